@@ -1,0 +1,73 @@
+# Makefile - builds pgoptcc, the pgopt.so GCC plugin and pgbuild, and runs
+# the test suites.  Each component adds its rules in its own fragment
+# (wrapper/wrapper.mk, plugin/plugin.mk, pgbuild/pgbuild.mk, tests/tests.mk).
+#
+#   make                 build everything into build/ (same layout as install)
+#   make install PREFIX=DIR
+#   make deps            install the Debian packages the project needs
+#   make check           unit + integration suites (minutes)
+#   make check-pg        PostgreSQL 15 end-to-end suite (tens of minutes)
+#   make SANITIZE=address,undefined check
+
+PREFIX     ?= /usr/local
+ifeq ($(origin CC),default)
+CC         := gcc
+endif
+ifeq ($(origin CXX),default)
+CXX        := g++
+endif
+SANITIZE   ?=
+O          := build
+VERSION    := 0.1.0
+
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
+	-Wno-unused-parameter -Iwrapper/common \
+	-DPGOPT_VERSION=\"$(VERSION)\"
+ifneq ($(SANITIZE),)
+BASE_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -O1
+SAN_LDFLAGS := -fsanitize=$(SANITIZE)
+endif
+ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(SAN_LDFLAGS) $(LDFLAGS)
+
+# Filled by the fragments.
+PROGRAMS :=
+PLUGINS  :=
+UNIT_TESTS :=
+TEST_HELPERS :=
+
+.PHONY: all install deps check check-unit check-tap check-pg clean bench fuzz
+all:
+
+# ---- shared C code (wrapper/common) ----
+COMMON_SRC := $(wildcard wrapper/common/*.c)
+COMMON_OBJ := $(COMMON_SRC:%.c=$(O)/obj/%.o)
+COMMON_LIB := $(O)/obj/libcommon.a
+
+$(O)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(COMMON_LIB): $(COMMON_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+include wrapper/wrapper.mk
+include plugin/plugin.mk
+include pgbuild/pgbuild.mk
+include tests/tests.mk
+
+all: $(PROGRAMS) $(PLUGINS) $(UNIT_TESTS) $(TEST_HELPERS)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pgoptcc
+	install -m 0755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
+	$(if $(PLUGINS),install -m 0755 $(PLUGINS) $(DESTDIR)$(PREFIX)/lib/pgoptcc/)
+
+deps:
+	@sh pgbuild/deps.sh
+
+clean:
+	rm -rf $(O)
+
+-include $(shell find $(O)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,104 @@
+/*
+ * main.c - pgbuild's entry point: dispatch to a subcommand.
+ *
+ * The table of subcommands is generated from the PGBUILD_COMMAND lines of
+ * the pgbuild sources (see pgbuild.mk).
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pgbuild.h"
+
+#define PGBUILD_CMD(name, summary) int cmd_##name(int argc, char **argv);
+#include "commands.inc"
+#undef PGBUILD_CMD
+
+struct command {
+	const char *name;                 /* as typed on the command line */
+	int (*fn)(int argc, char **argv); /* returns a PGBUILD_EXIT_* code */
+	const char *summary;              /* one line for --help */
+};
+
+static const struct command commands[] = {
+#define PGBUILD_CMD(name, summary) { #name, cmd_##name, summary },
+#include "commands.inc"
+#undef PGBUILD_CMD
+	{ NULL, NULL, NULL }
+};
+
+static char self_path[PATH_MAX];
+static char *lib_dir;
+static char *pgoptcc_path;
+
+const char *pgbuild_self(void)
+{
+	return self_path;
+}
+
+const char *pgbuild_libdir(void)
+{
+	return lib_dir;
+}
+
+const char *pgbuild_pgoptcc(void)
+{
+	return pgoptcc_path;
+}
+
+/* bindir/pgbuild -> bindir/pgoptcc and bindir/../lib/pgoptcc */
+static void find_self(void)
+{
+	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
+	char *bindir, *slash;
+	if (n <= 0)
+		die(PGBUILD_EXIT_ERROR, "cannot read /proc/self/exe");
+	self_path[n] = '\0';
+	bindir = xstrdup(self_path);
+	slash = strrchr(bindir, '/');
+	*slash = '\0';
+	pgoptcc_path = xasprintf("%s/pgoptcc", bindir);
+	slash = strrchr(bindir, '/');
+	if (slash)
+		*slash = '\0';
+	lib_dir = xasprintf("%s/lib/pgoptcc", bindir);
+	free(bindir);
+}
+
+static void usage(FILE *fp)
+{
+	fprintf(fp, "usage: pgbuild COMMAND [OPTIONS]\n\ncommands:\n");
+	for (const struct command *c = commands; c->name; c++)
+		fprintf(fp, "  %-12s %s\n", c->name, c->summary);
+	fprintf(fp, "\nRun \"pgbuild COMMAND --help\" for a command's options.\n"
+		    "Exit codes: 0 success, 1 a check failed, 2 error.\n");
+}
+
+int main(int argc, char **argv)
+{
+	error_set_program("pgbuild", PGBUILD_EXIT_ERROR);
+	if (getenv("PGOPT_VERBOSE") && !strcmp(getenv("PGOPT_VERBOSE"), "1"))
+		error_verbose = 1;
+	find_self();
+	if (argc < 2) {
+		usage(stderr);
+		return PGBUILD_EXIT_ERROR;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("pgbuild (pgoptcc) %s\n", PGOPT_VERSION);
+		return 0;
+	}
+	for (const struct command *c = commands; c->name; c++)
+		if (!strcmp(c->name, argv[1]))
+			return c->fn(argc - 1, argv + 1);
+	error("unknown command \"%s\"", argv[1]);
+	fprintf(stderr, "Try \"pgbuild --help\" for the list of commands.\n");
+	return PGBUILD_EXIT_ERROR;
+}

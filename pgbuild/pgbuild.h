@@ -1,0 +1,34 @@
+/*
+ * pgbuild.h - what every pgbuild subcommand shares.
+ *
+ * A subcommand is defined in its own file as
+ *
+ *     PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
+ *     {
+ *             ... argc/argv as for main, argv[0] is the command name ...
+ *     }
+ *
+ * and returns a PGBUILD_EXIT_* code (exitcodes.h).  The Makefile collects
+ * those lines into the dispatch table of main.c.
+ */
+#ifndef PGBUILD_H
+#define PGBUILD_H
+
+#include "error.h"
+#include "exitcodes.h"
+#include "json.h"
+#include "run-command.h"
+#include "strbuf.h"
+#include "strvec.h"
+#include "xalloc.h"
+
+#define PGBUILD_COMMAND(name, summary) int cmd_##name(int argc, char **argv)
+
+/* Absolute path of the running pgbuild executable (for re-running itself). */
+const char *pgbuild_self(void);
+/* Directory of installed support files: <bindir>/../lib/pgoptcc */
+const char *pgbuild_libdir(void);
+/* Absolute path of pgoptcc next to pgbuild. */
+const char *pgbuild_pgoptcc(void);
+
+#endif

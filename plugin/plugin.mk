@@ -1,0 +1,1 @@
+# plugin/plugin.mk - pgopt.so, the GCC plugin (filled in by the plugin work).

@@ -1,0 +1,42 @@
+# tests/tests.mk - the test suites.
+#
+#   tests/unit/test-*.c   cmocka unit tests, one binary each
+#   tests/helpers/*.c     small programs that print a module's decisions
+#   tests/t/*.t           TAP integration suites (prove; real gcc, real server)
+#   tests/pg/*.t          PostgreSQL end-to-end suites (make check-pg)
+#   tests/bench/*         benchmarks of the tool against peers (make bench)
+UNIT_SRC   := $(wildcard tests/unit/test-*.c)
+UNIT_TESTS := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
+HELPER_SRC := $(wildcard tests/helpers/*.c)
+TEST_HELPERS := $(HELPER_SRC:tests/helpers/%.c=$(O)/tests/%)
+TEST_LINK  = $(WRAPPER_LIB) $(PGBUILD_LIB) $(COMMON_LIB) $(PGBUILD_LIBS)
+
+$(O)/obj/tests/%.o: ALL_CFLAGS += -Iwrapper -Ipgbuild -I$(PQ_INCLUDE) -I$(O)/gen
+$(O)/tests/test-%: $(O)/obj/tests/unit/test-%.o $(WRAPPER_LIB) $(PGBUILD_LIB) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(TEST_LINK) -lcmocka $(ALL_LDFLAGS)
+$(O)/tests/%: $(O)/obj/tests/helpers/%.o $(WRAPPER_LIB) $(PGBUILD_LIB) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(TEST_LINK) $(ALL_LDFLAGS)
+
+PROVE ?= prove
+PROVE_FLAGS ?=
+TAP_TESTS ?= $(sort $(wildcard tests/t/*.t))
+PG_TESTS  ?= $(sort $(wildcard tests/pg/*.t))
+
+check: check-unit check-tap
+
+# cmocka prints one summary per binary; a failing binary fails the target.
+check-unit: $(UNIT_TESTS)
+	@fail=0; for t in $(UNIT_TESTS); do \
+		echo "== $$t"; $$t || fail=1; \
+	done; exit $$fail
+
+check-tap: all
+	PGOPT_BUILD=$(CURDIR)/$(O) $(PROVE) $(PROVE_FLAGS) $(TAP_TESTS)
+
+check-pg: all
+	PGOPT_BUILD=$(CURDIR)/$(O) $(PROVE) -v $(PROVE_FLAGS) $(PG_TESTS)
+
+bench: all
+	@for b in tests/bench/*; do [ -x "$$b" ] && echo "== $$b" && "$$b"; done; true

@@ -1,0 +1,93 @@
+/*
+ * error.c - one-line diagnostics with a program prefix; see error.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "exitcodes.h"
+
+static const char *program = "pgoptcc";
+static int oom_code = PGOPT_EXIT_NOMEM;
+int error_verbose;
+
+void error_set_program(const char *name, int oom_exit_code)
+{
+	program = name;
+	oom_code = oom_exit_code;
+}
+
+const char *error_program(void)
+{
+	return program;
+}
+
+int error_oom_exit_code(void)
+{
+	return oom_code;
+}
+
+/* Format the whole line first so it reaches stderr in one write. */
+static void report(const char *kind, const char *fmt, va_list ap)
+{
+	char msg[4096];
+	int n = snprintf(msg, sizeof(msg), "%s: %s", program, kind);
+	if (n < 0 || (size_t)n >= sizeof(msg))
+		n = 0;
+	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+	size_t len = strlen(msg);
+	if (len + 1 < sizeof(msg)) {
+		msg[len++] = '\n';
+		msg[len] = '\0';
+	}
+	fputs(msg, stderr);
+	fflush(stderr);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report("error: ", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void verbose(const char *fmt, ...)
+{
+	va_list ap;
+	if (!error_verbose)
+		return;
+	va_start(ap, fmt);
+	report("", fmt, ap);
+	va_end(ap);
+}
+
+void die(int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report("error: ", fmt, ap);
+	va_end(ap);
+	exit(code);
+}
+
+void bug_at(const char *file, int line, const char *fmt, ...)
+{
+	char where[256];
+	va_list ap;
+	snprintf(where, sizeof(where), "BUG: %s:%d: ", file, line);
+	va_start(ap, fmt);
+	report(where, fmt, ap);
+	va_end(ap);
+	abort();
+}

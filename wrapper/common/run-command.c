@@ -1,0 +1,224 @@
+/*
+ * run-command.c - start, wait for and capture child processes without a
+ * shell; see run-command.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "run-command.h"
+#include "xalloc.h"
+
+void child_process_init(struct child_process *cp)
+{
+	memset(cp, 0, sizeof(*cp));
+	strvec_init(&cp->args);
+	strvec_init(&cp->env);
+}
+
+void child_process_clear(struct child_process *cp)
+{
+	strvec_clear(&cp->args);
+	strvec_clear(&cp->env);
+}
+
+char *locate_in_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	struct strbuf sb = STRBUF_INIT;
+
+	if (strchr(prog, '/'))
+		return access(prog, X_OK) == 0 ? xstrdup(prog) : NULL;
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (1) {
+		const char *e = strchr(path, ':');
+		size_t n = e ? (size_t)(e - path) : strlen(path);
+		struct stat st;
+		strbuf_reset(&sb);
+		if (n)
+			strbuf_add(&sb, path, n);
+		else
+			strbuf_addch(&sb, '.');
+		strbuf_addf(&sb, "/%s", prog);
+		if (stat(sb.buf, &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(sb.buf, X_OK) == 0)
+			return strbuf_detach(&sb, NULL);
+		if (!e)
+			break;
+		path = e + 1;
+	}
+	strbuf_release(&sb);
+	return NULL;
+}
+
+int wait_status_to_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return -1;
+}
+
+/* Set up one of the child's standard fds. */
+static void child_fd(int want, int nullify, int pipe_end, int target)
+{
+	if (nullify) {
+		int fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, target);
+			if (fd != target)
+				close(fd);
+		}
+	} else if (want == -1) {
+		dup2(pipe_end, target);
+	} else if (want > 0 && want != target) {
+		dup2(want, target);
+	}
+}
+
+int start_command(struct child_process *cp)
+{
+	int pin[2] = { -1, -1 }, pout[2] = { -1, -1 }, perr[2] = { -1, -1 };
+	int pexec[2];
+	int e;
+	ssize_t n;
+
+	if (!cp->args.nr)
+		BUG("start_command without argv");
+	if (cp->in == -1 && pipe(pin) < 0)
+		return error("cannot create pipe: %s", strerror(errno));
+	if (cp->out == -1 && pipe(pout) < 0)
+		return error("cannot create pipe: %s", strerror(errno));
+	if (cp->err == -1 && pipe(perr) < 0)
+		return error("cannot create pipe: %s", strerror(errno));
+	/* close-on-exec pipe that carries a failed exec's errno back */
+	if (pipe2(pexec, O_CLOEXEC) < 0)
+		return error("cannot create pipe: %s", strerror(errno));
+
+	fflush(NULL);
+	cp->pid = fork();
+	if (cp->pid < 0) {
+		e = errno;
+		close(pexec[0]);
+		close(pexec[1]);
+		return error("cannot fork %s: %s", cp->args.v[0], strerror(e));
+	}
+	if (cp->pid == 0) {
+		struct sigaction sa;
+		close(pexec[0]);
+		/* restore default signal handling in the child */
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = SIG_DFL;
+		for (int s = 1; s < 32; s++)
+			if (s != SIGKILL && s != SIGSTOP)
+				sigaction(s, &sa, NULL);
+		{
+			sigset_t none;
+			sigemptyset(&none);
+			sigprocmask(SIG_SETMASK, &none, NULL);
+		}
+		if (cp->new_pgroup)
+			setpgid(0, 0);
+		child_fd(cp->in, cp->no_stdin, pin[0], 0);
+		child_fd(cp->out, cp->no_stdout, pout[1], 1);
+		child_fd(cp->err, cp->no_stderr, perr[1], 2);
+		if (pin[0] >= 0) { close(pin[0]); close(pin[1]); }
+		if (pout[0] >= 0) { close(pout[0]); close(pout[1]); }
+		if (perr[0] >= 0) { close(perr[0]); close(perr[1]); }
+		for (size_t i = 0; i < cp->env.nr; i++) {
+			char *eq = strchr(cp->env.v[i], '=');
+			if (eq) {
+				*eq = '\0';
+				setenv(cp->env.v[i], eq + 1, 1);
+				*eq = '=';
+			} else
+				unsetenv(cp->env.v[i]);
+		}
+		if (cp->switch_user) {
+			if (setgroups(0, NULL) < 0 || setgid(cp->gid) < 0 ||
+			    setuid(cp->uid) < 0)
+				goto fail;
+		}
+		if (cp->dir && chdir(cp->dir) < 0)
+			goto fail;
+		execvp(cp->args.v[0], cp->args.v);
+fail:
+		e = errno;
+		n = write(pexec[1], &e, sizeof(e));
+		(void)n;
+		_exit(127);
+	}
+	close(pexec[1]);
+	cp->exec_errno = 0;
+	do {
+		n = read(pexec[0], &e, sizeof(e));
+	} while (n < 0 && errno == EINTR);
+	close(pexec[0]);
+	if (n == (ssize_t)sizeof(e))
+		cp->exec_errno = e;
+	if (pin[0] >= 0) { close(pin[0]); cp->in = pin[1]; }
+	if (pout[0] >= 0) { close(pout[1]); cp->out = pout[0]; }
+	if (perr[0] >= 0) { close(perr[1]); cp->err = perr[0]; }
+	return 0;
+}
+
+int finish_command(struct child_process *cp)
+{
+	int status;
+	pid_t r;
+	do {
+		r = waitpid(cp->pid, &status, 0);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return error("waitpid for %s failed: %s", cp->args.v[0], strerror(errno));
+	return wait_status_to_code(status);
+}
+
+int run_command(struct child_process *cp)
+{
+	if (start_command(cp) < 0)
+		return -1;
+	return finish_command(cp);
+}
+
+int capture_command(struct child_process *cp, struct strbuf *out, int merge_stderr)
+{
+	char buf[8192];
+	ssize_t n;
+	int fds[2];
+
+	/* One close-on-exec pipe; the child gets its write end as stdout (and
+	 * stderr), so both streams interleave as they would on a terminal. */
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return error("cannot create pipe: %s", strerror(errno));
+	cp->out = fds[1];
+	if (merge_stderr)
+		cp->err = fds[1];
+	if (start_command(cp) < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	close(fds[1]);
+	while ((n = read(fds[0], buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		strbuf_add(out, buf, (size_t)n);
+	}
+	close(fds[0]);
+	return finish_command(cp);
+}

@@ -1,0 +1,65 @@
+/*
+ * run-command.h - one child-process helper for pgoptcc and pgbuild (after
+ * git's run-command.h).
+ *
+ * A child is described as data, started, and finished:
+ *
+ *     struct child_process cp = CHILD_PROCESS_INIT;
+ *     strvec_pushl(...);  cp.dir = "/tmp/x";  cp.out = -1;
+ *     if (start_command(&cp) < 0) ...;
+ *     ... read cp.out ...
+ *     int status = finish_command(&cp);
+ *
+ * Nothing goes through a shell: argv[0] is looked up on PATH like execvp.
+ *
+ * File descriptors: in/out/err = 0 inherit ours; -1 create a pipe and store
+ * our end in the field after start_command (caller closes it); > 0 use that
+ * fd in the child (the child dups it; the caller keeps ownership).
+ * no_stdin/no_stdout/no_stderr redirect to /dev/null.
+ *
+ * Results (finish_command, run_command): the child's exit code; 128+N when
+ * killed by signal N (reported like a shell does); 127 when it could not be
+ * executed (the errno is in exec_errno); -1 when fork/wait failed.
+ */
+#ifndef PGOPT_RUN_COMMAND_H
+#define PGOPT_RUN_COMMAND_H
+
+#include <sys/types.h>
+#include "strvec.h"
+#include "strbuf.h"
+
+struct child_process {
+	struct strvec args;   /* argv; args.v[0] is the program */
+	struct strvec env;    /* "NAME=value" to set, "NAME" to unset */
+	const char *dir;      /* chdir here in the child, or NULL */
+	int in, out, err;     /* see header comment */
+	unsigned no_stdin : 1, no_stdout : 1, no_stderr : 1;
+	unsigned new_pgroup : 1; /* setpgid(0,0) in the child */
+	uid_t uid;            /* when switch_user: run as this uid/gid */
+	gid_t gid;
+	unsigned switch_user : 1;
+	pid_t pid;            /* set by start_command */
+	int exec_errno;       /* errno of a failed exec, else 0 */
+};
+
+#define CHILD_PROCESS_INIT { STRVEC_INIT, STRVEC_INIT, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+
+void child_process_init(struct child_process *cp);
+void child_process_clear(struct child_process *cp);
+int start_command(struct child_process *cp);
+int finish_command(struct child_process *cp);
+int run_command(struct child_process *cp);
+
+/*
+ * Run cp and capture its stdout (and stderr too when merge_stderr) into out.
+ * Returns the exit status as finish_command.
+ */
+int capture_command(struct child_process *cp, struct strbuf *out, int merge_stderr);
+
+/* Convert a wait() status into the shell-style code described above. */
+int wait_status_to_code(int status);
+
+/* Look prog up on PATH like execvp; returns a malloced path or NULL. */
+char *locate_in_path(const char *prog);
+
+#endif
