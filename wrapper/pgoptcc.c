@@ -1,18 +1,562 @@
 /*
- * pgoptcc.c - the compiler wrapper's entry point (skeleton: passthrough).
+ * pgoptcc.c - the compiler wrapper.
+ *
+ * pgoptcc stands in for gcc (CC=pgoptcc, CC="pgoptcc gcc-12", or a symlink
+ * named gcc earlier on PATH).  For each invocation it:
+ *   1. finds the real compiler, refusing to call itself;
+ *   2. expands @response files and classifies the command line (classify.c);
+ *   3. for a C compile or a link, applies the policy ($PGOPT_POLICY) to the
+ *      argument list, adds -frecord-gcc-switches and loads the pgopt.so
+ *      plugin with the translation unit's name and the rules that matched;
+ *      everything else - configure probes above all - runs unchanged;
+ *   4. runs [$PGOPT_PREFIX...] real-compiler ARGS without a shell, so the
+ *      compiler's exit code and stderr are the wrapper's;
+ *   5. appends one JSON record to $PGOPT_LOGDIR/compile.jsonl.
+ *
+ * It prints nothing of its own unless PGOPT_VERBOSE=1 (autoconf treats any
+ * stderr output as a failed probe).  Its own errors are one line,
+ * "pgoptcc: error: ...", with an exit code from exitcodes.h (100-119).
  */
-#include <stdio.h>
-#include <string.h>
-#include <unistd.h>
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "classify.h"
+#include "compilelog.h"
 #include "error.h"
 #include "exitcodes.h"
+#include "json.h"
+#include "policy.h"
+#include "respfile.h"
+#include "run-command.h"
+#include "strbuf.h"
+#include "strvec.h"
+#include "tu.h"
+#include "xalloc.h"
+
+/* Everything one invocation knows; filled step by step by main(). */
+struct invocation {
+	char self[PATH_MAX];        /* realpath of this executable */
+	char *compiler;             /* path of the real compiler */
+	struct strvec prefix;       /* PGOPT_PREFIX words, resolved */
+	struct strvec orig;         /* the caller's arguments (no argv[0]) */
+	struct strvec expanded;     /* orig with @files expanded */
+	struct strvec cls_argv;     /* compiler + expanded: what cls points into */
+	struct strvec final;        /* what the compiler gets (no argv[0]) */
+	struct classification cls;  /* what the command line is */
+	char *tu;                   /* translation unit name, or NULL */
+	struct policy policy;       /* loaded policy */
+	int have_policy;            /* a policy is in force */
+	struct policy_result res;   /* what the policy did */
+	const char *failsafe_error; /* error ignored by PGOPT_FAILSAFE, or NULL */
+	char cwd[PATH_MAX];         /* working directory */
+};
+
+static const char *env(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v ? v : NULL;
+}
+
+static int env_is_1(const char *name)
+{
+	const char *v = env(name);
+	return v && !strcmp(v, "1");
+}
+
+static int failsafe(void)
+{
+	const char *v = env("PGOPT_FAILSAFE");
+	return v && !strcmp(v, "passthrough");
+}
+
+static int same_file(const char *path, const char *self)
+{
+	char real[PATH_MAX];
+	return realpath(path, real) && !strcmp(real, self);
+}
+
+/*
+ * Find the real compiler called name: a path is taken as it is; a bare
+ * name is looked up on PATH, skipping every candidate that resolves to
+ * pgoptcc itself (masquerading).  Exits on failure.
+ */
+static char *find_compiler(const char *name, const char *self)
+{
+	const char *path = getenv("PATH");
+	struct strbuf sb = STRBUF_INIT;
+	int saw_self = 0;
+
+	if (strchr(name, '/')) {
+		if (same_file(name, self))
+			die(PGOPT_EXIT_RECURSION,
+			    "the real compiler %s is pgoptcc itself: set PGOPT_CC to the real compiler",
+			    name);
+		if (access(name, X_OK) < 0)
+			die(PGOPT_EXIT_NO_CC, "cannot run the real compiler %s: %s", name,
+			    strerror(errno));
+		return xstrdup(name);
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path;; ) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		struct stat st;
+		strbuf_reset(&sb);
+		strbuf_add(&sb, n ? p : ".", n ? n : 1);
+		strbuf_addf(&sb, "/%s", name);
+		if (stat(sb.buf, &st) == 0 && S_ISREG(st.st_mode) && access(sb.buf, X_OK) == 0) {
+			if (same_file(sb.buf, self))
+				saw_self = 1;
+			else
+				return strbuf_detach(&sb, NULL);
+		}
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	strbuf_release(&sb);
+	if (saw_self)
+		die(PGOPT_EXIT_RECURSION,
+		    "every \"%s\" on PATH is pgoptcc itself: put the real compiler on PATH or set PGOPT_CC",
+		    name);
+	die(PGOPT_EXIT_NO_CC, "cannot find the real compiler \"%s\" on PATH (set PGOPT_CC)", name);
+}
+
+/* Is argv[1] of "pgoptcc gcc-12 ..." a compiler rather than an input? */
+static int looks_like_compiler(const char *arg)
+{
+	char *found;
+	const char *base = strrchr(arg, '/');
+	const char *dot;
+	base = base ? base + 1 : arg;
+	if (arg[0] == '-' || arg[0] == '@')
+		return 0;
+	dot = strrchr(base, '.');
+	/* "gcc-12", "x86_64-linux-gnu-gcc", "clang-14": no input-file suffix */
+	if (dot && (strlen(dot) <= 4 && strspn(dot + 1, "0123456789") != strlen(dot + 1)))
+		return 0;
+	found = locate_in_path(arg);
+	free(found);
+	return found != NULL;
+}
+
+static void add_plugin_args(struct invocation *inv, const char *tu, int is_link)
+{
+	const char *plugin = env("PGOPT_PLUGIN");
+	char *def = NULL;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!inv->policy.plugin || (plugin && !strcmp(plugin, "off")))
+		return;
+	if (!plugin) {
+		char *dir = xstrdup(inv->self);
+		char *slash = strrchr(dir, '/');
+		*slash = '\0';
+		def = xasprintf("%s/../lib/pgoptcc/pgopt.so", dir);
+		free(dir);
+		plugin = def;
+	}
+	if (access(plugin, R_OK) < 0) {
+		if (!failsafe())
+			die(PGOPT_EXIT_PLUGIN,
+			    "cannot load the plugin %s: %s (install pgoptcc completely, or set PGOPT_PLUGIN=off)",
+			    plugin, strerror(errno));
+		inv->failsafe_error = "plugin missing";
+		free(def);
+		return;
+	}
+	{
+		char real[PATH_MAX];
+		strvec_pushf(&inv->final, "-fplugin=%s", realpath(plugin, real) ? real : plugin);
+	}
+	strvec_pushf(&inv->final, "-fplugin-arg-pgopt-tu=%s", tu ? tu : "");
+	for (size_t i = 0; i < inv->res.rules.nr; i++) {
+		if (i)
+			strbuf_addch(&sb, ',');
+		strbuf_addstr(&sb, inv->res.rules.v[i]);
+	}
+	strvec_pushf(&inv->final, "-fplugin-arg-pgopt-rules=%s", sb.buf);
+	strbuf_reset(&sb);
+	for (size_t i = 0; i < inv->res.added.nr; i++)
+		strbuf_addf(&sb, "%s%s", i ? " " : "", inv->res.added.v[i]);
+	strvec_pushf(&inv->final, "-fplugin-arg-pgopt-added=%s", sb.buf);
+	strbuf_reset(&sb);
+	for (size_t i = 0; i < inv->res.removed.nr; i++)
+		strbuf_addf(&sb, "%s%s", i ? " " : "", inv->res.removed.v[i]);
+	strvec_pushf(&inv->final, "-fplugin-arg-pgopt-removed=%s", sb.buf);
+	if (env("PGOPT_LOGDIR")) {
+		char real[PATH_MAX];
+		const char *d = env("PGOPT_LOGDIR");
+		strvec_pushf(&inv->final, "-fplugin-arg-pgopt-log=%s", realpath(d, real) ? real : d);
+	}
+	if (inv->policy.hot)
+		strvec_pushf(&inv->final, "-fplugin-arg-pgopt-hot=%s", inv->policy.hot);
+	if (inv->policy.cold)
+		strvec_pushf(&inv->final, "-fplugin-arg-pgopt-cold=%s", inv->policy.cold);
+	if (error_verbose)
+		strvec_push(&inv->final, "-fplugin-arg-pgopt-verbose");
+	(void)is_link;
+	strbuf_release(&sb);
+	free(def);
+}
+
+/* Load the policy named by PGOPT_POLICY; 0 when none is in force. */
+static int load_policy(struct invocation *inv)
+{
+	const char *path = env("PGOPT_POLICY");
+	struct strbuf err = STRBUF_INIT;
+	if (!path || !strcmp(path, "none"))
+		return 0;
+	if (policy_load(&inv->policy, path, &err) < 0) {
+		if (!failsafe())
+			die(PGOPT_EXIT_POLICY, "%s", err.buf);
+		verbose("ignoring the policy (PGOPT_FAILSAFE=passthrough): %s", err.buf);
+		inv->failsafe_error = "policy invalid";
+		policy_release(&inv->policy);
+		strbuf_release(&err);
+		return 0;
+	}
+	strbuf_release(&err);
+	return 1;
+}
+
+/* Apply the policy to a compile or link; fills inv->final. */
+static void apply_policy(struct invocation *inv)
+{
+	const char *root = env("PGOPT_ROOT");
+	int is_link = inv->cls.kind == KIND_LINK;
+
+	strvec_pushv(&inv->final, (const char *const *)inv->expanded.v);
+	if (!is_link)
+		inv->tu = tu_name(inv->cls.source, inv->cwd, root);
+	else
+		inv->tu = tu_name(inv->cls.output ? inv->cls.output : "a.out", inv->cwd, root);
+	if (!inv->have_policy)
+		return;
+	policy_apply(&inv->policy, is_link ? NULL : inv->tu, &inv->final, &inv->res);
+	if (!inv->res.changed)
+		return;
+	strvec_push(&inv->final, "-frecord-gcc-switches");
+	/* the plugin runs in every changed compile, and in the LTO link where
+	 * the cross-file inlining happens */
+	if (!is_link || inv->policy.lto != LTO_OFF)
+		add_plugin_args(inv, inv->tu, is_link);
+}
+
+static void json_strvec(struct json_writer *jw, const char *key, const struct strvec *sv)
+{
+	json_key(jw, key);
+	json_array_begin(jw);
+	for (size_t i = 0; i < sv->nr; i++)
+		json_string(jw, sv->v[i]);
+	json_array_end(jw);
+}
+
+/* The default output file gcc would write. */
+static char *default_output(const struct invocation *inv)
+{
+	const char *src, *base, *dot;
+	if (inv->cls.output)
+		return xstrdup(inv->cls.output);
+	if (inv->cls.kind != KIND_COMPILE)
+		return xstrdup("a.out");
+	src = inv->cls.source;
+	base = strrchr(src, '/');
+	base = base ? base + 1 : src;
+	dot = strrchr(base, '.');
+	return xasprintf("%.*s.%s", (int)(dot ? dot - base : (long)strlen(base)), base,
+			 inv->cls.mode_S ? "s" : "o");
+}
+
+static void write_record(struct invocation *inv, struct compilelog *log, int code,
+			 double ms)
+{
+	struct strbuf rec = STRBUF_INIT;
+	struct json_writer jw;
+	int changed = inv->have_policy && inv->res.changed;
+	char *out = NULL;
+	struct stat st;
+
+	json_writer_init(&jw, &rec);
+	json_object_begin(&jw);
+	json_key(&jw, "time");
+	{
+		struct strbuf ts = STRBUF_INIT;
+		compilelog_timestamp(&ts);
+		json_string(&jw, ts.buf);
+		strbuf_release(&ts);
+	}
+	json_key(&jw, "pid"); json_int(&jw, getpid());
+	json_key(&jw, "cwd"); json_string(&jw, inv->cwd);
+	json_key(&jw, "kind"); json_string(&jw, classify_kind_name(inv->cls.kind));
+	json_key(&jw, "reason"); json_string(&jw, classify_reason_name(inv->cls.reason));
+	json_key(&jw, "tu"); json_string(&jw, inv->tu);
+	json_key(&jw, "policy"); json_string(&jw, inv->have_policy ? inv->policy.path : NULL);
+	json_key(&jw, "changed"); json_bool(&jw, changed);
+	if (inv->have_policy) {
+		json_strvec(&jw, "rules", &inv->res.rules);
+		json_strvec(&jw, "added", &inv->res.added);
+		json_strvec(&jw, "removed", &inv->res.removed);
+	} else {
+		struct strvec none = STRVEC_INIT;
+		json_strvec(&jw, "rules", &none);
+		json_strvec(&jw, "added", &none);
+		json_strvec(&jw, "removed", &none);
+	}
+	json_key(&jw, "compiler"); json_string(&jw, inv->compiler);
+	json_strvec(&jw, "prefix", &inv->prefix);
+	json_strvec(&jw, "argv_in", &inv->orig);
+	json_strvec(&jw, "argv_out", changed ? &inv->final : &inv->orig);
+	json_key(&jw, "exit"); json_int(&jw, code);
+	json_key(&jw, "ms");
+	{
+		char num[32];
+		snprintf(num, sizeof(num), "%.3f", ms);
+		json_raw(&jw, num);
+	}
+	if (inv->cls.kind != KIND_PASSTHROUGH) {
+		out = default_output(inv);
+		json_key(&jw, "output"); json_string(&jw, out);
+		json_key(&jw, "output_size");
+		if (code == 0 && stat(out, &st) == 0)
+			json_int(&jw, st.st_size);
+		else
+			json_null(&jw);
+	}
+	if (inv->failsafe_error) {
+		json_key(&jw, "failsafe"); json_string(&jw, inv->failsafe_error);
+	}
+	json_object_end(&jw);
+	if (compilelog_append(log, &rec) < 0 && !failsafe())
+		die(PGOPT_EXIT_LOG, "cannot write the compile log %s: %s", log->path,
+		    strerror(errno));
+	free(out);
+	strbuf_release(&rec);
+}
+
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal(int sig)
+{
+	if (child_pid > 0)
+		kill((pid_t)child_pid, sig);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Special options handled by pgoptcc itself; they never reach gcc. */
+static int own_option(int argc, char **argv)
+{
+	if (!strcmp(argv[1], "--pgopt-version")) {
+		printf("pgoptcc %s\n", PGOPT_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--pgopt-check-policy")) {
+		struct policy p;
+		struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+		struct json_writer jw;
+		if (argc != 3)
+			die(PGOPT_EXIT_USAGE, "usage: pgoptcc --pgopt-check-policy FILE");
+		if (policy_load(&p, argv[2], &err) < 0)
+			die(PGOPT_EXIT_POLICY, "%s", err.buf);
+		json_writer_init(&jw, &out);
+		json_object_begin(&jw);
+		json_key(&jw, "policy"); json_string(&jw, p.path);
+		json_key(&jw, "lto");
+		json_string(&jw, p.lto == LTO_OFF ? "off" : p.lto == LTO_ON ? "on" : "fat");
+		json_key(&jw, "plugin"); json_bool(&jw, p.plugin);
+		json_key(&jw, "hot"); json_string(&jw, p.hot);
+		json_key(&jw, "cold"); json_string(&jw, p.cold);
+		json_key(&jw, "sections");
+		json_array_begin(&jw);
+		for (size_t i = 0; i < p.nr_sections; i++) {
+			json_object_begin(&jw);
+			json_key(&jw, "glob"); json_string(&jw, p.sections[i].glob);
+			json_key(&jw, "line"); json_int(&jw, p.sections[i].line);
+			json_key(&jw, "ops");
+			json_array_begin(&jw);
+			for (size_t j = 0; j < p.sections[i].nr_ops; j++) {
+				const struct policy_op *op = &p.sections[i].ops[j];
+				char *s = xasprintf("%s %s %s", op->link ? "ldflags" : "cflags",
+						    op->add ? "+=" : "-=", op->flag);
+				json_string(&jw, s);
+				free(s);
+			}
+			json_array_end(&jw);
+			json_object_end(&jw);
+		}
+		json_array_end(&jw);
+		json_object_end(&jw);
+		puts(out.buf);
+		strbuf_release(&out);
+		policy_release(&p);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--pgopt-tu")) {
+		/* print the TU name a source would get here */
+		char cwd[PATH_MAX];
+		if (argc != 3 || !getcwd(cwd, sizeof(cwd)))
+			die(PGOPT_EXIT_USAGE, "usage: pgoptcc --pgopt-tu SOURCE");
+		char *tu = tu_name(argv[2], cwd, env("PGOPT_ROOT"));
+		puts(tu);
+		free(tu);
+		return 0;
+	}
+	return -1;
+}
 
 int main(int argc, char **argv)
 {
-	(void)argc;
-	argv[0] = "gcc";
-	execvp(argv[0], argv);
-	die(PGOPT_EXIT_NO_CC, "cannot run gcc: %s", strerror(errno));
+	struct invocation inv;
+	struct compilelog log = { -1, NULL };
+	const char *name, *cc_name;
+	int first_arg = 1, code;
+	struct child_process cp;
+	double t0;
+
+	memset(&inv, 0, sizeof(inv));
+	strvec_init(&inv.prefix);
+	strvec_init(&inv.orig);
+	strvec_init(&inv.expanded);
+	strvec_init(&inv.final);
+	strvec_init(&inv.cls_argv);
+	error_set_program("pgoptcc", PGOPT_EXIT_NOMEM);
+	error_verbose = env_is_1("PGOPT_VERBOSE");
+
+	if (!realpath("/proc/self/exe", inv.self))
+		die(PGOPT_EXIT_USAGE, "cannot resolve /proc/self/exe: %s", strerror(errno));
+	if (!getcwd(inv.cwd, sizeof(inv.cwd)))
+		die(PGOPT_EXIT_USAGE, "cannot get the working directory: %s", strerror(errno));
+
+	name = strrchr(argv[0], '/');
+	name = name ? name + 1 : argv[0];
+	if (strncmp(name, "pgoptcc", 7)) {
+		cc_name = name;            /* masquerading as gcc, cc, ... */
+	} else if (argc > 1 && !strncmp(argv[1], "--pgopt-", 8)) {
+		code = own_option(argc, argv);
+		if (code >= 0)
+			return code;
+		die(PGOPT_EXIT_USAGE, "unknown option %s (pgoptcc's own options: --pgopt-version, --pgopt-check-policy FILE, --pgopt-tu SOURCE)",
+		    argv[1]);
+	} else if (argc > 1 && looks_like_compiler(argv[1])) {
+		cc_name = argv[1];         /* CC="pgoptcc gcc-12" */
+		first_arg = 2;
+	} else {
+		cc_name = env("PGOPT_CC") ? env("PGOPT_CC") : "gcc";
+	}
+
+	if (env("PGOPT_RECURSION"))
+		die(PGOPT_EXIT_RECURSION,
+		    "recursion: pgoptcc was called by the compiler it runs (%s); check PGOPT_CC, PGOPT_PREFIX and PATH",
+		    cc_name);
+	inv.compiler = find_compiler(cc_name, inv.self);
+	if (env("PGOPT_PREFIX")) {
+		struct strvec words = STRVEC_INIT;
+		strvec_split(&words, env("PGOPT_PREFIX"));
+		for (size_t i = 0; i < words.nr; i++) {
+			char *p = locate_in_path(words.v[i]);
+			if (!p)
+				die(PGOPT_EXIT_NO_CC, "cannot find \"%s\" of PGOPT_PREFIX on PATH",
+				    words.v[i]);
+			if (same_file(p, inv.self))
+				die(PGOPT_EXIT_RECURSION, "PGOPT_PREFIX names pgoptcc itself (%s)", p);
+			strvec_push_nodup(&inv.prefix, p);
+		}
+		strvec_clear(&words);
+	}
+
+	strvec_pushn(&inv.orig, (const char *const *)argv + first_arg, (size_t)(argc - first_arg));
+	/* classify_args expects argv[0]; cls keeps pointers into cls_argv */
+	strvec_push(&inv.cls_argv, inv.compiler);
+	if (respfile_expand((int)inv.orig.nr, (const char *const *)inv.orig.v,
+			    &inv.expanded) < 0) {
+		inv.cls.kind = KIND_PASSTHROUGH;
+		inv.cls.reason = REASON_TOO_HARD;
+	} else {
+		strvec_pushv(&inv.cls_argv, (const char *const *)inv.expanded.v);
+		classify_args((int)inv.cls_argv.nr, (const char *const *)inv.cls_argv.v,
+			      &inv.cls);
+	}
+	if (inv.cls.kind != KIND_PASSTHROUGH && env_is_1("PGOPT_PASSTHROUGH")) {
+		inv.cls.kind = KIND_PASSTHROUGH;
+		inv.cls.reason = REASON_PASSTHROUGH_ENV;
+	}
+	if (inv.cls.kind != KIND_PASSTHROUGH) {
+		inv.have_policy = load_policy(&inv);
+		apply_policy(&inv);
+	}
+	verbose("%s (%s)%s%s: %s", classify_kind_name(inv.cls.kind),
+		classify_reason_name(inv.cls.reason), inv.tu ? " " : "", inv.tu ? inv.tu : "",
+		inv.have_policy && inv.res.changed ? "policy applied" : "unchanged");
+
+	child_process_init(&cp);
+	strvec_pushv(&cp.args, (const char *const *)inv.prefix.v);
+	strvec_push(&cp.args, inv.compiler);
+	if (inv.have_policy && inv.res.changed)
+		strvec_pushv(&cp.args, (const char *const *)inv.final.v);
+	else
+		strvec_pushv(&cp.args, (const char *const *)inv.orig.v);
+	setenv("PGOPT_RECURSION", "1", 1);
+
+	if (env("PGOPT_LOGDIR")) {
+		struct strbuf err = STRBUF_INIT;
+		if (compilelog_open(&log, env("PGOPT_LOGDIR"), &err) < 0) {
+			if (!failsafe())
+				die(PGOPT_EXIT_LOG, "%s (set PGOPT_FAILSAFE=passthrough to build without a log)",
+				    err.buf);
+			compilelog_close(&log);
+			log.fd = -1;
+		}
+		strbuf_release(&err);
+	}
+	if (log.fd < 0) {
+		/* no log: become the compiler */
+		execv(cp.args.v[0], cp.args.v);
+		die(PGOPT_EXIT_EXEC, "cannot run %s: %s", cp.args.v[0], strerror(errno));
+	}
+
+	{
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = forward_signal;
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		sigaction(SIGQUIT, &sa, NULL);
+	}
+	t0 = now_ms();
+	if (start_command(&cp) < 0)
+		die(PGOPT_EXIT_EXEC, "cannot start %s", cp.args.v[0]);
+	child_pid = cp.pid;
+	if (cp.exec_errno) {
+		finish_command(&cp);
+		die(PGOPT_EXIT_EXEC, "cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));
+	}
+	code = finish_command(&cp);
+	child_pid = 0;
+	if (code < 0)
+		die(PGOPT_EXIT_EXEC, "lost the compiler process %s", cp.args.v[0]);
+	write_record(&inv, &log, code, now_ms() - t0);
+	compilelog_close(&log);
+	if (code > 128 && code < 128 + 65) {
+		/* the compiler died by a signal: die the same way */
+		signal(code - 128, SIG_DFL);
+		raise(code - 128);
+	}
+	return code;
 }

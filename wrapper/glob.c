@@ -1,0 +1,203 @@
+/*
+ * glob.c - glob syntax check, brace expansion and matching; see glob.h.
+ */
+#include <string.h>
+
+#include "glob.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+#define GLOB_MAX_EXPANSIONS 1024
+
+/* Index of the '}' closing the '{' at s[open], or -1. */
+static long brace_close(const char *s, size_t open)
+{
+	int depth = 0;
+	for (size_t i = open; s[i]; i++) {
+		if (s[i] == '\\' && s[i + 1]) {
+			i++;
+			continue;
+		}
+		if (s[i] == '{')
+			depth++;
+		else if (s[i] == '}' && --depth == 0)
+			return (long)i;
+	}
+	return -1;
+}
+
+static int expand_braces(const char *s, struct strvec *out)
+{
+	size_t i;
+	for (i = 0; s[i]; i++) {
+		if (s[i] == '\\' && s[i + 1]) {
+			i++;
+			continue;
+		}
+		if (s[i] == '{')
+			break;
+	}
+	if (!s[i]) {
+		if (out->nr >= GLOB_MAX_EXPANSIONS)
+			return -1;
+		strvec_push(out, s);
+		return 0;
+	}
+	long close = brace_close(s, i);
+	if (close < 0)
+		return -1;
+	/* split the body at top-level commas */
+	size_t start = i + 1;
+	int depth = 0;
+	for (size_t j = i + 1; j <= (size_t)close; j++) {
+		if (s[j] == '\\' && j < (size_t)close) {
+			j++;
+			continue;
+		}
+		if (s[j] == '{')
+			depth++;
+		else if (s[j] == '}' && depth > 0 && j != (size_t)close)
+			depth--;
+		if ((s[j] == ',' && depth == 0) || j == (size_t)close) {
+			struct strbuf alt = STRBUF_INIT;
+			strbuf_add(&alt, s, i);
+			strbuf_add(&alt, s + start, j - start);
+			strbuf_addstr(&alt, s + close + 1);
+			int r = expand_braces(alt.buf, out);
+			strbuf_release(&alt);
+			if (r < 0)
+				return -1;
+			start = j + 1;
+		}
+	}
+	return 0;
+}
+
+int glob_compile(const char *glob, struct strvec *out, const char **why)
+{
+	int depth = 0;
+	if (!*glob) {
+		*why = "a non-empty glob";
+		return -1;
+	}
+	for (size_t i = 0; glob[i]; i++) {
+		if (glob[i] == '\\') {
+			if (!glob[i + 1]) {
+				*why = "a character after '\\'";
+				return -1;
+			}
+			i++;
+		} else if (glob[i] == '[') {
+			size_t j = i + 1;
+			if (glob[j] == '!' || glob[j] == '^')
+				j++;
+			if (glob[j] == ']')
+				j++;
+			while (glob[j] && glob[j] != ']')
+				j++;
+			if (!glob[j]) {
+				*why = "']' closing the '[' set";
+				return -1;
+			}
+			i = j;
+		} else if (glob[i] == '{') {
+			depth++;
+		} else if (glob[i] == '}') {
+			if (--depth < 0) {
+				*why = "'{' before '}'";
+				return -1;
+			}
+		}
+	}
+	if (depth) {
+		*why = "'}' closing the '{' alternatives";
+		return -1;
+	}
+	if (expand_braces(glob, out) < 0) {
+		*why = "fewer than 1024 brace alternatives";
+		return -1;
+	}
+	return 0;
+}
+
+/* Does the set starting at p (just after '[') contain c?  *end gets the
+ * position after ']'. */
+static int match_set(const char *p, char c, const char **end)
+{
+	int neg = 0, found = 0;
+	if (*p == '!' || *p == '^') {
+		neg = 1;
+		p++;
+	}
+	const char *first = p;
+	while (*p && (*p != ']' || p == first)) {
+		char lo = *p, hi = *p;
+		if (p[1] == '-' && p[2] && p[2] != ']') {
+			hi = p[2];
+			p += 2;
+		}
+		if (c >= lo && c <= hi)
+			found = 1;
+		p++;
+	}
+	*end = *p ? p + 1 : p;
+	return neg ? !found : found;
+}
+
+int glob_match(const char *p, const char *s)
+{
+	while (*p) {
+		if (p[0] == '*' && p[1] == '*') {
+			while (*p == '*')
+				p++;
+			if (*p == '/') {
+				/* "**" + "/": zero or more whole directories */
+				const char *rest = p + 1;
+				if (glob_match(rest, s))
+					return 1;
+				for (const char *t = s; *t; t++)
+					if (*t == '/' && glob_match(rest, t + 1))
+						return 1;
+				return 0;
+			}
+			if (!*p)
+				return 1;
+			for (const char *t = s;; t++) {
+				if (glob_match(p, t))
+					return 1;
+				if (!*t)
+					return 0;
+			}
+		}
+		if (*p == '*') {
+			p++;
+			for (const char *t = s;; t++) {
+				if (glob_match(p, t))
+					return 1;
+				if (!*t || *t == '/')
+					return 0;
+			}
+		}
+		if (!*s)
+			return 0;
+		if (*p == '?') {
+			if (*s == '/')
+				return 0;
+		} else if (*p == '[') {
+			const char *end;
+			if (*s == '/' || !match_set(p + 1, *s, &end))
+				return 0;
+			p = end;
+			s++;
+			continue;
+		} else {
+			if (*p == '\\' && p[1])
+				p++;
+			if (*p != *s)
+				return 0;
+		}
+		p++;
+		s++;
+	}
+	return *s == '\0';
+}

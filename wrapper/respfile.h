@@ -1,0 +1,29 @@
+/*
+ * respfile.h - expand @response files the way gcc does.
+ *
+ * gcc (libiberty's expandargv/buildargv) replaces an argument "@FILE" by the
+ * words of FILE: words are separated by white space; single and double
+ * quotes group; a backslash makes the next character literal everywhere;
+ * response files may name further response files.  An @FILE that cannot be
+ * read is left as it is (gcc then reports it as a missing input), so we do
+ * the same and the real compiler produces the real error.
+ */
+#ifndef PGOPT_RESPFILE_H
+#define PGOPT_RESPFILE_H
+
+#include "strvec.h"
+
+/* Maximum nesting of @files, as a guard against a file including itself. */
+#define RESPFILE_MAX_DEPTH 32
+
+/*
+ * Append to out the expansion of argv[0..argc).  Returns the number of
+ * @files expanded (0: out is a copy of argv), or -1 when the nesting limit
+ * was exceeded.
+ */
+int respfile_expand(int argc, const char *const *argv, struct strvec *out);
+
+/* Split text into words by gcc's quoting rules; appends to out. */
+void respfile_split(const char *text, size_t len, struct strvec *out);
+
+#endif
