@@ -15,11 +15,11 @@
 #define PATH   CO_TAKES_PATH
 
 static const struct compopt compopts[] = {
+	{ "-###",               CO_TOO_HARD },              /* prints, does not run */
 	{ "--help",             CO_QUERY },
 	{ "--param",            ARG },
 	{ "--target-help",      CO_QUERY },
 	{ "--version",          CO_QUERY },
-	{ "-###",               CO_TOO_HARD },              /* prints, does not run */
 	{ "-A",                 ARG | CONCAT },
 	{ "-B",                 ARG | CONCAT | PATH },
 	{ "-D",                 ARG | CONCAT },

@@ -276,9 +276,9 @@ int policy_parse(struct policy *p, const char *path, const char *text, size_t le
 				while (*g == '/')
 					g++;
 				if (glob_compile(g, &cur->patterns, &why) < 0) {
+					perr(err, path, lineno, "bad glob \"%s\": expected %s", s, why);
 					free(line);
-					return perr(err, path, lineno, "bad glob \"%s\": expected %s",
-						    s, why);
+					return -1;
 				}
 			}
 			free(line);

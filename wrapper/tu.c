@@ -23,8 +23,9 @@ char *tu_normalize(const char *path)
 	while (*p) {
 		const char *e = strchr(p, '/');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
-		if (n == 0 || (n == 1 && p[0] == '.')) {
-			/* skip */
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.' && abs && !nmarks)) {
+			/* skip: empty, ".", or ".." at the root */
 		} else if (n == 2 && p[0] == '.' && p[1] == '.' && nmarks &&
 			   strcmp(out.buf + marks[nmarks - 1], "..")) {
 			size_t m = marks[--nmarks];

@@ -1,0 +1,170 @@
+/*
+ * test-common.c - the shared C code: strbuf, strvec, JSON writer/reader,
+ * run-command.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "json.h"
+#include "run-command.h"
+#include "strbuf.h"
+#include "strvec.h"
+
+static void test_strbuf(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *d;
+	size_t n;
+	(void)state;
+	assert_string_equal(sb.buf, "");
+	strbuf_addstr(&sb, "  hello");
+	strbuf_addf(&sb, " %d %s  ", 42, "x");
+	strbuf_trim(&sb);
+	assert_string_equal(sb.buf, "hello 42 x");
+	strbuf_add(&sb, "\0z", 2);
+	assert_int_equal(sb.len, 12);
+	for (int i = 0; i < 10000; i++)
+		strbuf_addch(&sb, 'a');
+	assert_int_equal(sb.len, 10012);
+	assert_int_equal(sb.buf[sb.len], '\0');
+	d = strbuf_detach(&sb, &n);
+	assert_int_equal(n, 10012);
+	assert_string_equal(sb.buf, "");
+	free(d);
+}
+
+static void test_strvec(void **state)
+{
+	struct strvec sv = STRVEC_INIT;
+	(void)state;
+	assert_null(sv.v[0]);
+	strvec_pushl(&sv, "a", "b", NULL);
+	strvec_split(&sv, "  c  d\te ");
+	strvec_insert(&sv, 1, "x");
+	strvec_remove(&sv, 0);
+	assert_int_equal(sv.nr, 5);
+	assert_string_equal(sv.v[0], "x");
+	assert_string_equal(sv.v[4], "e");
+	assert_null(sv.v[5]);
+	assert_int_equal(strvec_find(&sv, "d"), 3);
+	assert_int_equal(strvec_find(&sv, "zz"), -1);
+	strvec_clear(&sv);
+	assert_int_equal(sv.nr, 0);
+}
+
+static void test_json_writer(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct json_writer jw;
+	(void)state;
+	json_writer_init(&jw, &sb);
+	json_object_begin(&jw);
+	json_key(&jw, "s"); json_string(&jw, "q\"b\\n\n\t\x01\x7f");
+	json_key(&jw, "bad"); json_string(&jw, "\xff\xc3\xa9");
+	json_key(&jw, "a"); json_array_begin(&jw); json_int(&jw, -3); json_double(&jw, 0.5);
+	json_bool(&jw, 1); json_null(&jw); json_object_begin(&jw); json_object_end(&jw);
+	json_array_end(&jw);
+	json_key(&jw, "n"); json_string(&jw, NULL);
+	json_object_end(&jw);
+	assert_string_equal(sb.buf,
+		"{\"s\":\"q\\\"b\\\\n\\n\\t\\u0001\\u007f\",\"bad\":\"\\u00ff\xc3\xa9\","
+		"\"a\":[-3,0.5,true,null,{}],\"n\":null}");
+	strbuf_release(&sb);
+}
+
+static void test_json_reader(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	const char *text = "{\"a\": [1, 2.5e1, \"x\\u00e9\\ud83d\\ude00\"], \"b\": true,"
+			   " \"c\": false, \"d\": null, \"e\": {\"f\": -0.5}}";
+	struct json_value *v = json_parse(text, strlen(text), &err);
+	(void)state;
+	assert_non_null(v);
+	assert_int_equal(json_len(json_get(v, "a")), 3);
+	assert_true(json_at(json_get(v, "a"), 1)->u.number == 25.0);
+	assert_string_equal(json_at(json_get(v, "a"), 2)->u.str.s, "x\xc3\xa9\xf0\x9f\x98\x80");
+	assert_int_equal(json_get(v, "b")->u.boolean, 1);
+	assert_int_equal(json_get(v, "c")->u.boolean, 0);
+	assert_int_equal(json_get(v, "d")->type, JSON_NULL);
+	assert_true(json_get_num(json_get(v, "e"), "f", 0) == -0.5);
+	assert_null(json_get(v, "zz"));
+	json_free(v);
+
+	static const struct { const char *text, *err; } bad[] = {
+		{ "", "line 1, column 1: expected a value" },
+		{ "{\"a\" 1}", "line 1, column 6: expected ':' after an object key" },
+		{ "[1,\n 2", "line 2, column 3: expected ',' or ']'" },
+		{ "\"abc", "line 1, column 5: expected a closing '\"'" },
+		{ "[01]", "line 1, column 3: expected ',' or ']'" },
+		{ "tru", "line 1, column 1: expected true or false" },
+		{ "{} x", "line 1, column 4: expected end of input" },
+		{ "\"\\x\"", "line 1, column 3: expected a valid escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u)" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		strbuf_reset(&err);
+		assert_null(json_parse(bad[i].text, strlen(bad[i].text), &err));
+		if (strcmp(err.buf, bad[i].err))
+			fail_msg("<%s>: got <%s> want <%s>", bad[i].text, err.buf, bad[i].err);
+	}
+	{
+		/* depth limit, not a stack overflow */
+		struct strbuf deep = STRBUF_INIT;
+		for (int i = 0; i < 100000; i++)
+			strbuf_addch(&deep, '[');
+		strbuf_reset(&err);
+		assert_null(json_parse(deep.buf, deep.len, &err));
+		assert_non_null(strstr(err.buf, "less deeply nested"));
+		strbuf_release(&deep);
+	}
+	strbuf_release(&err);
+}
+
+static void test_run_command(void **state)
+{
+	struct child_process cp;
+	struct strbuf out = STRBUF_INIT;
+	(void)state;
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "sh", "-c", "echo out; echo err >&2; exit 3", NULL);
+	assert_int_equal(capture_command(&cp, &out, 1), 3);
+	assert_string_equal(out.buf, "out\nerr\n");
+	child_process_clear(&cp);
+
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "sh", "-c", "kill -TERM $$", NULL);
+	assert_int_equal(run_command(&cp), 128 + 15);
+	child_process_clear(&cp);
+
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "/nonexistent/prog", NULL);
+	assert_int_equal(run_command(&cp), 127);
+	assert_int_not_equal(cp.exec_errno, 0);
+	child_process_clear(&cp);
+
+	child_process_init(&cp);
+	strbuf_reset(&out);
+	strvec_pushl(&cp.args, "sh", "-c", "echo $PGOPT_T; pwd", NULL);
+	strvec_push(&cp.env, "PGOPT_T=v a l");
+	cp.dir = "/";
+	assert_int_equal(capture_command(&cp, &out, 0), 0);
+	assert_string_equal(out.buf, "v a l\n/\n");
+	child_process_clear(&cp);
+	strbuf_release(&out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_strbuf),
+		cmocka_unit_test(test_strvec),
+		cmocka_unit_test(test_json_writer),
+		cmocka_unit_test(test_json_reader),
+		cmocka_unit_test(test_run_command),
+	};
+	return cmocka_run_group_tests_name("common", tests, NULL, NULL);
+}
