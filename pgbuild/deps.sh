@@ -10,7 +10,8 @@ set -eu
 PKGS="gcc g++ make gcc-12-plugin-dev libelf-dev libpq-dev libcmocka-dev \
  perl ccache distcc dpkg-dev postgresql-15 postgresql-client-15 \
  libreadline-dev zlib1g-dev bison flex valgrind util-linux xz-utils \
- clang libclang-rt-14-dev chromium"
+ clang libclang-rt-14-dev chromium \
+ meson ninja-build autoconf"
 
 SUDO=
 if [ "$(id -u)" != 0 ]; then
