@@ -1,0 +1,98 @@
+#!/bin/bash
+# 11-wrapper-invocation.t - the three ways to call pgoptcc, the recursion
+# guard, and each of the wrapper's own errors: one line, its own exit code.
+. "$(dirname "$0")/../lib/tap.sh"
+W=$B/bin/pgoptcc
+export PGOPT_PLUGIN=off
+cd "$TMP" || exit 1
+printf 'int f(int x) { return x + 1; }\n' > a.c
+printf '[global]\ncflags += -fno-plt\n' > p.policy
+export PGOPT_ROOT=$TMP PGOPT_LOGDIR=$TMP/log
+gcc12=$(command -v gcc-12 || command -v gcc)
+
+# CC="pgoptcc gcc-12"
+PGOPT_POLICY=$TMP/p.policy "$W" "$(basename "$gcc12")" -c a.c -o a1.o
+ok "pgoptcc gcc-12 -c a.c works" test -s a1.o
+like "log names gcc-12 as the compiler" "$(tail -n1 log/compile.jsonl)" "\"compiler\":\"[^\"]*$(basename "$gcc12")\""
+like "policy applied" "$(readelf -p .GCC.command.line a1.o)" "-fno-plt"
+
+# PGOPT_CC
+PGOPT_CC=$gcc12 "$W" -c a.c -o a2.o
+ok "PGOPT_CC=$gcc12 works" test -s a2.o
+
+# masquerade: a symlink named gcc earlier on PATH
+mkdir -p mask && ln -s "$W" mask/gcc && ln -s "$W" mask/cc
+PATH=$TMP/mask:$PATH PGOPT_POLICY=$TMP/p.policy gcc -c a.c -o a3.o
+ok "masquerade as gcc builds" test -s a3.o
+like "masquerade: policy applied" "$(readelf -p .GCC.command.line a3.o)" "-fno-plt"
+like "masquerade: real gcc found after skipping ourselves" "$(tail -n1 log/compile.jsonl)" '"compiler":"/usr/(local/)?bin/gcc"'
+# two masquerade links in a row on PATH are both skipped
+mkdir -p mask2 && ln -s "$TMP/mask/gcc" mask2/gcc
+PATH=$TMP/mask2:$TMP/mask:$PATH gcc -c a.c -o a4.o
+ok "chained masquerade links are skipped" test -s a4.o
+
+# recursion: only pgoptcc on PATH under that name
+PATH=$TMP/mask "$TMP/mask/gcc" -c a.c -o x.o 2> err; s=$?
+is "no real gcc on PATH: exit 103" "$s" 103
+like "no real gcc on PATH: one-line error" "$(cat err)" "^pgoptcc: error: every \"gcc\" on PATH is pgoptcc itself"
+is "error is one line" "$(wc -l < err)" 1
+PGOPT_CC=$TMP/mask/gcc "$W" -c a.c 2> err; s=$?
+is "PGOPT_CC pointing at pgoptcc: exit 103" "$s" 103
+PGOPT_RECURSION=1 "$W" -c a.c 2> err; s=$?
+is "nested call: exit 103" "$s" 103
+like "nested call: says recursion" "$(cat err)" "^pgoptcc: error: recursion"
+
+# missing compiler / prefix
+PGOPT_CC=no-such-cc-xyz "$W" -c a.c 2> err; s=$?
+is "missing compiler: exit 102" "$s" 102
+like "missing compiler: names it" "$(cat err)" 'cannot find the real compiler "no-such-cc-xyz" on PATH'
+PGOPT_PREFIX=no-such-prefix "$W" -c a.c 2> err; s=$?
+is "missing prefix: exit 102" "$s" 102
+
+# policy errors name file:line and what was expected
+printf '[global]\ncflags += -O3\ncflags -= -fwrapv\n' > bad.policy
+PGOPT_POLICY=$TMP/bad.policy "$W" -c a.c 2> err; s=$?
+is "bad policy: exit 101" "$s" 101
+is "bad policy: file:line message" "$(cat err)" "pgoptcc: error: $TMP/bad.policy:3: cannot remove -fwrapv: PostgreSQL requires it"
+PGOPT_POLICY=$TMP/nonexistent.policy "$W" -c a.c 2> err; s=$?
+is "missing policy: exit 101" "$s" 101
+like "missing policy: says why" "$(cat err)" "nonexistent.policy: cannot read policy: No such file or directory"
+PGOPT_FAILSAFE=passthrough PGOPT_POLICY=$TMP/bad.policy "$W" -c a.c -o fs.o 2> err; s=$?
+is "failsafe: bad policy still builds" "$s" 0
+gcc -c a.c -o plain.o
+ok "failsafe: object is plain gcc's" cmp plain.o fs.o
+like "failsafe: logged" "$(tail -n1 log/compile.jsonl)" '"failsafe":"policy invalid"'
+PGOPT_POLICY=$TMP/bad.policy "$W" -c conftest.c 2> err; s=$?
+is "bad policy never breaks a configure probe's result" "$(grep -c pgoptcc err)" 0
+
+# log directory that cannot be written: fail closed
+mkdir ro && touch ro/compile.jsonl && chmod 444 ro/compile.jsonl
+if [ "$(id -u)" = 0 ]; then
+	# root ignores permissions: use a path below a regular file instead
+	LOGBAD=$TMP/a.c/log
+else
+	LOGBAD=$TMP/ro
+fi
+PGOPT_LOGDIR=$LOGBAD "$W" -c a.c -o l.o 2> err; s=$?
+is "unwritable log: exit 104" "$s" 104
+like "unwritable log: names it" "$(cat err)" "^pgoptcc: error: cannot (create log directory|open compile log)"
+PGOPT_FAILSAFE=passthrough PGOPT_LOGDIR=$LOGBAD "$W" -c a.c -o l.o 2> err; s=$?
+is "unwritable log + failsafe: builds" "$s" 0
+
+# plugin missing: fail closed (the policy changes the compile)
+PGOPT_PLUGIN=$TMP/nonexistent.so PGOPT_POLICY=$TMP/p.policy "$W" -c a.c 2> err; s=$?
+is "missing plugin: exit 105" "$s" 105
+like "missing plugin: one line naming it" "$(cat err)" "^pgoptcc: error: cannot load the plugin $TMP/nonexistent.so"
+PGOPT_PLUGIN=$TMP/nonexistent.so "$W" -c a.c -o np.o 2> err; s=$?
+is "missing plugin without policy: not needed" "$s" 0
+
+# own options
+like "--pgopt-version" "$("$W" --pgopt-version)" "^pgoptcc [0-9]"
+"$W" --pgopt-bogus 2> err; s=$?
+is "unknown own option: exit 100" "$s" 100
+like "--pgopt-check-policy prints JSON" "$("$W" --pgopt-check-policy p.policy)" '"ops":\["cflags \+= -fno-plt"\]'
+"$W" --pgopt-check-policy bad.policy 2> err; s=$?
+is "--pgopt-check-policy on a bad policy: 101" "$s" 101
+mkdir -p r/src/x && touch r/configure
+is "--pgopt-tu names the TU from the configure root" "$(cd r/src/x && PGOPT_ROOT= "$W" --pgopt-tu ../x/./y.c)" "src/x/y.c"
+done_testing
