@@ -1,0 +1,403 @@
+/*
+ * test-gate.c - the gate's decisions on synthetic run data: threshold
+ * expressions (a table of good and bad ones), clear win, clear loss, noise,
+ * too few pairs, failed regression suite, failed correctness check,
+ * instructions available or not, the A/A false-pass rate of the decision
+ * rule, and the JSON round trip.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "gate.h"
+#include "junit.h"
+#include "xalloc.h"
+
+/* ---- expressions ---- */
+
+static void test_expr_good(void **state)
+{
+	struct gate_thresholds th = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	assert_int_equal(gate_expr_parse(&th, "select-only>=1.05, tpcb>=1.00,p99<=+10%", &err), 0);
+	assert_int_equal(th.nr, 3);
+	assert_string_equal(th.v[0].workload, "select-only");
+	assert_int_equal(th.v[0].kind, GATE_TPS);
+	assert_true(fabs(th.v[0].value - 1.05) < 1e-12);
+	assert_string_equal(th.v[1].text, "tpcb>=1.00");
+	assert_null(th.v[2].workload);
+	assert_int_equal(th.v[2].kind, GATE_LATENCY);
+	assert_int_equal(th.v[2].lat, gate_lat_index("p99"));
+	assert_true(fabs(th.v[2].value - 1.10) < 1e-12);
+	gate_thresholds_clear(&th);
+
+	assert_int_equal(gate_expr_parse(&th, "tpcb>=-2%,tpcb.p999<=1.5,instructions>=1.03,"
+					 "select1.instr>=+1%,tps>=1,p50 <= -5 %", &err), 0);
+	assert_int_equal(th.nr, 6);
+	assert_true(fabs(th.v[0].value - 0.98) < 1e-12);
+	assert_string_equal(th.v[1].workload, "tpcb");
+	assert_int_equal(th.v[1].lat, gate_lat_index("p999"));
+	assert_int_equal(th.v[2].kind, GATE_INSTRUCTIONS);
+	assert_null(th.v[2].workload);
+	assert_string_equal(th.v[3].workload, "select1");
+	assert_int_equal(th.v[3].kind, GATE_INSTRUCTIONS);
+	assert_int_equal(th.v[4].kind, GATE_TPS);
+	assert_null(th.v[4].workload);
+	assert_true(fabs(th.v[5].value - 0.95) < 1e-12);
+	assert_true(gate_is_claim(&th.v[5]));   /* p50 must drop 5% */
+	assert_false(gate_is_claim(&th.v[0]));  /* tpcb may lose 2% */
+	gate_thresholds_clear(&th);
+	strbuf_release(&err);
+}
+
+static void test_expr_bad(void **state)
+{
+	static const struct { const char *expr, *msg; } bad[] = {
+		{ "", "item 1 is empty" },
+		{ "select-only>=1.05,", "item 2 is empty" },
+		{ "select-only=1.05", "expected >= or <=" },
+		{ "select-only>1.05", "expected >= or <=" },
+		{ "select-only=>1.05", "expected >= or <=" },
+		{ "select-only", "expected NAME>=VALUE" },
+		{ "select-only>=", "missing value" },
+		{ "select-only>=fast", "expected a ratio" },
+		{ "select-only>=1.05x", "trailing characters" },
+		{ "select-only>=+1.05", "needs %" },
+		{ "select-only>=0", "greater than 0" },
+		{ "p99>=1.1", "latency, bound it from above" },
+		{ "tpcb<=1.1", "speed ratio, bound it from below" },
+		{ "tpcb.p42<=1.1", "unknown metric \"p42\"" },
+		{ "sel/ect>=1", "bad workload name" },
+		{ "p99<=-100%", "-100%" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct gate_thresholds th = { 0 };
+		struct strbuf err = STRBUF_INIT;
+		int rc = gate_expr_parse(&th, bad[i].expr, &err);
+		if (rc != -1 || !strstr(err.buf, bad[i].msg)) {
+			fprintf(stderr, "expr \"%s\": rc %d, message \"%s\", want \"%s\"\n",
+				bad[i].expr, rc, err.buf, bad[i].msg);
+			fail();
+		}
+		gate_thresholds_clear(&th);
+		strbuf_release(&err);
+	}
+}
+
+/* ---- synthetic runs ---- */
+
+static uint64_t rng = 88172645463325252ULL;
+static double uniform(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (double)(rng >> 11) / 9007199254740992.0;
+}
+/* approximately normal, by the sum of 12 uniforms */
+static double gauss(void)
+{
+	double s = 0;
+	for (int i = 0; i < 12; i++)
+		s += uniform();
+	return s - 6;
+}
+
+static void add_run(struct gate_workload *w, int pair, char build, double tps, double p99, int exit)
+{
+	struct gate_run *r = gate_workload_add_run(w);
+	r->pair = pair;
+	r->build = build;
+	r->tps = tps;
+	r->exit = exit;
+	r->lat[gate_lat_index("p99")] = p99;
+	r->lat[gate_lat_index("avg")] = 1000 * 2 / tps;
+}
+
+/* n pairs; B = A * speed * noise; relative noise sd */
+static void synth(struct gate *g, const char *wl, int n, double speed, double noise, double p99ratio)
+{
+	struct gate_workload *w = gate_workload_get(g, wl, 1);
+	for (int p = 0; p < n; p++) {
+		double drift = 50000 * (1 + 0.05 * sin(p));
+		double a = drift * exp(noise * gauss()), b = drift * speed * exp(noise * gauss());
+		add_run(w, p, p % 2 ? 'B' : 'A', p % 2 ? b : a, p % 2 ? 0.2 * p99ratio : 0.2, 0);
+		add_run(w, p, p % 2 ? 'A' : 'B', p % 2 ? a : b, p % 2 ? 0.2 : 0.2 * p99ratio, 0);
+	}
+}
+
+static void gate_init(struct gate *g, const char *expr)
+{
+	struct strbuf err = STRBUF_INIT;
+	memset(g, 0, sizeof(*g));
+	g->method = STATS_CI_HL;
+	g->conf = 0.95;
+	g->min_pairs = 6;
+	assert_int_equal(gate_expr_parse(&g->th, expr, &err), 0);
+	strbuf_release(&err);
+}
+
+static int decide(struct gate *g)
+{
+	gate_analyse(g);
+	return gate_decide(g);
+}
+
+static void test_clear_win(void **state)
+{
+	struct gate g;
+	gate_init(&g, "select-only>=1.05,p99<=+10%");
+	synth(&g, "select-only", 9, 1.12, 0.02, 0.9);
+	assert_int_equal(decide(&g), 0);
+	assert_int_equal(g.verdict, GATE_PASS);
+	assert_int_equal(g.nr_res, 2);
+	assert_int_equal(g.res[0].status, GATE_PASS);
+	assert_true(g.res[0].observed > 1.08 && g.res[0].lo > 1.05);
+	assert_int_equal(g.res[1].status, GATE_PASS);
+	assert_int_equal(g.wl[0].valid_pairs, 9);
+	gate_clear(&g);
+}
+
+static void test_clear_loss(void **state)
+{
+	struct gate g;
+	gate_init(&g, "select-only>=1.05");
+	synth(&g, "select-only", 9, 0.90, 0.02, 1);
+	assert_int_equal(decide(&g), 1);
+	assert_int_equal(g.res[0].status, GATE_FAIL);
+	assert_non_null(strstr(g.res[0].message, "misses"));
+	gate_clear(&g);
+
+	/* a bound: 10% slower is a significant breach of tpcb>=1.00 */
+	gate_init(&g, "tpcb>=1.00");
+	synth(&g, "tpcb", 9, 0.90, 0.02, 1);
+	assert_int_equal(decide(&g), 1);
+	gate_clear(&g);
+
+	/* p99 30% worse breaks p99<=+10% even when throughput is fine */
+	gate_init(&g, "select-only>=1.00,p99<=+10%");
+	synth(&g, "select-only", 9, 1.0, 0.01, 1.3);
+	assert_int_equal(decide(&g), 1);
+	assert_int_equal(g.res[0].status, GATE_PASS);
+	assert_int_equal(g.res[1].status, GATE_FAIL);
+	gate_clear(&g);
+}
+
+static void test_noise(void **state)
+{
+	struct gate g;
+	/* 6% better on average, but 15% noise: not significant -> fail, says why */
+	gate_init(&g, "select-only>=1.05");
+	rng = 1234567;
+	synth(&g, "select-only", 9, 1.06, 0.15, 1);
+	decide(&g);
+	assert_int_equal(g.verdict, GATE_FAIL);
+	assert_true(g.wl[0].tps.lo < 1.0);
+	/* noise floor reported and large */
+	assert_true(g.wl[0].tps.noise_floor_pct > 5);
+	gate_clear(&g);
+
+	/* a bound under noise is not a significant breach: pass */
+	gate_init(&g, "tpcb>=1.00");
+	rng = 1234567;
+	synth(&g, "tpcb", 9, 0.99, 0.15, 1);
+	assert_int_equal(decide(&g), 0);
+	gate_clear(&g);
+}
+
+static void test_too_few_pairs(void **state)
+{
+	struct gate g;
+	gate_init(&g, "select-only>=1.05");
+	synth(&g, "select-only", 5, 1.5, 0.01, 1);
+	assert_int_equal(decide(&g), 2);
+	assert_int_equal(g.verdict, GATE_ERROR);
+	assert_int_equal(g.res[0].status, GATE_ERROR);
+	assert_non_null(strstr(g.res[0].message, "only 5 valid pairs"));
+	gate_clear(&g);
+
+	/* 9 pairs measured, 4 of them broken (bench errors) -> 5 valid -> error */
+	gate_init(&g, "select-only>=1.05");
+	synth(&g, "select-only", 9, 1.5, 0.01, 1);
+	for (int i = 0; i < 4; i++)
+		g.wl[0].runs[2 * i].exit = 2;
+	assert_int_equal(decide(&g), 2);
+	assert_int_equal(g.wl[0].valid_pairs, 5);
+	assert_int_equal(g.wl[0].run_errors, 4);
+	gate_clear(&g);
+
+	/* a workload named by a threshold but never measured */
+	gate_init(&g, "tpcb>=1.0");
+	synth(&g, "select-only", 9, 1.5, 0.01, 1);
+	assert_int_equal(decide(&g), 2);
+	assert_non_null(strstr(g.res[0].message, "not measured"));
+	gate_clear(&g);
+}
+
+static void test_regress_and_correctness(void **state)
+{
+	struct gate g;
+	/* a clear win with a failed regression suite never passes */
+	gate_init(&g, "select-only>=1.05");
+	synth(&g, "select-only", 9, 1.3, 0.01, 1);
+	g.regress = REGRESS_FAILED;
+	assert_int_equal(decide(&g), 1);
+	assert_non_null(strstr(g.verdict_reason, "regression suite"));
+	gate_clear(&g);
+
+	/* nor with one correctness failure of the candidate */
+	gate_init(&g, "select-only>=1.05");
+	synth(&g, "select-only", 9, 1.3, 0.01, 1);
+	for (size_t i = 0; i < g.wl[0].nr_runs; i++)
+		if (g.wl[0].runs[i].build == 'B') {
+			g.wl[0].runs[i].exit = 1;
+			break;
+		}
+	assert_int_equal(decide(&g), 1);
+	assert_true(g.wl[0].correctness_failed);
+	assert_non_null(strstr(g.verdict_reason, "correctness"));
+	gate_clear(&g);
+
+	/* correctness failure wins over could-not-measure */
+	gate_init(&g, "select-only>=1.05");
+	synth(&g, "select-only", 3, 1.3, 0.01, 1);
+	g.wl[0].runs[1].exit = 1;
+	g.wl[0].runs[1].build = 'B';
+	assert_int_equal(decide(&g), 1);
+	gate_clear(&g);
+}
+
+static void test_instructions(void **state)
+{
+	struct gate g;
+	struct gate_workload *w;
+	gate_init(&g, "select-only.instructions>=1.02");
+	w = gate_workload_get(&g, "select-only", 1);
+	w->instr = INSTR_OK;
+	w->instr_a = 92057;
+	w->instr_b = 89537;
+	assert_int_equal(decide(&g), 0);
+	assert_true(fabs(g.res[0].observed - 92057.0 / 89537) < 1e-9);
+	gate_clear(&g);
+
+	gate_init(&g, "instructions>=1.03");
+	w = gate_workload_get(&g, "select-only", 1);
+	w->instr = INSTR_OK;
+	w->instr_a = 92057;
+	w->instr_b = 89537;
+	assert_int_equal(decide(&g), 1);
+	gate_clear(&g);
+
+	/* unavailable (SIGILL under valgrind) is "could not measure", never a number */
+	gate_init(&g, "instructions>=1.01");
+	w = gate_workload_get(&g, "select-only", 1);
+	w->instr = INSTR_UNAVAILABLE;
+	w->instr_note = xstrdup("the server died of SIGILL under valgrind");
+	assert_int_equal(decide(&g), 2);
+	assert_true(isnan(g.res[0].observed));
+	assert_non_null(strstr(g.res[0].message, "unavailable: the server died of SIGILL"));
+	gate_clear(&g);
+}
+
+/* The decision rule on simulated A/A gates: false-pass rate at 1.05 */
+static void test_aa_false_pass_rate(void **state)
+{
+	int passes = 0, trials = 2000;
+	rng = 42;
+	for (int t = 0; t < trials; t++) {
+		struct gate g;
+		gate_init(&g, "select-only>=1.05");
+		synth(&g, "select-only", 9, 1.0, 0.10, 1);
+		passes += decide(&g) == 0;
+		gate_clear(&g);
+	}
+	/*
+	 * target <= 5%.  A pass needs the interval above 1, which under A/A
+	 * happens with the one-sided error of the interval: 10/512 = 1.95% for
+	 * 9 pairs (the exact 96.1% signed-rank interval).
+	 */
+	fprintf(stderr, "simulated A/A false passes at 1.05, 10%% noise: %d/%d\n", passes, trials);
+	assert_true(passes <= trials * 3 / 100);
+}
+
+static void test_json_roundtrip(void **state)
+{
+	struct gate g, h;
+	struct strbuf js = STRBUF_INIT, err = STRBUF_INIT, x1 = STRBUF_INIT, x2 = STRBUF_INIT;
+	gate_init(&g, "select-only>=1.05,p99<=+10%");
+	synth(&g, "select-only", 9, 1.12, 0.02, 0.9);
+	g.wl[0].runs[0].json = xstrdup("{\"tps\":1,\"timeline\":[1,2,3],\"s\":\"<&>\"}");
+	g.regress = REGRESS_PASSED;
+	g.regress_note = xstrdup("217 of 217 tests passed");
+	decide(&g);
+	gate_write_json(&g, &js, "/a", "/b", "{\"pairs\":9}");
+
+	memset(&h, 0, sizeof(h));
+	assert_int_equal(gate_read_json(&h, js.buf, js.len, &err), 0);
+	assert_int_equal(h.verdict, g.verdict);
+	assert_int_equal(h.nr_res, g.nr_res);
+	assert_int_equal(h.regress, REGRESS_PASSED);
+	assert_true(fabs(h.wl[0].tps.estimate - g.wl[0].tps.estimate) < 1e-9);
+	assert_non_null(h.wl[0].runs[0].json);
+	assert_non_null(strstr(h.wl[0].runs[0].json, "\"timeline\":[1,2,3]"));
+
+	/* JUnit: same verdicts either way, one testcase per threshold + 2 */
+	junit_write(&g, &x1, "t");
+	junit_write(&h, &x2, "t");
+	assert_string_equal(x1.buf, x2.buf);
+	assert_non_null(strstr(x1.buf, "tests=\"4\" failures=\"0\" errors=\"0\""));
+	assert_non_null(strstr(x1.buf, "name=\"p99&lt;=+10%\""));
+
+	/* not a gate result */
+	gate_clear(&h);
+	memset(&h, 0, sizeof(h));
+	strbuf_reset(&err);
+	assert_int_equal(gate_read_json(&h, "{\"x\":1}", 7, &err), -1);
+	assert_non_null(strstr(err.buf, "not a pgbuild gate result"));
+	gate_clear(&h);
+	gate_clear(&g);
+	strbuf_release(&js);
+	strbuf_release(&err);
+	strbuf_release(&x1);
+	strbuf_release(&x2);
+}
+
+static void test_junit_failure(void **state)
+{
+	struct gate g;
+	struct strbuf x = STRBUF_INIT;
+	gate_init(&g, "select-only>=1.05,tpcb>=1");
+	synth(&g, "select-only", 9, 0.9, 0.02, 1);
+	decide(&g);
+	junit_write(&g, &x, "pgbuild gate");
+	assert_non_null(strstr(x.buf, "<failure message="));
+	assert_non_null(strstr(x.buf, "<error message=\"workload &quot;tpcb&quot; was not measured"));
+	assert_non_null(strstr(x.buf, "<skipped message=\"not run"));
+	assert_non_null(strstr(x.buf, "failures=\"1\" errors=\"1\" skipped=\"1\""));
+	strbuf_release(&x);
+	gate_clear(&g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_expr_good),
+		cmocka_unit_test(test_expr_bad),
+		cmocka_unit_test(test_clear_win),
+		cmocka_unit_test(test_clear_loss),
+		cmocka_unit_test(test_noise),
+		cmocka_unit_test(test_too_few_pairs),
+		cmocka_unit_test(test_regress_and_correctness),
+		cmocka_unit_test(test_instructions),
+		cmocka_unit_test(test_aa_false_pass_rate),
+		cmocka_unit_test(test_json_roundtrip),
+		cmocka_unit_test(test_junit_failure),
+	};
+	return cmocka_run_group_tests_name("gate", tests, NULL, NULL);
+}

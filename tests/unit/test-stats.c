@@ -1,0 +1,153 @@
+/*
+ * test-stats.c - unit tests of pgbuild/stats.c: medians, the exact
+ * signed-rank distribution, Hodges-Lehmann and bootstrap intervals, and the
+ * paired-ratio analysis the gate uses.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "stats.h"
+
+#define NEAR(a, b, eps) assert_true(fabs((a) - (b)) <= (eps))
+
+static void test_median_quantile(void **state)
+{
+	double odd[] = { 5, 1, 3 }, even[] = { 4, 1, 3, 2 };
+	NEAR(stats_median(odd, 3), 3, 0);
+	NEAR(stats_median(even, 4), 2.5, 0);
+	assert_true(isnan(stats_median(odd, 0)));
+	NEAR(stats_quantile(even, 4, 0), 1, 0);
+	NEAR(stats_quantile(even, 4, 1), 4, 0);
+	NEAR(stats_quantile(even, 4, 0.5), 2.5, 1e-12);
+	NEAR(stats_quantile(even, 4, 0.25), 1.75, 1e-12); /* R type 7 */
+	/* input untouched */
+	assert_true(odd[0] == 5 && odd[1] == 1);
+}
+
+static void test_mad(void **state)
+{
+	double x[] = { 1, 2, 3, 4, 100 };
+	NEAR(stats_mad(x, 5), 1, 0);
+	NEAR(stats_robust_cv_pct(x, 5), 100 * 1.4826 / 3, 1e-9);
+}
+
+/* Exact tail probabilities of the signed-rank statistic, by enumeration. */
+static void test_signrank_cdf(void **state)
+{
+	for (size_t n = 1; n <= 12; n++) {
+		size_t max = n * (n + 1) / 2;
+		for (long t = -1; t <= (long)max; t++) {
+			unsigned long cnt = 0;
+			for (unsigned long mask = 0; mask < (1UL << n); mask++) {
+				long s = 0;
+				for (size_t i = 0; i < n; i++)
+					if (mask & (1UL << i))
+						s += (long)i + 1;
+				if (s <= t)
+					cnt++;
+			}
+			NEAR(stats_signrank_cdf(n, t), (double)cnt / (1UL << n), 1e-12);
+		}
+	}
+	/* n = 9: P(T <= 5) = 10/512, the tail a 95% interval uses */
+	NEAR(stats_signrank_cdf(9, 5), 10.0 / 512, 1e-12);
+	/* large n stays a probability */
+	assert_true(stats_signrank_cdf(60, 915) > 0.45 && stats_signrank_cdf(60, 915) < 0.55);
+}
+
+static void test_wilcoxon(void **state)
+{
+	double allpos[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	double sym[] = { -3, -2, -1, 1, 2, 3 };
+	double zeros[] = { 0, 0, 0 };
+	NEAR(stats_wilcoxon_p(allpos, 9), 2.0 / 512, 1e-12);
+	NEAR(stats_wilcoxon_p(sym, 6), 1, 1e-12);
+	NEAR(stats_wilcoxon_p(zeros, 3), 1, 0);
+	/* ties use the normal approximation and stay in (0,1] */
+	double tied[] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+	double p = stats_wilcoxon_p(tied, 8);
+	assert_true(p > 0 && p < 0.02);
+}
+
+static void test_hodges_lehmann(void **state)
+{
+	double d[] = { 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09 };
+	double est, lo, hi, ach;
+	assert_int_equal(stats_hodges_lehmann(d, 9, 0.95, &est, &lo, &hi, &ach), 0);
+	NEAR(est, 0.05, 1e-12);
+	/* k = 6 of 45 Walsh averages: achieved 1 - 20/512 */
+	NEAR(ach, 1 - 20.0 / 512, 1e-12);
+	assert_true(lo < est && est < hi);
+	NEAR(lo, 0.025, 1e-12); /* 6th smallest Walsh average: (0.02+0.03)/2 */
+	NEAR(hi, 0.075, 1e-12);
+	/* fewer than 6 pairs cannot give a 95% interval */
+	assert_int_equal(stats_hodges_lehmann(d, 5, 0.95, &est, &lo, &hi, &ach), -1);
+	assert_int_equal(stats_hodges_lehmann(d, 6, 0.95, &est, &lo, &hi, &ach), 0);
+	NEAR(lo, 0.01, 1e-12);  /* k = 1: the extremes */
+	NEAR(hi, 0.06, 1e-12);
+	/* large n: normal approximation, interval shrinks around the centre */
+	double big[200];
+	for (int i = 0; i < 200; i++)
+		big[i] = (i % 2 ? 1 : -1) * (i / 2) * 0.001;
+	assert_int_equal(stats_hodges_lehmann(big, 200, 0.95, &est, &lo, &hi, &ach), 0);
+	NEAR(est, 0, 1e-9);
+	assert_true(lo < 0 && hi > 0 && hi - lo < 0.03);
+}
+
+static void test_bootstrap(void **state)
+{
+	double d[] = { 0.1, 0.12, 0.09, 0.11, 0.1, 0.13, 0.08, 0.1, 0.11 };
+	double e1, l1, h1, e2, l2, h2;
+	assert_int_equal(stats_bootstrap_median(d, 9, 0.95, 2000, 7, &e1, &l1, &h1), 0);
+	assert_int_equal(stats_bootstrap_median(d, 9, 0.95, 2000, 7, &e2, &l2, &h2), 0);
+	NEAR(e1, 0.1, 1e-12);
+	assert_true(l1 == l2 && h1 == h2); /* deterministic */
+	assert_true(l1 >= 0.08 && h1 <= 0.13 && l1 <= e1 && e1 <= h1);
+	assert_int_equal(stats_bootstrap_median(d, 1, 0.95, 2000, 7, &e1, &l1, &h1), -1);
+}
+
+static void test_ratio_ci(void **state)
+{
+	double a[] = { 100, 102, 98, 101, 99, 100, 103, 97, 100 };
+	double b[9];
+	struct stats_ratio r;
+	for (int i = 0; i < 9; i++)
+		b[i] = a[i] * 1.10 * (1 + 0.002 * ((i % 3) - 1));
+	stats_ratio_ci(a, b, 9, STATS_CI_HL, 0.95, &r);
+	assert_true(r.ok);
+	assert_int_equal(r.n, 9);
+	NEAR(r.estimate, 1.10, 0.003);
+	NEAR(r.median, 1.10, 0.003);
+	assert_true(r.lo > 1.09 && r.hi < 1.11);
+	assert_true(r.p_two_sided < 0.01);
+	assert_true(r.noise_floor_pct > 0 && r.noise_floor_pct < 1);
+
+	/* bad values are skipped; too few left -> no interval */
+	double a2[] = { 100, 0, NAN, 100 }, b2[] = { 110, 100, 100, 110 };
+	stats_ratio_ci(a2, b2, 4, STATS_CI_HL, 0.95, &r);
+	assert_int_equal(r.n, 2);
+	assert_false(r.ok);
+	NEAR(r.estimate, 1.1, 1e-12);
+
+	stats_ratio_ci(a, b, 9, STATS_CI_BOOTSTRAP, 0.95, &r);
+	assert_true(r.ok && r.lo <= r.estimate && r.estimate <= r.hi);
+	NEAR(r.conf, 0.95, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_median_quantile),
+		cmocka_unit_test(test_mad),
+		cmocka_unit_test(test_signrank_cdf),
+		cmocka_unit_test(test_wilcoxon),
+		cmocka_unit_test(test_hodges_lehmann),
+		cmocka_unit_test(test_bootstrap),
+		cmocka_unit_test(test_ratio_ci),
+	};
+	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
+}
