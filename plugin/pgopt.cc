@@ -221,6 +221,7 @@ static void sb_json_words(struct sbuf *sb, const char *s, const char *seps)
  * tables, which live as long as the compilation. */
 struct pgopt_site {
 	const char *callee;  /* name of the inlined function */
+	const char *callee_file; /* file the callee is defined in */
 	const char *file;    /* file of the call statement */
 	int line, col;       /* its line and column */
 	const char **chain;  /* functions the call sits in, outermost first */
@@ -450,6 +451,7 @@ static void on_node_removal(cgraph_node *node, void *data)
 	xl = expand_location(gimple_location(e->call_stmt));
 	memset(&site, 0, sizeof(site));
 	site.callee = node->name();
+	site.callee_file = DECL_SOURCE_FILE(origin_decl(node->decl));
 	site.file = xl.file;
 	site.line = xl.line;
 	site.col = xl.column;
@@ -553,6 +555,10 @@ static void add_sites(struct sbuf *sb, const struct pgopt_sites *s,
 		if (site->file && (!fn_file || strcmp(site->file, fn_file))) {
 			sb_key(sb, "file");
 			sb_json(sb, site->file);
+		}
+		if (site->callee_file && (!fn_file || strcmp(site->callee_file, fn_file))) {
+			sb_key(sb, "callee_file");
+			sb_json(sb, site->callee_file);
 		}
 		sb_key(sb, "line");
 		sb_int(sb, site->line);
@@ -728,7 +734,10 @@ static char *function_record(cgraph_node *node, bool with_calls)
 			fn->size_early = fns[*slot].size_early;
 	}
 	sb_key(&sb, "size_early");
-	sb_int(&sb, fn->size_early);
+	if (fn->size_early >= 0)
+		sb_int(&sb, fn->size_early);
+	else
+		sb_str(&sb, "null");
 
 	/* everything inlined into this body; a clone also carries what was
 	 * inlined early into the body it was copied from */

@@ -1,0 +1,99 @@
+/*
+ * elfrec.h - read what pgoptcc leaves in ELF files, with libelf.
+ *
+ * An object file, a static archive (each member), an executable or a shared
+ * library is opened into a struct elfrec_file holding one struct
+ * elfrec_object per ELF image, with:
+ *   - the .GCC.command.line strings (-frecord-gcc-switches);
+ *   - the .pgopt.log lines written by pgopt.so (JSON lines: a "unit" line
+ *     followed by its "fn" lines; a linked binary holds the concatenation of
+ *     all its objects' records, plus the link-time (ltrans) records);
+ *   - every function symbol with its size and section name;
+ *   - the summed sizes of the text sections (.text*, .text.hot*,
+ *     .text.unlikely*, .text.startup*).
+ *
+ *     struct elfrec_file f;
+ *     struct strbuf err = STRBUF_INIT;
+ *     if (elfrec_open("postgres", &f, &err) < 0)
+ *             die(2, "%s", err.buf);
+ *     for (size_t i = 0; i < f.nr; i++) { struct elfrec_object *o = &f.objs[i]; ... }
+ *     elfrec_release(&f);
+ *
+ * elfrec_units() then groups an object's .pgopt.log lines into translation
+ * units with parsed JSON.
+ *
+ * Robustness: input is untrusted.  Anything that is not ELF, a truncated
+ * file, section or string table offsets outside the file, or a record that
+ * is not valid JSON gives -1 and one line of text in err ("PATH: what is
+ * wrong"), never a crash.  Nothing is printed.
+ */
+#ifndef PGOPT_ELFREC_H
+#define PGOPT_ELFREC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "json.h"
+#include "strbuf.h"
+
+/* One function symbol (STT_FUNC, from .symtab, else .dynsym). */
+struct elfrec_func {
+	char *name;      /* symbol name */
+	uint64_t size;   /* st_size in bytes */
+	char *section;   /* name of its section; "" when undefined/absolute */
+	int global;      /* 1 for GLOBAL/WEAK binding, 0 for LOCAL */
+};
+
+/* One ELF image: a plain file, or one archive member. */
+struct elfrec_object {
+	char *member;          /* archive member name; NULL for a plain file */
+	int elf_type;          /* ET_REL, ET_EXEC or ET_DYN */
+	int is_lto;            /* has .gnu.lto_* sections (IR, not code) */
+	char **cmdlines;       /* .GCC.command.line strings */
+	size_t ncmdlines;
+	char **log;            /* .pgopt.log lines, without '\n' */
+	size_t nlog;
+	struct elfrec_func *funcs; /* function symbols, in symbol-table order */
+	size_t nfuncs;
+	uint64_t text_size;          /* all executable sections */
+	uint64_t text_hot_size;      /* .text.hot and .text.hot.* */
+	uint64_t text_unlikely_size; /* .text.unlikely and .text.unlikely.* */
+	uint64_t text_startup_size;  /* .text.startup and .text.startup.* */
+};
+
+struct elfrec_file {
+	char *path;                 /* as given to elfrec_open */
+	int is_archive;             /* 1 for an ar archive */
+	struct elfrec_object *objs; /* one per ELF image */
+	size_t nr;                  /* number of objs */
+};
+
+/* A translation unit's record from .pgopt.log. */
+struct elfrec_unit {
+	struct json_value *unit;  /* the "unit" line (object); owned */
+	struct json_value **fns;  /* its "fn" lines (objects); owned */
+	size_t nfns;
+};
+
+/*
+ * Open PATH and read everything above.  Returns 0, or -1 with a message in
+ * err (f is then empty and needs no release).
+ */
+int elfrec_open(const char *path, struct elfrec_file *f, struct strbuf *err);
+void elfrec_release(struct elfrec_file *f);
+
+/*
+ * Parse obj's .pgopt.log lines into units: each "unit" line starts a unit,
+ * "fn" lines belong to the unit before them.  Returns the number of units
+ * (*units is xmalloc'ed, free with elfrec_units_free), or -1 with err set
+ * ("line N: ...") when a line is not valid JSON or a "fn" line comes first.
+ */
+long elfrec_units(const struct elfrec_object *obj, struct elfrec_unit **units,
+		  struct strbuf *err);
+void elfrec_units_free(struct elfrec_unit *units, size_t n);
+
+/* The function symbol called name in obj, or NULL (first match). */
+const struct elfrec_func *elfrec_find_func(const struct elfrec_object *obj,
+					   const char *name);
+
+#endif
