@@ -369,6 +369,8 @@ static void json_unit(const struct inspect_opts *o, struct json_writer *jw,
 				json_null(jw);
 			json_key(jw, "size_est");
 			emit_value(jw, json_get(fn, "size"));
+			json_key(jw, "elf_section");
+			json_string(jw, sym ? sym->section : NULL);
 			for (size_t k = 0; k < sizeof(fn_keys) / sizeof(*fn_keys); k++) {
 				const struct json_value *v = json_get(fn, fn_keys[k]);
 				if (!v)

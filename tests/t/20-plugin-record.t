@@ -1,0 +1,136 @@
+#!/bin/bash
+# 20-plugin-record.t - pgopt.so on small C programs whose inlining outcome is
+# known: the record inside the object says what GCC did, per function.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/plugin.sh"
+cd "$TMP" || exit 1
+[ -f "$PLUGIN" ] || skip_all "plugin not built"
+
+cat > known.c <<'C'
+/* static helper: inlined early */
+static int helper(int x) { return x * 3 + 1; }
+int use_helper(int x) { return helper(x) + 2; }
+
+/* noinline: refused, GCC says why */
+__attribute__((noinline)) int refused(int x) { return x ^ 77; }
+int use_refused(int x) { return refused(x) + 1; }
+
+/* too large to inline into two callers */
+int g;
+static int huge(int *p, int n) {
+#define X(k) for (int i = 0; i < n; i++) { p[i] = p[i] * k + (p[i] >> 3) - g; if (p[i] > k) g ^= p[i]; }
+	X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12)
+	return p[0];
+}
+int big1(int *p, int n) { return huge(p, n); }
+int big2(int *p, int n) { return huge(p + 1, n); }
+
+/* a static function called once is inlined by the IPA inliner, together
+ * with what it calls (the chain) */
+static int small(int *p, int n) {
+	int s = 0;
+	for (int i = 0; i < n; i++) { s += p[i] * 3; if (s > 1000) s -= p[i] ^ 5; g += s; }
+	for (int i = 0; i < n; i++) { s ^= p[i] << 2; if (s < 0) s = -s; }
+	return s;
+}
+int small_user(int *p, int n) { return small(p, n) + 1; }
+static int once(int *p, int n) {
+	int s = 0;
+	for (int i = 0; i < n; i++) { s += p[i] * 7; if (s > 99) s -= p[i] ^ 3; g += s; }
+	for (int i = 0; i < n; i++) { s ^= p[i] << 3; if (s < 0) s = -s; }
+	return s + small(p, 3);
+}
+int only(int *p, int n) { return once(p, n); }
+C
+
+gcc -O2 -c known.c -o known.o $(plugin_flags src/known.c) \
+	-fplugin-arg-pgopt-rules=/p/x.policy:3,/p/x.policy:7 \
+	"-fplugin-arg-pgopt-added=-O3 -finline-functions" \
+	-fplugin-arg-pgopt-removed=-g 2>err.txt
+ok "gcc with the plugin compiles" test -s known.o
+is "silent without verbose" "$(cat err.txt)" ""
+sec=$(readelf -SW known.o | grep ' .pgopt.log ')
+like "record is a .pgopt.log PROGBITS section" "$sec" "PROGBITS"
+nok "record section is not allocated" sh -c "readelf -SW known.o | grep ' .pgopt.log ' | grep -q ' A'"
+
+json=$("$PGBUILD" inspect --json known.o)
+like "unit: tu" "$json" '"tu":"src/known.c"'
+like "unit: stage compile" "$json" '"stage":"compile"'
+like "unit: rules" "$json" '"rules":\["/p/x.policy:3","/p/x.policy:7"\]'
+like "unit: added flags" "$json" '"added":\["-O3","-finline-functions"\]'
+like "unit: removed flags" "$json" '"removed":\["-g"\]'
+like "unit: gcc version" "$json" "\"gcc\":\"$(gcc -dumpfullversion)\""
+like "unit: plugin version" "$json" '"plugin":"[0-9]+\.[0-9]+\.[0-9]+"'
+like "unit: command line" "$json" '"flags":\[[^]]*"-O2"'
+
+sites=$("$PGBUILD" inspect --sites known.o)
+like "static helper inlined early into use_helper" "$sites" $'use_helper\tknown.c:3:[0-9]+\thelper\tearly'
+like "called-once function inlined by IPA" "$sites" $'only\tknown.c:[0-9]+:[0-9]+\tonce\tipa'
+like "its callee inlined too (chain)" "$sites" $'only\tknown.c:[0-9]+:[0-9]+\tsmall\tipa'
+like "chain names the intermediate function" "$json" '"callee":"small","line":[0-9]+,"col":[0-9]+,"chain":\["once"\]'
+t=$("$PGBUILD" inspect --function use_refused known.o)
+like "noinline callee refused with GCC's reason" "$t" "function not inlinable"
+t=$("$PGBUILD" inspect --function big1 known.o)
+like "too-large callee refused with GCC's reason" "$t" "max-inline-insns-auto limit reached"
+like "noinline attribute recorded" "$("$PGBUILD" inspect --json --function refused known.o)" '"attributes":\["noinline"\]'
+like "per-function opt level and flags" "$json" '"O":"-O2","flags":\["inline-functions"'
+like "estimated and ELF sizes" "$("$PGBUILD" inspect --json --function big1 known.o)" '"size":[1-9][0-9]*,"size_est":[1-9]'
+like "text section recorded" "$json" '"section":".text"'
+nok "huge itself was not inlined anywhere" sh -c "printf '%s' \"\$1\" | grep -q 'huge'" _ "$sites"
+
+# cross-file: only -flto inlines across objects, at link time
+cat > x1.c <<'C'
+int helper2(int x);
+int main(int argc, char **argv) { (void)argv; return helper2(argc) & 1; }
+C
+cat > x2.c <<'C'
+int helper2(int x) { return x * 5 + 1; }
+C
+gcc -O2 -c x1.c $(plugin_flags x1.c) && gcc -O2 -c x2.c $(plugin_flags x2.c) &&
+	gcc -O2 x1.o x2.o -o plain
+ok "non-LTO build links" test -x plain
+t=$("$PGBUILD" inspect --function main x1.o)
+like "non-LTO: cross-file call refused (no body)" "$t" "function body not available"
+is "non-LTO: no link-time record" "$("$PGBUILD" inspect --units plain | grep -c ltrans)" "0"
+is "non-LTO binary carries both objects' records" "$("$PGBUILD" inspect --units plain | grep -c compile)" "2"
+
+gcc -O2 -flto -c x1.c -o l1.o $(plugin_flags x1.c) &&
+	gcc -O2 -flto -c x2.c -o l2.o $(plugin_flags x2.c) &&
+	gcc -O2 -flto l1.o l2.o -o lto $(plugin_flags lto) 2>err.txt
+ok "LTO build links with the plugin at link time" test -x lto
+is "LTO link silent" "$(cat err.txt)" ""
+units=$("$PGBUILD" inspect --units lto)
+like "compile-time records survive LTO (x1.c)" "$units" "x1.c +compile-lto"
+like "compile-time records survive LTO (x2.c)" "$units" "x2.c +compile-lto"
+like "link-time (ltrans) record present" "$units" "lto +ltrans"
+like "cross-file inline recorded at link time" "$("$PGBUILD" inspect --sites lto)" $'main\tx1.c:2:[0-9]+\thelper2\tlto'
+like "counted as cross-file" "$units" "cross-file 1"
+
+# sidecar
+gcc -O2 -c known.c -o side.o $(plugin_flags src/known.c) -fplugin-arg-pgopt-log=$TMP/log
+ok "sidecar functions/<tu>.jsonl written" test -s log/functions/src/known.c.jsonl
+is "sidecar: a unit line and 8 function lines" "$(wc -l < log/functions/src/known.c.jsonl)" "9"
+objcopy --dump-section .pgopt.log=sec.txt side.o junk.o
+ok "sidecar equals the section" cmp sec.txt log/functions/src/known.c.jsonl
+
+# verbose
+gcc -O2 -c known.c -o v.o $(plugin_flags known.c) -fplugin-arg-pgopt-verbose 2>err.txt
+like "verbose: says what it recorded" "$(cat err.txt)" "pgopt: 8 function records in .pgopt.log"
+
+# option errors: one GCC error naming the full option
+gcc -O2 -c known.c -o e.o -fplugin=$PLUGIN -fplugin-arg-pgopt-bogus=1 2>err.txt
+like "unknown key is an error naming the option" "$(cat err.txt)" "unknown option .-fplugin-arg-pgopt-bogus."
+nok "unknown key fails the compile" gcc -O2 -c known.c -o e.o -fplugin=$PLUGIN -fplugin-arg-pgopt-bogus=1
+gcc -O2 -c known.c -o e.o -fplugin=$PLUGIN -fplugin-arg-pgopt-tu 2>err.txt
+like "missing value is an error" "$(cat err.txt)" "-fplugin-arg-pgopt-tu. needs a value"
+gcc -O2 -c known.c -o e.o -fplugin=$PLUGIN -fplugin-arg-pgopt-hot=/nonexistent 2>err.txt
+like "unreadable hot list is an error" "$(cat err.txt)" "-fplugin-arg-pgopt-hot=/nonexistent.: cannot open"
+
+# a plugin built for another GCC: one clear line, no crash
+if [ -f "$B/tests/pgopt-fakever.so" ]; then
+	gcc -O2 -c known.c -o e.o -fplugin=$B/tests/pgopt-fakever.so 2>err.txt; rc=$?
+	is "version mismatch fails with gcc's error status" "$rc" "1"
+	is "version mismatch: exactly one line" "$(wc -l < err.txt)" "1"
+	like "version mismatch: says both versions" "$(cat err.txt)" "built for GCC 11.1.0 but this is GCC $(gcc -dumpfullversion)"
+fi
+done_testing
