@@ -371,7 +371,8 @@ static void mark_function(tree decl)
 		       name, want);
 }
 
-/* C front end: a function is declared or its definition starts. */
+/* C front end: a function definition has been parsed (its own attributes
+ * are applied by then, so a declared "cold" is seen and respected). */
 static void on_decl(void *gcc_data, void *user_data)
 {
 	mark_function((tree)gcc_data);
@@ -1227,9 +1228,8 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 
 	register_callback(info->base_name, PLUGIN_START_UNIT, on_start_unit, NULL);
 	if (hot_names || cold_names) {
-		register_callback(info->base_name, PLUGIN_START_PARSE_FUNCTION,
+		register_callback(info->base_name, PLUGIN_FINISH_PARSE_FUNCTION,
 				  on_decl, NULL);
-		register_callback(info->base_name, PLUGIN_FINISH_DECL, on_decl, NULL);
 		register_callback(info->base_name, PLUGIN_ALL_IPA_PASSES_START,
 				  on_ipa_start, NULL);
 	}
