@@ -45,7 +45,7 @@
  * frequency in the call graph.
  *
  * Options (-fplugin-arg-pgopt-KEY[=VALUE]):
- *   tu=PATH        translation unit name (default: the main input file)
+ *   tu=PATH        translation unit name (empty or absent: the main input file)
  *   rules=LIST     comma-separated policy file:line of the matching sections
  *   added=FLAGS    space-separated flags pgoptcc added (may be empty)
  *   removed=FLAGS  space-separated flags pgoptcc removed (may be empty)
@@ -1163,8 +1163,8 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 	for (int i = 0; i < info->argc; i++) {
 		const struct plugin_argument *arg = &info->argv[i];
 		if (!strcmp(arg->key, "tu")) {
-			if (need_value(arg))
-				opt_tu = arg->value;
+			/* empty: the wrapper could not name it; use the input */
+			opt_tu = arg->value && *arg->value ? arg->value : NULL;
 		} else if (!strcmp(arg->key, "rules")) {
 			opt_rules = arg->value;
 		} else if (!strcmp(arg->key, "added")) {

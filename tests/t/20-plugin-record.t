@@ -121,8 +121,11 @@ like "verbose: says what it recorded" "$(cat err.txt)" "pgopt: 8 function record
 gcc -O2 -c known.c -o e.o -fplugin=$PLUGIN -fplugin-arg-pgopt-bogus=1 2>err.txt
 like "unknown key is an error naming the option" "$(cat err.txt)" "unknown option .-fplugin-arg-pgopt-bogus."
 nok "unknown key fails the compile" gcc -O2 -c known.c -o e.o -fplugin=$PLUGIN -fplugin-arg-pgopt-bogus=1
-gcc -O2 -c known.c -o e.o -fplugin=$PLUGIN -fplugin-arg-pgopt-tu 2>err.txt
-like "missing value is an error" "$(cat err.txt)" "-fplugin-arg-pgopt-tu. needs a value"
+gcc -O2 -c known.c -o e.o -fplugin=$PLUGIN -fplugin-arg-pgopt-log 2>err.txt
+like "missing value is an error" "$(cat err.txt)" "-fplugin-arg-pgopt-log. needs a value"
+gcc -O2 -c known.c -o e.o -fplugin=$PLUGIN -fplugin-arg-pgopt-tu= 2>err.txt
+is "empty tu is accepted (the wrapper's default)" "$(cat err.txt)" ""
+like "empty tu: named after the input" "$("$PGBUILD" inspect --units e.o)" "^known.c "
 gcc -O2 -c known.c -o e.o -fplugin=$PLUGIN -fplugin-arg-pgopt-hot=/nonexistent 2>err.txt
 like "unreadable hot list is an error" "$(cat err.txt)" "-fplugin-arg-pgopt-hot=/nonexistent.: cannot open"
 
