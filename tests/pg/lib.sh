@@ -1,0 +1,203 @@
+# tests/pg/lib.sh - the shared fixture of every PostgreSQL end-to-end test.
+#
+# Source it from a tests/pg/NN-*.t script (it sources tests/lib/tap.sh when
+# that has not been sourced yet):
+#
+#     . "$(dirname "$0")/lib.sh"
+#     prefix=$(e2e_build base none)               # baseline, policy none
+#     cand=$(e2e_build coscup "$TOP/examples/coscup-2017.policy")
+#     builddir=$(e2e_builddir coscup)
+#
+# PostgreSQL is built at most once per NAME and shared by all suites: builds
+# live in $PGOPT_E2E/NAME/{build,prefix} ($PGOPT_E2E defaults to
+# $TOP/build/e2e), are made with `pgbuild build --no-bench`, and are marked
+# done by $PGOPT_E2E/NAME/.done (which records the policy's content hash: a
+# changed policy file rebuilds - incrementally - on the next call).  A lock
+# per NAME makes parallel callers wait for the one build.  The standard
+# builds are:
+#     base     policy none                         (the baseline)
+#     coscup   examples/coscup-2017.policy         (-O2 -finline-functions, LTO)
+# Do not add private full builds to tests: CI has room for these two.
+#
+# Functions:
+#   e2e_src                    unpacked PostgreSQL source dir (fetched once)
+#   e2e_build NAME POLICY|none [pgbuild build options...]
+#                              build once, print the prefix
+#   e2e_prefix NAME / e2e_builddir NAME / e2e_dir NAME   paths (no build)
+#   e2e_heavy CMD...           run CMD under the machine-wide heavy-job lock
+#                              (/tmp/pgopt-heavy.lock) unless an ancestor
+#                              process already holds it (no self-deadlock
+#                              when the whole suite runs under flock)
+#   e2e_pg_user                the unprivileged user servers run as
+#   e2e_server_start PREFIX [postgresql.conf lines...]
+#                              initdb + start a throw-away server (unix socket
+#                              in a private dir, no TCP); sets E2E_PGHOST,
+#                              E2E_PGPORT, E2E_PGDATA; stopped at exit
+#   e2e_psql PREFIX SQL        run SQL with PREFIX's psql against that server
+#                              (-X -A -t -v ON_ERROR_STOP=1), print the result
+#   e2e_server_stop            stop it now
+#
+# Environment: PGOPT_E2E (build root), PGOPT_E2E_SRC (a --src for pgbuild,
+# default debian:postgresql-15), PGOPT_E2E_JOBS (make -j, default nproc).
+if [ -z "${TAP_N+x}" ]; then
+	. "$(cd "$(dirname "${BASH_SOURCE[0]}")/../lib" && pwd)/tap.sh"
+fi
+
+PGOPT_E2E=${PGOPT_E2E:-$TOP/build/e2e}
+E2E_HEAVY_LOCK=${E2E_HEAVY_LOCK:-/tmp/pgopt-heavy.lock}
+mkdir -p "$PGOPT_E2E"
+# postgres must be able to reach the build trees (make check, servers)
+chmod 755 "$PGOPT_E2E" 2>/dev/null || true
+
+e2e_dir() { echo "$PGOPT_E2E/$1"; }
+e2e_prefix() { echo "$PGOPT_E2E/$1/prefix"; }
+e2e_builddir() { echo "$PGOPT_E2E/$1/build"; }
+
+e2e_pg_user() {
+	if [ "$(id -u)" = 0 ]; then echo postgres; else id -un; fi
+}
+
+# Is the heavy lock held by this process or one of its ancestors?
+e2e_heavy_held_by_ancestor() {
+	local ino holders pid
+	[ -e "$E2E_HEAVY_LOCK" ] || return 1
+	ino=$(stat -c %i "$E2E_HEAVY_LOCK" 2>/dev/null) || return 1
+	holders=$(awk -v ino="$ino" '$2 == "FLOCK" && $0 !~ /->/ {
+		split($6, f, ":"); if (f[3] == ino) print $5 }' /proc/locks)
+	[ -n "$holders" ] || return 1
+	pid=$$
+	while [ -n "$pid" ] && [ "$pid" -gt 1 ]; do
+		for h in $holders; do [ "$h" = "$pid" ] && return 0; done
+		pid=$(awk '{ print $4 }' "/proc/$pid/stat" 2>/dev/null)
+	done
+	return 1
+}
+
+e2e_heavy() {
+	if [ "${PGOPT_HEAVY_HELD:-0}" = 1 ] || e2e_heavy_held_by_ancestor; then
+		"$@"
+	else
+		PGOPT_HEAVY_HELD=1 flock "$E2E_HEAVY_LOCK" "$@"
+	fi
+}
+export -f e2e_heavy e2e_heavy_held_by_ancestor 2>/dev/null || true
+
+e2e_src() {
+	local f="$PGOPT_E2E/src.path"
+	(
+		flock 9
+		if [ ! -s "$f" ] || [ ! -x "$(cat "$f")/configure" ]; then
+			"$B/bin/pgbuild" source --src "${PGOPT_E2E_SRC:-debian:postgresql-15}" \
+				>"$f.tmp" && mv "$f.tmp" "$f"
+		fi
+	) 9>"$PGOPT_E2E/src.lock" >&2 || return 1
+	cat "$f"
+}
+
+# e2e_build NAME POLICY|none [extra pgbuild build options]
+e2e_build() {
+	local name=$1 policy=$2
+	shift 2
+	local dir="$PGOPT_E2E/$name" hash src
+	if [ "$policy" = none ]; then
+		hash=none
+	else
+		[ -f "$policy" ] || { echo "e2e_build: no policy file $policy" >&2; return 2; }
+		policy=$(cd "$(dirname "$policy")" && pwd)/$(basename "$policy")
+		hash=$(sha256sum <"$policy" | cut -c1-64)
+	fi
+	mkdir -p "$dir"
+	chmod 755 "$dir"
+	src=$(e2e_src) || return 2
+	(
+		flock 9
+		if [ -f "$dir/.done" ] && [ "$(cat "$dir/.done")" = "$hash $*" ] &&
+			[ -x "$dir/prefix/bin/postgres" ]; then
+			exit 0
+		fi
+		rm -f "$dir/.done"
+		echo "# e2e_build $name: pgbuild build --policy $policy (log: $dir/build.log)" >&2
+		if e2e_heavy "$B/bin/pgbuild" build --src "$src" --policy "$policy" \
+			--prefix "$dir/prefix" --builddir "$dir/build" --no-bench \
+			${PGOPT_E2E_JOBS:+--jobs "$PGOPT_E2E_JOBS"} "$@" >"$dir/build.log" 2>&1; then
+			echo "$hash $*" >"$dir/.done"
+		else
+			echo "e2e_build $name failed; last lines of $dir/build.log:" >&2
+			tail -n 30 "$dir/build.log" >&2
+			exit 2
+		fi
+	) 9>"$dir/.lock" || return 2
+	echo "$dir/prefix"
+}
+
+# ---- throw-away servers ----
+E2E_PGDATA=
+E2E_PGHOST=
+E2E_PGPORT=
+E2E_SERVER_PREFIX=
+
+e2e_as_pg_user() {
+	if [ "$(id -u)" = 0 ]; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+e2e_free_port() {
+	local p
+	for p in $(seq 25432 25532); do
+		if ! ss -ltnH 2>/dev/null | grep -q ":$p "; then
+			# unix sockets are per directory, but the port also names
+			# the lock file /tmp/.s.PGSQL.N.lock; avoid ports in use
+			[ -e "/tmp/.s.PGSQL.$p.lock" ] || { echo "$p"; return 0; }
+		fi
+	done
+	echo 25432
+}
+
+e2e_server_start() {
+	local prefix=$1
+	shift
+	local base
+	base=$(mktemp -d "${TMPDIR:-/tmp}/pgopt-e2e-srv.XXXXXX")
+	chmod 755 "$base"
+	E2E_PGDATA=$base/data
+	E2E_PGHOST=$base/sock
+	E2E_PGPORT=$(e2e_free_port)
+	E2E_SERVER_PREFIX=$prefix
+	mkdir -p "$E2E_PGHOST"
+	[ "$(id -u)" = 0 ] && chown postgres: "$base" "$E2E_PGHOST"
+	e2e_as_pg_user "$prefix/bin/initdb" -D "$E2E_PGDATA" -A trust -U postgres \
+		--no-sync -E UTF8 --locale=C >"$base/initdb.log" 2>&1 || {
+		cat "$base/initdb.log" >&2
+		return 1
+	}
+	{
+		echo "listen_addresses = ''"
+		echo "unix_socket_directories = '$E2E_PGHOST'"
+		echo "port = $E2E_PGPORT"
+		echo "fsync = off"
+		for l in "$@"; do echo "$l"; done
+	} | e2e_as_pg_user tee -a "$E2E_PGDATA/postgresql.conf" >/dev/null
+	e2e_as_pg_user "$prefix/bin/pg_ctl" -D "$E2E_PGDATA" -l "$base/server.log" \
+		-w -t 60 start >/dev/null || {
+		cat "$base/server.log" >&2
+		return 1
+	}
+	trap 'e2e_server_stop; tap_cleanup' EXIT
+}
+
+e2e_server_stop() {
+	[ -n "$E2E_PGDATA" ] || return 0
+	e2e_as_pg_user "$E2E_SERVER_PREFIX/bin/pg_ctl" -D "$E2E_PGDATA" -m immediate \
+		-w stop >/dev/null 2>&1
+	rm -rf "$(dirname "$E2E_PGDATA")"
+	E2E_PGDATA=
+}
+
+e2e_psql() {
+	local prefix=$1 sql=$2
+	e2e_as_pg_user "$prefix/bin/psql" -X -A -t -q -v ON_ERROR_STOP=1 \
+		-h "$E2E_PGHOST" -p "$E2E_PGPORT" -U postgres -d postgres -c "$sql"
+}
