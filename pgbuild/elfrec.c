@@ -135,6 +135,22 @@ static int read_image(Elf *elf, struct elfrec_object *obj, const char **why)
 		return -1;
 	}
 	obj->elf_type = eh.e_type;
+	/* libelf quietly reports no sections when the table lies past the
+	 * end: check the header's own numbers against the image size first */
+	if (eh.e_shoff || eh.e_shnum) {
+		uint64_t entsize = eh.e_shentsize, count = eh.e_shnum ? eh.e_shnum : 1;
+		if (!entsize || eh.e_shoff > image_size ||
+		    count > (image_size - eh.e_shoff) / entsize) {
+			*why = "section header table extends past the end of the file (truncated?)";
+			return -1;
+		}
+	}
+	if (eh.e_phoff && eh.e_phnum &&
+	    (eh.e_phoff > image_size || !eh.e_phentsize ||
+	     eh.e_phnum > (image_size - eh.e_phoff) / eh.e_phentsize)) {
+		*why = "program header table extends past the end of the file (truncated?)";
+		return -1;
+	}
 	if (elf_getshdrnum(elf, &shnum) || elf_getshdrstrndx(elf, &shstrndx) ||
 	    (shnum && eh.e_shoff > image_size) ||
 	    (shnum && (image_size - eh.e_shoff) / (eh.e_shentsize ? eh.e_shentsize : 1) < shnum)) {
