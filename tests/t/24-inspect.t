@@ -1,0 +1,93 @@
+#!/bin/bash
+# 24-inspect.t - pgbuild inspect as a command: objects, archives,
+# executables; --json is one valid document in the documented shape;
+# corrupt, truncated or non-ELF input is one clear error line and exit 2;
+# options are checked.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/plugin.sh"
+cd "$TMP" || exit 1
+[ -f "$PLUGIN" ] || skip_all "plugin not built"
+
+cat > one.c <<'C'
+static int sq(int x) { return x * x; }
+int one(int x) { return sq(x) + 1; }
+int ext(int);
+int calls_ext(int x) { return ext(x) + ext(x + 1); }
+C
+cat > two.c <<'C'
+int two(int x) { return x * 2; }
+int main(void) { return 0; }
+int ext(int x) { return x; }
+C
+gcc -O2 -frecord-gcc-switches -c one.c $(plugin_flags src/one.c)
+gcc -O2 -frecord-gcc-switches -c two.c $(plugin_flags src/two.c)
+gcc -O2 -c two.c -o noplug.o
+ar rcs lib.a one.o two.o
+gcc -o prog one.o two.o
+
+json_ok() { perl -MJSON::PP -e 'local $/; decode_json(<STDIN>); 1' ; }
+out=$("$PGBUILD" inspect one.o); rc=$?
+is "object: exit 0" "$rc" "0"
+like "object: unit header" "$out" "^== one.o: src/one.c \(compile, gcc"
+like "object: recorded command line" "$out" "flags: .*-O2"
+like "object: function row" "$out" "one +[0-9]+ +[0-9]+ +1 +0 +.text"
+like "object: refusal column" "$out" "calls_ext .* function body not available \(2\)"
+like "object: summary line" "$out" "1 units, 2 functions, 1 inlined call sites"
+
+out=$("$PGBUILD" inspect lib.a)
+like "archive: each member" "$out" "lib.a\(one.o\): src/one.c"
+like "archive: second member" "$out" "lib.a\(two.o\): src/two.c"
+like "executable: both units" "$("$PGBUILD" inspect --units prog)" "src/one.c .*"$'\n'"src/two.c "
+
+"$PGBUILD" inspect --json one.o lib.a prog > all.json
+ok "--json over several files is valid JSON" json_ok < all.json
+j=$(cat all.json)
+like "--json shape: units with tu, flags, functions" "$j" '^\{"units":\[\{"file":"one.o","tu":"src/one.c",.*"flags":\[.*"functions":\[\{"name":"one","size":[0-9]+'
+like "--json: inlined and not_inlined" "$j" '"inlined":\[\{"callee":"sq".*"not_inlined":\[\{"callee":"ext","reason":"function body not available","count":2'
+like "--json: section and attributes" "$j" '"attributes":\[\],"frequency":"normal","section":".text"'
+like "--json: files with command lines" "$j" '"files":\[\{"file":"one.o","archive":false,"objects":1,"command_lines":\["GNU C'
+like "--json: archive members named" "$j" '"file":"lib.a","tu":"src/two.c","object":"two.o"'
+is "--json: units counted" "$(perl -MJSON::PP -e 'local $/; print scalar @{decode_json(<STDIN>)->{units}}' < all.json)" "5"
+
+# an object compiled without the plugin
+out=$("$PGBUILD" inspect noplug.o 2>err.txt); rc=$?
+is "no record: exit 0" "$rc" "0"
+like "no record: says so on stderr" "$(cat err.txt)" "noplug.o: no pgopt record"
+"$PGBUILD" inspect --require noplug.o >/dev/null 2>&1; rc=$?
+is "no record with --require: exit 1" "$rc" "1"
+like "no record --json: symbols and sections" "$("$PGBUILD" inspect --json noplug.o)" '"tu":null,"object":null,"flags":\[\],"functions":\[\{"name":"two","size":[0-9]+,"section":".text"'
+
+# filters
+like "--function" "$("$PGBUILD" inspect --sites --function one prog)" $'^src/one.c\tone\tone.c:2:[0-9]+\tsq\tearly$'
+is "--tu" "$("$PGBUILD" inspect --units --tu src/two.c prog | grep -c src/)" "1"
+
+# corrupt input: one error line, exit 2, never a crash
+printf 'not an object at all\n' > text.o
+head -c 300 one.o > trunc.o
+cp one.o bad.o; printf '\377\377\377\377\377\377\377\377' | dd of=bad.o bs=1 seek=40 conv=notrunc 2>/dev/null
+head -c 2000 lib.a > trunc.a
+for f in text.o trunc.o bad.o trunc.a missing.o; do
+	"$PGBUILD" inspect "$f" >out.txt 2>err.txt; rc=$?
+	is "$f: exit 2" "$rc" "2"
+	is "$f: one error line" "$(wc -l < err.txt)" "1"
+	like "$f: names the file" "$(cat err.txt)" "^pgbuild: error: $f"
+done
+like "truncated: says so" "$("$PGBUILD" inspect trunc.o 2>&1)" "truncated"
+# a damaged record line
+cat > badrec.c <<'C'
+__asm__(".pushsection .pgopt.log,\"\",@progbits\n.ascii \"{\\\"kind\\\":\\\"unit\\\"}\\n{\\\"kind\\\":\\\"fn\\\",\\\"name\\\":\\n\"\n.popsection");
+int f(void) { return 1; }
+C
+gcc -c badrec.c
+"$PGBUILD" inspect badrec.o >/dev/null 2>err.txt; rc=$?
+is "damaged record: exit 2" "$rc" "2"
+like "damaged record: line named" "$(cat err.txt)" "badrec.o: .pgopt.log line 2:"
+
+# usage
+nok "no file: error" "$PGBUILD" inspect
+like "--help" "$("$PGBUILD" inspect --help)" "usage: pgbuild inspect"
+"$PGBUILD" inspect --bogus one.o >/dev/null 2>err.txt; rc=$?
+is "unknown option: exit 2" "$rc" "2"
+"$PGBUILD" inspect --json --sites one.o >/dev/null 2>err.txt; rc=$?
+is "conflicting modes: exit 2" "$rc" "2"
+done_testing
