@@ -30,7 +30,8 @@ long buildlog_each(const char *path, long first_line,
 /* Number of complete lines in path (0 when missing). */
 long buildlog_count_lines(const char *path);
 
-/* Is rec a compile of one translation unit that succeeded? */
+/* Is rec a compile of one C translation unit (kind "compile", with or
+ * without policy) that succeeded? */
 int buildlog_is_compile(const struct json_value *rec);
 
 /* "<cwd>/<output>" of a record (output made absolute), malloced, or NULL. */

@@ -1,0 +1,154 @@
+#!/bin/bash
+# 30-build-fake.t - pgbuild build, verify and source on a tiny source tree
+# shaped like PostgreSQL's (configure + out-of-tree make + install): real
+# gcc, real pgoptcc and pgopt.so, seconds instead of minutes.  Covers the
+# build record, the compile log, incremental rebuilds after a policy change
+# (exactly the changed objects are recompiled), verify against the policy
+# and against a tampered one, and tarball sources.
+. "$(dirname "$0")/../lib/tap.sh"
+P=$B/bin/pgbuild
+export PGOPT_CACHE_DIR=$TMP/cache
+unset PGOPT_POLICY PGOPT_LOGDIR PGOPT_PREFIX
+cd "$TMP" || exit 1
+
+# --- a fake PostgreSQL: src/backend/{a,b,c}.c -> postgres, VPATH build ---
+mkdir -p fakepg-99.1/src/backend fakepg-99.1/contrib
+cat > fakepg-99.1/configure <<'CONF'
+#!/bin/sh
+# fake configure: writes config.status and a GNUmakefile for a VPATH build
+PACKAGE_VERSION='99.1'
+srcdir=$(cd "$(dirname "$0")" && pwd)
+prefix=/usr/local CC=cc AR=ar
+for a; do
+	case $a in
+	--prefix=*) prefix=${a#--prefix=} ;;
+	CC=*) CC=${a#CC=} ;;
+	AR=*) AR=${a#AR=} ;;
+	esac
+done
+# a configure probe, like autoconf's: must stay untouched by the policy
+printf 'int main(void) { return 0; }\n' > conftest.c
+"$CC" -O2 -o conftest conftest.c || exit 1
+rm -f conftest conftest.c
+echo "$*" > config.status
+mkdir -p src/backend contrib
+cat > GNUmakefile <<EOF
+srcdir = $srcdir
+CC = $CC
+prefix = $prefix
+OBJS = a.o b.o c.o
+all: src/backend/postgres
+src/backend/%.o: \$(srcdir)/src/backend/%.c
+	cd src/backend && \$(CC) -O2 -c -o \$*.o \$(srcdir)/src/backend/\$*.c
+src/backend/postgres: \$(addprefix src/backend/,\$(OBJS))
+	cd src/backend && \$(CC) -O2 -o postgres \$(OBJS)
+install: all
+	mkdir -p \$(prefix)/bin && cp src/backend/postgres \$(prefix)/bin/postgres
+EOF
+printf 'all:\ninstall:\n' > contrib/Makefile
+CONF
+chmod +x fakepg-99.1/configure
+printf 'int a(int x) { return x + 1; }\n' > fakepg-99.1/src/backend/a.c
+printf 'int b(int x) { return x * 2; }\n' > fakepg-99.1/src/backend/b.c
+printf 'int a(int); int b(int);\nint main(int c, char **v) { (void)v; return a(b(c)) == 3 ? 0 : 1; }\n' \
+	> fakepg-99.1/src/backend/c.c
+SRC=$TMP/fakepg-99.1
+
+printf '[global]\ncflags += -fno-plt\n' > p1.policy
+printf '[global]\ncflags += -fno-plt\n[src/backend/b.c]\ncflags += -O3\n' > p2.policy
+printf '[global]\ncflags += -fno-plt\n[src/backend/b.c]\ncflags += -O1\n' > tampered.policy
+
+build() { "$P" build --src "$SRC" --prefix "$TMP/out" --no-bench --jobs 2 "$@"; }
+json() { perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); my @k = split /\./, $ARGV[0];
+	for (@k) { $j = ref $j eq "ARRAY" ? $j->[$_] : $j->{$_} } print ref $j eq "ARRAY" ? join(",", @$j) : $j // "null"' "$1"; }
+compiles_since() { # first_line -> compile records of src/backend from that line on
+	tail -n +"$1" out.build/pgopt-log/compile.jsonl | grep -c '"kind":"compile"'; }
+
+ok "build with policy p1" build --policy p1.policy
+R=$TMP/out/pgopt-build.json
+ok "installed postgres runs" "$TMP/out/bin/postgres"
+is "record: source version" "$(json source.version < "$R")" "99.1"
+is "record: policy path" "$(json policy.path < "$R")" "$TMP/p1.policy"
+like "record: policy content" "$(json policy.content < "$R")" 'cflags \+= -fno-plt'
+like "record: policy sha256" "$(json policy.sha256 < "$R")" '^[0-9a-f]{64}$'
+like "record: gcc version" "$(json compiler.version < "$R")" 'gcc'
+like "record: configure args carry CC=pgoptcc" "$(json configure_args < "$R")" "CC=$B/bin/pgoptcc"
+like "record: configure args carry the LTO-aware archiver" "$(json configure_args < "$R")" 'AR=.*gcc-ar'
+like "record: phase times" "$(json phases.make < "$R")" '^[0-9.]+$'
+like "record: text size of postgres" "$(json postgres.text_size < "$R")" '^[1-9][0-9]*$'
+is "record: 3 compiles this build" "$(json log.compiles < "$R")" 3
+is "record: a fresh build" "$(json incremental.fresh < "$R")" 1
+ok "the configure probe was passed through untouched" \
+	grep -q '"kind":"passthrough","reason":"conftest"' out.build/pgopt-log/compile.jsonl
+ok "compiles were logged with the policy's flags" \
+	grep -q '"tu":"src/backend/b.c".*"added":\["-fno-plt"\]' out.build/pgopt-log/compile.jsonl
+
+ok "verify passes against the build's policy" "$P" verify --prefix "$TMP/out"
+like "verify says OK" "$("$P" verify --prefix "$TMP/out" 2>&1 | tail -1)" '^verify: OK: 3 objects'
+
+ok "rebuild with the same policy" build --policy p1.policy
+is "same policy: nothing recompiled" "$(json log.compiles < "$R")" 0
+
+first=$(( $(wc -l < out.build/pgopt-log/compile.jsonl) + 1 ))
+ok "rebuild after a policy change on one file" build --policy p2.policy
+is "only the changed file was invalidated" "$(json incremental.invalidated_tus < "$R")" "src/backend/b.c"
+is "only the changed file was recompiled (compile log)" "$(compiles_since "$first")" 1
+ok "the recompile got -O3" sh -c "tail -n +$first out.build/pgopt-log/compile.jsonl | grep -q '\"tu\":\"src/backend/b.c\".*\"added\":\\[\"-fno-plt\",\"-O3\"\\]'"
+is "postgres relinked once" "$(tail -n +"$first" out.build/pgopt-log/compile.jsonl | grep -c '"kind":"link"')" 1
+ok "verify passes against p2" "$P" verify --prefix "$TMP/out"
+"$P" verify --prefix "$TMP/out" --policy tampered.policy > verify.out 2>&1
+is "verify against a tampered expectation exits 1" "$?" 1
+like "verify names the missing flag" "$(cat verify.out)" 'MISSING +src/backend/b.c: -O1'
+like "verify names the extra flag" "$(cat verify.out)" 'EXTRA +src/backend/b.c: -O3'
+"$P" verify --prefix "$TMP/out" --policy none > verify.out 2>&1
+is "verify against policy none exits 1" "$?" 1
+
+first=$(( $(wc -l < out.build/pgopt-log/compile.jsonl) + 1 ))
+ok "back to the baseline (policy none)" build --policy none
+is "policy none: all three objects change" "$(compiles_since "$first")" 3
+ok "verify of the baseline passes" "$P" verify --prefix "$TMP/out"
+like "the baseline record has no policy" "$(json policy.path < "$R")" '^null$'
+
+# --- argument errors ---
+"$P" build --prefix "$TMP/x" >err.out 2>&1
+is "build without --policy exits 2" "$?" 2
+like "... and names --policy" "$(cat err.out)" 'error: --policy is required'
+"$P" build --policy none --prefix "$TMP/x" --jobs 0 >err.out 2>&1
+is "--jobs 0 exits 2" "$?" 2
+like "... and names the option and value" "$(cat err.out)" 'invalid value "0" for --jobs'
+"$P" build --policy none --prefix "$TMP/x" --gate 'tps>=1.05' >err.out 2>&1
+is "--gate without --baseline exits 2" "$?" 2
+printf '[global]\ncflags -= -fwrapv\n' > bad.policy
+"$P" build --src "$SRC" --policy bad.policy --prefix "$TMP/x" >err.out 2>&1
+is "a policy removing a required flag exits 2" "$?" 2
+like "... naming the policy" "$(cat err.out)" 'bad.policy'
+"$P" build --src /nonexistent --policy none --prefix "$TMP/x" >err.out 2>&1
+is "a missing source exits 2" "$?" 2
+like "... naming it" "$(cat err.out)" '"/nonexistent"'
+"$P" regress >err.out 2>&1
+is "regress without --builddir exits 2" "$?" 2
+"$P" regress --builddir "$TMP" >err.out 2>&1
+is "regress on a non-build directory exits 2" "$?" 2
+like "... saying why" "$(cat err.out)" 'no config.status'
+"$P" verify --prefix "$TMP" >err.out 2>&1
+is "verify on a prefix without a build record exits 2" "$?" 2
+
+# --- sources ---
+mkdir notpg
+"$P" source --src notpg >err.out 2>&1
+is "a directory without configure is refused" "$?" 2
+like "... with a reason" "$(cat err.out)" 'not a PostgreSQL source tree'
+cp -r fakepg-99.1 inplace && touch inplace/config.status
+"$P" source --src inplace >err.out 2>&1
+is "a source tree configured in place is refused" "$?" 2
+like "... with a reason" "$(cat err.out)" 'configured in place'
+tar czf fakepg-99.1.tar.gz fakepg-99.1
+out=$("$P" source --src fakepg-99.1.tar.gz --json 2>/dev/null)
+like "a tarball is unpacked into the cache" "$out" "\"dir\":\"$TMP/cache/tarball/fakepg-99.1-[0-9a-f]+/fakepg-99.1\""
+like "... and its version read" "$out" '"version":"99.1"'
+ok "... once: the second call reuses it" sh -c "'$P' source --src fakepg-99.1.tar.gz 2>&1 | grep -v unpacking | grep -q fakepg-99.1"
+"$P" source --src debian:pgoptcc-no-such-package >err.out 2>&1
+is "an unknown Debian source package exits 2" "$?" 2
+like "... saying apt lists no version" "$(cat err.out)" 'lists no versions'
+
+done_testing
