@@ -282,7 +282,7 @@ int elfrec_open(const char *path, struct elfrec_file *f, struct strbuf *err)
 		close(fd);
 		return elfrec_fail(err, path, NULL, "not a regular file");
 	}
-	elf = elf_begin(fd, ELF_C_READ, NULL);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf) {
 		close(fd);
 		return elfrec_fail(err, path, NULL, "not an ELF file or archive");
@@ -290,7 +290,7 @@ int elfrec_open(const char *path, struct elfrec_file *f, struct strbuf *err)
 	f->path = xstrdup(path);
 	if (elf_kind(elf) == ELF_K_AR) {
 		Elf *member;
-		Elf_Cmd cmd = ELF_C_READ;
+		Elf_Cmd cmd = ELF_C_READ_MMAP;
 		f->is_archive = 1;
 		while ((member = elf_begin(fd, cmd, elf)) != NULL) {
 			Elf_Arhdr *ah = elf_getarhdr(member);
