@@ -57,12 +57,23 @@ include plugin/plugin.mk
 include pgbuild/pgbuild.mk
 include tests/tests.mk
 
-all: $(PROGRAMS) $(PLUGINS) $(UNIT_TESTS) $(TEST_HELPERS)
+# Masquerade links: put $(PREFIX)/lib/pgoptcc/masq first on PATH and every
+# "gcc"/"cc" call of a build goes through pgoptcc while configure records the
+# plain compiler name (for installs shipped to machines without pgoptcc).
+MASQ_NAMES := gcc cc
+$(O)/lib/pgoptcc/masq/%: | $(O)/bin/pgoptcc
+	@mkdir -p $(dir $@)
+	ln -sfn ../../../bin/pgoptcc $@
+MASQ_LINKS := $(MASQ_NAMES:%=$(O)/lib/pgoptcc/masq/%)
+
+all: $(PROGRAMS) $(PLUGINS) $(UNIT_TESTS) $(TEST_HELPERS) $(MASQ_LINKS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pgoptcc
 	install -m 0755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
 	$(if $(PLUGINS),install -m 0755 $(PLUGINS) $(DESTDIR)$(PREFIX)/lib/pgoptcc/)
+	install -d $(DESTDIR)$(PREFIX)/lib/pgoptcc/masq
+	for n in $(MASQ_NAMES); do ln -sfn ../../../bin/pgoptcc $(DESTDIR)$(PREFIX)/lib/pgoptcc/masq/$$n; done
 
 deps:
 	@sh pgbuild/deps.sh

@@ -86,6 +86,15 @@ like "missing plugin: one line naming it" "$(cat err)" "^pgoptcc: error: cannot 
 PGOPT_PLUGIN=$TMP/nonexistent.so "$W" -c a.c -o np.o 2> err; s=$?
 is "missing plugin without policy: not needed" "$s" 0
 
+# an installed tree can be moved: pgoptcc finds its plugin and masquerade
+# links relative to its own executable
+make -s -C "$TOP" install PREFIX="$TMP/inst" O="$B" >/dev/null 2>&1
+mv "$TMP/inst" "$TMP/moved"
+ok "installed tree has the masquerade links" test -L "$TMP/moved/lib/pgoptcc/masq/gcc"
+PATH=$TMP/moved/lib/pgoptcc/masq:$PATH PGOPT_PLUGIN= PGOPT_POLICY=$TMP/p.policy gcc -c a.c -o mv.o 2> err; s=$?
+is "moved install: masquerade gcc with the plugin builds" "$s" 0
+like "moved install: plugin loaded from the moved tree" "$(tail -n1 log/compile.jsonl)" "-fplugin=$TMP/moved/lib/pgoptcc/pgopt.so"
+
 # own options
 like "--pgopt-version" "$("$W" --pgopt-version)" "^pgoptcc [0-9]"
 "$W" --pgopt-bogus 2> err; s=$?
