@@ -7,6 +7,8 @@
 #   make deps            install the Debian packages the project needs
 #   make check           unit + integration suites (minutes)
 #   make check-pg        PostgreSQL 15 end-to-end suite (tens of minutes)
+#   make test            deps + check + check-pg (the README's test command)
+#   make demo            deps + the whole pipeline on examples/coscup-2017.policy
 #   make SANITIZE=address,undefined check
 
 PREFIX     ?= /usr/local
@@ -36,7 +38,7 @@ PLUGINS  :=
 UNIT_TESTS :=
 TEST_HELPERS :=
 
-.PHONY: all install deps check check-unit check-tap check-pg clean bench fuzz
+.PHONY: all install deps check check-unit check-tap check-pg clean bench fuzz test demo
 all:
 
 # ---- shared C code (wrapper/common) ----
@@ -77,6 +79,19 @@ install: all
 
 deps:
 	@sh pgbuild/deps.sh
+
+# The README's two commands for a fresh machine.
+test: deps
+	$(MAKE) all
+	$(MAKE) check
+	$(MAKE) check-pg
+
+DEMO_DIR  ?= $(O)/demo
+DEMO_ARGS ?=
+demo: deps
+	$(MAKE) all
+	$(O)/bin/pgbuild run --policy examples/coscup-2017.policy --workdir $(DEMO_DIR) \
+		--html $(DEMO_DIR)/report.html $(DEMO_ARGS)
 
 clean:
 	rm -rf $(O)
