@@ -146,6 +146,7 @@ struct run {
 	int nthreads;
 	int scale;
 	int flush_stats;        /* server has pg_stat_force_next_flush() */
+	char appname[64];       /* application_name of our clients */
 	pthread_barrier_t b_connect, b_ready, b_go;
 	int64_t start_us;       /* after b_go */
 	int64_t warm_end_us;    /* start + warmup */
@@ -179,7 +180,8 @@ static void client_abort(struct thread *t, struct client *c, const char *why)
 {
 	if (c->state == CS_ABORTED)
 		return;
-	fprintf(stderr, "%s: client %d aborted: %s\n", error_program(), c->id, why);
+	if (!cluster_interrupted)
+		fprintf(stderr, "%s: client %d aborted: %s\n", error_program(), c->id, why);
 	c->state = CS_ABORTED;
 	t->aborted++;
 }
@@ -454,6 +456,13 @@ static void client_run(struct run *run, struct thread *t, struct client *c)
 
 /* ---------------- threads ---------------- */
 
+/* Server notices: printed, except while we are being interrupted. */
+static void notice_processor(void *arg, const char *message)
+{
+	if (!cluster_interrupted)
+		fputs(message, stderr);
+}
+
 static int prepare_client(struct run *run, struct client *c)
 {
 	for (int s = 0; s < run->w->nscripts; s++) {
@@ -481,7 +490,10 @@ static int prepare_client(struct run *run, struct client *c)
 static void flush_stats(struct run *run, PGconn *conn)
 {
 	if (run->flush_stats && PQstatus(conn) == CONNECTION_OK)
-		PQclear(PQexec(conn, "SELECT pg_stat_force_next_flush()"));
+		/* the scan leaves pending table statistics: without any, the
+		 * backend skips the flush, database counters included */
+		PQclear(PQexec(conn, "SELECT pg_stat_force_next_flush() "
+				     "FROM pg_catalog.pg_database LIMIT 1"));
 }
 
 static void between_barriers(struct run *run);
@@ -539,7 +551,11 @@ static void *thread_body(void *arg)
 	pthread_barrier_wait(&run->b_connect);
 	for (int i = 0; i < t->nclients; i++) {
 		struct client *c = &t->clients[i];
-		c->conn = PQconnectdb(run->conninfo);
+		{
+			const char *keys[] = { "dbname", "application_name", NULL };
+			const char *vals[] = { run->conninfo, run->appname, NULL };
+			c->conn = PQconnectdbParams(keys, vals, 1);
+		}
 		if (PQstatus(c->conn) != CONNECTION_OK) {
 			char *m = first_line(PQerrorMessage(c->conn));
 			error("client %d: cannot connect: %s", c->id, m);
@@ -547,6 +563,7 @@ static void *thread_body(void *arg)
 			t->connect_failed = 1;
 			break;
 		}
+		PQsetNoticeProcessor(c->conn, notice_processor, NULL);
 		if (run->o->protocol == PROTO_PREPARED && prepare_client(run, c) < 0) {
 			t->connect_failed = 1;
 			break;
@@ -620,10 +637,8 @@ out:
 		if (!c->conn)
 			continue;
 		if (c->state != CS_ABORTED && PQstatus(c->conn) == CONNECTION_OK &&
-		    !t->connect_failed) {
-			flush_stats(run, c->conn);
+		    !t->connect_failed)
 			t->connected++;
-		}
 		PQfinish(c->conn);
 		c->conn = NULL;
 	}
@@ -1313,6 +1328,7 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 	}
 	cflags = server_cflags(o.prefix, ctrl);
 	run.flush_stats = version_num >= 150000;
+	snprintf(run.appname, sizeof(run.appname), "pgbuild-bench-%d", (int)getpid());
 
 	if (bench_snapshot_take(ctrl, w.data, &before) < 0)
 		goto out;
@@ -1368,19 +1384,26 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 	}
 	merge_results(&run, &R);
 
-	/* correctness */
-	if (bench_snapshot_take(ctrl, w.data, &after) < 0)
-		bench_check_add(&cs, "snapshot", 0, "could not read the data after the run");
-	else
-		bench_snapshot_compare(ctrl, &w, &before, &after, R.script_commits, &cs);
 	if (run.xact_ok) {
-		int64_t xa;
+		int64_t xa, left = 1, nq = 0;
+		char *sql = xasprintf("SELECT count(*) FROM pg_stat_activity "
+				      "WHERE application_name = '%s'", run.appname);
+		/* a backend flushes its statistics when it exits, which happens
+		 * a little after the client disconnected: wait for that */
+		for (int i = 0; i < 1000 && left; i++) {
+			struct timespec ts = { 0, 10 * 1000 * 1000 };
+			if (bench_query_int(ctrl, sql, &left) < 0)
+				break;
+			nq++;
+			if (left)
+				nanosleep(&ts, NULL);
+		}
+		free(sql);
 		flush_stats(&run, ctrl);
 		if (bench_query_int(ctrl, "SELECT xact_commit FROM pg_stat_database "
 				    "WHERE datname = current_database()", &xa) == 0) {
-			/* ours: the "before" read and the flush just now; each
-			 * client's final flush query */
-			int64_t server = xa - run.xact_before - 2 - R.connected;
+			/* ours: the "before" read, the waits, the flush just now */
+			int64_t server = xa - run.xact_before - 2 - nq;
 			if (R.aborted) {
 				bench_check_add(&cs, "xact_commits", -1,
 						"not compared: clients aborted");
@@ -1396,6 +1419,11 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 	} else {
 		bench_check_add(&cs, "xact_commits", -1, "not available before PostgreSQL 15");
 	}
+	/* correctness */
+	if (bench_snapshot_take(ctrl, w.data, &after) < 0)
+		bench_check_add(&cs, "snapshot", 0, "could not read the data after the run");
+	else
+		bench_snapshot_compare(ctrl, &w, &before, &after, R.script_commits, &cs);
 	if (have_cluster) {
 		int n = cluster_check_log(&cl, &problems);
 		strbuf_rtrim(&problems);

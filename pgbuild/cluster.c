@@ -699,13 +699,23 @@ int cluster_scan_log_text(const char *text, struct strbuf *problems)
 		"server process (PID",
 		NULL,
 	};
+	/* normal at shutdown, though it reads like a crash */
+	static const char *const harmless[] = {
+		"background worker \"logical replication launcher\" (PID",
+		NULL,
+	};
 	int found = 0;
 	const char *line = text;
 
 	while (*line) {
 		const char *e = strchr(line, '\n');
 		size_t len = e ? (size_t)(e - line) : strlen(line);
-		for (int i = 0; patterns[i]; i++) {
+		int skip = 0;
+		for (int i = 0; harmless[i]; i++)
+			if (memmem(line, len, harmless[i], strlen(harmless[i])) &&
+			    memmem(line, len, "exit code 1", 11))
+				skip = 1;
+		for (int i = 0; patterns[i] && !skip; i++) {
 			if (memmem(line, len, patterns[i], strlen(patterns[i]))) {
 				found++;
 				if (problems)
