@@ -1,0 +1,422 @@
+/*
+ * test-tune.c - unit tests of pgbuild/tune-engine.c on a synthetic
+ * evaluator: every flag multiplies the speed by a known factor, some flags
+ * "crash the compiler" or "fail the regression suite", and every call is
+ * counted.  Checks: the known best set is found, failed sets are remembered
+ * and never retried (nor their supersets), --max-builds and --time-budget
+ * are honoured, and a search killed half-way resumes from its state file
+ * without redoing any evaluation.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "tune-engine.h"
+#include "xalloc.h"
+
+/* ---------------- the synthetic evaluator ---------------- */
+
+#define MAXCALLS 256
+
+struct synth {
+	const char *const *flags;   /* candidate names */
+	const double *gain;         /* speed factor of each flag */
+	tune_set crash;             /* sets containing any of these bits fail to build */
+	tune_set regress;           /* ... fail the regression suite */
+	tune_set built_list[MAXCALLS];
+	int nr_built;
+	tune_set cand[MAXCALLS], ref[MAXCALLS];
+	int calls;
+	int abort_after;            /* simulate a kill: fail the call after this many */
+	int unmeasured_once;        /* first call of this many returns unmeasured */
+	double seconds;             /* per evaluation */
+	double noise;               /* half-width of the interval */
+};
+
+static double speed(const struct synth *s, tune_set set)
+{
+	double v = 1;
+	for (int i = 0; i < 64; i++)
+		if (set & ((tune_set)1 << i))
+			v *= s->gain[i];
+	return v;
+}
+
+static int synth_built(struct synth *s, tune_set set)
+{
+	for (int i = 0; i < s->nr_built; i++)
+		if (s->built_list[i] == set)
+			return 1;
+	return 0;
+}
+
+static int synth_eval(struct tune_engine *t, tune_set cand, tune_set ref,
+		      struct tune_eval *out, void *ctx)
+{
+	struct synth *s = ctx;
+	if (s->abort_after >= 0 && s->calls >= s->abort_after)
+		return -1;
+	assert_true(s->calls < MAXCALLS);
+	s->cand[s->calls] = cand;
+	s->ref[s->calls] = ref;
+	s->calls++;
+	out->seconds = s->seconds;
+	if (!synth_built(s, cand)) {
+		s->built_list[s->nr_built++] = cand;
+		out->builds = 1;
+		out->build_seconds = s->seconds / 2;
+	}
+	if (s->unmeasured_once > 0) {
+		s->unmeasured_once--;
+		out->outcome = TUNE_UNMEASURED;
+		return 0;
+	}
+	if (cand & s->crash) {
+		out->outcome = TUNE_BUILD_FAILED;
+		out->note = xstrdup("internal compiler error");
+		return 0;
+	}
+	if (cand & s->regress) {
+		out->outcome = TUNE_REGRESS_FAILED;
+		return 0;
+	}
+	out->outcome = TUNE_OK;
+	out->ratio = speed(s, cand) / speed(s, ref);
+	out->lo = out->ratio - s->noise;
+	out->hi = out->ratio + s->noise;
+	return 0;
+}
+
+static void synth_init(struct synth *s, const char *const *flags, const double *gain)
+{
+	memset(s, 0, sizeof(*s));
+	s->flags = flags;
+	s->gain = gain;
+	s->abort_after = -1;
+	s->seconds = 60;
+	s->noise = 0.002;
+}
+
+static const struct tune_params defaults = {
+	.tolerance = 0.005, .min_gain = 0.005, .max_builds = 0, .time_budget = 0,
+	.readd = 1, .start_stock = 0,
+};
+
+static void engine_setup(struct tune_engine *t, const struct tune_params *p,
+			 const char *const *flags, int n, struct synth *s)
+{
+	tune_engine_init(t, p);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(tune_engine_add_flag(t, flags[i]), i);
+	t->evaluate = synth_eval;
+	t->ctx = s;
+	t->key = xstrdup("unit");
+}
+
+static tune_set set_of(const struct tune_engine *t, const char *text)
+{
+	tune_set s = 0;
+	char *copy = xstrdup(text), *save = NULL;
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		long k = strvec_find(&t->flags, w);
+		assert_true(k >= 0);
+		s |= (tune_set)1 << k;
+	}
+	free(copy);
+	return s;
+}
+
+/* ---------------- tests ---------------- */
+
+static const char *const F4[] = { "-O3", "-fno-plt", "-fslow", "-march=native" };
+static const double G4[] = { 1.05, 1.00, 0.97, 1.03 };
+
+/* -O3 and -march=native pay off, -fno-plt does nothing, -fslow hurts. */
+static void test_known_best(void **state)
+{
+	struct tune_engine t;
+	struct synth s;
+	synth_init(&s, F4, G4);
+	engine_setup(&t, &defaults, F4, 4, &s);
+	assert_int_equal(tune_engine_run(&t), 0);
+	assert_true(t.best == set_of(&t, "-O3,-march=native"));
+	assert_string_equal(t.stop_reason, "converged");
+	/* final: best against stock, 1.05 * 1.03 */
+	assert_true(t.final_record >= 0);
+	assert_true(fabs(t.records[t.final_record].e.ratio - 1.05 * 1.03) < 1e-9);
+	/* start + 4 drops + 2 re-checks after drops + 2 re-adds + final */
+	assert_true(s.calls <= 10);
+	/* every comparison is against the best of its time: never twice the same */
+	for (int i = 0; i < s.calls; i++)
+		for (int j = i + 1; j < s.calls; j++)
+			assert_false(s.cand[i] == s.cand[j] && s.ref[i] == s.ref[j]);
+	/* builds: each set at most once */
+	assert_int_equal(t.builds, s.nr_built);
+	{
+		char *txt = tune_set_text(&t, t.best), *id = tune_set_id(&t, t.best), *id0 = tune_set_id(&t, 0);
+		assert_string_equal(txt, "-O3 -march=native");
+		assert_true(id[0] == 's' && strlen(id) == 13);
+		assert_string_equal(id0, "stock");
+		free(txt);
+		free(id);
+		free(id0);
+	}
+	tune_engine_release(&t);
+}
+
+/* Nothing pays off: the best is stock, whatever the start. */
+static void test_nothing_helps(void **state)
+{
+	static const double g[] = { 0.99, 1.0, 0.98, 1.0 };
+	struct tune_engine t;
+	struct synth s;
+	synth_init(&s, F4, g);
+	engine_setup(&t, &defaults, F4, 4, &s);
+	assert_int_equal(tune_engine_run(&t), 0);
+	assert_true(t.best == 0);
+	tune_engine_release(&t);
+
+	/* starting from stock: re-add only */
+	{
+		struct tune_params p = defaults;
+		p.start_stock = 1;
+		synth_init(&s, F4, G4);
+		engine_setup(&t, &p, F4, 4, &s);
+		assert_int_equal(tune_engine_run(&t), 0);
+		/* greedy: -O3 added, then -march=native on top */
+		assert_true(t.best == set_of(&t, "-O3,-march=native"));
+		assert_true(s.cand[0] == set_of(&t, "-O3") && s.ref[0] == 0);
+		tune_engine_release(&t);
+	}
+}
+
+/* A flag that crashes the compiler: the failing sets are remembered, never
+ * retried, and no set containing one is ever tried. */
+static void test_crash_remembered(void **state)
+{
+	static const char *const f[] = { "-O3", "-fcrash", "-fregress", "-march=native" };
+	static const double g[] = { 1.05, 1.10, 1.10, 1.03 };
+	struct tune_engine t;
+	struct synth s;
+	synth_init(&s, f, g);
+	s.crash = 1 << 1;
+	s.regress = 1 << 2;
+	engine_setup(&t, &defaults, f, 4, &s);
+	assert_int_equal(tune_engine_run(&t), 0);
+	assert_true(t.best == set_of(&t, "-O3,-march=native"));
+
+	/* no failed set evaluated twice, no superset of a failed set evaluated */
+	for (int i = 0; i < s.calls; i++) {
+		int fi = (s.cand[i] & (s.crash | s.regress)) != 0;
+		for (int j = 0; j < i && fi; j++) {
+			int fj = (s.cand[j] & (s.crash | s.regress)) != 0;
+			assert_false(fj && (s.cand[i] & s.cand[j]) == s.cand[j]);
+		}
+	}
+	/* the failures are in the steps */
+	{
+		int failed = 0, skipped = 0;
+		for (size_t i = 0; i < t.nr_steps; i++) {
+			failed += t.steps[i].verdict == TV_FAILED;
+			skipped += t.steps[i].verdict == TV_SKIPPED;
+		}
+		assert_true(failed >= 2);
+		(void)skipped;
+	}
+	tune_engine_release(&t);
+}
+
+/* The full set crashes: the search starts from stock and adds flags. */
+static void test_start_crashes(void **state)
+{
+	struct tune_engine t;
+	struct synth s;
+	synth_init(&s, F4, G4);
+	s.crash = 1 << 2;   /* -fslow crashes */
+	engine_setup(&t, &defaults, F4, 4, &s);
+	assert_int_equal(tune_engine_run(&t), 0);
+	assert_true(s.cand[0] == 0xf && s.ref[0] == 0);
+	assert_int_equal(t.steps[0].verdict, TV_FAILED);
+	assert_true(t.best == set_of(&t, "-O3,-march=native"));
+	/* -fslow tried alone once at most, never again */
+	{
+		int n = 0;
+		for (int i = 1; i < s.calls; i++)
+			n += (s.cand[i] & (1 << 2)) != 0;
+		assert_true(n <= 1);
+	}
+	tune_engine_release(&t);
+}
+
+static void test_max_builds(void **state)
+{
+	struct tune_params p = defaults;
+	struct tune_engine t;
+	struct synth s;
+	p.max_builds = 3;
+	synth_init(&s, F4, G4);
+	engine_setup(&t, &p, F4, 4, &s);
+	assert_int_equal(tune_engine_run(&t), 0);
+	assert_string_equal(t.stop_reason, "max-builds reached");
+	assert_int_equal(s.nr_built, 3);
+	assert_int_equal(t.builds, 3);
+	/* the best so far: start {all}, drop -O3 kept, drop -fno-plt dropped */
+	assert_true(t.best == set_of(&t, "-O3,-fslow,-march=native"));
+	tune_engine_release(&t);
+}
+
+static void test_time_budget(void **state)
+{
+	struct tune_params p = defaults;
+	struct tune_engine t;
+	struct synth s;
+	p.time_budget = 250;  /* evaluations take 60 s: 5 fit (the 5th starts at 240) */
+	synth_init(&s, F4, G4);
+	engine_setup(&t, &p, F4, 4, &s);
+	assert_int_equal(tune_engine_run(&t), 0);
+	assert_string_equal(t.stop_reason, "time budget spent");
+	assert_int_equal(s.calls, 5);
+	assert_true(t.seconds >= 250 && t.seconds < 250 + 60);
+	tune_engine_release(&t);
+}
+
+/* Kill after k evaluations (the evaluator aborts), then resume from the state
+ * file: the same best, no evaluation done twice, the same total count as an
+ * uninterrupted search. */
+static void test_resume(void **state)
+{
+	char path[] = "/tmp/test-tune-state.XXXXXX";
+	struct tune_engine t;
+	struct synth s, s2, ref;
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+
+	/* the uninterrupted search, for reference */
+	synth_init(&ref, F4, G4);
+	engine_setup(&t, &defaults, F4, 4, &ref);
+	assert_int_equal(tune_engine_run(&t), 0);
+	tune_engine_release(&t);
+
+	for (int k = 0; k <= ref.calls; k++) {
+		synth_init(&s, F4, G4);
+		s.abort_after = k;
+		engine_setup(&t, &defaults, F4, 4, &s);
+		t.state_path = xstrdup(path);
+		assert_int_equal(tune_engine_run(&t), k < ref.calls ? -1 : 0);
+		tune_engine_release(&t);
+
+		synth_init(&s2, F4, G4);
+		/* the installs of the first run are still on disk */
+		memcpy(s2.built_list, s.built_list, sizeof(s.built_list));
+		s2.nr_built = s.nr_built;
+		engine_setup(&t, &defaults, F4, 4, &s2);
+		t.state_path = xstrdup(path);
+		{
+			struct strbuf err = STRBUF_INIT;
+			assert_int_equal(tune_state_load(&t, path, &err), 0);
+			strbuf_release(&err);
+		}
+		assert_int_equal((int)t.nr_records, k);
+		assert_int_equal(tune_engine_run(&t), 0);
+		assert_true(t.best == set_of(&t, "-O3,-march=native"));
+		assert_int_equal(s.calls + s2.calls, ref.calls);
+		assert_int_equal(t.new_evaluations, ref.calls - k);
+		/* nothing evaluated in the first run is evaluated again */
+		for (int i = 0; i < s2.calls; i++)
+			for (int j = 0; j < s.calls; j++)
+				assert_false(s2.cand[i] == s.cand[j] && s2.ref[i] == s.ref[j]);
+		/* steps answered from the state are marked cached */
+		{
+			int cached = 0;
+			for (size_t i = 0; i < t.nr_steps; i++)
+				cached += t.steps[i].cached;
+			assert_true(cached >= (k ? 1 : 0));
+		}
+		assert_int_equal(t.builds, ref.nr_built);
+		tune_engine_release(&t);
+		unlink(path);
+	}
+}
+
+/* A state file of another tune is refused; unmeasured evaluations are retried. */
+static void test_state_key_and_unmeasured(void **state)
+{
+	char path[] = "/tmp/test-tune-state.XXXXXX";
+	struct tune_engine t;
+	struct synth s;
+	struct strbuf err = STRBUF_INIT;
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+
+	synth_init(&s, F4, G4);
+	s.unmeasured_once = 1;
+	engine_setup(&t, &defaults, F4, 4, &s);
+	t.state_path = xstrdup(path);
+	assert_int_equal(tune_engine_run(&t), 0);
+	assert_string_equal(t.stop_reason, "start set could not be measured");
+	assert_true(t.best == 0);
+	tune_engine_release(&t);
+
+	/* retried on the next run */
+	synth_init(&s, F4, G4);
+	engine_setup(&t, &defaults, F4, 4, &s);
+	assert_int_equal(tune_state_load(&t, path, &err), 0);
+	assert_int_equal(tune_engine_run(&t), 0);
+	assert_true(s.calls > 0 && s.cand[0] == 0xf);
+	assert_true(t.best == set_of(&t, "-O3,-march=native"));
+	tune_engine_release(&t);
+
+	/* another key */
+	synth_init(&s, F4, G4);
+	engine_setup(&t, &defaults, F4, 4, &s);
+	free(t.key);
+	t.key = xstrdup("another");
+	assert_int_equal(tune_state_load(&t, path, &err), -1);
+	assert_non_null(strstr(err.buf, "belongs to another tune"));
+	tune_engine_release(&t);
+	strbuf_release(&err);
+	unlink(path);
+}
+
+static void test_flags(void **state)
+{
+	struct tune_engine t;
+	tune_engine_init(&t, &defaults);
+	assert_int_equal(tune_engine_add_flag(&t, "-O3"), 0);
+	assert_int_equal(tune_engine_add_flag(&t, "-O3"), -1);
+	for (int i = 1; i < TUNE_MAX_FLAGS; i++) {
+		char buf[32];
+		snprintf(buf, sizeof(buf), "-f%d", i);
+		assert_int_equal(tune_engine_add_flag(&t, buf), i);
+	}
+	assert_int_equal(tune_engine_add_flag(&t, "-fone-too-many"), -1);
+	assert_int_equal(tune_set_count(~(tune_set)0), 64);
+	tune_engine_release(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_known_best),
+		cmocka_unit_test(test_nothing_helps),
+		cmocka_unit_test(test_crash_remembered),
+		cmocka_unit_test(test_start_crashes),
+		cmocka_unit_test(test_max_builds),
+		cmocka_unit_test(test_time_budget),
+		cmocka_unit_test(test_resume),
+		cmocka_unit_test(test_state_key_and_unmeasured),
+		cmocka_unit_test(test_flags),
+	};
+	return cmocka_run_group_tests_name("tune", tests, NULL, NULL);
+}
