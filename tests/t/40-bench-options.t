@@ -1,0 +1,69 @@
+#!/bin/bash
+# 40-bench-options.t - pgbuild bench's option and script errors, one table
+# (like pgbench's t/002_pgbench_no_server.pl): every bad invocation exits 2
+# with a one-line message naming the option or file; nothing needs a server
+# except the last few rows, which show that a bad server is reported clearly.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/bench.sh"
+P=$B/bin/pgbuild
+PX="--prefix $PGPREFIX"
+
+printf '\\set aid random(1, 10\nSELECT 1;\n' > "$TMP/paren.sql"
+printf '\\sleep 1\nSELECT 1;\n' > "$TMP/meta.sql"
+printf '\\set x :nosuch + 1\nSELECT :x;\n' > "$TMP/undef.sql"
+printf '\\gset\n' > "$TMP/gset.sql"
+printf -- '-- nothing\n\n' > "$TMP/empty.sql"
+printf '\\set x frob(1)\nSELECT :x;\n' > "$TMP/func.sql"
+
+# args | expected stderr (extended regex)
+while IFS='|' read -r args want; do
+	[ -z "$args" ] && continue
+	# shellcheck disable=SC2086
+	eval "set -- $args"
+	"$P" bench "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	is "exit 2: $args" "$rc" 2
+	like "message: $args" "$(cat "$TMP/err")" "$want"
+done <<ROWS
+|one of --prefix DIR or --connect CONNSTR is required
+$PX --connect x|--prefix and --connect cannot be used together
+$PX --clients 0|invalid value "0" for option --clients
+$PX --clients abc|invalid value "abc" for option --clients
+$PX -c 2 --threads 3|--threads 3 is more than --clients 2
+$PX --threads 0|invalid value "0" for option --threads
+$PX --duration 0|invalid value "0" for option --duration
+$PX --duration 5 --transactions 10|--duration and --transactions cannot be used together
+$PX --transactions -1|invalid value "-1" for option --transactions
+$PX --warmup x|invalid value "x" for option --warmup
+$PX --progress 0|invalid value "0" for option --progress
+$PX --scale 0|invalid value "0" for option --scale
+$PX --protocol binary|invalid value "binary" for option --protocol
+$PX --set fsync|invalid value "fsync" for option --set: expected NAME=VALUE
+$PX --set =on|invalid value "=on" for option --set
+$PX --init|--init only applies to --connect
+--connect x --keep|only apply to a private cluster
+--connect x --set fsync=off|only apply to a private cluster
+--connect x --datadir-template /tmp|only apply to a private cluster
+$PX --seed -5|invalid value "-5" for option --seed
+$PX --nosuchoption|unrecognized option
+$PX extra|unexpected argument "extra"
+$PX --workload nosuch|unknown workload "nosuch"
+$PX --workload sql|--workload sql needs a script
+$PX --workload tpcb --file x.sql|--file only applies to --workload sql
+$PX --workload sql:a.sql --file b.sql|either as --workload sql:FILE or --file FILE
+$PX -f $TMP/nosuch.sql|cannot read script ".*nosuch.sql"
+$PX -f $TMP/paren.sql|paren.sql:1: expected "\)" after random arguments
+$PX -f $TMP/meta.sql|meta.sql:1: unsupported meta-command "\\\\sleep"
+$PX -f $TMP/undef.sql|undef.sql:1: undefined variable "nosuch"
+$PX -f $TMP/gset.sql|gset.sql:1: \\\\gset must follow an SQL command
+$PX -f $TMP/empty.sql|empty.sql: script has no commands
+$PX -f $TMP/func.sql|func.sql:1: unknown function "frob"
+--prefix $TMP/nowhere|"$TMP/nowhere" is not an installed PostgreSQL
+--connect 'host=$TMP/nosock port=1 user=postgres connect_timeout=2'|cannot connect to "host=$TMP/nosock port=1 user=postgres connect_timeout=2": .*(No such file|could not connect)
+--connect 'nosuchkey=1'|cannot connect to "nosuchkey=1": .*invalid connection option
+ROWS
+
+ok "--help exits 0" "$P" bench --help
+like "--help lists the workloads" "$("$P" bench --help)" "tpcc-lite"
+is "no cluster directory left behind" "$(ls "$TMP" | grep -c pgbuild-)" 0
+done_testing

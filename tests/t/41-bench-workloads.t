@@ -1,0 +1,82 @@
+#!/bin/bash
+# 41-bench-workloads.t - every workload runs on a private cluster of Debian's
+# PostgreSQL 15, over each protocol, and reports sane numbers: transactions
+# and tps above zero, ordered latency quantiles, a per-second timeline, the
+# environment, and every invariant passing ("valid": true, exit 0).
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/bench.sh"
+P=$B/bin/pgbuild
+
+check_run() { # name json
+	local j=$2
+	like "$1: tps > 0" "$(json_get "$j" '$d->{tps} > 0 ? "yes" : $d->{tps}')" '^yes$'
+	like "$1: transactions > 0" "$(json_get "$j" '$d->{transactions}')" '^[1-9][0-9]*$'
+	is "$1: valid" "$(json_get "$j" '$d->{valid}')" 1
+	is "$1: no errors, no aborted clients" \
+		"$(json_get "$j" '$d->{errors_total} + $d->{aborted_clients}')" 0
+	is "$1: latency ordered (min <= p50 <= p90 <= p99 <= p999 <= max, avg > 0)" \
+		"$(json_get "$j" 'my $l = $d->{latency_ms}; ($l->{min} <= $l->{p50} && $l->{p50} <= $l->{p90}
+			&& $l->{p90} <= $l->{p99} && $l->{p99} <= $l->{p999} && $l->{p999} <= $l->{max}
+			&& $l->{avg} > 0) ? 1 : 0')" 1
+	is "$1: timeline sums to transactions" \
+		"$(json_get "$j" 'my $s = 0; $s += $_->{transactions} for @{$d->{timeline}}; $s == $d->{transactions} ? 1 : 0')" 1
+	like "$1: environment" "$(json_get "$j" '$d->{environment}{server_version} . " / " . $d->{environment}{cpu_model}')" \
+		'^1[0-9]\.[0-9]+.* / .+'
+	is "$1: every invariant ok or not applicable" \
+		"$(json_get "$j" 'my $i = $d->{invariants}; scalar(grep { defined $i->{$_}{ok} && !$i->{$_}{ok} } keys %$i)')" 0
+}
+
+# name | args
+while IFS='|' read -r name args; do
+	[ -z "$name" ] && continue
+	eval "set -- $args"
+	ok "$name runs" "$P" bench --prefix "$PGPREFIX" -q --set fsync=off --json "$TMP/$name.json" "$@"
+	check_run "$name" "$TMP/$name.json"
+done <<ROWS
+select-only-prepared|--workload select-only -c 2 -j 2 -T 1 --progress 1
+select-only-simple|--workload select-only -M simple -c 2 -j 1 -t 300
+tpcb-extended|--workload tpcb -M extended -c 2 -T 1 --warmup 1
+select1|--workload select1 -c 1 -t 500
+point-select|--workload point-select -c 2 -T 1
+tpcc-lite|--workload tpcc-lite -c 2 -T 2
+ROWS
+
+is "transactions mode: clients x N" "$(json_get "$TMP/select-only-simple.json" '$d->{transactions}')" 600
+is "tpcb: balances invariant checked" \
+	"$(json_get "$TMP/tpcb-extended.json" '$d->{invariants}{balances}{ok}')" 1
+is "tpcb: history rows = commits (warm-up included)" \
+	"$(json_get "$TMP/tpcb-extended.json" '$d->{invariants}{history}{ok}')" 1
+like "tpcb: warm-up counted apart" "$(json_get "$TMP/tpcb-extended.json" '$d->{warmup_transactions}')" '^[1-9]'
+is "tpcc-lite: consistency conditions checked" \
+	"$(json_get "$TMP/tpcc-lite.json" 'scalar grep { /^tpcc_/ && $d->{invariants}{$_}{ok} } keys %{$d->{invariants}}')" 8
+like "tpcc-lite: both transaction types ran" \
+	"$(json_get "$TMP/tpcc-lite.json" 'join ",", map { "$_->{name}=" . ($_->{commits} > 0 ? "yes" : "no") } @{$d->{scripts}}')" \
+	'^new-order=yes,payment=yes$'
+is "point-select: 1M rows untouched" \
+	"$(json_get "$TMP/point-select.json" '$d->{invariants}{row_counts}{detail}')" "test01 rows 1000000 -> 1000000"
+like "settings reported" "$(json_get "$TMP/select1.json" '$d->{environment}{settings}{fsync}')" '^off$'
+
+# a pgbench script with \set, :var, \gset and a multi-line command
+cat > "$TMP/custom.sql" <<'SQL'
+\set aid random(1, 100000 * :scale)
+\set delta random(-5000, 5000)
+BEGIN;
+UPDATE pgbench_accounts SET abalance = abalance + :delta
+ WHERE aid = :aid;
+SELECT abalance AS bal FROM pgbench_accounts WHERE aid = :aid;
+\gset
+INSERT INTO pgbench_history (tid, bid, aid, delta, mtime)
+ VALUES (1, 1, :aid, :delta, CURRENT_TIMESTAMP);
+END;
+SQL
+ok "sql script runs (prepared)" "$P" bench --prefix "$PGPREFIX" -q --set fsync=off \
+	-f "$TMP/custom.sql" -c 2 -t 100 --json "$TMP/sql.json"
+check_run sql "$TMP/sql.json"
+ok "sql script runs (simple)" "$P" bench --prefix "$PGPREFIX" -q --set fsync=off \
+	--workload "sql:$TMP/custom.sql" -M simple -c 1 -t 100
+like "progress lines on stderr" "$("$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W select1 -T 2 -P 1 2>&1 >/dev/null)" \
+	'progress: 1\.[0-9] s, [0-9.]+ tps, lat [0-9.]+ ms stddev [0-9.]+, 0 failed'
+like "human summary on stdout" "$("$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W select1 -t 10 2>/dev/null | tr '\n' ' ')" \
+	'transactions: 10, tps: [0-9.]+.*result: valid'
+is "no cluster directory left behind" "$(ls "$TMP" | grep -c pgbuild-)" 0
+done_testing

@@ -1,0 +1,94 @@
+#!/bin/bash
+# 42-bench-correctness.t - the checks catch what they claim to: transactions
+# counted equal the commits the server counted (pg_stat_database, measured
+# here independently with psql), pgbench and pgbuild bench run on each
+# other's data, a balance corrupted during a TPC-B run is detected (exit 1),
+# a crashed backend is found in the server log, --keep and
+# --datadir-template behave as documented.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/bench.sh"
+P=$B/bin/pgbuild
+S=$TMP/srv
+srv_start "$S" || { diag "$(cat "$S"/*.log 2>/dev/null)"; skip_all "cannot start a server"; }
+trap 'srv_stop "$S"; tap_cleanup' EXIT
+
+xact() { srv_psql "SELECT pg_stat_force_next_flush() FROM pg_database LIMIT 1" >/dev/null
+	srv_psql "SELECT xact_commit FROM pg_stat_database WHERE datname = 'postgres'"; }
+
+# --- --connect: load, run, count commits from outside ---
+ok "--connect --init loads pgbench tables" "$P" bench --connect "$SRV" --init -q -W tpcb -t 1
+is "pgbench-compatible row counts" "$(srv_psql "SELECT (SELECT count(*) FROM pgbench_accounts) || '/' || (SELECT count(*) FROM pgbench_tellers) || '/' || (SELECT count(*) FROM pgbench_branches)")" "100000/10/1"
+x0=$(xact)
+ok "select-only on the --connect server" "$P" bench --connect "$SRV" -q -W select-only -c 2 -t 500 --json "$TMP/so.json"
+sleep 0.5
+x1=$(xact)
+# between x0 and x1, besides the clients: our control connection's own
+# queries (fewer than 50) and the psql calls here
+d=$((x1 - x0 - 2))
+is "bench counted 1000 transactions" "$(json_get "$TMP/so.json" '$d->{transactions}')" 1000
+like "server counted them all (pg_stat_database delta $d)" "$(( d >= 1000 && d < 1050 ? 1 : 0 ))" '^1$'
+like "bench's own commit check is exact" "$(json_get "$TMP/so.json" '$d->{invariants}{xact_commits}{detail}')" \
+	'clients committed 1000, server counted 1000 \(exact\)'
+is "no server log check on a server we did not start" "$(json_get "$TMP/so.json" '$d->{invariants}{server_log}{ok}')" null
+
+h0=$(srv_psql "SELECT count(*) FROM pgbench_history")
+ok "tpcb on the --connect server" "$P" bench --connect "$SRV" -q -W tpcb -M simple -c 2 -t 200 --json "$TMP/tpcb.json"
+h1=$(srv_psql "SELECT count(*) FROM pgbench_history")
+is "history grew by exactly the transactions counted" "$((h1 - h0))" "$(json_get "$TMP/tpcb.json" '$d->{transactions}')"
+is "sum(abalance) = sum(tbalance) = sum(bbalance) = sum(delta)" \
+	"$(srv_psql "SELECT (SELECT sum(abalance) FROM pgbench_accounts) = (SELECT sum(delta) FROM pgbench_history) AND (SELECT sum(tbalance) FROM pgbench_tellers) = (SELECT sum(delta) FROM pgbench_history) AND (SELECT sum(bbalance) FROM pgbench_branches) = (SELECT sum(delta) FROM pgbench_history)")" t
+
+if [ -x "$PGBIN/pgbench" ]; then
+	ok "pgbench runs on our data" "$PGBIN/pgbench" -n -S -t 50 -d "$SRV"
+	ok "pgbench -i data" "$PGBIN/pgbench" -i -q -s 1 -d "$SRV"
+	ok "we run on pgbench's data" "$P" bench --connect "$SRV" -q -W tpcb -t 50
+fi
+
+# --- a balance corrupted during the run is detected ---
+"$P" bench --connect "$SRV" -q -W tpcb -c 2 -T 3 >"$TMP/corrupt.out" 2>"$TMP/corrupt.err" &
+bp=$!
+sleep 1.5
+srv_psql "UPDATE pgbench_accounts SET abalance = abalance + 7 WHERE aid = 1"
+wait $bp
+is "corrupted balance: exit 1" "$?" 1
+like "corrupted balance: message" "$(cat "$TMP/corrupt.err")" 'check balances failed: change of sum\(abalance\)'
+like "corrupted balance: summary says INVALID" "$(cat "$TMP/corrupt.out")" 'result: INVALID'
+
+# --- the same through a script on a private cluster ---
+printf '\\set aid random(1, 100000)\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;\n' >"$TMP/bad.sql"
+"$P" bench --prefix "$PGPREFIX" -q --set fsync=off -f "$TMP/bad.sql" -t 20 --json "$TMP/bad.json" >/dev/null 2>&1
+is "unbalanced script: exit 1" "$?" 1
+is "unbalanced script: valid false in JSON" "$(json_get "$TMP/bad.json" '$d->{valid} . "/" . $d->{invariants}{balances}{ok} . "/" . $d->{exit_code}')" "0/0/1"
+
+# --- a crashed backend: clients abort (exit 2), the log scan reports it ---
+"$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W select1 -c 2 -T 6 --json "$TMP/crash.json" >/dev/null 2>"$TMP/crash.err" &
+bp=$!
+pm=
+for _ in $(seq 50); do
+	sleep 0.2
+	pm=$(pgrep -f "postgres -D $TMP/pgbuild-" | head -1)
+	[ -n "$pm" ] && [ -n "$(pgrep -P "$pm" -f 'postgres: postgres postgres')" ] && break
+done
+sleep 1
+kill -SEGV "$(pgrep -P "$pm" -f 'postgres: postgres postgres' | head -1)"
+wait $bp
+is "crash: exit 2 (clients aborted)" "$?" 2
+is "crash: server log check failed" "$(json_get "$TMP/crash.json" '$d->{invariants}{server_log}{ok}')" 0
+like "crash: log line quoted" "$(json_get "$TMP/crash.json" '$d->{invariants}{server_log}{detail}')" 'terminated by signal 11'
+
+# --- --keep and --datadir-template ---
+ok "--keep" "$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W select1 -t 5 --keep
+kept=$(ls -d "$TMP"/pgbuild-* 2>/dev/null | head -1)
+like "--keep left the data directory" "$kept" "pgbuild-"
+ok "kept cluster holds a data directory" test -f "$kept/data/PG_VERSION"
+is "kept cluster is stopped" "$(test -f "$kept/data/postmaster.pid" && echo running || echo stopped)" stopped
+rm -rf "$kept"
+
+ok "--datadir-template: first run makes it" "$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W tpcb -t 20 --datadir-template "$TMP/tmpl" --json "$TMP/t1.json"
+ok "--datadir-template: second run reuses it" "$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W tpcb -t 20 --datadir-template "$TMP/tmpl" --json "$TMP/t2.json"
+like "first run saved the template" "$(json_get "$TMP/t1.json" '$d->{environment}{dataset}')" 'loaded \(saved as template'
+like "second run started from it" "$(json_get "$TMP/t2.json" '$d->{environment}{dataset}')" 'from template'
+is "second run: its own history check" \
+	"$(json_get "$TMP/t2.json" '$d->{invariants}{history}{detail}')" "transactions committed 20, history rows added 20"
+is "no cluster directory left behind" "$(ls "$TMP" | grep -c pgbuild-)" 0
+done_testing
