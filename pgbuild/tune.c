@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,6 +56,7 @@ struct tune_opts {
 	const char *baseline;     /* --baseline PREFIX (stock install) */
 	const char *metric;       /* tps | instructions */
 	const char *json;         /* --json FILE */
+	const char *lock;         /* --lock FILE: flock it around each evaluation */
 	int pairs;                /* --pairs (tps) */
 	double duration;          /* --duration (tps) */
 	int clients;              /* --clients (tps) */
@@ -535,14 +537,24 @@ static int tuner_evaluate(struct tune_engine *t, tune_set cand, tune_set ref,
 			  struct tune_eval *out, void *ctx)
 {
 	struct tuner *tu = ctx;
-	double t0 = now(), bsecs = 0;
+	double t0, bsecs = 0;
 	char *cand_prefix = NULL, *ref_prefix = NULL, *json = NULL, *log = NULL, *dir = NULL;
 	char *refid = NULL;
 	struct strvec args = STRVEC_INIT;
 	struct json_value *v = NULL;
 	struct strbuf text = STRBUF_INIT;
-	int rc = -1, b;
+	int rc = -1, b, lockfd = -1;
 
+	if (tu->o.lock) {
+		lockfd = open(tu->o.lock, O_RDWR | O_CREAT, 0666);
+		if (lockfd < 0 || flock(lockfd, LOCK_EX) < 0) {
+			error("cannot lock --lock %s: %s", tu->o.lock, strerror(errno));
+			if (lockfd >= 0)
+				close(lockfd);
+			return -1;
+		}
+	}
+	t0 = now();
 	/* the reference first: stock on the first evaluation */
 	b = ensure_installed(tu, ref, &out->builds, &bsecs, &out->note);
 	if (b != BUILT_OK) {
@@ -627,6 +639,8 @@ static int tuner_evaluate(struct tune_engine *t, tune_set cand, tune_set ref,
 	rc = 0;
 out:
 	out->seconds = now() - t0;
+	if (lockfd >= 0)
+		close(lockfd);
 	json_free(v);
 	strbuf_release(&text);
 	strvec_clear(&args);
@@ -842,6 +856,8 @@ static void tune_usage(FILE *fp)
 "  --no-readd            skip the greedy re-add pass\n"
 "  --no-regress          skip the regression suite (not for a policy you ship)\n"
 "  -j, --jobs N          make jobs\n"
+"  --lock FILE           hold flock(FILE) during each evaluation (a machine\n"
+"                        shared with other heavy jobs)\n"
 "  --dry-run             print the candidates and the start policy, build nothing\n"
 "  -q, --quiet           no progress lines\n"
 "\n"
@@ -855,7 +871,7 @@ enum {
 	OPT_SRC = 256, OPT_WORKLOAD, OPT_SCOPE, OPT_CANDIDATES, OPT_MAX_BUILDS, OPT_TIME_BUDGET,
 	OPT_STATE, OPT_OUT, OPT_WORKDIR, OPT_BUILDDIR, OPT_BASELINE, OPT_METRIC, OPT_PAIRS,
 	OPT_DURATION, OPT_CLIENTS, OPT_TOLERANCE, OPT_MIN_GAIN, OPT_START, OPT_NO_READD,
-	OPT_NO_REGRESS, OPT_DRY_RUN, OPT_JSON,
+	OPT_NO_REGRESS, OPT_DRY_RUN, OPT_JSON, OPT_LOCK,
 };
 
 static int parse_num(const char *opt, const char *v, double min, double max, double *out)
@@ -896,6 +912,7 @@ PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (
 		{ "no-regress", no_argument, NULL, OPT_NO_REGRESS },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "json", required_argument, NULL, OPT_JSON },
+		{ "lock", required_argument, NULL, OPT_LOCK },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -937,6 +954,7 @@ PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (
 		case OPT_BUILDDIR: tu.o.builddir = optarg; break;
 		case OPT_BASELINE: tu.o.baseline = optarg; break;
 		case OPT_JSON: tu.o.json = optarg; break;
+		case OPT_LOCK: tu.o.lock = optarg; break;
 		case OPT_MAX_BUILDS:
 			if (parse_num("--max-builds", optarg, 0, 10000, &d) < 0 || d != (int)d)
 				goto usage;
