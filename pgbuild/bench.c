@@ -59,8 +59,8 @@ struct bench_opts {
 	enum protocol protocol; /* --protocol */
 	int clients;            /* --clients */
 	int threads;            /* --threads (0: min(cores, clients)) */
-	int warmup;             /* --warmup seconds */
-	int duration;           /* --duration seconds (0 with --transactions) */
+	double warmup;          /* --warmup seconds */
+	double duration;        /* --duration seconds (0 with --transactions) */
 	int64_t transactions;   /* --transactions per client (0: by time) */
 	int progress;           /* --progress seconds (0: off) */
 	int scale;              /* --scale (0: default / detected) */
@@ -132,7 +132,10 @@ struct thread {
 	int connect_failed;     /* a client could not connect or prepare */
 	int connected;          /* clients connected at the end (for the commit check) */
 	struct strbuf text;     /* scratch: simple-protocol query text */
-	/* read by thread 0 for --progress (relaxed atomics, no locks) */
+	int64_t all_count, all_sum, all_errors; /* warm-up included, for progress */
+	uint64_t all_sum2;
+	/* copies of the above read by thread 0 for --progress (relaxed
+	 * atomics, no locks) */
 	_Atomic int64_t p_count, p_sum, p_errors;
 	_Atomic uint64_t p_sum2;
 };
@@ -191,7 +194,7 @@ static void count_error(struct run *run, struct thread *t, const char *sqlstate)
 	int64_t now = now_us();
 	int i;
 	t->errors++;
-	atomic_fetch_add_explicit(&t->p_errors, 1, memory_order_relaxed);
+	atomic_store_explicit(&t->p_errors, ++t->all_errors, memory_order_relaxed);
 	for (i = 0; i < t->nerrs; i++)
 		if (!strcmp(t->errs[i].sqlstate, sqlstate))
 			break;
@@ -218,10 +221,13 @@ static void tx_done(struct run *run, struct thread *t, struct client *c, int64_t
 {
 	int64_t lat = now - c->tx_start;
 	t->last_end = now;
-	atomic_fetch_add_explicit(&t->p_count, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&t->p_sum, lat, memory_order_relaxed);
-	atomic_fetch_add_explicit(&t->p_sum2, (uint64_t)lat * (uint64_t)lat,
-				  memory_order_relaxed);
+	/* single writer: relaxed stores of thread-local sums, no locked ops */
+	t->all_count++;
+	t->all_sum += lat;
+	t->all_sum2 += (uint64_t)lat * (uint64_t)lat;
+	atomic_store_explicit(&t->p_count, t->all_count, memory_order_relaxed);
+	atomic_store_explicit(&t->p_sum, t->all_sum, memory_order_relaxed);
+	atomic_store_explicit(&t->p_sum2, t->all_sum2, memory_order_relaxed);
 	if (now < run->warm_end_us) {
 		t->warm_count++;
 		return;
@@ -517,8 +523,8 @@ static void progress_report(struct run *run, int64_t now, int64_t *last_t, int64
 	sd = n > 1 ? sqrt(fmax(0, (double)(sum2 - *last_s2) / n - avg * avg)) : 0;
 	if (bar) {
 		double el = (now - run->start_us) / 1e6;
-		int total = run->o->warmup + run->o->duration;
-		fprintf(stderr, "\r%s: %5.0f/%d s %10.1f tps, lat %.3f ms, %lld failed  ",
+		double total = run->o->warmup + run->o->duration;
+		fprintf(stderr, "\r%s: %5.0f/%.0f s %10.1f tps, lat %.3f ms, %lld failed  ",
 			error_program(), el, total, tps, avg / 1000,
 			(long long)errs);
 	} else {
@@ -661,9 +667,9 @@ static void between_barriers(struct run *run)
 	}
 	run->cpu_start = cpu_seconds();
 	run->start_us = now_us();
-	run->warm_end_us = run->start_us + (int64_t)run->o->warmup * 1000000;
+	run->warm_end_us = run->start_us + (int64_t)(run->o->warmup * 1e6);
 	run->end_us = run->o->transactions ? 0 :
-		run->warm_end_us + (int64_t)run->o->duration * 1000000;
+		run->warm_end_us + (int64_t)(run->o->duration * 1e6);
 }
 
 /* ---------------- environment ---------------- */
@@ -775,6 +781,23 @@ static int parse_int(const char *opt, const char *val, int64_t min, int64_t max,
 	return 0;
 }
 
+/* Seconds, fractions allowed: 0.5, 10, 1e1; positive unless allow_zero. */
+static int parse_seconds(const char *opt, const char *val, int positive, double *out)
+{
+	char *end;
+	double v;
+	errno = 0;
+	v = strtod(val, &end);
+	if (errno || end == val || *end || !isfinite(v) || v < 0 || (positive && v == 0) ||
+	    v > 86400.0 * 365) {
+		error("invalid value \"%s\" for option %s: expected %s number of seconds",
+		      val, opt, positive ? "a positive" : "a non-negative");
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 static int bad_usage(void)
 {
 	fprintf(stderr, "Try \"pgbuild bench --help\" for more information.\n");
@@ -870,9 +893,9 @@ static void write_json(struct strbuf *out, struct run *run, struct results *R,
 	json_key(&jw, "scale"); json_int(&jw, run->scale);
 	json_key(&jw, "clients"); json_int(&jw, o->clients);
 	json_key(&jw, "threads"); json_int(&jw, run->nthreads);
-	json_key(&jw, "warmup_s"); json_int(&jw, o->warmup);
+	json_key(&jw, "warmup_s"); json_double(&jw, o->warmup);
 	json_key(&jw, "duration_s");
-	if (o->transactions) json_null(&jw); else json_int(&jw, o->duration);
+	if (o->transactions) json_null(&jw); else json_double(&jw, o->duration);
 	json_key(&jw, "transactions_per_client");
 	if (o->transactions) json_int(&jw, o->transactions); else json_null(&jw);
 	json_key(&jw, "tps"); json_double(&jw, round(tps * 1000) / 1000);
@@ -999,7 +1022,7 @@ static void print_summary(struct run *run, struct results *R, const struct bench
 	printf("server: %s\n", server_version ? server_version : "?");
 	printf("duration: %.3f s", R->elapsed);
 	if (o->warmup)
-		printf(" after %d s warm-up (%lld transactions)", o->warmup,
+		printf(" after %g s warm-up (%lld transactions)", o->warmup,
 		       (long long)R->warm_count);
 	printf("\n");
 	printf("transactions: %lld, tps: %.1f, errors: %lld, aborted clients: %d\n",
@@ -1180,12 +1203,11 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 			o.threads = (int)v;
 			break;
 		case 4:
-			if (parse_int("--warmup", optarg, 0, 86400, &v) < 0) return bad_usage();
-			o.warmup = (int)v;
+			if (parse_seconds("--warmup", optarg, 0, &o.warmup) < 0) return bad_usage();
 			break;
 		case 'T':
-			if (parse_int("--duration", optarg, 1, 86400 * 30, &v) < 0) return bad_usage();
-			o.duration = (int)v;
+			if (parse_seconds("--duration", optarg, 1, &o.duration) < 0)
+				return bad_usage();
 			have_duration = 1;
 			break;
 		case 't':

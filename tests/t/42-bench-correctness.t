@@ -39,8 +39,8 @@ is "sum(abalance) = sum(tbalance) = sum(bbalance) = sum(delta)" \
 	"$(srv_psql "SELECT (SELECT sum(abalance) FROM pgbench_accounts) = (SELECT sum(delta) FROM pgbench_history) AND (SELECT sum(tbalance) FROM pgbench_tellers) = (SELECT sum(delta) FROM pgbench_history) AND (SELECT sum(bbalance) FROM pgbench_branches) = (SELECT sum(delta) FROM pgbench_history)")" t
 
 if [ -x "$PGBIN/pgbench" ]; then
-	ok "pgbench runs on our data" "$PGBIN/pgbench" -n -S -t 50 -d "$SRV"
-	ok "pgbench -i data" "$PGBIN/pgbench" -i -q -s 1 -d "$SRV"
+	ok "pgbench runs on our data" "$PGBIN/pgbench" -n -S -t 50 "$SRV"
+	ok "pgbench -i data" "$PGBIN/pgbench" -i -q -s 1 "$SRV"
 	ok "we run on pgbench's data" "$P" bench --connect "$SRV" -q -W tpcb -t 50
 fi
 
