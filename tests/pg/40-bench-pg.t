@@ -1,0 +1,28 @@
+#!/bin/bash
+# 40-bench-pg.t - pgbuild bench on the PostgreSQL 15 this project built (the
+# shared "base" build): every built-in workload runs on a private cluster of
+# that install and passes its checks; the environment carries the install's
+# pg_config --cflags; a data directory template is made once and reused.
+. "$(dirname "$0")/lib.sh"
+P=$B/bin/pgbuild
+prefix=$(e2e_build base none) || { echo "1..0 # SKIP base build failed"; exit 0; }
+export TMPDIR=$TMP
+
+for wl in select-only tpcb select1 point-select tpcc-lite; do
+	ok "$wl on the project's build" e2e_heavy "$P" bench --prefix "$prefix" -q \
+		--set fsync=off -W "$wl" -c 2 -T 2 --datadir-template "$TMP/tmpl" \
+		--json "$TMP/$wl.json"
+	like "$wl: valid with transactions" \
+		"$(perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0]; my $d = decode_json(<$f>);
+			print $d->{valid} ? "valid" : "invalid", " ", $d->{transactions}' "$TMP/$wl.json")" \
+		'^valid [1-9]'
+done
+like "pg_config --cflags of the install reported" \
+	"$(perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0]; print decode_json(<$f>)->{environment}{pg_config_cflags}' "$TMP/tpcb.json")" \
+	'-fno-strict-aliasing'
+ok "second select-only run reuses the template" e2e_heavy "$P" bench --prefix "$prefix" -q \
+	--set fsync=off -W select-only -t 100 --datadir-template "$TMP/tmpl" --json "$TMP/again.json"
+like "template used" "$(perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0]; print decode_json(<$f>)->{environment}{dataset}' "$TMP/again.json")" \
+	'from template'
+is "no cluster directory left behind" "$(ls "$TMP" | grep -c pgbuild-)" 0
+done_testing
