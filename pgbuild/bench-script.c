@@ -212,7 +212,10 @@ bad:
 		}
 		return e;
 	}
-	snprintf(ps->err, sizeof(ps->err), "syntax error at \"%.20s\"", ps->p);
+	if (!*ps->p)
+		snprintf(ps->err, sizeof(ps->err), "unexpected end of expression");
+	else
+		snprintf(ps->err, sizeof(ps->err), "syntax error at \"%.20s\"", ps->p);
 	return NULL;
 }
 
