@@ -56,7 +56,8 @@ void respfile_split(const char *text, size_t len, struct strvec *out)
 	strbuf_release(&word);
 }
 
-static int expand(int argc, const char *const *argv, struct strvec *out, int depth)
+static int expand(int argc, const char *const *argv, struct strvec *out, int depth,
+		  int *budget)
 {
 	int expanded = 0;
 	for (int i = 0; i < argc; i++) {
@@ -68,13 +69,13 @@ static int expand(int argc, const char *const *argv, struct strvec *out, int dep
 			strbuf_release(&sb);
 			continue;
 		}
-		if (depth >= RESPFILE_MAX_DEPTH) {
+		if (depth >= RESPFILE_MAX_DEPTH || --*budget < 0) {
 			strbuf_release(&sb);
 			return -1;
 		}
 		respfile_split(sb.buf, sb.len, &words);
 		strbuf_release(&sb);
-		r = expand((int)words.nr, (const char *const *)words.v, out, depth + 1);
+		r = expand((int)words.nr, (const char *const *)words.v, out, depth + 1, budget);
 		strvec_clear(&words);
 		if (r < 0)
 			return -1;
@@ -85,5 +86,6 @@ static int expand(int argc, const char *const *argv, struct strvec *out, int dep
 
 int respfile_expand(int argc, const char *const *argv, struct strvec *out)
 {
-	return expand(argc, argv, out, 0);
+	int budget = RESPFILE_MAX_FILES;
+	return expand(argc, argv, out, 0, &budget);
 }

@@ -15,11 +15,15 @@
 
 /* Maximum nesting of @files, as a guard against a file including itself. */
 #define RESPFILE_MAX_DEPTH 32
+/* Maximum number of @files read in one expansion (gcc's libiberty stops at
+ * 2000 too): files naming each other twice would otherwise double the work
+ * at every level. */
+#define RESPFILE_MAX_FILES 2000
 
 /*
  * Append to out the expansion of argv[0..argc).  Returns the number of
- * @files expanded (0: out is a copy of argv), or -1 when the nesting limit
- * was exceeded.
+ * @files expanded (0: out is a copy of argv), or -1 when the nesting or
+ * file-count limit was exceeded.
  */
 int respfile_expand(int argc, const char *const *argv, struct strvec *out);
 

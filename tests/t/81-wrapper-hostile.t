@@ -1,0 +1,22 @@
+#!/bin/bash
+# 81-wrapper-hostile.t - inputs built to make pgoptcc hang or crash: each is
+# refused (or handed to gcc unchanged) within seconds, never a signal.
+. "$(dirname "$0")/../lib/tap.sh"
+W=$B/bin/pgoptcc
+cd "$TMP" || exit 1
+export PGOPT_LOGDIR=$TMP/log
+unset PGOPT_POLICY PGOPT_PREFIX PGOPT_PASSTHROUGH PGOPT_FAILSAFE
+printf 'int f(void) { return 1; }\n' > a.c
+
+# @files that name the next one twice: 2^24 reads without a file-count
+# limit.  gcc itself stops after 2000 @files; pgoptcc must hand the command
+# to gcc unchanged (reason too_hard) instead of expanding for hours.
+for i in $(seq 1 24); do printf '@r%d @r%d\n' $((i + 1)) $((i + 1)) > r$i; done
+printf -- '-O2\n' > r25
+timeout 20 "$W" -c a.c -o dbl.o @r1 2> err; s=$?
+ok "doubling @files: no hang (timeout 20 s)" test "$s" != 124
+is "doubling @files: gcc's own exit status" "$s" 1
+like "doubling @files: gcc's own message" "$(cat err)" "too many @-files"
+like "doubling @files: logged as too_hard" "$(tail -n1 log/compile.jsonl)" '"reason":"too_hard"'
+
+done_testing
