@@ -1,0 +1,58 @@
+#!/bin/bash
+# 31-build-coscup-lto.t - the candidate: examples/coscup-2017.policy
+# (-O2 -finline-functions, LTO across objects) from the same source.
+# pgbuild verify proves every object of postgres carries exactly the
+# policy's flags (from pgopt.so's records, which survive LTO) and fails on a
+# tampered expectation; contrib modules load into the LTO postgres
+# (pg_stat_statements preloaded and working); the regression suite passes.
+. "$(dirname "$0")/lib.sh"
+P=$B/bin/pgbuild
+POLICY=$TOP/examples/coscup-2017.policy
+
+cand=$(e2e_build coscup "$POLICY")
+ok "candidate built and installed" test -x "$cand/bin/postgres"
+R=$cand/pgopt-build.json
+json() { perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); for (split /\./, $ARGV[0]) {
+	$j = ref $j eq "ARRAY" ? $j->[$_] : $j->{$_} } print $j // "null"' "$1" < "$R"; }
+is "record: the policy" "$(json policy.path)" "$POLICY"
+is "record: LTO on" "$(json policy.lto)" on
+ok "objects were compiled with -flto" \
+	grep -q '"argv_out":\[[^]]*"-flto' "$(e2e_builddir coscup)/pgopt-log/compile.jsonl"
+
+out=$("$P" verify --prefix "$cand" 2>&1)
+is "verify passes on the candidate" "$?" 0
+like "verify checked the objects of postgres" "$out" 'verify: OK: [0-9]{3,} objects of postgres'
+like "verify saw the link-time records" "$out" '[1-9][0-9]* link-time \(LTO\) records'
+diag "$(printf '%s\n' "$out" | tail -1)"
+
+sed 's/-finline-functions/-finline-small-functions/' "$POLICY" > "$TMP/tampered.policy"
+out=$("$P" verify --prefix "$cand" --policy "$TMP/tampered.policy" 2>&1)
+is "verify fails on a tampered expectation" "$?" 1
+like "... naming the flag the binary lacks" "$out" 'MISSING +src/backend/[^ ]+: -finline-small-functions'
+like "... and the flag it has extra" "$out" 'EXTRA +src/backend/[^ ]+: -finline-functions'
+out=$("$P" verify --prefix "$cand" --policy none 2>&1)
+is "verify against policy none fails too" "$?" 1
+
+base=$(e2e_build base none)
+out=$("$P" verify --prefix "$cand" --baseline "$base" 2>&1)
+is "verify --baseline passes" "$?" 0
+like "size diff: total text" "$out" 'size: text [0-9]+ -> [0-9]+ bytes'
+like "size diff: top growth" "$out" 'size: top growth:'
+diag "$(printf '%s\n' "$out" | grep '^size: text')"
+
+# contrib in the LTO build: a preloaded module and a plain one
+ok "server of the LTO build starts with pg_stat_statements preloaded" \
+	e2e_server_start "$cand" "shared_preload_libraries = 'pg_stat_statements'"
+ok "CREATE EXTENSION pg_stat_statements" e2e_psql "$cand" "CREATE EXTENSION pg_stat_statements"
+e2e_psql "$cand" "SELECT 42" >/dev/null
+is "pg_stat_statements records statements" \
+	"$(e2e_psql "$cand" "SELECT count(*) > 0 FROM pg_stat_statements WHERE query = 'SELECT \$1'")" t
+ok "CREATE EXTENSION hstore" e2e_psql "$cand" "CREATE EXTENSION hstore"
+is "hstore works" "$(e2e_psql "$cand" "SELECT 'a=>1,b=>2'::hstore -> 'b'")" 2
+e2e_server_stop
+
+out=$(e2e_heavy "$P" regress --builddir "$(e2e_builddir coscup)" 2>&1)
+is "regression suite passes on the LTO candidate" "$?" 0
+like "summary: all core tests passed" "$out" 'core: ([0-9]{3}) tests, \1 passed, 0 failed'
+diag "$(printf '%s\n' "$out" | grep -E '^(core|regress):')"
+done_testing
