@@ -214,6 +214,24 @@ long prof_parse_gcov(struct profile *p, const char *json, size_t len, const char
 	return added;
 }
 
+int prof_object_in_server(const char *rel)
+{
+	static const char *const frontend[] = {
+		"src/bin/", "src/interfaces/", "src/fe_utils/", "src/test/", "src/tools/",
+		"src/tutorial/", NULL,
+	};
+	for (int i = 0; frontend[i]; i++)
+		if (!strncmp(rel, frontend[i], strlen(frontend[i])))
+			return 0;
+	if (!strncmp(rel, "src/common/", 11) || !strncmp(rel, "src/port/", 9)) {
+		size_t n = strlen(rel);
+		/* foo_srv.o / foo_srv.gcda are the server's copies */
+		const char *dot = strrchr(rel, '.');
+		return dot && dot - rel >= 4 && !strncmp(dot - 4, "_srv", 4) && n > 4;
+	}
+	return 1;
+}
+
 /* ---------------- name -> unit ---------------- */
 
 void prof_map_add(struct prof_map *m, const char *name, const char *tu, int global)

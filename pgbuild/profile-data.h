@@ -94,6 +94,11 @@ long prof_parse_perf(struct profile *p, const char *text, const char *server_dso
 long prof_parse_gcov(struct profile *p, const char *json, size_t len, const char *tu,
 		     const char *dso, int in_server, struct strbuf *err);
 
+/* Is the object at rel (relative to the build directory) part of the
+ * server?  (src/backend, src/timezone, src/pl, contrib, and the _srv
+ * variants of src/common and src/port.) */
+int prof_object_in_server(const char *rel);
+
 /* ---------------- name -> translation unit ---------------- */
 
 struct prof_map_item {

@@ -254,24 +254,6 @@ int prof_is_instrumented(const struct json_value *record)
 	return content && strstr(content, "-fprofile-generate") != NULL;
 }
 
-int prof_object_in_server(const char *rel)
-{
-	static const char *const frontend[] = {
-		"src/bin/", "src/interfaces/", "src/fe_utils/", "src/test/", "src/tools/",
-		"src/tutorial/", NULL,
-	};
-	for (int i = 0; frontend[i]; i++)
-		if (!strncmp(rel, frontend[i], strlen(frontend[i])))
-			return 0;
-	if (!strncmp(rel, "src/common/", 11) || !strncmp(rel, "src/port/", 9)) {
-		size_t n = strlen(rel);
-		/* foo_srv.o / foo_srv.gcda are the server's copies */
-		const char *dot = strrchr(rel, '.');
-		return dot && dot - rel >= 4 && !strncmp(dot - 4, "_srv", 4) && n > 4;
-	}
-	return 1;
-}
-
 /* builddir-relative part of an absolute path below builddir, or NULL. */
 static const char *below(const char *path, const char *builddir)
 {

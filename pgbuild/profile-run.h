@@ -89,9 +89,4 @@ long prof_count_gcda(const char *dir);
  */
 long prof_gcov_collect(const char *builddir, struct profile *p);
 
-/* Is the object at rel (relative to the build directory) part of the
- * server?  (src/backend, src/timezone, src/pl, contrib, and the _srv
- * variants of src/common and src/port.) */
-int prof_object_in_server(const char *rel);
-
 #endif
