@@ -8,6 +8,10 @@
 #include "xalloc.h"
 
 #define GLOB_MAX_EXPANSIONS 1024
+/* Longer globs cannot be meant for a path; the limit also bounds the brace
+ * expansion's recursion (one level per '{'), which a 100 KB line of "{}"
+ * drove into a stack overflow after minutes of copying. */
+#define GLOB_MAX_LEN 4096
 
 /* Index of the '}' closing the '{' at s[open], or -1. */
 static long brace_close(const char *s, size_t open)
@@ -78,6 +82,10 @@ int glob_compile(const char *glob, struct strvec *out, const char **why)
 	int depth = 0;
 	if (!*glob) {
 		*why = "a non-empty glob";
+		return -1;
+	}
+	if (strlen(glob) > GLOB_MAX_LEN) {
+		*why = "a glob of at most 4096 bytes";
 		return -1;
 	}
 	for (size_t i = 0; glob[i]; i++) {

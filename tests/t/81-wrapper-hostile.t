@@ -19,4 +19,16 @@ is "doubling @files: gcc's own exit status" "$s" 1
 like "doubling @files: gcc's own message" "$(cat err)" "too many @-files"
 like "doubling @files: logged as too_hard" "$(tail -n1 log/compile.jsonl)" '"reason":"too_hard"'
 
+# a policy glob of 100,000 nested or chained braces: the brace expansion
+# recursed once per '{' (stack overflow after minutes); now a policy error
+perl -e 'print "[", "{" x 100000, "}" x 100000, "]\ncflags += -O3\n"' > nest.policy
+perl -e 'print "[", "{}" x 200000, "]\ncflags += -O3\n"' > chain.policy
+for p in nest chain; do
+	timeout 20 "$W" --pgopt-check-policy $p.policy > /dev/null 2> err; s=$?
+	is "$p braces: policy error 101, no signal" "$s" 101
+	like "$p braces: names file:line" "$(head -c 200 err)" "^pgoptcc: error: $TMP/$p.policy:1: bad glob"
+done
+printf '[src/{a,b}/**/[!x]*.c]\ncflags += -O3\n' > fine.policy
+ok "ordinary globs still parse" "$W" --pgopt-check-policy fine.policy
+
 done_testing
