@@ -27,6 +27,9 @@ for p in nest chain; do
 	timeout 20 "$W" --pgopt-check-policy $p.policy > /dev/null 2> err; s=$?
 	is "$p braces: policy error 101, no signal" "$s" 101
 	like "$p braces: names file:line" "$(head -c 200 err)" "^pgoptcc: error: $TMP/$p.policy:1: bad glob"
+	# the message (which quotes the glob) is cut at 4 KB: still one whole line
+	is "$p braces: error is one line" "$(wc -l < err)" 1
+	like "$p braces: cut with ..." "$(tail -c 5 err)" '[.][.][.]$'
 done
 printf '[src/{a,b}/**/[!x]*.c]\ncflags += -O3\n' > fine.policy
 ok "ordinary globs still parse" "$W" --pgopt-check-policy fine.policy

@@ -37,10 +37,14 @@ static void report(const char *kind, const char *fmt, va_list ap)
 		n = 0;
 	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
 	size_t len = strlen(msg);
-	if (len + 1 < sizeof(msg)) {
-		msg[len++] = '\n';
-		msg[len] = '\0';
+	if (len + 1 >= sizeof(msg)) {
+		/* cut long messages visibly and keep them one line */
+		len = sizeof(msg) - 5;
+		memcpy(msg + len, "...", 3);
+		len += 3;
 	}
+	msg[len++] = '\n';
+	msg[len] = '\0';
 	fputs(msg, stderr);
 	fflush(stderr);
 }
