@@ -40,3 +40,4 @@ check-pg: all
 
 bench: all
 	@for b in tests/bench/*; do [ -x "$$b" ] && echo "== $$b" && "$$b"; done; true
+include tests/fuzz/fuzz.mk

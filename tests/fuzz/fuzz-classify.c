@@ -1,0 +1,67 @@
+/*
+ * fuzz-classify.c - libFuzzer harness for @file expansion (wrapper/respfile.c)
+ * and the argv classifier (wrapper/classify.c).
+ *
+ * The input is split at NUL bytes into arguments.  The first segment is also
+ * the content of a response file, FILE, which "@FILE" arguments name: the
+ * harness writes it to a memfd kept at descriptor 200 and replaces every
+ * argument "@@" by "@/proc/self/fd/200"; the file's own text may name that
+ * path too, so the input can include itself (nesting and repetition limits).  The expanded vector goes through classify_args().
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "classify.h"
+#include "respfile.h"
+
+static int memfd = -1;
+static char selfarg[64];
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct strvec in = STRVEC_INIT, out = STRVEC_INIT, words = STRVEC_INIT;
+	struct classification c;
+	const char *p = (const char *)data, *end = p + size;
+	size_t first;
+
+	if (memfd < 0) {
+		int fd = memfd_create("fuzz-respfile", 0);
+		if (fd < 0 || dup2(fd, 200) != 200)
+			abort();
+		close(fd);
+		memfd = 200;
+		snprintf(selfarg, sizeof(selfarg), "@/proc/self/fd/%d", memfd);
+	}
+	first = strnlen(p, size);
+	if (ftruncate(memfd, 0) < 0 || pwrite(memfd, p, first, 0) != (ssize_t)first)
+		abort();
+
+	strvec_push(&in, "gcc");
+	while (p < end) {
+		size_t n = strnlen(p, (size_t)(end - p));
+		char *arg = strndup(p, n);
+		strvec_push(&in, strcmp(arg, "@@") ? arg : selfarg);
+		free(arg);
+		p += n + 1;
+	}
+	respfile_split((const char *)data, first, &words);
+	if (respfile_expand((int)in.nr - 1, (const char *const *)in.v + 1, &out) >= 0) {
+		strvec_insert(&out, 0, "gcc");
+		classify_args((int)out.nr, (const char *const *)out.v, &c);
+		if (c.kind != KIND_COMPILE && c.kind != KIND_LINK && c.kind != KIND_PASSTHROUGH)
+			abort();
+		if (!classify_reason_name(c.reason) || !classify_kind_name(c.kind))
+			abort();
+		if (c.kind == KIND_COMPILE && !c.source)
+			abort();
+	}
+	classify_args((int)words.nr, (const char *const *)words.v, &c);
+	strvec_clear(&in);
+	strvec_clear(&out);
+	strvec_clear(&words);
+	return 0;
+}
