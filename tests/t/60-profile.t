@@ -1,0 +1,142 @@
+#!/bin/bash
+# 60-profile.t - pgbuild profile, pgo and sensitivity without building
+# PostgreSQL: option errors (each names the option), --help, the profiler
+# choice (no perf and no instrumented build is an error, gcov needs an
+# instrumented build), a real perf profile of Debian's installed server on
+# select-only (when perf works here), and policies/lists re-emitted from a
+# saved profile, checked by the real wrapper on a real compile.
+. "$(dirname "$0")/../lib/tap.sh"
+P=$B/bin/pgbuild
+unset PGOPT_POLICY PGOPT_LOGDIR PGOPT_PREFIX
+cd "$TMP" || exit 1
+DEB=/usr/lib/postgresql/15
+
+for c in profile pgo sensitivity; do
+	out=$("$P" $c --help)
+	like "$c --help" "$out" "^usage: pgbuild $c"
+done
+like "profile --help names the methods" "$("$P" profile --help)" 'perf.*gcov'
+
+err_is() { # title expected-regex command...
+	local t=$1 re=$2
+	shift 2
+	local out s
+	out=$("$@" 2>&1 >/dev/null)
+	s=$?
+	is "$t: exit 2" "$s" 2
+	like "$t: message" "$out" "$re"
+}
+err_is "profile without --prefix" '--prefix \(or --from\) is required' "$P" profile
+err_is "profile --method bogus" '--method: expected auto, perf or gcov, got "bogus"' \
+	"$P" profile --prefix "$DEB" --method bogus
+err_is "profile --coverage 0" '--coverage: expected a percentage' "$P" profile --prefix x --coverage 0
+err_is "profile --coverage 150" '--coverage: expected a percentage.*"150"' "$P" profile --prefix x --coverage 150
+err_is "profile --clients x" '--clients: expected an integer' "$P" profile --prefix x --clients x
+err_is "profile --from and --prefix" '--from and --prefix exclude each other' \
+	"$P" profile --prefix x --from y
+err_is "profile --set without =" '--set: expected NAME=VALUE' "$P" profile --prefix x --set foo
+err_is "profile of a missing install" 'no executable' "$P" profile --prefix "$TMP/none" --method perf
+err_is "profile --from a missing file" 'nofile.json' "$P" profile --from "$TMP/nofile.json"
+echo '{"method":"perf"}' > bad.json
+err_is "profile --from a non-profile" 'not a pgbuild profile' "$P" profile --from bad.json
+err_is "pgo without --prefix" '--prefix is required' "$P" pgo
+err_is "pgo --baseline without --gate" '--baseline and --gate go together' \
+	"$P" pgo --prefix x --baseline y
+err_is "pgo --duration 0" '--duration: expected a positive integer, got "0"' \
+	"$P" pgo --prefix x --duration 0
+err_is "pgo --files with a bracket" '--files: expected a policy glob' "$P" pgo --prefix x --files 'a]'
+err_is "pgo --policy missing" '--policy nope.policy' "$P" pgo --prefix x --policy nope.policy
+err_is "sensitivity --metric bogus" '--metric: expected tps, instructions or both' \
+	"$P" sensitivity --metric bogus
+err_is "sensitivity --pairs x" '--pairs: expected a positive integer' "$P" sensitivity --pairs x
+
+# ---- the profiler choice ----
+if [ -x "$DEB/bin/postgres" ]; then
+	err_is "gcov on a build that is not instrumented" 'not an instrumented build' \
+		"$P" profile --prefix "$DEB" --method gcov
+	# no perf on PATH and no instrumented build: say what to do
+	err_is "auto without perf and without instrumentation" \
+		'no profiler: perf is not installed.*pgbuild pgo' \
+		env PATH=/nonexistent "$P" profile --prefix "$DEB"
+	err_is "--method perf without perf" '--method perf: perf is not installed' \
+		env PATH=/nonexistent "$P" profile --prefix "$DEB" --method perf
+fi
+
+# ---- a real profile: Debian's server on select-only, perf cpu-clock ----
+perf_ok=0
+if command -v perf >/dev/null && perf record -q -e cpu-clock -o "$TMP/p.data" -- true 2>/dev/null; then
+	perf_ok=1
+fi
+if [ $perf_ok = 1 ] && [ -x "$DEB/bin/postgres" ] && id postgres >/dev/null 2>&1; then
+	out=$("$P" profile --prefix "$DEB" --workload select-only --duration 5 --top 25 \
+		--json deb.json --emit-hotlist deb.hot -q 2>err.txt)
+	s=$?
+	is "perf profile of select-only: exit 0" "$s" 0
+	[ $s = 0 ] || diag "$(cat err.txt)"
+	like "it reports the workload's throughput" "$out" 'select-only: [0-9]+ tps'
+	like "it reports the share in the server binary" "$out" '^perf: [0-9]+ samples, [0-9.]+% in the server binary'
+	top=$(printf '%s\n' "$out" | awk '/^rank/{n++} n==1 && $1 ~ /^[0-9]+$/ {print $4}')
+	known=0
+	for f in hash_search_with_hash_value _bt_compare AllocSetAlloc SearchCatCache1 \
+		LWLockAcquire LWLockRelease GetSnapshotData palloc PostgresMain \
+		heap_hot_search_buffer hash_bytes ExecInterpExpr; do
+		printf '%s\n' "$top" | grep -qx "$f" && known=$((known + 1))
+	done
+	ok "several known hot functions in the top 25 ($known)" test $known -ge 3
+	like "the JSON has functions with weights" "$(head -c 600 deb.json)" '"method":"perf".*"functions":\[\{"name":'
+	like "the hot list names C functions" "$(cat deb.hot)" '(hash_search_with_hash_value|_bt_compare)'
+	nok "the hot list has no kernel or unresolved symbols" grep -Eq '^\[|^0x|\.isra|finish_task_switch' deb.hot
+	ok "--from re-reads the saved profile" "$P" profile --from deb.json --top 5
+else
+	echo "# perf cpu-clock sampling or Debian's PostgreSQL unavailable: skipping the live profile"
+fi
+
+# ---- policies from a saved profile, applied by the real wrapper ----
+cat > saved.json <<'J'
+{"method":"perf","total":1000,"server":600,"attributed":560,"functions":[
+{"name":"hash_search_with_hash_value","dso":"postgres","tu":"src/backend/utils/hash/dynahash.c","weight":200,"share":0.2,"server":true},
+{"name":"_bt_compare","dso":"postgres","tu":"src/backend/access/nbtree/nbtsearch.c","weight":150,"share":0.15,"server":true},
+{"name":"AllocSetAlloc.part.0","dso":"postgres","tu":"src/backend/utils/mmgr/aset.c","weight":100,"share":0.1,"server":true},
+{"name":"hash_search","dso":"postgres","tu":"src/backend/utils/hash/dynahash.c","weight":60,"share":0.06,"server":true},
+{"name":"pq_getbyte","dso":"postgres","tu":"src/backend/libpq/pqcomm.c","weight":50,"share":0.05,"server":true},
+{"name":"[unknown]","dso":"postgres","tu":null,"weight":40,"share":0.04,"server":true},
+{"name":"finish_task_switch.isra.0","dso":"[kernel.kallsyms]","tu":null,"weight":400,"share":0.4,"server":false}]}
+J
+out=$("$P" profile --from saved.json --coverage 80 --hot-coverage 60 \
+	--emit-policy gen.policy --emit-hotlist gen.hot 2>err.txt)
+is "emit from a saved profile: exit 0" "$?" 0
+like "the file table ranks dynahash first" "$(printf '%s\n' "$out" | awk '/funcs/{f=1;next} f&&NF{print $5; exit}')" \
+	'^src/backend/utils/hash/dynahash.c$'
+is "hot list: 60% of the server's 600 is three functions, C names" "$(cat gen.hot)" \
+	"$(printf 'hash_search_with_hash_value\n_bt_compare\nAllocSetAlloc')"
+is "policy: the three files covering 80% get the flags, in order" \
+	"$(grep '^\[' gen.policy | tr '\n' ' ')" \
+	"[global] [src/backend/utils/hash/dynahash.c] [src/backend/access/nbtree/nbtsearch.c] [src/backend/utils/mmgr/aset.c] "
+like "policy: hot list next to it, relative" "$(cat gen.policy)" $'\nhot = gen.hot\n'
+like "policy: default flags" "$(cat gen.policy)" 'cflags \+= -O3 -finline-functions'
+"$P" profile --from saved.json --coverage 30 --cflags "-O2 -fno-semantic-interposition" \
+	--emit-policy narrow.policy -q >/dev/null
+is "--coverage 30: one file" "$(grep -c '^\[src' narrow.policy)" 1
+like "--cflags is used" "$(cat narrow.policy)" 'cflags \+= -O2 -fno-semantic-interposition'
+"$P" profile --from saved.json --coverage 100 --max-files 2 --emit-policy two.policy -q >/dev/null
+is "--max-files 2 caps the files" "$(grep -c '^\[src' two.policy)" 2
+
+# the wrapper accepts the policy and applies it to exactly those files
+mkdir -p tree/src/backend/utils/hash tree/src/backend/libpq log
+touch tree/configure
+echo 'int hs(int x) { return x * 3; }' > tree/src/backend/utils/hash/dynahash.c
+echo 'int pq(int x) { return x + 1; }' > tree/src/backend/libpq/pqcomm.c
+(cd tree/src/backend/utils/hash && PGOPT_POLICY=$TMP/gen.policy PGOPT_LOGDIR=$TMP/log PGOPT_ROOT=$TMP/tree \
+	"$B/bin/pgoptcc" gcc -O2 -c dynahash.c -o dynahash.o)
+is "pgoptcc accepts the generated policy (hot file)" "$?" 0
+(cd tree/src/backend/libpq && PGOPT_POLICY=$TMP/gen.policy PGOPT_LOGDIR=$TMP/log PGOPT_ROOT=$TMP/tree \
+	"$B/bin/pgoptcc" gcc -O2 -c pqcomm.c -o pqcomm.o)
+is "pgoptcc accepts the generated policy (other file)" "$?" 0
+like "the hot file got -O3 -finline-functions" \
+	"$(grep '"tu":"src/backend/utils/hash/dynahash.c"' log/compile.jsonl)" '"added":\["-O3","-finline-functions"\]'
+like "... and the hot list reached the plugin" \
+	"$(grep '"tu":"src/backend/utils/hash/dynahash.c"' log/compile.jsonl)" "pgopt-hot=$TMP/gen.hot"
+like "the file outside the policy is untouched" \
+	"$(grep '"tu":"src/backend/libpq/pqcomm.c"' log/compile.jsonl)" '"added":\[\]'
+
+done_testing
