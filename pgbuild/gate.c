@@ -197,7 +197,9 @@ static int bench_once(const struct gate_opts *o, const char *dir, const char *wo
 		strvec_pushl(&cp.args, "--set", o->settings.v[i], NULL);
 	strvec_pushl(&cp.args, "--datadir-template", NULL);
 	strvec_pushf(&cp.args, "%s/templates", dir);
-	strvec_pushl(&cp.args, "--json", json, NULL);
+	/* the same keys for A and B within a pair */
+	strvec_pushf(&cp.args, "--seed=%d", 1000 + pair);
+	strvec_pushl(&cp.args, "--quiet", "--json", json, NULL);
 	cp.no_stdin = 1;
 	if (fd >= 0) {
 		cp.out = fd;

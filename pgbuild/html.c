@@ -38,6 +38,7 @@ struct plot {
 	double x0, x1, y0, y1;  /* data range */
 	int w, h;               /* pixels */
 	int ml, mr, mt, mb;     /* margins */
+	int logy;               /* logarithmic y axis (y0, y1 > 0) */
 };
 
 static double px(const struct plot *p, double x)
@@ -48,8 +49,14 @@ static double px(const struct plot *p, double x)
 
 static double py(const struct plot *p, double y)
 {
-	double span = p->y1 - p->y0;
-	return p->mt + (1 - (span > 0 ? (y - p->y0) / span : 0.5)) * (p->h - p->mt - p->mb);
+	double y0 = p->y0, y1 = p->y1, span;
+	if (p->logy) {
+		y = log10(y > 0 ? y : y0);
+		y0 = log10(y0);
+		y1 = log10(y1);
+	}
+	span = y1 - y0;
+	return p->mt + (1 - (span > 0 ? (y - y0) / span : 0.5)) * (p->h - p->mt - p->mb);
 }
 
 static double nice_step(double range)
@@ -111,13 +118,29 @@ static void plot_begin(struct plot *p, const char *title, const char *xlabel, co
 	html_escape(o, title);
 	strbuf_addstr(o, "</text>");
 	/* y grid and ticks */
-	for (double v = ceil(p->y0 / step) * step; v <= p->y1 + step * 1e-9; v += step) {
-		double y = py(p, v);
-		fmt_tick(buf, sizeof(buf), v, step);
-		strbuf_addf(o, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>",
-			    p->ml, p->w - p->mr, y, y);
-		strbuf_addf(o, "<text x=\"%d\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%s</text>",
-			    p->ml - 4, y + 4, buf);
+	if (p->logy) {
+		static const double mant[] = { 1, 2, 5 };
+		for (int e = (int)floor(log10(p->y0)); e <= (int)ceil(log10(p->y1)); e++)
+			for (int m = 0; m < 3; m++) {
+				double v = mant[m] * pow(10, e), y;
+				if (v < p->y0 || v > p->y1)
+					continue;
+				y = py(p, v);
+				fmt_tick(buf, sizeof(buf), v, pow(10, e));
+				strbuf_addf(o, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>",
+					    p->ml, p->w - p->mr, y, y);
+				strbuf_addf(o, "<text x=\"%d\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%s</text>",
+					    p->ml - 4, y + 4, buf);
+			}
+	} else {
+		for (double v = ceil(p->y0 / step) * step; v <= p->y1 + step * 1e-9; v += step) {
+			double y = py(p, v);
+			fmt_tick(buf, sizeof(buf), v, step);
+			strbuf_addf(o, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>",
+				    p->ml, p->w - p->mr, y, y);
+			strbuf_addf(o, "<text x=\"%d\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%s</text>",
+				    p->ml - 4, y + 4, buf);
+		}
 	}
 	if (xticks) {
 		double xs = nice_step(p->x1 - p->x0);
@@ -145,13 +168,13 @@ static void plot_begin(struct plot *p, const char *title, const char *xlabel, co
 
 static void plot_legend(struct plot *p, int n, const char *const *labels, const char *const *colors)
 {
-	int x = p->w - p->mr - 110;
+	int x = p->ml;
 	for (int i = 0; i < n; i++) {
-		strbuf_addf(p->out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"4\" fill=\"%s\"/>"
-			    "<text x=\"%d\" y=\"%d\" class=\"tick\">", x, 9 + 14 * i, colors[i],
-			    x + 16, 14 + 14 * i);
+		strbuf_addf(p->out, "<rect x=\"%d\" y=\"26\" width=\"14\" height=\"4\" fill=\"%s\"/>"
+			    "<text x=\"%d\" y=\"31\" class=\"tick\">", x, colors[i], x + 18);
 		html_escape(p->out, labels[i]);
 		strbuf_addstr(p->out, "</text>");
+		x += 30 + 7 * (int)strlen(labels[i]);
 	}
 }
 
@@ -190,15 +213,19 @@ static void plot_point(struct plot *p, double x, double y, const char *color, co
 	strbuf_addstr(p->out, "</circle>");
 }
 
-static void plot_hline(struct plot *p, double y, const char *cls, const char *label)
+/* where: 0 label at the right end, 1 at the left, 2 in the middle */
+static void plot_hline(struct plot *p, double y, const char *cls, const char *label, int where)
 {
+	static const char *anchor[] = { "end", "start", "middle" };
+	double x;
 	if (!isfinite(y) || y < p->y0 || y > p->y1)
 		return;
 	strbuf_addf(p->out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"%s\"/>",
 		    p->ml, p->w - p->mr, py(p, y), py(p, y), cls);
 	if (label) {
-		strbuf_addf(p->out, "<text x=\"%d\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">",
-			    p->w - p->mr - 2, py(p, y) - 3);
+		x = where == 0 ? p->w - p->mr - 2 : where == 1 ? p->ml + 4 : (p->ml + p->w - p->mr) / 2.0;
+		strbuf_addf(p->out, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"%s\">",
+			    x, py(p, y) - 3, anchor[where]);
 		html_escape(p->out, label);
 		strbuf_addstr(p->out, "</text>");
 	}
@@ -223,7 +250,7 @@ static void plot_init(struct plot *p, struct strbuf *out, int w, int h)
 	p->h = h;
 	p->ml = 58;
 	p->mr = 16;
-	p->mt = 26;
+	p->mt = 40;
 	p->mb = 36;
 }
 
@@ -235,11 +262,14 @@ static size_t run_timeline(const struct gate_run *r, double **xs, double **ys)
 	struct json_value *v;
 	const struct json_value *tl;
 	size_t n = 0;
+	double prev_t = 0, elapsed;
 	*xs = *ys = NULL;
 	if (!r->json)
 		return 0;
 	v = json_parse(r->json, strlen(r->json), NULL);
 	tl = json_get(v, "timeline");
+	/* a last bucket that only holds the run's final instants is not a rate */
+	elapsed = json_get_num(v, "elapsed_s", INFINITY);
 	if (json_len(tl)) {
 		*xs = xcalloc(json_len(tl), sizeof(double));
 		*ys = xcalloc(json_len(tl), sizeof(double));
@@ -250,11 +280,19 @@ static size_t run_timeline(const struct gate_run *r, double **xs, double **ys)
 		if (e->type == JSON_NUMBER) {
 			y = e->u.number;
 		} else if (e->type == JSON_OBJECT) {
-			y = json_get_num(e, "tps", NAN);
 			t = json_get_num(e, "t", json_get_num(e, "second",
 					 json_get_num(e, "time", json_get_num(e, "s", t))));
+			y = json_get_num(e, "tps", NAN);
+			if (!isfinite(y)) {
+				/* pgbuild bench: transactions per interval of t seconds */
+				double dt = t - prev_t;
+				y = json_get_num(e, "transactions", NAN);
+				if (dt > 0)
+					y /= dt;
+			}
+			prev_t = t;
 		}
-		if (!isfinite(y))
+		if (!isfinite(y) || t > elapsed + 0.5)
 			continue;
 		(*xs)[n] = t;
 		(*ys)[n] = y;
@@ -378,7 +416,7 @@ static void plot_latency(struct strbuf *o, const struct gate_workload *w)
 	/* the percentile curve: p50 p90 p99 p99.9 max (indices into gate_lat_keys) */
 	static const int keys[] = { 1, 2, 3, 4, 5 };
 	static const char *names[] = { "p50", "p90", "p99", "p99.9", "max" };
-	double xs[5], ya[5], yb[5], ymax = 0;
+	double xs[5], ya[5], yb[5], ymax = 0, ymin = INFINITY;
 	const char *labels[] = { "A baseline", "B candidate" }, *colors[] = { COLOR_A, COLOR_B };
 	struct plot p;
 	char title[160];
@@ -392,6 +430,10 @@ static void plot_latency(struct strbuf *o, const struct gate_workload *w)
 			ymax = ya[i];
 		if (isfinite(yb[i]) && yb[i] > ymax)
 			ymax = yb[i];
+		if (isfinite(ya[i]) && ya[i] > 0 && ya[i] < ymin)
+			ymin = ya[i];
+		if (isfinite(yb[i]) && yb[i] > 0 && yb[i] < ymin)
+			ymin = yb[i];
 		any |= isfinite(ya[i]) || isfinite(yb[i]);
 	}
 	if (!any)
@@ -400,9 +442,13 @@ static void plot_latency(struct strbuf *o, const struct gate_workload *w)
 	plot_init(&p, o, 560, 260);
 	p.x0 = -0.3;
 	p.x1 = 4.3;
-	p.y0 = 0;
-	p.y1 = ymax * 1.08 + 1e-9;
-	plot_begin(&p, title, "percentile", "latency ms", 0);
+	if (!isfinite(ymin) || !(ymax > 0))
+		return;
+	/* log scale: p50 and max differ by orders of magnitude */
+	p.logy = 1;
+	p.y0 = pow(10, floor(log10(ymin)));
+	p.y1 = pow(10, ceil(log10(ymax * 1.0001)));
+	plot_begin(&p, title, "percentile", "latency ms (log scale)", 0);
 	for (int i = 0; i < 5; i++)
 		strbuf_addf(o, "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>",
 			    px(&p, i), p.h - p.mb + 14, names[i]);
@@ -466,14 +512,14 @@ static void plot_ratios(struct strbuf *o, const struct gate *g, const struct gat
 	if (w->tps.ok) {
 		plot_band(&p, w->tps.lo, w->tps.hi, COLOR_B);
 		snprintf(lab, sizeof(lab), "estimate %.4f", w->tps.estimate);
-		plot_hline(&p, w->tps.estimate, "est", lab);
+		plot_hline(&p, w->tps.estimate, "est", lab, 2);
 	}
-	plot_hline(&p, 1.0, "one", "no change");
+	plot_hline(&p, 1.0, "one", "no change", 1);
 	for (size_t i = 0; i < g->th.nr; i++) {
 		const struct gate_threshold *t = &g->th.v[i];
 		if (t->kind == GATE_TPS && (!t->workload || !strcmp(t->workload, w->name)) && t->value != 1) {
 			snprintf(lab, sizeof(lab), "threshold %g", t->value);
-			plot_hline(&p, t->value, "thr", lab);
+			plot_hline(&p, t->value, "thr", lab, 0);
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
