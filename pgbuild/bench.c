@@ -234,6 +234,9 @@ static void tx_done(struct run *run, struct thread *t, struct client *c, int64_t
 	}
 	{
 		size_t sec = (size_t)((now - run->warm_end_us) / 1000000);
+		/* transactions in flight at the end belong to the last second */
+		if (run->end_us && now >= run->end_us && run->end_us > run->warm_end_us)
+			sec = (size_t)((run->end_us - run->warm_end_us - 1) / 1000000);
 		if (sec >= t->ntimeline) {
 			ALLOC_GROW(t->timeline, sec + 1, t->timeline_alloc);
 			memset(t->timeline + t->ntimeline, 0,
@@ -946,6 +949,9 @@ static void write_json(struct strbuf *out, struct run *run, struct results *R,
 	}
 	json_array_end(&jw);
 	json_key(&jw, "client_cpu_s"); json_double(&jw, round(R->cpu_s * 1000) / 1000);
+	json_key(&jw, "client_cpu_s_per_10k");
+	json_double(&jw, R->count + R->warm_count ?
+		    round(R->cpu_s * 1e7 / (double)(R->count + R->warm_count)) / 1000 : 0);
 	json_key(&jw, "environment");
 	json_object_begin(&jw);
 	json_key(&jw, "server_version"); json_string(&jw, server_version);
@@ -1093,7 +1099,9 @@ static int setup_cluster(struct bench_opts *o, struct bench_workload *w, int sca
 				    scale, tmpl);
 		}
 	}
-	if (need_load)
+	if (w->data == DATA_NONE)
+		strbuf_addstr(note, "none");
+	else if (need_load)
 		strbuf_addf(note, "%s scale %d loaded", bench_dataset_name(w->data), scale);
 	if (cluster_create(cl, &co) < 0 || cluster_start(cl) < 0)
 		goto out;
