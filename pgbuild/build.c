@@ -293,19 +293,24 @@ static long count_new_lines(const char *path, off_t *off)
 static void progress(struct build *b, const char *name, long done, long total,
 		     double t_phase)
 {
-	char e[32], eta[32];
+	char e[32], eta[32], all[32];
 	double el = now() - t_phase;
 	if (!b->tty)
 		return;
-	if (total < done)
-		total = done;
-	if (done > 0 && total > done)
-		fmt_dur(el / (double)done * (double)(total - done), eta, sizeof(eta));
-	else
-		snprintf(eta, sizeof(eta), "-");
-	fprintf(stderr, "\r\033[K[%s] %ld/%ld compiler runs  %s elapsed  ETA %s  (total %s)",
-		name, done, total, fmt_dur(el, e, sizeof(e)), eta,
-		fmt_dur(now() - b->t0, (char[32]){ 0 }, 32));
+	fmt_dur(el, e, sizeof(e));
+	fmt_dur(now() - b->t0, all, sizeof(all));
+	if (total <= 0) {
+		fprintf(stderr, "\r\033[K[%s] %ld compiler runs, %s (build %s)", name, done, e, all);
+	} else {
+		if (total < done)
+			total = done;
+		if (done > 0 && total > done)
+			fmt_dur(el / (double)done * (double)(total - done), eta, sizeof(eta));
+		else
+			snprintf(eta, sizeof(eta), "?");
+		fprintf(stderr, "\r\033[K[%s] %ld/%ld compiler runs (%ld%%), %s, ETA %s (build %s)",
+			name, done, total, done * 100 / total, e, eta, all);
+	}
 	fflush(stderr);
 }
 
@@ -1133,6 +1138,18 @@ PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc 
 				goto out;
 			}
 			b->reconfigured = 1;
+			/* PostgreSQL tracks no header dependencies unless
+			 * --enable-depend: objects built under the old
+			 * configuration must go (ccache makes this cheap) */
+			if (!b->fresh) {
+				strvec_clear(&cmd);
+				strvec_pushl(&cmd, "make", "clean", NULL);
+				if (run_phase(b, "clean", &cmd, b->builddir, 0) != 0) {
+					free(cs);
+					goto out;
+				}
+				b->fresh = 1;
+			}
 			fp = fopen(stamp_path, "w");
 			if (fp) {
 				fputs(stamp, fp);
@@ -1190,7 +1207,7 @@ PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc 
 out:
 	if (b->builddir && b->src.dir)
 		write_record(b, rc == 0 || (b->bench_code || b->gate_code > 0));
-	if (rc == 0 && !b->quiet)
+	if (rc == 0)
 		printf("%s\n", b->o.install ? b->prefix : b->builddir);
 	strvec_clear(&cmd);
 	strbuf_release(&old_stamp);

@@ -44,6 +44,8 @@ src/backend/postgres: \$(addprefix src/backend/,\$(OBJS))
 	cd src/backend && \$(CC) -O2 -o postgres \$(OBJS)
 install: all
 	mkdir -p \$(prefix)/bin && cp src/backend/postgres \$(prefix)/bin/postgres
+clean:
+	rm -f src/backend/*.o src/backend/postgres
 EOF
 printf 'all:\ninstall:\n' > contrib/Makefile
 CONF
@@ -108,6 +110,10 @@ ok "back to the baseline (policy none)" build --policy none
 is "policy none: all three objects change" "$(compiles_since "$first")" 3
 ok "verify of the baseline passes" "$P" verify --prefix "$TMP/out"
 like "the baseline record has no policy" "$(json policy.path < "$R")" '^null$'
+ok "other configure arguments" build --policy none --configure-args "--with-x --enable-cassert"
+is "... reconfigure" "$(json incremental.reconfigured < "$R")" 1
+is "... and rebuild everything (no header dependencies without --enable-depend)" "$(json log.compiles < "$R")" 3
+like "... with the arguments recorded" "$(json configure_args < "$R")" '--enable-cassert'
 
 # --- argument errors ---
 "$P" build --prefix "$TMP/x" >err.out 2>&1
