@@ -21,7 +21,8 @@
  *      optionally a gate against a baseline (pgbuild gate).
  *
  * Profiles are kept and reused: a later `pgbuild pgo` with the same
- * workloads and instrumentation skips stages 1-2.  Stale profiles are
+ * workloads and instrumentation (the instrumented stage's policy, comments
+ * aside - so adding `lto = on` to the policy reuses them) skips stages 1-2.  Stale profiles are
  * detected from the manifest: a unit whose source changed since training
  * has its .gcda removed (it is compiled without a profile) and is reported;
  * --retrain trains again.  GCC's own check (coverage-mismatch, e.g. after a
@@ -53,6 +54,7 @@ struct pgo_opts {
 	const char *baseline, *gate;
 	int jobs;
 	int retrain;
+	int instrument_only;     /* stop after the instrumented build */
 	int regress;
 	int quiet;
 };
@@ -81,6 +83,9 @@ static void pgo_usage(FILE *fp)
 	      "  -T, --duration S       seconds per training workload (default 20)\n"
 	      "  -s, --scale N          pgbench scale of the training data\n"
 	      "  --retrain              train again even when the profiles are current\n"
+	      "  --instrument-only      stop after the instrumented build (for\n"
+	      "                         pgbuild profile --method gcov); a later run with\n"
+	      "                         the same options continues from there\n"
 	      "  --no-regress           skip the regression suite\n"
 	      "  --baseline PREFIX --gate EXPR\n"
 	      "                         gate the result against PREFIX (pgbuild gate)\n"
@@ -300,6 +305,27 @@ static void check_stale(const struct json_value *manifest, const char *builddir,
 	}
 }
 
+/* A policy's text without comments and blank lines: what it means, for
+ * comparing the instrumentation of two runs. */
+static char *policy_key(const char *text)
+{
+	struct strbuf sb = STRBUF_INIT;
+	while (*text) {
+		const char *nl = strchr(text, '\n');
+		size_t len = nl ? (size_t)(nl - text) : strlen(text);
+		const char *k = text;
+		while (k < text + len && (*k == ' ' || *k == '\t'))
+			k++;
+		if (k < text + len && *k != '#') {
+			strbuf_add(&sb, k, (size_t)(text + len - k));
+			strbuf_rtrim(&sb);
+			strbuf_addch(&sb, '\n');
+		}
+		text += len + (nl ? 1 : 0);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
 static char *joined(const struct strvec *sv, const char *sep)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -321,6 +347,7 @@ PGBUILD_COMMAND(pgo, "profile-guided build: instrument, train on workloads, -fpr
 		{ "duration", required_argument, NULL, 'T' },
 		{ "scale", required_argument, NULL, 's' },
 		{ "retrain", no_argument, NULL, 'r' },
+		{ "instrument-only", no_argument, NULL, 'I' },
 		{ "no-regress", no_argument, NULL, 'R' },
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "gate", required_argument, NULL, 'g' },
@@ -386,6 +413,7 @@ PGBUILD_COMMAND(pgo, "profile-guided build: instrument, train on workloads, -fpr
 				o.jobs = (int)n;
 			break;
 		case 'r': o.retrain = 1; break;
+		case 'I': o.instrument_only = 1; break;
 		case 'R': o.regress = 0; break;
 		case 'b': o.baseline = optarg; break;
 		case 'g': o.gate = optarg; break;
@@ -458,11 +486,16 @@ PGBUILD_COMMAND(pgo, "profile-guided build: instrument, train on workloads, -fpr
 	policy_add_flags(&pol, &o.files, PGO_USE_CFLAGS, NULL);
 
 	/* can the profiles of an earlier run be reused? */
-	if (!o.retrain && access(mpath, R_OK) == 0 && (manifest = buildlog_read_json(mpath))) {
+	if (!o.retrain && !o.instrument_only && access(mpath, R_OK) == 0 &&
+	    (manifest = buildlog_read_json(mpath))) {
 		const char *mw = json_get_str(manifest, "workloads");
 		const char *mi = json_get_str(manifest, "instrument_policy");
 		long have = prof_count_gcda(builddir);
-		if (mw && mi && !strcmp(mw, wl) && !strcmp(mi, ipolicy_text) && have > 0) {
+		char *k1 = mi ? policy_key(mi) : NULL, *k2 = policy_key(ipolicy_text);
+		int same = k1 && !strcmp(k1, k2);
+		free(k1);
+		free(k2);
+		if (mw && same && !strcmp(mw, wl) && have > 0) {
 			check_stale(manifest, builddir, &stale);
 			gcda = have;
 			if (!o.quiet)
@@ -488,6 +521,13 @@ PGBUILD_COMMAND(pgo, "profile-guided build: instrument, train on workloads, -fpr
 			goto out;
 		}
 		t_instr = now() - t0;
+		if (o.instrument_only) {
+			printf("pgo: instrumented install in %s (build %.0f s); profile it with "
+			       "pgbuild profile --prefix %s --method gcov\n", o.prefix, t_instr, o.prefix);
+			free(ipolicy_text);
+			ret = PGBUILD_EXIT_OK;
+			goto out;
+		}
 
 		/* 2. training */
 		if (!o.quiet)

@@ -1,0 +1,116 @@
+#!/bin/bash
+# 61-pgo-pg.t - pgbuild pgo and pgbuild profile --method gcov on
+# PostgreSQL 15, with perf absent from PATH.
+#
+# To stay within CI's budget this is the suite's ONE extra instrumented
+# build, and it is scoped: --files instruments (and then optimizes with the
+# profile) the memory-context, hash table, nbtree and lwlock units only;
+# every other object is a ccache hit of the shared baseline build, and the
+# -fprofile-use build is an incremental rebuild of the same build tree.
+#   1. pgbuild pgo --instrument-only: the instrumented install;
+#   2. pgbuild profile on it with no perf on PATH: gcov counts rank the
+#      known hot functions of those units;
+#   3. pgbuild pgo (same options) trains on select-only, builds with
+#      -fprofile-use -fprofile-partial-training plus a hot list, runs the
+#      regression suite: it must pass;
+#   4. the profile-use flags and the hot marks are in the binary
+#      (pgbuild inspect); a second run reuses the profiles; touching a
+#      source reports that unit's profile as stale.
+. "$(dirname "$0")/lib.sh"
+P=$B/bin/pgbuild
+unset PGOPT_POLICY PGOPT_LOGDIR PGOPT_PREFIX
+
+base=$(e2e_build base none) || { ok "baseline build (fills ccache)" false; done_testing; }
+src=$(e2e_src)
+dir=$(e2e_dir pgo)
+mkdir -p "$dir"
+chmod 755 "$dir"
+cd "$TMP" || exit 1
+
+# PATH without perf: every other command of /usr/bin and /bin stays
+mkdir nobin
+for d in /usr/local/bin /usr/bin /bin /usr/sbin /sbin; do
+	for f in "$d"/*; do
+		n=${f##*/}
+		[ "$n" = perf ] || [ -e "nobin/$n" ] || ln -s "$f" "nobin/$n"
+	done
+done
+NOPERF=$TMP/nobin
+ok "perf is absent from the test PATH" sh -c "! PATH=$NOPERF command -v perf"
+
+printf 'hash_search_with_hash_value\nAllocSetAlloc\n_bt_compare\nLWLockAcquire\n' > "$dir/hot.txt"
+printf '# pgo test policy: a hot list for the plugin\n[global]\nhot = hot.txt\n' > "$dir/pgo.policy"
+FILES=(--files 'src/backend/utils/{mmgr,hash}/*.c' --files 'src/backend/access/nbtree/*.c'
+	--files 'src/backend/storage/lmgr/lwlock.c')
+PGO=("$P" pgo --src "$src" --prefix "$dir/prefix" --builddir "$dir/build" --policy "$dir/pgo.policy"
+	"${FILES[@]}" --workload select-only --clients 2 --duration 10
+	${PGOPT_E2E_JOBS:+--jobs "$PGOPT_E2E_JOBS"})
+
+# 1. the instrumented install
+t0=$(date +%s)
+e2e_heavy env PATH="$NOPERF" "${PGO[@]}" --instrument-only >pgo1.out 2>pgo1.err
+s=$?
+is "pgo --instrument-only: exit 0" "$s" 0
+[ $s = 0 ] || diag "$(tail -30 pgo1.err)"
+diag "instrumented build: $(($(date +%s) - t0)) s"
+like "it says how to profile it" "$(cat pgo1.out)" 'pgbuild profile --prefix .* --method gcov'
+like "the record says instrumented" "$(cat "$dir/prefix/pgopt-build.json")" '-fprofile-generate -ftest-coverage'
+ok "the scoped units have coverage notes" test -f "$dir/build/src/backend/utils/hash/dynahash.gcno"
+ok "... the others not" test ! -e "$dir/build/src/backend/tcop/postgres.gcno"
+
+# 2. gcov profile, perf absent
+out=$(e2e_heavy env PATH="$NOPERF" "$P" profile --prefix "$dir/prefix" --workload select-only \
+	--duration 5 --top 15 --emit-policy gcov.policy --json gcov.json -q 2>prof.err)
+s=$?
+is "profile without perf picks gcov and works: exit 0" "$s" 0
+[ $s = 0 ] || diag "$(tail -20 prof.err)"
+like "method gcov" "$out" '^gcov: [0-9]+ line executions'
+diag "$(printf '%s\n' "$out" | head -18)"
+top=$(printf '%s\n' "$out" | awk '/^rank/{n++; next} n==1 && NF>=5 {print $4}')
+known=0
+for f in hash_search_with_hash_value AllocSetAlloc _bt_compare LWLockAcquire LWLockRelease \
+	palloc AllocSetFree pfree hash_bytes _bt_checkkeys MemoryContextAlloc _bt_binsrch; do
+	printf '%s\n' "$top" | grep -qx "$f" && known=$((known + 1))
+done
+ok "known hot functions rank in the top 15 by gcov counts ($known)" test $known -ge 3
+ok "the gcov policy names real files" sh -c "for f in \$(sed -nE 's/^\\[(src\\/[^]]*)\\]\$/\\1/p' gcov.policy); do test -f '$src'/\$f || exit 1; done"
+
+# 3. the PGO build: train, -fprofile-use, regression suite
+t0=$(date +%s)
+e2e_heavy env PATH="$NOPERF" "${PGO[@]}" --retrain >pgo2.out 2>pgo2.err
+s=$?
+is "pgo: exit 0 (built, trained, regression suite passed)" "$s" 0
+[ $s = 0 ] || diag "$(tail -40 pgo2.err)"
+diag "pgo train + use build + regress: $(($(date +%s) - t0)) s"
+like "summary line" "$(cat pgo2.out)" 'pgo: OK: trained on select-only \(now\), [0-9]+ profile data files.*regression suite passed'
+like "the regression suite ran on it" "$(cat pgo2.out pgo2.err)" 'regress: PASSED'
+R=$dir/prefix/pgopt-pgo.json
+like "record: trained now, regress passed" "$(cat "$R")" '"trained_now":true.*"regress":"passed"'
+ok "profiles are kept in the build tree" test -f "$dir/build/src/backend/utils/hash/dynahash.gcda"
+like "the use policy adds the profile flags to the scoped files" "$(cat "$dir/build/pgo-use.policy")" \
+	$'\\[src/backend/utils/\\{mmgr,hash\\}/\\*.c\\]\ncflags \\+= -fprofile-use -fprofile-partial-training'
+like "dynahash.c was compiled with -fprofile-use (its record in the binary)" \
+	"$("$P" inspect --json --tu src/backend/utils/hash/dynahash.c "$dir/prefix/bin/postgres")" \
+	'"added":\[[^]]*"-fprofile-use"'
+j=$("$P" inspect --json --function hash_search_with_hash_value "$dir/prefix/bin/postgres")
+like "the hot list reached the plugin: hash_search_with_hash_value marked hot" "$j" '"marked":"hot"'
+like "... and it is in .text.hot" "$j" '"elf_section":".text.hot'
+nok "tcop/postgres.c (outside --files) has no profile flags" sh -c \
+	"'$P' inspect --json --tu src/backend/tcop/postgres.c '$dir/prefix/bin/postgres' | grep -q fprofile-use"
+ok "the install runs" "$dir/prefix/bin/postgres" --version
+
+# 4. reuse and staleness (no training, incremental)
+e2e_heavy env PATH="$NOPERF" "${PGO[@]}" --no-regress >pgo3.out 2>pgo3.err
+is "second pgo: exit 0" "$?" 0
+like "it reuses the profiles" "$(cat pgo3.err)" 'reusing the profiles'
+like "summary: reused, nothing stale" "$(cat pgo3.out)" '\(reused\).* 0 stale'
+# a changed source: work on a copy of the manifest's recorded hash instead of
+# touching the shared source tree
+perl -0pi -e 's/("src\/backend\/access\/nbtree\/nbtsearch\.c":")[0-9a-f]+"/${1}0000000000000000"/' \
+	"$dir/build/pgopt-pgo.json"
+e2e_heavy env PATH="$NOPERF" "${PGO[@]}" --no-regress >pgo4.out 2>pgo4.err
+is "pgo with a stale profile: exit 0" "$?" 0
+like "the stale unit is reported" "$(cat pgo4.err)" 'changed since the training.*src/backend/access/nbtree/nbtsearch.c'
+like "summary counts it" "$(cat pgo4.out)" ' 1 stale'
+ok "its profile was dropped" test ! -e "$dir/build/src/backend/access/nbtree/nbtsearch.gcda"
+done_testing
