@@ -243,6 +243,11 @@ struct pgopt_fn {
 	const char *marked;       /* "hot"/"cold" if this plugin marked it */
 	char *calls;              /* JSON array of calls left alone, or NULL */
 	char *partial;            /* its record without the section, or NULL */
+	const char *name;         /* assembler name, once it inlined something */
+	const char *file;         /* its source file */
+	int line;                 /* and line */
+	bool emitted;             /* a record for its final body was written */
+	bool composed;            /* its early inlines were copied into a caller */
 };
 
 static struct pgopt_fn *fns;     /* all functions seen */
@@ -460,6 +465,11 @@ static void on_node_removal(cgraph_node *node, void *data)
 	site.nchain = inline_chain(gimple_location(e->call_stmt), &site.chain);
 
 	fn = fn_get(to->decl);
+	if (!fn->name) {
+		fn->name = asm_name(to->decl);
+		fn->file = DECL_SOURCE_FILE(origin_decl(to->decl));
+		fn->line = DECL_SOURCE_LINE(origin_decl(to->decl));
+	}
 	sites_push(&fn->all, &site);
 	if (!strcmp(site.stage, "early"))
 		sites_push(&fn->early, &site);
@@ -469,6 +479,7 @@ static void on_node_removal(cgraph_node *node, void *data)
 	callee_fn = slot ? &fns[*slot] : NULL;
 	if (!callee_fn || callee_fn == fn)
 		return;
+	callee_fn->composed = callee_fn->early.nr > 0;
 	for (int i = 0; i < callee_fn->early.nr; i++) {
 		const struct pgopt_site *in = &callee_fn->early.v[i];
 		struct pgopt_site nested = *in;
@@ -716,6 +727,7 @@ static char *function_record(cgraph_node *node, bool with_calls)
 	const char *file = DECL_SOURCE_FILE(orig);
 	int size = body_size(decl);
 
+	fn->emitted = true;
 	sb_str(&sb, "{\"kind\":\"fn\",\"name\":");
 	sb_json(&sb, name);
 	if (strcmp(name, decl_name(orig))) {
@@ -775,6 +787,30 @@ static char *function_record(cgraph_node *node, bool with_calls)
 	return sb.buf;
 }
 
+/*
+ * Functions whose body disappeared (inlined everywhere, or unreachable)
+ * after GCC had inlined calls into it early, when no caller inherited those
+ * sites: GCC made and reported those decisions, so the record keeps them.
+ */
+static void removed_records(void)
+{
+	for (int i = 0; i < nfns; i++) {
+		struct pgopt_fn *fn = &fns[i];
+		if (!fn->name || fn->emitted || fn->composed || !fn->early.nr)
+			continue;
+		sb_str(&out_lines, "{\"kind\":\"fn\",\"name\":");
+		sb_json(&out_lines, fn->name);
+		sb_key(&out_lines, "file");
+		sb_json(&out_lines, fn->file);
+		sb_key(&out_lines, "line");
+		sb_int(&out_lines, fn->line);
+		sb_str(&out_lines, ",\"emitted\":false");
+		add_sites(&out_lines, &fn->early, fn->file);
+		sb_str(&out_lines, "}\n");
+		out_count++;
+	}
+}
+
 static void finish_record(char *partial, const char *section)
 {
 	sb_str(&out_lines, partial);
@@ -825,6 +861,7 @@ static unsigned int sizes_execute(void)
 		finish_record(partial, NULL);
 		free(partial);
 	}
+	removed_records();
 	{
 		struct sbuf text = { NULL, 0, 0 }, asm_text = { NULL, 0, 0 };
 		emit_unit(&text);
@@ -1099,6 +1136,7 @@ static void on_finish_unit(void *gcc_data, void *user_data)
 			free(fns[i].partial);
 			fns[i].partial = NULL;
 		}
+	removed_records();
 	emit_unit(&text);
 	sb_str(&text, out_lines.buf ? out_lines.buf : "");
 	write_sidecar(&text);
@@ -1141,6 +1179,21 @@ static bool need_value(const struct plugin_argument *arg)
 	return false;
 }
 
+/* Decode %XX escapes in place (the value only ever gets shorter). */
+static void arg_decode(char *s)
+{
+	char *out = s;
+	for (; *s; s++) {
+		if (s[0] == '%' && ISXDIGIT(s[1]) && ISXDIGIT(s[2])) {
+			*out++ = (char)(hex_value(s[1]) * 16 + hex_value(s[2]));
+			s += 2;
+		} else {
+			*out++ = *s;
+		}
+	}
+	*out = '\0';
+}
+
 int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *version)
 {
 	struct plugin_gcc_version built = gcc_version;
@@ -1162,6 +1215,10 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 
 	for (int i = 0; i < info->argc; i++) {
 		const struct plugin_argument *arg = &info->argv[i];
+		/* GCC's option parser drops a character for every '=' after the
+		 * first, so pgoptcc percent-encodes '=' and '%' in values */
+		if (arg->value)
+			arg_decode(arg->value);
 		if (!strcmp(arg->key, "tu")) {
 			/* empty: the wrapper could not name it; use the input */
 			opt_tu = arg->value && *arg->value ? arg->value : NULL;

@@ -150,6 +150,27 @@ static int looks_like_compiler(const char *arg)
 	return found != NULL;
 }
 
+/*
+ * Pass KEY=VALUE to the plugin.  GCC's option parser drops one character
+ * for every '=' after the first in -fplugin-arg-NAME-KEY=VALUE, so '=' and
+ * '%' in values are percent-encoded; the plugin decodes them.
+ */
+static void push_plugin_arg(struct strvec *args, const char *key, const char *value)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "-fplugin-arg-pgopt-%s", key);
+	if (value) {
+		strbuf_addch(&sb, '=');
+		for (const char *p = value; *p; p++) {
+			if (*p == '=' || *p == '%')
+				strbuf_addf(&sb, "%%%02X", (unsigned char)*p);
+			else
+				strbuf_addch(&sb, *p);
+		}
+	}
+	strvec_push_nodup(args, strbuf_detach(&sb, NULL));
+}
+
 static void add_plugin_args(struct invocation *inv, const char *tu, int is_link)
 {
 	const char *plugin = env("PGOPT_PLUGIN");
@@ -179,32 +200,32 @@ static void add_plugin_args(struct invocation *inv, const char *tu, int is_link)
 		char real[PATH_MAX];
 		strvec_pushf(&inv->final, "-fplugin=%s", realpath(plugin, real) ? real : plugin);
 	}
-	strvec_pushf(&inv->final, "-fplugin-arg-pgopt-tu=%s", tu ? tu : "");
+	push_plugin_arg(&inv->final, "tu", tu ? tu : "");
 	for (size_t i = 0; i < inv->res.rules.nr; i++) {
 		if (i)
 			strbuf_addch(&sb, ',');
 		strbuf_addstr(&sb, inv->res.rules.v[i]);
 	}
-	strvec_pushf(&inv->final, "-fplugin-arg-pgopt-rules=%s", sb.buf);
+	push_plugin_arg(&inv->final, "rules", sb.buf);
 	strbuf_reset(&sb);
 	for (size_t i = 0; i < inv->res.added.nr; i++)
 		strbuf_addf(&sb, "%s%s", i ? " " : "", inv->res.added.v[i]);
-	strvec_pushf(&inv->final, "-fplugin-arg-pgopt-added=%s", sb.buf);
+	push_plugin_arg(&inv->final, "added", sb.buf);
 	strbuf_reset(&sb);
 	for (size_t i = 0; i < inv->res.removed.nr; i++)
 		strbuf_addf(&sb, "%s%s", i ? " " : "", inv->res.removed.v[i]);
-	strvec_pushf(&inv->final, "-fplugin-arg-pgopt-removed=%s", sb.buf);
+	push_plugin_arg(&inv->final, "removed", sb.buf);
 	if (env("PGOPT_LOGDIR")) {
 		char real[PATH_MAX];
 		const char *d = env("PGOPT_LOGDIR");
-		strvec_pushf(&inv->final, "-fplugin-arg-pgopt-log=%s", realpath(d, real) ? real : d);
+		push_plugin_arg(&inv->final, "log", realpath(d, real) ? real : d);
 	}
 	if (inv->policy.hot)
-		strvec_pushf(&inv->final, "-fplugin-arg-pgopt-hot=%s", inv->policy.hot);
+		push_plugin_arg(&inv->final, "hot", inv->policy.hot);
 	if (inv->policy.cold)
-		strvec_pushf(&inv->final, "-fplugin-arg-pgopt-cold=%s", inv->policy.cold);
+		push_plugin_arg(&inv->final, "cold", inv->policy.cold);
 	if (error_verbose)
-		strvec_push(&inv->final, "-fplugin-arg-pgopt-verbose");
+		push_plugin_arg(&inv->final, "verbose", NULL);
 	(void)is_link;
 	strbuf_release(&sb);
 	free(def);

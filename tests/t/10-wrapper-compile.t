@@ -98,4 +98,11 @@ PGOPT_LOGDIR=$TMP/log PGOPT_POLICY=$TMP/p.policy "$W" -O2 '-DX="$(touch PWNED3);
 ok "odd names compile" test -s 'o u t;$(x).o'
 nok "no command substitution ran" sh -c 'ls PWNED* 2>/dev/null | grep -q .'
 like "odd argv logged verbatim" "$(tail -n 1 log/compile.jsonl)" '"-DX=\\"\$\(touch PWNED3\); rm -rf /\\""'
+
+# --- values with '=' and '%' reach the plugin intact (GCC drops a character
+# per extra '=' in -fplugin-arg values, so pgoptcc percent-encodes them) ---
+printf '[global]\ncflags += -O2 -DX=1 -DY=a%%3Db=c\n' > eq.policy
+PGOPT_PLUGIN= PGOPT_POLICY=$TMP/eq.policy "$W" -c src/port/snprintf.c -o eq.o
+like "plugin record has the added flags verbatim" "$(readelf -p .pgopt.log eq.o 2>/dev/null | tr -d '\n')" \
+	'"added":\["-O2","-DX=1","-DY=a%3Db=c"\]'
 done_testing
