@@ -26,7 +26,11 @@ BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
 	-Wno-unused-parameter -Iwrapper/common \
 	-DPGOPT_VERSION=\"$(VERSION)\"
 ifneq ($(SANITIZE),)
-BASE_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -O1
+# -O1 keeps stacks readable.  With the sanitizers' checks inlined, gcc 12's
+# format checks see impossible paths (a "null" %s argument after a NULL
+# check), so those two stay warnings here; the normal build keeps them errors.
+BASE_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -O1 \
+	-Wno-error=format-truncation -Wno-error=format-overflow
 SAN_LDFLAGS := -fsanitize=$(SANITIZE)
 endif
 ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
