@@ -69,6 +69,14 @@ int bench_var_index(struct bench_vars *vars, const char *name, int create)
 	return vars->nr++;
 }
 
+void bench_vars_free(struct bench_vars *vars)
+{
+	for (int i = 0; i < vars->nr; i++)
+		free(vars->names[i]);
+	free(vars->names);
+	memset(vars, 0, sizeof(*vars));
+}
+
 static int is_ident(int c)
 {
 	return isalnum(c) || c == '_';
@@ -361,6 +369,14 @@ static int sql_command(struct parser *ps, struct bench_command *cmd, const char 
 					 "more than %d variables in one command", BENCH_MAX_PARAMS);
 				strbuf_release(&sql);
 				strbuf_release(&piece);
+				for (int i = 0; i < npieces; i++)
+					free(cmd->pieces[i]);
+				free(cmd->pieces);
+				free(cmd->param_var);
+				cmd->pieces = NULL;
+				cmd->param_var = NULL;
+				cmd->nparams = 0;
+				cmd->kind = BCMD_SET; /* nothing left to free but expr (NULL) */
 				return -1;
 			}
 			/* one parameter per use keeps the simple text exact */
@@ -414,6 +430,8 @@ static int blank_line(const char *l)
 		l++;
 	return !*l || (l[0] == '-' && l[1] == '-');
 }
+
+static void free_commands(struct bench_script *s);
 
 int bench_script_parse(struct bench_script *s, const char *text, const char *file,
 		       struct bench_vars *vars, int script_no)
@@ -528,17 +546,20 @@ int bench_script_parse(struct bench_script *s, const char *text, const char *fil
 	}
 	strbuf_release(&sql);
 	strbuf_release(&line);
-	if (!s->ncmds)
+	if (!s->ncmds) {
+		free_commands(s);
 		return error("%s: script has no commands", file);
+	}
 	/* every variable a command reads must be set somewhere (or be predefined) */
 	return 0;
 fail:
 	strbuf_release(&sql);
 	strbuf_release(&line);
+	free_commands(s);
 	return error("%s:%d: %s", file, ps.line, ps.err);
 }
 
-void bench_script_free(struct bench_script *s)
+static void free_commands(struct bench_script *s)
 {
 	for (int i = 0; i < s->ncmds; i++) {
 		struct bench_command *c = &s->cmds[i];
@@ -552,7 +573,13 @@ void bench_script_free(struct bench_script *s)
 		free_expr(c->expr);
 	}
 	free(s->cmds);
-	free(s->name);
 	s->cmds = NULL;
 	s->ncmds = 0;
+}
+
+void bench_script_free(struct bench_script *s)
+{
+	free_commands(s);
+	free(s->name);
+	s->name = NULL;
 }

@@ -98,10 +98,12 @@ struct bench_vars {
 };
 
 int bench_var_index(struct bench_vars *vars, const char *name, int create);
+void bench_vars_free(struct bench_vars *vars);
 
 /*
  * Parse script text into s (name and weight set by the caller).  Errors say
- * "file:line: message" and return -1.  Variables are added to vars.
+ * "file:line: message" and return -1 (s then holds no commands; free its
+ * name).  Variables are added to vars.
  */
 int bench_script_parse(struct bench_script *s, const char *text, const char *file,
 		       struct bench_vars *vars, int script_no);

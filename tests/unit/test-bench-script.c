@@ -56,6 +56,7 @@ static void test_parse_sql_and_set(void **state)
 	assert_non_null(strstr(sb.buf, "aid = NULL AND x = NULL"));
 	strbuf_release(&sb);
 	bench_script_free(&s);
+	bench_vars_free(&vars);
 }
 
 static int64_t eval(const char *expr, const char **msg)
@@ -75,6 +76,7 @@ static int64_t eval(const char *expr, const char **msg)
 	if (bench_expr_eval(s.cmds[0].expr, v, &r, &out, msg) < 0)
 		out = -999;
 	bench_script_free(&s);
+	bench_vars_free(&vars);
 	return out;
 }
 
@@ -123,6 +125,21 @@ static void test_parse_errors(void **state)
 		bench_var_index(&vars, "scale", 1);
 		if (bench_script_parse(&s, bad[i], "bad.sql", &vars, 0) == 0)
 			fail_msg("accepted: %s", bad[i]);
+		assert_null(s.cmds); /* a failed parse keeps nothing */
+		bench_vars_free(&vars);
+	}
+	{	/* too many variables: the half-built SQL command is freed too */
+		struct bench_vars vars = { 0 };
+		struct bench_script s = { 0 };
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addstr(&sb, "SELECT 1;\nSELECT 0");
+		for (int i = 0; i <= BENCH_MAX_PARAMS; i++)
+			strbuf_addstr(&sb, " + :x");
+		strbuf_addstr(&sb, ";\n");
+		assert_int_equal(bench_script_parse(&s, sb.buf, "many.sql", &vars, 0), -1);
+		assert_null(s.cmds);
+		bench_vars_free(&vars);
+		strbuf_release(&sb);
 	}
 }
 
@@ -152,6 +169,7 @@ static void test_builtin_workloads_parse(void **state)
 		for (int k = 0; k < w.nscripts; k++)
 			bench_script_free(&w.scripts[k]);
 		free(w.scripts);
+		bench_vars_free(&w.vars);
 	}
 }
 
