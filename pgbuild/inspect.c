@@ -278,10 +278,14 @@ static void human_unit(const struct inspect_opts *o, const char *path,
 		if (sym)
 			snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)sym->size);
 		top_refusal(fn, &top);
-		printf("   %-36s %7s %6.0f %7zu %5ld  %-15s %s\n", name, bytes,
-		       json_get_num(fn, "size", -1), json_len(json_get(fn, "inlined")),
-		       count_refused(fn), str_or(json_get_str(fn, "section"), "-"),
-		       top.buf);
+		if (json_get(fn, "emitted")) /* body removed after early inlining */
+			printf("   %-36s %7s %6s %7zu %5s  %-15s %s\n", name, "-", "-",
+			       json_len(json_get(fn, "inlined")), "-", "(removed)", "");
+		else
+			printf("   %-36s %7s %6.0f %7zu %5ld  %-15s %s\n", name, bytes,
+			       json_get_num(fn, "size", -1), json_len(json_get(fn, "inlined")),
+			       count_refused(fn), str_or(json_get_str(fn, "section"), "-"),
+			       top.buf);
 	}
 	strvec_clear(&flags);
 	strbuf_release(&top);
@@ -320,7 +324,7 @@ static void json_unit(const struct inspect_opts *o, struct json_writer *jw,
 					       "flags", "params", "size_early",
 					       "inlined", "not_inlined", "clone_of",
 					       "clone_kind", "attributes", "frequency",
-					       "marked", "section" };
+					       "marked", "section", "emitted" };
 	struct strvec flags = STRVEC_INIT;
 	t->units++;
 	json_object_begin(jw);

@@ -12,14 +12,18 @@ PGBUILD=$B/bin/pgbuild
 
 plugin_flags() { printf '%s\n' "-fplugin=$PLUGIN" "-fplugin-arg-pgopt-tu=$1"; }
 
+# A call without a location (e.g. GCC's own call to a .part clone) is
+# "?:0:0" on both sides.
 plugin_sites() {
-	"$PGBUILD" inspect --sites "$1" | cut -f3,4 | tr '\t' ' ' | LC_ALL=C sort -u
+	"$PGBUILD" inspect --sites "$1" | cut -f3,4 | tr '\t' ' ' |
+		sed -E 's/^[^ ]*:0:0 /?:0:0 /' | LC_ALL=C sort -u
 }
 
 # "b.c:25:34: optimized:  Inlined once/19 into only/20 which ..." and
 # "a.c:2:33: optimized:  Inlining sq/0 into add3/1." -> "b.c:25:34 once"
 optinfo_sites() {
-	sed -nE 's/^(.+:[0-9]+:[0-9]+): optimized: +Inlin(ing|ed) (.+)\/[0-9]+ into .*/\1 \3/p' "$1" |
+	sed -nE -e 's/^(.+:[0-9]+:[0-9]+): optimized: +Inlin(ing|ed) (.+)\/[0-9]+ into .*/\1 \3/p' \
+		-e 's/^optimized: +Inlin(ing|ed) (.+)\/[0-9]+ into .*/?:0:0 \2/p' "$1" |
 		LC_ALL=C sort -u
 }
 
