@@ -149,6 +149,35 @@ static struct unitref *find_unit(struct unitref *v, size_t n, const char *tu)
 	return bsearch(&key, v, n, sizeof(*v), cmp_unitref);
 }
 
+/*
+ * The .GCC.command.line entry of a translation unit (non-LTO builds keep
+ * one per object; pgoptcc's changed compiles name the unit in the plugin
+ * arguments), or NULL.
+ */
+static const char *gcc_cmdline_of(const struct elfrec_object *o, const char *tu)
+{
+	char *needle = xasprintf("-fplugin-arg-pgopt-tu=%s", tu);
+	const char *r = NULL;
+	size_t n = strlen(needle);
+	for (size_t i = 0; i < o->ncmdlines && !r; i++) {
+		const char *hit = strstr(o->cmdlines[i], needle);
+		if (hit && (hit[n] == ' ' || hit[n] == '\0'))
+			r = o->cmdlines[i];
+	}
+	free(needle);
+	return r;
+}
+
+/* Is flag one blank-separated word of cmdline? */
+static int has_word(const char *cmdline, const char *flag)
+{
+	size_t n = strlen(flag);
+	for (const char *p = cmdline; (p = strstr(p, flag)); p++)
+		if ((p == cmdline || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return 1;
+	return 0;
+}
+
 /* ---------------- sizes against a baseline ---------------- */
 
 struct fsize {
@@ -303,6 +332,7 @@ PGBUILD_COMMAND(verify, "check that postgres carries exactly the policy's flags;
 	struct unitref *refs = NULL;
 	size_t nrefs = 0;
 	long problems = 0, checked = 0, with_flags = 0, unlinked = 0, ltrans = 0;
+	long gcc_checked = 0;
 	struct strbuf err = STRBUF_INIT;
 
 	optind = 1;
@@ -552,6 +582,22 @@ PGBUILD_COMMAND(verify, "check that postgres carries exactly the policy's flags;
 				       ex->tu, json_at(removed, k)->u.str.s);
 				bad = 1;
 			}
+		/* a non-LTO binary also keeps each object's own command line */
+		if (!ltrans && ef.objs[0].ncmdlines) {
+			const char *gcl = gcc_cmdline_of(&ef.objs[0], ex->tu);
+			if (!gcl) {
+				printf("NOCMDLINE %s: no .GCC.command.line entry for it in postgres\n", ex->tu);
+				bad = 1;
+			} else {
+				gcc_checked++;
+				for (size_t k = 0; k < ex->added.nr; k++)
+					if (!driver_flag(ex->added.v[k]) && !has_word(gcl, ex->added.v[k])) {
+						printf("NOTAPPLIED %s: %s (absent from its .GCC.command.line)\n",
+						       ex->tu, ex->added.v[k]);
+						bad = 1;
+					}
+			}
+		}
 		if (bad)
 			problems++;
 		else if (verbose_list)
@@ -572,6 +618,7 @@ PGBUILD_COMMAND(verify, "check that postgres carries exactly the policy's flags;
 	       problems, nrefs, ltrans ? "" : "\n");
 	if (ltrans)
 		printf(", %ld link-time (LTO) records\n", ltrans);
+	verbose("%ld objects also checked against their .GCC.command.line", gcc_checked);
 	if (unlinked)
 		verbose("%ld archive members with policy flags were not linked into postgres",
 			unlinked);

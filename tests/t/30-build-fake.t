@@ -115,6 +115,18 @@ is "... reconfigure" "$(json incremental.reconfigured < "$R")" 1
 is "... and rebuild everything (no header dependencies without --enable-depend)" "$(json log.compiles < "$R")" 3
 like "... with the arguments recorded" "$(json configure_args < "$R")" '--enable-cassert'
 
+# --- LTO: the objects' own sections are gone, the plugin records remain ---
+ok "LTO build (coscup policy) into a second prefix" \
+	"$P" build --src "$SRC" --prefix "$TMP/lto" --no-bench --policy "$TOP/examples/coscup-2017.policy"
+is "record: LTO on" "$(json policy.lto < "$TMP/lto/pgopt-build.json")" on
+ok "the LTO postgres runs" "$TMP/lto/bin/postgres"
+out=$("$P" verify --prefix "$TMP/lto" 2>&1)
+is "verify passes on the LTO build" "$?" 0
+like "... from the records, including the link-time one" "$out" 'verify: OK: 3 objects.*3 with policy flags.*[1-9][0-9]* link-time \(LTO\) records'
+"$P" verify --prefix "$TMP/lto" --policy p1.policy > verify.out 2>&1
+is "verify of the LTO build against another policy exits 1" "$?" 1
+ok "verify --baseline prints a size diff" sh -c "'$P' verify --prefix '$TMP/lto' --baseline '$TMP/out' | grep -q '^size: text'"
+
 # --- argument errors ---
 "$P" build --prefix "$TMP/x" >err.out 2>&1
 is "build without --policy exits 2" "$?" 2
