@@ -69,6 +69,7 @@ struct bench_opts {
 	const char *json;       /* --json FILE */
 	const char *template_dir; /* --datadir-template DIR */
 	uint64_t seed;          /* --seed */
+	double stmt_timeout;    /* --statement-timeout seconds (0: none) */
 	int quiet;              /* --quiet: no progress bar, no load messages */
 };
 
@@ -90,6 +91,7 @@ struct client {
 	int script;             /* current script */
 	int cmd;                /* current command of it */
 	int64_t tx_start;       /* us, start of the current transaction */
+	int64_t wait_start;     /* us, when the awaited command was sent */
 	int64_t txs;            /* timed transactions done (for --transactions) */
 	struct bench_value *vars; /* its variables */
 	struct bench_prng rng;  /* its random numbers */
@@ -129,6 +131,7 @@ struct thread {
 	int nerrs;
 	int64_t errors;         /* all failed transactions */
 	int aborted;            /* clients aborted */
+	int stalled;            /* a client got no answer within --statement-timeout */
 	int connect_failed;     /* a client could not connect or prepare */
 	int connected;          /* clients connected at the end (for the commit check) */
 	struct strbuf text;     /* scratch: simple-protocol query text */
@@ -371,6 +374,7 @@ static void client_run(struct run *run, struct thread *t, struct client *c)
 				return;
 			}
 			c->state = CS_WAIT;
+			c->wait_start = now_us();
 			return;
 
 		case CS_WAIT:
@@ -442,6 +446,7 @@ static void client_run(struct run *run, struct thread *t, struct client *c)
 						return;
 					}
 					c->state = CS_ROLLBACK;
+					c->wait_start = now_us();
 					return;
 				}
 				c->state = CS_START;
@@ -627,6 +632,23 @@ static void *thread_body(void *arg)
 		if (!nwait) {
 			continue;
 		}
+		if (run->o->stmt_timeout > 0) {
+			/* a stopped or hung server must not hang the run */
+			int64_t limit = (int64_t)(run->o->stmt_timeout * 1e6), now = now_us();
+			for (int i = 0; i < nwait; i++) {
+				int64_t left = (waiting[i]->wait_start + limit - now + 999) / 1000;
+				if (left <= 0) {
+					char why[100];
+					snprintf(why, sizeof(why), "no answer from the server within "
+						 "%g s (--statement-timeout)", run->o->stmt_timeout);
+					client_abort(t, waiting[i], why);
+					t->stalled = 1;
+					pfd[i].fd = -1; /* poll ignores it */
+				} else if (left < timeout) {
+					timeout = (int)left;
+				}
+			}
+		}
 		r = poll(pfd, (nfds_t)nwait, timeout);
 		if (r < 0 && errno != EINTR) {
 			error("poll failed: %s", strerror(errno));
@@ -635,7 +657,7 @@ static void *thread_body(void *arg)
 			break;
 		}
 		for (int i = 0; r > 0 && i < nwait; i++)
-			if (pfd[i].revents)
+			if (pfd[i].revents && waiting[i]->state != CS_ABORTED)
 				client_run(run, t, waiting[i]);
 	}
 	if (bar)
@@ -761,6 +783,8 @@ static void usage(FILE *fp)
 "  -t, --transactions N   transactions per client instead of a duration\n"
 "      --warmup S         seconds run before timing starts (default 0)\n"
 "      --seed N           random seed (default: from the clock)\n"
+"      --statement-timeout S  abort a client that gets no answer for S seconds:\n"
+"                         the run is invalid, exit 2 (default 60; 0: wait forever)\n"
 "Output:\n"
 "  -P, --progress S       a progress line on stderr every S seconds\n"
 "      --json FILE        write all results as JSON\n"
@@ -1156,6 +1180,7 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 		{ "json", required_argument, NULL, 7 },
 		{ "datadir-template", required_argument, NULL, 8 },
 		{ "seed", required_argument, NULL, 9 },
+		{ "statement-timeout", required_argument, NULL, 10 },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -1172,6 +1197,7 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 	char *conninfo = NULL, *server_version = NULL, *cflags = NULL;
 	int64_t version_num = 0, v;
 	int opt, have_duration = 0, seed_set = 0, exit_code, valid, have_cluster = 0;
+	int stalled = 0;
 	char *sqlfile = NULL;
 
 	memset(&o, 0, sizeof(o));
@@ -1182,6 +1208,7 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 	o.protocol = PROTO_PREPARED;
 	o.clients = 1;
 	o.duration = 10;
+	o.stmt_timeout = 60;
 	strvec_init(&o.settings);
 
 	optind = 1;
@@ -1245,6 +1272,10 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 			if (parse_int("--seed", optarg, 0, INT64_MAX, &v) < 0) return bad_usage();
 			o.seed = (uint64_t)v;
 			seed_set = 1;
+			break;
+		case 10:
+			if (parse_seconds("--statement-timeout", optarg, 0, &o.stmt_timeout) < 0)
+				return bad_usage();
 			break;
 		case 'q': o.quiet = 1; break;
 		case 'h':
@@ -1413,6 +1444,17 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 		goto out;
 	}
 	merge_results(&run, &R);
+	for (int i = 0; i < run.nthreads; i++)
+		stalled |= run.threads[i].stalled;
+	if (stalled) {
+		/* the server does not answer: no further query would return */
+		bench_check_add(&cs, "server_answers", 0, "no answer within %g s "
+				"(--statement-timeout): the server is stopped or hung",
+				o.stmt_timeout);
+		PQfinish(ctrl);
+		ctrl = NULL;
+		run.xact_ok = 0;
+	}
 
 	if (run.xact_ok) {
 		int64_t xa, left = 1, nq = 0;
@@ -1446,11 +1488,13 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 						" (commits missing)");
 			}
 		}
-	} else {
+	} else if (!stalled) {
 		bench_check_add(&cs, "xact_commits", -1, "not available before PostgreSQL 15");
 	}
 	/* correctness */
-	if (bench_snapshot_take(ctrl, w.data, &after) < 0)
+	if (stalled)
+		;       /* reported as server_answers */
+	else if (bench_snapshot_take(ctrl, w.data, &after) < 0)
 		bench_check_add(&cs, "snapshot", 0, "could not read the data after the run");
 	else
 		bench_snapshot_compare(ctrl, &w, &before, &after, R.script_commits, &cs);

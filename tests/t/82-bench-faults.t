@@ -1,0 +1,132 @@
+#!/bin/bash
+# 82-bench-faults.t - faults injected while pgbuild bench runs on its private
+# cluster: a backend killed with SIGKILL, the postmaster killed, the server
+# stopped (SIGSTOP) for longer than --statement-timeout, the cluster's disk
+# (and so its log) full, an unwritable socket directory, Ctrl-C to the whole
+# process group.  Each must give a clear error, a non-zero exit within
+# seconds, no server process and no directory left, and (with --json) a
+# result marked invalid.  (SIGSEGV of a backend: 42-bench-correctness.t;
+# SIGINT/SIGTERM to pgbuild alone at every stage: 43-bench-signals.t.)
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/bench.sh"
+P=$B/bin/pgbuild
+cd "$TMP" || exit 1
+
+# Processes of the cluster seen during the run that still live (zombies
+# reparented to a non-reaping pid 1 in containers do not count).
+alive() {
+	for p in $procs; do
+		s=$(ps -o stat= -p "$p" 2>/dev/null)
+		[ -n "$s" ] && [ "${s#Z}" = "$s" ] && echo "$p"
+	done | wc -l
+}
+leftover_dirs() { find "$TMPDIR" -maxdepth 1 -name 'pgbuild-*' | wc -l; }
+
+# start_bench NAME ARGS...: bench in its own process group (as from a
+# shell); waits until the clients' backends run, sets bp, pm and procs.
+start_bench() {
+	local name=$1; shift
+	setsid "$P" bench --prefix "$PGPREFIX" -q --set fsync=off -c 2 --json "$TMP/$name.json" \
+		"$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+	bp=$!
+	pm=
+	for _ in $(seq 150); do
+		sleep 0.2
+		pm=$(pgrep -f "postgres -D $TMPDIR/pgbuild-" | head -1)
+		[ -n "$pm" ] && [ "$(pgrep -P "$pm" -f 'postgres: postgres postgres' | wc -l)" -ge 2 ] && break
+	done
+	sleep 1
+	procs="$pm $(pgrep -P "$pm" | tr '\n' ' ')"
+	t0=$(date +%s)
+}
+# finish NAME WANT_RC MAX_SECONDS ERR_REGEX|quiet
+finish() {
+	local name=$1 want=$2 max=$3 re=$4 rc el
+	wait "$bp"; rc=$?
+	el=$(( $(date +%s) - t0 ))
+	is "$name: exit $want" "$rc" "$want"
+	ok "$name: exit within ${max}s of the fault (took ${el}s)" test "$el" -le "$max"
+	if [ "$re" = quiet ]; then
+		is "$name: quiet (the user pressed Ctrl-C)" "$(cat "$TMP/$name.err")" ""
+	else
+		like "$name: clear error" "$(grep -v '^\(WARNING\|DETAIL\|HINT\|FATAL\):' "$TMP/$name.err" | head -n 3)" "$re"
+	fi
+	is "$name: no server process left" "$(alive)" 0
+	is "$name: no cluster directory left" "$(leftover_dirs)" 0
+	if [ -s "$TMP/$name.json" ]; then
+		is "$name: JSON valid=false" "$(json_get "$TMP/$name.json" '$d->{valid}')" 0
+	else
+		ok "$name: no JSON result written" true
+	fi
+}
+
+# --- a backend killed with SIGKILL: the server restarts, clients abort ---
+start_bench k9 -T 30
+kill -KILL "$(pgrep -P "$pm" -f 'postgres: postgres postgres' | head -1)"
+finish k9 2 10 'client [0-9] aborted'
+like "k9: server log check names the signal" \
+	"$(json_get "$TMP/k9.json" '$d->{invariants}{server_log}{detail}')" 'terminated by signal 9'
+
+# --- the postmaster killed: its backends exit, clients abort ---
+start_bench pm -T 30
+kill -KILL "$pm"
+finish pm 2 10 'client [0-9] aborted'
+
+# --- the server stopped longer than --statement-timeout ---
+start_bench stop -T 30 --statement-timeout 2
+kill -STOP $procs
+( sleep 60; kill -CONT $procs 2>/dev/null ) & cont=$!
+finish stop 2 15 'no answer from the server within 2 s'
+is "stop: the check says why" "$(json_get "$TMP/stop.json" '$d->{invariants}{server_answers}{ok}')" 0
+kill "$cont" 2>/dev/null
+
+# --- Ctrl-C: SIGINT to the whole foreground process group ---
+start_bench ctrlc -T 30
+kill -INT -- "-$bp"
+finish ctrlc 130 10 quiet
+
+# --- the cluster's disk full (the server log lives there too) ---
+if [ "$(id -u)" = 0 ] && mkdir -p "$TMP/tpl" "$TMP/full" &&
+   "$P" bench --prefix "$PGPREFIX" -q -W tpcb -t 1 --set fsync=off --datadir-template "$TMP/tpl" >/dev/null 2>&1 &&
+   mount -t tmpfs -o size=$(( $(du -sm "$TMP/tpl" | cut -f1) + 10 ))m tmpfs "$TMP/full"; then
+	chmod 755 "$TMP/full"
+	# room for the copied data directory but not for one more WAL segment
+	TMPDIR=$TMP/full start_bench full -W tpcb -T 60 --datadir-template "$TMP/tpl"
+	TMPDIR=$TMP/full finish full 2 40 'No space left on device|client [0-9] aborted'
+	like "full: server log check quotes the PANIC" \
+		"$(json_get "$TMP/full.json" '$d->{invariants}{server_log}{detail}')" 'No space left on device'
+	umount "$TMP/full"
+	# initdb on a full disk
+	mount -t tmpfs -o size=256k tmpfs "$TMP/full" && chmod 755 "$TMP/full"
+	TMPDIR=$TMP/full "$P" bench --prefix "$PGPREFIX" -q -T 2 --json "$TMP/tiny.json" 2> tiny.err; s=$?
+	is "tiny disk: exit 2" "$s" 2
+	like "tiny disk: says initdb failed" "$(head -n1 tiny.err)" '^pgbuild: error: initdb failed'
+	is "tiny disk: nothing left" "$(ls -A "$TMP/full")" ""
+	umount "$TMP/full"
+	# the --json result on a full disk: an error, not a truncated file
+	mount -t tmpfs -o size=4k tmpfs "$TMP/full" && head -c 4096 /dev/zero > "$TMP/full/fill" 2>/dev/null
+	"$P" bench --prefix "$PGPREFIX" -q -t 5 --json "$TMP/full/r.json" > /dev/null 2> jfull.err; s=$?
+	is "full disk for --json: exit 2" "$s" 2
+	like "full disk for --json: says so" "$(cat jfull.err)" "cannot write $TMP/full/r.json: No space left on device"
+	umount "$TMP/full"
+else
+	ok "# SKIP full-disk cases need root and tmpfs" true
+fi
+
+# --- no socket directory can be made: read-only parent ---
+if [ "$(id -u)" = 0 ] && mkdir -p "$TMP/ro" && mount -t tmpfs -o ro,size=64k tmpfs "$TMP/ro"; then
+	TMPDIR=$TMP/ro timeout 30 "$P" bench --prefix "$PGPREFIX" -q -T 2 2> ro.err; s=$?
+	is "read-only socket parent: exit 2" "$s" 2
+	like "read-only socket parent: one clear line" "$(cat ro.err)" "^pgbuild: error: cannot create a directory in $TMP/ro: Read-only file system$"
+	umount "$TMP/ro"
+else
+	ok "# SKIP read-only tmpfs needs root" true
+fi
+# a socket directory the server user cannot write (root-owned 0755)
+mkdir -p "$TMP/nosock" && chmod 755 "$TMP/nosock"
+timeout 60 "$P" bench --prefix "$PGPREFIX" -q -T 2 --set "unix_socket_directories=$TMP/nosock" 2> nosock.err; s=$?
+is "unwritable socket directory: exit 2" "$s" 2
+like "unwritable socket directory: the server's reason" "$(cat nosock.err)" "could not create lock file|Permission denied|could not (start|connect)"
+is "unwritable socket directory: nothing left" "$(leftover_dirs)" 0
+
+done_testing
