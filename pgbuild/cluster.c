@@ -138,6 +138,9 @@ static void kill_and_wait(pid_t pid, int sig, int timeout_ms)
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
 	int status;
 	kill(pid, sig);
+	/* a stopped server (SIGSTOP, a debugger) would never act on sig; its
+	 * children share its process group (cluster_start's new_pgroup) */
+	kill(-pid, SIGCONT);
 	for (int waited = 0;; waited += 10) {
 		pid_t r = waitpid(pid, &status, WNOHANG);
 		if (r == pid || (r < 0 && errno == ECHILD))
