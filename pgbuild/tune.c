@@ -63,6 +63,7 @@ struct tune_opts {
 	int jobs;                 /* --jobs for make */
 	int regress;              /* 0 with --no-regress */
 	int dry_run;              /* --dry-run: show candidates and policies */
+	int plugin;               /* --plugin on|off; -1: off under distcc */
 	int quiet;
 };
 
@@ -304,8 +305,13 @@ static char *policy_text(struct tuner *tu, tune_set set)
 	}
 	strbuf_addf(&sb, "# pgbuild tune: %s for %s (%s), scope %s\n",
 		    *flags ? flags : "stock", tu->o.workload, tu->o.metric, tu->o.scope);
-	if (tu->global) {
+	if (!tu->o.plugin)
+		strbuf_addstr(&sb, "# distccd refuses -fplugin: without the plugin the compiles can be distributed\n");
+	if (tu->global || !tu->o.plugin)
 		strbuf_addstr(&sb, "[global]\n");
+	if (!tu->o.plugin)
+		strbuf_addstr(&sb, "plugin = off\n");
+	if (tu->global) {
 		if (lto)
 			strbuf_addstr(&sb, "lto = on\n");
 		if (cflags.len)
@@ -858,6 +864,9 @@ static void tune_usage(FILE *fp)
 "  -j, --jobs N          make jobs\n"
 "  --lock FILE           hold flock(FILE) during each evaluation (a machine\n"
 "                        shared with other heavy jobs)\n"
+"  --plugin on|off       load pgopt.so into the tuned compiles (default on;\n"
+"                        off when PGOPT_PREFIX runs distcc: distccd refuses\n"
+"                        -fplugin)\n"
 "  --dry-run             print the candidates and the start policy, build nothing\n"
 "  -q, --quiet           no progress lines\n"
 "\n"
@@ -871,7 +880,7 @@ enum {
 	OPT_SRC = 256, OPT_WORKLOAD, OPT_SCOPE, OPT_CANDIDATES, OPT_MAX_BUILDS, OPT_TIME_BUDGET,
 	OPT_STATE, OPT_OUT, OPT_WORKDIR, OPT_BUILDDIR, OPT_BASELINE, OPT_METRIC, OPT_PAIRS,
 	OPT_DURATION, OPT_CLIENTS, OPT_TOLERANCE, OPT_MIN_GAIN, OPT_START, OPT_NO_READD,
-	OPT_NO_REGRESS, OPT_DRY_RUN, OPT_JSON, OPT_LOCK,
+	OPT_NO_REGRESS, OPT_DRY_RUN, OPT_JSON, OPT_LOCK, OPT_PLUGIN,
 };
 
 static int parse_num(const char *opt, const char *v, double min, double max, double *out)
@@ -913,6 +922,7 @@ PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "json", required_argument, NULL, OPT_JSON },
 		{ "lock", required_argument, NULL, OPT_LOCK },
+		{ "plugin", required_argument, NULL, OPT_PLUGIN },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -938,6 +948,7 @@ PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (
 	tu.o.duration = 5;
 	tu.o.clients = 2;
 	tu.o.regress = 1;
+	tu.o.plugin = -1;
 	strvec_init(&tu.scope_globs);
 	strvec_init(&tu.refused);
 
@@ -955,6 +966,13 @@ PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (
 		case OPT_BASELINE: tu.o.baseline = optarg; break;
 		case OPT_JSON: tu.o.json = optarg; break;
 		case OPT_LOCK: tu.o.lock = optarg; break;
+		case OPT_PLUGIN:
+			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+				error("invalid value \"%s\" for --plugin: expected on or off", optarg);
+				goto usage;
+			}
+			tu.o.plugin = !strcmp(optarg, "on");
+			break;
 		case OPT_MAX_BUILDS:
 			if (parse_num("--max-builds", optarg, 0, 10000, &d) < 0 || d != (int)d)
 				goto usage;
@@ -1031,6 +1049,11 @@ PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (
 		goto usage;
 	}
 
+	if (tu.o.plugin < 0) {
+		/* distccd refuses -fplugin: such compiles would all run locally */
+		const char *a = getenv("PGOPT_PREFIX"), *b = getenv("CCACHE_PREFIX");
+		tu.o.plugin = !((a && strstr(a, "distcc")) || (a && strstr(a, "ccache") && b && strstr(b, "distcc")));
+	}
 	tune_engine_init(&tu.t, &p);
 	if (load_scope(&tu) < 0)
 		goto done;
