@@ -29,6 +29,10 @@ static int elfrec_fail(struct strbuf *err, const char *path, const char *member,
 			strbuf_addf(err, "%s(%s): %s", path, member, what);
 		else
 			strbuf_addf(err, "%s: %s", path, what);
+		/* names come from the file: keep the message one printable line */
+		for (size_t i = 0; i < err->len; i++)
+			if ((unsigned char)err->buf[i] < 0x20 || err->buf[i] == 0x7f)
+				err->buf[i] = '?';
 	}
 	return -1;
 }
