@@ -1,0 +1,82 @@
+#!/bin/bash
+# 70-tune.t - an end-to-end `pgbuild tune` over a small candidate set (2
+# flags) on a small scope (the B-tree search files), in the shared baseline's
+# build directory (so each step recompiles only those files, ccache helping),
+# with the regression suite and the callgrind instructions gate at every
+# step.  Checks: the search stops at --max-builds and resumes from its state
+# without redoing anything, every step is in the report and the JSON, the
+# best policy is a valid policy of the scope, the shared baseline is left as
+# it was.  About 5 minutes on 2 cores.
+. "$(dirname "$0")/lib.sh"
+P=$B/bin/pgbuild
+
+command -v valgrind >/dev/null || skip_all "valgrind not installed (--metric instructions)"
+base=$(e2e_build base none)
+bd=$(e2e_builddir base)
+src=$(e2e_src)
+W=$TMP/tune
+mkdir -p "$W"
+chmod 755 "$TMP" "$W"
+printf -- '-O3\n-fno-plt\n-ffast-math   # refused: never tried\n' >"$TMP/cands"
+SCOPE='src/backend/access/nbtree/{nbtsearch,nbtutils,nbtcompare}.c'
+json() { perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); for (split /\./, $ARGV[0]) {
+	$j = ref $j eq "ARRAY" ? $j->[$_] : $j->{$_} } print ref $j eq "ARRAY" ? join(" ", @$j) : $j // "null"' "$1" < "$2"; }
+tune() {
+	e2e_heavy "$P" tune --src "$src" --builddir "$bd" --baseline "$base" --workdir "$W" \
+		--scope "$SCOPE" --candidates "$TMP/cands" --json "$W/tune.json" \
+		${PGOPT_E2E_JOBS:+--jobs "$PGOPT_E2E_JOBS"} "$@"
+}
+LOG=$bd/pgopt-log/compile.jsonl
+
+(
+	flock 9
+	rm -f "$(e2e_dir base)/.done"    # an interrupted test must not leave a "done" base
+	first=$(( $(wc -l < "$LOG") + 1 ))
+
+	# 1. a budget of one build: the start set only, then stop (exit 1)
+	tune --max-builds 1 >"$TMP/out1" 2>"$TMP/err1"
+	is "stopped by the budget: exit 1" "$?" 1
+	like "the report says why" "$(cat "$TMP/out1")" 'stop: max-builds reached'
+	like "the unsafe candidate was refused" "$(cat "$TMP/err1")" 'refused candidate "-ffast-math"'
+	is "one evaluation in the state" "$(grep -c '"kind":"eval"' "$W/state.jsonl")" 1
+	is "the start set was compiled on the scope only" \
+		"$(tail -n +"$first" "$LOG" | perl -MJSON::PP -ne '$r = decode_json($_); print "$r->{tu}\n" if $r->{kind} eq "compile"' | sort -u | tr '\n' ' ')" \
+		"src/backend/access/nbtree/nbtcompare.c src/backend/access/nbtree/nbtsearch.c src/backend/access/nbtree/nbtutils.c "
+
+	# 2. resume with a budget: nothing redone
+	tune --max-builds 6 >"$TMP/out2" 2>"$TMP/err2"
+	rc=$?
+	ok "resumed tune converged (exit $rc)" test "$rc" = 0
+	like "it resumed from the state" "$(cat "$TMP/err2")" 'resuming from .*1 evaluations recorded'
+	like "the start step came from the state" "$(grep -E '^1 +start' "$TMP/out2")" 'from state'
+	diag "$(cat "$TMP/out2")"
+	is "the start set was not rebuilt" "$(grep -c 'build -O3 -fno-plt ' "$TMP/err2")" 0
+	builds=$(json builds "$W/tune.json")
+	ok "at most 4 builds for 2 flags (got $builds)" test "$builds" -le 4
+	ok "every step has a verdict" sh -c "perl -MJSON::PP -e 'local \$/; \$j = decode_json(<STDIN>);
+		exit !(@{\$j->{steps}} >= 3 && !grep { !\$_->{verdict} } @{\$j->{steps}})' < '$W/tune.json'"
+	ok "the best policy exists" test -s "$W/best.policy"
+	ok "pgoptcc accepts it" "$B/bin/pgoptcc" --pgopt-check-policy "$W/best.policy"
+	nok "it never holds the refused flag" grep -q fast-math "$W/best.policy"
+	best=$(json best.flags "$W/tune.json")
+	if [ -n "$best" ]; then
+		like "the final step measured the best against stock" "$(grep -E ' final ' "$TMP/out2")" 'ok +[01]\.[0-9]{4}'
+		ok "the best policy is a policy of the scope" grep -qF "[$SCOPE]" "$W/best.policy"
+	else
+		like "no flag paid off: the report says stock" "$(cat "$TMP/out2")" 'best: stock'
+	fi
+	diag "best: ${best:-stock}; vs stock $(json best.vs_stock "$W/tune.json"); builds $builds; wall $(json wall_seconds "$W/tune.json") s"
+
+	# 3. a third run answers everything from the state
+	tune --max-builds 6 >"$TMP/out3" 2>"$TMP/err3"
+	is "rerun: exit 0" "$?" 0
+	is "rerun: no new evaluation" "$(json new_evaluations "$W/tune.json")" 0
+
+	# 4. the shared baseline's build directory back to policy none
+	e2e_heavy "$P" build --src "$src" --policy none --prefix "$base" --builddir "$bd" \
+		--no-install ${PGOPT_E2E_JOBS:+--jobs "$PGOPT_E2E_JOBS"} >"$TMP/restore.log" 2>&1
+	ok "baseline build directory restored" test $? = 0
+	echo "none " > "$(e2e_dir base)/.done"
+) 9>"$(e2e_dir base)/.lock"
+ok "the baseline still verifies" "$P" verify --prefix "$base"
+done_testing
