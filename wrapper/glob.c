@@ -8,10 +8,12 @@
 #include "xalloc.h"
 
 #define GLOB_MAX_EXPANSIONS 1024
-/* Longer globs cannot be meant for a path; the limit also bounds the brace
- * expansion's recursion (one level per '{'), which a 100 KB line of "{}"
- * drove into a stack overflow after minutes of copying. */
-#define GLOB_MAX_LEN 4096
+/* Limits far above any real glob of a source path.  They bound the brace
+ * expansion, which recurses once per '{' and copies the glob at each level:
+ * a 100 KB line of "{}" overflowed the stack after minutes of copying, and
+ * ten "{a,b}" followed by hundreds of "{}" took seconds per compile. */
+#define GLOB_MAX_LEN 1024
+#define GLOB_MAX_BRACES 32
 
 /* Index of the '}' closing the '{' at s[open], or -1. */
 static long brace_close(const char *s, size_t open)
@@ -79,13 +81,13 @@ static int expand_braces(const char *s, struct strvec *out)
 
 int glob_compile(const char *glob, struct strvec *out, const char **why)
 {
-	int depth = 0;
+	int depth = 0, braces = 0;
 	if (!*glob) {
 		*why = "a non-empty glob";
 		return -1;
 	}
 	if (strlen(glob) > GLOB_MAX_LEN) {
-		*why = "a glob of at most 4096 bytes";
+		*why = "a glob of at most 1024 bytes";
 		return -1;
 	}
 	for (size_t i = 0; glob[i]; i++) {
@@ -110,6 +112,10 @@ int glob_compile(const char *glob, struct strvec *out, const char **why)
 			i = j;
 		} else if (glob[i] == '{') {
 			depth++;
+			if (++braces > GLOB_MAX_BRACES) {
+				*why = "at most 32 '{' in a glob";
+				return -1;
+			}
 		} else if (glob[i] == '}') {
 			if (--depth < 0) {
 				*why = "'{' before '}'";

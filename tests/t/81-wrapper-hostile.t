@@ -31,6 +31,12 @@ for p in nest chain; do
 	is "$p braces: error is one line" "$(wc -l < err)" 1
 	like "$p braces: cut with ..." "$(tail -c 5 err)" '[.][.][.]$'
 done
+# ten two-way alternatives and then many empty ones: 1024 expansions, each
+# copied through every later brace (seconds per compile, found by fuzzing)
+perl -e 'print "[", "{a,b}" x 10, "{}" x 200, "]\ncflags += -O3\n"' > wide.policy
+timeout 20 "$W" --pgopt-check-policy wide.policy > /dev/null 2> err; s=$?
+is "many brace groups: policy error 101" "$s" 101
+like "many brace groups: says the limit" "$(cat err)" "wide.policy:1: bad glob .*expected at most 32 '\{' in a glob"
 printf '[src/{a,b}/**/[!x]*.c]\ncflags += -O3\n' > fine.policy
 ok "ordinary globs still parse" "$W" --pgopt-check-policy fine.policy
 
