@@ -322,6 +322,8 @@ int tune_engine_run(struct tune_engine *t)
 				continue;
 			}
 			rc = evaluate(t, TUNE_DROP, cand, best, &rec, &cached);
+			if (rc == EV_BUDGET)
+				goto final;
 			if (rc != EV_OK)
 				goto out;
 			e = &t->records[rec].e;
@@ -350,6 +352,8 @@ int tune_engine_run(struct tune_engine *t)
 				continue;
 			}
 			rc = evaluate(t, TUNE_ADD, cand, best, &rec, &cached);
+			if (rc == EV_BUDGET)
+				goto final;
 			if (rc != EV_OK)
 				goto out;
 			e = &t->records[rec].e;
@@ -364,7 +368,9 @@ int tune_engine_run(struct tune_engine *t)
 		}
 	}
 
-	/* 4. the best against stock */
+	/* 4. the best against stock (on a budget stop too: both are built,
+	 * so only the time budget can refuse it) */
+final:
 	if (best) {
 		const struct tune_eval *e;
 		rc = evaluate(t, TUNE_FINAL, best, 0, &rec, &cached);

@@ -269,6 +269,10 @@ static void test_max_builds(void **state)
 	assert_int_equal(t.builds, 3);
 	/* the best so far: start {all}, drop -O3 kept, drop -fno-plt dropped */
 	assert_true(t.best == set_of(&t, "-O3,-fslow,-march=native"));
+	/* ... still measured against stock: that needs no build */
+	assert_true(t.final_record >= 0);
+	assert_true(s.cand[s.calls - 1] == t.best && s.ref[s.calls - 1] == 0);
+	assert_true(fabs(t.records[t.final_record].e.ratio - 1.05 * 0.97 * 1.03) < 1e-9);
 	tune_engine_release(&t);
 }
 
