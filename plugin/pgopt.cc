@@ -1077,7 +1077,7 @@ static int mkdir_p(char *path)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(path, 0777) && errno != EEXIST) {
+		if (mkdir(path, 0755) && errno != EEXIST) {
 			*p = '/';
 			return -1;
 		}
@@ -1108,7 +1108,13 @@ static void write_sidecar(const struct sbuf *text)
 	sb_str(&tmp, path.buf);
 	sb_str(&tmp, ".tmp.");
 	sb_int(&tmp, (long)getpid());
-	if (mkdir_p(path.buf) || !(fp = fopen(tmp.buf, "w"))) {
+	/* 0755/0644, never more whatever the umask: logs are not world-writable */
+	int fd = -1;
+	if (mkdir_p(path.buf) ||
+	    (fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0 ||
+	    !(fp = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
 		error("pgopt: cannot write %qs: %s", path.buf, xstrerror(errno));
 	} else {
 		bool bad = fwrite(text->buf, 1, text->len, fp) != text->len;

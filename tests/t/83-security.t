@@ -1,0 +1,55 @@
+#!/bin/bash
+# 83-security.t - the temporary cluster listens on a unix socket in a 0700
+# directory and on no TCP port; logs are never world-writable, whatever the
+# umask; flags from a policy and from @files never pass through a shell.
+# (Odd file names and -D values on the command line: 10-wrapper-compile.t.)
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/bench.sh"
+P=$B/bin/pgbuild
+W=$B/bin/pgoptcc
+cd "$TMP" || exit 1
+
+# --- the private cluster: 0700 socket directory, no TCP ---
+"$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W select1 -c 1 -T 6 >/dev/null 2>bench.err &
+bp=$!
+pm=
+for _ in $(seq 100); do
+	sleep 0.2
+	pm=$(pgrep -f "postgres -D $TMPDIR/pgbuild-" | head -1)
+	[ -n "$pm" ] && [ -n "$(pgrep -P "$pm" -f 'postgres: postgres postgres')" ] && break
+done
+dir=$(ls -d "$TMPDIR"/pgbuild-* | head -1)
+is "cluster directory is 0700" "$(stat -c %a "$dir")" 700
+is "cluster directory belongs to the server user" "$(stat -c %U "$dir")" "$([ "$(id -u)" = 0 ] && echo "$SRV_USER" || id -un)"
+sock=$(ss -xlpn 2>/dev/null | grep "pid=$pm," | awk '{print $5}')
+like "the server's unix socket is in that directory" "$sock" "^$dir/\\.s\\.PGSQL\\.[0-9]+\$"
+is "the server listens on no TCP port" "$(ss -ltnpH 2>/dev/null | grep -c "pid=$pm,")" 0
+is "the server listens on no UDP port" "$(ss -lunpH 2>/dev/null | grep -c "pid=$pm,")" 0
+like "listen_addresses is empty" "$(tr '\0' ' ' < /proc/$pm/cmdline)" "listen_addresses="
+wait $bp
+is "bench ran fine" "$?" 0
+
+# --- log files are not world-writable, even with umask 000 ---
+printf 'int f(int x) { return x * 2; }\n' > a.c
+printf '[global]\ncflags += -O3\n' > p.policy
+( umask 000; PGOPT_PLUGIN= PGOPT_POLICY=$TMP/p.policy PGOPT_LOGDIR=$TMP/log/sub "$W" -c a.c -o a.o )
+ok "umask 000: compiled" test -s a.o
+ok "umask 000: a function sidecar was written" test -s log/sub/functions/a.c.jsonl
+is "umask 000: nothing in the log tree is world-writable" \
+	"$(find log -perm -o+w -printf '%m %p\n')" ""
+
+# --- policy flags and @file contents reach gcc as argv words, no shell ---
+printf '#define STR(x) #x\n#define XSTR(x) STR(x)\n_Static_assert(sizeof(XSTR(Q)) == sizeof("a b;$(touch PWNED)`touch PWNED2`"), "Q");\nint g;\n' > q.c
+cat > q.policy <<'POL'
+[global]
+cflags += "-DQ=a b;$(touch PWNED)`touch PWNED2`" '-DR=x;y'
+POL
+PGOPT_PLUGIN= PGOPT_POLICY=$TMP/q.policy "$W" -c q.c -o q.o 2> q.err
+ok "policy flag with spaces, \$() and backquotes arrives as one word" test -s q.o
+printf '%s\n' "'-DQ=a b;\$(touch PWNED)\`touch PWNED2\`'" '-c q.c -o rsp.o' > q.rsp
+PGOPT_PLUGIN= PGOPT_POLICY=$TMP/p.policy "$W" @q.rsp 2> rsp.err
+ok "@file word with spaces and \$() arrives as one word" test -s rsp.o
+PGOPT_PLUGIN= PGOPT_PREFIX="env" PGOPT_POLICY=$TMP/q.policy "$W" -c q.c -o qp.o 2> qp.err
+ok "with a PGOPT_PREFIX too" test -s qp.o
+is "no command substitution ran" "$(ls PWNED* 2>/dev/null)" ""
+done_testing
