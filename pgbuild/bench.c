@@ -45,6 +45,8 @@
 #include "histogram.h"
 #include "pgbuild.h"
 
+#define CACHE_LINE 64   /* bytes; per-thread data never shares one */
+
 enum protocol { PROTO_SIMPLE, PROTO_EXTENDED, PROTO_PREPARED };
 static const char *const protocol_names[] = { "simple", "extended", "prepared" };
 
@@ -115,7 +117,7 @@ struct err_count {
 #define ERR_KINDS 32
 
 struct thread {
-	pthread_t tid;
+	_Alignas(CACHE_LINE) pthread_t tid; /* whole cache lines per thread */
 	int id;
 	struct client *clients; /* its clients */
 	int nclients;
@@ -171,6 +173,21 @@ static double cpu_seconds(void)
 	getrusage(RUSAGE_SELF, &ru);
 	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
 	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/*
+ * Zeroed memory on its own cache lines: what one thread writes on every
+ * transaction must not share a line with what another thread touches
+ * (false sharing costs more than the whole transaction bookkeeping).
+ */
+static void *xcalloc_lines(size_t n, size_t size)
+{
+	size_t bytes = (n * size + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
+	void *p = aligned_alloc(CACHE_LINE, bytes ? bytes : CACHE_LINE);
+	if (!p)
+		die(PGBUILD_EXIT_ERROR, "out of memory");
+	memset(p, 0, bytes ? bytes : CACHE_LINE);
+	return p;
 }
 
 static int64_t now_us(void)
@@ -1400,21 +1417,21 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 	run.conninfo = conninfo;
 	run.ctrl = ctrl;
 	run.nthreads = o.threads;
-	run.threads = xcalloc((size_t)o.threads, sizeof(*run.threads));
+	run.threads = xcalloc_lines((size_t)o.threads, sizeof(*run.threads));
 	the_run = &run;
 	for (int i = 0, next = 0; i < o.threads; i++) {
 		struct thread *t = &run.threads[i];
 		/* spread evenly: the first (clients % threads) get one more */
 		t->id = i;
 		t->nclients = o.clients / o.threads + (i < o.clients % o.threads);
-		t->clients = xcalloc((size_t)t->nclients, sizeof(*t->clients));
-		t->script_commits = xcalloc((size_t)w.nscripts, sizeof(int64_t));
+		t->clients = xcalloc_lines((size_t)t->nclients, sizeof(*t->clients));
+		t->script_commits = xcalloc_lines((size_t)w.nscripts, sizeof(int64_t));
 		hist_init(&t->hist);
 		strbuf_init(&t->text, 256);
 		for (int k = 0; k < t->nclients; k++) {
 			struct client *c = &t->clients[k];
 			c->id = next++;
-			c->vars = xcalloc((size_t)w.vars.nr + 1, sizeof(*c->vars));
+			c->vars = xcalloc_lines((size_t)w.vars.nr + 1, sizeof(*c->vars));
 			for (int x = 0; x < w.vars.nr; x++)
 				c->vars[x].isnull = 1;
 			c->vars[w.var_scale].i = run.scale;
