@@ -168,7 +168,9 @@ static const char *refuse_reason(struct tuner *tu, const char *cand)
 			snprintf(buf, sizeof(buf), "%s: %s", w, r);
 			why = buf;
 		} else if (w[0] != '-') {
-			snprintf(buf, sizeof(buf), "%s: not a flag", w);
+			snprintf(buf, sizeof(buf), "%s: not a flag%s", w,
+				 i && !strcmp(words.v[i - 1], "--param") ?
+				 " (write --param=NAME=VALUE as one word)" : "");
 			why = buf;
 		} else if ((!strcmp(w, "-flto") || !strncmp(w, "-flto=", 6)) && !tu->global) {
 			why = "LTO applies to the whole link: only with --scope global";
@@ -1083,6 +1085,13 @@ PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (
 		goto done;
 	}
 
+	if (tu.o.baseline) {
+		tu.stock_prefix = abs_path(tu.o.baseline);
+		if (!installed(tu.stock_prefix)) {
+			error("--baseline %s: no bin/postgres: not an installed PostgreSQL", tu.o.baseline);
+			goto done;
+		}
+	}
 	if (mkdir_p(tu.workdir) < 0)
 		goto done;
 	chmod(tu.workdir, 0755);
@@ -1090,15 +1099,8 @@ PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (
 	tu.build_prefix = configured_prefix(tu.builddir);
 	if (!tu.build_prefix)
 		tu.build_prefix = xasprintf("%s/build-prefix", tu.workdir);
-	if (tu.o.baseline) {
-		tu.stock_prefix = abs_path(tu.o.baseline);
-		if (!installed(tu.stock_prefix)) {
-			error("--baseline %s: no bin/postgres: not an installed PostgreSQL", tu.o.baseline);
-			goto done;
-		}
-	} else {
+	if (!tu.o.baseline)
 		tu.stock_prefix = set_prefix(&tu, 0);
-	}
 
 	tu.t.key = xasprintf("workload=%s metric=%s scope=%s src=%s builddir=%s", tu.o.workload,
 			     tu.o.metric, tu.o.scope, tu.o.src ? tu.o.src : "default", tu.builddir);

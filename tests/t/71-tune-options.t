@@ -1,0 +1,89 @@
+#!/bin/bash
+# 71-tune-options.t - `pgbuild tune` without PostgreSQL: every option error
+# names the option and exits 2 before anything is built; unsafe candidates
+# are refused with the wrapper's reasons; the generated start policies
+# (--dry-run) are what pgoptcc accepts; a state file of another tune is
+# refused.
+. "$(dirname "$0")/../lib/tap.sh"
+P=$B/bin/pgbuild
+
+printf -- '-O3\n-fno-plt\n' >"$TMP/c2"
+# option error table: args | message
+while IFS='|' read -r args msg; do
+	# shellcheck disable=SC2086
+	"$P" tune --candidates "$TMP/c2" --workdir "$TMP/w" $args >"$TMP/o" 2>"$TMP/e"
+	rc=$?
+	is "tune $args: exit 2" "$rc" 2
+	like "tune $args: says why" "$(cat "$TMP/e")" "$msg"
+done <<'EOF'
+--max-builds x|invalid value "x" for --max-builds
+--max-builds -1|invalid value "-1" for --max-builds
+--time-budget 0|invalid value "0" for --time-budget
+--metric cycles|invalid value "cycles" for --metric
+--pairs 0|invalid value "0" for --pairs
+--tolerance 80|invalid value "80" for --tolerance
+--start half|invalid value "half" for --start
+--plugin maybe|invalid value "maybe" for --plugin
+--scope a]b|invalid value "a]b" for --scope
+--scope @/nonexistent/hot.txt|cannot read --scope file
+--workload tpcc-lite|--metric instructions supports
+--candidates /nonexistent|cannot read --candidates /nonexistent
+--baseline /nonexistent|--baseline /nonexistent: no bin/postgres
+stray|unexpected argument "stray"
+EOF
+ok "no directory was created by the failed runs" test ! -e "$TMP/w"
+
+# unsafe candidates: refused with the reason, never in any policy
+cat >"$TMP/mixed" <<'EOF'
+# comment line
+-O3
+-ffast-math
+-Ofast                      # trailing comment
+-fno-wrapv
+-fstrict-aliasing
+-funsafe-math-optimizations
+-fexcess-precision=fast
+-fno-plt
+-O3
+--param  max-inline-insns-auto=30
+-march=native    -mno-avx512f
+-flto
+EOF
+"$P" tune --dry-run --candidates "$TMP/mixed" >"$TMP/o" 2>"$TMP/e"
+is "dry run: exit 0" "$?" 0
+for f in -ffast-math -Ofast -fno-wrapv -fstrict-aliasing -funsafe-math-optimizations -fexcess-precision=fast; do
+	like "refused $f" "$(cat "$TMP/e")" "refused candidate \"$f\""
+	nok "$f is in no policy" grep -q -- "cflags.*$f" "$TMP/o"
+done
+like "duplicates are ignored" "$(cat "$TMP/e")" 'duplicate candidate "-O3"'
+like "a two-word candidate is one candidate, blanks normalised" "$(cat "$TMP/o")" '  -march=native -mno-avx512f'
+like "--param VALUE in two words: refused with a hint" "$(cat "$TMP/e")" 'write --param=NAME=VALUE as one word'
+is "candidates kept" "$(sed -n 's/^candidates (\([0-9]*\)):/\1/p' "$TMP/o")" 4
+like "global scope: -flto becomes lto = on" "$(cat "$TMP/o")" 'lto = on'
+sed -n '/^start policy:/,$p' "$TMP/o" | tail -n +2 >"$TMP/start.policy"
+ok "pgoptcc accepts the start policy" "$B/bin/pgoptcc" --pgopt-check-policy "$TMP/start.policy"
+
+"$P" tune --dry-run --candidates "$TMP/mixed" --scope 'src/backend/executor/*.c' >"$TMP/o" 2>"$TMP/e"
+like "file scope: -flto refused (LTO is global)" "$(cat "$TMP/e")" 'refused candidate "-flto": LTO applies to the whole link'
+like "file scope: the flags go into the scope's section" "$(cat "$TMP/o")" '\[src/backend/executor/\*\.c\]'
+sed -n '/^start policy:/,$p' "$TMP/o" | tail -n +2 >"$TMP/start2.policy"
+ok "pgoptcc accepts it" "$B/bin/pgoptcc" --pgopt-check-policy "$TMP/start2.policy"
+
+printf 'src/backend/access/nbtree/nbtsearch.c\n# hot\nsrc/backend/executor/execMain.c  42%%\n' >"$TMP/hot.txt"
+"$P" tune --dry-run --candidates "$TMP/c2" --scope "@$TMP/hot.txt" >"$TMP/o" 2>&1
+like "@FILE scope: one section per listed file" "$(grep -c '^\[src/' "$TMP/o")" '^2$'
+
+printf -- '-ffast-math\n-Ofast\n' >"$TMP/bad"
+"$P" tune --dry-run --candidates "$TMP/bad" >"$TMP/o" 2>"$TMP/e"
+is "only unsafe candidates: exit 2" "$?" 2
+like "... nothing left to tune" "$(cat "$TMP/e")" 'no candidate flags left'
+
+# a state file that belongs to another tune
+mkdir -p "$TMP/w2"
+printf '{"kind":"pgbuild-tune-state","version":1,"key":"workload=tpcb metric=tps","candidates":["-O3"]}\n' >"$TMP/w2/state.jsonl"
+"$P" tune --candidates "$TMP/c2" --workdir "$TMP/w2" --baseline /usr/lib/postgresql/15 \
+	>"$TMP/o" 2>"$TMP/e"
+is "foreign state: exit 2" "$?" 2
+like "foreign state: refused" "$(cat "$TMP/e")" 'belongs to another tune'
+ok "help" "$P" tune --help
+done_testing
