@@ -794,6 +794,13 @@ static int write_json(struct tuner *tu, const char *path, const char *out_path)
 	json_object_begin(&jw);
 	json_key(&jw, "flags"); set_json_flags(t, t->best, &jw);
 	json_key(&jw, "policy"); json_string(&jw, out_path);
+	{
+		char *id = tune_set_id(t, t->best), *pfx = set_prefix(tu, t->best);
+		json_key(&jw, "id"); json_string(&jw, id);
+		json_key(&jw, "prefix"); json_string(&jw, pfx);
+		free(id);
+		free(pfx);
+	}
 	if (t->final_record >= 0 && t->best) {
 		const struct tune_record *r = &t->records[t->final_record];
 		json_key(&jw, "vs_stock"); json_double(&jw, r->e.ratio);
