@@ -119,7 +119,7 @@ static int chown_one(const char *path, const struct stat *st, int flag, struct F
 	(void)ftw;
 	if (st->st_uid == chown_uid && st->st_gid == chown_gid)
 		return 0;
-	if (lchown(path, chown_uid, chown_gid) < 0) {
+	if (lchown(path, chown_uid, chown_gid) < 0 && errno != ENOENT) {
 		error("cannot chown \"%s\": %s", path, strerror(errno));
 		return 1;
 	}

@@ -18,6 +18,9 @@
 #     base     policy none                         (the baseline)
 #     coscup   examples/coscup-2017.policy         (-O2 -finline-functions, LTO)
 # Do not add private full builds to tests: CI has room for these two.
+# Never run `make -B` (or `make -n -B`) in a shared build tree: it remakes
+# the makefiles, which re-runs configure (config.status --recheck) under
+# everyone else's feet.  Read the compile log instead.
 #
 # Functions:
 #   e2e_src                    unpacked PostgreSQL source dir (fetched once)
