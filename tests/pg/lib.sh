@@ -27,6 +27,11 @@
 #   e2e_build NAME POLICY|none [pgbuild build options...]
 #                              build once, print the prefix
 #   e2e_prefix NAME / e2e_builddir NAME / e2e_dir NAME   paths (no build)
+#   e2e_compile_cmd NAME TU    the compile of TU (e.g. src/backend/utils/mmgr/aset.c)
+#                              as make ran it in NAME's build, from the compile
+#                              log: one shell line "cd DIR && gcc ARGS..." (the
+#                              arguments make passed to pgoptcc; use instead of
+#                              `make -n -B`)
 #   e2e_heavy CMD...           run CMD under the machine-wide heavy-job lock
 #                              (/tmp/pgopt-heavy.lock) unless an ancestor
 #                              process already holds it (no self-deadlock
@@ -131,6 +136,24 @@ e2e_build() {
 		fi
 	) 9>"$dir/.lock" || return 2
 	echo "$dir/prefix"
+}
+
+# e2e_compile_cmd NAME TU: the last successful compile of TU in NAME's build
+e2e_compile_cmd() {
+	local log
+	log=$(e2e_builddir "$1")/pgopt-log/compile.jsonl
+	[ -f "$log" ] || { echo "e2e_compile_cmd: no compile log $log" >&2; return 2; }
+	perl -MJSON::PP -ne '
+		BEGIN { $tu = shift @ARGV }
+		my $r = eval { decode_json($_) } or next;
+		next unless $r->{kind} eq "compile" && defined $r->{tu} && $r->{tu} eq $tu && $r->{exit} == 0;
+		$last = $r;
+		END {
+			exit 1 unless $last;
+			my $q = sub { my $s = shift; return $s if $s =~ m{^[A-Za-z0-9_=,./:+@%-]+$};
+				$s =~ s/\x27/\x27\\\x27\x27/g; "\x27$s\x27" };
+			print "cd ", $q->($last->{cwd}), " && gcc ", join(" ", map { $q->($_) } @{$last->{argv_in}}), "\n";
+		}' "$2" "$log"
 }
 
 # ---- throw-away servers ----
