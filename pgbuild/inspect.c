@@ -318,7 +318,7 @@ static void json_unit(const struct inspect_opts *o, struct json_writer *jw,
 		      struct inspect_totals *t)
 {
 	static const char *const copy_keys[] = { "stage", "partition", "gcc", "plugin",
-						 "added", "removed", "rules",
+						 "added", "removed", "rules", "opt",
 						 "marked_hot", "marked_cold" };
 	static const char *const fn_keys[] = { "source_name", "file", "line", "O",
 					       "flags", "params", "size_early",
@@ -376,10 +376,32 @@ static void json_unit(const struct inspect_opts *o, struct json_writer *jw,
 			json_key(jw, "elf_section");
 			json_string(jw, sym ? sym->section : NULL);
 			for (size_t k = 0; k < sizeof(fn_keys) / sizeof(*fn_keys); k++) {
-				const struct json_value *v = json_get(fn, fn_keys[k]);
+				const char *key = fn_keys[k];
+				const struct json_value *v = json_get(fn, key);
+				/* the plugin leaves out what equals the unit's
+				 * options and the defaults; spell them out here */
+				if (!v && (!strcmp(key, "O") || !strcmp(key, "flags") ||
+					   !strcmp(key, "params")))
+					v = json_get(json_get(u->unit, "opt"), key);
+				if (!v && !strcmp(key, "attributes")) {
+					json_key(jw, key);
+					json_array_begin(jw);
+					json_array_end(jw);
+					continue;
+				}
+				if (!v && !strcmp(key, "frequency")) {
+					json_key(jw, key);
+					json_string(jw, "normal");
+					continue;
+				}
+				if (!v && !strcmp(key, "clone_of")) {
+					json_key(jw, key);
+					json_null(jw);
+					continue;
+				}
 				if (!v)
 					continue;
-				json_key(jw, fn_keys[k]);
+				json_key(jw, key);
 				emit_value(jw, v);
 			}
 			json_object_end(jw);

@@ -500,9 +500,9 @@ static void on_node_removal(cgraph_node *node, void *data)
 /* ------------------------------------------------------------------ */
 /* per-function record                                                 */
 
-static void add_opt_flags(struct sbuf *sb, tree decl)
+/* ,"O":..,"flags":[..],"params":{..} of an optimization option set. */
+static void opt_json(struct sbuf *sb, struct cl_optimization *o)
 {
-	struct cl_optimization *o = opts_for_fn(decl);
 	struct { const char *name; int on; } flags[] = {
 		{ "inline-functions", o->x_flag_inline_functions },
 		{ "inline-small-functions", o->x_flag_inline_small_functions },
@@ -553,6 +553,35 @@ static void add_opt_flags(struct sbuf *sb, tree decl)
 	sb_ch(sb, '}');
 }
 
+static char *unit_opt; /* opt_json of the command line's options */
+
+static const char *unit_opt_json(void)
+{
+	if (!unit_opt) {
+		struct sbuf sb = { NULL, 0, 0 };
+		opt_json(&sb, TREE_OPTIMIZATION(optimization_default_node));
+		unit_opt = sb.buf;
+	}
+	return unit_opt;
+}
+
+/* A function's options, only where they differ from the unit's ("opt" of
+ * the unit record): most functions inherit them, which keeps records small. */
+static void add_opt_flags(struct sbuf *sb, tree decl)
+{
+	struct sbuf mine = { NULL, 0, 0 };
+	opt_json(&mine, opts_for_fn(decl));
+	if (strcmp(mine.buf, unit_opt_json()))
+		sb_str(sb, mine.buf);
+	sb_free(&mine);
+}
+
+static bool is_header(const char *path)
+{
+	size_t n = strlen(path);
+	return n > 2 && path[n - 2] == '.' && path[n - 1] == 'h';
+}
+
 static void add_sites(struct sbuf *sb, const struct pgopt_sites *s,
 		      const char *fn_file)
 {
@@ -568,7 +597,11 @@ static void add_sites(struct sbuf *sb, const struct pgopt_sites *s,
 			sb_key(sb, "file");
 			sb_json(sb, site->file);
 		}
-		if (site->callee_file && (!fn_file || strcmp(site->callee_file, fn_file))) {
+		/* where the callee lives matters for link-time (cross-object)
+		 * inlining; header functions are in every object anyway */
+		if (site->callee_file && !strcmp(site->stage, "lto") &&
+		    !is_header(site->callee_file) &&
+		    (!fn_file || strcmp(site->callee_file, fn_file))) {
 			sb_key(sb, "callee_file");
 			sb_json(sb, site->callee_file);
 		}
@@ -659,42 +692,47 @@ static const char *clone_kind(const char *asmname)
 	return NULL;
 }
 
+/* Attributes and call-graph frequency; an empty list and "normal" are the
+ * defaults and left out. */
 static void add_attributes(struct sbuf *sb, tree decl, cgraph_node *node)
 {
 	static const char *const attrs[] = { "hot", "cold", "noinline",
 					     "always_inline", "flatten",
 					     "noipa", "noclone" };
-	bool first = true;
-	sb_key(sb, "attributes");
-	sb_ch(sb, '[');
+	struct sbuf list = { NULL, 0, 0 };
+	const char *freq = NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(attrs); i++) {
 		if (!lookup_attribute(attrs[i], DECL_ATTRIBUTES(decl)))
 			continue;
-		if (!first)
-			sb_ch(sb, ',');
-		sb_json(sb, attrs[i]);
-		first = false;
+		sb_ch(&list, list.len ? ',' : '[');
+		sb_json(&list, attrs[i]);
 	}
 	if (DECL_DECLARED_INLINE_P(decl)) {
-		if (!first)
-			sb_ch(sb, ',');
-		sb_json(sb, "inline");
+		sb_ch(&list, list.len ? ',' : '[');
+		sb_json(&list, "inline");
 	}
-	sb_ch(sb, ']');
-	sb_key(sb, "frequency");
+	if (list.len) {
+		sb_ch(&list, ']');
+		sb_key(sb, "attributes");
+		sb_str(sb, list.buf);
+	}
+	sb_free(&list);
 	switch (node ? node->frequency : NODE_FREQUENCY_NORMAL) {
 	case NODE_FREQUENCY_UNLIKELY_EXECUTED:
-		sb_json(sb, "unlikely");
+		freq = "unlikely";
 		break;
 	case NODE_FREQUENCY_EXECUTED_ONCE:
-		sb_json(sb, "once");
+		freq = "once";
 		break;
 	case NODE_FREQUENCY_HOT:
-		sb_json(sb, "hot");
+		freq = "hot";
 		break;
 	default:
-		sb_json(sb, "normal");
 		break;
+	}
+	if (freq) {
+		sb_key(sb, "frequency");
+		sb_json(sb, freq);
 	}
 }
 
@@ -746,11 +784,10 @@ static char *function_record(cgraph_node *node, bool with_calls)
 		if (slot)
 			fn->size_early = fns[*slot].size_early;
 	}
-	sb_key(&sb, "size_early");
-	if (fn->size_early >= 0)
+	if (fn->size_early >= 0) {
+		sb_key(&sb, "size_early");
 		sb_int(&sb, fn->size_early);
-	else
-		sb_str(&sb, "null");
+	}
 
 	/* everything inlined into this body; a clone also carries what was
 	 * inlined early into the body it was copied from */
@@ -768,13 +805,13 @@ static char *function_record(cgraph_node *node, bool with_calls)
 		sb_key(&sb, "not_inlined");
 		sb_str(&sb, fn->calls ? fn->calls : "[]");
 	}
-	sb_key(&sb, "clone_of");
-	if (kind && orig != decl)
+	if (kind && orig != decl) {
+		sb_key(&sb, "clone_of");
 		sb_json(&sb, asm_name(orig));
-	else if (kind && strcmp(kind, "lto_priv"))
+	} else if (kind && strcmp(kind, "lto_priv")) {
+		sb_key(&sb, "clone_of");
 		sb_json(&sb, decl_name(orig));
-	else
-		sb_str(&sb, "null");
+	}
 	if (kind) {
 		sb_key(&sb, "clone_kind");
 		sb_json(&sb, kind);
@@ -1062,6 +1099,10 @@ static void emit_unit(struct sbuf *sb)
 	sb_key(sb, "removed");
 	sb_json_words(sb, opt_removed, " \t");
 	add_command_line(sb);
+	sb_key(sb, "opt");
+	sb_ch(sb, '{');
+	sb_str(sb, unit_opt_json() + 1); /* skip the leading comma */
+	sb_ch(sb, '}');
 	sb_key(sb, "marked_hot");
 	sb_int(sb, n_marked_hot);
 	sb_key(sb, "marked_cold");
