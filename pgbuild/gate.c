@@ -73,6 +73,7 @@ static void gate_usage(FILE *fp)
 "  --instr-statements N      statements per callgrind run (default per workload)\n"
 "  --ci hl|bootstrap         interval: Hodges-Lehmann + Wilcoxon signed-rank\n"
 "                            (default) or bootstrap of the median\n"
+"  --confidence P            confidence level of the interval (default 0.95)\n"
 "  --require-regress BUILDDIR  run `pgbuild regress` on the candidate's build\n"
 "                            tree first; a failure fails the gate\n"
 "  --regress-result passed|failed  regression outcome already known\n"
@@ -312,7 +313,7 @@ enum {
 	OPT_DURATION, OPT_WARMUP, OPT_SCALE, OPT_SET, OPT_PAIRS, OPT_MIN_SPEEDUP,
 	OPT_MAX_P99, OPT_GATE, OPT_METRIC, OPT_INSTR_N, OPT_CI, OPT_REQ_REGRESS,
 	OPT_REGRESS_RESULT, OPT_CPUS, OPT_JSON, OPT_JUNIT, OPT_WORKDIR, OPT_QUIET,
-	OPT_HELP,
+	OPT_CONFIDENCE, OPT_HELP,
 };
 
 static const struct option gate_options[] = {
@@ -332,6 +333,7 @@ static const struct option gate_options[] = {
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "instr-statements", required_argument, NULL, OPT_INSTR_N },
 	{ "ci", required_argument, NULL, OPT_CI },
+	{ "confidence", required_argument, NULL, OPT_CONFIDENCE },
 	{ "require-regress", required_argument, NULL, OPT_REQ_REGRESS },
 	{ "regress-result", required_argument, NULL, OPT_REGRESS_RESULT },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
@@ -359,7 +361,7 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 	char *dir = NULL, *settings;
 	int c, rc = PGBUILD_EXIT_ERROR, tmpdir = 0;
 	long n;
-	double d;
+	double d = 0;
 	int want_tps, want_instr;
 
 	o.clients = 2;
@@ -465,6 +467,15 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 				goto usage;
 			}
 			break;
+		case OPT_CONFIDENCE:
+			if (parse_double_opt("--confidence", optarg, 0.5, &d) < 0 || d >= 1) {
+				if (d >= 1)
+					error("invalid value \"%s\" for --confidence: expected a level "
+					      "from 0.5 to below 1, e.g. 0.95", optarg);
+				goto usage;
+			}
+			g.conf = d;
+			break;
 		case OPT_REQ_REGRESS: o.require_regress = optarg; break;
 		case OPT_REGRESS_RESULT:
 			if (strcmp(optarg, "passed") && strcmp(optarg, "failed")) {
@@ -503,7 +514,18 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 		error("--require-regress and --regress-result exclude each other");
 		goto usage;
 	}
+	/* the fewest pairs with an interval at this level: 2^-n <= (1-conf)/2 */
+	g.min_pairs = 1;
+	while (ldexp(1.0, -(int)g.min_pairs) > (1 - g.conf) / 2 + 1e-12)
+		g.min_pairs++;
+	if (g.min_pairs < 6)
+		g.min_pairs = 6;
 	want_tps = strcmp(o.metric, "instructions") != 0;
+	if (want_tps && (size_t)o.pairs < g.min_pairs) {
+		error("--pairs %d: a %g%% interval needs at least %zu pairs", o.pairs,
+		      g.conf * 100, g.min_pairs);
+		goto usage;
+	}
 	want_instr = strcmp(o.metric, "tps") != 0;
 
 	/* workloads: given, else named by thresholds, else select-only */

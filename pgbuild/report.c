@@ -349,9 +349,11 @@ static void inspect_counts(const char *text, size_t len, struct fn_table *t)
 		for (size_t k = 0; k < json_len(fns); k++) {
 			const struct json_value *f = json_at(fns, k);
 			const char *name = json_get_str(f, "name");
+			const struct json_value *inl = json_get(f, "inlined");
+			/* no "inlined" key: a symbol without a plugin record */
 			if (name)
 				fn_add(t, name, tu, json_get_num(f, "size", NAN),
-				       (double)json_len(json_get(f, "inlined")));
+				       inl ? (double)json_len(inl) : NAN);
 		}
 	}
 	json_free(root);

@@ -1,0 +1,62 @@
+#!/bin/bash
+# 50-gate-options.t - pgbuild gate/report/run option errors and --help, no
+# server needed: every bad option names itself and its value, exits 2, and
+# nothing is measured.  (After pgbench's t/002_pgbench_no_server.pl.)
+. "$(dirname "$0")/../lib/tap.sh"
+PG=/usr/lib/postgresql/15
+
+# check_err TITLE REGEX ARGS... : exit 2 and stderr matches REGEX
+check_err() {
+	local title=$1 re=$2 rc
+	shift 2
+	"$B/bin/pgbuild" "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	is "$title: exit 2" "$rc" 2
+	like "$title: message" "$(cat "$TMP/err")" "$re"
+}
+
+check_err "gate without prefixes" "--baseline and --candidate are required" gate
+check_err "gate bad --pairs" 'invalid value "0" for --pairs' gate --baseline $PG --candidate $PG --pairs 0
+check_err "gate bad --duration" 'invalid value "x" for --duration' gate --baseline $PG --candidate $PG --duration x
+check_err "gate bad --clients" 'invalid value "-1" for --clients' gate --baseline $PG --candidate $PG --clients -1
+check_err "gate bad --metric" 'invalid value "cycles" for --metric' gate --baseline $PG --candidate $PG --metric cycles
+check_err "gate bad --ci" 'invalid value "t" for --ci' gate --baseline $PG --candidate $PG --ci t
+check_err "gate bad --set" 'invalid value "fsync" for --set: expected NAME=VALUE' gate --baseline $PG --candidate $PG --set fsync
+check_err "gate bad --min-speedup" 'invalid value "fast" for --min-speedup' gate --baseline $PG --candidate $PG --min-speedup fast
+check_err "gate bad --cpus" 'invalid value "a-b" for --cpus' gate --baseline $PG --candidate $PG --cpus a-b --metric instructions
+check_err "gate --gate operator" 'invalid value "select-only>1.05" for --gate: item 1 "select-only>1.05": expected >= or <=' \
+	gate --baseline $PG --candidate $PG --gate 'select-only>1.05'
+check_err "gate --gate latency direction" 'item 2 "p99>=\+10%": p99 is a latency, bound it from above with <=' \
+	gate --baseline $PG --candidate $PG --gate 'tpcb>=1,p99>=+10%'
+check_err "gate --gate empty item" 'item 2 is empty' gate --baseline $PG --candidate $PG --gate 'tpcb>=1,'
+check_err "gate --gate value" 'value "\+1.05": a signed value needs %' gate --baseline $PG --candidate $PG --gate 'tpcb>=+1.05'
+check_err "gate instructions need the metric" 'threshold "instructions>=1.01" needs --metric instructions or both' \
+	gate --baseline $PG --candidate $PG --gate 'instructions>=1.01'
+check_err "gate tps needs the metric" 'threshold "tpcb>=1" needs --metric tps or both' \
+	gate --baseline $PG --candidate $PG --gate 'tpcb>=1' --metric instructions
+check_err "gate not an install" "$TMP: no bin/postgres" gate --baseline $PG --candidate "$TMP"
+check_err "gate regress options exclude each other" "exclude each other" \
+	gate --baseline $PG --candidate $PG --require-regress /x --regress-result passed
+check_err "gate bad --regress-result" 'invalid value "maybe" for --regress-result' \
+	gate --baseline $PG --candidate $PG --regress-result maybe
+check_err "gate stray argument" 'unexpected argument "extra"' gate --baseline $PG --candidate $PG extra
+check_err "report nothing" "nothing to report" report
+check_err "report missing gate file" "cannot read $TMP/none.json" report --gate "$TMP/none.json"
+echo '{"kind":"something-else"}' >"$TMP/other.json"
+check_err "report not a gate result" "not a pgbuild gate result" report --gate "$TMP/other.json"
+echo '{"kind":"pgbuild-gate",' >"$TMP/trunc.json"
+check_err "report truncated gate result" "trunc.json: line" report --gate "$TMP/trunc.json"
+check_err "run without policy" "--policy is required" run
+check_err "run missing policy" '--policy "/nonexistent.policy"' run --policy /nonexistent.policy
+touch "$TMP/empty.policy"
+check_err "run bad gate expression before any build" 'invalid value "tpcb" for --gate' \
+	run --policy "$TMP/empty.policy" --workdir "$TMP/w" --gate tpcb
+ok "run made no build for a bad gate" test ! -e "$TMP/w"
+
+for c in gate report run; do
+	"$B/bin/pgbuild" $c --help >"$TMP/help" 2>&1
+	is "$c --help exits 0" "$?" 0
+	like "$c --help shows usage" "$(head -1 "$TMP/help")" "^usage: pgbuild $c"
+done
+like "gate --help names the interval method" "$(cat "$TMP/help" ; "$B/bin/pgbuild" gate --help)" "Hodges-Lehmann"
+done_testing

@@ -1,0 +1,99 @@
+#!/bin/bash
+# 51-gate-aa.t - pgbuild gate on real servers: Debian's PostgreSQL 15 as both
+# baseline and candidate (A/A).
+#   - A/A must not pass --min-speedup 1.05 (exit 1, not 0 and not 2);
+#   - --json keeps every run's numbers and the bench documents;
+#   - --junit validates against the common JUnit schema (xmllint), one
+#     testcase per threshold;
+#   - --metric instructions: callgrind on single-user mode gives identical
+#     counts for A and B, a passing and a failing threshold decide as such;
+#   - a failed regression suite fails a gate whose thresholds all pass;
+#   - pgbuild report --html renders in headless Chromium with no console
+#     messages, and the screenshot shows the plots (their colours).
+# Benchmarks run under the machine-wide heavy lock (short runs, few pairs).
+. "$(dirname "$0")/../lib/tap.sh"
+PG=/usr/lib/postgresql/15
+[ -x $PG/bin/postgres ] || skip_all "Debian's postgresql-15 is not installed ($PG)"
+heavy() {
+	if [ "${PGOPT_HEAVY_HELD:-0}" = 1 ]; then "$@"; else
+		PGOPT_HEAVY_HELD=1 flock /tmp/pgopt-heavy.lock "$@"; fi
+}
+pgb() { "$B/bin/pgbuild" "$@"; }
+json() { # FILE PYTHON-EXPRESSION-ON-d  (perl: JSON::PP is core)
+	perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die; my $d = decode_json(<$f>);
+		my $r = eval $ARGV[1]; die $@ if $@; print defined $r ? $r : "undef"' "$1" "$2"
+}
+
+# ---- A/A throughput gate ----
+heavy pgb gate --baseline $PG --candidate $PG --pairs 8 --confidence 0.99 \
+	--duration 2 --warmup 0.5 --min-speedup 1.05 --max-p99-regression 50 \
+	--json "$TMP/aa.json" --junit "$TMP/aa.xml" --quiet >"$TMP/aa.out" 2>"$TMP/aa.err"
+rc=$?
+is "A/A at --min-speedup 1.05 fails (exit 1)" "$rc" 1
+[ $rc = 1 ] || diag "$(cat "$TMP/aa.out" "$TMP/aa.err")"
+like "terminal summary names the verdict" "$(head -1 "$TMP/aa.out")" "^gate: FAIL"
+like "terminal summary names the method" "$(cat "$TMP/aa.out")" "Hodges-Lehmann estimate with Wilcoxon signed-rank interval, 99%"
+is "json: verdict" "$(json "$TMP/aa.json" '$d->{verdict}')" fail
+is "json: 16 runs kept" "$(json "$TMP/aa.json" 'scalar @{$d->{workloads}[0]{runs}}')" 16
+is "json: every run embeds its bench document" \
+	"$(json "$TMP/aa.json" 'scalar grep { $_->{bench}{tool} eq "pgbuild bench" } @{$d->{workloads}[0]{runs}}')" 16
+is "json: runs alternate A B / B A" \
+	"$(json "$TMP/aa.json" 'join "", map { $_->{build} } @{$d->{workloads}[0]{runs}}[0..5]')" ABBAAB
+is "json: 8 valid pairs" "$(json "$TMP/aa.json" '$d->{workloads}[0]{valid_pairs}')" 8
+like "json: interval around the estimate" \
+	"$(json "$TMP/aa.json" 'my $r = $d->{workloads}[0]{tps}{ratio}; $r->{ci_low} <= $r->{estimate} && $r->{estimate} <= $r->{ci_high} ? "ok" : "bad"')" '^ok$'
+is "json: the speed threshold failed" "$(json "$TMP/aa.json" '$d->{results}[0]{status}')" fail
+is "json: the p99 bound is not significantly broken" "$(json "$TMP/aa.json" '$d->{results}[1]{status}')" pass
+ok "junit validates against the JUnit schema" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" "$TMP/aa.xml"
+is "junit: one testcase per threshold (+ regress, correctness)" "$(grep -c '<testcase ' "$TMP/aa.xml")" 4
+like "junit: the missed threshold is a failure" "$(grep -A1 'name="tps&gt;=1.05"' "$TMP/aa.xml")" '<failure message="throughput B/A'
+
+# ---- instructions (callgrind) ----
+if ! command -v valgrind >/dev/null; then
+	tap_result 1 "valgrind is installed (make deps)"
+else
+	heavy pgb gate --baseline $PG --candidate $PG --metric instructions --workload select1 \
+		--instr-statements 20 --gate 'select1.instructions>=1,select1.instructions>=1.01' \
+		--workdir "$TMP/iw" --json "$TMP/i.json" --junit "$TMP/i.xml" >"$TMP/i.out" 2>&1
+	is "instructions: A/A meets >=1 but not >=1.01 (exit 1)" "$?" 1
+	is "instructions: measured" "$(json "$TMP/i.json" '$d->{workloads}[0]{instructions}{state}')" ok
+	is "instructions: A and B identical" "$(json "$TMP/i.json" 'my $i = $d->{workloads}[0]{instructions}; $i->{a} == $i->{b} ? "same" : "$i->{a} vs $i->{b}"')" same
+	like "instructions: a plausible count per SELECT 1" "$(json "$TMP/i.json" 'int $d->{workloads}[0]{instructions}{a}')" '^[0-9]{4,6}$'
+	is "instructions: >=1 passes" "$(json "$TMP/i.json" '$d->{results}[0]{status}')" pass
+	is "instructions: >=1.01 fails" "$(json "$TMP/i.json" '$d->{results}[1]{status}')" fail
+	like "instructions are called a proxy" "$(cat "$TMP/i.out")" "a proxy"
+	ok "instructions junit validates" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" "$TMP/i.xml"
+
+	# a failed regression suite fails a gate whose thresholds pass
+	heavy pgb gate --baseline $PG --candidate $PG --metric instructions --workload select1 \
+		--instr-statements 20 --gate 'select1.instructions>=1' --workdir "$TMP/iw" \
+		--regress-result failed --json "$TMP/r.json" >"$TMP/r.out" 2>&1
+	is "failed regression suite: gate fails (exit 1)" "$?" 1
+	is "failed regression suite: the threshold itself passed" "$(json "$TMP/r.json" '$d->{results}[0]{status}')" pass
+	like "failed regression suite: named as the reason" "$(json "$TMP/r.json" '$d->{reason}')" "regression suite"
+fi
+
+# ---- HTML report in headless Chromium ----
+pgb report --gate "$TMP/aa.json" --html "$TMP/report.html" --json "$TMP/report.json" >"$TMP/rep.out" 2>&1
+is "report exits 0 on a failed gate" "$?" 0
+like "report: terminal summary" "$(cat "$TMP/rep.out")" "select-only +8/8"
+is "report: four SVG plots" "$(grep -o '<svg ' "$TMP/report.html" | wc -l)" 4
+ok "report: no script, no external resource" bash -c "! grep -Eiq '<script|https?://[a-z]|src=' '$TMP/report.html'"
+if ! command -v chromium >/dev/null; then
+	tap_result 1 "chromium is installed (make deps)"
+else
+	prof=$(mktemp -d "$TMP/chr.XXXXXX")
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$prof" --enable-logging=stderr --v=0 --window-size=1200,1400 \
+		--screenshot="$TMP/report.png" "file://$TMP/report.html" >"$TMP/chr.out" 2>&1
+	is "chromium rendered the report" "$?" 0
+	is "no console messages" "$(grep -c 'CONSOLE' "$TMP/chr.out")" 0
+	ok "screenshot written" test -s "$TMP/report.png"
+	read -r _ w _ h _ nonwhite _ blue _ orange < <(perl "$TOP/tests/lib/png-colors.pl" "$TMP/report.png" '#1f77b4' '#e6550d')
+	is "screenshot size" "${w}x$h" 1200x1400
+	ok "screenshot is not blank ($nonwhite non-white pixels)" test "${nonwhite:-0}" -gt 20000
+	ok "A's plot colour is on screen ($blue px)" test "${blue:-0}" -gt 200
+	ok "B's plot colour is on screen ($orange px)" test "${orange:-0}" -gt 200
+fi
+done_testing
