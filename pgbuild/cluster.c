@@ -505,6 +505,7 @@ int cluster_create(struct cluster *c, const struct cluster_options *o)
 		strvec_pushf(&cp.args, "%s/initdb", c->bindir);
 		strvec_pushl(&cp.args, "-D", c->datadir, "-U", c->superuser, "-A", "trust",
 			     "-E", "UTF8", "--locale=C", "-N", NULL);
+		cp.dir = c->dir;        /* a directory the server user can read */
 		r = run_helper(c, &cp, &out);
 		if (r != 0) {
 			if (!cluster_interrupted) {
@@ -569,6 +570,7 @@ int cluster_start(struct cluster *c)
 	cp.no_stdin = 1;
 	cp.out = cp.err = logfd;
 	cp.new_pgroup = 1;
+	cp.dir = c->dir;
 	if (c->switch_user) {
 		cp.switch_user = 1;
 		cp.uid = c->uid;
