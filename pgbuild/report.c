@@ -39,7 +39,8 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 			  const char *candidate, FILE *fp)
 {
 	int p99 = gate_lat_index("p99");
-	int any_instr = 0;
+	int any_instr = 0, any_runs = 0;
+	char ci_head[48];
 	char s1[32], s2[32], s3[32], s4[64], s5[32], s6[32], s7[32], s8[32];
 
 	fprintf(fp, "gate: %s - %s\n", g->verdict == GATE_PASS ? "PASS" :
@@ -47,9 +48,13 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 	if (baseline || candidate)
 		fprintf(fp, "  A (baseline)  %s\n  B (candidate) %s\n",
 			baseline ? baseline : "?", candidate ? candidate : "?");
-	fprintf(fp, "  interval: %s, %.0f%%\n\n", stats_method_name(g->method), g->conf * 100);
-	fprintf(fp, "  %-12s %5s %10s %10s %8s %-19s %8s %8s %7s %6s\n", "workload", "pairs",
-		"tps A", "tps B", "B/A", "95% CI", "p99 A ms", "p99 B ms", "p99 B/A", "noise");
+	fprintf(fp, "  interval: %s, %g%%\n\n", stats_method_name(g->method), g->conf * 100);
+	snprintf(ci_head, sizeof(ci_head), "%g%% CI", g->conf * 100);
+	for (size_t i = 0; i < g->nr_wl; i++)
+		any_runs |= g->wl[i].nr_runs > 0;
+	if (any_runs)
+		fprintf(fp, "  %-12s %5s %10s %10s %8s %-19s %8s %8s %7s %6s\n", "workload", "pairs",
+			"tps A", "tps B", "B/A", ci_head, "p99 A ms", "p99 B ms", "p99 B/A", "noise");
 	for (size_t i = 0; i < g->nr_wl; i++) {
 		const struct gate_workload *w = &g->wl[i];
 		size_t pairs = 0;
@@ -591,7 +596,8 @@ static void report_usage(FILE *fp)
 "  --html FILE              write one self-contained HTML page with SVG plots\n"
 "  --json FILE              write the per-file and per-function tables as JSON\n"
 "\n"
-"Without --baseline/--candidate, the prefixes recorded in the gate result are used.\n"
+"Without --baseline/--candidate, the prefixes recorded in the gate result are used;\n"
+"without --log, the compile log named by the candidate's pgopt-build.json.\n"
 "Exit: 0 written (whatever the verdict), 2 input missing or unreadable.\n");
 }
 
@@ -678,7 +684,7 @@ PGBUILD_COMMAND(report, "summarise a gate result, compile log and builds (termin
 	const char *gate = NULL, *log = NULL, *base = NULL, *cand = NULL;
 	const char *ins_a = NULL, *ins_b = NULL, *html = NULL, *json = NULL;
 	struct report_data rd = { 0 };
-	char *pa = NULL, *pb = NULL;
+	char *pa = NULL, *pb = NULL, *logdir = NULL;
 	int c, rc = PGBUILD_EXIT_ERROR;
 
 	optind = 1;
@@ -726,6 +732,18 @@ PGBUILD_COMMAND(report, "summarise a gate result, compile log and builds (termin
 		if (!ins_b)
 			ins_b = pb = xasprintf("%s/bin/postgres", cand);
 	}
+	/* the candidate's compile log, from its build record */
+	if (!log && rd.build_b) {
+		struct json_value *bj = json_parse(rd.build_b, strlen(rd.build_b), NULL);
+		const char *dir = json_get_str(json_get(bj, "log"), "dir");
+		if (dir) {
+			char *f = xasprintf("%s/compile.jsonl", dir);
+			if (access(f, R_OK) == 0)
+				log = logdir = xstrdup(dir);
+			free(f);
+		}
+		json_free(bj);
+	}
 	if (log && report_load_log(&rd, log) < 0)
 		goto out;
 	if ((ins_a || ins_b) && report_load_inspect(&rd, ins_a, ins_b) < 0) {
@@ -755,6 +773,7 @@ PGBUILD_COMMAND(report, "summarise a gate result, compile log and builds (termin
 out:
 	free(pa);
 	free(pb);
+	free(logdir);
 	report_data_clear(&rd);
 	return rc;
 }

@@ -1,0 +1,46 @@
+#!/bin/bash
+# 50-gate-coscup.t - pgbuild gate on the shared PostgreSQL builds: the
+# baseline (policy none) against the coscup-2017 candidate (-O2
+# -finline-functions, LTO), and the baseline against itself.
+#   - both metrics: tps (short interleaved runs) and instructions per
+#     transaction (callgrind), measured for both builds, never "unavailable";
+#   - the A/A gate of our own build fails at --min-speedup 1.05;
+#   - pgbuild report over the gate, the candidate's compile log and both
+#     binaries: per-file flags and per-function changes present.
+# The figures are printed as diagnostics (examples/README.md records them).
+. "$(dirname "$0")/lib.sh"
+P=$B/bin/pgbuild
+base=$(e2e_build base none) || { tap_result 1 "baseline build"; done_testing; }
+cand=$(e2e_build coscup "$TOP/examples/coscup-2017.policy") || { tap_result 1 "candidate build"; done_testing; }
+json() { perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die; my $d = decode_json(<$f>);
+	my $r = eval $ARGV[1]; die $@ if $@; print defined $r ? $r : "undef"' "$1" "$2"; }
+
+e2e_heavy "$P" gate --baseline "$base" --candidate "$cand" --metric both \
+	--workload select-only --workload tpcb --pairs 6 --duration 3 --warmup 1 \
+	--gate 'select-only>=1.00,tpcb>=1.00,select-only.instructions>=1.00,tpcb.instructions>=1.00' \
+	--json "$TMP/g.json" --junit "$TMP/g.xml" --quiet >"$TMP/g.out" 2>&1
+rc=$?
+ok "gate base vs coscup measured (exit 0 or 1, not 2: $rc)" test "$rc" -le 1
+diag "$(cat "$TMP/g.out")"
+for w in 0 1; do
+	name=$(json "$TMP/g.json" "\$d->{workloads}[$w]{name}")
+	is "$name: 6 valid pairs" "$(json "$TMP/g.json" "\$d->{workloads}[$w]{valid_pairs}")" 6
+	is "$name: instructions measured" "$(json "$TMP/g.json" "\$d->{workloads}[$w]{instructions}{state}")" ok
+	like "$name: instructions per transaction of A" "$(json "$TMP/g.json" "int \$d->{workloads}[$w]{instructions}{a}")" '^[0-9]{4,7}$'
+	like "$name: speedup in instructions is a ratio" "$(json "$TMP/g.json" "sprintf '%.3f', \$d->{workloads}[$w]{instructions}{speedup}")" '^[01]\.[0-9]{3}$'
+done
+ok "junit validates" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" "$TMP/g.xml"
+is "junit: a testcase per threshold" "$(grep -c '<testcase classname="pgbuild.gate.' "$TMP/g.xml")" 4
+
+e2e_heavy "$P" gate --baseline "$base" --candidate "$base" --pairs 6 --duration 2 --warmup 0.5 \
+	--min-speedup 1.05 --json "$TMP/aa.json" --quiet >"$TMP/aa.out" 2>&1
+is "A/A of our build at 1.05: fails" "$?" 1
+
+"$P" report --gate "$TMP/g.json" --log "$(e2e_builddir coscup)/pgopt-log" \
+	--html "$TMP/r.html" --json "$TMP/r.json" >"$TMP/r.out" 2>&1
+is "report exits 0" "$?" 0
+like "report: per-file flags" "$(cat "$TMP/r.out")" "translation units changed by the policy"
+like "report: backend units got the policy's flags" "$(json "$TMP/r.json" '$d->{translation_units}[0]{added}')" "-finline-functions"
+ok "report: functions changed between the builds" test "$(json "$TMP/r.json" 'scalar @{$d->{functions}}')" -gt 10
+diag "$(sed -n '/^functions:/,$p' "$TMP/r.out" | head -8)"
+done_testing

@@ -1,0 +1,57 @@
+#!/bin/bash
+# 51-run.t - pgbuild run, the whole pipeline, on the shared builds: the
+# baseline install given with --baseline, the coscup candidate reused from
+# its pgopt-build.json (same source, same policy hash: no rebuild), then
+# verify, regress, gate and report.  Interrupted during the gate, a second
+# run resumes: the finished stages are skipped, the gate runs again.  A
+# third run only rewrites the report.
+. "$(dirname "$0")/lib.sh"
+P=$B/bin/pgbuild
+POLICY=$TOP/examples/coscup-2017.policy
+base=$(e2e_build base none) || { tap_result 1 "baseline build"; done_testing; }
+cand=$(e2e_build coscup "$POLICY") || { tap_result 1 "candidate build"; done_testing; }
+src=$(e2e_src)
+W=$TMP/run
+args=(run --policy "$POLICY" --src "$src" --workdir "$W" --baseline "$base"
+	--candidate-prefix "$cand" --candidate-builddir "$(e2e_builddir coscup)"
+	--gate 'select-only>=1.00,p99<=+25%' --pairs 6 --duration 2)
+stamp=$(stat -c %Y "$cand/bin/postgres")
+
+# 1: interrupted while the gate runs
+e2e_heavy setsid "$P" "${args[@]}" >"$TMP/1.out" 2>"$TMP/1.err" &
+pid=$!
+for i in $(seq 1 1800); do
+	grep -q '"regress"' "$W/run-state.json" 2>/dev/null && grep -q 'pair 1/6' "$TMP/1.err" && break
+	kill -0 $pid 2>/dev/null || break
+	sleep 1
+done
+ok "first run reached the gate" grep -q '\[5/6\] gate' "$TMP/1.err"
+pg=$(ps -o pgid= -p "$(pgrep -n -f "pgbuild ${args[0]} --policy $POLICY")" 2>/dev/null | tr -d ' ')
+[ -n "$pg" ] && kill -TERM -- -"$pg"
+wait $pid
+rc1=$?
+ok "first run was interrupted (exit $rc1)" test "$rc1" -ne 0 -a "$rc1" -ne 1
+like "candidate reused, not rebuilt" "$(cat "$W/logs/candidate.log")" "^reused $cand"
+is "candidate binary untouched" "$(stat -c %Y "$cand/bin/postgres")" "$stamp"
+like "verify stage done" "$(cat "$TMP/1.err")" '\[3/6\] verify +done'
+like "regress stage done" "$(cat "$TMP/1.err")" '\[4/6\] regress +done'
+ok "no gate result yet" test ! -e "$W/gate.json"
+
+# 2: resume
+e2e_heavy "$P" "${args[@]}" >"$TMP/2.out" 2>"$TMP/2.err"
+rc=$?
+ok "resumed run reached a verdict (exit $rc)" test "$rc" -le 1
+like "verify skipped on resume" "$(cat "$TMP/2.err")" '\[3/6\] verify .*finished in an earlier run'
+like "regress skipped on resume" "$(cat "$TMP/2.err")" '\[4/6\] regress .*finished in an earlier run'
+like "gate ran" "$(cat "$TMP/2.err")" '\[5/6\] gate +(done|FAILED) in'
+like "report printed" "$(cat "$TMP/2.out")" '^gate: (PASS|FAIL)'
+like "regression result reached the gate" "$(cat "$TMP/2.out")" 'regression suite: passed'
+ok "html report written" test -s "$W/report.html"
+ok "junit written and valid" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" "$W/gate.junit.xml"
+diag "$(head -12 "$TMP/2.out")"
+
+# 3: everything finished: only the report is rewritten, same verdict
+e2e_heavy "$P" "${args[@]}" >"$TMP/3.out" 2>"$TMP/3.err"
+is "third run: same exit code" "$?" "$rc"
+like "third run: gate skipped" "$(cat "$TMP/3.err")" '\[5/6\] gate .*finished in an earlier run'
+done_testing
