@@ -53,6 +53,7 @@ struct run {
 	const char *policy, *src, *workdir, *gate, *html, *baseline_prefix;
 	const char *cand_prefix_opt, *cand_builddir_opt;
 	const char *pairs, *duration, *clients, *metric, *jobs, *workloads_csv;
+	const char *configure_args;
 	int no_regress, no_verify, restart, quiet;
 	/* derived */
 	char *base_prefix, *base_builddir, *cand_prefix, *cand_builddir;
@@ -84,6 +85,7 @@ static void run_usage(FILE *fp)
 "  --pairs N --duration S --clients N --metric tps|instructions|both\n"
 "                         passed to pgbuild gate\n"
 "  -j, --jobs N           make jobs for the builds\n"
+"  --configure-args ARGS  extra configure arguments for both builds\n"
 "  --no-verify            skip pgbuild verify\n"
 "  --no-regress           skip the regression suite (the gate then says \"not run\")\n"
 "  --restart              ignore the state of an earlier run\n"
@@ -192,7 +194,27 @@ static char *sha256_file(const char *path)
 #define SHA256_EMPTY "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
 /* Does PREFIX hold a successful build of src with this policy hash? */
-static int build_reusable(const char *prefix, const char *src, const char *sha)
+/* Every word of args among the recorded configure arguments? */
+static int has_configure_args(const struct json_value *rec, const char *args)
+{
+	struct strvec want = STRVEC_INIT;
+	int yes = 1;
+	strvec_split(&want, args ? args : "");
+	for (size_t i = 0; i < want.nr && yes; i++) {
+		int found = 0;
+		for (size_t k = 0; k < json_len(rec); k++) {
+			const struct json_value *v = json_at(rec, k);
+			if (v->type == JSON_STRING && !strcmp(v->u.str.s, want.v[i]))
+				found = 1;
+		}
+		yes = found;
+	}
+	strvec_clear(&want);
+	return yes;
+}
+
+static int build_reusable(const char *prefix, const char *src, const char *sha,
+			  const char *configure_args)
 {
 	char *path = xasprintf("%s/pgopt-build.json", prefix);
 	char *pg = xasprintf("%s/bin/postgres", prefix);
@@ -209,7 +231,8 @@ static int build_reusable(const char *prefix, const char *src, const char *sha)
 	spec = json_get_str(json_get(root, "source"), "spec");
 	psha = json_get_str(json_get(root, "policy"), "sha256");
 	yes = ok && ok->type == JSON_BOOL && ok->u.boolean && spec && !strcmp(spec, src) &&
-	      psha && !strcmp(psha, sha);
+	      psha && !strcmp(psha, sha) &&
+	      has_configure_args(json_get(root, "configure_args"), configure_args);
 out:
 	json_free(root);
 	strbuf_release(&sb);
@@ -327,7 +350,7 @@ static int do_build(struct run *r, int id, const char *policy, const char *prefi
 {
 	struct strvec a = STRVEC_INIT;
 	int rc;
-	if (build_reusable(prefix, r->src, sha)) {
+	if (build_reusable(prefix, r->src, sha, r->configure_args)) {
 		char *log = stage_log(r, id);
 		FILE *fp = fopen(log, "w");
 		if (fp) {
@@ -341,6 +364,8 @@ static int do_build(struct run *r, int id, const char *policy, const char *prefi
 		     "--builddir", builddir, "--no-bench", NULL);
 	if (r->jobs)
 		strvec_pushl(&a, "--jobs", r->jobs, NULL);
+	if (r->configure_args)
+		strvec_pushl(&a, "--configure-args", r->configure_args, NULL);
 	if (r->quiet)
 		strvec_push(&a, "--quiet");
 	rc = run_stage_cmd(r, id, &a, 1);
@@ -435,7 +460,7 @@ static int st_report(struct run *r, int id)
 enum {
 	RO_POLICY = 256, RO_SRC, RO_WORKDIR, RO_GATE, RO_HTML, RO_BASELINE, RO_CPREFIX,
 	RO_CBUILDDIR, RO_WORKLOAD, RO_PAIRS, RO_DURATION, RO_CLIENTS, RO_METRIC,
-	RO_NO_VERIFY, RO_NO_REGRESS, RO_RESTART, RO_HELP,
+	RO_NO_VERIFY, RO_NO_REGRESS, RO_RESTART, RO_CONFARGS, RO_HELP,
 };
 
 static char *absolute(const char *path)
@@ -480,6 +505,7 @@ PGBUILD_COMMAND(run, "the whole pipeline: builds, verify, regress, gate, report 
 		{ "clients", required_argument, NULL, RO_CLIENTS },
 		{ "metric", required_argument, NULL, RO_METRIC },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "configure-args", required_argument, NULL, RO_CONFARGS },
 		{ "no-verify", no_argument, NULL, RO_NO_VERIFY },
 		{ "no-regress", no_argument, NULL, RO_NO_REGRESS },
 		{ "restart", no_argument, NULL, RO_RESTART },
@@ -512,6 +538,7 @@ PGBUILD_COMMAND(run, "the whole pipeline: builds, verify, regress, gate, report 
 		case RO_CLIENTS: r.clients = optarg; break;
 		case RO_METRIC: r.metric = optarg; break;
 		case 'j': r.jobs = optarg; break;
+		case RO_CONFARGS: r.configure_args = optarg; break;
 		case RO_NO_VERIFY: r.no_verify = 1; break;
 		case RO_NO_REGRESS: r.no_regress = 1; break;
 		case RO_RESTART: r.restart = 1; break;
@@ -581,13 +608,15 @@ PGBUILD_COMMAND(run, "the whole pipeline: builds, verify, regress, gate, report 
 		}
 		fprintf(stderr, "[1/%d] baseline  %s (given)\n", ST_NR, r.base_prefix);
 	} else {
-		strbuf_addf(&key, "src=%s policy=none prefix=%s", r.src, r.base_prefix);
+		strbuf_addf(&key, "src=%s policy=none prefix=%s conf=%s", r.src, r.base_prefix,
+			    r.configure_args ? r.configure_args : "");
 		if (stage(&r, ST_BASELINE, key.buf, "pgbuild build --policy none", st_baseline) != 0)
 			goto out;
 	}
 	/* 2 candidate */
 	strbuf_reset(&key);
-	strbuf_addf(&key, "src=%s policy=%s prefix=%s", r.src, r.policy_sha, r.cand_prefix);
+	strbuf_addf(&key, "src=%s policy=%s prefix=%s conf=%s", r.src, r.policy_sha, r.cand_prefix,
+		    r.configure_args ? r.configure_args : "");
 	cand_key = xstrdup(key.buf);
 	strbuf_reset(&err);
 	strbuf_addf(&err, "pgbuild build --policy %s", r.policy);
