@@ -139,4 +139,22 @@ like "... and the hot list reached the plugin" \
 like "the file outside the policy is untouched" \
 	"$(grep '"tu":"src/backend/libpq/pqcomm.c"' log/compile.jsonl)" '"added":\[\]'
 
+# ---- sensitivity: the watermark arithmetic on given installs (A/A) ----
+heavy() {
+	if [ "${PGOPT_HEAVY_HELD:-0}" = 1 ]; then "$@"; else
+		PGOPT_HEAVY_HELD=1 flock /tmp/pgopt-heavy.lock "$@"; fi
+}
+if [ -x "$DEB/bin/postgres" ] && command -v valgrind >/dev/null; then
+	out=$(heavy "$P" sensitivity --workdir sens --low-prefix "$DEB" --high-prefix "$DEB" \
+		--metric instructions --workload select1 --json sens.json -q 2>sens.err)
+	s=$?
+	is "sensitivity on given installs: exit 0" "$s" 0
+	[ $s = 0 ] || diag "$(tail -20 sens.err)"
+	like "one line per workload with the ratio and a verdict" "$out" \
+		'^select1: -O3 / -O0 = 1\.00x \[1\.00, 1\.00\] \(instructions\): the workload barely moves'
+	like "JSON watermarks" "$(cat sens.json)" '"kind":"pgbuild-sensitivity".*"name":"select1","high_vs_low":(0\.99|1\.00)'
+	ok "the gate result is kept in the workdir" test -s sens/gate-high-vs-low.json
+	ok "nothing was built" test ! -e sens/low
+fi
+
 done_testing
