@@ -1156,13 +1156,15 @@ static void write_sidecar(const struct sbuf *text)
 	    !(fp = fdopen(fd, "w"))) {
 		if (fd >= 0)
 			close(fd);
-		error("pgopt: cannot write %qs: %s", path.buf, xstrerror(errno));
+		/* no source location: one line, not a quote of the last line */
+		error_at(UNKNOWN_LOCATION, "pgopt: cannot write %qs: %s", path.buf,
+			 xstrerror(errno));
 	} else {
 		bool bad = fwrite(text->buf, 1, text->len, fp) != text->len;
 		bad |= fclose(fp) != 0;
 		if (bad || rename(tmp.buf, path.buf)) {
-			error("pgopt: cannot write %qs: %s", path.buf,
-			      xstrerror(errno));
+			error_at(UNKNOWN_LOCATION, "pgopt: cannot write %qs: %s",
+				 path.buf, xstrerror(errno));
 			unlink(tmp.buf);
 		}
 	}

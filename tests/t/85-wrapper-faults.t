@@ -1,0 +1,72 @@
+#!/bin/bash
+# 85-wrapper-faults.t - wrapper faults beyond those of 11-wrapper-invocation.t
+# (missing compiler 102, recursion 103, bad/missing policy 101, unwritable
+# log 104, missing plugin 105, PGOPT_FAILSAFE=passthrough): a plugin built
+# for another GCC or not a plugin at all, a policy that is a directory, the
+# log and the plugin's sidecars on a full filesystem.  Each is one line per
+# tool and a documented exit status; no half-written log record.
+. "$(dirname "$0")/../lib/tap.sh"
+W=$B/bin/pgoptcc
+cd "$TMP" || exit 1
+unset PGOPT_POLICY PGOPT_PREFIX PGOPT_PASSTHROUGH PGOPT_FAILSAFE PGOPT_LOGDIR
+printf 'int f(void) { return 1; }\n' > a.c
+printf '[global]\ncflags += -O3\n' > p.policy
+export PGOPT_POLICY=$TMP/p.policy
+
+# a plugin built for another GCC (the test build pgopt-fakever.so, under the
+# real plugin's name so that its arguments match)
+mkdir -p other && cp "$B/tests/pgopt-fakever.so" other/pgopt.so
+PGOPT_PLUGIN=$TMP/other/pgopt.so "$W" -c a.c -o x.o 2> err; s=$?
+is "plugin for another GCC: gcc's exit status 1" "$s" 1
+is "plugin for another GCC: one line" "$(wc -l < err)" 1
+like "plugin for another GCC: says both versions and what to do" "$(cat err)" \
+	"built for GCC 11.1.0 but this is GCC $(gcc -dumpfullversion); rebuild pgoptcc"
+PGOPT_PLUGIN=off "$W" -c a.c -o x.o 2> err; s=$?
+is "PGOPT_PLUGIN=off builds with the policy regardless" "$s" 0
+
+# not a shared object at all
+mkdir -p junk && printf 'not an ELF file' > junk/pgopt.so
+PGOPT_PLUGIN=$TMP/junk/pgopt.so "$W" -c a.c -o x.o 2> err; s=$?
+is "junk plugin: exit 1" "$s" 1
+is "junk plugin: one line" "$(wc -l < err)" 1
+like "junk plugin: gcc says it cannot load it" "$(cat err)" "cannot load plugin $TMP/junk/pgopt.so"
+
+# a policy path that is a directory
+mkdir -p pdir
+PGOPT_POLICY=$TMP/pdir "$W" -c a.c -o x.o 2> err; s=$?
+is "policy is a directory: exit 101" "$s" 101
+is "policy is a directory: one line" "$(cat err)" "pgoptcc: error: $TMP/pdir: cannot read policy: Is a directory"
+
+# failsafe builds on without the plugin, but cannot invent a compiler
+PGOPT_FAILSAFE=passthrough PGOPT_PLUGIN=$TMP/none.so PGOPT_LOGDIR=$TMP/fslog "$W" -c a.c -o fs.o 2> err; s=$?
+is "failsafe + missing plugin: builds" "$s" 0
+is "failsafe + missing plugin: silent" "$(cat err)" ""
+like "failsafe + missing plugin: logged as such" "$(tail -n 1 fslog/compile.jsonl)" '"failsafe":"plugin missing"'
+PGOPT_FAILSAFE=passthrough PGOPT_CC=no-such-cc-xyz "$W" -c a.c 2> err; s=$?
+is "failsafe + missing compiler: still 102" "$s" 102
+
+# the log directory on a full filesystem (root: a tiny tmpfs)
+if [ "$(id -u)" = 0 ] && mkdir -p full && mount -t tmpfs -o size=16k tmpfs full; then
+	mkdir -p full/log
+	PGOPT_PLUGIN=off PGOPT_LOGDIR=$TMP/full/log "$W" -c a.c -o l.o 2> err; s=$?
+	is "log filesystem with room: logged" "$s" 0
+	head -c 65536 /dev/zero > full/fill 2>/dev/null
+	# a new log file needs a new page: there is none left
+	PGOPT_PLUGIN=off PGOPT_LOGDIR=$TMP/full/log2 "$W" -c a.c -o l.o 2> err; s=$?
+	is "full log filesystem: exit 104" "$s" 104
+	is "full log filesystem: one line" "$(cat err)" \
+		"pgoptcc: error: cannot write the compile log $TMP/full/log2/compile.jsonl: No space left on device"
+	is "full log filesystem: no half record left" "$(stat -c %s full/log2/compile.jsonl)" 0
+	PGOPT_FAILSAFE=passthrough PGOPT_PLUGIN=off PGOPT_LOGDIR=$TMP/full/log2 "$W" -c a.c -o l.o 2> err; s=$?
+	is "full log filesystem + failsafe: builds" "$s" 0
+	# the plugin's sidecar cannot be written either: one line from each tool
+	PGOPT_PLUGIN= PGOPT_LOGDIR=$TMP/full/log3 "$W" -c a.c -o l.o 2> err; s=$?
+	is "full sidecar filesystem: fails (104)" "$s" 104
+	like "full sidecar filesystem: the plugin's line has no source quote" "$(head -n 1 err)" \
+		"^cc1: error: pgopt: cannot write .*functions/a.c.jsonl.*: No space left on device$"
+	is "full sidecar filesystem: two lines in all" "$(wc -l < err)" 2
+	umount full
+else
+	ok "# SKIP full-filesystem cases need root and tmpfs" true
+fi
+done_testing
