@@ -298,6 +298,21 @@ static void store_gset(struct run *run, struct client *c, PGresult *res)
 	}
 }
 
+/* Decimal text of v at the end of buf[24]; returns its start (no printf). */
+static const char *format_int(char *buf, int64_t v)
+{
+	char *p = buf + 23;
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	*p = '\0';
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	return p;
+}
+
 static int send_command(struct run *run, struct thread *t, struct client *c,
 			const struct bench_command *cmd)
 {
@@ -314,8 +329,7 @@ static int send_command(struct run *run, struct thread *t, struct client *c,
 		if (v->isnull) {
 			vals[i] = NULL;
 		} else {
-			snprintf(buf[i], sizeof(buf[i]), "%lld", (long long)v->i);
-			vals[i] = buf[i];
+			vals[i] = format_int(buf[i], v->i);
 		}
 	}
 	if (run->o->protocol == PROTO_PREPARED)
