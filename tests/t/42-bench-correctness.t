@@ -44,6 +44,26 @@ if [ -x "$PGBIN/pgbench" ]; then
 	ok "we run on pgbench's data" "$P" bench --connect "$SRV" -q -W tpcb -t 50
 fi
 
+# --- errors: a non-retryable one aborts the client (exit 2), a
+# serialization failure is rolled back, counted by SQLSTATE, and the client
+# goes on ---
+printf 'SELECT 1/0;\n' >"$TMP/div0.sql"
+"$P" bench --connect "$SRV" -q -f "$TMP/div0.sql" -c 2 -t 5 --json "$TMP/div0.json" >/dev/null 2>"$TMP/div0.err"
+is "division by zero: exit 2" "$?" 2
+like "division by zero: reason given" "$(cat "$TMP/div0.err")" 'client [01] aborted: .*division by zero \(SQLSTATE 22012\)'
+is "division by zero: counted by SQLSTATE, clients aborted" \
+	"$(json_get "$TMP/div0.json" '$d->{errors}{22012} . "/" . $d->{aborted_clients} . "/" . $d->{valid}')" "2/2/0"
+cat >"$TMP/rr.sql" <<'SQL'
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT count(*) FROM pgbench_branches;
+SELECT pg_sleep(0.05);
+UPDATE pgbench_branches SET bbalance = bbalance + 0 WHERE bid = 1;
+END;
+SQL
+ok "serialization failures: the run completes" "$P" bench --connect "$SRV" -q -f "$TMP/rr.sql" -c 2 -t 5 --json "$TMP/rr.json"
+like "serialization failures: counted as 40001" "$(json_get "$TMP/rr.json" '$d->{errors}{40001}')" '^[1-9]'
+is "serialization failures: every client still did its 5" "$(json_get "$TMP/rr.json" '$d->{transactions} . "/" . $d->{aborted_clients}')" "10/0"
+
 # --- a balance corrupted during the run is detected ---
 "$P" bench --connect "$SRV" -q -W tpcb -c 2 -T 3 >"$TMP/corrupt.out" 2>"$TMP/corrupt.err" &
 bp=$!
