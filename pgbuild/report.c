@@ -284,8 +284,9 @@ static void fn_table_clear(struct fn_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* Function symbols of an ELF file: .symtab when present, else .dynsym. */
-static int elf_functions(const char *path, struct fn_table *t)
+/* Function symbols of an ELF file: .symtab when present (and allowed),
+ * else .dynsym.  Returns -1 on error; *had_symtab says whether .symtab exists. */
+static int elf_functions(const char *path, struct fn_table *t, int allow_symtab, int *had_symtab)
 {
 	int fd = open(path, O_RDONLY);
 	Elf *e;
@@ -304,12 +305,16 @@ static int elf_functions(const char *path, struct fn_table *t)
 		error("%s: not an ELF file", path);
 		goto out;
 	}
+	*had_symtab = 0;
 	while ((scn = elf_nextscn(e, scn))) {
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		if (sh.sh_type == SHT_SYMTAB) {
-			use = scn;
-			break;
+			*had_symtab = 1;
+			if (allow_symtab) {
+				use = scn;
+				break;
+			}
 		}
 		if (sh.sh_type == SHT_DYNSYM)
 			use = scn;
@@ -434,14 +439,29 @@ int report_load_inspect(struct report_data *rd, const char *a, const char *b)
 	const char *files[2] = { a, b };
 	struct fn_table *sizes[2] = { &sa, &sb }, *recs[2] = { &ra, &rb };
 
+	int is_elf[2] = { 0, 0 }, symtab[2] = { 0, 0 }, both_symtab;
+
+	/* compare like with like: .symtab only when both binaries have one
+	 * (Debian's postgres is stripped: exported functions only) */
 	for (int i = 0; i < 2; i++) {
 		size_t len;
 		if (!files[i])
 			continue;
 		len = strlen(files[i]);
-		if (!(len > 5 && !strcmp(files[i] + len - 5, ".json")) &&
-		    elf_functions(files[i], sizes[i]) < 0)
+		is_elf[i] = !(len > 5 && !strcmp(files[i] + len - 5, ".json"));
+		if (is_elf[i] && elf_functions(files[i], sizes[i], 1, &symtab[i]) < 0)
 			goto fail;
+	}
+	both_symtab = (!is_elf[0] || symtab[0]) && (!is_elf[1] || symtab[1]);
+	for (int i = 0; i < 2; i++) {
+		int dummy;
+		if (!files[i])
+			continue;
+		if (is_elf[i] && symtab[i] && !both_symtab) {
+			fn_table_clear(sizes[i]);
+			if (elf_functions(files[i], sizes[i], 0, &dummy) < 0)
+				goto fail;
+		}
 		load_records(files[i], recs[i]);
 		fn_sort_merge(sizes[i]);
 		fn_sort_merge(recs[i]);
