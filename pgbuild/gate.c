@@ -16,6 +16,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,29 @@ static int pin_cpus(const char *list)
 	if (sched_setaffinity(0, sizeof(set), &set) < 0)
 		return error("--cpus %s: cannot pin: %s", list, strerror(errno));
 	return 0;
+}
+
+/*
+ * SIGINT/SIGTERM: stop after the bench child in flight (it gets the signal
+ * too when the whole process group is signalled), remove the temporary
+ * directory, and die of the same signal.
+ */
+static volatile sig_atomic_t gate_interrupted;
+
+static void gate_on_signal(int sig)
+{
+	gate_interrupted = sig;
+}
+
+static void gate_catch_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = gate_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 /* Read one bench JSON into a run. */
@@ -579,14 +603,15 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 	}
 	chmod(dir, 0755); /* the server user reads templates below it */
 
+	gate_catch_signals();
 	if (run_regress(&o, &g) < 0)
 		goto done;
 
 	if (want_tps) {
-		for (int p = 0; p < o.pairs; p++) {
-			for (size_t k = 0; k < g.nr_wl; k++) {
+		for (int p = 0; p < o.pairs && !gate_interrupted; p++) {
+			for (size_t k = 0; k < g.nr_wl && !gate_interrupted; k++) {
 				struct gate_workload *w = &g.wl[k];
-				for (int half = 0; half < 2; half++) {
+				for (int half = 0; half < 2 && !gate_interrupted; half++) {
 					/* even pairs A then B, odd pairs B then A */
 					char build = (half == 0) == (p % 2 == 0) ? 'A' : 'B';
 					struct gate_run *r = gate_workload_add_run(w);
@@ -600,7 +625,7 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 		}
 	}
 	if (want_instr) {
-		for (size_t k = 0; k < g.nr_wl; k++) {
+		for (size_t k = 0; k < g.nr_wl && !gate_interrupted; k++) {
 			struct gate_workload *w = &g.wl[k];
 			struct strbuf note = STRBUF_INIT;
 			double ia = NAN, ib = NAN;
@@ -629,6 +654,11 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 		}
 	}
 
+	if (gate_interrupted) {
+		error("interrupted by signal %d; nothing decided", (int)gate_interrupted);
+		rc = PGBUILD_EXIT_ERROR;
+		goto done;
+	}
 	gate_analyse(&g);
 	rc = gate_decide(&g);
 
@@ -660,5 +690,10 @@ done:
 	strbuf_release(&err);
 	strbuf_release(&out);
 	gate_clear(&g);
+	if (gate_interrupted) {
+		int sig = gate_interrupted;
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
 	return rc;
 }
