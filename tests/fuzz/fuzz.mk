@@ -7,7 +7,7 @@
 # The corpora in tests/fuzz/corpus/<harness>/ are seeds plus every input
 # that ever crashed; new inputs a run finds go to build/fuzz/work/<harness>,
 # crashes to build/fuzz/crash-<harness>-*.  Copy a crash into the corpus
-# when fixing it.  The same harnesses are also linked, without libFuzzer, as
+# when fixing it (never as *.o or *.a: .gitignore drops those names).  The same harnesses are also linked, without libFuzzer, as
 # build/tests/fuzz-replay-<harness> (tests/fuzz/replay.c): `make check`
 # replays the corpora through the normal build (tests/t/80-fuzz-replay.t).
 FUZZ_CC      ?= clang
@@ -34,14 +34,15 @@ fuzz fuzz-replay: SHELL := /bin/bash
 fuzz-build: $(FUZZ_BINS)
 
 # -rss_limit_mb and -timeout turn memory blow-ups and hangs into findings.
+# Paths are absolute: the classify harness works in an empty directory.
 fuzz: fuzz-build
 	@for h in $(FUZZ); do \
 		mkdir -p $(O)/fuzz/work/$$h; \
 		echo "== fuzz-$$h for $(FUZZ_SECONDS)s"; \
 		$(O)/fuzz/fuzz-$$h -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
 			-rss_limit_mb=2048 -print_final_stats=1 \
-			-artifact_prefix=$(O)/fuzz/crash-$$h- $(FUZZ_ARGS) \
-			$(O)/fuzz/work/$$h tests/fuzz/corpus/$$h 2>&1 | \
+			-artifact_prefix=$(abspath $(O))/fuzz/crash-$$h- $(FUZZ_ARGS) \
+			$(abspath $(O))/fuzz/work/$$h $(CURDIR)/tests/fuzz/corpus/$$h 2>&1 | \
 			grep -E '^(stat::number_of_executed_units|stat::peak_rss|==[0-9]+==|SUMMARY|Done|INFO: a leak)' \
 			|| true; \
 		test "$${PIPESTATUS[0]}" = 0 || { echo "fuzz-$$h: crash, see $(O)/fuzz/crash-$$h-*"; exit 1; }; \
