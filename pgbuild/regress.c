@@ -233,7 +233,8 @@ static void suite_json(struct json_writer *jw, const struct suite *s)
 static void regress_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: pgbuild regress --builddir DIR [--contrib] [--user NAME] [--json FILE]\n"
+"usage: pgbuild regress --builddir DIR [--contrib] [--tests \"A B\"] [--user NAME]\n"
+"                       [--json FILE]\n"
 "\n"
 "Run PostgreSQL's regression suite (make check) in a build directory made\n"
 "by `pgbuild build`, and print a summary.  As root, make runs as --user\n"
@@ -242,6 +243,9 @@ static void regress_usage(FILE *fp)
 "\n"
 "  --builddir DIR   the build directory (required)\n"
 "  --contrib        also run make -C contrib check\n"
+"  --tests \"A B\"    run only these core tests (make check-tests; PostgreSQL 15\n"
+"                   needs test_setup first)\n"
+"  --temp-config F  append F to the test server's postgresql.conf\n"
 "  --no-core        skip the core suite (with --contrib)\n"
 "  --user NAME      unprivileged user when running as root (default postgres)\n"
 "  -j, --jobs N     parallel make jobs for contrib (default: CPUs)\n"
@@ -251,7 +255,8 @@ static void regress_usage(FILE *fp)
 "Exit: 0 all tests passed, 1 a test failed, 2 the suite could not run.\n");
 }
 
-enum { OPT_BUILDDIR = 256, OPT_CONTRIB, OPT_NO_CORE, OPT_USER, OPT_JSON };
+enum { OPT_BUILDDIR = 256, OPT_CONTRIB, OPT_NO_CORE, OPT_USER, OPT_JSON, OPT_TESTS,
+       OPT_TEMP_CONFIG };
 
 PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a build")
 {
@@ -262,11 +267,14 @@ PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a bu
 		{ "user", required_argument, NULL, OPT_USER },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "json", required_argument, NULL, OPT_JSON },
+		{ "tests", required_argument, NULL, OPT_TESTS },
+		{ "temp-config", required_argument, NULL, OPT_TEMP_CONFIG },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *builddir_arg = NULL, *user = "postgres", *json_path = NULL;
+	const char *tests = NULL, *temp_config = NULL;
 	int contrib = 0, core = 1, verbose_out = 0, jobs, c, rc = PGBUILD_EXIT_ERROR;
 	char builddir[PATH_MAX];
 	struct passwd *pw = NULL;
@@ -288,6 +296,8 @@ PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a bu
 		case OPT_NO_CORE: core = 0; break;
 		case OPT_USER: user = optarg; break;
 		case OPT_JSON: json_path = optarg; break;
+		case OPT_TESTS: tests = optarg; break;
+		case OPT_TEMP_CONFIG: temp_config = optarg; break;
 		case 'j': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
@@ -348,6 +358,14 @@ PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a bu
 	}
 	free(path);
 	strvec_pushl(&env, "PGOPT_PREFIX=", "PGOPT_ROOT", NULL);
+	if (temp_config) {
+		char real[PATH_MAX];
+		if (!realpath(temp_config, real)) {
+			error("--temp-config \"%s\": %s", temp_config, strerror(errno));
+			goto out;
+		}
+		strvec_pushf(&env, "EXTRA_REGRESS_OPTS=--temp-config=%s", real);
+	}
 
 	if (geteuid() == 0) {
 		if (!(pw = getpwnam(user)) || pw->pw_uid == 0) {
@@ -384,9 +402,11 @@ PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a bu
 	}
 
 	if (core) {
-		const char *args[] = { "make", "check", NULL };
+		char *t = tests ? xasprintf("TESTS=%s", tests) : NULL;
+		const char *args[] = { "make", tests ? "check-tests" : "check", t, NULL };
 		suites[nsuites].name = "core";
 		run_suite(&suites[nsuites++], builddir, pw, &env, args, verbose_out);
+		free(t);
 	}
 	if (contrib) {
 		char *j = xasprintf("-j%d", jobs);

@@ -29,4 +29,19 @@ if [ "$(id -u)" = 0 ]; then
 fi
 like "verdict is the last line" "$(printf '%s\n' "$out" | tail -1)" '^regress: PASSED'
 diag "$(printf '%s\n' "$out" | grep -E '^(core|regress):')"
+
+# a real failure: the planner settings change EXPLAIN output in create_index
+printf 'enable_indexscan = off\nenable_bitmapscan = off\n' > "$TMP/noindex.conf"
+out=$(e2e_heavy "$P" regress --builddir "$(e2e_builddir base)" --tests "test_setup create_index" \
+	--temp-config "$TMP/noindex.conf" 2>&1)
+is "a failing regression test makes regress exit 1" "$?" 1
+like "... the summary counts it" "$out" 'core: 2 tests, 1 passed, 1 failed'
+like "... names it" "$out" 'core: FAILED create_index'
+diffs=$(printf '%s\n' "$out" | sed -n 's/^core: diffs //p')
+like "... and prints the path of regression.diffs" "$diffs" '/src/test/regress/regression.diffs$'
+ok "... which exists and shows the plan change" grep -q 'Seq Scan' "$diffs"
+like "... verdict" "$(printf '%s\n' "$out" | tail -1)" '^regress: FAILED \(1 of 2 tests failed\)'
+out=$(e2e_heavy "$P" regress --builddir "$(e2e_builddir base)" --tests "test_setup boolean" 2>&1)
+is "a passing subset exits 0" "$?" 0
+like "... 2 tests" "$out" 'core: 2 tests, 2 passed, 0 failed'
 done_testing
