@@ -138,8 +138,10 @@ static void kill_and_wait(pid_t pid, int sig, int timeout_ms)
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
 	int status;
 	kill(pid, sig);
-	/* a stopped server (SIGSTOP, a debugger) would never act on sig; its
-	 * children share its process group (cluster_start's new_pgroup) */
+	/* a stopped server (SIGSTOP, a debugger) would never act on sig: wake
+	 * it (its process group, cluster_start's new_pgroup); the postmaster
+	 * SIGKILLs children that stay stopped (each in its own session) after
+	 * 5 s of an immediate shutdown */
 	kill(-pid, SIGCONT);
 	for (int waited = 0;; waited += 10) {
 		pid_t r = waitpid(pid, &status, WNOHANG);
