@@ -3,9 +3,10 @@
  *
  *   1. instrumented build: the user's policy (LTO switched off: the profile
  *      is taken and matched at compile time, LTO only costs link time here)
- *      plus  cflags += -fprofile-generate -ftest-coverage  and
- *      ldflags += -fprofile-generate  (for every file, or for --files
- *      globs only), through `pgbuild build` into --prefix/--builddir;
+ *      plus  cflags += -fprofile-generate -ftest-coverage  for the server's
+ *      units (src/backend, src/pl, src/timezone, contrib; or the --files
+ *      globs) and  ldflags += -fprofile-generate, through `pgbuild build`
+ *      into --prefix/--builddir;
  *   2. training: a private cluster of that install runs each workload
  *      (pgbuild bench); a fast shutdown makes every server process write its
  *      counts as .gcda files next to the objects in the build directory
@@ -76,7 +77,10 @@ static void pgo_usage(FILE *fp)
 	      "  --builddir DIR         build directory (default OUT.build)\n"
 	      "  --policy FILE          the policy both builds start from (e.g. lto = on)\n"
 	      "  --files GLOB           instrument and optimize only these units\n"
-	      "                         (policy glob, repeatable; default every unit)\n"
+	      "                         (policy glob, repeatable; default the server's:\n"
+	      "                         src/backend/** src/pl/** src/timezone/** contrib/**;\n"
+	      "                         src/common and src/port are shared with libpq,\n"
+	      "                         which must not link libgcov)\n"
 	      "  -W, --workload W       training workload(s), comma-separated or repeated\n"
 	      "                         (default select-only,tpcb)\n"
 	      "  -c, --clients N        training clients (default 2)\n"
@@ -174,20 +178,32 @@ static int policy_base(const char *path, int drop_lto, struct strbuf *out)
 	return 0;
 }
 
-/* Append the PGO flags: for every unit, or per --files glob. */
+/*
+ * The units instrumented and optimized by default: the server and its
+ * modules.  Not src/common and src/port: one source there is compiled for
+ * the server, the front ends and libpq alike (same unit name), and libpq
+ * must not reference exit(), which libgcov does - PostgreSQL's build checks
+ * that (it skips the check only under --enable-coverage).  Front-end code
+ * gains nothing from a server workload's profile anyway.
+ */
+static const char *const pgo_server_globs[] = {
+	"src/backend/**", "src/pl/**", "src/timezone/**", "contrib/**", NULL,
+};
+
+/* Append the PGO flags: for the server's units, or per --files glob. */
 static void policy_add_flags(struct strbuf *out, const struct strvec *files,
 			     const char *cflags, const char *ldflags)
 {
 	strbuf_addstr(out, "\n# added by pgbuild pgo\n");
 	if (!files->nr) {
-		strbuf_addf(out, "[global]\ncflags += %s\n", cflags);
+		for (int i = 0; pgo_server_globs[i]; i++)
+			strbuf_addf(out, "[%s]\ncflags += %s\n", pgo_server_globs[i], cflags);
 	} else {
 		for (size_t i = 0; i < files->nr; i++)
 			strbuf_addf(out, "[%s]\ncflags += %s\n", files->v[i], cflags);
-		strbuf_addstr(out, "[global]\n");
 	}
 	if (ldflags)
-		strbuf_addf(out, "ldflags += %s\n", ldflags);
+		strbuf_addf(out, "[global]\nldflags += %s\n", ldflags);
 }
 
 static int write_text(const char *path, const char *text)
