@@ -50,7 +50,7 @@ fuzz: fuzz-build
 
 fuzz-replay: fuzz-build
 	@for h in $(FUZZ); do \
-		$(O)/fuzz/fuzz-$$h -runs=0 tests/fuzz/corpus/$$h 2>&1 | tail -n 1; \
+		$(O)/fuzz/fuzz-$$h -runs=0 $(CURDIR)/tests/fuzz/corpus/$$h 2>&1 | tail -n 1; \
 		test "$${PIPESTATUS[0]}" = 0 || exit 1; \
 	done
 
