@@ -1132,7 +1132,7 @@ static int setup_cluster(struct bench_opts *o, struct bench_workload *w, int sca
 		if (!have_maxconn && o->clients > 90)
 			strvec_pushf(&co.settings, "max_connections=%d", o->clients + 10);
 	}
-	if (o->template_dir && w->data != DATA_NONE) {
+	if (o->template_dir) {
 		char *version = cluster_server_version(o->prefix);
 		char *key;
 		struct stat st;
@@ -1154,13 +1154,13 @@ static int setup_cluster(struct bench_opts *o, struct bench_workload *w, int sca
 				    scale, tmpl);
 		}
 	}
-	if (w->data == DATA_NONE)
+	if (w->data == DATA_NONE && need_load)
 		strbuf_addstr(note, "none");
 	else if (need_load)
 		strbuf_addf(note, "%s scale %d loaded", bench_dataset_name(w->data), scale);
 	if (cluster_create(cl, &co) < 0 || cluster_start(cl) < 0)
 		goto out;
-	if (need_load && w->data != DATA_NONE) {
+	if (need_load && (w->data != DATA_NONE || tmpl)) {
 		conn = PQconnectdb(cluster_conninfo(cl, "postgres"));
 		if (PQstatus(conn) != CONNECTION_OK) {
 			error("cannot connect to the private cluster: %s", PQerrorMessage(conn));
