@@ -11,6 +11,6 @@ $(WRAPPER_LIB): $(WRAPPER_OBJ)
 
 $(O)/bin/pgoptcc: $(O)/obj/wrapper/pgoptcc.o $(WRAPPER_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lm $(ALL_LDFLAGS)
 
 PROGRAMS += $(O)/bin/pgoptcc

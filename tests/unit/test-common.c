@@ -93,6 +93,16 @@ static void test_json_reader(void **state)
 	assert_int_equal(json_get(v, "d")->type, JSON_NULL);
 	assert_true(json_get_num(json_get(v, "e"), "f", 0) == -0.5);
 	assert_null(json_get(v, "zz"));
+	{
+		/* round trip through the writer */
+		struct strbuf sb = STRBUF_INIT;
+		struct json_writer jw;
+		json_writer_init(&jw, &sb);
+		json_value_write(&jw, v);
+		assert_string_equal(sb.buf, "{\"a\":[1,25,\"x\xc3\xa9\xf0\x9f\x98\x80\"],\"b\":true,"
+					    "\"c\":false,\"d\":null,\"e\":{\"f\":-0.5}}");
+		strbuf_release(&sb);
+	}
 	json_free(v);
 
 	static const struct { const char *text, *err; } bad[] = {

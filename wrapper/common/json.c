@@ -174,6 +174,47 @@ void json_raw(struct json_writer *jw, const char *text)
 	strbuf_addstr(jw->out, text);
 }
 
+void json_value_write(struct json_writer *jw, const struct json_value *v)
+{
+	if (!v) {
+		json_null(jw);
+		return;
+	}
+	switch (v->type) {
+	case JSON_NULL:
+		json_null(jw);
+		break;
+	case JSON_BOOL:
+		json_bool(jw, v->u.boolean);
+		break;
+	case JSON_NUMBER:
+		if (v->u.number == floor(v->u.number) && fabs(v->u.number) < 9007199254740992.0)
+			json_int(jw, (int64_t)v->u.number);
+		else
+			json_double(jw, v->u.number);
+		break;
+	case JSON_STRING:
+		json_stringn(jw, v->u.str.s, v->u.str.len);
+		break;
+	case JSON_ARRAY:
+	case JSON_OBJECT:
+		if (v->type == JSON_ARRAY)
+			json_array_begin(jw);
+		else
+			json_object_begin(jw);
+		for (size_t i = 0; i < v->u.list.nr; i++) {
+			if (v->type == JSON_OBJECT)
+				json_key(jw, v->u.list.keys[i]);
+			json_value_write(jw, v->u.list.items[i]);
+		}
+		if (v->type == JSON_ARRAY)
+			json_array_end(jw);
+		else
+			json_object_end(jw);
+		break;
+	}
+}
+
 /* ---------------- reader ---------------- */
 
 struct json_parser {

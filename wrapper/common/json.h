@@ -52,6 +52,11 @@ void json_null(struct json_writer *jw);
 /* Insert already-valid JSON text as one value. */
 void json_raw(struct json_writer *jw, const char *text);
 
+/* Write a parsed value back out (NULL -> null; integral numbers below 2^53
+ * as integers). */
+struct json_value;
+void json_value_write(struct json_writer *jw, const struct json_value *v);
+
 /* Append s as a quoted, escaped JSON string. */
 void json_escape(struct strbuf *out, const char *s, size_t n);
 
