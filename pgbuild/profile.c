@@ -423,12 +423,10 @@ PGBUILD_COMMAND(profile, "find a workload's hot functions and files; emit hot li
 		case 'p': o.prefix = optarg; break;
 		case 'B': o.builddir = optarg; break;
 		case 'W': {
-			struct strvec parts = STRVEC_INIT;
 			char *s = xstrdup(optarg), *tok, *save = NULL;
 			for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
 				strvec_push(&run.workloads, tok);
 			free(s);
-			strvec_clear(&parts);
 			break;
 		}
 		case 'c':

@@ -22,7 +22,7 @@ unset PGOPT_POLICY PGOPT_LOGDIR PGOPT_PREFIX
 
 base=$(e2e_build base none) || { ok "baseline build (fills ccache)" false; done_testing; }
 src=$(e2e_src)
-dir=$(e2e_dir pgo)
+dir=$(e2e_dir pgo-scoped)
 mkdir -p "$dir"
 chmod 755 "$dir"
 cd "$TMP" || exit 1
