@@ -48,6 +48,7 @@ struct profile_opts {
 	double coverage;           /* percent of the profile the policy covers */
 	double hot_coverage;       /* percent the hot list covers */
 	int max_files, max_hot, top;
+	int no_run;                /* read existing samples/counts only */
 	int quiet;
 };
 
@@ -74,6 +75,9 @@ static void profile_usage(FILE *fp)
 	      "                         instrumented build) or auto (default: gcov\n"
 	      "                         for an instrumented install, else perf)\n"
 	      "  --perf-data FILE       keep perf's samples in FILE\n"
+	      "  --no-run               run no workload: read the samples (--perf-data)\n"
+	      "                         or the counts (.gcda in the build tree) of a\n"
+	      "                         workload you ran yourself, e.g. real traffic\n"
 	      "  --from FILE            read a profile saved with --json instead\n"
 	      "Output:\n"
 	      "  --top N                functions and files listed (default 20)\n"
@@ -238,6 +242,11 @@ static int run_profile(struct profile_opts *o, struct prof_run *run, struct prof
 		if (instrumented)
 			warning("%s is an instrumented build: perf sees the instrumentation too",
 				o->prefix);
+		if (o->no_run && (!o->perf_data || access(o->perf_data, R_OK) < 0)) {
+			error("--no-run with --method perf needs --perf-data FILE (from perf record): %s",
+			      o->perf_data ? strerror(errno) : "not given");
+			goto out;
+		}
 		perf_data = o->perf_data ? xstrdup(o->perf_data) : xstrdup("/tmp/pgbuild-perf-XXXXXX");
 		if (!o->perf_data) {
 			int fd = mkstemp(perf_data);
@@ -261,7 +270,7 @@ static int run_profile(struct profile_opts *o, struct prof_run *run, struct prof
 			goto out;
 		}
 		/* fresh counts: only this workload */
-		if (prof_remove_gcda(builddir) < 0 || prof_hand_tree(builddir) < 0)
+		if (!o->no_run && (prof_remove_gcda(builddir) < 0 || prof_hand_tree(builddir) < 0))
 			goto out;
 	} else {
 		error("--method: expected auto, perf or gcov, got \"%s\"", o->method);
@@ -270,7 +279,7 @@ static int run_profile(struct profile_opts *o, struct prof_run *run, struct prof
 
 	run->prefix = o->prefix;
 	run->quiet = o->quiet;
-	if (prof_run_workloads(run) < 0)
+	if (!o->no_run && prof_run_workloads(run) < 0)
 		goto out;
 
 	if (!strcmp(o->method, "perf")) {
@@ -390,6 +399,7 @@ PGBUILD_COMMAND(profile, "find a workload's hot functions and files; emit hot li
 		{ "method", required_argument, NULL, 'm' },
 		{ "perf-data", required_argument, NULL, 'D' },
 		{ "from", required_argument, NULL, 'F' },
+		{ "no-run", no_argument, NULL, 'N' },
 		{ "top", required_argument, NULL, 't' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "emit-hotlist", required_argument, NULL, 'H' },
@@ -451,6 +461,7 @@ PGBUILD_COMMAND(profile, "find a workload's hot functions and files; emit hot li
 		case 'm': o.method = optarg; break;
 		case 'D': o.perf_data = optarg; break;
 		case 'F': o.from = optarg; break;
+		case 'N': o.no_run = 1; break;
 		case 't':
 			if (parse_int("--top", optarg, 1, 1000000, &o.top) < 0)
 				goto out;
@@ -494,6 +505,10 @@ PGBUILD_COMMAND(profile, "find a workload's hot functions and files; emit hot li
 		error(o.from ? "--from and --prefix exclude each other"
 			     : "--prefix (or --from) is required");
 		fputs("Try \"pgbuild profile --help\".\n", stderr);
+		goto out;
+	}
+	if (o.no_run && !strcmp(o.method, "auto")) {
+		error("--no-run needs --method perf or gcov");
 		goto out;
 	}
 	if (strcmp(o.method, "auto") && strcmp(o.method, "perf") && strcmp(o.method, "gcov")) {
