@@ -11,7 +11,7 @@ PKGS="gcc g++ make gcc-12-plugin-dev libelf-dev libpq-dev libcmocka-dev \
  perl ccache distcc dpkg-dev postgresql-15 postgresql-client-15 \
  libreadline-dev zlib1g-dev bison flex valgrind util-linux xz-utils \
  clang libclang-rt-14-dev chromium \
- meson ninja-build autoconf linux-perf libxml2-utils"
+ meson ninja-build autoconf linux-perf libxml2-utils procps iproute2"
 
 SUDO=
 if [ "$(id -u)" != 0 ]; then
