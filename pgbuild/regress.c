@@ -174,8 +174,13 @@ static int run_suite(struct suite *s, const char *builddir, const struct passwd 
 		cp.uid = pw->pw_uid;
 		cp.gid = pw->pw_gid;
 	}
-	fprintf(stderr, "regress: %s: make%s ...\n", s->name,
-		!strcmp(s->name, "core") ? " check" : " -C contrib check");
+	{
+		struct strbuf line = STRBUF_INIT;
+		for (const char *const *a = make_args; *a; a++)
+			strbuf_addf(&line, "%s%s", a == make_args ? "" : " ", *a);
+		fprintf(stderr, "regress: %s: %s ...\n", s->name, line.buf);
+		strbuf_release(&line);
+	}
 	s->make_exit = capture_command(&cp, &out, 1);
 	child_process_clear(&cp);
 	fp = fopen(logpath, "w");
