@@ -35,7 +35,12 @@
 #   e2e_heavy CMD...           run CMD under the machine-wide heavy-job lock
 #                              (/tmp/pgopt-heavy.lock) unless an ancestor
 #                              process already holds it (no self-deadlock
-#                              when the whole suite runs under flock)
+#                              when the whole suite runs under flock).  Lock
+#                              order is NAME lock, then heavy lock: on a shared
+#                              machine do not run a suite inside
+#                              `flock /tmp/pgopt-heavy.lock` while other suites
+#                              run (it inverts the order); e2e_heavy already
+#                              takes the heavy lock for each heavy step.
 #   e2e_pg_user                the unprivileged user servers run as
 #   e2e_server_start PREFIX [postgresql.conf lines...]
 #                              initdb + start a throw-away server (unix socket
