@@ -10,12 +10,16 @@
  * What it records (JSON lines, see plugin/README or `pgbuild inspect`):
  *   one "unit" line per translation unit (or LTO partition): the TU name,
  *   stage, GCC and plugin versions, compile flags, flags pgoptcc added and
- *   removed, policy rules that matched; then one "fn" line per function
- *   emitted: assembler name, source file:line, optimization level and key
- *   flags in effect for it (opt_for_fn), estimated size early and final,
- *   every inlined call site (callee, call location, inlining chain, early /
- *   IPA / link-time), calls left alone with GCC's own reason, clone origin,
- *   hot/cold/noinline attributes and the text section it lands in.
+ *   removed, policy rules that matched, the unit's optimization options
+ *   ("opt"); then one "fn" line per function emitted: assembler name,
+ *   source file:line, optimization level and key flags in effect for it
+ *   (opt_for_fn; written only where they differ from the unit's "opt"),
+ *   estimated size early and final, every inlined call site (callee, call
+ *   location, inlining chain, early / IPA / link-time), calls left alone
+ *   with GCC's own reason, clone origin, hot/cold/noinline attributes
+ *   (empty list and "normal" frequency left out) and the text section it
+ *   lands in.  Functions whose body disappeared after early inlining keep
+ *   their inlined sites in an "emitted":false line.
  *
  * How inlining is seen: GCC removes an inline clone from the call graph
  * right after copying its body into the caller (tree-inline's
