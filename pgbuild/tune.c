@@ -765,8 +765,7 @@ static void print_report(struct tuner *tu, FILE *fp, const char *out_path)
 		char ratio[64] = "-";
 		char flag[64];
 		if (s->flag >= 0)
-			snprintf(flag, sizeof(flag), "%s%s", s->phase == TUNE_DROP ? "-" : "+",
-				 t->flags.v[s->flag]);
+			snprintf(flag, sizeof(flag), "%s", t->flags.v[s->flag]);
 		else {
 			char *txt = tune_set_text(t, s->cand);
 			snprintf(flag, sizeof(flag), "%s", *txt ? txt : "stock");
@@ -774,6 +773,17 @@ static void print_report(struct tuner *tu, FILE *fp, const char *out_path)
 		}
 		if (r && isfinite(r->e.ratio))
 			snprintf(ratio, sizeof(ratio), "%.4f [%.4f, %.4f]", r->e.ratio, r->e.lo, r->e.hi);
+		size_t same = 0;
+		for (size_t k = 0; k < i && !same; k++)
+			if (s->record >= 0 && t->steps[k].record == s->record)
+				same = k + 1;
+		if (same) {
+			/* the same comparison again (e.g. final = start): no new work */
+			fprintf(fp, "%-4zu %-6s %-28s %-8s %-26s %-12s %8s %8s  (as step %zu)\n", i + 1,
+				tune_phase_name(s->phase), flag, tune_outcome_name(r->e.outcome), ratio,
+				tune_verdict_name(s->verdict), "-", "-", same);
+			continue;
+		}
 		fprintf(fp, "%-4zu %-6s %-28s %-8s %-26s %-12s %8s %8s%s\n", i + 1,
 			tune_phase_name(s->phase), flag,
 			r ? tune_outcome_name(r->e.outcome) : "-", ratio,
