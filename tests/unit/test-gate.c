@@ -286,6 +286,15 @@ static void test_instructions(void **state)
 	assert_true(fabs(g.res[0].observed - 92057.0 / 89537) < 1e-9);
 	gate_clear(&g);
 
+	/* repeat-run noise of 0.002% does not fail an A/A ">= 1" */
+	gate_init(&g, "instructions>=1");
+	w = gate_workload_get(&g, "select-only", 1);
+	w->instr = INSTR_OK;
+	w->instr_a = 37276.04;
+	w->instr_b = 37276.7;
+	assert_int_equal(decide(&g), 0);
+	gate_clear(&g);
+
 	gate_init(&g, "instructions>=1.03");
 	w = gate_workload_get(&g, "select-only", 1);
 	w->instr = INSTR_OK;
