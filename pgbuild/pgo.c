@@ -30,6 +30,7 @@
  * header change) is kept as a warning instead of an error.
  */
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -214,8 +215,55 @@ static int write_text(const char *path, const char *text)
 	return 0;
 }
 
+/*
+ * PostgreSQL's Makefile.global declares `.SECONDARY:` with no prerequisites,
+ * so make treats every object as an intermediate file: an object deleted
+ * because its flags changed (pgbuild build's incremental mode) is NOT
+ * rebuilt while the target made from it (objfiles.txt, a shared library,
+ * a static library) is newer than the sources.  Between the stages every
+ * profiled object changes flags, so pgo removes those targets first:
+ * objfiles.txt lists (regenerated from the objects: postgres is relinked)
+ * and the libraries below src/ and contrib/ (relinked from their objects).
+ * Unchanged objects are not recompiled.
+ */
+static long relink_removed;
+
+static int relink_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	const char *base = path + ftw->base;
+	size_t n = strlen(base);
+	if (flag == FTW_D && !strcmp(base, "tmp_install"))
+		return FTW_SKIP_SUBTREE;
+	if (flag != FTW_F && flag != FTW_SL)
+		return FTW_CONTINUE;
+	if (!strcmp(base, "objfiles.txt") || (n > 3 && !strcmp(base + n - 3, ".so")) ||
+	    strstr(base, ".so.") || (n > 2 && !strcmp(base + n - 2, ".a"))) {
+		if (unlink(path) == 0)
+			relink_removed++;
+	}
+	return FTW_CONTINUE;
+}
+
+static void force_relink(const char *builddir)
+{
+	static const char *const tops[] = { "src", "contrib", NULL };
+	relink_removed = 0;
+	for (int i = 0; tops[i]; i++) {
+		char *d = xasprintf("%s/%s", builddir, tops[i]);
+		if (access(d, F_OK) == 0)
+			nftw(d, relink_one, 32, FTW_PHYS | FTW_ACTIONRETVAL);
+		free(d);
+	}
+	verbose("pgo: removed %ld link targets so make relinks them", relink_removed);
+}
+
 static int run_build(const struct pgo_opts *o, const char *builddir, const char *policy)
 {
+	char *cs = xasprintf("%s/config.status", builddir);
+	if (access(cs, F_OK) == 0)
+		force_relink(builddir);
+	free(cs);
 	struct child_process cp = CHILD_PROCESS_INIT;
 	strvec_pushl(&cp.args, pgbuild_self(), "build", "--policy", policy, "--prefix",
 		     o->prefix, "--builddir", builddir, "--no-bench", NULL);
