@@ -21,9 +21,10 @@
  * asks pgoptcc what it would now do with each object's recorded compile: it
  * replays the argv of the last successful compile of every object from
  * compile.jsonl through pgoptcc with PGOPT_PREFIX=true (so the final command
- * line is computed and logged, but only `true` runs) and deletes the objects
- * whose final command line changed.  make then recompiles exactly those and
- * relinks what contains them; the compile log proves it.
+ * line is computed and logged, but only `true` runs) and marks the objects
+ * whose final command line changed as out of date (time stamp 0; see
+ * make_stale()).  make then recompiles exactly those and relinks what
+ * contains them; the compile log proves it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -453,8 +454,27 @@ static void progress_store(struct build *b, const char *phase, long records)
 /* ---------------- incremental: which objects did the policy change? ---------------- */
 
 /*
- * Delete the objects whose final command line differs under the policy now
- * in effect.  Returns 0 or -1.
+ * Make make rebuild an object: give it the oldest possible time stamp (and
+ * create it empty when it is missing).  Deleting is not enough: PostgreSQL's
+ * Makefile.global declares every target .SECONDARY, and make does not remake
+ * a missing secondary file when what depends on it (objfiles.txt) is newer
+ * than its sources.
+ */
+static int make_stale(const char *path)
+{
+	static const struct timespec epoch[2] = { { 0, 0 }, { 0, 0 } };
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return error("cannot mark \"%s\" for rebuilding: %s", path, strerror(errno));
+	close(fd);
+	if (utimensat(AT_FDCWD, path, epoch, 0) < 0)
+		return error("cannot mark \"%s\" for rebuilding: %s", path, strerror(errno));
+	return 0;
+}
+
+/*
+ * Mark for rebuilding the objects whose final command line differs under
+ * the policy now in effect (and those gone missing).  Returns 0 or -1.
  */
 static int invalidate(struct build *b)
 {
@@ -465,7 +485,7 @@ static int invalidate(struct build *b)
 	double t = now();
 	int r = -1;
 
-	buildlog_objs_read(&old, b->logfile, NULL, NULL, 1);
+	buildlog_objs_read(&old, b->logfile, NULL, NULL, 0);
 	b->replayed = (long)old.nr;
 	if (!old.nr) {
 		r = 0;
@@ -473,6 +493,20 @@ static int invalidate(struct build *b)
 	}
 	if (!b->quiet)
 		fprintf(stderr, "pgbuild: checking %zu objects against the policy ...\n", old.nr);
+	/* only objects whose directory still exists (not from an older layout) */
+	{
+		size_t w = 0;
+		for (size_t i = 0; i < old.nr; i++) {
+			char *dir = xstrdup(old.v[i].path);
+			*strrchr(dir, '/') = '\0';
+			if (file_exists(dir))
+				old.v[w++] = old.v[i];
+			else
+				buildlog_obj_free(&old.v[i]);
+			free(dir);
+		}
+		old.nr = w;
+	}
 	{
 		struct child_process cp = CHILD_PROCESS_INIT;
 		strvec_pushl(&cp.args, "rm", "-rf", "--", drydir, NULL);
@@ -486,12 +520,10 @@ static int invalidate(struct build *b)
 	buildlog_objs_read(&now_, drylog, drydir, b->logdir, 0);
 	for (size_t i = 0; i < now_.nr; i++) {
 		struct buildlog_obj *o = buildlog_objs_find(&old, now_.v[i].path);
-		if (!o || !strcmp(o->argv_out, now_.v[i].argv_out))
+		if (!o || (file_exists(o->path) && !strcmp(o->argv_out, now_.v[i].argv_out)))
 			continue;
-		if (unlink(o->path) < 0 && errno != ENOENT) {
-			error("cannot remove \"%s\": %s", o->path, strerror(errno));
+		if (make_stale(o->path) < 0)
 			goto out;
-		}
 		b->invalidated++;
 		if (!strncmp(o->path, contrib, strlen(contrib)))
 			b->inval_contrib++;

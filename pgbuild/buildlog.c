@@ -170,7 +170,7 @@ static int cmp_obj(const void *a, const void *b)
 	return c ? c : (x->line > y->line) - (x->line < y->line);
 }
 
-static void obj_free(struct buildlog_obj *o)
+void buildlog_obj_free(struct buildlog_obj *o)
 {
 	free(o->path);
 	free(o->tu);
@@ -184,7 +184,7 @@ static void obj_free(struct buildlog_obj *o)
 void buildlog_objs_free(struct buildlog_objs *os)
 {
 	for (size_t i = 0; i < os->nr; i++)
-		obj_free(&os->v[i]);
+		buildlog_obj_free(&os->v[i]);
 	free(os->v);
 	os->v = NULL;
 	os->nr = os->alloc = 0;
@@ -203,7 +203,7 @@ void buildlog_objs_read(struct buildlog_objs *os, const char *logfile,
 		if (last && (!existing_only || access(os->v[i].path, F_OK) == 0))
 			os->v[w++] = os->v[i];
 		else
-			obj_free(&os->v[i]);
+			buildlog_obj_free(&os->v[i]);
 	}
 	os->nr = w;
 }

@@ -72,6 +72,7 @@ struct buildlog_objs {
 void buildlog_objs_read(struct buildlog_objs *os, const char *logfile,
 			const char *from, const char *to, int existing_only);
 void buildlog_objs_free(struct buildlog_objs *os);
+void buildlog_obj_free(struct buildlog_obj *o);
 struct buildlog_obj *buildlog_objs_find(struct buildlog_objs *os, const char *path);
 
 /*
