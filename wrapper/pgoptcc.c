@@ -192,7 +192,10 @@ static void add_plugin_args(struct invocation *inv, const char *tu, int is_link)
 			die(PGOPT_EXIT_PLUGIN,
 			    "cannot load the plugin %s: %s (install pgoptcc completely, or set PGOPT_PLUGIN=off)",
 			    plugin, strerror(errno));
+		/* build on unchanged, as the README promises: no policy
+		 * without the record that proves what it did */
 		inv->failsafe_error = "plugin missing";
+		inv->res.changed = 0;
 		free(def);
 		return;
 	}

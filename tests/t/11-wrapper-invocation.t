@@ -83,6 +83,10 @@ is "unwritable log + failsafe: builds" "$s" 0
 PGOPT_PLUGIN=$TMP/nonexistent.so PGOPT_POLICY=$TMP/p.policy "$W" -c a.c 2> err; s=$?
 is "missing plugin: exit 105" "$s" 105
 like "missing plugin: one line naming it" "$(cat err)" "^pgoptcc: error: cannot load the plugin $TMP/nonexistent.so"
+PGOPT_FAILSAFE=passthrough PGOPT_PLUGIN=$TMP/nonexistent.so PGOPT_POLICY=$TMP/p.policy "$W" -c a.c -o fsp.o 2> err; s=$?
+is "missing plugin + failsafe: builds" "$s" 0
+ok "missing plugin + failsafe: built unchanged (plain gcc's object)" cmp plain.o fsp.o
+like "missing plugin + failsafe: logged unchanged" "$(tail -n1 log/compile.jsonl)" '"changed":false.*"failsafe":"plugin missing"'
 PGOPT_PLUGIN=$TMP/nonexistent.so "$W" -c a.c -o np.o 2> err; s=$?
 is "missing plugin without policy: not needed" "$s" 0
 
