@@ -109,7 +109,7 @@ static void plot_begin(struct plot *p, const char *title, const char *xlabel, co
 	double step = nice_step(p->y1 - p->y0);
 	char buf[32];
 
-	strbuf_addf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+	strbuf_addf(o, "<svg width=\"%d\" height=\"%d\" "
 		    "viewBox=\"0 0 %d %d\" role=\"img\"><title>", p->w, p->h, p->w, p->h);
 	html_escape(o, title);
 	strbuf_addstr(o, "</title>");
