@@ -159,42 +159,12 @@ void gate_write_json(const struct gate *g, struct strbuf *out,
 	strbuf_addch(out, '\n');
 }
 
-/* Re-serialise a parsed value (to keep the embedded bench documents). */
-static void json_rewrite(struct json_writer *jw, const struct json_value *v)
-{
-	switch (v->type) {
-	case JSON_NULL: json_null(jw); break;
-	case JSON_BOOL: json_bool(jw, v->u.boolean); break;
-	case JSON_NUMBER:
-		if (v->u.number == floor(v->u.number) && fabs(v->u.number) < 9e15)
-			json_int(jw, (int64_t)v->u.number);
-		else
-			json_double(jw, v->u.number);
-		break;
-	case JSON_STRING: json_stringn(jw, v->u.str.s, v->u.str.len); break;
-	case JSON_ARRAY:
-		json_array_begin(jw);
-		for (size_t i = 0; i < v->u.list.nr; i++)
-			json_rewrite(jw, v->u.list.items[i]);
-		json_array_end(jw);
-		break;
-	case JSON_OBJECT:
-		json_object_begin(jw);
-		for (size_t i = 0; i < v->u.list.nr; i++) {
-			json_key(jw, v->u.list.keys[i]);
-			json_rewrite(jw, v->u.list.items[i]);
-		}
-		json_object_end(jw);
-		break;
-	}
-}
-
 char *gate_json_text(const struct json_value *v)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct json_writer jw;
 	json_writer_init(&jw, &sb);
-	json_rewrite(&jw, v);
+	json_value_write(&jw, v);
 	return strbuf_detach(&sb, NULL);
 }
 

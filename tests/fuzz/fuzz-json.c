@@ -11,32 +11,6 @@
 
 #include "json.h"
 
-static void write_value(struct json_writer *jw, const struct json_value *v)
-{
-	switch (v->type) {
-	case JSON_NULL: json_null(jw); break;
-	case JSON_BOOL: json_bool(jw, v->u.boolean); break;
-	case JSON_NUMBER: json_double(jw, v->u.number); break;
-	case JSON_STRING: json_stringn(jw, v->u.str.s, v->u.str.len); break;
-	case JSON_ARRAY:
-		json_array_begin(jw);
-		for (size_t i = 0; i < json_len(v); i++)
-			write_value(jw, json_at(v, i));
-		json_array_end(jw);
-		break;
-	case JSON_OBJECT:
-		json_object_begin(jw);
-		for (size_t i = 0; i < v->u.list.nr; i++) {
-			json_key(jw, v->u.list.keys[i]);
-			write_value(jw, v->u.list.items[i]);
-		}
-		json_object_end(jw);
-		break;
-	default:
-		abort();
-	}
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct strbuf err = STRBUF_INIT, sb = STRBUF_INIT;
@@ -54,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)json_at(v, 0);
 	{
 		struct json_writer jw = JSON_WRITER_INIT(&sb);
-		write_value(&jw, v);
+		json_value_write(&jw, v);
 	}
 	again = json_parse(sb.buf, sb.len, &err);
 	if (!again)
