@@ -344,6 +344,10 @@ static int run_phase(struct build *b, const char *name, struct strvec *argv,
 		fprintf(stderr, "pgbuild: %s ...\n", name);
 	strvec_pushv(&cp.args, (const char *const *)argv->v);
 	strvec_pushv(&cp.env, (const char *const *)b->env.v);
+	/* PostgreSQL builds its generated headers only in a top-level make
+	 * (MAKELEVEL 0): when pgbuild itself runs under make (make demo,
+	 * make check-pg), the inherited MAKELEVEL would skip them */
+	strvec_pushl(&cp.env, "MAKELEVEL", "MAKEFLAGS", "MFLAGS", NULL);
 	cp.dir = dir;
 	cp.no_stdin = 1;
 	cp.out = fd;
