@@ -27,7 +27,7 @@ TAP_TESTS ?= $(sort $(wildcard tests/t/*.t))
 # the README's "Tests" section).
 PG_TESTS_ALL ?= $(sort $(wildcard tests/pg/*.t))
 PG_TESTS  ?= tests/pg/10-wrapper-pg.t tests/pg/30-build-base.t \
-	tests/pg/40-bench-pg.t tests/pg/60-profile-pg.t
+	tests/pg/31-build-coscup-lto.t tests/pg/40-bench-pg.t tests/pg/60-profile-pg.t
 
 check: check-unit check-tap
 
