@@ -79,46 +79,6 @@ static int site_cross_file(const struct json_value *site)
 	return cf && !is_header(cf);
 }
 
-/* Re-emit a parsed JSON value through the writer. */
-static void emit_value(struct json_writer *jw, const struct json_value *v)
-{
-	if (!v) {
-		json_null(jw);
-		return;
-	}
-	switch (v->type) {
-	case JSON_NULL:
-		json_null(jw);
-		break;
-	case JSON_BOOL:
-		json_bool(jw, v->u.boolean);
-		break;
-	case JSON_NUMBER:
-		if (v->u.number == (double)(int64_t)v->u.number)
-			json_int(jw, (int64_t)v->u.number);
-		else
-			json_double(jw, v->u.number);
-		break;
-	case JSON_STRING:
-		json_stringn(jw, v->u.str.s, v->u.str.len);
-		break;
-	case JSON_ARRAY:
-		json_array_begin(jw);
-		for (size_t i = 0; i < v->u.list.nr; i++)
-			emit_value(jw, v->u.list.items[i]);
-		json_array_end(jw);
-		break;
-	case JSON_OBJECT:
-		json_object_begin(jw);
-		for (size_t i = 0; i < v->u.list.nr; i++) {
-			json_key(jw, v->u.list.keys[i]);
-			emit_value(jw, v->u.list.items[i]);
-		}
-		json_object_end(jw);
-		break;
-	}
-}
-
 static int fn_selected(const struct inspect_opts *o, const struct json_value *fn)
 {
 	const char *name = json_get_str(fn, "name");
@@ -332,7 +292,7 @@ static void json_unit(const struct inspect_opts *o, struct json_writer *jw,
 	json_string(jw, path);
 	json_key(jw, "tu");
 	if (u->unit)
-		emit_value(jw, json_get(u->unit, "tu"));
+		json_value_write(jw, json_get(u->unit, "tu"));
 	else
 		json_null(jw);
 	json_key(jw, "object");
@@ -342,7 +302,7 @@ static void json_unit(const struct inspect_opts *o, struct json_writer *jw,
 		if (!v)
 			continue;
 		json_key(jw, copy_keys[i]);
-		emit_value(jw, v);
+		json_value_write(jw, v);
 	}
 	unit_flags(obj, u->unit, nunits, &flags);
 	json_key(jw, "flags");
@@ -372,7 +332,7 @@ static void json_unit(const struct inspect_opts *o, struct json_writer *jw,
 			else
 				json_null(jw);
 			json_key(jw, "size_est");
-			emit_value(jw, json_get(fn, "size"));
+			json_value_write(jw, json_get(fn, "size"));
 			json_key(jw, "elf_section");
 			json_string(jw, sym ? sym->section : NULL);
 			for (size_t k = 0; k < sizeof(fn_keys) / sizeof(*fn_keys); k++) {
@@ -402,7 +362,7 @@ static void json_unit(const struct inspect_opts *o, struct json_writer *jw,
 				if (!v)
 					continue;
 				json_key(jw, key);
-				emit_value(jw, v);
+				json_value_write(jw, v);
 			}
 			json_object_end(jw);
 		}
