@@ -90,7 +90,13 @@ e2e_heavy() {
 	if [ "${PGOPT_HEAVY_HELD:-0}" = 1 ] || e2e_heavy_held_by_ancestor; then
 		"$@"
 	else
-		PGOPT_HEAVY_HELD=1 flock "$E2E_HEAVY_LOCK" "$@"
+		# flock in this shell (not `flock FILE CMD`): CMD may be a shell
+		# function, which flock(1) cannot execute.
+		(
+			flock 8 || exit
+			export PGOPT_HEAVY_HELD=1
+			"$@"
+		) 8>"$E2E_HEAVY_LOCK"
 	fi
 }
 export -f e2e_heavy e2e_heavy_held_by_ancestor 2>/dev/null || true
