@@ -253,22 +253,6 @@ static char *lto_tool(const char *cc, const char *tool)
 	return path;
 }
 
-/* Print the last lines of a log file to stderr. */
-static void show_tail(const char *path, int lines)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *p;
-	int n = 0;
-	if (strbuf_read_file(&sb, path) < 0)
-		return;
-	strbuf_rtrim(&sb);
-	for (p = sb.buf + sb.len; p > sb.buf; p--)
-		if (p[-1] == '\n' && ++n >= lines)
-			break;
-	fprintf(stderr, "%s\n", p);
-	strbuf_release(&sb);
-}
-
 /* ---------------- running phases ---------------- */
 
 /* Count lines added to the compile log since *off (advanced). */
@@ -344,10 +328,6 @@ static int run_phase(struct build *b, const char *name, struct strvec *argv,
 		fprintf(stderr, "pgbuild: %s ...\n", name);
 	strvec_pushv(&cp.args, (const char *const *)argv->v);
 	strvec_pushv(&cp.env, (const char *const *)b->env.v);
-	/* PostgreSQL builds its generated headers only in a top-level make
-	 * (MAKELEVEL 0): when pgbuild itself runs under make (make demo,
-	 * make check-pg), the inherited MAKELEVEL would skip them */
-	strvec_pushl(&cp.env, "MAKELEVEL", "MAKEFLAGS", "MFLAGS", NULL);
 	cp.dir = dir;
 	cp.no_stdin = 1;
 	cp.out = fd;
@@ -387,7 +367,7 @@ static int run_phase(struct build *b, const char *name, struct strvec *argv,
 	}
 	if (code != 0) {
 		error("%s failed (exit %d); last lines of %s:", name, code, logpath);
-		show_tail(logpath, 25);
+		buildlog_show_tail(logpath, 25);
 	}
 	free(logpath);
 	child_process_clear(&cp);
@@ -652,7 +632,7 @@ static void run_bench(struct build *b)
 		json_object_end(&jw);
 		if (code != 0) {
 			error("smoke benchmark %s failed (exit %d); see %s", *w, code, log);
-			show_tail(log, 10);
+			buildlog_show_tail(log, 10);
 			if (code > b->bench_code)
 				b->bench_code = code == 1 ? 1 : PGBUILD_EXIT_ERROR;
 		}

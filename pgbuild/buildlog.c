@@ -224,8 +224,7 @@ struct buildlog_obj *buildlog_objs_find(struct buildlog_objs *os, const char *pa
 	return NULL;
 }
 
-/* Print the last lines of a file to stderr. */
-static void show_tail(const char *path, int lines)
+void buildlog_show_tail(const char *path, int lines)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *p;
@@ -302,7 +301,7 @@ int buildlog_replay(const struct buildlog_objs *os, const struct strvec *env,
 				failed = 1;
 				error("pgoptcc failed replaying a compile in %s (exit %d):",
 				      slot[i].dir, wait_status_to_code(status));
-				show_tail(errlog, 5);
+				buildlog_show_tail(errlog, 5);
 			}
 			child_process_clear(&slot[i]);
 			slot[i].pid = 0;

@@ -83,3 +83,6 @@ struct buildlog_obj *buildlog_objs_find(struct buildlog_objs *os, const char *pa
  */
 int buildlog_replay(const struct buildlog_objs *os, const struct strvec *env,
 		    int jobs, const char *drydir);
+
+/* Print the last `lines` lines of the file at path to stderr. */
+void buildlog_show_tail(const char *path, int lines);

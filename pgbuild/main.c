@@ -82,6 +82,15 @@ int main(int argc, char **argv)
 	if (getenv("PGOPT_VERBOSE") && !strcmp(getenv("PGOPT_VERBOSE"), "1"))
 		error_verbose = 1;
 	find_self();
+	/*
+	 * Every PostgreSQL make that pgbuild runs (build, regress, pgo, tune)
+	 * is a top-level make: PostgreSQL builds its generated headers only at
+	 * MAKELEVEL 0, so a MAKELEVEL inherited from an outer make (make demo,
+	 * make check-pg) would break a fresh build.
+	 */
+	unsetenv("MAKELEVEL");
+	unsetenv("MAKEFLAGS");
+	unsetenv("MFLAGS");
 	if (argc < 2) {
 		usage(stderr);
 		return PGBUILD_EXIT_ERROR;
