@@ -23,24 +23,21 @@ utils/cache/catcache.c utils/sort/tuplesort.c nodes/equalfuncs.c
 access/transam/xact.c utils/fmgr/fmgr.c"
 
 base=$(e2e_build base none) || { tap_result 1 "baseline build"; done_testing; }
-bd=$(e2e_builddir base)
-# The exact recipe make uses for each object, with gcc in place of pgoptcc
-# (the baseline policy is none: pgoptcc would run gcc unchanged), plus the
-# plugin, -fopt-info and GCC's IPA inline dump, output to $TMP/o.  One heavy
-# job for all 25 compiles.
+# The exact compile make ran for each object (from the build's compile log,
+# with gcc in place of pgoptcc: the baseline policy is none, so pgoptcc ran
+# gcc unchanged), plus the plugin, -fopt-info and GCC's IPA inline dump,
+# output to $TMP/o.  One heavy job for all 25 compiles.
 mkdir -p "$TMP/o"
 {
 	echo "set -u"
 	for rel in $TUS; do
-		dir=$bd/src/backend/$(dirname "$rel")
 		obj=$(basename "${rel%.c}").o
 		out=$TMP/o/${rel//\//_}
-		cmd=$(make -s -C "$dir" -n -B "$obj" 2>/dev/null | grep -E -- " -o $obj( |$)" | head -n 1 |
-		sed -E 's#^[^ ]*pgoptcc #gcc #')
-		[ -n "$cmd" ] || { echo "echo 'no recipe for $rel' >&2"; continue; }
+		cmd=$(e2e_compile_cmd base "src/backend/$rel")
+		[ -n "$cmd" ] || { echo "echo 'no compile of $rel in the log' >&2"; continue; }
 		cmd=$(printf '%s' "$cmd" | sed -E "s# -o $obj( |$)# -o $out.o #; s# -MMD -MP -MF [^ ]+##")
-		printf '(cd %q && %s -fplugin=%q -fplugin-arg-pgopt-tu=%q -fopt-info-inline-optimized=%q -fdump-ipa-inline=%q) || echo "compile failed: %s" >&2\n' \
-			"$dir" "$cmd" "$PLUGIN" "src/backend/$rel" "$out.opt" "$out.ipa" "$rel"
+		printf '(%s -fplugin=%q -fplugin-arg-pgopt-tu=%q -fopt-info-inline-optimized=%q -fdump-ipa-inline=%q) || echo "compile failed: %s" >&2\n' \
+			"$cmd" "$PLUGIN" "src/backend/$rel" "$out.opt" "$out.ipa" "$rel"
 	done
 } > "$TMP/oracle.sh"
 e2e_heavy bash "$TMP/oracle.sh" 2>"$TMP/oracle.err"
