@@ -266,13 +266,50 @@ static enum tune_verdict failure_verdict(const struct tune_eval *e)
 	return failed_outcome(e->outcome) ? TV_FAILED : TV_UNMEASURED;
 }
 
+/*
+ * One step of elimination (TUNE_DROP: cand is best without flag) or re-add
+ * (TUNE_ADD: best with flag): skip a set that contains a failed one, else
+ * evaluate cand against best and record the verdict.  *taken is 1 when
+ * cand becomes the new best: a drop that does not hurt, an add that helps.
+ * Returns what evaluate() returned (EV_OK for a skipped set).
+ */
+static int try_flag(struct tune_engine *t, enum tune_phase phase, tune_set cand,
+		    tune_set best, int flag, int *taken)
+{
+	const struct tune_eval *e;
+	long rec;
+	int cached, rc;
+
+	*taken = 0;
+	if (contains_failed(t, cand)) {
+		add_step(t, phase, cand, best, flag, -1, 0, TV_SKIPPED);
+		return EV_OK;
+	}
+	rc = evaluate(t, phase, cand, best, &rec, &cached);
+	if (rc != EV_OK)
+		return rc;
+	e = &t->records[rec].e;
+	if (e->outcome != TUNE_OK) {
+		add_step(t, phase, cand, best, flag, rec, cached, failure_verdict(e));
+		return EV_OK;
+	}
+	if (phase == TUNE_DROP) {
+		*taken = !hurts(t, e);
+		add_step(t, phase, cand, best, flag, rec, cached, *taken ? TV_DROPPED : TV_KEPT);
+	} else {
+		*taken = helps(t, e);
+		add_step(t, phase, cand, best, flag, rec, cached, *taken ? TV_ADDED : TV_REJECTED);
+	}
+	return EV_OK;
+}
+
 /* ---------------- the search ---------------- */
 
 int tune_engine_run(struct tune_engine *t)
 {
 	tune_set best, start;
 	long rec;
-	int cached, rc, changed;
+	int cached, rc, changed, taken;
 
 	t->nr_steps = 0;
 	t->final_record = -1;
@@ -312,29 +349,17 @@ int tune_engine_run(struct tune_engine *t)
 	do {
 		changed = 0;
 		for (size_t i = 0; i < t->flags.nr; i++) {
-			tune_set bit = (tune_set)1 << i, cand;
-			const struct tune_eval *e;
+			tune_set bit = (tune_set)1 << i;
 			if (!(best & bit))
 				continue;
-			cand = best & ~bit;
-			if (contains_failed(t, cand)) {
-				add_step(t, TUNE_DROP, cand, best, (int)i, -1, 0, TV_SKIPPED);
-				continue;
-			}
-			rc = evaluate(t, TUNE_DROP, cand, best, &rec, &cached);
+			rc = try_flag(t, TUNE_DROP, best & ~bit, best, (int)i, &taken);
 			if (rc == EV_BUDGET)
 				goto final;
 			if (rc != EV_OK)
 				goto out;
-			e = &t->records[rec].e;
-			if (e->outcome != TUNE_OK) {
-				add_step(t, TUNE_DROP, cand, best, (int)i, rec, cached, failure_verdict(e));
-			} else if (!hurts(t, e)) {
-				add_step(t, TUNE_DROP, cand, best, (int)i, rec, cached, TV_DROPPED);
-				best = cand;
+			if (taken) {
+				best &= ~bit;
 				changed = 1;
-			} else {
-				add_step(t, TUNE_DROP, cand, best, (int)i, rec, cached, TV_KEPT);
 			}
 		}
 	} while (changed);
@@ -342,29 +367,16 @@ int tune_engine_run(struct tune_engine *t)
 	/* 3. greedy re-add */
 	if (t->p.readd) {
 		for (size_t i = 0; i < t->flags.nr; i++) {
-			tune_set bit = (tune_set)1 << i, cand;
-			const struct tune_eval *e;
+			tune_set bit = (tune_set)1 << i;
 			if (best & bit)
 				continue;
-			cand = best | bit;
-			if (contains_failed(t, cand)) {
-				add_step(t, TUNE_ADD, cand, best, (int)i, -1, 0, TV_SKIPPED);
-				continue;
-			}
-			rc = evaluate(t, TUNE_ADD, cand, best, &rec, &cached);
+			rc = try_flag(t, TUNE_ADD, best | bit, best, (int)i, &taken);
 			if (rc == EV_BUDGET)
 				goto final;
 			if (rc != EV_OK)
 				goto out;
-			e = &t->records[rec].e;
-			if (e->outcome != TUNE_OK) {
-				add_step(t, TUNE_ADD, cand, best, (int)i, rec, cached, failure_verdict(e));
-			} else if (helps(t, e)) {
-				add_step(t, TUNE_ADD, cand, best, (int)i, rec, cached, TV_ADDED);
-				best = cand;
-			} else {
-				add_step(t, TUNE_ADD, cand, best, (int)i, rec, cached, TV_REJECTED);
-			}
+			if (taken)
+				best |= bit;
 		}
 	}
 
