@@ -992,49 +992,27 @@ static unsigned int section_execute(void)
 	return 0;
 }
 
-static const pass_data sizes_pass_data = {
-	SIMPLE_IPA_PASS, "pgopt_sizes", OPTGROUP_NONE, TV_NONE,
-	0, 0, 0, 0, 0,
-};
+/*
+ * The passes: NAME_pass, of GCC's pass class BASE (pass type TYPE,
+ * needing PROPS), runs NAME_execute(); -fdump-passes shows it as
+ * "pgopt_NAME".  Where each one runs is set in plugin_init().
+ */
+#define PGOPT_PASS(NAME, BASE, TYPE, PROPS)					\
+	static const pass_data NAME##_pass_data = {				\
+		TYPE, "pgopt_" #NAME, OPTGROUP_NONE, TV_NONE,			\
+		PROPS, 0, 0, 0, 0,						\
+	};									\
+	class NAME##_pass : public BASE {					\
+	public:									\
+		NAME##_pass(gcc::context *ctxt) : BASE(NAME##_pass_data, ctxt) {} \
+		unsigned int execute(function *) final override		\
+		{ return NAME##_execute(); }					\
+	}
 
-class sizes_pass : public simple_ipa_opt_pass {
-public:
-	sizes_pass(gcc::context *ctxt) : simple_ipa_opt_pass(sizes_pass_data, ctxt) {}
-	unsigned int execute(function *) final override { return sizes_execute(); }
-};
-
-static const pass_data calls_pass_data = {
-	GIMPLE_PASS, "pgopt_calls", OPTGROUP_NONE, TV_NONE,
-	PROP_cfg, 0, 0, 0, 0,
-};
-
-class calls_pass : public gimple_opt_pass {
-public:
-	calls_pass(gcc::context *ctxt) : gimple_opt_pass(calls_pass_data, ctxt) {}
-	unsigned int execute(function *) final override { return calls_execute(); }
-};
-
-static const pass_data collect_pass_data = {
-	GIMPLE_PASS, "pgopt_collect", OPTGROUP_NONE, TV_NONE,
-	PROP_cfg, 0, 0, 0, 0,
-};
-
-class collect_pass : public gimple_opt_pass {
-public:
-	collect_pass(gcc::context *ctxt) : gimple_opt_pass(collect_pass_data, ctxt) {}
-	unsigned int execute(function *) final override { return collect_execute(); }
-};
-
-static const pass_data section_pass_data = {
-	RTL_PASS, "pgopt_section", OPTGROUP_NONE, TV_NONE,
-	0, 0, 0, 0, 0,
-};
-
-class section_pass : public rtl_opt_pass {
-public:
-	section_pass(gcc::context *ctxt) : rtl_opt_pass(section_pass_data, ctxt) {}
-	unsigned int execute(function *) final override { return section_execute(); }
-};
+PGOPT_PASS(sizes, simple_ipa_opt_pass, SIMPLE_IPA_PASS, 0);
+PGOPT_PASS(calls, gimple_opt_pass, GIMPLE_PASS, PROP_cfg);
+PGOPT_PASS(collect, gimple_opt_pass, GIMPLE_PASS, PROP_cfg);
+PGOPT_PASS(section, rtl_opt_pass, RTL_PASS, 0);
 
 /* ------------------------------------------------------------------ */
 /* the unit record and where it goes                                   */
@@ -1247,6 +1225,19 @@ static void arg_decode(char *s)
 	*out = '\0';
 }
 
+/* Insert pass after the first instance of GCC's pass named after (GCC
+ * copies what it needs from the register_pass_info). */
+static void register_pass_after(const char *plugin, opt_pass *pass, const char *after)
+{
+	struct register_pass_info pass_info;
+
+	pass_info.pass = pass;
+	pass_info.reference_pass_name = after;
+	pass_info.ref_pass_instance_number = 1;
+	pass_info.pos_op = PASS_POS_INSERT_AFTER;
+	register_callback(plugin, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass_info);
+}
+
 int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *version)
 {
 	struct plugin_gcc_version built = gcc_version;
@@ -1254,7 +1245,6 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 	/* test build: pretend to be built for another GCC */
 	built.basever = PGOPT_FAKE_BASEVER;
 #endif
-	struct register_pass_info sizes_info, calls_info, collect_info, section_info;
 
 	if (!plugin_default_version_check(version, &built)) {
 		/* one line, no crash; returning 0 keeps GCC from adding a
@@ -1308,33 +1298,10 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 
 	register_callback(info->base_name, PLUGIN_INFO, NULL, &pgopt_plugin_info);
 
-	sizes_info.pass = new sizes_pass(g);
-	sizes_info.reference_pass_name = "remove_symbols";
-	sizes_info.ref_pass_instance_number = 1;
-	sizes_info.pos_op = PASS_POS_INSERT_AFTER;
-	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL,
-			  &sizes_info);
-
-	calls_info.pass = new calls_pass(g);
-	calls_info.reference_pass_name = "adjust_alignment";
-	calls_info.ref_pass_instance_number = 1;
-	calls_info.pos_op = PASS_POS_INSERT_AFTER;
-	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL,
-			  &calls_info);
-
-	collect_info.pass = new collect_pass(g);
-	collect_info.reference_pass_name = "optimized";
-	collect_info.ref_pass_instance_number = 1;
-	collect_info.pos_op = PASS_POS_INSERT_AFTER;
-	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL,
-			  &collect_info);
-
-	section_info.pass = new section_pass(g);
-	section_info.reference_pass_name = "final";
-	section_info.ref_pass_instance_number = 1;
-	section_info.pos_op = PASS_POS_INSERT_AFTER;
-	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL,
-			  &section_info);
+	register_pass_after(info->base_name, new sizes_pass(g), "remove_symbols");
+	register_pass_after(info->base_name, new calls_pass(g), "adjust_alignment");
+	register_pass_after(info->base_name, new collect_pass(g), "optimized");
+	register_pass_after(info->base_name, new section_pass(g), "final");
 
 	register_callback(info->base_name, PLUGIN_START_UNIT, on_start_unit, NULL);
 	if (hot_names || cold_names) {
