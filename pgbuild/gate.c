@@ -89,31 +89,6 @@ static void gate_usage(FILE *fp)
 "2 could not measure (bench errors, too few valid pairs, bad usage).\n");
 }
 
-static int parse_int_opt(const char *opt, const char *v, long min, long max, long *out)
-{
-	char *end;
-	long n;
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno || end == v || *end || n < min || n > max)
-		return error("invalid value \"%s\" for %s: expected an integer from %ld to %ld",
-			     v, opt, min, max);
-	*out = n;
-	return 0;
-}
-
-static int parse_double_opt(const char *opt, const char *v, double min, double *out)
-{
-	char *end;
-	double d;
-	errno = 0;
-	d = strtod(v, &end);
-	if (errno || end == v || *end || !isfinite(d) || d < min)
-		return error("invalid value \"%s\" for %s: expected a number >= %g", v, opt, min);
-	*out = d;
-	return 0;
-}
-
 static int pin_cpus(const char *list)
 {
 	cpu_set_t set;
@@ -384,7 +359,7 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
 	char *dir = NULL, *settings;
 	int c, rc = PGBUILD_EXIT_ERROR, tmpdir = 0;
-	long n;
+	int n;
 	double d = 0;
 	int want_tps, want_instr;
 
@@ -403,27 +378,24 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 		case OPT_CANDIDATE: o.candidate = optarg; break;
 		case OPT_WORKLOAD: strvec_push(&o.workloads, optarg); break;
 		case OPT_CLIENTS:
-			if (parse_int_opt("--clients", optarg, 1, 10000, &n) < 0)
+			if (parse_int_option("--clients", optarg, 1, 10000, &o.clients) < 0)
 				goto usage;
-			o.clients = (int)n;
 			break;
 		case OPT_THREADS:
-			if (parse_int_opt("--threads", optarg, 1, 10000, &n) < 0)
+			if (parse_int_option("--threads", optarg, 1, 10000, &o.threads) < 0)
 				goto usage;
-			o.threads = (int)n;
 			break;
 		case OPT_DURATION:
-			if (parse_double_opt("--duration", optarg, 0.1, &o.duration) < 0)
+			if (parse_number_option("--duration", optarg, 0.1, INFINITY, &o.duration) < 0)
 				goto usage;
 			break;
 		case OPT_WARMUP:
-			if (parse_double_opt("--warmup", optarg, 0, &o.warmup) < 0)
+			if (parse_number_option("--warmup", optarg, 0, INFINITY, &o.warmup) < 0)
 				goto usage;
 			break;
 		case OPT_SCALE:
-			if (parse_int_opt("--scale", optarg, 1, 100000, &n) < 0)
+			if (parse_int_option("--scale", optarg, 1, 100000, &o.scale) < 0)
 				goto usage;
-			o.scale = (int)n;
 			break;
 		case OPT_SET:
 			if (!strchr(optarg, '=')) {
@@ -433,13 +405,12 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 			strvec_push(&o.settings, optarg);
 			break;
 		case OPT_PAIRS:
-			if (parse_int_opt("--pairs", optarg, 1, 1000, &n) < 0)
+			if (parse_int_option("--pairs", optarg, 1, 1000, &o.pairs) < 0)
 				goto usage;
-			o.pairs = (int)n;
 			break;
 		case OPT_MIN_SPEEDUP: {
 			char *t;
-			if (parse_double_opt("--min-speedup", optarg, 0.01, &d) < 0)
+			if (parse_number_option("--min-speedup", optarg, 0.01, INFINITY, &d) < 0)
 				goto usage;
 			t = xasprintf("tps>=%g", d);
 			gate_thresholds_add(&g.th, t, NULL, GATE_TPS, 0, d);
@@ -453,7 +424,7 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 			char *copy = xstrdup(v);
 			if (len && copy[len - 1] == '%')
 				copy[len - 1] = '\0';
-			if (parse_double_opt("--max-p99-regression", copy, 0, &d) < 0) {
+			if (parse_number_option("--max-p99-regression", copy, 0, INFINITY, &d) < 0) {
 				free(copy);
 				goto usage;
 			}
@@ -477,7 +448,7 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 			o.metric = optarg;
 			break;
 		case OPT_INSTR_N:
-			if (parse_int_opt("--instr-statements", optarg, 1, 100000000, &n) < 0)
+			if (parse_int_option("--instr-statements", optarg, 1, 100000000, &n) < 0)
 				goto usage;
 			o.instr_statements = n;
 			break;
@@ -492,7 +463,7 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 			}
 			break;
 		case OPT_CONFIDENCE:
-			if (parse_double_opt("--confidence", optarg, 0.5, &d) < 0 || d >= 1) {
+			if (parse_number_option("--confidence", optarg, 0.5, INFINITY, &d) < 0 || d >= 1) {
 				if (d >= 1)
 					error("invalid value \"%s\" for --confidence: expected a level "
 					      "from 0.5 to below 1, e.g. 0.95", optarg);

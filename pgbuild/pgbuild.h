@@ -31,4 +31,25 @@ const char *pgbuild_libdir(void);
 /* Absolute path of pgoptcc next to pgbuild. */
 const char *pgbuild_pgoptcc(void);
 
+/*
+ * Option values (options.c).  Numbers: the whole string, range-checked; on
+ * a bad value one error naming the option, the value and the range, then -1
+ * (and *out untouched).
+ *
+ *   parse_int_option     an integer from min to max:
+ *                        invalid value "0" for --pairs: expected an integer from 1 to 1000
+ *   parse_number_option  a finite number from min to max (max INFINITY: no
+ *                        upper bound):
+ *                        invalid value "x" for --duration: expected a number >= 0.1
+ *   parse_count_option   an integer from 1 to PARSE_COUNT_MAX in the wording
+ *                        pgo and sensitivity have always printed (tests check it):
+ *                        --pairs: expected a positive integer, got "x"
+ */
+#define PARSE_COUNT_MAX 100000
+int parse_int_option(const char *opt, const char *arg, int min, int max, int *out);
+int parse_number_option(const char *opt, const char *arg, double min, double max, double *out);
+int parse_count_option(const char *opt, const char *arg, int *out);
+/* A comma-separated list ("select-only,tpcb"): push each non-empty item. */
+void parse_list_option(const char *arg, struct strvec *out);
+
 #endif

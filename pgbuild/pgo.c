@@ -437,8 +437,6 @@ PGBUILD_COMMAND(pgo, "profile-guided build: instrument, train on workloads, -fpr
 	run.duration = 20;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "W:c:T:s:j:qh", longopts, NULL)) != -1) {
-		char *end;
-		long n;
 		switch (c) {
 		case 'S': o.src = optarg; break;
 		case 'p': o.prefix = optarg; break;
@@ -451,30 +449,22 @@ PGBUILD_COMMAND(pgo, "profile-guided build: instrument, train on workloads, -fpr
 			}
 			strvec_push(&o.files, optarg);
 			break;
-		case 'W': {
-			char *s = xstrdup(optarg), *tok, *save = NULL;
-			for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-				strvec_push(&run.workloads, tok);
-			free(s);
-			break;
-		}
-		case 'c': case 'T': case 's': case 'j':
-			errno = 0;
-			n = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || n < 1 || n > 100000) {
-				error("--%s: expected a positive integer, got \"%s\"",
-				      c == 'c' ? "clients" : c == 'T' ? "duration" : c == 's' ? "scale" : "jobs",
-				      optarg);
+		case 'W': parse_list_option(optarg, &run.workloads); break;
+		case 'c':
+			if (parse_count_option("--clients", optarg, &run.clients) < 0)
 				goto out;
-			}
-			if (c == 'c')
-				run.clients = (int)n;
-			else if (c == 'T')
-				run.duration = (int)n;
-			else if (c == 's')
-				run.scale = (int)n;
-			else
-				o.jobs = (int)n;
+			break;
+		case 'T':
+			if (parse_count_option("--duration", optarg, &run.duration) < 0)
+				goto out;
+			break;
+		case 's':
+			if (parse_count_option("--scale", optarg, &run.scale) < 0)
+				goto out;
+			break;
+		case 'j':
+			if (parse_count_option("--jobs", optarg, &o.jobs) < 0)
+				goto out;
 			break;
 		case 'r': o.retrain = 1; break;
 		case 'I': o.instrument_only = 1; break;

@@ -98,17 +98,6 @@ static void profile_usage(FILE *fp)
 	      fp);
 }
 
-static int parse_int(const char *opt, const char *v, int lo, int hi, int *out)
-{
-	char *end;
-	errno = 0;
-	long n = strtol(v, &end, 10);
-	if (errno || end == v || *end || n < lo || n > hi)
-		return error("%s: expected an integer from %d to %d, got \"%s\"", opt, lo, hi, v);
-	*out = (int)n;
-	return 0;
-}
-
 static int parse_pct(const char *opt, const char *v, double *out)
 {
 	char *end;
@@ -432,23 +421,17 @@ PGBUILD_COMMAND(profile, "find a workload's hot functions and files; emit hot li
 		switch (c) {
 		case 'p': o.prefix = optarg; break;
 		case 'B': o.builddir = optarg; break;
-		case 'W': {
-			char *s = xstrdup(optarg), *tok, *save = NULL;
-			for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-				strvec_push(&run.workloads, tok);
-			free(s);
-			break;
-		}
+		case 'W': parse_list_option(optarg, &run.workloads); break;
 		case 'c':
-			if (parse_int("--clients", optarg, 1, 1000, &run.clients) < 0)
+			if (parse_int_option("--clients", optarg, 1, 1000, &run.clients) < 0)
 				goto out;
 			break;
 		case 'T':
-			if (parse_int("--duration", optarg, 1, 86400, &run.duration) < 0)
+			if (parse_int_option("--duration", optarg, 1, 86400, &run.duration) < 0)
 				goto out;
 			break;
 		case 's':
-			if (parse_int("--scale", optarg, 1, 100000, &run.scale) < 0)
+			if (parse_int_option("--scale", optarg, 1, 100000, &run.scale) < 0)
 				goto out;
 			break;
 		case 'S':
@@ -463,7 +446,7 @@ PGBUILD_COMMAND(profile, "find a workload's hot functions and files; emit hot li
 		case 'F': o.from = optarg; break;
 		case 'N': o.no_run = 1; break;
 		case 't':
-			if (parse_int("--top", optarg, 1, 1000000, &o.top) < 0)
+			if (parse_int_option("--top", optarg, 1, 1000000, &o.top) < 0)
 				goto out;
 			break;
 		case 'j': o.json = optarg; break;
@@ -475,7 +458,7 @@ PGBUILD_COMMAND(profile, "find a workload's hot functions and files; emit hot li
 				goto out;
 			break;
 		case 'f':
-			if (parse_int("--max-files", optarg, 1, 100000, &o.max_files) < 0)
+			if (parse_int_option("--max-files", optarg, 1, 100000, &o.max_files) < 0)
 				goto out;
 			break;
 		case 'h' + 256:
@@ -483,7 +466,7 @@ PGBUILD_COMMAND(profile, "find a workload's hot functions and files; emit hot li
 				goto out;
 			break;
 		case 'x':
-			if (parse_int("--max-hot", optarg, 1, 100000, &o.max_hot) < 0)
+			if (parse_int_option("--max-hot", optarg, 1, 100000, &o.max_hot) < 0)
 				goto out;
 			break;
 		case 'g': o.cflags = optarg; break;

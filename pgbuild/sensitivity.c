@@ -221,18 +221,10 @@ PGBUILD_COMMAND(sensitivity, "how much compiler flags can matter for a workload 
 	o.high = "-O3";
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "W:T:c:j:qh", longopts, NULL)) != -1) {
-		char *end;
-		long n;
 		switch (c) {
 		case 'S': o.src = optarg; break;
 		case 'w': o.workdir = optarg; break;
-		case 'W': {
-			char *s = xstrdup(optarg), *tok, *save = NULL;
-			for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-				strvec_push(&o.workloads, tok);
-			free(s);
-			break;
-		}
+		case 'W': parse_list_option(optarg, &o.workloads); break;
 		case 'l': o.low = optarg; break;
 		case 'H': o.high = optarg; break;
 		case 'L': o.low_prefix = optarg; break;
@@ -248,23 +240,21 @@ PGBUILD_COMMAND(sensitivity, "how much compiler flags can matter for a workload 
 			break;
 		case 'J': o.json = optarg; break;
 		case 'q': o.quiet = 1; break;
-		case 'n': case 'T': case 'c': case 'j':
-			errno = 0;
-			n = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || n < 1 || n > 100000) {
-				error("--%s: expected a positive integer, got \"%s\"",
-				      c == 'n' ? "pairs" : c == 'T' ? "duration" : c == 'c' ? "clients" : "jobs",
-				      optarg);
+		case 'n':
+			if (parse_count_option("--pairs", optarg, &o.pairs) < 0)
 				goto out;
-			}
-			if (c == 'n')
-				o.pairs = (int)n;
-			else if (c == 'T')
-				o.duration = (int)n;
-			else if (c == 'c')
-				o.clients = (int)n;
-			else
-				o.jobs = (int)n;
+			break;
+		case 'T':
+			if (parse_count_option("--duration", optarg, &o.duration) < 0)
+				goto out;
+			break;
+		case 'c':
+			if (parse_count_option("--clients", optarg, &o.clients) < 0)
+				goto out;
+			break;
+		case 'j':
+			if (parse_count_option("--jobs", optarg, &o.jobs) < 0)
+				goto out;
 			break;
 		case 'h':
 			sens_usage(stdout);

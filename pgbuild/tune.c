@@ -968,19 +968,6 @@ enum {
 	OPT_NO_REGRESS, OPT_DRY_RUN, OPT_JSON, OPT_LOCK, OPT_PLUGIN,
 };
 
-static int parse_num(const char *opt, const char *v, double min, double max, double *out)
-{
-	char *end;
-	double d;
-	errno = 0;
-	d = strtod(v, &end);
-	if (errno || end == v || *end || !isfinite(d) || d < min || d > max)
-		return error("invalid value \"%s\" for %s: expected a number from %g to %g",
-			     v, opt, min, max);
-	*out = d;
-	return 0;
-}
-
 PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (resumable)")
 {
 	static const struct option opts[] = {
@@ -1059,12 +1046,11 @@ PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (
 			tu.o.plugin = !strcmp(optarg, "on");
 			break;
 		case OPT_MAX_BUILDS:
-			if (parse_num("--max-builds", optarg, 0, 10000, &d) < 0 || d != (int)d)
+			if (parse_int_option("--max-builds", optarg, 0, 10000, &p.max_builds) < 0)
 				goto usage;
-			p.max_builds = (int)d;
 			break;
 		case OPT_TIME_BUDGET:
-			if (parse_num("--time-budget", optarg, 0.001, 1000, &d) < 0)
+			if (parse_number_option("--time-budget", optarg, 0.001, 1000, &d) < 0)
 				goto usage;
 			p.time_budget = d * 3600;
 			break;
@@ -1076,26 +1062,24 @@ PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (
 			tu.o.metric = optarg;
 			break;
 		case OPT_PAIRS:
-			if (parse_num("--pairs", optarg, 1, 1000, &d) < 0 || d != (int)d)
+			if (parse_int_option("--pairs", optarg, 1, 1000, &tu.o.pairs) < 0)
 				goto usage;
-			tu.o.pairs = (int)d;
 			break;
 		case OPT_DURATION:
-			if (parse_num("--duration", optarg, 0.1, 3600, &tu.o.duration) < 0)
+			if (parse_number_option("--duration", optarg, 0.1, 3600, &tu.o.duration) < 0)
 				goto usage;
 			break;
 		case OPT_CLIENTS:
-			if (parse_num("--clients", optarg, 1, 1000, &d) < 0 || d != (int)d)
+			if (parse_int_option("--clients", optarg, 1, 1000, &tu.o.clients) < 0)
 				goto usage;
-			tu.o.clients = (int)d;
 			break;
 		case OPT_TOLERANCE:
-			if (parse_num("--tolerance", optarg, 0, 50, &d) < 0)
+			if (parse_number_option("--tolerance", optarg, 0, 50, &d) < 0)
 				goto usage;
 			p.tolerance = d / 100;
 			break;
 		case OPT_MIN_GAIN:
-			if (parse_num("--min-gain", optarg, 0, 50, &d) < 0)
+			if (parse_number_option("--min-gain", optarg, 0, 50, &d) < 0)
 				goto usage;
 			p.min_gain = d / 100;
 			break;
@@ -1110,9 +1094,8 @@ PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (
 		case OPT_NO_REGRESS: tu.o.regress = 0; break;
 		case OPT_DRY_RUN: tu.o.dry_run = 1; break;
 		case 'j':
-			if (parse_num("--jobs", optarg, 1, 1024, &d) < 0 || d != (int)d)
+			if (parse_int_option("--jobs", optarg, 1, 1024, &tu.o.jobs) < 0)
 				goto usage;
-			tu.o.jobs = (int)d;
 			break;
 		case 'q': tu.o.quiet = 1; break;
 		case 'h':
