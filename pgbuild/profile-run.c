@@ -383,22 +383,24 @@ static int gcda_one(const char *path, const struct stat *st, int flag, struct FT
 	return 0;
 }
 
-long prof_remove_gcda(const char *dir)
+/* Count the .gcda files below dir, removing them when unlink_them is set. */
+static long gcda_walk(const char *dir, int unlink_them)
 {
 	gcda_count = 0;
-	gcda_remove = 1;
+	gcda_remove = unlink_them;
 	if (nftw(dir, gcda_one, 32, FTW_PHYS) != 0)
 		return -1;
 	return gcda_count;
 }
 
+long prof_remove_gcda(const char *dir)
+{
+	return gcda_walk(dir, 1);
+}
+
 long prof_count_gcda(const char *dir)
 {
-	gcda_count = 0;
-	gcda_remove = 0;
-	if (nftw(dir, gcda_one, 32, FTW_PHYS) != 0)
-		return -1;
-	return gcda_count;
+	return gcda_walk(dir, 0);
 }
 
 /* Run gcov on a batch of data files, feed each document into p. */

@@ -218,30 +218,32 @@ static int add_script(struct bench_workload *w, const char *name, int weight,
 	return 0;
 }
 
+/* The built-in workloads of one script. */
+static const struct {
+	const char *name;          /* --workload value, also the script's name */
+	enum bench_dataset data;   /* what must be loaded */
+	int read_only;             /* the script writes nothing */
+	const char *sql;           /* the script */
+	const char *file;          /* how errors name it */
+} one_script[] = {
+	{ "select-only", DATA_PGBENCH, 1, select_only_sql, "<select-only>" },
+	{ "tpcb", DATA_PGBENCH, 0, tpcb_sql, "<tpcb>" },
+	{ "select1", DATA_NONE, 1, select1_sql, "<select1>" },
+	{ "point-select", DATA_TEST01, 1, point_select_sql, "<point-select>" },
+};
+
 int bench_workload_init(struct bench_workload *w, const char *name, const char *file)
 {
 	memset(w, 0, sizeof(*w));
 	w->name = name;
 	w->var_scale = bench_var_index(&w->vars, "scale", 1);
 	w->var_client_id = bench_var_index(&w->vars, "client_id", 1);
-	if (!strcmp(name, "select-only")) {
-		w->data = DATA_PGBENCH;
-		w->read_only = 1;
-		return add_script(w, "select-only", 1, select_only_sql, "<select-only>");
-	}
-	if (!strcmp(name, "tpcb")) {
-		w->data = DATA_PGBENCH;
-		return add_script(w, "tpcb", 1, tpcb_sql, "<tpcb>");
-	}
-	if (!strcmp(name, "select1")) {
-		w->data = DATA_NONE;
-		w->read_only = 1;
-		return add_script(w, "select1", 1, select1_sql, "<select1>");
-	}
-	if (!strcmp(name, "point-select")) {
-		w->data = DATA_TEST01;
-		w->read_only = 1;
-		return add_script(w, "point-select", 1, point_select_sql, "<point-select>");
+	for (size_t i = 0; i < sizeof(one_script) / sizeof(one_script[0]); i++) {
+		if (!strcmp(name, one_script[i].name)) {
+			w->data = one_script[i].data;
+			w->read_only = one_script[i].read_only;
+			return add_script(w, name, 1, one_script[i].sql, one_script[i].file);
+		}
 	}
 	if (!strcmp(name, "tpcc-lite")) {
 		static const char *const names[] = { "w_id", "d_id", "c_id", "c_w_id",
