@@ -38,15 +38,15 @@ check-unit: $(UNIT_TESTS)
 	done; exit $$fail
 
 check-tap: all
-	PGOPT_BUILD=$(CURDIR)/$(O) $(PROVE) $(PROVE_FLAGS) $(TAP_TESTS)
+	PGOPT_BUILD=$(abspath $(O)) $(PROVE) $(PROVE_FLAGS) $(TAP_TESTS)
 
 # PostgreSQL builds its generated headers only when its own make is at
 # MAKELEVEL 0: the suites run outside this make's environment.
 check-pg: all
-	env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS PGOPT_BUILD=$(CURDIR)/$(O) $(PROVE) -v $(PROVE_FLAGS) $(PG_TESTS)
+	env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS PGOPT_BUILD=$(abspath $(O)) $(PROVE) -v $(PROVE_FLAGS) $(PG_TESTS)
 
 check-pg-all: all
-	env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS PGOPT_BUILD=$(CURDIR)/$(O) $(PROVE) -v $(PROVE_FLAGS) $(PG_TESTS_ALL)
+	env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS PGOPT_BUILD=$(abspath $(O)) $(PROVE) -v $(PROVE_FLAGS) $(PG_TESTS_ALL)
 
 bench: all
 	@for b in tests/bench/*; do [ -x "$$b" ] && echo "== $$b" && "$$b"; done; true
