@@ -14,24 +14,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 PG=/usr/lib/postgresql/15
 [ -x $PG/bin/postgres ] || skip_all "Debian's postgresql-15 is not installed ($PG)"
-# the heavy lock, unless this process or an ancestor holds it already
-# (a whole suite run under flock), like tests/pg/lib.sh's e2e_heavy
-heavy_held() {
-	local ino holders pid
-	[ "${PGOPT_HEAVY_HELD:-0}" = 1 ] && return 0
-	[ -e /tmp/pgopt-heavy.lock ] || return 1
-	ino=$(stat -c %i /tmp/pgopt-heavy.lock) || return 1
-	holders=$(awk -v ino="$ino" '$2 == "FLOCK" && $0 !~ /->/ { split($6, f, ":"); if (f[3] == ino) print $5 }' /proc/locks)
-	pid=$$
-	while [ -n "$pid" ] && [ "$pid" -gt 1 ]; do
-		for h in $holders; do [ "$h" = "$pid" ] && return 0; done
-		pid=$(awk '{ print $4 }' "/proc/$pid/stat" 2>/dev/null)
-	done
-	return 1
-}
-heavy() {
-	if heavy_held; then "$@"; else PGOPT_HEAVY_HELD=1 flock /tmp/pgopt-heavy.lock "$@"; fi
-}
+. "$(dirname "$0")/../lib/heavy.sh"
 pgb() { "$B/bin/pgbuild" "$@"; }
 json() { # FILE PYTHON-EXPRESSION-ON-d  (perl: JSON::PP is core)
 	perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die; my $d = decode_json(<$f>);
