@@ -15,10 +15,7 @@
  *     pgbuild: error: invalid value "0" for --pairs: expected an integer from 1 to 1000
  *
  * They return 0, or -1 after the error (like error() itself) and leave
- * *out untouched then.  parse_count_option() is the same integer check
- * (1 to PARSE_COUNT_MAX) in the older wording of pgo and sensitivity,
- * "--pairs: expected a positive integer, got "x"", which
- * tests/t/60-profile.t checks.
+ * *out untouched then.
  */
 #include <errno.h>
 #include <math.h>
@@ -67,16 +64,6 @@ int parse_number_option(const char *opt, const char *arg, double min, double max
 			     arg, opt, min, max);
 	}
 	*out = d;
-	return 0;
-}
-
-int parse_count_option(const char *opt, const char *arg, int *out)
-{
-	long n;
-
-	if (parse_long(arg, 1, PARSE_COUNT_MAX, &n) < 0)
-		return error("%s: expected a positive integer, got \"%s\"", opt, arg);
-	*out = (int)n;
 	return 0;
 }
 

@@ -41,14 +41,9 @@ const char *pgbuild_pgoptcc(void);
  *   parse_number_option  a finite number from min to max (max INFINITY: no
  *                        upper bound):
  *                        invalid value "x" for --duration: expected a number >= 0.1
- *   parse_count_option   an integer from 1 to PARSE_COUNT_MAX in the wording
- *                        pgo and sensitivity have always printed (tests check it):
- *                        --pairs: expected a positive integer, got "x"
  */
-#define PARSE_COUNT_MAX 100000
 int parse_int_option(const char *opt, const char *arg, int min, int max, int *out);
 int parse_number_option(const char *opt, const char *arg, double min, double max, double *out);
-int parse_count_option(const char *opt, const char *arg, int *out);
 /* A comma-separated list ("select-only,tpcb"): push each non-empty item. */
 void parse_list_option(const char *arg, struct strvec *out);
 

@@ -451,19 +451,19 @@ PGBUILD_COMMAND(pgo, "profile-guided build: instrument, train on workloads, -fpr
 			break;
 		case 'W': parse_list_option(optarg, &run.workloads); break;
 		case 'c':
-			if (parse_count_option("--clients", optarg, &run.clients) < 0)
+			if (parse_int_option("--clients", optarg, 1, 100000, &run.clients) < 0)
 				goto out;
 			break;
 		case 'T':
-			if (parse_count_option("--duration", optarg, &run.duration) < 0)
+			if (parse_int_option("--duration", optarg, 1, 100000, &run.duration) < 0)
 				goto out;
 			break;
 		case 's':
-			if (parse_count_option("--scale", optarg, &run.scale) < 0)
+			if (parse_int_option("--scale", optarg, 1, 100000, &run.scale) < 0)
 				goto out;
 			break;
 		case 'j':
-			if (parse_count_option("--jobs", optarg, &o.jobs) < 0)
+			if (parse_int_option("--jobs", optarg, 1, 100000, &o.jobs) < 0)
 				goto out;
 			break;
 		case 'r': o.retrain = 1; break;

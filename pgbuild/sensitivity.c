@@ -241,19 +241,19 @@ PGBUILD_COMMAND(sensitivity, "how much compiler flags can matter for a workload 
 		case 'J': o.json = optarg; break;
 		case 'q': o.quiet = 1; break;
 		case 'n':
-			if (parse_count_option("--pairs", optarg, &o.pairs) < 0)
+			if (parse_int_option("--pairs", optarg, 1, 100000, &o.pairs) < 0)
 				goto out;
 			break;
 		case 'T':
-			if (parse_count_option("--duration", optarg, &o.duration) < 0)
+			if (parse_int_option("--duration", optarg, 1, 100000, &o.duration) < 0)
 				goto out;
 			break;
 		case 'c':
-			if (parse_count_option("--clients", optarg, &o.clients) < 0)
+			if (parse_int_option("--clients", optarg, 1, 100000, &o.clients) < 0)
 				goto out;
 			break;
 		case 'j':
-			if (parse_count_option("--jobs", optarg, &o.jobs) < 0)
+			if (parse_int_option("--jobs", optarg, 1, 100000, &o.jobs) < 0)
 				goto out;
 			break;
 		case 'h':

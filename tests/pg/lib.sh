@@ -70,36 +70,10 @@ e2e_pg_user() {
 	if [ "$(id -u)" = 0 ]; then echo postgres; else id -un; fi
 }
 
-# Is the heavy lock held by this process or one of its ancestors?
-e2e_heavy_held_by_ancestor() {
-	local ino holders pid
-	[ -e "$E2E_HEAVY_LOCK" ] || return 1
-	ino=$(stat -c %i "$E2E_HEAVY_LOCK" 2>/dev/null) || return 1
-	holders=$(awk -v ino="$ino" '$2 == "FLOCK" && $0 !~ /->/ {
-		split($6, f, ":"); if (f[3] == ino) print $5 }' /proc/locks)
-	[ -n "$holders" ] || return 1
-	pid=$$
-	while [ -n "$pid" ] && [ "$pid" -gt 1 ]; do
-		for h in $holders; do [ "$h" = "$pid" ] && return 0; done
-		pid=$(awk '{ print $4 }' "/proc/$pid/stat" 2>/dev/null)
-	done
-	return 1
-}
-
-e2e_heavy() {
-	if [ "${PGOPT_HEAVY_HELD:-0}" = 1 ] || e2e_heavy_held_by_ancestor; then
-		"$@"
-	else
-		# flock in this shell (not `flock FILE CMD`): CMD may be a shell
-		# function, which flock(1) cannot execute.
-		(
-			flock 8 || exit
-			export PGOPT_HEAVY_HELD=1
-			"$@"
-		) 8>"$E2E_HEAVY_LOCK"
-	fi
-}
-export -f e2e_heavy e2e_heavy_held_by_ancestor 2>/dev/null || true
+# the heavy lock: tests/lib/heavy.sh (heavy, heavy_held) on $E2E_HEAVY_LOCK
+HEAVY_LOCK=$E2E_HEAVY_LOCK
+. "$TOP/tests/lib/heavy.sh"
+e2e_heavy() { heavy "$@"; }
 
 e2e_src() {
 	local f="$PGOPT_E2E/src.path"

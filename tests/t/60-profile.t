@@ -42,13 +42,14 @@ err_is "profile --from a non-profile" 'not a pgbuild profile' "$P" profile --fro
 err_is "pgo without --prefix" '--prefix is required' "$P" pgo
 err_is "pgo --baseline without --gate" '--baseline and --gate go together' \
 	"$P" pgo --prefix x --baseline y
-err_is "pgo --duration 0" '--duration: expected a positive integer, got "0"' \
+err_is "pgo --duration 0" 'invalid value "0" for --duration: expected an integer from 1 to 100000' \
 	"$P" pgo --prefix x --duration 0
 err_is "pgo --files with a bracket" '--files: expected a policy glob' "$P" pgo --prefix x --files 'a]'
 err_is "pgo --policy missing" '--policy nope.policy' "$P" pgo --prefix x --policy nope.policy
 err_is "sensitivity --metric bogus" '--metric: expected tps, instructions or both' \
 	"$P" sensitivity --metric bogus
-err_is "sensitivity --pairs x" '--pairs: expected a positive integer' "$P" sensitivity --pairs x
+err_is "sensitivity --pairs x" 'invalid value "x" for --pairs: expected an integer from 1 to 100000' \
+	"$P" sensitivity --pairs x
 
 # ---- the profiler choice ----
 if [ -x "$DEB/bin/postgres" ]; then
@@ -140,10 +141,7 @@ like "the file outside the policy is untouched" \
 	"$(grep '"tu":"src/backend/libpq/pqcomm.c"' log/compile.jsonl)" '"added":\[\]'
 
 # ---- sensitivity: the watermark arithmetic on given installs (A/A) ----
-heavy() {
-	if [ "${PGOPT_HEAVY_HELD:-0}" = 1 ]; then "$@"; else
-		PGOPT_HEAVY_HELD=1 flock /tmp/pgopt-heavy.lock "$@"; fi
-}
+. "$TOP/tests/lib/heavy.sh"
 if [ -x "$DEB/bin/postgres" ] && command -v valgrind >/dev/null; then
 	out=$(heavy "$P" sensitivity --workdir sens --low-prefix "$DEB" --high-prefix "$DEB" \
 		--metric instructions --workload select1 --json sens.json -q 2>sens.err)

@@ -133,29 +133,6 @@ static void test_number_option(void **state)
 	}
 }
 
-static void test_count_option(void **state)
-{
-	static const struct {
-		const char *arg;
-		int ret, value;
-	} t[] = {
-		{ "1", 0, 1 }, { "20", 0, 20 }, { "100000", 0, PARSE_COUNT_MAX },
-		{ "0", -1, 0 }, { "100001", -1, 0 }, { "x", -1, 0 }, { "", -1, 0 }, { "3.0", -1, 0 },
-	};
-	(void)state;
-	error_set_program("pgbuild", 2);
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		int v = -42;
-		char *want = xasprintf("pgbuild: error: --clients: expected a positive integer, "
-				       "got \"%s\"\n", t[i].arg);
-		capture_begin();
-		int ret = parse_count_option("--clients", t[i].arg, &v);
-		check_outcome(ret, t[i].ret, "--clients", t[i].arg, want);
-		assert_int_equal(v, ret == 0 ? t[i].value : -42);
-		free(want);
-	}
-}
-
 static void test_list_option(void **state)
 {
 	struct strvec sv = STRVEC_INIT;
@@ -177,7 +154,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_int_option),
 		cmocka_unit_test(test_number_option),
-		cmocka_unit_test(test_count_option),
 		cmocka_unit_test(test_list_option),
 	};
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
