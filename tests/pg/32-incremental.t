@@ -27,8 +27,11 @@ rebuild() { # policy -> runs pgbuild build in the baseline's build dir
 		--no-install ${PGOPT_E2E_JOBS:+--jobs "$PGOPT_E2E_JOBS"} >"$TMP/build.log" 2>&1
 }
 
-(
-	flock 9
+# hold the base build's lock in this shell (a subshell would lose the TAP
+# counter of the checks inside)
+exec 9>"$(e2e_dir base)/.lock"
+flock 9
+{
 	rm -f "$(e2e_dir base)/.done"    # an interrupted test must not leave a "done" base
 	# settle first: whatever others did in the shared tree (a `make -B`
 	# re-running configure regenerates pg_config_paths.h, ...) is rebuilt
@@ -49,6 +52,51 @@ rebuild() { # policy -> runs pgbuild build in the baseline's build dir
 	ok "an unchanged policy rebuilds nothing" rebuild none
 	is "... no compile at all" "$(tus_since "$first" | wc -l)" 0
 	echo "none " > "$(e2e_dir base)/.done"
-) 9>"$(e2e_dir base)/.lock"
+}
+exec 9>&-
 ok "the baseline still verifies" "$P" verify --prefix "$base"
+
+# ---- an interrupted build resumes: Ctrl-C during make, then the next
+# `pgbuild build` in that directory (with another policy) finishes it, and
+# every object carries the new policy's flags (including those compiled
+# before the interruption) ----
+IB=$TMP/ib
+interrupted() {
+	local pid n=0
+	mkdir -p "$IB"
+	setsid "$P" build --src "$src" --policy none --prefix "$IB/prefix" --builddir "$IB/build" \
+		--no-bench ${PGOPT_E2E_JOBS:+--jobs "$PGOPT_E2E_JOBS"} >"$IB/first.log" 2>&1 &
+	pid=$!
+	# wait for a few hundred compiles (ccache hits: the baseline was just built)
+	while kill -0 "$pid" 2>/dev/null && [ "$n" -lt 300 ]; do
+		sleep 0.5
+		n=$(grep -c '"kind":"compile"' "$IB/build/pgopt-log/compile.jsonl" 2>/dev/null) || n=0
+	done
+	kill -INT -- "-$pid" 2>/dev/null
+	wait "$pid"
+	echo "$?" >"$IB/first.rc"
+	echo "$n" >"$IB/first.n"
+	# make and the compilers stop on the same SIGINT; give them time
+	for _ in $(seq 1 30); do
+		pgrep -s "$pid" >/dev/null || break
+		sleep 1
+	done
+	ps -o pid=,args= -s "$pid" >"$IB/left" || true
+	"$P" build --src "$src" --policy "$TMP/p20.policy" --prefix "$IB/prefix" --builddir "$IB/build" \
+		--no-bench ${PGOPT_E2E_JOBS:+--jobs "$PGOPT_E2E_JOBS"} >"$IB/second.log" 2>&1
+	echo "$?" >"$IB/second.rc"
+}
+e2e_heavy interrupted
+like "the first build was interrupted during make ($(cat "$IB/first.n") compiles)" "$(cat "$IB/first.n")" '^[0-9]{3,}$'
+like "... and did not finish (exit $(cat "$IB/first.rc"))" "$(cat "$IB/first.rc")" '^[1-9]'
+is "... leaving no process behind" "$(cat "$IB/left")" ""
+is "the next build in that directory finishes" "$(cat "$IB/second.rc")" 0 ||
+	diag "$(tail -n 20 "$IB/second.log")"
+ok "every object of its postgres carries its policy's flags" "$P" verify --prefix "$IB/prefix"
+ok "... -O3 on the 20 files, also on those compiled before the interruption" sh -c \
+	"'$P' inspect --json '$IB/prefix/bin/postgres' | perl -MJSON::PP -e '
+		local \$/; my \$j = decode_json(<STDIN>); my \$n = 0;
+		for my \$u (@{\$j->{units}}) { \$n++ if grep { \$_ eq \"-O3\" } @{\$u->{flags} || []} }
+		exit(\$n == 20 ? 0 : 1)'"
+rm -rf "$IB"
 done_testing
