@@ -30,7 +30,7 @@ for w in 0 1; do
 	like "$name: speedup in instructions is a ratio" "$(json "$TMP/g.json" "sprintf '%.3f', \$d->{workloads}[$w]{instructions}{speedup}")" '^[01]\.[0-9]{3}$'
 done
 ok "junit validates" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" "$TMP/g.xml"
-is "junit: a testcase per threshold" "$(grep -c '<testcase classname="pgbuild.gate.' "$TMP/g.xml")" 4
+is "junit: a testcase per threshold" "$(grep -cF '<testcase classname="pgbuild.gate.' "$TMP/g.xml")" 4
 
 e2e_heavy "$P" gate --baseline "$base" --candidate "$base" --pairs 6 --duration 2 --warmup 0.5 \
 	--min-speedup 1.05 --json "$TMP/aa.json" --quiet >"$TMP/aa.out" 2>&1
