@@ -49,7 +49,7 @@ PLUGINS  :=
 UNIT_TESTS :=
 TEST_HELPERS :=
 
-.PHONY: all install deps check check-unit check-tap check-pg check-pg-all clean bench fuzz test demo
+.PHONY: all install deps check check-unit check-tap check-pg clean bench fuzz test demo
 all:
 
 # ---- shared C code (wrapper/common) ----
