@@ -338,6 +338,7 @@ static int run_phase(struct build *b, const char *name, struct strvec *argv,
 		child_process_clear(&cp);
 		return -1;
 	}
+	signal_forward_begin(cp.pid);   /* make forwards SIGTERM to its jobs */
 	for (int tick = 0;; tick++) {
 		pid_t r = waitpid(cp.pid, &status, WNOHANG);
 		if (r == cp.pid)
@@ -353,6 +354,7 @@ static int run_phase(struct build *b, const char *name, struct strvec *argv,
 		}
 		usleep(250000);
 	}
+	signal_forward_end();
 	done += count_new_lines(b->logfile, &off);
 	close(fd);
 	code = status < 0 ? -1 : wait_status_to_code(status);

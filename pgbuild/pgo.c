@@ -275,7 +275,7 @@ static int run_build(const struct pgo_opts *o, const char *builddir, const char 
 		strvec_push(&cp.args, "--quiet");
 	cp.no_stdin = 1;
 	cp.out = 2;  /* build's results are progress for us */
-	int code = run_command(&cp);
+	int code = run_command_forwarding(&cp);
 	child_process_clear(&cp);
 	if (code != 0)
 		return error("pgbuild build --policy %s failed (exit %d)", policy, code);

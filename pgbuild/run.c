@@ -292,7 +292,7 @@ static int run_stage_cmd(struct run *r, int id, struct strvec *args, int show_st
 		if (!show_stderr || r->quiet)
 			cp.err = fd;
 	}
-	rc = run_command(&cp);
+	rc = run_command_forwarding(&cp);
 	if (fd >= 0)
 		close(fd);
 	child_process_clear(&cp);

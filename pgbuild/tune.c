@@ -386,7 +386,7 @@ static int run_logged(struct strvec *args, const char *log, struct strvec *env)
 	cp.out = fd;
 	cp.err = fd;
 	cp.no_stdin = 1;
-	rc = run_command(&cp);
+	rc = run_command_forwarding(&cp);
 	close(fd);
 	child_process_clear(&cp);
 	return rc;

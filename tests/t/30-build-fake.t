@@ -38,6 +38,7 @@ CC = $CC
 prefix = $prefix
 OBJS = a.o b.o c.o
 all: src/backend/postgres
+	@[ -z "\$\$FAKEPG_SLEEP" ] || exec sleep \$\$FAKEPG_SLEEP
 src/backend/%.o: \$(srcdir)/src/backend/%.c
 	cd src/backend && \$(CC) -O2 -c -o \$*.o \$(srcdir)/src/backend/\$*.c
 src/backend/postgres: \$(addprefix src/backend/,\$(OBJS))
@@ -169,4 +170,16 @@ ok "... once: the second call reuses it" sh -c "'$P' source --src fakepg-99.1.ta
 is "an unknown Debian source package exits 2" "$?" 2
 like "... saying apt lists no version" "$(cat err.out)" 'lists no versions'
 
+# ---- SIGTERM to pgbuild alone (a CI timeout, `kill PID`) stops make and
+# its jobs too, and pgbuild dies of it ----
+FAKEPG_SLEEP=317 "$P" build --src "$SRC" --prefix "$TMP/sig/out" --builddir "$TMP/sig/build" \
+	--policy none --no-bench --jobs 2 >sig.log 2>&1 &
+pid=$!
+for _ in $(seq 1 150); do pgrep -f '^sleep 317$' >/dev/null && break; sleep 0.2; done
+ok "the build's make is running its job" pgrep -f '^sleep 317$'
+kill -TERM "$pid"
+wait "$pid"
+is "pgbuild died of SIGTERM (exit 143)" "$?" 143
+for _ in $(seq 1 50); do pgrep -f '^sleep 317$' >/dev/null || break; sleep 0.2; done
+nok "... and no job of its make is left running" pgrep -f '^sleep 317$'
 done_testing

@@ -192,6 +192,53 @@ int run_command(struct child_process *cp)
 	return finish_command(cp);
 }
 
+static const int forward_signals[] = { SIGTERM, SIGHUP };
+static struct sigaction forward_old[2];
+static volatile pid_t forward_pid;
+static volatile sig_atomic_t forward_sig;
+
+static void forward_handler(int sig)
+{
+	forward_sig = sig;
+	if (forward_pid > 0)
+		kill(forward_pid, sig);
+}
+
+void signal_forward_begin(pid_t pid)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward_handler;
+	sigemptyset(&sa.sa_mask);
+	forward_sig = 0;
+	forward_pid = pid;
+	for (size_t i = 0; i < 2; i++)
+		sigaction(forward_signals[i], &sa, &forward_old[i]);
+}
+
+void signal_forward_end(void)
+{
+	int sig = forward_sig;
+	forward_pid = 0;
+	for (size_t i = 0; i < 2; i++)
+		sigaction(forward_signals[i], &forward_old[i], NULL);
+	if (sig) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+}
+
+int run_command_forwarding(struct child_process *cp)
+{
+	int code;
+	if (start_command(cp) < 0)
+		return -1;
+	signal_forward_begin(cp->pid);
+	code = finish_command(cp);
+	signal_forward_end();
+	return code;
+}
+
 int capture_command(struct child_process *cp, struct strbuf *out, int merge_stderr)
 {
 	char buf[8192];

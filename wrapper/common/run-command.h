@@ -59,6 +59,20 @@ int capture_command(struct child_process *cp, struct strbuf *out, int merge_stde
 /* Convert a wait() status into the shell-style code described above. */
 int wait_status_to_code(int status);
 
+/*
+ * Forwarding of SIGTERM and SIGHUP to a running child, for commands that
+ * run long trees of processes (make, pgbuild stages): a signal sent to this
+ * process alone (a CI timeout, kill PID) must not leave the tree running.
+ * signal_forward_begin(pid) after start_command; signal_forward_end() once
+ * the child has ended: restores the handlers and, when one of the signals
+ * came, dies of it (exit status 128+N), like a process without handlers.
+ * SIGINT is left alone: a terminal sends it to the whole process group.
+ * run_command_forwarding() is run_command() with both.
+ */
+void signal_forward_begin(pid_t pid);
+void signal_forward_end(void);
+int run_command_forwarding(struct child_process *cp);
+
 /* Look prog up on PATH like execvp; returns a malloced path or NULL. */
 char *locate_in_path(const char *prog);
 
