@@ -437,6 +437,11 @@ PGBUILD_COMMAND(pgo, "profile-guided build: instrument, train on workloads, -fpr
 	run.duration = 20;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "W:c:T:s:j:qh", longopts, NULL)) != -1) {
+		int r = prof_run_option(&run, c, optarg);
+		if (r < 0)
+			goto out;
+		if (r > 0)
+			continue;
 		switch (c) {
 		case 'S': o.src = optarg; break;
 		case 'p': o.prefix = optarg; break;
@@ -448,19 +453,6 @@ PGBUILD_COMMAND(pgo, "profile-guided build: instrument, train on workloads, -fpr
 				goto out;
 			}
 			strvec_push(&o.files, optarg);
-			break;
-		case 'W': parse_list_option(optarg, &run.workloads); break;
-		case 'c':
-			if (parse_int_option("--clients", optarg, 1, 100000, &run.clients) < 0)
-				goto out;
-			break;
-		case 'T':
-			if (parse_int_option("--duration", optarg, 1, 100000, &run.duration) < 0)
-				goto out;
-			break;
-		case 's':
-			if (parse_int_option("--scale", optarg, 1, 100000, &run.scale) < 0)
-				goto out;
 			break;
 		case 'j':
 			if (parse_int_option("--jobs", optarg, 1, 100000, &o.jobs) < 0)

@@ -486,3 +486,20 @@ long prof_gcov_collect(const char *builddir, struct profile *p)
 	free(log);
 	return failed ? -1 : files;
 }
+
+int prof_run_option(struct prof_run *r, int c, const char *arg)
+{
+	switch (c) {
+	case 'W':
+		parse_list_option(arg, &r->workloads);
+		return 1;
+	case 'c':
+		return parse_int_option("--clients", arg, 1, 1000, &r->clients) < 0 ? -1 : 1;
+	case 'T':
+		return parse_int_option("--duration", arg, 1, 86400, &r->duration) < 0 ? -1 : 1;
+	case 's':
+		return parse_int_option("--scale", arg, 1, 100000, &r->scale) < 0 ? -1 : 1;
+	default:
+		return 0;
+	}
+}

@@ -43,6 +43,14 @@ void prof_run_init(struct prof_run *r);
 void prof_run_release(struct prof_run *r);
 
 /*
+ * The workload options shared by profile and pgo: -W/--workload LIST,
+ * -c/--clients N (1-1000), -T/--duration S (1-86400), -s/--scale N
+ * (1-100000).  Returns 1 when c was one of them, 0 when not, -1 after
+ * printing the error for a bad value.
+ */
+int prof_run_option(struct prof_run *r, int c, const char *arg);
+
+/*
  * Make a private cluster of r->prefix, load and run every workload (under
  * perf when r->perf_data), stop the server cleanly and remove the cluster.
  * Returns 0, or -1 after printing an error.

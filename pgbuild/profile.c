@@ -418,22 +418,14 @@ PGBUILD_COMMAND(profile, "find a workload's hot functions and files; emit hot li
 	prof_run_init(&run);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "W:c:T:s:qh", longopts, NULL)) != -1) {
+		int r = prof_run_option(&run, c, optarg);
+		if (r < 0)
+			goto out;
+		if (r > 0)
+			continue;
 		switch (c) {
 		case 'p': o.prefix = optarg; break;
 		case 'B': o.builddir = optarg; break;
-		case 'W': parse_list_option(optarg, &run.workloads); break;
-		case 'c':
-			if (parse_int_option("--clients", optarg, 1, 1000, &run.clients) < 0)
-				goto out;
-			break;
-		case 'T':
-			if (parse_int_option("--duration", optarg, 1, 86400, &run.duration) < 0)
-				goto out;
-			break;
-		case 's':
-			if (parse_int_option("--scale", optarg, 1, 100000, &run.scale) < 0)
-				goto out;
-			break;
 		case 'S':
 			if (!strchr(optarg, '=')) {
 				error("--set: expected NAME=VALUE, got \"%s\"", optarg);

@@ -42,7 +42,7 @@ err_is "profile --from a non-profile" 'not a pgbuild profile' "$P" profile --fro
 err_is "pgo without --prefix" '--prefix is required' "$P" pgo
 err_is "pgo --baseline without --gate" '--baseline and --gate go together' \
 	"$P" pgo --prefix x --baseline y
-err_is "pgo --duration 0" 'invalid value "0" for --duration: expected an integer from 1 to 100000' \
+err_is "pgo --duration 0" 'invalid value "0" for --duration: expected an integer from 1 to 86400' \
 	"$P" pgo --prefix x --duration 0
 err_is "pgo --files with a bracket" '--files: expected a policy glob' "$P" pgo --prefix x --files 'a]'
 err_is "pgo --policy missing" '--policy nope.policy' "$P" pgo --prefix x --policy nope.policy
