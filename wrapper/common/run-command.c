@@ -193,7 +193,8 @@ int run_command(struct child_process *cp)
 }
 
 static const int forward_signals[] = { SIGTERM, SIGHUP };
-static struct sigaction forward_old[2];
+#define NFORWARD (sizeof(forward_signals) / sizeof(forward_signals[0]))
+static struct sigaction forward_old[NFORWARD];
 static volatile pid_t forward_pid;
 static volatile sig_atomic_t forward_sig;
 
@@ -212,7 +213,7 @@ void signal_forward_begin(pid_t pid)
 	sigemptyset(&sa.sa_mask);
 	forward_sig = 0;
 	forward_pid = pid;
-	for (size_t i = 0; i < 2; i++)
+	for (size_t i = 0; i < NFORWARD; i++)
 		sigaction(forward_signals[i], &sa, &forward_old[i]);
 }
 
@@ -220,7 +221,7 @@ void signal_forward_end(void)
 {
 	int sig = forward_sig;
 	forward_pid = 0;
-	for (size_t i = 0; i < 2; i++)
+	for (size_t i = 0; i < NFORWARD; i++)
 		sigaction(forward_signals[i], &forward_old[i], NULL);
 	if (sig) {
 		signal(sig, SIG_DFL);
