@@ -1593,8 +1593,6 @@ out:
 	strbuf_release(&json);
 	strbuf_release(&problems);
 	strvec_clear(&o.settings);
-	for (int i = 0; i < w.nscripts; i++)
-		bench_script_free(&w.scripts[i]);
-	free(w.scripts);
+	bench_workload_release(&w);
 	return exit_code;
 }

@@ -147,6 +147,8 @@ struct bench_workload {
 
 /* Set up workload name (file for "sql"); -1 with an error printed. */
 int bench_workload_init(struct bench_workload *w, const char *name, const char *file);
+/* Free what bench_workload_init allocated. */
+void bench_workload_release(struct bench_workload *w);
 const char *bench_dataset_name(enum bench_dataset d);
 
 /* Load a data set (drops and recreates its tables).  -1 on error. */

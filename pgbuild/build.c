@@ -142,7 +142,7 @@ static void add_phase(struct build *b, const char *name, double seconds)
 static char *abs_dir(const char *path)
 {
 	char real[PATH_MAX];
-	if (pgsrc_mkdirs(path) < 0)
+	if (mkdir_p(path) < 0)
 		return NULL;
 	if (!realpath(path, real)) {
 		error("\"%s\": %s", path, strerror(errno));
@@ -382,7 +382,7 @@ static char *progress_file(struct build *b, const char *phase)
 {
 	char *dir = xasprintf("%s/progress", pgsrc_cache_dir());
 	char *f;
-	pgsrc_mkdirs(dir);
+	mkdir_p(dir);
 	f = xasprintf("%s/%s-%s%s.%s", dir, b->src.version, b->lto ? "lto" : "nolto",
 		      b->o.cassert ? "-cassert" : "", phase);
 	free(dir);
@@ -499,7 +499,7 @@ static int invalidate(struct build *b)
 		run_command(&cp);
 		child_process_clear(&cp);
 	}
-	if (pgsrc_mkdirs(drydir) < 0 || buildlog_replay(&old, &b->env, b->o.jobs, drydir) < 0) {
+	if (mkdir_p(drydir) < 0 || buildlog_replay(&old, &b->env, b->o.jobs, drydir) < 0) {
 		error("the policy cannot be applied to this build directory");
 		goto out;
 	}
@@ -1104,7 +1104,7 @@ PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc 
 	}
 	b->logdir = xasprintf("%s/pgopt-log", b->builddir);
 	b->logfile = xasprintf("%s/%s", b->logdir, BUILDLOG_COMPILE);
-	if (pgsrc_mkdirs(b->logdir) < 0)
+	if (mkdir_p(b->logdir) < 0)
 		goto out;
 	{
 		double t = now();

@@ -558,10 +558,8 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 		goto done;
 
 	if (o.workdir) {
-		if (mkdir(o.workdir, 0755) < 0 && errno != EEXIST) {
-			error("cannot create --workdir %s: %s", o.workdir, strerror(errno));
+		if (mkdir_p(o.workdir) < 0)
 			goto done;
-		}
 		dir = xstrdup(o.workdir);
 	} else {
 		const char *t = getenv("TMPDIR");

@@ -14,6 +14,7 @@
 #ifndef PGBUILD_H
 #define PGBUILD_H
 
+#include "dir.h"
 #include "error.h"
 #include "exitcodes.h"
 #include "json.h"

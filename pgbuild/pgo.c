@@ -499,20 +499,16 @@ PGBUILD_COMMAND(pgo, "profile-guided build: instrument, train on workloads, -fpr
 		char real[PATH_MAX];
 		struct stat st;
 		builddir = o.builddir ? xstrdup(o.builddir) : xasprintf("%s.build", o.prefix);
-		if (mkdir(builddir, 0755) < 0 && errno != EEXIST) {
-			error("--builddir %s: %s", builddir, strerror(errno));
+		if (mkdir_p(builddir) < 0)
 			goto out;
-		}
 		if (!realpath(builddir, real) || stat(real, &st) < 0) {
 			error("--builddir %s: %s", builddir, strerror(errno));
 			goto out;
 		}
 		free(builddir);
 		builddir = xstrdup(real);
-		if (mkdir(o.prefix, 0755) < 0 && errno != EEXIST) {
-			error("--prefix %s: %s", o.prefix, strerror(errno));
+		if (mkdir_p(o.prefix) < 0)
 			goto out;
-		}
 		prefix = xstrdup(realpath(o.prefix, real) ? real : o.prefix);
 		o.prefix = prefix;
 	}

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "buildlog.h"
 #include "cluster.h"
 #include "elfrec.h"
@@ -490,9 +491,21 @@ long prof_gcov_collect(const char *builddir, struct profile *p)
 int prof_run_option(struct prof_run *r, int c, const char *arg)
 {
 	switch (c) {
-	case 'W':
+	case 'W': {
+		size_t first = r->workloads.nr;
 		parse_list_option(arg, &r->workloads);
+		/* a misspelt workload is an error now, not after a build */
+		for (size_t i = first; i < r->workloads.nr; i++) {
+			const char *n = r->workloads.v[i];
+			struct bench_workload w;
+			int bad = !strncmp(n, "sql:", 4) ? bench_workload_init(&w, "sql", n + 4) < 0 :
+				  bench_workload_init(&w, n, NULL) < 0;
+			bench_workload_release(&w);
+			if (bad)
+				return -1;
+		}
 		return 1;
+	}
 	case 'c':
 		return parse_int_option("--clients", arg, 1, 1000, &r->clients) < 0 ? -1 : 1;
 	case 'T':

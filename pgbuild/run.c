@@ -471,23 +471,6 @@ static char *absolute(const char *path)
 	return xasprintf("%s/%s", cwd, path);
 }
 
-static int mkdir_p(const char *dir)
-{
-	char *copy = xstrdup(dir);
-	for (char *p = copy + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(copy, 0755) < 0 && errno != EEXIST) {
-			free(copy);
-			return -1;
-		}
-		*p = '/';
-	}
-	free(copy);
-	return mkdir(dir, 0755) < 0 && errno != EEXIST ? -1 : 0;
-}
-
 PGBUILD_COMMAND(run, "the whole pipeline: builds, verify, regress, gate, report (resumable)")
 {
 	static const struct option opts[] = {
@@ -579,10 +562,8 @@ PGBUILD_COMMAND(run, "the whole pipeline: builds, verify, regress, gate, report 
 		goto out;
 	}
 	r.workdir = workdir_alloc = absolute(r.workdir);
-	if (mkdir_p(r.workdir) < 0) {
-		error("cannot create --workdir %s: %s", r.workdir, strerror(errno));
+	if (mkdir_p(r.workdir) < 0)
 		goto out;
-	}
 	r.logdir = xasprintf("%s/logs", r.workdir);
 	mkdir(r.logdir, 0755);
 	r.state_path = xasprintf("%s/run-state.json", r.workdir);

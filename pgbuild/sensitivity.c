@@ -87,11 +87,8 @@ static char *build_one(const struct sens_opts *o, const char *name, const char *
 	struct child_process cp = CHILD_PROCESS_INIT;
 	int code = -1;
 
-	if ((mkdir(dir, 0755) < 0 && errno != EEXIST) || write_policy(policy, flags) < 0) {
-		if (errno)
-			error("cannot make \"%s\": %s", dir, strerror(errno));
+	if (mkdir_p(dir) < 0 || write_policy(policy, flags) < 0)
 		goto out;
-	}
 	if (!o->quiet)
 		fprintf(stderr, "sensitivity: building the %s watermark (%s)\n", name, flags);
 	strvec_pushl(&cp.args, pgbuild_self(), "build", "--policy", policy, "--prefix", prefix,
@@ -275,10 +272,8 @@ PGBUILD_COMMAND(sensitivity, "how much compiler flags can matter for a workload 
 	}
 	if (!o.workloads.nr)
 		strvec_push(&o.workloads, "select-only");
-	if (mkdir(o.workdir, 0755) < 0 && errno != EEXIST) {
-		error("--workdir %s: %s", o.workdir, strerror(errno));
+	if (mkdir_p(o.workdir) < 0)
 		goto out;
-	}
 	/* the server user must reach the installs */
 	chmod(o.workdir, 0755);
 

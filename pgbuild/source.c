@@ -21,27 +21,6 @@
 #define STAMP ".pgopt-unpacked"   /* written last: the tree is complete */
 #define STAMP_KIND "upstream"     /* Debian trees: unpacked without Debian's patches */
 
-int pgsrc_mkdirs(const char *path)
-{
-	char *p = xstrdup(path);
-	for (char *s = p + 1; ; s++) {
-		if (*s == '/' || !*s) {
-			char c = *s;
-			*s = '\0';
-			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-				error("cannot create directory \"%s\": %s", p, strerror(errno));
-				free(p);
-				return -1;
-			}
-			*s = c;
-			if (!c)
-				break;
-		}
-	}
-	free(p);
-	return 0;
-}
-
 const char *pgsrc_cache_dir(void)
 {
 	static char *dir;
@@ -57,7 +36,7 @@ const char *pgsrc_cache_dir(void)
 		dir = xasprintf("%s/pgoptcc", e);
 	else
 		dir = xasprintf("%s/.cache/pgoptcc", getenv("HOME") ? getenv("HOME") : "/tmp");
-	if (pgsrc_mkdirs(dir) < 0)
+	if (mkdir_p(dir) < 0)
 		die(PGBUILD_EXIT_ERROR, "no usable cache directory (set PGOPT_CACHE_DIR)");
 	return dir;
 }
@@ -236,7 +215,7 @@ static int from_tarball(struct pg_source *src, const char *file, int quiet)
 		struct child_process cp = CHILD_PROCESS_INIT;
 		if (exists(dest) && rm_rf(dest) < 0)
 			goto out;
-		if (pgsrc_mkdirs(dest) < 0)
+		if (mkdir_p(dest) < 0)
 			goto out;
 		if (!quiet)
 			fprintf(stderr, "pgbuild: unpacking %s into %s\n", real, dest);
@@ -334,7 +313,7 @@ static int from_debian(struct pg_source *src, const char *what, int quiet)
 		free(ddir);
 		return error("--src debian: needs a package name, e.g. debian:postgresql-15");
 	}
-	if (pgsrc_mkdirs(ddir) < 0)
+	if (mkdir_p(ddir) < 0)
 		goto out;
 	lock = lock_cache();
 	if (!versions.nr)

@@ -50,7 +50,5 @@ void pgsrc_release(struct pg_source *src);
 /* PACKAGE_VERSION of the configure script in dir, malloced, or NULL. */
 char *pgsrc_version_of(const char *dir);
 
-/* mkdir -p; returns 0 or -1 after printing an error. */
-int pgsrc_mkdirs(const char *path);
 
 #endif

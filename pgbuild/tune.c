@@ -93,29 +93,6 @@ static int file_exists(const char *p)
 	return stat(p, &st) == 0;
 }
 
-static int mkdir_p(const char *path)
-{
-	char *p = xstrdup(path);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-			error("cannot create %s: %s", p, strerror(errno));
-			free(p);
-			return -1;
-		}
-		*s = '/';
-	}
-	if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-		error("cannot create %s: %s", p, strerror(errno));
-		free(p);
-		return -1;
-	}
-	free(p);
-	return 0;
-}
-
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	return remove(path);

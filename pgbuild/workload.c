@@ -290,6 +290,16 @@ int bench_workload_init(struct bench_workload *w, const char *name, const char *
 		     "tpcc-lite, sql)", name);
 }
 
+void bench_workload_release(struct bench_workload *w)
+{
+	for (int i = 0; i < w->nscripts; i++)
+		bench_script_free(&w->scripts[i]);
+	free(w->scripts);
+	w->scripts = NULL;
+	w->nscripts = 0;
+	bench_vars_free(&w->vars);
+}
+
 const char *bench_dataset_name(enum bench_dataset d)
 {
 	switch (d) {

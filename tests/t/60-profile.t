@@ -46,6 +46,11 @@ err_is "pgo --duration 0" 'invalid value "0" for --duration: expected an integer
 	"$P" pgo --prefix x --duration 0
 err_is "pgo --files with a bracket" '--files: expected a policy glob' "$P" pgo --prefix x --files 'a]'
 err_is "pgo --policy missing" '--policy nope.policy' "$P" pgo --prefix x --policy nope.policy
+err_is "pgo with a misspelt workload, before any build" 'unknown workload "selectonly"' \
+	"$P" pgo --prefix "$TMP/w/prefix" --workload tpcb,selectonly
+ok "... and nothing was created" test ! -e "$TMP/w"
+err_is "profile --workload sql:FILE of a missing file" 'cannot read script "nofile.sql"' \
+	"$P" profile --prefix x -W sql:nofile.sql
 err_is "sensitivity --metric bogus" '--metric: expected tps, instructions or both' \
 	"$P" sensitivity --metric bogus
 err_is "sensitivity --pairs x" 'invalid value "x" for --pairs: expected an integer from 1 to 100000' \

@@ -1,6 +1,6 @@
 /*
  * test-common.c - the shared C code: strbuf, strvec, JSON writer/reader,
- * run-command.
+ * run-command, mkdir_p.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,8 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
+#include "dir.h"
 #include "json.h"
 #include "run-command.h"
 #include "strbuf.h"
@@ -167,6 +171,40 @@ static void test_run_command(void **state)
 	strbuf_release(&out);
 }
 
+static void test_mkdir_p(void **state)
+{
+	char top[] = "/tmp/pgopt-mkdir-XXXXXX";
+	char path[128], file[128];
+	struct stat st;
+	FILE *fp;
+	(void)state;
+	assert_non_null(mkdtemp(top));
+
+	snprintf(path, sizeof(path), "%s/a/b//c/", top);
+	assert_int_equal(mkdir_p(path), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(mkdir_p(path), 0);   /* exists: fine */
+
+	/* a file in the way, at the end or in the middle: ENOTDIR */
+	snprintf(file, sizeof(file), "%s/f", top);
+	fp = fopen(file, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	errno = 0;
+	assert_int_equal(mkdir_p(file), -1);
+	assert_int_equal(errno, ENOTDIR);
+	snprintf(path, sizeof(path), "%s/f/x", top);
+	errno = 0;
+	assert_int_equal(mkdir_p(path), -1);
+	assert_int_equal(errno, ENOTDIR);
+	assert_int_equal(mkdir_p(""), -1);
+
+	unlink(file);
+	snprintf(path, sizeof(path), "rm -r %s", top);
+	assert_int_equal(system(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_json_writer),
 		cmocka_unit_test(test_json_reader),
 		cmocka_unit_test(test_run_command),
+		cmocka_unit_test(test_mkdir_p),
 	};
 	return cmocka_run_group_tests_name("common", tests, NULL, NULL);
 }
