@@ -181,7 +181,11 @@ static int run_suite(struct suite *s, const char *builddir, const struct passwd 
 		fprintf(stderr, "regress: %s: %s ...\n", s->name, line.buf);
 		strbuf_release(&line);
 	}
-	s->make_exit = capture_command(&cp, &out, 1);
+	/* make, pg_regress and its temporary server in a group of their own,
+	 * so that a signal to us (Ctrl-C, kill, a CI timeout) stops them all:
+	 * pg_regress does not stop its server when it is killed */
+	cp.new_pgroup = 1;
+	s->make_exit = capture_command_forwarding(&cp, &out, 1, 1);
 	child_process_clear(&cp);
 	fp = fopen(logpath, "w");
 	if (fp) {

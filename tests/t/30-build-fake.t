@@ -149,6 +149,22 @@ is "regress without --builddir exits 2" "$?" 2
 "$P" regress --builddir "$TMP" >err.out 2>&1
 is "regress on a non-build directory exits 2" "$?" 2
 like "... saying why" "$(cat err.out)" 'no config.status'
+# killed while its make runs: the whole tree of make goes (pg_regress would
+# otherwise leave its temporary server running); a make whose test forks a
+# process that outlives its parent stands for it here
+mkdir slowtree
+touch slowtree/config.status
+printf 'check:\n\tsh -c "sleep 3011 & sleep 3012; wait"\n' > slowtree/GNUmakefile
+chmod 755 "$TMP"
+"$P" regress --builddir "$TMP/slowtree" >err.out 2>&1 &
+rp=$!
+for _ in $(seq 100); do pgrep -f '^sleep 301[12]$' >/dev/null && break; sleep 0.1; done
+is "regress: its make's test is running" "$(pgrep -f '^sleep 301[12]$' | wc -l)" 2
+kill -TERM $rp
+wait $rp
+is "regress killed with SIGTERM dies of it (143)" "$?" 143
+for _ in $(seq 50); do pgrep -f '^sleep 301[12]$' >/dev/null || break; sleep 0.1; done
+is "... and nothing it started is left" "$(pgrep -f '^sleep 301[12]$' | wc -l)" 0
 "$P" verify --prefix "$TMP" >err.out 2>&1
 is "verify on a prefix without a build record exits 2" "$?" 2
 

@@ -192,36 +192,49 @@ int run_command(struct child_process *cp)
 	return finish_command(cp);
 }
 
-static const int forward_signals[] = { SIGTERM, SIGHUP };
+/* SIGINT last: forwarded only to a process group of its own */
+static const int forward_signals[] = { SIGTERM, SIGHUP, SIGINT };
 #define NFORWARD (sizeof(forward_signals) / sizeof(forward_signals[0]))
 static struct sigaction forward_old[NFORWARD];
-static volatile pid_t forward_pid;
+static size_t forward_n;
+static volatile pid_t forward_pid;   /* > 0 a process, < 0 a process group */
 static volatile sig_atomic_t forward_sig;
 
 static void forward_handler(int sig)
 {
 	forward_sig = sig;
-	if (forward_pid > 0)
+	if (forward_pid)
 		kill(forward_pid, sig);
 }
 
-void signal_forward_begin(pid_t pid)
+static void forward_begin(pid_t target, size_t n)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = forward_handler;
 	sigemptyset(&sa.sa_mask);
 	forward_sig = 0;
-	forward_pid = pid;
-	for (size_t i = 0; i < NFORWARD; i++)
+	forward_pid = target;
+	forward_n = n;
+	for (size_t i = 0; i < n; i++)
 		sigaction(forward_signals[i], &sa, &forward_old[i]);
+}
+
+void signal_forward_begin(pid_t pid)
+{
+	forward_begin(pid, NFORWARD - 1);
+}
+
+void signal_forward_group_begin(pid_t pgid)
+{
+	forward_begin(-pgid, NFORWARD);
 }
 
 void signal_forward_end(void)
 {
 	int sig = forward_sig;
 	forward_pid = 0;
-	for (size_t i = 0; i < NFORWARD; i++)
+	for (size_t i = 0; i < forward_n; i++)
 		sigaction(forward_signals[i], &forward_old[i], NULL);
 	if (sig) {
 		signal(sig, SIG_DFL);
@@ -242,6 +255,13 @@ int run_command_forwarding(struct child_process *cp)
 
 int capture_command(struct child_process *cp, struct strbuf *out, int merge_stderr)
 {
+	return capture_command_forwarding(cp, out, merge_stderr, 0);
+}
+
+int capture_command_forwarding(struct child_process *cp, struct strbuf *out, int merge_stderr,
+			       int forward)
+{
+	int code;
 	char buf[8192];
 	ssize_t n;
 	int fds[2];
@@ -259,6 +279,10 @@ int capture_command(struct child_process *cp, struct strbuf *out, int merge_stde
 		return -1;
 	}
 	close(fds[1]);
+	if (forward && cp->new_pgroup)
+		signal_forward_group_begin(cp->pid);
+	else if (forward)
+		signal_forward_begin(cp->pid);
 	while ((n = read(fds[0], buf, sizeof(buf))) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
@@ -268,5 +292,8 @@ int capture_command(struct child_process *cp, struct strbuf *out, int merge_stde
 		strbuf_add(out, buf, (size_t)n);
 	}
 	close(fds[0]);
-	return finish_command(cp);
+	code = finish_command(cp);
+	if (forward)
+		signal_forward_end();
+	return code;
 }

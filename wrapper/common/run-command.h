@@ -55,6 +55,10 @@ int run_command(struct child_process *cp);
  * Returns the exit status as finish_command.
  */
 int capture_command(struct child_process *cp, struct strbuf *out, int merge_stderr);
+/* capture_command with the forwarding below when forward is set (to the
+ * child's process group when cp->new_pgroup). */
+int capture_command_forwarding(struct child_process *cp, struct strbuf *out, int merge_stderr,
+			       int forward);
 
 /* Convert a wait() status into the shell-style code described above. */
 int wait_status_to_code(int status);
@@ -68,8 +72,13 @@ int wait_status_to_code(int status);
  * came, dies of it (exit status 128+N), like a process without handlers.
  * SIGINT is left alone: a terminal sends it to the whole process group.
  * run_command_forwarding() is run_command() with both.
+ *
+ * signal_forward_group_begin(pgid) forwards SIGINT too, to the whole
+ * process group of a child started with new_pgroup: a tree whose leaves
+ * would otherwise outlive their parent (pg_regress's temporary server).
  */
 void signal_forward_begin(pid_t pid);
+void signal_forward_group_begin(pid_t pgid);
 void signal_forward_end(void);
 int run_command_forwarding(struct child_process *cp);
 
