@@ -402,9 +402,10 @@ static void decide_ratio(struct gate *g, struct gate_result *res,
 	} else {
 		int breach = lower_better ? r->lo > t->value : r->hi < t->value;
 		res->status = breach ? GATE_FAIL : GATE_PASS;
-		res->message = xasprintf("%s B/A %.4f [%.4f, %.4f]: %s %s %g", what, r->estimate,
-					 r->lo, r->hi, breach ? "significantly beyond" : "not significantly beyond",
-					 lower_better ? "<=" : ">=", t->value);
+		/* a bound that claims no gain: it fails only on a significant loss */
+		res->message = xasprintf("%s B/A %.4f [%.4f, %.4f]: %ssignificantly %s %g", what,
+					 r->estimate, r->lo, r->hi, breach ? "" : "not ",
+					 lower_better ? "above" : "below", t->value);
 	}
 }
 
