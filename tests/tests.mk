@@ -20,7 +20,7 @@ $(O)/tests/%: $(O)/obj/tests/helpers/%.o $(WRAPPER_LIB) $(PGBUILD_LIB) $(COMMON_
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(TEST_LINK) $(ALL_LDFLAGS)
 
 PROVE ?= prove
-PROVE_FLAGS ?=
+PROVE_FLAGS ?= --timer
 TAP_TESTS ?= $(sort $(wildcard tests/t/*.t))
 # check-pg runs every PostgreSQL suite; PG_TESTS picks some (each suite
 # builds what it needs through tests/pg/lib.sh, shared builds made once).

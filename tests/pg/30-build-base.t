@@ -1,7 +1,10 @@
 #!/bin/bash
 # 30-build-base.t - the baseline: Debian's PostgreSQL 15 source built through
 # pgoptcc with policy none (passthrough, still logged), its build record, and
-# PostgreSQL's own regression suite on it (as the unprivileged user).
+# PostgreSQL's own regression suite on it (as the unprivileged user): a
+# passing and a failing subset here; the whole core suite runs on the
+# candidates (51-run on coscup, 61-pgo on the PGO build), which is what a
+# verdict needs.
 . "$(dirname "$0")/lib.sh"
 P=$B/bin/pgbuild
 
@@ -16,14 +19,19 @@ like "record: many compiles logged" "$(json log.compiles)" '^[0-9]{3,}$'
 like "record: text size of postgres" "$(json postgres.text_size)" '^[0-9]{7,}$'
 like "postgres runs" "$("$base/bin/postgres" --version)" 'PostgreSQL\) 15'
 like "pg_config records pgoptcc as CC" "$("$base/bin/pg_config" --cc)" 'pgoptcc'
-ok "the compile log has no policy-changed compile" \
-	sh -c "! grep -q '\"changed\":true' '$(e2e_builddir base)/pgopt-log/compile.jsonl'"
+# the latest compile of every object is unchanged by any policy (the log is
+# append-only: 70-tune's steps in this build directory stay in it, restored)
+is "the compile log: every object's latest compile is policy-free" "$(perl -MJSON::PP -ne '
+	my $r = eval { decode_json($_) } or next;
+	next unless ($r->{kind} // "") eq "compile" && $r->{output};
+	$last{$r->{output} =~ m{^/} ? $r->{output} : "$r->{cwd}/$r->{output}"} = $r->{changed} ? 1 : 0;
+	END { print scalar grep { $_ } values %last }' "$(e2e_builddir base)/pgopt-log/compile.jsonl")" 0
 ok "verify of the baseline passes" "$P" verify --prefix "$base"
 
-out=$(e2e_heavy "$P" regress --builddir "$(e2e_builddir base)" 2>&1)
+out=$(e2e_heavy "$P" regress --builddir "$(e2e_builddir base)" --tests "test_setup boolean" 2>&1)
 s=$?
-is "regression suite passes on the baseline" "$s" 0
-like "summary: all core tests passed" "$out" 'core: ([0-9]{3}) tests, \1 passed, 0 failed'
+is "a passing subset of the regression suite exits 0" "$s" 0
+like "... 2 tests" "$out" 'core: 2 tests, 2 passed, 0 failed'
 if [ "$(id -u)" = 0 ]; then
 	like "it says it ran as the unprivileged user" "$out" 'running as user postgres'
 fi
@@ -41,7 +49,41 @@ diffs=$(printf '%s\n' "$out" | sed -n 's/^core: diffs //p')
 like "... and prints the path of regression.diffs" "$diffs" '/src/test/regress/regression.diffs$'
 ok "... which exists and shows the plan change" grep -q 'Seq Scan' "$diffs"
 like "... verdict" "$(printf '%s\n' "$out" | tail -1)" '^regress: FAILED \(1 of 2 tests failed\)'
-out=$(e2e_heavy "$P" regress --builddir "$(e2e_builddir base)" --tests "test_setup boolean" 2>&1)
-is "a passing subset exits 0" "$?" 0
-like "... 2 tests" "$out" 'core: 2 tests, 2 passed, 0 failed'
+
+# killed (a CI timeout, kill PID): make, pg_regress and its temporary server
+# all stop; pg_regress alone would leave that server running
+in_regress_dir() { # pids of processes working in the build's regress directory
+	local d
+	for d in /proc/[0-9]*; do
+		case $(readlink "$d/cwd" 2>/dev/null) in
+		"$bd"/src/test/regress*) echo "${d#/proc/}" ;;
+		esac
+	done
+}
+regress_killed() {
+	local rp i
+	"$P" regress --builddir "$bd" --tests "test_setup boolean char name varchar text int2 int4 int8" \
+		>"$TMP/rk.out" 2>&1 &
+	rp=$!
+	for i in $(seq 900); do
+		pgrep -f 'postgres -D .*tmp_check' >/dev/null && break
+		kill -0 "$rp" 2>/dev/null || break
+		sleep 0.2
+	done
+	sleep 1
+	in_regress_dir | wc -l >"$TMP/rk.before"
+	kill -TERM "$rp"
+	wait "$rp"
+	echo $? >"$TMP/rk.rc"
+	for i in $(seq 100); do
+		[ -z "$(in_regress_dir)" ] && break
+		sleep 0.2
+	done
+	in_regress_dir | wc -l >"$TMP/rk.left"
+}
+bd=$(e2e_builddir base)
+e2e_heavy regress_killed
+ok "the regression suite's server ran before the kill" test "$(cat "$TMP/rk.before")" -ge 3
+is "regress killed with SIGTERM dies of it" "$(cat "$TMP/rk.rc")" 143
+is "... and leaves no make, pg_regress or server behind" "$(cat "$TMP/rk.left")" 0
 done_testing

@@ -4,8 +4,8 @@
 # pgbuild verify proves every object of postgres carries exactly the
 # policy's flags (from pgopt.so's records, which survive LTO) and fails on a
 # tampered expectation; contrib modules load into the LTO postgres
-# (pg_stat_statements preloaded and working); the core and contrib
-# regression suites pass.
+# (pg_stat_statements preloaded and working); the contrib regression suites
+# pass (its core suite runs in 51-run, through pgbuild run).
 . "$(dirname "$0")/lib.sh"
 P=$B/bin/pgbuild
 POLICY=$TOP/examples/coscup-2017.policy
@@ -52,9 +52,9 @@ ok "CREATE EXTENSION hstore" e2e_psql "$cand" "CREATE EXTENSION hstore"
 is "hstore works" "$(e2e_psql "$cand" "SELECT 'a=>1,b=>2'::hstore -> 'b'")" 2
 e2e_server_stop
 
-out=$(e2e_heavy "$P" regress --builddir "$(e2e_builddir coscup)" --contrib 2>&1)
-is "regression suites (core and contrib) pass on the LTO candidate" "$?" 0
-like "summary: all core tests passed" "$out" 'core: ([0-9]{3}) tests, \1 passed, 0 failed'
+out=$(e2e_heavy "$P" regress --builddir "$(e2e_builddir coscup)" --contrib --no-core 2>&1)
+is "contrib regression suites pass on the LTO candidate" "$?" 0
+is "the core suite was not run" "$(printf '%s\n' "$out" | grep -c '^core: [0-9]')" 0
 like "summary: all contrib tests passed" "$out" 'contrib: ([0-9]{2,}) tests, \1 passed, 0 failed \([0-9]+ suites\)'
 diag "$(printf '%s\n' "$out" | grep -E '^(core|regress):')"
 done_testing

@@ -16,7 +16,7 @@ json() { perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die; my $d =
 	my $r = eval $ARGV[1]; die $@ if $@; print defined $r ? $r : "undef"' "$1" "$2"; }
 
 e2e_heavy "$P" gate --baseline "$base" --candidate "$cand" --metric both \
-	--workload select-only --workload tpcb --pairs 6 --duration 3 --warmup 1 \
+	--workload select-only --workload tpcb --pairs 6 --duration 2 --warmup 1 \
 	--gate 'select-only>=1.00,tpcb>=1.00,select-only.instructions>=1.00,tpcb.instructions>=1.00' \
 	--json "$TMP/g.json" --junit "$TMP/g.xml" --quiet >"$TMP/g.out" 2>&1
 rc=$?
