@@ -149,6 +149,9 @@ struct bench_workload {
 int bench_workload_init(struct bench_workload *w, const char *name, const char *file);
 /* Free what bench_workload_init allocated. */
 void bench_workload_release(struct bench_workload *w);
+/* Is SPEC (a --workload value: a name, or sql:FILE) usable?  0, or -1 with
+ * the error printed. */
+int bench_workload_check(const char *spec);
 const char *bench_dataset_name(enum bench_dataset d);
 
 /* Load a data set (drops and recreates its tables).  -1 on error. */

@@ -495,15 +495,9 @@ int prof_run_option(struct prof_run *r, int c, const char *arg)
 		size_t first = r->workloads.nr;
 		parse_list_option(arg, &r->workloads);
 		/* a misspelt workload is an error now, not after a build */
-		for (size_t i = first; i < r->workloads.nr; i++) {
-			const char *n = r->workloads.v[i];
-			struct bench_workload w;
-			int bad = !strncmp(n, "sql:", 4) ? bench_workload_init(&w, "sql", n + 4) < 0 :
-				  bench_workload_init(&w, n, NULL) < 0;
-			bench_workload_release(&w);
-			if (bad)
+		for (size_t i = first; i < r->workloads.nr; i++)
+			if (bench_workload_check(r->workloads.v[i]) < 0)
 				return -1;
-		}
 		return 1;
 	}
 	case 'c':

@@ -50,5 +50,4 @@ void pgsrc_release(struct pg_source *src);
 /* PACKAGE_VERSION of the configure script in dir, malloced, or NULL. */
 char *pgsrc_version_of(const char *dir);
 
-
 #endif

@@ -300,6 +300,15 @@ void bench_workload_release(struct bench_workload *w)
 	bench_vars_free(&w->vars);
 }
 
+int bench_workload_check(const char *spec)
+{
+	struct bench_workload w;
+	int r = !strncmp(spec, "sql:", 4) ? bench_workload_init(&w, "sql", spec + 4) :
+		bench_workload_init(&w, spec, NULL);
+	bench_workload_release(&w);
+	return r < 0 ? -1 : 0;
+}
+
 const char *bench_dataset_name(enum bench_dataset d)
 {
 	switch (d) {

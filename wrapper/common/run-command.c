@@ -242,12 +242,21 @@ void signal_forward_end(void)
 	}
 }
 
+/* forward to the child, or to its whole group when it has one of its own */
+static void forward_to(const struct child_process *cp)
+{
+	if (cp->new_pgroup)
+		signal_forward_group_begin(cp->pid);
+	else
+		signal_forward_begin(cp->pid);
+}
+
 int run_command_forwarding(struct child_process *cp)
 {
 	int code;
 	if (start_command(cp) < 0)
 		return -1;
-	signal_forward_begin(cp->pid);
+	forward_to(cp);
 	code = finish_command(cp);
 	signal_forward_end();
 	return code;
@@ -279,10 +288,8 @@ int capture_command_forwarding(struct child_process *cp, struct strbuf *out, int
 		return -1;
 	}
 	close(fds[1]);
-	if (forward && cp->new_pgroup)
-		signal_forward_group_begin(cp->pid);
-	else if (forward)
-		signal_forward_begin(cp->pid);
+	if (forward)
+		forward_to(cp);
 	while ((n = read(fds[0], buf, sizeof(buf))) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)

@@ -71,11 +71,12 @@ int wait_status_to_code(int status);
  * the child has ended: restores the handlers and, when one of the signals
  * came, dies of it (exit status 128+N), like a process without handlers.
  * SIGINT is left alone: a terminal sends it to the whole process group.
- * run_command_forwarding() is run_command() with both.
  *
  * signal_forward_group_begin(pgid) forwards SIGINT too, to the whole
  * process group of a child started with new_pgroup: a tree whose leaves
  * would otherwise outlive their parent (pg_regress's temporary server).
+ * run_command_forwarding() is run_command() with forwarding, to the
+ * child's group when cp->new_pgroup, else to the child.
  */
 void signal_forward_begin(pid_t pid);
 void signal_forward_group_begin(pid_t pgid);
