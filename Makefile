@@ -19,7 +19,17 @@ ifeq ($(origin CXX),default)
 CXX        := g++
 endif
 SANITIZE   ?=
+# A sanitized build gets a directory of its own, so `make check
+# SANITIZE=...` never runs the plain binaries of build/ (make would see them
+# up to date and not rebuild).
+comma      := ,
+ifneq ($(origin O),command line)
+ifeq ($(SANITIZE),)
 O          := build
+else
+O          := build/san-$(subst $(comma),-,$(SANITIZE))
+endif
+endif
 VERSION    := 0.1.0
 
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
@@ -98,7 +108,10 @@ test: deps
 	$(MAKE) check-pg
 
 DEMO_DIR  ?= $(O)/demo
-DEMO_ARGS ?=
+# What the README's demo output shows: both pgbench workloads, 6 interleaved
+# pairs of 3 s each, then instructions per transaction (callgrind).
+DEMO_ARGS ?= --workload select-only,tpcb --gate 'select-only>=1.00,tpcb>=1.00' \
+	--pairs 6 --duration 3 --metric both
 # A gate verdict of "fail" (exit 1) is a result, not a broken demo; exit 2
 # (could not build or measure) fails the target.
 demo: deps

@@ -1,7 +1,8 @@
 #!/bin/bash
 # 10-wrapper-pg.t - PostgreSQL 15 through pgoptcc, end to end:
-#  - configure with plain gcc and with CC=pgoptcc + coscup-2017.policy gives
-#    the same pg_config.h (but CONFIGURE_ARGS) and Makefile.global (but CC);
+#  - configure with plain gcc and with CC=pgoptcc + each example policy
+#    gives the same pg_config.h (but CONFIGURE_ARGS) and Makefile.global
+#    (but CC, and CPP, which autoconf sets to "$CC -E");
 #  - in the shared coscup build, every backend object carries the policy's
 #    flags (.GCC.command.line) and every compile has exactly one complete
 #    log record.
@@ -21,15 +22,20 @@ ok "configure with plain gcc" test -f "$cfg/src/include/pg_config.h"
 grep -v '^#define CONFIGURE_ARGS' "$cfg/src/include/pg_config.h" > "$TMP/pg_config.h.gcc"
 # CC differs by definition; CPP is autoconf's "$CC -E", so it follows CC
 grep -Ev '^(CC|CPP) = ' "$cfg/src/Makefile.global" > "$TMP/Makefile.global.gcc"
-PGOPT_POLICY=$POL PGOPT_LOGDIR=$TMP/cfglog e2e_heavy conf CC="$W" AR=gcc-ar RANLIB=gcc-ranlib
-ok "configure with CC=pgoptcc and coscup-2017.policy" test -f "$cfg/src/include/pg_config.h"
-grep -v '^#define CONFIGURE_ARGS' "$cfg/src/include/pg_config.h" > "$TMP/pg_config.h.w"
-grep -Ev '^(CC|CPP) = ' "$cfg/src/Makefile.global" > "$TMP/Makefile.global.w"
-ok "pg_config.h identical but CONFIGURE_ARGS" diff -u "$TMP/pg_config.h.gcc" "$TMP/pg_config.h.w"
-ok "Makefile.global identical but CC (and CPP = \$CC -E)" diff -u "$TMP/Makefile.global.gcc" "$TMP/Makefile.global.w"
-like "CONFIGURE_ARGS records CC=pgoptcc" "$(grep '^#define CONFIGURE_ARGS' "$cfg/src/include/pg_config.h")" "CC=$W"
-is "no configure probe was changed" "$(grep -c '"changed":true' "$TMP/cfglog/compile.jsonl")" 0
-like "configure probes went through pgoptcc" "$(grep -c '"reason":"conftest"' "$TMP/cfglog/compile.jsonl")" "^[0-9]{3,}$"
+# every example policy: configure must reach exactly the same conclusions
+for pol in "$TOP"/examples/*.policy; do
+	pn=$(basename "$pol")
+	rm -rf "$TMP/cfglog"
+	PGOPT_POLICY=$pol PGOPT_LOGDIR=$TMP/cfglog e2e_heavy conf CC="$W" AR=gcc-ar RANLIB=gcc-ranlib
+	ok "configure with CC=pgoptcc and $pn" test -f "$cfg/src/include/pg_config.h"
+	grep -v '^#define CONFIGURE_ARGS' "$cfg/src/include/pg_config.h" > "$TMP/pg_config.h.w"
+	grep -Ev '^(CC|CPP) = ' "$cfg/src/Makefile.global" > "$TMP/Makefile.global.w"
+	ok "$pn: pg_config.h identical but CONFIGURE_ARGS" diff -u "$TMP/pg_config.h.gcc" "$TMP/pg_config.h.w"
+	ok "$pn: Makefile.global identical but CC (and CPP = \$CC -E)" diff -u "$TMP/Makefile.global.gcc" "$TMP/Makefile.global.w"
+	like "$pn: CONFIGURE_ARGS records CC=pgoptcc" "$(grep '^#define CONFIGURE_ARGS' "$cfg/src/include/pg_config.h")" "CC=$W"
+	is "$pn: no configure probe was changed" "$(grep -c '"changed":true' "$TMP/cfglog/compile.jsonl")" 0
+	like "$pn: configure probes went through pgoptcc" "$(grep -c '"reason":"conftest"' "$TMP/cfglog/compile.jsonl")" "^[0-9]{3,}$"
+done
 rm -rf "$cfg"
 
 # --- the shared coscup build ---
