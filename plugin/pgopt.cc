@@ -56,6 +56,10 @@
  *   log=DIR        also write DIR/functions/<tu>.jsonl
  *   hot=FILE       mark the functions listed in FILE hot
  *   cold=FILE      mark the functions listed in FILE cold
+ *   list-digest=HEX  digest of the hot/cold lists' contents (hex digits),
+ *                  put there by pgoptcc so that an edited list changes the
+ *                  command line (ccache, make's rebuild checks); recorded
+ *                  as the unit's "list_digest", otherwise unused
  *   verbose        say what the plugin does (GCC notes on stderr)
  * An unknown key, or a missing value, is a GCC error naming the option.
  *
@@ -90,6 +94,7 @@ static struct plugin_info pgopt_plugin_info = {
 	"-fplugin-arg-pgopt-log=DIR       also write DIR/functions/<tu>.jsonl\n"
 	"-fplugin-arg-pgopt-hot=FILE      mark listed functions hot\n"
 	"-fplugin-arg-pgopt-cold=FILE     mark listed functions cold\n"
+	"-fplugin-arg-pgopt-list-digest=HEX  digest of the hot/cold lists\n"
 	"-fplugin-arg-pgopt-verbose       report actions as notes\n",
 };
 
@@ -105,6 +110,7 @@ static const char *opt_removed; /* space separated flags */
 static const char *opt_log;     /* sidecar directory */
 static const char *opt_hot;     /* hot list file */
 static const char *opt_cold;    /* cold list file */
+static const char *opt_list_digest; /* hex digest of the lists, or NULL */
 static bool opt_verbose;        /* print notes */
 static const char *gcc_basever; /* version of the GCC that loaded us */
 
@@ -1080,6 +1086,10 @@ static void emit_unit(struct sbuf *sb)
 	sb_json_words(sb, opt_added, " \t");
 	sb_key(sb, "removed");
 	sb_json_words(sb, opt_removed, " \t");
+	if (opt_list_digest) {
+		sb_key(sb, "list_digest");
+		sb_json(sb, opt_list_digest);
+	}
 	add_command_line(sb);
 	sb_key(sb, "opt");
 	sb_ch(sb, '{');
@@ -1280,6 +1290,14 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 		} else if (!strcmp(arg->key, "cold")) {
 			if (need_value(arg))
 				opt_cold = arg->value;
+		} else if (!strcmp(arg->key, "list-digest")) {
+			if (!need_value(arg))
+				continue;
+			if (arg->value[strspn(arg->value, "0123456789abcdefABCDEF")])
+				error("pgopt: option %<-fplugin-arg-pgopt-list-digest=%s%>: "
+				      "not a hexadecimal digest", arg->value);
+			else
+				opt_list_digest = arg->value;
 		} else if (!strcmp(arg->key, "verbose")) {
 			if (arg->value)
 				error("pgopt: option %<-fplugin-arg-pgopt-verbose%> "

@@ -129,6 +129,20 @@ like "empty tu: named after the input" "$("$PGBUILD" inspect --units e.o)" "^kno
 gcc -O2 -c known.c -o e.o -fplugin=$PLUGIN -fplugin-arg-pgopt-hot=/nonexistent 2>err.txt
 like "unreadable hot list is an error" "$(cat err.txt)" "-fplugin-arg-pgopt-hot=/nonexistent.: cannot open"
 
+# list-digest: the wrapper's digest of the hot/cold lists, kept in the unit
+gcc -O2 -c known.c -o d.o $(plugin_flags known.c) -fplugin-arg-pgopt-list-digest=0123abcdef99 2>err.txt
+is "list-digest accepted silently" "$(cat err.txt)" ""
+objcopy --dump-section .pgopt.log=d.txt d.o junk.o
+like "list-digest recorded in the unit line" "$(head -n 1 d.txt)" '"kind":"unit".*"list_digest":"0123abcdef99"'
+objcopy --dump-section .pgopt.log=d.txt known.o junk.o
+nok "no list-digest: no list_digest key" grep -q list_digest d.txt
+gcc -O2 -c known.c -o e.o -fplugin=$PLUGIN -fplugin-arg-pgopt-list-digest=xyz 2>err.txt
+like "non-hex list-digest is an error" "$(cat err.txt)" "-fplugin-arg-pgopt-list-digest=xyz.: not a hexadecimal digest"
+gcc -O2 -c known.c -o e.o -fplugin=$PLUGIN -fplugin-arg-pgopt-list-digest 2>err.txt
+like "list-digest without a value is an error" "$(cat err.txt)" "-fplugin-arg-pgopt-list-digest. needs a value"
+gcc -O2 -c known.c -o e.o -fplugin=$PLUGIN -fplugin-arg-pgopt-list-digests=ab 2>err.txt
+like "a near-miss key stays unknown" "$(cat err.txt)" "unknown option .-fplugin-arg-pgopt-list-digests."
+
 # a plugin built for another GCC: one clear line, no crash
 if [ -f "$B/tests/pgopt-fakever.so" ]; then
 	gcc -O2 -c known.c -o e.o -fplugin=$B/tests/pgopt-fakever.so 2>err.txt; rc=$?
