@@ -520,7 +520,23 @@ int main(int argc, char **argv)
 		inv.cls.kind = KIND_PASSTHROUGH;
 		inv.cls.reason = REASON_PASSTHROUGH_ENV;
 	}
-	if (inv.cls.kind != KIND_PASSTHROUGH) {
+	/* the log is opened before anything is decided: under failsafe, a log
+	 * that cannot be written means the build runs unchanged (a policy
+	 * applied without the record of what it did is no failsafe) */
+	if (env("PGOPT_LOGDIR")) {
+		struct strbuf err = STRBUF_INIT;
+		if (compilelog_open(&log, env("PGOPT_LOGDIR"), &err) < 0) {
+			if (!failsafe())
+				die(PGOPT_EXIT_LOG, "%s (set PGOPT_FAILSAFE=passthrough to build without a log)",
+				    err.buf);
+			verbose("building unchanged (PGOPT_FAILSAFE=passthrough): %s", err.buf);
+			inv.failsafe_error = "log unwritable";
+			compilelog_close(&log);
+			log.fd = -1;
+		}
+		strbuf_release(&err);
+	}
+	if (inv.cls.kind != KIND_PASSTHROUGH && !inv.failsafe_error) {
 		inv.have_policy = load_policy(&inv);
 		apply_policy(&inv);
 	}
@@ -537,17 +553,6 @@ int main(int argc, char **argv)
 		strvec_pushv(&cp.args, (const char *const *)inv.orig.v);
 	setenv("PGOPT_RECURSION", "1", 1);
 
-	if (env("PGOPT_LOGDIR")) {
-		struct strbuf err = STRBUF_INIT;
-		if (compilelog_open(&log, env("PGOPT_LOGDIR"), &err) < 0) {
-			if (!failsafe())
-				die(PGOPT_EXIT_LOG, "%s (set PGOPT_FAILSAFE=passthrough to build without a log)",
-				    err.buf);
-			compilelog_close(&log);
-			log.fd = -1;
-		}
-		strbuf_release(&err);
-	}
 	if (log.fd < 0) {
 		/* no log: become the compiler */
 		execv(cp.args.v[0], cp.args.v);

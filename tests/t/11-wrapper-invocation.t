@@ -78,6 +78,13 @@ is "unwritable log: exit 104" "$s" 104
 like "unwritable log: names it" "$(cat err)" "^pgoptcc: error: cannot (create log directory|open compile log)"
 PGOPT_FAILSAFE=passthrough PGOPT_LOGDIR=$LOGBAD "$W" -c a.c -o l.o 2> err; s=$?
 is "unwritable log + failsafe: builds" "$s" 0
+# failsafe means "build unchanged": without a log, no policy either
+PGOPT_FAILSAFE=passthrough PGOPT_LOGDIR=$LOGBAD PGOPT_POLICY=$TMP/p.policy "$W" -c a.c -o lp.o 2> err; s=$?
+is "unwritable log + failsafe + policy: builds" "$s" 0
+is "unwritable log + failsafe + policy: silent" "$(cat err)" ""
+ok "unwritable log + failsafe + policy: plain gcc's object" cmp plain.o lp.o
+PGOPT_VERBOSE=1 PGOPT_FAILSAFE=passthrough PGOPT_LOGDIR=$LOGBAD PGOPT_POLICY=$TMP/p.policy "$W" -c a.c -o lp.o 2> err; s=$?
+like "unwritable log + failsafe + PGOPT_VERBOSE=1: says so" "$(cat err)" "^pgoptcc: building unchanged \(PGOPT_FAILSAFE=passthrough\): "
 
 # plugin missing: fail closed (the policy changes the compile)
 PGOPT_PLUGIN=$TMP/nonexistent.so PGOPT_POLICY=$TMP/p.policy "$W" -c a.c 2> err; s=$?
