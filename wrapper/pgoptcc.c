@@ -10,7 +10,9 @@
  *      plugin with the translation unit's name and the rules that matched;
  *      everything else - configure probes above all - runs unchanged;
  *   4. runs [$PGOPT_PREFIX...] real-compiler ARGS without a shell, so the
- *      compiler's exit code and stderr are the wrapper's;
+ *      compiler's exit code and stderr are the wrapper's (under
+ *      PGOPT_FAILSAFE=passthrough a compile whose plugin gcc cannot load is
+ *      run again with the caller's argv unchanged);
  *   5. appends one JSON record to $PGOPT_LOGDIR/compile.jsonl.
  *
  * It prints nothing of its own unless PGOPT_VERBOSE=1 (autoconf treats any
@@ -57,6 +59,7 @@ struct invocation {
 	int have_policy;            /* a policy is in force */
 	struct policy_result res;   /* what the policy did */
 	const char *failsafe_error; /* error ignored by PGOPT_FAILSAFE, or NULL */
+	char *plugin;               /* the -fplugin= path added, or NULL */
 	char cwd[PATH_MAX];         /* working directory */
 };
 
@@ -201,7 +204,8 @@ static void add_plugin_args(struct invocation *inv, const char *tu, int is_link)
 	}
 	{
 		char real[PATH_MAX];
-		strvec_pushf(&inv->final, "-fplugin=%s", realpath(plugin, real) ? real : plugin);
+		inv->plugin = xstrdup(realpath(plugin, real) ? real : plugin);
+		strvec_pushf(&inv->final, "-fplugin=%s", inv->plugin);
 	}
 	push_plugin_arg(&inv->final, "tu", tu ? tu : "");
 	for (size_t i = 0; i < inv->res.rules.nr; i++) {
@@ -383,6 +387,79 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
+/*
+ * Run [prefix...] compiler args; with errbuf, the child's stderr is
+ * captured there instead of going to ours.  Returns the exit code as
+ * finish_command; exits when the compiler cannot be run at all.
+ */
+static int run_compiler(const struct invocation *inv, const struct strvec *args,
+			struct strbuf *errbuf)
+{
+	struct child_process cp;
+	int code;
+
+	child_process_init(&cp);
+	strvec_pushv(&cp.args, (const char *const *)inv->prefix.v);
+	strvec_push(&cp.args, inv->compiler);
+	strvec_pushv(&cp.args, (const char *const *)args->v);
+	if (errbuf)
+		cp.err = -1;
+	if (start_command(&cp) < 0)
+		die(PGOPT_EXIT_EXEC, "cannot start %s", cp.args.v[0]);
+	child_pid = cp.pid;
+	if (errbuf) {
+		char buf[8192];
+		for (;;) {
+			ssize_t n = read(cp.err, buf, sizeof(buf));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			strbuf_add(errbuf, buf, (size_t)n);
+		}
+		close(cp.err);
+	}
+	if (cp.exec_errno) {
+		finish_command(&cp);
+		die(PGOPT_EXIT_EXEC, "cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));
+	}
+	code = finish_command(&cp);
+	child_pid = 0;
+	if (code < 0)
+		die(PGOPT_EXIT_EXEC, "lost the compiler process %s", cp.args.v[0]);
+	child_process_clear(&cp);
+	return code;
+}
+
+/*
+ * Did the compile fail because gcc could not load the plugin?  gcc's own
+ * line names it ("cc1: error: cannot load plugin PATH: ..."), and so does
+ * pgopt.so's version check ("cc1: error: pgopt: PATH was built for GCC
+ * X but this is GCC Y; ...").
+ */
+static int plugin_failed_to_load(const char *err, const char *plugin)
+{
+	char *a = xasprintf("error: cannot load plugin %s", plugin);
+	char *b = xasprintf("error: pgopt: %s was built for GCC ", plugin);
+	int r = strstr(err, a) || strstr(err, b);
+	free(a);
+	free(b);
+	return r;
+}
+
+static void write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
 /* Special options handled by pgoptcc itself; they never reach gcc. */
 static int own_option(int argc, char **argv)
 {
@@ -449,7 +526,7 @@ int main(int argc, char **argv)
 	struct invocation inv;
 	struct compilelog log = { -1, NULL };
 	const char *name, *cc_name;
-	int first_arg = 1, code;
+	int first_arg = 1, code, changed, retry;
 	struct child_process cp;
 	double t0;
 
@@ -544,17 +621,18 @@ int main(int argc, char **argv)
 		classify_reason_name(inv.cls.reason), inv.tu ? " " : "", inv.tu ? inv.tu : "",
 		inv.have_policy && inv.res.changed ? "policy applied" : "unchanged");
 
-	child_process_init(&cp);
-	strvec_pushv(&cp.args, (const char *const *)inv.prefix.v);
-	strvec_push(&cp.args, inv.compiler);
-	if (inv.have_policy && inv.res.changed)
-		strvec_pushv(&cp.args, (const char *const *)inv.final.v);
-	else
-		strvec_pushv(&cp.args, (const char *const *)inv.orig.v);
+	changed = inv.have_policy && inv.res.changed;
+	/* under failsafe a compile with the plugin is retried unchanged when
+	 * gcc cannot load the plugin (built for another gcc, not a plugin) */
+	retry = changed && inv.plugin && failsafe();
 	setenv("PGOPT_RECURSION", "1", 1);
 
-	if (log.fd < 0) {
+	if (log.fd < 0 && !retry) {
 		/* no log: become the compiler */
+		child_process_init(&cp);
+		strvec_pushv(&cp.args, (const char *const *)inv.prefix.v);
+		strvec_push(&cp.args, inv.compiler);
+		strvec_pushv(&cp.args, (const char *const *)(changed ? inv.final.v : inv.orig.v));
 		execv(cp.args.v[0], cp.args.v);
 		die(PGOPT_EXIT_EXEC, "cannot run %s: %s", cp.args.v[0], strerror(errno));
 	}
@@ -569,18 +647,24 @@ int main(int argc, char **argv)
 		sigaction(SIGQUIT, &sa, NULL);
 	}
 	t0 = now_ms();
-	if (start_command(&cp) < 0)
-		die(PGOPT_EXIT_EXEC, "cannot start %s", cp.args.v[0]);
-	child_pid = cp.pid;
-	if (cp.exec_errno) {
-		finish_command(&cp);
-		die(PGOPT_EXIT_EXEC, "cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));
+	if (retry) {
+		struct strbuf err = STRBUF_INIT;
+		code = run_compiler(&inv, &inv.final, &err);
+		if (code != 0 && plugin_failed_to_load(err.buf, inv.plugin)) {
+			verbose("the plugin %s failed to load; building unchanged (PGOPT_FAILSAFE=passthrough)",
+				inv.plugin);
+			inv.failsafe_error = "plugin failed to load";
+			inv.res.changed = 0;
+			code = run_compiler(&inv, &inv.orig, NULL);
+		} else {
+			write_all(2, err.buf, err.len);
+		}
+		strbuf_release(&err);
+	} else {
+		code = run_compiler(&inv, changed ? &inv.final : &inv.orig, NULL);
 	}
-	code = finish_command(&cp);
-	child_pid = 0;
-	if (code < 0)
-		die(PGOPT_EXIT_EXEC, "lost the compiler process %s", cp.args.v[0]);
-	write_record(&inv, &log, code, now_ms() - t0);
+	if (log.fd >= 0)
+		write_record(&inv, &log, code, now_ms() - t0);
 	compilelog_close(&log);
 	if (code > 128 && code < 128 + 65) {
 		/* the compiler died by a signal: die the same way */

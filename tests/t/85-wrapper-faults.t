@@ -2,9 +2,10 @@
 # 85-wrapper-faults.t - wrapper faults beyond those of 11-wrapper-invocation.t
 # (missing compiler 102, recursion 103, bad/missing policy 101, unwritable
 # log 104, missing plugin 105, PGOPT_FAILSAFE=passthrough): a plugin built
-# for another GCC or not a plugin at all, a policy that is a directory, the
-# log and the plugin's sidecars on a full filesystem.  Each is one line per
-# tool and a documented exit status; no half-written log record.
+# for another GCC or not a plugin at all (gcc's own error; under failsafe the
+# compile is retried unchanged), a policy that is a directory, the log and
+# the plugin's sidecars on a full filesystem.  Each is one line per tool and
+# a documented exit status; no half-written log record.
 . "$(dirname "$0")/../lib/tap.sh"
 W=$B/bin/pgoptcc
 cd "$TMP" || exit 1
@@ -23,6 +24,31 @@ like "plugin for another GCC: says both versions and what to do" "$(cat err)" \
 	"built for GCC 11.1.0 but this is GCC $(gcc -dumpfullversion); rebuild pgoptcc"
 PGOPT_PLUGIN=off "$W" -c a.c -o x.o 2> err; s=$?
 is "PGOPT_PLUGIN=off builds with the policy regardless" "$s" 0
+
+# ... under failsafe: the compile is retried unchanged, which is plain gcc's
+gcc -c a.c -o plain.o
+PGOPT_FAILSAFE=passthrough PGOPT_LOGDIR=$TMP/fvlog PGOPT_PLUGIN=$TMP/other/pgopt.so "$W" -c a.c -o fv.o 2> err; s=$?
+is "plugin for another GCC + failsafe: builds" "$s" 0
+is "plugin for another GCC + failsafe: silent" "$(cat err)" ""
+ok "plugin for another GCC + failsafe: plain gcc's object" cmp plain.o fv.o
+like "plugin for another GCC + failsafe: logged unchanged" "$(tail -n 1 fvlog/compile.jsonl)" \
+	'"changed":false.*"argv_out":\["-c","a.c","-o","fv.o"\].*"failsafe":"plugin failed to load"'
+PGOPT_VERBOSE=1 PGOPT_FAILSAFE=passthrough PGOPT_PLUGIN=$TMP/other/pgopt.so "$W" -c a.c -o fv.o 2> err; s=$?
+like "plugin for another GCC + failsafe + PGOPT_VERBOSE=1: says so" "$(cat err)" \
+	"pgoptcc: the plugin $TMP/other/pgopt.so failed to load; building unchanged"
+ok "plugin for another GCC + failsafe, no log: plain gcc's object" cmp plain.o fv.o
+# a real compile error comes out as plain gcc's, with or without a
+# plugin that loads
+printf 'int f(void) { return x; }\n' > bad.c
+gcc -c bad.c -o bad.o 2> gcc.err; gs=$?
+PGOPT_FAILSAFE=passthrough PGOPT_PLUGIN=$TMP/other/pgopt.so "$W" -c bad.c -o bad.o 2> err; s=$?
+is "compile error + bad plugin + failsafe: gcc's exit status" "$s" "$gs"
+is "compile error + bad plugin + failsafe: gcc's stderr" "$(cat err)" "$(cat gcc.err)"
+PGOPT_FAILSAFE=passthrough PGOPT_LOGDIR=$TMP/fvlog PGOPT_PLUGIN= "$W" -c bad.c -o bad.o 2> err; s=$?
+is "compile error + working plugin + failsafe: gcc's exit status" "$s" "$gs"
+is "compile error + working plugin + failsafe: gcc's stderr" "$(cat err)" "$(cat gcc.err)"
+like "compile error + working plugin + failsafe: not retried" "$(tail -n 1 fvlog/compile.jsonl)" \
+	'"changed":true.*"exit":1,'
 
 # not a shared object at all
 mkdir -p junk && printf 'not an ELF file' > junk/pgopt.so

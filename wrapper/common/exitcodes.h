@@ -17,7 +17,10 @@
 #define PGOPT_EXIT_NO_CC      102 /* real compiler not found on PATH */
 #define PGOPT_EXIT_RECURSION  103 /* pgoptcc ended up calling itself */
 #define PGOPT_EXIT_LOG        104 /* compile log could not be written */
-#define PGOPT_EXIT_PLUGIN     105 /* plugin missing or built for another gcc */
+#define PGOPT_EXIT_PLUGIN     105 /* the plugin file is missing or unreadable; one
+				     * gcc cannot load (built for another gcc, not
+				     * a plugin) fails the compile with gcc's own
+				     * error and exit status 1 */
 #define PGOPT_EXIT_NOMEM      106 /* out of memory */
 #define PGOPT_EXIT_EXEC       107 /* fork/exec/wait of the compiler failed */
 #define PGOPT_EXIT_RESPFILE   108 /* @response file could not be read */
