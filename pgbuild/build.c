@@ -24,7 +24,12 @@
  * line is computed and logged, but only `true` runs) and marks the objects
  * whose final command line changed as out of date (time stamp 0; see
  * make_stale()).  make then recompiles exactly those and relinks what
- * contains them; the compile log proves it.
+ * contains them; the compile log proves it.  Links are replayed the same
+ * way: an output (postgres, a library, a contrib module) whose final link
+ * command line changed is marked out of date too, so an ldflags-only policy
+ * change relinks without recompiling.  The policy's hash (and the dry-run
+ * shortcut of unchanged_since_last_build()) covers the files the policy
+ * names (hot = FILE, cold = FILE) as well as the policy text.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -79,7 +84,12 @@ struct build {
 	char *logfile;           /* <logdir>/compile.jsonl */
 	char *policy;            /* absolute policy path, NULL for none */
 	struct strbuf policy_text; /* its content ("" for none) */
-	char *policy_sha;        /* sha256 of the content */
+	struct strvec policy_refs; /* files the policy names: key, path pairs
+				    * ("hot", "/abs/hot.list", ...) */
+	struct strvec policy_ref_text; /* their contents, NULL when unreadable */
+	char *policy_sha;        /* sha256 of the content and of every file it
+				  * names (a hot/cold list edit is a policy
+				  * change) */
 	int lto;                 /* the policy switches LTO on */
 	char *lto_mode;          /* "off", "on" or "fat" (pgoptcc's reading) */
 	char *cc;                /* real compiler: $PGOPT_CC or gcc */
@@ -100,6 +110,11 @@ struct build {
 	long replayed;           /* objects checked by the dry run */
 	struct strvec invalidated_tus;
 	long inval_contrib;      /* ... of which under contrib/ */
+	long links_checked;      /* link outputs checked by the dry run */
+	long relinked;           /* link outputs marked stale: their final
+				  * link command line changed */
+	long relink_contrib;     /* ... of which under contrib/ */
+	struct strvec relinked_outputs; /* their paths (relative to builddir) */
 	int tty;                 /* stderr is a terminal: progress line */
 	int quiet;               /* no progress output */
 	struct strbuf bench;     /* JSON object: workload -> bench result */
@@ -232,6 +247,21 @@ static int check_policy(struct build *b)
 	}
 	lto = json_get_str(v, "lto");
 	b->lto_mode = xstrdup(lto ? lto : "off");
+	/* the function lists (hot = FILE, cold = FILE), resolved by pgoptcc */
+	for (int i = 0; i < 2; i++) {
+		const char *key = i ? "cold" : "hot";
+		const char *path = json_get_str(v, key);
+		struct strbuf sb = STRBUF_INIT;
+		if (!path)
+			continue;
+		strvec_push(&b->policy_refs, key);
+		strvec_push(&b->policy_refs, path);
+		if (strbuf_read_file(&sb, path) < 0)
+			strvec_push(&b->policy_ref_text, "");
+		else
+			strvec_push(&b->policy_ref_text, sb.buf);
+		strbuf_release(&sb);
+	}
 	r = 0;
 out:
 	json_free(v);
@@ -458,13 +488,34 @@ static int make_stale(const char *path)
 	return 0;
 }
 
+/* Drop from os the records whose output directory is gone (an older
+ * layout of the build directory). */
+static void keep_existing_dirs(struct buildlog_objs *os)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < os->nr; i++) {
+		char *dir = xstrdup(os->v[i].path);
+		*strrchr(dir, '/') = '\0';
+		if (file_exists(dir))
+			os->v[w++] = os->v[i];
+		else
+			buildlog_obj_free(&os->v[i]);
+		free(dir);
+	}
+	os->nr = w;
+}
+
 /*
  * Mark for rebuilding the objects whose final command line differs under
- * the policy now in effect (and those gone missing).  Returns 0 or -1.
+ * the policy now in effect (and those gone missing), and the link outputs
+ * (postgres, libraries, client programs, contrib modules) whose final link
+ * command line differs: a policy that changes only ldflags recompiles
+ * nothing but must relink.  Returns 0 or -1.
  */
 static int invalidate(struct build *b)
 {
-	struct buildlog_objs old = { 0 }, now_ = { 0 };
+	struct buildlog_objs old = { 0 }, old_links = { 0 }, all = { 0 };
+	struct buildlog_objs now_ = { 0 }, now_links = { 0 };
 	char *drydir = xasprintf("%s/pgopt-dryrun", b->builddir);
 	char *drylog = xasprintf("%s/%s", drydir, BUILDLOG_COMPILE);
 	char *contrib = xasprintf("%s/contrib/", b->builddir);
@@ -472,38 +523,41 @@ static int invalidate(struct build *b)
 	int r = -1;
 
 	buildlog_objs_read(&old, b->logfile, NULL, NULL, 0);
+	old_links.links = 1;
+	buildlog_objs_read(&old_links, b->logfile, NULL, NULL, 1);
+	/* only records whose directory still exists (not from an older layout) */
+	keep_existing_dirs(&old);
+	keep_existing_dirs(&old_links);
 	b->replayed = (long)old.nr;
-	if (!old.nr) {
+	b->links_checked = (long)old_links.nr;
+	if (!old.nr && !old_links.nr) {
 		r = 0;
 		goto out;
 	}
 	if (!b->quiet)
-		fprintf(stderr, "pgbuild: checking %zu objects against the policy ...\n", old.nr);
-	/* only objects whose directory still exists (not from an older layout) */
-	{
-		size_t w = 0;
-		for (size_t i = 0; i < old.nr; i++) {
-			char *dir = xstrdup(old.v[i].path);
-			*strrchr(dir, '/') = '\0';
-			if (file_exists(dir))
-				old.v[w++] = old.v[i];
-			else
-				buildlog_obj_free(&old.v[i]);
-			free(dir);
-		}
-		old.nr = w;
-	}
+		fprintf(stderr, "pgbuild: checking %zu objects and %zu links against the policy ...\n",
+			old.nr, old_links.nr);
 	{
 		struct child_process cp = CHILD_PROCESS_INIT;
 		strvec_pushl(&cp.args, "rm", "-rf", "--", drydir, NULL);
 		run_command(&cp);
 		child_process_clear(&cp);
 	}
-	if (mkdir_p(drydir) < 0 || buildlog_replay(&old, &b->env, b->o.jobs, drydir) < 0) {
+	/* one replay of both (shallow copies: old and old_links own them) */
+	for (int k = 0; k < 2; k++) {
+		const struct buildlog_objs *from = k ? &old_links : &old;
+		for (size_t i = 0; i < from->nr; i++) {
+			ALLOC_GROW(all.v, all.nr + 1, all.alloc);
+			all.v[all.nr++] = from->v[i];
+		}
+	}
+	if (mkdir_p(drydir) < 0 || buildlog_replay(&all, &b->env, b->o.jobs, drydir) < 0) {
 		error("the policy cannot be applied to this build directory");
 		goto out;
 	}
 	buildlog_objs_read(&now_, drylog, drydir, b->logdir, 0);
+	now_links.links = 1;
+	buildlog_objs_read(&now_links, drylog, drydir, b->logdir, 0);
 	for (size_t i = 0; i < now_.nr; i++) {
 		struct buildlog_obj *o = buildlog_objs_find(&old, now_.v[i].path);
 		if (!o || (file_exists(o->path) && !strcmp(o->argv_out, now_.v[i].argv_out)))
@@ -516,14 +570,32 @@ static int invalidate(struct build *b)
 		strvec_push(&b->invalidated_tus, o->tu);
 		verbose("policy change: recompiling %s (%s)", o->tu, o->path);
 	}
+	/* a link output that exists with another final command line: relink
+	 * (a missing one is remade by make anyway) */
+	for (size_t i = 0; i < now_links.nr; i++) {
+		struct buildlog_obj *o = buildlog_objs_find(&old_links, now_links.v[i].path);
+		if (!o || !strcmp(o->argv_out, now_links.v[i].argv_out))
+			continue;
+		if (make_stale(o->path) < 0)
+			goto out;
+		b->relinked++;
+		if (!strncmp(o->path, contrib, strlen(contrib)))
+			b->relink_contrib++;
+		strvec_push(&b->relinked_outputs, o->path + (strncmp(o->path, b->builddir,
+			    strlen(b->builddir)) ? 0 : strlen(b->builddir) + 1));
+		verbose("policy change: relinking %s", o->path);
+	}
 	if (!b->quiet)
-		fprintf(stderr, "pgbuild: the policy change affects %ld of %zu objects\n",
-			b->invalidated, old.nr);
+		fprintf(stderr, "pgbuild: the policy change affects %ld of %zu objects and "
+			"%ld of %zu links\n", b->invalidated, old.nr, b->relinked, old_links.nr);
 	r = 0;
 out:
 	add_phase(b, "invalidate", now() - t);
+	free(all.v); /* shallow copies */
 	buildlog_objs_free(&old);
+	buildlog_objs_free(&old_links);
 	buildlog_objs_free(&now_);
+	buildlog_objs_free(&now_links);
 	free(contrib);
 	free(drylog);
 	free(drydir);
@@ -724,6 +796,16 @@ static void write_record(struct build *b, int ok)
 	json_key(&jw, "content"); json_string(&jw, b->policy_text.buf);
 	json_key(&jw, "sha256"); json_string(&jw, b->policy_sha);
 	json_key(&jw, "lto"); json_string(&jw, b->lto_mode);
+	json_key(&jw, "files");
+	json_array_begin(&jw);
+	for (size_t i = 0; i + 1 < b->policy_refs.nr; i += 2) {
+		json_object_begin(&jw);
+		json_key(&jw, "key"); json_string(&jw, b->policy_refs.v[i]);
+		json_key(&jw, "path"); json_string(&jw, b->policy_refs.v[i + 1]);
+		json_key(&jw, "content"); json_string(&jw, b->policy_ref_text.v[i / 2]);
+		json_object_end(&jw);
+	}
+	json_array_end(&jw);
 	json_object_end(&jw);
 	json_key(&jw, "compiler");
 	json_object_begin(&jw);
@@ -775,6 +857,13 @@ static void write_record(struct build *b, int ok)
 	json_array_begin(&jw);
 	for (size_t i = 0; i < b->invalidated_tus.nr && i < 1000; i++)
 		json_string(&jw, b->invalidated_tus.v[i]);
+	json_array_end(&jw);
+	json_key(&jw, "checked_links"); json_int(&jw, b->links_checked);
+	json_key(&jw, "relinked"); json_int(&jw, b->relinked);
+	json_key(&jw, "relinked_outputs");
+	json_array_begin(&jw);
+	for (size_t i = 0; i < b->relinked_outputs.nr && i < 1000; i++)
+		json_string(&jw, b->relinked_outputs.v[i]);
 	json_array_end(&jw);
 	json_object_end(&jw);
 	json_key(&jw, "wall_seconds"); json_double(&jw, wall);
@@ -853,9 +942,19 @@ static int load_policy(struct build *b)
 			return error("--policy \"%s\": %s", p, strerror(errno));
 		b->policy = xstrdup(real);
 	}
-	b->policy_sha = sha256_text(b->policy_text.buf, b->policy_text.len);
 	if (b->policy && check_policy(b) < 0)
 		return -1;
+	/* the hash covers the files the policy names, so an edited hot/cold
+	 * list is a policy change (a policy naming none hashes as before) */
+	{
+		struct strbuf all = STRBUF_INIT;
+		strbuf_add(&all, b->policy_text.buf, b->policy_text.len);
+		for (size_t i = 0; i + 1 < b->policy_refs.nr; i += 2)
+			strbuf_addf(&all, "\n--- %s = %s ---\n%s", b->policy_refs.v[i],
+				    b->policy_refs.v[i + 1], b->policy_ref_text.v[i / 2]);
+		b->policy_sha = sha256_text(all.buf, all.len);
+		strbuf_release(&all);
+	}
 	if (!b->lto_mode)
 		b->lto_mode = xstrdup("off");
 	b->lto = strcmp(b->lto_mode, "off") != 0;
@@ -1035,6 +1134,9 @@ PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc 
 	strvec_init(&b->configure);
 	strvec_init(&b->env);
 	strvec_init(&b->invalidated_tus);
+	strvec_init(&b->relinked_outputs);
+	strvec_init(&b->policy_refs);
+	strvec_init(&b->policy_ref_text);
 	strbuf_init(&b->bench, 0);
 	b->gate_code = -1;
 	b->o.bench = b->o.contrib = b->o.install = 1;
@@ -1186,7 +1288,8 @@ PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc 
 	strvec_pushf(&cmd, "-j%d", b->o.jobs);
 	before = buildlog_count_lines(b->logfile);
 	if (run_phase(b, "make", &cmd, b->builddir,
-		      b->fresh ? progress_total(b, "make") : b->invalidated - b->inval_contrib) != 0)
+		      b->fresh ? progress_total(b, "make") :
+		      b->invalidated - b->inval_contrib + b->relinked - b->relink_contrib) != 0)
 		goto out;
 	if (b->fresh)
 		progress_store(b, "make", buildlog_count_lines(b->logfile) - before);
@@ -1196,7 +1299,8 @@ PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc 
 		strvec_pushf(&cmd, "-j%d", b->o.jobs);
 		before = buildlog_count_lines(b->logfile);
 		if (run_phase(b, "contrib", &cmd, b->builddir,
-			      b->fresh ? progress_total(b, "contrib") : b->inval_contrib) != 0)
+			      b->fresh ? progress_total(b, "contrib") :
+			      b->inval_contrib + b->relink_contrib) != 0)
 			goto out;
 		if (b->fresh)
 			progress_store(b, "contrib", buildlog_count_lines(b->logfile) - before);

@@ -63,6 +63,13 @@ int buildlog_is_compile(const struct json_value *rec)
 	       json_get_str(rec, "output") && json_get_num(rec, "exit", -1) == 0;
 }
 
+int buildlog_is_link(const struct json_value *rec)
+{
+	const char *kind = json_get_str(rec, "kind");
+	return kind && !strcmp(kind, "link") && json_get_str(rec, "output") &&
+	       json_get_num(rec, "exit", -1) == 0;
+}
+
 char *buildlog_output_path(const struct json_value *rec)
 {
 	const char *out = json_get_str(rec, "output");
@@ -144,13 +151,16 @@ static int collect_obj(const struct json_value *rec, long line, void *data)
 	const struct json_value *out = json_get(rec, "argv_out");
 	struct buildlog_obj *o;
 
-	if (!buildlog_is_compile(rec) || !in || !out)
+	if (!in || !out)
+		return 0;
+	if (os->links ? !buildlog_is_link(rec) : !buildlog_is_compile(rec))
 		return 0;
 	ALLOC_GROW(os->v, os->nr + 1, os->alloc);
 	o = &os->v[os->nr++];
 	memset(o, 0, sizeof(*o));
 	o->path = buildlog_output_path(rec);
-	o->tu = xstrdup(json_get_str(rec, "tu"));
+	o->tu = xstrdup(json_get_str(rec, "tu") ? json_get_str(rec, "tu") :
+			json_get_str(rec, "output"));
 	o->cwd = xstrdup(json_get_str(rec, "cwd") ? json_get_str(rec, "cwd") : "/");
 	strvec_init(&o->argv_in);
 	strvec_init(&o->added);

@@ -34,6 +34,9 @@ long buildlog_count_lines(const char *path);
  * without policy) that succeeded? */
 int buildlog_is_compile(const struct json_value *rec);
 
+/* Is rec a link (kind "link", with an output) that succeeded? */
+int buildlog_is_link(const struct json_value *rec);
+
 /* "<cwd>/<output>" of a record (output made absolute), malloced, or NULL. */
 char *buildlog_output_path(const struct json_value *rec);
 
@@ -61,10 +64,14 @@ struct buildlog_objs {
 	struct buildlog_obj *v; /* sorted by path after buildlog_objs_read */
 	size_t nr, alloc;
 	const char *from, *to;  /* rewrite from -> to inside argv_out */
+	int links;              /* collect successful links (kind "link";
+				 * tu is then the output's name) instead
+				 * of compiles */
 };
 
 /*
- * Read the compile records of logfile into os, keeping the last record of
+ * Read the compile records (the link records when os->links is set) of
+ * logfile into os, keeping the last record of
  * each output (and, when existing_only, only outputs that still exist),
  * sorted by path.  Occurrences of from in the final command line are
  * rewritten to to (a replay's log directory -> the build's).

@@ -116,6 +116,39 @@ is "... reconfigure" "$(json incremental.reconfigured < "$R")" 1
 is "... and rebuild everything (no header dependencies without --enable-depend)" "$(json log.compiles < "$R")" 3
 like "... with the arguments recorded" "$(json configure_args < "$R")" '--enable-cassert'
 
+# --- a link-only policy change relinks without recompiling ---
+lk() { "$P" build --src "$SRC" --prefix "$TMP/lk" --no-bench --jobs 2 "$@"; }
+LR=$TMP/lk/pgopt-build.json
+printf '[global]\nldflags += -Wl,--build-id=md5\n' > ld.policy
+ok "link-only: baseline build" lk --policy none
+first=$(( $(wc -l < lk.build/pgopt-log/compile.jsonl) + 1 ))
+ok "link-only: rebuild with an ldflags-only policy" lk --policy ld.policy
+is "link-only: no object recompiled" "$(json log.compiles < "$LR")" 0
+is "link-only: postgres relinked (compile log)" \
+	"$(tail -n +"$first" lk.build/pgopt-log/compile.jsonl | grep -c '"kind":"link".*"output":"postgres"')" 1
+is "link-only: the record names the relinked output" "$(json incremental.relinked_outputs < "$LR")" "src/backend/postgres"
+like "link-only: the installed postgres has the new link flag (md5 build id)" \
+	"$(readelf -n "$TMP/lk/bin/postgres")" 'Build ID: [0-9a-f]{32}$'
+ok "link-only: same policy again" lk --policy ld.policy
+is "link-only: nothing relinked" "$(json log.links < "$LR")" 0
+
+# --- a hot/cold list is part of the policy ---
+printf 'a\n' > hot.list
+printf '[global]\ncflags += -fno-plt\nhot = hot.list\n' > hot.policy
+ok "hot list: build" lk --policy hot.policy
+sha1=$(json policy.sha256 < "$LR")
+is "hot list: the record holds the list's path" "$(json policy.files.0.path < "$LR")" "$TMP/hot.list"
+is "hot list: ... and its content" "$(json policy.files.0.content < "$LR")" "a"
+nok "hot list: the policy hash covers the list" test "$sha1" = "$(sha256sum < hot.policy | cut -c1-64)"
+ok "hot list: same policy and list again" lk --policy hot.policy
+is "hot list: unchanged: the dry run is skipped" "$(json incremental.checked_objects < "$LR")" 0
+printf 'a\nb\n' > hot.list
+ok "hot list: rebuild after a list edit" lk --policy hot.policy
+nok "hot list: the policy hash changed" test "$(json policy.sha256 < "$LR")" = "$sha1"
+is "hot list: the build was not taken as unchanged (dry run of 3 objects)" \
+	"$(json incremental.checked_objects < "$LR")" 3
+is "hot list: the record holds the new list" "$(json policy.files.0.content < "$LR")" $'a\nb'
+
 # --- LTO: the objects' own sections are gone, the plugin records remain ---
 ok "LTO build (coscup policy) into a second prefix" \
 	"$P" build --src "$SRC" --prefix "$TMP/lto" --no-bench --policy "$TOP/examples/coscup-2017.policy"
