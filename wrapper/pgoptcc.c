@@ -87,16 +87,34 @@ static int same_file(const char *path, const char *self)
 	return realpath(path, real) && !strcmp(real, self);
 }
 
+/* Is path an executable regular file? */
+static int is_executable(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
 /*
  * Find the real compiler called name: a path is taken as it is; a bare
  * name is looked up on PATH, skipping every candidate that resolves to
- * pgoptcc itself (masquerading).  Exits on failure.
+ * pgoptcc itself.  Exits on failure.
+ *
+ * Masquerading (called as "gcc" through a link to pgoptcc), the search
+ * starts after the first PATH entry where name is pgoptcc, as distcc does:
+ * the directories before it (Debian's /usr/lib/ccache, say) have already
+ * run and called us.  *child_path then gets the rest of PATH without the
+ * entries where name is pgoptcc, for the compiler's environment: a ccache
+ * found there must not find pgoptcc again.  When no PATH entry is
+ * pgoptcc (called by a path that is not on PATH) the whole PATH is
+ * searched and *child_path stays empty: PATH is left alone.
  */
-static char *find_compiler(const char *name, const char *self)
+static char *find_compiler(const char *name, const char *self, int masquerade,
+			   struct strbuf *child_path)
 {
 	const char *path = getenv("PATH");
 	struct strbuf sb = STRBUF_INIT;
-	int saw_self = 0;
+	char *found = NULL, *first_found = NULL;
+	int saw_self = 0, n_kept = 0;
 
 	if (strchr(name, '/')) {
 		if (same_file(name, self))
@@ -113,21 +131,40 @@ static char *find_compiler(const char *name, const char *self)
 	for (const char *p = path;; ) {
 		const char *e = strchr(p, ':');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
-		struct stat st;
+		int exe, is_self;
 		strbuf_reset(&sb);
 		strbuf_add(&sb, n ? p : ".", n ? n : 1);
 		strbuf_addf(&sb, "/%s", name);
-		if (stat(sb.buf, &st) == 0 && S_ISREG(st.st_mode) && access(sb.buf, X_OK) == 0) {
-			if (same_file(sb.buf, self))
-				saw_self = 1;
-			else
-				return strbuf_detach(&sb, NULL);
+		exe = is_executable(sb.buf);
+		is_self = exe && same_file(sb.buf, self);
+		if (is_self) {
+			saw_self = 1;
+		} else {
+			/* any PATH entry, for the case where we are on none */
+			if (exe && !first_found)
+				first_found = xstrdup(sb.buf);
+			/* in masquerade, only entries after our own */
+			if (masquerade && saw_self) {
+				if (exe && !found)
+					found = xstrdup(sb.buf);
+				if (n_kept++)
+					strbuf_addch(child_path, ':');
+				strbuf_add(child_path, p, n);
+			}
 		}
 		if (!e)
 			break;
 		p = e + 1;
 	}
 	strbuf_release(&sb);
+	if (!masquerade || !saw_self) {
+		found = first_found;
+		first_found = NULL;
+		strbuf_reset(child_path);
+	}
+	free(first_found);
+	if (found)
+		return found;
 	if (saw_self)
 		die(PGOPT_EXIT_RECURSION,
 		    "every \"%s\" on PATH is pgoptcc itself: put the real compiler on PATH or set PGOPT_CC",
@@ -526,7 +563,8 @@ int main(int argc, char **argv)
 	struct invocation inv;
 	struct compilelog log = { -1, NULL };
 	const char *name, *cc_name;
-	int first_arg = 1, code, changed, retry;
+	int first_arg = 1, code, changed, retry, masquerade = 0;
+	struct strbuf child_path = STRBUF_INIT;
 	struct child_process cp;
 	double t0;
 
@@ -548,6 +586,7 @@ int main(int argc, char **argv)
 	name = name ? name + 1 : argv[0];
 	if (strncmp(name, "pgoptcc", 7)) {
 		cc_name = name;            /* masquerading as gcc, cc, ... */
+		masquerade = 1;
 	} else if (argc > 1 && !strncmp(argv[1], "--pgopt-", 8)) {
 		code = own_option(argc, argv);
 		if (code >= 0)
@@ -565,7 +604,7 @@ int main(int argc, char **argv)
 		die(PGOPT_EXIT_RECURSION,
 		    "recursion: pgoptcc was called by the compiler it runs (%s); check PGOPT_CC, PGOPT_PREFIX and PATH",
 		    cc_name);
-	inv.compiler = find_compiler(cc_name, inv.self);
+	inv.compiler = find_compiler(cc_name, inv.self, masquerade, &child_path);
 	if (env("PGOPT_PREFIX")) {
 		struct strvec words = STRVEC_INIT;
 		strvec_split(&words, env("PGOPT_PREFIX"));
@@ -626,6 +665,8 @@ int main(int argc, char **argv)
 	 * gcc cannot load the plugin (built for another gcc, not a plugin) */
 	retry = changed && inv.plugin && failsafe();
 	setenv("PGOPT_RECURSION", "1", 1);
+	if (child_path.len)
+		setenv("PATH", child_path.buf, 1);
 
 	if (log.fd < 0 && !retry) {
 		/* no log: become the compiler */

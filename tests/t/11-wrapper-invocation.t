@@ -30,6 +30,26 @@ like "masquerade: real gcc found after skipping ourselves" "$(tail -n1 log/compi
 mkdir -p mask2 && ln -s "$TMP/mask/gcc" mask2/gcc
 PATH=$TMP/mask2:$TMP/mask:$PATH gcc -c a.c -o a4.o
 ok "chained masquerade links are skipped" test -s a4.o
+# with Debian's ccache link directory on PATH, before or after ours: the
+# search starts after our own directory, and the compiler gets that rest of
+# PATH, so a ccache found there does not find pgoptcc again
+if command -v ccache >/dev/null; then
+	mkdir -p ccm && ln -s "$(command -v ccache)" ccm/gcc
+	export CCACHE_DIR=$TMP/ccache
+	PATH=$TMP/ccm:$TMP/mask:$PATH PGOPT_POLICY=$TMP/p.policy gcc -c a.c -o a5.o 2> err; s=$?
+	is "ccache links, then masquerade: builds" "$s" 0
+	is "ccache links, then masquerade: silent" "$(cat err)" ""
+	like "ccache links, then masquerade: policy applied" "$(readelf -p .GCC.command.line a5.o)" "-fno-plt"
+	like "ccache links, then masquerade: real gcc after ours" "$(tail -n1 log/compile.jsonl)" '"compiler":"/usr/(local/)?bin/gcc"'
+	PATH=$TMP/mask:$TMP/ccm:$PATH PGOPT_POLICY=$TMP/p.policy gcc -c a.c -o a6.o 2> err; s=$?
+	is "masquerade, then ccache links: builds" "$s" 0
+	is "masquerade, then ccache links: silent" "$(cat err)" ""
+	like "masquerade, then ccache links: policy applied" "$(readelf -p .GCC.command.line a6.o)" "-fno-plt"
+	like "masquerade, then ccache links: ccache runs the compile" "$(tail -n1 log/compile.jsonl)" "\"compiler\":\"$TMP/ccm/gcc\""
+	unset CCACHE_DIR
+else
+	ok "# SKIP ccache masquerade cases need ccache" true
+fi
 
 # recursion: only pgoptcc on PATH under that name
 PATH=$TMP/mask "$TMP/mask/gcc" -c a.c -o x.o 2> err; s=$?
