@@ -75,6 +75,26 @@ static int env_is_1(const char *name)
 	return v && !strcmp(v, "1");
 }
 
+/*
+ * The switches take only their documented value (README, "Environment"):
+ * a value such as PGOPT_PASSTHROUGH=yes must not be ignored silently,
+ * so anything else is an error.  Empty is the same as unset.
+ */
+static void check_env(void)
+{
+	static const struct { const char *name, *value; } switches[] = {
+		{ "PGOPT_PASSTHROUGH", "1" },
+		{ "PGOPT_FAILSAFE", "passthrough" },
+		{ "PGOPT_VERBOSE", "1" },
+	};
+	for (size_t i = 0; i < sizeof(switches) / sizeof(switches[0]); i++) {
+		const char *v = env(switches[i].name);
+		if (v && strcmp(v, switches[i].value))
+			die(PGOPT_EXIT_USAGE, "%s=%s: expected %s=%s, or unset", switches[i].name,
+			    v, switches[i].name, switches[i].value);
+	}
+}
+
 static int failsafe(void)
 {
 	const char *v = env("PGOPT_FAILSAFE");
@@ -576,6 +596,7 @@ int main(int argc, char **argv)
 	strvec_init(&inv.cls_argv);
 	error_set_program("pgoptcc", PGOPT_EXIT_NOMEM);
 	error_verbose = env_is_1("PGOPT_VERBOSE");
+	check_env();
 
 	if (!realpath("/proc/self/exe", inv.self))
 		die(PGOPT_EXIT_USAGE, "cannot resolve /proc/self/exe: %s", strerror(errno));

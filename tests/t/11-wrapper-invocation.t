@@ -126,6 +126,24 @@ PATH=$TMP/moved/lib/pgoptcc/masq:$PATH PGOPT_PLUGIN= PGOPT_POLICY=$TMP/p.policy 
 is "moved install: masquerade gcc with the plugin builds" "$s" 0
 like "moved install: plugin loaded from the moved tree" "$(tail -n1 log/compile.jsonl)" "-fplugin=$TMP/moved/lib/pgoptcc/pgopt.so"
 
+# the switches take only their documented value: anything else is an error,
+# not silently ignored
+for kv in PGOPT_PASSTHROUGH=yes PGOPT_PASSTHROUGH=0 PGOPT_FAILSAFE=bogus PGOPT_FAILSAFE=1 PGOPT_VERBOSE=yes; do
+	name=${kv%%=*} value=${kv#*=}
+	case $name in
+	PGOPT_PASSTHROUGH|PGOPT_VERBOSE) want=1 ;;
+	*) want=passthrough ;;
+	esac
+	env "$kv" PGOPT_POLICY=$TMP/p.policy "$W" -c a.c -o env.o 2> err; s=$?
+	is "$kv: exit 100" "$s" 100
+	is "$kv: one line naming the variable, the value and what is expected" "$(cat err)" \
+		"pgoptcc: error: $name=$value: expected $name=$want, or unset"
+done
+PGOPT_PASSTHROUGH= PGOPT_VERBOSE= PGOPT_FAILSAFE= "$W" -c a.c -o env.o 2> err; s=$?
+is "empty switches are unset" "$s/$(cat err)" "0/"
+PGOPT_PASSTHROUGH=1 PGOPT_POLICY=$TMP/p.policy "$W" -c a.c -o env.o; s=$?
+ok "PGOPT_PASSTHROUGH=1: plain gcc's object" cmp plain.o env.o
+
 # own options
 like "--pgopt-version" "$("$W" --pgopt-version)" "^pgoptcc [0-9]"
 "$W" --pgopt-bogus 2> err; s=$?
