@@ -92,31 +92,46 @@ static int read_symbols(Elf *elf, Elf_Scn *symscn, const GElf_Shdr *symsh,
 {
 	Elf_Data *data = section_data(symscn, symsh, image_size);
 	size_t n, alloc = 0;
-	if (!data || !symsh->sh_entsize)
+	char *file = xstrdup("");   /* the last STT_FILE symbol's name */
+	if (!data || !symsh->sh_entsize) {
+		free(file);
 		return -1;
+	}
 	n = symsh->sh_size / symsh->sh_entsize;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Sym sym;
 		const char *name;
 		struct elfrec_func *fn;
-		if (!gelf_getsym(data, (int)i, &sym))
+		if (!gelf_getsym(data, (int)i, &sym)) {
+			free(file);
 			return -1;
+		}
+		if (GELF_ST_TYPE(sym.st_info) == STT_FILE) {
+			name = elf_strptr(elf, symsh->sh_link, sym.st_name);
+			free(file);
+			file = xstrdup(name ? name : "");
+			continue;
+		}
 		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC)
 			continue;
 		name = elf_strptr(elf, symsh->sh_link, sym.st_name);
-		if (!name)
+		if (!name) {
+			free(file);
 			return -1;
+		}
 		ALLOC_GROW(obj->funcs, obj->nfuncs + 1, alloc);
 		fn = &obj->funcs[obj->nfuncs++];
 		fn->name = xstrdup(name);
 		fn->size = sym.st_size;
 		fn->global = GELF_ST_BIND(sym.st_info) != STB_LOCAL;
+		fn->file = xstrdup(fn->global ? "" : file);
 		if (sym.st_shndx != SHN_UNDEF && sym.st_shndx < SHN_LORESERVE &&
 		    sym.st_shndx < shnum && secnames[sym.st_shndx])
 			fn->section = xstrdup(secnames[sym.st_shndx]);
 		else
 			fn->section = xstrdup("");
 	}
+	free(file);
 	return 0;
 }
 
@@ -248,6 +263,7 @@ static void object_release(struct elfrec_object *obj)
 	for (size_t i = 0; i < obj->nfuncs; i++) {
 		free(obj->funcs[i].name);
 		free(obj->funcs[i].section);
+		free(obj->funcs[i].file);
 	}
 	free(obj->funcs);
 	memset(obj, 0, sizeof(*obj));
@@ -399,11 +415,38 @@ void elfrec_units_free(struct elfrec_unit *units, size_t n)
 	free(units);
 }
 
-const struct elfrec_func *elfrec_find_func(const struct elfrec_object *obj,
-					   const char *name)
+static const char *base_of(const char *path)
 {
-	for (size_t i = 0; i < obj->nfuncs; i++)
-		if (!strcmp(obj->funcs[i].name, name))
-			return &obj->funcs[i];
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+const struct elfrec_func *elfrec_find_func(const struct elfrec_object *obj,
+					   const char *name, const char *file)
+{
+	const struct elfrec_func *only = NULL, *scoped = NULL, *global = NULL;
+	size_t matches = 0, nscoped = 0, nglobal = 0;
+	const char *want = file && *file ? base_of(file) : NULL;
+
+	for (size_t i = 0; i < obj->nfuncs; i++) {
+		const struct elfrec_func *f = &obj->funcs[i];
+		if (strcmp(f->name, name))
+			continue;
+		matches++;
+		only = f;
+		if (f->global) {
+			global = f;
+			nglobal++;
+		} else if (want && f->file[0] && !strcmp(base_of(f->file), want)) {
+			scoped = f;
+			nscoped++;
+		}
+	}
+	if (matches == 1)
+		return only;
+	if (nscoped == 1)
+		return scoped;
+	if (!nscoped && nglobal == 1)
+		return global;
 	return NULL;
 }

@@ -42,6 +42,10 @@ struct elfrec_func {
 	uint64_t size;   /* st_size in bytes */
 	char *section;   /* name of its section; "" when undefined/absolute */
 	int global;      /* 1 for GLOBAL/WEAK binding, 0 for LOCAL */
+	char *file;      /* LOCAL: name of the STT_FILE symbol before it (the
+			  * source file gcc compiled, e.g. "tuplesort.c"; ""
+			  * when none or for LTO's artificial units); GLOBAL:
+			  * "" */
 };
 
 /* One ELF image: a plain file, or one archive member. */
@@ -92,8 +96,18 @@ long elfrec_units(const struct elfrec_object *obj, struct elfrec_unit **units,
 		  struct strbuf *err);
 void elfrec_units_free(struct elfrec_unit *units, size_t n);
 
-/* The function symbol called name in obj, or NULL (first match). */
+/*
+ * The function symbol called name in obj that belongs to the source file
+ * file (a record's translation unit or function file; NULL when unknown),
+ * or NULL.  A linked binary can hold several LOCAL symbols of one name (a
+ * static function in two files): a LOCAL symbol is taken only when it is
+ * the only symbol of that name, or when the STT_FILE symbol before it
+ * names file (compared by base name).  Otherwise the one GLOBAL symbol of
+ * that name, if there is exactly one; else NULL (ambiguous, e.g. two
+ * static functions of one name in an LTO binary, whose file symbols are
+ * artificial).
+ */
 const struct elfrec_func *elfrec_find_func(const struct elfrec_object *obj,
-					   const char *name);
+					   const char *name, const char *file);
 
 #endif

@@ -49,11 +49,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t j = 0; j < o->nlog; j++)
 			sum += strlen(o->log[j]);
 		for (size_t j = 0; j < o->nfuncs; j++)
-			sum += strlen(o->funcs[j].name) + strlen(o->funcs[j].section);
+			sum += strlen(o->funcs[j].name) + strlen(o->funcs[j].section) +
+			       strlen(o->funcs[j].file);
 		if (o->member)
 			sum += strlen(o->member);
-		if (o->nfuncs && elfrec_find_func(o, o->funcs[0].name) != &o->funcs[0])
-			abort();
+		if (o->nfuncs) {
+			/* the lookup finds a symbol of that name, or none when
+			 * the name is ambiguous */
+			const struct elfrec_func *hit =
+				elfrec_find_func(o, o->funcs[0].name, o->funcs[0].file);
+			if (hit && strcmp(hit->name, o->funcs[0].name))
+				abort();
+		}
 		strbuf_reset(&err);
 		n = elfrec_units(o, &units, &err);
 		if (n >= 0)

@@ -83,6 +83,34 @@ gcc -c badrec.c
 is "damaged record: exit 2" "$rc" "2"
 like "damaged record: line named" "$(cat err.txt)" "badrec.o: .pgopt.log line 2:"
 
+# two static functions of one name (tuplesort.c and tuplestore.c both have
+# a copytup_heap): each record gets its own file's symbol, by the STT_FILE
+# symbol in front of it
+mkdir -p st/one st/two
+cat > st/one/dup.c <<'C'
+static int __attribute__((noinline)) dupfn(int *p, int n)
+{ int s = 0; for (int i = 0; i < n; i++) s += p[i] * i ^ (s >> 3);
+  for (int i = 0; i < n; i++) s -= p[i] / (i + 1); return s; }
+int use1(int *p, int n) { return dupfn(p, n) + 1; }
+C
+cat > st/two/dup2.c <<'C'
+static int __attribute__((noinline)) dupfn(int *p, int n) { return p[n]; }
+int use1(int *, int);
+int main(int c, char **v) { int a[8] = { 0 }; (void)v; return use1(a, c) + dupfn(a, c); }
+C
+gcc -O2 -c st/one/dup.c -o st1.o $(plugin_flags src/one/dup.c)
+gcc -O2 -c st/two/dup2.c -o st2.o $(plugin_flags src/two/dup2.c)
+gcc -o stprog st1.o st2.o
+sz1=$(readelf -sW st1.o | awk '$8 == "dupfn" { print $3 }')
+sz2=$(readelf -sW st2.o | awk '$8 == "dupfn" { print $3 }')
+ok "statics: two sizes differ" test "$sz1" != "$sz2"
+size_of() { "$PGBUILD" inspect --json stprog | perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>);
+	for my $u (@{$j->{units}}) { next unless ($u->{tu} // "") eq $ARGV[0];
+		for (@{$u->{functions}}) { print $_->{size} // "null" if $_->{name} eq "dupfn" } }' "$1"; }
+is "statics: dup.c's dupfn has its own size in the executable" "$(size_of src/one/dup.c)" "$sz1"
+is "statics: dup2.c's dupfn has its own size in the executable" "$(size_of src/two/dup2.c)" "$sz2"
+like "statics: human output too" "$("$PGBUILD" inspect --tu src/two/dup2.c stprog)" "dupfn +$sz2 "
+
 # usage
 nok "no file: error" "$PGBUILD" inspect
 like "--help" "$("$PGBUILD" inspect --help)" "usage: pgbuild inspect"

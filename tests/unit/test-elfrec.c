@@ -109,16 +109,16 @@ static void test_object(void **state)
 	assert_int_equal(o->nlog, 2);
 	assert_string_equal(o->log[0], "{\"kind\":\"unit\",\"tu\":\"src/a.c\"}");
 
-	fn = elfrec_find_func(o, "alpha");
+	fn = elfrec_find_func(o, "alpha", NULL);
 	assert_non_null(fn);
 	assert_string_equal(fn->section, ".text.hot");
 	assert_true(fn->size > 0);
 	assert_int_equal(fn->global, 1);
-	fn = elfrec_find_func(o, "alpha_cold");
+	fn = elfrec_find_func(o, "alpha_cold", NULL);
 	assert_non_null(fn);
 	assert_string_equal(fn->section, ".text.unlikely");
-	assert_string_equal(elfrec_find_func(o, "alpha_plain")->section, ".text");
-	assert_null(elfrec_find_func(o, "nonexistent"));
+	assert_string_equal(elfrec_find_func(o, "alpha_plain", NULL)->section, ".text");
+	assert_null(elfrec_find_func(o, "nonexistent", NULL));
 	assert_true(o->text_hot_size > 0);
 	assert_true(o->text_unlikely_size > 0);
 	assert_true(o->text_size >= o->text_hot_size + o->text_unlikely_size);
@@ -142,7 +142,7 @@ static void test_archive(void **state)
 	assert_string_equal(f.objs[0].member, "a.o");
 	assert_string_equal(f.objs[1].member, "b.o");
 	assert_int_equal(f.objs[1].nlog, 2);
-	assert_non_null(elfrec_find_func(&f.objs[1], "beta"));
+	assert_non_null(elfrec_find_func(&f.objs[1], "beta", NULL));
 	elfrec_release(&f);
 	strbuf_release(&err);
 }
@@ -165,8 +165,48 @@ static void test_executable(void **state)
 	assert_string_equal(json_get_str(units[1].fns[0], "name"), "beta");
 	elfrec_units_free(units, (size_t)n);
 	/* in an executable .text.hot is merged into .text */
-	assert_non_null(elfrec_find_func(&f.objs[0], "main"));
-	assert_true(elfrec_find_func(&f.objs[0], "alpha")->size > 0);
+	assert_non_null(elfrec_find_func(&f.objs[0], "main", NULL));
+	assert_true(elfrec_find_func(&f.objs[0], "alpha", NULL)->size > 0);
+	elfrec_release(&f);
+	strbuf_release(&err);
+}
+
+/* Two files with a static function of one name and different sizes,
+ * linked into one executable, plus a global of a third file's name. */
+static void test_same_name_statics(void **state)
+{
+	static const char s1[] = "static int __attribute__((noinline)) dup(int *p, int n)\n"
+		"{ int s = 0; for (int i = 0; i < n; i++) s += p[i] * i ^ (s >> 3);\n"
+		"  for (int i = 0; i < n; i++) s -= p[i] / (i + 1); return s; }\n"
+		"int use1(int *p, int n) { return dup(p, n) + 1; }\n";
+	static const char s2[] = "static int __attribute__((noinline)) dup(int *p, int n)\n"
+		"{ return p[n]; }\n"
+		"int use2(int *p, int n) { return dup(p, n) + 2; }\n"
+		"int use1(int *, int);\n"
+		"int main(int c, char **v) { int a[8] = { 0 }; (void)v; return use1(a, c) + use2(a, c); }\n";
+	struct elfrec_file f;
+	struct strbuf err = STRBUF_INIT;
+	const struct elfrec_func *a, *b;
+	(void)state;
+	sh("mkdir -p %s/src/one %s/src/two", dir, dir);
+	write_file("src/one/s1.c", s1, sizeof(s1) - 1);
+	write_file("src/two/s2.c", s2, sizeof(s2) - 1);
+	sh("cd %s && gcc -O2 -o dup src/one/s1.c src/two/s2.c", dir);
+	assert_int_equal(elfrec_open(path_of("dup"), &f, &err), 0);
+	a = elfrec_find_func(&f.objs[0], "dup", "src/one/s1.c");
+	b = elfrec_find_func(&f.objs[0], "dup", "src/two/s2.c");
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_true(a != b);
+	assert_string_equal(a->file, "s1.c");
+	assert_string_equal(b->file, "s2.c");
+	assert_true(a->size > b->size);
+	/* no file, or a file that has no such symbol: ambiguous */
+	assert_null(elfrec_find_func(&f.objs[0], "dup", NULL));
+	assert_null(elfrec_find_func(&f.objs[0], "dup", "src/three.c"));
+	/* a unique name is found whatever the file */
+	assert_non_null(elfrec_find_func(&f.objs[0], "use1", "src/two/s2.c"));
+	assert_non_null(elfrec_find_func(&f.objs[0], "main", NULL));
 	elfrec_release(&f);
 	strbuf_release(&err);
 }
@@ -297,6 +337,7 @@ int main(void)
 		cmocka_unit_test(test_object),
 		cmocka_unit_test(test_archive),
 		cmocka_unit_test(test_executable),
+		cmocka_unit_test(test_same_name_statics),
 		cmocka_unit_test(test_not_elf),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_corrupt),
