@@ -329,6 +329,10 @@ static void apply_policy(struct invocation *inv)
 	if (!inv->have_policy)
 		return;
 	policy_apply(&inv->policy, is_link ? NULL : inv->tu, &inv->final, &inv->res);
+	/* lists alone change nothing when the plugin is switched off */
+	if (inv->res.lists && !inv->res.added.nr && !inv->res.removed.nr &&
+	    env("PGOPT_PLUGIN") && !strcmp(env("PGOPT_PLUGIN"), "off"))
+		inv->res.changed = 0;
 	if (!inv->res.changed)
 		return;
 	strvec_push(&inv->final, "-frecord-gcc-switches");

@@ -393,6 +393,11 @@ void policy_apply(const struct policy *p, const char *tu, struct strvec *args,
 			}
 		}
 	}
+	/* hot/cold lists act through the plugin, so a compile they apply to
+	 * is changed even when no flag is: the plugin must be loaded */
+	res->lists = !link && p->plugin && (p->hot || p->cold);
+	if (res->lists)
+		res->changed = 1;
 	if (p->lto != LTO_OFF) {
 		strvec_push(args, "-flto=auto");
 		strvec_push(&res->added, "-flto=auto");

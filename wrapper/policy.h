@@ -11,7 +11,9 @@
  *                               -ffat-lto-objects)
  *     march = native            shorthand for cflags += -march=native
  *     hot = hot.txt             functions the plugin marks hot
- *     cold = cold.txt           ... and cold (paths relative to the policy)
+ *     cold = cold.txt           ... and cold (paths relative to the policy);
+ *                               a list makes every compile a changed one:
+ *                               the plugin must run to mark its functions
  *     plugin = on|off           load pgopt.so into changed compiles (on)
  *
  *     [src/backend/utils/{mmgr,hash}]  a glob (glob.h) over the TU path
@@ -62,7 +64,8 @@ struct policy_result {
 	struct strvec rules;    /* "file:line" of every matching section */
 	struct strvec added;    /* flags appended */
 	struct strvec removed;  /* flags removed (each occurrence once) */
-	int changed;            /* anything added or removed */
+	int lists;              /* hot/cold lists apply (a compile, plugin on) */
+	int changed;            /* anything added or removed, or lists apply */
 };
 
 /*

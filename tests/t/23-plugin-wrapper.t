@@ -48,6 +48,20 @@ like "record: hot list applied" "$j" '"marked":"hot"'
 like "hot function in .text.hot (ELF symbol)" "$j" '"elf_section":".text.hot"'
 like "human table lists the functions" "$("$PGBUILD" inspect aset.o)" "aset_alloc +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +.text.hot"
 
+# a hot list alone loads the plugin into a compile no cflags section matches
+echo util_twice > $TMP/hot2.txt
+printf '[global]\nhot = hot2.txt\n[src/backend/**]\ncflags += -O3\n' > $TMP/hotonly.policy
+PGOPT_POLICY=$TMP/hotonly.policy PGOPT_LOGDIR=$TMP/hlog "$W" -O2 -c src/common/util.c -o util.o 2>err.txt
+ok "hot list only: compiles" test -s util.o
+is "hot list only: silent" "$(cat err.txt)" ""
+like "hot list only: listed function in .text.hot" \
+	"$("$PGBUILD" inspect --json --function util_twice util.o)" '"elf_section":".text.hot"'
+like "hot list only: unlisted function stays in .text" \
+	"$("$PGBUILD" inspect --json --function util_main_helper util.o)" '"elf_section":".text"'
+like "hot list only: the compile counts as changed" "$(tail -n 1 $TMP/hlog/compile.jsonl)" \
+	'"changed":true,.*"argv_out":\[.*"-frecord-gcc-switches","-fplugin='
+ok "hot list only: -frecord-gcc-switches" readelf -p .GCC.command.line util.o
+
 # --- ccache: a hit restores the object, record included ---
 if command -v ccache >/dev/null; then
 	export CCACHE_DIR=$TMP/ccache CCACHE_NOHASHDIR=1 CCACHE_BASEDIR=$TMP

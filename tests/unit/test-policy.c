@@ -196,6 +196,31 @@ static void test_apply(void **state)
 	assert_int_equal(p.plugin, 0);
 	apply_is(&p, "a.c", "-c a.c", "-c a.c -flto=auto -ffat-lto-objects", "/p/x.policy:1");
 	policy_release(&p);
+
+	/* a hot list alone changes every compile (the plugin must run), not
+	 * a link, and nothing when the policy switches the plugin off */
+	{
+		struct strvec sv = STRVEC_INIT;
+		struct policy_result res;
+		assert_int_equal(parse("[global]\nhot = h.txt\n[src/x.c]\ncflags += -O3\n", &p, &err), 0);
+		strvec_split(&sv, "-O2 -c y.c");
+		policy_apply(&p, "src/y.c", &sv, &res);
+		assert_int_equal(res.lists, 1);
+		assert_int_equal(res.changed, 1);
+		assert_int_equal(res.added.nr, 0);
+		policy_result_release(&res);
+		policy_apply(&p, NULL, &sv, &res);
+		assert_int_equal(res.lists, 0);
+		assert_int_equal(res.changed, 0);
+		policy_result_release(&res);
+		policy_release(&p);
+		assert_int_equal(parse("[global]\ncold = c.txt\nplugin = off\n", &p, &err), 0);
+		policy_apply(&p, "src/y.c", &sv, &res);
+		assert_int_equal(res.changed, 0);
+		policy_result_release(&res);
+		policy_release(&p);
+		strvec_clear(&sv);
+	}
 	strbuf_release(&err);
 }
 
