@@ -39,6 +39,7 @@
 #include "policy.h"
 #include "respfile.h"
 #include "run-command.h"
+#include "sha256.h"
 #include "strbuf.h"
 #include "strvec.h"
 #include "tu.h"
@@ -231,6 +232,34 @@ static void push_plugin_arg(struct strvec *args, const char *key, const char *va
 	strvec_push_nodup(args, strbuf_detach(&sb, NULL));
 }
 
+/*
+ * The digest of the hot and cold lists' contents as read now.  The lists
+ * are named by path on the command line; the digest puts their contents
+ * there too, so ccache and pgbuild's incremental rebuild (which compare
+ * command lines) see an edited list.  A list that cannot be read is
+ * digested as such (the plugin then fails the compile, naming it).
+ */
+static void list_digest(const struct policy *p, char hex[SHA256_HEX_SIZE])
+{
+	const char *lists[2][2] = { { "hot", p->hot }, { "cold", p->cold } };
+	struct sha256 c;
+	sha256_init(&c);
+	for (int i = 0; i < 2; i++) {
+		struct strbuf sb = STRBUF_INIT, text = STRBUF_INIT;
+		if (!lists[i][1])
+			continue;
+		if (strbuf_read_file(&text, lists[i][1]) < 0)
+			strbuf_addf(&sb, "%s unreadable: %s\n", lists[i][0], strerror(errno));
+		else
+			strbuf_addf(&sb, "%s %zu\n", lists[i][0], text.len);
+		sha256_update(&c, sb.buf, sb.len);
+		sha256_update(&c, text.buf, text.len);
+		strbuf_release(&sb);
+		strbuf_release(&text);
+	}
+	sha256_final_hex(&c, hex);
+}
+
 static void add_plugin_args(struct invocation *inv, const char *tu, int is_link)
 {
 	const char *plugin = env("PGOPT_PLUGIN");
@@ -288,6 +317,11 @@ static void add_plugin_args(struct invocation *inv, const char *tu, int is_link)
 		push_plugin_arg(&inv->final, "hot", inv->policy.hot);
 	if (inv->policy.cold)
 		push_plugin_arg(&inv->final, "cold", inv->policy.cold);
+	if (inv->policy.hot || inv->policy.cold) {
+		char hex[SHA256_HEX_SIZE];
+		list_digest(&inv->policy, hex);
+		push_plugin_arg(&inv->final, "list-digest", hex);
+	}
 	if (error_verbose)
 		push_plugin_arg(&inv->final, "verbose", NULL);
 	(void)is_link;

@@ -74,6 +74,22 @@ if command -v ccache >/dev/null; then
 	like "ccache: second compile is a cache hit" "$(printf '%s\n' "$stats" | grep -E '^(direct|preprocessed)_cache_hit' | awk '{s+=$2} END {print s}')" "^[1-9]"
 	is "ccache hit: inspect shows the full record" "$("$PGBUILD" inspect --json c1.o)" "$first"
 	like "ccache hit: record has the functions" "$("$PGBUILD" inspect --units c1.o)" "src/backend/utils/mmgr/aset.c +compile +2 fn"
+	# the lists' contents are on the command line (as a digest): a list
+	# edited in place is a cache miss, not a stale object
+	echo util_twice > $TMP/hot3.txt
+	printf '[global]\nhot = hot3.txt\n' > $TMP/lists.policy
+	PGOPT_POLICY=$TMP/lists.policy PGOPT_PREFIX=ccache PGOPT_LOGDIR=$TMP/llog "$W" -O2 -c src/common/util.c -o l1.o
+	like "list digest: on the command line" "$(tail -n 1 $TMP/llog/compile.jsonl)" \
+		"\"-fplugin-arg-pgopt-list-digest=$(printf 'hot %s\n' "$(stat -c %s $TMP/hot3.txt)" | cat - $TMP/hot3.txt | sha256sum | cut -c1-64)\""
+	like "list digest: listed function hot" "$("$PGBUILD" inspect --json --function util_twice l1.o)" '"elf_section":".text.hot"'
+	ccache -z >/dev/null
+	echo util_main_helper > $TMP/hot3.txt
+	PGOPT_POLICY=$TMP/lists.policy PGOPT_PREFIX=ccache "$W" -O2 -c src/common/util.c -o l1.o
+	stats=$(ccache --print-stats)
+	is "edited list: not a cache hit" "$(printf '%s\n' "$stats" | grep -E '^(direct|preprocessed)_cache_hit' | awk '{s+=$2} END {print s+0}')" 0
+	is "edited list: a cache miss" "$(printf '%s\n' "$stats" | awk '$1=="cache_miss"{print $2}')" 1
+	like "edited list: the function left .text.hot" "$("$PGBUILD" inspect --json --function util_twice l1.o)" '"elf_section":".text"'
+	like "edited list: the newly listed one is in .text.hot" "$("$PGBUILD" inspect --json --function util_main_helper l1.o)" '"elf_section":".text.hot"'
 	unset CCACHE_DIR CCACHE_NOHASHDIR CCACHE_BASEDIR
 else
 	tap_result 0 "# SKIP ccache not installed"
