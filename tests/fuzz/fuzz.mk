@@ -12,25 +12,35 @@
 # replays the corpora through the normal build (tests/t/80-fuzz-replay.t).
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 10
-FUZZ         ?= policy classify json elfrec
+FUZZ         ?= policy classify json elfrec report
 FUZZ_ARGS    ?=
 FUZZ_CFLAGS  := -g -O1 -D_GNU_SOURCE -std=c11 -Iwrapper/common -Iwrapper -Ipgbuild \
+	-I$(PQ_INCLUDE) \
 	-DPGOPT_VERSION=\"$(VERSION)\" -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_LIB_SRC := $(COMMON_SRC) $(WRAPPER_SRC) pgbuild/elfrec.c
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(O)/fuzz/obj/%.o)
 FUZZ_BINS    := $(FUZZ:%=$(O)/fuzz/fuzz-%)
+# The report harness calls pgbuild's loaders: pgbuild's objects as an
+# archive, so only what they need is linked.
+FUZZ_PGBUILD_OBJ := $(PGBUILD_SRC:%.c=$(O)/fuzz/obj/%.o)
+FUZZ_PGBUILD_LIB := $(O)/fuzz/libpgbuild.a
 
 $(O)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+$(FUZZ_PGBUILD_LIB): $(FUZZ_PGBUILD_OBJ)
+	rm -f $@ && ar rcs $@ $^
 $(O)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ -lelf
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(FUZZ_LINK)
+FUZZ_LINK := -lelf
+$(O)/fuzz/fuzz-report: $(FUZZ_PGBUILD_LIB)
+$(O)/fuzz/fuzz-report: FUZZ_LINK := $(PGBUILD_LIBS)
 
 .PHONY: fuzz fuzz-build fuzz-replay
 fuzz fuzz-replay: SHELL := /bin/bash
-.SECONDARY: $(FUZZ_LIB_OBJ)
+.SECONDARY: $(FUZZ_LIB_OBJ) $(FUZZ_PGBUILD_OBJ)
 fuzz-build: $(FUZZ_BINS)
 
 # -rss_limit_mb and -timeout turn memory blow-ups and hangs into findings.
