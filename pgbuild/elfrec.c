@@ -37,7 +37,7 @@ static int elfrec_fail(struct strbuf *err, const char *path, const char *member,
 	return -1;
 }
 
-static int has_prefix_section(const char *name, const char *prefix)
+int elfrec_section_is(const char *name, const char *prefix)
 {
 	size_t n = strlen(prefix);
 	return !strncmp(name, prefix, n) && (name[n] == '\0' || name[n] == '.');
@@ -211,11 +211,11 @@ static int read_image(Elf *elf, struct elfrec_object *obj, const char **why)
 		}
 		if ((sh.sh_flags & SHF_EXECINSTR) && sh.sh_type != SHT_NOBITS) {
 			obj->text_size += sh.sh_size;
-			if (has_prefix_section(name, ".text.hot"))
+			if (elfrec_section_is(name, ".text.hot"))
 				obj->text_hot_size += sh.sh_size;
-			else if (has_prefix_section(name, ".text.unlikely"))
+			else if (elfrec_section_is(name, ".text.unlikely"))
 				obj->text_unlikely_size += sh.sh_size;
-			else if (has_prefix_section(name, ".text.startup"))
+			else if (elfrec_section_is(name, ".text.startup"))
 				obj->text_startup_size += sh.sh_size;
 		}
 		if (!strcmp(name, ".GCC.command.line") || !strcmp(name, ".pgopt.log")) {
@@ -449,4 +449,19 @@ const struct elfrec_func *elfrec_find_func(const struct elfrec_object *obj,
 	if (!nscoped && nglobal == 1)
 		return global;
 	return NULL;
+}
+
+const struct elfrec_func *elfrec_record_func(const struct elfrec_object *obj,
+					     const struct json_value *unit,
+					     const struct json_value *fn)
+{
+	const char *name = json_get_str(fn, "name");
+	const char *stage = json_get_str(unit, "stage");
+	const char *file = json_get_str(unit, "tu");
+	if (!name || obj->is_lto)
+		return NULL;
+	if (!file || (stage && (!strcmp(stage, "ltrans") || !strcmp(stage, "wpa") ||
+				!strcmp(stage, "lto"))))
+		file = json_get_str(fn, "file");
+	return elfrec_find_func(obj, name, file);
 }

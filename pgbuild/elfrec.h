@@ -110,4 +110,18 @@ void elfrec_units_free(struct elfrec_unit *units, size_t n);
 const struct elfrec_func *elfrec_find_func(const struct elfrec_object *obj,
 					   const char *name, const char *file);
 
+/*
+ * The symbol of a function record fn (a "fn" line) of the unit record unit
+ * in obj, scoped by the source file (compile records: the unit's "tu",
+ * whose base name gcc's STT_FILE symbol carries; link-time records: the
+ * function's own "file").  NULL for LTO IR objects (no code), unknown and
+ * ambiguous names.
+ */
+const struct elfrec_func *elfrec_record_func(const struct elfrec_object *obj,
+					     const struct json_value *unit,
+					     const struct json_value *fn);
+
+/* Does section name sec equal prefix or start with prefix "."? */
+int elfrec_section_is(const char *sec, const char *prefix);
+
 #endif

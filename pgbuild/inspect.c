@@ -163,28 +163,6 @@ static void print_words(FILE *fp, const char *label, const struct json_value *ar
 	fputc('\n', fp);
 }
 
-/*
- * The symbol of a recorded function: scoped by the source file, since a
- * linked binary can hold several static functions of one name (compile
- * records: the unit's translation unit, whose name gcc's STT_FILE symbol
- * carries; link-time records: the function's own file).  NULL for LTO IR
- * objects (no code) and when the name stays ambiguous.
- */
-static const struct elfrec_func *fn_symbol(const struct elfrec_object *obj,
-					   const struct json_value *unit,
-					   const struct json_value *fn)
-{
-	const char *name = json_get_str(fn, "name");
-	const char *stage = json_get_str(unit, "stage");
-	const char *file = json_get_str(unit, "tu");
-	if (!name || obj->is_lto)
-		return NULL;
-	if (!file || (stage && (!strcmp(stage, "ltrans") || !strcmp(stage, "wpa") ||
-				!strcmp(stage, "lto"))))
-		file = json_get_str(fn, "file");
-	return elfrec_find_func(obj, name, file);
-}
-
 static void human_unit(const struct inspect_opts *o, const char *path,
 		       const struct elfrec_object *obj, const struct elfrec_unit *u,
 		       size_t nunits, struct inspect_totals *t)
@@ -256,7 +234,7 @@ static void human_unit(const struct inspect_opts *o, const char *path,
 		char bytes[32] = "-";
 		if (!fn_selected(o, fn))
 			continue;
-		sym = fn_symbol(obj, unit, fn);
+		sym = elfrec_record_func(obj, unit, fn);
 		if (sym)
 			snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)sym->size);
 		top_refusal(fn, &top);
@@ -344,7 +322,7 @@ static void json_unit(const struct inspect_opts *o, struct json_writer *jw,
 			if (!fn_selected(o, fn))
 				continue;
 			t->functions++;
-			sym = fn_symbol(obj, u->unit, fn);
+			sym = elfrec_record_func(obj, u->unit, fn);
 			json_object_begin(jw);
 			json_key(jw, "name");
 			json_string(jw, name);

@@ -24,10 +24,15 @@
  * must not carry added or removed flags.  Members of static libraries that
  * the linker did not pull in have no record and are only counted.
  *
+ * With --baseline: total text size, hot and unlikely code per function
+ * (see hotcold_sizes(): a linked binary has no .text.hot/.text.unlikely
+ * sections of its own), and the top growing and shrinking functions.
+ *
  * Output: one line per problem (MISSING / EXTRA / NORECORD / NOTAPPLIED /
  * STILL), then the verdict line.  Exit 0 verified, 1 a mismatch, 2 error.
  */
 #include <errno.h>
+#include <elf.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -218,8 +223,83 @@ static void add_sizes(struct fsize **v, size_t *nr, size_t *alloc,
 	}
 }
 
+/*
+ * Hot and unlikely code of a binary, per function.  GNU ld's default script
+ * merges .text.hot and .text.unlikely into .text, so a linked binary has no
+ * such output sections: a function counts as hot or unlikely when its
+ * pgopt.so record names that section (where GCC put it), and every split
+ * part "NAME.cold" (-freorder-blocks-and-partition) counts as unlikely.
+ * Each symbol counts once (an LTO binary holds compile and link-time
+ * records of one function).  A file without records (or an unlinked
+ * object) falls back to its section sizes.
+ */
+struct hotcold {
+	uint64_t hot, unlikely;  /* bytes */
+	long nhot, nunlikely;    /* functions */
+	long ncold_parts;        /* split .cold parts (in nunlikely too) */
+	int from_sections;       /* 1: no records, ELF section sizes used */
+};
+
+static int is_cold_part(const char *name)
+{
+	const char *c = strstr(name, ".cold");
+	return c && (c[5] == '\0' || c[5] == '.');
+}
+
+static void hotcold_sizes(const struct elfrec_object *o, struct hotcold *hc)
+{
+	struct elfrec_unit *units = NULL;
+	struct strbuf err = STRBUF_INIT;
+	char *seen = xcalloc(o->nfuncs + 1, 1);
+	long n = elfrec_units(o, &units, &err);
+
+	memset(hc, 0, sizeof(*hc));
+	for (long u = 0; u < n; u++)
+		for (size_t k = 0; k < units[u].nfns; k++) {
+			const char *sec = json_get_str(units[u].fns[k], "section");
+			const struct elfrec_func *f;
+			int hot;
+			if (!sec)
+				continue;
+			if (elfrec_section_is(sec, ".text.hot"))
+				hot = 1;
+			else if (elfrec_section_is(sec, ".text.unlikely"))
+				hot = 0;
+			else
+				continue;
+			f = elfrec_record_func(o, units[u].unit, units[u].fns[k]);
+			if (!f || !f->section[0] || seen[f - o->funcs])
+				continue;
+			seen[f - o->funcs] = 1;
+			if (hot) {
+				hc->hot += f->size;
+				hc->nhot++;
+			} else {
+				hc->unlikely += f->size;
+				hc->nunlikely++;
+			}
+		}
+	for (size_t i = 0; i < o->nfuncs; i++)
+		if (!seen[i] && o->funcs[i].section[0] && is_cold_part(o->funcs[i].name)) {
+			seen[i] = 1;
+			hc->unlikely += o->funcs[i].size;
+			hc->nunlikely++;
+			hc->ncold_parts++;
+		}
+	if (n <= 0 && o->elf_type == ET_REL) {
+		hc->hot = o->text_hot_size;
+		hc->unlikely = o->text_unlikely_size;
+		hc->from_sections = 1;
+	}
+	if (n > 0)
+		elfrec_units_free(units, (size_t)n);
+	free(seen);
+	strbuf_release(&err);
+}
+
 static int compare_sizes(const char *base_bin, const struct elfrec_object *cand, int top)
 {
+	struct hotcold hb, hcand;
 	struct elfrec_file bf;
 	struct strbuf err = STRBUF_INIT;
 	struct fsize *v = NULL;
@@ -237,10 +317,15 @@ static int compare_sizes(const char *base_bin, const struct elfrec_object *cand,
 	       (unsigned long long)base->text_size, (unsigned long long)cand->text_size,
 	       base->text_size ? 100.0 * ((double)cand->text_size - (double)base->text_size) /
 					 (double)base->text_size : 0.0);
-	printf("size: .text.hot %llu -> %llu bytes, .text.unlikely %llu -> %llu bytes\n",
-	       (unsigned long long)base->text_hot_size, (unsigned long long)cand->text_hot_size,
-	       (unsigned long long)base->text_unlikely_size,
-	       (unsigned long long)cand->text_unlikely_size);
+	hotcold_sizes(base, &hb);
+	hotcold_sizes(cand, &hcand);
+	printf("size: .text.hot %llu -> %llu bytes, .text.unlikely %llu -> %llu bytes "
+	       "(per function: hot %ld -> %ld functions, unlikely %ld -> %ld of which "
+	       "%ld -> %ld split .cold parts)\n",
+	       (unsigned long long)hb.hot, (unsigned long long)hcand.hot,
+	       (unsigned long long)hb.unlikely, (unsigned long long)hcand.unlikely,
+	       hb.nhot, hcand.nhot, hb.nunlikely, hcand.nunlikely,
+	       hb.ncold_parts, hcand.ncold_parts);
 	add_sizes(&v, &nr, &alloc, base, 0);
 	add_sizes(&v, &nr, &alloc, cand, 1);
 	qsort(v, nr, sizeof(*v), cmp_fname);
@@ -297,6 +382,8 @@ static void verify_usage(FILE *fp)
 "                     built with, from OUT/pgopt-build.json)\n"
 "  --builddir DIR     the build directory (default: from pgopt-build.json)\n"
 "  --baseline PREFIX  compare function and text sizes with PREFIX/bin/postgres\n"
+"                     (hot/unlikely code counted per function: the section\n"
+"                     each record names, plus split .cold parts)\n"
 "  --top N            functions listed as top growth/shrink (default 10)\n"
 "  -v, --verbose      also list every object checked\n"
 "\n"

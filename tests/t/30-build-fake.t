@@ -53,8 +53,22 @@ CONF
 chmod +x fakepg-99.1/configure
 printf 'int a(int x) { return x + 1; }\n' > fakepg-99.1/src/backend/a.c
 printf 'int b(int x) { return x * 2; }\n' > fakepg-99.1/src/backend/b.c
-printf 'int a(int); int b(int);\nint main(int c, char **v) { (void)v; return a(b(c)) == 3 ? 0 : 1; }\n' \
-	> fakepg-99.1/src/backend/c.c
+# c.c: a cold function and a function GCC splits into chk + chk.cold
+cat > fakepg-99.1/src/backend/c.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+int a(int); int b(int);
+__attribute__((cold, noinline)) void fail(int x) { fprintf(stderr, "bad %d\n", x); exit(2); }
+__attribute__((noinline)) int chk(int x)
+{
+	if (x > 1000) {
+		fail(x);
+		x = x * 3 + a(x);
+	}
+	return x + 1;
+}
+int main(int c, char **v) { (void)v; return a(b(chk(c) - 1)) == 3 ? 0 : 1; }
+C
 SRC=$TMP/fakepg-99.1
 
 printf '[global]\ncflags += -fno-plt\n' > p1.policy
@@ -140,6 +154,17 @@ sha1=$(json policy.sha256 < "$LR")
 is "hot list: the record holds the list's path" "$(json policy.files.0.path < "$LR")" "$TMP/hot.list"
 is "hot list: ... and its content" "$(json policy.files.0.content < "$LR")" "a"
 nok "hot list: the policy hash covers the list" test "$sha1" = "$(sha256sum < hot.policy | cut -c1-64)"
+# verify --baseline: hot and unlikely code per function (ld merges the
+# sections into .text: by section name a linked binary always shows 0)
+symsize() { readelf -sW "$1" | awk -v n="$2" '$8 == n { print $3 }'; }
+out=$("$P" verify --prefix "$TMP/lk" --baseline "$TMP/out" | grep '^size: .text.hot')
+is "verify --baseline: .text.hot per function (a is listed hot)" \
+	"$(printf '%s' "$out" | sed -E 's/^size: .text.hot ([0-9]+) -> ([0-9]+) bytes.*/\1 \2/')" \
+	"0 $(symsize "$TMP/lk/bin/postgres" a)"
+is "verify --baseline: .text.unlikely: the cold function and the split chk.cold part" \
+	"$(printf '%s' "$out" | sed -E 's/.*\.text\.unlikely ([0-9]+) -> ([0-9]+) bytes.*/\1 \2/')" \
+	"$(symsize "$TMP/out/bin/postgres" chk.cold) $(( $(symsize "$TMP/lk/bin/postgres" chk.cold) + $(symsize "$TMP/lk/bin/postgres" fail) ))"
+like "verify --baseline: counts functions and split parts" "$out" 'hot 0 -> 1 functions, unlikely 1 -> 2 of which 1 -> 1 split .cold parts'
 ok "hot list: same policy and list again" lk --policy hot.policy
 is "hot list: unchanged: the dry run is skipped" "$(json incremental.checked_objects < "$LR")" 0
 printf 'a\nb\n' > hot.list
