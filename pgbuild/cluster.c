@@ -52,7 +52,8 @@ static struct cluster_slot slots[CLUSTER_MAX];
 static volatile pid_t helper_pid;       /* initdb / cp running now, or 0 */
 static int handlers_installed;
 
-static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+/* SIGPIPE too: `pgbuild bench -P 1 | head -1` must not leave a server behind */
+static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
 
 /* ---------------- async-signal-safe helpers ---------------- */
 

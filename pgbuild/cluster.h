@@ -29,8 +29,9 @@
  * ($TMPDIR or /tmp, or options.parent) must be searchable by that user.
  *
  * Every exit path removes DIR: cluster_destroy() on normal paths; an atexit
- * handler for die()/exit(); and SIGINT/SIGTERM/SIGHUP/SIGQUIT handlers
- * (installed by the first cluster_create) that immediately shut the server
+ * handler for die()/exit(); and SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGPIPE
+ * handlers (installed by the first cluster_create) that immediately shut the
+ * server
  * down (SIGQUIT to the postmaster, which waits for its children), remove DIR
  * with async-signal-safe calls, and re-raise the signal, so the caller dies
  * of it as usual (exit status 128+N).  With keep set, the server is stopped
