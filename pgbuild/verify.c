@@ -22,7 +22,9 @@
  * added/removed lists equal the expectation, and whose cc1 options contain
  * every added flag and no removed flag.  An object the policy leaves alone
  * must not carry added or removed flags.  Members of static libraries that
- * the linker did not pull in have no record and are only counted.
+ * the linker did not pull in have no record and are only counted.  A
+ * record in the binary whose translation unit matches no object on the
+ * link line is reported as EXTRA.
  *
  * With --baseline: total text size, hot and unlikely code per function
  * (see hotcold_sizes(): a linked binary has no .text.hot/.text.unlikely
@@ -152,6 +154,18 @@ static struct unitref *find_unit(struct unitref *v, size_t n, const char *tu)
 {
 	struct unitref key = { tu, NULL, 0 };
 	return bsearch(&key, v, n, sizeof(*v), cmp_unitref);
+}
+
+/* Mark u and every record of the same translation unit next to it (a unit
+ * recorded twice, e.g. compiled into two objects) as matched. */
+static void mark_used(struct unitref *v, size_t n, struct unitref *u)
+{
+	if (!u)
+		return;
+	for (struct unitref *p = u; p >= v && !strcmp(p->tu, u->tu); p--)
+		p->used = 1;
+	for (struct unitref *p = u + 1; p < v + n && !strcmp(p->tu, u->tu); p++)
+		p->used = 1;
 }
 
 /*
@@ -596,8 +610,7 @@ PGBUILD_COMMAND(verify, "check that postgres carries exactly the policy's flags;
 			continue;
 		checked++;
 		u = find_unit(refs, nrefs, ex->tu);
-		if (u)
-			u->used = 1;
+		mark_used(refs, nrefs, u);
 		if (!ex->added.nr && !ex->removed.nr) {
 			added = u ? json_get(u->unit, "added") : NULL;
 			removed = u ? json_get(u->unit, "removed") : NULL;
@@ -690,6 +703,18 @@ PGBUILD_COMMAND(verify, "check that postgres carries exactly the policy's flags;
 		else if (verbose_list)
 			printf("ok        %s\n", ex->tu);
 	}
+
+	/* records of translation units that no object on the link line was
+	 * compiled from: code the policy check never saw */
+	for (size_t i = 0; i < vs.nr; i++)
+		if (vs.v[i].compile)
+			mark_used(refs, nrefs, find_unit(refs, nrefs, vs.v[i].compile->tu));
+	for (size_t i = 0; i < nrefs; i++)
+		if (!refs[i].used && (i == 0 || strcmp(refs[i].tu, refs[i - 1].tu))) {
+			printf("EXTRA     %s: recorded in postgres, but no object on its link line "
+			       "was compiled from it\n", refs[i].tu);
+			problems++;
+		}
 
 	if (baseline) {
 		char *bb = xasprintf("%s/bin/postgres", baseline);

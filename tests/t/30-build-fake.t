@@ -174,6 +174,16 @@ is "hot list: the build was not taken as unchanged (dry run of 3 objects)" \
 	"$(json incremental.checked_objects < "$LR")" 3
 is "hot list: the record holds the new list" "$(json policy.files.0.content < "$LR")" $'a\nb'
 
+# --- a record in the binary that no object on the link line accounts for ---
+cp -r "$TMP/lk" "$TMP/lkx"
+objcopy -O binary --only-section=.pgopt.log "$TMP/lkx/bin/postgres" rec.bin
+printf '{"kind":"unit","tu":"src/backend/zzz.c","stage":"compile","added":[],"removed":[]}\n' >> rec.bin
+objcopy --update-section .pgopt.log=rec.bin "$TMP/lkx/bin/postgres"
+"$P" verify --prefix "$TMP/lkx" > verify.out 2>&1
+is "verify: a record of a unit not on the link line exits 1" "$?" 1
+like "... and is named EXTRA" "$(cat verify.out)" '^EXTRA +src/backend/zzz.c: recorded in postgres, but no object on its link line'
+ok "... while the untouched install verifies" "$P" verify --prefix "$TMP/lk"
+
 # --- LTO: the objects' own sections are gone, the plugin records remain ---
 ok "LTO build (coscup policy) into a second prefix" \
 	"$P" build --src "$SRC" --prefix "$TMP/lto" --no-bench --policy "$TOP/examples/coscup-2017.policy"
