@@ -385,15 +385,29 @@ static void json_strvec(struct json_writer *jw, const char *key, const struct st
 	json_array_end(jw);
 }
 
-/* The default output file gcc would write. */
-static char *default_output(const struct invocation *inv)
+/*
+ * The output file gcc writes, when it is known: -o, else gcc's default
+ * (SOURCE.o / SOURCE.s for -c / -S of one source, a.out for a link).
+ * NULL for queries, preprocessing and dependency-only runs to stdout, and
+ * several sources compiled at once.  Passthrough records get it too.
+ */
+static char *known_output(const struct invocation *inv)
 {
+	const struct classification *c = &inv->cls;
 	const char *src, *base, *dot;
-	if (inv->cls.output)
-		return xstrdup(inv->cls.output);
-	if (inv->cls.kind != KIND_COMPILE)
+
+	if (c->reason == REASON_QUERY || c->reason == REASON_TOO_HARD ||
+	    c->reason == REASON_NO_INPUT)
+		return NULL;
+	if (c->output)
+		return xstrdup(c->output);
+	if (c->reason == REASON_PREPROCESS || c->reason == REASON_DEPENDENCY_ONLY)
+		return NULL;
+	if (!c->mode_c && !c->mode_S)
 		return xstrdup("a.out");
-	src = inv->cls.source;
+	if (c->n_sources != 1 || !c->source)
+		return NULL;
+	src = c->source;
 	base = strrchr(src, '/');
 	base = base ? base + 1 : src;
 	dot = strrchr(base, '.');
@@ -447,8 +461,8 @@ static void write_record(struct invocation *inv, struct compilelog *log, int cod
 		snprintf(num, sizeof(num), "%.3f", ms);
 		json_raw(&jw, num);
 	}
-	if (inv->cls.kind != KIND_PASSTHROUGH) {
-		out = default_output(inv);
+	out = known_output(inv);
+	if (out) {
 		json_key(&jw, "output"); json_string(&jw, out);
 		json_key(&jw, "output_size");
 		if (code == 0 && stat(out, &st) == 0)
@@ -714,6 +728,9 @@ int main(int argc, char **argv)
 	if (inv.cls.kind != KIND_PASSTHROUGH && !inv.failsafe_error) {
 		inv.have_policy = load_policy(&inv);
 		apply_policy(&inv);
+	} else if (inv.cls.source && inv.cls.n_sources == 1) {
+		/* unchanged, but the log still names the unit */
+		inv.tu = tu_name(inv.cls.source, inv.cwd, env("PGOPT_ROOT"));
 	}
 	verbose("%s (%s)%s%s: %s", classify_kind_name(inv.cls.kind),
 		classify_reason_name(inv.cls.reason), inv.tu ? " " : "", inv.tu ? inv.tu : "",

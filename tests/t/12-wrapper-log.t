@@ -41,6 +41,25 @@ like "link record" "$(grep '"kind":"link"' log/compile.jsonl)" '"reason":"link_e
 perm=$(stat -c %a log/compile.jsonl)
 is "log file not world-writable" "$perm" 644
 
+# passthrough records name the unit and the output too, when known
+printf 'int main(void) { return 0; }\n' > proj/conftest.c
+(cd proj && "$W" -O2 -c conftest.c -o conftest.o)
+rec=$(tail -n 1 log/compile.jsonl)
+like "passthrough record: conftest with its tu" "$rec" '"kind":"passthrough","reason":"conftest","tu":"conftest.c"'
+like "passthrough record: output and its size" "$rec" "\"output\":\"conftest.o\",\"output_size\":$(stat -c %s proj/conftest.o)[,}]"
+(cd proj/src && PGOPT_PASSTHROUGH=1 "$W" -O2 -c f7.c)
+rec=$(tail -n 1 log/compile.jsonl)
+like "PGOPT_PASSTHROUGH=1 record: tu and gcc's default output" "$rec" \
+	"\"reason\":\"passthrough_env\",\"tu\":\"src/f7.c\".*\"output\":\"f7.o\",\"output_size\":$(stat -c %s proj/src/f7.o)[,}]"
+(cd proj && "$W" -E conftest.c > /dev/null)
+rec=$(tail -n 1 log/compile.jsonl)
+like "preprocess to stdout: tu known" "$rec" '"reason":"preprocess","tu":"conftest.c"'
+nok "preprocess to stdout: no output" grep -q '"output"' <<< "$rec"
+(cd proj && "$W" --version > /dev/null)
+rec=$(tail -n 1 log/compile.jsonl)
+like "query: tu null, no output" "$rec" '"reason":"query","tu":null'
+nok "query: no output" grep -q '"output"' <<< "$rec"
+
 # --- ccache as prefix ---
 if ! command -v ccache >/dev/null; then
 	skip_all "ccache not installed"
