@@ -6,7 +6,8 @@
 #   plugin_sites OBJ          "FILE:LINE:COL CALLEE" per inlined site in OBJ's
 #                             record (pgbuild inspect --sites), sorted, unique
 #   optinfo_sites FILE        the same set from -fopt-info-inline-optimized=FILE
-#   oracle_check TITLE OBJ OPTINFO   TAP test: both sets are equal (and non-empty)
+#   oracle_check TITLE OBJ OPTINFO [IPADUMP]   TAP test: the record's sites
+#                             and GCC's reported decisions match exactly
 PLUGIN=$B/lib/pgoptcc/pgopt.so
 PGBUILD=$B/bin/pgbuild
 
@@ -27,38 +28,22 @@ optinfo_sites() {
 		LC_ALL=C sort -u
 }
 
-oracle_check() { # title obj optinfo-file
-	local got want
-	got=$(plugin_sites "$2")
-	want=$(optinfo_sites "$3")
-	if [ -n "$want" ] && [ "$got" = "$want" ]; then
-		tap_result 0 "$1 ($(printf '%s\n' "$want" | wc -l) sites)"
+# The exact oracle (tests/lib/plugin-oracle.pl): every inlined site in OBJ's
+# record matches a decision GCC reports and every decision has a recorded
+# site.  GCC's decisions: -fopt-info-inline-optimized plus, from the
+# -fdump-ipa-inline file when given, the called-once inliner's decisions
+# (which -fopt-info does not report).  ORACLE_STAGE (default ^compile$)
+# picks the units of OBJ whose sites count (^ltrans$ at an LTO link).
+oracle_check() { # title obj optinfo-file [ipa-inline-dump]
+	local out rc
+	"$PGBUILD" inspect --json "$2" > "$2.oracle.json" &&
+		out=$(perl "$TOP/tests/lib/plugin-oracle.pl" "$2.oracle.json" \
+			"${ORACLE_STAGE:-^compile\$}" "$3" ${4:+"$4"} 2>&1)
+	rc=$?
+	if [ "$rc" = 0 ]; then
+		tap_result 0 "$1 ($(printf '%s\n' "$out" | head -n 1))"
 	else
 		tap_result 1 "$1"
-		diag "plugin sites vs -fopt-info (< plugin only, > gcc only):"
-		diff <(printf '%s\n' "$got") <(printf '%s\n' "$want") | grep '^[<>]' | head -n 20 | diag "$(cat)"
-	fi
-}
-
-# GCC's -fopt-info does not report the "functions called once" inliner (it
-# only writes its decisions to the IPA dump file), so at -O1 or with
-# -fno-inline-small-functions the plugin legitimately records more.  Then:
-# every -fopt-info site must be recorded, and every extra site's callee must
-# appear in GCC's own -fdump-ipa-inline file as "Inlining CALLEE/N size".
-oracle_check_dump() { # title obj optinfo-file ipa-inline-dump
-	local got want extra missing bad=
-	got=$(plugin_sites "$2")
-	want=$(optinfo_sites "$3")
-	missing=$(LC_ALL=C comm -13 <(printf '%s\n' "$got") <(printf '%s\n' "$want"))
-	extra=$(LC_ALL=C comm -23 <(printf '%s\n' "$got") <(printf '%s\n' "$want"))
-	while read -r _ callee; do
-		[ -n "$callee" ] || continue
-		grep -q "^Inlining ${callee}/[0-9]* size" "$4" || bad="$bad $callee"
-	done <<< "$extra"
-	if [ -n "$got" ] && [ -z "$missing" ] && [ -z "$bad" ]; then
-		tap_result 0 "$1 ($(printf '%s\n' "$want" | grep -c .) reported, $(printf '%s\n' "$extra" | grep -c .) more confirmed by the IPA dump)"
-	else
-		tap_result 1 "$1"
-		diag "missing from the plugin:" "$missing" "extra sites not in GCC's dump:$bad"
+		diag "$(printf '%s\n' "$out" | head -n 30)"
 	fi
 }

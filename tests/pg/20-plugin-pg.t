@@ -1,11 +1,10 @@
 #!/bin/bash
 # 20-plugin-pg.t - pgopt.so on PostgreSQL itself.
 #  1. Oracle: on 25 backend translation units of the shared baseline build,
-#     recompiled exactly as make compiles them plus the plugin, every inlined
-#     call site GCC reports with -fopt-info-inline-optimized is in the record,
-#     and every site the record has beyond those is one GCC's called-once
-#     inliner made (it writes those only to -fdump-ipa-inline; see
-#     tests/lib/plugin.sh).
+#     recompiled exactly as make compiles them plus the plugin, the inlined
+#     call sites in the record match GCC's own decisions exactly, both ways:
+#     -fopt-info-inline-optimized plus the called-once inliner's decisions,
+#     which GCC writes only to -fdump-ipa-inline (tests/lib/plugin-oracle.pl).
 #  2. The installed postgres of the shared coscup-2017 (LTO) build: inspect
 #     lists every backend translation unit, and the link-time (ltrans)
 #     records show cross-file inlining.
@@ -46,7 +45,7 @@ n=0
 for rel in $TUS; do
 	out=$TMP/o/${rel//\//_}
 	if [ -s "$out.o" ]; then
-		oracle_check_dump "oracle: src/backend/$rel" "$out.o" "$out.opt" "$out.ipa"
+		oracle_check "oracle: src/backend/$rel" "$out.o" "$out.opt" "$out.ipa"
 		n=$((n + 1))
 	fi
 done
