@@ -148,10 +148,6 @@ void classify_args(int argc, const char *const *argv, struct classification *c)
 			query = 1;
 			continue;
 		}
-		if (!strcmp(a, "-MD") || !strcmp(a, "-MMD")) {
-			md = 1;
-			continue;
-		}
 		o = compopt_find(a);
 		if (o) {
 			if (o->flags & CO_TAKES_ARG) {
@@ -183,6 +179,8 @@ void classify_args(int argc, const char *const *argv, struct classification *c)
 			shared = 1;
 		if (o->flags & CO_LINK_RELOC)
 			reloc = 1;
+		if (o->flags & CO_WRITE_DEPS)
+			md = 1;
 		if (o->flags & CO_OUTPUT)
 			c->output = val;
 		if ((o->flags & CO_LANGUAGE) && val)

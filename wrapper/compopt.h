@@ -5,7 +5,9 @@
  * argument (as the next word, or glued on: "-I dir" / "-Idir"), whether that
  * argument is a path, and whether the option selects a mode (-c, -S, -E, -M,
  * -MM), only queries the compiler (--version, -dumpversion, -print-*), or
- * makes the command line too hard to reason about.  Adding knowledge of a
+ * makes the command line too hard to reason about.  gcc's long aliases
+ * (--compile, --output=FILE, --language c++ ...) have rows of their own
+ * with the meaning of the short option.  Adding knowledge of a
  * flag is one row; a unit test checks that the rows stay sorted.
  */
 #ifndef PGOPT_COMPOPT_H
@@ -24,6 +26,7 @@
 #define CO_LINK_RELOC       (1u << 10) /* -r: relocatable (partial) link */
 #define CO_LANGUAGE         (1u << 11) /* -x: sets the language of later inputs */
 #define CO_OUTPUT           (1u << 12) /* -o */
+#define CO_WRITE_DEPS       (1u << 13) /* -MD, -MMD: dependencies as a side effect */
 
 struct compopt {
 	const char *name;   /* the option exactly as written, e.g. "-include" */

@@ -31,6 +31,11 @@ static void test_table_sorted(void **state)
 	assert_string_equal(compopt_find_prefix("-include/x.h")->name, "-include");
 	assert_null(compopt_find_prefix("-MD"));
 	assert_null(compopt_find_prefix("-Wl,-O1"));
+	assert_string_equal(compopt_find_prefix("--output=x.o")->name, "--output=");
+	assert_string_equal(compopt_find_prefix("--include-directory=/x")->name,
+			    "--include-directory=");
+	assert_null(compopt_find_prefix("--outputx"));
+	assert_null(compopt_find_prefix("--compile"));
 }
 
 struct row {
@@ -89,6 +94,31 @@ static const struct row rows[] = {
 	{ "-rdynamic -o prog a.o", "link", "link_executable", NULL, "prog" },
 	{ "-lm", "link", "link_executable", NULL, NULL },
 	{ "foo.s -o foo", "passthrough", "assembler", NULL, "foo" },
+	/* gcc's long aliases mean what their short options mean */
+	{ "--compile foo.c", "compile", "c_compile", "foo.c", NULL },
+	{ "--assemble foo.c", "compile", "c_assemble", "foo.c", NULL },
+	{ "--compile foo.c --output=foo.o", "compile", "c_compile", "foo.c", "foo.o" },
+	{ "--compile foo.c --output foo.o", "compile", "c_compile", "foo.c", "foo.o" },
+	{ "--compile --output x.c y.c", "compile", "c_compile", "y.c", "x.c" },
+	{ "--language=c++ -c foo.c", "passthrough", "other_language", NULL, NULL },
+	{ "--language c++ -c foo.c", "passthrough", "other_language", NULL, NULL },
+	{ "--language=c -c weird.txt", "compile", "c_compile", "weird.txt", NULL },
+	{ "--language=c++ -c foo.c --language=none", "passthrough", "other_language", NULL, NULL },
+	{ "--preprocess foo.c", "passthrough", "preprocess", NULL, NULL },
+	{ "--dependencies foo.c", "passthrough", "dependency_only", NULL, NULL },
+	{ "--user-dependencies foo.c", "passthrough", "dependency_only", NULL, NULL },
+	{ "-M --write-dependencies -c foo.c", "compile", "c_compile", "foo.c", NULL },
+	{ "--user-dependencies --write-user-dependencies -c foo.c", "compile", "c_compile", "foo.c", NULL },
+	{ "--include x.c -c y.c", "compile", "c_compile", "y.c", NULL },
+	{ "--include=x.h --imacros m.c -c y.c", "compile", "c_compile", "y.c", NULL },
+	{ "--include-directory x.c --define-macro y.c -c z.c", "compile", "c_compile", "z.c", NULL },
+	{ "--include-directory=inc --undefine-macro=X -c z.c", "compile", "c_compile", "z.c", NULL },
+	{ "--library-directory x.o --for-linker y.o --force-link z.o -o p a.o", "link",
+	  "link_executable", NULL, "p" },
+	{ "--shared --output=x.so a.o", "link", "link_shared", NULL, "x.so" },
+	{ "--std c11 --sysroot x.c --prefix y.c --specs z.c -c w.c", "compile", "c_compile", "w.c", NULL },
+	{ "-c foo.c --output", "passthrough", "too_hard", NULL, NULL },
+	{ "--compile conftest.c --output=conftest.o", "passthrough", "conftest", NULL, "conftest.o" },
 };
 
 static void test_rows(void **state)
