@@ -990,11 +990,21 @@ static void setup_env(struct build *b)
 
 static void setup_configure(struct build *b)
 {
+	struct strvec extra = STRVEC_INIT;
+
 	strvec_pushf(&b->configure, "--prefix=%s", b->prefix);
+	if (b->o.configure_args)
+		strvec_split(&extra, b->o.configure_args);
+	/* --enable-cassert given either way is the same build (and recorded
+	 * as enable_cassert); configure sees it once */
+	if (strvec_find(&extra, "--enable-cassert") >= 0)
+		b->o.cassert = 1;
 	if (b->o.cassert)
 		strvec_push(&b->configure, "--enable-cassert");
-	if (b->o.configure_args)
-		strvec_split(&b->configure, b->o.configure_args);
+	for (size_t i = 0; i < extra.nr; i++)
+		if (strcmp(extra.v[i], "--enable-cassert"))
+			strvec_push(&b->configure, extra.v[i]);
+	strvec_clear(&extra);
 	strvec_pushf(&b->configure, "CC=%s", pgbuild_pgoptcc());
 	if (b->ar && b->ranlib) {
 		strvec_pushf(&b->configure, "AR=%s", b->ar);
@@ -1057,7 +1067,9 @@ static void build_usage(FILE *fp)
 "                         policy changes are recompiled\n"
 "  -j, --jobs N           parallel make jobs (default: number of CPUs)\n"
 "  --configure-args ARGS  extra configure arguments (split on blanks)\n"
-"  --enable-cassert       pass --enable-cassert to configure\n"
+"  --enable-cassert       assertion-enabled build (--enable-cassert to configure;\n"
+"                         recorded as enable_cassert): a candidate for a\n"
+"                         stability run\n"
 "  --no-contrib           do not build contrib\n"
 "  --no-install           build only (no make install, no benchmark)\n"
 "  --no-bench             skip the smoke benchmark after install\n"

@@ -129,6 +129,16 @@ ok "other configure arguments" build --policy none --configure-args "--with-x --
 is "... reconfigure" "$(json incremental.reconfigured < "$R")" 1
 is "... and rebuild everything (no header dependencies without --enable-depend)" "$(json log.compiles < "$R")" 3
 like "... with the arguments recorded" "$(json configure_args < "$R")" '--enable-cassert'
+ok "--enable-cassert as a build option" build --policy none --enable-cassert --configure-args --with-x
+is "... the same configure as through --configure-args: no reconfigure" "$(json incremental.reconfigured < "$R")" 0
+is "... recorded as enable_cassert" "$(json enable_cassert < "$R")" 1
+is "... passed to configure once" "$(json configure_args < "$R" | tr , '\n' | grep -c -- '^--enable-cassert$')" 1
+like "... config.status has it" "$(cat out.build/config.status)" '--enable-cassert'
+ok "without it" build --policy none --configure-args --with-x
+is "... reconfigures" "$(json incremental.reconfigured < "$R")" 1
+is "... recorded as no cassert" "$(json enable_cassert < "$R")" 0
+nok "... config.status does not have it" grep -q -- --enable-cassert out.build/config.status
+like "--help names --enable-cassert" "$("$P" build --help)" '--enable-cassert +assertion-enabled build'
 
 # --- a link-only policy change relinks without recompiling ---
 lk() { "$P" build --src "$SRC" --prefix "$TMP/lk" --no-bench --jobs 2 "$@"; }
