@@ -49,4 +49,12 @@ static inline cgraph_node *pgopt_inlined_to(cgraph_node *node)
 	return node->inlined_to;
 }
 
+/* A GCC builtin (__builtin_*, and the library functions GCC knows as
+ * builtins: memcpy, strlen, ...): GCC expands or folds those itself, they
+ * are never inlining candidates (fndecl_built_in_p since GCC 9). */
+static inline bool pgopt_builtin_p(tree decl)
+{
+	return decl && fndecl_built_in_p(decl);
+}
+
 #endif

@@ -16,7 +16,8 @@
  *   (opt_for_fn; written only where they differ from the unit's "opt"),
  *   estimated size early and final, every inlined call site (callee, call
  *   location, inlining chain, early / IPA / link-time), calls left alone
- *   with GCC's own reason, clone origin, hot/cold/noinline attributes
+ *   with GCC's own reason (calls to GCC builtins - __builtin_*, and library
+ *   functions GCC treats as builtins such as memcpy - left out), clone origin, hot/cold/noinline attributes
  *   (empty list and "normal" frequency left out) and the text section it
  *   lands in.  Functions whose body disappeared after early inlining keep
  *   their inlined sites in an "emitted":false line.
@@ -652,6 +653,10 @@ static void not_inlined_json(struct sbuf *sb, cgraph_node *node)
 		const char *callee, *reason;
 		int i;
 		if (e->inline_failed == CIF_OK)
+			continue;
+		/* builtins are not calls GCC could inline: leave them out of
+		 * the refusals (they would crowd the refusal tables) */
+		if (e->callee && pgopt_builtin_p(e->callee->decl))
 			continue;
 		callee = e->callee ? e->callee->name() : "?";
 		reason = cgraph_inline_failed_string(e->inline_failed);

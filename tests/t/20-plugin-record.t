@@ -78,6 +78,31 @@ like "estimated and ELF sizes" "$("$PGBUILD" inspect --json --function big1 know
 like "text section recorded" "$json" '"section":".text"'
 nok "huge itself was not inlined anywhere" sh -c "printf '%s' \"\$1\" | grep -q 'huge'" _ "$sites"
 
+# builtins are not calls GCC could inline: not in the refusals
+unlike() { if printf '%s' "$2" | grep -Eq -- "$3"; then tap_result 1 "$1"
+	diag "got:  '$2'" "want no match: /$3/"; else tap_result 0 "$1"; fi; }
+cat > bi.c <<'C'
+#include <string.h>
+extern int ext_call(int);
+extern void fail(void) __attribute__((noreturn));
+int bi(unsigned x, char *d, const char *s, size_t n) {
+	if (__builtin_expect(x == 0, 0))
+		fail();
+	if (x > 100000)
+		__builtin_unreachable();
+	memcpy(d, s, n);
+	int k = __builtin_constant_p(n) ? 1 : 2;
+	return __builtin_clz(x) + (int)__builtin_bswap32(x) + ext_call(k) + (int)strlen(s);
+}
+C
+for o in -O0 -O2; do
+	gcc $o -c bi.c -o bi.o $(plugin_flags bi.c)
+	t=$("$PGBUILD" inspect --json --function bi bi.o)
+	like "builtins $o: real external calls still refused" "$t" '"not_inlined":\[\{"callee":"fail".*\{"callee":"ext_call","reason":"function body not available"'
+	unlike "builtins $o: no __builtin_* in the refusals" "$t" '"callee":"__builtin'
+	unlike "builtins $o: no library builtins (memcpy, strlen) in the refusals" "$t" '"callee":"(memcpy|strlen)"'
+done
+
 # cross-file: only -flto inlines across objects, at link time
 cat > x1.c <<'C'
 int helper2(int x);
