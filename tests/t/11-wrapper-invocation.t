@@ -148,6 +148,8 @@ ok "PGOPT_PASSTHROUGH=1: plain gcc's object" cmp plain.o env.o
 like "--pgopt-version" "$("$W" --pgopt-version)" "^pgoptcc [0-9]"
 "$W" --pgopt-bogus 2> err; s=$?
 is "unknown own option: exit 100" "$s" 100
+"$W" --pgopt-check-policy 2> err; s=$?
+is "own option with wrong arguments: exit 100" "$s/$(cat err)" "100/pgoptcc: error: usage: pgoptcc --pgopt-check-policy FILE"
 like "--pgopt-check-policy prints JSON" "$("$W" --pgopt-check-policy p.policy)" '"ops":\["cflags \+= -fno-plt"\]'
 "$W" --pgopt-check-policy bad.policy 2> err; s=$?
 is "--pgopt-check-policy on a bad policy: 101" "$s" 101

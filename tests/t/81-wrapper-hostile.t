@@ -19,6 +19,14 @@ is "doubling @files: gcc's own exit status" "$s" 1
 like "doubling @files: gcc's own message" "$(cat err)" "too many @-files"
 like "doubling @files: logged as too_hard" "$(tail -n1 log/compile.jsonl)" '"reason":"too_hard"'
 
+# an @file that cannot be read has no exit code of pgoptcc's own: like gcc,
+# it is kept as a literal argument, and gcc reports it exactly as without us
+printf '[global]\ncflags += -O3\n' > o3.policy
+gcc @no-such-rsp -c a.c -o rsp.o 2> gcc.err; gs=$?
+PGOPT_POLICY=$TMP/o3.policy "$W" @no-such-rsp -c a.c -o rsp.o 2> err; s=$?
+is "unreadable @file: gcc's exit status" "$s" "$gs"
+is "unreadable @file: gcc's stderr, no pgoptcc line" "$(cat err)" "$(cat gcc.err)"
+
 # a policy glob of 100,000 nested or chained braces: the brace expansion
 # recursed once per '{' (stack overflow after minutes); now a policy error
 perl -e 'print "[", "{" x 100000, "}" x 100000, "]\ncflags += -O3\n"' > nest.policy

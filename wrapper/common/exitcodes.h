@@ -11,19 +11,36 @@
 #ifndef PGOPT_EXITCODES_H
 #define PGOPT_EXITCODES_H
 
-/* pgoptcc */
-#define PGOPT_EXIT_USAGE      100 /* bad environment variable or invocation */
-#define PGOPT_EXIT_POLICY     101 /* policy file unreadable or invalid */
-#define PGOPT_EXIT_NO_CC      102 /* real compiler not found on PATH */
-#define PGOPT_EXIT_RECURSION  103 /* pgoptcc ended up calling itself */
-#define PGOPT_EXIT_LOG        104 /* compile log could not be written */
-#define PGOPT_EXIT_PLUGIN     105 /* the plugin file is missing or unreadable; one
-				     * gcc cannot load (built for another gcc, not
-				     * a plugin) fails the compile with gcc's own
-				     * error and exit status 1 */
+/*
+ * pgoptcc.  An @response file that cannot be read or expanded has no code
+ * of its own: the command line goes to gcc unchanged (classified too_hard),
+ * which reads the @file itself or reports it, as everything pgoptcc does
+ * not understand does.
+ */
+#define PGOPT_EXIT_USAGE      100 /* bad invocation: an unknown --pgopt-* option
+				     * or wrong arguments to one; PGOPT_PASSTHROUGH,
+				     * PGOPT_FAILSAFE or PGOPT_VERBOSE set to a value
+				     * other than the documented one; pgoptcc cannot
+				     * resolve /proc/self/exe or its working
+				     * directory */
+#define PGOPT_EXIT_POLICY     101 /* policy file unreadable (missing, a directory)
+				     * or invalid; also --pgopt-check-policy */
+#define PGOPT_EXIT_NO_CC      102 /* the real compiler, or a PGOPT_PREFIX command,
+				     * not found on PATH or not executable (also
+				     * under PGOPT_FAILSAFE) */
+#define PGOPT_EXIT_RECURSION  103 /* the real compiler or a PGOPT_PREFIX command is
+				     * pgoptcc itself, or pgoptcc was run by the
+				     * compiler it runs (PGOPT_RECURSION set) */
+#define PGOPT_EXIT_LOG        104 /* the compile log cannot be created, opened or
+				     * written (not under PGOPT_FAILSAFE) */
+#define PGOPT_EXIT_PLUGIN     105 /* the plugin file is missing or unreadable when
+				     * a policy changes the compile (not under
+				     * PGOPT_FAILSAFE); one gcc cannot load (built
+				     * for another gcc, not a plugin) fails the
+				     * compile with gcc's own error and status 1 */
 #define PGOPT_EXIT_NOMEM      106 /* out of memory */
-#define PGOPT_EXIT_EXEC       107 /* fork/exec/wait of the compiler failed */
-#define PGOPT_EXIT_RESPFILE   108 /* @response file could not be read */
+#define PGOPT_EXIT_EXEC       107 /* the compiler (or prefix) was found but could
+				     * not be forked, executed or waited for */
 
 /* pgbuild */
 #define PGBUILD_EXIT_OK       0   /* success, gate passed */
