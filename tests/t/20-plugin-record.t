@@ -103,6 +103,58 @@ for o in -O0 -O2; do
 	unlike "builtins $o: no library builtins (memcpy, strlen) in the refusals" "$t" '"callee":"(memcpy|strlen)"'
 done
 
+# clones: ipa-cp (.constprop), ipa-sra (.isra), partial inlining (.part),
+# each recorded under its own name with the function it was cloned from
+cat > clones.c <<'C'
+/* ipa-cp: a constant argument from every caller -> .constprop clone */
+int g;
+static __attribute__((noinline)) int cp(int *p, int n, int k)
+{
+	int s = 0;
+	for (int i = 0; i < n; i++) { s += p[i] * k; g ^= s; }
+	return s;
+}
+int cp1(int *p, int n) { return cp(p, n, 5); }
+int cp2(int *p, int n) { return cp(p, n + 1, 5); }
+
+/* ipa-sra: only one field of the struct is used -> .isra clone */
+struct big { int a, b, c, d[16]; };
+static __attribute__((noinline)) int sra(struct big *b, int n)
+{
+	int s = 0, c = b->c;
+	for (int i = 0; i < n; i++) { s += c * i; g += s; }
+	return s;
+}
+int sra1(struct big *b, int n) { return sra(b, n); }
+int sra2(struct big *b) { return sra(b, 7); }
+
+/* partial inlining: a cheap test inlined, the large rest split off -> .part */
+int slow_total;
+static int part(int *p, int n)
+{
+	if (__builtin_expect(n <= 0, 1))
+		return 0;
+	for (int i = 0; i < n; i++) { slow_total += p[i] * 3; if (p[i] > 7) slow_total ^= p[i]; }
+	for (int i = 0; i < n; i++) { slow_total -= p[i] << 2; if (p[i] < 0) slow_total = -slow_total; }
+	for (int i = 0; i < n; i++) { slow_total += p[i] >> 1; g ^= slow_total; }
+	return slow_total;
+}
+int part1(int *p, int n) { return part(p, n) + 1; }
+int part2(int *p, int n) { return part(p, n * 2) + 2; }
+int part3(int *p, int n) { return part(p + 1, n) + 3; }
+C
+gcc -O2 -c clones.c -o clones.o $(plugin_flags clones.c)
+syms=$(nm clones.o)
+for k in constprop:cp isra:sra part:part; do
+	kind=${k%%:*} of=${k#*:}
+	like "GCC made a .$kind clone of $of" "$syms" " t $of\\.$kind\\.[0-9]+$"
+	like ".$kind clone recorded with clone_of and clone_kind" \
+		"$("$PGBUILD" inspect --json --function "$of.$kind.0" clones.o)" \
+		"\"name\":\"$of\\.$kind\\.0\".*\"clone_of\":\"$of\",\"clone_kind\":\"$kind\""
+done
+like ".part clone: the cheap test was inlined into the callers" "$("$PGBUILD" inspect --sites clones.o)" $'part1\tclones.c:[0-9]+:[0-9]+\tpart\t(early|ipa)'
+unlike "callers are not clones" "$("$PGBUILD" inspect --json --function cp1 clones.o)" '"clone_of":"'
+
 # cross-file: only -flto inlines across objects, at link time
 cat > x1.c <<'C'
 int helper2(int x);
