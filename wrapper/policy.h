@@ -16,8 +16,8 @@
  *                               the plugin must run to mark its functions
  *     plugin = on|off           load pgopt.so into changed compiles (on)
  *
- *     [src/backend/utils/{mmgr,hash}/*.c]  a glob (glob.h) over the TU
- *     cflags += -O3                         path: the C files of two dirs
+ *     [src/backend/utils/{mmgr/aset,hash/dynahash}.c]  a glob (glob.h)
+ *     cflags += -O3                     over the TU path: here two files
  *
  * Every section whose glob matches applies, in file order ([global] first
  * wherever it stands is NOT special: it applies where it is written).

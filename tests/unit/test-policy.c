@@ -99,9 +99,9 @@ static void test_globs(void **state)
 		{ "src/backend/{access/nbtree,utils/hash}/**", "src/backend/access/nbtree/nbtsearch.c", 1 },
 		{ "src/backend/{access/nbtree,utils/hash}/**", "src/backend/access/heap/heapam.c", 0 },
 		/* the example in policy.h */
-		{ "src/backend/utils/{mmgr,hash}/*.c", "src/backend/utils/mmgr/aset.c", 1 },
-		{ "src/backend/utils/{mmgr,hash}/*.c", "src/backend/utils/hash/dynahash.c", 1 },
-		{ "src/backend/utils/{mmgr,hash}/*.c", "src/backend/utils/adt/int.c", 0 },
+		{ "src/backend/utils/{mmgr/aset,hash/dynahash}.c", "src/backend/utils/mmgr/aset.c", 1 },
+		{ "src/backend/utils/{mmgr/aset,hash/dynahash}.c", "src/backend/utils/hash/dynahash.c", 1 },
+		{ "src/backend/utils/{mmgr/aset,hash/dynahash}.c", "src/backend/utils/mmgr/mcxt.c", 0 },
 		{ "src/{a,b{1,2}}/x.c", "src/b2/x.c", 1 },
 		{ "src/{a,b{1,2}}/x.c", "src/b/x.c", 0 },
 		{ "a?c.c", "abc.c", 1 },
