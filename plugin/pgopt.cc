@@ -37,7 +37,10 @@
  *     unit (all functions are known by then);
  *   - compile with -flto: as a top-level asm statement, which is streamed
  *     with the IR and emitted at link time (LTO drops every other non-LTO
- *     section of such objects);
+ *     section of such objects); stage "compile-lto", before IPA;
+ *   - compile with -flto -ffat-lto-objects: that, and then a second unit
+ *     (stage "compile-fat") for the object's own, non-LTO code, after IPA
+ *     inlining, as a plain compile records it (a non-LTO link keeps both);
  *   - LTO link (lto1 -fltrans): each partition records the link-time
  *     (cross-object) decisions, again in its assembler output.
  * With -fplugin-arg-pgopt-log=DIR the same lines also go to
@@ -875,9 +878,16 @@ static void finish_record(char *partial, const char *section)
 /* ------------------------------------------------------------------ */
 /* passes                                                              */
 
+/* -ffat-lto-objects: the LTO IR (and its record) is written; cc1 goes on
+ * with the normal IPA and RTL passes for the object's own code. */
+static bool fat_code;
+static struct sbuf fat_sidecar; /* its compile-lto record, for the sidecar */
+
 /* Which kind of compiler run this is. */
 static const char *stage_name(void)
 {
+	if (fat_code)
+		return "compile-fat";
 	if (flag_wpa)
 		return "wpa";
 	if (flag_ltrans)
@@ -918,7 +928,10 @@ static unsigned int sizes_execute(void)
 		struct sbuf text = { NULL, 0, 0 }, asm_text = { NULL, 0, 0 };
 		emit_unit(&text);
 		sb_str(&text, out_lines.buf ? out_lines.buf : "");
-		write_sidecar(&text);
+		if (flag_fat_lto_objects) /* the sidecar gets both records */
+			sb_str(&fat_sidecar, text.buf);
+		else
+			write_sidecar(&text);
 		sb_str(&asm_text, "\t.pushsection " PGOPT_SECTION ",\"\",@progbits\n");
 		for (size_t i = 0; i < text.len;) {
 			size_t n = text.len - i < 512 ? text.len - i : 512;
@@ -948,6 +961,12 @@ static unsigned int sizes_execute(void)
 		sb_free(&out_lines);
 		out_count = 0;
 	}
+	/* fat object: record the fat code afresh, as a plain compile would */
+	if (flag_fat_lto_objects) {
+		fat_code = true;
+		for (int i = 0; i < nfns; i++)
+			fns[i].emitted = false;
+	}
 	return 0;
 }
 
@@ -959,7 +978,7 @@ static unsigned int calls_execute(void)
 	cgraph_node *node = cgraph_node::get(current_function_decl);
 	struct pgopt_fn *fn;
 	struct sbuf sb = { NULL, 0, 0 };
-	if (!node || flag_generate_lto)
+	if (!node || (flag_generate_lto && !fat_code))
 		return 0;
 	fn = fn_get(current_function_decl);
 	not_inlined_json(&sb, node);
@@ -973,7 +992,7 @@ static unsigned int collect_execute(void)
 {
 	cgraph_node *node = cgraph_node::get(current_function_decl);
 	struct pgopt_fn *fn;
-	if (!node || flag_generate_lto)
+	if (!node || (flag_generate_lto && !fat_code))
 		return 0;
 	fn = fn_get(current_function_decl);
 	free(fn->partial);
@@ -1173,7 +1192,8 @@ static void write_sidecar(const struct sbuf *text)
 static void on_finish_unit(void *gcc_data, void *user_data)
 {
 	struct sbuf text = { NULL, 0, 0 };
-	if (flag_generate_lto || flag_wpa || seen_error() || !asm_out_file)
+	if ((flag_generate_lto && !fat_code) || flag_wpa || seen_error() ||
+	    !asm_out_file)
 		return;
 	/* functions the RTL pass did not reach (should not happen) */
 	for (int i = 0; i < nfns; i++)
@@ -1185,7 +1205,13 @@ static void on_finish_unit(void *gcc_data, void *user_data)
 	removed_records();
 	emit_unit(&text);
 	sb_str(&text, out_lines.buf ? out_lines.buf : "");
-	write_sidecar(&text);
+	if (fat_code) {
+		sb_str(&fat_sidecar, text.buf);
+		write_sidecar(&fat_sidecar);
+		sb_free(&fat_sidecar);
+	} else {
+		write_sidecar(&text);
+	}
 
 	fprintf(asm_out_file, "\t.pushsection " PGOPT_SECTION ",\"\",@progbits\n");
 	for (size_t i = 0; i < text.len;) {

@@ -183,6 +183,33 @@ like "link-time (ltrans) record present" "$units" "lto +ltrans"
 like "cross-file inline recorded at link time" "$("$PGBUILD" inspect --sites lto)" $'main\tx1.c:2:[0-9]+\thelper2\tlto'
 like "counted as cross-file" "$units" "cross-file 1"
 
+# -ffat-lto-objects: the LTO IR's record (compile-lto, before IPA) and the
+# fat code's own record (compile-fat, after IPA inlining, like a plain compile)
+gcc -O2 -flto -ffat-lto-objects -c known.c -o fat.o $(plugin_flags src/known.c) \
+	-fplugin-arg-pgopt-log=$TMP/fatlog 2>err.txt
+is "fat: silent" "$(cat err.txt)" ""
+units=$("$PGBUILD" inspect --units fat.o)
+like "fat: the IR's record (compile-lto)" "$units" "^src/known.c +compile-lto "
+like "fat: the fat code's record (compile-fat)" "$units" "^src/known.c +compile-fat +8 fn "
+t=$("$PGBUILD" inspect --sites fat.o | awk -F'\t' '$2 == "only"')
+like "fat: IPA inlining of the fat code recorded" "$t" $'only\tknown.c:[0-9]+:[0-9]+\tonce\tipa'
+like "fat: refusals of the fat code recorded" "$("$PGBUILD" inspect --function big1 fat.o)" "max-inline-insns-auto limit reached"
+is "fat: the same IPA inlining as a plain compile" \
+	"$("$PGBUILD" inspect --sites fat.o | grep -v $'\tearly$' | cut -f2-)" \
+	"$("$PGBUILD" inspect --sites known.o | grep -v $'\tearly$' | cut -f2-)"
+objcopy --dump-section .pgopt.log=fatsec.txt fat.o junk.o
+ok "fat: sidecar equals the section (both records)" cmp fatsec.txt fatlog/functions/src/known.c.jsonl
+gcc -O2 -flto -ffat-lto-objects -c x1.c -o f1.o $(plugin_flags x1.c) &&
+	gcc -O2 -flto -ffat-lto-objects -c x2.c -o f2.o $(plugin_flags x2.c) &&
+	gcc -O2 -fno-lto f1.o f2.o -o fatplain
+like "fat, linked without LTO: the fat code's records are in the binary" \
+	"$("$PGBUILD" inspect --units fatplain | grep -c compile-fat)" "^2$"
+gcc -O2 -flto f1.o f2.o -o fatlto $(plugin_flags fatlto)
+like "fat, linked with LTO: link-time record and cross-file inline" \
+	"$("$PGBUILD" inspect --sites fatlto)" $'main\tx1.c:2:[0-9]+\thelper2\tlto'
+is "fat, linked with LTO: the fat code is not in the binary" \
+	"$("$PGBUILD" inspect --units fatlto | grep -c compile-fat)" "0"
+
 # sidecar
 gcc -O2 -c known.c -o side.o $(plugin_flags src/known.c) -fplugin-arg-pgopt-log=$TMP/log
 ok "sidecar functions/<tu>.jsonl written" test -s log/functions/src/known.c.jsonl

@@ -106,6 +106,16 @@ for o in -O1 -O2 -O3; do
 	oracle_check "known.c $o: plugin sites == GCC's decisions" known.o opt-k.txt ipa-k.txt
 done
 
+# -ffat-lto-objects: the fat code's record (compile-fat) is what a plain
+# compile records: the same exact match with the same compile's decisions
+for o in -O1 -O2; do
+	rm -f opt-f.txt ipa-f.txt
+	gcc $o -flto -ffat-lto-objects -c known.c -o fat.o $(plugin_flags known.c) \
+		-fopt-info-inline-optimized=$TMP/opt-f.txt -fdump-ipa-inline=$TMP/ipa-f.txt
+	ORACLE_STAGE='^compile-fat$' oracle_check "known.c $o -ffat-lto-objects: fat code's sites == GCC's decisions" \
+		fat.o opt-f.txt ipa-f.txt
+done
+
 # -flto across files: the oracle is the LTO link's -fopt-info and WPA dump
 # (WPA has no statements, so its decisions carry no location: they are
 # matched by callee and caller), against the link-time (ltrans) records
