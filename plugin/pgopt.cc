@@ -7,7 +7,9 @@
  * code is kept C-like.  Built with g++ -fno-rtti -fno-exceptions against
  * $(gcc -print-file-name=plugin)/include; it loads only into that GCC.
  *
- * What it records (JSON lines, see plugin/README or `pgbuild inspect`):
+ * What it records (JSON lines; read them with `pgbuild inspect`, and see
+ * README.md, section "pgopt.so and pgbuild inspect"; this header is the
+ * reference for the record and for the options below):
  *   one "unit" line per translation unit (or LTO partition): the TU name,
  *   stage, GCC and plugin versions, compile flags, flags pgoptcc added and
  *   removed, policy rules that matched, the unit's optimization options

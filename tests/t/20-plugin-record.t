@@ -247,6 +247,21 @@ like "list-digest without a value is an error" "$(cat err.txt)" "-fplugin-arg-pg
 gcc -O2 -c known.c -o e.o -fplugin=$PLUGIN -fplugin-arg-pgopt-list-digests=ab 2>err.txt
 like "a near-miss key stays unknown" "$(cat err.txt)" "unknown option .-fplugin-arg-pgopt-list-digests."
 
+# every option the plugin accepts is documented: in its help text (what
+# gcc -fplugin=pgopt.so -v --help prints) and in pgopt.cc's header
+src=$TOP/plugin/pgopt.cc
+keys=$(sed -nE 's/.*strcmp\(arg->key, "([a-z-]+)"\).*/\1/p' "$src")
+help=$(gcc -fplugin=$PLUGIN -v --help 2>&1 </dev/null | sed -n '/^Help for the loaded plugins:/,$p')
+header=$(sed -n '1,/^\*\//p' "$src")
+is "option parser knows 9 keys" "$(printf '%s\n' $keys | wc -l)" "9"
+for k in $keys; do
+	like "option $k in --help" "$help" "-fplugin-arg-pgopt-$k(=| )"
+	like "option $k in the header's option list" "$header" "^ \* +$k(=| |$)"
+done
+for f in $(printf '%s\n' "$header" | grep -oE '(plugin|tests|wrapper|pgbuild)/[A-Za-z0-9_./-]*[A-Za-z0-9_]|README[A-Za-z.]*' | sort -u); do
+	ok "the header's reference $f exists" test -e "$TOP/$f"
+done
+
 # a plugin built for another GCC: one clear line, no crash
 if [ -f "$B/tests/pgopt-fakever.so" ]; then
 	gcc -O2 -c known.c -o e.o -fplugin=$B/tests/pgopt-fakever.so 2>err.txt; rc=$?
