@@ -2,10 +2,9 @@
 # Source after tap.sh.
 #
 #   PLUGIN                    the built pgopt.so
-#   pg_plugin_flags TU        -fplugin=... -fplugin-arg-pgopt-tu=TU
+#   plugin_flags TU           -fplugin=... -fplugin-arg-pgopt-tu=TU
 #   plugin_sites OBJ          "FILE:LINE:COL CALLEE" per inlined site in OBJ's
 #                             record (pgbuild inspect --sites), sorted, unique
-#   optinfo_sites FILE        the same set from -fopt-info-inline-optimized=FILE
 #   oracle_check TITLE OBJ OPTINFO [IPADUMP]   TAP test: the record's sites
 #                             and GCC's reported decisions match exactly
 PLUGIN=$B/lib/pgoptcc/pgopt.so
@@ -18,14 +17,6 @@ plugin_flags() { printf '%s\n' "-fplugin=$PLUGIN" "-fplugin-arg-pgopt-tu=$1"; }
 plugin_sites() {
 	"$PGBUILD" inspect --sites "$1" | cut -f3,4 | tr '\t' ' ' |
 		sed -E 's/^[^ ]*:0:0 /?:0:0 /' | LC_ALL=C sort -u
-}
-
-# "b.c:25:34: optimized:  Inlined once/19 into only/20 which ..." and
-# "a.c:2:33: optimized:  Inlining sq/0 into add3/1." -> "b.c:25:34 once"
-optinfo_sites() {
-	sed -nE -e 's/^(.+:[0-9]+:[0-9]+): optimized: +Inlin(ing|ed) (.+)\/[0-9]+ into .*/\1 \3/p' \
-		-e 's/^optimized: +Inlin(ing|ed) (.+)\/[0-9]+ into .*/?:0:0 \2/p' "$1" |
-		LC_ALL=C sort -u
 }
 
 # The exact oracle (tests/lib/plugin-oracle.pl): every inlined site in OBJ's
