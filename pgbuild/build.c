@@ -116,6 +116,9 @@ struct build {
 	long relink_contrib;     /* ... of which under contrib/ */
 	struct strvec relinked_outputs; /* their paths (relative to builddir) */
 	int tty;                 /* stderr is a terminal: progress line */
+	int prog_step;           /* not a terminal: tenths of the total shown */
+	double prog_last;        /* ... and when (seconds into the phase) */
+	long phase_done;         /* translation units the last phase compiled */
 	int quiet;               /* no progress output */
 	struct strbuf bench;     /* JSON object: workload -> bench result */
 	char *bench_note;        /* why the bench did not run, or NULL */
@@ -285,45 +288,79 @@ static char *lto_tool(const char *cc, const char *tool)
 
 /* ---------------- running phases ---------------- */
 
-/* Count lines added to the compile log since *off (advanced). */
-static long count_new_lines(const char *path, off_t *off)
+/*
+ * Count the compiles of translation units (kind "compile") added to the
+ * compile log since *off; *off advances to the end of the last complete
+ * line (a line being written is counted next time).  Links, probes and
+ * preprocessor runs are not counted: the progress line counts what its
+ * total counts, translation units.
+ */
+static long count_new_compiles(const char *path, off_t *off)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct strbuf sb = STRBUF_INIT;
 	char buf[65536];
 	ssize_t n;
-	long lines = 0;
+	long tus = 0;
+	size_t start = 0;
 	if (fd < 0)
 		return 0;
-	if (lseek(fd, *off, SEEK_SET) == *off) {
-		while ((n = read(fd, buf, sizeof(buf))) > 0) {
-			for (ssize_t i = 0; i < n; i++)
-				lines += buf[i] == '\n';
-			*off += n;
-		}
-	}
+	if (lseek(fd, *off, SEEK_SET) == *off)
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			strbuf_add(&sb, buf, (size_t)n);
 	close(fd);
-	return lines;
+	for (char *nl; (nl = memchr(sb.buf + start, '\n', sb.len - start)); ) {
+		*nl = '\0';
+		if (strstr(sb.buf + start, "\"kind\":\"compile\""))
+			tus++;
+		start = (size_t)(nl - sb.buf) + 1;
+	}
+	*off += (off_t)start;
+	strbuf_release(&sb);
+	return tus;
 }
 
+/*
+ * Progress of a phase.  On a terminal: one line rewritten in place.
+ * Otherwise (CI logs): a plain line when another 10% of the expected total
+ * is done, or every 30 s, so a log shows that the build moves.
+ */
 static void progress(struct build *b, const char *name, long done, long total,
-		     double t_phase)
+		     double t_phase, int final)
 {
 	char e[32], eta[32], all[32];
 	double el = now() - t_phase;
-	if (!b->tty)
-		return;
+	int step = total > 0 ? (int)((done < total ? done : total) * 10 / total) : 0;
+
+	if (!b->tty) {
+		if (final || (step <= b->prog_step && el - b->prog_last < 30.0) ||
+		    (done == 0 && el < 30.0))
+			return;
+		b->prog_step = step;
+		b->prog_last = el;
+	}
 	fmt_dur(el, e, sizeof(e));
 	fmt_dur(now() - b->t0, all, sizeof(all));
-	if (total <= 0) {
-		fprintf(stderr, "\r\033[K[%s] %ld compiler runs, %s (build %s)", name, done, e, all);
+	if (total <= 0 && done == 0) {
+		/* a phase that compiles nothing (configure, install) */
+		fprintf(stderr, b->tty ? "\r\033[K[%s] %s (build %s)" :
+			"pgbuild: %s: %s (build %s)\n", name, e, all);
+	} else if (total <= 0) {
+		fprintf(stderr, b->tty ? "\r\033[K[%s] %ld translation units, %s (build %s)" :
+			"pgbuild: %s: %ld translation units compiled, %s (build %s)\n",
+			name, done, e, all);
 	} else {
 		if (total < done)
 			total = done;
 		if (done > 0 && total > done)
 			fmt_dur(el / (double)done * (double)(total - done), eta, sizeof(eta));
+		else if (done > 0)
+			snprintf(eta, sizeof(eta), "now");
 		else
 			snprintf(eta, sizeof(eta), "?");
-		fprintf(stderr, "\r\033[K[%s] %ld/%ld compiler runs (%ld%%), %s, ETA %s (build %s)",
+		fprintf(stderr, b->tty ?
+			"\r\033[K[%s] %ld/%ld translation units (%ld%%), %s, ETA %s (build %s)" :
+			"pgbuild: %s: %ld/%ld translation units compiled (%ld%%), %s, ETA %s (build %s)\n",
 			name, done, total, done * 100 / total, e, eta, all);
 	}
 	fflush(stderr);
@@ -356,6 +393,8 @@ static int run_phase(struct build *b, const char *name, struct strvec *argv,
 		off = st.st_size;
 	if (!b->quiet && !b->tty)
 		fprintf(stderr, "pgbuild: %s ...\n", name);
+	b->prog_step = 0;
+	b->prog_last = 0;
 	strvec_pushv(&cp.args, (const char *const *)argv->v);
 	strvec_pushv(&cp.env, (const char *const *)b->env.v);
 	cp.dir = dir;
@@ -378,14 +417,15 @@ static int run_phase(struct build *b, const char *name, struct strvec *argv,
 			break;
 		}
 		if (tick % 4 == 0) {
-			done += count_new_lines(b->logfile, &off);
+			done += count_new_compiles(b->logfile, &off);
 			if (!b->quiet)
-				progress(b, name, done, total, t);
+				progress(b, name, done, total, t, 0);
 		}
 		usleep(250000);
 	}
 	signal_forward_end();
-	done += count_new_lines(b->logfile, &off);
+	done += count_new_compiles(b->logfile, &off);
+	b->phase_done = done;
 	close(fd);
 	code = status < 0 ? -1 : wait_status_to_code(status);
 	if (cp.exec_errno)
@@ -394,8 +434,11 @@ static int run_phase(struct build *b, const char *name, struct strvec *argv,
 	if (!b->quiet) {
 		if (b->tty)
 			fprintf(stderr, "\r\033[K");
-		fprintf(stderr, "pgbuild: %s %s in %s (%ld compiler runs)\n", name,
-			code == 0 ? "done" : "FAILED", fmt_dur(now() - t, d, sizeof(d)), done);
+		fprintf(stderr, "pgbuild: %s %s in %s", name, code == 0 ? "done" : "FAILED",
+			fmt_dur(now() - t, d, sizeof(d)));
+		if (total > 0 || done > 0)
+			fprintf(stderr, " (%ld translation units compiled)", done);
+		fputc('\n', stderr);
 	}
 	if (code != 0) {
 		error("%s failed (exit %d); last lines of %s:", name, code, logpath);
@@ -413,7 +456,7 @@ static char *progress_file(struct build *b, const char *phase)
 	char *dir = xasprintf("%s/progress", pgsrc_cache_dir());
 	char *f;
 	mkdir_p(dir);
-	f = xasprintf("%s/%s-%s%s.%s", dir, b->src.version, b->lto ? "lto" : "nolto",
+	f = xasprintf("%s/%s-%s%s.%s.tus", dir, b->src.version, b->lto ? "lto" : "nolto",
 		      b->o.cassert ? "-cassert" : "", phase);
 	free(dir);
 	return f;
@@ -432,8 +475,8 @@ static int count_c_file(const char *path, const struct stat *st, int flag, struc
 }
 
 /*
- * Expected compile-log records of a phase: what the last full build of the
- * same source and kind logged, else the number of C files (a rough guess;
+ * Expected translation units of a phase: what the last full build of the
+ * same source and kind compiled, else the number of C files (a rough guess;
  * the first build stores the real number for the next one).
  */
 static long progress_total(struct build *b, const char *phase)
@@ -456,12 +499,12 @@ static long progress_total(struct build *b, const char *phase)
 	return total;
 }
 
-static void progress_store(struct build *b, const char *phase, long records)
+static void progress_store(struct build *b, const char *phase, long tus)
 {
 	char *f = progress_file(b, phase);
 	FILE *fp = fopen(f, "w");
 	if (fp) {
-		fprintf(fp, "%ld\n", records);
+		fprintf(fp, "%ld\n", tus);
 		fclose(fp);
 	}
 	free(f);
@@ -1139,7 +1182,6 @@ PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc 
 	struct strvec cmd = STRVEC_INIT;
 	char *stamp_path = NULL, *stamp = NULL;
 	struct strbuf old_stamp = STRBUF_INIT;
-	long before;
 	int c, rc = PGBUILD_EXIT_ERROR;
 
 	memset(b, 0, sizeof(*b));
@@ -1298,24 +1340,20 @@ PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc 
 	strvec_clear(&cmd);
 	strvec_pushl(&cmd, "make", NULL);
 	strvec_pushf(&cmd, "-j%d", b->o.jobs);
-	before = buildlog_count_lines(b->logfile);
 	if (run_phase(b, "make", &cmd, b->builddir,
-		      b->fresh ? progress_total(b, "make") :
-		      b->invalidated - b->inval_contrib + b->relinked - b->relink_contrib) != 0)
+		      b->fresh ? progress_total(b, "make") : b->invalidated - b->inval_contrib) != 0)
 		goto out;
 	if (b->fresh)
-		progress_store(b, "make", buildlog_count_lines(b->logfile) - before);
+		progress_store(b, "make", b->phase_done);
 	if (b->o.contrib) {
 		strvec_clear(&cmd);
 		strvec_pushl(&cmd, "make", "-C", "contrib", NULL);
 		strvec_pushf(&cmd, "-j%d", b->o.jobs);
-		before = buildlog_count_lines(b->logfile);
 		if (run_phase(b, "contrib", &cmd, b->builddir,
-			      b->fresh ? progress_total(b, "contrib") :
-			      b->inval_contrib + b->relink_contrib) != 0)
+			      b->fresh ? progress_total(b, "contrib") : b->inval_contrib) != 0)
 			goto out;
 		if (b->fresh)
-			progress_store(b, "contrib", buildlog_count_lines(b->logfile) - before);
+			progress_store(b, "contrib", b->phase_done);
 	}
 	if (b->o.install) {
 		strvec_clear(&cmd);

@@ -194,6 +194,19 @@ is "verify: a record of a unit not on the link line exits 1" "$?" 1
 like "... and is named EXTRA" "$(cat verify.out)" '^EXTRA +src/backend/zzz.c: recorded in postgres, but no object on its link line'
 ok "... while the untouched install verifies" "$P" verify --prefix "$TMP/lk"
 
+# --- progress: on a terminal one line rewritten in place; in a log (CI)
+# plain lines every 10% or 30 s; both count translation units ---
+FAKEPG_SLEEP=2 script -qec "'$P' build --src '$SRC' --prefix '$TMP/tty' --policy none --no-bench --jobs 2" \
+	/dev/null > tty.out 2>&1
+like "terminal: the progress line is rewritten in place" "$(cat -v tty.out)" '\^M\^\[\[K\[make\] [0-3]/3 translation units \([0-9]+%\), [0-9]+s, ETA'
+like "terminal: the phase ends with the count of compiled translation units" \
+	"$(cat -v tty.out)" 'pgbuild: make done in [0-9]+s \(3 translation units compiled\)'
+FAKEPG_SLEEP=2 "$P" build --src "$SRC" --prefix "$TMP/ntty" --policy none --no-bench --jobs 2 \
+	> ntty.out 2> ntty.err
+like "log: a plain progress line" "$(cat ntty.err)" '^pgbuild: make: 3/3 translation units compiled \(100%\), [0-9]+s, ETA'
+nok "log: no terminal control characters" grep -q $'\r' ntty.err
+like "log: the phase's count agrees" "$(cat ntty.err)" 'pgbuild: make done in [0-9]+s \(3 translation units compiled\)'
+
 # --- LTO: the objects' own sections are gone, the plugin records remain ---
 ok "LTO build (coscup policy) into a second prefix" \
 	"$P" build --src "$SRC" --prefix "$TMP/lto" --no-bench --policy "$TOP/examples/coscup-2017.policy"
