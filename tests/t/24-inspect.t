@@ -111,6 +111,20 @@ is "statics: dup.c's dupfn has its own size in the executable" "$(size_of src/on
 is "statics: dup2.c's dupfn has its own size in the executable" "$(size_of src/two/dup2.c)" "$sz2"
 like "statics: human output too" "$("$PGBUILD" inspect --tu src/two/dup2.c stprog)" "dupfn +$sz2 "
 
+# a shared library (a contrib module is one): its records and its symbols;
+# stripped, the exported functions still get their sizes from .dynsym
+gcc -O2 -fPIC -shared -o libone.so one.c $(plugin_flags src/one.c)
+out=$("$PGBUILD" inspect libone.so); rc=$?
+is "shared library: exit 0" "$rc" "0"
+like "shared library: unit header" "$out" "^== libone.so: src/one.c \(compile, gcc"
+like "shared library: function row with its size" "$out" "one +$(readelf -sW libone.so | awk '$8 == "one" { print $3; exit }') +[0-9]+ +1 +0 +.text"
+"$PGBUILD" inspect --json libone.so > so.json
+ok "shared library --json: valid" json_ok < so.json
+like "shared library --json: the unit and its functions" "$(cat so.json)" '"file":"libone.so","tu":"src/one.c",.*"functions":\[\{"name":"one","size":[1-9][0-9]*'
+strip libone.so -o libone-stripped.so
+nok "stripped: no .symtab left" sh -c "readelf -SW libone-stripped.so | grep -q '\.symtab'"
+like "stripped: the record survives, sizes from .dynsym" "$("$PGBUILD" inspect --json libone-stripped.so)" '"tu":"src/one.c",.*"functions":\[\{"name":"one","size":[1-9][0-9]*'
+
 # usage
 nok "no file: error" "$PGBUILD" inspect
 like "--help" "$("$PGBUILD" inspect --help)" "usage: pgbuild inspect"
