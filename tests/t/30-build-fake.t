@@ -207,6 +207,21 @@ like "log: a plain progress line" "$(cat ntty.err)" '^pgbuild: make: 3/3 transla
 nok "log: no terminal control characters" grep -q $'\r' ntty.err
 like "log: the phase's count agrees" "$(cat ntty.err)" 'pgbuild: make done in [0-9]+s \(3 translation units compiled\)'
 
+# --- an empty policy file is a baseline too: unchanged, still logged ---
+: > empty.policy
+ok "empty policy: build" "$P" build --src "$SRC" --prefix "$TMP/emp" --policy empty.policy --no-bench --jobs 2
+ER=$TMP/emp/pgopt-build.json
+is "empty policy: 3 compiles logged" "$(json log.compiles < "$ER")" 3
+is "empty policy: 1 link logged" "$(json log.links < "$ER")" 1
+is "empty policy: no compile or link changed" \
+	"$(grep -E '"kind":"(compile|link)"' emp.build/pgopt-log/compile.jsonl | grep -vc '"changed":false')" 0
+is "empty policy: nothing added" "$(grep '"kind":"compile"' emp.build/pgopt-log/compile.jsonl | grep -vc '"added":\[\]')" 0
+for o in a b c; do
+	ok "empty policy: $o.o is the policy-none object byte for byte" \
+		cmp emp.build/src/backend/$o.o ntty.build/src/backend/$o.o
+done
+ok "empty policy: verify passes" "$P" verify --prefix "$TMP/emp"
+
 # --- LTO: the objects' own sections are gone, the plugin records remain ---
 ok "LTO build (coscup policy) into a second prefix" \
 	"$P" build --src "$SRC" --prefix "$TMP/lto" --no-bench --policy "$TOP/examples/coscup-2017.policy"
