@@ -2,9 +2,9 @@
 # 30-build-base.t - the baseline: Debian's PostgreSQL 15 source built through
 # pgoptcc with policy none (passthrough, still logged), its build record, and
 # PostgreSQL's own regression suite on it (as the unprivileged user): a
-# passing and a failing subset here; the whole core suite runs on the
-# candidates (51-run on coscup, 61-pgo on the PGO build), which is what a
-# verdict needs.
+# passing subset, the whole core suite, and a failing subset (the whole core
+# suite runs on the candidates too: 51-run on coscup, 61-pgo on the PGO
+# build).
 . "$(dirname "$0")/lib.sh"
 P=$B/bin/pgbuild
 
@@ -36,6 +36,14 @@ if [ "$(id -u)" = 0 ]; then
 	like "it says it ran as the unprivileged user" "$out" 'running as user postgres'
 fi
 like "verdict is the last line" "$(printf '%s\n' "$out" | tail -1)" '^regress: PASSED'
+diag "$(printf '%s\n' "$out" | grep -E '^(core|regress):')"
+
+# the whole core suite on the baseline: the reference a candidate's run is
+# compared with must itself pass
+out=$(e2e_heavy "$P" regress --builddir "$(e2e_builddir base)" 2>&1)
+is "the full core regression suite passes on the baseline" "$?" 0
+like "... the parsed summary: N passed, 0 failed" "$out" 'core: [0-9]{3,} tests, [0-9]{3,} passed, 0 failed'
+like "... verdict" "$(printf '%s\n' "$out" | tail -1)" '^regress: PASSED \([0-9]{3,} tests'
 diag "$(printf '%s\n' "$out" | grep -E '^(core|regress):')"
 
 # a real failure: the planner settings change EXPLAIN output in create_index

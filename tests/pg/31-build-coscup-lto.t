@@ -1,6 +1,8 @@
 #!/bin/bash
 # 31-build-coscup-lto.t - the candidate: examples/coscup-2017.policy
 # (-O2 -finline-functions, LTO across objects) from the same source.
+# Every link ran with -flto, and the link-time records are in postgres, in
+# psql and in a contrib module.
 # pgbuild verify proves every object of postgres carries exactly the
 # policy's flags (from pgopt.so's records, which survive LTO) and fails on a
 # tampered expectation; contrib modules load into the LTO postgres
@@ -19,6 +21,28 @@ is "record: the policy" "$(json policy.path)" "$POLICY"
 is "record: LTO on" "$(json policy.lto)" on
 ok "objects were compiled with -flto" \
 	grep -q '"argv_out":\[[^]]*"-flto' "$(e2e_builddir coscup)/pgopt-log/compile.jsonl"
+# every link (postgres, libraries, client programs, contrib modules) ran
+# with -flto: the latest link of each output in the compile log
+links=$(perl -MJSON::PP -ne '
+	my $r = eval { decode_json($_) } or next;
+	next unless ($r->{kind} // "") eq "link" && $r->{output} && ($r->{exit} // 1) == 0;
+	my $o = $r->{output} =~ m{^/} ? $r->{output} : "$r->{cwd}/$r->{output}";
+	$lto{$o} = (grep { /^-flto(=|$)/ } @{$r->{argv_out}}) ? 1 : 0;
+	END { my @no = sort grep { !$lto{$_} } keys %lto;
+		print scalar(keys %lto), " ", scalar(@no), (@no ? " e.g. $no[0]" : ""), "\n" }' \
+	"$(e2e_builddir coscup)/pgopt-log/compile.jsonl")
+like "the compile log has many links" "$links" '^[0-9]{2,} '
+like "... and every one of them ran with -flto" "$links" '^[0-9]+ 0$'
+diag "links (total, without -flto): $links"
+
+# link-time records (pgopt.so in the LTO link) in a client program and in a
+# contrib module, not only in postgres
+ltrans_units() { "$P" inspect --json "$1" | perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>);
+	print scalar grep { ($_->{stage} // "") =~ /^(ltrans|wpa|lto)$/ } @{$j->{units}}'; }
+like "inspect: bin/psql holds link-time (LTO) records" "$(ltrans_units "$cand/bin/psql")" '^[1-9][0-9]*$'
+so=$(find "$cand/lib" -name hstore.so | head -1)
+ok "contrib's hstore.so is installed" test -n "$so"
+like "inspect: hstore.so holds link-time (LTO) records" "$(ltrans_units "$so")" '^[1-9][0-9]*$'
 
 out=$("$P" verify --prefix "$cand" 2>&1)
 is "verify passes on the candidate" "$?" 0
