@@ -445,6 +445,44 @@ static void decide_one(struct gate *g, struct gate_result *res, const struct gat
 	}
 }
 
+/*
+ * A run that errored (bench exit 2: clients aborted, as a crashed backend
+ * gives) or produced no number makes the whole gate "could not measure",
+ * even when enough pairs are left for an interval: a crash of either build
+ * must never pass, nor be outvoted by the runs that survived.  Appends the
+ * reason, naming the runs, to why; nothing when every run gave a number.
+ */
+static void describe_run_errors(struct gate *g, struct strbuf *why)
+{
+	size_t listed = 0, total = 0;
+	struct strbuf list = STRBUF_INIT;
+	for (size_t k = 0; k < g->nr_wl; k++) {
+		const struct gate_workload *w = &g->wl[k];
+		for (size_t i = 0; i < w->nr_runs; i++) {
+			const struct gate_run *r = &w->runs[i];
+			/* a correctness failure of B is a FAIL, decided before */
+			if (run_usable(r) || (r->exit == 1 && r->build == 'B'))
+				continue;
+			total++;
+			if (listed++ < 6) {
+				if (list.len)
+					strbuf_addstr(&list, ", ");
+				strbuf_addf(&list, "%s pair %d %c (", w->name, r->pair + 1, r->build);
+				if (r->exit)
+					strbuf_addf(&list, "exit %d)", r->exit);
+				else
+					strbuf_addstr(&list, "no number)");
+			}
+		}
+	}
+	if (total) {
+		strbuf_addf(why, "%zu benchmark run%s failed: %s%s", total, total == 1 ? "" : "s",
+			    list.buf, total > listed ? ", ..." : "");
+		g->verdict = GATE_ERROR;
+	}
+	strbuf_release(&list);
+}
+
 int gate_decide(struct gate *g)
 {
 	int any_fail = 0, any_error = 0;
@@ -481,6 +519,8 @@ int gate_decide(struct gate *g)
 				break;
 			}
 	}
+	if (!why.len)
+		describe_run_errors(g, &why);
 	if (!why.len) {
 		if (!g->th.nr) {
 			g->verdict = GATE_ERROR;

@@ -240,6 +240,69 @@ static void test_too_few_pairs(void **state)
 	gate_clear(&g);
 }
 
+/* A run that errored never passes, however many valid pairs are left */
+static void test_run_errors(void **state)
+{
+	struct gate g;
+	struct gate_run *r;
+	/* 9 pairs, a clear win, one candidate run exited 2 (a crashed backend) */
+	gate_init(&g, "select-only>=1.05");
+	synth(&g, "select-only", 9, 1.3, 0.01, 1);
+	r = &g.wl[0].runs[2 * 4 + 1];           /* pair 5, second run: B */
+	assert_int_equal(r->build, 'B');
+	r->exit = 2;
+	r->tps = NAN;
+	assert_int_equal(decide(&g), 2);
+	assert_int_equal(g.verdict, GATE_ERROR);
+	assert_int_equal(g.wl[0].valid_pairs, 8);
+	assert_int_equal(g.res[0].status, GATE_PASS); /* the threshold alone would pass */
+	assert_non_null(strstr(g.verdict_reason, "1 benchmark run failed: select-only pair 5 B (exit 2)"));
+	gate_clear(&g);
+
+	/* the audit's case: 3 of 9 candidate runs at exit 2 -> not PASS on 6/9 */
+	gate_init(&g, "select-only>=1.05");
+	synth(&g, "select-only", 9, 1.3, 0.01, 1);
+	for (int p = 0; p < 3; p++)
+		g.wl[0].runs[2 * p + (p % 2 ? 0 : 1)].exit = 2;
+	assert_int_equal(decide(&g), 2);
+	assert_int_equal(g.wl[0].valid_pairs, 6);
+	assert_non_null(strstr(g.verdict_reason, "3 benchmark runs failed: select-only pair 1 B "
+			       "(exit 2), select-only pair 2 B (exit 2), select-only pair 3 B (exit 2)"));
+	gate_clear(&g);
+
+	/* a baseline run that gave no number (exit 0, no tps) counts too */
+	gate_init(&g, "select-only>=1.00");
+	synth(&g, "select-only", 9, 1.0, 0.01, 1);
+	g.wl[0].runs[0].tps = NAN;
+	assert_int_equal(decide(&g), 2);
+	assert_non_null(strstr(g.verdict_reason, "select-only pair 1 A (no number)"));
+	gate_clear(&g);
+
+	/* a missed threshold with an errored run: could not measure either */
+	gate_init(&g, "select-only>=1.05");
+	synth(&g, "select-only", 9, 0.8, 0.01, 1);
+	g.wl[0].runs[3].exit = 2;
+	assert_int_equal(decide(&g), 2);
+	gate_clear(&g);
+
+	/* but a correctness failure of the candidate stays a FAIL */
+	gate_init(&g, "select-only>=1.05");
+	synth(&g, "select-only", 9, 1.3, 0.01, 1);
+	g.wl[0].runs[1].exit = 1;               /* pair 1 B */
+	g.wl[0].runs[3].exit = 2;
+	assert_int_equal(decide(&g), 1);
+	assert_non_null(strstr(g.verdict_reason, "correctness"));
+	gate_clear(&g);
+
+	/* and so does a failed regression suite */
+	gate_init(&g, "select-only>=1.05");
+	synth(&g, "select-only", 9, 1.3, 0.01, 1);
+	g.wl[0].runs[3].exit = 2;
+	g.regress = REGRESS_FAILED;
+	assert_int_equal(decide(&g), 1);
+	gate_clear(&g);
+}
+
 static void test_regress_and_correctness(void **state)
 {
 	struct gate g;
@@ -402,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_clear_loss),
 		cmocka_unit_test(test_noise),
 		cmocka_unit_test(test_too_few_pairs),
+		cmocka_unit_test(test_run_errors),
 		cmocka_unit_test(test_regress_and_correctness),
 		cmocka_unit_test(test_instructions),
 		cmocka_unit_test(test_aa_false_pass_rate),
