@@ -52,11 +52,28 @@ touch "$TMP/empty.policy"
 check_err "run bad gate expression before any build" 'invalid value "tpcb" for --gate' \
 	run --policy "$TMP/empty.policy" --workdir "$TMP/w" --gate tpcb
 ok "run made no build for a bad gate" test ! -e "$TMP/w"
-
 for c in gate report run; do
 	"$B/bin/pgbuild" $c --help >"$TMP/help" 2>&1
 	is "$c --help exits 0" "$?" 0
 	like "$c --help shows usage" "$(head -1 "$TMP/help")" "^usage: pgbuild $c"
 done
 like "gate --help names the interval method" "$(cat "$TMP/help" ; "$B/bin/pgbuild" gate --help)" "Hodges-Lehmann"
+
+# the JUnit schema the gate tests validate against follows the common one
+# (junit-10.xsd): no "skipped" on <testsuites>, no "status" on <testcase>
+junit_doc() { # TESTSUITES-ATTRS TESTCASE-ATTRS
+	printf '<?xml version="1.0"?>\n<testsuites tests="1" failures="0" errors="0"%s>\n' "$1"
+	printf '<testsuite name="s" tests="1" failures="0" errors="0" skipped="1" time="0">\n'
+	printf '<testcase classname="c" name="n" time="0"%s><skipped message="m"/></testcase>\n' "$2"
+	printf '</testsuite>\n</testsuites>\n'
+}
+XSD=$TOP/tests/lib/junit.xsd
+junit_doc "" "" >"$TMP/j-ok.xml"
+junit_doc ' skipped="1"' "" >"$TMP/j-sk.xml"
+junit_doc "" ' status="run"' >"$TMP/j-st.xml"
+ok "junit.xsd accepts the gate's layout" xmllint --noout --schema "$XSD" "$TMP/j-ok.xml"
+like "junit.xsd rejects skipped on testsuites" "$(xmllint --noout --schema "$XSD" "$TMP/j-sk.xml" 2>&1)" \
+	"element testsuites: .*attribute 'skipped': The attribute 'skipped' is not allowed"
+like "junit.xsd rejects status on testcase" "$(xmllint --noout --schema "$XSD" "$TMP/j-st.xml" 2>&1)" \
+	"element testcase: .*attribute 'status': The attribute 'status' is not allowed"
 done_testing
