@@ -381,23 +381,32 @@ static void decide_ratio(struct gate *g, struct gate_result *res,
 	res->hi = r->hi;
 
 	if (claim) {
+		/*
+		 * One-sided test against the threshold itself: the whole interval
+		 * must lie on the good side of X, so "B/A >= 1.05" passes only
+		 * when the lower end is >= 1.05 (a latency claim: upper end <= X).
+		 */
 		int reaches = lower_better ? r->estimate <= t->value : r->estimate >= t->value;
-		int significant = lower_better ? r->hi < 1 : r->lo > 1;
-		if (reaches && significant) {
+		int confident = lower_better ? r->hi <= t->value : r->lo >= t->value;
+		double end = lower_better ? r->hi : r->lo;
+		if (confident) {
 			res->status = GATE_PASS;
-			res->message = xasprintf("%s B/A %.4f [%.4f, %.4f] %s %g and the change is "
-						 "significant at %.1f%%", what, r->estimate, r->lo, r->hi,
-						 rel, t->value, r->conf * 100);
+			res->message = xasprintf("%s B/A %.4f [%.4f, %.4f]: the %s end %.4f %s %g at "
+						 "%.1f%% confidence", what, r->estimate, r->lo, r->hi,
+						 lower_better ? "upper" : "lower", end, rel, t->value,
+						 r->conf * 100);
 		} else if (!reaches) {
 			res->status = GATE_FAIL;
 			res->message = xasprintf("%s B/A %.4f [%.4f, %.4f] misses %s %g", what,
 						 r->estimate, r->lo, r->hi, rel, t->value);
 		} else {
 			res->status = GATE_FAIL;
-			res->message = xasprintf("%s B/A %.4f reaches %s %g but its interval [%.4f, %.4f] "
-						 "includes 1: not significant (noise floor %.1f%%; "
-						 "more pairs or a quieter machine needed)", what,
-						 r->estimate, rel, t->value, r->lo, r->hi, r->noise_floor_pct);
+			res->message = xasprintf("%s B/A %.4f reaches %s %g but not with %.1f%% confidence: "
+						 "the %s end of its interval [%.4f, %.4f] does not (noise "
+						 "floor %.1f%%; more pairs or a quieter machine needed)", what,
+						 r->estimate, rel, t->value, r->conf * 100,
+						 lower_better ? "upper" : "lower", r->lo, r->hi,
+						 r->noise_floor_pct);
 		}
 	} else {
 		int breach = lower_better ? r->lo > t->value : r->hi < t->value;

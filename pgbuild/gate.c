@@ -85,6 +85,12 @@ static void gate_usage(FILE *fp)
 "                            directory, removed at the end)\n"
 "  --quiet                   no progress lines\n"
 "\n"
+"Decision: a claim of improvement (a speed ratio X > 1, a latency ratio X < 1)\n"
+"passes only when met with statistical confidence: the lower end of the\n"
+"interval of B/A is >= X (latency: the upper end <= X).  A bound (speed X <= 1,\n"
+"latency X >= 1) fails only when the whole interval breaches it.  Instructions\n"
+"are nearly deterministic and compared as single numbers (to 0.01%%).\n"
+"\n"
 "Exit: 0 pass, 1 fail (threshold missed, regression or correctness failure),\n"
 "2 could not measure (bench errors, too few valid pairs, bad usage).\n");
 }

@@ -16,8 +16,10 @@
  *
  * Decision rules (the same for every metric, "better" meaning faster):
  *   - a claim (the item asks for an improvement: ratio > 1 for speed, < 1 for
- *     latency) passes when the point estimate reaches it AND the improvement
- *     is significant, i.e. the confidence interval excludes "no change";
+ *     latency) passes only when it is met with statistical confidence: the
+ *     whole confidence interval lies on the good side of the threshold
+ *     (speed: lower end >= X; latency: upper end <= X), the one-sided test
+ *     of "B/A >= X" at level (1 + conf) / 2;
  *   - a bound (ratio <= 1 for speed, >= 1 for latency: "not slower than")
  *     fails only when the breach is significant: the whole interval lies on
  *     the wrong side of it;

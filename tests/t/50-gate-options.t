@@ -57,6 +57,7 @@ for c in gate report run; do
 	is "$c --help exits 0" "$?" 0
 	like "$c --help shows usage" "$(head -1 "$TMP/help")" "^usage: pgbuild $c"
 done
+like "gate --help: claims need the interval's lower end" "$("$B/bin/pgbuild" gate --help)" "the lower end of the"
 like "gate --help names the interval method" "$(cat "$TMP/help" ; "$B/bin/pgbuild" gate --help)" "Hodges-Lehmann"
 
 # the JUnit schema the gate tests validate against follows the common one

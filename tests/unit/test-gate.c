@@ -211,6 +211,60 @@ static void test_noise(void **state)
 	gate_clear(&g);
 }
 
+/*
+ * A claim passes only with confidence against the threshold itself: an
+ * interval that excludes 1 but not 1.05 does not pass ">= 1.05".
+ */
+static void test_claim_one_sided(void **state)
+{
+	struct gate g;
+	gate_init(&g, "select-only>=1.05");
+	rng = 777;
+	synth(&g, "select-only", 9, 1.06, 0.02, 1);
+	decide(&g);
+	assert_true(g.wl[0].tps.estimate >= 1.05);
+	assert_true(g.wl[0].tps.lo > 1.0 && g.wl[0].tps.lo < 1.05);
+	assert_int_equal(g.verdict, GATE_FAIL);   /* the old rule passed this */
+	assert_non_null(strstr(g.res[0].message, "reaches >= 1.05 but not with 96.1% confidence: "
+			       "the lower end of its interval"));
+	gate_clear(&g);
+
+	/* the same data clears a claim it meets with confidence */
+	gate_init(&g, "select-only>=1.01");
+	rng = 777;
+	synth(&g, "select-only", 9, 1.06, 0.02, 1);
+	assert_int_equal(decide(&g), 0);
+	assert_non_null(strstr(g.res[0].message, "the lower end"));
+	assert_non_null(strstr(g.res[0].message, ">= 1.01 at 96.1% confidence"));
+	gate_clear(&g);
+
+	/* latency claims look at the upper end: p99 -8% is not confidently <= -5% */
+	gate_init(&g, "p99<=-5%");
+	rng = 777;
+	synth(&g, "select-only", 9, 1.0, 0.01, 1);
+	for (size_t i = 0; i < g.wl[0].nr_runs; i++) {
+		static const double r99[9] = { 0.85, 0.99, 0.90, 0.97, 0.88, 1.0, 0.93, 0.96, 0.91 };
+		struct gate_run *r = &g.wl[0].runs[i];
+		r->lat[gate_lat_index("p99")] = r->build == 'A' ? 0.2 : 0.2 * r99[r->pair];
+	}
+	decide(&g);
+	assert_true(g.wl[0].lat[gate_lat_index("p99")].estimate <= 0.95);
+	assert_true(g.wl[0].lat[gate_lat_index("p99")].hi > 0.95);
+	assert_int_equal(g.verdict, GATE_FAIL);
+	assert_non_null(strstr(g.res[0].message, "the upper end of its interval"));
+	gate_clear(&g);
+
+	/* a bound is unchanged: 3% slower but not significantly below 1 passes */
+	gate_init(&g, "select-only>=1.00");
+	rng = 777;
+	synth(&g, "select-only", 9, 0.99, 0.05, 1);
+	decide(&g);
+	assert_true(g.wl[0].tps.lo < 1.0 && g.wl[0].tps.hi > 1.0);
+	assert_int_equal(g.verdict, GATE_PASS);
+	assert_non_null(strstr(g.res[0].message, "not significantly below 1"));
+	gate_clear(&g);
+}
+
 static void test_too_few_pairs(void **state)
 {
 	struct gate g;
@@ -390,9 +444,10 @@ static void test_aa_false_pass_rate(void **state)
 		gate_clear(&g);
 	}
 	/*
-	 * target <= 5%.  A pass needs the interval above 1, which under A/A
-	 * happens with the one-sided error of the interval: 10/512 = 1.95% for
-	 * 9 pairs (the exact 96.1% signed-rank interval).
+	 * target <= 5%.  A pass needs the interval's lower end >= 1.05, rarer
+	 * under A/A than the interval merely excluding 1, which happens with
+	 * its one-sided error: 10/512 = 1.95% for 9 pairs (the exact 96.1%
+	 * signed-rank interval) - the bound on the false-pass rate.
 	 */
 	fprintf(stderr, "simulated A/A false passes at 1.05, 10%% noise: %d/%d\n", passes, trials);
 	assert_true(passes <= trials * 3 / 100);
@@ -467,6 +522,7 @@ int main(void)
 		cmocka_unit_test(test_clear_win),
 		cmocka_unit_test(test_clear_loss),
 		cmocka_unit_test(test_noise),
+		cmocka_unit_test(test_claim_one_sided),
 		cmocka_unit_test(test_too_few_pairs),
 		cmocka_unit_test(test_run_errors),
 		cmocka_unit_test(test_regress_and_correctness),
