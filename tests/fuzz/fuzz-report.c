@@ -73,7 +73,8 @@ static void setup(void)
  * Built with -DFUZZ_SKIP_KNOWN (see RUNS.md), inputs that reach a finding
  * already in corpus/report/ and not fixed yet are skipped, so a long run can
  * look for others: a gate result with a run whose "pair" is over 1000 (the
- * analysis loops and allocates up to the largest pair number).
+ * analysis loops and allocates up to the largest pair number), or with two
+ * workloads of the same name (the first one's instructions note leaks).
  */
 static int known_finding(const uint8_t *data, size_t size)
 {
@@ -82,9 +83,15 @@ static int known_finding(const uint8_t *data, size_t size)
 	int known = 0;
 	for (size_t i = 0; i < json_len(wls); i++) {
 		const struct json_value *runs = json_get(json_at(wls, i), "runs");
+		const char *name = json_get_str(json_at(wls, i), "name");
 		for (size_t k = 0; k < json_len(runs); k++)
 			if (json_get_num(json_at(runs, k), "pair", 0) > 1000)
 				known = 1;
+		for (size_t k = 0; name && k < i; k++) {
+			const char *other = json_get_str(json_at(wls, k), "name");
+			if (other && !strcmp(name, other))
+				known = 1;
+		}
 	}
 	json_free(v);
 	return known;
