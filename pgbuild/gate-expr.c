@@ -550,6 +550,19 @@ int gate_decide(struct gate *g)
 	return gate_exit_code(g->verdict);
 }
 
+void gate_stop(struct gate *g, const char *reason, int sig)
+{
+	gate_analyse(g);
+	for (size_t i = 0; i < g->nr_res; i++)
+		free(g->res[i].message);
+	g->nr_res = 0;
+	g->verdict = GATE_ERROR;
+	free(g->verdict_reason);
+	g->verdict_reason = xstrdup(reason);
+	g->interrupted = sig;
+	g->stopped = 1;
+}
+
 void gate_clear(struct gate *g)
 {
 	for (size_t i = 0; i < g->nr_wl; i++) {

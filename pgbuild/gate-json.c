@@ -152,9 +152,15 @@ void gate_write_json(const struct gate *g, struct strbuf *out,
 		json_object_end(&jw);
 	}
 	json_array_end(&jw);
-	json_key(&jw, "verdict"); json_string(&jw, gate_status_name(g->verdict));
+	json_key(&jw, "verdict");
+	json_string(&jw, g->interrupted ? "interrupted" : gate_status_name(g->verdict));
 	json_key(&jw, "reason"); json_string(&jw, g->verdict_reason);
-	json_key(&jw, "exit"); json_int(&jw, gate_exit_code(g->verdict));
+	json_key(&jw, "exit");
+	json_int(&jw, g->interrupted ? 128 + g->interrupted : gate_exit_code(g->verdict));
+	if (g->interrupted) {
+		json_key(&jw, "signal"); json_int(&jw, g->interrupted);
+	}
+	json_key(&jw, "decided"); json_bool(&jw, !g->stopped);
 	json_object_end(&jw);
 	strbuf_addch(out, '\n');
 }
@@ -240,8 +246,18 @@ int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *
 				r->json = gate_json_text(bench);
 		}
 	}
-	gate_analyse(g);
-	gate_decide(g);
+	s = json_get_str(root, "verdict");
+	if (s && (!strcmp(s, "interrupted") ||
+		  (!strcmp(s, "error") && json_get(root, "decided") &&
+		   json_get(root, "decided")->type == JSON_BOOL && !json_get(root, "decided")->u.boolean))) {
+		/* a gate that stopped before deciding: keep its reason, decide nothing */
+		const char *why = json_get_str(root, "reason");
+		gate_stop(g, why ? why : "the gate stopped before deciding",
+			  !strcmp(s, "interrupted") ? (int)json_get_num(root, "signal", 2) : 0);
+	} else {
+		gate_analyse(g);
+		gate_decide(g);
+	}
 	rc = 0;
 out:
 	json_free(root);

@@ -272,15 +272,59 @@ static int run_regress(const struct gate_opts *o, struct gate *g)
 	return 0;
 }
 
+static char *settings_json(const struct gate_opts *o);
+
+/*
+ * Write path atomically: a temporary file next to it, then rename, so a
+ * reader (a CI step) sees the old document or the new one, never a torn one.
+ */
 static int write_file(const char *path, const struct strbuf *sb)
 {
-	FILE *fp = fopen(path, "w");
-	if (!fp)
-		return error("cannot write %s: %s", path, strerror(errno));
-	fwrite(sb->buf, 1, sb->len, fp);
-	if (fclose(fp) != 0)
-		return error("cannot write %s: %s", path, strerror(errno));
-	return 0;
+	char *tmp = xasprintf("%s.tmp%ld", path, (long)getpid());
+	FILE *fp = fopen(tmp, "w");
+	int rc = 0;
+	if (!fp) {
+		rc = error("cannot write %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (fwrite(sb->buf, 1, sb->len, fp) != sb->len || fflush(fp) != 0 || fsync(fileno(fp)) < 0) {
+		rc = error("cannot write %s: %s", tmp, strerror(errno));
+		fclose(fp);
+		unlink(tmp);
+		goto out;
+	}
+	if (fclose(fp) != 0) {
+		rc = error("cannot write %s: %s", tmp, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	if (rename(tmp, path) < 0) {
+		rc = error("cannot rename %s to %s: %s", tmp, path, strerror(errno));
+		unlink(tmp);
+	}
+out:
+	free(tmp);
+	return rc;
+}
+
+/* --json and --junit of a gate that decided, or stopped (gate_stop). */
+static int write_outputs(const struct gate_opts *o, const struct gate *g)
+{
+	struct strbuf out = STRBUF_INIT;
+	char *settings = settings_json(o);
+	int rc = 0;
+	if (o->json) {
+		gate_write_json(g, &out, o->baseline, o->candidate, settings);
+		rc |= write_file(o->json, &out);
+	}
+	if (o->junit) {
+		strbuf_reset(&out);
+		junit_write(g, &out, "pgbuild gate");
+		rc |= write_file(o->junit, &out);
+	}
+	free(settings);
+	strbuf_release(&out);
+	return rc ? -1 : 0;
 }
 
 static int remove_tree(const char *dir)
@@ -362,9 +406,10 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 {
 	struct gate_opts o = { 0 };
 	struct gate g = { 0 };
-	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
-	char *dir = NULL, *settings;
-	int c, rc = PGBUILD_EXIT_ERROR, tmpdir = 0;
+	struct strbuf err = STRBUF_INIT;
+	char *dir = NULL;
+	const char *stop_reason = NULL;  /* why the gate stopped before deciding */
+	int c, rc = PGBUILD_EXIT_ERROR, tmpdir = 0, decided = 0, help = 0;
 	int n;
 	double d = 0;
 	int want_tps, want_instr;
@@ -493,11 +538,14 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 		case OPT_HELP: case 'h':
 			gate_usage(stdout);
 			rc = 0;
+			help = 1;
 			goto done;
 		default:
 			goto usage;
 		}
 	}
+	/* from here on every exit path writes --json/--junit (see done:) */
+	gate_catch_signals();
 	if (optind < argc) {
 		error("unexpected argument \"%s\"", argv[optind]);
 		goto usage;
@@ -509,6 +557,7 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 	if (!is_dir_with_postgres(o.baseline) || !is_dir_with_postgres(o.candidate)) {
 		error("%s: no bin/postgres: not an installed PostgreSQL",
 		      is_dir_with_postgres(o.baseline) ? o.candidate : o.baseline);
+		stop_reason = "baseline or candidate is not an installed PostgreSQL";
 		goto done;
 	}
 	if (o.require_regress && o.regress_result) {
@@ -560,27 +609,33 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 		if (g.th.v[i].workload)
 			gate_workload_get(&g, g.th.v[i].workload, 1);
 
-	if (o.cpus && pin_cpus(o.cpus) < 0)
+	if (o.cpus && pin_cpus(o.cpus) < 0) {
+		stop_reason = "--cpus: cannot pin the benchmark";
 		goto done;
+	}
 
 	if (o.workdir) {
-		if (mkdir_p(o.workdir) < 0)
+		if (mkdir_p(o.workdir) < 0) {
+			stop_reason = "cannot create the --workdir";
 			goto done;
+		}
 		dir = xstrdup(o.workdir);
 	} else {
 		const char *t = getenv("TMPDIR");
 		dir = xasprintf("%s/pgbuild-gate.XXXXXX", t && *t ? t : "/tmp");
 		if (!mkdtemp(dir)) {
 			error("cannot create a directory %s: %s", dir, strerror(errno));
+			stop_reason = "cannot create a temporary directory";
 			goto done;
 		}
 		tmpdir = 1;
 	}
 	chmod(dir, 0755); /* the server user reads templates below it */
 
-	gate_catch_signals();
-	if (run_regress(&o, &g) < 0)
+	if (run_regress(&o, &g) < 0) {
+		stop_reason = "the candidate's regression suite could not run";
 		goto done;
+	}
 
 	if (want_tps) {
 		for (int p = 0; p < o.pairs && !gate_interrupted; p++) {
@@ -629,41 +684,47 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 		}
 	}
 
-	if (gate_interrupted) {
-		error("interrupted by signal %d; nothing decided", (int)gate_interrupted);
-		rc = PGBUILD_EXIT_ERROR;
+	if (gate_interrupted)
 		goto done;
-	}
 	gate_analyse(&g);
 	rc = gate_decide(&g);
+	decided = 1;
 
 	report_gate_terminal(&g, o.baseline, o.candidate, stdout);
-	settings = settings_json(&o);
-	if (o.json) {
-		gate_write_json(&g, &out, o.baseline, o.candidate, settings);
-		if (write_file(o.json, &out) < 0 && rc == 0)
-			rc = PGBUILD_EXIT_ERROR;
-	}
-	if (o.junit) {
-		strbuf_reset(&out);
-		junit_write(&g, &out, "pgbuild gate");
-		if (write_file(o.junit, &out) < 0 && rc == 0)
-			rc = PGBUILD_EXIT_ERROR;
-	}
-	free(settings);
+	if (write_outputs(&o, &g) < 0 && rc == 0)
+		rc = PGBUILD_EXIT_ERROR;
 	goto done;
 
 usage:
 	fprintf(stderr, "Try \"pgbuild gate --help\" for more information.\n");
 	rc = PGBUILD_EXIT_ERROR;
+	stop_reason = "usage error";
 done:
+	/*
+	 * Stopped before deciding (an error or a signal): never leave an old
+	 * document in place; write one that says so.
+	 */
+	if (!decided && !help && (o.json || o.junit)) {
+		char *why;
+		if (gate_interrupted) {
+			why = xasprintf("interrupted by signal %d; nothing decided", (int)gate_interrupted);
+			error("%s", why);
+		} else {
+			why = xasprintf("%s; nothing decided", stop_reason ? stop_reason :
+					"the gate stopped on an error");
+		}
+		gate_stop(&g, why, gate_interrupted);
+		write_outputs(&o, &g);
+		free(why);
+	} else if (gate_interrupted && !decided) {
+		error("interrupted by signal %d; nothing decided", (int)gate_interrupted);
+	}
 	if (dir && tmpdir)
 		remove_tree(dir);
 	free(dir);
 	strvec_clear(&o.workloads);
 	strvec_clear(&o.settings);
 	strbuf_release(&err);
-	strbuf_release(&out);
 	gate_clear(&g);
 	if (gate_interrupted) {
 		int sig = gate_interrupted;

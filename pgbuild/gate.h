@@ -144,6 +144,10 @@ struct gate {
 	size_t nr_res, alloc_res;
 	enum gate_status verdict;
 	char *verdict_reason;     /* one line (owned) */
+	int interrupted;          /* the signal that stopped the gate before it
+				     decided (verdict "interrupted" in the JSON) */
+	int stopped;              /* stopped before deciding (error or signal):
+				     no results, verdict_reason says why */
 };
 
 struct gate_workload *gate_workload_get(struct gate *g, const char *name, int create);
@@ -155,7 +159,18 @@ int gate_decide(struct gate *g);
 int gate_exit_code(enum gate_status verdict);
 void gate_clear(struct gate *g);
 
-/* Serialise the whole gate (settings, every run, analysis, verdict). */
+/*
+ * Mark a gate that stopped before deciding (an error, or the signal sig when
+ * not 0): verdict error with reason, no results; the runs measured so far
+ * are kept and analysed for the record.
+ */
+void gate_stop(struct gate *g, const char *reason, int sig);
+
+/*
+ * Serialise the whole gate (settings, every run, analysis, verdict).  A
+ * stopped gate has "verdict":"error" (or "interrupted" with "signal") and
+ * no results.
+ */
 void gate_write_json(const struct gate *g, struct strbuf *out,
 		     const char *baseline, const char *candidate,
 		     const char *extra_settings_json);

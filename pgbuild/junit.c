@@ -65,7 +65,7 @@ static void write_case(struct strbuf *out, const struct testcase *tc)
 void junit_write(const struct gate *g, struct strbuf *out, const char *suite_name)
 {
 	struct testcase *tc;
-	size_t n = 0, max = g->nr_res + g->nr_wl + 1;
+	size_t n = 0, max = g->nr_res + g->nr_wl + 2;
 	int failures = 0, errors = 0, skipped = 0;
 	char classname[256], names[64][128];
 	struct strbuf body = STRBUF_INIT;
@@ -81,8 +81,16 @@ void junit_write(const struct gate *g, struct strbuf *out, const char *suite_nam
 	tc[n].message = g->regress_note ? g->regress_note :
 			g->regress == REGRESS_NOT_RUN ? "not run (no --require-regress)" : NULL;
 	n++;
+	/* a gate that stopped before deciding: one error says why */
+	if (g->stopped) {
+		tc[n].classname = "pgbuild.gate";
+		tc[n].name = "verdict";
+		tc[n].status = GATE_ERROR;
+		tc[n].message = g->verdict_reason;
+		n++;
+	}
 	/* correctness checks of the benchmark, per workload */
-	for (size_t i = 0; i < g->nr_wl && i < 64; i++) {
+	for (size_t i = 0; i < g->nr_wl && i < 64 && !g->stopped; i++) {
 		snprintf(names[i], sizeof(names[i]), "%s correctness", g->wl[i].name);
 		tc[n].classname = "pgbuild.gate";
 		tc[n].name = names[i];
@@ -93,6 +101,7 @@ void junit_write(const struct gate *g, struct strbuf *out, const char *suite_nam
 	}
 	for (size_t i = 0; i < n; i++) {
 		failures += !tc[i].skipped && tc[i].status == GATE_FAIL;
+		errors += !tc[i].skipped && tc[i].status == GATE_ERROR;
 		skipped += tc[i].skipped;
 		write_case(&body, &tc[i]);
 	}

@@ -60,6 +60,19 @@ done
 like "gate --help: claims need the interval's lower end" "$("$B/bin/pgbuild" gate --help)" "the lower end of the"
 like "gate --help names the interval method" "$(cat "$TMP/help" ; "$B/bin/pgbuild" gate --help)" "Hodges-Lehmann"
 
+# an error before deciding replaces an earlier gate's --json/--junit
+echo '{"kind":"pgbuild-gate","verdict":"pass","exit":0}' >"$TMP/stale.json"
+echo '<testsuites/>' >"$TMP/stale.xml"
+check_err "gate error with an old --json" "$TMP: no bin/postgres" gate --baseline $PG --candidate "$TMP" \
+	--json "$TMP/stale.json" --junit "$TMP/stale.xml"
+like "the old pass is replaced by an error" "$(cat "$TMP/stale.json")" \
+	'"verdict":"error","reason":"baseline or candidate is not an installed PostgreSQL; nothing decided","exit":2,"decided":false'
+like "the JUnit says error too" "$(cat "$TMP/stale.xml")" '<error message="baseline or candidate is not an installed'
+ok "that JUnit is valid" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" "$TMP/stale.xml"
+check_err "gate usage error with an old --json" 'invalid value "0" for --pairs' gate --json "$TMP/stale2.json" \
+	--baseline $PG --candidate $PG --pairs 0
+like "a usage error writes an error document" "$(cat "$TMP/stale2.json")" '"verdict":"error","reason":"usage error; nothing decided"'
+
 # the JUnit schema the gate tests validate against follows the common one
 # (junit-10.xsd): no "skipped" on <testsuites>, no "status" on <testcase>
 junit_doc() { # TESTSUITES-ATTRS TESTCASE-ATTRS

@@ -1,8 +1,12 @@
 #!/bin/bash
 # 84-gate-faults.t - a fault in one of the gate's benchmark runs (a backend
 # killed with SIGKILL) marks that run invalid in the gate's JSON, and the
-# gate cannot then give a verdict from too few valid pairs: exit 2, verdict
-# "error", nothing left behind.
+# gate cannot give a verdict: exit 2, verdict "error", nothing left behind.
+# Ctrl-C (SIGINT to the gate's process group) in the middle of a run: exit
+# 130 within seconds, no server or directory left, and the --json/--junit
+# files (stale ones from an earlier gate) replaced by documents that say
+# "interrupted".
+
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/bench.sh"
 P=$B/bin/pgbuild
@@ -35,4 +39,37 @@ like "gate JSON: fewer valid pairs than asked" "$(json_get g.json '$d->{workload
 like "gate report says why" "$(cat g.out)" 'COULD NOT MEASURE'
 is "no server process left" "$(pgrep -f "postgres -D $TMPDIR/pgbuild-" | wc -l)" 0
 is "no cluster or gate directory left" "$(find "$TMPDIR" -maxdepth 1 -name 'pgbuild-*' | wc -l)" 0
+
+# Ctrl-C: SIGINT to the whole process group, as a terminal sends it
+echo '{"kind":"pgbuild-gate","verdict":"pass","exit":0}' >"$TMP/i.json"  # an earlier gate's
+echo '<testsuites/>' >"$TMP/i.xml"
+setsid "$P" gate --baseline "$PGPREFIX" --candidate "$PGPREFIX" --pairs 6 --duration 5 --warmup 0 \
+	--clients 2 --set fsync=off --json "$TMP/i.json" --junit "$TMP/i.xml" --quiet >i.out 2>i.err &
+gp=$!
+on=
+for _ in $(seq 300); do
+	sleep 0.2
+	pm=$(pgrep -f "postgres -D $TMPDIR/pgbuild-" | head -1)
+	[ -n "$pm" ] || continue
+	[ "$(pgrep -P "$pm" -f 'postgres: postgres postgres ' | wc -l)" -ge 3 ] && { on=1; break; }
+done
+ok "a gate run is on" test -n "$on"
+t0=$(date +%s)
+kill -INT -- "-$gp"
+wait $gp
+rc=$?
+t1=$(date +%s)
+is "gate Ctrl-C: exit 130 (died of SIGINT)" "$rc" 130
+ok "gate Ctrl-C: stopped within 10 s ($((t1 - t0)) s)" test $((t1 - t0)) -le 10
+like "gate Ctrl-C: says so" "$(cat i.err)" "interrupted by signal 2; nothing decided"
+is "gate Ctrl-C JSON: verdict interrupted (the stale pass is gone)" "$(json_get i.json '$d->{verdict}')" interrupted
+is "gate Ctrl-C JSON: exit 130" "$(json_get i.json '$d->{exit}')" 130
+is "gate Ctrl-C JSON: nothing decided" "$(json_get i.json '$d->{decided} ? 1 : 0')" 0
+ok "gate Ctrl-C JUnit: valid" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" i.xml
+like "gate Ctrl-C JUnit: an error says interrupted" "$(cat i.xml)" '<error message="interrupted by signal 2'
+"$P" report --gate i.json >i.rep 2>&1
+like "gate Ctrl-C: report says could not measure" "$(cat i.rep)" 'COULD NOT MEASURE - interrupted by signal 2'
+is "gate Ctrl-C: no temporary output file left" "$(ls "$TMP" | grep -c '\.tmp[0-9]')" 0
+is "gate Ctrl-C: no server process left" "$(pgrep -f "postgres -D $TMPDIR/pgbuild-" | wc -l)" 0
+is "gate Ctrl-C: no cluster or gate directory left" "$(find "$TMPDIR" -maxdepth 1 -name 'pgbuild-*' | wc -l)" 0
 done_testing
