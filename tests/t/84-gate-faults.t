@@ -6,7 +6,9 @@
 # 130 within seconds, no server or directory left, and the --json/--junit
 # files (stale ones from an earlier gate) replaced by documents that say
 # "interrupted".
-
+# --require-regress BUILDDIR on a fake build tree whose `make check` prints a
+# failing pg_regress summary: the gate fails (exit 1) with the regression
+# reason; one whose check cannot run at all: exit 2 before any benchmark.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/bench.sh"
 P=$B/bin/pgbuild
@@ -72,4 +74,44 @@ like "gate Ctrl-C: report says could not measure" "$(cat i.rep)" 'COULD NOT MEAS
 is "gate Ctrl-C: no temporary output file left" "$(ls "$TMP" | grep -c '\.tmp[0-9]')" 0
 is "gate Ctrl-C: no server process left" "$(pgrep -f "postgres -D $TMPDIR/pgbuild-" | wc -l)" 0
 is "gate Ctrl-C: no cluster or gate directory left" "$(find "$TMPDIR" -maxdepth 1 -name 'pgbuild-*' | wc -l)" 0
+
+# --require-regress: fake build trees (config.status + a GNUmakefile whose
+# check target prints what pg_regress prints), as tests/t/30 makes them
+fake_tree() { # DIR EXIT LINES...
+	local dir=$1 rc=$2
+	shift 2
+	mkdir -p "$dir"
+	touch "$dir/config.status"
+	{
+		printf 'check:\n'
+		for l in "$@"; do printf '\t@echo %q\n' "$l"; done
+		printf '\t@exit %d\n' "$rc"
+	} >"$dir/GNUmakefile"
+}
+chmod 755 "$TMP"   # regress hands the tree to the server user when we are root
+fake_tree "$TMP/failtree" 2 \
+	"test boolean                       ... ok           12 ms" \
+	"test char                          ... FAILED       15 ms" \
+	"test name                          ... ok            9 ms" \
+	"=======================" " 1 of 3 tests failed. " "======================="
+"$P" gate --baseline "$PGPREFIX" --candidate "$PGPREFIX" --pairs 6 --duration 0.5 --warmup 0 \
+	--set fsync=off --require-regress "$TMP/failtree" --json "$TMP/r.json" --junit "$TMP/r.xml" \
+	>r.out 2>r.err
+is "gate --require-regress, a test fails: exit 1" "$?" 1
+like "... the verdict says why" "$(cat r.out)" 'FAIL - the candidate failed its regression suite'
+is "... JSON: regress failed" "$(json_get r.json '$d->{regress}{state}')" failed
+like "... JSON: with pgbuild regress's verdict line" "$(json_get r.json '$d->{regress}{note}')" 'FAILED'
+is "... JSON: verdict fail" "$(json_get r.json '$d->{verdict}')" fail
+like "... JUnit: the regression suite is a failure" "$(grep -A1 'name="regression suite"' r.xml)" '<failure message='
+ok "... JUnit valid" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" r.xml
+
+fake_tree "$TMP/brokentree" 2 "make: *** No rule to make target 'check'.  Stop."
+"$P" gate --baseline "$PGPREFIX" --candidate "$PGPREFIX" --pairs 6 --duration 0.5 --warmup 0 \
+	--require-regress "$TMP/brokentree" --json "$TMP/rb.json" >rb.out 2>rb.err
+is "gate --require-regress, the suite cannot run: exit 2" "$?" 2
+like "... says so" "$(cat rb.err)" 'pgbuild regress --builddir .*brokentree could not run \(exit 2\)'
+ok "... before any benchmark" bash -c "! grep -q 'pair 1/6' rb.err"
+is "... JSON: verdict error" "$(json_get rb.json '$d->{verdict}')" error
+like "... JSON: reason" "$(json_get rb.json '$d->{reason}')" 'regression suite could not run'
+is "no server process left" "$(pgrep -f "postgres -D $TMPDIR/pgbuild-" | wc -l)" 0
 done_testing
