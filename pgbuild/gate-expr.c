@@ -580,5 +580,7 @@ void gate_clear(struct gate *g)
 	gate_thresholds_clear(&g->th);
 	free(g->regress_note);
 	free(g->verdict_reason);
+	free(g->counter);
+	free(g->counter_note);
 	memset(g, 0, sizeof(*g));
 }

@@ -64,6 +64,11 @@ void gate_write_json(const struct gate *g, struct strbuf *out,
 	for (size_t i = 0; i < g->th.nr; i++)
 		json_string(&jw, g->th.v[i].text);
 	json_array_end(&jw);
+	json_key(&jw, "instructions_counter");
+	json_object_begin(&jw);
+	json_key(&jw, "counter"); json_string(&jw, g->counter);
+	json_key(&jw, "choice"); json_string(&jw, g->counter_note);
+	json_object_end(&jw);
 	json_key(&jw, "regress");
 	json_object_begin(&jw);
 	json_key(&jw, "state"); json_string(&jw, regress_name(g->regress));
@@ -104,8 +109,9 @@ void gate_write_json(const struct gate *g, struct strbuf *out,
 		json_key(&jw, "speedup");
 		json_double(&jw, w->instr == INSTR_OK && w->instr_b > 0 ? w->instr_a / w->instr_b : NAN);
 		json_key(&jw, "note"); json_string(&jw, w->instr_note);
+		json_key(&jw, "counter"); json_string(&jw, w->instr == INSTR_NOT_MEASURED ? NULL : g->counter);
 		json_key(&jw, "proxy"); json_string(&jw, "instructions per transaction of the server "
-				"(callgrind); a proxy that does not see cache or memory effects");
+				"(user space); a proxy that does not see cache or memory effects");
 		json_object_end(&jw);
 		json_key(&jw, "runs");
 		json_array_begin(&jw);
@@ -205,6 +211,13 @@ int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *
 			continue;
 		if (gate_expr_parse(&g->th, t->u.str.s, err) < 0)
 			goto out;
+	}
+	{
+		const struct json_value *ic = json_get(root, "instructions_counter");
+		s = json_get_str(ic, "counter");
+		g->counter = s ? xstrdup(s) : NULL;
+		s = json_get_str(ic, "choice");
+		g->counter_note = s ? xstrdup(s) : NULL;
 	}
 	reg = json_get(root, "regress");
 	s = json_get_str(reg, "state");

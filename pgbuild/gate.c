@@ -9,7 +9,7 @@
  * their order (A B, B A, A B, ...) so slow drift of the machine cancels
  * out, and every workload is measured within each pair.  The analysis and
  * the verdict are in gate-expr.c (pure, unit-tested); instructions per
- * transaction come from instr.c (callgrind).
+ * transaction come from instr.c (perf stat or callgrind).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +39,7 @@ struct gate_opts {
 	int pairs;
 	const char *metric;       /* tps, instructions, both */
 	long instr_statements;
+	enum instr_counter counter; /* --counter */
 	const char *json, *junit, *workdir;
 	const char *require_regress, *regress_result;
 	const char *cpus;
@@ -70,7 +71,11 @@ static void gate_usage(FILE *fp)
 "  --gate EXPR               thresholds, e.g. 'select-only>=1.05,tpcb>=1.00,p99<=+10%%'\n"
 "  --metric tps|instructions|both\n"
 "                            what to measure (default tps); instructions per\n"
-"                            transaction come from callgrind on single-user mode\n"
+"                            transaction of the server in single-user mode\n"
+"  --counter auto|perf|callgrind\n"
+"                            what counts instructions: perf stat where hardware\n"
+"                            counters work, else callgrind (auto, the default:\n"
+"                            probes `perf stat -e instructions:u true` once)\n"
 "  --instr-statements N      statements per callgrind run (default per workload)\n"
 "  --ci hl|bootstrap         interval: Hodges-Lehmann + Wilcoxon signed-rank\n"
 "                            (default) or bootstrap of the median\n"
@@ -347,6 +352,7 @@ static char *settings_json(const struct gate_opts *o)
 	json_key(&jw, "warmup"); json_double(&jw, o->warmup);
 	json_key(&jw, "scale"); json_int(&jw, o->scale);
 	json_key(&jw, "metric"); json_string(&jw, o->metric);
+	json_key(&jw, "counter"); json_string(&jw, instr_counter_name(o->counter));
 	json_key(&jw, "cpus"); json_string(&jw, o->cpus);
 	json_key(&jw, "set");
 	json_array_begin(&jw);
@@ -362,7 +368,7 @@ enum {
 	OPT_DURATION, OPT_WARMUP, OPT_SCALE, OPT_SET, OPT_PAIRS, OPT_MIN_SPEEDUP,
 	OPT_MAX_P99, OPT_GATE, OPT_METRIC, OPT_INSTR_N, OPT_CI, OPT_REQ_REGRESS,
 	OPT_REGRESS_RESULT, OPT_CPUS, OPT_JSON, OPT_JUNIT, OPT_WORKDIR, OPT_QUIET,
-	OPT_CONFIDENCE, OPT_HELP,
+	OPT_CONFIDENCE, OPT_COUNTER, OPT_HELP,
 };
 
 static const struct option gate_options[] = {
@@ -381,6 +387,7 @@ static const struct option gate_options[] = {
 	{ "gate", required_argument, NULL, OPT_GATE },
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "instr-statements", required_argument, NULL, OPT_INSTR_N },
+	{ "counter", required_argument, NULL, OPT_COUNTER },
 	{ "ci", required_argument, NULL, OPT_CI },
 	{ "confidence", required_argument, NULL, OPT_CONFIDENCE },
 	{ "require-regress", required_argument, NULL, OPT_REQ_REGRESS },
@@ -498,6 +505,13 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 			}
 			o.metric = optarg;
 			break;
+		case OPT_COUNTER:
+			if (instr_counter_parse(optarg, &o.counter) < 0) {
+				error("invalid value \"%s\" for --counter: expected auto, perf or callgrind",
+				      optarg);
+				goto usage;
+			}
+			break;
 		case OPT_INSTR_N:
 			if (parse_int_option("--instr-statements", optarg, 1, 100000000, &n) < 0)
 				goto usage;
@@ -609,6 +623,22 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 		if (g.th.v[i].workload)
 			gate_workload_get(&g, g.th.v[i].workload, 1);
 
+	if (want_instr) {
+		struct strbuf probe = STRBUF_INIT;
+		enum instr_counter use;
+		if (instr_pick_counter(o.counter, &use, &probe) < 0) {
+			error("--counter perf: %s", probe.buf);
+			stop_reason = "--counter perf: hardware counters do not work here";
+			strbuf_release(&probe);
+			goto done;
+		}
+		g.counter = xstrdup(instr_counter_name(use));
+		g.counter_note = strbuf_detach(&probe, NULL);
+		o.counter = use;
+		if (!o.quiet)
+			fprintf(stderr, "gate: instructions counted by %s (%s)\n", g.counter,
+				g.counter_note);
+	}
 	if (o.cpus && pin_cpus(o.cpus) < 0) {
 		stop_reason = "--cpus: cannot pin the benchmark";
 		goto done;
@@ -661,12 +691,14 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 			double ia = NAN, ib = NAN;
 			int ra, rb;
 			if (!o.quiet)
-				fprintf(stderr, "gate: %-12s instructions per transaction (callgrind) ...\n",
-					w->name);
-			ra = instr_measure(o.baseline, w->name, dir, o.instr_statements, &ia, &note);
+				fprintf(stderr, "gate: %-12s instructions per transaction (%s) ...\n",
+					w->name, g.counter);
+			ra = instr_measure(o.baseline, w->name, dir, o.instr_statements, o.counter,
+					   &ia, &note);
 			if (ra == 0) {
 				strbuf_reset(&note);
-				rb = instr_measure(o.candidate, w->name, dir, o.instr_statements, &ib, &note);
+				rb = instr_measure(o.candidate, w->name, dir, o.instr_statements, o.counter,
+						   &ib, &note);
 			} else {
 				rb = -1;
 			}
@@ -674,7 +706,9 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 				w->instr = INSTR_OK;
 				w->instr_a = ia;
 				w->instr_b = ib;
-				w->instr_note = xasprintf("callgrind, single-user mode, %s", instr_describe(w->name, o.instr_statements));
+				w->instr_note = xasprintf("%s, single-user mode, %s",
+							  o.counter == INSTR_COUNTER_PERF ? "perf stat" : "callgrind",
+							  instr_describe(w->name, o.instr_statements));
 			} else {
 				w->instr = INSTR_UNAVAILABLE;
 				w->instr_note = xasprintf("%s: %s", ra == 0 ? "candidate" : "baseline", note.buf);

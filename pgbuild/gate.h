@@ -136,6 +136,9 @@ struct gate {
 	struct gate_workload *wl;
 	size_t nr_wl, alloc_wl;
 	struct gate_thresholds th;
+	char *counter;            /* what counted instructions: "perf" or
+				     "callgrind" (NULL: not measured) */
+	char *counter_note;       /* how it was chosen (the perf probe) */
 	enum regress_state regress;
 	char *regress_note;       /* summary line from `pgbuild regress` */
 

@@ -631,8 +631,16 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 	strbuf_addstr(o, "</table>\n");
 
 	if (any_instr) {
-		strbuf_addstr(o, "<h2>Instructions per transaction</h2>\n<p class=\"note\">Counted by "
-			      "callgrind on the server in single-user mode. Instructions are a proxy: "
+		strbuf_addstr(o, "<h2>Instructions per transaction</h2>\n<p class=\"note\">Counted by ");
+		html_escape(o, !g->counter ? "callgrind" : !strcmp(g->counter, "perf") ?
+			    "perf stat (hardware counters)" : g->counter);
+		strbuf_addstr(o, " on the server in single-user mode");
+		if (g->counter_note) {
+			strbuf_addstr(o, " (");
+			html_escape(o, g->counter_note);
+			strbuf_addstr(o, ")");
+		}
+		strbuf_addstr(o, ". Instructions are a proxy: "
 			      "deterministic, but blind to cache misses, branch mispredictions and "
 			      "memory stalls.</p>\n<table><tr><th>workload</th><th>A</th><th>B</th>"
 			      "<th>speedup A/B</th><th>how</th></tr>\n");

@@ -1,5 +1,5 @@
 /*
- * instr.c - instructions per transaction under callgrind; see instr.h.
+ * instr.c - instructions per transaction under perf stat or callgrind; see instr.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -74,6 +74,142 @@ double instr_parse_callgrind(const char *text)
 		}
 	}
 	return -1;
+}
+
+/* Is this perf event name the instructions counter (any PMU, any modifier)? */
+static int is_instructions_event(const char *ev, size_t len)
+{
+	const char *slash = memchr(ev, '/', len);
+	const char *colon;
+	if (slash) {                      /* cpu_core/instructions:u/ */
+		const char *end = ev + len;
+		ev = slash + 1;
+		len = (size_t)(end - ev);
+		if (len && ev[len - 1] == '/')
+			len--;
+	}
+	colon = memchr(ev, ':', len);     /* instructions:u */
+	if (colon)
+		len = (size_t)(colon - ev);
+	return len == strlen("instructions") && !memcmp(ev, "instructions", len);
+}
+
+double instr_parse_perf(const char *text, const char **why)
+{
+	double total = 0;
+	int found = 0;
+	*why = "no instructions line";
+	while (*text) {
+		const char *eol = strchr(text, '\n');
+		size_t n = eol ? (size_t)(eol - text) : strlen(text);
+		const char *f[16];
+		size_t flen[16], nf = 0;
+		const char *p = text, *end = text + n;
+
+		if (n && *text != '#') {
+			/* split on the separator; commas are never quoted (perf-stat(1)) */
+			while (nf < 16) {
+				const char *c = memchr(p, ',', (size_t)(end - p));
+				f[nf] = p;
+				flen[nf++] = c ? (size_t)(c - p) : (size_t)(end - p);
+				if (!c)
+					break;
+				p = c + 1;
+			}
+			for (size_t e = 2; e < nf; e++) {
+				char *num_end;
+				double v;
+				if (!is_instructions_event(f[e], flen[e]))
+					continue;
+				/* value, unit, event */
+				if (flen[e - 2] && f[e - 2][0] == '<') {
+					*why = !strncmp(f[e - 2], "<not supported>", flen[e - 2]) ?
+						"<not supported>" : "<not counted>";
+					break;
+				}
+				v = strtod(f[e - 2], &num_end);
+				if (num_end == f[e - 2] || num_end != f[e - 2] + flen[e - 2] || !(v >= 0)) {
+					*why = "the instructions count is not a number";
+					break;
+				}
+				total += v;
+				found = 1;
+				break;
+			}
+		}
+		text += n + (eol ? 1 : 0);
+	}
+	return found ? total : -1;
+}
+
+const char *instr_counter_name(enum instr_counter c)
+{
+	return c == INSTR_COUNTER_PERF ? "perf" : c == INSTR_COUNTER_CALLGRIND ? "callgrind" : "auto";
+}
+
+int instr_counter_parse(const char *s, enum instr_counter *out)
+{
+	if (!strcmp(s, "auto"))
+		*out = INSTR_COUNTER_AUTO;
+	else if (!strcmp(s, "perf"))
+		*out = INSTR_COUNTER_PERF;
+	else if (!strcmp(s, "callgrind"))
+		*out = INSTR_COUNTER_CALLGRIND;
+	else
+		return -1;
+	return 0;
+}
+
+/* Do hardware counters count here?  1 yes, 0 no (why in note). */
+static int perf_probe(struct strbuf *note)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct strbuf out = STRBUF_INIT;
+	char *perf = locate_in_path("perf");
+	const char *why;
+	int rc, ok = 0;
+	if (!perf) {
+		strbuf_addstr(note, "perf is not installed");
+		return 0;
+	}
+	free(perf);
+	/* the counts go to stderr; merge it */
+	strvec_pushl(&cp.args, "perf", "stat", "-x,", "-e", "instructions:u", "--", "true", NULL);
+	cp.no_stdin = 1;
+	rc = capture_command(&cp, &out, 1);
+	child_process_clear(&cp);
+	if (rc != 0) {
+		strbuf_rtrim(&out);
+		strbuf_addf(note, "`perf stat -e instructions:u true` exited %d%s%s", rc,
+			    out.len ? ": " : "", out.buf);
+	} else if (instr_parse_perf(out.buf, &why) < 0) {
+		strbuf_addf(note, "hardware counters do not work here: `perf stat -e "
+			    "instructions:u true` says %s", why);
+	} else {
+		strbuf_addstr(note, "hardware counters work (perf stat)");
+		ok = 1;
+	}
+	strbuf_release(&out);
+	return ok;
+}
+
+int instr_pick_counter(enum instr_counter want, enum instr_counter *use,
+		       struct strbuf *probe_note)
+{
+	if (want == INSTR_COUNTER_CALLGRIND) {
+		strbuf_addstr(probe_note, "callgrind (forced)");
+		*use = INSTR_COUNTER_CALLGRIND;
+		return 0;
+	}
+	if (perf_probe(probe_note)) {
+		*use = INSTR_COUNTER_PERF;
+		return 0;
+	}
+	if (want == INSTR_COUNTER_PERF)
+		return -1;
+	strbuf_addstr(probe_note, "; counting with callgrind instead");
+	*use = INSTR_COUNTER_CALLGRIND;
+	return 0;
 }
 
 /* Deterministic pseudo-random keys, the same for A and B. */
@@ -243,21 +379,26 @@ out:
 	return rc;
 }
 
-/* One callgrind run of n transactions; returns total Ir or -1. */
-static double callgrind_once(const char *prefix, const char *base, const char *tmpl,
-			     const char *workload, long n, const struct server_user *u,
-			     struct strbuf *note)
+/* One counted run of n transactions (perf or callgrind); returns the total or -1. */
+static double count_once(const char *prefix, const char *base, const char *tmpl,
+			 const char *workload, long n, const struct server_user *u,
+			 enum instr_counter counter, struct strbuf *note)
 {
+	int perf = counter == INSTR_COUNTER_PERF;
+	const char *tool = perf ? "perf" : "callgrind";
 	char *data = xasprintf("%s/run-%ld", base, n);
 	char *script = xasprintf("%s/%s-%ld.sql", base, workload, n);
-	char *outfile = xasprintf("%s/callgrind-%s-%ld.out", base, workload, n);
-	char *log = xasprintf("%s/callgrind-%s-%ld.log", base, workload, n);
+	char *outfile = xasprintf("%s/%s-%s-%ld.out", base, tool, workload, n);
+	char *log = xasprintf("%s/%s-%s-%ld.log", base, tool, workload, n);
 	char *postgres = xasprintf("%s/bin/postgres", prefix);
 	char *outopt = xasprintf("--callgrind-out-file=%s", outfile);
 	const char *cp_argv[] = { "cp", "-a", tmpl, data, NULL };
 	const char *vg_argv[] = { "valgrind", "--tool=callgrind", outopt, "--dump-line=no",
 				  "--compress-strings=no", postgres, "--single", "-D", data,
 				  "-c", "fsync=off", "postgres", NULL };
+	const char *perf_argv[] = { "perf", "stat", "-x,", "-e", "instructions:u", "-o", outfile,
+				    "--", postgres, "--single", "-D", data,
+				    "-c", "fsync=off", "postgres", NULL };
 	struct strbuf sb = STRBUF_INIT;
 	double total = -1;
 	int rc;
@@ -275,9 +416,24 @@ static double callgrind_once(const char *prefix, const char *base, const char *t
 		log_tail(log, note);
 		goto out;
 	}
-	rc = run_logged(vg_argv, u, script, log);
+	rc = run_logged(perf ? perf_argv : vg_argv, u, script, log);
 	strbuf_reset(&sb);
 	strbuf_read_file(&sb, log);
+	if (perf) {
+		const char *why;
+		if (rc != 0) {
+			strbuf_addf(note, "perf stat/postgres --single exited %d", rc);
+			log_tail(log, note);
+			goto out;
+		}
+		strbuf_reset(&sb);
+		if (strbuf_read_file(&sb, outfile) < 0 || (total = instr_parse_perf(sb.buf, &why)) < 0) {
+			strbuf_addf(note, "no instructions count in %s (%s)", outfile,
+				    sb.len ? why : "missing or empty");
+			total = -1;
+		}
+		goto out;
+	}
 	if (rc == 128 + 4 || strstr(sb.buf, "SIGILL") || strstr(sb.buf, "unhandled instruction")) {
 		strbuf_addstr(note, "the server died of SIGILL under valgrind: the build uses "
 			      "instructions valgrind cannot run (AVX-512 from -march=native?); "
@@ -307,7 +463,8 @@ out:
 }
 
 int instr_measure(const char *prefix, const char *workload, const char *workdir,
-		  long statements, double *per_tx, struct strbuf *note)
+		  long statements, enum instr_counter counter, double *per_tx,
+		  struct strbuf *note)
 {
 	const struct script *s = find_script(workload);
 	struct server_user u;
@@ -323,10 +480,13 @@ int instr_measure(const char *prefix, const char *workload, const char *workdir,
 		return -1;
 	}
 	n = statements > 0 ? statements : s->default_n;
-	valgrind = locate_in_path("valgrind");
-	if (!valgrind) {
-		strbuf_addstr(note, "valgrind is not installed (apt-get install valgrind)");
-		return -1;
+	if (counter != INSTR_COUNTER_PERF) {
+		counter = INSTR_COUNTER_CALLGRIND;
+		valgrind = locate_in_path("valgrind");
+		if (!valgrind) {
+			strbuf_addstr(note, "valgrind is not installed (apt-get install valgrind)");
+			return -1;
+		}
 	}
 	if (get_server_user(&u, note) < 0)
 		goto out;
@@ -350,10 +510,10 @@ int instr_measure(const char *prefix, const char *workload, const char *workdir,
 	if (stat(tmpl, &st) < 0 && prepare_template(prefix, base, tmpl, &u, note) < 0)
 		goto out;
 
-	i1 = callgrind_once(prefix, base, tmpl, workload, n, &u, note);
+	i1 = count_once(prefix, base, tmpl, workload, n, &u, counter, note);
 	if (i1 < 0)
 		goto out;
-	i10 = callgrind_once(prefix, base, tmpl, workload, 10 * n, &u, note);
+	i10 = count_once(prefix, base, tmpl, workload, 10 * n, &u, counter, note);
 	if (i10 < 0)
 		goto out;
 	if (i10 <= i1) {

@@ -2,11 +2,16 @@
  * instr.h - instructions per transaction of the PostgreSQL server, the
  * deterministic metric of `pgbuild gate --metric instructions`.
  *
- * perf stat cannot count instructions on this kind of machine (no PMU in the
- * VM), so the count comes from valgrind's callgrind running the server in
- * single-user mode:
+ * Two counters run the server in single-user mode:
  *
+ *     perf stat -x, -e instructions:u -o FILE -- PREFIX/bin/postgres --single -D COPY postgres < queries.sql
  *     valgrind --tool=callgrind PREFIX/bin/postgres --single -D COPY postgres < queries.sql
+ *
+ * perf needs working hardware counters (a PMU; most VMs have none: perf
+ * then says "<not supported>"), callgrind works everywhere but is ~50x
+ * slower.  "auto" probes once with `perf stat -x, -e instructions:u --
+ * true`: a numeric count means perf, anything else callgrind.  Both count
+ * user-space instructions only.
  *
  * as the unprivileged server user, on a fresh copy of a data directory
  * prepared once per install (initdb + pgbench-shaped tables at scale 1,
@@ -30,14 +35,34 @@
 
 #include "strbuf.h"
 
+enum instr_counter {
+	INSTR_COUNTER_AUTO,      /* perf when the probe counts, else callgrind */
+	INSTR_COUNTER_PERF,      /* perf stat: hardware counters */
+	INSTR_COUNTER_CALLGRIND, /* valgrind --tool=callgrind */
+};
+const char *instr_counter_name(enum instr_counter c); /* "auto" "perf" "callgrind" */
+/* "auto", "perf" or "callgrind" -> 0 and *out; -1 otherwise. */
+int instr_counter_parse(const char *s, enum instr_counter *out);
+
 /*
- * Measure instructions per transaction of PREFIX's server on workload,
- * working below workdir.  statements = N (0: the workload's default).
- * Returns 0 and sets *per_tx, or -1 with the reason in note (never prints
- * a number for a build that could not be measured).
+ * Resolve want to the counter to use.  auto and perf probe once with
+ * `perf stat -x, -e instructions:u -- true`; the probe's finding goes to
+ * probe_note either way ("hardware counters work" or why not).  auto falls
+ * back to callgrind; a forced perf that cannot count returns -1.
+ */
+int instr_pick_counter(enum instr_counter want, enum instr_counter *use,
+		       struct strbuf *probe_note);
+
+/*
+ * Measure instructions per transaction of PREFIX's server on workload with
+ * counter (perf or callgrind), working below workdir.  statements = N (0:
+ * the workload's default).  Returns 0 and sets *per_tx, or -1 with the
+ * reason in note (never prints a number for a build that could not be
+ * measured).
  */
 int instr_measure(const char *prefix, const char *workload, const char *workdir,
-		  long statements, double *per_tx, struct strbuf *note);
+		  long statements, enum instr_counter counter, double *per_tx,
+		  struct strbuf *note);
 
 /* Does workload have a single-user script? */
 int instr_supported(const char *workload);
@@ -47,5 +72,16 @@ const char *instr_describe(const char *workload, long statements);
 
 /* Total Ir from a callgrind output file's "summary:"/"totals:" line; -1 if none. */
 double instr_parse_callgrind(const char *text);
+
+/*
+ * The instructions count from `perf stat -x,` output (perf-stat(1), "CSV
+ * FORMAT": [time,] [cpu,] [cpus,] value, unit, event, run time, percentage
+ * [, variance] [, metric value, metric unit]; lines starting with '#' are
+ * comments).  Every line whose event is instructions (instructions,
+ * instructions:u, cpu_core/instructions:u/ on hybrid CPUs) is summed.
+ * Returns the count, or -1 with *why set ("<not supported>", "<not
+ * counted>", "no instructions line").
+ */
+double instr_parse_perf(const char *text, const char **why);
 
 #endif

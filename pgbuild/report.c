@@ -80,8 +80,12 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 			w->correctness_failed ? "  CORRECTNESS FAILED" : "");
 	}
 	if (any_instr) {
-		fprintf(fp, "\n  instructions per transaction (callgrind; a proxy: it does not see "
-			"cache or memory effects)\n");
+		fprintf(fp, "\n  instructions per transaction (counted by %s; a proxy: it does not see "
+			"cache or memory effects)\n",
+			!g->counter ? "callgrind" : !strcmp(g->counter, "perf") ?
+			"perf stat, hardware counters" : g->counter);
+		if (g->counter_note)
+			fprintf(fp, "  counter: %s\n", g->counter_note);
 		for (size_t i = 0; i < g->nr_wl; i++) {
 			const struct gate_workload *w = &g->wl[i];
 			if (w->instr == INSTR_OK)

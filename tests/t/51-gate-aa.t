@@ -7,6 +7,7 @@
 #     testcase per threshold;
 #   - --metric instructions: callgrind on single-user mode gives identical
 #     counts for A and B, a passing and a failing threshold decide as such;
+#     --counter auto picks perf or falls back to callgrind and says which;
 #   - a failed regression suite fails a gate whose thresholds all pass;
 #   - pgbuild report --html renders in headless Chromium with no console
 #     messages, and the screenshot shows the plots (their colours).
@@ -59,6 +60,18 @@ else
 	is "instructions: >=1 passes" "$(json "$TMP/i.json" '$d->{results}[0]{status}')" pass
 	is "instructions: >=1.01 fails" "$(json "$TMP/i.json" '$d->{results}[1]{status}')" fail
 	like "instructions are called a proxy" "$(cat "$TMP/i.out")" "a proxy"
+	# --counter auto (the default): perf where hardware counters count, else callgrind, said so
+	if perf stat -x, -e instructions:u -- true 2>&1 | grep -q '^[0-9]'; then counter=perf; else counter=callgrind; fi
+	is "instructions: counted by $counter here" "$(json "$TMP/i.json" '$d->{instructions_counter}{counter}')" $counter
+	if [ $counter = callgrind ]; then
+		like "instructions: the fallback is said" "$(cat "$TMP/i.out")" \
+			'gate: instructions counted by callgrind \((hardware counters do not work here|perf is not installed).*; counting with callgrind instead\)'
+		like "instructions: ... and recorded" "$(json "$TMP/i.json" '$d->{instructions_counter}{choice}')" 'counting with callgrind instead'
+	fi
+	like "instructions: the counter is named per workload" "$(json "$TMP/i.json" '$d->{workloads}[0]{instructions}{note}')" "^(perf stat|callgrind), single-user mode"
+	pgb report --gate "$TMP/i.json" --html "$TMP/i.html" >"$TMP/i.rep" 2>&1
+	like "instructions: the report names the counter" "$(cat "$TMP/i.rep")" "instructions per transaction \(counted by (callgrind|perf stat, hardware counters);"
+	like "instructions: so does the HTML" "$(cat "$TMP/i.html")" "Counted by (callgrind|perf stat \(hardware counters\)) on the server"
 	ok "instructions junit validates" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" "$TMP/i.xml"
 
 	# a failed regression suite fails a gate whose thresholds pass

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "gate.h"
+#include "instr.h"
 #include "junit.h"
 #include "xalloc.h"
 
@@ -431,6 +432,35 @@ static void test_instructions(void **state)
 	gate_clear(&g);
 }
 
+/* perf stat -x, output (perf-stat(1) "CSV FORMAT"), as perf 6.1 writes it with -o */
+static void test_perf_parse(void **state)
+{
+	const char *why = NULL;
+	/* counters work: value, unit, event, run time, percentage, metric value, metric unit */
+	assert_true(instr_parse_perf("# started on Mon Nov 30 18:14:54 2026\n\n"
+				     "1234567,,instructions:u,554440,100.00,,\n", &why) == 1234567);
+	/* no modifier, a metric after it (insn per cycle) */
+	assert_true(instr_parse_perf("98765,,instructions,1000,100.00,1.23,insn per cycle\n", &why) == 98765);
+	/* a hybrid CPU: one line per PMU, summed */
+	assert_true(instr_parse_perf("1000,,cpu_core/instructions:u/,500,100.00,,\n"
+				     "234,,cpu_atom/instructions:u/,500,100.00,,\n", &why) == 1234);
+	/* with -I: a time stamp first; other events around it are ignored */
+	assert_true(instr_parse_perf("0.55,msec,task-clock:u,554440,100.00,0.249,CPUs utilized\n"
+				     "1.000123,42,,instructions:u,1000,100.00,,\n", &why) == 42);
+	/* this machine: no PMU in the VM */
+	assert_true(instr_parse_perf("# started on Mon Nov 30 18:14:54 2026\n\n"
+				     "<not supported>,,instructions:u,0,100.00,,\n", &why) < 0);
+	assert_string_equal(why, "<not supported>");
+	assert_true(instr_parse_perf("<not counted>,,instructions:u,0,0.00,,\n", &why) < 0);
+	assert_string_equal(why, "<not counted>");
+	/* not an instructions line, or nothing at all */
+	assert_true(instr_parse_perf("12,,instructions-retired-x:u,1,100.00,,\n", &why) < 0);
+	assert_string_equal(why, "no instructions line");
+	assert_true(instr_parse_perf("", &why) < 0);
+	assert_true(instr_parse_perf("12x,,instructions:u,1,100.00,,\n", &why) < 0);
+	assert_string_equal(why, "the instructions count is not a number");
+}
+
 /* The decision rule on simulated A/A gates: false-pass rate at 1.05 */
 static void test_aa_false_pass_rate(void **state)
 {
@@ -527,6 +557,7 @@ int main(void)
 		cmocka_unit_test(test_run_errors),
 		cmocka_unit_test(test_regress_and_correctness),
 		cmocka_unit_test(test_instructions),
+		cmocka_unit_test(test_perf_parse),
 		cmocka_unit_test(test_aa_false_pass_rate),
 		cmocka_unit_test(test_json_roundtrip),
 		cmocka_unit_test(test_junit_failure),
