@@ -602,7 +602,9 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 	strbuf_addstr(o, "</table>\n");
 
 	strbuf_addstr(o, "<h2>Workloads</h2>\n<table><tr><th>workload</th><th>valid pairs</th>"
-		      "<th>tps A</th><th>tps B</th><th>B/A</th><th>interval</th><th>p-value</th>"
+		      "<th>tps A</th><th>tps B</th><th title=\"median of the per-pair ratios\">median "
+		      "B/A</th><th title=\"the interval's point estimate\">B/A estimate</th>"
+		      "<th>interval</th><th>p-value</th>"
 		      "<th>noise floor</th><th>p99 A ms</th><th>p99 B ms</th><th>p99 B/A</th>"
 		      "<th>correctness</th></tr>\n");
 	for (size_t i = 0; i < g->nr_wl; i++) {
@@ -616,6 +618,7 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 		cell_num(o, (double)w->valid_pairs, "%.0f");
 		cell_num(o, w->tps_a_median, "%.0f");
 		cell_num(o, w->tps_b_median, "%.0f");
+		cell_num(o, w->tps.median, "%.4f");
 		cell_num(o, w->tps.estimate, "%.4f");
 		if (w->tps.ok)
 			snprintf(ci, sizeof(ci), "[%.4f, %.4f]", w->tps.lo, w->tps.hi);
@@ -709,6 +712,11 @@ static void section_functions(struct strbuf *o, const struct report_data *rd)
 		    rd->fns_a, rd->fns_b, rd->text_a, rd->text_b,
 		    rd->text_a > 0 ? 100 * (rd->text_b / rd->text_a - 1) : 0.0, rd->nr_fns,
 		    HTML_FN_ROWS);
+	if (rd->recs_a != rd->recs_b && (!rd->recs_a || !rd->recs_b))
+		strbuf_addf(o, "<p class=\"note\">The %s has no plugin record (built without the "
+			    "plugin): the inlined calls shown are the %s's alone, not inlining "
+			    "changes; functions are ranked by size change only.</p>\n",
+			    rd->recs_a ? "candidate" : "baseline", rd->recs_a ? "baseline" : "candidate");
 	if (!rd->nr_fns)
 		return;
 	strbuf_addstr(o, "<table><tr><th>function</th><th>translation unit</th><th>size A</th>"

@@ -41,7 +41,7 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 	int p99 = gate_lat_index("p99");
 	int any_instr = 0, any_runs = 0;
 	char ci_head[48];
-	char s1[32], s2[32], s3[32], s4[64], s5[32], s6[32], s7[32], s8[32];
+	char s1[32], s2[32], s3[32], s4[64], s5[32], s6[32], s7[32], s8[32], s9[32];
 
 	fprintf(fp, "gate: %s - %s\n", g->verdict == GATE_PASS ? "PASS" :
 		g->verdict == GATE_FAIL ? "FAIL" : "COULD NOT MEASURE", g->verdict_reason);
@@ -53,8 +53,9 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 	for (size_t i = 0; i < g->nr_wl; i++)
 		any_runs |= g->wl[i].nr_runs > 0;
 	if (any_runs)
-		fprintf(fp, "  %-12s %5s %10s %10s %8s %-19s %8s %8s %7s %6s\n", "workload", "pairs",
-			"tps A", "tps B", "B/A", ci_head, "p99 A ms", "p99 B ms", "p99 B/A", "noise");
+		fprintf(fp, "  %-12s %5s %10s %10s %8s %8s %-19s %8s %8s %7s %6s\n", "workload", "pairs",
+			"tps A", "tps B", "median", "B/A HL", ci_head, "p99 A ms", "p99 B ms", "p99 B/A",
+			"noise");
 	for (size_t i = 0; i < g->nr_wl; i++) {
 		const struct gate_workload *w = &g->wl[i];
 		size_t pairs = 0;
@@ -66,6 +67,7 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 			continue;
 		fmt_num(s1, sizeof(s1), w->tps_a_median, "%.0f");
 		fmt_num(s2, sizeof(s2), w->tps_b_median, "%.0f");
+		fmt_num(s9, sizeof(s9), w->tps.median, "%.4f");
 		fmt_num(s3, sizeof(s3), w->tps.estimate, "%.4f");
 		if (w->tps.ok)
 			snprintf(s4, sizeof(s4), "[%.4f, %.4f]", w->tps.lo, w->tps.hi);
@@ -75,10 +77,14 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 		fmt_num(s6, sizeof(s6), w->lat_b_median[p99], "%.3f");
 		fmt_num(s7, sizeof(s7), w->lat[p99].estimate, "%.4f");
 		fmt_num(s8, sizeof(s8), w->tps.noise_floor_pct, "%.1f%%");
-		fprintf(fp, "  %-12s %2zu/%-2zu %10s %10s %8s %-19s %8s %8s %7s %6s%s\n", w->name,
-			w->valid_pairs, pairs, s1, s2, s3, s4, s5, s6, s7, s8,
+		fprintf(fp, "  %-12s %2zu/%-2zu %10s %10s %8s %8s %-19s %8s %8s %7s %6s%s\n", w->name,
+			w->valid_pairs, pairs, s1, s2, s9, s3, s4, s5, s6, s7, s8,
 			w->correctness_failed ? "  CORRECTNESS FAILED" : "");
 	}
+	if (any_runs)
+		fprintf(fp, "  (median: of the per-pair ratios B/A; B/A HL: %s estimate, which the %s "
+			"interval is about)\n", g->method == STATS_CI_BOOTSTRAP ? "bootstrap median" :
+			"Hodges-Lehmann", ci_head);
 	if (any_instr) {
 		fprintf(fp, "\n  instructions per transaction (counted by %s; a proxy: it does not see "
 			"cache or memory effects)\n",
@@ -418,11 +424,12 @@ static const struct fn_entry *fn_find(const struct fn_table *t, const char *name
 	return bsearch(&key, t->v, t->nr, sizeof(*t->v), cmp_fn_entry);
 }
 
+/* Size change, plus inlining change where both builds have a record of it. */
 static double change_weight(const struct report_fn *f)
 {
 	double a = isfinite(f->size_a) ? f->size_a : 0, b = isfinite(f->size_b) ? f->size_b : 0;
-	double ia = isfinite(f->inl_a) ? f->inl_a : 0, ib = isfinite(f->inl_b) ? f->inl_b : 0;
-	return fabs(b - a) + 16 * fabs(ib - ia);
+	double inl = isfinite(f->inl_a) && isfinite(f->inl_b) ? fabs(f->inl_b - f->inl_a) : 0;
+	return fabs(b - a) + 16 * inl;
 }
 
 static int cmp_report_fn(const void *pa, const void *pb)
@@ -477,6 +484,11 @@ int report_load_inspect(struct report_data *rd, const char *a, const char *b)
 	}
 	rd->fns_a = sa.nr;
 	rd->fns_b = sb.nr;
+	rd->recs_a = rd->recs_b = 0;
+	for (size_t i = 0; i < ra.nr; i++)
+		rd->recs_a += isfinite(ra.v[i].inl);
+	for (size_t i = 0; i < rb.nr; i++)
+		rd->recs_b += isfinite(rb.v[i].inl);
 	rd->text_a = rd->text_b = 0;
 	for (size_t i = 0; i < sa.nr; i++)
 		rd->text_a += isfinite(sa.v[i].size) ? sa.v[i].size : 0;
@@ -584,7 +596,14 @@ void report_terminal(const struct report_data *rd, FILE *fp)
 		fprintf(fp, "functions: A %zu, B %zu; summed function size A %.0f, B %.0f bytes (%+.1f%%)\n",
 			rd->fns_a, rd->fns_b, rd->text_a, rd->text_b,
 			rd->text_a > 0 ? 100 * (rd->text_b / rd->text_a - 1) : 0.0);
-		fprintf(fp, "  biggest changes (size in bytes, inlined callees):\n");
+		if (!rd->recs_a && rd->recs_b)
+			fprintf(fp, "  biggest size changes (bytes); inl B: inlined calls in B alone, "
+				"not a change (the baseline has no plugin record):\n");
+		else if (rd->recs_a && !rd->recs_b)
+			fprintf(fp, "  biggest size changes (bytes); inl A: inlined calls in A alone "
+				"(the candidate has no plugin record):\n");
+		else
+			fprintf(fp, "  biggest changes (size in bytes, inlined callees):\n");
 		fprintf(fp, "  %-40s %9s %9s %8s %6s %6s\n", "function", "size A", "size B", "change",
 			"inl A", "inl B");
 		for (size_t i = 0; i < rd->nr_fns && i < TERM_ROWS; i++) {
@@ -648,6 +667,7 @@ static void write_report_json(const struct report_data *rd, struct strbuf *out)
 		json_object_end(&jw);
 	}
 	json_array_end(&jw);
+	json_key(&jw, "inlining_compared"); json_bool(&jw, rd->recs_a && rd->recs_b);
 	json_key(&jw, "functions");
 	json_array_begin(&jw);
 	for (size_t i = 0; i < rd->nr_fns; i++) {

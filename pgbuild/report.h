@@ -48,6 +48,10 @@ struct report_data {
 	size_t nr_fns, alloc_fns;
 	size_t fns_a, fns_b;     /* functions recorded in each build */
 	double text_a, text_b;   /* summed function sizes */
+	size_t recs_a, recs_b;   /* functions with a plugin record (inlining
+				    counts) in each build: a baseline built
+				    without the plugin has none, and then B's
+				    counts are B's alone, not changes */
 	int have_inspect;
 
 	char *build_a, *build_b; /* pgopt-build.json texts, or NULL */

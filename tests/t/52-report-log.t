@@ -3,7 +3,8 @@
 # binaries: a small project built twice with gcc through pgoptcc, without a
 # policy (A) and with one that gives one file -O3 and inlining knobs (B).
 # The report lists exactly the changed translation unit with its flags and
-# rule, and the functions whose size or inlining changed.
+# rule, and the functions whose size or inlining changed; A has no plugin
+# record, so B's inlining counts are labelled as B's alone.
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$TMP" || exit 1
 [ -f "$B/lib/pgoptcc/pgopt.so" ] || skip_all "plugin not built"
@@ -56,6 +57,11 @@ like "json: B's inlining record is read from the binary" \
 	"$(json report.json 'my ($f) = grep { $_->{name} eq "hot_loop" } @{$d->{functions}}; $f->{inlined_b}')" '^[1-9][0-9]*$'
 is "json: A has no records (built without the plugin)" \
 	"$(json report.json 'my ($f) = grep { $_->{name} eq "hot_loop" } @{$d->{functions}}; $f->{inlined_a} // "none"')" none
+# A has no plugin record: B's counts are labelled as B's alone, not as changes
+like "the baseline without records is said" "$(cat out)" \
+	"inl B: inlined calls in B alone, not a change \(the baseline has no plugin record\)"
+is "json: inlining not compared" "$(json report.json '$d->{inlining_compared} ? 1 : 0')" 0
+like "html: the same note" "$(cat report.html)" "The baseline has no plugin record \(built without the plugin\)"
 like "html: the flags table" "$(cat report.html)" "<td class=\"mono\">src/hot/loop.c</td><td class=\"mono\">-O3 --param=max-inline-insns-auto=60</td>"
 like "html: the function table" "$(cat report.html)" "<td class=\"mono\">hot_loop</td>"
 ok "html: well-formed XML-ish (xmllint --html)" xmllint --html --noout report.html

@@ -81,6 +81,14 @@ static void test_html_plots(void **state)
 	assert_non_null(strstr(out.buf, "/opt/a&lt;b&gt;"));
 	assert_non_null(strstr(out.buf, "/opt/&quot;b&quot;&amp;c"));
 	assert_non_null(strstr(out.buf, "Content-Security-Policy"));
+	/* the median of the per-pair ratios, and the estimate, each in its column */
+	assert_non_null(strstr(out.buf, "median B/A</th>"));
+	{
+		char cells[128];
+		snprintf(cells, sizeof(cells), "<td class=\"n\">%.4f</td><td class=\"n\">%.4f</td>",
+			 rd.gate.wl[0].tps.median, rd.gate.wl[0].tps.estimate);
+		assert_non_null(strstr(out.buf, cells));
+	}
 	/* the timeline's partial last second (t=4, 3 transactions) is left out */
 	assert_int_equal(count(out.buf, "throughput over time"), 2); /* title + <title> */
 	strbuf_release(&out);
@@ -120,6 +128,18 @@ static void test_terminal(void **state)
 	assert_non_null(strstr(buf, "95% CI"));
 	assert_non_null(strstr(buf, "Hodges-Lehmann"));
 	assert_non_null(strstr(buf, "p99<=+10%"));
+	/* the median of the per-pair ratios next to the Hodges-Lehmann estimate */
+	{
+		char med[64], est[32];
+		const struct stats_ratio *t = &rd.gate.wl[0].tps;
+		snprintf(med, sizeof(med), "%.4f", t->median);
+		snprintf(est, sizeof(est), "%.4f", t->estimate);
+		assert_string_equal(med, "1.0562");     /* pair 4 of 7: 45100 / 42700 */
+		snprintf(med, sizeof(med), "%8.4f %8s", t->median, est);
+		assert_non_null(strstr(buf, med));
+		assert_non_null(strstr(buf, "  median   B/A HL"));
+		assert_non_null(strstr(buf, "(median: of the per-pair ratios B/A; B/A HL: Hodges-Lehmann"));
+	}
 	free(buf);
 	report_data_clear(&rd);
 }
