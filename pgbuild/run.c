@@ -22,6 +22,7 @@
  * Exit: the gate's verdict (0 pass, 1 fail, 2 could not measure); 1 when
  * verification fails; 2 when a build fails.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -53,6 +54,7 @@ struct run {
 	const char *policy, *src, *workdir, *gate, *html, *baseline_prefix;
 	const char *cand_prefix_opt, *cand_builddir_opt;
 	const char *pairs, *duration, *clients, *metric, *jobs, *workloads_csv;
+	const char *cpus, *counter;
 	const char *configure_args;
 	int no_regress, no_verify, restart, quiet;
 	/* derived */
@@ -83,6 +85,7 @@ static void run_usage(FILE *fp)
 "  --candidate-builddir DIR   build it here (default WORKDIR/candidate/build)\n"
 "  --workload LIST        comma-separated bench workloads (default: those --gate names)\n"
 "  --pairs N --duration S --clients N --metric tps|instructions|both\n"
+"  --cpus LIST --counter auto|perf|callgrind\n"
 "                         passed to pgbuild gate\n"
 "  -j, --jobs N           make jobs for the builds\n"
 "  --configure-args ARGS  extra configure arguments for both builds\n"
@@ -429,6 +432,10 @@ static int st_gate(struct run *r, int id)
 		strvec_pushl(&a, "--clients", r->clients, NULL);
 	if (r->metric)
 		strvec_pushl(&a, "--metric", r->metric, NULL);
+	if (r->cpus)
+		strvec_pushl(&a, "--cpus", r->cpus, NULL);
+	if (r->counter)
+		strvec_pushl(&a, "--counter", r->counter, NULL);
 	if (r->quiet)
 		strvec_push(&a, "--quiet");
 	/* progress lines of the gate (one per run) go to our stderr */
@@ -459,7 +466,7 @@ static int st_report(struct run *r, int id)
 
 enum {
 	RO_POLICY = 256, RO_SRC, RO_WORKDIR, RO_GATE, RO_HTML, RO_BASELINE, RO_CPREFIX,
-	RO_CBUILDDIR, RO_WORKLOAD, RO_PAIRS, RO_DURATION, RO_CLIENTS, RO_METRIC,
+	RO_CBUILDDIR, RO_WORKLOAD, RO_PAIRS, RO_DURATION, RO_CLIENTS, RO_METRIC, RO_CPUS, RO_COUNTER,
 	RO_NO_VERIFY, RO_NO_REGRESS, RO_RESTART, RO_CONFARGS, RO_HELP,
 };
 
@@ -487,6 +494,8 @@ PGBUILD_COMMAND(run, "the whole pipeline: builds, verify, regress, gate, report 
 		{ "duration", required_argument, NULL, RO_DURATION },
 		{ "clients", required_argument, NULL, RO_CLIENTS },
 		{ "metric", required_argument, NULL, RO_METRIC },
+		{ "cpus", required_argument, NULL, RO_CPUS },
+		{ "counter", required_argument, NULL, RO_COUNTER },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "configure-args", required_argument, NULL, RO_CONFARGS },
 		{ "no-verify", no_argument, NULL, RO_NO_VERIFY },
@@ -520,6 +529,23 @@ PGBUILD_COMMAND(run, "the whole pipeline: builds, verify, regress, gate, report 
 		case RO_DURATION: r.duration = optarg; break;
 		case RO_CLIENTS: r.clients = optarg; break;
 		case RO_METRIC: r.metric = optarg; break;
+		case RO_CPUS:
+			/* the gate pins; the form is checked now, not after the builds */
+			if (!*optarg || strspn(optarg, "0123456789-,") != strlen(optarg) ||
+			    !isdigit((unsigned char)optarg[0])) {
+				error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", optarg);
+				goto usage;
+			}
+			r.cpus = optarg;
+			break;
+		case RO_COUNTER:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "perf") && strcmp(optarg, "callgrind")) {
+				error("invalid value \"%s\" for --counter: expected auto, perf or callgrind",
+				      optarg);
+				goto usage;
+			}
+			r.counter = optarg;
+			break;
 		case 'j': r.jobs = optarg; break;
 		case RO_CONFARGS: r.configure_args = optarg; break;
 		case RO_NO_VERIFY: r.no_verify = 1; break;
@@ -626,6 +652,11 @@ PGBUILD_COMMAND(run, "the whole pipeline: builds, verify, regress, gate, report 
 		    cand_key, r.base_prefix, r.gate, r.workloads_csv ? r.workloads_csv : "",
 		    r.pairs ? r.pairs : "", r.duration ? r.duration : "", r.clients ? r.clients : "",
 		    r.metric ? r.metric : "", r.no_regress ? -1 : r.st[ST_REGRESS].exit);
+	/* only when given, so the keys of earlier runs stay valid */
+	if (r.cpus)
+		strbuf_addf(&key, " cpus=%s", r.cpus);
+	if (r.counter)
+		strbuf_addf(&key, " counter=%s", r.counter);
 	gate_key = xstrdup(key.buf);
 	strbuf_reset(&err);
 	strbuf_addf(&err, "pgbuild gate --gate '%s'", r.gate);

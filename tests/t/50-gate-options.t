@@ -64,11 +64,18 @@ touch "$TMP/empty.policy"
 check_err "run bad gate expression before any build" 'invalid value "tpcb" for --gate' \
 	run --policy "$TMP/empty.policy" --workdir "$TMP/w" --gate tpcb
 ok "run made no build for a bad gate" test ! -e "$TMP/w"
+check_err "run bad --cpus before any build" 'invalid value "a-b" for --cpus' \
+	run --policy "$TMP/empty.policy" --workdir "$TMP/w" --cpus a-b
+check_err "run bad --counter before any build" 'invalid value "papi" for --counter' \
+	run --policy "$TMP/empty.policy" --workdir "$TMP/w" --counter papi
+ok "run made no build for a bad --cpus or --counter" test ! -e "$TMP/w"
+
 for c in gate report run; do
 	"$B/bin/pgbuild" $c --help >"$TMP/help" 2>&1
 	is "$c --help exits 0" "$?" 0
 	like "$c --help shows usage" "$(head -1 "$TMP/help")" "^usage: pgbuild $c"
 done
+like "run --help: --cpus and --counter go to the gate" "$("$B/bin/pgbuild" run --help)" "--cpus LIST --counter auto\|perf\|callgrind"
 like "gate --help: claims need the interval's lower end" "$("$B/bin/pgbuild" gate --help)" "the lower end of the"
 like "gate --help names the interval method" "$(cat "$TMP/help" ; "$B/bin/pgbuild" gate --help)" "Hodges-Lehmann"
 
