@@ -6,6 +6,7 @@
  * that (re-analyses and re-decides), which keeps one source of truth.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,8 +187,31 @@ static double num_or_nan(const struct json_value *obj, const char *key)
 	return v && v->type == JSON_NUMBER ? v->u.number : NAN;
 }
 
+/*
+ * An integer member within [lo, hi]; def when absent.  -1 (with err) when it
+ * is there but not such a number: a hand-edited or corrupt result must not
+ * drive the analysis (it allocates up to the largest pair number).
+ */
+static int get_int(const struct json_value *obj, const char *key, long lo, long hi, long def,
+		   long *out, const char *where, struct strbuf *err)
+{
+	const struct json_value *v = json_get(obj, key);
+	if (!v) {
+		*out = def;
+		return 0;
+	}
+	if (v->type != JSON_NUMBER || !(v->u.number >= lo && v->u.number <= hi) ||
+	    v->u.number != (double)(long)v->u.number) {
+		strbuf_addf(err, "%s\"%s\" must be an integer from %ld to %ld", where, key, lo, hi);
+		return -1;
+	}
+	*out = (long)v->u.number;
+	return 0;
+}
+
 int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *err)
 {
+	long num;
 	struct json_value *root = json_parse(text, len, err);
 	const struct json_value *th, *wls, *reg;
 	const char *s;
@@ -203,7 +227,13 @@ int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *
 	s = json_get_str(root, "ci");
 	g->method = s && !strcmp(s, "bootstrap") ? STATS_CI_BOOTSTRAP : STATS_CI_HL;
 	g->conf = json_get_num(root, "confidence", 0.95);
-	g->min_pairs = (size_t)json_get_num(root, "min_pairs", 6);
+	if (!(g->conf >= 0.5 && g->conf < 1)) {
+		strbuf_addstr(err, "\"confidence\" must be a level from 0.5 to below 1");
+		goto out;
+	}
+	if (get_int(root, "min_pairs", 1, 1000, 6, &num, "", err) < 0)
+		goto out;
+	g->min_pairs = (size_t)num;
 	th = json_get(root, "thresholds");
 	for (size_t i = 0; i < json_len(th); i++) {
 		const struct json_value *t = json_at(th, i);
@@ -233,6 +263,10 @@ int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *
 		struct gate_workload *w;
 		if (!name)
 			continue;
+		if (gate_workload_get(g, name, 0)) {
+			strbuf_addf(err, "workload \"%s\" appears twice", name);
+			goto out;
+		}
 		w = gate_workload_get(g, name, 1);
 		in = json_get(wv, "instructions");
 		s = json_get_str(in, "state");
@@ -247,9 +281,16 @@ int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *
 			const struct json_value *rv = json_at(runs, k), *lat, *bench;
 			struct gate_run *r = gate_workload_add_run(w);
 			const char *b = json_get_str(rv, "build");
-			r->pair = (int)json_get_num(rv, "pair", 0);
+			char where[160];
+			snprintf(where, sizeof(where), "workload \"%.100s\" run %zu: ", name, k + 1);
+			/* gate --pairs is at most 1000 */
+			if (get_int(rv, "pair", 0, 999, 0, &num, where, err) < 0)
+				goto out;
+			r->pair = (int)num;
 			r->build = b && *b == 'B' ? 'B' : 'A';
-			r->exit = (int)json_get_num(rv, "exit", 2);
+			if (get_int(rv, "exit", 0, 255, 2, &num, where, err) < 0)
+				goto out;
+			r->exit = (int)num;
 			r->tps = num_or_nan(rv, "tps");
 			lat = json_get(rv, "latency_ms");
 			for (int l = 0; l < GATE_NLAT; l++)

@@ -525,6 +525,39 @@ static void test_json_roundtrip(void **state)
 	strbuf_release(&x2);
 }
 
+/* Corrupt or hand-edited gate results are refused, never analysed (fuzz findings) */
+static void test_json_refused(void **state)
+{
+	static const struct { const char *json, *msg; } bad[] = {
+		{ "{\"kind\":\"pgbuild-gate\",\"workloads\":[{\"name\":\"w\",\"instructions\":{\"note\":\"a\"}},"
+		  "{\"name\":\"w\",\"instructions\":{\"note\":\"b\"}}]}", "workload \"w\" appears twice" },
+		{ "{\"kind\":\"pgbuild-gate\",\"workloads\":[{\"name\":\"w\",\"runs\":[{\"pair\":1e12}]}]}",
+		  "workload \"w\" run 1: \"pair\" must be an integer from 0 to 999" },
+		{ "{\"kind\":\"pgbuild-gate\",\"workloads\":[{\"name\":\"w\",\"runs\":[{\"pair\":0},{\"pair\":-1}]}]}",
+		  "run 2: \"pair\" must be" },
+		{ "{\"kind\":\"pgbuild-gate\",\"workloads\":[{\"name\":\"w\",\"runs\":[{\"pair\":0.5}]}]}",
+		  "\"pair\" must be an integer" },
+		{ "{\"kind\":\"pgbuild-gate\",\"workloads\":[{\"name\":\"w\",\"runs\":[{\"exit\":1e99}]}]}",
+		  "\"exit\" must be an integer from 0 to 255" },
+		{ "{\"kind\":\"pgbuild-gate\",\"min_pairs\":-3}", "\"min_pairs\" must be an integer from 1 to 1000" },
+		{ "{\"kind\":\"pgbuild-gate\",\"confidence\":7}", "\"confidence\" must be a level" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct gate g;
+		struct strbuf err = STRBUF_INIT;
+		int rc;
+		memset(&g, 0, sizeof(g));
+		rc = gate_read_json(&g, bad[i].json, strlen(bad[i].json), &err);
+		if (rc != -1 || !strstr(err.buf, bad[i].msg)) {
+			fprintf(stderr, "json %s: rc %d, message \"%s\", want \"%s\"\n",
+				bad[i].json, rc, err.buf, bad[i].msg);
+			fail();
+		}
+		gate_clear(&g);
+		strbuf_release(&err);
+	}
+}
+
 static void test_junit_failure(void **state)
 {
 	struct gate g;
@@ -560,6 +593,7 @@ int main(void)
 		cmocka_unit_test(test_perf_parse),
 		cmocka_unit_test(test_aa_false_pass_rate),
 		cmocka_unit_test(test_json_roundtrip),
+		cmocka_unit_test(test_json_refused),
 		cmocka_unit_test(test_junit_failure),
 	};
 	return cmocka_run_group_tests_name("gate", tests, NULL, NULL);
