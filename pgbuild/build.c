@@ -60,6 +60,7 @@ struct build_opts {
 	const char *configure_args; /* --configure-args, split on blanks */
 	const char *baseline;       /* --baseline PREFIX (with --gate) */
 	const char *gate;           /* --gate EXPR */
+	const char *gate_args;      /* --gate-args: more `pgbuild gate` options */
 	int jobs;                   /* --jobs, default: online CPUs */
 	int cassert;                /* --enable-cassert */
 	int bench;                  /* 0 with --no-bench */
@@ -777,6 +778,8 @@ static void run_gate(struct build *b)
 	strvec_pushl(&cp.args, pgbuild_self(), "gate", "--baseline", b->o.baseline,
 		     "--candidate", b->prefix, "--gate", b->o.gate,
 		     "--require-regress", b->builddir, "--json", json, NULL);
+	if (b->o.gate_args)
+		strvec_split(&cp.args, b->o.gate_args);
 	cp.no_stdin = 1;
 	b->gate_code = run_command(&cp);
 	if (b->gate_code < 0)
@@ -942,6 +945,7 @@ static void write_record(struct build *b, int ok)
 		json_object_begin(&jw);
 		json_key(&jw, "baseline"); json_string(&jw, b->o.baseline);
 		json_key(&jw, "expr"); json_string(&jw, b->o.gate);
+		json_key(&jw, "args"); json_string(&jw, b->o.gate_args);
 		json_key(&jw, "exit"); json_int(&jw, b->gate_code);
 		json_object_end(&jw);
 	} else
@@ -1119,6 +1123,8 @@ static void build_usage(FILE *fp)
 "  --baseline PREFIX --gate EXPR\n"
 "                         gate the fresh install against PREFIX with\n"
 "                         `pgbuild gate` (regression suite included)\n"
+"  --gate-args ARGS       more `pgbuild gate` options (split on blanks),\n"
+"                         e.g. \"--pairs 6 --duration 5\"\n"
 "  -q, --quiet            no progress output\n"
 "\n"
 "Environment: PGOPT_PREFIX (default ccache when installed), CCACHE_DIR\n"
@@ -1156,7 +1162,7 @@ static int usage_error(const char *fmt, ...)
 enum {
 	OPT_SRC = 256, OPT_POLICY, OPT_PREFIX, OPT_BUILDDIR, OPT_CONFARGS,
 	OPT_CASSERT, OPT_NO_CONTRIB, OPT_NO_INSTALL, OPT_NO_BENCH, OPT_BASELINE,
-	OPT_GATE,
+	OPT_GATE, OPT_GATE_ARGS,
 };
 
 PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc with a policy")
@@ -1174,6 +1180,7 @@ PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc 
 		{ "no-bench", no_argument, NULL, OPT_NO_BENCH },
 		{ "baseline", required_argument, NULL, OPT_BASELINE },
 		{ "gate", required_argument, NULL, OPT_GATE },
+		{ "gate-args", required_argument, NULL, OPT_GATE_ARGS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -1216,6 +1223,7 @@ PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc 
 		case OPT_NO_BENCH: b->o.bench = 0; break;
 		case OPT_BASELINE: b->o.baseline = optarg; break;
 		case OPT_GATE: b->o.gate = optarg; break;
+		case OPT_GATE_ARGS: b->o.gate_args = optarg; break;
 		case 'q': b->o.quiet = 1; break;
 		case 'h': build_usage(stdout); return 0;
 		default:
@@ -1231,6 +1239,8 @@ PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc 
 		return usage_error("--prefix is required");
 	if (!b->o.baseline != !b->o.gate)
 		return usage_error("--baseline and --gate go together");
+	if (b->o.gate_args && !b->o.gate)
+		return usage_error("--gate-args needs --baseline and --gate");
 	if (b->o.gate && !b->o.install)
 		return usage_error("--gate needs an install: it cannot be combined with --no-install");
 	if (!b->o.install)

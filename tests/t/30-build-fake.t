@@ -6,6 +6,7 @@
 # (exactly the changed objects are recompiled), verify against the policy
 # and against a tampered one, and tarball sources.
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/heavy.sh"
 P=$B/bin/pgbuild
 export PGOPT_CACHE_DIR=$TMP/cache
 unset PGOPT_POLICY PGOPT_LOGDIR PGOPT_PREFIX
@@ -45,6 +46,12 @@ src/backend/postgres: \$(addprefix src/backend/,\$(OBJS))
 	cd src/backend && \$(CC) -O2 -o postgres \$(OBJS)
 install: all
 	mkdir -p \$(prefix)/bin && cp src/backend/postgres \$(prefix)/bin/postgres
+	@[ -z "\$\$FAKEPG_REAL" ] || for f in "\$\$FAKEPG_REAL"/bin/*; do ln -sf "\$\$f" \$(prefix)/bin/; done
+check:
+	@echo "test fake_check                   ... ok           1 ms"
+	@echo "======================"
+	@echo " All 1 tests passed. "
+	@echo "======================"
 clean:
 	rm -f src/backend/*.o src/backend/postgres
 EOF
@@ -291,6 +298,36 @@ ok "... once: the second call reuses it" sh -c "'$P' source --src fakepg-99.1.ta
 "$P" source --src debian:pgoptcc-no-such-package >err.out 2>&1
 is "an unknown Debian source package exits 2" "$?" 2
 like "... saying apt lists no version" "$(cat err.out)" 'lists no versions'
+
+# ---- after install, the smoke benchmark runs by itself (a real server:
+# this fake install links Debian's PostgreSQL binaries in, FAKEPG_REAL) ----
+PGREAL=${PGOPT_TEST_PGPREFIX:-/usr/lib/postgresql/15}
+if [ -x "$PGREAL/bin/postgres" ] && [ -x "$PGREAL/bin/initdb" ]; then
+	chmod 755 "$TMP"
+	export TMPDIR=$TMP
+	BR=$TMP/bench/out/pgopt-build.json
+	FAKEPG_REAL=$PGREAL heavy "$P" build --src "$SRC" --prefix "$TMP/bench/out" --builddir "$TMP/bench/build" \
+		--policy none --jobs 2 > bench.out 2> bench.err
+	is "build with the smoke benchmark: exit 0" "$?" 0
+	for w in select-only tpcb; do
+		is "record: bench $w exit 0" "$(json bench.$w.exit < "$BR")" 0
+		is "record: bench $w result is valid" "$(json bench.$w.result.valid < "$BR")" 1
+		like "record: bench $w measured transactions" "$(json bench.$w.result.tps < "$BR")" '^[0-9.]+$'
+	done
+	like "record: bench phase timed" "$(json phases.bench < "$BR")" '^[0-9.]+$'
+	like "the build says it ran the benchmark" "$(cat bench.err)" 'smoke benchmark select-only'
+	# a gated build: a threshold no build can meet fails the build (exit 1)
+	FAKEPG_REAL=$PGREAL heavy "$P" build --src "$SRC" --prefix "$TMP/bench/cand" --builddir "$TMP/bench/cbuild" \
+		--policy p1.policy --jobs 2 --no-bench --baseline "$TMP/bench/out" --gate 'select1>=100' \
+		--gate-args '--pairs 6 --duration 1 --warmup 0' > gate.out 2> gate.err
+	is "gated build missing its threshold exits 1" "$?" 1
+	like "... the gate names the threshold it missed" "$(cat gate.err gate.out)" 'select1.*FAIL|FAIL.*select1'
+	is "... recorded: the gate's exit" "$(json gate.exit < "$TMP/bench/cand/pgopt-build.json")" 1
+	is "... recorded: the expression" "$(json gate.expr < "$TMP/bench/cand/pgopt-build.json")" 'select1>=100'
+	unset TMPDIR
+else
+	diag "no PostgreSQL in $PGREAL: smoke benchmark and gated build not tested"
+fi
 
 # ---- SIGTERM to pgbuild alone (a CI timeout, `kill PID`) stops make and
 # its jobs too, and pgbuild dies of it ----
