@@ -26,11 +26,15 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +78,25 @@ struct bench_opts {
 	double stmt_timeout;    /* --statement-timeout seconds (0: none) */
 	int quiet;              /* --quiet: no progress bar, no load messages */
 };
+
+/*
+ * --json FILE is written on every exit after the options are parsed: the
+ * full results after a run, else a document with "valid": false, the exit
+ * code, the error and what is known so far.  Always atomically: written to
+ * FILE.tmp.PID and renamed over FILE, so a reader never sees a torn file
+ * and an old result never survives a failed run.  A signal (the cleanup
+ * handler of cluster.c calls bench_interrupted) writes a document rendered
+ * in advance (json_arm) with async-signal-safe calls only.
+ */
+static struct {
+	const char *path;       /* --json FILE, or NULL */
+	char *tmp;              /* FILE.tmp.PID: the normal path writes here */
+	char *sigtmp;           /* FILE.sig.PID: the signal handler writes here */
+	char *doc;              /* the interrupt document without its final '}' */
+	size_t len;
+	volatile sig_atomic_t done; /* final document written: the handler keeps it */
+	char error[512];        /* the first error of this run ("" if none) */
+} bj;
 
 /* ---------------- per-client and per-thread state ---------------- */
 
@@ -728,6 +751,206 @@ static void between_barriers(struct run *run)
 		run->warm_end_us + (int64_t)(run->o->duration * 1e6);
 }
 
+/* ---------------- --json on every exit path ---------------- */
+
+
+/* error() that also records the first error for the JSON "error" key. */
+static int bench_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int bench_error(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (!bj.error[0])
+		snprintf(bj.error, sizeof(bj.error), "%s", buf);
+	return error("%s", buf);
+}
+
+/* Record why we fail when nothing was recorded yet (no message printed). */
+static void bench_note_error(const char *msg)
+{
+	if (!bj.error[0] && msg && *msg)
+		snprintf(bj.error, sizeof(bj.error), "%s", msg);
+}
+
+/* write(2) all of buf; async-signal-safe.  0 or -1. */
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static const char *signal_name(int sig)
+{
+	switch (sig) {
+	case SIGINT: return "SIGINT";
+	case SIGTERM: return "SIGTERM";
+	case SIGHUP: return "SIGHUP";
+	case SIGQUIT: return "SIGQUIT";
+	case SIGPIPE: return "SIGPIPE";
+	}
+	return "a signal";
+}
+
+static const char *format_int(char *buf, int64_t v);
+
+/*
+ * The cleanup handler's hook (a signal handler: async-signal-safe calls
+ * only): write the interrupt document, then say in one line what happened.
+ */
+static void bench_interrupted(int sig, const char *what)
+{
+	char num[24];
+	const char *name = signal_name(sig);
+	if (bj.path && bj.doc && !bj.done) {
+		int fd = open(bj.sigtmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			int bad = write_all(fd, bj.doc, bj.len) < 0 ||
+				  write_all(fd, ",\"exit_code\":", 13) < 0;
+			const char *n = format_int(num, 128 + sig);
+			bad = bad || write_all(fd, n, strlen(n)) < 0 ||
+			      write_all(fd, ",\"error\":\"interrupted by ", 25) < 0 ||
+			      write_all(fd, name, strlen(name)) < 0 ||
+			      write_all(fd, "\"}\n", 3) < 0;
+			if (close(fd) < 0)
+				bad = 1;
+			if (bad || rename(bj.sigtmp, bj.path) < 0)
+				unlink(bj.sigtmp);
+		}
+	}
+	{
+		const char *p = error_program();
+		ssize_t r;
+		r = write(2, p, strlen(p));
+		r = write(2, ": interrupted by ", 17);
+		r = write(2, name, strlen(name));
+		if (what && *what) {
+			r = write(2, ": ", 2);
+			r = write(2, what, strlen(what));
+		}
+		r = write(2, "\n", 1);
+		(void)r;
+	}
+}
+
+/* Write buf to --json FILE atomically (FILE.tmp.PID, then rename).  0 or
+ * -1 with the error printed. */
+static int json_publish(const char *buf, size_t len)
+{
+	int fd = open(bj.tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), e;
+	if (fd < 0) {
+		e = errno;
+		goto fail;
+	}
+	if (write_all(fd, buf, len) < 0) {
+		e = errno;
+		close(fd);
+		goto fail;
+	}
+	if (close(fd) < 0 || rename(bj.tmp, bj.path) < 0) {
+		e = errno;
+		goto fail;
+	}
+	return 0;
+fail:
+	unlink(bj.tmp);
+	/* an old result must not pass for this run's */
+	if (unlink(bj.path) == 0)
+		return error("cannot write %s: %s (the old %s was removed)", bj.path,
+			     strerror(e), bj.path);
+	return error("cannot write %s: %s", bj.path, strerror(e));
+}
+
+/* What is known of the environment so far; NULL fields are not known yet. */
+struct bench_env {
+	const char *server_version;     /* SHOW server_version */
+	int64_t version_num;            /* SHOW server_version_num, or 0 */
+	const char *cflags;             /* pg_config --cflags */
+	const char *dataset;            /* what was loaded or found */
+	const char *server_user;        /* who runs the private cluster's server */
+};
+
+static char *cpu_model(void);
+
+/* The environment object, as far as it is known (conn may be NULL). */
+static void json_environment(struct json_writer *jw, const struct bench_opts *o, int nthreads,
+			     const struct bench_env *env, PGconn *conn);
+
+/* A document for a run that did not complete: "valid": false and what is
+ * known; without exit_code and error when exit_code < 0 (the interrupt
+ * document, completed by the handler), then also without its final '}'. */
+static void render_failure(struct strbuf *out, const struct bench_opts *o, int nthreads,
+			   const struct bench_env *env, int exit_code, const char *err)
+{
+	struct json_writer jw = JSON_WRITER_INIT(out);
+	json_object_begin(&jw);
+	json_key(&jw, "tool"); json_string(&jw, "pgbuild bench");
+	json_key(&jw, "version"); json_string(&jw, PGOPT_VERSION);
+	json_key(&jw, "workload"); json_string(&jw, o->workload);
+	if (o->file) {
+		json_key(&jw, "script"); json_string(&jw, o->file);
+	}
+	json_key(&jw, "protocol"); json_string(&jw, protocol_names[o->protocol]);
+	json_key(&jw, "clients"); json_int(&jw, o->clients);
+	json_key(&jw, "threads"); json_int(&jw, nthreads);
+	json_key(&jw, "tps"); json_null(&jw);
+	json_key(&jw, "transactions"); json_null(&jw);
+	json_key(&jw, "environment");
+	json_environment(&jw, o, nthreads, env, NULL);
+	json_key(&jw, "valid"); json_bool(&jw, 0);
+	json_key(&jw, "invariants");
+	json_object_begin(&jw);
+	json_object_end(&jw);
+	if (exit_code >= 0) {
+		json_key(&jw, "exit_code"); json_int(&jw, exit_code);
+		json_key(&jw, "error"); json_string(&jw, err && *err ? err : "failed");
+	}
+	json_object_end(&jw);
+	if (exit_code >= 0)
+		strbuf_addch(out, '\n');
+	else
+		strbuf_setlen(out, out->len - 1);       /* the handler closes it */
+}
+
+/* (Re)render the interrupt document with what is known now. */
+static void json_arm(const struct bench_opts *o, int nthreads, const struct bench_env *env)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *old;
+	if (!bj.path)
+		return;
+	render_failure(&sb, o, nthreads, env, -1, NULL);
+	cluster_block_signals(SIG_BLOCK);
+	old = bj.doc;
+	bj.len = sb.len;
+	bj.doc = strbuf_detach(&sb, NULL);
+	cluster_block_signals(SIG_UNBLOCK);
+	free(old);
+}
+
+/* The failure document for a run that stopped with exit_code. */
+static void json_fail(const struct bench_opts *o, int nthreads, const struct bench_env *env,
+		      int exit_code)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (!bj.path || bj.done)
+		return;
+	render_failure(&sb, o, nthreads, env, exit_code, bj.error);
+	json_publish(sb.buf, sb.len);
+	bj.done = 1;
+	strbuf_release(&sb);
+}
+
 /* ---------------- environment ---------------- */
 
 static char *cpu_model(void)
@@ -819,9 +1042,18 @@ static void usage(FILE *fp)
 "Output:\n"
 "  -P, --progress S       a progress line on stderr every S seconds\n"
 "      --json FILE        write all results as JSON\n"
-"  -q, --quiet            no progress bar or load messages\n"
+"  -q, --quiet            no progress bar, load messages or server-user notice\n"
 "\n"
-"Exit: 0 ok, 1 a correctness check failed, 2 could not run or clients aborted.\n");
+"--json FILE is also written when the run fails or is interrupted (\"valid\":\n"
+"false, \"exit_code\", \"error\").\n"
+"\n"
+"Root: initdb and postgres refuse to run as root, so when pgbuild runs as root\n"
+"the private cluster's server runs as the user $PGBUILD_SERVER_USER (default\n"
+"postgres, which must exist); that user must be able to enter $TMPDIR (or /tmp),\n"
+"where the cluster's private directory is made.\n"
+"\n"
+"Exit: 0 ok, 1 a correctness check failed, 2 could not run or clients aborted,\n"
+"128+N killed by signal N (the cluster is stopped and removed first).\n");
 }
 
 static int parse_int(const char *opt, const char *val, int64_t min, int64_t max, int64_t *out)
@@ -924,6 +1156,61 @@ static void merge_results(struct run *run, struct results *R)
 	R->cpu_s = cpu_seconds() - run->cpu_start;
 }
 
+static void json_environment(struct json_writer *jw, const struct bench_opts *o, int nthreads,
+			     const struct bench_env *env, PGconn *conn)
+{
+	char *cpu = cpu_model();
+	json_object_begin(jw);
+	json_key(jw, "server_version"); json_string(jw, env->server_version);
+	json_key(jw, "server_version_num");
+	if (env->version_num) json_int(jw, env->version_num); else json_null(jw);
+	json_key(jw, "pg_config_cflags"); json_string(jw, env->cflags);
+	json_key(jw, "cpu_model"); json_string(jw, cpu);
+	json_key(jw, "cores"); json_int(jw, sysconf(_SC_NPROCESSORS_ONLN));
+	json_key(jw, "clients"); json_int(jw, o->clients);
+	json_key(jw, "threads"); json_int(jw, nthreads);
+	json_key(jw, "prefix"); json_string(jw, o->prefix);
+	json_key(jw, "private_cluster"); json_bool(jw, o->prefix != NULL);
+	json_key(jw, "dataset"); json_string(jw, env->dataset);
+	json_key(jw, "server_user"); json_string(jw, env->server_user);
+	json_key(jw, "settings_requested");
+	json_array_begin(jw);
+	for (size_t i = 0; i < o->settings.nr; i++)
+		json_string(jw, o->settings.v[i]);
+	json_array_end(jw);
+	json_key(jw, "settings");
+	json_object_begin(jw);
+	if (conn && PQstatus(conn) == CONNECTION_OK) {
+		static const char *const std[] = { "shared_buffers", "max_connections", "fsync",
+			"synchronous_commit", "full_page_writes", "wal_level", "max_wal_size",
+			"autovacuum", "jit", NULL };
+		struct strvec names = STRVEC_INIT;
+		for (int i = 0; std[i]; i++)
+			strvec_push(&names, std[i]);
+		for (size_t i = 0; i < o->settings.nr; i++) {
+			char *n = xstrndup(o->settings.v[i], strcspn(o->settings.v[i], "="));
+			if (strvec_find(&names, n) < 0)
+				strvec_push(&names, n);
+			free(n);
+		}
+		for (size_t i = 0; i < names.nr; i++) {
+			char *sql, *v;
+			char *q = PQescapeLiteral(conn, names.v[i], strlen(names.v[i]));
+			sql = xasprintf("SELECT current_setting(%s, true)", q ? q : "''");
+			PQfreemem(q);
+			v = query_text(conn, sql);
+			json_key(jw, names.v[i]);
+			json_string(jw, v);
+			free(v);
+			free(sql);
+		}
+		strvec_clear(&names);
+	}
+	json_object_end(jw);
+	json_object_end(jw);
+	free(cpu);
+}
+
 static void json_ms(struct json_writer *jw, const char *key, double us)
 {
 	json_key(jw, key);
@@ -932,13 +1219,11 @@ static void json_ms(struct json_writer *jw, const char *key, double us)
 
 static void write_json(struct strbuf *out, struct run *run, struct results *R,
 		       const struct bench_checks *cs, int valid, int exit_code,
-		       const char *server_version, int64_t version_num, const char *cflags,
-		       PGconn *conn, const char *dataset_note)
+		       const struct bench_env *env, PGconn *conn)
 {
 	struct json_writer jw = JSON_WRITER_INIT(out);
 	struct bench_opts *o = run->o;
 	double tps = R->elapsed > 0 ? R->count / R->elapsed : 0;
-	char *cpu = cpu_model();
 
 	json_object_begin(&jw);
 	json_key(&jw, "tool"); json_string(&jw, "pgbuild bench");
@@ -1008,52 +1293,7 @@ static void write_json(struct strbuf *out, struct run *run, struct results *R,
 	json_double(&jw, R->count + R->warm_count ?
 		    round(R->cpu_s * 1e7 / (double)(R->count + R->warm_count)) / 1000 : 0);
 	json_key(&jw, "environment");
-	json_object_begin(&jw);
-	json_key(&jw, "server_version"); json_string(&jw, server_version);
-	json_key(&jw, "server_version_num"); json_int(&jw, version_num);
-	json_key(&jw, "pg_config_cflags"); json_string(&jw, cflags);
-	json_key(&jw, "cpu_model"); json_string(&jw, cpu);
-	json_key(&jw, "cores"); json_int(&jw, sysconf(_SC_NPROCESSORS_ONLN));
-	json_key(&jw, "clients"); json_int(&jw, o->clients);
-	json_key(&jw, "threads"); json_int(&jw, run->nthreads);
-	json_key(&jw, "prefix"); json_string(&jw, o->prefix);
-	json_key(&jw, "private_cluster"); json_bool(&jw, o->prefix != NULL);
-	json_key(&jw, "dataset"); json_string(&jw, dataset_note);
-	json_key(&jw, "settings_requested");
-	json_array_begin(&jw);
-	for (size_t i = 0; i < o->settings.nr; i++)
-		json_string(&jw, o->settings.v[i]);
-	json_array_end(&jw);
-	json_key(&jw, "settings");
-	json_object_begin(&jw);
-	{
-		static const char *const std[] = { "shared_buffers", "max_connections", "fsync",
-			"synchronous_commit", "full_page_writes", "wal_level", "max_wal_size",
-			"autovacuum", "jit", NULL };
-		struct strvec names = STRVEC_INIT;
-		for (int i = 0; std[i]; i++)
-			strvec_push(&names, std[i]);
-		for (size_t i = 0; i < o->settings.nr; i++) {
-			char *n = xstrndup(o->settings.v[i], strcspn(o->settings.v[i], "="));
-			if (strvec_find(&names, n) < 0)
-				strvec_push(&names, n);
-			free(n);
-		}
-		for (size_t i = 0; i < names.nr; i++) {
-			char *sql, *v;
-			char *q = PQescapeLiteral(conn, names.v[i], strlen(names.v[i]));
-			sql = xasprintf("SELECT current_setting(%s, true)", q ? q : "''");
-			PQfreemem(q);
-			v = query_text(conn, sql);
-			json_key(&jw, names.v[i]);
-			json_string(&jw, v);
-			free(v);
-			free(sql);
-		}
-		strvec_clear(&names);
-	}
-	json_object_end(&jw);
-	json_object_end(&jw);
+	json_environment(&jw, o, run->nthreads, env, conn);
 	json_key(&jw, "valid"); json_bool(&jw, valid);
 	json_key(&jw, "invariants");
 	json_object_begin(&jw);
@@ -1067,9 +1307,9 @@ static void write_json(struct strbuf *out, struct run *run, struct results *R,
 	}
 	json_object_end(&jw);
 	json_key(&jw, "exit_code"); json_int(&jw, exit_code);
+	json_key(&jw, "error"); json_string(&jw, bj.error[0] ? bj.error : NULL);
 	json_object_end(&jw);
 	strbuf_addch(out, '\n');
-	free(cpu);
 }
 
 static void print_summary(struct run *run, struct results *R, const struct bench_checks *cs,
@@ -1136,8 +1376,10 @@ static int setup_cluster(struct bench_opts *o, struct bench_workload *w, int sca
 		char *version = cluster_server_version(o->prefix);
 		char *key;
 		struct stat st;
-		if (!version)
+		if (!version) {
+			bench_note_error(cluster_last_error());
 			goto out;
+		}
 		key = xasprintf("%s-s%d-%s", bench_dataset_name(w->data), scale,
 				strchr(version, ')') ? strchr(version, ')') + 1 : version);
 		free(version);
@@ -1145,8 +1387,10 @@ static int setup_cluster(struct bench_opts *o, struct bench_workload *w, int sca
 		tmpl = xasprintf("%s/%s", o->template_dir, key);
 		free(key);
 		lockfd = cluster_template_lock(o->template_dir);
-		if (lockfd < 0)
+		if (lockfd < 0) {
+			bench_note_error(cluster_last_error());
 			goto out;
+		}
 		if (stat(tmpl, &st) == 0) {
 			co.template_dir = tmpl;
 			need_load = 0;
@@ -1158,22 +1402,30 @@ static int setup_cluster(struct bench_opts *o, struct bench_workload *w, int sca
 		strbuf_addstr(note, "none");
 	else if (need_load)
 		strbuf_addf(note, "%s scale %d loaded", bench_dataset_name(w->data), scale);
-	if (cluster_create(cl, &co) < 0 || cluster_start(cl) < 0)
+	if (cluster_create(cl, &co) < 0 || cluster_start(cl) < 0) {
+		bench_note_error(cluster_last_error());
 		goto out;
+	}
 	if (need_load && (w->data != DATA_NONE || tmpl)) {
 		conn = PQconnectdb(cluster_conninfo(cl, "postgres"));
 		if (PQstatus(conn) != CONNECTION_OK) {
-			error("cannot connect to the private cluster: %s", PQerrorMessage(conn));
+			char *m = first_line(PQerrorMessage(conn));
+			bench_error("cannot connect to the private cluster: %s", m);
+			free(m);
 			goto out;
 		}
 		PQclear(PQexec(conn, "SET client_min_messages = warning"));
-		if (bench_load(conn, w->data, scale, o->quiet) < 0)
+		if (bench_load(conn, w->data, scale, o->quiet) < 0) {
+			bench_note_error("loading the data set failed");
 			goto out;
+		}
 		PQfinish(conn);
 		conn = NULL;
 		if (tmpl) {
-			if (cluster_save_template(cl, tmpl, 1) < 0)
+			if (cluster_save_template(cl, tmpl, 1) < 0) {
+				bench_note_error(cluster_last_error());
 				goto out;
+			}
 			strbuf_addf(note, " (saved as template %s)", tmpl);
 		}
 	}
@@ -1230,11 +1482,14 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 	int opt, have_duration = 0, seed_set = 0, exit_code, valid, have_cluster = 0;
 	int stalled = 0;
 	char *sqlfile = NULL;
+	struct bench_env env;
+	char *our_user = NULL;
 
 	memset(&o, 0, sizeof(o));
 	memset(&run, 0, sizeof(run));
 	memset(&cs, 0, sizeof(cs));
 	memset(&R, 0, sizeof(R));
+	memset(&env, 0, sizeof(env));
 	o.workload = "select-only";
 	o.protocol = PROTO_PREPARED;
 	o.clients = 1;
@@ -1364,13 +1619,39 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 	}
 	if (!seed_set)
 		o.seed = (uint64_t)now_us() ^ ((uint64_t)getpid() << 32);
+
+	/* from here on, every exit writes --json (valid: false unless a run
+	 * completed), and a signal says in one line what it stopped */
+	if (o.json) {
+		bj.path = o.json;
+		bj.tmp = xasprintf("%s.tmp.%d", o.json, (int)getpid());
+		bj.sigtmp = xasprintf("%s.sig.%d", o.json, (int)getpid());
+	}
+	cluster_on_interrupt(bench_interrupted);
+	cluster_install_handlers();
+	if (o.prefix) {
+		if (cluster_server_user()) {
+			env.server_user = cluster_server_user();
+			if (!o.quiet)
+				fprintf(stderr, "%s: running the server as user %s (pgbuild runs as root)\n",
+					error_program(), env.server_user);
+		} else {
+			struct passwd *pw = getpwuid(geteuid());
+			our_user = pw ? xstrdup(pw->pw_name) : xasprintf("%d", (int)geteuid());
+			env.server_user = our_user;
+		}
+	}
+	json_arm(&o, o.threads, &env);
+	exit_code = PGBUILD_EXIT_ERROR;
 	if (bench_workload_init(&w, o.workload, o.file) < 0) {
-		free(sqlfile);
-		return PGBUILD_EXIT_ERROR;
+		char *m = xasprintf("cannot set up workload \"%s\"%s%s", o.workload,
+				    o.file ? " from " : "", o.file ? o.file : "");
+		bench_note_error(m);
+		free(m);
+		goto out_early;
 	}
 
 	/* the server */
-	exit_code = PGBUILD_EXIT_ERROR;
 	if (o.prefix) {
 		run.scale = o.scale ? o.scale : 1;
 		if (setup_cluster(&o, &w, run.scale, &cl, &note) < 0) {
@@ -1383,10 +1664,12 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 	} else {
 		conninfo = xstrdup(o.connect);
 	}
+	env.dataset = note.buf;
+	json_arm(&o, o.threads, &env);
 	ctrl = PQconnectdb(conninfo);
 	if (PQstatus(ctrl) != CONNECTION_OK) {
 		char *m = first_line(PQerrorMessage(ctrl));
-		error("cannot connect to \"%s\": %s", o.connect ? o.connect : conninfo, m);
+		bench_error("cannot connect to \"%s\": %s", o.connect ? o.connect : conninfo, m);
 		free(m);
 		goto out;
 	}
@@ -1394,14 +1677,19 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 	if (o.connect) {
 		if (o.init) {
 			run.scale = o.scale ? o.scale : 1;
-			if (bench_load(ctrl, w.data, run.scale, o.quiet) < 0)
+			if (bench_load(ctrl, w.data, run.scale, o.quiet) < 0) {
+				bench_note_error("loading the data set failed");
 				goto out;
+			}
 			strbuf_addf(&note, "%s scale %d loaded", bench_dataset_name(w.data), run.scale);
+		} else if (w.data == DATA_NONE) {
+			run.scale = o.scale ? o.scale : 1;
+			strbuf_addstr(&note, "none");
 		} else {
 			int s = bench_detect_scale(ctrl, w.data);
 			if (s < 0) {
-				error("the %s tables are not there (or empty): load them with --init",
-				      bench_dataset_name(w.data));
+				bench_error("the %s tables are not there (or empty): load them with --init",
+					    bench_dataset_name(w.data));
 				goto out;
 			}
 			if (o.scale && o.scale != s && w.data != DATA_TEST01)
@@ -1411,6 +1699,7 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 			strbuf_addf(&note, "%s scale %d (existing)", bench_dataset_name(w.data),
 				    run.scale);
 		}
+		env.dataset = note.buf;
 	}
 	server_version = query_text(ctrl, "SHOW server_version");
 	{
@@ -1419,11 +1708,17 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 		free(n);
 	}
 	cflags = server_cflags(o.prefix, ctrl);
+	env.server_version = server_version;
+	env.version_num = version_num;
+	env.cflags = cflags;
+	json_arm(&o, o.threads, &env);
 	run.flush_stats = version_num >= 150000;
 	snprintf(run.appname, sizeof(run.appname), "pgbuild-bench-%d", (int)getpid());
 
-	if (bench_snapshot_take(ctrl, w.data, &before) < 0)
+	if (bench_snapshot_take(ctrl, w.data, &before) < 0) {
+		bench_note_error("cannot read the data before the run");
 		goto out;
+	}
 
 	/* threads and clients */
 	run.o = &o;
@@ -1471,7 +1766,7 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 		pthread_join(run.threads[i].tid, NULL);
 
 	if (run.abort_run) {
-		error("not every client could connect; nothing was run");
+		bench_error("not every client could connect; nothing was run");
 		goto out;
 	}
 	merge_results(&run, &R);
@@ -1551,26 +1846,25 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 		valid = 0;
 	for (int i = 0; i < cs.nr; i++)
 		if (cs.c[i].ok == 0)
-			error("check %s failed: %s", cs.c[i].name, cs.c[i].detail);
+			bench_error("check %s failed: %s", cs.c[i].name, cs.c[i].detail);
 	if (R.aborted)
-		error("%d client%s aborted", R.aborted, R.aborted == 1 ? "" : "s");
+		bench_error("%d client%s aborted", R.aborted, R.aborted == 1 ? "" : "s");
 
 	print_summary(&run, &R, &cs, valid, server_version);
 	if (o.json) {
-		FILE *fp;
-		write_json(&json, &run, &R, &cs, valid, exit_code, server_version, version_num,
-			   cflags, ctrl, note.buf);
-		fp = fopen(o.json, "w");
-		if (!fp || fwrite(json.buf, 1, json.len, fp) != json.len || fclose(fp) != 0) {
-			error("cannot write %s: %s", o.json, strerror(errno));
+		write_json(&json, &run, &R, &cs, valid, exit_code, &env, ctrl);
+		if (json_publish(json.buf, json.len) < 0)
 			exit_code = PGBUILD_EXIT_ERROR;
-		}
+		bj.done = 1;    /* even when it failed: no second attempt */
 	}
 out:
 	if (ctrl)
 		PQfinish(ctrl);
 	if (have_cluster)
 		cluster_destroy(&cl);
+out_early:
+	if (exit_code != PGBUILD_EXIT_OK)
+		json_fail(&o, o.threads, &env, exit_code);
 	for (int i = 0; run.threads && i < run.nthreads; i++) {
 		struct thread *t = &run.threads[i];
 		for (int k = 0; k < t->nclients; k++) {
@@ -1589,6 +1883,14 @@ out:
 	free(server_version);
 	free(cflags);
 	free(sqlfile);
+	free(our_user);
+	free(bj.tmp);
+	free(bj.sigtmp);
+	cluster_block_signals(SIG_BLOCK);
+	free(bj.doc);
+	bj.doc = NULL;
+	bj.path = NULL;
+	cluster_block_signals(SIG_UNBLOCK);
 	strbuf_release(&note);
 	strbuf_release(&json);
 	strbuf_release(&problems);

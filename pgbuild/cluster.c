@@ -11,6 +11,8 @@
  * async-signal-safe system calls: open, getdents64, unlinkat, close.
  */
 #include <dirent.h>
+#include <grp.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -54,6 +56,24 @@ static int handlers_installed;
 
 /* SIGPIPE too: `pgbuild bench -P 1 | head -1` must not leave a server behind */
 static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+static cluster_interrupt_fn interrupt_hook;     /* or NULL */
+static char last_error[512];                    /* cluster_last_error() */
+
+/* error() that also remembers the message for cluster_last_error(). */
+static int cl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int cl_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	return error("%s", last_error);
+}
+
+const char *cluster_last_error(void)
+{
+	return last_error;
+}
 
 /* ---------------- async-signal-safe helpers ---------------- */
 
@@ -156,10 +176,25 @@ static void kill_and_wait(pid_t pid, int sig, int timeout_ms)
 	}
 }
 
+/* What the last cleanup_all did, for the interrupt hook: "server stopped,
+ * DIR removed", "cluster kept in DIR" ...; "" if there was nothing. */
+static char cleanup_note[2 * PATH_MAX + 128];
+
+/* Append to cleanup_note; async-signal-safe. */
+static void note_add(const char *s)
+{
+	size_t n = strlen(cleanup_note), k = strlen(s);
+	if (n + k >= sizeof(cleanup_note))
+		k = sizeof(cleanup_note) - 1 - n;
+	memcpy(cleanup_note + n, s, k);
+	cleanup_note[n + k] = '\0';
+}
+
 /* Stop and remove every registered cluster; signal- and atexit-safe. */
 static void cleanup_all(int from_signal)
 {
 	pid_t h = helper_pid;
+	cleanup_note[0] = '\0';
 	if (h > 0) {
 		kill_and_wait(h, SIGTERM, 10000);
 		helper_pid = 0;
@@ -168,23 +203,33 @@ static void cleanup_all(int from_signal)
 		struct cluster_slot *s = &slots[i];
 		if (!s->used)
 			continue;
+		if (cleanup_note[0])
+			note_add("; ");
 		if (s->pid > 0) {
 			/* immediate shutdown: the postmaster waits for its children */
 			kill_and_wait(s->pid, s->keep ? SIGINT : SIGQUIT, 30000);
 			s->pid = 0;
+			note_add("server stopped, ");
 		}
 		if (s->keep) {
-			if (from_signal) {
+			note_add("cluster kept in ");
+			note_add(s->dir);
+			if (from_signal && !interrupt_hook) {
 				safe_write(error_program());
 				safe_write(": cluster kept in ");
 				safe_write(s->dir);
 				safe_write("\n");
 			}
 		} else if (cluster_rmtree(s->dir) < 0) {
+			note_add("could not remove ");
+			note_add(s->dir);
 			safe_write(error_program());
 			safe_write(": warning: could not remove ");
 			safe_write(s->dir);
 			safe_write("\n");
+		} else {
+			note_add(s->dir);
+			note_add(" removed");
 		}
 		s->used = 0;
 	}
@@ -195,6 +240,8 @@ static void cleanup_handler(int sig)
 	sigset_t set;
 	cluster_interrupted = sig;
 	cleanup_all(1);
+	if (interrupt_hook)
+		interrupt_hook(sig, cleanup_note);
 	/* die of the signal as if we had not caught it */
 	signal(sig, SIG_DFL);
 	sigemptyset(&set);
@@ -218,7 +265,12 @@ void cluster_block_signals(int how)
 	pthread_sigmask(how, &set, NULL);
 }
 
-static void install_handlers(void)
+void cluster_on_interrupt(cluster_interrupt_fn fn)
+{
+	interrupt_hook = fn;
+}
+
+void cluster_install_handlers(void)
 {
 	struct sigaction sa;
 	if (handlers_installed)
@@ -246,7 +298,7 @@ static int register_slot(struct cluster *c)
 			return 0;
 		}
 	}
-	return error("too many clusters at once (at most %d)", CLUSTER_MAX);
+	return cl_error("too many clusters at once (at most %d)", CLUSTER_MAX);
 }
 
 /* Run a helper command (initdb, cp) as the server user; output in out. */
@@ -263,7 +315,7 @@ static int run_helper(struct cluster *c, struct child_process *cp, struct strbuf
 	}
 	cp->no_stdin = 1;
 	if (pipe2(fds, O_CLOEXEC) < 0)
-		return error("cannot create pipe: %s", strerror(errno));
+		return cl_error("cannot create pipe: %s", strerror(errno));
 	cp->out = cp->err = fds[1];
 	if (start_command(cp) < 0) {
 		close(fds[0]);
@@ -284,7 +336,7 @@ static int run_helper(struct cluster *c, struct child_process *cp, struct strbuf
 	r = finish_command(cp);
 	helper_pid = 0;
 	if (cp->exec_errno)
-		return error("cannot run %s: %s", cp->args.v[0], strerror(cp->exec_errno));
+		return cl_error("cannot run %s: %s", cp->args.v[0], strerror(cp->exec_errno));
 	return r;
 }
 
@@ -345,9 +397,9 @@ char *cluster_server_version(const char *prefix)
 	r = capture_command(&cp, &out, 1);
 	if (r != 0) {
 		if (cp.exec_errno)
-			error("cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));
+			cl_error("cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));
 		else
-			error("%s --version failed (exit %d)", cp.args.v[0], r);
+			cl_error("%s --version failed (exit %d)", cp.args.v[0], r);
 		child_process_clear(&cp);
 		strbuf_release(&out);
 		return NULL;
@@ -372,9 +424,104 @@ static int run_helper_as(struct cluster *c, struct child_process *cp, struct str
 }
 
 
+const char *cluster_server_user(void)
+{
+	const char *user;
+	if (geteuid() != 0)
+		return NULL;
+	user = getenv("PGBUILD_SERVER_USER");
+	return user && *user ? user : "postgres";
+}
+
+/*
+ * Root only: can the server user reach (search) every directory from / down
+ * to parent, where DIR will be made?  Asked in a child that switches to that
+ * user exactly as run-command does (no supplementary groups), so the answer
+ * is the kernel's, ACLs included.  Without this, a 0700 TMPDIR surfaces as
+ * "cannot run initdb: Permission denied".  0, or -1 with one clear error
+ * naming the directory, where it came from (src) and what is needed.
+ */
+static int check_server_access(struct cluster *c, const char *parent, const char *src)
+{
+	char *abs = realpath(parent, NULL);
+	const char *user = cluster_server_user();
+	pid_t pid;
+	int status, bad = 0;
+
+	if (!abs)       /* mkdtemp will say what is wrong with it */
+		return 0;
+	pid = fork();
+	if (pid < 0) {
+		free(abs);
+		return cl_error("cannot fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		/* exit status: 0, or the number of the first component (1 = "/")
+		 * the user cannot search */
+		int n = 1;
+		if (setgroups(0, NULL) < 0 || setgid(c->gid) < 0 || setuid(c->uid) < 0)
+			_exit(255);
+		if (access("/", X_OK) < 0)
+			_exit(1);
+		for (size_t i = 1;; i++) {
+			char save = abs[i];
+			if (save != '/' && save != '\0')
+				continue;
+			if (abs[i - 1] != '/') {
+				abs[i] = '\0';
+				n++;
+				if (access(abs, X_OK) < 0)
+					_exit(n > 250 ? 250 : n);
+				abs[i] = save;
+			}
+			if (!save)
+				break;
+		}
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status))
+		bad = WEXITSTATUS(status);
+	if (bad == 255) {
+		free(abs);
+		return cl_error("cannot switch to the server user %s to check %s", user, parent);
+	}
+	if (bad > 0) {
+		/* cut abs after its bad-th component ("/" is the first) */
+		struct stat st;
+		struct passwd *owner;
+		char mode[8] = "?", who[64] = "?";
+		int seen = 0;
+		if (bad == 1)
+			abs[1] = '\0';
+		for (char *p = abs; bad > 1 && *p; p++)
+			if (*p == '/' && ++seen == bad) {
+				*p = '\0';
+				break;
+			}
+		if (stat(abs, &st) == 0) {
+			snprintf(mode, sizeof(mode), "%04o", (unsigned)(st.st_mode & 07777));
+			owner = getpwuid(st.st_uid);
+			if (owner)
+				snprintf(who, sizeof(who), "%s", owner->pw_name);
+			else
+				snprintf(who, sizeof(who), "%d", (int)st.st_uid);
+		}
+		cl_error("%s%s: the server user %s (pgbuild runs as root) cannot enter %s "
+			 "(mode %s, owner %s): make it searchable by %s (chmod o+x %s) or set "
+			 "TMPDIR to a directory %s can reach", !strcmp(src, "TMPDIR") ? "TMPDIR=" : "",
+			 parent, user, abs, mode, who, user, abs, user);
+		free(abs);
+		return -1;
+	}
+	free(abs);
+	return 0;
+}
+
 int cluster_create(struct cluster *c, const struct cluster_options *o)
 {
-	const char *parent = o->parent;
+	const char *parent = o->parent, *parent_src = "parent";
 	struct strbuf out = STRBUF_INIT;
 	struct child_process cp = CHILD_PROCESS_INIT;
 	char *tmpl;
@@ -400,7 +547,7 @@ int cluster_create(struct cluster *c, const struct cluster_options *o)
 		int missing = access(p, X_OK) != 0;
 		free(p);
 		if (missing) {
-			error("\"%s\" is not an installed PostgreSQL: %s/postgres not found",
+			cl_error("\"%s\" is not an installed PostgreSQL: %s/postgres not found",
 			      o->prefix, c->bindir);
 			free_fields(c);
 			return -1;
@@ -411,26 +558,23 @@ int cluster_create(struct cluster *c, const struct cluster_options *o)
 		int missing = access(p, X_OK) != 0;
 		free(p);
 		if (missing) {
-			error("%s/initdb not found", c->bindir);
+			cl_error("%s/initdb not found", c->bindir);
 			free_fields(c);
 			return -1;
 		}
 	}
 
-	if (geteuid() == 0) {
-		const char *user = getenv("PGBUILD_SERVER_USER");
-		struct passwd *pw;
-		if (!user || !*user)
-			user = "postgres";
-		pw = getpwnam(user);
+	if (cluster_server_user()) {
+		const char *user = cluster_server_user();
+		struct passwd *pw = getpwnam(user);
 		if (!pw) {
-			error("running as root, but the server user \"%s\" does not exist "
+			cl_error("running as root, but the server user \"%s\" does not exist "
 			      "(initdb refuses root; create it or set PGBUILD_SERVER_USER)", user);
 			free_fields(c);
 			return -1;
 		}
 		if (pw->pw_uid == 0) {
-			error("PGBUILD_SERVER_USER=%s is root; the server refuses to run as root",
+			cl_error("PGBUILD_SERVER_USER=%s is root; the server refuses to run as root",
 			      user);
 			free_fields(c);
 			return -1;
@@ -440,13 +584,21 @@ int cluster_create(struct cluster *c, const struct cluster_options *o)
 		c->gid = pw->pw_gid;
 	}
 
-	if (!parent || !*parent)
+	if (!parent || !*parent) {
 		parent = getenv("TMPDIR");
-	if (!parent || !*parent)
+		parent_src = "TMPDIR";
+	}
+	if (!parent || !*parent) {
 		parent = "/tmp";
+		parent_src = "default";
+	}
+	if (c->switch_user && check_server_access(c, parent, parent_src) < 0) {
+		free_fields(c);
+		return -1;
+	}
 	tmpl = xasprintf("%s/pgbuild-XXXXXX", parent);
 	if (!mkdtemp(tmpl)) {
-		error("cannot create a directory in %s: %s", parent, strerror(errno));
+		cl_error("cannot create a directory in %s: %s", parent, strerror(errno));
 		free(tmpl);
 		free_fields(c);
 		return -1;
@@ -454,7 +606,7 @@ int cluster_create(struct cluster *c, const struct cluster_options *o)
 	c->dir = tmpl;
 	/* the socket path must fit in sun_path (108 bytes) */
 	if (strlen(c->dir) + strlen("/.s.PGSQL.54329") >= 108) {
-		error("directory path \"%s\" is too long for a unix socket; use a shorter TMPDIR",
+		cl_error("directory path \"%s\" is too long for a unix socket; use a shorter TMPDIR",
 		      c->dir);
 		rmdir(c->dir);
 		free_fields(c);
@@ -462,12 +614,12 @@ int cluster_create(struct cluster *c, const struct cluster_options *o)
 	}
 	if (chmod(c->dir, 0700) < 0 ||
 	    (c->switch_user && chown(c->dir, c->uid, c->gid) < 0)) {
-		error("cannot set up %s: %s", c->dir, strerror(errno));
+		cl_error("cannot set up %s: %s", c->dir, strerror(errno));
 		rmdir(c->dir);
 		free_fields(c);
 		return -1;
 	}
-	install_handlers();
+	cluster_install_handlers();
 	if (register_slot(c) < 0) {
 		rmdir(c->dir);
 		free_fields(c);
@@ -478,7 +630,7 @@ int cluster_create(struct cluster *c, const struct cluster_options *o)
 
 	if (o->template_dir) {
 		if (stat(o->template_dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			error("template \"%s\": %s", o->template_dir,
+			cl_error("template \"%s\": %s", o->template_dir,
 			      errno ? strerror(errno) : "not a directory");
 			goto fail;
 		}
@@ -494,7 +646,7 @@ int cluster_create(struct cluster *c, const struct cluster_options *o)
 			r = run_helper_as(NULL, &cp, &out);
 		}
 		if (r != 0) {
-			error("cannot copy template %s to %s (exit %d)", o->template_dir,
+			cl_error("cannot copy template %s to %s (exit %d)", o->template_dir,
 			      c->datadir, r);
 			print_tail("cp said", out.buf, 10);
 			goto fail;
@@ -511,8 +663,9 @@ int cluster_create(struct cluster *c, const struct cluster_options *o)
 		cp.dir = c->dir;        /* a directory the server user can read */
 		r = run_helper(c, &cp, &out);
 		if (r != 0) {
-			if (!cluster_interrupted) {
-				error("initdb failed (exit %d) in %s", r, c->datadir);
+			/* an exec failure is already reported */
+			if (!cluster_interrupted && !cp.exec_errno) {
+				cl_error("initdb failed (exit %d) in %s", r, c->datadir);
 				print_tail("initdb said", out.buf, 15);
 			}
 			goto fail;
@@ -555,10 +708,10 @@ int cluster_start(struct cluster *c)
 		return 0;
 	logfd = open(c->logfile, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	if (logfd < 0)
-		return error("cannot open %s: %s", c->logfile, strerror(errno));
+		return cl_error("cannot open %s: %s", c->logfile, strerror(errno));
 	if (c->switch_user && fchown(logfd, c->uid, c->gid) < 0) {
 		close(logfd);
-		return error("cannot chown %s: %s", c->logfile, strerror(errno));
+		return cl_error("cannot chown %s: %s", c->logfile, strerror(errno));
 	}
 	strvec_pushf(&cp.args, "%s/postgres", c->bindir);
 	strvec_pushl(&cp.args, "-D", c->datadir, "-c", "listen_addresses=", NULL);
@@ -593,7 +746,7 @@ int cluster_start(struct cluster *c)
 	cluster_block_signals(SIG_UNBLOCK);
 	close(logfd);
 	if (cp.exec_errno) {
-		error("cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));
+		cl_error("cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));
 		waitpid(c->pid, &status, 0);
 		c->pid = 0;
 		if (c->slot >= 0)
@@ -612,7 +765,7 @@ int cluster_start(struct cluster *c)
 			c->pid = 0;
 			if (c->slot >= 0)
 				slots[c->slot].pid = 0;
-			error("the server in %s exited during start-up (%s %d)", c->datadir,
+			cl_error("the server in %s exited during start-up (%s %d)", c->datadir,
 			      WIFSIGNALED(status) ? "signal" : "exit code",
 			      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 			print_log_tail(c);
@@ -622,7 +775,7 @@ int cluster_start(struct cluster *c)
 		if (PQping(conninfo) == PQPING_OK)
 			break;
 		if (now_ms() > deadline) {
-			error("the server in %s did not accept connections within %d s",
+			cl_error("the server in %s did not accept connections within %d s",
 			      c->datadir, c->start_timeout);
 			print_log_tail(c);
 			free(conninfo);
@@ -771,13 +924,13 @@ int cluster_save_template(struct cluster *c, const char *dest, int restart)
 	strvec_pushl(&cp.args, "cp", "-a", c->datadir, tmp, NULL);
 	r = run_helper_as(NULL, &cp, &out);
 	if (r != 0) {
-		error("cannot copy %s to %s (exit %d)", c->datadir, tmp, r);
+		cl_error("cannot copy %s to %s (exit %d)", c->datadir, tmp, r);
 		print_tail("cp said", out.buf, 10);
 		cluster_rmtree(tmp);
 		goto fail;
 	}
 	if (rename(tmp, dest) < 0) {
-		error("cannot rename %s to %s: %s", tmp, dest, strerror(errno));
+		cl_error("cannot rename %s to %s: %s", tmp, dest, strerror(errno));
 		cluster_rmtree(tmp);
 		goto fail;
 	}
@@ -802,19 +955,19 @@ int cluster_template_lock(const char *dir)
 	cp.no_stdin = 1;
 	if (run_command(&cp) != 0) {
 		child_process_clear(&cp);
-		return error("cannot create directory %s", dir);
+		return cl_error("cannot create directory %s", dir);
 	}
 	child_process_clear(&cp);
 	lock = xasprintf("%s/.lock", dir);
 	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		error("cannot open %s: %s", lock, strerror(errno));
+		cl_error("cannot open %s: %s", lock, strerror(errno));
 		free(lock);
 		return -1;
 	}
 	while (flock(fd, LOCK_EX) < 0) {
 		if (errno != EINTR) {
-			error("cannot lock %s: %s", lock, strerror(errno));
+			cl_error("cannot lock %s: %s", lock, strerror(errno));
 			close(fd);
 			free(lock);
 			return -1;

@@ -26,12 +26,14 @@
  * the server side (initdb, postgres) runs as the user named by
  * $PGBUILD_SERVER_USER (default "postgres", the user Debian's postgresql
  * package creates), and DIR is chowned to it.  The parent directory of DIR
- * ($TMPDIR or /tmp, or options.parent) must be searchable by that user.
+ * ($TMPDIR or /tmp, or options.parent) must be searchable by that user:
+ * cluster_create checks that first, as that user, and names the directory
+ * it cannot enter.
  *
  * Every exit path removes DIR: cluster_destroy() on normal paths; an atexit
  * handler for die()/exit(); and SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGPIPE
- * handlers (installed by the first cluster_create) that immediately shut the
- * server
+ * handlers (installed by the first cluster_create, or earlier by
+ * cluster_install_handlers) that immediately shut the server
  * down (SIGQUIT to the postmaster, which waits for its children), remove DIR
  * with async-signal-safe calls, and re-raise the signal, so the caller dies
  * of it as usual (exit status 128+N).  With keep set, the server is stopped
@@ -151,6 +153,29 @@ void cluster_block_signals(int how);
 
 /* The signal number that interrupted us, or 0 (set by the handler). */
 extern volatile sig_atomic_t cluster_interrupted;
+
+/* Install the cleanup signal handlers and the atexit handler now (the first
+ * cluster_create does it otherwise).  Idempotent. */
+void cluster_install_handlers(void);
+
+/*
+ * A function the signal handler calls after every cluster was stopped and
+ * removed (or kept), just before the process dies of sig; what says what
+ * was done ("server stopped, DIR removed", "cluster kept in DIR", "could
+ * not remove DIR"; "" when there was no cluster).  It runs in a signal
+ * handler: async-signal-safe calls only.  When one is set, the handler
+ * itself prints nothing but warnings (the hook says what happened, once).
+ */
+typedef void (*cluster_interrupt_fn)(int sig, const char *what);
+void cluster_on_interrupt(cluster_interrupt_fn fn);
+
+/* The last error message this module printed (without the prefix); "" if
+ * none.  For callers that record why they failed (bench's --json). */
+const char *cluster_last_error(void);
+
+/* The user the server side runs as when we are root ($PGBUILD_SERVER_USER,
+ * default "postgres"), or NULL when we are not root (then: ourselves). */
+const char *cluster_server_user(void);
 
 /* "PREFIX/bin/postgres --version" first line, e.g. "postgres (PostgreSQL) 15.20";
  * malloced, or NULL with an error printed. */

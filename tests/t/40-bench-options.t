@@ -65,5 +65,7 @@ ROWS
 
 ok "--help exits 0" "$P" bench --help
 like "--help lists the workloads" "$("$P" bench --help)" "tpcc-lite"
+like "--help says who runs the server when pgbuild runs as root" "$("$P" bench --help | tr '\n' ' ')" \
+	'runs as root .*PGBUILD_SERVER_USER.*postgres'
 is "no cluster directory left behind" "$(ls "$TMP" | grep -c pgbuild-)" 0
 done_testing

@@ -78,5 +78,18 @@ like "progress lines on stderr" "$("$P" bench --prefix "$PGPREFIX" -q --set fsyn
 	'progress: 1\.[0-9] s, [0-9.]+ tps, lat [0-9.]+ ms stddev [0-9.]+, 0 failed'
 like "human summary on stdout" "$("$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W select1 -t 10 2>/dev/null | tr '\n' ' ')" \
 	'transactions: 10, tps: [0-9.]+.*result: valid'
+
+# stderr of a run without --quiet
+"$P" bench --prefix "$PGPREFIX" --set fsync=off -W select1 -c 2 -T 2 >/dev/null 2>"$TMP/notty.err"
+# as root: one line says who runs the server, and the JSON records it
+if [ "$(id -u)" = 0 ]; then
+	like "root: the server user is named on stderr" "$(cat "$TMP/notty.err")" \
+		"^pgbuild: running the server as user $SRV_USER \(pgbuild runs as root\)\$"
+	is "root: --quiet does not say it" "$("$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W select1 -t 10 2>&1 >/dev/null)" ""
+else
+	is "not root: nothing said about the server user" "$(cat "$TMP/notty.err")" ""
+fi
+is "environment.server_user" "$(json_get "$TMP/select1.json" '$d->{environment}{server_user}')" \
+	"$( [ "$(id -u)" = 0 ] && echo "$SRV_USER" || id -un)"
 is "no cluster directory left behind" "$(ls "$TMP" | grep -c pgbuild-)" 0
 done_testing

@@ -4,8 +4,9 @@
 # stopped (SIGSTOP) for longer than --statement-timeout, the cluster's disk
 # (and so its log) full, an unwritable socket directory, Ctrl-C to the whole
 # process group.  Each must give a clear error, a non-zero exit within
-# seconds, no server process and no directory left, and (with --json) a
-# result marked invalid.  (SIGSEGV of a backend: 42-bench-correctness.t;
+# seconds, no server process and no directory left, and --json FILE
+# replaced (atomically) by a result marked invalid with the exit code and
+# the error: every case pre-seeds FILE with a stale valid result.  (SIGSEGV of a backend: 42-bench-correctness.t;
 # SIGINT/SIGTERM to pgbuild alone at every stage: 43-bench-signals.t.)
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/bench.sh"
@@ -21,11 +22,18 @@ alive() {
 	done | wc -l
 }
 leftover_dirs() { find "$TMPDIR" -maxdepth 1 -name 'pgbuild-*' | wc -l; }
+stale='{"valid":true,"tps":1,"exit_code":0}'
+# json_invalid TITLE FILE EXIT ERROR_REGEX: FILE replaced by an invalid result
+json_invalid() {
+	is "$1: JSON valid=false, exit_code $3" "$(json_get "$2" '$d->{valid} . "/" . $d->{exit_code}')" "0/$3"
+	like "$1: JSON error" "$(json_get "$2" '$d->{error}')" "$4"
+}
 
 # start_bench NAME ARGS...: bench in its own process group (as from a
 # shell); waits until the clients' backends run, sets bp, pm and procs.
 start_bench() {
 	local name=$1; shift
+	echo "$stale" >"$TMP/$name.json"
 	setsid "$P" bench --prefix "$PGPREFIX" -q --set fsync=off -c 2 --json "$TMP/$name.json" \
 		"$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
 	bp=$!
@@ -39,31 +47,28 @@ start_bench() {
 	procs="$pm $(pgrep -P "$pm" | tr '\n' ' ')"
 	t0=$(date +%s)
 }
-# finish NAME WANT_RC MAX_SECONDS ERR_REGEX|quiet
+# finish NAME WANT_RC MAX_SECONDS ERR_REGEX|interrupted [JSON_ERROR_REGEX]
 finish() {
 	local name=$1 want=$2 max=$3 re=$4 rc el
 	wait "$bp"; rc=$?
 	el=$(( $(date +%s) - t0 ))
 	is "$name: exit $want" "$rc" "$want"
 	ok "$name: exit within ${max}s of the fault (took ${el}s)" test "$el" -le "$max"
-	if [ "$re" = quiet ]; then
-		is "$name: quiet (the user pressed Ctrl-C)" "$(cat "$TMP/$name.err")" ""
+	if [ "$re" = interrupted ]; then
+		like "$name: one line: what was stopped (the user pressed Ctrl-C)" "$(cat "$TMP/$name.err")" \
+			"^pgbuild: interrupted by SIGINT: server stopped, $TMPDIR/pgbuild-[A-Za-z0-9]+ removed\$"
 	else
 		like "$name: clear error" "$(grep -v '^\(WARNING\|DETAIL\|HINT\|FATAL\):' "$TMP/$name.err" | head -n 3)" "$re"
 	fi
 	is "$name: no server process left" "$(alive)" 0
 	is "$name: no cluster directory left" "$(leftover_dirs)" 0
-	if [ -s "$TMP/$name.json" ]; then
-		is "$name: JSON valid=false" "$(json_get "$TMP/$name.json" '$d->{valid}')" 0
-	else
-		ok "$name: no JSON result written" true
-	fi
+	json_invalid "$name" "$TMP/$name.json" "$want" "${5:-.}"
 }
 
 # --- a backend killed with SIGKILL: the server restarts, clients abort ---
 start_bench k9 -T 30
 kill -KILL "$(pgrep -P "$pm" -f 'postgres: postgres postgres' | head -1)"
-finish k9 2 10 'client [0-9] aborted'
+finish k9 2 10 'client [0-9] aborted' 'client|check'
 like "k9: server log check names the signal" \
 	"$(json_get "$TMP/k9.json" '$d->{invariants}{server_log}{detail}')" 'terminated by signal 9'
 
@@ -83,7 +88,7 @@ kill "$cont" 2>/dev/null
 # --- Ctrl-C: SIGINT to the whole foreground process group ---
 start_bench ctrlc -T 30
 kill -INT -- "-$bp"
-finish ctrlc 130 10 quiet
+finish ctrlc 130 10 interrupted '^interrupted by SIGINT$'
 
 # --- the cluster's disk full (the server log lives there too) ---
 if [ "$(id -u)" = 0 ] && mkdir -p "$TMP/tpl" "$TMP/full" &&
@@ -98,16 +103,21 @@ if [ "$(id -u)" = 0 ] && mkdir -p "$TMP/tpl" "$TMP/full" &&
 	umount "$TMP/full"
 	# initdb on a full disk
 	mount -t tmpfs -o size=256k tmpfs "$TMP/full" && chmod 755 "$TMP/full"
+	echo "$stale" >"$TMP/tiny.json"
 	TMPDIR=$TMP/full "$P" bench --prefix "$PGPREFIX" -q -T 2 --json "$TMP/tiny.json" 2> tiny.err; s=$?
 	is "tiny disk: exit 2" "$s" 2
 	like "tiny disk: says initdb failed" "$(head -n1 tiny.err)" '^pgbuild: error: initdb failed'
 	is "tiny disk: nothing left" "$(ls -A "$TMP/full")" ""
+	json_invalid "tiny disk" "$TMP/tiny.json" 2 '^initdb failed'
 	umount "$TMP/full"
-	# the --json result on a full disk: an error, not a truncated file
-	mount -t tmpfs -o size=4k tmpfs "$TMP/full" && head -c 4096 /dev/zero > "$TMP/full/fill" 2>/dev/null
+	# the --json result on a full disk: an error, not a truncated file, and
+	# no old result left to pass for this run's
+	mount -t tmpfs -o size=4k tmpfs "$TMP/full" && echo "$stale" >"$TMP/full/r.json" &&
+		head -c 4096 /dev/zero > "$TMP/full/fill" 2>/dev/null
 	"$P" bench --prefix "$PGPREFIX" -q -t 5 --json "$TMP/full/r.json" > /dev/null 2> jfull.err; s=$?
 	is "full disk for --json: exit 2" "$s" 2
-	like "full disk for --json: says so" "$(cat jfull.err)" "cannot write $TMP/full/r.json: No space left on device"
+	like "full disk for --json: says so" "$(cat jfull.err)" "cannot write $TMP/full/r.json: No space left on device \(the old $TMP/full/r.json was removed\)"
+	is "full disk for --json: no stale result, no temporary file" "$(ls "$TMP/full" | grep -c json)" 0
 	umount "$TMP/full"
 else
 	ok "# SKIP full-disk cases need root and tmpfs" true
@@ -115,18 +125,43 @@ fi
 
 # --- no socket directory can be made: read-only parent ---
 if [ "$(id -u)" = 0 ] && mkdir -p "$TMP/ro" && mount -t tmpfs -o ro,size=64k tmpfs "$TMP/ro"; then
-	TMPDIR=$TMP/ro timeout 30 "$P" bench --prefix "$PGPREFIX" -q -T 2 2> ro.err; s=$?
+	echo "$stale" >"$TMP/ro.json"
+	TMPDIR=$TMP/ro timeout 30 "$P" bench --prefix "$PGPREFIX" -q -T 2 --json "$TMP/ro.json" 2> ro.err; s=$?
 	is "read-only socket parent: exit 2" "$s" 2
 	like "read-only socket parent: one clear line" "$(cat ro.err)" "^pgbuild: error: cannot create a directory in $TMP/ro: Read-only file system$"
+	json_invalid "read-only socket parent" "$TMP/ro.json" 2 "^cannot create a directory in $TMP/ro: Read-only file system\$"
 	umount "$TMP/ro"
 else
 	ok "# SKIP read-only tmpfs needs root" true
 fi
 # a socket directory the server user cannot write (root-owned 0755)
 mkdir -p "$TMP/nosock" && chmod 755 "$TMP/nosock"
-timeout 60 "$P" bench --prefix "$PGPREFIX" -q -T 2 --set "unix_socket_directories=$TMP/nosock" 2> nosock.err; s=$?
+echo "$stale" >"$TMP/nosock.json"
+timeout 60 "$P" bench --prefix "$PGPREFIX" -q -T 2 --set "unix_socket_directories=$TMP/nosock" \
+	--json "$TMP/nosock.json" 2> nosock.err; s=$?
 is "unwritable socket directory: exit 2" "$s" 2
 like "unwritable socket directory: the server's reason" "$(cat nosock.err)" "could not create lock file|Permission denied|could not (start|connect)"
 is "unwritable socket directory: nothing left" "$(leftover_dirs)" 0
+json_invalid "unwritable socket directory" "$TMP/nosock.json" 2 "exited during start-up|did not accept|cannot connect"
+
+# --- as root, a TMPDIR the server user cannot enter (root's 0700): one
+# clear error up front naming it and what is needed, not initdb's EACCES ---
+if [ "$(id -u)" = 0 ] && id "$SRV_USER" >/dev/null 2>&1; then
+	mkdir -p "$TMP/priv" && chmod 700 "$TMP/priv"
+	echo "$stale" >"$TMP/priv.json"
+	TMPDIR=$TMP/priv timeout 60 "$P" bench --prefix "$PGPREFIX" -q -T 2 --json "$TMP/priv.json" 2> priv.err; s=$?
+	is "0700 TMPDIR: exit 2" "$s" 2
+	like "0700 TMPDIR: one line naming TMPDIR, the user and the fix" "$(cat priv.err)" \
+		"^pgbuild: error: TMPDIR=$TMP/priv: the server user $SRV_USER \(pgbuild runs as root\) cannot enter $TMP/priv \(mode 0700, owner root\): make it searchable by $SRV_USER \(chmod o\+x $TMP/priv\) or set TMPDIR to a directory $SRV_USER can reach\$"
+	is "0700 TMPDIR: nothing made in it" "$(ls -A "$TMP/priv")" ""
+	json_invalid "0700 TMPDIR" "$TMP/priv.json" 2 "^TMPDIR=$TMP/priv: the server user"
+	# a directory deeper down: the one it cannot enter is named
+	mkdir -p "$TMP/priv/sub" && chmod 755 "$TMP/priv/sub"
+	TMPDIR=$TMP/priv/sub timeout 60 "$P" bench --prefix "$PGPREFIX" -q -T 2 2> priv2.err; s=$?
+	like "0700 parent of TMPDIR: names the parent" "$s $(cat priv2.err)" \
+		"^2 pgbuild: error: TMPDIR=$TMP/priv/sub: the server user $SRV_USER \(pgbuild runs as root\) cannot enter $TMP/priv \("
+else
+	ok "# SKIP the server-user check needs root and user $SRV_USER" true
+fi
 
 done_testing
