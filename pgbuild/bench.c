@@ -50,6 +50,8 @@
 #include "pgbuild.h"
 
 #define CACHE_LINE 64   /* bytes; per-thread data never shares one */
+#define BAR_WIDTH 30    /* cells of the progress bar */
+#define BAR_EVERY_US 250000 /* the bar is redrawn 4 times a second */
 
 enum protocol { PROTO_SIMPLE, PROTO_EXTENDED, PROTO_PREPARED };
 static const char *const protocol_names[] = { "simple", "extended", "prepared" };
@@ -95,6 +97,7 @@ static struct {
 	char *doc;              /* the interrupt document without its final '}' */
 	size_t len;
 	volatile sig_atomic_t done; /* final document written: the handler keeps it */
+	volatile sig_atomic_t bar;  /* a progress bar is on the terminal's last line */
 	char error[512];        /* the first error of this run ("" if none) */
 } bj;
 
@@ -584,11 +587,27 @@ static void progress_report(struct run *run, int64_t now, int64_t *last_t, int64
 	avg = n > 0 ? (double)(sum - *last_s) / n : 0;
 	sd = n > 1 ? sqrt(fmax(0, (double)(sum2 - *last_s2) / n - avg * avg)) : 0;
 	if (bar) {
-		double el = (now - run->start_us) / 1e6;
-		double total = run->o->warmup + run->o->duration;
-		fprintf(stderr, "\r%s: %5.0f/%.0f s %10.1f tps, lat %.3f ms, %lld failed  ",
-			error_program(), el, total, tps, avg / 1000,
-			(long long)errs);
+		/* [#########...........]  12/30 s   1234.5 tps  0 failed: the
+		 * time done (warm-up included), or with --transactions the
+		 * transactions done of clients x N */
+		char cells[BAR_WIDTH + 1];
+		double frac, el = (now - run->start_us) / 1e6;
+		int64_t total_tx = run->o->transactions * run->o->clients;
+		if (run->o->transactions)
+			frac = total_tx > 0 ? (double)cnt / (double)total_tx : 0;
+		else
+			frac = el / (run->o->warmup + run->o->duration);
+		frac = frac < 0 ? 0 : frac > 1 ? 1 : frac;
+		for (int i = 0; i < BAR_WIDTH; i++)
+			cells[i] = i < (int)(frac * BAR_WIDTH + 0.5) ? '#' : '.';
+		cells[BAR_WIDTH] = '\0';
+		bj.bar = 1;
+		if (run->o->transactions)
+			fprintf(stderr, "\r[%s] %lld/%lld tx %10.1f tps  %lld failed ", cells,
+				(long long)cnt, (long long)total_tx, tps, (long long)errs);
+		else
+			fprintf(stderr, "\r[%s] %5.1f/%.0f s %10.1f tps  %lld failed ", cells, el,
+				run->o->warmup + run->o->duration, tps, (long long)errs);
 	} else {
 		fprintf(stderr, "progress: %.1f s, %.1f tps, lat %.3f ms stddev %.3f, %lld failed\n",
 			(now - run->start_us) / 1e6, tps, avg / 1000, sd / 1000,
@@ -611,8 +630,8 @@ static void *thread_body(void *arg)
 	struct pollfd *pfd = xcalloc((size_t)t->nclients, sizeof(*pfd));
 	struct client **waiting = xcalloc((size_t)t->nclients, sizeof(*waiting));
 	int progress = t->id == 0 && run->o->progress > 0;
-	int bar = t->id == 0 && !run->o->progress && !run->o->quiet && isatty(2) &&
-		  !run->o->transactions;
+	/* a bar only for a person watching: stderr is a terminal */
+	int bar = t->id == 0 && !run->o->progress && !run->o->quiet && isatty(2);
 	int64_t next_report = 0, last_t = 0, last_c = 0, last_s = 0, last_e = 0;
 	uint64_t last_s2 = 0;
 
@@ -647,7 +666,7 @@ static void *thread_body(void *arg)
 
 	if (progress || bar) {
 		last_t = run->start_us;
-		next_report = run->start_us + (progress ? run->o->progress : 1) * 1000000LL;
+		next_report = run->start_us + (progress ? run->o->progress * 1000000LL : BAR_EVERY_US);
 	}
 	for (;;) {
 		int nwait = 0, active = 0, timeout = 1000, r;
@@ -671,7 +690,7 @@ static void *thread_body(void *arg)
 			if (now >= next_report) {
 				progress_report(run, now, &last_t, &last_c, &last_s, &last_s2,
 						&last_e, bar);
-				next_report += (progress ? run->o->progress : 1) * 1000000LL;
+				next_report += progress ? run->o->progress * 1000000LL : BAR_EVERY_US;
 			}
 			timeout = (int)((next_report - now + 999) / 1000);
 			if (timeout < 0)
@@ -714,8 +733,10 @@ static void *thread_body(void *arg)
 			if (pfd[i].revents && waiting[i]->state != CS_ABORTED)
 				client_run(run, t, waiting[i]);
 	}
-	if (bar)
-		fprintf(stderr, "\r%*s\r", 70, "");
+	if (bar) {
+		fprintf(stderr, "\r%*s\r", BAR_WIDTH + 50, "");
+		bj.bar = 0;
+	}
 out:
 	for (int i = 0; i < t->nclients; i++) {
 		struct client *c = &t->clients[i];
@@ -831,6 +852,8 @@ static void bench_interrupted(int sig, const char *what)
 	{
 		const char *p = error_program();
 		ssize_t r;
+		if (bj.bar)     /* wipe the bar: the message gets a line of its own */
+			r = write(2, "\r\033[K", 4);
 		r = write(2, p, strlen(p));
 		r = write(2, ": interrupted by ", 17);
 		r = write(2, name, strlen(name));
@@ -1044,8 +1067,9 @@ static void usage(FILE *fp)
 "      --json FILE        write all results as JSON\n"
 "  -q, --quiet            no progress bar, load messages or server-user notice\n"
 "\n"
-"--json FILE is also written when the run fails or is interrupted (\"valid\":\n"
-"false, \"exit_code\", \"error\").\n"
+"The progress bar (stderr a terminal, no --progress) shows the time done, or\n"
+"with --transactions the transactions done.  --json FILE is also written when\n"
+"the run fails or is interrupted (\"valid\": false, \"exit_code\", \"error\").\n"
 "\n"
 "Root: initdb and postgres refuse to run as root, so when pgbuild runs as root\n"
 "the private cluster's server runs as the user $PGBUILD_SERVER_USER (default\n"

@@ -79,8 +79,17 @@ like "progress lines on stderr" "$("$P" bench --prefix "$PGPREFIX" -q --set fsyn
 like "human summary on stdout" "$("$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W select1 -t 10 2>/dev/null | tr '\n' ' ')" \
 	'transactions: 10, tps: [0-9.]+.*result: valid'
 
-# stderr of a run without --quiet
+# the progress bar: drawn (time done, or transactions done with -t) only
+# when stderr is a terminal
+bar_out=$(script -qec "'$P' bench --prefix '$PGPREFIX' --set fsync=off -W select1 -c 2 -T 2 >/dev/null" /dev/null | tr '\r' '\n')
+like "progress bar on a terminal (duration)" "$bar_out" '^\[#+\.*\] +[0-9.]+/2 s +[0-9.]+ tps  0 failed'
+bar_out=$(script -qec "'$P' bench --prefix '$PGPREFIX' --set fsync=off -W select1 -c 2 -t 20000 >/dev/null" /dev/null | tr '\r' '\n')
+like "progress bar on a terminal (--transactions)" "$bar_out" '^\[#+\.*\] [0-9]+/40000 tx +[0-9.]+ tps  0 failed'
+bar_out=$(script -qec "'$P' bench --prefix '$PGPREFIX' -q --set fsync=off -W select1 -c 2 -T 2 >/dev/null" /dev/null | tr '\r' '\n')
+is "no progress bar with --quiet" "$(printf '%s\n' "$bar_out" | grep -c '^\[')" 0
 "$P" bench --prefix "$PGPREFIX" --set fsync=off -W select1 -c 2 -T 2 >/dev/null 2>"$TMP/notty.err"
+is "no progress bar when stderr is not a terminal" "$(grep -c $'\r\|\[#' "$TMP/notty.err")" 0
+
 # as root: one line says who runs the server, and the JSON records it
 if [ "$(id -u)" = 0 ]; then
 	like "root: the server user is named on stderr" "$(cat "$TMP/notty.err")" \
