@@ -1049,8 +1049,10 @@ static void usage(FILE *fp)
 "  --datadir-template DIR reuse loaded data directories kept in DIR (made once)\n"
 "Workload:\n"
 "  -W, --workload NAME    select-only (default), tpcb, select1, point-select,\n"
-"                         tpcc-lite, sql (with --file), or sql:FILE\n"
-"  -f, --file FILE        pgbench-style script for the sql workload\n"
+"                         tpcc-lite, sql FILE (or sql:FILE, or sql --file FILE)\n"
+"  -f, --file FILE        pgbench-style script for the sql workload; the pgbench\n"
+"                         tables are loaded (private cluster) or required\n"
+"                         (--connect) only if it names a pgbench_ table\n"
 "  -M, --protocol P       simple, extended or prepared (default)\n"
 "  -s, --scale N          pgbench scale / tpcc-lite warehouses (default 1)\n"
 "Load:\n"
@@ -1595,6 +1597,9 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 			return bad_usage();
 		}
 	}
+	/* --workload sql FILE: the script as the one argument left */
+	if (optind < argc && !strcmp(o.workload, "sql") && !o.file)
+		o.file = argv[optind++];
 	if (optind < argc) {
 		error("unexpected argument \"%s\"", argv[optind]);
 		return bad_usage();

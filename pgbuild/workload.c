@@ -275,12 +275,16 @@ int bench_workload_init(struct bench_workload *w, const char *name, const char *
 		const char *base;
 		int r;
 		if (!file)
-			return error("--workload sql needs a script: --file FILE (or sql:FILE)");
+			return error("--workload sql needs a script: --workload sql FILE, "
+				     "--file FILE or sql:FILE");
 		if (strbuf_read_file(&sb, file) < 0) {
 			strbuf_release(&sb);
 			return error("cannot read script \"%s\": %m", file);
 		}
-		w->data = DATA_PGBENCH;
+		/* the pgbench tables only for a script that uses them: one
+		 * that does not must run on any --connect server, and gets
+		 * no data loaded on a private cluster */
+		w->data = strcasestr(sb.buf, "pgbench_") ? DATA_PGBENCH : DATA_NONE;
 		base = strrchr(file, '/');
 		r = add_script(w, base ? base + 1 : file, 1, sb.buf, file);
 		strbuf_release(&sb);

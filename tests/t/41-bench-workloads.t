@@ -79,6 +79,38 @@ like "progress lines on stderr" "$("$P" bench --prefix "$PGPREFIX" -q --set fsyn
 like "human summary on stdout" "$("$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W select1 -t 10 2>/dev/null | tr '\n' ' ')" \
 	'transactions: 10, tps: [0-9.]+.*result: valid'
 
+# --workload sql FILE (the script as the argument after sql), besides
+# -f FILE and sql:FILE; a script that names no pgbench_ table gets no
+# pgbench data loaded, and runs on a --connect server without those tables
+cat > "$TMP/plain.sql" <<'SQL'
+\set n random(1, 1000)
+SELECT CAST(:n AS int) + CAST(:client_id AS int) AS x;
+\gset
+SQL
+ok "--workload sql FILE runs" "$P" bench --prefix "$PGPREFIX" -q --set fsync=off \
+	--workload sql "$TMP/custom.sql" -c 2 -t 50 --json "$TMP/sqlarg.json"
+is "--workload sql FILE: the script ran" \
+	"$(json_get "$TMP/sqlarg.json" '$d->{script} . " " . $d->{transactions} . " " . $d->{valid}')" "$TMP/custom.sql 100 1"
+ok "-W sql FILE before other options" "$P" bench --prefix "$PGPREFIX" -q --set fsync=off \
+	-W sql "$TMP/plain.sql" -t 20 --json "$TMP/plain.json"
+is "a script without pgbench tables: nothing loaded" "$(json_get "$TMP/plain.json" '$d->{environment}{dataset} . " " . $d->{valid}')" "none 1"
+"$P" bench --prefix "$PGPREFIX" -q -W sql a.sql b.sql >/dev/null 2>"$TMP/err2"
+like "-W sql with two files: unexpected argument" "$?:$(cat "$TMP/err2")" '^2:.*unexpected argument "b.sql"'
+S=$TMP/srv
+if srv_start "$S"; then
+	trap 'srv_stop "$S"; tap_cleanup' EXIT
+	ok "--connect: a script without pgbench tables needs none" "$P" bench --connect "$SRV" -q \
+		--workload sql "$TMP/plain.sql" -c 2 -t 30 --json "$TMP/conn-plain.json"
+	is "--connect: ran and valid" "$(json_get "$TMP/conn-plain.json" '$d->{transactions} . " " . $d->{valid}')" "60 1"
+	"$P" bench --connect "$SRV" -q -W sql "$TMP/custom.sql" -t 5 >/dev/null 2>"$TMP/err3"
+	like "--connect: a script using pgbench tables still requires them" "$?:$(cat "$TMP/err3")" \
+		'^2:.*the pgbench tables are not there'
+	srv_stop "$S"
+else
+	diag "$(cat "$S"/*.log 2>/dev/null)"
+	ok "# SKIP cannot start a server for --connect" true
+fi
+
 # the progress bar: drawn (time done, or transactions done with -t) only
 # when stderr is a terminal
 bar_out=$(script -qec "'$P' bench --prefix '$PGPREFIX' --set fsync=off -W select1 -c 2 -T 2 >/dev/null" /dev/null | tr '\r' '\n')
