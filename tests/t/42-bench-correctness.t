@@ -29,6 +29,8 @@ is "bench counted 1000 transactions" "$(json_get "$TMP/so.json" '$d->{transactio
 like "server counted them all (pg_stat_database delta $d)" "$(( d >= 1000 && d < 1050 ? 1 : 0 ))" '^1$'
 like "bench's own commit check is exact" "$(json_get "$TMP/so.json" '$d->{invariants}{xact_commits}{detail}')" \
 	'clients committed 1000, server counted 1000 \(exact\)'
+like "on --connect, more is allowed (other sessions)" "$(json_get "$TMP/so.json" '$d->{invariants}{xact_commits}{detail}')" \
+	'not our server: other sessions may commit'
 is "no server log check on a server we did not start" "$(json_get "$TMP/so.json" '$d->{invariants}{server_log}{ok}')" null
 
 h0=$(srv_psql "SELECT count(*) FROM pgbench_history")
@@ -95,6 +97,32 @@ wait $bp
 is "crash: exit 2 (clients aborted)" "$?" 2
 is "crash: server log check failed" "$(json_get "$TMP/crash.json" '$d->{invariants}{server_log}{ok}')" 0
 like "crash: log line quoted" "$(json_get "$TMP/crash.json" '$d->{invariants}{server_log}{detail}')" 'terminated by signal 11'
+
+# --- on a private cluster with autovacuum off nobody else commits: the
+# server must count exactly what the clients committed; one extra commit
+# from outside during the run fails the check (exit 1) ---
+"$P" bench --prefix "$PGPREFIX" -q --set fsync=off --set autovacuum=off -W tpcb -c 2 -T 1 \
+	--json "$TMP/exact.json" >/dev/null 2>&1
+is "private cluster: exit 0" "$?" 0
+like "private cluster: commits counted exactly" "$(json_get "$TMP/exact.json" '$d->{invariants}{xact_commits}{ok} . " " . $d->{invariants}{xact_commits}{detail}')" \
+	'^1 clients committed ([0-9]+), server counted \1 \(exact\) \(private cluster, autovacuum off: must be equal\)$'
+"$P" bench --prefix "$PGPREFIX" -q --set fsync=off --set autovacuum=off -W select1 -c 2 -T 4 \
+	--json "$TMP/extra.json" >/dev/null 2>"$TMP/extra.err" &
+bp=$!
+pm=
+for _ in $(seq 100); do
+	sleep 0.1
+	pm=$(pgrep -f "postgres -D $TMP/pgbuild-" | head -1)
+	[ -n "$pm" ] && [ "$(pgrep -P "$pm" -f 'postgres: postgres postgres' | wc -l)" -ge 3 ] && break
+done
+sock=$(ls -d "$TMP"/pgbuild-* | head -1)
+"$PGBIN/psql" -X -Atq -h "$sock" -p 54329 -U postgres -d postgres -c "SELECT 1" >/dev/null
+wait $bp
+is "an outside commit on the private cluster: exit 1" "$?" 1
+like "an outside commit on the private cluster: the check says so" "$(cat "$TMP/extra.err")" \
+	'check xact_commits failed: clients committed [0-9]+, server counted [0-9]+ \(more\) \(private cluster, autovacuum off: must be equal\)'
+like "private cluster with autovacuum on: more is allowed, and why" \
+	"$(json_get "$TMP/bad.json" '$d->{invariants}{xact_commits}{detail}')" '\(autovacuum on: its workers commit too\)$'
 
 # --- --keep and --datadir-template ---
 ok "--keep" "$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W select1 -t 5 --keep
