@@ -2,7 +2,10 @@
 # 40-bench-pg.t - pgbuild bench on the PostgreSQL 15 this project built (the
 # shared "base" build): every built-in workload runs on a private cluster of
 # that install and passes its checks; the environment carries the install's
-# pg_config --cflags; a data directory template is made once and reused.
+# pg_config --cflags; a data directory template is made once and reused;
+# and the bench suites t/41, t/42 and t/43 (workloads, correctness checks,
+# signals) pass against that install too (tests/lib/bench.sh takes its
+# PostgreSQL from PGOPT_TEST_PGPREFIX).
 . "$(dirname "$0")/lib.sh"
 P=$B/bin/pgbuild
 prefix=$(e2e_build base none) || { echo "1..0 # SKIP base build failed"; exit 0; }
@@ -24,5 +27,12 @@ ok "second select-only run reuses the template" e2e_heavy "$P" bench --prefix "$
 	--set fsync=off -W select-only -t 100 --datadir-template "$TMP/tmpl" --json "$TMP/again.json"
 like "template used" "$(perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0]; print decode_json(<$f>)->{environment}{dataset}' "$TMP/again.json")" \
 	'from template'
+
+# the bench suites, each a whole TAP file, on this install (under the heavy
+# lock like every step here; their scratch directories go under $TMP)
+for suite in 41-bench-workloads 42-bench-correctness 43-bench-signals; do
+	ok "tests/t/$suite.t passes on the project's build" e2e_heavy \
+		env PGOPT_TEST_PGPREFIX="$prefix" PGOPT_BUILD="$B" bash "$TOP/tests/t/$suite.t"
+done
 is "no cluster directory left behind" "$(ls "$TMP" | grep -c pgbuild-)" 0
 done_testing
