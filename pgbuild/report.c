@@ -205,7 +205,13 @@ int report_load_log(struct report_data *rd, const char *logdir)
 		}
 		tu = json_get_str(v, "tu");
 		kind = json_get_str(v, "kind");
-		if (tu && kind && (!strcmp(kind, "compile") || !strcmp(kind, "passthrough"))) {
+		/* units are compiles; a passthrough counts only when the whole build
+		 * was passed through (PGOPT_PASSTHROUGH), never a configure or meson
+		 * probe, a preprocess or a dependency run */
+		if (tu && kind && (!strcmp(kind, "compile") ||
+				   (!strcmp(kind, "passthrough") &&
+				    !strcmp(json_get_str(v, "reason") ? json_get_str(v, "reason") : "",
+					    "passthrough_env")))) {
 			const struct json_value *added = json_get(v, "added");
 			const struct json_value *removed = json_get(v, "removed");
 			size_t k;

@@ -35,7 +35,7 @@ like "candidate reused, not rebuilt" "$(cat "$W/logs/candidate.log")" "^reused $
 is "candidate binary untouched" "$(stat -c %Y "$cand/bin/postgres")" "$stamp"
 like "verify stage done" "$(cat "$TMP/1.err")" '\[3/6\] verify +done'
 like "regress stage done" "$(cat "$TMP/1.err")" '\[4/6\] regress +done'
-ok "no gate result yet" test ! -e "$W/gate.json"
+ok "no gate verdict yet (none, or the interrupted gate's)" bash -c "! test -e '$W/gate.json' || grep -q '\"verdict\":\"interrupted\"' '$W/gate.json'"
 
 # 2: resume
 e2e_heavy "$P" "${args[@]}" >"$TMP/2.out" 2>"$TMP/2.err"

@@ -37,6 +37,11 @@ build() { # NAME POLICY
 }
 ok "build A (no policy)" build a none
 ok "build B (hot.policy)" build b "$TMP/hot.policy"
+# a configure-style probe in the same log: logged with its tu, never a unit
+printf 'int main(void) { return 0; }\n' > conftest.c
+PGOPT_POLICY=$TMP/hot.policy PGOPT_LOGDIR=$TMP/b/log PGOPT_ROOT=$TMP \
+	"$B/bin/pgoptcc" gcc -c conftest.c -o conftest.o
+like "the probe is logged with its tu" "$(tail -n1 b/log/compile.jsonl)" '"reason":"conftest".*"tu":"conftest.c"|"tu":"conftest.c".*"reason":"conftest"'
 
 "$B/bin/pgbuild" report --log b/log --inspect-baseline a/prog --inspect b/prog \
 	--json report.json --html report.html >out 2>err
@@ -45,6 +50,7 @@ is "report exits 0" "$?" 0
 like "one of two units changed" "$(cat out)" "per-file flags: 1 of 2 translation units changed"
 like "the changed unit and its flags" "$(grep 'src/hot/loop.c' out)" "src/hot/loop.c +\+ -O3 --param=max-inline-insns-auto=60"
 ok "the unchanged unit is not listed" bash -c "! grep -q 'src/cold/main.c' out"
+ok "the configure probe is not a unit" bash -c "! grep -q 'conftest' out"
 like "functions section" "$(cat out)" "functions: A [0-9]+, B [0-9]+"
 json() { perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die; my $d = decode_json(<$f>);
 	my $r = eval $ARGV[1]; die $@ if $@; print defined $r ? $r : "undef"' "$1" "$2"; }
