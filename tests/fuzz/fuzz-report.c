@@ -15,6 +15,9 @@
  * checks that nothing is left.  The JSON parser itself, on exact-size
  * buffers, is fuzz-json.c's.
  */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,21 +43,53 @@ const char *pgbuild_self(void)
 /*
  * The input goes to a memfd (no disk writes, which made the harness 15 times
  * slower); DIR/compile.jsonl is a symbolic link to it, and the gate result
- * is read through the same /proc/self/fd/N name.
+ * is read through the same /proc/self/fd/N name.  DIR, /tmp/fuzz-report.PID.*,
+ * is removed at exit; a crash leaves it, so each run first removes those of
+ * processes that are gone.
  */
-static char dir[] = "/tmp/fuzz-report.XXXXXX";
+static char dir[64];
 static char *log_path, *gate_path;
 static int memfd = -1;
 static FILE *devnull;
 
+static void remove_dir(const char *d)
+{
+	char *f = xasprintf("%s/compile.jsonl", d);
+	unlink(f);
+	rmdir(d);
+	free(f);
+}
+
 static void cleanup(void)
 {
-	unlink(log_path);
-	rmdir(dir);
+	remove_dir(dir);
+}
+
+static void remove_stale_dirs(void)
+{
+	static const char prefix[] = "fuzz-report.";
+	DIR *d = opendir("/tmp");
+	struct dirent *e;
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		long pid;
+		if (strncmp(e->d_name, prefix, sizeof(prefix) - 1))
+			continue;
+		pid = strtol(e->d_name + sizeof(prefix) - 1, NULL, 10);
+		if (pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
+			char *path = xasprintf("/tmp/%s", e->d_name);
+			remove_dir(path);
+			free(path);
+		}
+	}
+	closedir(d);
 }
 
 static void setup(void)
 {
+	remove_stale_dirs();
+	snprintf(dir, sizeof(dir), "/tmp/fuzz-report.%ld.XXXXXX", (long)getpid());
 	memfd = memfd_create("fuzz-report", 0);
 	if (memfd < 0 || !mkdtemp(dir))
 		abort();
