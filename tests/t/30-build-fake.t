@@ -190,6 +190,10 @@ nok "hot list: the policy hash changed" test "$(json policy.sha256 < "$LR")" = "
 is "hot list: the build was not taken as unchanged (dry run of 3 objects)" \
 	"$(json incremental.checked_objects < "$LR")" 3
 is "hot list: the record holds the new list" "$(json policy.files.0.content < "$LR")" $'a\nb'
+is "hot list: every object the list applies to is recompiled (pgoptcc passes the list's digest)" \
+	"$(json incremental.invalidated < "$LR")" 3
+like "hot list: b is now hot (verify --baseline)" \
+	"$("$P" verify --prefix "$TMP/lk" --baseline "$TMP/out" | grep '^size: .text.hot')" 'hot 0 -> 2 functions'
 
 # --- a record in the binary that no object on the link line accounts for ---
 cp -r "$TMP/lk" "$TMP/lkx"
