@@ -1008,6 +1008,33 @@ static int load_policy(struct build *b)
 	return 0;
 }
 
+/*
+ * The hash pgbuild build records as policy.sha256 for a policy: its text and
+ * every file it names (hot/cold lists); "none" hashes the empty text.  NULL,
+ * with the error printed, when the policy is unreadable or rejected.
+ */
+char *pgbuild_policy_sha(const char *policy)
+{
+	struct build b;
+	char *sha = NULL;
+
+	memset(&b, 0, sizeof(b));
+	b.o.policy = policy;
+	strvec_init(&b.policy_refs);
+	strvec_init(&b.policy_ref_text);
+	if (load_policy(&b) == 0) {
+		sha = b.policy_sha;
+		b.policy_sha = NULL;
+	}
+	strbuf_release(&b.policy_text);
+	strvec_clear(&b.policy_refs);
+	strvec_clear(&b.policy_ref_text);
+	free(b.policy);
+	free(b.lto_mode);
+	free(b.policy_sha);
+	return sha;
+}
+
 static void setup_env(struct build *b)
 {
 	const char *pfx = getenv("PGOPT_PREFIX");

@@ -31,6 +31,8 @@ const char *pgbuild_self(void);
 const char *pgbuild_libdir(void);
 /* Absolute path of pgoptcc next to pgbuild. */
 const char *pgbuild_pgoptcc(void);
+/* policy.sha256 as pgbuild build records it (text + named lists); NULL on error */
+char *pgbuild_policy_sha(const char *policy);
 
 /*
  * Option values (options.c).  Numbers: the whole string, range-checked; on

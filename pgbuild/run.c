@@ -179,20 +179,6 @@ static void fmt_secs(char *buf, size_t n, double s)
 		snprintf(buf, n, "%.1fs", s);
 }
 
-static char *sha256_file(const char *path)
-{
-	struct child_process cp = CHILD_PROCESS_INIT;
-	struct strbuf out = STRBUF_INIT;
-	char *r = NULL;
-	strvec_pushl(&cp.args, "sha256sum", "--", path, NULL);
-	cp.no_stdin = 1;
-	if (capture_command(&cp, &out, 0) == 0 && out.len >= 64)
-		r = xstrndup(out.buf, 64);
-	child_process_clear(&cp);
-	strbuf_release(&out);
-	return r;
-}
-
 /* sha256 of the empty text: what pgbuild build records for --policy none */
 #define SHA256_EMPTY "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
@@ -582,9 +568,10 @@ PGBUILD_COMMAND(run, "the whole pipeline: builds, verify, regress, gate, report 
 		goto out;
 	}
 	r.policy_abs = absolute(r.policy);
-	r.policy_sha = sha256_file(r.policy_abs);
+	/* the hash the build records covers the hot/cold lists too */
+	r.policy_sha = pgbuild_policy_sha(r.policy_abs);
 	if (!r.policy_sha) {
-		error("cannot hash the policy %s (sha256sum)", r.policy_abs);
+		error("cannot hash the policy %s", r.policy_abs);
 		goto out;
 	}
 	r.workdir = workdir_alloc = absolute(r.workdir);
