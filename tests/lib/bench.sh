@@ -45,3 +45,13 @@ json_get() {
 		my $d = decode_json(<$f>); my $v = eval $ARGV[1]; die $@ if $@;
 		print defined $v ? (ref $v eq "JSON::PP::Boolean" ? ($v ? 1 : 0) : $v) : "null", "\n"' "$1" "$2"
 }
+
+# pids_alive PID...: how many of these processes still live (zombies
+# reparented to a non-reaping pid 1 in containers do not count).
+pids_alive() {
+	local p s
+	for p in "$@"; do
+		s=$(ps -o stat= -p "$p" 2>/dev/null)
+		[ -n "$s" ] && [ "${s#Z}" = "$s" ] && echo "$p"
+	done | wc -l
+}

@@ -20,14 +20,6 @@ descendants() {
 		descendants "$c"
 	done
 }
-# Those of the pids seen that still live (zombies reparented to a
-# non-reaping pid 1 in containers do not count).
-alive() {
-	for p in $seen; do
-		s=$(ps -o stat= -p "$p" 2>/dev/null)
-		[ -n "$s" ] && [ "${s#Z}" = "$s" ] && echo "$p"
-	done | wc -l
-}
 leftover_dirs() { find "$TMP" -maxdepth 1 -name 'pgbuild-*' | wc -l; }
 # backends of user postgres in database postgres (the loader, our control
 # connection, the clients) under the postmaster below pid
@@ -68,7 +60,7 @@ while read -r sig stage wl; do
 	rc=$?
 	want=$((128 + $(kill -l "$sig")))
 	is "$name: exit $want" "$rc" "$want"
-	is "$name: no process left (of $(echo $seen | wc -w) seen)" "$(alive)" 0
+	is "$name: no process left (of $(echo $seen | wc -w) seen)" "$(pids_alive $seen)" 0
 	is "$name: no directory left" "$(leftover_dirs)" 0
 	is "$name: one line on stderr" "$(wc -l <"$TMP/err")" 1
 	case $stage in

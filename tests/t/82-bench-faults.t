@@ -13,14 +13,6 @@
 P=$B/bin/pgbuild
 cd "$TMP" || exit 1
 
-# Processes of the cluster seen during the run that still live (zombies
-# reparented to a non-reaping pid 1 in containers do not count).
-alive() {
-	for p in $procs; do
-		s=$(ps -o stat= -p "$p" 2>/dev/null)
-		[ -n "$s" ] && [ "${s#Z}" = "$s" ] && echo "$p"
-	done | wc -l
-}
 leftover_dirs() { find "$TMPDIR" -maxdepth 1 -name 'pgbuild-*' | wc -l; }
 stale='{"valid":true,"tps":1,"exit_code":0}'
 # json_invalid TITLE FILE EXIT ERROR_REGEX: FILE replaced by an invalid result
@@ -60,7 +52,7 @@ finish() {
 	else
 		like "$name: clear error" "$(grep -v '^\(WARNING\|DETAIL\|HINT\|FATAL\):' "$TMP/$name.err" | head -n 3)" "$re"
 	fi
-	is "$name: no server process left" "$(alive)" 0
+	is "$name: no server process left" "$(pids_alive $procs)" 0
 	is "$name: no cluster directory left" "$(leftover_dirs)" 0
 	json_invalid "$name" "$TMP/$name.json" "$want" "${5:-.}"
 }
