@@ -448,6 +448,9 @@ static void plot_latency(struct strbuf *o, const struct gate_workload *w)
 	p.logy = 1;
 	p.y0 = pow(10, floor(log10(ymin)));
 	p.y1 = pow(10, ceil(log10(ymax * 1.0001)));
+	/* a latency near DBL_MAX (a corrupt result) has no decade to draw */
+	if (!isfinite(p.y1) || !(p.y0 > 0))
+		return;
 	plot_begin(&p, title, "percentile", "latency ms (log scale)", 0);
 	for (int i = 0; i < 5; i++)
 		strbuf_addf(o, "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>",

@@ -255,7 +255,8 @@ int report_load_log(struct report_data *rd, const char *logdir)
 		rd->tus_unchanged = rd->nr_tus - w;
 		rd->nr_tus = w;
 	}
-	qsort(rd->tus, rd->nr_tus, sizeof(*rd->tus), cmp_tu);
+	if (rd->nr_tus)
+		qsort(rd->tus, rd->nr_tus, sizeof(*rd->tus), cmp_tu);
 	rd->have_log = 1;
 	strbuf_release(&line);
 	free(path);
@@ -409,7 +410,8 @@ static void load_records(const char *path, struct fn_table *t)
 static void fn_sort_merge(struct fn_table *t)
 {
 	size_t w = 0;
-	qsort(t->v, t->nr, sizeof(*t->v), cmp_fn_entry);
+	if (t->nr)
+		qsort(t->v, t->nr, sizeof(*t->v), cmp_fn_entry);
 	for (size_t i = 0; i < t->nr; i++) {
 		if (w && !strcmp(t->v[w - 1].name, t->v[i].name)) {
 			struct fn_entry *d = &t->v[w - 1];
@@ -537,7 +539,8 @@ int report_load_inspect(struct report_data *rd, const char *a, const char *b)
 		}
 		rd->nr_fns = w;
 	}
-	qsort(rd->fns, rd->nr_fns, sizeof(*rd->fns), cmp_report_fn);
+	if (rd->nr_fns)
+		qsort(rd->fns, rd->nr_fns, sizeof(*rd->fns), cmp_report_fn);
 	rd->have_inspect = 1;
 	fn_table_clear(&sa);
 	fn_table_clear(&sb);

@@ -113,6 +113,14 @@ static void test_globs(void **state)
 		{ "x\\*.c", "xy.c", 0 },
 		{ "*.c", "a.c", 1 },
 		{ "*.c", "src/a.c", 0 },
+		/* many wildcards: each (glob, path) position pair is tried once, so
+		 * these answer at once instead of backtracking exponentially */
+		{ "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b",
+		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 0 },
+		{ "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a",
+		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 1 },
+		{ "**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/x.c", "a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/y.c", 0 },
+		{ "**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/y.c", "a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/y.c", 1 },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
