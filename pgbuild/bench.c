@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "bench.h"
 #include "cluster.h"
 #include "histogram.h"
@@ -796,20 +797,6 @@ static void bench_note_error(const char *msg)
 		snprintf(bj.error, sizeof(bj.error), "%s", msg);
 }
 
-/* write(2) all of buf; async-signal-safe.  0 or -1. */
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 static const char *signal_name(int sig)
 {

@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "classify.h"
 #include "compilelog.h"
 #include "error.h"
@@ -556,18 +557,6 @@ static int plugin_failed_to_load(const char *err, const char *plugin)
 	return r;
 }
 
-static void write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		p += n;
-		len -= (size_t)n;
-	}
-}
 
 /* Special options handled by pgoptcc itself; they never reach gcc. */
 static int own_option(int argc, char **argv)
@@ -774,7 +763,7 @@ int main(int argc, char **argv)
 			inv.res.changed = 0;
 			code = run_compiler(&inv, &inv.orig, NULL);
 		} else {
-			write_all(2, err.buf, err.len);
+			(void)write_all(2, err.buf, err.len);
 		}
 		strbuf_release(&err);
 	} else {

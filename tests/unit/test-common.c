@@ -10,10 +10,12 @@
 #include <string.h>
 #include <errno.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "dir.h"
+#include "fdio.h"
 #include "json.h"
 #include "run-command.h"
 #include "strbuf.h"
@@ -171,6 +173,39 @@ static void test_run_command(void **state)
 	strbuf_release(&out);
 }
 
+static void test_write_all(void **state)
+{
+	int fds[2];
+	char big[200000], back[200000];
+	size_t got = 0;
+	int status;
+	(void)state;
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (char)('a' + i % 26);
+	assert_int_equal(pipe(fds), 0);
+	/* more than a pipe holds: a reader drains it while write_all goes on */
+	if (fork() == 0) {
+		close(fds[0]);
+		_exit(write_all(fds[1], big, sizeof(big)) == 0 ? 0 : 1);
+	}
+	close(fds[1]);
+	for (;;) {
+		ssize_t n = read(fds[0], back + got, sizeof(back) - got);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fds[0]);
+	assert_true(wait(&status) > 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(got, sizeof(big));
+	assert_memory_equal(back, big, sizeof(big));
+	/* a closed descriptor is an error with errno set */
+	errno = 0;
+	assert_int_equal(write_all(fds[1], "x", 1), -1);
+	assert_int_equal(errno, EBADF);
+}
+
 static void test_mkdir_p(void **state)
 {
 	char top[] = "/tmp/pgopt-mkdir-XXXXXX";
@@ -209,6 +244,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strbuf),
+		cmocka_unit_test(test_write_all),
 		cmocka_unit_test(test_strvec),
 		cmocka_unit_test(test_json_writer),
 		cmocka_unit_test(test_json_reader),

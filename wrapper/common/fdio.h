@@ -1,0 +1,17 @@
+/*
+ * fdio.h - writing to file descriptors.
+ */
+#ifndef PGOPT_FDIO_H
+#define PGOPT_FDIO_H
+
+#include <stddef.h>
+
+/*
+ * write(2) all len bytes of buf to fd, going on after short writes and
+ * EINTR.  Async-signal-safe (no allocation, no stdio), so signal handlers
+ * may use it.  Returns 0, or -1 with errno set (0 bytes written counts as
+ * an error: EIO).
+ */
+int write_all(int fd, const void *buf, size_t len);
+
+#endif
