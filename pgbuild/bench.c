@@ -1187,10 +1187,7 @@ static void json_environment(struct json_writer *jw, const struct bench_opts *o,
 	json_key(jw, "dataset"); json_string(jw, env->dataset);
 	json_key(jw, "server_user"); json_string(jw, env->server_user);
 	json_key(jw, "settings_requested");
-	json_array_begin(jw);
-	for (size_t i = 0; i < o->settings.nr; i++)
-		json_string(jw, o->settings.v[i]);
-	json_array_end(jw);
+	json_strvec(jw, &o->settings);
 	json_key(jw, "settings");
 	json_object_begin(jw);
 	if (conn && PQstatus(conn) == CONNECTION_OK) {

@@ -862,10 +862,7 @@ static void write_record(struct build *b, int ok)
 	json_key(&jw, "ranlib"); json_string(&jw, b->ranlib);
 	json_object_end(&jw);
 	json_key(&jw, "configure_args");
-	json_array_begin(&jw);
-	for (size_t i = 0; i < b->configure.nr; i++)
-		json_string(&jw, b->configure.v[i]);
-	json_array_end(&jw);
+	json_strvec(&jw, &b->configure);
 	json_key(&jw, "environment");
 	json_object_begin(&jw);
 	for (size_t i = 0; i < b->env.nr; i++) {

@@ -355,10 +355,7 @@ static char *settings_json(const struct gate_opts *o)
 	json_key(&jw, "counter"); json_string(&jw, instr_counter_name(o->counter));
 	json_key(&jw, "cpus"); json_string(&jw, o->cpus);
 	json_key(&jw, "set");
-	json_array_begin(&jw);
-	for (size_t i = 0; i < o->settings.nr; i++)
-		json_string(&jw, o->settings.v[i]);
-	json_array_end(&jw);
+	json_strvec(&jw, &o->settings);
 	json_object_end(&jw);
 	return strbuf_detach(&sb, NULL);
 }

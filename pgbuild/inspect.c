@@ -306,10 +306,7 @@ static void json_unit(const struct inspect_opts *o, struct json_writer *jw,
 	}
 	unit_flags(obj, u->unit, nunits, &flags);
 	json_key(jw, "flags");
-	json_array_begin(jw);
-	for (size_t i = 0; i < flags.nr; i++)
-		json_string(jw, flags.v[i]);
-	json_array_end(jw);
+	json_strvec(jw, &flags);
 	strvec_clear(&flags);
 
 	json_key(jw, "functions");

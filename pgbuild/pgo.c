@@ -681,15 +681,9 @@ PGBUILD_COMMAND(pgo, "profile-guided build: instrument, train on workloads, -fpr
 		json_key(&jw, "gcda_files"); json_int(&jw, gcda);
 		json_key(&jw, "use_flags"); json_string(&jw, PGO_USE_CFLAGS);
 		json_key(&jw, "files");
-		json_array_begin(&jw);
-		for (size_t i = 0; i < o.files.nr; i++)
-			json_string(&jw, o.files.v[i]);
-		json_array_end(&jw);
+		json_strvec(&jw, &o.files);
 		json_key(&jw, "stale");
-		json_array_begin(&jw);
-		for (size_t i = 0; i < stale.nr; i++)
-			json_string(&jw, stale.v[i]);
-		json_array_end(&jw);
+		json_strvec(&jw, &stale);
 		json_key(&jw, "seconds");
 		json_object_begin(&jw);
 		json_key(&jw, "instrumented_build"); json_double(&jw, t_instr);

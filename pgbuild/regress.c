@@ -227,15 +227,9 @@ static void suite_json(struct json_writer *jw, const struct suite *s)
 	json_key(jw, "make_exit"); json_int(jw, s->make_exit);
 	json_key(jw, "log"); json_string(jw, s->log);
 	json_key(jw, "failed_tests");
-	json_array_begin(jw);
-	for (size_t i = 0; i < s->failed_tests.nr; i++)
-		json_string(jw, s->failed_tests.v[i]);
-	json_array_end(jw);
+	json_strvec(jw, &s->failed_tests);
 	json_key(jw, "diffs");
-	json_array_begin(jw);
-	for (size_t i = 0; i < s->diffs.nr; i++)
-		json_string(jw, s->diffs.v[i]);
-	json_array_end(jw);
+	json_strvec(jw, &s->diffs);
 	json_object_end(jw);
 }
 

@@ -449,10 +449,7 @@ int tune_state_save(const struct tune_engine *t, const char *path)
 	json_key(&jw, "version"); json_int(&jw, 1);
 	json_key(&jw, "key"); json_string(&jw, t->key ? t->key : "");
 	json_key(&jw, "candidates");
-	json_array_begin(&jw);
-	for (size_t i = 0; i < t->flags.nr; i++)
-		json_string(&jw, t->flags.v[i]);
-	json_array_end(&jw);
+	json_strvec(&jw, &t->flags);
 	json_object_end(&jw);
 	strbuf_addch(&sb, '\n');
 	for (size_t i = 0; i < t->nr_records; i++) {

@@ -815,10 +815,7 @@ static int write_json(struct tuner *tu, const char *path, const char *out_path)
 	json_key(&jw, "min_gain"); json_double(&jw, t->p.min_gain);
 	json_key(&jw, "candidates"); set_json_flags(t, ~(tune_set)0, &jw);
 	json_key(&jw, "refused");
-	json_array_begin(&jw);
-	for (size_t i = 0; i < tu->refused.nr; i++)
-		json_string(&jw, tu->refused.v[i]);
-	json_array_end(&jw);
+	json_strvec(&jw, &tu->refused);
 	json_key(&jw, "steps");
 	json_array_begin(&jw);
 	for (size_t i = 0; i < t->nr_steps; i++) {

@@ -377,13 +377,10 @@ static void apply_policy(struct invocation *inv)
 		add_plugin_args(inv, inv->tu, is_link);
 }
 
-static void json_strvec(struct json_writer *jw, const char *key, const struct strvec *sv)
+static void key_strvec(struct json_writer *jw, const char *key, const struct strvec *sv)
 {
 	json_key(jw, key);
-	json_array_begin(jw);
-	for (size_t i = 0; i < sv->nr; i++)
-		json_string(jw, sv->v[i]);
-	json_array_end(jw);
+	json_strvec(jw, sv);
 }
 
 /*
@@ -442,19 +439,19 @@ static void write_record(struct invocation *inv, struct compilelog *log, int cod
 	json_key(&jw, "policy"); json_string(&jw, inv->have_policy ? inv->policy.path : NULL);
 	json_key(&jw, "changed"); json_bool(&jw, changed);
 	if (inv->have_policy) {
-		json_strvec(&jw, "rules", &inv->res.rules);
-		json_strvec(&jw, "added", &inv->res.added);
-		json_strvec(&jw, "removed", &inv->res.removed);
+		key_strvec(&jw, "rules", &inv->res.rules);
+		key_strvec(&jw, "added", &inv->res.added);
+		key_strvec(&jw, "removed", &inv->res.removed);
 	} else {
 		struct strvec none = STRVEC_INIT;
-		json_strvec(&jw, "rules", &none);
-		json_strvec(&jw, "added", &none);
-		json_strvec(&jw, "removed", &none);
+		key_strvec(&jw, "rules", &none);
+		key_strvec(&jw, "added", &none);
+		key_strvec(&jw, "removed", &none);
 	}
 	json_key(&jw, "compiler"); json_string(&jw, inv->compiler);
-	json_strvec(&jw, "prefix", &inv->prefix);
-	json_strvec(&jw, "argv_in", &inv->orig);
-	json_strvec(&jw, "argv_out", changed ? &inv->final : &inv->orig);
+	key_strvec(&jw, "prefix", &inv->prefix);
+	key_strvec(&jw, "argv_in", &inv->orig);
+	key_strvec(&jw, "argv_out", changed ? &inv->final : &inv->orig);
 	json_key(&jw, "exit"); json_int(&jw, code);
 	json_key(&jw, "ms");
 	{

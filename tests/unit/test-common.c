@@ -76,10 +76,17 @@ static void test_json_writer(void **state)
 	json_bool(&jw, 1); json_null(&jw); json_object_begin(&jw); json_object_end(&jw);
 	json_array_end(&jw);
 	json_key(&jw, "n"); json_string(&jw, NULL);
+	{
+		struct strvec sv = STRVEC_INIT, empty = STRVEC_INIT;
+		strvec_pushl(&sv, "x", "y\"", NULL);
+		json_key(&jw, "sv"); json_strvec(&jw, &sv);
+		json_key(&jw, "e"); json_strvec(&jw, &empty);
+		strvec_clear(&sv);
+	}
 	json_object_end(&jw);
 	assert_string_equal(sb.buf,
 		"{\"s\":\"q\\\"b\\\\n\\n\\t\\u0001\\u007f\",\"bad\":\"\\u00ff\xc3\xa9\","
-		"\"a\":[-3,0.5,true,null,{}],\"n\":null}");
+		"\"a\":[-3,0.5,true,null,{}],\"n\":null,\"sv\":[\"x\",\"y\\\"\"],\"e\":[]}");
 	strbuf_release(&sb);
 }
 

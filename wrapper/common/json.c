@@ -168,6 +168,14 @@ void json_null(struct json_writer *jw)
 	strbuf_addstr(jw->out, "null");
 }
 
+void json_strvec(struct json_writer *jw, const struct strvec *sv)
+{
+	json_array_begin(jw);
+	for (size_t i = 0; i < sv->nr; i++)
+		json_string(jw, sv->v[i]);
+	json_array_end(jw);
+}
+
 void json_raw(struct json_writer *jw, const char *text)
 {
 	json_sep(jw);

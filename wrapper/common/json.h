@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "strbuf.h"
+#include "strvec.h"
 
 #define JSON_MAX_DEPTH 64
 
@@ -49,6 +50,8 @@ void json_int(struct json_writer *jw, int64_t v);
 void json_double(struct json_writer *jw, double v);       /* NaN/inf -> null */
 void json_bool(struct json_writer *jw, int v);
 void json_null(struct json_writer *jw);
+/* an array of sv's strings */
+void json_strvec(struct json_writer *jw, const struct strvec *sv);
 /* Insert already-valid JSON text as one value. */
 void json_raw(struct json_writer *jw, const char *text);
 
