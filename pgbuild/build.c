@@ -48,6 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sha256.h"
 #include "buildlog.h"
 #include "pgbuild.h"
 #include "source.h"
@@ -196,33 +197,12 @@ static char *first_line_of(const char *const *argv)
 
 static char *sha256_text(const char *text, size_t len)
 {
-	struct child_process cp = CHILD_PROCESS_INIT;
-	struct strbuf out = STRBUF_INIT;
-	char *r = NULL;
-	ssize_t w;
-
-	strvec_pushl(&cp.args, "sha256sum", NULL);
-	cp.in = -1;
-	cp.out = -1;
-	if (start_command(&cp) < 0)
-		goto done;
-	for (size_t off = 0; off < len; off += (size_t)w)
-		if ((w = write(cp.in, text + off, len - off)) <= 0)
-			break;
-	close(cp.in);
-	{
-		char buf[256];
-		ssize_t n;
-		while ((n = read(cp.out, buf, sizeof(buf))) > 0)
-			strbuf_add(&out, buf, (size_t)n);
-	}
-	close(cp.out);
-	if (finish_command(&cp) == 0 && out.len >= 64)
-		r = xstrndup(out.buf, 64);
-done:
-	child_process_clear(&cp);
-	strbuf_release(&out);
-	return r;
+	struct sha256 c;
+	char hex[SHA256_HEX_SIZE];
+	sha256_init(&c);
+	sha256_update(&c, text, len);
+	sha256_final_hex(&c, hex);
+	return xstrdup(hex);
 }
 
 /*
