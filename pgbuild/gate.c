@@ -100,11 +100,10 @@ static void gate_usage(FILE *fp)
 "2 could not measure (bench errors, too few valid pairs, bad usage).\n");
 }
 
-static int pin_cpus(const char *list)
+int gate_parse_cpus(const char *list, cpu_set_t *set)
 {
-	cpu_set_t set;
 	const char *p = list;
-	CPU_ZERO(&set);
+	CPU_ZERO(set);
 	while (*p) {
 		char *end;
 		long a = strtol(p, &end, 10), b;
@@ -118,13 +117,21 @@ static int pin_cpus(const char *list)
 				return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
 		}
 		for (long c = a; c <= b; c++)
-			CPU_SET(c, &set);
+			CPU_SET(c, set);
 		if (*end == ',')
 			end++;
 		else if (*end)
 			return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
 		p = end;
 	}
+	return 0;
+}
+
+static int pin_cpus(const char *list)
+{
+	cpu_set_t set;
+	if (gate_parse_cpus(list, &set) < 0)
+		return -1;
 	if (sched_setaffinity(0, sizeof(set), &set) < 0)
 		return error("--cpus %s: cannot pin: %s", list, strerror(errno));
 	return 0;

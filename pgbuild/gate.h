@@ -34,6 +34,7 @@
 #ifndef PGBUILD_GATE_H
 #define PGBUILD_GATE_H
 
+#include <sched.h>
 #include <stddef.h>
 #include "stats.h"
 #include "strbuf.h"
@@ -159,6 +160,8 @@ struct gate_run *gate_workload_add_run(struct gate_workload *w);
 void gate_analyse(struct gate *g);
 /* Apply thresholds and the regress/correctness rules; returns the exit code. */
 int gate_decide(struct gate *g);
+/* Parse a --cpus list ("0-1,3") into set; -1 with the error printed. */
+int gate_parse_cpus(const char *list, cpu_set_t *set);
 int gate_exit_code(enum gate_status verdict);
 void gate_clear(struct gate *g);
 

@@ -22,7 +22,6 @@
  * Exit: the gate's verdict (0 pass, 1 fail, 2 could not measure); 1 when
  * verification fails; 2 when a build fails.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -35,6 +34,7 @@
 #include <unistd.h>
 
 #include "gate.h"
+#include "instr.h"
 #include "pgbuild.h"
 
 enum stage_id { ST_BASELINE, ST_CANDIDATE, ST_VERIFY, ST_REGRESS, ST_GATE, ST_REPORT, ST_NR };
@@ -515,23 +515,28 @@ PGBUILD_COMMAND(run, "the whole pipeline: builds, verify, regress, gate, report 
 		case RO_DURATION: r.duration = optarg; break;
 		case RO_CLIENTS: r.clients = optarg; break;
 		case RO_METRIC: r.metric = optarg; break;
-		case RO_CPUS:
-			/* the gate pins; the form is checked now, not after the builds */
-			if (!*optarg || strspn(optarg, "0123456789-,") != strlen(optarg) ||
-			    !isdigit((unsigned char)optarg[0])) {
-				error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", optarg);
+		case RO_CPUS: {
+			/* the gate pins; the list is checked now, not after the builds */
+			cpu_set_t set;
+			if (!*optarg) {
+				error("invalid value \"\" for --cpus: expected a list like 0-1,3");
 				goto usage;
 			}
+			if (gate_parse_cpus(optarg, &set) < 0)
+				goto usage;
 			r.cpus = optarg;
 			break;
-		case RO_COUNTER:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "perf") && strcmp(optarg, "callgrind")) {
+		}
+		case RO_COUNTER: {
+			enum instr_counter c;
+			if (instr_counter_parse(optarg, &c) < 0) {
 				error("invalid value \"%s\" for --counter: expected auto, perf or callgrind",
 				      optarg);
 				goto usage;
 			}
 			r.counter = optarg;
 			break;
+		}
 		case 'j': r.jobs = optarg; break;
 		case RO_CONFARGS: r.configure_args = optarg; break;
 		case RO_NO_VERIFY: r.no_verify = 1; break;

@@ -66,6 +66,8 @@ check_err "run bad gate expression before any build" 'invalid value "tpcb" for -
 ok "run made no build for a bad gate" test ! -e "$TMP/w"
 check_err "run bad --cpus before any build" 'invalid value "a-b" for --cpus' \
 	run --policy "$TMP/empty.policy" --workdir "$TMP/w" --cpus a-b
+check_err "run --cpus with a bad range, as the gate parses it, before any build" 'invalid value "3-1" for --cpus' \
+	run --policy "$TMP/empty.policy" --workdir "$TMP/w" --cpus 3-1
 check_err "run bad --counter before any build" 'invalid value "papi" for --counter' \
 	run --policy "$TMP/empty.policy" --workdir "$TMP/w" --counter papi
 ok "run made no build for a bad --cpus or --counter" test ! -e "$TMP/w"
