@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "gate.h"
 #include "instr.h"
 #include "junit.h"
@@ -292,31 +293,7 @@ static char *settings_json(const struct gate_opts *o);
  */
 static int write_file(const char *path, const struct strbuf *sb)
 {
-	char *tmp = xasprintf("%s.tmp%ld", path, (long)getpid());
-	FILE *fp = fopen(tmp, "w");
-	int rc = 0;
-	if (!fp) {
-		rc = error("cannot write %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (fwrite(sb->buf, 1, sb->len, fp) != sb->len || fflush(fp) != 0 || fsync(fileno(fp)) < 0) {
-		rc = error("cannot write %s: %s", tmp, strerror(errno));
-		fclose(fp);
-		unlink(tmp);
-		goto out;
-	}
-	if (fclose(fp) != 0) {
-		rc = error("cannot write %s: %s", tmp, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	if (rename(tmp, path) < 0) {
-		rc = error("cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		unlink(tmp);
-	}
-out:
-	free(tmp);
-	return rc;
+	return write_file_atomic(path, sb->buf, sb->len);
 }
 
 /* --json and --junit of a gate that decided, or stopped (gate_stop). */

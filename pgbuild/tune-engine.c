@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "error.h"
 #include "json.h"
 #include "tune-engine.h"
@@ -440,8 +441,7 @@ int tune_state_save(const struct tune_engine *t, const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct json_writer jw;
-	char *tmp = xasprintf("%s.tmp", path);
-	int fd, rc = -1;
+	int rc;
 
 	json_writer_init(&jw, &sb);
 	json_object_begin(&jw);
@@ -458,36 +458,7 @@ int tune_state_save(const struct tune_engine *t, const char *path)
 		strbuf_addch(&sb, '\n');
 	}
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0) {
-		error("cannot write %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	for (size_t off = 0; off < sb.len;) {
-		ssize_t n = write(fd, sb.buf + off, sb.len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			error("cannot write %s: %s", tmp, strerror(errno));
-			close(fd);
-			unlink(tmp);
-			goto out;
-		}
-		off += (size_t)n;
-	}
-	if (fsync(fd) < 0 || close(fd) < 0) {
-		error("cannot write %s: %s", tmp, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	if (rename(tmp, path) < 0) {
-		error("cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	rc = 0;
-out:
-	free(tmp);
+	rc = write_file_atomic(path, sb.buf, sb.len);
 	strbuf_release(&sb);
 	return rc;
 }

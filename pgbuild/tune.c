@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "../wrapper/policy.h"
 #include "pgbuild.h"
 #include "tune-engine.h"
@@ -105,19 +106,7 @@ static void remove_tree(const char *path)
 
 static int write_text(const char *path, const char *text)
 {
-	char *tmp = xasprintf("%s.tmp", path);
-	FILE *fp = fopen(tmp, "w");
-	int rc = 0;
-	if (!fp || fputs(text, fp) == EOF || fclose(fp) == EOF) {
-		rc = error("cannot write %s: %s", tmp, strerror(errno));
-		if (fp)
-			unlink(tmp);
-	} else if (rename(tmp, path) < 0) {
-		rc = error("cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		unlink(tmp);
-	}
-	free(tmp);
-	return rc;
+	return write_file_atomic(path, text, strlen(text));
 }
 
 static char *abs_path(const char *p)

@@ -20,6 +20,7 @@
 #include "run-command.h"
 #include "strbuf.h"
 #include "strvec.h"
+#include "xalloc.h"
 
 static void test_strbuf(void **state)
 {
@@ -213,6 +214,27 @@ static void test_write_all(void **state)
 	assert_int_equal(errno, EBADF);
 }
 
+static void test_write_file_atomic(void **state)
+{
+	char dir[] = "/tmp/pgopt-fdio-XXXXXX", *path, *missing;
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	path = xasprintf("%s/f.json", dir);
+	assert_int_equal(write_file_atomic(path, "old\n", 4), 0);
+	assert_int_equal(write_file_atomic(path, "new\n", 4), 0);
+	assert_true(strbuf_read_file(&sb, path) >= 0);
+	assert_string_equal(sb.buf, "new\n");
+	/* a directory that does not exist: -1, and nothing written anywhere */
+	missing = xasprintf("%s/no/f.json", dir);
+	assert_int_equal(write_file_atomic(missing, "x", 1), -1);
+	unlink(path);
+	assert_int_equal(rmdir(dir), 0);   /* empty: no temporary file left */
+	free(path);
+	free(missing);
+	strbuf_release(&sb);
+}
+
 static void test_mkdir_p(void **state)
 {
 	char top[] = "/tmp/pgopt-mkdir-XXXXXX";
@@ -252,6 +274,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strbuf),
 		cmocka_unit_test(test_write_all),
+		cmocka_unit_test(test_write_file_atomic),
 		cmocka_unit_test(test_strvec),
 		cmocka_unit_test(test_json_writer),
 		cmocka_unit_test(test_json_reader),

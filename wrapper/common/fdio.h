@@ -14,4 +14,12 @@
  */
 int write_all(int fd, const void *buf, size_t len);
 
+/*
+ * Replace path with buf atomically: write PATH.tmpPID (mode 0644 less the
+ * umask), fsync it, rename it over path.  A reader sees the old file or the
+ * new one, never a part.  Returns 0, or -1 with the error reported and the
+ * temporary file removed.
+ */
+int write_file_atomic(const char *path, const void *buf, size_t len);
+
 #endif
