@@ -549,9 +549,9 @@ static int invalidate(struct build *b)
 	buildlog_objs_read(&old, b->logfile, NULL, NULL, 0);
 	old_links.links = 1;
 	buildlog_objs_read(&old_links, b->logfile, NULL, NULL, 1);
-	/* only records whose directory still exists (not from an older layout) */
+	/* only records whose directory still exists (not from an older layout);
+	 * the links were read with existing outputs only */
 	keep_existing_dirs(&old);
-	keep_existing_dirs(&old_links);
 	b->replayed = (long)old.nr;
 	b->links_checked = (long)old_links.nr;
 	if (!old.nr && !old_links.nr) {

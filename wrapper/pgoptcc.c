@@ -110,12 +110,6 @@ static int same_file(const char *path, const char *self)
 }
 
 /* Is path an executable regular file? */
-static int is_executable(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
-}
-
 /*
  * Find the real compiler called name: a path is taken as it is; a bare
  * name is looked up on PATH, skipping every candidate that resolves to

@@ -31,6 +31,12 @@ void child_process_clear(struct child_process *cp)
 	strvec_clear(&cp->env);
 }
 
+int is_executable(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
 char *locate_in_path(const char *prog)
 {
 	const char *path = getenv("PATH");
@@ -43,15 +49,13 @@ char *locate_in_path(const char *prog)
 	while (1) {
 		const char *e = strchr(path, ':');
 		size_t n = e ? (size_t)(e - path) : strlen(path);
-		struct stat st;
 		strbuf_reset(&sb);
 		if (n)
 			strbuf_add(&sb, path, n);
 		else
 			strbuf_addch(&sb, '.');
 		strbuf_addf(&sb, "/%s", prog);
-		if (stat(sb.buf, &st) == 0 && S_ISREG(st.st_mode) &&
-		    access(sb.buf, X_OK) == 0)
+		if (is_executable(sb.buf))
 			return strbuf_detach(&sb, NULL);
 		if (!e)
 			break;

@@ -85,5 +85,7 @@ int run_command_forwarding(struct child_process *cp);
 
 /* Look prog up on PATH like execvp; returns a malloced path or NULL. */
 char *locate_in_path(const char *prog);
+/* A regular file we may execute? */
+int is_executable(const char *path);
 
 #endif
