@@ -885,6 +885,12 @@ static void finish_record(char *partial, const char *section)
 static bool fat_code;
 static struct sbuf fat_sidecar; /* its compile-lto record, for the sidecar */
 
+/* Is this pass seeing only the LTO IR (before IPA), not code that is emitted? */
+static bool lto_ir_only(void)
+{
+	return flag_generate_lto && !fat_code;
+}
+
 /* Which kind of compiler run this is. */
 static const char *stage_name(void)
 {
@@ -980,7 +986,7 @@ static unsigned int calls_execute(void)
 	cgraph_node *node = cgraph_node::get(current_function_decl);
 	struct pgopt_fn *fn;
 	struct sbuf sb = { NULL, 0, 0 };
-	if (!node || (flag_generate_lto && !fat_code))
+	if (!node || lto_ir_only())
 		return 0;
 	fn = fn_get(current_function_decl);
 	not_inlined_json(&sb, node);
@@ -994,7 +1000,7 @@ static unsigned int collect_execute(void)
 {
 	cgraph_node *node = cgraph_node::get(current_function_decl);
 	struct pgopt_fn *fn;
-	if (!node || (flag_generate_lto && !fat_code))
+	if (!node || lto_ir_only())
 		return 0;
 	fn = fn_get(current_function_decl);
 	free(fn->partial);
@@ -1194,7 +1200,7 @@ static void write_sidecar(const struct sbuf *text)
 static void on_finish_unit(void *gcc_data, void *user_data)
 {
 	struct sbuf text = { NULL, 0, 0 };
-	if ((flag_generate_lto && !fat_code) || flag_wpa || seen_error() ||
+	if (lto_ir_only() || flag_wpa || seen_error() ||
 	    !asm_out_file)
 		return;
 	/* functions the RTL pass did not reach (should not happen) */
