@@ -467,21 +467,21 @@ static void describe_run_errors(struct gate *g, struct strbuf *why)
 	struct strbuf list = STRBUF_INIT;
 	for (size_t k = 0; k < g->nr_wl; k++) {
 		const struct gate_workload *w = &g->wl[k];
-		for (size_t i = 0; i < w->nr_runs; i++) {
+		if (!w->run_errors)     /* counted by gate_analyse() */
+			continue;
+		total += w->run_errors;
+		for (size_t i = 0; i < w->nr_runs && listed < 6; i++) {
 			const struct gate_run *r = &w->runs[i];
 			/* a correctness failure of B is a FAIL, decided before */
 			if (run_usable(r) || (r->exit == 1 && r->build == 'B'))
 				continue;
-			total++;
-			if (listed++ < 6) {
-				if (list.len)
-					strbuf_addstr(&list, ", ");
-				strbuf_addf(&list, "%s pair %d %c (", w->name, r->pair + 1, r->build);
-				if (r->exit)
-					strbuf_addf(&list, "exit %d)", r->exit);
-				else
-					strbuf_addstr(&list, "no number)");
-			}
+			if (listed++)
+				strbuf_addstr(&list, ", ");
+			strbuf_addf(&list, "%s pair %d %c (", w->name, r->pair + 1, r->build);
+			if (r->exit)
+				strbuf_addf(&list, "exit %d)", r->exit);
+			else
+				strbuf_addstr(&list, "no number)");
 		}
 	}
 	if (total) {

@@ -325,6 +325,18 @@ static void test_run_errors(void **state)
 			       "(exit 2), select-only pair 2 B (exit 2), select-only pair 3 B (exit 2)"));
 	gate_clear(&g);
 
+	/* more than six failed runs: six are named, the rest said to exist */
+	gate_init(&g, "select-only>=1.05");
+	synth(&g, "select-only", 9, 1.3, 0.01, 1);
+	for (int p = 0; p < 8; p++)
+		g.wl[0].runs[2 * p].exit = 2;
+	assert_int_equal(decide(&g), 2);
+	assert_non_null(strstr(g.verdict_reason, "8 benchmark runs failed: "));
+	assert_non_null(strstr(g.verdict_reason, "pair 6 "));
+	assert_null(strstr(g.verdict_reason, "pair 7 "));
+	assert_non_null(strstr(g.verdict_reason, ", ..."));
+	gate_clear(&g);
+
 	/* a baseline run that gave no number (exit 0, no tps) counts too */
 	gate_init(&g, "select-only>=1.00");
 	synth(&g, "select-only", 9, 1.0, 0.01, 1);
