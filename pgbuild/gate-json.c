@@ -213,7 +213,7 @@ int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *
 {
 	long num;
 	struct json_value *root = json_parse(text, len, err);
-	const struct json_value *th, *wls, *reg;
+	const struct json_value *th, *wls, *reg, *decided;
 	const char *s;
 	int rc = -1;
 
@@ -301,9 +301,10 @@ int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *
 		}
 	}
 	s = json_get_str(root, "verdict");
+	decided = json_get(root, "decided");
 	if (s && (!strcmp(s, "interrupted") ||
-		  (!strcmp(s, "error") && json_get(root, "decided") &&
-		   json_get(root, "decided")->type == JSON_BOOL && !json_get(root, "decided")->u.boolean))) {
+		  (!strcmp(s, "error") && decided && decided->type == JSON_BOOL &&
+		   !decided->u.boolean))) {
 		/* a gate that stopped before deciding: keep its reason, decide nothing */
 		const char *why = json_get_str(root, "reason");
 		gate_stop(g, why ? why : "the gate stopped before deciding",
