@@ -451,17 +451,22 @@ const struct elfrec_func *elfrec_find_func(const struct elfrec_object *obj,
 	return NULL;
 }
 
+int elfrec_unit_is_link_time(const struct json_value *unit)
+{
+	const char *stage = json_get_str(unit, "stage");
+	return stage && (!strcmp(stage, "ltrans") || !strcmp(stage, "wpa") ||
+			 !strcmp(stage, "lto"));
+}
+
 const struct elfrec_func *elfrec_record_func(const struct elfrec_object *obj,
 					     const struct json_value *unit,
 					     const struct json_value *fn)
 {
 	const char *name = json_get_str(fn, "name");
-	const char *stage = json_get_str(unit, "stage");
 	const char *file = json_get_str(unit, "tu");
 	if (!name || obj->is_lto)
 		return NULL;
-	if (!file || (stage && (!strcmp(stage, "ltrans") || !strcmp(stage, "wpa") ||
-				!strcmp(stage, "lto"))))
+	if (!file || elfrec_unit_is_link_time(unit))
 		file = json_get_str(fn, "file");
 	return elfrec_find_func(obj, name, file);
 }

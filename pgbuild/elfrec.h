@@ -121,6 +121,9 @@ const struct elfrec_func *elfrec_record_func(const struct elfrec_object *obj,
 					     const struct json_value *unit,
 					     const struct json_value *fn);
 
+/* Was this unit record written at link time (LTO: stage lto, wpa, ltrans)? */
+int elfrec_unit_is_link_time(const struct json_value *unit);
+
 /* Does section name sec equal prefix or start with prefix "."? */
 int elfrec_section_is(const char *sec, const char *prefix);
 

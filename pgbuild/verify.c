@@ -583,10 +583,8 @@ PGBUILD_COMMAND(verify, "check that postgres carries exactly the policy's flags;
 	}
 	refs = xcalloc((size_t)nunits + 1, sizeof(*refs));
 	for (long i = 0; i < nunits; i++) {
-		const char *stage = json_get_str(units[i].unit, "stage");
 		const char *tu = json_get_str(units[i].unit, "tu");
-		if (stage && (!strcmp(stage, "ltrans") || !strcmp(stage, "wpa") ||
-			      !strcmp(stage, "lto"))) {
+		if (elfrec_unit_is_link_time(units[i].unit)) {
 			ltrans++;
 			continue;
 		}
