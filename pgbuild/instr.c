@@ -418,7 +418,6 @@ static double count_once(const char *prefix, const char *base, const char *tmpl,
 	}
 	rc = run_logged(perf ? perf_argv : vg_argv, u, script, log);
 	strbuf_reset(&sb);
-	strbuf_read_file(&sb, log);
 	if (perf) {
 		const char *why;
 		if (rc != 0) {
@@ -426,7 +425,6 @@ static double count_once(const char *prefix, const char *base, const char *tmpl,
 			log_tail(log, note);
 			goto out;
 		}
-		strbuf_reset(&sb);
 		if (strbuf_read_file(&sb, outfile) < 0 || (total = instr_parse_perf(sb.buf, &why)) < 0) {
 			strbuf_addf(note, "no instructions count in %s (%s)", outfile,
 				    sb.len ? why : "missing or empty");
@@ -434,6 +432,7 @@ static double count_once(const char *prefix, const char *base, const char *tmpl,
 		}
 		goto out;
 	}
+	strbuf_read_file(&sb, log);
 	if (rc == 128 + 4 || strstr(sb.buf, "SIGILL") || strstr(sb.buf, "unhandled instruction")) {
 		strbuf_addstr(note, "the server died of SIGILL under valgrind: the build uses "
 			      "instructions valgrind cannot run (AVX-512 from -march=native?); "
