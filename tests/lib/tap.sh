@@ -5,7 +5,11 @@
 #   nok "title" CMD...          CMD exits non-zero (test_must_fail)
 #   is  "title" GOT WANT        string equality, shows both on failure
 #   like "title" GOT REGEX      extended-regex match
+#   skip "reason" [N]           N (default 1) checks that cannot run here:
+#                               "ok N # SKIP reason", counted by prove as skipped
 #   skip_all "reason"           skip the whole file
+#   tap_file "title" FILE...    run a whole TAP file: ok when it passes, a
+#                               skip (with its reason) when it skipped everything
 #   done_testing                print the plan, exit non-zero on failure
 #
 # Every file gets a private scratch directory $TMP, removed at exit unless
@@ -40,5 +44,19 @@ is() { if [ "$2" = "$3" ]; then tap_result 0 "$1"; else tap_result 1 "$1"
 	diag "got:  '$2'" "want: '$3'"; fi; }
 like() { if printf '%s' "$2" | grep -Eq -- "$3"; then tap_result 0 "$1"; else tap_result 1 "$1"
 	diag "got:  '$2'" "want match: /$3/"; fi; }
+skip() { local i n=${2:-1}; for ((i = 0; i < n; i++)); do
+	TAP_N=$((TAP_N + 1)); echo "ok $TAP_N # SKIP $1"; done; }
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+tap_file() { local t=$1 s plan inner; shift; "$@" >"$TMP/.tapfile" 2>&1; s=$?
+	plan=$(grep -E '^1\.\.[0-9]+' "$TMP/.tapfile" | tail -n 1)
+	case "$s:$plan" in
+	"0:1..0 # SKIP"*) skip "$t: ${plan#1..0 # SKIP }" ;;
+	0:1..0*) skip "$t: the suite ran no test" ;;
+	0:1..*) tap_result 0 "$t" ;;
+	*) tap_result 1 "$t"; diag "exit $s: $*"
+		grep -E '^not ok|^# ' "$TMP/.tapfile" | tail -n 30 | diag "$(cat)" ;;
+	esac
+	inner=$(grep -E '^ok [0-9]+ # SKIP' "$TMP/.tapfile")
+	[ -z "$inner" ] || diag "$t skipped inside:" "$inner"
+	return 0; }
 done_testing() { echo "1..$TAP_N"; [ $TAP_FAILED = 0 ]; exit $?; }

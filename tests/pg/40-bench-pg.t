@@ -31,7 +31,7 @@ like "template used" "$(perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0];
 # the bench suites, each a whole TAP file, on this install (under the heavy
 # lock like every step here; their scratch directories go under $TMP)
 for suite in 41-bench-workloads 42-bench-correctness 43-bench-signals; do
-	ok "tests/t/$suite.t passes on the project's build" e2e_heavy \
+	tap_file "tests/t/$suite.t passes on the project's build" e2e_heavy \
 		env PGOPT_TEST_PGPREFIX="$prefix" PGOPT_BUILD="$B" bash "$TOP/tests/t/$suite.t"
 done
 is "no cluster directory left behind" "$(ls "$TMP" | grep -c pgbuild-)" 0

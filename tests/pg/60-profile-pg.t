@@ -44,7 +44,11 @@ for pair in "hash_search_with_hash_value src/backend/utils/hash/dynahash.c" \
 	"_bt_compare src/backend/access/nbtree/nbtsearch.c"; do
 	set -- $pair
 	got=$(printf '%s\n' "$ftab" | awk -v f="$1" '$1 == f {print $2; exit}')
-	[ -n "$got" ] && is "$1 is attributed to $2" "$got" "$2"
+	if [ -n "$got" ]; then
+		is "$1 is attributed to $2" "$got" "$2"
+	else
+		skip "$1 is not in this run's top 30: its attribution cannot be checked"
+	fi
 done
 
 # the policy: parses (pgoptcc) and names real files

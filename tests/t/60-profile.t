@@ -66,6 +66,8 @@ if [ -x "$DEB/bin/postgres" ]; then
 		env PATH=/nonexistent "$P" profile --prefix "$DEB"
 	err_is "--method perf without perf" '--method perf: perf is not installed' \
 		env PATH=/nonexistent "$P" profile --prefix "$DEB" --method perf
+else
+	skip "Debian's PostgreSQL ($DEB) is not installed: no errors about a real install" 6
 fi
 
 # ---- a real profile: Debian's server on select-only, perf cpu-clock ----
@@ -94,7 +96,7 @@ if [ $perf_ok = 1 ] && [ -x "$DEB/bin/postgres" ] && id postgres >/dev/null 2>&1
 	nok "the hot list has no kernel or unresolved symbols" grep -Eq '^\[|^0x|\.isra|finish_task_switch' deb.hot
 	ok "--from re-reads the saved profile" "$P" profile --from deb.json --top 5
 else
-	echo "# perf cpu-clock sampling or Debian's PostgreSQL unavailable: skipping the live profile"
+	skip "perf cpu-clock sampling or Debian's PostgreSQL (with user postgres) unavailable: no live profile" 8
 fi
 
 # ---- policies from a saved profile, applied by the real wrapper ----
