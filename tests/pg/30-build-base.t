@@ -69,12 +69,16 @@ in_regress_dir() { # pids of processes working in the build's regress directory
 	done
 }
 regress_killed() {
-	local rp i
+	local rp i pid
 	"$P" regress --builddir "$bd" --tests "test_setup boolean char name varchar text int2 int4 int8" \
 		>"$TMP/rk.out" 2>&1 &
 	rp=$!
 	for i in $(seq 900); do
-		pgrep -f 'postgres -D .*tmp_check' >/dev/null && break
+		# this build's temporary server (its working directory is its
+		# data directory under the regress dir), not another suite's
+		for pid in $(in_regress_dir); do
+			[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = postgres ] && break 2
+		done
 		kill -0 "$rp" 2>/dev/null || break
 		sleep 0.2
 	done
