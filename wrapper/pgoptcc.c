@@ -681,11 +681,15 @@ static int check_policy(const char *path)
 
 	if (policy_load(&p, path, &err) < 0)
 		die(PGOPT_EXIT_POLICY, "%s", err.buf);
+	/* sections that can never match: said here, never during a build */
+	for (size_t i = 0; i < p.warnings.nr; i++)
+		warning("%s", p.warnings.v[i]);
 	json_writer_init(&jw, &out);
 	json_object_begin(&jw);
 	json_key(&jw, "policy"); json_string(&jw, p.path);
 	json_key(&jw, "lto");
 	json_string(&jw, p.lto == LTO_OFF ? "off" : p.lto == LTO_ON ? "on" : "fat");
+	json_key(&jw, "bolt"); json_string(&jw, p.bolt ? "ready" : "off");
 	json_key(&jw, "plugin"); json_bool(&jw, p.plugin);
 	json_key(&jw, "hot"); json_string(&jw, p.hot);
 	json_key(&jw, "cold"); json_string(&jw, p.cold);
@@ -708,6 +712,7 @@ static int check_policy(const char *path)
 		json_object_end(&jw);
 	}
 	json_array_end(&jw);
+	key_strvec(&jw, "warnings", &p.warnings);
 	json_object_end(&jw);
 	puts(out.buf);
 	strbuf_release(&out);

@@ -1,6 +1,7 @@
 /*
  * suggest.c - closest-word suggestions; see suggest.h.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -41,6 +42,7 @@ const char *suggest_word(const char *word, const char *const *candidates)
 {
 	const char *best = NULL;
 	size_t best_d = (size_t)-1, limit = strlen(word) <= 3 ? 1 : 2;
+	char *lower;
 
 	/* keys are lowercase: CFLAGS means cflags */
 	for (size_t i = 0; candidates[i]; i++)
@@ -50,12 +52,16 @@ const char *suggest_word(const char *word, const char *const *candidates)
 	 * also bounds the work (and the table) for hostile input */
 	if (strlen(word) > 64)
 		return NULL;
+	lower = xstrdup(word);
+	for (char *p = lower; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
 	for (size_t i = 0; candidates[i]; i++) {
-		size_t d = suggest_distance(word, candidates[i]);
+		size_t d = suggest_distance(lower, candidates[i]);
 		if (d <= limit && d < best_d) {
 			best = candidates[i];
 			best_d = d;
 		}
 	}
+	free(lower);
 	return best;
 }

@@ -16,8 +16,9 @@ size_t suggest_distance(const char *a, const char *b);
 /*
  * The candidate closest to word, or NULL when none is close enough.
  * candidates is NULL-terminated.  A candidate equal to word but for case
- * always wins; otherwise the closest one within distance 2 (1 for words of
- * up to 3 characters), the first of equals in table order.
+ * always wins; otherwise the closest one to word in lower case, within
+ * distance 2 (1 for words of up to 3 characters), the first of equals in
+ * table order.
  */
 const char *suggest_word(const char *word, const char *const *candidates);
 
