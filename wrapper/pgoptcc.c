@@ -39,6 +39,7 @@
 #include "fdio.h"
 #include "classify.h"
 #include "compilelog.h"
+#include "compiler.h"
 #include "error.h"
 #include "exitcodes.h"
 #include "json.h"
@@ -69,6 +70,11 @@ struct invocation {
 	struct policy_result res;   /* what the policy did */
 	const char *failsafe_error; /* error ignored by PGOPT_FAILSAFE, or NULL */
 	char *plugin;               /* the -fplugin= path added, or NULL */
+	char *plugin_skipped;       /* "skipped: why" when the compiler cannot
+				     * load the plugin, or NULL */
+	struct compiler_id ccid;    /* what the real compiler is (asked once,
+				     * only when it matters) */
+	struct strbuf child_path;   /* PATH for the compiler, or empty: keep ours */
 	char cwd[PATH_MAX];         /* working directory */
 	struct settings_layer env_layer; /* settings in the environment */
 	struct settings_layer cc_layer;  /* --pgopt-KEY=VALUE options (in CC) */
@@ -143,6 +149,28 @@ static char *default_plugin(const struct invocation *inv)
 	free(dir);
 	free(p);
 	return n;
+}
+
+/* What the real compiler is (compiler.h), asked with the environment the
+ * compile itself will have. */
+static const struct compiler_id *compiler_id(struct invocation *inv)
+{
+	if (!inv->ccid.known) {
+		struct strvec env = STRVEC_INIT;
+		strvec_push(&env, "PGOPT_RECURSION=1");
+		if (inv->child_path.len)
+			strvec_pushf(&env, "PATH=%s", inv->child_path.buf);
+		compiler_identify(inv->compiler, &env, &inv->ccid);
+		strvec_clear(&env);
+	}
+	return &inv->ccid;
+}
+
+/* Remove every flag equal to f from sv. */
+static void drop_flag(struct strvec *sv, const char *f)
+{
+	for (long i; (i = strvec_find(sv, f)) >= 0;)
+		strvec_remove(sv, (size_t)i);
 }
 
 /* The plugin setting says "off". */
@@ -312,6 +340,25 @@ static void add_plugin_args(struct invocation *inv, const char *tu, int is_link)
 
 	if (!inv->policy.plugin || plugin_off(inv))
 		return;
+	{
+		/* clang, or a GCC the plugin was not built for: the policy's
+		 * flags apply, the record is skipped, and what needs the
+		 * plugin (hot/cold lists) is refused */
+		int explicit_plugin = plugin != NULL;
+		char *why = compiler_plugin_refusal(compiler_id(inv), inv->compiler, explicit_plugin);
+		if (why) {
+			if (inv->res.lists)
+				die(PGOPT_EXIT_PLUGIN,
+				    "%s:%d: the %s list needs the plugin pgopt.so, which cannot run here: %s",
+				    inv->policy.path,
+				    inv->policy.hot ? inv->policy.hot_line : inv->policy.cold_line,
+				    inv->policy.hot ? "hot" : "cold", why);
+			verbose("not loading the plugin: %s", why);
+			inv->plugin_skipped = xasprintf("skipped: %s", why);
+			free(why);
+			return;
+		}
+	}
 	if (!plugin)
 		plugin = def = default_plugin(inv);
 	if (access(plugin, R_OK) < 0) {
@@ -406,6 +453,19 @@ static void apply_policy(struct invocation *inv)
 		inv->res.changed = 0;
 	if (!inv->res.changed)
 		return;
+	/* what only GCC has: fat LTO objects are refused elsewhere (clang
+	 * would ignore the flag and make slim ones); gcc's hot/cold function
+	 * splitting, which bolt = ready turns off, clang does not do unless
+	 * asked (and it rejects the flag) */
+	if ((inv->policy.lto == LTO_FAT || inv->policy.bolt) && !compiler_id(inv)->is_gcc) {
+		if (inv->policy.lto == LTO_FAT)
+			die(PGOPT_EXIT_PLUGIN,
+			    "%s:%d: lto = fat needs GCC, and %s (%s) is not: it would make slim objects (write lto = on)",
+			    inv->policy.path, inv->policy.lto_line, inv->compiler,
+			    inv->ccid.banner ? inv->ccid.banner : "no --version");
+		drop_flag(&inv->final, POLICY_BOLT_CFLAG);
+		drop_flag(&inv->res.added, POLICY_BOLT_CFLAG);
+	}
 	strvec_push(&inv->final, "-frecord-gcc-switches");
 	/* the plugin runs in every changed compile, and in the LTO link where
 	 * the cross-file inlining happens */
@@ -506,6 +566,11 @@ static void write_record(struct invocation *inv, struct compilelog *log, int cod
 	}
 	if (inv->failsafe_error) {
 		json_key(&jw, "failsafe"); json_string(&jw, inv->failsafe_error);
+	}
+	/* the plugin: its path when loaded, why not when it could not be */
+	if (changed && (inv->plugin || inv->plugin_skipped)) {
+		json_key(&jw, "plugin");
+		json_string(&jw, inv->plugin ? inv->plugin : inv->plugin_skipped);
 	}
 	/* where the settings came from: the pgoptcc.conf in force, and the
 	 * layer of every setting that is not at its default */
@@ -786,7 +851,7 @@ int main(int argc, char **argv)
 	struct compilelog log = { -1, NULL };
 	const char *name, *cc_name = NULL;
 	int first_arg = 1, code, changed, retry, masquerade = 0;
-	struct strbuf child_path = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
 	struct child_process cp;
 	double t0;
 
@@ -796,6 +861,7 @@ int main(int argc, char **argv)
 	strvec_init(&inv.expanded);
 	strvec_init(&inv.final);
 	strvec_init(&inv.cls_argv);
+	strbuf_init(&inv.child_path, 0);
 	settings_layer_init(&inv.env_layer);
 	settings_layer_init(&inv.cc_layer);
 	settings_layer_init(&inv.conf_layer);
@@ -859,7 +925,7 @@ int main(int argc, char **argv)
 
 	if (!cc_name)
 		cc_name = setting(&inv, SETTING_CC) ? setting(&inv, SETTING_CC) : "gcc";
-	inv.compiler = find_compiler(cc_name, inv.self, masquerade, &child_path);
+	inv.compiler = find_compiler(cc_name, inv.self, masquerade, &inv.child_path);
 	if (setting(&inv, SETTING_PREFIX)) {
 		struct strvec words = STRVEC_INIT;
 		char *src = setting_source(&inv, SETTING_PREFIX);
@@ -914,8 +980,8 @@ int main(int argc, char **argv)
 	 * gcc cannot load the plugin (built for another gcc, not a plugin) */
 	retry = changed && inv.plugin && failsafe(&inv);
 	setenv("PGOPT_RECURSION", "1", 1);
-	if (child_path.len)
-		setenv("PATH", child_path.buf, 1);
+	if (inv.child_path.len)
+		setenv("PATH", inv.child_path.buf, 1);
 
 	if (log.fd < 0 && !retry) {
 		/* no log: become the compiler */
