@@ -201,6 +201,15 @@ ok "(c) configure's environment beats CC's options" all_have -fno-ident
 like "(c) ... logged: policy from pgoptcc.conf, log from CC" \
 	"$(grep '"tu":"src/main.c"' "$P/log-both/compile.jsonl" | tail -n 1)" '"origins":\{"policy":"conf","logdir":"cc"\}'
 
+# masquerade (configure records plain gcc): the policy given to configure
+# reaches make, which needs only the PATH
+make -s clean >/dev/null 2>&1
+PATH=$B/lib/pgoptcc/masq:$PATH PGOPT_POLICY=$P/p.policy PGOPT_LOGDIR=$P/log-masq ./configure CC=gcc > configure.out 2>&1
+like "masquerade: configure recorded CC = gcc" "$(grep '^CC = ' src/Makefile)" "^CC = gcc\$"
+PATH=$B/lib/pgoptcc/masq:$PATH make -s >make.out 2>&1
+ok "masquerade: make with only the PATH gets the configured policy" all_have -fno-plt
+like "masquerade: ... from pgoptcc.conf" "$(grep '"tu":"src/main.c"' "$P/log-masq/compile.jsonl" | tail -n 1)" '"origins":\{"policy":"conf","logdir":"conf"\}'
+
 # --- (d) a PGXS-style build: another directory, CC as configure recorded it ---
 mkdir -p "$TMP/ext" && cd "$TMP/ext" || exit 1
 printf 'int ext(int x) { return x - 1; }\n' > ext.c

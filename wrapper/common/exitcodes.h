@@ -37,7 +37,11 @@
 				     * a policy changes the compile (not under
 				     * PGOPT_FAILSAFE); one gcc cannot load (built
 				     * for another gcc, not a plugin) fails the
-				     * compile with gcc's own error and status 1 */
+				     * compile with gcc's own error and status 1;
+				     * also: the policy needs what the real
+				     * compiler cannot give (hot/cold lists with a
+				     * compiler that cannot load pgopt.so, lto = fat
+				     * with one that is not GCC) */
 #define PGOPT_EXIT_NOMEM      106 /* out of memory */
 #define PGOPT_EXIT_EXEC       107 /* the compiler (or prefix) was found but could
 				     * not be forked, executed or waited for */
