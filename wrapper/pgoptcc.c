@@ -58,17 +58,17 @@
 struct invocation {
 	char self[PATH_MAX];        /* realpath of this executable */
 	char *compiler;             /* path of the real compiler */
-	struct strvec prefix;       /* PGOPT_PREFIX words, resolved */
+	struct strvec prefix;       /* the prefix setting's words, resolved */
 	struct strvec orig;         /* the caller's arguments (no argv[0]) */
 	struct strvec expanded;     /* orig with @files expanded */
-	struct strvec cls_argv;     /* compiler + expanded: what cls points into */
+	struct strvec cls_argv;     /* "cc" + expanded: what cls points into */
 	struct strvec final;        /* what the compiler gets (no argv[0]) */
 	struct classification cls;  /* what the command line is */
 	char *tu;                   /* translation unit name, or NULL */
 	struct policy policy;       /* loaded policy */
 	int have_policy;            /* a policy is in force */
 	struct policy_result res;   /* what the policy did */
-	const char *failsafe_error; /* error ignored by PGOPT_FAILSAFE, or NULL */
+	const char *failsafe_error; /* error ignored by failsafe = passthrough, or NULL */
 	char *plugin;               /* the -fplugin= path added, or NULL */
 	char *plugin_skipped;       /* "skipped: why" when the compiler cannot
 				     * load the plugin, or NULL */
@@ -80,7 +80,6 @@ struct invocation {
 	struct settings_layer cc_layer;  /* --pgopt-KEY=VALUE options (in CC) */
 	struct settings_layer conf_layer; /* the nearest pgoptcc.conf's */
 	struct settings set;        /* the settings in force, resolved */
-	int have_settings;          /* set is filled */
 };
 
 /* The resolved value of a setting, or NULL for its default. */
@@ -686,7 +685,6 @@ static void resolve_settings(struct invocation *inv)
 				&inv->cc_layer, inv->cwd, &err);
 	if (code)
 		die(code, "%s", err.buf);
-	inv->have_settings = 1;
 	free(conf);
 	strbuf_release(&err);
 }
