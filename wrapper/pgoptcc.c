@@ -7,9 +7,9 @@
  *   2. expands @response files and classifies the command line (classify.c);
  *   3. takes its settings (settings.h) from the environment, the nearest
  *      pgoptcc.conf and --pgopt-KEY=VALUE options leading its arguments
- *      (options in CC); a configure probe (conftest) first records the
- *      environment's settings in pgoptcc.conf in its directory, so make
- *      gets what configure got;
+ *      (options in CC); a configure probe (conftest, with configure's
+ *      confdefs.h beside it) first records the environment's settings in
+ *      pgoptcc.conf in its directory, so make gets what configure got;
  *   4. for a C compile or a link, applies the policy to the argument list,
  *      adds -frecord-gcc-switches and loads the pgopt.so plugin with the
  *      translation unit's name and the rules that matched; everything
@@ -690,6 +690,22 @@ static void resolve_settings(struct invocation *inv)
 }
 
 /*
+ * Is an autoconf configure running in dir?  Its probes are compiles of
+ * conftest.*, and while it runs it keeps confdefs.h (the #defines found so
+ * far) in its directory, which it creates first and removes at exit.  A
+ * conftest.c compiled anywhere else (by hand, another tool) leaves no
+ * pgoptcc.conf behind.
+ */
+static int configure_running(const char *dir)
+{
+	struct stat st;
+	char *p = xasprintf("%s/confdefs.h", dir);
+	int r = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+	free(p);
+	return r;
+}
+
+/*
  * A configure probe: remember the environment's settings in pgoptcc.conf
  * in this directory (configure's, the top of the build tree), so every
  * later compile and link of make, which runs without that environment,
@@ -917,7 +933,7 @@ int main(int argc, char **argv)
 	}
 	/* configure's probes record its environment before anything reads
 	 * the settings, so a probe already sees the new pgoptcc.conf */
-	if (inv.cls.reason == REASON_CONFTEST)
+	if (inv.cls.reason == REASON_CONFTEST && configure_running(inv.cwd))
 		remember_settings(&inv);
 	resolve_settings(&inv);
 

@@ -251,7 +251,7 @@ printf 'policy = /nonexistent.policy\n' > pgoptcc.conf
 is "a policy in pgoptcc.conf that is gone: exit 101, never a silent plain build" "$s" 101
 like "... naming it" "$(cat err)" "^pgoptcc: error: /nonexistent.policy: cannot read policy"
 # a configure probe that cannot write pgoptcc.conf fails configure's first probe
-rm -f pgoptcc.conf && mkdir pgoptcc.conf && cp sub/hot.c conftest.c
+rm -f pgoptcc.conf && mkdir pgoptcc.conf && cp sub/hot.c conftest.c && echo '/* confdefs.h */' > confdefs.h
 PGOPT_POLICY=$P/p.policy "$W" -c conftest.c -o conftest.o 2> err; s=$?
 is "a probe that cannot write pgoptcc.conf: exit 108" "$s" 108
 is "... one line" "$(wc -l < err)" 1
