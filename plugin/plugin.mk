@@ -10,6 +10,11 @@ PLUGIN_INCDIR  := $(shell $(PLUGIN_CC) -print-file-name=plugin)/include
 PLUGIN_CXXFLAGS := -std=gnu++17 -fPIC -shared -O2 -g -fno-rtti -fno-exceptions \
 	-I$(PLUGIN_INCDIR) -Iplugin -Wall -Wextra -Werror \
 	-Wno-unused-parameter -DPGOPT_VERSION=\"$(VERSION)\"
+# The GCC that builds pgopt.so is the only one that can load it: pgoptcc is
+# told which (wrapper/compiler.c), so it never runs the plugin in another
+# compiler and need not ask this one what it is.
+PLUGIN_GCC         := $(shell command -v $(lastword $(PLUGIN_CC)) 2>/dev/null)
+PLUGIN_GCC_VERSION := $(shell $(PLUGIN_CC) -dumpfullversion 2>/dev/null)
 PLUGIN_SRC     := plugin/pgopt.cc
 PLUGIN_DEPS    := $(PLUGIN_SRC) plugin/gcc-compat.h plugin/plugin.mk
 

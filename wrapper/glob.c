@@ -253,3 +253,92 @@ int glob_match(const char *p, const char *s)
 	free(m.failed);
 	return r;
 }
+
+/*
+ * Walk the pattern's tokens from the end, keeping the set of how many
+ * characters of the suffix are still to be matched (bit k of `live`: the
+ * last len-k characters are matched).  A literal, '?' or a set takes the
+ * next suffix character if it can; '*' and '**' take any number of them
+ * (none is '/'); "**" + "/" only matches nothing or something ending in '/',
+ * so it takes none.  Once the whole suffix is matched, whatever comes
+ * before can match something.
+ */
+int glob_can_match_suffix(const char *p, const char *suffix)
+{
+	size_t len = strlen(suffix), n = strlen(p);
+	unsigned long long live = 1ull << len; /* all len characters still to match */
+
+	if (len > 60)
+		return 1;
+	while (n > 0 && live) {
+		unsigned long long next = 0;
+		size_t start = n - 1;
+		int kind; /* 0 one char (literal/?/set), 1 '*' or '**', 2 "**" + "/" */
+		char lit = 0;
+		const char *set = NULL;
+
+		/* find the token ending at p[n-1] */
+		if (p[n - 1] == '*') {
+			while (start > 0 && p[start - 1] == '*')
+				start--;
+			kind = 1;
+		} else if (p[n - 1] == '/' && n >= 3 && p[n - 2] == '*' && p[n - 3] == '*') {
+			start = n - 3;
+			while (start > 0 && p[start - 1] == '*')
+				start--;
+			kind = 2;
+		} else {
+			/* a literal, possibly escaped, or the end of a set: scan
+			 * forward from the start to find token boundaries */
+			size_t i = 0, tok = 0;
+			while (i < n) {
+				tok = i;
+				if (p[i] == '\\' && i + 1 < n)
+					i += 2;
+				else if (p[i] == '[') {
+					size_t j = i + 1;
+					if (p[j] == '!' || p[j] == '^')
+						j++;
+					if (p[j] == ']')
+						j++;
+					while (j < n && p[j] != ']')
+						j++;
+					i = j + 1;
+				} else
+					i++;
+			}
+			start = tok;
+			kind = 0;
+			if (p[start] == '[')
+				set = p + start + 1;
+			else if (p[start] == '\\' && start + 1 < n)
+				lit = p[start + 1];
+			else
+				lit = p[start];
+		}
+		for (size_t k = 0; k <= len; k++) {
+			if (!(live & (1ull << k)))
+				continue;
+			if (k == 0) {
+				next |= 1; /* the suffix is done: anything before fits */
+				continue;
+			}
+			if (kind == 1) {
+				for (size_t m = 0; m <= k; m++)
+					next |= 1ull << m;
+			} else if (kind == 2) {
+				next |= 1ull << k;
+			} else {
+				char c = suffix[k - 1];
+				const char *end;
+				int ok = set ? match_set(set, c, &end)
+					     : (lit == '?' && !(p[start] == '\\')) ? c != '/' : lit == c;
+				if (ok)
+					next |= 1ull << (k - 1);
+			}
+		}
+		live = next;
+		n = start;
+	}
+	return (live & 1) != 0;
+}

@@ -26,4 +26,11 @@ int glob_compile(const char *glob, struct strvec *out, const char **why);
 /* Match one brace-free pattern against a path: 1 on match. */
 int glob_match(const char *pattern, const char *path);
 
+/*
+ * Can the brace-free pattern match some path that ends in suffix (".c":
+ * can this section ever match a C translation unit)?  Exact for the
+ * syntax above, as long as suffix holds no '/'.
+ */
+int glob_can_match_suffix(const char *pattern, const char *suffix);
+
 #endif

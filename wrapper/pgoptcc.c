@@ -5,15 +5,20 @@
  * named gcc earlier on PATH).  For each invocation it:
  *   1. finds the real compiler, refusing to call itself;
  *   2. expands @response files and classifies the command line (classify.c);
- *   3. for a C compile or a link, applies the policy ($PGOPT_POLICY) to the
- *      argument list, adds -frecord-gcc-switches and loads the pgopt.so
- *      plugin with the translation unit's name and the rules that matched;
- *      everything else - configure probes above all - runs unchanged;
- *   4. runs [$PGOPT_PREFIX...] real-compiler ARGS without a shell, so the
+ *   3. takes its settings (settings.h) from the environment, the nearest
+ *      pgoptcc.conf and --pgopt-KEY=VALUE options leading its arguments
+ *      (options in CC); a configure probe (conftest, with configure's
+ *      confdefs.h beside it) first records the environment's settings in
+ *      pgoptcc.conf in its directory, so make gets what configure got;
+ *   4. for a C compile or a link, applies the policy to the argument list,
+ *      adds -frecord-gcc-switches and loads the pgopt.so plugin with the
+ *      translation unit's name and the rules that matched; everything
+ *      else - configure probes above all - runs unchanged;
+ *   5. runs [prefix...] real-compiler ARGS without a shell, so the
  *      compiler's exit code and stderr are the wrapper's (under
- *      PGOPT_FAILSAFE=passthrough a compile whose plugin gcc cannot load is
+ *      failsafe = passthrough a compile whose plugin gcc cannot load is
  *      run again with the caller's argv unchanged);
- *   5. appends one JSON record to $PGOPT_LOGDIR/compile.jsonl.
+ *   6. appends one JSON record to LOGDIR/compile.jsonl.
  *
  * It prints nothing of its own unless PGOPT_VERBOSE=1 (autoconf treats any
  * stderr output as a failed probe).  Its own errors are one line,
@@ -34,15 +39,18 @@
 #include "fdio.h"
 #include "classify.h"
 #include "compilelog.h"
+#include "compiler.h"
 #include "error.h"
 #include "exitcodes.h"
 #include "json.h"
 #include "policy.h"
 #include "respfile.h"
 #include "run-command.h"
+#include "settings.h"
 #include "sha256.h"
 #include "strbuf.h"
 #include "strvec.h"
+#include "suggest.h"
 #include "tu.h"
 #include "xalloc.h"
 
@@ -50,20 +58,47 @@
 struct invocation {
 	char self[PATH_MAX];        /* realpath of this executable */
 	char *compiler;             /* path of the real compiler */
-	struct strvec prefix;       /* PGOPT_PREFIX words, resolved */
+	struct strvec prefix;       /* the prefix setting's words, resolved */
 	struct strvec orig;         /* the caller's arguments (no argv[0]) */
 	struct strvec expanded;     /* orig with @files expanded */
-	struct strvec cls_argv;     /* compiler + expanded: what cls points into */
+	struct strvec cls_argv;     /* "cc" + expanded: what cls points into */
 	struct strvec final;        /* what the compiler gets (no argv[0]) */
 	struct classification cls;  /* what the command line is */
 	char *tu;                   /* translation unit name, or NULL */
 	struct policy policy;       /* loaded policy */
 	int have_policy;            /* a policy is in force */
 	struct policy_result res;   /* what the policy did */
-	const char *failsafe_error; /* error ignored by PGOPT_FAILSAFE, or NULL */
+	const char *failsafe_error; /* error ignored by failsafe = passthrough, or NULL */
 	char *plugin;               /* the -fplugin= path added, or NULL */
+	char *plugin_skipped;       /* "skipped: why" when the compiler cannot
+				     * load the plugin, or NULL */
+	struct compiler_id ccid;    /* what the real compiler is (asked once,
+				     * only when it matters) */
+	struct strbuf child_path;   /* PATH for the compiler, or empty: keep ours */
 	char cwd[PATH_MAX];         /* working directory */
+	struct settings_layer env_layer; /* settings in the environment */
+	struct settings_layer cc_layer;  /* --pgopt-KEY=VALUE options (in CC) */
+	struct settings_layer conf_layer; /* the nearest pgoptcc.conf's */
+	struct settings set;        /* the settings in force, resolved */
 };
+
+/* The resolved value of a setting, or NULL for its default. */
+static const char *setting(const struct invocation *inv, enum setting_id id)
+{
+	return inv->set.value[id];
+}
+
+/* Where a setting came from, for messages: "PGOPT_PREFIX",
+ * "/b/pgoptcc.conf:3", "--pgopt-prefix" or "default" (malloced). */
+static char *setting_source(const struct invocation *inv, enum setting_id id)
+{
+	switch (inv->set.origin[id]) {
+	case SETTING_FROM_ENV: return xstrdup(settings_table[id].env);
+	case SETTING_FROM_CONF: return xasprintf("%s:%d", inv->set.conf, inv->set.line[id]);
+	case SETTING_FROM_CC: return xasprintf("--pgopt-%s", settings_table[id].key);
+	default: return xstrdup("default");
+	}
+}
 
 static const char *env(const char *name)
 {
@@ -78,15 +113,15 @@ static int env_is_1(const char *name)
 }
 
 /*
- * The switches take only their documented value (README, "Environment"):
- * a value such as PGOPT_PASSTHROUGH=yes must not be ignored silently,
- * so anything else is an error.  Empty is the same as unset.
+ * The per-run switches take only their documented value (README,
+ * "Environment"): a value such as PGOPT_PASSTHROUGH=yes must not be ignored
+ * silently, so anything else is an error.  Empty is the same as unset.
+ * (PGOPT_FAILSAFE is a setting, checked with the others: settings.c.)
  */
 static void check_env(void)
 {
 	static const struct { const char *name, *value; } switches[] = {
 		{ "PGOPT_PASSTHROUGH", "1" },
-		{ "PGOPT_FAILSAFE", "passthrough" },
 		{ "PGOPT_VERBOSE", "1" },
 	};
 	for (size_t i = 0; i < sizeof(switches) / sizeof(switches[0]); i++) {
@@ -97,10 +132,51 @@ static void check_env(void)
 	}
 }
 
-static int failsafe(void)
+static int failsafe(const struct invocation *inv)
 {
-	const char *v = env("PGOPT_FAILSAFE");
+	const char *v = setting(inv, SETTING_FAILSAFE);
 	return v && !strcmp(v, "passthrough");
+}
+
+/* The plugin's default place: ../lib/pgoptcc/pgopt.so from the executable. */
+static char *default_plugin(const struct invocation *inv)
+{
+	char *dir = xstrdup(inv->self), *slash = strrchr(dir, '/'), *p, *n;
+	*slash = '\0';
+	p = xasprintf("%s/../lib/pgoptcc/pgopt.so", dir);
+	n = tu_normalize(p);
+	free(dir);
+	free(p);
+	return n;
+}
+
+/* What the real compiler is (compiler.h), asked with the environment the
+ * compile itself will have. */
+static const struct compiler_id *compiler_id(struct invocation *inv)
+{
+	if (!inv->ccid.known) {
+		struct strvec env = STRVEC_INIT;
+		strvec_push(&env, "PGOPT_RECURSION=1");
+		if (inv->child_path.len)
+			strvec_pushf(&env, "PATH=%s", inv->child_path.buf);
+		compiler_identify(inv->compiler, &env, &inv->ccid);
+		strvec_clear(&env);
+	}
+	return &inv->ccid;
+}
+
+/* Remove every flag equal to f from sv. */
+static void drop_flag(struct strvec *sv, const char *f)
+{
+	for (long i; (i = strvec_find(sv, f)) >= 0;)
+		strvec_remove(sv, (size_t)i);
+}
+
+/* The plugin setting says "off". */
+static int plugin_off(const struct invocation *inv)
+{
+	const char *p = setting(inv, SETTING_PLUGIN);
+	return p && !strcmp(p, "off");
 }
 
 static int same_file(const char *path, const char *self)
@@ -257,22 +333,35 @@ static void list_digest(const struct policy *p, char hex[SHA256_HEX_SIZE])
 
 static void add_plugin_args(struct invocation *inv, const char *tu, int is_link)
 {
-	const char *plugin = env("PGOPT_PLUGIN");
+	const char *plugin = setting(inv, SETTING_PLUGIN);
 	char *def = NULL;
 	struct strbuf sb = STRBUF_INIT;
 
-	if (!inv->policy.plugin || (plugin && !strcmp(plugin, "off")))
+	if (!inv->policy.plugin || plugin_off(inv))
 		return;
-	if (!plugin) {
-		char *dir = xstrdup(inv->self);
-		char *slash = strrchr(dir, '/');
-		*slash = '\0';
-		def = xasprintf("%s/../lib/pgoptcc/pgopt.so", dir);
-		free(dir);
-		plugin = def;
+	{
+		/* clang, or a GCC the plugin was not built for: the policy's
+		 * flags apply, the record is skipped, and what needs the
+		 * plugin (hot/cold lists) is refused */
+		int explicit_plugin = plugin != NULL;
+		char *why = compiler_plugin_refusal(compiler_id(inv), inv->compiler, explicit_plugin);
+		if (why) {
+			if (inv->res.lists)
+				die(PGOPT_EXIT_PLUGIN,
+				    "%s:%d: the %s list needs the plugin pgopt.so, which cannot run here: %s",
+				    inv->policy.path,
+				    inv->policy.hot ? inv->policy.hot_line : inv->policy.cold_line,
+				    inv->policy.hot ? "hot" : "cold", why);
+			verbose("not loading the plugin: %s", why);
+			inv->plugin_skipped = xasprintf("skipped: %s", why);
+			free(why);
+			return;
+		}
 	}
+	if (!plugin)
+		plugin = def = default_plugin(inv);
 	if (access(plugin, R_OK) < 0) {
-		if (!failsafe())
+		if (!failsafe(inv))
 			die(PGOPT_EXIT_PLUGIN,
 			    "cannot load the plugin %s: %s (install pgoptcc completely, or set PGOPT_PLUGIN=off)",
 			    plugin, strerror(errno));
@@ -303,9 +392,9 @@ static void add_plugin_args(struct invocation *inv, const char *tu, int is_link)
 	for (size_t i = 0; i < inv->res.removed.nr; i++)
 		strbuf_addf(&sb, "%s%s", i ? " " : "", inv->res.removed.v[i]);
 	push_plugin_arg(&inv->final, "removed", sb.buf);
-	if (env("PGOPT_LOGDIR")) {
+	if (setting(inv, SETTING_LOGDIR)) {
 		char real[PATH_MAX];
-		const char *d = env("PGOPT_LOGDIR");
+		const char *d = setting(inv, SETTING_LOGDIR);
 		push_plugin_arg(&inv->final, "log", realpath(d, real) ? real : d);
 	}
 	if (inv->policy.hot)
@@ -324,17 +413,17 @@ static void add_plugin_args(struct invocation *inv, const char *tu, int is_link)
 	free(def);
 }
 
-/* Load the policy named by PGOPT_POLICY; 0 when none is in force. */
+/* Load the policy the settings name; 0 when none is in force. */
 static int load_policy(struct invocation *inv)
 {
-	const char *path = env("PGOPT_POLICY");
+	const char *path = setting(inv, SETTING_POLICY);
 	struct strbuf err = STRBUF_INIT;
 	if (!path || !strcmp(path, "none"))
 		return 0;
 	if (policy_load(&inv->policy, path, &err) < 0) {
-		if (!failsafe())
+		if (!failsafe(inv))
 			die(PGOPT_EXIT_POLICY, "%s", err.buf);
-		verbose("ignoring the policy (PGOPT_FAILSAFE=passthrough): %s", err.buf);
+		verbose("ignoring the policy (failsafe = passthrough): %s", err.buf);
 		inv->failsafe_error = "policy invalid";
 		policy_release(&inv->policy);
 		strbuf_release(&err);
@@ -347,7 +436,7 @@ static int load_policy(struct invocation *inv)
 /* Apply the policy to a compile or link; fills inv->final. */
 static void apply_policy(struct invocation *inv)
 {
-	const char *root = env("PGOPT_ROOT");
+	const char *root = setting(inv, SETTING_ROOT);
 	int is_link = inv->cls.kind == KIND_LINK;
 
 	strvec_pushv(&inv->final, (const char *const *)inv->expanded.v);
@@ -359,11 +448,23 @@ static void apply_policy(struct invocation *inv)
 		return;
 	policy_apply(&inv->policy, is_link ? NULL : inv->tu, &inv->final, &inv->res);
 	/* lists alone change nothing when the plugin is switched off */
-	if (inv->res.lists && !inv->res.added.nr && !inv->res.removed.nr &&
-	    env("PGOPT_PLUGIN") && !strcmp(env("PGOPT_PLUGIN"), "off"))
+	if (inv->res.lists && !inv->res.added.nr && !inv->res.removed.nr && plugin_off(inv))
 		inv->res.changed = 0;
 	if (!inv->res.changed)
 		return;
+	/* what only GCC has: fat LTO objects are refused elsewhere (clang
+	 * would ignore the flag and make slim ones); gcc's hot/cold function
+	 * splitting, which bolt = ready turns off, clang does not do unless
+	 * asked (and it rejects the flag) */
+	if ((inv->policy.lto == LTO_FAT || inv->policy.bolt) && !compiler_id(inv)->is_gcc) {
+		if (inv->policy.lto == LTO_FAT)
+			die(PGOPT_EXIT_PLUGIN,
+			    "%s:%d: lto = fat needs GCC, and %s (%s) is not: it would make slim objects (write lto = on)",
+			    inv->policy.path, inv->policy.lto_line, inv->compiler,
+			    inv->ccid.banner ? inv->ccid.banner : "no --version");
+		drop_flag(&inv->final, POLICY_BOLT_CFLAG);
+		drop_flag(&inv->res.added, POLICY_BOLT_CFLAG);
+	}
 	strvec_push(&inv->final, "-frecord-gcc-switches");
 	/* the plugin runs in every changed compile, and in the LTO link where
 	 * the cross-file inlining happens */
@@ -465,8 +566,25 @@ static void write_record(struct invocation *inv, struct compilelog *log, int cod
 	if (inv->failsafe_error) {
 		json_key(&jw, "failsafe"); json_string(&jw, inv->failsafe_error);
 	}
+	/* the plugin: its path when loaded, why not when it could not be */
+	if (changed && (inv->plugin || inv->plugin_skipped)) {
+		json_key(&jw, "plugin");
+		json_string(&jw, inv->plugin ? inv->plugin : inv->plugin_skipped);
+	}
+	/* where the settings came from: the pgoptcc.conf in force, and the
+	 * layer of every setting that is not at its default */
+	json_key(&jw, "config"); json_string(&jw, inv->set.conf);
+	json_key(&jw, "origins");
+	json_object_begin(&jw);
+	for (int id = 0; id < SETTING_NR; id++) {
+		if (inv->set.origin[id] == SETTING_FROM_DEFAULT)
+			continue;
+		json_key(&jw, settings_table[id].key);
+		json_string(&jw, settings_origin_name(inv->set.origin[id]));
+	}
 	json_object_end(&jw);
-	if (compilelog_append(log, &rec) < 0 && !failsafe())
+	json_object_end(&jw);
+	if (compilelog_append(log, &rec) < 0 && !failsafe(inv))
 		die(PGOPT_EXIT_LOG, "cannot write the compile log %s: %s", log->path,
 		    strerror(errno));
 	free(out);
@@ -549,74 +667,205 @@ static int plugin_failed_to_load(const char *err, const char *plugin)
 }
 
 
-/* Special options handled by pgoptcc itself; they never reach gcc. */
-static int own_option(int argc, char **argv)
+/*
+ * The settings in force (settings.h): the nearest pgoptcc.conf and the
+ * three layers resolved into inv->set.  Exits on a bad value, an
+ * unreadable or invalid pgoptcc.conf, or a relative CC option with no
+ * pgoptcc.conf above.
+ */
+static void resolve_settings(struct invocation *inv)
 {
-	if (!strcmp(argv[1], "--pgopt-version")) {
-		printf("pgoptcc %s\n", PGOPT_VERSION);
-		return 0;
+	struct strbuf err = STRBUF_INIT;
+	char *conf = settings_find_conf(inv->cwd);
+	int code;
+
+	if (conf && settings_conf_load(conf, &inv->conf_layer, &err) < 0)
+		die(PGOPT_EXIT_CONFIG, "%s", err.buf);
+	code = settings_resolve(&inv->set, &inv->env_layer, conf ? &inv->conf_layer : NULL, conf,
+				&inv->cc_layer, inv->cwd, &err);
+	if (code)
+		die(code, "%s", err.buf);
+	free(conf);
+	strbuf_release(&err);
+}
+
+/*
+ * Is an autoconf configure running in dir?  Its probes are compiles of
+ * conftest.*, and while it runs it keeps confdefs.h (the #defines found so
+ * far) in its directory, which it creates first and removes at exit.  A
+ * conftest.c compiled anywhere else (by hand, another tool) leaves no
+ * pgoptcc.conf behind.
+ */
+static int configure_running(const char *dir)
+{
+	struct stat st;
+	char *p = xasprintf("%s/confdefs.h", dir);
+	int r = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+	free(p);
+	return r;
+}
+
+/*
+ * A configure probe: remember the environment's settings in pgoptcc.conf
+ * in this directory (configure's, the top of the build tree), so every
+ * later compile and link of make, which runs without that environment,
+ * gets them.  Values that are wrong fail here, before they are written.
+ */
+static void remember_settings(struct invocation *inv)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct settings check;
+	int code = settings_resolve(&check, &inv->env_layer, NULL, NULL, NULL, inv->cwd, &err);
+
+	settings_release(&check);
+	if (code)
+		die(code, "%s", err.buf);
+	if (settings_conf_remember(inv->cwd, &inv->env_layer, &err) < 0) {
+		if (err.len)
+			die(PGOPT_EXIT_CONFIG, "%s", err.buf);
+		exit(PGOPT_EXIT_CONFIG); /* write_file_atomic said why */
 	}
-	if (!strcmp(argv[1], "--pgopt-check-policy")) {
-		struct policy p;
-		struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
-		struct json_writer jw;
-		if (argc != 3)
-			die(PGOPT_EXIT_USAGE, "usage: pgoptcc --pgopt-check-policy FILE");
-		if (policy_load(&p, argv[2], &err) < 0)
-			die(PGOPT_EXIT_POLICY, "%s", err.buf);
-		json_writer_init(&jw, &out);
+	strbuf_release(&err);
+}
+
+/* pgoptcc --pgopt-show-config: each setting, its value and where it came
+ * from, as seen from the working directory (like ccache -p). */
+static int show_config(struct invocation *inv)
+{
+	resolve_settings(inv);
+	if (inv->set.conf)
+		printf("# %s: %s\n", SETTINGS_CONF_NAME, inv->set.conf);
+	else
+		printf("# %s: none at or above %s\n", SETTINGS_CONF_NAME, inv->cwd);
+	for (int id = 0; id < SETTING_NR; id++) {
+		const struct setting_def *d = &settings_table[id];
+		char *src = setting_source(inv, (enum setting_id)id);
+		const char *v = setting(inv, (enum setting_id)id);
+		char *def = NULL;
+		if (!v && inv->set.origin[id] == SETTING_FROM_DEFAULT)
+			v = d->default_text ? d->default_text : (def = default_plugin(inv));
+		printf("(%s) %s = %s\n", src, d->key, v ? v : "");
+		free(src);
+		free(def);
+	}
+	return 0;
+}
+
+/* pgoptcc --pgopt-check-policy FILE: validate, print the policy as JSON. */
+static int check_policy(const char *path)
+{
+	struct policy p;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct json_writer jw;
+
+	if (policy_load(&p, path, &err) < 0)
+		die(PGOPT_EXIT_POLICY, "%s", err.buf);
+	/* sections that can never match: said here, never during a build */
+	for (size_t i = 0; i < p.warnings.nr; i++)
+		warning("%s", p.warnings.v[i]);
+	json_writer_init(&jw, &out);
+	json_object_begin(&jw);
+	json_key(&jw, "policy"); json_string(&jw, p.path);
+	json_key(&jw, "lto");
+	json_string(&jw, p.lto == LTO_OFF ? "off" : p.lto == LTO_ON ? "on" : "fat");
+	json_key(&jw, "bolt"); json_string(&jw, p.bolt ? "ready" : "off");
+	json_key(&jw, "plugin"); json_bool(&jw, p.plugin);
+	json_key(&jw, "hot"); json_string(&jw, p.hot);
+	json_key(&jw, "cold"); json_string(&jw, p.cold);
+	json_key(&jw, "sections");
+	json_array_begin(&jw);
+	for (size_t i = 0; i < p.nr_sections; i++) {
 		json_object_begin(&jw);
-		json_key(&jw, "policy"); json_string(&jw, p.path);
-		json_key(&jw, "lto");
-		json_string(&jw, p.lto == LTO_OFF ? "off" : p.lto == LTO_ON ? "on" : "fat");
-		json_key(&jw, "plugin"); json_bool(&jw, p.plugin);
-		json_key(&jw, "hot"); json_string(&jw, p.hot);
-		json_key(&jw, "cold"); json_string(&jw, p.cold);
-		json_key(&jw, "sections");
+		json_key(&jw, "glob"); json_string(&jw, p.sections[i].glob);
+		json_key(&jw, "line"); json_int(&jw, p.sections[i].line);
+		json_key(&jw, "ops");
 		json_array_begin(&jw);
-		for (size_t i = 0; i < p.nr_sections; i++) {
-			json_object_begin(&jw);
-			json_key(&jw, "glob"); json_string(&jw, p.sections[i].glob);
-			json_key(&jw, "line"); json_int(&jw, p.sections[i].line);
-			json_key(&jw, "ops");
-			json_array_begin(&jw);
-			for (size_t j = 0; j < p.sections[i].nr_ops; j++) {
-				const struct policy_op *op = &p.sections[i].ops[j];
-				char *s = xasprintf("%s %s %s", op->link ? "ldflags" : "cflags",
-						    op->add ? "+=" : "-=", op->flag);
-				json_string(&jw, s);
-				free(s);
-			}
-			json_array_end(&jw);
-			json_object_end(&jw);
+		for (size_t j = 0; j < p.sections[i].nr_ops; j++) {
+			const struct policy_op *op = &p.sections[i].ops[j];
+			char *s = xasprintf("%s %s %s", op->link ? "ldflags" : "cflags",
+					    op->add ? "+=" : "-=", op->flag);
+			json_string(&jw, s);
+			free(s);
 		}
 		json_array_end(&jw);
 		json_object_end(&jw);
-		puts(out.buf);
-		strbuf_release(&out);
-		policy_release(&p);
+	}
+	json_array_end(&jw);
+	key_strvec(&jw, "warnings", &p.warnings);
+	json_object_end(&jw);
+	puts(out.buf);
+	strbuf_release(&out);
+	policy_release(&p);
+	return 0;
+}
+
+/* The own options, for messages. */
+#define OWN_OPTIONS "--pgopt-version, --pgopt-check-policy FILE, --pgopt-tu SOURCE, --pgopt-show-config"
+
+/*
+ * Special options handled by pgoptcc itself; they never reach gcc.
+ * argv[0] is the option; argc counts it and what follows.  Returns the
+ * exit code, or -1 when argv[0] is none of them.
+ */
+static int own_option(struct invocation *inv, int argc, char **argv)
+{
+	if (!strcmp(argv[0], "--pgopt-version")) {
+		printf("pgoptcc %s\n", PGOPT_VERSION);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--pgopt-tu")) {
+	if (!strcmp(argv[0], "--pgopt-check-policy")) {
+		if (argc != 2)
+			die(PGOPT_EXIT_USAGE, "usage: pgoptcc --pgopt-check-policy FILE");
+		return check_policy(argv[1]);
+	}
+	if (!strcmp(argv[0], "--pgopt-tu")) {
 		/* print the TU name a source would get here */
-		char cwd[PATH_MAX];
-		if (argc != 3 || !getcwd(cwd, sizeof(cwd)))
+		char *tu;
+		if (argc != 2)
 			die(PGOPT_EXIT_USAGE, "usage: pgoptcc --pgopt-tu SOURCE");
-		char *tu = tu_name(argv[2], cwd, env("PGOPT_ROOT"));
+		resolve_settings(inv);
+		tu = tu_name(argv[1], inv->cwd, setting(inv, SETTING_ROOT));
 		puts(tu);
 		free(tu);
 		return 0;
 	}
+	if (!strcmp(argv[0], "--pgopt-show-config")) {
+		if (argc != 1)
+			die(PGOPT_EXIT_USAGE, "usage: pgoptcc [--pgopt-KEY=VALUE...] --pgopt-show-config");
+		return show_config(inv);
+	}
 	return -1;
+}
+
+/* An unknown --pgopt- option: say what exists, and what it may have meant. */
+static void unknown_option(const char *arg)
+{
+	const char *names[SETTING_NR + 5], *hint;
+	char *word = xstrndup(arg + 8, strcspn(arg + 8, "="));
+	int n = 0;
+
+	for (int i = 0; i < SETTING_NR; i++)
+		names[n++] = settings_table[i].key;
+	names[n++] = "version";
+	names[n++] = "check-policy";
+	names[n++] = "tu";
+	names[n++] = "show-config";
+	names[n] = NULL;
+	hint = suggest_word(word, names);
+	die(PGOPT_EXIT_USAGE,
+	    "unknown option %s (pgoptcc's own options: " OWN_OPTIONS
+	    "; settings: --pgopt-KEY=VALUE, KEY one of policy, logdir, prefix, root, cc, plugin, failsafe)%s%s%s%s",
+	    arg, hint ? ": did you mean --pgopt-" : "", hint ? hint : "",
+	    hint && settings_lookup(hint) >= 0 ? "=" : "", hint ? "?" : "");
 }
 
 int main(int argc, char **argv)
 {
 	struct invocation inv;
 	struct compilelog log = { -1, NULL };
-	const char *name, *cc_name;
+	const char *name, *cc_name = NULL;
 	int first_arg = 1, code, changed, retry, masquerade = 0;
-	struct strbuf child_path = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
 	struct child_process cp;
 	double t0;
 
@@ -626,6 +875,10 @@ int main(int argc, char **argv)
 	strvec_init(&inv.expanded);
 	strvec_init(&inv.final);
 	strvec_init(&inv.cls_argv);
+	strbuf_init(&inv.child_path, 0);
+	settings_layer_init(&inv.env_layer);
+	settings_layer_init(&inv.cc_layer);
+	settings_layer_init(&inv.conf_layer);
 	error_set_program("pgoptcc", PGOPT_EXIT_NOMEM);
 	error_verbose = env_is_1("PGOPT_VERBOSE");
 	check_env();
@@ -634,48 +887,41 @@ int main(int argc, char **argv)
 		die(PGOPT_EXIT_USAGE, "cannot resolve /proc/self/exe: %s", strerror(errno));
 	if (!getcwd(inv.cwd, sizeof(inv.cwd)))
 		die(PGOPT_EXIT_USAGE, "cannot get the working directory: %s", strerror(errno));
+	settings_layer_from_env(&inv.env_layer);
 
 	name = strrchr(argv[0], '/');
 	name = name ? name + 1 : argv[0];
 	if (strncmp(name, "pgoptcc", 7)) {
 		cc_name = name;            /* masquerading as gcc, cc, ... */
 		masquerade = 1;
-	} else if (argc > 1 && !strncmp(argv[1], "--pgopt-", 8)) {
-		code = own_option(argc, argv);
-		if (code >= 0)
-			return code;
-		die(PGOPT_EXIT_USAGE, "unknown option %s (pgoptcc's own options: --pgopt-version, --pgopt-check-policy FILE, --pgopt-tu SOURCE)",
-		    argv[1]);
-	} else if (argc > 1 && looks_like_compiler(argv[1])) {
-		cc_name = argv[1];         /* CC="pgoptcc gcc-12" */
-		first_arg = 2;
 	} else {
-		cc_name = env("PGOPT_CC") ? env("PGOPT_CC") : "gcc";
+		/* CC="pgoptcc --pgopt-policy=FILE ... [gcc-12]": settings first */
+		for (; first_arg < argc; first_arg++) {
+			int r = settings_option(argv[first_arg], &inv.cc_layer, &err);
+			if (r < 0)
+				die(PGOPT_EXIT_USAGE, "%s", err.buf);
+			if (!r)
+				break;
+		}
+		if (first_arg < argc && !strncmp(argv[first_arg], "--pgopt-", 8)) {
+			code = own_option(&inv, argc - first_arg, argv + first_arg);
+			if (code >= 0)
+				return code;
+			unknown_option(argv[first_arg]);
+		}
+		if (first_arg < argc && looks_like_compiler(argv[first_arg]))
+			cc_name = argv[first_arg++]; /* CC="pgoptcc gcc-12" */
 	}
 
 	if (env("PGOPT_RECURSION"))
 		die(PGOPT_EXIT_RECURSION,
 		    "recursion: pgoptcc was called by the compiler it runs (%s); check PGOPT_CC, PGOPT_PREFIX and PATH",
-		    cc_name);
-	inv.compiler = find_compiler(cc_name, inv.self, masquerade, &child_path);
-	if (env("PGOPT_PREFIX")) {
-		struct strvec words = STRVEC_INIT;
-		strvec_split(&words, env("PGOPT_PREFIX"));
-		for (size_t i = 0; i < words.nr; i++) {
-			char *p = locate_in_path(words.v[i]);
-			if (!p)
-				die(PGOPT_EXIT_NO_CC, "cannot find \"%s\" of PGOPT_PREFIX on PATH",
-				    words.v[i]);
-			if (same_file(p, inv.self))
-				die(PGOPT_EXIT_RECURSION, "PGOPT_PREFIX names pgoptcc itself (%s)", p);
-			strvec_push_nodup(&inv.prefix, p);
-		}
-		strvec_clear(&words);
-	}
+		    cc_name ? cc_name : env("PGOPT_CC") ? env("PGOPT_CC") : "gcc");
 
 	strvec_pushn(&inv.orig, (const char *const *)argv + first_arg, (size_t)(argc - first_arg));
-	/* classify_args expects argv[0]; cls keeps pointers into cls_argv */
-	strvec_push(&inv.cls_argv, inv.compiler);
+	/* classify_args expects an argv[0] (it does not read it); cls keeps
+	 * pointers into cls_argv */
+	strvec_push(&inv.cls_argv, "cc");
 	if (respfile_expand((int)inv.orig.nr, (const char *const *)inv.orig.v,
 			    &inv.expanded) < 0) {
 		inv.cls.kind = KIND_PASSTHROUGH;
@@ -685,6 +931,33 @@ int main(int argc, char **argv)
 		classify_args((int)inv.cls_argv.nr, (const char *const *)inv.cls_argv.v,
 			      &inv.cls);
 	}
+	/* configure's probes record its environment before anything reads
+	 * the settings, so a probe already sees the new pgoptcc.conf */
+	if (inv.cls.reason == REASON_CONFTEST && configure_running(inv.cwd))
+		remember_settings(&inv);
+	resolve_settings(&inv);
+
+	if (!cc_name)
+		cc_name = setting(&inv, SETTING_CC) ? setting(&inv, SETTING_CC) : "gcc";
+	inv.compiler = find_compiler(cc_name, inv.self, masquerade, &inv.child_path);
+	if (setting(&inv, SETTING_PREFIX)) {
+		struct strvec words = STRVEC_INIT;
+		char *src = setting_source(&inv, SETTING_PREFIX);
+		strvec_split(&words, setting(&inv, SETTING_PREFIX));
+		for (size_t i = 0; i < words.nr; i++) {
+			char *p = locate_in_path(words.v[i]);
+			if (!p)
+				die(PGOPT_EXIT_NO_CC, "cannot find \"%s\" of the prefix (%s) on PATH",
+				    words.v[i], src);
+			if (same_file(p, inv.self))
+				die(PGOPT_EXIT_RECURSION, "the prefix (%s) names pgoptcc itself (%s)",
+				    src, p);
+			strvec_push_nodup(&inv.prefix, p);
+		}
+		free(src);
+		strvec_clear(&words);
+	}
+
 	if (inv.cls.kind != KIND_PASSTHROUGH && env_is_1("PGOPT_PASSTHROUGH")) {
 		inv.cls.kind = KIND_PASSTHROUGH;
 		inv.cls.reason = REASON_PASSTHROUGH_ENV;
@@ -692,25 +965,25 @@ int main(int argc, char **argv)
 	/* the log is opened before anything is decided: under failsafe, a log
 	 * that cannot be written means the build runs unchanged (a policy
 	 * applied without the record of what it did is no failsafe) */
-	if (env("PGOPT_LOGDIR")) {
-		struct strbuf err = STRBUF_INIT;
-		if (compilelog_open(&log, env("PGOPT_LOGDIR"), &err) < 0) {
-			if (!failsafe())
+	if (setting(&inv, SETTING_LOGDIR)) {
+		strbuf_reset(&err);
+		if (compilelog_open(&log, setting(&inv, SETTING_LOGDIR), &err) < 0) {
+			if (!failsafe(&inv))
 				die(PGOPT_EXIT_LOG, "%s (set PGOPT_FAILSAFE=passthrough to build without a log)",
 				    err.buf);
-			verbose("building unchanged (PGOPT_FAILSAFE=passthrough): %s", err.buf);
+			verbose("building unchanged (failsafe = passthrough): %s", err.buf);
 			inv.failsafe_error = "log unwritable";
 			compilelog_close(&log);
 			log.fd = -1;
 		}
-		strbuf_release(&err);
 	}
+	strbuf_release(&err);
 	if (inv.cls.kind != KIND_PASSTHROUGH && !inv.failsafe_error) {
 		inv.have_policy = load_policy(&inv);
 		apply_policy(&inv);
 	} else if (inv.cls.source && inv.cls.n_sources == 1) {
 		/* unchanged, but the log still names the unit */
-		inv.tu = tu_name(inv.cls.source, inv.cwd, env("PGOPT_ROOT"));
+		inv.tu = tu_name(inv.cls.source, inv.cwd, setting(&inv, SETTING_ROOT));
 	}
 	verbose("%s (%s)%s%s: %s", classify_kind_name(inv.cls.kind),
 		classify_reason_name(inv.cls.reason), inv.tu ? " " : "", inv.tu ? inv.tu : "",
@@ -719,10 +992,10 @@ int main(int argc, char **argv)
 	changed = inv.have_policy && inv.res.changed;
 	/* under failsafe a compile with the plugin is retried unchanged when
 	 * gcc cannot load the plugin (built for another gcc, not a plugin) */
-	retry = changed && inv.plugin && failsafe();
+	retry = changed && inv.plugin && failsafe(&inv);
 	setenv("PGOPT_RECURSION", "1", 1);
-	if (child_path.len)
-		setenv("PATH", child_path.buf, 1);
+	if (inv.child_path.len)
+		setenv("PATH", inv.child_path.buf, 1);
 
 	if (log.fd < 0 && !retry) {
 		/* no log: become the compiler */
@@ -745,18 +1018,18 @@ int main(int argc, char **argv)
 	}
 	t0 = now_ms();
 	if (retry) {
-		struct strbuf err = STRBUF_INIT;
-		code = run_compiler(&inv, &inv.final, &err);
-		if (code != 0 && plugin_failed_to_load(err.buf, inv.plugin)) {
-			verbose("the plugin %s failed to load; building unchanged (PGOPT_FAILSAFE=passthrough)",
+		struct strbuf cerr = STRBUF_INIT;
+		code = run_compiler(&inv, &inv.final, &cerr);
+		if (code != 0 && plugin_failed_to_load(cerr.buf, inv.plugin)) {
+			verbose("the plugin %s failed to load; building unchanged (failsafe = passthrough)",
 				inv.plugin);
 			inv.failsafe_error = "plugin failed to load";
 			inv.res.changed = 0;
 			code = run_compiler(&inv, &inv.orig, NULL);
 		} else {
-			(void)write_all(2, err.buf, err.len);
+			(void)write_all(2, cerr.buf, cerr.len);
 		}
-		strbuf_release(&err);
+		strbuf_release(&cerr);
 	} else {
 		code = run_compiler(&inv, changed ? &inv.final : &inv.orig, NULL);
 	}

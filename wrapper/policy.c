@@ -10,7 +10,14 @@
 #include "glob.h"
 #include "policy.h"
 #include "respfile.h"
+#include "suggest.h"
 #include "xalloc.h"
+
+/* The keys, for messages and suggestions. */
+static const char *const policy_keys[] = {
+	"cflags", "ldflags", "lto", "march", "hot", "cold", "plugin", "bolt", NULL
+};
+#define POLICY_KEYS_TEXT "cflags, ldflags, lto, march, hot, cold, plugin, bolt"
 
 /* PostgreSQL's required flags: configure adds them because the code relies
  * on them.  A policy may never remove them. */
@@ -28,12 +35,61 @@ static const char *const unsafe_flags[] = {
 	"-fcx-limited-range", NULL
 };
 
+/*
+ * Flags that change the ABI: how data is laid out, how functions are
+ * called, which registers are used.  One file built with them disagrees
+ * with the rest of PostgreSQL (a policy with -fpack-struct on aset.c
+ * builds, then initdb dies of SIGSEGV), and a whole build with them
+ * disagrees with libc, libpq and extensions built later.  So they are
+ * refused in every section, [global] too, added or removed (removing one
+ * that make's CFLAGS sets changes one file against the rest).  The -fno-
+ * and -mno- forms are the same settings.
+ */
+#define ABI(what) "it changes the ABI (" what "): objects built with it disagree with the rest of PostgreSQL, libc and extensions"
+static const struct abi_flag {
+	const char *flag;   /* the flag, or the start of it */
+	int prefix;         /* 1: every flag starting with it */
+	const char *why;    /* the reason given */
+} abi_flags[] = {
+	{ "-fpack-struct", 1, ABI("struct layout") },
+	{ "-fshort-enums", 0, ABI("the size of enums") },
+	{ "-fshort-wchar", 0, ABI("the size of wchar_t") },
+	{ "-freg-struct-return", 0, ABI("how functions return structs") },
+	{ "-fpcc-struct-return", 0, ABI("how functions return structs") },
+	{ "-funsigned-char", 0, ABI("whether char is signed") },
+	{ "-fsigned-char", 0, ABI("whether char is signed") },
+	{ "-malign-double", 0, ABI("the alignment of double") },
+	{ "-mabi=", 1, ABI("the calling convention") },
+	{ "-ffixed-", 1, ABI("which registers code may use") },
+	{ "-fcall-used-", 1, ABI("which registers calls preserve") },
+	{ "-fcall-saved-", 1, ABI("which registers calls preserve") },
+	{ "-m32", 0, ABI("the data model: 32-bit code") },
+	{ "-mx32", 0, ABI("the data model: x32 code") },
+	{ "-m16", 0, ABI("the data model: 16-bit code") },
+};
+
+static const char *abi_change(const char *flag)
+{
+	char *pos = NULL;
+	const char *f = flag, *why = NULL;
+	/* -fno-short-enums is the same setting as -fshort-enums */
+	if (!strncmp(flag, "-fno-", 5) || !strncmp(flag, "-mno-", 5))
+		f = pos = xasprintf("-%c%s", flag[1], flag + 5);
+	for (size_t i = 0; i < sizeof(abi_flags) / sizeof(abi_flags[0]) && !why; i++) {
+		const struct abi_flag *a = &abi_flags[i];
+		if (a->prefix ? !strncmp(f, a->flag, strlen(a->flag)) : !strcmp(f, a->flag))
+			why = a->why;
+	}
+	free(pos);
+	return why;
+}
+
 const char *policy_forbidden_add(const char *flag)
 {
 	for (int i = 0; unsafe_flags[i]; i++)
 		if (!strcmp(flag, unsafe_flags[i]))
 			return "it changes PostgreSQL's arithmetic or aliasing semantics";
-	return NULL;
+	return abi_change(flag);
 }
 
 const char *policy_forbidden_remove(const char *flag)
@@ -41,7 +97,7 @@ const char *policy_forbidden_remove(const char *flag)
 	for (int i = 0; required_flags[i]; i++)
 		if (!strcmp(flag, required_flags[i]))
 			return "PostgreSQL requires it";
-	return NULL;
+	return abi_change(flag);
 }
 
 static int perr(struct strbuf *err, const char *path, int line, const char *fmt, ...)
@@ -89,12 +145,13 @@ static char *trim(char *s)
 	return s;
 }
 
-static void add_op(struct policy_section *s, int add, int link, const char *flag)
+static void add_op(struct policy_section *s, int add, int link, const char *flag, int line)
 {
 	ALLOC_GROW(s->ops, s->nr_ops + 1, s->alloc_ops);
 	s->ops[s->nr_ops].add = add;
 	s->ops[s->nr_ops].link = link;
 	s->ops[s->nr_ops].flag = xstrdup(flag);
+	s->ops[s->nr_ops].line = line;
 	s->nr_ops++;
 }
 
@@ -109,13 +166,41 @@ static char *resolve_relative(const char *policy_path, const char *file)
 	return xasprintf("%.*s/%s", (int)(slash - policy_path), policy_path, file);
 }
 
+/* Only the documented words: on, off (strict, like ccache's booleans). */
 static int parse_onoff(const char *v)
 {
-	if (!strcmp(v, "on") || !strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "1"))
+	if (!strcmp(v, "on"))
 		return 1;
-	if (!strcmp(v, "off") || !strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "0"))
+	if (!strcmp(v, "off"))
 		return 0;
 	return -1;
+}
+
+static int is_key(const char *key)
+{
+	for (int i = 0; policy_keys[i]; i++)
+		if (!strcmp(key, policy_keys[i]))
+			return 1;
+	return 0;
+}
+
+/* An unknown key: the keys there are, and the line it may have meant
+ * ("CFLAGS += -O3" -> "cflags += -O3"). */
+static int unknown_key(struct policy *p, int lineno, const char *key, int add,
+		       const char *val, struct strbuf *err)
+{
+	const char *hint = suggest_word(key, policy_keys);
+	const char *op = add > 0 ? "+=" : add == 0 ? "-=" : "=";
+
+	if (!hint)
+		return perr(err, p->path, lineno,
+			    "expected a known key (" POLICY_KEYS_TEXT "), got \"%s\"", key);
+	/* flags are only ever added or removed */
+	if (add < 0 && (!strcmp(hint, "cflags") || !strcmp(hint, "ldflags")))
+		op = "+=";
+	return perr(err, p->path, lineno,
+		    "expected a known key (" POLICY_KEYS_TEXT "), got \"%s\": did you mean \"%s %s%s%s\"?",
+		    key, hint, op, *val ? " " : "", val);
 }
 
 /* One "key op value" line inside section s. */
@@ -145,6 +230,8 @@ static int parse_setting(struct policy *p, struct policy_section *s, char *line,
 	key[klen] = '\0';
 	val = trim(val);
 
+	if (!is_key(key))
+		return unknown_key(p, lineno, key, add, val, err);
 	if (!strcmp(key, "cflags") || !strcmp(key, "ldflags")) {
 		int link = key[0] == 'l';
 		struct strvec words = STRVEC_INIT;
@@ -175,7 +262,7 @@ static int parse_setting(struct policy *p, struct policy_section *s, char *line,
 				strvec_clear(&words);
 				return -1;
 			}
-			add_op(s, add, link, words.v[i]);
+			add_op(s, add, link, words.v[i], lineno);
 		}
 		strvec_clear(&words);
 		return 0;
@@ -187,17 +274,12 @@ static int parse_setting(struct policy *p, struct policy_section *s, char *line,
 		if (!*val || strchr(val, ' '))
 			return perr(err, p->path, lineno, "expected one CPU name after march =");
 		flag = xasprintf("-march=%s", val);
-		add_op(s, 1, 0, flag);
+		add_op(s, 1, 0, flag, lineno);
 		free(flag);
 		return 0;
 	}
 	if (!s->global)
-		return perr(err, p->path, lineno,
-			    strcmp(key, "lto") && strcmp(key, "hot") && strcmp(key, "cold") &&
-					    strcmp(key, "plugin")
-				    ? "expected a known key (cflags, ldflags, lto, march, hot, cold, plugin), got \"%s\""
-				    : "expected \"%s\" only in [global]",
-			    key);
+		return perr(err, p->path, lineno, "expected \"%s\" only in [global]", key);
 	if (!strcmp(key, "lto")) {
 		if (!strcmp(val, "fat"))
 			p->lto = LTO_FAT;
@@ -214,17 +296,80 @@ static int parse_setting(struct policy *p, struct policy_section *s, char *line,
 		p->plugin = parse_onoff(val);
 		return 0;
 	}
-	if (!strcmp(key, "hot") || !strcmp(key, "cold")) {
+	if (!strcmp(key, "bolt")) {
+		if (strcmp(val, "ready") && strcmp(val, "off"))
+			return perr(err, p->path, lineno, "expected bolt = ready or off, got \"%s\"", val);
+		p->bolt = !strcmp(val, "ready");
+		p->bolt_line = lineno;
+		return 0;
+	}
+	/* hot, cold */
+	{
 		char **dst = key[0] == 'h' ? &p->hot : &p->cold;
 		if (!*val)
 			return perr(err, p->path, lineno, "expected a file name after %s =", key);
 		free(*dst);
 		*dst = resolve_relative(p->path, val);
+		*(key[0] == 'h' ? &p->hot_line : &p->cold_line) = lineno;
 		return 0;
 	}
-	return perr(err, p->path, lineno,
-		    "expected a known key (cflags, ldflags, lto, march, hot, cold, plugin), got \"%s\"",
-		    key);
+}
+
+/*
+ * Warn about a section that can never match a C translation unit: TU
+ * names are C sources relative to the source root
+ * (src/backend/utils/mmgr/aset.c).  glob is the header as written.
+ */
+static void check_section(struct policy *p, const struct policy_section *s, const char *glob)
+{
+	const char *last;
+	size_t n;
+	int can = 0;
+
+	if (glob[0] == '/') {
+		strvec_pushf(&p->warnings,
+			     "%s:%d: section [%s] is an absolute path, but translation units are named relative to the source root (e.g. src/backend/utils/mmgr/aset.c): the leading '/' is ignored",
+			     p->path, s->line, glob);
+	}
+	for (size_t i = 0; i < s->patterns.nr; i++)
+		can |= glob_can_match_suffix(s->patterns.v[i], ".c");
+	if (can)
+		return;
+	/* a last component (trailing '/' aside) without wildcard or dot: a
+	 * directory, surely */
+	n = strlen(glob);
+	while (n && glob[n - 1] == '/')
+		n--;
+	last = glob + n;
+	while (last > glob && last[-1] != '/')
+		last--;
+	if (n && strcspn(last, "*?[{.") >= (size_t)(glob + n - last)) {
+		const char *g = glob;
+		strvec_pushf(&p->warnings,
+			     "%s:%d: section [%s] can never match a C translation unit: it names a directory, not files; for the C files in it write [%.*s/*.c], with its subdirectories [%.*s/**]",
+			     p->path, s->line, glob, (int)n, g, (int)n, g);
+		return;
+	}
+	strvec_pushf(&p->warnings,
+		     "%s:%d: section [%s] can never match a C translation unit (their names end in .c, e.g. src/backend/utils/mmgr/aset.c)",
+		     p->path, s->line, glob);
+}
+
+/* Checks that need the whole file: bolt = ready against a section that
+ * turns the hot/cold partitioning back on. */
+static int check_policy(struct policy *p, struct strbuf *err)
+{
+	if (!p->bolt)
+		return 0;
+	for (size_t i = 0; i < p->nr_sections; i++)
+		for (size_t j = 0; j < p->sections[i].nr_ops; j++) {
+			const struct policy_op *op = &p->sections[i].ops[j];
+			if (op->add && !op->link && !strcmp(op->flag, "-freorder-blocks-and-partition"))
+				return perr(err, p->path, op->line,
+					    "cannot add -freorder-blocks-and-partition with bolt = ready (line %d): BOLT cannot rewrite the .cold parts it splits functions into",
+					    p->bolt_line);
+		}
+	return 0;
 }
 
 int policy_parse(struct policy *p, const char *path, const char *text, size_t len,
@@ -235,8 +380,14 @@ int policy_parse(struct policy *p, const char *path, const char *text, size_t le
 	size_t pos = 0;
 
 	memset(p, 0, sizeof(*p));
+	strvec_init(&p->warnings);
 	p->path = xstrdup(path);
 	p->plugin = 1;
+	/* a UTF-8 byte-order mark, as some editors write */
+	if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) {
+		text += 3;
+		len -= 3;
+	}
 	if (memchr(text, '\0', len))
 		return perr(err, path, 1, "expected a text file (found a NUL byte)");
 	while (pos < len) {
@@ -280,6 +431,7 @@ int policy_parse(struct policy *p, const char *path, const char *text, size_t le
 					free(line);
 					return -1;
 				}
+				check_section(p, cur, s);
 			}
 			free(line);
 			continue;
@@ -295,7 +447,7 @@ int policy_parse(struct policy *p, const char *path, const char *text, size_t le
 		}
 		free(line);
 	}
-	return 0;
+	return check_policy(p, err);
 }
 
 int policy_load(struct policy *p, const char *path, struct strbuf *err)
@@ -310,6 +462,17 @@ int policy_load(struct policy *p, const char *path, struct strbuf *err)
 		return -1;
 	}
 	r = policy_parse(p, realpath(path, abspath) ? abspath : path, text.buf, text.len, err);
+	/* the lists are read by the plugin in every compile: one that cannot
+	 * be read fails here, naming the line, not later in cc1 */
+	for (int i = 0; i < 2 && r == 0; i++) {
+		const char *list = i ? p->cold : p->hot;
+		struct strbuf t = STRBUF_INIT;
+		if (list && strbuf_read_file(&t, list) < 0)
+			r = perr(err, p->path, i ? p->cold_line : p->hot_line,
+				 "cannot read the %s list %s: %s", i ? "cold" : "hot", list,
+				 strerror(errno));
+		strbuf_release(&t);
+	}
 	strbuf_release(&text);
 	return r;
 }
@@ -328,6 +491,7 @@ void policy_release(struct policy *p)
 	free(p->path);
 	free(p->hot);
 	free(p->cold);
+	strvec_clear(&p->warnings);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -404,6 +568,20 @@ void policy_apply(const struct policy *p, const char *tu, struct strvec *args,
 		if (p->lto == LTO_FAT && !link) {
 			strvec_push(args, "-ffat-lto-objects");
 			strvec_push(&res->added, "-ffat-lto-objects");
+		}
+		res->changed = 1;
+	}
+	/* BOLT: no hot/cold splitting of functions (BOLT 15 cannot rewrite
+	 * the .cold fragments gcc makes), relocations kept in the link; with
+	 * LTO the code is generated at the link, so it gets the flag too */
+	if (p->bolt) {
+		if (!link || p->lto != LTO_OFF) {
+			strvec_push(args, POLICY_BOLT_CFLAG);
+			strvec_push(&res->added, POLICY_BOLT_CFLAG);
+		}
+		if (link) {
+			strvec_push(args, POLICY_BOLT_LDFLAG);
+			strvec_push(&res->added, POLICY_BOLT_LDFLAG);
 		}
 		res->changed = 1;
 	}

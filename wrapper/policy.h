@@ -15,6 +15,10 @@
  *                               a list makes every compile a changed one:
  *                               the plugin must run to mark its functions
  *     plugin = on|off           load pgopt.so into changed compiles (on)
+ *     bolt = ready|off          ready: -fno-reorder-blocks-and-partition on
+ *                               every compile, -Wl,--emit-relocs on every
+ *                               link (what LLVM BOLT needs to rewrite the
+ *                               binary); off (the default)
  *
  *     [src/backend/utils/{mmgr/aset,hash/dynahash}.c]  a glob (glob.h)
  *     cflags += -O3                     over the TU path: here two files
@@ -22,8 +26,17 @@
  * Every section whose glob matches applies, in file order ([global] first
  * wherever it stands is NOT special: it applies where it is written).
  * Errors are reported as "FILE:LINE: expected ..." and the policy is
- * rejected whole.  Removing PostgreSQL's required flags or adding the
- * fast-math family is an error.
+ * rejected whole; a misspelt key gets a suggestion (cflag, CFLAGS ->
+ * cflags).  Removing PostgreSQL's required flags, adding the fast-math
+ * family, and adding or removing a flag that changes the ABI
+ * (-fpack-struct, -fshort-enums, -funsigned-char, -m32, ...; in any
+ * section, [global] too) is an error.  Values are only the documented
+ * ones (on|off, not yes/true/1).  A UTF-8 byte-order mark at the start is
+ * skipped.
+ *
+ * Warnings (policy.warnings, never printed by the parser): a section that
+ * can never match a C translation unit - a bare directory, an absolute
+ * path, a glob that cannot end in ".c".
  */
 #ifndef PGOPT_POLICY_H
 #define PGOPT_POLICY_H
@@ -38,6 +51,7 @@ struct policy_op {
 	int add;          /* 1: "+=", 0: "-=" */
 	int link;         /* 1: ldflags, 0: cflags */
 	char *flag;       /* one flag */
+	int line;         /* its line in the policy */
 };
 
 struct policy_section {
@@ -56,7 +70,13 @@ struct policy {
 	enum policy_lto lto;             /* lto = ... */
 	int lto_line;                    /* line of the lto key, 0 if absent */
 	char *hot, *cold;                /* absolute paths, or NULL */
+	int hot_line, cold_line;         /* their lines, 0 if absent */
 	int plugin;                      /* plugin = on (default) / off */
+	int bolt;                        /* bolt = ready (1) / off (0, default) */
+	int bolt_line;                   /* line of the bolt key, 0 if absent */
+	struct strvec warnings;          /* "FILE:LINE: ..." for the caller to
+					  * show (--pgopt-check-policy, pgbuild);
+					  * the parser never prints */
 };
 
 /* The result of applying a policy to one compile or link. */
@@ -69,10 +89,12 @@ struct policy_result {
 };
 
 /*
- * Parse path into p.  Returns 0, or -1 with "path:line: expected ..."
- * text in err.
+ * Read and parse path into p, and check that the hot and cold lists it
+ * names can be read.  Returns 0, or -1 with "path:line: ..." text in err
+ * (call policy_release either way).
  */
 int policy_load(struct policy *p, const char *path, struct strbuf *err);
+/* Parse text only (no file is read); the same errors but the lists'. */
 int policy_parse(struct policy *p, const char *path, const char *text,
 		 size_t len, struct strbuf *err);
 void policy_release(struct policy *p);
@@ -91,5 +113,9 @@ void policy_result_release(struct policy_result *res);
 /* Is flag forbidden to add / to remove?  Returns a reason or NULL. */
 const char *policy_forbidden_add(const char *flag);
 const char *policy_forbidden_remove(const char *flag);
+
+/* The flags bolt = ready adds to compiles, and to links. */
+#define POLICY_BOLT_CFLAG  "-fno-reorder-blocks-and-partition"
+#define POLICY_BOLT_LDFLAG "-Wl,--emit-relocs"
 
 #endif

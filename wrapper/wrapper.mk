@@ -14,3 +14,8 @@ $(O)/bin/pgoptcc: $(O)/obj/wrapper/pgoptcc.o $(WRAPPER_LIB) $(COMMON_LIB)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lm $(ALL_LDFLAGS)
 
 PROGRAMS += $(O)/bin/pgoptcc
+
+# Which GCC pgopt.so is built with (plugin/plugin.mk): see wrapper/compiler.h.
+$(O)/obj/wrapper/compiler.o: ALL_CFLAGS += -DPGOPT_PLUGIN_GCC=\"$(PLUGIN_GCC)\" \
+	-DPGOPT_PLUGIN_GCC_VERSION=\"$(PLUGIN_GCC_VERSION)\"
+$(O)/obj/wrapper/compiler.o: plugin/plugin.mk

@@ -1,8 +1,9 @@
 #!/bin/bash
 # 10-wrapper-pg.t - PostgreSQL 15 through pgoptcc, end to end:
 #  - configure with plain gcc and with CC=pgoptcc + each example policy
-#    gives the same pg_config.h (but CONFIGURE_ARGS) and Makefile.global
-#    (but CC, and CPP, which autoconf sets to "$CC -E");
+#    (PGOPT_POLICY), and with the policy as an option in CC, gives the same
+#    pg_config.h (but CONFIGURE_ARGS) and Makefile.global (but CC, and
+#    CPP, which autoconf sets to "$CC -E");
 #  - in the shared coscup build, every backend object carries the policy's
 #    flags (.GCC.command.line) and every compile has exactly one complete
 #    log record.
@@ -36,6 +37,19 @@ for pol in "$TOP"/examples/*.policy; do
 	is "$pn: no configure probe was changed" "$(grep -c '"changed":true' "$TMP/cfglog/compile.jsonl")" 0
 	like "$pn: configure probes went through pgoptcc" "$(grep -c '"reason":"conftest"' "$TMP/cfglog/compile.jsonl")" "^[0-9]{3,}$"
 done
+# the settings as options in CC (wrapper/README.md's recipe): the same
+# conclusions, and CC recorded with its options for make and PGXS
+rm -rf "$TMP/cfglog"
+e2e_heavy conf CC="$W --pgopt-policy=$POL --pgopt-logdir=$TMP/cfglog" AR=gcc-ar RANLIB=gcc-ranlib
+ok "configure with CC=\"pgoptcc --pgopt-policy=... --pgopt-logdir=...\"" test -f "$cfg/src/include/pg_config.h"
+grep -v '^#define CONFIGURE_ARGS' "$cfg/src/include/pg_config.h" > "$TMP/pg_config.h.w"
+grep -Ev '^(CC|CPP) = ' "$cfg/src/Makefile.global" > "$TMP/Makefile.global.w"
+ok "options in CC: pg_config.h identical but CONFIGURE_ARGS" diff -u "$TMP/pg_config.h.gcc" "$TMP/pg_config.h.w"
+ok "options in CC: Makefile.global identical but CC (and CPP)" diff -u "$TMP/Makefile.global.gcc" "$TMP/Makefile.global.w"
+like "options in CC: Makefile.global records them" "$(grep '^CC = ' "$cfg/src/Makefile.global")" \
+	"^CC = $W --pgopt-policy=$POL --pgopt-logdir=$TMP/cfglog\$"
+is "options in CC: no configure probe was changed" "$(grep -c '"changed":true' "$TMP/cfglog/compile.jsonl")" 0
+ok "options in CC: configure left pgoptcc.conf (no setting in it)" sh -c "! grep -qv '^#' '$cfg/pgoptcc.conf'"
 rm -rf "$cfg"
 
 # --- the shared coscup build ---

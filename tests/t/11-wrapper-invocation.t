@@ -82,8 +82,17 @@ is "failsafe: bad policy still builds" "$s" 0
 gcc -c a.c -o plain.o
 ok "failsafe: object is plain gcc's" cmp plain.o fs.o
 like "failsafe: logged" "$(tail -n1 log/compile.jsonl)" '"failsafe":"policy invalid"'
-PGOPT_POLICY=$TMP/bad.policy "$W" -c conftest.c 2> err; s=$?
+# (in a directory of its own: a probe leaves pgoptcc.conf behind, which
+# would give the bad policy to every later compile here)
+mkdir -p probe && cp a.c probe/conftest.c && echo '/* confdefs.h */' > probe/confdefs.h
+(cd probe && PGOPT_POLICY=$TMP/bad.policy "$W" -c conftest.c) 2> err; s=$?
 is "bad policy never breaks a configure probe's result" "$(grep -c pgoptcc err)" 0
+like "a configure probe records its environment's policy in pgoptcc.conf" "$(cat probe/pgoptcc.conf)" "^policy = $TMP/bad.policy\$"
+# a conftest.c compiled where no configure runs (no confdefs.h) records nothing
+mkdir -p noconf && cp a.c noconf/conftest.c
+(cd noconf && PGOPT_POLICY=$TMP/p.policy "$W" -c conftest.c) 2> err; s=$?
+is "conftest.c outside a configure run: plain gcc's result" "$s/$(cat err)" "0/"
+ok "... and no pgoptcc.conf" test ! -e noconf/pgoptcc.conf
 
 # log directory that cannot be written: fail closed
 mkdir ro && touch ro/compile.jsonl && chmod 444 ro/compile.jsonl
@@ -104,7 +113,7 @@ is "unwritable log + failsafe + policy: builds" "$s" 0
 is "unwritable log + failsafe + policy: silent" "$(cat err)" ""
 ok "unwritable log + failsafe + policy: plain gcc's object" cmp plain.o lp.o
 PGOPT_VERBOSE=1 PGOPT_FAILSAFE=passthrough PGOPT_LOGDIR=$LOGBAD PGOPT_POLICY=$TMP/p.policy "$W" -c a.c -o lp.o 2> err; s=$?
-like "unwritable log + failsafe + PGOPT_VERBOSE=1: says so" "$(cat err)" "^pgoptcc: building unchanged \(PGOPT_FAILSAFE=passthrough\): "
+like "unwritable log + failsafe + PGOPT_VERBOSE=1: says so" "$(cat err)" "^pgoptcc: building unchanged \(failsafe = passthrough\): "
 
 # plugin missing: fail closed (the policy changes the compile)
 PGOPT_PLUGIN=$TMP/nonexistent.so PGOPT_POLICY=$TMP/p.policy "$W" -c a.c 2> err; s=$?

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "glob.h"
@@ -28,7 +30,45 @@ struct bad {
 
 static const struct bad bad_policies[] = {
 	{ "cflags += -O3\n", "/p/x.policy:1: expected a section header such as [global] before settings" },
-	{ "[global]\nfoo = 1\n", "/p/x.policy:2: expected a known key (cflags, ldflags, lto, march, hot, cold, plugin), got \"foo\"" },
+	{ "[global]\nfoo = 1\n", "/p/x.policy:2: expected a known key (cflags, ldflags, lto, march, hot, cold, plugin, bolt), got \"foo\"" },
+	/* near misses get the line they meant */
+	{ "[global]\ncflag += -O3\n", "/p/x.policy:2: expected a known key (cflags, ldflags, lto, march, hot, cold, plugin, bolt), got \"cflag\": did you mean \"cflags += -O3\"?" },
+	{ "[global]\nCFLAGS += -O3\n", "/p/x.policy:2: expected a known key (cflags, ldflags, lto, march, hot, cold, plugin, bolt), got \"CFLAGS\": did you mean \"cflags += -O3\"?" },
+	{ "[global]\nCFLAGS = -O3\n", "/p/x.policy:2: expected a known key (cflags, ldflags, lto, march, hot, cold, plugin, bolt), got \"CFLAGS\": did you mean \"cflags += -O3\"?" },
+	{ "[a.c]\nLDFLAG -= -Wl,-O1\n", "/p/x.policy:2: expected a known key (cflags, ldflags, lto, march, hot, cold, plugin, bolt), got \"LDFLAG\": did you mean \"ldflags -= -Wl,-O1\"?" },
+	{ "[global]\nLTO = on\n", "/p/x.policy:2: expected a known key (cflags, ldflags, lto, march, hot, cold, plugin, bolt), got \"LTO\": did you mean \"lto = on\"?" },
+	{ "[global]\nplugins = off\n", "/p/x.policy:2: expected a known key (cflags, ldflags, lto, march, hot, cold, plugin, bolt), got \"plugins\": did you mean \"plugin = off\"?" },
+	{ "[global]\nhot_list = h.txt\n", "/p/x.policy:2: expected a known key (cflags, ldflags, lto, march, hot, cold, plugin, bolt), got \"hot_list\"" },
+	/* documented values only */
+	{ "[global]\nlto = yes\n", "/p/x.policy:2: expected lto = on, off or fat, got \"yes\"" },
+	{ "[global]\nlto = 1\n", "/p/x.policy:2: expected lto = on, off or fat, got \"1\"" },
+	{ "[global]\nlto = On\n", "/p/x.policy:2: expected lto = on, off or fat, got \"On\"" },
+	{ "[global]\nplugin = true\n", "/p/x.policy:2: expected plugin = on or off, got \"true\"" },
+	{ "[global]\nplugin = no\n", "/p/x.policy:2: expected plugin = on or off, got \"no\"" },
+	{ "[global]\nbolt = on\n", "/p/x.policy:2: expected bolt = ready or off, got \"on\"" },
+	{ "[a.c]\nbolt = ready\n", "/p/x.policy:2: expected \"bolt\" only in [global]" },
+	{ "[global]\nbolt += ready\n", "/p/x.policy:2: expected \"bolt = VALUE\" (no += or -=)" },
+	{ "[a.c]\ncflags += -freorder-blocks-and-partition\n[global]\nbolt = ready\n",
+	  "/p/x.policy:2: cannot add -freorder-blocks-and-partition with bolt = ready (line 4): BOLT cannot rewrite the .cold parts it splits functions into" },
+	/* ABI-changing flags: refused everywhere, added or removed */
+	{ "[src/backend/utils/mmgr/aset.c]\ncflags += -O2 -fpack-struct\n", "/p/x.policy:2: cannot add -fpack-struct: it changes the ABI (struct layout): objects built with it disagree with the rest of PostgreSQL, libc and extensions" },
+	{ "[global]\ncflags += -fpack-struct=2\n", "/p/x.policy:2: cannot add -fpack-struct=2: it changes the ABI (struct layout): objects built with it disagree with the rest of PostgreSQL, libc and extensions" },
+	{ "[global]\ncflags += -fshort-enums\n", "/p/x.policy:2: cannot add -fshort-enums: it changes the ABI (the size of enums): objects built with it disagree with the rest of PostgreSQL, libc and extensions" },
+	{ "[global]\ncflags += -fno-short-enums\n", "/p/x.policy:2: cannot add -fno-short-enums: it changes the ABI (the size of enums): objects built with it disagree with the rest of PostgreSQL, libc and extensions" },
+	{ "[global]\ncflags += -fshort-wchar\n", "/p/x.policy:2: cannot add -fshort-wchar: it changes the ABI (the size of wchar_t): objects built with it disagree with the rest of PostgreSQL, libc and extensions" },
+	{ "[global]\ncflags += -freg-struct-return\n", "/p/x.policy:2: cannot add -freg-struct-return: it changes the ABI (how functions return structs): objects built with it disagree with the rest of PostgreSQL, libc and extensions" },
+	{ "[global]\ncflags += -fpcc-struct-return\n", "/p/x.policy:2: cannot add -fpcc-struct-return: it changes the ABI (how functions return structs): objects built with it disagree with the rest of PostgreSQL, libc and extensions" },
+	{ "[global]\ncflags += -funsigned-char\n", "/p/x.policy:2: cannot add -funsigned-char: it changes the ABI (whether char is signed): objects built with it disagree with the rest of PostgreSQL, libc and extensions" },
+	{ "[global]\ncflags -= -fsigned-char\n", "/p/x.policy:2: cannot remove -fsigned-char: it changes the ABI (whether char is signed): objects built with it disagree with the rest of PostgreSQL, libc and extensions" },
+	{ "[global]\ncflags += -fno-signed-char\n", "/p/x.policy:2: cannot add -fno-signed-char: it changes the ABI (whether char is signed): objects built with it disagree with the rest of PostgreSQL, libc and extensions" },
+	{ "[global]\ncflags += -malign-double\n", "/p/x.policy:2: cannot add -malign-double: it changes the ABI (the alignment of double): objects built with it disagree with the rest of PostgreSQL, libc and extensions" },
+	{ "[global]\ncflags += -mabi=ms\n", "/p/x.policy:2: cannot add -mabi=ms: it changes the ABI (the calling convention): objects built with it disagree with the rest of PostgreSQL, libc and extensions" },
+	{ "[global]\ncflags += -ffixed-rbx\n", "/p/x.policy:2: cannot add -ffixed-rbx: it changes the ABI (which registers code may use): objects built with it disagree with the rest of PostgreSQL, libc and extensions" },
+	{ "[global]\ncflags += -fcall-used-rbx\n", "/p/x.policy:2: cannot add -fcall-used-rbx: it changes the ABI (which registers calls preserve): objects built with it disagree with the rest of PostgreSQL, libc and extensions" },
+	{ "[global]\ncflags += -fcall-saved-r11\n", "/p/x.policy:2: cannot add -fcall-saved-r11: it changes the ABI (which registers calls preserve): objects built with it disagree with the rest of PostgreSQL, libc and extensions" },
+	{ "[global]\ncflags += -m32\n", "/p/x.policy:2: cannot add -m32: it changes the ABI (the data model: 32-bit code): objects built with it disagree with the rest of PostgreSQL, libc and extensions" },
+	{ "[global]\nldflags += -mx32\n", "/p/x.policy:2: cannot add -mx32: it changes the ABI (the data model: x32 code): objects built with it disagree with the rest of PostgreSQL, libc and extensions" },
+	{ "[global]\ncflags += -m16\n", "/p/x.policy:2: cannot add -m16: it changes the ABI (the data model: 16-bit code): objects built with it disagree with the rest of PostgreSQL, libc and extensions" },
 	{ "[global]\ncflags -= -fwrapv\n", "/p/x.policy:2: cannot remove -fwrapv: PostgreSQL requires it" },
 	{ "[global]\n\n# c\ncflags -= -O2 -fno-strict-aliasing\n", "/p/x.policy:4: cannot remove -fno-strict-aliasing: PostgreSQL requires it" },
 	{ "[global]\ncflags -= -fexcess-precision=standard\n", "/p/x.policy:2: cannot remove -fexcess-precision=standard: PostgreSQL requires it" },
@@ -66,6 +106,77 @@ static void test_errors(void **state)
 			fail_msg("accepted: %s", bad_policies[i].text);
 		if (strcmp(err.buf, bad_policies[i].error))
 			fail_msg("policy %zu: got  <%s>\nwant <%s>", i, err.buf, bad_policies[i].error);
+		policy_release(&p);
+		strbuf_release(&err);
+	}
+}
+
+/* Flags that look like the ABI ones but are not: accepted. */
+static void test_accepted(void **state)
+{
+	static const char *const good[] = {
+		"\xEF\xBB\xBF[global]\ncflags += -O3\n",        /* a UTF-8 BOM */
+		"\xEF\xBB\xBF# comment\n[a.c]\ncflags -= -g\n",
+		"[global]\ncflags += -m64 -march=native -mtune=native -fno-plt -fpic\n",
+		"[global]\ncflags += -fcall-graph -fpack -fshort\n",  /* not the ABI prefixes */
+		"[global]\nbolt = ready\nbolt = off\nlto = off\nplugin = on\n",
+		"[global]\nbolt = off\n[a.c]\ncflags += -freorder-blocks-and-partition\n",
+		NULL,
+	};
+	(void)state;
+	for (int i = 0; good[i]; i++) {
+		struct policy p;
+		struct strbuf err = STRBUF_INIT;
+		if (parse(good[i], &p, &err) != 0)
+			fail_msg("rejected <%s>: %s", good[i], err.buf);
+		policy_release(&p);
+		strbuf_release(&err);
+	}
+}
+
+/* Warnings: sections that can never match a C translation unit. */
+static void test_warnings(void **state)
+{
+	struct { const char *text; const char *warning; } cases[] = {
+		{ "[src/backend/executor]\ncflags += -O3\n",
+		  "/p/x.policy:1: section [src/backend/executor] can never match a C translation unit: it names a directory, not files; for the C files in it write [src/backend/executor/*.c], with its subdirectories [src/backend/executor/**]" },
+		{ "[global]\n[src/backend/executor/]\ncflags += -O3\n",
+		  "/p/x.policy:2: section [src/backend/executor/] can never match a C translation unit: it names a directory, not files; for the C files in it write [src/backend/executor/*.c], with its subdirectories [src/backend/executor/**]" },
+		{ "[*.o]\ncflags += -O3\n",
+		  "/p/x.policy:1: section [*.o] can never match a C translation unit (their names end in .c, e.g. src/backend/utils/mmgr/aset.c)" },
+		{ "[src/**/*.h]\n",
+		  "/p/x.policy:1: section [src/**/*.h] can never match a C translation unit (their names end in .c, e.g. src/backend/utils/mmgr/aset.c)" },
+		{ "[src/x.[ch]pp]\n",
+		  "/p/x.policy:1: section [src/x.[ch]pp] can never match a C translation unit (their names end in .c, e.g. src/backend/utils/mmgr/aset.c)" },
+		{ "[/abs/x.c]\ncflags += -O3\n",
+		  "/p/x.policy:1: section [/abs/x.c] is an absolute path, but translation units are named relative to the source root (e.g. src/backend/utils/mmgr/aset.c): the leading '/' is ignored" },
+		/* no warning */
+		{ "[src/backend/executor/*.c]\n", NULL },
+		{ "[src/backend/executor/**]\n", NULL },
+		{ "[src/backend/**/]\n", "/p/x.policy:1: section [src/backend/**/] can never match a C translation unit (their names end in .c, e.g. src/backend/utils/mmgr/aset.c)" },
+		{ "[src/backend/**/*]\n", NULL },
+		{ "[src/backend/x.?]\n", NULL },
+		{ "[src/backend/x[.]c]\n", NULL },
+		{ "[src/backend/x.[a-d]]\n", NULL },
+		{ "[src/{backend/executor,port}/*.c]\n", NULL },
+		{ "[src/{backend/x.c,port/y.o}]\n", NULL },  /* one alternative can */
+		{ "[src/port/*\\.c]\n", NULL },
+		{ "[src/port/x.c*]\n", NULL },
+		{ "[global]\n", NULL },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct policy p;
+		struct strbuf err = STRBUF_INIT;
+		if (parse(cases[i].text, &p, &err) != 0)
+			fail_msg("rejected <%s>: %s", cases[i].text, err.buf);
+		if (!cases[i].warning) {
+			if (p.warnings.nr)
+				fail_msg("case %zu: unexpected warning <%s>", i, p.warnings.v[0]);
+		} else if (p.warnings.nr != 1 || strcmp(p.warnings.v[0], cases[i].warning)) {
+			fail_msg("case %zu: got %zu warnings, first <%s>\nwant <%s>", i, p.warnings.nr,
+				 p.warnings.nr ? p.warnings.v[0] : "", cases[i].warning);
+		}
 		policy_release(&p);
 		strbuf_release(&err);
 	}
@@ -236,6 +347,82 @@ static void test_apply(void **state)
 	strbuf_release(&err);
 }
 
+/* bolt = ready: the compile and link flags BOLT needs; links change. */
+static void test_bolt(void **state)
+{
+	struct policy p;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+	assert_int_equal(parse("[global]\nbolt = ready\n", &p, &err), 0);
+	assert_int_equal(p.bolt, 1);
+	apply_is(&p, "a.c", "-O2 -c a.c", "-O2 -c a.c -fno-reorder-blocks-and-partition", "/p/x.policy:1");
+	apply_is(&p, NULL, "-O2 -o postgres a.o", "-O2 -o postgres a.o -Wl,--emit-relocs", "/p/x.policy:1");
+	{
+		struct strvec sv = STRVEC_INIT;
+		struct policy_result res;
+		strvec_split(&sv, "-o postgres a.o");
+		policy_apply(&p, NULL, &sv, &res);
+		assert_int_equal(res.changed, 1);
+		policy_result_release(&res);
+		strvec_clear(&sv);
+	}
+	policy_release(&p);
+	/* with LTO the code is made at the link: it gets the compile flag too */
+	assert_int_equal(parse("[global]\nlto = on\nbolt = ready\n", &p, &err), 0);
+	apply_is(&p, NULL, "-o postgres a.o",
+		 "-o postgres a.o -flto=auto -fno-reorder-blocks-and-partition -Wl,--emit-relocs",
+		 "/p/x.policy:1");
+	policy_release(&p);
+	strbuf_release(&err);
+}
+
+/* hot/cold lists that cannot be read fail at load, naming file:line. */
+static void test_lists(void **state)
+{
+	char dir[] = "/tmp/pgopt-unit-policy.XXXXXX";
+	char path[128], hot[128];
+	struct policy p;
+	struct strbuf err = STRBUF_INIT;
+	FILE *f;
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/x.policy", dir);
+	snprintf(hot, sizeof(hot), "%s/hot.txt", dir);
+	f = fopen(path, "w");
+	fputs("[global]\n\nhot = hot.txt\ncold = cold.txt\n", f);
+	fclose(f);
+	assert_int_equal(policy_load(&p, path, &err), -1);
+	{
+		char want[512];
+		snprintf(want, sizeof(want), "%s:3: cannot read the hot list %s: No such file or directory",
+			 path, hot);
+		assert_string_equal(err.buf, want);
+	}
+	policy_release(&p);
+	strbuf_reset(&err);
+	f = fopen(hot, "w");
+	fputs("aset.c:AllocSetAlloc\n", f);
+	fclose(f);
+	assert_int_equal(policy_load(&p, path, &err), -1);
+	assert_non_null(strstr(err.buf, ":4: cannot read the cold list "));
+	policy_release(&p);
+	strbuf_reset(&err);
+	/* a directory is no list either */
+	snprintf(path + strlen(dir), sizeof(path) - strlen(dir), "/cold.txt");
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/x.policy", dir);
+	assert_int_equal(policy_load(&p, path, &err), -1);
+	assert_non_null(strstr(err.buf, ": Is a directory"));
+	policy_release(&p);
+	snprintf(path, sizeof(path), "%s/cold.txt", dir);
+	rmdir(path);
+	unlink(hot);
+	snprintf(path, sizeof(path), "%s/x.policy", dir);
+	unlink(path);
+	rmdir(dir);
+	strbuf_release(&err);
+}
+
 static void test_tu(void **state)
 {
 	char *s;
@@ -253,6 +440,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_accepted),
+		cmocka_unit_test(test_warnings),
+		cmocka_unit_test(test_bolt),
+		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_nul_byte),
 		cmocka_unit_test(test_globs),
 		cmocka_unit_test(test_apply),

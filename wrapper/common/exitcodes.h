@@ -37,10 +37,21 @@
 				     * a policy changes the compile (not under
 				     * PGOPT_FAILSAFE); one gcc cannot load (built
 				     * for another gcc, not a plugin) fails the
-				     * compile with gcc's own error and status 1 */
+				     * compile with gcc's own error and status 1;
+				     * also: the policy needs what the real
+				     * compiler cannot give (hot/cold lists with a
+				     * compiler that cannot load pgopt.so, lto = fat
+				     * with one that is not GCC) */
 #define PGOPT_EXIT_NOMEM      106 /* out of memory */
 #define PGOPT_EXIT_EXEC       107 /* the compiler (or prefix) was found but could
 				     * not be forked, executed or waited for */
+#define PGOPT_EXIT_CONFIG     108 /* the settings (wrapper/settings.h): the nearest
+				     * pgoptcc.conf unreadable or invalid
+				     * (path:line: message); a relative path in a
+				     * --pgopt-KEY=VALUE option with no pgoptcc.conf
+				     * above to resolve it against; or a configure
+				     * probe could not write pgoptcc.conf (make
+				     * would lose configure's settings) */
 
 /* pgbuild */
 #define PGBUILD_EXIT_OK       0   /* success, gate passed */

@@ -1,0 +1,268 @@
+#!/bin/bash
+# 14-wrapper-settings.t - the configure-time choice sticks: a real autoconf
+# project (a top directory, src/, src/lib/) configured through pgoptcc, then
+# built with plain `make`, which runs without configure's environment.
+#  (a) the environment recipe (CC=pgoptcc PGOPT_POLICY=rel PGOPT_LOGDIR=rel
+#      ./configure; make): every object has the policy's flags and the
+#      plugin's record, relative paths work from the subdirectories, and
+#      there is ONE log directory;
+#  (b) the options-in-CC recipe, absolute and relative;
+#  (c) precedence: the environment at make time wins (PGOPT_POLICY=none
+#      make is a plain build), pgoptcc.conf beats CC's options;
+#  (d) a PGXS-style build in another directory: absolute CC options work, a
+#      relative one is one clear line (exit 108);
+#  (e) configure's conclusions (config.h) are plain gcc's with both recipes;
+#  and pgoptcc.conf itself: what configure writes, rewrites, a hand-written
+#  file, its errors, --pgopt-show-config, the compile log's origins.
+. "$(dirname "$0")/../lib/tap.sh"
+W=$B/bin/pgoptcc
+unset PGOPT_POLICY PGOPT_LOGDIR PGOPT_PREFIX PGOPT_ROOT PGOPT_CC PGOPT_PLUGIN PGOPT_FAILSAFE
+unset PGOPT_PASSTHROUGH PGOPT_VERBOSE
+command -v autoconf >/dev/null || skip_all "autoconf not installed (make deps)"
+cd "$TMP" || exit 1
+# pgoptcc reads the nearest pgoptcc.conf at or above its directory: none
+# may be above the scratch directory, or this suite tests that one
+like "no pgoptcc.conf above the scratch directory" "$("$W" --pgopt-show-config | head -n 1)" \
+	"^# pgoptcc.conf: none at or above $TMP\$"
+
+# --- the project ---
+mkdir -p proj/src/lib && cd proj || exit 1
+cat > configure.ac <<'AC'
+AC_INIT([stick], [1.0])
+AC_CONFIG_HEADERS([config.h])
+AC_PROG_CC
+AC_C_INLINE
+AC_CHECK_SIZEOF([long])
+AC_CHECK_FUNCS([strlcpy posix_fadvise])
+AC_CHECK_HEADERS([sys/epoll.h nosuch.h])
+AC_CONFIG_FILES([Makefile src/Makefile src/lib/Makefile])
+AC_OUTPUT
+AC
+cat > Makefile.in <<'MK'
+all:
+	$(MAKE) -C src
+clean:
+	$(MAKE) -C src clean
+MK
+cat > src/Makefile.in <<'MK'
+CC = @CC@
+CFLAGS = @CFLAGS@
+all: prog
+prog: main.o lib/libl.a
+	$(CC) $(CFLAGS) -o prog main.o lib/libl.a
+lib/libl.a:
+	$(MAKE) -C lib
+main.o: main.c
+	$(CC) $(CFLAGS) -c main.c -o main.o
+clean:
+	rm -f prog *.o
+	$(MAKE) -C lib clean
+MK
+cat > src/lib/Makefile.in <<'MK'
+CC = @CC@
+CFLAGS = @CFLAGS@
+libl.a: hot.o cold.o
+	ar rcs libl.a hot.o cold.o
+hot.o: hot.c
+	$(CC) $(CFLAGS) -c hot.c -o hot.o
+cold.o: cold.c
+	$(CC) $(CFLAGS) -c cold.c -o cold.o
+clean:
+	rm -f *.o *.a
+MK
+printf 'int hot(int);\nint cold(int);\nint main(void) { return hot(1) + cold(2) - 5; }\n' > src/main.c
+printf 'int hot(int x) { return x * 2; }\n' > src/lib/hot.c
+printf 'int cold(int x) { return x + 1; }\n' > src/lib/cold.c
+printf '[global]\ncflags += -fno-plt\n[src/lib/hot.c]\ncflags += -fno-omit-frame-pointer\n' > p.policy
+printf '[global]\ncflags += -fno-ident\n' > other.policy
+autoconf 2>/dev/null && autoheader 2>/dev/null
+ok "autoconf generated configure" test -x configure
+./configure CC=gcc >/dev/null 2>&1 && cp config.h ../config.h.gcc
+ok "plain gcc configure" test -s ../config.h.gcc
+OBJS="src/main.o src/lib/hot.o src/lib/cold.o"
+P=$TMP/proj
+
+# switches of each object (empty when it has none)
+switches() { readelf -p .GCC.command.line "$1" 2>/dev/null | tr '\n' ' '; }
+# every object has flag $1
+all_have() {
+	local o
+	for o in $OBJS; do
+		case $(switches "$o") in *"$1"*) ;; *) echo "$o lacks $1" >&2; return 1 ;; esac
+	done
+}
+# no object has a .GCC.command.line (nothing was changed)
+none_changed() {
+	local o
+	for o in $OBJS; do
+		[ -z "$(switches "$o")" ] || { echo "$o: $(switches "$o")" >&2; return 1; }
+	done
+}
+# every object carries the plugin's record
+all_recorded() {
+	local o
+	for o in $OBJS; do
+		readelf -SW "$o" | grep -q '\.pgopt\.log' || { echo "$o has no .pgopt.log" >&2; return 1; }
+	done
+}
+# log directories named $1 anywhere in the tree
+logdirs() { find "$P" -type d -name "$1" | sort | tr '\n' ' '; }
+
+# --- (a) the environment recipe, relative paths ---
+rm -f config.h
+CC=$W PGOPT_POLICY=p.policy PGOPT_LOGDIR=log ./configure > configure.out 2>&1
+ok "(a) configure with CC=pgoptcc PGOPT_POLICY=p.policy PGOPT_LOGDIR=log" test -s config.h
+ok "(e) env recipe: config.h identical to plain gcc's" cmp ../config.h.gcc config.h
+ok "(a) configure wrote pgoptcc.conf at the top" test -f pgoptcc.conf
+is "(a) pgoptcc.conf records the environment, paths absolute" "$(grep -v '^#' pgoptcc.conf)" \
+	"policy = $P/p.policy
+logdir = $P/log"
+like "(a) pgoptcc.conf says what wrote it and the precedence" "$(head -n 9 pgoptcc.conf | tr '\n' ' ')" \
+	"Written by pgoptcc .* while configure ran its probes.*Precedence: PGOPT_\* in the environment, then this file, then"
+make -s >make.out 2>&1
+ok "(a) plain make builds" test -x src/prog
+ok "(a) the program runs" src/prog
+ok "(a) every object has the policy's flags" all_have -fno-plt
+like "(a) the section of src/lib/hot.c applied" "$(switches src/lib/hot.o)" "-fno-omit-frame-pointer"
+ok "(a) every object carries the plugin's record" all_recorded
+is "(a) one log directory, at the top" "$(logdirs log)" "$P/log "
+log=$P/log/compile.jsonl
+rec=$(grep '"tu":"src/lib/cold.c"' "$log" | tail -n 1)
+like "(a) the record names pgoptcc.conf" "$rec" "\"config\":\"$P/pgoptcc.conf\""
+like "(a) the record says policy and log came from pgoptcc.conf" "$rec" '"origins":\{"policy":"conf","logdir":"conf"\}'
+like "(a) the record from src/lib names the policy" "$rec" "\"policy\":\"$P/p.policy\",\"changed\":true"
+like "(a) the link got the global flags' record too" "$(grep '"kind":"link"' "$log" | tail -n 1)" '"tu":"src/prog"'
+is "(a) make printed nothing of pgoptcc's" "$(grep -c pgoptcc make.out)" 0
+is "(a) configure's probes were all unchanged" "$(grep '"reason":"conftest"' "$log" | grep -c '"changed":true')" 0
+
+# show-config from a subdirectory: each setting, value and origin
+out=$(cd src/lib && "$W" --pgopt-show-config)
+like "show-config names pgoptcc.conf" "$out" "^# pgoptcc.conf: $P/pgoptcc.conf"
+like "show-config: policy from pgoptcc.conf, with its line" "$out" "\($P/pgoptcc.conf:[0-9]+\) policy = $P/p.policy"
+like "show-config: defaults" "$out" "\(default\) cc = gcc"
+out=$(cd src/lib && PGOPT_PREFIX=ccache "$W" --pgopt-show-config)
+like "show-config: the environment" "$out" "\(PGOPT_PREFIX\) prefix = ccache"
+
+# --- (c) precedence at make time ---
+make -s clean >/dev/null 2>&1
+PGOPT_POLICY=none make -s >make.out 2>&1
+ok "(c) PGOPT_POLICY=none make builds" test -x src/prog
+ok "(c) PGOPT_POLICY=none make: no object changed" none_changed
+like "(c) ... logged as the environment's choice" "$(grep '"tu":"src/main.c"' "$log" | tail -n 1)" \
+	'"policy":null,"changed":false.*"origins":\{"policy":"env","logdir":"conf"\}'
+make -s clean >/dev/null 2>&1
+PGOPT_POLICY=other.policy PGOPT_LOGDIR=log-make make -s >make.out 2>&1
+ok "(c) the environment's policy at make wins" all_have -fno-ident
+ok "(c) ... and replaces the configured one" sh -c "! readelf -p .GCC.command.line src/main.o | grep -q fno-plt"
+is "(c) a relative PGOPT_LOGDIR at make: one directory, at the top" "$(logdirs log-make)" "$P/log-make "
+like "(c) a relative PGOPT_POLICY at make: resolved at the top" \
+	"$(grep '"tu":"src/lib/hot.c"' "$P/log-make/compile.jsonl" | tail -n 1)" "\"policy\":\"$P/other.policy\""
+
+# a later configure rewrites pgoptcc.conf: a setting no longer given goes
+make -s clean >/dev/null 2>&1
+CC=$W PGOPT_LOGDIR=log2 ./configure > configure.out 2>&1
+is "configure again: pgoptcc.conf has what this configure got" "$(grep -v '^#' pgoptcc.conf)" "logdir = $P/log2"
+make -s >make.out 2>&1
+ok "... make then builds without a policy" none_changed
+ok "... and logs to the new directory" test -s "$P/log2/compile.jsonl"
+
+# --- (b) options in CC ---
+make -s clean >/dev/null 2>&1
+rm -f config.h
+./configure CC="$W --pgopt-policy=$P/p.policy --pgopt-logdir=$P/log-cc" > configure.out 2>&1
+ok "(b) configure with CC=\"pgoptcc --pgopt-policy=ABS --pgopt-logdir=ABS\"" test -s config.h
+ok "(e) options recipe: config.h identical to plain gcc's" cmp ../config.h.gcc config.h
+like "(b) configure recorded the options in CC" "$(grep '^CC = ' src/Makefile)" "^CC = $W --pgopt-policy=$P/p.policy --pgopt-logdir=$P/log-cc\$"
+is "(b) pgoptcc.conf holds no setting (the environment had none)" "$(grep -vc '^#' pgoptcc.conf)" 0
+make -s >make.out 2>&1
+ok "(b) every object has the policy's flags" all_have -fno-plt
+ok "(b) every object carries the plugin's record" all_recorded
+like "(b) the record: settings from CC's options" "$(grep '"tu":"src/lib/hot.c"' "$P/log-cc/compile.jsonl" | tail -n 1)" \
+	'"origins":\{"policy":"cc","logdir":"cc"\}'
+# relative options: resolved against the directory of pgoptcc.conf
+make -s clean >/dev/null 2>&1
+./configure CC="$W --pgopt-policy=p.policy --pgopt-logdir=log-rel" > configure.out 2>&1
+make -s >make.out 2>&1
+ok "(b) relative options in CC work from the subdirectories" all_have -fno-plt
+is "(b) relative --pgopt-logdir: one directory, at the top" "$(logdirs log-rel)" "$P/log-rel "
+# the compiler after the options, and the own options after settings
+make -s clean >/dev/null 2>&1
+make -s CC="$W --pgopt-policy=other.policy --pgopt-logdir=log-gcc gcc" >make.out 2>&1
+ok "(b) CC=\"pgoptcc --pgopt-policy=... gcc\": options, then the compiler" all_have -fno-ident
+like "(b) ... the compiler named after the options runs" "$(grep '"tu":"src/main.c"' "$P/log-gcc/compile.jsonl" | tail -n 1)" '"compiler":"/usr/(local/)?bin/gcc"' 
+like "(b) own options after settings: --pgopt-show-config" \
+	"$(cd src && "$W" --pgopt-policy=p.policy --pgopt-show-config)" "\(--pgopt-policy\) policy = $P/p.policy"
+like "(b) own options after settings: --pgopt-version" "$("$W" --pgopt-logdir=/x --pgopt-version)" "^pgoptcc "
+# configure's environment beats CC's options (pgoptcc.conf > cc)
+make -s clean >/dev/null 2>&1
+PGOPT_POLICY=other.policy ./configure CC="$W --pgopt-policy=p.policy --pgopt-logdir=log-both" > configure.out 2>&1
+make -s >make.out 2>&1
+ok "(c) configure's environment beats CC's options" all_have -fno-ident
+like "(c) ... logged: policy from pgoptcc.conf, log from CC" \
+	"$(grep '"tu":"src/main.c"' "$P/log-both/compile.jsonl" | tail -n 1)" '"origins":\{"policy":"conf","logdir":"cc"\}'
+
+# masquerade (configure records plain gcc): the policy given to configure
+# reaches make, which needs only the PATH
+make -s clean >/dev/null 2>&1
+PATH=$B/lib/pgoptcc/masq:$PATH PGOPT_POLICY=$P/p.policy PGOPT_LOGDIR=$P/log-masq ./configure CC=gcc > configure.out 2>&1
+like "masquerade: configure recorded CC = gcc" "$(grep '^CC = ' src/Makefile)" "^CC = gcc\$"
+PATH=$B/lib/pgoptcc/masq:$PATH make -s >make.out 2>&1
+ok "masquerade: make with only the PATH gets the configured policy" all_have -fno-plt
+like "masquerade: ... from pgoptcc.conf" "$(grep '"tu":"src/main.c"' "$P/log-masq/compile.jsonl" | tail -n 1)" '"origins":\{"policy":"conf","logdir":"conf"\}'
+
+# --- (d) a PGXS-style build: another directory, CC as configure recorded it ---
+mkdir -p "$TMP/ext" && cd "$TMP/ext" || exit 1
+printf 'int ext(int x) { return x - 1; }\n' > ext.c
+printf 'ext.o: ext.c\n\t$(CC) -c ext.c -o ext.o\n' > Makefile
+make -s CC="$W --pgopt-policy=$P/p.policy --pgopt-logdir=$TMP/ext-log" > make.out 2>&1
+like "(d) absolute options in CC: the extension gets the policy" "$(switches ext.o)" "-fno-plt"
+ok "(d) ... and logs where CC says" test -s "$TMP/ext-log/compile.jsonl"
+rm -f ext.o
+make -s CC="$W --pgopt-policy=p.policy" > make.out 2>&1; s=$?
+ok "(d) a relative option with no pgoptcc.conf above: the build fails" test "$s" != 0
+ok "(d) ... and builds nothing" test ! -e ext.o
+"$W" --pgopt-policy=p.policy -c ext.c 2> err; s=$?
+is "(d) a relative option with no pgoptcc.conf above: exit 108" "$s" 108
+is "(d) ... one line saying to give an absolute path" "$(cat err)" \
+	"pgoptcc: error: --pgopt-policy=p.policy: a relative path, and no pgoptcc.conf at or above $TMP/ext says what it is relative to (configure writes one at the top of the build tree): give an absolute path, e.g. --pgopt-policy=\$PWD/p.policy in CC when configuring"
+# a relative environment value with no pgoptcc.conf: the working directory
+cp "$P/p.policy" .
+PGOPT_POLICY=p.policy "$W" -c ext.c -o ext2.o
+like "a relative PGOPT_POLICY with no pgoptcc.conf: the working directory's" "$(switches ext2.o)" "-fno-plt"
+
+# --- pgoptcc.conf by hand, and its errors ---
+mkdir -p "$TMP/hand/sub" && cd "$TMP/hand" || exit 1
+cp "$TMP/proj/src/lib/hot.c" sub/
+printf '\xef\xbb\xbf# by hand\npolicy = ../proj/p.policy\n\nlogdir=hand-log\n' > pgoptcc.conf
+(cd sub && "$W" -c hot.c -o hot.o)
+like "a hand-written pgoptcc.conf: relative paths from its directory" "$(switches sub/hot.o)" "-fno-plt"
+ok "... the log where it says" test -s "$TMP/hand/hand-log/compile.jsonl"
+printf 'policy = /x\npolcy = /y\n' > pgoptcc.conf
+(cd sub && "$W" -c hot.c -o hot.o) 2> err; s=$?
+is "a bad key in pgoptcc.conf: exit 108" "$s" 108
+is "... one line: path:line, the keys, a suggestion" "$(cat err)" \
+	"pgoptcc: error: $TMP/hand/pgoptcc.conf:2: unknown key \"polcy\" (expected one of policy, logdir, prefix, root, cc, plugin, failsafe): did you mean \"policy\"?"
+printf 'failsafe = yes\n' > pgoptcc.conf
+(cd sub && "$W" -c hot.c -o hot.o) 2> err; s=$?
+is "failsafe = yes in pgoptcc.conf: exit 108" "$s/$(cat err)" \
+	"108/pgoptcc: error: $TMP/hand/pgoptcc.conf:1: failsafe = yes: expected failsafe = passthrough, or no such line"
+printf 'policy = /nonexistent.policy\n' > pgoptcc.conf
+(cd sub && "$W" -c hot.c -o hot.o) 2> err; s=$?
+is "a policy in pgoptcc.conf that is gone: exit 101, never a silent plain build" "$s" 101
+like "... naming it" "$(cat err)" "^pgoptcc: error: /nonexistent.policy: cannot read policy"
+# a configure probe that cannot write pgoptcc.conf fails configure's first probe
+rm -f pgoptcc.conf && mkdir pgoptcc.conf && cp sub/hot.c conftest.c && echo '/* confdefs.h */' > confdefs.h
+PGOPT_POLICY=$P/p.policy "$W" -c conftest.c -o conftest.o 2> err; s=$?
+is "a probe that cannot write pgoptcc.conf: exit 108" "$s" 108
+is "... one line" "$(wc -l < err)" 1
+like "... naming the file" "$(cat err)" "^pgoptcc: error: cannot rename $TMP/hand/pgoptcc.conf.tmp[0-9]+ to $TMP/hand/pgoptcc.conf: "
+# an option the table does not know, a setting without a value
+"$W" --pgopt-polcy=x -c sub/hot.c 2> err; s=$?
+is "an unknown --pgopt- option: exit 100" "$s" 100
+like "... with a suggestion" "$(cat err)" "did you mean --pgopt-policy=\?\$"
+"$W" --pgopt-logdir -c sub/hot.c 2> err; s=$?
+is "--pgopt-logdir without =DIR: exit 100, one line" "$s/$(cat err)" \
+	"100/pgoptcc: error: --pgopt-logdir: expected --pgopt-logdir=VALUE (directory of compile.jsonl and the plugin's records; empty: no log)"
+"$W" --pgopt-failsafe=yes -c sub/hot.c 2> err; s=$?
+is "--pgopt-failsafe=yes: exit 100" "$s/$(cat err)" "100/pgoptcc: error: --pgopt-failsafe=yes: expected --pgopt-failsafe=passthrough"
+done_testing

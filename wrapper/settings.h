@@ -1,0 +1,168 @@
+/*
+ * settings.h - pgoptcc's settings: one table of keys, where each value
+ * comes from, and pgoptcc.conf, the file configure leaves at the top of a
+ * build tree (after ccache's config: a key table, an environment table,
+ * "path:line: message" errors).
+ *
+ * Why: configure records CC in Makefile.global and `pg_config --cc`, but
+ * not the environment it ran with.  A policy given as PGOPT_POLICY on the
+ * configure line would reach configure's probes and no compile of make.
+ * So a setting can come from four layers, strongest first:
+ *
+ *   env      PGOPT_KEY in the environment now (set, even to ""),
+ *   conf     the nearest pgoptcc.conf at or above the working directory:
+ *            written by pgoptcc while configure runs its probes, from
+ *            configure's environment, so make sees what configure saw,
+ *   cc       --pgopt-KEY=VALUE options leading pgoptcc's arguments, i.e.
+ *            options inside CC, which configure records verbatim,
+ *   default.
+ *
+ * An empty value means the default, and still overrides weaker layers
+ * (PGOPT_PREFIX= drops a prefix given in pgoptcc.conf).
+ *
+ * Relative paths are resolved once, against a stated directory, never per
+ * compile directory: values in pgoptcc.conf against the file's directory
+ * (pgoptcc writes them absolute); values of CC options and of the
+ * environment against the directory holding pgoptcc.conf (the top of the
+ * build tree).  With no pgoptcc.conf above, a relative environment value
+ * is taken against the working directory (plain use outside a configured
+ * tree), and a relative CC option is an error: nothing says what it was
+ * relative to (an extension built with PGXS after the build tree is gone).
+ *
+ * PGOPT_VERBOSE, PGOPT_PASSTHROUGH and PGOPT_RECURSION are per-run switches
+ * read from the environment only; they are not settings.
+ */
+#ifndef PGOPT_SETTINGS_H
+#define PGOPT_SETTINGS_H
+
+#include "strbuf.h"
+
+/* The settings, in the order pgoptcc.conf and --pgopt-show-config list them. */
+enum setting_id {
+	SETTING_POLICY,   /* policy file, or "none" */
+	SETTING_LOGDIR,   /* compile log directory */
+	SETTING_PREFIX,   /* commands run in front of the compiler */
+	SETTING_ROOT,     /* source root for translation-unit names */
+	SETTING_CC,       /* the real compiler (when CC names none after pgoptcc) */
+	SETTING_PLUGIN,   /* the plugin file, or "off" */
+	SETTING_FAILSAFE, /* "passthrough": build unchanged instead of failing */
+	SETTING_NR
+};
+
+/* What a value is, which decides how it is checked and resolved. */
+enum setting_kind {
+	SETTING_KIND_PATH,     /* a file or directory (relative paths resolved) */
+	SETTING_KIND_COMMAND,  /* a program: a bare name is looked up on PATH,
+				* a name with '/' is a path (resolved) */
+	SETTING_KIND_COMMANDS, /* blank-separated programs, each a COMMAND */
+	SETTING_KIND_SWITCH,   /* exactly the keyword, or empty */
+};
+
+struct setting_def {
+	const char *key;         /* in pgoptcc.conf and --pgopt-KEY=VALUE */
+	const char *env;         /* the environment variable */
+	enum setting_kind kind;
+	const char *keyword;     /* PATH: a value that is no path ("none", "off");
+				  * SWITCH: the one accepted value; or NULL */
+	const char *default_text; /* the default, as --pgopt-show-config shows it */
+	const char *help;        /* one line: what it is */
+};
+
+/* The table, indexed by enum setting_id. */
+extern const struct setting_def settings_table[SETTING_NR];
+
+/* Where a value came from (weakest first). */
+enum setting_origin {
+	SETTING_FROM_DEFAULT, /* not given anywhere */
+	SETTING_FROM_CC,      /* a --pgopt-KEY=VALUE option (in CC) */
+	SETTING_FROM_CONF,    /* pgoptcc.conf */
+	SETTING_FROM_ENV,     /* the environment */
+};
+
+/* "default", "cc", "conf", "env": the compile log's words. */
+const char *settings_origin_name(enum setting_origin o);
+
+/* The values one layer gives, as written. */
+struct settings_layer {
+	char *value[SETTING_NR]; /* NULL: not given here; "" given empty */
+	int line[SETTING_NR];    /* pgoptcc.conf: the line; else 0 */
+};
+
+void settings_layer_init(struct settings_layer *l);
+void settings_layer_release(struct settings_layer *l);
+
+/* The id of key ("policy"), or -1. */
+int settings_lookup(const char *key);
+
+/* Fill l from the environment (every variable of the table that is set). */
+void settings_layer_from_env(struct settings_layer *l);
+
+/*
+ * One argument of pgoptcc's command line.  Returns 1 when arg is a
+ * --pgopt-KEY=VALUE settings option (stored in cc: --pgopt-prefix adds a
+ * word to the chain, any other key replaces an earlier one); 0 when arg is
+ * not one (an own option such as --pgopt-version, or no --pgopt- option
+ * at all); -1 for --pgopt-KEY of a settings key without "=VALUE", with
+ * the message in err.
+ */
+int settings_option(const char *arg, struct settings_layer *cc, struct strbuf *err);
+
+/*
+ * Parse the text of a pgoptcc.conf: "key = value" lines, '#' comment
+ * lines, blank lines; a UTF-8 byte-order mark at the start is skipped.  A
+ * later line for the same key replaces an earlier one.  Returns 0, or -1
+ * with "path:line: message" in err.
+ */
+int settings_conf_parse(const char *path, const char *text, size_t len,
+			struct settings_layer *out, struct strbuf *err);
+
+/* Read and parse path; -1 with a message in err when unreadable or invalid. */
+int settings_conf_load(const char *path, struct settings_layer *out, struct strbuf *err);
+
+/* The nearest pgoptcc.conf at or above dir (an absolute path), or NULL. */
+char *settings_find_conf(const char *dir);
+
+/* The resolved settings of one invocation. */
+struct settings {
+	char *conf;                            /* pgoptcc.conf in force, or NULL */
+	char *value[SETTING_NR];               /* resolved value; NULL: the default */
+	enum setting_origin origin[SETTING_NR]; /* the layer it came from */
+	int line[SETTING_NR];                  /* pgoptcc.conf line, if from there */
+};
+
+/*
+ * Combine the layers (env strongest; any may be NULL) into s.  conf_path
+ * is the file conf was read from (NULL when there is none); cwd the
+ * absolute working directory.  Paths come out absolute; a keyword ("none",
+ * "off") and bare command names stay as they are; an empty value becomes
+ * NULL (the default).  Returns 0, or an exit code (PGOPT_EXIT_USAGE for a
+ * bad value in the environment or a CC option, PGOPT_EXIT_CONFIG for one in
+ * pgoptcc.conf or a relative CC option with no pgoptcc.conf above) with a
+ * one-line message in err.
+ */
+int settings_resolve(struct settings *s, const struct settings_layer *env,
+		     const struct settings_layer *conf, const char *conf_path,
+		     const struct settings_layer *cc, const char *cwd, struct strbuf *err);
+void settings_release(struct settings *s);
+
+/*
+ * The "key = value" lines pgoptcc.conf records for env (values resolved
+ * against dir), one per setting env gives, in table order.  Returns 0, or
+ * -1 with a message when a value cannot be written (a newline in it).
+ */
+int settings_conf_body(const struct settings_layer *env, const char *dir,
+		       struct strbuf *out, struct strbuf *err);
+
+/*
+ * Remember env in dir/pgoptcc.conf (what a configure probe does): the
+ * header comment and settings_conf_body().  The file is replaced
+ * atomically, and only when its settings lines differ from the new ones
+ * (configure runs hundreds of probes).  Returns 0; or -1 with a message in
+ * err, or with err empty when write_file_atomic() has reported the error.
+ */
+int settings_conf_remember(const char *dir, const struct settings_layer *env,
+			   struct strbuf *err);
+
+#define SETTINGS_CONF_NAME "pgoptcc.conf"
+
+#endif
