@@ -5,7 +5,7 @@
 #     { ... }
 # at the start of a line, and the table in pgbuild/main.c is generated from
 # those lines, so adding a command never edits a shared file.
-PGBUILD_SRC  := $(filter-out pgbuild/main.c,$(wildcard pgbuild/*.c))
+PGBUILD_SRC  := $(filter-out pgbuild/main.c,$(wildcard pgbuild/*.c pgbuild/*/*.c))
 PGBUILD_OBJ  := $(PGBUILD_SRC:%.c=$(O)/obj/%.o)
 PGBUILD_LIB  := $(O)/obj/libpgbuild.a
 PGBUILD_LIBS := -lpq -lelf -lpthread -lm
@@ -14,7 +14,7 @@ PQ_INCLUDE   := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/
 $(O)/gen/commands.inc: $(PGBUILD_SRC) pgbuild/pgbuild.mk
 	@mkdir -p $(dir $@)
 	sed -n 's/^PGBUILD_COMMAND(\([a-z]*\), *\(".*"\)).*/PGBUILD_CMD(\1, \2)/p' \
-		$(sort $(PGBUILD_SRC)) > $@.tmp && mv $@.tmp $@
+		$(PGBUILD_SRC) | LC_ALL=C sort > $@.tmp && mv $@.tmp $@
 
 $(O)/obj/pgbuild/%.o: ALL_CFLAGS += -I$(PQ_INCLUDE) -Ipgbuild -I$(O)/gen
 $(O)/obj/pgbuild/main.o: $(O)/gen/commands.inc

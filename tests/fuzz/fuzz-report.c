@@ -25,11 +25,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "gate.h"
-#include "html.h"
+#include "gate/gate.h"
+#include "report/html.h"
 #include "json.h"
 #include "pgbuild.h"
-#include "report.h"
+#include "report/report.h"
 #include "strbuf.h"
 #include "xalloc.h"
 

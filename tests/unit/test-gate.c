@@ -15,9 +15,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "gate.h"
-#include "instr.h"
-#include "junit.h"
+#include "gate/gate.h"
+#include "metric/instr.h"
+#include "gate/junit.h"
 #include "xalloc.h"
 
 /* ---- expressions ---- */

@@ -15,8 +15,8 @@
 #include <cmocka.h>
 
 #include "policy.h"
-#include "profile-data.h"
-#include "profile-run.h"
+#include "profile/data.h"
+#include "profile/run.h"
 
 /* What `perf report --stdio --no-children -n --sort dso,sym -g none -t TAB` prints. */
 static const char perf_text[] =

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "stats.h"
+#include "gate/stats.h"
 
 #define NEAR(a, b, eps) assert_true(fabs((a) - (b)) <= (eps))
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "tune-engine.h"
+#include "tune/engine.h"
 #include "xalloc.h"
 
 /* ---------------- the synthetic evaluator ---------------- */
