@@ -16,7 +16,8 @@ $(O)/gen/commands.inc: $(PGBUILD_SRC) pgbuild/pgbuild.mk
 	sed -n 's/^PGBUILD_COMMAND(\([a-z]*\), *\(".*"\)).*/PGBUILD_CMD(\1, \2)/p' \
 		$(PGBUILD_SRC) | LC_ALL=C sort > $@.tmp && mv $@.tmp $@
 
-$(O)/obj/pgbuild/%.o: ALL_CFLAGS += -I$(PQ_INCLUDE) -Ipgbuild -I$(O)/gen
+# -Iwrapper: pgbuild uses pgoptcc's own policy parser (libwrapper.a, linked below).
+$(O)/obj/pgbuild/%.o: ALL_CFLAGS += -I$(PQ_INCLUDE) -Ipgbuild -Iwrapper -I$(O)/gen
 $(O)/obj/pgbuild/main.o: $(O)/gen/commands.inc
 
 $(PGBUILD_LIB): $(PGBUILD_OBJ)

@@ -27,8 +27,8 @@
  * is not valid JSON gives -1 and one line of text in err ("PATH: what is
  * wrong"), never a crash.  Nothing is printed.
  */
-#ifndef PGOPT_ELFREC_H
-#define PGOPT_ELFREC_H
+#ifndef PGBUILD_ELFREC_H
+#define PGBUILD_ELFREC_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -42,7 +42,7 @@
 #include <unistd.h>
 
 #include "fdio.h"
-#include "../wrapper/policy.h"
+#include "policy.h"
 #include "pgbuild.h"
 #include "tune/engine.h"
 
