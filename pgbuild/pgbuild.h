@@ -14,13 +14,18 @@
 #ifndef PGBUILD_H
 #define PGBUILD_H
 
+#include "clock.h"
 #include "dir.h"
 #include "error.h"
 #include "exitcodes.h"
+#include "fdio.h"
 #include "json.h"
+#include "path.h"
+#include "rmtree.h"
 #include "run-command.h"
 #include "strbuf.h"
 #include "strvec.h"
+#include "textfile.h"
 #include "xalloc.h"
 
 #define PGBUILD_COMMAND(name, summary) int cmd_##name(int argc, char **argv)

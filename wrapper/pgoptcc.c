@@ -36,8 +36,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fdio.h"
 #include "classify.h"
+#include "clock.h"
+#include "fdio.h"
 #include "compilelog.h"
 #include "compiler.h"
 #include "error.h"
@@ -599,13 +600,6 @@ static void forward_signal(int sig)
 		kill((pid_t)child_pid, sig);
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
-
 /*
  * Run [prefix...] compiler args; with errbuf, the child's stderr is
  * captured there instead of going to ours.  Returns the exit code as
@@ -1016,7 +1010,7 @@ int main(int argc, char **argv)
 		sigaction(SIGHUP, &sa, NULL);
 		sigaction(SIGQUIT, &sa, NULL);
 	}
-	t0 = now_ms();
+	t0 = clock_ms();
 	if (retry) {
 		struct strbuf cerr = STRBUF_INIT;
 		code = run_compiler(&inv, &inv.final, &cerr);
@@ -1034,7 +1028,7 @@ int main(int argc, char **argv)
 		code = run_compiler(&inv, changed ? &inv.final : &inv.orig, NULL);
 	}
 	if (log.fd >= 0)
-		write_record(&inv, &log, code, now_ms() - t0);
+		write_record(&inv, &log, code, clock_ms() - t0);
 	compilelog_close(&log);
 	if (code > 128 && code < 128 + 65) {
 		/* the compiler died by a signal: die the same way */

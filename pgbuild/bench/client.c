@@ -86,14 +86,14 @@ struct bench_opts {
  * --json FILE is written on every exit after the options are parsed: the
  * full results after a run, else a document with "valid": false, the exit
  * code, the error and what is known so far.  Always atomically: written to
- * FILE.tmp.PID and renamed over FILE, so a reader never sees a torn file
+ * a temporary file and renamed over FILE (write_file_atomic_quiet, or the
+ * signal handler's FILE.sig.PID), so a reader never sees a torn file
  * and an old result never survives a failed run.  A signal (the cleanup
  * handler of cluster.c calls bench_interrupted) writes a document rendered
  * in advance (json_arm) with async-signal-safe calls only.
  */
 static struct {
 	const char *path;       /* --json FILE, or NULL */
-	char *tmp;              /* FILE.tmp.PID: the normal path writes here */
 	char *sigtmp;           /* FILE.sig.PID: the signal handler writes here */
 	char *doc;              /* the interrupt document without its final '}' */
 	size_t len;
@@ -217,13 +217,6 @@ static void *xcalloc_lines(size_t n, size_t size)
 	return p;
 }
 
-static int64_t now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* ---------------- the client state machine ---------------- */
 
 static void client_abort(struct thread *t, struct client *c, const char *why)
@@ -238,7 +231,7 @@ static void client_abort(struct thread *t, struct client *c, const char *why)
 
 static void count_error(struct run *run, struct thread *t, const char *sqlstate)
 {
-	int64_t now = now_us();
+	int64_t now = clock_us();
 	int i;
 	t->errors++;
 	atomic_store_explicit(&t->p_errors, ++t->all_errors, memory_order_relaxed);
@@ -384,7 +377,7 @@ static void client_run(struct run *run, struct thread *t, struct client *c)
 	for (;;) {
 		switch (c->state) {
 		case CS_START:
-			now = now_us();
+			now = clock_us();
 			if (run->end_us && now >= run->end_us) {
 				c->state = CS_DONE;
 				return;
@@ -404,7 +397,7 @@ static void client_run(struct run *run, struct thread *t, struct client *c)
 		case CS_COMMAND:
 			s = &run->w->scripts[c->script];
 			if (c->cmd >= s->ncmds) {
-				tx_done(run, t, c, now_us());
+				tx_done(run, t, c, clock_us());
 				c->state = CS_START;
 				break;
 			}
@@ -432,7 +425,7 @@ static void client_run(struct run *run, struct thread *t, struct client *c)
 				return;
 			}
 			c->state = CS_WAIT;
-			c->wait_start = now_us();
+			c->wait_start = clock_us();
 			return;
 
 		case CS_WAIT:
@@ -504,7 +497,7 @@ static void client_run(struct run *run, struct thread *t, struct client *c)
 						return;
 					}
 					c->state = CS_ROLLBACK;
-					c->wait_start = now_us();
+					c->wait_start = clock_us();
 					return;
 				}
 				c->state = CS_START;
@@ -687,7 +680,7 @@ static void *thread_body(void *arg)
 		if (!active)
 			break;
 		if (next_report) {
-			int64_t now = now_us();
+			int64_t now = clock_us();
 			if (now >= next_report) {
 				progress_report(run, now, &last_t, &last_c, &last_s, &last_s2,
 						&last_e, bar);
@@ -699,7 +692,7 @@ static void *thread_body(void *arg)
 		}
 		if (run->end_us) {
 			/* wake up to stop clients that are between transactions */
-			int64_t left = (run->end_us - now_us() + 999) / 1000;
+			int64_t left = (run->end_us - clock_us() + 999) / 1000;
 			if (left >= 0 && left < timeout)
 				timeout = (int)left;
 		}
@@ -708,7 +701,7 @@ static void *thread_body(void *arg)
 		}
 		if (run->o->stmt_timeout > 0) {
 			/* a stopped or hung server must not hang the run */
-			int64_t limit = (int64_t)(run->o->stmt_timeout * 1e6), now = now_us();
+			int64_t limit = (int64_t)(run->o->stmt_timeout * 1e6), now = clock_us();
 			for (int i = 0; i < nwait; i++) {
 				int64_t left = (waiting[i]->wait_start + limit - now + 999) / 1000;
 				if (left <= 0) {
@@ -767,7 +760,7 @@ static void between_barriers(struct run *run)
 			&run->xact_before) == 0;
 	}
 	run->cpu_start = cpu_seconds();
-	run->start_us = now_us();
+	run->start_us = clock_us();
 	run->warm_end_us = run->start_us + (int64_t)(run->o->warmup * 1e6);
 	run->end_us = run->o->transactions ? 0 :
 		run->warm_end_us + (int64_t)(run->o->duration * 1e6);
@@ -853,27 +846,13 @@ static void bench_interrupted(int sig, const char *what)
 	}
 }
 
-/* Write buf to --json FILE atomically (FILE.tmp.PID, then rename).  0 or
- * -1 with the error printed. */
+/* Write buf to --json FILE atomically.  0 or -1 with the error printed. */
 static int json_publish(const char *buf, size_t len)
 {
-	int fd = open(bj.tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), e;
-	if (fd < 0) {
-		e = errno;
-		goto fail;
-	}
-	if (write_all(fd, buf, len) < 0) {
-		e = errno;
-		close(fd);
-		goto fail;
-	}
-	if (close(fd) < 0 || rename(bj.tmp, bj.path) < 0) {
-		e = errno;
-		goto fail;
-	}
-	return 0;
-fail:
-	unlink(bj.tmp);
+	int e;
+	if (write_file_atomic_quiet(bj.path, buf, len) == 0)
+		return 0;
+	e = errno;
 	/* an old result must not pass for this run's */
 	if (unlink(bj.path) == 0)
 		return error("cannot write %s: %s (the old %s was removed)", bj.path,
@@ -1631,13 +1610,12 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 		o.threads = cores < 1 ? 1 : cores < o.clients ? (int)cores : o.clients;
 	}
 	if (!seed_set)
-		o.seed = (uint64_t)now_us() ^ ((uint64_t)getpid() << 32);
+		o.seed = (uint64_t)clock_us() ^ ((uint64_t)getpid() << 32);
 
 	/* from here on, every exit writes --json (valid: false unless a run
 	 * completed), and a signal says in one line what it stopped */
 	if (o.json) {
 		bj.path = o.json;
-		bj.tmp = xasprintf("%s.tmp.%d", o.json, (int)getpid());
 		bj.sigtmp = xasprintf("%s.sig.%d", o.json, (int)getpid());
 	}
 	cluster_on_interrupt(bench_interrupted);
@@ -1907,7 +1885,6 @@ out_early:
 	free(cflags);
 	free(sqlfile);
 	free(our_user);
-	free(bj.tmp);
 	free(bj.sigtmp);
 	cluster_block_signals(SIG_BLOCK);
 	free(bj.doc);

@@ -130,25 +130,6 @@ struct build {
 
 /* ---------------- small helpers ---------------- */
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static const char *fmt_dur(double s, char *buf, size_t n)
-{
-	long t = (long)(s + 0.5);
-	if (t >= 3600)
-		snprintf(buf, n, "%ldh%02ldm%02lds", t / 3600, t / 60 % 60, t % 60);
-	else if (t >= 60)
-		snprintf(buf, n, "%ldm%02lds", t / 60, t % 60);
-	else
-		snprintf(buf, n, "%lds", t);
-	return buf;
-}
-
 static void add_phase(struct build *b, const char *name, double seconds)
 {
 	if (b->nphases < MAX_PHASES) {
@@ -161,20 +142,7 @@ static void add_phase(struct build *b, const char *name, double seconds)
 /* mkdir -p path, then its absolute, symlink-free name (malloced). */
 static char *abs_dir(const char *path)
 {
-	char real[PATH_MAX];
-	if (mkdir_p(path) < 0)
-		return NULL;
-	if (!realpath(path, real)) {
-		error("\"%s\": %s", path, strerror(errno));
-		return NULL;
-	}
-	return xstrdup(real);
-}
-
-static int file_exists(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0;
+	return mkdir_p(path) < 0 ? NULL : path_real(path);
 }
 
 /* Run argv, return its stdout's first line (malloced) or NULL. */
@@ -310,7 +278,7 @@ static void progress(struct build *b, const char *name, long done, long total,
 		     double t_phase, int final)
 {
 	char e[32], eta[32], all[32];
-	double el = now() - t_phase;
+	double el = clock_seconds() - t_phase;
 	int step = total > 0 ? (int)((done < total ? done : total) * 10 / total) : 0;
 
 	if (!b->tty) {
@@ -320,8 +288,8 @@ static void progress(struct build *b, const char *name, long done, long total,
 		b->prog_step = step;
 		b->prog_last = el;
 	}
-	fmt_dur(el, e, sizeof(e));
-	fmt_dur(now() - b->t0, all, sizeof(all));
+	fmt_duration(el, 0, e, sizeof(e));
+	fmt_duration(clock_seconds() - b->t0, 0, all, sizeof(all));
 	if (total <= 0 && done == 0) {
 		/* a phase that compiles nothing (configure, install) */
 		fprintf(stderr, b->tty ? "\r\033[K[%s] %s (build %s)" :
@@ -334,7 +302,7 @@ static void progress(struct build *b, const char *name, long done, long total,
 		if (total < done)
 			total = done;
 		if (done > 0 && total > done)
-			fmt_dur(el / (double)done * (double)(total - done), eta, sizeof(eta));
+			fmt_duration(el / (double)done * (double)(total - done), 0, eta, sizeof(eta));
 		else if (done > 0)
 			snprintf(eta, sizeof(eta), "now");
 		else
@@ -358,7 +326,7 @@ static int run_phase(struct build *b, const char *name, struct strvec *argv,
 	struct child_process cp = CHILD_PROCESS_INIT;
 	char *logpath = xasprintf("%s/pgopt-%s.log", b->builddir, name);
 	char d[32];
-	double t = now();
+	double t = clock_seconds();
 	off_t off = 0;
 	long done = 0;
 	int fd, status = 0, code;
@@ -411,19 +379,19 @@ static int run_phase(struct build *b, const char *name, struct strvec *argv,
 	code = status < 0 ? -1 : wait_status_to_code(status);
 	if (cp.exec_errno)
 		code = error("cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));
-	add_phase(b, name, now() - t);
+	add_phase(b, name, clock_seconds() - t);
 	if (!b->quiet) {
 		if (b->tty)
 			fprintf(stderr, "\r\033[K");
 		fprintf(stderr, "pgbuild: %s %s in %s", name, code == 0 ? "done" : "FAILED",
-			fmt_dur(now() - t, d, sizeof(d)));
+			fmt_duration(clock_seconds() - t, 0, d, sizeof(d)));
 		if (total > 0 || done > 0)
 			fprintf(stderr, " (%ld translation units compiled)", done);
 		fputc('\n', stderr);
 	}
 	if (code != 0) {
 		error("%s failed (exit %d); last lines of %s:", name, code, logpath);
-		buildlog_show_tail(logpath, 25);
+		textfile_print_tail(logpath, 25, stderr);
 	}
 	free(logpath);
 	child_process_clear(&cp);
@@ -483,11 +451,10 @@ static long progress_total(struct build *b, const char *phase)
 static void progress_store(struct build *b, const char *phase, long tus)
 {
 	char *f = progress_file(b, phase);
-	FILE *fp = fopen(f, "w");
-	if (fp) {
-		fprintf(fp, "%ld\n", tus);
-		fclose(fp);
-	}
+	char *text = xasprintf("%ld\n", tus);
+	/* only a better guess for the next progress line: no error */
+	write_file_atomic_quiet(f, text, strlen(text));
+	free(text);
 	free(f);
 }
 
@@ -520,7 +487,7 @@ static void keep_existing_dirs(struct buildlog_objs *os)
 	for (size_t i = 0; i < os->nr; i++) {
 		char *dir = xstrdup(os->v[i].path);
 		*strrchr(dir, '/') = '\0';
-		if (file_exists(dir))
+		if (path_exists(dir))
 			os->v[w++] = os->v[i];
 		else
 			buildlog_obj_free(&os->v[i]);
@@ -543,7 +510,7 @@ static int invalidate(struct build *b)
 	char *drydir = xasprintf("%s/pgopt-dryrun", b->builddir);
 	char *drylog = xasprintf("%s/%s", drydir, BUILDLOG_COMPILE);
 	char *contrib = xasprintf("%s/contrib/", b->builddir);
-	double t = now();
+	double t = clock_seconds();
 	int r = -1;
 
 	buildlog_objs_read(&old, b->logfile, NULL, NULL, 0);
@@ -561,12 +528,8 @@ static int invalidate(struct build *b)
 	if (!b->quiet)
 		fprintf(stderr, "pgbuild: checking %zu objects and %zu links against the policy ...\n",
 			old.nr, old_links.nr);
-	{
-		struct child_process cp = CHILD_PROCESS_INIT;
-		strvec_pushl(&cp.args, "rm", "-rf", "--", drydir, NULL);
-		run_command(&cp);
-		child_process_clear(&cp);
-	}
+	if (remove_tree(drydir) < 0)
+		warning("cannot remove \"%s\": %s", drydir, strerror(errno));
 	/* one replay of both (shallow copies: old and old_links own them) */
 	for (int k = 0; k < 2; k++) {
 		const struct buildlog_objs *from = k ? &old_links : &old;
@@ -584,7 +547,7 @@ static int invalidate(struct build *b)
 	buildlog_objs_read(&now_links, drylog, drydir, b->logdir, 0);
 	for (size_t i = 0; i < now_.nr; i++) {
 		struct buildlog_obj *o = buildlog_objs_find(&old, now_.v[i].path);
-		if (!o || (file_exists(o->path) && !strcmp(o->argv_out, now_.v[i].argv_out)))
+		if (!o || (path_exists(o->path) && !strcmp(o->argv_out, now_.v[i].argv_out)))
 			continue;
 		if (make_stale(o->path) < 0)
 			goto out;
@@ -614,7 +577,7 @@ static int invalidate(struct build *b)
 			"%ld of %zu links\n", b->invalidated, old.nr, b->relinked, old_links.nr);
 	r = 0;
 out:
-	add_phase(b, "invalidate", now() - t);
+	add_phase(b, "invalidate", clock_seconds() - t);
 	free(all.v); /* shallow copies */
 	buildlog_objs_free(&old);
 	buildlog_objs_free(&old_links);
@@ -682,7 +645,7 @@ static void run_bench(struct build *b)
 {
 	static const char *const workloads[] = { "select-only", "tpcb", NULL };
 	struct json_writer jw = JSON_WRITER_INIT(&b->bench);
-	double t = now();
+	double t = clock_seconds();
 
 	if (!have_command("bench")) {
 		b->bench_note = xstrdup("pgbuild bench is not available");
@@ -710,7 +673,7 @@ static void run_bench(struct build *b)
 		child_process_clear(&cp);
 		if (fd >= 0)
 			close(fd);
-		if (file_exists(json))
+		if (path_exists(json))
 			v = buildlog_read_json(json);
 		json_key(&jw, *w);
 		json_object_begin(&jw);
@@ -730,7 +693,7 @@ static void run_bench(struct build *b)
 		json_object_end(&jw);
 		if (code != 0) {
 			error("smoke benchmark %s failed (exit %d); see %s", *w, code, log);
-			buildlog_show_tail(log, 10);
+			textfile_print_tail(log, 10, stderr);
 			if (code > b->bench_code)
 				b->bench_code = code == 1 ? 1 : PGBUILD_EXIT_ERROR;
 		}
@@ -738,14 +701,14 @@ static void run_bench(struct build *b)
 		free(log);
 	}
 	json_object_end(&jw);
-	add_phase(b, "bench", now() - t);
+	add_phase(b, "bench", clock_seconds() - t);
 }
 
 static void run_gate(struct build *b)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
 	char *json = xasprintf("%s/pgopt-gate.json", b->builddir);
-	double t = now();
+	double t = clock_seconds();
 
 	if (!have_command("gate")) {
 		error("--gate: pgbuild gate is not available");
@@ -766,7 +729,7 @@ static void run_gate(struct build *b)
 		b->gate_code = PGBUILD_EXIT_ERROR;
 	child_process_clear(&cp);
 	free(json);
-	add_phase(b, "gate", now() - t);
+	add_phase(b, "gate", clock_seconds() - t);
 }
 
 /* ---------------- the build record ---------------- */
@@ -797,9 +760,9 @@ static void write_record(struct build *b, int ok)
 	struct count cnt = { 0, 0, 0 };
 	char *postgres = xasprintf("%s/bin/postgres", b->prefix);
 	long long text = 0, dot_text = 0;
-	double wall = now() - b->t0;
+	double wall = clock_seconds() - b->t0;
 
-	if (!b->o.install || !file_exists(postgres)) {
+	if (!b->o.install || !path_exists(postgres)) {
 		free(postgres);
 		postgres = xasprintf("%s/src/backend/postgres", b->builddir);
 	}
@@ -932,19 +895,16 @@ static void write_record(struct build *b, int ok)
 
 	for (int i = 0; i < 2; i++) {
 		char *path;
-		FILE *fp;
 		if (i == 1 && !(b->o.install && ok))
 			break;
 		path = xasprintf("%s/%s", i ? b->prefix : b->builddir, BUILDLOG_RECORD);
-		fp = fopen(path, "w");
-		if (!fp || fwrite(sb.buf, 1, sb.len, fp) != sb.len || fclose(fp) != 0)
-			error("cannot write \"%s\": %s", path, strerror(errno));
+		write_file_atomic(path, sb.buf, sb.len);
 		free(path);
 	}
 	if (!b->quiet) {
 		char d[32];
 		fprintf(stderr, "pgbuild: %s in %s: %ld compiles, %ld links; postgres text %.2f MB\n",
-			ok ? "built" : "build FAILED", fmt_dur(wall, d, sizeof(d)),
+			ok ? "built" : "build FAILED", fmt_duration(wall, 0, d, sizeof(d)),
 			cnt.compiles, cnt.links, (double)text / 1e6);
 	}
 	free(postgres);
@@ -1083,7 +1043,7 @@ static int unchanged_since_last_build(struct build *b)
 	char *path = xasprintf("%s/%s", b->builddir, BUILDLOG_RECORD);
 	struct json_value *v = NULL;
 	int same = 0;
-	if (file_exists(path) && (v = buildlog_read_json(path))) {
+	if (path_exists(path) && (v = buildlog_read_json(path))) {
 		const struct json_value *pol = json_get(v, "policy");
 		const struct json_value *log = json_get(v, "log");
 		const struct json_value *ok = json_get(v, "ok");
@@ -1252,7 +1212,7 @@ PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc 
 
 	b->quiet = b->o.quiet;
 	b->tty = isatty(2);
-	b->t0 = now();
+	b->t0 = clock_seconds();
 	{
 		time_t t = time(NULL);
 		strftime(b->started, sizeof(b->started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
@@ -1277,10 +1237,10 @@ PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc 
 	if (mkdir_p(b->logdir) < 0)
 		goto out;
 	{
-		double t = now();
+		double t = clock_seconds();
 		if (pgsrc_resolve(b->o.src, &b->src, b->quiet) < 0)
 			goto out;
-		add_phase(b, "source", now() - t);
+		add_phase(b, "source", clock_seconds() - t);
 	}
 	if (!strcmp(b->src.dir, b->builddir)) {
 		error("--builddir must not be the source tree");
@@ -1313,10 +1273,9 @@ PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc 
 	stamp = configure_stamp_text(b);
 	{
 		char *cs = xasprintf("%s/config.status", b->builddir);
-		b->fresh = !file_exists(cs);
+		b->fresh = !path_exists(cs);
 		if (b->fresh || strbuf_read_file(&old_stamp, stamp_path) < 0 ||
 		    strcmp(old_stamp.buf, stamp)) {
-			FILE *fp;
 			strvec_clear(&cmd);
 			strvec_pushf(&cmd, "%s/configure", b->src.dir);
 			strvec_pushv(&cmd, (const char *const *)b->configure.v);
@@ -1338,11 +1297,7 @@ PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc 
 				}
 				b->fresh = 1;
 			}
-			fp = fopen(stamp_path, "w");
-			if (fp) {
-				fputs(stamp, fp);
-				fclose(fp);
-			}
+			write_file_atomic(stamp_path, stamp, strlen(stamp));
 		}
 		free(cs);
 	}

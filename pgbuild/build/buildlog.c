@@ -234,21 +234,6 @@ struct buildlog_obj *buildlog_objs_find(struct buildlog_objs *os, const char *pa
 	return NULL;
 }
 
-void buildlog_show_tail(const char *path, int lines)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *p;
-	int n = 0;
-	if (strbuf_read_file(&sb, path) < 0)
-		return;
-	strbuf_rtrim(&sb);
-	for (p = sb.buf + sb.len; p > sb.buf; p--)
-		if (p[-1] == '\n' && ++n >= lines)
-			break;
-	fprintf(stderr, "%s\n", p);
-	strbuf_release(&sb);
-}
-
 int buildlog_replay(const struct buildlog_objs *os, const struct strvec *env,
 		    int jobs, const char *drydir)
 {
@@ -311,7 +296,7 @@ int buildlog_replay(const struct buildlog_objs *os, const struct strvec *env,
 				failed = 1;
 				error("pgoptcc failed replaying a compile in %s (exit %d):",
 				      slot[i].dir, wait_status_to_code(status));
-				buildlog_show_tail(errlog, 5);
+				textfile_print_tail(errlog, 5, stderr);
 			}
 			child_process_clear(&slot[i]);
 			slot[i].pid = 0;

@@ -43,8 +43,6 @@ char *buildlog_output_path(const struct json_value *rec);
 /* Parse a whole JSON file; NULL after printing an error. */
 struct json_value *buildlog_read_json(const char *path);
 
-#endif
-
 /* ---------------- objects and their compiles ---------------- */
 
 /* The last successful compile of one object file. */
@@ -91,5 +89,4 @@ struct buildlog_obj *buildlog_objs_find(struct buildlog_objs *os, const char *pa
 int buildlog_replay(const struct buildlog_objs *os, const struct strvec *env,
 		    int jobs, const char *drydir);
 
-/* Print the last `lines` lines of the file at path to stderr. */
-void buildlog_show_tail(const char *path, int lines);
+#endif

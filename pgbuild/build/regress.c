@@ -163,7 +163,6 @@ static int run_suite(struct suite *s, const char *builddir, const struct passwd 
 	struct child_process cp = CHILD_PROCESS_INIT;
 	struct strbuf out = STRBUF_INIT;
 	char *logpath = xasprintf("%s/pgopt-regress-%s.log", builddir, s->name);
-	FILE *fp;
 
 	strvec_pushv(&cp.args, make_args);
 	strvec_pushv(&cp.env, (const char *const *)env->v);
@@ -187,11 +186,7 @@ static int run_suite(struct suite *s, const char *builddir, const struct passwd 
 	cp.new_pgroup = 1;
 	s->make_exit = capture_command_forwarding(&cp, &out, 1, 1);
 	child_process_clear(&cp);
-	fp = fopen(logpath, "w");
-	if (fp) {
-		fwrite(out.buf, 1, out.len, fp);
-		fclose(fp);
-	}
+	write_file_atomic(logpath, out.buf, out.len);
 	if (verbose_out)
 		fputs(out.buf, stderr);
 	parse_output(s, out.buf);
@@ -430,18 +425,7 @@ PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a bu
 		else if (s->make_exit != 0 || s->passed == 0) {
 			error("%s suite did not run to the end (make exited with %d, %ld tests ran); "
 			      "last lines of %s:", s->name, s->make_exit, s->passed, s->log);
-			{
-				struct strbuf sb = STRBUF_INIT;
-				if (strbuf_read_file(&sb, s->log) >= 0) {
-					const char *p = sb.buf + sb.len;
-					int n = 0;
-					while (p > sb.buf && n < 20)
-						if (*--p == '\n')
-							n++;
-					fprintf(stderr, "%s\n", p);
-				}
-				strbuf_release(&sb);
-			}
+			textfile_print_tail(s->log, 20, stderr);
 			if (rc == 0)
 				rc = PGBUILD_EXIT_ERROR;
 		}
@@ -449,7 +433,6 @@ PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a bu
 	if (json_path) {
 		struct strbuf sb = STRBUF_INIT;
 		struct json_writer jw = JSON_WRITER_INIT(&sb);
-		FILE *fp;
 		json_object_begin(&jw);
 		json_key(&jw, "builddir"); json_string(&jw, builddir);
 		json_key(&jw, "user"); json_string(&jw, pw ? pw->pw_name : NULL);
@@ -460,11 +443,8 @@ PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a bu
 			suite_json(&jw, &suites[i]);
 		json_object_end(&jw);
 		strbuf_addch(&sb, '\n');
-		fp = fopen(json_path, "w");
-		if (!fp || fwrite(sb.buf, 1, sb.len, fp) != sb.len || fclose(fp) != 0) {
-			error("cannot write --json \"%s\": %s", json_path, strerror(errno));
+		if (write_file_atomic(json_path, sb.buf, sb.len) < 0)
 			rc = PGBUILD_EXIT_ERROR;
-		}
 		strbuf_release(&sb);
 	}
 	if (rc == 0)

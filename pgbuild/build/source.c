@@ -57,20 +57,11 @@ char *pgsrc_version_of(const char *dir)
 	return v;
 }
 
-static int exists(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0;
-}
-
 static int rm_rf(const char *path)
 {
-	struct child_process cp = CHILD_PROCESS_INIT;
-	int r;
-	strvec_pushl(&cp.args, "rm", "-rf", "--", path, NULL);
-	r = run_command(&cp);
-	child_process_clear(&cp);
-	return r == 0 ? 0 : error("cannot remove \"%s\"", path);
+	if (remove_tree(path) < 0)
+		return error("cannot remove \"%s\": %s", path, strerror(errno));
+	return 0;
 }
 
 /* Hold an exclusive lock on <cache>/src.lock; returns the fd. */
@@ -90,10 +81,9 @@ static int lock_cache(void)
 static int write_stamp(const char *dir, const char *content)
 {
 	char *path = xasprintf("%s/%s", dir, STAMP);
-	FILE *fp = fopen(path, "w");
-	int r = 0;
-	if (!fp || fprintf(fp, "%s\n", content) < 0 || fclose(fp) != 0)
-		r = error("cannot write \"%s\": %s", path, strerror(errno));
+	char *text = xasprintf("%s\n", content);
+	int r = write_file_atomic(path, text, strlen(text));
+	free(text);
 	free(path);
 	return r;
 }
@@ -122,13 +112,13 @@ static int set_tree(struct pg_source *src, const char *dir)
 	if (!realpath(dir, real))
 		return error("source directory \"%s\": %s", dir, strerror(errno));
 	p = xasprintf("%s/configure", real);
-	if (!exists(p)) {
+	if (!path_exists(p)) {
 		free(p);
 		return error("\"%s\" is not a PostgreSQL source tree (no configure script)", real);
 	}
 	free(p);
 	p = xasprintf("%s/config.status", real);
-	if (exists(p)) {
+	if (path_exists(p)) {
 		free(p);
 		return error("source tree \"%s\" was configured in place (config.status exists); "
 			     "pgbuild builds out of tree: run \"make distclean\" there or use a clean copy", real);
@@ -155,7 +145,7 @@ static char *find_tree(const char *dir)
 		if (de->d_name[0] == '.')
 			continue;
 		p = xasprintf("%s/%s/configure", dir, de->d_name);
-		if (exists(p) && !found)
+		if (path_exists(p) && !found)
 			found = xasprintf("%s/%s", dir, de->d_name);
 		free(p);
 	}
@@ -213,7 +203,7 @@ static int from_tarball(struct pg_source *src, const char *file, int quiet)
 		tree = xasprintf("%s/%s", dest, stamp);
 	} else {
 		struct child_process cp = CHILD_PROCESS_INIT;
-		if (exists(dest) && rm_rf(dest) < 0)
+		if (path_exists(dest) && rm_rf(dest) < 0)
 			goto out;
 		if (mkdir_p(dest) < 0)
 			goto out;
@@ -354,7 +344,7 @@ static int from_debian(struct pg_source *src, const char *what, int quiet)
 		int code;
 
 		free(up);
-		if (exists(tree) && rm_rf(tree) < 0)
+		if (path_exists(tree) && rm_rf(tree) < 0)
 			goto next;
 		if (!quiet)
 			fprintf(stderr, "pgbuild: fetching %s=%s into %s\n", pkg,
@@ -368,7 +358,7 @@ static int from_debian(struct pg_source *src, const char *what, int quiet)
 			code = capture_command(&cp, &log, 1);
 			child_process_clear(&cp);
 		}
-		if (code == 0 && exists(dsc)) {
+		if (code == 0 && path_exists(dsc)) {
 			/* Upstream source only: Debian's patches hard-wire
 			 * pkglibdir to /usr/lib/postgresql/N/lib, so `make
 			 * install` would overwrite the system's PostgreSQL. */
@@ -381,7 +371,7 @@ static int from_debian(struct pg_source *src, const char *what, int quiet)
 		} else if (code == 0) {
 			code = -1;
 		}
-		if (code == 0 && exists(tree)) {
+		if (code == 0 && path_exists(tree)) {
 			char *stamp = xasprintf("%s %s", versions.v[i], STAMP_KIND);
 			if (write_stamp(tree, stamp) == 0 && (r = set_tree(src, tree)) == 0)
 				src->pkg_version = xstrdup(versions.v[i]);

@@ -734,12 +734,8 @@ PGBUILD_COMMAND(verify, "check that postgres carries exactly the policy's flags;
 			unlinked);
 	rc = problems ? PGBUILD_EXIT_FAIL : PGBUILD_EXIT_OK;
 out:
-	if (drydir && drydir[0]) {
-		struct child_process cp = CHILD_PROCESS_INIT;
-		strvec_pushl(&cp.args, "rm", "-rf", "--", drydir, NULL);
-		run_command(&cp);
-		child_process_clear(&cp);
-	}
+	if (drydir && drydir[0] && remove_tree(drydir) < 0)
+		warning("cannot remove \"%s\": %s", drydir, strerror(errno));
 	if (units)
 		elfrec_units_free(units, (size_t)nunits);
 	if (ef.path)

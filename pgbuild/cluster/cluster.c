@@ -7,7 +7,7 @@
  *
  * Cleanup must also work from a signal handler, so every cluster is also
  * recorded in a small static registry of plain fields (pid, directory path,
- * keep flag), and the directory removal (cluster_rmtree) uses only
+ * keep flag), and the directory removal (remove_tree, rmtree.h) uses only
  * async-signal-safe system calls: open, getdents64, unlinkat, close.
  */
 #include <dirent.h>
@@ -32,8 +32,10 @@
 
 #include <libpq-fe.h>
 
+#include "clock.h"
 #include "cluster/cluster.h"
 #include "error.h"
+#include "rmtree.h"
 #include "run-command.h"
 #include "xalloc.h"
 
@@ -81,76 +83,6 @@ static void safe_write(const char *s)
 {
 	ssize_t n = write(2, s, strlen(s));
 	(void)n;
-}
-
-struct linux_dirent64 {
-	ino64_t d_ino;
-	off64_t d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
-
-/* Remove everything inside the directory open as fd; depth-limited. */
-static int rmtree_fd(int fd, int depth)
-{
-	char buf[4096] __attribute__((aligned(8)));
-	int failed = 0, removed;
-
-	if (depth > 32)
-		return -1;
-	do {
-		long n;
-		removed = 0;
-		lseek(fd, 0, SEEK_SET);
-		while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
-			for (long off = 0; off < n;) {
-				struct linux_dirent64 *d = (void *)(buf + off);
-				const char *name = d->d_name;
-				int isdir = d->d_type == DT_DIR;
-				off += d->d_reclen;
-				if (!strcmp(name, ".") || !strcmp(name, ".."))
-					continue;
-				if (d->d_type == DT_UNKNOWN) {
-					struct stat st;
-					if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-						isdir = S_ISDIR(st.st_mode);
-				}
-				if (isdir) {
-					int sub = openat(fd, name, O_RDONLY | O_DIRECTORY |
-								     O_NOFOLLOW | O_CLOEXEC);
-					if (sub >= 0) {
-						if (rmtree_fd(sub, depth + 1) < 0)
-							failed = 1;
-						close(sub);
-					}
-					if (unlinkat(fd, name, AT_REMOVEDIR) == 0)
-						removed++;
-					else
-						failed = 1;
-				} else if (unlinkat(fd, name, 0) == 0) {
-					removed++;
-				} else {
-					failed = 1;
-				}
-			}
-		}
-	} while (removed && !failed);
-	return failed ? -1 : 0;
-}
-
-/* rm -rf path, usable from a signal handler.  0 on success. */
-static int cluster_rmtree(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	int r;
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -1;
-	r = rmtree_fd(fd, 0);
-	close(fd);
-	if (rmdir(path) < 0 && errno != ENOENT)
-		r = -1;
-	return r;
 }
 
 /* Send sig to pid and wait for it; SIGKILL after about timeout_ms. */
@@ -220,7 +152,7 @@ static void cleanup_all(int from_signal)
 				safe_write(s->dir);
 				safe_write("\n");
 			}
-		} else if (cluster_rmtree(s->dir) < 0) {
+		} else if (remove_tree(s->dir) < 0) {
 			note_add("could not remove ");
 			note_add(s->dir);
 			safe_write(error_program());
@@ -690,18 +622,11 @@ const char *cluster_conninfo(const struct cluster *c, const char *dbname)
 	return buf;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int cluster_start(struct cluster *c)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
 	int logfd, status;
-	int64_t deadline;
+	double deadline;
 	char *conninfo;
 
 	if (c->pid)
@@ -757,7 +682,7 @@ int cluster_start(struct cluster *c)
 	child_process_clear(&cp);
 
 	conninfo = xstrdup(cluster_conninfo(c, "postgres"));
-	deadline = now_ms() + (int64_t)c->start_timeout * 1000;
+	deadline = clock_ms() + c->start_timeout * 1000.0;
 	for (;;) {
 		struct timespec ts = { 0, 20 * 1000 * 1000 };
 		pid_t r = waitpid(c->pid, &status, WNOHANG);
@@ -774,7 +699,7 @@ int cluster_start(struct cluster *c)
 		}
 		if (PQping(conninfo) == PQPING_OK)
 			break;
-		if (now_ms() > deadline) {
+		if (clock_ms() > deadline) {
 			cl_error("the server in %s did not accept connections within %d s",
 			      c->datadir, c->start_timeout);
 			print_log_tail(c);
@@ -792,24 +717,24 @@ int cluster_start(struct cluster *c)
 int cluster_stop(struct cluster *c)
 {
 	int status;
-	int64_t deadline;
+	double deadline;
 	int sig = SIGINT;
 
 	if (!c->pid)
 		return 0;
 	kill(c->pid, SIGINT);           /* fast shutdown */
-	deadline = now_ms() + (int64_t)c->start_timeout * 1000;
+	deadline = clock_ms() + c->start_timeout * 1000.0;
 	for (;;) {
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
 		pid_t r = waitpid(c->pid, &status, WNOHANG);
 		if (r == c->pid || (r < 0 && errno == ECHILD))
 			break;
-		if (now_ms() > deadline) {
+		if (clock_ms() > deadline) {
 			sig = sig == SIGINT ? SIGQUIT : SIGKILL;
 			warning("the server in %s did not stop; sending %s", c->datadir,
 				sig == SIGQUIT ? "SIGQUIT" : "SIGKILL");
 			kill(c->pid, sig);
-			deadline = now_ms() + 10000;
+			deadline = clock_ms() + 10000;
 		}
 		nanosleep(&ts, NULL);
 	}
@@ -839,7 +764,7 @@ void cluster_destroy(struct cluster *c)
 		if (!c->quiet)
 			fprintf(stderr, "%s: cluster kept in %s (data %s, log %s)\n",
 				error_program(), c->dir, c->datadir, c->logfile);
-	} else if (cluster_rmtree(c->dir) < 0) {
+	} else if (remove_tree(c->dir) < 0) {
 		warning("could not remove %s: %s", c->dir, strerror(errno));
 	}
 	if (c->slot >= 0)
@@ -920,18 +845,18 @@ int cluster_save_template(struct cluster *c, const char *dest, int restart)
 
 	if (cluster_stop(c) < 0)
 		goto fail;
-	cluster_rmtree(tmp);
+	remove_tree(tmp);
 	strvec_pushl(&cp.args, "cp", "-a", c->datadir, tmp, NULL);
 	r = run_helper_as(NULL, &cp, &out);
 	if (r != 0) {
 		cl_error("cannot copy %s to %s (exit %d)", c->datadir, tmp, r);
 		print_tail("cp said", out.buf, 10);
-		cluster_rmtree(tmp);
+		remove_tree(tmp);
 		goto fail;
 	}
 	if (rename(tmp, dest) < 0) {
 		cl_error("cannot rename %s to %s: %s", tmp, dest, strerror(errno));
-		cluster_rmtree(tmp);
+		remove_tree(tmp);
 		goto fail;
 	}
 	child_process_clear(&cp);

@@ -233,13 +233,10 @@ static int bench_once(const struct gate_opts *o, const char *dir, const char *wo
 		r->exit = 2;
 	load_bench_json(r, json);
 	if (r->exit != 0 && !o->quiet) {
-		struct strbuf tail = STRBUF_INIT;
-		strbuf_read_file(&tail, log);
-		strbuf_rtrim(&tail);
-		const char *last = strrchr(tail.buf, '\n');
+		char *last = textfile_last_line(log, NULL);
 		warning("bench %s on %c (pair %d) exited %d: %s (log: %s)", workload, build,
-			pair + 1, r->exit, last ? last + 1 : tail.buf, log);
-		strbuf_release(&tail);
+			pair + 1, r->exit, last ? last : "", log);
+		free(last);
 	}
 	child_process_clear(&cp);
 	free(json);
@@ -314,13 +311,6 @@ static int write_outputs(const struct gate_opts *o, const struct gate *g)
 	free(settings);
 	strbuf_release(&out);
 	return rc ? -1 : 0;
-}
-
-static int remove_tree(const char *dir)
-{
-	struct child_process cp = CHILD_PROCESS_INIT;
-	strvec_pushl(&cp.args, "rm", "-rf", "--", dir, NULL);
-	return run_command(&cp);
 }
 
 static char *settings_json(const struct gate_opts *o)
@@ -734,8 +724,8 @@ done:
 	} else if (gate_interrupted && !decided) {
 		error("interrupted by signal %d; nothing decided", (int)gate_interrupted);
 	}
-	if (dir && tmpdir)
-		remove_tree(dir);
+	if (dir && tmpdir && remove_tree(dir) < 0)
+		warning("cannot remove \"%s\": %s", dir, strerror(errno));
 	free(dir);
 	strvec_clear(&o.workloads);
 	strvec_clear(&o.settings);

@@ -103,13 +103,6 @@ static void pgo_usage(FILE *fp)
 	      fp);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* FNV-1a 64 of a file's content, as 16 hex digits; NULL when unreadable. */
 static char *file_hash(const char *path)
 {
@@ -209,10 +202,7 @@ static void policy_add_flags(struct strbuf *out, const struct strvec *files,
 
 static int write_text(const char *path, const char *text)
 {
-	FILE *fp = fopen(path, "w");
-	if (!fp || fputs(text, fp) < 0 || fclose(fp) != 0)
-		return error("cannot write \"%s\": %s", path, strerror(errno));
-	return 0;
+	return write_file_atomic(path, text, strlen(text));
 }
 
 /*
@@ -557,12 +547,12 @@ PGBUILD_COMMAND(pgo, "profile-guided build: instrument, train on workloads, -fpr
 		}
 		if (!o.quiet)
 			fprintf(stderr, "pgo: stage 1/3: instrumented build (%s)\n", ipolicy);
-		t0 = now();
+		t0 = clock_seconds();
 		if (run_build(&o, builddir, ipolicy) < 0) {
 			free(ipolicy_text);
 			goto out;
 		}
-		t_instr = now() - t0;
+		t_instr = clock_seconds() - t0;
 		if (o.instrument_only) {
 			printf("pgo: instrumented install in %s (build %.0f s); profile it with "
 			       "pgbuild profile --prefix %s --method gcov\n", o.prefix, t_instr, o.prefix);
@@ -574,7 +564,7 @@ PGBUILD_COMMAND(pgo, "profile-guided build: instrument, train on workloads, -fpr
 		/* 2. training */
 		if (!o.quiet)
 			fprintf(stderr, "pgo: stage 2/3: training on %s\n", wl);
-		t0 = now();
+		t0 = clock_seconds();
 		if (prof_remove_gcda(builddir) < 0 || prof_hand_tree(builddir) < 0) {
 			free(ipolicy_text);
 			goto out;
@@ -586,7 +576,7 @@ PGBUILD_COMMAND(pgo, "profile-guided build: instrument, train on workloads, -fpr
 			goto out;
 		}
 		gcda = prof_count_gcda(builddir);
-		t_train = now() - t0;
+		t_train = clock_seconds() - t0;
 		if (gcda <= 0) {
 			error("training wrote no profile data below %s", builddir);
 			free(ipolicy_text);
@@ -639,10 +629,10 @@ PGBUILD_COMMAND(pgo, "profile-guided build: instrument, train on workloads, -fpr
 		goto out;
 	if (!o.quiet)
 		fprintf(stderr, "pgo: stage 3/3: optimized build (%s)\n", upolicy);
-	t0 = now();
+	t0 = clock_seconds();
 	if (run_build(&o, builddir, upolicy) < 0)
 		goto out;
-	t_use = now() - t0;
+	t_use = clock_seconds() - t0;
 
 	/* 4. checks */
 	ret = PGBUILD_EXIT_OK;
@@ -650,9 +640,9 @@ PGBUILD_COMMAND(pgo, "profile-guided build: instrument, train on workloads, -fpr
 		struct child_process cp = CHILD_PROCESS_INIT;
 		strvec_pushl(&cp.args, pgbuild_self(), "regress", "--builddir", builddir, NULL);
 		cp.no_stdin = 1;
-		t0 = now();
+		t0 = clock_seconds();
 		regress_code = run_command(&cp);
-		t_regress = now() - t0;
+		t_regress = clock_seconds() - t0;
 		child_process_clear(&cp);
 		if (regress_code != 0)
 			ret = regress_code == 1 ? PGBUILD_EXIT_FAIL : PGBUILD_EXIT_ERROR;
@@ -701,7 +691,8 @@ PGBUILD_COMMAND(pgo, "profile-guided build: instrument, train on workloads, -fpr
 		json_object_end(&jw);
 		strbuf_addch(&sb, '\n');
 		char *path = xasprintf("%s/%s", o.prefix, PGO_MANIFEST);
-		write_text(path, sb.buf);
+		if (write_text(path, sb.buf) < 0)
+			ret = PGBUILD_EXIT_ERROR;
 		free(path);
 	}
 	printf("pgo: %s: trained on %s (%s), %ld profile data files, %zu stale; "

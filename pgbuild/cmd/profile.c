@@ -110,13 +110,7 @@ static int parse_pct(const char *opt, const char *v, double *out)
 
 static int write_file(const char *path, const struct strbuf *sb)
 {
-	FILE *fp = fopen(path, "w");
-	if (!fp)
-		return error("cannot write \"%s\": %s", path, strerror(errno));
-	fwrite(sb->buf, 1, sb->len, fp);
-	if (fclose(fp) != 0)
-		return error("cannot write \"%s\": %s", path, strerror(errno));
-	return 0;
+	return write_file_atomic(path, sb->buf, sb->len);
 }
 
 /* How the policy at policy_path names list_path: relative when both are in

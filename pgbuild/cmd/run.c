@@ -127,8 +127,6 @@ static void state_save(const struct run *r)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct json_writer jw;
-	char *tmp = xasprintf("%s.tmp", r->state_path);
-	FILE *fp;
 	json_writer_init(&jw, &sb);
 	json_object_begin(&jw);
 	json_key(&jw, "kind"); json_string(&jw, "pgbuild-run");
@@ -152,32 +150,11 @@ static void state_save(const struct run *r)
 	json_object_end(&jw);
 	json_object_end(&jw);
 	strbuf_addch(&sb, '\n');
-	fp = fopen(tmp, "w");
-	if (fp) {
-		fwrite(sb.buf, 1, sb.len, fp);
-		if (fclose(fp) == 0)
-			rename(tmp, r->state_path);
-	}
-	free(tmp);
+	write_file_atomic(r->state_path, sb.buf, sb.len);
 	strbuf_release(&sb);
 }
 
 /* ---------------- helpers ---------------- */
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void fmt_secs(char *buf, size_t n, double s)
-{
-	if (s >= 60)
-		snprintf(buf, n, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
-	else
-		snprintf(buf, n, "%.1fs", s);
-}
 
 /* sha256 of the empty text: what pgbuild build records for --policy none */
 #define SHA256_EMPTY "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -250,20 +227,6 @@ static char *build_logdir(const char *prefix)
 	return r;
 }
 
-/* Last non-empty line of a file, for one-line stage summaries. */
-static char *last_line(const char *path)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *nl;
-	char *r;
-	strbuf_read_file(&sb, path);
-	strbuf_rtrim(&sb);
-	nl = strrchr(sb.buf, '\n');
-	r = xstrdup(nl ? nl + 1 : sb.buf);
-	strbuf_release(&sb);
-	return r;
-}
-
 /*
  * Run `pgbuild ARGS...`: stdout and stderr into the stage's log, or stderr
  * passed through (builds: their progress line) when show_stderr.
@@ -311,19 +274,19 @@ static int stage(struct run *r, int id, const char *key, const char *what,
 		return r->st[id].exit;
 	}
 	fprintf(stderr, "[%d/%d] %-9s %s ...\n", id + 1, ST_NR, stage_names[id], what);
-	t0 = now();
+	t0 = clock_seconds();
 	rc = fn(r, id);
 	free(r->st[id].key);
 	r->st[id].key = xstrdup(key);
 	r->st[id].exit = rc;
-	r->st[id].secs = now() - t0;
+	r->st[id].secs = clock_seconds() - t0;
 	state_save(r);
-	fmt_secs(el, sizeof(el), r->st[id].secs);
+	fmt_duration(r->st[id].secs, 1, el, sizeof(el));
 	{
-		char *log = stage_log(r, id), *last = last_line(log);
+		char *log = stage_log(r, id), *last = textfile_last_line(log, NULL);
 		fprintf(stderr, "[%d/%d] %-9s %s in %s%s%s\n", id + 1, ST_NR, stage_names[id],
 			rc == 0 ? "done" : rc == 1 ? "FAILED" : "could not run", el,
-			*last ? ": " : "", last);
+			last ? ": " : "", last ? last : "");
 		if (rc != 0)
 			fprintf(stderr, "          log: %s\n", log);
 		free(log);
@@ -456,14 +419,6 @@ enum {
 	RO_NO_VERIFY, RO_NO_REGRESS, RO_RESTART, RO_CONFARGS, RO_HELP,
 };
 
-static char *absolute(const char *path)
-{
-	char cwd[4096];
-	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
-		return xstrdup(path);
-	return xasprintf("%s/%s", cwd, path);
-}
-
 PGBUILD_COMMAND(run, "the whole pipeline: builds, verify, regress, gate, report (resumable)")
 {
 	static const struct option opts[] = {
@@ -572,25 +527,25 @@ PGBUILD_COMMAND(run, "the whole pipeline: builds, verify, regress, gate, report 
 		error("--policy \"%s\": %s", r.policy, strerror(errno));
 		goto out;
 	}
-	r.policy_abs = absolute(r.policy);
+	r.policy_abs = path_absolute(r.policy);
 	/* the hash the build records covers the hot/cold lists too */
 	r.policy_sha = pgbuild_policy_sha(r.policy_abs);
 	if (!r.policy_sha) {
 		error("cannot hash the policy %s", r.policy_abs);
 		goto out;
 	}
-	r.workdir = workdir_alloc = absolute(r.workdir);
+	r.workdir = workdir_alloc = path_absolute(r.workdir);
 	if (mkdir_p(r.workdir) < 0)
 		goto out;
 	r.logdir = xasprintf("%s/logs", r.workdir);
 	mkdir(r.logdir, 0755);
 	r.state_path = xasprintf("%s/run-state.json", r.workdir);
-	r.base_prefix = r.baseline_prefix ? absolute(r.baseline_prefix) :
+	r.base_prefix = r.baseline_prefix ? path_absolute(r.baseline_prefix) :
 			xasprintf("%s/baseline/prefix", r.workdir);
 	r.base_builddir = xasprintf("%s/baseline/build", r.workdir);
-	r.cand_prefix = r.cand_prefix_opt ? absolute(r.cand_prefix_opt) :
+	r.cand_prefix = r.cand_prefix_opt ? path_absolute(r.cand_prefix_opt) :
 			xasprintf("%s/candidate/prefix", r.workdir);
-	r.cand_builddir = r.cand_builddir_opt ? absolute(r.cand_builddir_opt) :
+	r.cand_builddir = r.cand_builddir_opt ? path_absolute(r.cand_builddir_opt) :
 			  xasprintf("%s/candidate/build", r.workdir);
 	if (!r.html)
 		r.html = html_alloc = xasprintf("%s/report.html", r.workdir);

@@ -68,14 +68,11 @@ static void sens_usage(FILE *fp)
 
 static int write_policy(const char *path, const char *flags)
 {
-	FILE *fp = fopen(path, "w");
-	if (!fp)
-		return error("cannot write \"%s\": %s", path, strerror(errno));
-	fprintf(fp, "# pgbuild sensitivity watermark: every unit at %s\n[global]\ncflags += %s\n",
-		flags, flags);
-	if (fclose(fp) != 0)
-		return error("cannot write \"%s\": %s", path, strerror(errno));
-	return 0;
+	char *text = xasprintf("# pgbuild sensitivity watermark: every unit at %s\n"
+			       "[global]\ncflags += %s\n", flags, flags);
+	int rc = write_file_atomic(path, text, strlen(text));
+	free(text);
+	return rc;
 }
 
 static char *build_one(const struct sens_opts *o, const char *name, const char *flags)
@@ -327,13 +324,8 @@ PGBUILD_COMMAND(sensitivity, "how much compiler flags can matter for a workload 
 	json_array_end(&jw);
 	json_object_end(&jw);
 	strbuf_addch(&sb, '\n');
-	if (o.json) {
-		FILE *fp = fopen(o.json, "w");
-		if (!fp || fputs(sb.buf, fp) < 0 || fclose(fp) != 0) {
-			error("cannot write \"%s\": %s", o.json, strerror(errno));
-			ret = PGBUILD_EXIT_ERROR;
-		}
-	}
+	if (o.json && write_file_atomic(o.json, sb.buf, sb.len) < 0)
+		ret = PGBUILD_EXIT_ERROR;
 out:
 	json_free(g);
 	json_free(gl);

@@ -279,18 +279,6 @@ static void as_user(struct child_process *cp, const struct server_user *u)
 	}
 }
 
-static int write_text(const char *path, const char *text, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
-		return -1;
-	if (write(fd, text, len) != (ssize_t)len) {
-		close(fd);
-		return -1;
-	}
-	return close(fd);
-}
-
 /* Run a command (optionally as the server user) with stdin from a file. */
 static int run_logged(const char *const *argv, const struct server_user *u,
 		      const char *stdin_path, const char *log)
@@ -325,21 +313,9 @@ static int run_logged(const char *const *argv, const struct server_user *u,
 
 static void log_tail(const char *log, struct strbuf *note)
 {
-	struct strbuf sb = STRBUF_INIT;
-	const char *last;
-	strbuf_read_file(&sb, log);
-	strbuf_rtrim(&sb);
-	last = strrchr(sb.buf, '\n');
-	strbuf_addf(note, " (%s; log %s)", last ? last + 1 : sb.buf, log);
-	strbuf_release(&sb);
-}
-
-static int rm_rf(const char *path)
-{
-	const char *argv[] = { "rm", "-rf", "--", path, NULL };
-	struct child_process cp = CHILD_PROCESS_INIT;
-	strvec_pushv(&cp.args, argv);
-	return run_command(&cp);
+	char *last = textfile_last_line(log, NULL);
+	strbuf_addf(note, " (%s; log %s)", last ? last : "", log);
+	free(last);
 }
 
 /* initdb + load, once per install below workdir. */
@@ -356,7 +332,7 @@ static int prepare_template(const char *prefix, const char *base, const char *tm
 				    "postgres", NULL };
 	int rc = -1;
 
-	if (write_text(load, load_sql, sizeof(load_sql) - 1) < 0) {
+	if (write_file_atomic_quiet(load, load_sql, sizeof(load_sql) - 1) < 0) {
 		strbuf_addf(note, "cannot write %s: %s", load, strerror(errno));
 		goto out;
 	}
@@ -403,11 +379,11 @@ static double count_once(const char *prefix, const char *base, const char *tmpl,
 	double total = -1;
 	int rc;
 
-	rm_rf(data);
+	remove_tree(data);
 	unlink(outfile);
 	unlink(log);
 	make_script(workload, n, &sb);
-	if (write_text(script, sb.buf, sb.len) < 0) {
+	if (write_file_atomic_quiet(script, sb.buf, sb.len) < 0) {
 		strbuf_addf(note, "cannot write %s: %s", script, strerror(errno));
 		goto out;
 	}
@@ -450,7 +426,7 @@ static double count_once(const char *prefix, const char *base, const char *tmpl,
 		total = -1;
 	}
 out:
-	rm_rf(data);
+	remove_tree(data);
 	strbuf_release(&sb);
 	free(data);
 	free(script);

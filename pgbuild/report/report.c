@@ -697,13 +697,7 @@ static void write_report_json(const struct report_data *rd, struct strbuf *out)
 
 static int save(const char *path, const struct strbuf *sb)
 {
-	FILE *fp = fopen(path, "w");
-	if (!fp)
-		return error("cannot write %s: %s", path, strerror(errno));
-	fwrite(sb->buf, 1, sb->len, fp);
-	if (fclose(fp))
-		return error("cannot write %s: %s", path, strerror(errno));
-	return 0;
+	return write_file_atomic(path, sb->buf, sb->len);
 }
 
 static char *read_optional(const char *prefix, const char *file)

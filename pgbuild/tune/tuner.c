@@ -81,40 +81,9 @@ struct tuner {
 	double t0;
 };
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int file_exists(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
-static void remove_tree(const char *path)
-{
-	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 static int write_text(const char *path, const char *text)
 {
 	return write_file_atomic(path, text, strlen(text));
-}
-
-static char *abs_path(const char *p)
-{
-	char cwd[PATH_MAX];
-	if (p[0] == '/' || !getcwd(cwd, sizeof(cwd)))
-		return xstrdup(p);
-	return xasprintf("%s/%s", cwd, p);
 }
 
 /* ---------------- candidates ---------------- */
@@ -213,7 +182,7 @@ static const char *default_candidates(void)
 	/* the build tree: build/bin/pgbuild -> examples/ at the top */
 	tries[1] = xasprintf("%s/../../../examples/tune-candidates.txt", pgbuild_libdir());
 	for (int i = 0; i < 2 && !p; i++)
-		if (file_exists(tries[i]))
+		if (path_exists(tries[i]))
 			p = xstrdup(tries[i]);
 	free(tries[0]);
 	free(tries[1]);
@@ -358,27 +327,11 @@ static int run_logged(struct strvec *args, const char *log, struct strvec *env)
 	return rc;
 }
 
-static char *last_line(const char *path, const char *want)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char *res = NULL;
-	if (strbuf_read_file(&sb, path) >= 0) {
-		char *save = NULL;
-		for (char *l = strtok_r(sb.buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-			if (!want || strstr(l, want)) {
-				free(res);
-				res = xstrdup(l);
-			}
-	}
-	strbuf_release(&sb);
-	return res;
-}
-
 /* The --prefix= the build directory was configured with, or NULL. */
 static char *configured_prefix(const char *builddir)
 {
 	char *stamp = xasprintf("%s/pgopt-configure.args", builddir);
-	char *line = last_line(stamp, "--prefix=");
+	char *line = textfile_last_line(stamp, "--prefix=");
 	char *p = line ? xstrdup(line + 9) : NULL;
 	free(line);
 	free(stamp);
@@ -420,7 +373,7 @@ static long revive_deleted_objects(const char *builddir)
 		}
 		path = out[0] == '/' ? xstrdup(out) : xasprintf("%s/%s", cwd, out);
 		json_free(v);
-		if (strvec_find(&seen, path) >= 0 || file_exists(path)) {
+		if (strvec_find(&seen, path) >= 0 || path_exists(path)) {
 			free(path);
 			continue;
 		}
@@ -454,7 +407,7 @@ static int ensure_installed(struct tuner *tu, tune_set s, int *builds, double *s
 	char *text = NULL, *status = NULL;
 	struct strvec args = STRVEC_INIT, env = STRVEC_INIT;
 	int rc = BUILT_ERROR, code;
-	double t0 = now();
+	double t0 = clock_seconds();
 
 	if (installed(prefix)) {
 		free(prefix);
@@ -465,7 +418,7 @@ static int ensure_installed(struct tuner *tu, tune_set s, int *builds, double *s
 		goto out;
 	log = xasprintf("%s/build.log", dir);
 	status = xasprintf("%s/failed", dir);
-	if (file_exists(status)) {
+	if (path_exists(status)) {
 		/* failed in an earlier run whose state was lost: do not retry */
 		struct strbuf why = STRBUF_INIT;
 		strbuf_read_file(&why, status);
@@ -504,9 +457,9 @@ static int ensure_installed(struct tuner *tu, tune_set s, int *builds, double *s
 		}
 	}
 	(*builds)++;
-	*secs = now() - t0;
+	*secs = clock_seconds() - t0;
 	if (code != 0) {
-		char *l = last_line(log, "error");
+		char *l = textfile_last_line(log, "error");
 		*note = xasprintf("pgbuild build exited %d: %s (log %s)", code,
 				  l ? l : "no error line", log);
 		free(l);
@@ -558,7 +511,7 @@ static int ensure_installed(struct tuner *tu, tune_set s, int *builds, double *s
 		remove_tree(stage);
 	}
 	chmod(dir, 0755);
-	*secs = now() - t0;
+	*secs = clock_seconds() - t0;
 	rc = BUILT_OK;
 out:
 	strvec_clear(&args);
@@ -594,7 +547,7 @@ static int tuner_evaluate(struct tune_engine *t, tune_set cand, tune_set ref,
 			return -1;
 		}
 	}
-	t0 = now();
+	t0 = clock_seconds();
 	/* the reference first: stock on the first evaluation */
 	b = ensure_installed(tu, ref, &out->builds, &bsecs, &out->note);
 	if (b != BUILT_OK) {
@@ -636,7 +589,7 @@ static int tuner_evaluate(struct tune_engine *t, tune_set cand, tune_set ref,
 		fprintf(stderr, "tune: gate (%s, %s) ...\n", tu->o.workload, tu->o.metric);
 	b = run_logged(&args, log, NULL);
 	if (b != 0 && b != 1) {
-		char *l = last_line(log, "error");
+		char *l = textfile_last_line(log, "error");
 		out->outcome = TUNE_UNMEASURED;
 		free(out->note);
 		out->note = xasprintf("gate exited %d: %s (log %s)", b, l ? l : "?", log);
@@ -678,7 +631,7 @@ static int tuner_evaluate(struct tune_engine *t, tune_set cand, tune_set ref,
 	}
 	rc = 0;
 out:
-	out->seconds = now() - t0;
+	out->seconds = clock_seconds() - t0;
 	if (lockfd >= 0)
 		close(lockfd);
 	json_free(v);
@@ -703,17 +656,6 @@ out:
 }
 
 /* ---------------- output ---------------- */
-
-static const char *fmt_secs(double s, char *buf, size_t n)
-{
-	if (!isfinite(s))
-		snprintf(buf, n, "-");
-	else if (s >= 60)
-		snprintf(buf, n, "%dm%02ds", (int)(s / 60), (int)s % 60);
-	else
-		snprintf(buf, n, "%.0fs", s);
-	return buf;
-}
 
 static void print_report(struct tuner *tu, FILE *fp, const char *out_path)
 {
@@ -754,8 +696,8 @@ static void print_report(struct tuner *tu, FILE *fp, const char *out_path)
 			tune_phase_name(s->phase), flag,
 			r ? tune_outcome_name(r->e.outcome) : "-", ratio,
 			tune_verdict_name(s->verdict),
-			r && r->e.builds ? fmt_secs(r->e.build_seconds, b1, sizeof(b1)) : "cached",
-			r ? fmt_secs(r->e.seconds, b2, sizeof(b2)) : "-",
+			r && r->e.builds ? fmt_duration(r->e.build_seconds, 0, b1, sizeof(b1)) : "cached",
+			r ? fmt_duration(r->e.seconds, 0, b2, sizeof(b2)) : "-",
 			s->cached ? "  (from state)" : "");
 		if (r && r->e.note && r->e.outcome != TUNE_OK)
 			fprintf(fp, "     %s\n", r->e.note);
@@ -772,8 +714,8 @@ static void print_report(struct tuner *tu, FILE *fp, const char *out_path)
 				tu->o.metric, tu->o.workload);
 	}
 	fprintf(fp, "builds: %d; evaluation time %s (this run: %d new evaluations, %s wall); stop: %s\n",
-		t->builds, fmt_secs(t->seconds, b1, sizeof(b1)), t->new_evaluations,
-		fmt_secs(now() - tu->t0, b2, sizeof(b2)), t->stop_reason);
+		t->builds, fmt_duration(t->seconds, 0, b1, sizeof(b1)), t->new_evaluations,
+		fmt_duration(clock_seconds() - tu->t0, 0, b2, sizeof(b2)), t->stop_reason);
 	if (out_path)
 		fprintf(fp, "policy: %s\n", out_path);
 }
@@ -852,7 +794,7 @@ static int write_json(struct tuner *tu, const char *path, const char *out_path)
 	json_key(&jw, "builds"); json_int(&jw, t->builds);
 	json_key(&jw, "evaluation_seconds"); json_double(&jw, t->seconds);
 	json_key(&jw, "new_evaluations"); json_int(&jw, t->new_evaluations);
-	json_key(&jw, "wall_seconds"); json_double(&jw, now() - tu->t0);
+	json_key(&jw, "wall_seconds"); json_double(&jw, clock_seconds() - tu->t0);
 	json_key(&jw, "stop_reason"); json_string(&jw, t->stop_reason);
 	json_object_end(&jw);
 	strbuf_addch(&sb, '\n');
@@ -974,7 +916,7 @@ PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (
 	double d;
 
 	memset(&tu, 0, sizeof(tu));
-	tu.t0 = now();
+	tu.t0 = clock_seconds();
 	tu.o.workload = "select-only";
 	tu.o.scope = "global";
 	tu.o.metric = "instructions";
@@ -1095,9 +1037,9 @@ PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (
 	if (load_candidates(&tu, tu.o.candidates) < 0)
 		goto done;
 
-	tu.workdir = abs_path(tu.o.workdir);
-	out_path = tu.o.out ? abs_path(tu.o.out) : xasprintf("%s/best.policy", tu.workdir);
-	state_path = tu.o.state ? abs_path(tu.o.state) : xasprintf("%s/state.jsonl", tu.workdir);
+	tu.workdir = path_absolute(tu.o.workdir);
+	out_path = tu.o.out ? path_absolute(tu.o.out) : xasprintf("%s/best.policy", tu.workdir);
+	state_path = tu.o.state ? path_absolute(tu.o.state) : xasprintf("%s/state.jsonl", tu.workdir);
 
 	/* the start policy must pass pgoptcc's own checks */
 	text = policy_text(&tu, p.start_stock ? 0 : ~(tune_set)0);
@@ -1115,7 +1057,7 @@ PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (
 	}
 
 	if (tu.o.baseline) {
-		tu.stock_prefix = abs_path(tu.o.baseline);
+		tu.stock_prefix = path_absolute(tu.o.baseline);
 		if (!installed(tu.stock_prefix)) {
 			error("--baseline %s: no bin/postgres: not an installed PostgreSQL", tu.o.baseline);
 			goto done;
@@ -1124,7 +1066,7 @@ PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (
 	if (mkdir_p(tu.workdir) < 0)
 		goto done;
 	chmod(tu.workdir, 0755);
-	tu.builddir = tu.o.builddir ? abs_path(tu.o.builddir) : xasprintf("%s/build", tu.workdir);
+	tu.builddir = tu.o.builddir ? path_absolute(tu.o.builddir) : xasprintf("%s/build", tu.workdir);
 	tu.build_prefix = configured_prefix(tu.builddir);
 	if (!tu.build_prefix)
 		tu.build_prefix = xasprintf("%s/build-prefix", tu.workdir);
