@@ -32,7 +32,6 @@
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -1621,15 +1620,17 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 	cluster_on_interrupt(bench_interrupted);
 	cluster_install_handlers();
 	if (o.prefix) {
-		if (cluster_server_user()) {
-			env.server_user = cluster_server_user();
+		if (server_user_name()) {
+			env.server_user = server_user_name();
 			if (!o.quiet)
 				fprintf(stderr, "%s: running the server as user %s (pgbuild runs as root)\n",
 					error_program(), env.server_user);
 		} else {
-			struct passwd *pw = getpwuid(geteuid());
-			our_user = pw ? xstrdup(pw->pw_name) : xasprintf("%d", (int)geteuid());
+			struct server_user me = SERVER_USER_INIT;
+			server_user_get(&me, NULL, NULL, NULL);
+			our_user = xstrdup(me.name);
 			env.server_user = our_user;
+			server_user_release(&me);
 		}
 	}
 	json_arm(&o, o.threads, &env);

@@ -23,10 +23,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +32,7 @@
 #include <unistd.h>
 
 #include "build/buildlog.h"
+#include "cluster/serveruser.h"
 #include "pgbuild.h"
 
 /* What one `make ... check` run reported. */
@@ -109,39 +108,6 @@ static void parse_output(struct suite *s, const char *text)
 	}
 }
 
-static uid_t chown_uid;
-static gid_t chown_gid;
-static long chown_count;
-
-static int chown_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)flag;
-	(void)ftw;
-	if (st->st_uid == chown_uid && st->st_gid == chown_gid)
-		return 0;
-	if (lchown(path, chown_uid, chown_gid) < 0 && errno != ENOENT) {
-		error("cannot chown \"%s\": %s", path, strerror(errno));
-		return 1;
-	}
-	chown_count++;
-	return 0;
-}
-
-/* Run "test -OP path" as the user: can they read/write it? */
-static int user_can(const struct passwd *pw, const char *op, const char *path)
-{
-	struct child_process cp = CHILD_PROCESS_INIT;
-	int r;
-	strvec_pushl(&cp.args, "test", op, path, NULL);
-	cp.switch_user = 1;
-	cp.uid = pw->pw_uid;
-	cp.gid = pw->pw_gid;
-	cp.no_stdin = cp.no_stdout = cp.no_stderr = 1;
-	r = run_command(&cp);
-	child_process_clear(&cp);
-	return r == 0;
-}
-
 /* abs_top_srcdir from the build tree's src/Makefile.global, malloced. */
 static char *top_srcdir(const char *builddir)
 {
@@ -157,7 +123,7 @@ static char *top_srcdir(const char *builddir)
 	return r;
 }
 
-static int run_suite(struct suite *s, const char *builddir, const struct passwd *pw,
+static int run_suite(struct suite *s, const char *builddir, const struct server_user *pw,
 		     const struct strvec *env, const char *const *make_args, int verbose_out)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
@@ -168,11 +134,8 @@ static int run_suite(struct suite *s, const char *builddir, const struct passwd 
 	strvec_pushv(&cp.env, (const char *const *)env->v);
 	cp.dir = builddir;
 	cp.no_stdin = 1;
-	if (pw) {
-		cp.switch_user = 1;
-		cp.uid = pw->pw_uid;
-		cp.gid = pw->pw_gid;
-	}
+	if (pw)
+		server_user_apply(pw, &cp);
 	{
 		struct strbuf line = STRBUF_INIT;
 		for (const char *const *a = make_args; *a; a++)
@@ -275,7 +238,7 @@ PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a bu
 	const char *tests = NULL, *temp_config = NULL;
 	int contrib = 0, core = 1, verbose_out = 0, jobs, c, rc = PGBUILD_EXIT_ERROR;
 	char builddir[PATH_MAX];
-	struct passwd *pw = NULL;
+	struct server_user su = SERVER_USER_INIT, *pw = NULL;
 	struct strvec env = STRVEC_INIT;
 	struct suite suites[2];
 	int nsuites = 0;
@@ -366,37 +329,39 @@ PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a bu
 	}
 
 	if (geteuid() == 0) {
-		if (!(pw = getpwnam(user)) || pw->pw_uid == 0) {
-			error("--user \"%s\": %s", user,
-			      pw ? "is root; make check refuses to run as root" : "no such user");
+		struct strbuf err = STRBUF_INIT;
+		long changed;
+		if (server_user_get(&su, user, "--user", &err) < 0) {
+			error("%s", err.buf);
+			strbuf_release(&err);
 			goto out;
 		}
-		chown_uid = pw->pw_uid;
-		chown_gid = pw->pw_gid;
-		if (nftw(builddir, chown_one, 32, FTW_PHYS) != 0) {
+		strbuf_release(&err);
+		pw = &su;
+		if ((changed = server_user_hand_tree(pw, builddir)) < 0) {
 			error("cannot hand the build tree %s to user %s", builddir, user);
 			goto out;
 		}
 		fprintf(stderr, "regress: running as user %s: PostgreSQL's test server refuses "
 			"to run as root; build tree %s is owned by %s (%ld files changed owner)\n",
-			user, builddir, user, chown_count);
-		if (!user_can(pw, "-w", builddir)) {
+			user, builddir, user, changed);
+		if (!server_user_can(pw, "-w", builddir)) {
 			error("user %s cannot write %s (check the permissions of its parent directories)",
 			      user, builddir);
 			goto out;
 		}
 		if (srcdir) {
 			char *cfg = xasprintf("%s/configure", srcdir);
-			int ok = user_can(pw, "-r", cfg);
+			int ok = server_user_can(pw, "-r", cfg);
 			free(cfg);
 			if (!ok) {
 				error("user %s cannot read the source tree %s", user, srcdir);
 				goto out;
 			}
 		}
-		strvec_pushf(&env, "HOME=%s", pw->pw_dir);
-		strvec_pushf(&env, "USER=%s", pw->pw_name);
-		strvec_pushf(&env, "LOGNAME=%s", pw->pw_name);
+		strvec_pushf(&env, "HOME=%s", pw->home);
+		strvec_pushf(&env, "USER=%s", pw->name);
+		strvec_pushf(&env, "LOGNAME=%s", pw->name);
 	}
 
 	if (core) {
@@ -435,7 +400,7 @@ PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a bu
 		struct json_writer jw = JSON_WRITER_INIT(&sb);
 		json_object_begin(&jw);
 		json_key(&jw, "builddir"); json_string(&jw, builddir);
-		json_key(&jw, "user"); json_string(&jw, pw ? pw->pw_name : NULL);
+		json_key(&jw, "user"); json_string(&jw, pw ? pw->name : NULL);
 		json_key(&jw, "ok"); json_bool(&jw, rc == 0);
 		json_key(&jw, "tests"); json_int(&jw, total);
 		json_key(&jw, "failed"); json_int(&jw, failed);
@@ -449,7 +414,7 @@ PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a bu
 	}
 	if (rc == 0)
 		printf("regress: PASSED (%ld tests%s%s)\n", total, pw ? ", run as user " : "",
-		       pw ? pw->pw_name : "");
+		       pw ? pw->name : "");
 	else if (rc == PGBUILD_EXIT_FAIL)
 		printf("regress: FAILED (%ld of %ld tests failed)\n", failed, total);
 	else
@@ -461,6 +426,7 @@ out:
 		free(suites[i].log);
 	}
 	strvec_clear(&env);
+	server_user_release(&su);
 	free(srcdir);
 	return rc;
 }

@@ -11,20 +11,17 @@
  * async-signal-safe system calls: open, getdents64, unlinkat, close.
  */
 #include <dirent.h>
-#include <grp.h>
 #include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -240,11 +237,7 @@ static int run_helper(struct cluster *c, struct child_process *cp, struct strbuf
 	char buf[4096];
 	ssize_t n;
 
-	if (c->switch_user) {
-		cp->switch_user = 1;
-		cp->uid = c->uid;
-		cp->gid = c->gid;
-	}
+	server_user_apply(&c->user, cp);
 	cp->no_stdin = 1;
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return cl_error("cannot create pipe: %s", strerror(errno));
@@ -312,6 +305,7 @@ static void free_fields(struct cluster *c)
 	free(c->logfile);
 	free(c->superuser);
 	strvec_clear(&c->settings);
+	server_user_release(&c->user);
 	memset(c, 0, sizeof(*c));
 	c->slot = -1;
 }
@@ -356,99 +350,29 @@ static int run_helper_as(struct cluster *c, struct child_process *cp, struct str
 }
 
 
-const char *cluster_server_user(void)
-{
-	const char *user;
-	if (geteuid() != 0)
-		return NULL;
-	user = getenv("PGBUILD_SERVER_USER");
-	return user && *user ? user : "postgres";
-}
-
 /*
  * Root only: can the server user reach (search) every directory from / down
- * to parent, where DIR will be made?  Asked in a child that switches to that
- * user exactly as run-command does (no supplementary groups), so the answer
- * is the kernel's, ACLs included.  Without this, a 0700 TMPDIR surfaces as
- * "cannot run initdb: Permission denied".  0, or -1 with one clear error
+ * to parent, where DIR will be made?  Without this, a 0700 TMPDIR surfaces
+ * as "cannot run initdb: Permission denied".  0, or -1 with one clear error
  * naming the directory, where it came from (src) and what is needed.
  */
 static int check_server_access(struct cluster *c, const char *parent, const char *src)
 {
-	char *abs = realpath(parent, NULL);
-	const char *user = cluster_server_user();
-	pid_t pid;
-	int status, bad = 0;
+	char *blocked = NULL;
+	struct strbuf why = STRBUF_INIT;
+	int r = server_user_reach(&c->user, parent, &blocked);
 
-	if (!abs)       /* mkdtemp will say what is wrong with it */
+	if (r < 0)
+		return cl_error("cannot check that the server user %s can reach %s",
+				c->user.name, parent);
+	if (r > 0)
 		return 0;
-	pid = fork();
-	if (pid < 0) {
-		free(abs);
-		return cl_error("cannot fork: %s", strerror(errno));
-	}
-	if (pid == 0) {
-		/* exit status: 0, or the number of the first component (1 = "/")
-		 * the user cannot search */
-		int n = 1;
-		if (setgroups(0, NULL) < 0 || setgid(c->gid) < 0 || setuid(c->uid) < 0)
-			_exit(255);
-		if (access("/", X_OK) < 0)
-			_exit(1);
-		for (size_t i = 1;; i++) {
-			char save = abs[i];
-			if (save != '/' && save != '\0')
-				continue;
-			if (abs[i - 1] != '/') {
-				abs[i] = '\0';
-				n++;
-				if (access(abs, X_OK) < 0)
-					_exit(n > 250 ? 250 : n);
-				abs[i] = save;
-			}
-			if (!save)
-				break;
-		}
-		_exit(0);
-	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (WIFEXITED(status))
-		bad = WEXITSTATUS(status);
-	if (bad == 255) {
-		free(abs);
-		return cl_error("cannot switch to the server user %s to check %s", user, parent);
-	}
-	if (bad > 0) {
-		/* cut abs after its bad-th component ("/" is the first) */
-		struct stat st;
-		struct passwd *owner;
-		char mode[8] = "?", who[64] = "?";
-		int seen = 0;
-		if (bad == 1)
-			abs[1] = '\0';
-		for (char *p = abs; bad > 1 && *p; p++)
-			if (*p == '/' && ++seen == bad) {
-				*p = '\0';
-				break;
-			}
-		if (stat(abs, &st) == 0) {
-			snprintf(mode, sizeof(mode), "%04o", (unsigned)(st.st_mode & 07777));
-			owner = getpwuid(st.st_uid);
-			if (owner)
-				snprintf(who, sizeof(who), "%s", owner->pw_name);
-			else
-				snprintf(who, sizeof(who), "%d", (int)st.st_uid);
-		}
-		cl_error("%s%s: the server user %s (pgbuild runs as root) cannot enter %s "
-			 "(mode %s, owner %s): make it searchable by %s (chmod o+x %s) or set "
-			 "TMPDIR to a directory %s can reach", !strcmp(src, "TMPDIR") ? "TMPDIR=" : "",
-			 parent, user, abs, mode, who, user, abs, user);
-		free(abs);
-		return -1;
-	}
-	free(abs);
-	return 0;
+	server_user_explain_blocked(&c->user, blocked, &why);
+	cl_error("%s%s: %s or set TMPDIR to a directory %s can reach",
+		 !strcmp(src, "TMPDIR") ? "TMPDIR=" : "", parent, why.buf, c->user.name);
+	strbuf_release(&why);
+	free(blocked);
+	return -1;
 }
 
 int cluster_create(struct cluster *c, const struct cluster_options *o)
@@ -496,24 +420,15 @@ int cluster_create(struct cluster *c, const struct cluster_options *o)
 		}
 	}
 
-	if (cluster_server_user()) {
-		const char *user = cluster_server_user();
-		struct passwd *pw = getpwnam(user);
-		if (!pw) {
-			cl_error("running as root, but the server user \"%s\" does not exist "
-			      "(initdb refuses root; create it or set PGBUILD_SERVER_USER)", user);
+	{
+		struct strbuf err = STRBUF_INIT;
+		if (server_user_get(&c->user, NULL, NULL, &err) < 0) {
+			cl_error("%s", err.buf);
+			strbuf_release(&err);
 			free_fields(c);
 			return -1;
 		}
-		if (pw->pw_uid == 0) {
-			cl_error("PGBUILD_SERVER_USER=%s is root; the server refuses to run as root",
-			      user);
-			free_fields(c);
-			return -1;
-		}
-		c->switch_user = 1;
-		c->uid = pw->pw_uid;
-		c->gid = pw->pw_gid;
+		strbuf_release(&err);
 	}
 
 	if (!parent || !*parent) {
@@ -524,7 +439,7 @@ int cluster_create(struct cluster *c, const struct cluster_options *o)
 		parent = "/tmp";
 		parent_src = "default";
 	}
-	if (c->switch_user && check_server_access(c, parent, parent_src) < 0) {
+	if (c->user.switch_user && check_server_access(c, parent, parent_src) < 0) {
 		free_fields(c);
 		return -1;
 	}
@@ -545,7 +460,7 @@ int cluster_create(struct cluster *c, const struct cluster_options *o)
 		return -1;
 	}
 	if (chmod(c->dir, 0700) < 0 ||
-	    (c->switch_user && chown(c->dir, c->uid, c->gid) < 0)) {
+	    (c->user.switch_user && chown(c->dir, c->user.uid, c->user.gid) < 0)) {
 		cl_error("cannot set up %s: %s", c->dir, strerror(errno));
 		rmdir(c->dir);
 		free_fields(c);
@@ -569,11 +484,11 @@ int cluster_create(struct cluster *c, const struct cluster_options *o)
 		/* as ourselves: as root, cp -a keeps the template's owner */
 		strvec_pushl(&cp.args, "cp", "-a", o->template_dir, c->datadir, NULL);
 		r = run_helper_as(NULL, &cp, &out);
-		if (r == 0 && c->switch_user && st.st_uid != c->uid) {
+		if (r == 0 && c->user.switch_user && st.st_uid != c->user.uid) {
 			child_process_clear(&cp);
 			strvec_push(&cp.args, "chown");
 			strvec_push(&cp.args, "-R");
-			strvec_pushf(&cp.args, "%d:%d", (int)c->uid, (int)c->gid);
+			strvec_pushf(&cp.args, "%d:%d", (int)c->user.uid, (int)c->user.gid);
 			strvec_push(&cp.args, c->datadir);
 			r = run_helper_as(NULL, &cp, &out);
 		}
@@ -634,7 +549,7 @@ int cluster_start(struct cluster *c)
 	logfd = open(c->logfile, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	if (logfd < 0)
 		return cl_error("cannot open %s: %s", c->logfile, strerror(errno));
-	if (c->switch_user && fchown(logfd, c->uid, c->gid) < 0) {
+	if (c->user.switch_user && fchown(logfd, c->user.uid, c->user.gid) < 0) {
 		close(logfd);
 		return cl_error("cannot chown %s: %s", c->logfile, strerror(errno));
 	}
@@ -652,11 +567,7 @@ int cluster_start(struct cluster *c)
 	cp.out = cp.err = logfd;
 	cp.new_pgroup = 1;
 	cp.dir = c->dir;
-	if (c->switch_user) {
-		cp.switch_user = 1;
-		cp.uid = c->uid;
-		cp.gid = c->gid;
-	}
+	server_user_apply(&c->user, &cp);
 	/* block the cleanup signals so the pid is registered before one runs */
 	cluster_block_signals(SIG_BLOCK);
 	if (start_command(&cp) < 0) {

@@ -62,6 +62,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include "cluster/serveruser.h"
 #include "strbuf.h"
 #include "strvec.h"
 
@@ -89,9 +90,7 @@ struct cluster {
 	int port;             /* port number (only names the socket file) */
 	struct strvec settings; /* copy of options.settings */
 	int start_timeout;    /* seconds */
-	uid_t uid;            /* server user when switch_user */
-	gid_t gid;
-	unsigned switch_user : 1; /* we are root: run server side as uid/gid */
+	struct server_user user; /* who runs the server side (serveruser.h) */
 	unsigned keep : 1;
 	unsigned quiet : 1;
 	pid_t pid;            /* postmaster pid while running, else 0 */
@@ -172,10 +171,6 @@ void cluster_on_interrupt(cluster_interrupt_fn fn);
 /* The last error message this module printed (without the prefix); "" if
  * none.  For callers that record why they failed (bench's --json). */
 const char *cluster_last_error(void);
-
-/* The user the server side runs as when we are root ($PGBUILD_SERVER_USER,
- * default "postgres"), or NULL when we are not root (then: ourselves). */
-const char *cluster_server_user(void);
 
 /* "PREFIX/bin/postgres --version" first line, e.g. "postgres (PostgreSQL) 15.20";
  * malloced, or NULL with an error printed. */

@@ -4,13 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cluster/serveruser.h"
 #include "metric/instr.h"
 #include "pgbuild.h"
 
@@ -243,42 +243,6 @@ static void make_script(const char *workload, long n, struct strbuf *sb)
 	}
 }
 
-struct server_user {
-	int switch_user;
-	uid_t uid;
-	gid_t gid;
-};
-
-static int get_server_user(struct server_user *u, struct strbuf *note)
-{
-	const char *name = getenv("PGBUILD_SERVER_USER");
-	struct passwd *pw;
-	memset(u, 0, sizeof(*u));
-	if (geteuid() != 0)
-		return 0;
-	if (!name || !*name)
-		name = "postgres";
-	pw = getpwnam(name);
-	if (!pw) {
-		strbuf_addf(note, "running as root and there is no user \"%s\" to run the server as "
-			    "(set PGBUILD_SERVER_USER)", name);
-		return -1;
-	}
-	u->switch_user = 1;
-	u->uid = pw->pw_uid;
-	u->gid = pw->pw_gid;
-	return 0;
-}
-
-static void as_user(struct child_process *cp, const struct server_user *u)
-{
-	if (u->switch_user) {
-		cp->switch_user = 1;
-		cp->uid = u->uid;
-		cp->gid = u->gid;
-	}
-}
-
 /* Run a command (optionally as the server user) with stdin from a file. */
 static int run_logged(const char *const *argv, const struct server_user *u,
 		      const char *stdin_path, const char *log)
@@ -286,7 +250,7 @@ static int run_logged(const char *const *argv, const struct server_user *u,
 	struct child_process cp = CHILD_PROCESS_INIT;
 	int in = -1, out, rc;
 	strvec_pushv(&cp.args, argv);
-	as_user(&cp, u);
+	server_user_apply(u, &cp);
 	if (stdin_path) {
 		in = open(stdin_path, O_RDONLY);
 		if (in < 0) {
@@ -442,7 +406,7 @@ int instr_measure(const char *prefix, const char *workload, const char *workdir,
 		  struct strbuf *note)
 {
 	const struct script *s = find_script(workload);
-	struct server_user u;
+	struct server_user u = SERVER_USER_INIT;
 	char *valgrind = NULL, *base = NULL, *tmpl = NULL, *key;
 	struct stat st;
 	double i1, i10;
@@ -463,7 +427,7 @@ int instr_measure(const char *prefix, const char *workload, const char *workdir,
 			return -1;
 		}
 	}
-	if (get_server_user(&u, note) < 0)
+	if (server_user_get(&u, NULL, NULL, note) < 0)
 		goto out;
 
 	/* one directory per install, named after the prefix */
@@ -499,6 +463,7 @@ int instr_measure(const char *prefix, const char *workload, const char *workdir,
 	*per_tx = (i10 - i1) / (9.0 * (double)n);
 	rc = 0;
 out:
+	server_user_release(&u);
 	free(valgrind);
 	free(base);
 	free(tmpl);

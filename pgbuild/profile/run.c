@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <ftw.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include "bench/bench.h"
 #include "build/buildlog.h"
 #include "cluster/cluster.h"
+#include "cluster/serveruser.h"
 #include "elf/elfrec.h"
 #include "pgbuild.h"
 #include "profile/run.h"
@@ -334,36 +334,18 @@ long prof_map_build(struct prof_map *m, const char *builddir, const char *binary
 
 /* ---------------- gcov ---------------- */
 
-static uid_t hand_uid;
-static gid_t hand_gid;
-
-static int hand_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)flag;
-	(void)ftw;
-	if (st->st_uid == hand_uid && st->st_gid == hand_gid)
-		return 0;
-	if (lchown(path, hand_uid, hand_gid) < 0) {
-		error("cannot chown \"%s\": %s", path, strerror(errno));
-		return 1;
-	}
-	return 0;
-}
-
 int prof_hand_tree(const char *builddir)
 {
-	if (geteuid() != 0)
-		return 0;
-	const char *user = getenv("PGBUILD_SERVER_USER");
-	struct passwd *pw = getpwnam(user && *user ? user : "postgres");
-	if (!pw)
-		return error("no user \"%s\" to run the server as (set PGBUILD_SERVER_USER)",
-			     user && *user ? user : "postgres");
-	hand_uid = pw->pw_uid;
-	hand_gid = pw->pw_gid;
-	if (nftw(builddir, hand_one, 32, FTW_PHYS) != 0)
-		return -1;
-	return 0;
+	struct server_user u = SERVER_USER_INIT;
+	struct strbuf err = STRBUF_INIT;
+	int rc = 0;
+	if (server_user_get(&u, NULL, NULL, &err) < 0)
+		rc = error("%s", err.buf);
+	else if (server_user_hand_tree(&u, builddir) < 0)
+		rc = -1;
+	server_user_release(&u);
+	strbuf_release(&err);
+	return rc;
 }
 
 static long gcda_count;
