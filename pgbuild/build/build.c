@@ -35,9 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <gelf.h>
 #include <getopt.h>
-#include <libelf.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,6 +48,7 @@
 
 #include "sha256.h"
 #include "build/buildlog.h"
+#include "elf/elfrec.h"
 #include "pgbuild.h"
 #include "build/source.h"
 
@@ -595,36 +594,17 @@ out:
  * size of .text alone. */
 static int elf_text_size(const char *path, long long *text, long long *dot_text)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *e;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
+	struct elfrec_file f;
 	*text = *dot_text = 0;
-	if (fd < 0)
+	if (elfrec_open_flags(path, ELFREC_SIZES_ONLY, &f, NULL) < 0)
 		return -1;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx) != 0) {
-		if (e)
-			elf_end(e);
-		close(fd);
+	if (!f.nr) {
+		elfrec_release(&f);
 		return -1;
 	}
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		name = elf_strptr(e, shstrndx, sh.sh_name);
-		if ((sh.sh_flags & SHF_ALLOC) && !(sh.sh_flags & SHF_WRITE) &&
-		    sh.sh_type != SHT_NOBITS)
-			*text += (long long)sh.sh_size;
-		if (name && !strcmp(name, ".text"))
-			*dot_text = (long long)sh.sh_size;
-	}
-	elf_end(e);
-	close(fd);
+	*text = (long long)f.objs[0].readonly_size;
+	*dot_text = (long long)f.objs[0].dot_text_size;
+	elfrec_release(&f);
 	return 0;
 }
 

@@ -135,8 +135,9 @@ static int read_symbols(Elf *elf, Elf_Scn *symscn, const GElf_Shdr *symsh,
 	return 0;
 }
 
-/* Read one ELF image into obj.  Returns 0 or -1 with *why set. */
-static int read_image(Elf *elf, struct elfrec_object *obj, const char **why)
+/* Read one ELF image into obj (what flags ask for).  Returns 0 or -1 with
+ * *why set. */
+static int read_image(Elf *elf, unsigned flags, struct elfrec_object *obj, const char **why)
 {
 	GElf_Ehdr eh;
 	size_t shnum, shstrndx, image_size;
@@ -205,10 +206,17 @@ static int read_image(Elf *elf, struct elfrec_object *obj, const char **why)
 		if (sh.sh_type == SHT_SYMTAB) {
 			symtab = scn;
 			symsh = sh;
+			obj->has_symtab = 1;
 		} else if (sh.sh_type == SHT_DYNSYM) {
 			dynsym = scn;
 			dynsh = sh;
+			obj->has_dynsym = 1;
 		}
+		if ((sh.sh_flags & SHF_ALLOC) && !(sh.sh_flags & SHF_WRITE) &&
+		    sh.sh_type != SHT_NOBITS)
+			obj->readonly_size += sh.sh_size;
+		if (!strcmp(name, ".text"))
+			obj->dot_text_size = sh.sh_size;
 		if ((sh.sh_flags & SHF_EXECINSTR) && sh.sh_type != SHT_NOBITS) {
 			obj->text_size += sh.sh_size;
 			if (elfrec_section_is(name, ".text.hot"))
@@ -218,7 +226,8 @@ static int read_image(Elf *elf, struct elfrec_object *obj, const char **why)
 			else if (elfrec_section_is(name, ".text.startup"))
 				obj->text_startup_size += sh.sh_size;
 		}
-		if (!strcmp(name, ".GCC.command.line") || !strcmp(name, ".pgopt.log")) {
+		if (!(flags & ELFREC_SIZES_ONLY) &&
+		    (!strcmp(name, ".GCC.command.line") || !strcmp(name, ".pgopt.log"))) {
 			Elf_Data *d = section_data(scn, &sh, image_size);
 			if (!d && sh.sh_size) {
 				*why = "cannot read section data";
@@ -234,6 +243,12 @@ static int read_image(Elf *elf, struct elfrec_object *obj, const char **why)
 			}
 		}
 	}
+	if (flags & ELFREC_SIZES_ONLY) {
+		rc = 0;
+		goto out;
+	}
+	if (flags & ELFREC_DYNSYM)
+		symtab = NULL;
 	if (symtab && read_symbols(elf, symtab, &symsh, image_size, shnum, secnames, obj)) {
 		*why = "corrupt symbol table";
 		goto out;
@@ -280,6 +295,12 @@ void elfrec_release(struct elfrec_file *f)
 
 int elfrec_open(const char *path, struct elfrec_file *f, struct strbuf *err)
 {
+	return elfrec_open_flags(path, 0, f, err);
+}
+
+int elfrec_open_flags(const char *path, unsigned flags, struct elfrec_file *f,
+		      struct strbuf *err)
+{
 	static int initialized;
 	struct stat st;
 	Elf *elf = NULL;
@@ -321,7 +342,7 @@ int elfrec_open(const char *path, struct elfrec_file *f, struct strbuf *err)
 				obj = &f->objs[f->nr++];
 				memset(obj, 0, sizeof(*obj));
 				obj->member = xstrdup(ah->ar_name);
-				if (read_image(member, obj, &why)) {
+				if (read_image(member, flags, obj, &why)) {
 					elfrec_fail(err, path, ah->ar_name, why);
 					elf_end(member);
 					goto fail;
@@ -338,7 +359,7 @@ int elfrec_open(const char *path, struct elfrec_file *f, struct strbuf *err)
 		const char *why = NULL;
 		f->objs = xcalloc(1, sizeof(*f->objs));
 		f->nr = 1;
-		if (read_image(elf, &f->objs[0], &why)) {
+		if (read_image(elf, flags, &f->objs[0], &why)) {
 			elfrec_fail(err, path, NULL, why);
 			goto fail;
 		}

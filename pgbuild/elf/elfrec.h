@@ -10,7 +10,13 @@
  *     all its objects' records, plus the link-time (ltrans) records);
  *   - every function symbol with its size and section name;
  *   - the summed sizes of the text sections (.text*, .text.hot*,
- *     .text.unlikely*, .text.startup*).
+ *     .text.unlikely*, .text.startup*), of .text alone, and the
+ *     Berkeley-style text size (what `size` prints as text: every
+ *     allocated, read-only section with contents).
+ *
+ * elfrec_open_flags() reads less or otherwise: ELFREC_SIZES_ONLY (section
+ * sizes only: no symbols, no records), ELFREC_DYNSYM (function symbols
+ * from .dynsym even when .symtab exists: what a stripped build exports).
  *
  *     struct elfrec_file f;
  *     struct strbuf err = STRBUF_INIT;
@@ -63,6 +69,11 @@ struct elfrec_object {
 	uint64_t text_hot_size;      /* .text.hot and .text.hot.* */
 	uint64_t text_unlikely_size; /* .text.unlikely and .text.unlikely.* */
 	uint64_t text_startup_size;  /* .text.startup and .text.startup.* */
+	uint64_t dot_text_size;      /* .text alone */
+	uint64_t readonly_size;      /* allocated, not writable, with contents:
+				      * `size`'s "text" column */
+	int has_symtab;              /* has a .symtab (not stripped) */
+	int has_dynsym;              /* has a .dynsym */
 };
 
 struct elfrec_file {
@@ -85,6 +96,14 @@ struct elfrec_unit {
  */
 int elfrec_open(const char *path, struct elfrec_file *f, struct strbuf *err);
 void elfrec_release(struct elfrec_file *f);
+
+/* What elfrec_open_flags reads instead of everything. */
+#define ELFREC_SIZES_ONLY 0x1  /* section sizes; no symbols, strings or records */
+#define ELFREC_DYNSYM     0x2  /* function symbols from .dynsym, not .symtab */
+
+/* elfrec_open with flags (0: the same as elfrec_open). */
+int elfrec_open_flags(const char *path, unsigned flags, struct elfrec_file *f,
+		      struct strbuf *err);
 
 /*
  * Parse obj's .pgopt.log lines into units: each "unit" line starts a unit,

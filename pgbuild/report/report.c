@@ -11,9 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <getopt.h>
-#include <libelf.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elf/elfrec.h"
 #include "report/html.h"
 #include "pgbuild.h"
 #include "report/report.h"
@@ -305,63 +304,33 @@ static void fn_table_clear(struct fn_table *t)
  * else .dynsym.  Returns -1 on error; *had_symtab says whether .symtab exists. */
 static int elf_functions(const char *path, struct fn_table *t, int allow_symtab, int *had_symtab)
 {
-	int fd = open(path, O_RDONLY);
-	Elf *e;
-	Elf_Scn *scn = NULL, *use = NULL;
-	GElf_Shdr sh;
-	int rc = -1;
+	struct elfrec_file f;
+	struct strbuf err = STRBUF_INIT;
+	const struct elfrec_object *o;
 
-	if (fd < 0)
-		return error("cannot open %s: %s", path, strerror(errno));
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		close(fd);
-		return error("libelf: %s", elf_errmsg(-1));
+	if (elfrec_open_flags(path, allow_symtab ? 0 : ELFREC_DYNSYM, &f, &err) < 0) {
+		error("%s", err.buf);
+		strbuf_release(&err);
+		return -1;
 	}
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		error("%s: not an ELF file", path);
-		goto out;
+	strbuf_release(&err);
+	if (f.is_archive || !f.nr) {
+		error("%s: not an executable or shared library", path);
+		elfrec_release(&f);
+		return -1;
 	}
-	*had_symtab = 0;
-	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB) {
-			*had_symtab = 1;
-			if (allow_symtab) {
-				use = scn;
-				break;
-			}
-		}
-		if (sh.sh_type == SHT_DYNSYM)
-			use = scn;
-	}
-	if (!use) {
+	o = &f.objs[0];
+	*had_symtab = o->has_symtab;
+	if (!o->has_symtab && !o->has_dynsym) {
 		error("%s: no symbol table", path);
-		goto out;
+		elfrec_release(&f);
+		return -1;
 	}
-	gelf_getshdr(use, &sh);
-	{
-		Elf_Data *data = elf_getdata(use, NULL);
-		size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-		for (size_t i = 0; data && i < n; i++) {
-			GElf_Sym sym;
-			const char *name;
-			if (!gelf_getsym(data, (int)i, &sym))
-				continue;
-			if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF || !sym.st_size)
-				continue;
-			name = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (name && *name)
-				fn_add(t, name, NULL, (double)sym.st_size, NAN);
-		}
-	}
-	rc = 0;
-out:
-	if (e)
-		elf_end(e);
-	close(fd);
-	return rc;
+	for (size_t i = 0; i < o->nfuncs; i++)
+		if (o->funcs[i].section[0] && o->funcs[i].size && o->funcs[i].name[0])
+			fn_add(t, o->funcs[i].name, NULL, (double)o->funcs[i].size, NAN);
+	elfrec_release(&f);
+	return 0;
 }
 
 /* Inlined-callee counts from `pgbuild inspect --json` output (text). */
