@@ -105,8 +105,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (const struct command *c = commands; c->name; c++)
-		if (!strcmp(c->name, argv[1]))
+		if (!strcmp(c->name, argv[1])) {
+			cli_set_command(c->name);
 			return c->fn(argc - 1, argv + 1);
+		}
 	error("unknown command \"%s\"", argv[1]);
 	fprintf(stderr, "Try \"pgbuild --help\" for the list of commands.\n");
 	return PGBUILD_EXIT_ERROR;

@@ -6,7 +6,8 @@
 #   tests/bench/*         benchmarks of the tool against peers (make bench)
 UNIT_SRC   := $(wildcard tests/unit/test-*.c)
 UNIT_TESTS := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
-TEST_LINK  = $(WRAPPER_LIB) $(PGBUILD_LIB) $(COMMON_LIB) $(PGBUILD_LIBS)
+# pgbuild uses libwrapper (the policy parser, suggestions): libpgbuild first
+TEST_LINK  = $(PGBUILD_LIB) $(WRAPPER_LIB) $(COMMON_LIB) $(PGBUILD_LIBS)
 
 $(O)/obj/tests/%.o: ALL_CFLAGS += -Iwrapper -Ipgbuild -I$(PQ_INCLUDE) -I$(O)/gen
 $(O)/tests/test-%: $(O)/obj/tests/unit/test-%.o $(WRAPPER_LIB) $(PGBUILD_LIB) $(COMMON_LIB)

@@ -145,7 +145,12 @@ struct bench_workload {
 	int gen_vars[64];               /* variables gen fills (workload.c) */
 };
 
-/* Set up workload name (file for "sql"); -1 with an error printed. */
+/* The workload names, NULL-terminated, and the same as one line of text. */
+extern const char *const bench_workload_names[];
+#define BENCH_WORKLOAD_NAMES "select-only, tpcb, select1, point-select, tpcc-lite, sql"
+
+/* Set up workload name (file for "sql"); -1 with an error printed.  An
+ * unknown name is named with the nearest known one ("did you mean"). */
 int bench_workload_init(struct bench_workload *w, const char *name, const char *file);
 /* Free what bench_workload_init allocated. */
 void bench_workload_release(struct bench_workload *w);

@@ -33,7 +33,12 @@
 
 #include "bench/bench.h"
 #include "error.h"
+#include "suggest.h"
 #include "xalloc.h"
+
+const char *const bench_workload_names[] = {
+	"select-only", "tpcb", "select1", "point-select", "tpcc-lite", "sql", NULL,
+};
 
 /* ---------------- built-in scripts ---------------- */
 
@@ -290,8 +295,13 @@ int bench_workload_init(struct bench_workload *w, const char *name, const char *
 		strbuf_release(&sb);
 		return r;
 	}
-	return error("unknown workload \"%s\" (select-only, tpcb, select1, point-select, "
-		     "tpcc-lite, sql)", name);
+	{
+		const char *near = suggest_word(name, bench_workload_names);
+		if (near)
+			return error("unknown workload \"%s\" (did you mean \"%s\"?): expected %s",
+				     name, near, BENCH_WORKLOAD_NAMES);
+	}
+	return error("unknown workload \"%s\" (%s)", name, BENCH_WORKLOAD_NAMES);
 }
 
 void bench_workload_release(struct bench_workload *w)

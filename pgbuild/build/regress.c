@@ -1,25 +1,10 @@
 /*
- * regress.c - `pgbuild regress`: PostgreSQL's own regression suite over a
- * build directory, with a parsed summary.
+ * regress.c - PostgreSQL's own regression suite over a build directory,
+ * with a parsed summary; see regress.h.
  *
- * `make check` builds a temporary installation inside the build tree and
- * starts a throw-away server there; PostgreSQL refuses to run that server
- * as root.  When pgbuild runs as root it therefore runs make as an
- * unprivileged user (--user, default postgres) after handing the build tree
- * to that user (chown -R): `make check` writes into the tree
- * (tmp_install/, results/, regression.diffs), so the user must own it.
- * pgbuild says so on stderr.  Later builds as root still work in that tree.
- *
- * The compiler environment of the build (PGOPT_POLICY, PGOPT_LOGDIR from
- * <builddir>/pgopt-build.json) is set again, so anything make still has to
- * compile gets the same flags; PGOPT_PREFIX is cleared (the ccache directory
- * belongs to the building user).
- *
- * Output (stdout): one line per suite and, last, the verdict line, e.g.
- *     core: 217 tests, 217 passed, 0 failed
- *     regress: PASSED (217 tests)
- * Exit: 0 every test passed, 1 a test failed (the failed tests and the
- * regression.diffs paths are listed), 2 the suite could not run.
+ * The suites run as the server user when pgbuild is root (the tree is
+ * handed to that user first), in a process group of their own that our
+ * signals reach (pg_regress does not stop its server when killed).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +17,7 @@
 #include <unistd.h>
 
 #include "build/buildlog.h"
+#include "build/regress.h"
 #include "cluster/serveruser.h"
 #include "pgbuild.h"
 
@@ -191,120 +177,49 @@ static void suite_json(struct json_writer *jw, const struct suite *s)
 	json_object_end(jw);
 }
 
-static void regress_usage(FILE *fp)
+/* ---------------- the run ---------------- */
+
+/* Everything one run works with. */
+struct regress {
+	const struct regress_opts *o;
+	char builddir[PATH_MAX];  /* absolute, resolved */
+	char *srcdir;             /* abs_top_srcdir of the tree, or NULL */
+	struct strvec env;        /* make's environment */
+	struct server_user su;    /* the user make runs as (root only) */
+	const struct server_user *pw; /* &su when switching, else NULL */
+	struct suite suites[2];   /* core, contrib */
+	int nsuites;
+	long total, failed;       /* tests over all suites */
+};
+
+void regress_opts_init(struct regress_opts *o)
 {
-	fprintf(fp,
-"usage: pgbuild regress --builddir DIR [--contrib] [--tests \"A B\"] [--user NAME]\n"
-"                       [--json FILE]\n"
-"\n"
-"Run PostgreSQL's regression suite (make check) in a build directory made\n"
-"by `pgbuild build`, and print a summary.  As root, make runs as --user\n"
-"(default postgres) and the build tree is handed to that user first,\n"
-"because PostgreSQL's test server refuses to run as root.\n"
-"\n"
-"  --builddir DIR   the build directory (required)\n"
-"  --contrib        also run make -C contrib check\n"
-"  --tests \"A B\"    run only these core tests (make check-tests; PostgreSQL 15\n"
-"                   needs test_setup first)\n"
-"  --temp-config F  append F to the test server's postgresql.conf\n"
-"  --no-core        skip the core suite (with --contrib)\n"
-"  --user NAME      unprivileged user when running as root (default postgres)\n"
-"  -j, --jobs N     parallel make jobs for contrib (default: CPUs)\n"
-"  --json FILE      write the summary as JSON\n"
-"  -v, --verbose    show make's output\n"
-"\n"
-"Exit: 0 all tests passed, 1 a test failed, 2 the suite could not run.\n");
+	memset(o, 0, sizeof(*o));
+	o->core = 1;
+	o->jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (o->jobs < 1)
+		o->jobs = 1;
 }
 
-enum { OPT_BUILDDIR = 256, OPT_CONTRIB, OPT_NO_CORE, OPT_USER, OPT_JSON, OPT_TESTS,
-       OPT_TEMP_CONFIG };
-
-PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a build")
+/* The build tree, and the compiler environment of its build (in case make
+ * compiles). */
+static int prepare_tree(struct regress *r)
 {
-	static const struct option opts[] = {
-		{ "builddir", required_argument, NULL, OPT_BUILDDIR },
-		{ "contrib", no_argument, NULL, OPT_CONTRIB },
-		{ "no-core", no_argument, NULL, OPT_NO_CORE },
-		{ "user", required_argument, NULL, OPT_USER },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "json", required_argument, NULL, OPT_JSON },
-		{ "tests", required_argument, NULL, OPT_TESTS },
-		{ "temp-config", required_argument, NULL, OPT_TEMP_CONFIG },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char *builddir_arg = NULL, *user = "postgres", *json_path = NULL;
-	const char *tests = NULL, *temp_config = NULL;
-	int contrib = 0, core = 1, verbose_out = 0, jobs, c, rc = PGBUILD_EXIT_ERROR;
-	char builddir[PATH_MAX];
-	struct server_user su = SERVER_USER_INIT, *pw = NULL;
-	struct strvec env = STRVEC_INIT;
-	struct suite suites[2];
-	int nsuites = 0;
-	char *srcdir = NULL, *path;
-	long total = 0, failed = 0;
+	const struct regress_opts *o = r->o;
+	char *path;
 
-	memset(suites, 0, sizeof(suites));
-	jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	if (jobs < 1)
-		jobs = 1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "j:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_BUILDDIR: builddir_arg = optarg; break;
-		case OPT_CONTRIB: contrib = 1; break;
-		case OPT_NO_CORE: core = 0; break;
-		case OPT_USER: user = optarg; break;
-		case OPT_JSON: json_path = optarg; break;
-		case OPT_TESTS: tests = optarg; break;
-		case OPT_TEMP_CONFIG: temp_config = optarg; break;
-		case 'j': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (*end || end == optarg || v < 1 || v > 1024) {
-				error("invalid value \"%s\" for --jobs: expected an integer from 1 to 1024", optarg);
-				return PGBUILD_EXIT_ERROR;
-			}
-			jobs = (int)v;
-			break;
-		}
-		case 'v': verbose_out = 1; break;
-		case 'h': regress_usage(stdout); return 0;
-		default:
-			fprintf(stderr, "Try \"pgbuild regress --help\".\n");
-			return PGBUILD_EXIT_ERROR;
-		}
-	}
-	if (optind < argc) {
-		error("unexpected argument \"%s\"", argv[optind]);
-		return PGBUILD_EXIT_ERROR;
-	}
-	if (!builddir_arg) {
-		error("--builddir is required");
-		fprintf(stderr, "Try \"pgbuild regress --help\".\n");
-		return PGBUILD_EXIT_ERROR;
-	}
-	if (!core && !contrib) {
-		error("--no-core without --contrib leaves nothing to run");
-		return PGBUILD_EXIT_ERROR;
-	}
-	if (!realpath(builddir_arg, builddir)) {
-		error("--builddir \"%s\": %s", builddir_arg, strerror(errno));
-		return PGBUILD_EXIT_ERROR;
-	}
-	path = xasprintf("%s/config.status", builddir);
+	if (!realpath(o->builddir, r->builddir))
+		return error("--builddir \"%s\": %s", o->builddir, strerror(errno));
+	path = xasprintf("%s/config.status", r->builddir);
 	if (access(path, F_OK) < 0) {
 		error("--builddir \"%s\" is not a configured PostgreSQL build tree (no config.status)",
-		      builddir);
+		      r->builddir);
 		free(path);
-		return PGBUILD_EXIT_ERROR;
+		return -1;
 	}
 	free(path);
-	srcdir = top_srcdir(builddir);
-
-	/* the compiler environment of the build, in case make compiles */
-	path = xasprintf("%s/%s", builddir, BUILDLOG_RECORD);
+	r->srcdir = top_srcdir(r->builddir);
+	path = xasprintf("%s/%s", r->builddir, BUILDLOG_RECORD);
 	if (access(path, F_OK) == 0) {
 		struct json_value *rec = buildlog_read_json(path);
 		const struct json_value *e = json_get(rec, "environment");
@@ -313,81 +228,92 @@ PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a bu
 			const struct json_value *v = e->u.list.items[i];
 			if (!strcmp(k, "PGOPT_POLICY") || !strcmp(k, "PGOPT_LOGDIR"))
 				if (v->type == JSON_STRING)
-					strvec_pushf(&env, "%s=%s", k, v->u.str.s);
+					strvec_pushf(&r->env, "%s=%s", k, v->u.str.s);
 		}
 		json_free(rec);
 	}
 	free(path);
-	strvec_pushl(&env, "PGOPT_PREFIX=", "PGOPT_ROOT", NULL);
-	if (temp_config) {
+	strvec_pushl(&r->env, "PGOPT_PREFIX=", "PGOPT_ROOT", NULL);
+	if (o->temp_config) {
 		char real[PATH_MAX];
-		if (!realpath(temp_config, real)) {
-			error("--temp-config \"%s\": %s", temp_config, strerror(errno));
-			goto out;
-		}
-		strvec_pushf(&env, "EXTRA_REGRESS_OPTS=--temp-config=%s", real);
+		if (!realpath(o->temp_config, real))
+			return error("--temp-config \"%s\": %s", o->temp_config, strerror(errno));
+		strvec_pushf(&r->env, "EXTRA_REGRESS_OPTS=--temp-config=%s", real);
 	}
+	return 0;
+}
 
-	if (geteuid() == 0) {
-		struct strbuf err = STRBUF_INIT;
-		long changed;
-		if (server_user_get(&su, user, "--user", &err) < 0) {
-			error("%s", err.buf);
-			strbuf_release(&err);
-			goto out;
-		}
+/* As root: hand the tree to the user, and check that they can use it. */
+static int prepare_user(struct regress *r)
+{
+	struct strbuf err = STRBUF_INIT;
+	const char *user;
+	long changed;
+
+	if (geteuid() != 0)
+		return 0;
+	if (server_user_get(&r->su, r->o->user ? r->o->user : SERVER_USER_DEFAULT, "--user",
+			    &err) < 0) {
+		error("%s", err.buf);
 		strbuf_release(&err);
-		pw = &su;
-		if ((changed = server_user_hand_tree(pw, builddir)) < 0) {
-			error("cannot hand the build tree %s to user %s", builddir, user);
-			goto out;
-		}
-		fprintf(stderr, "regress: running as user %s: PostgreSQL's test server refuses "
-			"to run as root; build tree %s is owned by %s (%ld files changed owner)\n",
-			user, builddir, user, changed);
-		if (!server_user_can(pw, "-w", builddir)) {
-			error("user %s cannot write %s (check the permissions of its parent directories)",
-			      user, builddir);
-			goto out;
-		}
-		if (srcdir) {
-			char *cfg = xasprintf("%s/configure", srcdir);
-			int ok = server_user_can(pw, "-r", cfg);
-			free(cfg);
-			if (!ok) {
-				error("user %s cannot read the source tree %s", user, srcdir);
-				goto out;
-			}
-		}
-		strvec_pushf(&env, "HOME=%s", pw->home);
-		strvec_pushf(&env, "USER=%s", pw->name);
-		strvec_pushf(&env, "LOGNAME=%s", pw->name);
+		return -1;
 	}
+	strbuf_release(&err);
+	r->pw = &r->su;
+	user = r->su.name;
+	if ((changed = server_user_hand_tree(r->pw, r->builddir)) < 0)
+		return error("cannot hand the build tree %s to user %s", r->builddir, user);
+	fprintf(stderr, "regress: running as user %s: PostgreSQL's test server refuses "
+		"to run as root; build tree %s is owned by %s (%ld files changed owner)\n",
+		user, r->builddir, user, changed);
+	if (!server_user_can(r->pw, "-w", r->builddir))
+		return error("user %s cannot write %s (check the permissions of its parent directories)",
+			     user, r->builddir);
+	if (r->srcdir) {
+		char *cfg = xasprintf("%s/configure", r->srcdir);
+		int ok = server_user_can(r->pw, "-r", cfg);
+		free(cfg);
+		if (!ok)
+			return error("user %s cannot read the source tree %s", user, r->srcdir);
+	}
+	strvec_pushf(&r->env, "HOME=%s", r->pw->home);
+	strvec_pushf(&r->env, "USER=%s", r->pw->name);
+	strvec_pushf(&r->env, "LOGNAME=%s", r->pw->name);
+	return 0;
+}
 
-	if (core) {
-		char *t = tests ? xasprintf("TESTS=%s", tests) : NULL;
-		const char *args[] = { "make", tests ? "check-tests" : "check", t, NULL };
-		suites[nsuites].name = "core";
-		run_suite(&suites[nsuites++], builddir, pw, &env, args, verbose_out);
+static void run_suites(struct regress *r)
+{
+	const struct regress_opts *o = r->o;
+
+	if (o->core) {
+		char *t = o->tests ? xasprintf("TESTS=%s", o->tests) : NULL;
+		const char *args[] = { "make", o->tests ? "check-tests" : "check", t, NULL };
+		r->suites[r->nsuites].name = "core";
+		run_suite(&r->suites[r->nsuites++], r->builddir, r->pw, &r->env, args, o->verbose);
 		free(t);
 	}
-	if (contrib) {
-		char *j = xasprintf("-j%d", jobs);
+	if (o->contrib) {
+		char *j = xasprintf("-j%d", o->jobs);
 		const char *args[] = { "make", j, "-k", "-C", "contrib", "check", NULL };
-		suites[nsuites].name = "contrib";
-		run_suite(&suites[nsuites++], builddir, pw, &env, args, verbose_out);
+		r->suites[r->nsuites].name = "contrib";
+		run_suite(&r->suites[r->nsuites++], r->builddir, r->pw, &r->env, args, o->verbose);
 		free(j);
 	}
+}
 
-	rc = 0;
-	for (int i = 0; i < nsuites; i++) {
-		struct suite *s = &suites[i];
+/* Print every suite; the exit code from what they reported. */
+static int summarize(struct regress *r)
+{
+	int rc = 0;
+	for (int i = 0; i < r->nsuites; i++) {
+		struct suite *s = &r->suites[i];
 		print_suite(s);
-		total += s->passed + s->failed + s->ignored;
-		failed += s->failed;
-		if (s->failed)
+		r->total += s->passed + s->failed + s->ignored;
+		r->failed += s->failed;
+		if (s->failed) {
 			rc = PGBUILD_EXIT_FAIL;
-		else if (s->make_exit != 0 || s->passed == 0) {
+		} else if (s->make_exit != 0 || s->passed == 0) {
 			error("%s suite did not run to the end (make exited with %d, %ld tests ran); "
 			      "last lines of %s:", s->name, s->make_exit, s->passed, s->log);
 			textfile_print_tail(s->log, 20, stderr);
@@ -395,38 +321,58 @@ PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a bu
 				rc = PGBUILD_EXIT_ERROR;
 		}
 	}
-	if (json_path) {
-		struct strbuf sb = STRBUF_INIT;
-		struct json_writer jw = JSON_WRITER_INIT(&sb);
-		json_object_begin(&jw);
-		json_key(&jw, "builddir"); json_string(&jw, builddir);
-		json_key(&jw, "user"); json_string(&jw, pw ? pw->name : NULL);
-		json_key(&jw, "ok"); json_bool(&jw, rc == 0);
-		json_key(&jw, "tests"); json_int(&jw, total);
-		json_key(&jw, "failed"); json_int(&jw, failed);
-		for (int i = 0; i < nsuites; i++)
-			suite_json(&jw, &suites[i]);
-		json_object_end(&jw);
-		strbuf_addch(&sb, '\n');
-		if (write_file_atomic(json_path, sb.buf, sb.len) < 0)
-			rc = PGBUILD_EXIT_ERROR;
-		strbuf_release(&sb);
-	}
+	return rc;
+}
+
+static int write_json(const struct regress *r, int rc)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct json_writer jw = JSON_WRITER_INIT(&sb);
+	int ret;
+	json_object_begin(&jw);
+	json_key(&jw, "builddir"); json_string(&jw, r->builddir);
+	json_key(&jw, "user"); json_string(&jw, r->pw ? r->pw->name : NULL);
+	json_key(&jw, "ok"); json_bool(&jw, rc == 0);
+	json_key(&jw, "tests"); json_int(&jw, r->total);
+	json_key(&jw, "failed"); json_int(&jw, r->failed);
+	for (int i = 0; i < r->nsuites; i++)
+		suite_json(&jw, &r->suites[i]);
+	json_object_end(&jw);
+	strbuf_addch(&sb, '\n');
+	ret = write_file_atomic(r->o->json, sb.buf, sb.len);
+	strbuf_release(&sb);
+	return ret;
+}
+
+int regress_run(const struct regress_opts *o)
+{
+	struct regress r;
+	int rc = PGBUILD_EXIT_ERROR;
+
+	memset(&r, 0, sizeof(r));
+	r.o = o;
+	strvec_init(&r.env);
+	if (prepare_tree(&r) < 0 || prepare_user(&r) < 0)
+		goto out;
+	run_suites(&r);
+	rc = summarize(&r);
+	if (o->json && write_json(&r, rc) < 0)
+		rc = PGBUILD_EXIT_ERROR;
 	if (rc == 0)
-		printf("regress: PASSED (%ld tests%s%s)\n", total, pw ? ", run as user " : "",
-		       pw ? pw->name : "");
+		printf("regress: PASSED (%ld tests%s%s)\n", r.total, r.pw ? ", run as user " : "",
+		       r.pw ? r.pw->name : "");
 	else if (rc == PGBUILD_EXIT_FAIL)
-		printf("regress: FAILED (%ld of %ld tests failed)\n", failed, total);
+		printf("regress: FAILED (%ld of %ld tests failed)\n", r.failed, r.total);
 	else
 		printf("regress: ERROR (the suite could not run to the end)\n");
 out:
-	for (int i = 0; i < nsuites; i++) {
-		strvec_clear(&suites[i].failed_tests);
-		strvec_clear(&suites[i].diffs);
-		free(suites[i].log);
+	for (int i = 0; i < r.nsuites; i++) {
+		strvec_clear(&r.suites[i].failed_tests);
+		strvec_clear(&r.suites[i].diffs);
+		free(r.suites[i].log);
 	}
-	strvec_clear(&env);
-	server_user_release(&su);
-	free(srcdir);
+	strvec_clear(&r.env);
+	server_user_release(&r.su);
+	free(r.srcdir);
 	return rc;
 }

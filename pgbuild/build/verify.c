@@ -1,7 +1,7 @@
 /*
- * verify.c - `pgbuild verify`: prove from the installed binary that every
- * object in `postgres` was compiled with exactly the flags its policy
- * assigns, and (with --baseline) show what the policy did to code size.
+ * verify.c - prove from the installed binary that every object in
+ * `postgres` was compiled with exactly the flags its policy assigns, and
+ * (with --baseline) show what the policy did to code size; see verify.h.
  *
  * Expected flags: the objects of postgres are taken from the link of
  * src/backend/postgres in the build's compile log (object files on the link
@@ -35,7 +35,6 @@
  */
 #include <errno.h>
 #include <elf.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,9 +42,9 @@
 #include <unistd.h>
 
 #include "build/buildlog.h"
+#include "build/verify.h"
 #include "elf/elfrec.h"
 #include "pgbuild.h"
-#include "build/source.h"
 
 /* One object of postgres and what is known about it. */
 struct vobj {
@@ -380,385 +379,403 @@ static int compare_sizes(const char *base_bin, const struct elfrec_object *cand,
 	return 0;
 }
 
-/* ---------------- the command ---------------- */
+/* ---------------- the check ---------------- */
 
-static void verify_usage(FILE *fp)
+/* Everything one verification works with. */
+struct verify {
+	const struct verify_opts *o;
+	struct json_value *rec;      /* PREFIX/pgopt-build.json */
+	char *builddir, *policy;     /* policy NULL: none */
+	char *logfile, *binary;
+	struct link_find lf;         /* the link of postgres */
+	struct buildlog_objs compiles, replay, expected;
+	struct vobjs vs;             /* the objects of postgres */
+	struct elfrec_file ef;       /* postgres */
+	struct elfrec_unit *units;   /* its unit records */
+	long nunits;
+	struct unitref *refs;        /* compile-time unit records by tu */
+	size_t nrefs;
+	char *drydir;                /* scratch for the replay */
+	long problems, checked, with_flags, unlinked, ltrans, gcc_checked;
+};
+
+/* The build record, and what it says about the build directory, policy,
+ * compile log and binary. */
+static int load_record(struct verify *v)
 {
-	fprintf(fp,
-"usage: pgbuild verify --prefix OUT [--policy FILE|none] [--baseline PREFIX]\n"
-"\n"
-"Check that every object in OUT/bin/postgres carries exactly the flags its\n"
-"policy assigns (from the pgopt.so records inside the binary, which survive\n"
-"LTO), and with --baseline show per-function size changes.\n"
-"\n"
-"  --prefix OUT       an install made by `pgbuild build` (required)\n"
-"  --policy FILE|none the policy to check against (default: the one OUT was\n"
-"                     built with, from OUT/pgopt-build.json)\n"
-"  --builddir DIR     the build directory (default: from pgopt-build.json)\n"
-"  --baseline PREFIX  compare function and text sizes with PREFIX/bin/postgres\n"
-"                     (hot/unlikely code counted per function: the section\n"
-"                     each record names, plus split .cold parts)\n"
-"  --top N            functions listed as top growth/shrink (default 10)\n"
-"  -v, --verbose      also list every object checked\n"
-"\n"
-"Exit: 0 verified, 1 a mismatch, 2 error.\n");
-}
+	const struct verify_opts *o = v->o;
+	char *recpath = xasprintf("%s/%s", o->prefix, BUILDLOG_RECORD);
+	int rc = -1;
 
-enum { OPT_PREFIX = 256, OPT_POLICY, OPT_BUILDDIR, OPT_BASELINE, OPT_TOP };
-
-PGBUILD_COMMAND(verify, "check that postgres carries exactly the policy's flags; size diff")
-{
-	static const struct option opts[] = {
-		{ "prefix", required_argument, NULL, OPT_PREFIX },
-		{ "policy", required_argument, NULL, OPT_POLICY },
-		{ "builddir", required_argument, NULL, OPT_BUILDDIR },
-		{ "baseline", required_argument, NULL, OPT_BASELINE },
-		{ "top", required_argument, NULL, OPT_TOP },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char *prefix = NULL, *policy_arg = NULL, *builddir_arg = NULL, *baseline = NULL;
-	int top = 10, verbose_list = 0, c, rc = PGBUILD_EXIT_ERROR;
-	char *recpath = NULL, *builddir = NULL, *policy = NULL, *logfile = NULL, *binary = NULL;
-	char *drydir = NULL, *drylog = NULL, *logdir = NULL;
-	struct json_value *rec = NULL;
-	struct link_find lf = { NULL, STRVEC_INIT, 0 };
-	struct buildlog_objs compiles = { 0 }, replay = { 0 }, expected = { 0 };
-	struct vobjs vs = { NULL, 0, 0 };
-	struct strvec env = STRVEC_INIT;
-	struct elfrec_file ef = { NULL, 0, NULL, 0 };
-	struct elfrec_unit *units = NULL;
-	long nunits = -1;
-	struct unitref *refs = NULL;
-	size_t nrefs = 0;
-	long problems = 0, checked = 0, with_flags = 0, unlinked = 0, ltrans = 0;
-	long gcc_checked = 0;
-	struct strbuf err = STRBUF_INIT;
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_PREFIX: prefix = optarg; break;
-		case OPT_POLICY: policy_arg = optarg; break;
-		case OPT_BUILDDIR: builddir_arg = optarg; break;
-		case OPT_BASELINE: baseline = optarg; break;
-		case OPT_TOP: {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (*end || end == optarg || v < 0 || v > 100000) {
-				error("invalid value \"%s\" for --top: expected an integer from 0 to 100000", optarg);
-				return PGBUILD_EXIT_ERROR;
-			}
-			top = (int)v;
-			break;
-		}
-		case 'v': verbose_list = 1; break;
-		case 'h': verify_usage(stdout); return 0;
-		default:
-			fprintf(stderr, "Try \"pgbuild verify --help\".\n");
-			return PGBUILD_EXIT_ERROR;
-		}
-	}
-	if (optind < argc) {
-		error("unexpected argument \"%s\"", argv[optind]);
-		return PGBUILD_EXIT_ERROR;
-	}
-	if (!prefix) {
-		error("--prefix is required");
-		fprintf(stderr, "Try \"pgbuild verify --help\".\n");
-		return PGBUILD_EXIT_ERROR;
-	}
-
-	recpath = xasprintf("%s/%s", prefix, BUILDLOG_RECORD);
 	if (access(recpath, F_OK) < 0) {
 		error("--prefix \"%s\" has no %s: verify needs an install made by pgbuild build",
-		      prefix, BUILDLOG_RECORD);
+		      o->prefix, BUILDLOG_RECORD);
 		goto out;
 	}
-	if (!(rec = buildlog_read_json(recpath)))
+	if (!(v->rec = buildlog_read_json(recpath)))
 		goto out;
-	builddir = xstrdup(builddir_arg ? builddir_arg : json_get_str(rec, "builddir") ?
-		   json_get_str(rec, "builddir") : "");
-	if (policy_arg && !strcmp(policy_arg, "none")) {
-		policy = NULL;
-	} else if (policy_arg) {
+	v->builddir = xstrdup(o->builddir ? o->builddir : json_get_str(v->rec, "builddir") ?
+			      json_get_str(v->rec, "builddir") : "");
+	if (o->policy && !strcmp(o->policy, "none")) {
+		v->policy = NULL;
+	} else if (o->policy) {
 		char real[PATH_MAX];
-		if (!realpath(policy_arg, real)) {
-			error("--policy \"%s\": %s", policy_arg, strerror(errno));
+		if (!realpath(o->policy, real)) {
+			error("--policy \"%s\": %s", o->policy, strerror(errno));
 			goto out;
 		}
-		policy = xstrdup(real);
-	} else if (json_get_str(json_get(rec, "policy"), "path")) {
-		policy = xstrdup(json_get_str(json_get(rec, "policy"), "path"));
+		v->policy = xstrdup(real);
+	} else if (json_get_str(json_get(v->rec, "policy"), "path")) {
+		v->policy = xstrdup(json_get_str(json_get(v->rec, "policy"), "path"));
 	}
-	logdir = xasprintf("%s/pgopt-log", builddir);
-	logfile = xasprintf("%s/%s", logdir, BUILDLOG_COMPILE);
-	if (access(logfile, R_OK) < 0) {
-		error("no compile log %s (is --builddir right?)", logfile);
+	v->logfile = xasprintf("%s/pgopt-log/%s", v->builddir, BUILDLOG_COMPILE);
+	if (access(v->logfile, R_OK) < 0) {
+		error("no compile log %s (is --builddir right?)", v->logfile);
 		goto out;
 	}
-	binary = xasprintf("%s/bin/postgres", prefix);
+	v->binary = xasprintf("%s/bin/postgres", o->prefix);
+	rc = 0;
+out:
+	free(recpath);
+	return rc;
+}
 
-	/* 1. the objects of postgres */
-	lf.backend = xasprintf("%s/src/backend", builddir);
-	buildlog_each(logfile, 1, find_link, &lf);
-	if (!lf.found) {
-		error("the compile log %s records no link of %s/postgres", logfile, lf.backend);
-		goto out;
-	}
-	for (size_t i = 0; i < lf.inputs.nr; i++) {
-		const char *in = lf.inputs.v[i];
+/* 1. the objects of postgres: its link line's objects, and the members of
+ * the static libraries on it (which the linker may not have pulled in). */
+static int link_objects(struct verify *v)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	v->lf.backend = xasprintf("%s/src/backend", v->builddir);
+	buildlog_each(v->logfile, 1, find_link, &v->lf);
+	if (!v->lf.found)
+		return error("the compile log %s records no link of %s/postgres", v->logfile,
+			     v->lf.backend);
+	for (size_t i = 0; i < v->lf.inputs.nr; i++) {
+		const char *in = v->lf.inputs.v[i];
+		struct elfrec_file af;
+		char *dir;
 		if (!strcmp(in + strlen(in) - 2, ".o")) {
-			add_vobj(&vs, in, 0);
+			add_vobj(&v->vs, in, 0);
+			continue;
+		}
+		dir = xstrdup(in);
+		*strrchr(dir, '/') = '\0';
+		strbuf_reset(&err);
+		if (elfrec_open(in, &af, &err) == 0) {
+			for (size_t k = 0; k < af.nr; k++)
+				if (af.objs[k].member) {
+					char *p = xasprintf("%s/%s", dir, af.objs[k].member);
+					add_vobj(&v->vs, p, 1);
+					free(p);
+				}
+			elfrec_release(&af);
 		} else {
-			struct elfrec_file af;
-			char *dir = xstrdup(in);
-			*strrchr(dir, '/') = '\0';
-			strbuf_reset(&err);
-			if (elfrec_open(in, &af, &err) == 0) {
-				for (size_t k = 0; k < af.nr; k++)
-					if (af.objs[k].member) {
-						char *p = xasprintf("%s/%s", dir, af.objs[k].member);
-						add_vobj(&vs, p, 1);
-						free(p);
-					}
-				elfrec_release(&af);
-			} else {
-				warning("%s", err.buf);
-			}
-			free(dir);
+			warning("%s", err.buf);
 		}
+		free(dir);
 	}
+	strbuf_release(&err);
+	return 0;
+}
 
-	/* 2. what the policy assigns: replay each object's compile */
-	buildlog_objs_read(&compiles, logfile, NULL, NULL, 0);
-	for (size_t i = 0; i < vs.nr; i++) {
-		struct buildlog_obj *o = buildlog_objs_find(&compiles, vs.v[i].path);
-		vs.v[i].compile = o;
+/* 2. what the policy assigns: replay each object's compile under it. */
+static int replay_policy(struct verify *v)
+{
+	const struct json_value *e = json_get(v->rec, "environment");
+	struct strvec env = STRVEC_INIT;
+	char *drylog;
+	int rc = -1;
+
+	buildlog_objs_read(&v->compiles, v->logfile, NULL, NULL, 0);
+	for (size_t i = 0; i < v->vs.nr; i++) {
+		struct buildlog_obj *o = buildlog_objs_find(&v->compiles, v->vs.v[i].path);
+		v->vs.v[i].compile = o;
 		if (o) {
-			ALLOC_GROW(replay.v, replay.nr + 1, replay.alloc);
-			replay.v[replay.nr++] = *o; /* shallow: compiles owns the strings */
-		} else if (!vs.v[i].optional) {
-			warning("no recorded compile for %s", vs.v[i].path);
+			ALLOC_GROW(v->replay.v, v->replay.nr + 1, v->replay.alloc);
+			v->replay.v[v->replay.nr++] = *o; /* shallow: compiles owns the strings */
+		} else if (!v->vs.v[i].optional) {
+			warning("no recorded compile for %s", v->vs.v[i].path);
 		}
 	}
-	{
-		const struct json_value *e = json_get(rec, "environment");
-		for (size_t i = 0; e && e->type == JSON_OBJECT && i < e->u.list.nr; i++)
-			if (e->u.list.items[i]->type == JSON_STRING &&
-			    strcmp(e->u.list.keys[i], "PGOPT_POLICY") &&
-			    strcmp(e->u.list.keys[i], "PGOPT_PREFIX") &&
-			    strcmp(e->u.list.keys[i], "PGOPT_LOGDIR"))
-				strvec_pushf(&env, "%s=%s", e->u.list.keys[i],
-					     e->u.list.items[i]->u.str.s);
-		strvec_pushf(&env, "PGOPT_POLICY=%s", policy ? policy : "none");
-		strvec_push(&env, "PGOPT_ROOT");
-	}
-	drydir = xstrdup("/tmp/pgopt-verify.XXXXXX");
-	if (!mkdtemp(drydir)) {
+	for (size_t i = 0; e && e->type == JSON_OBJECT && i < e->u.list.nr; i++)
+		if (e->u.list.items[i]->type == JSON_STRING &&
+		    strcmp(e->u.list.keys[i], "PGOPT_POLICY") &&
+		    strcmp(e->u.list.keys[i], "PGOPT_PREFIX") &&
+		    strcmp(e->u.list.keys[i], "PGOPT_LOGDIR"))
+			strvec_pushf(&env, "%s=%s", e->u.list.keys[i], e->u.list.items[i]->u.str.s);
+	strvec_pushf(&env, "PGOPT_POLICY=%s", v->policy ? v->policy : "none");
+	strvec_push(&env, "PGOPT_ROOT");
+	v->drydir = xstrdup("/tmp/pgopt-verify.XXXXXX");
+	if (!mkdtemp(v->drydir)) {
 		error("cannot create a scratch directory: %s", strerror(errno));
+		v->drydir[0] = '\0';
+		strvec_clear(&env);
+		return -1;
+	}
+	drylog = xasprintf("%s/%s", v->drydir, BUILDLOG_COMPILE);
+	if (buildlog_replay(&v->replay, &env, (int)sysconf(_SC_NPROCESSORS_ONLN), v->drydir) < 0) {
+		error("pgoptcc rejected the policy %s", v->policy ? v->policy : "none");
 		goto out;
 	}
-	drylog = xasprintf("%s/%s", drydir, BUILDLOG_COMPILE);
-	if (buildlog_replay(&replay, &env, (int)sysconf(_SC_NPROCESSORS_ONLN), drydir) < 0) {
-		error("pgoptcc rejected the policy %s", policy ? policy : "none");
-		goto out;
-	}
-	buildlog_objs_read(&expected, drylog, NULL, NULL, 0);
-	for (size_t i = 0; i < vs.nr; i++)
-		vs.v[i].expect = buildlog_objs_find(&expected, vs.v[i].path);
+	buildlog_objs_read(&v->expected, drylog, NULL, NULL, 0);
+	for (size_t i = 0; i < v->vs.nr; i++)
+		v->vs.v[i].expect = buildlog_objs_find(&v->expected, v->vs.v[i].path);
+	rc = 0;
+out:
+	strvec_clear(&env);
+	free(drylog);
+	return rc;
+}
 
-	/* 3. what the binary records */
-	strbuf_reset(&err);
-	if (elfrec_open(binary, &ef, &err) < 0) {
+/* 3. what the binary records: its unit records, by translation unit. */
+static int read_binary(struct verify *v)
+{
+	struct strbuf err = STRBUF_INIT;
+	int rc = -1;
+
+	if (elfrec_open(v->binary, &v->ef, &err) < 0) {
 		error("%s", err.buf);
 		goto out;
 	}
 	strbuf_reset(&err);
-	nunits = elfrec_units(&ef.objs[0], &units, &err);
-	if (nunits < 0) {
-		error("%s: corrupt .pgopt.log: %s", binary, err.buf);
+	v->nunits = elfrec_units(&v->ef.objs[0], &v->units, &err);
+	if (v->nunits < 0) {
+		error("%s: corrupt .pgopt.log: %s", v->binary, err.buf);
 		goto out;
 	}
-	refs = xcalloc((size_t)nunits + 1, sizeof(*refs));
-	for (long i = 0; i < nunits; i++) {
-		const char *tu = json_get_str(units[i].unit, "tu");
-		if (elfrec_unit_is_link_time(units[i].unit)) {
-			ltrans++;
+	v->refs = xcalloc((size_t)v->nunits + 1, sizeof(*v->refs));
+	for (long i = 0; i < v->nunits; i++) {
+		const char *tu = json_get_str(v->units[i].unit, "tu");
+		if (elfrec_unit_is_link_time(v->units[i].unit)) {
+			v->ltrans++;
 			continue;
 		}
 		if (!tu)
 			continue;
-		refs[nrefs].tu = tu;
-		refs[nrefs].unit = units[i].unit;
-		nrefs++;
+		v->refs[v->nrefs].tu = tu;
+		v->refs[v->nrefs].unit = v->units[i].unit;
+		v->nrefs++;
 	}
-	qsort(refs, nrefs, sizeof(*refs), cmp_unitref);
+	qsort(v->refs, v->nrefs, sizeof(*v->refs), cmp_unitref);
+	rc = 0;
+out:
+	strbuf_release(&err);
+	return rc;
+}
 
-	/* 4. compare */
-	for (size_t i = 0; i < vs.nr; i++) {
-		const struct vobj *v = &vs.v[i];
-		const struct buildlog_obj *ex = v->expect;
+/* Print the words of a JSON array of strings, blank-separated. */
+static void print_json_words(const struct json_value *arr)
+{
+	for (size_t k = 0; k < json_len(arr); k++)
+		printf("%s%s", k ? " " : "", json_at(arr, k)->u.str.s);
+}
+
+/* An object the policy leaves alone must record no added or removed flags. */
+static int check_untouched(const struct verify *v, const struct buildlog_obj *ex,
+			   const struct unitref *u)
+{
+	const struct json_value *added = u ? json_get(u->unit, "added") : NULL;
+	const struct json_value *removed = u ? json_get(u->unit, "removed") : NULL;
+	if (json_len(added) || json_len(removed)) {
+		printf("EXTRA     %s: the policy assigns no flags, the binary records added [", ex->tu);
+		print_json_words(added);
+		printf("] removed [");
+		print_json_words(removed);
+		printf("]\n");
+		return 1;
+	}
+	if (v->o->verbose)
+		printf("ok        %s (no policy flags)\n", ex->tu);
+	return 0;
+}
+
+/* The record's added/removed lists against the expectation, and cc1's
+ * options against both.  1 when something is wrong (printed). */
+static int check_flags(const struct buildlog_obj *ex, const struct json_value *unit)
+{
+	const struct json_value *added = json_get(unit, "added");
+	const struct json_value *removed = json_get(unit, "removed");
+	const struct json_value *cmdline = json_get(unit, "cmdline");
+	int bad = 0;
+
+	for (size_t k = 0; k < ex->added.nr; k++) {
+		const char *f = ex->added.v[k];
+		if (!json_has_string(added, f)) {
+			printf("MISSING   %s: %s (the policy adds it; not recorded as added)\n", ex->tu, f);
+			bad = 1;
+		} else if (!driver_flag(f) && !json_has_string(cmdline, f)) {
+			printf("NOTAPPLIED %s: %s (recorded as added, but cc1 ran without it)\n", ex->tu, f);
+			bad = 1;
+		}
+	}
+	for (size_t k = 0; k < json_len(added); k++)
+		if (json_at(added, k)->type == JSON_STRING &&
+		    !strvec_has(&ex->added, json_at(added, k)->u.str.s)) {
+			printf("EXTRA     %s: %s (recorded as added; the policy does not add it)\n",
+			       ex->tu, json_at(added, k)->u.str.s);
+			bad = 1;
+		}
+	for (size_t k = 0; k < ex->removed.nr; k++) {
+		const char *f = ex->removed.v[k];
+		if (!json_has_string(removed, f)) {
+			printf("MISSING   %s: -%s (the policy removes it; not recorded as removed)\n",
+			       ex->tu, f);
+			bad = 1;
+		} else if (json_has_string(cmdline, f) && !strvec_has(&ex->added, f)) {
+			printf("STILL     %s: %s (recorded as removed, but cc1 ran with it)\n", ex->tu, f);
+			bad = 1;
+		}
+	}
+	for (size_t k = 0; k < json_len(removed); k++)
+		if (json_at(removed, k)->type == JSON_STRING &&
+		    !strvec_has(&ex->removed, json_at(removed, k)->u.str.s)) {
+			printf("EXTRA     %s: -%s (recorded as removed; the policy keeps it)\n",
+			       ex->tu, json_at(removed, k)->u.str.s);
+			bad = 1;
+		}
+	return bad;
+}
+
+/* A non-LTO binary also keeps each object's own command line. */
+static int check_cmdline(struct verify *v, const struct buildlog_obj *ex)
+{
+	const char *gcl;
+	int bad = 0;
+
+	if (v->ltrans || !v->ef.objs[0].ncmdlines)
+		return 0;
+	gcl = gcc_cmdline_of(&v->ef.objs[0], ex->tu);
+	if (!gcl) {
+		printf("NOCMDLINE %s: no .GCC.command.line entry for it in postgres\n", ex->tu);
+		return 1;
+	}
+	v->gcc_checked++;
+	for (size_t k = 0; k < ex->added.nr; k++)
+		if (!driver_flag(ex->added.v[k]) && !has_word(gcl, ex->added.v[k])) {
+			printf("NOTAPPLIED %s: %s (absent from its .GCC.command.line)\n", ex->tu,
+			       ex->added.v[k]);
+			bad = 1;
+		}
+	return bad;
+}
+
+/* 4. every object against its record. */
+static void compare_objects(struct verify *v)
+{
+	for (size_t i = 0; i < v->vs.nr; i++) {
+		const struct vobj *vo = &v->vs.v[i];
+		const struct buildlog_obj *ex = vo->expect;
 		struct unitref *u;
-		const struct json_value *added, *removed, *cmdline;
-		int bad = 0;
+		int bad;
 
-		if (!v->compile || !ex)
+		if (!vo->compile || !ex)
 			continue;
-		checked++;
-		u = find_unit(refs, nrefs, ex->tu);
-		mark_used(refs, nrefs, u);
+		v->checked++;
+		u = find_unit(v->refs, v->nrefs, ex->tu);
+		mark_used(v->refs, v->nrefs, u);
 		if (!ex->added.nr && !ex->removed.nr) {
-			added = u ? json_get(u->unit, "added") : NULL;
-			removed = u ? json_get(u->unit, "removed") : NULL;
-			if (json_len(added) || json_len(removed)) {
-				printf("EXTRA     %s: the policy assigns no flags, the binary records added [",
-				       ex->tu);
-				for (size_t k = 0; k < json_len(added); k++)
-					printf("%s%s", k ? " " : "", json_at(added, k)->u.str.s);
-				printf("] removed [");
-				for (size_t k = 0; k < json_len(removed); k++)
-					printf("%s%s", k ? " " : "", json_at(removed, k)->u.str.s);
-				printf("]\n");
-				problems++;
-			} else if (verbose_list) {
-				printf("ok        %s (no policy flags)\n", ex->tu);
-			}
+			v->problems += check_untouched(v, ex, u);
 			continue;
 		}
-		with_flags++;
+		v->with_flags++;
 		if (!u) {
-			if (v->optional) {
-				unlinked++;
-				with_flags--;
+			if (vo->optional) {
+				v->unlinked++;
+				v->with_flags--;
 				continue;
 			}
 			printf("NORECORD  %s: the policy assigns flags but postgres holds no record of it\n",
 			       ex->tu);
-			problems++;
+			v->problems++;
 			continue;
 		}
-		added = json_get(u->unit, "added");
-		removed = json_get(u->unit, "removed");
-		cmdline = json_get(u->unit, "cmdline");
-		for (size_t k = 0; k < ex->added.nr; k++) {
-			const char *f = ex->added.v[k];
-			if (!json_has_string(added, f)) {
-				printf("MISSING   %s: %s (the policy adds it; not recorded as added)\n",
-				       ex->tu, f);
-				bad = 1;
-			} else if (!driver_flag(f) && !json_has_string(cmdline, f)) {
-				printf("NOTAPPLIED %s: %s (recorded as added, but cc1 ran without it)\n",
-				       ex->tu, f);
-				bad = 1;
-			}
-		}
-		for (size_t k = 0; k < json_len(added); k++)
-			if (json_at(added, k)->type == JSON_STRING &&
-			    !strvec_has(&ex->added, json_at(added, k)->u.str.s)) {
-				printf("EXTRA     %s: %s (recorded as added; the policy does not add it)\n",
-				       ex->tu, json_at(added, k)->u.str.s);
-				bad = 1;
-			}
-		for (size_t k = 0; k < ex->removed.nr; k++) {
-			const char *f = ex->removed.v[k];
-			if (!json_has_string(removed, f)) {
-				printf("MISSING   %s: -%s (the policy removes it; not recorded as removed)\n",
-				       ex->tu, f);
-				bad = 1;
-			} else if (json_has_string(cmdline, f) && !strvec_has(&ex->added, f)) {
-				printf("STILL     %s: %s (recorded as removed, but cc1 ran with it)\n",
-				       ex->tu, f);
-				bad = 1;
-			}
-		}
-		for (size_t k = 0; k < json_len(removed); k++)
-			if (json_at(removed, k)->type == JSON_STRING &&
-			    !strvec_has(&ex->removed, json_at(removed, k)->u.str.s)) {
-				printf("EXTRA     %s: -%s (recorded as removed; the policy keeps it)\n",
-				       ex->tu, json_at(removed, k)->u.str.s);
-				bad = 1;
-			}
-		/* a non-LTO binary also keeps each object's own command line */
-		if (!ltrans && ef.objs[0].ncmdlines) {
-			const char *gcl = gcc_cmdline_of(&ef.objs[0], ex->tu);
-			if (!gcl) {
-				printf("NOCMDLINE %s: no .GCC.command.line entry for it in postgres\n", ex->tu);
-				bad = 1;
-			} else {
-				gcc_checked++;
-				for (size_t k = 0; k < ex->added.nr; k++)
-					if (!driver_flag(ex->added.v[k]) && !has_word(gcl, ex->added.v[k])) {
-						printf("NOTAPPLIED %s: %s (absent from its .GCC.command.line)\n",
-						       ex->tu, ex->added.v[k]);
-						bad = 1;
-					}
-			}
-		}
+		bad = check_flags(ex, u->unit);
+		bad |= check_cmdline(v, ex);
 		if (bad)
-			problems++;
-		else if (verbose_list)
+			v->problems++;
+		else if (v->o->verbose)
 			printf("ok        %s\n", ex->tu);
 	}
+}
 
-	/* records of translation units that no object on the link line was
-	 * compiled from: code the policy check never saw */
-	for (size_t i = 0; i < vs.nr; i++)
-		if (vs.v[i].compile)
-			mark_used(refs, nrefs, find_unit(refs, nrefs, vs.v[i].compile->tu));
-	for (size_t i = 0; i < nrefs; i++)
-		if (!refs[i].used && (i == 0 || strcmp(refs[i].tu, refs[i - 1].tu))) {
+/* Records of translation units that no object on the link line was
+ * compiled from: code the policy check never saw. */
+static void extra_records(struct verify *v)
+{
+	for (size_t i = 0; i < v->vs.nr; i++)
+		if (v->vs.v[i].compile)
+			mark_used(v->refs, v->nrefs, find_unit(v->refs, v->nrefs, v->vs.v[i].compile->tu));
+	for (size_t i = 0; i < v->nrefs; i++)
+		if (!v->refs[i].used && (i == 0 || strcmp(v->refs[i].tu, v->refs[i - 1].tu))) {
 			printf("EXTRA     %s: recorded in postgres, but no object on its link line "
-			       "was compiled from it\n", refs[i].tu);
-			problems++;
+			       "was compiled from it\n", v->refs[i].tu);
+			v->problems++;
 		}
+}
 
-	if (baseline) {
-		char *bb = xasprintf("%s/bin/postgres", baseline);
-		int r = compare_sizes(bb, &ef.objs[0], top);
+static void print_verdict(const struct verify *v)
+{
+	printf("verify: %s: %ld objects of postgres checked against policy %s: %ld with "
+	       "policy flags, %ld mismatches; %zu unit records%s",
+	       v->problems ? "FAILED" : "OK", v->checked, v->policy ? v->policy : "none",
+	       v->with_flags, v->problems, v->nrefs, v->ltrans ? "" : "\n");
+	if (v->ltrans)
+		printf(", %ld link-time (LTO) records\n", v->ltrans);
+	verbose("%ld objects also checked against their .GCC.command.line", v->gcc_checked);
+	if (v->unlinked)
+		verbose("%ld archive members with policy flags were not linked into postgres",
+			v->unlinked);
+}
+
+static void release(struct verify *v)
+{
+	if (v->drydir && v->drydir[0] && remove_tree(v->drydir) < 0)
+		warning("cannot remove \"%s\": %s", v->drydir, strerror(errno));
+	if (v->units)
+		elfrec_units_free(v->units, (size_t)v->nunits);
+	if (v->ef.path)
+		elfrec_release(&v->ef);
+	free(v->refs);
+	free(v->replay.v); /* shallow copies */
+	buildlog_objs_free(&v->compiles);
+	buildlog_objs_free(&v->expected);
+	for (size_t i = 0; i < v->vs.nr; i++)
+		free(v->vs.v[i].path);
+	free(v->vs.v);
+	strvec_clear(&v->lf.inputs);
+	free(v->lf.backend);
+	json_free(v->rec);
+	free(v->builddir);
+	free(v->policy);
+	free(v->logfile);
+	free(v->binary);
+	free(v->drydir);
+}
+
+int verify_run(const struct verify_opts *o)
+{
+	struct verify v;
+	int rc = PGBUILD_EXIT_ERROR;
+
+	memset(&v, 0, sizeof(v));
+	v.o = o;
+	strvec_init(&v.lf.inputs);
+	if (load_record(&v) < 0 || link_objects(&v) < 0 || replay_policy(&v) < 0 ||
+	    read_binary(&v) < 0)
+		goto out;
+	compare_objects(&v);
+	extra_records(&v);
+	if (o->baseline) {
+		char *bb = xasprintf("%s/bin/postgres", o->baseline);
+		int r = compare_sizes(bb, &v.ef.objs[0], o->top);
 		free(bb);
 		if (r < 0)
 			goto out;
 	}
-
-	printf("verify: %s: %ld objects of postgres checked against policy %s: %ld with "
-	       "policy flags, %ld mismatches; %zu unit records%s",
-	       problems ? "FAILED" : "OK", checked, policy ? policy : "none", with_flags,
-	       problems, nrefs, ltrans ? "" : "\n");
-	if (ltrans)
-		printf(", %ld link-time (LTO) records\n", ltrans);
-	verbose("%ld objects also checked against their .GCC.command.line", gcc_checked);
-	if (unlinked)
-		verbose("%ld archive members with policy flags were not linked into postgres",
-			unlinked);
-	rc = problems ? PGBUILD_EXIT_FAIL : PGBUILD_EXIT_OK;
+	print_verdict(&v);
+	rc = v.problems ? PGBUILD_EXIT_FAIL : PGBUILD_EXIT_OK;
 out:
-	if (drydir && drydir[0] && remove_tree(drydir) < 0)
-		warning("cannot remove \"%s\": %s", drydir, strerror(errno));
-	if (units)
-		elfrec_units_free(units, (size_t)nunits);
-	if (ef.path)
-		elfrec_release(&ef);
-	free(refs);
-	free(replay.v); /* shallow copies */
-	buildlog_objs_free(&compiles);
-	buildlog_objs_free(&expected);
-	for (size_t i = 0; i < vs.nr; i++)
-		free(vs.v[i].path);
-	free(vs.v);
-	strvec_clear(&lf.inputs);
-	strvec_clear(&env);
-	free(lf.backend);
-	json_free(rec);
-	free(recpath);
-	free(builddir);
-	free(policy);
-	free(logdir);
-	free(logfile);
-	free(binary);
-	free(drydir);
-	free(drylog);
-	strbuf_release(&err);
+	release(&v);
 	return rc;
 }

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "build/build.h"
 #include "gate/gate.h"
 #include "metric/instr.h"
 #include "pgbuild.h"
@@ -529,7 +530,7 @@ PGBUILD_COMMAND(run, "the whole pipeline: builds, verify, regress, gate, report 
 	}
 	r.policy_abs = path_absolute(r.policy);
 	/* the hash the build records covers the hot/cold lists too */
-	r.policy_sha = pgbuild_policy_sha(r.policy_abs);
+	r.policy_sha = build_policy_sha(r.policy_abs);
 	if (!r.policy_sha) {
 		error("cannot hash the policy %s", r.policy_abs);
 		goto out;

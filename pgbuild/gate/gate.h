@@ -1,7 +1,8 @@
 /*
  * gate.h - thresholds, measurements and verdicts of `pgbuild gate`, shared by
- * gate.c (measuring), gate-expr.c (parsing and deciding), junit.c, report.c,
- * html.c and run.c.
+ * measure.c (measuring), expr.c (parsing and deciding), json.c (the --json
+ * document), junit.c, report/ and the commands that gate (gate, run, build,
+ * pgo, tune).
  *
  * Threshold expressions (`--gate`, also built from --min-speedup and
  * --max-p99-regression) are comma-separated items:
@@ -35,9 +36,13 @@
 #define PGBUILD_GATE_H
 
 #include <sched.h>
+#include <signal.h>
 #include <stddef.h>
+
 #include "gate/stats.h"
+#include "metric/instr.h"
 #include "strbuf.h"
+#include "strvec.h"
 
 /* Instruction ratios closer than this count as equal (repeat-run noise). */
 #define GATE_INSTR_RESOLUTION 1e-4
@@ -160,8 +165,6 @@ struct gate_run *gate_workload_add_run(struct gate_workload *w);
 void gate_analyse(struct gate *g);
 /* Apply thresholds and the regress/correctness rules; returns the exit code. */
 int gate_decide(struct gate *g);
-/* Parse a --cpus list ("0-1,3") into set; -1 with the error printed. */
-int gate_parse_cpus(const char *list, cpu_set_t *set);
 int gate_exit_code(enum gate_status verdict);
 void gate_clear(struct gate *g);
 
@@ -185,5 +188,49 @@ struct json_value;
 char *gate_json_text(const struct json_value *v);
 /* Read back what gate_write_json wrote (for report/junit); -1 with err set. */
 int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *err);
+
+/* ---------------- measuring (measure.c) ---------------- */
+
+/* What `pgbuild gate` measures and how (its options). */
+struct gate_opts {
+	const char *baseline;     /* --baseline PREFIX (A) */
+	const char *candidate;    /* --candidate PREFIX (B) */
+	struct strvec workloads;  /* --workload: bench workloads, in order */
+	struct strvec settings;   /* --set name=value, passed to bench */
+	int clients, threads;     /* --clients, --threads (0: bench's) */
+	double duration, warmup;  /* --duration, --warmup seconds per run */
+	int scale;                /* --scale (0: bench's) */
+	int pairs;                /* --pairs */
+	const char *metric;       /* --metric: tps, instructions, both */
+	long instr_statements;    /* --instr-statements (0: per workload) */
+	enum instr_counter counter; /* --counter */
+	const char *json, *junit; /* --json, --junit FILE, or NULL */
+	const char *workdir;      /* --workdir, NULL: a temporary directory */
+	const char *require_regress; /* --require-regress BUILDDIR */
+	const char *regress_result;  /* --regress-result passed|failed */
+	const char *cpus;         /* --cpus LIST */
+	int quiet;                /* --quiet */
+};
+
+/* Parse a --cpus list ("0-1,3") into set; -1 with the error printed. */
+int gate_parse_cpus(const char *list, cpu_set_t *set);
+
+/* SIGINT, SIGTERM, SIGHUP: stop after the bench child in flight; the
+ * signal is kept in gate_interrupted and gate_finish dies of it. */
+extern volatile sig_atomic_t gate_interrupted;
+void gate_catch_signals(void);
+
+/*
+ * Measure (the tps pairs and/or instructions, after the regression suite
+ * when asked), decide, print the summary and write --json/--junit.
+ * Returns the exit code, or -1 when it stopped before deciding (the reason
+ * in *stop_reason, or a signal in gate_interrupted).
+ */
+int gate_measure(struct gate_opts *o, struct gate *g, const char **stop_reason);
+
+/* After the gate: a gate that did not decide writes --json/--junit saying
+ * why (never leaving an older document in place); a signal kills us. */
+void gate_finish(const struct gate_opts *o, struct gate *g, int decided,
+		 const char *stop_reason);
 
 #endif

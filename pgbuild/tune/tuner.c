@@ -1,6 +1,7 @@
 /*
- * tune.c - `pgbuild tune`: search compiler flags for one scope of
- * PostgreSQL by measured elimination (the search itself is tune-engine.c).
+ * tuner.c - `pgbuild tune`'s evaluator and run: search compiler flags for
+ * one scope of PostgreSQL by measured elimination (the search itself is
+ * engine.c); see tuner.h.
  *
  * One evaluation = "is candidate set C as fast as reference set R?":
  *
@@ -29,7 +30,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -44,42 +44,7 @@
 #include "fdio.h"
 #include "policy.h"
 #include "pgbuild.h"
-#include "tune/engine.h"
-
-struct tune_opts {
-	const char *src;          /* --src */
-	const char *workload;     /* --workload */
-	const char *scope;        /* --scope global|GLOB|@FILE */
-	const char *candidates;   /* --candidates FILE */
-	const char *state;        /* --state FILE */
-	const char *out;          /* --out POLICY */
-	const char *workdir;      /* --workdir */
-	const char *builddir;     /* --builddir */
-	const char *baseline;     /* --baseline PREFIX (stock install) */
-	const char *metric;       /* tps | instructions */
-	const char *json;         /* --json FILE */
-	const char *lock;         /* --lock FILE: flock it around each evaluation */
-	int pairs;                /* --pairs (tps) */
-	double duration;          /* --duration (tps) */
-	int clients;              /* --clients (tps) */
-	int jobs;                 /* --jobs for make */
-	int regress;              /* 0 with --no-regress */
-	int dry_run;              /* --dry-run: show candidates and policies */
-	int plugin;               /* --plugin on|off; -1: off under distcc */
-	int quiet;
-};
-
-struct tuner {
-	struct tune_opts o;
-	struct tune_engine t;
-	struct strvec scope_globs;  /* section headers of the scope */
-	int global;                 /* scope is global */
-	struct strvec refused;      /* "flag: reason" */
-	char *workdir, *builddir;   /* absolute */
-	char *build_prefix;         /* the prefix builddir is configured with */
-	char *stock_prefix;         /* --baseline, or WORKDIR/sets/stock/prefix */
-	double t0;
-};
+#include "tune/tuner.h"
 
 static int write_text(const char *path, const char *text)
 {
@@ -803,318 +768,141 @@ static int write_json(struct tuner *tu, const char *path, const char *out_path)
 	return rc;
 }
 
-/* ---------------- the command ---------------- */
+/* ---------------- the run ---------------- */
 
-static void tune_usage(FILE *fp)
+void tuner_init(struct tuner *tu, struct tune_params *p)
 {
-	fprintf(fp,
-"usage: pgbuild tune [--src SRC] [--workload W] [--scope global|GLOB|@FILE]\n"
-"                    [--candidates FILE] [--max-builds N] [--time-budget H]\n"
-"                    [--state FILE] [--out POLICY] [options]\n"
-"\n"
-"Search compiler flags for one scope of PostgreSQL by measured elimination:\n"
-"start from the whole candidate set, drop each flag in turn and keep the\n"
-"drop when the gate says it does not hurt, until no drop is kept; then try\n"
-"to re-add the others greedily; finally measure the best against stock.\n"
-"Each evaluation is an incremental build (only the scope recompiles; ccache\n"
-"answers what was compiled before), the regression suite, and `pgbuild\n"
-"gate` against the current best.  Sets that fail to build or fail the\n"
-"regression suite are remembered and never retried.  Unsafe flags\n"
-"(fast-math family, anything against PostgreSQL's required flags) are\n"
-"refused.  The state is saved after every evaluation: rerun the same\n"
-"command to resume.\n"
-"\n"
-"  --src SRC             PostgreSQL source (as pgbuild build; default\n"
-"                        debian:postgresql-15)\n"
-"  --workload W          bench workload (default select-only)\n"
-"  --scope S             global (default), a glob over source files\n"
-"                        (e.g. 'src/backend/executor/*.c'), or @FILE listing\n"
-"                        files or globs, one per line (e.g. the hot files)\n"
-"  --candidates FILE     candidate flags, one per line (default\n"
-"                        examples/tune-candidates.txt)\n"
-"  --max-builds N        stop before a build beyond N (default 12; 0 = no limit)\n"
-"  --time-budget H       stop when H hours of evaluations are spent\n"
-"  --workdir DIR         installs, logs, state (default ./pgbuild-tune)\n"
-"  --builddir DIR        the one build directory (default WORKDIR/build);\n"
-"                        an existing pgbuild build directory is reused as is\n"
-"  --baseline PREFIX     an installed stock build (policy none) of the same\n"
-"                        source; else tune builds it first\n"
-"  --state FILE          resumable state, JSON lines (default WORKDIR/state.jsonl)\n"
-"  --out POLICY          the best policy (default WORKDIR/best.policy)\n"
-"  --json FILE           every step and the result as JSON\n"
-"  --metric M            instructions (default: callgrind, exact) or tps\n"
-"  --pairs N --duration S --clients N   gate settings for --metric tps\n"
-"  --tolerance PCT       a drop is kept unless it is significantly more than\n"
-"                        PCT%% slower (default 0.5)\n"
-"  --min-gain PCT        an added flag must be significantly faster by PCT%%\n"
-"                        (default 0.5)\n"
-"  --start full|stock    start from the whole set (default) or from stock\n"
-"  --no-readd            skip the greedy re-add pass\n"
-"  --no-regress          skip the regression suite (not for a policy you ship)\n"
-"  -j, --jobs N          make jobs\n"
-"  --lock FILE           hold flock(FILE) during each evaluation (a machine\n"
-"                        shared with other heavy jobs)\n"
-"  --plugin on|off       load pgopt.so into the tuned compiles (default on;\n"
-"                        off when PGOPT_PREFIX runs distcc: distccd refuses\n"
-"                        -fplugin)\n"
-"  --dry-run             print the candidates and the start policy, build nothing\n"
-"  -q, --quiet           no progress lines\n"
-"\n"
-"Environment: PGOPT_PREFIX (e.g. \"ccache distcc\" with DISTCC_HOSTS: builds\n"
-"on a compile farm; benchmarks always run locally), CCACHE_DIR.\n"
-"Exit: 0 done (best policy written), 1 stopped early (budget) before\n"
-"converging, 2 error.\n");
+	memset(tu, 0, sizeof(*tu));
+	memset(p, 0, sizeof(*p));
+	p->tolerance = 0.005;
+	p->min_gain = 0.005;
+	p->max_builds = 12;
+	p->readd = 1;
+	tu->t0 = clock_seconds();
+	tu->o.workload = "select-only";
+	tu->o.scope = "global";
+	tu->o.metric = "instructions";
+	tu->o.workdir = "pgbuild-tune";
+	tu->o.pairs = 6;
+	tu->o.duration = 5;
+	tu->o.clients = 2;
+	tu->o.regress = 1;
+	tu->o.plugin = -1;
+	strvec_init(&tu->scope_globs);
+	strvec_init(&tu->refused);
 }
 
-enum {
-	OPT_SRC = 256, OPT_WORKLOAD, OPT_SCOPE, OPT_CANDIDATES, OPT_MAX_BUILDS, OPT_TIME_BUDGET,
-	OPT_STATE, OPT_OUT, OPT_WORKDIR, OPT_BUILDDIR, OPT_BASELINE, OPT_METRIC, OPT_PAIRS,
-	OPT_DURATION, OPT_CLIENTS, OPT_TOLERANCE, OPT_MIN_GAIN, OPT_START, OPT_NO_READD,
-	OPT_NO_REGRESS, OPT_DRY_RUN, OPT_JSON, OPT_LOCK, OPT_PLUGIN,
-};
-
-PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (resumable)")
+/* --dry-run: the candidates and the start policy, nothing built. */
+static void print_dry_run(const struct tuner *tu, const char *text)
 {
-	static const struct option opts[] = {
-		{ "src", required_argument, NULL, OPT_SRC },
-		{ "workload", required_argument, NULL, OPT_WORKLOAD },
-		{ "scope", required_argument, NULL, OPT_SCOPE },
-		{ "candidates", required_argument, NULL, OPT_CANDIDATES },
-		{ "max-builds", required_argument, NULL, OPT_MAX_BUILDS },
-		{ "time-budget", required_argument, NULL, OPT_TIME_BUDGET },
-		{ "state", required_argument, NULL, OPT_STATE },
-		{ "out", required_argument, NULL, OPT_OUT },
-		{ "workdir", required_argument, NULL, OPT_WORKDIR },
-		{ "builddir", required_argument, NULL, OPT_BUILDDIR },
-		{ "baseline", required_argument, NULL, OPT_BASELINE },
-		{ "metric", required_argument, NULL, OPT_METRIC },
-		{ "pairs", required_argument, NULL, OPT_PAIRS },
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "clients", required_argument, NULL, OPT_CLIENTS },
-		{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
-		{ "min-gain", required_argument, NULL, OPT_MIN_GAIN },
-		{ "start", required_argument, NULL, OPT_START },
-		{ "no-readd", no_argument, NULL, OPT_NO_READD },
-		{ "no-regress", no_argument, NULL, OPT_NO_REGRESS },
-		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-		{ "json", required_argument, NULL, OPT_JSON },
-		{ "lock", required_argument, NULL, OPT_LOCK },
-		{ "plugin", required_argument, NULL, OPT_PLUGIN },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct tune_params p = {
-		.tolerance = 0.005, .min_gain = 0.005, .max_builds = 12, .time_budget = 0,
-		.readd = 1, .start_stock = 0,
-	};
-	struct tuner tu;
+	printf("candidates (%zu):\n", tu->t.flags.nr);
+	for (size_t i = 0; i < tu->t.flags.nr; i++)
+		printf("  %s\n", tu->t.flags.v[i]);
+	for (size_t i = 0; i < tu->refused.nr; i++)
+		printf("refused: %s\n", tu->refused.v[i]);
+	printf("start policy:\n%s", text);
+}
+
+/* The stock install, the work and build directories. */
+static int prepare_dirs(struct tuner *tu)
+{
+	if (tu->o.baseline) {
+		tu->stock_prefix = path_absolute(tu->o.baseline);
+		if (!installed(tu->stock_prefix))
+			return error("--baseline %s: no bin/postgres: not an installed PostgreSQL",
+				     tu->o.baseline);
+	}
+	if (mkdir_p(tu->workdir) < 0)
+		return -1;
+	chmod(tu->workdir, 0755);
+	tu->builddir = tu->o.builddir ? path_absolute(tu->o.builddir) :
+		       xasprintf("%s/build", tu->workdir);
+	tu->build_prefix = configured_prefix(tu->builddir);
+	if (!tu->build_prefix)
+		tu->build_prefix = xasprintf("%s/build-prefix", tu->workdir);
+	if (!tu->o.baseline)
+		tu->stock_prefix = set_prefix(tu, 0);
+	return 0;
+}
+
+/* The state of an earlier run of the same tune, and the evaluator. */
+static int prepare_engine(struct tuner *tu, const char *state_path)
+{
 	struct strbuf err = STRBUF_INIT;
-	char *out_path = NULL, *state_path = NULL, *text = NULL;
-	int c, rc = PGBUILD_EXIT_ERROR;
-	double d;
-
-	memset(&tu, 0, sizeof(tu));
-	tu.t0 = clock_seconds();
-	tu.o.workload = "select-only";
-	tu.o.scope = "global";
-	tu.o.metric = "instructions";
-	tu.o.workdir = "pgbuild-tune";
-	tu.o.pairs = 6;
-	tu.o.duration = 5;
-	tu.o.clients = 2;
-	tu.o.regress = 1;
-	tu.o.plugin = -1;
-	strvec_init(&tu.scope_globs);
-	strvec_init(&tu.refused);
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "j:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_SRC: tu.o.src = optarg; break;
-		case OPT_WORKLOAD: tu.o.workload = optarg; break;
-		case OPT_SCOPE: tu.o.scope = optarg; break;
-		case OPT_CANDIDATES: tu.o.candidates = optarg; break;
-		case OPT_STATE: tu.o.state = optarg; break;
-		case OPT_OUT: tu.o.out = optarg; break;
-		case OPT_WORKDIR: tu.o.workdir = optarg; break;
-		case OPT_BUILDDIR: tu.o.builddir = optarg; break;
-		case OPT_BASELINE: tu.o.baseline = optarg; break;
-		case OPT_JSON: tu.o.json = optarg; break;
-		case OPT_LOCK: tu.o.lock = optarg; break;
-		case OPT_PLUGIN:
-			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
-				error("invalid value \"%s\" for --plugin: expected on or off", optarg);
-				goto usage;
-			}
-			tu.o.plugin = !strcmp(optarg, "on");
-			break;
-		case OPT_MAX_BUILDS:
-			if (parse_int_option("--max-builds", optarg, 0, 10000, &p.max_builds) < 0)
-				goto usage;
-			break;
-		case OPT_TIME_BUDGET:
-			if (parse_number_option("--time-budget", optarg, 0.001, 1000, &d) < 0)
-				goto usage;
-			p.time_budget = d * 3600;
-			break;
-		case OPT_METRIC:
-			if (strcmp(optarg, "tps") && strcmp(optarg, "instructions")) {
-				error("invalid value \"%s\" for --metric: expected instructions or tps", optarg);
-				goto usage;
-			}
-			tu.o.metric = optarg;
-			break;
-		case OPT_PAIRS:
-			if (parse_int_option("--pairs", optarg, 1, 1000, &tu.o.pairs) < 0)
-				goto usage;
-			break;
-		case OPT_DURATION:
-			if (parse_number_option("--duration", optarg, 0.1, 3600, &tu.o.duration) < 0)
-				goto usage;
-			break;
-		case OPT_CLIENTS:
-			if (parse_int_option("--clients", optarg, 1, 1000, &tu.o.clients) < 0)
-				goto usage;
-			break;
-		case OPT_TOLERANCE:
-			if (parse_number_option("--tolerance", optarg, 0, 50, &d) < 0)
-				goto usage;
-			p.tolerance = d / 100;
-			break;
-		case OPT_MIN_GAIN:
-			if (parse_number_option("--min-gain", optarg, 0, 50, &d) < 0)
-				goto usage;
-			p.min_gain = d / 100;
-			break;
-		case OPT_START:
-			if (strcmp(optarg, "full") && strcmp(optarg, "stock")) {
-				error("invalid value \"%s\" for --start: expected full or stock", optarg);
-				goto usage;
-			}
-			p.start_stock = !strcmp(optarg, "stock");
-			break;
-		case OPT_NO_READD: p.readd = 0; break;
-		case OPT_NO_REGRESS: tu.o.regress = 0; break;
-		case OPT_DRY_RUN: tu.o.dry_run = 1; break;
-		case 'j':
-			if (parse_int_option("--jobs", optarg, 1, 1024, &tu.o.jobs) < 0)
-				goto usage;
-			break;
-		case 'q': tu.o.quiet = 1; break;
-		case 'h':
-			tune_usage(stdout);
-			rc = 0;
-			goto done;
-		default:
-			goto usage;
-		}
-	}
-	if (optind < argc) {
-		error("unexpected argument \"%s\"", argv[optind]);
-		goto usage;
-	}
-	if (strcmp(tu.o.metric, "tps") && strcmp(tu.o.workload, "select-only") &&
-	    strcmp(tu.o.workload, "select1") && strcmp(tu.o.workload, "tpcb")) {
-		error("--metric instructions supports select-only, select1 and tpcb, not \"%s\" "
-		      "(use --metric tps)", tu.o.workload);
-		goto usage;
-	}
-
-	if (tu.o.plugin < 0) {
-		/* distccd refuses -fplugin: such compiles would all run locally */
-		const char *a = getenv("PGOPT_PREFIX"), *b = getenv("CCACHE_PREFIX");
-		tu.o.plugin = !((a && strstr(a, "distcc")) || (a && strstr(a, "ccache") && b && strstr(b, "distcc")));
-	}
-	tune_engine_init(&tu.t, &p);
-	if (load_scope(&tu) < 0)
-		goto done;
-	if (!tu.o.candidates && !(tu.o.candidates = default_candidates())) {
-		error("no --candidates given and no default list found (examples/tune-candidates.txt)");
-		goto done;
-	}
-	if (load_candidates(&tu, tu.o.candidates) < 0)
-		goto done;
-
-	tu.workdir = path_absolute(tu.o.workdir);
-	out_path = tu.o.out ? path_absolute(tu.o.out) : xasprintf("%s/best.policy", tu.workdir);
-	state_path = tu.o.state ? path_absolute(tu.o.state) : xasprintf("%s/state.jsonl", tu.workdir);
-
-	/* the start policy must pass pgoptcc's own checks */
-	text = policy_text(&tu, p.start_stock ? 0 : ~(tune_set)0);
-	if (check_policy(out_path, text) < 0)
-		goto done;
-	if (tu.o.dry_run) {
-		printf("candidates (%zu):\n", tu.t.flags.nr);
-		for (size_t i = 0; i < tu.t.flags.nr; i++)
-			printf("  %s\n", tu.t.flags.v[i]);
-		for (size_t i = 0; i < tu.refused.nr; i++)
-			printf("refused: %s\n", tu.refused.v[i]);
-		printf("start policy:\n%s", text);
-		rc = 0;
-		goto done;
-	}
-
-	if (tu.o.baseline) {
-		tu.stock_prefix = path_absolute(tu.o.baseline);
-		if (!installed(tu.stock_prefix)) {
-			error("--baseline %s: no bin/postgres: not an installed PostgreSQL", tu.o.baseline);
-			goto done;
-		}
-	}
-	if (mkdir_p(tu.workdir) < 0)
-		goto done;
-	chmod(tu.workdir, 0755);
-	tu.builddir = tu.o.builddir ? path_absolute(tu.o.builddir) : xasprintf("%s/build", tu.workdir);
-	tu.build_prefix = configured_prefix(tu.builddir);
-	if (!tu.build_prefix)
-		tu.build_prefix = xasprintf("%s/build-prefix", tu.workdir);
-	if (!tu.o.baseline)
-		tu.stock_prefix = set_prefix(&tu, 0);
-
-	tu.t.key = xasprintf("workload=%s metric=%s scope=%s src=%s builddir=%s", tu.o.workload,
-			     tu.o.metric, tu.o.scope, tu.o.src ? tu.o.src : "default", tu.builddir);
-	if (tune_state_load(&tu.t, state_path, &err) < 0) {
+	tu->t.key = xasprintf("workload=%s metric=%s scope=%s src=%s builddir=%s", tu->o.workload,
+			      tu->o.metric, tu->o.scope, tu->o.src ? tu->o.src : "default",
+			      tu->builddir);
+	if (tune_state_load(&tu->t, state_path, &err) < 0) {
 		error("%s", err.buf);
-		goto done;
+		strbuf_release(&err);
+		return -1;
 	}
-	if (tu.t.nr_records && !tu.o.quiet)
+	strbuf_release(&err);
+	if (tu->t.nr_records && !tu->o.quiet)
 		fprintf(stderr, "tune: resuming from %s (%zu evaluations recorded)\n", state_path,
-			tu.t.nr_records);
-	tu.t.state_path = xstrdup(state_path);
-	tu.t.evaluate = tuner_evaluate;
-	tu.t.ctx = &tu;
+			tu->t.nr_records);
+	tu->t.state_path = xstrdup(state_path);
+	tu->t.evaluate = tuner_evaluate;
+	tu->t.ctx = tu;
+	return 0;
+}
 
-	if (tune_engine_run(&tu.t) < 0) {
-		print_report(&tu, stdout, NULL);
-		error("tune stopped: %s", tu.t.stop_reason);
-		goto done;
+int tuner_run(struct tuner *tu, const struct tune_params *p)
+{
+	char *out_path = NULL, *state_path = NULL, *text = NULL;
+	int rc = PGBUILD_EXIT_ERROR;
+
+	tune_engine_init(&tu->t, p);
+	if (load_scope(tu) < 0)
+		goto out;
+	if (!tu->o.candidates && !(tu->o.candidates = default_candidates())) {
+		error("no --candidates given and no default list found (examples/tune-candidates.txt)");
+		goto out;
+	}
+	if (load_candidates(tu, tu->o.candidates) < 0)
+		goto out;
+	tu->workdir = path_absolute(tu->o.workdir);
+	out_path = tu->o.out ? path_absolute(tu->o.out) : xasprintf("%s/best.policy", tu->workdir);
+	state_path = tu->o.state ? path_absolute(tu->o.state) :
+		     xasprintf("%s/state.jsonl", tu->workdir);
+	/* the start policy must pass pgoptcc's own checks */
+	text = policy_text(tu, p->start_stock ? 0 : ~(tune_set)0);
+	if (check_policy(out_path, text) < 0)
+		goto out;
+	if (tu->o.dry_run) {
+		print_dry_run(tu, text);
+		rc = 0;
+		goto out;
+	}
+	if (prepare_dirs(tu) < 0 || prepare_engine(tu, state_path) < 0)
+		goto out;
+	if (tune_engine_run(&tu->t) < 0) {
+		print_report(tu, stdout, NULL);
+		error("tune stopped: %s", tu->t.stop_reason);
+		goto out;
 	}
 	free(text);
-	text = policy_text(&tu, tu.t.best);
+	text = policy_text(tu, tu->t.best);
 	if (check_policy(out_path, text) < 0 || write_text(out_path, text) < 0)
-		goto done;
-	print_report(&tu, stdout, out_path);
-	if (tu.o.json && write_json(&tu, tu.o.json, out_path) < 0)
-		goto done;
-	rc = strcmp(tu.t.stop_reason, "converged") ? PGBUILD_EXIT_FAIL : PGBUILD_EXIT_OK;
-	goto done;
-
-usage:
-	fprintf(stderr, "Try \"pgbuild tune --help\" for more information.\n");
-	rc = PGBUILD_EXIT_ERROR;
-done:
-	tune_engine_release(&tu.t);
-	strvec_clear(&tu.scope_globs);
-	strvec_clear(&tu.refused);
-	strbuf_release(&err);
-	free(tu.workdir);
-	free(tu.builddir);
-	free(tu.build_prefix);
-	free(tu.stock_prefix);
+		goto out;
+	print_report(tu, stdout, out_path);
+	if (tu->o.json && write_json(tu, tu->o.json, out_path) < 0)
+		goto out;
+	rc = strcmp(tu->t.stop_reason, "converged") ? PGBUILD_EXIT_FAIL : PGBUILD_EXIT_OK;
+out:
 	free(out_path);
 	free(state_path);
 	free(text);
 	return rc;
+}
+
+void tuner_release(struct tuner *tu)
+{
+	tune_engine_release(&tu->t);
+	strvec_clear(&tu->scope_globs);
+	strvec_clear(&tu->refused);
+	free(tu->workdir);
+	free(tu->builddir);
+	free(tu->build_prefix);
+	free(tu->stock_prefix);
 }
