@@ -25,6 +25,7 @@
 #include <libpq-fe.h>
 
 #include "strbuf.h"
+#include "strvec.h"
 
 #define BENCH_MAX_PARAMS 64     /* parameters of one SQL command */
 
@@ -202,5 +203,41 @@ void bench_snapshot_compare(PGconn *conn, const struct bench_workload *w,
 
 /* Run one query returning one int64 (NULL -> 0); -1 with an error on failure. */
 int bench_query_int(PGconn *conn, const char *sql, int64_t *out);
+
+/* ---------------- the benchmark run (client.c) ---------------- */
+
+enum bench_protocol { PROTO_SIMPLE, PROTO_EXTENDED, PROTO_PREPARED };
+
+/* The configuration of one run (one block, like pgbench's; bench's options). */
+struct bench_opts {
+	const char *prefix;     /* --prefix: private cluster from this install */
+	const char *connect;    /* --connect: existing server */
+	int init;               /* --init: load data on --connect server */
+	const char *workload;   /* --workload */
+	const char *file;       /* --file for the sql workload */
+	enum bench_protocol protocol; /* --protocol */
+	int clients;            /* --clients */
+	int threads;            /* --threads (0: min(cores, clients)) */
+	double warmup;          /* --warmup seconds */
+	double duration;        /* --duration seconds (0 with --transactions) */
+	int64_t transactions;   /* --transactions per client (0: by time) */
+	int progress;           /* --progress seconds (0: off) */
+	int scale;              /* --scale (0: default / detected) */
+	struct strvec settings; /* --set name=value */
+	int keep;               /* --keep */
+	const char *json;       /* --json FILE */
+	const char *template_dir; /* --datadir-template DIR */
+	uint64_t seed;          /* --seed */
+	double stmt_timeout;    /* --statement-timeout seconds (0: none) */
+	int quiet;              /* --quiet: no progress bar, no load messages */
+};
+
+/*
+ * Run the benchmark o describes (options already checked): the server
+ * (a private cluster of o->prefix, or o->connect), the data, the clients,
+ * the checks, the summary on stdout and --json.  Returns the exit code: 0
+ * ok, 1 a check failed, 2 could not run or clients aborted.
+ */
+int bench_run(struct bench_opts *o);
 
 #endif

@@ -53,33 +53,7 @@
 #define BAR_WIDTH 30    /* cells of the progress bar */
 #define BAR_EVERY_US 250000 /* the bar is redrawn 4 times a second */
 
-enum protocol { PROTO_SIMPLE, PROTO_EXTENDED, PROTO_PREPARED };
 static const char *const protocol_names[] = { "simple", "extended", "prepared" };
-
-/* ---------------- configuration (one block, like pgbench) ---------------- */
-
-struct bench_opts {
-	const char *prefix;     /* --prefix: private cluster from this install */
-	const char *connect;    /* --connect: existing server */
-	int init;               /* --init: load data on --connect server */
-	const char *workload;   /* --workload */
-	const char *file;       /* --file for the sql workload */
-	enum protocol protocol; /* --protocol */
-	int clients;            /* --clients */
-	int threads;            /* --threads (0: min(cores, clients)) */
-	double warmup;          /* --warmup seconds */
-	double duration;        /* --duration seconds (0 with --transactions) */
-	int64_t transactions;   /* --transactions per client (0: by time) */
-	int progress;           /* --progress seconds (0: off) */
-	int scale;              /* --scale (0: default / detected) */
-	struct strvec settings; /* --set name=value */
-	int keep;               /* --keep */
-	const char *json;       /* --json FILE */
-	const char *template_dir; /* --datadir-template DIR */
-	uint64_t seed;          /* --seed */
-	double stmt_timeout;    /* --statement-timeout seconds (0: none) */
-	int quiet;              /* --quiet: no progress bar, no load messages */
-};
 
 /*
  * --json FILE is written on every exit after the options are parsed: the
@@ -994,97 +968,6 @@ static char *server_cflags(const char *prefix, PGconn *conn)
 	return query_text(conn, "SELECT setting FROM pg_config WHERE name = 'CFLAGS'");
 }
 
-/* ---------------- options ---------------- */
-
-static void usage(FILE *fp)
-{
-	fprintf(fp,
-"usage: pgbuild bench (--prefix DIR | --connect CONNSTR [--init]) [OPTIONS]\n"
-"\n"
-"Run a multi-threaded libpq benchmark on a private throw-away cluster made\n"
-"from an installed PostgreSQL (--prefix), or on an existing server\n"
-"(--connect), and check the data afterwards.\n"
-"\n"
-"Server:\n"
-"  --prefix DIR           installed PostgreSQL (DIR/bin/initdb, DIR/bin/postgres)\n"
-"  --connect CONNSTR      use this server instead (nothing is loaded without --init)\n"
-"  --init                 with --connect: (re)load the workload's tables\n"
-"  --set NAME=VALUE       server setting for the private cluster (repeatable)\n"
-"  --keep                 keep the private cluster and print where it is\n"
-"  --datadir-template DIR reuse loaded data directories kept in DIR (made once)\n"
-"Workload:\n"
-"  -W, --workload NAME    select-only (default), tpcb, select1, point-select,\n"
-"                         tpcc-lite, sql FILE (or sql:FILE, or sql --file FILE)\n"
-"  -f, --file FILE        pgbench-style script for the sql workload; the pgbench\n"
-"                         tables are loaded (private cluster) or required\n"
-"                         (--connect) only if it names a pgbench_ table\n"
-"  -M, --protocol P       simple, extended or prepared (default)\n"
-"  -s, --scale N          pgbench scale / tpcc-lite warehouses (default 1)\n"
-"Load:\n"
-"  -c, --clients N        concurrent clients (default 1)\n"
-"  -j, --threads N        client threads (default min(cores, clients))\n"
-"  -T, --duration S       timed run in seconds (default 10)\n"
-"  -t, --transactions N   transactions per client instead of a duration\n"
-"      --warmup S         seconds run before timing starts (default 0)\n"
-"      --seed N           random seed (default: from the clock)\n"
-"      --statement-timeout S  abort a client that gets no answer for S seconds:\n"
-"                         the run is invalid, exit 2 (default 60; 0: wait forever)\n"
-"Output:\n"
-"  -P, --progress S       a progress line on stderr every S seconds\n"
-"      --json FILE        write all results as JSON\n"
-"  -q, --quiet            no progress bar, load messages or server-user notice\n"
-"\n"
-"The progress bar (stderr a terminal, no --progress) shows the time done, or\n"
-"with --transactions the transactions done.  --json FILE is also written when\n"
-"the run fails or is interrupted (\"valid\": false, \"exit_code\", \"error\").\n"
-"\n"
-"Root: initdb and postgres refuse to run as root, so when pgbuild runs as root\n"
-"the private cluster's server runs as the user $PGBUILD_SERVER_USER (default\n"
-"postgres, which must exist); that user must be able to enter $TMPDIR (or /tmp),\n"
-"where the cluster's private directory is made.\n"
-"\n"
-"Exit: 0 ok, 1 a correctness check failed, 2 could not run or clients aborted,\n"
-"128+N killed by signal N (the cluster is stopped and removed first).\n");
-}
-
-static int parse_int(const char *opt, const char *val, int64_t min, int64_t max, int64_t *out)
-{
-	char *end;
-	long long v;
-	errno = 0;
-	v = strtoll(val, &end, 10);
-	if (errno || end == val || *end || v < min || v > max) {
-		error("invalid value \"%s\" for option %s: expected an integer in %lld..%lld",
-		      val, opt, (long long)min, (long long)max);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-/* Seconds, fractions allowed: 0.5, 10, 1e1; positive unless allow_zero. */
-static int parse_seconds(const char *opt, const char *val, int positive, double *out)
-{
-	char *end;
-	double v;
-	errno = 0;
-	v = strtod(val, &end);
-	if (errno || end == val || *end || !isfinite(v) || v < 0 || (positive && v == 0) ||
-	    v > 86400.0 * 365) {
-		error("invalid value \"%s\" for option %s: expected %s number of seconds",
-		      val, opt, positive ? "a positive" : "a non-negative");
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static int bad_usage(void)
-{
-	fprintf(stderr, "Try \"pgbuild bench --help\" for more information.\n");
-	return PGBUILD_EXIT_ERROR;
-}
-
 /* ---------------- results ---------------- */
 
 struct results {
@@ -1428,447 +1311,325 @@ out:
 	return r;
 }
 
-/* ---------------- the command ---------------- */
+/* ---------------- the run, in phases ---------------- */
 
-PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
-{
-	static const struct option longopts[] = {
-		{ "prefix", required_argument, NULL, 1 },
-		{ "connect", required_argument, NULL, 2 },
-		{ "init", no_argument, NULL, 3 },
-		{ "workload", required_argument, NULL, 'W' },
-		{ "file", required_argument, NULL, 'f' },
-		{ "protocol", required_argument, NULL, 'M' },
-		{ "clients", required_argument, NULL, 'c' },
-		{ "threads", required_argument, NULL, 'j' },
-		{ "warmup", required_argument, NULL, 4 },
-		{ "duration", required_argument, NULL, 'T' },
-		{ "transactions", required_argument, NULL, 't' },
-		{ "progress", required_argument, NULL, 'P' },
-		{ "scale", required_argument, NULL, 's' },
-		{ "set", required_argument, NULL, 5 },
-		{ "keep", no_argument, NULL, 6 },
-		{ "json", required_argument, NULL, 7 },
-		{ "datadir-template", required_argument, NULL, 8 },
-		{ "seed", required_argument, NULL, 9 },
-		{ "statement-timeout", required_argument, NULL, 10 },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct bench_opts o;
-	struct bench_workload w;
-	struct cluster cl;
-	struct run run;
-	struct results R;
-	struct bench_checks cs;
+/* Everything one benchmark run works with. */
+struct session {
+	struct bench_opts *o;
+	struct bench_workload w;        /* the workload's scripts */
+	struct cluster cl;              /* the private cluster (have_cluster) */
+	int have_cluster;
+	struct run run;                 /* what the threads share */
+	struct results R;               /* merged after the run */
+	struct bench_checks cs;         /* correctness checks */
 	struct bench_snapshot before, after;
-	struct strbuf note = STRBUF_INIT, json = STRBUF_INIT, problems = STRBUF_INIT;
-	PGconn *ctrl = NULL;
-	char *conninfo = NULL, *server_version = NULL, *cflags = NULL;
-	int64_t version_num = 0, v;
-	int opt, have_duration = 0, seed_set = 0, exit_code, valid, have_cluster = 0;
-	int stalled = 0;
-	char *sqlfile = NULL;
-	struct bench_env env;
-	char *our_user = NULL;
+	struct strbuf note;             /* the data set, for the JSON */
+	PGconn *ctrl;                   /* main's control connection */
+	char *conninfo;                 /* what the clients connect to */
+	char *server_version, *cflags;  /* for the summary and the JSON */
+	char *our_user;                 /* who runs the server when not root */
+	struct bench_env env;           /* what the JSON knows so far */
+	int stalled;                    /* a client got no answer in time */
+	int exit_code;
+};
 
-	memset(&o, 0, sizeof(o));
-	memset(&run, 0, sizeof(run));
-	memset(&cs, 0, sizeof(cs));
-	memset(&R, 0, sizeof(R));
-	memset(&env, 0, sizeof(env));
-	o.workload = "select-only";
-	o.protocol = PROTO_PREPARED;
-	o.clients = 1;
-	o.duration = 10;
-	o.stmt_timeout = 60;
-	strvec_init(&o.settings);
+/* From here on every exit writes --json (valid: false unless a run
+ * completed), and a signal says in one line what it stopped. */
+static void arm_outputs(struct session *s)
+{
+	struct bench_opts *o = s->o;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "W:f:M:c:j:T:t:P:s:qh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 1: o.prefix = optarg; break;
-		case 2: o.connect = optarg; break;
-		case 3: o.init = 1; break;
-		case 'W': o.workload = optarg; break;
-		case 'f': o.file = optarg; break;
-		case 'M':
-			if (!strcmp(optarg, "simple")) o.protocol = PROTO_SIMPLE;
-			else if (!strcmp(optarg, "extended")) o.protocol = PROTO_EXTENDED;
-			else if (!strcmp(optarg, "prepared")) o.protocol = PROTO_PREPARED;
-			else {
-				error("invalid value \"%s\" for option --protocol: expected simple, "
-				      "extended or prepared", optarg);
-				return bad_usage();
-			}
-			break;
-		case 'c':
-			if (parse_int("--clients", optarg, 1, 10000, &v) < 0) return bad_usage();
-			o.clients = (int)v;
-			break;
-		case 'j':
-			if (parse_int("--threads", optarg, 1, 1000, &v) < 0) return bad_usage();
-			o.threads = (int)v;
-			break;
-		case 4:
-			if (parse_seconds("--warmup", optarg, 0, &o.warmup) < 0) return bad_usage();
-			break;
-		case 'T':
-			if (parse_seconds("--duration", optarg, 1, &o.duration) < 0)
-				return bad_usage();
-			have_duration = 1;
-			break;
-		case 't':
-			if (parse_int("--transactions", optarg, 1, INT64_MAX / 2, &v) < 0)
-				return bad_usage();
-			o.transactions = v;
-			break;
-		case 'P':
-			if (parse_int("--progress", optarg, 1, 86400, &v) < 0) return bad_usage();
-			o.progress = (int)v;
-			break;
-		case 's':
-			if (parse_int("--scale", optarg, 1, 100000, &v) < 0) return bad_usage();
-			o.scale = (int)v;
-			break;
-		case 5:
-			if (!strchr(optarg, '=') || optarg[0] == '=') {
-				error("invalid value \"%s\" for option --set: expected NAME=VALUE", optarg);
-				return bad_usage();
-			}
-			strvec_push(&o.settings, optarg);
-			break;
-		case 6: o.keep = 1; break;
-		case 7: o.json = optarg; break;
-		case 8: o.template_dir = optarg; break;
-		case 9:
-			if (parse_int("--seed", optarg, 0, INT64_MAX, &v) < 0) return bad_usage();
-			o.seed = (uint64_t)v;
-			seed_set = 1;
-			break;
-		case 10:
-			if (parse_seconds("--statement-timeout", optarg, 0, &o.stmt_timeout) < 0)
-				return bad_usage();
-			break;
-		case 'q': o.quiet = 1; break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			return bad_usage();
-		}
-	}
-	/* --workload sql FILE: the script as the one argument left */
-	if (optind < argc && !strcmp(o.workload, "sql") && !o.file)
-		o.file = argv[optind++];
-	if (optind < argc) {
-		error("unexpected argument \"%s\"", argv[optind]);
-		return bad_usage();
-	}
-	/* conflicts, after the loop (like pgbench) */
-	if (!o.prefix == !o.connect) {
-		error(o.prefix ? "--prefix and --connect cannot be used together"
-			       : "one of --prefix DIR or --connect CONNSTR is required");
-		return bad_usage();
-	}
-	if (o.init && !o.connect) {
-		error("--init only applies to --connect (a private cluster is always loaded)");
-		return bad_usage();
-	}
-	if (o.connect && (o.keep || o.settings.nr || o.template_dir)) {
-		error("--keep, --set and --datadir-template only apply to a private cluster (--prefix)");
-		return bad_usage();
-	}
-	if (have_duration && o.transactions) {
-		error("--duration and --transactions cannot be used together");
-		return bad_usage();
-	}
-	if (o.threads > o.clients) {
-		error("--threads %d is more than --clients %d", o.threads, o.clients);
-		return bad_usage();
-	}
-	if (!strncmp(o.workload, "sql:", 4)) {
-		if (o.file) {
-			error("give the script either as --workload sql:FILE or --file FILE");
-			return bad_usage();
-		}
-		sqlfile = xstrdup(o.workload + 4);
-		o.file = sqlfile;
-		o.workload = "sql";
-	} else if (o.file && !strcmp(o.workload, "select-only")) {
-		o.workload = "sql";
-	} else if (o.file && strcmp(o.workload, "sql")) {
-		error("--file only applies to --workload sql");
-		return bad_usage();
-	}
-	if (o.transactions)
-		o.duration = 0;
-	if (!o.threads) {
-		long cores = sysconf(_SC_NPROCESSORS_ONLN);
-		o.threads = cores < 1 ? 1 : cores < o.clients ? (int)cores : o.clients;
-	}
-	if (!seed_set)
-		o.seed = (uint64_t)clock_us() ^ ((uint64_t)getpid() << 32);
-
-	/* from here on, every exit writes --json (valid: false unless a run
-	 * completed), and a signal says in one line what it stopped */
-	if (o.json) {
-		bj.path = o.json;
-		bj.sigtmp = xasprintf("%s.sig.%d", o.json, (int)getpid());
+	if (o->json) {
+		bj.path = o->json;
+		bj.sigtmp = xasprintf("%s.sig.%d", o->json, (int)getpid());
 	}
 	cluster_on_interrupt(bench_interrupted);
 	cluster_install_handlers();
-	if (o.prefix) {
+	if (o->prefix) {
 		if (server_user_name()) {
-			env.server_user = server_user_name();
-			if (!o.quiet)
+			s->env.server_user = server_user_name();
+			if (!o->quiet)
 				fprintf(stderr, "%s: running the server as user %s (pgbuild runs as root)\n",
-					error_program(), env.server_user);
+					error_program(), s->env.server_user);
 		} else {
 			struct server_user me = SERVER_USER_INIT;
 			server_user_get(&me, NULL, NULL, NULL);
-			our_user = xstrdup(me.name);
-			env.server_user = our_user;
+			s->our_user = xstrdup(me.name);
+			s->env.server_user = s->our_user;
 			server_user_release(&me);
 		}
 	}
-	json_arm(&o, o.threads, &env);
-	exit_code = PGBUILD_EXIT_ERROR;
-	if (bench_workload_init(&w, o.workload, o.file) < 0) {
-		char *m = xasprintf("cannot set up workload \"%s\"%s%s", o.workload,
-				    o.file ? " from " : "", o.file ? o.file : "");
-		bench_note_error(m);
-		free(m);
-		goto out_early;
-	}
+	json_arm(o, o->threads, &s->env);
+}
 
-	/* the server */
-	if (o.prefix) {
-		run.scale = o.scale ? o.scale : 1;
-		if (setup_cluster(&o, &w, run.scale, &cl, &note) < 0) {
-			if (cl.dir)
-				cluster_destroy(&cl);
-			goto out;
+/* --connect: load the data (--init), or find what is loaded. */
+static int existing_data(struct session *s)
+{
+	struct bench_opts *o = s->o;
+	struct bench_workload *w = &s->w;
+	int sc;
+
+	if (o->init) {
+		s->run.scale = o->scale ? o->scale : 1;
+		if (bench_load(s->ctrl, w->data, s->run.scale, o->quiet) < 0) {
+			bench_note_error("loading the data set failed");
+			return -1;
 		}
-		have_cluster = 1;
-		conninfo = xstrdup(cluster_conninfo(&cl, "postgres"));
+		strbuf_addf(&s->note, "%s scale %d loaded", bench_dataset_name(w->data), s->run.scale);
+		return 0;
+	}
+	if (w->data == DATA_NONE) {
+		s->run.scale = o->scale ? o->scale : 1;
+		strbuf_addstr(&s->note, "none");
+		return 0;
+	}
+	sc = bench_detect_scale(s->ctrl, w->data);
+	if (sc < 0)
+		return bench_error("the %s tables are not there (or empty): load them with --init",
+				   bench_dataset_name(w->data));
+	if (o->scale && o->scale != sc && w->data != DATA_TEST01)
+		warning("--scale %d given, but the data has scale %d: using %d", o->scale, sc, sc);
+	s->run.scale = w->data == DATA_TEST01 && o->scale ? o->scale : sc;
+	strbuf_addf(&s->note, "%s scale %d (existing)", bench_dataset_name(w->data), s->run.scale);
+	return 0;
+}
+
+/* The server: a private cluster made and loaded, or --connect's; the
+ * control connection and what it says about the server. */
+static int open_server(struct session *s)
+{
+	struct bench_opts *o = s->o;
+
+	if (o->prefix) {
+		s->run.scale = o->scale ? o->scale : 1;
+		if (setup_cluster(o, &s->w, s->run.scale, &s->cl, &s->note) < 0) {
+			if (s->cl.dir)
+				cluster_destroy(&s->cl);
+			return -1;
+		}
+		s->have_cluster = 1;
+		s->conninfo = xstrdup(cluster_conninfo(&s->cl, "postgres"));
 	} else {
-		conninfo = xstrdup(o.connect);
+		s->conninfo = xstrdup(o->connect);
 	}
-	env.dataset = note.buf;
-	json_arm(&o, o.threads, &env);
-	ctrl = PQconnectdb(conninfo);
-	if (PQstatus(ctrl) != CONNECTION_OK) {
-		char *m = first_line(PQerrorMessage(ctrl));
-		bench_error("cannot connect to \"%s\": %s", o.connect ? o.connect : conninfo, m);
+	s->env.dataset = s->note.buf;
+	json_arm(o, o->threads, &s->env);
+	s->ctrl = PQconnectdb(s->conninfo);
+	if (PQstatus(s->ctrl) != CONNECTION_OK) {
+		char *m = first_line(PQerrorMessage(s->ctrl));
+		bench_error("cannot connect to \"%s\": %s", o->connect ? o->connect : s->conninfo, m);
 		free(m);
-		goto out;
+		return -1;
 	}
-	PQclear(PQexec(ctrl, "SET client_min_messages = warning"));
-	if (o.connect) {
-		if (o.init) {
-			run.scale = o.scale ? o.scale : 1;
-			if (bench_load(ctrl, w.data, run.scale, o.quiet) < 0) {
-				bench_note_error("loading the data set failed");
-				goto out;
-			}
-			strbuf_addf(&note, "%s scale %d loaded", bench_dataset_name(w.data), run.scale);
-		} else if (w.data == DATA_NONE) {
-			run.scale = o.scale ? o.scale : 1;
-			strbuf_addstr(&note, "none");
-		} else {
-			int s = bench_detect_scale(ctrl, w.data);
-			if (s < 0) {
-				bench_error("the %s tables are not there (or empty): load them with --init",
-					    bench_dataset_name(w.data));
-				goto out;
-			}
-			if (o.scale && o.scale != s && w.data != DATA_TEST01)
-				warning("--scale %d given, but the data has scale %d: using %d",
-					o.scale, s, s);
-			run.scale = w.data == DATA_TEST01 && o.scale ? o.scale : s;
-			strbuf_addf(&note, "%s scale %d (existing)", bench_dataset_name(w.data),
-				    run.scale);
-		}
-		env.dataset = note.buf;
+	PQclear(PQexec(s->ctrl, "SET client_min_messages = warning"));
+	if (o->connect) {
+		if (existing_data(s) < 0)
+			return -1;
+		s->env.dataset = s->note.buf;
 	}
-	server_version = query_text(ctrl, "SHOW server_version");
+	s->server_version = query_text(s->ctrl, "SHOW server_version");
 	{
-		char *n = query_text(ctrl, "SHOW server_version_num");
-		version_num = n ? atoll(n) : 0;
+		char *n = query_text(s->ctrl, "SHOW server_version_num");
+		s->env.version_num = n ? atoll(n) : 0;
 		free(n);
 	}
-	cflags = server_cflags(o.prefix, ctrl);
-	env.server_version = server_version;
-	env.version_num = version_num;
-	env.cflags = cflags;
-	json_arm(&o, o.threads, &env);
-	run.flush_stats = version_num >= 150000;
-	snprintf(run.appname, sizeof(run.appname), "pgbuild-bench-%d", (int)getpid());
+	s->cflags = server_cflags(o->prefix, s->ctrl);
+	s->env.server_version = s->server_version;
+	s->env.cflags = s->cflags;
+	json_arm(o, o->threads, &s->env);
+	s->run.flush_stats = s->env.version_num >= 150000;
+	snprintf(s->run.appname, sizeof(s->run.appname), "pgbuild-bench-%d", (int)getpid());
+	return 0;
+}
 
-	if (bench_snapshot_take(ctrl, w.data, &before) < 0) {
-		bench_note_error("cannot read the data before the run");
-		goto out;
-	}
+/* Threads and their clients, spread evenly, each client seeded. */
+static void setup_threads(struct session *s)
+{
+	struct bench_opts *o = s->o;
+	struct run *run = &s->run;
+	struct bench_workload *w = &s->w;
 
-	/* threads and clients */
-	run.o = &o;
-	run.w = &w;
-	run.conninfo = conninfo;
-	run.ctrl = ctrl;
-	run.nthreads = o.threads;
-	run.threads = xcalloc_lines((size_t)o.threads, sizeof(*run.threads));
-	the_run = &run;
-	for (int i = 0, next = 0; i < o.threads; i++) {
-		struct thread *t = &run.threads[i];
+	run->o = o;
+	run->w = w;
+	run->conninfo = s->conninfo;
+	run->ctrl = s->ctrl;
+	run->nthreads = o->threads;
+	run->threads = xcalloc_lines((size_t)o->threads, sizeof(*run->threads));
+	the_run = run;
+	for (int i = 0, next = 0; i < o->threads; i++) {
+		struct thread *t = &run->threads[i];
 		/* spread evenly: the first (clients % threads) get one more */
 		t->id = i;
-		t->nclients = o.clients / o.threads + (i < o.clients % o.threads);
+		t->nclients = o->clients / o->threads + (i < o->clients % o->threads);
 		t->clients = xcalloc_lines((size_t)t->nclients, sizeof(*t->clients));
-		t->script_commits = xcalloc_lines((size_t)w.nscripts, sizeof(int64_t));
+		t->script_commits = xcalloc_lines((size_t)w->nscripts, sizeof(int64_t));
 		hist_init(&t->hist);
 		strbuf_init(&t->text, 256);
 		for (int k = 0; k < t->nclients; k++) {
 			struct client *c = &t->clients[k];
 			c->id = next++;
-			c->vars = xcalloc_lines((size_t)w.vars.nr + 1, sizeof(*c->vars));
-			for (int x = 0; x < w.vars.nr; x++)
+			c->vars = xcalloc_lines((size_t)w->vars.nr + 1, sizeof(*c->vars));
+			for (int x = 0; x < w->vars.nr; x++)
 				c->vars[x].isnull = 1;
-			c->vars[w.var_scale].i = run.scale;
-			c->vars[w.var_scale].isnull = 0;
-			c->vars[w.var_client_id].i = c->id;
-			c->vars[w.var_client_id].isnull = 0;
-			bench_prng_seed(&c->rng, o.seed + (uint64_t)c->id * 0x9e3779b97f4a7c15ULL);
+			c->vars[w->var_scale].i = run->scale;
+			c->vars[w->var_scale].isnull = 0;
+			c->vars[w->var_client_id].i = c->id;
+			c->vars[w->var_client_id].isnull = 0;
+			bench_prng_seed(&c->rng, o->seed + (uint64_t)c->id * 0x9e3779b97f4a7c15ULL);
 		}
 	}
-	pthread_barrier_init(&run.b_connect, NULL, (unsigned)o.threads);
-	pthread_barrier_init(&run.b_ready, NULL, (unsigned)o.threads);
-	pthread_barrier_init(&run.b_go, NULL, (unsigned)o.threads);
+}
+
+/* The timed run: thread 0 in main, the others in threads of their own. */
+static int run_clients(struct session *s)
+{
+	struct run *run = &s->run;
+	int n = s->o->threads;
+
+	setup_threads(s);
+	pthread_barrier_init(&run->b_connect, NULL, (unsigned)n);
+	pthread_barrier_init(&run->b_ready, NULL, (unsigned)n);
+	pthread_barrier_init(&run->b_go, NULL, (unsigned)n);
 	/* worker threads never take the cluster's cleanup signals */
 	cluster_block_signals(SIG_BLOCK);
-	for (int i = 1; i < o.threads; i++) {
-		int e = pthread_create(&run.threads[i].tid, NULL, thread_body, &run.threads[i]);
+	for (int i = 1; i < n; i++) {
+		int e = pthread_create(&run->threads[i].tid, NULL, thread_body, &run->threads[i]);
 		if (e)
 			die(PGBUILD_EXIT_ERROR, "cannot create thread: %s", strerror(e));
 	}
 	cluster_block_signals(SIG_UNBLOCK);
-	thread_body(&run.threads[0]);
-	for (int i = 1; i < o.threads; i++)
-		pthread_join(run.threads[i].tid, NULL);
-
-	if (run.abort_run) {
-		bench_error("not every client could connect; nothing was run");
-		goto out;
-	}
-	merge_results(&run, &R);
-	for (int i = 0; i < run.nthreads; i++)
-		stalled |= run.threads[i].stalled;
-	if (stalled) {
+	thread_body(&run->threads[0]);
+	for (int i = 1; i < n; i++)
+		pthread_join(run->threads[i].tid, NULL);
+	if (run->abort_run)
+		return bench_error("not every client could connect; nothing was run");
+	merge_results(run, &s->R);
+	for (int i = 0; i < run->nthreads; i++)
+		s->stalled |= run->threads[i].stalled;
+	if (s->stalled) {
 		/* the server does not answer: no further query would return */
-		bench_check_add(&cs, "server_answers", 0, "no answer within %g s "
+		bench_check_add(&s->cs, "server_answers", 0, "no answer within %g s "
 				"(--statement-timeout): the server is stopped or hung",
-				o.stmt_timeout);
-		PQfinish(ctrl);
-		ctrl = NULL;
-		run.xact_ok = 0;
+				s->o->stmt_timeout);
+		PQfinish(s->ctrl);
+		s->ctrl = NULL;
+		run->xact_ok = 0;
 	}
+	return 0;
+}
 
-	if (run.xact_ok) {
-		int64_t xa, left = 1, nq = 0;
-		char *sql = xasprintf("SELECT count(*) FROM pg_stat_activity "
-				      "WHERE application_name = '%s'", run.appname);
-		/* a backend flushes its statistics when it exits, which happens
-		 * a little after the client disconnected: wait for that */
-		for (int i = 0; i < 1000 && left; i++) {
-			struct timespec ts = { 0, 10 * 1000 * 1000 };
-			if (bench_query_int(ctrl, sql, &left) < 0)
-				break;
-			nq++;
-			if (left)
-				nanosleep(&ts, NULL);
-		}
-		free(sql);
-		flush_stats(&run, ctrl);
-		if (bench_query_int(ctrl, "SELECT xact_commit FROM pg_stat_database "
-				    "WHERE datname = current_database()", &xa) == 0) {
-			/* ours: the "before" read, the waits, the flush just now */
-			int64_t server = xa - run.xact_before - 2 - nq;
-			/* exact where nobody else can commit: our private cluster
-			 * without autovacuum (its workers commit in our database
-			 * too); elsewhere the server may count more than we did */
-			char *av = query_text(ctrl, "SHOW autovacuum");
-			int exact = have_cluster && av && !strcmp(av, "off");
-			const char *why = !have_cluster ? "not our server: other sessions may commit" :
-					  exact ? "private cluster, autovacuum off: must be equal" :
-					  "autovacuum on: its workers commit too";
-			free(av);
-			if (R.aborted) {
-				bench_check_add(&cs, "xact_commits", -1,
-						"not compared: clients aborted");
-			} else {
-				bench_check_add(&cs, "xact_commits",
-						exact ? server == R.commits : server >= R.commits,
-						"clients committed %lld, server counted %lld%s (%s)",
-						(long long)R.commits, (long long)server,
-						server == R.commits ? " (exact)" :
-						server > R.commits ? " (more)" : " (commits missing)",
-						why);
-			}
-		}
-	} else if (!stalled) {
-		bench_check_add(&cs, "xact_commits", -1, "not available before PostgreSQL 15");
+/* pg_stat_database.xact_commit against what the clients committed. */
+static void check_commits(struct session *s)
+{
+	struct run *run = &s->run;
+	int64_t xa, left = 1, nq = 0;
+	char *sql;
+
+	if (!run->xact_ok) {
+		if (!s->stalled)
+			bench_check_add(&s->cs, "xact_commits", -1, "not available before PostgreSQL 15");
+		return;
 	}
-	/* correctness */
-	if (stalled)
+	sql = xasprintf("SELECT count(*) FROM pg_stat_activity "
+			"WHERE application_name = '%s'", run->appname);
+	/* a backend flushes its statistics when it exits, which happens a
+	 * little after the client disconnected: wait for that */
+	for (int i = 0; i < 1000 && left; i++) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		if (bench_query_int(s->ctrl, sql, &left) < 0)
+			break;
+		nq++;
+		if (left)
+			nanosleep(&ts, NULL);
+	}
+	free(sql);
+	flush_stats(run, s->ctrl);
+	if (bench_query_int(s->ctrl, "SELECT xact_commit FROM pg_stat_database "
+			    "WHERE datname = current_database()", &xa) == 0) {
+		/* ours: the "before" read, the waits, the flush just now */
+		int64_t server = xa - run->xact_before - 2 - nq;
+		/* exact where nobody else can commit: our private cluster
+		 * without autovacuum (its workers commit in our database too);
+		 * elsewhere the server may count more than we did */
+		char *av = query_text(s->ctrl, "SHOW autovacuum");
+		int exact = s->have_cluster && av && !strcmp(av, "off");
+		const char *why = !s->have_cluster ? "not our server: other sessions may commit" :
+				  exact ? "private cluster, autovacuum off: must be equal" :
+				  "autovacuum on: its workers commit too";
+		free(av);
+		if (s->R.aborted)
+			bench_check_add(&s->cs, "xact_commits", -1, "not compared: clients aborted");
+		else
+			bench_check_add(&s->cs, "xact_commits",
+					exact ? server == s->R.commits : server >= s->R.commits,
+					"clients committed %lld, server counted %lld%s (%s)",
+					(long long)s->R.commits, (long long)server,
+					server == s->R.commits ? " (exact)" :
+					server > s->R.commits ? " (more)" : " (commits missing)", why);
+	}
+}
+
+/* The workload's invariants and the server log. */
+static void check_data(struct session *s)
+{
+	struct strbuf problems = STRBUF_INIT;
+
+	if (s->stalled)
 		;       /* reported as server_answers */
-	else if (bench_snapshot_take(ctrl, w.data, &after) < 0)
-		bench_check_add(&cs, "snapshot", 0, "could not read the data after the run");
+	else if (bench_snapshot_take(s->ctrl, s->w.data, &s->after) < 0)
+		bench_check_add(&s->cs, "snapshot", 0, "could not read the data after the run");
 	else
-		bench_snapshot_compare(ctrl, &w, &before, &after, R.script_commits, &cs);
-	if (have_cluster) {
-		int n = cluster_check_log(&cl, &problems);
+		bench_snapshot_compare(s->ctrl, &s->w, &s->before, &s->after, s->R.script_commits,
+				       &s->cs);
+	if (s->have_cluster) {
+		int n = cluster_check_log(&s->cl, &problems);
 		strbuf_rtrim(&problems);
-		bench_check_add(&cs, "server_log", n == 0, "%s",
+		bench_check_add(&s->cs, "server_log", n == 0, "%s",
 				n ? problems.buf : "no PANIC, crash or assertion failure");
 	} else {
-		bench_check_add(&cs, "server_log", -1, "not checked: not our server");
+		bench_check_add(&s->cs, "server_log", -1, "not checked: not our server");
 	}
-	valid = 1;
-	for (int i = 0; i < cs.nr; i++)
-		if (cs.c[i].ok == 0)
-			valid = 0;
-	if (R.aborted)
-		exit_code = PGBUILD_EXIT_ERROR;
-	else if (!valid)
-		exit_code = PGBUILD_EXIT_FAIL;
-	else
-		exit_code = PGBUILD_EXIT_OK;
-	if (R.aborted)
-		valid = 0;
-	for (int i = 0; i < cs.nr; i++)
-		if (cs.c[i].ok == 0)
-			bench_error("check %s failed: %s", cs.c[i].name, cs.c[i].detail);
-	if (R.aborted)
-		bench_error("%d client%s aborted", R.aborted, R.aborted == 1 ? "" : "s");
+	strbuf_release(&problems);
+}
 
-	print_summary(&run, &R, &cs, valid, server_version);
-	if (o.json) {
-		write_json(&json, &run, &R, &cs, valid, exit_code, &env, ctrl);
+/* The exit code from the checks; the summary and --json. */
+static void verdict(struct session *s)
+{
+	struct strbuf json = STRBUF_INIT;
+	struct results *R = &s->R;
+	int valid = 1;
+
+	for (int i = 0; i < s->cs.nr; i++)
+		if (s->cs.c[i].ok == 0)
+			valid = 0;
+	if (R->aborted)
+		s->exit_code = PGBUILD_EXIT_ERROR;
+	else if (!valid)
+		s->exit_code = PGBUILD_EXIT_FAIL;
+	else
+		s->exit_code = PGBUILD_EXIT_OK;
+	if (R->aborted)
+		valid = 0;
+	for (int i = 0; i < s->cs.nr; i++)
+		if (s->cs.c[i].ok == 0)
+			bench_error("check %s failed: %s", s->cs.c[i].name, s->cs.c[i].detail);
+	if (R->aborted)
+		bench_error("%d client%s aborted", R->aborted, R->aborted == 1 ? "" : "s");
+	print_summary(&s->run, R, &s->cs, valid, s->server_version);
+	if (s->o->json) {
+		write_json(&json, &s->run, R, &s->cs, valid, s->exit_code, &s->env, s->ctrl);
 		if (json_publish(json.buf, json.len) < 0)
-			exit_code = PGBUILD_EXIT_ERROR;
+			s->exit_code = PGBUILD_EXIT_ERROR;
 		bj.done = 1;    /* even when it failed: no second attempt */
 	}
-out:
-	if (ctrl)
-		PQfinish(ctrl);
-	if (have_cluster)
-		cluster_destroy(&cl);
-out_early:
-	if (exit_code != PGBUILD_EXIT_OK)
-		json_fail(&o, o.threads, &env, exit_code);
-	for (int i = 0; run.threads && i < run.nthreads; i++) {
-		struct thread *t = &run.threads[i];
+	strbuf_release(&json);
+}
+
+static void session_release(struct session *s)
+{
+	struct run *run = &s->run;
+	for (int i = 0; run->threads && i < run->nthreads; i++) {
+		struct thread *t = &run->threads[i];
 		for (int k = 0; k < t->nclients; k++) {
 			free(t->clients[k].vars);
 			free(t->clients[k].errmsg);
@@ -1878,24 +1639,58 @@ out_early:
 		free(t->timeline);
 		strbuf_release(&t->text);
 	}
-	free(run.threads);
-	free(R.script_commits);
-	free(R.timeline);
-	free(conninfo);
-	free(server_version);
-	free(cflags);
-	free(sqlfile);
-	free(our_user);
+	free(run->threads);
+	free(s->R.script_commits);
+	free(s->R.timeline);
+	free(s->conninfo);
+	free(s->server_version);
+	free(s->cflags);
+	free(s->our_user);
 	free(bj.sigtmp);
 	cluster_block_signals(SIG_BLOCK);
 	free(bj.doc);
 	bj.doc = NULL;
 	bj.path = NULL;
 	cluster_block_signals(SIG_UNBLOCK);
-	strbuf_release(&note);
-	strbuf_release(&json);
-	strbuf_release(&problems);
-	strvec_clear(&o.settings);
-	bench_workload_release(&w);
-	return exit_code;
+	strbuf_release(&s->note);
+	bench_workload_release(&s->w);
+}
+
+int bench_run(struct bench_opts *o)
+{
+	struct session s;
+
+	memset(&s, 0, sizeof(s));
+	s.o = o;
+	strbuf_init(&s.note, 0);
+	arm_outputs(&s);
+	s.exit_code = PGBUILD_EXIT_ERROR;
+	if (bench_workload_init(&s.w, o->workload, o->file) < 0) {
+		char *m = xasprintf("cannot set up workload \"%s\"%s%s", o->workload,
+				    o->file ? " from " : "", o->file ? o->file : "");
+		bench_note_error(m);
+		free(m);
+		goto out_early;
+	}
+	if (open_server(&s) < 0)
+		goto out;
+	if (bench_snapshot_take(s.ctrl, s.w.data, &s.before) < 0) {
+		bench_note_error("cannot read the data before the run");
+		goto out;
+	}
+	if (run_clients(&s) < 0)
+		goto out;
+	check_commits(&s);
+	check_data(&s);
+	verdict(&s);
+out:
+	if (s.ctrl)
+		PQfinish(s.ctrl);
+	if (s.have_cluster)
+		cluster_destroy(&s.cl);
+out_early:
+	if (s.exit_code != PGBUILD_EXIT_OK)
+		json_fail(o, o->threads, &s.env, s.exit_code);
+	session_release(&s);
+	return s.exit_code;
 }
