@@ -1,7 +1,7 @@
 /*
- * inspect.c - `pgbuild inspect`: print the optimization record that
- * pgoptcc and pgopt.so left inside objects, archives, executables and
- * shared libraries.
+ * inspect.c - print the optimization record that pgoptcc and pgopt.so left
+ * inside objects, archives, executables and shared libraries (`pgbuild
+ * inspect`); see inspect.h.
  *
  * Per translation unit: the recorded command line (.GCC.command.line, or
  * the plugin's own copy for LTO objects, whose .GCC.command.line the linker
@@ -17,49 +17,13 @@
  * Exit: 0 printed, 1 a file holds no pgopt record (--require), 2 unreadable
  * or corrupt input / bad usage.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "elf/elfrec.h"
+#include "report/inspect.h"
 #include "pgbuild.h"
-
-struct inspect_opts {
-	int json;             /* --json */
-	int sites;            /* --sites */
-	int units_only;       /* --units */
-	int require;          /* --require: no record is a failure */
-	const char *function; /* --function NAME: only this function */
-	const char *tu;       /* --tu PATH: only this unit */
-};
-
-/* Totals over everything printed. */
-struct inspect_totals {
-	long units, functions, sites, link_sites, cross_sites, refused;
-};
-
-static void inspect_usage(FILE *fp)
-{
-	fprintf(fp,
-		"usage: pgbuild inspect [OPTIONS] FILE...\n"
-		"\n"
-		"Print the per-translation-unit and per-function optimization record\n"
-		"(.pgopt.log, .GCC.command.line) of objects, static archives,\n"
-		"executables and shared libraries.\n"
-		"\n"
-		"  --json           one JSON document {\"units\":[{\"tu\":...,\"flags\":[...],\n"
-		"                   \"functions\":[...]}],\"files\":[...]}\n"
-		"  --units          one line per translation unit, no function table\n"
-		"  --sites          one line per inlined call site:\n"
-		"                   TU FUNCTION FILE:LINE:COL CALLEE STAGE (tab separated)\n"
-		"  --function NAME  only functions whose name or source name is NAME\n"
-		"  --tu PATH        only the translation unit PATH\n"
-		"  --require        exit 1 when a file holds no pgopt record\n"
-		"  -h, --help       this text\n"
-		"\n"
-		"Exit codes: 0 success, 1 no record (--require), 2 unreadable or corrupt input.\n");
-}
 
 static const char *str_or(const char *s, const char *def)
 {
@@ -383,8 +347,7 @@ static void json_unit(const struct inspect_opts *o, struct json_writer *jw,
 	json_object_end(jw);
 }
 
-/* Inspect one file; returns 0, 1 (no record) or 2 (error). */
-static int inspect_file(const struct inspect_opts *o, const char *path,
+int inspect_file(const struct inspect_opts *o, const char *path,
 			struct json_writer *jw, struct json_writer *fw,
 			struct inspect_totals *t)
 {
@@ -455,80 +418,5 @@ static int inspect_file(const struct inspect_opts *o, const char *path,
 		rc = PGBUILD_EXIT_FAIL;
 	elfrec_release(&f);
 	strbuf_release(&err);
-	return rc;
-}
-
-PGBUILD_COMMAND(inspect, "show the per-unit and per-function optimization record of binaries")
-{
-	enum { OPT_JSON = 256, OPT_SITES, OPT_UNITS, OPT_FUNCTION, OPT_TU, OPT_REQUIRE };
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "sites", no_argument, NULL, OPT_SITES },
-		{ "units", no_argument, NULL, OPT_UNITS },
-		{ "function", required_argument, NULL, OPT_FUNCTION },
-		{ "tu", required_argument, NULL, OPT_TU },
-		{ "require", no_argument, NULL, OPT_REQUIRE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct inspect_opts o = { 0 };
-	struct inspect_totals t = { 0 };
-	struct strbuf out = STRBUF_INIT, files = STRBUF_INIT;
-	struct json_writer jw, fw;
-	int c, rc = 0;
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_JSON: o.json = 1; break;
-		case OPT_SITES: o.sites = 1; break;
-		case OPT_UNITS: o.units_only = 1; break;
-		case OPT_FUNCTION: o.function = optarg; break;
-		case OPT_TU: o.tu = optarg; break;
-		case OPT_REQUIRE: o.require = 1; break;
-		case 'h': inspect_usage(stdout); return 0;
-		default:
-			fprintf(stderr, "Try \"pgbuild inspect --help\".\n");
-			return PGBUILD_EXIT_ERROR;
-		}
-	}
-	if (o.json + o.sites + o.units_only > 1) {
-		error("--json, --sites and --units exclude each other");
-		return PGBUILD_EXIT_ERROR;
-	}
-	if (optind >= argc) {
-		error("no FILE given");
-		fprintf(stderr, "Try \"pgbuild inspect --help\".\n");
-		return PGBUILD_EXIT_ERROR;
-	}
-	json_writer_init(&jw, &out);
-	json_writer_init(&fw, &files);
-	if (o.json) {
-		json_object_begin(&jw);
-		json_key(&jw, "units");
-		json_array_begin(&jw);
-		json_array_begin(&fw);
-	}
-	for (int i = optind; i < argc; i++) {
-		int r = inspect_file(&o, argv[i], o.json ? &jw : NULL, &fw, &t);
-		if (r > rc)
-			rc = r;
-	}
-	if (o.json) {
-		json_array_end(&jw);
-		json_array_end(&fw);
-		json_key(&jw, "files");
-		json_raw(&jw, files.buf);
-		json_object_end(&jw);
-		fwrite(out.buf, 1, out.len, stdout);
-		putchar('\n');
-	} else if (!o.sites && t.units) {
-		printf("%ld units, %ld functions, %ld inlined call sites "
-		       "(%ld at link time, %ld cross-file), %ld calls not inlined\n",
-		       t.units, t.functions, t.sites, t.link_sites, t.cross_sites,
-		       t.refused);
-	}
-	strbuf_release(&files);
-	strbuf_release(&out);
 	return rc;
 }

@@ -1,7 +1,7 @@
 /*
- * report.c - `pgbuild report`: a gate result, the compile log and the two
- * binaries summarised for people: a terminal summary, --json, and --html
- * (html.c).
+ * report.c - a gate result, the compile log and the two binaries
+ * summarised for people (`pgbuild report`): a terminal summary, --json,
+ * and --html (html.c); see report.h.
  *
  * Per-function changes come from the binaries themselves: function symbol
  * sizes (.symtab, else .dynsym: postgres exports its functions for
@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -597,32 +596,9 @@ void report_terminal(const struct report_data *rd, FILE *fp)
 	}
 }
 
-/* ---------------- the command ---------------- */
+/* ---------------- outputs ---------------- */
 
-static void report_usage(FILE *fp)
-{
-	fprintf(fp,
-"usage: pgbuild report [--gate FILE] [--log DIR] [--baseline PREFIX] [--candidate PREFIX]\n"
-"                      [--inspect-baseline FILE] [--inspect FILE] [--html FILE] [--json FILE]\n"
-"\n"
-"Summarise a gate result, a compile log and the two builds.\n"
-"\n"
-"  --gate FILE              result of `pgbuild gate --json FILE`\n"
-"  --log DIR                compile log directory (PGOPT_LOGDIR) of the candidate:\n"
-"                           per-file flags\n"
-"  --baseline PREFIX        install of A: per-function sizes from PREFIX/bin/postgres\n"
-"  --candidate PREFIX       install of B (likewise)\n"
-"  --inspect-baseline FILE  A's postgres binary or its `pgbuild inspect --json` output\n"
-"  --inspect FILE           B's (inlining records come from the plugin's sections)\n"
-"  --html FILE              write one self-contained HTML page with SVG plots\n"
-"  --json FILE              write the per-file and per-function tables as JSON\n"
-"\n"
-"Without --baseline/--candidate, the prefixes recorded in the gate result are used;\n"
-"without --log, the compile log named by the candidate's pgopt-build.json.\n"
-"Exit: 0 written (whatever the verdict), 2 input missing or unreadable.\n");
-}
-
-static void write_report_json(const struct report_data *rd, struct strbuf *out)
+void report_write_json(const struct report_data *rd, struct strbuf *out)
 {
 	struct json_writer jw;
 	json_writer_init(&jw, out);
@@ -664,12 +640,7 @@ static void write_report_json(const struct report_data *rd, struct strbuf *out)
 	strbuf_addch(out, '\n');
 }
 
-static int save(const char *path, const struct strbuf *sb)
-{
-	return write_file_atomic(path, sb->buf, sb->len);
-}
-
-static char *read_optional(const char *prefix, const char *file)
+char *report_read_optional(const char *prefix, const char *file)
 {
 	char *path = xasprintf("%s/%s", prefix, file);
 	struct strbuf sb = STRBUF_INIT;
@@ -679,117 +650,4 @@ static char *read_optional(const char *prefix, const char *file)
 	strbuf_release(&sb);
 	free(path);
 	return r;
-}
-
-enum { R_GATE = 256, R_LOG, R_BASE, R_CAND, R_INS_A, R_INS_B, R_HTML, R_JSON, R_HELP };
-
-PGBUILD_COMMAND(report, "summarise a gate result, compile log and builds (terminal, --json, --html)")
-{
-	static const struct option opts[] = {
-		{ "gate", required_argument, NULL, R_GATE },
-		{ "log", required_argument, NULL, R_LOG },
-		{ "baseline", required_argument, NULL, R_BASE },
-		{ "candidate", required_argument, NULL, R_CAND },
-		{ "inspect-baseline", required_argument, NULL, R_INS_A },
-		{ "inspect", required_argument, NULL, R_INS_B },
-		{ "html", required_argument, NULL, R_HTML },
-		{ "json", required_argument, NULL, R_JSON },
-		{ "help", no_argument, NULL, R_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *gate = NULL, *log = NULL, *base = NULL, *cand = NULL;
-	const char *ins_a = NULL, *ins_b = NULL, *html = NULL, *json = NULL;
-	struct report_data rd = { 0 };
-	char *pa = NULL, *pb = NULL, *logdir = NULL;
-	int c, rc = PGBUILD_EXIT_ERROR;
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case R_GATE: gate = optarg; break;
-		case R_LOG: log = optarg; break;
-		case R_BASE: base = optarg; break;
-		case R_CAND: cand = optarg; break;
-		case R_INS_A: ins_a = optarg; break;
-		case R_INS_B: ins_b = optarg; break;
-		case R_HTML: html = optarg; break;
-		case R_JSON: json = optarg; break;
-		case R_HELP: case 'h':
-			report_usage(stdout);
-			return 0;
-		default:
-			fprintf(stderr, "Try \"pgbuild report --help\" for more information.\n");
-			return PGBUILD_EXIT_ERROR;
-		}
-	}
-	if (optind < argc) {
-		error("unexpected argument \"%s\"", argv[optind]);
-		fprintf(stderr, "Try \"pgbuild report --help\" for more information.\n");
-		return PGBUILD_EXIT_ERROR;
-	}
-	if (!gate && !log && !base && !cand && !ins_a && !ins_b) {
-		error("nothing to report: give --gate, --log, --baseline/--candidate or --inspect");
-		fprintf(stderr, "Try \"pgbuild report --help\" for more information.\n");
-		return PGBUILD_EXIT_ERROR;
-	}
-	if (gate && report_load_gate(&rd, gate) < 0)
-		goto out;
-	if (!base)
-		base = rd.baseline;
-	if (!cand)
-		cand = rd.candidate;
-	if (base) {
-		rd.build_a = read_optional(base, "pgopt-build.json");
-		if (!ins_a)
-			ins_a = pa = xasprintf("%s/bin/postgres", base);
-	}
-	if (cand) {
-		rd.build_b = read_optional(cand, "pgopt-build.json");
-		if (!ins_b)
-			ins_b = pb = xasprintf("%s/bin/postgres", cand);
-	}
-	/* the candidate's compile log, from its build record */
-	if (!log && rd.build_b) {
-		struct json_value *bj = json_parse(rd.build_b, strlen(rd.build_b), NULL);
-		const char *dir = json_get_str(json_get(bj, "log"), "dir");
-		if (dir) {
-			char *f = xasprintf("%s/compile.jsonl", dir);
-			if (access(f, R_OK) == 0)
-				log = logdir = xstrdup(dir);
-			free(f);
-		}
-		json_free(bj);
-	}
-	if (log && report_load_log(&rd, log) < 0)
-		goto out;
-	if ((ins_a || ins_b) && report_load_inspect(&rd, ins_a, ins_b) < 0) {
-		/* sizes are a bonus when a gate result is there */
-		if (!rd.have_gate && !rd.have_log)
-			goto out;
-		warning("per-function changes left out");
-	}
-	report_terminal(&rd, stdout);
-	rc = 0;
-	if (html) {
-		struct strbuf sb = STRBUF_INIT;
-		html_write(&rd, &sb);
-		if (save(html, &sb) < 0)
-			rc = PGBUILD_EXIT_ERROR;
-		else
-			fprintf(stderr, "report: wrote %s\n", html);
-		strbuf_release(&sb);
-	}
-	if (json) {
-		struct strbuf sb = STRBUF_INIT;
-		write_report_json(&rd, &sb);
-		if (save(json, &sb) < 0)
-			rc = PGBUILD_EXIT_ERROR;
-		strbuf_release(&sb);
-	}
-out:
-	free(pa);
-	free(pb);
-	free(logdir);
-	report_data_clear(&rd);
-	return rc;
 }

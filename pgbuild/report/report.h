@@ -71,4 +71,11 @@ void report_data_clear(struct report_data *rd);
 /* The whole terminal report. */
 void report_terminal(const struct report_data *rd, FILE *fp);
 
+/* The per-file and per-function tables as one JSON document (--json). */
+struct strbuf;
+void report_write_json(const struct report_data *rd, struct strbuf *out);
+
+/* The text of PREFIX/FILE (a build record), malloced, or NULL. */
+char *report_read_optional(const char *prefix, const char *file);
+
 #endif
