@@ -339,12 +339,108 @@ static char *first_line(const char *msg)
 	return xstrndup(msg, n);
 }
 
+/* A command failed: a serialization failure or deadlock (SQLSTATE class
+ * 40) is rolled back and the client goes on; anything else aborts it.
+ * Returns 1 when the client goes on now, 0 when it waits or stopped. */
+static int client_failed(struct run *run, struct thread *t, struct client *c)
+{
+	count_error(run, t, c->sqlstate);
+	if (strncmp(c->sqlstate, "40", 2) != 0) {
+		char why[400];
+		snprintf(why, sizeof(why), "%s (SQLSTATE %s) in %s line %d",
+			 c->errmsg ? c->errmsg : "error", c->sqlstate,
+			 run->w->scripts[c->script].name,
+			 run->w->scripts[c->script].cmds[c->cmd].line);
+		client_abort(t, c, why);
+		return 0;
+	}
+	if (PQtransactionStatus(c->conn) != PQTRANS_IDLE) {
+		c->failed = 0;
+		if (!PQsendQuery(c->conn, "ROLLBACK")) {
+			client_abort(t, c, "cannot send ROLLBACK");
+			return 0;
+		}
+		c->state = CS_ROLLBACK;
+		c->wait_start = clock_us();
+		return 0;
+	}
+	c->state = CS_START;
+	return 1;
+}
+
+/*
+ * CS_WAIT and CS_ROLLBACK: read what arrived of the command's results.
+ * Returns 1 when the client can go on (its state advanced), 0 when it
+ * must wait for more input or stopped (aborted).
+ */
+static int client_results(struct run *run, struct thread *t, struct client *c)
+{
+	PGresult *res;
+
+	if (!PQconsumeInput(c->conn)) {
+		char *m = first_line(PQerrorMessage(c->conn));
+		client_abort(t, c, m);
+		free(m);
+		return 0;
+	}
+	while (!PQisBusy(c->conn)) {
+		res = PQgetResult(c->conn);
+		if (!res)
+			break;
+		switch (PQresultStatus(res)) {
+		case PGRES_COMMAND_OK:
+			c->rollback = !strcmp(PQcmdStatus(res), "ROLLBACK");
+			break;
+		case PGRES_TUPLES_OK:
+			c->rollback = 0;
+			if (c->state == CS_WAIT && run->w->scripts[c->script].cmds[c->cmd].gset)
+				store_gset(run, c, res);
+			break;
+		case PGRES_EMPTY_QUERY:
+			break;
+		default:
+			if (!c->failed) {
+				const char *st = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+				c->failed = 1;
+				snprintf(c->sqlstate, sizeof(c->sqlstate), "%s", st ? st : "?????");
+				free(c->errmsg);
+				c->errmsg = first_line(PQresultErrorMessage(res));
+			}
+			break;
+		}
+		PQclear(res);
+	}
+	if (PQisBusy(c->conn))
+		return 0;         /* wait for more input */
+	if (PQstatus(c->conn) == CONNECTION_BAD) {
+		client_abort(t, c, "connection to the server was lost");
+		return 0;
+	}
+	if (c->state == CS_ROLLBACK) {
+		if (c->failed) {
+			client_abort(t, c, c->errmsg ? c->errmsg : "ROLLBACK failed");
+			return 0;
+		}
+		c->state = CS_START;
+		return 1;
+	}
+	if (c->failed)
+		return client_failed(run, t, c);
+	/* a command ending outside a transaction block committed */
+	if (PQtransactionStatus(c->conn) == PQTRANS_IDLE && !c->rollback) {
+		t->commits++;
+		t->script_commits[c->script]++;
+	}
+	c->cmd++;
+	c->state = CS_COMMAND;
+	return 1;
+}
+
 /* Advance c as far as it can go without waiting. */
 static void client_run(struct run *run, struct thread *t, struct client *c)
 {
 	const struct bench_script *s;
 	const struct bench_command *cmd;
-	PGresult *res;
 	int64_t now;
 
 	for (;;) {
@@ -403,86 +499,8 @@ static void client_run(struct run *run, struct thread *t, struct client *c)
 
 		case CS_WAIT:
 		case CS_ROLLBACK:
-			if (!PQconsumeInput(c->conn)) {
-				char *m = first_line(PQerrorMessage(c->conn));
-				client_abort(t, c, m);
-				free(m);
+			if (!client_results(run, t, c))
 				return;
-			}
-			while (!PQisBusy(c->conn)) {
-				res = PQgetResult(c->conn);
-				if (!res)
-					break;
-				switch (PQresultStatus(res)) {
-				case PGRES_COMMAND_OK:
-					c->rollback = !strcmp(PQcmdStatus(res), "ROLLBACK");
-					break;
-				case PGRES_TUPLES_OK:
-					c->rollback = 0;
-					if (c->state == CS_WAIT &&
-					    run->w->scripts[c->script].cmds[c->cmd].gset)
-						store_gset(run, c, res);
-					break;
-				case PGRES_EMPTY_QUERY:
-					break;
-				default:
-					if (!c->failed) {
-						const char *st = PQresultErrorField(res, PG_DIAG_SQLSTATE);
-						c->failed = 1;
-						snprintf(c->sqlstate, sizeof(c->sqlstate), "%s",
-							 st ? st : "?????");
-						free(c->errmsg);
-						c->errmsg = first_line(PQresultErrorMessage(res));
-					}
-					break;
-				}
-				PQclear(res);
-			}
-			if (PQisBusy(c->conn))
-				return;         /* wait for more input */
-			if (PQstatus(c->conn) == CONNECTION_BAD) {
-				client_abort(t, c, "connection to the server was lost");
-				return;
-			}
-			if (c->state == CS_ROLLBACK) {
-				if (c->failed) {
-					client_abort(t, c, c->errmsg ? c->errmsg : "ROLLBACK failed");
-					return;
-				}
-				c->state = CS_START;
-				break;
-			}
-			if (c->failed) {
-				count_error(run, t, c->sqlstate);
-				if (strncmp(c->sqlstate, "40", 2) != 0) {
-					char why[400];
-					snprintf(why, sizeof(why), "%s (SQLSTATE %s) in %s line %d",
-						 c->errmsg ? c->errmsg : "error", c->sqlstate,
-						 run->w->scripts[c->script].name,
-						 run->w->scripts[c->script].cmds[c->cmd].line);
-					client_abort(t, c, why);
-					return;
-				}
-				if (PQtransactionStatus(c->conn) != PQTRANS_IDLE) {
-					c->failed = 0;
-					if (!PQsendQuery(c->conn, "ROLLBACK")) {
-						client_abort(t, c, "cannot send ROLLBACK");
-						return;
-					}
-					c->state = CS_ROLLBACK;
-					c->wait_start = clock_us();
-					return;
-				}
-				c->state = CS_START;
-				break;
-			}
-			/* a command ending outside a transaction block committed */
-			if (PQtransactionStatus(c->conn) == PQTRANS_IDLE && !c->rollback) {
-				t->commits++;
-				t->script_commits[c->script]++;
-			}
-			c->cmd++;
-			c->state = CS_COMMAND;
 			break;
 
 		case CS_DONE:

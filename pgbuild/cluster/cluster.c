@@ -230,36 +230,16 @@ static int register_slot(struct cluster *c)
 	return cl_error("too many clusters at once (at most %d)", CLUSTER_MAX);
 }
 
-/* Run a helper command (initdb, cp) as the server user; output in out. */
+/* Run a helper command (initdb, cp) as the server user; output in out.
+ * While it runs, the cleanup handlers know its pid (helper_pid). */
 static int run_helper(struct cluster *c, struct child_process *cp, struct strbuf *out)
 {
-	int fds[2], r;
-	char buf[4096];
-	ssize_t n;
+	int r;
 
 	server_user_apply(&c->user, cp);
 	cp->no_stdin = 1;
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return cl_error("cannot create pipe: %s", strerror(errno));
-	cp->out = cp->err = fds[1];
-	if (start_command(cp) < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return -1;
-	}
-	helper_pid = cp->pid;
-	close(fds[1]);
-	while ((n = read(fds[0], buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		strbuf_add(out, buf, (size_t)n);
-	}
-	close(fds[0]);
-	r = finish_command(cp);
-	helper_pid = 0;
+	cp->pid_watch = &helper_pid;
+	r = capture_command(cp, out, 1);
 	if (cp->exec_errno)
 		return cl_error("cannot run %s: %s", cp->args.v[0], strerror(cp->exec_errno));
 	return r;
@@ -375,14 +355,11 @@ static int check_server_access(struct cluster *c, const char *parent, const char
 	return -1;
 }
 
-int cluster_create(struct cluster *c, const struct cluster_options *o)
+/* The fields that come from the options, and the install's programs. */
+static int init_cluster(struct cluster *c, const struct cluster_options *o)
 {
-	const char *parent = o->parent, *parent_src = "parent";
-	struct strbuf out = STRBUF_INIT;
-	struct child_process cp = CHILD_PROCESS_INIT;
-	char *tmpl;
-	struct stat st;
-	int r;
+	char *p;
+	int missing;
 
 	memset(c, 0, sizeof(*c));
 	c->slot = -1;
@@ -397,39 +374,35 @@ int cluster_create(struct cluster *c, const struct cluster_options *o)
 	c->start_timeout = o->start_timeout > 0 ? o->start_timeout : 60;
 	strvec_init(&c->settings);
 	strvec_pushv(&c->settings, (const char *const *)o->settings.v);
-
-	{
-		char *p = xasprintf("%s/postgres", c->bindir);
-		int missing = access(p, X_OK) != 0;
-		free(p);
-		if (missing) {
-			cl_error("\"%s\" is not an installed PostgreSQL: %s/postgres not found",
-			      o->prefix, c->bindir);
-			free_fields(c);
-			return -1;
-		}
-	}
+	p = xasprintf("%s/postgres", c->bindir);
+	missing = access(p, X_OK) != 0;
+	free(p);
+	if (missing)
+		return cl_error("\"%s\" is not an installed PostgreSQL: %s/postgres not found",
+				o->prefix, c->bindir);
 	if (!o->template_dir) {
-		char *p = xasprintf("%s/initdb", c->bindir);
-		int missing = access(p, X_OK) != 0;
+		p = xasprintf("%s/initdb", c->bindir);
+		missing = access(p, X_OK) != 0;
 		free(p);
-		if (missing) {
-			cl_error("%s/initdb not found", c->bindir);
-			free_fields(c);
-			return -1;
-		}
+		if (missing)
+			return cl_error("%s/initdb not found", c->bindir);
 	}
-
 	{
 		struct strbuf err = STRBUF_INIT;
-		if (server_user_get(&c->user, NULL, NULL, &err) < 0) {
+		int r = server_user_get(&c->user, NULL, NULL, &err);
+		if (r < 0)
 			cl_error("%s", err.buf);
-			strbuf_release(&err);
-			free_fields(c);
-			return -1;
-		}
 		strbuf_release(&err);
+		return r;
 	}
+}
+
+/* The private directory (0700, the server user's), registered for the
+ * cleanup handlers. */
+static int make_dir(struct cluster *c, const struct cluster_options *o)
+{
+	const char *parent = o->parent, *parent_src = "parent";
+	char *tmpl;
 
 	if (!parent || !*parent) {
 		parent = getenv("TMPDIR");
@@ -439,94 +412,112 @@ int cluster_create(struct cluster *c, const struct cluster_options *o)
 		parent = "/tmp";
 		parent_src = "default";
 	}
-	if (c->user.switch_user && check_server_access(c, parent, parent_src) < 0) {
-		free_fields(c);
+	if (c->user.switch_user && check_server_access(c, parent, parent_src) < 0)
 		return -1;
-	}
 	tmpl = xasprintf("%s/pgbuild-XXXXXX", parent);
 	if (!mkdtemp(tmpl)) {
 		cl_error("cannot create a directory in %s: %s", parent, strerror(errno));
 		free(tmpl);
-		free_fields(c);
 		return -1;
 	}
 	c->dir = tmpl;
 	/* the socket path must fit in sun_path (108 bytes) */
 	if (strlen(c->dir) + strlen("/.s.PGSQL.54329") >= 108) {
 		cl_error("directory path \"%s\" is too long for a unix socket; use a shorter TMPDIR",
-		      c->dir);
+			 c->dir);
 		rmdir(c->dir);
-		free_fields(c);
 		return -1;
 	}
 	if (chmod(c->dir, 0700) < 0 ||
 	    (c->user.switch_user && chown(c->dir, c->user.uid, c->user.gid) < 0)) {
 		cl_error("cannot set up %s: %s", c->dir, strerror(errno));
 		rmdir(c->dir);
-		free_fields(c);
 		return -1;
 	}
 	cluster_install_handlers();
 	if (register_slot(c) < 0) {
 		rmdir(c->dir);
-		free_fields(c);
 		return -1;
 	}
 	c->datadir = xasprintf("%s/data", c->dir);
 	c->logfile = xasprintf("%s/server.log", c->dir);
+	return 0;
+}
 
-	if (o->template_dir) {
-		if (stat(o->template_dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			cl_error("template \"%s\": %s", o->template_dir,
-			      errno ? strerror(errno) : "not a directory");
-			goto fail;
-		}
-		/* as ourselves: as root, cp -a keeps the template's owner */
-		strvec_pushl(&cp.args, "cp", "-a", o->template_dir, c->datadir, NULL);
+/* The data directory from a template: copied as ourselves (as root, cp -a
+ * keeps the template's owner), then given to the server user. */
+static int copy_template(struct cluster *c, const char *template_dir)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct stat st;
+	int r = -1;
+
+	if (stat(template_dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		cl_error("template \"%s\": %s", template_dir, errno ? strerror(errno) : "not a directory");
+		goto out;
+	}
+	strvec_pushl(&cp.args, "cp", "-a", template_dir, c->datadir, NULL);
+	r = run_helper_as(NULL, &cp, &out);
+	if (r == 0 && c->user.switch_user && st.st_uid != c->user.uid) {
+		child_process_clear(&cp);
+		strvec_push(&cp.args, "chown");
+		strvec_push(&cp.args, "-R");
+		strvec_pushf(&cp.args, "%d:%d", (int)c->user.uid, (int)c->user.gid);
+		strvec_push(&cp.args, c->datadir);
 		r = run_helper_as(NULL, &cp, &out);
-		if (r == 0 && c->user.switch_user && st.st_uid != c->user.uid) {
-			child_process_clear(&cp);
-			strvec_push(&cp.args, "chown");
-			strvec_push(&cp.args, "-R");
-			strvec_pushf(&cp.args, "%d:%d", (int)c->user.uid, (int)c->user.gid);
-			strvec_push(&cp.args, c->datadir);
-			r = run_helper_as(NULL, &cp, &out);
-		}
-		if (r != 0) {
-			cl_error("cannot copy template %s to %s (exit %d)", o->template_dir,
-			      c->datadir, r);
-			print_tail("cp said", out.buf, 10);
-			goto fail;
-		}
-		{
-			char *pid = xasprintf("%s/postmaster.pid", c->datadir);
-			unlink(pid);
-			free(pid);
-		}
-	} else {
-		strvec_pushf(&cp.args, "%s/initdb", c->bindir);
-		strvec_pushl(&cp.args, "-D", c->datadir, "-U", c->superuser, "-A", "trust",
-			     "-E", "UTF8", "--locale=C", "-N", NULL);
-		cp.dir = c->dir;        /* a directory the server user can read */
-		r = run_helper(c, &cp, &out);
-		if (r != 0) {
-			/* an exec failure is already reported */
-			if (!cluster_interrupted && !cp.exec_errno) {
-				cl_error("initdb failed (exit %d) in %s", r, c->datadir);
-				print_tail("initdb said", out.buf, 15);
-			}
-			goto fail;
-		}
+	}
+	if (r != 0) {
+		cl_error("cannot copy template %s to %s (exit %d)", template_dir, c->datadir, r);
+		print_tail("cp said", out.buf, 10);
+		r = -1;
+		goto out;
+	}
+	{
+		char *pid = xasprintf("%s/postmaster.pid", c->datadir);
+		unlink(pid);
+		free(pid);
+	}
+out:
+	child_process_clear(&cp);
+	strbuf_release(&out);
+	return r;
+}
+
+/* The data directory from initdb, as the server user. */
+static int run_initdb(struct cluster *c)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct child_process cp = CHILD_PROCESS_INIT;
+	int r;
+
+	strvec_pushf(&cp.args, "%s/initdb", c->bindir);
+	strvec_pushl(&cp.args, "-D", c->datadir, "-U", c->superuser, "-A", "trust",
+		     "-E", "UTF8", "--locale=C", "-N", NULL);
+	cp.dir = c->dir;        /* a directory the server user can read */
+	r = run_helper(c, &cp, &out);
+	/* an exec failure is already reported */
+	if (r != 0 && !cluster_interrupted && !cp.exec_errno) {
+		cl_error("initdb failed (exit %d) in %s", r, c->datadir);
+		print_tail("initdb said", out.buf, 15);
 	}
 	child_process_clear(&cp);
 	strbuf_release(&out);
+	return r == 0 ? 0 : -1;
+}
+
+int cluster_create(struct cluster *c, const struct cluster_options *o)
+{
+	if (init_cluster(c, o) < 0 || make_dir(c, o) < 0) {
+		free_fields(c);
+		return -1;
+	}
+	if ((o->template_dir ? copy_template(c, o->template_dir) : run_initdb(c)) < 0) {
+		cluster_destroy(c);
+		return -1;
+	}
 	verbose("cluster: created %s", c->dir);
 	return 0;
-fail:
-	child_process_clear(&cp);
-	strbuf_release(&out);
-	cluster_destroy(c);
-	return -1;
 }
 
 const char *cluster_conninfo(const struct cluster *c, const char *dbname)

@@ -123,9 +123,9 @@ PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc 
 	int rc;
 
 	build_init(&b);
-	if ((rc = parse_options(&b.o, argc, argv)) >= 0 || check_options(&b.o) < 0) {
+	if ((rc = parse_options(&b.o, argc, argv)) >= 0 || (rc = check_options(&b.o)) != 0) {
 		build_finish(&b, -1);
-		return rc >= 0 ? rc : PGBUILD_EXIT_ERROR;
+		return rc;
 	}
 	rc = PGBUILD_EXIT_ERROR;
 	if (build_setup(&b) == 0 && build_configure(&b) == 0 && build_invalidate(&b) == 0 &&

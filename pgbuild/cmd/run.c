@@ -115,7 +115,10 @@ static int parse_options(struct run_opts *o, int argc, char **argv)
 			if (gate_option(o, c, optarg) < 0)
 				return cli_usage();
 			break;
-		case 'j': o->jobs = optarg; break;
+		case 'j':
+			if (cli_parse_jobs(optarg, &o->jobs) < 0)
+				return cli_usage();
+			break;
 		case OPT_CONFIGURE_ARGS: o->configure_args = optarg; break;
 		case OPT_NO_VERIFY: o->no_verify = 1; break;
 		case OPT_NO_REGRESS: o->no_regress = 1; break;

@@ -135,14 +135,14 @@ static int do_build(struct pipeline *p, int id, const char *policy, const char *
 		free(log);
 		return 0;
 	}
-	strvec_pushl(&a, "build", "--src", r->o->src, "--policy", policy, "--prefix", prefix,
-		     "--builddir", builddir, "--no-bench", NULL);
-	if (r->o->jobs)
-		strvec_pushl(&a, "--jobs", r->o->jobs, NULL);
-	if (r->o->configure_args)
-		strvec_pushl(&a, "--configure-args", r->o->configure_args, NULL);
-	if (r->o->quiet)
-		strvec_push(&a, "--quiet");
+	{
+		struct build_step b = {
+			.src = r->o->src, .policy = policy, .prefix = prefix, .builddir = builddir,
+			.configure_args = r->o->configure_args, .jobs = r->o->jobs,
+			.quiet = r->o->quiet,
+		};
+		pipeline_build_argv(&a, &b);
+	}
 	rc = pipeline_run_pgbuild(p, id, &a, 1);
 	strvec_clear(&a);
 	return rc == 0 ? 0 : PGBUILD_EXIT_ERROR;

@@ -44,7 +44,7 @@ struct run_opts {
 	const char *pairs, *duration, *clients, *metric; /* for pgbuild gate */
 	const char *cpus, *counter;    /* for pgbuild gate */
 	const char *workloads_csv;     /* --workload LIST, comma-separated */
-	const char *jobs;              /* --jobs for the builds */
+	int jobs;                      /* --jobs for the builds (0: build's default) */
 	const char *configure_args;    /* --configure-args for both builds */
 	int no_regress, no_verify;     /* --no-regress, --no-verify */
 	int restart;                   /* --restart: ignore an earlier run's state */

@@ -127,6 +127,24 @@ int pipeline_run_pgbuild(struct pipeline *p, int id, struct strvec *args, int sh
 	return rc < 0 ? PGBUILD_EXIT_ERROR : rc;
 }
 
+void pipeline_build_argv(struct strvec *args, const struct build_step *b)
+{
+	strvec_pushl(args, "build", "--policy", b->policy, "--prefix", b->prefix,
+		     "--builddir", b->builddir, "--no-bench", NULL);
+	if (b->src)
+		strvec_pushl(args, "--src", b->src, NULL);
+	if (b->jobs > 0)
+		strvec_pushf(args, "--jobs=%d", b->jobs);
+	if (b->configure_args)
+		strvec_pushl(args, "--configure-args", b->configure_args, NULL);
+	if (b->no_contrib)
+		strvec_push(args, "--no-contrib");
+	if (b->no_install)
+		strvec_push(args, "--no-install");
+	if (b->quiet)
+		strvec_push(args, "--quiet");
+}
+
 int pipeline_stage(struct pipeline *p, int id, const char *key, const char *what,
 		   int (*fn)(struct pipeline *p, int id))
 {

@@ -78,4 +78,21 @@ char *pipeline_stage_log(const struct pipeline *p, int id);
  */
 int pipeline_run_pgbuild(struct pipeline *p, int id, struct strvec *args, int show_stderr);
 
+/* A `pgbuild build` step of a pipeline (run, pgo, sensitivity, tune). */
+struct build_step {
+	const char *src;            /* --src, NULL: build's default */
+	const char *policy;         /* --policy FILE or "none" */
+	const char *prefix;         /* --prefix */
+	const char *builddir;       /* --builddir */
+	const char *configure_args; /* --configure-args, or NULL */
+	int jobs;                   /* --jobs, 0: build's default */
+	int no_contrib;             /* --no-contrib */
+	int no_install;             /* --no-install */
+	int quiet;                  /* --quiet */
+};
+
+/* Push `build --policy ... --no-bench` and the step's options onto args
+ * (the smoke benchmark is the pipeline's business, never the step's). */
+void pipeline_build_argv(struct strvec *args, const struct build_step *b);
+
 #endif

@@ -42,6 +42,7 @@
 
 #include "build/buildlog.h"
 #include "pgbuild.h"
+#include "pipeline/stage.h"
 #include "profile/pgo.h"
 
 /* FNV-1a 64 of a file's content, as 16 hex digits; NULL when unreadable. */
@@ -196,14 +197,12 @@ static int run_build(const struct pgo_opts *o, const char *builddir, const char 
 		force_relink(builddir);
 	free(cs);
 	struct child_process cp = CHILD_PROCESS_INIT;
-	strvec_pushl(&cp.args, pgbuild_self(), "build", "--policy", policy, "--prefix",
-		     o->prefix, "--builddir", builddir, "--no-bench", NULL);
-	if (o->src)
-		strvec_pushl(&cp.args, "--src", o->src, NULL);
-	if (o->jobs > 0)
-		strvec_pushf(&cp.args, "--jobs=%d", o->jobs);
-	if (o->quiet)
-		strvec_push(&cp.args, "--quiet");
+	struct build_step b = {
+		.src = o->src, .policy = policy, .prefix = o->prefix, .builddir = builddir,
+		.jobs = o->jobs, .quiet = o->quiet,
+	};
+	strvec_push(&cp.args, pgbuild_self());
+	pipeline_build_argv(&cp.args, &b);
 	cp.no_stdin = 1;
 	cp.out = 2;  /* build's results are progress for us */
 	int code = run_command_forwarding(&cp);

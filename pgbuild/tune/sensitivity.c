@@ -25,6 +25,7 @@
 
 #include "build/buildlog.h"
 #include "pgbuild.h"
+#include "pipeline/stage.h"
 #include "tune/sensitivity.h"
 
 static int write_policy(const char *path, const char *flags)
@@ -49,14 +50,14 @@ static char *build_one(const struct sens_opts *o, const char *name, const char *
 		goto out;
 	if (!o->quiet)
 		fprintf(stderr, "sensitivity: building the %s watermark (%s)\n", name, flags);
-	strvec_pushl(&cp.args, pgbuild_self(), "build", "--policy", policy, "--prefix", prefix,
-		     "--builddir", builddir, "--no-bench", "--no-contrib", NULL);
-	if (o->src)
-		strvec_pushl(&cp.args, "--src", o->src, NULL);
-	if (o->jobs > 0)
-		strvec_pushf(&cp.args, "--jobs=%d", o->jobs);
-	if (o->quiet)
-		strvec_push(&cp.args, "--quiet");
+	{
+		struct build_step b = {
+			.src = o->src, .policy = policy, .prefix = prefix, .builddir = builddir,
+			.jobs = o->jobs, .no_contrib = 1, .quiet = o->quiet,
+		};
+		strvec_push(&cp.args, pgbuild_self());
+		pipeline_build_argv(&cp.args, &b);
+	}
 	cp.no_stdin = 1;
 	cp.out = 2;
 	code = run_command(&cp);

@@ -44,6 +44,7 @@
 #include "fdio.h"
 #include "policy.h"
 #include "pgbuild.h"
+#include "pipeline/stage.h"
 #include "tune/tuner.h"
 
 static int write_text(const char *path, const char *text)
@@ -405,13 +406,15 @@ static int ensure_installed(struct tuner *tu, tune_set s, int *builds, double *s
 		fprintf(stderr, "tune: build %s (%s) ...\n", *flags ? flags : "stock", dir);
 		free(flags);
 	}
-	strvec_pushl(&args, pgbuild_self(), "build", "--policy", policy ? policy : "none",
-		     "--prefix", tu->build_prefix, "--builddir", tu->builddir,
-		     "--no-install", "--no-bench", "--no-contrib", "--quiet", NULL);
-	if (tu->o.src)
-		strvec_pushl(&args, "--src", tu->o.src, NULL);
-	if (tu->o.jobs > 0)
-		strvec_pushf(&args, "--jobs=%d", tu->o.jobs);
+	{
+		struct build_step b = {
+			.src = tu->o.src, .policy = policy ? policy : "none",
+			.prefix = tu->build_prefix, .builddir = tu->builddir, .jobs = tu->o.jobs,
+			.no_contrib = 1, .no_install = 1, .quiet = 1,
+		};
+		strvec_push(&args, pgbuild_self());
+		pipeline_build_argv(&args, &b);
+	}
 	code = run_logged(&args, log, NULL);
 	if (code == 0) {
 		long revived = revive_deleted_objects(tu->builddir);
