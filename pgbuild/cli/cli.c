@@ -10,7 +10,7 @@
 #include "bench/bench.h"
 #include "pgbuild.h"
 
-static const char *command = "COMMAND";
+static const char *command;       /* NULL: pgbuild itself */
 
 void cli_set_command(const char *name)
 {
@@ -41,7 +41,10 @@ int cli_getopt(int argc, char **argv, const struct option *longopts)
 
 int cli_usage(void)
 {
-	fprintf(stderr, "Try \"pgbuild %s --help\" for more information.\n", command);
+	if (command)
+		fprintf(stderr, "Try \"pgbuild %s --help\" for more information.\n", command);
+	else
+		fprintf(stderr, "Try \"pgbuild --help\" for more information.\n");
 	return PGBUILD_EXIT_ERROR;
 }
 

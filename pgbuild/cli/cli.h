@@ -153,7 +153,8 @@ enum cli_opt {
 #define CLI_PAIRS_MAX   1000
 #define CLI_SECONDS_MAX (86400.0 * 365)
 
-/* The command being run ("bench"), for the usage hint; set by main. */
+/* The command being run ("bench"), for the usage hint; set by main (NULL,
+ * the default: pgbuild itself, "Try \"pgbuild --help\" ..."). */
 void cli_set_command(const char *name);
 const char *cli_command(void);
 
