@@ -23,10 +23,13 @@ static void inspect_usage(FILE *fp)
 		"                   TU FUNCTION FILE:LINE:COL CALLEE STAGE (tab separated)\n"
 		"  --function NAME  only functions whose name or source name is NAME\n"
 		"  --tu PATH        only the translation unit PATH\n"
-		"  --require        exit 1 when a file holds no pgopt record\n"
+		"  --require        accepted for older scripts: a file without a record\n"
+		"                   always exits 1\n"
 		"  -h, --help       this text\n"
 		"\n"
-		"Exit codes: 0 success, 1 no record (--require), 2 unreadable or corrupt input.\n");
+		"Exit codes: 0 success, 1 nothing to show (a file holds no pgopt record, or\n"
+		"nothing matches --function/--tu; a sentence says which), 2 unreadable or\n"
+		"corrupt input.\n");
 }
 
 PGBUILD_COMMAND(inspect, "show the per-unit and per-function optimization record of binaries")
@@ -91,6 +94,16 @@ PGBUILD_COMMAND(inspect, "show the per-unit and per-function optimization record
 		       "(%ld at link time, %ld cross-file), %ld calls not inlined\n",
 		       t.units, t.functions, t.sites, t.link_sites, t.cross_sites,
 		       t.refused);
+	}
+	/* nothing shown is not a success */
+	if (rc == 0 && o.tu && !t.units) {
+		error("no translation unit \"%s\" in the records of %s%s", o.tu, argv[optind],
+		      argc - optind > 1 ? " ..." : "");
+		rc = PGBUILD_EXIT_FAIL;
+	} else if (rc == 0 && o.function && !t.matched) {
+		error("no function \"%s\" in the records of %s%s", o.function, argv[optind],
+		      argc - optind > 1 ? " ..." : "");
+		rc = PGBUILD_EXIT_FAIL;
 	}
 	strbuf_release(&files);
 	strbuf_release(&out);

@@ -118,6 +118,12 @@ PGBUILD_COMMAND(report, "summarise a gate result, compile log and builds (termin
 			goto out;
 		warning("per-function changes left out");
 	}
+	if (!report_has_content(&rd)) {
+		error("nothing to report: %s", gate ? "the gate result holds nothing" :
+		      log && rd.have_log ? "the compile log records no compile, and no build's "
+		      "functions could be read" : "no function symbols in the builds given");
+		goto out;
+	}
 	report_terminal(&rd, stdout);
 	rc = 0;
 	if (html) {

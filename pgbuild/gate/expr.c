@@ -75,9 +75,15 @@ static int valid_workload_name(const char *s, size_t n)
 	return 1;
 }
 
-/* "1.05" -> 1.05, "+5%" -> 1.05, "-2%" -> 0.98; -1 on error. */
+/*
+ * "1.05" -> 1.05, "+5%" -> 1.05, "-2%" -> 0.98, "5%" -> 1.05; -1 on error.
+ * An unsigned percentage of 100% or more ("105%") is refused: it reads as
+ * a ratio written in percent (1.05) as easily as a change (+105%, 2.05),
+ * and the two differ by 2x.
+ */
 static int parse_value(const char *s, double *out, const char **why)
 {
+	static char msg[256];
 	char *end;
 	int sign = 0;
 	double v;
@@ -93,6 +99,13 @@ static int parse_value(const char *s, double *out, const char **why)
 		return -1;
 	}
 	if (*end == '%' && end[1] == '\0') {
+		if (!sign && v >= 100) {
+			snprintf(msg, sizeof(msg), "%g%% is ambiguous: as the ratio %.4g write +%g%% "
+				 "or %.4g; as %g%% more write +%g%% or %.4g", v, v / 100, v - 100,
+				 v / 100, v, v, 1 + v / 100);
+			*why = msg;
+			return -1;
+		}
 		*out = 1 + (sign < 0 ? -v : v) / 100;
 		if (*out <= 0) {
 			*why = "a percentage of -100% or less leaves nothing";

@@ -708,6 +708,13 @@ static void section_tus(struct strbuf *o, const struct report_data *rd)
 
 static void section_functions(struct strbuf *o, const struct report_data *rd)
 {
+	if (!rd->fns_a || !rd->fns_b) {
+		strbuf_addf(o, "<h2>Functions</h2>\n<p>%s: %zu functions; %s none (no function "
+			    "symbols, or not given): nothing to compare.</p>\n",
+			    rd->fns_a ? "A" : "B", rd->fns_a ? rd->fns_a : rd->fns_b,
+			    rd->fns_a ? "B has" : "A has");
+		return;
+	}
 	strbuf_addf(o, "<h2>Top per-function changes</h2>\n<p>Functions: A %zu, B %zu; summed "
 		    "function size A %.0f, B %.0f bytes (%+.1f%%). Sizes from the binaries' symbol "
 		    "tables; inlined callees from the plugin's records (&ndash; where a build has "

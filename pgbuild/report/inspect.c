@@ -14,8 +14,9 @@
  *   pgbuild inspect --json postgres        one JSON document
  *   pgbuild inspect --sites aset.o         one line per inlined call site
  *
- * Exit: 0 printed, 1 a file holds no pgopt record (--require), 2 unreadable
- * or corrupt input / bad usage.
+ * Exit: 0 printed, 1 a file holds no pgopt record, or nothing matched
+ * --function/--tu (a sentence says which), 2 unreadable or corrupt input /
+ * bad usage.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,6 +155,7 @@ static void human_unit(const struct inspect_opts *o, const char *path,
 	}
 	t->units++;
 	t->functions += nfn;
+	t->matched += nfn;
 	t->sites += sites;
 	t->link_sites += link_sites;
 	t->cross_sites += cross;
@@ -215,7 +217,8 @@ static void human_unit(const struct inspect_opts *o, const char *path,
 	strbuf_release(&top);
 }
 
-static void sites_unit(const struct inspect_opts *o, const struct elfrec_unit *u)
+static void sites_unit(const struct inspect_opts *o, const struct elfrec_unit *u,
+		       struct inspect_totals *t)
 {
 	const char *tu = str_or(json_get_str(u->unit, "tu"), "?");
 	for (size_t i = 0; i < u->nfns; i++) {
@@ -224,6 +227,7 @@ static void sites_unit(const struct inspect_opts *o, const struct elfrec_unit *u
 		const char *fn_file = str_or(json_get_str(fn, "file"), "?");
 		if (!fn_selected(o, fn))
 			continue;
+		t->matched++;
 		for (size_t k = 0; k < json_len(in); k++) {
 			const struct json_value *s = json_at(in, k);
 			printf("%s\t%s\t%s:%.0f:%.0f\t%s\t%s\n", tu,
@@ -283,6 +287,7 @@ static void json_unit(const struct inspect_opts *o, struct json_writer *jw,
 			if (!fn_selected(o, fn))
 				continue;
 			t->functions++;
+			t->matched++;
 			sym = elfrec_record_func(obj, u->unit, fn);
 			json_object_begin(jw);
 			json_key(jw, "name");
@@ -405,17 +410,17 @@ int inspect_file(const struct inspect_opts *o, const char *path,
 			if (jw)
 				json_unit(o, jw, path, obj, &units[k], (size_t)n, t);
 			else if (o->sites)
-				sites_unit(o, &units[k]);
+				sites_unit(o, &units[k], t);
 			else
 				human_unit(o, path, obj, &units[k], (size_t)n, t);
 		}
 		elfrec_units_free(units, (size_t)n);
 	}
-	if (!rc && !records && !o->units_only && !jw && !o->sites)
-		fprintf(stderr, "pgbuild: %s: no pgopt record (.pgopt.log); "
-			"was it compiled through pgoptcc with the plugin?\n", path);
-	if (!rc && !records && o->require)
+	if (!rc && !records) {
+		error("%s: no pgopt record (.pgopt.log): was it compiled through pgoptcc "
+		      "with the plugin?", path);
 		rc = PGBUILD_EXIT_FAIL;
+	}
 	elfrec_release(&f);
 	strbuf_release(&err);
 	return rc;

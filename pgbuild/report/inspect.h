@@ -14,7 +14,7 @@ struct inspect_opts {
 	int json;             /* --json */
 	int sites;            /* --sites */
 	int units_only;       /* --units */
-	int require;          /* --require: no record is a failure */
+	int require;          /* --require: accepted; no record is always a failure */
 	const char *function; /* --function NAME: only this function */
 	const char *tu;       /* --tu PATH: only this unit */
 };
@@ -27,12 +27,13 @@ struct inspect_totals {
 	long link_sites;   /* ... of which inlined at link time */
 	long cross_sites;  /* ... of which across files */
 	long refused;      /* calls not inlined */
+	long matched;      /* functions shown (--function: those of that name) */
 };
 
 /*
  * Print one file's records (jw: as JSON units, its facts into fw) and add
- * to t.  Returns 0, 1 (no record and o->require) or 2 (unreadable or
- * corrupt, the error printed).
+ * to t.  Returns 0, 1 (no record: the sentence printed) or 2 (unreadable
+ * or corrupt, the error printed).
  */
 int inspect_file(const struct inspect_opts *o, const char *path,
 		 struct json_writer *jw, struct json_writer *fw, struct inspect_totals *t);

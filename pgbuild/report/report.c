@@ -367,7 +367,9 @@ static void load_records(const char *path, struct fn_table *t)
 		strvec_pushl(&cp.args, pgbuild_self(), "inspect", "--json", path, NULL);
 		cp.no_stdin = 1;
 		cp.no_stderr = 1;
-		if (capture_command(&cp, &sb, 0) == 0)
+		/* exit 1: no record in it, and the document says so */
+		int code = capture_command(&cp, &sb, 0);
+		if (code == 0 || code == 1)
 			inspect_counts(sb.buf, sb.len, t);
 		child_process_clear(&cp);
 	}
@@ -509,7 +511,8 @@ int report_load_inspect(struct report_data *rd, const char *a, const char *b)
 	}
 	if (rd->nr_fns)
 		qsort(rd->fns, rd->nr_fns, sizeof(*rd->fns), cmp_report_fn);
-	rd->have_inspect = 1;
+	/* no function on either side is nothing to show, not a table of zeros */
+	rd->have_inspect = rd->fns_a || rd->fns_b;
 	fn_table_clear(&sa);
 	fn_table_clear(&sb);
 	fn_table_clear(&ra);
@@ -568,7 +571,12 @@ void report_terminal(const struct report_data *rd, FILE *fp)
 			fprintf(fp, "  ... %zu more (--html shows them all)\n", rd->nr_tus - TERM_ROWS);
 		fputc('\n', fp);
 	}
-	if (rd->have_inspect) {
+	if (rd->have_inspect && (!rd->fns_a || !rd->fns_b)) {
+		/* one side only: nothing to compare, and no "A 0" */
+		fprintf(fp, "functions: %s %zu; %s none (no function symbols, or not given): "
+			"nothing to compare\n", rd->fns_a ? "A" : "B", rd->fns_a ? rd->fns_a : rd->fns_b,
+			rd->fns_a ? "B has" : "A has");
+	} else if (rd->have_inspect) {
 		char a[32], b[32], ia[16], ib[16];
 		fprintf(fp, "functions: A %zu, B %zu; summed function size A %.0f, B %.0f bytes (%+.1f%%)\n",
 			rd->fns_a, rd->fns_b, rd->text_a, rd->text_b,
@@ -597,6 +605,11 @@ void report_terminal(const struct report_data *rd, FILE *fp)
 }
 
 /* ---------------- outputs ---------------- */
+
+int report_has_content(const struct report_data *rd)
+{
+	return rd->have_gate || (rd->have_log && rd->tus_total > 0) || rd->have_inspect;
+}
 
 void report_write_json(const struct report_data *rd, struct strbuf *out)
 {

@@ -71,6 +71,10 @@ void report_data_clear(struct report_data *rd);
 /* The whole terminal report. */
 void report_terminal(const struct report_data *rd, FILE *fp);
 
+/* Is there anything to show: a gate result, a compile log with compiles,
+ * or functions of a build? */
+int report_has_content(const struct report_data *rd);
+
 /* The per-file and per-function tables as one JSON document (--json). */
 struct strbuf;
 void report_write_json(const struct report_data *rd, struct strbuf *out);
