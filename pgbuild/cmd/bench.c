@@ -27,7 +27,7 @@ static void bench_usage(FILE *fp)
 "  --keep                 keep the private cluster and print where it is\n"
 "  --datadir-template DIR reuse loaded data directories kept in DIR (made once)\n"
 "Workload:\n"
-"  -W, --workload NAME    select-only (default), tpcb, select1, point-select,\n"
+"  -W, --workload NAME    one of select-only (default), tpcb, select1, point-select,\n"
 "                         tpcc-lite, sql FILE (or sql:FILE, or sql --file FILE)\n"
 "  -f, --file FILE        pgbench-style script for the sql workload; the pgbench\n"
 "                         tables are loaded (private cluster) or required\n"
@@ -36,7 +36,8 @@ static void bench_usage(FILE *fp)
 "  -s, --scale N          pgbench scale / tpcc-lite warehouses (default 1)\n"
 "Load:\n"
 "  -c, --clients N        concurrent clients (default 1)\n"
-"  -j, --threads N        client threads (default min(cores, clients))\n"
+"      --threads N        client threads (default min(cores, clients); -j is\n"
+"                         make's --jobs in every pgbuild command)\n"
 "  -T, --duration S       timed run in seconds (default 10)\n"
 "  -t, --transactions N   transactions per client instead of a duration\n"
 "      --warmup S         seconds run before timing starts (default 0)\n"
@@ -69,7 +70,8 @@ static const struct option bench_options[] = {
 	{ "file", required_argument, NULL, 'f' },
 	{ "protocol", required_argument, NULL, 'M' },
 	CLI_OPT_CLIENTS,
-	{ "threads", required_argument, NULL, 'j' },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	CLI_OPT_JOBS,           /* refused with a pointer to --threads */
 	{ "warmup", required_argument, NULL, OPT_WARMUP },
 	CLI_OPT_DURATION,
 	{ "transactions", required_argument, NULL, 't' },
@@ -111,8 +113,11 @@ static int value_option(struct bench_cli *b, int c, const char *arg)
 		return 0;
 	case 'c':
 		return cli_parse_clients(arg, &o->clients);
-	case 'j':
+	case OPT_THREADS:
 		return parse_int_option("--threads", arg, 1, 1000, &o->threads);
+	case 'j':
+		return error("-j/--jobs is make's parallel jobs in pgbuild, and bench makes "
+			     "nothing: its client threads are --threads %s", arg);
 	case OPT_WARMUP:
 		return parse_seconds_option("--warmup", arg, 1, &o->warmup);
 	case 'T':
@@ -193,6 +198,9 @@ static int check_options(struct bench_cli *b)
 				       "cluster (--prefix)");
 	if (b->have_duration && o->transactions)
 		return cli_usage_error("--duration and --transactions cannot be used together");
+	if (strchr(o->workload, ',') && strncmp(o->workload, "sql:", 4))
+		return cli_usage_error("--workload \"%s\": bench runs one workload; several are "
+				       "compared by pgbuild gate or run (-W a,b)", o->workload);
 	if (o->threads > o->clients)
 		return cli_usage_error("--threads %d is more than --clients %d", o->threads, o->clients);
 	if (!strncmp(o->workload, "sql:", 4)) {
