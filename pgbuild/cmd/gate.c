@@ -11,6 +11,7 @@
 #include "gate/gate.h"
 #include "metric/instr.h"
 #include "pgbuild.h"
+#include "pipeline/preflight.h"
 
 static void gate_usage(FILE *fp)
 {
@@ -22,19 +23,22 @@ static void gate_usage(FILE *fp)
 "\n"
 "  --baseline PREFIX         installed PostgreSQL to compare against (A)\n"
 "  --candidate PREFIX        installed PostgreSQL under test (B)\n"
-"  --workload W              bench workload (repeatable; default: those the\n"
+"  -W, --workload LIST       bench workloads, comma-separated and repeatable\n"
+"                            (-W select-only,tpcb -W select1; default: those the\n"
 "                            thresholds name, else select-only)\n"
-"  --clients N               client connections (default 2)\n"
-"  --threads N               client threads (default: bench's)\n"
-"  --duration S              seconds per run (default 10)\n"
-"  --warmup S                seconds of warm-up per run (default 2)\n"
-"  --scale N                 pgbench scale of the data (default: bench's)\n"
+"  -c, --clients N           client connections (default 2)\n"
+"      --threads N           client threads (default: bench's)\n"
+"  -T, --duration S          seconds per run (default 10)\n"
+"      --warmup S            seconds of warm-up per run (default 2)\n"
+"  -s, --scale N             pgbench scale of the data (default: bench's)\n"
 "  --set NAME=VALUE          server setting for every run (repeatable)\n"
 "  --pairs N                 A/B pairs (default 9; 6 is the fewest that give\n"
 "                            a 95%% interval)\n"
 "  --min-speedup X           throughput B/A of every workload >= X\n"
 "  --max-p99-regression PCT  p99 latency B/A of every workload <= 1+PCT/100\n"
-"  --gate EXPR               thresholds, e.g. 'select-only>=1.05,tpcb>=1.00,p99<=+10%%'\n"
+"  --gate EXPR               thresholds, comma-separated and repeatable, e.g.\n"
+"                            'select-only>=1.05,tpcb>=1.00,p99<=+10%%' (a value of\n"
+"                            100%% or more needs its sign: +5%% or 1.05, not 105%%)\n"
 "  --metric tps|instructions|both\n"
 "                            what to measure (default tps); instructions per\n"
 "                            transaction of the server in single-user mode\n"
@@ -54,7 +58,7 @@ static void gate_usage(FILE *fp)
 "  --junit FILE              JUnit XML, one testcase per threshold\n"
 "  --workdir DIR             keep bench outputs here (default: a temporary\n"
 "                            directory, removed at the end)\n"
-"  --quiet                   no progress lines\n"
+"  -q, --quiet               no progress lines\n"
 "\n"
 "Decision: a claim of improvement (a speed ratio X > 1, a latency ratio X < 1)\n"
 "passes only when met with statistical confidence: the lower end of the\n"
@@ -154,35 +158,34 @@ static int threshold_option(struct gate *g, int c, const char *arg)
 }
 
 /* --metric, --counter, --instr-statements, --ci, --confidence. */
+static const char *const counter_choices[] = { "auto", "perf", "callgrind", NULL };
+static const char *const ci_choices[] = { "hl", "bootstrap", NULL };
+static const char *const regress_choices[] = { "passed", "failed", NULL };
+
 static int method_option(struct gate_opts *o, struct gate *g, int c, const char *arg)
 {
 	double d = 0;
-	int n;
+	int n, k;
 
 	switch (c) {
 	case OPT_METRIC:
-		if (strcmp(arg, "tps") && strcmp(arg, "instructions") && strcmp(arg, "both"))
-			return error("invalid value \"%s\" for --metric: expected tps, instructions "
-				     "or both", arg);
-		o->metric = arg;
+		if (parse_choice_option("--metric", arg, preflight_metrics, &k) < 0)
+			return -1;
+		o->metric = preflight_metrics[k];
 		return 0;
 	case OPT_COUNTER:
-		if (instr_counter_parse(arg, &o->counter) < 0)
-			return error("invalid value \"%s\" for --counter: expected auto, perf or "
-				     "callgrind", arg);
-		return 0;
+		if (parse_choice_option("--counter", arg, counter_choices, &k) < 0)
+			return -1;
+		return instr_counter_parse(arg, &o->counter);
 	case OPT_INSTR_STATEMENTS:
 		if (parse_int_option("--instr-statements", arg, 1, 100000000, &n) < 0)
 			return -1;
 		o->instr_statements = n;
 		return 0;
 	case OPT_CI:
-		if (!strcmp(arg, "hl"))
-			g->method = STATS_CI_HL;
-		else if (!strcmp(arg, "bootstrap"))
-			g->method = STATS_CI_BOOTSTRAP;
-		else
-			return error("invalid value \"%s\" for --ci: expected hl or bootstrap", arg);
+		if (parse_choice_option("--ci", arg, ci_choices, &k) < 0)
+			return -1;
+		g->method = k == 0 ? STATS_CI_HL : STATS_CI_BOOTSTRAP;
 		return 0;
 	default: /* OPT_CONFIDENCE */
 		if (parse_number_option("--confidence", arg, 0.5, INFINITY, &d) < 0 || d >= 1) {
@@ -196,27 +199,27 @@ static int method_option(struct gate_opts *o, struct gate *g, int c, const char 
 	}
 }
 
-/* The runs: --clients, --threads, --duration, --warmup, --scale, --set, --pairs. */
+/* The runs: --workload, --clients, --threads, --duration, --warmup, --scale,
+ * --set, --pairs. */
 static int run_option(struct gate_opts *o, int c, const char *arg)
 {
 	switch (c) {
+	case 'W':
+		return cli_parse_workloads(arg, &o->workloads);
 	case 'c':
-		return parse_int_option("--clients", arg, 1, 10000, &o->clients);
+		return cli_parse_clients(arg, &o->clients);
 	case OPT_THREADS:
-		return parse_int_option("--threads", arg, 1, 10000, &o->threads);
+		return parse_int_option("--threads", arg, 1, 1000, &o->threads);
 	case 'T':
-		return parse_number_option("--duration", arg, 0.1, INFINITY, &o->duration);
+		return cli_parse_duration(arg, &o->duration);
 	case OPT_WARMUP:
-		return parse_number_option("--warmup", arg, 0, INFINITY, &o->warmup);
+		return parse_seconds_option("--warmup", arg, 1, &o->warmup);
 	case 's':
-		return parse_int_option("--scale", arg, 1, 100000, &o->scale);
+		return cli_parse_scale(arg, &o->scale);
 	case OPT_SET:
-		if (!strchr(arg, '='))
-			return error("invalid value \"%s\" for --set: expected NAME=VALUE", arg);
-		strvec_push(&o->settings, arg);
-		return 0;
+		return parse_setting_option("--set", arg, &o->settings);
 	default: /* OPT_PAIRS */
-		return parse_int_option("--pairs", arg, 1, 1000, &o->pairs);
+		return cli_parse_pairs(arg, &o->pairs);
 	}
 }
 
@@ -230,21 +233,19 @@ static int parse_options(struct gate_opts *o, struct gate *g, int argc, char **a
 		switch (c) {
 		case OPT_BASELINE: o->baseline = optarg; continue;
 		case OPT_CANDIDATE: o->candidate = optarg; continue;
-		case 'W': strvec_push(&o->workloads, optarg); continue;
 		case OPT_REQUIRE_REGRESS: o->require_regress = optarg; continue;
 		case OPT_CPUS: o->cpus = optarg; continue;
 		case OPT_JSON: o->json = optarg; continue;
 		case OPT_JUNIT: o->junit = optarg; continue;
 		case OPT_WORKDIR: o->workdir = optarg; continue;
 		case 'q': o->quiet = 1; continue;
-		case OPT_REGRESS_RESULT:
-			if (strcmp(optarg, "passed") && strcmp(optarg, "failed")) {
-				error("invalid value \"%s\" for --regress-result: expected passed or failed",
-				      optarg);
+		case OPT_REGRESS_RESULT: {
+			int k;
+			if (parse_choice_option("--regress-result", optarg, regress_choices, &k) < 0)
 				return cli_usage();
-			}
-			o->regress_result = optarg;
+			o->regress_result = regress_choices[k];
 			continue;
+		}
 		case OPT_MIN_SPEEDUP: case OPT_MAX_P99: case OPT_GATE:
 			r = threshold_option(g, c, optarg);
 			break;
@@ -252,7 +253,7 @@ static int parse_options(struct gate_opts *o, struct gate *g, int argc, char **a
 		case OPT_CONFIDENCE:
 			r = method_option(o, g, c, optarg);
 			break;
-		case 'c': case OPT_THREADS: case 'T': case OPT_WARMUP:
+		case 'W': case 'c': case OPT_THREADS: case 'T': case OPT_WARMUP:
 		case 's': case OPT_SET: case OPT_PAIRS:
 			r = run_option(o, c, optarg);
 			break;
@@ -300,6 +301,8 @@ static int check_options(struct gate_opts *o, struct gate *g, int argc, char **a
 	}
 	if (o->require_regress && o->regress_result)
 		return cli_usage_error("--require-regress and --regress-result exclude each other");
+	if (preflight_threshold_workloads(&g->th) < 0)
+		return cli_usage();
 	/* the fewest pairs with an interval at this level: 2^-n <= (1-conf)/2 */
 	g->min_pairs = 1;
 	while (ldexp(1.0, -(int)g->min_pairs) > (1 - g->conf) / 2 + 1e-12)
