@@ -178,8 +178,8 @@ static int reach(const struct server_user *u, const char *what, const char *dir)
 		rc = -1;
 	} else if (r == 0) {
 		server_user_explain_blocked(u, blocked, &why);
-		rc = error("%s %s: %s (the server user works there), or choose a directory %s can "
-			   "reach", what, dir, why.buf, u->name);
+		rc = error("%s %s is out of the server user's reach: %s or choose a directory %s "
+			   "can reach", what, dir, why.buf, u->name);
 	}
 	strbuf_release(&why);
 	free(blocked);
