@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/bench.h"
 #include "pgbuild.h"
+#include "pipeline/preflight.h"
 #include "tune/tuner.h"
 
 static void tune_usage(FILE *fp)
@@ -119,17 +121,20 @@ static int value_option(struct tune_opts *o, struct tune_params *p, int c, const
 			return -1;
 		p->time_budget = d * 3600;
 		return 0;
-	case OPT_METRIC:
-		if (strcmp(arg, "tps") && strcmp(arg, "instructions"))
-			return error("invalid value \"%s\" for --metric: expected instructions or tps", arg);
-		o->metric = arg;
+	case OPT_METRIC: {
+		static const char *const metrics[] = { "instructions", "tps", NULL };
+		int k;
+		if (parse_choice_option("--metric", arg, metrics, &k) < 0)
+			return -1;
+		o->metric = metrics[k];
 		return 0;
+	}
 	case OPT_PAIRS:
-		return parse_int_option("--pairs", arg, 1, 1000, &o->pairs);
+		return cli_parse_pairs(arg, &o->pairs);
 	case 'T':
-		return parse_number_option("--duration", arg, 0.1, 3600, &o->duration);
+		return cli_parse_duration(arg, &o->duration);
 	case 'c':
-		return parse_int_option("--clients", arg, 1, 1000, &o->clients);
+		return cli_parse_clients(arg, &o->clients);
 	case OPT_TOLERANCE:
 		if (parse_number_option("--tolerance", arg, 0, 50, &d) < 0)
 			return -1;
@@ -189,8 +194,34 @@ static int parse_options(struct tune_opts *o, struct tune_params *p, int argc, c
 	return -1;
 }
 
+/* Every check before the first build: the options together, the workload,
+ * the files tune reads, the source, the baseline, and the directories the
+ * server user works in (as root). */
 static int check_options(struct tune_opts *o)
 {
+	if (strchr(o->workload, ','))
+		return cli_usage_error("--workload \"%s\": tune searches flags for one workload",
+				       o->workload);
+	if (bench_workload_check(o->workload) < 0)
+		return cli_usage();
+	if (preflight_pairs(o->pairs, o->metric, 0.95) < 0)
+		return cli_usage();
+	/* the candidates and the scope file are read by tuner_run before
+	 * anything is built */
+	if (preflight_source(o->src) < 0 ||
+	    (o->baseline && preflight_install("--baseline", o->baseline) < 0))
+		return PGBUILD_EXIT_ERROR;
+	if (!o->dry_run) {
+		char *workdir = path_absolute(o->workdir);
+		char *builddir = o->builddir ? path_absolute(o->builddir) :
+				 xasprintf("%s/build", workdir);
+		const char *dirs[] = { workdir, builddir, o->baseline, NULL };
+		int r = preflight_server_dirs(dirs);
+		free(workdir);
+		free(builddir);
+		if (r < 0)
+			return PGBUILD_EXIT_ERROR;
+	}
 	if (strcmp(o->metric, "tps") && strcmp(o->workload, "select-only") &&
 	    strcmp(o->workload, "select1") && strcmp(o->workload, "tpcb"))
 		return cli_usage_error("--metric instructions supports select-only, select1 and tpcb, "

@@ -451,7 +451,11 @@ static int ensure_installed(struct tuner *tu, tune_set s, int *builds, double *s
 			goto out;
 		}
 		if (code != 0) {
-			*note = xasprintf("regression suite could not run (exit %d, log %s)", code, log);
+			/* the reason, not only the log's name */
+			char *l = textfile_last_line(log, "error:");
+			*note = xasprintf("regression suite could not run (exit %d): %s (log %s)", code,
+					  l ? l : "no error line", log);
+			free(l);
 			goto out;
 		}
 	}
