@@ -252,8 +252,7 @@ static int prepare_user(struct regress *r)
 
 	if (geteuid() != 0)
 		return 0;
-	if (server_user_get(&r->su, r->o->user ? r->o->user : SERVER_USER_DEFAULT, "--user",
-			    &err) < 0) {
+	if (server_user_get(&r->su, r->o->user, r->o->user ? "--user" : NULL, &err) < 0) {
 		error("%s", err.buf);
 		strbuf_release(&err);
 		return -1;

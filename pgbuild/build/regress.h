@@ -27,7 +27,8 @@
 /* What to run (the options of `pgbuild regress`). */
 struct regress_opts {
 	const char *builddir;     /* --builddir: a configured build tree */
-	const char *user;         /* --user: who runs make as root (NULL: postgres) */
+	const char *user;         /* --user: who runs make as root (NULL: the
+				   * server user, $PGBUILD_SERVER_USER or postgres) */
 	const char *json;         /* --json FILE: the summary, or NULL */
 	const char *tests;        /* --tests "A B": only these core tests, or NULL */
 	const char *temp_config;  /* --temp-config FILE for the test server, or NULL */

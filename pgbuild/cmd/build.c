@@ -33,6 +33,7 @@ static void build_usage(FILE *fp)
 "  --no-install           build only (no make install, no benchmark)\n"
 "  --no-bench             skip the smoke benchmark after install\n"
 "  --baseline PREFIX --gate EXPR\n"
+"                         (--gate comma-separated and repeatable)\n"
 "                         gate the fresh install against PREFIX with\n"
 "                         `pgbuild gate` (regression suite included)\n"
 "  --gate-args ARGS       more `pgbuild gate` options (split on blanks),\n"
@@ -66,7 +67,7 @@ static const struct option build_options[] = {
 
 /* Read the options into o.  Returns -1 to go on, else the exit code
  * (0 after --help, 2 after a usage error). */
-static int parse_options(struct build_opts *o, int argc, char **argv)
+static int parse_options(struct build_opts *o, struct strbuf *gate, int argc, char **argv)
 {
 	int c;
 
@@ -87,7 +88,11 @@ static int parse_options(struct build_opts *o, int argc, char **argv)
 		case OPT_NO_INSTALL: o->install = 0; break;
 		case OPT_NO_BENCH: o->bench = 0; break;
 		case OPT_BASELINE: o->baseline = optarg; break;
-		case OPT_GATE: o->gate = optarg; break;
+		case OPT_GATE:
+			/* repeatable: the thresholds add up */
+			strbuf_addf(gate, "%s%s", gate->len ? "," : "", optarg);
+			o->gate = gate->buf;
+			break;
 		case OPT_GATE_ARGS: o->gate_args = optarg; break;
 		case 'q': o->quiet = 1; break;
 		case 'h': build_usage(stdout); return 0;
@@ -120,11 +125,14 @@ static int check_options(struct build_opts *o)
 PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc with a policy")
 {
 	struct build b;
+	struct strbuf gate = STRBUF_INIT;
 	int rc;
 
 	build_init(&b);
-	if ((rc = parse_options(&b.o, argc, argv)) >= 0 || (rc = check_options(&b.o)) != 0) {
+	if ((rc = parse_options(&b.o, &gate, argc, argv)) >= 0 ||
+	    (rc = check_options(&b.o)) != 0) {
 		build_finish(&b, -1);
+		strbuf_release(&gate);
 		return rc;
 	}
 	rc = PGBUILD_EXIT_ERROR;
@@ -132,5 +140,6 @@ PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc 
 	    build_compile(&b) == 0 && build_install(&b) == 0)
 		rc = build_checks(&b);
 	build_finish(&b, rc);
+	strbuf_release(&gate);
 	return rc;
 }

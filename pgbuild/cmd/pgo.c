@@ -4,10 +4,12 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "pgbuild.h"
+#include "pipeline/preflight.h"
 #include "profile/pgo.h"
 
 static void pgo_usage(FILE *fp)
@@ -31,7 +33,7 @@ static void pgo_usage(FILE *fp)
 	      "                         src/backend/** src/pl/** src/timezone/** contrib/**;\n"
 	      "                         src/common and src/port are shared with libpq,\n"
 	      "                         which must not link libgcov)\n"
-	      "  -W, --workload W       training workload(s), comma-separated or repeated\n"
+	      "  -W, --workload LIST    training workloads, comma-separated and repeatable\n"
 	      "                         (default select-only,tpcb)\n"
 	      "  -c, --clients N        training clients (default 2)\n"
 	      "  -T, --duration S       seconds per training workload (default 20)\n"
@@ -42,11 +44,14 @@ static void pgo_usage(FILE *fp)
 	      "                         the same options continues from there\n"
 	      "  --no-regress           skip the regression suite\n"
 	      "  --baseline PREFIX --gate EXPR\n"
-	      "                         gate the result against PREFIX (pgbuild gate)\n"
+	      "                         gate the result against PREFIX (pgbuild gate;\n"
+	      "                         --gate comma-separated and repeatable)\n"
 	      "  -j, --jobs N           make jobs\n"
 	      "  -q, --quiet            less progress output\n"
 	      "\n"
-	      "Writes OUT/pgopt-pgo.json (stages, workloads, stale units).\n"
+	      "Every option, --gate's thresholds, the policy, the source and the\n"
+	      "directories the server user must reach (as root) are checked before the\n"
+	      "first build.  Writes OUT/pgopt-pgo.json (stages, workloads, stale units).\n"
 	      "Exit: 0 built and checked, 1 regression suite or gate failed,\n"
 	      "2 could not build or train.\n",
 	      fp);
@@ -74,7 +79,7 @@ static const struct option pgo_options[] = {
 };
 
 /* Read the options.  -1 to go on, else the exit code (0 after --help). */
-static int parse_options(struct pgo_opts *o, int argc, char **argv)
+static int parse_options(struct pgo_opts *o, struct strbuf *gate, int argc, char **argv)
 {
 	int c;
 
@@ -103,7 +108,11 @@ static int parse_options(struct pgo_opts *o, int argc, char **argv)
 		case OPT_INSTRUMENT_ONLY: o->instrument_only = 1; break;
 		case OPT_NO_REGRESS: o->regress = 0; break;
 		case OPT_BASELINE: o->baseline = optarg; break;
-		case OPT_GATE: o->gate = optarg; break;
+		case OPT_GATE:
+			/* repeatable: the thresholds add up */
+			strbuf_addf(gate, "%s%s", gate->len ? "," : "", optarg);
+			o->gate = gate->buf;
+			break;
 		case 'q': o->quiet = 1; break;
 		case 'h':
 			pgo_usage(stdout);
@@ -117,27 +126,46 @@ static int parse_options(struct pgo_opts *o, int argc, char **argv)
 	return -1;
 }
 
+/* Every check before the first build: the options together, the gate's
+ * thresholds, the policy (through pgoptcc), the source, the baseline, and
+ * the directories the server user works in (as root: training writes its
+ * profiles into the build tree). */
 static int check_options(const struct pgo_opts *o)
 {
+	char *prefix, *builddir;
+	int r;
+
 	if (!o->prefix)
 		return cli_usage_error("--prefix is required");
 	if (!o->baseline != !o->gate)
 		return cli_usage_error("--baseline and --gate go together");
-	if (o->policy && access(o->policy, R_OK) < 0) {
-		error("--policy %s: %s", o->policy, strerror(errno));
+	if (o->gate && preflight_gate_expr(o->gate, NULL, NULL) < 0)
+		return cli_usage();
+	if ((o->policy && preflight_policy("--policy", o->policy, NULL) < 0) ||
+	    preflight_source(o->src) < 0 ||
+	    (o->baseline && preflight_install("--baseline", o->baseline) < 0))
 		return PGBUILD_EXIT_ERROR;
+	prefix = path_absolute(o->prefix);
+	builddir = o->builddir ? path_absolute(o->builddir) : xasprintf("%s.build", prefix);
+	{
+		const char *dirs[] = { prefix, builddir, o->baseline, NULL };
+		r = preflight_server_dirs(dirs);
 	}
-	return 0;
+	free(prefix);
+	free(builddir);
+	return r < 0 ? PGBUILD_EXIT_ERROR : 0;
 }
 
 PGBUILD_COMMAND(pgo, "profile-guided build: instrument, train on workloads, -fprofile-use, regress")
 {
 	struct pgo_opts o;
+	struct strbuf gate = STRBUF_INIT;
 	int rc;
 
 	pgo_opts_init(&o);
-	if ((rc = parse_options(&o, argc, argv)) < 0 && (rc = check_options(&o)) == 0)
+	if ((rc = parse_options(&o, &gate, argc, argv)) < 0 && (rc = check_options(&o)) == 0)
 		rc = pgo_run(&o);
 	pgo_opts_release(&o);
+	strbuf_release(&gate);
 	return rc;
 }

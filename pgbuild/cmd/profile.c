@@ -24,7 +24,7 @@ static void profile_usage(FILE *fp)
 	      "  --prefix PREFIX        installed PostgreSQL (from pgbuild build: its\n"
 	      "                         build directory maps functions to files)\n"
 	      "  --builddir DIR         the build directory (default: from the record)\n"
-	      "  -W, --workload W       bench workload; repeatable or comma-separated\n"
+	      "  -W, --workload LIST    bench workloads, comma-separated and repeatable\n"
 	      "                         (default select-only)\n"
 	      "  -c, --clients N        client connections (default 2)\n"
 	      "  -T, --duration S       seconds per workload (default 10)\n"
@@ -127,11 +127,17 @@ static int parse_options(struct profile_opts *o, struct prof_run *run, int argc,
 		case OPT_PREFIX: o->prefix = optarg; break;
 		case OPT_BUILDDIR: o->builddir = optarg; break;
 		case OPT_SET:
-			if (!strchr(optarg, '='))
-				return cli_usage_error("--set: expected NAME=VALUE, got \"%s\"", optarg);
-			strvec_push(&run->settings, optarg);
+			if (parse_setting_option("--set", optarg, &run->settings) < 0)
+				return cli_usage();
 			break;
-		case OPT_METHOD: o->method = optarg; break;
+		case OPT_METHOD: {
+			static const char *const methods[] = { "auto", "perf", "gcov", NULL };
+			int k;
+			if (parse_choice_option("--method", optarg, methods, &k) < 0)
+				return cli_usage();
+			o->method = methods[k];
+			break;
+		}
 		case OPT_PERF_DATA: o->perf_data = optarg; break;
 		case OPT_FROM: o->from = optarg; break;
 		case OPT_NO_RUN: o->no_run = 1; break;
@@ -165,8 +171,6 @@ static int check_options(struct profile_opts *o, struct prof_run *run)
 					 : "--prefix (or --from) is required");
 	if (o->no_run && !strcmp(o->method, "auto"))
 		return cli_usage_error("--no-run needs --method perf or gcov");
-	if (strcmp(o->method, "auto") && strcmp(o->method, "perf") && strcmp(o->method, "gcov"))
-		return cli_usage_error("--method: expected auto, perf or gcov, got \"%s\"", o->method);
 	if (!*o->cflags)
 		return cli_usage_error("--cflags: expected flags, got \"\"");
 	if (!run->workloads.nr)

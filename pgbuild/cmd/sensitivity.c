@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pgbuild.h"
+#include "pipeline/preflight.h"
 #include "tune/sensitivity.h"
 
 static void sens_usage(FILE *fp)
@@ -18,14 +19,15 @@ static void sens_usage(FILE *fp)
 	      "\n"
 	      "  --src SRC              PostgreSQL source (default debian:postgresql-15)\n"
 	      "  --workdir DIR          builds and results (default ./pgbuild-sensitivity)\n"
-	      "  -W, --workload W       bench workload(s) (default select-only)\n"
+	      "  -W, --workload LIST    bench workloads, comma-separated and repeatable\n"
+	      "                         (default select-only)\n"
 	      "  --low FLAGS            low watermark flags (default -O0)\n"
 	      "  --high FLAGS           high watermark flags (default -O3)\n"
 	      "  --low-prefix P --high-prefix P\n"
 	      "                         use these installs instead of building\n"
 	      "  --baseline PREFIX      also place this (stock) build between them\n"
 	      "  --metric tps|instructions|both   what pgbuild gate measures (default tps)\n"
-	      "  --pairs N --duration S --clients N   passed to pgbuild gate\n"
+	      "  --pairs N -T, --duration S -c, --clients N   passed to pgbuild gate\n"
 	      "  --json FILE            the watermarks as JSON\n"
 	      "  -j, --jobs N           make jobs for the builds\n"
 	      "  -q, --quiet            less progress output\n"
@@ -59,13 +61,15 @@ static int number_option(struct sens_opts *o, int c, const char *arg)
 {
 	switch (c) {
 	case OPT_PAIRS:
-		return parse_int_option("--pairs", arg, 1, 100000, &o->pairs);
+		return cli_parse_pairs(arg, &o->pairs);
 	case 'T':
-		return parse_int_option("--duration", arg, 1, 100000, &o->duration);
+		return cli_parse_duration(arg, &o->duration);
 	case 'c':
-		return parse_int_option("--clients", arg, 1, 100000, &o->clients);
+		return cli_parse_clients(arg, &o->clients);
+	case 'W':
+		return cli_parse_workloads(arg, &o->workloads);
 	default: /* 'j' */
-		return parse_int_option("--jobs", arg, 1, 100000, &o->jobs);
+		return cli_parse_jobs(arg, &o->jobs);
 	}
 }
 
@@ -79,22 +83,21 @@ static int parse_options(struct sens_opts *o, int argc, char **argv)
 		switch (c) {
 		case OPT_SRC: o->src = optarg; break;
 		case OPT_WORKDIR: o->workdir = optarg; break;
-		case 'W': parse_list_option(optarg, &o->workloads); break;
 		case OPT_LOW: o->low = optarg; break;
 		case OPT_HIGH: o->high = optarg; break;
 		case OPT_LOW_PREFIX: o->low_prefix = optarg; break;
 		case OPT_HIGH_PREFIX: o->high_prefix = optarg; break;
 		case OPT_BASELINE: o->baseline = optarg; break;
-		case OPT_METRIC:
-			if (strcmp(optarg, "tps") && strcmp(optarg, "instructions") &&
-			    strcmp(optarg, "both"))
-				return cli_usage_error("--metric: expected tps, instructions or both, "
-						       "got \"%s\"", optarg);
-			o->metric = optarg;
+		case OPT_METRIC: {
+			int k;
+			if (parse_choice_option("--metric", optarg, preflight_metrics, &k) < 0)
+				return cli_usage();
+			o->metric = preflight_metrics[k];
 			break;
+		}
 		case OPT_JSON: o->json = optarg; break;
 		case 'q': o->quiet = 1; break;
-		case OPT_PAIRS: case 'T': case 'c': case 'j':
+		case OPT_PAIRS: case 'T': case 'c': case 'j': case 'W':
 			if (number_option(o, c, optarg) < 0)
 				return cli_usage();
 			break;

@@ -28,8 +28,8 @@ static void source_usage(FILE *fp)
 PGBUILD_COMMAND(source, "fetch/unpack a PostgreSQL source tree and print its directory")
 {
 	static const struct option opts[] = {
-		{ "src", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
+		{ "src", required_argument, NULL, OPT_SRC },
+		{ "json", no_argument, NULL, OPT_JSON },
 		CLI_OPT_QUIET,
 		CLI_OPT_HELP,
 		CLI_OPT_END
@@ -41,8 +41,8 @@ PGBUILD_COMMAND(source, "fetch/unpack a PostgreSQL source tree and print its dir
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, opts)) != -1) {
 		switch (c) {
-		case 's': spec = optarg; break;
-		case 'j': json = 1; break;
+		case OPT_SRC: spec = optarg; break;
+		case OPT_JSON: json = 1; break;
 		case 'q': quiet = 1; break;
 		case 'h': source_usage(stdout); return 0;
 		default:

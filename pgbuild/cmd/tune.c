@@ -32,7 +32,7 @@ static void tune_usage(FILE *fp)
 "\n"
 "  --src SRC             PostgreSQL source (as pgbuild build; default\n"
 "                        debian:postgresql-15)\n"
-"  --workload W          bench workload (default select-only)\n"
+"  -W, --workload W      the one bench workload (default select-only)\n"
 "  --scope S             global (default), a glob over source files\n"
 "                        (e.g. 'src/backend/executor/*.c'), or @FILE listing\n"
 "                        files or globs, one per line (e.g. the hot files)\n"
@@ -49,7 +49,7 @@ static void tune_usage(FILE *fp)
 "  --out POLICY          the best policy (default WORKDIR/best.policy)\n"
 "  --json FILE           every step and the result as JSON\n"
 "  --metric M            instructions (default: callgrind, exact) or tps\n"
-"  --pairs N --duration S --clients N   gate settings for --metric tps\n"
+"  --pairs N -T, --duration S -c, --clients N   gate settings for --metric tps\n"
 "  --tolerance PCT       a drop is kept unless it is significantly more than\n"
 "                        PCT%% slower (default 0.5)\n"
 "  --min-gain PCT        an added flag must be significantly faster by PCT%%\n"
@@ -68,6 +68,8 @@ static void tune_usage(FILE *fp)
 "\n"
 "Environment: PGOPT_PREFIX (e.g. \"ccache distcc\" with DISTCC_HOSTS: builds\n"
 "on a compile farm; benchmarks always run locally), CCACHE_DIR.\n"
+"Every option, the source, the baseline and (as root) the directories the\n"
+"server user must reach are checked before the first build.\n"
 "Exit: 0 done (best policy written), 1 stopped early (budget) before\n"
 "converging, 2 error.\n");
 }

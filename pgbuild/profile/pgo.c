@@ -453,7 +453,7 @@ static int write_manifest(struct pgo *p)
 	json_key(&jw, "trained"); json_string(&jw, when);
 	json_key(&jw, "workloads"); json_string(&jw, p->wl);
 	json_key(&jw, "clients"); json_int(&jw, o->run.clients);
-	json_key(&jw, "duration"); json_int(&jw, o->run.duration);
+	json_key(&jw, "duration"); json_double(&jw, o->run.duration);
 	json_key(&jw, "gcda_files"); json_int(&jw, p->gcda);
 	json_key(&jw, "instrument_policy"); json_string(&jw, p->ipolicy_text);
 	json_key(&jw, "source_dir"); json_string(&jw, srcdir);

@@ -136,11 +136,11 @@ int prof_run_workloads(struct prof_run *r)
 		struct strvec extra = STRVEC_INIT;
 		struct strbuf out = STRBUF_INIT;
 		strvec_pushf(&extra, "--clients=%d", r->clients);
-		strvec_pushf(&extra, "--duration=%d", r->duration);
+		strvec_pushf(&extra, "--duration=%g", r->duration);
 		if (r->scale > 0)
 			strvec_pushf(&extra, "--scale=%d", r->scale);
 		if (!r->quiet)
-			fprintf(stderr, "profile: running %s, %d clients, %d s\n",
+			fprintf(stderr, "profile: running %s, %d clients, %g s\n",
 				r->workloads.v[i], r->clients, r->duration);
 		int rc = run_bench(conn, r->workloads.v[i], &extra, &out);
 		double tps = bench_tps(out.buf);
@@ -473,21 +473,15 @@ long prof_gcov_collect(const char *builddir, struct profile *p)
 int prof_run_option(struct prof_run *r, int c, const char *arg)
 {
 	switch (c) {
-	case 'W': {
-		size_t first = r->workloads.nr;
-		parse_list_option(arg, &r->workloads);
+	case 'W':
 		/* a misspelt workload is an error now, not after a build */
-		for (size_t i = first; i < r->workloads.nr; i++)
-			if (bench_workload_check(r->workloads.v[i]) < 0)
-				return -1;
-		return 1;
-	}
+		return cli_parse_workloads(arg, &r->workloads) < 0 ? -1 : 1;
 	case 'c':
-		return parse_int_option("--clients", arg, 1, 1000, &r->clients) < 0 ? -1 : 1;
+		return cli_parse_clients(arg, &r->clients) < 0 ? -1 : 1;
 	case 'T':
-		return parse_int_option("--duration", arg, 1, 86400, &r->duration) < 0 ? -1 : 1;
+		return cli_parse_duration(arg, &r->duration) < 0 ? -1 : 1;
 	case 's':
-		return parse_int_option("--scale", arg, 1, 100000, &r->scale) < 0 ? -1 : 1;
+		return cli_parse_scale(arg, &r->scale) < 0 ? -1 : 1;
 	default:
 		return 0;
 	}

@@ -31,7 +31,7 @@ struct prof_run {
 	struct strvec workloads;  /* bench workload names, run in order */
 	struct strvec settings;   /* "name=value" server settings */
 	int clients;              /* bench --clients */
-	int duration;             /* seconds per workload */
+	double duration;          /* seconds per workload */
 	int scale;                /* pgbench scale (0: bench's default) */
 	const char *perf_data;    /* record perf samples into this file, or NULL */
 	int perf_freq;            /* samples per second */
@@ -43,9 +43,9 @@ void prof_run_init(struct prof_run *r);
 void prof_run_release(struct prof_run *r);
 
 /*
- * The workload options shared by profile and pgo: -W/--workload LIST,
- * -c/--clients N (1-1000), -T/--duration S (1-86400), -s/--scale N
- * (1-100000).  Returns 1 when c was one of them, 0 when not, -1 after
+ * The workload options shared by profile and pgo, with cli.h's meanings
+ * and ranges: -W/--workload LIST, -c/--clients N, -T/--duration S,
+ * -s/--scale N.  Returns 1 when c was one of them, 0 when not, -1 after
  * printing the error for a bad value.
  */
 int prof_run_option(struct prof_run *r, int c, const char *arg);

@@ -91,7 +91,7 @@ static struct json_value *gate(const struct sens_opts *o, const char *a, const c
 	if (o->pairs)
 		strvec_pushf(&cp.args, "--pairs=%d", o->pairs);
 	if (o->duration)
-		strvec_pushf(&cp.args, "--duration=%d", o->duration);
+		strvec_pushf(&cp.args, "--duration=%g", o->duration);
 	if (o->clients)
 		strvec_pushf(&cp.args, "--clients=%d", o->clients);
 	if (o->quiet)

@@ -31,7 +31,8 @@ struct sens_opts {
 	const char *metric;              /* --metric for pgbuild gate, or NULL */
 	const char *json;                /* --json FILE */
 	struct strvec workloads;         /* --workload */
-	int pairs, duration, clients;    /* passed to pgbuild gate (0: gate's) */
+	int pairs, clients;              /* passed to pgbuild gate (0: gate's) */
+	double duration;                 /* likewise, seconds (0: gate's) */
 	int jobs;                        /* --jobs for the builds */
 	int quiet;                       /* --quiet */
 };
