@@ -197,7 +197,7 @@ static void client_abort(struct thread *t, struct client *c, const char *why)
 	if (c->state == CS_ABORTED)
 		return;
 	if (!cluster_interrupted)
-		fprintf(stderr, "%s: client %d aborted: %s\n", error_program(), c->id, why);
+		warning("client %d aborted: %s", c->id, why);
 	c->state = CS_ABORTED;
 	t->aborted++;
 }
