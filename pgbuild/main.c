@@ -30,44 +30,6 @@ static const struct command commands[] = {
 	{ NULL, NULL, NULL }
 };
 
-static char self_path[PATH_MAX];
-static char *lib_dir;
-static char *pgoptcc_path;
-
-const char *pgbuild_self(void)
-{
-	return self_path;
-}
-
-const char *pgbuild_libdir(void)
-{
-	return lib_dir;
-}
-
-const char *pgbuild_pgoptcc(void)
-{
-	return pgoptcc_path;
-}
-
-/* bindir/pgbuild -> bindir/pgoptcc and bindir/../lib/pgoptcc */
-static void find_self(void)
-{
-	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
-	char *bindir, *slash;
-	if (n <= 0)
-		die(PGBUILD_EXIT_ERROR, "cannot read /proc/self/exe");
-	self_path[n] = '\0';
-	bindir = xstrdup(self_path);
-	slash = strrchr(bindir, '/');
-	*slash = '\0';
-	pgoptcc_path = xasprintf("%s/pgoptcc", bindir);
-	slash = strrchr(bindir, '/');
-	if (slash)
-		*slash = '\0';
-	lib_dir = xasprintf("%s/lib/pgoptcc", bindir);
-	free(bindir);
-}
-
 static void usage(FILE *fp)
 {
 	fprintf(fp, "usage: pgbuild COMMAND [OPTIONS]\n"
@@ -116,7 +78,7 @@ int main(int argc, char **argv)
 	error_set_program("pgbuild", PGBUILD_EXIT_ERROR);
 	if (getenv("PGOPT_VERBOSE") && !strcmp(getenv("PGOPT_VERBOSE"), "1"))
 		error_verbose = 1;
-	find_self();
+	pgbuild_find_self();
 	/*
 	 * Every PostgreSQL make that pgbuild runs (build, regress, pgo, tune)
 	 * is a top-level make: PostgreSQL builds its generated headers only at

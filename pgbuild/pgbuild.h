@@ -31,6 +31,8 @@
 
 #define PGBUILD_COMMAND(name, summary) int cmd_##name(int argc, char **argv)
 
+/* Find the running executable (main calls it first; cli/self.c). */
+void pgbuild_find_self(void);
 /* Absolute path of the running pgbuild executable (for re-running itself). */
 const char *pgbuild_self(void);
 /* Directory of installed support files: <bindir>/../lib/pgoptcc */
