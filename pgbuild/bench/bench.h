@@ -3,7 +3,7 @@
  * transactions a client runs), workloads (scripts + data set + checks), the
  * data loaders and the correctness checks.
  *
- * A script is a pgbench-compatible subset, parsed by bench-script.c:
+ * A script is a pgbench-compatible subset, parsed by script.c:
  *
  *     \set aid random(1, 100000 * :scale)     integer expressions: + - * / %,
  *                                             parentheses, random(lo, hi),

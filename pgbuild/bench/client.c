@@ -1,5 +1,5 @@
 /*
- * bench.c - `pgbuild bench`: the embedded multi-threaded libpq benchmark.
+ * client.c - the embedded multi-threaded libpq benchmark of `pgbuild bench`.
  *
  * Design after pgbench (src/bin/pgbench/pgbench.c):
  *  - clients are spread evenly over threads; thread 0 runs in main;

@@ -1,5 +1,5 @@
 /*
- * bench-script.c - the pgbench-compatible script subset of pgbuild bench:
+ * script.c - the pgbench-compatible script subset of pgbuild bench:
  * parsing, integer expressions, variable substitution and the per-client
  * random number generator.  See bench.h for the accepted syntax.
  */

@@ -1,5 +1,5 @@
 /*
- * gate-expr.c - the pure part of the gate: threshold expressions, per-pair
+ * expr.c - the pure part of the gate: threshold expressions, per-pair
  * analysis and the verdict (see gate.h for the rules).  Nothing here runs a
  * process or touches a file, so unit tests drive it with synthetic runs.
  */

@@ -1,7 +1,7 @@
 /*
- * profile-data.c - profiles as data: parsing perf and gcov output,
+ * data.c - profiles as data: parsing perf and gcov output,
  * attribution to translation units, ranking, hot lists and policies.
- * See profile-data.h.
+ * See data.h.
  */
 #include <ctype.h>
 #include <math.h>

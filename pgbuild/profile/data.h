@@ -1,5 +1,5 @@
 /*
- * profile-data.h - a workload profile of the PostgreSQL server as data:
+ * data.h - a workload profile of the PostgreSQL server as data:
  * functions with a weight, attributed to translation units, ranked, and
  * turned into a hot list and a policy.  Pure logic (no processes), shared by
  * `pgbuild profile` and `pgbuild pgo`, and unit-tested.

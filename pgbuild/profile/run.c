@@ -1,6 +1,6 @@
 /*
- * profile-run.c - workloads on a private cluster under perf, gcov
- * collection, and the function -> translation unit map.  See profile-run.h.
+ * run.c - workloads on a private cluster under perf, gcov
+ * collection, and the function -> translation unit map.  See run.h.
  */
 #include <errno.h>
 #include <ftw.h>

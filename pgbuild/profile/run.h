@@ -1,5 +1,5 @@
 /*
- * profile-run.h - the process side of `pgbuild profile` and `pgbuild pgo`:
+ * run.h - the process side of `pgbuild profile` and `pgbuild pgo`:
  * run workloads on a private cluster of an install (optionally under
  * `perf record`), collect gcov counts of an instrumented build, and learn
  * which translation unit defines which function.

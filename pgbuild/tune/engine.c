@@ -1,5 +1,5 @@
 /*
- * tune-engine.c - elimination search over flag sets; see tune-engine.h.
+ * engine.c - elimination search over flag sets; see engine.h.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,9 +1,9 @@
 /*
- * tune-engine.h - the flag search of `pgbuild tune`, as a pure module.
+ * engine.h - the flag search of `pgbuild tune`, as a pure module.
  *
  * The engine knows nothing about PostgreSQL, builds or benchmarks: it asks
  * an evaluator callback to compare a candidate flag set with a reference
- * set and decides from the answer.  tune.c plugs in the real evaluator
+ * set and decides from the answer.  tuner.c plugs in the real evaluator
  * (pgbuild build + regress + gate); tests/unit/test-tune.c a synthetic one.
  *
  * Sets are bit masks over the candidate list (at most 64 candidates); the
@@ -117,7 +117,7 @@ struct tune_params {
 struct tune_engine {
 	struct strvec flags;          /* the candidates, index = bit */
 	struct tune_params p;
-	char *key;                    /* what the state belongs to (tune.c) */
+	char *key;                    /* what the state belongs to (tuner.c) */
 	char *state_path;             /* save here after every evaluation */
 	tune_evaluate_fn evaluate;
 	void *ctx;
@@ -165,7 +165,7 @@ int tune_state_save(const struct tune_engine *t, const char *path);
  * key differs from t->key is an error (-1, message in err). */
 int tune_state_load(struct tune_engine *t, const char *path, struct strbuf *err);
 
-/* Append one record as a JSON object (also used by tune.c's --json). */
+/* Append one record as a JSON object (also used by tuner.c's --json). */
 struct json_writer;
 void tune_record_json(const struct tune_engine *t, const struct tune_record *r,
 		      struct json_writer *jw);

@@ -1,5 +1,5 @@
 /*
- * test-elfrec.c - unit tests of pgbuild/elfrec.c on real ELF files made by
+ * test-elfrec.c - unit tests of pgbuild/elf/elfrec.c on real ELF files made by
  * gcc/ar at test time: an object with a .pgopt.log record, hot/cold
  * sections and .GCC.command.line; an archive; a linked executable that
  * concatenates the records; and corrupt or truncated input, which must give

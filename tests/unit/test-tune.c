@@ -1,5 +1,5 @@
 /*
- * test-tune.c - unit tests of pgbuild/tune-engine.c on a synthetic
+ * test-tune.c - unit tests of pgbuild/tune/engine.c on a synthetic
  * evaluator: every flag multiplies the speed by a known factor, some flags
  * "crash the compiler" or "fail the regression suite", and every call is
  * counted.  Checks: the known best set is found, failed sets are remembered
