@@ -59,13 +59,11 @@ static const struct option sens_options[] = {
 /* The options with a number: 0, or -1 after the error. */
 static int number_option(struct sens_opts *o, int c, const char *arg)
 {
+	int r = pipeline_gate_option(&o->gate, c, arg);
+
+	if (r)
+		return r < 0 ? -1 : 0;
 	switch (c) {
-	case OPT_PAIRS:
-		return cli_parse_pairs(arg, &o->pairs);
-	case 'T':
-		return cli_parse_duration(arg, &o->duration);
-	case 'c':
-		return cli_parse_clients(arg, &o->clients);
 	case 'W':
 		return cli_parse_workloads(arg, &o->workloads);
 	default: /* 'j' */

@@ -108,7 +108,11 @@ static const struct option tune_options[] = {
 /* The options with a value to check: 0, or -1 after the error. */
 static int value_option(struct tune_opts *o, struct tune_params *p, int c, const char *arg)
 {
+	int r = pipeline_gate_option(&o->gate, c, arg);
 	double d;
+
+	if (r)
+		return r < 0 ? -1 : 0;
 
 	switch (c) {
 	case OPT_PLUGIN:
@@ -131,12 +135,6 @@ static int value_option(struct tune_opts *o, struct tune_params *p, int c, const
 		o->metric = metrics[k];
 		return 0;
 	}
-	case OPT_PAIRS:
-		return cli_parse_pairs(arg, &o->pairs);
-	case 'T':
-		return cli_parse_duration(arg, &o->duration);
-	case 'c':
-		return cli_parse_clients(arg, &o->clients);
 	case OPT_TOLERANCE:
 		if (parse_number_option("--tolerance", arg, 0, 50, &d) < 0)
 			return -1;
@@ -206,7 +204,7 @@ static int check_options(struct tune_opts *o)
 				       o->workload);
 	if (bench_workload_check(o->workload) < 0)
 		return cli_usage();
-	if (preflight_pairs(o->pairs, o->metric, 0.95) < 0)
+	if (preflight_pairs(o->gate.pairs, o->metric, 0.95) < 0)
 		return cli_usage();
 	/* the candidates and the scope file are read by tuner_run before
 	 * anything is built */

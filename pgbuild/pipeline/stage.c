@@ -145,6 +145,30 @@ void pipeline_build_argv(struct strvec *args, const struct build_step *b)
 		strvec_push(args, "--quiet");
 }
 
+int pipeline_gate_option(struct gate_step *g, int c, const char *arg)
+{
+	switch (c) {
+	case OPT_PAIRS:
+		return cli_parse_pairs(arg, &g->pairs) < 0 ? -1 : 1;
+	case 'T':
+		return cli_parse_duration(arg, &g->duration) < 0 ? -1 : 1;
+	case 'c':
+		return cli_parse_clients(arg, &g->clients) < 0 ? -1 : 1;
+	default:
+		return 0;
+	}
+}
+
+void pipeline_gate_argv(struct strvec *args, const struct gate_step *g)
+{
+	if (g->pairs)
+		strvec_pushf(args, "--pairs=%d", g->pairs);
+	if (g->duration)
+		strvec_pushf(args, "--duration=%g", g->duration);
+	if (g->clients)
+		strvec_pushf(args, "--clients=%d", g->clients);
+}
+
 int pipeline_stage(struct pipeline *p, int id, const char *key, const char *what,
 		   int (*fn)(struct pipeline *p, int id))
 {

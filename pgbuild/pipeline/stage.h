@@ -95,4 +95,19 @@ struct build_step {
  * (the smoke benchmark is the pipeline's business, never the step's). */
 void pipeline_build_argv(struct strvec *args, const struct build_step *b);
 
+/* The benchmark settings a pipeline passes on to its `pgbuild gate` steps
+ * (tune, sensitivity); 0: the gate's default. */
+struct gate_step {
+	int pairs;          /* --pairs */
+	double duration;    /* -T, --duration seconds */
+	int clients;        /* -c, --clients */
+};
+
+/* --pairs, -T/--duration, -c/--clients (cli.h's ranges) into g: 1 when c
+ * was one of them, 0 when not, -1 after the error. */
+int pipeline_gate_option(struct gate_step *g, int c, const char *arg);
+
+/* Push the settings that are set onto a gate step's args. */
+void pipeline_gate_argv(struct strvec *args, const struct gate_step *g);
+
 #endif

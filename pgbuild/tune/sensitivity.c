@@ -88,12 +88,7 @@ static struct json_value *gate(const struct sens_opts *o, const char *a, const c
 		strvec_pushl(&cp.args, "--workload", o->workloads.v[i], NULL);
 	if (o->metric)
 		strvec_pushl(&cp.args, "--metric", o->metric, NULL);
-	if (o->pairs)
-		strvec_pushf(&cp.args, "--pairs=%d", o->pairs);
-	if (o->duration)
-		strvec_pushf(&cp.args, "--duration=%g", o->duration);
-	if (o->clients)
-		strvec_pushf(&cp.args, "--clients=%d", o->clients);
+	pipeline_gate_argv(&cp.args, &o->gate);
 	if (o->quiet)
 		strvec_push(&cp.args, "--quiet");
 	cp.no_stdin = 1;

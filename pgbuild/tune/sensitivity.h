@@ -18,6 +18,7 @@
 #ifndef PGBUILD_SENSITIVITY_H
 #define PGBUILD_SENSITIVITY_H
 
+#include "pipeline/stage.h"
 #include "strvec.h"
 
 /* What to build and measure (the options of `pgbuild sensitivity`). */
@@ -31,8 +32,7 @@ struct sens_opts {
 	const char *metric;              /* --metric for pgbuild gate, or NULL */
 	const char *json;                /* --json FILE */
 	struct strvec workloads;         /* --workload */
-	int pairs, clients;              /* passed to pgbuild gate (0: gate's) */
-	double duration;                 /* likewise, seconds (0: gate's) */
+	struct gate_step gate;           /* passed to pgbuild gate (0: gate's) */
 	int jobs;                        /* --jobs for the builds */
 	int quiet;                       /* --quiet */
 };

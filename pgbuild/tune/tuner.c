@@ -553,9 +553,7 @@ static int tuner_evaluate(struct tune_engine *t, tune_set cand, tune_set ref,
 		     "--candidate", cand_prefix, "--workload", tu->o.workload,
 		     "--metric", tu->o.metric, "--json", json, NULL);
 	if (!strcmp(tu->o.metric, "tps")) {
-		strvec_pushf(&args, "--pairs=%d", tu->o.pairs);
-		strvec_pushf(&args, "--duration=%g", tu->o.duration);
-		strvec_pushf(&args, "--clients=%d", tu->o.clients);
+		pipeline_gate_argv(&args, &tu->o.gate);
 	}
 	if (!tu->o.quiet)
 		fprintf(stderr, "tune: gate (%s, %s) ...\n", tu->o.workload, tu->o.metric);
@@ -790,9 +788,9 @@ void tuner_init(struct tuner *tu, struct tune_params *p)
 	tu->o.scope = "global";
 	tu->o.metric = "instructions";
 	tu->o.workdir = "pgbuild-tune";
-	tu->o.pairs = 6;
-	tu->o.duration = 5;
-	tu->o.clients = 2;
+	tu->o.gate.pairs = 6;
+	tu->o.gate.duration = 5;
+	tu->o.gate.clients = 2;
 	tu->o.regress = 1;
 	tu->o.plugin = -1;
 	strvec_init(&tu->scope_globs);

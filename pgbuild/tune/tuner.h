@@ -30,6 +30,7 @@
 #ifndef PGBUILD_TUNER_H
 #define PGBUILD_TUNER_H
 
+#include "pipeline/stage.h"
 #include "tune/engine.h"
 
 /* What `pgbuild tune` was asked to do (its options). */
@@ -46,9 +47,7 @@ struct tune_opts {
 	const char *metric;       /* tps | instructions */
 	const char *json;         /* --json FILE */
 	const char *lock;         /* --lock FILE: flock it around each evaluation */
-	int pairs;                /* --pairs (tps) */
-	double duration;          /* --duration (tps) */
-	int clients;              /* --clients (tps) */
+	struct gate_step gate;    /* --pairs, --duration, --clients (tps) */
 	int jobs;                 /* --jobs for make */
 	int regress;              /* 0 with --no-regress */
 	int dry_run;              /* --dry-run: show candidates and policies */
