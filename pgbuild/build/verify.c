@@ -386,9 +386,12 @@ struct verify {
 	const struct verify_opts *o;
 	struct json_value *rec;      /* PREFIX/pgopt-build.json */
 	char *builddir, *policy;     /* policy NULL: none */
-	char *logfile, *binary;
+	char *logfile;               /* the build's compile log */
+	char *binary;                /* PREFIX/bin/postgres */
 	struct link_find lf;         /* the link of postgres */
-	struct buildlog_objs compiles, replay, expected;
+	struct buildlog_objs compiles; /* every object's last compile */
+	struct buildlog_objs replay; /* those of postgres (shallow copies) */
+	struct buildlog_objs expected; /* their replay under the policy */
 	struct vobjs vs;             /* the objects of postgres */
 	struct elfrec_file ef;       /* postgres */
 	struct elfrec_unit *units;   /* its unit records */
@@ -396,7 +399,12 @@ struct verify {
 	struct unitref *refs;        /* compile-time unit records by tu */
 	size_t nrefs;
 	char *drydir;                /* scratch for the replay */
-	long problems, checked, with_flags, unlinked, ltrans, gcc_checked;
+	long problems;               /* mismatches printed */
+	long checked;                /* objects compared with their record */
+	long with_flags;             /* ... of which the policy gives flags */
+	long unlinked;               /* archive members the linker left out */
+	long ltrans;                 /* link-time (LTO) unit records */
+	long gcc_checked;            /* objects checked against .GCC.command.line too */
 };
 
 /* The build record, and what it says about the build directory, policy,
