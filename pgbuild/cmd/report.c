@@ -39,37 +39,36 @@ static int save(const char *path, const struct strbuf *sb)
 	return write_file_atomic(path, sb->buf, sb->len);
 }
 
-PGBUILD_COMMAND(report, "summarise a gate result, compile log and builds (terminal, --json, --html)")
+static const struct option report_options[] = {
+	{ "gate", required_argument, NULL, OPT_GATE },
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "candidate", required_argument, NULL, OPT_CANDIDATE },
+	{ "inspect-baseline", required_argument, NULL, OPT_INSPECT_BASELINE },
+	{ "inspect", required_argument, NULL, OPT_INSPECT },
+	{ "html", required_argument, NULL, OPT_HTML },
+	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_HELP,
+	CLI_OPT_END
+};
+
+/* Read the options.  -1 to go on, else the exit code (0 after --help). */
+static int parse_options(struct report_inputs *in, const char **html, const char **json,
+			 int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "gate", required_argument, NULL, OPT_GATE },
-		{ "log", required_argument, NULL, OPT_LOG },
-		{ "baseline", required_argument, NULL, OPT_BASELINE },
-		{ "candidate", required_argument, NULL, OPT_CANDIDATE },
-		{ "inspect-baseline", required_argument, NULL, OPT_INSPECT_BASELINE },
-		{ "inspect", required_argument, NULL, OPT_INSPECT },
-		{ "html", required_argument, NULL, OPT_HTML },
-		{ "json", required_argument, NULL, OPT_JSON },
-		CLI_OPT_HELP,
-		CLI_OPT_END
-	};
-	const char *gate = NULL, *log = NULL, *base = NULL, *cand = NULL;
-	const char *ins_a = NULL, *ins_b = NULL, *html = NULL, *json = NULL;
-	struct report_data rd = { 0 };
-	char *pa = NULL, *pb = NULL, *logdir = NULL;
-	int c, rc = PGBUILD_EXIT_ERROR;
+	int c;
 
 	optind = 1;
-	while ((c = cli_getopt(argc, argv, opts)) != -1) {
+	while ((c = cli_getopt(argc, argv, report_options)) != -1) {
 		switch (c) {
-		case OPT_GATE: gate = optarg; break;
-		case OPT_LOG: log = optarg; break;
-		case OPT_BASELINE: base = optarg; break;
-		case OPT_CANDIDATE: cand = optarg; break;
-		case OPT_INSPECT_BASELINE: ins_a = optarg; break;
-		case OPT_INSPECT: ins_b = optarg; break;
-		case OPT_HTML: html = optarg; break;
-		case OPT_JSON: json = optarg; break;
+		case OPT_GATE: in->gate = optarg; break;
+		case OPT_LOG: in->log = optarg; break;
+		case OPT_BASELINE: in->baseline = optarg; break;
+		case OPT_CANDIDATE: in->candidate = optarg; break;
+		case OPT_INSPECT_BASELINE: in->inspect_a = optarg; break;
+		case OPT_INSPECT: in->inspect_b = optarg; break;
+		case OPT_HTML: *html = optarg; break;
+		case OPT_JSON: *json = optarg; break;
 		case 'h':
 			report_usage(stdout);
 			return 0;
@@ -79,73 +78,50 @@ PGBUILD_COMMAND(report, "summarise a gate result, compile log and builds (termin
 	}
 	if (optind < argc)
 		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
-	if (!gate && !log && !base && !cand && !ins_a && !ins_b)
+	if (!in->gate && !in->log && !in->baseline && !in->candidate && !in->inspect_a &&
+	    !in->inspect_b)
 		return cli_usage_error("nothing to report: give --gate, --log, --baseline/--candidate "
 				       "or --inspect");
-	if (gate && report_load_gate(&rd, gate) < 0)
-		goto out;
-	if (!base)
-		base = rd.baseline;
-	if (!cand)
-		cand = rd.candidate;
-	if (base) {
-		rd.build_a = report_read_optional(base, "pgopt-build.json");
-		if (!ins_a)
-			ins_a = pa = xasprintf("%s/bin/postgres", base);
-	}
-	if (cand) {
-		rd.build_b = report_read_optional(cand, "pgopt-build.json");
-		if (!ins_b)
-			ins_b = pb = xasprintf("%s/bin/postgres", cand);
-	}
-	/* the candidate's compile log, from its build record */
-	if (!log && rd.build_b) {
-		struct json_value *bj = json_parse(rd.build_b, strlen(rd.build_b), NULL);
-		const char *dir = json_get_str(json_get(bj, "log"), "dir");
-		if (dir) {
-			char *f = xasprintf("%s/compile.jsonl", dir);
-			if (access(f, R_OK) == 0)
-				log = logdir = xstrdup(dir);
-			free(f);
-		}
-		json_free(bj);
-	}
-	if (log && report_load_log(&rd, log) < 0)
-		goto out;
-	if ((ins_a || ins_b) && report_load_inspect(&rd, ins_a, ins_b) < 0) {
-		/* sizes are a bonus when a gate result is there */
-		if (!rd.have_gate && !rd.have_log)
-			goto out;
-		warning("per-function changes left out");
-	}
-	if (!report_has_content(&rd)) {
-		error("nothing to report: %s", gate ? "the gate result holds nothing" :
-		      log && rd.have_log ? "the compile log records no compile, and no build's "
-		      "functions could be read" : "no function symbols in the builds given");
-		goto out;
-	}
-	report_terminal(&rd, stdout);
-	rc = 0;
+	return -1;
+}
+
+/* --html and --json; 0 or the exit code. */
+static int write_outputs(const struct report_data *rd, const char *html, const char *json)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int rc = 0;
+
 	if (html) {
-		struct strbuf sb = STRBUF_INIT;
-		html_write(&rd, &sb);
+		html_write(rd, &sb);
 		if (save(html, &sb) < 0)
 			rc = PGBUILD_EXIT_ERROR;
 		else
 			fprintf(stderr, "report: wrote %s\n", html);
-		strbuf_release(&sb);
+		strbuf_reset(&sb);
 	}
 	if (json) {
-		struct strbuf sb = STRBUF_INIT;
-		report_write_json(&rd, &sb);
+		report_write_json(rd, &sb);
 		if (save(json, &sb) < 0)
 			rc = PGBUILD_EXIT_ERROR;
-		strbuf_release(&sb);
 	}
-out:
-	free(pa);
-	free(pb);
-	free(logdir);
+	strbuf_release(&sb);
+	return rc;
+}
+
+PGBUILD_COMMAND(report, "summarise a gate result, compile log and builds (terminal, --json, --html)")
+{
+	struct report_inputs in = { 0 };
+	struct report_data rd = { 0 };
+	const char *html = NULL, *json = NULL;
+	int rc;
+
+	if ((rc = parse_options(&in, &html, &json, argc, argv)) >= 0)
+		return rc;
+	rc = PGBUILD_EXIT_ERROR;
+	if (report_load(&rd, &in) == 0) {
+		report_terminal(&rd, stdout);
+		rc = write_outputs(&rd, html, json);
+	}
 	report_data_clear(&rd);
 	return rc;
 }

@@ -604,6 +604,76 @@ void report_terminal(const struct report_data *rd, FILE *fp)
 	}
 }
 
+/* ---------------- everything, from the command's inputs ---------------- */
+
+/* The candidate's compile log directory, from its build record, or NULL. */
+static char *candidate_logdir(const struct report_data *rd)
+{
+	struct json_value *bj;
+	const char *dir;
+	char *r = NULL;
+
+	if (!rd->build_b)
+		return NULL;
+	bj = json_parse(rd->build_b, strlen(rd->build_b), NULL);
+	dir = json_get_str(json_get(bj, "log"), "dir");
+	if (dir) {
+		char *f = xasprintf("%s/compile.jsonl", dir);
+		if (access(f, R_OK) == 0)
+			r = xstrdup(dir);
+		free(f);
+	}
+	json_free(bj);
+	return r;
+}
+
+int report_load(struct report_data *rd, const struct report_inputs *in)
+{
+	const char *base = in->baseline, *cand = in->candidate;
+	const char *ins_a = in->inspect_a, *ins_b = in->inspect_b, *log = in->log;
+	char *pa = NULL, *pb = NULL, *logdir = NULL;
+	int rc = -1;
+
+	if (in->gate && report_load_gate(rd, in->gate) < 0)
+		goto out;
+	if (!base)
+		base = rd->baseline;
+	if (!cand)
+		cand = rd->candidate;
+	if (base) {
+		rd->build_a = report_read_optional(base, "pgopt-build.json");
+		if (!ins_a)
+			ins_a = pa = xasprintf("%s/bin/postgres", base);
+	}
+	if (cand) {
+		rd->build_b = report_read_optional(cand, "pgopt-build.json");
+		if (!ins_b)
+			ins_b = pb = xasprintf("%s/bin/postgres", cand);
+	}
+	if (!log)
+		log = logdir = candidate_logdir(rd);
+	if (log && report_load_log(rd, log) < 0)
+		goto out;
+	if ((ins_a || ins_b) && report_load_inspect(rd, ins_a, ins_b) < 0) {
+		/* sizes are a bonus when a gate result is there */
+		if (!rd->have_gate && !rd->have_log)
+			goto out;
+		warning("per-function changes left out");
+	}
+	if (!report_has_content(rd)) {
+		error("nothing to report: %s", in->gate ? "the gate result holds nothing" :
+		      log && rd->have_log ? "the compile log records no compile, and no build's "
+		      "functions could be read" : "no function symbols in the builds given");
+		goto out;
+	}
+	rc = 0;
+out:
+	free(pa);
+	free(pb);
+	free(logdir);
+	return rc;
+}
+
 /* ---------------- outputs ---------------- */
 
 int report_has_content(const struct report_data *rd)

@@ -62,6 +62,21 @@ struct report_data {
 void report_gate_terminal(const struct gate *g, const char *baseline,
 			  const char *candidate, FILE *fp);
 
+/* What `pgbuild report` was given (any may be NULL). */
+struct report_inputs {
+	const char *gate;        /* --gate FILE: a gate result */
+	const char *log;         /* --log DIR; NULL: the candidate's, from its record */
+	const char *baseline;    /* --baseline PREFIX; NULL: the gate's */
+	const char *candidate;   /* --candidate PREFIX; NULL: the gate's */
+	const char *inspect_a;   /* --inspect-baseline FILE; NULL: A's postgres */
+	const char *inspect_b;   /* --inspect FILE; NULL: B's postgres */
+};
+
+/* Load everything in names (and what it leads to: the gate's prefixes,
+ * their records and postgres, the candidate's compile log).  0, or -1
+ * after the error, also when there is nothing to show. */
+int report_load(struct report_data *rd, const struct report_inputs *in);
+
 /* Loaders; each returns 0 or -1 after printing an error. */
 int report_load_gate(struct report_data *rd, const char *path);
 int report_load_log(struct report_data *rd, const char *logdir);
