@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "pgbuild.h"
+#include "suggest.h"
 
 #define PGBUILD_CMD(name, summary) int cmd_##name(int argc, char **argv);
 #include "commands.inc"
@@ -29,59 +30,55 @@ static const struct command commands[] = {
 	{ NULL, NULL, NULL }
 };
 
-static char self_path[PATH_MAX];
-static char *lib_dir;
-static char *pgoptcc_path;
-
-const char *pgbuild_self(void)
-{
-	return self_path;
-}
-
-const char *pgbuild_libdir(void)
-{
-	return lib_dir;
-}
-
-const char *pgbuild_pgoptcc(void)
-{
-	return pgoptcc_path;
-}
-
-/* bindir/pgbuild -> bindir/pgoptcc and bindir/../lib/pgoptcc */
-static void find_self(void)
-{
-	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
-	char *bindir, *slash;
-	if (n <= 0)
-		die(PGBUILD_EXIT_ERROR, "cannot read /proc/self/exe");
-	self_path[n] = '\0';
-	bindir = xstrdup(self_path);
-	slash = strrchr(bindir, '/');
-	*slash = '\0';
-	pgoptcc_path = xasprintf("%s/pgoptcc", bindir);
-	slash = strrchr(bindir, '/');
-	if (slash)
-		*slash = '\0';
-	lib_dir = xasprintf("%s/lib/pgoptcc", bindir);
-	free(bindir);
-}
-
 static void usage(FILE *fp)
 {
-	fprintf(fp, "usage: pgbuild COMMAND [OPTIONS]\n\ncommands:\n");
+	fprintf(fp, "usage: pgbuild COMMAND [OPTIONS]\n"
+		    "       pgbuild help [COMMAND]\n"
+		    "       pgbuild --version\n\ncommands:\n");
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(fp, "  %-12s %s\n", c->name, c->summary);
-	fprintf(fp, "\nRun \"pgbuild COMMAND --help\" for a command's options.\n"
-		    "Exit codes: 0 success, 1 a check failed, 2 error.\n");
+	fprintf(fp, "\nRun \"pgbuild help COMMAND\" (or \"pgbuild COMMAND --help\") for a command's\n"
+		    "options.  Exit codes: 0 success, 1 a check failed, 2 error.\n");
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (const struct command *c = commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+/* An unknown command: one error naming the nearest one, then the hint. */
+static int unknown_command(const char *name)
+{
+	const char *names[sizeof(commands) / sizeof(commands[0])];
+	const char *near;
+	size_t n = 0;
+
+	for (const struct command *c = commands; c->name; c++)
+		names[n++] = c->name;
+	names[n] = NULL;
+	near = suggest_word(name, names);
+	if (near)
+		return cli_usage_error("unknown command \"%s\" (did you mean \"%s\"?)", name, near);
+	return cli_usage_error("unknown command \"%s\"", name);
+}
+
+static int run_command_named(const struct command *c, int argc, char **argv)
+{
+	cli_set_command(c->name);
+	return c->fn(argc, argv);
 }
 
 int main(int argc, char **argv)
 {
+	const struct command *c;
+
 	error_set_program("pgbuild", PGBUILD_EXIT_ERROR);
 	if (getenv("PGOPT_VERBOSE") && !strcmp(getenv("PGOPT_VERBOSE"), "1"))
 		error_verbose = 1;
-	find_self();
+	pgbuild_find_self();
 	/*
 	 * Every PostgreSQL make that pgbuild runs (build, regress, pgo, tune)
 	 * is a top-level make: PostgreSQL builds its generated headers only at
@@ -96,18 +93,27 @@ int main(int argc, char **argv)
 		return PGBUILD_EXIT_ERROR;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    !strcmp(argv[1], "help")) {
+	    (!strcmp(argv[1], "help") && argc == 2)) {
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--version")) {
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("pgbuild (pgoptcc) %s\n", PGOPT_VERSION);
 		return 0;
 	}
-	for (const struct command *c = commands; c->name; c++)
-		if (!strcmp(c->name, argv[1]))
-			return c->fn(argc - 1, argv + 1);
-	error("unknown command \"%s\"", argv[1]);
-	fprintf(stderr, "Try \"pgbuild --help\" for the list of commands.\n");
-	return PGBUILD_EXIT_ERROR;
+	if (!strcmp(argv[1], "help")) {
+		/* pgbuild help CMD: that command's --help */
+		char *help_argv[] = { argv[2], "--help", NULL };
+		if (argc > 3)
+			return cli_usage_error("unexpected argument \"%s\"", argv[3]);
+		if (!(c = find_command(argv[2])))
+			return unknown_command(argv[2]);
+		return run_command_named(c, 2, help_argv);
+	}
+	if (argv[1][0] == '-')
+		return cli_usage_error("unknown option \"%s\" (pgbuild's own options: --help, "
+				       "--version)", argv[1]);
+	if (!(c = find_command(argv[1])))
+		return unknown_command(argv[1]);
+	return run_command_named(c, argc - 1, argv + 1);
 }

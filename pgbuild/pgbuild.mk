@@ -1,22 +1,31 @@
 # pgbuild/pgbuild.mk - pgbuild, the build/bench/gate/report driver.
 #
-# Subcommands register themselves: a file defines
+# Layout: pgbuild/main.c dispatches to pgbuild/cmd/NAME.c, one file per
+# subcommand (its options, their checks and calls to the phases of an
+# engine); the engines live in one directory per domain (bench/, build/,
+# cluster/, elf/, gate/, metric/, pipeline/, profile/, report/, tune/, and
+# cli/ for the vocabulary the commands share).  Every pgbuild/*/*.c is
+# compiled, so a new command or a new engine directory needs no edit here.
+#
+# Subcommands register themselves: a file in cmd/ defines
 #     PGBUILD_COMMAND(name, "one-line summary")
 #     { ... }
 # at the start of a line, and the table in pgbuild/main.c is generated from
-# those lines, so adding a command never edits a shared file.
-PGBUILD_SRC  := $(filter-out pgbuild/main.c,$(wildcard pgbuild/*.c))
+# those lines (sorted by name), so adding a command never edits a shared file.
+PGBUILD_SRC  := $(filter-out pgbuild/main.c,$(wildcard pgbuild/*.c pgbuild/*/*.c))
+PGBUILD_CMDS := $(sort $(wildcard pgbuild/cmd/*.c))
 PGBUILD_OBJ  := $(PGBUILD_SRC:%.c=$(O)/obj/%.o)
 PGBUILD_LIB  := $(O)/obj/libpgbuild.a
 PGBUILD_LIBS := -lpq -lelf -lpthread -lm
 PQ_INCLUDE   := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
 
-$(O)/gen/commands.inc: $(PGBUILD_SRC) pgbuild/pgbuild.mk
+$(O)/gen/commands.inc: $(PGBUILD_CMDS) pgbuild/pgbuild.mk
 	@mkdir -p $(dir $@)
 	sed -n 's/^PGBUILD_COMMAND(\([a-z]*\), *\(".*"\)).*/PGBUILD_CMD(\1, \2)/p' \
-		$(sort $(PGBUILD_SRC)) > $@.tmp && mv $@.tmp $@
+		$(PGBUILD_CMDS) | LC_ALL=C sort > $@.tmp && mv $@.tmp $@
 
-$(O)/obj/pgbuild/%.o: ALL_CFLAGS += -I$(PQ_INCLUDE) -Ipgbuild -I$(O)/gen
+# -Iwrapper: pgbuild uses pgoptcc's own policy parser (libwrapper.a, linked below).
+$(O)/obj/pgbuild/%.o: ALL_CFLAGS += -I$(PQ_INCLUDE) -Ipgbuild -Iwrapper -I$(O)/gen
 $(O)/obj/pgbuild/main.o: $(O)/gen/commands.inc
 
 $(PGBUILD_LIB): $(PGBUILD_OBJ)

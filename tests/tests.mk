@@ -1,23 +1,18 @@
 # tests/tests.mk - the test suites.
 #
 #   tests/unit/test-*.c   cmocka unit tests, one binary each
-#   tests/helpers/*.c     small programs that print a module's decisions
 #   tests/t/*.t           TAP integration suites (prove; real gcc, real server)
 #   tests/pg/*.t          PostgreSQL end-to-end suites (make check-pg)
 #   tests/bench/*         benchmarks of the tool against peers (make bench)
 UNIT_SRC   := $(wildcard tests/unit/test-*.c)
 UNIT_TESTS := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
-HELPER_SRC := $(wildcard tests/helpers/*.c)
-TEST_HELPERS := $(HELPER_SRC:tests/helpers/%.c=$(O)/tests/%)
-TEST_LINK  = $(WRAPPER_LIB) $(PGBUILD_LIB) $(COMMON_LIB) $(PGBUILD_LIBS)
+# pgbuild uses libwrapper (the policy parser, suggestions): libpgbuild first
+TEST_LINK  = $(PGBUILD_LIB) $(WRAPPER_LIB) $(COMMON_LIB) $(PGBUILD_LIBS)
 
 $(O)/obj/tests/%.o: ALL_CFLAGS += -Iwrapper -Ipgbuild -I$(PQ_INCLUDE) -I$(O)/gen
 $(O)/tests/test-%: $(O)/obj/tests/unit/test-%.o $(WRAPPER_LIB) $(PGBUILD_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(TEST_LINK) -lcmocka $(ALL_LDFLAGS)
-$(O)/tests/%: $(O)/obj/tests/helpers/%.o $(WRAPPER_LIB) $(PGBUILD_LIB) $(COMMON_LIB)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(TEST_LINK) $(ALL_LDFLAGS)
 
 PROVE ?= prove
 PROVE_FLAGS ?= --timer

@@ -36,8 +36,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fdio.h"
 #include "classify.h"
+#include "clock.h"
+#include "fdio.h"
 #include "compilelog.h"
 #include "compiler.h"
 #include "error.h"
@@ -599,13 +600,6 @@ static void forward_signal(int sig)
 		kill((pid_t)child_pid, sig);
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
-
 /*
  * Run [prefix...] compiler args; with errbuf, the child's stderr is
  * captured there instead of going to ours.  Returns the exit code as
@@ -859,135 +853,212 @@ static void unknown_option(const char *arg)
 	    hint && settings_lookup(hint) >= 0 ? "=" : "", hint ? "?" : "");
 }
 
+/* The invocation's empty state, our own path and working directory, and
+ * the settings of the environment. */
+static void invocation_init(struct invocation *inv)
+{
+	memset(inv, 0, sizeof(*inv));
+	strvec_init(&inv->prefix);
+	strvec_init(&inv->orig);
+	strvec_init(&inv->expanded);
+	strvec_init(&inv->final);
+	strvec_init(&inv->cls_argv);
+	strbuf_init(&inv->child_path, 0);
+	settings_layer_init(&inv->env_layer);
+	settings_layer_init(&inv->cc_layer);
+	settings_layer_init(&inv->conf_layer);
+	error_set_program("pgoptcc", PGOPT_EXIT_NOMEM);
+	error_verbose = env_is_1("PGOPT_VERBOSE");
+	check_env();
+	if (!realpath("/proc/self/exe", inv->self))
+		die(PGOPT_EXIT_USAGE, "cannot resolve /proc/self/exe: %s", strerror(errno));
+	if (!getcwd(inv->cwd, sizeof(inv->cwd)))
+		die(PGOPT_EXIT_USAGE, "cannot get the working directory: %s", strerror(errno));
+	settings_layer_from_env(&inv->env_layer);
+}
+
+/*
+ * How we were called: masquerading (argv[0] is gcc, cc, ...), or as
+ * pgoptcc with --pgopt-KEY=VALUE settings, our own options and an optional
+ * compiler name first.  Returns the index of the compiler's first
+ * argument; *exit_code >= 0 when one of our own options was the whole job.
+ */
+static int parse_front(struct invocation *inv, int argc, char **argv, const char **cc_name,
+		       int *masquerade, int *exit_code)
+{
+	const char *name = strrchr(argv[0], '/');
+	struct strbuf err = STRBUF_INIT;
+	int first_arg = 1;
+
+	*exit_code = -1;
+	name = name ? name + 1 : argv[0];
+	if (strncmp(name, "pgoptcc", 7)) {
+		*cc_name = name;           /* masquerading as gcc, cc, ... */
+		*masquerade = 1;
+		return first_arg;
+	}
+	/* CC="pgoptcc --pgopt-policy=FILE ... [gcc-12]": settings first */
+	for (; first_arg < argc; first_arg++) {
+		int r = settings_option(argv[first_arg], &inv->cc_layer, &err);
+		if (r < 0)
+			die(PGOPT_EXIT_USAGE, "%s", err.buf);
+		if (!r)
+			break;
+	}
+	strbuf_release(&err);
+	if (first_arg < argc && !strncmp(argv[first_arg], "--pgopt-", 8)) {
+		*exit_code = own_option(inv, argc - first_arg, argv + first_arg);
+		if (*exit_code >= 0)
+			return first_arg;
+		unknown_option(argv[first_arg]);
+	}
+	if (first_arg < argc && looks_like_compiler(argv[first_arg]))
+		*cc_name = argv[first_arg++]; /* CC="pgoptcc gcc-12" */
+	return first_arg;
+}
+
+/* What kind of call this is (the pure classifier, after @file expansion),
+ * and the settings that apply to it. */
+static void classify(struct invocation *inv, int argc, char **argv)
+{
+	strvec_pushn(&inv->orig, (const char *const *)argv, (size_t)argc);
+	/* classify_args expects an argv[0] (it does not read it); cls keeps
+	 * pointers into cls_argv */
+	strvec_push(&inv->cls_argv, "cc");
+	if (respfile_expand((int)inv->orig.nr, (const char *const *)inv->orig.v,
+			    &inv->expanded) < 0) {
+		inv->cls.kind = KIND_PASSTHROUGH;
+		inv->cls.reason = REASON_TOO_HARD;
+	} else {
+		strvec_pushv(&inv->cls_argv, (const char *const *)inv->expanded.v);
+		classify_args((int)inv->cls_argv.nr, (const char *const *)inv->cls_argv.v,
+			      &inv->cls);
+	}
+	/* configure's probes record its environment before anything reads
+	 * the settings, so a probe already sees the new pgoptcc.conf */
+	if (inv->cls.reason == REASON_CONFTEST && configure_running(inv->cwd))
+		remember_settings(inv);
+	resolve_settings(inv);
+	if (inv->cls.kind != KIND_PASSTHROUGH && env_is_1("PGOPT_PASSTHROUGH")) {
+		inv->cls.kind = KIND_PASSTHROUGH;
+		inv->cls.reason = REASON_PASSTHROUGH_ENV;
+	}
+}
+
+/* The words of the prefix setting (ccache, distcc), found on PATH. */
+static void resolve_prefix(struct invocation *inv)
+{
+	struct strvec words = STRVEC_INIT;
+	char *src;
+
+	if (!setting(inv, SETTING_PREFIX))
+		return;
+	src = setting_source(inv, SETTING_PREFIX);
+	strvec_split(&words, setting(inv, SETTING_PREFIX));
+	for (size_t i = 0; i < words.nr; i++) {
+		char *p = locate_in_path(words.v[i]);
+		if (!p)
+			die(PGOPT_EXIT_NO_CC, "cannot find \"%s\" of the prefix (%s) on PATH",
+			    words.v[i], src);
+		if (same_file(p, inv->self))
+			die(PGOPT_EXIT_RECURSION, "the prefix (%s) names pgoptcc itself (%s)", src, p);
+		strvec_push_nodup(&inv->prefix, p);
+	}
+	free(src);
+	strvec_clear(&words);
+}
+
+/* The log is opened before anything is decided: under failsafe, a log that
+ * cannot be written means the build runs unchanged (a policy applied
+ * without the record of what it did is no failsafe). */
+static void open_log(struct invocation *inv, struct compilelog *log)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	if (!setting(inv, SETTING_LOGDIR))
+		return;
+	if (compilelog_open(log, setting(inv, SETTING_LOGDIR), &err) < 0) {
+		if (!failsafe(inv))
+			die(PGOPT_EXIT_LOG, "%s (set PGOPT_FAILSAFE=passthrough to build without a log)",
+			    err.buf);
+		verbose("building unchanged (failsafe = passthrough): %s", err.buf);
+		inv->failsafe_error = "log unwritable";
+		compilelog_close(log);
+		log->fd = -1;
+	}
+	strbuf_release(&err);
+}
+
+/* The policy's decision for this call (or just the unit's name). */
+static void decide(struct invocation *inv)
+{
+	if (inv->cls.kind != KIND_PASSTHROUGH && !inv->failsafe_error) {
+		inv->have_policy = load_policy(inv);
+		apply_policy(inv);
+	} else if (inv->cls.source && inv->cls.n_sources == 1) {
+		/* unchanged, but the log still names the unit */
+		inv->tu = tu_name(inv->cls.source, inv->cwd, setting(inv, SETTING_ROOT));
+	}
+	verbose("%s (%s)%s%s: %s", classify_kind_name(inv->cls.kind),
+		classify_reason_name(inv->cls.reason), inv->tu ? " " : "", inv->tu ? inv->tu : "",
+		inv->have_policy && inv->res.changed ? "policy applied" : "unchanged");
+}
+
+/* Run the compiler as a child (signals forwarded), retrying unchanged when
+ * the plugin cannot be loaded under failsafe; returns its exit code. */
+static int compile(struct invocation *inv, int changed, int retry)
+{
+	struct sigaction sa;
+	int code;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	if (!retry)
+		return run_compiler(inv, changed ? &inv->final : &inv->orig, NULL);
+	{
+		struct strbuf cerr = STRBUF_INIT;
+		code = run_compiler(inv, &inv->final, &cerr);
+		if (code != 0 && plugin_failed_to_load(cerr.buf, inv->plugin)) {
+			verbose("the plugin %s failed to load; building unchanged (failsafe = passthrough)",
+				inv->plugin);
+			inv->failsafe_error = "plugin failed to load";
+			inv->res.changed = 0;
+			code = run_compiler(inv, &inv->orig, NULL);
+		} else {
+			(void)write_all(2, cerr.buf, cerr.len);
+		}
+		strbuf_release(&cerr);
+	}
+	return code;
+}
+
 int main(int argc, char **argv)
 {
 	struct invocation inv;
 	struct compilelog log = { -1, NULL };
-	const char *name, *cc_name = NULL;
-	int first_arg = 1, code, changed, retry, masquerade = 0;
-	struct strbuf err = STRBUF_INIT;
-	struct child_process cp;
+	const char *cc_name = NULL;
+	int first_arg, code, changed, retry, masquerade = 0;
 	double t0;
 
-	memset(&inv, 0, sizeof(inv));
-	strvec_init(&inv.prefix);
-	strvec_init(&inv.orig);
-	strvec_init(&inv.expanded);
-	strvec_init(&inv.final);
-	strvec_init(&inv.cls_argv);
-	strbuf_init(&inv.child_path, 0);
-	settings_layer_init(&inv.env_layer);
-	settings_layer_init(&inv.cc_layer);
-	settings_layer_init(&inv.conf_layer);
-	error_set_program("pgoptcc", PGOPT_EXIT_NOMEM);
-	error_verbose = env_is_1("PGOPT_VERBOSE");
-	check_env();
-
-	if (!realpath("/proc/self/exe", inv.self))
-		die(PGOPT_EXIT_USAGE, "cannot resolve /proc/self/exe: %s", strerror(errno));
-	if (!getcwd(inv.cwd, sizeof(inv.cwd)))
-		die(PGOPT_EXIT_USAGE, "cannot get the working directory: %s", strerror(errno));
-	settings_layer_from_env(&inv.env_layer);
-
-	name = strrchr(argv[0], '/');
-	name = name ? name + 1 : argv[0];
-	if (strncmp(name, "pgoptcc", 7)) {
-		cc_name = name;            /* masquerading as gcc, cc, ... */
-		masquerade = 1;
-	} else {
-		/* CC="pgoptcc --pgopt-policy=FILE ... [gcc-12]": settings first */
-		for (; first_arg < argc; first_arg++) {
-			int r = settings_option(argv[first_arg], &inv.cc_layer, &err);
-			if (r < 0)
-				die(PGOPT_EXIT_USAGE, "%s", err.buf);
-			if (!r)
-				break;
-		}
-		if (first_arg < argc && !strncmp(argv[first_arg], "--pgopt-", 8)) {
-			code = own_option(&inv, argc - first_arg, argv + first_arg);
-			if (code >= 0)
-				return code;
-			unknown_option(argv[first_arg]);
-		}
-		if (first_arg < argc && looks_like_compiler(argv[first_arg]))
-			cc_name = argv[first_arg++]; /* CC="pgoptcc gcc-12" */
-	}
-
+	invocation_init(&inv);
+	first_arg = parse_front(&inv, argc, argv, &cc_name, &masquerade, &code);
+	if (code >= 0)
+		return code;
 	if (env("PGOPT_RECURSION"))
 		die(PGOPT_EXIT_RECURSION,
 		    "recursion: pgoptcc was called by the compiler it runs (%s); check PGOPT_CC, PGOPT_PREFIX and PATH",
 		    cc_name ? cc_name : env("PGOPT_CC") ? env("PGOPT_CC") : "gcc");
-
-	strvec_pushn(&inv.orig, (const char *const *)argv + first_arg, (size_t)(argc - first_arg));
-	/* classify_args expects an argv[0] (it does not read it); cls keeps
-	 * pointers into cls_argv */
-	strvec_push(&inv.cls_argv, "cc");
-	if (respfile_expand((int)inv.orig.nr, (const char *const *)inv.orig.v,
-			    &inv.expanded) < 0) {
-		inv.cls.kind = KIND_PASSTHROUGH;
-		inv.cls.reason = REASON_TOO_HARD;
-	} else {
-		strvec_pushv(&inv.cls_argv, (const char *const *)inv.expanded.v);
-		classify_args((int)inv.cls_argv.nr, (const char *const *)inv.cls_argv.v,
-			      &inv.cls);
-	}
-	/* configure's probes record its environment before anything reads
-	 * the settings, so a probe already sees the new pgoptcc.conf */
-	if (inv.cls.reason == REASON_CONFTEST && configure_running(inv.cwd))
-		remember_settings(&inv);
-	resolve_settings(&inv);
-
+	classify(&inv, argc - first_arg, argv + first_arg);
 	if (!cc_name)
 		cc_name = setting(&inv, SETTING_CC) ? setting(&inv, SETTING_CC) : "gcc";
 	inv.compiler = find_compiler(cc_name, inv.self, masquerade, &inv.child_path);
-	if (setting(&inv, SETTING_PREFIX)) {
-		struct strvec words = STRVEC_INIT;
-		char *src = setting_source(&inv, SETTING_PREFIX);
-		strvec_split(&words, setting(&inv, SETTING_PREFIX));
-		for (size_t i = 0; i < words.nr; i++) {
-			char *p = locate_in_path(words.v[i]);
-			if (!p)
-				die(PGOPT_EXIT_NO_CC, "cannot find \"%s\" of the prefix (%s) on PATH",
-				    words.v[i], src);
-			if (same_file(p, inv.self))
-				die(PGOPT_EXIT_RECURSION, "the prefix (%s) names pgoptcc itself (%s)",
-				    src, p);
-			strvec_push_nodup(&inv.prefix, p);
-		}
-		free(src);
-		strvec_clear(&words);
-	}
-
-	if (inv.cls.kind != KIND_PASSTHROUGH && env_is_1("PGOPT_PASSTHROUGH")) {
-		inv.cls.kind = KIND_PASSTHROUGH;
-		inv.cls.reason = REASON_PASSTHROUGH_ENV;
-	}
-	/* the log is opened before anything is decided: under failsafe, a log
-	 * that cannot be written means the build runs unchanged (a policy
-	 * applied without the record of what it did is no failsafe) */
-	if (setting(&inv, SETTING_LOGDIR)) {
-		strbuf_reset(&err);
-		if (compilelog_open(&log, setting(&inv, SETTING_LOGDIR), &err) < 0) {
-			if (!failsafe(&inv))
-				die(PGOPT_EXIT_LOG, "%s (set PGOPT_FAILSAFE=passthrough to build without a log)",
-				    err.buf);
-			verbose("building unchanged (failsafe = passthrough): %s", err.buf);
-			inv.failsafe_error = "log unwritable";
-			compilelog_close(&log);
-			log.fd = -1;
-		}
-	}
-	strbuf_release(&err);
-	if (inv.cls.kind != KIND_PASSTHROUGH && !inv.failsafe_error) {
-		inv.have_policy = load_policy(&inv);
-		apply_policy(&inv);
-	} else if (inv.cls.source && inv.cls.n_sources == 1) {
-		/* unchanged, but the log still names the unit */
-		inv.tu = tu_name(inv.cls.source, inv.cwd, setting(&inv, SETTING_ROOT));
-	}
-	verbose("%s (%s)%s%s: %s", classify_kind_name(inv.cls.kind),
-		classify_reason_name(inv.cls.reason), inv.tu ? " " : "", inv.tu ? inv.tu : "",
-		inv.have_policy && inv.res.changed ? "policy applied" : "unchanged");
+	resolve_prefix(&inv);
+	open_log(&inv, &log);
+	decide(&inv);
 
 	changed = inv.have_policy && inv.res.changed;
 	/* under failsafe a compile with the plugin is retried unchanged when
@@ -996,9 +1067,9 @@ int main(int argc, char **argv)
 	setenv("PGOPT_RECURSION", "1", 1);
 	if (inv.child_path.len)
 		setenv("PATH", inv.child_path.buf, 1);
-
 	if (log.fd < 0 && !retry) {
 		/* no log: become the compiler */
+		struct child_process cp;
 		child_process_init(&cp);
 		strvec_pushv(&cp.args, (const char *const *)inv.prefix.v);
 		strvec_push(&cp.args, inv.compiler);
@@ -1006,35 +1077,10 @@ int main(int argc, char **argv)
 		execv(cp.args.v[0], cp.args.v);
 		die(PGOPT_EXIT_EXEC, "cannot run %s: %s", cp.args.v[0], strerror(errno));
 	}
-
-	{
-		struct sigaction sa;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = forward_signal;
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
-		sigaction(SIGQUIT, &sa, NULL);
-	}
-	t0 = now_ms();
-	if (retry) {
-		struct strbuf cerr = STRBUF_INIT;
-		code = run_compiler(&inv, &inv.final, &cerr);
-		if (code != 0 && plugin_failed_to_load(cerr.buf, inv.plugin)) {
-			verbose("the plugin %s failed to load; building unchanged (failsafe = passthrough)",
-				inv.plugin);
-			inv.failsafe_error = "plugin failed to load";
-			inv.res.changed = 0;
-			code = run_compiler(&inv, &inv.orig, NULL);
-		} else {
-			(void)write_all(2, cerr.buf, cerr.len);
-		}
-		strbuf_release(&cerr);
-	} else {
-		code = run_compiler(&inv, changed ? &inv.final : &inv.orig, NULL);
-	}
+	t0 = clock_ms();
+	code = compile(&inv, changed, retry);
 	if (log.fd >= 0)
-		write_record(&inv, &log, code, now_ms() - t0);
+		write_record(&inv, &log, code, clock_ms() - t0);
 	compilelog_close(&log);
 	if (code > 128 && code < 128 + 65) {
 		/* the compiler died by a signal: die the same way */

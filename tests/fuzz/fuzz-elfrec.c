@@ -1,6 +1,6 @@
 /*
  * fuzz-elfrec.c - libFuzzer harness for the ELF reader behind
- * `pgbuild inspect` (pgbuild/elfrec.c, libelf): objects, archives,
+ * `pgbuild inspect` (pgbuild/elf/elfrec.c, libelf): objects, archives,
  * executables, corrupt and truncated.
  *
  * The input is written to a memfd and opened through /proc/self/fd/N, as
@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "elfrec.h"
+#include "elf/elfrec.h"
 
 static int memfd = -1;
 static char path[64];

@@ -1,6 +1,6 @@
 /*
  * fuzz-report.c - libFuzzer harness for the readers behind `pgbuild report`
- * (pgbuild/report.c, gate-json.c) and what report does with what they read.
+ * (pgbuild/report/report.c, gate/json.c) and what report does with what they read.
  *
  * Every input is used as each file report reads, in cmd_report()'s order:
  *   - a gate result: loaded with report_load_gate(), as `report --gate
@@ -25,11 +25,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "gate.h"
-#include "html.h"
+#include "gate/gate.h"
+#include "report/html.h"
 #include "json.h"
 #include "pgbuild.h"
-#include "report.h"
+#include "report/report.h"
 #include "strbuf.h"
 #include "xalloc.h"
 

@@ -18,7 +18,7 @@ FUZZ_CFLAGS  := -g -O1 -D_GNU_SOURCE -std=c11 -Iwrapper/common -Iwrapper -Ipgbui
 	-I$(PQ_INCLUDE) \
 	-DPGOPT_VERSION=\"$(VERSION)\" -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_LIB_SRC := $(COMMON_SRC) $(WRAPPER_SRC) pgbuild/elfrec.c
+FUZZ_LIB_SRC := $(COMMON_SRC) $(WRAPPER_SRC) pgbuild/elf/elfrec.c
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(O)/fuzz/obj/%.o)
 FUZZ_BINS    := $(FUZZ:%=$(O)/fuzz/fuzz-%)
 # The report harness calls pgbuild's loaders: pgbuild's objects as an

@@ -51,11 +51,28 @@ is "--json: units counted" "$(perl -MJSON::PP -e 'local $/; print scalar @{decod
 
 # an object compiled without the plugin
 out=$("$PGBUILD" inspect noplug.o 2>err.txt); rc=$?
-is "no record: exit 0" "$rc" "0"
-like "no record: says so on stderr" "$(cat err.txt)" "noplug.o: no pgopt record"
+is "no record: exit 1 (nothing to show is no success)" "$rc" "1"
+like "no record: one sentence on stderr" "$(cat err.txt)" "^pgbuild: error: noplug.o: no pgopt record \(.pgopt.log\): was it compiled through pgoptcc with the plugin\?$"
 "$PGBUILD" inspect --require noplug.o >/dev/null 2>&1; rc=$?
 is "no record with --require: exit 1" "$rc" "1"
-like "no record --json: symbols and sections" "$("$PGBUILD" inspect --json noplug.o)" '"tu":null,"object":null,"flags":\[\],"functions":\[\{"name":"two","size":[0-9]+,"section":".text"'
+for mode in --units --sites --json; do
+	"$PGBUILD" inspect $mode noplug.o >/dev/null 2>err.txt; rc=$?
+	is "no record $mode: exit 1" "$rc" "1"
+	like "no record $mode: says so" "$(cat err.txt)" "noplug.o: no pgopt record"
+done
+"$PGBUILD" inspect one.o noplug.o >/dev/null 2>err.txt; rc=$?
+is "one file of two without a record: exit 1" "$rc" "1"
+"$PGBUILD" inspect --function nosuch prog >out.txt 2>err.txt; rc=$?
+is "--function nosuch: exit 1" "$rc" "1"
+like "--function nosuch: one sentence" "$(cat err.txt)" '^pgbuild: error: no function "nosuch" in the records of prog$'
+"$PGBUILD" inspect --sites --function nosuch prog >/dev/null 2>&1; rc=$?
+is "--sites --function nosuch: exit 1" "$rc" "1"
+"$PGBUILD" inspect --tu src/nosuch.c prog >/dev/null 2>err.txt; rc=$?
+is "--tu nosuch: exit 1" "$rc" "1"
+like "--tu nosuch: says so" "$(cat err.txt)" 'no translation unit "src/nosuch.c"'
+"$PGBUILD" inspect --function one prog >/dev/null 2>&1; rc=$?
+is "--function that exists: exit 0" "$rc" "0"
+like "no record --json: symbols and sections" "$("$PGBUILD" inspect --json noplug.o 2>/dev/null)" '"tu":null,"object":null,"flags":\[\],"functions":\[\{"name":"two","size":[0-9]+,"section":".text"'
 
 # filters
 like "--function" "$("$PGBUILD" inspect --sites --function one prog)" $'^src/one.c\tone\tone.c:2:[0-9]+\tsq\tearly$'

@@ -27,24 +27,24 @@ while IFS='|' read -r args want; do
 done <<ROWS
 |one of --prefix DIR or --connect CONNSTR is required
 $PX --connect x|--prefix and --connect cannot be used together
-$PX --clients 0|invalid value "0" for option --clients
-$PX --clients abc|invalid value "abc" for option --clients
+$PX --clients 0|invalid value "0" for --clients
+$PX --clients abc|invalid value "abc" for --clients
 $PX -c 2 --threads 3|--threads 3 is more than --clients 2
-$PX --threads 0|invalid value "0" for option --threads
-$PX --duration 0|invalid value "0" for option --duration
+$PX --threads 0|invalid value "0" for --threads
+$PX --duration 0|invalid value "0" for --duration
 $PX --duration 5 --transactions 10|--duration and --transactions cannot be used together
-$PX --transactions -1|invalid value "-1" for option --transactions
-$PX --warmup x|invalid value "x" for option --warmup
-$PX --progress 0|invalid value "0" for option --progress
-$PX --scale 0|invalid value "0" for option --scale
-$PX --protocol binary|invalid value "binary" for option --protocol
-$PX --set fsync|invalid value "fsync" for option --set: expected NAME=VALUE
-$PX --set =on|invalid value "=on" for option --set
+$PX --transactions -1|invalid value "-1" for --transactions
+$PX --warmup x|invalid value "x" for --warmup
+$PX --progress 0|invalid value "0" for --progress
+$PX --scale 0|invalid value "0" for --scale
+$PX --protocol binary|invalid value "binary" for --protocol
+$PX --set fsync|invalid value "fsync" for --set: expected NAME=VALUE
+$PX --set =on|invalid value "=on" for --set
 $PX --init|--init only applies to --connect
 --connect x --keep|only apply to a private cluster
 --connect x --set fsync=off|only apply to a private cluster
 --connect x --datadir-template /tmp|only apply to a private cluster
-$PX --seed -5|invalid value "-5" for option --seed
+$PX --seed -5|invalid value "-5" for --seed
 $PX --nosuchoption|unrecognized option
 $PX extra|unexpected argument "extra"
 $PX --workload nosuch|unknown workload "nosuch"

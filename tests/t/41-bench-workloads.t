@@ -33,8 +33,8 @@ while IFS='|' read -r name args; do
 	ok "$name runs" "$P" bench --prefix "$PGPREFIX" -q --set fsync=off --json "$TMP/$name.json" "$@"
 	check_run "$name" "$TMP/$name.json"
 done <<ROWS
-select-only-prepared|--workload select-only -c 2 -j 2 -T 1 --progress 1
-select-only-simple|--workload select-only -M simple -c 2 -j 1 -t 300
+select-only-prepared|--workload select-only -c 2 --threads 2 -T 1 --progress 1
+select-only-simple|--workload select-only -M simple -c 2 --threads 1 -t 300
 tpcb-extended|--workload tpcb -M extended -c 2 -T 1 --warmup 1
 select1|--workload select1 -c 1 -t 500
 point-select|--workload point-select -c 2 -T 1

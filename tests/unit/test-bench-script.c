@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "bench.h"
+#include "bench/bench.h"
 #include "error.h"
 
 static void test_parse_sql_and_set(void **state)

@@ -1,5 +1,5 @@
 /*
- * test-elfrec.c - unit tests of pgbuild/elfrec.c on real ELF files made by
+ * test-elfrec.c - unit tests of pgbuild/elf/elfrec.c on real ELF files made by
  * gcc/ar at test time: an object with a .pgopt.log record, hot/cold
  * sections and .GCC.command.line; an archive; a linked executable that
  * concatenates the records; and corrupt or truncated input, which must give
@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "elfrec.h"
+#include "elf/elfrec.h"
 
 static char dir[64];
 
@@ -331,6 +331,62 @@ static void test_units_errors(void **state)
 	strbuf_release(&err);
 }
 
+/* Sizes as `size` reports them, and the symbol table choice: a shared
+ * library with a .symtab, then stripped (.dynsym only), read with and
+ * without ELFREC_DYNSYM and ELFREC_SIZES_ONLY. */
+static void test_sizes_and_symbols(void **state)
+{
+	struct elfrec_file f, d, z;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	const struct elfrec_object *o;
+	char cmd[512];
+	FILE *p;
+	unsigned long long text = 0;
+	sh("cd %s && gcc -O2 -shared -fPIC -o libx.so a.c b.c", dir);
+	assert_int_equal(elfrec_open(path_of("libx.so"), &f, &err), 0);
+	o = &f.objs[0];
+	assert_int_equal(o->has_symtab, 1);
+	assert_int_equal(o->has_dynsym, 1);
+	assert_true(o->dot_text_size > 0 && o->dot_text_size <= o->text_size);
+	/* `size`'s text column is the read-only allocated sections */
+	snprintf(cmd, sizeof(cmd), "size %s/libx.so", dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_int_equal(strbuf_getline(&out, p), 0);   /* the header */
+	assert_int_equal(strbuf_getline(&out, p), 0);
+	pclose(p);
+	assert_int_equal(sscanf(out.buf, "%llu", &text), 1);
+	assert_int_equal(o->readonly_size, text);
+	/* .symtab holds the local (static-less here) functions too */
+	assert_non_null(elfrec_find_func(o, "alpha_plain", NULL));
+
+	/* the exported functions only */
+	assert_int_equal(elfrec_open_flags(path_of("libx.so"), ELFREC_DYNSYM, &d, &err), 0);
+	assert_true(d.objs[0].nfuncs > 0 && d.objs[0].nfuncs <= o->nfuncs);
+	for (size_t i = 0; i < d.objs[0].nfuncs; i++)
+		assert_int_equal(d.objs[0].funcs[i].global, 1);
+	elfrec_release(&d);
+
+	/* sizes only: the same sizes, no symbols */
+	assert_int_equal(elfrec_open_flags(path_of("libx.so"), ELFREC_SIZES_ONLY, &z, &err), 0);
+	assert_int_equal(z.objs[0].nfuncs, 0);
+	assert_int_equal(z.objs[0].nlog, 0);
+	assert_int_equal(z.objs[0].readonly_size, o->readonly_size);
+	assert_int_equal(z.objs[0].dot_text_size, o->dot_text_size);
+	elfrec_release(&z);
+	elfrec_release(&f);
+
+	/* stripped: no .symtab, the .dynsym functions */
+	sh("cd %s && strip -o libs.so libx.so", dir);
+	assert_int_equal(elfrec_open(path_of("libs.so"), &f, &err), 0);
+	assert_int_equal(f.objs[0].has_symtab, 0);
+	assert_int_equal(f.objs[0].has_dynsym, 1);
+	assert_non_null(elfrec_find_func(&f.objs[0], "alpha", NULL));
+	elfrec_release(&f);
+	strbuf_release(&err);
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -338,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_archive),
 		cmocka_unit_test(test_executable),
 		cmocka_unit_test(test_same_name_statics),
+		cmocka_unit_test(test_sizes_and_symbols),
 		cmocka_unit_test(test_not_elf),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_corrupt),

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "html.h"
-#include "report.h"
+#include "report/html.h"
+#include "report/report.h"
 #include "xalloc.h"
 
 /* main.c's helpers are not in libpgbuild.a; report.c only needs them to

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "gate.h"
-#include "instr.h"
-#include "junit.h"
+#include "gate/gate.h"
+#include "metric/instr.h"
+#include "gate/junit.h"
 #include "xalloc.h"
 
 /* ---- expressions ---- */
@@ -54,6 +54,14 @@ static void test_expr_good(void **state)
 	assert_true(gate_is_claim(&th.v[5]));   /* p50 must drop 5% */
 	assert_false(gate_is_claim(&th.v[0]));  /* tpcb may lose 2% */
 	gate_thresholds_clear(&th);
+
+	/* with its sign a change of 100% or more is unambiguous; without a
+	 * sign, one below 100% still reads as a change */
+	assert_int_equal(gate_expr_parse(&th, "tpcb>=+105%,select1>=5%,p99<=+100%", &err), 0);
+	assert_true(fabs(th.v[0].value - 2.05) < 1e-12);
+	assert_true(fabs(th.v[1].value - 1.05) < 1e-12);
+	assert_true(fabs(th.v[2].value - 2.00) < 1e-12);
+	gate_thresholds_clear(&th);
 	strbuf_release(&err);
 }
 
@@ -76,6 +84,11 @@ static void test_expr_bad(void **state)
 		{ "tpcb.p42<=1.1", "unknown metric \"p42\"" },
 		{ "sel/ect>=1", "bad workload name" },
 		{ "p99<=-100%", "-100%" },
+		/* a ratio written in percent, or a change without its sign? */
+		{ "select-only>=105%", "105% is ambiguous: as the ratio 1.05 write +5% or 1.05; "
+				       "as 105% more write +105% or 2.05" },
+		{ "tpcb>=100%", "as the ratio 1 write +0% or 1;" },
+		{ "p99<=110%", "as the ratio 1.1 write +10% or 1.1; as 110% more write +110% or 2.1" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct gate_thresholds th = { 0 };

@@ -1,5 +1,5 @@
 /*
- * test-histogram.c - unit tests of pgbuild/histogram.c: bucket arithmetic is
+ * test-histogram.c - unit tests of pgbuild/bench/histogram.c: bucket arithmetic is
  * contiguous and monotonic, quantiles stay within the promised relative
  * error of exact ones, merging equals recording everything in one, and the
  * cluster log scanner finds the crash lines it promises to.
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cluster.h"
-#include "histogram.h"
+#include "cluster/cluster.h"
+#include "bench/histogram.h"
 
 static void test_buckets_contiguous(void **state)
 {

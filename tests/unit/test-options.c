@@ -1,8 +1,10 @@
 /*
- * test-options.c - unit tests of pgbuild/options.c: the range-checked
- * numeric option values every pgbuild command parses, one table row per
- * case, with the one-line error each bad value prints (captured from
- * stderr), and comma-separated lists.
+ * test-options.c - unit tests of pgbuild/cli/: the range-checked numeric
+ * option values every pgbuild command parses, one table row per case, with
+ * the one-line error each bad value prints (captured from stderr);
+ * comma-separated lists, one-of-a-set words with their did-you-mean,
+ * NAME=VALUE settings, the shared vocabulary's values, and cli_getopt's
+ * short options derived from the table.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -149,12 +151,172 @@ static void test_list_option(void **state)
 	strvec_clear(&sv);
 }
 
+static void test_seconds_and_int64(void **state)
+{
+	static const struct {
+		const char *arg;
+		int allow_zero, ret;
+		double value;
+	} t[] = {
+		{ "0.5", 0, 0, 0.5 }, { "10", 0, 0, 10 }, { "0", 1, 0, 0 }, { "0", 0, -1, 0 },
+		{ "-1", 1, -1, 0 }, { "x", 0, -1, 0 }, { "31536000", 0, 0, 31536000 },
+		{ "31536001", 0, -1, 0 }, { "inf", 0, -1, 0 },
+	};
+	int64_t v64 = 7;
+	(void)state;
+	error_set_program("pgbuild", 2);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		double v = -42;
+		capture_begin();
+		int ret = parse_seconds_option("--duration", t[i].arg, t[i].allow_zero, &v);
+		check_outcome(ret, t[i].ret, "--duration", t[i].arg,
+			      NULL);
+		assert_true(v == (ret == 0 ? t[i].value : -42));
+	}
+	capture_begin();
+	assert_int_equal(parse_seconds_option("--duration", "0", 0, &(double){ 0 }), -1);
+	check_outcome(-1, -1, "--duration", "0",
+		      "pgbuild: error: invalid value \"0\" for --duration: expected a number of "
+		      "seconds > 0 (at most a year)\n");
+	capture_begin();
+	assert_int_equal(parse_int64_option("--seed", "9223372036854775807", 0, INT64_MAX, &v64), 0);
+	check_outcome(0, 0, "--seed", "", NULL);
+	assert_true(v64 == INT64_MAX);
+	capture_begin();
+	assert_int_equal(parse_int64_option("--transactions", "0", 1, 100, &v64), -1);
+	check_outcome(-1, -1, "--transactions", "0",
+		      "pgbuild: error: invalid value \"0\" for --transactions: expected an integer "
+		      "from 1 to 100\n");
+	assert_true(v64 == INT64_MAX);
+}
+
+static void test_choice_and_setting(void **state)
+{
+	static const char *const metrics[] = { "tps", "instructions", "both", NULL };
+	struct strvec sv = STRVEC_INIT;
+	int k = -1;
+	(void)state;
+	error_set_program("pgbuild", 2);
+	capture_begin();
+	assert_int_equal(parse_choice_option("--metric", "both", metrics, &k), 0);
+	check_outcome(0, 0, "--metric", "", NULL);
+	assert_int_equal(k, 2);
+	capture_begin();
+	assert_int_equal(parse_choice_option("--metric", "instruction", metrics, &k), -1);
+	check_outcome(-1, -1, "--metric", "instruction",
+		      "pgbuild: error: invalid value \"instruction\" for --metric: expected tps, "
+		      "instructions or both (did you mean \"instructions\"?)\n");
+	capture_begin();
+	assert_int_equal(parse_choice_option("--metric", "cycles", metrics, &k), -1);
+	check_outcome(-1, -1, "--metric", "cycles",
+		      "pgbuild: error: invalid value \"cycles\" for --metric: expected tps, "
+		      "instructions or both\n");
+	assert_int_equal(k, 2);         /* untouched */
+	capture_begin();
+	assert_int_equal(parse_setting_option("--set", "fsync=off", &sv), 0);
+	check_outcome(0, 0, "--set", "", NULL);
+	for (const char *const *bad = (const char *const[]){ "fsync", "=on", "", NULL }; *bad; bad++) {
+		capture_begin();
+		assert_int_equal(parse_setting_option("--set", *bad, &sv), -1);
+		check_outcome(-1, -1, "--set", *bad, NULL);
+	}
+	assert_int_equal(sv.nr, 1);
+	strvec_clear(&sv);
+}
+
+static void test_vocabulary(void **state)
+{
+	struct strvec wl = STRVEC_INIT;
+	int n = 0;
+	double d = 0;
+	(void)state;
+	error_set_program("pgbuild", 2);
+	/* one range each, whatever the command */
+	capture_begin();
+	assert_int_equal(cli_parse_clients("10000", &n), 0);
+	check_outcome(0, 0, "--clients", "", NULL);
+	capture_begin();
+	assert_int_equal(cli_parse_clients("10001", &n), -1);
+	check_outcome(-1, -1, "--clients", "10001", NULL);
+	capture_begin();
+	assert_int_equal(cli_parse_jobs("1025", &n), -1);
+	check_outcome(-1, -1, "--jobs", "1025", NULL);
+	capture_begin();
+	assert_int_equal(cli_parse_duration("0.25", &d), 0);
+	check_outcome(0, 0, "--duration", "", NULL);
+	assert_true(d == 0.25);
+	capture_begin();
+	assert_int_equal(cli_parse_pairs("0", &n), -1);
+	check_outcome(-1, -1, "--pairs", "0", NULL);
+	/* -W: comma-separated and repeatable, every item checked */
+	capture_begin();
+	assert_int_equal(cli_parse_workloads("select-only,tpcb", &wl), 0);
+	assert_int_equal(cli_parse_workloads("select1", &wl), 0);
+	check_outcome(0, 0, "--workload", "", NULL);
+	assert_int_equal(wl.nr, 3);
+	assert_string_equal(wl.v[2], "select1");
+	capture_begin();
+	assert_int_equal(cli_parse_workloads("tpcb,selectonly", &wl), -1);
+	check_outcome(-1, -1, "workload", "selectonly",
+		      "pgbuild: error: unknown workload \"selectonly\" (did you mean "
+		      "\"select-only\"?): expected select-only, tpcb, select1, point-select, "
+		      "tpcc-lite, sql\n");
+	capture_begin();
+	assert_int_equal(cli_parse_workloads(",", &wl), -1);
+	check_outcome(-1, -1, "--workload", ",", NULL);
+	strvec_clear(&wl);
+}
+
+/* The short options cli_getopt accepts are exactly the table's letters. */
+static void test_getopt_table(void **state)
+{
+	static const struct option opts[] = {
+		CLI_OPT_WORKLOAD,
+		CLI_OPT_JOBS,
+		CLI_OPT_QUIET,
+		{ "pairs", required_argument, NULL, OPT_PAIRS },
+		CLI_OPT_HELP,
+		CLI_OPT_END
+	};
+	char *argv[] = { "x", "-W", "tpcb", "-qj4", "--pairs=7", "-T", "5", "arg", NULL };
+	int c, seen[4] = { 0 };
+	FILE *saved = stderr;
+	char *err = NULL;
+	size_t errlen = 0;
+	(void)state;
+	stderr = open_memstream(&err, &errlen);
+	optind = 1;
+	opterr = 1;
+	while ((c = cli_getopt(8, argv, opts)) != -1) {
+		if (c == 'W') { assert_string_equal(optarg, "tpcb"); seen[0]++; }
+		else if (c == 'q') seen[1]++;
+		else if (c == 'j') { assert_string_equal(optarg, "4"); seen[2]++; }
+		else if (c == OPT_PAIRS) { assert_string_equal(optarg, "7"); seen[3]++; }
+		else assert_int_equal(c, '?');   /* -T is not in this table */
+	}
+	fclose(stderr);
+	stderr = saved;
+	assert_int_equal(seen[0] + seen[1] + seen[2] + seen[3], 4);
+	assert_non_null(strstr(err, "invalid option -- 'T'"));
+	free(err);
+	/* the rows of the vocabulary */
+	assert_string_equal(((struct option)CLI_OPT_WORKLOAD).name, "workload");
+	assert_int_equal(((struct option)CLI_OPT_CLIENTS).val, 'c');
+	assert_int_equal(((struct option)CLI_OPT_DURATION).val, 'T');
+	assert_int_equal(((struct option)CLI_OPT_SCALE).val, 's');
+	assert_int_equal(((struct option)CLI_OPT_JOBS).val, 'j');
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_int_option),
 		cmocka_unit_test(test_number_option),
 		cmocka_unit_test(test_list_option),
+		cmocka_unit_test(test_seconds_and_int64),
+		cmocka_unit_test(test_choice_and_setting),
+		cmocka_unit_test(test_vocabulary),
+		cmocka_unit_test(test_getopt_table),
 	};
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /*
- * test-profile.c - unit tests of pgbuild/profile-data.c (and the pure parts
- * of profile-run.c): perf report and gcov JSON parsing, symbol base names,
+ * test-profile.c - unit tests of pgbuild/profile/data.c (and the pure parts
+ * of profile/run.c): perf report and gcov JSON parsing, symbol base names,
  * the name -> unit map (globals win, statics may be ambiguous), ranking,
  * coverage cut-offs, hot/cold lists, the emitted policy (parsed back with
  * the wrapper's own policy parser) and the JSON round trip.
@@ -15,8 +15,8 @@
 #include <cmocka.h>
 
 #include "policy.h"
-#include "profile-data.h"
-#include "profile-run.h"
+#include "profile/data.h"
+#include "profile/run.h"
 
 /* What `perf report --stdio --no-children -n --sort dso,sym -g none -t TAB` prints. */
 static const char perf_text[] =

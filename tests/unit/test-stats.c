@@ -1,5 +1,5 @@
 /*
- * test-stats.c - unit tests of pgbuild/stats.c: medians, the exact
+ * test-stats.c - unit tests of pgbuild/gate/stats.c: medians, the exact
  * signed-rank distribution, Hodges-Lehmann and bootstrap intervals, and the
  * paired-ratio analysis the gate uses.
  */
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "stats.h"
+#include "gate/stats.h"
 
 #define NEAR(a, b, eps) assert_true(fabs((a) - (b)) <= (eps))
 

@@ -1,5 +1,5 @@
 /*
- * test-tune.c - unit tests of pgbuild/tune-engine.c on a synthetic
+ * test-tune.c - unit tests of pgbuild/tune/engine.c on a synthetic
  * evaluator: every flag multiplies the speed by a known factor, some flags
  * "crash the compiler" or "fail the regression suite", and every call is
  * counted.  Checks: the known best set is found, failed sets are remembered
@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "tune-engine.h"
+#include "tune/engine.h"
 #include "xalloc.h"
 
 /* ---------------- the synthetic evaluator ---------------- */

@@ -30,33 +30,59 @@ int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/* The steps of an atomic replace; on failure *step names the one that
+ * failed ("write", "rename") and errno says why. */
+static int replace_file(const char *path, const char *tmp, const void *buf, size_t len,
+			const char **step)
+{
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), e;
+
+	*step = "write";
+	if (fd < 0)
+		return -1;
+	if (write_all(fd, buf, len) < 0 || fsync(fd) < 0) {
+		e = errno;
+		close(fd);
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	if (close(fd) < 0) {
+		e = errno;
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	*step = "rename";
+	if (rename(tmp, path) < 0) {
+		e = errno;
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+int write_file_atomic_quiet(const char *path, const void *buf, size_t len)
+{
+	char *tmp = xasprintf("%s.tmp%ld", path, (long)getpid());
+	const char *step;
+	int rc = replace_file(path, tmp, buf, len, &step), e = errno;
+	free(tmp);
+	errno = e;
+	return rc;
+}
+
 int write_file_atomic(const char *path, const void *buf, size_t len)
 {
 	char *tmp = xasprintf("%s.tmp%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644), rc = -1;
+	const char *step;
+	int rc = replace_file(path, tmp, buf, len, &step);
 
-	if (fd < 0) {
-		error("cannot write %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (write_all(fd, buf, len) < 0 || fsync(fd) < 0) {
-		error("cannot write %s: %s", tmp, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		goto out;
-	}
-	if (close(fd) < 0) {
-		error("cannot write %s: %s", tmp, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	if (rename(tmp, path) < 0) {
+	if (rc < 0 && !strcmp(step, "rename"))
 		error("cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	rc = 0;
-out:
+	else if (rc < 0)
+		error("cannot write %s: %s", tmp, strerror(errno));
 	free(tmp);
 	return rc;
 }

@@ -1,5 +1,9 @@
 /*
- * fdio.h - writing to file descriptors.
+ * fdio.h - writing to file descriptors, and replacing whole files.
+ *
+ * Every file pgoptcc and pgbuild write as a whole (JSON results, state,
+ * policies, lists, logs of one run) is written with write_file_atomic, so
+ * a reader never sees half a file and a failed write never leaves one.
  */
 #ifndef PGOPT_FDIO_H
 #define PGOPT_FDIO_H
@@ -21,5 +25,12 @@ int write_all(int fd, const void *buf, size_t len);
  * temporary file removed.
  */
 int write_file_atomic(const char *path, const void *buf, size_t len);
+
+/*
+ * The same without a message, for callers that say more than the errno:
+ * returns 0, or -1 with errno set (the temporary file removed, path
+ * untouched).
+ */
+int write_file_atomic_quiet(const char *path, const void *buf, size_t len);
 
 #endif

@@ -164,6 +164,8 @@ fail:
 		_exit(127);
 	}
 	close(pexec[1]);
+	if (cp->pid_watch)
+		*cp->pid_watch = cp->pid;
 	cp->exec_errno = 0;
 	do {
 		n = read(pexec[0], &e, sizeof(e));
@@ -184,6 +186,8 @@ int finish_command(struct child_process *cp)
 	do {
 		r = waitpid(cp->pid, &status, 0);
 	} while (r < 0 && errno == EINTR);
+	if (cp->pid_watch)
+		*cp->pid_watch = 0;
 	if (r < 0)
 		return error("waitpid for %s failed: %s", cp->args.v[0], strerror(errno));
 	return wait_status_to_code(status);

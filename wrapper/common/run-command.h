@@ -40,9 +40,12 @@ struct child_process {
 	unsigned switch_user : 1;
 	pid_t pid;            /* set by start_command */
 	int exec_errno;       /* errno of a failed exec, else 0 */
+	volatile pid_t *pid_watch; /* or NULL: holds pid from the fork until
+				    * finish_command reaped the child (for a
+				    * signal handler that must stop it) */
 };
 
-#define CHILD_PROCESS_INIT { STRVEC_INIT, STRVEC_INIT, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define CHILD_PROCESS_INIT { STRVEC_INIT, STRVEC_INIT, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL }
 
 void child_process_init(struct child_process *cp);
 void child_process_clear(struct child_process *cp);

@@ -1,0 +1,245 @@
+/*
+ * bench.h - what the parts of `pgbuild bench` share: scripts (the
+ * transactions a client runs), workloads (scripts + data set + checks), the
+ * data loaders and the correctness checks.
+ *
+ * A script is a pgbench-compatible subset, parsed by script.c:
+ *
+ *     \set aid random(1, 100000 * :scale)     integer expressions: + - * / %,
+ *                                             parentheses, random(lo, hi),
+ *                                             abs(x), :var or var
+ *     SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+ *     \gset                                   store the previous command's
+ *                                             first row into variables named
+ *                                             after its columns
+ *
+ * An SQL command may span lines and ends at a line ending in ';'.  :name
+ * becomes a parameter ($1, $2 ...) for the extended and prepared protocols,
+ * and literal text (or NULL) for the simple protocol.  Predefined
+ * variables: :scale and :client_id.  Every value is an int64 or NULL.
+ */
+#ifndef PGBUILD_BENCH_H
+#define PGBUILD_BENCH_H
+
+#include <stdint.h>
+#include <libpq-fe.h>
+
+#include "strbuf.h"
+#include "strvec.h"
+
+#define BENCH_MAX_PARAMS 64     /* parameters of one SQL command */
+
+/* ---------------- random numbers ---------------- */
+
+/* xoshiro256** state: one per client, so the hot path shares nothing. */
+struct bench_prng {
+	uint64_t s[4];
+};
+
+void bench_prng_seed(struct bench_prng *r, uint64_t seed);
+uint64_t bench_prng_next(struct bench_prng *r);
+/* Uniform in [lo, hi] (lo <= hi), without modulo bias worth mentioning. */
+int64_t bench_random(struct bench_prng *r, int64_t lo, int64_t hi);
+
+/* ---------------- scripts ---------------- */
+
+struct bench_value {
+	int64_t i;      /* the value */
+	int isnull;     /* NULL (for optional parameters) */
+};
+
+enum bench_expr_kind {
+	BEXPR_CONST,    /* value */
+	BEXPR_VAR,      /* var */
+	BEXPR_RANDOM,   /* random(left, right) */
+	BEXPR_ABS,      /* abs(left) */
+	BEXPR_BINOP,    /* left op right */
+	BEXPR_NEG,      /* -left */
+};
+
+struct bench_expr {
+	enum bench_expr_kind kind;
+	int64_t value;          /* BEXPR_CONST */
+	int var;                /* BEXPR_VAR: variable index */
+	char op;                /* BEXPR_BINOP: + - * / % */
+	struct bench_expr *left, *right;
+};
+
+enum bench_cmd_kind {
+	BCMD_SQL,       /* send sql, wait for its result */
+	BCMD_SET,       /* \set var expr */
+};
+
+struct bench_command {
+	enum bench_cmd_kind kind;
+	int line;               /* first line in the script, for messages */
+	/* BCMD_SQL */
+	char *sql;              /* text with $1.. placeholders */
+	char **pieces;          /* simple protocol: text around the parameters */
+	int nparams;            /* $1..$nparams */
+	int *param_var;         /* variable of each parameter */
+	int gset;               /* store the first row's columns (\gset) */
+	char stmt_name[24];     /* prepared statement name */
+	/* BCMD_SET */
+	int set_var;            /* target variable */
+	struct bench_expr *expr; /* its value */
+};
+
+struct bench_script {
+	char *name;             /* e.g. "tpcb", "new-order", or the file name */
+	int weight;             /* relative frequency among the workload's scripts */
+	struct bench_command *cmds;
+	int ncmds;
+};
+
+/* The variables of a workload: one name table shared by all its scripts. */
+struct bench_vars {
+	char **names;
+	int nr, alloc;
+};
+
+int bench_var_index(struct bench_vars *vars, const char *name, int create);
+void bench_vars_free(struct bench_vars *vars);
+
+/*
+ * Parse script text into s (name and weight set by the caller).  Errors say
+ * "file:line: message" and return -1 (s then holds no commands; free its
+ * name).  Variables are added to vars.
+ */
+int bench_script_parse(struct bench_script *s, const char *text, const char *file,
+		       struct bench_vars *vars, int script_no);
+void bench_script_free(struct bench_script *s);
+
+/* Evaluate; returns -1 with msg filled on division by zero etc. */
+int bench_expr_eval(const struct bench_expr *e, struct bench_value *vars,
+		    struct bench_prng *r, int64_t *out, const char **msg);
+
+/* Build the simple-protocol text of cmd into sb. */
+void bench_command_text(const struct bench_command *cmd, const struct bench_value *vars,
+			struct strbuf *sb);
+
+/* ---------------- workloads and data sets ---------------- */
+
+enum bench_dataset {
+	DATA_NONE,      /* nothing (select1) */
+	DATA_PGBENCH,   /* pgbench_accounts/branches/tellers/history at --scale */
+	DATA_TEST01,    /* test01(id int primary key, info text, crt_time timestamp), 1M rows */
+	DATA_TPCC,      /* tpcc_* tables, --scale warehouses */
+};
+
+struct bench_workload;
+
+/* Fill the C-generated variables of a transaction (tpcc-lite). */
+typedef void (*bench_gen_fn)(const struct bench_workload *w, int script,
+			     struct bench_value *vars, struct bench_prng *r, int scale);
+
+struct bench_workload {
+	const char *name;               /* --workload value */
+	enum bench_dataset data;        /* what it needs loaded */
+	int read_only;                  /* row counts and sums must not change */
+	struct bench_script *scripts;   /* what clients run */
+	int nscripts;
+	int total_weight;
+	struct bench_vars vars;         /* variable names */
+	int var_scale, var_client_id;   /* indexes of :scale and :client_id */
+	bench_gen_fn gen;               /* or NULL */
+	int gen_vars[64];               /* variables gen fills (workload.c) */
+};
+
+/* The workload names, NULL-terminated, and the same as one line of text. */
+extern const char *const bench_workload_names[];
+#define BENCH_WORKLOAD_NAMES "select-only, tpcb, select1, point-select, tpcc-lite, sql"
+/* ... those with a name of their own (not sql FILE): what a threshold names */
+#define BENCH_BUILTIN_WORKLOADS "select-only, tpcb, select1, point-select, tpcc-lite"
+
+/* Set up workload name (file for "sql"); -1 with an error printed.  An
+ * unknown name is named with the nearest known one ("did you mean"). */
+int bench_workload_init(struct bench_workload *w, const char *name, const char *file);
+/* Free what bench_workload_init allocated. */
+void bench_workload_release(struct bench_workload *w);
+/* Is SPEC (a --workload value: a name, or sql:FILE) usable?  0, or -1 with
+ * the error printed. */
+int bench_workload_check(const char *spec);
+const char *bench_dataset_name(enum bench_dataset d);
+
+/* Load a data set (drops and recreates its tables).  -1 on error. */
+int bench_load(PGconn *conn, enum bench_dataset d, int scale, int quiet);
+/* Detect the scale of loaded data (pgbench: branch count); -1 if absent. */
+int bench_detect_scale(PGconn *conn, enum bench_dataset d);
+
+/*
+ * Correctness: a snapshot of sums and counts before the run, compared with
+ * one after.  Results go to the JSON "invariants" object as named checks.
+ */
+#define BENCH_SNAP_MAX 16
+struct bench_snapshot {
+	int nr;                         /* values taken */
+	int64_t v[BENCH_SNAP_MAX];      /* data-set specific (workload.c) */
+	int ok;                         /* the queries worked */
+};
+
+struct bench_check {
+	const char *name;               /* e.g. "balances" */
+	int ok;                         /* 1 passed, 0 failed, -1 not checked */
+	char detail[256];               /* what was compared */
+};
+
+#define BENCH_CHECK_MAX 16
+struct bench_checks {
+	struct bench_check c[BENCH_CHECK_MAX];
+	int nr;
+};
+
+void bench_check_add(struct bench_checks *cs, const char *name, int ok,
+		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+int bench_snapshot_take(PGconn *conn, enum bench_dataset d, struct bench_snapshot *s);
+/*
+ * Compare; commits_per_script[i] is what clients committed of script i
+ * (warm-up included).  Adds checks to cs.
+ */
+void bench_snapshot_compare(PGconn *conn, const struct bench_workload *w,
+			    const struct bench_snapshot *before,
+			    const struct bench_snapshot *after,
+			    const int64_t *commits_per_script, struct bench_checks *cs);
+
+/* Run one query returning one int64 (NULL -> 0); -1 with an error on failure. */
+int bench_query_int(PGconn *conn, const char *sql, int64_t *out);
+
+/* ---------------- the benchmark run (client.c) ---------------- */
+
+enum bench_protocol { PROTO_SIMPLE, PROTO_EXTENDED, PROTO_PREPARED };
+
+/* The configuration of one run (one block, like pgbench's; bench's options). */
+struct bench_opts {
+	const char *prefix;     /* --prefix: private cluster from this install */
+	const char *connect;    /* --connect: existing server */
+	int init;               /* --init: load data on --connect server */
+	const char *workload;   /* --workload */
+	const char *file;       /* --file for the sql workload */
+	enum bench_protocol protocol; /* --protocol */
+	int clients;            /* --clients */
+	int threads;            /* --threads (0: min(cores, clients)) */
+	double warmup;          /* --warmup seconds */
+	double duration;        /* --duration seconds (0 with --transactions) */
+	int64_t transactions;   /* --transactions per client (0: by time) */
+	int progress;           /* --progress seconds (0: off) */
+	int scale;              /* --scale (0: default / detected) */
+	struct strvec settings; /* --set name=value */
+	int keep;               /* --keep */
+	const char *json;       /* --json FILE */
+	const char *template_dir; /* --datadir-template DIR */
+	uint64_t seed;          /* --seed */
+	double stmt_timeout;    /* --statement-timeout seconds (0: none) */
+	int quiet;              /* --quiet: no progress bar, no load messages */
+};
+
+/*
+ * Run the benchmark o describes (options already checked): the server
+ * (a private cluster of o->prefix, or o->connect), the data, the clients,
+ * the checks, the summary on stdout and --json.  Returns the exit code: 0
+ * ok, 1 a check failed, 2 could not run or clients aborted.
+ */
+int bench_run(struct bench_opts *o);
+
+#endif

@@ -1,0 +1,585 @@
+/*
+ * script.c - the pgbench-compatible script subset of pgbuild bench:
+ * parsing, integer expressions, variable substitution and the per-client
+ * random number generator.  See bench.h for the accepted syntax.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "error.h"
+#include "xalloc.h"
+
+/* ---------------- PRNG (xoshiro256**) ---------------- */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+void bench_prng_seed(struct bench_prng *r, uint64_t seed)
+{
+	for (int i = 0; i < 4; i++)
+		r->s[i] = splitmix64(&seed);
+}
+
+static inline uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+uint64_t bench_prng_next(struct bench_prng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return result;
+}
+
+int64_t bench_random(struct bench_prng *r, int64_t lo, int64_t hi)
+{
+	uint64_t range = (uint64_t)hi - (uint64_t)lo + 1;
+	if (range == 0)         /* the whole int64 range */
+		return (int64_t)bench_prng_next(r);
+	return lo + (int64_t)(((unsigned __int128)bench_prng_next(r) * range) >> 64);
+}
+
+/* ---------------- variables ---------------- */
+
+int bench_var_index(struct bench_vars *vars, const char *name, int create)
+{
+	for (int i = 0; i < vars->nr; i++)
+		if (!strcmp(vars->names[i], name))
+			return i;
+	if (!create)
+		return -1;
+	ALLOC_GROW(vars->names, vars->nr + 1, vars->alloc);
+	vars->names[vars->nr] = xstrdup(name);
+	return vars->nr++;
+}
+
+void bench_vars_free(struct bench_vars *vars)
+{
+	for (int i = 0; i < vars->nr; i++)
+		free(vars->names[i]);
+	free(vars->names);
+	memset(vars, 0, sizeof(*vars));
+}
+
+static int is_ident(int c)
+{
+	return isalnum(c) || c == '_';
+}
+
+/* ---------------- expressions ---------------- */
+
+struct parser {
+	const char *p;          /* next character */
+	const char *file;
+	int line;
+	struct bench_vars *vars;
+	char err[200];
+};
+
+static struct bench_expr *new_expr(enum bench_expr_kind k)
+{
+	struct bench_expr *e = xcalloc(1, sizeof(*e));
+	e->kind = k;
+	return e;
+}
+
+static void free_expr(struct bench_expr *e)
+{
+	if (!e)
+		return;
+	free_expr(e->left);
+	free_expr(e->right);
+	free(e);
+}
+
+static void skip_ws(struct parser *ps)
+{
+	while (*ps->p == ' ' || *ps->p == '\t')
+		ps->p++;
+}
+
+static struct bench_expr *parse_sum(struct parser *ps);
+
+static struct bench_expr *parse_primary(struct parser *ps)
+{
+	struct bench_expr *e;
+	skip_ws(ps);
+	if (*ps->p == '(') {
+		ps->p++;
+		e = parse_sum(ps);
+		if (!e)
+			return NULL;
+		skip_ws(ps);
+		if (*ps->p != ')') {
+			snprintf(ps->err, sizeof(ps->err), "expected \")\"");
+			free_expr(e);
+			return NULL;
+		}
+		ps->p++;
+		return e;
+	}
+	if (*ps->p == '-') {
+		ps->p++;
+		e = new_expr(BEXPR_NEG);
+		e->left = parse_primary(ps);
+		if (!e->left) {
+			free(e);
+			return NULL;
+		}
+		return e;
+	}
+	if (isdigit((unsigned char)*ps->p)) {
+		char *end;
+		errno = 0;
+		e = new_expr(BEXPR_CONST);
+		e->value = strtoll(ps->p, &end, 10);
+		if (errno) {
+			snprintf(ps->err, sizeof(ps->err), "integer out of range");
+			free(e);
+			return NULL;
+		}
+		ps->p = end;
+		return e;
+	}
+	if (*ps->p == ':' || isalpha((unsigned char)*ps->p) || *ps->p == '_') {
+		const char *s;
+		char name[64];
+		int colon = *ps->p == ':';
+		size_t n;
+		if (colon)
+			ps->p++;
+		s = ps->p;
+		while (is_ident((unsigned char)*ps->p))
+			ps->p++;
+		n = (size_t)(ps->p - s);
+		if (n == 0 || n >= sizeof(name)) {
+			snprintf(ps->err, sizeof(ps->err), "bad variable name");
+			return NULL;
+		}
+		memcpy(name, s, n);
+		name[n] = '\0';
+		skip_ws(ps);
+		if (!colon && *ps->p == '(') {
+			int nargs = !strcmp(name, "random") ? 2 : !strcmp(name, "abs") ? 1 : 0;
+			if (!nargs) {
+				snprintf(ps->err, sizeof(ps->err),
+					 "unknown function \"%s\" (known: random, abs)", name);
+				return NULL;
+			}
+			ps->p++;
+			e = new_expr(nargs == 2 ? BEXPR_RANDOM : BEXPR_ABS);
+			e->left = parse_sum(ps);
+			if (!e->left)
+				goto bad;
+			skip_ws(ps);
+			if (nargs == 2) {
+				if (*ps->p != ',') {
+					snprintf(ps->err, sizeof(ps->err),
+						 "random() takes two arguments");
+					goto bad;
+				}
+				ps->p++;
+				e->right = parse_sum(ps);
+				if (!e->right)
+					goto bad;
+				skip_ws(ps);
+			}
+			if (*ps->p != ')') {
+				snprintf(ps->err, sizeof(ps->err), "expected \")\" after %s arguments",
+					 name);
+				goto bad;
+			}
+			ps->p++;
+			return e;
+bad:
+			free_expr(e);
+			return NULL;
+		}
+		e = new_expr(BEXPR_VAR);
+		e->var = bench_var_index(ps->vars, name, 0);
+		if (e->var < 0) {
+			snprintf(ps->err, sizeof(ps->err), "undefined variable \"%s\"", name);
+			free(e);
+			return NULL;
+		}
+		return e;
+	}
+	if (!*ps->p)
+		snprintf(ps->err, sizeof(ps->err), "unexpected end of expression");
+	else
+		snprintf(ps->err, sizeof(ps->err), "syntax error at \"%.20s\"", ps->p);
+	return NULL;
+}
+
+static struct bench_expr *parse_term(struct parser *ps)
+{
+	struct bench_expr *l = parse_primary(ps);
+	while (l) {
+		struct bench_expr *e;
+		skip_ws(ps);
+		if (*ps->p != '*' && *ps->p != '/' && *ps->p != '%')
+			break;
+		e = new_expr(BEXPR_BINOP);
+		e->op = *ps->p++;
+		e->left = l;
+		e->right = parse_primary(ps);
+		if (!e->right) {
+			free_expr(e);
+			return NULL;
+		}
+		l = e;
+	}
+	return l;
+}
+
+static struct bench_expr *parse_sum(struct parser *ps)
+{
+	struct bench_expr *l = parse_term(ps);
+	while (l) {
+		struct bench_expr *e;
+		skip_ws(ps);
+		if (*ps->p != '+' && *ps->p != '-')
+			break;
+		e = new_expr(BEXPR_BINOP);
+		e->op = *ps->p++;
+		e->left = l;
+		e->right = parse_term(ps);
+		if (!e->right) {
+			free_expr(e);
+			return NULL;
+		}
+		l = e;
+	}
+	return l;
+}
+
+int bench_expr_eval(const struct bench_expr *e, struct bench_value *vars,
+		    struct bench_prng *r, int64_t *out, const char **msg)
+{
+	int64_t a, b;
+	switch (e->kind) {
+	case BEXPR_CONST:
+		*out = e->value;
+		return 0;
+	case BEXPR_VAR:
+		if (vars[e->var].isnull) {
+			*msg = "variable is NULL";
+			return -1;
+		}
+		*out = vars[e->var].i;
+		return 0;
+	case BEXPR_NEG:
+		if (bench_expr_eval(e->left, vars, r, &a, msg) < 0)
+			return -1;
+		*out = -a;
+		return 0;
+	case BEXPR_ABS:
+		if (bench_expr_eval(e->left, vars, r, &a, msg) < 0)
+			return -1;
+		*out = a < 0 ? -a : a;
+		return 0;
+	case BEXPR_RANDOM:
+		if (bench_expr_eval(e->left, vars, r, &a, msg) < 0 ||
+		    bench_expr_eval(e->right, vars, r, &b, msg) < 0)
+			return -1;
+		if (a > b) {
+			*msg = "random(): lower bound above upper bound";
+			return -1;
+		}
+		*out = bench_random(r, a, b);
+		return 0;
+	case BEXPR_BINOP:
+		if (bench_expr_eval(e->left, vars, r, &a, msg) < 0 ||
+		    bench_expr_eval(e->right, vars, r, &b, msg) < 0)
+			return -1;
+		switch (e->op) {
+		case '+': *out = (int64_t)((uint64_t)a + (uint64_t)b); return 0;
+		case '-': *out = (int64_t)((uint64_t)a - (uint64_t)b); return 0;
+		case '*': *out = (int64_t)((uint64_t)a * (uint64_t)b); return 0;
+		case '/':
+		case '%':
+			if (b == 0) {
+				*msg = "division by zero";
+				return -1;
+			}
+			if (b == -1) {
+				*out = e->op == '/' ? (int64_t)(0 - (uint64_t)a) : 0;
+				return 0;
+			}
+			*out = e->op == '/' ? a / b : a % b;
+			return 0;
+		}
+	}
+	*msg = "bad expression";
+	return -1;
+}
+
+/* ---------------- commands ---------------- */
+
+/* Turn SQL text with :vars into $n text + pieces for the simple protocol. */
+static int sql_command(struct parser *ps, struct bench_command *cmd, const char *text,
+		       int script_no, int cmd_no)
+{
+	struct strbuf sql = STRBUF_INIT, piece = STRBUF_INIT;
+	int npieces = 0, alloc_pieces = 0, alloc_params = 0;
+	const char *p = text;
+	char quote = 0;
+
+	cmd->kind = BCMD_SQL;
+	cmd->pieces = NULL;
+	cmd->param_var = NULL;
+	while (*p) {
+		if (quote) {
+			if (*p == quote)
+				quote = 0;
+		} else if (*p == '\'' || *p == '"') {
+			quote = *p;
+		} else if (p[0] == ':' && p[1] == ':') {
+			strbuf_add(&sql, p, 2);
+			strbuf_add(&piece, p, 2);
+			p += 2;
+			continue;
+		} else if (p[0] == ':' && (isalpha((unsigned char)p[1]) || p[1] == '_')) {
+			const char *s = ++p;
+			char *name;
+			int v;
+			while (is_ident((unsigned char)*p))
+				p++;
+			name = xstrndup(s, (size_t)(p - s));
+			v = bench_var_index(ps->vars, name, 1);
+			free(name);
+			if (cmd->nparams >= BENCH_MAX_PARAMS) {
+				snprintf(ps->err, sizeof(ps->err),
+					 "more than %d variables in one command", BENCH_MAX_PARAMS);
+				strbuf_release(&sql);
+				strbuf_release(&piece);
+				for (int i = 0; i < npieces; i++)
+					free(cmd->pieces[i]);
+				free(cmd->pieces);
+				free(cmd->param_var);
+				cmd->pieces = NULL;
+				cmd->param_var = NULL;
+				cmd->nparams = 0;
+				cmd->kind = BCMD_SET; /* nothing left to free but expr (NULL) */
+				return -1;
+			}
+			/* one parameter per use keeps the simple text exact */
+			ALLOC_GROW(cmd->param_var, cmd->nparams + 1, alloc_params);
+			cmd->param_var[cmd->nparams++] = v;
+			strbuf_addf(&sql, "$%d", cmd->nparams);
+			ALLOC_GROW(cmd->pieces, npieces + 1, alloc_pieces);
+			cmd->pieces[npieces++] = strbuf_detach(&piece, NULL);
+			continue;
+		}
+		strbuf_addch(&sql, *p);
+		strbuf_addch(&piece, *p);
+		p++;
+	}
+	ALLOC_GROW(cmd->pieces, npieces + 1, alloc_pieces);
+	cmd->pieces[npieces++] = strbuf_detach(&piece, NULL);
+	cmd->sql = strbuf_detach(&sql, NULL);
+	snprintf(cmd->stmt_name, sizeof(cmd->stmt_name), "pgb_%d_%d", script_no, cmd_no);
+	return 0;
+}
+
+void bench_command_text(const struct bench_command *cmd, const struct bench_value *vars,
+			struct strbuf *sb)
+{
+	strbuf_reset(sb);
+	for (int i = 0; i < cmd->nparams; i++) {
+		const struct bench_value *v = &vars[cmd->param_var[i]];
+		strbuf_addstr(sb, cmd->pieces[i]);
+		if (v->isnull)
+			strbuf_addstr(sb, "NULL");
+		else
+			strbuf_addf(sb, "%lld", (long long)v->i);
+	}
+	strbuf_addstr(sb, cmd->pieces[cmd->nparams]);
+}
+
+static struct bench_command *new_command(struct bench_script *s, int *alloc)
+{
+	struct bench_command *c;
+	ALLOC_GROW(s->cmds, s->ncmds + 1, *alloc);
+	c = &s->cmds[s->ncmds++];
+	memset(c, 0, sizeof(*c));
+	c->set_var = -1;
+	return c;
+}
+
+/* Is the line blank or only an SQL comment? */
+static int blank_line(const char *l)
+{
+	while (isspace((unsigned char)*l))
+		l++;
+	return !*l || (l[0] == '-' && l[1] == '-');
+}
+
+static void free_commands(struct bench_script *s);
+
+int bench_script_parse(struct bench_script *s, const char *text, const char *file,
+		       struct bench_vars *vars, int script_no)
+{
+	struct parser ps = { .file = file, .vars = vars };
+	struct strbuf sql = STRBUF_INIT, line = STRBUF_INIT;
+	int alloc = 0, sql_line = 0, lineno = 0;
+	const char *p = text;
+
+	s->cmds = NULL;
+	s->ncmds = 0;
+	while (*p) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		const char *l;
+		strbuf_reset(&line);
+		strbuf_add(&line, p, n);
+		p += n + (e ? 1 : 0);
+		lineno++;
+		strbuf_rtrim(&line);
+		l = line.buf;
+		while (isspace((unsigned char)*l))
+			l++;
+		if (*l == '\\') {
+			char word[16];
+			int wl = 0;
+			if (sql.len) {
+				snprintf(ps.err, sizeof(ps.err),
+					 "meta-command inside an SQL command (missing \";\"?)");
+				ps.line = lineno;
+				goto fail;
+			}
+			l++;
+			while (isalpha((unsigned char)*l) && wl < 15)
+				word[wl++] = *l++;
+			word[wl] = '\0';
+			ps.line = lineno;
+			if (!strcmp(word, "set")) {
+				struct bench_command *c;
+				const char *nm;
+				char *name;
+				while (*l == ' ' || *l == '\t')
+					l++;
+				nm = l;
+				while (is_ident((unsigned char)*l))
+					l++;
+				if (l == nm) {
+					snprintf(ps.err, sizeof(ps.err), "\\set needs a variable name");
+					goto fail;
+				}
+				name = xstrndup(nm, (size_t)(l - nm));
+				ps.p = l;
+				c = new_command(s, &alloc);
+				c->kind = BCMD_SET;
+				c->line = lineno;
+				c->expr = parse_sum(&ps);
+				if (c->expr) {
+					skip_ws(&ps);
+					if (*ps.p) {
+						snprintf(ps.err, sizeof(ps.err),
+							 "unexpected \"%s\" after expression", ps.p);
+						free_expr(c->expr);
+						c->expr = NULL;
+					}
+				}
+				c->set_var = bench_var_index(vars, name, 1);
+				free(name);
+				if (!c->expr) {
+					if (!ps.err[0])
+						snprintf(ps.err, sizeof(ps.err), "\\set needs an expression");
+					goto fail;
+				}
+			} else if (!strcmp(word, "gset")) {
+				if (!s->ncmds || s->cmds[s->ncmds - 1].kind != BCMD_SQL) {
+					snprintf(ps.err, sizeof(ps.err), "\\gset must follow an SQL command");
+					goto fail;
+				}
+				s->cmds[s->ncmds - 1].gset = 1;
+			} else {
+				snprintf(ps.err, sizeof(ps.err),
+					 "unsupported meta-command \"\\%s\" (supported: \\set, \\gset)",
+					 word);
+				goto fail;
+			}
+			continue;
+		}
+		if (!sql.len && blank_line(l))
+			continue;
+		if (!sql.len)
+			sql_line = lineno;
+		else
+			strbuf_addch(&sql, '\n');
+		strbuf_addstr(&sql, l);
+		if (sql.len && sql.buf[sql.len - 1] == ';') {
+			struct bench_command *c;
+			strbuf_setlen(&sql, sql.len - 1);
+			strbuf_rtrim(&sql);
+			c = new_command(s, &alloc);
+			c->line = sql_line;
+			ps.line = sql_line;
+			if (sql_command(&ps, c, sql.buf, script_no, s->ncmds - 1) < 0)
+				goto fail;
+			strbuf_reset(&sql);
+		}
+	}
+	if (sql.len) {
+		struct bench_command *c = new_command(s, &alloc);
+		c->line = sql_line;
+		ps.line = sql_line;
+		if (sql_command(&ps, c, sql.buf, script_no, s->ncmds - 1) < 0)
+			goto fail;
+	}
+	strbuf_release(&sql);
+	strbuf_release(&line);
+	if (!s->ncmds) {
+		free_commands(s);
+		return error("%s: script has no commands", file);
+	}
+	/* every variable a command reads must be set somewhere (or be predefined) */
+	return 0;
+fail:
+	strbuf_release(&sql);
+	strbuf_release(&line);
+	free_commands(s);
+	return error("%s:%d: %s", file, ps.line, ps.err);
+}
+
+static void free_commands(struct bench_script *s)
+{
+	for (int i = 0; i < s->ncmds; i++) {
+		struct bench_command *c = &s->cmds[i];
+		if (c->kind == BCMD_SQL) {
+			for (int j = 0; j <= c->nparams; j++)
+				free(c->pieces[j]);
+			free(c->pieces);
+			free(c->param_var);
+			free(c->sql);
+		}
+		free_expr(c->expr);
+	}
+	free(s->cmds);
+	s->cmds = NULL;
+	s->ncmds = 0;
+}
+
+void bench_script_free(struct bench_script *s)
+{
+	free_commands(s);
+	free(s->name);
+	s->name = NULL;
+}

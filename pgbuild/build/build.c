@@ -1,0 +1,680 @@
+/*
+ * build.c - the phases of one PostgreSQL build through pgoptcc: setup,
+ * configure, make, install, the smoke benchmark and the gate, with the
+ * progress line; see build.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "build/build.h"
+#include "build/buildlog.h"
+#include "pgbuild.h"
+
+/* ---------------- small helpers ---------------- */
+
+void build_add_phase(struct build *b, const char *name, double seconds)
+{
+	if (b->nphases < MAX_PHASES) {
+		b->phases[b->nphases].name = name;
+		b->phases[b->nphases].seconds = seconds;
+		b->nphases++;
+	}
+}
+
+/* mkdir -p path, then its absolute, symlink-free name (malloced). */
+static char *abs_dir(const char *path)
+{
+	return mkdir_p(path) < 0 ? NULL : path_real(path);
+}
+
+/* Run argv, return its stdout's first line (malloced) or NULL. */
+static char *first_line_of(const char *const *argv)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	char *r = NULL;
+	strvec_pushv(&cp.args, argv);
+	cp.no_stdin = 1;
+	cp.no_stderr = 1;
+	if (capture_command(&cp, &sb, 0) == 0) {
+		sb.buf[strcspn(sb.buf, "\n")] = '\0';
+		r = xstrdup(sb.buf);
+	}
+	child_process_clear(&cp);
+	strbuf_release(&sb);
+	return r;
+}
+
+/* gcc-ar for gcc, gcc-ar-12 for gcc-12, ...; NULL when not installed. */
+static char *lto_tool(const char *cc, const char *tool)
+{
+	const char *base = strrchr(cc, '/');
+	char *name, *path;
+	base = base ? base + 1 : cc;
+	if (strncmp(base, "gcc", 3))
+		return NULL;
+	name = xasprintf("gcc-%s%s", tool, base + 3);
+	path = locate_in_path(name);
+	free(name);
+	return path;
+}
+
+/* ---------------- running phases ---------------- */
+
+/*
+ * Count the compiles of translation units (kind "compile") added to the
+ * compile log since *off; *off advances to the end of the last complete
+ * line (a line being written is counted next time).  Links, probes and
+ * preprocessor runs are not counted: the progress line counts what its
+ * total counts, translation units.
+ */
+static long count_new_compiles(const char *path, off_t *off)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct strbuf sb = STRBUF_INIT;
+	char buf[65536];
+	ssize_t n;
+	long tus = 0;
+	size_t start = 0;
+	if (fd < 0)
+		return 0;
+	if (lseek(fd, *off, SEEK_SET) == *off)
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			strbuf_add(&sb, buf, (size_t)n);
+	close(fd);
+	for (char *nl; (nl = memchr(sb.buf + start, '\n', sb.len - start)); ) {
+		*nl = '\0';
+		if (strstr(sb.buf + start, "\"kind\":\"compile\""))
+			tus++;
+		start = (size_t)(nl - sb.buf) + 1;
+	}
+	*off += (off_t)start;
+	strbuf_release(&sb);
+	return tus;
+}
+
+/*
+ * Progress of a phase.  On a terminal: one line rewritten in place.
+ * Otherwise (CI logs): a plain line when another 10% of the expected total
+ * is done, or every 30 s, so a log shows that the build moves.
+ */
+static void progress(struct build *b, const char *name, long done, long total,
+		     double t_phase, int final)
+{
+	char e[32], eta[32], all[32];
+	double el = clock_seconds() - t_phase;
+	int step = total > 0 ? (int)((done < total ? done : total) * 10 / total) : 0;
+
+	if (!b->tty) {
+		if (final || (step <= b->prog_step && el - b->prog_last < 30.0) ||
+		    (done == 0 && el < 30.0))
+			return;
+		b->prog_step = step;
+		b->prog_last = el;
+	}
+	fmt_duration(el, 0, e, sizeof(e));
+	fmt_duration(clock_seconds() - b->t0, 0, all, sizeof(all));
+	if (total <= 0 && done == 0) {
+		/* a phase that compiles nothing (configure, install) */
+		fprintf(stderr, b->tty ? "\r\033[K[%s] %s (build %s)" :
+			"pgbuild: %s: %s (build %s)\n", name, e, all);
+	} else if (total <= 0) {
+		fprintf(stderr, b->tty ? "\r\033[K[%s] %ld translation units, %s (build %s)" :
+			"pgbuild: %s: %ld translation units compiled, %s (build %s)\n",
+			name, done, e, all);
+	} else {
+		if (total < done)
+			total = done;
+		if (done > 0 && total > done)
+			fmt_duration(el / (double)done * (double)(total - done), 0, eta, sizeof(eta));
+		else if (done > 0)
+			snprintf(eta, sizeof(eta), "now");
+		else
+			snprintf(eta, sizeof(eta), "?");
+		fprintf(stderr, b->tty ?
+			"\r\033[K[%s] %ld/%ld translation units (%ld%%), %s, ETA %s (build %s)" :
+			"pgbuild: %s: %ld/%ld translation units compiled (%ld%%), %s, ETA %s (build %s)\n",
+			name, done, total, done * 100 / total, e, eta, all);
+	}
+	fflush(stderr);
+}
+
+/*
+ * Run one phase: argv in dir, output to <builddir>/pgopt-<name>.log, with a
+ * progress line counting compile-log records against total (0: no count).
+ * Returns the exit code; on failure the log's tail is shown.
+ */
+static int run_phase(struct build *b, const char *name, struct strvec *argv,
+		     const char *dir, long total)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	char *logpath = xasprintf("%s/pgopt-%s.log", b->builddir, name);
+	char d[32];
+	double t = clock_seconds();
+	off_t off = 0;
+	long done = 0;
+	int fd, status = 0, code;
+	struct stat st;
+
+	fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		error("cannot write \"%s\": %s", logpath, strerror(errno));
+		free(logpath);
+		return -1;
+	}
+	if (stat(b->logfile, &st) == 0)
+		off = st.st_size;
+	if (!b->quiet && !b->tty)
+		fprintf(stderr, "pgbuild: %s ...\n", name);
+	b->prog_step = 0;
+	b->prog_last = 0;
+	strvec_pushv(&cp.args, (const char *const *)argv->v);
+	strvec_pushv(&cp.env, (const char *const *)b->env.v);
+	cp.dir = dir;
+	cp.no_stdin = 1;
+	cp.out = fd;
+	cp.err = fd;
+	if (start_command(&cp) < 0) {
+		close(fd);
+		free(logpath);
+		child_process_clear(&cp);
+		return -1;
+	}
+	signal_forward_begin(cp.pid);   /* make forwards SIGTERM to its jobs */
+	for (int tick = 0;; tick++) {
+		pid_t r = waitpid(cp.pid, &status, WNOHANG);
+		if (r == cp.pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			status = -1;
+			break;
+		}
+		if (tick % 4 == 0) {
+			done += count_new_compiles(b->logfile, &off);
+			if (!b->quiet)
+				progress(b, name, done, total, t, 0);
+		}
+		usleep(250000);
+	}
+	signal_forward_end();
+	done += count_new_compiles(b->logfile, &off);
+	b->phase_done = done;
+	close(fd);
+	code = status < 0 ? -1 : wait_status_to_code(status);
+	if (cp.exec_errno)
+		code = error("cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));
+	build_add_phase(b, name, clock_seconds() - t);
+	if (!b->quiet) {
+		if (b->tty)
+			fprintf(stderr, "\r\033[K");
+		fprintf(stderr, "pgbuild: %s %s in %s", name, code == 0 ? "done" : "FAILED",
+			fmt_duration(clock_seconds() - t, 0, d, sizeof(d)));
+		if (total > 0 || done > 0)
+			fprintf(stderr, " (%ld translation units compiled)", done);
+		fputc('\n', stderr);
+	}
+	if (code != 0) {
+		error("%s failed (exit %d); last lines of %s:", name, code, logpath);
+		textfile_print_tail(logpath, 25, stderr);
+	}
+	free(logpath);
+	child_process_clear(&cp);
+	return code;
+}
+
+/* ---------------- progress totals ---------------- */
+
+static char *progress_file(struct build *b, const char *phase)
+{
+	char *dir = xasprintf("%s/progress", pgsrc_cache_dir());
+	char *f;
+	mkdir_p(dir);
+	f = xasprintf("%s/%s-%s%s.%s.tus", dir, b->src.version, b->lto ? "lto" : "nolto",
+		      b->o.cassert ? "-cassert" : "", phase);
+	free(dir);
+	return f;
+}
+
+static long nftw_count;
+
+static int count_c_file(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	size_t n = strlen(path);
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_F && n > 2 && !strcmp(path + n - 2, ".c"))
+		nftw_count++;
+	return 0;
+}
+
+/*
+ * Expected translation units of a phase: what the last full build of the
+ * same source and kind compiled, else the number of C files (a rough guess;
+ * the first build stores the real number for the next one).
+ */
+static long progress_total(struct build *b, const char *phase)
+{
+	char *f = progress_file(b, phase);
+	struct strbuf sb = STRBUF_INIT;
+	long total = 0;
+	if (strbuf_read_file(&sb, f) > 0)
+		total = atol(sb.buf);
+	if (total <= 0) {
+		char *dir = xasprintf("%s/%s", b->src.dir,
+				      !strcmp(phase, "contrib") ? "contrib" : "src");
+		nftw_count = 0;
+		nftw(dir, count_c_file, 16, FTW_PHYS);
+		total = nftw_count;
+		free(dir);
+	}
+	strbuf_release(&sb);
+	free(f);
+	return total;
+}
+
+static void progress_store(struct build *b, const char *phase, long tus)
+{
+	char *f = progress_file(b, phase);
+	char *text = xasprintf("%ld\n", tus);
+	/* only a better guess for the next progress line: no error */
+	write_file_atomic_quiet(f, text, strlen(text));
+	free(text);
+	free(f);
+}
+
+/* ---------------- bench and gate (other pgbuild commands) ---------------- */
+
+static int have_command(const char *cmd)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	int r;
+	strvec_pushl(&cp.args, pgbuild_self(), cmd, "--help", NULL);
+	cp.no_stdin = cp.no_stdout = cp.no_stderr = 1;
+	r = run_command(&cp);
+	child_process_clear(&cp);
+	return r == 0;
+}
+
+static void run_bench(struct build *b)
+{
+	static const char *const workloads[] = { "select-only", "tpcb", NULL };
+	struct json_writer jw = JSON_WRITER_INIT(&b->bench);
+	double t = clock_seconds();
+
+	if (!have_command("bench")) {
+		b->bench_note = xstrdup("pgbuild bench is not available");
+		warning("smoke benchmark skipped: %s", b->bench_note);
+		return;
+	}
+	json_object_begin(&jw);
+	for (const char *const *w = workloads; *w; w++) {
+		struct child_process cp = CHILD_PROCESS_INIT;
+		char *json = xasprintf("%s/pgopt-bench-%s.json", b->builddir, *w);
+		char *log = xasprintf("%s/pgopt-bench-%s.log", b->builddir, *w);
+		struct json_value *v = NULL;
+		int fd, code;
+
+		unlink(json);
+		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (!b->quiet)
+			fprintf(stderr, "pgbuild: smoke benchmark %s (3 s) ...\n", *w);
+		strvec_pushl(&cp.args, pgbuild_self(), "bench", "--prefix", b->prefix,
+			     "--workload", *w, "--duration", "3", "--json", json, NULL);
+		cp.no_stdin = 1;
+		cp.out = fd >= 0 ? fd : 0;
+		cp.err = fd >= 0 ? fd : 0;
+		code = run_command(&cp);
+		child_process_clear(&cp);
+		if (fd >= 0)
+			close(fd);
+		if (path_exists(json))
+			v = buildlog_read_json(json);
+		json_key(&jw, *w);
+		json_object_begin(&jw);
+		json_key(&jw, "exit"); json_int(&jw, code);
+		json_key(&jw, "log"); json_string(&jw, log);
+		json_key(&jw, "result");
+		if (v) {
+			struct strbuf raw = STRBUF_INIT;
+			strbuf_read_file(&raw, json);
+			strbuf_rtrim(&raw);
+			json_raw(&jw, raw.buf);
+			strbuf_release(&raw);
+			json_free(v);
+		} else {
+			json_null(&jw);
+		}
+		json_object_end(&jw);
+		if (code != 0) {
+			error("smoke benchmark %s failed (exit %d); see %s", *w, code, log);
+			textfile_print_tail(log, 10, stderr);
+			if (code > b->bench_code)
+				b->bench_code = code == 1 ? 1 : PGBUILD_EXIT_ERROR;
+		}
+		free(json);
+		free(log);
+	}
+	json_object_end(&jw);
+	build_add_phase(b, "bench", clock_seconds() - t);
+}
+
+static void run_gate(struct build *b)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	char *json = xasprintf("%s/pgopt-gate.json", b->builddir);
+	double t = clock_seconds();
+
+	if (!have_command("gate")) {
+		error("--gate: pgbuild gate is not available");
+		b->gate_code = PGBUILD_EXIT_ERROR;
+		free(json);
+		return;
+	}
+	if (!b->quiet)
+		fprintf(stderr, "pgbuild: gate %s against %s ...\n", b->o.gate, b->o.baseline);
+	strvec_pushl(&cp.args, pgbuild_self(), "gate", "--baseline", b->o.baseline,
+		     "--candidate", b->prefix, "--gate", b->o.gate,
+		     "--require-regress", b->builddir, "--json", json, NULL);
+	if (b->o.gate_args)
+		strvec_split(&cp.args, b->o.gate_args);
+	cp.no_stdin = 1;
+	b->gate_code = run_command(&cp);
+	if (b->gate_code < 0)
+		b->gate_code = PGBUILD_EXIT_ERROR;
+	child_process_clear(&cp);
+	free(json);
+	build_add_phase(b, "gate", clock_seconds() - t);
+}
+
+static void setup_env(struct build *b)
+{
+	const char *pfx = getenv("PGOPT_PREFIX");
+
+	if (b->policy)
+		strvec_pushf(&b->env, "PGOPT_POLICY=%s", b->policy);
+	else
+		strvec_push(&b->env, "PGOPT_POLICY=none");
+	strvec_pushf(&b->env, "PGOPT_LOGDIR=%s", b->logdir);
+	/* the root is found per file: sources in the source tree, generated
+	 * files in the build tree */
+	strvec_push(&b->env, "PGOPT_ROOT");
+	if (!pfx) {
+		char *ccache = locate_in_path("ccache");
+		if (ccache) {
+			strvec_push(&b->env, "PGOPT_PREFIX=ccache");
+			if (!getenv("CCACHE_DIR")) {
+				b->ccache_dir = xasprintf("%s/ccache", pgsrc_cache_dir());
+				strvec_pushf(&b->env, "CCACHE_DIR=%s", b->ccache_dir);
+			}
+		}
+		free(ccache);
+	} else {
+		strvec_pushf(&b->env, "PGOPT_PREFIX=%s", pfx);
+	}
+}
+
+static void setup_configure(struct build *b)
+{
+	struct strvec extra = STRVEC_INIT;
+
+	strvec_pushf(&b->configure, "--prefix=%s", b->prefix);
+	if (b->o.configure_args)
+		strvec_split(&extra, b->o.configure_args);
+	/* --enable-cassert given either way is the same build (and recorded
+	 * as enable_cassert); configure sees it once */
+	if (strvec_find(&extra, "--enable-cassert") >= 0)
+		b->o.cassert = 1;
+	if (b->o.cassert)
+		strvec_push(&b->configure, "--enable-cassert");
+	for (size_t i = 0; i < extra.nr; i++)
+		if (strcmp(extra.v[i], "--enable-cassert"))
+			strvec_push(&b->configure, extra.v[i]);
+	strvec_clear(&extra);
+	strvec_pushf(&b->configure, "CC=%s", pgbuild_pgoptcc());
+	if (b->ar && b->ranlib) {
+		strvec_pushf(&b->configure, "AR=%s", b->ar);
+		strvec_pushf(&b->configure, "RANLIB=%s", b->ranlib);
+	}
+}
+
+/* The configure line of the last configure in builddir, as stored. */
+static char *configure_stamp_text(struct build *b)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%s\n", b->src.dir);
+	for (size_t i = 0; i < b->configure.nr; i++)
+		strbuf_addf(&sb, "%s\n", b->configure.v[i]);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* ---------------- the phases ---------------- */
+
+void build_init(struct build *b)
+{
+	memset(b, 0, sizeof(*b));
+	strvec_init(&b->configure);
+	strvec_init(&b->env);
+	strvec_init(&b->invalidated_tus);
+	strvec_init(&b->relinked_outputs);
+	strvec_init(&b->policy_refs);
+	strvec_init(&b->policy_ref_text);
+	strbuf_init(&b->bench, 0);
+	strbuf_init(&b->policy_text, 0);
+	b->gate_code = -1;
+	b->o.bench = b->o.contrib = b->o.install = 1;
+	b->o.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (b->o.jobs < 1)
+		b->o.jobs = 1;
+}
+
+/* The real compiler, its version and its LTO-aware archivers. */
+static int setup_compiler(struct build *b)
+{
+	const char *cc = getenv("PGOPT_CC");
+	const char *av[3];
+
+	b->cc = xstrdup(cc && *cc ? cc : "gcc");
+	av[0] = b->cc;
+	av[1] = "--version";
+	av[2] = NULL;
+	b->cc_version = first_line_of(av);
+	if (!b->cc_version)
+		return error("cannot run the compiler \"%s\" (set PGOPT_CC)", b->cc);
+	b->ar = lto_tool(b->cc, "ar");
+	b->ranlib = lto_tool(b->cc, "ranlib");
+	if (b->lto && !(b->ar && b->ranlib))
+		warning("the policy enables LTO but gcc-ar/gcc-ranlib were not found; "
+			"static libraries may lose their LTO code");
+	return 0;
+}
+
+int build_setup(struct build *b)
+{
+	double t;
+
+	b->quiet = b->o.quiet;
+	b->tty = isatty(2);
+	b->t0 = clock_seconds();
+	{
+		time_t now = time(NULL);
+		strftime(b->started, sizeof(b->started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	}
+	if (access(pgbuild_pgoptcc(), X_OK) < 0)
+		return error("pgoptcc not found next to pgbuild (%s)", pgbuild_pgoptcc());
+	if (build_load_policy(b) < 0)
+		return -1;
+	if (!(b->prefix = abs_dir(b->o.prefix)))
+		return -1;
+	{
+		char *bd = b->o.builddir ? xstrdup(b->o.builddir) : xasprintf("%s.build", b->prefix);
+		b->builddir = abs_dir(bd);
+		free(bd);
+		if (!b->builddir)
+			return -1;
+	}
+	b->logdir = xasprintf("%s/pgopt-log", b->builddir);
+	b->logfile = xasprintf("%s/%s", b->logdir, BUILDLOG_COMPILE);
+	if (mkdir_p(b->logdir) < 0)
+		return -1;
+	t = clock_seconds();
+	if (pgsrc_resolve(b->o.src, &b->src, b->quiet) < 0)
+		return -1;
+	build_add_phase(b, "source", clock_seconds() - t);
+	if (!strcmp(b->src.dir, b->builddir))
+		return error("--builddir must not be the source tree");
+	if (setup_compiler(b) < 0)
+		return -1;
+	setup_env(b);
+	setup_configure(b);
+	if (!b->quiet)
+		fprintf(stderr, "pgbuild: PostgreSQL %s from %s; policy %s%s; build %s\n",
+			b->src.version, b->src.dir, b->policy ? b->policy : "none",
+			b->lto ? " (LTO)" : "", b->builddir);
+	return 0;
+}
+
+int build_configure(struct build *b)
+{
+	char *stamp_path = xasprintf("%s/pgopt-configure.args", b->builddir);
+	char *stamp = configure_stamp_text(b);
+	char *cs = xasprintf("%s/config.status", b->builddir);
+	struct strbuf old_stamp = STRBUF_INIT;
+	struct strvec cmd = STRVEC_INIT;
+	int rc = -1;
+
+	b->log_first = buildlog_count_lines(b->logfile) + 1;
+	b->fresh = !path_exists(cs);
+	if (!b->fresh && strbuf_read_file(&old_stamp, stamp_path) >= 0 &&
+	    !strcmp(old_stamp.buf, stamp)) {
+		rc = 0;         /* configured the same way: nothing to do */
+		goto out;
+	}
+	strvec_pushf(&cmd, "%s/configure", b->src.dir);
+	strvec_pushv(&cmd, (const char *const *)b->configure.v);
+	unlink(stamp_path);
+	if (run_phase(b, "configure", &cmd, b->builddir, 0) != 0)
+		goto out;
+	b->reconfigured = 1;
+	/* PostgreSQL tracks no header dependencies unless --enable-depend:
+	 * objects built under the old configuration must go (ccache makes
+	 * this cheap) */
+	if (!b->fresh) {
+		strvec_clear(&cmd);
+		strvec_pushl(&cmd, "make", "clean", NULL);
+		if (run_phase(b, "clean", &cmd, b->builddir, 0) != 0)
+			goto out;
+		b->fresh = 1;
+	}
+	write_file_atomic(stamp_path, stamp, strlen(stamp));
+	rc = 0;
+out:
+	strvec_clear(&cmd);
+	strbuf_release(&old_stamp);
+	free(stamp_path);
+	free(stamp);
+	free(cs);
+	return rc;
+}
+
+int build_compile(struct build *b)
+{
+	struct strvec cmd = STRVEC_INIT;
+	int rc = -1;
+
+	strvec_pushl(&cmd, "make", NULL);
+	strvec_pushf(&cmd, "-j%d", b->o.jobs);
+	if (run_phase(b, "make", &cmd, b->builddir,
+		      b->fresh ? progress_total(b, "make") : b->invalidated - b->inval_contrib) != 0)
+		goto out;
+	if (b->fresh)
+		progress_store(b, "make", b->phase_done);
+	if (b->o.contrib) {
+		strvec_clear(&cmd);
+		strvec_pushl(&cmd, "make", "-C", "contrib", NULL);
+		strvec_pushf(&cmd, "-j%d", b->o.jobs);
+		if (run_phase(b, "contrib", &cmd, b->builddir,
+			      b->fresh ? progress_total(b, "contrib") : b->inval_contrib) != 0)
+			goto out;
+		if (b->fresh)
+			progress_store(b, "contrib", b->phase_done);
+	}
+	rc = 0;
+out:
+	strvec_clear(&cmd);
+	return rc;
+}
+
+int build_install(struct build *b)
+{
+	struct strvec cmd = STRVEC_INIT;
+	int rc = -1;
+
+	if (!b->o.install)
+		return 0;
+	strvec_pushl(&cmd, "make", "install", NULL);
+	if (run_phase(b, "install", &cmd, b->builddir, 0) != 0)
+		goto out;
+	if (b->o.contrib) {
+		strvec_clear(&cmd);
+		strvec_pushl(&cmd, "make", "-C", "contrib", "install", NULL);
+		if (run_phase(b, "install-contrib", &cmd, b->builddir, 0) != 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	strvec_clear(&cmd);
+	return rc;
+}
+
+int build_checks(struct build *b)
+{
+	int rc = 0;
+	if (b->o.bench)
+		run_bench(b);
+	if (b->o.gate)
+		run_gate(b);
+	if (b->bench_code)
+		rc = b->bench_code;
+	if (b->gate_code > 0)
+		rc = b->gate_code;
+	return rc;
+}
+
+void build_finish(struct build *b, int rc)
+{
+	if (rc >= 0 && b->builddir && b->src.dir)
+		build_write_record(b, rc == 0 || (b->bench_code || b->gate_code > 0));
+	if (rc == 0)
+		printf("%s\n", b->o.install ? b->prefix : b->builddir);
+	pgsrc_release(&b->src);
+	free(b->prefix);
+	free(b->builddir);
+	free(b->logdir);
+	free(b->logfile);
+	free(b->policy);
+	strbuf_release(&b->policy_text);
+	strvec_clear(&b->policy_refs);
+	strvec_clear(&b->policy_ref_text);
+	free(b->policy_sha);
+	free(b->lto_mode);
+	free(b->cc);
+	free(b->cc_version);
+	free(b->ar);
+	free(b->ranlib);
+	strvec_clear(&b->configure);
+	strvec_clear(&b->env);
+	free(b->ccache_dir);
+	strvec_clear(&b->invalidated_tus);
+	strvec_clear(&b->relinked_outputs);
+	strbuf_release(&b->bench);
+	free(b->bench_note);
+}

@@ -1,0 +1,310 @@
+/*
+ * buildlog.c - reading compile.jsonl and pgopt-build.json; see buildlog.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "build/buildlog.h"
+#include "pgbuild.h"
+
+long buildlog_each(const char *path, long first_line,
+		   int (*fn)(const struct json_value *rec, long line, void *data),
+		   void *data)
+{
+	FILE *fp = fopen(path, "r");
+	struct strbuf line = STRBUF_INIT;
+	long n = 0;
+	int stop = 0;
+
+	if (!fp)
+		return -1;
+	while (strbuf_getline(&line, fp) != EOF) {
+		struct json_value *rec;
+		n++;
+		if (stop || n < first_line || !line.len)
+			continue;
+		rec = json_parse(line.buf, line.len, NULL);
+		if (!rec)
+			continue;
+		if (rec->type == JSON_OBJECT && fn(rec, n, data))
+			stop = 1;
+		json_free(rec);
+	}
+	fclose(fp);
+	strbuf_release(&line);
+	return n;
+}
+
+long buildlog_count_lines(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	char buf[65536];
+	size_t got;
+	long n = 0;
+
+	if (!fp)
+		return 0;
+	while ((got = fread(buf, 1, sizeof(buf), fp)) > 0)
+		for (char *p = buf; (p = memchr(p, '\n', got - (size_t)(p - buf))); p++)
+			n++;
+	fclose(fp);
+	return n;
+}
+
+int buildlog_is_compile(const struct json_value *rec)
+{
+	const char *kind = json_get_str(rec, "kind");
+	return kind && !strcmp(kind, "compile") && json_get_str(rec, "tu") &&
+	       json_get_str(rec, "output") && json_get_num(rec, "exit", -1) == 0;
+}
+
+int buildlog_is_link(const struct json_value *rec)
+{
+	const char *kind = json_get_str(rec, "kind");
+	return kind && !strcmp(kind, "link") && json_get_str(rec, "output") &&
+	       json_get_num(rec, "exit", -1) == 0;
+}
+
+char *buildlog_output_path(const struct json_value *rec)
+{
+	const char *out = json_get_str(rec, "output");
+	const char *cwd = json_get_str(rec, "cwd");
+	if (!out)
+		return NULL;
+	if (out[0] == '/' || !cwd)
+		return xstrdup(out);
+	return xasprintf("%s/%s", cwd, out);
+}
+
+struct json_value *buildlog_read_json(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+	struct json_value *v = NULL;
+
+	if (strbuf_read_file(&sb, path) < 0)
+		error("cannot read \"%s\": %s", path, strerror(errno));
+	else if (!(v = json_parse(sb.buf, sb.len, &err)))
+		error("\"%s\": %s", path, err.buf);
+	strbuf_release(&sb);
+	strbuf_release(&err);
+	return v;
+}
+
+/* ---------------- objects and their compiles ---------------- */
+
+static int is_prefix_word(const char *s)
+{
+	static const char *const words[] = { "ccache", "true", "distcc", "icecc", "sccache", NULL };
+	const char *base = strrchr(s, '/');
+	base = base ? base + 1 : s;
+	for (const char *const *w = words; *w; w++)
+		if (!strcmp(base, *w))
+			return 1;
+	return 0;
+}
+
+/* The final command line without the PGOPT_PREFIX words and the policy
+ * rule names, as one string. */
+static char *norm_argv(const struct json_value *argv, const char *from, const char *to)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i = 0, n = json_len(argv);
+	while (i < n && json_at(argv, i)->type == JSON_STRING &&
+	       is_prefix_word(json_at(argv, i)->u.str.s))
+		i++;
+	for (; i < n; i++) {
+		const struct json_value *a = json_at(argv, i);
+		const char *s = a->type == JSON_STRING ? a->u.str.s : "";
+		const char *hit;
+		/* which policy lines matched is provenance, not code: a policy
+		 * edit that moves lines must not recompile everything */
+		if (!strncmp(s, "-fplugin-arg-pgopt-rules=", 25))
+			continue;
+		if (from && (hit = strstr(s, from))) {
+			strbuf_add(&sb, s, (size_t)(hit - s));
+			strbuf_addstr(&sb, to);
+			strbuf_addstr(&sb, hit + strlen(from));
+		} else {
+			strbuf_addstr(&sb, s);
+		}
+		strbuf_addch(&sb, '\x1f');
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+static void push_strings(struct strvec *sv, const struct json_value *arr)
+{
+	for (size_t i = 0; i < json_len(arr); i++)
+		if (json_at(arr, i)->type == JSON_STRING)
+			strvec_push(sv, json_at(arr, i)->u.str.s);
+}
+
+static int collect_obj(const struct json_value *rec, long line, void *data)
+{
+	struct buildlog_objs *os = data;
+	const struct json_value *in = json_get(rec, "argv_in");
+	const struct json_value *out = json_get(rec, "argv_out");
+	struct buildlog_obj *o;
+
+	if (!in || !out)
+		return 0;
+	if (os->links ? !buildlog_is_link(rec) : !buildlog_is_compile(rec))
+		return 0;
+	ALLOC_GROW(os->v, os->nr + 1, os->alloc);
+	o = &os->v[os->nr++];
+	memset(o, 0, sizeof(*o));
+	o->path = buildlog_output_path(rec);
+	o->tu = xstrdup(json_get_str(rec, "tu") ? json_get_str(rec, "tu") :
+			json_get_str(rec, "output"));
+	o->cwd = xstrdup(json_get_str(rec, "cwd") ? json_get_str(rec, "cwd") : "/");
+	strvec_init(&o->argv_in);
+	strvec_init(&o->added);
+	strvec_init(&o->removed);
+	push_strings(&o->argv_in, in);
+	push_strings(&o->added, json_get(rec, "added"));
+	push_strings(&o->removed, json_get(rec, "removed"));
+	o->argv_out = norm_argv(out, os->from, os->to);
+	o->line = line;
+	return 0;
+}
+
+static int cmp_obj(const void *a, const void *b)
+{
+	const struct buildlog_obj *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+	return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+void buildlog_obj_free(struct buildlog_obj *o)
+{
+	free(o->path);
+	free(o->tu);
+	free(o->cwd);
+	strvec_clear(&o->argv_in);
+	strvec_clear(&o->added);
+	strvec_clear(&o->removed);
+	free(o->argv_out);
+}
+
+void buildlog_objs_free(struct buildlog_objs *os)
+{
+	for (size_t i = 0; i < os->nr; i++)
+		buildlog_obj_free(&os->v[i]);
+	free(os->v);
+	os->v = NULL;
+	os->nr = os->alloc = 0;
+}
+
+void buildlog_objs_read(struct buildlog_objs *os, const char *logfile,
+			const char *from, const char *to, int existing_only)
+{
+	size_t w = 0;
+	os->from = from;
+	os->to = to;
+	buildlog_each(logfile, 1, collect_obj, os);
+	qsort(os->v, os->nr, sizeof(*os->v), cmp_obj);
+	for (size_t i = 0; i < os->nr; i++) {
+		int last = i + 1 == os->nr || strcmp(os->v[i].path, os->v[i + 1].path);
+		if (last && (!existing_only || access(os->v[i].path, F_OK) == 0))
+			os->v[w++] = os->v[i];
+		else
+			buildlog_obj_free(&os->v[i]);
+	}
+	os->nr = w;
+}
+
+struct buildlog_obj *buildlog_objs_find(struct buildlog_objs *os, const char *path)
+{
+	size_t lo = 0, hi = os->nr;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(os->v[mid].path, path);
+		if (!c)
+			return &os->v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+int buildlog_replay(const struct buildlog_objs *os, const struct strvec *env,
+		    int jobs, const char *drydir)
+{
+	struct child_process *slot;
+	char *errlog = xasprintf("%s/stderr.log", drydir);
+	size_t next = 0;
+	int running = 0, failed = 0;
+	int errfd = open(errlog, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+
+	if (errfd < 0) {
+		error("cannot write \"%s\": %s", errlog, strerror(errno));
+		free(errlog);
+		return -1;
+	}
+	if (jobs < 1)
+		jobs = 1;
+	slot = xcalloc((size_t)jobs, sizeof(*slot));
+	while ((next < os->nr && !failed) || running) {
+		int status;
+		pid_t pid;
+		while (running < jobs && next < os->nr && !failed) {
+			const struct buildlog_obj *o = &os->v[next++];
+			struct child_process *cp = NULL;
+			for (int i = 0; i < jobs; i++)
+				if (!slot[i].pid) {
+					cp = &slot[i];
+					break;
+				}
+			child_process_init(cp);
+			strvec_push(&cp->args, pgbuild_pgoptcc());
+			strvec_pushv(&cp->args, (const char *const *)o->argv_in.v);
+			strvec_pushv(&cp->env, (const char *const *)env->v);
+			strvec_push(&cp->env, "PGOPT_PREFIX=true");
+			strvec_pushf(&cp->env, "PGOPT_LOGDIR=%s", drydir);
+			cp->dir = o->cwd;
+			cp->no_stdin = 1;
+			cp->no_stdout = 1;
+			cp->err = errfd;
+			if (start_command(cp) < 0) {
+				child_process_clear(cp);
+				cp->pid = 0;
+				failed = 1;
+				break;
+			}
+			running++;
+		}
+		if (!running)
+			break;
+		pid = waitpid(-1, &status, 0);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			failed = 1;
+			break;
+		}
+		for (int i = 0; i < jobs; i++) {
+			if (slot[i].pid != pid)
+				continue;
+			if (wait_status_to_code(status) != 0 && !failed) {
+				failed = 1;
+				error("pgoptcc failed replaying a compile in %s (exit %d):",
+				      slot[i].dir, wait_status_to_code(status));
+				textfile_print_tail(errlog, 5, stderr);
+			}
+			child_process_clear(&slot[i]);
+			slot[i].pid = 0;
+			running--;
+		}
+	}
+	close(errfd);
+	free(slot);
+	free(errlog);
+	return failed ? -1 : 0;
+}

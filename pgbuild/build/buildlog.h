@@ -1,0 +1,92 @@
+/*
+ * buildlog.h - reading what a build left behind: the wrapper's compile log
+ * (<builddir>/pgopt-log/compile.jsonl, one JSON object per compiler
+ * invocation, appended by every build in that directory) and the build
+ * record pgopt-build.json that `pgbuild build` writes into the build
+ * directory and the prefix.  Used by build (progress, incremental
+ * invalidation), verify and regress.
+ */
+#ifndef PGBUILD_BUILDLOG_H
+#define PGBUILD_BUILDLOG_H
+
+#include "json.h"
+#include "strvec.h"
+
+/* Name of the compile log inside the log directory. */
+#define BUILDLOG_COMPILE "compile.jsonl"
+/* Name of the build record in the build directory and the prefix. */
+#define BUILDLOG_RECORD "pgopt-build.json"
+
+/*
+ * Call fn for every record of the compile log at path, starting at line
+ * first_line (1-based; 1 = all).  Lines that do not parse are skipped (a
+ * build killed mid-write may leave half a line).  fn returns 0 to go on.
+ * Returns the number of lines in the file, or -1 when it cannot be read.
+ */
+long buildlog_each(const char *path, long first_line,
+		   int (*fn)(const struct json_value *rec, long line, void *data),
+		   void *data);
+
+/* Number of complete lines in path (0 when missing). */
+long buildlog_count_lines(const char *path);
+
+/* Is rec a compile of one C translation unit (kind "compile", with or
+ * without policy) that succeeded? */
+int buildlog_is_compile(const struct json_value *rec);
+
+/* Is rec a link (kind "link", with an output) that succeeded? */
+int buildlog_is_link(const struct json_value *rec);
+
+/* "<cwd>/<output>" of a record (output made absolute), malloced, or NULL. */
+char *buildlog_output_path(const struct json_value *rec);
+
+/* Parse a whole JSON file; NULL after printing an error. */
+struct json_value *buildlog_read_json(const char *path);
+
+/* ---------------- objects and their compiles ---------------- */
+
+/* The last successful compile of one object file. */
+struct buildlog_obj {
+	char *path;             /* absolute output path */
+	char *tu;               /* translation unit */
+	char *cwd;              /* where it was compiled */
+	struct strvec argv_in;  /* what make passed to pgoptcc */
+	char *argv_out;         /* final command line without PGOPT_PREFIX
+				 * words, '\x1f'-joined, for comparing */
+	struct strvec added;    /* flags the policy added */
+	struct strvec removed;  /* flags the policy removed */
+	long line;              /* compile-log line */
+};
+
+struct buildlog_objs {
+	struct buildlog_obj *v; /* sorted by path after buildlog_objs_read */
+	size_t nr, alloc;
+	const char *from, *to;  /* rewrite from -> to inside argv_out */
+	int links;              /* collect successful links (kind "link";
+				 * tu is then the output's name) instead
+				 * of compiles */
+};
+
+/*
+ * Read the compile records (the link records when os->links is set) of
+ * logfile into os, keeping the last record of
+ * each output (and, when existing_only, only outputs that still exist),
+ * sorted by path.  Occurrences of from in the final command line are
+ * rewritten to to (a replay's log directory -> the build's).
+ */
+void buildlog_objs_read(struct buildlog_objs *os, const char *logfile,
+			const char *from, const char *to, int existing_only);
+void buildlog_objs_free(struct buildlog_objs *os);
+void buildlog_obj_free(struct buildlog_obj *o);
+struct buildlog_obj *buildlog_objs_find(struct buildlog_objs *os, const char *path);
+
+/*
+ * Replay the compile of every object through pgoptcc (argv_in, in its cwd)
+ * with env plus PGOPT_PREFIX=true and PGOPT_LOGDIR=drydir: pgoptcc computes
+ * and logs the final command line under the policy in env, but only `true`
+ * runs.  jobs at a time.  Returns 0, or -1 after printing pgoptcc's error.
+ */
+int buildlog_replay(const struct buildlog_objs *os, const struct strvec *env,
+		    int jobs, const char *drydir);
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * policy.c - the policy of a build as pgbuild records it: read, checked by
+ * pgoptcc itself (errors name file:line), its LTO mode, the hot/cold lists
+ * it names and the hash of all of it; see build.h.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build/build.h"
+#include "pgbuild.h"
+#include "sha256.h"
+
+static char *sha256_text(const char *text, size_t len)
+{
+	struct sha256 c;
+	char hex[SHA256_HEX_SIZE];
+	sha256_init(&c);
+	sha256_update(&c, text, len);
+	sha256_final_hex(&c, hex);
+	return xstrdup(hex);
+}
+
+/*
+ * Let pgoptcc check the policy (errors name file:line) and say what LTO
+ * mode it asks for: "off", "on" or "fat".  Returns 0 or -1.
+ */
+static int check_policy(struct build *b)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct strbuf out = STRBUF_INIT;
+	struct json_value *v = NULL;
+	const char *lto;
+	int code, r = -1;
+
+	strvec_pushl(&cp.args, pgbuild_pgoptcc(), "--pgopt-check-policy", b->policy, NULL);
+	cp.no_stdin = 1;
+	code = capture_command(&cp, &out, 0);
+	child_process_clear(&cp);
+	if (code != 0) {
+		error("policy \"%s\" rejected by pgoptcc (exit %d)", b->policy, code);
+		goto out;
+	}
+	if (!(v = json_parse(out.buf, out.len, NULL))) {
+		error("pgoptcc --pgopt-check-policy printed no JSON");
+		goto out;
+	}
+	lto = json_get_str(v, "lto");
+	b->lto_mode = xstrdup(lto ? lto : "off");
+	/* the function lists (hot = FILE, cold = FILE), resolved by pgoptcc */
+	for (int i = 0; i < 2; i++) {
+		const char *key = i ? "cold" : "hot";
+		const char *path = json_get_str(v, key);
+		struct strbuf sb = STRBUF_INIT;
+		if (!path)
+			continue;
+		strvec_push(&b->policy_refs, key);
+		strvec_push(&b->policy_refs, path);
+		if (strbuf_read_file(&sb, path) < 0)
+			strvec_push(&b->policy_ref_text, "");
+		else
+			strvec_push(&b->policy_ref_text, sb.buf);
+		strbuf_release(&sb);
+	}
+	r = 0;
+out:
+	json_free(v);
+	strbuf_release(&out);
+	return r;
+}
+
+int build_load_policy(struct build *b)
+{
+	const char *p = b->o.policy;
+	char real[PATH_MAX];
+
+	if (strcmp(p, "none")) {
+		if (!realpath(p, real))
+			return error("--policy \"%s\": %s", p, strerror(errno));
+		if (strbuf_read_file(&b->policy_text, real) < 0)
+			return error("--policy \"%s\": %s", p, strerror(errno));
+		b->policy = xstrdup(real);
+	}
+	if (b->policy && check_policy(b) < 0)
+		return -1;
+	/* the hash covers the files the policy names, so an edited hot/cold
+	 * list is a policy change (a policy naming none hashes as before) */
+	{
+		struct strbuf all = STRBUF_INIT;
+		strbuf_add(&all, b->policy_text.buf, b->policy_text.len);
+		for (size_t i = 0; i + 1 < b->policy_refs.nr; i += 2)
+			strbuf_addf(&all, "\n--- %s = %s ---\n%s", b->policy_refs.v[i],
+				    b->policy_refs.v[i + 1], b->policy_ref_text.v[i / 2]);
+		b->policy_sha = sha256_text(all.buf, all.len);
+		strbuf_release(&all);
+	}
+	if (!b->lto_mode)
+		b->lto_mode = xstrdup("off");
+	b->lto = strcmp(b->lto_mode, "off") != 0;
+	return 0;
+}
+
+/*
+ * The hash pgbuild build records as policy.sha256 for a policy: its text and
+ * every file it names (hot/cold lists); "none" hashes the empty text.  NULL,
+ * with the error printed, when the policy is unreadable or rejected.
+ */
+char *build_policy_sha(const char *policy)
+{
+	struct build b;
+	char *sha = NULL;
+
+	memset(&b, 0, sizeof(b));
+	b.o.policy = policy;
+	strvec_init(&b.policy_refs);
+	strvec_init(&b.policy_ref_text);
+	if (build_load_policy(&b) == 0) {
+		sha = b.policy_sha;
+		b.policy_sha = NULL;
+	}
+	strbuf_release(&b.policy_text);
+	strvec_clear(&b.policy_refs);
+	strvec_clear(&b.policy_ref_text);
+	free(b.policy);
+	free(b.lto_mode);
+	free(b.policy_sha);
+	return sha;
+}
+

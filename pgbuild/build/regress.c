@@ -1,0 +1,377 @@
+/*
+ * regress.c - PostgreSQL's own regression suite over a build directory,
+ * with a parsed summary; see regress.h.
+ *
+ * The suites run as the server user when pgbuild is root (the tree is
+ * handed to that user first), in a process group of their own that our
+ * signals reach (pg_regress does not stop its server when killed).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "build/buildlog.h"
+#include "build/regress.h"
+#include "cluster/serveruser.h"
+#include "pgbuild.h"
+
+/* What one `make ... check` run reported. */
+struct suite {
+	const char *name;        /* "core" or "contrib" */
+	long passed;             /* tests reported "ok" */
+	long failed;             /* tests reported "FAILED" */
+	long ignored;            /* "failed (ignored)" */
+	long summaries;          /* pg_regress summary blocks seen (suites) */
+	struct strvec failed_tests;
+	struct strvec diffs;     /* regression.diffs paths */
+	int make_exit;           /* exit code of make */
+	char *log;               /* its output */
+};
+
+/*
+ * Parse one line of pg_regress output:
+ *   "test tablespace                   ... ok          318 ms"
+ *   "     boolean                      ... FAILED       98 ms"
+ *   "     stats                        ... failed (ignored)"
+ */
+static void parse_line(struct suite *s, const char *line)
+{
+	const char *dots = strstr(line, " ... ");
+	const char *q, *e;
+	const char *name_end, *name;
+
+	if (dots) {
+		const char *res = dots + 5;
+		while (*res == ' ')
+			res++;
+		name_end = dots;
+		while (name_end > line && name_end[-1] == ' ')
+			name_end--;
+		name = name_end;
+		while (name > line && name[-1] != ' ')
+			name--;
+		if (name == name_end)
+			return;
+		if (!strncmp(res, "ok", 2) && (!res[2] || res[2] == ' ')) {
+			s->passed++;
+		} else if (!strncmp(res, "FAILED", 6)) {
+			s->failed++;
+			strvec_push_nodup(&s->failed_tests,
+					  xstrndup(name, (size_t)(name_end - name)));
+		} else if (!strncmp(res, "failed (ignored)", 16)) {
+			s->ignored++;
+		}
+		return;
+	}
+	if (strstr(line, " tests passed") || strstr(line, " tests failed") ||
+	    strstr(line, " test passed") || strstr(line, " test failed"))
+		if (line[strspn(line, " ")] != '\0' &&
+		    (strstr(line, "All ") || strstr(line, " of ")))
+			s->summaries++;
+	if ((q = strstr(line, "regression.diffs\"")) && (e = q) && (q = memrchr(line, '"', (size_t)(q - line)))) {
+		char *p = xstrndup(q + 1, (size_t)(e - q - 1) + strlen("regression.diffs"));
+		if (strvec_find(&s->diffs, p) < 0)
+			strvec_push(&s->diffs, p);
+		free(p);
+	}
+}
+
+static void parse_output(struct suite *s, const char *text)
+{
+	while (*text) {
+		const char *e = strchr(text, '\n');
+		size_t n = e ? (size_t)(e - text) : strlen(text);
+		char *line = xstrndup(text, n);
+		parse_line(s, line);
+		free(line);
+		text += n + (e ? 1 : 0);
+	}
+}
+
+/* abs_top_srcdir from the build tree's src/Makefile.global, malloced. */
+static char *top_srcdir(const char *builddir)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = xasprintf("%s/src/Makefile.global", builddir);
+	char *r = NULL, *p;
+	if (strbuf_read_file(&sb, path) >= 0 && (p = strstr(sb.buf, "\nabs_top_srcdir = "))) {
+		p += strlen("\nabs_top_srcdir = ");
+		r = xstrndup(p, strcspn(p, "\n"));
+	}
+	strbuf_release(&sb);
+	free(path);
+	return r;
+}
+
+static int run_suite(struct suite *s, const char *builddir, const struct server_user *pw,
+		     const struct strvec *env, const char *const *make_args, int verbose_out)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct strbuf out = STRBUF_INIT;
+	char *logpath = xasprintf("%s/pgopt-regress-%s.log", builddir, s->name);
+
+	strvec_pushv(&cp.args, make_args);
+	strvec_pushv(&cp.env, (const char *const *)env->v);
+	cp.dir = builddir;
+	cp.no_stdin = 1;
+	if (pw)
+		server_user_apply(pw, &cp);
+	{
+		struct strbuf line = STRBUF_INIT;
+		for (const char *const *a = make_args; *a; a++)
+			strbuf_addf(&line, "%s%s", a == make_args ? "" : " ", *a);
+		fprintf(stderr, "regress: %s: %s ...\n", s->name, line.buf);
+		strbuf_release(&line);
+	}
+	/* make, pg_regress and its temporary server in a group of their own,
+	 * so that a signal to us (Ctrl-C, kill, a CI timeout) stops them all:
+	 * pg_regress does not stop its server when it is killed */
+	cp.new_pgroup = 1;
+	s->make_exit = capture_command_forwarding(&cp, &out, 1, 1);
+	child_process_clear(&cp);
+	write_file_atomic(logpath, out.buf, out.len);
+	if (verbose_out)
+		fputs(out.buf, stderr);
+	parse_output(s, out.buf);
+	s->log = logpath;
+	strbuf_release(&out);
+	return s->make_exit;
+}
+
+static void print_suite(const struct suite *s)
+{
+	printf("%s: %ld tests, %ld passed, %ld failed", s->name,
+	       s->passed + s->failed + s->ignored, s->passed, s->failed);
+	if (s->ignored)
+		printf(", %ld failed but ignored", s->ignored);
+	if (!strcmp(s->name, "contrib"))
+		printf(" (%ld suites)", s->summaries);
+	printf("\n");
+	for (size_t i = 0; i < s->failed_tests.nr; i++)
+		printf("%s: FAILED %s\n", s->name, s->failed_tests.v[i]);
+	for (size_t i = 0; i < s->diffs.nr; i++)
+		printf("%s: diffs %s\n", s->name, s->diffs.v[i]);
+	if (s->make_exit != 0 && !s->failed)
+		printf("%s: make exited with %d; see %s\n", s->name, s->make_exit, s->log);
+}
+
+static void suite_json(struct json_writer *jw, const struct suite *s)
+{
+	json_key(jw, s->name);
+	json_object_begin(jw);
+	json_key(jw, "passed"); json_int(jw, s->passed);
+	json_key(jw, "failed"); json_int(jw, s->failed);
+	json_key(jw, "ignored"); json_int(jw, s->ignored);
+	json_key(jw, "make_exit"); json_int(jw, s->make_exit);
+	json_key(jw, "log"); json_string(jw, s->log);
+	json_key(jw, "failed_tests");
+	json_strvec(jw, &s->failed_tests);
+	json_key(jw, "diffs");
+	json_strvec(jw, &s->diffs);
+	json_object_end(jw);
+}
+
+/* ---------------- the run ---------------- */
+
+/* Everything one run works with. */
+struct regress {
+	const struct regress_opts *o;
+	char builddir[PATH_MAX];  /* absolute, resolved */
+	char *srcdir;             /* abs_top_srcdir of the tree, or NULL */
+	struct strvec env;        /* make's environment */
+	struct server_user su;    /* the user make runs as (root only) */
+	const struct server_user *pw; /* &su when switching, else NULL */
+	struct suite suites[2];   /* core, contrib */
+	int nsuites;
+	long total, failed;       /* tests over all suites */
+};
+
+void regress_opts_init(struct regress_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->core = 1;
+	o->jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (o->jobs < 1)
+		o->jobs = 1;
+}
+
+/* The build tree, and the compiler environment of its build (in case make
+ * compiles). */
+static int prepare_tree(struct regress *r)
+{
+	const struct regress_opts *o = r->o;
+	char *path;
+
+	if (!realpath(o->builddir, r->builddir))
+		return error("--builddir \"%s\": %s", o->builddir, strerror(errno));
+	path = xasprintf("%s/config.status", r->builddir);
+	if (access(path, F_OK) < 0) {
+		error("--builddir \"%s\" is not a configured PostgreSQL build tree (no config.status)",
+		      r->builddir);
+		free(path);
+		return -1;
+	}
+	free(path);
+	r->srcdir = top_srcdir(r->builddir);
+	path = xasprintf("%s/%s", r->builddir, BUILDLOG_RECORD);
+	if (access(path, F_OK) == 0) {
+		struct json_value *rec = buildlog_read_json(path);
+		const struct json_value *e = json_get(rec, "environment");
+		for (size_t i = 0; e && e->type == JSON_OBJECT && i < e->u.list.nr; i++) {
+			const char *k = e->u.list.keys[i];
+			const struct json_value *v = e->u.list.items[i];
+			if (!strcmp(k, "PGOPT_POLICY") || !strcmp(k, "PGOPT_LOGDIR"))
+				if (v->type == JSON_STRING)
+					strvec_pushf(&r->env, "%s=%s", k, v->u.str.s);
+		}
+		json_free(rec);
+	}
+	free(path);
+	strvec_pushl(&r->env, "PGOPT_PREFIX=", "PGOPT_ROOT", NULL);
+	if (o->temp_config) {
+		char real[PATH_MAX];
+		if (!realpath(o->temp_config, real))
+			return error("--temp-config \"%s\": %s", o->temp_config, strerror(errno));
+		strvec_pushf(&r->env, "EXTRA_REGRESS_OPTS=--temp-config=%s", real);
+	}
+	return 0;
+}
+
+/* As root: hand the tree to the user, and check that they can use it. */
+static int prepare_user(struct regress *r)
+{
+	struct strbuf err = STRBUF_INIT;
+	const char *user;
+	long changed;
+
+	if (geteuid() != 0)
+		return 0;
+	if (server_user_get(&r->su, r->o->user, r->o->user ? "--user" : NULL, &err) < 0) {
+		error("%s", err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
+	strbuf_release(&err);
+	r->pw = &r->su;
+	user = r->su.name;
+	if ((changed = server_user_hand_tree(r->pw, r->builddir)) < 0)
+		return error("cannot hand the build tree %s to user %s", r->builddir, user);
+	fprintf(stderr, "regress: running as user %s: PostgreSQL's test server refuses "
+		"to run as root; build tree %s is owned by %s (%ld files changed owner)\n",
+		user, r->builddir, user, changed);
+	if (!server_user_can(r->pw, "-w", r->builddir))
+		return error("user %s cannot write %s (check the permissions of its parent directories)",
+			     user, r->builddir);
+	if (r->srcdir) {
+		char *cfg = xasprintf("%s/configure", r->srcdir);
+		int ok = server_user_can(r->pw, "-r", cfg);
+		free(cfg);
+		if (!ok)
+			return error("user %s cannot read the source tree %s", user, r->srcdir);
+	}
+	strvec_pushf(&r->env, "HOME=%s", r->pw->home);
+	strvec_pushf(&r->env, "USER=%s", r->pw->name);
+	strvec_pushf(&r->env, "LOGNAME=%s", r->pw->name);
+	return 0;
+}
+
+static void run_suites(struct regress *r)
+{
+	const struct regress_opts *o = r->o;
+
+	if (o->core) {
+		char *t = o->tests ? xasprintf("TESTS=%s", o->tests) : NULL;
+		const char *args[] = { "make", o->tests ? "check-tests" : "check", t, NULL };
+		r->suites[r->nsuites].name = "core";
+		run_suite(&r->suites[r->nsuites++], r->builddir, r->pw, &r->env, args, o->verbose);
+		free(t);
+	}
+	if (o->contrib) {
+		char *j = xasprintf("-j%d", o->jobs);
+		const char *args[] = { "make", j, "-k", "-C", "contrib", "check", NULL };
+		r->suites[r->nsuites].name = "contrib";
+		run_suite(&r->suites[r->nsuites++], r->builddir, r->pw, &r->env, args, o->verbose);
+		free(j);
+	}
+}
+
+/* Print every suite; the exit code from what they reported. */
+static int summarize(struct regress *r)
+{
+	int rc = 0;
+	for (int i = 0; i < r->nsuites; i++) {
+		struct suite *s = &r->suites[i];
+		print_suite(s);
+		r->total += s->passed + s->failed + s->ignored;
+		r->failed += s->failed;
+		if (s->failed) {
+			rc = PGBUILD_EXIT_FAIL;
+		} else if (s->make_exit != 0 || s->passed == 0) {
+			error("%s suite did not run to the end (make exited with %d, %ld tests ran); "
+			      "last lines of %s:", s->name, s->make_exit, s->passed, s->log);
+			textfile_print_tail(s->log, 20, stderr);
+			if (rc == 0)
+				rc = PGBUILD_EXIT_ERROR;
+		}
+	}
+	return rc;
+}
+
+static int write_json(const struct regress *r, int rc)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct json_writer jw = JSON_WRITER_INIT(&sb);
+	int ret;
+	json_object_begin(&jw);
+	json_key(&jw, "builddir"); json_string(&jw, r->builddir);
+	json_key(&jw, "user"); json_string(&jw, r->pw ? r->pw->name : NULL);
+	json_key(&jw, "ok"); json_bool(&jw, rc == 0);
+	json_key(&jw, "tests"); json_int(&jw, r->total);
+	json_key(&jw, "failed"); json_int(&jw, r->failed);
+	for (int i = 0; i < r->nsuites; i++)
+		suite_json(&jw, &r->suites[i]);
+	json_object_end(&jw);
+	strbuf_addch(&sb, '\n');
+	ret = write_file_atomic(r->o->json, sb.buf, sb.len);
+	strbuf_release(&sb);
+	return ret;
+}
+
+int regress_run(const struct regress_opts *o)
+{
+	struct regress r;
+	int rc = PGBUILD_EXIT_ERROR;
+
+	memset(&r, 0, sizeof(r));
+	r.o = o;
+	strvec_init(&r.env);
+	if (prepare_tree(&r) < 0 || prepare_user(&r) < 0)
+		goto out;
+	run_suites(&r);
+	rc = summarize(&r);
+	if (o->json && write_json(&r, rc) < 0)
+		rc = PGBUILD_EXIT_ERROR;
+	if (rc == 0)
+		printf("regress: PASSED (%ld tests%s%s)\n", r.total, r.pw ? ", run as user " : "",
+		       r.pw ? r.pw->name : "");
+	else if (rc == PGBUILD_EXIT_FAIL)
+		printf("regress: FAILED (%ld of %ld tests failed)\n", r.failed, r.total);
+	else
+		printf("regress: ERROR (the suite could not run to the end)\n");
+out:
+	for (int i = 0; i < r.nsuites; i++) {
+		strvec_clear(&r.suites[i].failed_tests);
+		strvec_clear(&r.suites[i].diffs);
+		free(r.suites[i].log);
+	}
+	strvec_clear(&r.env);
+	server_user_release(&r.su);
+	free(r.srcdir);
+	return rc;
+}

@@ -1,0 +1,54 @@
+/*
+ * verify.h - prove from the installed binary that every object in
+ * `postgres` was compiled with exactly the flags its policy assigns, and
+ * (with --baseline) show what the policy did to code size (`pgbuild
+ * verify`).
+ *
+ * Expected flags: the objects of postgres are taken from the link of
+ * src/backend/postgres in the build's compile log (object files on the link
+ * line, and the members of the static libraries on it).  Each object's
+ * recorded compile is replayed through pgoptcc under the policy being
+ * verified (PGOPT_PREFIX=true: pgoptcc computes the final command line, only
+ * `true` runs), so the expectation comes from the policy file itself - give
+ * --policy to check the binary against another policy than it was built
+ * with.
+ *
+ * Recorded flags: the pgopt.so record of each translation unit inside the
+ * binary (.pgopt.log, read with elfrec.h): what pgoptcc added and removed,
+ * and the options cc1 really ran with.  This works for LTO builds too, where
+ * the linker drops each object's .GCC.command.line but keeps the plugin's
+ * record (it travels as a top-level asm statement with the IR).
+ *
+ * An object whose policy adds or removes flags must have a record whose
+ * added/removed lists equal the expectation, and whose cc1 options contain
+ * every added flag and no removed flag.  An object the policy leaves alone
+ * must not carry added or removed flags.  Members of static libraries that
+ * the linker did not pull in have no record and are only counted.  A
+ * record in the binary whose translation unit matches no object on the
+ * link line is reported as EXTRA.
+ *
+ * With --baseline: total text size, hot and unlikely code per function
+ * (see hotcold_sizes(): a linked binary has no .text.hot/.text.unlikely
+ * sections of its own), and the top growing and shrinking functions.
+ *
+ * Output: one line per problem (MISSING / EXTRA / NORECORD / NOTAPPLIED /
+ * STILL), then the verdict line.  Exit 0 verified, 1 a mismatch, 2 error.
+ */
+#ifndef PGBUILD_VERIFY_H
+#define PGBUILD_VERIFY_H
+
+/* What to verify (the options of `pgbuild verify`). */
+struct verify_opts {
+	const char *prefix;    /* --prefix: an install made by pgbuild build */
+	const char *policy;    /* --policy FILE|none, NULL: the one it was built with */
+	const char *builddir;  /* --builddir, NULL: from the build record */
+	const char *baseline;  /* --baseline PREFIX: compare sizes, or NULL */
+	int top;               /* --top N functions of growth and shrink */
+	int verbose;           /* --verbose: list every object checked */
+};
+
+/* Check, print the problems and the verdict; returns the exit code (0
+ * verified, 1 a mismatch, 2 error). */
+int verify_run(const struct verify_opts *o);
+
+#endif

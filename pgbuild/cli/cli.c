@@ -1,0 +1,99 @@
+/*
+ * cli.c - getopt over a command's table, the usage hint, and the shared
+ * values; see cli.h.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "pgbuild.h"
+
+static const char *command;       /* NULL: pgbuild itself */
+
+void cli_set_command(const char *name)
+{
+	command = name;
+}
+
+const char *cli_command(void)
+{
+	return command;
+}
+
+int cli_getopt(int argc, char **argv, const struct option *longopts)
+{
+	/* "+"-less, as getopt_long: options and arguments may mix; a
+	 * leading ':' is not used: getopt's own messages name the option */
+	char shorts[128];
+	size_t n = 0;
+	for (const struct option *o = longopts; o->name && n + 3 < sizeof(shorts); o++) {
+		if (o->flag || o->val <= 0 || o->val > 127 || memchr(shorts, o->val, n))
+			continue;
+		shorts[n++] = (char)o->val;
+		if (o->has_arg == required_argument)
+			shorts[n++] = ':';
+	}
+	shorts[n] = '\0';
+	return getopt_long(argc, argv, shorts, longopts, NULL);
+}
+
+int cli_usage(void)
+{
+	if (command)
+		fprintf(stderr, "Try \"pgbuild %s --help\" for more information.\n", command);
+	else
+		fprintf(stderr, "Try \"pgbuild --help\" for more information.\n");
+	return PGBUILD_EXIT_ERROR;
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	error("%s", msg);
+	return cli_usage();
+}
+
+int cli_parse_clients(const char *arg, int *out)
+{
+	return parse_int_option("--clients", arg, 1, CLI_CLIENTS_MAX, out);
+}
+
+int cli_parse_duration(const char *arg, double *out)
+{
+	return parse_seconds_option("--duration", arg, 0, out);
+}
+
+int cli_parse_scale(const char *arg, int *out)
+{
+	return parse_int_option("--scale", arg, 1, CLI_SCALE_MAX, out);
+}
+
+int cli_parse_jobs(const char *arg, int *out)
+{
+	return parse_int_option("--jobs", arg, 1, CLI_JOBS_MAX, out);
+}
+
+int cli_parse_pairs(const char *arg, int *out)
+{
+	return parse_int_option("--pairs", arg, 1, CLI_PAIRS_MAX, out);
+}
+
+int cli_parse_workloads(const char *arg, struct strvec *out)
+{
+	size_t first = out->nr;
+	parse_list_option(arg, out);
+	if (out->nr == first)
+		return error("invalid value \"%s\" for --workload: expected a workload name "
+			     "(%s)", arg, BENCH_WORKLOAD_NAMES);
+	/* a misspelt workload is an error now, not after a build */
+	for (size_t i = first; i < out->nr; i++)
+		if (bench_workload_check(out->v[i]) < 0)
+			return -1;
+	return 0;
+}

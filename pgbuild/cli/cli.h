@@ -1,0 +1,217 @@
+/*
+ * cli.h - the command-line vocabulary every pgbuild command shares.
+ *
+ * One option has one spelling and one meaning in every command that has
+ * it.  The shared options are defined here once, as getopt_long table rows
+ * (CLI_OPT_WORKLOAD is `-W, --workload LIST` everywhere), together with the
+ * parsers of their values (one range, one message); a command's table lists
+ * the rows it accepts, and cli_getopt() derives getopt's short-option
+ * string from that table, so a short letter cannot be accepted by one
+ * spelling and forgotten by the other.
+ *
+ *   -W, --workload LIST  bench workloads: comma-separated and repeatable
+ *                        (-W select-only,tpcb -W select1); bench and tune
+ *                        take one
+ *   -c, --clients N      client connections, 1 to 10000
+ *   -T, --duration S     seconds per run (fractions allowed), > 0
+ *   -s, --scale N        pgbench scale / tpcc-lite warehouses, 1 to 100000
+ *   -j, --jobs N         parallel make jobs, 1 to 1024 (bench: an error
+ *                        pointing at --threads, its client threads)
+ *   -q, --quiet          no progress output
+ *   -v, --verbose        more output
+ *   -h, --help           the command's help on stdout, exit 0
+ *   --gate EXPR          thresholds, comma-separated and repeatable
+ *
+ * Options without a short letter get a code from enum cli_opt: codes
+ * above 255 that never collide with a letter.
+ *
+ * Errors: every bad value is one line naming the option and the value and
+ * saying what was expected (error.h's "pgbuild: error: ..."), then one hint
+ * written in one place, cli_usage():
+ *
+ *     pgbuild: error: invalid value "0" for --pairs: expected an integer from 1 to 1000
+ *     Try "pgbuild gate --help" for more information.
+ *
+ * The value parsers return 0, or -1 after the error (like error() itself)
+ * and leave *out untouched then.
+ */
+#ifndef PGBUILD_CLI_H
+#define PGBUILD_CLI_H
+
+#include <getopt.h>
+#include <stdint.h>
+
+#include "strvec.h"
+
+/* Codes of the options without a short letter, one per option name. */
+enum cli_opt {
+	OPT_BASELINE = 256,
+	OPT_BUILDDIR,
+	OPT_CANDIDATE,
+	OPT_CANDIDATE_BUILDDIR,
+	OPT_CANDIDATE_PREFIX,
+	OPT_CANDIDATES,
+	OPT_CFLAGS,
+	OPT_CI,
+	OPT_CONFIDENCE,
+	OPT_CONFIGURE_ARGS,
+	OPT_CONNECT,
+	OPT_CONTRIB,
+	OPT_COUNTER,
+	OPT_COVERAGE,
+	OPT_CPUS,
+	OPT_DATADIR_TEMPLATE,
+	OPT_DRY_RUN,
+	OPT_EMIT_COLDLIST,
+	OPT_EMIT_HOTLIST,
+	OPT_EMIT_POLICY,
+	OPT_ENABLE_CASSERT,
+	OPT_FILES,
+	OPT_FROM,
+	OPT_FUNCTION,
+	OPT_GATE,
+	OPT_GATE_ARGS,
+	OPT_HIGH,
+	OPT_HIGH_PREFIX,
+	OPT_HOT_COVERAGE,
+	OPT_HTML,
+	OPT_INIT,
+	OPT_INSPECT,
+	OPT_INSPECT_BASELINE,
+	OPT_INSTR_STATEMENTS,
+	OPT_INSTRUMENT_ONLY,
+	OPT_JSON,
+	OPT_JUNIT,
+	OPT_KEEP,
+	OPT_LOCK,
+	OPT_LOG,
+	OPT_LOW,
+	OPT_LOW_PREFIX,
+	OPT_MAX_BUILDS,
+	OPT_MAX_FILES,
+	OPT_MAX_HOT,
+	OPT_MAX_P99,
+	OPT_METHOD,
+	OPT_METRIC,
+	OPT_MIN_GAIN,
+	OPT_MIN_SPEEDUP,
+	OPT_NO_BENCH,
+	OPT_NO_CONTRIB,
+	OPT_NO_CORE,
+	OPT_NO_INSTALL,
+	OPT_NO_READD,
+	OPT_NO_REGRESS,
+	OPT_NO_RUN,
+	OPT_NO_VERIFY,
+	OPT_OUT,
+	OPT_PAIRS,
+	OPT_PERF_DATA,
+	OPT_PLUGIN,
+	OPT_POLICY,
+	OPT_PREFIX,
+	OPT_REGRESS_RESULT,
+	OPT_REQUIRE_REGRESS,
+	OPT_RESTART,
+	OPT_REQUIRE,
+	OPT_RETRAIN,
+	OPT_SCOPE,
+	OPT_SEED,
+	OPT_SET,
+	OPT_SITES,
+	OPT_SRC,
+	OPT_START,
+	OPT_STATE,
+	OPT_STATEMENT_TIMEOUT,
+	OPT_TEMP_CONFIG,
+	OPT_TESTS,
+	OPT_THREADS,
+	OPT_TIME_BUDGET,
+	OPT_TOLERANCE,
+	OPT_TOP,
+	OPT_TU,
+	OPT_UNITS,
+	OPT_USER,
+	OPT_WARMUP,
+	OPT_WORKDIR,
+};
+
+/* The shared rows of getopt_long tables (see the header comment). */
+#define CLI_OPT_WORKLOAD { "workload", required_argument, NULL, 'W' }
+#define CLI_OPT_CLIENTS  { "clients", required_argument, NULL, 'c' }
+#define CLI_OPT_DURATION { "duration", required_argument, NULL, 'T' }
+#define CLI_OPT_SCALE    { "scale", required_argument, NULL, 's' }
+#define CLI_OPT_JOBS     { "jobs", required_argument, NULL, 'j' }
+#define CLI_OPT_QUIET    { "quiet", no_argument, NULL, 'q' }
+#define CLI_OPT_VERBOSE  { "verbose", no_argument, NULL, 'v' }
+#define CLI_OPT_HELP     { "help", no_argument, NULL, 'h' }
+#define CLI_OPT_END      { NULL, 0, NULL, 0 }
+
+/* Ranges of the shared values. */
+#define CLI_CLIENTS_MAX 10000
+#define CLI_SCALE_MAX   100000
+#define CLI_JOBS_MAX    1024
+#define CLI_PAIRS_MAX   1000
+#define CLI_SECONDS_MAX (86400.0 * 365)
+
+/* The command being run ("bench"), for the usage hint; set by main (NULL,
+ * the default: pgbuild itself, "Try \"pgbuild --help\" ..."). */
+void cli_set_command(const char *name);
+const char *cli_command(void);
+
+/*
+ * getopt_long over longopts with the short-option string made from the
+ * table (every row whose code is a letter).  Call with optind = 1 set
+ * before the first call, as with getopt_long.
+ */
+int cli_getopt(int argc, char **argv, const struct option *longopts);
+
+/* The hint after a usage error, on stderr:
+ * Try "pgbuild CMD --help" for more information.
+ * Returns PGBUILD_EXIT_ERROR, for `return cli_usage();`. */
+int cli_usage(void);
+/* error(fmt, ...) then the hint; returns PGBUILD_EXIT_ERROR. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---------------- values (cli/options.c) ---------------- */
+
+/*
+ * Numbers: the whole string, range-checked; on a bad value one error
+ * naming the option, the value and the range:
+ *   parse_int_option     invalid value "0" for --pairs: expected an integer from 1 to 1000
+ *   parse_int64_option   the same for 64-bit values (--transactions, --seed)
+ *   parse_number_option  a finite number from min to max (max INFINITY: no
+ *                        upper bound): expected a number >= 0.1
+ *   parse_seconds_option a number of seconds, > 0 (>= 0 with allow_zero),
+ *                        at most a year: expected a number of seconds > 0
+ */
+int parse_int_option(const char *opt, const char *arg, int min, int max, int *out);
+int parse_int64_option(const char *opt, const char *arg, int64_t min, int64_t max,
+		       int64_t *out);
+int parse_number_option(const char *opt, const char *arg, double min, double max, double *out);
+int parse_seconds_option(const char *opt, const char *arg, int allow_zero, double *out);
+
+/* A comma-separated list ("select-only,tpcb"): push each non-empty item. */
+void parse_list_option(const char *arg, struct strvec *out);
+
+/*
+ * One of choices (NULL-terminated); *out is its index.  A near miss is
+ * named: invalid value "instruction" for --metric: expected tps,
+ * instructions or both (did you mean "instructions"?)
+ */
+int parse_choice_option(const char *opt, const char *arg, const char *const *choices,
+			int *out);
+
+/* A server setting NAME=VALUE (--set), pushed onto out. */
+int parse_setting_option(const char *opt, const char *arg, struct strvec *out);
+
+/* The shared values, with their one range each. */
+int cli_parse_clients(const char *arg, int *out);     /* -c, --clients */
+int cli_parse_duration(const char *arg, double *out); /* -T, --duration */
+int cli_parse_scale(const char *arg, int *out);       /* -s, --scale */
+int cli_parse_jobs(const char *arg, int *out);        /* -j, --jobs */
+int cli_parse_pairs(const char *arg, int *out);       /* --pairs */
+/* -W, --workload LIST: every item must be a workload bench knows (a
+ * near miss is named); pushed onto out. */
+int cli_parse_workloads(const char *arg, struct strvec *out);
+
+#endif

@@ -1,0 +1,146 @@
+/*
+ * options.c - option values shared by the pgbuild commands: range-checked
+ * numbers, comma-separated lists, one-of-a-set words and NAME=VALUE
+ * settings; see cli.h.
+ *
+ * Each parser reads the whole string (no trailing characters, no overflow,
+ * no NaN or infinity), checks the range and, on a bad value, prints one
+ * error that names the option, the value and what was expected:
+ *
+ *     case OPT_PAIRS:
+ *             if (parse_int_option("--pairs", optarg, 1, 1000, &o.pairs) < 0)
+ *                     return cli_usage();
+ *
+ *     pgbuild: error: invalid value "0" for --pairs: expected an integer from 1 to 1000
+ *
+ * They return 0, or -1 after the error (like error() itself) and leave
+ * *out untouched then.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgbuild.h"
+#include "suggest.h"
+
+/* The whole of arg as a base-10 integer in [min, max]; silent. */
+static int parse_long(const char *arg, long long min, long long max, long long *out)
+{
+	char *end;
+	long long n;
+
+	errno = 0;
+	n = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end || n < min || n > max)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+int parse_int_option(const char *opt, const char *arg, int min, int max, int *out)
+{
+	long long n;
+
+	if (parse_long(arg, min, max, &n) < 0)
+		return error("invalid value \"%s\" for %s: expected an integer from %d to %d",
+			     arg, opt, min, max);
+	*out = (int)n;
+	return 0;
+}
+
+int parse_int64_option(const char *opt, const char *arg, int64_t min, int64_t max,
+		       int64_t *out)
+{
+	long long n;
+
+	if (parse_long(arg, min, max, &n) < 0)
+		return error("invalid value \"%s\" for %s: expected an integer from %" PRId64
+			     " to %" PRId64, arg, opt, min, max);
+	*out = n;
+	return 0;
+}
+
+/* The whole of arg as a finite number; silent. */
+static int parse_double(const char *arg, double *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(d))
+		return -1;
+	*out = d;
+	return 0;
+}
+
+int parse_number_option(const char *opt, const char *arg, double min, double max, double *out)
+{
+	double d;
+
+	if (parse_double(arg, &d) < 0 || d < min || d > max) {
+		if (isinf(max))
+			return error("invalid value \"%s\" for %s: expected a number >= %g",
+				     arg, opt, min);
+		return error("invalid value \"%s\" for %s: expected a number from %g to %g",
+			     arg, opt, min, max);
+	}
+	*out = d;
+	return 0;
+}
+
+int parse_seconds_option(const char *opt, const char *arg, int allow_zero, double *out)
+{
+	double d;
+
+	if (parse_double(arg, &d) < 0 || d < 0 || (!allow_zero && d == 0) ||
+	    d > CLI_SECONDS_MAX)
+		return error("invalid value \"%s\" for %s: expected a number of seconds %s "
+			     "(at most a year)", arg, opt, allow_zero ? ">= 0" : "> 0");
+	*out = d;
+	return 0;
+}
+
+void parse_list_option(const char *arg, struct strvec *out)
+{
+	char *copy = xstrdup(arg), *save = NULL;
+
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		strvec_push(out, tok);
+	free(copy);
+}
+
+int parse_choice_option(const char *opt, const char *arg, const char *const *choices,
+			int *out)
+{
+	struct strbuf list = STRBUF_INIT;
+	const char *near;
+	size_t n = 0;
+	int rc;
+
+	for (size_t i = 0; choices[i]; i++, n++)
+		if (!strcmp(arg, choices[i])) {
+			*out = (int)i;
+			return 0;
+		}
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(&list, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ", choices[i]);
+	near = suggest_word(arg, choices);
+	if (near)
+		rc = error("invalid value \"%s\" for %s: expected %s (did you mean \"%s\"?)",
+			   arg, opt, list.buf, near);
+	else
+		rc = error("invalid value \"%s\" for %s: expected %s", arg, opt, list.buf);
+	strbuf_release(&list);
+	return rc;
+}
+
+int parse_setting_option(const char *opt, const char *arg, struct strvec *out)
+{
+	if (!strchr(arg, '=') || arg[0] == '=')
+		return error("invalid value \"%s\" for %s: expected NAME=VALUE", arg, opt);
+	strvec_push(out, arg);
+	return 0;
+}

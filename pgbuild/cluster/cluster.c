@@ -1,0 +1,805 @@
+/*
+ * cluster.c - a private throw-away PostgreSQL cluster; see cluster.h.
+ *
+ * The postmaster is started directly (not through pg_ctl) as our own child
+ * in its own process group, so we always know its pid, can wait for it, and
+ * a terminal's ^C reaches us, not it: we decide how it stops.
+ *
+ * Cleanup must also work from a signal handler, so every cluster is also
+ * recorded in a small static registry of plain fields (pid, directory path,
+ * keep flag), and the directory removal (remove_tree, rmtree.h) uses only
+ * async-signal-safe system calls: open, getdents64, unlinkat, close.
+ */
+#include <dirent.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libpq-fe.h>
+
+#include "clock.h"
+#include "cluster/cluster.h"
+#include "error.h"
+#include "rmtree.h"
+#include "run-command.h"
+#include "xalloc.h"
+
+#define CLUSTER_PORT 54329      /* names the socket file only: no TCP */
+#define CLUSTER_MAX 16          /* clusters alive at once in one process */
+
+volatile sig_atomic_t cluster_interrupted;
+
+/* What the signal handler and the atexit handler need, in plain memory. */
+struct cluster_slot {
+	volatile sig_atomic_t used;     /* slot holds a live cluster */
+	volatile pid_t pid;             /* postmaster, or 0 */
+	volatile sig_atomic_t keep;     /* stop cleanly and keep the directory */
+	char dir[PATH_MAX];             /* the private directory */
+};
+
+static struct cluster_slot slots[CLUSTER_MAX];
+static volatile pid_t helper_pid;       /* initdb / cp running now, or 0 */
+static int handlers_installed;
+
+/* SIGPIPE too: `pgbuild bench -P 1 | head -1` must not leave a server behind */
+static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+static cluster_interrupt_fn interrupt_hook;     /* or NULL */
+static char last_error[512];                    /* cluster_last_error() */
+
+/* error() that also remembers the message for cluster_last_error(). */
+static int cl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int cl_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	return error("%s", last_error);
+}
+
+const char *cluster_last_error(void)
+{
+	return last_error;
+}
+
+/* ---------------- async-signal-safe helpers ---------------- */
+
+static void safe_write(const char *s)
+{
+	ssize_t n = write(2, s, strlen(s));
+	(void)n;
+}
+
+/* Send sig to pid and wait for it; SIGKILL after about timeout_ms. */
+static void kill_and_wait(pid_t pid, int sig, int timeout_ms)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int status;
+	kill(pid, sig);
+	/* a stopped server (SIGSTOP, a debugger) would never act on sig: wake
+	 * it (its process group, cluster_start's new_pgroup); the postmaster
+	 * SIGKILLs children that stay stopped (each in its own session) after
+	 * 5 s of an immediate shutdown */
+	kill(-pid, SIGCONT);
+	for (int waited = 0;; waited += 10) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		if (r == pid || (r < 0 && errno == ECHILD))
+			return;
+		if (waited >= timeout_ms) {
+			kill(pid, SIGKILL);
+			waited = INT_MIN / 2;   /* then wait without limit */
+		}
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* What the last cleanup_all did, for the interrupt hook: "server stopped,
+ * DIR removed", "cluster kept in DIR" ...; "" if there was nothing. */
+static char cleanup_note[2 * PATH_MAX + 128];
+
+/* Append to cleanup_note; async-signal-safe. */
+static void note_add(const char *s)
+{
+	size_t n = strlen(cleanup_note), k = strlen(s);
+	if (n + k >= sizeof(cleanup_note))
+		k = sizeof(cleanup_note) - 1 - n;
+	memcpy(cleanup_note + n, s, k);
+	cleanup_note[n + k] = '\0';
+}
+
+/* Stop and remove every registered cluster; signal- and atexit-safe. */
+static void cleanup_all(int from_signal)
+{
+	pid_t h = helper_pid;
+	cleanup_note[0] = '\0';
+	if (h > 0) {
+		kill_and_wait(h, SIGTERM, 10000);
+		helper_pid = 0;
+	}
+	for (int i = 0; i < CLUSTER_MAX; i++) {
+		struct cluster_slot *s = &slots[i];
+		if (!s->used)
+			continue;
+		if (cleanup_note[0])
+			note_add("; ");
+		if (s->pid > 0) {
+			/* immediate shutdown: the postmaster waits for its children */
+			kill_and_wait(s->pid, s->keep ? SIGINT : SIGQUIT, 30000);
+			s->pid = 0;
+			note_add("server stopped, ");
+		}
+		if (s->keep) {
+			note_add("cluster kept in ");
+			note_add(s->dir);
+			if (from_signal && !interrupt_hook) {
+				safe_write(error_program());
+				safe_write(": cluster kept in ");
+				safe_write(s->dir);
+				safe_write("\n");
+			}
+		} else if (remove_tree(s->dir) < 0) {
+			note_add("could not remove ");
+			note_add(s->dir);
+			safe_write(error_program());
+			safe_write(": warning: could not remove ");
+			safe_write(s->dir);
+			safe_write("\n");
+		} else {
+			note_add(s->dir);
+			note_add(" removed");
+		}
+		s->used = 0;
+	}
+}
+
+static void cleanup_handler(int sig)
+{
+	sigset_t set;
+	cluster_interrupted = sig;
+	cleanup_all(1);
+	if (interrupt_hook)
+		interrupt_hook(sig, cleanup_note);
+	/* die of the signal as if we had not caught it */
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	_exit(128 + sig);
+}
+
+static void cleanup_atexit(void)
+{
+	cleanup_all(0);
+}
+
+void cluster_block_signals(int how)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(*cleanup_signals); i++)
+		sigaddset(&set, cleanup_signals[i]);
+	pthread_sigmask(how, &set, NULL);
+}
+
+void cluster_on_interrupt(cluster_interrupt_fn fn)
+{
+	interrupt_hook = fn;
+}
+
+void cluster_install_handlers(void)
+{
+	struct sigaction sa;
+	if (handlers_installed)
+		return;
+	handlers_installed = 1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cleanup_handler;
+	sigfillset(&sa.sa_mask);        /* no nested cleanup */
+	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(*cleanup_signals); i++)
+		sigaction(cleanup_signals[i], &sa, NULL);
+	atexit(cleanup_atexit);
+}
+
+/* ---------------- helpers ---------------- */
+
+static int register_slot(struct cluster *c)
+{
+	for (int i = 0; i < CLUSTER_MAX; i++) {
+		if (!slots[i].used) {
+			snprintf(slots[i].dir, sizeof(slots[i].dir), "%s", c->dir);
+			slots[i].pid = 0;
+			slots[i].keep = c->keep;
+			slots[i].used = 1;
+			c->slot = i;
+			return 0;
+		}
+	}
+	return cl_error("too many clusters at once (at most %d)", CLUSTER_MAX);
+}
+
+/* Run a helper command (initdb, cp) as the server user; output in out.
+ * While it runs, the cleanup handlers know its pid (helper_pid). */
+static int run_helper(struct cluster *c, struct child_process *cp, struct strbuf *out)
+{
+	int r;
+
+	server_user_apply(&c->user, cp);
+	cp->no_stdin = 1;
+	cp->pid_watch = &helper_pid;
+	r = capture_command(cp, out, 1);
+	if (cp->exec_errno)
+		return cl_error("cannot run %s: %s", cp->args.v[0], strerror(cp->exec_errno));
+	return r;
+}
+
+/* Print the last lines of text as indented detail lines. */
+static void print_tail(const char *what, const char *text, int lines)
+{
+	const char *p = text + strlen(text);
+	int seen = 0;
+	while (p > text && seen <= lines) {
+		p--;
+		if (*p == '\n' && p[1])
+			seen++;
+	}
+	if (*p == '\n')
+		p++;
+	if (*p) {
+		fprintf(stderr, "%s: %s:\n", error_program(), what);
+		for (const char *q = p; *q;) {
+			const char *e = strchr(q, '\n');
+			int len = e ? (int)(e - q) : (int)strlen(q);
+			fprintf(stderr, "    %.*s\n", len, q);
+			q += len + (e ? 1 : 0);
+		}
+	}
+}
+
+static void print_log_tail(struct cluster *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, c->logfile) > 0)
+		print_tail("end of the server log", sb.buf, 15);
+	strbuf_release(&sb);
+}
+
+static void free_fields(struct cluster *c)
+{
+	free(c->prefix);
+	free(c->bindir);
+	free(c->dir);
+	free(c->datadir);
+	free(c->logfile);
+	free(c->superuser);
+	strvec_clear(&c->settings);
+	server_user_release(&c->user);
+	memset(c, 0, sizeof(*c));
+	c->slot = -1;
+}
+
+char *cluster_server_version(const char *prefix)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct strbuf out = STRBUF_INIT;
+	char *nl;
+	int r;
+
+	strvec_pushf(&cp.args, "%s/bin/postgres", prefix);
+	strvec_push(&cp.args, "--version");
+	cp.no_stdin = 1;
+	r = capture_command(&cp, &out, 1);
+	if (r != 0) {
+		if (cp.exec_errno)
+			cl_error("cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));
+		else
+			cl_error("%s --version failed (exit %d)", cp.args.v[0], r);
+		child_process_clear(&cp);
+		strbuf_release(&out);
+		return NULL;
+	}
+	child_process_clear(&cp);
+	nl = strchr(out.buf, '\n');
+	if (nl)
+		*nl = '\0';
+	return strbuf_detach(&out, NULL);
+}
+
+/* ---------------- life cycle ---------------- */
+
+/* Run_helper for a cluster that may be NULL (then: as ourselves). */
+static int run_helper_as(struct cluster *c, struct child_process *cp, struct strbuf *out)
+{
+	struct cluster me;
+	if (c)
+		return run_helper(c, cp, out);
+	memset(&me, 0, sizeof(me));
+	return run_helper(&me, cp, out);
+}
+
+
+/*
+ * Root only: can the server user reach (search) every directory from / down
+ * to parent, where DIR will be made?  Without this, a 0700 TMPDIR surfaces
+ * as "cannot run initdb: Permission denied".  0, or -1 with one clear error
+ * naming the directory, where it came from (src) and what is needed.
+ */
+static int check_server_access(struct cluster *c, const char *parent, const char *src)
+{
+	char *blocked = NULL;
+	struct strbuf why = STRBUF_INIT;
+	int r = server_user_reach(&c->user, parent, &blocked);
+
+	if (r < 0)
+		return cl_error("cannot check that the server user %s can reach %s",
+				c->user.name, parent);
+	if (r > 0)
+		return 0;
+	server_user_explain_blocked(&c->user, blocked, &why);
+	cl_error("%s%s: %s or set TMPDIR to a directory %s can reach",
+		 !strcmp(src, "TMPDIR") ? "TMPDIR=" : "", parent, why.buf, c->user.name);
+	strbuf_release(&why);
+	free(blocked);
+	return -1;
+}
+
+/* The fields that come from the options, and the install's programs. */
+static int init_cluster(struct cluster *c, const struct cluster_options *o)
+{
+	char *p;
+	int missing;
+
+	memset(c, 0, sizeof(*c));
+	c->slot = -1;
+	if (!o->prefix)
+		BUG("cluster_create without prefix");
+	c->prefix = xstrdup(o->prefix);
+	c->bindir = xasprintf("%s/bin", o->prefix);
+	c->superuser = xstrdup("postgres");
+	c->port = CLUSTER_PORT;
+	c->keep = o->keep;
+	c->quiet = o->quiet;
+	c->start_timeout = o->start_timeout > 0 ? o->start_timeout : 60;
+	strvec_init(&c->settings);
+	strvec_pushv(&c->settings, (const char *const *)o->settings.v);
+	p = xasprintf("%s/postgres", c->bindir);
+	missing = access(p, X_OK) != 0;
+	free(p);
+	if (missing)
+		return cl_error("\"%s\" is not an installed PostgreSQL: %s/postgres not found",
+				o->prefix, c->bindir);
+	if (!o->template_dir) {
+		p = xasprintf("%s/initdb", c->bindir);
+		missing = access(p, X_OK) != 0;
+		free(p);
+		if (missing)
+			return cl_error("%s/initdb not found", c->bindir);
+	}
+	{
+		struct strbuf err = STRBUF_INIT;
+		int r = server_user_get(&c->user, NULL, NULL, &err);
+		if (r < 0)
+			cl_error("%s", err.buf);
+		strbuf_release(&err);
+		return r;
+	}
+}
+
+/* The private directory (0700, the server user's), registered for the
+ * cleanup handlers. */
+static int make_dir(struct cluster *c, const struct cluster_options *o)
+{
+	const char *parent = o->parent, *parent_src = "parent";
+	char *tmpl;
+
+	if (!parent || !*parent) {
+		parent = getenv("TMPDIR");
+		parent_src = "TMPDIR";
+	}
+	if (!parent || !*parent) {
+		parent = "/tmp";
+		parent_src = "default";
+	}
+	if (c->user.switch_user && check_server_access(c, parent, parent_src) < 0)
+		return -1;
+	tmpl = xasprintf("%s/pgbuild-XXXXXX", parent);
+	if (!mkdtemp(tmpl)) {
+		cl_error("cannot create a directory in %s: %s", parent, strerror(errno));
+		free(tmpl);
+		return -1;
+	}
+	c->dir = tmpl;
+	/* the socket path must fit in sun_path (108 bytes) */
+	if (strlen(c->dir) + strlen("/.s.PGSQL.54329") >= 108) {
+		cl_error("directory path \"%s\" is too long for a unix socket; use a shorter TMPDIR",
+			 c->dir);
+		rmdir(c->dir);
+		return -1;
+	}
+	if (chmod(c->dir, 0700) < 0 ||
+	    (c->user.switch_user && chown(c->dir, c->user.uid, c->user.gid) < 0)) {
+		cl_error("cannot set up %s: %s", c->dir, strerror(errno));
+		rmdir(c->dir);
+		return -1;
+	}
+	cluster_install_handlers();
+	if (register_slot(c) < 0) {
+		rmdir(c->dir);
+		return -1;
+	}
+	c->datadir = xasprintf("%s/data", c->dir);
+	c->logfile = xasprintf("%s/server.log", c->dir);
+	return 0;
+}
+
+/* The data directory from a template: copied as ourselves (as root, cp -a
+ * keeps the template's owner), then given to the server user. */
+static int copy_template(struct cluster *c, const char *template_dir)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct stat st;
+	int r = -1;
+
+	if (stat(template_dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		cl_error("template \"%s\": %s", template_dir, errno ? strerror(errno) : "not a directory");
+		goto out;
+	}
+	strvec_pushl(&cp.args, "cp", "-a", template_dir, c->datadir, NULL);
+	r = run_helper_as(NULL, &cp, &out);
+	if (r == 0 && c->user.switch_user && st.st_uid != c->user.uid) {
+		child_process_clear(&cp);
+		strvec_push(&cp.args, "chown");
+		strvec_push(&cp.args, "-R");
+		strvec_pushf(&cp.args, "%d:%d", (int)c->user.uid, (int)c->user.gid);
+		strvec_push(&cp.args, c->datadir);
+		r = run_helper_as(NULL, &cp, &out);
+	}
+	if (r != 0) {
+		cl_error("cannot copy template %s to %s (exit %d)", template_dir, c->datadir, r);
+		print_tail("cp said", out.buf, 10);
+		r = -1;
+		goto out;
+	}
+	{
+		char *pid = xasprintf("%s/postmaster.pid", c->datadir);
+		unlink(pid);
+		free(pid);
+	}
+out:
+	child_process_clear(&cp);
+	strbuf_release(&out);
+	return r;
+}
+
+/* The data directory from initdb, as the server user. */
+static int run_initdb(struct cluster *c)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct child_process cp = CHILD_PROCESS_INIT;
+	int r;
+
+	strvec_pushf(&cp.args, "%s/initdb", c->bindir);
+	strvec_pushl(&cp.args, "-D", c->datadir, "-U", c->superuser, "-A", "trust",
+		     "-E", "UTF8", "--locale=C", "-N", NULL);
+	cp.dir = c->dir;        /* a directory the server user can read */
+	r = run_helper(c, &cp, &out);
+	/* an exec failure is already reported */
+	if (r != 0 && !cluster_interrupted && !cp.exec_errno) {
+		cl_error("initdb failed (exit %d) in %s", r, c->datadir);
+		print_tail("initdb said", out.buf, 15);
+	}
+	child_process_clear(&cp);
+	strbuf_release(&out);
+	return r == 0 ? 0 : -1;
+}
+
+int cluster_create(struct cluster *c, const struct cluster_options *o)
+{
+	if (init_cluster(c, o) < 0 || make_dir(c, o) < 0) {
+		free_fields(c);
+		return -1;
+	}
+	if ((o->template_dir ? copy_template(c, o->template_dir) : run_initdb(c)) < 0) {
+		cluster_destroy(c);
+		return -1;
+	}
+	verbose("cluster: created %s", c->dir);
+	return 0;
+}
+
+const char *cluster_conninfo(const struct cluster *c, const char *dbname)
+{
+	static __thread char buf[PATH_MAX + 128];
+	snprintf(buf, sizeof(buf), "host=%s port=%d user=%s dbname=%s", c->dir, c->port,
+		 c->superuser, dbname ? dbname : "postgres");
+	return buf;
+}
+
+int cluster_start(struct cluster *c)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	int logfd, status;
+	double deadline;
+	char *conninfo;
+
+	if (c->pid)
+		return 0;
+	logfd = open(c->logfile, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (logfd < 0)
+		return cl_error("cannot open %s: %s", c->logfile, strerror(errno));
+	if (c->user.switch_user && fchown(logfd, c->user.uid, c->user.gid) < 0) {
+		close(logfd);
+		return cl_error("cannot chown %s: %s", c->logfile, strerror(errno));
+	}
+	strvec_pushf(&cp.args, "%s/postgres", c->bindir);
+	strvec_pushl(&cp.args, "-D", c->datadir, "-c", "listen_addresses=", NULL);
+	strvec_push(&cp.args, "-c");
+	strvec_pushf(&cp.args, "unix_socket_directories=%s", c->dir);
+	strvec_push(&cp.args, "-c");
+	strvec_pushf(&cp.args, "port=%d", c->port);
+	for (size_t i = 0; i < c->settings.nr; i++) {
+		strvec_push(&cp.args, "-c");
+		strvec_push(&cp.args, c->settings.v[i]);
+	}
+	cp.no_stdin = 1;
+	cp.out = cp.err = logfd;
+	cp.new_pgroup = 1;
+	cp.dir = c->dir;
+	server_user_apply(&c->user, &cp);
+	/* block the cleanup signals so the pid is registered before one runs */
+	cluster_block_signals(SIG_BLOCK);
+	if (start_command(&cp) < 0) {
+		cluster_block_signals(SIG_UNBLOCK);
+		close(logfd);
+		child_process_clear(&cp);
+		return -1;
+	}
+	c->pid = cp.pid;
+	if (c->slot >= 0)
+		slots[c->slot].pid = cp.pid;
+	cluster_block_signals(SIG_UNBLOCK);
+	close(logfd);
+	if (cp.exec_errno) {
+		cl_error("cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));
+		waitpid(c->pid, &status, 0);
+		c->pid = 0;
+		if (c->slot >= 0)
+			slots[c->slot].pid = 0;
+		child_process_clear(&cp);
+		return -1;
+	}
+	child_process_clear(&cp);
+
+	conninfo = xstrdup(cluster_conninfo(c, "postgres"));
+	deadline = clock_ms() + c->start_timeout * 1000.0;
+	for (;;) {
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+		pid_t r = waitpid(c->pid, &status, WNOHANG);
+		if (r == c->pid) {
+			c->pid = 0;
+			if (c->slot >= 0)
+				slots[c->slot].pid = 0;
+			cl_error("the server in %s exited during start-up (%s %d)", c->datadir,
+			      WIFSIGNALED(status) ? "signal" : "exit code",
+			      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+			print_log_tail(c);
+			free(conninfo);
+			return -1;
+		}
+		if (PQping(conninfo) == PQPING_OK)
+			break;
+		if (clock_ms() > deadline) {
+			cl_error("the server in %s did not accept connections within %d s",
+			      c->datadir, c->start_timeout);
+			print_log_tail(c);
+			free(conninfo);
+			cluster_stop(c);
+			return -1;
+		}
+		nanosleep(&ts, NULL);
+	}
+	free(conninfo);
+	verbose("cluster: server running, pid %d, socket in %s", (int)c->pid, c->dir);
+	return 0;
+}
+
+int cluster_stop(struct cluster *c)
+{
+	int status;
+	double deadline;
+	int sig = SIGINT;
+
+	if (!c->pid)
+		return 0;
+	kill(c->pid, SIGINT);           /* fast shutdown */
+	deadline = clock_ms() + c->start_timeout * 1000.0;
+	for (;;) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		pid_t r = waitpid(c->pid, &status, WNOHANG);
+		if (r == c->pid || (r < 0 && errno == ECHILD))
+			break;
+		if (clock_ms() > deadline) {
+			sig = sig == SIGINT ? SIGQUIT : SIGKILL;
+			warning("the server in %s did not stop; sending %s", c->datadir,
+				sig == SIGQUIT ? "SIGQUIT" : "SIGKILL");
+			kill(c->pid, sig);
+			deadline = clock_ms() + 10000;
+		}
+		nanosleep(&ts, NULL);
+	}
+	c->pid = 0;
+	if (c->slot >= 0)
+		slots[c->slot].pid = 0;
+	return 0;
+}
+
+void cluster_destroy(struct cluster *c)
+{
+	if (!c->dir) {
+		free_fields(c);
+		return;
+	}
+	if (c->pid) {
+		if (c->keep) {
+			cluster_stop(c);
+		} else {
+			kill_and_wait(c->pid, SIGQUIT, 30000);
+			c->pid = 0;
+			if (c->slot >= 0)
+				slots[c->slot].pid = 0;
+		}
+	}
+	if (c->keep) {
+		if (!c->quiet)
+			fprintf(stderr, "%s: cluster kept in %s (data %s, log %s)\n",
+				error_program(), c->dir, c->datadir, c->logfile);
+	} else if (remove_tree(c->dir) < 0) {
+		warning("could not remove %s: %s", c->dir, strerror(errno));
+	}
+	if (c->slot >= 0)
+		slots[c->slot].used = 0;
+	free_fields(c);
+}
+
+/* ---------------- log and templates ---------------- */
+
+int cluster_scan_log_text(const char *text, struct strbuf *problems)
+{
+	static const char *const patterns[] = {
+		"PANIC:",
+		"terminated by signal",
+		"exited with exit code",
+		"was terminated by exception",
+		"TRAP:",
+		"server process (PID",
+		NULL,
+	};
+	/* normal at shutdown, though it reads like a crash */
+	static const char *const harmless[] = {
+		"background worker \"logical replication launcher\" (PID",
+		NULL,
+	};
+	int found = 0;
+	const char *line = text;
+
+	while (*line) {
+		const char *e = strchr(line, '\n');
+		size_t len = e ? (size_t)(e - line) : strlen(line);
+		int skip = 0;
+		for (int i = 0; harmless[i]; i++)
+			if (memmem(line, len, harmless[i], strlen(harmless[i])) &&
+			    memmem(line, len, "exit code 1", 11))
+				skip = 1;
+		for (int i = 0; patterns[i] && !skip; i++) {
+			if (memmem(line, len, patterns[i], strlen(patterns[i]))) {
+				found++;
+				if (problems)
+					strbuf_addf(problems, "server log: %.*s\n",
+						    (int)(len > 300 ? 300 : len), line);
+				break;
+			}
+		}
+		line += len + (e ? 1 : 0);
+	}
+	return found;
+}
+
+int cluster_check_log(struct cluster *c, struct strbuf *problems)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int fd, found;
+	char buf[65536];
+	ssize_t n;
+
+	fd = open(c->logfile, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (lseek(fd, c->log_checked, SEEK_SET) < 0)
+		lseek(fd, 0, SEEK_SET);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		strbuf_add(&sb, buf, (size_t)n);
+	close(fd);
+	c->log_checked += (long)sb.len;
+	found = cluster_scan_log_text(sb.buf, problems);
+	strbuf_release(&sb);
+	return found;
+}
+
+int cluster_save_template(struct cluster *c, const char *dest, int restart)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct strbuf out = STRBUF_INIT;
+	char *tmp = xasprintf("%s.tmp", dest);
+	int r;
+
+	if (cluster_stop(c) < 0)
+		goto fail;
+	remove_tree(tmp);
+	strvec_pushl(&cp.args, "cp", "-a", c->datadir, tmp, NULL);
+	r = run_helper_as(NULL, &cp, &out);
+	if (r != 0) {
+		cl_error("cannot copy %s to %s (exit %d)", c->datadir, tmp, r);
+		print_tail("cp said", out.buf, 10);
+		remove_tree(tmp);
+		goto fail;
+	}
+	if (rename(tmp, dest) < 0) {
+		cl_error("cannot rename %s to %s: %s", tmp, dest, strerror(errno));
+		remove_tree(tmp);
+		goto fail;
+	}
+	child_process_clear(&cp);
+	strbuf_release(&out);
+	free(tmp);
+	return restart ? cluster_start(c) : 0;
+fail:
+	child_process_clear(&cp);
+	strbuf_release(&out);
+	free(tmp);
+	return -1;
+}
+
+int cluster_template_lock(const char *dir)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	char *lock;
+	int fd;
+
+	strvec_pushl(&cp.args, "mkdir", "-p", dir, NULL);
+	cp.no_stdin = 1;
+	if (run_command(&cp) != 0) {
+		child_process_clear(&cp);
+		return cl_error("cannot create directory %s", dir);
+	}
+	child_process_clear(&cp);
+	lock = xasprintf("%s/.lock", dir);
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		cl_error("cannot open %s: %s", lock, strerror(errno));
+		free(lock);
+		return -1;
+	}
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno != EINTR) {
+			cl_error("cannot lock %s: %s", lock, strerror(errno));
+			close(fd);
+			free(lock);
+			return -1;
+		}
+	}
+	free(lock);
+	return fd;
+}

@@ -1,0 +1,90 @@
+/*
+ * serveruser.h - the user PostgreSQL's server side runs as.
+ *
+ * initdb, postgres and `make check` refuse to run as root.  When pgbuild
+ * runs as root (CI does), everything that starts a server (bench, gate,
+ * profile, pgo's training, instr's single-user runs, regress) runs it as an
+ * unprivileged user instead: $PGBUILD_SERVER_USER, default postgres (the
+ * user Debian's postgresql package creates); `pgbuild regress --user`
+ * names another.  That user must be able to reach the directories the
+ * server works in and own the trees it writes into; this module says who
+ * the user is, makes a child process run as them, hands a tree to them and
+ * asks the kernel, as them, what they may do.  Not root: the server runs as
+ * ourselves and nothing switches.
+ *
+ *     struct server_user u = SERVER_USER_INIT;
+ *     if (server_user_get(&u, NULL, NULL, &err) < 0)
+ *             return error("%s", err.buf);
+ *     server_user_apply(&u, &cp);      // cp runs as u
+ *     server_user_release(&u);
+ */
+#ifndef PGBUILD_SERVERUSER_H
+#define PGBUILD_SERVERUSER_H
+
+#include <sys/types.h>
+
+#include "run-command.h"
+#include "strbuf.h"
+
+#define SERVER_USER_ENV "PGBUILD_SERVER_USER"
+#define SERVER_USER_DEFAULT "postgres"
+
+struct server_user {
+	int switch_user;   /* 1: pgbuild is root, children switch to uid/gid */
+	uid_t uid;         /* the user's ids (ours when not switching) */
+	gid_t gid;
+	char *name;        /* user name (malloced) */
+	char *home;        /* home directory (malloced; "/" when unknown) */
+};
+
+#define SERVER_USER_INIT { 0, 0, 0, NULL, NULL }
+
+/* The server user's name when pgbuild runs as root ($PGBUILD_SERVER_USER,
+ * else postgres); NULL when not root (the server runs as ourselves). */
+const char *server_user_name(void);
+
+/*
+ * Look the server user up into u: name (NULL: server_user_name()), whose
+ * origin (NULL: "PGBUILD_SERVER_USER") the error message names.  Not root:
+ * ourselves, switch_user 0 (name is then ignored).  Returns 0, or -1 with
+ * one sentence in err: no such user, or the user is root.
+ */
+int server_user_get(struct server_user *u, const char *name, const char *origin,
+		    struct strbuf *err);
+void server_user_release(struct server_user *u);
+
+/* Make cp run as u (nothing when u does not switch). */
+void server_user_apply(const struct server_user *u, struct child_process *cp);
+
+/*
+ * Give every file and directory below dir (dir included, links not
+ * followed) to u, like chown -R; entries that vanish during the walk (a
+ * build still cleaning up) are no error.  Returns how many changed owner,
+ * or -1 after printing which entry could not be changed.  Nothing to do
+ * when u does not switch (0).
+ */
+long server_user_hand_tree(const struct server_user *u, const char *dir);
+
+/* Does `test OP path` (OP: -r, -w, -x, -d ...) succeed as u? */
+int server_user_can(const struct server_user *u, const char *op, const char *path);
+
+/*
+ * Can u search (enter) every directory from / down to dir?  Asked in a
+ * child that switches to u exactly as run-command does (no supplementary
+ * groups), so the answer is the kernel's, ACLs included.  Returns 1 when
+ * it can; 0 when it cannot, with the first directory it cannot enter in
+ * *blocked (malloced); -1 when the check itself failed.  A dir that does
+ * not exist counts as reachable (whoever creates it says what is wrong).
+ */
+int server_user_reach(const struct server_user *u, const char *dir, char **blocked);
+
+/*
+ * One sentence on why u cannot enter blocked (its mode and owner) and the
+ * fix, for errors: "the server user postgres (pgbuild runs as root) cannot
+ * enter /tmp/x (mode 0700, owner root): make it searchable by postgres
+ * (chmod o+x /tmp/x)".
+ */
+void server_user_explain_blocked(const struct server_user *u, const char *blocked,
+				 struct strbuf *out);
+
+#endif

@@ -1,0 +1,245 @@
+/*
+ * cmd/bench.c - `pgbuild bench`: its options and their checks (conflicts
+ * checked after the loop, like pgbench); the run is bench/bench.h's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+#include "pgbuild.h"
+
+static void bench_usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: pgbuild bench (--prefix DIR | --connect CONNSTR [--init]) [OPTIONS]\n"
+"\n"
+"Run a multi-threaded libpq benchmark on a private throw-away cluster made\n"
+"from an installed PostgreSQL (--prefix), or on an existing server\n"
+"(--connect), and check the data afterwards.\n"
+"\n"
+"Server:\n"
+"  --prefix DIR           installed PostgreSQL (DIR/bin/initdb, DIR/bin/postgres)\n"
+"  --connect CONNSTR      use this server instead (nothing is loaded without --init)\n"
+"  --init                 with --connect: (re)load the workload's tables\n"
+"  --set NAME=VALUE       server setting for the private cluster (repeatable)\n"
+"  --keep                 keep the private cluster and print where it is\n"
+"  --datadir-template DIR reuse loaded data directories kept in DIR (made once)\n"
+"Workload:\n"
+"  -W, --workload NAME    one of select-only (default), tpcb, select1, point-select,\n"
+"                         tpcc-lite, sql FILE (or sql:FILE, or sql --file FILE)\n"
+"  -f, --file FILE        pgbench-style script for the sql workload; the pgbench\n"
+"                         tables are loaded (private cluster) or required\n"
+"                         (--connect) only if it names a pgbench_ table\n"
+"  -M, --protocol P       simple, extended or prepared (default)\n"
+"  -s, --scale N          pgbench scale / tpcc-lite warehouses (default 1)\n"
+"Load:\n"
+"  -c, --clients N        concurrent clients (default 1)\n"
+"      --threads N        client threads (default min(cores, clients); -j is\n"
+"                         make's --jobs in every pgbuild command)\n"
+"  -T, --duration S       timed run in seconds (default 10)\n"
+"  -t, --transactions N   transactions per client instead of a duration\n"
+"      --warmup S         seconds run before timing starts (default 0)\n"
+"      --seed N           random seed (default: from the clock)\n"
+"      --statement-timeout S  abort a client that gets no answer for S seconds:\n"
+"                         the run is invalid, exit 2 (default 60; 0: wait forever)\n"
+"Output:\n"
+"  -P, --progress S       a progress line on stderr every S seconds\n"
+"      --json FILE        write all results as JSON\n"
+"  -q, --quiet            no progress bar, load messages or server-user notice\n"
+"\n"
+"The progress bar (stderr a terminal, no --progress) shows the time done, or\n"
+"with --transactions the transactions done.  --json FILE is also written when\n"
+"the run fails or is interrupted (\"valid\": false, \"exit_code\", \"error\").\n"
+"\n"
+"Root: initdb and postgres refuse to run as root, so when pgbuild runs as root\n"
+"the private cluster's server runs as the user $PGBUILD_SERVER_USER (default\n"
+"postgres, which must exist); that user must be able to enter $TMPDIR (or /tmp),\n"
+"where the cluster's private directory is made.\n"
+"\n"
+"Exit: 0 ok, 1 a correctness check failed, 2 could not run or clients aborted,\n"
+"128+N killed by signal N (the cluster is stopped and removed first).\n");
+}
+
+static const struct option bench_options[] = {
+	{ "prefix", required_argument, NULL, OPT_PREFIX },
+	{ "connect", required_argument, NULL, OPT_CONNECT },
+	{ "init", no_argument, NULL, OPT_INIT },
+	CLI_OPT_WORKLOAD,
+	{ "file", required_argument, NULL, 'f' },
+	{ "protocol", required_argument, NULL, 'M' },
+	CLI_OPT_CLIENTS,
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	CLI_OPT_JOBS,           /* refused with a pointer to --threads */
+	{ "warmup", required_argument, NULL, OPT_WARMUP },
+	CLI_OPT_DURATION,
+	{ "transactions", required_argument, NULL, 't' },
+	{ "progress", required_argument, NULL, 'P' },
+	CLI_OPT_SCALE,
+	{ "set", required_argument, NULL, OPT_SET },
+	{ "keep", no_argument, NULL, OPT_KEEP },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "datadir-template", required_argument, NULL, OPT_DATADIR_TEMPLATE },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "statement-timeout", required_argument, NULL, OPT_STATEMENT_TIMEOUT },
+	CLI_OPT_QUIET,
+	CLI_OPT_HELP,
+	CLI_OPT_END
+};
+
+/* What the command line said beyond bench_opts. */
+struct bench_cli {
+	struct bench_opts o;
+	int have_duration;      /* --duration given */
+	int seed_set;           /* --seed given */
+	char *sqlfile;          /* the FILE of --workload sql:FILE (owned) */
+};
+
+static const char *const protocol_choices[] = { "simple", "extended", "prepared", NULL };
+
+/* The options with a value to check: 0, or -1 after the error. */
+static int value_option(struct bench_cli *b, int c, const char *arg)
+{
+	struct bench_opts *o = &b->o;
+	int64_t v;
+	int k;
+
+	switch (c) {
+	case 'M':
+		if (parse_choice_option("--protocol", arg, protocol_choices, &k) < 0)
+			return -1;
+		o->protocol = (enum bench_protocol)k;
+		return 0;
+	case 'c':
+		return cli_parse_clients(arg, &o->clients);
+	case OPT_THREADS:
+		return parse_int_option("--threads", arg, 1, 1000, &o->threads);
+	case 'j':
+		return error("-j/--jobs is make's parallel jobs in pgbuild, and bench makes "
+			     "nothing: its client threads are --threads %s", arg);
+	case OPT_WARMUP:
+		return parse_seconds_option("--warmup", arg, 1, &o->warmup);
+	case 'T':
+		b->have_duration = 1;
+		return cli_parse_duration(arg, &o->duration);
+	case 't':
+		if (parse_int64_option("--transactions", arg, 1, INT64_MAX / 2, &v) < 0)
+			return -1;
+		o->transactions = v;
+		return 0;
+	case 'P':
+		return parse_int_option("--progress", arg, 1, 86400, &o->progress);
+	case 's':
+		return cli_parse_scale(arg, &o->scale);
+	case OPT_SET:
+		return parse_setting_option("--set", arg, &o->settings);
+	case OPT_SEED:
+		if (parse_int64_option("--seed", arg, 0, INT64_MAX, &v) < 0)
+			return -1;
+		o->seed = (uint64_t)v;
+		b->seed_set = 1;
+		return 0;
+	default: /* OPT_STATEMENT_TIMEOUT */
+		return parse_seconds_option("--statement-timeout", arg, 1, &o->stmt_timeout);
+	}
+}
+
+/* Read the options.  -1 to go on, else the exit code (0 after --help). */
+static int parse_options(struct bench_cli *b, int argc, char **argv)
+{
+	struct bench_opts *o = &b->o;
+	int c;
+
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, bench_options)) != -1) {
+		switch (c) {
+		case OPT_PREFIX: o->prefix = optarg; break;
+		case OPT_CONNECT: o->connect = optarg; break;
+		case OPT_INIT: o->init = 1; break;
+		case 'W': o->workload = optarg; break;
+		case 'f': o->file = optarg; break;
+		case OPT_KEEP: o->keep = 1; break;
+		case OPT_JSON: o->json = optarg; break;
+		case OPT_DATADIR_TEMPLATE: o->template_dir = optarg; break;
+		case 'q': o->quiet = 1; break;
+		case 'h':
+			bench_usage(stdout);
+			return 0;
+		case '?':
+			return cli_usage();
+		default:
+			if (value_option(b, c, optarg) < 0)
+				return cli_usage();
+			break;
+		}
+	}
+	/* --workload sql FILE: the script as the one argument left */
+	if (optind < argc && !strcmp(o->workload, "sql") && !o->file)
+		o->file = argv[optind++];
+	if (optind < argc)
+		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
+	return -1;
+}
+
+/* Conflicts, after the loop (like pgbench), and the defaults that depend
+ * on other options. */
+static int check_options(struct bench_cli *b)
+{
+	struct bench_opts *o = &b->o;
+
+	if (!o->prefix == !o->connect)
+		return cli_usage_error(o->prefix ? "--prefix and --connect cannot be used together"
+					 : "one of --prefix DIR or --connect CONNSTR is required");
+	if (o->init && !o->connect)
+		return cli_usage_error("--init only applies to --connect (a private cluster is always loaded)");
+	if (o->connect && (o->keep || o->settings.nr || o->template_dir))
+		return cli_usage_error("--keep, --set and --datadir-template only apply to a private "
+				       "cluster (--prefix)");
+	if (b->have_duration && o->transactions)
+		return cli_usage_error("--duration and --transactions cannot be used together");
+	if (strchr(o->workload, ',') && strncmp(o->workload, "sql:", 4))
+		return cli_usage_error("--workload \"%s\": bench runs one workload; several are "
+				       "compared by pgbuild gate or run (-W a,b)", o->workload);
+	if (o->threads > o->clients)
+		return cli_usage_error("--threads %d is more than --clients %d", o->threads, o->clients);
+	if (!strncmp(o->workload, "sql:", 4)) {
+		if (o->file)
+			return cli_usage_error("give the script either as --workload sql:FILE or --file FILE");
+		b->sqlfile = xstrdup(o->workload + 4);
+		o->file = b->sqlfile;
+		o->workload = "sql";
+	} else if (o->file && !strcmp(o->workload, "select-only")) {
+		o->workload = "sql";
+	} else if (o->file && strcmp(o->workload, "sql")) {
+		return cli_usage_error("--file only applies to --workload sql");
+	}
+	if (o->transactions)
+		o->duration = 0;
+	if (!o->threads) {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		o->threads = cores < 1 ? 1 : cores < o->clients ? (int)cores : o->clients;
+	}
+	if (!b->seed_set)
+		o->seed = (uint64_t)clock_us() ^ ((uint64_t)getpid() << 32);
+	return 0;
+}
+
+PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
+{
+	struct bench_cli b;
+	int rc;
+
+	memset(&b, 0, sizeof(b));
+	b.o.workload = "select-only";
+	b.o.protocol = PROTO_PREPARED;
+	b.o.clients = 1;
+	b.o.duration = 10;
+	b.o.stmt_timeout = 60;
+	strvec_init(&b.o.settings);
+	if ((rc = parse_options(&b, argc, argv)) < 0 && (rc = check_options(&b)) == 0)
+		rc = bench_run(&b.o);
+	strvec_clear(&b.o.settings);
+	free(b.sqlfile);
+	return rc;
+}

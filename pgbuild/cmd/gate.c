@@ -1,0 +1,372 @@
+/*
+ * cmd/gate.c - `pgbuild gate`: its options and their checks; the
+ * measuring and deciding are gate/gate.h's.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gate/gate.h"
+#include "metric/instr.h"
+#include "pgbuild.h"
+#include "pipeline/preflight.h"
+
+static void gate_usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: pgbuild gate --baseline PREFIX --candidate PREFIX [options]\n"
+"\n"
+"Benchmark A (baseline) and B (candidate) interleaved, in pairs of alternating\n"
+"order, and decide whether B meets the thresholds with statistical confidence.\n"
+"\n"
+"  --baseline PREFIX         installed PostgreSQL to compare against (A)\n"
+"  --candidate PREFIX        installed PostgreSQL under test (B)\n"
+"  -W, --workload LIST       bench workloads, comma-separated and repeatable\n"
+"                            (-W select-only,tpcb -W select1; default: those the\n"
+"                            thresholds name, else select-only)\n"
+"  -c, --clients N           client connections (default 2)\n"
+"      --threads N           client threads (default: bench's)\n"
+"  -T, --duration S          seconds per run (default 10)\n"
+"      --warmup S            seconds of warm-up per run (default 2)\n"
+"  -s, --scale N             pgbench scale of the data (default: bench's)\n"
+"  --set NAME=VALUE          server setting for every run (repeatable)\n"
+"  --pairs N                 A/B pairs (default 9; 6 is the fewest that give\n"
+"                            a 95%% interval)\n"
+"  --min-speedup X           throughput B/A of every workload >= X\n"
+"  --max-p99-regression PCT  p99 latency B/A of every workload <= 1+PCT/100\n"
+"  --gate EXPR               thresholds, comma-separated and repeatable, e.g.\n"
+"                            'select-only>=1.05,tpcb>=1.00,p99<=+10%%' (a value of\n"
+"                            100%% or more needs its sign: +5%% or 1.05, not 105%%)\n"
+"  --metric tps|instructions|both\n"
+"                            what to measure (default tps); instructions per\n"
+"                            transaction of the server in single-user mode\n"
+"  --counter auto|perf|callgrind\n"
+"                            what counts instructions: perf stat where hardware\n"
+"                            counters work, else callgrind (auto, the default:\n"
+"                            probes `perf stat -e instructions:u true` once)\n"
+"  --instr-statements N      statements per callgrind run (default per workload)\n"
+"  --ci hl|bootstrap         interval: Hodges-Lehmann + Wilcoxon signed-rank\n"
+"                            (default) or bootstrap of the median\n"
+"  --confidence P            confidence level of the interval (default 0.95)\n"
+"  --require-regress BUILDDIR  run `pgbuild regress` on the candidate's build\n"
+"                            tree first; a failure fails the gate\n"
+"  --regress-result passed|failed  regression outcome already known\n"
+"  --cpus LIST               pin the benchmark (client and server) to CPUs, e.g. 0-1\n"
+"  --json FILE               every run's numbers, the analysis and the verdict\n"
+"  --junit FILE              JUnit XML, one testcase per threshold\n"
+"  --workdir DIR             keep bench outputs here (default: a temporary\n"
+"                            directory, removed at the end)\n"
+"  -q, --quiet               no progress lines\n"
+"\n"
+"Decision: a claim of improvement (a speed ratio X > 1, a latency ratio X < 1)\n"
+"passes only when met with statistical confidence: the lower end of the\n"
+"interval of B/A is >= X (latency: the upper end <= X).  A bound (speed X <= 1,\n"
+"latency X >= 1) fails only when the whole interval breaches it.  Instructions\n"
+"are nearly deterministic and compared as single numbers (to 0.01%%).\n"
+"\n"
+"Exit: 0 pass, 1 fail (threshold missed, regression or correctness failure),\n"
+"2 could not measure (bench errors, too few valid pairs, bad usage).\n");
+}
+
+static const struct option gate_options[] = {
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "candidate", required_argument, NULL, OPT_CANDIDATE },
+	CLI_OPT_WORKLOAD,
+	CLI_OPT_CLIENTS,
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	CLI_OPT_DURATION,
+	{ "warmup", required_argument, NULL, OPT_WARMUP },
+	CLI_OPT_SCALE,
+	{ "set", required_argument, NULL, OPT_SET },
+	{ "pairs", required_argument, NULL, OPT_PAIRS },
+	{ "min-speedup", required_argument, NULL, OPT_MIN_SPEEDUP },
+	{ "max-p99-regression", required_argument, NULL, OPT_MAX_P99 },
+	{ "gate", required_argument, NULL, OPT_GATE },
+	{ "metric", required_argument, NULL, OPT_METRIC },
+	{ "instr-statements", required_argument, NULL, OPT_INSTR_STATEMENTS },
+	{ "counter", required_argument, NULL, OPT_COUNTER },
+	{ "ci", required_argument, NULL, OPT_CI },
+	{ "confidence", required_argument, NULL, OPT_CONFIDENCE },
+	{ "require-regress", required_argument, NULL, OPT_REQUIRE_REGRESS },
+	{ "regress-result", required_argument, NULL, OPT_REGRESS_RESULT },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "junit", required_argument, NULL, OPT_JUNIT },
+	{ "workdir", required_argument, NULL, OPT_WORKDIR },
+	CLI_OPT_QUIET,
+	CLI_OPT_HELP,
+	CLI_OPT_END
+};
+
+static void gate_opts_init(struct gate_opts *o, struct gate *g)
+{
+	memset(o, 0, sizeof(*o));
+	memset(g, 0, sizeof(*g));
+	strvec_init(&o->workloads);
+	strvec_init(&o->settings);
+	o->clients = 2;
+	o->duration = 10;
+	o->warmup = 2;
+	o->pairs = 9;
+	o->metric = "tps";
+	g->method = STATS_CI_HL;
+	g->conf = 0.95;
+	g->min_pairs = 6;
+}
+
+/* --min-speedup, --max-p99-regression and --gate: thresholds. */
+static int threshold_option(struct gate *g, int c, const char *arg)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *t;
+	double d;
+
+	switch (c) {
+	case OPT_MIN_SPEEDUP:
+		if (parse_number_option("--min-speedup", arg, 0.01, INFINITY, &d) < 0)
+			return -1;
+		t = xasprintf("tps>=%g", d);
+		gate_thresholds_add(&g->th, t, NULL, GATE_TPS, 0, d);
+		free(t);
+		return 0;
+	case OPT_MAX_P99: {
+		size_t len = strlen(arg);
+		char *copy = xstrdup(arg);
+		if (len && copy[len - 1] == '%')
+			copy[len - 1] = '\0';
+		if (parse_number_option("--max-p99-regression", copy, 0, INFINITY, &d) < 0) {
+			free(copy);
+			return -1;
+		}
+		free(copy);
+		t = xasprintf("p99<=+%g%%", d);
+		gate_thresholds_add(&g->th, t, NULL, GATE_LATENCY, gate_lat_index("p99"), 1 + d / 100);
+		free(t);
+		return 0;
+	}
+	default: /* OPT_GATE */
+		if (gate_expr_parse(&g->th, arg, &err) < 0) {
+			error("invalid value \"%s\" for --gate: %s", arg, err.buf);
+			strbuf_release(&err);
+			return -1;
+		}
+		strbuf_release(&err);
+		return 0;
+	}
+}
+
+/* --metric, --counter, --instr-statements, --ci, --confidence. */
+static const char *const counter_choices[] = { "auto", "perf", "callgrind", NULL };
+static const char *const ci_choices[] = { "hl", "bootstrap", NULL };
+static const char *const regress_choices[] = { "passed", "failed", NULL };
+
+static int method_option(struct gate_opts *o, struct gate *g, int c, const char *arg)
+{
+	double d = 0;
+	int n, k;
+
+	switch (c) {
+	case OPT_METRIC:
+		if (parse_choice_option("--metric", arg, preflight_metrics, &k) < 0)
+			return -1;
+		o->metric = preflight_metrics[k];
+		return 0;
+	case OPT_COUNTER:
+		if (parse_choice_option("--counter", arg, counter_choices, &k) < 0)
+			return -1;
+		return instr_counter_parse(arg, &o->counter);
+	case OPT_INSTR_STATEMENTS:
+		if (parse_int_option("--instr-statements", arg, 1, 100000000, &n) < 0)
+			return -1;
+		o->instr_statements = n;
+		return 0;
+	case OPT_CI:
+		if (parse_choice_option("--ci", arg, ci_choices, &k) < 0)
+			return -1;
+		g->method = k == 0 ? STATS_CI_HL : STATS_CI_BOOTSTRAP;
+		return 0;
+	default: /* OPT_CONFIDENCE */
+		if (parse_number_option("--confidence", arg, 0.5, INFINITY, &d) < 0 || d >= 1) {
+			if (d >= 1)
+				error("invalid value \"%s\" for --confidence: expected a level "
+				      "from 0.5 to below 1, e.g. 0.95", arg);
+			return -1;
+		}
+		g->conf = d;
+		return 0;
+	}
+}
+
+/* The runs: --workload, --clients, --threads, --duration, --warmup, --scale,
+ * --set, --pairs. */
+static int run_option(struct gate_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'W':
+		return cli_parse_workloads(arg, &o->workloads);
+	case 'c':
+		return cli_parse_clients(arg, &o->clients);
+	case OPT_THREADS:
+		return parse_int_option("--threads", arg, 1, 1000, &o->threads);
+	case 'T':
+		return cli_parse_duration(arg, &o->duration);
+	case OPT_WARMUP:
+		return parse_seconds_option("--warmup", arg, 1, &o->warmup);
+	case 's':
+		return cli_parse_scale(arg, &o->scale);
+	case OPT_SET:
+		return parse_setting_option("--set", arg, &o->settings);
+	default: /* OPT_PAIRS */
+		return cli_parse_pairs(arg, &o->pairs);
+	}
+}
+
+/* Read the options.  -1 to go on, else the exit code (0 after --help). */
+static int parse_options(struct gate_opts *o, struct gate *g, int argc, char **argv)
+{
+	int c, r;
+
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, gate_options)) != -1) {
+		switch (c) {
+		case OPT_BASELINE: o->baseline = optarg; continue;
+		case OPT_CANDIDATE: o->candidate = optarg; continue;
+		case OPT_REQUIRE_REGRESS: o->require_regress = optarg; continue;
+		case OPT_CPUS: o->cpus = optarg; continue;
+		case OPT_JSON: o->json = optarg; continue;
+		case OPT_JUNIT: o->junit = optarg; continue;
+		case OPT_WORKDIR: o->workdir = optarg; continue;
+		case 'q': o->quiet = 1; continue;
+		case OPT_REGRESS_RESULT: {
+			int k;
+			if (parse_choice_option("--regress-result", optarg, regress_choices, &k) < 0)
+				return cli_usage();
+			o->regress_result = regress_choices[k];
+			continue;
+		}
+		case OPT_MIN_SPEEDUP: case OPT_MAX_P99: case OPT_GATE:
+			r = threshold_option(g, c, optarg);
+			break;
+		case OPT_METRIC: case OPT_COUNTER: case OPT_INSTR_STATEMENTS: case OPT_CI:
+		case OPT_CONFIDENCE:
+			r = method_option(o, g, c, optarg);
+			break;
+		case 'W': case 'c': case OPT_THREADS: case 'T': case OPT_WARMUP:
+		case 's': case OPT_SET: case OPT_PAIRS:
+			r = run_option(o, c, optarg);
+			break;
+		case 'h':
+			gate_usage(stdout);
+			return 0;
+		default:
+			return cli_usage();
+		}
+		if (r < 0)
+			return cli_usage();
+	}
+	return -1;
+}
+
+static int is_dir_with_postgres(const char *prefix)
+{
+	char *p = xasprintf("%s/bin/postgres", prefix);
+	int ok = access(p, X_OK) == 0;
+	free(p);
+	return ok;
+}
+
+/*
+ * What the options mean together.  Returns 0, or the exit code with
+ * *why set: usage errors (the hint printed), and a baseline or candidate
+ * that is not an install.
+ */
+static int check_options(struct gate_opts *o, struct gate *g, int argc, char **argv,
+			 const char **why)
+{
+	int want_tps = strcmp(o->metric, "instructions") != 0;
+	int want_instr = strcmp(o->metric, "tps") != 0;
+
+	*why = "usage error";
+	if (optind < argc)
+		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
+	if (!o->baseline || !o->candidate)
+		return cli_usage_error("--baseline and --candidate are required");
+	if (!is_dir_with_postgres(o->baseline) || !is_dir_with_postgres(o->candidate)) {
+		error("%s: no bin/postgres: not an installed PostgreSQL",
+		      is_dir_with_postgres(o->baseline) ? o->candidate : o->baseline);
+		*why = "baseline or candidate is not an installed PostgreSQL";
+		return PGBUILD_EXIT_ERROR;
+	}
+	if (o->require_regress && o->regress_result)
+		return cli_usage_error("--require-regress and --regress-result exclude each other");
+	if (preflight_threshold_workloads(&g->th) < 0)
+		return cli_usage();
+	/* the fewest pairs with an interval at this level: 2^-n <= (1-conf)/2 */
+	g->min_pairs = 1;
+	while (ldexp(1.0, -(int)g->min_pairs) > (1 - g->conf) / 2 + 1e-12)
+		g->min_pairs++;
+	if (g->min_pairs < 6)
+		g->min_pairs = 6;
+	if (want_tps && (size_t)o->pairs < g->min_pairs)
+		return cli_usage_error("--pairs %d: a %g%% interval needs at least %zu pairs", o->pairs,
+				       g->conf * 100, g->min_pairs);
+	/* workloads: given, else named by thresholds, else select-only */
+	if (!o->workloads.nr) {
+		for (size_t i = 0; i < g->th.nr; i++)
+			if (g->th.v[i].workload && strvec_find(&o->workloads, g->th.v[i].workload) < 0)
+				strvec_push(&o->workloads, g->th.v[i].workload);
+		if (!o->workloads.nr)
+			strvec_push(&o->workloads, "select-only");
+	}
+	/* no thresholds: "not significantly slower", on the metric measured */
+	if (!g->th.nr) {
+		if (want_tps)
+			gate_thresholds_add(&g->th, "tps>=1", NULL, GATE_TPS, 0, 1.0);
+		else
+			gate_thresholds_add(&g->th, "instructions>=1", NULL, GATE_INSTRUCTIONS, 0, 1.0);
+	}
+	for (size_t i = 0; i < g->th.nr; i++) {
+		if (g->th.v[i].kind == GATE_INSTRUCTIONS && !want_instr)
+			return cli_usage_error("threshold \"%s\" needs --metric instructions or both",
+					       g->th.v[i].text);
+		if (g->th.v[i].kind != GATE_INSTRUCTIONS && !want_tps)
+			return cli_usage_error("threshold \"%s\" needs --metric tps or both",
+					       g->th.v[i].text);
+	}
+	for (size_t i = 0; i < o->workloads.nr; i++)
+		gate_workload_get(g, o->workloads.v[i], 1);
+	for (size_t i = 0; i < g->th.nr; i++)
+		if (g->th.v[i].workload)
+			gate_workload_get(g, g->th.v[i].workload, 1);
+	*why = NULL;
+	return 0;
+}
+
+PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide against thresholds")
+{
+	struct gate_opts o;
+	struct gate g;
+	const char *stop_reason = "usage error";  /* why the gate stopped before deciding */
+	int rc, decided = 0;
+
+	gate_opts_init(&o, &g);
+	rc = parse_options(&o, &g, argc, argv);
+	if (rc == 0)
+		goto out;       /* --help */
+	/* from here on every exit path writes --json/--junit (gate_finish) */
+	gate_catch_signals();
+	if (rc < 0 && !(rc = check_options(&o, &g, argc, argv, &stop_reason))) {
+		rc = gate_measure(&o, &g, &stop_reason);
+		decided = rc >= 0;
+		if (rc < 0)
+			rc = PGBUILD_EXIT_ERROR;
+	}
+	gate_finish(&o, &g, decided, stop_reason);
+out:
+	strvec_clear(&o.workloads);
+	strvec_clear(&o.settings);
+	gate_clear(&g);
+	return rc;
+}

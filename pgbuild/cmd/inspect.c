@@ -1,0 +1,111 @@
+/*
+ * cmd/inspect.c - `pgbuild inspect`: its options and their checks; the
+ * records are printed by report/inspect.h.
+ */
+#include <stdio.h>
+
+#include "pgbuild.h"
+#include "report/inspect.h"
+
+static void inspect_usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: pgbuild inspect [OPTIONS] FILE...\n"
+		"\n"
+		"Print the per-translation-unit and per-function optimization record\n"
+		"(.pgopt.log, .GCC.command.line) of objects, static archives,\n"
+		"executables and shared libraries.\n"
+		"\n"
+		"  --json           one JSON document {\"units\":[{\"tu\":...,\"flags\":[...],\n"
+		"                   \"functions\":[...]}],\"files\":[...]}\n"
+		"  --units          one line per translation unit, no function table\n"
+		"  --sites          one line per inlined call site:\n"
+		"                   TU FUNCTION FILE:LINE:COL CALLEE STAGE (tab separated)\n"
+		"  --function NAME  only functions whose name or source name is NAME\n"
+		"  --tu PATH        only the translation unit PATH\n"
+		"  --require        accepted for older scripts: a file without a record\n"
+		"                   always exits 1\n"
+		"  -h, --help       this text\n"
+		"\n"
+		"Exit codes: 0 success, 1 nothing to show (a file holds no pgopt record, or\n"
+		"nothing matches --function/--tu; a sentence says which), 2 unreadable or\n"
+		"corrupt input.\n");
+}
+
+PGBUILD_COMMAND(inspect, "show the per-unit and per-function optimization record of binaries")
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "sites", no_argument, NULL, OPT_SITES },
+		{ "units", no_argument, NULL, OPT_UNITS },
+		{ "function", required_argument, NULL, OPT_FUNCTION },
+		{ "tu", required_argument, NULL, OPT_TU },
+		{ "require", no_argument, NULL, OPT_REQUIRE },
+		CLI_OPT_HELP,
+		CLI_OPT_END
+	};
+	struct inspect_opts o = { 0 };
+	struct inspect_totals t = { 0 };
+	struct strbuf out = STRBUF_INIT, files = STRBUF_INIT;
+	struct json_writer jw, fw;
+	int c, rc = 0;
+
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, opts)) != -1) {
+		switch (c) {
+		case OPT_JSON: o.json = 1; break;
+		case OPT_SITES: o.sites = 1; break;
+		case OPT_UNITS: o.units_only = 1; break;
+		case OPT_FUNCTION: o.function = optarg; break;
+		case OPT_TU: o.tu = optarg; break;
+		case OPT_REQUIRE: o.require = 1; break;
+		case 'h': inspect_usage(stdout); return 0;
+		default:
+			return cli_usage();
+		}
+	}
+	if (o.json + o.sites + o.units_only > 1)
+		return cli_usage_error("--json, --sites and --units exclude each other");
+	if (optind >= argc)
+		return cli_usage_error("no FILE given");
+	json_writer_init(&jw, &out);
+	json_writer_init(&fw, &files);
+	if (o.json) {
+		json_object_begin(&jw);
+		json_key(&jw, "units");
+		json_array_begin(&jw);
+		json_array_begin(&fw);
+	}
+	for (int i = optind; i < argc; i++) {
+		int r = inspect_file(&o, argv[i], o.json ? &jw : NULL, &fw, &t);
+		if (r > rc)
+			rc = r;
+	}
+	if (o.json) {
+		json_array_end(&jw);
+		json_array_end(&fw);
+		json_key(&jw, "files");
+		json_raw(&jw, files.buf);
+		json_object_end(&jw);
+		fwrite(out.buf, 1, out.len, stdout);
+		putchar('\n');
+	} else if (!o.sites && t.units) {
+		printf("%ld units, %ld functions, %ld inlined call sites "
+		       "(%ld at link time, %ld cross-file), %ld calls not inlined\n",
+		       t.units, t.functions, t.sites, t.link_sites, t.cross_sites,
+		       t.refused);
+	}
+	/* nothing shown is not a success */
+	if (rc == 0 && o.tu && !t.units) {
+		error("no translation unit \"%s\" in the records of %s%s", o.tu, argv[optind],
+		      argc - optind > 1 ? " ..." : "");
+		rc = PGBUILD_EXIT_FAIL;
+	} else if (rc == 0 && o.function && !t.matched) {
+		error("no function \"%s\" in the records of %s%s", o.function, argv[optind],
+		      argc - optind > 1 ? " ..." : "");
+		rc = PGBUILD_EXIT_FAIL;
+	}
+	strbuf_release(&files);
+	strbuf_release(&out);
+	return rc;
+}

@@ -1,0 +1,172 @@
+/*
+ * cmd/pgo.c - `pgbuild pgo`: its options and their checks; the build,
+ * training and optimized build are profile/pgo.h's.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pgbuild.h"
+#include "pipeline/preflight.h"
+#include "profile/pgo.h"
+
+static void pgo_usage(FILE *fp)
+{
+	fputs("usage: pgbuild pgo --workload W[,W...] --prefix OUT [--src SRC] [--policy FILE] [options]\n"
+	      "\n"
+	      "Profile-guided build: an instrumented build, training runs of the\n"
+	      "workloads on a private cluster, then a -fprofile-use\n"
+	      "-fprofile-partial-training build (with LTO when the policy says so),\n"
+	      "checked with PostgreSQL's regression suite.  Profiles stay in the\n"
+	      "build directory and are reused; units whose source changed since\n"
+	      "training are reported and built without a profile.\n"
+	      "\n"
+	      "  --src SRC              source directory, tarball or debian:PACKAGE[=VERSION]\n"
+	      "                         (default debian:postgresql-15)\n"
+	      "  --prefix OUT           install prefix (required)\n"
+	      "  --builddir DIR         build directory (default OUT.build)\n"
+	      "  --policy FILE          the policy both builds start from (e.g. lto = on)\n"
+	      "  --files GLOB           instrument and optimize only these units\n"
+	      "                         (policy glob, repeatable but not comma-separated:\n"
+	      "                         a glob may hold {a,b}; default the server's:\n"
+	      "                         src/backend/** src/pl/** src/timezone/** contrib/**;\n"
+	      "                         src/common and src/port are shared with libpq,\n"
+	      "                         which must not link libgcov)\n"
+	      "  -W, --workload LIST    training workloads, comma-separated and repeatable\n"
+	      "                         (default select-only,tpcb)\n"
+	      "  -c, --clients N        training clients (default 2)\n"
+	      "  -T, --duration S       seconds per training workload (default 20)\n"
+	      "  -s, --scale N          pgbench scale of the training data\n"
+	      "  --retrain              train again even when the profiles are current\n"
+	      "  --instrument-only      stop after the instrumented build (for\n"
+	      "                         pgbuild profile --method gcov); a later run with\n"
+	      "                         the same options continues from there\n"
+	      "  --no-regress           skip the regression suite\n"
+	      "  --baseline PREFIX --gate EXPR\n"
+	      "                         gate the result against PREFIX (pgbuild gate;\n"
+	      "                         --gate comma-separated and repeatable)\n"
+	      "  -j, --jobs N           make jobs\n"
+	      "  -q, --quiet            less progress output\n"
+	      "\n"
+	      "Every option, --gate's thresholds, the policy, the source and the\n"
+	      "directories the server user must reach (as root) are checked before the\n"
+	      "first build.  Writes OUT/pgopt-pgo.json (stages, workloads, stale units).\n"
+	      "Exit: 0 built and checked, 1 regression suite or gate failed,\n"
+	      "2 could not build or train.\n",
+	      fp);
+}
+
+static const struct option pgo_options[] = {
+	{ "src", required_argument, NULL, OPT_SRC },
+	{ "prefix", required_argument, NULL, OPT_PREFIX },
+	{ "builddir", required_argument, NULL, OPT_BUILDDIR },
+	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "files", required_argument, NULL, OPT_FILES },
+	CLI_OPT_WORKLOAD,
+	CLI_OPT_CLIENTS,
+	CLI_OPT_DURATION,
+	CLI_OPT_SCALE,
+	{ "retrain", no_argument, NULL, OPT_RETRAIN },
+	{ "instrument-only", no_argument, NULL, OPT_INSTRUMENT_ONLY },
+	{ "no-regress", no_argument, NULL, OPT_NO_REGRESS },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "gate", required_argument, NULL, OPT_GATE },
+	CLI_OPT_JOBS,
+	CLI_OPT_QUIET,
+	CLI_OPT_HELP,
+	CLI_OPT_END
+};
+
+/* Read the options.  -1 to go on, else the exit code (0 after --help). */
+static int parse_options(struct pgo_opts *o, struct strbuf *gate, int argc, char **argv)
+{
+	int c;
+
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, pgo_options)) != -1) {
+		int r = prof_run_option(&o->run, c, optarg);
+		if (r < 0)
+			return cli_usage();
+		if (r > 0)
+			continue;
+		switch (c) {
+		case OPT_SRC: o->src = optarg; break;
+		case OPT_PREFIX: o->prefix = optarg; break;
+		case OPT_BUILDDIR: o->builddir = optarg; break;
+		case OPT_POLICY: o->policy = optarg; break;
+		case OPT_FILES:
+			if (!*optarg || strchr(optarg, ']') || strchr(optarg, '\n'))
+				return cli_usage_error("--files: expected a policy glob, got \"%s\"", optarg);
+			strvec_push(&o->files, optarg);
+			break;
+		case 'j':
+			if (cli_parse_jobs(optarg, &o->jobs) < 0)
+				return cli_usage();
+			break;
+		case OPT_RETRAIN: o->retrain = 1; break;
+		case OPT_INSTRUMENT_ONLY: o->instrument_only = 1; break;
+		case OPT_NO_REGRESS: o->regress = 0; break;
+		case OPT_BASELINE: o->baseline = optarg; break;
+		case OPT_GATE:
+			/* repeatable: the thresholds add up */
+			strbuf_addf(gate, "%s%s", gate->len ? "," : "", optarg);
+			o->gate = gate->buf;
+			break;
+		case 'q': o->quiet = 1; break;
+		case 'h':
+			pgo_usage(stdout);
+			return PGBUILD_EXIT_OK;
+		default:
+			return cli_usage();
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
+	return -1;
+}
+
+/* Every check before the first build: the options together, the gate's
+ * thresholds, the policy (through pgoptcc), the source, the baseline, and
+ * the directories the server user works in (as root: training writes its
+ * profiles into the build tree). */
+static int check_options(const struct pgo_opts *o)
+{
+	char *prefix, *builddir;
+	int r;
+
+	if (!o->prefix)
+		return cli_usage_error("--prefix is required");
+	if (!o->baseline != !o->gate)
+		return cli_usage_error("--baseline and --gate go together");
+	if (o->gate && preflight_gate_expr(o->gate, NULL, NULL) < 0)
+		return cli_usage();
+	if ((o->policy && preflight_policy("--policy", o->policy, NULL) < 0) ||
+	    preflight_source(o->src) < 0 ||
+	    (o->baseline && preflight_install("--baseline", o->baseline) < 0))
+		return PGBUILD_EXIT_ERROR;
+	prefix = path_absolute(o->prefix);
+	builddir = o->builddir ? path_absolute(o->builddir) : xasprintf("%s.build", prefix);
+	{
+		const char *dirs[] = { prefix, builddir, o->baseline, NULL };
+		r = preflight_server_dirs(dirs);
+	}
+	free(prefix);
+	free(builddir);
+	return r < 0 ? PGBUILD_EXIT_ERROR : 0;
+}
+
+PGBUILD_COMMAND(pgo, "profile-guided build: instrument, train on workloads, -fprofile-use, regress")
+{
+	struct pgo_opts o;
+	struct strbuf gate = STRBUF_INIT;
+	int rc;
+
+	pgo_opts_init(&o);
+	if ((rc = parse_options(&o, &gate, argc, argv)) < 0 && (rc = check_options(&o)) == 0)
+		rc = pgo_run(&o);
+	pgo_opts_release(&o);
+	strbuf_release(&gate);
+	return rc;
+}

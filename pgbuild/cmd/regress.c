@@ -1,0 +1,92 @@
+/*
+ * cmd/regress.c - `pgbuild regress`: its options and their checks; the
+ * suites are build/regress.h's.
+ */
+#include <stdio.h>
+
+#include "build/regress.h"
+#include "pgbuild.h"
+
+static void regress_usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: pgbuild regress --builddir DIR [--contrib] [--tests \"A B\"] [--user NAME]\n"
+"                       [--json FILE]\n"
+"\n"
+"Run PostgreSQL's regression suite (make check) in a build directory made\n"
+"by `pgbuild build`, and print a summary.  As root, make runs as --user\n"
+"(default postgres) and the build tree is handed to that user first,\n"
+"because PostgreSQL's test server refuses to run as root.\n"
+"\n"
+"  --builddir DIR   the build directory (required)\n"
+"  --contrib        also run make -C contrib check\n"
+"  --tests \"A B\"    run only these core tests (make check-tests; PostgreSQL 15\n"
+"                   needs test_setup first)\n"
+"  --temp-config F  append F to the test server's postgresql.conf\n"
+"  --no-core        skip the core suite (with --contrib)\n"
+"  --user NAME      unprivileged user when running as root (default: the server\n"
+"                   user of every command, $PGBUILD_SERVER_USER, else postgres)\n"
+"  -j, --jobs N     parallel make jobs for contrib (default: CPUs)\n"
+"  --json FILE      write the summary as JSON\n"
+"  -v, --verbose    show make's output\n"
+"\n"
+"Exit: 0 all tests passed, 1 a test failed, 2 the suite could not run.\n");
+}
+
+static const struct option regress_options[] = {
+	{ "builddir", required_argument, NULL, OPT_BUILDDIR },
+	{ "contrib", no_argument, NULL, OPT_CONTRIB },
+	{ "no-core", no_argument, NULL, OPT_NO_CORE },
+	{ "user", required_argument, NULL, OPT_USER },
+	CLI_OPT_JOBS,
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "tests", required_argument, NULL, OPT_TESTS },
+	{ "temp-config", required_argument, NULL, OPT_TEMP_CONFIG },
+	CLI_OPT_VERBOSE,
+	CLI_OPT_HELP,
+	CLI_OPT_END
+};
+
+/* -1 to go on, else the exit code (0 after --help). */
+static int parse_options(struct regress_opts *o, int argc, char **argv)
+{
+	int c;
+
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, regress_options)) != -1) {
+		switch (c) {
+		case OPT_BUILDDIR: o->builddir = optarg; break;
+		case OPT_CONTRIB: o->contrib = 1; break;
+		case OPT_NO_CORE: o->core = 0; break;
+		case OPT_USER: o->user = optarg; break;
+		case OPT_JSON: o->json = optarg; break;
+		case OPT_TESTS: o->tests = optarg; break;
+		case OPT_TEMP_CONFIG: o->temp_config = optarg; break;
+		case 'j':
+			if (cli_parse_jobs(optarg, &o->jobs) < 0)
+				return cli_usage();
+			break;
+		case 'v': o->verbose = 1; break;
+		case 'h': regress_usage(stdout); return 0;
+		default: return cli_usage();
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
+	if (!o->builddir)
+		return cli_usage_error("--builddir is required");
+	if (!o->core && !o->contrib)
+		return cli_usage_error("--no-core without --contrib leaves nothing to run");
+	return -1;
+}
+
+PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a build")
+{
+	struct regress_opts o;
+	int rc;
+
+	regress_opts_init(&o);
+	if ((rc = parse_options(&o, argc, argv)) >= 0)
+		return rc;
+	return regress_run(&o);
+}

@@ -1,0 +1,127 @@
+/*
+ * cmd/report.c - `pgbuild report`: its options and their checks; loading
+ * and writing are report/report.h's and report/html.h's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pgbuild.h"
+#include "report/html.h"
+#include "report/report.h"
+
+static void report_usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: pgbuild report [--gate FILE] [--log DIR] [--baseline PREFIX] [--candidate PREFIX]\n"
+"                      [--inspect-baseline FILE] [--inspect FILE] [--html FILE] [--json FILE]\n"
+"\n"
+"Summarise a gate result, a compile log and the two builds.\n"
+"\n"
+"  --gate FILE              result of `pgbuild gate --json FILE`\n"
+"  --log DIR                compile log directory (PGOPT_LOGDIR) of the candidate:\n"
+"                           per-file flags\n"
+"  --baseline PREFIX        install of A: per-function sizes from PREFIX/bin/postgres\n"
+"  --candidate PREFIX       install of B (likewise)\n"
+"  --inspect-baseline FILE  A's postgres binary or its `pgbuild inspect --json` output\n"
+"  --inspect FILE           B's (inlining records come from the plugin's sections)\n"
+"  --html FILE              write one self-contained HTML page with SVG plots\n"
+"  --json FILE              write the per-file and per-function tables as JSON\n"
+"\n"
+"Without --baseline/--candidate, the prefixes recorded in the gate result are used;\n"
+"without --log, the compile log named by the candidate's pgopt-build.json.\n"
+"Exit: 0 written (whatever the verdict), 2 input missing or unreadable.\n");
+}
+
+static int save(const char *path, const struct strbuf *sb)
+{
+	return write_file_atomic(path, sb->buf, sb->len);
+}
+
+static const struct option report_options[] = {
+	{ "gate", required_argument, NULL, OPT_GATE },
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "candidate", required_argument, NULL, OPT_CANDIDATE },
+	{ "inspect-baseline", required_argument, NULL, OPT_INSPECT_BASELINE },
+	{ "inspect", required_argument, NULL, OPT_INSPECT },
+	{ "html", required_argument, NULL, OPT_HTML },
+	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_HELP,
+	CLI_OPT_END
+};
+
+/* Read the options.  -1 to go on, else the exit code (0 after --help). */
+static int parse_options(struct report_inputs *in, const char **html, const char **json,
+			 int argc, char **argv)
+{
+	int c;
+
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, report_options)) != -1) {
+		switch (c) {
+		case OPT_GATE: in->gate = optarg; break;
+		case OPT_LOG: in->log = optarg; break;
+		case OPT_BASELINE: in->baseline = optarg; break;
+		case OPT_CANDIDATE: in->candidate = optarg; break;
+		case OPT_INSPECT_BASELINE: in->inspect_a = optarg; break;
+		case OPT_INSPECT: in->inspect_b = optarg; break;
+		case OPT_HTML: *html = optarg; break;
+		case OPT_JSON: *json = optarg; break;
+		case 'h':
+			report_usage(stdout);
+			return 0;
+		default:
+			return cli_usage();
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
+	if (!in->gate && !in->log && !in->baseline && !in->candidate && !in->inspect_a &&
+	    !in->inspect_b)
+		return cli_usage_error("nothing to report: give --gate, --log, --baseline/--candidate "
+				       "or --inspect");
+	return -1;
+}
+
+/* --html and --json; 0 or the exit code. */
+static int write_outputs(const struct report_data *rd, const char *html, const char *json)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int rc = 0;
+
+	if (html) {
+		html_write(rd, &sb);
+		if (save(html, &sb) < 0)
+			rc = PGBUILD_EXIT_ERROR;
+		else
+			fprintf(stderr, "report: wrote %s\n", html);
+		strbuf_reset(&sb);
+	}
+	if (json) {
+		report_write_json(rd, &sb);
+		if (save(json, &sb) < 0)
+			rc = PGBUILD_EXIT_ERROR;
+	}
+	strbuf_release(&sb);
+	return rc;
+}
+
+PGBUILD_COMMAND(report, "summarise a gate result, compile log and builds (terminal, --json, --html)")
+{
+	struct report_inputs in = { 0 };
+	struct report_data rd = { 0 };
+	const char *html = NULL, *json = NULL;
+	int rc;
+
+	if ((rc = parse_options(&in, &html, &json, argc, argv)) >= 0)
+		return rc;
+	rc = PGBUILD_EXIT_ERROR;
+	if (report_load(&rd, &in) == 0) {
+		report_terminal(&rd, stdout);
+		rc = write_outputs(&rd, html, json);
+	}
+	report_data_clear(&rd);
+	return rc;
+}

@@ -1,0 +1,239 @@
+/*
+ * cmd/run.c - `pgbuild run`: its options and their checks (every one
+ * before the first build); the pipeline is pipeline/run.h's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gate/gate.h"
+#include "metric/instr.h"
+#include "pgbuild.h"
+#include "pipeline/preflight.h"
+#include "pipeline/run.h"
+
+static void run_usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: pgbuild run --policy FILE [--src SRC] [--workdir DIR] [--gate EXPR] [--html FILE]\n"
+"\n"
+"The whole pipeline: baseline build (reused when present), candidate build,\n"
+"verify, regression suite, gate, report - one progress line per stage.  An\n"
+"interrupted run resumes from the last finished stage.\n"
+"\n"
+"  --policy FILE          the candidate's policy (required)\n"
+"  --src SRC              PostgreSQL source: directory, tarball or\n"
+"                         debian:PACKAGE[=VERSION] (default debian:postgresql-15)\n"
+"  --workdir DIR          builds, logs and results (default ./pgbuild-run)\n"
+"  --gate EXPR            thresholds, comma-separated and repeatable (default\n"
+"                         'select-only>=1.00'), e.g. 'select-only>=1.05,tpcb>=1.00'\n"
+"  --html FILE            the HTML report (default WORKDIR/report.html)\n"
+"  --baseline PREFIX      use this install as the baseline instead of building one\n"
+"  --candidate-prefix DIR     install the candidate here (default WORKDIR/candidate/prefix)\n"
+"  --candidate-builddir DIR   build it here (default WORKDIR/candidate/build)\n"
+"  -W, --workload LIST    bench workloads, comma-separated and repeatable\n"
+"                         (default: those --gate names)\n"
+"  --pairs N -T, --duration S -c, --clients N --metric tps|instructions|both\n"
+"  --cpus LIST --counter auto|perf|callgrind\n"
+"                         passed to pgbuild gate\n"
+"  -j, --jobs N           make jobs for the builds\n"
+"  --configure-args ARGS  extra configure arguments for both builds\n"
+"  --no-verify            skip pgbuild verify\n"
+"  --no-regress           skip the regression suite (the gate then says \"not run\")\n"
+"  --restart              ignore the state of an earlier run\n"
+"  -q, --quiet            only the stage lines and the final report\n"
+"\n"
+"Every option, the gate's thresholds, the policy, the source and the\n"
+"directories the server user must reach (as root) are checked before the first\n"
+"build.\n"
+"\n"
+"Exit: 0 the gate passed, 1 it failed (or verification failed), 2 a stage\n"
+"could not run.\n");
+}
+
+static const struct option run_options[] = {
+	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "src", required_argument, NULL, OPT_SRC },
+	{ "workdir", required_argument, NULL, OPT_WORKDIR },
+	{ "gate", required_argument, NULL, OPT_GATE },
+	{ "html", required_argument, NULL, OPT_HTML },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "candidate-prefix", required_argument, NULL, OPT_CANDIDATE_PREFIX },
+	{ "candidate-builddir", required_argument, NULL, OPT_CANDIDATE_BUILDDIR },
+	CLI_OPT_WORKLOAD,
+	{ "pairs", required_argument, NULL, OPT_PAIRS },
+	CLI_OPT_DURATION,
+	CLI_OPT_CLIENTS,
+	{ "metric", required_argument, NULL, OPT_METRIC },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "counter", required_argument, NULL, OPT_COUNTER },
+	CLI_OPT_JOBS,
+	{ "configure-args", required_argument, NULL, OPT_CONFIGURE_ARGS },
+	{ "no-verify", no_argument, NULL, OPT_NO_VERIFY },
+	{ "no-regress", no_argument, NULL, OPT_NO_REGRESS },
+	{ "restart", no_argument, NULL, OPT_RESTART },
+	CLI_OPT_QUIET,
+	CLI_OPT_HELP,
+	CLI_OPT_END
+};
+
+/* --cpus and --counter go to the gate: checked now, not after the builds. */
+static int gate_option(struct run_opts *o, int c, const char *arg)
+{
+	if (c == OPT_CPUS) {
+		cpu_set_t set;
+		if (!*arg)
+			return error("invalid value \"\" for --cpus: expected a list like 0-1,3");
+		if (gate_parse_cpus(arg, &set) < 0)
+			return -1;
+		o->cpus = arg;
+	} else {
+		enum instr_counter counter;
+		if (instr_counter_parse(arg, &counter) < 0)
+			return error("invalid value \"%s\" for --counter: expected auto, perf or "
+				     "callgrind", arg);
+		o->counter = arg;
+	}
+	return 0;
+}
+
+/* What the command line gave beyond run_opts (owned). */
+struct run_cli {
+	struct run_opts o;
+	struct strbuf gate;         /* every --gate, joined with "," */
+	struct strvec workloads;    /* every -W item */
+	char *workloads_csv;        /* the same, joined with "," */
+};
+
+/* --gate, -W, --pairs, -T, -c, --metric: kept as given (the gate stage's
+ * key), checked now. */
+static int pass_on_option(struct run_cli *r, int c, const char *arg)
+{
+	struct run_opts *o = &r->o;
+	double d;
+	int n;
+
+	switch (c) {
+	case OPT_GATE:
+		strbuf_addf(&r->gate, "%s%s", r->gate.len ? "," : "", arg);
+		return 0;
+	case 'W':
+		return cli_parse_workloads(arg, &r->workloads);
+	case OPT_PAIRS:
+		o->pairs = arg;
+		return cli_parse_pairs(arg, &n);
+	case 'T':
+		o->duration = arg;
+		return cli_parse_duration(arg, &d);
+	case 'c':
+		o->clients = arg;
+		return cli_parse_clients(arg, &n);
+	default: /* OPT_METRIC */
+		if (parse_choice_option("--metric", arg, preflight_metrics, &n) < 0)
+			return -1;
+		o->metric = preflight_metrics[n];
+		return 0;
+	}
+}
+
+/* Read the options.  -1 to go on, else the exit code (0 after --help). */
+static int parse_options(struct run_cli *r, int argc, char **argv)
+{
+	struct run_opts *o = &r->o;
+	int c;
+
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, run_options)) != -1) {
+		switch (c) {
+		case OPT_POLICY: o->policy = optarg; break;
+		case OPT_SRC: o->src = optarg; break;
+		case OPT_WORKDIR: o->workdir = optarg; break;
+		case OPT_HTML: o->html = optarg; break;
+		case OPT_BASELINE: o->baseline_prefix = optarg; break;
+		case OPT_CANDIDATE_PREFIX: o->cand_prefix_opt = optarg; break;
+		case OPT_CANDIDATE_BUILDDIR: o->cand_builddir_opt = optarg; break;
+		case OPT_GATE: case 'W': case OPT_PAIRS: case 'T': case 'c': case OPT_METRIC:
+			if (pass_on_option(r, c, optarg) < 0)
+				return cli_usage();
+			break;
+		case OPT_CPUS: case OPT_COUNTER:
+			if (gate_option(o, c, optarg) < 0)
+				return cli_usage();
+			break;
+		case 'j':
+			if (cli_parse_jobs(optarg, &o->jobs) < 0)
+				return cli_usage();
+			break;
+		case OPT_CONFIGURE_ARGS: o->configure_args = optarg; break;
+		case OPT_NO_VERIFY: o->no_verify = 1; break;
+		case OPT_NO_REGRESS: o->no_regress = 1; break;
+		case OPT_RESTART: o->restart = 1; break;
+		case 'q': o->quiet = 1; break;
+		case 'h':
+			run_usage(stdout);
+			return 0;
+		default:
+			return cli_usage();
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
+	if (r->gate.len)
+		o->gate = r->gate.buf;
+	if (r->workloads.nr) {
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t i = 0; i < r->workloads.nr; i++)
+			strbuf_addf(&sb, "%s%s", i ? "," : "", r->workloads.v[i]);
+		o->workloads_csv = r->workloads_csv = strbuf_detach(&sb, NULL);
+	}
+	return -1;
+}
+
+/* Every check before the first build: the options together, the gate's
+ * thresholds, the policy, the source, the baseline and the directories the
+ * server user works in. */
+static int check_options(const struct run_opts *o)
+{
+	char *workdir, *cand_prefix, *cand_builddir;
+	int rc;
+
+	if (!o->policy)
+		return cli_usage_error("--policy is required");
+	/* the gate expression now, not after an hour of building */
+	if (preflight_gate_expr(o->gate, o->metric, NULL) < 0 ||
+	    preflight_pairs(o->pairs ? atoi(o->pairs) : 0, o->metric, 0.95) < 0)
+		return cli_usage();
+	if (preflight_policy("--policy", o->policy, NULL) < 0 || preflight_source(o->src) < 0 ||
+	    (o->baseline_prefix && preflight_install("--baseline", o->baseline_prefix) < 0))
+		return PGBUILD_EXIT_ERROR;
+	workdir = path_absolute(o->workdir);
+	cand_prefix = o->cand_prefix_opt ? path_absolute(o->cand_prefix_opt) :
+		      xasprintf("%s/candidate/prefix", workdir);
+	cand_builddir = o->cand_builddir_opt ? path_absolute(o->cand_builddir_opt) :
+			xasprintf("%s/candidate/build", workdir);
+	{
+		const char *dirs[] = { workdir, cand_prefix, cand_builddir, o->baseline_prefix, NULL };
+		rc = preflight_server_dirs(dirs) < 0 ? PGBUILD_EXIT_ERROR : 0;
+	}
+	free(workdir);
+	free(cand_prefix);
+	free(cand_builddir);
+	return rc;
+}
+
+PGBUILD_COMMAND(run, "the whole pipeline: builds, verify, regress, gate, report (resumable)")
+{
+	struct run_cli r = {
+		.o = { .src = "debian:postgresql-15", .workdir = "pgbuild-run",
+		       .gate = "select-only>=1.00" },
+		.gate = STRBUF_INIT, .workloads = STRVEC_INIT,
+	};
+	int rc;
+
+	if ((rc = parse_options(&r, argc, argv)) < 0 && (rc = check_options(&r.o)) == 0)
+		rc = run_pipeline(&r.o);
+	strbuf_release(&r.gate);
+	strvec_clear(&r.workloads);
+	free(r.workloads_csv);
+	return rc;
+}

@@ -1,0 +1,128 @@
+/*
+ * cmd/sensitivity.c - `pgbuild sensitivity`: its options and their checks;
+ * the builds and gates are tune/sensitivity.h's.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "pgbuild.h"
+#include "pipeline/preflight.h"
+#include "tune/sensitivity.h"
+
+static void sens_usage(FILE *fp)
+{
+	fputs("usage: pgbuild sensitivity --workload W[,W...] [--src SRC] [--workdir DIR] [options]\n"
+	      "\n"
+	      "Build the source at a low (-O0) and a high (-O3) optimization level\n"
+	      "and measure the high build against the low one on the workload(s):\n"
+	      "how much can compiler flags matter for this workload at all?\n"
+	      "\n"
+	      "  --src SRC              PostgreSQL source (default debian:postgresql-15)\n"
+	      "  --workdir DIR          builds and results (default ./pgbuild-sensitivity)\n"
+	      "  -W, --workload LIST    bench workloads, comma-separated and repeatable\n"
+	      "                         (default select-only)\n"
+	      "  --low FLAGS            low watermark flags (default -O0)\n"
+	      "  --high FLAGS           high watermark flags (default -O3)\n"
+	      "  --low-prefix P --high-prefix P\n"
+	      "                         use these installs instead of building\n"
+	      "  --baseline PREFIX      also place this (stock) build between them\n"
+	      "  --metric tps|instructions|both   what pgbuild gate measures (default tps)\n"
+	      "  --pairs N -T, --duration S -c, --clients N   passed to pgbuild gate\n"
+	      "  --json FILE            the watermarks as JSON\n"
+	      "  -j, --jobs N           make jobs for the builds\n"
+	      "  -q, --quiet            less progress output\n"
+	      "\n"
+	      "Exit: 0 measured, 2 could not build or measure.\n",
+	      fp);
+}
+
+static const struct option sens_options[] = {
+	{ "src", required_argument, NULL, OPT_SRC },
+	{ "workdir", required_argument, NULL, OPT_WORKDIR },
+	CLI_OPT_WORKLOAD,
+	{ "low", required_argument, NULL, OPT_LOW },
+	{ "high", required_argument, NULL, OPT_HIGH },
+	{ "low-prefix", required_argument, NULL, OPT_LOW_PREFIX },
+	{ "high-prefix", required_argument, NULL, OPT_HIGH_PREFIX },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "metric", required_argument, NULL, OPT_METRIC },
+	{ "pairs", required_argument, NULL, OPT_PAIRS },
+	CLI_OPT_DURATION,
+	CLI_OPT_CLIENTS,
+	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_JOBS,
+	CLI_OPT_QUIET,
+	CLI_OPT_HELP,
+	CLI_OPT_END
+};
+
+/* The options with a number: 0, or -1 after the error. */
+static int number_option(struct sens_opts *o, int c, const char *arg)
+{
+	int r = pipeline_gate_option(&o->gate, c, arg);
+
+	if (r)
+		return r < 0 ? -1 : 0;
+	switch (c) {
+	case 'W':
+		return cli_parse_workloads(arg, &o->workloads);
+	default: /* 'j' */
+		return cli_parse_jobs(arg, &o->jobs);
+	}
+}
+
+/* Read the options.  -1 to go on, else the exit code (0 after --help). */
+static int parse_options(struct sens_opts *o, int argc, char **argv)
+{
+	int c;
+
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, sens_options)) != -1) {
+		switch (c) {
+		case OPT_SRC: o->src = optarg; break;
+		case OPT_WORKDIR: o->workdir = optarg; break;
+		case OPT_LOW: o->low = optarg; break;
+		case OPT_HIGH: o->high = optarg; break;
+		case OPT_LOW_PREFIX: o->low_prefix = optarg; break;
+		case OPT_HIGH_PREFIX: o->high_prefix = optarg; break;
+		case OPT_BASELINE: o->baseline = optarg; break;
+		case OPT_METRIC: {
+			int k;
+			if (parse_choice_option("--metric", optarg, preflight_metrics, &k) < 0)
+				return cli_usage();
+			o->metric = preflight_metrics[k];
+			break;
+		}
+		case OPT_JSON: o->json = optarg; break;
+		case 'q': o->quiet = 1; break;
+		case OPT_PAIRS: case 'T': case 'c': case 'j': case 'W':
+			if (number_option(o, c, optarg) < 0)
+				return cli_usage();
+			break;
+		case 'h':
+			sens_usage(stdout);
+			return PGBUILD_EXIT_OK;
+		default:
+			return cli_usage();
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
+	if (!*o->low || !*o->high)
+		return cli_usage_error("--low/--high: expected flags, got \"\"");
+	if (!o->workloads.nr)
+		strvec_push(&o->workloads, "select-only");
+	return -1;
+}
+
+PGBUILD_COMMAND(sensitivity, "how much compiler flags can matter for a workload (-O0 vs -O3 watermarks)")
+{
+	struct sens_opts o = { .workdir = "pgbuild-sensitivity", .low = "-O0", .high = "-O3" };
+	int rc;
+
+	strvec_init(&o.workloads);
+	if ((rc = parse_options(&o, argc, argv)) < 0)
+		rc = sens_run(&o);
+	strvec_clear(&o.workloads);
+	return rc;
+}

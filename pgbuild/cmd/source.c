@@ -1,0 +1,72 @@
+/*
+ * cmd/source.c - `pgbuild source`: fetch and unpack PostgreSQL's source
+ * once (build/source.h) and print the tree a --src would build from (the
+ * end-to-end tests use it to share one unpacked tree).
+ */
+#include <stdio.h>
+
+#include "build/source.h"
+#include "pgbuild.h"
+
+static void source_usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: pgbuild source [--src SRC] [--json]\n"
+		"\n"
+		"Fetch and unpack a PostgreSQL source tree (once; later calls reuse it)\n"
+		"and print its directory.\n"
+		"\n"
+		"  --src SRC   directory, tarball, or debian:PACKAGE[=VERSION]\n"
+		"              (default %s)\n"
+		"  --json      print {\"dir\", \"version\", \"pkg_version\", \"spec\"}\n"
+		"  -q, --quiet no progress messages\n"
+		"\n"
+		"Cache: $PGOPT_CACHE_DIR, else /var/cache/pgoptcc (root) or\n"
+		"$XDG_CACHE_HOME/pgoptcc.\n", PGSRC_DEFAULT);
+}
+
+PGBUILD_COMMAND(source, "fetch/unpack a PostgreSQL source tree and print its directory")
+{
+	static const struct option opts[] = {
+		{ "src", required_argument, NULL, OPT_SRC },
+		{ "json", no_argument, NULL, OPT_JSON },
+		CLI_OPT_QUIET,
+		CLI_OPT_HELP,
+		CLI_OPT_END
+	};
+	struct pg_source src;
+	const char *spec = NULL;
+	int json = 0, quiet = 0, c;
+
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, opts)) != -1) {
+		switch (c) {
+		case OPT_SRC: spec = optarg; break;
+		case OPT_JSON: json = 1; break;
+		case 'q': quiet = 1; break;
+		case 'h': source_usage(stdout); return 0;
+		default:
+			return cli_usage();
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
+	if (pgsrc_resolve(spec, &src, quiet) < 0)
+		return PGBUILD_EXIT_ERROR;
+	if (json) {
+		struct strbuf sb = STRBUF_INIT;
+		struct json_writer jw = JSON_WRITER_INIT(&sb);
+		json_object_begin(&jw);
+		json_key(&jw, "spec"); json_string(&jw, src.spec);
+		json_key(&jw, "dir"); json_string(&jw, src.dir);
+		json_key(&jw, "version"); json_string(&jw, src.version);
+		json_key(&jw, "pkg_version"); json_string(&jw, src.pkg_version);
+		json_object_end(&jw);
+		printf("%s\n", sb.buf);
+		strbuf_release(&sb);
+	} else {
+		printf("%s\n", src.dir);
+	}
+	pgsrc_release(&src);
+	return 0;
+}

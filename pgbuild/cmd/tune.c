@@ -1,0 +1,249 @@
+/*
+ * cmd/tune.c - `pgbuild tune`: its options and their checks; the search
+ * and its evaluations are tune/tuner.h's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "pgbuild.h"
+#include "pipeline/preflight.h"
+#include "tune/tuner.h"
+
+static void tune_usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: pgbuild tune [--src SRC] [--workload W] [--scope global|GLOB|@FILE]\n"
+"                    [--candidates FILE] [--max-builds N] [--time-budget H]\n"
+"                    [--state FILE] [--out POLICY] [options]\n"
+"\n"
+"Search compiler flags for one scope of PostgreSQL by measured elimination:\n"
+"start from the whole candidate set, drop each flag in turn and keep the\n"
+"drop when the gate says it does not hurt, until no drop is kept; then try\n"
+"to re-add the others greedily; finally measure the best against stock.\n"
+"Each evaluation is an incremental build (only the scope recompiles; ccache\n"
+"answers what was compiled before), the regression suite, and `pgbuild\n"
+"gate` against the current best.  Sets that fail to build or fail the\n"
+"regression suite are remembered and never retried.  Unsafe flags\n"
+"(fast-math family, anything against PostgreSQL's required flags) are\n"
+"refused.  The state is saved after every evaluation: rerun the same\n"
+"command to resume.\n"
+"\n"
+"  --src SRC             PostgreSQL source (as pgbuild build; default\n"
+"                        debian:postgresql-15)\n"
+"  -W, --workload W      the one bench workload (default select-only)\n"
+"  --scope S             global (default), a glob over source files\n"
+"                        (e.g. 'src/backend/executor/*.c'), or @FILE listing\n"
+"                        files or globs, one per line (e.g. the hot files)\n"
+"  --candidates FILE     candidate flags, one per line (default\n"
+"                        examples/tune-candidates.txt)\n"
+"  --max-builds N        stop before a build beyond N (default 12; 0 = no limit)\n"
+"  --time-budget H       stop when H hours of evaluations are spent\n"
+"  --workdir DIR         installs, logs, state (default ./pgbuild-tune)\n"
+"  --builddir DIR        the one build directory (default WORKDIR/build);\n"
+"                        an existing pgbuild build directory is reused as is\n"
+"  --baseline PREFIX     an installed stock build (policy none) of the same\n"
+"                        source; else tune builds it first\n"
+"  --state FILE          resumable state, JSON lines (default WORKDIR/state.jsonl)\n"
+"  --out POLICY          the best policy (default WORKDIR/best.policy)\n"
+"  --json FILE           every step and the result as JSON\n"
+"  --metric M            instructions (default: callgrind, exact) or tps\n"
+"  --pairs N -T, --duration S -c, --clients N   gate settings for --metric tps\n"
+"  --tolerance PCT       a drop is kept unless it is significantly more than\n"
+"                        PCT%% slower (default 0.5)\n"
+"  --min-gain PCT        an added flag must be significantly faster by PCT%%\n"
+"                        (default 0.5)\n"
+"  --start full|stock    start from the whole set (default) or from stock\n"
+"  --no-readd            skip the greedy re-add pass\n"
+"  --no-regress          skip the regression suite (not for a policy you ship)\n"
+"  -j, --jobs N          make jobs\n"
+"  --lock FILE           hold flock(FILE) during each evaluation (a machine\n"
+"                        shared with other heavy jobs)\n"
+"  --plugin on|off       load pgopt.so into the tuned compiles (default on;\n"
+"                        off when PGOPT_PREFIX runs distcc: distccd refuses\n"
+"                        -fplugin)\n"
+"  --dry-run             print the candidates and the start policy, build nothing\n"
+"  -q, --quiet           no progress lines\n"
+"\n"
+"Environment: PGOPT_PREFIX (e.g. \"ccache distcc\" with DISTCC_HOSTS: builds\n"
+"on a compile farm; benchmarks always run locally), CCACHE_DIR.\n"
+"Every option, the source, the baseline and (as root) the directories the\n"
+"server user must reach are checked before the first build.\n"
+"Exit: 0 done (best policy written), 1 stopped early (budget) before\n"
+"converging, 2 error.\n");
+}
+
+static const struct option tune_options[] = {
+	{ "src", required_argument, NULL, OPT_SRC },
+	{ "workload", required_argument, NULL, 'W' },
+	{ "scope", required_argument, NULL, OPT_SCOPE },
+	{ "candidates", required_argument, NULL, OPT_CANDIDATES },
+	{ "max-builds", required_argument, NULL, OPT_MAX_BUILDS },
+	{ "time-budget", required_argument, NULL, OPT_TIME_BUDGET },
+	{ "state", required_argument, NULL, OPT_STATE },
+	{ "out", required_argument, NULL, OPT_OUT },
+	{ "workdir", required_argument, NULL, OPT_WORKDIR },
+	{ "builddir", required_argument, NULL, OPT_BUILDDIR },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "metric", required_argument, NULL, OPT_METRIC },
+	{ "pairs", required_argument, NULL, OPT_PAIRS },
+	{ "duration", required_argument, NULL, 'T' },
+	{ "clients", required_argument, NULL, 'c' },
+	{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
+	{ "min-gain", required_argument, NULL, OPT_MIN_GAIN },
+	{ "start", required_argument, NULL, OPT_START },
+	{ "no-readd", no_argument, NULL, OPT_NO_READD },
+	{ "no-regress", no_argument, NULL, OPT_NO_REGRESS },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "lock", required_argument, NULL, OPT_LOCK },
+	{ "plugin", required_argument, NULL, OPT_PLUGIN },
+	CLI_OPT_JOBS,
+	CLI_OPT_QUIET,
+	CLI_OPT_HELP,
+	CLI_OPT_END
+};
+
+/* The options with a value to check: 0, or -1 after the error. */
+static int value_option(struct tune_opts *o, struct tune_params *p, int c, const char *arg)
+{
+	int r = pipeline_gate_option(&o->gate, c, arg);
+	double d;
+
+	if (r)
+		return r < 0 ? -1 : 0;
+
+	switch (c) {
+	case OPT_PLUGIN:
+		if (strcmp(arg, "on") && strcmp(arg, "off"))
+			return error("invalid value \"%s\" for --plugin: expected on or off", arg);
+		o->plugin = !strcmp(arg, "on");
+		return 0;
+	case OPT_MAX_BUILDS:
+		return parse_int_option("--max-builds", arg, 0, 10000, &p->max_builds);
+	case OPT_TIME_BUDGET:
+		if (parse_number_option("--time-budget", arg, 0.001, 1000, &d) < 0)
+			return -1;
+		p->time_budget = d * 3600;
+		return 0;
+	case OPT_METRIC: {
+		static const char *const metrics[] = { "instructions", "tps", NULL };
+		int k;
+		if (parse_choice_option("--metric", arg, metrics, &k) < 0)
+			return -1;
+		o->metric = metrics[k];
+		return 0;
+	}
+	case OPT_TOLERANCE:
+		if (parse_number_option("--tolerance", arg, 0, 50, &d) < 0)
+			return -1;
+		p->tolerance = d / 100;
+		return 0;
+	case OPT_MIN_GAIN:
+		if (parse_number_option("--min-gain", arg, 0, 50, &d) < 0)
+			return -1;
+		p->min_gain = d / 100;
+		return 0;
+	case OPT_START:
+		if (strcmp(arg, "full") && strcmp(arg, "stock"))
+			return error("invalid value \"%s\" for --start: expected full or stock", arg);
+		p->start_stock = !strcmp(arg, "stock");
+		return 0;
+	default: /* 'j' */
+		return cli_parse_jobs(arg, &o->jobs);
+	}
+}
+
+/* Read the options.  -1 to go on, else the exit code (0 after --help). */
+static int parse_options(struct tune_opts *o, struct tune_params *p, int argc, char **argv)
+{
+	int c;
+
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, tune_options)) != -1) {
+		switch (c) {
+		case OPT_SRC: o->src = optarg; break;
+		case 'W': o->workload = optarg; break;
+		case OPT_SCOPE: o->scope = optarg; break;
+		case OPT_CANDIDATES: o->candidates = optarg; break;
+		case OPT_STATE: o->state = optarg; break;
+		case OPT_OUT: o->out = optarg; break;
+		case OPT_WORKDIR: o->workdir = optarg; break;
+		case OPT_BUILDDIR: o->builddir = optarg; break;
+		case OPT_BASELINE: o->baseline = optarg; break;
+		case OPT_JSON: o->json = optarg; break;
+		case OPT_LOCK: o->lock = optarg; break;
+		case OPT_NO_READD: p->readd = 0; break;
+		case OPT_NO_REGRESS: o->regress = 0; break;
+		case OPT_DRY_RUN: o->dry_run = 1; break;
+		case 'q': o->quiet = 1; break;
+		case 'h':
+			tune_usage(stdout);
+			return 0;
+		case '?':
+			return cli_usage();
+		default:
+			if (value_option(o, p, c, optarg) < 0)
+				return cli_usage();
+			break;
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
+	return -1;
+}
+
+/* Every check before the first build: the options together, the workload,
+ * the files tune reads, the source, the baseline, and the directories the
+ * server user works in (as root). */
+static int check_options(struct tune_opts *o)
+{
+	if (strchr(o->workload, ','))
+		return cli_usage_error("--workload \"%s\": tune searches flags for one workload",
+				       o->workload);
+	if (bench_workload_check(o->workload) < 0)
+		return cli_usage();
+	if (preflight_pairs(o->gate.pairs, o->metric, 0.95) < 0)
+		return cli_usage();
+	/* the candidates and the scope file are read by tuner_run before
+	 * anything is built */
+	if (preflight_source(o->src) < 0 ||
+	    (o->baseline && preflight_install("--baseline", o->baseline) < 0))
+		return PGBUILD_EXIT_ERROR;
+	if (!o->dry_run) {
+		char *workdir = path_absolute(o->workdir);
+		char *builddir = o->builddir ? path_absolute(o->builddir) :
+				 xasprintf("%s/build", workdir);
+		const char *dirs[] = { workdir, builddir, o->baseline, NULL };
+		int r = preflight_server_dirs(dirs);
+		free(workdir);
+		free(builddir);
+		if (r < 0)
+			return PGBUILD_EXIT_ERROR;
+	}
+	if (strcmp(o->metric, "tps") && strcmp(o->workload, "select-only") &&
+	    strcmp(o->workload, "select1") && strcmp(o->workload, "tpcb"))
+		return cli_usage_error("--metric instructions supports select-only, select1 and tpcb, "
+				       "not \"%s\" (use --metric tps)", o->workload);
+	if (o->plugin < 0) {
+		/* distccd refuses -fplugin: such compiles would all run locally */
+		const char *a = getenv("PGOPT_PREFIX"), *b = getenv("CCACHE_PREFIX");
+		o->plugin = !((a && strstr(a, "distcc")) ||
+			      (a && strstr(a, "ccache") && b && strstr(b, "distcc")));
+	}
+	return 0;
+}
+
+PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (resumable)")
+{
+	struct tune_params p;
+	struct tuner tu;
+	int rc;
+
+	tuner_init(&tu, &p);
+	if ((rc = parse_options(&tu.o, &p, argc, argv)) < 0 && (rc = check_options(&tu.o)) == 0)
+		rc = tuner_run(&tu, &p);
+	tuner_release(&tu);
+	return rc;
+}

@@ -1,0 +1,79 @@
+/*
+ * cmd/verify.c - `pgbuild verify`: its options and their checks; the check
+ * itself is build/verify.h's.
+ */
+#include <stdio.h>
+
+#include "build/verify.h"
+#include "pgbuild.h"
+
+static void verify_usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: pgbuild verify --prefix OUT [--policy FILE|none] [--baseline PREFIX]\n"
+"\n"
+"Check that every object in OUT/bin/postgres carries exactly the flags its\n"
+"policy assigns (from the pgopt.so records inside the binary, which survive\n"
+"LTO), and with --baseline show per-function size changes.\n"
+"\n"
+"  --prefix OUT       an install made by `pgbuild build` (required)\n"
+"  --policy FILE|none the policy to check against (default: the one OUT was\n"
+"                     built with, from OUT/pgopt-build.json)\n"
+"  --builddir DIR     the build directory (default: from pgopt-build.json)\n"
+"  --baseline PREFIX  compare function and text sizes with PREFIX/bin/postgres\n"
+"                     (hot/unlikely code counted per function: the section\n"
+"                     each record names, plus split .cold parts)\n"
+"  --top N            functions listed as top growth/shrink (default 10)\n"
+"  -v, --verbose      also list every object checked\n"
+"\n"
+"Exit: 0 verified, 1 a mismatch, 2 error.\n");
+}
+
+static const struct option verify_options[] = {
+	{ "prefix", required_argument, NULL, OPT_PREFIX },
+	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "builddir", required_argument, NULL, OPT_BUILDDIR },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "top", required_argument, NULL, OPT_TOP },
+	CLI_OPT_VERBOSE,
+	CLI_OPT_HELP,
+	CLI_OPT_END
+};
+
+/* -1 to go on, else the exit code (0 after --help). */
+static int parse_options(struct verify_opts *o, int argc, char **argv)
+{
+	int c;
+
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, verify_options)) != -1) {
+		switch (c) {
+		case OPT_PREFIX: o->prefix = optarg; break;
+		case OPT_POLICY: o->policy = optarg; break;
+		case OPT_BUILDDIR: o->builddir = optarg; break;
+		case OPT_BASELINE: o->baseline = optarg; break;
+		case OPT_TOP:
+			if (parse_int_option("--top", optarg, 0, 100000, &o->top) < 0)
+				return cli_usage();
+			break;
+		case 'v': o->verbose = 1; break;
+		case 'h': verify_usage(stdout); return 0;
+		default: return cli_usage();
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
+	if (!o->prefix)
+		return cli_usage_error("--prefix is required");
+	return -1;
+}
+
+PGBUILD_COMMAND(verify, "check that postgres carries exactly the policy's flags; size diff")
+{
+	struct verify_opts o = { .top = 10 };
+	int rc;
+
+	if ((rc = parse_options(&o, argc, argv)) >= 0)
+		return rc;
+	return verify_run(&o);
+}

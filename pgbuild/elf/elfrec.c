@@ -1,0 +1,493 @@
+/*
+ * elfrec.c - read .GCC.command.line, .pgopt.log, function symbols and text
+ * section sizes out of ELF objects, archives, executables and shared
+ * libraries; see elfrec.h.
+ *
+ * Every offset read from the file is checked against the file size before
+ * libelf is asked for data, so truncated or corrupt input ends in an error
+ * message, not a crash.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf/elfrec.h"
+#include "xalloc.h"
+
+static int elfrec_fail(struct strbuf *err, const char *path, const char *member,
+		       const char *what)
+{
+	if (err) {
+		strbuf_reset(err);
+		if (member)
+			strbuf_addf(err, "%s(%s): %s", path, member, what);
+		else
+			strbuf_addf(err, "%s: %s", path, what);
+		/* names come from the file: keep the message one printable line */
+		for (size_t i = 0; i < err->len; i++)
+			if ((unsigned char)err->buf[i] < 0x20 || err->buf[i] == 0x7f)
+				err->buf[i] = '?';
+	}
+	return -1;
+}
+
+int elfrec_section_is(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return !strncmp(name, prefix, n) && (name[n] == '\0' || name[n] == '.');
+}
+
+/* Split a string section into its NUL-terminated strings. */
+static void split_strings(const char *data, size_t size, char ***out, size_t *nr)
+{
+	size_t alloc = *nr;
+	size_t i = 0;
+	while (i < size) {
+		size_t n = strnlen(data + i, size - i);
+		if (n) {
+			ALLOC_GROW(*out, *nr + 1, alloc);
+			(*out)[(*nr)++] = xstrndup(data + i, n);
+		}
+		i += n + 1;
+	}
+}
+
+/* Split text into lines (without '\n'), skipping NUL padding between
+ * concatenated records. */
+static void split_lines(const char *data, size_t size, char ***out, size_t *nr)
+{
+	size_t alloc = *nr;
+	size_t i = 0;
+	while (i < size) {
+		size_t n = 0;
+		while (i + n < size && data[i + n] != '\n' && data[i + n] != '\0')
+			n++;
+		if (n) {
+			ALLOC_GROW(*out, *nr + 1, alloc);
+			(*out)[(*nr)++] = xstrndup(data + i, n);
+		}
+		i += n + 1;
+	}
+}
+
+/* Section data after checking it lies inside the image. */
+static Elf_Data *section_data(Elf_Scn *scn, const GElf_Shdr *sh, size_t image_size)
+{
+	if (sh->sh_type == SHT_NOBITS)
+		return NULL;
+	if (sh->sh_offset > image_size || sh->sh_size > image_size - sh->sh_offset)
+		return NULL;
+	return elf_getdata(scn, NULL);
+}
+
+static int read_symbols(Elf *elf, Elf_Scn *symscn, const GElf_Shdr *symsh,
+			size_t image_size, size_t shnum, char **secnames,
+			struct elfrec_object *obj)
+{
+	Elf_Data *data = section_data(symscn, symsh, image_size);
+	size_t n, alloc = 0;
+	char *file = xstrdup("");   /* the last STT_FILE symbol's name */
+	if (!data || !symsh->sh_entsize) {
+		free(file);
+		return -1;
+	}
+	n = symsh->sh_size / symsh->sh_entsize;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+		struct elfrec_func *fn;
+		if (!gelf_getsym(data, (int)i, &sym)) {
+			free(file);
+			return -1;
+		}
+		if (GELF_ST_TYPE(sym.st_info) == STT_FILE) {
+			name = elf_strptr(elf, symsh->sh_link, sym.st_name);
+			free(file);
+			file = xstrdup(name ? name : "");
+			continue;
+		}
+		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+			continue;
+		name = elf_strptr(elf, symsh->sh_link, sym.st_name);
+		if (!name) {
+			free(file);
+			return -1;
+		}
+		ALLOC_GROW(obj->funcs, obj->nfuncs + 1, alloc);
+		fn = &obj->funcs[obj->nfuncs++];
+		fn->name = xstrdup(name);
+		fn->size = sym.st_size;
+		fn->global = GELF_ST_BIND(sym.st_info) != STB_LOCAL;
+		fn->file = xstrdup(fn->global ? "" : file);
+		if (sym.st_shndx != SHN_UNDEF && sym.st_shndx < SHN_LORESERVE &&
+		    sym.st_shndx < shnum && secnames[sym.st_shndx])
+			fn->section = xstrdup(secnames[sym.st_shndx]);
+		else
+			fn->section = xstrdup("");
+	}
+	free(file);
+	return 0;
+}
+
+/* Read one ELF image into obj (what flags ask for).  Returns 0 or -1 with
+ * *why set. */
+static int read_image(Elf *elf, unsigned flags, struct elfrec_object *obj, const char **why)
+{
+	GElf_Ehdr eh;
+	size_t shnum, shstrndx, image_size;
+	char **secnames = NULL;
+	Elf_Scn *symtab = NULL, *dynsym = NULL;
+	GElf_Shdr symsh, dynsh;
+	int rc = -1;
+
+	if (elf_kind(elf) != ELF_K_ELF) {
+		*why = "not an ELF file";
+		return -1;
+	}
+	if (!elf_rawfile(elf, &image_size) || !gelf_getehdr(elf, &eh)) {
+		*why = "truncated or corrupt ELF header";
+		return -1;
+	}
+	obj->elf_type = eh.e_type;
+	/* libelf quietly reports no sections when the table lies past the
+	 * end: check the header's own numbers against the image size first */
+	if (eh.e_shoff || eh.e_shnum) {
+		uint64_t entsize = eh.e_shentsize, count = eh.e_shnum ? eh.e_shnum : 1;
+		if (!entsize || eh.e_shoff > image_size ||
+		    count > (image_size - eh.e_shoff) / entsize) {
+			*why = "section header table extends past the end of the file (truncated?)";
+			return -1;
+		}
+	}
+	if (eh.e_phoff && eh.e_phnum &&
+	    (eh.e_phoff > image_size || !eh.e_phentsize ||
+	     eh.e_phnum > (image_size - eh.e_phoff) / eh.e_phentsize)) {
+		*why = "program header table extends past the end of the file (truncated?)";
+		return -1;
+	}
+	if (elf_getshdrnum(elf, &shnum) || elf_getshdrstrndx(elf, &shstrndx) ||
+	    (shnum && eh.e_shoff > image_size) ||
+	    (shnum && (image_size - eh.e_shoff) / (eh.e_shentsize ? eh.e_shentsize : 1) < shnum)) {
+		*why = "truncated or corrupt section header table";
+		return -1;
+	}
+	if (shnum > 1000000) {
+		*why = "implausible number of sections";
+		return -1;
+	}
+	secnames = xcalloc(shnum ? shnum : 1, sizeof(*secnames));
+	for (size_t i = 1; i < shnum; i++) {
+		Elf_Scn *scn = elf_getscn(elf, i);
+		GElf_Shdr sh;
+		const char *name;
+		if (!scn || !gelf_getshdr(scn, &sh)) {
+			*why = "corrupt section header";
+			goto out;
+		}
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name) {
+			*why = "corrupt section name table";
+			goto out;
+		}
+		secnames[i] = xstrdup(name);
+		if (sh.sh_type != SHT_NOBITS &&
+		    (sh.sh_offset > image_size || sh.sh_size > image_size - sh.sh_offset)) {
+			*why = "section extends past the end of the file (truncated?)";
+			goto out;
+		}
+		if (!strncmp(name, ".gnu.lto_", 9))
+			obj->is_lto = 1;
+		if (sh.sh_type == SHT_SYMTAB) {
+			symtab = scn;
+			symsh = sh;
+			obj->has_symtab = 1;
+		} else if (sh.sh_type == SHT_DYNSYM) {
+			dynsym = scn;
+			dynsh = sh;
+			obj->has_dynsym = 1;
+		}
+		if ((sh.sh_flags & SHF_ALLOC) && !(sh.sh_flags & SHF_WRITE) &&
+		    sh.sh_type != SHT_NOBITS)
+			obj->readonly_size += sh.sh_size;
+		if (!strcmp(name, ".text"))
+			obj->dot_text_size = sh.sh_size;
+		if ((sh.sh_flags & SHF_EXECINSTR) && sh.sh_type != SHT_NOBITS) {
+			obj->text_size += sh.sh_size;
+			if (elfrec_section_is(name, ".text.hot"))
+				obj->text_hot_size += sh.sh_size;
+			else if (elfrec_section_is(name, ".text.unlikely"))
+				obj->text_unlikely_size += sh.sh_size;
+			else if (elfrec_section_is(name, ".text.startup"))
+				obj->text_startup_size += sh.sh_size;
+		}
+		if (!(flags & ELFREC_SIZES_ONLY) &&
+		    (!strcmp(name, ".GCC.command.line") || !strcmp(name, ".pgopt.log"))) {
+			Elf_Data *d = section_data(scn, &sh, image_size);
+			if (!d && sh.sh_size) {
+				*why = "cannot read section data";
+				goto out;
+			}
+			if (d && d->d_buf && d->d_size) {
+				if (name[1] == 'G')
+					split_strings(d->d_buf, d->d_size, &obj->cmdlines,
+						      &obj->ncmdlines);
+				else
+					split_lines(d->d_buf, d->d_size, &obj->log,
+						    &obj->nlog);
+			}
+		}
+	}
+	if (flags & ELFREC_SIZES_ONLY) {
+		rc = 0;
+		goto out;
+	}
+	if (flags & ELFREC_DYNSYM)
+		symtab = NULL;
+	if (symtab && read_symbols(elf, symtab, &symsh, image_size, shnum, secnames, obj)) {
+		*why = "corrupt symbol table";
+		goto out;
+	}
+	if (!symtab && dynsym &&
+	    read_symbols(elf, dynsym, &dynsh, image_size, shnum, secnames, obj)) {
+		*why = "corrupt dynamic symbol table";
+		goto out;
+	}
+	rc = 0;
+out:
+	for (size_t i = 0; i < shnum; i++)
+		free(secnames[i]);
+	free(secnames);
+	return rc;
+}
+
+static void object_release(struct elfrec_object *obj)
+{
+	free(obj->member);
+	for (size_t i = 0; i < obj->ncmdlines; i++)
+		free(obj->cmdlines[i]);
+	free(obj->cmdlines);
+	for (size_t i = 0; i < obj->nlog; i++)
+		free(obj->log[i]);
+	free(obj->log);
+	for (size_t i = 0; i < obj->nfuncs; i++) {
+		free(obj->funcs[i].name);
+		free(obj->funcs[i].section);
+		free(obj->funcs[i].file);
+	}
+	free(obj->funcs);
+	memset(obj, 0, sizeof(*obj));
+}
+
+void elfrec_release(struct elfrec_file *f)
+{
+	for (size_t i = 0; i < f->nr; i++)
+		object_release(&f->objs[i]);
+	free(f->objs);
+	free(f->path);
+	memset(f, 0, sizeof(*f));
+}
+
+int elfrec_open(const char *path, struct elfrec_file *f, struct strbuf *err)
+{
+	return elfrec_open_flags(path, 0, f, err);
+}
+
+int elfrec_open_flags(const char *path, unsigned flags, struct elfrec_file *f,
+		      struct strbuf *err)
+{
+	static int initialized;
+	struct stat st;
+	Elf *elf = NULL;
+	size_t alloc = 0;
+	int fd;
+
+	memset(f, 0, sizeof(*f));
+	if (!initialized) {
+		if (elf_version(EV_CURRENT) == EV_NONE)
+			return elfrec_fail(err, path, NULL, "libelf is out of date");
+		initialized = 1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		char msg[256];
+		snprintf(msg, sizeof(msg), "cannot open: %s", strerror(errno));
+		return elfrec_fail(err, path, NULL, msg);
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return elfrec_fail(err, path, NULL, "not a regular file");
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf) {
+		close(fd);
+		return elfrec_fail(err, path, NULL, "not an ELF file or archive");
+	}
+	f->path = xstrdup(path);
+	if (elf_kind(elf) == ELF_K_AR) {
+		Elf *member;
+		Elf_Cmd cmd = ELF_C_READ_MMAP;
+		f->is_archive = 1;
+		while ((member = elf_begin(fd, cmd, elf)) != NULL) {
+			Elf_Arhdr *ah = elf_getarhdr(member);
+			const char *why = NULL;
+			if (ah && ah->ar_name && ah->ar_name[0] != '/') {
+				struct elfrec_object *obj;
+				ALLOC_GROW(f->objs, f->nr + 1, alloc);
+				obj = &f->objs[f->nr++];
+				memset(obj, 0, sizeof(*obj));
+				obj->member = xstrdup(ah->ar_name);
+				if (read_image(member, flags, obj, &why)) {
+					elfrec_fail(err, path, ah->ar_name, why);
+					elf_end(member);
+					goto fail;
+				}
+			}
+			cmd = elf_next(member);
+			elf_end(member);
+		}
+		if (elf_errno() && !f->nr) {
+			elfrec_fail(err, path, NULL, "corrupt archive");
+			goto fail;
+		}
+	} else {
+		const char *why = NULL;
+		f->objs = xcalloc(1, sizeof(*f->objs));
+		f->nr = 1;
+		if (read_image(elf, flags, &f->objs[0], &why)) {
+			elfrec_fail(err, path, NULL, why);
+			goto fail;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return 0;
+fail:
+	elf_end(elf);
+	close(fd);
+	elfrec_release(f);
+	return -1;
+}
+
+long elfrec_units(const struct elfrec_object *obj, struct elfrec_unit **units,
+		  struct strbuf *err)
+{
+	struct elfrec_unit *v = NULL;
+	size_t nr = 0, alloc = 0, fn_alloc = 0;
+	struct strbuf perr = STRBUF_INIT;
+
+	for (size_t i = 0; i < obj->nlog; i++) {
+		struct json_value *jv = json_parse(obj->log[i], strlen(obj->log[i]), &perr);
+		const char *kind;
+		if (!jv || jv->type != JSON_OBJECT) {
+			if (err) {
+				strbuf_reset(err);
+				strbuf_addf(err, ".pgopt.log line %zu: %s", i + 1,
+					    jv ? "not a JSON object" : perr.buf);
+			}
+			json_free(jv);
+			goto fail;
+		}
+		kind = json_get_str(jv, "kind");
+		if (kind && !strcmp(kind, "unit")) {
+			ALLOC_GROW(v, nr + 1, alloc);
+			memset(&v[nr], 0, sizeof(v[nr]));
+			v[nr++].unit = jv;
+			fn_alloc = 0;
+		} else if (kind && !strcmp(kind, "fn") && nr) {
+			struct elfrec_unit *u = &v[nr - 1];
+			ALLOC_GROW(u->fns, u->nfns + 1, fn_alloc);
+			u->fns[u->nfns++] = jv;
+		} else {
+			if (err) {
+				strbuf_reset(err);
+				strbuf_addf(err, ".pgopt.log line %zu: %s", i + 1,
+					    kind && !strcmp(kind, "fn") ?
+					    "function record before any unit record" :
+					    "unknown record kind");
+			}
+			json_free(jv);
+			goto fail;
+		}
+	}
+	strbuf_release(&perr);
+	*units = v;
+	return (long)nr;
+fail:
+	strbuf_release(&perr);
+	elfrec_units_free(v, nr);
+	*units = NULL;
+	return -1;
+}
+
+void elfrec_units_free(struct elfrec_unit *units, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		json_free(units[i].unit);
+		for (size_t k = 0; k < units[i].nfns; k++)
+			json_free(units[i].fns[k]);
+		free(units[i].fns);
+	}
+	free(units);
+}
+
+static const char *base_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+const struct elfrec_func *elfrec_find_func(const struct elfrec_object *obj,
+					   const char *name, const char *file)
+{
+	const struct elfrec_func *only = NULL, *scoped = NULL, *global = NULL;
+	size_t matches = 0, nscoped = 0, nglobal = 0;
+	const char *want = file && *file ? base_of(file) : NULL;
+
+	for (size_t i = 0; i < obj->nfuncs; i++) {
+		const struct elfrec_func *f = &obj->funcs[i];
+		if (strcmp(f->name, name))
+			continue;
+		matches++;
+		only = f;
+		if (f->global) {
+			global = f;
+			nglobal++;
+		} else if (want && f->file[0] && !strcmp(base_of(f->file), want)) {
+			scoped = f;
+			nscoped++;
+		}
+	}
+	if (matches == 1)
+		return only;
+	if (nscoped == 1)
+		return scoped;
+	if (!nscoped && nglobal == 1)
+		return global;
+	return NULL;
+}
+
+int elfrec_unit_is_link_time(const struct json_value *unit)
+{
+	const char *stage = json_get_str(unit, "stage");
+	return stage && (!strcmp(stage, "ltrans") || !strcmp(stage, "wpa") ||
+			 !strcmp(stage, "lto"));
+}
+
+const struct elfrec_func *elfrec_record_func(const struct elfrec_object *obj,
+					     const struct json_value *unit,
+					     const struct json_value *fn)
+{
+	const char *name = json_get_str(fn, "name");
+	const char *file = json_get_str(unit, "tu");
+	if (!name || obj->is_lto)
+		return NULL;
+	if (!file || elfrec_unit_is_link_time(unit))
+		file = json_get_str(fn, "file");
+	return elfrec_find_func(obj, name, file);
+}

@@ -1,0 +1,149 @@
+/*
+ * elfrec.h - read what pgoptcc leaves in ELF files, with libelf.
+ *
+ * An object file, a static archive (each member), an executable or a shared
+ * library is opened into a struct elfrec_file holding one struct
+ * elfrec_object per ELF image, with:
+ *   - the .GCC.command.line strings (-frecord-gcc-switches);
+ *   - the .pgopt.log lines written by pgopt.so (JSON lines: a "unit" line
+ *     followed by its "fn" lines; a linked binary holds the concatenation of
+ *     all its objects' records, plus the link-time (ltrans) records);
+ *   - every function symbol with its size and section name;
+ *   - the summed sizes of the text sections (.text*, .text.hot*,
+ *     .text.unlikely*, .text.startup*), of .text alone, and the
+ *     Berkeley-style text size (what `size` prints as text: every
+ *     allocated, read-only section with contents).
+ *
+ * elfrec_open_flags() reads less or otherwise: ELFREC_SIZES_ONLY (section
+ * sizes only: no symbols, no records), ELFREC_DYNSYM (function symbols
+ * from .dynsym even when .symtab exists: what a stripped build exports).
+ *
+ *     struct elfrec_file f;
+ *     struct strbuf err = STRBUF_INIT;
+ *     if (elfrec_open("postgres", &f, &err) < 0)
+ *             die(2, "%s", err.buf);
+ *     for (size_t i = 0; i < f.nr; i++) { struct elfrec_object *o = &f.objs[i]; ... }
+ *     elfrec_release(&f);
+ *
+ * elfrec_units() then groups an object's .pgopt.log lines into translation
+ * units with parsed JSON.
+ *
+ * Robustness: input is untrusted.  Anything that is not ELF, a truncated
+ * file, section or string table offsets outside the file, or a record that
+ * is not valid JSON gives -1 and one line of text in err ("PATH: what is
+ * wrong"), never a crash.  Nothing is printed.
+ */
+#ifndef PGBUILD_ELFREC_H
+#define PGBUILD_ELFREC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "json.h"
+#include "strbuf.h"
+
+/* One function symbol (STT_FUNC, from .symtab, else .dynsym). */
+struct elfrec_func {
+	char *name;      /* symbol name */
+	uint64_t size;   /* st_size in bytes */
+	char *section;   /* name of its section; "" when undefined/absolute */
+	int global;      /* 1 for GLOBAL/WEAK binding, 0 for LOCAL */
+	char *file;      /* LOCAL: name of the STT_FILE symbol before it (the
+			  * source file gcc compiled, e.g. "tuplesort.c"; ""
+			  * when none or for LTO's artificial units); GLOBAL:
+			  * "" */
+};
+
+/* One ELF image: a plain file, or one archive member. */
+struct elfrec_object {
+	char *member;          /* archive member name; NULL for a plain file */
+	int elf_type;          /* ET_REL, ET_EXEC or ET_DYN */
+	int is_lto;            /* has .gnu.lto_* sections (IR, not code) */
+	char **cmdlines;       /* .GCC.command.line strings */
+	size_t ncmdlines;
+	char **log;            /* .pgopt.log lines, without '\n' */
+	size_t nlog;
+	struct elfrec_func *funcs; /* function symbols, in symbol-table order */
+	size_t nfuncs;
+	uint64_t text_size;          /* all executable sections */
+	uint64_t text_hot_size;      /* .text.hot and .text.hot.* */
+	uint64_t text_unlikely_size; /* .text.unlikely and .text.unlikely.* */
+	uint64_t text_startup_size;  /* .text.startup and .text.startup.* */
+	uint64_t dot_text_size;      /* .text alone */
+	uint64_t readonly_size;      /* allocated, not writable, with contents:
+				      * `size`'s "text" column */
+	int has_symtab;              /* has a .symtab (not stripped) */
+	int has_dynsym;              /* has a .dynsym */
+};
+
+struct elfrec_file {
+	char *path;                 /* as given to elfrec_open */
+	int is_archive;             /* 1 for an ar archive */
+	struct elfrec_object *objs; /* one per ELF image */
+	size_t nr;                  /* number of objs */
+};
+
+/* A translation unit's record from .pgopt.log. */
+struct elfrec_unit {
+	struct json_value *unit;  /* the "unit" line (object); owned */
+	struct json_value **fns;  /* its "fn" lines (objects); owned */
+	size_t nfns;
+};
+
+/*
+ * Open PATH and read everything above.  Returns 0, or -1 with a message in
+ * err (f is then empty and needs no release).
+ */
+int elfrec_open(const char *path, struct elfrec_file *f, struct strbuf *err);
+void elfrec_release(struct elfrec_file *f);
+
+/* What elfrec_open_flags reads instead of everything. */
+#define ELFREC_SIZES_ONLY 0x1  /* section sizes; no symbols, strings or records */
+#define ELFREC_DYNSYM     0x2  /* function symbols from .dynsym, not .symtab */
+
+/* elfrec_open with flags (0: the same as elfrec_open). */
+int elfrec_open_flags(const char *path, unsigned flags, struct elfrec_file *f,
+		      struct strbuf *err);
+
+/*
+ * Parse obj's .pgopt.log lines into units: each "unit" line starts a unit,
+ * "fn" lines belong to the unit before them.  Returns the number of units
+ * (*units is xmalloc'ed, free with elfrec_units_free), or -1 with err set
+ * ("line N: ...") when a line is not valid JSON or a "fn" line comes first.
+ */
+long elfrec_units(const struct elfrec_object *obj, struct elfrec_unit **units,
+		  struct strbuf *err);
+void elfrec_units_free(struct elfrec_unit *units, size_t n);
+
+/*
+ * The function symbol called name in obj that belongs to the source file
+ * file (a record's translation unit or function file; NULL when unknown),
+ * or NULL.  A linked binary can hold several LOCAL symbols of one name (a
+ * static function in two files): a LOCAL symbol is taken only when it is
+ * the only symbol of that name, or when the STT_FILE symbol before it
+ * names file (compared by base name).  Otherwise the one GLOBAL symbol of
+ * that name, if there is exactly one; else NULL (ambiguous, e.g. two
+ * static functions of one name in an LTO binary, whose file symbols are
+ * artificial).
+ */
+const struct elfrec_func *elfrec_find_func(const struct elfrec_object *obj,
+					   const char *name, const char *file);
+
+/*
+ * The symbol of a function record fn (a "fn" line) of the unit record unit
+ * in obj, scoped by the source file (compile records: the unit's "tu",
+ * whose base name gcc's STT_FILE symbol carries; link-time records: the
+ * function's own "file").  NULL for LTO IR objects (no code), unknown and
+ * ambiguous names.
+ */
+const struct elfrec_func *elfrec_record_func(const struct elfrec_object *obj,
+					     const struct json_value *unit,
+					     const struct json_value *fn);
+
+/* Was this unit record written at link time (LTO: stage lto, wpa, ltrans)? */
+int elfrec_unit_is_link_time(const struct json_value *unit);
+
+/* Does section name sec equal prefix or start with prefix "."? */
+int elfrec_section_is(const char *sec, const char *prefix);
+
+#endif

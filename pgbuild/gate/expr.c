@@ -1,0 +1,599 @@
+/*
+ * expr.c - the pure part of the gate: threshold expressions, per-pair
+ * analysis and the verdict (see gate.h for the rules).  Nothing here runs a
+ * process or touches a file, so unit tests drive it with synthetic runs.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "gate/gate.h"
+#include "xalloc.h"
+
+const char *const gate_lat_keys[GATE_NLAT] = { "avg", "p50", "p90", "p99", "p999", "max" };
+
+int gate_lat_index(const char *key)
+{
+	for (int i = 0; i < GATE_NLAT; i++)
+		if (!strcmp(gate_lat_keys[i], key))
+			return i;
+	return -1;
+}
+
+const char *gate_status_name(enum gate_status s)
+{
+	return s == GATE_PASS ? "pass" : s == GATE_FAIL ? "fail" : "error";
+}
+
+int gate_exit_code(enum gate_status verdict)
+{
+	return verdict == GATE_PASS ? 0 : verdict == GATE_FAIL ? 1 : 2;
+}
+
+/* ---------------- expressions ---------------- */
+
+void gate_thresholds_add(struct gate_thresholds *th, const char *text,
+			 const char *workload, enum gate_kind kind, int lat, double value)
+{
+	struct gate_threshold *t;
+	ALLOC_GROW(th->v, th->nr + 1, th->alloc);
+	t = &th->v[th->nr++];
+	t->text = xstrdup(text);
+	t->workload = workload ? xstrdup(workload) : NULL;
+	t->kind = kind;
+	t->lat = lat;
+	t->value = value;
+}
+
+void gate_thresholds_clear(struct gate_thresholds *th)
+{
+	for (size_t i = 0; i < th->nr; i++) {
+		free(th->v[i].text);
+		free(th->v[i].workload);
+	}
+	free(th->v);
+	memset(th, 0, sizeof(*th));
+}
+
+int gate_is_claim(const struct gate_threshold *t)
+{
+	if (t->kind == GATE_LATENCY)
+		return t->value < 1;
+	return t->value > 1;
+}
+
+static int valid_workload_name(const char *s, size_t n)
+{
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!(isalnum((unsigned char)s[i]) || s[i] == '-' || s[i] == '_'))
+			return 0;
+	return 1;
+}
+
+/*
+ * "1.05" -> 1.05, "+5%" -> 1.05, "-2%" -> 0.98, "5%" -> 1.05; -1 on error.
+ * An unsigned percentage of 100% or more ("105%") is refused: it reads as
+ * a ratio written in percent (1.05) as easily as a change (+105%, 2.05),
+ * and the two differ by 2x.
+ */
+static int parse_value(const char *s, double *out, const char **why)
+{
+	static char msg[256];
+	char *end;
+	int sign = 0;
+	double v;
+	if (*s == '+' || *s == '-')
+		sign = *s == '+' ? 1 : -1;
+	if (!*s) {
+		*why = "missing value";
+		return -1;
+	}
+	v = strtod(sign ? s + 1 : s, &end);
+	if (end == (sign ? s + 1 : s) || !isfinite(v) || v < 0) {
+		*why = "expected a ratio like 1.05 or a percentage like +5%";
+		return -1;
+	}
+	if (*end == '%' && end[1] == '\0') {
+		if (!sign && v >= 100) {
+			snprintf(msg, sizeof(msg), "%g%% is ambiguous: as the ratio %.4g write +%g%% "
+				 "or %.4g; as %g%% more write +%g%% or %.4g", v, v / 100, v - 100,
+				 v / 100, v, v, 1 + v / 100);
+			*why = msg;
+			return -1;
+		}
+		*out = 1 + (sign < 0 ? -v : v) / 100;
+		if (*out <= 0) {
+			*why = "a percentage of -100% or less leaves nothing";
+			return -1;
+		}
+		return 0;
+	}
+	if (*end) {
+		*why = "trailing characters after the number";
+		return -1;
+	}
+	if (sign) {
+		*why = "a signed value needs %, e.g. +5% (or write the ratio, e.g. 1.05)";
+		return -1;
+	}
+	if (v == 0) {
+		*why = "a ratio must be greater than 0";
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_item(struct gate_thresholds *th, const char *item, size_t nth,
+		      struct strbuf *err)
+{
+	const char *op = NULL, *why = NULL, *dot;
+	char *lhs = NULL, *key = NULL, *workload = NULL;
+	int ge = 0, lat = -1, rc = -1;
+	enum gate_kind kind = GATE_TPS;
+	double value;
+
+	for (const char *p = item; *p; p++) {
+		if ((p[0] == '>' || p[0] == '<') && p[1] == '=') {
+			op = p;
+			ge = p[0] == '>';
+			break;
+		}
+		if (p[0] == '=' || p[0] == '>' || p[0] == '<') {
+			strbuf_addf(err, "item %zu \"%s\": expected >= or <=", nth, item);
+			return -1;
+		}
+	}
+	if (!op) {
+		strbuf_addf(err, "item %zu \"%s\": expected NAME>=VALUE or NAME<=VALUE", nth, item);
+		return -1;
+	}
+	lhs = xstrndup(item, (size_t)(op - item));
+	if (parse_value(op + 2, &value, &why) < 0) {
+		strbuf_addf(err, "item %zu \"%s\": value \"%s\": %s", nth, item, op + 2, why);
+		goto out;
+	}
+
+	dot = strchr(lhs, '.');
+	if (dot) {
+		workload = xstrndup(lhs, (size_t)(dot - lhs));
+		key = xstrdup(dot + 1);
+		if (!valid_workload_name(workload, strlen(workload))) {
+			strbuf_addf(err, "item %zu \"%s\": bad workload name \"%s\"", nth, item, workload);
+			goto out;
+		}
+	} else {
+		key = xstrdup(lhs);
+	}
+	if (!strcmp(key, "instructions") || !strcmp(key, "instr")) {
+		kind = GATE_INSTRUCTIONS;
+	} else if ((lat = gate_lat_index(key)) >= 0) {
+		kind = GATE_LATENCY;
+	} else if (!strcmp(key, "tps")) {
+		kind = GATE_TPS;
+	} else if (!dot) {
+		/* a bare name is a workload's throughput */
+		if (!valid_workload_name(key, strlen(key))) {
+			strbuf_addf(err, "item %zu \"%s\": bad workload name \"%s\"", nth, item, key);
+			goto out;
+		}
+		workload = key;
+		key = NULL;
+		kind = GATE_TPS;
+	} else {
+		strbuf_addf(err, "item %zu \"%s\": unknown metric \"%s\" (tps, instructions, "
+			    "avg, p50, p90, p99, p999, max)", nth, item, key);
+		goto out;
+	}
+	if (kind == GATE_LATENCY && ge) {
+		strbuf_addf(err, "item %zu \"%s\": %s is a latency, bound it from above with <=",
+			    nth, item, gate_lat_keys[lat]);
+		goto out;
+	}
+	if (kind != GATE_LATENCY && !ge) {
+		strbuf_addf(err, "item %zu \"%s\": %s is a speed ratio, bound it from below with >=",
+			    nth, item, kind == GATE_INSTRUCTIONS ? "instructions" : "throughput");
+		goto out;
+	}
+	gate_thresholds_add(th, item, workload, kind, lat, value);
+	rc = 0;
+out:
+	free(lhs);
+	free(key);
+	free(workload);
+	return rc;
+}
+
+int gate_expr_parse(struct gate_thresholds *th, const char *text, struct strbuf *err)
+{
+	const char *p = text;
+	size_t nth = 0;
+	while (1) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		struct strbuf item = STRBUF_INIT;
+		/* drop blanks anywhere in the item: "p99 <= +10 %" is fine */
+		for (size_t i = 0; i < n; i++)
+			if (!isspace((unsigned char)p[i]))
+				strbuf_addch(&item, p[i]);
+		nth++;
+		if (!item.len) {
+			strbuf_addf(err, "item %zu is empty", nth);
+			strbuf_release(&item);
+			return -1;
+		}
+		if (parse_item(th, item.buf, nth, err) < 0) {
+			strbuf_release(&item);
+			return -1;
+		}
+		strbuf_release(&item);
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	return 0;
+}
+
+/* ---------------- measurements ---------------- */
+
+struct gate_workload *gate_workload_get(struct gate *g, const char *name, int create)
+{
+	struct gate_workload *w;
+	for (size_t i = 0; i < g->nr_wl; i++)
+		if (!strcmp(g->wl[i].name, name))
+			return &g->wl[i];
+	if (!create)
+		return NULL;
+	ALLOC_GROW(g->wl, g->nr_wl + 1, g->alloc_wl);
+	w = &g->wl[g->nr_wl++];
+	memset(w, 0, sizeof(*w));
+	w->name = xstrdup(name);
+	return w;
+}
+
+struct gate_run *gate_workload_add_run(struct gate_workload *w)
+{
+	struct gate_run *r;
+	ALLOC_GROW(w->runs, w->nr_runs + 1, w->alloc_runs);
+	r = &w->runs[w->nr_runs++];
+	memset(r, 0, sizeof(*r));
+	r->tps = NAN;
+	for (int i = 0; i < GATE_NLAT; i++)
+		r->lat[i] = NAN;
+	return r;
+}
+
+static int run_usable(const struct gate_run *r)
+{
+	return r && r->exit == 0 && isfinite(r->tps) && r->tps > 0;
+}
+
+static void analyse_workload(struct gate *g, struct gate_workload *w)
+{
+	int max_pair = -1;
+	double *ta, *tb, *la[GATE_NLAT], *lb[GATE_NLAT];
+	size_t n = 0, na = 0, nb = 0;
+	double *all_a, *all_b;
+
+	w->valid_pairs = 0;
+	w->correctness_failed = 0;
+	w->run_errors = 0;
+	for (size_t i = 0; i < w->nr_runs; i++) {
+		const struct gate_run *r = &w->runs[i];
+		if (r->pair > max_pair)
+			max_pair = r->pair;
+		if (r->exit == 1 && r->build == 'B')
+			w->correctness_failed = 1;
+		else if (!run_usable(r))
+			w->run_errors++;
+	}
+	ta = xcalloc((size_t)max_pair + 2, sizeof(double));
+	tb = xcalloc((size_t)max_pair + 2, sizeof(double));
+	all_a = xcalloc(w->nr_runs + 1, sizeof(double));
+	all_b = xcalloc(w->nr_runs + 1, sizeof(double));
+	for (int k = 0; k < GATE_NLAT; k++) {
+		la[k] = xcalloc((size_t)max_pair + 2, sizeof(double));
+		lb[k] = xcalloc((size_t)max_pair + 2, sizeof(double));
+	}
+	for (int p = 0; p <= max_pair; p++) {
+		const struct gate_run *a = NULL, *b = NULL;
+		for (size_t i = 0; i < w->nr_runs; i++) {
+			if (w->runs[i].pair != p)
+				continue;
+			if (w->runs[i].build == 'A')
+				a = &w->runs[i];
+			else
+				b = &w->runs[i];
+		}
+		if (!run_usable(a) || !run_usable(b))
+			continue;
+		ta[n] = a->tps;
+		tb[n] = b->tps;
+		for (int k = 0; k < GATE_NLAT; k++) {
+			la[k][n] = a->lat[k];
+			lb[k][n] = b->lat[k];
+		}
+		n++;
+	}
+	w->valid_pairs = n;
+	stats_ratio_ci(ta, tb, n, g->method, g->conf, &w->tps);
+	for (int k = 0; k < GATE_NLAT; k++)
+		stats_ratio_ci(la[k], lb[k], n, g->method, g->conf, &w->lat[k]);
+
+	/* per-build medians over every usable run */
+	for (size_t i = 0; i < w->nr_runs; i++) {
+		if (!run_usable(&w->runs[i]))
+			continue;
+		if (w->runs[i].build == 'A')
+			all_a[na++] = w->runs[i].tps;
+		else
+			all_b[nb++] = w->runs[i].tps;
+	}
+	w->tps_a_median = stats_median(all_a, na);
+	w->tps_b_median = stats_median(all_b, nb);
+	for (int k = 0; k < GATE_NLAT; k++) {
+		w->lat_a_median[k] = stats_median(la[k], n);
+		w->lat_b_median[k] = stats_median(lb[k], n);
+	}
+
+	free(ta);
+	free(tb);
+	free(all_a);
+	free(all_b);
+	for (int k = 0; k < GATE_NLAT; k++) {
+		free(la[k]);
+		free(lb[k]);
+	}
+}
+
+void gate_analyse(struct gate *g)
+{
+	for (size_t i = 0; i < g->nr_wl; i++)
+		analyse_workload(g, &g->wl[i]);
+}
+
+/* ---------------- decisions ---------------- */
+
+static struct gate_result *add_result(struct gate *g, const struct gate_threshold *t,
+				      const char *workload)
+{
+	struct gate_result *r;
+	ALLOC_GROW(g->res, g->nr_res + 1, g->alloc_res);
+	r = &g->res[g->nr_res++];
+	memset(r, 0, sizeof(*r));
+	r->th = t;
+	r->workload = workload;
+	r->observed = r->lo = r->hi = NAN;
+	return r;
+}
+
+static void decide_ratio(struct gate *g, struct gate_result *res,
+			 const struct gate_workload *w, const struct stats_ratio *r,
+			 const char *what)
+{
+	const struct gate_threshold *t = res->th;
+	int lower_better = t->kind == GATE_LATENCY;
+	int claim = gate_is_claim(t);
+	const char *rel = lower_better ? "<=" : ">=";
+
+	if (w->valid_pairs < g->min_pairs || !r->ok) {
+		res->status = GATE_ERROR;
+		res->observed = r->n ? r->estimate : NAN;
+		res->message = xasprintf("%s: only %zu valid pair%s (%zu needed for a %.0f%% interval)",
+					 what, w->valid_pairs, w->valid_pairs == 1 ? "" : "s",
+					 g->min_pairs, g->conf * 100);
+		return;
+	}
+	res->observed = r->estimate;
+	res->lo = r->lo;
+	res->hi = r->hi;
+
+	if (claim) {
+		/*
+		 * One-sided test against the threshold itself: the whole interval
+		 * must lie on the good side of X, so "B/A >= 1.05" passes only
+		 * when the lower end is >= 1.05 (a latency claim: upper end <= X).
+		 */
+		int reaches = lower_better ? r->estimate <= t->value : r->estimate >= t->value;
+		int confident = lower_better ? r->hi <= t->value : r->lo >= t->value;
+		double end = lower_better ? r->hi : r->lo;
+		if (confident) {
+			res->status = GATE_PASS;
+			res->message = xasprintf("%s B/A %.4f [%.4f, %.4f]: the %s end %.4f %s %g at "
+						 "%.1f%% confidence", what, r->estimate, r->lo, r->hi,
+						 lower_better ? "upper" : "lower", end, rel, t->value,
+						 r->conf * 100);
+		} else if (!reaches) {
+			res->status = GATE_FAIL;
+			res->message = xasprintf("%s B/A %.4f [%.4f, %.4f] misses %s %g", what,
+						 r->estimate, r->lo, r->hi, rel, t->value);
+		} else {
+			res->status = GATE_FAIL;
+			res->message = xasprintf("%s B/A %.4f reaches %s %g but not with %.1f%% confidence: "
+						 "the %s end of its interval [%.4f, %.4f] does not (noise "
+						 "floor %.1f%%; more pairs or a quieter machine needed)", what,
+						 r->estimate, rel, t->value, r->conf * 100,
+						 lower_better ? "upper" : "lower", r->lo, r->hi,
+						 r->noise_floor_pct);
+		}
+	} else {
+		int breach = lower_better ? r->lo > t->value : r->hi < t->value;
+		res->status = breach ? GATE_FAIL : GATE_PASS;
+		/* a bound that claims no gain: it fails only on a significant loss */
+		res->message = xasprintf("%s B/A %.4f [%.4f, %.4f]: %ssignificantly %s %g", what,
+					 r->estimate, r->lo, r->hi, breach ? "" : "not ",
+					 lower_better ? "above" : "below", t->value);
+	}
+}
+
+static void decide_one(struct gate *g, struct gate_result *res, const struct gate_workload *w)
+{
+	const struct gate_threshold *t = res->th;
+	if (!w) {
+		res->status = GATE_ERROR;
+		res->message = xasprintf("workload \"%s\" was not measured", res->workload);
+		return;
+	}
+	switch (t->kind) {
+	case GATE_TPS:
+		decide_ratio(g, res, w, &w->tps, "throughput");
+		break;
+	case GATE_LATENCY: {
+		char what[32];
+		snprintf(what, sizeof(what), "%s latency", gate_lat_keys[t->lat]);
+		decide_ratio(g, res, w, &w->lat[t->lat], what);
+		break;
+	}
+	case GATE_INSTRUCTIONS:
+		if (w->instr != INSTR_OK || !(w->instr_a > 0 && w->instr_b > 0)) {
+			res->status = GATE_ERROR;
+			res->message = xasprintf("instructions per transaction %s%s%s",
+						 w->instr == INSTR_NOT_MEASURED ? "were not measured" : "unavailable",
+						 w->instr_note ? ": " : "", w->instr_note ? w->instr_note : "");
+			break;
+		}
+		res->observed = w->instr_a / w->instr_b;
+		/* counts repeat to about 0.002%: compare at GATE_INSTR_RESOLUTION */
+		res->status = res->observed >= t->value - GATE_INSTR_RESOLUTION ? GATE_PASS : GATE_FAIL;
+		res->message = xasprintf("instructions per transaction A/B %.0f/%.0f = %.4f %s %g",
+					 w->instr_a, w->instr_b, res->observed,
+					 res->status == GATE_PASS ? ">=" : "<", t->value);
+		break;
+	}
+}
+
+/*
+ * A run that errored (bench exit 2: clients aborted, as a crashed backend
+ * gives) or produced no number makes the whole gate "could not measure",
+ * even when enough pairs are left for an interval: a crash of either build
+ * must never pass, nor be outvoted by the runs that survived.  Appends the
+ * reason, naming the runs, to why; nothing when every run gave a number.
+ */
+static void describe_run_errors(struct gate *g, struct strbuf *why)
+{
+	size_t listed = 0, total = 0;
+	struct strbuf list = STRBUF_INIT;
+	for (size_t k = 0; k < g->nr_wl; k++) {
+		const struct gate_workload *w = &g->wl[k];
+		if (!w->run_errors)     /* counted by gate_analyse() */
+			continue;
+		total += w->run_errors;
+		for (size_t i = 0; i < w->nr_runs && listed < 6; i++) {
+			const struct gate_run *r = &w->runs[i];
+			/* a correctness failure of B is a FAIL, decided before */
+			if (run_usable(r) || (r->exit == 1 && r->build == 'B'))
+				continue;
+			if (listed++)
+				strbuf_addstr(&list, ", ");
+			strbuf_addf(&list, "%s pair %d %c (", w->name, r->pair + 1, r->build);
+			if (r->exit)
+				strbuf_addf(&list, "exit %d)", r->exit);
+			else
+				strbuf_addstr(&list, "no number)");
+		}
+	}
+	if (total) {
+		strbuf_addf(why, "%zu benchmark run%s failed: %s%s", total, total == 1 ? "" : "s",
+			    list.buf, total > listed ? ", ..." : "");
+		g->verdict = GATE_ERROR;
+	}
+	strbuf_release(&list);
+}
+
+int gate_decide(struct gate *g)
+{
+	int any_fail = 0, any_error = 0;
+	struct strbuf why = STRBUF_INIT;
+
+	for (size_t i = 0; i < g->nr_res; i++)
+		free(g->res[i].message);
+	g->nr_res = 0;
+
+	for (size_t i = 0; i < g->th.nr; i++) {
+		const struct gate_threshold *t = &g->th.v[i];
+		if (t->workload) {
+			struct gate_result *r = add_result(g, t, t->workload);
+			decide_one(g, r, gate_workload_get(g, t->workload, 0));
+			continue;
+		}
+		for (size_t k = 0; k < g->nr_wl; k++)
+			decide_one(g, add_result(g, t, g->wl[k].name), &g->wl[k]);
+	}
+	for (size_t i = 0; i < g->nr_res; i++) {
+		any_fail |= g->res[i].status == GATE_FAIL;
+		any_error |= g->res[i].status == GATE_ERROR;
+	}
+
+	if (g->regress == REGRESS_FAILED) {
+		g->verdict = GATE_FAIL;
+		strbuf_addstr(&why, "the candidate failed its regression suite");
+	} else {
+		for (size_t k = 0; k < g->nr_wl; k++)
+			if (g->wl[k].correctness_failed) {
+				g->verdict = GATE_FAIL;
+				strbuf_addf(&why, "a correctness check of workload %s failed on the candidate",
+					    g->wl[k].name);
+				break;
+			}
+	}
+	if (!why.len)
+		describe_run_errors(g, &why);
+	if (!why.len) {
+		if (!g->th.nr) {
+			g->verdict = GATE_ERROR;
+			strbuf_addstr(&why, "no thresholds to decide on");
+		} else if (any_error) {
+			g->verdict = GATE_ERROR;
+			strbuf_addstr(&why, "could not measure everything the thresholds need");
+		} else if (any_fail) {
+			g->verdict = GATE_FAIL;
+			strbuf_addstr(&why, "a threshold was missed");
+		} else {
+			g->verdict = GATE_PASS;
+			strbuf_addstr(&why, "every threshold met");
+		}
+	}
+	free(g->verdict_reason);
+	g->verdict_reason = strbuf_detach(&why, NULL);
+	return gate_exit_code(g->verdict);
+}
+
+void gate_stop(struct gate *g, const char *reason, int sig)
+{
+	gate_analyse(g);
+	for (size_t i = 0; i < g->nr_res; i++)
+		free(g->res[i].message);
+	g->nr_res = 0;
+	g->verdict = GATE_ERROR;
+	free(g->verdict_reason);
+	g->verdict_reason = xstrdup(reason);
+	g->interrupted = sig;
+	g->stopped = 1;
+}
+
+void gate_clear(struct gate *g)
+{
+	for (size_t i = 0; i < g->nr_wl; i++) {
+		struct gate_workload *w = &g->wl[i];
+		for (size_t k = 0; k < w->nr_runs; k++)
+			free(w->runs[k].json);
+		free(w->runs);
+		free(w->name);
+		free(w->instr_note);
+	}
+	free(g->wl);
+	for (size_t i = 0; i < g->nr_res; i++)
+		free(g->res[i].message);
+	free(g->res);
+	gate_thresholds_clear(&g->th);
+	free(g->regress_note);
+	free(g->verdict_reason);
+	free(g->counter);
+	free(g->counter_note);
+	memset(g, 0, sizeof(*g));
+}

@@ -1,0 +1,236 @@
+/*
+ * gate.h - thresholds, measurements and verdicts of `pgbuild gate`, shared by
+ * measure.c (measuring), expr.c (parsing and deciding), json.c (the --json
+ * document), junit.c, report/ and the commands that gate (gate, run, build,
+ * pgo, tune).
+ *
+ * Threshold expressions (`--gate`, also built from --min-speedup and
+ * --max-p99-regression) are comma-separated items:
+ *
+ *     select-only>=1.05        throughput of B / A at least 1.05
+ *     tpcb>=-2%                the same as tpcb>=0.98
+ *     p99<=+10%                p99 latency of B / A at most 1.10, every workload
+ *     tpcb.p99<=1.2            ... one workload (keys: avg p50 p90 p99 p999 max)
+ *     instructions>=1.03       instructions per transaction A / B at least 1.03
+ *     select-only.instructions>=1.03
+ *     tps>=1.05                throughput, every workload
+ *
+ * Decision rules (the same for every metric, "better" meaning faster):
+ *   - a claim (the item asks for an improvement: ratio > 1 for speed, < 1 for
+ *     latency) passes only when it is met with statistical confidence: the
+ *     whole confidence interval lies on the good side of the threshold
+ *     (speed: lower end >= X; latency: upper end <= X), the one-sided test
+ *     of "B/A >= X" at level (1 + conf) / 2;
+ *   - a bound (ratio <= 1 for speed, >= 1 for latency: "not slower than")
+ *     fails only when the breach is significant: the whole interval lies on
+ *     the wrong side of it;
+ *   - instructions are nearly deterministic (repeat runs of one binary agree
+ *     to about 0.002%) and are compared as single numbers, at a resolution
+ *     of GATE_INSTR_RESOLUTION (0.01%): A/A is 1.0000, not 0.99998.
+ * Whatever the thresholds say, a candidate that failed its regression suite
+ * or a correctness check of the benchmark fails the gate (exit 1); a gate
+ * that could not measure (bench errors, too few valid pairs, metric
+ * unavailable) exits 2.
+ */
+#ifndef PGBUILD_GATE_H
+#define PGBUILD_GATE_H
+
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+
+#include "gate/stats.h"
+#include "metric/instr.h"
+#include "strbuf.h"
+#include "strvec.h"
+
+/* Instruction ratios closer than this count as equal (repeat-run noise). */
+#define GATE_INSTR_RESOLUTION 1e-4
+
+/* Latency keys as in the bench JSON's latency_ms object. */
+#define GATE_NLAT 6
+extern const char *const gate_lat_keys[GATE_NLAT]; /* avg p50 p90 p99 p999 max */
+int gate_lat_index(const char *key); /* -1 when unknown */
+
+enum gate_kind {
+	GATE_TPS,          /* throughput ratio B/A >= value */
+	GATE_LATENCY,      /* latency ratio B/A <= value */
+	GATE_INSTRUCTIONS, /* instructions ratio A/B >= value (a speedup) */
+};
+
+struct gate_threshold {
+	char *text;      /* the item as written, e.g. "select-only>=1.05" */
+	char *workload;  /* NULL: every measured workload */
+	enum gate_kind kind;
+	int lat;         /* GATE_LATENCY: index into gate_lat_keys */
+	double value;    /* the limit as a ratio */
+};
+
+struct gate_thresholds {
+	struct gate_threshold *v;
+	size_t nr, alloc;
+};
+
+/*
+ * Parse a comma-separated expression and append its items.  Returns 0, or
+ * -1 with a message in err naming the item and what was wrong.
+ */
+int gate_expr_parse(struct gate_thresholds *th, const char *text, struct strbuf *err);
+void gate_thresholds_add(struct gate_thresholds *th, const char *text,
+			 const char *workload, enum gate_kind kind, int lat, double value);
+void gate_thresholds_clear(struct gate_thresholds *th);
+/* Is kind/value a claim of improvement (see header comment)? */
+int gate_is_claim(const struct gate_threshold *t);
+
+enum instr_state {
+	INSTR_NOT_MEASURED,
+	INSTR_OK,
+	INSTR_UNAVAILABLE, /* tried and could not (SIGILL under valgrind ...) */
+};
+
+/* One bench run of one build. */
+struct gate_run {
+	int pair;                 /* 0-based pair number */
+	char build;               /* 'A' baseline, 'B' candidate */
+	int exit;                 /* bench exit code: 0 ok, 1 correctness, 2 error */
+	double tps;               /* NAN when the run produced no number */
+	double lat[GATE_NLAT];    /* latency_ms by gate_lat_keys, NAN when absent */
+	char *json;               /* the bench JSON text (owned), or NULL */
+};
+
+/* Everything measured for one workload. */
+struct gate_workload {
+	char *name;               /* bench --workload value */
+	struct gate_run *runs;    /* in execution order */
+	size_t nr_runs, alloc_runs;
+	enum instr_state instr;   /* instructions per transaction */
+	double instr_a, instr_b;  /* when INSTR_OK */
+	char *instr_note;         /* why unavailable, or how measured */
+
+	/* filled by gate_analyse() */
+	size_t valid_pairs;       /* pairs where both runs gave numbers */
+	int correctness_failed;   /* some run exited 1 */
+	int run_errors;           /* runs that exited 2 or gave no number */
+	struct stats_ratio tps;   /* B/A */
+	struct stats_ratio lat[GATE_NLAT]; /* B/A */
+	double tps_a_median, tps_b_median;
+	double lat_a_median[GATE_NLAT], lat_b_median[GATE_NLAT];
+};
+
+enum gate_status { GATE_PASS, GATE_FAIL, GATE_ERROR };
+const char *gate_status_name(enum gate_status s); /* "pass" "fail" "error" */
+
+/* The decision on one threshold for one workload. */
+struct gate_result {
+	const struct gate_threshold *th;
+	const char *workload;     /* the workload it was applied to */
+	enum gate_status status;
+	double observed;          /* estimate of the ratio */
+	double lo, hi;            /* its interval (NAN for instructions) */
+	char *message;            /* one line explaining the decision (owned) */
+};
+
+/* Regression suite outcome fed into the verdict. */
+enum regress_state { REGRESS_NOT_RUN, REGRESS_PASSED, REGRESS_FAILED };
+
+struct gate {
+	/* settings */
+	enum stats_ci_method method;
+	double conf;              /* 0.95 */
+	size_t min_pairs;         /* fewer valid pairs: could not measure */
+
+	struct gate_workload *wl;
+	size_t nr_wl, alloc_wl;
+	struct gate_thresholds th;
+	char *counter;            /* what counted instructions: "perf" or
+				     "callgrind" (NULL: not measured) */
+	char *counter_note;       /* how it was chosen (the perf probe) */
+	enum regress_state regress;
+	char *regress_note;       /* summary line from `pgbuild regress` */
+
+	/* filled by gate_decide() */
+	struct gate_result *res;
+	size_t nr_res, alloc_res;
+	enum gate_status verdict;
+	char *verdict_reason;     /* one line (owned) */
+	int interrupted;          /* the signal that stopped the gate before it
+				     decided (verdict "interrupted" in the JSON) */
+	int stopped;              /* stopped before deciding (error or signal):
+				     no results, verdict_reason says why */
+};
+
+struct gate_workload *gate_workload_get(struct gate *g, const char *name, int create);
+struct gate_run *gate_workload_add_run(struct gate_workload *w);
+/* Compute per-pair ratios and intervals for every workload. */
+void gate_analyse(struct gate *g);
+/* Apply thresholds and the regress/correctness rules; returns the exit code. */
+int gate_decide(struct gate *g);
+int gate_exit_code(enum gate_status verdict);
+void gate_clear(struct gate *g);
+
+/*
+ * Mark a gate that stopped before deciding (an error, or the signal sig when
+ * not 0): verdict error with reason, no results; the runs measured so far
+ * are kept and analysed for the record.
+ */
+void gate_stop(struct gate *g, const char *reason, int sig);
+
+/*
+ * Serialise the whole gate (settings, every run, analysis, verdict).  A
+ * stopped gate has "verdict":"error" (or "interrupted" with "signal") and
+ * no results.
+ */
+void gate_write_json(const struct gate *g, struct strbuf *out,
+		     const char *baseline, const char *candidate,
+		     const char *extra_settings_json);
+/* A parsed JSON value as compact text (malloced). */
+struct json_value;
+char *gate_json_text(const struct json_value *v);
+/* Read back what gate_write_json wrote (for report/junit); -1 with err set. */
+int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *err);
+
+/* ---------------- measuring (measure.c) ---------------- */
+
+/* What `pgbuild gate` measures and how (its options). */
+struct gate_opts {
+	const char *baseline;     /* --baseline PREFIX (A) */
+	const char *candidate;    /* --candidate PREFIX (B) */
+	struct strvec workloads;  /* --workload: bench workloads, in order */
+	struct strvec settings;   /* --set name=value, passed to bench */
+	int clients, threads;     /* --clients, --threads (0: bench's) */
+	double duration, warmup;  /* --duration, --warmup seconds per run */
+	int scale;                /* --scale (0: bench's) */
+	int pairs;                /* --pairs */
+	const char *metric;       /* --metric: tps, instructions, both */
+	long instr_statements;    /* --instr-statements (0: per workload) */
+	enum instr_counter counter; /* --counter */
+	const char *json, *junit; /* --json, --junit FILE, or NULL */
+	const char *workdir;      /* --workdir, NULL: a temporary directory */
+	const char *require_regress; /* --require-regress BUILDDIR */
+	const char *regress_result;  /* --regress-result passed|failed */
+	const char *cpus;         /* --cpus LIST */
+	int quiet;                /* --quiet */
+};
+
+/* Parse a --cpus list ("0-1,3") into set; -1 with the error printed. */
+int gate_parse_cpus(const char *list, cpu_set_t *set);
+
+/* SIGINT, SIGTERM, SIGHUP: stop after the bench child in flight; the
+ * signal is kept in gate_interrupted and gate_finish dies of it. */
+extern volatile sig_atomic_t gate_interrupted;
+void gate_catch_signals(void);
+
+/*
+ * Measure (the tps pairs and/or instructions, after the regression suite
+ * when asked), decide, print the summary and write --json/--junit.
+ * Returns the exit code, or -1 when it stopped before deciding (the reason
+ * in *stop_reason, or a signal in gate_interrupted).
+ */
+int gate_measure(struct gate_opts *o, struct gate *g, const char **stop_reason);
+
+/* After the gate: a gate that did not decide writes --json/--junit saying
+ * why (never leaving an older document in place); a signal kills us. */
+void gate_finish(const struct gate_opts *o, struct gate *g, int decided,
+		 const char *stop_reason);
+
+#endif

@@ -1,0 +1,320 @@
+/*
+ * json.c - the gate result as JSON (`pgbuild gate --json`) and back
+ * (`pgbuild report --gate`, junit).  Every run's numbers are kept, with the
+ * bench's own JSON document embedded under "bench", so the report can plot
+ * timelines and a later reader can redo the analysis; the reader does exactly
+ * that (re-analyses and re-decides), which keeps one source of truth.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "gate/gate.h"
+#include "json.h"
+#include "xalloc.h"
+
+static const char *regress_name(enum regress_state s)
+{
+	return s == REGRESS_PASSED ? "passed" : s == REGRESS_FAILED ? "failed" : "not run";
+}
+
+static const char *instr_name(enum instr_state s)
+{
+	return s == INSTR_OK ? "ok" : s == INSTR_UNAVAILABLE ? "unavailable" : "not measured";
+}
+
+static void write_ratio(struct json_writer *jw, const struct stats_ratio *r)
+{
+	json_object_begin(jw);
+	json_key(jw, "pairs"); json_int(jw, (int64_t)r->n);
+	json_key(jw, "median"); json_double(jw, r->median);
+	json_key(jw, "estimate"); json_double(jw, r->estimate);
+	json_key(jw, "ci_low"); json_double(jw, r->ok ? r->lo : NAN);
+	json_key(jw, "ci_high"); json_double(jw, r->ok ? r->hi : NAN);
+	json_key(jw, "confidence"); json_double(jw, r->conf);
+	json_key(jw, "p_value"); json_double(jw, r->p_two_sided);
+	json_key(jw, "spread_pct"); json_double(jw, r->spread_pct);
+	json_key(jw, "noise_floor_pct"); json_double(jw, r->noise_floor_pct);
+	json_object_end(jw);
+}
+
+void gate_write_json(const struct gate *g, struct strbuf *out,
+		     const char *baseline, const char *candidate,
+		     const char *extra_settings_json)
+{
+	struct json_writer jw;
+	json_writer_init(&jw, out);
+	json_object_begin(&jw);
+	json_key(&jw, "kind"); json_string(&jw, "pgbuild-gate");
+	json_key(&jw, "version"); json_int(&jw, 1);
+	json_key(&jw, "baseline"); json_string(&jw, baseline);
+	json_key(&jw, "candidate"); json_string(&jw, candidate);
+	json_key(&jw, "settings");
+	if (extra_settings_json)
+		json_raw(&jw, extra_settings_json);
+	else
+		json_null(&jw);
+	json_key(&jw, "ci"); json_string(&jw, g->method == STATS_CI_BOOTSTRAP ? "bootstrap" : "hl");
+	json_key(&jw, "method"); json_string(&jw, stats_method_name(g->method));
+	json_key(&jw, "confidence"); json_double(&jw, g->conf);
+	json_key(&jw, "min_pairs"); json_int(&jw, (int64_t)g->min_pairs);
+	json_key(&jw, "thresholds");
+	json_array_begin(&jw);
+	for (size_t i = 0; i < g->th.nr; i++)
+		json_string(&jw, g->th.v[i].text);
+	json_array_end(&jw);
+	json_key(&jw, "instructions_counter");
+	json_object_begin(&jw);
+	json_key(&jw, "counter"); json_string(&jw, g->counter);
+	json_key(&jw, "choice"); json_string(&jw, g->counter_note);
+	json_object_end(&jw);
+	json_key(&jw, "regress");
+	json_object_begin(&jw);
+	json_key(&jw, "state"); json_string(&jw, regress_name(g->regress));
+	json_key(&jw, "note"); json_string(&jw, g->regress_note);
+	json_object_end(&jw);
+
+	json_key(&jw, "workloads");
+	json_array_begin(&jw);
+	for (size_t i = 0; i < g->nr_wl; i++) {
+		const struct gate_workload *w = &g->wl[i];
+		json_object_begin(&jw);
+		json_key(&jw, "name"); json_string(&jw, w->name);
+		json_key(&jw, "valid_pairs"); json_int(&jw, (int64_t)w->valid_pairs);
+		json_key(&jw, "run_errors"); json_int(&jw, w->run_errors);
+		json_key(&jw, "correctness_failed"); json_bool(&jw, w->correctness_failed);
+		json_key(&jw, "tps");
+		json_object_begin(&jw);
+		json_key(&jw, "a_median"); json_double(&jw, w->tps_a_median);
+		json_key(&jw, "b_median"); json_double(&jw, w->tps_b_median);
+		json_key(&jw, "ratio"); write_ratio(&jw, &w->tps);
+		json_object_end(&jw);
+		json_key(&jw, "latency_ms");
+		json_object_begin(&jw);
+		for (int k = 0; k < GATE_NLAT; k++) {
+			json_key(&jw, gate_lat_keys[k]);
+			json_object_begin(&jw);
+			json_key(&jw, "a_median"); json_double(&jw, w->lat_a_median[k]);
+			json_key(&jw, "b_median"); json_double(&jw, w->lat_b_median[k]);
+			json_key(&jw, "ratio"); write_ratio(&jw, &w->lat[k]);
+			json_object_end(&jw);
+		}
+		json_object_end(&jw);
+		json_key(&jw, "instructions");
+		json_object_begin(&jw);
+		json_key(&jw, "state"); json_string(&jw, instr_name(w->instr));
+		json_key(&jw, "a"); json_double(&jw, w->instr == INSTR_OK ? w->instr_a : NAN);
+		json_key(&jw, "b"); json_double(&jw, w->instr == INSTR_OK ? w->instr_b : NAN);
+		json_key(&jw, "speedup");
+		json_double(&jw, w->instr == INSTR_OK && w->instr_b > 0 ? w->instr_a / w->instr_b : NAN);
+		json_key(&jw, "note"); json_string(&jw, w->instr_note);
+		json_key(&jw, "counter"); json_string(&jw, w->instr == INSTR_NOT_MEASURED ? NULL : g->counter);
+		json_key(&jw, "proxy"); json_string(&jw, "instructions per transaction of the server "
+				"(user space); a proxy that does not see cache or memory effects");
+		json_object_end(&jw);
+		json_key(&jw, "runs");
+		json_array_begin(&jw);
+		for (size_t k = 0; k < w->nr_runs; k++) {
+			const struct gate_run *r = &w->runs[k];
+			char b[2] = { r->build, 0 };
+			json_object_begin(&jw);
+			json_key(&jw, "pair"); json_int(&jw, r->pair);
+			json_key(&jw, "build"); json_string(&jw, b);
+			json_key(&jw, "exit"); json_int(&jw, r->exit);
+			json_key(&jw, "tps"); json_double(&jw, r->tps);
+			json_key(&jw, "latency_ms");
+			json_object_begin(&jw);
+			for (int l = 0; l < GATE_NLAT; l++) {
+				json_key(&jw, gate_lat_keys[l]);
+				json_double(&jw, r->lat[l]);
+			}
+			json_object_end(&jw);
+			json_key(&jw, "bench");
+			if (r->json)
+				json_raw(&jw, r->json);
+			else
+				json_null(&jw);
+			json_object_end(&jw);
+		}
+		json_array_end(&jw);
+		json_object_end(&jw);
+	}
+	json_array_end(&jw);
+
+	json_key(&jw, "results");
+	json_array_begin(&jw);
+	for (size_t i = 0; i < g->nr_res; i++) {
+		const struct gate_result *r = &g->res[i];
+		json_object_begin(&jw);
+		json_key(&jw, "threshold"); json_string(&jw, r->th->text);
+		json_key(&jw, "workload"); json_string(&jw, r->workload);
+		json_key(&jw, "status"); json_string(&jw, gate_status_name(r->status));
+		json_key(&jw, "observed"); json_double(&jw, r->observed);
+		json_key(&jw, "ci_low"); json_double(&jw, r->lo);
+		json_key(&jw, "ci_high"); json_double(&jw, r->hi);
+		json_key(&jw, "limit"); json_double(&jw, r->th->value);
+		json_key(&jw, "message"); json_string(&jw, r->message);
+		json_object_end(&jw);
+	}
+	json_array_end(&jw);
+	json_key(&jw, "verdict");
+	json_string(&jw, g->interrupted ? "interrupted" : gate_status_name(g->verdict));
+	json_key(&jw, "reason"); json_string(&jw, g->verdict_reason);
+	json_key(&jw, "exit");
+	json_int(&jw, g->interrupted ? 128 + g->interrupted : gate_exit_code(g->verdict));
+	if (g->interrupted) {
+		json_key(&jw, "signal"); json_int(&jw, g->interrupted);
+	}
+	json_key(&jw, "decided"); json_bool(&jw, !g->stopped);
+	json_object_end(&jw);
+	strbuf_addch(out, '\n');
+}
+
+char *gate_json_text(const struct json_value *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct json_writer jw;
+	json_writer_init(&jw, &sb);
+	json_value_write(&jw, v);
+	return strbuf_detach(&sb, NULL);
+}
+
+static double num_or_nan(const struct json_value *obj, const char *key)
+{
+	const struct json_value *v = json_get(obj, key);
+	return v && v->type == JSON_NUMBER ? v->u.number : NAN;
+}
+
+/*
+ * An integer member within [lo, hi]; def when absent.  -1 (with err) when it
+ * is there but not such a number: a hand-edited or corrupt result must not
+ * drive the analysis (it allocates up to the largest pair number).
+ */
+static int get_int(const struct json_value *obj, const char *key, long lo, long hi, long def,
+		   long *out, const char *where, struct strbuf *err)
+{
+	const struct json_value *v = json_get(obj, key);
+	if (!v) {
+		*out = def;
+		return 0;
+	}
+	if (v->type != JSON_NUMBER || !(v->u.number >= lo && v->u.number <= hi) ||
+	    v->u.number != (double)(long)v->u.number) {
+		strbuf_addf(err, "%s\"%s\" must be an integer from %ld to %ld", where, key, lo, hi);
+		return -1;
+	}
+	*out = (long)v->u.number;
+	return 0;
+}
+
+int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *err)
+{
+	long num;
+	struct json_value *root = json_parse(text, len, err);
+	const struct json_value *th, *wls, *reg, *decided;
+	const char *s;
+	int rc = -1;
+
+	if (!root)
+		return -1;
+	s = json_get_str(root, "kind");
+	if (!s || strcmp(s, "pgbuild-gate")) {
+		strbuf_addstr(err, "not a pgbuild gate result (no \"kind\":\"pgbuild-gate\")");
+		goto out;
+	}
+	s = json_get_str(root, "ci");
+	g->method = s && !strcmp(s, "bootstrap") ? STATS_CI_BOOTSTRAP : STATS_CI_HL;
+	g->conf = json_get_num(root, "confidence", 0.95);
+	if (!(g->conf >= 0.5 && g->conf < 1)) {
+		strbuf_addstr(err, "\"confidence\" must be a level from 0.5 to below 1");
+		goto out;
+	}
+	if (get_int(root, "min_pairs", 1, 1000, 6, &num, "", err) < 0)
+		goto out;
+	g->min_pairs = (size_t)num;
+	th = json_get(root, "thresholds");
+	for (size_t i = 0; i < json_len(th); i++) {
+		const struct json_value *t = json_at(th, i);
+		if (t->type != JSON_STRING)
+			continue;
+		if (gate_expr_parse(&g->th, t->u.str.s, err) < 0)
+			goto out;
+	}
+	{
+		const struct json_value *ic = json_get(root, "instructions_counter");
+		s = json_get_str(ic, "counter");
+		g->counter = s ? xstrdup(s) : NULL;
+		s = json_get_str(ic, "choice");
+		g->counter_note = s ? xstrdup(s) : NULL;
+	}
+	reg = json_get(root, "regress");
+	s = json_get_str(reg, "state");
+	g->regress = s && !strcmp(s, "passed") ? REGRESS_PASSED :
+		     s && !strcmp(s, "failed") ? REGRESS_FAILED : REGRESS_NOT_RUN;
+	s = json_get_str(reg, "note");
+	g->regress_note = s ? xstrdup(s) : NULL;
+
+	wls = json_get(root, "workloads");
+	for (size_t i = 0; i < json_len(wls); i++) {
+		const struct json_value *wv = json_at(wls, i), *runs, *in;
+		const char *name = json_get_str(wv, "name");
+		struct gate_workload *w;
+		if (!name)
+			continue;
+		if (gate_workload_get(g, name, 0)) {
+			strbuf_addf(err, "workload \"%s\" appears twice", name);
+			goto out;
+		}
+		w = gate_workload_get(g, name, 1);
+		in = json_get(wv, "instructions");
+		s = json_get_str(in, "state");
+		w->instr = s && !strcmp(s, "ok") ? INSTR_OK :
+			   s && !strcmp(s, "unavailable") ? INSTR_UNAVAILABLE : INSTR_NOT_MEASURED;
+		w->instr_a = num_or_nan(in, "a");
+		w->instr_b = num_or_nan(in, "b");
+		s = json_get_str(in, "note");
+		w->instr_note = s ? xstrdup(s) : NULL;
+		runs = json_get(wv, "runs");
+		for (size_t k = 0; k < json_len(runs); k++) {
+			const struct json_value *rv = json_at(runs, k), *lat, *bench;
+			struct gate_run *r = gate_workload_add_run(w);
+			const char *b = json_get_str(rv, "build");
+			char where[160];
+			snprintf(where, sizeof(where), "workload \"%.100s\" run %zu: ", name, k + 1);
+			/* gate --pairs is at most 1000 */
+			if (get_int(rv, "pair", 0, 999, 0, &num, where, err) < 0)
+				goto out;
+			r->pair = (int)num;
+			r->build = b && *b == 'B' ? 'B' : 'A';
+			if (get_int(rv, "exit", 0, 255, 2, &num, where, err) < 0)
+				goto out;
+			r->exit = (int)num;
+			r->tps = num_or_nan(rv, "tps");
+			lat = json_get(rv, "latency_ms");
+			for (int l = 0; l < GATE_NLAT; l++)
+				r->lat[l] = num_or_nan(lat, gate_lat_keys[l]);
+			bench = json_get(rv, "bench");
+			if (bench && bench->type == JSON_OBJECT)
+				r->json = gate_json_text(bench);
+		}
+	}
+	s = json_get_str(root, "verdict");
+	decided = json_get(root, "decided");
+	if (s && (!strcmp(s, "interrupted") ||
+		  (!strcmp(s, "error") && decided && decided->type == JSON_BOOL &&
+		   !decided->u.boolean))) {
+		/* a gate that stopped before deciding: keep its reason, decide nothing */
+		const char *why = json_get_str(root, "reason");
+		gate_stop(g, why ? why : "the gate stopped before deciding",
+			  !strcmp(s, "interrupted") ? (int)json_get_num(root, "signal", 2) : 0);
+	} else {
+		gate_analyse(g);
+		gate_decide(g);
+	}
+	rc = 0;
+out:
+	json_free(root);
+	return rc;
+}

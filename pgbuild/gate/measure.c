@@ -1,0 +1,427 @@
+/*
+ * measure.c - the measuring part of `pgbuild gate`: A (baseline) and B
+ * (candidate) benchmarked interleaved, instructions counted, the
+ * regression suite consulted, then the verdict (expr.c) and its outputs;
+ * see gate.h.
+ *
+ * Each measurement is one `pgbuild bench` child (a fresh private cluster:
+ * the server is restarted between runs, data and settings identical), so a
+ * crashing candidate cannot take the gate down with it.  Pairs alternate
+ * their order (A B, B A, A B, ...) so slow drift of the machine cancels
+ * out, and every workload is measured within each pair.  The analysis and
+ * the verdict are in expr.c (pure, unit-tested); instructions per
+ * transaction come from metric/instr.h (perf stat or callgrind).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gate/gate.h"
+#include "gate/junit.h"
+#include "metric/instr.h"
+#include "pgbuild.h"
+#include "report/report.h"
+
+int gate_parse_cpus(const char *list, cpu_set_t *set)
+{
+	const char *p = list;
+	CPU_ZERO(set);
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b;
+		if (end == p || a < 0 || a >= CPU_SETSIZE)
+			return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtol(p, &end, 10);
+			if (end == p || b < a || b >= CPU_SETSIZE)
+				return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
+		}
+		for (long c = a; c <= b; c++)
+			CPU_SET(c, set);
+		if (*end == ',')
+			end++;
+		else if (*end)
+			return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
+		p = end;
+	}
+	return 0;
+}
+
+static int pin_cpus(const char *list)
+{
+	cpu_set_t set;
+	if (gate_parse_cpus(list, &set) < 0)
+		return -1;
+	if (sched_setaffinity(0, sizeof(set), &set) < 0)
+		return error("--cpus %s: cannot pin: %s", list, strerror(errno));
+	return 0;
+}
+
+/*
+ * SIGINT/SIGTERM: stop after the bench child in flight (it gets the signal
+ * too when the whole process group is signalled), remove the temporary
+ * directory, and die of the same signal.
+ */
+volatile sig_atomic_t gate_interrupted;
+
+static void gate_on_signal(int sig)
+{
+	gate_interrupted = sig;
+}
+
+void gate_catch_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = gate_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* Read one bench JSON into a run. */
+static void load_bench_json(struct gate_run *r, const char *path)
+{
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+	struct json_value *v;
+	const struct json_value *lat, *valid;
+	if (strbuf_read_file(&sb, path) < 0) {
+		if (r->exit == 0)
+			r->exit = 2;
+		strbuf_release(&sb);
+		return;
+	}
+	v = json_parse(sb.buf, sb.len, &err);
+	if (!v) {
+		warning("%s: %s", path, err.buf);
+		if (r->exit == 0)
+			r->exit = 2;
+		goto out;
+	}
+	r->tps = json_get_num(v, "tps", NAN);
+	lat = json_get(v, "latency_ms");
+	for (int k = 0; k < GATE_NLAT; k++)
+		r->lat[k] = json_get_num(lat, gate_lat_keys[k], NAN);
+	valid = json_get(v, "valid");
+	if (valid && valid->type == JSON_BOOL && !valid->u.boolean && r->exit == 0)
+		r->exit = 1;
+	r->json = gate_json_text(v);
+	json_free(v);
+out:
+	strbuf_release(&sb);
+	strbuf_release(&err);
+}
+
+static int bench_once(const struct gate_opts *o, const char *dir, const char *workload,
+		      int pair, char build, struct gate_run *r)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	char *json = xasprintf("%s/%s-%02d-%c.json", dir, workload, pair, build);
+	char *log = xasprintf("%s/%s-%02d-%c.log", dir, workload, pair, build);
+	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	unlink(json);
+	strvec_pushl(&cp.args, pgbuild_self(), "bench", "--prefix",
+		     build == 'A' ? o->baseline : o->candidate, "--workload", workload, NULL);
+	strvec_pushf(&cp.args, "--clients=%d", o->clients);
+	if (o->threads)
+		strvec_pushf(&cp.args, "--threads=%d", o->threads);
+	strvec_pushf(&cp.args, "--duration=%g", o->duration);
+	strvec_pushf(&cp.args, "--warmup=%g", o->warmup);
+	if (o->scale)
+		strvec_pushf(&cp.args, "--scale=%d", o->scale);
+	for (size_t i = 0; i < o->settings.nr; i++)
+		strvec_pushl(&cp.args, "--set", o->settings.v[i], NULL);
+	strvec_pushl(&cp.args, "--datadir-template", NULL);
+	strvec_pushf(&cp.args, "%s/templates", dir);
+	/* the same keys for A and B within a pair */
+	strvec_pushf(&cp.args, "--seed=%d", 1000 + pair);
+	strvec_pushl(&cp.args, "--quiet", "--json", json, NULL);
+	cp.no_stdin = 1;
+	if (fd >= 0) {
+		cp.out = fd;
+		cp.err = fd;
+	}
+	r->pair = pair;
+	r->build = build;
+	r->exit = run_command(&cp);
+	if (fd >= 0)
+		close(fd);
+	if (r->exit < 0 || r->exit > 2)
+		r->exit = 2;
+	load_bench_json(r, json);
+	if (r->exit != 0 && !o->quiet) {
+		char *last = textfile_last_line(log, NULL);
+		warning("bench %s on %c (pair %d) exited %d: %s (log: %s)", workload, build,
+			pair + 1, r->exit, last ? last : "", log);
+		free(last);
+	}
+	child_process_clear(&cp);
+	free(json);
+	free(log);
+	return r->exit;
+}
+
+static int run_regress(const struct gate_opts *o, struct gate *g)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct strbuf out = STRBUF_INIT;
+	int rc;
+	if (o->regress_result) {
+		g->regress = !strcmp(o->regress_result, "passed") ? REGRESS_PASSED : REGRESS_FAILED;
+		g->regress_note = xasprintf("regression suite %s (given by --regress-result)",
+					    o->regress_result);
+		return 0;
+	}
+	if (!o->require_regress) {
+		g->regress = REGRESS_NOT_RUN;
+		return 0;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "gate: regression suite of %s ...\n", o->require_regress);
+	strvec_pushl(&cp.args, pgbuild_self(), "regress", "--builddir", o->require_regress, NULL);
+	cp.no_stdin = 1;
+	rc = capture_command(&cp, &out, 1);
+	child_process_clear(&cp);
+	strbuf_rtrim(&out);
+	{
+		const char *last = strrchr(out.buf, '\n');
+		g->regress_note = xstrdup(last ? last + 1 : out.buf);
+	}
+	strbuf_release(&out);
+	if (rc == 0) {
+		g->regress = REGRESS_PASSED;
+	} else if (rc == 1) {
+		g->regress = REGRESS_FAILED;
+	} else {
+		return error("pgbuild regress --builddir %s could not run (exit %d): %s",
+			     o->require_regress, rc, g->regress_note);
+	}
+	return 0;
+}
+
+static char *settings_json(const struct gate_opts *o);
+
+/*
+ * Write path atomically: a temporary file next to it, then rename, so a
+ * reader (a CI step) sees the old document or the new one, never a torn one.
+ */
+static int write_file(const char *path, const struct strbuf *sb)
+{
+	return write_file_atomic(path, sb->buf, sb->len);
+}
+
+/* --json and --junit of a gate that decided, or stopped (gate_stop). */
+static int write_outputs(const struct gate_opts *o, const struct gate *g)
+{
+	struct strbuf out = STRBUF_INIT;
+	char *settings = settings_json(o);
+	int rc = 0;
+	if (o->json) {
+		gate_write_json(g, &out, o->baseline, o->candidate, settings);
+		rc |= write_file(o->json, &out);
+	}
+	if (o->junit) {
+		strbuf_reset(&out);
+		junit_write(g, &out, "pgbuild gate");
+		rc |= write_file(o->junit, &out);
+	}
+	free(settings);
+	strbuf_release(&out);
+	return rc ? -1 : 0;
+}
+
+static char *settings_json(const struct gate_opts *o)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct json_writer jw;
+	json_writer_init(&jw, &sb);
+	json_object_begin(&jw);
+	json_key(&jw, "pairs"); json_int(&jw, o->pairs);
+	json_key(&jw, "clients"); json_int(&jw, o->clients);
+	json_key(&jw, "threads"); json_int(&jw, o->threads);
+	json_key(&jw, "duration"); json_double(&jw, o->duration);
+	json_key(&jw, "warmup"); json_double(&jw, o->warmup);
+	json_key(&jw, "scale"); json_int(&jw, o->scale);
+	json_key(&jw, "metric"); json_string(&jw, o->metric);
+	json_key(&jw, "counter"); json_string(&jw, instr_counter_name(o->counter));
+	json_key(&jw, "cpus"); json_string(&jw, o->cpus);
+	json_key(&jw, "set");
+	json_strvec(&jw, &o->settings);
+	json_object_end(&jw);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* ---------------- the gate, in phases ---------------- */
+
+/* What counts instructions (the --counter probe); 0 or -1 with *why. */
+static int pick_counter(struct gate_opts *o, struct gate *g, const char **why)
+{
+	struct strbuf probe = STRBUF_INIT;
+	enum instr_counter use;
+	if (instr_pick_counter(o->counter, &use, &probe) < 0) {
+		error("--counter perf: %s", probe.buf);
+		*why = "--counter perf: hardware counters do not work here";
+		strbuf_release(&probe);
+		return -1;
+	}
+	g->counter = xstrdup(instr_counter_name(use));
+	g->counter_note = strbuf_detach(&probe, NULL);
+	o->counter = use;
+	if (!o->quiet)
+		fprintf(stderr, "gate: instructions counted by %s (%s)\n", g->counter, g->counter_note);
+	return 0;
+}
+
+/* The directory of bench outputs: --workdir, or a temporary one (*tmp). */
+static char *make_workdir(const struct gate_opts *o, int *tmp, const char **why)
+{
+	char *dir;
+	if (o->workdir) {
+		if (mkdir_p(o->workdir) < 0) {
+			*why = "cannot create the --workdir";
+			return NULL;
+		}
+		dir = xstrdup(o->workdir);
+	} else {
+		const char *t = getenv("TMPDIR");
+		dir = xasprintf("%s/pgbuild-gate.XXXXXX", t && *t ? t : "/tmp");
+		if (!mkdtemp(dir)) {
+			error("cannot create a directory %s: %s", dir, strerror(errno));
+			*why = "cannot create a temporary directory";
+			free(dir);
+			return NULL;
+		}
+		*tmp = 1;
+	}
+	chmod(dir, 0755); /* the server user reads templates below it */
+	return dir;
+}
+
+/* Every pair, every workload, in alternating order. */
+static void measure_tps(const struct gate_opts *o, struct gate *g, const char *dir)
+{
+	for (int p = 0; p < o->pairs && !gate_interrupted; p++) {
+		for (size_t k = 0; k < g->nr_wl && !gate_interrupted; k++) {
+			struct gate_workload *w = &g->wl[k];
+			for (int half = 0; half < 2 && !gate_interrupted; half++) {
+				/* even pairs A then B, odd pairs B then A */
+				char build = (half == 0) == (p % 2 == 0) ? 'A' : 'B';
+				struct gate_run *r = gate_workload_add_run(w);
+				bench_once(o, dir, w->name, p, build, r);
+				if (!o->quiet)
+					fprintf(stderr, "gate: %-12s pair %d/%d %c: %s%.0f tps\n",
+						w->name, p + 1, o->pairs, build,
+						r->exit ? "(failed) " : "", r->tps);
+			}
+		}
+	}
+}
+
+/* Instructions per transaction of A and B, per workload. */
+static void measure_instr(const struct gate_opts *o, struct gate *g, const char *dir)
+{
+	for (size_t k = 0; k < g->nr_wl && !gate_interrupted; k++) {
+		struct gate_workload *w = &g->wl[k];
+		struct strbuf note = STRBUF_INIT;
+		double ia = NAN, ib = NAN;
+		int ra, rb = -1;
+		if (!o->quiet)
+			fprintf(stderr, "gate: %-12s instructions per transaction (%s) ...\n",
+				w->name, g->counter);
+		ra = instr_measure(o->baseline, w->name, dir, o->instr_statements, o->counter,
+				   &ia, &note);
+		if (ra == 0) {
+			strbuf_reset(&note);
+			rb = instr_measure(o->candidate, w->name, dir, o->instr_statements, o->counter,
+					   &ib, &note);
+		}
+		if (ra == 0 && rb == 0) {
+			w->instr = INSTR_OK;
+			w->instr_a = ia;
+			w->instr_b = ib;
+			w->instr_note = xasprintf("%s, single-user mode, %s",
+						  o->counter == INSTR_COUNTER_PERF ? "perf stat" : "callgrind",
+						  instr_describe(w->name, o->instr_statements));
+		} else {
+			w->instr = INSTR_UNAVAILABLE;
+			w->instr_note = xasprintf("%s: %s", ra == 0 ? "candidate" : "baseline", note.buf);
+			warning("instructions for %s unavailable: %s", w->name, w->instr_note);
+		}
+		strbuf_release(&note);
+	}
+}
+
+int gate_measure(struct gate_opts *o, struct gate *g, const char **stop_reason)
+{
+	int want_tps = strcmp(o->metric, "instructions") != 0;
+	int want_instr = strcmp(o->metric, "tps") != 0;
+	int tmpdir = 0, rc = -1;
+	char *dir = NULL;
+
+	if (want_instr && pick_counter(o, g, stop_reason) < 0)
+		return -1;
+	if (o->cpus && pin_cpus(o->cpus) < 0) {
+		*stop_reason = "--cpus: cannot pin the benchmark";
+		return -1;
+	}
+	if (!(dir = make_workdir(o, &tmpdir, stop_reason)))
+		return -1;
+	if (run_regress(o, g) < 0) {
+		*stop_reason = "the candidate's regression suite could not run";
+		goto out;
+	}
+	if (want_tps)
+		measure_tps(o, g, dir);
+	if (want_instr)
+		measure_instr(o, g, dir);
+	if (gate_interrupted)
+		goto out;
+	gate_analyse(g);
+	rc = gate_decide(g);
+	report_gate_terminal(g, o->baseline, o->candidate, stdout);
+	if (write_outputs(o, g) < 0 && rc == 0)
+		rc = PGBUILD_EXIT_ERROR;
+out:
+	if (tmpdir && remove_tree(dir) < 0)
+		warning("cannot remove \"%s\": %s", dir, strerror(errno));
+	free(dir);
+	return rc;
+}
+
+void gate_finish(const struct gate_opts *o, struct gate *g, int decided,
+		 const char *stop_reason)
+{
+	/* stopped before deciding (an error or a signal): never leave an old
+	 * document in place; write one that says so */
+	if (!decided && (o->json || o->junit)) {
+		char *why;
+		if (gate_interrupted) {
+			why = xasprintf("interrupted by signal %d; nothing decided", (int)gate_interrupted);
+			error("%s", why);
+		} else {
+			why = xasprintf("%s; nothing decided", stop_reason ? stop_reason :
+					"the gate stopped on an error");
+		}
+		gate_stop(g, why, gate_interrupted);
+		write_outputs(o, g);
+		free(why);
+	} else if (gate_interrupted && !decided) {
+		error("interrupted by signal %d; nothing decided", (int)gate_interrupted);
+	}
+	if (gate_interrupted) {
+		int sig = gate_interrupted;
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+}

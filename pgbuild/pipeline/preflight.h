@@ -1,0 +1,71 @@
+/*
+ * preflight.h - the checks a long pipeline makes before its first build.
+ *
+ * `pgbuild run`, `tune` and `pgo` (and any later command that chains
+ * builds, a regression suite and a gate) run for minutes to hours before
+ * the step that would otherwise find a mistake in their options.  Every
+ * check here is cheap, prints one error that names the option, the value
+ * and the fix, and returns -1, so a command calls them all right after
+ * parsing its options:
+ *
+ *   preflight_gate_expr     thresholds parse, name known workloads (did you
+ *                           mean ...?) and fit the metric measured
+ *   preflight_pairs         enough pairs for the gate's interval
+ *   preflight_readable      a file the pipeline will read
+ *   preflight_policy        a policy pgoptcc accepts (its hash, as build
+ *                           records it)
+ *   preflight_install       an installed PostgreSQL (bin/postgres)
+ *   preflight_source        a --src that can be a source
+ *   preflight_server_dirs   as root: the unprivileged server user can reach
+ *                           the directories it will work in (and $TMPDIR),
+ *                           so a 0700 `mktemp -d` is refused now, not after
+ *                           a build, with the directory and the fix
+ */
+#ifndef PGBUILD_PREFLIGHT_H
+#define PGBUILD_PREFLIGHT_H
+
+#include "gate/gate.h"
+#include "strvec.h"
+
+/* --metric values of the gate (tps, instructions, both). */
+extern const char *const preflight_metrics[];
+
+/*
+ * The thresholds of expr (--gate) parsed into th (may be NULL): every
+ * workload they name must be one bench knows, and every threshold must be
+ * of a kind metric measures (NULL: tps).  0 or -1 after the error.
+ */
+int preflight_gate_expr(const char *expr, const char *metric, struct gate_thresholds *th);
+
+/* The workloads named by th are known (did you mean ...?).  0 or -1. */
+int preflight_threshold_workloads(const struct gate_thresholds *th);
+
+/* pairs (0: the gate's default) give a conf interval when tps is
+ * measured.  0 or -1. */
+int preflight_pairs(int pairs, const char *metric, double conf);
+
+/* path can be read; opt names the option in the error.  0 or -1. */
+int preflight_readable(const char *opt, const char *path);
+
+/* An installed PostgreSQL: prefix/bin/postgres.  0 or -1. */
+int preflight_install(const char *opt, const char *prefix);
+
+/* The policy (or "none") is readable and pgoptcc accepts it; *sha gets
+ * its hash as pgbuild build records it (malloced; sha may be NULL).  0 or
+ * -1 after pgoptcc's error. */
+int preflight_policy(const char *opt, const char *policy, char **sha);
+
+/* --src: a directory with configure, a readable tarball, or debian:PKG.
+ * 0 or -1. */
+int preflight_source(const char *src);
+
+/*
+ * As root: the server user can enter every directory down to each of
+ * dirs[] (NULL-terminated; a directory not made yet counts from its
+ * nearest existing parent) and to $TMPDIR (or /tmp), where its private
+ * clusters live.  Not root: nothing to check.  0 or -1 after one error
+ * naming the directory, its mode and owner, and the fix.
+ */
+int preflight_server_dirs(const char *const *dirs);
+
+#endif

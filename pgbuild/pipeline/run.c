@@ -1,0 +1,419 @@
+/*
+ * run.c - the whole pipeline in one command (`pgbuild run`); see run.h.
+ *
+ *   1 baseline   pgbuild build --policy none     (reused when present)
+ *   2 candidate  pgbuild build --policy FILE     (reused when present)
+ *   3 verify     pgbuild verify --prefix CAND
+ *   4 regress    pgbuild regress --builddir CAND.build
+ *   5 gate       pgbuild gate --baseline BASE --candidate CAND --gate EXPR
+ *   6 report     pgbuild report --gate ... --html FILE
+ *
+ * Each stage is a child pgbuild process, so the stages stay decoupled and
+ * a crash in one cannot corrupt the others' records.  WORKDIR/run-state.json
+ * records every finished stage with a key of its inputs (source, policy
+ * hash, gate settings, the keys of the stages it depends on); a rerun skips
+ * a stage whose key matches and that finished (exit 0 or 1: a definite
+ * answer), and redoes it otherwise, so an interrupted run resumes from the
+ * last finished stage and a changed policy redoes what depends on it.
+ * A build is also reused, whatever the state file says, when its
+ * PREFIX/pgopt-build.json records a successful build of the same source and
+ * policy (sha256).
+ *
+ * Exit: the gate's verdict (0 pass, 1 fail, 2 could not measure); 1 when
+ * verification fails; 2 when a build fails.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "build/build.h"
+#include "pgbuild.h"
+#include "pipeline/run.h"
+
+static const char *const stage_names[ST_NR] = {
+	"baseline", "candidate", "verify", "regress", "gate", "report",
+};
+
+/* One run of the pipeline: the options and what follows from them. */
+struct run {
+	const struct run_opts *o;
+	struct pipeline p;             /* the stages and their state */
+	char *workdir;                 /* absolute */
+	char *base_prefix, *base_builddir, *cand_prefix, *cand_builddir;
+	char *policy_abs, *policy_sha;
+	char *html;                    /* the report's path */
+};
+
+/* sha256 of the empty text: what pgbuild build records for --policy none */
+#define SHA256_EMPTY "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+/* Does PREFIX hold a successful build of src with this policy hash? */
+/* Every word of args among the recorded configure arguments? */
+static int has_configure_args(const struct json_value *rec, const char *args)
+{
+	struct strvec want = STRVEC_INIT;
+	int yes = 1;
+	strvec_split(&want, args ? args : "");
+	for (size_t i = 0; i < want.nr && yes; i++) {
+		int found = 0;
+		for (size_t k = 0; k < json_len(rec); k++) {
+			const struct json_value *v = json_at(rec, k);
+			if (v->type == JSON_STRING && !strcmp(v->u.str.s, want.v[i]))
+				found = 1;
+		}
+		yes = found;
+	}
+	strvec_clear(&want);
+	return yes;
+}
+
+static int build_reusable(const char *prefix, const char *src, const char *sha,
+			  const char *configure_args)
+{
+	char *path = xasprintf("%s/pgopt-build.json", prefix);
+	char *pg = xasprintf("%s/bin/postgres", prefix);
+	struct strbuf sb = STRBUF_INIT;
+	struct json_value *root = NULL;
+	const struct json_value *ok;
+	const char *spec, *psha;
+	int yes = 0;
+
+	if (access(pg, X_OK) < 0 || strbuf_read_file(&sb, path) < 0)
+		goto out;
+	root = json_parse(sb.buf, sb.len, NULL);
+	ok = json_get(root, "ok");
+	spec = json_get_str(json_get(root, "source"), "spec");
+	psha = json_get_str(json_get(root, "policy"), "sha256");
+	yes = ok && ok->type == JSON_BOOL && ok->u.boolean && spec && !strcmp(spec, src) &&
+	      psha && !strcmp(psha, sha) &&
+	      has_configure_args(json_get(root, "configure_args"), configure_args);
+out:
+	json_free(root);
+	strbuf_release(&sb);
+	free(path);
+	free(pg);
+	return yes;
+}
+
+/* The log directory of a build, from its pgopt-build.json. */
+static char *build_logdir(const char *prefix)
+{
+	char *path = xasprintf("%s/pgopt-build.json", prefix);
+	struct strbuf sb = STRBUF_INIT;
+	struct json_value *root;
+	const char *dir;
+	char *r = NULL;
+	if (strbuf_read_file(&sb, path) >= 0) {
+		root = json_parse(sb.buf, sb.len, NULL);
+		dir = json_get_str(json_get(root, "log"), "dir");
+		if (dir)
+			r = xstrdup(dir);
+		json_free(root);
+	}
+	strbuf_release(&sb);
+	free(path);
+	return r;
+}
+
+/* ---------------- stages ---------------- */
+
+static int do_build(struct pipeline *p, int id, const char *policy, const char *prefix,
+		    const char *builddir, const char *sha)
+{
+	struct run *r = p->ctx;
+	struct strvec a = STRVEC_INIT;
+	int rc;
+	if (build_reusable(prefix, r->o->src, sha, r->o->configure_args)) {
+		char *log = pipeline_stage_log(p, id);
+		FILE *fp = fopen(log, "w");
+		if (fp) {
+			fprintf(fp, "reused %s (pgopt-build.json: same source and policy)\n", prefix);
+			fclose(fp);
+		}
+		free(log);
+		return 0;
+	}
+	{
+		struct build_step b = {
+			.src = r->o->src, .policy = policy, .prefix = prefix, .builddir = builddir,
+			.configure_args = r->o->configure_args, .jobs = r->o->jobs,
+			.quiet = r->o->quiet,
+		};
+		pipeline_build_argv(&a, &b);
+	}
+	rc = pipeline_run_pgbuild(p, id, &a, 1);
+	strvec_clear(&a);
+	return rc == 0 ? 0 : PGBUILD_EXIT_ERROR;
+}
+
+static int st_baseline(struct pipeline *p, int id)
+{
+	struct run *r = p->ctx;
+	return do_build(p, id, "none", r->base_prefix, r->base_builddir, SHA256_EMPTY);
+}
+
+static int st_candidate(struct pipeline *p, int id)
+{
+	struct run *r = p->ctx;
+	return do_build(p, id, r->policy_abs, r->cand_prefix, r->cand_builddir, r->policy_sha);
+}
+
+static int st_verify(struct pipeline *p, int id)
+{
+	struct run *r = p->ctx;
+	struct strvec a = STRVEC_INIT;
+	int rc;
+	strvec_pushl(&a, "verify", "--prefix", r->cand_prefix, "--policy", r->policy_abs, NULL);
+	rc = pipeline_run_pgbuild(p, id, &a, 0);
+	strvec_clear(&a);
+	return rc;
+}
+
+static int st_regress(struct pipeline *p, int id)
+{
+	struct run *r = p->ctx;
+	struct strvec a = STRVEC_INIT;
+	char *json = xasprintf("%s/regress.json", r->workdir);
+	int rc;
+	strvec_pushl(&a, "regress", "--builddir", r->cand_builddir, "--json", json, NULL);
+	rc = pipeline_run_pgbuild(p, id, &a, 0);
+	strvec_clear(&a);
+	free(json);
+	return rc;
+}
+
+static int st_gate(struct pipeline *p, int id)
+{
+	struct run *r = p->ctx;
+	struct strvec a = STRVEC_INIT;
+	char *json = xasprintf("%s/gate.json", r->workdir);
+	char *junit = xasprintf("%s/gate.junit.xml", r->workdir);
+	int rc;
+	strvec_pushl(&a, "gate", "--baseline", r->base_prefix, "--candidate", r->cand_prefix,
+		     "--gate", r->o->gate, "--json", json, "--junit", junit, NULL);
+	if (r->o->workloads_csv) {
+		char *copy = xstrdup(r->o->workloads_csv), *save = NULL;
+		for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save))
+			strvec_pushl(&a, "--workload", w, NULL);
+		free(copy);
+	}
+	if (pipeline_finished(p, ST_REGRESS))
+		strvec_pushl(&a, "--regress-result", p->st[ST_REGRESS].exit == 0 ? "passed" : "failed", NULL);
+	if (r->o->pairs)
+		strvec_pushl(&a, "--pairs", r->o->pairs, NULL);
+	if (r->o->duration)
+		strvec_pushl(&a, "--duration", r->o->duration, NULL);
+	if (r->o->clients)
+		strvec_pushl(&a, "--clients", r->o->clients, NULL);
+	if (r->o->metric)
+		strvec_pushl(&a, "--metric", r->o->metric, NULL);
+	if (r->o->cpus)
+		strvec_pushl(&a, "--cpus", r->o->cpus, NULL);
+	if (r->o->counter)
+		strvec_pushl(&a, "--counter", r->o->counter, NULL);
+	if (r->o->quiet)
+		strvec_push(&a, "--quiet");
+	/* progress lines of the gate (one per run) go to our stderr */
+	rc = pipeline_run_pgbuild(p, id, &a, 1);
+	strvec_clear(&a);
+	free(json);
+	free(junit);
+	return rc;
+}
+
+static int st_report(struct pipeline *p, int id)
+{
+	struct run *r = p->ctx;
+	struct strvec a = STRVEC_INIT;
+	char *json = xasprintf("%s/gate.json", r->workdir);
+	char *logdir = build_logdir(r->cand_prefix);
+	int rc;
+	strvec_pushl(&a, "report", "--gate", json, "--html", r->html, NULL);
+	if (logdir)
+		strvec_pushl(&a, "--log", logdir, NULL);
+	rc = pipeline_run_pgbuild(p, id, &a, 0);
+	strvec_clear(&a);
+	free(json);
+	free(logdir);
+	return rc;
+}
+
+/* ---------------- the pipeline ---------------- */
+
+/* The state file's own fields, before the stages. */
+static void state_header(struct json_writer *jw, void *ctx)
+{
+	const struct run *r = ctx;
+	json_key(jw, "policy"); json_string(jw, r->policy_abs);
+	json_key(jw, "policy_sha256"); json_string(jw, r->policy_sha);
+	json_key(jw, "src"); json_string(jw, r->o->src);
+	json_key(jw, "baseline"); json_string(jw, r->base_prefix);
+	json_key(jw, "candidate"); json_string(jw, r->cand_prefix);
+}
+
+/* Absolute paths of everything (the stages run in other directories), the
+ * policy's hash, and the state of an earlier run. */
+static int prepare(struct run *r)
+{
+	const struct run_opts *o = r->o;
+
+	if (access(o->policy, R_OK) < 0)
+		return error("--policy \"%s\": %s", o->policy, strerror(errno));
+	r->policy_abs = path_absolute(o->policy);
+	/* the hash the build records covers the hot/cold lists too */
+	r->policy_sha = build_policy_sha(r->policy_abs);
+	if (!r->policy_sha)
+		return error("cannot hash the policy %s", r->policy_abs);
+	r->workdir = path_absolute(o->workdir);
+	if (mkdir_p(r->workdir) < 0)
+		return -1;
+	r->base_prefix = o->baseline_prefix ? path_absolute(o->baseline_prefix) :
+			 xasprintf("%s/baseline/prefix", r->workdir);
+	r->base_builddir = xasprintf("%s/baseline/build", r->workdir);
+	r->cand_prefix = o->cand_prefix_opt ? path_absolute(o->cand_prefix_opt) :
+			 xasprintf("%s/candidate/prefix", r->workdir);
+	r->cand_builddir = o->cand_builddir_opt ? path_absolute(o->cand_builddir_opt) :
+			   xasprintf("%s/candidate/build", r->workdir);
+	r->html = o->html ? xstrdup(o->html) : xasprintf("%s/report.html", r->workdir);
+	pipeline_init(&r->p, "pgbuild-run", stage_names, ST_NR, r->workdir, o->restart);
+	r->p.quiet = o->quiet;
+	r->p.header = state_header;
+	r->p.ctx = r;
+	return 0;
+}
+
+/* Stages 1 and 2: the baseline (given, or built) and the candidate; the
+ * candidate's key in *cand_key. */
+static int builds(struct run *r, char **cand_key)
+{
+	const struct run_opts *o = r->o;
+	struct strbuf key = STRBUF_INIT, what = STRBUF_INIT;
+	int rc = -1;
+
+	if (o->baseline_prefix) {
+		char *pg = xasprintf("%s/bin/postgres", r->base_prefix);
+		int okp = access(pg, X_OK) == 0;
+		free(pg);
+		if (!okp) {
+			error("--baseline %s: no bin/postgres", r->base_prefix);
+			goto out;
+		}
+		fprintf(stderr, "[1/%d] baseline  %s (given)\n", ST_NR, r->base_prefix);
+	} else {
+		strbuf_addf(&key, "src=%s policy=none prefix=%s conf=%s", o->src, r->base_prefix,
+			    o->configure_args ? o->configure_args : "");
+		if (pipeline_stage(&r->p, ST_BASELINE, key.buf, "pgbuild build --policy none",
+				   st_baseline) != 0)
+			goto out;
+	}
+	strbuf_reset(&key);
+	strbuf_addf(&key, "src=%s policy=%s prefix=%s conf=%s", o->src, r->policy_sha,
+		    r->cand_prefix, o->configure_args ? o->configure_args : "");
+	*cand_key = xstrdup(key.buf);
+	strbuf_addf(&what, "pgbuild build --policy %s", o->policy);
+	if (pipeline_stage(&r->p, ST_CANDIDATE, *cand_key, what.buf, st_candidate) != 0)
+		goto out;
+	rc = 0;
+out:
+	strbuf_release(&key);
+	strbuf_release(&what);
+	return rc;
+}
+
+/* Stages 3 and 4: verify (a mismatch ends the run with its exit code) and
+ * the regression suite (only "could not run" ends it). */
+static int checks(struct run *r, const char *cand_key)
+{
+	int v;
+	if (!r->o->no_verify) {
+		v = pipeline_stage(&r->p, ST_VERIFY, cand_key, "pgbuild verify", st_verify);
+		if (v != 0)
+			return v;
+	}
+	if (!r->o->no_regress) {
+		v = pipeline_stage(&r->p, ST_REGRESS, cand_key, "pgbuild regress (make check)",
+				   st_regress);
+		if (v >= 2)
+			return PGBUILD_EXIT_ERROR;
+	} else {
+		pipeline_forget(&r->p, ST_REGRESS);
+	}
+	return 0;
+}
+
+/* Stage 5: the gate, keyed by the candidate and every gate setting. */
+static int gate(struct run *r, const char *cand_key, char **gate_key)
+{
+	const struct run_opts *o = r->o;
+	struct strbuf key = STRBUF_INIT, what = STRBUF_INIT;
+	int rc;
+
+	strbuf_addf(&key, "%s base=%s gate=%s wl=%s pairs=%s dur=%s cl=%s metric=%s regress=%d",
+		    cand_key, r->base_prefix, o->gate, o->workloads_csv ? o->workloads_csv : "",
+		    o->pairs ? o->pairs : "", o->duration ? o->duration : "",
+		    o->clients ? o->clients : "", o->metric ? o->metric : "",
+		    o->no_regress ? -1 : r->p.st[ST_REGRESS].exit);
+	/* only when given, so the keys of earlier runs stay valid */
+	if (o->cpus)
+		strbuf_addf(&key, " cpus=%s", o->cpus);
+	if (o->counter)
+		strbuf_addf(&key, " counter=%s", o->counter);
+	*gate_key = xstrdup(key.buf);
+	strbuf_addf(&what, "pgbuild gate --gate '%s'", o->gate);
+	rc = pipeline_stage(&r->p, ST_GATE, *gate_key, what.buf, st_gate);
+	strbuf_release(&key);
+	strbuf_release(&what);
+	return rc > 2 ? PGBUILD_EXIT_ERROR : rc;
+}
+
+/* Stage 6: the report of a gate that ran to a verdict, printed. */
+static void report(struct run *r, const char *gate_key)
+{
+	char *json = xasprintf("%s/gate.json", r->workdir);
+	if (access(json, R_OK) == 0) {
+		char *key = xasprintf("%s html=%s", gate_key, r->html);
+		pipeline_forget(&r->p, ST_REPORT); /* always rewrite: cheap */
+		if (pipeline_stage(&r->p, ST_REPORT, key, "pgbuild report", st_report) == 0) {
+			struct strbuf text = STRBUF_INIT;
+			char *log = pipeline_stage_log(&r->p, ST_REPORT);
+			strbuf_read_file(&text, log);
+			fputs(text.buf, stdout);
+			printf("\nreport: %s\njunit:  %s/gate.junit.xml\n", r->html, r->workdir);
+			strbuf_release(&text);
+			free(log);
+		}
+		free(key);
+	}
+	free(json);
+}
+
+int run_pipeline(const struct run_opts *o)
+{
+	struct run r;
+	char *cand_key = NULL, *gate_key = NULL;
+	int rc = PGBUILD_EXIT_ERROR;
+
+	memset(&r, 0, sizeof(r));
+	r.o = o;
+	if (prepare(&r) < 0 || builds(&r, &cand_key) < 0)
+		goto out;
+	if ((rc = checks(&r, cand_key)) != 0)
+		goto out;
+	rc = gate(&r, cand_key, &gate_key);
+	report(&r, gate_key);
+out:
+	pipeline_release(&r.p);
+	free(cand_key);
+	free(gate_key);
+	free(r.workdir);
+	free(r.policy_abs);
+	free(r.policy_sha);
+	free(r.base_prefix);
+	free(r.base_builddir);
+	free(r.cand_prefix);
+	free(r.cand_builddir);
+	free(r.html);
+	return rc;
+}

@@ -1,0 +1,204 @@
+/*
+ * stage.c - a resumable pipeline of pgbuild stages; see stage.h.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pgbuild.h"
+#include "pipeline/stage.h"
+
+static void state_load(struct pipeline *p)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct json_value *root;
+	const struct json_value *stages;
+
+	if (strbuf_read_file(&sb, p->state_path) < 0)
+		goto out;
+	root = json_parse(sb.buf, sb.len, NULL);
+	stages = json_get(root, "stages");
+	for (int i = 0; i < p->nr; i++) {
+		const struct json_value *s = json_get(stages, p->names[i]);
+		const char *key = json_get_str(s, "key");
+		if (!key)
+			continue;
+		p->st[i].key = xstrdup(key);
+		p->st[i].exit = (int)json_get_num(s, "exit", 2);
+		p->st[i].secs = json_get_num(s, "seconds", 0);
+	}
+	json_free(root);
+out:
+	strbuf_release(&sb);
+}
+
+void pipeline_init(struct pipeline *p, const char *kind, const char *const *names, int nr,
+		   const char *workdir, int restart)
+{
+	memset(p, 0, sizeof(*p));
+	p->kind = kind;
+	p->names = names;
+	p->nr = nr;
+	p->st = xcalloc((size_t)nr, sizeof(*p->st));
+	p->logdir = xasprintf("%s/logs", workdir);
+	mkdir(p->logdir, 0755);
+	p->state_path = xasprintf("%s/run-state.json", workdir);
+	if (!restart)
+		state_load(p);
+}
+
+void pipeline_release(struct pipeline *p)
+{
+	for (int i = 0; p->st && i < p->nr; i++)
+		free(p->st[i].key);
+	free(p->st);
+	free(p->logdir);
+	free(p->state_path);
+	memset(p, 0, sizeof(*p));
+}
+
+void pipeline_save(const struct pipeline *p)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct json_writer jw;
+
+	json_writer_init(&jw, &sb);
+	json_object_begin(&jw);
+	json_key(&jw, "kind"); json_string(&jw, p->kind);
+	if (p->header)
+		p->header(&jw, p->ctx);
+	json_key(&jw, "stages");
+	json_object_begin(&jw);
+	for (int i = 0; i < p->nr; i++) {
+		if (!p->st[i].key)
+			continue;
+		json_key(&jw, p->names[i]);
+		json_object_begin(&jw);
+		json_key(&jw, "key"); json_string(&jw, p->st[i].key);
+		json_key(&jw, "exit"); json_int(&jw, p->st[i].exit);
+		json_key(&jw, "seconds"); json_double(&jw, p->st[i].secs);
+		json_object_end(&jw);
+	}
+	json_object_end(&jw);
+	json_object_end(&jw);
+	strbuf_addch(&sb, '\n');
+	write_file_atomic(p->state_path, sb.buf, sb.len);
+	strbuf_release(&sb);
+}
+
+char *pipeline_stage_log(const struct pipeline *p, int id)
+{
+	return xasprintf("%s/%s.log", p->logdir, p->names[id]);
+}
+
+int pipeline_finished(const struct pipeline *p, int id)
+{
+	return p->st[id].key && (p->st[id].exit == 0 || p->st[id].exit == 1);
+}
+
+void pipeline_forget(struct pipeline *p, int id)
+{
+	free(p->st[id].key);
+	p->st[id].key = NULL;
+}
+
+int pipeline_run_pgbuild(struct pipeline *p, int id, struct strvec *args, int show_stderr)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	char *log = pipeline_stage_log(p, id);
+	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), rc;
+
+	strvec_push(&cp.args, pgbuild_self());
+	strvec_pushv(&cp.args, (const char *const *)args->v);
+	cp.no_stdin = 1;
+	if (fd >= 0) {
+		cp.out = fd;
+		if (!show_stderr || p->quiet)
+			cp.err = fd;
+	}
+	rc = run_command_forwarding(&cp);
+	if (fd >= 0)
+		close(fd);
+	child_process_clear(&cp);
+	free(log);
+	return rc < 0 ? PGBUILD_EXIT_ERROR : rc;
+}
+
+void pipeline_build_argv(struct strvec *args, const struct build_step *b)
+{
+	strvec_pushl(args, "build", "--policy", b->policy, "--prefix", b->prefix,
+		     "--builddir", b->builddir, "--no-bench", NULL);
+	if (b->src)
+		strvec_pushl(args, "--src", b->src, NULL);
+	if (b->jobs > 0)
+		strvec_pushf(args, "--jobs=%d", b->jobs);
+	if (b->configure_args)
+		strvec_pushl(args, "--configure-args", b->configure_args, NULL);
+	if (b->no_contrib)
+		strvec_push(args, "--no-contrib");
+	if (b->no_install)
+		strvec_push(args, "--no-install");
+	if (b->quiet)
+		strvec_push(args, "--quiet");
+}
+
+int pipeline_gate_option(struct gate_step *g, int c, const char *arg)
+{
+	switch (c) {
+	case OPT_PAIRS:
+		return cli_parse_pairs(arg, &g->pairs) < 0 ? -1 : 1;
+	case 'T':
+		return cli_parse_duration(arg, &g->duration) < 0 ? -1 : 1;
+	case 'c':
+		return cli_parse_clients(arg, &g->clients) < 0 ? -1 : 1;
+	default:
+		return 0;
+	}
+}
+
+void pipeline_gate_argv(struct strvec *args, const struct gate_step *g)
+{
+	if (g->pairs)
+		strvec_pushf(args, "--pairs=%d", g->pairs);
+	if (g->duration)
+		strvec_pushf(args, "--duration=%g", g->duration);
+	if (g->clients)
+		strvec_pushf(args, "--clients=%d", g->clients);
+}
+
+int pipeline_stage(struct pipeline *p, int id, const char *key, const char *what,
+		   int (*fn)(struct pipeline *p, int id))
+{
+	double t0;
+	char el[32];
+	char *log, *last;
+	int rc;
+
+	if (p->st[id].key && !strcmp(p->st[id].key, key) && pipeline_finished(p, id)) {
+		fprintf(stderr, "[%d/%d] %-9s %s: finished in an earlier run (exit %d), skipped\n",
+			id + 1, p->nr, p->names[id], what, p->st[id].exit);
+		return p->st[id].exit;
+	}
+	fprintf(stderr, "[%d/%d] %-9s %s ...\n", id + 1, p->nr, p->names[id], what);
+	t0 = clock_seconds();
+	rc = fn(p, id);
+	free(p->st[id].key);
+	p->st[id].key = xstrdup(key);
+	p->st[id].exit = rc;
+	p->st[id].secs = clock_seconds() - t0;
+	pipeline_save(p);
+	fmt_duration(p->st[id].secs, 1, el, sizeof(el));
+	log = pipeline_stage_log(p, id);
+	last = textfile_last_line(log, NULL);
+	fprintf(stderr, "[%d/%d] %-9s %s in %s%s%s\n", id + 1, p->nr, p->names[id],
+		rc == 0 ? "done" : rc == 1 ? "FAILED" : "could not run", el,
+		last ? ": " : "", last ? last : "");
+	if (rc != 0)
+		fprintf(stderr, "          log: %s\n", log);
+	free(log);
+	free(last);
+	return rc;
+}

@@ -1,0 +1,113 @@
+/*
+ * stage.h - a resumable pipeline of pgbuild stages (`pgbuild run`, and any
+ * command that chains builds, checks and gates the same way).
+ *
+ * Each stage is usually a child pgbuild process, so the stages stay
+ * decoupled and a crash in one cannot corrupt the others' records.  The
+ * state file (WORKDIR/run-state.json for run) records every finished stage
+ * with a key of its inputs; a rerun skips a stage whose key matches and
+ * that finished with a definite answer (exit 0 or 1), and runs it again
+ * otherwise, so an interrupted pipeline resumes from the last finished
+ * stage and a changed input redoes what depends on it.  One progress line
+ * per stage on stderr:
+ *
+ *     [2/6] candidate pgbuild build --policy coscup-2017.policy ...
+ *     [2/6] candidate done in 3m12s: /work/run/candidate/prefix
+ *
+ * Each stage's stdout and stderr go to WORKDIR/logs/STAGE.log; the line
+ * after "done" is the log's last line.
+ */
+#ifndef PGBUILD_STAGE_H
+#define PGBUILD_STAGE_H
+
+#include "json.h"
+#include "strvec.h"
+
+/* What the state file remembers of one stage. */
+struct stage_state {
+	char *key;     /* inputs it ran with (NULL: never ran) */
+	int exit;      /* its exit code */
+	double secs;   /* how long it took */
+};
+
+struct pipeline {
+	const char *kind;             /* the state file's "kind" */
+	const char *const *names;     /* stage names, in order */
+	int nr;                       /* number of stages */
+	struct stage_state *st;       /* per stage */
+	char *state_path;             /* WORKDIR/run-state.json */
+	char *logdir;                 /* WORKDIR/logs */
+	int quiet;                    /* children's stderr into the logs too */
+	/* more top-level fields of the state file (NULL: none) */
+	void (*header)(struct json_writer *jw, void *ctx);
+	void *ctx;                    /* for header and the stage functions */
+};
+
+/* A pipeline of nr stages below workdir (made already); logs directory
+ * made.  The state of an earlier run is read unless restart. */
+void pipeline_init(struct pipeline *p, const char *kind, const char *const *names, int nr,
+		   const char *workdir, int restart);
+void pipeline_release(struct pipeline *p);
+
+/* Rewrite the state file (atomically). */
+void pipeline_save(const struct pipeline *p);
+
+/*
+ * Run stage id unless an earlier run finished it with the same key (then
+ * its exit code is returned and the line says so): print the stage line,
+ * call fn(p, id), record key, exit code and time, save, print the result
+ * line.  Returns the stage's exit code.
+ */
+int pipeline_stage(struct pipeline *p, int id, const char *key, const char *what,
+		   int (*fn)(struct pipeline *p, int id));
+
+/* Forget what an earlier run recorded of stage id (it runs again). */
+void pipeline_forget(struct pipeline *p, int id);
+
+/* Did stage id finish with a definite answer (exit 0 or 1)? */
+int pipeline_finished(const struct pipeline *p, int id);
+
+/* WORKDIR/logs/STAGE.log, malloced. */
+char *pipeline_stage_log(const struct pipeline *p, int id);
+
+/*
+ * Run `pgbuild ARGS...` for stage id: stdout and stderr into the stage's
+ * log, or stderr passed through (a build's progress line) when show_stderr
+ * and not quiet.  Signals reach the child.  Returns its exit code (2 when
+ * it could not run).
+ */
+int pipeline_run_pgbuild(struct pipeline *p, int id, struct strvec *args, int show_stderr);
+
+/* A `pgbuild build` step of a pipeline (run, pgo, sensitivity, tune). */
+struct build_step {
+	const char *src;            /* --src, NULL: build's default */
+	const char *policy;         /* --policy FILE or "none" */
+	const char *prefix;         /* --prefix */
+	const char *builddir;       /* --builddir */
+	const char *configure_args; /* --configure-args, or NULL */
+	int jobs;                   /* --jobs, 0: build's default */
+	int no_contrib;             /* --no-contrib */
+	int no_install;             /* --no-install */
+	int quiet;                  /* --quiet */
+};
+
+/* Push `build --policy ... --no-bench` and the step's options onto args
+ * (the smoke benchmark is the pipeline's business, never the step's). */
+void pipeline_build_argv(struct strvec *args, const struct build_step *b);
+
+/* The benchmark settings a pipeline passes on to its `pgbuild gate` steps
+ * (tune, sensitivity); 0: the gate's default. */
+struct gate_step {
+	int pairs;          /* --pairs */
+	double duration;    /* -T, --duration seconds */
+	int clients;        /* -c, --clients */
+};
+
+/* --pairs, -T/--duration, -c/--clients (cli.h's ranges) into g: 1 when c
+ * was one of them, 0 when not, -1 after the error. */
+int pipeline_gate_option(struct gate_step *g, int c, const char *arg);
+
+/* Push the settings that are set onto a gate step's args. */
+void pipeline_gate_argv(struct strvec *args, const struct gate_step *g);
+
+#endif

@@ -1,0 +1,650 @@
+/*
+ * pgo.c - a profile-guided PostgreSQL build in one command (`pgbuild pgo`);
+ * see pgo.h.
+ *
+ *   1. instrumented build: the user's policy (LTO switched off: the profile
+ *      is taken and matched at compile time, LTO only costs link time here)
+ *      plus  cflags += -fprofile-generate -ftest-coverage  for the server's
+ *      units (src/backend, src/pl, src/timezone, contrib; or the --files
+ *      globs) and  ldflags += -fprofile-generate, through `pgbuild build`
+ *      into --prefix/--builddir;
+ *   2. training: a private cluster of that install runs each workload
+ *      (pgbuild bench); a fast shutdown makes every server process write its
+ *      counts as .gcda files next to the objects in the build directory
+ *      (handed to the server user first); the manifest
+ *      <builddir>/pgopt-pgo.json records the workloads and a hash of every
+ *      translation unit's source;
+ *   3. optimized build in the same build directory: the user's policy (LTO
+ *      as it says) plus  cflags += -fprofile-use -fprofile-partial-training
+ *      (code the training never ran is optimized normally, not for size);
+ *      pgbuild build's incremental mode recompiles every object whose flags
+ *      changed, and GCC finds each object's .gcda next to it;
+ *   4. PostgreSQL's regression suite on the result (pgbuild regress), and
+ *      optionally a gate against a baseline (pgbuild gate).
+ *
+ * Profiles are kept and reused: a later `pgbuild pgo` with the same
+ * workloads and instrumentation (the instrumented stage's policy, comments
+ * aside - so adding `lto = on` to the policy reuses them) skips stages 1-2.  Stale profiles are
+ * detected from the manifest: a unit whose source changed since training
+ * has its .gcda removed (it is compiled without a profile) and is reported;
+ * --retrain trains again.  GCC's own check (coverage-mismatch, e.g. after a
+ * header change) is kept as a warning instead of an error.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "build/buildlog.h"
+#include "pgbuild.h"
+#include "pipeline/stage.h"
+#include "profile/pgo.h"
+
+/* FNV-1a 64 of a file's content, as 16 hex digits; NULL when unreadable. */
+static char *file_hash(const char *path)
+{
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return NULL;
+	unsigned long long h = 14695981039346656037ULL;
+	unsigned char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+		for (size_t i = 0; i < n; i++)
+			h = (h ^ buf[i]) * 1099511628211ULL;
+	fclose(fp);
+	return xasprintf("%016llx", h);
+}
+
+/*
+ * The user's policy for a generated policy in another directory: hot and
+ * cold paths made absolute; without lto lines when drop_lto.
+ */
+static int policy_base(const char *path, int drop_lto, struct strbuf *out)
+{
+	struct strbuf text = STRBUF_INIT;
+	char real[PATH_MAX];
+	if (!path)
+		return 0;
+	if (strbuf_read_file(&text, path) < 0 || !realpath(path, real)) {
+		strbuf_release(&text);
+		return error("--policy %s: %s", path, strerror(errno));
+	}
+	char *dir = xstrdup(real);
+	*strrchr(dir, '/') = '\0';
+	strbuf_addf(out, "# from %s\n", real);
+	const char *s = text.buf;
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		size_t len = nl ? (size_t)(nl - s) : strlen(s);
+		char *line = xstrndup(s, len);
+		s += len + (nl ? 1 : 0);
+		const char *k = line;
+		while (*k == ' ' || *k == '\t')
+			k++;
+		size_t klen = strcspn(k, " \t=");
+		const char *eq = strchr(k, '=');
+		if (eq && (klen == 3 || klen == 4) &&
+		    (!strncmp(k, "hot", klen) || !strncmp(k, "cold", klen) || !strncmp(k, "lto", klen))) {
+			const char *v = eq + 1;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			if (!strncmp(k, "lto", 3)) {
+				if (drop_lto) {
+					strbuf_addf(out, "# (instrumented stage without LTO) %s\n", line);
+					free(line);
+					continue;
+				}
+			} else if (*v && *v != '/') {
+				strbuf_addf(out, "%.*s = %s/%s\n", (int)klen, k, dir, v);
+				free(line);
+				continue;
+			}
+		}
+		strbuf_addf(out, "%s\n", line);
+		free(line);
+	}
+	free(dir);
+	strbuf_release(&text);
+	return 0;
+}
+
+/*
+ * The units instrumented and optimized by default: the server and its
+ * modules.  Not src/common and src/port: one source there is compiled for
+ * the server, the front ends and libpq alike (same unit name), and libpq
+ * must not reference exit(), which libgcov does - PostgreSQL's build checks
+ * that (it skips the check only under --enable-coverage).  Front-end code
+ * gains nothing from a server workload's profile anyway.
+ */
+static const char *const pgo_server_globs[] = {
+	"src/backend/**", "src/pl/**", "src/timezone/**", "contrib/**", NULL,
+};
+
+/* Append the PGO flags: for the server's units, or per --files glob. */
+static void policy_add_flags(struct strbuf *out, const struct strvec *files,
+			     const char *cflags, const char *ldflags)
+{
+	strbuf_addstr(out, "\n# added by pgbuild pgo\n");
+	if (!files->nr) {
+		for (int i = 0; pgo_server_globs[i]; i++)
+			strbuf_addf(out, "[%s]\ncflags += %s\n", pgo_server_globs[i], cflags);
+	} else {
+		for (size_t i = 0; i < files->nr; i++)
+			strbuf_addf(out, "[%s]\ncflags += %s\n", files->v[i], cflags);
+	}
+	if (ldflags)
+		strbuf_addf(out, "[global]\nldflags += %s\n", ldflags);
+}
+
+static int write_text(const char *path, const char *text)
+{
+	return write_file_atomic(path, text, strlen(text));
+}
+
+/*
+ * PostgreSQL's Makefile.global declares `.SECONDARY:` with no prerequisites,
+ * so make treats every object as an intermediate file: an object deleted
+ * because its flags changed (pgbuild build's incremental mode) is NOT
+ * rebuilt while the target made from it (objfiles.txt, a shared library,
+ * a static library) is newer than the sources.  Between the stages every
+ * profiled object changes flags, so pgo removes those targets first:
+ * objfiles.txt lists (regenerated from the objects: postgres is relinked)
+ * and the libraries below src/ and contrib/ (relinked from their objects).
+ * Unchanged objects are not recompiled.
+ */
+static long relink_removed;
+
+static int relink_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	const char *base = path + ftw->base;
+	size_t n = strlen(base);
+	if (flag == FTW_D && !strcmp(base, "tmp_install"))
+		return FTW_SKIP_SUBTREE;
+	if (flag != FTW_F && flag != FTW_SL)
+		return FTW_CONTINUE;
+	if (!strcmp(base, "objfiles.txt") || (n > 3 && !strcmp(base + n - 3, ".so")) ||
+	    strstr(base, ".so.") || (n > 2 && !strcmp(base + n - 2, ".a"))) {
+		if (unlink(path) == 0)
+			relink_removed++;
+	}
+	return FTW_CONTINUE;
+}
+
+static void force_relink(const char *builddir)
+{
+	static const char *const tops[] = { "src", "contrib", NULL };
+	relink_removed = 0;
+	for (int i = 0; tops[i]; i++) {
+		char *d = xasprintf("%s/%s", builddir, tops[i]);
+		if (access(d, F_OK) == 0)
+			nftw(d, relink_one, 32, FTW_PHYS | FTW_ACTIONRETVAL);
+		free(d);
+	}
+	verbose("pgo: removed %ld link targets so make relinks them", relink_removed);
+}
+
+static int run_build(const struct pgo_opts *o, const char *builddir, const char *policy)
+{
+	char *cs = xasprintf("%s/config.status", builddir);
+	if (access(cs, F_OK) == 0)
+		force_relink(builddir);
+	free(cs);
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct build_step b = {
+		.src = o->src, .policy = policy, .prefix = o->prefix, .builddir = builddir,
+		.jobs = o->jobs, .quiet = o->quiet,
+	};
+	strvec_push(&cp.args, pgbuild_self());
+	pipeline_build_argv(&cp.args, &b);
+	cp.no_stdin = 1;
+	cp.out = 2;  /* build's results are progress for us */
+	int code = run_command_forwarding(&cp);
+	child_process_clear(&cp);
+	if (code != 0)
+		return error("pgbuild build --policy %s failed (exit %d)", policy, code);
+	return 0;
+}
+
+static int collect_tu(const struct json_value *rec, long line, void *data)
+{
+	(void)line;
+	struct strvec *tus = data;
+	const char *tu = json_get_str(rec, "tu");
+	if (buildlog_is_compile(rec) && tu && strvec_find(tus, tu) < 0)
+		strvec_push(tus, tu);
+	return 0;
+}
+
+/* Hashes of the sources of every unit of the build: json array text. */
+static void source_hashes(const char *builddir, const char *srcdir, struct json_writer *jw)
+{
+	char *log = xasprintf("%s/pgopt-log/%s", builddir, BUILDLOG_COMPILE);
+	struct strvec tus = STRVEC_INIT;
+	buildlog_each(log, 1, collect_tu, &tus);
+	json_object_begin(jw);
+	for (size_t i = 0; i < tus.nr; i++) {
+		char *path = xasprintf("%s/%s", srcdir, tus.v[i]);
+		char *h = file_hash(path);
+		if (h) {
+			json_key(jw, tus.v[i]);
+			json_string(jw, h);
+		}
+		free(h);
+		free(path);
+	}
+	json_object_end(jw);
+	strvec_clear(&tus);
+	free(log);
+}
+
+/* The object (.o) paths of tu in the build, to find its .gcda files. */
+static int drop_tu_profiles(const char *builddir, const char *tu)
+{
+	char *log = xasprintf("%s/pgopt-log/%s", builddir, BUILDLOG_COMPILE);
+	struct buildlog_objs os = { 0 };
+	int dropped = 0;
+	buildlog_objs_read(&os, log, NULL, NULL, 0);
+	for (size_t i = 0; i < os.nr; i++) {
+		const char *p = os.v[i].path;
+		size_t n = strlen(p);
+		if (!os.v[i].tu || strcmp(os.v[i].tu, tu) || n < 3 || strcmp(p + n - 2, ".o"))
+			continue;
+		char *g = xasprintf("%.*s.gcda", (int)(n - 2), p);
+		if (unlink(g) == 0)
+			dropped++;
+		free(g);
+	}
+	buildlog_objs_free(&os);
+	free(log);
+	return dropped;
+}
+
+/*
+ * Compare the manifest's source hashes with the tree: units that changed
+ * get their profiles dropped and are listed in stale.
+ */
+static void check_stale(const struct json_value *manifest, const char *builddir,
+			struct strvec *stale)
+{
+	const char *srcdir = json_get_str(manifest, "source_dir");
+	const struct json_value *src = json_get(manifest, "sources");
+	if (!srcdir || !src || src->type != JSON_OBJECT)
+		return;
+	for (size_t i = 0; i < src->u.list.nr; i++) {
+		const char *tu = src->u.list.keys[i];
+		const struct json_value *v = src->u.list.items[i];
+		if (v->type != JSON_STRING)
+			continue;
+		char *path = xasprintf("%s/%s", srcdir, tu);
+		char *h = file_hash(path);
+		if (!h || strcmp(h, v->u.str.s)) {
+			strvec_push(stale, tu);
+			drop_tu_profiles(builddir, tu);
+		}
+		free(h);
+		free(path);
+	}
+}
+
+/* A policy's text without comments and blank lines: what it means, for
+ * comparing the instrumentation of two runs. */
+static char *policy_key(const char *text)
+{
+	struct strbuf sb = STRBUF_INIT;
+	while (*text) {
+		const char *nl = strchr(text, '\n');
+		size_t len = nl ? (size_t)(nl - text) : strlen(text);
+		const char *k = text;
+		while (k < text + len && (*k == ' ' || *k == '\t'))
+			k++;
+		if (k < text + len && *k != '#') {
+			strbuf_add(&sb, k, (size_t)(text + len - k));
+			strbuf_rtrim(&sb);
+			strbuf_addch(&sb, '\n');
+		}
+		text += len + (nl ? 1 : 0);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+static char *joined(const struct strvec *sv, const char *sep)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < sv->nr; i++)
+		strbuf_addf(&sb, "%s%s", i ? sep : "", sv->v[i]);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* ---------------- the run, in phases ---------------- */
+
+/* Everything one pgo run works with. */
+struct pgo {
+	struct pgo_opts *o;
+	char *builddir, *prefix;      /* absolute */
+	char *ipolicy, *upolicy;      /* the instrumented and optimized policies */
+	char *mpath;                  /* the profile manifest in the build directory */
+	char *ipolicy_text;           /* the instrumented policy's text */
+	struct strbuf upolicy_text;   /* the optimized policy's text */
+	char *wl;                     /* the workloads, comma-separated */
+	struct json_value *manifest;  /* of the profiles reused, or NULL */
+	struct strvec stale;          /* units whose source changed since training */
+	long gcda;                    /* profile data files */
+	int trained;                  /* trained in this run */
+	int regress_code, gate_code;  /* -1: not run */
+	double t_instr, t_train, t_use, t_regress;
+};
+
+void pgo_opts_init(struct pgo_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	strvec_init(&o->files);
+	o->regress = 1;
+	prof_run_init(&o->run);
+	o->run.duration = 20;
+}
+
+void pgo_opts_release(struct pgo_opts *o)
+{
+	strvec_clear(&o->files);
+	prof_run_release(&o->run);
+}
+
+/* Absolute build directory and prefix (children run elsewhere), and the
+ * two policies' texts. */
+static int prepare(struct pgo *p)
+{
+	struct pgo_opts *o = p->o;
+	struct strbuf pol = STRBUF_INIT;
+	char *bd = o->builddir ? xstrdup(o->builddir) : xasprintf("%s.build", o->prefix);
+	char real[PATH_MAX];
+	int rc = mkdir_p(bd);
+
+	if (rc == 0 && !(p->builddir = path_real(bd)))
+		rc = -1;
+	free(bd);
+	if (rc < 0 || mkdir_p(o->prefix) < 0)
+		return -1;
+	p->prefix = xstrdup(realpath(o->prefix, real) ? real : o->prefix);
+	o->prefix = p->prefix;
+	p->ipolicy = xasprintf("%s/pgo-instrument.policy", p->builddir);
+	p->upolicy = xasprintf("%s/pgo-use.policy", p->builddir);
+	p->mpath = xasprintf("%s/%s", p->builddir, PGO_MANIFEST);
+	if (policy_base(o->policy, 1, &pol) < 0)
+		return -1;
+	policy_add_flags(&pol, &o->files, PROF_INSTRUMENT_CFLAGS, PROF_INSTRUMENT_LDFLAGS);
+	p->ipolicy_text = strbuf_detach(&pol, NULL);
+	if (policy_base(o->policy, 0, &p->upolicy_text) < 0)
+		return -1;
+	policy_add_flags(&p->upolicy_text, &o->files, PGO_USE_CFLAGS, NULL);
+	return 0;
+}
+
+/* Can the profiles of an earlier run be reused (same workloads, same
+ * instrumentation, data files present)?  Then the stale ones are dropped. */
+static void reuse_profiles(struct pgo *p)
+{
+	struct pgo_opts *o = p->o;
+	const char *mw, *mi;
+	char *k1, *k2;
+	long have;
+	int same;
+
+	if (o->retrain || o->instrument_only || access(p->mpath, R_OK) != 0 ||
+	    !(p->manifest = buildlog_read_json(p->mpath)))
+		return;
+	mw = json_get_str(p->manifest, "workloads");
+	mi = json_get_str(p->manifest, "instrument_policy");
+	have = prof_count_gcda(p->builddir);
+	k1 = mi ? policy_key(mi) : NULL;
+	k2 = policy_key(p->ipolicy_text);
+	same = k1 && !strcmp(k1, k2);
+	free(k1);
+	free(k2);
+	if (mw && same && !strcmp(mw, p->wl) && have > 0) {
+		check_stale(p->manifest, p->builddir, &p->stale);
+		p->gcda = have;
+		if (!o->quiet)
+			fprintf(stderr, "pgo: reusing the profiles of %s (%ld data files, trained on %s)\n",
+				json_get_str(p->manifest, "trained") ?
+				json_get_str(p->manifest, "trained") : "?", have, p->wl);
+	} else {
+		json_free(p->manifest);
+		p->manifest = NULL;
+	}
+}
+
+/* Stage 1: the instrumented build. */
+static int instrumented_build(struct pgo *p)
+{
+	double t0;
+	if (write_text(p->ipolicy, p->ipolicy_text) < 0)
+		return -1;
+	if (!p->o->quiet)
+		fprintf(stderr, "pgo: stage 1/3: instrumented build (%s)\n", p->ipolicy);
+	t0 = clock_seconds();
+	if (run_build(p->o, p->builddir, p->ipolicy) < 0)
+		return -1;
+	p->t_instr = clock_seconds() - t0;
+	return 0;
+}
+
+/* The manifest of the profiles: workloads, instrumentation, source hashes. */
+static int write_manifest(struct pgo *p)
+{
+	struct pgo_opts *o = p->o;
+	struct json_value *rec = prof_build_record(o->prefix);
+	const char *srcdir = json_get_str(json_get(rec, "source"), "dir");
+	struct strbuf sb = STRBUF_INIT;
+	struct json_writer jw = JSON_WRITER_INIT(&sb);
+	time_t t = time(NULL);
+	char when[32];
+	int rc;
+
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+	json_object_begin(&jw);
+	json_key(&jw, "kind"); json_string(&jw, "pgbuild-pgo-profile");
+	json_key(&jw, "trained"); json_string(&jw, when);
+	json_key(&jw, "workloads"); json_string(&jw, p->wl);
+	json_key(&jw, "clients"); json_int(&jw, o->run.clients);
+	json_key(&jw, "duration"); json_double(&jw, o->run.duration);
+	json_key(&jw, "gcda_files"); json_int(&jw, p->gcda);
+	json_key(&jw, "instrument_policy"); json_string(&jw, p->ipolicy_text);
+	json_key(&jw, "source_dir"); json_string(&jw, srcdir);
+	json_key(&jw, "sources");
+	if (srcdir)
+		source_hashes(p->builddir, srcdir, &jw);
+	else
+		json_null(&jw);
+	json_object_end(&jw);
+	strbuf_addch(&sb, '\n');
+	rc = write_text(p->mpath, sb.buf);
+	strbuf_release(&sb);
+	json_free(rec);
+	return rc;
+}
+
+/* Stage 2: training on a private cluster of the instrumented install. */
+static int train(struct pgo *p)
+{
+	struct pgo_opts *o = p->o;
+	double t0;
+
+	if (!o->quiet)
+		fprintf(stderr, "pgo: stage 2/3: training on %s\n", p->wl);
+	t0 = clock_seconds();
+	if (prof_remove_gcda(p->builddir) < 0 || prof_hand_tree(p->builddir) < 0)
+		return -1;
+	o->run.prefix = o->prefix;
+	o->run.quiet = o->quiet;
+	if (prof_run_workloads(&o->run) < 0)
+		return -1;
+	p->gcda = prof_count_gcda(p->builddir);
+	p->t_train = clock_seconds() - t0;
+	if (p->gcda <= 0)
+		return error("training wrote no profile data below %s", p->builddir);
+	if (!o->quiet)
+		fprintf(stderr, "pgo: %ld profile data files\n%s", p->gcda, o->run.summary.buf);
+	p->trained = 1;
+	return write_manifest(p);
+}
+
+/* Stage 3: the build with the profiles. */
+static int optimized_build(struct pgo *p)
+{
+	double t0;
+	if (p->stale.nr) {
+		char *list = joined(&p->stale, " ");
+		warning("%zu unit(s) changed since the training: their profiles are stale and "
+			"were dropped (built without profile; --retrain to train again): %s",
+			p->stale.nr, list);
+		free(list);
+	}
+	if (write_text(p->upolicy, p->upolicy_text.buf) < 0)
+		return -1;
+	if (!p->o->quiet)
+		fprintf(stderr, "pgo: stage 3/3: optimized build (%s)\n", p->upolicy);
+	t0 = clock_seconds();
+	if (run_build(p->o, p->builddir, p->upolicy) < 0)
+		return -1;
+	p->t_use = clock_seconds() - t0;
+	return 0;
+}
+
+/* The regression suite and the gate; returns the exit code. */
+static int checks(struct pgo *p)
+{
+	struct pgo_opts *o = p->o;
+	int ret = PGBUILD_EXIT_OK;
+
+	if (o->regress) {
+		struct child_process cp = CHILD_PROCESS_INIT;
+		double t0 = clock_seconds();
+		strvec_pushl(&cp.args, pgbuild_self(), "regress", "--builddir", p->builddir, NULL);
+		cp.no_stdin = 1;
+		p->regress_code = run_command(&cp);
+		p->t_regress = clock_seconds() - t0;
+		child_process_clear(&cp);
+		if (p->regress_code != 0)
+			ret = p->regress_code == 1 ? PGBUILD_EXIT_FAIL : PGBUILD_EXIT_ERROR;
+	}
+	if (o->gate && ret == PGBUILD_EXIT_OK) {
+		struct child_process cp = CHILD_PROCESS_INIT;
+		strvec_pushl(&cp.args, pgbuild_self(), "gate", "--baseline", o->baseline,
+			     "--candidate", o->prefix, "--gate", o->gate, NULL);
+		if (p->regress_code == 0)
+			strvec_pushl(&cp.args, "--regress-result", "passed", NULL);
+		cp.no_stdin = 1;
+		p->gate_code = run_command(&cp);
+		child_process_clear(&cp);
+		if (p->gate_code != 0)
+			ret = p->gate_code == 1 ? PGBUILD_EXIT_FAIL : PGBUILD_EXIT_ERROR;
+	}
+	return ret;
+}
+
+/* OUT/pgopt-pgo.json; 0 or -1. */
+static int write_record(const struct pgo *p)
+{
+	const struct pgo_opts *o = p->o;
+	struct strbuf sb = STRBUF_INIT;
+	struct json_writer jw = JSON_WRITER_INIT(&sb);
+	char *path = xasprintf("%s/%s", o->prefix, PGO_MANIFEST);
+	int rc;
+
+	json_object_begin(&jw);
+	json_key(&jw, "kind"); json_string(&jw, "pgbuild-pgo");
+	json_key(&jw, "builddir"); json_string(&jw, p->builddir);
+	json_key(&jw, "workloads"); json_string(&jw, p->wl);
+	json_key(&jw, "trained_now"); json_bool(&jw, p->trained);
+	json_key(&jw, "gcda_files"); json_int(&jw, p->gcda);
+	json_key(&jw, "use_flags"); json_string(&jw, PGO_USE_CFLAGS);
+	json_key(&jw, "files");
+	json_strvec(&jw, &o->files);
+	json_key(&jw, "stale");
+	json_strvec(&jw, &p->stale);
+	json_key(&jw, "seconds");
+	json_object_begin(&jw);
+	json_key(&jw, "instrumented_build"); json_double(&jw, p->t_instr);
+	json_key(&jw, "training"); json_double(&jw, p->t_train);
+	json_key(&jw, "optimized_build"); json_double(&jw, p->t_use);
+	json_key(&jw, "regress"); json_double(&jw, p->t_regress);
+	json_object_end(&jw);
+	json_key(&jw, "regress");
+	json_string(&jw, p->regress_code < 0 ? "not run" : p->regress_code == 0 ? "passed" : "failed");
+	json_key(&jw, "gate");
+	if (p->gate_code < 0)
+		json_null(&jw);
+	else
+		json_string(&jw, p->gate_code == 0 ? "passed" : p->gate_code == 1 ? "failed" : "error");
+	json_object_end(&jw);
+	strbuf_addch(&sb, '\n');
+	rc = write_text(path, sb.buf);
+	free(path);
+	strbuf_release(&sb);
+	return rc;
+}
+
+static void release(struct pgo *p)
+{
+	json_free(p->manifest);
+	strvec_clear(&p->stale);
+	strbuf_release(&p->upolicy_text);
+	free(p->ipolicy_text);
+	free(p->builddir);
+	free(p->prefix);
+	free(p->ipolicy);
+	free(p->upolicy);
+	free(p->mpath);
+	free(p->wl);
+}
+
+int pgo_run(struct pgo_opts *o)
+{
+	struct pgo p;
+	int ret = PGBUILD_EXIT_ERROR;
+
+	memset(&p, 0, sizeof(p));
+	p.o = o;
+	p.regress_code = p.gate_code = -1;
+	strvec_init(&p.stale);
+	strbuf_init(&p.upolicy_text, 0);
+	if (!o->run.workloads.nr)
+		strvec_pushl(&o->run.workloads, "select-only", "tpcb", NULL);
+	p.wl = joined(&o->run.workloads, ",");
+	if (prepare(&p) < 0)
+		goto out;
+	reuse_profiles(&p);
+	if (!p.manifest) {
+		if (instrumented_build(&p) < 0)
+			goto out;
+		if (o->instrument_only) {
+			printf("pgo: instrumented install in %s (build %.0f s); profile it with "
+			       "pgbuild profile --prefix %s --method gcov\n", o->prefix, p.t_instr,
+			       o->prefix);
+			ret = PGBUILD_EXIT_OK;
+			goto out;
+		}
+		if (train(&p) < 0)
+			goto out;
+	}
+	if (optimized_build(&p) < 0)
+		goto out;
+	ret = checks(&p);
+	if (write_record(&p) < 0)
+		ret = PGBUILD_EXIT_ERROR;
+	printf("pgo: %s: trained on %s (%s), %ld profile data files, %zu stale; "
+	       "build %.0f s + training %.0f s + optimized build %.0f s; regression suite %s\n",
+	       ret == PGBUILD_EXIT_OK ? "OK" : "FAILED", p.wl, p.trained ? "now" : "reused", p.gcda,
+	       p.stale.nr, p.t_instr, p.t_train, p.t_use,
+	       p.regress_code < 0 ? "not run" : p.regress_code == 0 ? "passed" : "FAILED");
+out:
+	release(&p);
+	return ret;
+}

@@ -1,0 +1,66 @@
+/*
+ * pgo.h - a profile-guided PostgreSQL build in one command (`pgbuild pgo`).
+ *
+ *   1. instrumented build: the user's policy (LTO switched off: the profile
+ *      is taken and matched at compile time, LTO only costs link time here)
+ *      plus  cflags += -fprofile-generate -ftest-coverage  for the server's
+ *      units (src/backend, src/pl, src/timezone, contrib; or the --files
+ *      globs) and  ldflags += -fprofile-generate, through `pgbuild build`
+ *      into --prefix/--builddir;
+ *   2. training: a private cluster of that install runs each workload
+ *      (pgbuild bench); a fast shutdown makes every server process write its
+ *      counts as .gcda files next to the objects in the build directory
+ *      (handed to the server user first); the manifest
+ *      <builddir>/pgopt-pgo.json records the workloads and a hash of every
+ *      translation unit's source;
+ *   3. optimized build in the same build directory: the user's policy (LTO
+ *      as it says) plus  cflags += -fprofile-use -fprofile-partial-training
+ *      (code the training never ran is optimized normally, not for size);
+ *      pgbuild build's incremental mode recompiles every object whose flags
+ *      changed, and GCC finds each object's .gcda next to it;
+ *   4. PostgreSQL's regression suite on the result (pgbuild regress), and
+ *      optionally a gate against a baseline (pgbuild gate).
+ *
+ * Profiles are kept and reused: a later `pgbuild pgo` with the same
+ * workloads and instrumentation (the instrumented stage's policy, comments
+ * aside - so adding `lto = on` to the policy reuses them) skips stages 1-2.  Stale profiles are
+ * detected from the manifest: a unit whose source changed since training
+ * has its .gcda removed (it is compiled without a profile) and is reported;
+ * --retrain trains again.  GCC's own check (coverage-mismatch, e.g. after a
+ * header change) is kept as a warning instead of an error.
+ */
+#ifndef PGBUILD_PGO_H
+#define PGBUILD_PGO_H
+
+#include "profile/run.h"
+#include "strvec.h"
+
+#define PGO_MANIFEST "pgopt-pgo.json"
+#define PGO_USE_CFLAGS "-fprofile-use -fprofile-partial-training -Wno-error=coverage-mismatch"
+
+/* What to build and train (the options of `pgbuild pgo`). */
+struct pgo_opts {
+	const char *src;         /* --src, NULL: the default source */
+	const char *prefix;      /* --prefix OUT */
+	const char *builddir;    /* --builddir, NULL: OUT.build */
+	const char *policy;      /* user's policy, or NULL */
+	struct strvec files;     /* --files globs; empty: every file */
+	const char *baseline;    /* --baseline PREFIX (with --gate) */
+	const char *gate;        /* --gate EXPR */
+	int jobs;                /* --jobs for make (0: build's default) */
+	int retrain;             /* --retrain: train even when profiles are current */
+	int instrument_only;     /* stop after the instrumented build */
+	int regress;             /* 0 with --no-regress */
+	int quiet;               /* --quiet */
+	struct prof_run run;     /* the training: workloads, clients, duration */
+};
+
+/* Defaults: select-only,tpcb for 20 s each (set when no -W), regress on. */
+void pgo_opts_init(struct pgo_opts *o);
+void pgo_opts_release(struct pgo_opts *o);
+
+/* Build, train (or reuse the profiles), build with them, check; writes
+ * OUT/pgopt-pgo.json and one result line.  Returns the exit code. */
+int pgo_run(struct pgo_opts *o);
+
+#endif

@@ -1,0 +1,488 @@
+/*
+ * run.c - workloads on a private cluster under perf, gcov
+ * collection, and the function -> translation unit map.  See run.h.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+#include "build/buildlog.h"
+#include "cluster/cluster.h"
+#include "cluster/serveruser.h"
+#include "elf/elfrec.h"
+#include "pgbuild.h"
+#include "profile/run.h"
+
+void prof_run_init(struct prof_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	strvec_init(&r->workloads);
+	strvec_init(&r->settings);
+	strbuf_init(&r->summary, 0);
+	r->clients = 2;
+	r->duration = 10;
+	r->perf_freq = 999;
+}
+
+void prof_run_release(struct prof_run *r)
+{
+	strvec_clear(&r->workloads);
+	strvec_clear(&r->settings);
+	strbuf_release(&r->summary);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* `pgbuild bench --connect CONN ...`; extra: more arguments. */
+static int run_bench(const char *conn, const char *workload, const struct strvec *extra,
+		     struct strbuf *out)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct strbuf buf = STRBUF_INIT;
+	strvec_pushl(&cp.args, pgbuild_self(), "bench", "--connect", conn, "--workload",
+		     workload, "--quiet", NULL);
+	strvec_pushv(&cp.args, (const char *const *)extra->v);
+	int code = capture_command(&cp, &buf, 1);
+	if (code != 0)
+		error("pgbuild bench --workload %s failed (exit %d):\n%s", workload, code, buf.buf);
+	else if (out)
+		strbuf_add(out, buf.buf, buf.len);
+	strbuf_release(&buf);
+	child_process_clear(&cp);
+	return code == 0 ? 0 : -1;
+}
+
+/* The "tps" figure of bench's result text, or -1. */
+static double bench_tps(const char *text)
+{
+	const char *p = strstr(text, "tps");
+	const char *q;
+	/* bench prints e.g. "tps = 51234.5 (...)" or "tps: 51234.5" */
+	while (p) {
+		q = p + 3;
+		while (*q == ' ' || *q == '=' || *q == ':')
+			q++;
+		char *end;
+		double v = strtod(q, &end);
+		if (end != q)
+			return v;
+		p = strstr(p + 3, "tps");
+	}
+	return -1;
+}
+
+int prof_run_workloads(struct prof_run *r)
+{
+	struct cluster cl;
+	struct cluster_options co = CLUSTER_OPTIONS_INIT;
+	struct child_process perf = CHILD_PROCESS_INIT;
+	int perf_started = 0, ret = -1;
+	char *conn = NULL;
+
+	co.prefix = r->prefix;
+	co.quiet = 1;
+	strvec_pushv(&co.settings, (const char *const *)r->settings.v);
+	if (cluster_create(&cl, &co) < 0) {
+		strvec_clear(&co.settings);
+		return -1;
+	}
+	if (cluster_start(&cl) < 0)
+		goto out;
+	conn = xstrdup(cluster_conninfo(&cl, "postgres"));
+
+	/* load every workload's data before anything is recorded */
+	for (size_t i = 0; i < r->workloads.nr; i++) {
+		struct strvec extra = STRVEC_INIT;
+		strvec_pushl(&extra, "--init", "--transactions", "1", "--clients", "1", NULL);
+		if (r->scale > 0)
+			strvec_pushf(&extra, "--scale=%d", r->scale);
+		if (!r->quiet)
+			fprintf(stderr, "profile: loading %s data\n", r->workloads.v[i]);
+		int rc = run_bench(conn, r->workloads.v[i], &extra, NULL);
+		strvec_clear(&extra);
+		if (rc < 0)
+			goto out;
+	}
+
+	if (r->perf_data) {
+		strvec_pushl(&perf.args, "perf", "record", "--quiet", "-e", "cpu-clock", NULL);
+		strvec_pushf(&perf.args, "--freq=%d", r->perf_freq);
+		strvec_pushf(&perf.args, "--pid=%ld", (long)cl.pid);
+		strvec_pushl(&perf.args, "-o", r->perf_data, NULL);
+		perf.no_stdin = 1;
+		perf.no_stdout = 1;
+		if (start_command(&perf) < 0) {
+			error("cannot run perf: %s", strerror(perf.exec_errno ? perf.exec_errno : errno));
+			goto out;
+		}
+		perf_started = 1;
+		/* let perf attach before the clients connect */
+		sleep_ms(700);
+	}
+
+	for (size_t i = 0; i < r->workloads.nr; i++) {
+		struct strvec extra = STRVEC_INIT;
+		struct strbuf out = STRBUF_INIT;
+		strvec_pushf(&extra, "--clients=%d", r->clients);
+		strvec_pushf(&extra, "--duration=%g", r->duration);
+		if (r->scale > 0)
+			strvec_pushf(&extra, "--scale=%d", r->scale);
+		if (!r->quiet)
+			fprintf(stderr, "profile: running %s, %d clients, %g s\n",
+				r->workloads.v[i], r->clients, r->duration);
+		int rc = run_bench(conn, r->workloads.v[i], &extra, &out);
+		double tps = bench_tps(out.buf);
+		if (rc == 0) {
+			if (tps >= 0)
+				strbuf_addf(&r->summary, "%s: %.0f tps\n", r->workloads.v[i], tps);
+			else
+				strbuf_addf(&r->summary, "%s: done\n", r->workloads.v[i]);
+		}
+		strbuf_release(&out);
+		strvec_clear(&extra);
+		if (rc < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	if (perf_started) {
+		kill(perf.pid, SIGINT);
+		int code = finish_command(&perf);
+		/* perf reports the SIGINT that stopped it as its exit status */
+		if (code != 0 && code != 128 + SIGINT && ret == 0) {
+			error("perf record failed (exit %d)", code);
+			ret = -1;
+		}
+	}
+	child_process_clear(&perf);
+	/* a clean (fast) shutdown: instrumented processes write their counts */
+	if (cluster_stop(&cl) < 0 && ret == 0)
+		ret = -1;
+	struct strbuf problems = STRBUF_INIT;
+	if (cluster_check_log(&cl, &problems) > 0) {
+		error("the server reported problems during the workload:\n%s", problems.buf);
+		ret = -1;
+	}
+	strbuf_release(&problems);
+	cluster_destroy(&cl);
+	strvec_clear(&co.settings);
+	free(conn);
+	return ret;
+}
+
+/* ---------------- perf ---------------- */
+
+int prof_perf_usable(struct strbuf *why)
+{
+	char *perf = locate_in_path("perf");
+	if (!perf) {
+		strbuf_addstr(why, "perf is not installed (Debian package linux-perf)");
+		return 0;
+	}
+	free(perf);
+	char tmpl[] = "/tmp/pgbuild-perf-XXXXXX";
+	int fd = mkstemp(tmpl);
+	if (fd < 0) {
+		strbuf_addf(why, "cannot make a temporary file: %s", strerror(errno));
+		return 0;
+	}
+	close(fd);
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct strbuf out = STRBUF_INIT;
+	strvec_pushl(&cp.args, "perf", "record", "--quiet", "-e", "cpu-clock", "-o", tmpl,
+		     "--", "true", NULL);
+	int code = capture_command(&cp, &out, 1);
+	child_process_clear(&cp);
+	unlink(tmpl);
+	if (code != 0) {
+		strbuf_rtrim(&out);
+		strbuf_addf(why, "perf record -e cpu-clock does not work here: %s",
+			    out.len ? out.buf : "(no message)");
+	}
+	strbuf_release(&out);
+	return code == 0;
+}
+
+int prof_perf_report(const char *data, const char *server_dso, struct profile *p)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	strvec_pushl(&cp.args, "perf", "report", "-i", data, "--stdio", "--no-children",
+		     "-n", "--sort", "dso,sym", "-g", "none", "--percent-limit", "0",
+		     "-t", "\t", NULL);
+	cp.no_stdin = 1;
+	cp.no_stderr = 1;
+	int code = capture_command(&cp, &out, 0);
+	child_process_clear(&cp);
+	int ret = 0;
+	if (code != 0) {
+		ret = error("perf report -i %s failed (exit %d)", data, code);
+	} else if (prof_parse_perf(p, out.buf, server_dso, &err) < 0) {
+		ret = error("%s: %s", data, err.buf);
+	}
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return ret;
+}
+
+/* ---------------- build records ---------------- */
+
+struct json_value *prof_build_record(const char *prefix)
+{
+	char *path = xasprintf("%s/%s", prefix, BUILDLOG_RECORD);
+	struct json_value *v = NULL;
+	if (access(path, R_OK) == 0)
+		v = buildlog_read_json(path);
+	free(path);
+	return v;
+}
+
+int prof_is_instrumented(const struct json_value *record)
+{
+	const char *content = json_get_str(json_get(record, "policy"), "content");
+	return content && strstr(content, "-fprofile-generate") != NULL;
+}
+
+/* builddir-relative part of an absolute path below builddir, or NULL. */
+static const char *below(const char *path, const char *builddir)
+{
+	size_t n = strlen(builddir);
+	if (strncmp(path, builddir, n) || path[n] != '/')
+		return NULL;
+	return path + n + 1;
+}
+
+long prof_map_build(struct prof_map *m, const char *builddir, const char *binary)
+{
+	long found = 0;
+	if (builddir) {
+		char *log = xasprintf("%s/pgopt-log/%s", builddir, BUILDLOG_COMPILE);
+		struct buildlog_objs os = { 0 };
+		buildlog_objs_read(&os, log, NULL, NULL, 1);
+		for (size_t i = 0; i < os.nr; i++) {
+			const struct buildlog_obj *o = &os.v[i];
+			const char *rel = below(o->path, builddir);
+			if (!o->tu || !rel || !prof_object_in_server(rel))
+				continue;
+			struct elfrec_file f;
+			struct strbuf err = STRBUF_INIT;
+			if (elfrec_open(o->path, &f, &err) < 0) {
+				strbuf_release(&err);
+				continue;
+			}
+			for (size_t k = 0; k < f.nr; k++) {
+				const struct elfrec_object *eo = &f.objs[k];
+				for (size_t j = 0; j < eo->nfuncs; j++) {
+					const struct elfrec_func *fn = &eo->funcs[j];
+					if (!fn->section[0] || !fn->size)
+						continue;  /* undefined */
+					prof_map_add(m, fn->name, o->tu, fn->global);
+					found++;
+				}
+			}
+			elfrec_release(&f);
+			strbuf_release(&err);
+		}
+		buildlog_objs_free(&os);
+		free(log);
+	}
+	if (binary) {
+		/* LTO objects hold IR, not symbols: use pgopt.so's compile records */
+		struct elfrec_file f;
+		struct strbuf err = STRBUF_INIT;
+		if (elfrec_open(binary, &f, &err) == 0) {
+			for (size_t k = 0; k < f.nr; k++) {
+				struct elfrec_unit *units = NULL;
+				long n = elfrec_units(&f.objs[k], &units, &err);
+				for (long u = 0; u < n; u++) {
+					const char *tu = json_get_str(units[u].unit, "tu");
+					const char *stage = json_get_str(units[u].unit, "stage");
+					if (!tu || (stage && strcmp(stage, "compile")))
+						continue;
+					for (size_t j = 0; j < units[u].nfns; j++) {
+						const char *name = json_get_str(units[u].fns[j], "source_name");
+						if (!name)
+							name = json_get_str(units[u].fns[j], "name");
+						if (!name)
+							continue;
+						prof_map_add(m, name, tu, 1);
+						found++;
+					}
+				}
+				if (n > 0)
+					elfrec_units_free(units, (size_t)n);
+			}
+			elfrec_release(&f);
+		}
+		strbuf_release(&err);
+	}
+	prof_map_sort(m);
+	return found;
+}
+
+/* ---------------- gcov ---------------- */
+
+int prof_hand_tree(const char *builddir)
+{
+	struct server_user u = SERVER_USER_INIT;
+	struct strbuf err = STRBUF_INIT;
+	int rc = 0;
+	if (server_user_get(&u, NULL, NULL, &err) < 0)
+		rc = error("%s", err.buf);
+	else if (server_user_hand_tree(&u, builddir) < 0)
+		rc = -1;
+	server_user_release(&u);
+	strbuf_release(&err);
+	return rc;
+}
+
+static long gcda_count;
+static int gcda_remove;
+
+static int gcda_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	size_t n = strlen(path);
+	if (flag != FTW_F || n < 5 || strcmp(path + n - 5, ".gcda"))
+		return 0;
+	if (gcda_remove && unlink(path) < 0) {
+		error("cannot remove \"%s\": %s", path, strerror(errno));
+		return 1;
+	}
+	gcda_count++;
+	return 0;
+}
+
+/* Count the .gcda files below dir, removing them when unlink_them is set. */
+static long gcda_walk(const char *dir, int unlink_them)
+{
+	gcda_count = 0;
+	gcda_remove = unlink_them;
+	if (nftw(dir, gcda_one, 32, FTW_PHYS) != 0)
+		return -1;
+	return gcda_count;
+}
+
+long prof_remove_gcda(const char *dir)
+{
+	return gcda_walk(dir, 1);
+}
+
+long prof_count_gcda(const char *dir)
+{
+	return gcda_walk(dir, 0);
+}
+
+/* Run gcov on a batch of data files, feed each document into p. */
+static int gcov_batch(struct strvec *gcda, struct strvec *tus, struct strvec *dsos,
+		      const char *tmpdir, struct profile *p)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	int ret = 0;
+	strvec_pushl(&cp.args, "gcov", "--json-format", "--stdout", NULL);
+	strvec_pushv(&cp.args, (const char *const *)gcda->v);
+	cp.dir = tmpdir;
+	cp.no_stdin = 1;
+	cp.no_stderr = 1;
+	int code = capture_command(&cp, &out, 0);
+	child_process_clear(&cp);
+	if (code != 0) {
+		ret = error("gcov failed (exit %d) on %s ...", code, gcda->v[0]);
+		goto out;
+	}
+	/* one JSON document per line, in argument order */
+	const char *s = out.buf;
+	size_t i = 0;
+	while (*s && i < gcda->nr) {
+		const char *nl = strchr(s, '\n');
+		size_t len = nl ? (size_t)(nl - s) : strlen(s);
+		if (len > 1) {
+			strbuf_setlen(&err, 0);
+			if (prof_parse_gcov(p, s, len, tus->v[i], dsos->v[i],
+					    prof_object_in_server(dsos->v[i]), &err) < 0)
+				warning("gcov output for %s: %s", gcda->v[i], err.buf);
+			i++;
+		}
+		s += len + (nl ? 1 : 0);
+	}
+out:
+	strbuf_release(&out);
+	strbuf_release(&err);
+	strvec_clear(gcda);
+	strvec_clear(tus);
+	strvec_clear(dsos);
+	return ret;
+}
+
+long prof_gcov_collect(const char *builddir, struct profile *p)
+{
+	char *log = xasprintf("%s/pgopt-log/%s", builddir, BUILDLOG_COMPILE);
+	struct buildlog_objs os = { 0 };
+	struct strvec gcda = STRVEC_INIT, tus = STRVEC_INIT, dsos = STRVEC_INIT;
+	char tmpdir[] = "/tmp/pgbuild-gcov-XXXXXX";
+	long files = 0;
+	int failed = 0;
+
+	if (!mkdtemp(tmpdir)) {
+		free(log);
+		return error("cannot make a temporary directory: %s", strerror(errno));
+	}
+	buildlog_objs_read(&os, log, NULL, NULL, 1);
+	for (size_t i = 0; i < os.nr && !failed; i++) {
+		const struct buildlog_obj *o = &os.v[i];
+		const char *rel = below(o->path, builddir);
+		size_t n = strlen(o->path);
+		if (!o->tu || !rel || n < 3 || strcmp(o->path + n - 2, ".o"))
+			continue;
+		char *data = xasprintf("%.*s.gcda", (int)(n - 2), o->path);
+		if (access(data, R_OK) == 0) {
+			strvec_push(&gcda, data);
+			strvec_push(&tus, o->tu);
+			strvec_push(&dsos, rel);
+			files++;
+			if (gcda.nr == 64)
+				failed = gcov_batch(&gcda, &tus, &dsos, tmpdir, p) < 0;
+		}
+		free(data);
+	}
+	if (!failed && gcda.nr)
+		failed = gcov_batch(&gcda, &tus, &dsos, tmpdir, p) < 0;
+	strvec_clear(&gcda);
+	strvec_clear(&tus);
+	strvec_clear(&dsos);
+	buildlog_objs_free(&os);
+	rmdir(tmpdir);
+	free(log);
+	return failed ? -1 : files;
+}
+
+int prof_run_option(struct prof_run *r, int c, const char *arg)
+{
+	switch (c) {
+	case 'W':
+		/* a misspelt workload is an error now, not after a build */
+		return cli_parse_workloads(arg, &r->workloads) < 0 ? -1 : 1;
+	case 'c':
+		return cli_parse_clients(arg, &r->clients) < 0 ? -1 : 1;
+	case 'T':
+		return cli_parse_duration(arg, &r->duration) < 0 ? -1 : 1;
+	case 's':
+		return cli_parse_scale(arg, &r->scale) < 0 ? -1 : 1;
+	default:
+		return 0;
+	}
+}

@@ -1,0 +1,100 @@
+/*
+ * run.h - the process side of `pgbuild profile` and `pgbuild pgo`:
+ * run workloads on a private cluster of an install (optionally under
+ * `perf record`), collect gcov counts of an instrumented build, and learn
+ * which translation unit defines which function.
+ *
+ * Workloads run through `pgbuild bench --connect` (a child process of
+ * pgbuild) against a cluster made with cluster.h, so the profile sees
+ * exactly the server processes of that cluster: perf attaches to the
+ * postmaster (`perf record -p`), which follows every backend it forks.
+ *
+ * gcov: an instrumented build (compiled with -fprofile-generate
+ * -ftest-coverage, linked with -fprofile-generate) writes one .gcda file
+ * next to each object when a process exits normally; the server runs as an
+ * unprivileged user, so the build tree is handed to that user first
+ * (prof_hand_tree), and the cluster is stopped with a fast shutdown (every
+ * backend exits through proc_exit, which runs the gcov dump).
+ */
+#ifndef PGBUILD_PROFILE_RUN_H
+#define PGBUILD_PROFILE_RUN_H
+
+#include "profile/data.h"
+#include "strvec.h"
+
+/* The flags an instrumented build gets (policy text of its [global]). */
+#define PROF_INSTRUMENT_CFLAGS  "-fprofile-generate -ftest-coverage"
+#define PROF_INSTRUMENT_LDFLAGS "-fprofile-generate"
+
+struct prof_run {
+	const char *prefix;       /* installed PostgreSQL */
+	struct strvec workloads;  /* bench workload names, run in order */
+	struct strvec settings;   /* "name=value" server settings */
+	int clients;              /* bench --clients */
+	double duration;          /* seconds per workload */
+	int scale;                /* pgbench scale (0: bench's default) */
+	const char *perf_data;    /* record perf samples into this file, or NULL */
+	int perf_freq;            /* samples per second */
+	int quiet;                /* no progress lines */
+	struct strbuf summary;    /* filled: one line per workload with tps */
+};
+
+void prof_run_init(struct prof_run *r);
+void prof_run_release(struct prof_run *r);
+
+/*
+ * The workload options shared by profile and pgo, with cli.h's meanings
+ * and ranges: -W/--workload LIST, -c/--clients N, -T/--duration S,
+ * -s/--scale N.  Returns 1 when c was one of them, 0 when not, -1 after
+ * printing the error for a bad value.
+ */
+int prof_run_option(struct prof_run *r, int c, const char *arg);
+
+/*
+ * Make a private cluster of r->prefix, load and run every workload (under
+ * perf when r->perf_data), stop the server cleanly and remove the cluster.
+ * Returns 0, or -1 after printing an error.
+ */
+int prof_run_workloads(struct prof_run *r);
+
+/* Does `perf record -e cpu-clock` work here?  Sets why on failure. */
+int prof_perf_usable(struct strbuf *why);
+
+/* `perf report` of data into p (server_dso: "postgres").  0 or -1. */
+int prof_perf_report(const char *data, const char *server_dso, struct profile *p);
+
+/* The build record of an install: PREFIX/pgopt-build.json, or NULL. */
+struct json_value *prof_build_record(const char *prefix);
+
+/* Was the install built with -fprofile-generate (from its record)? */
+int prof_is_instrumented(const struct json_value *record);
+
+/*
+ * Which unit defines which function: from the object files of the build
+ * (compile log of builddir; non-LTO objects), then from the pgopt.so
+ * records in PREFIX/bin/postgres (LTO builds).  Returns the number of
+ * definitions found.
+ */
+long prof_map_build(struct prof_map *m, const char *builddir, const char *binary);
+
+/*
+ * Hand the build tree to the server user (when root) so that instrumented
+ * server processes can write .gcda files there.  0 or -1.
+ */
+int prof_hand_tree(const char *builddir);
+
+/* Remove every .gcda below dir; returns how many (or -1). */
+long prof_remove_gcda(const char *dir);
+
+/* Count .gcda files below dir. */
+long prof_count_gcda(const char *dir);
+
+/*
+ * Read the .gcda files below builddir with `gcov --json-format --stdout`
+ * into p: the unit of each comes from the compile log (object -> tu);
+ * objects of front-end programs and libraries are kept but not counted as
+ * server code.  Returns the number of data files read, or -1.
+ */
+long prof_gcov_collect(const char *builddir, struct profile *p);
+
+#endif

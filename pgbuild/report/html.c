@@ -1,0 +1,785 @@
+/*
+ * html.c - the HTML report: one file, inline CSS and SVG, no script and no
+ * network (a Content-Security-Policy meta tag forbids any fetch); see html.h.
+ *
+ * Plots are drawn by a tiny SVG helper (struct plot): data ranges mapped to
+ * a pixel box with margins, "nice" axis ticks, polylines, points, bands.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/html.h"
+#include "json.h"
+#include "xalloc.h"
+
+#define COLOR_A "#1f77b4"
+#define COLOR_B "#e6550d"
+
+void html_escape(struct strbuf *out, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': strbuf_addstr(out, "&amp;"); break;
+		case '<': strbuf_addstr(out, "&lt;"); break;
+		case '>': strbuf_addstr(out, "&gt;"); break;
+		case '"': strbuf_addstr(out, "&quot;"); break;
+		case '\'': strbuf_addstr(out, "&#39;"); break;
+		default: strbuf_addch(out, *s);
+		}
+	}
+}
+
+/* ---------------- SVG plots ---------------- */
+
+struct plot {
+	struct strbuf *out;
+	double x0, x1, y0, y1;  /* data range */
+	int w, h;               /* pixels */
+	int ml, mr, mt, mb;     /* margins */
+	int logy;               /* logarithmic y axis (y0, y1 > 0) */
+};
+
+static double px(const struct plot *p, double x)
+{
+	double span = p->x1 - p->x0;
+	return p->ml + (span > 0 ? (x - p->x0) / span : 0.5) * (p->w - p->ml - p->mr);
+}
+
+static double py(const struct plot *p, double y)
+{
+	double y0 = p->y0, y1 = p->y1, span;
+	if (p->logy) {
+		y = log10(y > 0 ? y : y0);
+		y0 = log10(y0);
+		y1 = log10(y1);
+	}
+	span = y1 - y0;
+	return p->mt + (1 - (span > 0 ? (y - y0) / span : 0.5)) * (p->h - p->mt - p->mb);
+}
+
+static double nice_step(double range)
+{
+	double raw = range / 5, mag, f;
+	if (!(raw > 0))
+		return 1;
+	mag = pow(10, floor(log10(raw)));
+	f = raw / mag;
+	return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * mag;
+}
+
+static void fmt_tick(char *buf, size_t n, double v, double step)
+{
+	if (fabs(v) >= 10000)
+		snprintf(buf, n, "%.0fk", v / 1000);
+	else if (step >= 1)
+		snprintf(buf, n, "%.0f", v);
+	else if (step >= 0.1)
+		snprintf(buf, n, "%.1f", v);
+	else if (step >= 0.01)
+		snprintf(buf, n, "%.2f", v);
+	else
+		snprintf(buf, n, "%.3f", v);
+}
+
+/* Widen [lo, hi] a little and make it non-empty. */
+static void pad_range(double *lo, double *hi, double frac)
+{
+	double span;
+	if (!isfinite(*lo) || !isfinite(*hi)) {
+		*lo = 0;
+		*hi = 1;
+		return;
+	}
+	if (*hi <= *lo) {
+		double d = fabs(*lo) * 0.05 + 1e-9;
+		*lo -= d;
+		*hi += d;
+	}
+	span = *hi - *lo;
+	*lo -= span * frac;
+	*hi += span * frac;
+}
+
+static void plot_begin(struct plot *p, const char *title, const char *xlabel, const char *ylabel,
+		       int xticks)
+{
+	struct strbuf *o = p->out;
+	double step = nice_step(p->y1 - p->y0);
+	char buf[32];
+
+	strbuf_addf(o, "<svg width=\"%d\" height=\"%d\" "
+		    "viewBox=\"0 0 %d %d\" role=\"img\"><title>", p->w, p->h, p->w, p->h);
+	html_escape(o, title);
+	strbuf_addstr(o, "</title>");
+	strbuf_addf(o, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>", p->w, p->h);
+	strbuf_addf(o, "<text x=\"%d\" y=\"16\" class=\"pt\">", p->ml);
+	html_escape(o, title);
+	strbuf_addstr(o, "</text>");
+	/* y grid and ticks */
+	if (p->logy) {
+		static const double mant[] = { 1, 2, 5 };
+		for (int e = (int)floor(log10(p->y0)); e <= (int)ceil(log10(p->y1)); e++)
+			for (int m = 0; m < 3; m++) {
+				double v = mant[m] * pow(10, e), y;
+				if (v < p->y0 || v > p->y1)
+					continue;
+				y = py(p, v);
+				fmt_tick(buf, sizeof(buf), v, pow(10, e));
+				strbuf_addf(o, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>",
+					    p->ml, p->w - p->mr, y, y);
+				strbuf_addf(o, "<text x=\"%d\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%s</text>",
+					    p->ml - 4, y + 4, buf);
+			}
+	} else {
+		for (double v = ceil(p->y0 / step) * step; v <= p->y1 + step * 1e-9; v += step) {
+			double y = py(p, v);
+			fmt_tick(buf, sizeof(buf), v, step);
+			strbuf_addf(o, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>",
+				    p->ml, p->w - p->mr, y, y);
+			strbuf_addf(o, "<text x=\"%d\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%s</text>",
+				    p->ml - 4, y + 4, buf);
+		}
+	}
+	if (xticks) {
+		double xs = nice_step(p->x1 - p->x0);
+		if (xs < 1)
+			xs = 1;
+		for (double v = ceil(p->x0 / xs) * xs; v <= p->x1 + xs * 1e-9; v += xs) {
+			fmt_tick(buf, sizeof(buf), v, xs);
+			strbuf_addf(o, "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>",
+				    px(p, v), p->h - p->mb + 14, buf);
+		}
+	}
+	/* axes */
+	strbuf_addf(o, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" class=\"axis\"/>",
+		    p->ml, p->w - p->mr, p->h - p->mb, p->h - p->mb);
+	strbuf_addf(o, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" class=\"axis\"/>",
+		    p->ml, p->ml, p->mt, p->h - p->mb);
+	strbuf_addf(o, "<text x=\"%d\" y=\"%d\" class=\"lab\" text-anchor=\"middle\">",
+		    (p->ml + p->w - p->mr) / 2, p->h - 4);
+	html_escape(o, xlabel);
+	strbuf_addf(o, "</text><text x=\"12\" y=\"%d\" class=\"lab\" text-anchor=\"middle\" "
+		    "transform=\"rotate(-90 12 %d)\">", (p->mt + p->h - p->mb) / 2, (p->mt + p->h - p->mb) / 2);
+	html_escape(o, ylabel);
+	strbuf_addstr(o, "</text>");
+}
+
+static void plot_legend(struct plot *p, int n, const char *const *labels, const char *const *colors)
+{
+	int x = p->ml;
+	for (int i = 0; i < n; i++) {
+		strbuf_addf(p->out, "<rect x=\"%d\" y=\"26\" width=\"14\" height=\"4\" fill=\"%s\"/>"
+			    "<text x=\"%d\" y=\"31\" class=\"tick\">", x, colors[i], x + 18);
+		html_escape(p->out, labels[i]);
+		strbuf_addstr(p->out, "</text>");
+		x += 30 + 7 * (int)strlen(labels[i]);
+	}
+}
+
+static void plot_end(struct plot *p)
+{
+	strbuf_addstr(p->out, "</svg>\n");
+}
+
+static void plot_polyline(struct plot *p, const double *x, const double *y, size_t n,
+			  const char *color, double width, double opacity)
+{
+	int any = 0;
+	if (n < 1)
+		return;
+	strbuf_addf(p->out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\" "
+		    "stroke-opacity=\"%.2f\" points=\"", color, width, opacity);
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(x[i]) || !isfinite(y[i]))
+			continue;
+		strbuf_addf(p->out, "%s%.1f,%.1f", any ? " " : "", px(p, x[i]), py(p, y[i]));
+		any = 1;
+	}
+	strbuf_addstr(p->out, "\"/>");
+}
+
+static void plot_point(struct plot *p, double x, double y, const char *color, const char *tip)
+{
+	if (!isfinite(x) || !isfinite(y))
+		return;
+	strbuf_addf(p->out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\">", px(p, x), py(p, y), color);
+	if (tip) {
+		strbuf_addstr(p->out, "<title>");
+		html_escape(p->out, tip);
+		strbuf_addstr(p->out, "</title>");
+	}
+	strbuf_addstr(p->out, "</circle>");
+}
+
+/* where: 0 label at the right end, 1 at the left, 2 in the middle */
+static void plot_hline(struct plot *p, double y, const char *cls, const char *label, int where)
+{
+	static const char *anchor[] = { "end", "start", "middle" };
+	double x;
+	if (!isfinite(y) || y < p->y0 || y > p->y1)
+		return;
+	strbuf_addf(p->out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"%s\"/>",
+		    p->ml, p->w - p->mr, py(p, y), py(p, y), cls);
+	if (label) {
+		x = where == 0 ? p->w - p->mr - 2 : where == 1 ? p->ml + 4 : (p->ml + p->w - p->mr) / 2.0;
+		strbuf_addf(p->out, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"%s\">",
+			    x, py(p, y) - 3, anchor[where]);
+		html_escape(p->out, label);
+		strbuf_addstr(p->out, "</text>");
+	}
+}
+
+static void plot_band(struct plot *p, double lo, double hi, const char *fill)
+{
+	double a, b;
+	if (!isfinite(lo) || !isfinite(hi))
+		return;
+	a = py(p, hi < p->y1 ? hi : p->y1);
+	b = py(p, lo > p->y0 ? lo : p->y0);
+	strbuf_addf(p->out, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\" "
+		    "fill-opacity=\"0.25\"/>", p->ml, a, p->w - p->ml - p->mr, b - a, fill);
+}
+
+static void plot_init(struct plot *p, struct strbuf *out, int w, int h)
+{
+	memset(p, 0, sizeof(*p));
+	p->out = out;
+	p->w = w;
+	p->h = h;
+	p->ml = 58;
+	p->mr = 16;
+	p->mt = 40;
+	p->mb = 36;
+}
+
+/* ---------------- data helpers ---------------- */
+
+/* A run's per-second throughput from the bench JSON "timeline". */
+static size_t run_timeline(const struct gate_run *r, double **xs, double **ys)
+{
+	struct json_value *v;
+	const struct json_value *tl;
+	size_t n = 0;
+	double prev_t = 0, elapsed;
+	*xs = *ys = NULL;
+	if (!r->json)
+		return 0;
+	v = json_parse(r->json, strlen(r->json), NULL);
+	tl = json_get(v, "timeline");
+	/* a last bucket that only holds the run's final instants is not a rate */
+	elapsed = json_get_num(v, "elapsed_s", INFINITY);
+	if (json_len(tl)) {
+		*xs = xcalloc(json_len(tl), sizeof(double));
+		*ys = xcalloc(json_len(tl), sizeof(double));
+	}
+	for (size_t i = 0; i < json_len(tl); i++) {
+		const struct json_value *e = json_at(tl, i);
+		double t = (double)i + 1, y = NAN;
+		if (e->type == JSON_NUMBER) {
+			y = e->u.number;
+		} else if (e->type == JSON_OBJECT) {
+			t = json_get_num(e, "t", json_get_num(e, "second",
+					 json_get_num(e, "time", json_get_num(e, "s", t))));
+			y = json_get_num(e, "tps", NAN);
+			if (!isfinite(y)) {
+				/* pgbuild bench: transactions per interval of t seconds */
+				double dt = t - prev_t;
+				y = json_get_num(e, "transactions", NAN);
+				if (dt > 0)
+					y /= dt;
+			}
+			prev_t = t;
+		}
+		if (!isfinite(y) || t > elapsed + 0.5)
+			continue;
+		(*xs)[n] = t;
+		(*ys)[n] = y;
+		n++;
+	}
+	json_free(v);
+	return n;
+}
+
+static int usable(const struct gate_run *r)
+{
+	return r && r->exit == 0 && isfinite(r->tps) && r->tps > 0;
+}
+
+/* Per-pair ratio of metric (tps when lat < 0) in pair order. */
+static size_t pair_ratios(const struct gate_workload *w, int lat, double *out, int *pairs)
+{
+	int maxp = -1;
+	size_t n = 0;
+	for (size_t i = 0; i < w->nr_runs; i++)
+		if (w->runs[i].pair > maxp)
+			maxp = w->runs[i].pair;
+	for (int p = 0; p <= maxp; p++) {
+		const struct gate_run *a = NULL, *b = NULL;
+		for (size_t i = 0; i < w->nr_runs; i++)
+			if (w->runs[i].pair == p) {
+				if (w->runs[i].build == 'A')
+					a = &w->runs[i];
+				else
+					b = &w->runs[i];
+			}
+		if (!usable(a) || !usable(b))
+			continue;
+		out[n] = lat < 0 ? b->tps / a->tps : b->lat[lat] / a->lat[lat];
+		pairs[n] = p + 1;
+		n++;
+	}
+	return n;
+}
+
+/* ---------------- sections ---------------- */
+
+static void plot_timeline(struct strbuf *o, const struct gate_workload *w)
+{
+	struct plot p;
+	double xmax = 0, ymin = INFINITY, ymax = -INFINITY;
+	size_t any = 0;
+	const char *labels[] = { "A baseline", "B candidate" }, *colors[] = { COLOR_A, COLOR_B };
+	char title[160];
+
+	for (size_t i = 0; i < w->nr_runs; i++) {
+		double *xs, *ys;
+		size_t n = run_timeline(&w->runs[i], &xs, &ys);
+		for (size_t k = 0; k < n; k++) {
+			xmax = xs[k] > xmax ? xs[k] : xmax;
+			ymin = ys[k] < ymin ? ys[k] : ymin;
+			ymax = ys[k] > ymax ? ys[k] : ymax;
+		}
+		any += n;
+		free(xs);
+		free(ys);
+	}
+	snprintf(title, sizeof(title), "%s: throughput over time, every run", w->name);
+	if (!any) {
+		strbuf_addstr(o, "<p class=\"note\">No per-second timeline in the bench results.</p>\n");
+		return;
+	}
+	plot_init(&p, o, 560, 260);
+	p.x0 = 0;
+	p.x1 = xmax;
+	p.y0 = ymin;
+	p.y1 = ymax;
+	pad_range(&p.y0, &p.y1, 0.05);
+	if (p.y0 < 0)
+		p.y0 = 0;
+	plot_begin(&p, title, "second of the run", "tps", 1);
+	for (size_t i = 0; i < w->nr_runs; i++) {
+		double *xs, *ys;
+		size_t n = run_timeline(&w->runs[i], &xs, &ys);
+		plot_polyline(&p, xs, ys, n, w->runs[i].build == 'A' ? COLOR_A : COLOR_B, 1.5, 0.7);
+		free(xs);
+		free(ys);
+	}
+	plot_legend(&p, 2, labels, colors);
+	plot_end(&p);
+}
+
+static void plot_runs(struct strbuf *o, const struct gate_workload *w)
+{
+	struct plot p;
+	double ymin = INFINITY, ymax = -INFINITY;
+	const char *labels[] = { "A baseline", "B candidate" }, *colors[] = { COLOR_A, COLOR_B };
+	char title[160], tip[96];
+	for (size_t i = 0; i < w->nr_runs; i++)
+		if (usable(&w->runs[i])) {
+			ymin = w->runs[i].tps < ymin ? w->runs[i].tps : ymin;
+			ymax = w->runs[i].tps > ymax ? w->runs[i].tps : ymax;
+		}
+	if (!isfinite(ymin))
+		return;
+	snprintf(title, sizeof(title), "%s: throughput of each run, in execution order", w->name);
+	plot_init(&p, o, 560, 260);
+	p.x0 = 0.5;
+	p.x1 = (double)w->nr_runs + 0.5;
+	p.y0 = ymin;
+	p.y1 = ymax;
+	pad_range(&p.y0, &p.y1, 0.1);
+	plot_begin(&p, title, "run", "tps", 1);
+	for (size_t i = 0; i < w->nr_runs; i++) {
+		const struct gate_run *r = &w->runs[i];
+		snprintf(tip, sizeof(tip), "pair %d, %c: %.0f tps", r->pair + 1, r->build, r->tps);
+		if (usable(r))
+			plot_point(&p, (double)i + 1, r->tps, r->build == 'A' ? COLOR_A : COLOR_B, tip);
+	}
+	plot_legend(&p, 2, labels, colors);
+	plot_end(&p);
+}
+
+static void plot_latency(struct strbuf *o, const struct gate_workload *w)
+{
+	/* the percentile curve: p50 p90 p99 p99.9 max (indices into gate_lat_keys) */
+	static const int keys[] = { 1, 2, 3, 4, 5 };
+	static const char *names[] = { "p50", "p90", "p99", "p99.9", "max" };
+	double xs[5], ya[5], yb[5], ymax = 0, ymin = INFINITY;
+	const char *labels[] = { "A baseline", "B candidate" }, *colors[] = { COLOR_A, COLOR_B };
+	struct plot p;
+	char title[160];
+	int any = 0;
+
+	for (int i = 0; i < 5; i++) {
+		xs[i] = i;
+		ya[i] = w->lat_a_median[keys[i]];
+		yb[i] = w->lat_b_median[keys[i]];
+		if (isfinite(ya[i]) && ya[i] > ymax)
+			ymax = ya[i];
+		if (isfinite(yb[i]) && yb[i] > ymax)
+			ymax = yb[i];
+		if (isfinite(ya[i]) && ya[i] > 0 && ya[i] < ymin)
+			ymin = ya[i];
+		if (isfinite(yb[i]) && yb[i] > 0 && yb[i] < ymin)
+			ymin = yb[i];
+		any |= isfinite(ya[i]) || isfinite(yb[i]);
+	}
+	if (!any)
+		return;
+	snprintf(title, sizeof(title), "%s: latency distribution (median over pairs)", w->name);
+	plot_init(&p, o, 560, 260);
+	p.x0 = -0.3;
+	p.x1 = 4.3;
+	if (!isfinite(ymin) || !(ymax > 0))
+		return;
+	/* log scale: p50 and max differ by orders of magnitude */
+	p.logy = 1;
+	p.y0 = pow(10, floor(log10(ymin)));
+	p.y1 = pow(10, ceil(log10(ymax * 1.0001)));
+	/* a latency near DBL_MAX (a corrupt result) has no decade to draw */
+	if (!isfinite(p.y1) || !(p.y0 > 0))
+		return;
+	plot_begin(&p, title, "percentile", "latency ms (log scale)", 0);
+	for (int i = 0; i < 5; i++)
+		strbuf_addf(o, "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>",
+			    px(&p, i), p.h - p.mb + 14, names[i]);
+	/* every run, faint */
+	for (size_t r = 0; r < w->nr_runs; r++) {
+		double y[5];
+		if (!usable(&w->runs[r]))
+			continue;
+		for (int i = 0; i < 5; i++)
+			y[i] = w->runs[r].lat[keys[i]];
+		plot_polyline(&p, xs, y, 5, w->runs[r].build == 'A' ? COLOR_A : COLOR_B, 1, 0.15);
+	}
+	plot_polyline(&p, xs, ya, 5, COLOR_A, 2.5, 1);
+	plot_polyline(&p, xs, yb, 5, COLOR_B, 2.5, 1);
+	for (int i = 0; i < 5; i++) {
+		char tip[64];
+		snprintf(tip, sizeof(tip), "A %s %.3f ms", names[i], ya[i]);
+		plot_point(&p, xs[i], ya[i], COLOR_A, tip);
+		snprintf(tip, sizeof(tip), "B %s %.3f ms", names[i], yb[i]);
+		plot_point(&p, xs[i], yb[i], COLOR_B, tip);
+	}
+	plot_legend(&p, 2, labels, colors);
+	plot_end(&p);
+}
+
+static void plot_ratios(struct strbuf *o, const struct gate *g, const struct gate_workload *w)
+{
+	double *r = xcalloc(w->nr_runs + 1, sizeof(double));
+	int *pairs = xcalloc(w->nr_runs + 1, sizeof(int));
+	size_t n = pair_ratios(w, -1, r, pairs);
+	double lo = 1, hi = 1;
+	struct plot p;
+	char title[160], tip[64], lab[64];
+
+	if (!n)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		lo = r[i] < lo ? r[i] : lo;
+		hi = r[i] > hi ? r[i] : hi;
+	}
+	if (w->tps.ok) {
+		lo = w->tps.lo < lo ? w->tps.lo : lo;
+		hi = w->tps.hi > hi ? w->tps.hi : hi;
+	}
+	for (size_t i = 0; i < g->th.nr; i++) {
+		const struct gate_threshold *t = &g->th.v[i];
+		if (t->kind == GATE_TPS && (!t->workload || !strcmp(t->workload, w->name))) {
+			lo = t->value < lo ? t->value : lo;
+			hi = t->value > hi ? t->value : hi;
+		}
+	}
+	snprintf(title, sizeof(title), "%s: throughput ratio B/A per pair, %.0f%% interval",
+		 w->name, g->conf * 100);
+	plot_init(&p, o, 560, 260);
+	p.x0 = 0.5;
+	p.x1 = (double)pairs[n - 1] + 0.5;
+	p.y0 = lo;
+	p.y1 = hi;
+	pad_range(&p.y0, &p.y1, 0.1);
+	plot_begin(&p, title, "pair", "B/A", 1);
+	if (w->tps.ok) {
+		plot_band(&p, w->tps.lo, w->tps.hi, COLOR_B);
+		snprintf(lab, sizeof(lab), "estimate %.4f", w->tps.estimate);
+		plot_hline(&p, w->tps.estimate, "est", lab, 2);
+	}
+	plot_hline(&p, 1.0, "one", "no change", 1);
+	for (size_t i = 0; i < g->th.nr; i++) {
+		const struct gate_threshold *t = &g->th.v[i];
+		if (t->kind == GATE_TPS && (!t->workload || !strcmp(t->workload, w->name)) && t->value != 1) {
+			snprintf(lab, sizeof(lab), "threshold %g", t->value);
+			plot_hline(&p, t->value, "thr", lab, 0);
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		snprintf(tip, sizeof(tip), "pair %d: %.4f", pairs[i], r[i]);
+		plot_point(&p, pairs[i], r[i], "#333", tip);
+	}
+	plot_end(&p);
+out:
+	free(r);
+	free(pairs);
+}
+
+static void cell_num(struct strbuf *o, double v, const char *fmt)
+{
+	strbuf_addstr(o, "<td class=\"n\">");
+	if (isfinite(v))
+		strbuf_addf(o, fmt, v);
+	else
+		strbuf_addstr(o, "&ndash;");
+	strbuf_addstr(o, "</td>");
+}
+
+static void cell_text(struct strbuf *o, const char *s, const char *cls)
+{
+	if (cls)
+		strbuf_addf(o, "<td class=\"%s\">", cls);
+	else
+		strbuf_addstr(o, "<td>");
+	html_escape(o, s);
+	strbuf_addstr(o, "</td>");
+}
+
+static void section_gate(struct strbuf *o, const struct report_data *rd)
+{
+	const struct gate *g = &rd->gate;
+	int p99 = gate_lat_index("p99"), any_instr = 0;
+	const char *v = gate_status_name(g->verdict);
+
+	strbuf_addf(o, "<div class=\"verdict %s\">%s</div>\n<p>", v,
+		    g->verdict == GATE_PASS ? "PASS" : g->verdict == GATE_FAIL ? "FAIL" :
+		    "COULD NOT MEASURE");
+	html_escape(o, g->verdict_reason);
+	strbuf_addstr(o, "</p>\n<table class=\"kv\"><tr><th>A (baseline)</th><td>");
+	html_escape(o, rd->baseline);
+	strbuf_addstr(o, "</td></tr><tr><th>B (candidate)</th><td>");
+	html_escape(o, rd->candidate);
+	strbuf_addstr(o, "</td></tr><tr><th>interval</th><td>");
+	html_escape(o, stats_method_name(g->method));
+	strbuf_addf(o, ", %.0f%%</td></tr><tr><th>regression suite</th><td>%s", g->conf * 100,
+		    g->regress == REGRESS_PASSED ? "passed" : g->regress == REGRESS_FAILED ?
+		    "<b class=\"fail\">FAILED</b>" : "not run");
+	if (g->regress_note) {
+		strbuf_addstr(o, " &ndash; ");
+		html_escape(o, g->regress_note);
+	}
+	strbuf_addstr(o, "</td></tr>");
+	if (rd->settings_json) {
+		strbuf_addstr(o, "<tr><th>settings</th><td><code>");
+		html_escape(o, rd->settings_json);
+		strbuf_addstr(o, "</code></td></tr>");
+	}
+	strbuf_addstr(o, "</table>\n");
+
+	strbuf_addstr(o, "<h2>Thresholds</h2>\n<table><tr><th>status</th><th>threshold</th>"
+		      "<th>workload</th><th>observed</th><th>interval</th><th>why</th></tr>\n");
+	for (size_t i = 0; i < g->nr_res; i++) {
+		const struct gate_result *r = &g->res[i];
+		char ci[64] = "";
+		strbuf_addstr(o, "<tr>");
+		cell_text(o, gate_status_name(r->status), gate_status_name(r->status));
+		cell_text(o, r->th->text, NULL);
+		cell_text(o, r->workload, NULL);
+		cell_num(o, r->observed, "%.4f");
+		if (isfinite(r->lo))
+			snprintf(ci, sizeof(ci), "[%.4f, %.4f]", r->lo, r->hi);
+		cell_text(o, ci, "n");
+		cell_text(o, r->message, NULL);
+		strbuf_addstr(o, "</tr>\n");
+	}
+	strbuf_addstr(o, "</table>\n");
+
+	strbuf_addstr(o, "<h2>Workloads</h2>\n<table><tr><th>workload</th><th>valid pairs</th>"
+		      "<th>tps A</th><th>tps B</th><th title=\"median of the per-pair ratios\">median "
+		      "B/A</th><th title=\"the interval's point estimate\">B/A estimate</th>"
+		      "<th>interval</th><th>p-value</th>"
+		      "<th>noise floor</th><th>p99 A ms</th><th>p99 B ms</th><th>p99 B/A</th>"
+		      "<th>correctness</th></tr>\n");
+	for (size_t i = 0; i < g->nr_wl; i++) {
+		const struct gate_workload *w = &g->wl[i];
+		char ci[64] = "";
+		any_instr |= w->instr != INSTR_NOT_MEASURED;
+		if (!w->nr_runs)
+			continue;
+		strbuf_addstr(o, "<tr>");
+		cell_text(o, w->name, NULL);
+		cell_num(o, (double)w->valid_pairs, "%.0f");
+		cell_num(o, w->tps_a_median, "%.0f");
+		cell_num(o, w->tps_b_median, "%.0f");
+		cell_num(o, w->tps.median, "%.4f");
+		cell_num(o, w->tps.estimate, "%.4f");
+		if (w->tps.ok)
+			snprintf(ci, sizeof(ci), "[%.4f, %.4f]", w->tps.lo, w->tps.hi);
+		cell_text(o, ci, "n");
+		cell_num(o, w->tps.p_two_sided, "%.3g");
+		cell_num(o, w->tps.noise_floor_pct, "%.1f%%");
+		cell_num(o, w->lat_a_median[p99], "%.3f");
+		cell_num(o, w->lat_b_median[p99], "%.3f");
+		cell_num(o, w->lat[p99].estimate, "%.4f");
+		cell_text(o, w->correctness_failed ? "FAILED" : "ok", w->correctness_failed ? "fail" : "pass");
+		strbuf_addstr(o, "</tr>\n");
+	}
+	strbuf_addstr(o, "</table>\n");
+
+	if (any_instr) {
+		strbuf_addstr(o, "<h2>Instructions per transaction</h2>\n<p class=\"note\">Counted by ");
+		html_escape(o, !g->counter ? "callgrind" : !strcmp(g->counter, "perf") ?
+			    "perf stat (hardware counters)" : g->counter);
+		strbuf_addstr(o, " on the server in single-user mode");
+		if (g->counter_note) {
+			strbuf_addstr(o, " (");
+			html_escape(o, g->counter_note);
+			strbuf_addstr(o, ")");
+		}
+		strbuf_addstr(o, ". Instructions are a proxy: "
+			      "deterministic, but blind to cache misses, branch mispredictions and "
+			      "memory stalls.</p>\n<table><tr><th>workload</th><th>A</th><th>B</th>"
+			      "<th>speedup A/B</th><th>how</th></tr>\n");
+		for (size_t i = 0; i < g->nr_wl; i++) {
+			const struct gate_workload *w = &g->wl[i];
+			if (w->instr == INSTR_NOT_MEASURED)
+				continue;
+			strbuf_addstr(o, "<tr>");
+			cell_text(o, w->name, NULL);
+			if (w->instr == INSTR_OK) {
+				cell_num(o, w->instr_a, "%.0f");
+				cell_num(o, w->instr_b, "%.0f");
+				cell_num(o, w->instr_a / w->instr_b, "%.4f");
+			} else {
+				strbuf_addstr(o, "<td colspan=\"3\" class=\"fail\">unavailable</td>");
+			}
+			cell_text(o, w->instr_note ? w->instr_note : "", NULL);
+			strbuf_addstr(o, "</tr>\n");
+		}
+		strbuf_addstr(o, "</table>\n");
+	}
+
+	for (size_t i = 0; i < g->nr_wl; i++) {
+		const struct gate_workload *w = &g->wl[i];
+		if (!w->nr_runs)
+			continue;
+		strbuf_addstr(o, "<h2>");
+		html_escape(o, w->name);
+		strbuf_addstr(o, "</h2>\n<div class=\"plots\">\n");
+		plot_ratios(o, g, w);
+		plot_timeline(o, w);
+		plot_latency(o, w);
+		plot_runs(o, w);
+		strbuf_addstr(o, "</div>\n");
+	}
+}
+
+static void section_tus(struct strbuf *o, const struct report_data *rd)
+{
+	strbuf_addf(o, "<h2>Translation units and their flags</h2>\n<p>%zu of %zu translation "
+		    "units compiled with changed flags (from the compile log).</p>\n",
+		    rd->nr_tus, rd->tus_total);
+	if (!rd->nr_tus)
+		return;
+	strbuf_addstr(o, "<table><tr><th>translation unit</th><th>added</th><th>removed</th>"
+		      "<th>policy rules</th></tr>\n");
+	for (size_t i = 0; i < rd->nr_tus; i++) {
+		strbuf_addstr(o, "<tr>");
+		cell_text(o, rd->tus[i].tu, "mono");
+		cell_text(o, rd->tus[i].added, "mono");
+		cell_text(o, rd->tus[i].removed, "mono");
+		cell_text(o, rd->tus[i].rules, "mono");
+		strbuf_addstr(o, "</tr>\n");
+	}
+	strbuf_addstr(o, "</table>\n");
+}
+
+#define HTML_FN_ROWS 50
+
+static void section_functions(struct strbuf *o, const struct report_data *rd)
+{
+	if (!rd->fns_a || !rd->fns_b) {
+		strbuf_addf(o, "<h2>Functions</h2>\n<p>%s: %zu functions; %s none (no function "
+			    "symbols, or not given): nothing to compare.</p>\n",
+			    rd->fns_a ? "A" : "B", rd->fns_a ? rd->fns_a : rd->fns_b,
+			    rd->fns_a ? "B has" : "A has");
+		return;
+	}
+	strbuf_addf(o, "<h2>Top per-function changes</h2>\n<p>Functions: A %zu, B %zu; summed "
+		    "function size A %.0f, B %.0f bytes (%+.1f%%). Sizes from the binaries' symbol "
+		    "tables; inlined callees from the plugin's records (&ndash; where a build has "
+		    "none). %zu functions changed; the %d biggest changes:</p>\n",
+		    rd->fns_a, rd->fns_b, rd->text_a, rd->text_b,
+		    rd->text_a > 0 ? 100 * (rd->text_b / rd->text_a - 1) : 0.0, rd->nr_fns,
+		    HTML_FN_ROWS);
+	if (rd->recs_a != rd->recs_b && (!rd->recs_a || !rd->recs_b))
+		strbuf_addf(o, "<p class=\"note\">The %s has no plugin record (built without the "
+			    "plugin): the inlined calls shown are the %s's alone, not inlining "
+			    "changes; functions are ranked by size change only.</p>\n",
+			    rd->recs_a ? "candidate" : "baseline", rd->recs_a ? "baseline" : "candidate");
+	if (!rd->nr_fns)
+		return;
+	strbuf_addstr(o, "<table><tr><th>function</th><th>translation unit</th><th>size A</th>"
+		      "<th>size B</th><th>change</th><th>inlined A</th><th>inlined B</th></tr>\n");
+	for (size_t i = 0; i < rd->nr_fns && i < HTML_FN_ROWS; i++) {
+		const struct report_fn *f = &rd->fns[i];
+		double d = (isfinite(f->size_b) ? f->size_b : 0) - (isfinite(f->size_a) ? f->size_a : 0);
+		strbuf_addstr(o, "<tr>");
+		cell_text(o, f->name, "mono");
+		cell_text(o, f->tu ? f->tu : "", "mono");
+		cell_num(o, f->size_a, "%.0f");
+		cell_num(o, f->size_b, "%.0f");
+		cell_num(o, d, "%+.0f");
+		cell_num(o, f->inl_a, "%.0f");
+		cell_num(o, f->inl_b, "%.0f");
+		strbuf_addstr(o, "</tr>\n");
+	}
+	strbuf_addstr(o, "</table>\n");
+}
+
+static const char css[] =
+	"body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}"
+	"h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ddd}"
+	"table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:3px 8px;"
+	"text-align:left;vertical-align:top}th{background:#f4f4f4}td.n{text-align:right;"
+	"font-variant-numeric:tabular-nums}.mono{font-family:monospace;font-size:12px}"
+	".pass{color:#1a7f37}.fail{color:#c62828;font-weight:bold}.error{color:#b26a00;"
+	"font-weight:bold}.verdict{display:inline-block;font-size:26px;font-weight:bold;"
+	"padding:6px 18px;border-radius:6px;color:#fff}.verdict.pass{background:#1a7f37;color:#fff}"
+	".verdict.fail{background:#c62828;color:#fff}.verdict.error{background:#b26a00;color:#fff}"
+	".note{color:#555}.plots{display:flex;flex-wrap:wrap;gap:12px}svg{border:1px solid #eee}"
+	"svg .pt{font-size:13px;font-weight:bold}svg .tick{font-size:11px;fill:#444}"
+	"svg .lab{font-size:12px;fill:#222}svg .grid{stroke:#eee}svg .axis{stroke:#888}"
+	"svg .one{stroke:#444;stroke-dasharray:4 3}svg .est{stroke:#e6550d;stroke-width:2}"
+	"svg .thr{stroke:#c62828;stroke-dasharray:2 2}table.kv th{width:140px}";
+
+void html_write(const struct report_data *rd, struct strbuf *o)
+{
+	strbuf_addstr(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+		      "style-src 'unsafe-inline'\">\n<title>pgbuild report");
+	if (rd->have_gate)
+		strbuf_addf(o, ": %s", gate_status_name(rd->gate.verdict));
+	strbuf_addf(o, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>pgbuild report</h1>\n", css);
+	if (rd->have_gate)
+		section_gate(o, rd);
+	if (rd->have_log)
+		section_tus(o, rd);
+	if (rd->have_inspect)
+		section_functions(o, rd);
+	if (!rd->have_gate && !rd->have_log && !rd->have_inspect)
+		strbuf_addstr(o, "<p>Nothing to report.</p>\n");
+	strbuf_addstr(o, "<p class=\"note\">Generated by pgbuild (pgoptcc) " PGOPT_VERSION
+		      ". Throughput ratios are B/A per interleaved pair; instructions, where shown, "
+		      "are a proxy.</p>\n</body>\n</html>\n");
+}

@@ -1,0 +1,736 @@
+/*
+ * report.c - a gate result, the compile log and the two binaries
+ * summarised for people (`pgbuild report`): a terminal summary, --json,
+ * and --html (html.c); see report.h.
+ *
+ * Per-function changes come from the binaries themselves: function symbol
+ * sizes (.symtab, else .dynsym: postgres exports its functions for
+ * extensions) of A's and B's postgres, read with libelf, plus the inlining
+ * counts of `pgbuild inspect --json` where the plugin left records (a
+ * baseline built without a policy has none, so its count shows as "-").
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf/elfrec.h"
+#include "report/html.h"
+#include "pgbuild.h"
+#include "report/report.h"
+
+/* ---------------- gate summary ---------------- */
+
+static void fmt_num(char *buf, size_t n, double v, const char *fmt)
+{
+	if (isfinite(v))
+		snprintf(buf, n, fmt, v);
+	else
+		snprintf(buf, n, "-");
+}
+
+void report_gate_terminal(const struct gate *g, const char *baseline,
+			  const char *candidate, FILE *fp)
+{
+	int p99 = gate_lat_index("p99");
+	int any_instr = 0, any_runs = 0;
+	char ci_head[48];
+	char s1[32], s2[32], s3[32], s4[64], s5[32], s6[32], s7[32], s8[32], s9[32];
+
+	fprintf(fp, "gate: %s - %s\n", g->verdict == GATE_PASS ? "PASS" :
+		g->verdict == GATE_FAIL ? "FAIL" : "COULD NOT MEASURE", g->verdict_reason);
+	if (baseline || candidate)
+		fprintf(fp, "  A (baseline)  %s\n  B (candidate) %s\n",
+			baseline ? baseline : "?", candidate ? candidate : "?");
+	fprintf(fp, "  interval: %s, %g%%\n\n", stats_method_name(g->method), g->conf * 100);
+	snprintf(ci_head, sizeof(ci_head), "%g%% CI", g->conf * 100);
+	for (size_t i = 0; i < g->nr_wl; i++)
+		any_runs |= g->wl[i].nr_runs > 0;
+	if (any_runs)
+		fprintf(fp, "  %-12s %5s %10s %10s %8s %8s %-19s %8s %8s %7s %6s\n", "workload", "pairs",
+			"tps A", "tps B", "median", "B/A HL", ci_head, "p99 A ms", "p99 B ms", "p99 B/A",
+			"noise");
+	for (size_t i = 0; i < g->nr_wl; i++) {
+		const struct gate_workload *w = &g->wl[i];
+		size_t pairs = 0;
+		for (size_t k = 0; k < w->nr_runs; k++)
+			if ((size_t)w->runs[k].pair + 1 > pairs)
+				pairs = (size_t)w->runs[k].pair + 1;
+		any_instr |= w->instr != INSTR_NOT_MEASURED;
+		if (!w->nr_runs)
+			continue;
+		fmt_num(s1, sizeof(s1), w->tps_a_median, "%.0f");
+		fmt_num(s2, sizeof(s2), w->tps_b_median, "%.0f");
+		fmt_num(s9, sizeof(s9), w->tps.median, "%.4f");
+		fmt_num(s3, sizeof(s3), w->tps.estimate, "%.4f");
+		if (w->tps.ok)
+			snprintf(s4, sizeof(s4), "[%.4f, %.4f]", w->tps.lo, w->tps.hi);
+		else
+			snprintf(s4, sizeof(s4), "(too few pairs)");
+		fmt_num(s5, sizeof(s5), w->lat_a_median[p99], "%.3f");
+		fmt_num(s6, sizeof(s6), w->lat_b_median[p99], "%.3f");
+		fmt_num(s7, sizeof(s7), w->lat[p99].estimate, "%.4f");
+		fmt_num(s8, sizeof(s8), w->tps.noise_floor_pct, "%.1f%%");
+		fprintf(fp, "  %-12s %2zu/%-2zu %10s %10s %8s %8s %-19s %8s %8s %7s %6s%s\n", w->name,
+			w->valid_pairs, pairs, s1, s2, s9, s3, s4, s5, s6, s7, s8,
+			w->correctness_failed ? "  CORRECTNESS FAILED" : "");
+	}
+	if (any_runs)
+		fprintf(fp, "  (median: of the per-pair ratios B/A; B/A HL: %s estimate, which the %s "
+			"interval is about)\n", g->method == STATS_CI_BOOTSTRAP ? "bootstrap median" :
+			"Hodges-Lehmann", ci_head);
+	if (any_instr) {
+		fprintf(fp, "\n  instructions per transaction (counted by %s; a proxy: it does not see "
+			"cache or memory effects)\n",
+			!g->counter ? "callgrind" : !strcmp(g->counter, "perf") ?
+			"perf stat, hardware counters" : g->counter);
+		if (g->counter_note)
+			fprintf(fp, "  counter: %s\n", g->counter_note);
+		for (size_t i = 0; i < g->nr_wl; i++) {
+			const struct gate_workload *w = &g->wl[i];
+			if (w->instr == INSTR_OK)
+				fprintf(fp, "  %-12s A %.0f  B %.0f  A/B %.4f  (%s)\n", w->name, w->instr_a,
+					w->instr_b, w->instr_a / w->instr_b, w->instr_note ? w->instr_note : "");
+			else if (w->instr == INSTR_UNAVAILABLE)
+				fprintf(fp, "  %-12s unavailable: %s\n", w->name,
+					w->instr_note ? w->instr_note : "?");
+		}
+	}
+	fprintf(fp, "\n  regression suite: %s%s%s\n",
+		g->regress == REGRESS_PASSED ? "passed" : g->regress == REGRESS_FAILED ? "FAILED" : "not run",
+		g->regress_note ? " - " : "", g->regress_note ? g->regress_note : "");
+	fprintf(fp, "  thresholds:\n");
+	for (size_t i = 0; i < g->nr_res; i++) {
+		const struct gate_result *r = &g->res[i];
+		fprintf(fp, "    %-5s %-26s %-12s %s\n", r->status == GATE_PASS ? "pass" :
+			r->status == GATE_FAIL ? "FAIL" : "ERROR", r->th->text, r->workload,
+			r->message ? r->message : "");
+	}
+}
+
+/* ---------------- loading ---------------- */
+
+static char *read_text(const char *path, size_t *len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, path) < 0) {
+		error("cannot read %s: %s", path, strerror(errno));
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb, len);
+}
+
+int report_load_gate(struct report_data *rd, const char *path)
+{
+	size_t len;
+	char *text = read_text(path, &len);
+	struct strbuf err = STRBUF_INIT;
+	struct json_value *root;
+	const struct json_value *set;
+	const char *s;
+
+	if (!text)
+		return -1;
+	if (gate_read_json(&rd->gate, text, len, &err) < 0) {
+		error("%s: %s", path, err.buf);
+		strbuf_release(&err);
+		free(text);
+		return -1;
+	}
+	root = json_parse(text, len, &err);
+	if (root) {
+		if ((s = json_get_str(root, "baseline")))
+			rd->baseline = xstrdup(s);
+		if ((s = json_get_str(root, "candidate")))
+			rd->candidate = xstrdup(s);
+		set = json_get(root, "settings");
+		if (set && set->type == JSON_OBJECT)
+			rd->settings_json = gate_json_text(set);
+		json_free(root);
+	}
+	rd->have_gate = 1;
+	strbuf_release(&err);
+	free(text);
+	return 0;
+}
+
+static char *join_strings(const struct json_value *arr)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < json_len(arr); i++) {
+		const struct json_value *v = json_at(arr, i);
+		if (v->type != JSON_STRING)
+			continue;
+		if (sb.len)
+			strbuf_addch(&sb, ' ');
+		strbuf_addstr(&sb, v->u.str.s);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+static int cmp_tu(const void *pa, const void *pb)
+{
+	return strcmp(((const struct report_tu *)pa)->tu, ((const struct report_tu *)pb)->tu);
+}
+
+int report_load_log(struct report_data *rd, const char *logdir)
+{
+	char *path = xasprintf("%s/compile.jsonl", logdir);
+	FILE *fp = fopen(path, "r");
+	struct strbuf line = STRBUF_INIT;
+	size_t lineno = 0, bad = 0;
+
+	if (!fp) {
+		error("cannot read %s: %s", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	while (strbuf_getline(&line, fp) != EOF) {
+		struct json_value *v;
+		const char *tu, *kind;
+		lineno++;
+		if (!line.len)
+			continue;
+		v = json_parse(line.buf, line.len, NULL);
+		if (!v) {
+			bad++;
+			continue;
+		}
+		tu = json_get_str(v, "tu");
+		kind = json_get_str(v, "kind");
+		/* units are compiles; a passthrough counts only when the whole build
+		 * was passed through (PGOPT_PASSTHROUGH), never a configure or meson
+		 * probe, a preprocess or a dependency run */
+		if (tu && kind && (!strcmp(kind, "compile") ||
+				   (!strcmp(kind, "passthrough") &&
+				    !strcmp(json_get_str(v, "reason") ? json_get_str(v, "reason") : "",
+					    "passthrough_env")))) {
+			const struct json_value *added = json_get(v, "added");
+			const struct json_value *removed = json_get(v, "removed");
+			size_t k;
+			/* the last compile of a unit wins (rebuilds) */
+			for (k = 0; k < rd->nr_tus; k++)
+				if (!strcmp(rd->tus[k].tu, tu))
+					break;
+			if (k == rd->nr_tus) {
+				ALLOC_GROW(rd->tus, rd->nr_tus + 1, rd->alloc_tus);
+				memset(&rd->tus[k], 0, sizeof(rd->tus[k]));
+				rd->tus[k].tu = xstrdup(tu);
+				rd->nr_tus++;
+			} else {
+				free(rd->tus[k].added);
+				free(rd->tus[k].removed);
+				free(rd->tus[k].rules);
+			}
+			rd->tus[k].added = join_strings(added);
+			rd->tus[k].removed = join_strings(removed);
+			rd->tus[k].rules = join_strings(json_get(v, "rules"));
+		}
+		json_free(v);
+	}
+	fclose(fp);
+	if (bad)
+		warning("%s: %zu of %zu lines are not JSON records; skipped", path, bad, lineno);
+	/* keep changed units only, count the rest */
+	rd->tus_total = rd->nr_tus;
+	{
+		size_t w = 0;
+		for (size_t i = 0; i < rd->nr_tus; i++) {
+			if (*rd->tus[i].added || *rd->tus[i].removed) {
+				rd->tus[w++] = rd->tus[i];
+			} else {
+				free(rd->tus[i].tu);
+				free(rd->tus[i].added);
+				free(rd->tus[i].removed);
+				free(rd->tus[i].rules);
+			}
+		}
+		rd->tus_unchanged = rd->nr_tus - w;
+		rd->nr_tus = w;
+	}
+	if (rd->nr_tus)
+		qsort(rd->tus, rd->nr_tus, sizeof(*rd->tus), cmp_tu);
+	rd->have_log = 1;
+	strbuf_release(&line);
+	free(path);
+	return 0;
+}
+
+/* name -> size (and inlined count) of one build */
+struct fn_entry {
+	char *name;
+	char *tu;
+	double size;
+	double inl;
+};
+
+struct fn_table {
+	struct fn_entry *v;
+	size_t nr, alloc;
+};
+
+static int cmp_fn_entry(const void *pa, const void *pb)
+{
+	return strcmp(((const struct fn_entry *)pa)->name, ((const struct fn_entry *)pb)->name);
+}
+
+static void fn_add(struct fn_table *t, const char *name, const char *tu, double size, double inl)
+{
+	ALLOC_GROW(t->v, t->nr + 1, t->alloc);
+	t->v[t->nr].name = xstrdup(name);
+	t->v[t->nr].tu = tu ? xstrdup(tu) : NULL;
+	t->v[t->nr].size = size;
+	t->v[t->nr].inl = inl;
+	t->nr++;
+}
+
+static void fn_table_clear(struct fn_table *t)
+{
+	for (size_t i = 0; i < t->nr; i++) {
+		free(t->v[i].name);
+		free(t->v[i].tu);
+	}
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Function symbols of an ELF file: .symtab when present (and allowed),
+ * else .dynsym.  Returns -1 on error; *had_symtab says whether .symtab exists. */
+static int elf_functions(const char *path, struct fn_table *t, int allow_symtab, int *had_symtab)
+{
+	struct elfrec_file f;
+	struct strbuf err = STRBUF_INIT;
+	const struct elfrec_object *o;
+
+	if (elfrec_open_flags(path, allow_symtab ? 0 : ELFREC_DYNSYM, &f, &err) < 0) {
+		error("%s", err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
+	strbuf_release(&err);
+	if (f.is_archive || !f.nr) {
+		error("%s: not an executable or shared library", path);
+		elfrec_release(&f);
+		return -1;
+	}
+	o = &f.objs[0];
+	*had_symtab = o->has_symtab;
+	if (!o->has_symtab && !o->has_dynsym) {
+		error("%s: no symbol table", path);
+		elfrec_release(&f);
+		return -1;
+	}
+	for (size_t i = 0; i < o->nfuncs; i++)
+		if (o->funcs[i].section[0] && o->funcs[i].size && o->funcs[i].name[0])
+			fn_add(t, o->funcs[i].name, NULL, (double)o->funcs[i].size, NAN);
+	elfrec_release(&f);
+	return 0;
+}
+
+/* Inlined-callee counts from `pgbuild inspect --json` output (text). */
+static void inspect_counts(const char *text, size_t len, struct fn_table *t)
+{
+	struct json_value *root = json_parse(text, len, NULL);
+	const struct json_value *units = json_get(root, "units");
+	for (size_t i = 0; i < json_len(units); i++) {
+		const struct json_value *u = json_at(units, i);
+		const struct json_value *fns = json_get(u, "functions");
+		const char *tu = json_get_str(u, "tu");
+		for (size_t k = 0; k < json_len(fns); k++) {
+			const struct json_value *f = json_at(fns, k);
+			const char *name = json_get_str(f, "name");
+			const struct json_value *inl = json_get(f, "inlined");
+			/* no "inlined" key: a symbol without a plugin record */
+			if (name)
+				fn_add(t, name, tu, json_get_num(f, "size", NAN),
+				       inl ? (double)json_len(inl) : NAN);
+		}
+	}
+	json_free(root);
+}
+
+/* Records from a file: inspect JSON as is, anything else through `pgbuild inspect`. */
+static void load_records(const char *path, struct fn_table *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t len = strlen(path);
+	if (len > 5 && !strcmp(path + len - 5, ".json")) {
+		if (strbuf_read_file(&sb, path) >= 0)
+			inspect_counts(sb.buf, sb.len, t);
+	} else {
+		struct child_process cp = CHILD_PROCESS_INIT;
+		strvec_pushl(&cp.args, pgbuild_self(), "inspect", "--json", path, NULL);
+		cp.no_stdin = 1;
+		cp.no_stderr = 1;
+		/* exit 1: no record in it, and the document says so */
+		int code = capture_command(&cp, &sb, 0);
+		if (code == 0 || code == 1)
+			inspect_counts(sb.buf, sb.len, t);
+		child_process_clear(&cp);
+	}
+	strbuf_release(&sb);
+}
+
+/* Merge duplicates (static functions of the same name): sum sizes and counts. */
+static void fn_sort_merge(struct fn_table *t)
+{
+	size_t w = 0;
+	if (t->nr)
+		qsort(t->v, t->nr, sizeof(*t->v), cmp_fn_entry);
+	for (size_t i = 0; i < t->nr; i++) {
+		if (w && !strcmp(t->v[w - 1].name, t->v[i].name)) {
+			struct fn_entry *d = &t->v[w - 1];
+			d->size = isfinite(d->size) ? d->size + (isfinite(t->v[i].size) ? t->v[i].size : 0) : t->v[i].size;
+			d->inl = isfinite(d->inl) ? d->inl + (isfinite(t->v[i].inl) ? t->v[i].inl : 0) : t->v[i].inl;
+			free(t->v[i].name);
+			free(t->v[i].tu);
+			continue;
+		}
+		t->v[w++] = t->v[i];
+	}
+	t->nr = w;
+}
+
+static const struct fn_entry *fn_find(const struct fn_table *t, const char *name)
+{
+	struct fn_entry key = { (char *)name, NULL, 0, 0 };
+	return bsearch(&key, t->v, t->nr, sizeof(*t->v), cmp_fn_entry);
+}
+
+/* Size change, plus inlining change where both builds have a record of it. */
+static double change_weight(const struct report_fn *f)
+{
+	double a = isfinite(f->size_a) ? f->size_a : 0, b = isfinite(f->size_b) ? f->size_b : 0;
+	double inl = isfinite(f->inl_a) && isfinite(f->inl_b) ? fabs(f->inl_b - f->inl_a) : 0;
+	return fabs(b - a) + 16 * inl;
+}
+
+static int cmp_report_fn(const void *pa, const void *pb)
+{
+	double a = change_weight(pa), b = change_weight(pb);
+	if (a != b)
+		return a < b ? 1 : -1;
+	return strcmp(((const struct report_fn *)pa)->name, ((const struct report_fn *)pb)->name);
+}
+
+/*
+ * a, b: ELF files (postgres binaries) or inspect JSON files.  Sizes come
+ * from the ELF symbol tables; inlining counts from the plugin's records.
+ */
+int report_load_inspect(struct report_data *rd, const char *a, const char *b)
+{
+	struct fn_table sa = { 0 }, sb = { 0 }, ra = { 0 }, rb = { 0 };
+	const char *files[2] = { a, b };
+	struct fn_table *sizes[2] = { &sa, &sb }, *recs[2] = { &ra, &rb };
+
+	int is_elf[2] = { 0, 0 }, symtab[2] = { 0, 0 }, both_symtab;
+
+	/* compare like with like: .symtab only when both binaries have one
+	 * (Debian's postgres is stripped: exported functions only) */
+	for (int i = 0; i < 2; i++) {
+		size_t len;
+		if (!files[i])
+			continue;
+		len = strlen(files[i]);
+		is_elf[i] = !(len > 5 && !strcmp(files[i] + len - 5, ".json"));
+		if (is_elf[i] && elf_functions(files[i], sizes[i], 1, &symtab[i]) < 0)
+			goto fail;
+	}
+	both_symtab = (!is_elf[0] || symtab[0]) && (!is_elf[1] || symtab[1]);
+	for (int i = 0; i < 2; i++) {
+		int dummy;
+		if (!files[i])
+			continue;
+		if (is_elf[i] && symtab[i] && !both_symtab) {
+			fn_table_clear(sizes[i]);
+			if (elf_functions(files[i], sizes[i], 0, &dummy) < 0)
+				goto fail;
+		}
+		load_records(files[i], recs[i]);
+		fn_sort_merge(sizes[i]);
+		fn_sort_merge(recs[i]);
+		/* no ELF sizes (JSON input): use the records' estimated sizes */
+		if (!sizes[i]->nr)
+			for (size_t k = 0; k < recs[i]->nr; k++)
+				fn_add(sizes[i], recs[i]->v[k].name, recs[i]->v[k].tu, recs[i]->v[k].size, NAN);
+		fn_sort_merge(sizes[i]);
+	}
+	rd->fns_a = sa.nr;
+	rd->fns_b = sb.nr;
+	rd->recs_a = rd->recs_b = 0;
+	for (size_t i = 0; i < ra.nr; i++)
+		rd->recs_a += isfinite(ra.v[i].inl);
+	for (size_t i = 0; i < rb.nr; i++)
+		rd->recs_b += isfinite(rb.v[i].inl);
+	rd->text_a = rd->text_b = 0;
+	for (size_t i = 0; i < sa.nr; i++)
+		rd->text_a += isfinite(sa.v[i].size) ? sa.v[i].size : 0;
+	for (size_t i = 0; i < sb.nr; i++)
+		rd->text_b += isfinite(sb.v[i].size) ? sb.v[i].size : 0;
+
+	/* union of names in A and B */
+	for (int side = 0; side < 2; side++) {
+		const struct fn_table *t = side ? &sa : &sb;
+		for (size_t i = 0; i < t->nr; i++) {
+			const char *name = t->v[i].name;
+			const struct fn_entry *ea = fn_find(&sa, name), *eb = fn_find(&sb, name);
+			const struct fn_entry *ia = fn_find(&ra, name), *ib = fn_find(&rb, name);
+			struct report_fn *f;
+			if (side && eb)
+				continue; /* already added from B */
+			ALLOC_GROW(rd->fns, rd->nr_fns + 1, rd->alloc_fns);
+			f = &rd->fns[rd->nr_fns++];
+			f->name = xstrdup(name);
+			f->tu = ib && ib->tu ? xstrdup(ib->tu) : ia && ia->tu ? xstrdup(ia->tu) : NULL;
+			f->size_a = ea ? ea->size : NAN;
+			f->size_b = eb ? eb->size : NAN;
+			f->inl_a = ia ? ia->inl : NAN;
+			f->inl_b = ib ? ib->inl : NAN;
+		}
+	}
+	/* keep the ones that changed */
+	{
+		size_t w = 0;
+		for (size_t i = 0; i < rd->nr_fns; i++) {
+			struct report_fn *f = &rd->fns[i];
+			int size_same = f->size_a == f->size_b;
+			int inl_same = !(isfinite(f->inl_a) && isfinite(f->inl_b)) || f->inl_a == f->inl_b;
+			if (size_same && inl_same) {
+				free(f->name);
+				free(f->tu);
+				continue;
+			}
+			rd->fns[w++] = *f;
+		}
+		rd->nr_fns = w;
+	}
+	if (rd->nr_fns)
+		qsort(rd->fns, rd->nr_fns, sizeof(*rd->fns), cmp_report_fn);
+	/* no function on either side is nothing to show, not a table of zeros */
+	rd->have_inspect = rd->fns_a || rd->fns_b;
+	fn_table_clear(&sa);
+	fn_table_clear(&sb);
+	fn_table_clear(&ra);
+	fn_table_clear(&rb);
+	return 0;
+fail:
+	fn_table_clear(&sa);
+	fn_table_clear(&sb);
+	fn_table_clear(&ra);
+	fn_table_clear(&rb);
+	return -1;
+}
+
+void report_data_clear(struct report_data *rd)
+{
+	gate_clear(&rd->gate);
+	free(rd->baseline);
+	free(rd->candidate);
+	free(rd->settings_json);
+	for (size_t i = 0; i < rd->nr_tus; i++) {
+		free(rd->tus[i].tu);
+		free(rd->tus[i].added);
+		free(rd->tus[i].removed);
+		free(rd->tus[i].rules);
+	}
+	free(rd->tus);
+	for (size_t i = 0; i < rd->nr_fns; i++) {
+		free(rd->fns[i].name);
+		free(rd->fns[i].tu);
+	}
+	free(rd->fns);
+	free(rd->build_a);
+	free(rd->build_b);
+	memset(rd, 0, sizeof(*rd));
+}
+
+/* ---------------- terminal ---------------- */
+
+#define TERM_ROWS 15
+
+void report_terminal(const struct report_data *rd, FILE *fp)
+{
+	if (rd->have_gate) {
+		report_gate_terminal(&rd->gate, rd->baseline, rd->candidate, fp);
+		fputc('\n', fp);
+	}
+	if (rd->have_log) {
+		fprintf(fp, "per-file flags: %zu of %zu translation units changed by the policy\n",
+			rd->nr_tus, rd->tus_total);
+		for (size_t i = 0; i < rd->nr_tus && i < TERM_ROWS; i++) {
+			const struct report_tu *t = &rd->tus[i];
+			fprintf(fp, "  %-48s %s%s%s%s\n", t->tu, *t->added ? "+ " : "", t->added,
+				*t->removed ? "  - " : "", t->removed);
+		}
+		if (rd->nr_tus > TERM_ROWS)
+			fprintf(fp, "  ... %zu more (--html shows them all)\n", rd->nr_tus - TERM_ROWS);
+		fputc('\n', fp);
+	}
+	if (rd->have_inspect && (!rd->fns_a || !rd->fns_b)) {
+		/* one side only: nothing to compare, and no "A 0" */
+		fprintf(fp, "functions: %s %zu; %s none (no function symbols, or not given): "
+			"nothing to compare\n", rd->fns_a ? "A" : "B", rd->fns_a ? rd->fns_a : rd->fns_b,
+			rd->fns_a ? "B has" : "A has");
+	} else if (rd->have_inspect) {
+		char a[32], b[32], ia[16], ib[16];
+		fprintf(fp, "functions: A %zu, B %zu; summed function size A %.0f, B %.0f bytes (%+.1f%%)\n",
+			rd->fns_a, rd->fns_b, rd->text_a, rd->text_b,
+			rd->text_a > 0 ? 100 * (rd->text_b / rd->text_a - 1) : 0.0);
+		if (!rd->recs_a && rd->recs_b)
+			fprintf(fp, "  biggest size changes (bytes); inl B: inlined calls in B alone, "
+				"not a change (the baseline has no plugin record):\n");
+		else if (rd->recs_a && !rd->recs_b)
+			fprintf(fp, "  biggest size changes (bytes); inl A: inlined calls in A alone "
+				"(the candidate has no plugin record):\n");
+		else
+			fprintf(fp, "  biggest changes (size in bytes, inlined callees):\n");
+		fprintf(fp, "  %-40s %9s %9s %8s %6s %6s\n", "function", "size A", "size B", "change",
+			"inl A", "inl B");
+		for (size_t i = 0; i < rd->nr_fns && i < TERM_ROWS; i++) {
+			const struct report_fn *f = &rd->fns[i];
+			fmt_num(a, sizeof(a), f->size_a, "%.0f");
+			fmt_num(b, sizeof(b), f->size_b, "%.0f");
+			fmt_num(ia, sizeof(ia), f->inl_a, "%.0f");
+			fmt_num(ib, sizeof(ib), f->inl_b, "%.0f");
+			fprintf(fp, "  %-40.40s %9s %9s %+8.0f %6s %6s\n", f->name, a, b,
+				(isfinite(f->size_b) ? f->size_b : 0) - (isfinite(f->size_a) ? f->size_a : 0),
+				ia, ib);
+		}
+	}
+}
+
+/* ---------------- everything, from the command's inputs ---------------- */
+
+/* The candidate's compile log directory, from its build record, or NULL. */
+static char *candidate_logdir(const struct report_data *rd)
+{
+	struct json_value *bj;
+	const char *dir;
+	char *r = NULL;
+
+	if (!rd->build_b)
+		return NULL;
+	bj = json_parse(rd->build_b, strlen(rd->build_b), NULL);
+	dir = json_get_str(json_get(bj, "log"), "dir");
+	if (dir) {
+		char *f = xasprintf("%s/compile.jsonl", dir);
+		if (access(f, R_OK) == 0)
+			r = xstrdup(dir);
+		free(f);
+	}
+	json_free(bj);
+	return r;
+}
+
+int report_load(struct report_data *rd, const struct report_inputs *in)
+{
+	const char *base = in->baseline, *cand = in->candidate;
+	const char *ins_a = in->inspect_a, *ins_b = in->inspect_b, *log = in->log;
+	char *pa = NULL, *pb = NULL, *logdir = NULL;
+	int rc = -1;
+
+	if (in->gate && report_load_gate(rd, in->gate) < 0)
+		goto out;
+	if (!base)
+		base = rd->baseline;
+	if (!cand)
+		cand = rd->candidate;
+	if (base) {
+		rd->build_a = report_read_optional(base, "pgopt-build.json");
+		if (!ins_a)
+			ins_a = pa = xasprintf("%s/bin/postgres", base);
+	}
+	if (cand) {
+		rd->build_b = report_read_optional(cand, "pgopt-build.json");
+		if (!ins_b)
+			ins_b = pb = xasprintf("%s/bin/postgres", cand);
+	}
+	if (!log)
+		log = logdir = candidate_logdir(rd);
+	if (log && report_load_log(rd, log) < 0)
+		goto out;
+	if ((ins_a || ins_b) && report_load_inspect(rd, ins_a, ins_b) < 0) {
+		/* sizes are a bonus when a gate result is there */
+		if (!rd->have_gate && !rd->have_log)
+			goto out;
+		warning("per-function changes left out");
+	}
+	if (!report_has_content(rd)) {
+		error("nothing to report: %s", in->gate ? "the gate result holds nothing" :
+		      log && rd->have_log ? "the compile log records no compile, and no build's "
+		      "functions could be read" : "no function symbols in the builds given");
+		goto out;
+	}
+	rc = 0;
+out:
+	free(pa);
+	free(pb);
+	free(logdir);
+	return rc;
+}
+
+/* ---------------- outputs ---------------- */
+
+int report_has_content(const struct report_data *rd)
+{
+	return rd->have_gate || (rd->have_log && rd->tus_total > 0) || rd->have_inspect;
+}
+
+void report_write_json(const struct report_data *rd, struct strbuf *out)
+{
+	struct json_writer jw;
+	json_writer_init(&jw, out);
+	json_object_begin(&jw);
+	json_key(&jw, "kind"); json_string(&jw, "pgbuild-report");
+	json_key(&jw, "verdict");
+	if (rd->have_gate)
+		json_string(&jw, gate_status_name(rd->gate.verdict));
+	else
+		json_null(&jw);
+	json_key(&jw, "translation_units_total"); json_int(&jw, (int64_t)rd->tus_total);
+	json_key(&jw, "translation_units");
+	json_array_begin(&jw);
+	for (size_t i = 0; i < rd->nr_tus; i++) {
+		json_object_begin(&jw);
+		json_key(&jw, "tu"); json_string(&jw, rd->tus[i].tu);
+		json_key(&jw, "added"); json_string(&jw, rd->tus[i].added);
+		json_key(&jw, "removed"); json_string(&jw, rd->tus[i].removed);
+		json_key(&jw, "rules"); json_string(&jw, rd->tus[i].rules);
+		json_object_end(&jw);
+	}
+	json_array_end(&jw);
+	json_key(&jw, "inlining_compared"); json_bool(&jw, rd->recs_a && rd->recs_b);
+	json_key(&jw, "functions");
+	json_array_begin(&jw);
+	for (size_t i = 0; i < rd->nr_fns; i++) {
+		const struct report_fn *f = &rd->fns[i];
+		json_object_begin(&jw);
+		json_key(&jw, "name"); json_string(&jw, f->name);
+		json_key(&jw, "tu"); json_string(&jw, f->tu);
+		json_key(&jw, "size_a"); json_double(&jw, f->size_a);
+		json_key(&jw, "size_b"); json_double(&jw, f->size_b);
+		json_key(&jw, "inlined_a"); json_double(&jw, f->inl_a);
+		json_key(&jw, "inlined_b"); json_double(&jw, f->inl_b);
+		json_object_end(&jw);
+	}
+	json_array_end(&jw);
+	json_object_end(&jw);
+	strbuf_addch(out, '\n');
+}
+
+char *report_read_optional(const char *prefix, const char *file)
+{
+	char *path = xasprintf("%s/%s", prefix, file);
+	struct strbuf sb = STRBUF_INIT;
+	char *r = NULL;
+	if (strbuf_read_file(&sb, path) >= 0)
+		r = strbuf_detach(&sb, NULL);
+	strbuf_release(&sb);
+	free(path);
+	return r;
+}

@@ -1,0 +1,231 @@
+/*
+ * sensitivity.c - the compiler-sensitivity watermarks of a workload
+ * (`pgbuild sensitivity`); see sensitivity.h.
+ *
+ * The same source is built twice through pgoptcc, once with every unit at
+ * the low watermark (default -O0) and once at the high one (default -O3),
+ * and `pgbuild gate` measures the high build against the low one on the
+ * workload(s).  The ratio bounds what any choice of optimization flags can
+ * do for this workload on this machine: a workload bound by I/O, locks or
+ * the network barely moves between -O0 and -O3, and then tuning flags is
+ * not worth an afternoon; one that doubles is worth a closer look.  With
+ * --baseline (the stock build) the stock -O2 build is placed between the
+ * two: how much of the range stock already takes.
+ *
+ * Builds live in WORKDIR/low and WORKDIR/high and are reused (pgbuild
+ * build is incremental) - or are given as --low-prefix/--high-prefix.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "build/buildlog.h"
+#include "pgbuild.h"
+#include "pipeline/stage.h"
+#include "tune/sensitivity.h"
+
+static int write_policy(const char *path, const char *flags)
+{
+	char *text = xasprintf("# pgbuild sensitivity watermark: every unit at %s\n"
+			       "[global]\ncflags += %s\n", flags, flags);
+	int rc = write_file_atomic(path, text, strlen(text));
+	free(text);
+	return rc;
+}
+
+static char *build_one(const struct sens_opts *o, const char *name, const char *flags)
+{
+	char *dir = xasprintf("%s/%s", o->workdir, name);
+	char *policy = xasprintf("%s/%s.policy", o->workdir, name);
+	char *prefix = xasprintf("%s/prefix", dir);
+	char *builddir = xasprintf("%s/build", dir);
+	struct child_process cp = CHILD_PROCESS_INIT;
+	int code = -1;
+
+	if (mkdir_p(dir) < 0 || write_policy(policy, flags) < 0)
+		goto out;
+	if (!o->quiet)
+		fprintf(stderr, "sensitivity: building the %s watermark (%s)\n", name, flags);
+	{
+		struct build_step b = {
+			.src = o->src, .policy = policy, .prefix = prefix, .builddir = builddir,
+			.jobs = o->jobs, .no_contrib = 1, .quiet = o->quiet,
+		};
+		strvec_push(&cp.args, pgbuild_self());
+		pipeline_build_argv(&cp.args, &b);
+	}
+	cp.no_stdin = 1;
+	cp.out = 2;
+	code = run_command(&cp);
+	if (code != 0)
+		error("pgbuild build of the %s watermark failed (exit %d)", name, code);
+out:
+	child_process_clear(&cp);
+	free(dir);
+	free(policy);
+	free(builddir);
+	if (code != 0) {
+		free(prefix);
+		return NULL;
+	}
+	return prefix;
+}
+
+/* Run pgbuild gate A vs B; returns its parsed JSON or NULL. */
+static struct json_value *gate(const struct sens_opts *o, const char *a, const char *b,
+			       const char *tag)
+{
+	char *json = xasprintf("%s/gate-%s.json", o->workdir, tag);
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct json_value *v = NULL;
+	strvec_pushl(&cp.args, pgbuild_self(), "gate", "--baseline", a, "--candidate", b,
+		     "--json", json, NULL);
+	for (size_t i = 0; i < o->workloads.nr; i++)
+		strvec_pushl(&cp.args, "--workload", o->workloads.v[i], NULL);
+	if (o->metric)
+		strvec_pushl(&cp.args, "--metric", o->metric, NULL);
+	pipeline_gate_argv(&cp.args, &o->gate);
+	if (o->quiet)
+		strvec_push(&cp.args, "--quiet");
+	cp.no_stdin = 1;
+	cp.out = 2;
+	unlink(json);
+	int code = run_command(&cp);
+	/* no thresholds: 0 or 1 are both measurements; 2 is not */
+	if (code == 2 || access(json, R_OK) < 0)
+		error("pgbuild gate %s vs %s could not measure (exit %d)", a, b, code);
+	else
+		v = buildlog_read_json(json);
+	child_process_clear(&cp);
+	free(json);
+	return v;
+}
+
+/* The workload's speedup estimate and interval from a gate document. */
+static int ratio_of(const struct json_value *g, const char *workload, const char *metric,
+		    double *est, double *lo, double *hi)
+{
+	const struct json_value *ws = json_get(g, "workloads");
+	for (size_t i = 0; i < json_len(ws); i++) {
+		const struct json_value *w = json_at(ws, i);
+		const char *name = json_get_str(w, "name");
+		if (!name || strcmp(name, workload))
+			continue;
+		if (!strcmp(metric, "instructions")) {
+			const struct json_value *in = json_get(w, "instructions");
+			*est = json_get_num(in, "speedup", NAN);
+			*lo = *hi = *est;
+		} else {
+			const struct json_value *r = json_get(json_get(w, "tps"), "ratio");
+			*est = json_get_num(r, "estimate", NAN);
+			*lo = json_get_num(r, "ci_low", NAN);
+			*hi = json_get_num(r, "ci_high", NAN);
+		}
+		return isnan(*est) ? -1 : 0;
+	}
+	return -1;
+}
+
+static const char *verdict(double r)
+{
+	if (r < 1.10)
+		return "barely moves with compiler flags: tuning flags is unlikely to pay";
+	if (r < 1.50)
+		return "moves with compiler flags: expect a few percent from tuning at most";
+	return "is sensitive to compiler flags: tuning hot code can pay";
+}
+
+/* The gate results of one run. */
+struct sens_gates {
+	struct json_value *g;   /* high vs low */
+	struct json_value *gl;  /* stock vs low (--baseline) */
+	struct json_value *gh;  /* high vs stock (--baseline) */
+};
+
+/* One workload's line and JSON object; -1 when the gate has no ratio. */
+static int report_workload(const struct sens_opts *o, const struct sens_gates *gs,
+			   const char *w, const char *metric, struct json_writer *jw)
+{
+	double est, lo, hi, s_est, s_lo, s_hi, h_est, h_lo, h_hi;
+
+	if (ratio_of(gs->g, w, metric, &est, &lo, &hi) < 0)
+		return error("no %s ratio for %s in the gate result", metric, w);
+	printf("%s: %s / %s = %.2fx [%.2f, %.2f] (%s): the workload %s\n", w, o->high,
+	       o->low, est, lo, hi, metric, verdict(est));
+	json_object_begin(jw);
+	json_key(jw, "name"); json_string(jw, w);
+	json_key(jw, "high_vs_low"); json_double(jw, est);
+	json_key(jw, "ci_low"); json_double(jw, lo);
+	json_key(jw, "ci_high"); json_double(jw, hi);
+	if (gs->gl && gs->gh && ratio_of(gs->gl, w, metric, &s_est, &s_lo, &s_hi) == 0 &&
+	    ratio_of(gs->gh, w, metric, &h_est, &h_lo, &h_hi) == 0) {
+		printf("%s: stock / %s = %.2fx [%.2f, %.2f]; %s / stock = %.2fx [%.2f, %.2f]\n",
+		       w, o->low, s_est, s_lo, s_hi, o->high, h_est, h_lo, h_hi);
+		json_key(jw, "stock_vs_low"); json_double(jw, s_est);
+		json_key(jw, "high_vs_stock"); json_double(jw, h_est);
+	}
+	json_object_end(jw);
+	return 0;
+}
+
+/* Every workload's ratios, on stdout and in --json; the exit code. */
+static int report(const struct sens_opts *o, const struct sens_gates *gs)
+{
+	const char *metric = o->metric && !strcmp(o->metric, "instructions") ? "instructions" : "tps";
+	struct strbuf sb = STRBUF_INIT;
+	struct json_writer jw = JSON_WRITER_INIT(&sb);
+	int ret = PGBUILD_EXIT_OK;
+
+	json_object_begin(&jw);
+	json_key(&jw, "kind"); json_string(&jw, "pgbuild-sensitivity");
+	json_key(&jw, "low"); json_string(&jw, o->low);
+	json_key(&jw, "high"); json_string(&jw, o->high);
+	json_key(&jw, "metric"); json_string(&jw, metric);
+	json_key(&jw, "workloads");
+	json_array_begin(&jw);
+	for (size_t i = 0; i < o->workloads.nr; i++)
+		if (report_workload(o, gs, o->workloads.v[i], metric, &jw) < 0)
+			ret = PGBUILD_EXIT_ERROR;
+	json_array_end(&jw);
+	json_object_end(&jw);
+	strbuf_addch(&sb, '\n');
+	if (o->json && write_file_atomic(o->json, sb.buf, sb.len) < 0)
+		ret = PGBUILD_EXIT_ERROR;
+	strbuf_release(&sb);
+	return ret;
+}
+
+int sens_run(const struct sens_opts *o)
+{
+	struct sens_gates gs = { NULL, NULL, NULL };
+	char *low = NULL, *high = NULL;
+	int ret = PGBUILD_EXIT_ERROR;
+
+	if (mkdir_p(o->workdir) < 0)
+		goto out;
+	/* the server user must reach the installs */
+	chmod(o->workdir, 0755);
+	low = o->low_prefix ? xstrdup(o->low_prefix) : build_one(o, "low", o->low);
+	if (!low)
+		goto out;
+	high = o->high_prefix ? xstrdup(o->high_prefix) : build_one(o, "high", o->high);
+	if (!high)
+		goto out;
+	if (!(gs.g = gate(o, low, high, "high-vs-low")))
+		goto out;
+	if (o->baseline && (!(gs.gl = gate(o, low, o->baseline, "stock-vs-low")) ||
+			    !(gs.gh = gate(o, o->baseline, high, "high-vs-stock"))))
+		goto out;
+	ret = report(o, &gs);
+out:
+	json_free(gs.g);
+	json_free(gs.gl);
+	json_free(gs.gh);
+	free(low);
+	free(high);
+	return ret;
+}

@@ -1,0 +1,85 @@
+/*
+ * tuner.h - `pgbuild tune`'s evaluator and run: compiler flags for one
+ * scope of PostgreSQL searched by measured elimination (the search itself
+ * is engine.h, which knows nothing of builds).
+ *
+ * One evaluation = "is candidate set C as fast as reference set R?":
+ *
+ *   build C   `pgbuild build --no-install` in ONE build directory (reused:
+ *             pgbuild build recompiles only the objects whose flags the
+ *             policy changes, i.e. the scope, and ccache answers every
+ *             object compiled before), then `pgbuild regress` on that tree,
+ *             then `make install DESTDIR=` into WORKDIR/sets/<id>/ (an
+ *             install is relocatable; the build directory keeps the prefix
+ *             it was configured with, so it is never reconfigured);
+ *   compare   `pgbuild gate --baseline R --candidate C --json`, read back:
+ *             the ratio (candidate speed / reference speed) and its
+ *             interval, exact for --metric instructions.
+ *
+ * Installs are kept per set, so a set is built once per work directory
+ * whatever the search does with it.  Candidates come from a list (default
+ * examples/tune-candidates.txt); flags PostgreSQL must not get (the wrapper's
+ * policy_forbidden_add list: fast-math family, -fno-wrapv, ...) are refused
+ * before anything runs, and every generated policy is parsed by the
+ * wrapper's own parser, so no unsafe policy can ever be built.
+ *
+ * The state (--state, JSON lines) is rewritten atomically after every
+ * evaluation: a killed tune rerun with the same options resumes; what the
+ * state answers is neither rebuilt nor re-measured.
+ */
+#ifndef PGBUILD_TUNER_H
+#define PGBUILD_TUNER_H
+
+#include "pipeline/stage.h"
+#include "tune/engine.h"
+
+/* What `pgbuild tune` was asked to do (its options). */
+struct tune_opts {
+	const char *src;          /* --src */
+	const char *workload;     /* --workload */
+	const char *scope;        /* --scope global|GLOB|@FILE */
+	const char *candidates;   /* --candidates FILE */
+	const char *state;        /* --state FILE */
+	const char *out;          /* --out POLICY */
+	const char *workdir;      /* --workdir */
+	const char *builddir;     /* --builddir */
+	const char *baseline;     /* --baseline PREFIX (stock install) */
+	const char *metric;       /* tps | instructions */
+	const char *json;         /* --json FILE */
+	const char *lock;         /* --lock FILE: flock it around each evaluation */
+	struct gate_step gate;    /* --pairs, --duration, --clients (tps) */
+	int jobs;                 /* --jobs for make */
+	int regress;              /* 0 with --no-regress */
+	int dry_run;              /* --dry-run: show candidates and policies */
+	int plugin;               /* --plugin on|off; -1: off under distcc */
+	int quiet;                /* --quiet */
+};
+
+/* One tune run. */
+struct tuner {
+	struct tune_opts o;
+	struct tune_engine t;
+	struct strvec scope_globs;  /* section headers of the scope */
+	int global;                 /* scope is global */
+	struct strvec refused;      /* "flag: reason" */
+	char *workdir, *builddir;   /* absolute */
+	char *build_prefix;         /* the prefix builddir is configured with */
+	char *stock_prefix;         /* --baseline, or WORKDIR/sets/stock/prefix */
+	double t0;                  /* start (monotonic seconds) */
+};
+
+/* Defaults of every option and of the search parameters p. */
+void tuner_init(struct tuner *tu, struct tune_params *p);
+
+/*
+ * The whole tune: scope and candidates (refusing unsafe flags), the start
+ * policy checked by pgoptcc's parser (printed with --dry-run), the state of
+ * an earlier run, the search, the best policy, the report and --json.
+ * Returns the exit code (0 converged, 1 stopped by the budget, 2 error).
+ */
+int tuner_run(struct tuner *tu, const struct tune_params *p);
+
+/* Release what tuner_init and tuner_run allocated. */
+void tuner_release(struct tuner *tu);
+
+#endif

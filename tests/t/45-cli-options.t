@@ -1,0 +1,155 @@
+#!/bin/bash
+# 45-cli-options.t - one vocabulary for every pgbuild command, and every
+# option error before any work: one table of command lines, their exit
+# code and their message (after pgbench's t/002_pgbench_no_server.pl).
+# Nothing here needs PostgreSQL or builds anything: every row is refused
+# (or answered) before the first build or benchmark.  Then: usage errors
+# end with the one hint; `pgbuild help CMD` is CMD --help for every
+# command; long pipelines (run, tune, pgo) started as root in a 0700
+# directory refuse at once, naming the directory, and leave nothing behind.
+. "$(dirname "$0")/../lib/tap.sh"
+P=$B/bin/pgbuild
+PG=/usr/lib/postgresql/15
+cd "$TMP" || exit 1
+touch empty.policy
+printf -- '-O3\n' > cands
+mkdir -p src && touch src/configure
+GATE="gate --baseline $PG --candidate $PG"
+
+# command line | exit | stderr (extended regex)
+while IFS='|' read -r args want re; do
+	[ -z "$args" ] && continue
+	# shellcheck disable=SC2086
+	eval "set -- $args"
+	"$P" "$@" >out 2>err
+	rc=$?
+	is "exit $want: $args" "$rc" "$want"
+	like "message: $args" "$(cat err)" "$re"
+done <<ROWS
+|2|usage: pgbuild COMMAND
+--frob|2|unknown option "--frob"
+benc|2|unknown command "benc" \(did you mean "bench"\?\)
+help nosuch|2|unknown command "nosuch"
+help bench extra|2|unexpected argument "extra"
+bench --prefix $PG -j 2|2|-j/--jobs is make's parallel jobs in pgbuild, .*--threads 2
+bench --prefix $PG --jobs 2|2|-j/--jobs is make's .*--threads
+bench --prefix $PG -W select-only,tpcb|2|bench runs one workload; several are compared by pgbuild gate or run
+bench --prefix $PG -W selct-only|2|unknown workload "selct-only" \(did you mean "select-only"\?\)
+bench --prefix $PG -M prepard|2|invalid value "prepard" for --protocol: expected simple, extended or prepared \(did you mean "prepared"\?\)
+bench --prefix $PG --threads 0|2|invalid value "0" for --threads
+bench --prefix $PG -c 0|2|invalid value "0" for --clients: expected an integer from 1 to 10000
+$GATE -W select-onyl|2|unknown workload "select-onyl" \(did you mean "select-only"\?\)
+$GATE -W select-only -W ,|2|invalid value "," for --workload
+$GATE --metric instruction|2|invalid value "instruction" for --metric: expected tps, instructions or both \(did you mean "instructions"\?\)
+$GATE --counter callgrin|2|invalid value "callgrin" for --counter: expected auto, perf or callgrind \(did you mean "callgrind"\?\)
+$GATE -c 0|2|invalid value "0" for --clients: expected an integer from 1 to 10000
+$GATE -T 0|2|invalid value "0" for --duration: expected a number of seconds > 0
+$GATE -s 0|2|invalid value "0" for --scale: expected an integer from 1 to 100000
+$GATE --pairs 3|2|--pairs 3: a 95% interval needs at least 6 pairs
+$GATE --set =on|2|invalid value "=on" for --set: expected NAME=VALUE
+$GATE --gate 'select-only>=105%'|2|105% is ambiguous: as the ratio 1.05 write \+5% or 1.05; as 105% more write \+105% or 2.05
+$GATE --gate 'selectonly>=1.05'|2|threshold "selectonly>=1.05": unknown workload "selectonly" \(did you mean "select-only"\?\)
+$GATE --gate 'tpcb>=1' --gate 'p99<=110%'|2|110% is ambiguous
+run --policy empty.policy --workdir w --gate 'selectonly>=1.05'|2|unknown workload "selectonly" \(did you mean "select-only"\?\)
+run --policy empty.policy --workdir w --gate 'select-only>=105%'|2|105% is ambiguous
+run --policy empty.policy --workdir w --gate 'tpcb>=1' --gate 'p99<=+10%' --gate 'instructions>=1.01'|2|threshold "instructions>=1.01" needs --metric instructions or both
+run --policy empty.policy --workdir w --metric instruction|2|did you mean "instructions"
+run --policy empty.policy --workdir w --pairs 3|2|--pairs 3: a 95% interval needs at least 6 pairs
+run --policy empty.policy --workdir w -W nosuch|2|unknown workload "nosuch"
+run --policy empty.policy --workdir w -T 0|2|invalid value "0" for --duration
+run --policy empty.policy --workdir w -c 0|2|invalid value "0" for --clients
+run --policy empty.policy --workdir w -j 0|2|invalid value "0" for --jobs: expected an integer from 1 to 1024
+run --policy empty.policy --workdir w --src $TMP/nosrc|2|--src "$TMP/nosrc": No such file or directory
+run --policy empty.policy --workdir w --src $TMP|2|--src "$TMP": not a PostgreSQL source tree \(no configure\)
+run --policy empty.policy --workdir w --baseline $TMP|2|--baseline $TMP: no bin/postgres
+tune --candidates cands --workdir w --metric instruction|2|invalid value "instruction" for --metric: expected instructions or tps \(did you mean "instructions"\?\)
+tune --candidates cands --workdir w -W select-only,tpcb|2|tune searches flags for one workload
+tune --candidates cands --workdir w -W selectonly|2|unknown workload "selectonly" \(did you mean "select-only"\?\)
+tune --candidates cands --workdir w --metric tps --pairs 3|2|--pairs 3: a 95% interval needs at least 6 pairs
+tune --candidates cands --workdir w -c 0|2|invalid value "0" for --clients
+tune --candidates cands --workdir w --src $TMP/nosrc|2|--src "$TMP/nosrc"
+pgo --prefix $TMP/p -W nosuch|2|unknown workload "nosuch"
+pgo --prefix $TMP/p --baseline $PG --gate 'selectonly>=1'|2|did you mean "select-only"
+pgo --prefix $TMP/p --baseline $TMP --gate 'select-only>=1'|2|--baseline $TMP: no bin/postgres
+pgo --prefix $TMP/p --policy $TMP/nosuch.policy|2|--policy "$TMP/nosuch.policy": No such file or directory
+pgo --prefix $TMP/p -j 0|2|invalid value "0" for --jobs
+profile --prefix $PG --method perff|2|invalid value "perff" for --method: expected auto, perf or gcov \(did you mean "perf"\?\)
+profile --prefix $PG -W tpbc|2|unknown workload "tpbc" \(did you mean "tpcb"\?\)
+profile --prefix $PG --set fsync|2|invalid value "fsync" for --set: expected NAME=VALUE
+sensitivity --metric tsp|2|did you mean "tps"
+sensitivity -T 0|2|invalid value "0" for --duration
+sensitivity -W a,b|2|unknown workload "a"
+build --policy none --prefix $TMP/x -j 0|2|invalid value "0" for --jobs: expected an integer from 1 to 1024
+regress --builddir $TMP -j 0|2|invalid value "0" for --jobs
+source -s x|2|invalid option -- 's'
+source -j|2|invalid option -- 'j'
+verify --prefix $TMP --top -1|2|invalid value "-1" for --top
+inspect|2|no FILE given
+report|2|nothing to report: give --gate
+ROWS
+ok "no work directory was made by any refused run or tune" test ! -e w
+ok "no prefix was made by a refused pgo" test ! -e p
+
+# every usage error ends with the one hint, naming the command
+for c in bench build gate inspect pgo profile regress report run sensitivity source tune verify; do
+	"$P" $c --no-such-option >out 2>err
+	is "$c: unknown option exits 2" "$?" 2
+	is "$c: the hint is the last line" "$(tail -n 1 err)" "Try \"pgbuild $c --help\" for more information."
+	"$P" help $c >help.out 2>&1
+	is "help $c: exit 0" "$?" 0
+	"$P" $c --help >help2.out 2>&1
+	ok "help $c is $c --help" cmp -s help.out help2.out
+	like "help $c: its usage" "$(head -n 1 help.out)" "^usage: pgbuild $c"
+done
+for v in --version -V; do
+	like "pgbuild $v" "$("$P" $v)" '^pgbuild \(pgoptcc\) [0-9]+\.[0-9]+\.[0-9]+$'
+done
+like "pgbuild help lists the commands" "$("$P" help)" "  tune +search compiler flags"
+is "pgbuild --help and help agree" "$("$P" --help)" "$("$P" help)"
+
+# the shared options mean the same in every command that has them
+for c in gate pgo profile run sensitivity; do
+	like "$c --help: -W is a list" "$("$P" $c --help)" "-W, --workload LIST .*comma-separated and repeatable"
+done
+for c in build pgo regress run sensitivity tune; do
+	like "$c --help: -j is make's jobs" "$("$P" $c --help)" "-j, --jobs N"
+done
+like "bench --help: --threads, not -j" "$("$P" bench --help)" "      --threads N  "
+
+# report with nothing to show: exit 2 and a sentence, never "A 0"
+mkdir -p emptylog && touch emptylog/compile.jsonl
+"$P" report --log emptylog >out 2>err
+is "report on an empty compile log: exit 2" "$?" 2
+like "... says there is nothing" "$(cat err)" 'nothing to report: the compile log records no compile'
+echo '{"units":[],"files":[]}' > none.json
+"$P" report --inspect-baseline none.json --inspect none.json >out 2>err
+is "report of two builds without functions: exit 2" "$?" 2
+like "... says so" "$(cat err)" 'nothing to report: no function symbols'
+printf 'int one(int x) { return x + 1; }\n' > one.c
+gcc -O2 -c one.c
+"$P" report --inspect-baseline one.o >out 2>err
+is "report of one build only: exit 0" "$?" 0
+like "... nothing to compare, said in words" "$(cat out)" 'functions: A 1; B has none .*nothing to compare'
+nok "... and no \"A 0\" or \"B 0\"" grep -Eq '(A|B) 0[,;]' out
+
+# as root: a 0700 directory (what mktemp -d makes) is refused before any build
+if [ "$(id -u)" != 0 ] || ! id postgres >/dev/null 2>&1; then
+	skip "needs root and the postgres user (the server user)" 9
+else
+	priv=$(mktemp -d)      # 0700, root's
+	"$P" run --policy empty.policy --src "$TMP/src" --workdir "$priv/run" >out 2>err
+	is "run in a 0700 directory: exit 2" "$?" 2
+	like "... naming the directory and the fix" "$(cat err)" "directory $priv/run is out of the server user's reach: the server user postgres \(pgbuild runs as root\) cannot enter $priv \(mode 0700, owner root\): make it searchable by postgres \(chmod o\+x $priv\)"
+	ok "... before anything was made" test ! -e "$priv/run"
+	(cd "$priv" && "$P" tune --candidates "$TMP/cands" --src "$TMP/src") >out 2>err
+	is "tune in a 0700 directory: exit 2" "$?" 2
+	like "... naming it" "$(cat err)" "directory $priv/pgbuild-tune is out of the server user's reach"
+	ok "... before anything was made" test ! -e "$priv/pgbuild-tune"
+	"$P" pgo --prefix "$priv/pgo" --src "$TMP/src" >out 2>err
+	is "pgo in a 0700 directory: exit 2" "$?" 2
+	like "... naming it" "$(cat err)" "directory $priv/pgo is out of the server user's reach"
+	TMPDIR=$priv "$P" run --policy empty.policy --src "$TMP/src" --workdir "$TMP/w2" >out 2>err
+	like "a TMPDIR the server user cannot enter is named too" "$(cat err)" "TMPDIR $priv is out of the server user's reach"
+	rm -rf "$priv"
+fi
+done_testing

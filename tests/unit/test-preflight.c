@@ -1,0 +1,188 @@
+/*
+ * test-preflight.c - pgbuild/pipeline/preflight.c: the checks run, tune and
+ * pgo make before their first build, each refusing with one error (stderr
+ * captured): thresholds naming unknown workloads or the wrong metric,
+ * too few pairs, sources that cannot be one, installs without postgres,
+ * and (as root, with the real user "postgres") directories the server
+ * user cannot reach.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "pgbuild.h"
+#include "cluster/serveruser.h"
+#include "pipeline/preflight.h"
+
+static char *err_buf;
+static size_t err_len;
+static FILE *saved_stderr;
+
+static void capture_begin(void)
+{
+	saved_stderr = stderr;
+	stderr = open_memstream(&err_buf, &err_len);
+	assert_non_null(stderr);
+}
+
+/* End the capture; returns the text (freed by the next capture_end). */
+static const char *capture_end(void)
+{
+	static char *last;
+	fclose(stderr);
+	stderr = saved_stderr;
+	free(last);
+	last = err_buf;
+	err_buf = NULL;
+	return last;
+}
+
+static void test_gate_expr(void **state)
+{
+	struct gate_thresholds th = { 0 };
+	(void)state;
+	error_set_program("pgbuild", 2);
+	capture_begin();
+	assert_int_equal(preflight_gate_expr("select-only>=1.05,tpcb>=1,p99<=+10%", NULL, &th), 0);
+	assert_string_equal(capture_end(), "");
+	assert_int_equal(th.nr, 3);
+	gate_thresholds_clear(&th);
+	capture_begin();
+	assert_int_equal(preflight_gate_expr("selectonly>=1.05", "tps", NULL), -1);
+	assert_non_null(strstr(capture_end(), "threshold \"selectonly>=1.05\": unknown workload "
+				 "\"selectonly\" (did you mean \"select-only\"?)"));
+	capture_begin();
+	assert_int_equal(preflight_gate_expr("sql>=1.05", "tps", NULL), -1);
+	assert_non_null(strstr(capture_end(), "unknown workload \"sql\""));
+	capture_begin();
+	assert_int_equal(preflight_gate_expr("instructions>=1.01", "tps", NULL), -1);
+	assert_non_null(strstr(capture_end(), "needs --metric instructions or both"));
+	capture_begin();
+	assert_int_equal(preflight_gate_expr("tpcb>=1", "instructions", NULL), -1);
+	assert_non_null(strstr(capture_end(), "needs --metric tps or both"));
+	capture_begin();
+	assert_int_equal(preflight_gate_expr("instructions>=1.01,tpcb>=1", "both", NULL), 0);
+	assert_string_equal(capture_end(), "");
+	capture_begin();
+	assert_int_equal(preflight_gate_expr("tpcb>=105%", NULL, NULL), -1);
+	assert_non_null(strstr(capture_end(), "105% is ambiguous"));
+}
+
+static void test_pairs(void **state)
+{
+	(void)state;
+	capture_begin();
+	assert_int_equal(preflight_pairs(6, "tps", 0.95), 0);
+	assert_int_equal(preflight_pairs(0, NULL, 0.95), 0);           /* the default */
+	assert_int_equal(preflight_pairs(3, "instructions", 0.95), 0); /* no pairs run */
+	assert_string_equal(capture_end(), "");
+	capture_begin();
+	assert_int_equal(preflight_pairs(5, "both", 0.95), -1);
+	assert_string_equal(capture_end(),
+			    "pgbuild: error: --pairs 5: a 95% interval needs at least 6 pairs\n");
+	capture_begin();
+	assert_int_equal(preflight_pairs(7, "tps", 0.99), -1);   /* 2^-7 > 0.005 */
+	assert_non_null(strstr(capture_end(), "at least 8 pairs"));
+}
+
+static void test_files(void **state)
+{
+	char dir[] = "/tmp/pgopt-preflight-XXXXXX";
+	char *p;
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	capture_begin();
+	assert_int_equal(preflight_source(NULL), 0);
+	assert_int_equal(preflight_source("debian:postgresql-15"), 0);
+	assert_string_equal(capture_end(), "");
+	capture_begin();
+	assert_int_equal(preflight_source(dir), -1);
+	assert_non_null(strstr(capture_end(), "not a PostgreSQL source tree (no configure)"));
+	p = xasprintf("%s/configure", dir);
+	fclose(fopen(p, "w"));
+	capture_begin();
+	assert_int_equal(preflight_source(dir), 0);
+	assert_int_equal(preflight_readable("--policy", p), 0);
+	assert_string_equal(capture_end(), "");
+	capture_begin();
+	assert_int_equal(preflight_readable("--policy", dir), -1);
+	assert_non_null(strstr(capture_end(), "is a directory"));
+	capture_begin();
+	assert_int_equal(preflight_install("--baseline", dir), -1);
+	assert_non_null(strstr(capture_end(), "no bin/postgres: not an installed PostgreSQL"));
+	unlink(p);
+	free(p);
+	p = xasprintf("%s/nosuch.tar.gz", dir);
+	capture_begin();
+	assert_int_equal(preflight_source(p), -1);
+	assert_non_null(strstr(capture_end(), "No such file or directory"));
+	free(p);
+	assert_int_equal(remove_tree(dir), 0);
+}
+
+static void test_server_dirs(void **state)
+{
+	char top[] = "/tmp/pgopt-preflight-XXXXXX";
+	char *deep, *tmpdir = getenv("TMPDIR") ? xstrdup(getenv("TMPDIR")) : NULL;
+	(void)state;
+	if (geteuid() != 0 || !server_user_name()) {
+		/* not root: the server runs as ourselves, nothing to check */
+		const char *dirs[] = { "/", NULL };
+		assert_int_equal(preflight_server_dirs(dirs), 0);
+		skip();
+	}
+	setenv("PGBUILD_SERVER_USER", "nobody", 1);
+	unsetenv("TMPDIR");
+	assert_non_null(mkdtemp(top));       /* 0700, root's */
+	deep = xasprintf("%s/not/made/yet", top);
+	{
+		const char *dirs[] = { "/tmp", deep, NULL };
+		capture_begin();
+		assert_int_equal(preflight_server_dirs(dirs), -1);
+		assert_non_null(strstr(capture_end(), "is out of the server user's reach: the server "
+					 "user nobody (pgbuild runs as root) cannot enter"));
+	}
+	assert_int_equal(chmod(top, 0711), 0);
+	{
+		const char *dirs[] = { deep, NULL };
+		capture_begin();
+		assert_int_equal(preflight_server_dirs(dirs), 0);
+		assert_string_equal(capture_end(), "");
+	}
+	/* $TMPDIR, where the private clusters live, is checked too */
+	assert_int_equal(chmod(top, 0700), 0);
+	setenv("TMPDIR", top, 1);
+	{
+		const char *dirs[] = { "/tmp", NULL };
+		capture_begin();
+		assert_int_equal(preflight_server_dirs(dirs), -1);
+		assert_non_null(strstr(capture_end(), "TMPDIR"));
+	}
+	if (tmpdir)
+		setenv("TMPDIR", tmpdir, 1);
+	else
+		unsetenv("TMPDIR");
+	unsetenv("PGBUILD_SERVER_USER");
+	assert_int_equal(remove_tree(top), 0);
+	free(deep);
+	free(tmpdir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gate_expr),
+		cmocka_unit_test(test_pairs),
+		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_server_dirs),
+	};
+	error_set_program("pgbuild", 2);
+	return cmocka_run_group_tests_name("preflight", tests, NULL, NULL);
+}

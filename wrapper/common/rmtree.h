@@ -1,0 +1,17 @@
+/*
+ * rmtree.h - removing a directory tree (`rm -rf` without a process).
+ */
+#ifndef PGOPT_RMTREE_H
+#define PGOPT_RMTREE_H
+
+/*
+ * Remove path and everything below it, like `rm -rf -- path`: a directory
+ * is emptied depth-first and removed, a file or a symbolic link (never
+ * followed) is unlinked, a missing path is success.  Uses only
+ * async-signal-safe system calls (open, getdents64, unlinkat, rmdir,
+ * close), so a signal handler may call it.  Silent: returns 0, or -1 with
+ * errno set to the first failure (what could be removed is removed).
+ */
+int remove_tree(const char *path);
+
+#endif

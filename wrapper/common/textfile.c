@@ -1,0 +1,62 @@
+/*
+ * textfile.c - the end of a text file; see textfile.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "strbuf.h"
+#include "textfile.h"
+#include "xalloc.h"
+
+char *textfile_last_line(const char *path, const char *want)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *res = NULL;
+
+	if (strbuf_read_file(&sb, path) >= 0) {
+		char *save = NULL;
+		for (char *l = strtok_r(sb.buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			if (want ? !strstr(l, want) : !l[strspn(l, " \t\r")])
+				continue;
+			free(res);
+			res = xstrdup(l);
+		}
+	}
+	strbuf_release(&sb);
+	if (res) {
+		/* no trailing blanks or carriage return */
+		size_t n = strlen(res);
+		while (n && (res[n - 1] == ' ' || res[n - 1] == '\t' || res[n - 1] == '\r'))
+			res[--n] = '\0';
+	}
+	return res;
+}
+
+const char *text_tail(const char *text, size_t len, int lines)
+{
+	const char *p;
+	int n = 0;
+
+	while (len && (text[len - 1] == '\n' || text[len - 1] == ' ' ||
+		       text[len - 1] == '\t' || text[len - 1] == '\r'))
+		len--;
+	for (p = text + len; p > text; p--)
+		if (p[-1] == '\n' && ++n >= lines)
+			break;
+	return p;
+}
+
+void textfile_print_tail(const char *path, int lines, FILE *fp)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p;
+
+	if (strbuf_read_file(&sb, path) < 0) {
+		strbuf_release(&sb);
+		return;
+	}
+	strbuf_rtrim(&sb);
+	p = text_tail(sb.buf, sb.len, lines);
+	fprintf(fp, "%s\n", p);
+	strbuf_release(&sb);
+}

@@ -1,0 +1,33 @@
+/*
+ * textfile.h - the end of a text file (a log): its last line, its last
+ * lines.
+ *
+ * pgbuild runs long child processes with their output in log files and
+ * shows people the end of a log when something failed.
+ */
+#ifndef PGOPT_TEXTFILE_H
+#define PGOPT_TEXTFILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * The last non-empty line of the file at path (with want: the last line
+ * containing want), without its newline, malloced; NULL when the file
+ * cannot be read or has no such line.
+ */
+char *textfile_last_line(const char *path, const char *want);
+
+/*
+ * Where the last `lines` lines of text[0..len) begin (trailing newlines
+ * and blanks not counted): a pointer into text.
+ */
+const char *text_tail(const char *text, size_t len, int lines);
+
+/*
+ * Print the last `lines` lines of the file at path to fp (nothing when it
+ * cannot be read).
+ */
+void textfile_print_tail(const char *path, int lines, FILE *fp);
+
+#endif
