@@ -61,11 +61,8 @@ static char *file_hash(const char *path)
 	return xasprintf("%016llx", h);
 }
 
-/*
- * The user's policy for a generated policy in another directory: hot and
- * cold paths made absolute; without lto lines when drop_lto.
- */
-static int policy_base(const char *path, int drop_lto, struct strbuf *out)
+/* See pgo.h. */
+int pgo_policy_base(const char *path, int drop_lto, struct strbuf *out)
 {
 	struct strbuf text = STRBUF_INIT;
 	char real[PATH_MAX];
@@ -376,11 +373,11 @@ static int prepare(struct pgo *p)
 	p->ipolicy = xasprintf("%s/pgo-instrument.policy", p->builddir);
 	p->upolicy = xasprintf("%s/pgo-use.policy", p->builddir);
 	p->mpath = xasprintf("%s/%s", p->builddir, PGO_MANIFEST);
-	if (policy_base(o->policy, 1, &pol) < 0)
+	if (pgo_policy_base(o->policy, 1, &pol) < 0)
 		return -1;
 	policy_add_flags(&pol, &o->files, PROF_INSTRUMENT_CFLAGS, PROF_INSTRUMENT_LDFLAGS);
 	p->ipolicy_text = strbuf_detach(&pol, NULL);
-	if (policy_base(o->policy, 0, &p->upolicy_text) < 0)
+	if (pgo_policy_base(o->policy, 0, &p->upolicy_text) < 0)
 		return -1;
 	policy_add_flags(&p->upolicy_text, &o->files, PGO_USE_CFLAGS, NULL);
 	return 0;

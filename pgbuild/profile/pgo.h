@@ -55,6 +55,16 @@ struct pgo_opts {
 	struct prof_run run;     /* the training: workloads, clients, duration */
 };
 
+/*
+ * The user's policy (path, NULL: none) as the start of a policy generated
+ * in another directory: relative hot and cold list paths made absolute
+ * against the policy's own directory; lto lines commented out when
+ * drop_lto (the instrumented stage).  Appends to out; 0, or -1 after an
+ * error naming the policy.
+ */
+struct strbuf;
+int pgo_policy_base(const char *path, int drop_lto, struct strbuf *out);
+
 /* Defaults: select-only,tpcb for 20 s each (set when no -W), regress on. */
 void pgo_opts_init(struct pgo_opts *o);
 void pgo_opts_release(struct pgo_opts *o);

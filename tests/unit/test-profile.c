@@ -3,7 +3,8 @@
  * of profile/run.c): perf report and gcov JSON parsing, symbol base names,
  * the name -> unit map (globals win, statics may be ambiguous), ranking,
  * coverage cut-offs, hot/cold lists, the emitted policy (parsed back with
- * the wrapper's own policy parser) and the JSON round trip.
+ * the wrapper's own policy parser), the JSON round trip, and the user's
+ * policy as pgo copies it into its generated policies (profile/pgo.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,11 +13,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "policy.h"
 #include "profile/data.h"
+#include "profile/pgo.h"
 #include "profile/run.h"
+#include "strbuf.h"
+#include "xalloc.h"
 
 /* What `perf report --stdio --no-children -n --sort dso,sym -g none -t TAB` prints. */
 static const char perf_text[] =
@@ -318,6 +323,46 @@ static void test_many_entries(void **state)
 	prof_release(&p);
 }
 
+/* pgo's generated policies live in the build tree: the user's relative
+ * list paths must still name the user's files, and the instrumented stage
+ * drops lto. */
+static void test_pgo_policy_base(void **state)
+{
+	char dir[] = "/tmp/test-profile.XXXXXX";
+	char *path, *hot;
+	struct strbuf out = STRBUF_INIT;
+	FILE *fp;
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	path = xasprintf("%s/p.policy", dir);
+	hot = xasprintf("hot = %s/h.txt\n", dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("[global]\nhot = h.txt\n  cold=/abs/c.txt\nlto = on\n[src/x.c]\ncflags += -O3\n", fp);
+	fclose(fp);
+
+	assert_int_equal(pgo_policy_base(path, 0, &out), 0);
+	assert_non_null(strstr(out.buf, hot));                 /* made absolute */
+	assert_non_null(strstr(out.buf, "  cold=/abs/c.txt\n")); /* absolute: as written */
+	assert_non_null(strstr(out.buf, "\nlto = on\n"));
+	assert_non_null(strstr(out.buf, "[src/x.c]\ncflags += -O3\n"));
+
+	strbuf_reset(&out);
+	assert_int_equal(pgo_policy_base(path, 1, &out), 0);
+	assert_non_null(strstr(out.buf, "# (instrumented stage without LTO) lto = on\n"));
+	assert_null(strstr(out.buf, "\nlto = on\n"));
+
+	strbuf_reset(&out);
+	assert_int_equal(pgo_policy_base(NULL, 0, &out), 0);   /* no policy */
+	assert_int_equal(out.len, 0);
+	unlink(path);
+	assert_int_equal(pgo_policy_base(path, 0, &out), -1);  /* gone: an error */
+	rmdir(dir);
+	strbuf_release(&out);
+	free(path);
+	free(hot);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_server_objects),
 		cmocka_unit_test(test_many_entries),
+		cmocka_unit_test(test_pgo_policy_base),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
