@@ -39,6 +39,7 @@
 #include "classify.h"
 #include "clock.h"
 #include "fdio.h"
+#include "installdirs.h"
 #include "compilelog.h"
 #include "compiler.h"
 #include "error.h"
@@ -139,16 +140,14 @@ static int failsafe(const struct invocation *inv)
 	return v && !strcmp(v, "passthrough");
 }
 
-/* The plugin's default place: ../lib/pgoptcc/pgopt.so from the executable. */
+/* The plugin's default place: LIBDIR/pgoptcc/pgopt.so, found from the
+ * executable (installdirs.h). */
 static char *default_plugin(const struct invocation *inv)
 {
-	char *dir = xstrdup(inv->self), *slash = strrchr(dir, '/'), *p, *n;
-	*slash = '\0';
-	p = xasprintf("%s/../lib/pgoptcc/pgopt.so", dir);
-	n = tu_normalize(p);
+	char *dir = installdir_find(inv->self, INSTALLDIR_PKGLIB);
+	char *p = xasprintf("%s/pgopt.so", dir);
 	free(dir);
-	free(p);
-	return n;
+	return p;
 }
 
 /* What the real compiler is (compiler.h), asked with the environment the
