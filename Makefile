@@ -19,6 +19,7 @@
 #   LIBDIR/pgoptcc/pgopt.so, .../masq/{gcc,cc} (LIBDIR = $(PREFIX)/lib)
 #   DATADIR/pgoptcc/tune-candidates.txt,    (DATADIR = $(PREFIX)/share)
 #   DATADIR/pgoptcc/examples/*.policy
+#   MANDIR/man1/pgoptcc.1, pgbuild.1        (MANDIR  = $(DATADIR)/man)
 # The programs find LIBDIR/pgoptcc and DATADIR/pgoptcc through the paths
 # from BINDIR to them, compiled in relative (so a moved tree keeps working):
 # give the same variables to `make` and `make install`.  DESTDIR is only
@@ -138,6 +139,7 @@ BUILD_DATA := $(DATA_FILES:examples/%=$(O)/share/pgoptcc/%)
 $(O)/share/pgoptcc/%: examples/%
 	@mkdir -p $(dir $@)
 	cp $< $@
+MAN_PAGES := wrapper/pgoptcc.1 pgbuild/pgbuild.1
 
 all: $(PROGRAMS) $(PLUGINS) $(UNIT_TESTS) $(TEST_HELPERS) $(MASQ_LINKS) $(BUILD_DATA)
 
@@ -145,12 +147,13 @@ all: $(PROGRAMS) $(PLUGINS) $(UNIT_TESTS) $(TEST_HELPERS) $(MASQ_LINKS) $(BUILD_
 # needs neither cmocka nor clang.
 install: $(PROGRAMS) $(PLUGINS) $(BUILD_DATA)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pgoptcc/masq \
-		$(DESTDIR)$(DATADIR)/pgoptcc/examples
+		$(DESTDIR)$(DATADIR)/pgoptcc/examples $(DESTDIR)$(MANDIR)/man1
 	install -m 0755 $(PROGRAMS) $(DESTDIR)$(BINDIR)/
 	$(if $(PLUGINS),install -m 0755 $(PLUGINS) $(DESTDIR)$(LIBDIR)/pgoptcc/)
 	for n in $(MASQ_NAMES); do ln -sfn $(MASQ_TO_BIN)/pgoptcc $(DESTDIR)$(LIBDIR)/pgoptcc/masq/$$n; done
 	install -m 0644 $(DATA_FILES) $(DESTDIR)$(DATADIR)/pgoptcc/
 	install -m 0644 $(EXAMPLE_POLICIES) $(DESTDIR)$(DATADIR)/pgoptcc/examples/
+	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
 
 # ---- make deps: the Debian packages the whole project needs ----
 # Idempotent and quiet when nothing is missing; as root, or through sudo.
