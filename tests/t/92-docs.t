@@ -82,6 +82,15 @@ is "every repository path and suite the docs cite exists" "$(cat bad-paths)" ""
 done >bad-targets
 is "every \`make TARGET\` in the docs is a target" "$(cat bad-targets)" ""
 
+# relative links resolve from the document's own directory
+(cd "$TOP" && for f in $DOCS; do
+	grep -noE '\]\([^)#:]+(#[^)]*)?\)' "$f" | while IFS=: read -r l m; do
+		t=${m#](}; t=${t%)}; t=${t%%#*}
+		[ -e "$(dirname "$f")/$t" ] || echo "$f:$l: link to $t, which does not exist"
+	done
+done) >bad-links
+is "every relative link in the docs resolves" "$(cat bad-links)" ""
+
 is "no document cites DESIGN.md (users do not have it)" \
 	"$(cd "$TOP" && grep -n 'DESIGN\.md' $DOCS)" ""
 
