@@ -109,6 +109,9 @@ for p in pgoptcc pgbuild; do
 	f=$TMP/moved/usr/share/man/man1/$p.1
 	is "man --warnings -l $p.1: no warning" "$(man --warnings -l "$f" 2>&1 >/dev/null)" ""
 	is "groff -ww -man $p.1: no warning" "$(groff -ww -z -man "$f" 2>&1)" ""
+	like "man $p finds the installed page in MANDIR" \
+		"$(MANPATH=$TMP/moved/usr/share/man MANWIDTH=80 man -P cat "$p" 2>&1 | head -n 5)" \
+		"^ +$p +- "
 done
 
 done_testing
