@@ -10,12 +10,7 @@
 cd "$TMP" || exit 1
 MAN_PGOPTCC=$TOP/wrapper/pgoptcc.1 MAN_PGBUILD=$TOP/pgbuild/pgbuild.1
 
-# Options of a help text on stdin: lines indented 1-8 blanks that start with
-# "-"; the option column ends at two blanks; each --long and -X in it.
-help_opts() {
-	perl -ne 'next unless /^ {1,8}-/; s/^\s+//; s/ {2,}.*//s;
-		print "$1\n" while /(--[a-z0-9][a-z0-9-]*|(?<![\w-])-[A-Za-z0-9](?![\w-]))/g' | sort -u
-}
+. "$TOP/tests/lib/help.sh"
 # Options of the .TP entries of a man page ($1), in the .SS section named
 # $2 (or the .SH section $3, or the whole page when both are empty).
 man_opts() {

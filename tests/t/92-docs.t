@@ -11,10 +11,7 @@
 cd "$TMP" || exit 1
 DOCS="README.md wrapper/README.md plugin/README.md pgbuild/README.md examples/README.md tests/RELIABILITY.md"
 
-help_opts() {
-	perl -ne 'next unless /^ {1,8}-/; s/^\s+//; s/ {2,}.*//s;
-		print "$1\n" while /(--[a-z0-9][a-z0-9-]*|(?<![\w-])-[A-Za-z0-9](?![\w-]))/g' | sort -u
-}
+. "$TOP/tests/lib/help.sh"
 mkdir -p help
 "$B/bin/pgbuild" --help | sed -n '/^commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p' >commands
 while read -r c; do "$B/bin/pgbuild" "$c" --help | help_opts >"help/$c"; done <commands
