@@ -27,7 +27,7 @@
 #
 # Flags: CFLAGS (default -O2 -g), CXXFLAGS (the plugin, default -O2 -g),
 # CPPFLAGS and LDFLAGS are the user's, from the environment or the command
-# line (e.g. Debian's hardening flags: `dpkg-buildflags --export=cmdline`),
+# line (e.g. Debian's hardening flags: eval "$(dpkg-buildflags --export=sh)"),
 # added after the project's own.  WERROR (default -Werror) makes warnings
 # errors: developers, `make check` and CI keep it; a packager building with
 # a newer compiler may set WERROR= to keep new warnings warnings.
