@@ -160,12 +160,13 @@ install: $(PROGRAMS) $(PLUGINS) $(BUILD_DATA)
 # Adds a deb-src entry derived from the machine's own apt sources when there
 # is none, so that `pgbuild build` can fetch PostgreSQL's source package.
 # bolt-15: BOLT 15 (llvm-bolt, merge-fdata, perf2bolt under /usr/lib/llvm-15).
+# man-db, groff-base: the man pages' checks (man --warnings, groff -ww).
 DEPS_PKGS := gcc g++ make gcc-12-plugin-dev libelf-dev libpq-dev libcmocka-dev \
 	perl ccache distcc dpkg-dev postgresql-15 postgresql-client-15 \
 	libreadline-dev zlib1g-dev bison flex valgrind util-linux xz-utils \
 	clang libclang-rt-14-dev chromium \
 	meson ninja-build autoconf linux-perf libxml2-utils procps iproute2 \
-	bolt-15
+	bolt-15 man-db groff-base
 
 deps: SHELL := /bin/sh
 deps:

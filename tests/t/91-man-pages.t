@@ -65,7 +65,11 @@ while read -r o; do
 done <man.global
 
 for f in "$MAN_PGOPTCC" "$MAN_PGBUILD"; do
-	is "man --warnings -l ${f#"$TOP/"}: no warning" "$(man --warnings -l "$f" 2>&1 >/dev/null)" ""
+	if command -v man >/dev/null; then
+		is "man --warnings -l ${f#"$TOP/"}: no warning" "$(man --warnings -l "$f" 2>&1 >/dev/null)" ""
+	else
+		skip "man is not installed (man-db; make deps): ${f#"$TOP/"} not rendered"
+	fi
 done
 
 done_testing
