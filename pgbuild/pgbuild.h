@@ -35,8 +35,10 @@
 void pgbuild_find_self(void);
 /* Absolute path of the running pgbuild executable (for re-running itself). */
 const char *pgbuild_self(void);
-/* Directory of installed support files: <bindir>/../lib/pgoptcc */
+/* LIBDIR/pgoptcc: the plugin and the masquerade links (installdirs.h) */
 const char *pgbuild_libdir(void);
+/* DATADIR/pgoptcc: the files defaults name (tune-candidates.txt) */
+const char *pgbuild_datadir(void);
 /* Absolute path of pgoptcc next to pgbuild. */
 const char *pgbuild_pgoptcc(void);
 

@@ -7,9 +7,12 @@
 PLUGIN_CC      ?= $(CC)
 PLUGIN_CXX     ?= $(CXX)
 PLUGIN_INCDIR  := $(shell $(PLUGIN_CC) -print-file-name=plugin)/include
-PLUGIN_CXXFLAGS := -std=gnu++17 -fPIC -shared -O2 -g -fno-rtti -fno-exceptions \
-	-I$(PLUGIN_INCDIR) -Iplugin -Wall -Wextra -Werror \
-	-Wno-unused-parameter -DPGOPT_VERSION=\"$(VERSION)\"
+# The user's CPPFLAGS, CXXFLAGS (default -O2 -g) and LDFLAGS come after the
+# plugin's own flags (Makefile: flags).
+PLUGIN_CXXFLAGS = -std=gnu++17 -fPIC -shared -fno-rtti -fno-exceptions \
+	-I$(PLUGIN_INCDIR) -Iplugin -Wall -Wextra $(WERROR) \
+	-Wno-unused-parameter -DPGOPT_VERSION=\"$(VERSION)\" \
+	$(CPPFLAGS) $(CXXFLAGS) $(LDFLAGS)
 # The GCC that builds pgopt.so is the only one that can load it: pgoptcc is
 # told which (wrapper/compiler.c), so it never runs the plugin in another
 # compiler and need not ask this one what it is.

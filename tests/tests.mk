@@ -37,6 +37,13 @@ check-tap: all
 check-pg: all
 	env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS PGOPT_BUILD=$(abspath $(O)) $(PROVE) -v $(PROVE_FLAGS) $(PG_TESTS)
 
+# Every script runs; a script that fails (non-zero exit) fails the target,
+# named at the end.  BENCH_SCRIPTS picks some.
+BENCH_SCRIPTS ?= $(sort $(wildcard tests/bench/*))
 bench: all
-	@for b in tests/bench/*; do [ -x "$$b" ] && echo "== $$b" && "$$b"; done; true
+	@failed=; for b in $(BENCH_SCRIPTS); do \
+		[ -x "$$b" ] || continue; \
+		echo "== $$b"; "$$b" || failed="$$failed $$b"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "make bench: failed:$$failed" >&2; exit 1; fi
 include tests/fuzz/fuzz.mk

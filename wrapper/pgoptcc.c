@@ -39,6 +39,7 @@
 #include "classify.h"
 #include "clock.h"
 #include "fdio.h"
+#include "installdirs.h"
 #include "compilelog.h"
 #include "compiler.h"
 #include "error.h"
@@ -139,16 +140,14 @@ static int failsafe(const struct invocation *inv)
 	return v && !strcmp(v, "passthrough");
 }
 
-/* The plugin's default place: ../lib/pgoptcc/pgopt.so from the executable. */
+/* The plugin's default place: LIBDIR/pgoptcc/pgopt.so, found from the
+ * executable (installdirs.h). */
 static char *default_plugin(const struct invocation *inv)
 {
-	char *dir = xstrdup(inv->self), *slash = strrchr(dir, '/'), *p, *n;
-	*slash = '\0';
-	p = xasprintf("%s/../lib/pgoptcc/pgopt.so", dir);
-	n = tu_normalize(p);
+	char *dir = installdir_find(inv->self, INSTALLDIR_PKGLIB);
+	char *p = xasprintf("%s/pgopt.so", dir);
 	free(dir);
-	free(p);
-	return n;
+	return p;
 }
 
 /* What the real compiler is (compiler.h), asked with the environment the
@@ -794,7 +793,46 @@ static int check_policy(const char *path)
 }
 
 /* The own options, for messages. */
-#define OWN_OPTIONS "--pgopt-version, --pgopt-check-policy FILE, --pgopt-tu SOURCE, --pgopt-show-config"
+#define OWN_OPTIONS "--pgopt-help, --pgopt-version, --pgopt-check-policy FILE, " \
+	"--pgopt-tu SOURCE, --pgopt-show-config"
+
+/* --pgopt-help, and --help as pgoptcc's only argument (as ccache does; the
+ * compiler's own: pgoptcc gcc --help).  The settings come from their table. */
+static int print_help(void)
+{
+	printf("usage: pgoptcc [--pgopt-KEY=VALUE...] [COMPILER] ARGS...\n"
+	       "       pgoptcc [--pgopt-KEY=VALUE...] --pgopt-OPTION\n"
+	       "       gcc ARGS...   (a masquerade link in LIBDIR/pgoptcc/masq first on PATH)\n"
+	       "\n"
+	       "Runs the real compiler (COMPILER, else the cc setting, default gcc) with\n"
+	       "the flags a policy assigns to each C translation unit, adds\n"
+	       "-frecord-gcc-switches and loads the pgopt.so plugin, which records in the\n"
+	       "object what the optimizer did.  Configure probes, preprocessing and what\n"
+	       "it does not understand run unchanged.  Silent unless PGOPT_VERBOSE=1.\n"
+	       "\n"
+	       "Settings (strongest first: the environment, the nearest pgoptcc.conf,\n"
+	       "--pgopt-KEY=VALUE options before everything else, the default):\n");
+	for (int i = 0; i < SETTING_NR; i++) {
+		const struct setting_def *d = &settings_table[i];
+		printf("  --pgopt-%s=VALUE, %s\n                            %s\n", d->key, d->env,
+		       d->help);
+	}
+	printf("\n"
+	       "Own options (after the settings, never passed to the compiler):\n"
+	       "  --pgopt-help              this help (also --help as the only argument)\n"
+	       "  --pgopt-version           print pgoptcc's version\n"
+	       "  --pgopt-check-policy FILE validate a policy, print it as JSON, warnings\n"
+	       "                            on stderr\n"
+	       "  --pgopt-tu SOURCE         the translation-unit name SOURCE gets here\n"
+	       "  --pgopt-show-config       each setting, its value and where it came from\n"
+	       "\n"
+	       "Environment only: PGOPT_PASSTHROUGH=1 (change nothing, still logged),\n"
+	       "PGOPT_VERBOSE=1 (say what was decided, on stderr).\n"
+	       "\n"
+	       "Exit: the compiler's; pgoptcc's own errors 100-108 (see pgoptcc(1)).\n"
+	       "The compiler's own help: pgoptcc gcc --help.\n");
+	return 0;
+}
 
 /*
  * Special options handled by pgoptcc itself; they never reach gcc.
@@ -803,6 +841,8 @@ static int check_policy(const char *path)
  */
 static int own_option(struct invocation *inv, int argc, char **argv)
 {
+	if (!strcmp(argv[0], "--pgopt-help"))
+		return print_help();
 	if (!strcmp(argv[0], "--pgopt-version")) {
 		printf("pgoptcc %s\n", PGOPT_VERSION);
 		return 0;
@@ -834,12 +874,13 @@ static int own_option(struct invocation *inv, int argc, char **argv)
 /* An unknown --pgopt- option: say what exists, and what it may have meant. */
 static void unknown_option(const char *arg)
 {
-	const char *names[SETTING_NR + 5], *hint;
+	const char *names[SETTING_NR + 6], *hint;
 	char *word = xstrndup(arg + 8, strcspn(arg + 8, "="));
 	int n = 0;
 
 	for (int i = 0; i < SETTING_NR; i++)
 		names[n++] = settings_table[i].key;
+	names[n++] = "help";
 	names[n++] = "version";
 	names[n++] = "check-policy";
 	names[n++] = "tu";
@@ -906,6 +947,10 @@ static int parse_front(struct invocation *inv, int argc, char **argv, const char
 			break;
 	}
 	strbuf_release(&err);
+	if (first_arg == argc - 1 && !strcmp(argv[first_arg], "--help")) {
+		*exit_code = print_help();
+		return first_arg;
+	}
 	if (first_arg < argc && !strncmp(argv[first_arg], "--pgopt-", 8)) {
 		*exit_code = own_option(inv, argc - first_arg, argv + first_arg);
 		if (*exit_code >= 0)

@@ -138,20 +138,12 @@ static int load_candidates(struct tuner *tu, const char *path)
 	return rc;
 }
 
+/* DATADIR/pgoptcc/tune-candidates.txt (the build tree has a copy) */
 static const char *default_candidates(void)
 {
 	static char *p;
-	char *tries[2];
-	if (p)
-		return p;
-	tries[0] = xasprintf("%s/tune-candidates.txt", pgbuild_libdir());
-	/* the build tree: build/bin/pgbuild -> examples/ at the top */
-	tries[1] = xasprintf("%s/../../../examples/tune-candidates.txt", pgbuild_libdir());
-	for (int i = 0; i < 2 && !p; i++)
-		if (path_exists(tries[i]))
-			p = xstrdup(tries[i]);
-	free(tries[0]);
-	free(tries[1]);
+	if (!p)
+		p = xasprintf("%s/tune-candidates.txt", pgbuild_datadir());
 	return p;
 }
 
@@ -800,7 +792,7 @@ void tuner_init(struct tuner *tu, struct tune_params *p)
 /* --dry-run: the candidates and the start policy, nothing built. */
 static void print_dry_run(const struct tuner *tu, const char *text)
 {
-	printf("candidates (%zu):\n", tu->t.flags.nr);
+	printf("candidates (%zu, from %s):\n", tu->t.flags.nr, tu->o.candidates);
 	for (size_t i = 0; i < tu->t.flags.nr; i++)
 		printf("  %s\n", tu->t.flags.v[i]);
 	for (size_t i = 0; i < tu->refused.nr; i++)
@@ -860,10 +852,13 @@ int tuner_run(struct tuner *tu, const struct tune_params *p)
 	tune_engine_init(&tu->t, p);
 	if (load_scope(tu) < 0)
 		goto out;
-	if (!tu->o.candidates && !(tu->o.candidates = default_candidates())) {
-		error("no --candidates given and no default list found (examples/tune-candidates.txt)");
+	if (!tu->o.candidates && !path_exists(default_candidates())) {
+		error("no --candidates given and the default list %s is missing "
+		      "(make install puts it in DATADIR/pgoptcc)", default_candidates());
 		goto out;
 	}
+	if (!tu->o.candidates)
+		tu->o.candidates = default_candidates();
 	if (load_candidates(tu, tu->o.candidates) < 0)
 		goto out;
 	tu->workdir = path_absolute(tu->o.workdir);

@@ -75,3 +75,6 @@ $(O)/tests/fuzz-replay-%: $(O)/obj/tests/fuzz/fuzz-%.o $(O)/obj/tests/fuzz/repla
 TEST_HELPERS += $(FUZZ_REPLAY)
 
 -include $(shell find $(O)/fuzz/obj -name '*.d' 2>/dev/null)
+# installdirs.c includes the paths the Makefile generates
+$(O)/fuzz/obj/wrapper/common/installdirs.o: $(O)/gen/installdirs-gen.h
+$(O)/fuzz/obj/wrapper/common/installdirs.o: FUZZ_CFLAGS += -I$(O)/gen

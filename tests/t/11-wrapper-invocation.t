@@ -48,7 +48,7 @@ if command -v ccache >/dev/null; then
 	like "masquerade, then ccache links: ccache runs the compile" "$(tail -n1 log/compile.jsonl)" "\"compiler\":\"$TMP/ccm/gcc\""
 	unset CCACHE_DIR
 else
-	ok "# SKIP ccache masquerade cases need ccache" true
+	skip "ccache is not installed: no ccache-with-masquerade cases" 8
 fi
 
 # recursion: only pgoptcc on PATH under that name

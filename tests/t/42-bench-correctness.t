@@ -44,6 +44,8 @@ if [ -x "$PGBIN/pgbench" ]; then
 	ok "pgbench runs on our data" "$PGBIN/pgbench" -n -S -t 50 "$SRV"
 	ok "pgbench -i data" "$PGBIN/pgbench" -i -q -s 1 "$SRV"
 	ok "we run on pgbench's data" "$P" bench --connect "$SRV" -q -W tpcb -t 50
+else
+	skip "$PGBIN/pgbench is not installed: no data exchange with pgbench" 3
 fi
 
 # --- errors: a non-retryable one aborts the client (exit 2), a

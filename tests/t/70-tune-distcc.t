@@ -135,6 +135,8 @@ if command -v ccache >/dev/null; then
 	ok "rebuild" build "$TMP/dist4" PGOPT_PREFIX=ccache CCACHE_PREFIX=distcc \
 		DISTCC_HOSTS=127.0.0.1:$PORT DISTCC_FALLBACK=0 PGOPT_POLICY="$TMP/o3.policy"
 	is "cache hits never reach distccd" "$(( $(remote_ok) - before ))" 0
+else
+	skip "ccache is not installed: no ccache-in-front-of-distcc cases" 5
 fi
 
 # 5. pgbuild tune emits distributable policies under distcc
