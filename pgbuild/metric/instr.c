@@ -234,19 +234,8 @@ static double count_once(const char *prefix, const char *base, const char *tmpl,
 		}
 		goto out;
 	}
-	strbuf_read_file(&sb, log);
-	if (rc == 128 + 4 || strstr(sb.buf, "SIGILL") || strstr(sb.buf, "unhandled instruction")) {
-		strbuf_addstr(note, "the server died of SIGILL under valgrind: the build uses "
-			      "instructions valgrind cannot run (AVX-512 from -march=native?); "
-			      "build with -mno-avx512f to measure it");
+	if (single_valgrind_status(rc, log, note) < 0)
 		goto out;
-	}
-	if (rc != 0) {
-		strbuf_addf(note, "valgrind/postgres --single exited %d", rc);
-		single_log_tail(log, note);
-		goto out;
-	}
-	strbuf_reset(&sb);
 	if (strbuf_read_file(&sb, outfile) < 0 || (total = instr_parse_callgrind(sb.buf)) < 0) {
 		strbuf_addf(note, "no instruction total in %s", outfile);
 		total = -1;

@@ -125,6 +125,27 @@ void single_log_tail(const char *log, struct strbuf *note)
 	free(last);
 }
 
+int single_valgrind_status(int rc, const char *log, struct strbuf *note)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int sigill;
+	strbuf_read_file(&sb, log);
+	sigill = rc == 128 + 4 || strstr(sb.buf, "SIGILL") || strstr(sb.buf, "unhandled instruction");
+	strbuf_release(&sb);
+	if (sigill) {
+		strbuf_addstr(note, "the server died of SIGILL under valgrind: the build uses "
+			      "instructions valgrind cannot run (AVX-512 from -march=native?); "
+			      "build with -mno-avx512f to measure it");
+		return -1;
+	}
+	if (rc != 0) {
+		strbuf_addf(note, "valgrind/postgres --single exited %d", rc);
+		single_log_tail(log, note);
+		return -1;
+	}
+	return 0;
+}
+
 /* initdb + load, once per install below workdir. */
 static int prepare_template(const char *prefix, const char *base, const char *tmpl,
 			    const struct server_user *u, struct strbuf *note)

@@ -38,6 +38,14 @@ int single_run_logged(const char *const *argv, const struct server_user *u,
 void single_log_tail(const char *log, struct strbuf *note);
 
 /*
+ * After `valgrind ... postgres --single` exited rc with its output in log:
+ * 0 when it ran, else -1 with the reason in note.  A server that died of
+ * SIGILL runs instructions valgrind cannot (AVX-512 from -march=native):
+ * the note says so and how to build a measurable binary.
+ */
+int single_valgrind_status(int rc, const char *log, struct strbuf *note);
+
+/*
  * The directory of prefix's runs below workdir (workdir/TAG + prefix with
  * '/' as '_'), given to the server user, and its template data directory,
  * prepared when missing.  0 with *base and *tmpl malloced, or -1 with the
