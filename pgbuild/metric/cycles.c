@@ -151,8 +151,9 @@ void cycles_per_tx(const struct cycles_counts *c1, const struct cycles_counts *c
 
 /* The fixed paths every build runs with (see cycles.h). */
 struct cycles_paths {
-	char *data;      /* workdir/cycles-data: the data directory */
-	char *bindir;    /* workdir/cycles-bin */
+	char *top;       /* workdir/cycles, owned by the server user */
+	char *data;      /* top/data: the data directory */
+	char *bindir;    /* top/bin */
 	char *link;      /* bindir/postgres -> PREFIX/bin/postgres */
 	const char *arch; /* uname -m, for setarch */
 };
@@ -259,9 +260,19 @@ int cycles_measure(const char *prefix, const char *workload, const char *workdir
 		goto out;
 	if (single_prepare(prefix, workdir, "cycles", &u, &base, &tmpl, note) < 0)
 		goto out;
-	fp.data = xasprintf("%s/cycles-data", workdir);
-	fp.bindir = xasprintf("%s/cycles-bin", workdir);
+	/* the fixed paths live in workdir/cycles, the server user's */
+	fp.top = xasprintf("%s/cycles", workdir);
+	fp.data = xasprintf("%s/data", fp.top);
+	fp.bindir = xasprintf("%s/bin", fp.top);
 	fp.link = xasprintf("%s/postgres", fp.bindir);
+	if (mkdir(fp.top, 0755) < 0 && errno != EEXIST) {
+		strbuf_addf(note, "cannot create %s: %s", fp.top, strerror(errno));
+		goto out;
+	}
+	if (u.switch_user && chown(fp.top, u.uid, u.gid) < 0) {
+		strbuf_addf(note, "cannot give %s to the server user: %s", fp.top, strerror(errno));
+		goto out;
+	}
 	if (point_link(&fp, prefix, note) < 0)
 		goto out;
 	if (count_once(&fp, base, tmpl, workload, n, &u, &c1, note) < 0 ||
@@ -282,6 +293,7 @@ out:
 	free(setarch);
 	free(base);
 	free(tmpl);
+	free(fp.top);
 	free(fp.data);
 	free(fp.bindir);
 	free(fp.link);

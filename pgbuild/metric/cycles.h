@@ -7,7 +7,7 @@
  *
  *     setarch ARCH -R valgrind --tool=callgrind --cache-sim=yes --branch-sim=yes \
  *         --I1=32768,8,64 --D1=32768,8,64 --LL=33554432,16,64 \
- *         DIR/cycles-bin/postgres --single -D DIR/cycles-data postgres < W-N.sql
+ *         DIR/cycles/bin/postgres --single -D DIR/cycles/data postgres < W-N.sql
  *
  * What makes it repeatable and comparable between builds:
  *   - the cache geometry is pinned (valgrind's own detection reads the
