@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,4 +220,31 @@ const char *cli_metrics_text(unsigned mask)
 			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s",
 				 buf[0] ? "," : "", metric_words[k]);
 	return buf;
+}
+
+int cli_parse_cpus(const char *list, cpu_set_t *set)
+{
+	const char *p = list;
+	CPU_ZERO(set);
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b;
+		if (end == p || a < 0 || a >= CPU_SETSIZE)
+			return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtol(p, &end, 10);
+			if (end == p || b < a || b >= CPU_SETSIZE)
+				return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
+		}
+		for (long c = a; c <= b; c++)
+			CPU_SET(c, set);
+		if (*end == ',')
+			end++;
+		else if (*end)
+			return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
+		p = end;
+	}
+	return 0;
 }

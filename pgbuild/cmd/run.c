@@ -87,7 +87,7 @@ static int gate_option(struct run_opts *o, int c, const char *arg)
 		cpu_set_t set;
 		if (!*arg)
 			return error("invalid value \"\" for --cpus: expected a list like 0-1,3");
-		if (gate_parse_cpus(arg, &set) < 0)
+		if (cli_parse_cpus(arg, &set) < 0)
 			return -1;
 		o->cpus = arg;
 	} else {

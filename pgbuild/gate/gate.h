@@ -246,8 +246,6 @@ struct gate_opts {
 	int quiet;                /* --quiet */
 };
 
-/* Parse a --cpus list ("0-1,3") into set; -1 with the error printed. */
-int gate_parse_cpus(const char *list, cpu_set_t *set);
 
 /* SIGINT, SIGTERM, SIGHUP: stop after the bench child in flight; the
  * signal is kept in gate_interrupted and gate_finish dies of it. */

@@ -30,37 +30,10 @@
 #include "pgbuild.h"
 #include "report/report.h"
 
-int gate_parse_cpus(const char *list, cpu_set_t *set)
-{
-	const char *p = list;
-	CPU_ZERO(set);
-	while (*p) {
-		char *end;
-		long a = strtol(p, &end, 10), b;
-		if (end == p || a < 0 || a >= CPU_SETSIZE)
-			return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
-		b = a;
-		if (*end == '-') {
-			p = end + 1;
-			b = strtol(p, &end, 10);
-			if (end == p || b < a || b >= CPU_SETSIZE)
-				return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
-		}
-		for (long c = a; c <= b; c++)
-			CPU_SET(c, set);
-		if (*end == ',')
-			end++;
-		else if (*end)
-			return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
-		p = end;
-	}
-	return 0;
-}
-
 static int pin_cpus(const char *list)
 {
 	cpu_set_t set;
-	if (gate_parse_cpus(list, &set) < 0)
+	if (cli_parse_cpus(list, &set) < 0)
 		return -1;
 	if (sched_setaffinity(0, sizeof(set), &set) < 0)
 		return error("--cpus %s: cannot pin: %s", list, strerror(errno));
