@@ -226,6 +226,8 @@ int cli_parse_cpus(const char *list, cpu_set_t *set)
 {
 	const char *p = list;
 	CPU_ZERO(set);
+	if (!*p)
+		return error("invalid value \"\" for --cpus: expected a list like 0-1,3");
 	while (*p) {
 		char *end;
 		long a = strtol(p, &end, 10), b;

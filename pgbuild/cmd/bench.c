@@ -151,8 +151,6 @@ static int value_option(struct bench_cli *b, int c, const char *arg)
 		return 0;
 	case OPT_CPUS: {
 		cpu_set_t set;
-		if (!*arg)
-			return error("invalid value \"\" for --cpus: expected a list like 0-1,3");
 		if (cli_parse_cpus(arg, &set) < 0)
 			return -1;
 		o->cpus = arg;

@@ -85,8 +85,6 @@ static int gate_option(struct run_opts *o, int c, const char *arg)
 {
 	if (c == OPT_CPUS) {
 		cpu_set_t set;
-		if (!*arg)
-			return error("invalid value \"\" for --cpus: expected a list like 0-1,3");
 		if (cli_parse_cpus(arg, &set) < 0)
 			return -1;
 		o->cpus = arg;

@@ -490,18 +490,42 @@ static void decide_ratio(struct gate *g, struct gate_result *res, size_t pairs,
 	}
 }
 
+const char *const gate_cycles_row_names[GATE_CYCLES_ROWS] = {
+	"instructions", "I1 misses", "L1 misses", "LL misses", "branch mispredictions", "estimate",
+};
+
+int gate_any_cycles(const struct gate *g)
+{
+	for (size_t i = 0; i < g->nr_wl; i++)
+		if (g->wl[i].cycles != INSTR_NOT_MEASURED)
+			return 1;
+	return 0;
+}
+
+void gate_cycles_rows(const struct gate_workload *w, double *a, double *b)
+{
+	const struct cycles_tx *t[2] = { &w->cyc_a, &w->cyc_b };
+	double *out[2] = { a, b };
+	for (int k = 0; k < 2; k++) {
+		out[k][0] = t[k]->ir;
+		out[k][1] = t[k]->i1mr;
+		out[k][2] = t[k]->l1m;
+		out[k][3] = t[k]->llm;
+		out[k][4] = t[k]->bm;
+		out[k][5] = t[k]->estimate;
+	}
+}
+
 /* "instructions 92230/91538/1.0076, I1 misses ..." of A and B. */
 void gate_cycles_describe(const struct gate_workload *w, struct strbuf *sb)
 {
-	const struct cycles_tx *a = &w->cyc_a, *b = &w->cyc_b;
-	const char *names[] = { "instructions", "I1 misses", "L1 misses", "LL misses",
-				"branch mispredictions", "estimate" };
-	double va[] = { a->ir, a->i1mr, a->l1m, a->llm, a->bm, a->estimate };
-	double vb[] = { b->ir, b->i1mr, b->l1m, b->llm, b->bm, b->estimate };
+	double va[GATE_CYCLES_ROWS], vb[GATE_CYCLES_ROWS];
+	gate_cycles_rows(w, va, vb);
 	strbuf_addstr(sb, "per transaction A/B/ratio A/B: ");
-	for (int i = 0; i < 6; i++)
-		strbuf_addf(sb, "%s%s %.*f/%.*f/%.4f", i ? ", " : "", names[i], va[i] < 100 ? 2 : 0,
-			    va[i], vb[i] < 100 ? 2 : 0, vb[i], vb[i] > 0 ? va[i] / vb[i] : NAN);
+	for (int i = 0; i < GATE_CYCLES_ROWS; i++)
+		strbuf_addf(sb, "%s%s %.*f/%.*f/%.4f", i ? ", " : "", gate_cycles_row_names[i],
+			    va[i] < 100 ? 2 : 0, va[i], vb[i] < 100 ? 2 : 0, vb[i],
+			    vb[i] > 0 ? va[i] / vb[i] : NAN);
 }
 
 /* The cycles estimate: one number per build, compared at CYCLES_RESOLUTION. */

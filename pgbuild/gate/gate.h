@@ -195,6 +195,13 @@ struct gate_workload *gate_workload_get(struct gate *g, const char *name, int cr
 struct gate_run *gate_workload_add_run(struct gate_workload *w);
 /* Compute per-pair ratios and intervals for every workload. */
 void gate_analyse(struct gate *g);
+/* The figures every output of the cycles metric shows, in their order. */
+#define GATE_CYCLES_ROWS 6
+extern const char *const gate_cycles_row_names[GATE_CYCLES_ROWS]; /* "instructions" ... */
+/* Is any workload's cycles estimate measured (or tried)? */
+int gate_any_cycles(const struct gate *g);
+/* w's figures of A and B in that order. */
+void gate_cycles_rows(const struct gate_workload *w, double *a, double *b);
 /* The cycles figures of w (A, B, A/B of each), appended to sb. */
 void gate_cycles_describe(const struct gate_workload *w, struct strbuf *sb);
 /* Apply thresholds and the regress/correctness rules; returns the exit code. */

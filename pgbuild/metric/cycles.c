@@ -167,7 +167,6 @@ static int count_once(const struct cycles_paths *fp, const char *base, const cha
 	char *outfile = xasprintf("%s/cycles-%s-%ld.out", base, workload, n);
 	char *log = xasprintf("%s/cycles-%s-%ld.log", base, workload, n);
 	char *outopt = xasprintf("--callgrind-out-file=%s", outfile);
-	const char *cp_argv[] = { "cp", "-a", tmpl, fp->data, NULL };
 	const char *vg_argv[] = { "setarch", fp->arch, "-R", "valgrind", "--tool=callgrind",
 				  "--cache-sim=yes", "--branch-sim=yes", CYCLES_I1, CYCLES_D1,
 				  CYCLES_LL, outopt, "--dump-line=no", "--compress-strings=no",
@@ -176,19 +175,8 @@ static int count_once(const struct cycles_paths *fp, const char *base, const cha
 	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT;
 	int rc = -1, r;
 
-	remove_tree(fp->data);
-	unlink(outfile);
-	unlink(log);
-	single_make_script(workload, n, &sb);
-	if (write_file_atomic_quiet(script, sb.buf, sb.len) < 0) {
-		strbuf_addf(note, "cannot write %s: %s", script, strerror(errno));
+	if (single_fresh_run(tmpl, fp->data, workload, n, script, outfile, log, u, note) < 0)
 		goto out;
-	}
-	if (single_run_logged(cp_argv, u, NULL, log) != 0) {
-		strbuf_addf(note, "cannot copy the data directory %s", tmpl);
-		single_log_tail(log, note);
-		goto out;
-	}
 	r = single_run_logged(vg_argv, u, script, log);
 	if (single_valgrind_status(r, log, note) < 0)
 		goto out;

@@ -194,7 +194,6 @@ static double count_once(const char *prefix, const char *base, const char *tmpl,
 	char *log = xasprintf("%s/%s-%s-%ld.log", base, tool, workload, n);
 	char *postgres = xasprintf("%s/bin/postgres", prefix);
 	char *outopt = xasprintf("--callgrind-out-file=%s", outfile);
-	const char *cp_argv[] = { "cp", "-a", tmpl, data, NULL };
 	const char *vg_argv[] = { "valgrind", "--tool=callgrind", outopt, "--dump-line=no",
 				  "--compress-strings=no", postgres, "--single", "-D", data,
 				  "-c", "fsync=off", "postgres", NULL };
@@ -205,19 +204,8 @@ static double count_once(const char *prefix, const char *base, const char *tmpl,
 	double total = -1;
 	int rc;
 
-	remove_tree(data);
-	unlink(outfile);
-	unlink(log);
-	single_make_script(workload, n, &sb);
-	if (write_file_atomic_quiet(script, sb.buf, sb.len) < 0) {
-		strbuf_addf(note, "cannot write %s: %s", script, strerror(errno));
+	if (single_fresh_run(tmpl, data, workload, n, script, outfile, log, u, note) < 0)
 		goto out;
-	}
-	if (single_run_logged(cp_argv, u, NULL, log) != 0) {
-		strbuf_addf(note, "cannot copy the data directory %s", tmpl);
-		single_log_tail(log, note);
-		goto out;
-	}
 	rc = single_run_logged(perf ? perf_argv : vg_argv, u, script, log);
 	strbuf_reset(&sb);
 	if (perf) {

@@ -125,6 +125,30 @@ void single_log_tail(const char *log, struct strbuf *note)
 	free(last);
 }
 
+int single_fresh_run(const char *tmpl, const char *data, const char *workload, long n,
+		     const char *script, const char *outfile, const char *log,
+		     const struct server_user *u, struct strbuf *note)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *cp_argv[] = { "cp", "-a", tmpl, data, NULL };
+	int rc = -1;
+
+	remove_tree(data);
+	unlink(outfile);
+	unlink(log);
+	single_make_script(workload, n, &sb);
+	if (write_file_atomic_quiet(script, sb.buf, sb.len) < 0) {
+		strbuf_addf(note, "cannot write %s: %s", script, strerror(errno));
+	} else if (single_run_logged(cp_argv, u, NULL, log) != 0) {
+		strbuf_addf(note, "cannot copy the data directory %s", tmpl);
+		single_log_tail(log, note);
+	} else {
+		rc = 0;
+	}
+	strbuf_release(&sb);
+	return rc;
+}
+
 int single_valgrind_status(int rc, const char *log, struct strbuf *note)
 {
 	struct strbuf sb = STRBUF_INIT;

@@ -38,6 +38,15 @@ int single_run_logged(const char *const *argv, const struct server_user *u,
 void single_log_tail(const char *log, struct strbuf *note);
 
 /*
+ * Before a counted run: no data directory, output or log of an earlier one,
+ * the script of n transactions written to script, and a fresh copy of the
+ * template tmpl at data (as the server user).  0, or -1 with note.
+ */
+int single_fresh_run(const char *tmpl, const char *data, const char *workload, long n,
+		     const char *script, const char *outfile, const char *log,
+		     const struct server_user *u, struct strbuf *note);
+
+/*
  * After `valgrind ... postgres --single` exited rc with its output in log:
  * 0 when it ran, else -1 with the reason in note.  A server that died of
  * SIGILL runs instructions valgrind cannot (AVX-512 from -march=native):

@@ -558,12 +558,7 @@ static void cell_text(struct strbuf *o, const char *s, const char *cls)
 /* The cycles estimate and its parts: A, B and A/B per workload. */
 static void section_cycles(struct strbuf *o, const struct gate *g)
 {
-	static const char *const rows[] = { "instructions", "I1 misses", "L1 misses",
-					    "LL misses", "branch mispredictions", "estimate" };
-	int any = 0;
-	for (size_t i = 0; i < g->nr_wl; i++)
-		any |= g->wl[i].cycles != INSTR_NOT_MEASURED;
-	if (!any)
+	if (!gate_any_cycles(g))
 		return;
 	strbuf_addstr(o, "<h2>Cycles estimate per transaction</h2>\n<p class=\"note\">");
 	html_escape(o, "The server in single-user mode under callgrind; " CYCLES_SIMULATION ".");
@@ -571,11 +566,10 @@ static void section_cycles(struct strbuf *o, const struct gate *g)
 		      "<th>B</th><th>A/B</th></tr>\n");
 	for (size_t i = 0; i < g->nr_wl; i++) {
 		const struct gate_workload *w = &g->wl[i];
-		const struct cycles_tx *a = &w->cyc_a, *b = &w->cyc_b;
-		double va[] = { a->ir, a->i1mr, a->l1m, a->llm, a->bm, a->estimate };
-		double vb[] = { b->ir, b->i1mr, b->l1m, b->llm, b->bm, b->estimate };
+		double va[GATE_CYCLES_ROWS], vb[GATE_CYCLES_ROWS];
 		if (w->cycles == INSTR_NOT_MEASURED)
 			continue;
+		gate_cycles_rows(w, va, vb);
 		if (w->cycles != INSTR_OK) {
 			strbuf_addstr(o, "<tr>");
 			cell_text(o, w->name, NULL);
@@ -584,11 +578,11 @@ static void section_cycles(struct strbuf *o, const struct gate *g)
 			strbuf_addstr(o, "</td></tr>\n");
 			continue;
 		}
-		for (int k = 0; k < 6; k++) {
+		for (int k = 0; k < GATE_CYCLES_ROWS; k++) {
 			const char *f = va[k] < 100 ? "%.2f" : "%.0f";
-			strbuf_addstr(o, k == 5 ? "<tr class=\"total\">" : "<tr>");
+			strbuf_addstr(o, k == GATE_CYCLES_ROWS - 1 ? "<tr class=\"total\">" : "<tr>");
 			cell_text(o, k ? "" : w->name, NULL);
-			cell_text(o, rows[k], NULL);
+			cell_text(o, gate_cycles_row_names[k], NULL);
 			cell_num(o, va[k], f);
 			cell_num(o, vb[k], f);
 			cell_num(o, vb[k] > 0 ? va[k] / vb[k] : NAN, "%.4f");

@@ -66,34 +66,28 @@ static void report_server_cpu(const struct gate *g, FILE *fp)
 /* The cycles estimate and its parts, A, B and A/B per workload. */
 static void report_cycles(const struct gate *g, FILE *fp)
 {
-	static const char *const rows[] = { "instructions", "I1 misses", "L1 misses",
-					    "LL misses", "branch mispredictions", "estimate" };
-	int any = 0;
-	for (size_t i = 0; i < g->nr_wl; i++)
-		any |= g->wl[i].cycles != INSTR_NOT_MEASURED;
-	if (!any)
+	if (!gate_any_cycles(g))
 		return;
 	fprintf(fp, "\n  cycles estimate per transaction - %s\n", CYCLES_SIMULATION);
 	fprintf(fp, "  %-12s %-22s %12s %12s %8s\n", "workload", "per transaction", "A", "B", "A/B");
 	for (size_t i = 0; i < g->nr_wl; i++) {
 		const struct gate_workload *w = &g->wl[i];
-		const struct cycles_tx *a = &w->cyc_a, *b = &w->cyc_b;
-		double va[] = { a->ir, a->i1mr, a->l1m, a->llm, a->bm, a->estimate };
-		double vb[] = { b->ir, b->i1mr, b->l1m, b->llm, b->bm, b->estimate };
+		double va[GATE_CYCLES_ROWS], vb[GATE_CYCLES_ROWS];
 		if (w->cycles == INSTR_NOT_MEASURED)
 			continue;
+		gate_cycles_rows(w, va, vb);
 		if (w->cycles != INSTR_OK) {
 			fprintf(fp, "  %-12s unavailable: %s\n", w->name,
 				w->cycles_note ? w->cycles_note : "?");
 			continue;
 		}
-		for (int k = 0; k < 6; k++) {
+		for (int k = 0; k < GATE_CYCLES_ROWS; k++) {
 			char sa[32], sb[32], sr[32];
 			const char *f = va[k] < 100 ? "%.2f" : "%.0f";
 			fmt_num(sa, sizeof(sa), va[k], f);
 			fmt_num(sb, sizeof(sb), vb[k], f);
 			fmt_num(sr, sizeof(sr), vb[k] > 0 ? va[k] / vb[k] : NAN, "%.4f");
-			fprintf(fp, "  %-12s %-22s %12s %12s %8s\n", k ? "" : w->name, rows[k], sa, sb, sr);
+			fprintf(fp, "  %-12s %-22s %12s %12s %8s\n", k ? "" : w->name, gate_cycles_row_names[k], sa, sb, sr);
 		}
 		fprintf(fp, "  %-12s (%s)\n", "", w->cycles_note ? w->cycles_note : "");
 	}
