@@ -232,6 +232,7 @@ struct bench_opts {
 	uint64_t seed;          /* --seed */
 	double stmt_timeout;    /* --statement-timeout seconds (0: none) */
 	int quiet;              /* --quiet: no progress bar, no load messages */
+	const char *cpus;       /* --cpus LIST: client threads and server pinned apart */
 };
 
 /*

@@ -45,6 +45,7 @@
 
 #include "fdio.h"
 #include "bench/bench.h"
+#include "bench/servercpu.h"
 #include "cluster/cluster.h"
 #include "bench/histogram.h"
 #include "pgbuild.h"
@@ -164,7 +165,31 @@ struct run {
 	int64_t xact_before;    /* pg_stat_database.xact_commit at b_ready */
 	int xact_ok;            /* xact_before is valid */
 	double cpu_start;       /* our CPU seconds at the start */
+	pid_t postmaster;       /* the server's postmaster here, 0: unknown */
+	struct servercpu_snap cpu0, cpu1; /* at the start and end of the timed run */
+	int cpu0_ok, cpu1_ok;   /* those snapshots were taken */
+	pthread_t sampler;      /* takes cpu0 when the warm-up ends */
+	int sampler_on;         /* sampler was started */
+	pthread_barrier_t b_done, b_snap; /* every client done; cpu1 taken */
 };
+
+/* "0-1,3" of set into buf. */
+static void cpu_list(const cpu_set_t *set, char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (int c = 0; c < CPU_SETSIZE && len + 16 < n; c++) {
+		int e = c;
+		if (!CPU_ISSET(c, set))
+			continue;
+		while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, set))
+			e++;
+		len += (size_t)snprintf(buf + len, n - len, len ? ",%d" : "%d", c);
+		if (e > c)
+			len += (size_t)snprintf(buf + len, n - len, "-%d", e);
+		c = e;
+	}
+}
 
 /* CPU seconds (user + system) used by this process, all threads. */
 static double cpu_seconds(void)
@@ -553,6 +578,7 @@ static void flush_stats(struct run *run, PGconn *conn)
 }
 
 static void between_barriers(struct run *run);
+static void cpu_end(struct run *run);
 
 static void progress_report(struct run *run, int64_t now, int64_t *last_t, int64_t *last_c,
 			    int64_t *last_s, uint64_t *last_s2, int64_t *last_e, int bar)
@@ -722,6 +748,11 @@ static void *thread_body(void *arg)
 		fprintf(stderr, "\r%*s\r", BAR_WIDTH + 50, "");
 		bj.bar = 0;
 	}
+	/* the server's CPU time before any connection closes */
+	pthread_barrier_wait(&run->b_done);
+	if (t->id == 0)
+		cpu_end(run);
+	pthread_barrier_wait(&run->b_snap);
 out:
 	for (int i = 0; i < t->nclients; i++) {
 		struct client *c = &t->clients[i];
@@ -736,6 +767,29 @@ out:
 	free(pfd);
 	free(waiting);
 	return NULL;
+}
+
+/* The server's CPU time when the warm-up ends (a thread of its own, so
+ * no client waits for it). */
+static void *cpu_sampler(void *arg)
+{
+	struct run *run = arg;
+	int64_t left;
+	while ((left = run->warm_end_us - clock_us()) > 0)
+		usleep(left > 100000 ? 100000 : (useconds_t)left);
+	run->cpu0_ok = servercpu_snapshot("/proc", run->postmaster, &run->cpu0) == 0;
+	return NULL;
+}
+
+/* Thread 0, when every client is done and none has closed its connection. */
+static void cpu_end(struct run *run)
+{
+	if (!run->postmaster)
+		return;
+	if (run->sampler_on)
+		pthread_join(run->sampler, NULL);
+	run->sampler_on = 0;
+	run->cpu1_ok = servercpu_snapshot("/proc", run->postmaster, &run->cpu1) == 0;
 }
 
 /* Main, between "all connected" and "go": take the before counters. */
@@ -755,6 +809,15 @@ static void between_barriers(struct run *run)
 	run->warm_end_us = run->start_us + (int64_t)(run->o->warmup * 1e6);
 	run->end_us = run->o->transactions ? 0 :
 		run->warm_end_us + (int64_t)(run->o->duration * 1e6);
+	if (run->postmaster && !run->abort_run) {
+		if (run->o->warmup <= 0) {
+			run->cpu0_ok = servercpu_snapshot("/proc", run->postmaster, &run->cpu0) == 0;
+		} else {
+			cluster_block_signals(SIG_BLOCK);
+			run->sampler_on = pthread_create(&run->sampler, NULL, cpu_sampler, run) == 0;
+			cluster_block_signals(SIG_UNBLOCK);
+		}
+	}
 }
 
 /* ---------------- --json on every exit path ---------------- */
@@ -858,6 +921,8 @@ struct bench_env {
 	const char *cflags;             /* pg_config --cflags */
 	const char *dataset;            /* what was loaded or found */
 	const char *server_user;        /* who runs the private cluster's server */
+	const char *cpu_why;            /* why the server's CPU is not measured */
+	const char *pinning;            /* where client and server run (--cpus) */
 };
 
 static char *cpu_model(void);
@@ -999,6 +1064,9 @@ struct results {
 	struct timeline_sec *timeline;
 	size_t ntimeline;
 	double cpu_s;           /* client CPU seconds, warm-up and run */
+	int server_cpu_ok;      /* server_cpu_s was measured */
+	double server_cpu_s;    /* the server's CPU seconds over the timed run */
+	int server_procs;       /* its processes at the end */
 };
 
 static void merge_results(struct run *run, struct results *R)
@@ -1046,6 +1114,11 @@ static void merge_results(struct run *run, struct results *R)
 		last = run->end_us;
 	R->elapsed = last > run->warm_end_us ? (last - run->warm_end_us) / 1e6 : 0;
 	R->cpu_s = cpu_seconds() - run->cpu_start;
+	R->server_cpu_ok = run->cpu0_ok && run->cpu1_ok && R->count > 0;
+	if (R->server_cpu_ok) {
+		R->server_cpu_s = servercpu_seconds(&run->cpu0, &run->cpu1);
+		R->server_procs = run->cpu1.processes;
+	}
 }
 
 static void json_environment(struct json_writer *jw, const struct bench_opts *o, int nthreads,
@@ -1065,6 +1138,8 @@ static void json_environment(struct json_writer *jw, const struct bench_opts *o,
 	json_key(jw, "private_cluster"); json_bool(jw, o->prefix != NULL);
 	json_key(jw, "dataset"); json_string(jw, env->dataset);
 	json_key(jw, "server_user"); json_string(jw, env->server_user);
+	json_key(jw, "cpus"); json_string(jw, o->cpus);
+	json_key(jw, "pinning"); json_string(jw, env->pinning);
 	json_key(jw, "settings_requested");
 	json_strvec(jw, &o->settings);
 	json_key(jw, "settings");
@@ -1181,6 +1256,18 @@ static void write_json(struct strbuf *out, struct run *run, struct results *R,
 	json_key(&jw, "client_cpu_s_per_10k");
 	json_double(&jw, R->count + R->warm_count ?
 		    round(R->cpu_s * 1e7 / (double)(R->count + R->warm_count)) / 1000 : 0);
+	json_key(&jw, "server_cpu");
+	if (R->server_cpu_ok) {
+		json_object_begin(&jw);
+		json_key(&jw, "s"); json_double(&jw, R->server_cpu_s);
+		json_key(&jw, "us_per_tx"); json_double(&jw, R->server_cpu_s * 1e6 / (double)R->count);
+		json_key(&jw, "processes"); json_int(&jw, R->server_procs);
+		json_key(&jw, "method"); json_string(&jw, SERVER_CPU_METHOD);
+		json_object_end(&jw);
+	} else {
+		json_null(&jw);
+	}
+	json_key(&jw, "server_cpu_note"); json_string(&jw, R->server_cpu_ok ? NULL : env->cpu_why);
 	json_key(&jw, "environment");
 	json_environment(&jw, o, run->nthreads, env, conn);
 	json_key(&jw, "valid"); json_bool(&jw, valid);
@@ -1202,7 +1289,8 @@ static void write_json(struct strbuf *out, struct run *run, struct results *R,
 }
 
 static void print_summary(struct run *run, struct results *R, const struct bench_checks *cs,
-			  int valid, const char *server_version)
+			  int valid, const char *server_version, const char *cpu_why,
+			  const char *pinning)
 {
 	struct bench_opts *o = run->o;
 	double tps = R->elapsed > 0 ? R->count / R->elapsed : 0;
@@ -1217,6 +1305,14 @@ static void print_summary(struct run *run, struct results *R, const struct bench
 	printf("\n");
 	printf("transactions: %lld, tps: %.1f, errors: %lld, aborted clients: %d\n",
 	       (long long)R->count, tps, (long long)R->errors, R->aborted);
+	if (R->server_cpu_ok)
+		printf("server CPU: %.2f us per transaction (%.2f s user+system, postmaster and "
+		       "%d other processes)\n", R->server_cpu_s * 1e6 / (double)R->count,
+		       R->server_cpu_s, R->server_procs - 1);
+	else
+		printf("server CPU: unavailable (%s)\n", cpu_why ? cpu_why : "not measured");
+	if (pinning)
+		printf("pinning: %s\n", pinning);
 	for (int i = 0; i < R->nerrs; i++)
 		printf("  SQLSTATE %s: %lld\n", R->errs[i].sqlstate, (long long)R->errs[i].n);
 	printf("latency ms: avg %.3f stddev %.3f p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f\n",
@@ -1348,6 +1444,7 @@ struct session {
 	char *our_user;                 /* who runs the server when not root */
 	struct bench_env env;           /* what the JSON knows so far */
 	int stalled;                    /* a client got no answer in time */
+	char pinning[200];              /* what --cpus did, for env.pinning */
 	int exit_code;
 };
 
@@ -1460,6 +1557,53 @@ static int open_server(struct session *s)
 	return 0;
 }
 
+/*
+ * The postmaster (for the server CPU) and, with --cpus, the pinning of
+ * the server and of our client threads (set here, before they exist, so
+ * they inherit it).  What could not be done is said in the JSON and the
+ * summary, never fatal.
+ */
+static void server_side(struct session *s)
+{
+	struct bench_opts *o = s->o;
+	cpu_set_t all, client, server;
+	int64_t backend = 0;
+	const char *why = NULL;
+
+	if (bench_query_int(s->ctrl, "SELECT pg_backend_pid()", &backend) < 0 ||
+	    servercpu_postmaster_of("/proc", (pid_t)backend, &s->run.postmaster, &why) < 0) {
+		s->env.cpu_why = why ? why : "pg_backend_pid() failed";
+		s->run.postmaster = 0;
+	}
+	if (!o->cpus)
+		return;
+	if (cli_parse_cpus(o->cpus, &all) < 0) {   /* checked with the options */
+		s->env.pinning = "not pinned: bad --cpus";
+		return;
+	}
+	if (!servercpu_split(&all, &client, &server)) {
+		snprintf(s->pinning, sizeof(s->pinning), "client and server share CPU %s: --cpus "
+			 "gives one CPU, so they could not be separated", o->cpus);
+	} else if (!s->run.postmaster || servercpu_pin("/proc", s->run.postmaster, &server) < 0) {
+		sched_setaffinity(0, sizeof(all), &all);
+		snprintf(s->pinning, sizeof(s->pinning), "client and server could not be separated "
+			 "(%s): everything on CPUs %s", s->run.postmaster ? "the server's processes "
+			 "cannot be pinned" : s->env.cpu_why, o->cpus);
+		s->env.pinning = s->pinning;
+		return;
+	} else {
+		char c[64], v[64];
+		cpu_list(&client, c, sizeof(c));
+		cpu_list(&server, v, sizeof(v));
+		snprintf(s->pinning, sizeof(s->pinning), "client threads on CPU %s, server on CPU %s",
+			 c, v);
+	}
+	if (sched_setaffinity(0, sizeof(client), &client) < 0)
+		snprintf(s->pinning, sizeof(s->pinning), "the client threads cannot be pinned: %s",
+			 strerror(errno));
+	s->env.pinning = s->pinning;
+}
+
 /* Threads and their clients, spread evenly, each client seeded. */
 static void setup_threads(struct session *s)
 {
@@ -1508,6 +1652,8 @@ static int run_clients(struct session *s)
 	pthread_barrier_init(&run->b_connect, NULL, (unsigned)n);
 	pthread_barrier_init(&run->b_ready, NULL, (unsigned)n);
 	pthread_barrier_init(&run->b_go, NULL, (unsigned)n);
+	pthread_barrier_init(&run->b_done, NULL, (unsigned)n);
+	pthread_barrier_init(&run->b_snap, NULL, (unsigned)n);
 	/* worker threads never take the cluster's cleanup signals */
 	cluster_block_signals(SIG_BLOCK);
 	for (int i = 1; i < n; i++) {
@@ -1633,7 +1779,7 @@ static void verdict(struct session *s)
 			bench_error("check %s failed: %s", s->cs.c[i].name, s->cs.c[i].detail);
 	if (R->aborted)
 		bench_error("%d client%s aborted", R->aborted, R->aborted == 1 ? "" : "s");
-	print_summary(&s->run, R, &s->cs, valid, s->server_version);
+	print_summary(&s->run, R, &s->cs, valid, s->server_version, s->env.cpu_why, s->env.pinning);
 	if (s->o->json) {
 		write_json(&json, &s->run, R, &s->cs, valid, s->exit_code, &s->env, s->ctrl);
 		if (json_publish(json.buf, json.len) < 0)
@@ -1696,6 +1842,7 @@ int bench_run(struct bench_opts *o)
 		bench_note_error("cannot read the data before the run");
 		goto out;
 	}
+	server_side(&s);
 	if (run_clients(&s) < 0)
 		goto out;
 	check_commits(&s);

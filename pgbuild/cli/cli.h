@@ -21,6 +21,9 @@
  *   -v, --verbose        more output
  *   -h, --help           the command's help on stdout, exit 0
  *   --gate EXPR          thresholds, comma-separated and repeatable
+ *   --metric LIST        what a gate measures: tps, instructions, cycles,
+ *                        comma-separated and repeatable; "both" is
+ *                        tps,instructions
  *
  * Options without a short letter get a code from enum cli_opt: codes
  * above 255 that never collide with a letter.
@@ -39,6 +42,7 @@
 #define PGBUILD_CLI_H
 
 #include <getopt.h>
+#include <sched.h>
 #include <stdint.h>
 
 #include "strvec.h"
@@ -210,6 +214,24 @@ int cli_parse_duration(const char *arg, double *out); /* -T, --duration */
 int cli_parse_scale(const char *arg, int *out);       /* -s, --scale */
 int cli_parse_jobs(const char *arg, int *out);        /* -j, --jobs */
 int cli_parse_pairs(const char *arg, int *out);       /* --pairs */
+/*
+ * --metric LIST: tps (wall-clock runs: throughput, latency, server CPU per
+ * transaction), instructions, cycles; comma-separated, repeatable (the
+ * bits are or-ed into *mask), "both" = tps,instructions.  An unknown item
+ * is named with the nearest word.  cli_metrics_mask is the same without
+ * messages (0, or -1 on a bad item); cli_metrics_text the canonical list
+ * of mask ("tps,cycles"; static buffer).
+ */
+#define CLI_METRIC_TPS    1u
+#define CLI_METRIC_INSTR  2u
+#define CLI_METRIC_CYCLES 4u
+int cli_parse_metrics(const char *arg, unsigned *mask);
+int cli_metrics_mask(const char *arg, unsigned *mask);
+const char *cli_metrics_text(unsigned mask);
+
+/* --cpus LIST ("0-1,3") into set; -1 with the error printed. */
+int cli_parse_cpus(const char *list, cpu_set_t *set);
+
 /* -W, --workload LIST: every item must be a workload bench knows (a
  * near miss is named); pushed onto out. */
 int cli_parse_workloads(const char *arg, struct strvec *out);

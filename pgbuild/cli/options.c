@@ -19,6 +19,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,5 +144,109 @@ int parse_setting_option(const char *opt, const char *arg, struct strvec *out)
 	if (!strchr(arg, '=') || arg[0] == '=')
 		return error("invalid value \"%s\" for %s: expected NAME=VALUE", arg, opt);
 	strvec_push(out, arg);
+	return 0;
+}
+
+/* The --metric words; "both" last (it is two of the others). */
+static const char *const metric_words[] = { "tps", "instructions", "cycles", "both", NULL };
+static const unsigned metric_bits[] = { CLI_METRIC_TPS, CLI_METRIC_INSTR, CLI_METRIC_CYCLES,
+					CLI_METRIC_TPS | CLI_METRIC_INSTR };
+
+/* The items of arg or-ed into *mask; the first bad item in *bad (malloced). */
+static int metrics_scan(const char *arg, unsigned *mask, char **bad)
+{
+	struct strvec items = STRVEC_INIT;
+	unsigned m = 0;
+	int rc = 0;
+
+	*bad = NULL;
+	parse_list_option(arg, &items);
+	if (!items.nr) {
+		*bad = xstrdup(arg);
+		rc = -1;
+	}
+	for (size_t i = 0; i < items.nr && !rc; i++) {
+		size_t k = 0;
+		while (metric_words[k] && strcmp(metric_words[k], items.v[i]))
+			k++;
+		if (!metric_words[k]) {
+			*bad = xstrdup(items.v[i]);
+			rc = -1;
+		} else {
+			m |= metric_bits[k];
+		}
+	}
+	strvec_clear(&items);
+	if (!rc)
+		*mask |= m;
+	return rc;
+}
+
+int cli_metrics_mask(const char *arg, unsigned *mask)
+{
+	char *bad;
+	int rc = metrics_scan(arg, mask, &bad);
+	free(bad);
+	return rc;
+}
+
+int cli_parse_metrics(const char *arg, unsigned *mask)
+{
+	const char *near;
+	char *bad;
+	int k, rc = 0;
+
+	if (metrics_scan(arg, mask, &bad) == 0)
+		return 0;
+	if (!strcmp(bad, arg)) {
+		/* one word: the one message of a bad choice, did-you-mean included */
+		rc = parse_choice_option("--metric", arg, metric_words, &k);
+	} else {
+		near = suggest_word(bad, metric_words);
+		rc = error("invalid value \"%s\" for --metric: item \"%s\" is not tps, "
+			   "instructions, cycles or both%s%s%s", arg, bad,
+			   near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "");
+	}
+	free(bad);
+	return rc < 0 ? rc : -1;
+}
+
+const char *cli_metrics_text(unsigned mask)
+{
+	static char buf[64];
+	buf[0] = '\0';
+	for (size_t k = 0; k < 3; k++)
+		if (mask & metric_bits[k])
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s",
+				 buf[0] ? "," : "", metric_words[k]);
+	return buf;
+}
+
+int cli_parse_cpus(const char *list, cpu_set_t *set)
+{
+	const char *p = list;
+	CPU_ZERO(set);
+	if (!*p)
+		return error("invalid value \"\" for --cpus: expected a list like 0-1,3");
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b;
+		if (end == p || a < 0 || a >= CPU_SETSIZE)
+			return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtol(p, &end, 10);
+			if (end == p || b < a || b >= CPU_SETSIZE)
+				return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
+		}
+		for (long c = a; c <= b; c++)
+			CPU_SET(c, set);
+		if (*end == ',')
+			end++;
+		else if (*end)
+			return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
+		p = end;
+	}
 	return 0;
 }

@@ -42,12 +42,20 @@ static void bench_usage(FILE *fp)
 "  -t, --transactions N   transactions per client instead of a duration\n"
 "      --warmup S         seconds run before timing starts (default 0)\n"
 "      --seed N           random seed (default: from the clock)\n"
+"      --cpus LIST        CPUs to use, e.g. 0-1: the client threads get the last\n"
+"                         quarter of them (at least one), the server's processes\n"
+"                         the rest; with one CPU both share it (the summary says)\n"
 "      --statement-timeout S  abort a client that gets no answer for S seconds:\n"
 "                         the run is invalid, exit 2 (default 60; 0: wait forever)\n"
 "Output:\n"
 "  -P, --progress S       a progress line on stderr every S seconds\n"
 "      --json FILE        write all results as JSON\n"
 "  -q, --quiet            no progress bar, load messages or server-user notice\n"
+"\n"
+"Server CPU: user+system CPU time of the server's processes (the postmaster\n"
+"and its children, from /proc; exited ones through the postmaster's\n"
+"cutime/cstime) over the timed run, per transaction: in the summary and the\n"
+"JSON (server_cpu), for a server on this machine.\n"
 "\n"
 "The progress bar (stderr a terminal, no --progress) shows the time done, or\n"
 "with --transactions the transactions done.  --json FILE is also written when\n"
@@ -83,6 +91,7 @@ static const struct option bench_options[] = {
 	{ "datadir-template", required_argument, NULL, OPT_DATADIR_TEMPLATE },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "statement-timeout", required_argument, NULL, OPT_STATEMENT_TIMEOUT },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
 	CLI_OPT_QUIET,
 	CLI_OPT_HELP,
 	CLI_OPT_END
@@ -140,6 +149,13 @@ static int value_option(struct bench_cli *b, int c, const char *arg)
 		o->seed = (uint64_t)v;
 		b->seed_set = 1;
 		return 0;
+	case OPT_CPUS: {
+		cpu_set_t set;
+		if (cli_parse_cpus(arg, &set) < 0)
+			return -1;
+		o->cpus = arg;
+		return 0;
+	}
 	default: /* OPT_STATEMENT_TIMEOUT */
 		return parse_seconds_option("--statement-timeout", arg, 1, &o->stmt_timeout);
 	}

@@ -39,21 +39,30 @@ static void gate_usage(FILE *fp)
 "  --gate EXPR               thresholds, comma-separated and repeatable, e.g.\n"
 "                            'select-only>=1.05,tpcb>=1.00,p99<=+10%%' (a value of\n"
 "                            100%% or more needs its sign: +5%% or 1.05, not 105%%)\n"
-"  --metric tps|instructions|both\n"
-"                            what to measure (default tps); instructions per\n"
-"                            transaction of the server in single-user mode\n"
+"  --metric LIST             what to measure, comma-separated and repeatable\n"
+"                            (default tps; both = tps,instructions):\n"
+"                            tps: the interleaved wall-clock runs (throughput,\n"
+"                            latency, server CPU per transaction);\n"
+"                            instructions: per transaction of the server in\n"
+"                            single-user mode; cycles: the same server under\n"
+"                            callgrind's cache and branch simulation (a\n"
+"                            simulation, not the CPU), estimate Ir + 10*Bm +\n"
+"                            10*L1m + 100*LLm per transaction\n"
 "  --counter auto|perf|callgrind\n"
 "                            what counts instructions: perf stat where hardware\n"
 "                            counters work, else callgrind (auto, the default:\n"
 "                            probes `perf stat -e instructions:u true` once)\n"
-"  --instr-statements N      statements per callgrind run (default per workload)\n"
+"  --instr-statements N      transactions N of the short callgrind run (10N in\n"
+"                            the long one; default per workload)\n"
 "  --ci hl|bootstrap         interval: Hodges-Lehmann + Wilcoxon signed-rank\n"
 "                            (default) or bootstrap of the median\n"
 "  --confidence P            confidence level of the interval (default 0.95)\n"
 "  --require-regress BUILDDIR  run `pgbuild regress` on the candidate's build\n"
 "                            tree first; a failure fails the gate\n"
 "  --regress-result passed|failed  regression outcome already known\n"
-"  --cpus LIST               pin the benchmark (client and server) to CPUs, e.g. 0-1\n"
+"  --cpus LIST               CPUs for the benchmark, e.g. 0-1: bench pins its\n"
+"                            client threads to the last quarter (at least one)\n"
+"                            and the server to the rest (one CPU: both on it)\n"
 "  --json FILE               every run's numbers, the analysis and the verdict\n"
 "  --junit FILE              JUnit XML, one testcase per threshold\n"
 "  --workdir DIR             keep bench outputs here (default: a temporary\n"
@@ -64,7 +73,11 @@ static void gate_usage(FILE *fp)
 "passes only when met with statistical confidence: the lower end of the\n"
 "interval of B/A is >= X (latency: the upper end <= X).  A bound (speed X <= 1,\n"
 "latency X >= 1) fails only when the whole interval breaches it.  Instructions\n"
-"are nearly deterministic and compared as single numbers (to 0.01%%).\n"
+"are nearly deterministic and compared as single numbers (to 0.01%%); so is the\n"
+"cycles estimate, at a resolution of 0.1%% (its measured repeat spread is\n"
+"0.001-0.07%%).  Thresholds: WORKLOAD>=X (tps), tps>=X, p99<=+10%%,\n"
+"instructions>=X, cycles>=X (select-only, tpcb, select1 only), cpu>=X (server\n"
+"CPU per transaction A/B, from the tps runs), any of them as WORKLOAD.KEY.\n"
 "\n"
 "Exit: 0 pass, 1 fail (threshold missed, regression or correctness failure),\n"
 "2 could not measure (bench errors, too few valid pairs, bad usage).\n");
@@ -110,7 +123,6 @@ static void gate_opts_init(struct gate_opts *o, struct gate *g)
 	o->duration = 10;
 	o->warmup = 2;
 	o->pairs = 9;
-	o->metric = "tps";
 	g->method = STATS_CI_HL;
 	g->conf = 0.95;
 	g->min_pairs = 6;
@@ -169,9 +181,8 @@ static int method_option(struct gate_opts *o, struct gate *g, int c, const char 
 
 	switch (c) {
 	case OPT_METRIC:
-		if (parse_choice_option("--metric", arg, preflight_metrics, &k) < 0)
+		if (cli_parse_metrics(arg, &o->metrics) < 0)
 			return -1;
-		o->metric = preflight_metrics[k];
 		return 0;
 	case OPT_COUNTER:
 		if (parse_choice_option("--counter", arg, counter_choices, &k) < 0)
@@ -285,10 +296,13 @@ static int is_dir_with_postgres(const char *prefix)
 static int check_options(struct gate_opts *o, struct gate *g, int argc, char **argv,
 			 const char **why)
 {
-	int want_tps = strcmp(o->metric, "instructions") != 0;
-	int want_instr = strcmp(o->metric, "tps") != 0;
+	int want_tps, want_instr;
 
 	*why = "usage error";
+	if (!o->metrics)
+		o->metrics = CLI_METRIC_TPS;
+	want_tps = (o->metrics & CLI_METRIC_TPS) != 0;
+	want_instr = (o->metrics & CLI_METRIC_INSTR) != 0;
 	if (optind < argc)
 		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
 	if (!o->baseline || !o->candidate)
@@ -324,17 +338,13 @@ static int check_options(struct gate_opts *o, struct gate *g, int argc, char **a
 	if (!g->th.nr) {
 		if (want_tps)
 			gate_thresholds_add(&g->th, "tps>=1", NULL, GATE_TPS, 0, 1.0);
-		else
+		else if (want_instr)
 			gate_thresholds_add(&g->th, "instructions>=1", NULL, GATE_INSTRUCTIONS, 0, 1.0);
+		if (o->metrics & CLI_METRIC_CYCLES)
+			gate_thresholds_add(&g->th, "cycles>=1", NULL, GATE_CYCLES, 0, 1.0);
 	}
-	for (size_t i = 0; i < g->th.nr; i++) {
-		if (g->th.v[i].kind == GATE_INSTRUCTIONS && !want_instr)
-			return cli_usage_error("threshold \"%s\" needs --metric instructions or both",
-					       g->th.v[i].text);
-		if (g->th.v[i].kind != GATE_INSTRUCTIONS && !want_tps)
-			return cli_usage_error("threshold \"%s\" needs --metric tps or both",
-					       g->th.v[i].text);
-	}
+	if (gate_thresholds_check(&g->th, o->metrics, &o->workloads) < 0)
+		return cli_usage();
 	for (size_t i = 0; i < o->workloads.nr; i++)
 		gate_workload_get(g, o->workloads.v[i], 1);
 	for (size_t i = 0; i < g->th.nr; i++)

@@ -33,7 +33,7 @@ static void run_usage(FILE *fp)
 "  --candidate-builddir DIR   build it here (default WORKDIR/candidate/build)\n"
 "  -W, --workload LIST    bench workloads, comma-separated and repeatable\n"
 "                         (default: those --gate names)\n"
-"  --pairs N -T, --duration S -c, --clients N --metric tps|instructions|both\n"
+"  --pairs N -T, --duration S -c, --clients N --metric LIST (tps,instructions,cycles)\n"
 "  --cpus LIST --counter auto|perf|callgrind\n"
 "                         passed to pgbuild gate\n"
 "  -j, --jobs N           make jobs for the builds\n"
@@ -50,6 +50,9 @@ static void run_usage(FILE *fp)
 "Exit: 0 the gate passed, 1 it failed (or verification failed), 2 a stage\n"
 "could not run.\n");
 }
+
+/* The canonical text of --metric (the list so far). */
+static char metric_text[64];
 
 static const struct option run_options[] = {
 	{ "policy", required_argument, NULL, OPT_POLICY },
@@ -82,9 +85,7 @@ static int gate_option(struct run_opts *o, int c, const char *arg)
 {
 	if (c == OPT_CPUS) {
 		cpu_set_t set;
-		if (!*arg)
-			return error("invalid value \"\" for --cpus: expected a list like 0-1,3");
-		if (gate_parse_cpus(arg, &set) < 0)
+		if (cli_parse_cpus(arg, &set) < 0)
 			return -1;
 		o->cpus = arg;
 	} else {
@@ -129,9 +130,11 @@ static int pass_on_option(struct run_cli *r, int c, const char *arg)
 		o->clients = arg;
 		return cli_parse_clients(arg, &n);
 	default: /* OPT_METRIC */
-		if (parse_choice_option("--metric", arg, preflight_metrics, &n) < 0)
+		/* repeatable: the list so far, kept as its canonical text */
+		if (cli_parse_metrics(arg, &o->metrics) < 0)
 			return -1;
-		o->metric = preflight_metrics[n];
+		snprintf(metric_text, sizeof(metric_text), "%s", cli_metrics_text(o->metrics));
+		o->metric = metric_text;
 		return 0;
 	}
 }

@@ -26,7 +26,8 @@ static void sens_usage(FILE *fp)
 	      "  --low-prefix P --high-prefix P\n"
 	      "                         use these installs instead of building\n"
 	      "  --baseline PREFIX      also place this (stock) build between them\n"
-	      "  --metric tps|instructions|both   what pgbuild gate measures (default tps)\n"
+	      "  --metric LIST          what pgbuild gate measures: tps, instructions,\n"
+	      "                         cycles (a list; both = tps,instructions; default tps)\n"
 	      "  --pairs N -T, --duration S -c, --clients N   passed to pgbuild gate\n"
 	      "  --json FILE            the watermarks as JSON\n"
 	      "  -j, --jobs N           make jobs for the builds\n"
@@ -35,6 +36,9 @@ static void sens_usage(FILE *fp)
 	      "Exit: 0 measured, 2 could not build or measure.\n",
 	      fp);
 }
+
+/* The canonical text of --metric (the list so far). */
+static char metric_text[64];
 
 static const struct option sens_options[] = {
 	{ "src", required_argument, NULL, OPT_SRC },
@@ -86,13 +90,12 @@ static int parse_options(struct sens_opts *o, int argc, char **argv)
 		case OPT_LOW_PREFIX: o->low_prefix = optarg; break;
 		case OPT_HIGH_PREFIX: o->high_prefix = optarg; break;
 		case OPT_BASELINE: o->baseline = optarg; break;
-		case OPT_METRIC: {
-			int k;
-			if (parse_choice_option("--metric", optarg, preflight_metrics, &k) < 0)
+		case OPT_METRIC:
+			if (cli_parse_metrics(optarg, &o->metrics) < 0)
 				return cli_usage();
-			o->metric = preflight_metrics[k];
+			snprintf(metric_text, sizeof(metric_text), "%s", cli_metrics_text(o->metrics));
+			o->metric = metric_text;
 			break;
-		}
 		case OPT_JSON: o->json = optarg; break;
 		case 'q': o->quiet = 1; break;
 		case OPT_PAIRS: case 'T': case 'c': case 'j': case 'W':

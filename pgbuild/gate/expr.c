@@ -9,8 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "error.h"
 #include "gate/gate.h"
+#include "metric/single.h"
+#include "strvec.h"
 #include "xalloc.h"
 
 const char *const gate_lat_keys[GATE_NLAT] = { "avg", "p50", "p90", "p99", "p999", "max" };
@@ -172,6 +175,10 @@ static int parse_item(struct gate_thresholds *th, const char *item, size_t nth,
 	}
 	if (!strcmp(key, "instructions") || !strcmp(key, "instr")) {
 		kind = GATE_INSTRUCTIONS;
+	} else if (!strcmp(key, "cycles")) {
+		kind = GATE_CYCLES;
+	} else if (!strcmp(key, "cpu") || !strcmp(key, "server-cpu")) {
+		kind = GATE_SERVER_CPU;
 	} else if ((lat = gate_lat_index(key)) >= 0) {
 		kind = GATE_LATENCY;
 	} else if (!strcmp(key, "tps")) {
@@ -187,7 +194,7 @@ static int parse_item(struct gate_thresholds *th, const char *item, size_t nth,
 		kind = GATE_TPS;
 	} else {
 		strbuf_addf(err, "item %zu \"%s\": unknown metric \"%s\" (tps, instructions, "
-			    "avg, p50, p90, p99, p999, max)", nth, item, key);
+			    "cycles, cpu, avg, p50, p90, p99, p999, max)", nth, item, key);
 		goto out;
 	}
 	if (kind == GATE_LATENCY && ge) {
@@ -197,7 +204,9 @@ static int parse_item(struct gate_thresholds *th, const char *item, size_t nth,
 	}
 	if (kind != GATE_LATENCY && !ge) {
 		strbuf_addf(err, "item %zu \"%s\": %s is a speed ratio, bound it from below with >=",
-			    nth, item, kind == GATE_INSTRUCTIONS ? "instructions" : "throughput");
+			    nth, item, kind == GATE_INSTRUCTIONS ? "instructions" :
+			    kind == GATE_CYCLES ? "cycles" : kind == GATE_SERVER_CPU ? "server CPU" :
+			    "throughput");
 		goto out;
 	}
 	gate_thresholds_add(th, item, workload, kind, lat, value);
@@ -239,6 +248,39 @@ int gate_expr_parse(struct gate_thresholds *th, const char *text, struct strbuf 
 	return 0;
 }
 
+unsigned gate_kind_metric(enum gate_kind kind)
+{
+	return kind == GATE_INSTRUCTIONS ? CLI_METRIC_INSTR :
+	       kind == GATE_CYCLES ? CLI_METRIC_CYCLES : CLI_METRIC_TPS;
+}
+
+int gate_thresholds_check(const struct gate_thresholds *th, unsigned metrics,
+			  const struct strvec *workloads)
+{
+	for (size_t i = 0; i < th->nr; i++) {
+		const struct gate_threshold *t = &th->v[i];
+		unsigned need = gate_kind_metric(t->kind);
+		if (!(metrics & need))
+			return error("threshold \"%s\" needs --metric %s", t->text,
+				     need == CLI_METRIC_INSTR ? "instructions or both" :
+				     need == CLI_METRIC_CYCLES ? "cycles (alone or in a list: "
+				     "--metric tps,cycles)" : "tps or both");
+		if (t->kind != GATE_CYCLES)
+			continue;
+		if (t->workload && !single_supported(t->workload))
+			return error("threshold \"%s\": workload \"%s\" has no single-user "
+				     "script, which the cycles metric runs (%s)", t->text,
+				     t->workload, SINGLE_WORKLOADS);
+		for (size_t k = 0; !t->workload && workloads && k < workloads->nr; k++)
+			if (!single_supported(workloads->v[k]))
+				return error("threshold \"%s\" applies to workload \"%s\", which has "
+					     "no single-user script for the cycles metric (%s); name "
+					     "the workloads: select-only.cycles>=...", t->text,
+					     workloads->v[k], SINGLE_WORKLOADS);
+	}
+	return 0;
+}
+
 /* ---------------- measurements ---------------- */
 
 struct gate_workload *gate_workload_get(struct gate *g, const char *name, int create)
@@ -263,6 +305,7 @@ struct gate_run *gate_workload_add_run(struct gate_workload *w)
 	r = &w->runs[w->nr_runs++];
 	memset(r, 0, sizeof(*r));
 	r->tps = NAN;
+	r->server_cpu_us = NAN;
 	for (int i = 0; i < GATE_NLAT; i++)
 		r->lat[i] = NAN;
 	return r;
@@ -276,8 +319,8 @@ static int run_usable(const struct gate_run *r)
 static void analyse_workload(struct gate *g, struct gate_workload *w)
 {
 	int max_pair = -1;
-	double *ta, *tb, *la[GATE_NLAT], *lb[GATE_NLAT];
-	size_t n = 0, na = 0, nb = 0;
+	double *ta, *tb, *la[GATE_NLAT], *lb[GATE_NLAT], *ca, *cb;
+	size_t n = 0, na = 0, nb = 0, nc = 0;
 	double *all_a, *all_b;
 
 	w->valid_pairs = 0;
@@ -294,6 +337,8 @@ static void analyse_workload(struct gate *g, struct gate_workload *w)
 	}
 	ta = xcalloc((size_t)max_pair + 2, sizeof(double));
 	tb = xcalloc((size_t)max_pair + 2, sizeof(double));
+	ca = xcalloc((size_t)max_pair + 2, sizeof(double));
+	cb = xcalloc((size_t)max_pair + 2, sizeof(double));
 	all_a = xcalloc(w->nr_runs + 1, sizeof(double));
 	all_b = xcalloc(w->nr_runs + 1, sizeof(double));
 	for (int k = 0; k < GATE_NLAT; k++) {
@@ -319,8 +364,17 @@ static void analyse_workload(struct gate *g, struct gate_workload *w)
 			lb[k][n] = b->lat[k];
 		}
 		n++;
+		if (a->server_cpu_us > 0 && b->server_cpu_us > 0 &&
+		    isfinite(a->server_cpu_us) && isfinite(b->server_cpu_us)) {
+			ca[nc] = a->server_cpu_us;
+			cb[nc++] = b->server_cpu_us;
+		}
 	}
 	w->valid_pairs = n;
+	/* A/B: the ratio of B's to A's with the arguments swapped; > 1 = B cheaper */
+	stats_ratio_ci(cb, ca, nc, g->method, g->conf, &w->cpu);
+	w->cpu_a_median = stats_median(ca, nc);
+	w->cpu_b_median = stats_median(cb, nc);
 	stats_ratio_ci(ta, tb, n, g->method, g->conf, &w->tps);
 	for (int k = 0; k < GATE_NLAT; k++)
 		stats_ratio_ci(la[k], lb[k], n, g->method, g->conf, &w->lat[k]);
@@ -343,6 +397,8 @@ static void analyse_workload(struct gate *g, struct gate_workload *w)
 
 	free(ta);
 	free(tb);
+	free(ca);
+	free(cb);
 	free(all_a);
 	free(all_b);
 	for (int k = 0; k < GATE_NLAT; k++) {
@@ -372,20 +428,23 @@ static struct gate_result *add_result(struct gate *g, const struct gate_threshol
 	return r;
 }
 
-static void decide_ratio(struct gate *g, struct gate_result *res,
-			 const struct gate_workload *w, const struct stats_ratio *r,
-			 const char *what)
+/*
+ * A ratio with an interval (throughput, latency: B/A; server CPU: A/B, as
+ * dir says) over pairs valid pairs.
+ */
+static void decide_ratio(struct gate *g, struct gate_result *res, size_t pairs,
+			 const struct stats_ratio *r, const char *what, const char *dir)
 {
 	const struct gate_threshold *t = res->th;
 	int lower_better = t->kind == GATE_LATENCY;
 	int claim = gate_is_claim(t);
 	const char *rel = lower_better ? "<=" : ">=";
 
-	if (w->valid_pairs < g->min_pairs || !r->ok) {
+	if (pairs < g->min_pairs || !r->ok) {
 		res->status = GATE_ERROR;
 		res->observed = r->n ? r->estimate : NAN;
 		res->message = xasprintf("%s: only %zu valid pair%s (%zu needed for a %.0f%% interval)",
-					 what, w->valid_pairs, w->valid_pairs == 1 ? "" : "s",
+					 what, pairs, pairs == 1 ? "" : "s",
 					 g->min_pairs, g->conf * 100);
 		return;
 	}
@@ -404,19 +463,19 @@ static void decide_ratio(struct gate *g, struct gate_result *res,
 		double end = lower_better ? r->hi : r->lo;
 		if (confident) {
 			res->status = GATE_PASS;
-			res->message = xasprintf("%s B/A %.4f [%.4f, %.4f]: the %s end %.4f %s %g at "
-						 "%.1f%% confidence", what, r->estimate, r->lo, r->hi,
+			res->message = xasprintf("%s %s %.4f [%.4f, %.4f]: the %s end %.4f %s %g at "
+						 "%.1f%% confidence", what, dir, r->estimate, r->lo, r->hi,
 						 lower_better ? "upper" : "lower", end, rel, t->value,
 						 r->conf * 100);
 		} else if (!reaches) {
 			res->status = GATE_FAIL;
-			res->message = xasprintf("%s B/A %.4f [%.4f, %.4f] misses %s %g", what,
+			res->message = xasprintf("%s %s %.4f [%.4f, %.4f] misses %s %g", what, dir,
 						 r->estimate, r->lo, r->hi, rel, t->value);
 		} else {
 			res->status = GATE_FAIL;
-			res->message = xasprintf("%s B/A %.4f reaches %s %g but not with %.1f%% confidence: "
+			res->message = xasprintf("%s %s %.4f reaches %s %g but not with %.1f%% confidence: "
 						 "the %s end of its interval [%.4f, %.4f] does not (noise "
-						 "floor %.1f%%; more pairs or a quieter machine needed)", what,
+						 "floor %.1f%%; more pairs or a quieter machine needed)", what, dir,
 						 r->estimate, rel, t->value, r->conf * 100,
 						 lower_better ? "upper" : "lower", r->lo, r->hi,
 						 r->noise_floor_pct);
@@ -425,10 +484,71 @@ static void decide_ratio(struct gate *g, struct gate_result *res,
 		int breach = lower_better ? r->lo > t->value : r->hi < t->value;
 		res->status = breach ? GATE_FAIL : GATE_PASS;
 		/* a bound that claims no gain: it fails only on a significant loss */
-		res->message = xasprintf("%s B/A %.4f [%.4f, %.4f]: %ssignificantly %s %g", what,
+		res->message = xasprintf("%s %s %.4f [%.4f, %.4f]: %ssignificantly %s %g", what, dir,
 					 r->estimate, r->lo, r->hi, breach ? "" : "not ",
 					 lower_better ? "above" : "below", t->value);
 	}
+}
+
+const char *const gate_cycles_row_names[GATE_CYCLES_ROWS] = {
+	"instructions", "I1 misses", "L1 misses", "LL misses", "branch mispredictions", "estimate",
+};
+
+int gate_any_cycles(const struct gate *g)
+{
+	for (size_t i = 0; i < g->nr_wl; i++)
+		if (g->wl[i].cycles != INSTR_NOT_MEASURED)
+			return 1;
+	return 0;
+}
+
+void gate_cycles_rows(const struct gate_workload *w, double *a, double *b)
+{
+	const struct cycles_tx *t[2] = { &w->cyc_a, &w->cyc_b };
+	double *out[2] = { a, b };
+	for (int k = 0; k < 2; k++) {
+		out[k][0] = t[k]->ir;
+		out[k][1] = t[k]->i1mr;
+		out[k][2] = t[k]->l1m;
+		out[k][3] = t[k]->llm;
+		out[k][4] = t[k]->bm;
+		out[k][5] = t[k]->estimate;
+	}
+}
+
+/* "instructions 92230/91538/1.0076, I1 misses ..." of A and B. */
+void gate_cycles_describe(const struct gate_workload *w, struct strbuf *sb)
+{
+	double va[GATE_CYCLES_ROWS], vb[GATE_CYCLES_ROWS];
+	gate_cycles_rows(w, va, vb);
+	strbuf_addstr(sb, "per transaction A/B/ratio A/B: ");
+	for (int i = 0; i < GATE_CYCLES_ROWS; i++)
+		strbuf_addf(sb, "%s%s %.*f/%.*f/%.4f", i ? ", " : "", gate_cycles_row_names[i],
+			    va[i] < 100 ? 2 : 0, va[i], vb[i] < 100 ? 2 : 0, vb[i],
+			    vb[i] > 0 ? va[i] / vb[i] : NAN);
+}
+
+/* The cycles estimate: one number per build, compared at CYCLES_RESOLUTION. */
+static void decide_cycles(struct gate_result *res, const struct gate_workload *w)
+{
+	const struct gate_threshold *t = res->th;
+	struct strbuf sb = STRBUF_INIT;
+	if (w->cycles != INSTR_OK || !(w->cyc_a.estimate > 0 && w->cyc_b.estimate > 0)) {
+		res->status = GATE_ERROR;
+		res->message = xasprintf("cycles estimate %s%s%s",
+					 w->cycles == INSTR_NOT_MEASURED ? "was not measured" : "unavailable",
+					 w->cycles_note ? ": " : "", w->cycles_note ? w->cycles_note : "");
+		return;
+	}
+	res->observed = w->cyc_a.estimate / w->cyc_b.estimate;
+	res->status = res->observed >= t->value - CYCLES_RESOLUTION ? GATE_PASS : GATE_FAIL;
+	strbuf_addf(&sb, "cycles estimate per transaction A/B %.0f/%.0f = %.4f %s %g (at the "
+		    "%.1f%% resolution of its repeat spread); ", w->cyc_a.estimate,
+		    w->cyc_b.estimate, res->observed, res->status == GATE_PASS ? ">=" : "<", t->value,
+		    CYCLES_RESOLUTION * 100);
+	gate_cycles_describe(w, &sb);
+	strbuf_addstr(&sb, "; " CYCLES_SIMULATION);
+	res->message = strbuf_detach(&sb, NULL);
 }
 
 static void decide_one(struct gate *g, struct gate_result *res, const struct gate_workload *w)
@@ -441,14 +561,20 @@ static void decide_one(struct gate *g, struct gate_result *res, const struct gat
 	}
 	switch (t->kind) {
 	case GATE_TPS:
-		decide_ratio(g, res, w, &w->tps, "throughput");
+		decide_ratio(g, res, w->valid_pairs, &w->tps, "throughput", "B/A");
 		break;
 	case GATE_LATENCY: {
 		char what[32];
 		snprintf(what, sizeof(what), "%s latency", gate_lat_keys[t->lat]);
-		decide_ratio(g, res, w, &w->lat[t->lat], what);
+		decide_ratio(g, res, w->valid_pairs, &w->lat[t->lat], what, "B/A");
 		break;
 	}
+	case GATE_SERVER_CPU:
+		decide_ratio(g, res, w->cpu.n, &w->cpu, "server CPU per transaction", "A/B");
+		break;
+	case GATE_CYCLES:
+		decide_cycles(res, w);
+		break;
 	case GATE_INSTRUCTIONS:
 		if (w->instr != INSTR_OK || !(w->instr_a > 0 && w->instr_b > 0)) {
 			res->status = GATE_ERROR;
@@ -585,6 +711,7 @@ void gate_clear(struct gate *g)
 		free(w->runs);
 		free(w->name);
 		free(w->instr_note);
+		free(w->cycles_note);
 	}
 	free(g->wl);
 	for (size_t i = 0; i < g->nr_res; i++)

@@ -14,6 +14,9 @@
  *     instructions>=1.03       instructions per transaction A / B at least 1.03
  *     select-only.instructions>=1.03
  *     tps>=1.05                throughput, every workload
+ *     select-only.cycles>=1.05 cycles estimate per transaction A / B (metric/cycles.h)
+ *     cpu>=1.02                server CPU time per transaction A / B, every
+ *                              workload (also server-cpu; from the tps runs)
  *
  * Decision rules (the same for every metric, "better" meaning faster):
  *   - a claim (the item asks for an improvement: ratio > 1 for speed, < 1 for
@@ -26,7 +29,12 @@
  *     the wrong side of it;
  *   - instructions are nearly deterministic (repeat runs of one binary agree
  *     to about 0.002%) and are compared as single numbers, at a resolution
- *     of GATE_INSTR_RESOLUTION (0.01%): A/A is 1.0000, not 0.99998.
+ *     of GATE_INSTR_RESOLUTION (0.01%): A/A is 1.0000, not 0.99998;
+ *   - the cycles estimate is deterministic too, but repeats to 0.001-0.07%
+ *     (PostgreSQL's wall-clock statistics flushes): compared as one number
+ *     at CYCLES_RESOLUTION (0.1%);
+ *   - server CPU per transaction is measured in the same runs as tps, one
+ *     ratio A/B per pair, with the same interval statistics as tps.
  * Whatever the thresholds say, a candidate that failed its regression suite
  * or a correctness check of the benchmark fails the gate (exit 1); a gate
  * that could not measure (bench errors, too few valid pairs, metric
@@ -40,6 +48,7 @@
 #include <stddef.h>
 
 #include "gate/stats.h"
+#include "metric/cycles.h"
 #include "metric/instr.h"
 #include "strbuf.h"
 #include "strvec.h"
@@ -56,7 +65,11 @@ enum gate_kind {
 	GATE_TPS,          /* throughput ratio B/A >= value */
 	GATE_LATENCY,      /* latency ratio B/A <= value */
 	GATE_INSTRUCTIONS, /* instructions ratio A/B >= value (a speedup) */
+	GATE_CYCLES,       /* cycles estimate ratio A/B >= value */
+	GATE_SERVER_CPU,   /* server CPU per transaction A/B >= value */
 };
+
+
 
 struct gate_threshold {
 	char *text;      /* the item as written, e.g. "select-only>=1.05" */
@@ -79,6 +92,18 @@ int gate_expr_parse(struct gate_thresholds *th, const char *text, struct strbuf 
 void gate_thresholds_add(struct gate_thresholds *th, const char *text,
 			 const char *workload, enum gate_kind kind, int lat, double value);
 void gate_thresholds_clear(struct gate_thresholds *th);
+/* The --metric bit (cli.h's CLI_METRIC_*) a threshold of kind needs. */
+unsigned gate_kind_metric(enum gate_kind kind);
+
+struct strvec;
+/*
+ * Every threshold of th is of a kind metrics (CLI_METRIC_* bits) measures,
+ * and every cycles threshold's workload (its own, else each of workloads,
+ * which may be NULL) has a single-user script.  0, or -1 after one error
+ * naming the threshold and the --metric it needs.
+ */
+int gate_thresholds_check(const struct gate_thresholds *th, unsigned metrics,
+			  const struct strvec *workloads);
 /* Is kind/value a claim of improvement (see header comment)? */
 int gate_is_claim(const struct gate_threshold *t);
 
@@ -95,6 +120,8 @@ struct gate_run {
 	int exit;                 /* bench exit code: 0 ok, 1 correctness, 2 error */
 	double tps;               /* NAN when the run produced no number */
 	double lat[GATE_NLAT];    /* latency_ms by gate_lat_keys, NAN when absent */
+	double server_cpu_us;     /* server CPU microseconds per transaction
+				     (bench's server_cpu.us_per_tx), NAN when absent */
 	char *json;               /* the bench JSON text (owned), or NULL */
 };
 
@@ -106,6 +133,9 @@ struct gate_workload {
 	enum instr_state instr;   /* instructions per transaction */
 	double instr_a, instr_b;  /* when INSTR_OK */
 	char *instr_note;         /* why unavailable, or how measured */
+	enum instr_state cycles;  /* the cycles estimate (same states) */
+	struct cycles_tx cyc_a, cyc_b; /* per transaction, when INSTR_OK */
+	char *cycles_note;        /* why unavailable, or how measured */
 
 	/* filled by gate_analyse() */
 	size_t valid_pairs;       /* pairs where both runs gave numbers */
@@ -113,6 +143,8 @@ struct gate_workload {
 	int run_errors;           /* runs that exited 2 or gave no number */
 	struct stats_ratio tps;   /* B/A */
 	struct stats_ratio lat[GATE_NLAT]; /* B/A */
+	struct stats_ratio cpu;   /* server CPU per transaction, A/B per pair */
+	double cpu_a_median, cpu_b_median; /* us per transaction, over the pairs */
 	double tps_a_median, tps_b_median;
 	double lat_a_median[GATE_NLAT], lat_b_median[GATE_NLAT];
 };
@@ -163,6 +195,15 @@ struct gate_workload *gate_workload_get(struct gate *g, const char *name, int cr
 struct gate_run *gate_workload_add_run(struct gate_workload *w);
 /* Compute per-pair ratios and intervals for every workload. */
 void gate_analyse(struct gate *g);
+/* The figures every output of the cycles metric shows, in their order. */
+#define GATE_CYCLES_ROWS 6
+extern const char *const gate_cycles_row_names[GATE_CYCLES_ROWS]; /* "instructions" ... */
+/* Is any workload's cycles estimate measured (or tried)? */
+int gate_any_cycles(const struct gate *g);
+/* w's figures of A and B in that order. */
+void gate_cycles_rows(const struct gate_workload *w, double *a, double *b);
+/* The cycles figures of w (A, B, A/B of each), appended to sb. */
+void gate_cycles_describe(const struct gate_workload *w, struct strbuf *sb);
 /* Apply thresholds and the regress/correctness rules; returns the exit code. */
 int gate_decide(struct gate *g);
 int gate_exit_code(enum gate_status verdict);
@@ -201,7 +242,7 @@ struct gate_opts {
 	double duration, warmup;  /* --duration, --warmup seconds per run */
 	int scale;                /* --scale (0: bench's) */
 	int pairs;                /* --pairs */
-	const char *metric;       /* --metric: tps, instructions, both */
+	unsigned metrics;         /* --metric: CLI_METRIC_* bits (cli.h) */
 	long instr_statements;    /* --instr-statements (0: per workload) */
 	enum instr_counter counter; /* --counter */
 	const char *json, *junit; /* --json, --junit FILE, or NULL */
@@ -212,8 +253,6 @@ struct gate_opts {
 	int quiet;                /* --quiet */
 };
 
-/* Parse a --cpus list ("0-1,3") into set; -1 with the error printed. */
-int gate_parse_cpus(const char *list, cpu_set_t *set);
 
 /* SIGINT, SIGTERM, SIGHUP: stop after the bench child in flight; the
  * signal is kept in gate_interrupted and gate_finish dies of it. */

@@ -40,6 +40,56 @@ static void write_ratio(struct json_writer *jw, const struct stats_ratio *r)
 	json_object_end(jw);
 }
 
+/* The figures of one build's cycles measurement. */
+static void write_cycles_tx(struct json_writer *jw, const struct cycles_tx *t, int ok)
+{
+	json_object_begin(jw);
+	json_key(jw, "instructions"); json_double(jw, ok ? t->ir : NAN);
+	json_key(jw, "i1_misses"); json_double(jw, ok ? t->i1mr : NAN);
+	json_key(jw, "l1_misses"); json_double(jw, ok ? t->l1m : NAN);
+	json_key(jw, "ll_misses"); json_double(jw, ok ? t->llm : NAN);
+	json_key(jw, "branch_mispredictions"); json_double(jw, ok ? t->bm : NAN);
+	json_key(jw, "estimate"); json_double(jw, ok ? t->estimate : NAN);
+	json_object_end(jw);
+}
+
+/* "cycles": state, A, B, A/B of each figure, how it was measured. */
+static void write_cycles(struct json_writer *jw, const struct gate_workload *w)
+{
+	int ok = w->cycles == INSTR_OK;
+	struct cycles_tx r = { 0 };
+	if (ok) {
+		r.ir = w->cyc_a.ir / w->cyc_b.ir;
+		r.i1mr = w->cyc_b.i1mr > 0 ? w->cyc_a.i1mr / w->cyc_b.i1mr : NAN;
+		r.l1m = w->cyc_b.l1m > 0 ? w->cyc_a.l1m / w->cyc_b.l1m : NAN;
+		r.llm = w->cyc_b.llm > 0 ? w->cyc_a.llm / w->cyc_b.llm : NAN;
+		r.bm = w->cyc_b.bm > 0 ? w->cyc_a.bm / w->cyc_b.bm : NAN;
+		r.estimate = w->cyc_a.estimate / w->cyc_b.estimate;
+	}
+	json_key(jw, "cycles");
+	json_object_begin(jw);
+	json_key(jw, "state"); json_string(jw, instr_name(w->cycles));
+	json_key(jw, "a"); write_cycles_tx(jw, &w->cyc_a, ok);
+	json_key(jw, "b"); write_cycles_tx(jw, &w->cyc_b, ok);
+	json_key(jw, "ratio_a_over_b"); write_cycles_tx(jw, &r, ok);
+	json_key(jw, "speedup"); json_double(jw, ok ? r.estimate : NAN);
+	json_key(jw, "resolution"); json_double(jw, CYCLES_RESOLUTION);
+	json_key(jw, "note"); json_string(jw, w->cycles_note);
+	json_key(jw, "simulation"); json_string(jw, CYCLES_SIMULATION);
+	json_object_end(jw);
+}
+
+/* Read back what write_cycles_tx wrote. */
+static void read_cycles_tx(const struct json_value *o, struct cycles_tx *t)
+{
+	t->ir = json_get_num(o, "instructions", NAN);
+	t->i1mr = json_get_num(o, "i1_misses", NAN);
+	t->l1m = json_get_num(o, "l1_misses", NAN);
+	t->llm = json_get_num(o, "ll_misses", NAN);
+	t->bm = json_get_num(o, "branch_mispredictions", NAN);
+	t->estimate = json_get_num(o, "estimate", NAN);
+}
+
 void gate_write_json(const struct gate *g, struct strbuf *out,
 		     const char *baseline, const char *candidate,
 		     const char *extra_settings_json)
@@ -114,6 +164,15 @@ void gate_write_json(const struct gate *g, struct strbuf *out,
 		json_key(&jw, "proxy"); json_string(&jw, "instructions per transaction of the server "
 				"(user space); a proxy that does not see cache or memory effects");
 		json_object_end(&jw);
+		write_cycles(&jw, w);
+		json_key(&jw, "server_cpu_us_per_tx");
+		json_object_begin(&jw);
+		json_key(&jw, "a_median"); json_double(&jw, w->cpu_a_median);
+		json_key(&jw, "b_median"); json_double(&jw, w->cpu_b_median);
+		json_key(&jw, "ratio_a_over_b"); write_ratio(&jw, &w->cpu);
+		json_key(&jw, "method"); json_string(&jw, "user+system CPU of the postmaster and "
+				"its children over the timed run (/proc), per transaction; A/B > 1: B cheaper");
+		json_object_end(&jw);
 		json_key(&jw, "runs");
 		json_array_begin(&jw);
 		for (size_t k = 0; k < w->nr_runs; k++) {
@@ -124,6 +183,7 @@ void gate_write_json(const struct gate *g, struct strbuf *out,
 			json_key(&jw, "build"); json_string(&jw, b);
 			json_key(&jw, "exit"); json_int(&jw, r->exit);
 			json_key(&jw, "tps"); json_double(&jw, r->tps);
+			json_key(&jw, "server_cpu_us_per_tx"); json_double(&jw, r->server_cpu_us);
 			json_key(&jw, "latency_ms");
 			json_object_begin(&jw);
 			for (int l = 0; l < GATE_NLAT; l++) {
@@ -276,6 +336,14 @@ int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *
 		w->instr_b = num_or_nan(in, "b");
 		s = json_get_str(in, "note");
 		w->instr_note = s ? xstrdup(s) : NULL;
+		in = json_get(wv, "cycles");
+		s = json_get_str(in, "state");
+		w->cycles = s && !strcmp(s, "ok") ? INSTR_OK :
+			    s && !strcmp(s, "unavailable") ? INSTR_UNAVAILABLE : INSTR_NOT_MEASURED;
+		read_cycles_tx(json_get(in, "a"), &w->cyc_a);
+		read_cycles_tx(json_get(in, "b"), &w->cyc_b);
+		s = json_get_str(in, "note");
+		w->cycles_note = s ? xstrdup(s) : NULL;
 		runs = json_get(wv, "runs");
 		for (size_t k = 0; k < json_len(runs); k++) {
 			const struct json_value *rv = json_at(runs, k), *lat, *bench;
@@ -292,6 +360,7 @@ int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *
 				goto out;
 			r->exit = (int)num;
 			r->tps = num_or_nan(rv, "tps");
+			r->server_cpu_us = num_or_nan(rv, "server_cpu_us_per_tx");
 			lat = json_get(rv, "latency_ms");
 			for (int l = 0; l < GATE_NLAT; l++)
 				r->lat[l] = num_or_nan(lat, gate_lat_keys[l]);

@@ -25,41 +25,15 @@
 
 #include "gate/gate.h"
 #include "gate/junit.h"
+#include "metric/cycles.h"
 #include "metric/instr.h"
 #include "pgbuild.h"
 #include "report/report.h"
 
-int gate_parse_cpus(const char *list, cpu_set_t *set)
-{
-	const char *p = list;
-	CPU_ZERO(set);
-	while (*p) {
-		char *end;
-		long a = strtol(p, &end, 10), b;
-		if (end == p || a < 0 || a >= CPU_SETSIZE)
-			return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
-		b = a;
-		if (*end == '-') {
-			p = end + 1;
-			b = strtol(p, &end, 10);
-			if (end == p || b < a || b >= CPU_SETSIZE)
-				return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
-		}
-		for (long c = a; c <= b; c++)
-			CPU_SET(c, set);
-		if (*end == ',')
-			end++;
-		else if (*end)
-			return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
-		p = end;
-	}
-	return 0;
-}
-
 static int pin_cpus(const char *list)
 {
 	cpu_set_t set;
-	if (gate_parse_cpus(list, &set) < 0)
+	if (cli_parse_cpus(list, &set) < 0)
 		return -1;
 	if (sched_setaffinity(0, sizeof(set), &set) < 0)
 		return error("--cpus %s: cannot pin: %s", list, strerror(errno));
@@ -109,6 +83,7 @@ static void load_bench_json(struct gate_run *r, const char *path)
 		goto out;
 	}
 	r->tps = json_get_num(v, "tps", NAN);
+	r->server_cpu_us = json_get_num(json_get(v, "server_cpu"), "us_per_tx", NAN);
 	lat = json_get(v, "latency_ms");
 	for (int k = 0; k < GATE_NLAT; k++)
 		r->lat[k] = json_get_num(lat, gate_lat_keys[k], NAN);
@@ -142,6 +117,9 @@ static int bench_once(const struct gate_opts *o, const char *dir, const char *wo
 		strvec_pushf(&cp.args, "--scale=%d", o->scale);
 	for (size_t i = 0; i < o->settings.nr; i++)
 		strvec_pushl(&cp.args, "--set", o->settings.v[i], NULL);
+	/* bench splits the CPUs between its client threads and the server */
+	if (o->cpus)
+		strvec_pushl(&cp.args, "--cpus", o->cpus, NULL);
 	strvec_pushl(&cp.args, "--datadir-template", NULL);
 	strvec_pushf(&cp.args, "%s/templates", dir);
 	/* the same keys for A and B within a pair */
@@ -253,7 +231,7 @@ static char *settings_json(const struct gate_opts *o)
 	json_key(&jw, "duration"); json_double(&jw, o->duration);
 	json_key(&jw, "warmup"); json_double(&jw, o->warmup);
 	json_key(&jw, "scale"); json_int(&jw, o->scale);
-	json_key(&jw, "metric"); json_string(&jw, o->metric);
+	json_key(&jw, "metric"); json_string(&jw, cli_metrics_text(o->metrics));
 	json_key(&jw, "counter"); json_string(&jw, instr_counter_name(o->counter));
 	json_key(&jw, "cpus"); json_string(&jw, o->cpus);
 	json_key(&jw, "set");
@@ -362,10 +340,43 @@ static void measure_instr(const struct gate_opts *o, struct gate *g, const char 
 	}
 }
 
+/* The cycles estimate per transaction of A and B, per workload, in one
+ * directory (the data-directory path is part of what is measured). */
+static void measure_cycles(const struct gate_opts *o, struct gate *g, const char *dir)
+{
+	for (size_t k = 0; k < g->nr_wl && !gate_interrupted; k++) {
+		struct gate_workload *w = &g->wl[k];
+		struct strbuf note = STRBUF_INIT;
+		int ra, rb = -1;
+		if (!o->quiet)
+			fprintf(stderr, "gate: %-12s cycles estimate per transaction (callgrind cache "
+				"and branch simulation) ...\n", w->name);
+		ra = cycles_measure(o->baseline, w->name, dir, o->instr_statements, &w->cyc_a, &note);
+		if (ra == 0) {
+			strbuf_reset(&note);
+			rb = cycles_measure(o->candidate, w->name, dir, o->instr_statements, &w->cyc_b,
+					    &note);
+		}
+		if (ra == 0 && rb == 0) {
+			w->cycles = INSTR_OK;
+			w->cycles_note = xasprintf("callgrind --cache-sim=yes --branch-sim=yes %s %s %s, "
+						   "setarch -R, single-user mode, %s", CYCLES_I1,
+						   CYCLES_D1, CYCLES_LL,
+						   instr_describe(w->name, o->instr_statements));
+		} else {
+			w->cycles = INSTR_UNAVAILABLE;
+			w->cycles_note = xasprintf("%s: %s", ra == 0 ? "candidate" : "baseline", note.buf);
+			warning("cycles estimate for %s unavailable: %s", w->name, w->cycles_note);
+		}
+		strbuf_release(&note);
+	}
+}
+
 int gate_measure(struct gate_opts *o, struct gate *g, const char **stop_reason)
 {
-	int want_tps = strcmp(o->metric, "instructions") != 0;
-	int want_instr = strcmp(o->metric, "tps") != 0;
+	int want_tps = (o->metrics & CLI_METRIC_TPS) != 0;
+	int want_instr = (o->metrics & CLI_METRIC_INSTR) != 0;
+	int want_cycles = (o->metrics & CLI_METRIC_CYCLES) != 0;
 	int tmpdir = 0, rc = -1;
 	char *dir = NULL;
 
@@ -385,6 +396,8 @@ int gate_measure(struct gate_opts *o, struct gate *g, const char **stop_reason)
 		measure_tps(o, g, dir);
 	if (want_instr)
 		measure_instr(o, g, dir);
+	if (want_cycles)
+		measure_cycles(o, g, dir);
 	if (gate_interrupted)
 		goto out;
 	gate_analyse(g);

@@ -17,8 +17,6 @@
 #include "pipeline/preflight.h"
 #include "suggest.h"
 
-const char *const preflight_metrics[] = { "tps", "instructions", "both", NULL };
-
 int preflight_threshold_workloads(const struct gate_thresholds *th)
 {
 	for (size_t i = 0; i < th->nr; i++) {
@@ -44,26 +42,17 @@ int preflight_gate_expr(const char *expr, const char *metric, struct gate_thresh
 {
 	struct gate_thresholds th = { 0 };
 	struct strbuf err = STRBUF_INIT;
-	int want_tps = !metric || strcmp(metric, "instructions") != 0;
-	int want_instr = metric && strcmp(metric, "tps") != 0;
+	unsigned mask = 0;
 	int rc = -1;
 
+	if (!metric || cli_metrics_mask(metric, &mask) < 0 || !mask)
+		mask = CLI_METRIC_TPS;
 	if (gate_expr_parse(&th, expr, &err) < 0) {
 		error("invalid value \"%s\" for --gate: %s", expr, err.buf);
 		goto out;
 	}
-	if (preflight_threshold_workloads(&th) < 0)
+	if (preflight_threshold_workloads(&th) < 0 || gate_thresholds_check(&th, mask, NULL) < 0)
 		goto out;
-	for (size_t i = 0; i < th.nr; i++) {
-		if (th.v[i].kind == GATE_INSTRUCTIONS && !want_instr) {
-			error("threshold \"%s\" needs --metric instructions or both", th.v[i].text);
-			goto out;
-		}
-		if (th.v[i].kind != GATE_INSTRUCTIONS && !want_tps) {
-			error("threshold \"%s\" needs --metric tps or both", th.v[i].text);
-			goto out;
-		}
-	}
 	rc = 0;
 out:
 	if (rc == 0 && out) {
@@ -79,9 +68,10 @@ out:
 int preflight_pairs(int pairs, const char *metric, double conf)
 {
 	size_t need = 1;
+	unsigned mask = 0;
 
-	if (metric && !strcmp(metric, "instructions"))
-		return 0;       /* no pairs: instructions are counted once */
+	if (metric && cli_metrics_mask(metric, &mask) == 0 && mask && !(mask & CLI_METRIC_TPS))
+		return 0;       /* no pairs: instructions and cycles are counted once */
 	if (!pairs)
 		return 0;
 	/* the fewest pairs with an interval at this level: 2^-n <= (1-conf)/2 */

@@ -27,13 +27,11 @@
 #include "gate/gate.h"
 #include "strvec.h"
 
-/* --metric values of the gate (tps, instructions, both). */
-extern const char *const preflight_metrics[];
-
 /*
  * The thresholds of expr (--gate) parsed into th (may be NULL): every
  * workload they name must be one bench knows, and every threshold must be
- * of a kind metric measures (NULL: tps).  0 or -1 after the error.
+ * of a kind metric (a --metric list; NULL: tps) measures, a cycles
+ * threshold's workload one with a single-user script.  0 or -1 after the error.
  */
 int preflight_gate_expr(const char *expr, const char *metric, struct gate_thresholds *th);
 

@@ -555,6 +555,43 @@ static void cell_text(struct strbuf *o, const char *s, const char *cls)
 	strbuf_addstr(o, "</td>");
 }
 
+/* The cycles estimate and its parts: A, B and A/B per workload. */
+static void section_cycles(struct strbuf *o, const struct gate *g)
+{
+	if (!gate_any_cycles(g))
+		return;
+	strbuf_addstr(o, "<h2>Cycles estimate per transaction</h2>\n<p class=\"note\">");
+	html_escape(o, "The server in single-user mode under callgrind; " CYCLES_SIMULATION ".");
+	strbuf_addstr(o, "</p>\n<table><tr><th>workload</th><th>per transaction</th><th>A</th>"
+		      "<th>B</th><th>A/B</th></tr>\n");
+	for (size_t i = 0; i < g->nr_wl; i++) {
+		const struct gate_workload *w = &g->wl[i];
+		double va[GATE_CYCLES_ROWS], vb[GATE_CYCLES_ROWS];
+		if (w->cycles == INSTR_NOT_MEASURED)
+			continue;
+		gate_cycles_rows(w, va, vb);
+		if (w->cycles != INSTR_OK) {
+			strbuf_addstr(o, "<tr>");
+			cell_text(o, w->name, NULL);
+			strbuf_addstr(o, "<td colspan=\"4\" class=\"fail\">unavailable: ");
+			html_escape(o, w->cycles_note ? w->cycles_note : "?");
+			strbuf_addstr(o, "</td></tr>\n");
+			continue;
+		}
+		for (int k = 0; k < GATE_CYCLES_ROWS; k++) {
+			const char *f = va[k] < 100 ? "%.2f" : "%.0f";
+			strbuf_addstr(o, k == GATE_CYCLES_ROWS - 1 ? "<tr class=\"total\">" : "<tr>");
+			cell_text(o, k ? "" : w->name, NULL);
+			cell_text(o, gate_cycles_row_names[k], NULL);
+			cell_num(o, va[k], f);
+			cell_num(o, vb[k], f);
+			cell_num(o, vb[k] > 0 ? va[k] / vb[k] : NAN, "%.4f");
+			strbuf_addstr(o, "</tr>\n");
+		}
+	}
+	strbuf_addstr(o, "</table>\n");
+}
+
 static void section_gate(struct strbuf *o, const struct report_data *rd)
 {
 	const struct gate *g = &rd->gate;
@@ -609,6 +646,9 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 		      "B/A</th><th title=\"the interval's point estimate\">B/A estimate</th>"
 		      "<th>interval</th><th>p-value</th>"
 		      "<th>noise floor</th><th>p99 A ms</th><th>p99 B ms</th><th>p99 B/A</th>"
+		      "<th title=\"user+system CPU of the server's processes per transaction\">"
+		      "server CPU A &micro;s/tx</th><th>server CPU B &micro;s/tx</th>"
+		      "<th title=\"&gt; 1: B cheaper\">server CPU A/B</th><th>interval</th>"
 		      "<th>correctness</th></tr>\n");
 	for (size_t i = 0; i < g->nr_wl; i++) {
 		const struct gate_workload *w = &g->wl[i];
@@ -631,6 +671,13 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 		cell_num(o, w->lat_a_median[p99], "%.3f");
 		cell_num(o, w->lat_b_median[p99], "%.3f");
 		cell_num(o, w->lat[p99].estimate, "%.4f");
+		cell_num(o, w->cpu_a_median, "%.2f");
+		cell_num(o, w->cpu_b_median, "%.2f");
+		cell_num(o, w->cpu.estimate, "%.4f");
+		ci[0] = '\0';
+		if (w->cpu.ok)
+			snprintf(ci, sizeof(ci), "[%.4f, %.4f]", w->cpu.lo, w->cpu.hi);
+		cell_text(o, ci, "n");
 		cell_text(o, w->correctness_failed ? "FAILED" : "ok", w->correctness_failed ? "fail" : "pass");
 		strbuf_addstr(o, "</tr>\n");
 	}
@@ -669,6 +716,7 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 		strbuf_addstr(o, "</table>\n");
 	}
 
+	section_cycles(o, g);
 	for (size_t i = 0; i < g->nr_wl; i++) {
 		const struct gate_workload *w = &g->wl[i];
 		if (!w->nr_runs)

@@ -33,6 +33,66 @@ static void fmt_num(char *buf, size_t n, double v, const char *fmt)
 		snprintf(buf, n, "-");
 }
 
+/* Server CPU per transaction of the tps runs, next to them. */
+static void report_server_cpu(const struct gate *g, FILE *fp)
+{
+	char s1[32], s2[32], s3[32], s4[64], s5[32];
+	int any = 0;
+	for (size_t i = 0; i < g->nr_wl; i++)
+		any |= g->wl[i].cpu.n > 0;
+	if (!any)
+		return;
+	fprintf(fp, "\n  server CPU per transaction (user+system of the postmaster and its children "
+		"over the timed run; A/B > 1: B cheaper)\n");
+	fprintf(fp, "  %-12s %5s %12s %12s %8s %-19s %6s\n", "workload", "pairs", "A us/tx",
+		"B us/tx", "A/B HL", "interval", "noise");
+	for (size_t i = 0; i < g->nr_wl; i++) {
+		const struct gate_workload *w = &g->wl[i];
+		if (!w->nr_runs)
+			continue;
+		fmt_num(s1, sizeof(s1), w->cpu_a_median, "%.2f");
+		fmt_num(s2, sizeof(s2), w->cpu_b_median, "%.2f");
+		fmt_num(s3, sizeof(s3), w->cpu.estimate, "%.4f");
+		if (w->cpu.ok)
+			snprintf(s4, sizeof(s4), "[%.4f, %.4f]", w->cpu.lo, w->cpu.hi);
+		else
+			snprintf(s4, sizeof(s4), w->cpu.n ? "(too few pairs)" : "(not measured)");
+		fmt_num(s5, sizeof(s5), w->cpu.noise_floor_pct, "%.1f%%");
+		fprintf(fp, "  %-12s %5zu %12s %12s %8s %-19s %6s\n", w->name, w->cpu.n, s1, s2, s3,
+			s4, s5);
+	}
+}
+
+/* The cycles estimate and its parts, A, B and A/B per workload. */
+static void report_cycles(const struct gate *g, FILE *fp)
+{
+	if (!gate_any_cycles(g))
+		return;
+	fprintf(fp, "\n  cycles estimate per transaction - %s\n", CYCLES_SIMULATION);
+	fprintf(fp, "  %-12s %-22s %12s %12s %8s\n", "workload", "per transaction", "A", "B", "A/B");
+	for (size_t i = 0; i < g->nr_wl; i++) {
+		const struct gate_workload *w = &g->wl[i];
+		double va[GATE_CYCLES_ROWS], vb[GATE_CYCLES_ROWS];
+		if (w->cycles == INSTR_NOT_MEASURED)
+			continue;
+		gate_cycles_rows(w, va, vb);
+		if (w->cycles != INSTR_OK) {
+			fprintf(fp, "  %-12s unavailable: %s\n", w->name,
+				w->cycles_note ? w->cycles_note : "?");
+			continue;
+		}
+		for (int k = 0; k < GATE_CYCLES_ROWS; k++) {
+			char sa[32], sb[32], sr[32];
+			const char *f = va[k] < 100 ? "%.2f" : "%.0f";
+			fmt_num(sa, sizeof(sa), va[k], f);
+			fmt_num(sb, sizeof(sb), vb[k], f);
+			fmt_num(sr, sizeof(sr), vb[k] > 0 ? va[k] / vb[k] : NAN, "%.4f");
+			fprintf(fp, "  %-12s %-22s %12s %12s %8s\n", k ? "" : w->name, gate_cycles_row_names[k], sa, sb, sr);
+		}
+		fprintf(fp, "  %-12s (%s)\n", "", w->cycles_note ? w->cycles_note : "");
+	}
+}
+
 void report_gate_terminal(const struct gate *g, const char *baseline,
 			  const char *candidate, FILE *fp)
 {
@@ -83,6 +143,7 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 		fprintf(fp, "  (median: of the per-pair ratios B/A; B/A HL: %s estimate, which the %s "
 			"interval is about)\n", g->method == STATS_CI_BOOTSTRAP ? "bootstrap median" :
 			"Hodges-Lehmann", ci_head);
+	report_server_cpu(g, fp);
 	if (any_instr) {
 		fprintf(fp, "\n  instructions per transaction (counted by %s; a proxy: it does not see "
 			"cache or memory effects)\n",
@@ -100,6 +161,7 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 					w->instr_note ? w->instr_note : "?");
 		}
 	}
+	report_cycles(g, fp);
 	fprintf(fp, "\n  regression suite: %s%s%s\n",
 		g->regress == REGRESS_PASSED ? "passed" : g->regress == REGRESS_FAILED ? "FAILED" : "not run",
 		g->regress_note ? " - " : "", g->regress_note ? g->regress_note : "");

@@ -115,8 +115,9 @@ static int ratio_of(const struct json_value *g, const char *workload, const char
 		const char *name = json_get_str(w, "name");
 		if (!name || strcmp(name, workload))
 			continue;
-		if (!strcmp(metric, "instructions")) {
-			const struct json_value *in = json_get(w, "instructions");
+		if (strcmp(metric, "tps")) {
+			/* instructions or cycles: one number, no interval */
+			const struct json_value *in = json_get(w, metric);
 			*est = json_get_num(in, "speedup", NAN);
 			*lo = *hi = *est;
 		} else {
@@ -175,7 +176,9 @@ static int report_workload(const struct sens_opts *o, const struct sens_gates *g
 /* Every workload's ratios, on stdout and in --json; the exit code. */
 static int report(const struct sens_opts *o, const struct sens_gates *gs)
 {
-	const char *metric = o->metric && !strcmp(o->metric, "instructions") ? "instructions" : "tps";
+	/* the one reported: tps when measured, else cycles, else instructions */
+	const char *metric = !o->metrics || (o->metrics & CLI_METRIC_TPS) ? "tps" :
+			     (o->metrics & CLI_METRIC_CYCLES) ? "cycles" : "instructions";
 	struct strbuf sb = STRBUF_INIT;
 	struct json_writer jw = JSON_WRITER_INIT(&sb);
 	int ret = PGBUILD_EXIT_OK;

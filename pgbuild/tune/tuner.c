@@ -14,7 +14,7 @@
  *             it was configured with, so it is never reconfigured);
  *   compare   `pgbuild gate --baseline R --candidate C --json`, read back:
  *             the ratio (candidate speed / reference speed) and its
- *             interval, exact for --metric instructions.
+ *             interval, exact for --metric instructions and cycles.
  *
  * Installs are kept per set, so a set is built once per work directory
  * whatever the search does with it.  Candidates come from a list (default
@@ -573,18 +573,25 @@ static int tuner_evaluate(struct tune_engine *t, tune_set cand, tune_set ref,
 			out->lo = json_get_num(r, "ci_low", NAN);
 			out->hi = json_get_num(r, "ci_high", NAN);
 		} else {
-			const struct json_value *in = json_get(w, "instructions");
+			/* instructions or cycles: one number per build */
+			const char *m = tu->o.metric;
+			const struct json_value *in = json_get(w, m);
 			const char *st = json_get_str(in, "state");
+			int cyc = !strcmp(m, "cycles");
 			if (st && !strcmp(st, "ok")) {
 				out->ratio = json_get_num(in, "speedup", NAN);
 				out->lo = out->hi = out->ratio;
 				free(out->note);
-				out->note = xasprintf("instructions/transaction %.0f -> %.0f",
-						      json_get_num(in, "a", NAN), json_get_num(in, "b", NAN));
+				out->note = xasprintf("%s/transaction %.0f -> %.0f",
+						      cyc ? "cycles estimate" : "instructions",
+						      cyc ? json_get_num(json_get(in, "a"), "estimate", NAN) :
+						      json_get_num(in, "a", NAN),
+						      cyc ? json_get_num(json_get(in, "b"), "estimate", NAN) :
+						      json_get_num(in, "b", NAN));
 			} else {
 				const char *n = json_get_str(in, "note");
 				free(out->note);
-				out->note = xasprintf("instructions unavailable: %s", n ? n : "?");
+				out->note = xasprintf("%s unavailable: %s", m, n ? n : "?");
 			}
 		}
 		out->outcome = isfinite(out->ratio) ? TUNE_OK : TUNE_UNMEASURED;

@@ -4,6 +4,10 @@
 # -finline-functions, LTO), and the baseline against itself.
 #   - both metrics: tps (short interleaved runs) and instructions per
 #     transaction (callgrind), measured for both builds, never "unavailable";
+#   - server CPU per transaction in every tps run, A/B with an interval;
+#   - the cycles estimate (callgrind's cache and branch simulation) of both
+#     builds on select-only and tpcb, never "unavailable", with LTO's
+#     candidate not more expensive than the baseline (bounds >= 1.00);
 #   - the A/A gate of our own build fails at --min-speedup 1.05;
 #   - pgbuild report over the gate, the candidate's compile log and both
 #     binaries: per-file flags and per-function changes present.
@@ -28,9 +32,26 @@ for w in 0 1; do
 	is "$name: instructions measured" "$(json "$TMP/g.json" "\$d->{workloads}[$w]{instructions}{state}")" ok
 	like "$name: instructions per transaction of A" "$(json "$TMP/g.json" "int \$d->{workloads}[$w]{instructions}{a}")" '^[0-9]{4,7}$'
 	like "$name: speedup in instructions is a ratio" "$(json "$TMP/g.json" "sprintf '%.3f', \$d->{workloads}[$w]{instructions}{speedup}")" '^[01]\.[0-9]{3}$'
+	like "$name: server CPU per transaction A/B with an interval" \
+		"$(json "$TMP/g.json" "my \$c = \$d->{workloads}[$w]{server_cpu_us_per_tx}; \$c->{a_median} > 0 && \$c->{b_median} > 0 && \$c->{ratio_a_over_b}{ci_low} <= \$c->{ratio_a_over_b}{estimate} ? 'ok' : 'bad'")" '^ok$'
 done
 ok "junit validates" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" "$TMP/g.xml"
 is "junit: a testcase per threshold" "$(grep -cF '<testcase classname="pgbuild.gate.' "$TMP/g.xml")" 4
+
+# the cycles estimate: one gate, both workloads (about a minute)
+e2e_heavy "$P" gate --baseline "$base" --candidate "$cand" --metric cycles \
+	--workload select-only --workload tpcb \
+	--gate 'select-only.cycles>=1.00,tpcb.cycles>=1.00' \
+	--json "$TMP/c.json" --junit "$TMP/c.xml" --quiet >"$TMP/c.out" 2>&1
+is "cycles gate base vs coscup: both bounds met (exit 0)" "$?" 0
+diag "$(sed -n '/cycles estimate per transaction/,/regression suite/p' "$TMP/c.out")"
+for w in 0 1; do
+	name=$(json "$TMP/c.json" "\$d->{workloads}[$w]{name}")
+	is "$name: cycles measured" "$(json "$TMP/c.json" "\$d->{workloads}[$w]{cycles}{state}")" ok
+	like "$name: estimate per transaction of A" "$(json "$TMP/c.json" "int \$d->{workloads}[$w]{cycles}{a}{estimate}")" '^[0-9]{5,7}$'
+	like "$name: I1 misses of B" "$(json "$TMP/c.json" "int \$d->{workloads}[$w]{cycles}{b}{i1_misses}")" '^[0-9]{3,6}$'
+done
+ok "cycles junit validates" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" "$TMP/c.xml"
 
 e2e_heavy "$P" gate --baseline "$base" --candidate "$base" --pairs 6 --duration 2 --warmup 0.5 \
 	--min-speedup 1.05 --json "$TMP/aa.json" --quiet >"$TMP/aa.out" 2>&1

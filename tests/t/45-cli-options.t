@@ -40,7 +40,23 @@ bench --prefix $PG --threads 0|2|invalid value "0" for --threads
 bench --prefix $PG -c 0|2|invalid value "0" for --clients: expected an integer from 1 to 10000
 $GATE -W select-onyl|2|unknown workload "select-onyl" \(did you mean "select-only"\?\)
 $GATE -W select-only -W ,|2|invalid value "," for --workload
-$GATE --metric instruction|2|invalid value "instruction" for --metric: expected tps, instructions or both \(did you mean "instructions"\?\)
+$GATE --metric instruction|2|invalid value "instruction" for --metric: expected tps, instructions, cycles or both \(did you mean "instructions"\?\)
+$GATE --metric tps,cycels|2|invalid value "tps,cycels" for --metric: item "cycels" is not tps, instructions, cycles or both \(did you mean "cycles"\?\)
+$GATE --metric ''|2|invalid value "" for --metric
+$GATE --gate 'select-only.cycles>=1.05'|2|threshold "select-only.cycles>=1.05" needs --metric cycles \(alone or in a list: --metric tps,cycles\)
+$GATE --metric tps,instructions --gate 'cycles>=1.05'|2|threshold "cycles>=1.05" needs --metric cycles
+$GATE --metric cycles --gate 'point-select.cycles>=1.05'|2|threshold "point-select.cycles>=1.05": workload "point-select" has no single-user script, which the cycles metric runs \(select-only, tpcb, select1\)
+$GATE --metric cycles -W tpcc-lite --gate 'cycles>=1'|2|threshold "cycles>=1" applies to workload "tpcc-lite", which has no single-user script
+$GATE --metric cycles -W tpcc-lite|2|threshold "cycles>=1" applies to workload "tpcc-lite"
+$GATE --metric cycles --gate 'select-only.cycles<=1.05'|2|cycles is a speed ratio, bound it from below with >=
+$GATE --metric cycles --gate 'select-only.cycle>=1.05'|2|unknown metric "cycle" \(tps, instructions, cycles, cpu,
+$GATE --metric cycles --gate 'select-only.cycles>=105%'|2|105% is ambiguous
+$GATE --metric cycles --gate 'tpcb>=1'|2|threshold "tpcb>=1" needs --metric tps or both
+$GATE --metric instructions --gate 'cpu>=1.02'|2|threshold "cpu>=1.02" needs --metric tps or both
+$GATE --gate 'select-only.server-cpu<=1.02'|2|server CPU is a speed ratio, bound it from below with >=
+$GATE --cpus 0-x|2|invalid value "0-x" for --cpus: expected a list like 0-1,3
+bench --prefix $PG --cpus 2-1|2|invalid value "2-1" for --cpus: expected a list like 0-1,3
+bench --prefix $PG --cpus ''|2|invalid value "" for --cpus: expected a list like 0-1,3
 $GATE --counter callgrin|2|invalid value "callgrin" for --counter: expected auto, perf or callgrind \(did you mean "callgrind"\?\)
 $GATE -c 0|2|invalid value "0" for --clients: expected an integer from 1 to 10000
 $GATE -T 0|2|invalid value "0" for --duration: expected a number of seconds > 0
@@ -54,6 +70,10 @@ run --policy empty.policy --workdir w --gate 'selectonly>=1.05'|2|unknown worklo
 run --policy empty.policy --workdir w --gate 'select-only>=105%'|2|105% is ambiguous
 run --policy empty.policy --workdir w --gate 'tpcb>=1' --gate 'p99<=+10%' --gate 'instructions>=1.01'|2|threshold "instructions>=1.01" needs --metric instructions or both
 run --policy empty.policy --workdir w --metric instruction|2|did you mean "instructions"
+run --policy empty.policy --workdir w --gate 'select-only.cycles>=1.05'|2|threshold "select-only.cycles>=1.05" needs --metric cycles
+run --policy empty.policy --workdir w --metric tps,cycles --gate 'point-select.cycles>=1.05'|2|workload "point-select" has no single-user script
+run --policy empty.policy --workdir w --metric cycles,tps --gate 'tpcb.cycles>=1' --pairs 3|2|--pairs 3: a 95% interval needs at least 6 pairs
+run --policy empty.policy --workdir w --metric cycles --pairs 3 --gate 'cycles>=2,instructions>=1'|2|threshold "instructions>=1" needs --metric instructions or both
 run --policy empty.policy --workdir w --pairs 3|2|--pairs 3: a 95% interval needs at least 6 pairs
 run --policy empty.policy --workdir w -W nosuch|2|unknown workload "nosuch"
 run --policy empty.policy --workdir w -T 0|2|invalid value "0" for --duration
@@ -62,7 +82,8 @@ run --policy empty.policy --workdir w -j 0|2|invalid value "0" for --jobs: expec
 run --policy empty.policy --workdir w --src $TMP/nosrc|2|--src "$TMP/nosrc": No such file or directory
 run --policy empty.policy --workdir w --src $TMP|2|--src "$TMP": not a PostgreSQL source tree \(no configure\)
 run --policy empty.policy --workdir w --baseline $TMP|2|--baseline $TMP: no bin/postgres
-tune --candidates cands --workdir w --metric instruction|2|invalid value "instruction" for --metric: expected instructions or tps \(did you mean "instructions"\?\)
+tune --candidates cands --workdir w --metric instruction|2|invalid value "instruction" for --metric: expected instructions, tps or cycles \(did you mean "instructions"\?\)
+tune --candidates cands --workdir w --metric cycles -W tpcc-lite|2|--metric cycles supports select-only, select1 and tpcb, not "tpcc-lite"
 tune --candidates cands --workdir w -W select-only,tpcb|2|tune searches flags for one workload
 tune --candidates cands --workdir w -W selectonly|2|unknown workload "selectonly" \(did you mean "select-only"\?\)
 tune --candidates cands --workdir w --metric tps --pairs 3|2|--pairs 3: a 95% interval needs at least 6 pairs

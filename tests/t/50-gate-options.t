@@ -19,7 +19,7 @@ check_err "gate without prefixes" "--baseline and --candidate are required" gate
 check_err "gate bad --pairs" 'invalid value "0" for --pairs' gate --baseline $PG --candidate $PG --pairs 0
 check_err "gate bad --duration" 'invalid value "x" for --duration' gate --baseline $PG --candidate $PG --duration x
 check_err "gate bad --clients" 'invalid value "-1" for --clients' gate --baseline $PG --candidate $PG --clients -1
-check_err "gate bad --metric" 'invalid value "cycles" for --metric' gate --baseline $PG --candidate $PG --metric cycles
+check_err "gate bad --metric" 'invalid value "cycle" for --metric' gate --baseline $PG --candidate $PG --metric cycle
 check_err "gate bad --counter" 'invalid value "papi" for --counter: expected auto, perf or callgrind' \
 	gate --baseline $PG --candidate $PG --metric instructions --counter papi
 # --counter perf where hardware counters do not count (this VM): a clear error, nothing measured

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cli/cli.h"
 #include "gate/gate.h"
 #include "metric/instr.h"
 #include "gate/junit.h"
@@ -457,6 +458,131 @@ static void test_instructions(void **state)
 	gate_clear(&g);
 }
 
+/* The cycles estimate: one number per build, 0.1% resolution; parts in the message. */
+static void set_cycles(struct gate_workload *w, double est_a, double est_b)
+{
+	struct cycles_tx a = { 92230, 3205, 4550, 7.4, 1317, est_a };
+	struct cycles_tx b = { 91538, 2249, 3611, 7.4, 1262, est_b };
+	w->cycles = INSTR_OK;
+	w->cyc_a = a;
+	w->cyc_b = b;
+}
+
+static void test_cycles(void **state)
+{
+	struct gate g;
+	struct gate_workload *w;
+	(void)state;
+	gate_init(&g, "select-only.cycles>=1.05");
+	assert_int_equal(g.th.v[0].kind, GATE_CYCLES);
+	w = gate_workload_get(&g, "select-only", 1);
+	set_cycles(w, 151636, 141010);
+	assert_int_equal(decide(&g), 0);
+	assert_true(fabs(g.res[0].observed - 151636.0 / 141010) < 1e-9);
+	assert_true(isnan(g.res[0].lo));
+	assert_non_null(strstr(g.res[0].message, "A/B 151636/141010 = 1.0754 >= 1.05"));
+	assert_non_null(strstr(g.res[0].message, "I1 misses 3205/2249/1.4251"));
+	assert_non_null(strstr(g.res[0].message, "LL misses 7.40/7.40/1.0000"));
+	assert_non_null(strstr(g.res[0].message, "a simulation"));
+	gate_clear(&g);
+
+	/* within the 0.1% resolution: 1.0492 passes >= 1.05; 1.0485 does not */
+	gate_init(&g, "cycles>=1.05");
+	w = gate_workload_get(&g, "tpcb", 1);
+	set_cycles(w, 104920, 100000);
+	assert_int_equal(decide(&g), 0);
+	gate_clear(&g);
+	gate_init(&g, "cycles>=1.05");
+	w = gate_workload_get(&g, "tpcb", 1);
+	set_cycles(w, 104850, 100000);
+	assert_int_equal(decide(&g), 1);
+	assert_non_null(strstr(g.res[0].message, "= 1.0485 < 1.05"));
+	gate_clear(&g);
+
+	/* A/A within the measured spread (0.07%) passes the bound >= 1 */
+	gate_init(&g, "cycles>=1");
+	w = gate_workload_get(&g, "tpcb", 1);
+	set_cycles(w, 952552, 953219);
+	assert_int_equal(decide(&g), 0);
+	gate_clear(&g);
+
+	/* unavailable is "could not measure", never a number */
+	gate_init(&g, "cycles>=1");
+	w = gate_workload_get(&g, "select-only", 1);
+	w->cycles = INSTR_UNAVAILABLE;
+	w->cycles_note = xstrdup("the server died of SIGILL under valgrind");
+	assert_int_equal(decide(&g), 2);
+	assert_true(isnan(g.res[0].observed));
+	assert_non_null(strstr(g.res[0].message, "cycles estimate unavailable: the server died of SIGILL"));
+	gate_clear(&g);
+}
+
+/* Server CPU per transaction: A/B per pair, the tps interval statistics. */
+static void test_server_cpu(void **state)
+{
+	struct gate g;
+	struct gate_workload *w;
+	(void)state;
+	gate_init(&g, "cpu>=1.05,select-only.server-cpu>=1.00");
+	assert_int_equal(g.th.v[0].kind, GATE_SERVER_CPU);
+	assert_int_equal(g.th.v[1].kind, GATE_SERVER_CPU);
+	synth(&g, "select-only", 9, 1.0, 0.02, 1.0);
+	w = &g.wl[0];
+	/* B needs 20% less server CPU per transaction, +-1% noise */
+	for (size_t i = 0; i < w->nr_runs; i++)
+		w->runs[i].server_cpu_us = (w->runs[i].build == 'A' ? 40.0 : 32.0) *
+					   exp(0.01 * gauss());
+	assert_int_equal(decide(&g), 0);
+	assert_int_equal(w->cpu.n, 9);
+	assert_true(w->cpu.estimate > 1.2 && w->cpu.estimate < 1.3);
+	assert_true(w->cpu_a_median > 38 && w->cpu_b_median < 34);
+	assert_non_null(strstr(g.res[0].message, "server CPU per transaction A/B 1.2"));
+	gate_clear(&g);
+
+	/* runs without the figure (a remote server): too few pairs, an error */
+	gate_init(&g, "cpu>=1.00");
+	synth(&g, "select-only", 9, 1.0, 0.02, 1.0);
+	assert_int_equal(decide(&g), 2);
+	assert_int_equal(g.wl[0].cpu.n, 0);
+	assert_non_null(strstr(g.res[0].message, "server CPU per transaction: only 0 valid pairs"));
+	gate_clear(&g);
+}
+
+/* The --metric list and what each threshold needs. */
+static void test_metric_list(void **state)
+{
+	struct gate g;
+	struct strvec wl = STRVEC_INIT;
+	unsigned m = 0;
+	(void)state;
+	assert_int_equal(cli_metrics_mask("tps,cycles", &m), 0);
+	assert_int_equal(m, CLI_METRIC_TPS | CLI_METRIC_CYCLES);
+	assert_string_equal(cli_metrics_text(m), "tps,cycles");
+	m = 0;
+	assert_int_equal(cli_metrics_mask("both", &m), 0);
+	assert_string_equal(cli_metrics_text(m), "tps,instructions");
+	assert_int_equal(cli_metrics_mask("cycles", &m), 0);    /* or-ed in: repeatable */
+	assert_string_equal(cli_metrics_text(m), "tps,instructions,cycles");
+	assert_int_equal(cli_metrics_mask("tps,cycle", &m), -1);
+	assert_int_equal(cli_metrics_mask("", &m), -1);
+
+	gate_init(&g, "select-only.cycles>=1.05,cpu>=1");
+	assert_int_equal(gate_thresholds_check(&g.th, CLI_METRIC_TPS | CLI_METRIC_CYCLES, NULL), 0);
+	assert_int_equal(gate_thresholds_check(&g.th, CLI_METRIC_TPS, NULL), -1);
+	assert_int_equal(gate_thresholds_check(&g.th, CLI_METRIC_CYCLES, NULL), -1);
+	gate_clear(&g);
+	gate_init(&g, "cycles>=1");
+	strvec_push(&wl, "select-only");
+	assert_int_equal(gate_thresholds_check(&g.th, CLI_METRIC_CYCLES, &wl), 0);
+	strvec_push(&wl, "point-select");
+	assert_int_equal(gate_thresholds_check(&g.th, CLI_METRIC_CYCLES, &wl), -1);
+	gate_clear(&g);
+	gate_init(&g, "tpcc-lite.cycles>=1");
+	assert_int_equal(gate_thresholds_check(&g.th, CLI_METRIC_CYCLES, NULL), -1);
+	gate_clear(&g);
+	strvec_clear(&wl);
+}
+
 /* perf stat -x, output (perf-stat(1) "CSV FORMAT"), as perf 6.1 writes it with -o */
 static void test_perf_parse(void **state)
 {
@@ -517,6 +643,9 @@ static void test_json_roundtrip(void **state)
 	g.wl[0].runs[0].json = xstrdup("{\"tps\":1,\"timeline\":[1,2,3],\"s\":\"<&>\"}");
 	g.regress = REGRESS_PASSED;
 	g.regress_note = xstrdup("217 of 217 tests passed");
+	set_cycles(&g.wl[0], 151636, 141010);
+	for (size_t i = 0; i < g.wl[0].nr_runs; i++)
+		g.wl[0].runs[i].server_cpu_us = 30 + (double)i;
 	decide(&g);
 	gate_write_json(&g, &js, "/a", "/b", "{\"pairs\":9}");
 
@@ -526,6 +655,11 @@ static void test_json_roundtrip(void **state)
 	assert_int_equal(h.nr_res, g.nr_res);
 	assert_int_equal(h.regress, REGRESS_PASSED);
 	assert_true(fabs(h.wl[0].tps.estimate - g.wl[0].tps.estimate) < 1e-9);
+	assert_int_equal(h.wl[0].cycles, INSTR_OK);
+	assert_true(h.wl[0].cyc_a.estimate == 151636 && h.wl[0].cyc_b.i1mr == 2249);
+	assert_true(fabs(h.wl[0].cyc_a.llm - 7.4) < 1e-9);
+	assert_true(fabs(h.wl[0].cpu.estimate - g.wl[0].cpu.estimate) < 1e-9);
+	assert_true(h.wl[0].runs[3].server_cpu_us == 33);
 	assert_non_null(h.wl[0].runs[0].json);
 	assert_non_null(strstr(h.wl[0].runs[0].json, "\"timeline\":[1,2,3]"));
 
@@ -615,6 +749,9 @@ int main(void)
 		cmocka_unit_test(test_run_errors),
 		cmocka_unit_test(test_regress_and_correctness),
 		cmocka_unit_test(test_instructions),
+		cmocka_unit_test(test_cycles),
+		cmocka_unit_test(test_server_cpu),
+		cmocka_unit_test(test_metric_list),
 		cmocka_unit_test(test_perf_parse),
 		cmocka_unit_test(test_aa_false_pass_rate),
 		cmocka_unit_test(test_json_roundtrip),

@@ -1,0 +1,181 @@
+/*
+ * servercpu.c - the server's CPU time from /proc and CPU pinning; see
+ * servercpu.h.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/servercpu.h"
+#include "pgbuild.h"
+
+int servercpu_parse_stat(const char *line, struct servercpu_stat *st)
+{
+	const char *open = strchr(line, '('), *close = strrchr(line, ')');
+	unsigned long long f[16];
+	char *end;
+	const char *p;
+	size_t n;
+	long pid;
+
+	memset(st, 0, sizeof(*st));
+	if (!open || !close || close < open)
+		return -1;
+	pid = strtol(line, &end, 10);
+	if (end == line || pid <= 0)
+		return -1;
+	st->pid = (pid_t)pid;
+	n = (size_t)(close - open - 1);
+	if (n >= sizeof(st->comm))
+		n = sizeof(st->comm) - 1;
+	memcpy(st->comm, open + 1, n);
+	p = close + 1;
+	while (*p == ' ')
+		p++;
+	if (!*p)
+		return -1;
+	st->state = *p++;
+	/* fields 4 (ppid) to 17 (cstime): 14 numbers; ppid etc. may be negative */
+	for (int k = 0; k < 14; k++) {
+		long long v = strtoll(p, &end, 10);
+		if (end == p)
+			return -1;
+		f[k] = (unsigned long long)v;
+		p = end;
+	}
+	st->ppid = (pid_t)f[0];
+	st->utime = f[10];
+	st->stime = f[11];
+	st->cutime = f[12];
+	st->cstime = f[13];
+	return 0;
+}
+
+/* Read and parse proc_root/PID/stat.  0 or -1. */
+static int read_stat(const char *proc_root, pid_t pid, struct servercpu_stat *st)
+{
+	char path[256], buf[1024];
+	FILE *fp;
+	int rc = -1;
+	snprintf(path, sizeof(path), "%s/%d/stat", proc_root, (int)pid);
+	if (!(fp = fopen(path, "r")))
+		return -1;
+	if (fgets(buf, sizeof(buf), fp))
+		rc = servercpu_parse_stat(buf, st);
+	fclose(fp);
+	return rc;
+}
+
+/* Call fn for every child of postmaster under proc_root; the count. */
+static int each_child(const char *proc_root, pid_t postmaster,
+		      void (*fn)(const struct servercpu_stat *st, void *arg), void *arg)
+{
+	DIR *d = opendir(proc_root);
+	struct dirent *de;
+	int n = 0;
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		struct servercpu_stat st;
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		if (read_stat(proc_root, (pid_t)atoi(de->d_name), &st) < 0 || st.ppid != postmaster)
+			continue;
+		fn(&st, arg);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static void add_child(const struct servercpu_stat *st, void *arg)
+{
+	unsigned long long *ticks = arg;
+	*ticks += st->utime + st->stime + st->cutime + st->cstime;
+}
+
+int servercpu_snapshot(const char *proc_root, pid_t postmaster, struct servercpu_snap *s)
+{
+	struct servercpu_stat pm;
+	unsigned long long children = 0;
+	int n = each_child(proc_root, postmaster, add_child, &children);
+	/* the postmaster last: a child reaped meanwhile is in its cutime */
+	if (n < 0 || read_stat(proc_root, postmaster, &pm) < 0)
+		return -1;
+	s->ticks = children + pm.utime + pm.stime + pm.cutime + pm.cstime;
+	s->processes = n + 1;
+	return 0;
+}
+
+double servercpu_seconds(const struct servercpu_snap *a, const struct servercpu_snap *b)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	if (hz <= 0)
+		hz = 100;
+	return b->ticks >= a->ticks ? (double)(b->ticks - a->ticks) / (double)hz : 0;
+}
+
+int servercpu_postmaster_of(const char *proc_root, pid_t backend, pid_t *pm, const char **why)
+{
+	struct servercpu_stat b, p;
+	if (read_stat(proc_root, backend, &b) < 0 || strcmp(b.comm, "postgres")) {
+		*why = "the server's backend is not a process on this machine";
+		return -1;
+	}
+	if (read_stat(proc_root, b.ppid, &p) < 0 || strcmp(p.comm, "postgres")) {
+		*why = "the backend's parent is not a postgres process here";
+		return -1;
+	}
+	*pm = p.pid;
+	return 0;
+}
+
+/* each_child's argument for pinning. */
+struct pin_arg {
+	const cpu_set_t *set;     /* where to */
+	int failed;               /* sched_setaffinity refused one */
+};
+
+static void pin_child(const struct servercpu_stat *st, void *arg)
+{
+	struct pin_arg *a = arg;
+	if (sched_setaffinity(st->pid, sizeof(*a->set), a->set) < 0)
+		a->failed = 1;
+}
+
+int servercpu_pin(const char *proc_root, pid_t postmaster, const cpu_set_t *set)
+{
+	struct pin_arg a = { set, 0 };
+	int n;
+	/* the postmaster first: children forked from now on inherit */
+	if (sched_setaffinity(postmaster, sizeof(*set), set) < 0)
+		return -1;
+	n = each_child(proc_root, postmaster, pin_child, &a);
+	return n < 0 || a.failed ? -1 : n + 1;
+}
+
+int servercpu_split(const cpu_set_t *all, cpu_set_t *client, cpu_set_t *server)
+{
+	int n = CPU_COUNT(all), want, seen = 0;
+	CPU_ZERO(client);
+	CPU_ZERO(server);
+	if (n <= 1) {
+		*client = *all;
+		*server = *all;
+		return 0;
+	}
+	want = n / 4 < 1 ? 1 : n / 4;   /* the client's CPUs: the last ones */
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, all))
+			continue;
+		if (seen++ < n - want)
+			CPU_SET(c, server);
+		else
+			CPU_SET(c, client);
+	}
+	return 1;
+}

@@ -1,0 +1,65 @@
+#!/bin/bash
+# 53-gate-cycles.t - the cycles metric on a real server: Debian's
+# PostgreSQL 15 as baseline and candidate (A/A), callgrind's cache and
+# branch simulation of `postgres --single`, select1 at a small N.
+#   - the repeat spread: A and B, two measurements of one binary, agree
+#     within 0.5% (measured 0.001-0.07%; the bound leaves room for a loaded
+#     machine at this small N);
+#   - every figure (instructions, I1/L1/LL misses, mispredictions, the
+#     estimate) is there, positive where it must be, and the estimate is
+#     Ir + 10*Bm + 10*L1m + 100*LLm of them;
+#   - a threshold A/A meets (cycles>=1) passes, one it cannot (>=1.05)
+#     fails, exit 1; the terminal, JSON, JUnit and HTML say it is a simulation;
+#   - the report reads the JSON back and shows the same figures.
+# Runs under the machine-wide heavy lock.
+. "$(dirname "$0")/../lib/tap.sh"
+PG=/usr/lib/postgresql/15
+[ -x $PG/bin/postgres ] || skip_all "Debian's postgresql-15 is not installed ($PG)"
+command -v valgrind >/dev/null || skip_all "valgrind is not installed (make deps): the cycles metric runs callgrind"
+. "$(dirname "$0")/../lib/heavy.sh"
+json() { # FILE PERL-EXPRESSION-ON-$d
+	perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die; my $d = decode_json(<$f>);
+		my $r = eval $ARGV[1]; die $@ if $@; print defined $r ? $r : "undef"' "$1" "$2"
+}
+chmod 755 "$TMP"
+
+heavy "$B/bin/pgbuild" gate --baseline $PG --candidate $PG --metric cycles -W select1 \
+	--instr-statements 40 --gate 'select1.cycles>=1,select1.cycles>=1.05' \
+	--workdir "$TMP/w" --json "$TMP/c.json" --junit "$TMP/c.xml" >"$TMP/c.out" 2>"$TMP/c.err"
+rc=$?
+is "A/A meets cycles>=1 but not >=1.05 (exit 1)" "$rc" 1
+[ $rc = 1 ] || diag "$(cat "$TMP/c.out" "$TMP/c.err")"
+is "json: cycles measured" "$(json "$TMP/c.json" '$d->{workloads}[0]{cycles}{state}')" ok
+is "repeat spread: A and B estimates agree within 0.5%" \
+	"$(json "$TMP/c.json" 'my $c = $d->{workloads}[0]{cycles}; abs($c->{a}{estimate} / $c->{b}{estimate} - 1) < 0.005 ? "agree" : "$c->{a}{estimate} vs $c->{b}{estimate}"')" agree
+is "repeat spread: instructions agree within 0.5%" \
+	"$(json "$TMP/c.json" 'my $c = $d->{workloads}[0]{cycles}; abs($c->{a}{instructions} / $c->{b}{instructions} - 1) < 0.005 ? "agree" : "differ"')" agree
+is "every figure is there and positive (LL misses may be 0)" \
+	"$(json "$TMP/c.json" 'my $a = $d->{workloads}[0]{cycles}{a}; (grep { !($a->{$_} > 0) } qw(instructions i1_misses l1_misses branch_mispredictions estimate)) || !($a->{ll_misses} >= 0) ? "missing" : "all"')" all
+is "the estimate is Ir + 10*Bm + 10*L1m + 100*LLm" \
+	"$(json "$TMP/c.json" 'my $a = $d->{workloads}[0]{cycles}{a}; abs($a->{instructions} + 10 * $a->{branch_mispredictions} + 10 * $a->{l1_misses} + 100 * $a->{ll_misses} - $a->{estimate}) < 1e-6 * $a->{estimate} ? "yes" : "no"')" yes
+is "I1 misses are part of the L1 misses" \
+	"$(json "$TMP/c.json" 'my $a = $d->{workloads}[0]{cycles}{a}; $a->{i1_misses} <= $a->{l1_misses} ? "yes" : "no"')" yes
+like "a plausible estimate per SELECT 1 (Ir ~37k here)" \
+	"$(json "$TMP/c.json" 'int $d->{workloads}[0]{cycles}{a}{estimate}')" '^[0-9]{5,6}$'
+is "json: >=1 passes" "$(json "$TMP/c.json" '$d->{results}[0]{status}')" pass
+is "json: >=1.05 fails" "$(json "$TMP/c.json" '$d->{results}[1]{status}')" fail
+like "json: says it is a simulation" "$(json "$TMP/c.json" '$d->{workloads}[0]{cycles}{simulation}')" "simulation: callgrind's cache and branch simulator .*not the CPU"
+like "json: the geometry is pinned" "$(json "$TMP/c.json" '$d->{workloads}[0]{cycles}{note}')" '--I1=32768,8,64 --D1=32768,8,64 --LL=33554432,16,64, setarch -R'
+like "terminal: the table of figures" "$(cat "$TMP/c.out")" 'select1 +instructions +[0-9]+ +[0-9]+ +[01]\.[0-9]{4}'
+for row in "I1 misses" "L1 misses" "LL misses" "branch mispredictions" "estimate"; do
+	like "terminal: $row A B A/B" "$(cat "$TMP/c.out")" "$row +[0-9.]+ +[0-9.]+ +[0-9.]+"
+done
+like "terminal: says it is a simulation" "$(cat "$TMP/c.out")" "cycles estimate per transaction - a simulation"
+ok "junit validates against the JUnit schema" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" "$TMP/c.xml"
+like "junit: the missed threshold is a failure with every figure" \
+	"$(grep -A1 'name="select1.cycles&gt;=1.05"' "$TMP/c.xml")" '<failure message="cycles estimate per transaction A/B [0-9]+/[0-9]+ = [0-9.]+ &lt; 1.05.*instructions [0-9]+/[0-9]+/[0-9.]+, I1 misses .*, L1 misses .*, LL misses .*, branch mispredictions .*, estimate .*a simulation'
+# the fixed paths are left clean: no data directory, no link
+ok "no data directory or link left behind" test ! -e "$TMP/w/cycles/data" -a ! -e "$TMP/w/cycles/bin/postgres"
+
+# the report reads it back
+"$B/bin/pgbuild" report --gate "$TMP/c.json" --html "$TMP/c.html" >"$TMP/r.out" 2>&1
+like "report: the same figures on the terminal" "$(cat "$TMP/r.out")" 'branch mispredictions +[0-9]+ +[0-9]+'
+like "report --html: the cycles table" "$(cat "$TMP/c.html")" '<h2>Cycles estimate per transaction</h2>'
+like "report --html: says it is a simulation" "$(cat "$TMP/c.html")" "a simulation: callgrind&#39;s cache and branch simulator|a simulation: callgrind's cache and branch simulator"
+done_testing
