@@ -554,6 +554,11 @@ int cluster_start(struct cluster *c)
 		strvec_push(&cp.args, "-c");
 		strvec_push(&cp.args, c->settings.v[i]);
 	}
+	/* the server's own libpq connections (dblink, postgres_fdw) reach
+	 * this cluster by default, as under pg_regress's temporary server */
+	strvec_pushf(&cp.env, "PGHOST=%s", c->dir);
+	strvec_pushf(&cp.env, "PGPORT=%d", c->port);
+	strvec_pushf(&cp.env, "PGUSER=%s", c->superuser);
 	cp.no_stdin = 1;
 	cp.out = cp.err = logfd;
 	cp.new_pgroup = 1;

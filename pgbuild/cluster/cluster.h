@@ -42,6 +42,10 @@
  * callers that create threads should block these signals in them
  * (cluster_block_signals()) so only the main thread runs it.
  *
+ * The server runs with PGHOST, PGPORT and PGUSER naming the cluster itself,
+ * so connections it makes through libpq with the defaults (dblink,
+ * postgres_fdw in PostgreSQL's regression suites) reach it.
+ *
  * Settings (options.settings, "name=value") are passed as -c options when
  * the server starts, never written to postgresql.conf, so a data directory
  * can be saved as a template and reused with other settings.
