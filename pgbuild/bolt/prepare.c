@@ -139,10 +139,11 @@ static int prepare_tools(struct bolt_run *b)
 	return 0;
 }
 
-/* BOLT finds its instrumentation runtime in ../lib beside itself. */
-static int check_runtime(const struct bolt_run *b)
+/* What training needs: BOLT's instrumentation runtime, which llvm-bolt
+ * finds in ../lib beside itself, and IN's initdb. */
+static int check_training(const struct bolt_run *b)
 {
-	char *dir = xstrdup(b->llvm_bolt), *rt;
+	char *dir = xstrdup(b->llvm_bolt), *rt, *initdb = xasprintf("%s/bin/initdb", b->in);
 	int ok;
 
 	rt = xasprintf("%s/../lib/libbolt_rt_instr.a", dirname(dir));
@@ -151,6 +152,10 @@ static int check_runtime(const struct bolt_run *b)
 		error("BOLT's instrumentation runtime %s is missing: llvm-bolt finds it in ../lib "
 		      "beside itself (the llvm-bolt-15 name on PATH does not: use --bolt %s)",
 		      rt, BOLT_DEFAULT_DIR);
+	else if (!(ok = is_executable(initdb)))
+		error("--prefix %s has no bin/initdb, which training needs: give an installed "
+		      "PostgreSQL (or a trained --profile)", b->in);
+	free(initdb);
 	free(rt);
 	free(dir);
 	return ok ? 0 : -1;
@@ -160,15 +165,11 @@ static int prepare_input(struct bolt_run *b)
 {
 	struct strbuf why = STRBUF_INIT;
 	char *rec = xasprintf("%s/%s", b->in, BUILDLOG_RECORD);
-	char *initdb = xasprintf("%s/bin/initdb", b->in);
-	int r = bolt_binary_ready(b->in_binary, &why), ok = r > 0 && is_executable(initdb);
+	int r = bolt_binary_ready(b->in_binary, &why), ok = r > 0;
 
-	if (r <= 0)
+	if (!ok)
 		error("%s", why.buf);
-	else if (!ok)
-		error("--prefix %s has no bin/initdb: give an installed PostgreSQL", b->in);
 	strbuf_release(&why);
-	free(initdb);
 	if (ok && bolt_file_sha256(b->in_binary, b->in_sha) < 0)
 		ok = 0;
 	if (ok && path_exists(rec) && !(b->in_record = buildlog_read_json(rec)))
@@ -270,11 +271,11 @@ static int prepare_profile(struct bolt_run *b)
 		return given_profile(b, &k);
 	b->profile = bolt_path(b, "profile.fdata");
 	if (!path_exists(b->profile))
-		return check_runtime(b);
+		return check_training(b);
 	if (o->retrain) {
 		fprintf(stderr, "bolt: --retrain: training again (the kept profile %s is replaced)\n",
 			b->profile);
-		return check_runtime(b);
+		return check_training(b);
 	}
 	b->manifest = read_manifest(b->profile);
 	if (bolt_profile_check(b->manifest, &k, BOLT_CHECK_INPUT | BOLT_CHECK_WORKLOADS |
@@ -292,7 +293,7 @@ static int prepare_profile(struct bolt_run *b)
 		b->manifest = NULL;
 	}
 	strbuf_release(&why);
-	return b->reuse ? 0 : check_runtime(b);
+	return b->reuse ? 0 : check_training(b);
 }
 
 /* The build tree the suite runs from: --builddir, else IN's record. */
@@ -329,7 +330,7 @@ int bolt_prepare(struct bolt_run *b, const struct bolt_opts *o)
 	strbuf_init(&b->workloads, 0);
 	for (size_t i = 0; i < o->workloads.nr; i++)
 		strbuf_addf(&b->workloads, "%s%s", i ? "," : "", o->workloads.v[i]);
-	if (prepare_paths(b) < 0 || prepare_tools(b) < 0 || prepare_input(b) < 0 ||
+	if (prepare_paths(b) < 0 || prepare_input(b) < 0 || prepare_tools(b) < 0 ||
 	    prepare_out(b) < 0 || prepare_builddir(b) < 0 || prepare_profile(b) < 0)
 		return -1;
 	{

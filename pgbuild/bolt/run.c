@@ -312,15 +312,18 @@ static int run_training_steps(struct bolt_run *b)
 		t0 = clock_seconds();
 		rc = bolt_train(b);
 		strbuf_reset(&what);
-		if (rc == 0)
-			strbuf_addf(&what, "the postmaster's profile (pid %ld, %.0f counts) in %s; %s",
+		if (rc == 0) {
+			const char *tps = json_get_str(b->manifest, "bench");
+			strbuf_addf(&what, "the postmaster's profile (pid %ld, %.0f counts) in %s",
 				    (long)json_get_num(b->manifest, "postmaster_pid", 0),
-				    json_get_num(b->manifest, "counts", 0), b->profile,
-				    json_get_str(b->manifest, "bench"));
-		strbuf_rtrim(&what);
-		for (char *p = what.buf; *p; p++)
-			if (*p == '\n')
-				*p = ';';
+				    json_get_num(b->manifest, "counts", 0), b->profile);
+			/* bench's lines ("select-only: 9876 tps"), one after another */
+			for (const char *l = tps ? tps : ""; *l;) {
+				size_t n = strcspn(l, "\n");
+				strbuf_addf(&what, "; %.*s", (int)n, l);
+				l += n + (l[n] ? 1 : 0);
+			}
+		}
 		step_end(b, STEP_TRAIN, t0, rc, what.buf);
 	}
 	strbuf_release(&what);
