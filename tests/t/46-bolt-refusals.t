@@ -101,7 +101,8 @@ if [ "$(id -u)" != 0 ] || ! id postgres >/dev/null 2>&1; then
 	skip "needs root and the postgres user (the server user)" 2
 else
 	priv=$(mktemp -d)      # 0700, root's
-	"$P" bolt --prefix ready --out "$priv/out" --profile bad.fdata --no-regress >out 2>err
+	echo 'not a profile' > p2.fdata
+	"$P" bolt --prefix ready --out "$priv/out" --profile p2.fdata --no-regress >out 2>err
 	like "OUT in a 0700 directory: refused naming it" "$(cat err)" "directory $priv/out.bolt is out of the server user's reach"
 	ok "... before anything was made" test ! -e "$priv/out" -a ! -e "$priv/out.bolt"
 	rm -rf "$priv"
