@@ -103,9 +103,6 @@ static int make_template(struct bolt_run *b, const char *dest)
  * assertion), malloced, or NULL. */
 static char *crash_line(const char *log)
 {
-	static const char *const crash[] = {
-		"terminated by signal", "PANIC:", "TRAP:", "terminated by exception", NULL
-	};
 	struct strbuf sb = STRBUF_INIT;
 	char *r = NULL;
 
@@ -115,9 +112,8 @@ static char *crash_line(const char *log)
 	}
 	for (const char *l = sb.buf; *l && !r;) {
 		size_t len = strcspn(l, "\n");
-		for (int i = 0; crash[i] && !r; i++)
-			if (memmem(l, len, crash[i], strlen(crash[i])))
-				r = xstrndup(l, len);
+		if (cluster_log_line_is_crash(l, len))
+			r = xstrndup(l, len);
 		l += len + (l[len] ? 1 : 0);
 	}
 	strbuf_release(&sb);

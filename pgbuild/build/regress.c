@@ -329,17 +329,12 @@ static int start_server(struct regress *r)
  */
 static void keep_crashes(const char *problems, struct strbuf *out)
 {
-	static const char *const crash[] = {
-		"terminated by signal", "PANIC:", "TRAP:", "terminated by exception", NULL
-	};
 	for (const char *l = problems; *l;) {
 		size_t len = strcspn(l, "\n");
-		for (int i = 0; crash[i]; i++)
-			if (memmem(l, len, crash[i], strlen(crash[i]))) {
-				strbuf_add(out, l, len);
-				strbuf_addch(out, '\n');
-				break;
-			}
+		if (cluster_log_line_is_crash(l, len)) {
+			strbuf_add(out, l, len);
+			strbuf_addch(out, '\n');
+		}
 		l += len + (l[len] ? 1 : 0);
 	}
 }

@@ -722,6 +722,17 @@ int cluster_scan_log_text(const char *text, struct strbuf *problems)
 	return found;
 }
 
+int cluster_log_line_is_crash(const char *line, size_t len)
+{
+	static const char *const crash[] = {
+		"terminated by signal", "PANIC:", "TRAP:", "terminated by exception", NULL
+	};
+	for (int i = 0; crash[i]; i++)
+		if (memmem(line, len, crash[i], strlen(crash[i])))
+			return 1;
+	return 0;
+}
+
 int cluster_check_log(struct cluster *c, struct strbuf *problems)
 {
 	struct strbuf sb = STRBUF_INIT;

@@ -138,6 +138,14 @@ int cluster_check_log(struct cluster *c, struct strbuf *problems);
 int cluster_scan_log_text(const char *text, struct strbuf *problems);
 
 /*
+ * Does the server log line line[0..len) say that a process crashed (killed
+ * by a signal, a PANIC, a failed assertion, an exception)?  Stricter than
+ * cluster_check_log, whose "exited with exit code" also takes the workers
+ * PostgreSQL's regression suites make fail on purpose.
+ */
+int cluster_log_line_is_crash(const char *line, size_t len);
+
+/*
  * Stop the server (fast shutdown, so the data is consistent) and copy the
  * data directory to dest (which must not exist; made via dest.tmp and a
  * rename, so readers never see a half copy).  The server is started again

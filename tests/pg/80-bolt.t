@@ -142,7 +142,7 @@ is "the crashed training: exit 2" "$s" 2
 like "... named with the server log's line" "$(cat run4.err)" "the training run crashed: .*server process \(PID $killed\) was terminated by signal 11"
 like "... and where the log is" "$(cat run4.err)" "server log: $wd/logs/train-server.log"
 ok "... no OUT" test ! -e "$dir/out2"
-ok "... no server left" sh -c "! pgrep -f '$wd/train-prefix/bin/postgres'"
+ok "... no server left" sh -c "! pgrep -f '$wd/train-prefi[x]/bin/postgres'"
 ok "... no training copy left" test ! -e "$wd/train-prefix"
 diag "80-bolt.t: $(($(date +%s) - t0)) s after the builds"
 done_testing
