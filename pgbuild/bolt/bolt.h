@@ -235,8 +235,10 @@ int bolt_regress(struct bolt_run *b);
 int bolt_write_record(struct bolt_run *b);
 
 /* Run llvm-bolt with args (after the program), output into log; its exit
- * code, or -1 when it could not run. */
-int bolt_exec(const struct bolt_run *b, const struct strvec *args, const char *log);
+ * code, or -1 when it could not run.  When it fails, one error says
+ * "llvm-bolt WHAT (exit N): BOLT's own error line (log: LOG)". */
+int bolt_exec(const struct bolt_run *b, const struct strvec *args, const char *log,
+	      const char *what);
 
 /* dst (removed first) = a copy of the install src (cp -a) with binary as
  * its bin/postgres, mode 0755.  0 or -1 after the error. */

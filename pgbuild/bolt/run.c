@@ -61,22 +61,18 @@ int bolt_optimize(struct bolt_run *b)
 	struct strvec args = STRVEC_INIT;
 	struct strbuf text = STRBUF_INIT;
 	char *res = bolt_path(b, "postgres.bolt"), *log = bolt_path(b, "logs/optimize.log");
-	char *tmp = xasprintf("%s.bolt-tmp", b->out);
+	char *tmp = xasprintf("%s.bolt-tmp", b->out), *what;
 	int rc = PGBUILD_EXIT_ERROR, code;
 
 	strvec_pushl(&args, b->in_binary, "-o", res, NULL);
 	strvec_pushf(&args, "-data=%s", b->profile);
 	strvec_split(&args, BOLT_OPTIMIZE_FLAGS);
-	code = bolt_exec(b, &args, log);
-	strbuf_read_file(&text, log);
-	if (code != 0) {
-		char *line = bolt_error_line(text.buf);
-		if (code > 0)
-			error("llvm-bolt refused to rewrite %s (exit %d): %s (log: %s)",
-			      b->in_binary, code, line, log);
-		free(line);
+	what = xasprintf("refused to rewrite %s", b->in_binary);
+	code = bolt_exec(b, &args, log, what);
+	free(what);
+	if (code != 0)
 		goto out;
-	}
+	strbuf_read_file(&text, log);
 	if (bolt_parse_stats(text.buf, &b->stats) < 0)
 		warning("llvm-bolt printed no coverage line (log: %s)", log);
 	/* the new prefix appears whole or not at all */

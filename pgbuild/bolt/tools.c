@@ -19,7 +19,21 @@ char *bolt_path(const struct bolt_run *b, const char *name)
 	return xasprintf("%s/%s", b->workdir, name);
 }
 
-int bolt_exec(const struct bolt_run *b, const struct strvec *args, const char *log)
+/* llvm-bolt failed: its own error line. */
+static void report_failure(const char *what, int code, const char *log)
+{
+	struct strbuf text = STRBUF_INIT;
+	char *line;
+
+	strbuf_read_file(&text, log);
+	line = bolt_error_line(text.buf);
+	error("llvm-bolt %s (exit %d): %s (log: %s)", what, code, line, log);
+	free(line);
+	strbuf_release(&text);
+}
+
+int bolt_exec(const struct bolt_run *b, const struct strvec *args, const char *log,
+	      const char *what)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
 	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -44,6 +58,8 @@ int bolt_exec(const struct bolt_run *b, const struct strvec *args, const char *l
 	close(fd);
 	if (cp.exec_errno)
 		rc = error("cannot run %s: %s", b->llvm_bolt, strerror(cp.exec_errno));
+	else if (rc > 0)
+		report_failure(what, rc, log);
 	child_process_clear(&cp);
 	return rc;
 }

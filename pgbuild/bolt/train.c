@@ -51,28 +51,18 @@ int bolt_instrument(struct bolt_run *b)
 {
 	struct strvec args = STRVEC_INIT;
 	char *prof = NULL, *inst = bolt_path(b, "postgres.inst");
-	char *log = bolt_path(b, "logs/instrument.log");
-	int rc = PGBUILD_EXIT_ERROR, code;
+	char *log = bolt_path(b, "logs/instrument.log"), *what;
+	int rc = PGBUILD_EXIT_ERROR;
 
 	if (make_prof_dir(b, &prof) < 0)
 		goto out;
 	strvec_pushl(&args, b->in_binary, "-instrument", "-instrument-calls=0", NULL);
 	strvec_pushf(&args, "-instrumentation-file=%s/prof", prof);
 	strvec_pushl(&args, "-instrumentation-file-append-pid", "-o", inst, NULL);
-	code = bolt_exec(b, &args, log);
-	if (code != 0) {
-		struct strbuf text = STRBUF_INIT;
-		char *line;
-		strbuf_read_file(&text, log);
-		line = bolt_error_line(text.buf);
-		if (code > 0)
-			error("llvm-bolt could not instrument %s (exit %d): %s (log: %s)",
-			      b->in_binary, code, line, log);
-		free(line);
-		strbuf_release(&text);
-		goto out;
-	}
-	rc = 0;
+	what = xasprintf("could not instrument %s", b->in_binary);
+	if (bolt_exec(b, &args, log, what) == 0)
+		rc = 0;
+	free(what);
 out:
 	strvec_clear(&args);
 	free(prof);

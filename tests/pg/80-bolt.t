@@ -1,14 +1,15 @@
 #!/bin/bash
 # 80-bolt.t - pgbuild bolt on PostgreSQL 15: the shared BOLT-ready build
 # (tests/pg/bolt.policy: bolt = ready) instrumented, trained 5 s per
-# workload, rewritten into a new prefix and checked with the core
-# regression suite (installcheck against a server from that prefix).
+# workload, rewritten into a new prefix and checked with the core and
+# contrib regression suites (installcheck against a server from that prefix).
 #   1. the shared baseline build (no relocations, .cold fragments) is
 #      refused naming the policy line, and nothing is made;
 #   2. a whole run: a training run that completes, the postmaster's
 #      profile (the largest of all per-process files: BOLT 15's counters
 #      are shared across fork), coverage > 0 and both dyno-stats blocks in
-#      OUT/pgopt-build.json, the suite passes against the rewritten binary;
+#      OUT/pgopt-build.json, the suites (core and contrib) pass against
+#      the rewritten binary;
 #   3. inspect and verify read the pgopt records of the rewritten binary;
 #   4. a rerun reuses the profile (no instrument, no training);
 #   5. a changed input binary: a --profile trained on the old one is
@@ -47,8 +48,8 @@ ok "... and nothing is made" test ! -e "$dir/base-out" -a ! -e "$dir/base-out.bo
 
 # 2. the whole run
 t0=$(date +%s)
-e2e_heavy "$P" bolt --prefix "$ready" --out "$out" --workdir "$wd" -T 5 --json "$dir/bolt.json" \
-	>run1.out 2>run1.err
+e2e_heavy "$P" bolt --prefix "$ready" --out "$out" --workdir "$wd" -T 5 --contrib \
+	--json "$dir/bolt.json" >run1.out 2>run1.err
 s=$?
 t1=$(date +%s)
 is "bolt: exit 0" "$s" 0
@@ -60,6 +61,7 @@ for st in instrument train optimize regress; do
 done
 like "the suite ran against the rewritten binary" "$(cat run1.err)" "installcheck against a server from $out "
 like "... and passed" "$(cat run1.out)" 'core: ([0-9]+) tests, \1 passed, 0 failed'
+like "... contrib's too" "$(cat run1.out)" 'contrib: ([0-9]+) tests, \1 passed, 0 failed \([0-9]+ suites\)'
 R=$out/pgopt-build.json
 ok "OUT has its record" test -s "$R"
 is "the record's prefix is OUT" "$(json "$R" '$j->{prefix}')" "$out"
