@@ -128,12 +128,13 @@ struct bolt_train_key {
 	double duration;           /* seconds per workload */
 	int clients;               /* bench clients */
 	int scale;                 /* pgbench scale */
+	const char *settings;      /* the --set settings, space-separated ("" none) */
 };
 
 /* What bolt_profile_check compares. */
 #define BOLT_CHECK_INPUT     0x1   /* the input binary */
 #define BOLT_CHECK_WORKLOADS 0x2   /* the workloads */
-#define BOLT_CHECK_TRAINING  0x4   /* duration, clients, scale */
+#define BOLT_CHECK_TRAINING  0x4   /* duration, clients, scale, --set */
 
 /*
  * The staleness decision: is a profile whose manifest is m (NULL: none)
@@ -199,6 +200,7 @@ struct bolt_run {
 	int reuse;                /* 1: the profile is current, no training */
 	int replace_out;          /* OUT exists and is replaced */
 	struct strbuf workloads;  /* o->workloads joined by "," */
+	struct strbuf settings;   /* o->settings joined by " " */
 	struct json_value *in_record; /* IN/pgopt-build.json, or NULL */
 	double secs[4];           /* instrument, train, optimize, regress */
 	struct bolt_stats stats;  /* of the optimization */

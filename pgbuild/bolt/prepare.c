@@ -46,6 +46,7 @@ void bolt_release(struct bolt_run *b)
 	free(b->profile);
 	free(b->regress_json);
 	strbuf_release(&b->workloads);
+	strbuf_release(&b->settings);
 	json_free(b->in_record);
 	json_free(b->manifest);
 	memset(b, 0, sizeof(*b));
@@ -264,7 +265,8 @@ static int given_profile(struct bolt_run *b, const struct bolt_train_key *k)
 static int prepare_profile(struct bolt_run *b)
 {
 	const struct bolt_opts *o = b->o;
-	struct bolt_train_key k = { b->in_sha, b->workloads.buf, o->duration, o->clients, o->scale };
+	struct bolt_train_key k = { b->in_sha, b->workloads.buf, o->duration, o->clients, o->scale,
+				    b->settings.buf };
 	struct strbuf why = STRBUF_INIT;
 
 	if (o->profile)
@@ -328,8 +330,11 @@ int bolt_prepare(struct bolt_run *b, const struct bolt_opts *o)
 	b->o = o;
 	b->regress_rc = -1;
 	strbuf_init(&b->workloads, 0);
+	strbuf_init(&b->settings, 0);
 	for (size_t i = 0; i < o->workloads.nr; i++)
 		strbuf_addf(&b->workloads, "%s%s", i ? "," : "", o->workloads.v[i]);
+	for (size_t i = 0; i < o->settings.nr; i++)
+		strbuf_addf(&b->settings, "%s%s", i ? " " : "", o->settings.v[i]);
 	if (prepare_paths(b) < 0 || prepare_input(b) < 0 || prepare_tools(b) < 0 ||
 	    prepare_out(b) < 0 || prepare_builddir(b) < 0 || prepare_profile(b) < 0)
 		return -1;

@@ -34,7 +34,7 @@ static const char *short_sha(const char *sha, char buf[16])
 int bolt_profile_check(const struct json_value *m, const struct bolt_train_key *want,
 		       unsigned what, struct strbuf *why)
 {
-	const char *sha, *wl;
+	const char *sha, *wl, *set;
 	char a[16], b[16];
 	double dur;
 	int clients, scale;
@@ -63,6 +63,12 @@ int bolt_profile_check(const struct json_value *m, const struct bolt_train_key *
 		strbuf_addf(why, "the training changed (trained %g s per workload, %d clients, "
 			    "scale %d; now %g s, %d clients, scale %d)", dur, clients, scale,
 			    want->duration, want->clients, want->scale);
+		return 0;
+	}
+	set = json_get_str(m, "extra_settings");
+	if ((what & BOLT_CHECK_TRAINING) && strcmp(set ? set : "", want->settings ? want->settings : "")) {
+		strbuf_addf(why, "the training settings changed (trained with \"%s\"; now \"%s\")",
+			    set ? set : "", want->settings ? want->settings : "");
 		return 0;
 	}
 	return 1;

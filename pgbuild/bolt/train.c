@@ -203,6 +203,7 @@ static int write_manifest(struct bolt_run *b, const struct prof_run *r, int64_t 
 	json_key(&jw, "clients"); json_int(&jw, b->o->clients);
 	json_key(&jw, "scale"); json_int(&jw, b->o->scale);
 	json_key(&jw, "settings"); json_strvec(&jw, &r->settings);
+	json_key(&jw, "extra_settings"); json_string(&jw, b->settings.buf);
 	json_key(&jw, "llvm_bolt"); json_string(&jw, b->llvm_bolt);
 	json_key(&jw, "bolt_version"); json_string(&jw, b->bolt_version);
 	json_key(&jw, "instrument_flags"); json_string(&jw, BOLT_INSTRUMENT_FLAGS);

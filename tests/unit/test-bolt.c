@@ -183,7 +183,7 @@ static void test_staleness(void **state)
 {
 	const char *A = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 	const char *B = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
-	struct bolt_train_key k = { A, "select-only,tpcb", 5, 2, 1 };
+	struct bolt_train_key k = { A, "select-only,tpcb", 5, 2, 1, "" };
 	unsigned all = BOLT_CHECK_INPUT | BOLT_CHECK_WORKLOADS | BOLT_CHECK_TRAINING;
 	struct json_value *m = manifest(A, "select-only,tpcb", 5);
 	struct strbuf why = STRBUF_INIT;
@@ -216,6 +216,15 @@ static void test_staleness(void **state)
 	assert_non_null(strstr(why.buf, "the training changed (trained 5 s per workload"));
 	strbuf_reset(&why);
 	assert_int_equal(bolt_profile_check(m, &k, BOLT_CHECK_INPUT | BOLT_CHECK_WORKLOADS, &why), 1);
+	k.duration = 5;
+	/* another --set: the training changed too */
+	k.settings = "shared_buffers=1GB";
+	assert_int_equal(bolt_profile_check(m, &k, all, &why), 0);
+	assert_string_equal(why.buf, "the training settings changed (trained with \"\"; now "
+			    "\"shared_buffers=1GB\")");
+	strbuf_reset(&why);
+	k.settings = "";
+	assert_int_equal(bolt_profile_check(m, &k, all, &why), 1);
 	/* no manifest: never current */
 	assert_int_equal(bolt_profile_check(NULL, &k, all, &why), 0);
 	assert_non_null(strstr(why.buf, "no manifest"));
