@@ -147,7 +147,7 @@ static int check_options(struct bolt_opts *o)
 	return 0;
 }
 
-PGBUILD_COMMAND(bolt, "post-link layout optimization with LLVM BOLT: instrument, train, rewrite into a new prefix, regress")
+PGBUILD_COMMAND(bolt, "LLVM BOLT layout optimization: instrument, train, rewrite into a new prefix, regress")
 {
 	struct bolt_opts o;
 	struct bolt_run b;
