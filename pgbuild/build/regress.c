@@ -18,6 +18,7 @@
 
 #include "build/buildlog.h"
 #include "build/regress.h"
+#include "cluster/cluster.h"
 #include "cluster/serveruser.h"
 #include "pgbuild.h"
 
@@ -190,6 +191,10 @@ struct regress {
 	struct suite suites[2];   /* core, contrib */
 	int nsuites;
 	long total, failed;       /* tests over all suites */
+	struct cluster cl;        /* installcheck: the server from o->prefix */
+	int cl_made;              /* cl was created (destroy it) */
+	struct strbuf problems;   /* installcheck: what its server log reports */
+	char *server_log;         /* installcheck: where that log is kept */
 };
 
 void regress_opts_init(struct regress_opts *o)
@@ -268,6 +273,14 @@ static int prepare_user(struct regress *r)
 	if (!server_user_can(r->pw, "-w", r->builddir))
 		return error("user %s cannot write %s (check the permissions of its parent directories)",
 			     user, r->builddir);
+	if (r->o->prefix) {
+		char *bin = xasprintf("%s/bin/postgres", r->o->prefix);
+		int ok = server_user_can(r->pw, "-x", bin);
+		free(bin);
+		if (!ok)
+			return error("user %s cannot run %s/bin/postgres (check the permissions of "
+				     "its parent directories)", user, r->o->prefix);
+	}
 	if (r->srcdir) {
 		char *cfg = xasprintf("%s/configure", r->srcdir);
 		int ok = server_user_can(r->pw, "-r", cfg);
@@ -281,20 +294,88 @@ static int prepare_user(struct regress *r)
 	return 0;
 }
 
+/*
+ * Installcheck: a private server from the installed prefix, with what the
+ * suites expect of make check's temporary server; make connects to it
+ * (PGHOST, PGPORT, PGUSER).  0 or -1 after the error.
+ */
+static int start_server(struct regress *r)
+{
+	struct cluster_options co = CLUSTER_OPTIONS_INIT;
+	int rc;
+
+	co.prefix = r->o->prefix;
+	co.quiet = 1;
+	strvec_pushl(&co.settings, "max_prepared_transactions=10", "fsync=off", NULL);
+	rc = cluster_create(&r->cl, &co);
+	strvec_clear(&co.settings);
+	if (rc < 0)
+		return -1;
+	r->cl_made = 1;
+	if (cluster_start(&r->cl) < 0)
+		return -1;
+	strvec_pushf(&r->env, "PGHOST=%s", r->cl.dir);
+	strvec_pushf(&r->env, "PGPORT=%d", r->cl.port);
+	strvec_pushf(&r->env, "PGUSER=%s", r->cl.superuser);
+	fprintf(stderr, "regress: installcheck against a server from %s (pid %ld, socket in %s)\n",
+		r->o->prefix, (long)r->cl.pid, r->cl.dir);
+	return 0;
+}
+
+/*
+ * The crashes among the problems cluster_check_log found: the suites make
+ * parallel and logical replication workers exit with code 1 on purpose,
+ * a crash is a signal, a PANIC or a failed assertion.
+ */
+static void keep_crashes(const char *problems, struct strbuf *out)
+{
+	for (const char *l = problems; *l;) {
+		size_t len = strcspn(l, "\n");
+		if (cluster_log_line_is_crash(l, len)) {
+			strbuf_add(out, l, len);
+			strbuf_addch(out, '\n');
+		}
+		l += len + (l[len] ? 1 : 0);
+	}
+}
+
+/* Installcheck: stop the server, keep its log, scan it for crashes. */
+static void stop_server(struct regress *r)
+{
+	struct strbuf log = STRBUF_INIT;
+
+	if (!r->cl_made)
+		return;
+	cluster_stop(&r->cl);
+	cluster_check_log(&r->cl, &log);
+	keep_crashes(log.buf, &r->problems);
+	strbuf_reset(&log);
+	r->server_log = xasprintf("%s/pgopt-installcheck-server.log", r->builddir);
+	if (strbuf_read_file(&log, r->cl.logfile) >= 0)
+		write_file_atomic(r->server_log, log.buf, log.len);
+	strbuf_release(&log);
+	cluster_destroy(&r->cl);
+	r->cl_made = 0;
+}
+
 static void run_suites(struct regress *r)
 {
 	const struct regress_opts *o = r->o;
+	const char *check = o->prefix ? "installcheck" : "check";
 
 	if (o->core) {
 		char *t = o->tests ? xasprintf("TESTS=%s", o->tests) : NULL;
-		const char *args[] = { "make", o->tests ? "check-tests" : "check", t, NULL };
+		char *target = xasprintf("%s%s", check, o->tests ? "-tests" : "");
+		const char *args[] = { "make", target, t, NULL };
 		r->suites[r->nsuites].name = "core";
 		run_suite(&r->suites[r->nsuites++], r->builddir, r->pw, &r->env, args, o->verbose);
+		free(target);
 		free(t);
 	}
 	if (o->contrib) {
-		char *j = xasprintf("-j%d", o->jobs);
-		const char *args[] = { "make", j, "-k", "-C", "contrib", "check", NULL };
+		/* installcheck: one server, one contrib_regression database */
+		char *j = xasprintf("-j%d", o->prefix ? 1 : o->jobs);
+		const char *args[] = { "make", j, "-k", "-C", "contrib", check, NULL };
 		r->suites[r->nsuites].name = "contrib";
 		run_suite(&r->suites[r->nsuites++], r->builddir, r->pw, &r->env, args, o->verbose);
 		free(j);
@@ -320,6 +401,13 @@ static int summarize(struct regress *r)
 				rc = PGBUILD_EXIT_ERROR;
 		}
 	}
+	if (r->problems.len) {
+		/* the tests may all pass while a backend crashed between them */
+		printf("server: the log of the server from %s reports a crash:\n%s"
+		       "server: log kept in %s\n", r->o->prefix, r->problems.buf, r->server_log);
+		if (rc != PGBUILD_EXIT_ERROR)
+			rc = PGBUILD_EXIT_FAIL;
+	}
 	return rc;
 }
 
@@ -330,6 +418,10 @@ static int write_json(const struct regress *r, int rc)
 	int ret;
 	json_object_begin(&jw);
 	json_key(&jw, "builddir"); json_string(&jw, r->builddir);
+	json_key(&jw, "mode"); json_string(&jw, r->o->prefix ? "installcheck" : "check");
+	json_key(&jw, "prefix"); json_string(&jw, r->o->prefix);
+	json_key(&jw, "server_log"); json_string(&jw, r->server_log);
+	json_key(&jw, "server_problems"); json_string(&jw, r->o->prefix ? r->problems.buf : NULL);
 	json_key(&jw, "user"); json_string(&jw, r->pw ? r->pw->name : NULL);
 	json_key(&jw, "ok"); json_bool(&jw, rc == 0);
 	json_key(&jw, "tests"); json_int(&jw, r->total);
@@ -351,9 +443,11 @@ int regress_run(const struct regress_opts *o)
 	memset(&r, 0, sizeof(r));
 	r.o = o;
 	strvec_init(&r.env);
-	if (prepare_tree(&r) < 0 || prepare_user(&r) < 0)
+	strbuf_init(&r.problems, 0);
+	if (prepare_tree(&r) < 0 || prepare_user(&r) < 0 || (o->prefix && start_server(&r) < 0))
 		goto out;
 	run_suites(&r);
+	stop_server(&r);
 	rc = summarize(&r);
 	if (o->json && write_json(&r, rc) < 0)
 		rc = PGBUILD_EXIT_ERROR;
@@ -365,6 +459,10 @@ int regress_run(const struct regress_opts *o)
 	else
 		printf("regress: ERROR (the suite could not run to the end)\n");
 out:
+	if (r.cl_made)
+		cluster_destroy(&r.cl);
+	strbuf_release(&r.problems);
+	free(r.server_log);
 	for (int i = 0; i < r.nsuites; i++) {
 		strvec_clear(&r.suites[i].failed_tests);
 		strvec_clear(&r.suites[i].diffs);

@@ -15,6 +15,19 @@
  * compile gets the same flags; PGOPT_PREFIX is cleared (the ccache directory
  * belongs to the building user).
  *
+ * Installcheck mode (prefix set): the suites run with `make installcheck`
+ * from the same build tree against a private server (cluster.h) started
+ * from the installed PREFIX instead of make check's temporary install, so
+ * what is tested is exactly that install (e.g. a BOLT-rewritten postgres in
+ * a copy of the build's prefix: `pgbuild bolt`).  The server gets what the
+ * suites expect of their temporary server (max_prepared_transactions=10;
+ * PGHOST/PGPORT naming itself, for dblink and postgres_fdw), make gets
+ * PGHOST/PGPORT/PGUSER, contrib runs one module at a time (one server,
+ * one contrib_regression database), and the server log is scanned at the
+ * end: a crash, PANIC or failed assertion there fails the run even when
+ * every test passed.  The server log is kept as
+ * <builddir>/pgopt-installcheck-server.log.
+ *
  * Output (stdout): one line per suite and, last, the verdict line, e.g.
  *     core: 217 tests, 217 passed, 0 failed
  *     regress: PASSED (217 tests)
@@ -27,6 +40,8 @@
 /* What to run (the options of `pgbuild regress`). */
 struct regress_opts {
 	const char *builddir;     /* --builddir: a configured build tree */
+	const char *prefix;       /* --prefix: installcheck against a server
+				   * from this install; NULL: make check */
 	const char *user;         /* --user: who runs make as root (NULL: the
 				   * server user, $PGBUILD_SERVER_USER or postgres) */
 	const char *json;         /* --json FILE: the summary, or NULL */

@@ -50,6 +50,7 @@
 /* Codes of the options without a short letter, one per option name. */
 enum cli_opt {
 	OPT_BASELINE = 256,
+	OPT_BOLT,
 	OPT_BUILDDIR,
 	OPT_CANDIDATE,
 	OPT_CANDIDATE_BUILDDIR,
@@ -71,6 +72,7 @@ enum cli_opt {
 	OPT_EMIT_POLICY,
 	OPT_ENABLE_CASSERT,
 	OPT_FILES,
+	OPT_FORCE,
 	OPT_FROM,
 	OPT_FUNCTION,
 	OPT_GATE,
@@ -113,6 +115,7 @@ enum cli_opt {
 	OPT_PLUGIN,
 	OPT_POLICY,
 	OPT_PREFIX,
+	OPT_PROFILE,
 	OPT_REGRESS_RESULT,
 	OPT_REQUIRE_REGRESS,
 	OPT_RESTART,

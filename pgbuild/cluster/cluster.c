@@ -554,6 +554,11 @@ int cluster_start(struct cluster *c)
 		strvec_push(&cp.args, "-c");
 		strvec_push(&cp.args, c->settings.v[i]);
 	}
+	/* the server's own libpq connections (dblink, postgres_fdw) reach
+	 * this cluster by default, as under pg_regress's temporary server */
+	strvec_pushf(&cp.env, "PGHOST=%s", c->dir);
+	strvec_pushf(&cp.env, "PGPORT=%d", c->port);
+	strvec_pushf(&cp.env, "PGUSER=%s", c->superuser);
 	cp.no_stdin = 1;
 	cp.out = cp.err = logfd;
 	cp.new_pgroup = 1;
@@ -715,6 +720,17 @@ int cluster_scan_log_text(const char *text, struct strbuf *problems)
 		line += len + (e ? 1 : 0);
 	}
 	return found;
+}
+
+int cluster_log_line_is_crash(const char *line, size_t len)
+{
+	static const char *const crash[] = {
+		"terminated by signal", "PANIC:", "TRAP:", "terminated by exception", NULL
+	};
+	for (int i = 0; crash[i]; i++)
+		if (memmem(line, len, crash[i], strlen(crash[i])))
+			return 1;
+	return 0;
 }
 
 int cluster_check_log(struct cluster *c, struct strbuf *problems)

@@ -42,6 +42,10 @@
  * callers that create threads should block these signals in them
  * (cluster_block_signals()) so only the main thread runs it.
  *
+ * The server runs with PGHOST, PGPORT and PGUSER naming the cluster itself,
+ * so connections it makes through libpq with the defaults (dblink,
+ * postgres_fdw in PostgreSQL's regression suites) reach it.
+ *
  * Settings (options.settings, "name=value") are passed as -c options when
  * the server starts, never written to postgresql.conf, so a data directory
  * can be saved as a template and reused with other settings.
@@ -132,6 +136,14 @@ int cluster_check_log(struct cluster *c, struct strbuf *problems);
 
 /* Scan a log text; exposed for unit tests. */
 int cluster_scan_log_text(const char *text, struct strbuf *problems);
+
+/*
+ * Does the server log line line[0..len) say that a process crashed (killed
+ * by a signal, a PANIC, a failed assertion, an exception)?  Stricter than
+ * cluster_check_log, whose "exited with exit code" also takes the workers
+ * PostgreSQL's regression suites make fail on purpose.
+ */
+int cluster_log_line_is_crash(const char *line, size_t len);
 
 /*
  * Stop the server (fast shutdown, so the data is consistent) and copy the

@@ -1,17 +1,20 @@
 /*
  * cmd/regress.c - `pgbuild regress`: its options and their checks; the
- * suites are build/regress.h's.
+ * suites (make check, or installcheck against an installed --prefix) are
+ * build/regress.h's.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "build/regress.h"
 #include "pgbuild.h"
+#include "pipeline/preflight.h"
 
 static void regress_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: pgbuild regress --builddir DIR [--contrib] [--tests \"A B\"] [--user NAME]\n"
-"                       [--json FILE]\n"
+"usage: pgbuild regress --builddir DIR [--prefix PREFIX] [--contrib]\n"
+"                       [--tests \"A B\"] [--user NAME] [--json FILE]\n"
 "\n"
 "Run PostgreSQL's regression suite (make check) in a build directory made\n"
 "by `pgbuild build`, and print a summary.  As root, make runs as --user\n"
@@ -19,6 +22,10 @@ static void regress_usage(FILE *fp)
 "because PostgreSQL's test server refuses to run as root.\n"
 "\n"
 "  --builddir DIR   the build directory (required)\n"
+"  --prefix PREFIX  installcheck: run the suites (make installcheck) against a\n"
+"                   private server started from this installed PostgreSQL of the\n"
+"                   same source (e.g. pgbuild bolt's output), not make check's\n"
+"                   temporary install\n"
 "  --contrib        also run make -C contrib check\n"
 "  --tests \"A B\"    run only these core tests (make check-tests; PostgreSQL 15\n"
 "                   needs test_setup first)\n"
@@ -35,6 +42,7 @@ static void regress_usage(FILE *fp)
 
 static const struct option regress_options[] = {
 	{ "builddir", required_argument, NULL, OPT_BUILDDIR },
+	{ "prefix", required_argument, NULL, OPT_PREFIX },
 	{ "contrib", no_argument, NULL, OPT_CONTRIB },
 	{ "no-core", no_argument, NULL, OPT_NO_CORE },
 	{ "user", required_argument, NULL, OPT_USER },
@@ -56,6 +64,7 @@ static int parse_options(struct regress_opts *o, int argc, char **argv)
 	while ((c = cli_getopt(argc, argv, regress_options)) != -1) {
 		switch (c) {
 		case OPT_BUILDDIR: o->builddir = optarg; break;
+		case OPT_PREFIX: o->prefix = optarg; break;
 		case OPT_CONTRIB: o->contrib = 1; break;
 		case OPT_NO_CORE: o->core = 0; break;
 		case OPT_USER: o->user = optarg; break;
@@ -77,16 +86,28 @@ static int parse_options(struct regress_opts *o, int argc, char **argv)
 		return cli_usage_error("--builddir is required");
 	if (!o->core && !o->contrib)
 		return cli_usage_error("--no-core without --contrib leaves nothing to run");
+	if (o->prefix && o->temp_config)
+		return cli_usage_error("--temp-config configures make check's temporary server; "
+				       "--prefix runs installcheck against a server of its own");
 	return -1;
 }
 
 PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a build")
 {
 	struct regress_opts o;
+	char *prefix = NULL;
 	int rc;
 
 	regress_opts_init(&o);
 	if ((rc = parse_options(&o, argc, argv)) >= 0)
 		return rc;
-	return regress_run(&o);
+	if (o.prefix) {
+		if (preflight_install("--prefix", o.prefix) < 0)
+			return PGBUILD_EXIT_ERROR;
+		prefix = path_absolute(o.prefix);
+		o.prefix = prefix;
+	}
+	rc = regress_run(&o);
+	free(prefix);
+	return rc;
 }

@@ -217,6 +217,10 @@ static int read_image(Elf *elf, unsigned flags, struct elfrec_object *obj, const
 			obj->readonly_size += sh.sh_size;
 		if (!strcmp(name, ".text"))
 			obj->dot_text_size = sh.sh_size;
+		if (!strcmp(name, ".rela.text"))
+			obj->rela_text_size = sh.sh_size;
+		if (!strcmp(name, ".note.bolt_info"))
+			obj->bolt_rewritten = 1;
 		if ((sh.sh_flags & SHF_EXECINSTR) && sh.sh_type != SHT_NOBITS) {
 			obj->text_size += sh.sh_size;
 			if (elfrec_section_is(name, ".text.hot"))

@@ -9,6 +9,8 @@
  *     followed by its "fn" lines; a linked binary holds the concatenation of
  *     all its objects' records, plus the link-time (ltrans) records);
  *   - every function symbol with its size and section name;
+ *   - whether the code's relocations were kept (.rela.text, --emit-relocs)
+ *     and whether BOLT wrote the file (.note.bolt_info);
  *   - the summed sizes of the text sections (.text*, .text.hot*,
  *     .text.unlikely*, .text.startup*), of .text alone, and the
  *     Berkeley-style text size (what `size` prints as text: every
@@ -72,6 +74,10 @@ struct elfrec_object {
 	uint64_t dot_text_size;      /* .text alone */
 	uint64_t readonly_size;      /* allocated, not writable, with contents:
 				      * `size`'s "text" column */
+	uint64_t rela_text_size;     /* .rela.text: the relocations of the code,
+				      * kept in an executable only when linked
+				      * with --emit-relocs (what BOLT needs) */
+	int bolt_rewritten;          /* has .note.bolt_info: written by BOLT */
 	int has_symtab;              /* has a .symtab (not stripped) */
 	int has_dynsym;              /* has a .dynsym */
 };

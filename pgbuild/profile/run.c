@@ -92,6 +92,7 @@ int prof_run_workloads(struct prof_run *r)
 	char *conn = NULL;
 
 	co.prefix = r->prefix;
+	co.template_dir = r->template_dir;
 	co.quiet = 1;
 	strvec_pushv(&co.settings, (const char *const *)r->settings.v);
 	if (cluster_create(&cl, &co) < 0) {
@@ -101,6 +102,7 @@ int prof_run_workloads(struct prof_run *r)
 	if (cluster_start(&cl) < 0)
 		goto out;
 	conn = xstrdup(cluster_conninfo(&cl, "postgres"));
+	r->postmaster = (long)cl.pid;
 
 	/* load every workload's data before anything is recorded */
 	for (size_t i = 0; i < r->workloads.nr; i++) {
@@ -176,6 +178,12 @@ out:
 		ret = -1;
 	}
 	strbuf_release(&problems);
+	if (r->keep_log) {
+		struct strbuf log = STRBUF_INIT;
+		if (strbuf_read_file(&log, cl.logfile) >= 0)
+			write_file_atomic(r->keep_log, log.buf, log.len);
+		strbuf_release(&log);
+	}
 	cluster_destroy(&cl);
 	strvec_clear(&co.settings);
 	free(conn);

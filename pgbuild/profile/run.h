@@ -36,7 +36,11 @@ struct prof_run {
 	const char *perf_data;    /* record perf samples into this file, or NULL */
 	int perf_freq;            /* samples per second */
 	int quiet;                /* no progress lines */
+	const char *template_dir; /* start from a copy of this data directory
+				   * instead of initdb (NULL: initdb) */
+	const char *keep_log;     /* copy the server log here at the end, or NULL */
 	struct strbuf summary;    /* filled: one line per workload with tps */
+	long postmaster;          /* filled: the postmaster's pid */
 };
 
 void prof_run_init(struct prof_run *r);
@@ -51,9 +55,12 @@ void prof_run_release(struct prof_run *r);
 int prof_run_option(struct prof_run *r, int c, const char *arg);
 
 /*
- * Make a private cluster of r->prefix, load and run every workload (under
- * perf when r->perf_data), stop the server cleanly and remove the cluster.
- * Returns 0, or -1 after printing an error.
+ * Make a private cluster of r->prefix (from r->template_dir when set), load
+ * and run every workload (under perf when r->perf_data), stop the server
+ * cleanly and remove the cluster.  The stop waits for the postmaster
+ * process itself to end (waitpid), so whatever it writes in its exit
+ * handlers (gcov counts, BOLT's profile) is complete on return.  Returns
+ * 0, or -1 after printing an error.
  */
 int prof_run_workloads(struct prof_run *r);
 

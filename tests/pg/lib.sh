@@ -6,6 +6,7 @@
 #     . "$(dirname "$0")/lib.sh"
 #     prefix=$(e2e_build base none)               # baseline, policy none
 #     cand=$(e2e_build coscup "$TOP/examples/coscup-2017.policy")
+#     ready=$(e2e_build bolt "$TOP/tests/pg/bolt.policy")   # BOLT-ready
 #     builddir=$(e2e_builddir coscup)
 #
 # PostgreSQL is built at most once per NAME and shared by all suites: builds
@@ -17,7 +18,11 @@
 # builds are:
 #     base     policy none                         (the baseline)
 #     coscup   examples/coscup-2017.policy         (-O2 -finline-functions, LTO)
-# Do not add private full builds to tests: CI has room for these two.
+#     bolt     tests/pg/bolt.policy                (bolt = ready: -fno-reorder-
+#              blocks-and-partition, -Wl,--emit-relocs; what pgbuild bolt
+#              rewrites, tests/pg/80-bolt.t; objects differ from base's, so
+#              it is a full build, a ccache hit after the first)
+# Do not add private full builds to tests: CI has room for these three.
 # Never run `make -B` (or `make -n -B`) in a shared build tree: it remakes
 # the makefiles, which re-runs configure (config.status --recheck) under
 # everyone else's feet.  Read the compile log instead.

@@ -101,6 +101,20 @@ sensitivity --metric tsp|2|did you mean "tps"
 sensitivity -T 0|2|invalid value "0" for --duration
 sensitivity -W a,b|2|unknown workload "a"
 build --policy none --prefix $TMP/x -j 0|2|invalid value "0" for --jobs: expected an integer from 1 to 1024
+bolt|2|--prefix is required \(the BOLT-ready install\)
+bolt --prefix $PG|2|--out is required
+bolt --prefix $PG --out o -W nosuch|2|unknown workload "nosuch"
+bolt --prefix $PG --out o -W selectonly|2|did you mean "select-only"
+bolt --prefix $PG --out o -T 0|2|invalid value "0" for --duration: expected a number of seconds > 0
+bolt --prefix $PG --out o -c 0|2|invalid value "0" for --clients: expected an integer from 1 to 10000
+bolt --prefix $PG --out o -s 0|2|invalid value "0" for --scale
+bolt --prefix $PG --out o -j 0|2|invalid value "0" for --jobs
+bolt --prefix $PG --out o --set fsync|2|invalid value "fsync" for --set: expected NAME=VALUE
+bolt --prefix $PG --out o --profile p.fdata --retrain|2|--profile and --retrain exclude each other
+bolt --prefix $PG --out o --contrib --no-regress|2|--contrib and --no-regress exclude each other
+bolt --prefix $PG --out o extra|2|unexpected argument "extra"
+bolt --prefix $TMP --out o|2|--prefix $TMP: no bin/postgres
+bolt --prefix $PG --out $PG|2|is --prefix itself: BOLT's output goes into a new prefix, never in place
 regress --builddir $TMP -j 0|2|invalid value "0" for --jobs
 source -s x|2|invalid option -- 's'
 source -j|2|invalid option -- 'j'
@@ -110,9 +124,10 @@ report|2|nothing to report: give --gate
 ROWS
 ok "no work directory was made by any refused run or tune" test ! -e w
 ok "no prefix was made by a refused pgo" test ! -e p
+ok "no output or work directory was made by a refused bolt" test ! -e o -a ! -e o.bolt
 
 # every usage error ends with the one hint, naming the command
-for c in bench build gate inspect pgo profile regress report run sensitivity source tune verify; do
+for c in bench bolt build gate inspect pgo profile regress report run sensitivity source tune verify; do
 	"$P" $c --no-such-option >out 2>err
 	is "$c: unknown option exits 2" "$?" 2
 	is "$c: the hint is the last line" "$(tail -n 1 err)" "Try \"pgbuild $c --help\" for more information."
@@ -129,10 +144,10 @@ like "pgbuild help lists the commands" "$("$P" help)" "  tune +search compiler f
 is "pgbuild --help and help agree" "$("$P" --help)" "$("$P" help)"
 
 # the shared options mean the same in every command that has them
-for c in gate pgo profile run sensitivity; do
+for c in bolt gate pgo profile run sensitivity; do
 	like "$c --help: -W is a list" "$("$P" $c --help)" "-W, --workload LIST .*comma-separated and repeatable"
 done
-for c in build pgo regress run sensitivity tune; do
+for c in bolt build pgo regress run sensitivity tune; do
 	like "$c --help: -j is make's jobs" "$("$P" $c --help)" "-j, --jobs N"
 done
 like "bench --help: --threads, not -j" "$("$P" bench --help)" "      --threads N  "

@@ -115,6 +115,17 @@ static void test_log_scan(void **state)
 	assert_int_equal(cluster_scan_log_text(bad, &sb), 3);
 	assert_non_null(strstr(sb.buf, "Segmentation fault"));
 	strbuf_release(&sb);
+	/* crashes only: workers the regression suites make fail are none */
+	{
+		const char *w = "LOG:  background worker \"parallel worker\" (PID 20775) exited with exit code 1";
+		const char *c = "LOG:  server process (PID 9) was terminated by signal 11: Segmentation fault";
+		assert_int_equal(cluster_log_line_is_crash(w, strlen(w)), 0);
+		assert_int_equal(cluster_log_line_is_crash(c, strlen(c)), 1);
+		assert_int_equal(cluster_log_line_is_crash("PANIC:  x", 9), 1);
+		assert_int_equal(cluster_log_line_is_crash("TRAP: FailedAssertion", 21), 1);
+		/* the length bounds the search */
+		assert_int_equal(cluster_log_line_is_crash(c, 20), 0);
+	}
 }
 
 int main(void)

@@ -1,0 +1,167 @@
+/*
+ * cmd/bolt.c - `pgbuild bolt`: its options and their checks; instrument,
+ * train, optimize and the regression suite are bolt/bolt.h's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bolt/bolt.h"
+#include "pgbuild.h"
+#include "pipeline/preflight.h"
+
+static void bolt_usage(FILE *fp)
+{
+	fputs("usage: pgbuild bolt --prefix IN --out OUT [options]\n"
+	      "\n"
+	      "Post-link layout optimization of an installed build with LLVM BOLT 15:\n"
+	      "instrument IN/bin/postgres, train it on the workloads on a private cluster,\n"
+	      "rewrite it with the profile into OUT (a new prefix: a copy of IN with the\n"
+	      "rewritten postgres; never IN itself), and run PostgreSQL's regression suite\n"
+	      "(installcheck from IN's build tree) against a server from OUT.  IN must be\n"
+	      "BOLT-ready: built with a policy that has \"bolt = ready\" in [global].\n"
+	      "The profile is kept in the work directory and reused while IN's postgres\n"
+	      "and the training are the same; otherwise it is trained again, with one\n"
+	      "line saying why.  OUT/pgopt-build.json gets a \"bolt\" object (profile,\n"
+	      "coverage, BOLT's dyno-stats, times, the suite's result).\n"
+	      "\n"
+	      "  --prefix IN            the BOLT-ready install (required)\n"
+	      "  --out OUT              the new prefix (required); an OUT that exists must\n"
+	      "                         be an earlier output of pgbuild bolt (replaced)\n"
+	      "  --workdir DIR          profile, manifest and logs (default OUT.bolt)\n"
+	      "  --profile FILE         use this profile (.fdata) instead of training;\n"
+	      "                         refused when its manifest FILE.json says it was\n"
+	      "                         trained on another binary (or other -W)\n"
+	      "  --retrain              train again even when the kept profile is current\n"
+	      "  -W, --workload LIST    training workloads, comma-separated and repeatable\n"
+	      "                         (default select-only,tpcb), run in one server session\n"
+	      "  -T, --duration S       seconds per training workload (default 5)\n"
+	      "  -c, --clients N        training clients (default 2)\n"
+	      "  -s, --scale N          pgbench scale of the training data (default 1)\n"
+	      "  --set NAME=VALUE       another server setting of the training (repeatable)\n"
+	      "  --builddir DIR         IN's build tree, for the suite (default: the one\n"
+	      "                         IN/pgopt-build.json records)\n"
+	      "  --contrib              also contrib's installcheck\n"
+	      "  --no-regress           skip the suite (the result is then not checked)\n"
+	      "  --bolt DIR             where llvm-bolt is (default $PGBUILD_BOLT, else\n"
+	      "                         " BOLT_DEFAULT_DIR ", Debian's " BOLT_PACKAGE ")\n"
+	      "  --force                replace an OUT that is an installed PostgreSQL\n"
+	      "  --json FILE            also write the \"bolt\" object to FILE\n"
+	      "  -j, --jobs N           make jobs of the suite\n"
+	      "  -q, --quiet            no progress lines\n"
+	      "\n"
+	      "Every option, BOLT, IN's readiness, OUT, the profile and the build tree are\n"
+	      "checked before the first step.  Exit: 0 rewritten and the suite passed (or\n"
+	      "--no-regress), 1 the suite failed, 2 could not instrument, train or rewrite.\n",
+	      fp);
+}
+
+static const struct option bolt_options[] = {
+	{ "prefix", required_argument, NULL, OPT_PREFIX },
+	{ "out", required_argument, NULL, OPT_OUT },
+	{ "workdir", required_argument, NULL, OPT_WORKDIR },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "retrain", no_argument, NULL, OPT_RETRAIN },
+	CLI_OPT_WORKLOAD,
+	CLI_OPT_DURATION,
+	CLI_OPT_CLIENTS,
+	CLI_OPT_SCALE,
+	{ "set", required_argument, NULL, OPT_SET },
+	{ "builddir", required_argument, NULL, OPT_BUILDDIR },
+	{ "contrib", no_argument, NULL, OPT_CONTRIB },
+	{ "no-regress", no_argument, NULL, OPT_NO_REGRESS },
+	{ "bolt", required_argument, NULL, OPT_BOLT },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_JOBS,
+	CLI_OPT_QUIET,
+	CLI_OPT_HELP,
+	CLI_OPT_END
+};
+
+/* The shared vocabulary's values; 1 when c was one, 0 not, -1 bad. */
+static int parse_shared(struct bolt_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'W':
+		o->workloads_given = 1;
+		return cli_parse_workloads(arg, &o->workloads) < 0 ? -1 : 1;
+	case 'T': return cli_parse_duration(arg, &o->duration) < 0 ? -1 : 1;
+	case 'c': return cli_parse_clients(arg, &o->clients) < 0 ? -1 : 1;
+	case 's': return cli_parse_scale(arg, &o->scale) < 0 ? -1 : 1;
+	case 'j': return cli_parse_jobs(arg, &o->jobs) < 0 ? -1 : 1;
+	case OPT_SET: return parse_setting_option("--set", arg, &o->settings) < 0 ? -1 : 1;
+	default: return 0;
+	}
+}
+
+/* Read the options.  -1 to go on, else the exit code (0 after --help). */
+static int parse_options(struct bolt_opts *o, int argc, char **argv)
+{
+	int c, r;
+
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, bolt_options)) != -1) {
+		if ((r = parse_shared(o, c, optarg)) < 0)
+			return cli_usage();
+		if (r > 0)
+			continue;
+		switch (c) {
+		case OPT_PREFIX: o->prefix = optarg; break;
+		case OPT_OUT: o->out = optarg; break;
+		case OPT_WORKDIR: o->workdir = optarg; break;
+		case OPT_PROFILE: o->profile = optarg; break;
+		case OPT_RETRAIN: o->retrain = 1; break;
+		case OPT_BUILDDIR: o->builddir = optarg; break;
+		case OPT_CONTRIB: o->contrib = 1; break;
+		case OPT_NO_REGRESS: o->regress = 0; break;
+		case OPT_BOLT: o->bolt_dir = optarg; break;
+		case OPT_FORCE: o->force = 1; break;
+		case OPT_JSON: o->json = optarg; break;
+		case 'q': o->quiet = 1; break;
+		case 'h': bolt_usage(stdout); return PGBUILD_EXIT_OK;
+		default: return cli_usage();
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
+	return -1;
+}
+
+/* The options together (the rest is bolt_prepare's). */
+static int check_options(struct bolt_opts *o)
+{
+	if (!o->prefix)
+		return cli_usage_error("--prefix is required (the BOLT-ready install)");
+	if (!o->out)
+		return cli_usage_error("--out is required (the new prefix BOLT's output goes into)");
+	if (o->profile && o->retrain)
+		return cli_usage_error("--profile and --retrain exclude each other: a given "
+				       "profile is never trained");
+	if (o->contrib && !o->regress)
+		return cli_usage_error("--contrib and --no-regress exclude each other");
+	if (!o->workloads.nr)
+		strvec_pushl(&o->workloads, "select-only", "tpcb", NULL);
+	if (preflight_install("--prefix", o->prefix) < 0)
+		return PGBUILD_EXIT_ERROR;
+	return 0;
+}
+
+PGBUILD_COMMAND(bolt, "LLVM BOLT layout optimization: instrument, train, rewrite into a new prefix, regress")
+{
+	struct bolt_opts o;
+	struct bolt_run b;
+	int rc;
+
+	bolt_opts_init(&o);
+	memset(&b, 0, sizeof(b));
+	if ((rc = parse_options(&o, argc, argv)) < 0 && (rc = check_options(&o)) == 0) {
+		if (bolt_prepare(&b, &o) < 0)
+			rc = PGBUILD_EXIT_ERROR;
+		else
+			rc = bolt_run_all(&b);
+	}
+	bolt_release(&b);
+	bolt_opts_release(&o);
+	return rc;
+}
