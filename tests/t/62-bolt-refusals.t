@@ -1,5 +1,5 @@
 #!/bin/bash
-# 46-bolt-refusals.t - what `pgbuild bolt` refuses before any work, on real
+# 62-bolt-refusals.t - what `pgbuild bolt` refuses before any work, on real
 # binaries (no PostgreSQL build needed): a gcc -O2 executable without
 # relocations, one with relocations but a .cold fragment, Debian's own
 # postgres, a binary BOLT already rewrote; no llvm-bolt where it is looked
