@@ -1,6 +1,6 @@
 #!/bin/bash
 # 80-bolt.t - pgbuild bolt on PostgreSQL 15: the shared BOLT-ready build
-# (tests/pg/bolt.policy: bolt = ready) instrumented, trained 5 s per
+# (tests/pg/bolt.policy: lto = on, bolt = ready) instrumented, trained 5 s per
 # workload, rewritten into a new prefix and checked with the core and
 # contrib regression suites (installcheck against a server from that prefix).
 #   1. the shared baseline build (no relocations, .cold fragments) is

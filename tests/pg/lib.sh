@@ -18,10 +18,11 @@
 # builds are:
 #     base     policy none                         (the baseline)
 #     coscup   examples/coscup-2017.policy         (-O2 -finline-functions, LTO)
-#     bolt     tests/pg/bolt.policy                (bolt = ready: -fno-reorder-
-#              blocks-and-partition, -Wl,--emit-relocs; what pgbuild bolt
-#              rewrites, tests/pg/80-bolt.t; objects differ from base's, so
-#              it is a full build, a ccache hit after the first)
+#     bolt     tests/pg/bolt.policy                (lto = on, bolt = ready:
+#              -flto, -fno-reorder-blocks-and-partition, -Wl,--emit-relocs;
+#              what pgbuild bolt rewrites, tests/pg/80-bolt.t, and the lto
+#              stage of pgbuild optimize's suite; objects differ from
+#              base's, so it is a full build, a ccache hit after the first)
 # Do not add private full builds to tests: CI has room for these three.
 # Never run `make -B` (or `make -n -B`) in a shared build tree: it remakes
 # the makefiles, which re-runs configure (config.status --recheck) under
