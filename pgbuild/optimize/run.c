@@ -5,7 +5,8 @@
  * document optimize.json with its renderings; see optimize.h.
  *
  * Steps are named STAGE, STAGE-verify, STAGE-regress, STAGE-gate (those
- * that apply) and install; WORKDIR/optimize-state.json records them.  A
+ * that apply) and install; WORKDIR/run-state.json (kind pgbuild-optimize)
+ * records them.  A
  * step that could not run (exit 2, or a signal) stops the run with exit 2
  * and the document says where; the next run resumes there.
  */

@@ -109,8 +109,8 @@ int optimize_policy_text(const char *user_text, int lto, struct strbuf *out, str
 			has_bolt = 1;
 			if (strcmp(value.buf, "ready")) {
 				strbuf_addf(err, "its [global] says \"bolt = %s\": every stage BOLT may "
-					    "stack on must be built with \"bolt = ready\" (remove the "
-					    "line, or use --stages without bolt and a policy without it)",
+					    "stack on is built with \"bolt = ready\" (remove the line: "
+					    "optimize adds it)",
 					    value.buf);
 				rc = -1;
 			}
