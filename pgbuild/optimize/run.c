@@ -136,6 +136,16 @@ static void push_workloads(struct strvec *a, const struct optimize_opts *o)
 		strvec_pushl(a, "--workload", o->workloads.v[i], NULL);
 }
 
+/* The options of a step that trains (pgo, bolt): -W, -j, -q. */
+static void push_training(struct strvec *a, const struct optimize_opts *o)
+{
+	push_workloads(a, o);
+	if (o->jobs)
+		strvec_pushf(a, "--jobs=%d", o->jobs);
+	if (o->quiet)
+		strvec_push(a, "--quiet");
+}
+
 /* ---------------- the steps ---------------- */
 
 /* Build step of stock and lto: pgbuild build, unless reusable. */
@@ -179,11 +189,7 @@ static int st_pgo(struct pipeline *p, int id)
 
 	strvec_pushl(&a, "pgo", "--src", r->o->src, "--policy", s->policy, "--prefix", s->prefix,
 		     "--builddir", s->builddir, NULL);
-	push_workloads(&a, r->o);
-	if (r->o->jobs)
-		strvec_pushf(&a, "--jobs=%d", r->o->jobs);
-	if (r->o->quiet)
-		strvec_push(&a, "--quiet");
+	push_training(&a, r->o);
 	rc = pipeline_run_pgbuild(p, id, &a, 1);
 	strvec_clear(&a);
 	return rc;
@@ -200,11 +206,7 @@ static int st_bolt(struct pipeline *p, int id)
 
 	strvec_pushl(&a, "bolt", "--prefix", r->s[s->parent].prefix, "--out", s->prefix,
 		     "--workdir", wd, NULL);
-	push_workloads(&a, r->o);
-	if (r->o->jobs)
-		strvec_pushf(&a, "--jobs=%d", r->o->jobs);
-	if (r->o->quiet)
-		strvec_push(&a, "--quiet");
+	push_training(&a, r->o);
 	rc = pipeline_run_pgbuild(p, id, &a, 1);
 	strvec_clear(&a);
 	free(wd);
@@ -591,6 +593,18 @@ static double text_size(const char *prefix)
 	return v;
 }
 
+/* The wall time PREFIX/pgopt-build.json records (NAN: none). */
+static double recorded_secs(const char *prefix)
+{
+	char *path = xasprintf("%s/pgopt-build.json", prefix), *text = read_text(path);
+	struct json_value *root = text ? json_parse(text, strlen(text), NULL) : NULL;
+	double v = json_get_num(root, "wall_seconds", NAN);
+	json_free(root);
+	free(text);
+	free(path);
+	return v;
+}
+
 /* The stage's workloads: figures against stock and what it added. */
 static void write_stage_workloads(struct json_writer *jw, struct orun *r, int s)
 {
@@ -631,9 +645,13 @@ static void write_stage(struct json_writer *jw, struct orun *r, int s)
 	json_key(jw, "policy"); json_string(jw, st->policy);
 	json_key(jw, "gate_json"); json_string(jw, built && s != OS_STOCK ? st->gate_json : NULL);
 	json_key(jw, "reused"); json_bool(jw, st->reused || (s == OS_STOCK && r->o->baseline));
+	/* a reused or given build: the time its own record says it took */
+	if (st->reused || (s == OS_STOCK && r->o->baseline))
+		secs = recorded_secs(st->prefix);
+	else if (!r->p.st[STEP_ID(s, STEP_BUILD)].key)
+		secs = NAN;
 	json_key(jw, "build_secs");
-	json_double(jw, built && !(s == OS_STOCK && r->o->baseline) && r->p.st[STEP_ID(s, 0)].key ?
-		    secs : NAN);
+	json_double(jw, built ? secs : NAN);
 	json_key(jw, "text_size"); json_double(jw, built ? text_size(st->prefix) : NAN);
 	write_stage_workloads(jw, r, s);
 	json_object_end(jw);

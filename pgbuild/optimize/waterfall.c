@@ -24,6 +24,18 @@ static void cost_figure(struct optimize_figure *f, double stock, double build)
 	f->lo = f->hi = NAN;
 }
 
+/* A figure of the paired runs: the medians and the gate's ratio with its
+ * interval (tps B/A, server CPU A/B: both a speedup). */
+static void paired_figure(struct optimize_figure *f, double stock, double build,
+			  const struct stats_ratio *r)
+{
+	f->stock = stock;
+	f->build = build;
+	f->total = r->estimate;
+	f->lo = r->ok ? r->lo : NAN;
+	f->hi = r->ok ? r->hi : NAN;
+}
+
 /* The five figures of one gate workload. */
 static void fill_workload(struct optimize_wl *o, const struct gate_workload *w)
 {
@@ -40,22 +52,10 @@ static void fill_workload(struct optimize_wl *o, const struct gate_workload *w)
 		cost_figure(&o->f[OM_INSTRUCTIONS], w->instr_a, w->instr_b);
 	else if (cyc)
 		cost_figure(&o->f[OM_INSTRUCTIONS], w->cyc_a.ir, w->cyc_b.ir);
-	if (w->valid_pairs > 0) {
-		struct optimize_figure *t = &o->f[OM_TPS];
-		t->stock = w->tps_a_median;
-		t->build = w->tps_b_median;
-		t->total = w->tps.estimate;
-		t->lo = w->tps.ok ? w->tps.lo : NAN;
-		t->hi = w->tps.ok ? w->tps.hi : NAN;
-	}
-	if (w->cpu.n > 0) {
-		struct optimize_figure *c = &o->f[OM_CPU];
-		c->stock = w->cpu_a_median;
-		c->build = w->cpu_b_median;
-		c->total = w->cpu.estimate;
-		c->lo = w->cpu.ok ? w->cpu.lo : NAN;
-		c->hi = w->cpu.ok ? w->cpu.hi : NAN;
-	}
+	if (w->valid_pairs > 0)
+		paired_figure(&o->f[OM_TPS], w->tps_a_median, w->tps_b_median, &w->tps);
+	if (w->cpu.n > 0)
+		paired_figure(&o->f[OM_CPU], w->cpu_a_median, w->cpu_b_median, &w->cpu);
 }
 
 int optimize_measure_read(struct optimize_measure *m, const char *text, size_t len,
