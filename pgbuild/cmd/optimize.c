@@ -65,7 +65,8 @@ static void optimize_usage(FILE *fp)
 	      "directories the server user must reach (as root) are checked before the\n"
 	      "first build.  Exit: 0 the best build beat stock and was installed at\n"
 	      "--prefix, 1 no stage beat stock (nothing installed), 2 a step could not\n"
-	      "build or measure (run again to resume).\n",
+	      "build or measure (run again to resume); interrupted, it dies of the signal\n"
+	      "and the same command resumes.\n",
 	      fp);
 }
 
