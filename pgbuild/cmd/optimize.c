@@ -228,6 +228,10 @@ static int check_options(struct optimize_opts *o)
 				       "is measured and trained on, e.g. -W select-only,tpcb)");
 	if (check_gate(o) < 0)
 		return cli_usage();
+	if ((o->stages & (1u << OS_BOLT)) &&
+	    !(o->stages & ((1u << OS_LTO) | (1u << OS_PGO) | (1u << OS_TUNED))))
+		return cli_usage_error("--stages bolt needs a stage to stack on: BOLT rewrites a "
+				       "BOLT-ready build (lto, pgo or tuned), never stock");
 	if (o->tune_state) {
 		char *best = xasprintf("%s/best.policy", o->tune_state);
 		rc = preflight_readable("--tune-state", best);

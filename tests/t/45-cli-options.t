@@ -121,6 +121,7 @@ optimize|2|-W/--workload is required
 optimize -W nosuch --workdir w|2|unknown workload "nosuch"
 optimize -W selectonly --workdir w|2|did you mean "select-only"
 optimize -W select-only --stages lto,blot --workdir w|2|invalid stage "blot" in --stages: expected stock, lto, pgo, tuned or bolt
+optimize -W select-only --stages bolt --workdir w|2|--stages bolt needs a stage to stack on: BOLT rewrites a BOLT-ready build \(lto, pgo or tuned\), never stock
 optimize -W select-only --stages , --workdir w|2|invalid value "," for --stages: expected a comma-separated list
 optimize -W select-only --pairs 3 --workdir w|2|--pairs 3: a 95% interval needs at least 6 pairs
 optimize -W select-only -T 0 --workdir w|2|invalid value "0" for --duration
