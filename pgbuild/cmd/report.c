@@ -2,11 +2,13 @@
  * cmd/report.c - `pgbuild report`: its options and their checks; loading
  * and writing are report/report.h's and report/html.h's.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "optimize/optimize.h"
 #include "pgbuild.h"
 #include "report/html.h"
 #include "report/report.h"
@@ -16,9 +18,14 @@ static void report_usage(FILE *fp)
 	fprintf(fp,
 "usage: pgbuild report [--gate FILE] [--log DIR] [--baseline PREFIX] [--candidate PREFIX]\n"
 "                      [--inspect-baseline FILE] [--inspect FILE] [--html FILE] [--json FILE]\n"
+"       pgbuild report --optimize FILE [--html FILE]\n"
 "\n"
-"Summarise a gate result, a compile log and the two builds.\n"
+"Summarise a gate result, a compile log and the two builds; or re-render the\n"
+"waterfall of a finished pgbuild optimize.\n"
 "\n"
+"  --optimize FILE          a pgbuild optimize result (WORKDIR/optimize.json): its\n"
+"                           waterfall on stdout, the page with --html (alone:\n"
+"                           no other input, no --json)\n"
 "  --gate FILE              result of `pgbuild gate --json FILE`\n"
 "  --log DIR                compile log directory (PGOPT_LOGDIR) of the candidate:\n"
 "                           per-file flags\n"
@@ -48,13 +55,14 @@ static const struct option report_options[] = {
 	{ "inspect", required_argument, NULL, OPT_INSPECT },
 	{ "html", required_argument, NULL, OPT_HTML },
 	{ "json", required_argument, NULL, OPT_JSON },
+	{ "optimize", required_argument, NULL, OPT_OPTIMIZE },
 	CLI_OPT_HELP,
 	CLI_OPT_END
 };
 
 /* Read the options.  -1 to go on, else the exit code (0 after --help). */
 static int parse_options(struct report_inputs *in, const char **html, const char **json,
-			 int argc, char **argv)
+			 const char **optimize, int argc, char **argv)
 {
 	int c;
 
@@ -69,6 +77,7 @@ static int parse_options(struct report_inputs *in, const char **html, const char
 		case OPT_INSPECT: in->inspect_b = optarg; break;
 		case OPT_HTML: *html = optarg; break;
 		case OPT_JSON: *json = optarg; break;
+		case OPT_OPTIMIZE: *optimize = optarg; break;
 		case 'h':
 			report_usage(stdout);
 			return 0;
@@ -78,6 +87,12 @@ static int parse_options(struct report_inputs *in, const char **html, const char
 	}
 	if (optind < argc)
 		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
+	if (*optimize && (in->gate || in->log || in->baseline || in->candidate || in->inspect_a ||
+			  in->inspect_b || *json))
+		return cli_usage_error("--optimize takes no other input and no --json (the "
+				       "optimize result is the JSON)");
+	if (*optimize)
+		return -1;
 	if (!in->gate && !in->log && !in->baseline && !in->candidate && !in->inspect_a &&
 	    !in->inspect_b)
 		return cli_usage_error("nothing to report: give --gate, --log, --baseline/--candidate "
@@ -108,15 +123,50 @@ static int write_outputs(const struct report_data *rd, const char *html, const c
 	return rc;
 }
 
+/* --optimize FILE: the waterfall of a finished optimize, and its page. */
+static int report_optimize(const char *path, const char *html)
+{
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT, page = STRBUF_INIT;
+	struct json_value *doc = NULL;
+	int rc = PGBUILD_EXIT_ERROR;
+
+	if (strbuf_read_file(&text, path) < 0) {
+		error("--optimize \"%s\": %s", path, strerror(errno));
+		goto out;
+	}
+	doc = json_parse(text.buf, text.len, &err);
+	if (!doc || optimize_doc_check(doc, &err) < 0) {
+		error("--optimize \"%s\": %s", path, err.buf);
+		goto out;
+	}
+	optimize_render_text(doc, stdout);
+	rc = 0;
+	if (html) {
+		optimize_render_html(doc, &page);
+		if (save(html, &page) < 0)
+			rc = PGBUILD_EXIT_ERROR;
+		else
+			fprintf(stderr, "report: wrote %s\n", html);
+	}
+out:
+	json_free(doc);
+	strbuf_release(&text);
+	strbuf_release(&err);
+	strbuf_release(&page);
+	return rc;
+}
+
 PGBUILD_COMMAND(report, "summarise a gate result, compile log and builds (terminal, --json, --html)")
 {
 	struct report_inputs in = { 0 };
 	struct report_data rd = { 0 };
-	const char *html = NULL, *json = NULL;
+	const char *html = NULL, *json = NULL, *optimize = NULL;
 	int rc;
 
-	if ((rc = parse_options(&in, &html, &json, argc, argv)) >= 0)
+	if ((rc = parse_options(&in, &html, &json, &optimize, argc, argv)) >= 0)
 		return rc;
+	if (optimize)
+		return report_optimize(optimize, html);
 	rc = PGBUILD_EXIT_ERROR;
 	if (report_load(&rd, &in) == 0) {
 		report_terminal(&rd, stdout);

@@ -14,6 +14,8 @@ cd "$TMP" || exit 1
 touch empty.policy
 printf -- '-O3\n' > cands
 mkdir -p src && touch src/configure
+printf '[global]\nbolt = off\n' > bolt-off.policy
+mkdir -p notours && touch notours/file
 GATE="gate --baseline $PG --candidate $PG"
 
 # command line | exit | stderr (extended regex)
@@ -115,6 +117,26 @@ bolt --prefix $PG --out o --contrib --no-regress|2|--contrib and --no-regress ex
 bolt --prefix $PG --out o extra|2|unexpected argument "extra"
 bolt --prefix $TMP --out o|2|--prefix $TMP: no bin/postgres
 bolt --prefix $PG --out $PG|2|is --prefix itself: BOLT's output goes into a new prefix, never in place
+optimize|2|-W/--workload is required
+optimize -W nosuch --workdir w|2|unknown workload "nosuch"
+optimize -W selectonly --workdir w|2|did you mean "select-only"
+optimize -W select-only --stages lto,blot --workdir w|2|invalid stage "blot" in --stages: expected stock, lto, pgo, tuned or bolt
+optimize -W select-only --stages bolt --workdir w|2|--stages bolt needs a stage to stack on: BOLT rewrites a BOLT-ready build \(lto, pgo or tuned\), never stock
+optimize -W select-only --stages , --workdir w|2|invalid value "," for --stages: expected a comma-separated list
+optimize -W select-only --pairs 3 --workdir w|2|--pairs 3: a 95% interval needs at least 6 pairs
+optimize -W select-only -T 0 --workdir w|2|invalid value "0" for --duration
+optimize -W select-only -c 0 --workdir w|2|invalid value "0" for --clients
+optimize -W select-only -j 0 --workdir w|2|invalid value "0" for --jobs
+optimize -W select-only --cpus x --workdir w|2|invalid value "x" for --cpus
+optimize -W select-only --policy nosuch.policy --workdir w|2|--policy "nosuch.policy": No such file
+optimize -W select-only --policy bolt-off.policy --workdir w|2|--policy "bolt-off.policy": its \[global\] says "bolt = off": every stage BOLT may stack on is built with "bolt = ready"
+optimize -W select-only --baseline $TMP --workdir w|2|--baseline $TMP: no bin/postgres
+optimize -W select-only --tune-state nosuchdir --workdir w|2|--tune-state "nosuchdir/best.policy": No such file
+optimize -W select-only --src $TMP/nosrc --workdir w|2|--src "$TMP/nosrc": No such file
+optimize -W select-only --src $TMP/src --prefix notours --workdir w|2|--prefix "notours": exists and is not an earlier pgbuild optimize output \(no pgopt-optimize.json\); remove it or add --force
+optimize -W select-only extra|2|unexpected argument "extra"
+report --optimize bolt-off.policy|2|--optimize "bolt-off.policy": line 1
+report --optimize x --gate y|2|--optimize takes no other input and no --json
 regress --builddir $TMP -j 0|2|invalid value "0" for --jobs
 source -s x|2|invalid option -- 's'
 source -j|2|invalid option -- 'j'
@@ -122,12 +144,12 @@ verify --prefix $TMP --top -1|2|invalid value "-1" for --top
 inspect|2|no FILE given
 report|2|nothing to report: give --gate
 ROWS
-ok "no work directory was made by any refused run or tune" test ! -e w
+ok "no work directory was made by any refused run, tune or optimize" test ! -e w
 ok "no prefix was made by a refused pgo" test ! -e p
 ok "no output or work directory was made by a refused bolt" test ! -e o -a ! -e o.bolt
 
 # every usage error ends with the one hint, naming the command
-for c in bench bolt build gate inspect pgo profile regress report run sensitivity source tune verify; do
+for c in bench bolt build gate inspect optimize pgo profile regress report run sensitivity source tune verify; do
 	"$P" $c --no-such-option >out 2>err
 	is "$c: unknown option exits 2" "$?" 2
 	is "$c: the hint is the last line" "$(tail -n 1 err)" "Try \"pgbuild $c --help\" for more information."
@@ -144,10 +166,10 @@ like "pgbuild help lists the commands" "$("$P" help)" "  tune +search compiler f
 is "pgbuild --help and help agree" "$("$P" --help)" "$("$P" help)"
 
 # the shared options mean the same in every command that has them
-for c in bolt gate pgo profile run sensitivity; do
+for c in bolt gate optimize pgo profile run sensitivity; do
 	like "$c --help: -W is a list" "$("$P" $c --help)" "-W, --workload LIST .*comma-separated and repeatable"
 done
-for c in bolt build pgo regress run sensitivity tune; do
+for c in bolt build optimize pgo regress run sensitivity tune; do
 	like "$c --help: -j is make's jobs" "$("$P" $c --help)" "-j, --jobs N"
 done
 like "bench --help: --threads, not -j" "$("$P" bench --help)" "      --threads N  "

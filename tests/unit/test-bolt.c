@@ -21,21 +21,7 @@
 #include "bolt/bolt.h"
 #include "pgbuild.h"
 
-/* A fixture next to this file (the tests run from the top directory). */
-static char *fixture(const char *name)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char *dir = xstrdup(__FILE__), *slash = strrchr(dir, '/');
-	char *path;
-
-	if (slash)
-		*slash = '\0';
-	path = xasprintf("%s/data/%s", slash ? dir : ".", name);
-	assert_true(strbuf_read_file(&sb, path) > 0);
-	free(dir);
-	free(path);
-	return strbuf_detach(&sb, NULL);
-}
+#include "fixture.h"
 
 static void test_dyno_line(void **state)
 {

@@ -1,0 +1,267 @@
+/*
+ * cmd/optimize.c - `pgbuild optimize`: its options and their checks (every
+ * one before the first build); the stages are optimize/optimize.h's.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gate/gate.h"
+#include "optimize/optimize.h"
+#include "pgbuild.h"
+#include "pipeline/preflight.h"
+
+static void optimize_usage(FILE *fp)
+{
+	fputs("usage: pgbuild optimize -W W[,W...] [--prefix OUT] [--workdir DIR] [--src SRC]\n"
+	      "                        [--baseline PREFIX] [--policy FILE] [--stages LIST] [options]\n"
+	      "\n"
+	      "The fastest build this tool can prove, stage by stage, each measured against\n"
+	      "stock: stock (--policy none, or --baseline), lto (--policy, default\n"
+	      "\"lto = on\" and \"bolt = ready\"), pgo (pgbuild pgo: PGO + LTO), tuned\n"
+	      "(pgbuild tune's best policy on PGO + LTO, when a tune state exists), bolt\n"
+	      "(pgbuild bolt on the best build so far).  Every stage is verified,\n"
+	      "regress-gated (bolt: its installcheck) and gated against stock with\n"
+	      "tps, instructions and the cycles estimate.  The cycles estimate decides: it\n"
+	      "is deterministic (repeats agree to 0.1%) and sees the instruction cache and\n"
+	      "branch prediction that layout changes, which tps on a noisy machine cannot\n"
+	      "resolve; it is a simulation (callgrind), not the CPU.  A stage that fails\n"
+	      "its suite or is not faster than the build it stacks on by more than 0.1% on\n"
+	      "every workload is dropped with the reason; the next stage stacks on the best\n"
+	      "kept build.  Interrupted, it resumes from the last finished step.\n"
+	      "\n"
+	      "  -W, --workload LIST    workloads, comma-separated and repeatable (required):\n"
+	      "                         measured, and the training of pgo and bolt\n"
+	      "  --prefix OUT           install the best build here (a copy, renamed into\n"
+	      "                         place); an OUT that exists must be an earlier\n"
+	      "                         optimize output (pgopt-optimize.json) or empty\n"
+	      "  --force                replace any existing OUT\n"
+	      "  --workdir DIR          builds, gates, logs, state (default ./pgbuild-optimize);\n"
+	      "                         DIR/STAGE may be a symlink to an existing build\n"
+	      "                         (prefix/ and build/ inside) of the same source and\n"
+	      "                         policy: it is reused\n"
+	      "  --src SRC              PostgreSQL source: directory, tarball or\n"
+	      "                         debian:PACKAGE[=VERSION] (default debian:postgresql-15)\n"
+	      "  --baseline PREFIX      the stock build, instead of building one\n"
+	      "  --policy FILE          the lto stage's policy (\"bolt = ready\" added when it\n"
+	      "                         has no bolt line; \"bolt = off\" is refused)\n"
+	      "  --stages LIST          lto, pgo, tuned, bolt (default all; stock always),\n"
+	      "                         comma-separated and repeatable\n"
+	      "  --tune-state DIR       a finished pgbuild tune's --workdir (its best.policy;\n"
+	      "                         default ./pgbuild-tune when it has one)\n"
+	      "  --pairs N -T, --duration S -c, --clients N --cpus LIST\n"
+	      "                         the gate's benchmark (default 6 pairs)\n"
+	      "  -j, --jobs N           make jobs\n"
+	      "  --restart              ignore the state of an earlier run\n"
+	      "  --html FILE            the waterfall page (default WORKDIR/optimize.html)\n"
+	      "  --json FILE            also write the result (WORKDIR/optimize.json) here\n"
+	      "  -q, --quiet            only the step lines and the waterfall\n"
+	      "\n"
+	      "Every option, the policy, the source, the baseline, --prefix and the\n"
+	      "directories the server user must reach (as root) are checked before the\n"
+	      "first build.  Exit: 0 the best build beat stock and was installed at\n"
+	      "--prefix, 1 no stage beat stock (nothing installed), 2 a step could not\n"
+	      "build or measure (run again to resume); interrupted, it dies of the signal\n"
+	      "and the same command resumes.\n",
+	      fp);
+}
+
+static const struct option optimize_options[] = {
+	CLI_OPT_WORKLOAD,
+	{ "prefix", required_argument, NULL, OPT_PREFIX },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "workdir", required_argument, NULL, OPT_WORKDIR },
+	{ "src", required_argument, NULL, OPT_SRC },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "stages", required_argument, NULL, OPT_STAGES },
+	{ "tune-state", required_argument, NULL, OPT_TUNE_STATE },
+	{ "pairs", required_argument, NULL, OPT_PAIRS },
+	CLI_OPT_DURATION,
+	CLI_OPT_CLIENTS,
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	CLI_OPT_JOBS,
+	{ "restart", no_argument, NULL, OPT_RESTART },
+	{ "html", required_argument, NULL, OPT_HTML },
+	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_QUIET,
+	CLI_OPT_HELP,
+	CLI_OPT_END
+};
+
+/* The values with a parser; 1 when c was one, 0 not, -1 bad. */
+static int parse_value(struct optimize_opts *o, unsigned *stages, int c, const char *arg)
+{
+	cpu_set_t set;
+	switch (c) {
+	case 'W': return cli_parse_workloads(arg, &o->workloads) < 0 ? -1 : 1;
+	case OPT_PAIRS: return cli_parse_pairs(arg, &o->pairs) < 0 ? -1 : 1;
+	case 'T': return cli_parse_duration(arg, &o->duration) < 0 ? -1 : 1;
+	case 'c': return cli_parse_clients(arg, &o->clients) < 0 ? -1 : 1;
+	case 'j': return cli_parse_jobs(arg, &o->jobs) < 0 ? -1 : 1;
+	case OPT_STAGES: return optimize_parse_stages(arg, stages) < 0 ? -1 : 1;
+	case OPT_CPUS:
+		o->cpus = arg;
+		return cli_parse_cpus(arg, &set) < 0 ? -1 : 1;
+	default: return 0;
+	}
+}
+
+/* Read the options.  -1 to go on, else the exit code (0 after --help). */
+static int parse_options(struct optimize_opts *o, int argc, char **argv)
+{
+	unsigned stages = 0;
+	int c, r;
+
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, optimize_options)) != -1) {
+		if ((r = parse_value(o, &stages, c, optarg)) < 0)
+			return cli_usage();
+		if (r > 0)
+			continue;
+		switch (c) {
+		case OPT_PREFIX: o->prefix = optarg; break;
+		case OPT_FORCE: o->force = 1; break;
+		case OPT_WORKDIR: o->workdir = optarg; break;
+		case OPT_SRC: o->src = optarg; break;
+		case OPT_BASELINE: o->baseline = optarg; break;
+		case OPT_POLICY: o->policy = optarg; break;
+		case OPT_TUNE_STATE: o->tune_state = optarg; break;
+		case OPT_RESTART: o->restart = 1; break;
+		case OPT_HTML: o->html = optarg; break;
+		case OPT_JSON: o->json = optarg; break;
+		case 'q': o->quiet = 1; break;
+		case 'h': optimize_usage(stdout); return PGBUILD_EXIT_OK;
+		default: return cli_usage();
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
+	o->stages = stages ? stages : ~0u & ((1u << OS_NR) - 1);
+	return -1;
+}
+
+/* Is dir an empty directory? */
+static int empty_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int empty = d != NULL;
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			empty = 0;
+	if (d)
+		closedir(d);
+	return empty;
+}
+
+/* An existing --prefix must be empty or an earlier optimize output. */
+static int check_prefix(const struct optimize_opts *o)
+{
+	struct stat st;
+	char *marker;
+	int ok;
+
+	if (!o->prefix || o->force || stat(o->prefix, &st) < 0)
+		return 0;
+	if (!S_ISDIR(st.st_mode))
+		return error("--prefix \"%s\": exists and is not a directory", o->prefix);
+	marker = xasprintf("%s/pgopt-optimize.json", o->prefix);
+	ok = path_exists(marker) || empty_dir(o->prefix);
+	free(marker);
+	if (!ok)
+		return error("--prefix \"%s\": exists and is not an earlier pgbuild optimize "
+			     "output (no pgopt-optimize.json); remove it or add --force", o->prefix);
+	return 0;
+}
+
+/* The gate every stage runs, checked now: its thresholds against the
+ * workloads (cycles needs a single-user script), the pairs. */
+static int check_gate(const struct optimize_opts *o)
+{
+	struct gate_thresholds th = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	unsigned metrics = 0;
+	int rc = 0;
+
+	if (cli_parse_metrics("tps,instructions,cycles", &metrics) < 0 ||
+	    gate_expr_parse(&th, "cycles>=1.001,tps>=1.00", &err) < 0 ||
+	    gate_thresholds_check(&th, metrics, &o->workloads) < 0 ||
+	    preflight_pairs(o->pairs ? o->pairs : 6, "tps,instructions,cycles", 0.95) < 0)
+		rc = -1;
+	gate_thresholds_clear(&th);
+	strbuf_release(&err);
+	return rc;
+}
+
+/* The lto policy: pgoptcc accepts it, and it allows BOLT. */
+static int check_policy(const struct optimize_opts *o)
+{
+	struct strbuf text = STRBUF_INIT, out = STRBUF_INIT, err = STRBUF_INIT;
+	int rc = 0;
+
+	if (!o->policy)
+		return 0;
+	if (preflight_policy("--policy", o->policy, NULL) < 0 ||
+	    strbuf_read_file(&text, o->policy) < 0)
+		rc = -1;
+	else if (optimize_policy_text(text.buf, 0, &out, &err) < 0)
+		rc = error("--policy \"%s\": %s", o->policy, err.buf);
+	strbuf_release(&text);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return rc;
+}
+
+/* Every check before the first build. */
+static int check_options(struct optimize_opts *o)
+{
+	char *workdir;
+	int rc;
+
+	if (!o->workloads.nr)
+		return cli_usage_error("-W/--workload is required (the workloads every stage "
+				       "is measured and trained on, e.g. -W select-only,tpcb)");
+	if (check_gate(o) < 0)
+		return cli_usage();
+	if ((o->stages & (1u << OS_BOLT)) &&
+	    !(o->stages & ((1u << OS_LTO) | (1u << OS_PGO) | (1u << OS_TUNED))))
+		return cli_usage_error("--stages bolt needs a stage to stack on: BOLT rewrites a "
+				       "BOLT-ready build (lto, pgo or tuned), never stock");
+	if (o->tune_state) {
+		char *best = xasprintf("%s/best.policy", o->tune_state);
+		rc = preflight_readable("--tune-state", best);
+		free(best);
+		if (rc < 0)
+			return PGBUILD_EXIT_ERROR;
+	}
+	if (check_policy(o) < 0 || preflight_source(o->src) < 0 ||
+	    (o->baseline && preflight_install("--baseline", o->baseline) < 0) ||
+	    check_prefix(o) < 0)
+		return PGBUILD_EXIT_ERROR;
+	workdir = path_absolute(o->workdir);
+	{
+		const char *dirs[] = { workdir, o->baseline, NULL };
+		rc = preflight_server_dirs(dirs) < 0 ? PGBUILD_EXIT_ERROR : 0;
+	}
+	free(workdir);
+	return rc;
+}
+
+PGBUILD_COMMAND(optimize, "the fastest build it can prove: stock, LTO, PGO, tuned, BOLT, each gated (resumable)")
+{
+	struct optimize_opts o = {
+		.workloads = STRVEC_INIT, .workdir = "pgbuild-optimize",
+		.src = "debian:postgresql-15",
+	};
+	int rc;
+
+	if ((rc = parse_options(&o, argc, argv)) < 0 && (rc = check_options(&o)) == 0)
+		rc = optimize_run(&o);
+	strvec_clear(&o.workloads);
+	return rc;
+}

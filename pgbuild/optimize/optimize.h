@@ -1,0 +1,167 @@
+/*
+ * optimize.h - `pgbuild optimize`: the fastest build this tool can prove,
+ * one stage stacked on another, each one measured against stock.
+ *
+ *   stock   the baseline: pgbuild build --policy none, or --baseline PREFIX
+ *   lto     pgbuild build with the lto policy (--policy, default
+ *           OPTIMIZE_DEFAULT_POLICY; "bolt = ready" added when missing)
+ *   pgo     pgbuild pgo with the lto policy and the workloads (PGO + LTO)
+ *   tuned   pgbuild pgo with tune's best policy (+ lto, + bolt = ready),
+ *           only when a tune state is given or found
+ *   bolt    pgbuild bolt on the best build kept so far
+ *
+ * Every candidate is verified (pgbuild verify; not bolt, whose records are
+ * its input's), regress-gated (lto: pgbuild regress; pgo and tuned: the
+ * suite pgbuild pgo runs; bolt: the installcheck pgbuild bolt runs), and
+ * gated against stock (pgbuild gate --metric tps,instructions,cycles).  The
+ * decision (optimize_decide) reads the deterministic cycles estimate: a
+ * stage is kept when it is faster than the build it stacks on by more than
+ * CYCLES_RESOLUTION on every workload, else dropped with the reason; the
+ * next stage stacks on the best kept build.  The best kept build is copied
+ * to --prefix (a temporary sibling, then rename).
+ *
+ * The run is pipeline/stage.h's, so it resumes after an interrupt; a stage
+ * build whose PREFIX/pgopt-build.json records the same source and the same
+ * policy (its lines without comments and blank lines) is reused, so
+ * WORKDIR/STAGE may be a symlink to an existing build (prefix/ and build/
+ * inside).  The result is WORKDIR/optimize.json (kind "pgbuild-optimize"),
+ * rendered as a waterfall by optimize_render_text / optimize_render_html
+ * (also `pgbuild report --optimize FILE`).
+ */
+#ifndef PGBUILD_OPTIMIZE_H
+#define PGBUILD_OPTIMIZE_H
+
+#include <stdio.h>
+
+#include "json.h"
+#include "strbuf.h"
+#include "strvec.h"
+
+/* The lto stage's policy when --policy is not given: link-time
+ * optimization plus what BOLT needs (the same lines as tests/pg/bolt.policy). */
+#define OPTIMIZE_DEFAULT_POLICY "[global]\nlto = on\nbolt = ready\n"
+
+/* The stages, in order. */
+enum optimize_stage { OS_STOCK, OS_LTO, OS_PGO, OS_TUNED, OS_BOLT, OS_NR };
+extern const char *const optimize_stage_names[OS_NR]; /* "stock" "lto" ... */
+
+/*
+ * --stages LIST (comma-separated, repeatable: call once per value) into
+ * *mask (bits 1 << enum optimize_stage; stock is always added).  0, or -1
+ * after one error naming the bad word and the stages there are.
+ */
+int optimize_parse_stages(const char *arg, unsigned *mask);
+
+/*
+ * A stage's policy text from the user's (NULL: the default): the text
+ * with "bolt = ready" added to [global] when it has no bolt key (and, when
+ * lto, "lto = on" when it has no lto key: the tuned stage).  A policy whose
+ * [global] says "bolt = off" is refused (-1, reason in err).
+ */
+int optimize_policy_text(const char *user_text, int lto, struct strbuf *out,
+			 struct strbuf *err);
+
+/* Do two policy texts say the same (every line but comments and blank
+ * lines, leading and trailing blanks ignored)? */
+int optimize_policy_same(const char *a, const char *b);
+
+/* ---------------- the waterfall (waterfall.c) ---------------- */
+
+/* One measured figure of one workload: stock's value, the stage's, and
+ * its interval where the metric has one (tps, server CPU). */
+struct optimize_figure {
+	double stock, build;  /* per transaction (tps: transactions/s); NAN: none */
+	double total;         /* speedup over stock (stock/build; tps build/stock) */
+	double lo, hi;        /* interval of total, NAN when the metric has none */
+};
+
+/* The figures of the waterfall, in their order. */
+enum optimize_metric {
+	OM_CYCLES,        /* cycles estimate (the deciding metric) */
+	OM_INSTRUCTIONS,  /* instructions */
+	OM_I1,            /* L1 instruction-cache misses */
+	OM_TPS,           /* throughput, with its interval */
+	OM_CPU,           /* server CPU per transaction, with its interval */
+	OM_NR
+};
+extern const char *const optimize_metric_names[OM_NR]; /* JSON keys */
+
+/* What one gate (stage against stock) measured for one workload. */
+struct optimize_wl {
+	char *name;                          /* the workload */
+	struct optimize_figure f[OM_NR];     /* by enum optimize_metric */
+};
+
+/* A stage's measurements (from its gate JSON). */
+struct optimize_measure {
+	struct optimize_wl *wl;  /* one per workload, in the gate's order */
+	size_t nr;
+};
+
+/* Read a gate JSON document (pgbuild gate --json) into m.  0, or -1 with
+ * the reason in err. */
+int optimize_measure_read(struct optimize_measure *m, const char *text, size_t len,
+			  struct strbuf *err);
+void optimize_measure_clear(struct optimize_measure *m);
+/* The figure of workload wl (NULL: none measured). */
+const struct optimize_figure *optimize_measure_get(const struct optimize_measure *m,
+						   const char *wl, enum optimize_metric k);
+
+/* What a stage added over the build it stacks on: total / parent's total
+ * (parent NULL: stock, whose total is 1). */
+double optimize_added(const struct optimize_figure *f, const struct optimize_figure *parent);
+
+/*
+ * The decision on stage s stacked on parent (NULL: stock): kept (1) when,
+ * on every workload of s, its cycles estimate is faster than parent's by
+ * more than CYCLES_RESOLUTION; else 0 with the reason in reason (one
+ * sentence naming the workload and both ratios).  A workload without a
+ * cycles estimate drops the stage too.
+ */
+int optimize_decide(const struct optimize_measure *s, const struct optimize_measure *parent,
+		    const char *parent_name, struct strbuf *reason);
+
+/* The geometric mean over workloads of the cycles speedup over stock (NAN
+ * when none measured): what "best" compares. */
+double optimize_score(const struct optimize_measure *m);
+
+/* ---------------- rendering (render.c) ---------------- */
+
+/* A finished run's document (WORKDIR/optimize.json) as text: the
+ * waterfall table, dropped stages with their reasons, the verdict. */
+void optimize_render_text(const struct json_value *doc, FILE *fp);
+/* ... as one self-contained HTML page (inline CSS and SVG, no script). */
+void optimize_render_html(const struct json_value *doc, struct strbuf *out);
+/* doc is an optimize document (kind "pgbuild-optimize")?  0, or -1 with
+ * the reason in err. */
+int optimize_doc_check(const struct json_value *doc, struct strbuf *err);
+
+/* ---------------- the pipeline (run.c) ---------------- */
+
+/* The options of `pgbuild optimize` (checked by cmd/optimize.c). */
+struct optimize_opts {
+	struct strvec workloads;   /* -W, every item */
+	const char *prefix;        /* --prefix OUT: the best build's copy, or NULL */
+	const char *workdir;       /* --workdir */
+	const char *src;           /* --src */
+	const char *baseline;      /* --baseline PREFIX: stock given */
+	const char *policy;        /* --policy FILE, NULL: the default */
+	unsigned stages;           /* --stages as 1 << enum optimize_stage bits */
+	const char *tune_state;    /* --tune-state DIR, NULL: look in ./pgbuild-tune */
+	int pairs;                 /* --pairs (0: 6) */
+	double duration;           /* -T (0: the gate's) */
+	int clients;               /* -c (0: the gate's) */
+	const char *cpus;          /* --cpus LIST */
+	int jobs;                  /* -j (0: the builds') */
+	int restart;               /* --restart */
+	int force;                 /* --force: replace a --prefix that is not ours */
+	const char *html, *json;   /* --html, --json FILE, or NULL */
+	int quiet;                 /* -q */
+};
+
+/* Run (or resume) the whole optimize; returns the exit code: 0 the best
+ * build beat stock and was installed, 1 no stage beat stock (nothing
+ * installed), 2 a stage could not build or measure. */
+int optimize_run(const struct optimize_opts *o);
+
+#endif

@@ -1,0 +1,303 @@
+/*
+ * render.c - the waterfall of a finished optimize (its optimize.json) as a
+ * terminal table and as one self-contained HTML page (inline CSS and SVG,
+ * no script, like report/html.c); see optimize.h.
+ *
+ * Per workload, one row per stage: for each metric its total against
+ * stock and, in parentheses, what the stage added over the build it
+ * stacks on; tps and server CPU with their intervals.  Then the builds
+ * (state, what each stacks on, postgres text size, build time) and the
+ * reason of every dropped or skipped stage.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+#include "metric/cycles.h"
+#include "optimize/optimize.h"
+#include "report/html.h"
+
+/* Column titles of the metrics, by enum optimize_metric. */
+static const char *const metric_titles[OM_NR] = {
+	"cycles estimate", "instructions", "I1 misses", "tps", "server CPU/tx",
+};
+
+int optimize_doc_check(const struct json_value *doc, struct strbuf *err)
+{
+	const char *kind = json_get_str(doc, "kind");
+	if (!kind || strcmp(kind, "pgbuild-optimize")) {
+		strbuf_addstr(err, "not a pgbuild optimize result (its \"kind\" is not "
+			      "\"pgbuild-optimize\")");
+		return -1;
+	}
+	if (!json_get(doc, "stages") || json_get(doc, "stages")->type != JSON_ARRAY) {
+		strbuf_addstr(err, "no \"stages\" array");
+		return -1;
+	}
+	return 0;
+}
+
+/* The figure of metric k of workload wl in stage st (NULL: none). */
+static const struct json_value *stage_figure(const struct json_value *st, const char *wl,
+					     enum optimize_metric k)
+{
+	const struct json_value *wls = json_get(st, "workloads");
+	for (size_t i = 0; i < json_len(wls); i++) {
+		const char *n = json_get_str(json_at(wls, i), "name");
+		if (n && !strcmp(n, wl))
+			return json_get(json_at(wls, i), optimize_metric_names[k]);
+	}
+	return NULL;
+}
+
+/* "1.0251 (+2.51%)" or "1.0893 [0.9108, 1.3412] (+8.93%)", "-" when none. */
+static void figure_text(struct strbuf *sb, const struct json_value *f, int intervals)
+{
+	double t = json_get_num(f, "total", NAN), a = json_get_num(f, "added", NAN);
+	double lo = json_get_num(f, "lo", NAN), hi = json_get_num(f, "hi", NAN);
+	if (!isfinite(t)) {
+		strbuf_addstr(sb, "-");
+		return;
+	}
+	strbuf_addf(sb, "%.4f", t);
+	if (intervals && isfinite(lo) && isfinite(hi))
+		strbuf_addf(sb, " [%.3f, %.3f]", lo, hi);
+	if (isfinite(a))
+		strbuf_addf(sb, " (%+.2f%%)", (a - 1) * 100);
+}
+
+/* The workloads of the document, in order. */
+static const struct json_value *doc_workloads(const struct json_value *doc)
+{
+	return json_get(doc, "workloads");
+}
+
+static const char *str_or(const char *s, const char *def)
+{
+	return s ? s : def;
+}
+
+/* One workload's waterfall, terminal. */
+static void text_workload(const struct json_value *doc, const char *wl, FILE *fp)
+{
+	const struct json_value *stages = json_get(doc, "stages");
+	struct strbuf sb = STRBUF_INIT;
+
+	fprintf(fp, "\n%s: speedup over stock (what the stage added over the build it "
+		"stacks on)\n", wl);
+	fprintf(fp, "  %-6s %-8s", "stage", "state");
+	for (int k = 0; k < OM_NR; k++)
+		fprintf(fp, " %-*s", k >= OM_TPS ? 32 : 18, metric_titles[k]);
+	fputc('\n', fp);
+	for (size_t i = 0; i < json_len(stages); i++) {
+		const struct json_value *st = json_at(stages, i);
+		const char *state = str_or(json_get_str(st, "state"), "?");
+		if (!strcmp(state, "skipped") || !strcmp(state, "not-run"))
+			continue;
+		fprintf(fp, "  %-6s %-8s", str_or(json_get_str(st, "name"), "?"), state);
+		for (int k = 0; k < OM_NR; k++) {
+			strbuf_reset(&sb);
+			figure_text(&sb, stage_figure(st, wl, (enum optimize_metric)k), 1);
+			fprintf(fp, " %-*s", k >= OM_TPS ? 32 : 18, sb.buf);
+		}
+		fputc('\n', fp);
+	}
+	strbuf_release(&sb);
+}
+
+/* The builds: state, stacks on, text size, build time, reason. */
+static void text_builds(const struct json_value *doc, FILE *fp)
+{
+	const struct json_value *stages = json_get(doc, "stages");
+	fprintf(fp, "\n  %-6s %-8s %-9s %12s %9s  %s\n", "stage", "state", "stacks on",
+		"text bytes", "build", "reason / prefix");
+	for (size_t i = 0; i < json_len(stages); i++) {
+		const struct json_value *st = json_at(stages, i);
+		double text = json_get_num(st, "text_size", NAN);
+		double secs = json_get_num(st, "build_secs", NAN);
+		char el[32] = "-", tx[32] = "-";
+		if (isfinite(secs))
+			fmt_duration(secs, 0, el, sizeof(el));
+		if (isfinite(text))
+			snprintf(tx, sizeof(tx), "%.0f", text);
+		fprintf(fp, "  %-6s %-8s %-9s %12s %9s  %s\n",
+			str_or(json_get_str(st, "name"), "?"), str_or(json_get_str(st, "state"), "?"),
+			str_or(json_get_str(st, "stacks_on"), "-"), tx, el,
+			str_or(json_get_str(st, "reason"), str_or(json_get_str(st, "prefix"), "")));
+	}
+}
+
+void optimize_render_text(const struct json_value *doc, FILE *fp)
+{
+	const struct json_value *wls = doc_workloads(doc);
+	const char *best = json_get_str(doc, "best"), *inst = json_get_str(doc, "installed");
+
+	fprintf(fp, "pgbuild optimize: deciding metric: the cycles estimate per transaction, "
+		"at %.1f%% resolution\n  (%s)\n",
+		json_get_num(doc, "resolution", CYCLES_RESOLUTION) * 100,
+		str_or(json_get_str(doc, "cycles_note"), CYCLES_SIMULATION));
+	for (size_t i = 0; i < json_len(wls); i++)
+		if (json_at(wls, i)->type == JSON_STRING)
+			text_workload(doc, json_at(wls, i)->u.str.s, fp);
+	text_builds(doc, fp);
+	fprintf(fp, "\nbest: %s", str_or(best, "none"));
+	if (inst)
+		fprintf(fp, ", installed at %s\n", inst);
+	else
+		fprintf(fp, " (%s)\n", str_or(json_get_str(doc, "verdict"), "nothing installed"));
+}
+
+/* ---------------- HTML ---------------- */
+
+#define HTML_CSS \
+	"body{font-family:sans-serif;margin:2em;color:#222}" \
+	"table{border-collapse:collapse;margin:1em 0}" \
+	"td,th{border:1px solid #ccc;padding:.3em .6em;text-align:right}" \
+	"td:first-child,th:first-child,td.l{text-align:left}" \
+	".dropped{color:#999}.kept{font-weight:bold}.note{color:#555;font-size:90%}"
+
+/* One workload's table. */
+static void html_workload(const struct json_value *doc, const char *wl, struct strbuf *out)
+{
+	const struct json_value *stages = json_get(doc, "stages");
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addstr(out, "<h2>");
+	html_escape(out, wl);
+	strbuf_addstr(out, "</h2>\n<table><tr><th>stage</th><th>state</th>");
+	for (int k = 0; k < OM_NR; k++)
+		strbuf_addf(out, "<th>%s</th>", metric_titles[k]);
+	strbuf_addstr(out, "</tr>\n");
+	for (size_t i = 0; i < json_len(stages); i++) {
+		const struct json_value *st = json_at(stages, i);
+		const char *state = str_or(json_get_str(st, "state"), "?");
+		if (!strcmp(state, "skipped") || !strcmp(state, "not-run"))
+			continue;
+		strbuf_addf(out, "<tr class=\"%s\"><td>", !strcmp(state, "dropped") ? "dropped" :
+			    !strcmp(state, "kept") ? "kept" : "base");
+		html_escape(out, str_or(json_get_str(st, "name"), "?"));
+		strbuf_addstr(out, "</td><td class=\"l\">");
+		html_escape(out, state);
+		strbuf_addstr(out, "</td>");
+		for (int k = 0; k < OM_NR; k++) {
+			strbuf_reset(&sb);
+			figure_text(&sb, stage_figure(st, wl, (enum optimize_metric)k), 1);
+			strbuf_addstr(out, "<td>");
+			html_escape(out, sb.buf);
+			strbuf_addstr(out, "</td>");
+		}
+		strbuf_addstr(out, "</tr>\n");
+	}
+	strbuf_addstr(out, "</table>\n");
+	strbuf_release(&sb);
+}
+
+/* The cycles waterfall of one workload as SVG: per measured stage a bar
+ * from the total of the build it stacks on to its own (green kept, grey
+ * dropped), on a scale from the smallest to the largest total. */
+static void html_svg(const struct json_value *doc, const char *wl, struct strbuf *out)
+{
+	const struct json_value *stages = json_get(doc, "stages");
+	double lo = 1, hi = 1, y = 20;
+	const int w = 560, left = 70, right = 90;
+
+	for (size_t i = 0; i < json_len(stages); i++) {
+		double t = json_get_num(stage_figure(json_at(stages, i), wl, OM_CYCLES), "total", NAN);
+		if (isfinite(t)) {
+			lo = t < lo ? t : lo;
+			hi = t > hi ? t : hi;
+		}
+	}
+	lo -= 0.01;
+	hi += 0.01;
+	strbuf_addf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%zu\">",
+		    w, 30 + 24 * json_len(stages));
+	for (size_t i = 0; i < json_len(stages); i++) {
+		const struct json_value *st = json_at(stages, i);
+		const struct json_value *f = stage_figure(st, wl, OM_CYCLES);
+		double t = json_get_num(f, "total", NAN), a = json_get_num(f, "added", NAN);
+		double from = isfinite(a) && a > 0 ? t / a : 1.0, x0, x1;
+		const char *state = str_or(json_get_str(st, "state"), "");
+		if (!isfinite(t))
+			continue;
+		x0 = left + (from - lo) / (hi - lo) * (w - left - right);
+		x1 = left + (t - lo) / (hi - lo) * (w - left - right);
+		strbuf_addf(out, "<text x=\"4\" y=\"%.0f\" font-size=\"12\">", y + 12);
+		html_escape(out, str_or(json_get_str(st, "name"), "?"));
+		strbuf_addf(out, "</text><rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"16\" "
+			    "fill=\"%s\"/><text x=\"%.1f\" y=\"%.0f\" font-size=\"12\">%.4fx</text>",
+			    x0 < x1 ? x0 : x1, y, fabs(x1 - x0) < 1 ? 1 : fabs(x1 - x0),
+			    !strcmp(state, "dropped") ? "#bbb" : "#2ca02c",
+			    (x0 > x1 ? x0 : x1) + 4, y + 12, t);
+		y += 24;
+	}
+	strbuf_addstr(out, "</svg>\n");
+}
+
+/* The builds table of the page. */
+static void html_builds(const struct json_value *doc, struct strbuf *out)
+{
+	const struct json_value *stages = json_get(doc, "stages");
+	strbuf_addstr(out, "<h2>builds</h2>\n<table><tr><th>stage</th><th>state</th>"
+		      "<th>stacks on</th><th>postgres text bytes</th><th>build time</th>"
+		      "<th>reason / prefix</th></tr>\n");
+	for (size_t i = 0; i < json_len(stages); i++) {
+		const struct json_value *st = json_at(stages, i);
+		double text = json_get_num(st, "text_size", NAN);
+		double secs = json_get_num(st, "build_secs", NAN);
+		char el[32] = "-";
+		if (isfinite(secs))
+			fmt_duration(secs, 0, el, sizeof(el));
+		strbuf_addstr(out, "<tr><td>");
+		html_escape(out, str_or(json_get_str(st, "name"), "?"));
+		strbuf_addstr(out, "</td><td class=\"l\">");
+		html_escape(out, str_or(json_get_str(st, "state"), "?"));
+		strbuf_addstr(out, "</td><td class=\"l\">");
+		html_escape(out, str_or(json_get_str(st, "stacks_on"), "-"));
+		if (isfinite(text))
+			strbuf_addf(out, "</td><td>%.0f", text);
+		else
+			strbuf_addstr(out, "</td><td>-");
+		strbuf_addf(out, "</td><td>%s</td><td class=\"l\">", el);
+		html_escape(out, str_or(json_get_str(st, "reason"),
+					str_or(json_get_str(st, "prefix"), "")));
+		strbuf_addstr(out, "</td></tr>\n");
+	}
+	strbuf_addstr(out, "</table>\n");
+}
+
+void optimize_render_html(const struct json_value *doc, struct strbuf *out)
+{
+	const struct json_value *wls = doc_workloads(doc);
+	const char *best = json_get_str(doc, "best"), *inst = json_get_str(doc, "installed");
+
+	strbuf_addstr(out, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+		      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+		      "style-src 'unsafe-inline'; img-src data:\">"
+		      "<title>pgbuild optimize</title><style>" HTML_CSS "</style></head><body>\n"
+		      "<h1>pgbuild optimize: the waterfall</h1>\n<p>Deciding metric: the cycles "
+		      "estimate per transaction (");
+	html_escape(out, str_or(json_get_str(doc, "cycles_note"), CYCLES_SIMULATION));
+	strbuf_addf(out, "), at %.1f%% resolution. Each cell: speedup over stock; in "
+		    "parentheses what the stage added over the build it stacks on.</p>\n",
+		    json_get_num(doc, "resolution", CYCLES_RESOLUTION) * 100);
+	for (size_t i = 0; i < json_len(wls); i++) {
+		if (json_at(wls, i)->type != JSON_STRING)
+			continue;
+		html_workload(doc, json_at(wls, i)->u.str.s, out);
+		html_svg(doc, json_at(wls, i)->u.str.s, out);
+	}
+	html_builds(doc, out);
+	strbuf_addstr(out, "<p class=\"kept\">best: ");
+	html_escape(out, str_or(best, "none"));
+	if (inst) {
+		strbuf_addstr(out, ", installed at ");
+		html_escape(out, inst);
+	} else {
+		strbuf_addstr(out, " (");
+		html_escape(out, str_or(json_get_str(doc, "verdict"), "nothing installed"));
+		strbuf_addstr(out, ")");
+	}
+	strbuf_addstr(out, "</p>\n</body></html>\n");
+}

@@ -1,0 +1,778 @@
+/*
+ * run.c - `pgbuild optimize` as resumable pipeline stages (stage.h): per
+ * candidate stage a build, verify, regress and gate step, the keep/drop
+ * decision (waterfall.c), the copy of the best build to --prefix, and the
+ * document optimize.json with its renderings; see optimize.h.
+ *
+ * Steps are named STAGE, STAGE-verify, STAGE-regress, STAGE-gate (those
+ * that apply) and install; WORKDIR/run-state.json (kind pgbuild-optimize)
+ * records them.  A
+ * step that could not run (exit 2, or a signal) stops the run with exit 2
+ * and the document says where; the next run resumes there.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "build/build.h"
+#include "elf/elfrec.h"
+#include "metric/cycles.h"
+#include "optimize/optimize.h"
+#include "pipeline/stage.h"
+#include "pgbuild.h"
+
+/* The steps of one stage. */
+enum step { STEP_BUILD, STEP_VERIFY, STEP_REGRESS, STEP_GATE, STEP_NR };
+#define STEP_ID(s, k) ((s) * STEP_NR + (k))
+#define STEP_INSTALL (OS_NR * STEP_NR)
+#define NSTEPS (STEP_INSTALL + 1)
+
+static const char *const step_names[NSTEPS] = {
+	"stock", "stock-verify", "stock-regress", "stock-gate",
+	"lto", "lto-verify", "lto-regress", "lto-gate",
+	"pgo", "pgo-verify", "pgo-regress", "pgo-gate",
+	"tuned", "tuned-verify", "tuned-regress", "tuned-gate",
+	"bolt", "bolt-verify", "bolt-regress", "bolt-gate",
+	"install",
+};
+
+/* What became of a stage. */
+enum ostage_state { SS_NOT_RUN, SS_BASELINE, SS_KEPT, SS_DROPPED, SS_SKIPPED };
+static const char *const state_names[] = { "not-run", "baseline", "kept", "dropped", "skipped" };
+
+/* One stage of this run. */
+struct ostage {
+	char *prefix, *builddir;     /* where it is built (absolute) */
+	char *policy;                /* its policy file (lto, tuned), or NULL */
+	char *key;                   /* its build step's key */
+	char *gate_json;             /* WORKDIR/gates/STAGE.json */
+	int parent;                  /* the stage it stacks on (-1: none) */
+	enum ostage_state state;
+	char *reason;                /* why dropped or skipped */
+	int reused;                  /* its build was reused (seeded) */
+	struct optimize_measure m;   /* its gate against stock */
+};
+
+/* One optimize run. */
+struct orun {
+	const struct optimize_opts *o;
+	struct pipeline p;           /* the steps and their state */
+	char *workdir;               /* absolute */
+	char *tune_policy;           /* tune's best.policy, NULL: none */
+	struct ostage s[OS_NR];
+	int best;                    /* the best kept stage so far */
+	int cur;                     /* the stage whose step runs */
+	const char *stop;            /* why the run stopped early, or NULL */
+};
+
+/* ---------------- helpers ---------------- */
+
+/* The text of a file (malloced), NULL when unreadable. */
+static char *read_text(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, path) < 0) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+/* Does prefix hold a successful build of src with a policy that says what
+ * policy_text says (or policy none, when policy_text is NULL)? */
+static int build_reusable(const char *prefix, const char *src, const char *policy_text)
+{
+	char *path = xasprintf("%s/pgopt-build.json", prefix);
+	char *pg = xasprintf("%s/bin/postgres", prefix), *text = read_text(path);
+	struct json_value *root = text ? json_parse(text, strlen(text), NULL) : NULL;
+	const struct json_value *ok = json_get(root, "ok"), *pol = json_get(root, "policy");
+	const char *spec = json_get_str(json_get(root, "source"), "spec");
+	const char *dir = json_get_str(json_get(root, "source"), "dir");
+	const char *content = json_get_str(pol, "content");
+	int yes = root && access(pg, X_OK) == 0 && ok && ok->type == JSON_BOOL && ok->u.boolean &&
+		  ((spec && !strcmp(spec, src)) || (dir && !strcmp(dir, src)));
+
+	if (yes && policy_text)
+		yes = content && optimize_policy_same(content, policy_text) &&
+		      json_len(json_get(pol, "files")) == 0;
+	else if (yes)
+		yes = !content || !*content || !strcmp(json_get_str(pol, "path") ? json_get_str(pol, "path") : "none", "none");
+	json_free(root);
+	free(text);
+	free(path);
+	free(pg);
+	return yes;
+}
+
+/* Write one line into step id's log (a reused build says so). */
+static void log_line(struct pipeline *p, int id, const char *line)
+{
+	char *log = pipeline_stage_log(p, id);
+	FILE *fp = fopen(log, "w");
+	if (fp) {
+		fprintf(fp, "%s\n", line);
+		fclose(fp);
+	}
+	free(log);
+}
+
+/* Did build step id reuse a build (its log says so)? */
+static int was_reused(struct orun *r, int id)
+{
+	char *log = pipeline_stage_log(&r->p, id), *last = textfile_last_line(log, NULL);
+	int yes = last && !strncmp(last, "reused ", 7);
+	free(log);
+	free(last);
+	return yes;
+}
+
+/* Push -W for every workload. */
+static void push_workloads(struct strvec *a, const struct optimize_opts *o)
+{
+	for (size_t i = 0; i < o->workloads.nr; i++)
+		strvec_pushl(a, "--workload", o->workloads.v[i], NULL);
+}
+
+/* The options of a step that trains (pgo, bolt): -W, -j, -q. */
+static void push_training(struct strvec *a, const struct optimize_opts *o)
+{
+	push_workloads(a, o);
+	if (o->jobs)
+		strvec_pushf(a, "--jobs=%d", o->jobs);
+	if (o->quiet)
+		strvec_push(a, "--quiet");
+}
+
+/* ---------------- the steps ---------------- */
+
+/* Build step of stock and lto: pgbuild build, unless reusable. */
+static int st_build(struct pipeline *p, int id)
+{
+	struct orun *r = p->ctx;
+	struct ostage *s = &r->s[r->cur];
+	struct strvec a = STRVEC_INIT;
+	char *text = s->policy ? read_text(s->policy) : NULL;
+	int rc;
+
+	if (build_reusable(s->prefix, r->o->src, text)) {
+		char *line = xasprintf("reused %s (pgopt-build.json: same source and policy)",
+				       s->prefix);
+		log_line(p, id, line);
+		free(line);
+		free(text);
+		return 0;
+	}
+	free(text);
+	{
+		struct build_step b = {
+			.src = r->o->src, .policy = s->policy ? s->policy : "none",
+			.prefix = s->prefix, .builddir = s->builddir, .jobs = r->o->jobs,
+			.quiet = r->o->quiet,
+		};
+		pipeline_build_argv(&a, &b);
+	}
+	rc = pipeline_run_pgbuild(p, id, &a, 1);
+	strvec_clear(&a);
+	return rc == 0 ? 0 : PGBUILD_EXIT_ERROR;
+}
+
+/* Build step of pgo and tuned: pgbuild pgo (it runs the core suite). */
+static int st_pgo(struct pipeline *p, int id)
+{
+	struct orun *r = p->ctx;
+	struct ostage *s = &r->s[r->cur];
+	struct strvec a = STRVEC_INIT;
+	int rc;
+
+	strvec_pushl(&a, "pgo", "--src", r->o->src, "--policy", s->policy, "--prefix", s->prefix,
+		     "--builddir", s->builddir, NULL);
+	push_training(&a, r->o);
+	rc = pipeline_run_pgbuild(p, id, &a, 1);
+	strvec_clear(&a);
+	return rc;
+}
+
+/* Build step of bolt: pgbuild bolt on the best build (its installcheck). */
+static int st_bolt(struct pipeline *p, int id)
+{
+	struct orun *r = p->ctx;
+	struct ostage *s = &r->s[r->cur];
+	struct strvec a = STRVEC_INIT;
+	char *wd = xasprintf("%s/bolt/work", r->workdir);
+	int rc;
+
+	strvec_pushl(&a, "bolt", "--prefix", r->s[s->parent].prefix, "--out", s->prefix,
+		     "--workdir", wd, NULL);
+	push_training(&a, r->o);
+	rc = pipeline_run_pgbuild(p, id, &a, 1);
+	strvec_clear(&a);
+	free(wd);
+	return rc;
+}
+
+static int st_verify(struct pipeline *p, int id)
+{
+	struct orun *r = p->ctx;
+	struct strvec a = STRVEC_INIT;
+	int rc;
+	strvec_pushl(&a, "verify", "--prefix", r->s[r->cur].prefix, NULL);
+	rc = pipeline_run_pgbuild(p, id, &a, 0);
+	strvec_clear(&a);
+	return rc;
+}
+
+static int st_regress(struct pipeline *p, int id)
+{
+	struct orun *r = p->ctx;
+	struct strvec a = STRVEC_INIT;
+	char *json = xasprintf("%s/gates/%s-regress.json", r->workdir, optimize_stage_names[r->cur]);
+	int rc;
+	strvec_pushl(&a, "regress", "--builddir", r->s[r->cur].builddir, "--json", json, NULL);
+	if (r->o->jobs)
+		strvec_pushf(&a, "--jobs=%d", r->o->jobs);
+	rc = pipeline_run_pgbuild(p, id, &a, 0);
+	strvec_clear(&a);
+	free(json);
+	return rc;
+}
+
+/* The gate's thresholds: faster than stock on the cycles estimate (exit 0),
+ * and tps not significantly below stock's. */
+#define OPT_GATE_EXPR "cycles>=1.001,tps>=1.00"
+
+static int st_gate(struct pipeline *p, int id)
+{
+	struct orun *r = p->ctx;
+	const struct optimize_opts *o = r->o;
+	struct strvec a = STRVEC_INIT;
+	int rc;
+
+	strvec_pushl(&a, "gate", "--baseline", r->s[OS_STOCK].prefix, "--candidate",
+		     r->s[r->cur].prefix, "--metric", "tps,instructions,cycles", "--gate",
+		     OPT_GATE_EXPR, "--regress-result", "passed", "--json", r->s[r->cur].gate_json,
+		     NULL);
+	push_workloads(&a, o);
+	strvec_pushf(&a, "--pairs=%d", o->pairs ? o->pairs : 6);
+	if (o->duration > 0)
+		strvec_pushf(&a, "--duration=%g", o->duration);
+	if (o->clients)
+		strvec_pushf(&a, "--clients=%d", o->clients);
+	if (o->cpus)
+		strvec_pushl(&a, "--cpus", o->cpus, NULL);
+	if (o->quiet)
+		strvec_push(&a, "--quiet");
+	rc = pipeline_run_pgbuild(p, id, &a, 1);
+	strvec_clear(&a);
+	return rc;
+}
+
+/* ---------------- one stage ---------------- */
+
+/* Drop stage s with a reason (printf-style). */
+static void drop(struct orun *r, int s, const char *fmt, const char *arg)
+{
+	r->s[s].state = SS_DROPPED;
+	free(r->s[s].reason);
+	r->s[s].reason = xasprintf(fmt, arg);
+	fprintf(stderr, "optimize: %s dropped: %s\n", optimize_stage_names[s], r->s[s].reason);
+}
+
+/* Run step k of stage s with fn; 0 went on, 1 the stage was dropped (a
+ * failed check, exit 1; fail NULL: exit 1 goes on too), -1 the run stops
+ * (could not run). */
+static int step(struct orun *r, int s, int k, const char *what,
+		int (*fn)(struct pipeline *p, int id), const char *fail)
+{
+	char *key = xasprintf("%s step=%d", r->s[s].key, k);
+	char *log;
+	int rc;
+
+	r->cur = s;
+	rc = pipeline_stage(&r->p, STEP_ID(s, k), key, what, fn);
+	free(key);
+	if (rc == 0 || (rc == 1 && !fail))
+		return 0;
+	if (rc == 1) {
+		log = pipeline_stage_log(&r->p, STEP_ID(s, k));
+		drop(r, s, fail, log);
+		free(log);
+		return 1;
+	}
+	r->stop = step_names[STEP_ID(s, k)];
+	return -1;
+}
+
+/* The gate's measurements of stage s, and the decision against its parent. */
+static int decide(struct orun *r, int s)
+{
+	struct ostage *st = &r->s[s];
+	struct strbuf err = STRBUF_INIT, reason = STRBUF_INIT;
+	char *text = read_text(st->gate_json);
+	int parent = st->parent, rc = 0;
+
+	optimize_measure_clear(&st->m);
+	if (!text || optimize_measure_read(&st->m, text, strlen(text), &err) < 0) {
+		error("%s: cannot read its gate result %s: %s", optimize_stage_names[s], st->gate_json,
+		      err.len ? err.buf : strerror(errno));
+		r->stop = "gate result unreadable";
+		rc = -1;
+	} else if (optimize_decide(&st->m, parent == OS_STOCK ? NULL : &r->s[parent].m,
+				   optimize_stage_names[parent], &reason)) {
+		st->state = SS_KEPT;
+		r->best = s;
+		fprintf(stderr, "optimize: %s kept: cycles estimate %.4fx of stock (geometric mean)\n",
+			optimize_stage_names[s], optimize_score(&st->m));
+	} else {
+		drop(r, s, "%s", reason.buf);
+	}
+	free(text);
+	strbuf_release(&err);
+	strbuf_release(&reason);
+	return rc;
+}
+
+/* The key of stage s's build: its inputs, and what it stacks on. */
+static char *stage_key(struct orun *r, int s)
+{
+	const struct optimize_opts *o = r->o;
+	struct ostage *st = &r->s[s];
+	char *sha = st->policy ? build_policy_sha(st->policy) : NULL;
+	struct strbuf k = STRBUF_INIT;
+
+	strbuf_addf(&k, "stage=%s src=%s policy=%s prefix=%s", optimize_stage_names[s], o->src,
+		    sha ? sha : "none", st->prefix);
+	if (s == OS_PGO || s == OS_TUNED || s == OS_BOLT)
+		for (size_t i = 0; i < o->workloads.nr; i++)
+			strbuf_addf(&k, "%s%s", i ? "," : " wl=", o->workloads.v[i]);
+	if (s == OS_BOLT)
+		strbuf_addf(&k, " on={%s}", r->s[st->parent].key);
+	free(sha);
+	return strbuf_detach(&k, NULL);
+}
+
+/* The gate settings, part of every gate step's key. */
+static void gate_key(struct orun *r, struct strbuf *k)
+{
+	const struct optimize_opts *o = r->o;
+	strbuf_addf(k, " stock={%s} gate=%s pairs=%d dur=%g cl=%d cpus=%s", r->s[OS_STOCK].key,
+		    OPT_GATE_EXPR, o->pairs, o->duration, o->clients, o->cpus ? o->cpus : "");
+}
+
+/* Stage s: build, verify, regress, gate, decide.  0 or -1 (stop). */
+static int run_stage(struct orun *r, int s)
+{
+	struct ostage *st = &r->s[s];
+	struct strbuf what = STRBUF_INIT, gk = STRBUF_INIT;
+	int rc;
+
+	st->parent = r->best;
+	free(st->key);
+	st->key = stage_key(r, s);
+	if (s == OS_BOLT)
+		strbuf_addf(&what, "pgbuild bolt --prefix %s (on %s)", r->s[st->parent].prefix,
+			    optimize_stage_names[st->parent]);
+	else if (s == OS_PGO || s == OS_TUNED)
+		strbuf_addf(&what, "pgbuild pgo --policy %s", st->policy);
+	else
+		strbuf_addf(&what, "pgbuild build --policy %s", st->policy);
+	rc = step(r, s, STEP_BUILD, what.buf, s == OS_BOLT ? st_bolt : s == OS_LTO ? st_build : st_pgo,
+		  "regression suite failed (log %s)");
+	strbuf_release(&what);
+	if (rc == 0 && s == OS_LTO)
+		st->reused = was_reused(r, STEP_ID(s, STEP_BUILD));
+	if (rc == 0 && s != OS_BOLT)
+		rc = step(r, s, STEP_VERIFY, "pgbuild verify", st_verify,
+			  "verification failed (log %s)");
+	if (rc == 0 && s == OS_LTO)
+		rc = step(r, s, STEP_REGRESS, "pgbuild regress (make check)", st_regress,
+			  "regression suite failed (log %s)");
+	if (rc == 0) {
+		/* the gate's key: the stage's and every setting */
+		char *saved = st->key;
+		strbuf_addstr(&gk, saved);
+		gate_key(r, &gk);
+		st->key = gk.buf;
+		/* a gate exit 1 (not faster than stock) is decided on its numbers */
+		rc = step(r, s, STEP_GATE, "pgbuild gate --metric tps,instructions,cycles", st_gate,
+			  NULL);
+		st->key = saved;
+		if (rc == 0)
+			rc = decide(r, s);
+	}
+	strbuf_release(&gk);
+	return rc < 0 ? -1 : 0;
+}
+
+/* ---------------- setup ---------------- */
+
+/* Write a stage's policy file WORKDIR/policies/NAME.policy from text. */
+static char *write_policy(struct orun *r, const char *name, const char *text)
+{
+	char *dir = xasprintf("%s/policies", r->workdir);
+	char *path = xasprintf("%s/%s.policy", dir, name);
+	char *old = read_text(path);
+	if (mkdir_p(dir) < 0 ||
+	    ((!old || strcmp(old, text)) && write_file_atomic(path, text, strlen(text)) < 0)) {
+		free(path);
+		path = NULL;
+	}
+	free(old);
+	free(dir);
+	return path;
+}
+
+/* The policies of lto and tuned, from --policy and the tune state. */
+static int prepare_policies(struct orun *r)
+{
+	const struct optimize_opts *o = r->o;
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	char *user = o->policy ? read_text(o->policy) : NULL;
+	char *best;
+	int rc = 0;
+
+	if (o->policy && !user)
+		return error("--policy %s: %s", o->policy, strerror(errno));
+	if (optimize_policy_text(user, 0, &text, &err) < 0)
+		rc = error("--policy %s: %s", o->policy, err.buf);
+	else if (!(r->s[OS_LTO].policy = write_policy(r, "lto", text.buf)))
+		rc = -1;
+	r->s[OS_PGO].policy = r->s[OS_LTO].policy ? xstrdup(r->s[OS_LTO].policy) : NULL;
+	free(user);
+	best = o->tune_state ? xasprintf("%s/best.policy", o->tune_state) :
+	       xstrdup("pgbuild-tune/best.policy");
+	if (rc == 0 && (r->tune_policy = read_text(best))) {
+		strbuf_reset(&err);
+		if (optimize_policy_text(r->tune_policy, 1, &text, &err) < 0)
+			rc = error("%s: %s", best, err.buf);
+		else if (!(r->s[OS_TUNED].policy = write_policy(r, "tuned", text.buf)))
+			rc = -1;
+	} else if (rc == 0 && o->tune_state) {
+		rc = error("--tune-state %s: no best.policy (a finished pgbuild tune writes it)",
+			   o->tune_state);
+	}
+	free(best);
+	strbuf_release(&text);
+	strbuf_release(&err);
+	return rc;
+}
+
+/* Paths of every stage and the pipeline. */
+static int prepare(struct orun *r)
+{
+	const struct optimize_opts *o = r->o;
+
+	r->workdir = path_absolute(o->workdir);
+	if (mkdir_p(r->workdir) < 0)
+		return -1;
+	{
+		char *g = xasprintf("%s/gates", r->workdir);
+		int bad = mkdir_p(g) < 0;
+		free(g);
+		if (bad)
+			return -1;
+	}
+	for (int s = 0; s < OS_NR; s++) {
+		r->s[s].prefix = xasprintf("%s/%s/prefix", r->workdir, optimize_stage_names[s]);
+		r->s[s].builddir = xasprintf("%s/%s/build", r->workdir, optimize_stage_names[s]);
+		r->s[s].gate_json = xasprintf("%s/gates/%s.json", r->workdir, optimize_stage_names[s]);
+		r->s[s].parent = -1;
+	}
+	if (o->baseline) {
+		free(r->s[OS_STOCK].prefix);
+		r->s[OS_STOCK].prefix = path_absolute(o->baseline);
+	}
+	if (prepare_policies(r) < 0)
+		return -1;
+	pipeline_init(&r->p, "pgbuild-optimize", step_names, NSTEPS, r->workdir, o->restart);
+	r->p.quiet = o->quiet;
+	r->p.ctx = r;
+	return 0;
+}
+
+/* Stage stock: given, or built with --policy none. */
+static int run_stock(struct orun *r)
+{
+	struct ostage *st = &r->s[OS_STOCK];
+	st->state = SS_BASELINE;
+	if (r->o->baseline) {
+		st->key = xasprintf("stage=stock given=%s", st->prefix);
+		fprintf(stderr, "[1/%d] stock     %s (given)\n", NSTEPS, st->prefix);
+		return 0;
+	}
+	st->key = stage_key(r, OS_STOCK);
+	r->cur = OS_STOCK;
+	if (pipeline_stage(&r->p, STEP_ID(OS_STOCK, STEP_BUILD), st->key,
+			   "pgbuild build --policy none", st_build) != 0) {
+		r->stop = "stock";
+		return -1;
+	}
+	return 0;
+}
+
+/* ---------------- install and the document ---------------- */
+
+/* Copy the best build to --prefix: a temporary sibling, then rename. */
+static int install_best(struct orun *r)
+{
+	const char *src = r->s[r->best].prefix;
+	char *dst = path_absolute(r->o->prefix);
+	char *tmp = xasprintf("%s.tmp-%ld", dst, (long)getpid());
+	char *old = xasprintf("%s.old-%ld", dst, (long)getpid());
+	char *from = xasprintf("%s/.", src);
+	struct child_process cp = CHILD_PROCESS_INIT;
+	char *marker = xasprintf("%s/pgopt-optimize.json", tmp);
+	char *mtext = xasprintf("{\"kind\":\"pgbuild-optimize-install\",\"stage\":\"%s\"}\n",
+				optimize_stage_names[r->best]);
+	int rc = -1;
+
+	remove_tree(tmp);
+	if (mkdir_p(tmp) < 0)
+		goto out;
+	strvec_pushl(&cp.args, "cp", "-a", from, tmp, NULL);
+	cp.no_stdin = 1;
+	if (run_command(&cp) != 0) {
+		error("cannot copy %s to %s", src, tmp);
+		goto out;
+	}
+	if (write_file_atomic(marker, mtext, strlen(mtext)) < 0)
+		goto out;
+	if (path_exists(dst) && rename(dst, old) < 0) {
+		error("cannot move the earlier %s aside: %s", dst, strerror(errno));
+		goto out;
+	}
+	if (rename(tmp, dst) < 0) {
+		error("cannot rename %s to %s: %s", tmp, dst, strerror(errno));
+		goto out;
+	}
+	remove_tree(old);
+	rc = 0;
+out:
+	if (rc < 0)
+		remove_tree(tmp);
+	child_process_clear(&cp);
+	free(dst);
+	free(tmp);
+	free(old);
+	free(from);
+	free(marker);
+	free(mtext);
+	return rc;
+}
+
+/* One figure, with what the stage added over its parent's. */
+static void write_figure(struct json_writer *jw, const struct optimize_figure *f,
+			 const struct optimize_figure *parent, int stock)
+{
+	json_object_begin(jw);
+	json_key(jw, "stock"); json_double(jw, f ? f->stock : NAN);
+	json_key(jw, "build"); json_double(jw, f ? f->build : NAN);
+	json_key(jw, "total"); json_double(jw, stock ? 1.0 : f ? f->total : NAN);
+	json_key(jw, "lo"); json_double(jw, f ? f->lo : NAN);
+	json_key(jw, "hi"); json_double(jw, f ? f->hi : NAN);
+	json_key(jw, "added"); json_double(jw, stock ? NAN : optimize_added(f, parent));
+	json_object_end(jw);
+}
+
+/* The postgres text size of a prefix (NAN when unreadable). */
+static double text_size(const char *prefix)
+{
+	char *pg = xasprintf("%s/bin/postgres", prefix);
+	struct elfrec_file f;
+	struct strbuf err = STRBUF_INIT;
+	double v = NAN;
+	if (elfrec_open_flags(pg, ELFREC_SIZES_ONLY, &f, &err) == 0) {
+		if (f.nr)
+			v = (double)f.objs[0].text_size;
+		elfrec_release(&f);
+	}
+	strbuf_release(&err);
+	free(pg);
+	return v;
+}
+
+/* The wall time PREFIX/pgopt-build.json records (NAN: none). */
+static double recorded_secs(const char *prefix)
+{
+	char *path = xasprintf("%s/pgopt-build.json", prefix), *text = read_text(path);
+	struct json_value *root = text ? json_parse(text, strlen(text), NULL) : NULL;
+	double v = json_get_num(root, "wall_seconds", NAN);
+	json_free(root);
+	free(text);
+	free(path);
+	return v;
+}
+
+/* The stage's workloads: figures against stock and what it added. */
+static void write_stage_workloads(struct json_writer *jw, struct orun *r, int s)
+{
+	const struct ostage *st = &r->s[s];
+	const struct optimize_measure *pm = st->parent > OS_STOCK ? &r->s[st->parent].m : NULL;
+
+	json_key(jw, "workloads");
+	json_array_begin(jw);
+	for (size_t w = 0; w < r->o->workloads.nr; w++) {
+		const char *wl = r->o->workloads.v[w];
+		if (s != OS_STOCK && !optimize_measure_get(&st->m, wl, OM_CYCLES))
+			continue;
+		json_object_begin(jw);
+		json_key(jw, "name"); json_string(jw, wl);
+		for (int k = 0; k < OM_NR; k++) {
+			const struct optimize_figure *f = optimize_measure_get(&st->m, wl, k);
+			json_key(jw, optimize_metric_names[k]);
+			write_figure(jw, f, pm ? optimize_measure_get(pm, wl, k) : NULL, s == OS_STOCK);
+		}
+		json_object_end(jw);
+	}
+	json_array_end(jw);
+}
+
+static void write_stage(struct json_writer *jw, struct orun *r, int s)
+{
+	const struct ostage *st = &r->s[s];
+	double secs = r->p.st[STEP_ID(s, STEP_BUILD)].secs;
+	int built = st->state != SS_NOT_RUN && st->state != SS_SKIPPED;
+
+	json_object_begin(jw);
+	json_key(jw, "name"); json_string(jw, optimize_stage_names[s]);
+	json_key(jw, "state"); json_string(jw, state_names[st->state]);
+	json_key(jw, "reason"); json_string(jw, st->reason);
+	json_key(jw, "stacks_on");
+	json_string(jw, st->parent >= 0 ? optimize_stage_names[st->parent] : NULL);
+	json_key(jw, "prefix"); json_string(jw, built ? st->prefix : NULL);
+	json_key(jw, "policy"); json_string(jw, st->policy);
+	json_key(jw, "gate_json"); json_string(jw, built && s != OS_STOCK ? st->gate_json : NULL);
+	json_key(jw, "reused"); json_bool(jw, st->reused || (s == OS_STOCK && r->o->baseline));
+	/* a reused or given build: the time its own record says it took */
+	if (st->reused || (s == OS_STOCK && r->o->baseline))
+		secs = recorded_secs(st->prefix);
+	else if (!r->p.st[STEP_ID(s, STEP_BUILD)].key)
+		secs = NAN;
+	json_key(jw, "build_secs");
+	json_double(jw, built ? secs : NAN);
+	json_key(jw, "text_size"); json_double(jw, built ? text_size(st->prefix) : NAN);
+	write_stage_workloads(jw, r, s);
+	json_object_end(jw);
+}
+
+/* WORKDIR/optimize.json: the whole run. */
+static void write_doc(struct orun *r, struct strbuf *out, int rc)
+{
+	struct json_writer jw;
+
+	json_writer_init(&jw, out);
+	json_object_begin(&jw);
+	json_key(&jw, "kind"); json_string(&jw, "pgbuild-optimize");
+	json_key(&jw, "version"); json_int(&jw, 1);
+	json_key(&jw, "src"); json_string(&jw, r->o->src);
+	json_key(&jw, "workloads"); json_strvec(&jw, &r->o->workloads);
+	json_key(&jw, "deciding_metric"); json_string(&jw, "cycles");
+	json_key(&jw, "resolution"); json_double(&jw, CYCLES_RESOLUTION);
+	json_key(&jw, "cycles_note"); json_string(&jw, CYCLES_SIMULATION);
+	json_key(&jw, "gate"); json_string(&jw, OPT_GATE_EXPR);
+	json_key(&jw, "stages");
+	json_array_begin(&jw);
+	for (int s = 0; s < OS_NR; s++)
+		if (r->o->stages & (1u << s))
+			write_stage(&jw, r, s);
+	json_array_end(&jw);
+	json_key(&jw, "best"); json_string(&jw, optimize_stage_names[r->best]);
+	json_key(&jw, "installed");
+	json_string(&jw, rc == 0 && r->o->prefix ? r->o->prefix : NULL);
+	json_key(&jw, "stopped_at"); json_string(&jw, r->stop);
+	json_key(&jw, "verdict");
+	json_string(&jw, r->stop ? "stopped: a step could not run (run again to resume)" :
+		    rc == 0 ? (r->o->prefix ? "installed" : "faster than stock (no --prefix)") :
+		    "no stage beat stock: nothing installed");
+	json_key(&jw, "exit"); json_int(&jw, rc);
+	json_object_end(&jw);
+	strbuf_addch(out, '\n');
+}
+
+/* Write the document, --json, the HTML page; print the waterfall. */
+static void finish(struct orun *r, int rc)
+{
+	struct strbuf doc = STRBUF_INIT, html = STRBUF_INIT;
+	char *path = xasprintf("%s/optimize.json", r->workdir);
+	char *hpath = r->o->html ? xstrdup(r->o->html) : xasprintf("%s/optimize.html", r->workdir);
+	struct json_value *v;
+
+	write_doc(r, &doc, rc);
+	write_file_atomic(path, doc.buf, doc.len);
+	if (r->o->json)
+		write_file_atomic(r->o->json, doc.buf, doc.len);
+	v = json_parse(doc.buf, doc.len, NULL);
+	if (v) {
+		optimize_render_html(v, &html);
+		write_file_atomic(hpath, html.buf, html.len);
+		optimize_render_text(v, stdout);
+		printf("\nresult: %s\nreport: %s\n", path, hpath);
+	}
+	json_free(v);
+	strbuf_release(&doc);
+	strbuf_release(&html);
+	free(path);
+	free(hpath);
+}
+
+/* The candidate stages in order; 0, or -1 when one could not run. */
+static int run_candidates(struct orun *r)
+{
+	for (int s = OS_LTO; s < OS_NR; s++) {
+		if (!(r->o->stages & (1u << s)))
+			continue;
+		if (s == OS_TUNED && !r->s[s].policy) {
+			r->s[s].state = SS_SKIPPED;
+			r->s[s].reason = xstrdup("skipped: no tune state (--tune-state DIR, the "
+						 "--workdir of a finished pgbuild tune)");
+			fprintf(stderr, "optimize: tuned %s\n", r->s[s].reason);
+			continue;
+		}
+		if (run_stage(r, s) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int optimize_run(const struct optimize_opts *o)
+{
+	struct orun r;
+	int rc = PGBUILD_EXIT_ERROR;
+
+	memset(&r, 0, sizeof(r));
+	r.o = o;
+	r.best = OS_STOCK;
+	if (prepare(&r) < 0)
+		goto out;
+	if (run_stock(&r) < 0 || run_candidates(&r) < 0) {
+		error("optimize stopped at %s; run the same command again to resume", r.stop);
+		finish(&r, PGBUILD_EXIT_ERROR);
+		goto out;
+	}
+	rc = r.best == OS_STOCK ? PGBUILD_EXIT_FAIL : PGBUILD_EXIT_OK;
+	if (rc == 0 && o->prefix) {
+		fprintf(stderr, "[%d/%d] install   %s -> %s\n", NSTEPS, NSTEPS, r.s[r.best].prefix,
+			o->prefix);
+		if (install_best(&r) < 0) {
+			r.stop = "install";
+			rc = PGBUILD_EXIT_ERROR;
+		}
+	}
+	finish(&r, rc);
+out:
+	pipeline_release(&r.p);
+	for (int s = 0; s < OS_NR; s++) {
+		free(r.s[s].prefix);
+		free(r.s[s].builddir);
+		free(r.s[s].policy);
+		free(r.s[s].key);
+		free(r.s[s].gate_json);
+		free(r.s[s].reason);
+		optimize_measure_clear(&r.s[s].m);
+	}
+	free(r.workdir);
+	free(r.tune_policy);
+	return rc;
+}

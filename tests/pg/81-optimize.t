@@ -1,0 +1,144 @@
+#!/bin/bash
+# 81-optimize.t - pgbuild optimize on PostgreSQL 15 with the suites' shared
+# builds and no new build: --baseline the shared base build, --stages
+# lto,bolt with WORKDIR/lto a symlink to the shared BOLT-ready LTO build
+# (tests/pg/bolt.policy, the same lines as optimize's default lto policy,
+# so it is reused), short gates (6 pairs of 1 s, select-only).
+#   1. interrupted with SIGTERM during the bolt stage: it dies of the
+#      signal (as run does), the lto stage's steps are recorded as
+#      finished, no process of it is left, nothing at --prefix;
+#   2. the same command again: the finished steps are skipped, not redone,
+#      bolt runs, the best build is installed at --prefix (a copy with
+#      pgopt-optimize.json), the JSON and the HTML waterfall hold the
+#      stages, and `pgbuild report --optimize` re-renders it;
+#   3. a stage that is not faster than the build it stacks on is dropped
+#      with the reason: the shared LTO build as its own stock (A/A), exit 1,
+#      nothing installed.
+# A stage that fails its regression suite is dropped by the same code path
+# (a check step's exit 1); that path is covered by the decision's unit
+# test, not here: a deliberately broken build would cost a full build.
+. "$(dirname "$0")/lib.sh"
+P=$B/bin/pgbuild
+unset PGOPT_POLICY PGOPT_LOGDIR PGOPT_PREFIX PGBUILD_BOLT
+[ -x /usr/lib/llvm-15/bin/llvm-bolt ] ||
+	skip_all "BOLT 15 is not installed (Debian's bolt-15 package: make deps)"
+command -v valgrind >/dev/null ||
+	skip_all "valgrind is not installed (the cycles estimate needs callgrind: make deps)"
+
+t00=$(date +%s)
+ready=$(e2e_build bolt "$TOP/tests/pg/bolt.policy") || { tap_result 1 "BOLT-ready build"; done_testing; }
+base=$(e2e_build base none) || { tap_result 1 "baseline build"; done_testing; }
+src=$(e2e_src) || { tap_result 1 "source"; done_testing; }
+diag "builds ready in $(($(date +%s) - t00)) s"
+dir=$(e2e_dir optimize-run)
+rm -rf "$dir"
+mkdir -p "$dir/work"
+chmod 755 "$dir" "$dir/work"
+wd=$dir/work
+ln -s "$(e2e_dir bolt)" "$wd/lto"
+out=$dir/out
+cd "$TMP" || exit 1
+json() { # FILE PERL-EXPR: print the expression over the decoded file ($j)
+	perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die; my $j = decode_json(<$f>);
+		my $r = eval $ARGV[1]; die $@ if $@; print defined $r ? $r : "undef"' "$1" "$2"
+}
+stage() { # FILE NAME FIELD: the field of the named stage
+	json "$1" "my (\$s) = grep { \$_->{name} eq '$2' } @{\$j->{stages}}; \$s ? \$s->{$3} : 'none'"
+}
+args=(optimize -W select-only --src "$src" --baseline "$base" --stages lto,bolt
+	--workdir "$wd" --prefix "$out" --pairs 6 -T 1 --json "$dir/opt.json"
+	--html "$dir/opt.html")
+
+# 1. interrupted during the bolt stage
+t0=$(date +%s)
+"$P" "${args[@]}" >run1.out 2>run1.err &
+pid=$!
+for _ in $(seq 1 900); do
+	grep -Eq '^\[17/21\] bolt +pgbuild bolt' run1.err && break
+	kill -0 $pid 2>/dev/null || break
+	sleep 1
+done
+sleep 20
+kill -TERM $pid 2>/dev/null
+wait $pid
+s=$?
+t1=$(date +%s)
+diag "run 1 (lto reused, verified, regress, gated; bolt interrupted): $((t1 - t0)) s"
+is "interrupted: died of SIGTERM, like run (exit 143)" "$s" 143
+[ $s = 143 ] || diag "$(tail -20 run1.err)"
+like "the seeded lto build was reused" "$(cat "$wd/logs/lto.log")" "^reused $wd/lto/prefix"
+like "the bolt stage had started" "$(cat run1.err)" '\[17/21\] bolt +pgbuild bolt --prefix .*/lto/prefix \(on lto\)'
+sleep 2
+nok "no pgbuild bolt of the run is left" pgrep -f "pgbuild bolt --prefix $wd/lto/[p]refix"
+nok "... and no server of its training or suite" pgrep -f "$wd/bolt/(prefix|work)/.*[p]ostgres"
+for st in lto lto-verify lto-regress lto-gate; do
+	is "state: $st finished" "$(json "$wd/run-state.json" "\$j->{stages}{'$st'}{exit} // 'none'")" 0
+done
+ok "nothing at --prefix" test ! -e "$out"
+
+# 2. resumed
+t0=$(date +%s)
+"$P" "${args[@]}" >run2.out 2>run2.err
+s=$?
+t1=$(date +%s)
+diag "run 2 (resumed: bolt, its installcheck and gate): $((t1 - t0)) s"
+is "resumed: exit 0" "$s" 0
+[ $s = 0 ] || diag "$(tail -30 run2.err)"
+for st in lto lto-verify lto-regress lto-gate; do
+	like "$st is not redone" "$(cat run2.err)" "\] $st +.*: finished in an earlier run \(exit 0\), skipped"
+done
+like "bolt ran" "$(cat run2.err)" '\[17/21\] bolt +done in '
+J=$dir/opt.json
+ok "the JSON is written" test -s "$J"
+cmp -s "$J" "$wd/optimize.json"
+is "... the same as WORKDIR/optimize.json" "$?" 0
+is "stages" "$(json "$J" 'join ",", map { $_->{name} } @{$j->{stages}}')" "stock,lto,bolt"
+is "stock is the baseline" "$(stage "$J" stock state)" baseline
+is "lto is kept" "$(stage "$J" lto state)" kept
+is "... and was reused" "$(stage "$J" lto reused)" 1
+is "bolt stacks on lto" "$(stage "$J" bolt stacks_on)" lto
+bolt_state=$(stage "$J" bolt state)
+like "bolt kept or dropped with a reason" "$bolt_state $(stage "$J" bolt reason)" '^(kept undef|dropped .+)$'
+best=$(json "$J" '$j->{best}')
+diag "best: $best; cycles over stock: lto $(json "$J" '$j->{stages}[1]{workloads}[0]{cycles}{total}'), bolt $(json "$J" '$j->{stages}[2]{workloads}[0]{cycles}{total}') (added $(json "$J" '$j->{stages}[2]{workloads}[0]{cycles}{added}'))"
+is "the best is the last kept stage" "$best" "$([ "$bolt_state" = kept ] && echo bolt || echo lto)"
+like "per metric: cycles, instructions, I1 misses, tps with interval, server CPU" \
+	"$(json "$J" 'my $w = $j->{stages}[1]{workloads}[0]; join " ", map { defined $w->{$_}{total} ? "ok" : "no" } qw(cycles instructions i1_misses tps server_cpu_us)')" '^ok ok ok ok ok$'
+like "tps has its interval" "$(json "$J" '$j->{stages}[1]{workloads}[0]{tps}{lo} < $j->{stages}[1]{workloads}[0]{tps}{hi} ? "ok" : "no"')" '^ok$'
+like "added = total / total of the build it stacks on" "$(json "$J" 'my ($l, $b) = map { $j->{stages}[$_]{workloads}[0]{cycles} } 1, 2; abs($b->{added} - $b->{total} / $l->{total}) < 1e-9 ? "ok" : "no"')" '^ok$'
+like "postgres text sizes" "$(json "$J" 'join " ", map { $_->{text_size} > 1000000 ? "ok" : "no" } @{$j->{stages}}')" '^ok ok ok$'
+like "build time of bolt" "$(stage "$J" bolt build_secs)" '^[0-9.]+$'
+ok "installed at --prefix" test -x "$out/bin/postgres"
+is "... the best build (pgopt-optimize.json)" "$(json "$out/pgopt-optimize.json" '$j->{stage}')" "$best"
+ok "... no temporary sibling left" sh -c "! ls -d '$out'.tmp-* '$out'.old-* 2>/dev/null | grep -q ."
+is "the JSON says where" "$(json "$J" '$j->{installed}')" "$out"
+like "the waterfall on stdout" "$(cat run2.out)" 'select-only: speedup over stock'
+like "... says the cycles estimate is a simulation" "$(cat run2.out)" 'a simulation: callgrind'
+H=$dir/opt.html
+like "the HTML waterfall holds the stages" "$(cat "$H")" '<td>lto</td><td class="l">kept</td>'
+like "... an SVG" "$(cat "$H")" '<svg '
+nok "... no script" grep -qi '<script' "$H"
+"$P" report --optimize "$J" --html rerender.html >rerender.out 2>rerender.err
+is "report --optimize: exit 0" "$?" 0
+is "... the same waterfall" "$(cat rerender.out)" "$(sed -n '/^pgbuild optimize:/,/^best:/p' run2.out)"
+cmp -s rerender.html "$H"
+is "... the same page" "$?" 0
+
+# 3. A/A: the shared LTO build against itself is not faster: dropped
+wd3=$dir/aa
+mkdir -p "$wd3"
+chmod 755 "$wd3"
+ln -s "$(e2e_dir bolt)" "$wd3/lto"
+t0=$(date +%s)
+"$P" optimize -W select-only --src "$src" --baseline "$ready" --stages lto --workdir "$wd3" \
+	--prefix "$dir/aa-out" --pairs 6 -T 1 >aa.out 2>aa.err
+s=$?
+diag "A/A run: $(($(date +%s) - t0)) s"
+is "A/A: exit 1 (no stage beat stock)" "$s" 1
+[ $s = 1 ] || diag "$(tail -20 aa.err)"
+is "lto dropped" "$(stage "$wd3/optimize.json" lto state)" dropped
+like "... with the reason" "$(stage "$wd3/optimize.json" lto reason)" 'select-only: cycles estimate 1\.0[0-9]*x of stock, .* \(not faster than stock at the gate.s resolution, 0\.1%\)'
+ok "nothing installed" test ! -e "$dir/aa-out"
+is "the verdict says so" "$(json "$wd3/optimize.json" '$j->{verdict}')" "no stage beat stock: nothing installed"
+diag "81-optimize.t: $(($(date +%s) - t00)) s"
+done_testing
