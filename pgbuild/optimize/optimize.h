@@ -38,7 +38,7 @@
 #include "strvec.h"
 
 /* The lto stage's policy when --policy is not given: link-time
- * optimization plus what BOLT needs (the same lines as tests/pg/bolt.policy). */
+ * optimization plus what BOLT needs. */
 #define OPTIMIZE_DEFAULT_POLICY "[global]\nlto = on\nbolt = ready\n"
 
 /* The stages, in order. */

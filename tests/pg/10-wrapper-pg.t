@@ -57,7 +57,7 @@ ok "options in CC: configure left pgoptcc.conf (no setting in it)" sh -c "! grep
 rm -rf "$cfg"
 
 # --- the shared coscup build ---
-prefix=$(e2e_build coscup "$POL") || { tap_result 1 "coscup build"; done_testing; }
+prefix=$(e2e_build coscup "$E2E_CANDIDATE_POLICY") || { tap_result 1 "coscup build"; done_testing; }
 bd=$(e2e_builddir coscup)
 ok "coscup build installed postgres" test -x "$prefix/bin/postgres"
 log=$bd/pgopt-log/compile.jsonl

@@ -52,7 +52,7 @@ done
 is "oracle ran on 25 backend translation units" "$n" "25"
 
 # --- the LTO build: every backend TU in the installed postgres ---
-cand=$(e2e_build coscup "$TOP/examples/coscup-2017.policy") || { tap_result 1 "coscup build"; done_testing; }
+cand=$(e2e_build coscup "$E2E_CANDIDATE_POLICY") || { tap_result 1 "coscup build"; done_testing; }
 cbd=$(e2e_builddir coscup)
 units=$("$PGBUILD" inspect --units "$cand/bin/postgres" 2>"$TMP/err.txt"); rc=$?
 is "inspect postgres: exit 0" "$rc" "0"

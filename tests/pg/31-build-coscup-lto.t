@@ -1,6 +1,9 @@
 #!/bin/bash
-# 31-build-coscup-lto.t - the candidate: examples/coscup-2017.policy
-# (-O2 -finline-functions, LTO across objects) from the same source.
+# 31-build-coscup-lto.t - the candidate: tests/pg/candidate.policy, the
+# flags of examples/coscup-2017.policy (-O2 -finline-functions, LTO across
+# objects) plus bolt = ready and a hot list, from the same source.  The hot
+# list reached the plugin through LTO: its functions are marked hot and in
+# .text.hot in the installed postgres.
 # Every link ran with -flto, and the link-time records are in postgres, in
 # psql and in a contrib module.
 # pgbuild verify proves every object of postgres carries exactly the
@@ -10,7 +13,7 @@
 # pass (its core suite runs in 51-run, through pgbuild run).
 . "$(dirname "$0")/lib.sh"
 P=$B/bin/pgbuild
-POLICY=$TOP/examples/coscup-2017.policy
+POLICY=$E2E_CANDIDATE_POLICY
 
 cand=$(e2e_build coscup "$POLICY")
 ok "candidate built and installed" test -x "$cand/bin/postgres"
@@ -50,13 +53,23 @@ like "verify checked the objects of postgres" "$out" 'verify: OK: [0-9]{3,} obje
 like "verify saw the link-time records" "$out" '[1-9][0-9]* link-time \(LTO\) records'
 diag "$(printf '%s\n' "$out" | tail -1)"
 
-sed 's/-finline-functions/-finline-small-functions/' "$POLICY" > "$TMP/tampered.policy"
+# (its hot list made absolute: the copy lives in another directory)
+sed -e 's/-finline-functions/-finline-small-functions/' -e "s|^hot = |hot = $(dirname "$POLICY")/|" "$POLICY" > "$TMP/tampered.policy"
 out=$("$P" verify --prefix "$cand" --policy "$TMP/tampered.policy" 2>&1)
 is "verify fails on a tampered expectation" "$?" 1
 like "... naming the flag the binary lacks" "$out" 'MISSING +src/backend/[^ ]+: -finline-small-functions'
 like "... and the flag it has extra" "$out" 'EXTRA +src/backend/[^ ]+: -finline-functions'
 out=$("$P" verify --prefix "$cand" --policy none 2>&1)
 is "verify against policy none fails too" "$?" 1
+
+# the hot list (tests/pg/candidate-hot.txt) in the LTO binary
+for f in hash_search_with_hash_value AllocSetAlloc; do
+	j=$("$P" inspect --json --function "$f" "$cand/bin/postgres" 2>&1)
+	like "hot list: $f marked hot by the plugin" "$j" '"marked":"hot"'
+	like "... and GCC placed it in .text.hot" "$j" '"section":".text.hot'
+done
+nok "... a function not in the list is not marked" sh -c \
+	"'$P' inspect --json --function _bt_compare '$cand/bin/postgres' | grep -q '\"marked\":'"
 
 base=$(e2e_build base none)
 out=$("$P" verify --prefix "$cand" --baseline "$base" 2>&1)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # 50-gate-coscup.t - pgbuild gate on the shared PostgreSQL builds: the
-# baseline (policy none) against the coscup-2017 candidate (-O2
-# -finline-functions, LTO), and the baseline against itself.
+# baseline (policy none) against the shared candidate (coscup-2017's flags: -O2
+# -finline-functions, LTO; plus bolt = ready), and the baseline against itself.
 #   - both metrics: tps (short interleaved runs) and instructions per
 #     transaction (callgrind), measured for both builds, never "unavailable";
 #   - server CPU per transaction in every tps run, A/B with an interval;
@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 P=$B/bin/pgbuild
 base=$(e2e_build base none) || { tap_result 1 "baseline build"; done_testing; }
-cand=$(e2e_build coscup "$TOP/examples/coscup-2017.policy") || { tap_result 1 "candidate build"; done_testing; }
+cand=$(e2e_build coscup "$E2E_CANDIDATE_POLICY") || { tap_result 1 "candidate build"; done_testing; }
 json() { perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die; my $d = decode_json(<$f>);
 	my $r = eval $ARGV[1]; die $@ if $@; print defined $r ? $r : "undef"' "$1" "$2"; }
 

@@ -7,7 +7,7 @@
 # third run only rewrites the report.
 . "$(dirname "$0")/lib.sh"
 P=$B/bin/pgbuild
-POLICY=$TOP/examples/coscup-2017.policy
+POLICY=$E2E_CANDIDATE_POLICY
 base=$(e2e_build base none) || { tap_result 1 "baseline build"; done_testing; }
 cand=$(e2e_build coscup "$POLICY") || { tap_result 1 "candidate build"; done_testing; }
 src=$(e2e_src)

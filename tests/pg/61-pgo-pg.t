@@ -8,7 +8,7 @@
 # every other object is a ccache hit of the shared baseline build (so the
 # policy has no hot or cold list: a list loads the plugin into every
 # compile, and then nothing would be a hit; the lists are checked on the
-# shared bolt build, tests/pg/80), and the -fprofile-use build is an
+# shared candidate build, tests/pg/31), and the -fprofile-use build is an
 # incremental rebuild of the same build tree.
 #   1. pgbuild pgo --instrument-only: the instrumented install;
 #   2. pgbuild profile on it with no perf on PATH: gcov counts rank the

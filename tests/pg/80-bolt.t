@@ -1,6 +1,6 @@
 #!/bin/bash
 # 80-bolt.t - pgbuild bolt on PostgreSQL 15: the shared BOLT-ready build
-# (tests/pg/bolt.policy: lto = on, bolt = ready) instrumented, trained 5 s per
+# (tests/pg/candidate.policy: coscup's flags, LTO, bolt = ready) instrumented, trained 5 s per
 # workload, rewritten into a new prefix and checked with the core and
 # contrib regression suites (installcheck against a server from that prefix).
 #   1. the shared baseline build (no relocations, .cold fragments) is
@@ -24,7 +24,7 @@ unset PGOPT_POLICY PGOPT_LOGDIR PGOPT_PREFIX PGBUILD_BOLT
 	skip_all "BOLT 15 is not installed (Debian's bolt-15 package: make deps)"
 
 t00=$(date +%s)
-ready=$(e2e_build bolt "$TOP/tests/pg/bolt.policy") || { tap_result 1 "BOLT-ready build"; done_testing; }
+ready=$(e2e_build coscup "$E2E_CANDIDATE_POLICY") || { tap_result 1 "BOLT-ready build"; done_testing; }
 base=$(e2e_build base none) || { tap_result 1 "baseline build"; done_testing; }
 diag "builds ready in $(($(date +%s) - t00)) s"
 dir=$(e2e_dir bolt-run)

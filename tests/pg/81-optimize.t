@@ -1,8 +1,8 @@
 #!/bin/bash
 # 81-optimize.t - pgbuild optimize on PostgreSQL 15 with the suites' shared
 # builds and no new build: --baseline the shared base build, --stages
-# lto,bolt with WORKDIR/lto a symlink to the shared BOLT-ready LTO build
-# (tests/pg/bolt.policy, the same lines as optimize's default lto policy,
+# lto,bolt with WORKDIR/lto a symlink to the shared candidate build (an LTO
+# build that is BOLT-ready: tests/pg/candidate.policy, given as --policy,
 # so it is reused), short gates (6 pairs of 1 s, select-only).
 #   1. interrupted with SIGTERM during the bolt stage: it dies of the
 #      signal (as run does), the lto stage's steps are recorded as
@@ -26,7 +26,7 @@ command -v valgrind >/dev/null ||
 	skip_all "valgrind is not installed (the cycles estimate needs callgrind: make deps)"
 
 t00=$(date +%s)
-ready=$(e2e_build bolt "$TOP/tests/pg/bolt.policy") || { tap_result 1 "BOLT-ready build"; done_testing; }
+ready=$(e2e_build coscup "$E2E_CANDIDATE_POLICY") || { tap_result 1 "BOLT-ready build"; done_testing; }
 base=$(e2e_build base none) || { tap_result 1 "baseline build"; done_testing; }
 src=$(e2e_src) || { tap_result 1 "source"; done_testing; }
 diag "builds ready in $(($(date +%s) - t00)) s"
@@ -35,7 +35,7 @@ rm -rf "$dir"
 mkdir -p "$dir/work"
 chmod 755 "$dir" "$dir/work"
 wd=$dir/work
-ln -s "$(e2e_dir bolt)" "$wd/lto"
+ln -s "$(e2e_dir coscup)" "$wd/lto"
 out=$dir/out
 cd "$TMP" || exit 1
 json() { # FILE PERL-EXPR: print the expression over the decoded file ($j)
@@ -45,7 +45,7 @@ json() { # FILE PERL-EXPR: print the expression over the decoded file ($j)
 stage() { # FILE NAME FIELD: the field of the named stage
 	json "$1" "my (\$s) = grep { \$_->{name} eq '$2' } @{\$j->{stages}}; \$s ? \$s->{$3} : 'none'"
 }
-args=(optimize -W select-only --src "$src" --baseline "$base" --stages lto,bolt
+args=(optimize -W select-only --src "$src" --baseline "$base" --policy "$E2E_CANDIDATE_POLICY" --stages lto,bolt
 	--workdir "$wd" --prefix "$out" --pairs 6 -T 1 --json "$dir/opt.json"
 	--html "$dir/opt.html")
 
@@ -128,9 +128,9 @@ is "... the same page" "$?" 0
 wd3=$dir/aa
 mkdir -p "$wd3"
 chmod 755 "$wd3"
-ln -s "$(e2e_dir bolt)" "$wd3/lto"
+ln -s "$(e2e_dir coscup)" "$wd3/lto"
 t0=$(date +%s)
-"$P" optimize -W select-only --src "$src" --baseline "$ready" --stages lto --workdir "$wd3" \
+"$P" optimize -W select-only --src "$src" --baseline "$ready" --policy "$E2E_CANDIDATE_POLICY" --stages lto --workdir "$wd3" \
 	--prefix "$dir/aa-out" --pairs 6 -T 1 >aa.out 2>aa.err
 s=$?
 diag "A/A run: $(($(date +%s) - t0)) s"

@@ -5,8 +5,7 @@
 #
 #     . "$(dirname "$0")/lib.sh"
 #     prefix=$(e2e_build base none)               # baseline, policy none
-#     cand=$(e2e_build coscup "$TOP/examples/coscup-2017.policy")
-#     ready=$(e2e_build bolt "$TOP/tests/pg/bolt.policy")   # BOLT-ready
+#     cand=$(e2e_build coscup "$E2E_CANDIDATE_POLICY")   # also BOLT-ready
 #     builddir=$(e2e_builddir coscup)
 #
 # PostgreSQL is built at most once per NAME and shared by all suites: builds
@@ -17,13 +16,13 @@
 # per NAME makes parallel callers wait for the one build.  The standard
 # builds are:
 #     base     policy none                         (the baseline)
-#     coscup   examples/coscup-2017.policy         (-O2 -finline-functions, LTO)
-#     bolt     tests/pg/bolt.policy                (lto = on, bolt = ready:
-#              -flto, -fno-reorder-blocks-and-partition, -Wl,--emit-relocs;
-#              what pgbuild bolt rewrites, tests/pg/80-bolt.t, and the lto
-#              stage of pgbuild optimize's suite; objects differ from
-#              base's, so it is a full build, a ccache hit after the first)
-# Do not add private full builds to tests: CI has room for these three.
+#     coscup   tests/pg/candidate.policy ($E2E_CANDIDATE_POLICY): the
+#              flags of examples/coscup-2017.policy (-O2 -finline-functions,
+#              LTO) plus bolt = ready (-fno-reorder-blocks-and-partition,
+#              -Wl,--emit-relocs) and a hot list: the candidate of every
+#              suite, what pgbuild bolt rewrites (80-bolt.t) and the lto
+#              stage pgbuild optimize stacks BOLT on (81-optimize.t)
+# Do not add private full builds to tests: CI has room for these two.
 # Never run `make -B` (or `make -n -B`) in a shared build tree: it remakes
 # the makefiles, which re-runs configure (config.status --recheck) under
 # everyone else's feet.  Read the compile log instead.
@@ -63,6 +62,7 @@ if [ -z "${TAP_N+x}" ]; then
 fi
 
 PGOPT_E2E=${PGOPT_E2E:-$TOP/build/e2e}
+E2E_CANDIDATE_POLICY=$TOP/tests/pg/candidate.policy
 E2E_HEAVY_LOCK=${E2E_HEAVY_LOCK:-/tmp/pgopt-heavy.lock}
 mkdir -p "$PGOPT_E2E"
 # postgres must be able to reach the build trees (make check, servers)
