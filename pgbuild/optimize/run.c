@@ -22,6 +22,7 @@
 #include "metric/cycles.h"
 #include "optimize/optimize.h"
 #include "pipeline/stage.h"
+#include "profile/pgo.h"
 #include "pgbuild.h"
 
 /* The steps of one stage. */
@@ -81,6 +82,37 @@ static char *read_text(const char *path)
 	return strbuf_detach(&sb, NULL);
 }
 
+/* Does the policy recorded in a pgopt-build.json (pol) say what policy_text
+ * says?  Its hot and cold paths are made absolute against its own
+ * directory, as policy_text's are, and every list file it recorded must
+ * still hold what it held. */
+static int recorded_policy_same(const struct json_value *pol, const char *policy_text)
+{
+	const char *content = json_get_str(pol, "content"), *path = json_get_str(pol, "path");
+	const struct json_value *files = json_get(pol, "files");
+	struct strbuf norm = STRBUF_INIT;
+	char *dir = path ? xstrdup(path) : NULL, *slash = dir ? strrchr(dir, '/') : NULL;
+	int same;
+
+	if (!content || !slash) {
+		free(dir);
+		return 0;
+	}
+	*slash = '\0';
+	pgo_policy_text(content, dir, 0, &norm);
+	same = optimize_policy_same(norm.buf, policy_text);
+	for (size_t i = 0; same && i < json_len(files); i++) {
+		const char *fp = json_get_str(json_at(files, i), "path");
+		const char *was = json_get_str(json_at(files, i), "content");
+		char *now = fp ? read_text(fp) : NULL;
+		same = now && was && !strcmp(now, was);
+		free(now);
+	}
+	strbuf_release(&norm);
+	free(dir);
+	return same;
+}
+
 /* Does prefix hold a successful build of src with a policy that says what
  * policy_text says (or policy none, when policy_text is NULL)? */
 static int build_reusable(const char *prefix, const char *src, const char *policy_text)
@@ -96,8 +128,7 @@ static int build_reusable(const char *prefix, const char *src, const char *polic
 		  ((spec && !strcmp(spec, src)) || (dir && !strcmp(dir, src)));
 
 	if (yes && policy_text)
-		yes = content && optimize_policy_same(content, policy_text) &&
-		      json_len(json_get(pol, "files")) == 0;
+		yes = recorded_policy_same(pol, policy_text);
 	else if (yes)
 		yes = !content || !*content || !strcmp(json_get_str(pol, "path") ? json_get_str(pol, "path") : "none", "none");
 	json_free(root);
@@ -428,13 +459,17 @@ static char *write_policy(struct orun *r, const char *name, const char *text)
 static int prepare_policies(struct orun *r)
 {
 	const struct optimize_opts *o = r->o;
-	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
-	char *user = o->policy ? read_text(o->policy) : NULL;
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT, base = STRBUF_INIT;
+	char *user = NULL;
 	char *best;
 	int rc = 0;
 
-	if (o->policy && !user)
-		return error("--policy %s: %s", o->policy, strerror(errno));
+	/* written into WORKDIR/policies: relative hot and cold lists absolute */
+	if (o->policy) {
+		if (pgo_policy_base(o->policy, 0, &base) < 0)
+			return -1;
+		user = strbuf_detach(&base, NULL);
+	}
 	if (optimize_policy_text(user, 0, &text, &err) < 0)
 		rc = error("--policy %s: %s", o->policy, err.buf);
 	else if (!(r->s[OS_LTO].policy = write_policy(r, "lto", text.buf)))
@@ -443,7 +478,12 @@ static int prepare_policies(struct orun *r)
 	free(user);
 	best = o->tune_state ? xasprintf("%s/best.policy", o->tune_state) :
 	       xstrdup("pgbuild-tune/best.policy");
-	if (rc == 0 && (r->tune_policy = read_text(best))) {
+	if (rc == 0 && access(best, R_OK) == 0) {
+		if (pgo_policy_base(best, 0, &base) < 0) {
+			rc = -1;
+			goto out;
+		}
+		r->tune_policy = strbuf_detach(&base, NULL);
 		strbuf_reset(&err);
 		if (optimize_policy_text(r->tune_policy, 1, &text, &err) < 0)
 			rc = error("%s: %s", best, err.buf);
@@ -453,6 +493,7 @@ static int prepare_policies(struct orun *r)
 		rc = error("--tune-state %s: no best.policy (a finished pgbuild tune writes it)",
 			   o->tune_state);
 	}
+out:
 	free(best);
 	strbuf_release(&text);
 	strbuf_release(&err);

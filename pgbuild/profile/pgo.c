@@ -62,20 +62,9 @@ static char *file_hash(const char *path)
 }
 
 /* See pgo.h. */
-int pgo_policy_base(const char *path, int drop_lto, struct strbuf *out)
+void pgo_policy_text(const char *text, const char *dir, int drop_lto, struct strbuf *out)
 {
-	struct strbuf text = STRBUF_INIT;
-	char real[PATH_MAX];
-	if (!path)
-		return 0;
-	if (strbuf_read_file(&text, path) < 0 || !realpath(path, real)) {
-		strbuf_release(&text);
-		return error("--policy %s: %s", path, strerror(errno));
-	}
-	char *dir = xstrdup(real);
-	*strrchr(dir, '/') = '\0';
-	strbuf_addf(out, "# from %s\n", real);
-	const char *s = text.buf;
+	const char *s = text;
 	while (*s) {
 		const char *nl = strchr(s, '\n');
 		size_t len = nl ? (size_t)(nl - s) : strlen(s);
@@ -106,6 +95,23 @@ int pgo_policy_base(const char *path, int drop_lto, struct strbuf *out)
 		strbuf_addf(out, "%s\n", line);
 		free(line);
 	}
+}
+
+/* See pgo.h. */
+int pgo_policy_base(const char *path, int drop_lto, struct strbuf *out)
+{
+	struct strbuf text = STRBUF_INIT;
+	char real[PATH_MAX];
+	if (!path)
+		return 0;
+	if (strbuf_read_file(&text, path) < 0 || !realpath(path, real)) {
+		strbuf_release(&text);
+		return error("--policy %s: %s", path, strerror(errno));
+	}
+	char *dir = xstrdup(real);
+	*strrchr(dir, '/') = '\0';
+	strbuf_addf(out, "# from %s\n", real);
+	pgo_policy_text(text.buf, dir, drop_lto, out);
 	free(dir);
 	strbuf_release(&text);
 	return 0;

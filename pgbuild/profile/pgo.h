@@ -65,6 +65,10 @@ struct pgo_opts {
 struct strbuf;
 int pgo_policy_base(const char *path, int drop_lto, struct strbuf *out);
 
+/* The same for a policy's text whose own directory is dir (a policy
+ * recorded in a build's pgopt-build.json, say); appends to out. */
+void pgo_policy_text(const char *text, const char *dir, int drop_lto, struct strbuf *out);
+
 /* Defaults: select-only,tpcb for 20 s each (set when no -W), regress on. */
 void pgo_opts_init(struct pgo_opts *o);
 void pgo_opts_release(struct pgo_opts *o);

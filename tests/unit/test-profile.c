@@ -363,6 +363,20 @@ static void test_pgo_policy_base(void **state)
 	free(hot);
 }
 
+/* a recorded policy's text, made absolute against its own directory: what
+ * optimize compares a seeded build's policy with */
+static void test_pgo_policy_text(void **state)
+{
+	struct strbuf out = STRBUF_INIT;
+	(void)state;
+	pgo_policy_text("# c\n[global]\nhot = h.txt\ncold = /abs/c.txt\nlto = on\n", "/src/pol", 0, &out);
+	assert_string_equal(out.buf, "# c\n[global]\nhot = /src/pol/h.txt\ncold = /abs/c.txt\nlto = on\n");
+	strbuf_reset(&out);
+	pgo_policy_text("[global]\nhot=h.txt", "/d", 1, &out);  /* no final newline */
+	assert_string_equal(out.buf, "[global]\nhot = /d/h.txt\n");
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -377,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_server_objects),
 		cmocka_unit_test(test_many_entries),
 		cmocka_unit_test(test_pgo_policy_base),
+		cmocka_unit_test(test_pgo_policy_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
