@@ -23,6 +23,7 @@
 #include "optimize/optimize.h"
 #include "pipeline/stage.h"
 #include "profile/pgo.h"
+#include "profile/run.h"
 #include "pgbuild.h"
 
 /* The steps of one stage. */
@@ -117,9 +118,8 @@ static int recorded_policy_same(const struct json_value *pol, const char *policy
  * policy_text says (or policy none, when policy_text is NULL)? */
 static int build_reusable(const char *prefix, const char *src, const char *policy_text)
 {
-	char *path = xasprintf("%s/pgopt-build.json", prefix);
-	char *pg = xasprintf("%s/bin/postgres", prefix), *text = read_text(path);
-	struct json_value *root = text ? json_parse(text, strlen(text), NULL) : NULL;
+	char *pg = xasprintf("%s/bin/postgres", prefix);
+	struct json_value *root = prof_build_record(prefix);
 	const struct json_value *ok = json_get(root, "ok"), *pol = json_get(root, "policy");
 	const char *spec = json_get_str(json_get(root, "source"), "spec");
 	const char *dir = json_get_str(json_get(root, "source"), "dir");
@@ -132,8 +132,6 @@ static int build_reusable(const char *prefix, const char *src, const char *polic
 	else if (yes)
 		yes = !content || !*content || !strcmp(json_get_str(pol, "path") ? json_get_str(pol, "path") : "none", "none");
 	json_free(root);
-	free(text);
-	free(path);
 	free(pg);
 	return yes;
 }
@@ -640,12 +638,9 @@ static double text_size(const char *prefix)
 /* The wall time PREFIX/pgopt-build.json records (NAN: none). */
 static double recorded_secs(const char *prefix)
 {
-	char *path = xasprintf("%s/pgopt-build.json", prefix), *text = read_text(path);
-	struct json_value *root = text ? json_parse(text, strlen(text), NULL) : NULL;
+	struct json_value *root = prof_build_record(prefix);
 	double v = json_get_num(root, "wall_seconds", NAN);
 	json_free(root);
-	free(text);
-	free(path);
 	return v;
 }
 
