@@ -32,6 +32,7 @@
 #include "clock.h"
 #include "cluster/cluster.h"
 #include "error.h"
+#include "path.h"
 #include "rmtree.h"
 #include "run-command.h"
 #include "xalloc.h"
@@ -365,8 +366,9 @@ static int init_cluster(struct cluster *c, const struct cluster_options *o)
 	c->slot = -1;
 	if (!o->prefix)
 		BUG("cluster_create without prefix");
-	c->prefix = xstrdup(o->prefix);
-	c->bindir = xasprintf("%s/bin", o->prefix);
+	/* absolute: initdb and the server run in the cluster's directory */
+	c->prefix = path_absolute(o->prefix);
+	c->bindir = xasprintf("%s/bin", c->prefix);
 	c->superuser = xstrdup("postgres");
 	c->port = CLUSTER_PORT;
 	c->keep = o->keep;

@@ -132,5 +132,10 @@ else
 fi
 is "environment.server_user" "$(json_get "$TMP/select1.json" '$d->{environment}{server_user}')" \
 	"$( [ "$(id -u)" = 0 ] && echo "$SRV_USER" || id -un)"
+# a relative --prefix (initdb and the server run in the cluster's directory)
+rel=$(realpath --relative-to="$TMP" "$PGPREFIX")
+ok "a relative --prefix ($rel) works" sh -c "cd '$TMP' && '$P' bench --prefix '$rel' -q --set fsync=off -W select1 -t 10 --json rel.json"
+is "... and runs that build" "$(json_get "$TMP/rel.json" '$d->{valid}')" 1
+rm -f "$TMP/rel.json"
 is "no cluster directory left behind" "$(ls "$TMP" | grep -c pgbuild-)" 0
 done_testing
