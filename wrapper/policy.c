@@ -26,13 +26,16 @@ static const char *const required_flags[] = {
 };
 
 /* Flags that break PostgreSQL's semantics (float results, overflow checks,
- * aliasing): never added. */
+ * aliasing): never added.  -ftrapv is among them because gcc lets the
+ * later of -ftrapv and -fwrapv win: added after make's -fwrapv it turns
+ * the overflow checks PostgreSQL relies on into aborts; and
+ * -fsingle-precision-constant rounds every double constant to float. */
 static const char *const unsafe_flags[] = {
 	"-ffast-math", "-Ofast", "-funsafe-math-optimizations",
 	"-ffinite-math-only", "-fno-wrapv", "-fstrict-aliasing",
 	"-fassociative-math", "-freciprocal-math", "-fno-signed-zeros",
 	"-fno-trapping-math", "-fexcess-precision=fast", "-fno-math-errno",
-	"-fcx-limited-range", NULL
+	"-fcx-limited-range", "-ftrapv", "-fsingle-precision-constant", NULL
 };
 
 /*

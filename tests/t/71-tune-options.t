@@ -43,6 +43,7 @@ cat >"$TMP/mixed" <<'EOF'
 -fstrict-aliasing
 -funsafe-math-optimizations
 -fexcess-precision=fast
+-ftrapv
 -fno-plt
 -O3
 --param  max-inline-insns-auto=30
@@ -51,7 +52,7 @@ cat >"$TMP/mixed" <<'EOF'
 EOF
 "$P" tune --dry-run --candidates "$TMP/mixed" >"$TMP/o" 2>"$TMP/e"
 is "dry run: exit 0" "$?" 0
-for f in -ffast-math -Ofast -fno-wrapv -fstrict-aliasing -funsafe-math-optimizations -fexcess-precision=fast; do
+for f in -ffast-math -Ofast -fno-wrapv -fstrict-aliasing -funsafe-math-optimizations -fexcess-precision=fast -ftrapv; do
 	like "refused $f" "$(cat "$TMP/e")" "refused candidate \"$f\""
 	nok "$f is in no policy" grep -q -- "cflags.*$f" "$TMP/o"
 done

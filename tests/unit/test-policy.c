@@ -78,6 +78,8 @@ static const struct bad bad_policies[] = {
 	{ "[global]\ncflags += -fno-wrapv\n", "/p/x.policy:2: cannot add -fno-wrapv: it changes PostgreSQL's arithmetic or aliasing semantics" },
 	{ "[global]\ncflags += -funsafe-math-optimizations\n", "/p/x.policy:2: cannot add -funsafe-math-optimizations: it changes PostgreSQL's arithmetic or aliasing semantics" },
 	{ "[global]\ncflags += -ffinite-math-only\n", "/p/x.policy:2: cannot add -ffinite-math-only: it changes PostgreSQL's arithmetic or aliasing semantics" },
+	{ "[global]\ncflags += -ftrapv\n", "/p/x.policy:2: cannot add -ftrapv: it changes PostgreSQL's arithmetic or aliasing semantics" },
+	{ "[src/backend/utils/adt/float.c]\ncflags += -fsingle-precision-constant\n", "/p/x.policy:2: cannot add -fsingle-precision-constant: it changes PostgreSQL's arithmetic or aliasing semantics" },
 	{ "[src/{a,b.c]\n", "/p/x.policy:1: bad glob \"src/{a,b.c\": expected '}' closing the '{' alternatives" },
 	{ "[src/[ab.c]\n", "/p/x.policy:1: bad glob \"src/[ab.c\": expected ']' closing the '[' set" },
 	{ "[src/a}.c]\n", "/p/x.policy:1: bad glob \"src/a}.c\": expected '{' before '}'" },
