@@ -122,20 +122,7 @@ like "... refused as stale" "$(cat run3.err)" "--profile $wd/profile.fdata is st
 # without --profile: trained again; kill a backend of the training server
 "$P" bolt --prefix "$dir/changed" --out "$dir/out2" --workdir "$wd" -T 5 --no-regress >run4.out 2>run4.err &
 bp=$!
-killed=
-for _ in $(seq 1 600); do
-	pm=$(pgrep -o -f "$wd/train-prefix/bin/postgres -D")
-	if [ -n "$pm" ]; then
-		for c in $(pgrep -P "$pm"); do
-			if tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null | grep -q '\[local\]'; then
-				kill -SEGV "$c" && killed=$c && break
-			fi
-		done
-	fi
-	[ -n "$killed" ] && break
-	kill -0 $bp 2>/dev/null || break
-	sleep 0.2
-done
+killed=$(e2e_segv_backend "$wd/train-prefix/bin/postgres -D" '\[local\]' $bp)
 wait $bp
 s=$?
 ok "a backend of the training server was killed with SIGSEGV" test -n "$killed"

@@ -14,9 +14,12 @@
 #   3. a stage that is not faster than the build it stacks on is dropped
 #      with the reason: the shared LTO build as its own stock (A/A), exit 1,
 #      nothing installed.
-# A stage that fails its regression suite is dropped by the same code path
-# (a check step's exit 1); that path is covered by the decision's unit
-# test, not here: a deliberately broken build would cost a full build.
+#   4. a stage whose regression suite fails is dropped with the reason:
+#      the same reused LTO build, and a backend of the suite's temporary
+#      server killed with SIGSEGV while `make check` runs (what a
+#      miscompiled build does, without the cost of building one): the
+#      real suite fails, lto is dropped naming the suite's log, no gate
+#      runs, exit 1, nothing installed.
 . "$(dirname "$0")/lib.sh"
 P=$B/bin/pgbuild
 unset PGOPT_POLICY PGOPT_LOGDIR PGOPT_PREFIX PGBUILD_BOLT
@@ -140,5 +143,34 @@ is "lto dropped" "$(stage "$wd3/optimize.json" lto state)" dropped
 like "... with the reason" "$(stage "$wd3/optimize.json" lto reason)" 'select-only: cycles estimate 1\.0[0-9]*x of stock, .* \(not faster than stock at the gate.s resolution, 0\.1%\)'
 ok "nothing installed" test ! -e "$dir/aa-out"
 is "the verdict says so" "$(json "$wd3/optimize.json" '$j->{verdict}')" "no stage beat stock: nothing installed"
+
+# 4. the regression suite fails: a backend of make check's server crashes
+wd4=$dir/crash
+mkdir -p "$wd4"
+chmod 755 "$wd4"
+ln -s "$(e2e_dir coscup)" "$wd4/lto"
+t0=$(date +%s)
+"$P" optimize -W select-only --src "$src" --baseline "$base" --policy "$E2E_CANDIDATE_POLICY" --stages lto --workdir "$wd4" \
+	--prefix "$dir/crash-out" --pairs 6 -T 1 >crash.out 2>crash.err &
+op=$!
+# pg_regress's server; a backend of a test (connected to "regression"), not
+# the CREATE DATABASE before the first one
+killed=$(e2e_segv_backend "postgres -D $(e2e_dir coscup)/build/src/test/regress/tmp_check/data" \
+	'regression \[local\]' $op)
+wait $op
+s=$?
+diag "crashed-suite run: $(($(date +%s) - t0)) s"
+ok "a backend of make check's server was killed with SIGSEGV" test -n "$killed"
+is "a failed suite: exit 1 (no stage beat stock)" "$s" 1
+[ $s = 1 ] || diag "$(tail -20 crash.err)"
+J4=$wd4/optimize.json
+is "lto dropped" "$(stage "$J4" lto state)" dropped
+like "... because its suite failed, naming the suite's log" "$(stage "$J4" lto reason)" "^regression suite failed \(log $wd4/logs/lto-regress\.log\)\$"
+like "... which says what failed" "$(cat "$wd4/logs/lto-regress.log")" 'FAIL'
+like "the drop is said on stderr" "$(cat crash.err)" 'optimize: lto dropped: regression suite failed'
+nok "no gate ran for it" grep -q 'lto-gate .*pgbuild gate' crash.err
+ok "nothing installed" test ! -e "$dir/crash-out"
+is "the verdict says so" "$(json "$J4" '$j->{verdict}')" "no stage beat stock: nothing installed"
+ok "no server of the suite is left" sh -c "! pgrep -f '$(e2e_dir coscup)/build/src/test/regress/tmp_check/dat[a]'"
 diag "81-optimize.t: $(($(date +%s) - t00)) s"
 done_testing

@@ -46,6 +46,13 @@
 #                              `flock /tmp/pgopt-heavy.lock` while other suites
 #                              run (it inverts the order); e2e_heavy already
 #                              takes the heavy lock for each heavy step.
+#   e2e_segv_backend PATTERN MATCH PID
+#                              while PID runs, wait for a server whose command
+#                              line matches PATTERN (pgrep -f) to have a
+#                              backend whose title matches MATCH (grep), kill
+#                              that backend with SIGSEGV (a crash, as a
+#                              miscompiled or BOLT-broken server has one) and
+#                              print its pid; nothing when PID ended first
 #   e2e_pg_user                the unprivileged user servers run as
 #   e2e_server_start PREFIX [postgresql.conf lines...]
 #                              initdb + start a throw-away server (unix socket
@@ -80,6 +87,25 @@ e2e_pg_user() {
 HEAVY_LOCK=$E2E_HEAVY_LOCK
 . "$TOP/tests/lib/heavy.sh"
 e2e_heavy() { heavy "$@"; }
+
+e2e_segv_backend() {
+	local pattern=$1 match=$2 pid=$3 pm c
+	for _ in $(seq 1 6000); do
+		pm=$(pgrep -o -f "$pattern")
+		if [ -n "$pm" ]; then
+			for c in $(pgrep -P "$pm"); do
+				if tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null | grep -q -- "$match" &&
+				   kill -SEGV "$c" 2>/dev/null; then
+					echo "$c"
+					return 0
+				fi
+			done
+		fi
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
 
 e2e_src() {
 	local f="$PGOPT_E2E/src.path"
