@@ -6,6 +6,7 @@
  * handed to that user first), in a process group of their own that our
  * signals reach (pg_regress does not stop its server when killed).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "build/buildlog.h"
@@ -193,8 +195,9 @@ struct regress {
 	long total, failed;       /* tests over all suites */
 	struct cluster cl;        /* installcheck: the server from o->prefix */
 	int cl_made;              /* cl was created (destroy it) */
-	struct strbuf problems;   /* installcheck: what its server log reports */
-	char *server_log;         /* installcheck: where that log is kept */
+	struct strbuf problems;   /* the crashes the servers' logs report */
+	char *server_log;         /* where the (first such) log is kept */
+	time_t started;           /* when the suites started */
 };
 
 void regress_opts_init(struct regress_opts *o)
@@ -358,6 +361,51 @@ static void stop_server(struct regress *r)
 	r->cl_made = 0;
 }
 
+/* The crashes one server log written since the suites started reports. */
+static void log_crashes(struct regress *r, const char *path)
+{
+	struct strbuf log = STRBUF_INIT, crashes = STRBUF_INIT;
+	struct stat st;
+
+	if (stat(path, &st) == 0 && st.st_mtime >= r->started &&
+	    strbuf_read_file(&log, path) >= 0) {
+		keep_crashes(log.buf, &crashes);
+		if (crashes.len && !r->server_log)
+			r->server_log = xstrdup(path);
+		strbuf_add(&r->problems, crashes.buf, crashes.len);
+	}
+	strbuf_release(&crashes);
+	strbuf_release(&log);
+}
+
+/*
+ * make check: the crashes in the logs of pg_regress's temporary servers
+ * (DIR/log/postmaster.log of the core suite and of every contrib module).
+ * A backend that dies of a signal fails the suite even when pg_regress
+ * could not go on (a crash while it creates its database) or every test
+ * passed after the restart.
+ */
+static void check_logs_crashes(struct regress *r)
+{
+	char *path = xasprintf("%s/src/test/regress/log/postmaster.log", r->builddir);
+	char *contrib = xasprintf("%s/contrib", r->builddir);
+	DIR *d = opendir(contrib);
+	struct dirent *e;
+
+	log_crashes(r, path);
+	free(path);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		path = xasprintf("%s/%s/log/postmaster.log", contrib, e->d_name);
+		log_crashes(r, path);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(contrib);
+}
+
 static void run_suites(struct regress *r)
 {
 	const struct regress_opts *o = r->o;
@@ -402,11 +450,16 @@ static int summarize(struct regress *r)
 		}
 	}
 	if (r->problems.len) {
-		/* the tests may all pass while a backend crashed between them */
-		printf("server: the log of the server from %s reports a crash:\n%s"
-		       "server: log kept in %s\n", r->o->prefix, r->problems.buf, r->server_log);
-		if (rc != PGBUILD_EXIT_ERROR)
-			rc = PGBUILD_EXIT_FAIL;
+		/* the tests may all pass while a backend crashed between them, and a
+		 * crash that stopped the suite is the build's failure, not ours */
+		if (r->o->prefix)
+			printf("server: the log of the server from %s reports a crash:\n%s"
+			       "server: log kept in %s\n", r->o->prefix, r->problems.buf,
+			       r->server_log);
+		else
+			printf("server: the log of make check's server reports a crash:\n%s"
+			       "server: log %s\n", r->problems.buf, r->server_log);
+		rc = PGBUILD_EXIT_FAIL;
 	}
 	return rc;
 }
@@ -421,7 +474,7 @@ static int write_json(const struct regress *r, int rc)
 	json_key(&jw, "mode"); json_string(&jw, r->o->prefix ? "installcheck" : "check");
 	json_key(&jw, "prefix"); json_string(&jw, r->o->prefix);
 	json_key(&jw, "server_log"); json_string(&jw, r->server_log);
-	json_key(&jw, "server_problems"); json_string(&jw, r->o->prefix ? r->problems.buf : NULL);
+	json_key(&jw, "server_problems"); json_string(&jw, r->o->prefix || r->problems.len ? r->problems.buf : NULL);
 	json_key(&jw, "user"); json_string(&jw, r->pw ? r->pw->name : NULL);
 	json_key(&jw, "ok"); json_bool(&jw, rc == 0);
 	json_key(&jw, "tests"); json_int(&jw, r->total);
@@ -446,8 +499,11 @@ int regress_run(const struct regress_opts *o)
 	strbuf_init(&r.problems, 0);
 	if (prepare_tree(&r) < 0 || prepare_user(&r) < 0 || (o->prefix && start_server(&r) < 0))
 		goto out;
+	r.started = time(NULL);
 	run_suites(&r);
 	stop_server(&r);
+	if (!o->prefix)
+		check_logs_crashes(&r);
 	rc = summarize(&r);
 	if (o->json && write_json(&r, rc) < 0)
 		rc = PGBUILD_EXIT_ERROR;
@@ -455,7 +511,8 @@ int regress_run(const struct regress_opts *o)
 		printf("regress: PASSED (%ld tests%s%s)\n", r.total, r.pw ? ", run as user " : "",
 		       r.pw ? r.pw->name : "");
 	else if (rc == PGBUILD_EXIT_FAIL)
-		printf("regress: FAILED (%ld of %ld tests failed)\n", r.failed, r.total);
+		printf("regress: FAILED (%s%ld of %ld tests failed)\n",
+		       r.problems.len ? "the server crashed; " : "", r.failed, r.total);
 	else
 		printf("regress: ERROR (the suite could not run to the end)\n");
 out:

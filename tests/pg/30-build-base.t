@@ -60,6 +60,24 @@ like "... and prints the path of regression.diffs" "$diffs" '/src/test/regress/r
 ok "... which exists and shows the plan change" grep -q 'Seq Scan' "$diffs"
 like "... verdict" "$(printf '%s\n' "$out" | tail -1)" '^regress: FAILED \(1 of 2 tests failed\)'
 
+# a crash: a backend of make check's server killed with SIGSEGV (what a
+# miscompiled build does) fails the suite, named with the server log's line,
+# also when it stops pg_regress before the first test (CREATE DATABASE)
+bd=$(e2e_builddir base)
+e2e_heavy "$P" regress --builddir "$bd" --tests "test_setup boolean char name varchar text int2 int4 int8" \
+	>"$TMP/crash.out" 2>&1 &
+rp=$!
+killed=$(e2e_segv_backend "postgres -D $bd/src/test/regress/tmp_check/data" '\[local\]' $rp)
+wait $rp
+rc=$?
+ok "a backend of make check's server was killed" test -n "$killed"
+is "a crashed server makes regress exit 1" "$rc" 1
+like "... said" "$(cat "$TMP/crash.out")" "server: the log of make check's server reports a crash:"
+like "... with the server log's line" "$(cat "$TMP/crash.out")" \
+	"server process \(PID $killed\) was terminated by signal 11"
+like "... and where that log is" "$(cat "$TMP/crash.out")" "server: log $bd/src/test/regress/log/postmaster.log"
+like "... verdict" "$(tail -1 "$TMP/crash.out")" '^regress: FAILED \(the server crashed; [0-9]+ of [0-9]+ tests failed\)$'
+
 # killed (a CI timeout, kill PID): make, pg_regress and its temporary server
 # all stop; pg_regress alone would leave that server running
 in_regress_dir() { # pids of processes working in the build's regress directory
