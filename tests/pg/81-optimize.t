@@ -41,6 +41,12 @@ wd=$dir/work
 ln -s "$(e2e_dir coscup)" "$wd/lto"
 out=$dir/out
 cd "$TMP" || exit 1
+seeded_workdir() { # NAME: DIR/NAME, its lto stage the shared LTO build
+	mkdir -p "$dir/$1"
+	chmod 755 "$dir/$1"
+	ln -s "$(e2e_dir coscup)" "$dir/$1/lto"
+	echo "$dir/$1"
+}
 json() { # FILE PERL-EXPR: print the expression over the decoded file ($j)
 	perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die; my $j = decode_json(<$f>);
 		my $r = eval $ARGV[1]; die $@ if $@; print defined $r ? $r : "undef"' "$1" "$2"
@@ -128,10 +134,7 @@ cmp -s rerender.html "$H"
 is "... the same page" "$?" 0
 
 # 3. A/A: the shared LTO build against itself is not faster: dropped
-wd3=$dir/aa
-mkdir -p "$wd3"
-chmod 755 "$wd3"
-ln -s "$(e2e_dir coscup)" "$wd3/lto"
+wd3=$(seeded_workdir aa)
 t0=$(date +%s)
 "$P" optimize -W select-only --src "$src" --baseline "$ready" --policy "$E2E_CANDIDATE_POLICY" --stages lto --workdir "$wd3" \
 	--prefix "$dir/aa-out" --pairs 6 -T 1 >aa.out 2>aa.err
@@ -145,10 +148,7 @@ ok "nothing installed" test ! -e "$dir/aa-out"
 is "the verdict says so" "$(json "$wd3/optimize.json" '$j->{verdict}')" "no stage beat stock: nothing installed"
 
 # 4. the regression suite fails: a backend of make check's server crashes
-wd4=$dir/crash
-mkdir -p "$wd4"
-chmod 755 "$wd4"
-ln -s "$(e2e_dir coscup)" "$wd4/lto"
+wd4=$(seeded_workdir crash)
 t0=$(date +%s)
 "$P" optimize -W select-only --src "$src" --baseline "$base" --policy "$E2E_CANDIDATE_POLICY" --stages lto --workdir "$wd4" \
 	--prefix "$dir/crash-out" --pairs 6 -T 1 >crash.out 2>crash.err &
