@@ -94,7 +94,7 @@ e2e_segv_backend() {
 		pm=$(pgrep -o -f "$pattern")
 		if [ -n "$pm" ]; then
 			for c in $(pgrep -P "$pm"); do
-				if tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null | grep -q -- "$match" &&
+				if tr '\0' ' ' 2>/dev/null <"/proc/$c/cmdline" | grep -q -- "$match" &&
 				   kill -SEGV "$c" 2>/dev/null; then
 					echo "$c"
 					return 0
