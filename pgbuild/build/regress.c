@@ -380,20 +380,26 @@ static void log_crashes(struct regress *r, const char *path)
 
 /*
  * make check: the crashes in the logs of pg_regress's temporary servers
- * (DIR/log/postmaster.log of the core suite and of every contrib module).
- * A backend that dies of a signal fails the suite even when pg_regress
- * could not go on (a crash while it creates its database) or every test
- * passed after the restart.
+ * (DIR/log/postmaster.log of the core suite and of every contrib module,
+ * of the suites that ran).  A backend that dies of a signal fails the suite
+ * even when pg_regress could not go on (a crash while it creates its
+ * database) or every test passed after the restart.
  */
 static void check_logs_crashes(struct regress *r)
 {
-	char *path = xasprintf("%s/src/test/regress/log/postmaster.log", r->builddir);
-	char *contrib = xasprintf("%s/contrib", r->builddir);
-	DIR *d = opendir(contrib);
+	char *path, *contrib;
+	DIR *d;
 	struct dirent *e;
 
-	log_crashes(r, path);
-	free(path);
+	if (r->o->core) {
+		path = xasprintf("%s/src/test/regress/log/postmaster.log", r->builddir);
+		log_crashes(r, path);
+		free(path);
+	}
+	if (!r->o->contrib)
+		return;
+	contrib = xasprintf("%s/contrib", r->builddir);
+	d = opendir(contrib);
 	while (d && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
