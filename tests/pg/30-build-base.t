@@ -67,7 +67,7 @@ bd=$(e2e_builddir base)
 e2e_heavy "$P" regress --builddir "$bd" --tests "test_setup boolean char name varchar text int2 int4 int8" \
 	>"$TMP/crash.out" 2>&1 &
 rp=$!
-killed=$(e2e_segv_backend "postgres -D $bd/src/test/regress/tmp_check/data" '\[local\]' $rp)
+killed=$(e2e_segv_backend "$(e2e_check_server "$bd")" '\[local\]' $rp)
 wait $rp
 rc=$?
 ok "a backend of make check's server was killed" test -n "$killed"

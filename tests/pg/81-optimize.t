@@ -153,10 +153,10 @@ t0=$(date +%s)
 "$P" optimize -W select-only --src "$src" --baseline "$base" --policy "$E2E_CANDIDATE_POLICY" --stages lto --workdir "$wd4" \
 	--prefix "$dir/crash-out" --pairs 6 -T 1 >crash.out 2>crash.err &
 op=$!
-# pg_regress's server; a backend of a test (connected to "regression"), not
-# the CREATE DATABASE before the first one
-killed=$(e2e_segv_backend "postgres -D $(e2e_dir coscup)/build/src/test/regress/tmp_check/data" \
-	'regression \[local\]' $op)
+# a backend of a test (connected to "regression"), not the CREATE DATABASE
+# before the first one
+check_server=$(e2e_check_server "$(e2e_builddir coscup)")
+killed=$(e2e_segv_backend "$check_server" 'regression \[local\]' $op)
 wait $op
 s=$?
 diag "crashed-suite run: $(($(date +%s) - t0)) s"
@@ -171,6 +171,6 @@ like "the drop is said on stderr" "$(cat crash.err)" 'optimize: lto dropped: reg
 nok "no gate ran for it" grep -q 'lto-gate .*pgbuild gate' crash.err
 ok "nothing installed" test ! -e "$dir/crash-out"
 is "the verdict says so" "$(json "$J4" '$j->{verdict}')" "no stage beat stock: nothing installed"
-ok "no server of the suite is left" sh -c "! pgrep -f '$(e2e_dir coscup)/build/src/test/regress/tmp_check/dat[a]'"
+nok "no server of the suite is left" pgrep -f "$check_server"
 diag "81-optimize.t: $(($(date +%s) - t00)) s"
 done_testing
