@@ -35,9 +35,13 @@ int write_all(int fd, const void *buf, size_t len)
 static int replace_file(const char *path, const char *tmp, const void *buf, size_t len,
 			const char **step)
 {
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), e;
+	/* O_EXCL | O_NOFOLLOW: a file or link planted at the temporary name
+	 * is never written through; a leftover of ours is removed once */
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644), e;
 
 	*step = "write";
+	if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
 	if (write_all(fd, buf, len) < 0 || fsync(fd) < 0) {

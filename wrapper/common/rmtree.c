@@ -86,9 +86,9 @@ static void empty_dir(int fd, int depth, int *first)
 	} while (removed && !*first);
 }
 
-int remove_tree(const char *path)
+int remove_tree_at(int dirfd, const char *name)
 {
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	int first = 0;
 
 	if (fd < 0) {
@@ -96,18 +96,23 @@ int remove_tree(const char *path)
 			return 0;
 		/* a file, or a symbolic link: unlink it, as rm -rf does */
 		if (errno == ENOTDIR || errno == ELOOP) {
-			if (unlink(path) == 0 || errno == ENOENT)
+			if (unlinkat(dirfd, name, 0) == 0 || errno == ENOENT)
 				return 0;
 		}
 		return -1;
 	}
 	empty_dir(fd, 0, &first);
 	close(fd);
-	if (rmdir(path) < 0 && errno != ENOENT)
+	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
 		note_error(&first);
 	if (first) {
 		errno = first;
 		return -1;
 	}
 	return 0;
+}
+
+int remove_tree(const char *path)
+{
+	return remove_tree_at(AT_FDCWD, path);
 }

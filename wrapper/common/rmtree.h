@@ -14,4 +14,8 @@
  */
 int remove_tree(const char *path);
 
+/* The same for name relative to the directory open as dirfd (AT_FDCWD:
+ * the current directory); name's last component is never followed. */
+int remove_tree_at(int dirfd, const char *name);
+
 #endif

@@ -1,0 +1,492 @@
+/*
+ * safefs.c - file operations below a verified directory descriptor, and
+ * the bounded reader; see safefs.h for the rules.
+ *
+ * Every path below an anchor is walked one component at a time with
+ * openat(O_NOFOLLOW | O_DIRECTORY), so no component is ever resolved by
+ * the kernel through a link that another user planted, and no ".." may
+ * leave the anchor.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fdio.h"
+#include "rmtree.h"
+#include "safefs.h"
+#include "xalloc.h"
+
+#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#define SFS_MAX_DEPTH 256     /* levels sfs_chown_tree walks */
+
+const char *sfs_kind(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "a regular file";
+	case S_IFDIR: return "a directory";
+	case S_IFIFO: return "a FIFO";
+	case S_IFLNK: return "a symbolic link";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	case S_IFSOCK: return "a socket";
+	default: return "not a regular file";
+	}
+}
+
+/*
+ * openat(fd, name) of a directory, never through a link: Linux says
+ * ENOTDIR for a link when O_DIRECTORY is given, and that is reported as
+ * ELOOP here, so callers and messages see "a symbolic link" either way.
+ */
+static int open_subdir(int fd, const char *name)
+{
+	int sub = openat(fd, name, DIR_FLAGS);
+	if (sub < 0 && errno == ENOTDIR) {
+		struct stat st;
+		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+			errno = ELOOP;
+		else
+			errno = ENOTDIR;
+	}
+	return sub;
+}
+
+/* Append "cannot WHAT REL: REASON" to err, keep errno, return -1. */
+static int fail(struct strbuf *err, const char *what, const char *rel, const char *reason)
+{
+	int e = errno;
+	if (err) {
+		if (!reason)
+			reason = e == ELOOP ? "a component is a symbolic link (refused)"
+					    : strerror(e);
+		strbuf_addf(err, "cannot %s %s: %s", what, rel, reason);
+	}
+	errno = e;
+	return -1;
+}
+
+/* The directory to start from: dirfd itself, or "/" for an absolute rel
+ * (a new descriptor either way, so callers always close what they get). */
+static int start_fd(int dirfd, const char *rel)
+{
+	if (rel[0] == '/')
+		return open("/", DIR_FLAGS);
+	if (dirfd == AT_FDCWD)
+		return open(".", DIR_FLAGS);
+	return fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+}
+
+/*
+ * Walk rel's directories below dirfd with O_NOFOLLOW, up to (not
+ * including) the last component when last is not NULL.  Returns the
+ * descriptor of the directory reached, with *last pointing at the last
+ * component's name in the malloced copy *copy; -1 with errno on failure
+ * (EINVAL: "..", or no last component where one is wanted).
+ */
+static int walk(int dirfd, const char *rel, char **copy, const char **last)
+{
+	char *p, *next;
+	int fd = start_fd(dirfd, rel);
+
+	*copy = xstrdup(rel);
+	if (last)
+		*last = NULL;
+	if (fd < 0)
+		return -1;
+	for (p = *copy; *p; p = next) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		next = strchr(p, '/');
+		if (next)
+			*next++ = '\0';
+		else
+			next = p + strlen(p);
+		if (!strcmp(p, "."))
+			continue;
+		if (!strcmp(p, "..")) {
+			close(fd);
+			errno = EINVAL;
+			return -1;
+		}
+		if (last) {
+			/* is this the last component? */
+			const char *q = next;
+			while (*q == '/')
+				q++;
+			if (!*q) {
+				*last = p;
+				return fd;
+			}
+		}
+		int sub = open_subdir(fd, p);
+		int e = errno;
+		close(fd);
+		if (sub < 0) {
+			errno = e;
+			return -1;
+		}
+		fd = sub;
+	}
+	if (last) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+/* Is the error from walk one of "..", or a missing last component? */
+static const char *walk_reason(void)
+{
+	return errno == EINVAL ? "expected a path without \"..\" that names a file" : NULL;
+}
+
+int sfs_open_dir(int dirfd, const char *rel, struct strbuf *err)
+{
+	char *copy;
+	int fd = walk(dirfd, rel, &copy, NULL);
+	free(copy);
+	if (fd < 0)
+		return fail(err, "open the directory", rel, walk_reason());
+	return fd;
+}
+
+int sfs_open_anchor(const char *path, uid_t owner, int private_only, struct strbuf *err)
+{
+	struct stat st;
+	int fd = open_subdir(AT_FDCWD, path);
+
+	if (fd < 0)
+		return fail(err, "open the directory", path,
+			    errno == ELOOP ? "it is a symbolic link (refused)" : NULL);
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return fail(err, "inspect", path, NULL);
+	}
+	if ((owner != (uid_t)-1 && st.st_uid != owner) ||
+	    (private_only && (st.st_mode & 022))) {
+		if (err)
+			strbuf_addf(err, "refusing the directory %s: it is owned by uid %ld with mode %04o, "
+				    "expected owner uid %ld%s", path, (long)st.st_uid,
+				    (unsigned)(st.st_mode & 07777), (long)owner,
+				    private_only ? " and no write access for group or others" : "");
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
+	return fd;
+}
+
+long sfs_read(int dirfd, const char *rel, size_t limit, unsigned flags,
+	      struct strbuf *out, struct strbuf *err)
+{
+	struct stat st;
+	size_t start = out->len;
+	int fd;
+
+	if (flags & SFS_NOFOLLOW) {
+		char *copy;
+		const char *last;
+		int pfd = walk(dirfd, rel, &copy, &last);
+		if (pfd < 0) {
+			free(copy);
+			return fail(err, "read", rel, walk_reason());
+		}
+		fd = openat(pfd, last, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+		int e = errno;
+		close(pfd);
+		free(copy);
+		errno = e;
+	} else {
+		fd = openat(dirfd, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return fail(err, "read", rel, errno == ELOOP && (flags & SFS_NOFOLLOW) ?
+			    "it is a symbolic link (refused)" : NULL);
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return fail(err, "read", rel, NULL);
+	}
+	if (!S_ISREG(st.st_mode)) {
+		char reason[80];
+		close(fd);
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		snprintf(reason, sizeof(reason), "it is %s, expected a regular file",
+			 sfs_kind(st.st_mode));
+		return fail(err, "read", rel, reason);
+	}
+	if ((uintmax_t)st.st_size > limit)
+		goto too_big;
+	for (;;) {
+		ssize_t n;
+		strbuf_grow(out, 65536);
+		n = read(fd, out->buf + out->len, out->alloc - out->len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			close(fd);
+			strbuf_setlen(out, start);
+			errno = e;
+			return fail(err, "read", rel, NULL);
+		}
+		if (n == 0)
+			break;
+		strbuf_setlen(out, out->len + (size_t)n);
+		if (out->len - start > limit)
+			goto too_big;
+	}
+	close(fd);
+	return (long)(out->len - start);
+
+too_big:
+	close(fd);
+	strbuf_setlen(out, start);
+	errno = EFBIG;
+	{
+		char reason[80];
+		snprintf(reason, sizeof(reason), "it is larger than %zu %s", 
+			 limit >= (1u << 20) ? limit >> 20 : limit,
+			 limit >= (1u << 20) ? "MiB" : "bytes");
+		return fail(err, "read", rel, reason);
+	}
+}
+
+int sfs_create(int dirfd, const char *rel, int flags, mode_t mode, struct strbuf *err)
+{
+	char *copy;
+	const char *last;
+	int pfd = walk(dirfd, rel, &copy, &last), fd, e;
+
+	if (pfd < 0) {
+		free(copy);
+		return fail(err, "create", rel, walk_reason());
+	}
+	fd = openat(pfd, last, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	e = errno;
+	close(pfd);
+	free(copy);
+	errno = e;
+	if (fd < 0)
+		return fail(err, "create", rel, errno == EEXIST ?
+			    "it exists already (refused: a new file was expected)" : NULL);
+	return fd;
+}
+
+int sfs_write_atomic(int dirfd, const char *rel, const void *buf, size_t len,
+		     mode_t mode, struct strbuf *err)
+{
+	char *copy, tmp[NAME_MAX + 1];
+	const char *last;
+	int pfd = walk(dirfd, rel, &copy, &last), fd = -1, e;
+
+	if (pfd < 0) {
+		free(copy);
+		return fail(err, "write", rel, walk_reason());
+	}
+	for (int tries = 0; fd < 0 && tries < 8; tries++) {
+		unsigned long long r = 0;
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			r = (unsigned long long)getpid() * 2654435761u + (unsigned)tries;
+		snprintf(tmp, sizeof(tmp), ".%.200s.%016llx.tmp", last, r);
+		fd = openat(pfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0)
+		goto failed;
+	if (fchmod(fd, mode) < 0 || write_all(fd, buf, len) < 0 || fsync(fd) < 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		goto failed_tmp;
+	}
+	if (close(fd) < 0)
+		goto failed_tmp;
+	if (renameat(pfd, tmp, pfd, last) < 0)
+		goto failed_tmp;
+	close(pfd);
+	free(copy);
+	return 0;
+
+failed_tmp:
+	e = errno;
+	unlinkat(pfd, tmp, 0);
+	errno = e;
+failed:
+	e = errno;
+	close(pfd);
+	free(copy);
+	errno = e;
+	return fail(err, "write", rel, NULL);
+}
+
+int sfs_mkdir(int dirfd, const char *rel, mode_t mode, uid_t uid, gid_t gid,
+	      int exist_ok, struct strbuf *err)
+{
+	char *copy;
+	const char *last;
+	struct stat st;
+	int pfd = walk(dirfd, rel, &copy, &last), fd, e;
+
+	if (pfd < 0) {
+		free(copy);
+		return fail(err, "make the directory", rel, walk_reason());
+	}
+	if (mkdirat(pfd, last, 0700) < 0 && !(errno == EEXIST && exist_ok)) {
+		e = errno;
+		close(pfd);
+		free(copy);
+		errno = e;
+		return fail(err, "make the directory", rel, NULL);
+	}
+	fd = open_subdir(pfd, last);
+	e = errno;
+	close(pfd);
+	free(copy);
+	if (fd < 0) {
+		errno = e;
+		return fail(err, "make the directory", rel, errno == ELOOP || errno == ENOTDIR ?
+			    "something other than a directory is there (refused)" : NULL);
+	}
+	if (fstat(fd, &st) < 0)
+		goto failed;
+	if (st.st_uid != geteuid()) {
+		close(fd);
+		errno = EPERM;
+		return fail(err, "make the directory", rel,
+			    "it exists and belongs to another user (refused)");
+	}
+	if (fchmod(fd, mode) < 0 ||
+	    (uid != (uid_t)-1 && fchown(fd, uid, gid) < 0))
+		goto failed;
+	return fd;
+
+failed:
+	e = errno;
+	close(fd);
+	errno = e;
+	return fail(err, "make the directory", rel, NULL);
+}
+
+/* chown -R -P of the directory open as fd (its entries; fd itself is the
+ * caller's); adds to *changed; dev is the file system not to leave. */
+static int chown_entries(int fd, uid_t uid, gid_t gid, dev_t dev, int depth,
+			 long *changed, const char *top, struct strbuf *err)
+{
+	int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+	struct dirent *de;
+	int rc = 0;
+
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return fail(err, "read the directory below", top, NULL);
+	}
+	if (depth > SFS_MAX_DEPTH) {
+		closedir(d);
+		errno = ELOOP;
+		return fail(err, "walk", top, "directories nested too deep");
+	}
+	while (rc == 0 && (errno = 0, de = readdir(d))) {
+		struct stat st;
+		const char *name = de->d_name;
+		if (!strcmp(name, ".") || !strcmp(name, ".."))
+			continue;
+		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno == ENOENT)
+				continue;
+			rc = fail(err, "inspect an entry below", top, NULL);
+			break;
+		}
+		if (st.st_dev != dev)
+			continue;     /* a mount point: not ours to hand over */
+		if (st.st_uid != uid || st.st_gid != gid) {
+			if (fchownat(fd, name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0) {
+				if (errno == ENOENT)
+					continue;
+				rc = fail(err, "change the owner of an entry below", top, NULL);
+				break;
+			}
+			(*changed)++;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			int sub = open_subdir(fd, name);
+			if (sub < 0) {
+				if (errno == ENOENT)
+					continue;
+				/* replaced by a link or a file since fstatat */
+				rc = fail(err, "enter a directory below", top, NULL);
+				break;
+			}
+			rc = chown_entries(sub, uid, gid, dev, depth + 1, changed, top, err);
+			close(sub);
+		}
+	}
+	if (rc == 0 && errno) {
+		rc = fail(err, "read the directory below", top, NULL);
+	}
+	closedir(d);
+	return rc;
+}
+
+long sfs_chown_tree(int dirfd, const char *rel, uid_t uid, gid_t gid, struct strbuf *err)
+{
+	struct stat st;
+	long changed = 0;
+	int fd = sfs_open_dir(dirfd, rel, err), rc;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return fail(err, "inspect", rel, NULL);
+	}
+	if (st.st_uid != uid || st.st_gid != gid) {
+		if (fchown(fd, uid, gid) < 0) {
+			int e = errno;
+			close(fd);
+			errno = e;
+			return fail(err, "change the owner of", rel, NULL);
+		}
+		changed++;
+	}
+	rc = chown_entries(fd, uid, gid, st.st_dev, 0, &changed, rel, err);
+	close(fd);
+	return rc < 0 ? -1 : changed;
+}
+
+int sfs_remove(int dirfd, const char *rel, struct strbuf *err)
+{
+	char *copy;
+	const char *last;
+	int pfd = walk(dirfd, rel, &copy, &last), rc, e;
+
+	if (pfd < 0) {
+		free(copy);
+		if (errno == ENOENT)
+			return 0;
+		return fail(err, "remove", rel, walk_reason());
+	}
+	rc = remove_tree_at(pfd, last);
+	e = errno;
+	close(pfd);
+	free(copy);
+	errno = e;
+	return rc < 0 ? fail(err, "remove", rel, NULL) : 0;
+}

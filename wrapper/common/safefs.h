@@ -1,0 +1,128 @@
+/*
+ * safefs.h - file operations that stay safe in a directory another user can
+ * write: the privilege boundary between pgbuild (often root) and the server
+ * user it hands trees to, and the bounded reader for every file pgoptcc or
+ * pgbuild reads back or picks up by itself.
+ *
+ * The threat: pgbuild runs as root and hands build trees, clusters and work
+ * directories to the server user (postgres), whose processes run whatever
+ * SQL and regression tests do.  Anything in such a tree can be replaced by a
+ * symbolic link, a FIFO or a huge file between two calls.  A path-based
+ * call as root (open, chown, chmod, rename) follows a planted link out of
+ * the tree: a file written where root alone may write, a file given to the
+ * server user.  The rules, after OpenSSH's safe_path and git's
+ * safe.directory:
+ *
+ *  1. A tree another user can write is entered only through a descriptor
+ *     (an "anchor") that the caller opened on a path it trusts: pgbuild
+ *     made the directory itself, or the caller named it.
+ *  2. Below an anchor, every component is opened with O_NOFOLLOW (a
+ *     symbolic link anywhere is refused, ELOOP), relative to its parent's
+ *     descriptor: sfs_open_dir, sfs_create, sfs_write_atomic, sfs_read,
+ *     sfs_mkdir, sfs_chown_tree, sfs_remove.
+ *  3. New files are created O_EXCL (never opened if they exist), renamed
+ *     within one directory descriptor; ownership and modes are changed with
+ *     fchown/fchmod on a descriptor, or fchownat(AT_SYMLINK_NOFOLLOW).
+ *  4. Files read back (logs, results, settings, lists) must be regular
+ *     files (a FIFO would block, a device never end) and at most a limit
+ *     long; they are opened O_NONBLOCK so that even a FIFO returns at once.
+ *
+ * Errors: every function returns -1 with errno set, and when err is not
+ * NULL appends one sentence naming the path and the reason ("cannot open
+ * DIR/x: a component is a symbolic link (refused below DIR)").  Nothing is
+ * printed.  Relative paths here (rel) are relative to an anchor descriptor;
+ * AT_FDCWD as the anchor means the current directory (and then an absolute
+ * rel is walked from "/", every component O_NOFOLLOW).
+ */
+#ifndef PGOPT_SAFEFS_H
+#define PGOPT_SAFEFS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "strbuf.h"
+
+/* The size limit for policies, hot/cold lists, settings files and the
+ * logs and results read back from trees another user writes. */
+#define SFS_READ_LIMIT ((size_t)16 << 20)
+
+/* Flags of sfs_read. */
+#define SFS_NOFOLLOW 1u  /* refuse a symbolic link as the last component too */
+
+/*
+ * Read the regular file at rel (relative to dirfd; AT_FDCWD and any path
+ * for a file the caller named) into out (appended), at most limit bytes.
+ * With SFS_NOFOLLOW every component below dirfd is opened O_NOFOLLOW (for
+ * files in trees another user writes); without it, links are followed (a
+ * file the caller named by a path it chose).  Refused: not a regular file
+ * (FIFO, device, socket, directory: EINVAL / EISDIR), longer than limit
+ * (EFBIG, also when it grows while read).  Returns the bytes read, or -1.
+ */
+long sfs_read(int dirfd, const char *rel, size_t limit, unsigned flags,
+	      struct strbuf *out, struct strbuf *err);
+
+/*
+ * Open the directory rel below dirfd, every component O_NOFOLLOW |
+ * O_DIRECTORY (rel "" or "." is dirfd itself, duplicated).  Returns a new
+ * descriptor (O_CLOEXEC), or -1.
+ */
+int sfs_open_dir(int dirfd, const char *rel, struct strbuf *err);
+
+/*
+ * Open an anchor: the directory at path (which the caller trusts: it named
+ * it, or made it), following links in its parents but not in its last
+ * component, and check it is owned by owner (-1: anyone) and, with
+ * private_only, writable by nobody but its owner.  Returns the
+ * descriptor, or -1 (EPERM: the owner or mode check failed).
+ */
+int sfs_open_anchor(const char *path, uid_t owner, int private_only,
+		    struct strbuf *err);
+
+/*
+ * Create the new file rel below dirfd: O_CREAT | O_EXCL | O_NOFOLLOW (an
+ * existing file or link there is EEXIST, never opened), with flags added
+ * (O_WRONLY, O_APPEND ...) and mode.  Returns the descriptor, or -1.
+ */
+int sfs_create(int dirfd, const char *rel, int flags, mode_t mode, struct strbuf *err);
+
+/*
+ * Replace rel below dirfd with buf atomically: a new temporary file beside
+ * it (O_EXCL, a random name), fsync, renameat over rel within the same
+ * directory descriptor (a link at rel is replaced, not followed).  Returns
+ * 0, or -1 with the temporary file removed and rel untouched.
+ */
+int sfs_write_atomic(int dirfd, const char *rel, const void *buf, size_t len,
+		     mode_t mode, struct strbuf *err);
+
+/*
+ * Make the directory rel below dirfd (its parents must exist), or take the
+ * one there when exist_ok and it is a real directory owned by us; then
+ * set its mode and, when uid is not (uid_t)-1, its owner, through its
+ * descriptor.  Returns the directory's descriptor, or -1.
+ */
+int sfs_mkdir(int dirfd, const char *rel, mode_t mode, uid_t uid, gid_t gid,
+	      int exist_ok, struct strbuf *err);
+
+/*
+ * Give rel below dirfd and everything in it to uid:gid, like chown -R -P:
+ * a physical walk through descriptors, fchownat(AT_SYMLINK_NOFOLLOW) for
+ * every entry (a link itself changes owner, its target never), never
+ * leaving the file system of rel.  Entries that vanish during the walk are
+ * no error.  Returns how many entries changed owner, or -1.
+ */
+long sfs_chown_tree(int dirfd, const char *rel, uid_t uid, gid_t gid, struct strbuf *err);
+
+/*
+ * Remove rel below dirfd: a file or link is unlinked, a directory removed
+ * with everything in it (never following a link); missing is success.
+ * Returns 0, or -1.
+ */
+int sfs_remove(int dirfd, const char *rel, struct strbuf *err);
+
+/*
+ * What a file is, for messages: "a regular file", "a directory", "a FIFO",
+ * "a symbolic link", "a character device", "a block device", "a socket".
+ */
+const char *sfs_kind(mode_t mode);
+
+#endif
