@@ -122,6 +122,7 @@ static int read_symbols(Elf *elf, Elf_Scn *symscn, const GElf_Shdr *symsh,
 		ALLOC_GROW(obj->funcs, obj->nfuncs + 1, alloc);
 		fn = &obj->funcs[obj->nfuncs++];
 		fn->name = xstrdup(name);
+		fn->addr = sym.st_value;
 		fn->size = sym.st_size;
 		fn->global = GELF_ST_BIND(sym.st_info) != STB_LOCAL;
 		fn->file = xstrdup(fn->global ? "" : file);

@@ -47,6 +47,7 @@
 /* One function symbol (STT_FUNC, from .symtab, else .dynsym). */
 struct elfrec_func {
 	char *name;      /* symbol name */
+	uint64_t addr;   /* st_value: its address (aliases share one) */
 	uint64_t size;   /* st_size in bytes */
 	char *section;   /* name of its section; "" when undefined/absolute */
 	int global;      /* 1 for GLOBAL/WEAK binding, 0 for LOCAL */
