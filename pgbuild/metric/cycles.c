@@ -164,12 +164,13 @@ static int count_once(const struct cycles_paths *fp, const char *base, const cha
 		      struct cycles_counts *c, struct strbuf *note)
 {
 	char *script = xasprintf("%s/%s-%ld.sql", base, workload, n);
-	char *outfile = xasprintf("%s/cycles-%s-%ld.out", base, workload, n);
+	char *outfile = xasprintf(CYCLES_OUT_FMT, base, workload, n);
 	char *log = xasprintf("%s/cycles-%s-%ld.log", base, workload, n);
 	char *outopt = xasprintf("--callgrind-out-file=%s", outfile);
 	const char *vg_argv[] = { "setarch", fp->arch, "-R", "valgrind", "--tool=callgrind",
 				  "--cache-sim=yes", "--branch-sim=yes", CYCLES_I1, CYCLES_D1,
-				  CYCLES_LL, outopt, "--dump-line=no", "--compress-strings=no",
+				  CYCLES_LL, outopt, "--dump-instr=no", "--dump-line=no",
+				  "--compress-strings=no",
 				  fp->link, "--single", "-D", fp->data, "-c", "fsync=off",
 				  "postgres", NULL };
 	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT;
@@ -217,6 +218,14 @@ static int point_link(const struct cycles_paths *fp, const char *prefix, struct 
 	free(target);
 	free(abs);
 	return rc;
+}
+
+char *cycles_output_path(const char *prefix, const char *workload, const char *workdir, long n)
+{
+	char *base = single_base(prefix, workdir, "cycles");
+	char *path = xasprintf(CYCLES_OUT_FMT, base, workload, n);
+	free(base);
+	return path;
 }
 
 int cycles_measure(const char *prefix, const char *workload, const char *workdir,

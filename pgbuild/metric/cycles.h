@@ -116,4 +116,13 @@ double cycles_estimate(const struct cycles_tx *t);
 int cycles_measure(const char *prefix, const char *workload, const char *workdir,
 		   long statements, struct cycles_tx *out, struct strbuf *note);
 
+/*
+ * The callgrind output of prefix's run of n statements of workload below
+ * workdir (malloced): cycles_measure keeps both of its runs' files there
+ * (per-function totals, --dump-instr=no --dump-line=no: about 1 MB), which
+ * `pgbuild explain` reads.  The runs' directory belongs to the server user.
+ */
+#define CYCLES_OUT_FMT "%s/cycles-%s-%ld.out"
+char *cycles_output_path(const char *prefix, const char *workload, const char *workdir, long n);
+
 #endif

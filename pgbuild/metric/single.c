@@ -208,20 +208,25 @@ out:
 }
 
 
+char *single_base(const char *prefix, const char *workdir, const char *tag)
+{
+	/* one directory per install, named after the prefix */
+	char *key = xstrdup(prefix), *base;
+	for (char *p = key; *p; p++)
+		if (*p == '/')
+			*p = '_';
+	base = xasprintf("%s/%s%s", workdir, tag, key);
+	free(key);
+	return base;
+}
+
 int single_prepare(const char *prefix, const char *workdir, const char *tag,
 		   const struct server_user *u, char **base, char **tmpl,
 		   struct strbuf *note)
 {
-	char *key;
 	struct stat st;
 
-	/* one directory per install, named after the prefix */
-	key = xstrdup(prefix);
-	for (char *p = key; *p; p++)
-		if (*p == '/')
-			*p = '_';
-	*base = xasprintf("%s/%s%s", workdir, tag, key);
-	free(key);
+	*base = single_base(prefix, workdir, tag);
 	*tmpl = xasprintf("%s/template", *base);
 	if (mkdir(*base, 0755) < 0 && errno != EEXIST) {
 		strbuf_addf(note, "cannot create %s: %s", *base, strerror(errno));

@@ -54,6 +54,10 @@ int single_fresh_run(const char *tmpl, const char *data, const char *workload, l
  */
 int single_valgrind_status(int rc, const char *log, struct strbuf *note);
 
+/* The directory of prefix's runs below workdir: workdir/TAG + prefix with
+ * '/' as '_' (malloced). */
+char *single_base(const char *prefix, const char *workdir, const char *tag);
+
 /*
  * The directory of prefix's runs below workdir (workdir/TAG + prefix with
  * '/' as '_'), given to the server user, and its template data directory,

@@ -1,0 +1,70 @@
+/*
+ * explain/run.c - explain from start to end for its callers (`pgbuild
+ * explain`, the gate): both sides loaded, their callgrind outputs read,
+ * the rows computed and the JSON document written; see explain.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explain/explain.h"
+#include "pgbuild.h"
+#include "safefs.h"
+
+/* The --noise document, parsed and checked; NULL after an error. */
+static struct json_value *load_noise(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+	struct json_value *v = NULL;
+	const char *kind;
+	if (sfs_read(AT_FDCWD, path, SFS_READ_LIMIT, 0, &sb, &err) < 0) {
+		error("--noise: %s", err.buf);
+		goto out;
+	}
+	if (!(v = json_parse(sb.buf, sb.len, &err))) {
+		error("--noise \"%s\": %s", path, err.buf);
+		goto out;
+	}
+	kind = json_get_str(v, "kind");
+	if (!kind || strcmp(kind, "pgbuild-noise") || !json_get(v, "functions") ||
+	    json_get(v, "functions")->type != JSON_ARRAY) {
+		error("--noise \"%s\": not a pgbuild-noise document (a \"kind\": \"pgbuild-noise\" "
+		      "object with a \"functions\" array)", path);
+		json_free(v);
+		v = NULL;
+	}
+out:
+	strbuf_release(&sb);
+	strbuf_release(&err);
+	return v;
+}
+
+int explain_run(const struct explain_inputs *in, struct strbuf *out)
+{
+	struct explain_side sides[2];
+	struct explain_result r;
+	struct json_value *noise = NULL;
+	const char *paths[2] = { in->baseline, in->candidate };
+	int rc = -1;
+
+	memset(sides, 0, sizeof(sides));
+	memset(&r, 0, sizeof(r));
+	if (in->noise && !(noise = load_noise(in->noise)))
+		return -1;
+	for (int s = 0; s < 2; s++) {
+		if (explain_side_load(&sides[s], s ? "B" : "A", paths[s]) < 0 ||
+		    explain_side_profiles(&sides[s], in->files[s][0], in->files[s][1]) < 0)
+			goto out;
+	}
+	explain_compute(&r, sides, in->statements, noise, in->noise);
+	r.workload = in->workload ? xstrdup(in->workload) : NULL;
+	explain_write_json(&r, in->baseline, in->candidate, in->keep_rows, out);
+	rc = 0;
+out:
+	explain_result_release(&r);
+	for (int s = 0; s < 2; s++)
+		explain_side_release(&sides[s]);
+	json_free(noise);
+	return rc;
+}
