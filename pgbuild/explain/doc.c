@@ -207,18 +207,19 @@ int explain_doc_check(const struct json_value *doc, struct strbuf *why)
 {
 	const char *kind = json_get_str(doc, "kind");
 	double v = json_get_num(doc, "version", NAN);
-	if (!kind || strcmp(kind, EXPLAIN_KIND)) {
+	struct strbuf none = STRBUF_INIT;
+	int rc = -1;
+	if (!why)
+		why = &none;
+	if (!kind || strcmp(kind, EXPLAIN_KIND))
 		strbuf_addf(why, "not a %s document (kind %s)", EXPLAIN_KIND, kind ? kind : "missing");
-		return -1;
-	}
-	if (v != EXPLAIN_VERSION) {
+	else if (v != EXPLAIN_VERSION)
 		strbuf_addf(why, "version %g, this pgbuild reads version %d", v, EXPLAIN_VERSION);
-		return -1;
-	}
-	if (!json_get(doc, "rows") || json_get(doc, "rows")->type != JSON_ARRAY ||
-	    !json_get(doc, "totals")) {
+	else if (!json_get(doc, "rows") || json_get(doc, "rows")->type != JSON_ARRAY ||
+		 !json_get(doc, "totals"))
 		strbuf_addstr(why, "no rows or totals");
-		return -1;
-	}
-	return 0;
+	else
+		rc = 0;
+	strbuf_release(&none);
+	return rc;
 }

@@ -190,6 +190,14 @@ int explain_side_profiles(struct explain_side *s, const char *file_n, const char
 
 void explain_side_release(struct explain_side *s);
 
+/*
+ * Symbol name -> source file of an LTO link's link-time function records
+ * into m (its STT_FILE symbols are artificial); explain_record_file gives
+ * the file, NULL for a name records of two files carry.
+ */
+void explain_record_files(const struct elfrec_unit *units, size_t nunits, struct strmap *m);
+const char *explain_record_file(const struct strmap *m, const char *name);
+
 /* ---------------- computing (rows.c, decide.c, sum.c) ---------------- */
 
 /*

@@ -141,18 +141,16 @@ out:
 	return 0;
 }
 
-/* What record_files marks a name of two files with. */
+/* What explain_record_files marks a name of two files with. */
 static char ambiguous_file[] = "";
 
-/* Symbol name -> file of the link-time records, NULL-valued (ambiguous)
- * for a name two records of different files carry. */
-static void record_files(const struct explain_side *s, struct strmap *m)
+void explain_record_files(const struct elfrec_unit *units, size_t nunits, struct strmap *m)
 {
-	for (size_t u = 0; u < s->nunits; u++) {
-		if (!elfrec_unit_is_link_time(s->units[u].unit))
+	for (size_t u = 0; u < nunits; u++) {
+		if (!elfrec_unit_is_link_time(units[u].unit))
 			continue;
-		for (size_t k = 0; k < s->units[u].nfns; k++) {
-			const struct json_value *fn = s->units[u].fns[k];
+		for (size_t k = 0; k < units[u].nfns; k++) {
+			const struct json_value *fn = units[u].fns[k];
 			const char *n = json_get_str(fn, "name"), *f = json_get_str(fn, "file");
 			void **slot;
 			if (!n || !f)
@@ -164,6 +162,12 @@ static void record_files(const struct explain_side *s, struct strmap *m)
 				*slot = ambiguous_file;
 		}
 	}
+}
+
+const char *explain_record_file(const struct strmap *m, const char *name)
+{
+	const char *f = strmap_get(m, name);
+	return f == ambiguous_file ? NULL : f;
 }
 
 /* Every function record by the base name of its function (explain.h). */
@@ -198,7 +202,7 @@ static void load_syms(struct explain_side *s)
 	const struct elfrec_object *o = &s->elf.objs[0];
 	struct strmap files = STRMAP_INIT;
 	if (s->lto)
-		record_files(s, &files);
+		explain_record_files(s->units, s->nunits, &files);
 	s->syms = xcalloc(o->nfuncs + 1, sizeof(*s->syms));
 	s->sym_files = xcalloc(o->nfuncs + 1, sizeof(*s->sym_files));
 	for (size_t i = 0; i < o->nfuncs; i++) {
@@ -213,7 +217,7 @@ static void load_syms(struct explain_side *s)
 		y->global = f->global;
 		y->file = f->file;
 		if (!f->global && s->lto) {
-			const char *rf = strmap_get(&files, f->name);
+			const char *rf = explain_record_file(&files, f->name);
 			s->sym_files[s->nsyms - 1] = xstrdup(rf ? rf : "");
 			y->file = s->sym_files[s->nsyms - 1];
 		}

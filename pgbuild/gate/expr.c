@@ -712,6 +712,8 @@ void gate_clear(struct gate *g)
 		free(w->name);
 		free(w->instr_note);
 		free(w->cycles_note);
+		free(w->cycles_callgrind);
+		free(w->explain_json);
 	}
 	free(g->wl);
 	for (size_t i = 0; i < g->nr_res; i++)

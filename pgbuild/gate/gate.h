@@ -136,6 +136,11 @@ struct gate_workload {
 	enum instr_state cycles;  /* the cycles estimate (same states) */
 	struct cycles_tx cyc_a, cyc_b; /* per transaction, when INSTR_OK */
 	char *cycles_note;        /* why unavailable, or how measured */
+	char *cycles_callgrind;   /* the cycles runs' callgrind outputs kept in
+				     --workdir, as JSON: {"statements": N, "a":
+				     [N run, 10N run], "b": [...]}; NULL: not kept */
+	char *explain_json;       /* where the estimate changed (explain.h's
+				     document, its top rows); NULL: none */
 
 	/* filled by gate_analyse() */
 	size_t valid_pairs;       /* pairs where both runs gave numbers */

@@ -76,7 +76,17 @@ static void write_cycles(struct json_writer *jw, const struct gate_workload *w)
 	json_key(jw, "resolution"); json_double(jw, CYCLES_RESOLUTION);
 	json_key(jw, "note"); json_string(jw, w->cycles_note);
 	json_key(jw, "simulation"); json_string(jw, CYCLES_SIMULATION);
+	json_key(jw, "callgrind");
+	if (w->cycles_callgrind)
+		json_raw(jw, w->cycles_callgrind);
+	else
+		json_null(jw);
 	json_object_end(jw);
+	json_key(jw, "explain");
+	if (w->explain_json)
+		json_raw(jw, w->explain_json);
+	else
+		json_null(jw);
 }
 
 /* Read back what write_cycles_tx wrote. */
@@ -344,6 +354,10 @@ int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *
 		read_cycles_tx(json_get(in, "b"), &w->cyc_b);
 		s = json_get_str(in, "note");
 		w->cycles_note = s ? xstrdup(s) : NULL;
+		if (json_get(in, "callgrind") && json_get(in, "callgrind")->type == JSON_OBJECT)
+			w->cycles_callgrind = gate_json_text(json_get(in, "callgrind"));
+		if (json_get(wv, "explain") && json_get(wv, "explain")->type == JSON_OBJECT)
+			w->explain_json = gate_json_text(json_get(wv, "explain"));
 		runs = json_get(wv, "runs");
 		for (size_t k = 0; k < json_len(runs); k++) {
 			const struct json_value *rv = json_at(runs, k), *lat, *bench;

@@ -23,10 +23,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "explain/explain.h"
 #include "gate/gate.h"
 #include "gate/junit.h"
 #include "metric/cycles.h"
 #include "metric/instr.h"
+#include "metric/single.h"
 #include "pgbuild.h"
 #include "report/report.h"
 
@@ -372,6 +374,60 @@ static void measure_cycles(const struct gate_opts *o, struct gate *g, const char
 	}
 }
 
+/* Where each workload's estimate changed: the explain section from the
+ * cycles runs' callgrind outputs, before a temporary directory goes; the
+ * outputs' paths are recorded when --workdir keeps them. */
+static void explain_cycles(const struct gate_opts *o, struct gate *g, const char *dir)
+{
+	for (size_t k = 0; k < g->nr_wl && !gate_interrupted; k++) {
+		struct gate_workload *w = &g->wl[k];
+		long n = o->instr_statements ? o->instr_statements : single_default_n(w->name);
+		struct explain_inputs in = { .baseline = o->baseline, .candidate = o->candidate,
+					     .statements = n, .workload = w->name,
+					     .keep_rows = EXPLAIN_KEEP_ROWS };
+		struct strbuf doc = STRBUF_INIT, cg = STRBUF_INIT;
+		char *files[2][2];
+		if (w->cycles != INSTR_OK)
+			continue;
+		for (int s = 0; s < 2; s++)
+			for (int r = 0; r < 2; r++) {
+				char *f = cycles_output_path(s ? o->candidate : o->baseline, w->name, dir,
+							     r ? 10 * n : n);
+				files[s][r] = path_absolute(f);
+				in.files[s][r] = files[s][r];
+				free(f);
+			}
+		if (o->workdir) {
+			struct json_writer jw;
+			json_writer_init(&jw, &cg);
+			json_object_begin(&jw);
+			json_key(&jw, "statements"); json_int(&jw, n);
+			for (int s = 0; s < 2; s++) {
+				json_key(&jw, s ? "b" : "a");
+				json_array_begin(&jw);
+				json_string(&jw, files[s][0]);
+				json_string(&jw, files[s][1]);
+				json_array_end(&jw);
+			}
+			json_object_end(&jw);
+		}
+		if (!o->quiet)
+			fprintf(stderr, "gate: %-12s where the estimate changed (pgbuild explain) ...\n",
+				w->name);
+		if (explain_run(&in, &doc) == 0)
+			w->explain_json = strbuf_detach(&doc, NULL);
+		else
+			warning("%s: the explain section is left out", w->name);
+		if (cg.len)
+			w->cycles_callgrind = strbuf_detach(&cg, NULL);
+		for (int s = 0; s < 2; s++)
+			for (int r = 0; r < 2; r++)
+				free(files[s][r]);
+		strbuf_release(&doc);
+		strbuf_release(&cg);
+	}
+}
+
 int gate_measure(struct gate_opts *o, struct gate *g, const char **stop_reason)
 {
 	int want_tps = (o->metrics & CLI_METRIC_TPS) != 0;
@@ -396,8 +452,10 @@ int gate_measure(struct gate_opts *o, struct gate *g, const char **stop_reason)
 		measure_tps(o, g, dir);
 	if (want_instr)
 		measure_instr(o, g, dir);
-	if (want_cycles)
+	if (want_cycles) {
 		measure_cycles(o, g, dir);
+		explain_cycles(o, g, dir);
+	}
 	if (gate_interrupted)
 		goto out;
 	gate_analyse(g);

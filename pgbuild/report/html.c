@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "explain/explain.h"
 #include "report/html.h"
 #include "json.h"
 #include "xalloc.h"
@@ -592,6 +593,21 @@ static void section_cycles(struct strbuf *o, const struct gate *g)
 	strbuf_addstr(o, "</table>\n");
 }
 
+/* Where each workload's estimate changed: the gate's explain sections. */
+static void section_explain(struct strbuf *o, const struct gate *g)
+{
+	for (size_t i = 0; i < g->nr_wl; i++) {
+		const struct gate_workload *w = &g->wl[i];
+		struct json_value *doc;
+		if (!w->explain_json)
+			continue;
+		doc = json_parse(w->explain_json, strlen(w->explain_json), NULL);
+		if (doc && explain_doc_check(doc, NULL) == 0)
+			explain_render_html(doc, EXPLAIN_KEEP_ROWS, o);
+		json_free(doc);
+	}
+}
+
 static void section_gate(struct strbuf *o, const struct report_data *rd)
 {
 	const struct gate *g = &rd->gate;
@@ -717,6 +733,7 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 	}
 
 	section_cycles(o, g);
+	section_explain(o, g);
 	for (size_t i = 0; i < g->nr_wl; i++) {
 		const struct gate_workload *w = &g->wl[i];
 		if (!w->nr_runs)
@@ -732,24 +749,49 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 	}
 }
 
+/* The flag sets, then every unit in their order (hot ones marked). */
 static void section_tus(struct strbuf *o, const struct report_data *rd)
 {
+	struct report_flagset *sets;
+	size_t n = report_flagsets(rd, &sets);
 	strbuf_addf(o, "<h2>Translation units and their flags</h2>\n<p>%zu of %zu translation "
-		    "units compiled with changed flags (from the compile log).</p>\n",
-		    rd->nr_tus, rd->tus_total);
-	if (!rd->nr_tus)
+		    "units compiled with changed flags (from the compile log), in %zu flag set%s.</p>\n",
+		    rd->nr_tus, rd->tus_total, n, n == 1 ? "" : "s");
+	if (!rd->nr_tus) {
+		report_flagsets_free(sets, n);
 		return;
-	strbuf_addstr(o, "<table><tr><th>translation unit</th><th>added</th><th>removed</th>"
-		      "<th>policy rules</th></tr>\n");
-	for (size_t i = 0; i < rd->nr_tus; i++) {
+	}
+	strbuf_addstr(o, "<table><tr><th>units</th><th>of them with hot-listed functions</th>"
+		      "<th>added</th><th>removed</th><th>policy rules</th></tr>\n");
+	for (size_t k = 0; k < n; k++) {
+		struct strbuf rules = STRBUF_INIT;
+		for (size_t r = 0; r < sets[k].rules.nr; r++)
+			strbuf_addf(&rules, "%s%s", r ? " " : "", sets[k].rules.v[r]);
 		strbuf_addstr(o, "<tr>");
-		cell_text(o, rd->tus[i].tu, "mono");
-		cell_text(o, rd->tus[i].added, "mono");
-		cell_text(o, rd->tus[i].removed, "mono");
-		cell_text(o, rd->tus[i].rules, "mono");
+		cell_num(o, (double)sets[k].n, "%.0f");
+		cell_num(o, (double)sets[k].nhot, "%.0f");
+		cell_text(o, sets[k].added, "mono");
+		cell_text(o, sets[k].removed, "mono");
+		cell_text(o, rules.buf, "mono");
 		strbuf_addstr(o, "</tr>\n");
+		strbuf_release(&rules);
+	}
+	strbuf_addstr(o, "</table>\n<table><tr><th>translation unit</th><th>added</th>"
+		      "<th>removed</th><th>policy rules</th><th>hot list</th></tr>\n");
+	for (size_t k = 0; k < n; k++) {
+		for (size_t j = 0; j < sets[k].n; j++) {
+			const struct report_tu *t = &rd->tus[sets[k].units[j]];
+			strbuf_addstr(o, "<tr>");
+			cell_text(o, t->tu, "mono");
+			cell_text(o, t->added, "mono");
+			cell_text(o, t->removed, "mono");
+			cell_text(o, t->rules, "mono");
+			cell_text(o, report_tu_is_hot(rd, t->tu) ? "marks functions" : "", NULL);
+			strbuf_addstr(o, "</tr>\n");
+		}
 	}
 	strbuf_addstr(o, "</table>\n");
+	report_flagsets_free(sets, n);
 }
 
 #define HTML_FN_ROWS 50
@@ -777,8 +819,12 @@ static void section_functions(struct strbuf *o, const struct report_data *rd)
 			    rd->recs_a ? "candidate" : "baseline", rd->recs_a ? "baseline" : "candidate");
 	if (!rd->nr_fns)
 		return;
+	strbuf_addstr(o, "<p class=\"note\">One row per source function: LTO renames "
+		      "(.lto_priv), clones (.isra, .constprop, .part) and cold parts are matched; a "
+		      "function one side inlined into a single caller is counted in that caller.</p>\n");
 	strbuf_addstr(o, "<table><tr><th>function</th><th>translation unit</th><th>size A</th>"
-		      "<th>size B</th><th>change</th><th>inlined A</th><th>inlined B</th></tr>\n");
+		      "<th>size B</th><th>change</th><th>inlined A</th><th>inlined B</th>"
+		      "<th>matched</th></tr>\n");
 	for (size_t i = 0; i < rd->nr_fns && i < HTML_FN_ROWS; i++) {
 		const struct report_fn *f = &rd->fns[i];
 		double d = (isfinite(f->size_b) ? f->size_b : 0) - (isfinite(f->size_a) ? f->size_a : 0);
@@ -790,6 +836,7 @@ static void section_functions(struct strbuf *o, const struct report_data *rd)
 		cell_num(o, d, "%+.0f");
 		cell_num(o, f->inl_a, "%.0f");
 		cell_num(o, f->inl_b, "%.0f");
+		cell_text(o, f->note ? f->note : "", "mono");
 		strbuf_addstr(o, "</tr>\n");
 	}
 	strbuf_addstr(o, "</table>\n");

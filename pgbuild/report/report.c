@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "elf/elfrec.h"
+#include "explain/explain.h"
 #include "report/html.h"
 #include "pgbuild.h"
 #include "report/report.h"
@@ -93,6 +94,29 @@ static void report_cycles(const struct gate *g, FILE *fp)
 	}
 }
 
+/* Where each workload's estimate changed: the gate's explain sections. */
+static void report_explain(const struct gate *g, FILE *fp)
+{
+	for (size_t i = 0; i < g->nr_wl; i++) {
+		const struct gate_workload *w = &g->wl[i];
+		struct strbuf why = STRBUF_INIT;
+		struct json_value *doc;
+		if (!w->explain_json)
+			continue;
+		doc = json_parse(w->explain_json, strlen(w->explain_json), &why);
+		if (doc && explain_doc_check(doc, &why) == 0) {
+			fputc('\n', fp);
+			explain_render_text(doc, EXPLAIN_SECTION_ROWS, fp);
+			fprintf(fp, "  (the top %d rows; all of them: pgbuild explain --gate GATE.json, "
+				"with the gate's --workdir)\n", EXPLAIN_SECTION_ROWS);
+		} else {
+			fprintf(fp, "\n  explain %s: unreadable section: %s\n", w->name, why.buf);
+		}
+		json_free(doc);
+		strbuf_release(&why);
+	}
+}
+
 void report_gate_terminal(const struct gate *g, const char *baseline,
 			  const char *candidate, FILE *fp)
 {
@@ -162,6 +186,7 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 		}
 	}
 	report_cycles(g, fp);
+	report_explain(g, fp);
 	fprintf(fp, "\n  regression suite: %s%s%s\n",
 		g->regress == REGRESS_PASSED ? "passed" : g->regress == REGRESS_FAILED ? "FAILED" : "not run",
 		g->regress_note ? " - " : "", g->regress_note ? g->regress_note : "");
@@ -323,271 +348,6 @@ int report_load_log(struct report_data *rd, const char *logdir)
 	return 0;
 }
 
-/* name -> size (and inlined count) of one build */
-struct fn_entry {
-	char *name;
-	char *tu;
-	double size;
-	double inl;
-};
-
-struct fn_table {
-	struct fn_entry *v;
-	size_t nr, alloc;
-};
-
-static int cmp_fn_entry(const void *pa, const void *pb)
-{
-	return strcmp(((const struct fn_entry *)pa)->name, ((const struct fn_entry *)pb)->name);
-}
-
-static void fn_add(struct fn_table *t, const char *name, const char *tu, double size, double inl)
-{
-	ALLOC_GROW(t->v, t->nr + 1, t->alloc);
-	t->v[t->nr].name = xstrdup(name);
-	t->v[t->nr].tu = tu ? xstrdup(tu) : NULL;
-	t->v[t->nr].size = size;
-	t->v[t->nr].inl = inl;
-	t->nr++;
-}
-
-static void fn_table_clear(struct fn_table *t)
-{
-	for (size_t i = 0; i < t->nr; i++) {
-		free(t->v[i].name);
-		free(t->v[i].tu);
-	}
-	free(t->v);
-	memset(t, 0, sizeof(*t));
-}
-
-/* Function symbols of an ELF file: .symtab when present (and allowed),
- * else .dynsym.  Returns -1 on error; *had_symtab says whether .symtab exists. */
-static int elf_functions(const char *path, struct fn_table *t, int allow_symtab, int *had_symtab)
-{
-	struct elfrec_file f;
-	struct strbuf err = STRBUF_INIT;
-	const struct elfrec_object *o;
-
-	if (elfrec_open_flags(path, allow_symtab ? 0 : ELFREC_DYNSYM, &f, &err) < 0) {
-		error("%s", err.buf);
-		strbuf_release(&err);
-		return -1;
-	}
-	strbuf_release(&err);
-	if (f.is_archive || !f.nr) {
-		error("%s: not an executable or shared library", path);
-		elfrec_release(&f);
-		return -1;
-	}
-	o = &f.objs[0];
-	*had_symtab = o->has_symtab;
-	if (!o->has_symtab && !o->has_dynsym) {
-		error("%s: no symbol table", path);
-		elfrec_release(&f);
-		return -1;
-	}
-	for (size_t i = 0; i < o->nfuncs; i++)
-		if (o->funcs[i].section[0] && o->funcs[i].size && o->funcs[i].name[0])
-			fn_add(t, o->funcs[i].name, NULL, (double)o->funcs[i].size, NAN);
-	elfrec_release(&f);
-	return 0;
-}
-
-/* Inlined-callee counts from `pgbuild inspect --json` output (text). */
-static void inspect_counts(const char *text, size_t len, struct fn_table *t)
-{
-	struct json_value *root = json_parse(text, len, NULL);
-	const struct json_value *units = json_get(root, "units");
-	for (size_t i = 0; i < json_len(units); i++) {
-		const struct json_value *u = json_at(units, i);
-		const struct json_value *fns = json_get(u, "functions");
-		const char *tu = json_get_str(u, "tu");
-		for (size_t k = 0; k < json_len(fns); k++) {
-			const struct json_value *f = json_at(fns, k);
-			const char *name = json_get_str(f, "name");
-			const struct json_value *inl = json_get(f, "inlined");
-			/* no "inlined" key: a symbol without a plugin record */
-			if (name)
-				fn_add(t, name, tu, json_get_num(f, "size", NAN),
-				       inl ? (double)json_len(inl) : NAN);
-		}
-	}
-	json_free(root);
-}
-
-/* Records from a file: inspect JSON as is, anything else through `pgbuild inspect`. */
-static void load_records(const char *path, struct fn_table *t)
-{
-	struct strbuf sb = STRBUF_INIT;
-	size_t len = strlen(path);
-	if (len > 5 && !strcmp(path + len - 5, ".json")) {
-		if (strbuf_read_file(&sb, path) >= 0)
-			inspect_counts(sb.buf, sb.len, t);
-	} else {
-		struct child_process cp = CHILD_PROCESS_INIT;
-		strvec_pushl(&cp.args, pgbuild_self(), "inspect", "--json", path, NULL);
-		cp.no_stdin = 1;
-		cp.no_stderr = 1;
-		/* exit 1: no record in it, and the document says so */
-		int code = capture_command(&cp, &sb, 0);
-		if (code == 0 || code == 1)
-			inspect_counts(sb.buf, sb.len, t);
-		child_process_clear(&cp);
-	}
-	strbuf_release(&sb);
-}
-
-/* Merge duplicates (static functions of the same name): sum sizes and counts. */
-static void fn_sort_merge(struct fn_table *t)
-{
-	size_t w = 0;
-	if (t->nr)
-		qsort(t->v, t->nr, sizeof(*t->v), cmp_fn_entry);
-	for (size_t i = 0; i < t->nr; i++) {
-		if (w && !strcmp(t->v[w - 1].name, t->v[i].name)) {
-			struct fn_entry *d = &t->v[w - 1];
-			d->size = isfinite(d->size) ? d->size + (isfinite(t->v[i].size) ? t->v[i].size : 0) : t->v[i].size;
-			d->inl = isfinite(d->inl) ? d->inl + (isfinite(t->v[i].inl) ? t->v[i].inl : 0) : t->v[i].inl;
-			free(t->v[i].name);
-			free(t->v[i].tu);
-			continue;
-		}
-		t->v[w++] = t->v[i];
-	}
-	t->nr = w;
-}
-
-static const struct fn_entry *fn_find(const struct fn_table *t, const char *name)
-{
-	struct fn_entry key = { (char *)name, NULL, 0, 0 };
-	return bsearch(&key, t->v, t->nr, sizeof(*t->v), cmp_fn_entry);
-}
-
-/* Size change, plus inlining change where both builds have a record of it. */
-static double change_weight(const struct report_fn *f)
-{
-	double a = isfinite(f->size_a) ? f->size_a : 0, b = isfinite(f->size_b) ? f->size_b : 0;
-	double inl = isfinite(f->inl_a) && isfinite(f->inl_b) ? fabs(f->inl_b - f->inl_a) : 0;
-	return fabs(b - a) + 16 * inl;
-}
-
-static int cmp_report_fn(const void *pa, const void *pb)
-{
-	double a = change_weight(pa), b = change_weight(pb);
-	if (a != b)
-		return a < b ? 1 : -1;
-	return strcmp(((const struct report_fn *)pa)->name, ((const struct report_fn *)pb)->name);
-}
-
-/*
- * a, b: ELF files (postgres binaries) or inspect JSON files.  Sizes come
- * from the ELF symbol tables; inlining counts from the plugin's records.
- */
-int report_load_inspect(struct report_data *rd, const char *a, const char *b)
-{
-	struct fn_table sa = { 0 }, sb = { 0 }, ra = { 0 }, rb = { 0 };
-	const char *files[2] = { a, b };
-	struct fn_table *sizes[2] = { &sa, &sb }, *recs[2] = { &ra, &rb };
-
-	int is_elf[2] = { 0, 0 }, symtab[2] = { 0, 0 }, both_symtab;
-
-	/* compare like with like: .symtab only when both binaries have one
-	 * (Debian's postgres is stripped: exported functions only) */
-	for (int i = 0; i < 2; i++) {
-		size_t len;
-		if (!files[i])
-			continue;
-		len = strlen(files[i]);
-		is_elf[i] = !(len > 5 && !strcmp(files[i] + len - 5, ".json"));
-		if (is_elf[i] && elf_functions(files[i], sizes[i], 1, &symtab[i]) < 0)
-			goto fail;
-	}
-	both_symtab = (!is_elf[0] || symtab[0]) && (!is_elf[1] || symtab[1]);
-	for (int i = 0; i < 2; i++) {
-		int dummy;
-		if (!files[i])
-			continue;
-		if (is_elf[i] && symtab[i] && !both_symtab) {
-			fn_table_clear(sizes[i]);
-			if (elf_functions(files[i], sizes[i], 0, &dummy) < 0)
-				goto fail;
-		}
-		load_records(files[i], recs[i]);
-		fn_sort_merge(sizes[i]);
-		fn_sort_merge(recs[i]);
-		/* no ELF sizes (JSON input): use the records' estimated sizes */
-		if (!sizes[i]->nr)
-			for (size_t k = 0; k < recs[i]->nr; k++)
-				fn_add(sizes[i], recs[i]->v[k].name, recs[i]->v[k].tu, recs[i]->v[k].size, NAN);
-		fn_sort_merge(sizes[i]);
-	}
-	rd->fns_a = sa.nr;
-	rd->fns_b = sb.nr;
-	rd->recs_a = rd->recs_b = 0;
-	for (size_t i = 0; i < ra.nr; i++)
-		rd->recs_a += isfinite(ra.v[i].inl);
-	for (size_t i = 0; i < rb.nr; i++)
-		rd->recs_b += isfinite(rb.v[i].inl);
-	rd->text_a = rd->text_b = 0;
-	for (size_t i = 0; i < sa.nr; i++)
-		rd->text_a += isfinite(sa.v[i].size) ? sa.v[i].size : 0;
-	for (size_t i = 0; i < sb.nr; i++)
-		rd->text_b += isfinite(sb.v[i].size) ? sb.v[i].size : 0;
-
-	/* union of names in A and B */
-	for (int side = 0; side < 2; side++) {
-		const struct fn_table *t = side ? &sa : &sb;
-		for (size_t i = 0; i < t->nr; i++) {
-			const char *name = t->v[i].name;
-			const struct fn_entry *ea = fn_find(&sa, name), *eb = fn_find(&sb, name);
-			const struct fn_entry *ia = fn_find(&ra, name), *ib = fn_find(&rb, name);
-			struct report_fn *f;
-			if (side && eb)
-				continue; /* already added from B */
-			ALLOC_GROW(rd->fns, rd->nr_fns + 1, rd->alloc_fns);
-			f = &rd->fns[rd->nr_fns++];
-			f->name = xstrdup(name);
-			f->tu = ib && ib->tu ? xstrdup(ib->tu) : ia && ia->tu ? xstrdup(ia->tu) : NULL;
-			f->size_a = ea ? ea->size : NAN;
-			f->size_b = eb ? eb->size : NAN;
-			f->inl_a = ia ? ia->inl : NAN;
-			f->inl_b = ib ? ib->inl : NAN;
-		}
-	}
-	/* keep the ones that changed */
-	{
-		size_t w = 0;
-		for (size_t i = 0; i < rd->nr_fns; i++) {
-			struct report_fn *f = &rd->fns[i];
-			int size_same = f->size_a == f->size_b;
-			int inl_same = !(isfinite(f->inl_a) && isfinite(f->inl_b)) || f->inl_a == f->inl_b;
-			if (size_same && inl_same) {
-				free(f->name);
-				free(f->tu);
-				continue;
-			}
-			rd->fns[w++] = *f;
-		}
-		rd->nr_fns = w;
-	}
-	if (rd->nr_fns)
-		qsort(rd->fns, rd->nr_fns, sizeof(*rd->fns), cmp_report_fn);
-	/* no function on either side is nothing to show, not a table of zeros */
-	rd->have_inspect = rd->fns_a || rd->fns_b;
-	fn_table_clear(&sa);
-	fn_table_clear(&sb);
-	fn_table_clear(&ra);
-	fn_table_clear(&rb);
-	return 0;
-fail:
-	fn_table_clear(&sa);
-	fn_table_clear(&sb);
-	fn_table_clear(&ra);
-	fn_table_clear(&rb);
-	return -1;
-}
-
 void report_data_clear(struct report_data *rd)
 {
 	gate_clear(&rd->gate);
@@ -604,8 +364,10 @@ void report_data_clear(struct report_data *rd)
 	for (size_t i = 0; i < rd->nr_fns; i++) {
 		free(rd->fns[i].name);
 		free(rd->fns[i].tu);
+		free(rd->fns[i].note);
 	}
 	free(rd->fns);
+	strvec_clear(&rd->hot_tus);
 	free(rd->build_a);
 	free(rd->build_b);
 	memset(rd, 0, sizeof(*rd));
@@ -614,6 +376,90 @@ void report_data_clear(struct report_data *rd)
 /* ---------------- terminal ---------------- */
 
 #define TERM_ROWS 15
+/* A flag set of at most this many units lists each one on its line. */
+#define TERM_SET_UNITS 3
+
+/* text wrapped at 100 columns: the first line indented by first, the
+ * others by indent. */
+static void wrap_line(FILE *fp, int first, int indent, const char *text)
+{
+	int col = first, start = 1;
+	fprintf(fp, "%*s", first, "");
+	while (*text) {
+		size_t n = strcspn(text, " ");
+		if (!start && col + 1 + (int)n > 100) {
+			fprintf(fp, "\n%*s", indent, "");
+			col = indent;
+			start = 1;
+		}
+		if (!start) {
+			fputc(' ', fp);
+			col++;
+		}
+		fprintf(fp, "%.*s", (int)n, text);
+		col += (int)n;
+		start = 0;
+		text += n;
+		while (*text == ' ')
+			text++;
+	}
+	fputc('\n', fp);
+}
+
+/* A set's units from `from`, up to max of them, comma-separated. */
+static void unit_list(const struct report_data *rd, const struct report_flagset *set,
+		      size_t from, size_t to, size_t max, struct strbuf *sb)
+{
+	for (size_t j = from; j < to && j < from + max; j++)
+		strbuf_addf(sb, "%s%s", j > from ? ", " : "", rd->tus[set->units[j]].tu);
+	if (to - from > max)
+		strbuf_addf(sb, " and %zu more", to - from - max);
+}
+
+/* Per-file flags, one line per flag set (a small set: one per unit). */
+static void terminal_flags(const struct report_data *rd, FILE *fp)
+{
+	struct report_flagset *sets;
+	size_t n = report_flagsets(rd, &sets);
+	struct strbuf sb = STRBUF_INIT;
+	fprintf(fp, "per-file flags: %zu of %zu translation units changed by the policy, in %zu "
+		"flag set%s\n", rd->nr_tus, rd->tus_total, n, n == 1 ? "" : "s");
+	for (size_t k = 0; k < n; k++) {
+		const struct report_flagset *set = &sets[k];
+		strbuf_reset(&sb);
+		if (set->n <= TERM_SET_UNITS) {
+			for (size_t j = 0; j < set->n; j++) {
+				const struct report_tu *t = &rd->tus[set->units[j]];
+				fprintf(fp, "  %-48s %s%s%s%s%s\n", t->tu, *t->added ? "+ " : "", t->added,
+					*t->removed ? "  - " : "", t->removed,
+					report_tu_is_hot(rd, t->tu) ? "  (hot list)" : "");
+			}
+			continue;
+		}
+		strbuf_addf(&sb, "%zu units: %s%s%s%s", set->n, *set->added ? "+ " : "", set->added,
+			    *set->removed ? " - " : "", set->removed);
+		for (size_t r = 0; r < set->rules.nr && r < 3; r++)
+			strbuf_addf(&sb, "%s%s", r ? ", " : " (policy ", set->rules.v[r]);
+		if (set->rules.nr)
+			strbuf_addf(&sb, "%s)", set->rules.nr > 3 ? ", ..." : "");
+		wrap_line(fp, 2, 6, sb.buf);
+		if (set->nhot) {
+			strbuf_reset(&sb);
+			strbuf_addf(&sb, "hot list (its functions are marked in): ");
+			unit_list(rd, set, 0, set->nhot, 8, &sb);
+			wrap_line(fp, 4, 6, sb.buf);
+		}
+		strbuf_reset(&sb);
+		strbuf_addstr(&sb, set->nhot ? "others: " : "");
+		unit_list(rd, set, set->nhot, set->n, 4, &sb);
+		if (set->n - set->nhot > 4)
+			strbuf_addstr(&sb, " (--html and --json list them all)");
+		wrap_line(fp, 4, 6, sb.buf);
+	}
+	fputc('\n', fp);
+	strbuf_release(&sb);
+	report_flagsets_free(sets, n);
+}
 
 void report_terminal(const struct report_data *rd, FILE *fp)
 {
@@ -621,18 +467,8 @@ void report_terminal(const struct report_data *rd, FILE *fp)
 		report_gate_terminal(&rd->gate, rd->baseline, rd->candidate, fp);
 		fputc('\n', fp);
 	}
-	if (rd->have_log) {
-		fprintf(fp, "per-file flags: %zu of %zu translation units changed by the policy\n",
-			rd->nr_tus, rd->tus_total);
-		for (size_t i = 0; i < rd->nr_tus && i < TERM_ROWS; i++) {
-			const struct report_tu *t = &rd->tus[i];
-			fprintf(fp, "  %-48s %s%s%s%s\n", t->tu, *t->added ? "+ " : "", t->added,
-				*t->removed ? "  - " : "", t->removed);
-		}
-		if (rd->nr_tus > TERM_ROWS)
-			fprintf(fp, "  ... %zu more (--html shows them all)\n", rd->nr_tus - TERM_ROWS);
-		fputc('\n', fp);
-	}
+	if (rd->have_log)
+		terminal_flags(rd, fp);
 	if (rd->have_inspect && (!rd->fns_a || !rd->fns_b)) {
 		/* one side only: nothing to compare, and no "A 0" */
 		fprintf(fp, "functions: %s %zu; %s none (no function symbols, or not given): "
@@ -651,6 +487,9 @@ void report_terminal(const struct report_data *rd, FILE *fp)
 				"(the candidate has no plugin record):\n");
 		else
 			fprintf(fp, "  biggest changes (size in bytes, inlined callees):\n");
+		fprintf(fp, "  (one row per source function: LTO renames, clones and cold parts "
+			"matched; a function\n  inlined into one caller on one side counted in "
+			"that caller)\n");
 		fprintf(fp, "  %-40s %9s %9s %8s %6s %6s\n", "function", "size A", "size B", "change",
 			"inl A", "inl B");
 		for (size_t i = 0; i < rd->nr_fns && i < TERM_ROWS; i++) {
@@ -662,6 +501,8 @@ void report_terminal(const struct report_data *rd, FILE *fp)
 			fprintf(fp, "  %-40.40s %9s %9s %+8.0f %6s %6s\n", f->name, a, b,
 				(isfinite(f->size_b) ? f->size_b : 0) - (isfinite(f->size_a) ? f->size_a : 0),
 				ia, ib);
+			if (f->note)
+				wrap_line(fp, 6, 8, f->note);
 		}
 	}
 }
@@ -712,6 +553,7 @@ int report_load(struct report_data *rd, const struct report_inputs *in)
 		if (!ins_b)
 			ins_b = pb = xasprintf("%s/bin/postgres", cand);
 	}
+	strvec_init(&rd->hot_tus);
 	if (!log)
 		log = logdir = candidate_logdir(rd);
 	if (log && report_load_log(rd, log) < 0)
@@ -743,6 +585,30 @@ int report_has_content(const struct report_data *rd)
 	return rd->have_gate || (rd->have_log && rd->tus_total > 0) || rd->have_inspect;
 }
 
+/* "flag_sets": the changed units grouped by their flags, hot units first. */
+static void write_flagsets(const struct report_data *rd, struct json_writer *jw)
+{
+	struct report_flagset *sets;
+	size_t n = report_flagsets(rd, &sets);
+	json_key(jw, "flag_sets");
+	json_array_begin(jw);
+	for (size_t k = 0; k < n; k++) {
+		json_object_begin(jw);
+		json_key(jw, "added"); json_string(jw, sets[k].added);
+		json_key(jw, "removed"); json_string(jw, sets[k].removed);
+		json_key(jw, "rules"); json_strvec(jw, &sets[k].rules);
+		json_key(jw, "hot_units"); json_int(jw, (int64_t)sets[k].nhot);
+		json_key(jw, "units");
+		json_array_begin(jw);
+		for (size_t j = 0; j < sets[k].n; j++)
+			json_string(jw, rd->tus[sets[k].units[j]].tu);
+		json_array_end(jw);
+		json_object_end(jw);
+	}
+	json_array_end(jw);
+	report_flagsets_free(sets, n);
+}
+
 void report_write_json(const struct report_data *rd, struct strbuf *out)
 {
 	struct json_writer jw;
@@ -766,6 +632,7 @@ void report_write_json(const struct report_data *rd, struct strbuf *out)
 		json_object_end(&jw);
 	}
 	json_array_end(&jw);
+	write_flagsets(rd, &jw);
 	json_key(&jw, "inlining_compared"); json_bool(&jw, rd->recs_a && rd->recs_b);
 	json_key(&jw, "functions");
 	json_array_begin(&jw);
@@ -778,6 +645,7 @@ void report_write_json(const struct report_data *rd, struct strbuf *out)
 		json_key(&jw, "size_b"); json_double(&jw, f->size_b);
 		json_key(&jw, "inlined_a"); json_double(&jw, f->inl_a);
 		json_key(&jw, "inlined_b"); json_double(&jw, f->inl_b);
+		json_key(&jw, "matched"); json_string(&jw, f->note);
 		json_object_end(&jw);
 	}
 	json_array_end(&jw);

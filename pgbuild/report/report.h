@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include "gate/gate.h"
 
+#include "strvec.h"
+
 /* One translation unit the policy changed (or not). */
 struct report_tu {
 	char *tu;        /* path relative to the source root */
@@ -30,6 +32,9 @@ struct report_fn {
 	char *tu;        /* where B (else A) has it */
 	double size_a, size_b;   /* estimated size; NAN when absent in that build */
 	double inl_a, inl_b;     /* inlined callees; NAN when absent */
+	char *note;              /* how its symbols were matched ("B:
+				    ExplainNode.lto_priv.0", "+ grouping_planner
+				    (inlined into it in B)"), or NULL */
 };
 
 struct report_data {
@@ -53,9 +58,24 @@ struct report_data {
 				    without the plugin has none, and then B's
 				    counts are B's alone, not changes */
 	int have_inspect;
+	struct strvec hot_tus;   /* units with functions a hot list marked */
 
 	char *build_a, *build_b; /* pgopt-build.json texts, or NULL */
 };
+
+/* The changed units grouped by the flags the policy gave them
+ * (flagsets.c): the largest set first, hot units first in each set. */
+struct report_flagset {
+	const char *added, *removed; /* the set's flags (borrowed from rd->tus) */
+	struct strvec rules;         /* the distinct policy lines behind them */
+	size_t *units;               /* indexes into rd->tus */
+	size_t n, alloc;             /* used, allocated */
+	size_t nhot;                 /* units of it with hot-marked functions */
+};
+size_t report_flagsets(const struct report_data *rd, struct report_flagset **sets);
+void report_flagsets_free(struct report_flagset *sets, size_t n);
+/* Did a hot list mark functions in unit tu (rd->hot_tus)? */
+int report_tu_is_hot(const struct report_data *rd, const char *tu);
 
 /* Terminal summary of a gate: per workload tps A/B, ratio with CI, p99,
  * instructions, regress, thresholds and the verdict. */
@@ -77,7 +97,9 @@ struct report_inputs {
  * after the error, also when there is nothing to show. */
 int report_load(struct report_data *rd, const struct report_inputs *in);
 
-/* Loaders; each returns 0 or -1 after printing an error. */
+/* Loaders; each returns 0 or -1 after printing an error.  The size table
+ * (report_load_inspect, sizes.c) matches functions by source name:
+ * explain/names.h. */
 int report_load_gate(struct report_data *rd, const char *path);
 int report_load_log(struct report_data *rd, const char *logdir);
 int report_load_inspect(struct report_data *rd, const char *a, const char *b);
