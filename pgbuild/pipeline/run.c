@@ -190,9 +190,11 @@ static int st_gate(struct pipeline *p, int id)
 	struct strvec a = STRVEC_INIT;
 	char *json = xasprintf("%s/gate.json", r->workdir);
 	char *junit = xasprintf("%s/gate.junit.xml", r->workdir);
+	/* kept: the cycles runs' callgrind outputs, for pgbuild explain --gate */
+	char *gwd = xasprintf("%s/gate", r->workdir);
 	int rc;
 	strvec_pushl(&a, "gate", "--baseline", r->base_prefix, "--candidate", r->cand_prefix,
-		     "--gate", r->o->gate, "--json", json, "--junit", junit, NULL);
+		     "--gate", r->o->gate, "--json", json, "--junit", junit, "--workdir", gwd, NULL);
 	if (r->o->workloads_csv) {
 		char *copy = xstrdup(r->o->workloads_csv), *save = NULL;
 		for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save))
@@ -220,6 +222,7 @@ static int st_gate(struct pipeline *p, int id)
 	strvec_clear(&a);
 	free(json);
 	free(junit);
+	free(gwd);
 	return rc;
 }
 
