@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "explain/explain.h"
 #include "metric/cycles.h"
 #include "optimize/optimize.h"
 #include "report/html.h"
@@ -128,6 +129,50 @@ static void text_builds(const struct json_value *doc, FILE *fp)
 	}
 }
 
+/* The explain sections of stage st's gate (its JSON at the stage's
+ * gate_json), parsed; NULL when there is none. */
+static struct json_value *stage_gate(const struct json_value *st)
+{
+	const char *path = json_get_str(st, "gate_json");
+	struct strbuf sb = STRBUF_INIT;
+	struct json_value *g = NULL;
+	if (path && strbuf_read_file(&sb, path) >= 0)
+		g = json_parse(sb.buf, sb.len, NULL);
+	strbuf_release(&sb);
+	return g;
+}
+
+/* Where each measured stage's estimate differs from stock: the top rows
+ * of its gate's explain section, per workload (text, or HTML when out). */
+static void stage_explains(const struct json_value *doc, size_t rows, FILE *fp,
+			   struct strbuf *out)
+{
+	const struct json_value *stages = json_get(doc, "stages");
+	for (size_t i = 0; i < json_len(stages); i++) {
+		const struct json_value *st = json_at(stages, i);
+		struct json_value *g;
+		const char *name = str_or(json_get_str(st, "name"), "?");
+		if (!strcmp(name, "stock") || !(g = stage_gate(st)))
+			continue;
+		for (size_t k = 0; k < json_len(json_get(g, "workloads")); k++) {
+			const struct json_value *ex = json_get(json_at(json_get(g, "workloads"), k),
+							       "explain");
+			if (!ex || explain_doc_check(ex, NULL) < 0)
+				continue;
+			if (fp) {
+				fprintf(fp, "\nstage %s against stock: ", name);
+				explain_render_text(ex, rows, fp);
+			} else {
+				strbuf_addstr(out, "<h2>Stage ");
+				html_escape(out, name);
+				strbuf_addstr(out, " against stock</h2>\n");
+				explain_render_html(ex, rows, out);
+			}
+		}
+		json_free(g);
+	}
+}
+
 void optimize_render_text(const struct json_value *doc, FILE *fp)
 {
 	const struct json_value *wls = doc_workloads(doc);
@@ -141,6 +186,7 @@ void optimize_render_text(const struct json_value *doc, FILE *fp)
 		if (json_at(wls, i)->type == JSON_STRING)
 			text_workload(doc, json_at(wls, i)->u.str.s, fp);
 	text_builds(doc, fp);
+	stage_explains(doc, 5, fp, NULL);
 	fprintf(fp, "\nbest: %s", str_or(best, "none"));
 	if (inst)
 		fprintf(fp, ", installed at %s\n", inst);
@@ -289,6 +335,7 @@ void optimize_render_html(const struct json_value *doc, struct strbuf *out)
 		html_svg(doc, json_at(wls, i)->u.str.s, out);
 	}
 	html_builds(doc, out);
+	stage_explains(doc, 20, NULL, out);
 	strbuf_addstr(out, "<p class=\"kept\">best: ");
 	html_escape(out, str_or(best, "none"));
 	if (inst) {
