@@ -108,9 +108,11 @@ static int parse_pair(const char *opt, const char *arg, struct strvec *out)
 {
 	strvec_clear(out);
 	parse_list_option(arg, out);
-	if (out->nr != 2)
-		return cli_usage_error("invalid value \"%s\" for %s: expected two callgrind output "
-				       "files, N_FILE,10N_FILE", arg, opt);
+	if (out->nr != 2) {
+		cli_usage_error("invalid value \"%s\" for %s: expected two callgrind output "
+				"files, N_FILE,10N_FILE", arg, opt);
+		return -1;
+	}
 	return 0;
 }
 

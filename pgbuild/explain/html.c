@@ -79,6 +79,9 @@ static void html_bars(const struct json_value *rv, size_t rows, struct strbuf *o
 {
 	size_t n = json_len(rv) < rows ? json_len(rv) : rows;
 	double max = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!(fabs(num(json_at(rv, i), "change")) >= 0.05))
+			n = i; /* the rest did not change */
 	const int w = 900, label = 260, h = 16, mid = label + (w - label) / 2;
 	for (size_t i = 0; i < n; i++)
 		if (fabs(num(json_at(rv, i), "change")) > max)
@@ -174,6 +177,8 @@ void explain_render_html(const struct json_value *doc, size_t rows, struct strbu
 		      "<th>the decisions behind it</th></tr>\n");
 	for (size_t i = 0; i < json_len(rv) && i < rows; i++) {
 		const struct json_value *row = json_at(rv, i);
+		if (!(fabs(num(row, "change")) >= 0.05))
+			break;
 		strbuf_addstr(o, "<tr>");
 		cell_num(o, num(row, "rank"), "%.0f");
 		cell(o, json_get_str(row, "function"), 1);

@@ -80,7 +80,8 @@ static void text_sums(const struct json_value *doc, FILE *fp)
 		    b > 0 ? a / b : NAN, num(doc, "statements"), 10 * num(doc, "statements"));
 	wrap(fp, 2, 4, sb.buf);
 	strbuf_reset(&sb);
-	strbuf_addf(&sb, "the rows add up to the measured totals (the gate's figures): A %.0f of %.0f, "
+	strbuf_addf(&sb, "the rows add up to the measured totals (the callgrind files' summaries, the gate's "
+		    "figures): A %.0f of %.0f, "
 		    "B %.0f of %.0f: %s", a, num(json_get(sm, "a"), "estimate"), b,
 		    num(json_get(sm, "b"), "estimate"), rec && rec->type == JSON_BOOL &&
 		    rec->u.boolean ? "reconciled at the 0.1% resolution" : "NOT reconciled");
@@ -189,6 +190,11 @@ void explain_render_text(const struct json_value *doc, size_t rows, FILE *fp)
 		const struct json_value *row = json_at(rv, i);
 		const char *obj = json_get_str(row, "object");
 		char name[64];
+		if (!(fabs(num(row, "change")) >= 0.05)) {
+			fprintf(fp, "  (the other %.0f rows changed by less than 0.05)\n",
+				num(json_get(doc, "coverage"), "rows") - (double)i);
+			break;
+		}
 		snprintf(name, sizeof(name), "%s%s%s%s", json_get_str(row, "function"),
 			 obj && *obj ? " [" : "", obj && *obj ? obj : "", obj && *obj ? "]" : "");
 		fmt(s1, sizeof(s1), side_num(row, "a", "self", "estimate"), "%.1f");

@@ -42,7 +42,7 @@ static int read_below(const char *path, struct strbuf *out)
 		close(fd);
 	}
 	if (rc < 0)
-		error("%s", err.buf);
+		error("%s: %s", path, err.buf);
 	strbuf_release(&err);
 	free(dir);
 	return rc;
