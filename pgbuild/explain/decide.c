@@ -440,7 +440,7 @@ static char *row_section(const struct explain_side *s, const struct explain_row 
 		if (sec && strcmp(sec, ".text") && !strstr(sb.buf, sec))
 			strbuf_addf(&sb, "%s%s", sb.len ? " " : "", sec);
 	}
-	if (!sb.len && row->cold[side] > 0)
+	if (!sb.len && row->cold[side] > 0 && !s->bolt) /* BOLT's split says it */
 		strbuf_addf(&sb, ".text + .cold part (%.0f B)", row->cold[side]);
 	if (!sb.len && rc && rc->nr)
 		strbuf_addstr(&sb, ".text");

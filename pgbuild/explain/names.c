@@ -18,6 +18,7 @@ const struct explain_suffix explain_suffixes[] = {
 	{ ".part", EXPLAIN_NK_PART, "partial inlining's rest" },
 	{ ".cold", EXPLAIN_NK_COLD, "cold part" },
 	{ ".localalias", EXPLAIN_NK_LOCALALIAS, "local alias" },
+	{ ".org", EXPLAIN_NK_BOLT_ORG, "BOLT's jump at the old address" },
 	{ NULL, 0, NULL },
 };
 
@@ -88,7 +89,8 @@ void explain_name_kinds_text(unsigned kinds, struct strbuf *out)
 
 int explain_name_is_fragment(unsigned kinds)
 {
-	return (kinds & (EXPLAIN_NK_COLD | EXPLAIN_NK_PART | EXPLAIN_NK_LOCALALIAS)) != 0;
+	return (kinds & (EXPLAIN_NK_COLD | EXPLAIN_NK_PART | EXPLAIN_NK_LOCALALIAS |
+			 EXPLAIN_NK_BOLT_ORG)) != 0;
 }
 
 /* ---------------- matching ---------------- */

@@ -11,6 +11,8 @@
  *     foo.part.N       partial inlining: the part of foo left out of line
  *     foo.cold         the cold part of foo (hot/cold partitioning)
  *     foo.localalias   a local alias of global foo (the same code)
+ *     foo.org.N        BOLT: a jump left at foo's old address (the code moved;
+ *                      its split part is foo.cold.N)
  *
  * in any combination (foo.constprop.0.isra.0, foo.part.0.lto_priv.0,
  * heap_getattr.lto_priv.3.lto_priv.0, foo.isra.0.cold), the number after a
@@ -55,6 +57,7 @@ enum explain_name_kind {
 	EXPLAIN_NK_COLD       = 1u << 4, /* .cold: the cold part */
 	EXPLAIN_NK_LOCALALIAS = 1u << 5, /* .localalias: an alias */
 	EXPLAIN_NK_RECURSION  = 1u << 6, /* 'N: callgrind's recursion level */
+	EXPLAIN_NK_BOLT_ORG   = 1u << 7, /* .org.N: BOLT's jump at the old address */
 };
 
 /* One row of the suffix table. */

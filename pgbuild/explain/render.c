@@ -107,6 +107,11 @@ static void text_sums(const struct json_value *doc, FILE *fp)
 	strbuf_release(&sb);
 }
 
+static int same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
 /* " (policy FILE:LINE ...)" with each policy file's base name. */
 static void policy_lines(struct strbuf *sb, const char *rules)
 {
@@ -157,7 +162,18 @@ static void text_decisions(const struct json_value *row, FILE *fp)
 		const char *rl = side_str(row, side, "rules"), *sec = side_str(row, side, "section");
 		const char *bolt = side_str(row, side, "bolt");
 		size_t before = sb.len;
-		if (f || rl) {
+		if (!s && same_str(f, side_str(row, "b", "flags")) &&
+		    same_str(rl, side_str(row, "b", "rules")) && (f || rl)) {
+			/* both builds' unit got the same flags: say it once */
+			strbuf_addf(&sb, " A and B %s%s", f && *f ? "+ " : "", f && *f ? f : "no flags added");
+			if (rl && *rl)
+				policy_lines(&sb, rl);
+			strbuf_addch(&sb, ';');
+			before = sb.len;
+		} else if (s && same_str(side_str(row, "a", "flags"), f) &&
+			   same_str(side_str(row, "a", "rules"), rl)) {
+			/* said above */
+		} else if (f || rl) {
 			strbuf_addf(&sb, " %s %s%s", s ? "B" : "A", f && *f ? "+ " : "",
 				    f && *f ? f : "no flags added");
 			if (rl && *rl)

@@ -88,11 +88,15 @@ static const char *base_name(const char *path)
 }
 
 /* "" for the side's own binary (callgrind's ob= is the resolved path),
- * else the library's file name. */
-static const char *object_label(const struct explain_side *s, const char *object)
+ * else the library's file name.  Code valgrind found a symbol for but no
+ * object ("???": the new text segment BOLT adds) is the binary's. */
+static const char *object_label(const struct explain_side *s, const char *object,
+				const char *name)
 {
 	if (!strcmp(object, s->real) || !strcmp(object, s->binary) ||
 	    !strcmp(base_name(object), base_name(s->binary)))
+		return "";
+	if (!strcmp(object, "???") && strncmp(name, "0x", 2))
 		return "";
 	return base_name(object);
 }
@@ -106,7 +110,7 @@ static size_t *map_functions(struct explain_result *r, struct xgraph *g,
 	struct strbuf base = STRBUF_INIT;
 	for (size_t i = 0; i < p->nr; i++) {
 		explain_name_base(p->fns[i].name, &base);
-		row[i] = xg_row(r, g, object_label(s, p->fns[i].object), base.buf);
+		row[i] = xg_row(r, g, object_label(s, p->fns[i].object, p->fns[i].name), base.buf);
 	}
 	strbuf_release(&base);
 	return row;

@@ -4,7 +4,7 @@
  * symbol lists: `nm -p -a -S --defined-only` of the shared PostgreSQL
  * builds of tests/pg (stock -O2 and the LTO candidate), an LTO binary's
  * statics scoped by the plugin records' files, and a shared library's
- * .localalias.
+ * .localalias, and a binary BOLT rewrote (NAME.cold.N, NAME.org.N).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -159,6 +159,9 @@ static void test_suffixes(void **state)
 		{ "transformExprRecurse.lto_priv.0'2", "transformExprRecurse",
 		  EXPLAIN_NK_LTO_PRIV | EXPLAIN_NK_RECURSION },
 		{ "ExplainNode", "ExplainNode", 0 },
+		{ "heap_getattr.lto_priv.5.lto_priv.0.org.0", "heap_getattr",
+		  EXPLAIN_NK_LTO_PRIV | EXPLAIN_NK_BOLT_ORG },
+		{ "AllocSetAlloc.cold.0", "AllocSetAlloc", EXPLAIN_NK_COLD },
 		{ "x.str.1", "x.str.1", 0 },           /* not GCC's: kept */
 		{ ".cold", ".cold", 0 },               /* nothing before it */
 	};
@@ -329,6 +332,40 @@ static void test_localalias(void **state)
 	free_side(&a);
 }
 
+/* A binary BOLT rewrote: the moved code, its split part and the jump left
+ * at the old address are the function, against the LTO build it came from. */
+static void test_bolt(void **state)
+{
+	struct side a, b;
+	const struct explain_sym *syms[2];
+	size_t n[2];
+	struct explain_symtab t = { 0 };
+	const struct explain_symrow *r;
+	(void)state;
+	load_side(&a, "explain-nm-coscup.txt", NULL);
+	pin_strings(&a);
+	load_side(&b, "explain-nm-bolt.txt", NULL);
+	pin_strings(&b);
+	syms[0] = a.v;
+	syms[1] = b.v;
+	n[0] = a.nr;
+	n[1] = b.nr;
+	explain_symtab_build(&t, syms, n, 1);
+	r = row(&t, "AllocSetAlloc");
+	assert_true(r->size[1] == 0x27d + 0x3f + 0x5 && r->cold[1] == 0x3f);
+	assert_int_equal(r->nsyms[1], 3);
+	assert_true(r->kinds[1] & EXPLAIN_NK_BOLT_ORG);
+	r = row(&t, "heap_getattr");
+	assert_true(r->size[1] == 0xa4 + 0x2b + 0x5 && r->size[0] == 0xe5);
+	r = row(&t, "PostgresMain");
+	assert_true(r->size[1] == 0x150f + 0x1893 + 0x5 && r->cold[1] == 0x1893);
+	for (size_t i = 0; i < t.nr; i++)
+		assert_null(strstr(t.v[i].key, ".org"));
+	explain_symtab_clear(&t);
+	free_side(&a);
+	free_side(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -338,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_match_statics),
 		cmocka_unit_test(test_match_sums),
 		cmocka_unit_test(test_localalias),
+		cmocka_unit_test(test_bolt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
