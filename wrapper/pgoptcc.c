@@ -25,6 +25,7 @@
  * "pgoptcc: error: ...", with an exit code from exitcodes.h (100-119).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -82,6 +83,8 @@ struct invocation {
 	struct settings_layer cc_layer;  /* --pgopt-KEY=VALUE options (in CC) */
 	struct settings_layer conf_layer; /* the nearest pgoptcc.conf's */
 	struct settings set;        /* the settings in force, resolved */
+	struct policy_profile profile; /* the profile setting, parsed */
+	int unchecked;              /* the caller set unchecked-flags = 1 */
 };
 
 /* The resolved value of a setting, or NULL for its default. */
@@ -319,14 +322,16 @@ static void list_digest(const struct policy *p, char hex[SHA256_HEX_SIZE])
 		struct strbuf sb = STRBUF_INIT, text = STRBUF_INIT;
 		if (!lists[i][1])
 			continue;
-		if (strbuf_read_file(&text, lists[i][1]) < 0)
-			strbuf_addf(&sb, "%s unreadable: %s\n", lists[i][0], strerror(errno));
+		struct strbuf why = STRBUF_INIT;
+		if (policy_read_list(lists[i][1], &text, &why) < 0)
+			strbuf_addf(&sb, "%s unreadable: %s\n", lists[i][0], why.buf);
 		else
 			strbuf_addf(&sb, "%s %zu\n", lists[i][0], text.len);
 		sha256_update(&c, sb.buf, sb.len);
 		sha256_update(&c, text.buf, text.len);
 		strbuf_release(&sb);
 		strbuf_release(&text);
+		strbuf_release(&why);
 	}
 	sha256_final_hex(&c, hex);
 }
@@ -420,7 +425,7 @@ static int load_policy(struct invocation *inv)
 	struct strbuf err = STRBUF_INIT;
 	if (!path || !strcmp(path, "none"))
 		return 0;
-	if (policy_load(&inv->policy, path, &err) < 0) {
+	if (policy_load(&inv->policy, path, inv->unchecked ? POLICY_UNCHECKED : 0, &err) < 0) {
 		if (!failsafe(inv))
 			die(PGOPT_EXIT_POLICY, "%s", err.buf);
 		verbose("ignoring the policy (failsafe = passthrough): %s", err.buf);
@@ -447,6 +452,8 @@ static void apply_policy(struct invocation *inv)
 	if (!inv->have_policy)
 		return;
 	policy_apply(&inv->policy, is_link ? NULL : inv->tu, &inv->final, &inv->res);
+	/* the caller's profile mode (pgbuild pgo) on top of the policy */
+	policy_profile_apply(&inv->profile, is_link ? NULL : inv->tu, &inv->final, &inv->res);
 	/* lists alone change nothing when the plugin is switched off */
 	if (inv->res.lists && !inv->res.added.nr && !inv->res.removed.nr && plugin_off(inv))
 		inv->res.changed = 0;
@@ -566,6 +573,14 @@ static void write_record(struct invocation *inv, struct compilelog *log, int cod
 	if (inv->failsafe_error) {
 		json_key(&jw, "failsafe"); json_string(&jw, inv->failsafe_error);
 	}
+	/* the caller's widening of the policy: said in every record */
+	if (inv->unchecked) {
+		struct strvec none = STRVEC_INIT;
+		key_strvec(&jw, "unchecked_flags", inv->have_policy ? &inv->res.unchecked : &none);
+	}
+	if (setting(inv, SETTING_PROFILE)) {
+		json_key(&jw, "profile"); json_string(&jw, setting(inv, SETTING_PROFILE));
+	}
 	/* the plugin: its path when loaded, why not when it could not be */
 	if (changed && (inv->plugin || inv->plugin_skipped)) {
 		json_key(&jw, "plugin");
@@ -668,18 +683,28 @@ static int plugin_failed_to_load(const char *err, const char *plugin)
  */
 static void resolve_settings(struct invocation *inv)
 {
-	struct strbuf err = STRBUF_INIT;
-	char *conf = settings_find_conf(inv->cwd);
-	int code;
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	char *conf = NULL;
+	int code = settings_find_conf(AT_FDCWD, inv->cwd, &conf, &text, &err);
 
-	if (conf && settings_conf_load(conf, &inv->conf_layer, &err) < 0)
+	if (code < 0)
+		die(PGOPT_EXIT_CONFIG, "%s", err.buf);
+	if (conf && settings_conf_parse(conf, text.buf, text.len, &inv->conf_layer, &err) < 0)
 		die(PGOPT_EXIT_CONFIG, "%s", err.buf);
 	code = settings_resolve(&inv->set, &inv->env_layer, conf ? &inv->conf_layer : NULL, conf,
 				&inv->cc_layer, inv->cwd, &err);
 	if (code)
 		die(code, "%s", err.buf);
+	inv->unchecked = setting(inv, SETTING_UNCHECKED) != NULL;
+	policy_profile_release(&inv->profile);
+	if (setting(inv, SETTING_PROFILE) &&
+	    policy_profile_parse(&inv->profile, setting(inv, SETTING_PROFILE), &err) < 0) {
+		char *src = setting_source(inv, SETTING_PROFILE);
+		die(PGOPT_EXIT_USAGE, "%s=%s: %s", src, setting(inv, SETTING_PROFILE), err.buf);
+	}
 	free(conf);
 	strbuf_release(&err);
+	strbuf_release(&text);
 }
 
 /*
@@ -713,11 +738,8 @@ static void remember_settings(struct invocation *inv)
 	settings_release(&check);
 	if (code)
 		die(code, "%s", err.buf);
-	if (settings_conf_remember(inv->cwd, &inv->env_layer, &err) < 0) {
-		if (err.len)
-			die(PGOPT_EXIT_CONFIG, "%s", err.buf);
-		exit(PGOPT_EXIT_CONFIG); /* write_file_atomic said why */
-	}
+	if (settings_conf_remember(AT_FDCWD, inv->cwd, &inv->env_layer, &err) < 0)
+		die(PGOPT_EXIT_CONFIG, "%s", err.buf);
 	strbuf_release(&err);
 }
 
@@ -744,14 +766,34 @@ static int show_config(struct invocation *inv)
 	return 0;
 }
 
+/*
+ * Did the caller set unchecked-flags = 1 (the environment, else an option
+ * in CC)?  Read from those two layers alone: the setting is never taken
+ * from pgoptcc.conf.  A value other than 1 is an error, as in a build.
+ */
+static int caller_unchecked(const struct invocation *inv)
+{
+	const char *env_v = inv->env_layer.value[SETTING_UNCHECKED];
+	const char *v = env_v ? env_v : inv->cc_layer.value[SETTING_UNCHECKED];
+	if (!v || !*v)
+		return 0;
+	if (strcmp(v, "1")) {
+		if (env_v)
+			die(PGOPT_EXIT_USAGE, "PGOPT_UNCHECKED_FLAGS=%s: expected PGOPT_UNCHECKED_FLAGS=1, or unset", v);
+		die(PGOPT_EXIT_USAGE, "--pgopt-unchecked-flags=%s: expected --pgopt-unchecked-flags=1", v);
+	}
+	return 1;
+}
+
 /* pgoptcc --pgopt-check-policy FILE: validate, print the policy as JSON. */
-static int check_policy(const char *path)
+static int check_policy(struct invocation *inv, const char *path)
 {
 	struct policy p;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
 	struct json_writer jw;
+	int unchecked = caller_unchecked(inv);
 
-	if (policy_load(&p, path, &err) < 0)
+	if (policy_load(&p, path, unchecked ? POLICY_UNCHECKED : 0, &err) < 0)
 		die(PGOPT_EXIT_POLICY, "%s", err.buf);
 	/* sections that can never match: said here, never during a build */
 	for (size_t i = 0; i < p.warnings.nr; i++)
@@ -763,6 +805,7 @@ static int check_policy(const char *path)
 	json_string(&jw, p.lto == LTO_OFF ? "off" : p.lto == LTO_ON ? "on" : "fat");
 	json_key(&jw, "bolt"); json_string(&jw, p.bolt ? "ready" : "off");
 	json_key(&jw, "plugin"); json_bool(&jw, p.plugin);
+	json_key(&jw, "unchecked_flags"); json_bool(&jw, unchecked);
 	json_key(&jw, "hot"); json_string(&jw, p.hot);
 	json_key(&jw, "cold"); json_string(&jw, p.cold);
 	json_key(&jw, "sections");
@@ -850,7 +893,7 @@ static int own_option(struct invocation *inv, int argc, char **argv)
 	if (!strcmp(argv[0], "--pgopt-check-policy")) {
 		if (argc != 2)
 			die(PGOPT_EXIT_USAGE, "usage: pgoptcc --pgopt-check-policy FILE");
-		return check_policy(argv[1]);
+		return check_policy(inv, argv[1]);
 	}
 	if (!strcmp(argv[0], "--pgopt-tu")) {
 		/* print the TU name a source would get here */
@@ -876,6 +919,7 @@ static void unknown_option(const char *arg)
 {
 	const char *names[SETTING_NR + 6], *hint;
 	char *word = xstrndup(arg + 8, strcspn(arg + 8, "="));
+	struct strbuf keys = STRBUF_INIT;
 	int n = 0;
 
 	for (int i = 0; i < SETTING_NR; i++)
@@ -887,10 +931,12 @@ static void unknown_option(const char *arg)
 	names[n++] = "show-config";
 	names[n] = NULL;
 	hint = suggest_word(word, names);
+	for (int i = 0; i < SETTING_NR; i++)
+		strbuf_addf(&keys, "%s%s", i ? ", " : "", settings_table[i].key);
 	die(PGOPT_EXIT_USAGE,
 	    "unknown option %s (pgoptcc's own options: " OWN_OPTIONS
-	    "; settings: --pgopt-KEY=VALUE, KEY one of policy, logdir, prefix, root, cc, plugin, failsafe)%s%s%s%s",
-	    arg, hint ? ": did you mean --pgopt-" : "", hint ? hint : "",
+	    "; settings: --pgopt-KEY=VALUE, KEY one of %s)%s%s%s%s",
+	    arg, keys.buf, hint ? ": did you mean --pgopt-" : "", hint ? hint : "",
 	    hint && settings_lookup(hint) >= 0 ? "=" : "", hint ? "?" : "");
 }
 
@@ -1039,6 +1085,13 @@ static void decide(struct invocation *inv)
 {
 	if (inv->cls.kind != KIND_PASSTHROUGH && !inv->failsafe_error) {
 		inv->have_policy = load_policy(inv);
+		/* the profile flags go with a policy's record, never alone */
+		if (!inv->have_policy && setting(inv, SETTING_PROFILE) && !inv->failsafe_error) {
+			char *src = setting_source(inv, SETTING_PROFILE);
+			die(PGOPT_EXIT_USAGE,
+			    "%s=%s: expected a policy too (PGOPT_POLICY): the profile flags are added to a policy's",
+			    src, setting(inv, SETTING_PROFILE));
+		}
 		apply_policy(inv);
 	} else if (inv->cls.source && inv->cls.n_sources == 1) {
 		/* unchanged, but the log still names the unit */

@@ -255,7 +255,12 @@ rm -f pgoptcc.conf && mkdir pgoptcc.conf && cp sub/hot.c conftest.c && echo '/* 
 PGOPT_POLICY=$P/p.policy "$W" -c conftest.c -o conftest.o 2> err; s=$?
 is "a probe that cannot write pgoptcc.conf: exit 108" "$s" 108
 is "... one line" "$(wc -l < err)" 1
-like "... naming the file" "$(cat err)" "^pgoptcc: error: cannot rename $TMP/hand/pgoptcc.conf.tmp[0-9]+ to $TMP/hand/pgoptcc.conf: "
+is "... naming the file and why" "$(cat err)" "pgoptcc: error: cannot write $TMP/hand/pgoptcc.conf (configure's settings for make): Is a directory"
+# a directory there is no pgoptcc.conf either: refused, not skipped
+(cd sub && "$W" -c hot.c -o hot.o) 2> err; s=$?
+is "a directory named pgoptcc.conf: exit 108, one line" "$s/$(cat err)" \
+	"108/pgoptcc: error: cannot read $TMP/hand/pgoptcc.conf: it is a directory, expected a regular file"
+rmdir pgoptcc.conf
 # an option the table does not know, a setting without a value
 "$W" --pgopt-polcy=x -c sub/hot.c 2> err; s=$?
 is "an unknown --pgopt- option: exit 100" "$s" 100

@@ -69,7 +69,7 @@ is "hot = missing.txt in a build: exit 101 before gcc runs" "$s/$(cat err)" \
 	"101/pgoptcc: error: $TMP/hot.policy:3: cannot read the hot list $TMP/missing.txt: No such file or directory"
 mkdir -p cold.d && printf '[global]\ncold = cold.d\n' > cold.policy
 "$W" --pgopt-check-policy cold.policy >/dev/null 2> err; s=$?
-like "cold = a directory: exit 101" "$s/$(cat err)" "^101/.*cold.policy:2: cannot read the cold list $TMP/cold.d: Is a directory\$"
+like "cold = a directory: exit 101" "$s/$(cat err)" "^101/.*cold.policy:2: cannot read the cold list $TMP/cold.d: it is a directory, expected a regular file\$"
 
 # --- a UTF-8 BOM ---
 printf '\xef\xbb\xbf[global]\ncflags += -fno-plt\n' > bom.policy

@@ -61,7 +61,7 @@ like "junk plugin: gcc says it cannot load it" "$(cat err)" "cannot load plugin 
 mkdir -p pdir
 PGOPT_POLICY=$TMP/pdir "$W" -c a.c -o x.o 2> err; s=$?
 is "policy is a directory: exit 101" "$s" 101
-is "policy is a directory: one line" "$(cat err)" "pgoptcc: error: $TMP/pdir: cannot read policy: Is a directory"
+is "policy is a directory: one line" "$(cat err)" "pgoptcc: error: $TMP/pdir: cannot read policy: it is a directory, expected a regular file"
 
 # failsafe builds on without the plugin, but cannot invent a compiler
 PGOPT_FAILSAFE=passthrough PGOPT_PLUGIN=$TMP/none.so PGOPT_LOGDIR=$TMP/fslog "$W" -c a.c -o fs.o 2> err; s=$?
