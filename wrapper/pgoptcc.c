@@ -515,14 +515,17 @@ static char *known_output(const struct invocation *inv)
 			 inv->cls.mode_S ? "s" : "o");
 }
 
-static void write_record(struct invocation *inv, struct compilelog *log, int code,
-			 double ms)
+/* Append this invocation's record; 0, or -1 with errno set when it
+ * could not be written. */
+static int write_record(struct invocation *inv, struct compilelog *log, int code,
+			double ms)
 {
 	struct strbuf rec = STRBUF_INIT;
 	struct json_writer jw;
 	int changed = inv->have_policy && inv->res.changed;
 	char *out = NULL;
 	struct stat st;
+	int r, e;
 
 	json_writer_init(&jw, &rec);
 	json_object_begin(&jw);
@@ -599,11 +602,78 @@ static void write_record(struct invocation *inv, struct compilelog *log, int cod
 	}
 	json_object_end(&jw);
 	json_object_end(&jw);
-	if (compilelog_append(log, &rec) < 0 && !failsafe(inv))
-		die(PGOPT_EXIT_LOG, "cannot write the compile log %s: %s", log->path,
-		    strerror(errno));
+	r = compilelog_append(log, &rec);
+	e = errno;
 	free(out);
 	strbuf_release(&rec);
+	errno = e;
+	return r;
+}
+
+/*
+ * The output file of this invocation, watched so that it can be removed
+ * when its record cannot be written: make would otherwise take the object
+ * as up to date and the record would be lost for good.  The directory is
+ * opened (as gcc will resolve it) before the compiler runs, and only an
+ * entry in that directory that the compile made or rewrote is removed: a
+ * regular file that was not there before, or whose inode or times have
+ * changed since.
+ */
+struct output_guard {
+	char *path;        /* as the command line names it, or NULL */
+	int dirfd;         /* its directory, or -1 */
+	char *base;        /* its name in that directory */
+	int existed;       /* it was there before the compile */
+	struct stat before; /* ... and then looked like this */
+};
+
+static void output_guard_begin(const struct invocation *inv, struct output_guard *g)
+{
+	const char *slash;
+	char *dir;
+
+	memset(g, 0, sizeof(*g));
+	g->dirfd = -1;
+	g->path = known_output(inv);
+	if (!g->path)
+		return;
+	slash = strrchr(g->path, '/');
+	dir = slash ? xstrndup(g->path, slash == g->path ? 1 : (size_t)(slash - g->path))
+		    : xstrdup(".");
+	g->base = xstrdup(slash ? slash + 1 : g->path);
+	g->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (g->dirfd >= 0 && *g->base)
+		g->existed = fstatat(g->dirfd, g->base, &g->before, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+static int same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* Remove the output if this compile made it: 1 removed, 0 nothing to
+ * remove, -1 with errno when it could not be removed. */
+static int output_guard_remove(struct output_guard *g)
+{
+	struct stat st;
+	if (g->dirfd < 0 || !g->base || !*g->base ||
+	    fstatat(g->dirfd, g->base, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (g->existed && st.st_ino == g->before.st_ino && st.st_dev == g->before.st_dev &&
+	    same_time(&st.st_mtim, &g->before.st_mtim) && same_time(&st.st_ctim, &g->before.st_ctim))
+		return 0; /* not this compile's */
+	return unlinkat(g->dirfd, g->base, 0) < 0 ? -1 : 1;
+}
+
+static void output_guard_end(struct output_guard *g)
+{
+	if (g->dirfd >= 0)
+		close(g->dirfd);
+	free(g->path);
+	free(g->base);
+	memset(g, 0, sizeof(*g));
+	g->dirfd = -1;
 }
 
 static volatile sig_atomic_t child_pid;
@@ -1138,6 +1208,7 @@ int main(int argc, char **argv)
 {
 	struct invocation inv;
 	struct compilelog log = { -1, NULL };
+	struct output_guard guard = { NULL, -1, NULL, 0, { 0 } };
 	const char *cc_name = NULL;
 	int first_arg, code, changed, retry, masquerade = 0;
 	double t0;
@@ -1175,10 +1246,24 @@ int main(int argc, char **argv)
 		execv(cp.args.v[0], cp.args.v);
 		die(PGOPT_EXIT_EXEC, "cannot run %s: %s", cp.args.v[0], strerror(errno));
 	}
+	if (log.fd >= 0)
+		output_guard_begin(&inv, &guard);
 	t0 = clock_ms();
 	code = compile(&inv, changed, retry);
-	if (log.fd >= 0)
-		write_record(&inv, &log, code, clock_ms() - t0);
+	if (log.fd >= 0 && write_record(&inv, &log, code, clock_ms() - t0) < 0 && !failsafe(&inv)) {
+		/* no record, no object: the next make compiles it again */
+		int e = errno, removed = output_guard_remove(&guard);
+		if (removed > 0)
+			die(PGOPT_EXIT_LOG,
+			    "cannot write the compile log %s: %s (removed %s, so that make builds it again)",
+			    log.path, strerror(e), guard.path);
+		if (removed < 0)
+			die(PGOPT_EXIT_LOG,
+			    "cannot write the compile log %s: %s (and cannot remove %s: %s; remove it by hand, make would take it as up to date)",
+			    log.path, strerror(e), guard.path, strerror(errno));
+		die(PGOPT_EXIT_LOG, "cannot write the compile log %s: %s", log.path, strerror(e));
+	}
+	output_guard_end(&guard);
 	compilelog_close(&log);
 	if (code > 128 && code < 128 + 65) {
 		/* the compiler died by a signal: die the same way */
