@@ -54,8 +54,14 @@ int compilelog_open(struct compilelog *log, const char *dir, struct strbuf *err)
 		       0644);
 	if (log->fd < 0) {
 		e = errno;
-		strbuf_addf(err, "cannot open compile log %s: %s", log->path,
-			    e == ELOOP ? "it is a symbolic link, expected a regular file" : strerror(e));
+		/* ENXIO: a FIFO nobody reads (or a device); say which, for the message */
+		if (e == ENXIO && lstat(log->path, &st) == 0 && !S_ISREG(st.st_mode))
+			strbuf_addf(err, "cannot open compile log %s: it is %s, expected a regular file",
+				    log->path, sfs_kind(st.st_mode));
+		else
+			strbuf_addf(err, "cannot open compile log %s: %s", log->path,
+				    e == ELOOP ? "it is a symbolic link, expected a regular file"
+					       : strerror(e));
 		errno = e;
 		return -1;
 	}
