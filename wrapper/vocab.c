@@ -9,9 +9,11 @@
  * vetted lists below the table.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vocab.h"
+#include "xalloc.h"
 
 static const struct vocab_row rows[] = {
 	{ "--for-assembler",             VOCAB_PREFIX,              VOCAB_OUTPUT, "options for the assembler, unchecked" },
@@ -228,7 +230,8 @@ enum vocab_class vocab_check(const char *flag, int link, struct strbuf *why)
 {
 	const struct vocab_row *row;
 	const char *f = flag, *eq;
-	char norm[256];
+	char *norm = NULL;
+	enum vocab_class cls;
 
 	if (!strncmp(flag, "-Wl,", 4)) {
 		if (!link) {
@@ -238,24 +241,28 @@ enum vocab_class vocab_check(const char *flag, int link, struct strbuf *why)
 		return check_wl(flag, why);
 	}
 	/* -fno-X is the same setting as -fX */
-	if (!strncmp(flag, "-fno-", 5) && strlen(flag) < sizeof(norm)) {
-		snprintf(norm, sizeof(norm), "-f%s", flag + 5);
+	if (!strncmp(flag, "-fno-", 5)) {
+		norm = xasprintf("-f%s", flag + 5);
 		f = norm;
 	}
 	row = find_row(f);
-	if (!row)
-		return refuse(VOCAB_OTHER, NULL, why);
-	if (row->cls != VOCAB_OK)
-		return refuse(row->cls, row->why, why);
-	if ((row->flags & VOCAB_LINK_ONLY) && !link) {
-		strbuf_addf(why, "it is a link option: write it as ldflags += %s", flag);
-		return VOCAB_OTHER;
-	}
-	/* a family option with a value: never a path, never a file to write */
 	eq = strchr(f, '=');
-	if (eq && (f[1] == 'f' || f[1] == 'm') && strchr(eq, '/'))
-		return refuse(VOCAB_PATH, "its value is a path", why);
-	if (!strncmp(f, "-fopt-info", 10) && eq)
-		return refuse(VOCAB_OUTPUT, "-fopt-info with a file writes to it", why);
-	return VOCAB_OK;
+	if (!row) {
+		cls = refuse(VOCAB_OTHER, NULL, why);
+	} else if (row->cls != VOCAB_OK) {
+		cls = refuse(row->cls, row->why, why);
+	} else if ((row->flags & VOCAB_LINK_ONLY) && !link) {
+		strbuf_addf(why, "it is a link option: write it as ldflags += %s", flag);
+		cls = VOCAB_OTHER;
+	} else if (eq && (f[1] == 'f' || f[1] == 'm') && strchr(eq, '/')) {
+		/* a family option with a value: never a path */
+		cls = refuse(VOCAB_PATH, "its value is a path", why);
+	} else if (!strncmp(f, "-fopt-info", 10) && eq) {
+		/* ... never a file to write */
+		cls = refuse(VOCAB_OUTPUT, "-fopt-info with a file writes to it", why);
+	} else {
+		cls = VOCAB_OK;
+	}
+	free(norm);
+	return cls;
 }

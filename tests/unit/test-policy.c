@@ -323,6 +323,12 @@ static void test_vocab_table(void **state)
 	assert_int_equal(vocab_check("-pg", 0, &why), VOCAB_OUTPUT);
 	assert_int_equal(vocab_check("-pipe", 0, &why), VOCAB_OTHER);
 	assert_int_equal(vocab_check("-Wl,--hash-style=/x", 1, &why), VOCAB_PATH);
+	{
+		/* -fno- of any length is normalised (no fixed buffer to slip past) */
+		char longflag[600];
+		snprintf(longflag, sizeof(longflag), "-fno-sanitize=%0500d", 0);
+		assert_int_equal(vocab_check(longflag, 0, &why), VOCAB_CODE);
+	}
 	strbuf_release(&why);
 }
 
