@@ -83,6 +83,8 @@ struct invocation {
 	struct settings_layer cc_layer;  /* --pgopt-KEY=VALUE options (in CC) */
 	struct settings_layer conf_layer; /* the nearest pgoptcc.conf's */
 	struct settings set;        /* the settings in force, resolved */
+	char *conf_ignored;         /* a pgoptcc.conf that cannot be trusted
+				     * and makes no difference, or NULL */
 	struct policy_profile profile; /* the profile setting, parsed */
 	int unchecked;              /* the caller set unchecked-flags = 1 */
 };
@@ -592,6 +594,9 @@ static int write_record(struct invocation *inv, struct compilelog *log, int code
 	/* where the settings came from: the pgoptcc.conf in force, and the
 	 * layer of every setting that is not at its default */
 	json_key(&jw, "config"); json_string(&jw, inv->set.conf);
+	if (inv->conf_ignored) {
+		json_key(&jw, "config_ignored"); json_string(&jw, inv->conf_ignored);
+	}
 	json_key(&jw, "origins");
 	json_object_begin(&jw);
 	for (int id = 0; id < SETTING_NR; id++) {
@@ -759,12 +764,32 @@ static void resolve_settings(struct invocation *inv)
 
 	if (code < 0)
 		die(PGOPT_EXIT_CONFIG, "%s", err.buf);
-	if (conf && settings_conf_parse(conf, text.buf, text.len, &inv->conf_layer, &err) < 0)
-		die(PGOPT_EXIT_CONFIG, "%s", err.buf);
-	code = settings_resolve(&inv->set, &inv->env_layer, conf ? &inv->conf_layer : NULL, conf,
-				&inv->cc_layer, inv->cwd, &err);
-	if (code)
-		die(code, "%s", err.buf);
+	if (code == 2) {
+		/* not to be trusted: ignored only when the settings come out
+		 * the same without it (nothing it says is used), else refused */
+		struct strbuf e2 = STRBUF_INIT;
+		struct settings with;
+		int same = settings_conf_parse(conf, text.buf, text.len, &inv->conf_layer, &e2) == 0 &&
+			   settings_resolve(&with, &inv->env_layer, &inv->conf_layer, conf,
+					    &inv->cc_layer, inv->cwd, &e2) == 0 &&
+			   settings_resolve(&inv->set, &inv->env_layer, NULL, NULL, &inv->cc_layer,
+					    inv->cwd, &e2) == 0 &&
+			   settings_same(&with, &inv->set);
+		if (!same)
+			die(PGOPT_EXIT_CONFIG, "%s", err.buf);
+		settings_release(&with);
+		strbuf_release(&e2);
+		verbose("ignoring %s, which makes no difference here: %s", conf, err.buf);
+		inv->conf_ignored = conf;
+		conf = NULL;
+	} else {
+		if (conf && settings_conf_parse(conf, text.buf, text.len, &inv->conf_layer, &err) < 0)
+			die(PGOPT_EXIT_CONFIG, "%s", err.buf);
+		code = settings_resolve(&inv->set, &inv->env_layer, conf ? &inv->conf_layer : NULL,
+					conf, &inv->cc_layer, inv->cwd, &err);
+		if (code)
+			die(code, "%s", err.buf);
+	}
 	inv->unchecked = setting(inv, SETTING_UNCHECKED) != NULL;
 	policy_profile_release(&inv->profile);
 	if (setting(inv, SETTING_PROFILE) &&
@@ -820,6 +845,9 @@ static int show_config(struct invocation *inv)
 	resolve_settings(inv);
 	if (inv->set.conf)
 		printf("# %s: %s\n", SETTINGS_CONF_NAME, inv->set.conf);
+	else if (inv->conf_ignored)
+		printf("# %s: none used; %s cannot be trusted and is ignored: the environment gives everything it sets\n",
+		       SETTINGS_CONF_NAME, inv->conf_ignored);
 	else
 		printf("# %s: none at or above %s\n", SETTINGS_CONF_NAME, inv->cwd);
 	for (int id = 0; id < SETTING_NR; id++) {

@@ -42,8 +42,13 @@
  * when the directory holding it has such an owner too and, if group or
  * others can write it, is sticky (so no other user can replace the file).
  * Otherwise it is refused (exit 108, one line naming the file, its owner,
- * its mode and the fix), not ignored: ignoring it would build without the
- * policy it names, silently.  The file is checked and read through one
+ * its mode and the fix): ignoring it would build without the policy it
+ * names, silently.  The one exception: when the settings come out the
+ * same without it (the environment overrides every key it sets, and no
+ * relative value needs its directory), ignoring it changes nothing, so it
+ * is ignored (silently: a configure probe must print nothing) and the log
+ * record says so ("config_ignored").  Such a file is read, bounded, but no
+ * value of it is ever used.  The file is checked and read through one
  * descriptor.  The upward search stops at a file-system boundary.
  *
  * PGOPT_VERBOSE, PGOPT_PASSTHROUGH and PGOPT_RECURSION are per-run switches
@@ -142,8 +147,10 @@ int settings_conf_parse(const char *path, const char *text, size_t len,
  * dirfd its descriptor, or AT_FDCWD when dir is the working directory),
  * never across a file-system boundary, check that it can be trusted (see
  * above) and read it.  Returns 1 with *path (malloced) and its text
- * appended to text; 0 when there is none; -1 with a one-line message in
- * err when the one found is refused or cannot be read.
+ * appended to text; 2 the same for one that cannot be trusted, with the
+ * refusal in err (its values must not be used: see above); 0 when there
+ * is none; -1 with a one-line message in err when the one found is
+ * refused unread (a link, a FIFO, over the limit) or cannot be read.
  */
 int settings_find_conf(int dirfd, const char *dir, char **path, struct strbuf *text,
 		       struct strbuf *err);
@@ -170,6 +177,9 @@ int settings_resolve(struct settings *s, const struct settings_layer *env,
 		     const struct settings_layer *conf, const char *conf_path,
 		     const struct settings_layer *cc, const char *cwd, struct strbuf *err);
 void settings_release(struct settings *s);
+
+/* Do a and b resolve every setting to the same value? */
+int settings_same(const struct settings *a, const struct settings *b);
 
 /*
  * The "key = value" lines pgoptcc.conf records for env (values resolved

@@ -16,8 +16,9 @@
 #  file, its errors, --pgopt-show-config, the compile log's origins; which
 #  pgoptcc.conf is trusted (git's safe.directory bar: another user's file in
 #  a sticky world-writable directory is refused, exit 108, and its compiler
-#  never runs; a file or directory others can write; the search stops at a
-#  file-system boundary); the caller-only settings are never read from
+#  never runs, unless the environment overrides all it says, when it is
+#  ignored and logged; a file or directory others can write; the search
+#  stops at a file-system boundary); the caller-only settings are never read from
 #  pgoptcc.conf nor recorded by configure.
 . "$(dirname "$0")/../lib/tap.sh"
 W=$B/bin/pgoptcc
@@ -345,6 +346,18 @@ if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && id nobody >/dev/null 2
 		"pgoptcc: error: refusing $TMP/ww/pgoptcc.conf: it is owned by nobody (uid $(id -u nobody)) with mode 0644, expected a file of root (another user's pgoptcc.conf would choose the compiler): remove it, or chown it if you trust it"
 	ok "... nobody's compiler never ran" test ! -e PWNED
 	ok "... and nothing was built" test ! -e sub/hot.o
+	# ignored only where it makes no difference: the environment gives
+	# everything it sets (what pgbuild does for a tree it handed to the
+	# server user), so none of its values is used
+	(cd sub && PGOPT_CC=gcc PGOPT_LOGDIR=$TMP/ww/log "$W" -c hot.c -o hot.o) 2> err; s=$?
+	is "... with PGOPT_CC given: ignored, the compile builds, silent" "$s/$(cat err)" "0/"
+	ok "... nobody's compiler still never ran" test ! -e PWNED
+	like "... the record says it was ignored" "$(tail -n 1 log/compile.jsonl)" \
+		"\"compiler\":\"/usr/(local/)?bin/gcc\".*\"config\":null,\"config_ignored\":\"$TMP/ww/pgoptcc.conf\""
+	like "... and show-config says why" "$(cd sub && PGOPT_CC=gcc "$W" --pgopt-show-config | head -n 1)" \
+		"^# pgoptcc.conf: none used; $TMP/ww/pgoptcc.conf cannot be trusted and is ignored"
+	(cd sub && PGOPT_POLICY=$P/p.policy "$W" -c hot.c -o hot.o) 2> err; s=$?
+	is "... a setting of the environment that does not cover it: still refused" "$s" 108
 	# a directory of nobody's holding root's file: nobody could replace it
 	rm -f pgoptcc.conf evil-cc
 	mkdir -p nb && chown nobody nb && mkdir -p nb/sub && cp sub/hot.c nb/sub/
@@ -369,6 +382,6 @@ if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && id nobody >/dev/null 2
 		skip "cannot mount a tmpfs here" 3
 	fi
 else
-	skip "another user's pgoptcc.conf and file-system boundaries need root, runuser and user nobody" 10
+	skip "another user's pgoptcc.conf and file-system boundaries need root, runuser and user nobody" 15
 fi
 done_testing

@@ -368,17 +368,26 @@ static int find(const char *dir, struct strbuf *err, char **found)
 	return r;
 }
 
-static void expect_refused(const char *dir, const char *want)
+/* Refused: unread (-1: a link, a FIFO ...) or read but untrusted (2: the
+ * caller may use it only if it makes no difference). */
+static void expect_code(const char *dir, int code, const char *want)
 {
 	struct strbuf err = STRBUF_INIT;
 	char *found = NULL;
-	if (find(dir, &err, &found) != -1)
-		fail_msg("not refused (want <%s>)", want);
+	int r = find(dir, &err, &found);
+	if (r != code)
+		fail_msg("find: %d, want %d (want <%s>)", r, code, want);
 	if (!strstr(err.buf, want))
 		fail_msg("got  <%s>\nwant <...%s...>", err.buf, want);
-	assert_null(found);
+	if (code < 0)
+		assert_null(found);
+	else
+		assert_non_null(found);
+	free(found);
 	strbuf_release(&err);
 }
+#define expect_refused(dir, want) expect_code(dir, -1, want)
+#define expect_untrusted(dir, want) expect_code(dir, 2, want)
 
 /* Which pgoptcc.conf is used (git's safe.directory bar). */
 static void test_trust(void **state)
@@ -410,18 +419,18 @@ static void test_trust(void **state)
 	/* writable by the group or others: refused with the fix */
 	assert_int_equal(chmod(conf, 0664), 0);
 	snprintf(want, sizeof(want), "refusing %s: it is owned by ", conf);
-	expect_refused(sub, want);
+	expect_untrusted(sub, want);
 	snprintf(want, sizeof(want), "with mode 0664, writable by its group (another user could choose the compiler): chmod go-w %s", conf);
-	expect_refused(sub, want);
+	expect_untrusted(sub, want);
 	assert_int_equal(chmod(conf, 0606), 0);
-	expect_refused(sub, "with mode 0606, writable by others");
+	expect_untrusted(sub, "with mode 0606, writable by others");
 	assert_int_equal(chmod(conf, 0644), 0);
 
 	/* in a directory others can write, not sticky: refused; sticky: used */
 	assert_int_equal(chmod(top, 0777), 0);
 	snprintf(want, sizeof(want), "refusing %s: its directory %s is owned by ", conf, top);
-	expect_refused(sub, want);
-	expect_refused(sub, "with mode 0777, writable by others and not sticky (another user could replace the file): chmod go-w");
+	expect_untrusted(sub, want);
+	expect_untrusted(sub, "with mode 0777, writable by others and not sticky (another user could replace the file): chmod go-w");
 	assert_int_equal(chmod(top, 01777), 0);
 	assert_int_equal(find(sub, &err, &found), 1);
 	free(found);
@@ -447,19 +456,19 @@ static void test_trust(void **state)
 	assert_int_equal(chmod(conf, 0644), 0);
 	if (geteuid() == 0 && chown(conf, 65534, 65534) == 0) {
 		unsetenv("SUDO_UID");
-		expect_refused(sub, "with mode 0644, expected a file of root (another user's pgoptcc.conf would choose the compiler): remove it, or chown it if you trust it");
+		expect_untrusted(sub, "with mode 0644, expected a file of root (another user's pgoptcc.conf would choose the compiler): remove it, or chown it if you trust it");
 		/* under sudo, the user who ran it is trusted too (git's rule) */
 		setenv("SUDO_UID", "65534", 1);
 		assert_int_equal(find(sub, &err, &found), 1);
 		free(found);
 		found = NULL;
 		setenv("SUDO_UID", "1", 1);
-		expect_refused(sub, "expected a file of root");
+		expect_untrusted(sub, "expected a file of root");
 		unsetenv("SUDO_UID");
 		/* ours again, but in a directory of another user */
 		assert_int_equal(chown(conf, 0, 0), 0);
 		assert_int_equal(chown(top, 65534, 65534), 0);
-		expect_refused(sub, "expected a directory of root (its owner could replace the file)");
+		expect_untrusted(sub, "expected a directory of root (its owner could replace the file)");
 		assert_int_equal(chown(top, 0, 0), 0);
 	} else {
 		print_message("not root: another user's pgoptcc.conf is checked by tests/t/14\n");
