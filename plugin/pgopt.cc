@@ -327,20 +327,52 @@ static const char *asm_name(tree decl)
 
 static hash_set<nofree_string_hash> *hot_names, *cold_names;
 
+/* The most a list may hold: pgoptcc's limit for every file it reads
+ * (SFS_READ_LIMIT), so that a list pgoptcc accepted is never refused here. */
+#define PGOPT_LIST_LIMIT ((long)16 << 20)
+
+/*
+ * Read a hot/cold list: only a regular file of at most PGOPT_LIST_LIMIT
+ * bytes.  It is opened O_NONBLOCK, so a FIFO put there returns at once
+ * (and is refused) instead of hanging every compile; a device such as
+ * /dev/zero is refused before a byte is read.
+ */
 static void read_list(const char *path, const char *key,
 		      hash_set<nofree_string_hash> **set)
 {
-	FILE *fp = fopen(path, "r");
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	FILE *fp;
 	char line[4096];
-	if (!fp) {
+	long total = 0;
+
+	if (fd < 0) {
 		error("pgopt: %<-fplugin-arg-pgopt-%s=%s%>: cannot open: %s",
 		      key, path, xstrerror(errno));
+		return;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		error("pgopt: %<-fplugin-arg-pgopt-%s=%s%>: expected a regular file",
+		      key, path);
+		close(fd);
+		return;
+	}
+	if (st.st_size > PGOPT_LIST_LIMIT || !(fp = fdopen(fd, "r"))) {
+		error("pgopt: %<-fplugin-arg-pgopt-%s=%s%>: %s", key, path,
+		      st.st_size > PGOPT_LIST_LIMIT ? "larger than 16 MiB" : xstrerror(errno));
+		close(fd);
 		return;
 	}
 	*set = new hash_set<nofree_string_hash>;
 	while (fgets(line, sizeof(line), fp)) {
 		char *s = line, *e;
 		char *hash = strchr(s, '#');
+		total += (long)strlen(line);
+		if (total > PGOPT_LIST_LIMIT) {
+			/* it grew while read */
+			error("pgopt: %<-fplugin-arg-pgopt-%s=%s%>: larger than 16 MiB", key, path);
+			break;
+		}
 		if (hash)
 			*hash = '\0';
 		while (ISSPACE(*s))
@@ -1173,11 +1205,17 @@ static void write_sidecar(const struct sbuf *text)
 	sb_str(&tmp, path.buf);
 	sb_str(&tmp, ".tmp.");
 	sb_int(&tmp, (long)getpid());
-	/* 0755/0644, never more whatever the umask: logs are not world-writable */
+	/* 0755/0644, never more whatever the umask: logs are not world-writable.
+	 * The temporary file is a new one (O_EXCL), never a link followed: a
+	 * name planted there is removed (unlink takes the link itself) and
+	 * the file made again. */
 	int fd = -1;
-	if (mkdir_p(path.buf) ||
-	    (fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0 ||
-	    !(fp = fdopen(fd, "w"))) {
+	if (!mkdir_p(path.buf)) {
+		fd = open(tmp.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 && errno == EEXIST && unlink(tmp.buf) == 0)
+			fd = open(tmp.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	}
+	if (fd < 0 || !(fp = fdopen(fd, "w"))) {
 		if (fd >= 0)
 			close(fd);
 		/* no source location: one line, not a quote of the last line */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "compilelog.h"
+#include "safefs.h"
 #include "xalloc.h"
 
 /* mkdir -p */
@@ -37,6 +38,7 @@ static int mkdirs(const char *dir)
 
 int compilelog_open(struct compilelog *log, const char *dir, struct strbuf *err)
 {
+	struct stat st;
 	int e;
 	log->fd = -1;
 	log->path = xasprintf("%s/compile.jsonl", dir);
@@ -46,10 +48,34 @@ int compilelog_open(struct compilelog *log, const char *dir, struct strbuf *err)
 		errno = e;
 		return -1;
 	}
-	log->fd = open(log->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	/* never through a link, never blocking on a FIFO: only a regular file
+	 * (O_NONBLOCK changes nothing for one) */
+	log->fd = open(log->path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+		       0644);
 	if (log->fd < 0) {
 		e = errno;
-		strbuf_addf(err, "cannot open compile log %s: %s", log->path, strerror(e));
+		/* ENXIO: a FIFO nobody reads (or a device); say which, for the message */
+		if (e == ENXIO && lstat(log->path, &st) == 0 && !S_ISREG(st.st_mode))
+			strbuf_addf(err, "cannot open compile log %s: it is %s, expected a regular file",
+				    log->path, sfs_kind(st.st_mode));
+		else
+			strbuf_addf(err, "cannot open compile log %s: %s", log->path,
+				    e == ELOOP ? "it is a symbolic link, expected a regular file"
+					       : strerror(e));
+		errno = e;
+		return -1;
+	}
+	if (fstat(log->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		e = errno;
+		if (fstat(log->fd, &st) == 0) {
+			strbuf_addf(err, "cannot open compile log %s: it is %s, expected a regular file",
+				    log->path, sfs_kind(st.st_mode));
+			e = EINVAL;
+		} else {
+			strbuf_addf(err, "cannot open compile log %s: %s", log->path, strerror(e));
+		}
+		close(log->fd);
+		log->fd = -1;
 		errno = e;
 		return -1;
 	}

@@ -25,6 +25,7 @@
  * "pgoptcc: error: ...", with an exit code from exitcodes.h (100-119).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -82,6 +83,10 @@ struct invocation {
 	struct settings_layer cc_layer;  /* --pgopt-KEY=VALUE options (in CC) */
 	struct settings_layer conf_layer; /* the nearest pgoptcc.conf's */
 	struct settings set;        /* the settings in force, resolved */
+	char *conf_ignored;         /* a pgoptcc.conf that cannot be trusted
+				     * and makes no difference, or NULL */
+	struct policy_profile profile; /* the profile setting, parsed */
+	int unchecked;              /* the caller set unchecked-flags = 1 */
 };
 
 /* The resolved value of a setting, or NULL for its default. */
@@ -319,14 +324,16 @@ static void list_digest(const struct policy *p, char hex[SHA256_HEX_SIZE])
 		struct strbuf sb = STRBUF_INIT, text = STRBUF_INIT;
 		if (!lists[i][1])
 			continue;
-		if (strbuf_read_file(&text, lists[i][1]) < 0)
-			strbuf_addf(&sb, "%s unreadable: %s\n", lists[i][0], strerror(errno));
+		struct strbuf why = STRBUF_INIT;
+		if (policy_read_list(lists[i][1], &text, &why) < 0)
+			strbuf_addf(&sb, "%s unreadable: %s\n", lists[i][0], why.buf);
 		else
 			strbuf_addf(&sb, "%s %zu\n", lists[i][0], text.len);
 		sha256_update(&c, sb.buf, sb.len);
 		sha256_update(&c, text.buf, text.len);
 		strbuf_release(&sb);
 		strbuf_release(&text);
+		strbuf_release(&why);
 	}
 	sha256_final_hex(&c, hex);
 }
@@ -420,7 +427,7 @@ static int load_policy(struct invocation *inv)
 	struct strbuf err = STRBUF_INIT;
 	if (!path || !strcmp(path, "none"))
 		return 0;
-	if (policy_load(&inv->policy, path, &err) < 0) {
+	if (policy_load(&inv->policy, path, inv->unchecked ? POLICY_UNCHECKED : 0, &err) < 0) {
 		if (!failsafe(inv))
 			die(PGOPT_EXIT_POLICY, "%s", err.buf);
 		verbose("ignoring the policy (failsafe = passthrough): %s", err.buf);
@@ -447,6 +454,8 @@ static void apply_policy(struct invocation *inv)
 	if (!inv->have_policy)
 		return;
 	policy_apply(&inv->policy, is_link ? NULL : inv->tu, &inv->final, &inv->res);
+	/* the caller's profile mode (pgbuild pgo) on top of the policy */
+	policy_profile_apply(&inv->profile, is_link ? NULL : inv->tu, &inv->final, &inv->res);
 	/* lists alone change nothing when the plugin is switched off */
 	if (inv->res.lists && !inv->res.added.nr && !inv->res.removed.nr && plugin_off(inv))
 		inv->res.changed = 0;
@@ -508,14 +517,17 @@ static char *known_output(const struct invocation *inv)
 			 inv->cls.mode_S ? "s" : "o");
 }
 
-static void write_record(struct invocation *inv, struct compilelog *log, int code,
-			 double ms)
+/* Append this invocation's record; 0, or -1 with errno set when it
+ * could not be written. */
+static int write_record(struct invocation *inv, struct compilelog *log, int code,
+			double ms)
 {
 	struct strbuf rec = STRBUF_INIT;
 	struct json_writer jw;
 	int changed = inv->have_policy && inv->res.changed;
 	char *out = NULL;
 	struct stat st;
+	int r, e;
 
 	json_writer_init(&jw, &rec);
 	json_object_begin(&jw);
@@ -566,6 +578,14 @@ static void write_record(struct invocation *inv, struct compilelog *log, int cod
 	if (inv->failsafe_error) {
 		json_key(&jw, "failsafe"); json_string(&jw, inv->failsafe_error);
 	}
+	/* the caller's widening of the policy: said in every record */
+	if (inv->unchecked) {
+		struct strvec none = STRVEC_INIT;
+		key_strvec(&jw, "unchecked_flags", inv->have_policy ? &inv->res.unchecked : &none);
+	}
+	if (setting(inv, SETTING_PROFILE)) {
+		json_key(&jw, "profile"); json_string(&jw, setting(inv, SETTING_PROFILE));
+	}
 	/* the plugin: its path when loaded, why not when it could not be */
 	if (changed && (inv->plugin || inv->plugin_skipped)) {
 		json_key(&jw, "plugin");
@@ -574,6 +594,9 @@ static void write_record(struct invocation *inv, struct compilelog *log, int cod
 	/* where the settings came from: the pgoptcc.conf in force, and the
 	 * layer of every setting that is not at its default */
 	json_key(&jw, "config"); json_string(&jw, inv->set.conf);
+	if (inv->conf_ignored) {
+		json_key(&jw, "config_ignored"); json_string(&jw, inv->conf_ignored);
+	}
 	json_key(&jw, "origins");
 	json_object_begin(&jw);
 	for (int id = 0; id < SETTING_NR; id++) {
@@ -584,11 +607,78 @@ static void write_record(struct invocation *inv, struct compilelog *log, int cod
 	}
 	json_object_end(&jw);
 	json_object_end(&jw);
-	if (compilelog_append(log, &rec) < 0 && !failsafe(inv))
-		die(PGOPT_EXIT_LOG, "cannot write the compile log %s: %s", log->path,
-		    strerror(errno));
+	r = compilelog_append(log, &rec);
+	e = errno;
 	free(out);
 	strbuf_release(&rec);
+	errno = e;
+	return r;
+}
+
+/*
+ * The output file of this invocation, watched so that it can be removed
+ * when its record cannot be written: make would otherwise take the object
+ * as up to date and the record would be lost for good.  The directory is
+ * opened (as gcc will resolve it) before the compiler runs, and only an
+ * entry in that directory that the compile made or rewrote is removed: a
+ * regular file that was not there before, or whose inode or times have
+ * changed since.
+ */
+struct output_guard {
+	char *path;        /* as the command line names it, or NULL */
+	int dirfd;         /* its directory, or -1 */
+	char *base;        /* its name in that directory */
+	int existed;       /* it was there before the compile */
+	struct stat before; /* ... and then looked like this */
+};
+
+static void output_guard_begin(const struct invocation *inv, struct output_guard *g)
+{
+	const char *slash;
+	char *dir;
+
+	memset(g, 0, sizeof(*g));
+	g->dirfd = -1;
+	g->path = known_output(inv);
+	if (!g->path)
+		return;
+	slash = strrchr(g->path, '/');
+	dir = slash ? xstrndup(g->path, slash == g->path ? 1 : (size_t)(slash - g->path))
+		    : xstrdup(".");
+	g->base = xstrdup(slash ? slash + 1 : g->path);
+	g->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (g->dirfd >= 0 && *g->base)
+		g->existed = fstatat(g->dirfd, g->base, &g->before, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+static int same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* Remove the output if this compile made it: 1 removed, 0 nothing to
+ * remove, -1 with errno when it could not be removed. */
+static int output_guard_remove(struct output_guard *g)
+{
+	struct stat st;
+	if (g->dirfd < 0 || !g->base || !*g->base ||
+	    fstatat(g->dirfd, g->base, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (g->existed && st.st_ino == g->before.st_ino && st.st_dev == g->before.st_dev &&
+	    same_time(&st.st_mtim, &g->before.st_mtim) && same_time(&st.st_ctim, &g->before.st_ctim))
+		return 0; /* not this compile's */
+	return unlinkat(g->dirfd, g->base, 0) < 0 ? -1 : 1;
+}
+
+static void output_guard_end(struct output_guard *g)
+{
+	if (g->dirfd >= 0)
+		close(g->dirfd);
+	free(g->path);
+	free(g->base);
+	memset(g, 0, sizeof(*g));
+	g->dirfd = -1;
 }
 
 static volatile sig_atomic_t child_pid;
@@ -668,18 +758,48 @@ static int plugin_failed_to_load(const char *err, const char *plugin)
  */
 static void resolve_settings(struct invocation *inv)
 {
-	struct strbuf err = STRBUF_INIT;
-	char *conf = settings_find_conf(inv->cwd);
-	int code;
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	char *conf = NULL;
+	int code = settings_find_conf(AT_FDCWD, inv->cwd, &conf, &text, &err);
 
-	if (conf && settings_conf_load(conf, &inv->conf_layer, &err) < 0)
+	if (code < 0)
 		die(PGOPT_EXIT_CONFIG, "%s", err.buf);
-	code = settings_resolve(&inv->set, &inv->env_layer, conf ? &inv->conf_layer : NULL, conf,
-				&inv->cc_layer, inv->cwd, &err);
-	if (code)
-		die(code, "%s", err.buf);
+	if (code == 2) {
+		/* not to be trusted: ignored only when the settings come out
+		 * the same without it (nothing it says is used), else refused */
+		struct strbuf e2 = STRBUF_INIT;
+		struct settings with;
+		int same = settings_conf_parse(conf, text.buf, text.len, &inv->conf_layer, &e2) == 0 &&
+			   settings_resolve(&with, &inv->env_layer, &inv->conf_layer, conf,
+					    &inv->cc_layer, inv->cwd, &e2) == 0 &&
+			   settings_resolve(&inv->set, &inv->env_layer, NULL, NULL, &inv->cc_layer,
+					    inv->cwd, &e2) == 0 &&
+			   settings_same(&with, &inv->set);
+		if (!same)
+			die(PGOPT_EXIT_CONFIG, "%s", err.buf);
+		settings_release(&with);
+		strbuf_release(&e2);
+		verbose("ignoring %s, which makes no difference here: %s", conf, err.buf);
+		inv->conf_ignored = conf;
+		conf = NULL;
+	} else {
+		if (conf && settings_conf_parse(conf, text.buf, text.len, &inv->conf_layer, &err) < 0)
+			die(PGOPT_EXIT_CONFIG, "%s", err.buf);
+		code = settings_resolve(&inv->set, &inv->env_layer, conf ? &inv->conf_layer : NULL,
+					conf, &inv->cc_layer, inv->cwd, &err);
+		if (code)
+			die(code, "%s", err.buf);
+	}
+	inv->unchecked = setting(inv, SETTING_UNCHECKED) != NULL;
+	policy_profile_release(&inv->profile);
+	if (setting(inv, SETTING_PROFILE) &&
+	    policy_profile_parse(&inv->profile, setting(inv, SETTING_PROFILE), &err) < 0) {
+		char *src = setting_source(inv, SETTING_PROFILE);
+		die(PGOPT_EXIT_USAGE, "%s=%s: %s", src, setting(inv, SETTING_PROFILE), err.buf);
+	}
 	free(conf);
 	strbuf_release(&err);
+	strbuf_release(&text);
 }
 
 /*
@@ -713,11 +833,8 @@ static void remember_settings(struct invocation *inv)
 	settings_release(&check);
 	if (code)
 		die(code, "%s", err.buf);
-	if (settings_conf_remember(inv->cwd, &inv->env_layer, &err) < 0) {
-		if (err.len)
-			die(PGOPT_EXIT_CONFIG, "%s", err.buf);
-		exit(PGOPT_EXIT_CONFIG); /* write_file_atomic said why */
-	}
+	if (settings_conf_remember(AT_FDCWD, inv->cwd, &inv->env_layer, &err) < 0)
+		die(PGOPT_EXIT_CONFIG, "%s", err.buf);
 	strbuf_release(&err);
 }
 
@@ -728,6 +845,9 @@ static int show_config(struct invocation *inv)
 	resolve_settings(inv);
 	if (inv->set.conf)
 		printf("# %s: %s\n", SETTINGS_CONF_NAME, inv->set.conf);
+	else if (inv->conf_ignored)
+		printf("# %s: none used; %s cannot be trusted and is ignored: the environment gives everything it sets\n",
+		       SETTINGS_CONF_NAME, inv->conf_ignored);
 	else
 		printf("# %s: none at or above %s\n", SETTINGS_CONF_NAME, inv->cwd);
 	for (int id = 0; id < SETTING_NR; id++) {
@@ -744,14 +864,34 @@ static int show_config(struct invocation *inv)
 	return 0;
 }
 
+/*
+ * Did the caller set unchecked-flags = 1 (the environment, else an option
+ * in CC)?  Read from those two layers alone: the setting is never taken
+ * from pgoptcc.conf.  A value other than 1 is an error, as in a build.
+ */
+static int caller_unchecked(const struct invocation *inv)
+{
+	const char *env_v = inv->env_layer.value[SETTING_UNCHECKED];
+	const char *v = env_v ? env_v : inv->cc_layer.value[SETTING_UNCHECKED];
+	if (!v || !*v)
+		return 0;
+	if (strcmp(v, "1")) {
+		if (env_v)
+			die(PGOPT_EXIT_USAGE, "PGOPT_UNCHECKED_FLAGS=%s: expected PGOPT_UNCHECKED_FLAGS=1, or unset", v);
+		die(PGOPT_EXIT_USAGE, "--pgopt-unchecked-flags=%s: expected --pgopt-unchecked-flags=1", v);
+	}
+	return 1;
+}
+
 /* pgoptcc --pgopt-check-policy FILE: validate, print the policy as JSON. */
-static int check_policy(const char *path)
+static int check_policy(struct invocation *inv, const char *path)
 {
 	struct policy p;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
 	struct json_writer jw;
+	int unchecked = caller_unchecked(inv);
 
-	if (policy_load(&p, path, &err) < 0)
+	if (policy_load(&p, path, unchecked ? POLICY_UNCHECKED : 0, &err) < 0)
 		die(PGOPT_EXIT_POLICY, "%s", err.buf);
 	/* sections that can never match: said here, never during a build */
 	for (size_t i = 0; i < p.warnings.nr; i++)
@@ -763,6 +903,7 @@ static int check_policy(const char *path)
 	json_string(&jw, p.lto == LTO_OFF ? "off" : p.lto == LTO_ON ? "on" : "fat");
 	json_key(&jw, "bolt"); json_string(&jw, p.bolt ? "ready" : "off");
 	json_key(&jw, "plugin"); json_bool(&jw, p.plugin);
+	json_key(&jw, "unchecked_flags"); json_bool(&jw, unchecked);
 	json_key(&jw, "hot"); json_string(&jw, p.hot);
 	json_key(&jw, "cold"); json_string(&jw, p.cold);
 	json_key(&jw, "sections");
@@ -850,7 +991,7 @@ static int own_option(struct invocation *inv, int argc, char **argv)
 	if (!strcmp(argv[0], "--pgopt-check-policy")) {
 		if (argc != 2)
 			die(PGOPT_EXIT_USAGE, "usage: pgoptcc --pgopt-check-policy FILE");
-		return check_policy(argv[1]);
+		return check_policy(inv, argv[1]);
 	}
 	if (!strcmp(argv[0], "--pgopt-tu")) {
 		/* print the TU name a source would get here */
@@ -876,6 +1017,7 @@ static void unknown_option(const char *arg)
 {
 	const char *names[SETTING_NR + 6], *hint;
 	char *word = xstrndup(arg + 8, strcspn(arg + 8, "="));
+	struct strbuf keys = STRBUF_INIT;
 	int n = 0;
 
 	for (int i = 0; i < SETTING_NR; i++)
@@ -887,10 +1029,12 @@ static void unknown_option(const char *arg)
 	names[n++] = "show-config";
 	names[n] = NULL;
 	hint = suggest_word(word, names);
+	for (int i = 0; i < SETTING_NR; i++)
+		strbuf_addf(&keys, "%s%s", i ? ", " : "", settings_table[i].key);
 	die(PGOPT_EXIT_USAGE,
 	    "unknown option %s (pgoptcc's own options: " OWN_OPTIONS
-	    "; settings: --pgopt-KEY=VALUE, KEY one of policy, logdir, prefix, root, cc, plugin, failsafe)%s%s%s%s",
-	    arg, hint ? ": did you mean --pgopt-" : "", hint ? hint : "",
+	    "; settings: --pgopt-KEY=VALUE, KEY one of %s)%s%s%s%s",
+	    arg, keys.buf, hint ? ": did you mean --pgopt-" : "", hint ? hint : "",
 	    hint && settings_lookup(hint) >= 0 ? "=" : "", hint ? "?" : "");
 }
 
@@ -1039,6 +1183,13 @@ static void decide(struct invocation *inv)
 {
 	if (inv->cls.kind != KIND_PASSTHROUGH && !inv->failsafe_error) {
 		inv->have_policy = load_policy(inv);
+		/* the profile flags go with a policy's record, never alone */
+		if (!inv->have_policy && setting(inv, SETTING_PROFILE) && !inv->failsafe_error) {
+			char *src = setting_source(inv, SETTING_PROFILE);
+			die(PGOPT_EXIT_USAGE,
+			    "%s=%s: expected a policy too (PGOPT_POLICY): the profile flags are added to a policy's",
+			    src, setting(inv, SETTING_PROFILE));
+		}
 		apply_policy(inv);
 	} else if (inv->cls.source && inv->cls.n_sources == 1) {
 		/* unchanged, but the log still names the unit */
@@ -1085,6 +1236,7 @@ int main(int argc, char **argv)
 {
 	struct invocation inv;
 	struct compilelog log = { -1, NULL };
+	struct output_guard guard = { NULL, -1, NULL, 0, { 0 } };
 	const char *cc_name = NULL;
 	int first_arg, code, changed, retry, masquerade = 0;
 	double t0;
@@ -1122,10 +1274,24 @@ int main(int argc, char **argv)
 		execv(cp.args.v[0], cp.args.v);
 		die(PGOPT_EXIT_EXEC, "cannot run %s: %s", cp.args.v[0], strerror(errno));
 	}
+	if (log.fd >= 0)
+		output_guard_begin(&inv, &guard);
 	t0 = clock_ms();
 	code = compile(&inv, changed, retry);
-	if (log.fd >= 0)
-		write_record(&inv, &log, code, clock_ms() - t0);
+	if (log.fd >= 0 && write_record(&inv, &log, code, clock_ms() - t0) < 0 && !failsafe(&inv)) {
+		/* no record, no object: the next make compiles it again */
+		int e = errno, removed = output_guard_remove(&guard);
+		if (removed > 0)
+			die(PGOPT_EXIT_LOG,
+			    "cannot write the compile log %s: %s (removed %s, so that make builds it again)",
+			    log.path, strerror(e), guard.path);
+		if (removed < 0)
+			die(PGOPT_EXIT_LOG,
+			    "cannot write the compile log %s: %s (and cannot remove %s: %s; remove it by hand, make would take it as up to date)",
+			    log.path, strerror(e), guard.path, strerror(errno));
+		die(PGOPT_EXIT_LOG, "cannot write the compile log %s: %s", log.path, strerror(e));
+	}
+	output_guard_end(&guard);
 	compilelog_close(&log);
 	if (code > 128 && code < 128 + 65) {
 		/* the compiler died by a signal: die the same way */

@@ -3,6 +3,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,9 @@
 #include "glob.h"
 #include "policy.h"
 #include "respfile.h"
+#include "safefs.h"
 #include "suggest.h"
+#include "vocab.h"
 #include "xalloc.h"
 
 /* The keys, for messages and suggestions. */
@@ -87,7 +90,8 @@ static const char *abi_change(const char *flag)
 	return why;
 }
 
-const char *policy_forbidden_add(const char *flag)
+/* What no switch allows: PostgreSQL's semantics and ABI. */
+static const char *semantic_add(const char *flag)
 {
 	for (int i = 0; unsafe_flags[i]; i++)
 		if (!strcmp(flag, unsafe_flags[i]))
@@ -95,12 +99,33 @@ const char *policy_forbidden_add(const char *flag)
 	return abi_change(flag);
 }
 
-const char *policy_forbidden_remove(const char *flag)
+static const char *semantic_remove(const char *flag)
 {
 	for (int i = 0; required_flags[i]; i++)
 		if (!strcmp(flag, required_flags[i]))
 			return "PostgreSQL requires it";
 	return abi_change(flag);
+}
+
+/* The vocabulary's reason (vocab.h), in a buffer that lives until the
+ * next call. */
+static const char *vocab_refusal(const char *flag, int link)
+{
+	static struct strbuf why = STRBUF_INIT;
+	strbuf_reset(&why);
+	return vocab_check(flag, link, &why) == VOCAB_OK ? NULL : why.buf;
+}
+
+const char *policy_forbidden_add(const char *flag)
+{
+	const char *why = semantic_add(flag);
+	return why ? why : vocab_refusal(flag, 0);
+}
+
+const char *policy_forbidden_remove(const char *flag)
+{
+	const char *why = semantic_remove(flag);
+	return why ? why : vocab_refusal(flag, 0);
 }
 
 static int perr(struct strbuf *err, const char *path, int line, const char *fmt, ...)
@@ -148,13 +173,15 @@ static char *trim(char *s)
 	return s;
 }
 
-static void add_op(struct policy_section *s, int add, int link, const char *flag, int line)
+static void add_op(struct policy_section *s, int add, int link, const char *flag, int line,
+		   const char *unchecked)
 {
 	ALLOC_GROW(s->ops, s->nr_ops + 1, s->alloc_ops);
 	s->ops[s->nr_ops].add = add;
 	s->ops[s->nr_ops].link = link;
 	s->ops[s->nr_ops].flag = xstrdup(flag);
 	s->ops[s->nr_ops].line = line;
+	s->ops[s->nr_ops].unchecked = unchecked ? xstrdup(unchecked) : NULL;
 	s->nr_ops++;
 }
 
@@ -251,8 +278,7 @@ static int parse_setting(struct policy *p, struct policy_section *s, char *line,
 				    add ? "+=" : "-=");
 		}
 		for (size_t i = 0; i < words.nr; i++) {
-			const char *why = add ? policy_forbidden_add(words.v[i])
-					      : policy_forbidden_remove(words.v[i]);
+			const char *why = add ? semantic_add(words.v[i]) : semantic_remove(words.v[i]);
 			if (why) {
 				perr(err, p->path, lineno, "cannot %s %s: %s",
 				     add ? "add" : "remove", words.v[i], why);
@@ -265,7 +291,18 @@ static int parse_setting(struct policy *p, struct policy_section *s, char *line,
 				strvec_clear(&words);
 				return -1;
 			}
-			add_op(s, add, link, words.v[i], lineno);
+			why = vocab_refusal(words.v[i], link);
+			if (why && !p->unchecked) {
+				perr(err, p->path, lineno, "cannot %s %s: %s",
+				     add ? "add" : "remove", words.v[i], why);
+				strvec_clear(&words);
+				return -1;
+			}
+			if (why)
+				strvec_pushf(&p->warnings,
+					     "%s:%d: %s %s %s is outside the policy vocabulary (%s): used because the caller set PGOPT_UNCHECKED_FLAGS=1",
+					     p->path, lineno, key, add ? "+=" : "-=", words.v[i], why);
+			add_op(s, add, link, words.v[i], lineno, why);
 		}
 		strvec_clear(&words);
 		return 0;
@@ -274,15 +311,37 @@ static int parse_setting(struct policy *p, struct policy_section *s, char *line,
 		return perr(err, p->path, lineno, "expected \"%s = VALUE\" (no += or -=)", key);
 	if (!strcmp(key, "march")) {
 		char *flag;
+		const char *why;
 		if (!*val || strchr(val, ' '))
 			return perr(err, p->path, lineno, "expected one CPU name after march =");
+		if (s->march_line)
+			return perr(err, p->path, lineno,
+				    "expected march once in [%s] (line %d sets it already)", s->glob,
+				    s->march_line);
+		s->march_line = lineno;
 		flag = xasprintf("-march=%s", val);
-		add_op(s, 1, 0, flag, lineno);
+		why = vocab_refusal(flag, 0);
+		if (why) {
+			perr(err, p->path, lineno, "cannot add %s: %s", flag, why);
+			free(flag);
+			return -1;
+		}
+		add_op(s, 1, 0, flag, lineno, NULL);
 		free(flag);
 		return 0;
 	}
 	if (!s->global)
 		return perr(err, p->path, lineno, "expected \"%s\" only in [global]", key);
+	/* the keys of [global] set the one value of the whole policy */
+	{
+		int *seen = !strcmp(key, "lto") ? &p->lto_line
+			    : !strcmp(key, "plugin") ? &p->plugin_line
+			    : !strcmp(key, "bolt") ? &p->bolt_line
+			    : !strcmp(key, "hot") ? &p->hot_line : &p->cold_line;
+		if (*seen)
+			return perr(err, p->path, lineno, "expected %s once (line %d sets it already)",
+				    key, *seen);
+	}
 	if (!strcmp(key, "lto")) {
 		if (!strcmp(val, "fat"))
 			p->lto = LTO_FAT;
@@ -297,6 +356,7 @@ static int parse_setting(struct policy *p, struct policy_section *s, char *line,
 		if (parse_onoff(val) < 0)
 			return perr(err, p->path, lineno, "expected plugin = on or off, got \"%s\"", val);
 		p->plugin = parse_onoff(val);
+		p->plugin_line = lineno;
 		return 0;
 	}
 	if (!strcmp(key, "bolt")) {
@@ -378,6 +438,12 @@ static int check_policy(struct policy *p, struct strbuf *err)
 int policy_parse(struct policy *p, const char *path, const char *text, size_t len,
 		 struct strbuf *err)
 {
+	return policy_parse_flags(p, path, text, len, 0, err);
+}
+
+int policy_parse_flags(struct policy *p, const char *path, const char *text, size_t len,
+		       unsigned flags, struct strbuf *err)
+{
 	struct policy_section *cur = NULL;
 	int lineno = 0;
 	size_t pos = 0;
@@ -386,13 +452,21 @@ int policy_parse(struct policy *p, const char *path, const char *text, size_t le
 	strvec_init(&p->warnings);
 	p->path = xstrdup(path);
 	p->plugin = 1;
+	p->unchecked = (flags & POLICY_UNCHECKED) != 0;
 	/* a UTF-8 byte-order mark, as some editors write */
 	if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) {
 		text += 3;
 		len -= 3;
 	}
-	if (memchr(text, '\0', len))
-		return perr(err, path, 1, "expected a text file (found a NUL byte)");
+	{
+		const char *nul = memchr(text, '\0', len);
+		if (nul) {
+			int line = 1;
+			for (const char *c = text; c < nul; c++)
+				line += *c == '\n';
+			return perr(err, path, line, "expected a text file (found a NUL byte)");
+		}
+	}
 	while (pos < len) {
 		size_t eol = pos;
 		char *line, *s;
@@ -453,30 +527,55 @@ int policy_parse(struct policy *p, const char *path, const char *text, size_t le
 	return check_policy(p, err);
 }
 
-int policy_load(struct policy *p, const char *path, struct strbuf *err)
+/* The reason in a message of sfs_read ("cannot read PATH: REASON"). */
+static const char *read_reason(const struct strbuf *sb, const char *path)
 {
-	struct strbuf text = STRBUF_INIT;
+	size_t n = strlen(path);
+	if (!strncmp(sb->buf, "cannot read ", 12) && !strncmp(sb->buf + 12, path, n) &&
+	    !strncmp(sb->buf + 12 + n, ": ", 2))
+		return sb->buf + 12 + n + 2;
+	return sb->buf;
+}
+
+int policy_read_list(const char *path, struct strbuf *out, struct strbuf *err)
+{
+	struct strbuf e = STRBUF_INIT;
+	int r = 0;
+	if (sfs_read(AT_FDCWD, path, SFS_READ_LIMIT, 0, out, &e) < 0) {
+		strbuf_addstr(err, read_reason(&e, path));
+		r = -1;
+	}
+	strbuf_release(&e);
+	return r;
+}
+
+int policy_load(struct policy *p, const char *path, unsigned flags, struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT, e = STRBUF_INIT;
 	char abspath[PATH_MAX];
 	int r;
-	if (strbuf_read_file(&text, path) < 0) {
+	if (sfs_read(AT_FDCWD, path, SFS_READ_LIMIT, 0, &text, &e) < 0) {
 		memset(p, 0, sizeof(*p));
-		strbuf_addf(err, "%s: cannot read policy: %s", path, strerror(errno));
+		strbuf_addf(err, "%s: cannot read policy: %s", path, read_reason(&e, path));
 		strbuf_release(&text);
+		strbuf_release(&e);
 		return -1;
 	}
-	r = policy_parse(p, realpath(path, abspath) ? abspath : path, text.buf, text.len, err);
+	r = policy_parse_flags(p, realpath(path, abspath) ? abspath : path, text.buf, text.len,
+			       flags, err);
 	/* the lists are read by the plugin in every compile: one that cannot
 	 * be read fails here, naming the line, not later in cc1 */
 	for (int i = 0; i < 2 && r == 0; i++) {
 		const char *list = i ? p->cold : p->hot;
-		struct strbuf t = STRBUF_INIT;
-		if (list && strbuf_read_file(&t, list) < 0)
+		struct strbuf t = STRBUF_INIT, why = STRBUF_INIT;
+		if (list && policy_read_list(list, &t, &why) < 0)
 			r = perr(err, p->path, i ? p->cold_line : p->hot_line,
-				 "cannot read the %s list %s: %s", i ? "cold" : "hot", list,
-				 strerror(errno));
+				 "cannot read the %s list %s: %s", i ? "cold" : "hot", list, why.buf);
 		strbuf_release(&t);
+		strbuf_release(&why);
 	}
 	strbuf_release(&text);
+	strbuf_release(&e);
 	return r;
 }
 
@@ -484,8 +583,10 @@ void policy_release(struct policy *p)
 {
 	for (size_t i = 0; i < p->nr_sections; i++) {
 		struct policy_section *s = &p->sections[i];
-		for (size_t j = 0; j < s->nr_ops; j++)
+		for (size_t j = 0; j < s->nr_ops; j++) {
 			free(s->ops[j].flag);
+			free(s->ops[j].unchecked);
+		}
 		free(s->ops);
 		free(s->glob);
 		strvec_clear(&s->patterns);
@@ -536,6 +637,7 @@ void policy_apply(const struct policy *p, const char *tu, struct strvec *args,
 	strvec_init(&res->rules);
 	strvec_init(&res->added);
 	strvec_init(&res->removed);
+	strvec_init(&res->unchecked);
 	res->changed = 0;
 
 	for (size_t i = 0; i < p->nr_sections; i++) {
@@ -551,6 +653,8 @@ void policy_apply(const struct policy *p, const char *tu, struct strvec *args,
 				continue;
 			if (!op->link && link && op->add && p->lto == LTO_OFF)
 				continue;
+			if (op->unchecked)
+				strvec_push(&res->unchecked, op->flag);
 			if (op->add) {
 				strvec_push(args, op->flag);
 				strvec_push(&res->added, op->flag);
@@ -595,4 +699,61 @@ void policy_result_release(struct policy_result *res)
 	strvec_clear(&res->rules);
 	strvec_clear(&res->added);
 	strvec_clear(&res->removed);
+	strvec_clear(&res->unchecked);
+}
+
+int policy_profile_parse(struct policy_profile *pp, const char *value, struct strbuf *err)
+{
+	struct strvec words = STRVEC_INIT;
+	int r = 0;
+
+	memset(pp, 0, sizeof(*pp));
+	strvec_init(&pp->patterns);
+	strvec_split(&words, value);
+	if (!words.nr || (strcmp(words.v[0], "generate") && strcmp(words.v[0], "use"))) {
+		strbuf_addf(err, "expected generate or use, then the units' globs, got \"%s\"", value);
+		strvec_clear(&words);
+		return -1;
+	}
+	pp->mode = !strcmp(words.v[0], "generate") ? PROFILE_GENERATE : PROFILE_USE;
+	for (size_t i = 1; i < words.nr && !r; i++) {
+		const char *why = NULL, *g = words.v[i];
+		while (g[0] == '.' && g[1] == '/')
+			g += 2;
+		if (glob_compile(g, &pp->patterns, &why) < 0) {
+			strbuf_addf(err, "bad glob \"%s\": expected %s", words.v[i], why);
+			r = -1;
+		}
+	}
+	strvec_clear(&words);
+	return r;
+}
+
+void policy_profile_release(struct policy_profile *pp)
+{
+	strvec_clear(&pp->patterns);
+	memset(pp, 0, sizeof(*pp));
+}
+
+void policy_profile_apply(const struct policy_profile *pp, const char *tu,
+			  struct strvec *args, struct policy_result *res)
+{
+	struct strvec flags = STRVEC_INIT;
+	int match = !pp->patterns.nr;
+
+	if (pp->mode == PROFILE_NONE)
+		return;
+	for (size_t i = 0; tu && i < pp->patterns.nr && !match; i++)
+		match = glob_match(pp->patterns.v[i], tu);
+	if (!tu)
+		strvec_split(&flags, pp->mode == PROFILE_GENERATE ? POLICY_PROFILE_LINK : "");
+	else if (match)
+		strvec_split(&flags, pp->mode == PROFILE_GENERATE ? POLICY_PROFILE_GENERATE
+								   : POLICY_PROFILE_USE);
+	for (size_t i = 0; i < flags.nr; i++) {
+		strvec_push(args, flags.v[i]);
+		strvec_push(&res->added, flags.v[i]);
+		res->changed = 1;
+	}
+	strvec_clear(&flags);
 }

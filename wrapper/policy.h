@@ -27,12 +27,20 @@
  * wherever it stands is NOT special: it applies where it is written).
  * Errors are reported as "FILE:LINE: expected ..." and the policy is
  * rejected whole; a misspelt key gets a suggestion (cflag, CFLAGS ->
- * cflags).  Removing PostgreSQL's required flags, adding the fast-math
- * family, and adding or removing a flag that changes the ABI
- * (-fpack-struct, -fshort-enums, -funsigned-char, -m32, ...; in any
- * section, [global] too) is an error.  Values are only the documented
- * ones (on|off, not yes/true/1).  A UTF-8 byte-order mark at the start is
- * skipped.
+ * cflags).  Flags are an optimization vocabulary (vocab.h): what loads
+ * code, names a path, changes what the compiler produces or is no
+ * optimization option is refused, added or removed, unless the caller
+ * (never the policy) sets PGOPT_UNCHECKED_FLAGS=1 (POLICY_UNCHECKED).
+ * Removing PostgreSQL's required flags, adding the fast-math family, and
+ * adding or removing a flag that changes the ABI (-fpack-struct,
+ * -fshort-enums, -funsigned-char, -m32, ...; in any section, [global] too)
+ * is an error whatever the caller says.  The keys of [global] (lto,
+ * plugin, bolt, hot, cold) are set once per policy and march once per
+ * section: a second line is an error naming both.  Values are only the
+ * documented ones (on|off, not yes/true/1).  A UTF-8 byte-order mark at
+ * the start is skipped; a NUL byte is an error at its line.  Files (the
+ * policy, its lists) are read as regular files of at most SFS_READ_LIMIT
+ * bytes (safefs.h): a FIFO or a device is refused, never read.
  *
  * Warnings (policy.warnings, never printed by the parser): a section that
  * can never match a C translation unit - a bare directory, an absolute
@@ -52,6 +60,8 @@ struct policy_op {
 	int link;         /* 1: ldflags, 0: cflags */
 	char *flag;       /* one flag */
 	int line;         /* its line in the policy */
+	char *unchecked;  /* outside the vocabulary (the reason), accepted
+			   * under POLICY_UNCHECKED; NULL normally */
 };
 
 struct policy_section {
@@ -59,6 +69,7 @@ struct policy_section {
 	int global;              /* the [global] section */
 	struct strvec patterns;  /* brace-expanded patterns */
 	int line;                /* line of the [header] */
+	int march_line;          /* line of its march key, 0 if absent */
 	struct policy_op *ops;   /* in file order */
 	size_t nr_ops, alloc_ops;
 };
@@ -72,6 +83,8 @@ struct policy {
 	char *hot, *cold;                /* absolute paths, or NULL */
 	int hot_line, cold_line;         /* their lines, 0 if absent */
 	int plugin;                      /* plugin = on (default) / off */
+	int plugin_line;                 /* line of the plugin key, 0 if absent */
+	int unchecked;                   /* parsed with POLICY_UNCHECKED */
 	int bolt;                        /* bolt = ready (1) / off (0, default) */
 	int bolt_line;                   /* line of the bolt key, 0 if absent */
 	struct strvec warnings;          /* "FILE:LINE: ..." for the caller to
@@ -84,19 +97,36 @@ struct policy_result {
 	struct strvec rules;    /* "file:line" of every matching section */
 	struct strvec added;    /* flags appended */
 	struct strvec removed;  /* flags removed (each occurrence once) */
+	struct strvec unchecked; /* flags of the sections applied that are
+				  * outside the vocabulary (POLICY_UNCHECKED) */
 	int lists;              /* hot/cold lists apply (a compile, plugin on) */
 	int changed;            /* anything added or removed, or lists apply */
 };
+
+/* Flags of policy_load and policy_parse_flags. */
+#define POLICY_UNCHECKED 1u /* accept flags outside the vocabulary (the
+			     * caller's PGOPT_UNCHECKED_FLAGS=1): each is a
+			     * warning and marked in its op */
 
 /*
  * Read and parse path into p, and check that the hot and cold lists it
  * names can be read.  Returns 0, or -1 with "path:line: ..." text in err
  * (call policy_release either way).
  */
-int policy_load(struct policy *p, const char *path, struct strbuf *err);
+int policy_load(struct policy *p, const char *path, unsigned flags, struct strbuf *err);
 /* Parse text only (no file is read); the same errors but the lists'. */
 int policy_parse(struct policy *p, const char *path, const char *text,
 		 size_t len, struct strbuf *err);
+int policy_parse_flags(struct policy *p, const char *path, const char *text,
+		       size_t len, unsigned flags, struct strbuf *err);
+
+/*
+ * Read a hot or cold list (or any file a policy names) the bounded way:
+ * a regular file of at most SFS_READ_LIMIT bytes, appended to out.
+ * Returns 0, or -1 with the reason alone in err ("it is a FIFO, expected
+ * a regular file", "No such file or directory").
+ */
+int policy_read_list(const char *path, struct strbuf *out, struct strbuf *err);
 void policy_release(struct policy *p);
 
 /* Does any section match tu?  (Used to decide whether a TU is touched.) */
@@ -110,9 +140,35 @@ void policy_apply(const struct policy *p, const char *tu, struct strvec *args,
 		  struct policy_result *res);
 void policy_result_release(struct policy_result *res);
 
-/* Is flag forbidden to add / to remove?  Returns a reason or NULL. */
+/* Is flag forbidden to add / to remove in cflags (semantics, ABI, and the
+ * vocabulary)?  Returns a reason or NULL. */
 const char *policy_forbidden_add(const char *flag);
 const char *policy_forbidden_remove(const char *flag);
+
+/*
+ * The profile mode, PGOPT_PROFILE=MODE [GLOB...]: a caller-only setting
+ * (never in a policy or pgoptcc.conf), with which pgbuild pgo builds its
+ * instrumented and its optimized stage.  MODE generate adds
+ * POLICY_PROFILE_GENERATE to the compiles of the units the globs match
+ * (every unit without globs) and POLICY_PROFILE_LINK to every link; use
+ * adds POLICY_PROFILE_USE to those compiles and nothing to links (the
+ * profile is read at compile time, .gcda files next to the objects).
+ */
+enum policy_profile_mode { PROFILE_NONE, PROFILE_GENERATE, PROFILE_USE };
+struct policy_profile {
+	enum policy_profile_mode mode;
+	struct strvec patterns;   /* brace-expanded globs; empty: every unit */
+};
+#define POLICY_PROFILE_GENERATE "-fprofile-generate -ftest-coverage"
+#define POLICY_PROFILE_LINK     "-fprofile-generate"
+#define POLICY_PROFILE_USE      "-fprofile-use -fprofile-partial-training -Wno-error=coverage-mismatch"
+
+/* Parse value into pp; -1 with what was expected in err. */
+int policy_profile_parse(struct policy_profile *pp, const char *value, struct strbuf *err);
+void policy_profile_release(struct policy_profile *pp);
+/* Add the profile flags to args and res for a compile of tu (NULL: a link). */
+void policy_profile_apply(const struct policy_profile *pp, const char *tu,
+			  struct strvec *args, struct policy_result *res);
 
 /* The flags bolt = ready adds to compiles, and to links. */
 #define POLICY_BOLT_CFLAG  "-fno-reorder-blocks-and-partition"

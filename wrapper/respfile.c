@@ -3,10 +3,13 @@
  * respfile.h.
  */
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "respfile.h"
+#include "safefs.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -64,9 +67,17 @@ static int expand(int argc, const char *const *argv, struct strvec *out, int dep
 		struct strbuf sb = STRBUF_INIT;
 		struct strvec words = STRVEC_INIT;
 		int r;
-		if (argv[i][0] != '@' || strbuf_read_file(&sb, argv[i] + 1) < 0) {
+		if (argv[i][0] != '@') {
 			strvec_push(out, argv[i]);
+			continue;
+		}
+		/* bounded: a FIFO or a device (it would block or never end) or
+		 * a file over the limit makes the command line too hard */
+		if (sfs_read(AT_FDCWD, argv[i] + 1, SFS_READ_LIMIT, 0, &sb, NULL) < 0) {
 			strbuf_release(&sb);
+			if (errno == EINVAL || errno == EFBIG)
+				return -1;
+			strvec_push(out, argv[i]); /* unreadable: gcc's own business */
 			continue;
 		}
 		if (depth >= RESPFILE_MAX_DEPTH || --*budget < 0) {

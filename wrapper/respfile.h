@@ -6,7 +6,10 @@
  * quotes group; a backslash makes the next character literal everywhere;
  * response files may name further response files.  An @FILE that cannot be
  * read is left as it is (gcc then reports it as a missing input), so we do
- * the same and the real compiler produces the real error.
+ * the same and the real compiler produces the real error.  @files are read
+ * the bounded way (safefs.h, sfs_read): one that is a FIFO or a device, or
+ * over SFS_READ_LIMIT bytes, makes the whole command line too hard (it
+ * goes to gcc unchanged) instead of blocking or filling memory.
  */
 #ifndef PGOPT_RESPFILE_H
 #define PGOPT_RESPFILE_H
@@ -23,7 +26,7 @@
 /*
  * Append to out the expansion of argv[0..argc).  Returns the number of
  * @files expanded (0: out is a copy of argv), or -1 when the nesting or
- * file-count limit was exceeded.
+ * file-count limit was exceeded or an @file is no regular file or too big.
  */
 int respfile_expand(int argc, const char *const *argv, struct strvec *out);
 

@@ -4,6 +4,8 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -13,6 +15,7 @@
 #include "compilelog.h"
 #include "exitcodes.h"
 #include "fdio.h"
+#include "safefs.h"
 #include "settings.h"
 #include "strvec.h"
 #include "suggest.h"
@@ -34,6 +37,12 @@ const struct setting_def settings_table[SETTING_NR] = {
 			     "the plugin file; off: never load it" },
 	[SETTING_FAILSAFE] = { "failsafe", "PGOPT_FAILSAFE", SETTING_KIND_SWITCH, "passthrough", "",
 			       "passthrough: build unchanged instead of failing" },
+	[SETTING_UNCHECKED] = { "unchecked-flags", "PGOPT_UNCHECKED_FLAGS", SETTING_KIND_SWITCH, "1", "",
+				"1: policies may use flags outside the vocabulary (caller only, logged)",
+				1 },
+	[SETTING_PROFILE] = { "profile", "PGOPT_PROFILE", SETTING_KIND_TEXT, NULL, "",
+			      "generate|use [GLOB...]: add the profile flags (pgbuild pgo; caller only)",
+			      1 },
 };
 
 const char *settings_origin_name(enum setting_origin o)
@@ -120,23 +129,28 @@ static char *trim(char *s)
 	return s;
 }
 
-/* "policy, logdir, ..." */
+/* "policy, logdir, ...": the keys pgoptcc.conf may hold */
 static void list_keys(struct strbuf *sb)
 {
+	int n = 0;
 	for (int i = 0; i < SETTING_NR; i++)
-		strbuf_addf(sb, "%s%s", i ? ", " : "", settings_table[i].key);
+		if (!settings_table[i].caller_only)
+			strbuf_addf(sb, "%s%s", n++ ? ", " : "", settings_table[i].key);
 }
 
 /* The key a misspelt or environment-style key (PGOPT_POLICY) meant, or NULL. */
 static const char *conf_suggest(const char *key)
 {
 	const char *keys[SETTING_NR + 1];
+	int n = 0;
 	for (int i = 0; i < SETTING_NR; i++) {
+		if (settings_table[i].caller_only)
+			continue;
 		if (!strcasecmp(key, settings_table[i].env))
 			return settings_table[i].key;
-		keys[i] = settings_table[i].key;
+		keys[n++] = settings_table[i].key;
 	}
-	keys[SETTING_NR] = NULL;
+	keys[n] = NULL;
 	return suggest_word(key, keys);
 }
 
@@ -148,9 +162,15 @@ int settings_conf_parse(const char *path, const char *text, size_t len,
 
 	if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))
 		pos = 3;
-	if (memchr(text, '\0', len)) {
-		strbuf_addf(err, "%s:1: expected a text file (found a NUL byte)", path);
-		return -1;
+	{
+		const char *nul = memchr(text, '\0', len);
+		if (nul) {
+			int line = 1;
+			for (const char *c = text; c < nul; c++)
+				line += *c == '\n';
+			strbuf_addf(err, "%s:%d: expected a text file (found a NUL byte)", path, line);
+			return -1;
+		}
 	}
 	while (pos < len) {
 		size_t eol = pos;
@@ -187,6 +207,19 @@ int settings_conf_parse(const char *path, const char *text, size_t len,
 			free(line);
 			return -1;
 		}
+		if (settings_table[id].caller_only) {
+			strbuf_addf(err,
+				    "%s:%d: %s cannot be set in %s: only whoever runs the build can set it (%s in the environment, or --pgopt-%s=VALUE)",
+				    path, lineno, key, SETTINGS_CONF_NAME, settings_table[id].env, key);
+			free(line);
+			return -1;
+		}
+		if (out->line[id]) {
+			strbuf_addf(err, "%s:%d: expected %s once (line %d sets it already)", path,
+				    lineno, key, out->line[id]);
+			free(line);
+			return -1;
+		}
 		free(out->value[id]);
 		out->value[id] = xstrdup(value);
 		out->line[id] = lineno;
@@ -195,42 +228,180 @@ int settings_conf_parse(const char *path, const char *text, size_t len,
 	return 0;
 }
 
-int settings_conf_load(const char *path, struct settings_layer *out, struct strbuf *err)
+/* "alice (uid 1000)", or "uid 1000" for a uid with no name. */
+static void add_user(struct strbuf *sb, uid_t uid)
 {
-	struct strbuf text = STRBUF_INIT;
-	int r;
-	if (strbuf_read_file(&text, path) < 0) {
-		strbuf_addf(err, "cannot read %s: %s", path, strerror(errno));
-		strbuf_release(&text);
+	struct passwd *pw = getpwuid(uid);
+	if (pw)
+		strbuf_addf(sb, "%s (uid %ld)", pw->pw_name, (long)uid);
+	else
+		strbuf_addf(sb, "uid %ld", (long)uid);
+}
+
+/* May a pgoptcc.conf, or its directory, be owned by uid?  The caller,
+ * root, and under sudo the user who ran sudo (git's rule). */
+static int trusted_owner(uid_t uid)
+{
+	uid_t me = geteuid();
+	const char *sudo = getenv("SUDO_UID");
+	if (uid == me || uid == 0)
+		return 1;
+	if (me == 0 && sudo && *sudo) {
+		char *end;
+		unsigned long u = strtoul(sudo, &end, 10);
+		if (!*end && (uid_t)u == uid)
+			return 1;
+	}
+	return 0;
+}
+
+/* Who may own a pgoptcc.conf, for messages: "root", "root or alice (uid 1000)". */
+static void add_trusted(struct strbuf *sb)
+{
+	strbuf_addstr(sb, "root");
+	if (geteuid() != 0) {
+		strbuf_addstr(sb, " or ");
+		add_user(sb, geteuid());
+	}
+}
+
+/*
+ * Check the pgoptcc.conf open on fd (st its fstat) in the directory dst:
+ * 0 when it may be used, else -1 with the refusal in err.
+ */
+static int check_trust(const char *path, const char *dir, const struct stat *st,
+		       const struct stat *dst, struct strbuf *err)
+{
+	if (!trusted_owner(st->st_uid) || (st->st_mode & 022)) {
+		strbuf_addf(err, "refusing %s: it is owned by ", path);
+		add_user(err, st->st_uid);
+		strbuf_addf(err, " with mode %04o", (unsigned)(st->st_mode & 07777));
+		if (!trusted_owner(st->st_uid)) {
+			strbuf_addstr(err, ", expected a file of ");
+			add_trusted(err);
+			strbuf_addstr(err,
+				      " (another user's pgoptcc.conf would choose the compiler): remove it, or chown it if you trust it");
+		} else {
+			strbuf_addf(err,
+				    ", writable by %s (another user could choose the compiler): chmod go-w %s",
+				    (st->st_mode & 002) ? "others" : "its group", path);
+		}
 		return -1;
 	}
-	r = settings_conf_parse(path, text.buf, text.len, out, err);
-	strbuf_release(&text);
+	if (!trusted_owner(dst->st_uid) || ((dst->st_mode & 022) && !(dst->st_mode & S_ISVTX))) {
+		strbuf_addf(err, "refusing %s: its directory %s is owned by ", path, dir);
+		add_user(err, dst->st_uid);
+		strbuf_addf(err, " with mode %04o", (unsigned)(dst->st_mode & 07777));
+		if (!trusted_owner(dst->st_uid)) {
+			strbuf_addstr(err, ", expected a directory of ");
+			add_trusted(err);
+			strbuf_addstr(err, " (its owner could replace the file): move the tree, or chown the directory if you trust it");
+		} else {
+			strbuf_addf(err,
+				    ", writable by %s and not sticky (another user could replace the file): chmod go-w %s",
+				    (dst->st_mode & 002) ? "others" : "its group", dir);
+		}
+		return -1;
+	}
+	return 0;
+}
+
+/* Open, check and read NAME in the directory dfd (dst its fstat): 1 read,
+ * 2 read but not to be trusted (the refusal in err), 0 not there, -1
+ * refused unread. */
+static int read_conf(int dfd, const struct stat *dst, const char *path, const char *dir,
+		     struct strbuf *text, struct strbuf *err)
+{
+	struct stat lst, st;
+	int fd, r;
+
+	if (fstatat(dfd, SETTINGS_CONF_NAME, &lst, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0; /* not there (or this directory cannot be searched) */
+	if (S_ISLNK(lst.st_mode)) {
+		strbuf_addf(err,
+			    "refusing %s: it is a symbolic link, expected a regular file (pgoptcc reads only a file it can check: replace the link by a copy)",
+			    path);
+		return -1;
+	}
+	fd = openat(dfd, SETTINGS_CONF_NAME, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		strbuf_addf(err, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0) {
+		strbuf_addf(err, "cannot read %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	{
+		/* read it even when it cannot be trusted (bounded, never used as
+		 * it is): the caller may find that it makes no difference */
+		struct strbuf why = STRBUF_INIT;
+		int untrusted = S_ISREG(st.st_mode) && check_trust(path, dir, &st, dst, &why) < 0;
+		r = sfs_read_fd(fd, path, SFS_READ_LIMIT, text, err) < 0 ? -1 : untrusted ? 2 : 1;
+		if (r == 2)
+			strbuf_add(err, why.buf, why.len);
+		strbuf_release(&why);
+	}
+	close(fd);
 	return r;
 }
 
-char *settings_find_conf(const char *dir)
+int settings_find_conf(int dirfd, const char *dir, char **path, struct strbuf *text,
+		       struct strbuf *err)
 {
 	char *d = xstrdup(dir);
-	for (;;) {
-		struct stat st;
+	int fd = open(dirfd == AT_FDCWD ? "." : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int r = 0;
+
+	*path = NULL;
+	if (dirfd != AT_FDCWD) {
+		if (fd >= 0)
+			close(fd);
+		fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	}
+	while (fd >= 0) {
+		struct stat st, up;
 		char *p = xasprintf("%s/%s", strcmp(d, "/") ? d : "", SETTINGS_CONF_NAME);
 		char *slash;
-		if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
-			free(d);
-			return p;
+		int parent;
+
+		if (fstat(fd, &st) < 0) {
+			free(p);
+			break;
+		}
+		r = read_conf(fd, &st, p, d, text, err);
+		if (r) {
+			if (r > 0)
+				*path = p;
+			else
+				free(p);
+			break;
 		}
 		free(p);
-		slash = strrchr(d, '/');
-		if (!slash || !strcmp(d, "/")) {
-			free(d);
-			return NULL;
+		/* up one level, on the same file system only (like git's
+		 * GIT_DISCOVERY_ACROSS_FILESYSTEM unset) */
+		parent = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (parent < 0 || fstat(parent, &up) < 0 || up.st_dev != st.st_dev ||
+		    up.st_ino == st.st_ino) {
+			if (parent >= 0)
+				close(parent);
+			break;
 		}
+		close(fd);
+		fd = parent;
+		slash = strrchr(d, '/');
+		if (!slash || !strcmp(d, "/"))
+			break;
 		if (slash == d)
 			slash[1] = '\0'; /* "/x" -> "/" */
 		else
 			*slash = '\0';
 	}
+	if (fd >= 0)
+		close(fd);
+	free(d);
+	return r;
 }
 
 /* dir/rel, lexically normalised. */
@@ -320,7 +491,7 @@ int settings_resolve(struct settings *s, const struct settings_layer *env,
 		if (env && env->value[id]) {
 			v = env->value[id];
 			origin = SETTING_FROM_ENV;
-		} else if (conf && conf->value[id]) {
+		} else if (conf && conf->value[id] && !d->caller_only) {
 			v = conf->value[id];
 			origin = SETTING_FROM_CONF;
 			s->line[id] = conf->line[id];
@@ -340,6 +511,10 @@ int settings_resolve(struct settings *s, const struct settings_layer *env,
 			code = check_switch(id, v, origin, conf_path, s->line[id], err);
 			if (!code)
 				s->value[id] = xstrdup(v);
+			continue;
+		}
+		if (d->kind == SETTING_KIND_TEXT) {
+			s->value[id] = xstrdup(v);
 			continue;
 		}
 		if (d->kind == SETTING_KIND_COMMANDS) {
@@ -369,6 +544,16 @@ int settings_resolve(struct settings *s, const struct settings_layer *env,
 	return code;
 }
 
+int settings_same(const struct settings *a, const struct settings *b)
+{
+	for (int i = 0; i < SETTING_NR; i++) {
+		const char *x = a->value[i], *y = b->value[i];
+		if (x ? !y || strcmp(x, y) : y != NULL)
+			return 0;
+	}
+	return 1;
+}
+
 void settings_release(struct settings *s)
 {
 	free(s->conf);
@@ -383,8 +568,8 @@ int settings_conf_body(const struct settings_layer *env, const char *dir,
 	for (int id = 0; id < SETTING_NR; id++) {
 		const struct setting_def *d = &settings_table[id];
 		const char *v = env->value[id];
-		if (!v)
-			continue;
+		if (!v || d->caller_only)
+			continue; /* never recorded: make must be given them again */
 		if (strchr(v, '\n')) {
 			strbuf_addf(err, "%s has a newline in its value: pgoptcc cannot record it in %s/%s",
 				    d->env, dir, SETTINGS_CONF_NAME);
@@ -433,27 +618,22 @@ static void settings_lines(const char *text, size_t len, struct strbuf *out)
 	}
 }
 
-int settings_conf_remember(const char *dir, const struct settings_layer *env,
+int settings_conf_remember(int dirfd, const char *dir, const struct settings_layer *env,
 			   struct strbuf *err)
 {
 	struct strbuf body = STRBUF_INIT, old = STRBUF_INIT, old_lines = STRBUF_INIT;
-	struct strbuf file = STRBUF_INIT, ts = STRBUF_INIT;
+	struct strbuf file = STRBUF_INIT, ts = STRBUF_INIT, why = STRBUF_INIT;
 	char *path = xasprintf("%s/%s", strcmp(dir, "/") ? dir : "", SETTINGS_CONF_NAME);
 	int r = -1;
 
 	if (settings_conf_body(env, dir, &body, err) < 0)
 		goto out;
-	if (strbuf_read_file(&old, path) >= 0) {
+	if (sfs_read(dirfd, SETTINGS_CONF_NAME, SFS_READ_LIMIT, SFS_NOFOLLOW, &old, NULL) >= 0) {
 		settings_lines(old.buf, old.len, &old_lines);
 		if (old_lines.len == body.len && !memcmp(old_lines.buf, body.buf, body.len)) {
 			r = 0; /* unchanged: configure's other probes find it as it is */
 			goto out;
 		}
-	}
-	if (access(dir, W_OK) < 0) {
-		strbuf_addf(err, "cannot write %s (configure's settings for make): %s", path,
-			    strerror(errno));
-		goto out;
 	}
 	compilelog_timestamp(&ts);
 	strbuf_addf(&file,
@@ -462,15 +642,21 @@ int settings_conf_remember(const char *dir, const struct settings_layer *env,
 		    "# while configure ran its probes here, from the PGOPT_* variables of\n"
 		    "# configure's environment (relative paths resolved against this\n"
 		    "# directory); running configure again rewrites it.\n"
-		    "# pgoptcc reads the nearest %s at or above the directory it runs in.\n"
+		    "# pgoptcc reads the nearest %s at or above the directory it runs in\n"
+		    "# (only one owned by root or by the user running the build, writable by\n"
+		    "# nobody else).\n"
 		    "# Precedence: PGOPT_* in the environment, then this file, then\n"
 		    "# --pgopt-KEY=VALUE options in CC, then the defaults; relative paths in\n"
 		    "# CC's options and in the environment are taken against this directory.\n"
 		    "# `pgoptcc --pgopt-show-config` shows each setting and where it comes from.\n",
 		    SETTINGS_CONF_NAME, PGOPT_VERSION, ts.buf, SETTINGS_CONF_NAME);
 	strbuf_add(&file, body.buf, body.len);
-	if (write_file_atomic(path, file.buf, file.len) < 0)
-		goto out; /* reported */
+	if (sfs_write_atomic(dirfd, SETTINGS_CONF_NAME, file.buf, file.len, 0644, &why) < 0) {
+		const char *reason = strstr(why.buf, ": ");
+		strbuf_addf(err, "cannot write %s (configure's settings for make): %s", path,
+			    reason ? reason + 2 : why.buf);
+		goto out;
+	}
 	r = 0;
 out:
 	free(path);
@@ -479,5 +665,6 @@ out:
 	strbuf_release(&old_lines);
 	strbuf_release(&file);
 	strbuf_release(&ts);
+	strbuf_release(&why);
 	return r;
 }

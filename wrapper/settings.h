@@ -29,6 +29,28 @@
  * tree), and a relative CC option is an error: nothing says what it was
  * relative to (an extension built with PGXS after the build tree is gone).
  *
+ * Caller-only settings (unchecked-flags, profile) come from the
+ * environment or a --pgopt-KEY=VALUE option only: a pgoptcc.conf line for
+ * one is an error, and a configure probe never records one.  They widen
+ * what a policy may do, so only whoever runs the build may set them.
+ *
+ * pgoptcc.conf is trusted like git trusts a repository's configuration
+ * since CVE-2022-24765 (safe.directory): it is used only when it is a
+ * regular file (no link, FIFO or device) of at most SFS_READ_LIMIT bytes,
+ * owned by the caller (the effective uid), by root, or - running as root
+ * under sudo - by SUDO_UID, as git does, and writable by nobody else; and
+ * when the directory holding it has such an owner too and, if group or
+ * others can write it, is sticky (so no other user can replace the file).
+ * Otherwise it is refused (exit 108, one line naming the file, its owner,
+ * its mode and the fix): ignoring it would build without the policy it
+ * names, silently.  The one exception: when the settings come out the
+ * same without it (the environment overrides every key it sets, and no
+ * relative value needs its directory), ignoring it changes nothing, so it
+ * is ignored (silently: a configure probe must print nothing) and the log
+ * record says so ("config_ignored").  Such a file is read, bounded, but no
+ * value of it is ever used.  The file is checked and read through one
+ * descriptor.  The upward search stops at a file-system boundary.
+ *
  * PGOPT_VERBOSE, PGOPT_PASSTHROUGH and PGOPT_RECURSION are per-run switches
  * read from the environment only; they are not settings.
  */
@@ -46,6 +68,8 @@ enum setting_id {
 	SETTING_CC,       /* the real compiler (when CC names none after pgoptcc) */
 	SETTING_PLUGIN,   /* the plugin file, or "off" */
 	SETTING_FAILSAFE, /* "passthrough": build unchanged instead of failing */
+	SETTING_UNCHECKED, /* caller only: "1" lets policies use any flag */
+	SETTING_PROFILE,  /* caller only: "generate|use [GLOB...]" (pgbuild pgo) */
 	SETTING_NR
 };
 
@@ -56,6 +80,7 @@ enum setting_kind {
 				* a name with '/' is a path (resolved) */
 	SETTING_KIND_COMMANDS, /* blank-separated programs, each a COMMAND */
 	SETTING_KIND_SWITCH,   /* exactly the keyword, or empty */
+	SETTING_KIND_TEXT,     /* taken as written (checked by its user) */
 };
 
 struct setting_def {
@@ -66,6 +91,7 @@ struct setting_def {
 				  * SWITCH: the one accepted value; or NULL */
 	const char *default_text; /* the default, as --pgopt-show-config shows it */
 	const char *help;        /* one line: what it is */
+	int caller_only;         /* never from pgoptcc.conf, never recorded */
 };
 
 /* The table, indexed by enum setting_id. */
@@ -110,17 +136,24 @@ int settings_option(const char *arg, struct settings_layer *cc, struct strbuf *e
 /*
  * Parse the text of a pgoptcc.conf: "key = value" lines, '#' comment
  * lines, blank lines; a UTF-8 byte-order mark at the start is skipped.  A
- * later line for the same key replaces an earlier one.  Returns 0, or -1
- * with "path:line: message" in err.
+ * key given twice, a caller-only key and a NUL byte are errors.  Returns
+ * 0, or -1 with "path:line: message" in err.
  */
 int settings_conf_parse(const char *path, const char *text, size_t len,
 			struct settings_layer *out, struct strbuf *err);
 
-/* Read and parse path; -1 with a message in err when unreadable or invalid. */
-int settings_conf_load(const char *path, struct settings_layer *out, struct strbuf *err);
-
-/* The nearest pgoptcc.conf at or above dir (an absolute path), or NULL. */
-char *settings_find_conf(const char *dir);
+/*
+ * Find the nearest pgoptcc.conf at or above dir (an absolute path;
+ * dirfd its descriptor, or AT_FDCWD when dir is the working directory),
+ * never across a file-system boundary, check that it can be trusted (see
+ * above) and read it.  Returns 1 with *path (malloced) and its text
+ * appended to text; 2 the same for one that cannot be trusted, with the
+ * refusal in err (its values must not be used: see above); 0 when there
+ * is none; -1 with a one-line message in err when the one found is
+ * refused unread (a link, a FIFO, over the limit) or cannot be read.
+ */
+int settings_find_conf(int dirfd, const char *dir, char **path, struct strbuf *text,
+		       struct strbuf *err);
 
 /* The resolved settings of one invocation. */
 struct settings {
@@ -145,6 +178,9 @@ int settings_resolve(struct settings *s, const struct settings_layer *env,
 		     const struct settings_layer *cc, const char *cwd, struct strbuf *err);
 void settings_release(struct settings *s);
 
+/* Do a and b resolve every setting to the same value? */
+int settings_same(const struct settings *a, const struct settings *b);
+
 /*
  * The "key = value" lines pgoptcc.conf records for env (values resolved
  * against dir), one per setting env gives, in table order.  Returns 0, or
@@ -154,13 +190,14 @@ int settings_conf_body(const struct settings_layer *env, const char *dir,
 		       struct strbuf *out, struct strbuf *err);
 
 /*
- * Remember env in dir/pgoptcc.conf (what a configure probe does): the
- * header comment and settings_conf_body().  The file is replaced
- * atomically, and only when its settings lines differ from the new ones
- * (configure runs hundreds of probes).  Returns 0; or -1 with a message in
- * err, or with err empty when write_file_atomic() has reported the error.
+ * Remember env in dir/pgoptcc.conf (what a configure probe does; dirfd is
+ * dir's descriptor, or AT_FDCWD for the working directory): the header
+ * comment and settings_conf_body().  The file is replaced atomically
+ * through the directory's descriptor (safefs.h), mode 0644, and only when
+ * its settings lines differ from the new ones (configure runs hundreds of
+ * probes).  Returns 0, or -1 with a message in err.
  */
-int settings_conf_remember(const char *dir, const struct settings_layer *env,
+int settings_conf_remember(int dirfd, const char *dir, const struct settings_layer *env,
 			   struct strbuf *err);
 
 #define SETTINGS_CONF_NAME "pgoptcc.conf"

@@ -135,7 +135,7 @@ int profile_collect(struct profile_opts *o, struct prof_run *run, struct profile
 			o->method = "perf";
 		else {
 			error("no profiler: %s; and %s is not an instrumented build "
-			      "(build one with pgbuild pgo, or a policy with cflags += %s)",
+			      "(build one with pgbuild pgo --instrument-only, which adds %s through PGOPT_PROFILE)",
 			      why.buf, o->prefix, PROF_INSTRUMENT_CFLAGS);
 			goto out;
 		}
@@ -166,7 +166,7 @@ int profile_collect(struct profile_opts *o, struct prof_run *run, struct profile
 	} else if (!strcmp(o->method, "gcov")) {
 		if (!instrumented || !builddir) {
 			error("--method gcov: %s is not an instrumented build made by pgbuild "
-			      "(its pgopt-build.json policy must add %s)", o->prefix,
+			      "(pgbuild pgo --instrument-only: its pgopt-build.json policy says PGOPT_PROFILE adds %s)", o->prefix,
 			      PROF_INSTRUMENT_CFLAGS);
 			goto out;
 		}

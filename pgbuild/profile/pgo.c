@@ -4,10 +4,11 @@
  *
  *   1. instrumented build: the user's policy (LTO switched off: the profile
  *      is taken and matched at compile time, LTO only costs link time here)
- *      plus  cflags += -fprofile-generate -ftest-coverage  for the server's
- *      units (src/backend, src/pl, src/timezone, contrib; or the --files
- *      globs) and  ldflags += -fprofile-generate, through `pgbuild build`
- *      into --prefix/--builddir;
+ *      under PGOPT_PROFILE="generate GLOBS" (pgoptcc adds
+ *      -fprofile-generate -ftest-coverage to the server's units: src/backend,
+ *      src/pl, src/timezone, contrib, or the --files globs; and
+ *      -fprofile-generate to links), through `pgbuild build` into
+ *      --prefix/--builddir;
  *   2. training: a private cluster of that install runs each workload
  *      (pgbuild bench); a fast shutdown makes every server process write its
  *      counts as .gcda files next to the objects in the build directory
@@ -15,8 +16,9 @@
  *      <builddir>/pgopt-pgo.json records the workloads and a hash of every
  *      translation unit's source;
  *   3. optimized build in the same build directory: the user's policy (LTO
- *      as it says) plus  cflags += -fprofile-use -fprofile-partial-training
- *      (code the training never ran is optimized normally, not for size);
+ *      as it says) under PGOPT_PROFILE="use GLOBS" (-fprofile-use
+ *      -fprofile-partial-training for those units: code the training never
+ *      ran is optimized normally, not for size);
  *      pgbuild build's incremental mode recompiles every object whose flags
  *      changed, and GCC finds each object's .gcda next to it;
  *   4. PostgreSQL's regression suite on the result (pgbuild regress), and
@@ -129,20 +131,37 @@ static const char *const pgo_server_globs[] = {
 	"src/backend/**", "src/pl/**", "src/timezone/**", "contrib/**", NULL,
 };
 
-/* Append the PGO flags: for the server's units, or per --files glob. */
-static void policy_add_flags(struct strbuf *out, const struct strvec *files,
-			     const char *cflags, const char *ldflags)
+/*
+ * The PGOPT_PROFILE value of a stage ("generate GLOB..." or "use GLOB..."):
+ * the server's units, or the --files globs.  A policy may not name the
+ * profile flags (they write and read files beside the objects): pgoptcc
+ * adds them for this setting, which only the caller can give.
+ */
+static char *profile_setting(const struct strvec *files, const char *mode)
 {
-	strbuf_addstr(out, "\n# added by pgbuild pgo\n");
-	if (!files->nr) {
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, mode);
+	if (!files->nr)
 		for (int i = 0; pgo_server_globs[i]; i++)
-			strbuf_addf(out, "[%s]\ncflags += %s\n", pgo_server_globs[i], cflags);
-	} else {
-		for (size_t i = 0; i < files->nr; i++)
-			strbuf_addf(out, "[%s]\ncflags += %s\n", files->v[i], cflags);
-	}
-	if (ldflags)
-		strbuf_addf(out, "[global]\nldflags += %s\n", ldflags);
+			strbuf_addf(&sb, " %s", pgo_server_globs[i]);
+	for (size_t i = 0; i < files->nr; i++)
+		strbuf_addf(&sb, " %s", files->v[i]);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* Say in the stage's policy what the environment adds: for whoever reads
+ * it, for the build record (its content, with the flags: an instrumented
+ * install is known by them) and for pgbuild build's check that the
+ * policy changed (the hash covers comments). */
+static void policy_add_profile_note(struct strbuf *out, const char *setting,
+				    const char *cflags, const char *ldflags)
+{
+	strbuf_addf(out, "\n# added by pgbuild pgo: this stage is built with\n"
+		    "#   PGOPT_PROFILE=%s\n"
+		    "# in the build's environment, for which pgoptcc adds %s to the\n"
+		    "# compiles of those units%s%s%s\n",
+		    setting, cflags, ldflags ? " and " : "", ldflags ? ldflags : "",
+		    ldflags ? " to links" : "");
 }
 
 static int write_text(const char *path, const char *text)
@@ -193,7 +212,8 @@ static void force_relink(const char *builddir)
 	verbose("pgo: removed %ld link targets so make relinks them", relink_removed);
 }
 
-static int run_build(const struct pgo_opts *o, const char *builddir, const char *policy)
+static int run_build(const struct pgo_opts *o, const char *builddir, const char *policy,
+		     const char *profile)
 {
 	char *cs = xasprintf("%s/config.status", builddir);
 	if (access(cs, F_OK) == 0)
@@ -206,6 +226,8 @@ static int run_build(const struct pgo_opts *o, const char *builddir, const char 
 	};
 	strvec_push(&cp.args, pgbuild_self());
 	pipeline_build_argv(&cp.args, &b);
+	/* the profile flags: for pgoptcc, from the caller's environment */
+	strvec_pushf(&cp.env, "PGOPT_PROFILE=%s", profile);
 	cp.no_stdin = 1;
 	cp.out = 2;  /* build's results are progress for us */
 	int code = run_command_forwarding(&cp);
@@ -332,6 +354,7 @@ struct pgo {
 	struct pgo_opts *o;
 	char *builddir, *prefix;      /* absolute */
 	char *ipolicy, *upolicy;      /* the instrumented and optimized policies */
+	char *iprofile, *uprofile;    /* their PGOPT_PROFILE values */
 	char *mpath;                  /* the profile manifest in the build directory */
 	char *ipolicy_text;           /* the instrumented policy's text */
 	struct strbuf upolicy_text;   /* the optimized policy's text */
@@ -379,13 +402,15 @@ static int prepare(struct pgo *p)
 	p->ipolicy = xasprintf("%s/pgo-instrument.policy", p->builddir);
 	p->upolicy = xasprintf("%s/pgo-use.policy", p->builddir);
 	p->mpath = xasprintf("%s/%s", p->builddir, PGO_MANIFEST);
+	p->iprofile = profile_setting(&o->files, "generate");
+	p->uprofile = profile_setting(&o->files, "use");
 	if (pgo_policy_base(o->policy, 1, &pol) < 0)
 		return -1;
-	policy_add_flags(&pol, &o->files, PROF_INSTRUMENT_CFLAGS, PROF_INSTRUMENT_LDFLAGS);
+	policy_add_profile_note(&pol, p->iprofile, PROF_INSTRUMENT_CFLAGS, PROF_INSTRUMENT_LDFLAGS);
 	p->ipolicy_text = strbuf_detach(&pol, NULL);
 	if (pgo_policy_base(o->policy, 0, &p->upolicy_text) < 0)
 		return -1;
-	policy_add_flags(&p->upolicy_text, &o->files, PGO_USE_CFLAGS, NULL);
+	policy_add_profile_note(&p->upolicy_text, p->uprofile, PGO_USE_CFLAGS, NULL);
 	return 0;
 }
 
@@ -394,7 +419,7 @@ static int prepare(struct pgo *p)
 static void reuse_profiles(struct pgo *p)
 {
 	struct pgo_opts *o = p->o;
-	const char *mw, *mi;
+	const char *mw, *mi, *mp;
 	char *k1, *k2;
 	long have;
 	int same;
@@ -404,10 +429,13 @@ static void reuse_profiles(struct pgo *p)
 		return;
 	mw = json_get_str(p->manifest, "workloads");
 	mi = json_get_str(p->manifest, "instrument_policy");
+	mp = json_get_str(p->manifest, "instrument_profile");
 	have = prof_count_gcda(p->builddir);
 	k1 = mi ? policy_key(mi) : NULL;
 	k2 = policy_key(p->ipolicy_text);
-	same = k1 && !strcmp(k1, k2);
+	/* the instrumentation is the policy's meaning and the profile setting
+	 * (which units), comments aside */
+	same = k1 && !strcmp(k1, k2) && mp && !strcmp(mp, p->iprofile);
 	free(k1);
 	free(k2);
 	if (mw && same && !strcmp(mw, p->wl) && have > 0) {
@@ -432,7 +460,7 @@ static int instrumented_build(struct pgo *p)
 	if (!p->o->quiet)
 		fprintf(stderr, "pgo: stage 1/3: instrumented build (%s)\n", p->ipolicy);
 	t0 = clock_seconds();
-	if (run_build(p->o, p->builddir, p->ipolicy) < 0)
+	if (run_build(p->o, p->builddir, p->ipolicy, p->iprofile) < 0)
 		return -1;
 	p->t_instr = clock_seconds() - t0;
 	return 0;
@@ -459,6 +487,7 @@ static int write_manifest(struct pgo *p)
 	json_key(&jw, "duration"); json_double(&jw, o->run.duration);
 	json_key(&jw, "gcda_files"); json_int(&jw, p->gcda);
 	json_key(&jw, "instrument_policy"); json_string(&jw, p->ipolicy_text);
+	json_key(&jw, "instrument_profile"); json_string(&jw, p->iprofile);
 	json_key(&jw, "source_dir"); json_string(&jw, srcdir);
 	json_key(&jw, "sources");
 	if (srcdir)
@@ -514,7 +543,7 @@ static int optimized_build(struct pgo *p)
 	if (!p->o->quiet)
 		fprintf(stderr, "pgo: stage 3/3: optimized build (%s)\n", p->upolicy);
 	t0 = clock_seconds();
-	if (run_build(p->o, p->builddir, p->upolicy) < 0)
+	if (run_build(p->o, p->builddir, p->upolicy, p->uprofile) < 0)
 		return -1;
 	p->t_use = clock_seconds() - t0;
 	return 0;
@@ -604,6 +633,8 @@ static void release(struct pgo *p)
 	free(p->prefix);
 	free(p->ipolicy);
 	free(p->upolicy);
+	free(p->iprofile);
+	free(p->uprofile);
 	free(p->mpath);
 	free(p->wl);
 }

@@ -3,10 +3,12 @@
  *
  *   1. instrumented build: the user's policy (LTO switched off: the profile
  *      is taken and matched at compile time, LTO only costs link time here)
- *      plus  cflags += -fprofile-generate -ftest-coverage  for the server's
- *      units (src/backend, src/pl, src/timezone, contrib; or the --files
- *      globs) and  ldflags += -fprofile-generate, through `pgbuild build`
- *      into --prefix/--builddir;
+ *      built with PGOPT_PROFILE="generate GLOBS" in the build's environment,
+ *      with which pgoptcc adds -fprofile-generate -ftest-coverage to the
+ *      server's units (src/backend, src/pl, src/timezone, contrib; or the
+ *      --files globs) and -fprofile-generate to links (a policy may not
+ *      name profile flags: they write files), through `pgbuild build` into
+ *      --prefix/--builddir;
  *   2. training: a private cluster of that install runs each workload
  *      (pgbuild bench); a fast shutdown makes every server process write its
  *      counts as .gcda files next to the objects in the build directory
@@ -14,8 +16,9 @@
  *      <builddir>/pgopt-pgo.json records the workloads and a hash of every
  *      translation unit's source;
  *   3. optimized build in the same build directory: the user's policy (LTO
- *      as it says) plus  cflags += -fprofile-use -fprofile-partial-training
- *      (code the training never ran is optimized normally, not for size);
+ *      as it says) under PGOPT_PROFILE="use GLOBS", with which pgoptcc adds
+ *      -fprofile-use -fprofile-partial-training to those units (code the
+ *      training never ran is optimized normally, not for size);
  *      pgbuild build's incremental mode recompiles every object whose flags
  *      changed, and GCC finds each object's .gcda next to it;
  *   4. PostgreSQL's regression suite on the result (pgbuild regress), and
@@ -36,7 +39,8 @@
 #include "strvec.h"
 
 #define PGO_MANIFEST "pgopt-pgo.json"
-#define PGO_USE_CFLAGS "-fprofile-use -fprofile-partial-training -Wno-error=coverage-mismatch"
+/* ... and the optimized one, under PGOPT_PROFILE=use */
+#define PGO_USE_CFLAGS POLICY_PROFILE_USE
 
 /* What to build and train (the options of `pgbuild pgo`). */
 struct pgo_opts {

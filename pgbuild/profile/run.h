@@ -19,12 +19,14 @@
 #ifndef PGBUILD_PROFILE_RUN_H
 #define PGBUILD_PROFILE_RUN_H
 
+#include "policy.h"
 #include "profile/data.h"
 #include "strvec.h"
 
-/* The flags an instrumented build gets (policy text of its [global]). */
-#define PROF_INSTRUMENT_CFLAGS  "-fprofile-generate -ftest-coverage"
-#define PROF_INSTRUMENT_LDFLAGS "-fprofile-generate"
+/* The flags an instrumented build gets: pgoptcc adds them under
+ * PGOPT_PROFILE=generate (a policy may not name them itself). */
+#define PROF_INSTRUMENT_CFLAGS  POLICY_PROFILE_GENERATE
+#define PROF_INSTRUMENT_LDFLAGS POLICY_PROFILE_LINK
 
 struct prof_run {
 	const char *prefix;       /* installed PostgreSQL */

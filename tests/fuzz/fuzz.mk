@@ -1,7 +1,7 @@
 # tests/fuzz/fuzz.mk - libFuzzer harnesses (clang, ASan + UBSan).
 #
 #   make fuzz FUZZ_SECONDS=60   run every harness for N seconds (default 10)
-#   make fuzz FUZZ=json         only the harnesses named (policy classify json elfrec)
+#   make fuzz FUZZ=json         only the harnesses named (policy settings classify json elfrec report)
 #   make fuzz-replay            run the committed corpora once (no fuzzing)
 #
 # The corpora in tests/fuzz/corpus/<harness>/ are seeds plus every input
@@ -12,7 +12,7 @@
 # replays the corpora through the normal build (tests/t/80-fuzz-replay.t).
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 10
-FUZZ         ?= policy classify json elfrec report
+FUZZ         ?= policy settings classify json elfrec report
 FUZZ_ARGS    ?=
 FUZZ_CFLAGS  := -g -O1 -D_GNU_SOURCE -std=c11 -Iwrapper/common -Iwrapper -Ipgbuild \
 	-I$(PQ_INCLUDE) \

@@ -89,8 +89,11 @@ like "the regression suite ran on it" "$(cat pgo2.out pgo2.err)" 'regress: PASSE
 R=$dir/prefix/pgopt-pgo.json
 like "record: trained now, regress passed" "$(cat "$R")" '"trained_now":true.*"regress":"passed"'
 ok "profiles are kept in the build tree" test -f "$dir/build/src/backend/utils/hash/dynahash.gcda"
-like "the use policy adds the profile flags to the scoped files" "$(cat "$dir/build/pgo-use.policy")" \
-	$'\\[src/backend/utils/\\{mmgr,hash\\}/\\*.c\\]\ncflags \\+= -fprofile-use -fprofile-partial-training'
+like "the use stage gets the profile flags for the scoped files from PGOPT_PROFILE (its policy says so)" \
+	"$(cat "$dir/build/pgo-use.policy")" \
+	'PGOPT_PROFILE=use src/backend/utils/\{mmgr,hash\}/\*\.c src/backend/access/nbtree/\*\.c src/backend/storage/lmgr/lwlock\.c'
+ok "... and names no profile flag itself (the vocabulary refuses them)" \
+	sh -c "! grep -q '^cflags.*-fprofile' '$dir/build/pgo-use.policy'"
 like "dynahash.c was compiled with -fprofile-use (its record in the binary)" \
 	"$("$P" inspect --json --tu src/backend/utils/hash/dynahash.c "$dir/prefix/bin/postgres")" \
 	'"added":\[[^]]*"-fprofile-use"'

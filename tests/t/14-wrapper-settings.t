@@ -13,7 +13,13 @@
 #      relative one is one clear line (exit 108);
 #  (e) configure's conclusions (config.h) are plain gcc's with both recipes;
 #  and pgoptcc.conf itself: what configure writes, rewrites, a hand-written
-#  file, its errors, --pgopt-show-config, the compile log's origins.
+#  file, its errors, --pgopt-show-config, the compile log's origins; which
+#  pgoptcc.conf is trusted (git's safe.directory bar: another user's file in
+#  a sticky world-writable directory is refused, exit 108, and its compiler
+#  never runs, unless the environment overrides all it says, when it is
+#  ignored and logged; a file or directory others can write; the search
+#  stops at a file-system boundary); the caller-only settings are never read from
+#  pgoptcc.conf nor recorded by configure.
 . "$(dirname "$0")/../lib/tap.sh"
 W=$B/bin/pgoptcc
 unset PGOPT_POLICY PGOPT_LOGDIR PGOPT_PREFIX PGOPT_ROOT PGOPT_CC PGOPT_PLUGIN PGOPT_FAILSAFE
@@ -255,7 +261,12 @@ rm -f pgoptcc.conf && mkdir pgoptcc.conf && cp sub/hot.c conftest.c && echo '/* 
 PGOPT_POLICY=$P/p.policy "$W" -c conftest.c -o conftest.o 2> err; s=$?
 is "a probe that cannot write pgoptcc.conf: exit 108" "$s" 108
 is "... one line" "$(wc -l < err)" 1
-like "... naming the file" "$(cat err)" "^pgoptcc: error: cannot rename $TMP/hand/pgoptcc.conf.tmp[0-9]+ to $TMP/hand/pgoptcc.conf: "
+is "... naming the file and why" "$(cat err)" "pgoptcc: error: cannot write $TMP/hand/pgoptcc.conf (configure's settings for make): Is a directory"
+# a directory there is no pgoptcc.conf either: refused, not skipped
+(cd sub && "$W" -c hot.c -o hot.o) 2> err; s=$?
+is "a directory named pgoptcc.conf: exit 108, one line" "$s/$(cat err)" \
+	"108/pgoptcc: error: cannot read $TMP/hand/pgoptcc.conf: it is a directory, expected a regular file"
+rmdir pgoptcc.conf
 # an option the table does not know, a setting without a value
 "$W" --pgopt-polcy=x -c sub/hot.c 2> err; s=$?
 is "an unknown --pgopt- option: exit 100" "$s" 100
@@ -265,4 +276,112 @@ is "--pgopt-logdir without =DIR: exit 100, one line" "$s/$(cat err)" \
 	"100/pgoptcc: error: --pgopt-logdir: expected --pgopt-logdir=VALUE (directory of compile.jsonl and the plugin's records; empty: no log)"
 "$W" --pgopt-failsafe=yes -c sub/hot.c 2> err; s=$?
 is "--pgopt-failsafe=yes: exit 100" "$s/$(cat err)" "100/pgoptcc: error: --pgopt-failsafe=yes: expected --pgopt-failsafe=passthrough"
+
+# --- a key twice, the caller-only settings ---
+printf 'policy = /a.policy\nlogdir = /l\npolicy = /b.policy\n' > pgoptcc.conf
+(cd sub && "$W" -c hot.c -o hot.o) 2> err; s=$?
+is "a key twice in pgoptcc.conf: exit 108, both lines named" "$s/$(cat err)" \
+	"108/pgoptcc: error: $TMP/hand/pgoptcc.conf:3: expected policy once (line 1 sets it already)"
+printf 'unchecked-flags = 1\n' > pgoptcc.conf
+(cd sub && "$W" -c hot.c -o hot.o) 2> err; s=$?
+is "unchecked-flags in pgoptcc.conf: exit 108, only the caller may" "$s/$(cat err)" \
+	"108/pgoptcc: error: $TMP/hand/pgoptcc.conf:1: unchecked-flags cannot be set in pgoptcc.conf: only whoever runs the build can set it (PGOPT_UNCHECKED_FLAGS in the environment, or --pgopt-unchecked-flags=VALUE)"
+printf 'profile = generate\n' > pgoptcc.conf
+(cd sub && "$W" -c hot.c -o hot.o) 2> err; s=$?
+is "profile in pgoptcc.conf: exit 108" "$s" 108
+# a configure probe records neither (make must be given them again)
+rm -f pgoptcc.conf
+PGOPT_UNCHECKED_FLAGS=1 PGOPT_PROFILE=generate PGOPT_LOGDIR=$TMP/hand/plog "$W" -c conftest.c -o conftest.o 2> err; s=$?
+is "a probe with the caller-only settings: builds" "$s/$(cat err)" "0/"
+is "... pgoptcc.conf records the logdir alone" "$(grep -v '^#' pgoptcc.conf)" "logdir = $TMP/hand/plog"
+like "show-config lists them, from the environment" "$(cd sub && PGOPT_UNCHECKED_FLAGS=1 "$W" --pgopt-show-config)" \
+	"\(PGOPT_UNCHECKED_FLAGS\) unchecked-flags = 1"
+PGOPT_UNCHECKED_FLAGS=yes "$W" -c sub/hot.c -o hot.o 2> err; s=$?
+is "PGOPT_UNCHECKED_FLAGS=yes: exit 100" "$s/$(cat err)" "100/pgoptcc: error: PGOPT_UNCHECKED_FLAGS=yes: expected PGOPT_UNCHECKED_FLAGS=1, or unset"
+rm -f pgoptcc.conf conftest.c confdefs.h conftest.o
+
+# --- which pgoptcc.conf is trusted ---
+mkdir -p "$TMP/trust/sub" && cd "$TMP/trust" || exit 1
+cp "$TMP/proj/src/lib/hot.c" sub/
+printf 'policy = %s\n' "$P/p.policy" > pgoptcc.conf
+chmod 0644 pgoptcc.conf
+(cd sub && "$W" -c hot.c -o hot.o) 2> err; s=$?
+is "our own pgoptcc.conf, 0644: used" "$s/$(cat err)" "0/"
+like "... its policy applied" "$(switches sub/hot.o)" "-fno-plt"
+chmod 0666 pgoptcc.conf
+(cd sub && "$W" -c hot.c -o hot.o) 2> err; s=$?
+is "a pgoptcc.conf others can write: exit 108, never a silent plain build" "$s" 108
+like "... one line: the file, its owner and mode, the fix" "$(cat err)" \
+	"^pgoptcc: error: refusing $TMP/trust/pgoptcc.conf: it is owned by [^ ]+ \(uid $(id -u)\) with mode 0666, writable by others \(another user could choose the compiler\): chmod go-w $TMP/trust/pgoptcc.conf\$"
+is "... one line" "$(wc -l < err)" 1
+chmod 0644 pgoptcc.conf
+chmod 0777 .
+(cd sub && "$W" -c hot.c -o hot.o) 2> err; s=$?
+is "in a directory others can write, not sticky: exit 108" "$s" 108
+like "... naming the directory and the fix" "$(cat err)" \
+	"refusing $TMP/trust/pgoptcc.conf: its directory $TMP/trust is owned by .* with mode 0777, writable by others and not sticky \(another user could replace the file\): chmod go-w $TMP/trust\$"
+chmod 0755 .
+ln -sf "$TMP/trust/pgoptcc.conf" sub/pgoptcc.conf
+(cd sub && "$W" -c hot.c -o hot.o) 2> err; s=$?
+is "a pgoptcc.conf that is a symbolic link: exit 108" "$s/$(cat err)" \
+	"108/pgoptcc: error: refusing $TMP/trust/sub/pgoptcc.conf: it is a symbolic link, expected a regular file (pgoptcc reads only a file it can check: replace the link by a copy)"
+rm -f sub/pgoptcc.conf
+mkfifo sub/pgoptcc.conf
+(cd sub && timeout 20 "$W" -c hot.c -o hot.o) 2> err; s=$?
+is "a FIFO: exit 108 at once" "$s/$(cat err)" \
+	"108/pgoptcc: error: cannot read $TMP/trust/sub/pgoptcc.conf: it is a FIFO, expected a regular file"
+rm -f sub/pgoptcc.conf
+
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && id nobody >/dev/null 2>&1; then
+	# the issue's case: nobody writes pgoptcc.conf into a sticky
+	# world-writable directory; root compiles in a subdirectory of it
+	mkdir -p "$TMP/ww" && chmod 1777 "$TMP/ww" && mkdir -p "$TMP/ww/sub" && cd "$TMP/ww" || exit 1
+	cp "$TMP/proj/src/lib/hot.c" sub/
+	runuser -u nobody -- sh -c "printf '#!/bin/sh\ntouch $TMP/ww/PWNED\nexec gcc \"\\\$@\"\n' > $TMP/ww/evil-cc && chmod 755 $TMP/ww/evil-cc &&
+		printf 'cc = $TMP/ww/evil-cc\n' > $TMP/ww/pgoptcc.conf && chmod 644 $TMP/ww/pgoptcc.conf"
+	is "(setup) nobody's pgoptcc.conf" "$(stat -c %U pgoptcc.conf)" nobody
+	(cd sub && "$W" -c hot.c -o hot.o) 2> err; s=$?
+	is "root under nobody's pgoptcc.conf: exit 108" "$s" 108
+	is "... one line naming the file, its owner and the fix" "$(cat err)" \
+		"pgoptcc: error: refusing $TMP/ww/pgoptcc.conf: it is owned by nobody (uid $(id -u nobody)) with mode 0644, expected a file of root (another user's pgoptcc.conf would choose the compiler): remove it, or chown it if you trust it"
+	ok "... nobody's compiler never ran" test ! -e PWNED
+	ok "... and nothing was built" test ! -e sub/hot.o
+	# ignored only where it makes no difference: the environment gives
+	# everything it sets (what pgbuild does for a tree it handed to the
+	# server user), so none of its values is used
+	(cd sub && PGOPT_CC=gcc PGOPT_LOGDIR=$TMP/ww/log "$W" -c hot.c -o hot.o) 2> err; s=$?
+	is "... with PGOPT_CC given: ignored, the compile builds, silent" "$s/$(cat err)" "0/"
+	ok "... nobody's compiler still never ran" test ! -e PWNED
+	like "... the record says it was ignored" "$(tail -n 1 log/compile.jsonl)" \
+		"\"compiler\":\"/usr/(local/)?bin/gcc\".*\"config\":null,\"config_ignored\":\"$TMP/ww/pgoptcc.conf\""
+	like "... and show-config says why" "$(cd sub && PGOPT_CC=gcc "$W" --pgopt-show-config | head -n 1)" \
+		"^# pgoptcc.conf: none used; $TMP/ww/pgoptcc.conf cannot be trusted and is ignored"
+	(cd sub && PGOPT_POLICY=$P/p.policy "$W" -c hot.c -o hot.o) 2> err; s=$?
+	is "... a setting of the environment that does not cover it: still refused" "$s" 108
+	# a directory of nobody's holding root's file: nobody could replace it
+	rm -f pgoptcc.conf evil-cc
+	mkdir -p nb && chown nobody nb && mkdir -p nb/sub && cp sub/hot.c nb/sub/
+	printf 'policy = %s\n' "$P/p.policy" > nb/pgoptcc.conf
+	(cd nb/sub && "$W" -c hot.c -o hot.o) 2> err; s=$?
+	is "root's file in nobody's directory: exit 108" "$s" 108
+	like "... naming the directory's owner" "$(cat err)" "its directory $TMP/ww/nb is owned by nobody .* expected a directory of root"
+	# the search stops at a file-system boundary: a pgoptcc.conf above a
+	# mount point is not the one of the tree below it
+	cd "$TMP/trust" || exit 1
+	if mkdir -p mnt && mount -t tmpfs -o size=1m tmpfs mnt; then
+		mkdir -p mnt/sub && cp sub/hot.c mnt/sub/
+		out=$(cd mnt/sub && "$W" --pgopt-show-config | head -n 1)
+		is "below a mount point: the pgoptcc.conf above it is not used" "$out" "# pgoptcc.conf: none at or above $TMP/trust/mnt/sub"
+		(cd mnt/sub && "$W" -c hot.c -o hot.o)
+		is "... the compile is plain gcc's" "$(switches mnt/sub/hot.o)" ""
+		printf 'policy = %s\n' "$P/p.policy" > mnt/pgoptcc.conf
+		out=$(cd mnt/sub && "$W" --pgopt-show-config | head -n 1)
+		is "... one at the mount's top is used" "$out" "# pgoptcc.conf: $TMP/trust/mnt/pgoptcc.conf"
+		umount mnt
+	else
+		skip "cannot mount a tmpfs here" 3
+	fi
+else
+	skip "another user's pgoptcc.conf and file-system boundaries need root, runuser and user nobody" 15
+fi
 done_testing

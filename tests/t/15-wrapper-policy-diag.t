@@ -3,8 +3,13 @@
 # gcc: --pgopt-check-policy warns about sections that can never match (the
 # build stays silent), near-miss keys get the line they meant, hot/cold
 # lists that cannot be read fail at load naming file:line, a UTF-8 BOM is
-# fine, ABI-changing flags are refused, and bolt = ready gives what LLVM
-# BOLT needs: no .cold function parts, relocations kept in the executable.
+# fine, ABI-changing flags are refused, the policy is an optimization
+# vocabulary (every flag that loads code, names a path or changes the output
+# refused at load and by check-policy, exit 101, file:line, flag and reason),
+# the caller's PGOPT_UNCHECKED_FLAGS=1 lets such flags through (logged in
+# every record), PGOPT_PROFILE adds the profile flags pgbuild pgo needs, and
+# bolt = ready gives what LLVM BOLT needs: no .cold function parts,
+# relocations kept in the executable.
 # (The parser's every message is in tests/unit/test-policy.c.)
 . "$(dirname "$0")/../lib/tap.sh"
 W=$B/bin/pgoptcc
@@ -69,7 +74,7 @@ is "hot = missing.txt in a build: exit 101 before gcc runs" "$s/$(cat err)" \
 	"101/pgoptcc: error: $TMP/hot.policy:3: cannot read the hot list $TMP/missing.txt: No such file or directory"
 mkdir -p cold.d && printf '[global]\ncold = cold.d\n' > cold.policy
 "$W" --pgopt-check-policy cold.policy >/dev/null 2> err; s=$?
-like "cold = a directory: exit 101" "$s/$(cat err)" "^101/.*cold.policy:2: cannot read the cold list $TMP/cold.d: Is a directory\$"
+like "cold = a directory: exit 101" "$s/$(cat err)" "^101/.*cold.policy:2: cannot read the cold list $TMP/cold.d: it is a directory, expected a regular file\$"
 
 # --- a UTF-8 BOM ---
 printf '\xef\xbb\xbf[global]\ncflags += -fno-plt\n' > bom.policy
@@ -95,6 +100,103 @@ done
 printf '[global]\ncflags += -fpack-struct=4\n' > abi.policy
 "$W" --pgopt-check-policy abi.policy >/dev/null 2> err; s=$?
 like "-fpack-struct=4 in [global]: refused too" "$s/$(cat err)" "^101/.*abi.policy:2: cannot add -fpack-struct=4: it changes the ABI \(struct layout\)"
+
+# --- the vocabulary: what a policy may not add (the issue's list) ---
+V="cflags += -fplugin=$TMP/x.so|it loads code (a GCC plugin)
+cflags += -B $TMP/bin|it loads code (where the driver finds cc1, as and ld)
+cflags += -specs=$TMP/s.specs|it loads code (a specs file can run any program)
+cflags += --sysroot=$TMP/root|it names a path (the system root)
+cflags += -iplugindir=$TMP|it loads code (where GCC finds plugins)
+cflags += -o $TMP/out.o|it changes what the compiler produces (the output file)
+cflags += -E|it changes what the compiler produces (preprocessed source instead of an object)
+cflags += -S|it changes what the compiler produces (assembler code instead of an object)
+cflags += -fsyntax-only|it changes what the compiler produces (no object at all)
+cflags += -x c++|it changes what the compiler produces (the language the input is read as)
+cflags += -imacros $TMP/m.h|it names a path (a file to include or an include directory)
+ldflags += -Wl,-rpath,$TMP|it names a path (the linker option -rpath is outside the vetted set: -Wl,-O1, --gc-sections, --as-needed, --emit-relocs, --hash-style=, --build-id, --icf=, --sort-common, -z relro, -z now, -z noexecstack ...)
+ldflags += -Wl,--wrap=main|it is not an optimization option (the linker option --wrap=main is outside the vetted set: -Wl,-O1, --gc-sections, --as-needed, --emit-relocs, --hash-style=, --build-id, --icf=, --sort-common, -z relro, -z now, -z noexecstack ...)
+cflags += -Wa,-adhln=$TMP/l.lst|it changes what the compiler produces (options for the assembler, unchecked)
+ldflags += -l:libevil.so|it loads code (a library)
+cflags += -save-temps|it changes what the compiler produces (intermediate files kept)
+cflags += -fprofile-generate=$TMP/prof|it changes what the compiler produces (profile instrumentation or feedback: pgbuild pgo adds it through PGOPT_PROFILE)
+cflags += -DX=1|it is not an optimization option (a macro definition changes the program, not how it is optimized)
+cflags -= -DFRONTEND|it is not an optimization option (a macro definition changes the program, not how it is optimized)"
+while IFS='|' read -r line why; do
+	flag=${line#* [+-]= }; flag=${flag%% *}
+	op=add; case $line in *" -= "*) op=remove ;; esac
+	printf '# refused\n[global]\n%s\n' "$line" > vocab.policy
+	PGOPT_POLICY=$TMP/vocab.policy "$W" -c main.c -o v.o 2> err; s=$?
+	is "$line: the build refuses it (101), file:line, flag, reason" "$s/$(cat err)" \
+		"101/pgoptcc: error: $TMP/vocab.policy:3: cannot $op $flag: $why"
+	"$W" --pgopt-check-policy vocab.policy > /dev/null 2> err; s=$?
+	is "$line: check-policy refuses it too (101)" "$s" 101
+done <<< "$V"
+ok "no refused policy produced an object" test ! -e v.o
+# what the vocabulary allows still builds, compile and link
+printf '[global]\ncflags += -O3 -fno-plt --param=max-inline-insns-auto=30 -march=x86-64 -g1 -Wno-unused\nldflags += -Wl,-O1 -Wl,--as-needed -Wl,-z,relro,-z,now -Wl,--gc-sections\n' > ok.policy
+PGOPT_POLICY=$TMP/ok.policy "$W" -O2 -c main.c -o okm.o 2> err && \
+	PGOPT_POLICY=$TMP/ok.policy "$W" -O2 -c src/backend/executor/exec.c -o oke.o 2>> err && \
+	PGOPT_POLICY=$TMP/ok.policy "$W" -O2 -o okprog okm.o oke.o 2>> err; s=$?
+is "the vocabulary's optimization and vetted link flags: builds, silent" "$s/$(cat err)" "0/"
+ok "... and runs" ./okprog
+
+# --- the caller's switch: PGOPT_UNCHECKED_FLAGS=1 (never from a policy) ---
+printf '[global]\ncflags += -O2 -DPGOPT_EXPERT=1\n' > expert.policy
+printf '#ifndef PGOPT_EXPERT\n#error not defined\n#endif\nint e;\n' > expert.c
+PGOPT_LOGDIR=$TMP/elog PGOPT_UNCHECKED_FLAGS=1 PGOPT_POLICY=$TMP/expert.policy "$W" -c expert.c -o expert.o 2> err; s=$?
+is "PGOPT_UNCHECKED_FLAGS=1: -D reaches gcc, silent" "$s/$(cat err)" "0/"
+like "... every record says which flags were unchecked" "$(tail -n 1 elog/compile.jsonl)" '"unchecked_flags":\["-DPGOPT_EXPERT=1"\]'
+like "... and where the switch came from" "$(tail -n 1 elog/compile.jsonl)" '"origins":\{[^}]*"unchecked-flags":"env"'
+PGOPT_LOGDIR=$TMP/elog PGOPT_UNCHECKED_FLAGS=1 PGOPT_POLICY=$TMP/bom.policy "$W" -c main.c -o m.o 2> err
+like "... also a record whose policy needed none" "$(tail -n 1 elog/compile.jsonl)" '"unchecked_flags":\[\]'
+"$W" --pgopt-unchecked-flags=1 --pgopt-policy=$TMP/expert.policy -c expert.c -o expert2.o 2> err; s=$?
+is "... or --pgopt-unchecked-flags=1 in CC" "$s/$(cat err)" "0/"
+out=$(PGOPT_UNCHECKED_FLAGS=1 "$W" --pgopt-check-policy expert.policy 2> err); s=$?
+is "check-policy under the switch: exit 0" "$s" 0
+like "... warns for each unchecked flag" "$(cat err)" \
+	"^pgoptcc: warning: $TMP/expert.policy:2: cflags \+= -DPGOPT_EXPERT=1 is outside the policy vocabulary \(it is not an optimization option \(a macro definition changes the program, not how it is optimized\)\): used because the caller set PGOPT_UNCHECKED_FLAGS=1\$"
+like "... and says it in the JSON" "$out" '"unchecked_flags":true'
+PGOPT_UNCHECKED_FLAGS=1 "$W" --pgopt-check-policy abi.policy > /dev/null 2> err; s=$?
+is "the switch never lets an ABI flag through" "$s" 101
+printf '[global]\ncflags += -ffast-math\n' > fm.policy
+PGOPT_UNCHECKED_FLAGS=1 "$W" --pgopt-check-policy fm.policy > /dev/null 2> err; s=$?
+is "... nor the fast-math family" "$s" 101
+
+# --- the caller's profile mode (pgbuild pgo): PGOPT_PROFILE ---
+mkdir -p prof && cd prof || exit 1
+printf '# nothing but what the profile mode adds\n[global]\n' > p.policy
+export PGOPT_ROOT=$TMP/prof
+mkdir -p src/backend src/port
+cp "$TMP/src/backend/executor/exec.c" src/backend/exec.c
+printf 'int h(int x) { return x + 1; }\n' > src/port/g.c
+cp "$TMP/main.c" main.c
+for u in src/backend/exec src/port/g main; do
+	PGOPT_LOGDIR=$TMP/prof/log PGOPT_POLICY=$TMP/prof/p.policy PGOPT_PROFILE="generate src/backend/**" \
+		"$W" -O2 -c $u.c -o $u.o || echo "compile of $u failed" >&2
+done
+PGOPT_LOGDIR=$TMP/prof/log PGOPT_POLICY=$TMP/prof/p.policy PGOPT_PROFILE="generate src/backend/**" \
+	"$W" -O2 -o prog main.o src/backend/exec.o src/port/g.o 2> err; s=$?
+is "PGOPT_PROFILE=generate: the instrumented link builds" "$s/$(cat err)" "0/"
+ok "... the unit the glob names has coverage notes" test -f src/backend/exec.gcno
+ok "... the others not" test ! -e src/port/g.gcno
+like "... its record names the mode and the flags" "$(grep '"tu":"src/backend/exec.c"' log/compile.jsonl | tail -n 1)" \
+	'"added":\["-fprofile-generate","-ftest-coverage"\].*"profile":"generate src/backend/\*\*"'
+like "... the link got -fprofile-generate" "$(grep '"kind":"link"' log/compile.jsonl | tail -n 1)" '"added":\["-fprofile-generate"\]'
+./prog
+ok "... the program writes its counts" test -f src/backend/exec.gcda
+PGOPT_LOGDIR=$TMP/prof/log PGOPT_POLICY=$TMP/prof/p.policy PGOPT_PROFILE="use src/backend/**" \
+	"$W" -O2 -c src/backend/exec.c -o src/backend/exec.o 2> err; s=$?
+is "PGOPT_PROFILE=use: the optimized compile builds, silent" "$s/$(cat err)" "0/"
+like "... with the profile flags" "$(readelf -p .GCC.command.line src/backend/exec.o)" "-fprofile-use"
+PGOPT_PROFILE=generate "$W" -c src/port/g.c -o g2.o 2> err; s=$?
+is "PGOPT_PROFILE without a policy: exit 100" "$s/$(cat err)" \
+	"100/pgoptcc: error: PGOPT_PROFILE=generate: expected a policy too (PGOPT_POLICY): the profile flags are added to a policy's"
+PGOPT_POLICY=$TMP/prof/p.policy PGOPT_PROFILE=instrument "$W" -c src/port/g.c -o g2.o 2> err; s=$?
+is "PGOPT_PROFILE=instrument: exit 100, the words it takes" "$s/$(cat err)" \
+	"100/pgoptcc: error: PGOPT_PROFILE=instrument: expected generate or use, then the units' globs, got \"instrument\""
+unset PGOPT_ROOT
+export PGOPT_ROOT=$TMP
+cd "$TMP" || exit 1
 
 # --- bolt = ready ---
 printf '[global]\nbolt = ready\n' > bolt.policy

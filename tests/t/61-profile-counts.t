@@ -38,15 +38,18 @@ int main(int argc, char **argv)
 }
 C
 echo 'int psql_main(void) { return 0; }' > src/src/bin/psql/command.c
-printf '[global]\ncflags += -fprofile-generate -ftest-coverage\nldflags += -fprofile-generate\nplugin = off\n' > instr.policy
+# the profile flags come from the caller's PGOPT_PROFILE, as pgbuild pgo
+# gives them (a policy may not name them); the policy says so, as pgo's do
+printf '# PGOPT_PROFILE=generate adds -fprofile-generate -ftest-coverage\n[global]\nplugin = off\n' > instr.policy
 export PGOPT_POLICY=$TMP/instr.policy PGOPT_LOGDIR=$TMP/build/pgopt-log PGOPT_ROOT=$TMP/src
+export PGOPT_PROFILE=generate
 for u in backend/utils/hash/dynahash backend/tcop/postgres bin/psql/command; do
 	(cd "build/src/$(dirname $u)" && "$B/bin/pgoptcc" gcc -O2 -c "$TMP/src/src/$u.c" -o "$(basename $u).o")
 	is "instrumented compile of $u.c" "$?" 0
 done
 (cd build/src/backend && "$B/bin/pgoptcc" gcc -O2 -o "$TMP/prefix/bin/postgres" tcop/postgres.o utils/hash/dynahash.o)
 is "instrumented link" "$?" 0
-unset PGOPT_POLICY PGOPT_LOGDIR PGOPT_ROOT
+unset PGOPT_POLICY PGOPT_LOGDIR PGOPT_ROOT PGOPT_PROFILE
 ok "the link got -fprofile-generate" grep -q '"kind":"link".*"added":\["-fprofile-generate"\]' build/pgopt-log/compile.jsonl
 cat > prefix/pgopt-build.json <<J
 {"builddir":"$TMP/build","policy":{"path":"$TMP/instr.policy","content":"$(tr '\n' ' ' < instr.policy)"}}

@@ -4,7 +4,7 @@
 # the harnesses of tests/fuzz/ linked without libFuzzer.  Under
 # `make SANITIZE=address,undefined check` this is a sanitized replay.
 . "$(dirname "$0")/../lib/tap.sh"
-for h in policy classify json elfrec report; do
+for h in policy settings classify json elfrec report; do
 	bin=$B/tests/fuzz-replay-$h
 	n=$(find "$TOP/tests/fuzz/corpus/$h" -type f | wc -l)
 	timeout 120 "$bin" "$TOP/tests/fuzz/corpus/$h" > "$TMP/$h.out" 2> "$TMP/$h.err"; s=$?

@@ -1,6 +1,10 @@
 #!/bin/bash
 # 81-wrapper-hostile.t - inputs built to make pgoptcc hang or crash: each is
-# refused (or handed to gcc unchanged) within seconds, never a signal.
+# refused (or handed to gcc unchanged) within seconds, never a signal.  Files
+# pgoptcc reads (the policy, its hot/cold lists, @files, the compile log) that
+# are FIFOs, devices or over 16 MiB are refused with a sentence; each case
+# runs under a timeout and a 1 GB address-space limit, so a pgoptcc that
+# reads /dev/zero fails the test instead of the machine.
 . "$(dirname "$0")/../lib/tap.sh"
 W=$B/bin/pgoptcc
 cd "$TMP" || exit 1
@@ -47,5 +51,58 @@ is "many brace groups: policy error 101" "$s" 101
 like "many brace groups: says the limit" "$(cat err)" "wide.policy:1: bad glob .*expected at most 32 '\{' in a glob"
 printf '[src/{a,b}/**/[!x]*.c]\ncflags += -O3\n' > fine.policy
 ok "ordinary globs still parse" "$W" --pgopt-check-policy fine.policy
+
+# --- unbounded inputs: devices, FIFOs, huge files ---
+# run CMD under a 20 s timeout and a 1 GB address-space limit
+bounded() { ( ulimit -v 1000000; exec timeout 20 "$@" ); }
+mkfifo fifo
+printf '[global]\nhot = /dev/zero\n' > zero.policy
+printf '[global]\n\ncold = fifo\n' > fifo.policy
+truncate -s 17M big.txt
+printf '[global]\nhot = big.txt\n' > big.policy
+for c in "zero:2:the hot list /dev/zero: it is a character device, expected a regular file" \
+	"fifo:3:the cold list $TMP/fifo: it is a FIFO, expected a regular file" \
+	"big:2:the hot list $TMP/big.txt: it is larger than 16 MiB"; do
+	p=${c%%:*}; rest=${c#*:}; line=${rest%%:*}; what=${rest#*:}
+	PGOPT_POLICY=$TMP/$p.policy bounded "$W" -c a.c -o l.o 2> err; s=$?
+	is "$p list in a build: exit 101 at once (no hang, no memory blow-up)" "$s" 101
+	is "$p list in a build: one line naming file:line and why" "$(cat err)" \
+		"pgoptcc: error: $TMP/$p.policy:$line: cannot read $what"
+	bounded "$W" --pgopt-check-policy $p.policy > /dev/null 2> err; s=$?
+	is "$p list in check-policy: exit 101" "$s" 101
+done
+for p in /dev/zero "$TMP/fifo"; do
+	bounded "$W" --pgopt-check-policy "$p" > /dev/null 2> err; s=$?
+	is "check-policy $p: exit 101 at once" "$s" 101
+	like "check-policy $p: refused by kind" "$(cat err)" "^pgoptcc: error: $p: cannot read policy: it is a (character device|FIFO), expected a regular file\$"
+	PGOPT_POLICY=$p bounded "$W" -c a.c -o l.o 2> err; s=$?
+	is "PGOPT_POLICY=$p: exit 101 at once" "$s" 101
+done
+# the plugin reads the lists itself in cc1: a FIFO or a device there is
+# refused at once too (gcc's error, status 1), never read
+PLUGIN=$B/lib/pgoptcc/pgopt.so
+for l in "$TMP/fifo" /dev/zero; do
+	bounded gcc -c a.c -o pl.o -fplugin="$PLUGIN" -fplugin-arg-pgopt-hot="$l" 2> err; s=$?
+	is "plugin with hot=$l: gcc fails at once (1)" "$s" 1
+	like "plugin with hot=$l: says what it expected" "$(cat err)" "pgopt: .*-fplugin-arg-pgopt-hot=$l.*: expected a regular file"
+done
+# the compile log: a FIFO there blocked every compile's open; a link was
+# followed (as root: appended to wherever it points)
+mkdir -p flog slog
+mkfifo flog/compile.jsonl
+echo keep > target
+ln -s "$TMP/target" slog/compile.jsonl
+PGOPT_LOGDIR=$TMP/flog bounded "$W" -c a.c -o l.o 2> err; s=$?
+is "compile.jsonl a FIFO: exit 104 at once" "$s" 104
+like "... saying so" "$(cat err)" "cannot open compile log $TMP/flog/compile.jsonl: it is a FIFO, expected a regular file"
+PGOPT_LOGDIR=$TMP/slog bounded "$W" -c a.c -o l.o 2> err; s=$?
+is "compile.jsonl a symbolic link: exit 104" "$s" 104
+like "... saying so" "$(cat err)" "cannot open compile log $TMP/slog/compile.jsonl: it is a symbolic link, expected a regular file"
+is "... the link's target untouched" "$(cat target)" keep
+# an @file that is a FIFO or a device: the command goes to gcc unchanged
+# (too hard), pgoptcc itself neither blocks nor reads without end
+PGOPT_POLICY=$TMP/o3.policy bounded "$W" -c a.c -o rz.o @/dev/zero 2> err; s=$?
+ok "@/dev/zero: no hang (timeout 20 s) and no memory blow-up in pgoptcc" test "$s" != 124 -a "$s" != 106
+like "@/dev/zero: logged as too_hard" "$(tail -n1 log/compile.jsonl)" '"reason":"too_hard"'
 
 done_testing

@@ -1,7 +1,9 @@
 #!/bin/bash
 # 83-security.t - the temporary cluster listens on a unix socket in a 0700
 # directory and on no TCP port; logs are never world-writable, whatever the
-# umask; flags from a policy and from @files never pass through a shell.
+# umask; flags from a policy and from @files never pass through a shell; a
+# policy cannot make the compiler run planted code or write what it should
+# not (-B, -fplugin=, -E: refused at load, the planted programs never run).
 # (Odd file names and -D values on the command line: 10-wrapper-compile.t.)
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/bench.sh"
@@ -39,11 +41,16 @@ is "umask 000: nothing in the log tree is world-writable" \
 	"$(find log -perm -o+w -printf '%m %p\n')" ""
 
 # --- policy flags and @file contents reach gcc as argv words, no shell ---
+# (-D is no optimization option: a policy may hold one only when the caller
+# sets PGOPT_UNCHECKED_FLAGS=1, which is how this check gets one through)
 printf '#define STR(x) #x\n#define XSTR(x) STR(x)\n_Static_assert(sizeof(XSTR(Q)) == sizeof("a b;$(touch PWNED)`touch PWNED2`"), "Q");\nint g;\n' > q.c
 cat > q.policy <<'POL'
 [global]
 cflags += "-DQ=a b;$(touch PWNED)`touch PWNED2`" '-DR=x;y'
 POL
+PGOPT_PLUGIN= PGOPT_POLICY=$TMP/q.policy "$W" -c q.c -o q.o 2> q.err; s=$?
+is "a -D in a policy: refused (101) without the caller's switch" "$s" 101
+export PGOPT_UNCHECKED_FLAGS=1
 PGOPT_PLUGIN= PGOPT_POLICY=$TMP/q.policy "$W" -c q.c -o q.o 2> q.err
 ok "policy flag with spaces, \$() and backquotes arrives as one word" test -s q.o
 printf '%s\n' "'-DQ=a b;\$(touch PWNED)\`touch PWNED2\`'" '-c q.c -o rsp.o' > q.rsp
@@ -52,4 +59,38 @@ ok "@file word with spaces and \$() arrives as one word" test -s rsp.o
 PGOPT_PLUGIN= PGOPT_PREFIX="env" PGOPT_POLICY=$TMP/q.policy "$W" -c q.c -o qp.o 2> qp.err
 ok "with a PGOPT_PREFIX too" test -s qp.o
 is "no command substitution ran" "$(ls PWNED* 2>/dev/null)" ""
+unset PGOPT_UNCHECKED_FLAGS
+
+# --- a policy cannot run planted code or write what it should not ---
+# a planted assembler (-B) and a planted plugin (-fplugin=): refused at
+# load, neither ever runs (as root they ran)
+mkdir -p planted
+printf '#!/bin/sh\ntouch %s/RAN-AS\nexec as "$@"\n' "$TMP" > planted/as
+chmod 755 planted/as
+gcc -shared -fPIC -o planted/evil.so -x c - <<'C' 2>/dev/null
+#include <stdio.h>
+int plugin_is_GPL_compatible;
+__attribute__((constructor)) static void ran(void) { FILE *f = fopen("RAN-PLUGIN", "w"); if (f) fclose(f); }
+int plugin_init(void *a, void *b) { (void)a; (void)b; return 0; }
+C
+printf '[global]\ncflags += -B%s/planted/\n' "$TMP" > b.policy
+PGOPT_POLICY=$TMP/b.policy "$W" -c a.c -o b.o 2> err; s=$?
+is "-B in a policy: exit 101" "$s" 101
+like "... loads code, says why" "$(cat err)" "b.policy:2: cannot add -B$TMP/planted/: it loads code"
+ok "... the planted assembler never ran" test ! -e RAN-AS
+ok "... no object" test ! -e b.o
+if [ -s planted/evil.so ]; then
+	printf '[global]\ncflags += -fplugin=%s/planted/evil.so\n' "$TMP" > pl.policy
+	PGOPT_POLICY=$TMP/pl.policy "$W" -c a.c -o pl.o 2> err; s=$?
+	is "-fplugin= in a policy: exit 101" "$s" 101
+	like "... a GCC plugin, says why" "$(cat err)" "pl.policy:2: cannot add -fplugin=$TMP/planted/evil.so: it loads code \(a GCC plugin\)"
+	ok "... the planted plugin never ran" test ! -e RAN-PLUGIN
+else
+	skip "cannot build the planted plugin (no shared-object support?)" 3
+fi
+# -E put C source into a .o and exited 0
+printf '[global]\ncflags += -E\n' > e.policy
+PGOPT_POLICY=$TMP/e.policy "$W" -c a.c -o e.o 2> err; s=$?
+is "-E in a policy: exit 101, no object of preprocessed source" "$s" 101
+ok "... no e.o" test ! -e e.o
 done_testing

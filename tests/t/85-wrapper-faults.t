@@ -4,8 +4,10 @@
 # log 104, missing plugin 105, PGOPT_FAILSAFE=passthrough): a plugin built
 # for another GCC or not a plugin at all (gcc's own error; under failsafe the
 # compile is retried unchanged), a policy that is a directory, the log and
-# the plugin's sidecars on a full filesystem.  Each is one line per tool and
-# a documented exit status; no half-written log record.
+# the plugin's sidecars on a full filesystem (the object of a compile whose
+# record cannot be written is removed, so that make compiles it again).
+# Each is one line per tool and a documented exit status; no half-written
+# log record.
 . "$(dirname "$0")/../lib/tap.sh"
 W=$B/bin/pgoptcc
 cd "$TMP" || exit 1
@@ -61,7 +63,7 @@ like "junk plugin: gcc says it cannot load it" "$(cat err)" "cannot load plugin 
 mkdir -p pdir
 PGOPT_POLICY=$TMP/pdir "$W" -c a.c -o x.o 2> err; s=$?
 is "policy is a directory: exit 101" "$s" 101
-is "policy is a directory: one line" "$(cat err)" "pgoptcc: error: $TMP/pdir: cannot read policy: Is a directory"
+is "policy is a directory: one line" "$(cat err)" "pgoptcc: error: $TMP/pdir: cannot read policy: it is a directory, expected a regular file"
 
 # failsafe builds on without the plugin, but cannot invent a compiler
 PGOPT_FAILSAFE=passthrough PGOPT_PLUGIN=$TMP/none.so PGOPT_LOGDIR=$TMP/fslog "$W" -c a.c -o fs.o 2> err; s=$?
@@ -78,11 +80,31 @@ if [ "$(id -u)" = 0 ] && mkdir -p full && mount -t tmpfs -o size=16k tmpfs full;
 	is "log filesystem with room: logged" "$s" 0
 	head -c 65536 /dev/zero > full/fill 2>/dev/null
 	# a new log file needs a new page: there is none left
+	ok "the first compile made l.o" test -s l.o
 	PGOPT_PLUGIN=off PGOPT_LOGDIR=$TMP/full/log2 "$W" -c a.c -o l.o 2> err; s=$?
 	is "full log filesystem: exit 104" "$s" 104
-	is "full log filesystem: one line" "$(cat err)" \
-		"pgoptcc: error: cannot write the compile log $TMP/full/log2/compile.jsonl: No space left on device"
+	is "full log filesystem: one line, naming the object it removed" "$(cat err)" \
+		"pgoptcc: error: cannot write the compile log $TMP/full/log2/compile.jsonl: No space left on device (removed l.o, so that make builds it again)"
 	is "full log filesystem: no half record left" "$(stat -c %s full/log2/compile.jsonl)" 0
+	ok "full log filesystem: the object without a record is gone" test ! -e l.o
+	# make: the failed compile leaves nothing make takes as up to date;
+	# with room again, the next make compiles it (and logs it)
+	printf 'all: m.o\nm.o: a.c\n\t$(CC) -c a.c -o m.o\n' > Makefile
+	make -s CC="$W" PGOPT_PLUGIN=off PGOPT_LOGDIR=$TMP/full/log2 > make.out 2>&1; s=$?
+	ok "full log filesystem: make fails" test "$s" != 0
+	ok "... and leaves no m.o" test ! -e m.o
+	rm -f full/fill
+	make -s CC="$W" PGOPT_PLUGIN=off PGOPT_LOGDIR=$TMP/full/log2 > make.out 2>&1; s=$?
+	is "room again: the second make succeeds" "$s" 0
+	ok "... it compiled m.o" test -s m.o
+	like "... and logged it" "$(tail -n 1 full/log2/compile.jsonl)" '"output":"m.o"'
+	# only what this compile made is removed: an object it did not write
+	# (a compile that fails before gcc writes) stays
+	head -c 65536 /dev/zero > full/fill 2>/dev/null
+	cp m.o keep.o
+	PGOPT_PLUGIN=off PGOPT_LOGDIR=$TMP/full/log4 "$W" -c no-such.c -o keep.o 2> err; s=$?
+	is "a failed compile with a full log: 104" "$s" 104
+	ok "... keep.o, which it did not write, is still there" cmp m.o keep.o
 	PGOPT_FAILSAFE=passthrough PGOPT_PLUGIN=off PGOPT_LOGDIR=$TMP/full/log2 "$W" -c a.c -o l.o 2> err; s=$?
 	is "full log filesystem + failsafe: builds" "$s" 0
 	# the plugin's sidecar cannot be written either: one line from each tool

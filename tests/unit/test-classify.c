@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "classify.h"
@@ -203,6 +204,23 @@ static void test_respfile_expand(void **state)
 		free(at);
 	}
 	strvec_clear(&out);
+	/* a FIFO or a device: too hard (gcc gets the command), never read */
+	{
+		char *fifo = malloc(strlen(dir) + 10);
+		sprintf(fifo, "%s/fifo", dir);
+		assert_int_equal(mkfifo(fifo, 0644), 0);
+		char *at = malloc(strlen(fifo) + 2);
+		sprintf(at, "@%s", fifo);
+		const char *argv[] = { "-c", at };
+		assert_int_equal(respfile_expand(2, argv, &out), -1);
+		strvec_clear(&out);
+		const char *argv2[] = { "-c", "@/dev/zero" };
+		assert_int_equal(respfile_expand(2, argv2, &out), -1);
+		strvec_clear(&out);
+		unlink(fifo);
+		free(at);
+		free(fifo);
+	}
 	unlink(f1); unlink(f2); unlink(f3); rmdir(dir);
 	free(f1); free(f2); free(f3);
 }

@@ -133,6 +133,21 @@ static void test_read_bounded(void **state)
 	assert_int_equal(sfs_read(topfd, "r/big", 4096, 0, &out, NULL), 4096);
 	assert_int_equal(sfs_read(topfd, "r/big", 4095, 0, &out, NULL), -1);
 	free(big);
+
+	/* through a descriptor the caller opened (and checked): the same rules */
+	{
+		int fd = openat(topfd, "r/ok", O_RDONLY | O_NONBLOCK);
+		strbuf_setlen(&out, 0);
+		assert_int_equal(sfs_read_fd(fd, "r/ok", 100, &out, &err), 6);
+		assert_string_equal(out.buf, "hello\n");
+		close(fd);
+		fd = open(fifo, O_RDONLY | O_NONBLOCK);
+		strbuf_setlen(&err, 0);
+		assert_int_equal(sfs_read_fd(fd, "the fifo", 100, &out, &err), -1);
+		assert_int_equal(errno, EINVAL);
+		assert_non_null(strstr(err.buf, "cannot read the fifo: it is a FIFO, expected a regular file"));
+		close(fd);
+	}
 	free(fifo);
 	strbuf_release(&out);
 	strbuf_release(&err);

@@ -1,6 +1,9 @@
 /*
  * test-policy.c - policy parsing (every error names file:line and what was
- * expected), glob matching, policy application and TU naming.
+ * expected), the flag vocabulary (vocab.c: its table's order, what it
+ * refuses and why, the vetted -Wl, options), the caller's switches
+ * (POLICY_UNCHECKED, the profile mode), bounded reads of the lists, glob
+ * matching, policy application and TU naming.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,11 +15,16 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <fcntl.h>
+
 #include "glob.h"
 #include "policy.h"
+#include "safefs.h"
 #include "strbuf.h"
 #include "strvec.h"
 #include "tu.h"
+#include "vocab.h"
 
 static int parse(const char *text, struct policy *p, struct strbuf *err)
 {
@@ -96,6 +104,74 @@ static const struct bad bad_policies[] = {
 	{ "[global]\nplugin = perhaps\n", "/p/x.policy:2: expected plugin = on or off, got \"perhaps\"" },
 	{ "[global]\nmarch =\n", "/p/x.policy:2: expected one CPU name after march =" },
 	{ "[global]\nhot =\n", "/p/x.policy:2: expected a file name after hot =" },
+	/* a key set twice: both lines named (the [global] keys are the
+	 * policy's, march a section's) */
+	{ "[global]\nlto = on\ncflags += -O2\nlto = off\n", "/p/x.policy:4: expected lto once (line 2 sets it already)" },
+	{ "[global]\nbolt = ready\n[a.c]\ncflags += -O3\n[global]\nbolt = off\n", "/p/x.policy:6: expected bolt once (line 2 sets it already)" },
+	{ "[global]\nplugin = on\nplugin = on\n", "/p/x.policy:3: expected plugin once (line 2 sets it already)" },
+	{ "[global]\nhot = a.txt\nhot = b.txt\n", "/p/x.policy:3: expected hot once (line 2 sets it already)" },
+	{ "[global]\ncold = a.txt\n\ncold = a.txt\n", "/p/x.policy:4: expected cold once (line 2 sets it already)" },
+	{ "[a.c]\nmarch = native\nmarch = znver3\n", "/p/x.policy:3: expected march once in [a.c] (line 2 sets it already)" },
+	/* the vocabulary: what loads code */
+	{ "[global]\ncflags += -fplugin=/tmp/evil.so\n", "/p/x.policy:2: cannot add -fplugin=/tmp/evil.so: it loads code (a GCC plugin)" },
+	{ "[global]\ncflags += -fplugin-arg-x-y=1\n", "/p/x.policy:2: cannot add -fplugin-arg-x-y=1: it loads code (a GCC plugin)" },
+	{ "[a.c]\ncflags += -O2 -B /tmp/x\n", "/p/x.policy:2: cannot add -B: it loads code (where the driver finds cc1, as and ld)" },
+	{ "[a.c]\ncflags += -B/tmp/x\n", "/p/x.policy:2: cannot add -B/tmp/x: it loads code (where the driver finds cc1, as and ld)" },
+	{ "[global]\ncflags += --prefix=/tmp/x\n", "/p/x.policy:2: cannot add --prefix=/tmp/x: it loads code (where the driver finds cc1, as and ld)" },
+	{ "[global]\ncflags += -specs=/tmp/s\n", "/p/x.policy:2: cannot add -specs=/tmp/s: it loads code (a specs file can run any program)" },
+	{ "[global]\ncflags += -iplugindir=/tmp\n", "/p/x.policy:2: cannot add -iplugindir=/tmp: it loads code (where GCC finds plugins)" },
+	{ "[global]\ncflags += -wrapper\n", "/p/x.policy:2: cannot add -wrapper: it loads code (another program run around the compiler)" },
+	{ "[global]\nldflags += -l:evil.so\n", "/p/x.policy:2: cannot add -l:evil.so: it loads code (a library)" },
+	{ "[global]\nldflags += -lm\n", "/p/x.policy:2: cannot add -lm: it loads code (a library)" },
+	{ "[global]\ncflags += -fsanitize=address\n", "/p/x.policy:2: cannot add -fsanitize=address: it loads code (a sanitizer runtime)" },
+	{ "[global]\ncflags += -fopenmp\n", "/p/x.policy:2: cannot add -fopenmp: it loads code (libgomp)" },
+	{ "[global]\nldflags += -Wl,-plugin=/x.so\n", "/p/x.policy:2: cannot add -Wl,-plugin=/x.so: it loads code (the linker option -plugin=/x.so is outside the vetted set: -Wl,-O1, --gc-sections, --as-needed, --emit-relocs, --hash-style=, --build-id, --icf=, --sort-common, -z relro, -z now, -z noexecstack ...)" },
+	{ "[global]\nldflags += -fuse-ld=evil\n", "/p/x.policy:2: cannot add -fuse-ld=evil: it loads code (another linker program; ldflags may name -fuse-ld=bfd, gold, lld or mold)" },
+	/* ... names a path */
+	{ "[global]\ncflags += --sysroot=/tmp/root\n", "/p/x.policy:2: cannot add --sysroot=/tmp/root: it names a path (the system root)" },
+	{ "[global]\ncflags += -imacros /tmp/m.h\n", "/p/x.policy:2: cannot add -imacros: it names a path (a file to include or an include directory)" },
+	{ "[global]\ncflags += -include x.h\n", "/p/x.policy:2: cannot add -include: it names a path (a file to include or an include directory)" },
+	{ "[global]\ncflags += -I/tmp/inc\n", "/p/x.policy:2: cannot add -I/tmp/inc: it names a path (an include directory)" },
+	{ "[global]\nldflags += -L/tmp\n", "/p/x.policy:2: cannot add -L/tmp: it names a path (a library directory)" },
+	{ "[global]\ncflags += -ffile-prefix-map=/a=/b\n", "/p/x.policy:2: cannot add -ffile-prefix-map=/a=/b: it names a path (a rewrite of the paths recorded in the object)" },
+	{ "[global]\ncflags += -finstrument-functions-exclude-file-list=/usr/include\n", "/p/x.policy:2: cannot add -finstrument-functions-exclude-file-list=/usr/include: it names a path (its value is a path)" },
+	{ "[global]\nldflags += -Wl,-rpath,/tmp\n", "/p/x.policy:2: cannot add -Wl,-rpath,/tmp: it names a path (the linker option -rpath is outside the vetted set: -Wl,-O1, --gc-sections, --as-needed, --emit-relocs, --hash-style=, --build-id, --icf=, --sort-common, -z relro, -z now, -z noexecstack ...)" },
+	/* ... changes what the compiler produces */
+	{ "[global]\ncflags += -o /etc/passwd\n", "/p/x.policy:2: cannot add -o: it changes what the compiler produces (the output file)" },
+	{ "[global]\ncflags += -E\n", "/p/x.policy:2: cannot add -E: it changes what the compiler produces (preprocessed source instead of an object)" },
+	{ "[global]\ncflags += -S\n", "/p/x.policy:2: cannot add -S: it changes what the compiler produces (assembler code instead of an object)" },
+	{ "[global]\ncflags -= -c\n", "/p/x.policy:2: cannot remove -c: it changes what the compiler produces (a compile instead of a link)" },
+	{ "[global]\ncflags += -fsyntax-only\n", "/p/x.policy:2: cannot add -fsyntax-only: it changes what the compiler produces (no object at all)" },
+	{ "[global]\ncflags += -x c++\n", "/p/x.policy:2: cannot add -x: it changes what the compiler produces (the language the input is read as)" },
+	{ "[global]\ncflags += -xc++\n", "/p/x.policy:2: cannot add -xc++: it changes what the compiler produces (the language the input is read as)" },
+	{ "[global]\ncflags += -save-temps=obj\n", "/p/x.policy:2: cannot add -save-temps=obj: it changes what the compiler produces (intermediate files kept)" },
+	{ "[global]\ncflags += -Wa,-adhln=/tmp/l\n", "/p/x.policy:2: cannot add -Wa,-adhln=/tmp/l: it changes what the compiler produces (options for the assembler, unchecked)" },
+	{ "[global]\ncflags += -Wp,-MD,/tmp/d\n", "/p/x.policy:2: cannot add -Wp,-MD,/tmp/d: it changes what the compiler produces (options for the preprocessor, unchecked)" },
+	{ "[global]\ncflags += -Xassembler --x\n", "/p/x.policy:2: cannot add -Xassembler: it changes what the compiler produces (an option for another program, unchecked)" },
+	{ "[global]\ncflags += -fdump-tree-all\n", "/p/x.policy:2: cannot add -fdump-tree-all: it changes what the compiler produces (dump files)" },
+	{ "[global]\ncflags += -fstack-usage\n", "/p/x.policy:2: cannot add -fstack-usage: it changes what the compiler produces (.su files)" },
+	{ "[global]\ncflags += -fopt-info-inline=inl.txt\n", "/p/x.policy:2: cannot add -fopt-info-inline=inl.txt: it changes what the compiler produces (-fopt-info with a file writes to it)" },
+	{ "[global]\ncflags += -MD\n", "/p/x.policy:2: cannot add -MD: it changes what the compiler produces (dependency information)" },
+	{ "[global]\ncflags += -gsplit-dwarf\n", "/p/x.policy:2: cannot add -gsplit-dwarf: it changes what the compiler produces (.dwo files beside the object)" },
+	{ "[a.c]\ncflags += -fprofile-generate=/tmp/prof\n", "/p/x.policy:2: cannot add -fprofile-generate=/tmp/prof: it changes what the compiler produces (profile instrumentation or feedback: pgbuild pgo adds it through PGOPT_PROFILE)" },
+	{ "[a.c]\ncflags += -fprofile-use\n", "/p/x.policy:2: cannot add -fprofile-use: it changes what the compiler produces (profile instrumentation or feedback: pgbuild pgo adds it through PGOPT_PROFILE)" },
+	{ "[a.c]\ncflags += -ftest-coverage\n", "/p/x.policy:2: cannot add -ftest-coverage: it changes what the compiler produces (profile instrumentation or feedback: pgbuild pgo adds it through PGOPT_PROFILE)" },
+	{ "[a.c]\ncflags += -fno-profile-use\n", "/p/x.policy:2: cannot add -fno-profile-use: it changes what the compiler produces (profile instrumentation or feedback: pgbuild pgo adds it through PGOPT_PROFILE)" },
+	{ "[global]\nldflags += -fprofile-generate\n", "/p/x.policy:2: cannot add -fprofile-generate: it changes what the compiler produces (profile instrumentation or feedback: pgbuild pgo adds it through PGOPT_PROFILE)" },
+	/* ... is not an optimization option */
+	{ "[global]\ncflags += -DNDEBUG\n", "/p/x.policy:2: cannot add -DNDEBUG: it is not an optimization option (a macro definition changes the program, not how it is optimized)" },
+	{ "[global]\ncflags -= -D_FORTIFY_SOURCE=2\n", "/p/x.policy:2: cannot remove -D_FORTIFY_SOURCE=2: it is not an optimization option (a macro definition changes the program, not how it is optimized)" },
+	{ "[global]\ncflags += -UNDEBUG\n", "/p/x.policy:2: cannot add -UNDEBUG: it is not an optimization option (a macro definition changes the program, not how it is optimized)" },
+	{ "[global]\ncflags += -std=gnu89\n", "/p/x.policy:2: cannot add -std=gnu89: it is not an optimization option" },
+	{ "[global]\nldflags += -shared\n", "/p/x.policy:2: cannot add -shared: it is not an optimization option" },
+	{ "[global]\ncflags += --param max-inline-insns-auto=30\n", "/p/x.policy:2: cannot add --param: it is not an optimization option (write --param=NAME=VALUE as one word)" },
+	{ "[global]\ncflags += -Wl,-O1\n", "/p/x.policy:2: cannot add -Wl,-O1: it is a link option: write it as ldflags += -Wl,-O1" },
+	{ "[global]\ncflags += -fuse-ld=gold\n", "/p/x.policy:2: cannot add -fuse-ld=gold: it is a link option: write it as ldflags += -fuse-ld=gold" },
+	{ "[global]\nldflags += -Wl,--wrap=malloc\n", "/p/x.policy:2: cannot add -Wl,--wrap=malloc: it is not an optimization option (the linker option --wrap=malloc is outside the vetted set: -Wl,-O1, --gc-sections, --as-needed, --emit-relocs, --hash-style=, --build-id, --icf=, --sort-common, -z relro, -z now, -z noexecstack ...)" },
+	{ "[global]\nldflags += -Wl,-z,execstack\n", "/p/x.policy:2: cannot add -Wl,-z,execstack: it is not an optimization option (the linker option -z execstack is outside the vetted set: -Wl,-O1, --gc-sections, --as-needed, --emit-relocs, --hash-style=, --build-id, --icf=, --sort-common, -z relro, -z now, -z noexecstack ...)" },
+	{ "[global]\nldflags += -Wl,-O1,--defsym=x=1\n", "/p/x.policy:2: cannot add -Wl,-O1,--defsym=x=1: it is not an optimization option (the linker option --defsym=x=1 is outside the vetted set: -Wl,-O1, --gc-sections, --as-needed, --emit-relocs, --hash-style=, --build-id, --icf=, --sort-common, -z relro, -z now, -z noexecstack ...)" },
+	{ "[global]\nldflags += -Wl,-z\n", "/p/x.policy:2: cannot add -Wl,-z: it is not an optimization option (-z without its keyword)" },
+	{ "[a.c]\nmarch = /tmp/x\n", "/p/x.policy:2: cannot add -march=/tmp/x: it names a path (its value is a path)" },
 };
 
 static void test_errors(void **state)
@@ -121,7 +197,19 @@ static void test_accepted(void **state)
 		"\xEF\xBB\xBF# comment\n[a.c]\ncflags -= -g\n",
 		"[global]\ncflags += -m64 -march=native -mtune=native -fno-plt -fpic\n",
 		"[global]\ncflags += -fcall-graph -fpack -fshort\n",  /* not the ABI prefixes */
-		"[global]\nbolt = ready\nbolt = off\nlto = off\nplugin = on\n",
+		"[global]\nbolt = ready\nlto = off\nplugin = on\n",
+		"[global]\nbolt = off\n",
+		/* the vocabulary: optimization and code generation, in both */
+		"[global]\ncflags += -O3 -Os -Og -g -g3 -gdwarf-5 -ggdb -flto=auto -flto-partition=one -ffat-lto-objects -fuse-linker-plugin\n",
+		"[global]\ncflags += --param=max-inline-insns-auto=30 -Wall -Wno-error=coverage-mismatch -Werror -w -pedantic\n",
+		"[global]\ncflags += -fno-omit-frame-pointer -fstack-protector-strong -fcf-protection=full -fPIC -fno-semantic-interposition -fipa-pta -fopenmp-simd\n",
+		"[global]\ncflags += -mtune=generic -march=x86-64-v3 -mno-avx512f -mprefer-vector-width=256 -fopt-info-inline-optimized -fno-lto\n",
+		"[global]\ncflags -= -g -O2 -fstack-protector-strong -Werror\n",
+		/* links: the compile options and the vetted linker options */
+		"[global]\nldflags += -O2 -flto=auto -fuse-linker-plugin -fuse-ld=gold -fuse-ld=lld -Wl,-O1 -Wl,--gc-sections -Wl,--as-needed -Wl,--emit-relocs -Wl,-q\n",
+		"[global]\nldflags += -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack -Wl,-zrelro,-znow -Wl,-O1,--sort-common,--as-needed,-z,relro,-z,now\n",
+		"[global]\nldflags += -Wl,--hash-style=gnu -Wl,--build-id -Wl,--build-id=sha1 -Wl,--icf=all -Wl,-z,max-page-size=0x200000 -Wl,-Bsymbolic-functions\n",
+		"[global]\nldflags -= -Wl,-z,relro -Wl,--as-needed\n",
 		"[global]\nbolt = off\n[a.c]\ncflags += -freorder-blocks-and-partition\n",
 		NULL,
 	};
@@ -192,6 +280,141 @@ static void test_nul_byte(void **state)
 	assert_int_equal(policy_parse(&p, "/p/x.policy", "[global]\0x", 10, &err), -1);
 	assert_string_equal(err.buf, "/p/x.policy:1: expected a text file (found a NUL byte)");
 	policy_release(&p);
+	/* at the line it is on, not line 1 */
+	strbuf_reset(&err);
+	assert_int_equal(policy_parse(&p, "/p/x.policy", "[global]\n# c\ncflags += -O3\0\n", 27, &err), -1);
+	assert_string_equal(err.buf, "/p/x.policy:3: expected a text file (found a NUL byte)");
+	policy_release(&p);
+	/* after a byte-order mark too */
+	strbuf_reset(&err);
+	assert_int_equal(policy_parse(&p, "/p/x.policy", "\xEF\xBB\xBF[global]\n\0", 13, &err), -1);
+	assert_string_equal(err.buf, "/p/x.policy:2: expected a text file (found a NUL byte)");
+	policy_release(&p);
+	strbuf_release(&err);
+}
+
+/* The vocabulary table: sorted, every refusal with a reason, no row that
+ * is both a refusal and link-only. */
+static void test_vocab_table(void **state)
+{
+	size_t n;
+	const struct vocab_row *t = vocab_table(&n);
+	struct strbuf why = STRBUF_INIT;
+	(void)state;
+	assert_true(n > 50);
+	for (size_t i = 1; i < n; i++)
+		if (strcmp(t[i - 1].name, t[i].name) >= 0)
+			fail_msg("vocab table not sorted: \"%s\" before \"%s\"", t[i - 1].name, t[i].name);
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].cls != VOCAB_OK && !t[i].why)
+			fail_msg("row %s: a refusal without a reason", t[i].name);
+		if (t[i].cls != VOCAB_OK && (t[i].flags & VOCAB_LINK_ONLY))
+			fail_msg("row %s: link-only refusal", t[i].name);
+	}
+	/* the longest row wins; -fno-X is -fX */
+	assert_int_equal(vocab_check("-fplugin-arg-pgopt-x=1", 0, &why), VOCAB_CODE);
+	assert_int_equal(vocab_check("-fno-sanitize=all", 0, &why), VOCAB_CODE);
+	assert_int_equal(vocab_check("-fuse-ld=mold", 1, &why), VOCAB_OK);
+	assert_int_equal(vocab_check("-fuse-ld=mold", 0, &why), VOCAB_OTHER);
+	assert_int_equal(vocab_check("-floop-nest-optimize", 0, &why), VOCAB_OK);
+	assert_int_equal(vocab_check("-Waddress", 0, &why), VOCAB_OK);   /* not -Wa, */
+	assert_int_equal(vocab_check("-Wpedantic", 0, &why), VOCAB_OK);  /* not -Wp, */
+	assert_int_equal(vocab_check("-Wlogical-op", 1, &why), VOCAB_OK); /* not -Wl, */
+	assert_int_equal(vocab_check("-pg", 0, &why), VOCAB_OUTPUT);
+	assert_int_equal(vocab_check("-pipe", 0, &why), VOCAB_OTHER);
+	assert_int_equal(vocab_check("-Wl,--hash-style=/x", 1, &why), VOCAB_PATH);
+	{
+		/* -fno- of any length is normalised (no fixed buffer to slip past) */
+		char longflag[600];
+		snprintf(longflag, sizeof(longflag), "-fno-sanitize=%0500d", 0);
+		assert_int_equal(vocab_check(longflag, 0, &why), VOCAB_CODE);
+	}
+	strbuf_release(&why);
+}
+
+/* The caller's switch (PGOPT_UNCHECKED_FLAGS=1): flags outside the
+ * vocabulary are used, each a warning and marked; the semantic and ABI
+ * refusals stay. */
+static void test_unchecked(void **state)
+{
+	struct policy p;
+	struct strbuf err = STRBUF_INIT;
+	struct strvec args = STRVEC_INIT;
+	struct policy_result res;
+	const char *text = "[global]\ncflags += -O2 '-DX=a b' -fplugin=/x.so\n";
+	(void)state;
+	assert_int_equal(policy_parse(&p, "/p/x.policy", text, strlen(text), &err), -1);
+	policy_release(&p);
+	strbuf_reset(&err);
+	assert_int_equal(policy_parse_flags(&p, "/p/x.policy", text, strlen(text), POLICY_UNCHECKED, &err), 0);
+	assert_int_equal(p.warnings.nr, 2);
+	assert_string_equal(p.warnings.v[0],
+			    "/p/x.policy:2: cflags += -DX=a b is outside the policy vocabulary (it is not an optimization option (a macro definition changes the program, not how it is optimized)): used because the caller set PGOPT_UNCHECKED_FLAGS=1");
+	assert_null(p.sections[0].ops[0].unchecked);
+	assert_non_null(p.sections[0].ops[1].unchecked);
+	strvec_pushl(&args, "-c", "a.c", NULL);
+	policy_apply(&p, "a.c", &args, &res);
+	assert_int_equal(res.unchecked.nr, 2);
+	assert_string_equal(res.unchecked.v[0], "-DX=a b");
+	assert_string_equal(res.unchecked.v[1], "-fplugin=/x.so");
+	assert_int_equal(strvec_find(&args, "-DX=a b") >= 0, 1);
+	policy_result_release(&res);
+	strvec_clear(&args);
+	policy_release(&p);
+	/* never the fast-math family, the ABI or the required flags */
+	text = "[global]\ncflags += -ffast-math\n";
+	assert_int_equal(policy_parse_flags(&p, "/p/x.policy", text, strlen(text), POLICY_UNCHECKED, &err), -1);
+	policy_release(&p);
+	text = "[global]\ncflags += -fshort-enums\n";
+	assert_int_equal(policy_parse_flags(&p, "/p/x.policy", text, strlen(text), POLICY_UNCHECKED, &err), -1);
+	policy_release(&p);
+	text = "[global]\ncflags -= -fwrapv\n";
+	assert_int_equal(policy_parse_flags(&p, "/p/x.policy", text, strlen(text), POLICY_UNCHECKED, &err), -1);
+	policy_release(&p);
+	strbuf_release(&err);
+}
+
+/* The profile mode pgbuild pgo sets (PGOPT_PROFILE). */
+static void test_profile(void **state)
+{
+	struct policy_profile pp;
+	struct strbuf err = STRBUF_INIT;
+	static const struct { const char *tu, *mode, *in, *out; } cases[] = {
+		{ "src/backend/utils/hash/dynahash.c", "generate src/backend/** src/pl/**", "-c x.c",
+		  "-c x.c -fprofile-generate -ftest-coverage" },
+		{ "src/port/snprintf.c", "generate src/backend/** src/pl/**", "-c x.c", "-c x.c" },
+		{ NULL, "generate src/backend/**", "-o postgres a.o", "-o postgres a.o -fprofile-generate" },
+		{ "src/backend/utils/mmgr/aset.c", "use src/backend/utils/{mmgr,hash}/*.c", "-c x.c",
+		  "-c x.c -fprofile-use -fprofile-partial-training -Wno-error=coverage-mismatch" },
+		{ NULL, "use src/backend/**", "-o postgres a.o", "-o postgres a.o" },
+		{ "src/port/snprintf.c", "generate", "-c x.c", "-c x.c -fprofile-generate -ftest-coverage" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strvec args = STRVEC_INIT;
+		struct policy_result res = { 0 };
+		struct strbuf got = STRBUF_INIT;
+		strvec_init(&res.added);
+		assert_int_equal(policy_profile_parse(&pp, cases[i].mode, &err), 0);
+		strvec_split(&args, cases[i].in);
+		policy_profile_apply(&pp, cases[i].tu, &args, &res);
+		for (size_t j = 0; j < args.nr; j++)
+			strbuf_addf(&got, "%s%s", j ? " " : "", args.v[j]);
+		if (strcmp(got.buf, cases[i].out))
+			fail_msg("case %zu: got <%s>, want <%s>", i, got.buf, cases[i].out);
+		assert_int_equal(res.changed, strcmp(cases[i].in, cases[i].out) != 0);
+		strvec_clear(&res.added);
+		strvec_clear(&args);
+		strbuf_release(&got);
+		policy_profile_release(&pp);
+	}
+	assert_int_equal(policy_profile_parse(&pp, "instrument", &err), -1);
+	assert_string_equal(err.buf, "expected generate or use, then the units' globs, got \"instrument\"");
+	policy_profile_release(&pp);
+	strbuf_reset(&err);
+	assert_int_equal(policy_profile_parse(&pp, "use src/{a", &err), -1);
+	assert_string_equal(err.buf, "bad glob \"src/{a\": expected '}' closing the '{' alternatives");
+	policy_profile_release(&pp);
 	strbuf_release(&err);
 }
 
@@ -290,7 +513,7 @@ static void test_apply(void **state)
 		"[src/backend/utils/mmgr/*.c]\n"
 		"cflags += -O3 -finline-functions\n"
 		"[src/backend/{access/nbtree,utils/hash}/**]\n"
-		"cflags += -O3 '-DX=a b'\n"
+		"cflags += -O3 '-fno-plt'\n"
 		"[src/backend/utils/mmgr/aset.c]\n"
 		"cflags -= -O3\n";
 	(void)state;
@@ -303,7 +526,7 @@ static void test_apply(void **state)
 		 "-O2 -c aset.c -march=native -finline-functions",
 		 "/p/x.policy:2 /p/x.policy:6 /p/x.policy:10");
 	apply_is(&p, "src/backend/utils/hash/dynahash.c", "-O2 -c d.c",
-		 "-O2 -c d.c -march=native -O3 -DX=a b",
+		 "-O2 -c d.c -march=native -O3 -fno-plt",
 		 "/p/x.policy:2 /p/x.policy:8");
 	apply_is(&p, "src/port/x.c", "-O2 -g -c x.c", "-O2 -c x.c -march=native",
 		 "/p/x.policy:2");
@@ -393,7 +616,7 @@ static void test_lists(void **state)
 	f = fopen(path, "w");
 	fputs("[global]\n\nhot = hot.txt\ncold = cold.txt\n", f);
 	fclose(f);
-	assert_int_equal(policy_load(&p, path, &err), -1);
+	assert_int_equal(policy_load(&p, path, 0, &err), -1);
 	{
 		char want[512];
 		snprintf(want, sizeof(want), "%s:3: cannot read the hot list %s: No such file or directory",
@@ -405,7 +628,7 @@ static void test_lists(void **state)
 	f = fopen(hot, "w");
 	fputs("aset.c:AllocSetAlloc\n", f);
 	fclose(f);
-	assert_int_equal(policy_load(&p, path, &err), -1);
+	assert_int_equal(policy_load(&p, path, 0, &err), -1);
 	assert_non_null(strstr(err.buf, ":4: cannot read the cold list "));
 	policy_release(&p);
 	strbuf_reset(&err);
@@ -413,9 +636,57 @@ static void test_lists(void **state)
 	snprintf(path + strlen(dir), sizeof(path) - strlen(dir), "/cold.txt");
 	assert_int_equal(mkdir(path, 0755), 0);
 	snprintf(path, sizeof(path), "%s/x.policy", dir);
-	assert_int_equal(policy_load(&p, path, &err), -1);
-	assert_non_null(strstr(err.buf, ": Is a directory"));
+	strbuf_reset(&err);
+	assert_int_equal(policy_load(&p, path, 0, &err), -1);
+	assert_non_null(strstr(err.buf, ":4: cannot read the cold list "));
+	assert_non_null(strstr(err.buf, ": it is a directory, expected a regular file"));
 	policy_release(&p);
+	/* a FIFO (it would block every compile), a device (it never ends),
+	 * a list over the limit: refused at load, naming the line */
+	{
+		static const struct { const char *text, *want; } cases[] = {
+			{ "[global]\nhot = fifo\n", ":2: cannot read the hot list %s/fifo: it is a FIFO, expected a regular file" },
+			{ "[global]\n\ncold = /dev/zero\n", ":3: cannot read the cold list /dev/zero: it is a character device, expected a regular file" },
+			{ "[global]\nhot = big\n", ":2: cannot read the hot list %s/big: it is larger than 16 MiB" },
+		};
+		char fifo[160], big[160], want[256];
+		int fd;
+		snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+		snprintf(big, sizeof(big), "%s/big", dir);
+		assert_int_equal(mkfifo(fifo, 0644), 0);
+		fd = open(big, O_WRONLY | O_CREAT, 0644);
+		assert_true(fd >= 0);
+		assert_int_equal(ftruncate(fd, (off_t)SFS_READ_LIMIT + 1), 0);
+		close(fd);
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			f = fopen(path, "w");
+			fputs(cases[i].text, f);
+			fclose(f);
+			strbuf_reset(&err);
+			assert_int_equal(policy_load(&p, path, 0, &err), -1);
+			snprintf(want, sizeof(want), cases[i].want, dir);
+			if (!strstr(err.buf, want))
+				fail_msg("case %zu: got <%s>, want <...%s>", i, err.buf, want);
+			policy_release(&p);
+		}
+		/* the policy itself: the same rules */
+		strbuf_reset(&err);
+		assert_int_equal(policy_load(&p, fifo, 0, &err), -1);
+		snprintf(want, sizeof(want), "%s: cannot read policy: it is a FIFO, expected a regular file", fifo);
+		assert_string_equal(err.buf, want);
+		policy_release(&p);
+		strbuf_reset(&err);
+		assert_int_equal(policy_load(&p, "/dev/zero", 0, &err), -1);
+		assert_string_equal(err.buf, "/dev/zero: cannot read policy: it is a character device, expected a regular file");
+		policy_release(&p);
+		strbuf_reset(&err);
+		assert_int_equal(policy_load(&p, big, 0, &err), -1);
+		snprintf(want, sizeof(want), "%s: cannot read policy: it is larger than 16 MiB", big);
+		assert_string_equal(err.buf, want);
+		policy_release(&p);
+		unlink(fifo);
+		unlink(big);
+	}
 	snprintf(path, sizeof(path), "%s/cold.txt", dir);
 	rmdir(path);
 	unlink(hot);
@@ -447,6 +718,9 @@ int main(void)
 		cmocka_unit_test(test_bolt),
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_nul_byte),
+		cmocka_unit_test(test_vocab_table),
+		cmocka_unit_test(test_unchecked),
+		cmocka_unit_test(test_profile),
 		cmocka_unit_test(test_globs),
 		cmocka_unit_test(test_apply),
 		cmocka_unit_test(test_tu),

@@ -1,9 +1,11 @@
 /*
  * test-settings.c - pgoptcc's settings (wrapper/settings.c): the
  * --pgopt-KEY=VALUE options, pgoptcc.conf parsing and its errors, the
- * precedence of the layers, where relative paths are resolved, and
- * pgoptcc.conf written by a configure probe (only when it changes).  Also
- * the "did you mean" helper (wrapper/suggest.c).
+ * precedence of the layers, where relative paths are resolved,
+ * pgoptcc.conf written by a configure probe (only when it changes), and
+ * which pgoptcc.conf is trusted: owner, mode, its directory, links, FIFOs
+ * (as root: another user's file too).  Also the "did you mean" helper
+ * (wrapper/suggest.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -87,6 +91,14 @@ static const struct bad_conf bad_confs[] = {
 	{ "LOGDIR = /x\n",
 	  "/b/pgoptcc.conf:1: unknown key \"LOGDIR\" (expected one of policy, logdir, prefix, root, cc, plugin, failsafe): did you mean \"logdir\"?" },
 	{ "\n\npolicy /x\n", "/b/pgoptcc.conf:3: expected \"key = value\", got \"policy /x\"" },
+	/* a key given twice: both lines named */
+	{ "policy = /a\n# x\nlogdir = /l\npolicy = /b\n",
+	  "/b/pgoptcc.conf:4: expected policy once (line 1 sets it already)" },
+	/* the caller-only settings are never taken from the file */
+	{ "unchecked-flags = 1\n",
+	  "/b/pgoptcc.conf:1: unchecked-flags cannot be set in pgoptcc.conf: only whoever runs the build can set it (PGOPT_UNCHECKED_FLAGS in the environment, or --pgopt-unchecked-flags=VALUE)" },
+	{ "policy = /p\nprofile = generate\n",
+	  "/b/pgoptcc.conf:2: profile cannot be set in pgoptcc.conf: only whoever runs the build can set it (PGOPT_PROFILE in the environment, or --pgopt-profile=VALUE)" },
 };
 
 static void test_conf_parse(void **state)
@@ -105,10 +117,9 @@ static void test_conf_parse(void **state)
 		strbuf_release(&err);
 	}
 	{
-		/* a BOM, comments, blank lines, CRLF, spaces, a later line wins,
-		 * an empty value */
+		/* a BOM, comments, blank lines, CRLF, spaces, an empty value */
 		const char *text = "\xEF\xBB\xBF# written by hand\r\n"
-				   "  policy=rel.policy  \r\n"
+				   "  cc=gcc-12  \r\n"
 				   "\n"
 				   "logdir = /l\n"
 				   "prefix = ccache distcc\n"
@@ -123,10 +134,15 @@ static void test_conf_parse(void **state)
 		assert_string_equal(l.value[SETTING_LOGDIR], "/l");
 		assert_string_equal(l.value[SETTING_PREFIX], "ccache distcc");
 		assert_string_equal(l.value[SETTING_ROOT], "");
-		assert_null(l.value[SETTING_CC]);
+		assert_string_equal(l.value[SETTING_CC], "gcc-12");
 		settings_layer_release(&l);
 		assert_int_equal(settings_conf_parse("/b/pgoptcc.conf", "a\0b", 3, &l, &err), -1);
 		assert_string_equal(err.buf, "/b/pgoptcc.conf:1: expected a text file (found a NUL byte)");
+		/* a NUL byte is reported at its own line */
+		strbuf_reset(&err);
+		assert_int_equal(settings_conf_parse("/b/pgoptcc.conf", "# a\npolicy = /x\nlog\0dir = /l\n",
+						     29, &l, &err), -1);
+		assert_string_equal(err.buf, "/b/pgoptcc.conf:3: expected a text file (found a NUL byte)");
 		settings_layer_release(&l);
 		strbuf_release(&err);
 	}
@@ -239,9 +255,13 @@ static void test_remember(void **state)
 	struct settings_layer env, back;
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
 	struct stat st1, st2;
+	int dfd;
 	(void)state;
 
 	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
 	sub = malloc(strlen(dir) + 16);
 	conf = malloc(strlen(dir) + 32);
 	sprintf(conf, "%s/pgoptcc.conf", dir);
@@ -252,11 +272,17 @@ static void test_remember(void **state)
 
 	/* no settings: the file still marks the top of the tree */
 	settings_layer_init(&env);
-	assert_int_equal(settings_conf_remember(dir, &env, &err), 0);
-	found = settings_find_conf(sub);
-	assert_non_null(found);
+	assert_int_equal(settings_conf_remember(dfd, dir, &env, &err), 0);
+	{
+		int sfd = open(sub, O_RDONLY | O_DIRECTORY);
+		assert_int_equal(settings_find_conf(sfd, sub, &found, &text, &err), 1);
+		close(sfd);
+	}
 	assert_string_equal(found, conf);
 	free(found);
+	assert_int_equal(stat(conf, &st1), 0);
+	assert_int_equal(st1.st_mode & 07777, 0644);
+	strbuf_reset(&text);
 	assert_int_equal(strbuf_read_file(&text, conf) > 0, 1);
 	assert_non_null(strstr(text.buf, "# pgoptcc.conf - "));
 	settings_layer_init(&back);
@@ -267,7 +293,7 @@ static void test_remember(void **state)
 
 	/* settings, relative ones resolved against the directory */
 	layer(&env, "policy=../p/x.policy;logdir=log;prefix=ccache;failsafe=passthrough;root=");
-	assert_int_equal(settings_conf_remember(dir, &env, &err), 0);
+	assert_int_equal(settings_conf_remember(dfd, dir, &env, &err), 0);
 	strbuf_reset(&text);
 	strbuf_read_file(&text, conf);
 	settings_layer_init(&back);
@@ -288,28 +314,38 @@ static void test_remember(void **state)
 
 	/* the same settings again: the file is left alone (same inode) */
 	assert_int_equal(stat(conf, &st1), 0);
-	assert_int_equal(settings_conf_remember(dir, &env, &err), 0);
+	assert_int_equal(settings_conf_remember(dfd, dir, &env, &err), 0);
 	assert_int_equal(stat(conf, &st2), 0);
 	assert_int_equal(st1.st_ino, st2.st_ino);
 	/* a setting no longer given disappears */
 	settings_layer_release(&env);
 	layer(&env, "logdir=/l");
-	assert_int_equal(settings_conf_remember(dir, &env, &err), 0);
+	assert_int_equal(settings_conf_remember(dfd, dir, &env, &err), 0);
 	strbuf_reset(&text);
 	strbuf_read_file(&text, conf);
 	assert_null(strstr(text.buf, "policy ="));
 	assert_non_null(strstr(text.buf, "\nlogdir = /l\n"));
 	assert_int_equal(err.len, 0);
 
+	/* the caller-only settings are never recorded */
+	settings_layer_release(&env);
+	layer(&env, "logdir=/l;unchecked-flags=1;profile=generate");
+	assert_int_equal(settings_conf_remember(dfd, dir, &env, &err), 0);
+	strbuf_reset(&text);
+	strbuf_read_file(&text, conf);
+	assert_null(strstr(text.buf, "unchecked"));
+	assert_null(strstr(text.buf, "profile ="));
+
 	/* a newline cannot be recorded: refused, nothing written */
 	settings_layer_release(&env);
 	layer(&env, "policy=/a\nb");
-	assert_int_equal(settings_conf_remember(dir, &env, &err), -1);
+	assert_int_equal(settings_conf_remember(dfd, dir, &env, &err), -1);
 	assert_non_null(strstr(err.buf, "PGOPT_POLICY has a newline in its value"));
 
 	settings_layer_release(&env);
 	strbuf_release(&err);
 	strbuf_release(&text);
+	close(dfd);
 	unlink(conf);
 	rmdir(sub);
 	sprintf(sub, "%s/src", dir);
@@ -317,6 +353,130 @@ static void test_remember(void **state)
 	rmdir(dir);
 	free(sub);
 	free(conf);
+}
+
+/* find_conf from dir: the return code, the message in err. */
+static int find(const char *dir, struct strbuf *err, char **found)
+{
+	struct strbuf text = STRBUF_INIT;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY), r;
+	assert_true(fd >= 0);
+	strbuf_reset(err);
+	r = settings_find_conf(fd, dir, found, &text, err);
+	close(fd);
+	strbuf_release(&text);
+	return r;
+}
+
+/* Refused: unread (-1: a link, a FIFO ...) or read but untrusted (2: the
+ * caller may use it only if it makes no difference). */
+static void expect_code(const char *dir, int code, const char *want)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *found = NULL;
+	int r = find(dir, &err, &found);
+	if (r != code)
+		fail_msg("find: %d, want %d (want <%s>)", r, code, want);
+	if (!strstr(err.buf, want))
+		fail_msg("got  <%s>\nwant <...%s...>", err.buf, want);
+	if (code < 0)
+		assert_null(found);
+	else
+		assert_non_null(found);
+	free(found);
+	strbuf_release(&err);
+}
+#define expect_refused(dir, want) expect_code(dir, -1, want)
+#define expect_untrusted(dir, want) expect_code(dir, 2, want)
+
+/* Which pgoptcc.conf is used (git's safe.directory bar). */
+static void test_trust(void **state)
+{
+	char top[] = "/tmp/pgopt-unit-trust.XXXXXX";
+	char sub[64], conf[64], want[256];
+	struct strbuf err = STRBUF_INIT;
+	char *found = NULL;
+	FILE *f;
+	(void)state;
+
+	assert_non_null(mkdtemp(top));
+	assert_int_equal(chmod(top, 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/sub", top);
+	snprintf(conf, sizeof(conf), "%s/pgoptcc.conf", top);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(find(sub, &err, &found), 0);  /* none here (nor above, we hope) */
+	f = fopen(conf, "w");
+	fputs("policy = /x.policy\n", f);
+	fclose(f);
+	assert_int_equal(chmod(conf, 0644), 0);
+
+	/* ours, 0644, in a 0755 directory of ours: used */
+	assert_int_equal(find(sub, &err, &found), 1);
+	assert_string_equal(found, conf);
+	free(found);
+	found = NULL;
+
+	/* writable by the group or others: refused with the fix */
+	assert_int_equal(chmod(conf, 0664), 0);
+	snprintf(want, sizeof(want), "refusing %s: it is owned by ", conf);
+	expect_untrusted(sub, want);
+	snprintf(want, sizeof(want), "with mode 0664, writable by its group (another user could choose the compiler): chmod go-w %s", conf);
+	expect_untrusted(sub, want);
+	assert_int_equal(chmod(conf, 0606), 0);
+	expect_untrusted(sub, "with mode 0606, writable by others");
+	assert_int_equal(chmod(conf, 0644), 0);
+
+	/* in a directory others can write, not sticky: refused; sticky: used */
+	assert_int_equal(chmod(top, 0777), 0);
+	snprintf(want, sizeof(want), "refusing %s: its directory %s is owned by ", conf, top);
+	expect_untrusted(sub, want);
+	expect_untrusted(sub, "with mode 0777, writable by others and not sticky (another user could replace the file): chmod go-w");
+	assert_int_equal(chmod(top, 01777), 0);
+	assert_int_equal(find(sub, &err, &found), 1);
+	free(found);
+	found = NULL;
+	assert_int_equal(chmod(top, 0755), 0);
+
+	/* a link, a FIFO, a directory: refused, never followed or read */
+	assert_int_equal(unlink(conf), 0);
+	assert_int_equal(symlink("/etc/hostname", conf), 0);
+	expect_refused(sub, "it is a symbolic link, expected a regular file");
+	assert_int_equal(unlink(conf), 0);
+	assert_int_equal(mkfifo(conf, 0644), 0);
+	expect_refused(sub, "it is a FIFO, expected a regular file");
+	assert_int_equal(unlink(conf), 0);
+	assert_int_equal(mkdir(conf, 0755), 0);
+	expect_refused(sub, "it is a directory, expected a regular file");
+	assert_int_equal(rmdir(conf), 0);
+
+	/* another user's file: as root only (chown) */
+	f = fopen(conf, "w");
+	fputs("cc = /tmp/not-a-compiler\n", f);
+	fclose(f);
+	assert_int_equal(chmod(conf, 0644), 0);
+	if (geteuid() == 0 && chown(conf, 65534, 65534) == 0) {
+		unsetenv("SUDO_UID");
+		expect_untrusted(sub, "with mode 0644, expected a file of root (another user's pgoptcc.conf would choose the compiler): remove it, or chown it if you trust it");
+		/* under sudo, the user who ran it is trusted too (git's rule) */
+		setenv("SUDO_UID", "65534", 1);
+		assert_int_equal(find(sub, &err, &found), 1);
+		free(found);
+		found = NULL;
+		setenv("SUDO_UID", "1", 1);
+		expect_untrusted(sub, "expected a file of root");
+		unsetenv("SUDO_UID");
+		/* ours again, but in a directory of another user */
+		assert_int_equal(chown(conf, 0, 0), 0);
+		assert_int_equal(chown(top, 65534, 65534), 0);
+		expect_untrusted(sub, "expected a directory of root (its owner could replace the file)");
+		assert_int_equal(chown(top, 0, 0), 0);
+	} else {
+		print_message("not root: another user's pgoptcc.conf is checked by tests/t/14\n");
+	}
+	unlink(conf);
+	rmdir(sub);
+	rmdir(top);
+	strbuf_release(&err);
 }
 
 int main(void)
@@ -327,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_conf_parse),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_remember),
+		cmocka_unit_test(test_trust),
 	};
 	return cmocka_run_group_tests_name("settings", tests, NULL, NULL);
 }

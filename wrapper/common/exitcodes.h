@@ -23,8 +23,10 @@
 				     * other than the documented one; pgoptcc cannot
 				     * resolve /proc/self/exe or its working
 				     * directory */
-#define PGOPT_EXIT_POLICY     101 /* policy file unreadable (missing, a directory)
-				     * or invalid; also --pgopt-check-policy */
+#define PGOPT_EXIT_POLICY     101 /* policy file unreadable (missing, a directory,
+				     * a FIFO, a device, over 16 MiB) or invalid,
+				     * a flag outside the policy vocabulary
+				     * included; also --pgopt-check-policy */
 #define PGOPT_EXIT_NO_CC      102 /* the real compiler, or a PGOPT_PREFIX command,
 				     * not found on PATH or not executable (also
 				     * under PGOPT_FAILSAFE) */
@@ -32,7 +34,9 @@
 				     * pgoptcc itself, or pgoptcc was run by the
 				     * compiler it runs (PGOPT_RECURSION set) */
 #define PGOPT_EXIT_LOG        104 /* the compile log cannot be created, opened or
-				     * written (not under PGOPT_FAILSAFE) */
+				     * written (not under PGOPT_FAILSAFE); the
+				     * object of a compile whose record cannot be
+				     * written is removed first */
 #define PGOPT_EXIT_PLUGIN     105 /* the plugin file is missing or unreadable when
 				     * a policy changes the compile (not under
 				     * PGOPT_FAILSAFE); one gcc cannot load (built
@@ -46,7 +50,9 @@
 #define PGOPT_EXIT_EXEC       107 /* the compiler (or prefix) was found but could
 				     * not be forked, executed or waited for */
 #define PGOPT_EXIT_CONFIG     108 /* the settings (wrapper/settings.h): the nearest
-				     * pgoptcc.conf unreadable or invalid
+				     * pgoptcc.conf refused (not the caller's or
+				     * root's, writable by others, not a regular
+				     * file), unreadable or invalid
 				     * (path:line: message); a relative path in a
 				     * --pgopt-KEY=VALUE option with no pgoptcc.conf
 				     * above to resolve it against; or a configure

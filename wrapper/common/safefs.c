@@ -189,45 +189,20 @@ int sfs_open_anchor(const char *path, uid_t owner, int private_only, struct strb
 	return fd;
 }
 
-long sfs_read(int dirfd, const char *rel, size_t limit, unsigned flags,
-	      struct strbuf *out, struct strbuf *err)
+long sfs_read_fd(int fd, const char *name, size_t limit, struct strbuf *out,
+		 struct strbuf *err)
 {
 	struct stat st;
 	size_t start = out->len;
-	int fd;
 
-	if (flags & SFS_NOFOLLOW) {
-		char *copy;
-		const char *last;
-		int pfd = walk(dirfd, rel, &copy, &last);
-		if (pfd < 0) {
-			free(copy);
-			return fail(err, "read", rel, walk_reason());
-		}
-		fd = openat(pfd, last, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-		int e = errno;
-		close(pfd);
-		free(copy);
-		errno = e;
-	} else {
-		fd = openat(dirfd, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	}
-	if (fd < 0)
-		return fail(err, "read", rel, errno == ELOOP && (flags & SFS_NOFOLLOW) ?
-			    "it is a symbolic link (refused)" : NULL);
-	if (fstat(fd, &st) < 0) {
-		int e = errno;
-		close(fd);
-		errno = e;
-		return fail(err, "read", rel, NULL);
-	}
+	if (fstat(fd, &st) < 0)
+		return fail(err, "read", name, NULL);
 	if (!S_ISREG(st.st_mode)) {
 		char reason[80];
-		close(fd);
 		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
 		snprintf(reason, sizeof(reason), "it is %s, expected a regular file",
 			 sfs_kind(st.st_mode));
-		return fail(err, "read", rel, reason);
+		return fail(err, "read", name, reason);
 	}
 	if ((uintmax_t)st.st_size > limit)
 		goto too_big;
@@ -239,10 +214,9 @@ long sfs_read(int dirfd, const char *rel, size_t limit, unsigned flags,
 			continue;
 		if (n < 0) {
 			int e = errno;
-			close(fd);
 			strbuf_setlen(out, start);
 			errno = e;
-			return fail(err, "read", rel, NULL);
+			return fail(err, "read", name, NULL);
 		}
 		if (n == 0)
 			break;
@@ -250,20 +224,50 @@ long sfs_read(int dirfd, const char *rel, size_t limit, unsigned flags,
 		if (out->len - start > limit)
 			goto too_big;
 	}
-	close(fd);
 	return (long)(out->len - start);
 
 too_big:
-	close(fd);
 	strbuf_setlen(out, start);
 	errno = EFBIG;
 	{
 		char reason[80];
-		snprintf(reason, sizeof(reason), "it is larger than %zu %s", 
+		snprintf(reason, sizeof(reason), "it is larger than %zu %s",
 			 limit >= (1u << 20) ? limit >> 20 : limit,
 			 limit >= (1u << 20) ? "MiB" : "bytes");
-		return fail(err, "read", rel, reason);
+		return fail(err, "read", name, reason);
 	}
+}
+
+long sfs_read(int dirfd, const char *rel, size_t limit, unsigned flags,
+	      struct strbuf *out, struct strbuf *err)
+{
+	long n;
+	int fd, e;
+
+	if (flags & SFS_NOFOLLOW) {
+		char *copy;
+		const char *last;
+		int pfd = walk(dirfd, rel, &copy, &last);
+		if (pfd < 0) {
+			free(copy);
+			return fail(err, "read", rel, walk_reason());
+		}
+		fd = openat(pfd, last, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+		e = errno;
+		close(pfd);
+		free(copy);
+		errno = e;
+	} else {
+		fd = openat(dirfd, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return fail(err, "read", rel, errno == ELOOP && (flags & SFS_NOFOLLOW) ?
+			    "it is a symbolic link (refused)" : NULL);
+	n = sfs_read_fd(fd, rel, limit, out, err);
+	e = errno;
+	close(fd);
+	errno = e;
+	return n;
 }
 
 int sfs_create(int dirfd, const char *rel, int flags, mode_t mode, struct strbuf *err)

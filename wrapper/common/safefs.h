@@ -62,6 +62,15 @@ long sfs_read(int dirfd, const char *rel, size_t limit, unsigned flags,
 	      struct strbuf *out, struct strbuf *err);
 
 /*
+ * The same for a descriptor the caller opened (O_NONBLOCK, so that a FIFO
+ * did not block the open) and may have checked with fstat first: read
+ * through it, so what is read is the file that was checked.  name is for
+ * messages.  fd stays open.  Returns the bytes read, or -1.
+ */
+long sfs_read_fd(int fd, const char *name, size_t limit, struct strbuf *out,
+		 struct strbuf *err);
+
+/*
  * Open the directory rel below dirfd, every component O_NOFOLLOW |
  * O_DIRECTORY (rel "" or "." is dirfd itself, duplicated).  Returns a new
  * descriptor (O_CLOEXEC), or -1.
