@@ -43,6 +43,7 @@
 
 #include <getopt.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "strvec.h"
@@ -193,12 +194,26 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  *                        upper bound): expected a number >= 0.1
  *   parse_seconds_option a number of seconds, > 0 (>= 0 with allow_zero),
  *                        at most a year: expected a number of seconds > 0
+ *
+ * Decimal notation only: an integer is [+-]digits, a number
+ * [+-](digits[.digits] | .digits) with an optional base-10 exponent
+ * (1e-05, as %g prints); "0x10", " 5", "inf", "nan" and, for an integer,
+ * "1e3" are refused ("expected a decimal integer" when C would have read
+ * it as a number).
  */
 int parse_int_option(const char *opt, const char *arg, int min, int max, int *out);
 int parse_int64_option(const char *opt, const char *arg, int64_t min, int64_t max,
 		       int64_t *out);
 int parse_number_option(const char *opt, const char *arg, double min, double max, double *out);
 int parse_seconds_option(const char *opt, const char *arg, int allow_zero, double *out);
+
+/* The decimal scanners behind them: the length of the prefix of s that
+ * is an integer / a number in decimal notation (above), 0 when none is;
+ * for parsers of their own (gate expressions: "+5%"). */
+size_t cli_scan_integer(const char *s);
+size_t cli_scan_decimal(const char *s);
+/* The whole of arg as a finite decimal number; silent, 0 or -1. */
+int cli_parse_decimal(const char *arg, double *out);
 
 /* A comma-separated list ("select-only,tpcb"): push each non-empty item. */
 void parse_list_option(const char *arg, struct strvec *out);

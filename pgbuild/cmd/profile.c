@@ -59,9 +59,8 @@ static void profile_usage(FILE *fp)
 
 static int parse_pct(const char *opt, const char *v, double *out)
 {
-	char *end;
-	double d = strtod(v, &end);
-	if (end == v || *end || !(d > 0 && d <= 100))
+	double d = 0;
+	if (cli_parse_decimal(v, &d) < 0 || !(d > 0 && d <= 100))
 		return error("%s: expected a percentage in (0, 100], got \"%s\"", opt, v);
 	*out = d;
 	return 0;

@@ -7,6 +7,8 @@
 # end with the one hint; `pgbuild help CMD` is CMD --help for every
 # command; long pipelines (run, tune, pgo) started as root in a 0700
 # directory refuse at once, naming the directory, and leave nothing behind.
+# Numbers are decimal everywhere (0x10, inf, nan refused; 1e3 where an
+# integer is meant).
 . "$(dirname "$0")/../lib/tap.sh"
 P=$B/bin/pgbuild
 PG=/usr/lib/postgresql/15
@@ -143,6 +145,32 @@ source -j|2|invalid option -- 'j'
 verify --prefix $TMP --top -1|2|invalid value "-1" for --top
 inspect|2|no FILE given
 report|2|nothing to report: give --gate
+bench --prefix $PG -T 0x10|2|invalid value "0x10" for --duration: expected a decimal number of seconds > 0
+bench --prefix $PG -T inf|2|invalid value "inf" for --duration: expected a decimal number of seconds > 0
+bench --prefix $PG -c 0x10|2|invalid value "0x10" for --clients: expected a decimal integer from 1 to 10000
+bench --prefix $PG -c ' 2'|2|invalid value " 2" for --clients: expected a decimal integer
+bench --prefix $PG -t 1e3|2|invalid value "1e3" for --transactions: expected an integer from 1 to
+bench --prefix $PG --seed 0x10|2|invalid value "0x10" for --seed: expected a decimal integer
+bench --prefix $PG --warmup nan|2|invalid value "nan" for --warmup: expected a decimal number of seconds >= 0
+bench --prefix $PG --statement-timeout 0x1p3|2|invalid value "0x1p3" for --statement-timeout: expected a decimal number
+$GATE --pairs 0x10|2|invalid value "0x10" for --pairs: expected a decimal integer from 1 to 1000
+$GATE --pairs 1e1|2|invalid value "1e1" for --pairs: expected an integer from 1 to 1000
+$GATE --min-speedup 0x1.1|2|invalid value "0x1.1" for --min-speedup: expected a decimal number >= 0.01
+$GATE --max-p99-regression inf%|2|invalid value "inf" for --max-p99-regression: expected a decimal number >= 0
+$GATE --confidence nan|2|invalid value "nan" for --confidence: expected a decimal number >= 0.5
+$GATE --gate 'tps>=0x1.1'|2|invalid value "tps>=0x1.1" for --gate: item 1 "tps>=0x1.1": value "0x1.1": expected a decimal number \(no hex, inf or nan\)
+$GATE --gate 'select-only>=inf'|2|value "inf": expected a ratio like 1.05
+$GATE --instr-statements 1e3|2|invalid value "1e3" for --instr-statements: expected an integer
+$GATE --cpus ' 1'|2|invalid value " 1" for --cpus: expected a list like 0-1,3
+$GATE --cpus 0-1,|2|invalid value "0-1," for --cpus
+run --policy empty.policy --workdir w --pairs 0x10|2|invalid value "0x10" for --pairs: expected a decimal integer
+run --policy empty.policy --workdir w --gate 'tps>=0x1'|2|expected a decimal number
+tune --candidates cands --workdir w --tolerance 0x1|2|invalid value "0x1" for --tolerance: expected a decimal number from 0 to 50
+tune --candidates cands --workdir w --max-builds 1e2|2|invalid value "1e2" for --max-builds: expected an integer
+profile --prefix $PG --coverage 0x10|2|--coverage: expected a percentage in \(0, 100\], got "0x10"
+profile --prefix $PG --top 0x10|2|invalid value "0x10" for --top: expected a decimal integer
+optimize -W select-only --workdir w -T 1e999|2|invalid value "1e999" for --duration
+verify --prefix $TMP --top 0x10|2|invalid value "0x10" for --top: expected a decimal integer
 ROWS
 ok "no work directory was made by any refused run, tune or optimize" test ! -e w
 ok "no prefix was made by a refused pgo" test ! -e p

@@ -63,6 +63,13 @@ static void test_expr_good(void **state)
 	assert_true(fabs(th.v[1].value - 1.05) < 1e-12);
 	assert_true(fabs(th.v[2].value - 2.00) < 1e-12);
 	gate_thresholds_clear(&th);
+
+	/* decimal notation: a fraction without a leading digit, an exponent */
+	assert_int_equal(gate_expr_parse(&th, "tps>=.95,tpcb>=105e-2,p99<=+.5%", &err), 0);
+	assert_true(fabs(th.v[0].value - 0.95) < 1e-12);
+	assert_true(fabs(th.v[1].value - 1.05) < 1e-12);
+	assert_true(fabs(th.v[2].value - 1.005) < 1e-12);
+	gate_thresholds_clear(&th);
 	strbuf_release(&err);
 }
 
@@ -90,6 +97,16 @@ static void test_expr_bad(void **state)
 				       "as 105% more write +105% or 2.05" },
 		{ "tpcb>=100%", "as the ratio 1 write +0% or 1;" },
 		{ "p99<=110%", "as the ratio 1.1 write +10% or 1.1; as 110% more write +110% or 2.1" },
+		/* decimal only, as in every option */
+		{ "select-only>=0x1.1", "value \"0x1.1\": expected a decimal number (no hex, inf or nan)" },
+		{ "select-only>=0x10%", "expected a decimal number" },
+		{ "tps>=inf", "value \"inf\": expected a ratio like 1.05" },
+		{ "tps>=nan", "expected a ratio like 1.05" },
+		{ "tps>=infinity", "expected a ratio like 1.05" },
+		{ "tps>=++5%", "expected a ratio like 1.05" },
+		{ "tps>=+-5%", "expected a ratio like 1.05" },
+		{ "tps>=1e999", "out of range" },
+		{ "tps>=1.05e", "trailing characters" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct gate_thresholds th = { 0 };

@@ -3,8 +3,9 @@
  * option values every pgbuild command parses, one table row per case, with
  * the one-line error each bad value prints (captured from stderr);
  * comma-separated lists, one-of-a-set words with their did-you-mean,
- * NAME=VALUE settings, the shared vocabulary's values, and cli_getopt's
- * short options derived from the table.
+ * NAME=VALUE settings, the shared vocabulary's values, the CPU lists, and
+ * cli_getopt's short options derived from the table.  Numbers are decimal only: hex, blanks, inf and nan are
+ * refused, and an exponent where an integer is meant.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -83,6 +84,20 @@ static void test_int_option(void **state)
 		{ "0x10", 1, 1000, -1, 0, NULL },
 		{ "99999999999999999999", 1, 1000, -1, 0, NULL },
 		{ "4294967297", 0, 2147483647, -1, 0, NULL },	/* would wrap to 1 as an int */
+		/* decimal only: what strtol/strtod would also have taken */
+		{ "010", 1, 1000, 0, 10, NULL },		/* not octal 8 */
+		{ "0x10", 1, 1000,
+		  -1, 0, "pgbuild: error: invalid value \"0x10\" for --pairs: expected a decimal integer from 1 to 1000\n" },
+		{ " 5", 1, 1000,
+		  -1, 0, "pgbuild: error: invalid value \" 5\" for --pairs: expected a decimal integer from 1 to 1000\n" },
+		{ "1e3", 1, 1000,
+		  -1, 0, "pgbuild: error: invalid value \"1e3\" for --pairs: expected an integer from 1 to 1000\n" },
+		{ "inf", 1, 1000,
+		  -1, 0, "pgbuild: error: invalid value \"inf\" for --pairs: expected a decimal integer from 1 to 1000\n" },
+		{ "nan", 1, 1000, -1, 0, NULL },
+		{ "5 ", 1, 1000, -1, 0, NULL },
+		{ "--5", -10, 10, -1, 0, NULL },
+		{ "+", 1, 1000, -1, 0, NULL },
 	};
 	(void)state;
 	error_set_program("pgbuild", 2);
@@ -123,6 +138,23 @@ static void test_number_option(void **state)
 		{ "nan", 0, INFINITY, -1, 0, NULL },
 		{ "inf", 0, INFINITY, -1, 0, NULL },
 		{ "1e999", 0, INFINITY, -1, 0, NULL },
+		/* decimal notation, with a base-10 exponent (what %g prints) */
+		{ "1e-05", 0, INFINITY, 0, 1e-5, NULL },
+		{ ".5", 0, INFINITY, 0, 0.5, NULL },
+		{ "5.", 0, INFINITY, 0, 5, NULL },
+		{ "+.5E+1", 0, INFINITY, 0, 5, NULL },
+		{ "0x10", 0, INFINITY,
+		  -1, 0, "pgbuild: error: invalid value \"0x10\" for --duration: expected a decimal number >= 0\n" },
+		{ "0x1p3", 0.1, 3600,
+		  -1, 0, "pgbuild: error: invalid value \"0x1p3\" for --duration: expected a decimal number from 0.1 to 3600\n" },
+		{ "infinity", 0, INFINITY,
+		  -1, 0, "pgbuild: error: invalid value \"infinity\" for --duration: expected a decimal number >= 0\n" },
+		{ " 5", 0, INFINITY, -1, 0, NULL },
+		{ "5 ", 0, INFINITY, -1, 0, NULL },
+		{ ".", 0, INFINITY, -1, 0, NULL },
+		{ "-", 0, INFINITY, -1, 0, NULL },
+		{ "1e", 0, INFINITY, -1, 0, NULL },
+		{ "1,5", 0, INFINITY, -1, 0, NULL },
 	};
 	(void)state;
 	error_set_program("pgbuild", 2);
@@ -160,7 +192,8 @@ static void test_seconds_and_int64(void **state)
 	} t[] = {
 		{ "0.5", 0, 0, 0.5 }, { "10", 0, 0, 10 }, { "0", 1, 0, 0 }, { "0", 0, -1, 0 },
 		{ "-1", 1, -1, 0 }, { "x", 0, -1, 0 }, { "31536000", 0, 0, 31536000 },
-		{ "31536001", 0, -1, 0 }, { "inf", 0, -1, 0 },
+		{ "31536001", 0, -1, 0 }, { "inf", 0, -1, 0 }, { "0x10", 0, -1, 0 },
+		{ "1e-4", 0, 0, 1e-4 }, { "nan", 1, -1, 0 },
 	};
 	int64_t v64 = 7;
 	(void)state;
@@ -188,6 +221,42 @@ static void test_seconds_and_int64(void **state)
 		      "pgbuild: error: invalid value \"0\" for --transactions: expected an integer "
 		      "from 1 to 100\n");
 	assert_true(v64 == INT64_MAX);
+	capture_begin();
+	assert_int_equal(parse_seconds_option("--warmup", "0x2", 1, &(double){ 0 }), -1);
+	check_outcome(-1, -1, "--warmup", "0x2",
+		      "pgbuild: error: invalid value \"0x2\" for --warmup: expected a decimal number "
+		      "of seconds >= 0 (at most a year)\n");
+	capture_begin();
+	assert_int_equal(parse_int64_option("--seed", "0x10", 0, INT64_MAX, &v64), -1);
+	check_outcome(-1, -1, "--seed", "0x10",
+		      "pgbuild: error: invalid value \"0x10\" for --seed: expected a decimal integer "
+		      "from 0 to 9223372036854775807\n");
+}
+
+/* The scanners other parsers build on (the gate's "+5%"). */
+static void test_decimal_scanners(void **state)
+{
+	static const struct { const char *s; size_t integer, decimal; } t[] = {
+		{ "12", 2, 2 }, { "-12", 3, 3 }, { "+5%", 2, 2 }, { "1.05", 1, 4 },
+		{ "1e3", 1, 3 }, { "1e", 1, 1 }, { "1e+", 1, 1 }, { "2.5e-1x", 1, 6 },
+		{ ".5", 0, 2 }, { "5.%", 1, 2 }, { ".", 0, 0 }, { "", 0, 0 }, { "x1", 0, 0 },
+		{ "0x10", 1, 1 }, { " 5", 0, 0 }, { "inf", 0, 0 }, { "nan", 0, 0 }, { "++1", 0, 0 },
+	};
+	double d = -1;
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		if (cli_scan_integer(t[i].s) != t[i].integer || cli_scan_decimal(t[i].s) != t[i].decimal) {
+			fprintf(stderr, "\"%s\": integer %zu decimal %zu, want %zu %zu\n", t[i].s,
+				cli_scan_integer(t[i].s), cli_scan_decimal(t[i].s), t[i].integer,
+				t[i].decimal);
+			fail();
+		}
+	}
+	assert_int_equal(cli_parse_decimal("2.5", &d), 0);
+	assert_true(d == 2.5);
+	assert_int_equal(cli_parse_decimal("0x10", &d), -1);
+	assert_int_equal(cli_parse_decimal("1e400", &d), -1);
+	assert_true(d == 2.5);
 }
 
 static void test_choice_and_setting(void **state)
@@ -222,6 +291,26 @@ static void test_choice_and_setting(void **state)
 	}
 	assert_int_equal(sv.nr, 1);
 	strvec_clear(&sv);
+}
+
+static void test_cpus(void **state)
+{
+	static const struct { const char *list; int ret, count; } t[] = {
+		{ "0", 0, 1 }, { "0-1,3", 0, 3 }, { "2-2", 0, 1 }, { "0,0", 0, 1 },
+		{ "", -1, 0 }, { " 1", -1, 0 }, { "+1", -1, 0 }, { "-1", -1, 0 }, { "0-1,", -1, 0 },
+		{ "1-", -1, 0 }, { "2-1", -1, 0 }, { "0x1", -1, 0 }, { "1e0", -1, 0 },
+		{ "99999999999", -1, 0 }, { "0-1 ", -1, 0 },
+	};
+	(void)state;
+	error_set_program("pgbuild", 2);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		cpu_set_t set;
+		capture_begin();
+		int ret = cli_parse_cpus(t[i].list, &set);
+		check_outcome(ret, t[i].ret, "--cpus", t[i].list, NULL);
+		if (ret == 0)
+			assert_int_equal(CPU_COUNT(&set), t[i].count);
+	}
 }
 
 static void test_vocabulary(void **state)
@@ -314,6 +403,8 @@ int main(void)
 		cmocka_unit_test(test_number_option),
 		cmocka_unit_test(test_list_option),
 		cmocka_unit_test(test_seconds_and_int64),
+		cmocka_unit_test(test_decimal_scanners),
+		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_choice_and_setting),
 		cmocka_unit_test(test_vocabulary),
 		cmocka_unit_test(test_getopt_table),
