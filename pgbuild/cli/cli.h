@@ -226,6 +226,35 @@ void parse_list_option(const char *arg, struct strvec *out);
 int parse_choice_option(const char *opt, const char *arg, const char *const *choices,
 			int *out);
 
+/* ---------------- output paths (cli/outpath.c) ---------------- */
+
+/*
+ * Before a command measures or builds anything, every output path it was
+ * given is checked, so that a result is never lost at the end of the work:
+ *   file (--json FILE): not a directory; its directory exists and a file
+ *        can be created there (a probe file is created O_EXCL|O_NOFOLLOW
+ *        and removed: access(2) says yes to root, and knows nothing of a
+ *        read-only file system);
+ *   dir (--prefix, --workdir): not an existing non-directory; it, or the
+ *        nearest ancestor that exists, is a directory that takes a file.
+ * 0, or -1 after one error naming the option, the path and why:
+ *   --json "/no/such/r.json": directory /no/such does not exist
+ * The commands call cli_check_outputs right after their options and exit
+ * 2 on -1; it also refuses two file outputs naming one file.
+ */
+int cli_check_output_file(const char *opt, const char *path);
+int cli_check_output_dir(const char *opt, const char *path);
+
+struct cli_output {
+	const char *opt;        /* "--json"; NULL ends the list */
+	const char *path;       /* NULL: not given, skipped */
+	int dir;                /* a directory output */
+};
+#define CLI_OUT_FILE(opt, path) { opt, path, 0 }
+#define CLI_OUT_DIR(opt, path)  { opt, path, 1 }
+#define CLI_OUT_END             { NULL, NULL, 0 }
+int cli_check_outputs(const struct cli_output *outs);
+
 /* A server setting NAME=VALUE (--set), pushed onto out. */
 int parse_setting_option(const char *opt, const char *arg, struct strvec *out);
 

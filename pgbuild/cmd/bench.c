@@ -198,6 +198,17 @@ static int parse_options(struct bench_cli *b, int argc, char **argv)
 	return -1;
 }
 
+/* What the host gives: where the results go; checked before the cluster is made. */
+static int check_host(const struct bench_opts *o)
+{
+	const struct cli_output outs[] = {
+		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_DIR("--datadir-template", o->template_dir),
+		CLI_OUT_END
+	};
+	return cli_check_outputs(outs) < 0 ? PGBUILD_EXIT_ERROR : 0;
+}
+
 /* Conflicts, after the loop (like pgbench), and the defaults that depend
  * on other options. */
 static int check_options(struct bench_cli *b)
@@ -253,7 +264,8 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 	b.o.duration = 10;
 	b.o.stmt_timeout = 60;
 	strvec_init(&b.o.settings);
-	if ((rc = parse_options(&b, argc, argv)) < 0 && (rc = check_options(&b)) == 0)
+	if ((rc = parse_options(&b, argc, argv)) < 0 && (rc = check_host(&b.o)) == 0 &&
+	    (rc = check_options(&b)) == 0)
 		rc = bench_run(&b.o);
 	strvec_clear(&b.o.settings);
 	free(b.sqlfile);

@@ -128,6 +128,18 @@ static int parse_options(struct bolt_opts *o, int argc, char **argv)
 	return -1;
 }
 
+/* What the host gives: where the results go; checked before the first step. */
+static int check_host(const struct bolt_opts *o)
+{
+	const struct cli_output outs[] = {
+		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_DIR("--out", o->out),
+		CLI_OUT_DIR("--workdir", o->workdir),
+		CLI_OUT_END
+	};
+	return cli_check_outputs(outs) < 0 ? PGBUILD_EXIT_ERROR : 0;
+}
+
 /* The options together (the rest is bolt_prepare's). */
 static int check_options(struct bolt_opts *o)
 {
@@ -155,7 +167,8 @@ PGBUILD_COMMAND(bolt, "LLVM BOLT layout optimization: instrument, train, rewrite
 
 	bolt_opts_init(&o);
 	memset(&b, 0, sizeof(b));
-	if ((rc = parse_options(&o, argc, argv)) < 0 && (rc = check_options(&o)) == 0) {
+	if ((rc = parse_options(&o, argc, argv)) < 0 && (rc = check_host(&o)) == 0 &&
+	    (rc = check_options(&o)) == 0) {
 		if (bolt_prepare(&b, &o) < 0)
 			rc = PGBUILD_EXIT_ERROR;
 		else

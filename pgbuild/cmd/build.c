@@ -122,6 +122,17 @@ static int check_options(struct build_opts *o)
 	return 0;
 }
 
+/* What the host gives: where the results go; checked before the first build. */
+static int check_host(const struct build_opts *o)
+{
+	const struct cli_output outs[] = {
+		CLI_OUT_DIR("--prefix", o->prefix),
+		CLI_OUT_DIR("--builddir", o->builddir),
+		CLI_OUT_END
+	};
+	return cli_check_outputs(outs) < 0 ? PGBUILD_EXIT_ERROR : 0;
+}
+
 PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc with a policy")
 {
 	struct build b;
@@ -130,7 +141,7 @@ PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc 
 
 	build_init(&b);
 	if ((rc = parse_options(&b.o, &gate, argc, argv)) >= 0 ||
-	    (rc = check_options(&b.o)) != 0) {
+	    (rc = check_host(&b.o)) != 0 || (rc = check_options(&b.o)) != 0) {
 		build_finish(&b, -1);
 		strbuf_release(&gate);
 		return rc;

@@ -280,6 +280,19 @@ static int parse_options(struct gate_opts *o, struct gate *g, int argc, char **a
 	return -1;
 }
 
+/* What the host gives: where the results go; checked before anything is
+ * measured (and before the error path would try to write them). */
+static int check_host(const struct gate_opts *o)
+{
+	const struct cli_output outs[] = {
+		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_FILE("--junit", o->junit),
+		CLI_OUT_DIR("--workdir", o->workdir),
+		CLI_OUT_END
+	};
+	return cli_check_outputs(outs) < 0 ? -1 : 0;
+}
+
 static int is_dir_with_postgres(const char *prefix)
 {
 	char *p = xasprintf("%s/bin/postgres", prefix);
@@ -365,6 +378,10 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 	rc = parse_options(&o, &g, argc, argv);
 	if (rc == 0)
 		goto out;       /* --help */
+	if (rc < 0 && check_host(&o) != 0) {
+		rc = PGBUILD_EXIT_ERROR;
+		goto out;       /* nowhere to write the verdict: nothing is run */
+	}
 	/* from here on every exit path writes --json/--junit (gate_finish) */
 	gate_catch_signals();
 	if (rc < 0 && !(rc = check_options(&o, &g, argc, argv, &stop_reason))) {

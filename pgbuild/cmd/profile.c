@@ -177,6 +177,20 @@ static int check_options(struct profile_opts *o, struct prof_run *run)
 	return 0;
 }
 
+/* What the host gives: where the results go; checked before the workload runs. */
+static int check_host(const struct profile_opts *o)
+{
+	const struct cli_output outs[] = {
+		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_FILE("--emit-hotlist", o->hotlist),
+		CLI_OUT_FILE("--emit-coldlist", o->coldlist),
+		CLI_OUT_FILE("--emit-policy", o->policy),
+		CLI_OUT_FILE("--perf-data", o->no_run ? NULL : o->perf_data),
+		CLI_OUT_END
+	};
+	return cli_check_outputs(outs) < 0 ? PGBUILD_EXIT_ERROR : 0;
+}
+
 /* --from FILE: a profile saved with --json. */
 static int read_saved(const struct profile_opts *o, struct profile *p)
 {
@@ -219,7 +233,8 @@ PGBUILD_COMMAND(profile, "find a workload's hot functions and files; emit hot li
 	int rc;
 
 	prof_run_init(&run);
-	if ((rc = parse_options(&o, &run, argc, argv)) < 0 && (rc = check_options(&o, &run)) == 0) {
+	if ((rc = parse_options(&o, &run, argc, argv)) < 0 && (rc = check_host(&o)) == 0 &&
+	    (rc = check_options(&o, &run)) == 0) {
 		rc = PGBUILD_EXIT_ERROR;
 		if ((o.from ? read_saved(&o, &p) : collect(&o, &run, &p)) == 0) {
 			profile_print(&p, o.top);

@@ -93,6 +93,16 @@ static int parse_options(struct regress_opts *o, int argc, char **argv)
 	return -1;
 }
 
+/* What the host gives: where the results go; checked before the suite runs. */
+static int check_host(const struct regress_opts *o)
+{
+	const struct cli_output outs[] = {
+		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_END
+	};
+	return cli_check_outputs(outs) < 0 ? PGBUILD_EXIT_ERROR : 0;
+}
+
 PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a build")
 {
 	struct regress_opts o;
@@ -100,7 +110,7 @@ PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a bu
 	int rc;
 
 	regress_opts_init(&o);
-	if ((rc = parse_options(&o, argc, argv)) >= 0)
+	if ((rc = parse_options(&o, argc, argv)) >= 0 || (rc = check_host(&o)) != 0)
 		return rc;
 	if (o.prefix) {
 		if (preflight_install("--prefix", o.prefix) < 0)

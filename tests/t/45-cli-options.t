@@ -8,7 +8,10 @@
 # command; long pipelines (run, tune, pgo) started as root in a 0700
 # directory refuse at once, naming the directory, and leave nothing behind.
 # Numbers are decimal everywhere (0x10, inf, nan refused; 1e3 where an
-# integer is meant).
+# integer is meant); every command that measures or builds checks each
+# output path it was given before it starts (a --json into a missing
+# directory: exit 2 at once, nothing measured, no server, no cluster
+# directory).
 . "$(dirname "$0")/../lib/tap.sh"
 P=$B/bin/pgbuild
 PG=/usr/lib/postgresql/15
@@ -19,6 +22,9 @@ mkdir -p src && touch src/configure
 printf '[global]\nbolt = off\n' > bolt-off.policy
 mkdir -p notours && touch notours/file
 GATE="gate --baseline $PG --candidate $PG"
+touch nodir.keep
+# a command that got past its checks would make its cluster here
+mkdir -p tmpdir && export TMPDIR=$TMP/tmpdir
 
 # command line | exit | stderr (extended regex)
 while IFS='|' read -r args want re; do
@@ -171,10 +177,54 @@ profile --prefix $PG --coverage 0x10|2|--coverage: expected a percentage in \(0,
 profile --prefix $PG --top 0x10|2|invalid value "0x10" for --top: expected a decimal integer
 optimize -W select-only --workdir w -T 1e999|2|invalid value "1e999" for --duration
 verify --prefix $TMP --top 0x10|2|invalid value "0x10" for --top: expected a decimal integer
+bench --prefix $PG -t 1 --json $TMP/nodir/r.json|2|^pgbuild: error: --json "$TMP/nodir/r.json": directory $TMP/nodir does not exist$
+bench --prefix $PG -t 1 --json $TMP|2|--json "$TMP": is a directory, expected a file name
+bench --prefix $PG -t 1 --datadir-template $TMP/nodir.keep|2|--datadir-template "$TMP/nodir.keep": exists and is not a directory
+$GATE --json $TMP/nodir/g.json|2|^pgbuild: error: --json "$TMP/nodir/g.json": directory $TMP/nodir does not exist$
+$GATE --junit $TMP/nodir/g.xml|2|--junit "$TMP/nodir/g.xml": directory $TMP/nodir does not exist
+$GATE --json g.out --junit ./g.out|2|--junit "./g.out": the same file as --json "g.out"
+$GATE --workdir $TMP/nodir.keep/w|2|--workdir "$TMP/nodir.keep/w": .*Not a directory
+run --policy empty.policy --workdir w --html $TMP/nodir/r.html|2|--html "$TMP/nodir/r.html": directory $TMP/nodir does not exist
+run --policy empty.policy --workdir $TMP/nodir.keep/w|2|--workdir "$TMP/nodir.keep/w": .*Not a directory
+regress --builddir $TMP --json $TMP/nodir/r.json|2|--json "$TMP/nodir/r.json": directory $TMP/nodir does not exist
+build --policy none --prefix $TMP/nodir.keep/p|2|--prefix "$TMP/nodir.keep/p": .*Not a directory
+build --policy none --prefix $TMP/x --builddir $TMP/nodir.keep/b|2|--builddir "$TMP/nodir.keep/b": .*Not a directory
+profile --prefix $PG --json $TMP/nodir/p.json|2|--json "$TMP/nodir/p.json": directory $TMP/nodir does not exist
+profile --prefix $PG --emit-policy $TMP/nodir/p.policy|2|--emit-policy "$TMP/nodir/p.policy": directory $TMP/nodir does not exist
+pgo --prefix $TMP/nodir.keep/p -W select-only|2|--prefix "$TMP/nodir.keep/p": .*Not a directory
+tune --candidates cands --workdir w --json $TMP/nodir/t.json|2|--json "$TMP/nodir/t.json": directory $TMP/nodir does not exist
+tune --candidates cands --workdir w --out $TMP/nodir/best.policy|2|--out "$TMP/nodir/best.policy": directory $TMP/nodir does not exist
+sensitivity --workdir w --json $TMP/nodir/s.json|2|--json "$TMP/nodir/s.json": directory $TMP/nodir does not exist
+bolt --prefix $PG --out o --json $TMP/nodir/b.json|2|--json "$TMP/nodir/b.json": directory $TMP/nodir does not exist
+bolt --prefix $PG --out $TMP/nodir.keep/o|2|--out "$TMP/nodir.keep/o": .*Not a directory
+optimize -W select-only --workdir w --html $TMP/nodir/o.html|2|--html "$TMP/nodir/o.html": directory $TMP/nodir does not exist
+optimize -W select-only --workdir w --json $TMP/nodir/o.json|2|--json "$TMP/nodir/o.json": directory $TMP/nodir does not exist
+report --gate x --html $TMP/nodir/r.html|2|--html "$TMP/nodir/r.html": directory $TMP/nodir does not exist
+report --gate x --json $TMP|2|--json "$TMP": is a directory
 ROWS
 ok "no work directory was made by any refused run, tune or optimize" test ! -e w
 ok "no prefix was made by a refused pgo" test ! -e p
 ok "no output or work directory was made by a refused bolt" test ! -e o -a ! -e o.bolt
+is "no command got as far as a cluster or a server" "$(ls -A tmpdir)$(pgrep -f "postgres -D $TMP/" | wc -l)" 0
+ok "a refused gate wrote no JSON" test ! -e g.out -a ! -e "$TMP/nodir"
+
+# a read-only file system: the probe file, not access(2), finds it
+if [ "$(id -u)" = 0 ] && mkdir -p ro && mount -t tmpfs -o ro,size=64k tmpfs ro; then
+	"$P" bench --prefix "$PG" -t 1 --json ro/r.json >out 2>err
+	is "--json on a read-only file system: exit 2" "$?" 2
+	is "... one line naming the option, the path and why" "$(cat err)" \
+		'pgbuild: error: --json "ro/r.json": cannot create a file in ro: Read-only file system'
+	"$P" build --policy none --prefix ro/p >out 2>err
+	like "--prefix on a read-only file system: refused" "$?: $(cat err)" '^2: pgbuild: error: --prefix "ro/p": cannot create a file in ro: Read-only file system$'
+	umount ro
+	# root may write a 0555 directory (access(2) says so too): it passes
+	mkdir -p r555 && chmod 555 r555
+	"$P" bench --prefix "$PG" --connect x --json r555/r.json >out 2>err
+	like "as root a 0555 directory takes the file: the check passes on to the next one" "$(cat err)" '--prefix and --connect cannot be used together'
+	is "... and leaves no probe file" "$(ls -A r555)" ""
+else
+	skip "a read-only tmpfs needs root" 4
+fi
 
 # every usage error ends with the one hint, naming the command
 for c in bench bolt build gate inspect optimize pgo profile regress report run sensitivity source tune verify; do

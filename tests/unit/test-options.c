@@ -3,10 +3,12 @@
  * option values every pgbuild command parses, one table row per case, with
  * the one-line error each bad value prints (captured from stderr);
  * comma-separated lists, one-of-a-set words with their did-you-mean,
- * NAME=VALUE settings, the shared vocabulary's values, the CPU lists, and
- * cli_getopt's short options derived from the table.  Numbers are decimal only: hex, blanks, inf and nan are
+ * NAME=VALUE settings, the output-path checks, the shared vocabulary's
+ * values, the CPU lists, and cli_getopt's short options derived from the
+ * table.  Numbers are decimal only: hex, blanks, inf and nan are
  * refused, and an exponent where an integer is meant.
  */
+#include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "pgbuild.h"
@@ -313,6 +317,117 @@ static void test_cpus(void **state)
 	}
 }
 
+/* A file name in a fresh directory; the directory in *dir (malloced). */
+static char *scratch(char **dir, const char *name)
+{
+	char tmpl[] = "/tmp/test-options.XXXXXX";
+	assert_non_null(mkdtemp(tmpl));
+	*dir = xstrdup(tmpl);
+	return xasprintf("%s/%s", tmpl, name);
+}
+
+/* Output paths: the directory must exist and take a file; nothing is left. */
+static void test_output_paths(void **state)
+{
+	char *dir, *file = scratch(&dir, "r.json");
+	char *sub = xasprintf("%s/sub", dir), *missing = xasprintf("%s/no/r.json", dir);
+	char *under_file = xasprintf("%s/r.json/x", dir), *deep = xasprintf("%s/a/b/c", dir);
+	char *want;
+	(void)state;
+	error_set_program("pgbuild", 2);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	/* good: a new file, an existing file, a new or existing directory */
+	capture_begin();
+	assert_int_equal(cli_check_output_file("--json", file), 0);
+	assert_int_equal(write_file_atomic(file, "{}\n", 3), 0);
+	assert_int_equal(cli_check_output_file("--json", file), 0);
+	assert_int_equal(cli_check_output_dir("--prefix", sub), 0);
+	assert_int_equal(cli_check_output_dir("--prefix", deep), 0);
+	check_outcome(0, 0, "--json", "", NULL);
+	/* bad: one line each naming the option, the path and why */
+	want = xasprintf("pgbuild: error: --json \"%s\": directory %s/no does not exist\n", missing, dir);
+	capture_begin();
+	assert_int_equal(cli_check_output_file("--json", missing), -1);
+	check_outcome(-1, -1, "--json", missing, want);
+	free(want);
+	want = xasprintf("pgbuild: error: --junit \"%s\": is a directory, expected a file name\n", sub);
+	capture_begin();
+	assert_int_equal(cli_check_output_file("--junit", sub), -1);
+	check_outcome(-1, -1, "--junit", sub, want);
+	free(want);
+	capture_begin();
+	assert_int_equal(cli_check_output_file("--html", "x/"), -1);
+	check_outcome(-1, -1, "--html", "x/", NULL);
+	capture_begin();
+	assert_int_equal(cli_check_output_file("--json", ""), -1);
+	check_outcome(-1, -1, "--json", "\"\"", NULL);
+	want = xasprintf("pgbuild: error: --json \"%s\": %s is not a directory\n", under_file, file);
+	capture_begin();
+	assert_int_equal(cli_check_output_file("--json", under_file), -1);
+	check_outcome(-1, -1, "--json", under_file, want);
+	free(want);
+	want = xasprintf("pgbuild: error: --prefix \"%s\": exists and is not a directory\n", file);
+	capture_begin();
+	assert_int_equal(cli_check_output_dir("--prefix", file), -1);
+	check_outcome(-1, -1, "--prefix", file, want);
+	free(want);
+	capture_begin();
+	assert_int_equal(cli_check_output_dir("--workdir", under_file), -1);
+	check_outcome(-1, -1, "--workdir", under_file, NULL);
+	/* a directory that takes no file: /proc's top level refuses one (even root) */
+	capture_begin();
+	assert_int_equal(cli_check_output_file("--json", "/proc/r.json"), -1);
+	check_outcome(-1, -1, "--json", "/proc/r.json", NULL);
+	/* the list: NULL paths skipped, the first bad one reported, two files in one */
+	{
+		char *same = xasprintf("%s/./r.json", dir);
+		const struct cli_output good[] = {
+			CLI_OUT_FILE("--json", file), CLI_OUT_FILE("--junit", NULL),
+			CLI_OUT_DIR("--workdir", sub), CLI_OUT_END
+		};
+		const struct cli_output dup[] = {
+			CLI_OUT_FILE("--json", file), CLI_OUT_FILE("--junit", same), CLI_OUT_END
+		};
+		const struct cli_output bad[] = {
+			CLI_OUT_FILE("--json", file), CLI_OUT_FILE("--junit", missing), CLI_OUT_END
+		};
+		capture_begin();
+		assert_int_equal(cli_check_outputs(good), 0);
+		check_outcome(0, 0, "", "", NULL);
+		want = xasprintf("pgbuild: error: --junit \"%s\": the same file as --json \"%s\"\n",
+				 same, file);
+		capture_begin();
+		assert_int_equal(cli_check_outputs(dup), -1);
+		check_outcome(-1, -1, "--junit", same, want);
+		free(want);
+		capture_begin();
+		assert_int_equal(cli_check_outputs(bad), -1);
+		check_outcome(-1, -1, "--junit", missing, NULL);
+		free(same);
+	}
+	/* no probe file, no directory made: only what the test made is there */
+	assert_false(path_exists(deep));
+	{
+		DIR *d = opendir(dir);
+		struct dirent *e;
+		int n = 0;
+		assert_non_null(d);
+		while ((e = readdir(d)))
+			n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+		closedir(d);
+		assert_int_equal(n, 2);         /* r.json and sub */
+	}
+	unlink(file);
+	rmdir(sub);
+	assert_int_equal(rmdir(dir), 0);
+	free(file);
+	free(sub);
+	free(missing);
+	free(under_file);
+	free(deep);
+	free(dir);
+}
+
 static void test_vocabulary(void **state)
 {
 	struct strvec wl = STRVEC_INIT;
@@ -405,6 +520,7 @@ int main(void)
 		cmocka_unit_test(test_seconds_and_int64),
 		cmocka_unit_test(test_decimal_scanners),
 		cmocka_unit_test(test_cpus),
+		cmocka_unit_test(test_output_paths),
 		cmocka_unit_test(test_choice_and_setting),
 		cmocka_unit_test(test_vocabulary),
 		cmocka_unit_test(test_getopt_table),
