@@ -255,8 +255,63 @@ struct cli_output {
 #define CLI_OUT_END             { NULL, NULL, 0 }
 int cli_check_outputs(const struct cli_output *outs);
 
-/* A server setting NAME=VALUE (--set), pushed onto out. */
+/* ---------------- server settings (cli/guc.c) ---------------- */
+
+/*
+ * Settings pgbuild never passes to a server it starts, each with its
+ * reason: what opens the private cluster to other users (listen_addresses,
+ * port, unix_socket_*, hba_file, ident_file, krb_server_keyfile, ssl*),
+ * loads code (*_preload_libraries, dynamic_library_path, jit_provider,
+ * archive_library), runs commands (archive_command, restore_command, ...),
+ * moves the server's files (data_directory, config_file,
+ * external_pid_file, log_directory, log_filename, stats_temp_directory) or
+ * reads settings from another file (include*).  One table, sorted by
+ * name; a name ending in "_*" covers NAME and NAME_...
+ */
+enum cli_guc_reason {
+	CLI_GUC_OPENS,          /* opens the cluster to other users */
+	CLI_GUC_LOADS,          /* loads code into the server */
+	CLI_GUC_RUNS,           /* runs commands as the server user */
+	CLI_GUC_MOVES,          /* moves the server's files */
+	CLI_GUC_READS,          /* reads settings from another file */
+	CLI_GUC_NREASONS
+};
+struct cli_guc_refused {
+	const char *name;               /* canonical: lower case, '_' */
+	enum cli_guc_reason reason;
+};
+extern const struct cli_guc_refused cli_guc_refused[];  /* NULL-terminated */
+extern const char *const cli_guc_reasons[CLI_GUC_NREASONS];
+
+/* The row refusing name (any case, '-' for '_'), or NULL. */
+const struct cli_guc_refused *cli_guc_refusal(const char *name);
+/* Is name[0..len) a setting name (letters, digits, _, - and .)? */
+int cli_guc_name_ok(const char *name, size_t len);
+/* name[0..len) as PostgreSQL reads it: lower case, '-' as '_' (malloced). */
+char *cli_guc_canonical(const char *name, size_t len);
+
+/*
+ * A server setting NAME=VALUE (--set), pushed onto out with NAME in its
+ * canonical spelling; a refused NAME is one error with the reason:
+ *   invalid value "listen_addresses=*" for --set: listen_addresses opens the
+ *   cluster to other users (...)
+ */
 int parse_setting_option(const char *opt, const char *arg, struct strvec *out);
+
+/*
+ * A postgresql.conf-style file (regress --temp-config) holds no refused
+ * setting: 0, or -1 after one error naming opt, the file, the line and
+ * the reason.  The file is read with the bounded reader (no FIFO, at
+ * most SFS_READ_LIMIT).
+ */
+int cli_guc_check_file(const char *opt, const char *path);
+
+/*
+ * PGOPTIONS (libpq sends it with every connection, and a backend applies
+ * its -c NAME=VALUE and --NAME=VALUE as session settings) holds no refused
+ * setting: 0, or -1 after one error.  For the commands that start servers.
+ */
+int cli_guc_check_env(void);
 
 /* The shared values, with their one range each. */
 int cli_parse_clients(const char *arg, int *out);     /* -c, --clients */

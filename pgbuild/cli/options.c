@@ -219,14 +219,6 @@ int parse_choice_option(const char *opt, const char *arg, const char *const *cho
 	return rc;
 }
 
-int parse_setting_option(const char *opt, const char *arg, struct strvec *out)
-{
-	if (!strchr(arg, '=') || arg[0] == '=')
-		return error("invalid value \"%s\" for %s: expected NAME=VALUE", arg, opt);
-	strvec_push(out, arg);
-	return 0;
-}
-
 /* The --metric words; "both" last (it is two of the others). */
 static const char *const metric_words[] = { "tps", "instructions", "cycles", "both", NULL };
 static const unsigned metric_bits[] = { CLI_METRIC_TPS, CLI_METRIC_INSTR, CLI_METRIC_CYCLES,

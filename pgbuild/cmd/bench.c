@@ -23,7 +23,9 @@ static void bench_usage(FILE *fp)
 "  --prefix DIR           installed PostgreSQL (DIR/bin/initdb, DIR/bin/postgres)\n"
 "  --connect CONNSTR      use this server instead (nothing is loaded without --init)\n"
 "  --init                 with --connect: (re)load the workload's tables\n"
-"  --set NAME=VALUE       server setting for the private cluster (repeatable)\n"
+"  --set NAME=VALUE       server setting for the private cluster (repeatable;\n"
+"                         one that would open it to other users, load code or\n"
+"                         move its files is refused with the reason)\n"
 "  --keep                 keep the private cluster and print where it is\n"
 "  --datadir-template DIR reuse loaded data directories kept in DIR (made once)\n"
 "Workload:\n"
@@ -198,7 +200,8 @@ static int parse_options(struct bench_cli *b, int argc, char **argv)
 	return -1;
 }
 
-/* What the host gives: where the results go; checked before the cluster is made. */
+/* What the host gives: where the results go, and an environment that
+ * leaves the servers private; checked before the cluster is made. */
 static int check_host(const struct bench_opts *o)
 {
 	const struct cli_output outs[] = {
@@ -206,7 +209,9 @@ static int check_host(const struct bench_opts *o)
 		CLI_OUT_DIR("--datadir-template", o->template_dir),
 		CLI_OUT_END
 	};
-	return cli_check_outputs(outs) < 0 ? PGBUILD_EXIT_ERROR : 0;
+	/* --connect: the server and its PGOPTIONS are the user's */
+	return cli_check_outputs(outs) < 0 || (o->prefix && cli_guc_check_env() < 0) ?
+	       PGBUILD_EXIT_ERROR : 0;
 }
 
 /* Conflicts, after the loop (like pgbench), and the defaults that depend

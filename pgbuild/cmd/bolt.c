@@ -38,7 +38,8 @@ static void bolt_usage(FILE *fp)
 	      "  -T, --duration S       seconds per training workload (default 5)\n"
 	      "  -c, --clients N        training clients (default 2)\n"
 	      "  -s, --scale N          pgbench scale of the training data (default 1)\n"
-	      "  --set NAME=VALUE       another server setting of the training (repeatable)\n"
+	      "  --set NAME=VALUE       another server setting of the training (repeatable;\n"
+	      "                         as bench's --set)\n"
 	      "  --builddir DIR         IN's build tree, for the suite (default: the one\n"
 	      "                         IN/pgopt-build.json records)\n"
 	      "  --contrib              also contrib's installcheck\n"
@@ -128,7 +129,8 @@ static int parse_options(struct bolt_opts *o, int argc, char **argv)
 	return -1;
 }
 
-/* What the host gives: where the results go; checked before the first step. */
+/* What the host gives: where the results go, and an environment that
+ * leaves the servers private; checked before the first step. */
 static int check_host(const struct bolt_opts *o)
 {
 	const struct cli_output outs[] = {
@@ -137,7 +139,7 @@ static int check_host(const struct bolt_opts *o)
 		CLI_OUT_DIR("--workdir", o->workdir),
 		CLI_OUT_END
 	};
-	return cli_check_outputs(outs) < 0 ? PGBUILD_EXIT_ERROR : 0;
+	return cli_check_outputs(outs) < 0 || cli_guc_check_env() < 0 ? PGBUILD_EXIT_ERROR : 0;
 }
 
 /* The options together (the rest is bolt_prepare's). */

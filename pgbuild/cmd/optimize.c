@@ -217,7 +217,8 @@ static int check_policy(const struct optimize_opts *o)
 	return rc;
 }
 
-/* What the host gives: where the results go; checked before the first build. */
+/* What the host gives: where the results go, and an environment that
+ * leaves the servers private; checked before the first build. */
 static int check_host(const struct optimize_opts *o)
 {
 	const struct cli_output outs[] = {
@@ -227,7 +228,7 @@ static int check_host(const struct optimize_opts *o)
 		CLI_OUT_DIR("--workdir", o->workdir),
 		CLI_OUT_END
 	};
-	return cli_check_outputs(outs) < 0 ? PGBUILD_EXIT_ERROR : 0;
+	return cli_check_outputs(outs) < 0 || cli_guc_check_env() < 0 ? PGBUILD_EXIT_ERROR : 0;
 }
 
 /* Every check before the first build. */

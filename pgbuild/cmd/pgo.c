@@ -127,7 +127,8 @@ static int parse_options(struct pgo_opts *o, struct strbuf *gate, int argc, char
 	return -1;
 }
 
-/* What the host gives: where the results go; checked before the first build. */
+/* What the host gives: where the results go, and an environment that
+ * leaves the servers private; checked before the first build. */
 static int check_host(const struct pgo_opts *o)
 {
 	const struct cli_output outs[] = {
@@ -135,7 +136,7 @@ static int check_host(const struct pgo_opts *o)
 		CLI_OUT_DIR("--builddir", o->builddir),
 		CLI_OUT_END
 	};
-	return cli_check_outputs(outs) < 0 ? PGBUILD_EXIT_ERROR : 0;
+	return cli_check_outputs(outs) < 0 || cli_guc_check_env() < 0 ? PGBUILD_EXIT_ERROR : 0;
 }
 
 /* Every check before the first build: the options together, the gate's

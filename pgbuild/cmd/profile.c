@@ -29,7 +29,7 @@ static void profile_usage(FILE *fp)
 	      "  -c, --clients N        client connections (default 2)\n"
 	      "  -T, --duration S       seconds per workload (default 10)\n"
 	      "  -s, --scale N          pgbench scale (default: bench's)\n"
-	      "  --set NAME=VALUE       server setting (repeatable)\n"
+	      "  --set NAME=VALUE       server setting (repeatable; as bench's --set)\n"
 	      "  --method M             perf (cpu-clock samples), gcov (counts of an\n"
 	      "                         instrumented build) or auto (default: gcov\n"
 	      "                         for an instrumented install, else perf)\n"
@@ -177,7 +177,8 @@ static int check_options(struct profile_opts *o, struct prof_run *run)
 	return 0;
 }
 
-/* What the host gives: where the results go; checked before the workload runs. */
+/* What the host gives: where the results go, and an environment that
+ * leaves the servers private; checked before the workload runs. */
 static int check_host(const struct profile_opts *o)
 {
 	const struct cli_output outs[] = {
@@ -188,7 +189,7 @@ static int check_host(const struct profile_opts *o)
 		CLI_OUT_FILE("--perf-data", o->no_run ? NULL : o->perf_data),
 		CLI_OUT_END
 	};
-	return cli_check_outputs(outs) < 0 ? PGBUILD_EXIT_ERROR : 0;
+	return cli_check_outputs(outs) < 0 || cli_guc_check_env() < 0 ? PGBUILD_EXIT_ERROR : 0;
 }
 
 /* --from FILE: a profile saved with --json. */

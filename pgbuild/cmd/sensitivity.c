@@ -118,7 +118,8 @@ static int parse_options(struct sens_opts *o, int argc, char **argv)
 	return -1;
 }
 
-/* What the host gives: where the results go; checked before the first build. */
+/* What the host gives: where the results go, and an environment that
+ * leaves the servers private; checked before the first build. */
 static int check_host(const struct sens_opts *o)
 {
 	const struct cli_output outs[] = {
@@ -126,7 +127,7 @@ static int check_host(const struct sens_opts *o)
 		CLI_OUT_DIR("--workdir", o->workdir),
 		CLI_OUT_END
 	};
-	return cli_check_outputs(outs) < 0 ? PGBUILD_EXIT_ERROR : 0;
+	return cli_check_outputs(outs) < 0 || cli_guc_check_env() < 0 ? PGBUILD_EXIT_ERROR : 0;
 }
 
 PGBUILD_COMMAND(sensitivity, "how much compiler flags can matter for a workload (-O0 vs -O3 watermarks)")

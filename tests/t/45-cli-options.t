@@ -8,10 +8,12 @@
 # command; long pipelines (run, tune, pgo) started as root in a 0700
 # directory refuse at once, naming the directory, and leave nothing behind.
 # Numbers are decimal everywhere (0x10, inf, nan refused; 1e3 where an
-# integer is meant); every command that measures or builds checks each
-# output path it was given before it starts (a --json into a missing
-# directory: exit 2 at once, nothing measured, no server, no cluster
-# directory).
+# integer is meant); every --set of a setting that opens the private cluster,
+# loads code or moves the server's files is refused with its reason, for
+# every command that takes --set (the list is pgbuild/README.md's); every
+# command that measures or builds checks each output path it was given
+# before it starts (a --json into a missing directory: exit 2 at once,
+# nothing measured, no server, no cluster directory).
 . "$(dirname "$0")/../lib/tap.sh"
 P=$B/bin/pgbuild
 PG=/usr/lib/postgresql/15
@@ -22,6 +24,7 @@ mkdir -p src && touch src/configure
 printf '[global]\nbolt = off\n' > bolt-off.policy
 mkdir -p notours && touch notours/file
 GATE="gate --baseline $PG --candidate $PG"
+printf "fsync = off\n  listen_addresses = '*'\n" > listen.conf
 touch nodir.keep
 # a command that got past its checks would make its cluster here
 mkdir -p tmpdir && export TMPDIR=$TMP/tmpdir
@@ -177,6 +180,18 @@ profile --prefix $PG --coverage 0x10|2|--coverage: expected a percentage in \(0,
 profile --prefix $PG --top 0x10|2|invalid value "0x10" for --top: expected a decimal integer
 optimize -W select-only --workdir w -T 1e999|2|invalid value "1e999" for --duration
 verify --prefix $TMP --top 0x10|2|invalid value "0x10" for --top: expected a decimal integer
+bench --prefix $PG --set listen_addresses=127.0.0.1|2|^pgbuild: error: invalid value "listen_addresses=127.0.0.1" for --set: listen_addresses opens the cluster to other users \(a private cluster takes connections only on its own socket, in a 0700 directory\)$
+bench --prefix $PG --set port=5999|2|invalid value "port=5999" for --set: port opens the cluster to other users
+bench --prefix $PG --set 'Listen-Addresses=*'|2|invalid value "Listen-Addresses=\*" for --set: listen_addresses opens the cluster
+bench --prefix $PG --set 'bad name=1'|2|invalid value "bad name=1" for --set: expected NAME=VALUE, NAME made of letters
+$GATE --set unix_socket_directories=/tmp|2|unix_socket_directories opens the cluster to other users
+$GATE --set shared_preload_libraries=pg_stat_statements|2|^pgbuild: error: invalid value "shared_preload_libraries=pg_stat_statements" for --set: shared_preload_libraries loads code into the server$
+profile --prefix $PG --set ssl=on|2|invalid value "ssl=on" for --set: ssl opens the cluster to other users
+bolt --prefix $PG --out o --set data_directory=/tmp|2|^pgbuild: error: invalid value "data_directory=/tmp" for --set: data_directory moves the server's files out of its private directory$
+bolt --prefix $PG --out o --set archive_command=/bin/true|2|archive_command runs commands as the server user
+build --policy none --prefix $TMP/x --baseline $PG --gate 'tps>=1' --gate-args '--pairs 6 --set listen_addresses=*'|2|invalid value "listen_addresses=\*" for --gate-args --set: listen_addresses opens the cluster
+regress --builddir $TMP --temp-config listen.conf|2|^pgbuild: error: --temp-config "listen.conf", line 2: listen_addresses opens the cluster to other users
+regress --builddir $TMP --temp-config nosuch.conf|2|--temp-config: cannot read nosuch.conf: No such file or directory
 bench --prefix $PG -t 1 --json $TMP/nodir/r.json|2|^pgbuild: error: --json "$TMP/nodir/r.json": directory $TMP/nodir does not exist$
 bench --prefix $PG -t 1 --json $TMP|2|--json "$TMP": is a directory, expected a file name
 bench --prefix $PG -t 1 --datadir-template $TMP/nodir.keep|2|--datadir-template "$TMP/nodir.keep": exists and is not a directory
@@ -207,6 +222,41 @@ ok "no prefix was made by a refused pgo" test ! -e p
 ok "no output or work directory was made by a refused bolt" test ! -e o -a ! -e o.bolt
 is "no command got as far as a cluster or a server" "$(ls -A tmpdir)$(pgrep -f "postgres -D $TMP/" | wc -l)" 0
 ok "a refused gate wrote no JSON" test ! -e g.out -a ! -e "$TMP/nodir"
+
+# every setting pgbuild/README.md lists as refused is refused, with a
+# reason, by every command that takes --set (and the table is not empty)
+names=$(sed -n '/^| refused `--set` |/,/^$/p' "$TOP/pgbuild/README.md" | grep '^| `' | cut -d'|' -f2 |
+	grep -o '`[a-z_*]*`' | tr -d '`' | sed 's/_\*$/_x/')
+like "pgbuild/README.md lists the refused settings" "$(echo $names)" "listen_addresses .*port .*shared_preload_libraries .*data_directory"
+for name in $names; do
+	for c in "bench --prefix $PG" "$GATE" "profile --prefix $PG" "bolt --prefix $PG --out o"; do
+		# shellcheck disable=SC2086
+		"$P" $c --set "$name=x" >out 2>err
+		rc=$?
+		[ "$rc" = 2 ] && grep -Eq "for --set: $name (opens the cluster to other users|loads code into the server|runs commands as the server user|moves the server's files|reads settings from another file)" err ||
+			{ is "--set $name=x refused by ${c%% *}" "$rc $(cat err)" "2 ..."; continue 2; }
+	done
+	tap_result 0 "--set $name=x is refused with its reason by bench, gate, profile and bolt"
+done
+
+# PGOPTIONS reaches every server pgbuild starts (libpq sends it): each
+# command that starts one refuses a refused setting in it, before its work
+# (each command line would fail at its next check if this one let it by)
+for c in "bench --prefix $TMP" "gate --baseline $TMP --candidate $TMP" \
+	"run --policy empty.policy --workdir w --src $TMP/nosrc" "regress --builddir $TMP/nosuch" \
+	"build --policy none --prefix $TMP/x --src $TMP/nosrc" "profile --prefix $TMP" \
+	"pgo --prefix $TMP/p --src $TMP/nosrc" "tune --candidates cands --workdir w --src $TMP/nosrc" \
+	"sensitivity --workdir w --src $TMP/nosrc" "bolt --prefix $TMP --out o" \
+	"optimize -W select-only --workdir w --src $TMP/nosrc"; do
+	# shellcheck disable=SC2086
+	PGOPTIONS="-c work_mem=4MB -c session_preload_libraries=x" "$P" $c >out 2>err
+	is "PGOPTIONS session_preload_libraries: ${c%% *} exits 2" "$?" 2
+	is "... ${c%% *} says why, in one line" "$(cat err)" \
+		'pgbuild: error: PGOPTIONS="-c work_mem=4MB -c session_preload_libraries=x": session_preload_libraries loads code into the server (libpq sends PGOPTIONS with every connection to the servers pgbuild starts); unset it'
+done
+ok "... and nothing was made" test ! -e w -a ! -e p -a ! -e o -a ! -e x
+PGOPTIONS="-c session_preload_libraries=x" "$P" bench --connect "host=$TMP/nosock" -t 1 >out 2>err
+like "--connect: the server and its PGOPTIONS are the user's" "$(cat err)" 'cannot connect to "host='
 
 # a read-only file system: the probe file, not access(2), finds it
 if [ "$(id -u)" = 0 ] && mkdir -p ro && mount -t tmpfs -o ro,size=64k tmpfs ro; then

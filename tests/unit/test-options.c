@@ -3,12 +3,15 @@
  * option values every pgbuild command parses, one table row per case, with
  * the one-line error each bad value prints (captured from stderr);
  * comma-separated lists, one-of-a-set words with their did-you-mean,
- * NAME=VALUE settings, the output-path checks, the shared vocabulary's
- * values, the CPU lists, and cli_getopt's short options derived from the
- * table.  Numbers are decimal only: hex, blanks, inf and nan are
+ * NAME=VALUE settings and the table of settings refused with their
+ * reasons (also in a --temp-config file and in PGOPTIONS), the output-path
+ * checks, the shared vocabulary's values, and cli_getopt's short options
+ * derived from the table.  Numbers are decimal only: hex, blanks, inf and nan are
  * refused, and an exponent where an integer is meant.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -317,6 +320,123 @@ static void test_cpus(void **state)
 	}
 }
 
+/* Every row of the table, in every spelling PostgreSQL accepts, is
+ * refused with its reason; the settings a benchmark needs pass. */
+static void test_refused_settings(void **state)
+{
+	static const char *const refused[] = {
+		"listen_addresses=127.0.0.1", "LISTEN_ADDRESSES=*", "Listen-Addresses=*", "port=5999",
+		"unix_socket_directories=/tmp", "unix_socket_permissions=0777",
+		"unix_socket_group=users", "hba_file=/tmp/h", "ident_file=/tmp/i",
+		"krb_server_keyfile=/tmp/k", "ssl=on", "ssl_cert_file=/tmp/c", "SSL_CIPHERS=x",
+		"ssl_passphrase_command=/bin/true", "shared_preload_libraries=pg_stat_statements",
+		"local_preload_libraries=x", "session_preload_libraries=x", "dynamic_library_path=/tmp",
+		"jit_provider=x", "archive_library=x", "archive_command=/bin/true",
+		"restore_command=x", "archive_cleanup_command=x", "recovery_end_command=x",
+		"data_directory=/tmp", "config_file=/tmp/c", "external_pid_file=/tmp/p",
+		"log_directory=/tmp", "log_filename=../../x", "stats_temp_directory=/tmp",
+		"include=/tmp/x", "include_dir=/tmp", "include-if-exists=/tmp/x",
+	};
+	static const char *const allowed[] = {
+		"fsync=off", "shared_buffers=1GB", "max_connections=200", "autovacuum=off",
+		"sslutils.mode=x", "ssl2=x", "portal_x.y=1", "included.x=1", "listen=1",
+		"log_min_messages=debug1", "jit=off", "session_replication_role=replica",
+	};
+	struct strvec sv = STRVEC_INIT;
+	const char *prev = "";
+	size_t nrows = 0;
+	(void)state;
+	error_set_program("pgbuild", 2);
+	/* one sorted table; every row canonical with a reason */
+	for (const struct cli_guc_refused *r = cli_guc_refused; r->name; r++, nrows++) {
+		char *canon = cli_guc_canonical(r->name, strlen(r->name));
+		assert_true(strcmp(prev, r->name) < 0);
+		assert_string_equal(canon, r->name);
+		assert_true(r->reason < CLI_GUC_NREASONS);
+		assert_non_null(cli_guc_reasons[r->reason]);
+		assert_ptr_equal(cli_guc_refusal(r->name), r);
+		free(canon);
+		prev = r->name;
+	}
+	assert_true(nrows >= 25);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		const char *eq = strchr(refused[i], '=');
+		char *name = cli_guc_canonical(refused[i], (size_t)(eq - refused[i]));
+		const struct cli_guc_refused *r = cli_guc_refusal(name);
+		char *want;
+		assert_non_null(r);
+		want = xasprintf("pgbuild: error: invalid value \"%s\" for --set: %s %s\n", refused[i],
+				 name, cli_guc_reasons[r->reason]);
+		capture_begin();
+		assert_int_equal(parse_setting_option("--set", refused[i], &sv), -1);
+		check_outcome(-1, -1, "--set", refused[i], want);
+		free(want);
+		free(name);
+	}
+	assert_int_equal(sv.nr, 0);
+	/* the reasons as the messages give them */
+	assert_int_equal(cli_guc_refusal("listen_addresses")->reason, CLI_GUC_OPENS);
+	assert_non_null(strstr(cli_guc_reasons[CLI_GUC_OPENS], "opens the cluster to other users"));
+	assert_int_equal(cli_guc_refusal("shared_preload_libraries")->reason, CLI_GUC_LOADS);
+	assert_string_equal(cli_guc_reasons[CLI_GUC_LOADS], "loads code into the server");
+	assert_int_equal(cli_guc_refusal("data_directory")->reason, CLI_GUC_MOVES);
+	assert_non_null(strstr(cli_guc_reasons[CLI_GUC_MOVES], "moves the server's files"));
+	assert_int_equal(cli_guc_refusal("archive_command")->reason, CLI_GUC_RUNS);
+	assert_int_equal(cli_guc_refusal("include_if_exists")->reason, CLI_GUC_READS);
+	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+		capture_begin();
+		assert_int_equal(parse_setting_option("--set", allowed[i], &sv), 0);
+		check_outcome(0, 0, "--set", "", NULL);
+	}
+	/* kept in the server's spelling */
+	capture_begin();
+	assert_int_equal(parse_setting_option("--set", "Shared-Buffers=1GB", &sv), 0);
+	check_outcome(0, 0, "--set", "", NULL);
+	assert_string_equal(sv.v[sv.nr - 1], "shared_buffers=1GB");
+	assert_string_equal(sv.v[0], "fsync=off");
+	/* not a setting name */
+	for (const char *const *bad = (const char *const[]){ "a b=1", "x;y=1", "'port'=1", NULL };
+	     *bad; bad++) {
+		capture_begin();
+		assert_int_equal(parse_setting_option("--set", *bad, &sv), -1);
+		check_outcome(-1, -1, "--set", *bad, NULL);
+	}
+	strvec_clear(&sv);
+}
+
+/* PGOPTIONS, which libpq sends with every connection: its settings too. */
+static void test_pgoptions(void **state)
+{
+	static const struct { const char *env; int ret; const char *name; } t[] = {
+		{ "", 0, NULL },
+		{ "-c work_mem=1MB --statement-timeout=5s", 0, NULL },
+		{ "-c session_preload_libraries=x", -1, "session_preload_libraries" },
+		{ "-csession_preload_libraries=x", -1, "session_preload_libraries" },
+		{ "--Local-Preload-Libraries=x", -1, "local_preload_libraries" },
+		{ "-c work_mem=1MB  -c\tdynamic_library_path=/tmp", -1, "dynamic_library_path" },
+		{ "-c a\\ b=1 -c jit=off", 0, NULL },  /* "a b": the server refuses it */
+		{ "-c", 0, NULL },
+		{ "-B 100 -F", 0, NULL },
+	};
+	(void)state;
+	error_set_program("pgbuild", 2);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *want = NULL;
+		assert_int_equal(setenv("PGOPTIONS", t[i].env, 1), 0);
+		if (t[i].name)
+			want = xasprintf("pgbuild: error: PGOPTIONS=\"%s\": %s %s (libpq sends PGOPTIONS "
+					 "with every connection to the servers pgbuild starts); unset it\n",
+					 t[i].env, t[i].name,
+					 cli_guc_reasons[cli_guc_refusal(t[i].name)->reason]);
+		capture_begin();
+		check_outcome(cli_guc_check_env(), t[i].ret, "PGOPTIONS", t[i].env, want);
+		free(want);
+	}
+	assert_int_equal(unsetenv("PGOPTIONS"), 0);
+	capture_begin();
+	check_outcome(cli_guc_check_env(), 0, "", "", NULL);
+}
+
 /* A file name in a fresh directory; the directory in *dir (malloced). */
 static char *scratch(char **dir, const char *name)
 {
@@ -324,6 +444,47 @@ static char *scratch(char **dir, const char *name)
 	assert_non_null(mkdtemp(tmpl));
 	*dir = xstrdup(tmpl);
 	return xasprintf("%s/%s", tmpl, name);
+}
+
+static void test_settings_file(void **state)
+{
+	char *dir, *conf = scratch(&dir, "temp.conf"), *fifo = xasprintf("%s/fifo", dir);
+	char *want;
+	const char *good = "# planner\nenable_indexscan = off\n\tenable_bitmapscan off  # no =\n\n";
+	const char *open_it = "fsync = off\n# listen_addresses = '*'\n  Listen_Addresses = '*'\n";
+	const char *inc = "include_dir 'conf.d'\n";
+	(void)state;
+	error_set_program("pgbuild", 2);
+	assert_int_equal(write_file_atomic(conf, good, strlen(good)), 0);
+	capture_begin();
+	assert_int_equal(cli_guc_check_file("--temp-config", conf), 0);
+	check_outcome(0, 0, "--temp-config", "", NULL);
+	/* a refused setting: named with its line and reason */
+	assert_int_equal(write_file_atomic(conf, open_it, strlen(open_it)), 0);
+	want = xasprintf("pgbuild: error: --temp-config \"%s\", line 3: listen_addresses %s\n", conf,
+			 cli_guc_reasons[CLI_GUC_OPENS]);
+	capture_begin();
+	assert_int_equal(cli_guc_check_file("--temp-config", conf), -1);
+	check_outcome(-1, -1, "--temp-config", conf, want);
+	free(want);
+	assert_int_equal(write_file_atomic(conf, inc, strlen(inc)), 0);
+	capture_begin();
+	assert_int_equal(cli_guc_check_file("--temp-config", conf), -1);
+	check_outcome(-1, -1, "--temp-config", "include_dir", NULL);
+	/* a FIFO is refused, never waited on; a missing file is one error */
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	capture_begin();
+	assert_int_equal(cli_guc_check_file("--temp-config", fifo), -1);
+	check_outcome(-1, -1, "--temp-config", fifo, NULL);
+	unlink(fifo);
+	capture_begin();
+	assert_int_equal(cli_guc_check_file("--temp-config", fifo), -1);
+	check_outcome(-1, -1, "--temp-config", fifo, NULL);
+	unlink(conf);
+	assert_int_equal(rmdir(dir), 0);
+	free(fifo);
+	free(conf);
+	free(dir);
 }
 
 /* Output paths: the directory must exist and take a file; nothing is left. */
@@ -520,6 +681,9 @@ int main(void)
 		cmocka_unit_test(test_seconds_and_int64),
 		cmocka_unit_test(test_decimal_scanners),
 		cmocka_unit_test(test_cpus),
+		cmocka_unit_test(test_refused_settings),
+		cmocka_unit_test(test_settings_file),
+		cmocka_unit_test(test_pgoptions),
 		cmocka_unit_test(test_output_paths),
 		cmocka_unit_test(test_choice_and_setting),
 		cmocka_unit_test(test_vocabulary),
