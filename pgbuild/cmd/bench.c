@@ -68,8 +68,13 @@ static void bench_usage(FILE *fp)
 "postgres, which must exist); that user must be able to enter $TMPDIR (or /tmp),\n"
 "where the cluster's private directory is made.\n"
 "\n"
-"Exit: 0 ok, 1 a correctness check failed, 2 could not run or clients aborted,\n"
-"128+N killed by signal N (the cluster is stopped and removed first).\n");
+"Measured: elapsed time and tps are those of the timed run as it happened (a\n"
+"run cut short reports its own length); a run in which no transaction\n"
+"completed is invalid.  Output paths are checked before the cluster is made.\n"
+"\n"
+"Exit: 0 ok, 1 a correctness check failed, 2 could not run, clients aborted\n"
+"or no transaction completed, 128+N killed by signal N (the cluster is\n"
+"stopped and removed first).\n");
 }
 
 static const struct option bench_options[] = {

@@ -376,6 +376,17 @@ static void test_run_errors(void **state)
 	assert_non_null(strstr(g.verdict_reason, "select-only pair 1 A (no number)"));
 	gate_clear(&g);
 
+	/* a run with no completed transaction (bench's tps 0): errored, named */
+	gate_init(&g, "select-only>=1.00");
+	synth(&g, "select-only", 9, 1.0, 0.01, 1);
+	g.wl[0].runs[5].tps = 0;                /* pair 3, B */
+	assert_int_equal(g.wl[0].runs[5].build, 'B');
+	assert_int_equal(decide(&g), 2);
+	assert_int_equal(g.verdict, GATE_ERROR);
+	assert_int_equal(g.wl[0].valid_pairs, 8);
+	assert_non_null(strstr(g.verdict_reason, "1 benchmark run failed: select-only pair 3 B (no number)"));
+	gate_clear(&g);
+
 	/* a missed threshold with an errored run: could not measure either */
 	gate_init(&g, "select-only>=1.05");
 	synth(&g, "select-only", 9, 0.8, 0.01, 1);
@@ -686,6 +697,18 @@ static void test_json_roundtrip(void **state)
 	assert_string_equal(x1.buf, x2.buf);
 	assert_non_null(strstr(x1.buf, "tests=\"4\" failures=\"0\" errors=\"0\""));
 	assert_non_null(strstr(x1.buf, "name=\"p99&lt;=+10%\""));
+
+	/* a run with no transaction read back is an errored run too */
+	gate_clear(&h);
+	memset(&h, 0, sizeof(h));
+	g.wl[0].runs[2].tps = 0;
+	decide(&g);
+	assert_int_equal(g.verdict, GATE_ERROR);
+	strbuf_reset(&js);
+	gate_write_json(&g, &js, "/a", "/b", "{\"pairs\":9}");
+	assert_int_equal(gate_read_json(&h, js.buf, js.len, &err), 0);
+	assert_int_equal(h.verdict, GATE_ERROR);
+	assert_non_null(strstr(h.verdict_reason, "(no number)"));
 
 	/* not a gate result */
 	gate_clear(&h);
