@@ -128,6 +128,7 @@ struct thread {
 	int64_t commits;        /* commits the server reported (warm-up included) */
 	int64_t *script_commits; /* per script */
 	int64_t last_end;       /* us, end of its last transaction */
+	int64_t stop_us;        /* us, when its clients had all stopped */
 	struct timeline_sec *timeline; /* per second of the timed run */
 	size_t ntimeline, timeline_alloc;
 	struct err_count errs[ERR_KINDS];
@@ -744,6 +745,7 @@ static void *thread_body(void *arg)
 			if (pfd[i].revents && waiting[i]->state != CS_ABORTED)
 				client_run(run, t, waiting[i]);
 	}
+	t->stop_us = clock_us();
 	if (bar) {
 		fprintf(stderr, "\r%*s\r", BAR_WIDTH + 50, "");
 		bj.bar = 0;
@@ -1060,7 +1062,7 @@ struct results {
 	struct err_count errs[ERR_KINDS];
 	int nerrs;
 	int aborted, connected;
-	double elapsed;         /* seconds of the timed run */
+	double elapsed;         /* seconds of the timed run, as measured */
 	struct timeline_sec *timeline;
 	size_t ntimeline;
 	double cpu_s;           /* client CPU seconds, warm-up and run */
@@ -1069,9 +1071,16 @@ struct results {
 	int server_procs;       /* its processes at the end */
 };
 
+/*
+ * The timed run is measured, never taken from -T: it lasts from the end
+ * of the warm-up to the last completed transaction, or to the nominal end
+ * when the clients were still running then.  A run whose clients stopped
+ * early (the server died at 4.5 s of 30) lasted until they stopped, so
+ * its elapsed time and tps are those of 4.5 s, not of 30.
+ */
 static void merge_results(struct run *run, struct results *R)
 {
-	int64_t last = 0;
+	int64_t last = 0, stop = 0;
 	memset(R, 0, sizeof(*R));
 	hist_init(&R->hist);
 	R->script_commits = xcalloc((size_t)run->w->nscripts, sizeof(int64_t));
@@ -1109,12 +1118,16 @@ static void merge_results(struct run *run, struct results *R)
 		}
 		if (t->last_end > last)
 			last = t->last_end;
+		if (t->stop_us > stop)
+			stop = t->stop_us;
 	}
-	if (run->end_us && run->end_us > last)
-		last = run->end_us;
+	/* the clients ran until the nominal end or until they stopped */
+	if (run->end_us && (stop < run->end_us ? stop : run->end_us) > last)
+		last = stop < run->end_us ? stop : run->end_us;
 	R->elapsed = last > run->warm_end_us ? (last - run->warm_end_us) / 1e6 : 0;
 	R->cpu_s = cpu_seconds() - run->cpu_start;
-	R->server_cpu_ok = run->cpu0_ok && run->cpu1_ok && R->count > 0;
+	R->server_cpu_ok = run->cpu0_ok && run->cpu1_ok && R->count > 0 &&
+			   run->cpu1.ticks >= run->cpu0.ticks;
 	if (R->server_cpu_ok) {
 		R->server_cpu_s = servercpu_seconds(&run->cpu0, &run->cpu1);
 		R->server_procs = run->cpu1.processes;
@@ -1668,6 +1681,8 @@ static int run_clients(struct session *s)
 	if (run->abort_run)
 		return bench_error("not every client could connect; nothing was run");
 	merge_results(run, &s->R);
+	if (run->postmaster && run->cpu0_ok && !run->cpu1_ok && !s->env.cpu_why)
+		s->env.cpu_why = "the server's postmaster was gone when the run ended";
 	for (int i = 0; i < run->nthreads; i++)
 		s->stalled |= run->threads[i].stalled;
 	if (s->stalled) {
@@ -1766,19 +1781,23 @@ static void verdict(struct session *s)
 	for (int i = 0; i < s->cs.nr; i++)
 		if (s->cs.c[i].ok == 0)
 			valid = 0;
-	if (R->aborted)
+	/* nothing measured is no result: could not run, like aborted clients */
+	if (R->aborted || !R->count)
 		s->exit_code = PGBUILD_EXIT_ERROR;
 	else if (!valid)
 		s->exit_code = PGBUILD_EXIT_FAIL;
 	else
 		s->exit_code = PGBUILD_EXIT_OK;
-	if (R->aborted)
+	if (R->aborted || !R->count)
 		valid = 0;
 	for (int i = 0; i < s->cs.nr; i++)
 		if (s->cs.c[i].ok == 0)
 			bench_error("check %s failed: %s", s->cs.c[i].name, s->cs.c[i].detail);
 	if (R->aborted)
 		bench_error("%d client%s aborted", R->aborted, R->aborted == 1 ? "" : "s");
+	if (!R->count)
+		bench_error("no transaction completed in the timed run (%g s%s): nothing was "
+			    "measured", R->elapsed, R->errors ? ", every one failed" : "");
 	print_summary(&s->run, R, &s->cs, valid, s->server_version, s->env.cpu_why, s->env.pinning);
 	if (s->o->json) {
 		write_json(&json, &s->run, R, &s->cs, valid, s->exit_code, &s->env, s->ctrl);

@@ -103,8 +103,10 @@ int servercpu_snapshot(const char *proc_root, pid_t postmaster, struct servercpu
 	struct servercpu_stat pm;
 	unsigned long long children = 0;
 	int n = each_child(proc_root, postmaster, add_child, &children);
-	/* the postmaster last: a child reaped meanwhile is in its cutime */
-	if (n < 0 || read_stat(proc_root, postmaster, &pm) < 0)
+	/* the postmaster last: a child reaped meanwhile is in its cutime; a
+	 * dead one (a zombie not yet reaped) has no server time left to count */
+	if (n < 0 || read_stat(proc_root, postmaster, &pm) < 0 || pm.state == 'Z' ||
+	    pm.state == 'X')
 		return -1;
 	s->ticks = children + pm.utime + pm.stime + pm.cutime + pm.cstime;
 	s->processes = n + 1;

@@ -43,6 +43,7 @@
 
 #include <getopt.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "strvec.h"
@@ -193,12 +194,26 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  *                        upper bound): expected a number >= 0.1
  *   parse_seconds_option a number of seconds, > 0 (>= 0 with allow_zero),
  *                        at most a year: expected a number of seconds > 0
+ *
+ * Decimal notation only: an integer is [+-]digits, a number
+ * [+-](digits[.digits] | .digits) with an optional base-10 exponent
+ * (1e-05, as %g prints); "0x10", " 5", "inf", "nan" and, for an integer,
+ * "1e3" are refused ("expected a decimal integer" when C would have read
+ * it as a number).
  */
 int parse_int_option(const char *opt, const char *arg, int min, int max, int *out);
 int parse_int64_option(const char *opt, const char *arg, int64_t min, int64_t max,
 		       int64_t *out);
 int parse_number_option(const char *opt, const char *arg, double min, double max, double *out);
 int parse_seconds_option(const char *opt, const char *arg, int allow_zero, double *out);
+
+/* The decimal scanners behind them: the length of the prefix of s that
+ * is an integer / a number in decimal notation (above), 0 when none is;
+ * for parsers of their own (gate expressions: "+5%"). */
+size_t cli_scan_integer(const char *s);
+size_t cli_scan_decimal(const char *s);
+/* The whole of arg as a finite decimal number; silent, 0 or -1. */
+int cli_parse_decimal(const char *arg, double *out);
 
 /* A comma-separated list ("select-only,tpcb"): push each non-empty item. */
 void parse_list_option(const char *arg, struct strvec *out);
@@ -211,8 +226,92 @@ void parse_list_option(const char *arg, struct strvec *out);
 int parse_choice_option(const char *opt, const char *arg, const char *const *choices,
 			int *out);
 
-/* A server setting NAME=VALUE (--set), pushed onto out. */
+/* ---------------- output paths (cli/outpath.c) ---------------- */
+
+/*
+ * Before a command measures or builds anything, every output path it was
+ * given is checked, so that a result is never lost at the end of the work:
+ *   file (--json FILE): not a directory; its directory exists and a file
+ *        can be created there (a probe file is created O_EXCL|O_NOFOLLOW
+ *        and removed: access(2) says yes to root, and knows nothing of a
+ *        read-only file system);
+ *   dir (--prefix, --workdir): not an existing non-directory; it, or the
+ *        nearest ancestor that exists, is a directory that takes a file.
+ * 0, or -1 after one error naming the option, the path and why:
+ *   --json "/no/such/r.json": directory /no/such does not exist
+ * The commands call cli_check_outputs right after their options and exit
+ * 2 on -1; it also refuses two file outputs naming one file.
+ */
+int cli_check_output_file(const char *opt, const char *path);
+int cli_check_output_dir(const char *opt, const char *path);
+
+struct cli_output {
+	const char *opt;        /* "--json"; NULL ends the list */
+	const char *path;       /* NULL: not given, skipped */
+	int dir;                /* a directory output */
+};
+#define CLI_OUT_FILE(opt, path) { opt, path, 0 }
+#define CLI_OUT_DIR(opt, path)  { opt, path, 1 }
+#define CLI_OUT_END             { NULL, NULL, 0 }
+int cli_check_outputs(const struct cli_output *outs);
+
+/* ---------------- server settings (cli/guc.c) ---------------- */
+
+/*
+ * Settings pgbuild never passes to a server it starts, each with its
+ * reason: what opens the private cluster to other users (listen_addresses,
+ * port, unix_socket_*, hba_file, ident_file, krb_server_keyfile, ssl*),
+ * loads code (*_preload_libraries, dynamic_library_path, jit_provider,
+ * archive_library), runs commands (archive_command, restore_command, ...),
+ * moves the server's files (data_directory, config_file,
+ * external_pid_file, log_directory, log_filename, stats_temp_directory) or
+ * reads settings from another file (include*).  One table, sorted by
+ * name; a name ending in "_*" covers NAME and NAME_...
+ */
+enum cli_guc_reason {
+	CLI_GUC_OPENS,          /* opens the cluster to other users */
+	CLI_GUC_LOADS,          /* loads code into the server */
+	CLI_GUC_RUNS,           /* runs commands as the server user */
+	CLI_GUC_MOVES,          /* moves the server's files */
+	CLI_GUC_READS,          /* reads settings from another file */
+	CLI_GUC_NREASONS
+};
+struct cli_guc_refused {
+	const char *name;               /* canonical: lower case, '_' */
+	enum cli_guc_reason reason;
+};
+extern const struct cli_guc_refused cli_guc_refused[];  /* NULL-terminated */
+extern const char *const cli_guc_reasons[CLI_GUC_NREASONS];
+
+/* The row refusing name (any case, '-' for '_'), or NULL. */
+const struct cli_guc_refused *cli_guc_refusal(const char *name);
+/* Is name[0..len) a setting name (letters, digits, _, - and .)? */
+int cli_guc_name_ok(const char *name, size_t len);
+/* name[0..len) as PostgreSQL reads it: lower case, '-' as '_' (malloced). */
+char *cli_guc_canonical(const char *name, size_t len);
+
+/*
+ * A server setting NAME=VALUE (--set), pushed onto out with NAME in its
+ * canonical spelling; a refused NAME is one error with the reason:
+ *   invalid value "listen_addresses=*" for --set: listen_addresses opens the
+ *   cluster to other users (...)
+ */
 int parse_setting_option(const char *opt, const char *arg, struct strvec *out);
+
+/*
+ * A postgresql.conf-style file (regress --temp-config) holds no refused
+ * setting: 0, or -1 after one error naming opt, the file, the line and
+ * the reason.  The file is read with the bounded reader (no FIFO, at
+ * most SFS_READ_LIMIT).
+ */
+int cli_guc_check_file(const char *opt, const char *path);
+
+/*
+ * PGOPTIONS (libpq sends it with every connection, and a backend applies
+ * its -c NAME=VALUE and --NAME=VALUE as session settings) holds no refused
+ * setting: 0, or -1 after one error.  For the commands that start servers.
+ */
+int cli_guc_check_env(void);
 
 /* The shared values, with their one range each. */
 int cli_parse_clients(const char *arg, int *out);     /* -c, --clients */

@@ -3,9 +3,11 @@
  * numbers, comma-separated lists, one-of-a-set words and NAME=VALUE
  * settings; see cli.h.
  *
- * Each parser reads the whole string (no trailing characters, no overflow,
- * no NaN or infinity), checks the range and, on a bad value, prints one
- * error that names the option, the value and what was expected:
+ * Each parser reads the whole string in decimal notation (no blanks, no
+ * trailing characters, no hex, no overflow, no NaN or infinity; an
+ * exponent only where a fraction may be), checks the range and, on a bad
+ * value, prints one error that names the option, the value and what was
+ * expected:
  *
  *     case OPT_PAIRS:
  *             if (parse_int_option("--pairs", optarg, 1, 1000, &o.pairs) < 0)
@@ -27,18 +29,95 @@
 #include "pgbuild.h"
 #include "suggest.h"
 
-/* The whole of arg as a base-10 integer in [min, max]; silent. */
+/*
+ * Decimal notation only.  strtoll and strtod read more than a person means
+ * by a number: leading blanks, "0x10" (strtod: 16; strtol with base 0:
+ * also "010" = 8), "1e3" where an integer is meant, "inf", "nan",
+ * "0x1p3".  These scanners accept exactly
+ *
+ *     integer  [+-]digits
+ *     number   [+-](digits[.digits] | .digits)[(e|E)[+-]digits]
+ *
+ * (the exponent is base 10 too: what %g prints, as pgbuild does when it
+ * hands a duration to the commands it runs) and return the length of the
+ * prefix of s that is one, 0 when none is.
+ */
+static size_t scan_digits(const char *s)
+{
+	size_t n = 0;
+	while (s[n] >= '0' && s[n] <= '9')
+		n++;
+	return n;
+}
+
+size_t cli_scan_integer(const char *s)
+{
+	size_t sign = *s == '+' || *s == '-', d = scan_digits(s + sign);
+	return d ? sign + d : 0;
+}
+
+size_t cli_scan_decimal(const char *s)
+{
+	size_t n = *s == '+' || *s == '-', whole = scan_digits(s + n), frac = 0;
+
+	n += whole;
+	if (s[n] == '.') {
+		frac = scan_digits(s + n + 1);
+		if (whole || frac)
+			n += 1 + frac;
+	}
+	if (!whole && !frac)
+		return 0;
+	if (s[n] == 'e' || s[n] == 'E') {
+		size_t e = n + 1 + (s[n + 1] == '+' || s[n + 1] == '-'), d = scan_digits(s + e);
+		if (d)
+			n = e + d;
+	}
+	return n;
+}
+
+/* Does C read arg as a number although it is not in decimal notation
+ * ("0x10", " 5", "inf")?  Then the error says "decimal". */
+static int c_number_not_decimal(const char *arg)
+{
+	char *end;
+	errno = 0;
+	(void)strtod(arg, &end);
+	return end != arg && !*end;
+}
+
+/* The whole of arg as a decimal integer in [min, max]; silent. */
 static int parse_long(const char *arg, long long min, long long max, long long *out)
 {
 	char *end;
 	long long n;
 
+	if (!*arg || cli_scan_integer(arg) != strlen(arg))
+		return -1;
 	errno = 0;
 	n = strtoll(arg, &end, 10);
-	if (errno || end == arg || *end || n < min || n > max)
+	if (errno || *end || n < min || n > max)
 		return -1;
 	*out = n;
 	return 0;
+}
+
+/* What an error says was expected: "a decimal number" when arg is a
+ * number to C but not in decimal notation ("0x10", " 5", "inf"), else
+ * "a number"; the same for integers. */
+static int not_decimal(const char *arg)
+{
+	return cli_scan_decimal(arg) != strlen(arg) && c_number_not_decimal(arg);
+}
+
+static const char *an_integer(const char *arg)
+{
+	return not_decimal(arg) ? "a decimal integer" : "an integer";
+}
+
+static const char *a_number(const char *arg)
+{
+	return not_decimal(arg) ? "a decimal number" : "a number";
 }
 
 int parse_int_option(const char *opt, const char *arg, int min, int max, int *out)
@@ -46,8 +125,8 @@ int parse_int_option(const char *opt, const char *arg, int min, int max, int *ou
 	long long n;
 
 	if (parse_long(arg, min, max, &n) < 0)
-		return error("invalid value \"%s\" for %s: expected an integer from %d to %d",
-			     arg, opt, min, max);
+		return error("invalid value \"%s\" for %s: expected %s from %d to %d",
+			     arg, opt, an_integer(arg), min, max);
 	*out = (int)n;
 	return 0;
 }
@@ -58,21 +137,22 @@ int parse_int64_option(const char *opt, const char *arg, int64_t min, int64_t ma
 	long long n;
 
 	if (parse_long(arg, min, max, &n) < 0)
-		return error("invalid value \"%s\" for %s: expected an integer from %" PRId64
-			     " to %" PRId64, arg, opt, min, max);
+		return error("invalid value \"%s\" for %s: expected %s from %" PRId64
+			     " to %" PRId64, arg, opt, an_integer(arg), min, max);
 	*out = n;
 	return 0;
 }
 
-/* The whole of arg as a finite number; silent. */
-static int parse_double(const char *arg, double *out)
+int cli_parse_decimal(const char *arg, double *out)
 {
 	char *end;
 	double d;
 
+	if (!*arg || cli_scan_decimal(arg) != strlen(arg))
+		return -1;
 	errno = 0;
 	d = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(d))
+	if (errno || *end || !isfinite(d))
 		return -1;
 	*out = d;
 	return 0;
@@ -82,12 +162,12 @@ int parse_number_option(const char *opt, const char *arg, double min, double max
 {
 	double d;
 
-	if (parse_double(arg, &d) < 0 || d < min || d > max) {
+	if (cli_parse_decimal(arg, &d) < 0 || d < min || d > max) {
 		if (isinf(max))
-			return error("invalid value \"%s\" for %s: expected a number >= %g",
-				     arg, opt, min);
-		return error("invalid value \"%s\" for %s: expected a number from %g to %g",
-			     arg, opt, min, max);
+			return error("invalid value \"%s\" for %s: expected %s >= %g",
+				     arg, opt, a_number(arg), min);
+		return error("invalid value \"%s\" for %s: expected %s from %g to %g",
+			     arg, opt, a_number(arg), min, max);
 	}
 	*out = d;
 	return 0;
@@ -97,10 +177,10 @@ int parse_seconds_option(const char *opt, const char *arg, int allow_zero, doubl
 {
 	double d;
 
-	if (parse_double(arg, &d) < 0 || d < 0 || (!allow_zero && d == 0) ||
+	if (cli_parse_decimal(arg, &d) < 0 || d < 0 || (!allow_zero && d == 0) ||
 	    d > CLI_SECONDS_MAX)
-		return error("invalid value \"%s\" for %s: expected a number of seconds %s "
-			     "(at most a year)", arg, opt, allow_zero ? ">= 0" : "> 0");
+		return error("invalid value \"%s\" for %s: expected %s of seconds %s "
+			     "(at most a year)", arg, opt, a_number(arg), allow_zero ? ">= 0" : "> 0");
 	*out = d;
 	return 0;
 }
@@ -137,14 +217,6 @@ int parse_choice_option(const char *opt, const char *arg, const char *const *cho
 		rc = error("invalid value \"%s\" for %s: expected %s", arg, opt, list.buf);
 	strbuf_release(&list);
 	return rc;
-}
-
-int parse_setting_option(const char *opt, const char *arg, struct strvec *out)
-{
-	if (!strchr(arg, '=') || arg[0] == '=')
-		return error("invalid value \"%s\" for %s: expected NAME=VALUE", arg, opt);
-	strvec_push(out, arg);
-	return 0;
 }
 
 /* The --metric words; "both" last (it is two of the others). */
@@ -222,6 +294,16 @@ const char *cli_metrics_text(unsigned mask)
 	return buf;
 }
 
+/* A CPU number: decimal digits only (strtol would take " 1" and "+1"). */
+static int cpu_number(const char *p, char **end, long *out)
+{
+	size_t n = scan_digits(p);
+	if (!n || n > 6)
+		return -1;
+	*out = strtol(p, end, 10);
+	return *out < CPU_SETSIZE ? 0 : -1;
+}
+
 int cli_parse_cpus(const char *list, cpu_set_t *set)
 {
 	const char *p = list;
@@ -230,19 +312,18 @@ int cli_parse_cpus(const char *list, cpu_set_t *set)
 		return error("invalid value \"\" for --cpus: expected a list like 0-1,3");
 	while (*p) {
 		char *end;
-		long a = strtol(p, &end, 10), b;
-		if (end == p || a < 0 || a >= CPU_SETSIZE)
+		long a, b;
+		if (cpu_number(p, &end, &a) < 0)
 			return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
 		b = a;
 		if (*end == '-') {
 			p = end + 1;
-			b = strtol(p, &end, 10);
-			if (end == p || b < a || b >= CPU_SETSIZE)
+			if (cpu_number(p, &end, &b) < 0 || b < a)
 				return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
 		}
 		for (long c = a; c <= b; c++)
 			CPU_SET(c, set);
-		if (*end == ',')
+		if (*end == ',' && end[1])
 			end++;
 		else if (*end)
 			return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);

@@ -23,7 +23,9 @@ static void bench_usage(FILE *fp)
 "  --prefix DIR           installed PostgreSQL (DIR/bin/initdb, DIR/bin/postgres)\n"
 "  --connect CONNSTR      use this server instead (nothing is loaded without --init)\n"
 "  --init                 with --connect: (re)load the workload's tables\n"
-"  --set NAME=VALUE       server setting for the private cluster (repeatable)\n"
+"  --set NAME=VALUE       server setting for the private cluster (repeatable;\n"
+"                         one that would open it to other users, load code or\n"
+"                         move its files is refused with the reason)\n"
 "  --keep                 keep the private cluster and print where it is\n"
 "  --datadir-template DIR reuse loaded data directories kept in DIR (made once)\n"
 "Workload:\n"
@@ -66,8 +68,13 @@ static void bench_usage(FILE *fp)
 "postgres, which must exist); that user must be able to enter $TMPDIR (or /tmp),\n"
 "where the cluster's private directory is made.\n"
 "\n"
-"Exit: 0 ok, 1 a correctness check failed, 2 could not run or clients aborted,\n"
-"128+N killed by signal N (the cluster is stopped and removed first).\n");
+"Measured: elapsed time and tps are those of the timed run as it happened (a\n"
+"run cut short reports its own length); a run in which no transaction\n"
+"completed is invalid.  Output paths are checked before the cluster is made.\n"
+"\n"
+"Exit: 0 ok, 1 a correctness check failed, 2 could not run, clients aborted\n"
+"or no transaction completed, 128+N killed by signal N (the cluster is\n"
+"stopped and removed first).\n");
 }
 
 static const struct option bench_options[] = {
@@ -198,6 +205,20 @@ static int parse_options(struct bench_cli *b, int argc, char **argv)
 	return -1;
 }
 
+/* What the host gives: where the results go, and an environment that
+ * leaves the servers private; checked before the cluster is made. */
+static int check_host(const struct bench_opts *o)
+{
+	const struct cli_output outs[] = {
+		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_DIR("--datadir-template", o->template_dir),
+		CLI_OUT_END
+	};
+	/* --connect: the server and its PGOPTIONS are the user's */
+	return cli_check_outputs(outs) < 0 || (o->prefix && cli_guc_check_env() < 0) ?
+	       PGBUILD_EXIT_ERROR : 0;
+}
+
 /* Conflicts, after the loop (like pgbench), and the defaults that depend
  * on other options. */
 static int check_options(struct bench_cli *b)
@@ -253,7 +274,8 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 	b.o.duration = 10;
 	b.o.stmt_timeout = 60;
 	strvec_init(&b.o.settings);
-	if ((rc = parse_options(&b, argc, argv)) < 0 && (rc = check_options(&b)) == 0)
+	if ((rc = parse_options(&b, argc, argv)) < 0 && (rc = check_host(&b.o)) == 0 &&
+	    (rc = check_options(&b)) == 0)
 		rc = bench_run(&b.o);
 	strvec_clear(&b.o.settings);
 	free(b.sqlfile);

@@ -38,7 +38,8 @@ static void bolt_usage(FILE *fp)
 	      "  -T, --duration S       seconds per training workload (default 5)\n"
 	      "  -c, --clients N        training clients (default 2)\n"
 	      "  -s, --scale N          pgbench scale of the training data (default 1)\n"
-	      "  --set NAME=VALUE       another server setting of the training (repeatable)\n"
+	      "  --set NAME=VALUE       another server setting of the training (repeatable;\n"
+	      "                         as bench's --set)\n"
 	      "  --builddir DIR         IN's build tree, for the suite (default: the one\n"
 	      "                         IN/pgopt-build.json records)\n"
 	      "  --contrib              also contrib's installcheck\n"
@@ -128,6 +129,19 @@ static int parse_options(struct bolt_opts *o, int argc, char **argv)
 	return -1;
 }
 
+/* What the host gives: where the results go, and an environment that
+ * leaves the servers private; checked before the first step. */
+static int check_host(const struct bolt_opts *o)
+{
+	const struct cli_output outs[] = {
+		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_DIR("--out", o->out),
+		CLI_OUT_DIR("--workdir", o->workdir),
+		CLI_OUT_END
+	};
+	return cli_check_outputs(outs) < 0 || cli_guc_check_env() < 0 ? PGBUILD_EXIT_ERROR : 0;
+}
+
 /* The options together (the rest is bolt_prepare's). */
 static int check_options(struct bolt_opts *o)
 {
@@ -155,7 +169,8 @@ PGBUILD_COMMAND(bolt, "LLVM BOLT layout optimization: instrument, train, rewrite
 
 	bolt_opts_init(&o);
 	memset(&b, 0, sizeof(b));
-	if ((rc = parse_options(&o, argc, argv)) < 0 && (rc = check_options(&o)) == 0) {
+	if ((rc = parse_options(&o, argc, argv)) < 0 && (rc = check_host(&o)) == 0 &&
+	    (rc = check_options(&o)) == 0) {
 		if (bolt_prepare(&b, &o) < 0)
 			rc = PGBUILD_EXIT_ERROR;
 		else

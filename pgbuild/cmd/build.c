@@ -104,6 +104,25 @@ static int parse_options(struct build_opts *o, struct strbuf *gate, int argc, ch
 	return -1;
 }
 
+/* The --set items of --gate-args, checked now as the gate will check
+ * them: a refused setting is an error before the build, not after it. */
+static int check_gate_args(const char *args)
+{
+	struct strvec v = STRVEC_INIT, scratch = STRVEC_INIT;
+	int rc = 0;
+
+	strvec_split(&v, args);
+	for (size_t i = 0; i < v.nr && !rc; i++) {
+		if (!strcmp(v.v[i], "--set") && i + 1 < v.nr)
+			rc = parse_setting_option("--gate-args --set", v.v[++i], &scratch);
+		else if (!strncmp(v.v[i], "--set=", 6))
+			rc = parse_setting_option("--gate-args --set", v.v[i] + 6, &scratch);
+	}
+	strvec_clear(&v);
+	strvec_clear(&scratch);
+	return rc;
+}
+
 /* The options that need each other or exclude each other. */
 static int check_options(struct build_opts *o)
 {
@@ -115,11 +134,25 @@ static int check_options(struct build_opts *o)
 		return cli_usage_error("--baseline and --gate go together");
 	if (o->gate_args && !o->gate)
 		return cli_usage_error("--gate-args needs --baseline and --gate");
+	if (o->gate_args && check_gate_args(o->gate_args) < 0)
+		return cli_usage();
 	if (o->gate && !o->install)
 		return cli_usage_error("--gate needs an install: it cannot be combined with --no-install");
 	if (!o->install)
 		o->bench = 0;
 	return 0;
+}
+
+/* What the host gives: where the results go, and an environment that
+ * leaves the servers private; checked before the first build. */
+static int check_host(const struct build_opts *o)
+{
+	const struct cli_output outs[] = {
+		CLI_OUT_DIR("--prefix", o->prefix),
+		CLI_OUT_DIR("--builddir", o->builddir),
+		CLI_OUT_END
+	};
+	return cli_check_outputs(outs) < 0 || cli_guc_check_env() < 0 ? PGBUILD_EXIT_ERROR : 0;
 }
 
 PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc with a policy")
@@ -130,7 +163,7 @@ PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc 
 
 	build_init(&b);
 	if ((rc = parse_options(&b.o, &gate, argc, argv)) >= 0 ||
-	    (rc = check_options(&b.o)) != 0) {
+	    (rc = check_host(&b.o)) != 0 || (rc = check_options(&b.o)) != 0) {
 		build_finish(&b, -1);
 		strbuf_release(&gate);
 		return rc;

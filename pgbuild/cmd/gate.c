@@ -31,7 +31,8 @@ static void gate_usage(FILE *fp)
 "  -T, --duration S          seconds per run (default 10)\n"
 "      --warmup S            seconds of warm-up per run (default 2)\n"
 "  -s, --scale N             pgbench scale of the data (default: bench's)\n"
-"  --set NAME=VALUE          server setting for every run (repeatable)\n"
+"  --set NAME=VALUE          server setting for every run (repeatable; those\n"
+"                            bench refuses are refused here, at once)\n"
 "  --pairs N                 A/B pairs (default 9; 6 is the fewest that give\n"
 "                            a 95%% interval)\n"
 "  --min-speedup X           throughput B/A of every workload >= X\n"
@@ -280,6 +281,20 @@ static int parse_options(struct gate_opts *o, struct gate *g, int argc, char **a
 	return -1;
 }
 
+/* What the host gives: where the results go, and an environment that
+ * leaves the servers private; checked before anything is measured (and
+ * before the error path would try to write them). */
+static int check_host(const struct gate_opts *o)
+{
+	const struct cli_output outs[] = {
+		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_FILE("--junit", o->junit),
+		CLI_OUT_DIR("--workdir", o->workdir),
+		CLI_OUT_END
+	};
+	return cli_check_outputs(outs) < 0 || cli_guc_check_env() < 0 ? -1 : 0;
+}
+
 static int is_dir_with_postgres(const char *prefix)
 {
 	char *p = xasprintf("%s/bin/postgres", prefix);
@@ -365,6 +380,10 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 	rc = parse_options(&o, &g, argc, argv);
 	if (rc == 0)
 		goto out;       /* --help */
+	if (rc < 0 && check_host(&o) != 0) {
+		rc = PGBUILD_EXIT_ERROR;
+		goto out;       /* nowhere to write the verdict: nothing is run */
+	}
 	/* from here on every exit path writes --json/--junit (gate_finish) */
 	gate_catch_signals();
 	if (rc < 0 && !(rc = check_options(&o, &g, argc, argv, &stop_reason))) {

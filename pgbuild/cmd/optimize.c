@@ -217,6 +217,20 @@ static int check_policy(const struct optimize_opts *o)
 	return rc;
 }
 
+/* What the host gives: where the results go, and an environment that
+ * leaves the servers private; checked before the first build. */
+static int check_host(const struct optimize_opts *o)
+{
+	const struct cli_output outs[] = {
+		CLI_OUT_FILE("--html", o->html),
+		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_DIR("--prefix", o->prefix),
+		CLI_OUT_DIR("--workdir", o->workdir),
+		CLI_OUT_END
+	};
+	return cli_check_outputs(outs) < 0 || cli_guc_check_env() < 0 ? PGBUILD_EXIT_ERROR : 0;
+}
+
 /* Every check before the first build. */
 static int check_options(struct optimize_opts *o)
 {
@@ -260,7 +274,8 @@ PGBUILD_COMMAND(optimize, "the fastest build it can prove: stock, LTO, PGO, tune
 	};
 	int rc;
 
-	if ((rc = parse_options(&o, argc, argv)) < 0 && (rc = check_options(&o)) == 0)
+	if ((rc = parse_options(&o, argc, argv)) < 0 && (rc = check_host(&o)) == 0 &&
+	    (rc = check_options(&o)) == 0)
 		rc = optimize_run(&o);
 	strvec_clear(&o.workloads);
 	return rc;

@@ -127,6 +127,18 @@ static int parse_options(struct pgo_opts *o, struct strbuf *gate, int argc, char
 	return -1;
 }
 
+/* What the host gives: where the results go, and an environment that
+ * leaves the servers private; checked before the first build. */
+static int check_host(const struct pgo_opts *o)
+{
+	const struct cli_output outs[] = {
+		CLI_OUT_DIR("--prefix", o->prefix),
+		CLI_OUT_DIR("--builddir", o->builddir),
+		CLI_OUT_END
+	};
+	return cli_check_outputs(outs) < 0 || cli_guc_check_env() < 0 ? PGBUILD_EXIT_ERROR : 0;
+}
+
 /* Every check before the first build: the options together, the gate's
  * thresholds, the policy (through pgoptcc), the source, the baseline, and
  * the directories the server user works in (as root: training writes its
@@ -164,7 +176,8 @@ PGBUILD_COMMAND(pgo, "profile-guided build: instrument, train on workloads, -fpr
 	int rc;
 
 	pgo_opts_init(&o);
-	if ((rc = parse_options(&o, &gate, argc, argv)) < 0 && (rc = check_options(&o)) == 0)
+	if ((rc = parse_options(&o, &gate, argc, argv)) < 0 && (rc = check_host(&o)) == 0 &&
+	    (rc = check_options(&o)) == 0)
 		rc = pgo_run(&o);
 	pgo_opts_release(&o);
 	strbuf_release(&gate);

@@ -29,7 +29,7 @@ static void profile_usage(FILE *fp)
 	      "  -c, --clients N        client connections (default 2)\n"
 	      "  -T, --duration S       seconds per workload (default 10)\n"
 	      "  -s, --scale N          pgbench scale (default: bench's)\n"
-	      "  --set NAME=VALUE       server setting (repeatable)\n"
+	      "  --set NAME=VALUE       server setting (repeatable; as bench's --set)\n"
 	      "  --method M             perf (cpu-clock samples), gcov (counts of an\n"
 	      "                         instrumented build) or auto (default: gcov\n"
 	      "                         for an instrumented install, else perf)\n"
@@ -59,9 +59,8 @@ static void profile_usage(FILE *fp)
 
 static int parse_pct(const char *opt, const char *v, double *out)
 {
-	char *end;
-	double d = strtod(v, &end);
-	if (end == v || *end || !(d > 0 && d <= 100))
+	double d = 0;
+	if (cli_parse_decimal(v, &d) < 0 || !(d > 0 && d <= 100))
 		return error("%s: expected a percentage in (0, 100], got \"%s\"", opt, v);
 	*out = d;
 	return 0;
@@ -178,6 +177,21 @@ static int check_options(struct profile_opts *o, struct prof_run *run)
 	return 0;
 }
 
+/* What the host gives: where the results go, and an environment that
+ * leaves the servers private; checked before the workload runs. */
+static int check_host(const struct profile_opts *o)
+{
+	const struct cli_output outs[] = {
+		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_FILE("--emit-hotlist", o->hotlist),
+		CLI_OUT_FILE("--emit-coldlist", o->coldlist),
+		CLI_OUT_FILE("--emit-policy", o->policy),
+		CLI_OUT_FILE("--perf-data", o->no_run ? NULL : o->perf_data),
+		CLI_OUT_END
+	};
+	return cli_check_outputs(outs) < 0 || cli_guc_check_env() < 0 ? PGBUILD_EXIT_ERROR : 0;
+}
+
 /* --from FILE: a profile saved with --json. */
 static int read_saved(const struct profile_opts *o, struct profile *p)
 {
@@ -220,7 +234,8 @@ PGBUILD_COMMAND(profile, "find a workload's hot functions and files; emit hot li
 	int rc;
 
 	prof_run_init(&run);
-	if ((rc = parse_options(&o, &run, argc, argv)) < 0 && (rc = check_options(&o, &run)) == 0) {
+	if ((rc = parse_options(&o, &run, argc, argv)) < 0 && (rc = check_host(&o)) == 0 &&
+	    (rc = check_options(&o, &run)) == 0) {
 		rc = PGBUILD_EXIT_ERROR;
 		if ((o.from ? read_saved(&o, &p) : collect(&o, &run, &p)) == 0) {
 			profile_print(&p, o.top);

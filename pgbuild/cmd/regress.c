@@ -30,7 +30,8 @@ static void regress_usage(FILE *fp)
 "  --contrib        also run make -C contrib check\n"
 "  --tests \"A B\"    run only these core tests (make check-tests; PostgreSQL 15\n"
 "                   needs test_setup first)\n"
-"  --temp-config F  append F to the test server's postgresql.conf\n"
+"  --temp-config F  append F to the test server's postgresql.conf (the\n"
+"                   settings bench's --set refuses are refused in F too)\n"
 "  --no-core        skip the core suite (with --contrib)\n"
 "  --user NAME      unprivileged user when running as root (default: the server\n"
 "                   user of every command, $PGBUILD_SERVER_USER, else postgres)\n"
@@ -90,7 +91,21 @@ static int parse_options(struct regress_opts *o, int argc, char **argv)
 	if (o->prefix && o->temp_config)
 		return cli_usage_error("--temp-config configures make check's temporary server; "
 				       "--prefix runs installcheck against a server of its own");
+	/* the settings --set refuses, refused in the file too */
+	if (o->temp_config && cli_guc_check_file("--temp-config", o->temp_config) < 0)
+		return PGBUILD_EXIT_ERROR;
 	return -1;
+}
+
+/* What the host gives: where the results go, and an environment that
+ * leaves the servers private; checked before the suite runs. */
+static int check_host(const struct regress_opts *o)
+{
+	const struct cli_output outs[] = {
+		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_END
+	};
+	return cli_check_outputs(outs) < 0 || cli_guc_check_env() < 0 ? PGBUILD_EXIT_ERROR : 0;
 }
 
 PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a build")
@@ -100,7 +115,7 @@ PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a bu
 	int rc;
 
 	regress_opts_init(&o);
-	if ((rc = parse_options(&o, argc, argv)) >= 0)
+	if ((rc = parse_options(&o, argc, argv)) >= 0 || (rc = check_host(&o)) != 0)
 		return rc;
 	if (o.prefix) {
 		if (preflight_install("--prefix", o.prefix) < 0)

@@ -165,6 +165,14 @@ PGBUILD_COMMAND(report, "summarise a gate result, compile log and builds (termin
 
 	if ((rc = parse_options(&in, &html, &json, &optimize, argc, argv)) >= 0)
 		return rc;
+	{
+		/* where the pages go, checked before anything is read */
+		const struct cli_output outs[] = {
+			CLI_OUT_FILE("--html", html), CLI_OUT_FILE("--json", json), CLI_OUT_END
+		};
+		if (cli_check_outputs(outs) < 0)
+			return PGBUILD_EXIT_ERROR;
+	}
 	if (optimize)
 		return report_optimize(optimize, html);
 	rc = PGBUILD_EXIT_ERROR;

@@ -192,6 +192,20 @@ static int parse_options(struct run_cli *r, int argc, char **argv)
 	return -1;
 }
 
+/* What the host gives: where the results go, and an environment that
+ * leaves the servers private; checked before the first build. */
+static int check_host(const struct run_opts *o)
+{
+	const struct cli_output outs[] = {
+		CLI_OUT_FILE("--html", o->html),
+		CLI_OUT_DIR("--workdir", o->workdir),
+		CLI_OUT_DIR("--candidate-prefix", o->cand_prefix_opt),
+		CLI_OUT_DIR("--candidate-builddir", o->cand_builddir_opt),
+		CLI_OUT_END
+	};
+	return cli_check_outputs(outs) < 0 || cli_guc_check_env() < 0 ? PGBUILD_EXIT_ERROR : 0;
+}
+
 /* Every check before the first build: the options together, the gate's
  * thresholds, the policy, the source, the baseline and the directories the
  * server user works in. */
@@ -233,7 +247,8 @@ PGBUILD_COMMAND(run, "the whole pipeline: builds, verify, regress, gate, report 
 	};
 	int rc;
 
-	if ((rc = parse_options(&r, argc, argv)) < 0 && (rc = check_options(&r.o)) == 0)
+	if ((rc = parse_options(&r, argc, argv)) < 0 && (rc = check_host(&r.o)) == 0 &&
+	    (rc = check_options(&r.o)) == 0)
 		rc = run_pipeline(&r.o);
 	strbuf_release(&r.gate);
 	strvec_clear(&r.workloads);

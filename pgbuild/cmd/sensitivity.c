@@ -118,13 +118,25 @@ static int parse_options(struct sens_opts *o, int argc, char **argv)
 	return -1;
 }
 
+/* What the host gives: where the results go, and an environment that
+ * leaves the servers private; checked before the first build. */
+static int check_host(const struct sens_opts *o)
+{
+	const struct cli_output outs[] = {
+		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_DIR("--workdir", o->workdir),
+		CLI_OUT_END
+	};
+	return cli_check_outputs(outs) < 0 || cli_guc_check_env() < 0 ? PGBUILD_EXIT_ERROR : 0;
+}
+
 PGBUILD_COMMAND(sensitivity, "how much compiler flags can matter for a workload (-O0 vs -O3 watermarks)")
 {
 	struct sens_opts o = { .workdir = "pgbuild-sensitivity", .low = "-O0", .high = "-O3" };
 	int rc;
 
 	strvec_init(&o.workloads);
-	if ((rc = parse_options(&o, argc, argv)) < 0)
+	if ((rc = parse_options(&o, argc, argv)) < 0 && (rc = check_host(&o)) == 0)
 		rc = sens_run(&o);
 	strvec_clear(&o.workloads);
 	return rc;

@@ -197,6 +197,21 @@ static int parse_options(struct tune_opts *o, struct tune_params *p, int argc, c
 	return -1;
 }
 
+/* What the host gives: where the results go, and an environment that
+ * leaves the servers private; checked before the first build. */
+static int check_host(const struct tune_opts *o)
+{
+	const struct cli_output outs[] = {
+		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_FILE("--out", o->out),
+		CLI_OUT_FILE("--state", o->state),
+		CLI_OUT_DIR("--workdir", o->workdir),
+		CLI_OUT_DIR("--builddir", o->builddir),
+		CLI_OUT_END
+	};
+	return cli_check_outputs(outs) < 0 || cli_guc_check_env() < 0 ? PGBUILD_EXIT_ERROR : 0;
+}
+
 /* Every check before the first build: the options together, the workload,
  * the files tune reads, the source, the baseline, and the directories the
  * server user works in (as root). */
@@ -245,7 +260,8 @@ PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (
 	int rc;
 
 	tuner_init(&tu, &p);
-	if ((rc = parse_options(&tu.o, &p, argc, argv)) < 0 && (rc = check_options(&tu.o)) == 0)
+	if ((rc = parse_options(&tu.o, &p, argc, argv)) < 0 && (rc = check_host(&tu.o)) == 0 &&
+	    (rc = check_options(&tu.o)) == 0)
 		rc = tuner_run(&tu, &p);
 	tuner_release(&tu);
 	return rc;

@@ -80,15 +80,18 @@ static int valid_workload_name(const char *s, size_t n)
 
 /*
  * "1.05" -> 1.05, "+5%" -> 1.05, "-2%" -> 0.98, "5%" -> 1.05; -1 on error.
- * An unsigned percentage of 100% or more ("105%") is refused: it reads as
- * a ratio written in percent (1.05) as easily as a change (+105%, 2.05),
- * and the two differ by 2x.
+ * The number is decimal (cli_scan_decimal): "0x1.1", "inf", "nan" are
+ * refused, as in every option.  An unsigned percentage of 100% or more
+ * ("105%") is refused: it reads as a ratio written in percent (1.05) as
+ * easily as a change (+105%, 2.05), and the two differ by 2x.
  */
 static int parse_value(const char *s, double *out, const char **why)
 {
 	static char msg[256];
-	char *end;
+	const char *num, *end;
+	char *text, *cend;
 	int sign = 0;
+	size_t n;
 	double v;
 	if (*s == '+' || *s == '-')
 		sign = *s == '+' ? 1 : -1;
@@ -96,12 +99,28 @@ static int parse_value(const char *s, double *out, const char **why)
 		*why = "missing value";
 		return -1;
 	}
-	v = strtod(sign ? s + 1 : s, &end);
-	if (end == (sign ? s + 1 : s) || !isfinite(v) || v < 0) {
+	num = sign ? s + 1 : s;
+	n = *num == '+' || *num == '-' ? 0 : cli_scan_decimal(num);
+	if (!n) {
 		*why = "expected a ratio like 1.05 or a percentage like +5%";
 		return -1;
 	}
-	if (*end == '%' && end[1] == '\0') {
+	end = num + n;
+	if (*end && strcmp(end, "%")) {
+		/* what C would read further is not decimal: "0x10", "1e3x" */
+		(void)strtod(num, &cend);
+		*why = cend > end ? "expected a decimal number (no hex, inf or nan), e.g. 1.05 "
+				    "or +5%" : "trailing characters after the number";
+		return -1;
+	}
+	text = xstrndup(num, n);
+	v = strtod(text, NULL);
+	free(text);
+	if (!isfinite(v)) {
+		*why = "the number is out of range";
+		return -1;
+	}
+	if (*end == '%') {
 		if (!sign && v >= 100) {
 			snprintf(msg, sizeof(msg), "%g%% is ambiguous: as the ratio %.4g write +%g%% "
 				 "or %.4g; as %g%% more write +%g%% or %.4g", v, v / 100, v - 100,
@@ -115,10 +134,6 @@ static int parse_value(const char *s, double *out, const char **why)
 			return -1;
 		}
 		return 0;
-	}
-	if (*end) {
-		*why = "trailing characters after the number";
-		return -1;
 	}
 	if (sign) {
 		*why = "a signed value needs %, e.g. +5% (or write the ratio, e.g. 1.05)";

@@ -3,8 +3,9 @@
 # counted equal the commits the server counted (pg_stat_database, measured
 # here independently with psql), pgbench and pgbuild bench run on each
 # other's data, a balance corrupted during a TPC-B run is detected (exit 1),
-# a crashed backend is found in the server log, --keep and
-# --datadir-template behave as documented.
+# a crashed backend is found in the server log, a run in which every
+# transaction failed (serialization failures, retried) measured nothing and
+# is invalid (exit 2), --keep and --datadir-template behave as documented.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/bench.sh"
 P=$B/bin/pgbuild
@@ -83,6 +84,18 @@ printf '\\set aid random(1, 100000)\nUPDATE pgbench_accounts SET abalance = abal
 "$P" bench --prefix "$PGPREFIX" -q --set fsync=off -f "$TMP/bad.sql" -t 20 --json "$TMP/bad.json" >/dev/null 2>&1
 is "unbalanced script: exit 1" "$?" 1
 is "unbalanced script: valid false in JSON" "$(json_get "$TMP/bad.json" '$d->{valid} . "/" . $d->{invariants}{balances}{ok} . "/" . $d->{exit_code}')" "0/0/1"
+
+# --- every transaction fails with a serialization failure: the client
+# goes on (retryable), none completes, so nothing was measured: exit 2 ---
+printf "DO \$\$ BEGIN RAISE EXCEPTION 'always' USING ERRCODE = '40001'; END \$\$;\n" >"$TMP/fail.sql"
+"$P" bench --prefix "$PGPREFIX" -q --set fsync=off -f "$TMP/fail.sql" -M simple -T 1 \
+	--json "$TMP/fail.json" >"$TMP/fail.out" 2>"$TMP/fail.err"
+is "no transaction completed: exit 2" "$?" 2
+is "... no client aborted, transactions 0, errors counted, invalid" \
+	"$(json_get "$TMP/fail.json" '$d->{aborted_clients} . "/" . $d->{transactions} . "/" . ($d->{errors}{40001} > 0 ? "errors" : "none") . "/" . $d->{valid} . "/" . $d->{exit_code}')" "0/0/errors/0/2"
+like "... the error says so" "$(cat "$TMP/fail.err")" \
+	'^pgbuild: error: no transaction completed in the timed run \([0-9.]+ s, every one failed\): nothing was measured$'
+like "... the summary too" "$(tr '\n' ' ' <"$TMP/fail.out")" 'transactions: 0, tps: 0.0, errors: [1-9][0-9]*, .*result: INVALID'
 
 # --- a crashed backend: clients abort (exit 2), the log scan reports it ---
 "$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W select1 -c 2 -T 6 --json "$TMP/crash.json" >/dev/null 2>"$TMP/crash.err" &

@@ -7,6 +7,13 @@
 # end with the one hint; `pgbuild help CMD` is CMD --help for every
 # command; long pipelines (run, tune, pgo) started as root in a 0700
 # directory refuse at once, naming the directory, and leave nothing behind.
+# Numbers are decimal everywhere (0x10, inf, nan refused; 1e3 where an
+# integer is meant); every --set of a setting that opens the private cluster,
+# loads code or moves the server's files is refused with its reason, for
+# every command that takes --set (the list is pgbuild/README.md's); every
+# command that measures or builds checks each output path it was given
+# before it starts (a --json into a missing directory: exit 2 at once,
+# nothing measured, no server, no cluster directory).
 . "$(dirname "$0")/../lib/tap.sh"
 P=$B/bin/pgbuild
 PG=/usr/lib/postgresql/15
@@ -17,6 +24,10 @@ mkdir -p src && touch src/configure
 printf '[global]\nbolt = off\n' > bolt-off.policy
 mkdir -p notours && touch notours/file
 GATE="gate --baseline $PG --candidate $PG"
+printf "fsync = off\n  listen_addresses = '*'\n" > listen.conf
+touch nodir.keep
+# a command that got past its checks would make its cluster here
+mkdir -p tmpdir && export TMPDIR=$TMP/tmpdir
 
 # command line | exit | stderr (extended regex)
 while IFS='|' read -r args want re; do
@@ -143,10 +154,127 @@ source -j|2|invalid option -- 'j'
 verify --prefix $TMP --top -1|2|invalid value "-1" for --top
 inspect|2|no FILE given
 report|2|nothing to report: give --gate
+bench --prefix $PG -T 0x10|2|invalid value "0x10" for --duration: expected a decimal number of seconds > 0
+bench --prefix $PG -T inf|2|invalid value "inf" for --duration: expected a decimal number of seconds > 0
+bench --prefix $PG -c 0x10|2|invalid value "0x10" for --clients: expected a decimal integer from 1 to 10000
+bench --prefix $PG -c ' 2'|2|invalid value " 2" for --clients: expected a decimal integer
+bench --prefix $PG -t 1e3|2|invalid value "1e3" for --transactions: expected an integer from 1 to
+bench --prefix $PG --seed 0x10|2|invalid value "0x10" for --seed: expected a decimal integer
+bench --prefix $PG --warmup nan|2|invalid value "nan" for --warmup: expected a decimal number of seconds >= 0
+bench --prefix $PG --statement-timeout 0x1p3|2|invalid value "0x1p3" for --statement-timeout: expected a decimal number
+$GATE --pairs 0x10|2|invalid value "0x10" for --pairs: expected a decimal integer from 1 to 1000
+$GATE --pairs 1e1|2|invalid value "1e1" for --pairs: expected an integer from 1 to 1000
+$GATE --min-speedup 0x1.1|2|invalid value "0x1.1" for --min-speedup: expected a decimal number >= 0.01
+$GATE --max-p99-regression inf%|2|invalid value "inf" for --max-p99-regression: expected a decimal number >= 0
+$GATE --confidence nan|2|invalid value "nan" for --confidence: expected a decimal number >= 0.5
+$GATE --gate 'tps>=0x1.1'|2|invalid value "tps>=0x1.1" for --gate: item 1 "tps>=0x1.1": value "0x1.1": expected a decimal number \(no hex, inf or nan\)
+$GATE --gate 'select-only>=inf'|2|value "inf": expected a ratio like 1.05
+$GATE --instr-statements 1e3|2|invalid value "1e3" for --instr-statements: expected an integer
+$GATE --cpus ' 1'|2|invalid value " 1" for --cpus: expected a list like 0-1,3
+$GATE --cpus 0-1,|2|invalid value "0-1," for --cpus
+run --policy empty.policy --workdir w --pairs 0x10|2|invalid value "0x10" for --pairs: expected a decimal integer
+run --policy empty.policy --workdir w --gate 'tps>=0x1'|2|expected a decimal number
+tune --candidates cands --workdir w --tolerance 0x1|2|invalid value "0x1" for --tolerance: expected a decimal number from 0 to 50
+tune --candidates cands --workdir w --max-builds 1e2|2|invalid value "1e2" for --max-builds: expected an integer
+profile --prefix $PG --coverage 0x10|2|--coverage: expected a percentage in \(0, 100\], got "0x10"
+profile --prefix $PG --top 0x10|2|invalid value "0x10" for --top: expected a decimal integer
+optimize -W select-only --workdir w -T 1e999|2|invalid value "1e999" for --duration
+verify --prefix $TMP --top 0x10|2|invalid value "0x10" for --top: expected a decimal integer
+bench --prefix $PG --set listen_addresses=127.0.0.1|2|^pgbuild: error: invalid value "listen_addresses=127.0.0.1" for --set: listen_addresses opens the cluster to other users \(a private cluster takes connections only on its own socket, in a 0700 directory\)$
+bench --prefix $PG --set port=5999|2|invalid value "port=5999" for --set: port opens the cluster to other users
+bench --prefix $PG --set 'Listen-Addresses=*'|2|invalid value "Listen-Addresses=\*" for --set: listen_addresses opens the cluster
+bench --prefix $PG --set 'bad name=1'|2|invalid value "bad name=1" for --set: expected NAME=VALUE, NAME made of letters
+$GATE --set unix_socket_directories=/tmp|2|unix_socket_directories opens the cluster to other users
+$GATE --set shared_preload_libraries=pg_stat_statements|2|^pgbuild: error: invalid value "shared_preload_libraries=pg_stat_statements" for --set: shared_preload_libraries loads code into the server$
+profile --prefix $PG --set ssl=on|2|invalid value "ssl=on" for --set: ssl opens the cluster to other users
+bolt --prefix $PG --out o --set data_directory=/tmp|2|^pgbuild: error: invalid value "data_directory=/tmp" for --set: data_directory moves the server's files out of its private directory$
+bolt --prefix $PG --out o --set archive_command=/bin/true|2|archive_command runs commands as the server user
+build --policy none --prefix $TMP/x --baseline $PG --gate 'tps>=1' --gate-args '--pairs 6 --set listen_addresses=*'|2|invalid value "listen_addresses=\*" for --gate-args --set: listen_addresses opens the cluster
+regress --builddir $TMP --temp-config listen.conf|2|^pgbuild: error: --temp-config "listen.conf", line 2: listen_addresses opens the cluster to other users
+regress --builddir $TMP --temp-config nosuch.conf|2|--temp-config: cannot read nosuch.conf: No such file or directory
+bench --prefix $PG -t 1 --json $TMP/nodir/r.json|2|^pgbuild: error: --json "$TMP/nodir/r.json": directory $TMP/nodir does not exist$
+bench --prefix $PG -t 1 --json $TMP|2|--json "$TMP": is a directory, expected a file name
+bench --prefix $PG -t 1 --datadir-template $TMP/nodir.keep|2|--datadir-template "$TMP/nodir.keep": exists and is not a directory
+$GATE --json $TMP/nodir/g.json|2|^pgbuild: error: --json "$TMP/nodir/g.json": directory $TMP/nodir does not exist$
+$GATE --junit $TMP/nodir/g.xml|2|--junit "$TMP/nodir/g.xml": directory $TMP/nodir does not exist
+$GATE --json g.out --junit ./g.out|2|--junit "./g.out": the same file as --json "g.out"
+$GATE --workdir $TMP/nodir.keep/w|2|--workdir "$TMP/nodir.keep/w": .*Not a directory
+run --policy empty.policy --workdir w --html $TMP/nodir/r.html|2|--html "$TMP/nodir/r.html": directory $TMP/nodir does not exist
+run --policy empty.policy --workdir $TMP/nodir.keep/w|2|--workdir "$TMP/nodir.keep/w": .*Not a directory
+regress --builddir $TMP --json $TMP/nodir/r.json|2|--json "$TMP/nodir/r.json": directory $TMP/nodir does not exist
+build --policy none --prefix $TMP/nodir.keep/p|2|--prefix "$TMP/nodir.keep/p": .*Not a directory
+build --policy none --prefix $TMP/x --builddir $TMP/nodir.keep/b|2|--builddir "$TMP/nodir.keep/b": .*Not a directory
+profile --prefix $PG --json $TMP/nodir/p.json|2|--json "$TMP/nodir/p.json": directory $TMP/nodir does not exist
+profile --prefix $PG --emit-policy $TMP/nodir/p.policy|2|--emit-policy "$TMP/nodir/p.policy": directory $TMP/nodir does not exist
+pgo --prefix $TMP/nodir.keep/p -W select-only|2|--prefix "$TMP/nodir.keep/p": .*Not a directory
+tune --candidates cands --workdir w --json $TMP/nodir/t.json|2|--json "$TMP/nodir/t.json": directory $TMP/nodir does not exist
+tune --candidates cands --workdir w --out $TMP/nodir/best.policy|2|--out "$TMP/nodir/best.policy": directory $TMP/nodir does not exist
+sensitivity --workdir w --json $TMP/nodir/s.json|2|--json "$TMP/nodir/s.json": directory $TMP/nodir does not exist
+bolt --prefix $PG --out o --json $TMP/nodir/b.json|2|--json "$TMP/nodir/b.json": directory $TMP/nodir does not exist
+bolt --prefix $PG --out $TMP/nodir.keep/o|2|--out "$TMP/nodir.keep/o": .*Not a directory
+optimize -W select-only --workdir w --html $TMP/nodir/o.html|2|--html "$TMP/nodir/o.html": directory $TMP/nodir does not exist
+optimize -W select-only --workdir w --json $TMP/nodir/o.json|2|--json "$TMP/nodir/o.json": directory $TMP/nodir does not exist
+report --gate x --html $TMP/nodir/r.html|2|--html "$TMP/nodir/r.html": directory $TMP/nodir does not exist
+report --gate x --json $TMP|2|--json "$TMP": is a directory
 ROWS
 ok "no work directory was made by any refused run, tune or optimize" test ! -e w
 ok "no prefix was made by a refused pgo" test ! -e p
 ok "no output or work directory was made by a refused bolt" test ! -e o -a ! -e o.bolt
+is "no command got as far as a cluster or a server" "$(ls -A tmpdir)$(pgrep -f "postgres -D $TMP/" | wc -l)" 0
+ok "a refused gate wrote no JSON" test ! -e g.out -a ! -e "$TMP/nodir"
+
+# every setting pgbuild/README.md lists as refused is refused, with a
+# reason, by every command that takes --set (and the table is not empty)
+names=$(sed -n '/^| refused `--set` |/,/^$/p' "$TOP/pgbuild/README.md" | grep '^| `' | cut -d'|' -f2 |
+	grep -o '`[a-z_*]*`' | tr -d '`' | sed 's/_\*$/_x/')
+like "pgbuild/README.md lists the refused settings" "$(echo $names)" "listen_addresses .*port .*shared_preload_libraries .*data_directory"
+for name in $names; do
+	for c in "bench --prefix $PG" "$GATE" "profile --prefix $PG" "bolt --prefix $PG --out o"; do
+		# shellcheck disable=SC2086
+		"$P" $c --set "$name=x" >out 2>err
+		rc=$?
+		[ "$rc" = 2 ] && grep -Eq "for --set: $name (opens the cluster to other users|loads code into the server|runs commands as the server user|moves the server's files|reads settings from another file)" err ||
+			{ is "--set $name=x refused by ${c%% *}" "$rc $(cat err)" "2 ..."; continue 2; }
+	done
+	tap_result 0 "--set $name=x is refused with its reason by bench, gate, profile and bolt"
+done
+
+# PGOPTIONS reaches every server pgbuild starts (libpq sends it): each
+# command that starts one refuses a refused setting in it, before its work
+# (each command line would fail at its next check if this one let it by)
+for c in "bench --prefix $TMP" "gate --baseline $TMP --candidate $TMP" \
+	"run --policy empty.policy --workdir w --src $TMP/nosrc" "regress --builddir $TMP/nosuch" \
+	"build --policy none --prefix $TMP/x --src $TMP/nosrc" "profile --prefix $TMP" \
+	"pgo --prefix $TMP/p --src $TMP/nosrc" "tune --candidates cands --workdir w --src $TMP/nosrc" \
+	"sensitivity --workdir w --src $TMP/nosrc" "bolt --prefix $TMP --out o" \
+	"optimize -W select-only --workdir w --src $TMP/nosrc"; do
+	# shellcheck disable=SC2086
+	PGOPTIONS="-c work_mem=4MB -c session_preload_libraries=x" "$P" $c >out 2>err
+	is "PGOPTIONS session_preload_libraries: ${c%% *} exits 2" "$?" 2
+	is "... ${c%% *} says why, in one line" "$(cat err)" \
+		'pgbuild: error: PGOPTIONS="-c work_mem=4MB -c session_preload_libraries=x": session_preload_libraries loads code into the server (libpq sends PGOPTIONS with every connection to the servers pgbuild starts); unset it'
+done
+ok "... and nothing was made" test ! -e w -a ! -e p -a ! -e o -a ! -e x
+PGOPTIONS="-c session_preload_libraries=x" "$P" bench --connect "host=$TMP/nosock" -t 1 >out 2>err
+like "--connect: the server and its PGOPTIONS are the user's" "$(cat err)" 'cannot connect to "host='
+
+# a read-only file system: the probe file, not access(2), finds it
+if [ "$(id -u)" = 0 ] && mkdir -p ro && mount -t tmpfs -o ro,size=64k tmpfs ro; then
+	"$P" bench --prefix "$PG" -t 1 --json ro/r.json >out 2>err
+	is "--json on a read-only file system: exit 2" "$?" 2
+	is "... one line naming the option, the path and why" "$(cat err)" \
+		'pgbuild: error: --json "ro/r.json": cannot create a file in ro: Read-only file system'
+	"$P" build --policy none --prefix ro/p >out 2>err
+	like "--prefix on a read-only file system: refused" "$?: $(cat err)" '^2: pgbuild: error: --prefix "ro/p": cannot create a file in ro: Read-only file system$'
+	umount ro
+	# root may write a 0555 directory (access(2) says so too): it passes
+	mkdir -p r555 && chmod 555 r555
+	"$P" bench --prefix "$PG" --connect x --json r555/r.json >out 2>err
+	like "as root a 0555 directory takes the file: the check passes on to the next one" "$(cat err)" '--prefix and --connect cannot be used together'
+	is "... and leaves no probe file" "$(ls -A r555)" ""
+else
+	skip "a read-only tmpfs needs root" 4
+fi
 
 # every usage error ends with the one hint, naming the command
 for c in bench bolt build gate inspect optimize pgo profile regress report run sensitivity source tune verify; do

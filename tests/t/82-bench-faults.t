@@ -6,8 +6,14 @@
 # process group.  Each must give a clear error, a non-zero exit within
 # seconds, no server process and no directory left, and --json FILE
 # replaced (atomically) by a result marked invalid with the exit code and
-# the error: every case pre-seeds FILE with a stale valid result.  (SIGSEGV of a backend: 42-bench-correctness.t;
-# SIGINT/SIGTERM to pgbuild alone at every stage: 43-bench-signals.t.)
+# the error: every case pre-seeds FILE with a stale valid result.  A run
+# cut short reports the time it ran (a postmaster killed 1-2 s into -T 30:
+# elapsed_s well below 30, tps = transactions / elapsed_s), and a run in which
+# no transaction completed (-T 0.0001) is invalid, exit 2.  A server that
+# cannot start (a bad setting) gives its reason; a --set that would move the
+# socket out of the private directory is refused before anything starts.
+# (SIGSEGV of a backend: 42-bench-correctness.t; SIGINT/SIGTERM to pgbuild
+# alone at every stage: 43-bench-signals.t.)
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/bench.sh"
 P=$B/bin/pgbuild
@@ -57,17 +63,32 @@ finish() {
 	json_invalid "$name" "$TMP/$name.json" "$want" "${5:-.}"
 }
 
+# measured: elapsed_s NAME: far below the nominal -T 30, and the tps that
+# of the time the run lasted (transactions / elapsed_s, to 0.1%)
+measured() {
+	local j=$TMP/$1.json
+	like "$1: elapsed_s is the time it ran, not -T 30 ($(json_get "$j" '$d->{elapsed_s}') s)" \
+		"$(json_get "$j" '$d->{elapsed_s} > 0 && $d->{elapsed_s} < 20 ? "yes" : "no"')" '^yes$'
+	is "$1: tps = transactions / elapsed_s" \
+		"$(json_get "$j" 'abs($d->{tps} * $d->{elapsed_s} - $d->{transactions}) <= 0.001 * $d->{transactions} + 1 ? "yes" : "no"')" yes
+}
+
 # --- a backend killed with SIGKILL: the server restarts, clients abort ---
 start_bench k9 -T 30
 kill -KILL "$(pgrep -P "$pm" -f 'postgres: postgres postgres' | head -1)"
 finish k9 2 10 'client [0-9] aborted' 'client|check'
 like "k9: server log check names the signal" \
 	"$(json_get "$TMP/k9.json" '$d->{invariants}{server_log}{detail}')" 'terminated by signal 9'
+measured k9
 
 # --- the postmaster killed: its backends exit, clients abort ---
 start_bench pm -T 30
 kill -KILL "$pm"
 finish pm 2 10 'client [0-9] aborted'
+measured pm
+is "pm: no server CPU figure from a dead server" "$(json_get "$TMP/pm.json" '$d->{server_cpu}')" null
+like "pm: ... and the reason" "$(json_get "$TMP/pm.json" '$d->{server_cpu_note}')" "postmaster was gone"
+like "pm: the summary's duration is the time it ran" "$(grep '^duration:' "$TMP/pm.out")" '^duration: ([0-9]|1[0-9])\.[0-9]{3} s$'
 
 # --- the server stopped longer than --statement-timeout ---
 start_bench stop -T 30 --statement-timeout 2
@@ -75,6 +96,7 @@ kill -STOP $procs
 ( sleep 60; kill -CONT $procs 2>/dev/null ) & cont=$!
 finish stop 2 15 'no answer from the server within 2 s'
 is "stop: the check says why" "$(json_get "$TMP/stop.json" '$d->{invariants}{server_answers}{ok}')" 0
+measured stop
 kill "$cont" 2>/dev/null
 
 # --- Ctrl-C: SIGINT to the whole foreground process group ---
@@ -126,15 +148,35 @@ if [ "$(id -u)" = 0 ] && mkdir -p "$TMP/ro" && mount -t tmpfs -o ro,size=64k tmp
 else
 	ok "# SKIP read-only tmpfs needs root" true
 fi
-# a socket directory the server user cannot write (root-owned 0755)
+# a socket directory of our choosing would leave the private directory:
+# refused before anything is made (it used to reach the server)
 mkdir -p "$TMP/nosock" && chmod 755 "$TMP/nosock"
 echo "$stale" >"$TMP/nosock.json"
 timeout 60 "$P" bench --prefix "$PGPREFIX" -q -T 2 --set "unix_socket_directories=$TMP/nosock" \
 	--json "$TMP/nosock.json" 2> nosock.err; s=$?
-is "unwritable socket directory: exit 2" "$s" 2
-like "unwritable socket directory: the server's reason" "$(cat nosock.err)" "could not create lock file|Permission denied|could not (start|connect)"
-is "unwritable socket directory: nothing left" "$(leftover_dirs)" 0
-json_invalid "unwritable socket directory" "$TMP/nosock.json" 2 "exited during start-up|did not accept|cannot connect"
+is "--set unix_socket_directories: exit 2" "$s" 2
+like "--set unix_socket_directories: refused with the reason" "$(head -n 1 nosock.err)" \
+	"^pgbuild: error: invalid value \"unix_socket_directories=$TMP/nosock\" for --set: unix_socket_directories opens the cluster to other users"
+is "--set unix_socket_directories: nothing made, nothing started" "$(leftover_dirs)$(ls -A "$TMP/nosock")" 0
+# a server that cannot start (a bad value): its reason, an invalid result
+echo "$stale" >"$TMP/badset.json"
+timeout 60 "$P" bench --prefix "$PGPREFIX" -q -T 2 --set shared_buffers=lots \
+	--json "$TMP/badset.json" 2> badset.err; s=$?
+is "a server that cannot start: exit 2" "$s" 2
+like "a server that cannot start: the server's reason" "$(cat badset.err)" 'invalid value for parameter "shared_buffers": "lots"'
+is "a server that cannot start: nothing left" "$(leftover_dirs)" 0
+json_invalid "a server that cannot start" "$TMP/badset.json" 2 "exited during start-up"
+
+# --- no transaction completed: -T 0.0001 ends before the first one ---
+echo "$stale" >"$TMP/short.json"
+timeout 60 "$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W select1 -T 0.0001 \
+	--json "$TMP/short.json" >short.out 2>short.err; s=$?
+is "-T 0.0001: exit 2 (nothing was measured)" "$s" 2
+like "-T 0.0001: result INVALID" "$(tr '\n' ' ' <short.out)" 'transactions: 0, .*result: INVALID'
+like "-T 0.0001: one clear error" "$(cat short.err)" '^pgbuild: error: no transaction completed in the timed run \(0.0001 s\): nothing was measured$'
+json_invalid "-T 0.0001" "$TMP/short.json" 2 '^no transaction completed in the timed run'
+is "-T 0.0001: JSON transactions 0" "$(json_get "$TMP/short.json" '$d->{transactions}')" 0
+is "-T 0.0001: nothing left" "$(leftover_dirs)" 0
 
 # --- as root, a TMPDIR the server user cannot enter (root's 0700): one
 # clear error up front naming it and what is needed, not initdb's EACCES ---

@@ -6,6 +6,8 @@
 # 130 within seconds, no server or directory left, and the --json/--junit
 # files (stale ones from an earlier gate) replaced by documents that say
 # "interrupted".
+# Runs in which no transaction completed (-T 0.0001) are failed runs for
+# the gate too: exit 2, verdict "error", each run's exit 2 and its reason.
 # --require-regress BUILDDIR on a fake build tree whose `make check` prints a
 # failing pg_regress summary: the gate fails (exit 1) with the regression
 # reason; one whose check cannot run at all: exit 2 before any benchmark.
@@ -43,6 +45,17 @@ like "gate JSON: fewer valid pairs than asked" "$(json_get g.json '$d->{workload
 like "gate report says why" "$(cat g.out)" 'COULD NOT MEASURE'
 is "no server process left" "$(pgrep -f "postgres -D $TMPDIR/pgbuild-" | wc -l)" 0
 is "no cluster or gate directory left" "$(find "$TMPDIR" -maxdepth 1 -name 'pgbuild-*' | wc -l)" 0
+
+# runs that measured nothing: bench exits 2, the gate cannot decide
+"$P" gate --baseline "$PGPREFIX" --candidate "$PGPREFIX" --pairs 6 --duration 0.0001 --warmup 0 \
+	-W select1 --set fsync=off --json "$TMP/z.json" --quiet >z.out 2>z.err
+is "gate of runs with no transaction: exit 2" "$?" 2
+is "... JSON: verdict error" "$(json_get z.json '$d->{verdict}')" error
+is "... JSON: every run failed with exit 2" \
+	"$(json_get z.json 'join ",", sort { $a <=> $b } keys %{{ map { $_->{exit} => 1 } @{$d->{workloads}[0]{runs}} }}')" 2
+is "... JSON: no valid pair" "$(json_get z.json '$d->{workloads}[0]{valid_pairs}')" 0
+like "... JSON: a run says why" "$(json_get z.json '$d->{workloads}[0]{runs}[0]{bench}{error}')" '^no transaction completed in the timed run'
+like "... the report says it could not measure" "$(cat z.out)" 'COULD NOT MEASURE'
 
 # Ctrl-C: SIGINT to the whole process group, as a terminal sends it
 echo '{"kind":"pgbuild-gate","verdict":"pass","exit":0}' >"$TMP/i.json"  # an earlier gate's

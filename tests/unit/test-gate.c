@@ -63,6 +63,13 @@ static void test_expr_good(void **state)
 	assert_true(fabs(th.v[1].value - 1.05) < 1e-12);
 	assert_true(fabs(th.v[2].value - 2.00) < 1e-12);
 	gate_thresholds_clear(&th);
+
+	/* decimal notation: a fraction without a leading digit, an exponent */
+	assert_int_equal(gate_expr_parse(&th, "tps>=.95,tpcb>=105e-2,p99<=+.5%", &err), 0);
+	assert_true(fabs(th.v[0].value - 0.95) < 1e-12);
+	assert_true(fabs(th.v[1].value - 1.05) < 1e-12);
+	assert_true(fabs(th.v[2].value - 1.005) < 1e-12);
+	gate_thresholds_clear(&th);
 	strbuf_release(&err);
 }
 
@@ -90,6 +97,16 @@ static void test_expr_bad(void **state)
 				       "as 105% more write +105% or 2.05" },
 		{ "tpcb>=100%", "as the ratio 1 write +0% or 1;" },
 		{ "p99<=110%", "as the ratio 1.1 write +10% or 1.1; as 110% more write +110% or 2.1" },
+		/* decimal only, as in every option */
+		{ "select-only>=0x1.1", "value \"0x1.1\": expected a decimal number (no hex, inf or nan)" },
+		{ "select-only>=0x10%", "expected a decimal number" },
+		{ "tps>=inf", "value \"inf\": expected a ratio like 1.05" },
+		{ "tps>=nan", "expected a ratio like 1.05" },
+		{ "tps>=infinity", "expected a ratio like 1.05" },
+		{ "tps>=++5%", "expected a ratio like 1.05" },
+		{ "tps>=+-5%", "expected a ratio like 1.05" },
+		{ "tps>=1e999", "out of range" },
+		{ "tps>=1.05e", "trailing characters" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct gate_thresholds th = { 0 };
@@ -357,6 +374,17 @@ static void test_run_errors(void **state)
 	g.wl[0].runs[0].tps = NAN;
 	assert_int_equal(decide(&g), 2);
 	assert_non_null(strstr(g.verdict_reason, "select-only pair 1 A (no number)"));
+	gate_clear(&g);
+
+	/* a run with no completed transaction (bench's tps 0): errored, named */
+	gate_init(&g, "select-only>=1.00");
+	synth(&g, "select-only", 9, 1.0, 0.01, 1);
+	g.wl[0].runs[5].tps = 0;                /* pair 3, B */
+	assert_int_equal(g.wl[0].runs[5].build, 'B');
+	assert_int_equal(decide(&g), 2);
+	assert_int_equal(g.verdict, GATE_ERROR);
+	assert_int_equal(g.wl[0].valid_pairs, 8);
+	assert_non_null(strstr(g.verdict_reason, "1 benchmark run failed: select-only pair 3 B (no number)"));
 	gate_clear(&g);
 
 	/* a missed threshold with an errored run: could not measure either */
@@ -669,6 +697,18 @@ static void test_json_roundtrip(void **state)
 	assert_string_equal(x1.buf, x2.buf);
 	assert_non_null(strstr(x1.buf, "tests=\"4\" failures=\"0\" errors=\"0\""));
 	assert_non_null(strstr(x1.buf, "name=\"p99&lt;=+10%\""));
+
+	/* a run with no transaction read back is an errored run too */
+	gate_clear(&h);
+	memset(&h, 0, sizeof(h));
+	g.wl[0].runs[2].tps = 0;
+	decide(&g);
+	assert_int_equal(g.verdict, GATE_ERROR);
+	strbuf_reset(&js);
+	gate_write_json(&g, &js, "/a", "/b", "{\"pairs\":9}");
+	assert_int_equal(gate_read_json(&h, js.buf, js.len, &err), 0);
+	assert_int_equal(h.verdict, GATE_ERROR);
+	assert_non_null(strstr(h.verdict_reason, "(no number)"));
 
 	/* not a gate result */
 	gate_clear(&h);

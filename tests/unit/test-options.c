@@ -3,9 +3,15 @@
  * option values every pgbuild command parses, one table row per case, with
  * the one-line error each bad value prints (captured from stderr);
  * comma-separated lists, one-of-a-set words with their did-you-mean,
- * NAME=VALUE settings, the shared vocabulary's values, and cli_getopt's
- * short options derived from the table.
+ * NAME=VALUE settings and the table of settings refused with their
+ * reasons (also in a --temp-config file and in PGOPTIONS), the output-path
+ * checks, the shared vocabulary's values, and cli_getopt's short options
+ * derived from the table.  Numbers are decimal only: hex, blanks, inf and nan are
+ * refused, and an exponent where an integer is meant.
  */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "pgbuild.h"
@@ -83,6 +91,20 @@ static void test_int_option(void **state)
 		{ "0x10", 1, 1000, -1, 0, NULL },
 		{ "99999999999999999999", 1, 1000, -1, 0, NULL },
 		{ "4294967297", 0, 2147483647, -1, 0, NULL },	/* would wrap to 1 as an int */
+		/* decimal only: what strtol/strtod would also have taken */
+		{ "010", 1, 1000, 0, 10, NULL },		/* not octal 8 */
+		{ "0x10", 1, 1000,
+		  -1, 0, "pgbuild: error: invalid value \"0x10\" for --pairs: expected a decimal integer from 1 to 1000\n" },
+		{ " 5", 1, 1000,
+		  -1, 0, "pgbuild: error: invalid value \" 5\" for --pairs: expected a decimal integer from 1 to 1000\n" },
+		{ "1e3", 1, 1000,
+		  -1, 0, "pgbuild: error: invalid value \"1e3\" for --pairs: expected an integer from 1 to 1000\n" },
+		{ "inf", 1, 1000,
+		  -1, 0, "pgbuild: error: invalid value \"inf\" for --pairs: expected a decimal integer from 1 to 1000\n" },
+		{ "nan", 1, 1000, -1, 0, NULL },
+		{ "5 ", 1, 1000, -1, 0, NULL },
+		{ "--5", -10, 10, -1, 0, NULL },
+		{ "+", 1, 1000, -1, 0, NULL },
 	};
 	(void)state;
 	error_set_program("pgbuild", 2);
@@ -123,6 +145,23 @@ static void test_number_option(void **state)
 		{ "nan", 0, INFINITY, -1, 0, NULL },
 		{ "inf", 0, INFINITY, -1, 0, NULL },
 		{ "1e999", 0, INFINITY, -1, 0, NULL },
+		/* decimal notation, with a base-10 exponent (what %g prints) */
+		{ "1e-05", 0, INFINITY, 0, 1e-5, NULL },
+		{ ".5", 0, INFINITY, 0, 0.5, NULL },
+		{ "5.", 0, INFINITY, 0, 5, NULL },
+		{ "+.5E+1", 0, INFINITY, 0, 5, NULL },
+		{ "0x10", 0, INFINITY,
+		  -1, 0, "pgbuild: error: invalid value \"0x10\" for --duration: expected a decimal number >= 0\n" },
+		{ "0x1p3", 0.1, 3600,
+		  -1, 0, "pgbuild: error: invalid value \"0x1p3\" for --duration: expected a decimal number from 0.1 to 3600\n" },
+		{ "infinity", 0, INFINITY,
+		  -1, 0, "pgbuild: error: invalid value \"infinity\" for --duration: expected a decimal number >= 0\n" },
+		{ " 5", 0, INFINITY, -1, 0, NULL },
+		{ "5 ", 0, INFINITY, -1, 0, NULL },
+		{ ".", 0, INFINITY, -1, 0, NULL },
+		{ "-", 0, INFINITY, -1, 0, NULL },
+		{ "1e", 0, INFINITY, -1, 0, NULL },
+		{ "1,5", 0, INFINITY, -1, 0, NULL },
 	};
 	(void)state;
 	error_set_program("pgbuild", 2);
@@ -160,7 +199,8 @@ static void test_seconds_and_int64(void **state)
 	} t[] = {
 		{ "0.5", 0, 0, 0.5 }, { "10", 0, 0, 10 }, { "0", 1, 0, 0 }, { "0", 0, -1, 0 },
 		{ "-1", 1, -1, 0 }, { "x", 0, -1, 0 }, { "31536000", 0, 0, 31536000 },
-		{ "31536001", 0, -1, 0 }, { "inf", 0, -1, 0 },
+		{ "31536001", 0, -1, 0 }, { "inf", 0, -1, 0 }, { "0x10", 0, -1, 0 },
+		{ "1e-4", 0, 0, 1e-4 }, { "nan", 1, -1, 0 },
 	};
 	int64_t v64 = 7;
 	(void)state;
@@ -188,6 +228,42 @@ static void test_seconds_and_int64(void **state)
 		      "pgbuild: error: invalid value \"0\" for --transactions: expected an integer "
 		      "from 1 to 100\n");
 	assert_true(v64 == INT64_MAX);
+	capture_begin();
+	assert_int_equal(parse_seconds_option("--warmup", "0x2", 1, &(double){ 0 }), -1);
+	check_outcome(-1, -1, "--warmup", "0x2",
+		      "pgbuild: error: invalid value \"0x2\" for --warmup: expected a decimal number "
+		      "of seconds >= 0 (at most a year)\n");
+	capture_begin();
+	assert_int_equal(parse_int64_option("--seed", "0x10", 0, INT64_MAX, &v64), -1);
+	check_outcome(-1, -1, "--seed", "0x10",
+		      "pgbuild: error: invalid value \"0x10\" for --seed: expected a decimal integer "
+		      "from 0 to 9223372036854775807\n");
+}
+
+/* The scanners other parsers build on (the gate's "+5%"). */
+static void test_decimal_scanners(void **state)
+{
+	static const struct { const char *s; size_t integer, decimal; } t[] = {
+		{ "12", 2, 2 }, { "-12", 3, 3 }, { "+5%", 2, 2 }, { "1.05", 1, 4 },
+		{ "1e3", 1, 3 }, { "1e", 1, 1 }, { "1e+", 1, 1 }, { "2.5e-1x", 1, 6 },
+		{ ".5", 0, 2 }, { "5.%", 1, 2 }, { ".", 0, 0 }, { "", 0, 0 }, { "x1", 0, 0 },
+		{ "0x10", 1, 1 }, { " 5", 0, 0 }, { "inf", 0, 0 }, { "nan", 0, 0 }, { "++1", 0, 0 },
+	};
+	double d = -1;
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		if (cli_scan_integer(t[i].s) != t[i].integer || cli_scan_decimal(t[i].s) != t[i].decimal) {
+			fprintf(stderr, "\"%s\": integer %zu decimal %zu, want %zu %zu\n", t[i].s,
+				cli_scan_integer(t[i].s), cli_scan_decimal(t[i].s), t[i].integer,
+				t[i].decimal);
+			fail();
+		}
+	}
+	assert_int_equal(cli_parse_decimal("2.5", &d), 0);
+	assert_true(d == 2.5);
+	assert_int_equal(cli_parse_decimal("0x10", &d), -1);
+	assert_int_equal(cli_parse_decimal("1e400", &d), -1);
+	assert_true(d == 2.5);
 }
 
 static void test_choice_and_setting(void **state)
@@ -222,6 +298,295 @@ static void test_choice_and_setting(void **state)
 	}
 	assert_int_equal(sv.nr, 1);
 	strvec_clear(&sv);
+}
+
+static void test_cpus(void **state)
+{
+	static const struct { const char *list; int ret, count; } t[] = {
+		{ "0", 0, 1 }, { "0-1,3", 0, 3 }, { "2-2", 0, 1 }, { "0,0", 0, 1 },
+		{ "", -1, 0 }, { " 1", -1, 0 }, { "+1", -1, 0 }, { "-1", -1, 0 }, { "0-1,", -1, 0 },
+		{ "1-", -1, 0 }, { "2-1", -1, 0 }, { "0x1", -1, 0 }, { "1e0", -1, 0 },
+		{ "99999999999", -1, 0 }, { "0-1 ", -1, 0 },
+	};
+	(void)state;
+	error_set_program("pgbuild", 2);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		cpu_set_t set;
+		capture_begin();
+		int ret = cli_parse_cpus(t[i].list, &set);
+		check_outcome(ret, t[i].ret, "--cpus", t[i].list, NULL);
+		if (ret == 0)
+			assert_int_equal(CPU_COUNT(&set), t[i].count);
+	}
+}
+
+/* Every row of the table, in every spelling PostgreSQL accepts, is
+ * refused with its reason; the settings a benchmark needs pass. */
+static void test_refused_settings(void **state)
+{
+	static const char *const refused[] = {
+		"listen_addresses=127.0.0.1", "LISTEN_ADDRESSES=*", "Listen-Addresses=*", "port=5999",
+		"unix_socket_directories=/tmp", "unix_socket_permissions=0777",
+		"unix_socket_group=users", "hba_file=/tmp/h", "ident_file=/tmp/i",
+		"krb_server_keyfile=/tmp/k", "ssl=on", "ssl_cert_file=/tmp/c", "SSL_CIPHERS=x",
+		"ssl_passphrase_command=/bin/true", "shared_preload_libraries=pg_stat_statements",
+		"local_preload_libraries=x", "session_preload_libraries=x", "dynamic_library_path=/tmp",
+		"jit_provider=x", "archive_library=x", "archive_command=/bin/true",
+		"restore_command=x", "archive_cleanup_command=x", "recovery_end_command=x",
+		"data_directory=/tmp", "config_file=/tmp/c", "external_pid_file=/tmp/p",
+		"log_directory=/tmp", "log_filename=../../x", "stats_temp_directory=/tmp",
+		"include=/tmp/x", "include_dir=/tmp", "include-if-exists=/tmp/x",
+	};
+	static const char *const allowed[] = {
+		"fsync=off", "shared_buffers=1GB", "max_connections=200", "autovacuum=off",
+		"sslutils.mode=x", "ssl2=x", "portal_x.y=1", "included.x=1", "listen=1",
+		"log_min_messages=debug1", "jit=off", "session_replication_role=replica",
+	};
+	struct strvec sv = STRVEC_INIT;
+	const char *prev = "";
+	size_t nrows = 0;
+	(void)state;
+	error_set_program("pgbuild", 2);
+	/* one sorted table; every row canonical with a reason */
+	for (const struct cli_guc_refused *r = cli_guc_refused; r->name; r++, nrows++) {
+		char *canon = cli_guc_canonical(r->name, strlen(r->name));
+		assert_true(strcmp(prev, r->name) < 0);
+		assert_string_equal(canon, r->name);
+		assert_true(r->reason < CLI_GUC_NREASONS);
+		assert_non_null(cli_guc_reasons[r->reason]);
+		assert_ptr_equal(cli_guc_refusal(r->name), r);
+		free(canon);
+		prev = r->name;
+	}
+	assert_true(nrows >= 25);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		const char *eq = strchr(refused[i], '=');
+		char *name = cli_guc_canonical(refused[i], (size_t)(eq - refused[i]));
+		const struct cli_guc_refused *r = cli_guc_refusal(name);
+		char *want;
+		assert_non_null(r);
+		want = xasprintf("pgbuild: error: invalid value \"%s\" for --set: %s %s\n", refused[i],
+				 name, cli_guc_reasons[r->reason]);
+		capture_begin();
+		assert_int_equal(parse_setting_option("--set", refused[i], &sv), -1);
+		check_outcome(-1, -1, "--set", refused[i], want);
+		free(want);
+		free(name);
+	}
+	assert_int_equal(sv.nr, 0);
+	/* the reasons as the messages give them */
+	assert_int_equal(cli_guc_refusal("listen_addresses")->reason, CLI_GUC_OPENS);
+	assert_non_null(strstr(cli_guc_reasons[CLI_GUC_OPENS], "opens the cluster to other users"));
+	assert_int_equal(cli_guc_refusal("shared_preload_libraries")->reason, CLI_GUC_LOADS);
+	assert_string_equal(cli_guc_reasons[CLI_GUC_LOADS], "loads code into the server");
+	assert_int_equal(cli_guc_refusal("data_directory")->reason, CLI_GUC_MOVES);
+	assert_non_null(strstr(cli_guc_reasons[CLI_GUC_MOVES], "moves the server's files"));
+	assert_int_equal(cli_guc_refusal("archive_command")->reason, CLI_GUC_RUNS);
+	assert_int_equal(cli_guc_refusal("include_if_exists")->reason, CLI_GUC_READS);
+	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+		capture_begin();
+		assert_int_equal(parse_setting_option("--set", allowed[i], &sv), 0);
+		check_outcome(0, 0, "--set", "", NULL);
+	}
+	/* kept in the server's spelling */
+	capture_begin();
+	assert_int_equal(parse_setting_option("--set", "Shared-Buffers=1GB", &sv), 0);
+	check_outcome(0, 0, "--set", "", NULL);
+	assert_string_equal(sv.v[sv.nr - 1], "shared_buffers=1GB");
+	assert_string_equal(sv.v[0], "fsync=off");
+	/* not a setting name */
+	for (const char *const *bad = (const char *const[]){ "a b=1", "x;y=1", "'port'=1", NULL };
+	     *bad; bad++) {
+		capture_begin();
+		assert_int_equal(parse_setting_option("--set", *bad, &sv), -1);
+		check_outcome(-1, -1, "--set", *bad, NULL);
+	}
+	strvec_clear(&sv);
+}
+
+/* PGOPTIONS, which libpq sends with every connection: its settings too. */
+static void test_pgoptions(void **state)
+{
+	static const struct { const char *env; int ret; const char *name; } t[] = {
+		{ "", 0, NULL },
+		{ "-c work_mem=1MB --statement-timeout=5s", 0, NULL },
+		{ "-c session_preload_libraries=x", -1, "session_preload_libraries" },
+		{ "-csession_preload_libraries=x", -1, "session_preload_libraries" },
+		{ "--Local-Preload-Libraries=x", -1, "local_preload_libraries" },
+		{ "-c work_mem=1MB  -c\tdynamic_library_path=/tmp", -1, "dynamic_library_path" },
+		{ "-c a\\ b=1 -c jit=off", 0, NULL },  /* "a b": the server refuses it */
+		{ "-c", 0, NULL },
+		{ "-B 100 -F", 0, NULL },
+	};
+	(void)state;
+	error_set_program("pgbuild", 2);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *want = NULL;
+		assert_int_equal(setenv("PGOPTIONS", t[i].env, 1), 0);
+		if (t[i].name)
+			want = xasprintf("pgbuild: error: PGOPTIONS=\"%s\": %s %s (libpq sends PGOPTIONS "
+					 "with every connection to the servers pgbuild starts); unset it\n",
+					 t[i].env, t[i].name,
+					 cli_guc_reasons[cli_guc_refusal(t[i].name)->reason]);
+		capture_begin();
+		check_outcome(cli_guc_check_env(), t[i].ret, "PGOPTIONS", t[i].env, want);
+		free(want);
+	}
+	assert_int_equal(unsetenv("PGOPTIONS"), 0);
+	capture_begin();
+	check_outcome(cli_guc_check_env(), 0, "", "", NULL);
+}
+
+/* A file name in a fresh directory; the directory in *dir (malloced). */
+static char *scratch(char **dir, const char *name)
+{
+	char tmpl[] = "/tmp/test-options.XXXXXX";
+	assert_non_null(mkdtemp(tmpl));
+	*dir = xstrdup(tmpl);
+	return xasprintf("%s/%s", tmpl, name);
+}
+
+static void test_settings_file(void **state)
+{
+	char *dir, *conf = scratch(&dir, "temp.conf"), *fifo = xasprintf("%s/fifo", dir);
+	char *want;
+	const char *good = "# planner\nenable_indexscan = off\n\tenable_bitmapscan off  # no =\n\n";
+	const char *open_it = "fsync = off\n# listen_addresses = '*'\n  Listen_Addresses = '*'\n";
+	const char *inc = "include_dir 'conf.d'\n";
+	(void)state;
+	error_set_program("pgbuild", 2);
+	assert_int_equal(write_file_atomic(conf, good, strlen(good)), 0);
+	capture_begin();
+	assert_int_equal(cli_guc_check_file("--temp-config", conf), 0);
+	check_outcome(0, 0, "--temp-config", "", NULL);
+	/* a refused setting: named with its line and reason */
+	assert_int_equal(write_file_atomic(conf, open_it, strlen(open_it)), 0);
+	want = xasprintf("pgbuild: error: --temp-config \"%s\", line 3: listen_addresses %s\n", conf,
+			 cli_guc_reasons[CLI_GUC_OPENS]);
+	capture_begin();
+	assert_int_equal(cli_guc_check_file("--temp-config", conf), -1);
+	check_outcome(-1, -1, "--temp-config", conf, want);
+	free(want);
+	assert_int_equal(write_file_atomic(conf, inc, strlen(inc)), 0);
+	capture_begin();
+	assert_int_equal(cli_guc_check_file("--temp-config", conf), -1);
+	check_outcome(-1, -1, "--temp-config", "include_dir", NULL);
+	/* a FIFO is refused, never waited on; a missing file is one error */
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	capture_begin();
+	assert_int_equal(cli_guc_check_file("--temp-config", fifo), -1);
+	check_outcome(-1, -1, "--temp-config", fifo, NULL);
+	unlink(fifo);
+	capture_begin();
+	assert_int_equal(cli_guc_check_file("--temp-config", fifo), -1);
+	check_outcome(-1, -1, "--temp-config", fifo, NULL);
+	unlink(conf);
+	assert_int_equal(rmdir(dir), 0);
+	free(fifo);
+	free(conf);
+	free(dir);
+}
+
+/* Output paths: the directory must exist and take a file; nothing is left. */
+static void test_output_paths(void **state)
+{
+	char *dir, *file = scratch(&dir, "r.json");
+	char *sub = xasprintf("%s/sub", dir), *missing = xasprintf("%s/no/r.json", dir);
+	char *under_file = xasprintf("%s/r.json/x", dir), *deep = xasprintf("%s/a/b/c", dir);
+	char *want;
+	(void)state;
+	error_set_program("pgbuild", 2);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	/* good: a new file, an existing file, a new or existing directory */
+	capture_begin();
+	assert_int_equal(cli_check_output_file("--json", file), 0);
+	assert_int_equal(write_file_atomic(file, "{}\n", 3), 0);
+	assert_int_equal(cli_check_output_file("--json", file), 0);
+	assert_int_equal(cli_check_output_dir("--prefix", sub), 0);
+	assert_int_equal(cli_check_output_dir("--prefix", deep), 0);
+	check_outcome(0, 0, "--json", "", NULL);
+	/* bad: one line each naming the option, the path and why */
+	want = xasprintf("pgbuild: error: --json \"%s\": directory %s/no does not exist\n", missing, dir);
+	capture_begin();
+	assert_int_equal(cli_check_output_file("--json", missing), -1);
+	check_outcome(-1, -1, "--json", missing, want);
+	free(want);
+	want = xasprintf("pgbuild: error: --junit \"%s\": is a directory, expected a file name\n", sub);
+	capture_begin();
+	assert_int_equal(cli_check_output_file("--junit", sub), -1);
+	check_outcome(-1, -1, "--junit", sub, want);
+	free(want);
+	capture_begin();
+	assert_int_equal(cli_check_output_file("--html", "x/"), -1);
+	check_outcome(-1, -1, "--html", "x/", NULL);
+	capture_begin();
+	assert_int_equal(cli_check_output_file("--json", ""), -1);
+	check_outcome(-1, -1, "--json", "\"\"", NULL);
+	want = xasprintf("pgbuild: error: --json \"%s\": %s is not a directory\n", under_file, file);
+	capture_begin();
+	assert_int_equal(cli_check_output_file("--json", under_file), -1);
+	check_outcome(-1, -1, "--json", under_file, want);
+	free(want);
+	want = xasprintf("pgbuild: error: --prefix \"%s\": exists and is not a directory\n", file);
+	capture_begin();
+	assert_int_equal(cli_check_output_dir("--prefix", file), -1);
+	check_outcome(-1, -1, "--prefix", file, want);
+	free(want);
+	capture_begin();
+	assert_int_equal(cli_check_output_dir("--workdir", under_file), -1);
+	check_outcome(-1, -1, "--workdir", under_file, NULL);
+	/* a directory that takes no file: /proc's top level refuses one (even root) */
+	capture_begin();
+	assert_int_equal(cli_check_output_file("--json", "/proc/r.json"), -1);
+	check_outcome(-1, -1, "--json", "/proc/r.json", NULL);
+	/* the list: NULL paths skipped, the first bad one reported, two files in one */
+	{
+		char *same = xasprintf("%s/./r.json", dir);
+		const struct cli_output good[] = {
+			CLI_OUT_FILE("--json", file), CLI_OUT_FILE("--junit", NULL),
+			CLI_OUT_DIR("--workdir", sub), CLI_OUT_END
+		};
+		const struct cli_output dup[] = {
+			CLI_OUT_FILE("--json", file), CLI_OUT_FILE("--junit", same), CLI_OUT_END
+		};
+		const struct cli_output bad[] = {
+			CLI_OUT_FILE("--json", file), CLI_OUT_FILE("--junit", missing), CLI_OUT_END
+		};
+		capture_begin();
+		assert_int_equal(cli_check_outputs(good), 0);
+		check_outcome(0, 0, "", "", NULL);
+		want = xasprintf("pgbuild: error: --junit \"%s\": the same file as --json \"%s\"\n",
+				 same, file);
+		capture_begin();
+		assert_int_equal(cli_check_outputs(dup), -1);
+		check_outcome(-1, -1, "--junit", same, want);
+		free(want);
+		capture_begin();
+		assert_int_equal(cli_check_outputs(bad), -1);
+		check_outcome(-1, -1, "--junit", missing, NULL);
+		free(same);
+	}
+	/* no probe file, no directory made: only what the test made is there */
+	assert_false(path_exists(deep));
+	{
+		DIR *d = opendir(dir);
+		struct dirent *e;
+		int n = 0;
+		assert_non_null(d);
+		while ((e = readdir(d)))
+			n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+		closedir(d);
+		assert_int_equal(n, 2);         /* r.json and sub */
+	}
+	unlink(file);
+	rmdir(sub);
+	assert_int_equal(rmdir(dir), 0);
+	free(file);
+	free(sub);
+	free(missing);
+	free(under_file);
+	free(deep);
+	free(dir);
 }
 
 static void test_vocabulary(void **state)
@@ -314,6 +679,12 @@ int main(void)
 		cmocka_unit_test(test_number_option),
 		cmocka_unit_test(test_list_option),
 		cmocka_unit_test(test_seconds_and_int64),
+		cmocka_unit_test(test_decimal_scanners),
+		cmocka_unit_test(test_cpus),
+		cmocka_unit_test(test_refused_settings),
+		cmocka_unit_test(test_settings_file),
+		cmocka_unit_test(test_pgoptions),
+		cmocka_unit_test(test_output_paths),
 		cmocka_unit_test(test_choice_and_setting),
 		cmocka_unit_test(test_vocabulary),
 		cmocka_unit_test(test_getopt_table),

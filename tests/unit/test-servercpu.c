@@ -113,6 +113,18 @@ static void test_snapshot_and_difference(void **state)
 	assert_true(servercpu_seconds(&b, &a) == 0);
 	/* no postmaster line: no snapshot */
 	assert_int_equal(servercpu_snapshot(root, 4242, &b), -1);
+	/* a postmaster killed and not yet reaped (a zombie) neither: its
+	 * children's time is gone with it, a difference would be 0 or less */
+	{
+		char path[600];
+		FILE *fp;
+		snprintf(path, sizeof(path), "%s/100/stat", root);
+		fp = fopen(path, "w");
+		assert_non_null(fp);
+		fprintf(fp, "100 (postgres) Z 1 100 100 0 -1 0 0 0 0 0 12 5 0 0 20 0 1 0 1 1 1\n");
+		fclose(fp);
+		assert_int_equal(servercpu_snapshot(root, 100, &b), -1);
+	}
 	assert_int_equal(remove_tree(root), 0);
 }
 
