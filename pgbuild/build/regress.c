@@ -354,7 +354,7 @@ static void stop_server(struct regress *r)
 	keep_crashes(log.buf, &r->problems);
 	strbuf_reset(&log);
 	r->server_log = xasprintf("%s/pgopt-installcheck-server.log", r->builddir);
-	if (strbuf_read_file(&log, r->cl.logfile) >= 0)
+	if (cluster_read_log(&r->cl, &log, SFS_READ_LIMIT) >= 0)
 		write_file_atomic(r->server_log, log.buf, log.len);
 	strbuf_release(&log);
 	cluster_destroy(&r->cl);

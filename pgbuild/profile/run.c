@@ -180,7 +180,9 @@ out:
 	strbuf_release(&problems);
 	if (r->keep_log) {
 		struct strbuf log = STRBUF_INIT;
-		if (strbuf_read_file(&log, cl.logfile) >= 0)
+		/* through the descriptor kept since the log was made: never the
+		 * path in the server user's directory */
+		if (cluster_read_log(&cl, &log, SFS_READ_LIMIT) >= 0)
 			write_file_atomic(r->keep_log, log.buf, log.len);
 		strbuf_release(&log);
 	}
