@@ -251,6 +251,22 @@ static void test_mkdir_and_anchor(void **state)
 	assert_non_null(strstr(err.buf, "mode 0777"));
 	assert_int_equal(sfs_open_anchor(p, geteuid() + 1, 0, NULL), -1);
 	free(p);
+	/* as root: a directory another user owns is taken only when it is to
+	 * be theirs (handed over before), never as one of ours */
+	{
+		struct passwd *pw = getpwnam("nobody");
+		if (geteuid() == 0 && pw) {
+			fd = sfs_mkdir(topfd, "theirs", 0700, pw->pw_uid, pw->pw_gid, 0, NULL);
+			assert_true(fd >= 0);
+			close(fd);
+			assert_int_equal(sfs_mkdir(topfd, "theirs", 0700, (uid_t)-1, (gid_t)-1, 1,
+						   NULL), -1);
+			assert_int_equal(errno, EPERM);
+			fd = sfs_mkdir(topfd, "theirs", 0700, pw->pw_uid, pw->pw_gid, 1, NULL);
+			assert_true(fd >= 0);
+			close(fd);
+		}
+	}
 	strbuf_release(&err);
 }
 

@@ -365,7 +365,7 @@ int sfs_mkdir(int dirfd, const char *rel, mode_t mode, uid_t uid, gid_t gid,
 	}
 	if (fstat(fd, &st) < 0)
 		goto failed;
-	if (st.st_uid != geteuid()) {
+	if (st.st_uid != geteuid() && (uid == (uid_t)-1 || st.st_uid != uid)) {
 		close(fd);
 		errno = EPERM;
 		return fail(err, "make the directory", rel,

@@ -96,8 +96,9 @@ int sfs_write_atomic(int dirfd, const char *rel, const void *buf, size_t len,
 
 /*
  * Make the directory rel below dirfd (its parents must exist), or take the
- * one there when exist_ok and it is a real directory owned by us; then
- * set its mode and, when uid is not (uid_t)-1, its owner, through its
+ * one there when exist_ok and it is a real directory owned by us (or by
+ * uid, the owner it is to have: a directory handed over before); then set
+ * its mode and, when uid is not (uid_t)-1, its owner, through its
  * descriptor.  Returns the directory's descriptor, or -1.
  */
 int sfs_mkdir(int dirfd, const char *rel, mode_t mode, uid_t uid, gid_t gid,
