@@ -44,6 +44,7 @@
 #include "fdio.h"
 #include "policy.h"
 #include "pgbuild.h"
+#include "pipeline/preflight.h"
 #include "pipeline/stage.h"
 #include "tune/tuner.h"
 
@@ -816,9 +817,14 @@ static int prepare_dirs(struct tuner *tu)
 			return error("--baseline %s: no bin/postgres: not an installed PostgreSQL",
 				     tu->o.baseline);
 	}
-	if (mkdir_p(tu->workdir) < 0)
-		return -1;
-	chmod(tu->workdir, 0755);
+	/* never chmodded: refused when the server user cannot reach the
+	 * installs below it, or another user could write in it */
+	{
+		int fd = preflight_workdir("--workdir", tu->workdir);
+		if (fd < 0)
+			return -1;
+		close(fd);
+	}
 	tu->builddir = tu->o.builddir ? path_absolute(tu->o.builddir) :
 		       xasprintf("%s/build", tu->workdir);
 	tu->build_prefix = configured_prefix(tu->builddir);
