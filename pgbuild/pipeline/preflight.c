@@ -243,8 +243,13 @@ int preflight_workdir(const char *opt, const char *dir)
 		return -1;
 	}
 	{
-		const char *dirs[] = { dir, NULL };
-		if (preflight_server_dirs(dirs) < 0) {
+		struct server_user u = SERVER_USER_INIT;
+		struct strbuf err = STRBUF_INIT;
+		int r = server_user_get(&u, NULL, NULL, &err) < 0 ? error("%s", err.buf) :
+			reach(&u, opt, dir);
+		server_user_release(&u);
+		strbuf_release(&err);
+		if (r < 0) {
 			close(fd);
 			return -1;
 		}
