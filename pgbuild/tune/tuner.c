@@ -475,6 +475,9 @@ static int ensure_installed(struct tuner *tu, tune_set s, int *builds, double *s
 		free(from);
 		remove_tree(stage);
 	}
+	/* the set's own directory, which tune made below its work directory
+	 * (checked: nobody else writes there): the server user reaches the
+	 * install in it */
 	chmod(dir, 0755);
 	*secs = clock_seconds() - t0;
 	rc = BUILT_OK;
