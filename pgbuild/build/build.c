@@ -692,7 +692,11 @@ int build_tree_ours(const char *builddir, const char *const *skip)
 {
 	struct strbuf bad = STRBUF_INIT, err = STRBUF_INIT;
 	uid_t owner = 0;
-	int fd = open(builddir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
+	int fd, r;
+
+	if (geteuid() != 0)
+		return 0;       /* the boundary is root's: not root, nothing to cross */
+	fd = open(builddir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0)
 		return errno == ENOENT ? 0 : error("%s: %s", builddir, strerror(errno));

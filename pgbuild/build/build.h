@@ -177,8 +177,9 @@ void build_write_record(struct build *b, int ok);
  * earlier pgbuild handed to the server user (regress, profile and pgo used
  * to chown it) holds Makefiles that user may have edited.  Walks the tree
  * (sfs_tree_foreign; the top-level names in skip not looked at).  0 when
- * nobody else can change anything in it (or it does not exist yet), else
- * -1 after one error naming the entry, its owner and the fix.
+ * nobody else can change anything in it (or it does not exist yet, or we
+ * are not root), else -1 after one error naming the entry, its owner and
+ * the fix.
  */
 int build_tree_ours(const char *builddir, const char *const *skip);
 
