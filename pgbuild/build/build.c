@@ -712,11 +712,12 @@ int build_tree_ours(const char *builddir, const char *const *skip)
 		else
 			snprintf(who, sizeof(who), "belongs to %s (uid %ld)", pw ? pw->pw_name : "?",
 				 (long)owner);
-		error("refusing to run make in %s: %s%s%s %s (an earlier pgbuild handed the tree "
+		char *what = bad.len ? xasprintf("%s/%s", builddir, bad.buf) : xstrdup("it");
+		error("refusing to run make in %s: %s %s (an earlier pgbuild handed the tree "
 		      "to the server user, who could have changed its Makefiles); build afresh in "
 		      "a new --builddir, or check it and take it back: chown -R %ld: %s && "
-		      "chmod -R go-w %s", builddir, builddir, bad.len ? "/" : "", bad.buf, who,
-		      (long)geteuid(), builddir, builddir);
+		      "chmod -R go-w %s", builddir, what, who, (long)geteuid(), builddir, builddir);
+		free(what);
 	}
 	strbuf_release(&bad);
 	strbuf_release(&err);

@@ -130,7 +130,7 @@ runuser -u "$SRV_USER" -- sh -c "printf 'all: pwned\npwned:\n\ttouch $R/pwned\n'
 build >handed.out 2>&1
 is "handed-over tree: build refuses (exit 2)" "$?" 2
 like "handed-over tree: one sentence with the path, the owner and the fix" "$(cat handed.out)" \
-	"refusing to run make in $BD: $BD.* belongs to $SRV_USER \\(uid [0-9]+\\).*chown -R 0: $BD"
+	"refusing to run make in $BD: it belongs to $SRV_USER \\(uid [0-9]+\\).*chown -R 0: $BD"
 "$P" regress --builddir "$BD" >handed2.out 2>&1
 is "handed-over tree: regress refuses too (exit 2)" "$?" 2
 like "... with the same sentence" "$(cat handed2.out)" "refusing to run make in $BD"
