@@ -24,6 +24,7 @@
 #include "path.h"
 #include "rmtree.h"
 #include "run-command.h"
+#include "safefs.h"
 #include "strbuf.h"
 #include "strvec.h"
 #include "textfile.h"

@@ -88,12 +88,12 @@ static int64_t line_count(const char *l, size_t len)
 	return strtoll(s, NULL, 10);
 }
 
-int64_t bolt_fdata_count(const char *path)
+int64_t bolt_fdata_count(int dirfd, const char *name)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int64_t sum = 0;
 
-	if (strbuf_read_file(&sb, path) < 0) {
+	if (sfs_read(dirfd, name, BOLT_FDATA_LIMIT, SFS_NOFOLLOW, &sb, NULL) < 0) {
 		strbuf_release(&sb);
 		return -1;
 	}

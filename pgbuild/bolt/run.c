@@ -15,6 +15,7 @@
 #include "build/regress.h"
 #include "elf/elfrec.h"
 #include "pgbuild.h"
+#include "pipeline/preflight.h"
 
 enum { STEP_INSTRUMENT, STEP_TRAIN, STEP_OPTIMIZE, STEP_REGRESS, STEP_NR };
 static const char *const step_names[STEP_NR] = { "instrument", "train", "optimize", "regress" };
@@ -383,8 +384,15 @@ static int run_regress_step(struct bolt_run *b)
 int bolt_run_all(struct bolt_run *b)
 {
 	char *logs = bolt_path(b, "logs");
-	int rc;
+	int rc, wfd;
 
+	/* never chmodded; as root refused when another user could write in it
+	 * (its prof/ and train-data/ are the server user's, made below it) */
+	if ((wfd = preflight_workdir("--workdir", b->workdir)) < 0) {
+		free(logs);
+		return PGBUILD_EXIT_ERROR;
+	}
+	close(wfd);
 	if (mkdir_p(logs) < 0) {
 		free(logs);
 		return PGBUILD_EXIT_ERROR;

@@ -15,6 +15,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,21 +29,54 @@
 #include "pgbuild.h"
 #include "profile/run.h"
 
-/* WORKDIR/prof: empty, writable by the server user (the profiles). */
+/*
+ * WORKDIR/prof: empty, the server user's (the instrumented server writes
+ * its profiles there).  Made below the work directory's descriptor (a link
+ * or another user's directory in its place is removed, never followed),
+ * so the server user gets this directory and nothing else.
+ */
 static int make_prof_dir(struct bolt_run *b, char **dir)
 {
 	struct server_user u = SERVER_USER_INIT;
 	struct strbuf err = STRBUF_INIT;
-	int rc = 0;
+	int rc = 0, wfd = -1, fd;
 
 	*dir = bolt_path(b, "prof");
-	if (remove_tree(*dir) < 0 || mkdir(*dir, 0755) < 0)
-		return error("cannot make %s: %s", *dir, strerror(errno));
-	if (server_user_get(&u, NULL, NULL, &err) < 0)
+	if (server_user_get(&u, NULL, NULL, &err) < 0) {
 		rc = error("%s", err.buf);
-	else if (u.switch_user && chown(*dir, u.uid, u.gid) < 0)
-		rc = error("cannot give %s to the server user %s: %s", *dir, u.name, strerror(errno));
+		goto out;
+	}
+	wfd = open(b->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (wfd < 0) {
+		rc = error("cannot open %s: %s", b->workdir, strerror(errno));
+		goto out;
+	}
+	if (sfs_remove(wfd, "prof", &err) < 0 ||
+	    (fd = sfs_mkdir(wfd, "prof", 0755, u.switch_user ? u.uid : (uid_t)-1, u.gid, 0,
+			    &err)) < 0) {
+		rc = error("in %s: %s", b->workdir, err.buf);
+		goto out;
+	}
+	close(fd);
+out:
+	if (wfd >= 0)
+		close(wfd);
 	server_user_release(&u);
+	strbuf_release(&err);
+	return rc;
+}
+
+/* Remove the entry name of the work directory (the server user's
+ * directories there too) below its descriptor; 0 or -1 after the error. */
+static int remove_in_workdir(struct bolt_run *b, const char *name)
+{
+	struct strbuf err = STRBUF_INIT;
+	int wfd = open(b->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+	if (wfd < 0 || sfs_remove(wfd, name, &err) < 0)
+		rc = error("cannot remove %s/%s: %s", b->workdir, name,
+			   wfd < 0 ? strerror(errno) : err.buf);
+	if (wfd >= 0)
+		close(wfd);
 	strbuf_release(&err);
 	return rc;
 }
@@ -80,8 +114,8 @@ static int make_template(struct bolt_run *b, const char *dest)
 
 	co.prefix = b->in;
 	co.quiet = 1;
-	if (remove_tree(dest) < 0)
-		return error("cannot remove %s: %s", dest, strerror(errno));
+	if (remove_in_workdir(b, "train-data") < 0)
+		return -1;
 	if (cluster_create(&c, &co) < 0)
 		return -1;
 	rc = cluster_save_template(&c, dest, 0);
@@ -141,45 +175,49 @@ static int run_training(struct bolt_run *b, struct prof_run *r, const char *pref
 		free(crash);
 	}
 out:
-	remove_tree(tmpl);
+	remove_in_workdir(b, "train-data");   /* the server user's template */
 	free(tmpl);
 	free(log);
 	return rc;
 }
 
 /*
- * The count sums of every file in dir; the postmaster's (pm) is returned,
- * the largest other one in *other (with its name); -1 when pm's file is
- * missing or empty.
+ * The count sums of every file in dir (the server user's: read below its
+ * descriptor, bounded, O_NOFOLLOW); the postmaster's (pm, a name in dir) is
+ * returned, the largest other one in *other (with its name); -1 when pm's
+ * file is missing or empty.
  */
 static int64_t profile_counts(const char *dir, const char *pm, int64_t *other, char **other_name,
 			      int *files)
 {
-	DIR *d = opendir(dir);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int lfd = dfd < 0 ? -1 : fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = lfd < 0 ? NULL : fdopendir(lfd);
 	struct dirent *e;
 	int64_t pm_sum = -1;
 
 	*other = -1;
 	*files = 0;
+	if (!d && lfd >= 0)
+		close(lfd);
 	while (d && (e = readdir(d))) {
-		char *p;
 		int64_t n;
 		if (e->d_name[0] == '.')
 			continue;
-		p = xasprintf("%s/%s", dir, e->d_name);
-		n = bolt_fdata_count(p);
+		n = bolt_fdata_count(dfd, e->d_name);
 		(*files)++;
-		if (!strcmp(p, pm)) {
+		if (!strcmp(e->d_name, pm)) {
 			pm_sum = n;
 		} else if (n > *other) {
 			*other = n;
 			free(*other_name);
 			*other_name = xstrdup(e->d_name);
 		}
-		free(p);
 	}
 	if (d)
 		closedir(d);
+	if (dfd >= 0)
+		close(dfd);
 	return pm_sum > 0 ? pm_sum : -1;
 }
 
@@ -226,27 +264,36 @@ static int write_manifest(struct bolt_run *b, const struct prof_run *r, int64_t 
 static int keep_profile(struct bolt_run *b, const struct prof_run *r)
 {
 	char *dir = bolt_path(b, "prof"), *name = NULL;
-	char *pm = xasprintf("%s/prof.%ld.fdata", dir, r->postmaster);
-	struct strbuf sb = STRBUF_INIT;
+	char *pm = xasprintf("prof.%ld.fdata", r->postmaster);
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
 	int64_t other, counts;
 	char sha[65];
-	int files, rc = -1;
+	int files, rc = -1, dfd = -1;
 
 	counts = profile_counts(dir, pm, &other, &name, &files);
 	if (counts < 0) {
-		error("the postmaster (pid %ld) wrote no profile %s (%d files in %s): the training "
-		      "run did not end cleanly", r->postmaster, pm, files, dir);
+		error("the postmaster (pid %ld) wrote no profile %s/%s (%d files in %s): the training "
+		      "run did not end cleanly", r->postmaster, dir, pm, files, dir);
 		goto out;
 	}
 	if (other > counts)
 		warning("the postmaster's profile has fewer counts (%lld) than %s (%lld): its "
 			"dump may be incomplete", (long long)counts, name, (long long)other);
-	if (strbuf_read_file(&sb, pm) < 0 || write_file_atomic(b->profile, sb.buf, sb.len) < 0 ||
+	/* taken back from the server user's directory: bounded, no link */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 || sfs_read(dfd, pm, BOLT_FDATA_LIMIT, SFS_NOFOLLOW, &sb, &err) < 0) {
+		error("in %s: %s", dir, dfd < 0 ? strerror(errno) : err.buf);
+		goto out;
+	}
+	if (write_file_atomic(b->profile, sb.buf, sb.len) < 0 ||
 	    bolt_file_sha256(b->profile, sha) < 0)
 		goto out;
 	rc = write_manifest(b, r, counts, files, sha);
 out:
+	if (dfd >= 0)
+		close(dfd);
 	strbuf_release(&sb);
+	strbuf_release(&err);
 	free(name);
 	free(pm);
 	free(dir);

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -521,6 +522,14 @@ int build_setup(struct build *b)
 		if (!b->builddir)
 			return -1;
 	}
+	/* before anything is made or run in it: a tree someone else could
+	 * have changed is refused (the test tree of a killed regress, the
+	 * server user's, is not part of the build: make never enters it) */
+	{
+		const char *skip[] = { BUILD_CHECK_TREE, NULL };
+		if (build_tree_ours(b->builddir, skip) < 0)
+			return -1;
+	}
 	b->logdir = xasprintf("%s/pgopt-log", b->builddir);
 	b->logfile = xasprintf("%s/%s", b->logdir, BUILDLOG_COMPILE);
 	if (mkdir_p(b->logdir) < 0)
@@ -677,4 +686,40 @@ void build_finish(struct build *b, int rc)
 	strvec_clear(&b->relinked_outputs);
 	strbuf_release(&b->bench);
 	free(b->bench_note);
+}
+
+int build_tree_ours(const char *builddir, const char *const *skip)
+{
+	struct strbuf bad = STRBUF_INIT, err = STRBUF_INIT;
+	uid_t owner = 0;
+	int fd, r;
+
+	if (geteuid() != 0)
+		return 0;       /* the boundary is root's: not root, nothing to cross */
+	fd = open(builddir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : error("%s: %s", builddir, strerror(errno));
+	r = sfs_tree_foreign(fd, ".", geteuid(), getegid(), skip, &bad, &owner, &err);
+	close(fd);
+	if (r < 0)
+		error("cannot check the build tree %s: %s", builddir, err.buf);
+	else if (r > 0) {
+		struct passwd *pw = getpwuid(owner);
+		char who[96];
+		if (owner == geteuid())
+			snprintf(who, sizeof(who), "can be written by other users");
+		else
+			snprintf(who, sizeof(who), "belongs to %s (uid %ld)", pw ? pw->pw_name : "?",
+				 (long)owner);
+		char *what = bad.len ? xasprintf("%s/%s", builddir, bad.buf) : xstrdup("it");
+		error("refusing to run make in %s: %s %s (an earlier pgbuild handed the tree "
+		      "to the server user, who could have changed its Makefiles); build afresh in "
+		      "a new --builddir, or check it and take it back: chown -R %ld: %s && "
+		      "chmod -R go-w %s", builddir, what, who, (long)geteuid(), builddir, builddir);
+		free(what);
+	}
+	strbuf_release(&bad);
+	strbuf_release(&err);
+	return r == 0 ? 0 : -1;
 }

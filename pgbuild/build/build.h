@@ -171,4 +171,20 @@ int build_invalidate(struct build *b);
  * installed and ok) and print the one-line summary. */
 void build_write_record(struct build *b, int ok);
 
+/*
+ * Is the build tree builddir ours alone?  Root never runs make in, or
+ * reads build instructions from, a tree another user could change: one an
+ * earlier pgbuild handed to the server user (regress, profile and pgo used
+ * to chown it) holds Makefiles that user may have edited.  Walks the tree
+ * (sfs_tree_foreign; the top-level names in skip not looked at).  0 when
+ * nobody else can change anything in it (or it does not exist yet, or we
+ * are not root), else -1 after one error naming the entry, its owner and
+ * the fix.
+ */
+int build_tree_ours(const char *builddir, const char *const *skip);
+
+/* The test tree `pgbuild regress` makes in a build tree (regress.c): the
+ * server user's, removed at the end; never part of the build. */
+#define BUILD_CHECK_TREE "pgopt-check"
+
 #endif

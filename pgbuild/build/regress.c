@@ -2,9 +2,10 @@
  * regress.c - PostgreSQL's own regression suite over a build directory,
  * with a parsed summary; see regress.h.
  *
- * The suites run as the server user when pgbuild is root (the tree is
- * handed to that user first), in a process group of their own that our
- * signals reach (pg_regress does not stop its server when killed).
+ * The suites run as the server user when pgbuild is root (in a test tree
+ * of hard links that user owns the directories of: regress.h), in a
+ * process group of their own that our signals reach (pg_regress does not
+ * stop its server when killed).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,10 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "build/build.h"
 #include "build/buildlog.h"
 #include "build/regress.h"
 #include "cluster/cluster.h"
@@ -112,19 +115,49 @@ static char *top_srcdir(const char *builddir)
 	return r;
 }
 
-static int run_suite(struct suite *s, const char *builddir, const struct server_user *pw,
-		     const struct strvec *env, const char *const *make_args, int verbose_out)
+/* Everything one run works with. */
+struct regress {
+	const struct regress_opts *o;
+	char builddir[PATH_MAX];  /* absolute, resolved */
+	char *srcdir;             /* abs_top_srcdir of the tree, or NULL */
+	struct strvec env;        /* make's environment */
+	struct server_user su;    /* the user make runs as (root only) */
+	const struct server_user *pw; /* &su when switching, else NULL */
+	struct suite suites[2];   /* core, contrib */
+	int nsuites;
+	long total, failed;       /* tests over all suites */
+	struct cluster cl;        /* installcheck: the server from o->prefix */
+	int cl_made;              /* cl was created (destroy it) */
+	struct strbuf problems;   /* the crashes the servers' logs report */
+	char *server_log;         /* where the (first such) log is kept */
+	time_t started;           /* when the suites started */
+	int buildfd;              /* the build tree (root: checked to be ours) */
+	int lockfd;               /* BUILDDIR/pgopt-regress.lock, held */
+	char *farm;               /* the test tree the suites run in, or NULL */
+	int farmfd;               /* the test tree, or -1 */
+	const char *workdir;      /* where make runs: farm or builddir */
+};
+
+static void take_back_diffs(struct regress *r, struct suite *s);
+
+static int run_suite(struct regress *r, struct suite *s, const char *const *make_args,
+		     int verbose_out)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
 	struct strbuf out = STRBUF_INIT;
-	char *logpath = xasprintf("%s/pgopt-regress-%s.log", builddir, s->name);
+	char *logpath = xasprintf("%s/pgopt-regress-%s.log", r->builddir, s->name);
 
 	strvec_pushv(&cp.args, make_args);
-	strvec_pushv(&cp.env, (const char *const *)env->v);
-	cp.dir = builddir;
+	/* the test tree: make's own idea of the top of the build, which its
+	 * Makefile.global (the build's) names, is overridden for every
+	 * sub-make, so tmp_install and the test servers are made there */
+	if (r->farm)
+		strvec_pushf(&cp.args, "abs_top_builddir=%s", r->farm);
+	strvec_pushv(&cp.env, (const char *const *)r->env.v);
+	cp.dir = r->workdir;
 	cp.no_stdin = 1;
-	if (pw)
-		server_user_apply(pw, &cp);
+	if (r->pw)
+		server_user_apply(r->pw, &cp);
 	{
 		struct strbuf line = STRBUF_INIT;
 		for (const char *const *a = make_args; *a; a++)
@@ -138,10 +171,12 @@ static int run_suite(struct suite *s, const char *builddir, const struct server_
 	cp.new_pgroup = 1;
 	s->make_exit = capture_command_forwarding(&cp, &out, 1, 1);
 	child_process_clear(&cp);
+	/* ours, in the build tree (never the test tree) */
 	write_file_atomic(logpath, out.buf, out.len);
 	if (verbose_out)
 		fputs(out.buf, stderr);
 	parse_output(s, out.buf);
+	take_back_diffs(r, s);
 	s->log = logpath;
 	strbuf_release(&out);
 	return s->make_exit;
@@ -182,24 +217,6 @@ static void suite_json(struct json_writer *jw, const struct suite *s)
 
 /* ---------------- the run ---------------- */
 
-/* Everything one run works with. */
-struct regress {
-	const struct regress_opts *o;
-	char builddir[PATH_MAX];  /* absolute, resolved */
-	char *srcdir;             /* abs_top_srcdir of the tree, or NULL */
-	struct strvec env;        /* make's environment */
-	struct server_user su;    /* the user make runs as (root only) */
-	const struct server_user *pw; /* &su when switching, else NULL */
-	struct suite suites[2];   /* core, contrib */
-	int nsuites;
-	long total, failed;       /* tests over all suites */
-	struct cluster cl;        /* installcheck: the server from o->prefix */
-	int cl_made;              /* cl was created (destroy it) */
-	struct strbuf problems;   /* the crashes the servers' logs report */
-	char *server_log;         /* where the (first such) log is kept */
-	time_t started;           /* when the suites started */
-};
-
 void regress_opts_init(struct regress_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -218,6 +235,18 @@ static int prepare_tree(struct regress *r)
 
 	if (!realpath(o->builddir, r->builddir))
 		return error("--builddir \"%s\": %s", o->builddir, strerror(errno));
+	r->buildfd = open(r->builddir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r->buildfd < 0)
+		return error("--builddir \"%s\": %s", o->builddir, strerror(errno));
+	r->workdir = r->builddir;
+	/* as root, before anything of the tree is read: one that another
+	 * user could have changed (handed over by an earlier pgbuild) is
+	 * refused, its Makefiles never run */
+	if (geteuid() == 0) {
+		const char *skip[] = { BUILD_CHECK_TREE, NULL };
+		if (build_tree_ours(r->builddir, skip) < 0)
+			return -1;
+	}
 	path = xasprintf("%s/config.status", r->builddir);
 	if (access(path, F_OK) < 0) {
 		error("--builddir \"%s\" is not a configured PostgreSQL build tree (no config.status)",
@@ -251,12 +280,115 @@ static int prepare_tree(struct regress *r)
 	return 0;
 }
 
-/* As root: hand the tree to the user, and check that they can use it. */
+/* Wait for (and take) the build tree's regress lock; 0 or -1. */
+static int take_lock(struct regress *r)
+{
+	struct stat st;
+	r->lockfd = openat(r->buildfd, "pgopt-regress.lock",
+			   O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	if (r->lockfd < 0 || fstat(r->lockfd, &st) < 0 || !S_ISREG(st.st_mode))
+		return error("cannot use %s/pgopt-regress.lock: %s", r->builddir,
+			     r->lockfd < 0 ? strerror(errno) : "not a regular file");
+	if (flock(r->lockfd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	fprintf(stderr, "regress: waiting for another pgbuild regress in %s\n", r->builddir);
+	while (flock(r->lockfd, LOCK_EX) < 0)
+		if (errno != EINTR)
+			return error("cannot lock %s/pgopt-regress.lock: %s", r->builddir,
+				     strerror(errno));
+	return 0;
+}
+
+/*
+ * The test tree: BUILDDIR/pgopt-check, hard links of the build tree with
+ * the server user's directories (sfs_link_tree), made afresh.  0 or -1.
+ */
+static int make_farm(struct regress *r)
+{
+	/* not linked: our lock, the compile log (the suites' compiles, if
+	 * any, log into the test tree's own), a temporary install */
+	const char *skip[] = { BUILD_CHECK_TREE, "pgopt-regress.lock", "pgopt-log",
+			       "tmp_install", NULL };
+	struct strbuf err = STRBUF_INIT;
+	double t0 = clock_seconds();
+	long n;
+
+	if (sfs_remove(r->buildfd, BUILD_CHECK_TREE, &err) < 0) {
+		error("cannot remove the test tree of an earlier run: %s", err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
+	n = sfs_link_tree(r->buildfd, ".", r->buildfd, BUILD_CHECK_TREE, r->pw->uid, r->pw->gid,
+			  skip, &err);
+	if (n < 0) {
+		error("cannot make the test tree %s/%s: %s", r->builddir, BUILD_CHECK_TREE, err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
+	strbuf_release(&err);
+	r->farm = xasprintf("%s/%s", r->builddir, BUILD_CHECK_TREE);
+	r->farmfd = sfs_open_dir(r->buildfd, BUILD_CHECK_TREE, NULL);
+	if (r->farmfd < 0)
+		return error("cannot open the test tree %s: %s", r->farm, strerror(errno));
+	r->workdir = r->farm;
+	fprintf(stderr, "regress: test tree %s: %ld hard links and directories of the build "
+		"tree, its directories owned by %s (%.1f s); the build tree stays ours\n",
+		r->farm, n, r->pw->name, clock_seconds() - t0);
+	return 0;
+}
+
+/* Remove the test tree (below the build tree's descriptor). */
+static void remove_farm(struct regress *r)
+{
+	struct strbuf err = STRBUF_INIT;
+	if (r->farmfd >= 0)
+		close(r->farmfd);
+	r->farmfd = -1;
+	if (r->farm && sfs_remove(r->buildfd, BUILD_CHECK_TREE, &err) < 0)
+		warning("cannot remove the test tree: %s", err.buf);
+	strbuf_release(&err);
+}
+
+/*
+ * What an earlier run took back into the build tree (regression.diffs,
+ * the servers' logs) goes before this run: pg_regress removes its old
+ * diffs itself, but only in the test tree.
+ */
+static void forget_taken_back(struct regress *r)
+{
+	static const char *const files[] = { "regression.diffs", "log/postmaster.log", NULL };
+	DIR *d;
+	struct dirent *e;
+	int cfd;
+
+	for (int i = 0; files[i]; i++) {
+		char *p = xasprintf("src/test/regress/%s", files[i]);
+		sfs_remove(r->buildfd, p, NULL);
+		free(p);
+	}
+	cfd = sfs_open_dir(r->buildfd, "contrib", NULL);
+	d = cfd < 0 ? NULL : fdopendir(cfd);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		for (int i = 0; files[i]; i++) {
+			char *p = xasprintf("contrib/%s/%s", e->d_name, files[i]);
+			sfs_remove(r->buildfd, p, NULL);
+			free(p);
+		}
+	}
+	if (d)
+		closedir(d);
+	else if (cfd >= 0)
+		close(cfd);
+}
+
+/* As root: the test tree for the user, and check that they can use it. */
 static int prepare_user(struct regress *r)
 {
 	struct strbuf err = STRBUF_INIT;
 	const char *user;
-	long changed;
+	char *blocked = NULL;
 
 	if (geteuid() != 0)
 		return 0;
@@ -268,14 +400,23 @@ static int prepare_user(struct regress *r)
 	strbuf_release(&err);
 	r->pw = &r->su;
 	user = r->su.name;
-	if ((changed = server_user_hand_tree(r->pw, r->builddir)) < 0)
-		return error("cannot hand the build tree %s to user %s", r->builddir, user);
+	if (server_user_reach(r->pw, r->builddir, &blocked) == 0) {
+		server_user_explain_blocked(r->pw, blocked, &err);
+		error("--builddir %s: %s", r->builddir, err.buf);
+		strbuf_release(&err);
+		free(blocked);
+		return -1;
+	}
+	if (take_lock(r) < 0)
+		return -1;
+	forget_taken_back(r);
+	if (make_farm(r) < 0)
+		return -1;
 	fprintf(stderr, "regress: running as user %s: PostgreSQL's test server refuses "
-		"to run as root; build tree %s is owned by %s (%ld files changed owner)\n",
-		user, r->builddir, user, changed);
-	if (!server_user_can(r->pw, "-w", r->builddir))
+		"to run as root; the suites run in %s\n", user, r->farm);
+	if (!server_user_can(r->pw, "-w", r->farm))
 		return error("user %s cannot write %s (check the permissions of its parent directories)",
-			     user, r->builddir);
+			     user, r->farm);
 	if (r->o->prefix) {
 		char *bin = xasprintf("%s/bin/postgres", r->o->prefix);
 		int ok = server_user_can(r->pw, "-x", bin);
@@ -294,7 +435,72 @@ static int prepare_user(struct regress *r)
 	strvec_pushf(&r->env, "HOME=%s", r->pw->home);
 	strvec_pushf(&r->env, "USER=%s", r->pw->name);
 	strvec_pushf(&r->env, "LOGNAME=%s", r->pw->name);
+	/* anything make compiles there logs in the test tree, not in ours */
+	strvec_pushf(&r->env, "PGOPT_LOGDIR=%s/pgopt-log", r->farm);
 	return 0;
+}
+
+/*
+ * rel (a file the suites wrote, relative to the top) read back: from the
+ * test tree below its descriptor (O_NOFOLLOW, bounded), or, without one
+ * (not root: the suites ran as ourselves in the build tree), when written
+ * since the suites started.  Returns 0 with the text in sb, or -1.
+ */
+static int read_back(struct regress *r, const char *rel, struct strbuf *sb)
+{
+	struct stat st;
+	if (r->farmfd >= 0)
+		return sfs_read(r->farmfd, rel, SFS_READ_LIMIT, SFS_NOFOLLOW, sb, NULL) < 0 ? -1 : 0;
+	if (fstatat(r->buildfd, rel, &st, 0) < 0 || st.st_mtime < r->started)
+		return -1;
+	return sfs_read(r->buildfd, rel, SFS_READ_LIMIT, 0, sb, NULL) < 0 ? -1 : 0;
+}
+
+/*
+ * Put text at rel in the build tree (ours), making its missing
+ * directories; the path there (malloced), or NULL.
+ */
+static char *put_back(struct regress *r, const char *rel, const struct strbuf *text)
+{
+	struct strbuf err = STRBUF_INIT, dir = STRBUF_INIT;
+	char *path = NULL;
+
+	for (const char *p = rel; (p = strchr(p, '/')); p++) {
+		int fd;
+		strbuf_reset(&dir);
+		strbuf_add(&dir, rel, (size_t)(p - rel));
+		fd = sfs_mkdir(r->buildfd, dir.buf, 0755, (uid_t)-1, (gid_t)-1, 1, &err);
+		if (fd < 0)
+			goto out;
+		close(fd);
+	}
+	if (sfs_write_atomic(r->buildfd, rel, text->buf, text->len, 0644, &err) == 0)
+		path = xasprintf("%s/%s", r->builddir, rel);
+out:
+	if (!path)
+		warning("cannot keep %s/%s: %s", r->builddir, rel, err.buf);
+	strbuf_release(&err);
+	strbuf_release(&dir);
+	return path;
+}
+
+/* The regression.diffs the suite named, taken back from the test tree
+ * into the build tree, where they are then reported. */
+static void take_back_diffs(struct regress *r, struct suite *s)
+{
+	size_t n = r->farm ? strlen(r->farm) : 0;
+	for (size_t i = 0; r->farm && i < s->diffs.nr; i++) {
+		const char *d = s->diffs.v[i];
+		struct strbuf text = STRBUF_INIT;
+		char *kept = NULL;
+		if (!strncmp(d, r->farm, n) && d[n] == '/' && read_back(r, d + n + 1, &text) == 0)
+			kept = put_back(r, d + n + 1, &text);
+		if (kept) {
+			free(s->diffs.v[i]);
+			s->diffs.v[i] = kept;
+		}
+		strbuf_release(&text);
+	}
 }
 
 /*
@@ -354,24 +560,25 @@ static void stop_server(struct regress *r)
 	keep_crashes(log.buf, &r->problems);
 	strbuf_reset(&log);
 	r->server_log = xasprintf("%s/pgopt-installcheck-server.log", r->builddir);
-	if (strbuf_read_file(&log, r->cl.logfile) >= 0)
+	if (cluster_read_log(&r->cl, &log, SFS_READ_LIMIT) >= 0)
 		write_file_atomic(r->server_log, log.buf, log.len);
 	strbuf_release(&log);
 	cluster_destroy(&r->cl);
 	r->cl_made = 0;
 }
 
-/* The crashes one server log written since the suites started reports. */
-static void log_crashes(struct regress *r, const char *path)
+/* The crashes one server log (rel: below the top of the tree) written
+ * since the suites started reports; a log with one is kept in the build
+ * tree at the same place. */
+static void log_crashes(struct regress *r, const char *rel)
 {
 	struct strbuf log = STRBUF_INIT, crashes = STRBUF_INIT;
-	struct stat st;
 
-	if (stat(path, &st) == 0 && st.st_mtime >= r->started &&
-	    strbuf_read_file(&log, path) >= 0) {
+	if (read_back(r, rel, &log) == 0) {
 		keep_crashes(log.buf, &crashes);
 		if (crashes.len && !r->server_log)
-			r->server_log = xstrdup(path);
+			r->server_log = r->farm ? put_back(r, rel, &log) :
+					xasprintf("%s/%s", r->builddir, rel);
 		strbuf_add(&r->problems, crashes.buf, crashes.len);
 	}
 	strbuf_release(&crashes);
@@ -391,11 +598,8 @@ static void check_logs_crashes(struct regress *r)
 	DIR *d;
 	struct dirent *e;
 
-	if (r->o->core) {
-		path = xasprintf("%s/src/test/regress/log/postmaster.log", r->builddir);
-		log_crashes(r, path);
-		free(path);
-	}
+	if (r->o->core)
+		log_crashes(r, "src/test/regress/log/postmaster.log");
 	if (!r->o->contrib)
 		return;
 	contrib = xasprintf("%s/contrib", r->builddir);
@@ -403,7 +607,7 @@ static void check_logs_crashes(struct regress *r)
 	while (d && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		path = xasprintf("%s/%s/log/postmaster.log", contrib, e->d_name);
+		path = xasprintf("contrib/%s/log/postmaster.log", e->d_name);
 		log_crashes(r, path);
 		free(path);
 	}
@@ -422,7 +626,7 @@ static void run_suites(struct regress *r)
 		char *target = xasprintf("%s%s", check, o->tests ? "-tests" : "");
 		const char *args[] = { "make", target, t, NULL };
 		r->suites[r->nsuites].name = "core";
-		run_suite(&r->suites[r->nsuites++], r->builddir, r->pw, &r->env, args, o->verbose);
+		run_suite(r, &r->suites[r->nsuites++], args, o->verbose);
 		free(target);
 		free(t);
 	}
@@ -431,7 +635,7 @@ static void run_suites(struct regress *r)
 		char *j = xasprintf("-j%d", o->prefix ? 1 : o->jobs);
 		const char *args[] = { "make", j, "-k", "-C", "contrib", check, NULL };
 		r->suites[r->nsuites].name = "contrib";
-		run_suite(&r->suites[r->nsuites++], r->builddir, r->pw, &r->env, args, o->verbose);
+		run_suite(r, &r->suites[r->nsuites++], args, o->verbose);
 		free(j);
 	}
 }
@@ -501,6 +705,7 @@ int regress_run(const struct regress_opts *o)
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
+	r.buildfd = r.lockfd = r.farmfd = -1;
 	strvec_init(&r.env);
 	strbuf_init(&r.problems, 0);
 	if (prepare_tree(&r) < 0 || prepare_user(&r) < 0 || (o->prefix && start_server(&r) < 0))
@@ -524,6 +729,12 @@ int regress_run(const struct regress_opts *o)
 out:
 	if (r.cl_made)
 		cluster_destroy(&r.cl);
+	remove_farm(&r);
+	free(r.farm);
+	if (r.lockfd >= 0)
+		close(r.lockfd);
+	if (r.buildfd >= 0)
+		close(r.buildfd);
 	strbuf_release(&r.problems);
 	free(r.server_log);
 	for (int i = 0; i < r.nsuites; i++) {

@@ -5,10 +5,24 @@
  * `make check` builds a temporary installation inside the build tree and
  * starts a throw-away server there; PostgreSQL refuses to run that server
  * as root.  When pgbuild runs as root it therefore runs make as an
- * unprivileged user (--user, default postgres) after handing the build tree
- * to that user (chown -R): `make check` writes into the tree
- * (tmp_install/, results/, regression.diffs), so the user must own it.
- * pgbuild says so on stderr.  Later builds as root still work in that tree.
+ * unprivileged user (--user, default postgres).  The build tree itself is
+ * never handed over: root builds in it again later (incremental builds,
+ * pgo's optimized build, tune), and a tree the server user could write
+ * would let it change the Makefiles root runs.  Instead the suites run in
+ * a test tree, BUILDDIR/pgopt-check: a copy of the build tree made of hard
+ * links (sfs_link_tree: its directories are the server user's, its files
+ * are the build's own inodes, still root's and read-only to that user;
+ * files others may write are copied), with make told where it is
+ * (abs_top_builddir=BUILDDIR/pgopt-check); root never runs make there.
+ * What root takes back (the regression.diffs of failed suites, the
+ * temporary servers' logs with a crash) is read below the test tree's
+ * descriptor (O_NOFOLLOW, bounded) and written at the same place in the
+ * build tree, where the output names it; the test tree is removed at the
+ * end (a killed run leaves it: the next run removes it, builds never look
+ * into it).  A build tree that already belongs to another user (an
+ * earlier pgbuild chowned it) is refused with the fix.  One regress runs
+ * in a build tree at a time (BUILDDIR/pgopt-regress.lock).  pgbuild says
+ * all this on stderr.
  *
  * The compiler environment of the build (PGOPT_POLICY, PGOPT_LOGDIR from
  * <builddir>/pgopt-build.json) is set again, so anything make still has to

@@ -6,9 +6,14 @@
  * a terminal's ^C reaches us, not it: we decide how it stops.
  *
  * Cleanup must also work from a signal handler, so every cluster is also
- * recorded in a small static registry of plain fields (pid, directory path,
- * keep flag), and the directory removal (remove_tree, rmtree.h) uses only
- * async-signal-safe system calls: open, getdents64, unlinkat, close.
+ * recorded in a small static registry of plain fields (pid, directory
+ * path, its parent's descriptor and its name, keep flag), and the
+ * directory removal (remove_tree_at, rmtree.h) uses only async-signal-safe
+ * system calls: openat, getdents64, unlinkat, close.
+ *
+ * Root's side of the boundary (cluster.h): DIR is made, its log created
+ * and DIR removed only through descriptors; nothing in DIR is opened by
+ * path as root once DIR belongs to the server user.
  */
 #include <dirent.h>
 #include <stdarg.h>
@@ -21,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -30,11 +36,13 @@
 #include <libpq-fe.h>
 
 #include "clock.h"
+#include "dir.h"
 #include "cluster/cluster.h"
 #include "error.h"
 #include "path.h"
 #include "rmtree.h"
 #include "run-command.h"
+#include "safefs.h"
 #include "xalloc.h"
 
 #define CLUSTER_PORT 54329      /* names the socket file only: no TCP */
@@ -47,7 +55,9 @@ struct cluster_slot {
 	volatile sig_atomic_t used;     /* slot holds a live cluster */
 	volatile pid_t pid;             /* postmaster, or 0 */
 	volatile sig_atomic_t keep;     /* stop cleanly and keep the directory */
-	char dir[PATH_MAX];             /* the private directory */
+	char dir[PATH_MAX];             /* the private directory (for messages) */
+	int parentfd;                   /* its parent's descriptor */
+	char name[NAME_MAX + 1];        /* its name there */
 };
 
 static struct cluster_slot slots[CLUSTER_MAX];
@@ -150,7 +160,7 @@ static void cleanup_all(int from_signal)
 				safe_write(s->dir);
 				safe_write("\n");
 			}
-		} else if (remove_tree(s->dir) < 0) {
+		} else if (remove_tree_at(s->parentfd, s->name) < 0) {
 			note_add("could not remove ");
 			note_add(s->dir);
 			safe_write(error_program());
@@ -221,6 +231,8 @@ static int register_slot(struct cluster *c)
 	for (int i = 0; i < CLUSTER_MAX; i++) {
 		if (!slots[i].used) {
 			snprintf(slots[i].dir, sizeof(slots[i].dir), "%s", c->dir);
+			snprintf(slots[i].name, sizeof(slots[i].name), "%s", c->name);
+			slots[i].parentfd = c->parentfd;
 			slots[i].pid = 0;
 			slots[i].keep = c->keep;
 			slots[i].used = 1;
@@ -238,6 +250,7 @@ static int run_helper(struct cluster *c, struct child_process *cp, struct strbuf
 	int r;
 
 	server_user_apply(&c->user, cp);
+	strvec_pushv(&cp->env, (const char *const *)c->env.v);
 	cp->no_stdin = 1;
 	cp->pid_watch = &helper_pid;
 	r = capture_command(cp, out, 1);
@@ -272,9 +285,17 @@ static void print_tail(const char *what, const char *text, int lines)
 static void print_log_tail(struct cluster *c)
 {
 	struct strbuf sb = STRBUF_INIT;
-	if (strbuf_read_file(&sb, c->logfile) > 0)
+	if (cluster_read_log(c, &sb, 65536) > 0)
 		print_tail("end of the server log", sb.buf, 15);
 	strbuf_release(&sb);
+}
+
+/* Close a descriptor field and mark it closed. */
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
 }
 
 static void free_fields(struct cluster *c)
@@ -285,10 +306,16 @@ static void free_fields(struct cluster *c)
 	free(c->datadir);
 	free(c->logfile);
 	free(c->superuser);
+	free(c->name);
 	strvec_clear(&c->settings);
+	strvec_clear(&c->env);
 	server_user_release(&c->user);
+	close_fd(&c->logfd);
+	close_fd(&c->dirfd);
+	close_fd(&c->parentfd);
 	memset(c, 0, sizeof(*c));
 	c->slot = -1;
+	c->parentfd = c->dirfd = c->logfd = -1;
 }
 
 char *cluster_server_version(const char *prefix)
@@ -319,17 +346,6 @@ char *cluster_server_version(const char *prefix)
 }
 
 /* ---------------- life cycle ---------------- */
-
-/* Run_helper for a cluster that may be NULL (then: as ourselves). */
-static int run_helper_as(struct cluster *c, struct child_process *cp, struct strbuf *out)
-{
-	struct cluster me;
-	if (c)
-		return run_helper(c, cp, out);
-	memset(&me, 0, sizeof(me));
-	return run_helper(&me, cp, out);
-}
-
 
 /*
  * Root only: can the server user reach (search) every directory from / down
@@ -364,6 +380,10 @@ static int init_cluster(struct cluster *c, const struct cluster_options *o)
 
 	memset(c, 0, sizeof(*c));
 	c->slot = -1;
+	c->parentfd = c->dirfd = c->logfd = -1;
+	strvec_init(&c->settings);
+	strvec_init(&c->env);
+	strvec_pushv(&c->env, (const char *const *)o->env.v);
 	if (!o->prefix)
 		BUG("cluster_create without prefix");
 	/* absolute: initdb and the server run in the cluster's directory */
@@ -374,7 +394,6 @@ static int init_cluster(struct cluster *c, const struct cluster_options *o)
 	c->keep = o->keep;
 	c->quiet = o->quiet;
 	c->start_timeout = o->start_timeout > 0 ? o->start_timeout : 60;
-	strvec_init(&c->settings);
 	strvec_pushv(&c->settings, (const char *const *)o->settings.v);
 	p = xasprintf("%s/postgres", c->bindir);
 	missing = access(p, X_OK) != 0;
@@ -399,12 +418,17 @@ static int init_cluster(struct cluster *c, const struct cluster_options *o)
 	}
 }
 
-/* The private directory (0700, the server user's), registered for the
- * cleanup handlers. */
+/*
+ * The private directory (0700, the server user's), registered for the
+ * cleanup handlers: made below a descriptor of its parent (which the
+ * caller trusts: it named it, or TMPDIR), with server.log created in it,
+ * and only then handed over, through its own descriptor.
+ */
 static int make_dir(struct cluster *c, const struct cluster_options *o)
 {
 	const char *parent = o->parent, *parent_src = "parent";
-	char *tmpl;
+	struct strbuf err = STRBUF_INIT;
+	char name[32];
 
 	if (!parent || !*parent) {
 		parent = getenv("TMPDIR");
@@ -416,41 +440,73 @@ static int make_dir(struct cluster *c, const struct cluster_options *o)
 	}
 	if (c->user.switch_user && check_server_access(c, parent, parent_src) < 0)
 		return -1;
-	tmpl = xasprintf("%s/pgbuild-XXXXXX", parent);
-	if (!mkdtemp(tmpl)) {
+	c->parentfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c->parentfd < 0)
+		return cl_error("cannot create a directory in %s: %s", parent, strerror(errno));
+	for (int tries = 0; c->dirfd < 0 && tries < 100; tries++) {
+		static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+		unsigned char r[6];
+		if (getrandom(r, sizeof(r), 0) != sizeof(r))
+			for (size_t i = 0; i < sizeof(r); i++)
+				r[i] = (unsigned char)(rand() ^ getpid() ^ (tries << 3));
+		memcpy(name, "pgbuild-", 8);
+		for (size_t i = 0; i < sizeof(r); i++)
+			name[8 + i] = letters[r[i] % (sizeof(letters) - 1)];
+		name[8 + sizeof(r)] = '\0';
+		strbuf_reset(&err);
+		c->dirfd = sfs_mkdir(c->parentfd, name, 0700, (uid_t)-1, (gid_t)-1, 0, &err);
+		if (c->dirfd < 0 && errno != EEXIST)
+			break;
+	}
+	if (c->dirfd < 0) {
 		cl_error("cannot create a directory in %s: %s", parent, strerror(errno));
-		free(tmpl);
+		strbuf_release(&err);
 		return -1;
 	}
-	c->dir = tmpl;
+	c->name = xstrdup(name);
+	c->dir = xasprintf("%s/%s", parent, name);
+	c->datadir = xasprintf("%s/data", c->dir);
+	c->logfile = xasprintf("%s/server.log", c->dir);
 	/* the socket path must fit in sun_path (108 bytes) */
 	if (strlen(c->dir) + strlen("/.s.PGSQL.54329") >= 108) {
 		cl_error("directory path \"%s\" is too long for a unix socket; use a shorter TMPDIR",
 			 c->dir);
-		rmdir(c->dir);
-		return -1;
+		goto failed;
 	}
-	if (chmod(c->dir, 0700) < 0 ||
-	    (c->user.switch_user && chown(c->dir, c->user.uid, c->user.gid) < 0)) {
+	/* server.log is ours and exists before the server user may write in
+	 * DIR: the server gets its descriptor, we read through it */
+	strbuf_reset(&err);
+	c->logfd = sfs_create(c->dirfd, "server.log", O_RDWR | O_APPEND, 0600, &err);
+	if (c->logfd < 0) {
+		cl_error("cannot set up %s: %s", c->dir, err.buf);
+		goto failed;
+	}
+	if (c->user.switch_user && fchown(c->dirfd, c->user.uid, c->user.gid) < 0) {
 		cl_error("cannot set up %s: %s", c->dir, strerror(errno));
-		rmdir(c->dir);
-		return -1;
+		goto failed;
 	}
+	strbuf_release(&err);
 	cluster_install_handlers();
 	if (register_slot(c) < 0) {
-		rmdir(c->dir);
+		remove_tree_at(c->parentfd, c->name);
 		return -1;
 	}
-	c->datadir = xasprintf("%s/data", c->dir);
-	c->logfile = xasprintf("%s/server.log", c->dir);
 	return 0;
+failed:
+	strbuf_release(&err);
+	remove_tree_at(c->parentfd, name);
+	return -1;
 }
 
-/* The data directory from a template: copied as ourselves (as root, cp -a
- * keeps the template's owner), then given to the server user. */
+/*
+ * The data directory from a template, copied by the server user (root
+ * never reads the template, which the server user owns and could fill
+ * with links), then its stale postmaster.pid removed below DIR's
+ * descriptor.
+ */
 static int copy_template(struct cluster *c, const char *template_dir)
 {
-	struct strbuf out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	struct child_process cp = CHILD_PROCESS_INIT;
 	struct stat st;
 	int r = -1;
@@ -460,29 +516,24 @@ static int copy_template(struct cluster *c, const char *template_dir)
 		goto out;
 	}
 	strvec_pushl(&cp.args, "cp", "-a", template_dir, c->datadir, NULL);
-	r = run_helper_as(NULL, &cp, &out);
-	if (r == 0 && c->user.switch_user && st.st_uid != c->user.uid) {
-		child_process_clear(&cp);
-		strvec_push(&cp.args, "chown");
-		strvec_push(&cp.args, "-R");
-		strvec_pushf(&cp.args, "%d:%d", (int)c->user.uid, (int)c->user.gid);
-		strvec_push(&cp.args, c->datadir);
-		r = run_helper_as(NULL, &cp, &out);
-	}
+	cp.dir = c->dir;
+	r = run_helper(c, &cp, &out);
 	if (r != 0) {
-		cl_error("cannot copy template %s to %s (exit %d)", template_dir, c->datadir, r);
+		cl_error("cannot copy template %s to %s as %s (exit %d)%s", template_dir, c->datadir,
+			 c->user.name, r, c->user.switch_user ?
+			 " (the server user must be able to read the template)" : "");
 		print_tail("cp said", out.buf, 10);
 		r = -1;
 		goto out;
 	}
-	{
-		char *pid = xasprintf("%s/postmaster.pid", c->datadir);
-		unlink(pid);
-		free(pid);
+	if (sfs_remove(c->dirfd, "data/postmaster.pid", &err) < 0) {
+		cl_error("cannot set up %s: %s", c->datadir, err.buf);
+		r = -1;
 	}
 out:
 	child_process_clear(&cp);
 	strbuf_release(&out);
+	strbuf_release(&err);
 	return r;
 }
 
@@ -539,13 +590,8 @@ int cluster_start(struct cluster *c)
 
 	if (c->pid)
 		return 0;
-	logfd = open(c->logfile, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-	if (logfd < 0)
-		return cl_error("cannot open %s: %s", c->logfile, strerror(errno));
-	if (c->user.switch_user && fchown(logfd, c->user.uid, c->user.gid) < 0) {
-		close(logfd);
-		return cl_error("cannot chown %s: %s", c->logfile, strerror(errno));
-	}
+	/* the log made with DIR (make_dir), never opened again by path */
+	logfd = c->logfd;
 	strvec_pushf(&cp.args, "%s/postgres", c->bindir);
 	strvec_pushl(&cp.args, "-D", c->datadir, "-c", "listen_addresses=", NULL);
 	strvec_push(&cp.args, "-c");
@@ -561,6 +607,7 @@ int cluster_start(struct cluster *c)
 	strvec_pushf(&cp.env, "PGHOST=%s", c->dir);
 	strvec_pushf(&cp.env, "PGPORT=%d", c->port);
 	strvec_pushf(&cp.env, "PGUSER=%s", c->superuser);
+	strvec_pushv(&cp.env, (const char *const *)c->env.v);
 	cp.no_stdin = 1;
 	cp.out = cp.err = logfd;
 	cp.new_pgroup = 1;
@@ -570,7 +617,6 @@ int cluster_start(struct cluster *c)
 	cluster_block_signals(SIG_BLOCK);
 	if (start_command(&cp) < 0) {
 		cluster_block_signals(SIG_UNBLOCK);
-		close(logfd);
 		child_process_clear(&cp);
 		return -1;
 	}
@@ -578,7 +624,6 @@ int cluster_start(struct cluster *c)
 	if (c->slot >= 0)
 		slots[c->slot].pid = cp.pid;
 	cluster_block_signals(SIG_UNBLOCK);
-	close(logfd);
 	if (cp.exec_errno) {
 		cl_error("cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));
 		waitpid(c->pid, &status, 0);
@@ -673,7 +718,7 @@ void cluster_destroy(struct cluster *c)
 		if (!c->quiet)
 			fprintf(stderr, "%s: cluster kept in %s (data %s, log %s)\n",
 				error_program(), c->dir, c->datadir, c->logfile);
-	} else if (remove_tree(c->dir) < 0) {
+	} else if (remove_tree_at(c->parentfd, c->name) < 0) {
 		warning("could not remove %s: %s", c->dir, strerror(errno));
 	}
 	if (c->slot >= 0)
@@ -735,22 +780,59 @@ int cluster_log_line_is_crash(const char *line, size_t len)
 	return 0;
 }
 
+/* pread n bytes at off of the log into out; the bytes read, or -1. */
+static long log_pread(struct cluster *c, off_t off, size_t n, struct strbuf *out)
+{
+	size_t start = out->len;
+	strbuf_grow(out, n);
+	while (out->len - start < n) {
+		ssize_t r = pread(c->logfd, out->buf + out->len, n - (out->len - start),
+				  off + (off_t)(out->len - start));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			strbuf_setlen(out, start);
+			return -1;
+		}
+		if (r == 0)
+			break;
+		strbuf_setlen(out, out->len + (size_t)r);
+	}
+	return (long)(out->len - start);
+}
+
+long cluster_read_log(struct cluster *c, struct strbuf *out, size_t limit)
+{
+	struct stat st;
+	off_t from = 0;
+
+	if (c->logfd < 0 || fstat(c->logfd, &st) < 0)
+		return -1;
+	if ((uintmax_t)st.st_size > limit)
+		from = st.st_size - (off_t)limit;
+	return log_pread(c, from, (size_t)(st.st_size - from), out);
+}
+
 int cluster_check_log(struct cluster *c, struct strbuf *problems)
 {
 	struct strbuf sb = STRBUF_INIT;
-	int fd, found;
-	char buf[65536];
-	ssize_t n;
+	struct stat st;
+	int found;
+	size_t n;
 
-	fd = open(c->logfile, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (c->logfd < 0 || fstat(c->logfd, &st) < 0)
 		return 0;
-	if (lseek(fd, c->log_checked, SEEK_SET) < 0)
-		lseek(fd, 0, SEEK_SET);
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		strbuf_add(&sb, buf, (size_t)n);
-	close(fd);
-	c->log_checked += (long)sb.len;
+	if (st.st_size < c->log_checked)
+		c->log_checked = 0;     /* truncated: from the start */
+	/* the server writes this file: at most SFS_READ_LIMIT at once */
+	n = (size_t)(st.st_size - c->log_checked);
+	if (n > SFS_READ_LIMIT)
+		n = SFS_READ_LIMIT;
+	if (log_pread(c, c->log_checked, n, &sb) < 0) {
+		strbuf_release(&sb);
+		return 0;
+	}
+	c->log_checked = (long)st.st_size;
 	found = cluster_scan_log_text(sb.buf, problems);
 	strbuf_release(&sb);
 	return found;
@@ -759,54 +841,93 @@ int cluster_check_log(struct cluster *c, struct strbuf *problems)
 int cluster_save_template(struct cluster *c, const char *dest, int restart)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
-	struct strbuf out = STRBUF_INIT;
-	char *tmp = xasprintf("%s.tmp", dest);
-	int r;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	char *parent = xstrdup(dest), *slash = strrchr(parent, '/'), *base, *tmp, *from;
+	int pfd = -1, tfd = -1, r;
 
+	base = slash ? slash + 1 : parent;
+	tmp = xasprintf("%s.tmp", base);
+	from = xasprintf("%s/.", c->datadir);
+	if (slash)
+		*slash = '\0';
 	if (cluster_stop(c) < 0)
 		goto fail;
-	remove_tree(tmp);
-	strvec_pushl(&cp.args, "cp", "-a", c->datadir, tmp, NULL);
-	r = run_helper_as(NULL, &cp, &out);
+	/* dest's parent is the caller's (it named it): the copy below it is
+	 * made through its descriptor, the server user copies into it */
+	pfd = open(slash ? (*parent ? parent : "/") : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0) {
+		cl_error("cannot save the template %s: %s", dest, strerror(errno));
+		goto fail;
+	}
+	if (sfs_remove(pfd, tmp, &err) < 0 ||
+	    (tfd = sfs_mkdir(pfd, tmp, 0700, c->user.switch_user ? c->user.uid : (uid_t)-1,
+			     c->user.gid, 0, &err)) < 0) {
+		cl_error("cannot save the template %s: %s", dest, err.buf);
+		goto fail;
+	}
+	close(tfd);
+	strvec_pushl(&cp.args, "cp", "-a", from, NULL);
+	strvec_pushf(&cp.args, "%s.tmp", dest);
+	cp.dir = c->dir;
+	r = run_helper(c, &cp, &out);
 	if (r != 0) {
-		cl_error("cannot copy %s to %s (exit %d)", c->datadir, tmp, r);
+		cl_error("cannot copy %s to %s.tmp (exit %d)", c->datadir, dest, r);
 		print_tail("cp said", out.buf, 10);
-		remove_tree(tmp);
+		sfs_remove(pfd, tmp, NULL);
 		goto fail;
 	}
-	if (rename(tmp, dest) < 0) {
-		cl_error("cannot rename %s to %s: %s", tmp, dest, strerror(errno));
-		remove_tree(tmp);
+	if (renameat(pfd, tmp, pfd, base) < 0) {
+		cl_error("cannot rename %s.tmp to %s: %s", dest, dest, strerror(errno));
+		sfs_remove(pfd, tmp, NULL);
 		goto fail;
 	}
+	close(pfd);
 	child_process_clear(&cp);
 	strbuf_release(&out);
+	strbuf_release(&err);
+	free(parent);
 	free(tmp);
+	free(from);
 	return restart ? cluster_start(c) : 0;
 fail:
+	if (pfd >= 0)
+		close(pfd);
 	child_process_clear(&cp);
 	strbuf_release(&out);
+	strbuf_release(&err);
+	free(parent);
 	free(tmp);
+	free(from);
 	return -1;
 }
 
 int cluster_template_lock(const char *dir)
 {
-	struct child_process cp = CHILD_PROCESS_INIT;
-	char *lock;
-	int fd;
+	char *lock = xasprintf("%s/.lock", dir);
+	struct stat st;
+	int dfd, fd;
 
-	strvec_pushl(&cp.args, "mkdir", "-p", dir, NULL);
-	cp.no_stdin = 1;
-	if (run_command(&cp) != 0) {
-		child_process_clear(&cp);
-		return cl_error("cannot create directory %s", dir);
+	/* dir is the caller's: made as named; .lock below its descriptor */
+	if (mkdir_p(dir) < 0) {
+		cl_error("cannot create directory %s", dir);
+		free(lock);
+		return -1;
 	}
-	child_process_clear(&cp);
-	lock = xasprintf("%s/.lock", dir);
-	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = dfd < 0 ? -1 : openat(dfd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
+				   O_CLOEXEC, 0644);
+	if (dfd >= 0)
+		close(dfd);
 	if (fd < 0) {
-		cl_error("cannot open %s: %s", lock, strerror(errno));
+		cl_error("cannot open %s: %s", lock, errno == ELOOP ?
+			 "it is a symbolic link (refused)" : strerror(errno));
+		free(lock);
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		cl_error("cannot use %s: it is %s, expected a regular file", lock,
+			 sfs_kind(st.st_mode));
+		close(fd);
 		free(lock);
 		return -1;
 	}

@@ -23,12 +23,24 @@
  *     cluster_destroy(&c);                 // stop + remove unless keep
  *
  * Root: initdb and postgres refuse to run as root.  When the caller is root,
- * the server side (initdb, postgres) runs as the user named by
- * $PGBUILD_SERVER_USER (default "postgres", the user Debian's postgresql
- * package creates), and DIR is chowned to it.  The parent directory of DIR
- * ($TMPDIR or /tmp, or options.parent) must be searchable by that user:
- * cluster_create checks that first, as that user, and names the directory
- * it cannot enter.
+ * the server side (initdb, postgres, the template copies) runs as the user
+ * named by $PGBUILD_SERVER_USER (default "postgres", the user Debian's
+ * postgresql package creates), and DIR is given to it.  The parent
+ * directory of DIR ($TMPDIR or /tmp, or options.parent) must be searchable
+ * by that user: cluster_create checks that first, as that user, and names
+ * the directory it cannot enter.
+ *
+ * The privilege boundary: DIR belongs to the server user, and everything
+ * that runs there (the server, any SQL a superuser sends it: COPY ... TO
+ * PROGRAM) can replace what is in it by links.  So pgbuild, as root, only
+ * works on DIR through descriptors it opened before handing DIR over: DIR
+ * is made below a descriptor of its parent (sfs_mkdir), server.log is
+ * created in DIR before that (sfs_create: O_EXCL | O_NOFOLLOW) and read
+ * back through the descriptor kept open (never opened again by path), the
+ * postmaster.pid of a copied template is removed below DIR's descriptor,
+ * and DIR is removed below its parent's descriptor (remove_tree_at: no
+ * link followed).  Data directories are copied (templates, in both
+ * directions) by the server user, never by root.
  *
  * Every exit path removes DIR: cluster_destroy() on normal paths; an atexit
  * handler for die()/exit(); and SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGPIPE
@@ -73,6 +85,7 @@
 /* What to create. */
 struct cluster_options {
 	const char *prefix;     /* installed PostgreSQL: PREFIX/bin/initdb, postgres */
+	struct strvec env;      /* "NAME=value" for initdb and the server (GCOV_PREFIX) */
 	const char *parent;     /* make DIR under this; NULL: $TMPDIR or /tmp */
 	const char *template_dir; /* copy this data directory instead of initdb */
 	struct strvec settings; /* "name=value" server settings (-c at start) */
@@ -81,7 +94,7 @@ struct cluster_options {
 	unsigned quiet : 1;     /* do not print the "kept in" message */
 };
 
-#define CLUSTER_OPTIONS_INIT { NULL, NULL, NULL, STRVEC_INIT, 0, 0, 0 }
+#define CLUSTER_OPTIONS_INIT { NULL, STRVEC_INIT, NULL, NULL, STRVEC_INIT, 0, 0, 0 }
 
 /* A created cluster; fields are read-only for callers. */
 struct cluster {
@@ -93,6 +106,11 @@ struct cluster {
 	char *superuser;      /* role to connect as ("postgres") */
 	int port;             /* port number (only names the socket file) */
 	struct strvec settings; /* copy of options.settings */
+	struct strvec env;    /* copy of options.env */
+	int parentfd;         /* DIR's parent, opened before DIR was made */
+	int dirfd;            /* DIR, opened when it was made (before handing over) */
+	int logfd;            /* server.log, created before DIR was handed over */
+	char *name;           /* DIR's name in its parent */
 	int start_timeout;    /* seconds */
 	struct server_user user; /* who runs the server side (serveruser.h) */
 	unsigned keep : 1;
@@ -127,6 +145,14 @@ void cluster_destroy(struct cluster *c);
 const char *cluster_conninfo(const struct cluster *c, const char *dbname);
 
 /*
+ * The server log (read through the descriptor kept since it was created:
+ * whatever the server user put at DIR/server.log since) appended to out;
+ * when it is longer than limit, its last limit bytes.  Returns the bytes
+ * appended, or -1.
+ */
+long cluster_read_log(struct cluster *c, struct strbuf *out, size_t limit);
+
+/*
  * Scan the part of server.log written since the last call for PANIC,
  * "terminated by signal", "exited with exit code", "TRAP:" (failed
  * assertions) and "was terminated by exception".  Appends one line per
@@ -148,14 +174,17 @@ int cluster_log_line_is_crash(const char *line, size_t len);
 /*
  * Stop the server (fast shutdown, so the data is consistent) and copy the
  * data directory to dest (which must not exist; made via dest.tmp and a
- * rename, so readers never see a half copy).  The server is started again
- * afterwards when restart is set.
+ * rename, so readers never see a half copy).  dest.tmp is made by us below
+ * a descriptor of dest's parent (which the caller trusts) and given to the
+ * server user, who copies into it; the rename is within that descriptor.
+ * The server is started again afterwards when restart is set.
  */
 int cluster_save_template(struct cluster *c, const char *dest, int restart);
 
 /*
- * Take an exclusive lock on DIR/.lock (mkdir -p DIR first); returns the fd
- * to close() to release it, or -1 after printing an error.
+ * Take an exclusive lock on DIR/.lock (mkdir -p DIR first; .lock opened
+ * O_NOFOLLOW below DIR's descriptor, a regular file); returns the fd to
+ * close() to release it, or -1 after printing an error.
  */
 int cluster_template_lock(const char *dir);
 

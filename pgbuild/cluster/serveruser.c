@@ -3,7 +3,7 @@
  * serveruser.h.
  */
 #include <errno.h>
-#include <ftw.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -15,6 +15,7 @@
 
 #include "cluster/serveruser.h"
 #include "error.h"
+#include "safefs.h"
 #include "xalloc.h"
 
 const char *server_user_name(void)
@@ -80,43 +81,24 @@ void server_user_apply(const struct server_user *u, struct child_process *cp)
 	cp->gid = u->gid;
 }
 
-/* nftw has no user pointer: the walk in progress */
-static struct {
-	uid_t uid;
-	gid_t gid;
-	long changed;
-} hand;
-
-static int hand_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)ftw;
-	if (flag == FTW_NS)     /* vanished between readdir and stat */
-		return 0;
-	if (st->st_uid == hand.uid && st->st_gid == hand.gid)
-		return 0;
-	if (lchown(path, hand.uid, hand.gid) < 0) {
-		if (errno == ENOENT)
-			return 0;
-		error("cannot chown \"%s\": %s", path, strerror(errno));
-		return 1;
-	}
-	hand.changed++;
-	return 0;
-}
-
 long server_user_hand_tree(const struct server_user *u, const char *dir)
 {
+	struct strbuf err = STRBUF_INIT;
+	long changed;
+	int fd;
+
 	if (!u->switch_user)
 		return 0;
-	hand.uid = u->uid;
-	hand.gid = u->gid;
-	hand.changed = 0;
-	if (nftw(dir, hand_one, 32, FTW_PHYS) != 0) {
-		if (errno && errno != ENOENT)
-			error("cannot hand %s to user %s: %s", dir, u->name, strerror(errno));
-		return -1;
-	}
-	return hand.changed;
+	/* dir is the caller's (it made it): its parents are trusted, below it
+	 * every entry is changed through descriptors, links themselves */
+	fd = sfs_open_anchor(dir, (uid_t)-1, 0, &err);
+	changed = fd < 0 ? -1 : sfs_chown_tree(fd, ".", u->uid, u->gid, &err);
+	if (changed < 0)
+		error("cannot hand %s to user %s: %s", dir, u->name, err.buf);
+	if (fd >= 0)
+		close(fd);
+	strbuf_release(&err);
+	return changed;
 }
 
 int server_user_can(const struct server_user *u, const char *op, const char *path)

@@ -57,11 +57,15 @@ void server_user_release(struct server_user *u);
 void server_user_apply(const struct server_user *u, struct child_process *cp);
 
 /*
- * Give every file and directory below dir (dir included, links not
- * followed) to u, like chown -R; entries that vanish during the walk (a
- * build still cleaning up) are no error.  Returns how many changed owner,
- * or -1 after printing which entry could not be changed.  Nothing to do
- * when u does not switch (0).
+ * Give every file and directory below dir (dir included) to u, like
+ * chown -R -P: dir is opened as an anchor (a link as dir itself is
+ * refused), everything below through descriptors with
+ * fchownat(AT_SYMLINK_NOFOLLOW) (safefs.h: sfs_chown_tree), so a link
+ * planted in the tree changes owner itself, never its target; entries
+ * that vanish during the walk are no error.  Only for a tree pgbuild made
+ * and hands over whole (nothing root reads back as trusted afterwards).
+ * Returns how many changed owner, or -1 after printing why.  Nothing to
+ * do when u does not switch (0).
  */
 long server_user_hand_tree(const struct server_user *u, const char *dir);
 

@@ -30,6 +30,7 @@
 #include "metric/instr.h"
 #include "metric/single.h"
 #include "pgbuild.h"
+#include "pipeline/preflight.h"
 #include "report/report.h"
 
 static int pin_cpus(const char *list)
@@ -65,13 +66,13 @@ void gate_catch_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-/* Read one bench JSON into a run. */
-static void load_bench_json(struct gate_run *r, const char *path)
+/* Read one bench JSON (name, below the work directory dirfd) into a run. */
+static void load_bench_json(struct gate_run *r, int dirfd, const char *name, const char *path)
 {
 	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
 	struct json_value *v;
 	const struct json_value *lat, *valid;
-	if (strbuf_read_file(&sb, path) < 0) {
+	if (sfs_read(dirfd, name, SFS_READ_LIMIT, SFS_NOFOLLOW, &sb, NULL) < 0) {
 		if (r->exit == 0)
 			r->exit = 2;
 		strbuf_release(&sb);
@@ -99,15 +100,21 @@ out:
 	strbuf_release(&err);
 }
 
-static int bench_once(const struct gate_opts *o, const char *dir, const char *workload,
-		      int pair, char build, struct gate_run *r)
+static int bench_once(const struct gate_opts *o, const char *dir, int dirfd,
+		      const char *workload, int pair, char build, struct gate_run *r)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
-	char *json = xasprintf("%s/%s-%02d-%c.json", dir, workload, pair, build);
-	char *log = xasprintf("%s/%s-%02d-%c.log", dir, workload, pair, build);
-	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	char *jname = xasprintf("%s-%02d-%c.json", workload, pair, build);
+	char *lname = xasprintf("%s-%02d-%c.log", workload, pair, build);
+	char *json = xasprintf("%s/%s", dir, jname);
+	char *log = xasprintf("%s/%s", dir, lname);
+	int fd;
 
-	unlink(json);
+	/* new files below the work directory's descriptor, never through a
+	 * link: an earlier run's are removed first */
+	sfs_remove(dirfd, jname, NULL);
+	fd = sfs_remove(dirfd, lname, NULL) < 0 ? -1 :
+	     sfs_create(dirfd, lname, O_WRONLY, 0644, NULL);
 	strvec_pushl(&cp.args, pgbuild_self(), "bench", "--prefix",
 		     build == 'A' ? o->baseline : o->candidate, "--workload", workload, NULL);
 	strvec_pushf(&cp.args, "--clients=%d", o->clients);
@@ -139,7 +146,7 @@ static int bench_once(const struct gate_opts *o, const char *dir, const char *wo
 		close(fd);
 	if (r->exit < 0 || r->exit > 2)
 		r->exit = 2;
-	load_bench_json(r, json);
+	load_bench_json(r, dirfd, jname, json);
 	if (r->exit != 0 && !o->quiet) {
 		char *last = textfile_last_line(log, NULL);
 		warning("bench %s on %c (pair %d) exited %d: %s (log: %s)", workload, build,
@@ -147,6 +154,8 @@ static int bench_once(const struct gate_opts *o, const char *dir, const char *wo
 		free(last);
 	}
 	child_process_clear(&cp);
+	free(jname);
+	free(lname);
 	free(json);
 	free(log);
 	return r->exit;
@@ -263,13 +272,20 @@ static int pick_counter(struct gate_opts *o, struct gate *g, const char **why)
 	return 0;
 }
 
-/* The directory of bench outputs: --workdir, or a temporary one (*tmp). */
-static char *make_workdir(const struct gate_opts *o, int *tmp, const char **why)
+/*
+ * The directory of bench outputs: --workdir, or a temporary one (*tmp),
+ * open as *dirfd.  A --workdir is never chmodded (preflight_workdir: one
+ * another user could write in, or the server user cannot enter, is
+ * refused); the temporary one is ours and made searchable (the server user
+ * reaches the templates and the single-user runs below it, which are
+ * subdirectories with fixed names handed to it through descriptors).
+ */
+static char *make_workdir(const struct gate_opts *o, int *tmp, int *dirfd, const char **why)
 {
 	char *dir;
 	if (o->workdir) {
-		if (mkdir_p(o->workdir) < 0) {
-			*why = "cannot create the --workdir";
+		if ((*dirfd = preflight_workdir("--workdir", o->workdir)) < 0) {
+			*why = "cannot use the --workdir";
 			return NULL;
 		}
 		dir = xstrdup(o->workdir);
@@ -283,13 +299,20 @@ static char *make_workdir(const struct gate_opts *o, int *tmp, const char **why)
 			return NULL;
 		}
 		*tmp = 1;
+		*dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (*dirfd < 0 || fchmod(*dirfd, 0755) < 0) {
+			error("cannot set up %s: %s", dir, strerror(errno));
+			*why = "cannot create a temporary directory";
+			remove_tree(dir);
+			free(dir);
+			return NULL;
+		}
 	}
-	chmod(dir, 0755); /* the server user reads templates below it */
 	return dir;
 }
 
 /* Every pair, every workload, in alternating order. */
-static void measure_tps(const struct gate_opts *o, struct gate *g, const char *dir)
+static void measure_tps(const struct gate_opts *o, struct gate *g, const char *dir, int dirfd)
 {
 	for (int p = 0; p < o->pairs && !gate_interrupted; p++) {
 		for (size_t k = 0; k < g->nr_wl && !gate_interrupted; k++) {
@@ -298,7 +321,7 @@ static void measure_tps(const struct gate_opts *o, struct gate *g, const char *d
 				/* even pairs A then B, odd pairs B then A */
 				char build = (half == 0) == (p % 2 == 0) ? 'A' : 'B';
 				struct gate_run *r = gate_workload_add_run(w);
-				bench_once(o, dir, w->name, p, build, r);
+				bench_once(o, dir, dirfd, w->name, p, build, r);
 				if (!o->quiet)
 					fprintf(stderr, "gate: %-12s pair %d/%d %c: %s%.0f tps\n",
 						w->name, p + 1, o->pairs, build,
@@ -433,7 +456,7 @@ int gate_measure(struct gate_opts *o, struct gate *g, const char **stop_reason)
 	int want_tps = (o->metrics & CLI_METRIC_TPS) != 0;
 	int want_instr = (o->metrics & CLI_METRIC_INSTR) != 0;
 	int want_cycles = (o->metrics & CLI_METRIC_CYCLES) != 0;
-	int tmpdir = 0, rc = -1;
+	int tmpdir = 0, rc = -1, dirfd = -1;
 	char *dir = NULL;
 
 	if (want_instr && pick_counter(o, g, stop_reason) < 0)
@@ -442,14 +465,14 @@ int gate_measure(struct gate_opts *o, struct gate *g, const char **stop_reason)
 		*stop_reason = "--cpus: cannot pin the benchmark";
 		return -1;
 	}
-	if (!(dir = make_workdir(o, &tmpdir, stop_reason)))
+	if (!(dir = make_workdir(o, &tmpdir, &dirfd, stop_reason)))
 		return -1;
 	if (run_regress(o, g) < 0) {
 		*stop_reason = "the candidate's regression suite could not run";
 		goto out;
 	}
 	if (want_tps)
-		measure_tps(o, g, dir);
+		measure_tps(o, g, dir, dirfd);
 	if (want_instr)
 		measure_instr(o, g, dir);
 	if (want_cycles) {
@@ -464,6 +487,10 @@ int gate_measure(struct gate_opts *o, struct gate *g, const char **stop_reason)
 	if (write_outputs(o, g) < 0 && rc == 0)
 		rc = PGBUILD_EXIT_ERROR;
 out:
+	if (dirfd >= 0)
+		close(dirfd);
+	/* our own temporary directory, made in TMPDIR: removed by its name
+	 * there (remove_tree never follows a link below it) */
 	if (tmpdir && remove_tree(dir) < 0)
 		warning("cannot remove \"%s\": %s", dir, strerror(errno));
 	free(dir);

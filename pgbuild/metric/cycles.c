@@ -3,6 +3,7 @@
  * branch simulation of the single-user server; see cycles.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "metric/cycles.h"
 #include "metric/single.h"
 #include "pgbuild.h"
+#include "safefs.h"
 
 const char *const cycles_event_names[CYC_NEVENTS] = {
 	"Ir", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Bc", "Bcm", "Bi", "Bim",
@@ -149,23 +151,31 @@ void cycles_per_tx(const struct cycles_counts *c1, const struct cycles_counts *c
 	out->estimate = cycles_estimate(out);
 }
 
-/* The fixed paths every build runs with (see cycles.h). */
+/*
+ * The fixed paths every build runs with (see cycles.h): top and its bin/
+ * are ours (0755; the link to the build's postgres is made there through
+ * bin's descriptor), top/data is made afresh for each run, the server
+ * user's.
+ */
 struct cycles_paths {
-	char *top;       /* workdir/cycles, owned by the server user */
+	char *top;       /* workdir/cycles */
 	char *data;      /* top/data: the data directory */
 	char *bindir;    /* top/bin */
 	char *link;      /* bindir/postgres -> PREFIX/bin/postgres */
 	const char *arch; /* uname -m, for setarch */
+	int topfd;       /* top, or -1 */
+	int binfd;       /* top/bin, or -1 */
 };
 
 /* One counted run of n transactions into *c; 0 or -1 with note. */
-static int count_once(const struct cycles_paths *fp, const char *base, const char *tmpl,
+static int count_once(const struct cycles_paths *fp, const struct single_dirs *d,
 		      const char *workload, long n, const struct server_user *u,
 		      struct cycles_counts *c, struct strbuf *note)
 {
-	char *script = xasprintf("%s/%s-%ld.sql", base, workload, n);
-	char *outfile = xasprintf(CYCLES_OUT_FMT, base, workload, n);
-	char *log = xasprintf("%s/cycles-%s-%ld.log", base, workload, n);
+	char *script = xasprintf("%s/%s-%ld.sql", d->base, workload, n);
+	char *out_rel = xasprintf(CYCLES_OUT_FMT, ".", workload, n);
+	char *outfile = xasprintf(CYCLES_OUT_FMT, d->out, workload, n);
+	char *log = xasprintf("%s/cycles-%s-%ld.log", d->base, workload, n);
 	char *outopt = xasprintf("--callgrind-out-file=%s", outfile);
 	const char *vg_argv[] = { "setarch", fp->arch, "-R", "valgrind", "--tool=callgrind",
 				  "--cache-sim=yes", "--branch-sim=yes", CYCLES_I1, CYCLES_D1,
@@ -176,45 +186,60 @@ static int count_once(const struct cycles_paths *fp, const char *base, const cha
 	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT;
 	int rc = -1, r;
 
-	if (single_fresh_run(tmpl, fp->data, workload, n, script, outfile, log, u, note) < 0)
+	if (single_fresh_run(d, fp->topfd, "data", fp->data, workload, n, script, out_rel, log, u,
+			     note) < 0)
 		goto out;
 	r = single_run_logged(vg_argv, u, script, log);
 	if (single_valgrind_status(r, log, note) < 0)
 		goto out;
 	strbuf_reset(&sb);
-	if (strbuf_read_file(&sb, outfile) < 0) {
-		strbuf_addf(note, "cannot read %s: %s", outfile, strerror(errno));
+	if (single_read_out(d, out_rel, &sb, note) < 0)
 		goto out;
-	}
 	if (cycles_parse_callgrind(sb.buf, c, &why) < 0) {
 		strbuf_addf(note, "%s: %s", outfile, why.buf);
 		goto out;
 	}
 	rc = 0;
 out:
-	remove_tree(fp->data);
+	sfs_remove(fp->topfd, "data", NULL);
 	strbuf_release(&sb);
 	strbuf_release(&why);
 	free(script);
+	free(out_rel);
 	free(outfile);
 	free(log);
 	free(outopt);
 	return rc;
 }
 
-/* The symlink to prefix's postgres at the fixed path; 0 or -1 with note. */
-static int point_link(const struct cycles_paths *fp, const char *prefix, struct strbuf *note)
+/* The fixed directories and the link to prefix's postgres; 0 or -1 with note. */
+static int point_link(struct cycles_paths *fp, const char *workdir, const char *prefix,
+		      struct strbuf *note)
 {
 	char *target = xasprintf("%s/bin/postgres", prefix);
 	char *abs = path_absolute(target);
-	int rc = 0;
-	if (mkdir(fp->bindir, 0755) < 0 && errno != EEXIST) {
-		strbuf_addf(note, "cannot create %s: %s", fp->bindir, strerror(errno));
-		rc = -1;
-	} else if ((unlink(fp->link) < 0 && errno != ENOENT) || symlink(abs, fp->link) < 0) {
-		strbuf_addf(note, "cannot link %s to %s: %s", fp->link, abs, strerror(errno));
-		rc = -1;
+	struct strbuf err = STRBUF_INIT;
+	int wfd = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = -1;
+
+	if (wfd < 0) {
+		strbuf_addf(note, "cannot open %s: %s", workdir, strerror(errno));
+		goto out;
 	}
+	if ((fp->topfd = sfs_mkdir(wfd, "cycles", 0755, (uid_t)-1, (gid_t)-1, 1, &err)) < 0 ||
+	    (fp->binfd = sfs_mkdir(fp->topfd, "bin", 0755, (uid_t)-1, (gid_t)-1, 1, &err)) < 0) {
+		strbuf_addf(note, "in %s: %s", workdir, err.buf);
+		goto out;
+	}
+	if ((unlinkat(fp->binfd, "postgres", 0) < 0 && errno != ENOENT) ||
+	    symlinkat(abs, fp->binfd, "postgres") < 0) {
+		strbuf_addf(note, "cannot link %s to %s: %s", fp->link, abs, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (wfd >= 0)
+		close(wfd);
+	strbuf_release(&err);
 	free(target);
 	free(abs);
 	return rc;
@@ -223,7 +248,9 @@ static int point_link(const struct cycles_paths *fp, const char *prefix, struct 
 char *cycles_output_path(const char *prefix, const char *workload, const char *workdir, long n)
 {
 	char *base = single_base(prefix, workdir, "cycles");
-	char *path = xasprintf(CYCLES_OUT_FMT, base, workload, n);
+	char *out = xasprintf("%s/out", base);
+	char *path = xasprintf(CYCLES_OUT_FMT, out, workload, n);
+	free(out);
 	free(base);
 	return path;
 }
@@ -233,10 +260,11 @@ int cycles_measure(const char *prefix, const char *workload, const char *workdir
 {
 	long n = statements > 0 ? statements : single_default_n(workload);
 	struct server_user u = SERVER_USER_INIT;
+	struct single_dirs d = SINGLE_DIRS_INIT;
 	struct cycles_counts c1, c10;
-	struct cycles_paths fp = { 0 };
+	struct cycles_paths fp = { .topfd = -1, .binfd = -1 };
 	struct utsname un;
-	char *valgrind = NULL, *setarch = NULL, *base = NULL, *tmpl = NULL;
+	char *valgrind = NULL, *setarch = NULL;
 	int rc = -1;
 
 	if (!n) {
@@ -255,25 +283,16 @@ int cycles_measure(const char *prefix, const char *workload, const char *workdir
 	fp.arch = un.machine;
 	if (server_user_get(&u, NULL, NULL, note) < 0)
 		goto out;
-	if (single_prepare(prefix, workdir, "cycles", &u, &base, &tmpl, note) < 0)
+	if (single_prepare(prefix, workdir, "cycles", &u, &d, note) < 0)
 		goto out;
-	/* the fixed paths live in workdir/cycles, the server user's */
 	fp.top = xasprintf("%s/cycles", workdir);
 	fp.data = xasprintf("%s/data", fp.top);
 	fp.bindir = xasprintf("%s/bin", fp.top);
 	fp.link = xasprintf("%s/postgres", fp.bindir);
-	if (mkdir(fp.top, 0755) < 0 && errno != EEXIST) {
-		strbuf_addf(note, "cannot create %s: %s", fp.top, strerror(errno));
+	if (point_link(&fp, workdir, prefix, note) < 0)
 		goto out;
-	}
-	if (u.switch_user && chown(fp.top, u.uid, u.gid) < 0) {
-		strbuf_addf(note, "cannot give %s to the server user: %s", fp.top, strerror(errno));
-		goto out;
-	}
-	if (point_link(&fp, prefix, note) < 0)
-		goto out;
-	if (count_once(&fp, base, tmpl, workload, n, &u, &c1, note) < 0 ||
-	    count_once(&fp, base, tmpl, workload, 10 * n, &u, &c10, note) < 0)
+	if (count_once(&fp, &d, workload, n, &u, &c1, note) < 0 ||
+	    count_once(&fp, &d, workload, 10 * n, &u, &c10, note) < 0)
 		goto out;
 	if (c10.v[CYC_IR] <= c1.v[CYC_IR]) {
 		strbuf_addf(note, "10N run counted no more instructions than the N run (%.0f <= %.0f)",
@@ -283,13 +302,16 @@ int cycles_measure(const char *prefix, const char *workload, const char *workdir
 	cycles_per_tx(&c1, &c10, n, out);
 	rc = 0;
 out:
-	if (fp.link)
-		unlink(fp.link);
+	if (fp.binfd >= 0) {
+		unlinkat(fp.binfd, "postgres", 0);
+		close(fp.binfd);
+	}
+	if (fp.topfd >= 0)
+		close(fp.topfd);
 	server_user_release(&u);
+	single_dirs_release(&d);
 	free(valgrind);
 	free(setarch);
-	free(base);
-	free(tmpl);
 	free(fp.top);
 	free(fp.data);
 	free(fp.bindir);

@@ -182,16 +182,18 @@ int instr_pick_counter(enum instr_counter want, enum instr_counter *use,
 }
 
 /* One counted run of n transactions (perf or callgrind); returns the total or -1. */
-static double count_once(const char *prefix, const char *base, const char *tmpl,
+static double count_once(const char *prefix, const struct single_dirs *d,
 			 const char *workload, long n, const struct server_user *u,
 			 enum instr_counter counter, struct strbuf *note)
 {
 	int perf = counter == INSTR_COUNTER_PERF;
 	const char *tool = perf ? "perf" : "callgrind";
-	char *data = xasprintf("%s/run-%ld", base, n);
-	char *script = xasprintf("%s/%s-%ld.sql", base, workload, n);
-	char *outfile = xasprintf("%s/%s-%s-%ld.out", base, tool, workload, n);
-	char *log = xasprintf("%s/%s-%s-%ld.log", base, tool, workload, n);
+	char *data_rel = xasprintf("run-%ld", n);
+	char *data = xasprintf("%s/%s", d->base, data_rel);
+	char *script = xasprintf("%s/%s-%ld.sql", d->base, workload, n);
+	char *out_rel = xasprintf("%s-%s-%ld.out", tool, workload, n);
+	char *outfile = xasprintf("%s/%s", d->out, out_rel);
+	char *log = xasprintf("%s/%s-%s-%ld.log", d->base, tool, workload, n);
 	char *postgres = xasprintf("%s/bin/postgres", prefix);
 	char *outopt = xasprintf("--callgrind-out-file=%s", outfile);
 	const char *vg_argv[] = { "valgrind", "--tool=callgrind", outopt, "--dump-line=no",
@@ -200,39 +202,45 @@ static double count_once(const char *prefix, const char *base, const char *tmpl,
 	const char *perf_argv[] = { "perf", "stat", "-x,", "-e", "instructions:u", "-o", outfile,
 				    "--", postgres, "--single", "-D", data,
 				    "-c", "fsync=off", "postgres", NULL };
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT;
 	double total = -1;
 	int rc;
 
-	if (single_fresh_run(tmpl, data, workload, n, script, outfile, log, u, note) < 0)
+	if (single_fresh_run(d, d->basefd, data_rel, data, workload, n, script, out_rel, log, u,
+			     note) < 0)
 		goto out;
 	rc = single_run_logged(perf ? perf_argv : vg_argv, u, script, log);
 	strbuf_reset(&sb);
 	if (perf) {
-		const char *why;
+		const char *reason;
 		if (rc != 0) {
 			strbuf_addf(note, "perf stat/postgres --single exited %d", rc);
 			single_log_tail(log, note);
 			goto out;
 		}
-		if (strbuf_read_file(&sb, outfile) < 0 || (total = instr_parse_perf(sb.buf, &why)) < 0) {
+		if (single_read_out(d, out_rel, &sb, &why) < 0 ||
+		    (total = instr_parse_perf(sb.buf, &reason)) < 0) {
 			strbuf_addf(note, "no instructions count in %s (%s)", outfile,
-				    sb.len ? why : "missing or empty");
+				    why.len ? why.buf : sb.len ? reason : "missing or empty");
 			total = -1;
 		}
 		goto out;
 	}
 	if (single_valgrind_status(rc, log, note) < 0)
 		goto out;
-	if (strbuf_read_file(&sb, outfile) < 0 || (total = instr_parse_callgrind(sb.buf)) < 0) {
-		strbuf_addf(note, "no instruction total in %s", outfile);
+	if (single_read_out(d, out_rel, &sb, &why) < 0 || (total = instr_parse_callgrind(sb.buf)) < 0) {
+		strbuf_addf(note, "no instruction total in %s%s%s", outfile, why.len ? ": " : "",
+			    why.buf);
 		total = -1;
 	}
 out:
-	remove_tree(data);
+	sfs_remove(d->basefd, data_rel, NULL);
 	strbuf_release(&sb);
+	strbuf_release(&why);
+	free(data_rel);
 	free(data);
 	free(script);
+	free(out_rel);
 	free(outfile);
 	free(log);
 	free(postgres);
@@ -246,7 +254,8 @@ int instr_measure(const char *prefix, const char *workload, const char *workdir,
 {
 	long n = statements > 0 ? statements : single_default_n(workload);
 	struct server_user u = SERVER_USER_INIT;
-	char *valgrind = NULL, *base = NULL, *tmpl = NULL;
+	struct single_dirs d = SINGLE_DIRS_INIT;
+	char *valgrind = NULL;
 	double i1, i10;
 	int rc = -1;
 
@@ -266,13 +275,13 @@ int instr_measure(const char *prefix, const char *workload, const char *workdir,
 	if (server_user_get(&u, NULL, NULL, note) < 0)
 		goto out;
 
-	if (single_prepare(prefix, workdir, "instr", &u, &base, &tmpl, note) < 0)
+	if (single_prepare(prefix, workdir, "instr", &u, &d, note) < 0)
 		goto out;
 
-	i1 = count_once(prefix, base, tmpl, workload, n, &u, counter, note);
+	i1 = count_once(prefix, &d, workload, n, &u, counter, note);
 	if (i1 < 0)
 		goto out;
-	i10 = count_once(prefix, base, tmpl, workload, 10 * n, &u, counter, note);
+	i10 = count_once(prefix, &d, workload, 10 * n, &u, counter, note);
 	if (i10 < 0)
 		goto out;
 	if (i10 <= i1) {
@@ -284,8 +293,7 @@ int instr_measure(const char *prefix, const char *workload, const char *workdir,
 	rc = 0;
 out:
 	server_user_release(&u);
+	single_dirs_release(&d);
 	free(valgrind);
-	free(base);
-	free(tmpl);
 	return rc;
 }

@@ -12,6 +12,7 @@
 
 #include "metric/single.h"
 #include "pgbuild.h"
+#include "safefs.h"
 
 /* The data every script needs: pgbench's tables at scale 1. */
 static const char load_sql[] =
@@ -95,7 +96,7 @@ int single_run_logged(const char *const *argv, const struct server_user *u,
 	strvec_pushv(&cp.args, argv);
 	server_user_apply(u, &cp);
 	if (stdin_path) {
-		in = open(stdin_path, O_RDONLY);
+		in = open(stdin_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (in < 0) {
 			child_process_clear(&cp);
 			return -1;
@@ -104,7 +105,8 @@ int single_run_logged(const char *const *argv, const struct server_user *u,
 	} else {
 		cp.no_stdin = 1;
 	}
-	out = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	/* ours, in base (which the server user cannot write) */
+	out = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (out >= 0) {
 		cp.out = out;
 		cp.err = out;
@@ -125,27 +127,58 @@ void single_log_tail(const char *log, struct strbuf *note)
 	free(last);
 }
 
-int single_fresh_run(const char *tmpl, const char *data, const char *workload, long n,
-		     const char *script, const char *outfile, const char *log,
-		     const struct server_user *u, struct strbuf *note)
+/* The last component of a path. */
+static const char *base_name(const char *path)
 {
-	struct strbuf sb = STRBUF_INIT;
-	const char *cp_argv[] = { "cp", "-a", tmpl, data, NULL };
-	int rc = -1;
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
 
-	remove_tree(data);
-	unlink(outfile);
-	unlink(log);
+int single_fresh_run(const struct single_dirs *d, int parentfd, const char *data_rel,
+		     const char *data, const char *workload, long n, const char *script,
+		     const char *out_rel, const char *log, const struct server_user *u,
+		     struct strbuf *note)
+{
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+	char *from = xasprintf("%s/.", d->tmpl);
+	const char *cp_argv[] = { "cp", "-a", from, data, NULL };
+	int rc = -1, fd;
+
+	/* what the server user wrote: removed below descriptors */
+	if (sfs_remove(parentfd, data_rel, &err) < 0 || sfs_remove(d->outfd, out_rel, &err) < 0 ||
+	    (fd = sfs_mkdir(parentfd, data_rel, 0700, u->switch_user ? u->uid : (uid_t)-1,
+			    u->gid, 0, &err)) < 0) {
+		strbuf_addf(note, "cannot prepare the run: %s", err.buf);
+		goto out;
+	}
+	close(fd);
+	sfs_remove(d->basefd, base_name(log), NULL);
 	single_make_script(workload, n, &sb);
-	if (write_file_atomic_quiet(script, sb.buf, sb.len) < 0) {
-		strbuf_addf(note, "cannot write %s: %s", script, strerror(errno));
+	if (sfs_write_atomic(d->basefd, base_name(script), sb.buf, sb.len, 0644, &err) < 0) {
+		strbuf_addf(note, "cannot write %s: %s", script, err.buf);
 	} else if (single_run_logged(cp_argv, u, NULL, log) != 0) {
-		strbuf_addf(note, "cannot copy the data directory %s", tmpl);
+		strbuf_addf(note, "cannot copy the data directory %s", d->tmpl);
 		single_log_tail(log, note);
 	} else {
 		rc = 0;
 	}
+out:
 	strbuf_release(&sb);
+	strbuf_release(&err);
+	free(from);
+	return rc;
+}
+
+int single_read_out(const struct single_dirs *d, const char *out_rel, struct strbuf *sb,
+		    struct strbuf *note)
+{
+	struct strbuf err = STRBUF_INIT;
+	int rc = 0;
+	if (sfs_read(d->outfd, out_rel, SINGLE_OUT_LIMIT, SFS_NOFOLLOW, sb, &err) < 0) {
+		strbuf_addf(note, "in %s: %s", d->out, err.buf);
+		rc = -1;
+	}
+	strbuf_release(&err);
 	return rc;
 }
 
@@ -153,7 +186,7 @@ int single_valgrind_status(int rc, const char *log, struct strbuf *note)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int sigill;
-	strbuf_read_file(&sb, log);
+	sfs_read(AT_FDCWD, log, SFS_READ_LIMIT, 0, &sb, NULL);
 	sigill = rc == 128 + 4 || strstr(sb.buf, "SIGILL") || strstr(sb.buf, "unhandled instruction");
 	strbuf_release(&sb);
 	if (sigill) {
@@ -170,22 +203,31 @@ int single_valgrind_status(int rc, const char *log, struct strbuf *note)
 	return 0;
 }
 
-/* initdb + load, once per install below workdir. */
-static int prepare_template(const char *prefix, const char *base, const char *tmpl,
+/* initdb + load into d->tmpl (the server user's, made empty here), once
+ * per install. */
+static int prepare_template(const char *prefix, const struct single_dirs *d,
 			    const struct server_user *u, struct strbuf *note)
 {
 	char *initdb = xasprintf("%s/bin/initdb", prefix);
 	char *postgres = xasprintf("%s/bin/postgres", prefix);
-	char *log = xasprintf("%s/prepare.log", base);
-	char *load = xasprintf("%s/load.sql", base);
-	const char *initdb_argv[] = { initdb, "-D", tmpl, "-U", "postgres", "-A", "trust",
+	char *log = xasprintf("%s/prepare.log", d->base);
+	char *load = xasprintf("%s/load.sql", d->base);
+	const char *initdb_argv[] = { initdb, "-D", d->tmpl, "-U", "postgres", "-A", "trust",
 				      "-E", "UTF8", "--locale=C", "--no-sync", NULL };
-	const char *load_argv[] = { postgres, "--single", "-D", tmpl, "-c", "fsync=off",
+	const char *load_argv[] = { postgres, "--single", "-D", d->tmpl, "-c", "fsync=off",
 				    "postgres", NULL };
-	int rc = -1;
+	struct strbuf err = STRBUF_INIT;
+	int rc = -1, fd;
 
-	if (write_file_atomic_quiet(load, load_sql, sizeof(load_sql) - 1) < 0) {
-		strbuf_addf(note, "cannot write %s: %s", load, strerror(errno));
+	if (sfs_remove(d->basefd, "template", &err) < 0 ||
+	    (fd = sfs_mkdir(d->basefd, "template", 0700, u->switch_user ? u->uid : (uid_t)-1,
+			    u->gid, 0, &err)) < 0) {
+		strbuf_addf(note, "cannot prepare the template: %s", err.buf);
+		goto out;
+	}
+	close(fd);
+	if (sfs_write_atomic(d->basefd, "load.sql", load_sql, sizeof(load_sql) - 1, 0644, &err) < 0) {
+		strbuf_addf(note, "cannot write %s: %s", load, err.buf);
 		goto out;
 	}
 	if (single_run_logged(initdb_argv, u, NULL, log) != 0) {
@@ -200,6 +242,10 @@ static int prepare_template(const char *prefix, const char *base, const char *tm
 	}
 	rc = 0;
 out:
+	/* a half-made template is never taken for a prepared one */
+	if (rc < 0)
+		sfs_remove(d->basefd, "template", NULL);
+	strbuf_release(&err);
 	free(initdb);
 	free(postgres);
 	free(log);
@@ -207,6 +253,18 @@ out:
 	return rc;
 }
 
+void single_dirs_release(struct single_dirs *d)
+{
+	if (d->basefd >= 0)
+		close(d->basefd);
+	if (d->outfd >= 0)
+		close(d->outfd);
+	free(d->base);
+	free(d->tmpl);
+	free(d->out);
+	d->base = d->tmpl = d->out = NULL;
+	d->basefd = d->outfd = -1;
+}
 
 char *single_base(const char *prefix, const char *workdir, const char *tag)
 {
@@ -221,22 +279,44 @@ char *single_base(const char *prefix, const char *workdir, const char *tag)
 }
 
 int single_prepare(const char *prefix, const char *workdir, const char *tag,
-		   const struct server_user *u, char **base, char **tmpl,
-		   struct strbuf *note)
+		   const struct server_user *u, struct single_dirs *d, struct strbuf *note)
 {
+	struct strbuf err = STRBUF_INIT;
+	uid_t uid = u->switch_user ? u->uid : (uid_t)-1;
+	char *name;
 	struct stat st;
+	int wfd = -1, fd, rc = -1;
 
-	*base = single_base(prefix, workdir, tag);
-	*tmpl = xasprintf("%s/template", *base);
-	if (mkdir(*base, 0755) < 0 && errno != EEXIST) {
-		strbuf_addf(note, "cannot create %s: %s", *base, strerror(errno));
-		return -1;
+	/* one directory per install, named after the prefix */
+	d->base = single_base(prefix, workdir, tag);
+	name = xstrdup(strrchr(d->base, '/') + 1);
+	d->tmpl = xasprintf("%s/template", d->base);
+	d->out = xasprintf("%s/out", d->base);
+	/* workdir is pgbuild's (gate's private directory, or the caller's):
+	 * base below its descriptor, ours; out below base's, the server's */
+	wfd = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (wfd < 0) {
+		strbuf_addf(note, "cannot open %s: %s", workdir, strerror(errno));
+		goto out;
 	}
-	if (u->switch_user && chown(*base, u->uid, u->gid) < 0) {
-		strbuf_addf(note, "cannot give %s to the server user: %s", *base, strerror(errno));
-		return -1;
+	if ((d->basefd = sfs_mkdir(wfd, name, 0755, (uid_t)-1, (gid_t)-1, 1, &err)) < 0 ||
+	    (d->outfd = sfs_mkdir(d->basefd, "out", 0700, uid, u->gid, 1, &err)) < 0) {
+		strbuf_addf(note, "in %s: %s", workdir, err.buf);
+		goto out;
 	}
-	if (stat(*tmpl, &st) < 0 && prepare_template(prefix, *base, *tmpl, u, note) < 0)
-		return -1;
-	return 0;
+	if ((fd = sfs_open_dir(d->basefd, "template", NULL)) >= 0 && fstat(fd, &st) == 0 &&
+	    (uid == (uid_t)-1 || st.st_uid == uid)) {
+		close(fd);
+		rc = 0;         /* prepared by an earlier measurement */
+		goto out;
+	}
+	if (fd >= 0)
+		close(fd);
+	rc = prepare_template(prefix, d, u, note);
+out:
+	if (wfd >= 0)
+		close(wfd);
+	free(name);
+	strbuf_release(&err);
+	return rc;
 }

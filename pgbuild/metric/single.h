@@ -27,9 +27,33 @@ long single_default_n(const char *workload);
 void single_make_script(const char *workload, long n, struct strbuf *sb);
 
 /*
+ * The directories of one install's runs below a work directory, and the
+ * privilege boundary between them: base is ours (made below the work
+ * directory's descriptor, 0755, never handed over): the scripts, the
+ * logs, load.sql; template and out belong to the server user (made by us
+ * through base's descriptor), who writes the data directories and the
+ * tools' output files there.  We read those outputs back through outfd
+ * only (O_NOFOLLOW, bounded), and remove what the server user wrote below
+ * descriptors, never by path.
+ */
+struct single_dirs {
+	char *base;     /* workdir/TAG + prefix with '/' as '_' */
+	char *tmpl;     /* base/template: the prepared data directory */
+	char *out;      /* base/out: valgrind's and perf's output files */
+	int basefd;     /* base, or -1 */
+	int outfd;      /* base/out, or -1 */
+};
+
+#define SINGLE_DIRS_INIT { NULL, NULL, NULL, -1, -1 }
+
+/* The largest tool output read back (callgrind with --dump-line=no). */
+#define SINGLE_OUT_LIMIT ((size_t)64 << 20)
+
+/*
  * Run argv (as the server user u when it switches users) with stdin from
- * stdin_path (NULL: none), stdout and stderr appended to log.  Returns the
- * exit code as run_command does, -1 when stdin_path cannot be opened.
+ * stdin_path (NULL: none; a file of ours), stdout and stderr appended to
+ * log (ours).  Returns the exit code as run_command does, -1 when
+ * stdin_path cannot be opened.
  */
 int single_run_logged(const char *const *argv, const struct server_user *u,
 		      const char *stdin_path, const char *log);
@@ -38,13 +62,21 @@ int single_run_logged(const char *const *argv, const struct server_user *u,
 void single_log_tail(const char *log, struct strbuf *note);
 
 /*
- * Before a counted run: no data directory, output or log of an earlier one,
- * the script of n transactions written to script, and a fresh copy of the
- * template tmpl at data (as the server user).  0, or -1 with note.
+ * Before a counted run: the data directory data_rel below parentfd (its
+ * full path data) made empty and the server user's, the output out_rel of
+ * an earlier run removed from d->out, the script of n transactions written
+ * to script and log emptied (both below d->base: ours), and the template
+ * copied into data (as the server user).  0, or -1 with note.
  */
-int single_fresh_run(const char *tmpl, const char *data, const char *workload, long n,
-		     const char *script, const char *outfile, const char *log,
-		     const struct server_user *u, struct strbuf *note);
+int single_fresh_run(const struct single_dirs *d, int parentfd, const char *data_rel,
+		     const char *data, const char *workload, long n, const char *script,
+		     const char *out_rel, const char *log, const struct server_user *u,
+		     struct strbuf *note);
+
+/* Read the tool output out_rel of d->out (bounded, O_NOFOLLOW) into sb;
+ * 0, or -1 with note. */
+int single_read_out(const struct single_dirs *d, const char *out_rel, struct strbuf *sb,
+		    struct strbuf *note);
 
 /*
  * After `valgrind ... postgres --single` exited rc with its output in log:
@@ -59,13 +91,13 @@ int single_valgrind_status(int rc, const char *log, struct strbuf *note);
 char *single_base(const char *prefix, const char *workdir, const char *tag);
 
 /*
- * The directory of prefix's runs below workdir (workdir/TAG + prefix with
- * '/' as '_'), given to the server user, and its template data directory,
- * prepared when missing.  0 with *base and *tmpl malloced, or -1 with the
- * reason in note.
+ * The directories of prefix's runs below workdir (a directory of ours: a
+ * link in base's place is refused, as is a base another user owns), and
+ * its template data directory, prepared when missing.  0 with d filled
+ * (single_dirs_release), or -1 with the reason in note.
  */
 int single_prepare(const char *prefix, const char *workdir, const char *tag,
-		   const struct server_user *u, char **base, char **tmpl,
-		   struct strbuf *note);
+		   const struct server_user *u, struct single_dirs *d, struct strbuf *note);
+void single_dirs_release(struct single_dirs *d);
 
 #endif

@@ -25,6 +25,7 @@
 #include "profile/pgo.h"
 #include "profile/run.h"
 #include "pgbuild.h"
+#include "pipeline/preflight.h"
 
 /* The steps of one stage. */
 enum step { STEP_BUILD, STEP_VERIFY, STEP_REGRESS, STEP_GATE, STEP_NR };
@@ -507,8 +508,14 @@ static int prepare(struct orun *r)
 	const struct optimize_opts *o = r->o;
 
 	r->workdir = path_absolute(o->workdir);
-	if (mkdir_p(r->workdir) < 0)
-		return -1;
+	/* made when missing, never chmodded; as root refused when another user
+	 * could write in it (the logs, state and installs root writes there) */
+	{
+		int fd = preflight_workdir("--workdir", r->workdir);
+		if (fd < 0)
+			return -1;
+		close(fd);
+	}
 	{
 		char *g = xasprintf("%s/gates", r->workdir);
 		int bad = mkdir_p(g) < 0;

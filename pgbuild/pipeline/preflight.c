@@ -3,6 +3,8 @@
  * see preflight.h.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -199,4 +201,58 @@ int preflight_server_dirs(const char *const *dirs)
 			   tmp && *tmp ? tmp : "/tmp");
 	server_user_release(&u);
 	return rc;
+}
+
+/* The name of uid, for messages (static buffer). */
+static const char *user_name(uid_t uid)
+{
+	static char buf[64];
+	struct passwd *pw = getpwuid(uid);
+	if (pw)
+		snprintf(buf, sizeof(buf), "%s", pw->pw_name);
+	else
+		snprintf(buf, sizeof(buf), "uid %ld", (long)uid);
+	return buf;
+}
+
+int preflight_workdir(const char *opt, const char *dir)
+{
+	struct stat st;
+	int fd;
+
+	if (mkdir_p(dir) < 0)
+		return -1;
+	/* the caller named it: its path is followed as given */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		error("%s %s: %s", opt, dir, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (geteuid() != 0)
+		return fd;
+	if ((st.st_uid != 0) ||
+	    (!(st.st_mode & S_ISVTX) && ((st.st_mode & S_IWOTH) ||
+					 ((st.st_mode & S_IWGRP) && st.st_gid != getegid())))) {
+		error("%s %s: another user can change what is in it (mode %04o, owner %s): pgbuild "
+		      "runs as root and keeps its files there; give a directory only root can "
+		      "write (chown root %s; chmod go-w %s)", opt, dir,
+		      (unsigned)(st.st_mode & 07777), user_name(st.st_uid), dir, dir);
+		close(fd);
+		return -1;
+	}
+	{
+		struct server_user u = SERVER_USER_INIT;
+		struct strbuf err = STRBUF_INIT;
+		int r = server_user_get(&u, NULL, NULL, &err) < 0 ? error("%s", err.buf) :
+			reach(&u, opt, dir);
+		server_user_release(&u);
+		strbuf_release(&err);
+		if (r < 0) {
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
 }

@@ -30,6 +30,7 @@
 
 #include "build/build.h"
 #include "pgbuild.h"
+#include "pipeline/preflight.h"
 #include "pipeline/run.h"
 
 static const char *const stage_names[ST_NR] = {
@@ -270,8 +271,14 @@ static int prepare(struct run *r)
 	if (!r->policy_sha)
 		return error("cannot hash the policy %s", r->policy_abs);
 	r->workdir = path_absolute(o->workdir);
-	if (mkdir_p(r->workdir) < 0)
-		return -1;
+	/* made when missing, never chmodded; as root refused when another user
+	 * could write in it (the logs and state root writes there) */
+	{
+		int fd = preflight_workdir("--workdir", r->workdir);
+		if (fd < 0)
+			return -1;
+		close(fd);
+	}
 	r->base_prefix = o->baseline_prefix ? path_absolute(o->baseline_prefix) :
 			 xasprintf("%s/baseline/prefix", r->workdir);
 	r->base_builddir = xasprintf("%s/baseline/build", r->workdir);

@@ -119,6 +119,7 @@ int profile_collect(struct profile_opts *o, struct prof_run *run, struct profile
 	const char *builddir = o->builddir;
 	int instrumented = rec && prof_is_instrumented(rec);
 	struct strbuf why = STRBUF_INIT;
+	struct prof_gcda gcda = PROF_GCDA_INIT;
 	int ret = -1;
 	char *perf_data = NULL;
 
@@ -175,9 +176,13 @@ int profile_collect(struct profile_opts *o, struct prof_run *run, struct profile
 			      builddir, strerror(errno));
 			goto out;
 		}
-		/* fresh counts: only this workload */
-		if (!o->no_run && (prof_remove_gcda(builddir) < 0 || prof_hand_tree(builddir) < 0))
-			goto out;
+		/* fresh counts: only this workload, written by the server into a
+		 * directory of its own, taken back after the run */
+		if (!o->no_run) {
+			if (prof_gcda_begin(&gcda, builddir) < 0)
+				goto out;
+			run->gcov_dir = gcda.dir;
+		}
 	} else {
 		error("--method: expected auto, perf or gcov, got \"%s\"", o->method);
 		goto out;
@@ -187,6 +192,13 @@ int profile_collect(struct profile_opts *o, struct prof_run *run, struct profile
 	run->quiet = o->quiet;
 	if (!o->no_run && prof_run_workloads(run) < 0)
 		goto out;
+	if (gcda.dir) {
+		long n = prof_gcda_collect(&gcda);
+		run->gcov_dir = NULL;
+		prof_gcda_end(&gcda);
+		if (n < 0)
+			goto out;
+	}
 
 	if (!strcmp(o->method, "perf")) {
 		if (prof_perf_report(perf_data, "postgres", p) < 0)
@@ -196,8 +208,8 @@ int profile_collect(struct profile_opts *o, struct prof_run *run, struct profile
 		if (n < 0)
 			goto out;
 		if (n == 0) {
-			error("no .gcda files were written below %s (did the server run as a "
-			      "user that can write there?)", builddir);
+			error("no .gcda files for the objects of %s were written (did the server "
+			      "run as a user that can write in TMPDIR?)", builddir);
 			goto out;
 		}
 		if (!o->quiet)
@@ -213,6 +225,10 @@ int profile_collect(struct profile_opts *o, struct prof_run *run, struct profile
 	prof_map_release(&map);
 	ret = 0;
 out:
+	if (gcda.top) {
+		run->gcov_dir = NULL;
+		prof_gcda_end(&gcda);
+	}
 	if (perf_data && !o->perf_data)
 		unlink(perf_data);
 	free(perf_data);

@@ -11,8 +11,10 @@
  *      --prefix/--builddir;
  *   2. training: a private cluster of that install runs each workload
  *      (pgbuild bench); a fast shutdown makes every server process write its
- *      counts as .gcda files next to the objects in the build directory
- *      (handed to the server user first); the manifest
+ *      counts as .gcda files below GCOV_PREFIX, a directory of the server
+ *      user's, and pgbuild copies each one next to its object in the build
+ *      directory (which stays ours: root never runs make in a tree the
+ *      server user could change; profile/run.h); the manifest
  *      <builddir>/pgopt-pgo.json records the workloads and a hash of every
  *      translation unit's source;
  *   3. optimized build in the same build directory: the user's policy (LTO
@@ -42,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "build/build.h"
 #include "build/buildlog.h"
 #include "pgbuild.h"
 #include "pipeline/stage.h"
@@ -395,6 +398,11 @@ static int prepare(struct pgo *p)
 	if (rc == 0 && !(p->builddir = path_real(bd)))
 		rc = -1;
 	free(bd);
+	/* before its link targets are removed and make runs there */
+	if (rc == 0) {
+		const char *skip[] = { BUILD_CHECK_TREE, NULL };
+		rc = build_tree_ours(p->builddir, skip);
+	}
 	if (rc < 0 || mkdir_p(o->prefix) < 0)
 		return -1;
 	p->prefix = xstrdup(realpath(o->prefix, real) ? real : o->prefix);
@@ -506,16 +514,24 @@ static int write_manifest(struct pgo *p)
 static int train(struct pgo *p)
 {
 	struct pgo_opts *o = p->o;
+	struct prof_gcda g;
 	double t0;
+	int rc;
 
 	if (!o->quiet)
 		fprintf(stderr, "pgo: stage 2/3: training on %s\n", p->wl);
 	t0 = clock_seconds();
-	if (prof_remove_gcda(p->builddir) < 0 || prof_hand_tree(p->builddir) < 0)
+	if (prof_gcda_begin(&g, p->builddir) < 0)
 		return -1;
 	o->run.prefix = o->prefix;
 	o->run.quiet = o->quiet;
-	if (prof_run_workloads(&o->run) < 0)
+	o->run.gcov_dir = g.dir;
+	rc = prof_run_workloads(&o->run);
+	if (rc == 0 && prof_gcda_collect(&g) < 0)
+		rc = -1;
+	o->run.gcov_dir = NULL;
+	prof_gcda_end(&g);
+	if (rc < 0)
 		return -1;
 	p->gcda = prof_count_gcda(p->builddir);
 	p->t_train = clock_seconds() - t0;

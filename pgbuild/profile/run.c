@@ -2,7 +2,10 @@
  * run.c - workloads on a private cluster under perf, gcov
  * collection, and the function -> translation unit map.  See run.h.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,6 +16,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
+#include "build/build.h"
 #include "build/buildlog.h"
 #include "cluster/cluster.h"
 #include "cluster/serveruser.h"
@@ -94,9 +98,12 @@ int prof_run_workloads(struct prof_run *r)
 	co.prefix = r->prefix;
 	co.template_dir = r->template_dir;
 	co.quiet = 1;
+	if (r->gcov_dir)
+		strvec_pushf(&co.env, "GCOV_PREFIX=%s", r->gcov_dir);
 	strvec_pushv(&co.settings, (const char *const *)r->settings.v);
 	if (cluster_create(&cl, &co) < 0) {
 		strvec_clear(&co.settings);
+		strvec_clear(&co.env);
 		return -1;
 	}
 	if (cluster_start(&cl) < 0)
@@ -180,12 +187,15 @@ out:
 	strbuf_release(&problems);
 	if (r->keep_log) {
 		struct strbuf log = STRBUF_INIT;
-		if (strbuf_read_file(&log, cl.logfile) >= 0)
+		/* through the descriptor kept since the log was made: never the
+		 * path in the server user's directory */
+		if (cluster_read_log(&cl, &log, SFS_READ_LIMIT) >= 0)
 			write_file_atomic(r->keep_log, log.buf, log.len);
 		strbuf_release(&log);
 	}
 	cluster_destroy(&cl);
 	strvec_clear(&co.settings);
+	strvec_clear(&co.env);
 	free(conn);
 	return ret;
 }
@@ -342,18 +352,165 @@ long prof_map_build(struct prof_map *m, const char *builddir, const char *binary
 
 /* ---------------- gcov ---------------- */
 
-int prof_hand_tree(const char *builddir)
+int prof_gcda_begin(struct prof_gcda *g, const char *builddir)
 {
 	struct server_user u = SERVER_USER_INIT;
 	struct strbuf err = STRBUF_INIT;
-	int rc = 0;
-	if (server_user_get(&u, NULL, NULL, &err) < 0)
-		rc = error("%s", err.buf);
-	else if (server_user_hand_tree(&u, builddir) < 0)
-		rc = -1;
+	const char *t = getenv("TMPDIR"), *skip[] = { BUILD_CHECK_TREE, NULL };
+	int fd = -1, sub, rc = -1;
+
+	memset(g, 0, sizeof(*g));
+	if (!(g->builddir = path_real(builddir)))
+		return -1;
+	if (build_tree_ours(g->builddir, skip) < 0 || prof_remove_gcda(g->builddir) < 0)
+		return -1;
+	if (server_user_get(&u, NULL, NULL, &err) < 0) {
+		error("%s", err.buf);
+		goto out;
+	}
+	g->top = xasprintf("%s/pgbuild-gcda-XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(g->top)) {
+		error("cannot make a directory %s: %s", g->top, strerror(errno));
+		free(g->top);
+		g->top = NULL;
+		goto out;
+	}
+	/* ours (the server user only enters it); d below it is theirs */
+	fd = open(g->top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fchmod(fd, 0755) < 0 ||
+	    (sub = sfs_mkdir(fd, "d", 0700, u.switch_user ? u.uid : (uid_t)-1, u.gid, 0,
+			     &err)) < 0) {
+		error("cannot set up %s: %s", g->top, err.len ? err.buf : strerror(errno));
+		goto out;
+	}
+	close(sub);
+	g->dir = xasprintf("%s/d", g->top);
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (rc < 0)
+		prof_gcda_end(g);
 	server_user_release(&u);
 	strbuf_release(&err);
 	return rc;
+}
+
+/* The walk of prof_gcda_collect. */
+struct gcda_walk {
+	struct prof_gcda *g;
+	int buildfd;          /* the build tree */
+	struct strbuf rel;    /* of the directory read, below g->dir */
+	long copied;
+};
+
+/* Take back the file name (in the directory open as fd, rel w->rel). */
+static int gcda_take(struct gcda_walk *w, int fd, const char *name)
+{
+	struct strbuf target = STRBUF_INIT, err = STRBUF_INIT;
+	size_t n = strlen(w->g->builddir);
+	char real[PATH_MAX], *gcno = NULL;
+	const char *in_tree;
+	int rc = 0;
+
+	/* DIR/REL/NAME stands for /REL/NAME: in the build tree, and an
+	 * object of the instrumented build (its .gcno beside it)? */
+	strbuf_addf(&target, "/%s", w->rel.buf);
+	if (!realpath(target.buf, real) || strncmp(real, w->g->builddir, n) ||
+	    (real[n] && real[n] != '/'))
+		goto skip;
+	in_tree = real[n] ? real + n + 1 : "";
+	strbuf_reset(&target);
+	strbuf_addf(&target, "%s%s%s", in_tree, *in_tree ? "/" : "", name);
+	gcno = xasprintf("%.*s.gcno", (int)(target.len - 5), target.buf);
+	if (faccessat(w->buildfd, gcno, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+		goto skip;
+	if (sfs_copy_back(fd, name, w->buildfd, target.buf, PROF_GCDA_LIMIT, 0644, &err) < 0) {
+		warning("profile data %s/%s/%s not taken: %s", w->g->dir, w->rel.buf, name, err.buf);
+		goto skip;
+	}
+	w->copied++;
+	goto out;
+skip:
+	w->g->skipped++;
+out:
+	free(gcno);
+	strbuf_release(&target);
+	strbuf_release(&err);
+	return rc;
+}
+
+/* Every .gcda below the directory open as fd (the server user's). */
+static int gcda_walk_at(struct gcda_walk *w, int fd, int depth)
+{
+	int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+	struct dirent *e;
+
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return error("cannot read %s/%s: %s", w->g->dir, w->rel.buf, strerror(errno));
+	}
+	while ((e = readdir(d))) {
+		const char *name = e->d_name;
+		size_t n = strlen(name), len = w->rel.len;
+		struct stat st;
+		if (!strcmp(name, ".") || !strcmp(name, "..") ||
+		    fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode) && depth < 64) {
+			int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub < 0)
+				continue;
+			strbuf_addf(&w->rel, "%s%s", len ? "/" : "", name);
+			gcda_walk_at(w, sub, depth + 1);
+			strbuf_setlen(&w->rel, len);
+			close(sub);
+		} else if (S_ISREG(st.st_mode) && n > 5 && !strcmp(name + n - 5, ".gcda")) {
+			gcda_take(w, fd, name);
+		} else {
+			w->g->skipped++;
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+long prof_gcda_collect(struct prof_gcda *g)
+{
+	struct gcda_walk w = { g, -1, STRBUF_INIT, 0 };
+	int fd;
+
+	w.buildfd = open(g->builddir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = open(g->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (w.buildfd < 0 || fd < 0) {
+		error("cannot open %s: %s", w.buildfd < 0 ? g->builddir : g->dir, strerror(errno));
+		if (w.buildfd >= 0)
+			close(w.buildfd);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	gcda_walk_at(&w, fd, 0);
+	close(fd);
+	close(w.buildfd);
+	strbuf_release(&w.rel);
+	if (g->skipped)
+		verbose("profile: %ld files of the training not taken (no object of %s)",
+			g->skipped, g->builddir);
+	return w.copied;
+}
+
+void prof_gcda_end(struct prof_gcda *g)
+{
+	/* top is ours, in TMPDIR: remove_tree follows no link below it */
+	if (g->top && remove_tree(g->top) < 0)
+		warning("cannot remove %s: %s", g->top, strerror(errno));
+	free(g->builddir);
+	free(g->top);
+	free(g->dir);
+	memset(g, 0, sizeof(*g));
 }
 
 static long gcda_count;
@@ -362,16 +519,18 @@ static int gcda_remove;
 static int gcda_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
-	(void)ftw;
 	size_t n = strlen(path);
+	/* regress's test tree is the server user's: never walked by path */
+	if (flag == FTW_D && ftw->level == 1 && !strcmp(path + ftw->base, BUILD_CHECK_TREE))
+		return FTW_SKIP_SUBTREE;
 	if (flag != FTW_F || n < 5 || strcmp(path + n - 5, ".gcda"))
-		return 0;
+		return FTW_CONTINUE;
 	if (gcda_remove && unlink(path) < 0) {
 		error("cannot remove \"%s\": %s", path, strerror(errno));
-		return 1;
+		return FTW_STOP;
 	}
 	gcda_count++;
-	return 0;
+	return FTW_CONTINUE;
 }
 
 /* Count the .gcda files below dir, removing them when unlink_them is set. */
@@ -379,7 +538,7 @@ static long gcda_walk(const char *dir, int unlink_them)
 {
 	gcda_count = 0;
 	gcda_remove = unlink_them;
-	if (nftw(dir, gcda_one, 32, FTW_PHYS) != 0)
+	if (nftw(dir, gcda_one, 32, FTW_PHYS | FTW_ACTIONRETVAL) != 0)
 		return -1;
 	return gcda_count;
 }

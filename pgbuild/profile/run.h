@@ -11,10 +11,15 @@
  *
  * gcov: an instrumented build (compiled with -fprofile-generate
  * -ftest-coverage, linked with -fprofile-generate) writes one .gcda file
- * next to each object when a process exits normally; the server runs as an
- * unprivileged user, so the build tree is handed to that user first
- * (prof_hand_tree), and the cluster is stopped with a fast shutdown (every
- * backend exits through proc_exit, which runs the gcov dump).
+ * per object when a process exits normally, at the object's path below
+ * $GCOV_PREFIX.  The server runs as an unprivileged user and its build tree
+ * stays ours (root would otherwise run make in a tree the server user can
+ * change): the server writes its counts into a directory of its own
+ * (prof_gcda_begin: TMPDIR/pgbuild-gcda-XXXXXX/d, GCOV_PREFIX), and we copy
+ * each one back next to its object (prof_gcda_collect: read below
+ * descriptors, O_NOFOLLOW, bounded; only where the build has that object's
+ * .gcno).  The cluster is stopped with a fast shutdown (every backend
+ * exits through proc_exit, which runs the gcov dump).
  */
 #ifndef PGBUILD_PROFILE_RUN_H
 #define PGBUILD_PROFILE_RUN_H
@@ -41,6 +46,7 @@ struct prof_run {
 	const char *template_dir; /* start from a copy of this data directory
 				   * instead of initdb (NULL: initdb) */
 	const char *keep_log;     /* copy the server log here at the end, or NULL */
+	const char *gcov_dir;     /* GCOV_PREFIX of initdb and the server, or NULL */
 	struct strbuf summary;    /* filled: one line per workload with tps */
 	long postmaster;          /* filled: the postmaster's pid */
 };
@@ -86,11 +92,38 @@ int prof_is_instrumented(const struct json_value *record);
  */
 long prof_map_build(struct prof_map *m, const char *builddir, const char *binary);
 
+/* The training directory of a gcov run (prof_gcda_begin). */
+struct prof_gcda {
+	char *builddir;   /* the build tree the counts belong to (resolved) */
+	char *top;        /* TMPDIR/pgbuild-gcda-XXXXXX: ours, 0755 */
+	char *dir;        /* top/d: the server user's, GCOV_PREFIX */
+	long skipped;     /* data files not taken back (no such object) */
+};
+
+#define PROF_GCDA_INIT { NULL, NULL, NULL, 0 }
+
+/* The largest .gcda file taken back. */
+#define PROF_GCDA_LIMIT ((size_t)64 << 20)
+
 /*
- * Hand the build tree to the server user (when root) so that instrumented
- * server processes can write .gcda files there.  0 or -1.
+ * Before training with builddir's instrumented install: builddir must be
+ * a tree nobody else can change (as root: one an earlier pgbuild handed to
+ * the server user is refused with the fix, never used); its old .gcda
+ * files are removed; g->dir is made for the server user's counts.  0, or
+ * -1 after the error.
  */
-int prof_hand_tree(const char *builddir);
+int prof_gcda_begin(struct prof_gcda *g, const char *builddir);
+
+/*
+ * After training: every DIR/ABSPATH.gcda the server wrote is copied to
+ * ABSPATH.gcda when ABSPATH's directory is in the build tree and holds
+ * ABSPATH.gcno (an object of the instrumented build); anything else is
+ * counted in g->skipped.  Returns the files copied, or -1.
+ */
+long prof_gcda_collect(struct prof_gcda *g);
+
+/* Remove the training directory (idempotent). */
+void prof_gcda_end(struct prof_gcda *g);
 
 /* Remove every .gcda below dir; returns how many (or -1). */
 long prof_remove_gcda(const char *dir);

@@ -25,6 +25,7 @@
 
 #include "build/buildlog.h"
 #include "pgbuild.h"
+#include "pipeline/preflight.h"
 #include "pipeline/stage.h"
 #include "tune/sensitivity.h"
 
@@ -208,10 +209,14 @@ int sens_run(const struct sens_opts *o)
 	char *low = NULL, *high = NULL;
 	int ret = PGBUILD_EXIT_ERROR;
 
-	if (mkdir_p(o->workdir) < 0)
-		goto out;
-	/* the server user must reach the installs */
-	chmod(o->workdir, 0755);
+	/* the server user must reach the installs: a workdir it cannot enter
+	 * is refused with the fix, never chmodded */
+	{
+		int fd = preflight_workdir("--workdir", o->workdir);
+		if (fd < 0)
+			goto out;
+		close(fd);
+	}
 	low = o->low_prefix ? xstrdup(o->low_prefix) : build_one(o, "low", o->low);
 	if (!low)
 		goto out;

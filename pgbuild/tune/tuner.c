@@ -44,6 +44,7 @@
 #include "fdio.h"
 #include "policy.h"
 #include "pgbuild.h"
+#include "pipeline/preflight.h"
 #include "pipeline/stage.h"
 #include "tune/tuner.h"
 
@@ -474,6 +475,9 @@ static int ensure_installed(struct tuner *tu, tune_set s, int *builds, double *s
 		free(from);
 		remove_tree(stage);
 	}
+	/* the set's own directory, which tune made below its work directory
+	 * (checked: nobody else writes there): the server user reaches the
+	 * install in it */
 	chmod(dir, 0755);
 	*secs = clock_seconds() - t0;
 	rc = BUILT_OK;
@@ -816,9 +820,14 @@ static int prepare_dirs(struct tuner *tu)
 			return error("--baseline %s: no bin/postgres: not an installed PostgreSQL",
 				     tu->o.baseline);
 	}
-	if (mkdir_p(tu->workdir) < 0)
-		return -1;
-	chmod(tu->workdir, 0755);
+	/* never chmodded: refused when the server user cannot reach the
+	 * installs below it, or another user could write in it */
+	{
+		int fd = preflight_workdir("--workdir", tu->workdir);
+		if (fd < 0)
+			return -1;
+		close(fd);
+	}
 	tu->builddir = tu->o.builddir ? path_absolute(tu->o.builddir) :
 		       xasprintf("%s/build", tu->workdir);
 	tu->build_prefix = configured_prefix(tu->builddir);

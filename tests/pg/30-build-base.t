@@ -34,8 +34,14 @@ is "a passing subset of the regression suite exits 0" "$s" 0
 like "... 2 tests" "$out" 'core: 2 tests, 2 passed, 0 failed'
 if [ "$(id -u)" = 0 ]; then
 	like "it says it ran as the unprivileged user" "$out" 'running as user postgres'
+	# the privilege boundary: the suites ran in a test tree of hard links,
+	# the build tree (where root builds again) stayed root's
+	like "... in a test tree of hard links" "$out" "test tree $(e2e_builddir base)/pgopt-check: [0-9]+ hard links"
+	is "... the build tree still has no entry of another user" \
+		"$(find "$(e2e_builddir base)" ! -user root -print -quit)" ""
+	is "... and the test tree is gone" "$(ls -d "$(e2e_builddir base)/pgopt-check" 2>/dev/null)" ""
 else
-	skip "not root: regress runs as the caller, no user switch to report" 1
+	skip "not root: regress runs as the caller, no user switch to report" 4
 fi
 like "verdict is the last line" "$(printf '%s\n' "$out" | tail -1)" '^regress: PASSED'
 diag "$(printf '%s\n' "$out" | grep -E '^(core|regress):')"
@@ -84,7 +90,7 @@ in_regress_dir() { # pids of processes working in the build's regress directory
 	local d
 	for d in /proc/[0-9]*; do
 		case $(readlink "$d/cwd" 2>/dev/null) in
-		"$bd"/src/test/regress*) echo "${d#/proc/}" ;;
+		"$bd"/src/test/regress*|"$bd"/pgopt-check/src/test/regress*) echo "${d#/proc/}" ;;
 		esac
 	done
 }
@@ -98,7 +104,8 @@ regress_killed() {
 	for i in $(seq 1500); do
 		# a test of this run has started (pg_regress creates its
 		# results/NAME.out when it starts the test): the server runs
-		[ -n "$(find "$bd/src/test/regress/results" -name '*.out' -newer "$TMP/rk.stamp" 2>/dev/null | head -n 1)" ] && break
+		[ -n "$(find "$bd/src/test/regress/results" "$bd/pgopt-check/src/test/regress/results" \
+			-name '*.out' -newer "$TMP/rk.stamp" 2>/dev/null | head -n 1)" ] && break
 		kill -0 "$rp" 2>/dev/null || break
 		sleep 0.2
 	done

@@ -25,7 +25,9 @@ unset PGOPT_POLICY PGOPT_LOGDIR PGOPT_PREFIX
 
 base=$(e2e_build base none) || { ok "baseline build (fills ccache)" false; done_testing; }
 src=$(e2e_src)
-dir=$(e2e_dir pgo-scoped)
+# (pgo-scoped-2: the build tree of pgo-scoped was handed to the server user
+# by earlier versions of pgbuild, and is now refused as such)
+dir=$(e2e_dir pgo-scoped-2)
 mkdir -p "$dir"
 chmod 755 "$dir"
 cd "$TMP" || exit 1

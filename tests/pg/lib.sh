@@ -46,8 +46,10 @@
 #                              `flock /tmp/pgopt-heavy.lock` while other suites
 #                              run (it inverts the order); e2e_heavy already
 #                              takes the heavy lock for each heavy step.
-#   e2e_check_server BUILDDIR  the pgrep -f pattern of the temporary server
-#                              that make check (pg_regress) starts in BUILDDIR
+#   e2e_check_server BUILDDIR  the pgrep -f pattern (an ERE) of the temporary
+#                              server that make check (pg_regress) starts for
+#                              BUILDDIR: in BUILDDIR itself, or (as root) in
+#                              its test tree BUILDDIR/pgopt-check
 #   e2e_segv_backend PATTERN MATCH PID
 #                              while PID runs, wait for a server whose command
 #                              line matches PATTERN (pgrep -f) to have a
@@ -90,7 +92,7 @@ HEAVY_LOCK=$E2E_HEAVY_LOCK
 . "$TOP/tests/lib/heavy.sh"
 e2e_heavy() { heavy "$@"; }
 
-e2e_check_server() { echo "postgres -D $1/src/test/regress/tmp_check/data"; }
+e2e_check_server() { echo "postgres -D $1(/pgopt-check)?/src/test/regress/tmp_check/data"; }
 
 e2e_segv_backend() {
 	local pattern=$1 match=$2 pid=$3 pm c

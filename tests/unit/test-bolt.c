@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -229,9 +230,17 @@ static void test_fdata_count(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(write_all(fd, text, strlen(text)), 0);
 	close(fd);
-	assert_true(bolt_fdata_count(path) == 1234567890128LL);
+	assert_true(bolt_fdata_count(AT_FDCWD, path) == 1234567890128LL);
+	/* read back from the server user's directory: a link is refused */
+	{
+		char *link = xasprintf("%s.link", path);
+		assert_int_equal(symlink(path, link), 0);
+		assert_true(bolt_fdata_count(AT_FDCWD, link) == -1);
+		unlink(link);
+		free(link);
+	}
 	unlink(path);
-	assert_true(bolt_fdata_count(path) == -1);
+	assert_true(bolt_fdata_count(AT_FDCWD, path) == -1);
 	assert_string_equal(bolt_manifest_path("/w/profile.fdata"), "/w/profile.fdata.json");
 }
 

@@ -266,6 +266,22 @@ static void test_mkdir_and_anchor(void **state)
 	assert_non_null(strstr(err.buf, "mode 0777"));
 	assert_int_equal(sfs_open_anchor(p, geteuid() + 1, 0, NULL), -1);
 	free(p);
+	/* as root: a directory another user owns is taken only when it is to
+	 * be theirs (handed over before), never as one of ours */
+	{
+		struct passwd *pw = getpwnam("nobody");
+		if (geteuid() == 0 && pw) {
+			fd = sfs_mkdir(topfd, "theirs", 0700, pw->pw_uid, pw->pw_gid, 0, NULL);
+			assert_true(fd >= 0);
+			close(fd);
+			assert_int_equal(sfs_mkdir(topfd, "theirs", 0700, (uid_t)-1, (gid_t)-1, 1,
+						   NULL), -1);
+			assert_int_equal(errno, EPERM);
+			fd = sfs_mkdir(topfd, "theirs", 0700, pw->pw_uid, pw->pw_gid, 1, NULL);
+			assert_true(fd >= 0);
+			close(fd);
+		}
+	}
 	strbuf_release(&err);
 }
 
@@ -343,6 +359,172 @@ static void test_remove(void **state)
 	free(t);
 }
 
+static void test_tree_foreign(void **state)
+{
+	struct passwd *pw = getpwnam("nobody");
+	struct strbuf bad = STRBUF_INIT;
+	const char *skip[] = { "ignored", NULL };
+	uid_t owner = 12345;
+	char *p;
+	(void)state;
+
+	mk("ft");
+	mk("ft/a");
+	mk("ft/ignored");
+	put("ft/a/Makefile", "all:\n");
+	ln("/etc", "ft/a/link");
+	/* all ours, links and a skipped entry aside */
+	assert_int_equal(sfs_tree_foreign(topfd, "ft", geteuid(), getegid(), skip, &bad, &owner,
+					  NULL), 0);
+	assert_int_equal(bad.len, 0);
+	/* a file others may write: found, with its path */
+	p = xasprintf("%s/ft/a/Makefile", top);
+	assert_int_equal(chmod(p, 0666), 0);
+	assert_int_equal(sfs_tree_foreign(topfd, "ft", geteuid(), getegid(), skip, &bad, &owner,
+					  NULL), 1);
+	assert_string_equal(bad.buf, "a/Makefile");
+	assert_int_equal(owner, geteuid());
+	assert_int_equal(chmod(p, 0644), 0);
+	/* a directory others may write, in a skipped entry: not looked at */
+	free(p);
+	p = xasprintf("%s/ft/ignored", top);
+	assert_int_equal(chmod(p, 0777), 0);
+	strbuf_reset(&bad);
+	assert_int_equal(sfs_tree_foreign(topfd, "ft", geteuid(), getegid(), skip, &bad, &owner,
+					  NULL), 0);
+	/* the tree itself, and a link as the tree: refused */
+	assert_int_equal(sfs_tree_foreign(topfd, "ft/ignored", geteuid(), getegid(), NULL, &bad,
+					  &owner, NULL), 1);
+	assert_int_equal(bad.len, 0);
+	assert_int_equal(sfs_tree_foreign(topfd, "ft/a/link", geteuid(), getegid(), NULL, &bad,
+					  &owner, NULL), -1);
+	assert_int_equal(errno, ELOOP);
+	free(p);
+	if (geteuid() != 0 || !pw) {
+		strbuf_release(&bad);
+		skip();
+	}
+	/* as root: an entry another user owns (a tree handed over before) */
+	p = xasprintf("%s/ft/a", top);
+	assert_int_equal(chown(p, pw->pw_uid, pw->pw_gid), 0);
+	assert_int_equal(sfs_tree_foreign(topfd, "ft", 0, 0, skip, &bad, &owner, NULL), 1);
+	assert_string_equal(bad.buf, "a");
+	assert_int_equal(owner, pw->pw_uid);
+	free(p);
+	strbuf_release(&bad);
+}
+
+static void test_link_tree(void **state)
+{
+	struct passwd *pw = getpwnam("nobody");
+	struct stat st, st2;
+	const char *skip[] = { "skipped", NULL };
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	char *p, *q, *t;
+	(void)state;
+
+	mk("src");
+	mk("src/d");
+	mk("src/skipped");
+	put("src/d/Makefile", "all:\n");
+	put("src/open", "anyone may write me");
+	put("src/skipped/x", "x");
+	ln("d/Makefile", "src/rel");
+	ln("/etc/passwd", "src/abs");
+	p = xasprintf("%s/src/open", top);
+	assert_int_equal(chmod(p, 0666), 0);
+	free(p);
+	p = xasprintf("%s/src/fifo", top);
+	assert_int_equal(mkfifo(p, 0644), 0);
+	free(p);
+	if (geteuid() == 0 && pw) {
+		uid = pw->pw_uid;
+		gid = pw->pw_gid;
+	}
+	/* d, d/Makefile, open, rel, abs, and the top */
+	assert_int_equal(sfs_link_tree(topfd, "src", topfd, "farm", uid, gid, skip, NULL), 6);
+	/* a safe file is the same inode; a file others may write is a copy */
+	p = xasprintf("%s/src/d/Makefile", top);
+	q = xasprintf("%s/farm/d/Makefile", top);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(stat(q, &st2), 0);
+	assert_true(st.st_ino == st2.st_ino);
+	assert_int_equal(st2.st_uid, st.st_uid);
+	free(p);
+	free(q);
+	p = xasprintf("%s/src/open", top);
+	q = xasprintf("%s/farm/open", top);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(stat(q, &st2), 0);
+	assert_true(st.st_ino != st2.st_ino);
+	assert_int_equal(st2.st_uid, uid);
+	assert_int_equal(st2.st_mode & 0777, 0644);
+	t = slurp("farm/open");
+	assert_string_equal(t, "anyone may write me");
+	free(t);
+	free(p);
+	free(q);
+	/* links made again, directories the user's, the rest left out */
+	t = slurp("farm/rel");
+	assert_string_equal(t, "all:\n");
+	free(t);
+	p = xasprintf("%s/farm/abs", top);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	free(p);
+	p = xasprintf("%s/farm/d", top);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_uid, uid);
+	free(p);
+	t = slurp("farm/skipped/x");
+	assert_string_equal(t, "(missing)");
+	free(t);
+	p = xasprintf("%s/farm/fifo", top);
+	assert_int_equal(lstat(p, &st), -1);
+	free(p);
+	p = xasprintf("%s/farm", top);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_uid, uid);
+	free(p);
+	/* the copy exists: refused, the source untouched */
+	assert_int_equal(sfs_link_tree(topfd, "src", topfd, "farm", uid, gid, skip, NULL), -1);
+	assert_int_equal(errno, EEXIST);
+	assert_int_equal(sfs_remove(topfd, "farm", NULL), 0);
+	t = slurp("src/d/Makefile");
+	assert_string_equal(t, "all:\n");
+	free(t);
+}
+
+static void test_copy_back(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *t;
+	(void)state;
+
+	mk("cb");
+	put("cb/data.gcda", "counts");
+	put("secret", "root only");
+	ln("../secret", "cb/planted.gcda");
+	assert_int_equal(sfs_copy_back(topfd, "cb/data.gcda", topfd, "back.gcda", 1024, 0644,
+				       &err), 6);
+	t = slurp("back.gcda");
+	assert_string_equal(t, "counts");
+	free(t);
+	/* a planted link is refused and nothing is written */
+	assert_int_equal(sfs_copy_back(topfd, "cb/planted.gcda", topfd, "stolen", 1024, 0644,
+				       &err), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_non_null(strstr(err.buf, "symbolic link"));
+	t = slurp("stolen");
+	assert_string_equal(t, "(missing)");
+	free(t);
+	/* over the limit: refused */
+	assert_int_equal(sfs_copy_back(topfd, "cb/data.gcda", topfd, "back2", 3, 0644, NULL), -1);
+	assert_int_equal(errno, EFBIG);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -351,6 +533,9 @@ int main(void)
 		cmocka_unit_test(test_mkdir_and_anchor),
 		cmocka_unit_test(test_chown_tree),
 		cmocka_unit_test(test_remove),
+		cmocka_unit_test(test_tree_foreign),
+		cmocka_unit_test(test_link_tree),
+		cmocka_unit_test(test_copy_back),
 	};
 	return cmocka_run_group_tests_name("common/safefs", tests, setup, teardown);
 }

@@ -4,7 +4,8 @@
  * captured): thresholds naming unknown workloads or the wrong metric,
  * too few pairs, sources that cannot be one, installs without postgres,
  * and (as root, with the real user "postgres") directories the server
- * user cannot reach.
+ * user cannot reach; work directories are never chmodded, and refused as
+ * root when another user could write in them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -175,6 +176,65 @@ static void test_server_dirs(void **state)
 	free(tmpdir);
 }
 
+/* mode and owner of path, as "MODE UID" */
+static char *mode_of(const char *path)
+{
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	return xasprintf("%04o %ld", (unsigned)(st.st_mode & 07777), (long)st.st_uid);
+}
+
+static void test_workdir(void **state)
+{
+	char top[] = "/tmp/pgopt-preflight-XXXXXX";
+	char *w, *m;
+	int fd;
+	(void)state;
+	assert_non_null(mkdtemp(top));
+	/* missing: made (with its parents) */
+	w = xasprintf("%s/a/b", top);
+	assert_int_equal(chmod(top, 0755), 0);
+	fd = preflight_workdir("--workdir", w);
+	assert_true(fd >= 0);
+	close(fd);
+	if (geteuid() != 0 || !server_user_name()) {
+		free(w);
+		assert_int_equal(remove_tree(top), 0);
+		skip();
+	}
+	setenv("PGBUILD_SERVER_USER", "nobody", 1);
+	/* an existing 0700 one (a `--workdir ~`): refused with the fix, and
+	 * left as it was */
+	assert_int_equal(chmod(w, 0700), 0);
+	capture_begin();
+	assert_int_equal(preflight_workdir("--workdir", w), -1);
+	assert_non_null(strstr(capture_end(), "chmod o+x"));
+	m = mode_of(w);
+	assert_string_equal(m, "0700 0");
+	free(m);
+	/* one anyone may write in: refused, left as it was; sticky: taken */
+	assert_int_equal(chmod(w, 0777), 0);
+	capture_begin();
+	assert_int_equal(preflight_workdir("--workdir", w), -1);
+	assert_non_null(strstr(capture_end(), "another user can change what is in it (mode 0777"));
+	m = mode_of(w);
+	assert_string_equal(m, "0777 0");
+	free(m);
+	assert_int_equal(chmod(w, 01777), 0);
+	fd = preflight_workdir("--workdir", w);
+	assert_true(fd >= 0);
+	close(fd);
+	/* another user's: refused */
+	assert_int_equal(chmod(w, 0755), 0);
+	assert_int_equal(chown(w, 65534, 65534), 0);
+	capture_begin();
+	assert_int_equal(preflight_workdir("--workdir", w), -1);
+	assert_non_null(strstr(capture_end(), "another user can change what is in it"));
+	unsetenv("PGBUILD_SERVER_USER");
+	assert_int_equal(remove_tree(top), 0);
+	free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_pairs),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_server_dirs),
+		cmocka_unit_test(test_workdir),
 	};
 	error_set_program("pgbuild", 2);
 	return cmocka_run_group_tests_name("preflight", tests, NULL, NULL);

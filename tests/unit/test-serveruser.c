@@ -95,6 +95,26 @@ static void test_hand_tree_and_access(void **state)
 	assert_int_equal(st.st_uid, u.uid);
 	assert_true(server_user_can(&u, "-w", sub));
 	assert_int_equal(server_user_hand_tree(&u, sub), 0);   /* nothing left to do */
+	/* a link the user planted in the tree changes owner itself, never
+	 * what it points to (a root-only file), when the tree is handed over
+	 * again; a link as the tree itself is refused */
+	{
+		char *secret = xasprintf("%s/secret", top), *link = xasprintf("%s/l", sub);
+		char *toplink = xasprintf("%s/tl", top);
+		fclose(fopen(secret, "w"));
+		assert_int_equal(symlink(secret, link), 0);
+		assert_int_equal(lchown(link, 0, 0), 0);
+		assert_int_equal(symlink(sub, toplink), 0);
+		assert_int_equal(server_user_hand_tree(&u, sub), 1);
+		assert_int_equal(lstat(link, &st), 0);
+		assert_int_equal(st.st_uid, u.uid);
+		assert_int_equal(stat(secret, &st), 0);
+		assert_int_equal(st.st_uid, 0);
+		assert_int_equal(server_user_hand_tree(&u, toplink), -1);
+		free(secret);
+		free(link);
+		free(toplink);
+	}
 	/* a tree that does not exist: an error */
 	{
 		char *none = xasprintf("%s/none", top);

@@ -105,8 +105,9 @@ int sfs_write_atomic(int dirfd, const char *rel, const void *buf, size_t len,
 
 /*
  * Make the directory rel below dirfd (its parents must exist), or take the
- * one there when exist_ok and it is a real directory owned by us; then
- * set its mode and, when uid is not (uid_t)-1, its owner, through its
+ * one there when exist_ok and it is a real directory owned by us (or by
+ * uid, the owner it is to have: a directory handed over before); then set
+ * its mode and, when uid is not (uid_t)-1, its owner, through its
  * descriptor.  Returns the directory's descriptor, or -1.
  */
 int sfs_mkdir(int dirfd, const char *rel, mode_t mode, uid_t uid, gid_t gid,
@@ -127,6 +128,46 @@ long sfs_chown_tree(int dirfd, const char *rel, uid_t uid, gid_t gid, struct str
  * Returns 0, or -1.
  */
 int sfs_remove(int dirfd, const char *rel, struct strbuf *err);
+
+/*
+ * Is there an entry below rel (dirfd) that someone other than uid could
+ * change?  One owned by another user, or (links aside) writable by others
+ * or by a group other than gid.  A physical walk that never leaves rel's
+ * file system; the top-level entries named in skip (NULL-terminated, may
+ * be NULL) are not looked at.  Returns 1 with the entry's path (relative
+ * to rel) appended to bad and its owner in *owner, 0 when there is none,
+ * -1 on error.  Before root runs make in a tree or reads build
+ * instructions from it: a tree the server user owns holds its Makefiles.
+ */
+int sfs_tree_foreign(int dirfd, const char *rel, uid_t uid, gid_t gid,
+		     const char *const *skip, struct strbuf *bad, uid_t *owner,
+		     struct strbuf *err);
+
+/*
+ * Make dst_rel below dstfd (it must not exist) a copy of the tree src_rel
+ * below srcfd made of hard links, for a user who may change the copy but
+ * not the source: directories are new, owned by uid:gid with their
+ * source's mode plus u+rwx; regular files are hard links to the source's
+ * (the same inode: still the source owner's, read-only to uid); a file
+ * that group or others may write, or a set-id one, is copied instead (a
+ * new file, uid's); symbolic links are made again; FIFOs, sockets and
+ * devices are left out, as are the top-level names in skip.  Times are
+ * kept.  The source must be a tree nobody else can change
+ * (sfs_tree_foreign) on one file system.  dst_rel stays root-only (0700,
+ * ours) until the whole copy stands, then becomes uid's.  Returns the
+ * number of entries made, or -1 with what was made removed.
+ */
+long sfs_link_tree(int srcfd, const char *src_rel, int dstfd, const char *dst_rel,
+		   uid_t uid, gid_t gid, const char *const *skip, struct strbuf *err);
+
+/*
+ * Copy the regular file src_rel below srcfd (every component O_NOFOLLOW,
+ * at most limit bytes: sfs_read) to dst_rel below dstfd (sfs_write_atomic,
+ * mode).  For the files root takes back from a tree another user writes
+ * (profiles, logs).  Returns the bytes copied, or -1.
+ */
+long sfs_copy_back(int srcfd, const char *src_rel, int dstfd, const char *dst_rel,
+		   size_t limit, mode_t mode, struct strbuf *err);
 
 /*
  * What a file is, for messages: "a regular file", "a directory", "a FIFO",

@@ -1,0 +1,209 @@
+#!/bin/bash
+# 86-root-boundary.t - the privilege boundary between pgbuild (root) and the
+# server user it runs PostgreSQL's server side as.  Everything that runs as
+# the server user here is hostile on purpose: a make check rule, an initdb
+# of the install under test.  It plants symbolic links at every path root
+# reads or writes next (its logs, the build's logs, regression.diffs, the
+# servers' logs, server.log, the single-user runs' files) pointing into a
+# root-only directory, and edits the Makefiles root runs next.  Asserted:
+# nothing appears or changes in the root-only directory, nothing changes
+# owner, no content of it reaches pgbuild's output, root never runs what
+# the server user wrote, and a build tree an earlier pgbuild handed over
+# is refused with a sentence.  A caller's --workdir is never chmodded.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/heavy.sh"
+P=$B/bin/pgbuild
+[ "$(id -u)" = 0 ] || skip_all "needs root: the boundary is between root and the server user"
+SRV_USER=${PGBUILD_SERVER_USER:-postgres}
+id "$SRV_USER" >/dev/null 2>&1 || skip_all "no server user $SRV_USER"
+PGREAL=${PGOPT_TEST_PGPREFIX:-/usr/lib/postgresql/15}
+export PGOPT_CACHE_DIR=$TMP/cache
+unset PGOPT_POLICY PGOPT_LOGDIR PGOPT_PREFIX
+export TMPDIR=$TMP
+cd "$TMP" || exit 1
+
+# --- the root-only directory every planted link points into ---
+R=$TMP/rootonly
+mkdir -m 700 "$R"
+printf 'original content\n' > "$R/victim"
+printf 'server process (PID 1) was terminated by signal 11: the secret 42\n' > "$R/secret"
+chmod 600 "$R/victim" "$R/secret"
+snapshot() { # names, owners, modes, sizes and checksums of everything in $R
+	(cd "$R" && find . -printf '%p %U:%G %m %s\n' | sort &&
+	 find . -type f -size -1M -exec sha256sum {} + | sort)
+}
+before=$(snapshot)
+unchanged() { # title: the root-only directory is as it was
+	local now
+	now=$(snapshot)
+	is "$1: nothing appeared, changed or changed owner in the root-only directory" "$now" "$before"
+	[ "$now" = "$before" ] || { printf 'original content\n' > "$R/victim"; before=$(snapshot); }
+}
+
+# --- a fake PostgreSQL whose make check runs as the server user and plants ---
+mkdir -p fakepg-99.1/src/backend
+cat > fakepg-99.1/configure <<'CONF'
+#!/bin/sh
+PACKAGE_VERSION='99.1'
+srcdir=$(cd "$(dirname "$0")" && pwd)
+prefix=/usr/local CC=cc
+for a; do
+	case $a in
+	--prefix=*) prefix=${a#--prefix=} ;;
+	CC=*) CC=${a#CC=} ;;
+	esac
+done
+echo "$*" > config.status
+mkdir -p src/backend contrib
+cat > GNUmakefile <<EOF
+srcdir = $srcdir
+CC = $CC
+prefix = $prefix
+all: src/backend/postgres
+src/backend/a.o: \$(srcdir)/src/backend/a.c
+	cd src/backend && \$(CC) -O2 -c -o a.o \$(srcdir)/src/backend/a.c
+src/backend/postgres: src/backend/a.o
+	cd src/backend && \$(CC) -O2 -o postgres a.o
+install: all
+	mkdir -p \$(prefix)/bin && cp src/backend/postgres \$(prefix)/bin/postgres
+check:
+	sh \$(srcdir)/plant.sh "$PWD" "\$\$PLANT_INTO"
+EOF
+printf 'all:\ninstall:\n' > contrib/Makefile
+CONF
+chmod +x fakepg-99.1/configure
+printf 'int main(void) { return 0; }\n' > fakepg-99.1/src/backend/a.c
+cat > fakepg-99.1/plant.sh <<'PLANT'
+#!/bin/sh
+# make check, as the server user: links where root writes or reads next,
+# in the build tree ($1) and where make runs; Makefile edits root would run
+B=$1 R=$2
+for d in "$B" "$PWD"; do
+	for f in pgopt-make.log pgopt-configure.log pgopt-install.log pgopt-regress-core.log \
+		 pgopt-build.json pgopt-regress.lock; do
+		rm -f "$d/$f" 2>/dev/null
+		ln -s "$R/victim" "$d/$f" 2>/dev/null
+	done
+	printf 'all: pwned\npwned:\n\ttouch %s/pwned\n' "$R" >> "$d/GNUmakefile" 2>/dev/null
+	{ cp "$d/GNUmakefile" "$d/GNUmakefile.new" &&
+	  printf 'all: pwned\npwned:\n\ttouch %s/pwned\n' "$R" >> "$d/GNUmakefile.new" &&
+	  mv -f "$d/GNUmakefile.new" "$d/GNUmakefile"; } 2>/dev/null
+done
+mkdir -p src/test/regress/log 2>/dev/null
+ln -sf "$R/secret" src/test/regress/regression.diffs
+ln -sf "$R/secret" src/test/regress/log/postmaster.log
+echo "test fake_check                   ... FAILED           1 ms"
+echo "The differences that caused some tests to fail can be viewed in the file \"$PWD/src/test/regress/regression.diffs\"."
+echo " 1 of 1 tests failed. "
+exit 1
+PLANT
+SRC=$TMP/fakepg-99.1
+BD=$TMP/fake.build
+build() { "$P" build --src "$SRC" --prefix "$TMP/fake" --builddir "$BD" --policy none --no-bench --jobs 2; }
+
+ok "the fake PostgreSQL builds" build
+gm=$(sha256sum < "$BD/GNUmakefile")
+PLANT_INTO=$R timeout 300 "$P" regress --builddir "$BD" >regress.out 2>&1
+is "regress: the planted suite fails (exit 1)" "$?" 1
+like "regress: its make ran in a test tree of hard links" "$(cat regress.out)" \
+	"test tree $BD/pgopt-check: [0-9]+ hard links"
+like "regress: ... and says where" "$(cat regress.out)" "running as user $SRV_USER.*the suites run in $BD/pgopt-check"
+unchanged "regress"
+nok "regress: no content of the root-only file reached its output" grep -q 'secret 42' regress.out
+nok "regress: the crash line of the planted server log was not taken for the server's" \
+	grep -q '^server: ' regress.out
+is "regress: the build tree has no entry of the server user's" "$(find "$BD" ! -user root -print -quit)" ""
+is "regress: the test tree is gone" "$(ls -d "$BD/pgopt-check" 2>/dev/null)" ""
+is "regress: the build's Makefile is unchanged" "$(sha256sum < "$BD/GNUmakefile")" "$gm"
+ok "regress: root's log of the suite is a regular file in the build tree" test -f "$BD/pgopt-regress-core.log" -a ! -L "$BD/pgopt-regress-core.log"
+is "regress: the build tree holds no link the server user planted" "$(find "$BD" -type l -lname "$R/*" | head -1)" ""
+
+# root builds in that tree again: it must run its own Makefile, not the
+# server user's, and write its logs, not through links
+ok "build: root builds the tree again" build
+is "build: nothing the server user wrote ran as root" "$(ls "$R/pwned" 2>/dev/null)" ""
+unchanged "build after regress"
+
+# --- a build tree an earlier pgbuild handed to the server user ---
+chown -R "$SRV_USER": "$BD"
+runuser -u "$SRV_USER" -- sh -c "printf 'all: pwned\npwned:\n\ttouch $R/pwned\n' >> '$BD/GNUmakefile'"
+build >handed.out 2>&1
+is "handed-over tree: build refuses (exit 2)" "$?" 2
+like "handed-over tree: one sentence with the path, the owner and the fix" "$(cat handed.out)" \
+	"refusing to run make in $BD: it belongs to $SRV_USER \\(uid [0-9]+\\).*chown -R 0: $BD"
+"$P" regress --builddir "$BD" >handed2.out 2>&1
+is "handed-over tree: regress refuses too (exit 2)" "$?" 2
+like "... with the same sentence" "$(cat handed2.out)" "refusing to run make in $BD"
+is "handed-over tree: nothing of it ran" "$(ls "$R/pwned" 2>/dev/null)" ""
+unchanged "handed-over tree"
+rm -rf "$BD"
+
+# --- an install whose initdb (run as the server user) plants links ---
+if [ -x "$PGREAL/bin/postgres" ] && [ -x "$PGREAL/bin/initdb" ]; then
+	FP=$TMP/hostile
+	mkdir -p "$FP/bin"
+	ln -s "$PGREAL/bin/postgres" "$FP/bin/postgres"
+	cat > "$FP/bin/initdb" <<EOF
+#!/bin/sh
+# the install's initdb, as the server user: links where root goes next
+prev= d=
+for a; do [ "\$prev" = -D ] && d=\$a; prev=\$a; done
+top=\$(dirname "\$d")
+rm -f "\$top/server.log" 2>/dev/null
+ln -s "\$PLANT_TARGET" "\$top/server.log" 2>/dev/null
+for f in prepare.log load.sql out template.tmp; do
+	rm -rf "\$top/\$f" 2>/dev/null
+	ln -s "\$PLANT_TARGET-\$f" "\$top/\$f" 2>/dev/null
+done
+exec "$PGREAL/bin/initdb" "\$@"
+EOF
+	chmod 755 "$FP/bin/initdb"
+	for target in "$R/newfile" "$R/secret"; do
+		PLANT_TARGET=$target heavy timeout 300 "$P" bench --prefix "$FP" -q --set fsync=off -W select1 -c 1 -T 1 \
+			--datadir-template "$TMP/tmpl-${target##*/}" --json "$TMP/b.json" >bench.out 2>&1
+		is "bench, server.log planted as ${target##*/}: runs (exit 0)" "$?" 0
+		unchanged "bench (${target##*/})"
+		nok "bench (${target##*/}): no content of the root-only file in its output" \
+			grep -q 'secret 42' bench.out
+	done
+	is "bench: no cluster directory left" "$(ls -d "$TMP"/pgbuild-* 2>/dev/null)" ""
+	is "bench: the template is the server user's" "$(stat -c %U "$TMP"/tmpl-*/*/ | sort -u)" "$SRV_USER"
+
+	# gate's single-user runs: the base directory stays root's, only its
+	# template/ and out/ are the server user's
+	if command -v valgrind >/dev/null; then
+		# valgrind (as the server user) makes its temporary files in TMPDIR
+		TMPDIR=/tmp PLANT_TARGET=$R/gate heavy timeout 600 "$P" gate --baseline "$FP" --candidate "$FP" --metric instructions \
+			--counter callgrind -W select1 --instr-statements 20 --gate 'select1.instructions>=1' \
+			--workdir "$TMP/gw" --json "$TMP/g.json" >gate.out 2>&1
+		is "gate (instructions) with a planting initdb: passes (exit 0)" "$?" 0
+		unchanged "gate"
+		base=$(ls -d "$TMP"/gw/instr_*)
+		is "gate: the single-user base directory is root's" "$(stat -c %U "$base")" root
+		is "gate: ... its template and out/ the server user's" \
+			"$(stat -c %U "$base/template" "$base/out" | sort -u)" "$SRV_USER"
+		is "gate: ... its logs and scripts root's regular files" \
+			"$(find "$base" -maxdepth 1 \( -name '*.log' -o -name '*.sql' \) ! \( -type f -user root \) | head -1)" ""
+	else
+		skip "valgrind is not installed: gate's single-user runs not tested" 5
+	fi
+else
+	skip "no PostgreSQL in $PGREAL: the cluster and gate cases need one" 10
+fi
+
+# --- gate --workdir ~ : the caller's directory is never chmodded ---
+export HOME=$TMP/home
+mkdir -m 700 "$HOME"
+"$P" gate --baseline "$PGREAL" --candidate "$PGREAL" -W select1 --pairs 6 -T 1 --workdir ~ \
+	>home.out 2>&1
+is "gate --workdir ~ (0700): refused (exit 2)" "$?" 2
+like "... naming the directory, its mode and owner, and the fix" "$(cat home.out)" \
+	"--workdir $HOME.*cannot enter $HOME \\(mode 0700, owner root\\).*chmod o\\+x $HOME"
+is "... its mode and owner unchanged" "$(stat -c '%a %U' "$HOME")" "700 root"
+mkdir -m 777 "$TMP/open"
+"$P" gate --baseline "$PGREAL" --candidate "$PGREAL" -W select1 --pairs 6 -T 1 --workdir "$TMP/open" \
+	>open.out 2>&1
+is "gate --workdir a directory anyone can write: refused (exit 2)" "$?" 2
+like "... saying so" "$(cat open.out)" "another user can change what is in it \\(mode 0777, owner root\\)"
+is "... its mode unchanged" "$(stat -c %a "$TMP/open")" 777
+done_testing
