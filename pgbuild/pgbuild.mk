@@ -38,3 +38,14 @@ $(O)/bin/pgbuild: $(O)/obj/pgbuild/main.o $(PGBUILD_LIB) $(WRAPPER_LIB) $(COMMON
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PGBUILD_LIBS) $(ALL_LDFLAGS)
 
 PROGRAMS += $(O)/bin/pgbuild
+
+# frozen-clock.so: the LD_PRELOAD library of the deterministic metrics'
+# single-user runs (pgbuild/metric/shim/frozen-clock.c; a subdirectory, so
+# the wildcard above leaves it out of libpgbuild).  Installed next to the
+# plugin in LIBDIR/pgoptcc.
+FROZEN_CLOCK := $(O)/lib/pgoptcc/frozen-clock.so
+$(FROZEN_CLOCK): pgbuild/metric/shim/frozen-clock.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -Wall -Wextra $(WERROR) -fPIC -shared $(CPPFLAGS) $(CFLAGS) \
+		-o $@ $< $(LDFLAGS)
+PLUGINS += $(FROZEN_CLOCK)

@@ -163,6 +163,7 @@ struct cycles_paths {
 	char *bindir;    /* top/bin */
 	char *link;      /* bindir/postgres -> PREFIX/bin/postgres */
 	const char *arch; /* uname -m, for setarch */
+	char *preload;   /* "LD_PRELOAD=bindir/frozen-clock.so" */
 	int topfd;       /* top, or -1 */
 	int binfd;       /* top/bin, or -1 */
 };
@@ -177,7 +178,8 @@ static int count_once(const struct cycles_paths *fp, const struct single_dirs *d
 	char *outfile = xasprintf(CYCLES_OUT_FMT, d->out, workload, n);
 	char *log = xasprintf("%s/cycles-%s-%ld.log", d->base, workload, n);
 	char *outopt = xasprintf("--callgrind-out-file=%s", outfile);
-	const char *vg_argv[] = { "setarch", fp->arch, "-R", "valgrind", "--tool=callgrind",
+	const char *vg_argv[] = { SINGLE_RUN_ENV, fp->preload,
+				  "setarch", fp->arch, "-R", "valgrind", "--tool=callgrind",
 				  "--cache-sim=yes", "--branch-sim=yes", CYCLES_I1, CYCLES_D1,
 				  CYCLES_LL, outopt, "--dump-instr=no", "--dump-line=no",
 				  "--compress-strings=no",
@@ -289,7 +291,8 @@ int cycles_measure(const char *prefix, const char *workload, const char *workdir
 	fp.data = xasprintf("%s/data", fp.top);
 	fp.bindir = xasprintf("%s/bin", fp.top);
 	fp.link = xasprintf("%s/postgres", fp.bindir);
-	if (point_link(&fp, workdir, prefix, note) < 0)
+	if (point_link(&fp, workdir, prefix, note) < 0 ||
+	    single_frozen_clock(fp.binfd, fp.bindir, &fp.preload, note) < 0)
 		goto out;
 	if (count_once(&fp, &d, workload, n, &u, &c1, note) < 0 ||
 	    count_once(&fp, &d, workload, 10 * n, &u, &c10, note) < 0)
@@ -316,5 +319,6 @@ out:
 	free(fp.data);
 	free(fp.bindir);
 	free(fp.link);
+	free(fp.preload);
 	return rc;
 }

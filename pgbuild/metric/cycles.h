@@ -33,10 +33,14 @@
  * callgrind's model of caches and of a simple branch predictor, not the
  * CPU (no out-of-order execution, prefetching or the real predictor).
  *
- * Repeat runs of one build agree to 0.001-0.07% (measured: the spread comes
- * from PostgreSQL's statistics flushes, which are driven by wall-clock time,
- * so a loaded machine does a few more of them), so ratios are compared at
- * a resolution of CYCLES_RESOLUTION (0.1%).  A build valgrind cannot run
+ *   - every run starts with a cleared environment and a frozen clock
+ *     (single.h: SINGLE_RUN_ENV, frozen-clock.so): PostgreSQL flushes its
+ *     statistics at most once a second of wall time, so without it a run
+ *     slowed by a loaded machine did more flushes (measured: A/A moved by
+ *     up to 0.155% on tpcb under load); with it repeat runs agree to
+ *     0.001% or better, also when every run is slowed down (tests/t/53).
+ *
+ * Ratios are compared at a resolution of CYCLES_RESOLUTION (0.1%).  A build valgrind cannot run
  * (AVX-512 code: SIGILL) is unavailable, never a number.
  */
 #ifndef PGBUILD_CYCLES_H

@@ -184,7 +184,7 @@ int instr_pick_counter(enum instr_counter want, enum instr_counter *use,
 /* One counted run of n transactions (perf or callgrind); returns the total or -1. */
 static double count_once(const char *prefix, const struct single_dirs *d,
 			 const char *workload, long n, const struct server_user *u,
-			 enum instr_counter counter, struct strbuf *note)
+			 enum instr_counter counter, const char *preload, struct strbuf *note)
 {
 	int perf = counter == INSTR_COUNTER_PERF;
 	const char *tool = perf ? "perf" : "callgrind";
@@ -196,10 +196,10 @@ static double count_once(const char *prefix, const struct single_dirs *d,
 	char *log = xasprintf("%s/%s-%s-%ld.log", d->base, tool, workload, n);
 	char *postgres = xasprintf("%s/bin/postgres", prefix);
 	char *outopt = xasprintf("--callgrind-out-file=%s", outfile);
-	const char *vg_argv[] = { "valgrind", "--tool=callgrind", outopt, "--dump-line=no",
+	const char *vg_argv[] = { SINGLE_RUN_ENV, preload, "valgrind", "--tool=callgrind", outopt, "--dump-line=no",
 				  "--compress-strings=no", postgres, "--single", "-D", data,
 				  "-c", "fsync=off", "postgres", NULL };
-	const char *perf_argv[] = { "perf", "stat", "-x,", "-e", "instructions:u", "-o", outfile,
+	const char *perf_argv[] = { SINGLE_RUN_ENV, preload, "perf", "stat", "-x,", "-e", "instructions:u", "-o", outfile,
 				    "--", postgres, "--single", "-D", data,
 				    "-c", "fsync=off", "postgres", NULL };
 	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT;
@@ -255,7 +255,7 @@ int instr_measure(const char *prefix, const char *workload, const char *workdir,
 	long n = statements > 0 ? statements : single_default_n(workload);
 	struct server_user u = SERVER_USER_INIT;
 	struct single_dirs d = SINGLE_DIRS_INIT;
-	char *valgrind = NULL;
+	char *valgrind = NULL, *preload = NULL;
 	double i1, i10;
 	int rc = -1;
 
@@ -275,13 +275,14 @@ int instr_measure(const char *prefix, const char *workload, const char *workdir,
 	if (server_user_get(&u, NULL, NULL, note) < 0)
 		goto out;
 
-	if (single_prepare(prefix, workdir, "instr", &u, &d, note) < 0)
+	if (single_prepare(prefix, workdir, "instr", &u, &d, note) < 0 ||
+	    single_frozen_clock(d.basefd, d.base, &preload, note) < 0)
 		goto out;
 
-	i1 = count_once(prefix, &d, workload, n, &u, counter, note);
+	i1 = count_once(prefix, &d, workload, n, &u, counter, preload, note);
 	if (i1 < 0)
 		goto out;
-	i10 = count_once(prefix, &d, workload, 10 * n, &u, counter, note);
+	i10 = count_once(prefix, &d, workload, 10 * n, &u, counter, preload, note);
 	if (i10 < 0)
 		goto out;
 	if (i10 <= i1) {
@@ -295,5 +296,6 @@ out:
 	server_user_release(&u);
 	single_dirs_release(&d);
 	free(valgrind);
+	free(preload);
 	return rc;
 }

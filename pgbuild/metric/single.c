@@ -182,6 +182,32 @@ int single_read_out(const struct single_dirs *d, const char *out_rel, struct str
 	return rc;
 }
 
+int single_frozen_clock(int dirfd, const char *dir, char **preload, struct strbuf *note)
+{
+	struct strbuf so = STRBUF_INIT, err = STRBUF_INIT;
+	const char *lib = pgbuild_libdir();
+	char *src = lib ? xasprintf("%s/" SINGLE_FROZEN_CLOCK, lib) : NULL;
+	int rc = -1;
+
+	*preload = NULL;
+	if (!src || sfs_read(AT_FDCWD, src, (size_t)4 << 20, 0, &so, &err) < 0) {
+		strbuf_addf(note, "cannot install the frozen clock for the single-user runs: %s "
+			    "(build it with make)", src ? err.buf : "pgbuild's LIBDIR is unknown");
+		goto out;
+	}
+	if (sfs_write_atomic(dirfd, SINGLE_FROZEN_CLOCK, so.buf, so.len, 0644, &err) < 0) {
+		strbuf_addf(note, "in %s: %s", dir, err.buf);
+		goto out;
+	}
+	*preload = xasprintf("LD_PRELOAD=%s/" SINGLE_FROZEN_CLOCK, dir);
+	rc = 0;
+out:
+	free(src);
+	strbuf_release(&so);
+	strbuf_release(&err);
+	return rc;
+}
+
 int single_valgrind_status(int rc, const char *log, struct strbuf *note)
 {
 	struct strbuf sb = STRBUF_INIT;

@@ -79,6 +79,24 @@ int single_read_out(const struct single_dirs *d, const char *out_rel, struct str
 		    struct strbuf *note);
 
 /*
+ * The runs' clock (pgbuild/metric/shim/frozen-clock.c): every counted run
+ * starts as `env -i SINGLE_RUN_ENV LD_PRELOAD=DIR/frozen-clock.so TOOL ...`,
+ * so the server's timer-driven paths (statistics flushes) are the same
+ * whatever the machine's load, and A and B run with one environment,
+ * whoever calls pgbuild (a longer environment alone moved the estimate by
+ * up to 0.27%: it shifts the stack).
+ */
+#define SINGLE_FROZEN_CLOCK "frozen-clock.so"
+#define SINGLE_RUN_ENV "env", "-i", "PATH=/usr/bin:/bin", "LANG=C.UTF-8"
+
+/*
+ * Copy LIBDIR/pgoptcc/frozen-clock.so into the directory dir, open as
+ * dirfd (ours, which the server user can read), and set *preload to the
+ * malloced "LD_PRELOAD=DIR/frozen-clock.so".  0, or -1 with note.
+ */
+int single_frozen_clock(int dirfd, const char *dir, char **preload, struct strbuf *note);
+
+/*
  * After `valgrind ... postgres --single` exited rc with its output in log:
  * 0 when it ran, else -1 with the reason in note.  A server that died of
  * SIGILL runs instructions valgrind cannot (AVX-512 from -march=native):

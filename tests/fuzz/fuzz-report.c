@@ -33,13 +33,6 @@
 #include "strbuf.h"
 #include "xalloc.h"
 
-/* main.c is not linked; report.c needs it only to run `pgbuild inspect`,
- * which the harness never does. */
-const char *pgbuild_self(void)
-{
-	return "/nonexistent/pgbuild";
-}
-
 /*
  * The input goes to a memfd (no disk writes, which made the harness 15 times
  * slower); DIR/compile.jsonl is a symbolic link to it, and the gate result

@@ -18,14 +18,6 @@
 #include "report/report.h"
 #include "xalloc.h"
 
-/* main.c's helpers are not in libpgbuild.a; report.c only needs them to
- * run `pgbuild inspect`, which these tests never do. */
-const char *pgbuild_self(void);
-const char *pgbuild_self(void)
-{
-	return "/nonexistent/pgbuild";
-}
-
 static size_t count(const char *hay, const char *needle)
 {
 	size_t n = 0;
