@@ -61,7 +61,7 @@ endif
 VERSION    := 0.1.0
 
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) \
-	-Wno-unused-parameter -Iwrapper/common \
+	-Wno-unused-parameter -I. \
 	-DPGOPT_VERSION=\"$(VERSION)\"
 SAN_CFLAGS :=
 ifneq ($(SANITIZE),)
@@ -93,6 +93,7 @@ TEST_HELPERS :=
 all:
 
 include wrapper/common/common.mk
+include wrapper/policy/policy.mk
 include wrapper/wrapper.mk
 include plugin/plugin.mk
 include pgbuild/pgbuild.mk

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pgbuild.h"
-#include "suggest.h"
+#include "pgbuild/pgbuild.h"
+#include "wrapper/common/suggest.h"
 
 #define PGBUILD_CMD(name, summary) int cmd_##name(int argc, char **argv);
 #include "commands.inc"

@@ -14,21 +14,21 @@
 #ifndef PGBUILD_H
 #define PGBUILD_H
 
-#include "cli/cli.h"
-#include "clock.h"
-#include "dir.h"
-#include "error.h"
-#include "exitcodes.h"
-#include "fdio.h"
-#include "json.h"
-#include "path.h"
-#include "rmtree.h"
-#include "run-command.h"
-#include "safefs.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "textfile.h"
-#include "xalloc.h"
+#include "pgbuild/cli/cli.h"
+#include "wrapper/common/clock.h"
+#include "wrapper/common/dir.h"
+#include "wrapper/common/error.h"
+#include "wrapper/common/exitcodes.h"
+#include "wrapper/common/fdio.h"
+#include "wrapper/common/json.h"
+#include "wrapper/common/path.h"
+#include "wrapper/common/rmtree.h"
+#include "wrapper/common/run-command.h"
+#include "wrapper/common/safefs.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/strvec.h"
+#include "wrapper/common/textfile.h"
+#include "wrapper/common/xalloc.h"
 
 #define PGBUILD_COMMAND(name, summary) int cmd_##name(int argc, char **argv)
 

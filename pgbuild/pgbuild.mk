@@ -24,16 +24,16 @@ $(O)/gen/commands.inc: $(PGBUILD_CMDS) pgbuild/pgbuild.mk
 	sed -n 's/^PGBUILD_COMMAND(\([a-z]*\), *\(".*"\)).*/PGBUILD_CMD(\1, \2)/p' \
 		$(PGBUILD_CMDS) | LC_ALL=C sort > $@.tmp && mv $@.tmp $@
 
-# -Iwrapper: pgbuild uses pgoptcc's own policy parser (libwrapper.a, linked below).
-$(O)/obj/pgbuild/%.o: ALL_CFLAGS += -I$(PQ_INCLUDE) -Ipgbuild -Iwrapper -I$(O)/gen
+$(O)/obj/pgbuild/%.o: ALL_CFLAGS += -I$(PQ_INCLUDE) -I$(O)/gen
 $(O)/obj/pgbuild/main.o: $(O)/gen/commands.inc
 
 $(PGBUILD_LIB): $(PGBUILD_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-# libwrapper.a: pgbuild tune checks its policies with pgoptcc's own parser.
-$(O)/bin/pgbuild: $(O)/obj/pgbuild/main.o $(PGBUILD_LIB) $(WRAPPER_LIB) $(COMMON_LIB)
+# libpolicy.a: pgbuild reads, checks and writes policies with pgoptcc's own
+# policy library (wrapper/policy/).
+$(O)/bin/pgbuild: $(O)/obj/pgbuild/main.o $(PGBUILD_LIB) $(POLICY_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PGBUILD_LIBS) $(ALL_LDFLAGS)
 

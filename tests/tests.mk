@@ -6,11 +6,11 @@
 #   tests/bench/*         benchmarks of the tool against peers (make bench)
 UNIT_SRC   := $(wildcard tests/unit/test-*.c)
 UNIT_TESTS := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
-# pgbuild uses libwrapper (the policy parser, suggestions): libpgbuild first
-TEST_LINK  = $(PGBUILD_LIB) $(WRAPPER_LIB) $(COMMON_LIB) $(PGBUILD_LIBS)
+# libpgbuild first: it uses the policy library, which uses libcommon
+TEST_LINK  = $(PGBUILD_LIB) $(WRAPPER_LIB) $(POLICY_LIB) $(COMMON_LIB) $(PGBUILD_LIBS)
 
-$(O)/obj/tests/%.o: ALL_CFLAGS += -Iwrapper -Ipgbuild -I$(PQ_INCLUDE) -I$(O)/gen
-$(O)/tests/test-%: $(O)/obj/tests/unit/test-%.o $(WRAPPER_LIB) $(PGBUILD_LIB) $(COMMON_LIB)
+$(O)/obj/tests/%.o: ALL_CFLAGS += -I$(PQ_INCLUDE) -I$(O)/gen
+$(O)/tests/test-%: $(O)/obj/tests/unit/test-%.o $(WRAPPER_LIB) $(PGBUILD_LIB) $(POLICY_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(TEST_LINK) -lcmocka $(ALL_LDFLAGS)
 

@@ -16,8 +16,8 @@
  */
 #include <string.h>
 
-#include "classify.h"
-#include "compopt.h"
+#include "wrapper/classify.h"
+#include "wrapper/compopt.h"
 
 static const char *const reason_names[REASON_NR] = {
 	[REASON_C_COMPILE] = "c_compile",

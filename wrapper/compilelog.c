@@ -11,9 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "compilelog.h"
-#include "safefs.h"
-#include "xalloc.h"
+#include "wrapper/compilelog.h"
+#include "wrapper/common/safefs.h"
+#include "wrapper/common/xalloc.h"
 
 /* mkdir -p */
 static int mkdirs(const char *dir)

@@ -11,7 +11,7 @@
 #ifndef PGOPT_COMPILELOG_H
 #define PGOPT_COMPILELOG_H
 
-#include "strbuf.h"
+#include "wrapper/common/strbuf.h"
 
 struct compilelog {
 	int fd;        /* open log file, -1 when logging is off */

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler.h"
-#include "run-command.h"
-#include "strbuf.h"
-#include "xalloc.h"
+#include "wrapper/compiler.h"
+#include "wrapper/common/run-command.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/xalloc.h"
 
 /* Set by wrapper/wrapper.mk from plugin/plugin.mk's compiler; empty when
  * built without (the fuzzers): then the compiler is always asked. */

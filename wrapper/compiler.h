@@ -17,7 +17,7 @@
 #ifndef PGOPT_COMPILER_H
 #define PGOPT_COMPILER_H
 
-#include "strvec.h"
+#include "wrapper/common/strvec.h"
 
 struct compiler_id {
 	int known;        /* compiler_identify() has run */

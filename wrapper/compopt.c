@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compopt.h"
+#include "wrapper/compopt.h"
 
 #define ARG    CO_TAKES_ARG
 #define CONCAT CO_TAKES_CONCAT_ARG

@@ -12,15 +12,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "compilelog.h"
-#include "exitcodes.h"
-#include "fdio.h"
-#include "safefs.h"
-#include "settings.h"
-#include "strvec.h"
-#include "suggest.h"
-#include "tu.h"
-#include "xalloc.h"
+#include "wrapper/compilelog.h"
+#include "wrapper/common/exitcodes.h"
+#include "wrapper/common/fdio.h"
+#include "wrapper/common/safefs.h"
+#include "wrapper/settings.h"
+#include "wrapper/common/strvec.h"
+#include "wrapper/common/suggest.h"
+#include "wrapper/tu.h"
+#include "wrapper/common/xalloc.h"
 
 const struct setting_def settings_table[SETTING_NR] = {
 	[SETTING_POLICY] = { "policy", "PGOPT_POLICY", SETTING_KIND_PATH, "none", "none",

@@ -57,7 +57,7 @@
 #ifndef PGOPT_SETTINGS_H
 #define PGOPT_SETTINGS_H
 
-#include "strbuf.h"
+#include "wrapper/common/strbuf.h"
 
 /* The settings, in the order pgoptcc.conf and --pgopt-show-config list them. */
 enum setting_id {

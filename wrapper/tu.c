@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "strbuf.h"
-#include "tu.h"
-#include "xalloc.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/tu.h"
+#include "wrapper/common/xalloc.h"
 
 char *tu_normalize(const char *path)
 {

@@ -9,7 +9,7 @@ $(WRAPPER_LIB): $(WRAPPER_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(O)/bin/pgoptcc: $(O)/obj/wrapper/pgoptcc.o $(WRAPPER_LIB) $(COMMON_LIB)
+$(O)/bin/pgoptcc: $(O)/obj/wrapper/pgoptcc.o $(WRAPPER_LIB) $(POLICY_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lm $(ALL_LDFLAGS)
 

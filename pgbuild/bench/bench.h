@@ -24,8 +24,8 @@
 #include <stdint.h>
 #include <libpq-fe.h>
 
-#include "strbuf.h"
-#include "strvec.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/strvec.h"
 
 #define BENCH_MAX_PARAMS 64     /* parameters of one SQL command */
 

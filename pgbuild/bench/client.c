@@ -43,12 +43,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fdio.h"
-#include "bench/bench.h"
-#include "bench/servercpu.h"
-#include "cluster/cluster.h"
-#include "bench/histogram.h"
-#include "pgbuild.h"
+#include "wrapper/common/fdio.h"
+#include "pgbuild/bench/bench.h"
+#include "pgbuild/bench/servercpu.h"
+#include "pgbuild/cluster/cluster.h"
+#include "pgbuild/bench/histogram.h"
+#include "pgbuild/pgbuild.h"
 
 #define CACHE_LINE 64   /* bytes; per-thread data never shares one */
 #define BAR_WIDTH 30    /* cells of the progress bar */

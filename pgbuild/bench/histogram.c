@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "bench/histogram.h"
+#include "pgbuild/bench/histogram.h"
 
 void hist_init(struct histogram *h)
 {

@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/bench.h"
-#include "error.h"
-#include "xalloc.h"
+#include "pgbuild/bench/bench.h"
+#include "wrapper/common/error.h"
+#include "wrapper/common/xalloc.h"
 
 #define COPY_CHUNK 65536
 

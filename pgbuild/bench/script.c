@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/bench.h"
-#include "error.h"
-#include "xalloc.h"
+#include "pgbuild/bench/bench.h"
+#include "wrapper/common/error.h"
+#include "wrapper/common/xalloc.h"
 
 /* ---------------- PRNG (xoshiro256**) ---------------- */
 

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/servercpu.h"
-#include "pgbuild.h"
+#include "pgbuild/bench/servercpu.h"
+#include "pgbuild/pgbuild.h"
 
 int servercpu_parse_stat(const char *line, struct servercpu_stat *st)
 {

@@ -31,10 +31,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/bench.h"
-#include "error.h"
-#include "suggest.h"
-#include "xalloc.h"
+#include "pgbuild/bench/bench.h"
+#include "wrapper/common/error.h"
+#include "wrapper/common/suggest.h"
+#include "wrapper/common/xalloc.h"
 
 const char *const bench_workload_names[] = {
 	"select-only", "tpcb", "select1", "point-select", "tpcc-lite", "sql", NULL,

@@ -51,9 +51,9 @@
 
 #include <stdint.h>
 
-#include "json.h"
-#include "strbuf.h"
-#include "strvec.h"
+#include "wrapper/common/json.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/strvec.h"
 
 /* Where Debian's bolt-15 installs the tools that find their runtime. */
 #define BOLT_DEFAULT_DIR "/usr/lib/llvm-15/bin"

@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bolt/bolt.h"
-#include "build/buildlog.h"
-#include "pgbuild.h"
-#include "pipeline/preflight.h"
+#include "pgbuild/bolt/bolt.h"
+#include "pgbuild/build/buildlog.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/pipeline/preflight.h"
 
 void bolt_opts_init(struct bolt_opts *o)
 {

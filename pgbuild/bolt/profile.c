@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bolt/bolt.h"
-#include "pgbuild.h"
-#include "sha256.h"
+#include "pgbuild/bolt/bolt.h"
+#include "pgbuild/pgbuild.h"
+#include "wrapper/common/sha256.h"
 
 char *bolt_manifest_path(const char *profile)
 {

@@ -10,12 +10,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bolt/bolt.h"
-#include "build/buildlog.h"
-#include "build/regress.h"
-#include "elf/elfrec.h"
-#include "pgbuild.h"
-#include "pipeline/preflight.h"
+#include "pgbuild/bolt/bolt.h"
+#include "pgbuild/build/buildlog.h"
+#include "pgbuild/build/regress.h"
+#include "pgbuild/elf/elfrec.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/pipeline/preflight.h"
 
 enum { STEP_INSTRUMENT, STEP_TRAIN, STEP_OPTIMIZE, STEP_REGRESS, STEP_NR };
 static const char *const step_names[STEP_NR] = { "instrument", "train", "optimize", "regress" };

@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bolt/bolt.h"
-#include "pgbuild.h"
+#include "pgbuild/bolt/bolt.h"
+#include "pgbuild/pgbuild.h"
 
 const char *const bolt_dyno_names[BOLT_DYNO_NR] = {
 	"executed forward branches",

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bolt/bolt.h"
-#include "elf/elfrec.h"
-#include "pgbuild.h"
+#include "pgbuild/bolt/bolt.h"
+#include "pgbuild/elf/elfrec.h"
+#include "pgbuild/pgbuild.h"
 
 char *bolt_path(const struct bolt_run *b, const char *name)
 {

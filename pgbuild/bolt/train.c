@@ -23,11 +23,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bolt/bolt.h"
-#include "cluster/cluster.h"
-#include "cluster/serveruser.h"
-#include "pgbuild.h"
-#include "profile/run.h"
+#include "pgbuild/bolt/bolt.h"
+#include "pgbuild/cluster/cluster.h"
+#include "pgbuild/cluster/serveruser.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/profile/run.h"
 
 /*
  * WORKDIR/prof: empty, the server user's (the instrumented server writes

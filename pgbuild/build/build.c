@@ -16,9 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "build/build.h"
-#include "build/buildlog.h"
-#include "pgbuild.h"
+#include "pgbuild/build/build.h"
+#include "pgbuild/build/buildlog.h"
+#include "pgbuild/pgbuild.h"
 
 /* ---------------- small helpers ---------------- */
 

@@ -39,9 +39,9 @@
 #ifndef PGBUILD_BUILD_H
 #define PGBUILD_BUILD_H
 
-#include "build/source.h"
-#include "strbuf.h"
-#include "strvec.h"
+#include "pgbuild/build/source.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/strvec.h"
 
 /* What `pgbuild build` was asked to do (its options). */
 struct build_opts {

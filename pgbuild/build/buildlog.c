@@ -9,8 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "build/buildlog.h"
-#include "pgbuild.h"
+#include "pgbuild/build/buildlog.h"
+#include "pgbuild/pgbuild.h"
 
 long buildlog_each(const char *path, long first_line,
 		   int (*fn)(const struct json_value *rec, long line, void *data),

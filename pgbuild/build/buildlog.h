@@ -9,8 +9,8 @@
 #ifndef PGBUILD_BUILDLOG_H
 #define PGBUILD_BUILDLOG_H
 
-#include "json.h"
-#include "strvec.h"
+#include "wrapper/common/json.h"
+#include "wrapper/common/strvec.h"
 
 /* Name of the compile log inside the log directory. */
 #define BUILDLOG_COMPILE "compile.jsonl"

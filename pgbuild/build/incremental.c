@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "build/build.h"
-#include "build/buildlog.h"
-#include "pgbuild.h"
+#include "pgbuild/build/build.h"
+#include "pgbuild/build/buildlog.h"
+#include "pgbuild/pgbuild.h"
 
 /*
  * Is the state of the build directory exactly what its last successful

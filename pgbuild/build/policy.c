@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "build/build.h"
-#include "pgbuild.h"
-#include "sha256.h"
+#include "pgbuild/build/build.h"
+#include "pgbuild/pgbuild.h"
+#include "wrapper/common/sha256.h"
 
 static char *sha256_text(const char *text, size_t len)
 {

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "build/build.h"
-#include "build/buildlog.h"
-#include "elf/elfrec.h"
-#include "pgbuild.h"
+#include "pgbuild/build/build.h"
+#include "pgbuild/build/buildlog.h"
+#include "pgbuild/elf/elfrec.h"
+#include "pgbuild/pgbuild.h"
 
 /* Berkeley-style text size (allocated, non-writable, with contents) and the
  * size of .text alone. */

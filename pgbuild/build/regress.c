@@ -20,12 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "build/build.h"
-#include "build/buildlog.h"
-#include "build/regress.h"
-#include "cluster/cluster.h"
-#include "cluster/serveruser.h"
-#include "pgbuild.h"
+#include "pgbuild/build/build.h"
+#include "pgbuild/build/buildlog.h"
+#include "pgbuild/build/regress.h"
+#include "pgbuild/cluster/cluster.h"
+#include "pgbuild/cluster/serveruser.h"
+#include "pgbuild/pgbuild.h"
 
 /* What one `make ... check` run reported. */
 struct suite {

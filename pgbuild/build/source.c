@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pgbuild.h"
-#include "build/source.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/build/source.h"
 
 #define STAMP ".pgopt-unpacked"   /* written last: the tree is complete */
 #define STAMP_KIND "upstream"     /* Debian trees: unpacked without Debian's patches */

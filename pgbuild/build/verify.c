@@ -41,10 +41,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "build/buildlog.h"
-#include "build/verify.h"
-#include "elf/elfrec.h"
-#include "pgbuild.h"
+#include "pgbuild/build/buildlog.h"
+#include "pgbuild/build/verify.h"
+#include "pgbuild/elf/elfrec.h"
+#include "pgbuild/pgbuild.h"
 
 /* One object of postgres and what is known about it. */
 struct vobj {

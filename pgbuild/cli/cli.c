@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/bench.h"
-#include "pgbuild.h"
+#include "pgbuild/bench/bench.h"
+#include "pgbuild/pgbuild.h"
 
 static const char *command;       /* NULL: pgbuild itself */
 

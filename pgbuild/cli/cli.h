@@ -46,7 +46,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "strvec.h"
+#include "wrapper/common/strvec.h"
 
 /* Codes of the options without a short letter, one per option name. */
 enum cli_opt {

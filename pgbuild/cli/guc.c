@@ -29,8 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pgbuild.h"
-#include "safefs.h"
+#include "pgbuild/pgbuild.h"
+#include "wrapper/common/safefs.h"
 
 const char *const cli_guc_reasons[CLI_GUC_NREASONS] = {
 	[CLI_GUC_OPENS] = "opens the cluster to other users (a private cluster takes "

@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pgbuild.h"
-#include "suggest.h"
+#include "pgbuild/pgbuild.h"
+#include "wrapper/common/suggest.h"
 
 /*
  * Decimal notation only.  strtoll and strtod read more than a person means

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "installdirs.h"
-#include "pgbuild.h"
+#include "wrapper/common/installdirs.h"
+#include "pgbuild/pgbuild.h"
 
 static char self_path[PATH_MAX];
 static char *lib_dir;

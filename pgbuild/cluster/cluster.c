@@ -35,15 +35,15 @@
 
 #include <libpq-fe.h>
 
-#include "clock.h"
-#include "dir.h"
-#include "cluster/cluster.h"
-#include "error.h"
-#include "path.h"
-#include "rmtree.h"
-#include "run-command.h"
-#include "safefs.h"
-#include "xalloc.h"
+#include "wrapper/common/clock.h"
+#include "wrapper/common/dir.h"
+#include "pgbuild/cluster/cluster.h"
+#include "wrapper/common/error.h"
+#include "wrapper/common/path.h"
+#include "wrapper/common/rmtree.h"
+#include "wrapper/common/run-command.h"
+#include "wrapper/common/safefs.h"
+#include "wrapper/common/xalloc.h"
 
 #define CLUSTER_PORT 54329      /* names the socket file only: no TCP */
 #define CLUSTER_MAX 16          /* clusters alive at once in one process */

@@ -78,9 +78,9 @@
 #include <signal.h>
 #include <sys/types.h>
 
-#include "cluster/serveruser.h"
-#include "strbuf.h"
-#include "strvec.h"
+#include "pgbuild/cluster/serveruser.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/strvec.h"
 
 /* What to create. */
 struct cluster_options {

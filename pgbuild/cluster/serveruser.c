@@ -13,10 +13,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cluster/serveruser.h"
-#include "error.h"
-#include "safefs.h"
-#include "xalloc.h"
+#include "pgbuild/cluster/serveruser.h"
+#include "wrapper/common/error.h"
+#include "wrapper/common/safefs.h"
+#include "wrapper/common/xalloc.h"
 
 const char *server_user_name(void)
 {

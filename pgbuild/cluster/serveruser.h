@@ -23,8 +23,8 @@
 
 #include <sys/types.h>
 
-#include "run-command.h"
-#include "strbuf.h"
+#include "wrapper/common/run-command.h"
+#include "wrapper/common/strbuf.h"
 
 #define SERVER_USER_ENV "PGBUILD_SERVER_USER"
 #define SERVER_USER_DEFAULT "postgres"

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/bench.h"
-#include "pgbuild.h"
+#include "pgbuild/bench/bench.h"
+#include "pgbuild/pgbuild.h"
 
 static void bench_usage(FILE *fp)
 {

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bolt/bolt.h"
-#include "pgbuild.h"
-#include "pipeline/preflight.h"
+#include "pgbuild/bolt/bolt.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/pipeline/preflight.h"
 
 static void bolt_usage(FILE *fp)
 {

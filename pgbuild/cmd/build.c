@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "build/build.h"
-#include "pgbuild.h"
+#include "pgbuild/build/build.h"
+#include "pgbuild/pgbuild.h"
 
 static void build_usage(FILE *fp)
 {

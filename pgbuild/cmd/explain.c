@@ -13,12 +13,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "explain/explain.h"
-#include "gate/gate.h"
-#include "metric/cycles.h"
-#include "metric/single.h"
-#include "pgbuild.h"
-#include "safefs.h"
+#include "pgbuild/explain/explain.h"
+#include "pgbuild/gate/gate.h"
+#include "pgbuild/metric/cycles.h"
+#include "pgbuild/metric/single.h"
+#include "pgbuild/pgbuild.h"
+#include "wrapper/common/safefs.h"
 
 static void explain_usage(FILE *fp)
 {

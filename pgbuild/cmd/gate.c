@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gate/gate.h"
-#include "metric/instr.h"
-#include "pgbuild.h"
-#include "pipeline/preflight.h"
+#include "pgbuild/gate/gate.h"
+#include "pgbuild/metric/instr.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/pipeline/preflight.h"
 
 static void gate_usage(FILE *fp)
 {

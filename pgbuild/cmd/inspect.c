@@ -4,8 +4,8 @@
  */
 #include <stdio.h>
 
-#include "pgbuild.h"
-#include "report/inspect.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/report/inspect.h"
 
 static void inspect_usage(FILE *fp)
 {

@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gate/gate.h"
-#include "optimize/optimize.h"
-#include "pgbuild.h"
-#include "pipeline/preflight.h"
+#include "pgbuild/gate/gate.h"
+#include "pgbuild/optimize/optimize.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/pipeline/preflight.h"
 
 static void optimize_usage(FILE *fp)
 {

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pgbuild.h"
-#include "pipeline/preflight.h"
-#include "profile/pgo.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/pipeline/preflight.h"
+#include "pgbuild/profile/pgo.h"
 
 static void pgo_usage(FILE *fp)
 {

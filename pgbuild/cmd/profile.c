@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "build/buildlog.h"
-#include "pgbuild.h"
-#include "profile/collect.h"
+#include "pgbuild/build/buildlog.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/profile/collect.h"
 
 static void profile_usage(FILE *fp)
 {

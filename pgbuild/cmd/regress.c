@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "build/regress.h"
-#include "pgbuild.h"
-#include "pipeline/preflight.h"
+#include "pgbuild/build/regress.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/pipeline/preflight.h"
 
 static void regress_usage(FILE *fp)
 {

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "optimize/optimize.h"
-#include "pgbuild.h"
-#include "report/html.h"
-#include "report/report.h"
+#include "pgbuild/optimize/optimize.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/report/html.h"
+#include "pgbuild/report/report.h"
 
 static void report_usage(FILE *fp)
 {

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gate/gate.h"
-#include "metric/instr.h"
-#include "pgbuild.h"
-#include "pipeline/preflight.h"
-#include "pipeline/run.h"
+#include "pgbuild/gate/gate.h"
+#include "pgbuild/metric/instr.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/pipeline/preflight.h"
+#include "pgbuild/pipeline/run.h"
 
 static void run_usage(FILE *fp)
 {

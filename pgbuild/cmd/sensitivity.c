@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pgbuild.h"
-#include "pipeline/preflight.h"
-#include "tune/sensitivity.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/pipeline/preflight.h"
+#include "pgbuild/tune/sensitivity.h"
 
 static void sens_usage(FILE *fp)
 {

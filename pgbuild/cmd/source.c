@@ -5,8 +5,8 @@
  */
 #include <stdio.h>
 
-#include "build/source.h"
-#include "pgbuild.h"
+#include "pgbuild/build/source.h"
+#include "pgbuild/pgbuild.h"
 
 static void source_usage(FILE *fp)
 {

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/bench.h"
-#include "pgbuild.h"
-#include "pipeline/preflight.h"
-#include "tune/tuner.h"
+#include "pgbuild/bench/bench.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/pipeline/preflight.h"
+#include "pgbuild/tune/tuner.h"
 
 static void tune_usage(FILE *fp)
 {

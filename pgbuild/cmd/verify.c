@@ -4,8 +4,8 @@
  */
 #include <stdio.h>
 
-#include "build/verify.h"
-#include "pgbuild.h"
+#include "pgbuild/build/verify.h"
+#include "pgbuild/pgbuild.h"
 
 static void verify_usage(FILE *fp)
 {

@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elf/elfrec.h"
-#include "xalloc.h"
+#include "pgbuild/elf/elfrec.h"
+#include "wrapper/common/xalloc.h"
 
 static int elfrec_fail(struct strbuf *err, const char *path, const char *member,
 		       const char *what)

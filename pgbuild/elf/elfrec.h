@@ -41,8 +41,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "json.h"
-#include "strbuf.h"
+#include "wrapper/common/json.h"
+#include "wrapper/common/strbuf.h"
 
 /* One function symbol (STT_FUNC, from .symtab, else .dynsym). */
 struct elfrec_func {

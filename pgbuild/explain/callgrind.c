@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain/callgrind.h"
-#include "pgbuild.h"
+#include "pgbuild/explain/callgrind.h"
+#include "pgbuild/pgbuild.h"
 
 /* ---------------- the function table ---------------- */
 

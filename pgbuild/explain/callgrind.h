@@ -30,8 +30,8 @@
 
 #include <stddef.h>
 
-#include "metric/cycles.h"
-#include "strbuf.h"
+#include "pgbuild/metric/cycles.h"
+#include "wrapper/common/strbuf.h"
 
 /* The calls of one function to one callee. */
 struct cg_call {

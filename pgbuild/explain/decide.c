@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain/graph.h"
-#include "pgbuild.h"
+#include "pgbuild/explain/graph.h"
+#include "pgbuild/pgbuild.h"
 
 static int is_header(const char *path)
 {

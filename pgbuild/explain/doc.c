@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain/explain.h"
-#include "pgbuild.h"
+#include "pgbuild/explain/explain.h"
+#include "pgbuild/pgbuild.h"
 
 static void write_tx(struct json_writer *jw, const struct cycles_tx *t)
 {

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain/graph.h"
-#include "pgbuild.h"
+#include "pgbuild/explain/graph.h"
+#include "pgbuild/pgbuild.h"
 
 /* Sentences about what the inputs could not say. */
 static void notes(struct explain_result *r, const struct explain_side sides[2])

@@ -50,12 +50,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "elf/elfrec.h"
-#include "explain/callgrind.h"
-#include "explain/names.h"
-#include "explain/strmap.h"
-#include "metric/cycles.h"
-#include "strbuf.h"
+#include "pgbuild/elf/elfrec.h"
+#include "pgbuild/explain/callgrind.h"
+#include "pgbuild/explain/names.h"
+#include "pgbuild/explain/strmap.h"
+#include "pgbuild/metric/cycles.h"
+#include "wrapper/common/strbuf.h"
 
 /* The JSON document's kind and version. */
 #define EXPLAIN_KIND "pgbuild-explain"

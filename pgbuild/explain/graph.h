@@ -6,8 +6,8 @@
 #ifndef PGBUILD_EXPLAIN_GRAPH_H
 #define PGBUILD_EXPLAIN_GRAPH_H
 
-#include "explain/explain.h"
-#include "explain/strmap.h"
+#include "pgbuild/explain/explain.h"
+#include "pgbuild/explain/strmap.h"
 
 /* The calls from one row to another, per transaction. */
 struct xg_edge {

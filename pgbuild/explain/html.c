@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain/explain.h"
-#include "pgbuild.h"
-#include "report/html.h"
+#include "pgbuild/explain/explain.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/report/html.h"
 
 static double num(const struct json_value *o, const char *key)
 {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain/names.h"
-#include "pgbuild.h"
+#include "pgbuild/explain/names.h"
+#include "pgbuild/pgbuild.h"
 
 const struct explain_suffix explain_suffixes[] = {
 	{ ".lto_priv", EXPLAIN_NK_LTO_PRIV, "LTO rename" },

@@ -46,7 +46,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "strbuf.h"
+#include "wrapper/common/strbuf.h"
 
 /* What a symbol's suffixes say it is (bits). */
 enum explain_name_kind {

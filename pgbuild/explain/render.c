@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain/explain.h"
-#include "pgbuild.h"
-#include "report/html.h"
+#include "pgbuild/explain/explain.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/report/html.h"
 
 #define WIDTH 100
 

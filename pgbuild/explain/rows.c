@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain/graph.h"
-#include "pgbuild.h"
+#include "pgbuild/explain/graph.h"
+#include "pgbuild/pgbuild.h"
 
 void xg_tx_add(struct cycles_tx *a, const struct cycles_tx *b, double k)
 {

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain/explain.h"
-#include "pgbuild.h"
-#include "safefs.h"
+#include "pgbuild/explain/explain.h"
+#include "pgbuild/pgbuild.h"
+#include "wrapper/common/safefs.h"
 
 /* The --noise document, parsed and checked; NULL after an error. */
 static struct json_value *load_noise(const char *path)

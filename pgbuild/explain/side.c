@@ -16,10 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "explain/explain.h"
-#include "explain/strmap.h"
-#include "pgbuild.h"
-#include "safefs.h"
+#include "pgbuild/explain/explain.h"
+#include "pgbuild/explain/strmap.h"
+#include "pgbuild/pgbuild.h"
+#include "wrapper/common/safefs.h"
 
 /* Callgrind outputs and compile logs are small; a bound all the same. */
 #define EXPLAIN_READ_LIMIT ((size_t)512 << 20)

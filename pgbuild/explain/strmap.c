@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain/strmap.h"
-#include "pgbuild.h"
+#include "pgbuild/explain/strmap.h"
+#include "pgbuild/pgbuild.h"
 
 static size_t hash_of(const char *s)
 {

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain/graph.h"
-#include "pgbuild.h"
+#include "pgbuild/explain/graph.h"
+#include "pgbuild/pgbuild.h"
 
 static int cmp_row(const void *pa, const void *pb)
 {

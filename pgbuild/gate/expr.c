@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "error.h"
-#include "gate/gate.h"
-#include "metric/single.h"
-#include "strvec.h"
-#include "xalloc.h"
+#include "pgbuild/cli/cli.h"
+#include "wrapper/common/error.h"
+#include "pgbuild/gate/gate.h"
+#include "pgbuild/metric/single.h"
+#include "wrapper/common/strvec.h"
+#include "wrapper/common/xalloc.h"
 
 const char *const gate_lat_keys[GATE_NLAT] = { "avg", "p50", "p90", "p99", "p999", "max" };
 

@@ -47,11 +47,11 @@
 #include <signal.h>
 #include <stddef.h>
 
-#include "gate/stats.h"
-#include "metric/cycles.h"
-#include "metric/instr.h"
-#include "strbuf.h"
-#include "strvec.h"
+#include "pgbuild/gate/stats.h"
+#include "pgbuild/metric/cycles.h"
+#include "pgbuild/metric/instr.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/strvec.h"
 
 /* Instruction ratios closer than this count as equal (repeat-run noise). */
 #define GATE_INSTR_RESOLUTION 1e-4

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "gate/gate.h"
-#include "json.h"
-#include "xalloc.h"
+#include "wrapper/common/error.h"
+#include "pgbuild/gate/gate.h"
+#include "wrapper/common/json.h"
+#include "wrapper/common/xalloc.h"
 
 static const char *regress_name(enum regress_state s)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gate/junit.h"
+#include "pgbuild/gate/junit.h"
 
 void junit_escape(struct strbuf *out, const char *s)
 {

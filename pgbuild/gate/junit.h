@@ -12,8 +12,8 @@
 #ifndef PGBUILD_JUNIT_H
 #define PGBUILD_JUNIT_H
 
-#include "gate/gate.h"
-#include "strbuf.h"
+#include "pgbuild/gate/gate.h"
+#include "wrapper/common/strbuf.h"
 
 void junit_write(const struct gate *g, struct strbuf *out, const char *suite_name);
 /* Append s with XML's five special characters escaped (and control bytes dropped). */

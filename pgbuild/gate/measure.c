@@ -23,15 +23,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "explain/explain.h"
-#include "gate/gate.h"
-#include "gate/junit.h"
-#include "metric/cycles.h"
-#include "metric/instr.h"
-#include "metric/single.h"
-#include "pgbuild.h"
-#include "pipeline/preflight.h"
-#include "report/report.h"
+#include "pgbuild/explain/explain.h"
+#include "pgbuild/gate/gate.h"
+#include "pgbuild/gate/junit.h"
+#include "pgbuild/metric/cycles.h"
+#include "pgbuild/metric/instr.h"
+#include "pgbuild/metric/single.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/pipeline/preflight.h"
+#include "pgbuild/report/report.h"
 
 static int pin_cpus(const char *list)
 {

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gate/stats.h"
-#include "xalloc.h"
+#include "pgbuild/gate/stats.h"
+#include "wrapper/common/xalloc.h"
 
 static int cmp_double(const void *pa, const void *pb)
 {

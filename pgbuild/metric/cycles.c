@@ -12,10 +12,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "metric/cycles.h"
-#include "metric/single.h"
-#include "pgbuild.h"
-#include "safefs.h"
+#include "pgbuild/metric/cycles.h"
+#include "pgbuild/metric/single.h"
+#include "pgbuild/pgbuild.h"
+#include "wrapper/common/safefs.h"
 
 const char *const cycles_event_names[CYC_NEVENTS] = {
 	"Ir", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Bc", "Bcm", "Bi", "Bim",

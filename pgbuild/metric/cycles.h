@@ -46,7 +46,7 @@
 #ifndef PGBUILD_CYCLES_H
 #define PGBUILD_CYCLES_H
 
-#include "strbuf.h"
+#include "wrapper/common/strbuf.h"
 
 /* Estimate ratios closer than this count as equal (repeat-run spread). */
 #define CYCLES_RESOLUTION 1e-3

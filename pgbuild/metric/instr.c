@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cluster/serveruser.h"
-#include "metric/instr.h"
-#include "metric/single.h"
-#include "pgbuild.h"
+#include "pgbuild/cluster/serveruser.h"
+#include "pgbuild/metric/instr.h"
+#include "pgbuild/metric/single.h"
+#include "pgbuild/pgbuild.h"
 
 int instr_supported(const char *workload)
 {

@@ -33,7 +33,7 @@
 #ifndef PGBUILD_INSTR_H
 #define PGBUILD_INSTR_H
 
-#include "strbuf.h"
+#include "wrapper/common/strbuf.h"
 
 enum instr_counter {
 	INSTR_COUNTER_AUTO,      /* perf when the probe counts, else callgrind */

@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "metric/single.h"
-#include "pgbuild.h"
-#include "safefs.h"
+#include "pgbuild/metric/single.h"
+#include "pgbuild/pgbuild.h"
+#include "wrapper/common/safefs.h"
 
 /* The data every script needs: pgbench's tables at scale 1. */
 static const char load_sql[] =

@@ -13,8 +13,8 @@
 #ifndef PGBUILD_SINGLE_H
 #define PGBUILD_SINGLE_H
 
-#include "cluster/serveruser.h"
-#include "strbuf.h"
+#include "pgbuild/cluster/serveruser.h"
+#include "wrapper/common/strbuf.h"
 
 /* Does workload have a single-user script? */
 int single_supported(const char *workload);

@@ -33,9 +33,9 @@
 
 #include <stdio.h>
 
-#include "json.h"
-#include "strbuf.h"
-#include "strvec.h"
+#include "wrapper/common/json.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/strvec.h"
 
 /* The lto stage's policy when --policy is not given: link-time
  * optimization plus what BOLT needs. */

@@ -13,11 +13,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "clock.h"
-#include "explain/explain.h"
-#include "metric/cycles.h"
-#include "optimize/optimize.h"
-#include "report/html.h"
+#include "wrapper/common/clock.h"
+#include "pgbuild/explain/explain.h"
+#include "pgbuild/metric/cycles.h"
+#include "pgbuild/optimize/optimize.h"
+#include "pgbuild/report/html.h"
 
 /* Column titles of the metrics, by enum optimize_metric. */
 static const char *const metric_titles[OM_NR] = {

@@ -17,15 +17,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "build/build.h"
-#include "elf/elfrec.h"
-#include "metric/cycles.h"
-#include "optimize/optimize.h"
-#include "pipeline/stage.h"
-#include "profile/pgo.h"
-#include "profile/run.h"
-#include "pgbuild.h"
-#include "pipeline/preflight.h"
+#include "pgbuild/build/build.h"
+#include "pgbuild/elf/elfrec.h"
+#include "pgbuild/metric/cycles.h"
+#include "pgbuild/optimize/optimize.h"
+#include "pgbuild/pipeline/stage.h"
+#include "pgbuild/profile/pgo.h"
+#include "pgbuild/profile/run.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/pipeline/preflight.h"
 
 /* The steps of one stage. */
 enum step { STEP_BUILD, STEP_VERIFY, STEP_REGRESS, STEP_GATE, STEP_NR };

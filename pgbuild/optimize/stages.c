@@ -5,10 +5,10 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "error.h"
-#include "optimize/optimize.h"
-#include "xalloc.h"
+#include "pgbuild/cli/cli.h"
+#include "wrapper/common/error.h"
+#include "pgbuild/optimize/optimize.h"
+#include "wrapper/common/xalloc.h"
 
 const char *const optimize_stage_names[OS_NR] = { "stock", "lto", "pgo", "tuned", "bolt" };
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gate/gate.h"
-#include "optimize/optimize.h"
-#include "xalloc.h"
+#include "pgbuild/gate/gate.h"
+#include "pgbuild/optimize/optimize.h"
+#include "wrapper/common/xalloc.h"
 
 const char *const optimize_metric_names[OM_NR] = {
 	"cycles", "instructions", "i1_misses", "tps", "server_cpu_us",

@@ -12,12 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench/bench.h"
-#include "build/build.h"
-#include "cluster/serveruser.h"
-#include "pgbuild.h"
-#include "pipeline/preflight.h"
-#include "suggest.h"
+#include "pgbuild/bench/bench.h"
+#include "pgbuild/build/build.h"
+#include "pgbuild/cluster/serveruser.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/pipeline/preflight.h"
+#include "wrapper/common/suggest.h"
 
 int preflight_threshold_workloads(const struct gate_thresholds *th)
 {

@@ -28,8 +28,8 @@
 #ifndef PGBUILD_PREFLIGHT_H
 #define PGBUILD_PREFLIGHT_H
 
-#include "gate/gate.h"
-#include "strvec.h"
+#include "pgbuild/gate/gate.h"
+#include "wrapper/common/strvec.h"
 
 /*
  * The thresholds of expr (--gate) parsed into th (may be NULL): every

@@ -28,10 +28,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "build/build.h"
-#include "pgbuild.h"
-#include "pipeline/preflight.h"
-#include "pipeline/run.h"
+#include "pgbuild/build/build.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/pipeline/preflight.h"
+#include "pgbuild/pipeline/run.h"
 
 static const char *const stage_names[ST_NR] = {
 	"baseline", "candidate", "verify", "regress", "gate", "report",

@@ -26,7 +26,7 @@
 #ifndef PGBUILD_RUN_H
 #define PGBUILD_RUN_H
 
-#include "pipeline/stage.h"
+#include "pgbuild/pipeline/stage.h"
 
 enum run_stage { ST_BASELINE, ST_CANDIDATE, ST_VERIFY, ST_REGRESS, ST_GATE, ST_REPORT, ST_NR };
 

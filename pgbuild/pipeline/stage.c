@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pgbuild.h"
-#include "pipeline/stage.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/pipeline/stage.h"
 
 static void state_load(struct pipeline *p)
 {

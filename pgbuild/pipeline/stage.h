@@ -20,8 +20,8 @@
 #ifndef PGBUILD_STAGE_H
 #define PGBUILD_STAGE_H
 
-#include "json.h"
-#include "strvec.h"
+#include "wrapper/common/json.h"
+#include "wrapper/common/strvec.h"
 
 /* What the state file remembers of one stage. */
 struct stage_state {

@@ -28,8 +28,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pgbuild.h"
-#include "profile/collect.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/profile/collect.h"
 
 static int write_file(const char *path, const struct strbuf *sb)
 {

@@ -24,8 +24,8 @@
 #ifndef PGBUILD_COLLECT_H
 #define PGBUILD_COLLECT_H
 
-#include "profile/data.h"
-#include "profile/run.h"
+#include "pgbuild/profile/data.h"
+#include "pgbuild/profile/run.h"
 
 #define PROFILE_DEFAULT_CFLAGS "-O3 -finline-functions"
 

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "profile/data.h"
-#include "strvec.h"
-#include "xalloc.h"
+#include "wrapper/common/error.h"
+#include "pgbuild/profile/data.h"
+#include "wrapper/common/strvec.h"
+#include "wrapper/common/xalloc.h"
 
 void prof_init(struct profile *p, const char *method)
 {

@@ -25,8 +25,8 @@
 
 #include <stddef.h>
 
-#include "json.h"
-#include "strbuf.h"
+#include "wrapper/common/json.h"
+#include "wrapper/common/strbuf.h"
 
 /* One function as the profiler saw it. */
 struct prof_entry {

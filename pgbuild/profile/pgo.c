@@ -44,11 +44,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "build/build.h"
-#include "build/buildlog.h"
-#include "pgbuild.h"
-#include "pipeline/stage.h"
-#include "profile/pgo.h"
+#include "pgbuild/build/build.h"
+#include "pgbuild/build/buildlog.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/pipeline/stage.h"
+#include "pgbuild/profile/pgo.h"
 
 /* FNV-1a 64 of a file's content, as 16 hex digits; NULL when unreadable. */
 static char *file_hash(const char *path)

@@ -35,8 +35,8 @@
 #ifndef PGBUILD_PGO_H
 #define PGBUILD_PGO_H
 
-#include "profile/run.h"
-#include "strvec.h"
+#include "pgbuild/profile/run.h"
+#include "wrapper/common/strvec.h"
 
 #define PGO_MANIFEST "pgopt-pgo.json"
 /* ... and the optimized one, under PGOPT_PROFILE=use */

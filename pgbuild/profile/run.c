@@ -15,14 +15,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/bench.h"
-#include "build/build.h"
-#include "build/buildlog.h"
-#include "cluster/cluster.h"
-#include "cluster/serveruser.h"
-#include "elf/elfrec.h"
-#include "pgbuild.h"
-#include "profile/run.h"
+#include "pgbuild/bench/bench.h"
+#include "pgbuild/build/build.h"
+#include "pgbuild/build/buildlog.h"
+#include "pgbuild/cluster/cluster.h"
+#include "pgbuild/cluster/serveruser.h"
+#include "pgbuild/elf/elfrec.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/profile/run.h"
 
 void prof_run_init(struct prof_run *r)
 {

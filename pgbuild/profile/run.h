@@ -24,9 +24,9 @@
 #ifndef PGBUILD_PROFILE_RUN_H
 #define PGBUILD_PROFILE_RUN_H
 
-#include "policy.h"
-#include "profile/data.h"
-#include "strvec.h"
+#include "wrapper/policy/policy.h"
+#include "pgbuild/profile/data.h"
+#include "wrapper/common/strvec.h"
 
 /* The flags an instrumented build gets: pgoptcc adds them under
  * PGOPT_PROFILE=generate (a policy may not name them itself). */

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pgbuild.h"
-#include "report/report.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/report/report.h"
 
 int report_tu_is_hot(const struct report_data *rd, const char *tu)
 {

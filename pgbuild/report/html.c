@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain/explain.h"
-#include "report/html.h"
-#include "json.h"
-#include "xalloc.h"
+#include "pgbuild/explain/explain.h"
+#include "pgbuild/report/html.h"
+#include "wrapper/common/json.h"
+#include "wrapper/common/xalloc.h"
 
 #define COLOR_A "#1f77b4"
 #define COLOR_B "#e6550d"

@@ -14,8 +14,8 @@
 #ifndef PGBUILD_HTML_H
 #define PGBUILD_HTML_H
 
-#include "report/report.h"
-#include "strbuf.h"
+#include "pgbuild/report/report.h"
+#include "wrapper/common/strbuf.h"
 
 void html_write(const struct report_data *rd, struct strbuf *out);
 /* Append s with &, <, >, " and ' escaped. */

@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf/elfrec.h"
-#include "report/inspect.h"
-#include "pgbuild.h"
+#include "pgbuild/elf/elfrec.h"
+#include "pgbuild/report/inspect.h"
+#include "pgbuild/pgbuild.h"
 
 static const char *str_or(const char *s, const char *def)
 {

@@ -7,7 +7,7 @@
 #ifndef PGBUILD_INSPECT_H
 #define PGBUILD_INSPECT_H
 
-#include "json.h"
+#include "wrapper/common/json.h"
 
 /* What to print (the options of `pgbuild inspect`). */
 struct inspect_opts {

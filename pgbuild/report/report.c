@@ -18,11 +18,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elf/elfrec.h"
-#include "explain/explain.h"
-#include "report/html.h"
-#include "pgbuild.h"
-#include "report/report.h"
+#include "pgbuild/elf/elfrec.h"
+#include "pgbuild/explain/explain.h"
+#include "pgbuild/report/html.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/report/report.h"
 
 /* ---------------- gate summary ---------------- */
 

@@ -14,9 +14,9 @@
 #define PGBUILD_REPORT_H
 
 #include <stdio.h>
-#include "gate/gate.h"
+#include "pgbuild/gate/gate.h"
 
-#include "strvec.h"
+#include "wrapper/common/strvec.h"
 
 /* One translation unit the policy changed (or not). */
 struct report_tu {

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf/elfrec.h"
-#include "explain/explain.h"
-#include "pgbuild.h"
-#include "report/report.h"
+#include "pgbuild/elf/elfrec.h"
+#include "pgbuild/explain/explain.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/report/report.h"
 
 /* One build's functions for the table. */
 struct sz_side {

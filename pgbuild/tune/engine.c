@@ -10,11 +10,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fdio.h"
-#include "error.h"
-#include "json.h"
-#include "tune/engine.h"
-#include "xalloc.h"
+#include "wrapper/common/fdio.h"
+#include "wrapper/common/error.h"
+#include "wrapper/common/json.h"
+#include "pgbuild/tune/engine.h"
+#include "wrapper/common/xalloc.h"
 
 /* ---------------- names ---------------- */
 

@@ -40,8 +40,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "strbuf.h"
-#include "strvec.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/strvec.h"
 
 #define TUNE_MAX_FLAGS 64
 

@@ -23,11 +23,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "build/buildlog.h"
-#include "pgbuild.h"
-#include "pipeline/preflight.h"
-#include "pipeline/stage.h"
-#include "tune/sensitivity.h"
+#include "pgbuild/build/buildlog.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/pipeline/preflight.h"
+#include "pgbuild/pipeline/stage.h"
+#include "pgbuild/tune/sensitivity.h"
 
 static int write_policy(const char *path, const char *flags)
 {

@@ -18,8 +18,8 @@
 #ifndef PGBUILD_SENSITIVITY_H
 #define PGBUILD_SENSITIVITY_H
 
-#include "pipeline/stage.h"
-#include "strvec.h"
+#include "pgbuild/pipeline/stage.h"
+#include "wrapper/common/strvec.h"
 
 /* What to build and measure (the options of `pgbuild sensitivity`). */
 struct sens_opts {

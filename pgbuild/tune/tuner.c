@@ -41,12 +41,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fdio.h"
-#include "policy.h"
-#include "pgbuild.h"
-#include "pipeline/preflight.h"
-#include "pipeline/stage.h"
-#include "tune/tuner.h"
+#include "wrapper/common/fdio.h"
+#include "wrapper/policy/policy.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/pipeline/preflight.h"
+#include "pgbuild/pipeline/stage.h"
+#include "pgbuild/tune/tuner.h"
 
 static int write_text(const char *path, const char *text)
 {

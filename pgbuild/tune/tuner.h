@@ -30,8 +30,8 @@
 #ifndef PGBUILD_TUNER_H
 #define PGBUILD_TUNER_H
 
-#include "pipeline/stage.h"
-#include "tune/engine.h"
+#include "pgbuild/pipeline/stage.h"
+#include "pgbuild/tune/engine.h"
 
 /* What `pgbuild tune` was asked to do (its options). */
 struct tune_opts {

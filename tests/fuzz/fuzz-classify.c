@@ -1,5 +1,5 @@
 /*
- * fuzz-classify.c - libFuzzer harness for @file expansion (wrapper/respfile.c)
+ * fuzz-classify.c - libFuzzer harness for @file expansion (wrapper/common/respfile.c)
  * and the argv classifier (wrapper/classify.c).
  *
  * The input is split at NUL bytes into arguments.  The first segment is also
@@ -16,8 +16,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "classify.h"
-#include "respfile.h"
+#include "wrapper/classify.h"
+#include "wrapper/common/respfile.h"
 
 static int memfd = -1;
 static char selfarg[64];

@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "elf/elfrec.h"
+#include "pgbuild/elf/elfrec.h"
 
 static int memfd = -1;
 static char path[64];

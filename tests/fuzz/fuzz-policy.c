@@ -1,6 +1,6 @@
 /*
- * fuzz-policy.c - libFuzzer harness for the policy parser (wrapper/policy.c)
- * and the flag vocabulary it consults (wrapper/vocab.c).
+ * fuzz-policy.c - libFuzzer harness for the policy parser (wrapper/policy/policy.c)
+ * and the flag vocabulary it consults (wrapper/policy/vocab.c).
  *
  * The input is a policy file.  It is parsed from memory, strictly; when it
  * parses, it is applied to a compile and a link, so glob matching and flag
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "policy.h"
+#include "wrapper/policy/policy.h"
 
 #ifdef FUZZ_SKIP_KNOWN
 /*

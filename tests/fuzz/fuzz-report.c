@@ -25,13 +25,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "gate/gate.h"
-#include "report/html.h"
-#include "json.h"
-#include "pgbuild.h"
-#include "report/report.h"
-#include "strbuf.h"
-#include "xalloc.h"
+#include "pgbuild/gate/gate.h"
+#include "pgbuild/report/html.h"
+#include "wrapper/common/json.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/report/report.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/xalloc.h"
 
 /*
  * The input goes to a memfd (no disk writes, which made the harness 15 times

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "settings.h"
+#include "wrapper/settings.h"
 
 /* top and top/sub, made once; top is 0755 so the conf is trusted. */
 static const char *scratch(char *sub, size_t n)

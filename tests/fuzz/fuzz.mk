@@ -14,11 +14,11 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 10
 FUZZ         ?= policy settings classify json elfrec report
 FUZZ_ARGS    ?=
-FUZZ_CFLAGS  := -g -O1 -D_GNU_SOURCE -std=c11 -Iwrapper/common -Iwrapper -Ipgbuild \
+FUZZ_CFLAGS  := -g -O1 -D_GNU_SOURCE -std=c11 -I. \
 	-I$(PQ_INCLUDE) \
 	-DPGOPT_VERSION=\"$(VERSION)\" -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_LIB_SRC := $(COMMON_SRC) $(WRAPPER_SRC) pgbuild/elf/elfrec.c
+FUZZ_LIB_SRC := $(COMMON_SRC) $(POLICY_SRC) $(WRAPPER_SRC) pgbuild/elf/elfrec.c
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(O)/fuzz/obj/%.o)
 FUZZ_BINS    := $(FUZZ:%=$(O)/fuzz/fuzz-%)
 # The report harness calls pgbuild's loaders: pgbuild's objects as an
@@ -66,9 +66,8 @@ fuzz-replay: fuzz-build
 
 # Replay binaries in the ordinary build (part of `make all`).
 FUZZ_REPLAY := $(FUZZ:%=$(O)/tests/fuzz-replay-%)
-$(O)/obj/tests/fuzz/%.o: ALL_CFLAGS += -Iwrapper -Ipgbuild
 $(O)/tests/fuzz-replay-%: $(O)/obj/tests/fuzz/fuzz-%.o $(O)/obj/tests/fuzz/replay.o \
-		$(WRAPPER_LIB) $(PGBUILD_LIB) $(COMMON_LIB)
+		$(WRAPPER_LIB) $(PGBUILD_LIB) $(POLICY_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.o,$^) $(TEST_LINK) $(ALL_LDFLAGS)
 .SECONDARY: $(FUZZ:%=$(O)/obj/tests/fuzz/fuzz-%.o) $(O)/obj/tests/fuzz/replay.o

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "strbuf.h"
+#include "wrapper/common/strbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

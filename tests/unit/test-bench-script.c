@@ -12,8 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "bench/bench.h"
-#include "error.h"
+#include "pgbuild/bench/bench.h"
+#include "wrapper/common/error.h"
 
 static void test_parse_sql_and_set(void **state)
 {

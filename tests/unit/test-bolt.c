@@ -19,10 +19,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "bolt/bolt.h"
-#include "pgbuild.h"
+#include "pgbuild/bolt/bolt.h"
+#include "pgbuild/pgbuild.h"
 
-#include "fixture.h"
+#include "tests/unit/fixture.h"
 
 static void test_dyno_line(void **state)
 {

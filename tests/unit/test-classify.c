@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "classify.h"
-#include "compopt.h"
-#include "respfile.h"
-#include "strvec.h"
+#include "wrapper/classify.h"
+#include "wrapper/compopt.h"
+#include "wrapper/common/respfile.h"
+#include "wrapper/common/strvec.h"
 
 static void test_table_sorted(void **state)
 {

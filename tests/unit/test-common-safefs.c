@@ -16,10 +16,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "fdio.h"
-#include "safefs.h"
-#include "strbuf.h"
-#include "xalloc.h"
+#include "wrapper/common/fdio.h"
+#include "wrapper/common/safefs.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/xalloc.h"
 
 static char top[64];
 static int topfd = -1;

@@ -14,13 +14,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "dir.h"
-#include "fdio.h"
-#include "json.h"
-#include "run-command.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "xalloc.h"
+#include "wrapper/common/dir.h"
+#include "wrapper/common/fdio.h"
+#include "wrapper/common/json.h"
+#include "wrapper/common/run-command.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/strvec.h"
+#include "wrapper/common/xalloc.h"
 
 static void test_strbuf(void **state)
 {

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "metric/cycles.h"
+#include "pgbuild/metric/cycles.h"
 
 /* The head of a real callgrind 3.19 file (select-only, N = 200). */
 static const char real_file[] =

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "elf/elfrec.h"
+#include "pgbuild/elf/elfrec.h"
 
 static char dir[64];
 

@@ -16,9 +16,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "explain/callgrind.h"
-#include "pgbuild.h"
-#include "fixture.h"
+#include "pgbuild/explain/callgrind.h"
+#include "pgbuild/pgbuild.h"
+#include "tests/unit/fixture.h"
 
 static void load(struct cg_profile *p, const char *name)
 {

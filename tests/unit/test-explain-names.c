@@ -16,9 +16,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "explain/names.h"
-#include "pgbuild.h"
-#include "fixture.h"
+#include "pgbuild/explain/names.h"
+#include "pgbuild/pgbuild.h"
+#include "tests/unit/fixture.h"
 
 /* One side read from a fixture: the symbols and the strings they point at. */
 struct side {

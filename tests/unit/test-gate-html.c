@@ -14,9 +14,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "report/html.h"
-#include "report/report.h"
-#include "xalloc.h"
+#include "pgbuild/report/html.h"
+#include "pgbuild/report/report.h"
+#include "wrapper/common/xalloc.h"
 
 static size_t count(const char *hay, const char *needle)
 {

@@ -15,11 +15,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cli/cli.h"
-#include "gate/gate.h"
-#include "metric/instr.h"
-#include "gate/junit.h"
-#include "xalloc.h"
+#include "pgbuild/cli/cli.h"
+#include "pgbuild/gate/gate.h"
+#include "pgbuild/metric/instr.h"
+#include "pgbuild/gate/junit.h"
+#include "wrapper/common/xalloc.h"
 
 /* ---- expressions ---- */
 

@@ -20,14 +20,14 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "clock.h"
-#include "dir.h"
-#include "fdio.h"
-#include "path.h"
-#include "rmtree.h"
-#include "strbuf.h"
-#include "textfile.h"
-#include "xalloc.h"
+#include "wrapper/common/clock.h"
+#include "wrapper/common/dir.h"
+#include "wrapper/common/fdio.h"
+#include "wrapper/common/path.h"
+#include "wrapper/common/rmtree.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/textfile.h"
+#include "wrapper/common/xalloc.h"
 
 /* A scratch directory, removed by the test that made it. */
 static char *scratch(void)

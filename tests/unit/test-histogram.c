@@ -13,8 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cluster/cluster.h"
-#include "bench/histogram.h"
+#include "pgbuild/cluster/cluster.h"
+#include "pgbuild/bench/histogram.h"
 
 static void test_buckets_contiguous(void **state)
 {

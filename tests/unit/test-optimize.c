@@ -19,11 +19,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "metric/cycles.h"
-#include "optimize/optimize.h"
-#include "pgbuild.h"
+#include "pgbuild/metric/cycles.h"
+#include "pgbuild/optimize/optimize.h"
+#include "pgbuild/pgbuild.h"
 
-#include "fixture.h"
+#include "tests/unit/fixture.h"
 
 static void load(struct optimize_measure *m, const char *name)
 {

@@ -18,13 +18,13 @@
 #include <errno.h>
 #include <fcntl.h>
 
-#include "glob.h"
-#include "policy.h"
-#include "safefs.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "tu.h"
-#include "vocab.h"
+#include "wrapper/policy/glob.h"
+#include "wrapper/policy/policy.h"
+#include "wrapper/common/safefs.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/strvec.h"
+#include "wrapper/tu.h"
+#include "wrapper/policy/vocab.h"
 
 static int parse(const char *text, struct policy *p, struct strbuf *err)
 {

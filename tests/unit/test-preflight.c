@@ -18,9 +18,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "pgbuild.h"
-#include "cluster/serveruser.h"
-#include "pipeline/preflight.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/cluster/serveruser.h"
+#include "pgbuild/pipeline/preflight.h"
 
 static char *err_buf;
 static size_t err_len;

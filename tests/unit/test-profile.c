@@ -16,12 +16,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "policy.h"
-#include "profile/data.h"
-#include "profile/pgo.h"
-#include "profile/run.h"
-#include "strbuf.h"
-#include "xalloc.h"
+#include "wrapper/policy/policy.h"
+#include "pgbuild/profile/data.h"
+#include "pgbuild/profile/pgo.h"
+#include "pgbuild/profile/run.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/xalloc.h"
 
 /* What `perf report --stdio --no-children -n --sort dso,sym -g none -t TAB` prints. */
 static const char perf_text[] =

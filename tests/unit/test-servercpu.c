@@ -17,8 +17,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "bench/servercpu.h"
-#include "rmtree.h"
+#include "pgbuild/bench/servercpu.h"
+#include "wrapper/common/rmtree.h"
 
 /* A real line of this machine's /proc (a postgres backend, fields 1-24). */
 static const char backend_line[] =

@@ -17,10 +17,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cluster/serveruser.h"
-#include "dir.h"
-#include "rmtree.h"
-#include "xalloc.h"
+#include "pgbuild/cluster/serveruser.h"
+#include "wrapper/common/dir.h"
+#include "wrapper/common/rmtree.h"
+#include "wrapper/common/xalloc.h"
 
 static void test_name_and_lookup(void **state)
 {

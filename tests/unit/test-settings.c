@@ -5,7 +5,7 @@
  * pgoptcc.conf written by a configure probe (only when it changes), and
  * which pgoptcc.conf is trusted: owner, mode, its directory, links, FIFOs
  * (as root: another user's file too).  Also the "did you mean" helper
- * (wrapper/suggest.c).
+ * (wrapper/common/suggest.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,10 +19,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "exitcodes.h"
-#include "settings.h"
-#include "strbuf.h"
-#include "suggest.h"
+#include "wrapper/common/exitcodes.h"
+#include "wrapper/settings.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/suggest.h"
 
 static void test_suggest(void **state)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sha256.h"
+#include "wrapper/common/sha256.h"
 
 #define X10 "xxxxxxxxxx"
 #define X55 X10 X10 X10 X10 X10 "xxxxx"

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "gate/stats.h"
+#include "pgbuild/gate/stats.h"
 
 #define NEAR(a, b, eps) assert_true(fabs((a) - (b)) <= (eps))
 

@@ -18,8 +18,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "tune/engine.h"
-#include "xalloc.h"
+#include "pgbuild/tune/engine.h"
+#include "wrapper/common/xalloc.h"
 
 /* ---------------- the synthetic evaluator ---------------- */
 

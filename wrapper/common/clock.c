@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "clock.h"
+#include "wrapper/common/clock.h"
 
 int64_t clock_us(void)
 {

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "dir.h"
-#include "error.h"
-#include "xalloc.h"
+#include "wrapper/common/dir.h"
+#include "wrapper/common/error.h"
+#include "wrapper/common/xalloc.h"
 
 int mkdir_p(const char *path)
 {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "exitcodes.h"
+#include "wrapper/common/error.h"
+#include "wrapper/common/exitcodes.h"
 
 static const char *program = "pgoptcc";
 static int oom_code = PGOPT_EXIT_NOMEM;

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "fdio.h"
-#include "xalloc.h"
+#include "wrapper/common/error.h"
+#include "wrapper/common/fdio.h"
+#include "wrapper/common/xalloc.h"
 
 int write_all(int fd, const void *buf, size_t len)
 {

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "installdirs.h"
+#include "wrapper/common/installdirs.h"
 #include "installdirs-gen.h"
-#include "xalloc.h"
+#include "wrapper/common/xalloc.h"
 
 /* The compiled-in path from BINDIR, and the build tree's (a default install). */
 static const struct {

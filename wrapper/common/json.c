@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "json.h"
-#include "xalloc.h"
+#include "wrapper/common/error.h"
+#include "wrapper/common/json.h"
+#include "wrapper/common/xalloc.h"
 
 /* ---------------- writer ---------------- */
 

@@ -22,8 +22,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "strbuf.h"
-#include "strvec.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/strvec.h"
 
 #define JSON_MAX_DEPTH 64
 

@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "path.h"
-#include "xalloc.h"
+#include "wrapper/common/error.h"
+#include "wrapper/common/path.h"
+#include "wrapper/common/xalloc.h"
 
 char *path_absolute(const char *path)
 {

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <dirent.h>
 
-#include "rmtree.h"
+#include "wrapper/common/rmtree.h"
 
 #define RMTREE_MAX_DEPTH 64     /* levels below path; 4 KiB of stack each */
 

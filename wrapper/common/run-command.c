@@ -14,9 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "run-command.h"
-#include "xalloc.h"
+#include "wrapper/common/error.h"
+#include "wrapper/common/run-command.h"
+#include "wrapper/common/xalloc.h"
 
 void child_process_init(struct child_process *cp)
 {

@@ -25,8 +25,8 @@
 #define PGOPT_RUN_COMMAND_H
 
 #include <sys/types.h>
-#include "strvec.h"
-#include "strbuf.h"
+#include "wrapper/common/strvec.h"
+#include "wrapper/common/strbuf.h"
 
 struct child_process {
 	struct strvec args;   /* argv; args.v[0] is the program */

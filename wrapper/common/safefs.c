@@ -19,10 +19,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fdio.h"
-#include "rmtree.h"
-#include "safefs.h"
-#include "xalloc.h"
+#include "wrapper/common/fdio.h"
+#include "wrapper/common/rmtree.h"
+#include "wrapper/common/safefs.h"
+#include "wrapper/common/xalloc.h"
 
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 #define SFS_MAX_DEPTH 256     /* levels sfs_chown_tree walks */

@@ -40,7 +40,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "strbuf.h"
+#include "wrapper/common/strbuf.h"
 
 /* The size limit for policies, hot/cold lists, settings files and the
  * logs and results read back from trees another user writes. */

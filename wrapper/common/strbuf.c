@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "strbuf.h"
-#include "xalloc.h"
+#include "wrapper/common/error.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/xalloc.h"
 
 char strbuf_slopbuf[1];
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strvec.h"
-#include "xalloc.h"
+#include "wrapper/common/strvec.h"
+#include "wrapper/common/xalloc.h"
 
 char *strvec_empty[] = { NULL };
 

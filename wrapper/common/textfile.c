@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strbuf.h"
-#include "textfile.h"
-#include "xalloc.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/textfile.h"
+#include "wrapper/common/xalloc.h"
 
 char *textfile_last_line(const char *path, const char *want)
 {

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "xalloc.h"
+#include "wrapper/common/error.h"
+#include "wrapper/common/xalloc.h"
 
 static void oom(void)
 {

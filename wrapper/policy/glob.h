@@ -14,7 +14,7 @@
 #ifndef PGOPT_GLOB_H
 #define PGOPT_GLOB_H
 
-#include "strvec.h"
+#include "wrapper/common/strvec.h"
 
 /*
  * Check a glob's syntax and expand its braces into out (one pattern per

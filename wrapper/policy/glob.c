@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "glob.h"
-#include "strbuf.h"
-#include "xalloc.h"
+#include "wrapper/policy/glob.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/xalloc.h"
 
 #define GLOB_MAX_EXPANSIONS 1024
 /* Limits far above any real glob of a source path.  They bound the brace

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "suggest.h"
-#include "xalloc.h"
+#include "wrapper/common/suggest.h"
+#include "wrapper/common/xalloc.h"
 
 size_t suggest_distance(const char *a, const char *b)
 {

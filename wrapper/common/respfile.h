@@ -14,7 +14,7 @@
 #ifndef PGOPT_RESPFILE_H
 #define PGOPT_RESPFILE_H
 
-#include "strvec.h"
+#include "wrapper/common/strvec.h"
 
 /* Maximum nesting of @files, as a guard against a file including itself. */
 #define RESPFILE_MAX_DEPTH 32

@@ -29,7 +29,7 @@
 #define PGOPT_VOCAB_H
 
 #include <stddef.h>
-#include "strbuf.h"
+#include "wrapper/common/strbuf.h"
 
 /* What a flag is, for the policy. */
 enum vocab_class {

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vocab.h"
-#include "xalloc.h"
+#include "wrapper/policy/vocab.h"
+#include "wrapper/common/xalloc.h"
 
 static const struct vocab_row rows[] = {
 	{ "--for-assembler",             VOCAB_PREFIX,              VOCAB_OUTPUT, "options for the assembler, unchecked" },

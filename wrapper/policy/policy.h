@@ -50,8 +50,8 @@
 #define PGOPT_POLICY_H
 
 #include <stddef.h>
-#include "strbuf.h"
-#include "strvec.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/strvec.h"
 
 enum policy_lto { LTO_OFF, LTO_ON, LTO_FAT };
 

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "respfile.h"
-#include "safefs.h"
-#include "strbuf.h"
-#include "xalloc.h"
+#include "wrapper/common/respfile.h"
+#include "wrapper/common/safefs.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/xalloc.h"
 
 void respfile_split(const char *text, size_t len, struct strvec *out)
 {

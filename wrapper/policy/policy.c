@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "glob.h"
-#include "policy.h"
-#include "respfile.h"
-#include "safefs.h"
-#include "suggest.h"
-#include "vocab.h"
-#include "xalloc.h"
+#include "wrapper/policy/glob.h"
+#include "wrapper/policy/policy.h"
+#include "wrapper/common/respfile.h"
+#include "wrapper/common/safefs.h"
+#include "wrapper/common/suggest.h"
+#include "wrapper/policy/vocab.h"
+#include "wrapper/common/xalloc.h"
 
 /* The keys, for messages and suggestions. */
 static const char *const policy_keys[] = {
