@@ -9,7 +9,7 @@
 # (DESIGN.md).  The lists are read from the binaries and the tree.
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$TMP" || exit 1
-DOCS="README.md wrapper/README.md plugin/README.md pgbuild/README.md examples/README.md tests/RELIABILITY.md"
+DOCS="README.md wrapper/README.md plugin/README.md pgbuild/README.md examples/README.md tests/RELIABILITY.md tests/README.md"
 
 . "$TOP/tests/lib/help.sh"
 mkdir -p help
