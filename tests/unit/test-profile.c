@@ -363,17 +363,23 @@ static void test_pgo_policy_base(void **state)
 	free(hot);
 }
 
-/* a recorded policy's text, made absolute against its own directory: what
- * optimize compares a seeded build's policy with */
+/* a recorded policy's text, made absolute against its own directory (the
+ * policy's path given, the lists resolve beside it): what optimize compares
+ * a seeded build's policy with; text that is no policy is an error */
 static void test_pgo_policy_text(void **state)
 {
 	struct strbuf out = STRBUF_INIT;
 	(void)state;
-	pgo_policy_text("# c\n[global]\nhot = h.txt\ncold = /abs/c.txt\nlto = on\n", "/src/pol", 0, &out);
+	assert_int_equal(pgo_policy_text("# c\n[global]\nhot = h.txt\ncold = /abs/c.txt\nlto = on\n",
+					 "/src/pol/p.policy", 0, &out), 0);
 	assert_string_equal(out.buf, "# c\n[global]\nhot = /src/pol/h.txt\ncold = /abs/c.txt\nlto = on\n");
 	strbuf_reset(&out);
-	pgo_policy_text("[global]\nhot=h.txt", "/d", 1, &out);  /* no final newline */
+	/* no final newline */
+	assert_int_equal(pgo_policy_text("[global]\nhot=h.txt", "/d/p.policy", 1, &out), 0);
 	assert_string_equal(out.buf, "[global]\nhot = /d/h.txt\n");
+	strbuf_reset(&out);
+	assert_int_equal(pgo_policy_text("[global]\nlto = maybe\n", "/d/p.policy", 0, &out), -1);
+	assert_int_equal(out.len, 0);
 	strbuf_release(&out);
 }
 
