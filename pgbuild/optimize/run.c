@@ -467,7 +467,7 @@ static int prepare_policies(struct orun *r)
 			return -1;
 		user = strbuf_detach(&base, NULL);
 	}
-	if (optimize_policy_text(user, 0, &text, &err) < 0)
+	if (optimize_policy_text(user, o->policy, 0, &text, &err) < 0)
 		rc = error("--policy %s: %s", o->policy, err.buf);
 	else if (!(r->s[OS_LTO].policy = write_policy(r, "lto", text.buf)))
 		rc = -1;
@@ -482,7 +482,7 @@ static int prepare_policies(struct orun *r)
 		}
 		r->tune_policy = strbuf_detach(&base, NULL);
 		strbuf_reset(&err);
-		if (optimize_policy_text(r->tune_policy, 1, &text, &err) < 0)
+		if (optimize_policy_text(r->tune_policy, best, 1, &text, &err) < 0)
 			rc = error("%s: %s", best, err.buf);
 		else if (!(r->s[OS_TUNED].policy = write_policy(r, "tuned", text.buf)))
 			rc = -1;
