@@ -227,6 +227,9 @@ static void test_sections_and_flags(void **state)
 	assert_int_equal(policy_doc_drop_flag(&d, s, "cflags", "-funroll-loops", &err), 1);
 	assert_string_equal(d.lines.v[d.lines.nr - 1], "[src/backend/utils/hash/dynahash.c]");
 	assert_int_equal(d.pol.sections[2].nr_ops, 0);
+	/* a glob with a character class, "]" inside the header */
+	assert_int_equal(policy_doc_add_section(&d, "src/port/*.[ch]", &err), 3);
+	assert_string_equal(d.pol.sections[3].glob, "src/port/*.[ch]");
 	policy_doc_release(&d);
 	strbuf_release(&err);
 }
@@ -274,6 +277,8 @@ static const struct refusal refusals[] = {
 	{ "[global]\n", 2, "a.c]\ncflags += -ffast-math", NULL,
 	  "/p/x.policy: expected a glob on one line, got \"a.c]\ncflags += -ffast-math\"" },
 	{ "[global]\n", 2, "{a,b", NULL, NULL },
+	{ "[global]\n", 2, " a.c", NULL,
+	  "/p/x.policy: expected a glob without blanks around it, got \" a.c\"" },
 };
 
 static int apply(struct policy_doc *d, const struct refusal *r, struct strbuf *err)

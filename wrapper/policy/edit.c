@@ -319,8 +319,11 @@ int policy_doc_add_section(struct policy_doc *d, const char *glob, struct strbuf
 	struct strvec lines;
 	if (check_words(d, "a glob", glob, err) < 0)
 		return -1;
-	if (strchr(glob, ']')) {
-		strbuf_addf(err, "%s: expected a glob without ']', got \"%s\"", d->path, glob);
+	/* the parser takes the header's text trimmed: the glob must be it */
+	if (!*glob || isspace((unsigned char)glob[0]) ||
+	    isspace((unsigned char)glob[strlen(glob) - 1])) {
+		strbuf_addf(err, "%s: expected a glob without blanks around it, got \"%s\"", d->path,
+			    glob);
 		return -1;
 	}
 	copy_lines(&lines, &d->lines);
