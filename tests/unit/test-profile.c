@@ -195,14 +195,22 @@ static void test_policy_parses(void **state)
 	struct prof_map m = PROF_MAP_INIT;
 	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
 	struct prof_policy_opts o = { 2, "-O3 -finline-functions", "hot.txt", NULL,
-				      "generated\nby a test" };
+				      "generated\nby a test", NULL };
 	profiled(&p, &m);
-	prof_write_policy(&p, &o, &sb);
+	assert_int_equal(prof_write_policy(&p, &o, &sb), 0);
 	assert_non_null(strstr(sb.buf, "# generated\n# by a test\n"));
 	assert_non_null(strstr(sb.buf, "[global]\nhot = hot.txt\n"));
 	assert_non_null(strstr(sb.buf, "[src/backend/access/nbtree/nbtsearch.c]\ncflags += -O3 -finline-functions\n"));
 	assert_non_null(strstr(sb.buf, "[src/backend/utils/hash/dynahash.c]\n"));
 	assert_null(strstr(sb.buf, "pruneheap"));
+	/* flags the parser refuses: no policy */
+	{
+		struct strbuf bad = STRBUF_INIT;
+		struct prof_policy_opts ob = { 2, "-O3 -ffast-math", NULL, NULL, NULL, "/tmp/g.policy" };
+		assert_int_equal(prof_write_policy(&p, &ob, &bad), -1);
+		assert_int_equal(bad.len, 0);
+		strbuf_release(&bad);
+	}
 
 	/* the wrapper's parser accepts it and applies it to exactly those files */
 	struct policy pol;
