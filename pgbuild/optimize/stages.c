@@ -3,7 +3,6 @@
  * stage's policy (the user's, with "bolt = ready" added through the policy
  * editor, wrapper/policy/edit.h); see optimize.h.
  */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,46 +39,9 @@ int optimize_parse_stages(const char *arg, unsigned *mask)
 	return rc ? -1 : 0;
 }
 
-/* s[0..n) without leading and trailing blanks, into out (reset). */
-static void trimmed(struct strbuf *out, const char *s, size_t n)
-{
-	strbuf_reset(out);
-	while (n && isspace((unsigned char)*s))
-		s++, n--;
-	while (n && isspace((unsigned char)s[n - 1]))
-		n--;
-	strbuf_add(out, s, n);
-}
-
-/* The next meaningful line of *p (comments and blank lines skipped), into
- * line; 0 at the end. */
-static int next_line(const char **p, struct strbuf *line)
-{
-	while (**p) {
-		const char *s = *p, *e = strchr(s, '\n');
-		size_t n = e ? (size_t)(e - s) : strlen(s);
-		*p = s + n + (e ? 1 : 0);
-		trimmed(line, s, n);
-		if (line->len && line->buf[0] != '#')
-			return 1;
-	}
-	return 0;
-}
-
 int optimize_policy_same(const char *a, const char *b)
 {
-	struct strbuf la = STRBUF_INIT, lb = STRBUF_INIT;
-	int ha, hb, same = 1;
-
-	do {
-		ha = next_line(&a, &la);
-		hb = next_line(&b, &lb);
-		if (ha != hb || (ha && strcmp(la.buf, lb.buf)))
-			same = 0;
-	} while (same && ha);
-	strbuf_release(&la);
-	strbuf_release(&lb);
-	return same;
+	return policy_text_same(a, b);
 }
 
 /* Take bolt = ready (and lto = on when lto) into d where it says nothing

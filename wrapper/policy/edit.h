@@ -67,6 +67,10 @@ char *policy_doc_value(const struct policy_doc *d, const char *key);
  * ("global" for [global]), or -1. */
 int policy_doc_section(const struct policy_doc *d, const char *glob);
 
+/* Do two policy texts say the same: every line but comments and blank
+ * lines, leading and trailing blanks ignored (no parse: any two texts)? */
+int policy_text_same(const char *a, const char *b);
+
 /* ---------------- edits: 0 (or an index), or -1 with the reason ---------------- */
 
 /* Set [global] key to value ("lto", "on"). */
