@@ -84,7 +84,7 @@ struct build {
 				  * names (a hot/cold list edit is a policy
 				  * change) */
 	int lto;                 /* the policy switches LTO on */
-	char *lto_mode;          /* "off", "on" or "fat" (pgoptcc's reading) */
+	char *lto_mode;          /* "off", "on" or "fat" (the policy library's reading) */
 	char *cc;                /* real compiler: $PGOPT_CC or gcc */
 	char *cc_version;        /* first line of cc --version */
 	char *ar, *ranlib;       /* gcc-ar/gcc-ranlib or NULL */
@@ -123,7 +123,7 @@ struct build {
 
 /* Defaults of every option (jobs: the online CPUs; bench, contrib, install on). */
 void build_init(struct build *b);
-/* Policy (checked by pgoptcc), absolute prefix and build directory, the
+/* Policy (checked as pgoptcc checks it), absolute prefix and build directory, the
  * source, the compiler, make's environment and configure's arguments. */
 int build_setup(struct build *b);
 /* configure, unless the build directory is configured the same way; after
@@ -145,7 +145,7 @@ void build_add_phase(struct build *b, const char *name, double seconds);
 
 /* ---------------- the policy (policy.c) ---------------- */
 
-/* Read the policy (--policy, or "none"), have pgoptcc check it and say its
+/* Read the policy (--policy, or "none"), check it as pgoptcc does and take its
  * LTO mode and the files it names, and hash all of it.  0 or -1. */
 int build_load_policy(struct build *b);
 /*

@@ -1,7 +1,7 @@
 /*
  * policy.c - the policy of a build as pgbuild records it: read, checked by
- * pgoptcc itself (errors name file:line), its LTO mode, the hot/cold lists
- * it names and the hash of all of it; see build.h.
+ * the policy library pgoptcc uses (errors name file:line), its LTO mode,
+ * the hot/cold lists it names and the hash of all of it; see build.h.
  */
 #include <errno.h>
 #include <limits.h>
@@ -11,6 +11,7 @@
 #include "pgbuild/build/build.h"
 #include "pgbuild/pgbuild.h"
 #include "wrapper/common/sha256.h"
+#include "wrapper/policy/policy.h"
 
 static char *sha256_text(const char *text, size_t len)
 {
@@ -23,35 +24,26 @@ static char *sha256_text(const char *text, size_t len)
 }
 
 /*
- * Let pgoptcc check the policy (errors name file:line) and say what LTO
- * mode it asks for: "off", "on" or "fat".  Returns 0 or -1.
+ * The caller's PGOPT_UNCHECKED_FLAGS, as pgoptcc reads it: unset or empty
+ * (0), 1 (POLICY_UNCHECKED); anything else is an error (-1).
  */
-static int check_policy(struct build *b)
+static int caller_unchecked(unsigned *flags)
 {
-	struct child_process cp = CHILD_PROCESS_INIT;
-	struct strbuf out = STRBUF_INIT;
-	struct json_value *v = NULL;
-	const char *lto;
-	int code, r = -1;
+	const char *v = getenv("PGOPT_UNCHECKED_FLAGS");
+	*flags = 0;
+	if (!v || !*v)
+		return 0;
+	if (strcmp(v, "1"))
+		return error("PGOPT_UNCHECKED_FLAGS=%s: expected PGOPT_UNCHECKED_FLAGS=1, or unset", v);
+	*flags = POLICY_UNCHECKED;
+	return 0;
+}
 
-	strvec_pushl(&cp.args, pgbuild_pgoptcc(), "--pgopt-check-policy", b->policy, NULL);
-	cp.no_stdin = 1;
-	code = capture_command(&cp, &out, 0);
-	child_process_clear(&cp);
-	if (code != 0) {
-		error("policy \"%s\" rejected by pgoptcc (exit %d)", b->policy, code);
-		goto out;
-	}
-	if (!(v = json_parse(out.buf, out.len, NULL))) {
-		error("pgoptcc --pgopt-check-policy printed no JSON");
-		goto out;
-	}
-	lto = json_get_str(v, "lto");
-	b->lto_mode = xstrdup(lto ? lto : "off");
-	/* the function lists (hot = FILE, cold = FILE), resolved by pgoptcc */
+/* The function lists (hot = FILE, cold = FILE) p names, and their text. */
+static void record_lists(struct build *b, const struct policy *p)
+{
 	for (int i = 0; i < 2; i++) {
-		const char *key = i ? "cold" : "hot";
-		const char *path = json_get_str(v, key);
+		const char *key = i ? "cold" : "hot", *path = i ? p->cold : p->hot;
 		struct strbuf sb = STRBUF_INIT;
 		if (!path)
 			continue;
@@ -63,10 +55,35 @@ static int check_policy(struct build *b)
 			strvec_push(&b->policy_ref_text, sb.buf);
 		strbuf_release(&sb);
 	}
+}
+
+/*
+ * Check the policy with the policy library, as pgoptcc
+ * --pgopt-check-policy does (errors "FILE:LINE: reason", the lists must
+ * be readable, warnings for sections that can never match), and take its
+ * LTO mode ("off", "on" or "fat") and lists.  Returns 0 or -1.
+ */
+static int check_policy(struct build *b)
+{
+	struct policy p;
+	struct strbuf err = STRBUF_INIT;
+	unsigned flags;
+	int r = -1;
+
+	if (caller_unchecked(&flags) < 0)
+		return -1;
+	if (policy_load(&p, b->policy, flags, &err) < 0) {
+		error("%s", err.buf);
+		goto out;
+	}
+	for (size_t i = 0; i < p.warnings.nr; i++)
+		warning("%s", p.warnings.v[i]);
+	b->lto_mode = xstrdup(p.lto == LTO_OFF ? "off" : p.lto == LTO_ON ? "on" : "fat");
+	record_lists(b, &p);
 	r = 0;
 out:
-	json_free(v);
-	strbuf_release(&out);
+	policy_release(&p);
+	strbuf_release(&err);
 	return r;
 }
 

@@ -209,7 +209,7 @@ static int check_policy(const struct optimize_opts *o)
 	if (preflight_policy("--policy", o->policy, NULL) < 0 ||
 	    strbuf_read_file(&text, o->policy) < 0)
 		rc = -1;
-	else if (optimize_policy_text(text.buf, 0, &out, &err) < 0)
+	else if (optimize_policy_text(text.buf, o->policy, 0, &out, &err) < 0)
 		rc = error("--policy \"%s\": %s", o->policy, err.buf);
 	strbuf_release(&text);
 	strbuf_release(&out);

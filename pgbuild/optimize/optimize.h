@@ -53,12 +53,14 @@ extern const char *const optimize_stage_names[OS_NR]; /* "stock" "lto" ... */
 int optimize_parse_stages(const char *arg, unsigned *mask);
 
 /*
- * A stage's policy text from the user's (NULL: the default): the text
- * with "bolt = ready" added to [global] when it has no bolt key (and, when
- * lto, "lto = on" when it has no lto key: the tuned stage).  A policy whose
- * [global] says "bolt = off" is refused (-1, reason in err).
+ * A stage's policy text from the user's (NULL: the default; path names it
+ * in messages): the text with "bolt = ready" added to [global] when it has
+ * no bolt key (and, when lto, "lto = on" when it has no lto key: the tuned
+ * stage), where the policy editor puts a new key (wrapper/policy/edit.h).
+ * A policy whose [global] says "bolt = off", and text that is no valid
+ * policy, are refused (-1, reason in err).
  */
-int optimize_policy_text(const char *user_text, int lto, struct strbuf *out,
+int optimize_policy_text(const char *user_text, const char *path, int lto, struct strbuf *out,
 			 struct strbuf *err);
 
 /* Do two policy texts say the same (every line but comments and blank

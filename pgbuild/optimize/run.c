@@ -93,16 +93,12 @@ static int recorded_policy_same(const struct json_value *pol, const char *policy
 	const char *content = json_get_str(pol, "content"), *path = json_get_str(pol, "path");
 	const struct json_value *files = json_get(pol, "files");
 	struct strbuf norm = STRBUF_INIT;
-	char *dir = path ? xstrdup(path) : NULL, *slash = dir ? strrchr(dir, '/') : NULL;
 	int same;
 
-	if (!content || !slash) {
-		free(dir);
+	if (!content || !path || !strchr(path, '/'))
 		return 0;
-	}
-	*slash = '\0';
-	pgo_policy_text(content, dir, 0, &norm);
-	same = optimize_policy_same(norm.buf, policy_text);
+	same = pgo_policy_text(content, path, 0, &norm) == 0 &&
+	       optimize_policy_same(norm.buf, policy_text);
 	for (size_t i = 0; same && i < json_len(files); i++) {
 		const char *fp = json_get_str(json_at(files, i), "path");
 		const char *was = json_get_str(json_at(files, i), "content");
@@ -111,7 +107,6 @@ static int recorded_policy_same(const struct json_value *pol, const char *policy
 		free(now);
 	}
 	strbuf_release(&norm);
-	free(dir);
 	return same;
 }
 
@@ -472,7 +467,7 @@ static int prepare_policies(struct orun *r)
 			return -1;
 		user = strbuf_detach(&base, NULL);
 	}
-	if (optimize_policy_text(user, 0, &text, &err) < 0)
+	if (optimize_policy_text(user, o->policy, 0, &text, &err) < 0)
 		rc = error("--policy %s: %s", o->policy, err.buf);
 	else if (!(r->s[OS_LTO].policy = write_policy(r, "lto", text.buf)))
 		rc = -1;
@@ -487,7 +482,7 @@ static int prepare_policies(struct orun *r)
 		}
 		r->tune_policy = strbuf_detach(&base, NULL);
 		strbuf_reset(&err);
-		if (optimize_policy_text(r->tune_policy, 1, &text, &err) < 0)
+		if (optimize_policy_text(r->tune_policy, best, 1, &text, &err) < 0)
 			rc = error("%s: %s", best, err.buf);
 		else if (!(r->s[OS_TUNED].policy = write_policy(r, "tuned", text.buf)))
 			rc = -1;

@@ -295,8 +295,11 @@ int profile_emit(struct profile_opts *o, struct profile *p)
 		po.hot = hot;
 		po.cold = cold;
 		po.comment = comment.buf;
-		prof_write_policy(p, &po, &sb);
-		ret |= write_file(o->policy, &sb);
+		po.path = o->policy;
+		if (prof_write_policy(p, &po, &sb) < 0)
+			ret = -1;
+		else
+			ret |= write_file(o->policy, &sb);
 		if (!o->quiet)
 			fprintf(stderr, "profile: policy for %zu files in %s\n", nfiles, o->policy);
 		strbuf_release(&comment);

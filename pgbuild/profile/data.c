@@ -10,6 +10,7 @@
 
 #include "wrapper/common/error.h"
 #include "pgbuild/profile/data.h"
+#include "wrapper/policy/edit.h"
 #include "wrapper/common/strvec.h"
 #include "wrapper/common/xalloc.h"
 
@@ -445,36 +446,56 @@ size_t prof_write_coldlist(const struct profile *p, size_t nfiles,
 	return n;
 }
 
-void prof_write_policy(const struct profile *p, const struct prof_policy_opts *o,
-		       struct strbuf *out)
+/* One section per file: a blank line and its share, [TU], cflags. */
+static int policy_files(const struct profile *p, const struct prof_policy_opts *o,
+			struct policy_doc *d, struct strbuf *err)
 {
-	if (o->comment) {
-		const char *s = o->comment;
-		while (*s) {
-			const char *nl = strchr(s, '\n');
-			size_t len = nl ? (size_t)(nl - s) : strlen(s);
-			strbuf_addstr(out, "# ");
-			strbuf_add(out, s, len);
-			strbuf_addch(out, '\n');
-			s += len + (nl ? 1 : 0);
-		}
-	}
-	if (o->hot || o->cold) {
-		strbuf_addstr(out, "[global]\n");
-		if (o->hot)
-			strbuf_addf(out, "hot = %s\n", o->hot);
-		if (o->cold)
-			strbuf_addf(out, "cold = %s\n", o->cold);
-	}
 	double cum = 0;
-	for (size_t i = 0; i < o->nfiles && i < p->nfiles; i++) {
+	int rc = 0;
+	for (size_t i = 0; !rc && i < o->nfiles && i < p->nfiles; i++) {
 		const struct prof_file *f = &p->files[i];
 		double share = p->attributed > 0 ? 100.0 * f->weight / p->attributed : 0;
+		char *c;
+		int sec;
 		cum += share;
-		strbuf_addf(out, "\n# %.1f%% of the profile (cumulative %.1f%%), %zu functions\n",
-			    share, cum, f->nfuncs);
-		strbuf_addf(out, "[%s]\ncflags += %s\n", f->tu, o->cflags);
+		c = xasprintf("%.1f%% of the profile (cumulative %.1f%%), %zu functions", share, cum,
+			      f->nfuncs);
+		policy_doc_add_comment(d, "");
+		policy_doc_add_comment(d, c);
+		free(c);
+		sec = policy_doc_add_section(d, f->tu, err);
+		rc = sec < 0 ? -1 : policy_doc_add_flags(d, sec, "cflags", 1, o->cflags, err);
 	}
+	return rc;
+}
+
+int prof_write_policy(const struct profile *p, const struct prof_policy_opts *o,
+		      struct strbuf *out)
+{
+	struct policy_doc d;
+	struct strbuf err = STRBUF_INIT;
+	int rc = 0;
+
+	/* unchecked flags pass here: pgbuild build checks the policy with
+	 * the caller's PGOPT_UNCHECKED_FLAGS */
+	policy_doc_init(&d, o->path ? o->path : "(generated policy)", POLICY_UNCHECKED);
+	if (o->comment)
+		policy_doc_add_comment(&d, o->comment);
+	if (o->hot || o->cold)
+		rc = policy_doc_add_section(&d, "global", &err) < 0 ? -1 : 0;
+	if (!rc && o->hot)
+		rc = policy_doc_set(&d, "hot", o->hot, &err);
+	if (!rc && o->cold)
+		rc = policy_doc_set(&d, "cold", o->cold, &err);
+	if (!rc)
+		rc = policy_files(p, o, &d, &err);
+	if (rc < 0)
+		error("%s", err.buf);
+	else
+		policy_doc_text(&d, out);
+	policy_doc_release(&d);
+	strbuf_release(&err);
+	return rc;
 }
 
 /* ---------------- JSON ---------------- */

@@ -161,11 +161,14 @@ struct prof_policy_opts {
 	const char *hot;          /* hot list path as written in the policy, or NULL */
 	const char *cold;         /* cold list path, or NULL */
 	const char *comment;      /* header comment lines (each gets "# "), or NULL */
+	const char *path;         /* where it will be written (for messages), or NULL */
 };
 
-/* A policy: a header comment, [global] hot/cold, one section per file. */
-void prof_write_policy(const struct profile *p, const struct prof_policy_opts *o,
-		       struct strbuf *out);
+/* A policy: a header comment, [global] hot/cold, one section per file,
+ * built with the policy editor (wrapper/policy/edit.h).  Appends to out;
+ * 0, or -1 with the parser's reason printed (cflags it refuses). */
+int prof_write_policy(const struct profile *p, const struct prof_policy_opts *o,
+		      struct strbuf *out);
 
 /* The profile as JSON: totals, functions (at most max_funcs, 0 = all), files. */
 void prof_write_json(const struct profile *p, size_t max_funcs, struct json_writer *jw);

@@ -49,6 +49,7 @@
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/stage.h"
 #include "pgbuild/profile/pgo.h"
+#include "wrapper/policy/edit.h"
 
 /* FNV-1a 64 of a file's content, as 16 hex digits; NULL when unreadable. */
 static char *file_hash(const char *path)
@@ -66,40 +67,45 @@ static char *file_hash(const char *path)
 	return xasprintf("%016llx", h);
 }
 
-/* See pgo.h. */
-void pgo_policy_text(const char *text, const char *dir, int drop_lto, struct strbuf *out)
+/* Relative hot and cold list paths made absolute (the parse has them
+ * resolved against the policy's directory); lto out when drop_lto. */
+static int pgo_rewrite(struct policy_doc *d, int drop_lto, struct strbuf *err)
 {
-	const char *s = text;
-	while (*s) {
-		const char *nl = strchr(s, '\n');
-		size_t len = nl ? (size_t)(nl - s) : strlen(s);
-		char *line = xstrndup(s, len);
-		s += len + (nl ? 1 : 0);
-		const char *k = line;
-		while (*k == ' ' || *k == '\t')
-			k++;
-		size_t klen = strcspn(k, " \t=");
-		const char *eq = strchr(k, '=');
-		if (eq && (klen == 3 || klen == 4) &&
-		    (!strncmp(k, "hot", klen) || !strncmp(k, "cold", klen) || !strncmp(k, "lto", klen))) {
-			const char *v = eq + 1;
-			while (*v == ' ' || *v == '\t')
-				v++;
-			if (!strncmp(k, "lto", 3)) {
-				if (drop_lto) {
-					strbuf_addf(out, "# (instrumented stage without LTO) %s\n", line);
-					free(line);
-					continue;
-				}
-			} else if (*v && *v != '/') {
-				strbuf_addf(out, "%.*s = %s/%s\n", (int)klen, k, dir, v);
-				free(line);
-				continue;
-			}
-		}
-		strbuf_addf(out, "%s\n", line);
-		free(line);
+	for (int i = 0; i < 2; i++) {
+		const char *key = i ? "cold" : "hot", *abs = i ? d->pol.cold : d->pol.hot;
+		char *v = policy_doc_value(d, key);
+		int r = v && *v != '/' ? policy_doc_set(d, key, abs, err) : 0;
+		free(v);
+		if (r < 0)
+			return -1;
 	}
+	if (drop_lto)
+		return policy_doc_unset(d, "lto", "(instrumented stage without LTO)", err);
+	return 0;
+}
+
+/* See pgo.h. */
+int pgo_policy_text(const char *text, const char *path, int drop_lto, struct strbuf *out)
+{
+	struct policy_doc d;
+	struct strbuf err = STRBUF_INIT;
+	/* unchecked flags pass: pgbuild build checks the stage's policy with
+	 * the caller's PGOPT_UNCHECKED_FLAGS */
+	int r = policy_doc_parse(&d, path, text, strlen(text), POLICY_UNCHECKED, &err);
+
+	if (r == 0)
+		r = pgo_rewrite(&d, drop_lto, &err);
+	if (r == 0) {
+		policy_doc_text(&d, out);
+		/* more is appended: the last line ends */
+		if (out->len && out->buf[out->len - 1] != '\n')
+			strbuf_addch(out, '\n');
+	} else {
+		error("%s", err.buf);
+	}
+	policy_doc_release(&d);
+	strbuf_release(&err);
+	return r;
 }
 
 /* See pgo.h. */
@@ -107,19 +113,17 @@ int pgo_policy_base(const char *path, int drop_lto, struct strbuf *out)
 {
 	struct strbuf text = STRBUF_INIT;
 	char real[PATH_MAX];
+	int r;
 	if (!path)
 		return 0;
 	if (strbuf_read_file(&text, path) < 0 || !realpath(path, real)) {
 		strbuf_release(&text);
 		return error("--policy %s: %s", path, strerror(errno));
 	}
-	char *dir = xstrdup(real);
-	*strrchr(dir, '/') = '\0';
 	strbuf_addf(out, "# from %s\n", real);
-	pgo_policy_text(text.buf, dir, drop_lto, out);
-	free(dir);
+	r = pgo_policy_text(text.buf, real, drop_lto, out);
 	strbuf_release(&text);
-	return 0;
+	return r;
 }
 
 /*

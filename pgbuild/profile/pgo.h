@@ -63,15 +63,18 @@ struct pgo_opts {
  * The user's policy (path, NULL: none) as the start of a policy generated
  * in another directory: relative hot and cold list paths made absolute
  * against the policy's own directory; lto lines commented out when
- * drop_lto (the instrumented stage).  Appends to out; 0, or -1 after an
- * error naming the policy.
+ * drop_lto (the instrumented stage); the rest as written, after a
+ * "# from PATH" line.  Appends to out; 0, or -1 after an error naming the
+ * policy.
  */
 struct strbuf;
 int pgo_policy_base(const char *path, int drop_lto, struct strbuf *out);
 
-/* The same for a policy's text whose own directory is dir (a policy
- * recorded in a build's pgopt-build.json, say); appends to out. */
-void pgo_policy_text(const char *text, const char *dir, int drop_lto, struct strbuf *out);
+/* The same for a policy's text that is (or was) the file path (a policy
+ * recorded in a build's pgopt-build.json, say), through the policy editor
+ * (wrapper/policy/edit.h): appends to out; 0, or -1 after an error naming
+ * path:line when the text is no valid policy. */
+int pgo_policy_text(const char *text, const char *path, int drop_lto, struct strbuf *out);
 
 /* Defaults: select-only,tpcb for 20 s each (set when no -W), regress on. */
 void pgo_opts_init(struct pgo_opts *o);

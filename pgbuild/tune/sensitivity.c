@@ -28,13 +28,29 @@
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/pipeline/stage.h"
 #include "pgbuild/tune/sensitivity.h"
+#include "wrapper/policy/edit.h"
 
+/* The watermark's policy, through the policy editor: every unit at flags
+ * (unchecked flags pass here: pgbuild build checks the policy with the
+ * caller's PGOPT_UNCHECKED_FLAGS). */
 static int write_policy(const char *path, const char *flags)
 {
-	char *text = xasprintf("# pgbuild sensitivity watermark: every unit at %s\n"
-			       "[global]\ncflags += %s\n", flags, flags);
-	int rc = write_file_atomic(path, text, strlen(text));
-	free(text);
+	struct policy_doc d;
+	struct strbuf err = STRBUF_INIT;
+	char *comment = xasprintf("pgbuild sensitivity watermark: every unit at %s", flags);
+	int rc;
+
+	policy_doc_init(&d, path, POLICY_UNCHECKED);
+	policy_doc_add_comment(&d, comment);
+	rc = policy_doc_add_section(&d, "global", &err) < 0 ? -1 :
+	     policy_doc_add_flags(&d, 0, "cflags", 1, flags, &err);
+	if (rc < 0)
+		error("%s", err.buf);
+	else
+		rc = policy_doc_write(&d, path);
+	policy_doc_release(&d);
+	strbuf_release(&err);
+	free(comment);
 	return rc;
 }
 

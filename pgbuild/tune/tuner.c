@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "wrapper/common/fdio.h"
+#include "wrapper/policy/edit.h"
 #include "wrapper/policy/policy.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/preflight.h"
@@ -185,12 +186,11 @@ static int load_scope(struct tuner *tu)
 
 /* ---------------- policies ---------------- */
 
-static char *policy_text(struct tuner *tu, tune_set set)
+/* The flags of set for cflags, space-separated, into cflags; 1 when set
+ * holds -flto (lto = on instead). */
+static int set_cflags(struct tuner *tu, tune_set set, struct strbuf *cflags)
 {
-	struct strbuf sb = STRBUF_INIT, cflags = STRBUF_INIT;
 	int lto = 0;
-	char *flags = tune_set_text(&tu->t, set);
-
 	for (size_t i = 0; i < tu->t.flags.nr; i++) {
 		const char *f = tu->t.flags.v[i];
 		if (!(set & ((tune_set)1 << i)))
@@ -198,44 +198,71 @@ static char *policy_text(struct tuner *tu, tune_set set)
 		if (!strcmp(f, "-flto") || !strncmp(f, "-flto=", 6))
 			lto = 1;
 		else
-			strbuf_addf(&cflags, " %s", f);
+			strbuf_addf(cflags, "%s%s", cflags->len ? " " : "", f);
 	}
-	strbuf_addf(&sb, "# pgbuild tune: %s for %s (%s), scope %s\n",
-		    *flags ? flags : "stock", tu->o.workload, tu->o.metric, tu->o.scope);
-	if (!tu->o.plugin)
-		strbuf_addstr(&sb, "# distccd refuses -fplugin: without the plugin the compiles can be distributed\n");
-	if (tu->global || !tu->o.plugin)
-		strbuf_addstr(&sb, "[global]\n");
-	if (!tu->o.plugin)
-		strbuf_addstr(&sb, "plugin = off\n");
-	if (tu->global) {
-		if (lto)
-			strbuf_addstr(&sb, "lto = on\n");
-		if (cflags.len)
-			strbuf_addf(&sb, "cflags +=%s\n", cflags.buf);
-	} else if (cflags.len) {
-		for (size_t i = 0; i < tu->scope_globs.nr; i++)
-			strbuf_addf(&sb, "[%s]\ncflags +=%s\n", tu->scope_globs.v[i], cflags.buf);
-	}
-	free(flags);
-	strbuf_release(&cflags);
-	return strbuf_detach(&sb, NULL);
+	return lto;
 }
 
-/* The wrapper's own parser must accept it (unsafe flags are errors there). */
-static int check_policy(const char *path, const char *text)
+/* The comment lines of the policy of set. */
+static void policy_comments(struct tuner *tu, tune_set set, struct policy_doc *d)
 {
-	struct policy p;
-	struct strbuf err = STRBUF_INIT;
-	int rc;
-	memset(&p, 0, sizeof(p));
-	rc = policy_parse(&p, path, text, strlen(text), &err);
-	if (rc < 0)
-		error("generated policy rejected by pgoptcc's parser: %s", err.buf);
-	else
-		policy_release(&p);
-	strbuf_release(&err);
+	char *flags = tune_set_text(&tu->t, set);
+	char *c = xasprintf("pgbuild tune: %s for %s (%s), scope %s", *flags ? flags : "stock",
+			    tu->o.workload, tu->o.metric, tu->o.scope);
+	policy_doc_add_comment(d, c);
+	if (!tu->o.plugin)
+		policy_doc_add_comment(d, "distccd refuses -fplugin: without the plugin the compiles can be distributed");
+	free(c);
+	free(flags);
+}
+
+/* The sections of the policy of set: [global] (plugin, lto, the flags
+ * with --scope global), else one per scope glob with the flags. */
+static int policy_sections(struct tuner *tu, tune_set set, struct policy_doc *d,
+			   struct strbuf *err)
+{
+	struct strbuf cflags = STRBUF_INIT;
+	int lto = set_cflags(tu, set, &cflags), rc = 0;
+
+	if (tu->global || !tu->o.plugin)
+		rc = policy_doc_add_section(d, "global", err) < 0 ? -1 : 0;
+	if (!rc && !tu->o.plugin)
+		rc = policy_doc_set(d, "plugin", "off", err);
+	if (!rc && tu->global && lto)
+		rc = policy_doc_set(d, "lto", "on", err);
+	if (!rc && tu->global && cflags.len)
+		rc = policy_doc_add_flags(d, 0, "cflags", 1, cflags.buf, err);
+	for (size_t i = 0; !rc && !tu->global && cflags.len && i < tu->scope_globs.nr; i++) {
+		int sec = policy_doc_add_section(d, tu->scope_globs.v[i], err);
+		rc = sec < 0 ? -1 : policy_doc_add_flags(d, sec, "cflags", 1, cflags.buf, err);
+	}
+	strbuf_release(&cflags);
 	return rc;
+}
+
+/*
+ * The text of set's policy (to be written at path), built with the policy
+ * editor: every edit is checked by the wrapper's own parser (unsafe flags
+ * are errors there), so no unsafe policy is ever written.  NULL, with the
+ * error printed, when the parser refuses it.
+ */
+static char *policy_text(struct tuner *tu, tune_set set, const char *path)
+{
+	struct policy_doc d;
+	struct strbuf err = STRBUF_INIT, sb = STRBUF_INIT;
+	char *text = NULL;
+
+	policy_doc_init(&d, path, 0);
+	policy_comments(tu, set, &d);
+	if (policy_sections(tu, set, &d, &err) < 0) {
+		error("generated policy rejected by pgoptcc's parser: %s", err.buf);
+	} else {
+		policy_doc_text(&d, &sb);
+		text = strbuf_detach(&sb, NULL);
+	}
+	policy_doc_release(&d);
+	strbuf_release(&err);
+	return text;
 }
 
 /* ---------------- the evaluator ---------------- */
@@ -390,8 +417,8 @@ static int ensure_installed(struct tuner *tu, tune_set s, int *builds, double *s
 	unlink(log);
 	if (s) {
 		policy = xasprintf("%s/tune.policy", dir);
-		text = policy_text(tu, s);
-		if (check_policy(policy, text) < 0 || write_text(policy, text) < 0)
+		text = policy_text(tu, s, policy);
+		if (!text || write_text(policy, text) < 0)
 			goto out;
 	}
 	if (!tu->o.quiet) {
@@ -882,8 +909,8 @@ int tuner_run(struct tuner *tu, const struct tune_params *p)
 	state_path = tu->o.state ? path_absolute(tu->o.state) :
 		     xasprintf("%s/state.jsonl", tu->workdir);
 	/* the start policy must pass pgoptcc's own checks */
-	text = policy_text(tu, p->start_stock ? 0 : ~(tune_set)0);
-	if (check_policy(out_path, text) < 0)
+	text = policy_text(tu, p->start_stock ? 0 : ~(tune_set)0, out_path);
+	if (!text)
 		goto out;
 	if (tu->o.dry_run) {
 		print_dry_run(tu, text);
@@ -898,8 +925,8 @@ int tuner_run(struct tuner *tu, const struct tune_params *p)
 		goto out;
 	}
 	free(text);
-	text = policy_text(tu, tu->t.best);
-	if (check_policy(out_path, text) < 0 || write_text(out_path, text) < 0)
+	text = policy_text(tu, tu->t.best, out_path);
+	if (!text || write_text(out_path, text) < 0)
 		goto out;
 	print_report(tu, stdout, out_path);
 	if (tu->o.json && write_json(tu, tu->o.json, out_path) < 0)

@@ -55,24 +55,32 @@ static void test_policy_text(void **state)
 {
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	(void)state;
-	assert_int_equal(optimize_policy_text(NULL, 0, &out, &err), 0);
+	assert_int_equal(optimize_policy_text(NULL, NULL, 0, &out, &err), 0);
 	assert_string_equal(out.buf, OPTIMIZE_DEFAULT_POLICY);
 	/* bolt = ready added right after [global] */
-	assert_int_equal(optimize_policy_text("# c\n[global]\ncflags += -O3\nlto = on\n", 0,
-					      &out, &err), 0);
+	assert_int_equal(optimize_policy_text("# c\n[global]\ncflags += -O3\nlto = on\n",
+					      "/p/x.policy", 0, &out, &err), 0);
 	assert_string_equal(out.buf, "# c\n[global]\nbolt = ready\ncflags += -O3\nlto = on\n");
 	/* already ready: unchanged */
-	assert_int_equal(optimize_policy_text("[global]\nbolt = ready\n", 0, &out, &err), 0);
+	assert_int_equal(optimize_policy_text("[global]\nbolt = ready\n", "/p/x.policy", 0,
+					      &out, &err), 0);
 	assert_string_equal(out.buf, "[global]\nbolt = ready\n");
 	/* no [global]: one is added first */
-	assert_int_equal(optimize_policy_text("[src/backend/**]\ncflags += -O3\n", 0, &out, &err), 0);
+	assert_int_equal(optimize_policy_text("[src/backend/**]\ncflags += -O3\n", "/p/x.policy", 0,
+					      &out, &err), 0);
 	assert_string_equal(out.buf, "[global]\nbolt = ready\n[src/backend/**]\ncflags += -O3\n");
 	/* the tuned stage: lto = on too */
-	assert_int_equal(optimize_policy_text("[global]\ncflags += -O3\n", 1, &out, &err), 0);
+	assert_int_equal(optimize_policy_text("[global]\ncflags += -O3\n", "/p/x.policy", 1,
+					      &out, &err), 0);
 	assert_string_equal(out.buf, "[global]\nlto = on\nbolt = ready\ncflags += -O3\n");
 	/* bolt = off is refused, a section's bolt key is not [global]'s */
-	assert_int_equal(optimize_policy_text("[global]\nbolt = off\n", 0, &out, &err), -1);
+	assert_int_equal(optimize_policy_text("[global]\nbolt = off\n", "/p/x.policy", 0, &out, &err), -1);
 	assert_non_null(strstr(err.buf, "bolt = off"));
+	/* text that is no policy: the parser's reason, naming the file */
+	strbuf_reset(&err);
+	assert_int_equal(optimize_policy_text("[global]\nlto = yes\n", "/p/x.policy", 0, &out, &err),
+			 -1);
+	assert_string_equal(err.buf, "/p/x.policy:2: expected lto = on, off or fat, got \"yes\"");
 	strbuf_release(&out);
 	strbuf_release(&err);
 }

@@ -195,14 +195,22 @@ static void test_policy_parses(void **state)
 	struct prof_map m = PROF_MAP_INIT;
 	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
 	struct prof_policy_opts o = { 2, "-O3 -finline-functions", "hot.txt", NULL,
-				      "generated\nby a test" };
+				      "generated\nby a test", NULL };
 	profiled(&p, &m);
-	prof_write_policy(&p, &o, &sb);
+	assert_int_equal(prof_write_policy(&p, &o, &sb), 0);
 	assert_non_null(strstr(sb.buf, "# generated\n# by a test\n"));
 	assert_non_null(strstr(sb.buf, "[global]\nhot = hot.txt\n"));
 	assert_non_null(strstr(sb.buf, "[src/backend/access/nbtree/nbtsearch.c]\ncflags += -O3 -finline-functions\n"));
 	assert_non_null(strstr(sb.buf, "[src/backend/utils/hash/dynahash.c]\n"));
 	assert_null(strstr(sb.buf, "pruneheap"));
+	/* flags the parser refuses: no policy */
+	{
+		struct strbuf bad = STRBUF_INIT;
+		struct prof_policy_opts ob = { 2, "-O3 -ffast-math", NULL, NULL, NULL, "/tmp/g.policy" };
+		assert_int_equal(prof_write_policy(&p, &ob, &bad), -1);
+		assert_int_equal(bad.len, 0);
+		strbuf_release(&bad);
+	}
 
 	/* the wrapper's parser accepts it and applies it to exactly those files */
 	struct policy pol;
@@ -363,17 +371,23 @@ static void test_pgo_policy_base(void **state)
 	free(hot);
 }
 
-/* a recorded policy's text, made absolute against its own directory: what
- * optimize compares a seeded build's policy with */
+/* a recorded policy's text, made absolute against its own directory (the
+ * policy's path given, the lists resolve beside it): what optimize compares
+ * a seeded build's policy with; text that is no policy is an error */
 static void test_pgo_policy_text(void **state)
 {
 	struct strbuf out = STRBUF_INIT;
 	(void)state;
-	pgo_policy_text("# c\n[global]\nhot = h.txt\ncold = /abs/c.txt\nlto = on\n", "/src/pol", 0, &out);
+	assert_int_equal(pgo_policy_text("# c\n[global]\nhot = h.txt\ncold = /abs/c.txt\nlto = on\n",
+					 "/src/pol/p.policy", 0, &out), 0);
 	assert_string_equal(out.buf, "# c\n[global]\nhot = /src/pol/h.txt\ncold = /abs/c.txt\nlto = on\n");
 	strbuf_reset(&out);
-	pgo_policy_text("[global]\nhot=h.txt", "/d", 1, &out);  /* no final newline */
+	/* no final newline */
+	assert_int_equal(pgo_policy_text("[global]\nhot=h.txt", "/d/p.policy", 1, &out), 0);
 	assert_string_equal(out.buf, "[global]\nhot = /d/h.txt\n");
+	strbuf_reset(&out);
+	assert_int_equal(pgo_policy_text("[global]\nlto = maybe\n", "/d/p.policy", 0, &out), -1);
+	assert_int_equal(out.len, 0);
 	strbuf_release(&out);
 }
 

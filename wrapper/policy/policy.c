@@ -140,12 +140,11 @@ static int perr(struct strbuf *err, const char *path, int line, const char *fmt,
 	return -1;
 }
 
-/* Cut a trailing comment: '#' at the start or after white space, outside
- * quotes. */
-static void strip_comment(char *s)
+/* See policy.h: '#' at the start or after white space, outside quotes. */
+size_t policy_comment_start(const char *s)
 {
 	int sq = 0, dq = 0;
-	for (char *p = s; *p; p++) {
+	for (const char *p = s; *p; p++) {
 		if (*p == '\\' && p[1]) {
 			p++;
 			continue;
@@ -155,11 +154,16 @@ static void strip_comment(char *s)
 		else if (*p == '"' && !sq)
 			dq = !dq;
 		else if (*p == '#' && !sq && !dq &&
-			 (p == s || isspace((unsigned char)p[-1]))) {
-			*p = '\0';
-			return;
-		}
+			 (p == s || isspace((unsigned char)p[-1])))
+			return (size_t)(p - s);
 	}
+	return strlen(s);
+}
+
+/* Cut a trailing comment. */
+static void strip_comment(char *s)
+{
+	s[policy_comment_start(s)] = '\0';
 }
 
 static char *trim(char *s)

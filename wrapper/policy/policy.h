@@ -129,6 +129,14 @@ int policy_parse_flags(struct policy *p, const char *path, const char *text,
 int policy_read_list(const char *path, struct strbuf *out, struct strbuf *err);
 void policy_release(struct policy *p);
 
+/*
+ * Where the comment of one policy line starts: the offset of its '#' (at
+ * the start or after white space, outside quotes), or strlen(line) when it
+ * has none.  The parser cuts lines there; the editor (edit.h) keeps what
+ * follows when it rewrites a line.
+ */
+size_t policy_comment_start(const char *line);
+
 /* Does any section match tu?  (Used to decide whether a TU is touched.) */
 int policy_section_matches(const struct policy_section *s, const char *tu);
 
