@@ -48,9 +48,9 @@ static const struct bad bad_policies[] = {
 	{ "[global]\nplugins = off\n", "/p/x.policy:2: expected a known key (cflags, ldflags, lto, march, hot, cold, plugin, bolt), got \"plugins\": did you mean \"plugin = off\"?" },
 	{ "[global]\nhot_list = h.txt\n", "/p/x.policy:2: expected a known key (cflags, ldflags, lto, march, hot, cold, plugin, bolt), got \"hot_list\"" },
 	/* documented values only */
-	{ "[global]\nlto = yes\n", "/p/x.policy:2: expected lto = on, off or fat, got \"yes\"" },
-	{ "[global]\nlto = 1\n", "/p/x.policy:2: expected lto = on, off or fat, got \"1\"" },
-	{ "[global]\nlto = On\n", "/p/x.policy:2: expected lto = on, off or fat, got \"On\"" },
+	{ "[global]\nlto = yes\n", "/p/x.policy:2: expected lto = on, off, fat or slim, got \"yes\"" },
+	{ "[global]\nlto = 1\n", "/p/x.policy:2: expected lto = on, off, fat or slim, got \"1\"" },
+	{ "[global]\nlto = On\n", "/p/x.policy:2: expected lto = on, off, fat or slim, got \"On\"" },
 	{ "[global]\nplugin = true\n", "/p/x.policy:2: expected plugin = on or off, got \"true\"" },
 	{ "[global]\nplugin = no\n", "/p/x.policy:2: expected plugin = on or off, got \"no\"" },
 	{ "[global]\nbolt = on\n", "/p/x.policy:2: expected bolt = ready or off, got \"on\"" },
@@ -97,7 +97,7 @@ static const struct bad bad_policies[] = {
 	{ "[global]\ncflags = -O2\n", "/p/x.policy:2: expected \"cflags += FLAGS\" or \"cflags -= FLAGS\"" },
 	{ "[global]\ncflags +=\n", "/p/x.policy:2: expected at least one flag after +=" },
 	{ "[global]\ncflags += O3\n", "/p/x.policy:2: expected flags starting with '-', got \"O3\"" },
-	{ "[global]\nlto = maybe\n", "/p/x.policy:2: expected lto = on, off or fat, got \"maybe\"" },
+	{ "[global]\nlto = maybe\n", "/p/x.policy:2: expected lto = on, off, fat or slim, got \"maybe\"" },
 	{ "[global]\nlto += on\n", "/p/x.policy:2: expected \"lto = VALUE\" (no += or -=)" },
 	{ "[a.c]\nlto = on\n", "/p/x.policy:2: expected \"lto\" only in [global]" },
 	{ "[a.c]\nldflags += -Wl,-O1\n", "/p/x.policy:2: expected ldflags only in [global] (links have no translation unit)" },
@@ -537,7 +537,13 @@ static void test_apply(void **state)
 	assert_int_equal(parse("[global]\nlto = on\ncflags += -O3\nldflags += -Wl,-O1\n", &p, &err), 0);
 	apply_is(&p, NULL, "-O2 -o postgres a.o", "-O2 -o postgres a.o -O3 -Wl,-O1 -flto=auto",
 		 "/p/x.policy:1");
-	apply_is(&p, "a.c", "-O2 -c a.c", "-O2 -c a.c -O3 -flto=auto", "/p/x.policy:1");
+	/* lto = on: fat objects (pgoptcc drops the flag for a compiler that is not GCC) */
+	apply_is(&p, "a.c", "-O2 -c a.c", "-O2 -c a.c -O3 -flto=auto -ffat-lto-objects",
+		 "/p/x.policy:1");
+	policy_release(&p);
+	assert_int_equal(parse("[global]\nlto = slim\n", &p, &err), 0);
+	apply_is(&p, "a.c", "-c a.c", "-c a.c -flto=auto", "/p/x.policy:1");
+	apply_is(&p, NULL, "-o postgres a.o", "-o postgres a.o -flto=auto", "/p/x.policy:1");
 	policy_release(&p);
 	assert_int_equal(parse("[global]\nlto = fat\nhot = h.txt\nplugin = off\n", &p, &err), 0);
 	assert_string_equal(p.hot, "/p/h.txt");
