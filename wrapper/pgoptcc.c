@@ -462,15 +462,18 @@ static void apply_policy(struct invocation *inv)
 	if (!inv->res.changed)
 		return;
 	/* what only GCC has: fat LTO objects are refused elsewhere (clang
-	 * would ignore the flag and make slim ones); gcc's hot/cold function
-	 * splitting, which bolt = ready turns off, clang does not do unless
-	 * asked (and it rejects the flag) */
-	if ((inv->policy.lto == LTO_FAT || inv->policy.bolt) && !compiler_id(inv)->is_gcc) {
+	 * would ignore the flag and make slim ones), and lto = on makes slim
+	 * ones there; gcc's hot/cold function splitting, which bolt = ready
+	 * turns off, clang does not do unless asked (and it rejects the flag) */
+	if ((inv->policy.lto == LTO_FAT || inv->policy.lto == LTO_ON || inv->policy.bolt) &&
+	    !compiler_id(inv)->is_gcc) {
 		if (inv->policy.lto == LTO_FAT)
 			die(PGOPT_EXIT_PLUGIN,
-			    "%s:%d: lto = fat needs GCC, and %s (%s) is not: it would make slim objects (write lto = on)",
+			    "%s:%d: lto = fat needs GCC, and %s (%s) is not: it would make slim objects (write lto = on or slim)",
 			    inv->policy.path, inv->policy.lto_line, inv->compiler,
 			    inv->ccid.banner ? inv->ccid.banner : "no --version");
+		drop_flag(&inv->final, "-ffat-lto-objects");
+		drop_flag(&inv->res.added, "-ffat-lto-objects");
 		drop_flag(&inv->final, POLICY_BOLT_CFLAG);
 		drop_flag(&inv->res.added, POLICY_BOLT_CFLAG);
 	}
@@ -900,7 +903,7 @@ static int check_policy(struct invocation *inv, const char *path)
 	json_object_begin(&jw);
 	json_key(&jw, "policy"); json_string(&jw, p.path);
 	json_key(&jw, "lto");
-	json_string(&jw, p.lto == LTO_OFF ? "off" : p.lto == LTO_ON ? "on" : "fat");
+	json_string(&jw, p.lto == LTO_OFF ? "off" : p.lto == LTO_ON ? "on" : p.lto == LTO_FAT ? "fat" : "slim");
 	json_key(&jw, "bolt"); json_string(&jw, p.bolt ? "ready" : "off");
 	json_key(&jw, "plugin"); json_bool(&jw, p.plugin);
 	json_key(&jw, "unchecked_flags"); json_bool(&jw, unchecked);

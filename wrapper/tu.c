@@ -84,42 +84,91 @@ static char *find_up(const char *dir, const char *name)
 	}
 }
 
-char *tu_name(const char *source, const char *cwd, const char *root)
+/* The absolute, normalised form of source (relative to cwd). */
+static char *absolute(const char *source, const char *cwd)
 {
-	char *abs, *res = NULL, *dir, *r;
+	char *joined, *res;
+
+	if (source[0] == '/')
+		return tu_normalize(source);
+	joined = xasprintf("%s/%s", cwd, source);
+	res = tu_normalize(joined);
+	free(joined);
+	return res;
+}
+
+/* The name of abs below an explicit root (as given, then resolved), or NULL. */
+static char *below_root(const char *abs, const char *root)
+{
+	char *nroot = tu_normalize(root), *res = NULL;
+	char real[PATH_MAX];
 	const char *rel;
 
-	abs = source[0] == '/' ? tu_normalize(source)
-			       : (r = xasprintf("%s/%s", cwd, source), dir = tu_normalize(r),
-				  free(r), dir);
-	if (root) {
-		char *nroot = tu_normalize(root);
-		char real[PATH_MAX];
-		if ((rel = below(abs, nroot)))
-			res = xstrdup(rel);
-		else if (realpath(root, real) && (rel = below(abs, real)))
-			res = xstrdup(rel);
-		free(nroot);
-		if (res) {
-			free(abs);
-			return res;
+	if ((rel = below(abs, nroot)))
+		res = xstrdup(rel);
+	else if (realpath(root, real) && (rel = below(abs, real)))
+		res = xstrdup(rel);
+	free(nroot);
+	return res;
+}
+
+/*
+ * The top of the build tree above dir: the nearest directory where
+ * configure ran (config.status), or the top of a PostgreSQL build tree
+ * (src/Makefile.global).
+ */
+static char *build_top(const char *dir)
+{
+	static const char *const marks[] = { "config.status", "src/Makefile.global" };
+	char *best = NULL;
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		char *d = find_up(dir, marks[i]);
+		if (d && (!best || strlen(d) > strlen(best))) {
+			free(best);
+			best = d;
+		} else {
+			free(d);
 		}
 	}
-	/* the source tree: nearest `configure` above the source */
-	dir = xstrdup(abs);
+	return best;
+}
+
+/*
+ * Of the source tree's top (the nearest `configure` above the file) and
+ * the build tree's top above it, the deeper one names the file: a file in
+ * a build tree inside the source tree (Debian's build/) is named from the
+ * build tree, a file of the source tree from the source tree.
+ */
+static char *below_tops(const char *abs)
+{
+	char *dir = xstrdup(abs), *src, *bld, *top, *res = NULL;
+	const char *rel;
+
 	*strrchr(dir, '/') = '\0';
-	r = find_up(*dir ? dir : "/", "configure");
-	free(dir);
-	if (r && (rel = below(abs, r)))
-		res = xstrdup(rel);
-	free(r);
-	if (!res) {
-		/* a file of a VPATH build tree */
-		r = find_up(cwd, "src/Makefile.global");
-		if (r && (rel = below(abs, r)))
-			res = xstrdup(rel);
-		free(r);
+	if (!*dir) {
+		free(dir);
+		dir = xstrdup("/");
 	}
+	src = find_up(dir, "configure");
+	bld = build_top(dir);
+	top = !bld || (src && strlen(src) >= strlen(bld)) ? src : bld;
+	if (top && (rel = below(abs, top)))
+		res = xstrdup(rel);
+	free(dir);
+	free(src);
+	free(bld);
+	return res;
+}
+
+char *tu_name(const char *source, const char *cwd, const char *root)
+{
+	char *abs = absolute(source, cwd), *res = NULL;
+
+	if (root)
+		res = below_root(abs, root);
+	if (!res)
+		res = below_tops(abs);
 	if (!res)
 		res = tu_normalize(source);
 	free(abs);

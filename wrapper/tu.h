@@ -8,11 +8,15 @@
 
 /*
  * The TU name of source (as written on the command line, relative to cwd).
- * root: PGOPT_ROOT or NULL.  Without it, the root is the nearest directory
- * above the source holding `configure`, else the nearest above cwd holding
- * `src/Makefile.global` (a VPATH build tree, for generated files), else the
- * path is taken as written.  Returns a malloced, normalised path (no "./",
- * no "..").
+ * root: PGOPT_ROOT or NULL.  With root, the path below it.  Otherwise the
+ * path below the deeper of two directories above the source: the source
+ * tree's top (the nearest holding `configure`) and the build tree's top
+ * (the nearest holding `config.status` or `src/Makefile.global`).  So a
+ * file configure links or generates into the build tree is named like its
+ * counterpart of an in-tree build, whether the build tree is the source
+ * tree, beside it (VPATH) or inside it (Debian's build/).  With neither,
+ * the path as written.  Returns a malloced, normalised path (no "./", no
+ * "..").
  */
 char *tu_name(const char *source, const char *cwd, const char *root);
 

@@ -86,7 +86,7 @@ like "... and applies" "$(readelf -p .GCC.command.line bom.o)" "-fno-plt"
 printf '[global]\nlto = yes\n' > yes.policy
 "$W" --pgopt-check-policy yes.policy >/dev/null 2> err; s=$?
 is "lto = yes: exit 101, the values listed" "$s/$(cat err)" \
-	"101/pgoptcc: error: $TMP/yes.policy:2: expected lto = on, off or fat, got \"yes\""
+	"101/pgoptcc: error: $TMP/yes.policy:2: expected lto = on, off, fat or slim, got \"yes\""
 
 # --- ABI-changing flags: refused everywhere, [global] too ---
 for flag in -fpack-struct -fshort-enums -fshort-wchar -freg-struct-return -fpcc-struct-return \

@@ -20,6 +20,7 @@
 
 #include "wrapper/policy/glob.h"
 #include "wrapper/policy/policy.h"
+#include "wrapper/common/rmtree.h"
 #include "wrapper/common/safefs.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/strvec.h"
@@ -48,9 +49,9 @@ static const struct bad bad_policies[] = {
 	{ "[global]\nplugins = off\n", "/p/x.policy:2: expected a known key (cflags, ldflags, lto, march, hot, cold, plugin, bolt), got \"plugins\": did you mean \"plugin = off\"?" },
 	{ "[global]\nhot_list = h.txt\n", "/p/x.policy:2: expected a known key (cflags, ldflags, lto, march, hot, cold, plugin, bolt), got \"hot_list\"" },
 	/* documented values only */
-	{ "[global]\nlto = yes\n", "/p/x.policy:2: expected lto = on, off or fat, got \"yes\"" },
-	{ "[global]\nlto = 1\n", "/p/x.policy:2: expected lto = on, off or fat, got \"1\"" },
-	{ "[global]\nlto = On\n", "/p/x.policy:2: expected lto = on, off or fat, got \"On\"" },
+	{ "[global]\nlto = yes\n", "/p/x.policy:2: expected lto = on, off, fat or slim, got \"yes\"" },
+	{ "[global]\nlto = 1\n", "/p/x.policy:2: expected lto = on, off, fat or slim, got \"1\"" },
+	{ "[global]\nlto = On\n", "/p/x.policy:2: expected lto = on, off, fat or slim, got \"On\"" },
 	{ "[global]\nplugin = true\n", "/p/x.policy:2: expected plugin = on or off, got \"true\"" },
 	{ "[global]\nplugin = no\n", "/p/x.policy:2: expected plugin = on or off, got \"no\"" },
 	{ "[global]\nbolt = on\n", "/p/x.policy:2: expected bolt = ready or off, got \"on\"" },
@@ -97,7 +98,7 @@ static const struct bad bad_policies[] = {
 	{ "[global]\ncflags = -O2\n", "/p/x.policy:2: expected \"cflags += FLAGS\" or \"cflags -= FLAGS\"" },
 	{ "[global]\ncflags +=\n", "/p/x.policy:2: expected at least one flag after +=" },
 	{ "[global]\ncflags += O3\n", "/p/x.policy:2: expected flags starting with '-', got \"O3\"" },
-	{ "[global]\nlto = maybe\n", "/p/x.policy:2: expected lto = on, off or fat, got \"maybe\"" },
+	{ "[global]\nlto = maybe\n", "/p/x.policy:2: expected lto = on, off, fat or slim, got \"maybe\"" },
 	{ "[global]\nlto += on\n", "/p/x.policy:2: expected \"lto = VALUE\" (no += or -=)" },
 	{ "[a.c]\nlto = on\n", "/p/x.policy:2: expected \"lto\" only in [global]" },
 	{ "[a.c]\nldflags += -Wl,-O1\n", "/p/x.policy:2: expected ldflags only in [global] (links have no translation unit)" },
@@ -537,7 +538,13 @@ static void test_apply(void **state)
 	assert_int_equal(parse("[global]\nlto = on\ncflags += -O3\nldflags += -Wl,-O1\n", &p, &err), 0);
 	apply_is(&p, NULL, "-O2 -o postgres a.o", "-O2 -o postgres a.o -O3 -Wl,-O1 -flto=auto",
 		 "/p/x.policy:1");
-	apply_is(&p, "a.c", "-O2 -c a.c", "-O2 -c a.c -O3 -flto=auto", "/p/x.policy:1");
+	/* lto = on: fat objects (pgoptcc drops the flag for a compiler that is not GCC) */
+	apply_is(&p, "a.c", "-O2 -c a.c", "-O2 -c a.c -O3 -flto=auto -ffat-lto-objects",
+		 "/p/x.policy:1");
+	policy_release(&p);
+	assert_int_equal(parse("[global]\nlto = slim\n", &p, &err), 0);
+	apply_is(&p, "a.c", "-c a.c", "-c a.c -flto=auto", "/p/x.policy:1");
+	apply_is(&p, NULL, "-o postgres a.o", "-o postgres a.o -flto=auto", "/p/x.policy:1");
 	policy_release(&p);
 	assert_int_equal(parse("[global]\nlto = fat\nhot = h.txt\nplugin = off\n", &p, &err), 0);
 	assert_string_equal(p.hot, "/p/h.txt");
@@ -709,10 +716,81 @@ static void test_tu(void **state)
 	s = tu_name("/r/src/a.c", "/elsewhere", "/r/"); assert_string_equal(s, "src/a.c"); free(s);
 }
 
+/* make each file (a path ending in '/' is a directory) below top */
+static void make_tree(const char *top, const char *const *files)
+{
+	for (; *files; files++) {
+		char path[4096], *p;
+		snprintf(path, sizeof(path), "%s/%s", top, *files);
+		for (p = path + strlen(top) + 1; (p = strchr(p, '/')); p++) {
+			*p = '\0';
+			mkdir(path, 0700);
+			*p = '/';
+		}
+		if (path[strlen(path) - 1] != '/')
+			close(open(path, O_WRONLY | O_CREAT, 0600));
+	}
+}
+
+/*
+ * tu_name in the three layouts of one project: the source tree P with
+ * configure, a build tree beside it (V, VPATH) and one inside it (P/build,
+ * Debian), each with config.status and a file configure links there.
+ */
+static void test_tu_layouts(void **state)
+{
+	static const char *const files[] = {
+		"P/configure", "P/config.status", "P/src/port/a.c", "P/src/port/link.c",
+		"P/build/config.status", "P/build/src/port/link.c",
+		"V/config.status", "V/src/port/link.c",
+		"G/src/Makefile.global", "G/src/gen.c", "none/x.c", NULL
+	};
+	static const struct { const char *source, *cwd, *want; } cases[] = {
+		/* in-tree */
+		{ "a.c", "P/src/port", "src/port/a.c" },
+		{ "link.c", "P/src/port", "src/port/link.c" },
+		/* build tree inside the source tree: its own files by its top */
+		{ "link.c", "P/build/src/port", "src/port/link.c" },
+		{ "../../../src/port/a.c", "P/build/src/port", "src/port/a.c" },
+		{ "src/port/link.c", "P/build", "src/port/link.c" },
+		/* beside it (VPATH) */
+		{ "link.c", "V/src/port", "src/port/link.c" },
+		{ "../../../P/src/port/a.c", "V/src/port", "src/port/a.c" },
+		/* a PostgreSQL build tree before config.status exists */
+		{ "gen.c", "G/src", "src/gen.c" },
+		/* neither: as written */
+		{ "x.c", "none", "x.c" },
+	};
+	char top[] = "/tmp/test-tu-XXXXXX";
+	(void)state;
+	assert_non_null(mkdtemp(top));
+	make_tree(top, files);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char cwd[4096], *got;
+		snprintf(cwd, sizeof(cwd), "%s/%s", top, cases[i].cwd);
+		got = tu_name(cases[i].source, cwd, NULL);
+		if (strcmp(got, cases[i].want))
+			fail_msg("%s in %s: got %s, want %s", cases[i].source, cases[i].cwd, got,
+				 cases[i].want);
+		free(got);
+	}
+	{
+		/* root overrides: Debian's build/ below a root at the source tree */
+		char root[4096], cwd[4096], *got;
+		snprintf(root, sizeof(root), "%s/P", top);
+		snprintf(cwd, sizeof(cwd), "%s/P/build/src/port", top);
+		got = tu_name("link.c", cwd, root);
+		assert_string_equal(got, "build/src/port/link.c");
+		free(got);
+	}
+	assert_int_equal(remove_tree(top), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_tu_layouts),
 		cmocka_unit_test(test_accepted),
 		cmocka_unit_test(test_warnings),
 		cmocka_unit_test(test_bolt),

@@ -349,10 +349,12 @@ static int parse_setting(struct policy *p, struct policy_section *s, char *line,
 	if (!strcmp(key, "lto")) {
 		if (!strcmp(val, "fat"))
 			p->lto = LTO_FAT;
+		else if (!strcmp(val, "slim"))
+			p->lto = LTO_SLIM;
 		else if (parse_onoff(val) >= 0)
 			p->lto = parse_onoff(val) ? LTO_ON : LTO_OFF;
 		else
-			return perr(err, p->path, lineno, "expected lto = on, off or fat, got \"%s\"", val);
+			return perr(err, p->path, lineno, "expected lto = on, off, fat or slim, got \"%s\"", val);
 		p->lto_line = lineno;
 		return 0;
 	}
@@ -676,7 +678,10 @@ void policy_apply(const struct policy *p, const char *tu, struct strvec *args,
 	if (p->lto != LTO_OFF) {
 		strvec_push(args, "-flto=auto");
 		strvec_push(&res->added, "-flto=auto");
-		if (p->lto == LTO_FAT && !link) {
+		/* fat objects unless asked for slim ones: an archive of slim
+		 * objects is empty once stripped (pgoptcc drops the flag again
+		 * for lto = on with a compiler that is not GCC) */
+		if (p->lto != LTO_SLIM && !link) {
 			strvec_push(args, "-ffat-lto-objects");
 			strvec_push(&res->added, "-ffat-lto-objects");
 		}

@@ -53,7 +53,14 @@
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/strvec.h"
 
-enum policy_lto { LTO_OFF, LTO_ON, LTO_FAT };
+/*
+ * lto = off | on | fat | slim.  on: -flto=auto, and fat LTO objects
+ * (-ffat-lto-objects) where the compiler is GCC, so objects archived into
+ * static libraries keep real code after strip --strip-debug (dh_strip
+ * removes the .gnu.lto_* sections of .a files); fat: the same, refused
+ * with a compiler that is not GCC; slim: slim LTO objects (IR only).
+ */
+enum policy_lto { LTO_OFF, LTO_ON, LTO_FAT, LTO_SLIM };
 
 struct policy_op {
 	int add;          /* 1: "+=", 0: "-=" */
