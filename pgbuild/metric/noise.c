@@ -107,7 +107,7 @@ void noise_print_table(const struct noise_result *r, FILE *fp)
 	fprintf(fp, "noise: %d variants of %s (postgres relinked, %zu objects in seeded "
 		"orders%s; prefixes at paths of equal length)\n", o->variants, r->prefix,
 		r->objects, r->lto ? ", LTO links" : "");
-	fprintf(fp, "%-12s %-22s %14s %12s %8s %14s %14s %8s\n", "workload", "metric", "mean",
+	fprintf(fp, "%-12s %-22s %14s %12s %9s %14s %14s %9s\n", "workload", "metric", "mean",
 		"sd", "sd%", "min", "max", "range%");
 	for (size_t w = 0; w < o->workloads.nr; w++) {
 		for (int m = 0; m < NOISE_NMETRICS; m++) {
@@ -115,7 +115,7 @@ void noise_print_table(const struct noise_result *r, FILE *fp)
 			if (!noise_metric_on(r, m))
 				continue;
 			stats_at(r, w, m, &st);
-			fprintf(fp, "%-12s %-22s %14.2f %12.2f %7.3f%% %14.2f %14.2f %7.3f%%\n",
+			fprintf(fp, "%-12s %-22s %14.2f %12.2f %8.4f%% %14.2f %14.2f %8.4f%%\n",
 				o->workloads.v[w], noise_metric_names[m], st.mean, st.sd,
 				st.sd_pct, st.min, st.max, st.range_pct);
 		}
