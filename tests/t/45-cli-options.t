@@ -197,6 +197,13 @@ regress --builddir $TMP --temp-config nosuch.conf|2|--temp-config: cannot read n
 bench --prefix $PG -t 1 --json $TMP/nodir/r.json|2|^pgbuild: error: --json "$TMP/nodir/r.json": directory $TMP/nodir does not exist$
 bench --prefix $PG -t 1 --json $TMP|2|--json "$TMP": is a directory, expected a file name
 bench --prefix $PG -t 1 --datadir-template $TMP/nodir.keep|2|--datadir-template "$TMP/nodir.keep": exists and is not a directory
+noise|2|^pgbuild: error: --prefix is required \(the build's install\)$
+noise --prefix $PG --variants 1|2|invalid value "1" for --variants: expected an integer from 2 to 99
+noise --prefix $PG --seed -1|2|invalid value "-1" for --seed
+noise --prefix $PG -W tpcc-lite|2|-W tpcc-lite: no single-user script \(expected select-only, tpcb, select1\)
+noise --prefix $PG --metric tps|2|--metric tps: the noise floor is of the deterministic metrics
+noise --prefix $PG --json $TMP/nodir/n.json|2|--json "$TMP/nodir/n.json": directory $TMP/nodir does not exist
+noise --prefix $PG|2|records no builddir: give --builddir DIR
 $GATE --json $TMP/nodir/g.json|2|^pgbuild: error: --json "$TMP/nodir/g.json": directory $TMP/nodir does not exist$
 $GATE --junit $TMP/nodir/g.xml|2|--junit "$TMP/nodir/g.xml": directory $TMP/nodir does not exist
 $GATE --json g.out --junit ./g.out|2|--junit "./g.out": the same file as --json "g.out"

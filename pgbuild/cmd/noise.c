@@ -1,0 +1,151 @@
+/*
+ * cmd/noise.c - `pgbuild noise`: its options and their checks; the
+ * variants and their measurement are metric/noise.h's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgbuild/metric/noise.h"
+#include "pgbuild/metric/single.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/pipeline/preflight.h"
+
+static void noise_usage(FILE *fp)
+{
+	fputs("usage: pgbuild noise --prefix PREFIX [options]\n"
+	      "\n"
+	      "The layout noise floor of one build: N variants of its postgres, relinked\n"
+	      "(not recompiled) from the link its build tree's compile log recorded with\n"
+	      "the object files in seeded shuffled orders, each in a copy of the prefix at\n"
+	      "a path of the same length (WORKDIR/v01/prefix, ...), each measured like\n"
+	      "`pgbuild gate --metric instructions,cycles` measures a build (single-user\n"
+	      "runs, N and 10N transactions differenced).  Per workload and metric: the\n"
+	      "mean, the standard deviation and the range over the variants, the last two\n"
+	      "also in percent of the mean: a table on stdout and a JSON document.  With\n"
+	      "LTO every relink is a full LTO link (minutes per variant).\n"
+	      "\n"
+	      "  --prefix PREFIX        the build's install (required)\n"
+	      "  --builddir DIR         its build tree (default: the one\n"
+	      "                         PREFIX/pgopt-build.json records)\n"
+	      "  --variants N           relinked variants, 2 to 99 (default 5)\n"
+	      "  --seed S               seed of the object orders (default 1)\n"
+	      "  -W, --workload LIST    workloads, comma-separated and repeatable (default\n"
+	      "                         select-only; " SINGLE_WORKLOADS ")\n"
+	      "  --metric LIST          instructions, cycles or both, comma-separated\n"
+	      "                         (default instructions,cycles)\n"
+	      "  --instr-statements N   transactions N of the short run (10N in the long\n"
+	      "                         one; default per workload)\n"
+	      "  --workdir DIR          the variants and their runs (default PREFIX.noise)\n"
+	      "  --json FILE            the result (default PREFIX/pgopt-noise.json)\n"
+	      "  -q, --quiet            no progress lines\n"
+	      "\n"
+	      "Exit: 0 measured, 2 could not relink or measure (bad usage, no recorded\n"
+	      "link, a variant valgrind cannot run).\n", fp);
+}
+
+static const struct option noise_options[] = {
+	{ "prefix", required_argument, NULL, OPT_PREFIX },
+	{ "builddir", required_argument, NULL, OPT_BUILDDIR },
+	{ "variants", required_argument, NULL, OPT_VARIANTS },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	CLI_OPT_WORKLOAD,
+	{ "metric", required_argument, NULL, OPT_METRIC },
+	{ "instr-statements", required_argument, NULL, OPT_INSTR_STATEMENTS },
+	{ "workdir", required_argument, NULL, OPT_WORKDIR },
+	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_QUIET,
+	CLI_OPT_HELP,
+	CLI_OPT_END
+};
+
+/* The options with a value to check; 1 when c was one, 0 not, -1 bad. */
+static int parse_value(struct noise_opts *o, int c, const char *arg)
+{
+	int n;
+	int64_t s;
+	switch (c) {
+	case OPT_VARIANTS:
+		if (parse_int_option("--variants", arg, 2, 99, &n) < 0)
+			return -1;
+		o->variants = n;
+		return 1;
+	case OPT_SEED:
+		if (parse_int64_option("--seed", arg, 0, INT64_MAX, &s) < 0)
+			return -1;
+		o->seed = (uint64_t)s;
+		return 1;
+	case OPT_INSTR_STATEMENTS:
+		if (parse_int_option("--instr-statements", arg, 1, 100000000, &n) < 0)
+			return -1;
+		o->statements = n;
+		return 1;
+	case OPT_METRIC: return cli_parse_metrics(arg, &o->metrics) < 0 ? -1 : 1;
+	case 'W': return cli_parse_workloads(arg, &o->workloads) < 0 ? -1 : 1;
+	default: return 0;
+	}
+}
+
+/* Read the options.  -1 to go on, else the exit code (0 after --help). */
+static int parse_options(struct noise_opts *o, int argc, char **argv)
+{
+	int c, r;
+
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, noise_options)) != -1) {
+		if ((r = parse_value(o, c, optarg)) < 0)
+			return cli_usage();
+		if (r > 0)
+			continue;
+		switch (c) {
+		case OPT_PREFIX: o->prefix = optarg; break;
+		case OPT_BUILDDIR: o->builddir = optarg; break;
+		case OPT_WORKDIR: o->workdir = optarg; break;
+		case OPT_JSON: o->json = optarg; break;
+		case 'q': o->quiet = 1; break;
+		case 'h': noise_usage(stdout); return PGBUILD_EXIT_OK;
+		default: return cli_usage();
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
+	return -1;
+}
+
+/* The options together, and the outputs before the first relink. */
+static int check_options(struct noise_opts *o)
+{
+	const struct cli_output outs[] = {
+		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_DIR("--workdir", o->workdir),
+		CLI_OUT_END
+	};
+	if (!o->prefix)
+		return cli_usage_error("--prefix is required (the build's install)");
+	if (!o->metrics)
+		o->metrics = CLI_METRIC_INSTR | CLI_METRIC_CYCLES;
+	if (o->metrics & CLI_METRIC_TPS)
+		return cli_usage_error("--metric tps: the noise floor is of the deterministic "
+				       "metrics (expected instructions or cycles)");
+	if (!o->workloads.nr)
+		strvec_push(&o->workloads, "select-only");
+	for (size_t i = 0; i < o->workloads.nr; i++)
+		if (!single_supported(o->workloads.v[i]))
+			return cli_usage_error("-W %s: no single-user script (expected %s)",
+					       o->workloads.v[i], SINGLE_WORKLOADS);
+	if (cli_check_outputs(outs) < 0 || preflight_install("--prefix", o->prefix) < 0)
+		return PGBUILD_EXIT_ERROR;
+	return 0;
+}
+
+PGBUILD_COMMAND(noise, "the layout noise floor: relinked variants of one build measured, spread per metric")
+{
+	struct noise_opts o;
+	int rc;
+
+	noise_opts_init(&o);
+	if ((rc = parse_options(&o, argc, argv)) < 0 && (rc = check_options(&o)) == 0)
+		rc = noise_run(&o);
+	noise_opts_release(&o);
+	return rc;
+}

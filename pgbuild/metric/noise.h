@@ -1,0 +1,133 @@
+/*
+ * noise.h - the layout noise floor of one build (`pgbuild noise`): how far
+ * the deterministic metrics move when nothing changes but what must not
+ * matter.
+ *
+ * From one build (its build tree and its prefix, as `pgbuild build` made
+ * them) N variants are made that differ only in the order of the object
+ * files on the `postgres` link line: the link of the build's compile log
+ * (build/relink.h) run again with the objects in a seeded shuffled order,
+ * a relink, not a recompile (with LTO a full LTO link: minutes per
+ * variant).  Each variant's postgres goes into a copy of the prefix, at a
+ * path of the same length as every other variant's (WORKDIR/v01/prefix,
+ * WORKDIR/v02/prefix, ...), so the paths the server sees differ in their
+ * names, never in their lengths.  Each variant is then measured like
+ * `pgbuild gate --metric instructions,cycles` measures a build (instr.h,
+ * cycles.h: single-user runs, N and 10N transactions differenced), and per
+ * workload and metric the spread over the variants is reported: mean,
+ * sample standard deviation and range, the last two also as a percentage
+ * of the mean.
+ *
+ * The result, PREFIX/pgopt-noise.json unless --json names another file
+ * (written atomically; its fields are in pgbuild/README.md, "pgbuild
+ * noise"), records the postgres it was measured on (sha256), so a reader
+ * can tell a floor of this binary from one a copy of the prefix inherited.
+ */
+#ifndef PGBUILD_NOISE_H
+#define PGBUILD_NOISE_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/strvec.h"
+
+/* ---------------- the statistics (metric/noise.c) ---------------- */
+
+/* The spread of one metric over the variants. */
+struct noise_stats {
+	size_t n;          /* values */
+	double mean;
+	double sd;         /* sample standard deviation (n - 1); 0 for n = 1 */
+	double min, max;
+	double sd_pct;     /* 100 * sd / mean */
+	double range_pct;  /* 100 * (max - min) / mean */
+};
+
+/* The statistics of v[0..n), n >= 1, all finite. */
+void noise_stats_of(const double *v, size_t n, struct noise_stats *out);
+
+/*
+ * The seeded order of n objects: perm[i] is the index of the object put in
+ * place i.  A Fisher-Yates shuffle driven by splitmix64 from seed, so one
+ * seed gives one order on every machine; variant k of a run uses seed
+ * noise_variant_seed(seed, k).
+ */
+void noise_shuffle(size_t *perm, size_t n, uint64_t seed);
+uint64_t noise_variant_seed(uint64_t seed, int k);
+
+/* ---------------- the run (metric/noise.c) ---------------- */
+
+/* The per-transaction figures measured on every variant, in table order. */
+enum noise_metric {
+	NOISE_INSTR,       /* instructions (instr.h), --metric instructions */
+	NOISE_CYC_EST,     /* the cycles estimate (cycles.h), --metric cycles */
+	NOISE_CYC_IR,      /* its run's instructions */
+	NOISE_CYC_I1MR,    /* its L1 instruction-cache misses */
+	NOISE_CYC_L1M,     /* its L1 misses */
+	NOISE_CYC_LLM,     /* its last-level misses */
+	NOISE_CYC_BM,      /* its branch mispredictions */
+	NOISE_NMETRICS
+};
+extern const char *const noise_metric_names[NOISE_NMETRICS]; /* JSON keys */
+
+/* What `pgbuild noise` was asked to do (its options). */
+struct noise_opts {
+	const char *prefix;      /* --prefix: the build's install */
+	const char *builddir;    /* --builddir, NULL: PREFIX/pgopt-build.json's */
+	const char *workdir;     /* --workdir, NULL: PREFIX.noise */
+	const char *json;        /* --json, NULL: PREFIX/pgopt-noise.json */
+	int variants;            /* --variants N */
+	uint64_t seed;           /* --seed */
+	unsigned metrics;        /* CLI_METRIC_INSTR | CLI_METRIC_CYCLES */
+	long statements;         /* --instr-statements, 0: per workload */
+	struct strvec workloads; /* -W */
+	int quiet;               /* -q */
+};
+
+/* Every option's default (5 variants, seed 1, instructions and cycles). */
+void noise_opts_init(struct noise_opts *o);
+void noise_opts_release(struct noise_opts *o);
+
+/* One variant: how it was made. */
+struct noise_variant {
+	uint64_t seed;           /* of its object order */
+	char *prefix;            /* WORKDIR/vNN/prefix */
+	char sha256[65];         /* of its postgres */
+	double link_seconds;     /* the relink's wall time */
+};
+
+/* What a run measured: the document and the table are made from it. */
+struct noise_result {
+	const struct noise_opts *o;
+	char *prefix, *builddir, *workdir; /* absolute */
+	char sha256[65];         /* the build's own postgres */
+	int lto;                 /* the link is an LTO link */
+	long link_line;          /* its compile-log line */
+	size_t objects;          /* object files shuffled */
+	const char *counter;     /* what counted instructions ("callgrind") */
+	struct noise_variant *v; /* o->variants of them */
+	double *values;          /* [workload][metric][variant], NAN: not measured */
+	char started[32];        /* ISO 8601 UTC */
+	double seconds;          /* wall time of the run */
+};
+
+/* The value of variant k, metric m, workload w. */
+double *noise_value(const struct noise_result *r, size_t w, int m, int k);
+/* Is metric m measured (its --metric is on)? */
+int noise_metric_on(const struct noise_result *r, int m);
+
+/* The table (per workload and metric: mean, SD, range) on fp. */
+void noise_print_table(const struct noise_result *r, FILE *fp);
+/* The JSON document (pgbuild/README.md, "pgbuild noise") into sb. */
+void noise_json(const struct noise_result *r, struct strbuf *sb);
+
+/*
+ * The whole run: find the link, make and measure every variant, print the
+ * table on stdout and write the JSON.  Returns a PGBUILD_EXIT_* code (2:
+ * could not relink or measure).
+ */
+int noise_run(const struct noise_opts *o);
+
+#endif

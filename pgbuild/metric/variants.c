@@ -1,0 +1,258 @@
+/*
+ * variants.c - `pgbuild noise`'s run: the build's postgres link found in
+ * its compile log, relinked once per variant with the objects in a seeded
+ * order, each result in a copy of the prefix (WORKDIR/vNN/prefix: paths of
+ * equal length), each copy measured like gate measures a build; see
+ * noise.h.
+ *
+ * The privilege boundary, as root: the build tree is read only when it is
+ * ours alone (build_tree_ours), the relink writes only below WORKDIR
+ * (ours: preflight_workdir refuses one another user can write), the
+ * prefix copies stay ours (bolt_copy_prefix: cp -a, then the new postgres
+ * written as a new file), and everything the server user gets is what
+ * instr.c and cycles.c hand it (their directories below WORKDIR, through
+ * descriptors).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pgbuild/bolt/bolt.h"
+#include "pgbuild/build/build.h"
+#include "pgbuild/build/buildlog.h"
+#include "pgbuild/build/relink.h"
+#include "pgbuild/metric/cycles.h"
+#include "pgbuild/metric/instr.h"
+#include "pgbuild/metric/noise.h"
+#include "pgbuild/metric/single.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/pipeline/preflight.h"
+
+/* The build tree: --builddir, else the one PREFIX/pgopt-build.json records. */
+static char *find_builddir(const struct noise_opts *o, const char *prefix)
+{
+	char *rec = xasprintf("%s/" BUILDLOG_RECORD, prefix), *dir = NULL;
+	struct json_value *v = NULL;
+	const char *given = o->builddir;
+
+	if (!given && (v = buildlog_read_json(rec)))
+		given = json_get_str(v, "builddir");
+	if (!given)
+		error("%s records no builddir: give --builddir DIR (the build tree %s was "
+		      "installed from)", rec, prefix);
+	else if (!(dir = path_real(given)))
+		error("--builddir %s: %s", given, strerror(errno));
+	json_free(v);
+	free(rec);
+	return dir;
+}
+
+/* Everything before the first variant: paths, the tree's owner, the link. */
+static int noise_setup(struct noise_result *r, struct relink *rl, int *wfd)
+{
+	const struct noise_opts *o = r->o;
+	const char *skip[] = { BUILD_CHECK_TREE, NULL };
+	struct strbuf note = STRBUF_INIT;
+	char *pg;
+	int rc = -1;
+
+	r->prefix = path_real(o->prefix);
+	if (!r->prefix)
+		return error("--prefix %s: %s", o->prefix, strerror(errno));
+	if (!(r->builddir = find_builddir(o, r->prefix)))
+		return -1;
+	if (geteuid() == 0 && build_tree_ours(r->builddir, skip) < 0)
+		return -1;
+	if (relink_find(r->builddir, rl, &note) < 0) {
+		error("%s", note.buf);
+		goto out;
+	}
+	r->lto = rl->lto;
+	r->link_line = rl->line;
+	r->objects = rl->nobj;
+	r->workdir = o->workdir ? path_absolute(o->workdir) : xasprintf("%s.noise", r->prefix);
+	if ((*wfd = preflight_workdir("--workdir", r->workdir)) < 0)
+		goto out;
+	pg = xasprintf("%s/bin/postgres", r->prefix);
+	if (bolt_file_sha256(pg, r->sha256) < 0)
+		error("cannot read %s: %s", pg, strerror(errno));
+	else
+		rc = 0;
+	free(pg);
+out:
+	strbuf_release(&note);
+	return rc;
+}
+
+/* Variant k: relinked into WORKDIR/vNN.postgres, copied into its prefix. */
+static int make_variant(struct noise_result *r, const struct relink *rl, int k)
+{
+	struct noise_variant *v = &r->v[k];
+	struct strbuf note = STRBUF_INIT;
+	size_t *perm = xmalloc(sizeof(*perm) * rl->nobj);
+	char *bin = xasprintf("%s/v%02d.postgres", r->workdir, k + 1);
+	char *log = xasprintf("%s/v%02d.link.log", r->workdir, k + 1);
+	char *dir = xasprintf("%s/v%02d", r->workdir, k + 1);
+	double t0 = clock_seconds();
+	int rc = -1;
+
+	v->seed = noise_variant_seed(r->o->seed, k + 1);
+	v->prefix = xasprintf("%s/prefix", dir);
+	noise_shuffle(perm, rl->nobj, v->seed);
+	if (!r->o->quiet)
+		fprintf(stderr, "noise: variant %d/%d: relinking postgres (%zu objects, seed %llu%s) ...\n",
+			k + 1, r->o->variants, rl->nobj, (unsigned long long)v->seed,
+			r->lto ? "; an LTO link: minutes" : "");
+	if (relink_run(rl, perm, bin, log, &note) < 0) {
+		error("variant %d: %s", k + 1, note.buf);
+		goto out;
+	}
+	v->link_seconds = clock_seconds() - t0;
+	if ((mkdir(dir, 0755) < 0 && errno != EEXIST) || bolt_copy_prefix(r->prefix, v->prefix, bin) < 0) {
+		error("variant %d: cannot make its prefix %s", k + 1, v->prefix);
+		goto out;
+	}
+	if (bolt_file_sha256(bin, v->sha256) < 0) {
+		error("cannot read %s: %s", bin, strerror(errno));
+		goto out;
+	}
+	unlink(bin);
+	rc = 0;
+out:
+	strbuf_release(&note);
+	free(perm);
+	free(bin);
+	free(log);
+	free(dir);
+	return rc;
+}
+
+/* Instructions of variant k on workload w; 0 or -1. */
+static int measure_instr(struct noise_result *r, size_t w, int k, enum instr_counter c)
+{
+	const char *wl = r->o->workloads.v[w];
+	struct strbuf note = STRBUF_INIT;
+	int rc = instr_measure(r->v[k].prefix, wl, r->workdir, r->o->statements, c,
+			       noise_value(r, w, NOISE_INSTR, k), &note);
+	if (rc < 0)
+		error("variant %d, %s: instructions: %s", k + 1, wl, note.buf);
+	strbuf_release(&note);
+	return rc;
+}
+
+/* The cycles estimate and its parts of variant k on workload w; 0 or -1. */
+static int measure_cycles(struct noise_result *r, size_t w, int k)
+{
+	const char *wl = r->o->workloads.v[w];
+	struct strbuf note = STRBUF_INIT;
+	struct cycles_tx t;
+	int rc = cycles_measure(r->v[k].prefix, wl, r->workdir, r->o->statements, &t, &note);
+	if (rc < 0) {
+		error("variant %d, %s: cycles: %s", k + 1, wl, note.buf);
+	} else {
+		*noise_value(r, w, NOISE_CYC_EST, k) = t.estimate;
+		*noise_value(r, w, NOISE_CYC_IR, k) = t.ir;
+		*noise_value(r, w, NOISE_CYC_I1MR, k) = t.i1mr;
+		*noise_value(r, w, NOISE_CYC_L1M, k) = t.l1m;
+		*noise_value(r, w, NOISE_CYC_LLM, k) = t.llm;
+		*noise_value(r, w, NOISE_CYC_BM, k) = t.bm;
+	}
+	strbuf_release(&note);
+	return rc;
+}
+
+/* Every workload and metric on variant k; 0 or -1. */
+static int measure_variant(struct noise_result *r, int k, enum instr_counter c)
+{
+	const struct noise_opts *o = r->o;
+	for (size_t w = 0; w < o->workloads.nr; w++) {
+		if ((o->metrics & CLI_METRIC_INSTR) && measure_instr(r, w, k, c) < 0)
+			return -1;
+		if ((o->metrics & CLI_METRIC_CYCLES) && measure_cycles(r, w, k) < 0)
+			return -1;
+		if (!o->quiet)
+			fprintf(stderr, "noise: variant %d/%d %-12s instructions %.2f, estimate %.2f\n",
+				k + 1, o->variants, o->workloads.v[w],
+				*noise_value(r, w, NOISE_INSTR, k), *noise_value(r, w, NOISE_CYC_EST, k));
+	}
+	return 0;
+}
+
+/* The counter of the instructions metric (perf where it counts). */
+static int pick_counter(struct noise_result *r, enum instr_counter *c)
+{
+	struct strbuf probe = STRBUF_INIT;
+	*c = INSTR_COUNTER_CALLGRIND;
+	r->counter = "none";
+	if (r->o->metrics & CLI_METRIC_INSTR) {
+		instr_pick_counter(INSTR_COUNTER_AUTO, c, &probe);
+		r->counter = instr_counter_name(*c);
+		if (!r->o->quiet)
+			fprintf(stderr, "noise: instructions counted by %s (%s)\n", r->counter, probe.buf);
+	}
+	strbuf_release(&probe);
+	return 0;
+}
+
+/* The document, atomically, where --json (or the default) says. */
+static int write_result(const struct noise_result *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = r->o->json ? xstrdup(r->o->json) : xasprintf("%s/pgopt-noise.json", r->prefix);
+	int rc;
+	noise_json(r, &sb);
+	rc = write_file_atomic(path, sb.buf, sb.len);
+	if (rc == 0 && !r->o->quiet)
+		fprintf(stderr, "noise: wrote %s\n", path);
+	strbuf_release(&sb);
+	free(path);
+	return rc;
+}
+
+static void result_release(struct noise_result *r)
+{
+	for (int k = 0; r->v && k < r->o->variants; k++)
+		free(r->v[k].prefix);
+	free(r->v);
+	free(r->values);
+	free(r->prefix);
+	free(r->builddir);
+	free(r->workdir);
+}
+
+int noise_run(const struct noise_opts *o)
+{
+	struct noise_result r = { .o = o };
+	struct relink rl = RELINK_INIT;
+	size_t nvals = o->workloads.nr * NOISE_NMETRICS * (size_t)o->variants;
+	enum instr_counter counter;
+	double t0 = clock_seconds();
+	time_t now = time(NULL);
+	int rc = PGBUILD_EXIT_ERROR, wfd = -1;
+
+	strftime(r.started, sizeof(r.started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	r.v = xcalloc((size_t)o->variants, sizeof(*r.v));
+	r.values = xmalloc(sizeof(*r.values) * nvals);
+	for (size_t i = 0; i < nvals; i++)
+		r.values[i] = NAN;
+	if (noise_setup(&r, &rl, &wfd) < 0 || pick_counter(&r, &counter) < 0)
+		goto out;
+	for (int k = 0; k < o->variants; k++)
+		if (make_variant(&r, &rl, k) < 0 || measure_variant(&r, k, counter) < 0)
+			goto out;
+	r.seconds = clock_seconds() - t0;
+	noise_print_table(&r, stdout);
+	if (write_result(&r) == 0)
+		rc = PGBUILD_EXIT_OK;
+out:
+	if (wfd >= 0)
+		close(wfd);
+	relink_release(&rl);
+	result_release(&r);
+	return rc;
+}

@@ -1,0 +1,85 @@
+#!/bin/bash
+# 55-noise.t - pgbuild noise on the shared baseline build (policy none):
+# three variants of its postgres relinked with the object files in seeded
+# orders, select-only, short single-user runs:
+#   - the variants differ in layout: their binaries differ from each other
+#     and from the build's own, and the address of a function moves;
+#   - they execute the same code: the instruction counts of the variants
+#     agree within the layout floor the issue measured for instructions
+#     (0.02%), the cycles estimate is measured on every variant;
+#   - the JSON has its fields, every spread is non-negative, the range
+#     covers every value and the mean lies in it; the table names each
+#     metric; the same seed gives the same first order (the binaries'
+#     sha256 repeat), another seed another one;
+#   - refusals: no recorded link (a build tree without a compile log), a
+#     workload without a single-user script.
+# The figures are printed as diagnostics.
+. "$(dirname "$0")/lib.sh"
+P=$B/bin/pgbuild
+base=$(e2e_build base none) || { tap_result 1 "baseline build"; done_testing; }
+builddir=$(e2e_builddir base)
+command -v valgrind >/dev/null || { skip "valgrind is not installed (make deps)" 1; done_testing; }
+json() { perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die; my $d = decode_json(<$f>);
+	my $r = eval $ARGV[1]; die $@ if $@; print defined $r ? $r : "undef"' "$1" "$2"; }
+N=40
+
+e2e_heavy "$P" noise --prefix "$base" --builddir "$builddir" --variants 3 --seed 7 \
+	-W select-only --instr-statements $N --workdir "$TMP/w" --json "$TMP/n.json" \
+	>"$TMP/n.out" 2>"$TMP/n.err"
+is "pgbuild noise, 3 variants (exit 0)" "$?" 0 || tail -n 20 "$TMP/n.err" | sed 's/^/# /' >&2
+diag "$(cat "$TMP/n.out")"
+
+v1=$TMP/w/v01/prefix/bin/postgres v2=$TMP/w/v02/prefix/bin/postgres v3=$TMP/w/v03/prefix/bin/postgres
+ok "every variant has its prefix and postgres" test -x "$v1" -a -x "$v2" -a -x "$v3"
+sums=$(sha256sum "$base/bin/postgres" "$v1" "$v2" "$v3" | cut -c1-64 | sort -u | wc -l)
+is "the variants' binaries differ from each other and from the build's" "$sums" 4
+addr() { nm "$1" | awk '$3 == "PostgresMain" { print $1 }'; }
+a0=$(addr "$base/bin/postgres") a1=$(addr "$v1") a2=$(addr "$v2")
+like "PostgresMain has an address" "$a1" '^[0-9a-f]+$'
+ok "PostgresMain moved between variants and the build" test "$a1" != "$a2" -o "$a1" != "$a0"
+is "the same symbols in the variant" "$(nm "$v1" | awk '{print $3}' | sort | md5sum)" \
+	"$(nm "$base/bin/postgres" | awk '{print $3}' | sort | md5sum)"
+like "the prefixes' paths have one length" \
+	"$(json "$TMP/n.json" 'my %l = map { length($_->{prefix}) => 1 } @{$d->{variants}}; scalar keys %l')" '^1$'
+
+for f in prefix builddir postgres_sha256 started seconds seed lto objects metrics counter; do
+	is "json: $f" "$(json "$TMP/n.json" "defined \$d->{$f} ? 1 : 0")" 1
+done
+is "json: 3 variants, each with seed, prefix and sha256" \
+	"$(json "$TMP/n.json" 'scalar grep { $_->{seed} && $_->{prefix} && length($_->{postgres_sha256}) == 64 } @{$d->{variants}}')" 3
+is "json: the objects were shuffled (hundreds)" "$(json "$TMP/n.json" '$d->{objects} > 300 ? 1 : 0')" 1
+is "json: the build's postgres sha256" "$(json "$TMP/n.json" '$d->{postgres_sha256}')" \
+	"$(sha256sum <"$base/bin/postgres" | cut -c1-64)"
+for m in instructions cycles_estimate cycles_ir i1_misses l1_misses ll_misses branch_mispredictions; do
+	is "json: $m has 3 values, a non-negative spread, a range covering them" \
+		"$(json "$TMP/n.json" "my \$s = \$d->{workloads}{'select-only'}{$m}; my @v = @{\$s->{values}};
+			(@v == 3 && \$s->{sd} >= 0 && \$s->{sd_pct} >= 0 && \$s->{range_pct} >= 0 &&
+			 !grep({ \$_ < \$s->{min} || \$_ > \$s->{max} } @v) &&
+			 \$s->{min} <= \$s->{mean} && \$s->{mean} <= \$s->{max}) ? 1 : 0")" 1
+	like "table: $m" "$(cat "$TMP/n.out")" "^select-only +$m "
+done
+ir=$(json "$TMP/n.json" '$d->{workloads}{"select-only"}{instructions}{range_pct}')
+diag "instructions range over the variants: $ir%"
+is "the variants execute the same instructions (range <= 0.02%)" \
+	"$(json "$TMP/n.json" '$d->{workloads}{"select-only"}{instructions}{range_pct} <= 0.02 ? 1 : 0')" 1
+is "the estimate's run counts the same instructions too (<= 0.02%)" \
+	"$(json "$TMP/n.json" '$d->{workloads}{"select-only"}{cycles_ir}{range_pct} <= 0.02 ? 1 : 0')" 1
+
+# the same seed, the same order: variant 1 relinked again is the same binary
+e2e_heavy "$P" noise --prefix "$base" --builddir "$builddir" --variants 2 --seed 7 \
+	-W select-only --metric instructions --instr-statements 5 --workdir "$TMP/w2" \
+	--json "$TMP/n2.json" --quiet >/dev/null 2>"$TMP/n2.err"
+is "a second run (exit 0)" "$?" 0 || tail -n 5 "$TMP/n2.err" | sed 's/^/# /' >&2
+is "the same seed relinks the same binary" \
+	"$(json "$TMP/n2.json" '$d->{variants}[0]{postgres_sha256}')" \
+	"$(json "$TMP/n.json" '$d->{variants}[0]{postgres_sha256}')"
+
+mkdir -p "$TMP/empty"
+"$P" noise --prefix "$base" --builddir "$TMP/empty" --workdir "$TMP/w3" --json "$TMP/n3.json" \
+	>/dev/null 2>"$TMP/e.err"
+is "no compile log: exit 2" "$?" 2
+like "no compile log: said" "$(cat "$TMP/e.err")" 'cannot read the compile log'
+"$P" noise --prefix "$base" -W tpcc-lite >/dev/null 2>"$TMP/e2.err"
+is "-W tpcc-lite: exit 2" "$?" 2
+like "-W tpcc-lite: said" "$(cat "$TMP/e2.err")" 'no single-user script'
+done_testing
