@@ -33,8 +33,14 @@ static void gate_usage(FILE *fp)
 "  -s, --scale N             pgbench scale of the data (default: bench's)\n"
 "  --set NAME=VALUE          server setting for every run (repeatable; those\n"
 "                            bench refuses are refused here, at once)\n"
-"  --pairs N                 A/B pairs (default 9; 6 is the fewest that give\n"
-"                            a 95%% interval)\n"
+"  --pairs N|auto            A/B pairs (default 9; 6 is the fewest that give\n"
+"                            a 95%% interval); auto: add pairs until an\n"
+"                            anytime-valid confidence sequence decides every\n"
+"                            tps, latency and server CPU threshold, or the\n"
+"                            budget ends (verdict undecided, exit 3)\n"
+"  --budget TIME             time for --pairs auto's pairs: 90s, 10m, 1h or\n"
+"                            seconds (default 10m); no pair is started that\n"
+"                            would end after it (judged by the longest pair)\n"
 "  --min-speedup X           throughput B/A of every workload >= X\n"
 "  --max-p99-regression PCT  p99 latency B/A of every workload <= 1+PCT/100\n"
 "  --gate EXPR               thresholds, comma-separated and repeatable, e.g.\n"
@@ -80,8 +86,16 @@ static void gate_usage(FILE *fp)
 "instructions>=X, cycles>=X (select-only, tpcb, select1 only), cpu>=X (server\n"
 "CPU per transaction A/B, from the tps runs), any of them as WORKLOAD.KEY.\n"
 "\n"
+"With --pairs auto every tps, latency and server CPU threshold follows one\n"
+"rule on the confidence sequence of the per-pair log ratios (self-normalised\n"
+"normal mixture with a time-uniform sign test; Robbins 1970, de la Pena 1999,\n"
+"Howard, Ramdas, McAuliffe & Sekhon 2020 and 2021): pass when its lower end\n"
+"reaches X (latency: upper end <= X), fail when its upper end is below X,\n"
+"else undecided when the budget ends.\n"
+"\n"
 "Exit: 0 pass, 1 fail (threshold missed, regression or correctness failure),\n"
-"2 could not measure (bench errors, too few valid pairs, bad usage).\n");
+"2 could not measure (bench errors, too few valid pairs, bad usage),\n"
+"3 undecided (--pairs auto: the budget ended before the sequence decided).\n");
 }
 
 static const struct option gate_options[] = {
@@ -95,6 +109,7 @@ static const struct option gate_options[] = {
 	CLI_OPT_SCALE,
 	{ "set", required_argument, NULL, OPT_SET },
 	{ "pairs", required_argument, NULL, OPT_PAIRS },
+	{ "budget", required_argument, NULL, OPT_TIME_BUDGET },
 	{ "min-speedup", required_argument, NULL, OPT_MIN_SPEEDUP },
 	{ "max-p99-regression", required_argument, NULL, OPT_MAX_P99 },
 	{ "gate", required_argument, NULL, OPT_GATE },
@@ -124,6 +139,7 @@ static void gate_opts_init(struct gate_opts *o, struct gate *g)
 	o->duration = 10;
 	o->warmup = 2;
 	o->pairs = 9;
+	o->budget = -1;         /* not given: GATE_BUDGET with --pairs auto */
 	g->method = STATS_CI_HL;
 	g->conf = 0.95;
 	g->min_pairs = 6;
@@ -211,6 +227,29 @@ static int method_option(struct gate_opts *o, struct gate *g, int c, const char 
 	}
 }
 
+/* --budget: 90s, 10m, 1h, or plain seconds; at least one second. */
+static int parse_budget(const char *arg, double *out)
+{
+	size_t len = strlen(arg);
+	double unit = 1, v;
+	char *num;
+	int rc;
+	if (len > 1 && strchr("smh", arg[len - 1])) {
+		unit = arg[len - 1] == 'h' ? 3600 : arg[len - 1] == 'm' ? 60 : 1;
+		len--;
+	}
+	num = xstrndup(arg, len);
+	rc = parse_number_option("--budget", num, 0, 1e7, &v);
+	free(num);
+	if (rc < 0)
+		return -1;
+	if (v * unit < 1)
+		return error("invalid value \"%s\" for --budget: at least 1 second, e.g. 90s, "
+			     "10m or 1h", arg);
+	*out = v * unit;
+	return 0;
+}
+
 /* The runs: --workload, --clients, --threads, --duration, --warmup, --scale,
  * --set, --pairs. */
 static int run_option(struct gate_opts *o, int c, const char *arg)
@@ -230,7 +269,14 @@ static int run_option(struct gate_opts *o, int c, const char *arg)
 		return cli_parse_scale(arg, &o->scale);
 	case OPT_SET:
 		return parse_setting_option("--set", arg, &o->settings);
+	case OPT_TIME_BUDGET:
+		return parse_budget(arg, &o->budget);
 	default: /* OPT_PAIRS */
+		if (!strcmp(arg, "auto")) {
+			o->auto_pairs = 1;
+			return 0;
+		}
+		o->auto_pairs = 0;
 		return cli_parse_pairs(arg, &o->pairs);
 	}
 }
@@ -266,7 +312,7 @@ static int parse_options(struct gate_opts *o, struct gate *g, int argc, char **a
 			r = method_option(o, g, c, optarg);
 			break;
 		case 'W': case 'c': case OPT_THREADS: case 'T': case OPT_WARMUP:
-		case 's': case OPT_SET: case OPT_PAIRS:
+		case 's': case OPT_SET: case OPT_PAIRS: case OPT_TIME_BUDGET:
 			r = run_option(o, c, optarg);
 			break;
 		case 'h':
@@ -338,7 +384,15 @@ static int check_options(struct gate_opts *o, struct gate *g, int argc, char **a
 		g->min_pairs++;
 	if (g->min_pairs < 6)
 		g->min_pairs = 6;
-	if (want_tps && (size_t)o->pairs < g->min_pairs)
+	if (o->budget >= 0 && !o->auto_pairs)
+		return cli_usage_error("--budget needs --pairs auto");
+	if (o->auto_pairs && !want_tps)
+		return cli_usage_error("--pairs auto needs --metric tps (alone or in a list)");
+	g->sequential = o->auto_pairs;
+	if (o->auto_pairs && o->budget < 0)
+		o->budget = GATE_BUDGET;
+	g->budget = o->auto_pairs ? o->budget : 0;
+	if (want_tps && !o->auto_pairs && (size_t)o->pairs < g->min_pairs)
 		return cli_usage_error("--pairs %d: a %g%% interval needs at least %zu pairs", o->pairs,
 				       g->conf * 100, g->min_pairs);
 	/* workloads: given, else named by thresholds, else select-only */

@@ -11,6 +11,7 @@
 
 #include "pgbuild/cli/cli.h"
 #include "wrapper/common/error.h"
+#include "wrapper/common/exitcodes.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/single.h"
 #include "wrapper/common/strvec.h"
@@ -28,12 +29,14 @@ int gate_lat_index(const char *key)
 
 const char *gate_status_name(enum gate_status s)
 {
-	return s == GATE_PASS ? "pass" : s == GATE_FAIL ? "fail" : "error";
+	return s == GATE_PASS ? "pass" : s == GATE_FAIL ? "fail" :
+	       s == GATE_UNDECIDED ? "undecided" : "error";
 }
 
 int gate_exit_code(enum gate_status verdict)
 {
-	return verdict == GATE_PASS ? 0 : verdict == GATE_FAIL ? 1 : 2;
+	return verdict == GATE_PASS ? 0 : verdict == GATE_FAIL ? 1 :
+	       verdict == GATE_UNDECIDED ? PGBUILD_EXIT_UNDECIDED : 2;
 }
 
 /* ---------------- expressions ---------------- */
@@ -574,6 +577,11 @@ static void decide_one(struct gate *g, struct gate_result *res, const struct gat
 		res->message = xasprintf("workload \"%s\" was not measured", res->workload);
 		return;
 	}
+	if (g->sequential && (t->kind == GATE_TPS || t->kind == GATE_LATENCY ||
+			      t->kind == GATE_SERVER_CPU)) {
+		gate_decide_sequential(g, res, w);
+		return;
+	}
 	switch (t->kind) {
 	case GATE_TPS:
 		decide_ratio(g, res, w->valid_pairs, &w->tps, "throughput", "B/A");
@@ -694,6 +702,10 @@ int gate_decide(struct gate *g)
 		} else if (any_fail) {
 			g->verdict = GATE_FAIL;
 			strbuf_addstr(&why, "a threshold was missed");
+		} else if (gate_any_undecided(g)) {
+			g->verdict = GATE_UNDECIDED;
+			strbuf_addf(&why, "undecided: the budget ended with a threshold inside the "
+				    "confidence sequence (%s)", g->seq_stop ? g->seq_stop : "stopped");
 		} else {
 			g->verdict = GATE_PASS;
 			strbuf_addstr(&why, "every threshold met");
@@ -737,6 +749,7 @@ void gate_clear(struct gate *g)
 	gate_thresholds_clear(&g->th);
 	free(g->regress_note);
 	free(g->verdict_reason);
+	free(g->seq_stop);
 	free(g->counter);
 	free(g->counter_note);
 	memset(g, 0, sizeof(*g));

@@ -35,6 +35,11 @@
  *     at CYCLES_RESOLUTION (0.1%);
  *   - server CPU per transaction is measured in the same runs as tps, one
  *     ratio A/B per pair, with the same interval statistics as tps.
+ * With --pairs auto, pairs are added until every tps, latency and server
+ * CPU threshold is decided by an anytime-valid confidence sequence
+ * (sequential.h): pass when its lower end reaches the value, fail when its
+ * upper end is below it; when the --budget ends first the threshold and the
+ * gate are "undecided" (exit 3).
  * Whatever the thresholds say, a candidate that failed its regression suite
  * or a correctness check of the benchmark fails the gate (exit 1); a gate
  * that could not measure (bench errors, too few valid pairs, metric
@@ -52,6 +57,9 @@
 #include "pgbuild/metric/instr.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/strvec.h"
+
+/* --budget of --pairs auto when not given: 10 minutes. */
+#define GATE_BUDGET 600
 
 /* Instruction ratios closer than this count as equal (repeat-run noise). */
 #define GATE_INSTR_RESOLUTION 1e-4
@@ -154,8 +162,14 @@ struct gate_workload {
 	double lat_a_median[GATE_NLAT], lat_b_median[GATE_NLAT];
 };
 
-enum gate_status { GATE_PASS, GATE_FAIL, GATE_ERROR };
-const char *gate_status_name(enum gate_status s); /* "pass" "fail" "error" */
+enum gate_status {
+	GATE_PASS,
+	GATE_FAIL,
+	GATE_ERROR,
+	GATE_UNDECIDED, /* --pairs auto: the budget ended with the threshold
+			   inside the confidence sequence (exit 3) */
+};
+const char *gate_status_name(enum gate_status s); /* "pass" "fail" "error" "undecided" */
 
 /* The decision on one threshold for one workload. */
 struct gate_result {
@@ -175,6 +189,12 @@ struct gate {
 	enum stats_ci_method method;
 	double conf;              /* 0.95 */
 	size_t min_pairs;         /* fewer valid pairs: could not measure */
+	int sequential;           /* --pairs auto: tps, latency and server CPU
+				     are decided by the confidence sequence of
+				     gate/sequential.h, not the fixed interval */
+	double budget;            /* --budget seconds of --pairs auto */
+	char *seq_stop;           /* why --pairs auto stopped adding pairs
+				     ("decided", "budget", ...), or NULL */
 
 	struct gate_workload *wl;
 	size_t nr_wl, alloc_wl;
@@ -209,6 +229,16 @@ int gate_any_cycles(const struct gate *g);
 void gate_cycles_rows(const struct gate_workload *w, double *a, double *b);
 /* The cycles figures of w (A, B, A/B of each), appended to sb. */
 void gate_cycles_describe(const struct gate_workload *w, struct strbuf *sb);
+/*
+ * --pairs auto (seqgate.c): decide the ratio threshold of res on w's pairs
+ * by the confidence sequence: pass when its lower end reaches the value
+ * (latency: upper end), fail when its upper end is below it, else
+ * undecided.
+ */
+void gate_decide_sequential(const struct gate *g, struct gate_result *res,
+			    const struct gate_workload *w);
+/* Is any result of the last gate_decide() undecided? */
+int gate_any_undecided(const struct gate *g);
 /* Apply thresholds and the regress/correctness rules; returns the exit code. */
 int gate_decide(struct gate *g);
 int gate_exit_code(enum gate_status verdict);
@@ -246,7 +276,9 @@ struct gate_opts {
 	int clients, threads;     /* --clients, --threads (0: bench's) */
 	double duration, warmup;  /* --duration, --warmup seconds per run */
 	int scale;                /* --scale (0: bench's) */
-	int pairs;                /* --pairs */
+	int pairs;                /* --pairs; with --pairs auto the pairs run */
+	int auto_pairs;           /* --pairs auto: until decided or --budget */
+	double budget;            /* --budget seconds (default GATE_BUDGET) */
 	unsigned metrics;         /* --metric: CLI_METRIC_* bits (cli.h) */
 	long instr_statements;    /* --instr-statements (0: per workload) */
 	enum instr_counter counter; /* --counter */

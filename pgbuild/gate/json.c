@@ -12,6 +12,7 @@
 
 #include "wrapper/common/error.h"
 #include "pgbuild/gate/gate.h"
+#include "pgbuild/gate/sequential.h"
 #include "wrapper/common/json.h"
 #include "wrapper/common/xalloc.h"
 
@@ -100,6 +101,26 @@ static void read_cycles_tx(const struct json_value *o, struct cycles_tx *t)
 	t->estimate = json_get_num(o, "estimate", NAN);
 }
 
+/* "sequential": how --pairs auto decided, or null with a fixed --pairs. */
+static void write_sequential(struct json_writer *jw, const struct gate *g)
+{
+	json_key(jw, "sequential");
+	if (!g->sequential) {
+		json_null(jw);
+		return;
+	}
+	json_object_begin(jw);
+	json_key(jw, "method"); json_string(jw, SEQ_METHOD);
+	json_key(jw, "rho"); json_double(jw, SEQ_RHO);
+	json_key(jw, "sign_test_share"); json_double(jw, SEQ_SIGN_SHARE);
+	json_key(jw, "budget_s"); json_double(jw, g->budget);
+	json_key(jw, "stopped"); json_string(jw, g->seq_stop);
+	json_key(jw, "rule"); json_string(jw, "pass when the lower end of the confidence "
+			"sequence reaches the value (latency: the upper end), fail when the upper "
+			"end is below it, else undecided (exit 3)");
+	json_object_end(jw);
+}
+
 void gate_write_json(const struct gate *g, struct strbuf *out,
 		     const char *baseline, const char *candidate,
 		     const char *extra_settings_json)
@@ -120,6 +141,7 @@ void gate_write_json(const struct gate *g, struct strbuf *out,
 	json_key(&jw, "method"); json_string(&jw, stats_method_name(g->method));
 	json_key(&jw, "confidence"); json_double(&jw, g->conf);
 	json_key(&jw, "min_pairs"); json_int(&jw, (int64_t)g->min_pairs);
+	write_sequential(&jw, g);
 	json_key(&jw, "thresholds");
 	json_array_begin(&jw);
 	for (size_t i = 0; i < g->th.nr; i++)
@@ -304,6 +326,15 @@ int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *
 	if (get_int(root, "min_pairs", 1, 1000, 6, &num, "", err) < 0)
 		goto out;
 	g->min_pairs = (size_t)num;
+	{
+		const struct json_value *sq = json_get(root, "sequential");
+		if (sq && sq->type == JSON_OBJECT) {
+			g->sequential = 1;
+			g->budget = json_get_num(sq, "budget_s", 0);
+			s = json_get_str(sq, "stopped");
+			g->seq_stop = s ? xstrdup(s) : NULL;
+		}
+	}
 	th = json_get(root, "thresholds");
 	for (size_t i = 0; i < json_len(th); i++) {
 		const struct json_value *t = json_at(th, i);

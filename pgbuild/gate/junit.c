@@ -42,8 +42,12 @@ static void write_case(struct strbuf *out, const struct testcase *tc)
 	strbuf_addstr(out, "\" name=\"");
 	junit_escape(out, tc->name);
 	strbuf_addstr(out, "\" time=\"0\">\n");
-	if (tc->skipped) {
+	if (tc->skipped || tc->status == GATE_UNDECIDED) {
+		/* undecided is neither a failure nor an error: a skipped case
+		 * whose message says so (the verdict property and exit 3 too) */
 		strbuf_addstr(out, "      <skipped message=\"");
+		if (!tc->skipped)
+			strbuf_addstr(out, "undecided: ");
 		junit_escape(out, tc->message);
 		strbuf_addstr(out, "\"/>\n");
 	} else if (tc->status != GATE_PASS) {
@@ -115,6 +119,7 @@ void junit_write(const struct gate *g, struct strbuf *out, const char *suite_nam
 		c.message = r->message;
 		failures += r->status == GATE_FAIL;
 		errors += r->status == GATE_ERROR;
+		skipped += r->status == GATE_UNDECIDED;
 		write_case(&body, &c);
 		n++;
 	}

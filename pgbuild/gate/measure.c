@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pgbuild/explain/explain.h"
@@ -237,6 +238,9 @@ static char *settings_json(const struct gate_opts *o)
 	json_writer_init(&jw, &sb);
 	json_object_begin(&jw);
 	json_key(&jw, "pairs"); json_int(&jw, o->pairs);
+	json_key(&jw, "pairs_mode"); json_string(&jw, o->auto_pairs ? "auto" : "fixed");
+	json_key(&jw, "budget_s");
+	json_double(&jw, o->auto_pairs ? o->budget : NAN);
 	json_key(&jw, "clients"); json_int(&jw, o->clients);
 	json_key(&jw, "threads"); json_int(&jw, o->threads);
 	json_key(&jw, "duration"); json_double(&jw, o->duration);
@@ -311,24 +315,107 @@ static char *make_workdir(const struct gate_opts *o, int *tmp, int *dirfd, const
 	return dir;
 }
 
-/* Every pair, every workload, in alternating order. */
-static void measure_tps(const struct gate_opts *o, struct gate *g, const char *dir, int dirfd)
+/* Every workload in pair p, in alternating order. */
+static void measure_pair(const struct gate_opts *o, struct gate *g, const char *dir, int dirfd,
+			 int p)
 {
-	for (int p = 0; p < o->pairs && !gate_interrupted; p++) {
-		for (size_t k = 0; k < g->nr_wl && !gate_interrupted; k++) {
-			struct gate_workload *w = &g->wl[k];
-			for (int half = 0; half < 2 && !gate_interrupted; half++) {
-				/* even pairs A then B, odd pairs B then A */
-				char build = (half == 0) == (p % 2 == 0) ? 'A' : 'B';
-				struct gate_run *r = gate_workload_add_run(w);
-				bench_once(o, dir, dirfd, w->name, p, build, r);
-				if (!o->quiet)
-					fprintf(stderr, "gate: %-12s pair %d/%d %c: %s%.0f tps\n",
-						w->name, p + 1, o->pairs, build,
-						r->exit ? "(failed) " : "", r->tps);
-			}
+	for (size_t k = 0; k < g->nr_wl && !gate_interrupted; k++) {
+		struct gate_workload *w = &g->wl[k];
+		for (int half = 0; half < 2 && !gate_interrupted; half++) {
+			/* even pairs A then B, odd pairs B then A */
+			char build = (half == 0) == (p % 2 == 0) ? 'A' : 'B';
+			struct gate_run *r = gate_workload_add_run(w);
+			bench_once(o, dir, dirfd, w->name, p, build, r);
+			if (!o->quiet && o->auto_pairs)
+				fprintf(stderr, "gate: %-12s pair %d (auto) %c: %s%.0f tps\n",
+					w->name, p + 1, build, r->exit ? "(failed) " : "", r->tps);
+			else if (!o->quiet)
+				fprintf(stderr, "gate: %-12s pair %d/%d %c: %s%.0f tps\n",
+					w->name, p + 1, o->pairs, build,
+					r->exit ? "(failed) " : "", r->tps);
 		}
 	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * --pairs auto: is the gate decided after these pairs?  Every threshold
+ * passed or failed, or a failure (a missed threshold, a correctness or run
+ * error) that more pairs cannot undo.
+ */
+static int auto_decided(struct gate *g)
+{
+	int undecided = 0;
+	gate_analyse(g);
+	gate_decide(g);
+	if (g->regress == REGRESS_FAILED)
+		return 1;
+	for (size_t k = 0; k < g->nr_wl; k++)
+		if (g->wl[k].correctness_failed || g->wl[k].run_errors)
+			return 1;
+	/* the instructions and cycles thresholds are measured after the pairs */
+	for (size_t i = 0; i < g->nr_res; i++) {
+		enum gate_kind kind = g->res[i].th->kind;
+		if (kind == GATE_INSTRUCTIONS || kind == GATE_CYCLES)
+			continue;
+		if (g->res[i].status == GATE_FAIL)
+			return 1;
+		undecided |= g->res[i].status == GATE_UNDECIDED;
+	}
+	return !undecided;
+}
+
+/*
+ * --pairs auto: pairs until the confidence sequences decide, or until the
+ * next pair would end after --budget (judged by the longest pair so far),
+ * or CLI_PAIRS_MAX pairs.  The reason is kept in g->seq_stop.
+ */
+static void measure_auto(struct gate_opts *o, struct gate *g, const char *dir, int dirfd)
+{
+	double start = now_s(), longest = 0;
+	const char *why = "interrupted";
+	int p;
+	for (p = 0; !gate_interrupted; p++) {
+		double t0 = now_s();
+		if (p == CLI_PAIRS_MAX) {
+			why = "the pair limit";
+			break;
+		}
+		if (p > 0 && t0 - start + longest > o->budget) {
+			why = "the budget";
+			break;
+		}
+		measure_pair(o, g, dir, dirfd, p);
+		longest = fmax(longest, now_s() - t0);
+		if (!gate_interrupted && auto_decided(g)) {
+			p++;
+			why = "decided";
+			break;
+		}
+	}
+	o->pairs = p;
+	free(g->seq_stop);
+	g->seq_stop = xasprintf("%s after %d pair%s in %.0f s of a %.0f s budget", why, p,
+				p == 1 ? "" : "s", now_s() - start, o->budget);
+	if (!o->quiet)
+		fprintf(stderr, "gate: --pairs auto stopped: %s\n", g->seq_stop);
+}
+
+/* Every pair, every workload, in alternating order. */
+static void measure_tps(struct gate_opts *o, struct gate *g, const char *dir, int dirfd)
+{
+	if (o->auto_pairs) {
+		measure_auto(o, g, dir, dirfd);
+		return;
+	}
+	for (int p = 0; p < o->pairs && !gate_interrupted; p++)
+		measure_pair(o, g, dir, dirfd, p);
 }
 
 /* Instructions per transaction of A and B, per workload. */

@@ -616,7 +616,7 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 
 	strbuf_addf(o, "<div class=\"verdict %s\">%s</div>\n<p>", v,
 		    g->verdict == GATE_PASS ? "PASS" : g->verdict == GATE_FAIL ? "FAIL" :
-		    "COULD NOT MEASURE");
+		    g->verdict == GATE_UNDECIDED ? "UNDECIDED" : "COULD NOT MEASURE");
 	html_escape(o, g->verdict_reason);
 	strbuf_addstr(o, "</p>\n<table class=\"kv\"><tr><th>A (baseline)</th><td>");
 	html_escape(o, rd->baseline);
@@ -852,6 +852,7 @@ static const char css[] =
 	"font-weight:bold}.verdict{display:inline-block;font-size:26px;font-weight:bold;"
 	"padding:6px 18px;border-radius:6px;color:#fff}.verdict.pass{background:#1a7f37;color:#fff}"
 	".verdict.fail{background:#c62828;color:#fff}.verdict.error{background:#b26a00;color:#fff}"
+	".verdict.undecided{background:#555;color:#fff}"
 	".note{color:#555}.plots{display:flex;flex-wrap:wrap;gap:12px}svg{border:1px solid #eee}"
 	"svg .pt{font-size:13px;font-weight:bold}svg .tick{font-size:11px;fill:#444}"
 	"svg .lab{font-size:12px;fill:#222}svg .grid{stroke:#eee}svg .axis{stroke:#888}"

@@ -20,6 +20,7 @@
 
 #include "pgbuild/elf/elfrec.h"
 #include "pgbuild/explain/explain.h"
+#include "pgbuild/gate/sequential.h"
 #include "pgbuild/report/html.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/report/report.h"
@@ -126,11 +127,16 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 	char s1[32], s2[32], s3[32], s4[64], s5[32], s6[32], s7[32], s8[32], s9[32];
 
 	fprintf(fp, "gate: %s - %s\n", g->verdict == GATE_PASS ? "PASS" :
-		g->verdict == GATE_FAIL ? "FAIL" : "COULD NOT MEASURE", g->verdict_reason);
+		g->verdict == GATE_FAIL ? "FAIL" : g->verdict == GATE_UNDECIDED ? "UNDECIDED" :
+		"COULD NOT MEASURE", g->verdict_reason);
 	if (baseline || candidate)
 		fprintf(fp, "  A (baseline)  %s\n  B (candidate) %s\n",
 			baseline ? baseline : "?", candidate ? candidate : "?");
-	fprintf(fp, "  interval: %s, %g%%\n\n", stats_method_name(g->method), g->conf * 100);
+	fprintf(fp, "  interval: %s, %g%%\n", stats_method_name(g->method), g->conf * 100);
+	if (g->sequential)
+		fprintf(fp, "  --pairs auto: %s; %s\n", SEQ_METHOD,
+			g->seq_stop ? g->seq_stop : "no pairs");
+	fputc('\n', fp);
 	snprintf(ci_head, sizeof(ci_head), "%g%% CI", g->conf * 100);
 	for (size_t i = 0; i < g->nr_wl; i++)
 		any_runs |= g->wl[i].nr_runs > 0;
@@ -194,7 +200,8 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 	for (size_t i = 0; i < g->nr_res; i++) {
 		const struct gate_result *r = &g->res[i];
 		fprintf(fp, "    %-5s %-26s %-12s %s\n", r->status == GATE_PASS ? "pass" :
-			r->status == GATE_FAIL ? "FAIL" : "ERROR", r->th->text, r->workload,
+			r->status == GATE_FAIL ? "FAIL" : r->status == GATE_UNDECIDED ? "UNDEC" :
+			"ERROR", r->th->text, r->workload,
 			r->message ? r->message : "");
 	}
 }

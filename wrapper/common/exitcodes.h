@@ -63,5 +63,7 @@
 #define PGBUILD_EXIT_OK       0   /* success, gate passed */
 #define PGBUILD_EXIT_FAIL     1   /* a check failed: gate, regress, verify, invariants */
 #define PGBUILD_EXIT_ERROR    2   /* could not measure / bad usage / clients aborted */
+#define PGBUILD_EXIT_UNDECIDED 3  /* gate --pairs auto: the budget ended before
+				     the confidence sequence decided */
 
 #endif

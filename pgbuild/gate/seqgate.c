@@ -1,0 +1,113 @@
+/*
+ * seqgate.c - the thresholds of `pgbuild gate --pairs auto`: each tps,
+ * latency and server CPU threshold decided on the confidence sequence of
+ * its per-pair log ratios (sequential.h), by the rule of every threshold:
+ * it passes only when the lower end reaches the value (latency: the upper
+ * end), fails when the upper end is below it, and is undecided otherwise.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "pgbuild/gate/gate.h"
+#include "pgbuild/gate/sequential.h"
+#include "wrapper/common/xalloc.h"
+
+/* The run of build b in pair p, or NULL. */
+static const struct gate_run *pair_run(const struct gate_workload *w, int p, char b)
+{
+	for (size_t i = 0; i < w->nr_runs; i++)
+		if (w->runs[i].pair == p && w->runs[i].build == b)
+			return &w->runs[i];
+	return NULL;
+}
+
+/* The figure of run r a threshold of kind t reads. */
+static double run_value(const struct gate_run *r, const struct gate_threshold *t)
+{
+	if (!r || r->exit != 0 || !(r->tps > 0))
+		return NAN;
+	if (t->kind == GATE_LATENCY)
+		return r->lat[t->lat];
+	return t->kind == GATE_SERVER_CPU ? r->server_cpu_us : r->tps;
+}
+
+/* ln(B/A) per pair (server CPU: ln(A/B), > 0 when B is cheaper); pairs
+ * without both numbers are NAN, which the sequence skips.  *n: pairs. */
+static double *log_ratios(const struct gate_workload *w, const struct gate_threshold *t,
+			  size_t *n)
+{
+	int max_pair = -1;
+	double *d;
+	for (size_t i = 0; i < w->nr_runs; i++)
+		if (w->runs[i].pair > max_pair)
+			max_pair = w->runs[i].pair;
+	*n = (size_t)(max_pair + 1);
+	d = xcalloc(*n + 1, sizeof(double));
+	for (int p = 0; p <= max_pair; p++) {
+		double a = run_value(pair_run(w, p, 'A'), t), b = run_value(pair_run(w, p, 'B'), t);
+		d[p] = a > 0 && b > 0 ? log(b / a) : NAN;
+		if (t->kind == GATE_SERVER_CPU)
+			d[p] = -d[p];
+	}
+	return d;
+}
+
+static const char *what_of(const struct gate_threshold *t)
+{
+	if (t->kind == GATE_LATENCY)
+		return "latency";
+	return t->kind == GATE_SERVER_CPU ? "server CPU per transaction A/B" : "throughput B/A";
+}
+
+
+/* "throughput B/A 1.0123, 95% confidence sequence [0.98, 1.04] after 12
+ * pairs: undecided: ..." */
+static char *describe(const struct gate *g, const struct gate_threshold *t,
+		      const struct gate_result *res, const struct seq_cs *cs,
+		      enum seq_decision dec)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (t->kind == GATE_LATENCY)
+		strbuf_addf(&sb, "%s latency B/A", gate_lat_keys[t->lat]);
+	else
+		strbuf_addstr(&sb, what_of(t));
+	strbuf_addf(&sb, " %.4f, %.0f%% confidence sequence [%.4f, ", res->observed,
+		    g->conf * 100, res->lo);
+	if (isfinite(res->hi))
+		strbuf_addf(&sb, "%.4f", res->hi);
+	else
+		strbuf_addstr(&sb, "inf");
+	strbuf_addf(&sb, "] after %zu pair%s: %s %g", cs->n, cs->n == 1 ? "" : "s",
+		    dec == SEQ_PASS ? "the whole sequence meets" :
+		    dec == SEQ_FAIL ? "the whole sequence misses" :
+		    "undecided, the sequence still contains", t->value);
+	return strbuf_detach(&sb, NULL);
+}
+
+void gate_decide_sequential(const struct gate *g, struct gate_result *res,
+			    const struct gate_workload *w)
+{
+	const struct gate_threshold *t = res->th;
+	int lower_better = t->kind == GATE_LATENCY;
+	struct seq_cs cs;
+	size_t n;
+	double *d = log_ratios(w, t, &n);
+	enum seq_decision dec;
+
+	seq_cs_compute(d, n, 1 - g->conf, SEQ_RHO, &cs);
+	free(d);
+	res->observed = exp(cs.mean);
+	res->lo = exp(cs.lo);
+	res->hi = exp(cs.hi);
+	dec = seq_decide(&cs, log(t->value), lower_better);
+	res->status = dec == SEQ_PASS ? GATE_PASS : dec == SEQ_FAIL ? GATE_FAIL : GATE_UNDECIDED;
+	res->message = describe(g, t, res, &cs, dec);
+}
+
+int gate_any_undecided(const struct gate *g)
+{
+	for (size_t i = 0; i < g->nr_res; i++)
+		if (g->res[i].status == GATE_UNDECIDED)
+			return 1;
+	return 0;
+}
