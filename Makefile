@@ -221,12 +221,19 @@ DEMO_DIR  ?= $(O)/demo
 DEMO_ARGS ?= --workload select-only,tpcb --gate 'select-only>=1.00,tpcb>=1.00' \
 	--pairs 6 --duration 3 --metric tps,instructions,cycles
 # A gate verdict of "fail" (exit 1) is a result, not a broken demo; exit 2
-# (could not build or measure) fails the target.
+# (could not build or measure) fails the target.  The last line says which
+# happened, in words, and where the report is.
 demo: deps
 	$(MAKE) all
 	$(O)/bin/pgbuild run --policy examples/coscup-2017.policy --workdir $(DEMO_DIR) \
 		--html $(DEMO_DIR)/report.html $(DEMO_ARGS); rc=$$?; \
-	echo "demo: pgbuild run exited $$rc (0 gate passed, 1 gate failed, 2 error); report: $(DEMO_DIR)/report.html"; \
+	case $$rc in \
+	0) what="the gate passed" ;; \
+	1) what="the gate failed (a threshold missed, or a regression or correctness failure)" ;; \
+	*) what="the gate could not run (pgbuild run exited $$rc)" ;; \
+	esac; \
+	report=$(DEMO_DIR)/report.html; [ -f "$$report" ] || report="$$report not written"; \
+	echo "demo: $$what; report: $$report"; \
 	[ $$rc -le 1 ]
 
 clean:

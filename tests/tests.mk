@@ -16,6 +16,11 @@ $(O)/tests/test-%: $(O)/obj/tests/unit/test-%.o $(WRAPPER_LIB) $(PGBUILD_LIB) $(
 
 PROVE ?= prove
 PROVE_FLAGS ?= --timer
+# prove's harness with a last summary of every skipped check and where
+# (tests/lib/TAP/Harness/Skips.pm): prove itself shows a file with skips
+# as plain "ok".
+PROVE_HARNESS = env PERL5LIB=$(abspath tests/lib)$${PERL5LIB:+:$$PERL5LIB} $(PROVE) \
+	--harness TAP::Harness::Skips
 TAP_TESTS ?= $(sort $(wildcard tests/t/*.t))
 # check-pg runs every PostgreSQL suite; PG_TESTS picks some (each suite
 # builds what it needs through tests/pg/lib.sh, shared builds made once).
@@ -30,12 +35,12 @@ check-unit: $(UNIT_TESTS)
 	done; exit $$fail
 
 check-tap: all
-	PGOPT_BUILD=$(abspath $(O)) $(PROVE) $(PROVE_FLAGS) $(TAP_TESTS)
+	PGOPT_BUILD=$(abspath $(O)) $(PROVE_HARNESS) $(PROVE_FLAGS) $(TAP_TESTS)
 
 # PostgreSQL builds its generated headers only when its own make is at
 # MAKELEVEL 0: the suites run outside this make's environment.
 check-pg: all
-	env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS PGOPT_BUILD=$(abspath $(O)) $(PROVE) -v $(PROVE_FLAGS) $(PG_TESTS)
+	env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS PGOPT_BUILD=$(abspath $(O)) $(PROVE_HARNESS) -v $(PROVE_FLAGS) $(PG_TESTS)
 
 # Every script runs; a script that fails (non-zero exit) fails the target,
 # named at the end.  BENCH_SCRIPTS picks some.

@@ -447,6 +447,45 @@ static struct gate_result *add_result(struct gate *g, const struct gate_threshol
 }
 
 /*
+ * The one decision rule of every threshold (gate.h): the metric's interval
+ * [lo, hi] against the threshold.  A claim passes only when the whole
+ * interval lies on its good side (speed: lo >= X; latency: hi <= X), so a
+ * claim above what was observed never passes; a bound fails only when the
+ * whole interval lies on its bad side.
+ */
+static enum gate_status interval_verdict(const struct gate_threshold *t, double lo, double hi)
+{
+	int lower_better = t->kind == GATE_LATENCY;
+	if (gate_is_claim(t))
+		return (lower_better ? hi <= t->value : lo >= t->value) ? GATE_PASS : GATE_FAIL;
+	return (lower_better ? lo > t->value : hi < t->value) ? GATE_FAIL : GATE_PASS;
+}
+
+/*
+ * A deterministic metric's ratio (instructions, the cycles estimate: A/B,
+ * one number per build) decided by interval_verdict on its interval
+ * observed +- resolution.  Fills observed, lo, hi and status.
+ */
+static void decide_point(struct gate_result *res, double observed, double resolution)
+{
+	res->observed = observed;
+	res->lo = observed - resolution;
+	res->hi = observed + resolution;
+	res->status = interval_verdict(res->th, res->lo, res->hi);
+}
+
+/* How a deterministic decision reads: "1.0492, lower end 1.0482 < 1.05 (...)". */
+static void describe_point(struct strbuf *sb, const struct gate_result *res, double resolution)
+{
+	int claim = gate_is_claim(res->th);
+	strbuf_addf(sb, "%.4f, %s end %.4f %s %g (%s, at the %.2g%% resolution)", res->observed,
+		    claim ? "lower" : "upper", claim ? res->lo : res->hi,
+		    res->status == GATE_PASS ? ">=" : "<", res->th->value,
+		    claim ? "a claim passes when its lower end reaches it" :
+		    "a bound fails when its upper end is below it", resolution * 100);
+}
+
+/*
  * A ratio with an interval (throughput, latency: B/A; server CPU: A/B, as
  * dir says) over pairs valid pairs.
  */
@@ -477,20 +516,17 @@ static void decide_ratio(struct gate *g, struct gate_result *res, size_t pairs,
 		 * when the lower end is >= 1.05 (a latency claim: upper end <= X).
 		 */
 		int reaches = lower_better ? r->estimate <= t->value : r->estimate >= t->value;
-		int confident = lower_better ? r->hi <= t->value : r->lo >= t->value;
 		double end = lower_better ? r->hi : r->lo;
-		if (confident) {
-			res->status = GATE_PASS;
+		res->status = interval_verdict(t, r->lo, r->hi);
+		if (res->status == GATE_PASS) {
 			res->message = xasprintf("%s %s %.4f [%.4f, %.4f]: the %s end %.4f %s %g at "
 						 "%.1f%% confidence", what, dir, r->estimate, r->lo, r->hi,
 						 lower_better ? "upper" : "lower", end, rel, t->value,
 						 r->conf * 100);
 		} else if (!reaches) {
-			res->status = GATE_FAIL;
 			res->message = xasprintf("%s %s %.4f [%.4f, %.4f] misses %s %g", what, dir,
 						 r->estimate, r->lo, r->hi, rel, t->value);
 		} else {
-			res->status = GATE_FAIL;
 			res->message = xasprintf("%s %s %.4f reaches %s %g but not with %.1f%% confidence: "
 						 "the %s end of its interval [%.4f, %.4f] does not (noise "
 						 "floor %.1f%%; more pairs or a quieter machine needed)", what, dir,
@@ -499,8 +535,9 @@ static void decide_ratio(struct gate *g, struct gate_result *res, size_t pairs,
 						 r->noise_floor_pct);
 		}
 	} else {
-		int breach = lower_better ? r->lo > t->value : r->hi < t->value;
-		res->status = breach ? GATE_FAIL : GATE_PASS;
+		int breach;
+		res->status = interval_verdict(t, r->lo, r->hi);
+		breach = res->status == GATE_FAIL;
 		/* a bound that claims no gain: it fails only on a significant loss */
 		res->message = xasprintf("%s %s %.4f [%.4f, %.4f]: %ssignificantly %s %g", what, dir,
 					 r->estimate, r->lo, r->hi, breach ? "" : "not ",
@@ -549,7 +586,6 @@ void gate_cycles_describe(const struct gate_workload *w, struct strbuf *sb)
 /* The cycles estimate: one number per build, compared at CYCLES_RESOLUTION. */
 static void decide_cycles(struct gate_result *res, const struct gate_workload *w)
 {
-	const struct gate_threshold *t = res->th;
 	struct strbuf sb = STRBUF_INIT;
 	if (w->cycles != INSTR_OK || !(w->cyc_a.estimate > 0 && w->cyc_b.estimate > 0)) {
 		res->status = GATE_ERROR;
@@ -558,14 +594,30 @@ static void decide_cycles(struct gate_result *res, const struct gate_workload *w
 					 w->cycles_note ? ": " : "", w->cycles_note ? w->cycles_note : "");
 		return;
 	}
-	res->observed = w->cyc_a.estimate / w->cyc_b.estimate;
-	res->status = res->observed >= t->value - CYCLES_RESOLUTION ? GATE_PASS : GATE_FAIL;
-	strbuf_addf(&sb, "cycles estimate per transaction A/B %.0f/%.0f = %.4f %s %g (at the "
-		    "%.1f%% resolution of its repeat spread); ", w->cyc_a.estimate,
-		    w->cyc_b.estimate, res->observed, res->status == GATE_PASS ? ">=" : "<", t->value,
-		    CYCLES_RESOLUTION * 100);
+	decide_point(res, w->cyc_a.estimate / w->cyc_b.estimate, CYCLES_RESOLUTION);
+	strbuf_addf(&sb, "cycles estimate per transaction A/B %.0f/%.0f = ", w->cyc_a.estimate,
+		    w->cyc_b.estimate);
+	describe_point(&sb, res, CYCLES_RESOLUTION);
+	strbuf_addstr(&sb, "; ");
 	gate_cycles_describe(w, &sb);
 	strbuf_addstr(&sb, "; " CYCLES_SIMULATION);
+	res->message = strbuf_detach(&sb, NULL);
+}
+
+/* Instructions per transaction A/B, compared at GATE_INSTR_RESOLUTION. */
+static void decide_instructions(struct gate_result *res, const struct gate_workload *w)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (w->instr != INSTR_OK || !(w->instr_a > 0 && w->instr_b > 0)) {
+		res->status = GATE_ERROR;
+		res->message = xasprintf("instructions per transaction %s%s%s",
+					 w->instr == INSTR_NOT_MEASURED ? "were not measured" : "unavailable",
+					 w->instr_note ? ": " : "", w->instr_note ? w->instr_note : "");
+		return;
+	}
+	decide_point(res, w->instr_a / w->instr_b, GATE_INSTR_RESOLUTION);
+	strbuf_addf(&sb, "instructions per transaction A/B %.0f/%.0f = ", w->instr_a, w->instr_b);
+	describe_point(&sb, res, GATE_INSTR_RESOLUTION);
 	res->message = strbuf_detach(&sb, NULL);
 }
 
@@ -599,19 +651,7 @@ static void decide_one(struct gate *g, struct gate_result *res, const struct gat
 		decide_cycles(res, w);
 		break;
 	case GATE_INSTRUCTIONS:
-		if (w->instr != INSTR_OK || !(w->instr_a > 0 && w->instr_b > 0)) {
-			res->status = GATE_ERROR;
-			res->message = xasprintf("instructions per transaction %s%s%s",
-						 w->instr == INSTR_NOT_MEASURED ? "were not measured" : "unavailable",
-						 w->instr_note ? ": " : "", w->instr_note ? w->instr_note : "");
-			break;
-		}
-		res->observed = w->instr_a / w->instr_b;
-		/* counts repeat to about 0.002%: compare at GATE_INSTR_RESOLUTION */
-		res->status = res->observed >= t->value - GATE_INSTR_RESOLUTION ? GATE_PASS : GATE_FAIL;
-		res->message = xasprintf("instructions per transaction A/B %.0f/%.0f = %.4f %s %g",
-					 w->instr_a, w->instr_b, res->observed,
-					 res->status == GATE_PASS ? ">=" : "<", t->value);
+		decide_instructions(res, w);
 		break;
 	}
 }

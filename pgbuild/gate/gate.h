@@ -18,23 +18,22 @@
  *     cpu>=1.02                server CPU time per transaction A / B, every
  *                              workload (also server-cpu; from the tps runs)
  *
- * Decision rules (the same for every metric, "better" meaning faster):
+ * Decision rule, one for every metric ("better" meaning faster), applied to
+ * the metric's interval: for tps, latency and server CPU the confidence
+ * interval of the pairs' ratios, for the deterministic metrics
+ * (instructions, the cycles estimate: one number per build) observed +-
+ * its resolution (GATE_INSTR_RESOLUTION 0.01%, CYCLES_RESOLUTION 0.1%):
  *   - a claim (the item asks for an improvement: ratio > 1 for speed, < 1 for
- *     latency) passes only when it is met with statistical confidence: the
- *     whole confidence interval lies on the good side of the threshold
- *     (speed: lower end >= X; latency: upper end <= X), the one-sided test
- *     of "B/A >= X" at level (1 + conf) / 2;
+ *     latency) passes only when the whole interval lies on the good side of
+ *     the threshold (speed: lower end >= X; latency: upper end <= X); for
+ *     tps the one-sided test of "B/A >= X" at level (1 + conf) / 2.  A claim
+ *     above what was observed never passes;
  *   - a bound (ratio <= 1 for speed, >= 1 for latency: "not slower than")
- *     fails only when the breach is significant: the whole interval lies on
- *     the wrong side of it;
- *   - instructions are nearly deterministic (repeat runs of one binary agree
- *     to about 0.002%) and are compared as single numbers, at a resolution
- *     of GATE_INSTR_RESOLUTION (0.01%): A/A is 1.0000, not 0.99998;
- *   - the cycles estimate is deterministic too, but repeats to 0.001-0.07%
- *     (PostgreSQL's wall-clock statistics flushes): compared as one number
- *     at CYCLES_RESOLUTION (0.1%);
+ *     fails only when the whole interval lies on the wrong side of it, so an
+ *     A/A gate passes "cycles>=1" within the resolution;
  *   - server CPU per transaction is measured in the same runs as tps, one
  *     ratio A/B per pair, with the same interval statistics as tps.
+ * The results' ci_low/ci_high are that interval for every metric.
  * With --pairs auto, pairs are added until every tps, latency and server
  * CPU threshold is decided by an anytime-valid confidence sequence
  * (sequential.h): pass when its lower end reaches the value, fail when its
@@ -177,7 +176,8 @@ struct gate_result {
 	const char *workload;     /* the workload it was applied to */
 	enum gate_status status;
 	double observed;          /* estimate of the ratio */
-	double lo, hi;            /* its interval (NAN for instructions) */
+	double lo, hi;            /* its interval (deterministic metrics:
+				     observed +- resolution) */
 	char *message;            /* one line explaining the decision (owned) */
 };
 

@@ -46,7 +46,8 @@ cd "$TMP" || exit 1
 
 # --- meson ---
 if ! command -v meson >/dev/null || ! command -v ninja >/dev/null; then
-	skip_all "meson/ninja not installed (make deps)"
+	skip "meson/ninja not installed (make deps): meson probes not tested" 8
+	done_testing
 fi
 mkdir -p ms/src && cd ms || exit 1
 cat > meson.build <<'MB'

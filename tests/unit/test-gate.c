@@ -507,24 +507,20 @@ static void test_cycles(void **state)
 	set_cycles(w, 151636, 141010);
 	assert_int_equal(decide(&g), 0);
 	assert_true(fabs(g.res[0].observed - 151636.0 / 141010) < 1e-9);
-	assert_true(isnan(g.res[0].lo));
-	assert_non_null(strstr(g.res[0].message, "A/B 151636/141010 = 1.0754 >= 1.05"));
+	assert_true(fabs(g.res[0].lo - (151636.0 / 141010 - CYCLES_RESOLUTION)) < 1e-12);
+	assert_non_null(strstr(g.res[0].message, "A/B 151636/141010 = 1.0754, lower end 1.0744 >= 1.05"));
 	assert_non_null(strstr(g.res[0].message, "I1 misses 3205/2249/1.4251"));
 	assert_non_null(strstr(g.res[0].message, "LL misses 7.40/7.40/1.0000"));
 	assert_non_null(strstr(g.res[0].message, "a simulation"));
 	gate_clear(&g);
 
-	/* within the 0.1% resolution: 1.0492 passes >= 1.05; 1.0485 does not */
+	/* a claim's lower end must reach it: 1.0492 - 0.1% misses >= 1.05 (test_one_rule) */
 	gate_init(&g, "cycles>=1.05");
 	w = gate_workload_get(&g, "tpcb", 1);
 	set_cycles(w, 104920, 100000);
-	assert_int_equal(decide(&g), 0);
-	gate_clear(&g);
-	gate_init(&g, "cycles>=1.05");
-	w = gate_workload_get(&g, "tpcb", 1);
-	set_cycles(w, 104850, 100000);
 	assert_int_equal(decide(&g), 1);
-	assert_non_null(strstr(g.res[0].message, "= 1.0485 < 1.05"));
+	assert_non_null(strstr(g.res[0].message, "= 1.0492, lower end 1.0482 < 1.05"));
+	assert_true(fabs(g.res[0].lo - 1.0482) < 1e-9 && fabs(g.res[0].hi - 1.0502) < 1e-9);
 	gate_clear(&g);
 
 	/* A/A within the measured spread (0.07%) passes the bound >= 1 */
@@ -543,6 +539,124 @@ static void test_cycles(void **state)
 	assert_true(isnan(g.res[0].observed));
 	assert_non_null(strstr(g.res[0].message, "cycles estimate unavailable: the server died of SIGILL"));
 	gate_clear(&g);
+}
+
+/*
+ * One rule for every metric (gate.h): a claim passes only when the lower end
+ * of the metric's interval reaches it (latency: the upper end), a bound fails
+ * only when its upper end is below it (latency: the lower end above it).
+ * Each metric at its edge, both ways: the edge is read from the analysed
+ * interval (tps, latency, server CPU) or is observed -+ the resolution
+ * (instructions, cycles), and a threshold 1e-5 on either side of it decides.
+ */
+static const uint64_t edge_seed = 0x9e3779b97f4a7c15ULL;
+
+static void fill_tps(struct gate *g, double speed)
+{
+	rng = edge_seed;
+	synth(g, "select-only", 9, speed, 0.02, 1);
+}
+static void fill_tps_win(struct gate *g) { fill_tps(g, 1.10); }
+static void fill_tps_loss(struct gate *g) { fill_tps(g, 0.90); }
+
+/* B's p99 0.8x (claim) or 1.2x (bound) of A's, 2% noise */
+static void fill_lat(struct gate *g, double ratio)
+{
+	struct gate_workload *w;
+	int k = gate_lat_index("p99");
+	rng = edge_seed;
+	synth(g, "select-only", 9, 1.0, 0.02, ratio);
+	w = &g->wl[0];
+	for (size_t i = 0; i < w->nr_runs; i++)
+		if (w->runs[i].build == 'B')
+			w->runs[i].lat[k] *= exp(0.02 * gauss());
+}
+static void fill_lat_win(struct gate *g) { fill_lat(g, 0.8); }
+static void fill_lat_loss(struct gate *g) { fill_lat(g, 1.2); }
+
+/* server CPU per transaction A/B about 1.25 (claim) or 0.8 (bound) */
+static void fill_cpu(struct gate *g, double b_us)
+{
+	struct gate_workload *w;
+	fill_tps(g, 1.0);
+	w = &g->wl[0];
+	for (size_t i = 0; i < w->nr_runs; i++)
+		w->runs[i].server_cpu_us = (w->runs[i].build == 'A' ? 40.0 : b_us) *
+					   exp(0.01 * gauss());
+}
+static void fill_cpu_win(struct gate *g) { fill_cpu(g, 32.0); }
+static void fill_cpu_loss(struct gate *g) { fill_cpu(g, 50.0); }
+
+static void fill_instr(struct gate *g, double a, double b)
+{
+	struct gate_workload *w = gate_workload_get(g, "select-only", 1);
+	w->instr = INSTR_OK;
+	w->instr_a = a;
+	w->instr_b = b;
+}
+static void fill_instr_win(struct gate *g) { fill_instr(g, 105000, 100000); }
+static void fill_instr_loss(struct gate *g) { fill_instr(g, 99000, 100000); }
+static void fill_cycles_win(struct gate *g) { set_cycles(gate_workload_get(g, "select-only", 1), 104920, 100000); }
+static void fill_cycles_loss(struct gate *g) { set_cycles(gate_workload_get(g, "select-only", 1), 98500, 100000); }
+
+struct edge_case {
+	const char *key;               /* the threshold's metric: "select-only>=", "p99<=" */
+	void (*fill)(struct gate *g);  /* the measurements */
+	int lower_better;              /* latency: the edge is the other end */
+	int claim;                     /* claim (edge: lower end) or bound (upper end) */
+};
+
+/* The status of "KEY VALUE" on fill's data. */
+static enum gate_status edge_status(const struct edge_case *c, double value, double *lo, double *hi)
+{
+	struct gate g;
+	char text[64];
+	enum gate_status st;
+	snprintf(text, sizeof(text), "%s%.6f", c->key, value);
+	gate_init(&g, text);
+	assert_int_equal(gate_is_claim(&g.th.v[0]), c->claim);
+	c->fill(&g);
+	decide(&g);
+	assert_int_equal(g.nr_res, 1);
+	st = g.res[0].status;
+	*lo = g.res[0].lo;
+	*hi = g.res[0].hi;
+	gate_clear(&g);
+	return st;
+}
+
+static void test_one_rule(void **state)
+{
+	static const struct edge_case cases[] = {
+		{ "select-only>=", fill_tps_win, 0, 1 },
+		{ "select-only>=", fill_tps_loss, 0, 0 },
+		{ "p99<=", fill_lat_win, 1, 1 },
+		{ "p99<=", fill_lat_loss, 1, 0 },
+		{ "cpu>=", fill_cpu_win, 0, 1 },
+		{ "cpu>=", fill_cpu_loss, 0, 0 },
+		{ "instructions>=", fill_instr_win, 0, 1 },
+		{ "instructions>=", fill_instr_loss, 0, 0 },
+		{ "cycles>=", fill_cycles_win, 0, 1 },
+		{ "cycles>=", fill_cycles_loss, 0, 0 },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct edge_case *c = &cases[i];
+		double lo, hi, lo2, hi2, edge, good, bad;
+		/* a first look (with a value of the right kind) finds the interval */
+		edge_status(c, c->claim == c->lower_better ? 0.5 : 1.5, &lo, &hi);
+		assert_true(isfinite(lo) && isfinite(hi) && lo < hi);
+		/* speed: the claim's edge is the lower end, the bound's the upper */
+		edge = c->claim != c->lower_better ? lo : hi;
+		/* the good side of a speed threshold is below it, of a latency above */
+		good = c->lower_better ? edge + 1e-5 : edge - 1e-5;
+		bad = c->lower_better ? edge - 1e-5 : edge + 1e-5;
+		print_message("%s (%s) interval [%.6f, %.6f]: edge %.6f\n", c->key,
+			      c->claim ? "claim" : "bound", lo, hi, edge);
+		assert_int_equal(edge_status(c, good, &lo2, &hi2), GATE_PASS);
+		assert_true(lo2 == lo && hi2 == hi);
+		assert_int_equal(edge_status(c, bad, &lo2, &hi2), GATE_FAIL);
+	}
 }
 
 /* Server CPU per transaction: A/B per pair, the tps interval statistics. */
@@ -791,6 +905,7 @@ int main(void)
 		cmocka_unit_test(test_instructions),
 		cmocka_unit_test(test_cycles),
 		cmocka_unit_test(test_server_cpu),
+		cmocka_unit_test(test_one_rule),
 		cmocka_unit_test(test_metric_list),
 		cmocka_unit_test(test_perf_parse),
 		cmocka_unit_test(test_aa_false_pass_rate),
