@@ -80,7 +80,7 @@ static void test_policy_text(void **state)
 	strbuf_reset(&err);
 	assert_int_equal(optimize_policy_text("[global]\nlto = yes\n", "/p/x.policy", 0, &out, &err),
 			 -1);
-	assert_string_equal(err.buf, "/p/x.policy:2: expected lto = on, off or fat, got \"yes\"");
+	assert_string_equal(err.buf, "/p/x.policy:2: expected lto = on, off, fat or slim, got \"yes\"");
 	strbuf_release(&out);
 	strbuf_release(&err);
 }

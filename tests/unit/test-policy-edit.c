@@ -259,7 +259,7 @@ struct refusal {
 };
 
 static const struct refusal refusals[] = {
-	{ "[global]\n", 0, "lto", "yes", "/p/x.policy:2: expected lto = on, off or fat, got \"yes\"" },
+	{ "[global]\n", 0, "lto", "yes", "/p/x.policy:2: expected lto = on, off, fat or slim, got \"yes\"" },
 	{ "[global]\n", 0, "bolt", "on", "/p/x.policy:2: expected bolt = ready or off, got \"on\"" },
 	{ "[global]\n", 0, "march", "native",
 	  "/p/x.policy: expected a [global] key (lto, bolt, hot, cold, plugin), got \"march\"" },
