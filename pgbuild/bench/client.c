@@ -1,58 +1,26 @@
 /*
- * client.c - the embedded multi-threaded libpq benchmark of `pgbuild bench`.
+ * client.c - one client of `pgbuild bench`: a non-blocking libpq state
+ * machine (PQsendQuery* / PQconsumeInput / PQisBusy), after pgbench's
+ * (src/bin/pgbench/pgbench.c).  Its thread (threads.c) advances it when
+ * its socket is readable; it never blocks and takes no lock: counters,
+ * histogram and timeline are its thread's, its PRNG its own.
  *
- * Design after pgbench (src/bin/pgbench/pgbench.c):
- *  - clients are spread evenly over threads; thread 0 runs in main;
- *  - three barriers: before connecting, after every client is connected and
- *    has prepared its statements (main takes the "before" counters here),
- *    and the start of the timed run;
- *  - each client is a non-blocking libpq state machine (PQsendQuery* /
- *    PQconsumeInput / PQisBusy); each thread poll()s the sockets of its
- *    clients only;
- *  - every thread owns its PRNGs (one per client), histogram, counters and
- *    timeline, so the hot path takes no lock; progress reports read a few
- *    relaxed atomics; everything is merged after the threads are joined.
- *  - latencies are int64 microseconds from the first command of a
- *    transaction to the last result.
- *
- * A transaction that fails with a serialization failure or deadlock
- * (SQLSTATE class 40) is rolled back, counted under its SQLSTATE and the
- * client goes on; any other error, or a lost connection, aborts the client
- * (exit 2, like pgbench).
- *
- * After the run come the correctness checks (workload.c), the commit count
- * check (pg_stat_database.xact_commit against what the clients committed),
- * and the server log scan (private clusters).  A failed check: exit 1.
+ * Latencies are int64 microseconds from the first command of a
+ * transaction to the last result.  A transaction that fails with a
+ * serialization failure or deadlock (SQLSTATE class 40) is rolled back,
+ * counted under its SQLSTATE and the client goes on; any other error, or
+ * a lost connection, aborts the client (exit 2, like pgbench).
  */
 
-#include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
-#include <limits.h>
-#include <math.h>
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "wrapper/common/fdio.h"
-#include "pgbuild/bench/bench.h"
 #include "pgbuild/bench/client.h"
-#include "pgbuild/bench/servercpu.h"
-#include "pgbuild/cluster/cluster.h"
-#include "pgbuild/bench/histogram.h"
 #include "pgbuild/pgbuild.h"
 
-void client_abort(struct thread *t, struct client *c, const char *why)
+void bench_client_abort(struct thread *t, struct client *c, const char *why)
 {
 	if (c->state == CS_ABORTED)
 		return;
@@ -152,7 +120,7 @@ static void store_gset(struct run *run, struct client *c, PGresult *res)
 }
 
 /* Decimal text of v at the end of buf[24]; returns its start (no printf). */
-const char *format_int(char *buf, int64_t v)
+const char *bench_format_int(char *buf, int64_t v)
 {
 	char *p = buf + 23;
 	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
@@ -182,7 +150,7 @@ static int send_command(struct run *run, struct thread *t, struct client *c,
 		if (v->isnull) {
 			vals[i] = NULL;
 		} else {
-			vals[i] = format_int(buf[i], v->i);
+			vals[i] = bench_format_int(buf[i], v->i);
 		}
 	}
 	if (run->o->protocol == PROTO_PREPARED)
@@ -193,7 +161,7 @@ static int send_command(struct run *run, struct thread *t, struct client *c,
 }
 
 /* First line of libpq's error message, for the abort message. */
-char *first_line(const char *msg)
+char *bench_first_line(const char *msg)
 {
 	size_t n = strcspn(msg, "\n");
 	return xstrndup(msg, n);
@@ -211,13 +179,13 @@ static int client_failed(struct run *run, struct thread *t, struct client *c)
 			 c->errmsg ? c->errmsg : "error", c->sqlstate,
 			 run->w->scripts[c->script].name,
 			 run->w->scripts[c->script].cmds[c->cmd].line);
-		client_abort(t, c, why);
+		bench_client_abort(t, c, why);
 		return 0;
 	}
 	if (PQtransactionStatus(c->conn) != PQTRANS_IDLE) {
 		c->failed = 0;
 		if (!PQsendQuery(c->conn, "ROLLBACK")) {
-			client_abort(t, c, "cannot send ROLLBACK");
+			bench_client_abort(t, c, "cannot send ROLLBACK");
 			return 0;
 		}
 		c->state = CS_ROLLBACK;
@@ -238,8 +206,8 @@ static int client_results(struct run *run, struct thread *t, struct client *c)
 	PGresult *res;
 
 	if (!PQconsumeInput(c->conn)) {
-		char *m = first_line(PQerrorMessage(c->conn));
-		client_abort(t, c, m);
+		char *m = bench_first_line(PQerrorMessage(c->conn));
+		bench_client_abort(t, c, m);
 		free(m);
 		return 0;
 	}
@@ -264,7 +232,7 @@ static int client_results(struct run *run, struct thread *t, struct client *c)
 				c->failed = 1;
 				snprintf(c->sqlstate, sizeof(c->sqlstate), "%s", st ? st : "?????");
 				free(c->errmsg);
-				c->errmsg = first_line(PQresultErrorMessage(res));
+				c->errmsg = bench_first_line(PQresultErrorMessage(res));
 			}
 			break;
 		}
@@ -273,12 +241,12 @@ static int client_results(struct run *run, struct thread *t, struct client *c)
 	if (PQisBusy(c->conn))
 		return 0;         /* wait for more input */
 	if (PQstatus(c->conn) == CONNECTION_BAD) {
-		client_abort(t, c, "connection to the server was lost");
+		bench_client_abort(t, c, "connection to the server was lost");
 		return 0;
 	}
 	if (c->state == CS_ROLLBACK) {
 		if (c->failed) {
-			client_abort(t, c, c->errmsg ? c->errmsg : "ROLLBACK failed");
+			bench_client_abort(t, c, c->errmsg ? c->errmsg : "ROLLBACK failed");
 			return 0;
 		}
 		c->state = CS_START;
@@ -297,7 +265,7 @@ static int client_results(struct run *run, struct thread *t, struct client *c)
 }
 
 /* Advance c as far as it can go without waiting. */
-void client_run(struct run *run, struct thread *t, struct client *c)
+void bench_client_run(struct run *run, struct thread *t, struct client *c)
 {
 	const struct bench_script *s;
 	const struct bench_command *cmd;
@@ -338,7 +306,7 @@ void client_run(struct run *run, struct thread *t, struct client *c)
 					char why[200];
 					snprintf(why, sizeof(why), "%s line %d: %s", s->name,
 						 cmd->line, msg);
-					client_abort(t, c, why);
+					bench_client_abort(t, c, why);
 					return;
 				}
 				c->vars[cmd->set_var].i = v;
@@ -348,8 +316,8 @@ void client_run(struct run *run, struct thread *t, struct client *c)
 			}
 			c->failed = 0;
 			if (!send_command(run, t, c, cmd)) {
-				char *m = first_line(PQerrorMessage(c->conn));
-				client_abort(t, c, m);
+				char *m = bench_first_line(PQerrorMessage(c->conn));
+				bench_client_abort(t, c, m);
 				free(m);
 				return;
 			}

@@ -31,7 +31,7 @@
 #define BAR_WIDTH 30    /* cells of the progress bar */
 #define BAR_EVERY_US 250000 /* the bar is redrawn 4 times a second */
 
-extern const char *const protocol_names[];
+extern const char *const bench_protocol_names[];
 
 /*
  * --json FILE is written on every exit after the options are parsed: the
@@ -43,7 +43,7 @@ extern const char *const protocol_names[];
  * handler of cluster.c calls bench_interrupted) writes a document rendered
  * in advance (json_arm) with async-signal-safe calls only.
  */
-struct bench_json {
+struct bench_json_state {
 	const char *path;       /* --json FILE, or NULL */
 	char *sigtmp;           /* FILE.sig.PID: the signal handler writes here */
 	char *doc;              /* the interrupt document without its final '}' */
@@ -52,7 +52,7 @@ struct bench_json {
 	volatile sig_atomic_t bar;  /* a progress bar is on the terminal's last line */
 	char error[512];        /* the first error of this run ("" if none) */
 };
-extern struct bench_json bj;
+extern struct bench_json_state bench_json;
 
 enum cstate {
 	CS_START,       /* choose a script, start a transaction */
@@ -201,22 +201,22 @@ struct session {
 /* ---------------- client.c ---------------- */
 
 /* Stop client c of thread t, saying why (not while interrupted). */
-void client_abort(struct thread *t, struct client *c, const char *why);
+void bench_client_abort(struct thread *t, struct client *c, const char *why);
 /* Decimal text of v at the end of buf[24]; returns its start (no printf). */
-const char *format_int(char *buf, int64_t v);
+const char *bench_format_int(char *buf, int64_t v);
 /* First line of libpq's error message, for the abort message. */
-char *first_line(const char *msg);
+char *bench_first_line(const char *msg);
 /* Advance c as far as it can go without waiting. */
-void client_run(struct run *run, struct thread *t, struct client *c);
+void bench_client_run(struct run *run, struct thread *t, struct client *c);
 
 /* ---------------- threads.c ---------------- */
 
 /* CPU seconds (user + system) used by this process, all threads. */
-double cpu_seconds(void);
+double bench_cpu_seconds(void);
 /* Ask the server to flush its statistics now (PostgreSQL 15 and later). */
-void flush_stats(struct run *run, PGconn *conn);
+void bench_flush_stats(struct run *run, PGconn *conn);
 /* The timed run: thread 0 in main, the others in threads of their own. */
-int run_clients(struct session *s);
+int bench_run_clients(struct session *s);
 
 /* ---------------- results.c ---------------- */
 
@@ -230,38 +230,38 @@ void bench_note_error(const char *msg);
  */
 void bench_interrupted(int sig, const char *what);
 /* Write buf to --json FILE atomically.  0 or -1 with the error printed. */
-int json_publish(const char *buf, size_t len);
+int bench_json_publish(const char *buf, size_t len);
 /* (Re)render the interrupt document with what is known now. */
-void json_arm(const struct bench_opts *o, int nthreads, const struct bench_env *env);
+void bench_json_arm(const struct bench_opts *o, int nthreads, const struct bench_env *env);
 /* The failure document for a run that stopped with exit_code. */
-void json_fail(const struct bench_opts *o, int nthreads, const struct bench_env *env,
-	       int exit_code);
+void bench_json_fail(const struct bench_opts *o, int nthreads, const struct bench_env *env,
+		     int exit_code);
 /* The threads' counters into R (the timed run measured, never taken from -T). */
-void merge_results(struct run *run, struct results *R);
-void write_json(struct strbuf *out, struct run *run, struct results *R,
-		const struct bench_checks *cs, int valid, int exit_code,
-		const struct bench_env *env, PGconn *conn);
-void print_summary(struct run *run, struct results *R, const struct bench_checks *cs,
-		   int valid, const char *server_version, const char *cpu_why,
-		   const char *pinning);
+void bench_merge_results(struct run *run, struct results *R);
+void bench_write_json(struct strbuf *out, struct run *run, struct results *R,
+		      const struct bench_checks *cs, int valid, int exit_code,
+		      const struct bench_env *env, PGconn *conn);
+void bench_print_summary(struct run *run, struct results *R, const struct bench_checks *cs,
+			 int valid, const char *server_version, const char *cpu_why,
+			 const char *pinning);
 
 /* ---------------- environment.c ---------------- */
 
-char *cpu_model(void);
+char *bench_cpu_model(void);
 /* One value of a one-row query, malloced; NULL on error or NULL. */
-char *query_text(PGconn *conn, const char *sql);
+char *bench_query_text(PGconn *conn, const char *sql);
 /* pg_config --cflags of the install; else the server's pg_config view. */
-char *server_cflags(const char *prefix, PGconn *conn);
+char *bench_server_cflags(const char *prefix, PGconn *conn);
 /* The environment object, as far as it is known (conn may be NULL). */
-void json_environment(struct json_writer *jw, const struct bench_opts *o, int nthreads,
-		      const struct bench_env *env, PGconn *conn);
+void bench_json_environment(struct json_writer *jw, const struct bench_opts *o, int nthreads,
+			    const struct bench_env *env, PGconn *conn);
 
 /* ---------------- dataset.c ---------------- */
 
 /* Create, start and load the private cluster; returns 0 or -1. */
-int setup_cluster(struct bench_opts *o, struct bench_workload *w, int scale,
-		  struct cluster *cl, struct strbuf *note);
+int bench_setup_cluster(struct bench_opts *o, struct bench_workload *w, int scale,
+			struct cluster *cl, struct strbuf *note);
 /* --connect: load the data (--init), or find what is loaded. */
-int existing_data(struct session *s);
+int bench_existing_data(struct session *s);
 
 #endif

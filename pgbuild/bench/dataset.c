@@ -4,30 +4,12 @@
  * what a --connect server has (loaded with --init).
  */
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
-#include <limits.h>
-#include <math.h>
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "wrapper/common/fdio.h"
-#include "pgbuild/bench/bench.h"
 #include "pgbuild/bench/client.h"
-#include "pgbuild/bench/servercpu.h"
-#include "pgbuild/cluster/cluster.h"
-#include "pgbuild/bench/histogram.h"
 #include "pgbuild/pgbuild.h"
 
 static void sanitize(char *s)
@@ -38,8 +20,8 @@ static void sanitize(char *s)
 }
 
 /* Create, start and load the private cluster; returns 0 or -1. */
-int setup_cluster(struct bench_opts *o, struct bench_workload *w, int scale,
-			 struct cluster *cl, struct strbuf *note)
+int bench_setup_cluster(struct bench_opts *o, struct bench_workload *w, int scale,
+			struct cluster *cl, struct strbuf *note)
 {
 	struct cluster_options co = CLUSTER_OPTIONS_INIT;
 	char *tmpl = NULL;
@@ -94,7 +76,7 @@ int setup_cluster(struct bench_opts *o, struct bench_workload *w, int scale,
 	if (need_load && (w->data != DATA_NONE || tmpl)) {
 		conn = PQconnectdb(cluster_conninfo(cl, "postgres"));
 		if (PQstatus(conn) != CONNECTION_OK) {
-			char *m = first_line(PQerrorMessage(conn));
+			char *m = bench_first_line(PQerrorMessage(conn));
 			bench_error("cannot connect to the private cluster: %s", m);
 			free(m);
 			goto out;
@@ -126,7 +108,7 @@ out:
 }
 
 /* --connect: load the data (--init), or find what is loaded. */
-int existing_data(struct session *s)
+int bench_existing_data(struct session *s)
 {
 	struct bench_opts *o = s->o;
 	struct bench_workload *w = &s->w;

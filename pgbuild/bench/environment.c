@@ -2,34 +2,14 @@
  * environment.c - what the results of `pgbuild bench` say about where they
  * were measured: the CPU model, the server's version, CFLAGS and settings.
  */
-#include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
-#include <limits.h>
-#include <math.h>
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "wrapper/common/fdio.h"
-#include "pgbuild/bench/bench.h"
 #include "pgbuild/bench/client.h"
-#include "pgbuild/bench/servercpu.h"
-#include "pgbuild/cluster/cluster.h"
-#include "pgbuild/bench/histogram.h"
 #include "pgbuild/pgbuild.h"
 
-char *cpu_model(void)
+char *bench_cpu_model(void)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *r = NULL;
@@ -46,7 +26,7 @@ char *cpu_model(void)
 	return r ? r : xstrdup("unknown");
 }
 
-char *query_text(PGconn *conn, const char *sql)
+char *bench_query_text(PGconn *conn, const char *sql)
 {
 	PGresult *res = PQexec(conn, sql);
 	char *r = NULL;
@@ -58,7 +38,7 @@ char *query_text(PGconn *conn, const char *sql)
 }
 
 /* pg_config --cflags of the install; else the server's pg_config view. */
-char *server_cflags(const char *prefix, PGconn *conn)
+char *bench_server_cflags(const char *prefix, PGconn *conn)
 {
 	if (prefix) {
 		struct child_process cp = CHILD_PROCESS_INIT;
@@ -79,13 +59,13 @@ char *server_cflags(const char *prefix, PGconn *conn)
 		strbuf_release(&out);
 		free(path);
 	}
-	return query_text(conn, "SELECT setting FROM pg_config WHERE name = 'CFLAGS'");
+	return bench_query_text(conn, "SELECT setting FROM pg_config WHERE name = 'CFLAGS'");
 }
 
-void json_environment(struct json_writer *jw, const struct bench_opts *o, int nthreads,
-			     const struct bench_env *env, PGconn *conn)
+void bench_json_environment(struct json_writer *jw, const struct bench_opts *o, int nthreads,
+			    const struct bench_env *env, PGconn *conn)
 {
-	char *cpu = cpu_model();
+	char *cpu = bench_cpu_model();
 	json_object_begin(jw);
 	json_key(jw, "server_version"); json_string(jw, env->server_version);
 	json_key(jw, "server_version_num");
@@ -123,7 +103,7 @@ void json_environment(struct json_writer *jw, const struct bench_opts *o, int nt
 			char *q = PQescapeLiteral(conn, names.v[i], strlen(names.v[i]));
 			sql = xasprintf("SELECT current_setting(%s, true)", q ? q : "''");
 			PQfreemem(q);
-			v = query_text(conn, sql);
+			v = bench_query_text(conn, sql);
 			json_key(jw, names.v[i]);
 			json_string(jw, v);
 			free(v);

@@ -3,36 +3,23 @@
  * the --json document (also on every exit path that has no results) and
  * the summary on stdout.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
-#include <limits.h>
 #include <math.h>
-#include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "wrapper/common/fdio.h"
-#include "pgbuild/bench/bench.h"
 #include "pgbuild/bench/client.h"
-#include "pgbuild/bench/servercpu.h"
-#include "pgbuild/cluster/cluster.h"
-#include "pgbuild/bench/histogram.h"
 #include "pgbuild/pgbuild.h"
 
-const char *const protocol_names[] = { "simple", "extended", "prepared" };
+const char *const bench_protocol_names[] = { "simple", "extended", "prepared" };
 
-struct bench_json bj;
+struct bench_json_state bench_json;
 
 /* error() that also records the first error for the JSON "error" key. */
 int bench_error(const char *fmt, ...)
@@ -42,16 +29,16 @@ int bench_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (!bj.error[0])
-		snprintf(bj.error, sizeof(bj.error), "%s", buf);
+	if (!bench_json.error[0])
+		snprintf(bench_json.error, sizeof(bench_json.error), "%s", buf);
 	return error("%s", buf);
 }
 
 /* Record why we fail when nothing was recorded yet (no message printed). */
 void bench_note_error(const char *msg)
 {
-	if (!bj.error[0] && msg && *msg)
-		snprintf(bj.error, sizeof(bj.error), "%s", msg);
+	if (!bench_json.error[0] && msg && *msg)
+		snprintf(bench_json.error, sizeof(bench_json.error), "%s", msg);
 }
 
 static const char *signal_name(int sig)
@@ -74,26 +61,26 @@ void bench_interrupted(int sig, const char *what)
 {
 	char num[24];
 	const char *name = signal_name(sig);
-	if (bj.path && bj.doc && !bj.done) {
-		int fd = open(bj.sigtmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (bench_json.path && bench_json.doc && !bench_json.done) {
+		int fd = open(bench_json.sigtmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd >= 0) {
-			int bad = write_all(fd, bj.doc, bj.len) < 0 ||
+			int bad = write_all(fd, bench_json.doc, bench_json.len) < 0 ||
 				  write_all(fd, ",\"exit_code\":", 13) < 0;
-			const char *n = format_int(num, 128 + sig);
+			const char *n = bench_format_int(num, 128 + sig);
 			bad = bad || write_all(fd, n, strlen(n)) < 0 ||
 			      write_all(fd, ",\"error\":\"interrupted by ", 25) < 0 ||
 			      write_all(fd, name, strlen(name)) < 0 ||
 			      write_all(fd, "\"}\n", 3) < 0;
 			if (close(fd) < 0)
 				bad = 1;
-			if (bad || rename(bj.sigtmp, bj.path) < 0)
-				unlink(bj.sigtmp);
+			if (bad || rename(bench_json.sigtmp, bench_json.path) < 0)
+				unlink(bench_json.sigtmp);
 		}
 	}
 	{
 		const char *p = error_program();
 		ssize_t r;
-		if (bj.bar)     /* wipe the bar: the message gets a line of its own */
+		if (bench_json.bar)     /* wipe the bar: the message gets a line of its own */
 			r = write(2, "\r\033[K", 4);
 		r = write(2, p, strlen(p));
 		r = write(2, ": interrupted by ", 17);
@@ -108,17 +95,17 @@ void bench_interrupted(int sig, const char *what)
 }
 
 /* Write buf to --json FILE atomically.  0 or -1 with the error printed. */
-int json_publish(const char *buf, size_t len)
+int bench_json_publish(const char *buf, size_t len)
 {
 	int e;
-	if (write_file_atomic_quiet(bj.path, buf, len) == 0)
+	if (write_file_atomic_quiet(bench_json.path, buf, len) == 0)
 		return 0;
 	e = errno;
 	/* an old result must not pass for this run's */
-	if (unlink(bj.path) == 0)
-		return error("cannot write %s: %s (the old %s was removed)", bj.path,
-			     strerror(e), bj.path);
-	return error("cannot write %s: %s", bj.path, strerror(e));
+	if (unlink(bench_json.path) == 0)
+		return error("cannot write %s: %s (the old %s was removed)", bench_json.path,
+			     strerror(e), bench_json.path);
+	return error("cannot write %s: %s", bench_json.path, strerror(e));
 }
 
 /* A document for a run that did not complete: "valid": false and what is
@@ -135,13 +122,13 @@ static void render_failure(struct strbuf *out, const struct bench_opts *o, int n
 	if (o->file) {
 		json_key(&jw, "script"); json_string(&jw, o->file);
 	}
-	json_key(&jw, "protocol"); json_string(&jw, protocol_names[o->protocol]);
+	json_key(&jw, "protocol"); json_string(&jw, bench_protocol_names[o->protocol]);
 	json_key(&jw, "clients"); json_int(&jw, o->clients);
 	json_key(&jw, "threads"); json_int(&jw, nthreads);
 	json_key(&jw, "tps"); json_null(&jw);
 	json_key(&jw, "transactions"); json_null(&jw);
 	json_key(&jw, "environment");
-	json_environment(&jw, o, nthreads, env, NULL);
+	bench_json_environment(&jw, o, nthreads, env, NULL);
 	json_key(&jw, "valid"); json_bool(&jw, 0);
 	json_key(&jw, "invariants");
 	json_object_begin(&jw);
@@ -158,31 +145,31 @@ static void render_failure(struct strbuf *out, const struct bench_opts *o, int n
 }
 
 /* (Re)render the interrupt document with what is known now. */
-void json_arm(const struct bench_opts *o, int nthreads, const struct bench_env *env)
+void bench_json_arm(const struct bench_opts *o, int nthreads, const struct bench_env *env)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *old;
-	if (!bj.path)
+	if (!bench_json.path)
 		return;
 	render_failure(&sb, o, nthreads, env, -1, NULL);
 	cluster_block_signals(SIG_BLOCK);
-	old = bj.doc;
-	bj.len = sb.len;
-	bj.doc = strbuf_detach(&sb, NULL);
+	old = bench_json.doc;
+	bench_json.len = sb.len;
+	bench_json.doc = strbuf_detach(&sb, NULL);
 	cluster_block_signals(SIG_UNBLOCK);
 	free(old);
 }
 
 /* The failure document for a run that stopped with exit_code. */
-void json_fail(const struct bench_opts *o, int nthreads, const struct bench_env *env,
-		      int exit_code)
+void bench_json_fail(const struct bench_opts *o, int nthreads, const struct bench_env *env,
+		     int exit_code)
 {
 	struct strbuf sb = STRBUF_INIT;
-	if (!bj.path || bj.done)
+	if (!bench_json.path || bench_json.done)
 		return;
-	render_failure(&sb, o, nthreads, env, exit_code, bj.error);
-	json_publish(sb.buf, sb.len);
-	bj.done = 1;
+	render_failure(&sb, o, nthreads, env, exit_code, bench_json.error);
+	bench_json_publish(sb.buf, sb.len);
+	bench_json.done = 1;
 	strbuf_release(&sb);
 }
 
@@ -194,7 +181,7 @@ void json_fail(const struct bench_opts *o, int nthreads, const struct bench_env 
  * early (the server died at 4.5 s of 30) lasted until they stopped, so
  * its elapsed time and tps are those of 4.5 s, not of 30.
  */
-void merge_results(struct run *run, struct results *R)
+void bench_merge_results(struct run *run, struct results *R)
 {
 	int64_t last = 0, stop = 0;
 	memset(R, 0, sizeof(*R));
@@ -241,7 +228,7 @@ void merge_results(struct run *run, struct results *R)
 	if (run->end_us && (stop < run->end_us ? stop : run->end_us) > last)
 		last = stop < run->end_us ? stop : run->end_us;
 	R->elapsed = last > run->warm_end_us ? (last - run->warm_end_us) / 1e6 : 0;
-	R->cpu_s = cpu_seconds() - run->cpu_start;
+	R->cpu_s = bench_cpu_seconds() - run->cpu_start;
 	R->server_cpu_ok = run->cpu0_ok && run->cpu1_ok && R->count > 0 &&
 			   run->cpu1.ticks >= run->cpu0.ticks;
 	if (R->server_cpu_ok) {
@@ -256,9 +243,9 @@ static void json_ms(struct json_writer *jw, const char *key, double us)
 	json_double(jw, round(us) / 1000.0);
 }
 
-void write_json(struct strbuf *out, struct run *run, struct results *R,
-		       const struct bench_checks *cs, int valid, int exit_code,
-		       const struct bench_env *env, PGconn *conn)
+void bench_write_json(struct strbuf *out, struct run *run, struct results *R,
+		      const struct bench_checks *cs, int valid, int exit_code,
+		      const struct bench_env *env, PGconn *conn)
 {
 	struct json_writer jw = JSON_WRITER_INIT(out);
 	struct bench_opts *o = run->o;
@@ -271,7 +258,7 @@ void write_json(struct strbuf *out, struct run *run, struct results *R,
 	if (o->file) {
 		json_key(&jw, "script"); json_string(&jw, o->file);
 	}
-	json_key(&jw, "protocol"); json_string(&jw, protocol_names[o->protocol]);
+	json_key(&jw, "protocol"); json_string(&jw, bench_protocol_names[o->protocol]);
 	json_key(&jw, "scale"); json_int(&jw, run->scale);
 	json_key(&jw, "clients"); json_int(&jw, o->clients);
 	json_key(&jw, "threads"); json_int(&jw, run->nthreads);
@@ -344,7 +331,7 @@ void write_json(struct strbuf *out, struct run *run, struct results *R,
 	}
 	json_key(&jw, "server_cpu_note"); json_string(&jw, R->server_cpu_ok ? NULL : env->cpu_why);
 	json_key(&jw, "environment");
-	json_environment(&jw, o, run->nthreads, env, conn);
+	bench_json_environment(&jw, o, run->nthreads, env, conn);
 	json_key(&jw, "valid"); json_bool(&jw, valid);
 	json_key(&jw, "invariants");
 	json_object_begin(&jw);
@@ -358,19 +345,19 @@ void write_json(struct strbuf *out, struct run *run, struct results *R,
 	}
 	json_object_end(&jw);
 	json_key(&jw, "exit_code"); json_int(&jw, exit_code);
-	json_key(&jw, "error"); json_string(&jw, bj.error[0] ? bj.error : NULL);
+	json_key(&jw, "error"); json_string(&jw, bench_json.error[0] ? bench_json.error : NULL);
 	json_object_end(&jw);
 	strbuf_addch(out, '\n');
 }
 
-void print_summary(struct run *run, struct results *R, const struct bench_checks *cs,
-			  int valid, const char *server_version, const char *cpu_why,
-			  const char *pinning)
+void bench_print_summary(struct run *run, struct results *R, const struct bench_checks *cs,
+			 int valid, const char *server_version, const char *cpu_why,
+			 const char *pinning)
 {
 	struct bench_opts *o = run->o;
 	double tps = R->elapsed > 0 ? R->count / R->elapsed : 0;
 	printf("workload: %s (%s protocol), scale %d, %d client%s, %d thread%s\n",
-	       run->w->name, protocol_names[o->protocol], run->scale, o->clients,
+	       run->w->name, bench_protocol_names[o->protocol], run->scale, o->clients,
 	       o->clients == 1 ? "" : "s", run->nthreads, run->nthreads == 1 ? "" : "s");
 	printf("server: %s\n", server_version ? server_version : "?");
 	printf("duration: %.3f s", R->elapsed);

@@ -8,31 +8,16 @@
  * check (pg_stat_database.xact_commit against what the clients committed),
  * and the server log scan (private clusters).  A failed check: exit 1.
  */
-#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
-#include <limits.h>
-#include <math.h>
-#include <poll.h>
-#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "wrapper/common/fdio.h"
-#include "pgbuild/bench/bench.h"
 #include "pgbuild/bench/client.h"
-#include "pgbuild/bench/servercpu.h"
-#include "pgbuild/cluster/cluster.h"
-#include "pgbuild/bench/histogram.h"
 #include "pgbuild/pgbuild.h"
 
 /* "0-1,3" of set into buf. */
@@ -60,8 +45,8 @@ static void arm_outputs(struct session *s)
 	struct bench_opts *o = s->o;
 
 	if (o->json) {
-		bj.path = o->json;
-		bj.sigtmp = xasprintf("%s.sig.%d", o->json, (int)getpid());
+		bench_json.path = o->json;
+		bench_json.sigtmp = xasprintf("%s.sig.%d", o->json, (int)getpid());
 	}
 	cluster_on_interrupt(bench_interrupted);
 	cluster_install_handlers();
@@ -79,7 +64,7 @@ static void arm_outputs(struct session *s)
 			server_user_release(&me);
 		}
 	}
-	json_arm(o, o->threads, &s->env);
+	bench_json_arm(o, o->threads, &s->env);
 }
 
 /* The server: a private cluster made and loaded, or --connect's; the
@@ -90,7 +75,7 @@ static int open_server(struct session *s)
 
 	if (o->prefix) {
 		s->run.scale = o->scale ? o->scale : 1;
-		if (setup_cluster(o, &s->w, s->run.scale, &s->cl, &s->note) < 0) {
+		if (bench_setup_cluster(o, &s->w, s->run.scale, &s->cl, &s->note) < 0) {
 			if (s->cl.dir)
 				cluster_destroy(&s->cl);
 			return -1;
@@ -101,30 +86,30 @@ static int open_server(struct session *s)
 		s->conninfo = xstrdup(o->connect);
 	}
 	s->env.dataset = s->note.buf;
-	json_arm(o, o->threads, &s->env);
+	bench_json_arm(o, o->threads, &s->env);
 	s->ctrl = PQconnectdb(s->conninfo);
 	if (PQstatus(s->ctrl) != CONNECTION_OK) {
-		char *m = first_line(PQerrorMessage(s->ctrl));
+		char *m = bench_first_line(PQerrorMessage(s->ctrl));
 		bench_error("cannot connect to \"%s\": %s", o->connect ? o->connect : s->conninfo, m);
 		free(m);
 		return -1;
 	}
 	PQclear(PQexec(s->ctrl, "SET client_min_messages = warning"));
 	if (o->connect) {
-		if (existing_data(s) < 0)
+		if (bench_existing_data(s) < 0)
 			return -1;
 		s->env.dataset = s->note.buf;
 	}
-	s->server_version = query_text(s->ctrl, "SHOW server_version");
+	s->server_version = bench_query_text(s->ctrl, "SHOW server_version");
 	{
-		char *n = query_text(s->ctrl, "SHOW server_version_num");
+		char *n = bench_query_text(s->ctrl, "SHOW server_version_num");
 		s->env.version_num = n ? atoll(n) : 0;
 		free(n);
 	}
-	s->cflags = server_cflags(o->prefix, s->ctrl);
+	s->cflags = bench_server_cflags(o->prefix, s->ctrl);
 	s->env.server_version = s->server_version;
 	s->env.cflags = s->cflags;
-	json_arm(o, o->threads, &s->env);
+	bench_json_arm(o, o->threads, &s->env);
 	s->run.flush_stats = s->env.version_num >= 150000;
 	snprintf(s->run.appname, sizeof(s->run.appname), "pgbuild-bench-%d", (int)getpid());
 	return 0;
@@ -202,7 +187,7 @@ static void check_commits(struct session *s)
 			nanosleep(&ts, NULL);
 	}
 	free(sql);
-	flush_stats(run, s->ctrl);
+	bench_flush_stats(run, s->ctrl);
 	if (bench_query_int(s->ctrl, "SELECT xact_commit FROM pg_stat_database "
 			    "WHERE datname = current_database()", &xa) == 0) {
 		/* ours: the "before" read, the waits, the flush just now */
@@ -210,7 +195,7 @@ static void check_commits(struct session *s)
 		/* exact where nobody else can commit: our private cluster
 		 * without autovacuum (its workers commit in our database too);
 		 * elsewhere the server may count more than we did */
-		char *av = query_text(s->ctrl, "SHOW autovacuum");
+		char *av = bench_query_text(s->ctrl, "SHOW autovacuum");
 		int exact = s->have_cluster && av && !strcmp(av, "off");
 		const char *why = !s->have_cluster ? "not our server: other sessions may commit" :
 				  exact ? "private cluster, autovacuum off: must be equal" :
@@ -278,12 +263,12 @@ static void verdict(struct session *s)
 	if (!R->count)
 		bench_error("no transaction completed in the timed run (%g s%s): nothing was "
 			    "measured", R->elapsed, R->errors ? ", every one failed" : "");
-	print_summary(&s->run, R, &s->cs, valid, s->server_version, s->env.cpu_why, s->env.pinning);
+	bench_print_summary(&s->run, R, &s->cs, valid, s->server_version, s->env.cpu_why, s->env.pinning);
 	if (s->o->json) {
-		write_json(&json, &s->run, R, &s->cs, valid, s->exit_code, &s->env, s->ctrl);
-		if (json_publish(json.buf, json.len) < 0)
+		bench_write_json(&json, &s->run, R, &s->cs, valid, s->exit_code, &s->env, s->ctrl);
+		if (bench_json_publish(json.buf, json.len) < 0)
 			s->exit_code = PGBUILD_EXIT_ERROR;
-		bj.done = 1;    /* even when it failed: no second attempt */
+		bench_json.done = 1;    /* even when it failed: no second attempt */
 	}
 	strbuf_release(&json);
 }
@@ -309,11 +294,11 @@ static void session_release(struct session *s)
 	free(s->server_version);
 	free(s->cflags);
 	free(s->our_user);
-	free(bj.sigtmp);
+	free(bench_json.sigtmp);
 	cluster_block_signals(SIG_BLOCK);
-	free(bj.doc);
-	bj.doc = NULL;
-	bj.path = NULL;
+	free(bench_json.doc);
+	bench_json.doc = NULL;
+	bench_json.path = NULL;
 	cluster_block_signals(SIG_UNBLOCK);
 	strbuf_release(&s->note);
 	bench_workload_release(&s->w);
@@ -342,7 +327,7 @@ int bench_run(struct bench_opts *o)
 		goto out;
 	}
 	server_side(&s);
-	if (run_clients(&s) < 0)
+	if (bench_run_clients(&s) < 0)
 		goto out;
 	check_commits(&s);
 	check_data(&s);
@@ -354,7 +339,7 @@ out:
 		cluster_destroy(&s.cl);
 out_early:
 	if (s.exit_code != PGBUILD_EXIT_OK)
-		json_fail(o, o->threads, &s.env, s.exit_code);
+		bench_json_fail(o, o->threads, &s.env, s.exit_code);
 	session_release(&s);
 	return s.exit_code;
 }

@@ -1,40 +1,34 @@
 /*
- * threads.c - the client threads of `pgbuild bench`: clients spread evenly
- * over threads, thread 0 in main; barriers before connecting, when every
- * client is connected (main takes the "before" counters), at the start of
- * the timed run, when every client is done and when the server's CPU time
- * was taken; each thread poll()s the sockets of its own clients; progress
- * from relaxed atomics.
+ * threads.c - the client threads of `pgbuild bench` and the timed run,
+ * after pgbench:
+ *  - clients are spread evenly over threads; thread 0 runs in main;
+ *  - three barriers: before connecting, after every client is connected and
+ *    has prepared its statements (main takes the "before" counters here),
+ *    and the start of the timed run; two more at the end: every client
+ *    done, and the server's CPU time taken before any connection closes;
+ *  - each thread poll()s the sockets of its clients only;
+ *  - every thread owns its clients' PRNGs, its histogram, counters and
+ *    timeline, so the hot path takes no lock; progress reports read a few
+ *    relaxed atomics; everything is merged after the threads are joined
+ *    (results.c).
  */
-#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
-#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "wrapper/common/fdio.h"
-#include "pgbuild/bench/bench.h"
 #include "pgbuild/bench/client.h"
-#include "pgbuild/bench/servercpu.h"
-#include "pgbuild/cluster/cluster.h"
-#include "pgbuild/bench/histogram.h"
 #include "pgbuild/pgbuild.h"
 
 /* CPU seconds (user + system) used by this process, all threads. */
-double cpu_seconds(void)
+double bench_cpu_seconds(void)
 {
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
@@ -75,7 +69,7 @@ static int prepare_client(struct run *run, struct client *c)
 			res = PQprepare(c->conn, sc->cmds[i].stmt_name, sc->cmds[i].sql,
 					sc->cmds[i].nparams, NULL);
 			if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-				char *m = first_line(PQerrorMessage(c->conn));
+				char *m = bench_first_line(PQerrorMessage(c->conn));
 				error("client %d: cannot prepare %s line %d: %s", c->id, sc->name,
 				      sc->cmds[i].line, m);
 				free(m);
@@ -88,7 +82,7 @@ static int prepare_client(struct run *run, struct client *c)
 	return 0;
 }
 
-void flush_stats(struct run *run, PGconn *conn)
+void bench_flush_stats(struct run *run, PGconn *conn)
 {
 	if (run->flush_stats && PQstatus(conn) == CONNECTION_OK)
 		/* the scan leaves pending table statistics: without any, the
@@ -127,12 +121,12 @@ static void between_barriers(struct run *run)
 		if (run->threads[i].connect_failed)
 			run->abort_run = 1;
 	if (!run->abort_run && run->flush_stats) {
-		flush_stats(run, run->ctrl);
+		bench_flush_stats(run, run->ctrl);
 		run->xact_ok = bench_query_int(run->ctrl,
 			"SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()",
 			&run->xact_before) == 0;
 	}
-	run->cpu_start = cpu_seconds();
+	run->cpu_start = bench_cpu_seconds();
 	run->start_us = clock_us();
 	run->warm_end_us = run->start_us + (int64_t)(run->o->warmup * 1e6);
 	run->end_us = run->o->transactions ? 0 :
@@ -180,7 +174,7 @@ static void progress_report(struct run *run, int64_t now, int64_t *last_t, int64
 		for (int i = 0; i < BAR_WIDTH; i++)
 			cells[i] = i < (int)(frac * BAR_WIDTH + 0.5) ? '#' : '.';
 		cells[BAR_WIDTH] = '\0';
-		bj.bar = 1;
+		bench_json.bar = 1;
 		if (run->o->transactions)
 			fprintf(stderr, "\r[%s] %lld/%lld tx %10.1f tps  %lld failed ", cells,
 				(long long)cnt, (long long)total_tx, tps, (long long)errs);
@@ -223,7 +217,7 @@ static void *thread_body(void *arg)
 			c->conn = PQconnectdbParams(keys, vals, 1);
 		}
 		if (PQstatus(c->conn) != CONNECTION_OK) {
-			char *m = first_line(PQerrorMessage(c->conn));
+			char *m = bench_first_line(PQerrorMessage(c->conn));
 			error("client %d: cannot connect: %s", c->id, m);
 			free(m);
 			t->connect_failed = 1;
@@ -234,7 +228,7 @@ static void *thread_body(void *arg)
 			t->connect_failed = 1;
 			break;
 		}
-		flush_stats(run, c->conn);
+		bench_flush_stats(run, c->conn);
 	}
 	pthread_barrier_wait(&run->b_ready);
 	if (t->id == 0)
@@ -252,7 +246,7 @@ static void *thread_body(void *arg)
 		for (int i = 0; i < t->nclients; i++) {
 			struct client *c = &t->clients[i];
 			if (c->state == CS_START || c->state == CS_COMMAND)
-				client_run(run, t, c);
+				bench_client_run(run, t, c);
 			if (c->state == CS_WAIT || c->state == CS_ROLLBACK) {
 				pfd[nwait].fd = PQsocket(c->conn);
 				pfd[nwait].events = POLLIN;
@@ -293,7 +287,7 @@ static void *thread_body(void *arg)
 					char why[100];
 					snprintf(why, sizeof(why), "no answer from the server within "
 						 "%g s (--statement-timeout)", run->o->stmt_timeout);
-					client_abort(t, waiting[i], why);
+					bench_client_abort(t, waiting[i], why);
 					t->stalled = 1;
 					pfd[i].fd = -1; /* poll ignores it */
 				} else if (left < timeout) {
@@ -305,17 +299,17 @@ static void *thread_body(void *arg)
 		if (r < 0 && errno != EINTR) {
 			error("poll failed: %s", strerror(errno));
 			for (int i = 0; i < nwait; i++)
-				client_abort(t, waiting[i], "poll failed");
+				bench_client_abort(t, waiting[i], "poll failed");
 			break;
 		}
 		for (int i = 0; r > 0 && i < nwait; i++)
 			if (pfd[i].revents && waiting[i]->state != CS_ABORTED)
-				client_run(run, t, waiting[i]);
+				bench_client_run(run, t, waiting[i]);
 	}
 	t->stop_us = clock_us();
 	if (bar) {
 		fprintf(stderr, "\r%*s\r", BAR_WIDTH + 50, "");
-		bj.bar = 0;
+		bench_json.bar = 0;
 	}
 	/* the server's CPU time before any connection closes */
 	pthread_barrier_wait(&run->b_done);
@@ -377,7 +371,7 @@ static void setup_threads(struct session *s)
 }
 
 /* The timed run: thread 0 in main, the others in threads of their own. */
-int run_clients(struct session *s)
+int bench_run_clients(struct session *s)
 {
 	struct run *run = &s->run;
 	int n = s->o->threads;
@@ -401,7 +395,7 @@ int run_clients(struct session *s)
 		pthread_join(run->threads[i].tid, NULL);
 	if (run->abort_run)
 		return bench_error("not every client could connect; nothing was run");
-	merge_results(run, &s->R);
+	bench_merge_results(run, &s->R);
 	if (run->postmaster && run->cpu0_ok && !run->cpu1_ok && !s->env.cpu_why)
 		s->env.cpu_why = "the server's postmaster was gone when the run ended";
 	for (int i = 0; i < run->nthreads; i++)
