@@ -30,4 +30,48 @@ void compilelog_close(struct compilelog *log);
 /* Current time as "2026-11-29T20:31:02.123456Z". */
 void compilelog_timestamp(struct strbuf *out);
 
+struct invocation;
+struct json_writer;
+struct strvec;
+
+void key_strvec(struct json_writer *jw, const char *key, const struct strvec *sv);
+
+/*
+ * The output file gcc writes, when it is known: -o, else gcc's default
+ * (SOURCE.o / SOURCE.s for -c / -S of one source, a.out for a link).
+ * NULL for queries, preprocessing and dependency-only runs to stdout, and
+ * several sources compiled at once.  Passthrough records get it too.
+ */
+char *known_output(const struct invocation *inv);
+
+/* Append this invocation's record; 0, or -1 with errno set when it
+ * could not be written. */
+int write_record(struct invocation *inv, struct compilelog *log, int code,
+			double ms);
+
+/*
+ * The output file of this invocation, watched so that it can be removed
+ * when its record cannot be written: make would otherwise take the object
+ * as up to date and the record would be lost for good.  The directory is
+ * opened (as gcc will resolve it) before the compiler runs, and only an
+ * entry in that directory that the compile made or rewrote is removed: a
+ * regular file that was not there before, or whose inode or times have
+ * changed since.
+ */
+struct output_guard {
+	char *path;        /* as the command line names it, or NULL */
+	int dirfd;         /* its directory, or -1 */
+	char *base;        /* its name in that directory */
+	int existed;       /* it was there before the compile */
+	struct stat before; /* ... and then looked like this */
+};
+
+void output_guard_begin(const struct invocation *inv, struct output_guard *g);
+
+/* Remove the output if this compile made it: 1 removed, 0 nothing to
+ * remove, -1 with errno when it could not be removed. */
+int output_guard_remove(struct output_guard *g);
+
+void output_guard_end(struct output_guard *g);
+
 #endif
