@@ -171,13 +171,8 @@ static void apply_policy(struct invocation *inv)
 		add_plugin_args(inv, inv->tu, is_link);
 }
 
-static volatile sig_atomic_t child_pid;
-
-static void forward_signal(int sig)
-{
-	if (child_pid > 0)
-		kill((pid_t)child_pid, sig);
-}
+/* The running compiler, for the signal relay (run-command.h). */
+static volatile pid_t compiler_pid;
 
 /*
  * Run [prefix...] compiler args; with errbuf, the child's stderr is
@@ -194,21 +189,13 @@ static int run_compiler(const struct invocation *inv, const struct strvec *args,
 	strvec_pushv(&cp.args, (const char *const *)inv->prefix.v);
 	strvec_push(&cp.args, inv->compiler);
 	strvec_pushv(&cp.args, (const char *const *)args->v);
+	cp.pid_watch = &compiler_pid;
 	if (errbuf)
 		cp.err = -1;
 	if (start_command(&cp) < 0)
 		die(PGOPT_EXIT_EXEC, "cannot start %s", cp.args.v[0]);
-	child_pid = cp.pid;
 	if (errbuf) {
-		char buf[8192];
-		for (;;) {
-			ssize_t n = read(cp.err, buf, sizeof(buf));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			strbuf_add(errbuf, buf, (size_t)n);
-		}
+		strbuf_read_fd(errbuf, cp.err);
 		close(cp.err);
 	}
 	if (cp.exec_errno) {
@@ -216,7 +203,6 @@ static int run_compiler(const struct invocation *inv, const struct strvec *args,
 		die(PGOPT_EXIT_EXEC, "cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));
 	}
 	code = finish_command(&cp);
-	child_pid = 0;
 	if (code < 0)
 		die(PGOPT_EXIT_EXEC, "lost the compiler process %s", cp.args.v[0]);
 	child_process_clear(&cp);
@@ -677,15 +663,9 @@ static void decide(struct invocation *inv)
  * the plugin cannot be loaded under failsafe; returns its exit code. */
 static int compile(struct invocation *inv, int changed, int retry)
 {
-	struct sigaction sa;
 	int code;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = forward_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
+	signal_relay_install(&compiler_pid);
 	if (!retry)
 		return run_compiler(inv, changed ? &inv->final : &inv->orig, NULL);
 	{

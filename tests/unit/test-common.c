@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +182,40 @@ static void test_run_command(void **state)
 	strbuf_release(&out);
 }
 
+/* The relay: a signal to us goes to the child, and we live on. */
+static void test_signal_relay(void **state)
+{
+	static volatile pid_t watch;
+	struct child_process cp;
+	struct strbuf out = STRBUF_INIT;
+	int fds[2];
+	(void)state;
+
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(write(fds[1], "abc", 3), 3);
+	close(fds[1]);
+	assert_int_equal(strbuf_read_fd(&out, fds[0]), 3);
+	assert_string_equal(out.buf, "abc");
+	close(fds[0]);
+	strbuf_release(&out);
+
+	signal_relay_install(&watch);
+	raise(SIGTERM);                 /* no child: dropped */
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "sleep", "30", NULL);
+	cp.pid_watch = &watch;
+	assert_int_equal(start_command(&cp), 0);
+	assert_int_equal(watch, cp.pid);
+	raise(SIGTERM);
+	assert_int_equal(finish_command(&cp), 128 + SIGTERM);
+	assert_int_equal(watch, 0);
+	child_process_clear(&cp);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+}
+
 static void test_write_all(void **state)
 {
 	int fds[2];
@@ -279,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_json_writer),
 		cmocka_unit_test(test_json_reader),
 		cmocka_unit_test(test_run_command),
+		cmocka_unit_test(test_signal_relay),
 		cmocka_unit_test(test_mkdir_p),
 	};
 	return cmocka_run_group_tests_name("common", tests, NULL, NULL);
