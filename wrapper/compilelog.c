@@ -1,5 +1,6 @@
 /*
- * compilelog.c - atomic appends to compile.jsonl; see compilelog.h.
+ * compilelog.c - atomic appends to compile.jsonl, the record of one
+ * invocation and the output guard; see compilelog.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -142,7 +143,7 @@ void compilelog_timestamp(struct strbuf *out)
 	strbuf_addf(out, "%s.%06ldZ", buf, (long)tv.tv_usec);
 }
 
-void key_strvec(struct json_writer *jw, const char *key, const struct strvec *sv)
+void compilelog_key_strvec(struct json_writer *jw, const char *key, const struct strvec *sv)
 {
 	json_key(jw, key);
 	json_strvec(jw, sv);
@@ -154,7 +155,7 @@ void key_strvec(struct json_writer *jw, const char *key, const struct strvec *sv
  * NULL for queries, preprocessing and dependency-only runs to stdout, and
  * several sources compiled at once.  Passthrough records get it too.
  */
-char *known_output(const struct invocation *inv)
+char *compilelog_output(const struct invocation *inv)
 {
 	const struct classification *c = &inv->cls;
 	const char *src, *base, *dot;
@@ -180,8 +181,8 @@ char *known_output(const struct invocation *inv)
 
 /* Append this invocation's record; 0, or -1 with errno set when it
  * could not be written. */
-int write_record(struct invocation *inv, struct compilelog *log, int code,
-			double ms)
+int compilelog_write_record(struct invocation *inv, struct compilelog *log, int code,
+			    double ms)
 {
 	struct strbuf rec = STRBUF_INIT;
 	struct json_writer jw;
@@ -207,19 +208,19 @@ int write_record(struct invocation *inv, struct compilelog *log, int code,
 	json_key(&jw, "policy"); json_string(&jw, inv->have_policy ? inv->policy.path : NULL);
 	json_key(&jw, "changed"); json_bool(&jw, changed);
 	if (inv->have_policy) {
-		key_strvec(&jw, "rules", &inv->res.rules);
-		key_strvec(&jw, "added", &inv->res.added);
-		key_strvec(&jw, "removed", &inv->res.removed);
+		compilelog_key_strvec(&jw, "rules", &inv->res.rules);
+		compilelog_key_strvec(&jw, "added", &inv->res.added);
+		compilelog_key_strvec(&jw, "removed", &inv->res.removed);
 	} else {
 		struct strvec none = STRVEC_INIT;
-		key_strvec(&jw, "rules", &none);
-		key_strvec(&jw, "added", &none);
-		key_strvec(&jw, "removed", &none);
+		compilelog_key_strvec(&jw, "rules", &none);
+		compilelog_key_strvec(&jw, "added", &none);
+		compilelog_key_strvec(&jw, "removed", &none);
 	}
 	json_key(&jw, "compiler"); json_string(&jw, inv->compiler);
-	key_strvec(&jw, "prefix", &inv->prefix);
-	key_strvec(&jw, "argv_in", &inv->orig);
-	key_strvec(&jw, "argv_out", changed ? &inv->final : &inv->orig);
+	compilelog_key_strvec(&jw, "prefix", &inv->prefix);
+	compilelog_key_strvec(&jw, "argv_in", &inv->orig);
+	compilelog_key_strvec(&jw, "argv_out", changed ? &inv->final : &inv->orig);
 	json_key(&jw, "exit"); json_int(&jw, code);
 	json_key(&jw, "ms");
 	{
@@ -227,7 +228,7 @@ int write_record(struct invocation *inv, struct compilelog *log, int code,
 		snprintf(num, sizeof(num), "%.3f", ms);
 		json_raw(&jw, num);
 	}
-	out = known_output(inv);
+	out = compilelog_output(inv);
 	if (out) {
 		json_key(&jw, "output"); json_string(&jw, out);
 		json_key(&jw, "output_size");
@@ -242,10 +243,10 @@ int write_record(struct invocation *inv, struct compilelog *log, int code,
 	/* the caller's widening of the policy: said in every record */
 	if (inv->unchecked) {
 		struct strvec none = STRVEC_INIT;
-		key_strvec(&jw, "unchecked_flags", inv->have_policy ? &inv->res.unchecked : &none);
+		compilelog_key_strvec(&jw, "unchecked_flags", inv->have_policy ? &inv->res.unchecked : &none);
 	}
-	if (setting(inv, SETTING_PROFILE)) {
-		json_key(&jw, "profile"); json_string(&jw, setting(inv, SETTING_PROFILE));
+	if (invocation_setting(inv, SETTING_PROFILE)) {
+		json_key(&jw, "profile"); json_string(&jw, invocation_setting(inv, SETTING_PROFILE));
 	}
 	/* the plugin: its path when loaded, why not when it could not be */
 	if (changed && (inv->plugin || inv->plugin_skipped)) {
@@ -276,14 +277,14 @@ int write_record(struct invocation *inv, struct compilelog *log, int code,
 	return r;
 }
 
-void output_guard_begin(const struct invocation *inv, struct output_guard *g)
+void compilelog_guard_begin(const struct invocation *inv, struct compilelog_guard *g)
 {
 	const char *slash;
 	char *dir;
 
 	memset(g, 0, sizeof(*g));
 	g->dirfd = -1;
-	g->path = known_output(inv);
+	g->path = compilelog_output(inv);
 	if (!g->path)
 		return;
 	slash = strrchr(g->path, '/');
@@ -303,7 +304,7 @@ static int same_time(const struct timespec *a, const struct timespec *b)
 
 /* Remove the output if this compile made it: 1 removed, 0 nothing to
  * remove, -1 with errno when it could not be removed. */
-int output_guard_remove(struct output_guard *g)
+int compilelog_guard_remove(struct compilelog_guard *g)
 {
 	struct stat st;
 	if (g->dirfd < 0 || !g->base || !*g->base ||
@@ -315,7 +316,7 @@ int output_guard_remove(struct output_guard *g)
 	return unlinkat(g->dirfd, g->base, 0) < 0 ? -1 : 1;
 }
 
-void output_guard_end(struct output_guard *g)
+void compilelog_guard_end(struct compilelog_guard *g)
 {
 	if (g->dirfd >= 0)
 		close(g->dirfd);

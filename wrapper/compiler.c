@@ -1,5 +1,6 @@
 /*
- * compiler.c - identify the real compiler for the plugin; see compiler.h.
+ * compiler.c - find the real compiler and identify it for the plugin; see
+ * compiler.h.
  */
 #include <errno.h>
 #include <limits.h>
@@ -93,7 +94,7 @@ void compiler_id_release(struct compiler_id *id)
 	memset(id, 0, sizeof(*id));
 }
 
-/* What the real compiler is (compiler.h), asked with the environment the
+/* What inv's real compiler is, asked once with the environment the
  * compile itself will have. */
 const struct compiler_id *compiler_id(struct invocation *inv)
 {
@@ -108,7 +109,7 @@ const struct compiler_id *compiler_id(struct invocation *inv)
 	return &inv->ccid;
 }
 
-int same_file(const char *path, const char *self)
+int compiler_same_file(const char *path, const char *self)
 {
 	char real[PATH_MAX];
 	return realpath(path, real) && !strcmp(real, self);
@@ -128,8 +129,8 @@ int same_file(const char *path, const char *self)
  * pgoptcc (called by a path that is not on PATH) the whole PATH is
  * searched and *child_path stays empty: PATH is left alone.
  */
-char *find_compiler(const char *name, const char *self, int masquerade,
-			   struct strbuf *child_path)
+char *compiler_find(const char *name, const char *self, int masquerade,
+		    struct strbuf *child_path)
 {
 	const char *path = getenv("PATH");
 	struct strbuf sb = STRBUF_INIT;
@@ -137,7 +138,7 @@ char *find_compiler(const char *name, const char *self, int masquerade,
 	int saw_self = 0, n_kept = 0;
 
 	if (strchr(name, '/')) {
-		if (same_file(name, self))
+		if (compiler_same_file(name, self))
 			die(PGOPT_EXIT_RECURSION,
 			    "the real compiler %s is pgoptcc itself: set PGOPT_CC to the real compiler",
 			    name);
@@ -156,7 +157,7 @@ char *find_compiler(const char *name, const char *self, int masquerade,
 		strbuf_add(&sb, n ? p : ".", n ? n : 1);
 		strbuf_addf(&sb, "/%s", name);
 		exe = is_executable(sb.buf);
-		is_self = exe && same_file(sb.buf, self);
+		is_self = exe && compiler_same_file(sb.buf, self);
 		if (is_self) {
 			saw_self = 1;
 		} else {
@@ -193,7 +194,7 @@ char *find_compiler(const char *name, const char *self, int masquerade,
 }
 
 /* Is argv[1] of "pgoptcc gcc-12 ..." a compiler rather than an input? */
-int looks_like_compiler(const char *arg)
+int compiler_looks_like(const char *arg)
 {
 	char *found;
 	const char *base = strrchr(arg, '/');

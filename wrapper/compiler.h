@@ -1,5 +1,6 @@
 /*
- * compiler.h - what the real compiler is, as far as pgopt.so cares.
+ * compiler.h - the real compiler: where it is (a path, or PATH searched
+ * past pgoptcc itself), and what it is, as far as pgopt.so cares.
  *
  * A GCC plugin loads only into the GCC it was built against (the same
  * version and configuration; GCC's plugin_default_version_check).  clang
@@ -51,11 +52,12 @@ void compiler_id_release(struct compiler_id *id);
 
 struct invocation;
 
-/* What the real compiler is (compiler.h), asked with the environment the
+/* What inv's real compiler is, asked once with the environment the
  * compile itself will have. */
 const struct compiler_id *compiler_id(struct invocation *inv);
 
-int same_file(const char *path, const char *self);
+/* Does path resolve to self (the realpath of this executable)? */
+int compiler_same_file(const char *path, const char *self);
 
 /*
  * Find the real compiler called name: a path is taken as it is; a bare
@@ -71,10 +73,10 @@ int same_file(const char *path, const char *self);
  * pgoptcc (called by a path that is not on PATH) the whole PATH is
  * searched and *child_path stays empty: PATH is left alone.
  */
-char *find_compiler(const char *name, const char *self, int masquerade,
-			   struct strbuf *child_path);
+char *compiler_find(const char *name, const char *self, int masquerade,
+		    struct strbuf *child_path);
 
 /* Is argv[1] of "pgoptcc gcc-12 ..." a compiler rather than an input? */
-int looks_like_compiler(const char *arg);
+int compiler_looks_like(const char *arg);
 
 #endif

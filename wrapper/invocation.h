@@ -49,21 +49,21 @@ struct invocation {
 };
 
 /* The resolved value of a setting, or NULL for its default. */
-static inline const char *setting(const struct invocation *inv, enum setting_id id)
+static inline const char *invocation_setting(const struct invocation *inv, enum setting_id id)
 {
 	return inv->set.value[id];
 }
 
-static inline int failsafe(const struct invocation *inv)
+static inline int invocation_failsafe(const struct invocation *inv)
 {
-	const char *v = setting(inv, SETTING_FAILSAFE);
+	const char *v = invocation_setting(inv, SETTING_FAILSAFE);
 	return v && !strcmp(v, "passthrough");
 }
 
 /* The plugin setting says "off". */
-static inline int plugin_off(const struct invocation *inv)
+static inline int invocation_plugin_off(const struct invocation *inv)
 {
-	const char *p = setting(inv, SETTING_PLUGIN);
+	const char *p = invocation_setting(inv, SETTING_PLUGIN);
 	return p && !strcmp(p, "off");
 }
 

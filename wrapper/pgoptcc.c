@@ -20,6 +20,11 @@
  *      run again with the caller's argv unchanged);
  *   6. appends one JSON record to LOGDIR/compile.jsonl.
  *
+ * Its parts: the real compiler (step 1) is found in compiler.c, the
+ * plugin's arguments (4) are pluginargs.c's, the record (6) compilelog.c's,
+ * what the invocation knows is struct invocation (invocation.h); this
+ * file has main and the flow.
+ *
  * It prints nothing of its own unless PGOPT_VERBOSE=1 (autoconf treats any
  * stderr output as a failed probe).  Its own errors are one line,
  * "pgoptcc: error: ...", with an exit code from exitcodes.h (100-119).
@@ -32,15 +37,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/time.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "wrapper/classify.h"
 #include "wrapper/common/clock.h"
 #include "wrapper/common/fdio.h"
-#include "wrapper/common/installdirs.h"
 #include "wrapper/compilelog.h"
 #include "wrapper/compiler.h"
 #include "wrapper/invocation.h"
@@ -52,7 +53,6 @@
 #include "wrapper/common/respfile.h"
 #include "wrapper/common/run-command.h"
 #include "wrapper/settings.h"
-#include "wrapper/common/sha256.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/strvec.h"
 #include "wrapper/common/suggest.h"
@@ -113,12 +113,12 @@ static void drop_flag(struct strvec *sv, const char *f)
 /* Load the policy the settings name; 0 when none is in force. */
 static int load_policy(struct invocation *inv)
 {
-	const char *path = setting(inv, SETTING_POLICY);
+	const char *path = invocation_setting(inv, SETTING_POLICY);
 	struct strbuf err = STRBUF_INIT;
 	if (!path || !strcmp(path, "none"))
 		return 0;
 	if (policy_load(&inv->policy, path, inv->unchecked ? POLICY_UNCHECKED : 0, &err) < 0) {
-		if (!failsafe(inv))
+		if (!invocation_failsafe(inv))
 			die(PGOPT_EXIT_POLICY, "%s", err.buf);
 		verbose("ignoring the policy (failsafe = passthrough): %s", err.buf);
 		inv->failsafe_error = "policy invalid";
@@ -133,7 +133,7 @@ static int load_policy(struct invocation *inv)
 /* Apply the policy to a compile or link; fills inv->final. */
 static void apply_policy(struct invocation *inv)
 {
-	const char *root = setting(inv, SETTING_ROOT);
+	const char *root = invocation_setting(inv, SETTING_ROOT);
 	int is_link = inv->cls.kind == KIND_LINK;
 
 	strvec_pushv(&inv->final, (const char *const *)inv->expanded.v);
@@ -147,7 +147,7 @@ static void apply_policy(struct invocation *inv)
 	/* the caller's profile mode (pgbuild pgo) on top of the policy */
 	policy_profile_apply(&inv->profile, is_link ? NULL : inv->tu, &inv->final, &inv->res);
 	/* lists alone change nothing when the plugin is switched off */
-	if (inv->res.lists && !inv->res.added.nr && !inv->res.removed.nr && plugin_off(inv))
+	if (inv->res.lists && !inv->res.added.nr && !inv->res.removed.nr && invocation_plugin_off(inv))
 		inv->res.changed = 0;
 	if (!inv->res.changed)
 		return;
@@ -168,7 +168,7 @@ static void apply_policy(struct invocation *inv)
 	/* the plugin runs in every changed compile, and in the LTO link where
 	 * the cross-file inlining happens */
 	if (!is_link || inv->policy.lto != LTO_OFF)
-		add_plugin_args(inv, inv->tu, is_link);
+		pluginargs_add(inv, inv->tu, is_link);
 }
 
 /* The running compiler, for the signal relay (run-command.h). */
@@ -249,12 +249,12 @@ static void resolve_settings(struct invocation *inv)
 		if (code)
 			die(code, "%s", err.buf);
 	}
-	inv->unchecked = setting(inv, SETTING_UNCHECKED) != NULL;
+	inv->unchecked = invocation_setting(inv, SETTING_UNCHECKED) != NULL;
 	policy_profile_release(&inv->profile);
-	if (setting(inv, SETTING_PROFILE) &&
-	    policy_profile_parse(&inv->profile, setting(inv, SETTING_PROFILE), &err) < 0) {
+	if (invocation_setting(inv, SETTING_PROFILE) &&
+	    policy_profile_parse(&inv->profile, invocation_setting(inv, SETTING_PROFILE), &err) < 0) {
 		char *src = setting_source(inv, SETTING_PROFILE);
-		die(PGOPT_EXIT_USAGE, "%s=%s: %s", src, setting(inv, SETTING_PROFILE), err.buf);
+		die(PGOPT_EXIT_USAGE, "%s=%s: %s", src, invocation_setting(inv, SETTING_PROFILE), err.buf);
 	}
 	free(conf);
 	strbuf_release(&err);
@@ -312,10 +312,10 @@ static int show_config(struct invocation *inv)
 	for (int id = 0; id < SETTING_NR; id++) {
 		const struct setting_def *d = &settings_table[id];
 		char *src = setting_source(inv, (enum setting_id)id);
-		const char *v = setting(inv, (enum setting_id)id);
+		const char *v = invocation_setting(inv, (enum setting_id)id);
 		char *def = NULL;
 		if (!v && inv->set.origin[id] == SETTING_FROM_DEFAULT)
-			v = d->default_text ? d->default_text : (def = default_plugin(inv));
+			v = d->default_text ? d->default_text : (def = pluginargs_default_path(inv));
 		printf("(%s) %s = %s\n", src, d->key, v ? v : "");
 		free(src);
 		free(def);
@@ -384,7 +384,7 @@ static int check_policy(struct invocation *inv, const char *path)
 		json_object_end(&jw);
 	}
 	json_array_end(&jw);
-	key_strvec(&jw, "warnings", &p.warnings);
+	compilelog_key_strvec(&jw, "warnings", &p.warnings);
 	json_object_end(&jw);
 	puts(out.buf);
 	strbuf_release(&out);
@@ -458,7 +458,7 @@ static int own_option(struct invocation *inv, int argc, char **argv)
 		if (argc != 2)
 			die(PGOPT_EXIT_USAGE, "usage: pgoptcc --pgopt-tu SOURCE");
 		resolve_settings(inv);
-		tu = tu_name(argv[1], inv->cwd, setting(inv, SETTING_ROOT));
+		tu = tu_name(argv[1], inv->cwd, invocation_setting(inv, SETTING_ROOT));
 		puts(tu);
 		free(tu);
 		return 0;
@@ -560,7 +560,7 @@ static int parse_front(struct invocation *inv, int argc, char **argv, const char
 			return first_arg;
 		unknown_option(argv[first_arg]);
 	}
-	if (first_arg < argc && looks_like_compiler(argv[first_arg]))
+	if (first_arg < argc && compiler_looks_like(argv[first_arg]))
 		*cc_name = argv[first_arg++]; /* CC="pgoptcc gcc-12" */
 	return first_arg;
 }
@@ -599,16 +599,16 @@ static void resolve_prefix(struct invocation *inv)
 	struct strvec words = STRVEC_INIT;
 	char *src;
 
-	if (!setting(inv, SETTING_PREFIX))
+	if (!invocation_setting(inv, SETTING_PREFIX))
 		return;
 	src = setting_source(inv, SETTING_PREFIX);
-	strvec_split(&words, setting(inv, SETTING_PREFIX));
+	strvec_split(&words, invocation_setting(inv, SETTING_PREFIX));
 	for (size_t i = 0; i < words.nr; i++) {
 		char *p = locate_in_path(words.v[i]);
 		if (!p)
 			die(PGOPT_EXIT_NO_CC, "cannot find \"%s\" of the prefix (%s) on PATH",
 			    words.v[i], src);
-		if (same_file(p, inv->self))
+		if (compiler_same_file(p, inv->self))
 			die(PGOPT_EXIT_RECURSION, "the prefix (%s) names pgoptcc itself (%s)", src, p);
 		strvec_push_nodup(&inv->prefix, p);
 	}
@@ -623,10 +623,10 @@ static void open_log(struct invocation *inv, struct compilelog *log)
 {
 	struct strbuf err = STRBUF_INIT;
 
-	if (!setting(inv, SETTING_LOGDIR))
+	if (!invocation_setting(inv, SETTING_LOGDIR))
 		return;
-	if (compilelog_open(log, setting(inv, SETTING_LOGDIR), &err) < 0) {
-		if (!failsafe(inv))
+	if (compilelog_open(log, invocation_setting(inv, SETTING_LOGDIR), &err) < 0) {
+		if (!invocation_failsafe(inv))
 			die(PGOPT_EXIT_LOG, "%s (set PGOPT_FAILSAFE=passthrough to build without a log)",
 			    err.buf);
 		verbose("building unchanged (failsafe = passthrough): %s", err.buf);
@@ -643,16 +643,16 @@ static void decide(struct invocation *inv)
 	if (inv->cls.kind != KIND_PASSTHROUGH && !inv->failsafe_error) {
 		inv->have_policy = load_policy(inv);
 		/* the profile flags go with a policy's record, never alone */
-		if (!inv->have_policy && setting(inv, SETTING_PROFILE) && !inv->failsafe_error) {
+		if (!inv->have_policy && invocation_setting(inv, SETTING_PROFILE) && !inv->failsafe_error) {
 			char *src = setting_source(inv, SETTING_PROFILE);
 			die(PGOPT_EXIT_USAGE,
 			    "%s=%s: expected a policy too (PGOPT_POLICY): the profile flags are added to a policy's",
-			    src, setting(inv, SETTING_PROFILE));
+			    src, invocation_setting(inv, SETTING_PROFILE));
 		}
 		apply_policy(inv);
 	} else if (inv->cls.source && inv->cls.n_sources == 1) {
 		/* unchanged, but the log still names the unit */
-		inv->tu = tu_name(inv->cls.source, inv->cwd, setting(inv, SETTING_ROOT));
+		inv->tu = tu_name(inv->cls.source, inv->cwd, invocation_setting(inv, SETTING_ROOT));
 	}
 	verbose("%s (%s)%s%s: %s", classify_kind_name(inv->cls.kind),
 		classify_reason_name(inv->cls.reason), inv->tu ? " " : "", inv->tu ? inv->tu : "",
@@ -671,7 +671,7 @@ static int compile(struct invocation *inv, int changed, int retry)
 	{
 		struct strbuf cerr = STRBUF_INIT;
 		code = run_compiler(inv, &inv->final, &cerr);
-		if (code != 0 && plugin_failed_to_load(cerr.buf, inv->plugin)) {
+		if (code != 0 && pluginargs_load_failed(cerr.buf, inv->plugin)) {
 			verbose("the plugin %s failed to load; building unchanged (failsafe = passthrough)",
 				inv->plugin);
 			inv->failsafe_error = "plugin failed to load";
@@ -689,7 +689,7 @@ int main(int argc, char **argv)
 {
 	struct invocation inv;
 	struct compilelog log = { -1, NULL };
-	struct output_guard guard = { NULL, -1, NULL, 0, { 0 } };
+	struct compilelog_guard guard = { NULL, -1, NULL, 0, { 0 } };
 	const char *cc_name = NULL;
 	int first_arg, code, changed, retry, masquerade = 0;
 	double t0;
@@ -704,8 +704,8 @@ int main(int argc, char **argv)
 		    cc_name ? cc_name : env("PGOPT_CC") ? env("PGOPT_CC") : "gcc");
 	classify(&inv, argc - first_arg, argv + first_arg);
 	if (!cc_name)
-		cc_name = setting(&inv, SETTING_CC) ? setting(&inv, SETTING_CC) : "gcc";
-	inv.compiler = find_compiler(cc_name, inv.self, masquerade, &inv.child_path);
+		cc_name = invocation_setting(&inv, SETTING_CC) ? invocation_setting(&inv, SETTING_CC) : "gcc";
+	inv.compiler = compiler_find(cc_name, inv.self, masquerade, &inv.child_path);
 	resolve_prefix(&inv);
 	open_log(&inv, &log);
 	decide(&inv);
@@ -713,7 +713,7 @@ int main(int argc, char **argv)
 	changed = inv.have_policy && inv.res.changed;
 	/* under failsafe a compile with the plugin is retried unchanged when
 	 * gcc cannot load the plugin (built for another gcc, not a plugin) */
-	retry = changed && inv.plugin && failsafe(&inv);
+	retry = changed && inv.plugin && invocation_failsafe(&inv);
 	setenv("PGOPT_RECURSION", "1", 1);
 	if (inv.child_path.len)
 		setenv("PATH", inv.child_path.buf, 1);
@@ -728,12 +728,12 @@ int main(int argc, char **argv)
 		die(PGOPT_EXIT_EXEC, "cannot run %s: %s", cp.args.v[0], strerror(errno));
 	}
 	if (log.fd >= 0)
-		output_guard_begin(&inv, &guard);
+		compilelog_guard_begin(&inv, &guard);
 	t0 = clock_ms();
 	code = compile(&inv, changed, retry);
-	if (log.fd >= 0 && write_record(&inv, &log, code, clock_ms() - t0) < 0 && !failsafe(&inv)) {
+	if (log.fd >= 0 && compilelog_write_record(&inv, &log, code, clock_ms() - t0) < 0 && !invocation_failsafe(&inv)) {
 		/* no record, no object: the next make compiles it again */
-		int e = errno, removed = output_guard_remove(&guard);
+		int e = errno, removed = compilelog_guard_remove(&guard);
 		if (removed > 0)
 			die(PGOPT_EXIT_LOG,
 			    "cannot write the compile log %s: %s (removed %s, so that make builds it again)",
@@ -744,7 +744,7 @@ int main(int argc, char **argv)
 			    log.path, strerror(e), guard.path, strerror(errno));
 		die(PGOPT_EXIT_LOG, "cannot write the compile log %s: %s", log.path, strerror(e));
 	}
-	output_guard_end(&guard);
+	compilelog_guard_end(&guard);
 	compilelog_close(&log);
 	if (code > 128 && code < 128 + 65) {
 		/* the compiler died by a signal: die the same way */

@@ -18,7 +18,7 @@
 
 /* The plugin's default place: LIBDIR/pgoptcc/pgopt.so, found from the
  * executable (installdirs.h). */
-char *default_plugin(const struct invocation *inv)
+char *pluginargs_default_path(const struct invocation *inv)
 {
 	char *dir = installdir_find(inv->self, INSTALLDIR_PKGLIB);
 	char *p = xasprintf("%s/pgopt.so", dir);
@@ -31,7 +31,7 @@ char *default_plugin(const struct invocation *inv)
  * for every '=' after the first in -fplugin-arg-NAME-KEY=VALUE, so '=' and
  * '%' in values are percent-encoded; the plugin decodes them.
  */
-void push_plugin_arg(struct strvec *args, const char *key, const char *value)
+static void pluginargs_push(struct strvec *args, const char *key, const char *value)
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "-fplugin-arg-pgopt-%s", key);
@@ -54,7 +54,7 @@ void push_plugin_arg(struct strvec *args, const char *key, const char *value)
  * command lines) see an edited list.  A list that cannot be read is
  * digested as such (the plugin then fails the compile, naming it).
  */
-void list_digest(const struct policy *p, char hex[SHA256_HEX_SIZE])
+static void list_digest(const struct policy *p, char hex[SHA256_HEX_SIZE])
 {
 	const char *lists[2][2] = { { "hot", p->hot }, { "cold", p->cold } };
 	struct sha256 c;
@@ -77,13 +77,22 @@ void list_digest(const struct policy *p, char hex[SHA256_HEX_SIZE])
 	sha256_final_hex(&c, hex);
 }
 
-void add_plugin_args(struct invocation *inv, const char *tu, int is_link)
+/*
+ * Load the plugin into the compile (or LTO link) inv->final describes:
+ * -fplugin=PATH and its arguments (the unit, the rules, the flags added
+ * and removed, the log directory, the hot and cold lists and their
+ * digest).  Nothing when the policy or the plugin setting turns it off;
+ * a compiler that cannot load it is said in inv->plugin_skipped, a
+ * missing plugin fails the compile (or, under failsafe, leaves it
+ * unchanged).
+ */
+void pluginargs_add(struct invocation *inv, const char *tu, int is_link)
 {
-	const char *plugin = setting(inv, SETTING_PLUGIN);
+	const char *plugin = invocation_setting(inv, SETTING_PLUGIN);
 	char *def = NULL;
 	struct strbuf sb = STRBUF_INIT;
 
-	if (!inv->policy.plugin || plugin_off(inv))
+	if (!inv->policy.plugin || invocation_plugin_off(inv))
 		return;
 	{
 		/* clang, or a GCC the plugin was not built for: the policy's
@@ -105,9 +114,9 @@ void add_plugin_args(struct invocation *inv, const char *tu, int is_link)
 		}
 	}
 	if (!plugin)
-		plugin = def = default_plugin(inv);
+		plugin = def = pluginargs_default_path(inv);
 	if (access(plugin, R_OK) < 0) {
-		if (!failsafe(inv))
+		if (!invocation_failsafe(inv))
 			die(PGOPT_EXIT_PLUGIN,
 			    "cannot load the plugin %s: %s (install pgoptcc completely, or set PGOPT_PLUGIN=off)",
 			    plugin, strerror(errno));
@@ -123,37 +132,37 @@ void add_plugin_args(struct invocation *inv, const char *tu, int is_link)
 		inv->plugin = xstrdup(realpath(plugin, real) ? real : plugin);
 		strvec_pushf(&inv->final, "-fplugin=%s", inv->plugin);
 	}
-	push_plugin_arg(&inv->final, "tu", tu ? tu : "");
+	pluginargs_push(&inv->final, "tu", tu ? tu : "");
 	for (size_t i = 0; i < inv->res.rules.nr; i++) {
 		if (i)
 			strbuf_addch(&sb, ',');
 		strbuf_addstr(&sb, inv->res.rules.v[i]);
 	}
-	push_plugin_arg(&inv->final, "rules", sb.buf);
+	pluginargs_push(&inv->final, "rules", sb.buf);
 	strbuf_reset(&sb);
 	for (size_t i = 0; i < inv->res.added.nr; i++)
 		strbuf_addf(&sb, "%s%s", i ? " " : "", inv->res.added.v[i]);
-	push_plugin_arg(&inv->final, "added", sb.buf);
+	pluginargs_push(&inv->final, "added", sb.buf);
 	strbuf_reset(&sb);
 	for (size_t i = 0; i < inv->res.removed.nr; i++)
 		strbuf_addf(&sb, "%s%s", i ? " " : "", inv->res.removed.v[i]);
-	push_plugin_arg(&inv->final, "removed", sb.buf);
-	if (setting(inv, SETTING_LOGDIR)) {
+	pluginargs_push(&inv->final, "removed", sb.buf);
+	if (invocation_setting(inv, SETTING_LOGDIR)) {
 		char real[PATH_MAX];
-		const char *d = setting(inv, SETTING_LOGDIR);
-		push_plugin_arg(&inv->final, "log", realpath(d, real) ? real : d);
+		const char *d = invocation_setting(inv, SETTING_LOGDIR);
+		pluginargs_push(&inv->final, "log", realpath(d, real) ? real : d);
 	}
 	if (inv->policy.hot)
-		push_plugin_arg(&inv->final, "hot", inv->policy.hot);
+		pluginargs_push(&inv->final, "hot", inv->policy.hot);
 	if (inv->policy.cold)
-		push_plugin_arg(&inv->final, "cold", inv->policy.cold);
+		pluginargs_push(&inv->final, "cold", inv->policy.cold);
 	if (inv->policy.hot || inv->policy.cold) {
 		char hex[SHA256_HEX_SIZE];
 		list_digest(&inv->policy, hex);
-		push_plugin_arg(&inv->final, "list-digest", hex);
+		pluginargs_push(&inv->final, "list-digest", hex);
 	}
 	if (error_verbose)
-		push_plugin_arg(&inv->final, "verbose", NULL);
+		pluginargs_push(&inv->final, "verbose", NULL);
 	(void)is_link;
 	strbuf_release(&sb);
 	free(def);
@@ -165,7 +174,7 @@ void add_plugin_args(struct invocation *inv, const char *tu, int is_link)
  * pgopt.so's version check ("cc1: error: pgopt: PATH was built for GCC
  * X but this is GCC Y; ...").
  */
-int plugin_failed_to_load(const char *err, const char *plugin)
+int pluginargs_load_failed(const char *err, const char *plugin)
 {
 	char *a = xasprintf("error: cannot load plugin %s", plugin);
 	char *b = xasprintf("error: pgopt: %s was built for GCC ", plugin);
