@@ -1,7 +1,7 @@
 /*
  * report.c - a gate result, the compile log and the two binaries
  * summarised for people (`pgbuild report`): a terminal summary, --json,
- * and --html (html.c); see report.h.
+ * and --html (html.c), from what load.c read; see report.h.
  *
  * Per-function changes come from the binaries themselves: function symbol
  * sizes (.symtab, else .dynsym: postgres exports its functions for
@@ -9,14 +9,10 @@
  * counts of `pgbuild inspect --json` where the plugin left records (a
  * baseline built without a policy has none, so its count shows as "-").
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "pgbuild/elf/elfrec.h"
 #include "pgbuild/explain/explain.h"
