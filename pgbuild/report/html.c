@@ -2,8 +2,7 @@
  * html.c - the HTML report: one file, inline CSS and SVG, no script and no
  * network (a Content-Security-Policy meta tag forbids any fetch); see html.h.
  *
- * Plots are drawn by a tiny SVG helper (struct plot): data ranges mapped to
- * a pixel box with margins, "nice" axis ticks, polylines, points, bands.
+ * Plots are drawn with the SVG helper of svg.h.
  */
 #include <math.h>
 #include <stdio.h>
@@ -130,7 +129,7 @@ static void plot_timeline(struct strbuf *o, const struct gate_workload *w)
 	p.x1 = xmax;
 	p.y0 = ymin;
 	p.y1 = ymax;
-	pad_range(&p.y0, &p.y1, 0.05);
+	plot_pad_range(&p.y0, &p.y1, 0.05);
 	if (p.y0 < 0)
 		p.y0 = 0;
 	plot_begin(&p, title, "second of the run", "tps", 1);
@@ -164,7 +163,7 @@ static void plot_runs(struct strbuf *o, const struct gate_workload *w)
 	p.x1 = (double)w->nr_runs + 0.5;
 	p.y0 = ymin;
 	p.y1 = ymax;
-	pad_range(&p.y0, &p.y1, 0.1);
+	plot_pad_range(&p.y0, &p.y1, 0.1);
 	plot_begin(&p, title, "run", "tps", 1);
 	for (size_t i = 0; i < w->nr_runs; i++) {
 		const struct gate_run *r = &w->runs[i];
@@ -219,7 +218,7 @@ static void plot_latency(struct strbuf *o, const struct gate_workload *w)
 	plot_begin(&p, title, "percentile", "latency ms (log scale)", 0);
 	for (int i = 0; i < 5; i++)
 		strbuf_addf(o, "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>",
-			    px(&p, i), p.h - p.mb + 14, names[i]);
+			    plot_x(&p, i), p.h - p.mb + 14, names[i]);
 	/* every run, faint */
 	for (size_t r = 0; r < w->nr_runs; r++) {
 		double y[5];
@@ -275,7 +274,7 @@ static void plot_ratios(struct strbuf *o, const struct gate *g, const struct gat
 	p.x1 = (double)pairs[n - 1] + 0.5;
 	p.y0 = lo;
 	p.y1 = hi;
-	pad_range(&p.y0, &p.y1, 0.1);
+	plot_pad_range(&p.y0, &p.y1, 0.1);
 	plot_begin(&p, title, "pair", "B/A", 1);
 	if (w->tps.ok) {
 		plot_band(&p, w->tps.lo, w->tps.hi, COLOR_B);

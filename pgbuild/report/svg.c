@@ -23,13 +23,13 @@ void html_escape(struct strbuf *out, const char *s)
 	}
 }
 
-double px(const struct plot *p, double x)
+double plot_x(const struct plot *p, double x)
 {
 	double span = p->x1 - p->x0;
 	return p->ml + (span > 0 ? (x - p->x0) / span : 0.5) * (p->w - p->ml - p->mr);
 }
 
-double py(const struct plot *p, double y)
+double plot_y(const struct plot *p, double y)
 {
 	double y0 = p->y0, y1 = p->y1, span;
 	if (p->logy) {
@@ -66,7 +66,7 @@ static void fmt_tick(char *buf, size_t n, double v, double step)
 }
 
 /* Widen [lo, hi] a little and make it non-empty. */
-void pad_range(double *lo, double *hi, double frac)
+void plot_pad_range(double *lo, double *hi, double frac)
 {
 	double span;
 	if (!isfinite(*lo) || !isfinite(*hi)) {
@@ -85,7 +85,7 @@ void pad_range(double *lo, double *hi, double frac)
 }
 
 void plot_begin(struct plot *p, const char *title, const char *xlabel, const char *ylabel,
-		       int xticks)
+		int xticks)
 {
 	struct strbuf *o = p->out;
 	double step = nice_step(p->y1 - p->y0);
@@ -107,7 +107,7 @@ void plot_begin(struct plot *p, const char *title, const char *xlabel, const cha
 				double v = mant[m] * pow(10, e), y;
 				if (v < p->y0 || v > p->y1)
 					continue;
-				y = py(p, v);
+				y = plot_y(p, v);
 				fmt_tick(buf, sizeof(buf), v, pow(10, e));
 				strbuf_addf(o, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>",
 					    p->ml, p->w - p->mr, y, y);
@@ -116,7 +116,7 @@ void plot_begin(struct plot *p, const char *title, const char *xlabel, const cha
 			}
 	} else {
 		for (double v = ceil(p->y0 / step) * step; v <= p->y1 + step * 1e-9; v += step) {
-			double y = py(p, v);
+			double y = plot_y(p, v);
 			fmt_tick(buf, sizeof(buf), v, step);
 			strbuf_addf(o, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>",
 				    p->ml, p->w - p->mr, y, y);
@@ -131,7 +131,7 @@ void plot_begin(struct plot *p, const char *title, const char *xlabel, const cha
 		for (double v = ceil(p->x0 / xs) * xs; v <= p->x1 + xs * 1e-9; v += xs) {
 			fmt_tick(buf, sizeof(buf), v, xs);
 			strbuf_addf(o, "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>",
-				    px(p, v), p->h - p->mb + 14, buf);
+				    plot_x(p, v), p->h - p->mb + 14, buf);
 		}
 	}
 	/* axes */
@@ -166,7 +166,7 @@ void plot_end(struct plot *p)
 }
 
 void plot_polyline(struct plot *p, const double *x, const double *y, size_t n,
-			  const char *color, double width, double opacity)
+		   const char *color, double width, double opacity)
 {
 	int any = 0;
 	if (n < 1)
@@ -176,7 +176,7 @@ void plot_polyline(struct plot *p, const double *x, const double *y, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		if (!isfinite(x[i]) || !isfinite(y[i]))
 			continue;
-		strbuf_addf(p->out, "%s%.1f,%.1f", any ? " " : "", px(p, x[i]), py(p, y[i]));
+		strbuf_addf(p->out, "%s%.1f,%.1f", any ? " " : "", plot_x(p, x[i]), plot_y(p, y[i]));
 		any = 1;
 	}
 	strbuf_addstr(p->out, "\"/>");
@@ -186,7 +186,7 @@ void plot_point(struct plot *p, double x, double y, const char *color, const cha
 {
 	if (!isfinite(x) || !isfinite(y))
 		return;
-	strbuf_addf(p->out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\">", px(p, x), py(p, y), color);
+	strbuf_addf(p->out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\">", plot_x(p, x), plot_y(p, y), color);
 	if (tip) {
 		strbuf_addstr(p->out, "<title>");
 		html_escape(p->out, tip);
@@ -203,11 +203,11 @@ void plot_hline(struct plot *p, double y, const char *cls, const char *label, in
 	if (!isfinite(y) || y < p->y0 || y > p->y1)
 		return;
 	strbuf_addf(p->out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"%s\"/>",
-		    p->ml, p->w - p->mr, py(p, y), py(p, y), cls);
+		    p->ml, p->w - p->mr, plot_y(p, y), plot_y(p, y), cls);
 	if (label) {
 		x = where == 0 ? p->w - p->mr - 2 : where == 1 ? p->ml + 4 : (p->ml + p->w - p->mr) / 2.0;
 		strbuf_addf(p->out, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"%s\">",
-			    x, py(p, y) - 3, anchor[where]);
+			    x, plot_y(p, y) - 3, anchor[where]);
 		html_escape(p->out, label);
 		strbuf_addstr(p->out, "</text>");
 	}
@@ -218,8 +218,8 @@ void plot_band(struct plot *p, double lo, double hi, const char *fill)
 	double a, b;
 	if (!isfinite(lo) || !isfinite(hi))
 		return;
-	a = py(p, hi < p->y1 ? hi : p->y1);
-	b = py(p, lo > p->y0 ? lo : p->y0);
+	a = plot_y(p, hi < p->y1 ? hi : p->y1);
+	b = plot_y(p, lo > p->y0 ? lo : p->y0);
 	strbuf_addf(p->out, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\" "
 		    "fill-opacity=\"0.25\"/>", p->ml, a, p->w - p->ml - p->mr, b - a, fill);
 }
