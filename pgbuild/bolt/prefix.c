@@ -8,12 +8,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "wrapper/common/copytree.h"
 #include "pgbuild/bolt/bolt.h"
 #include "pgbuild/pgbuild.h"
 
 int bolt_copy_prefix(const char *src, const char *dst, const char *binary)
 {
-	struct child_process cp = CHILD_PROCESS_INIT;
 	struct strbuf out = STRBUF_INIT, bin = STRBUF_INIT;
 	char *target = xasprintf("%s/bin/postgres", dst);
 	int rc = -1, code;
@@ -22,9 +22,7 @@ int bolt_copy_prefix(const char *src, const char *dst, const char *binary)
 		error("cannot remove %s: %s", dst, strerror(errno));
 		goto out;
 	}
-	strvec_pushl(&cp.args, "cp", "-a", src, dst, NULL);
-	cp.no_stdin = 1;
-	if ((code = capture_command(&cp, &out, 1)) != 0) {
+	if ((code = copytree_run(src, dst, COPYTREE_AS, &out)) != 0) {
 		error("cannot copy %s to %s (cp exit %d): %s", src, dst, code, out.buf);
 		goto out;
 	}
@@ -41,7 +39,6 @@ int bolt_copy_prefix(const char *src, const char *dst, const char *binary)
 	}
 	rc = 0;
 out:
-	child_process_clear(&cp);
 	strbuf_release(&out);
 	strbuf_release(&bin);
 	free(target);
