@@ -161,6 +161,7 @@ struct bench_env {
 	const char *pinning;            /* where client and server run (--cpus) */
 };
 
+/* The threads' counters merged after the run (bench_merge_results). */
 struct results {
 	struct histogram hist;
 	int64_t count, warm_count, commits, errors;
@@ -195,7 +196,7 @@ struct session {
 	struct bench_env env;           /* what the JSON knows so far */
 	int stalled;                    /* a client got no answer in time */
 	char pinning[200];              /* what --cpus did, for env.pinning */
-	int exit_code;
+	int exit_code;                  /* bench_run's result */
 };
 
 /* ---------------- client.c ---------------- */
@@ -238,15 +239,18 @@ void bench_json_fail(const struct bench_opts *o, int nthreads, const struct benc
 		     int exit_code);
 /* The threads' counters into R (the timed run measured, never taken from -T). */
 void bench_merge_results(struct run *run, struct results *R);
+/* The --json document of a completed run into out. */
 void bench_write_json(struct strbuf *out, struct run *run, struct results *R,
 		      const struct bench_checks *cs, int valid, int exit_code,
 		      const struct bench_env *env, PGconn *conn);
+/* The summary on stdout. */
 void bench_print_summary(struct run *run, struct results *R, const struct bench_checks *cs,
 			 int valid, const char *server_version, const char *cpu_why,
 			 const char *pinning);
 
 /* ---------------- environment.c ---------------- */
 
+/* The CPU model of /proc/cpuinfo ("unknown"), malloced. */
 char *bench_cpu_model(void);
 /* One value of a one-row query, malloced; NULL on error or NULL. */
 char *bench_query_text(PGconn *conn, const char *sql);
