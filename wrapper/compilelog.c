@@ -1,8 +1,10 @@
 /*
- * compilelog.c - atomic appends to compile.jsonl; see compilelog.h.
+ * compilelog.c - atomic appends to compile.jsonl, the record of one
+ * invocation and the output guard; see compilelog.h.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -12,6 +14,8 @@
 #include <unistd.h>
 
 #include "wrapper/compilelog.h"
+#include "wrapper/invocation.h"
+#include "wrapper/common/json.h"
 #include "wrapper/common/safefs.h"
 #include "wrapper/common/xalloc.h"
 
@@ -137,4 +141,187 @@ void compilelog_timestamp(struct strbuf *out)
 	gmtime_r(&tv.tv_sec, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
 	strbuf_addf(out, "%s.%06ldZ", buf, (long)tv.tv_usec);
+}
+
+void compilelog_key_strvec(struct json_writer *jw, const char *key, const struct strvec *sv)
+{
+	json_key(jw, key);
+	json_strvec(jw, sv);
+}
+
+/*
+ * The output file gcc writes, when it is known: -o, else gcc's default
+ * (SOURCE.o / SOURCE.s for -c / -S of one source, a.out for a link).
+ * NULL for queries, preprocessing and dependency-only runs to stdout, and
+ * several sources compiled at once.  Passthrough records get it too.
+ */
+char *compilelog_output(const struct invocation *inv)
+{
+	const struct classification *c = &inv->cls;
+	const char *src, *base, *dot;
+
+	if (c->reason == REASON_QUERY || c->reason == REASON_TOO_HARD ||
+	    c->reason == REASON_NO_INPUT)
+		return NULL;
+	if (c->output)
+		return xstrdup(c->output);
+	if (c->reason == REASON_PREPROCESS || c->reason == REASON_DEPENDENCY_ONLY)
+		return NULL;
+	if (!c->mode_c && !c->mode_S)
+		return xstrdup("a.out");
+	if (c->n_sources != 1 || !c->source)
+		return NULL;
+	src = c->source;
+	base = strrchr(src, '/');
+	base = base ? base + 1 : src;
+	dot = strrchr(base, '.');
+	return xasprintf("%.*s.%s", (int)(dot ? dot - base : (long)strlen(base)), base,
+			 inv->cls.mode_S ? "s" : "o");
+}
+
+/* Append this invocation's record; 0, or -1 with errno set when it
+ * could not be written. */
+int compilelog_write_record(struct invocation *inv, struct compilelog *log, int code,
+			    double ms)
+{
+	struct strbuf rec = STRBUF_INIT;
+	struct json_writer jw;
+	int changed = inv->have_policy && inv->res.changed;
+	char *out = NULL;
+	struct stat st;
+	int r, e;
+
+	json_writer_init(&jw, &rec);
+	json_object_begin(&jw);
+	json_key(&jw, "time");
+	{
+		struct strbuf ts = STRBUF_INIT;
+		compilelog_timestamp(&ts);
+		json_string(&jw, ts.buf);
+		strbuf_release(&ts);
+	}
+	json_key(&jw, "pid"); json_int(&jw, getpid());
+	json_key(&jw, "cwd"); json_string(&jw, inv->cwd);
+	json_key(&jw, "kind"); json_string(&jw, classify_kind_name(inv->cls.kind));
+	json_key(&jw, "reason"); json_string(&jw, classify_reason_name(inv->cls.reason));
+	json_key(&jw, "tu"); json_string(&jw, inv->tu);
+	json_key(&jw, "policy"); json_string(&jw, inv->have_policy ? inv->policy.path : NULL);
+	json_key(&jw, "changed"); json_bool(&jw, changed);
+	if (inv->have_policy) {
+		compilelog_key_strvec(&jw, "rules", &inv->res.rules);
+		compilelog_key_strvec(&jw, "added", &inv->res.added);
+		compilelog_key_strvec(&jw, "removed", &inv->res.removed);
+	} else {
+		struct strvec none = STRVEC_INIT;
+		compilelog_key_strvec(&jw, "rules", &none);
+		compilelog_key_strvec(&jw, "added", &none);
+		compilelog_key_strvec(&jw, "removed", &none);
+	}
+	json_key(&jw, "compiler"); json_string(&jw, inv->compiler);
+	compilelog_key_strvec(&jw, "prefix", &inv->prefix);
+	compilelog_key_strvec(&jw, "argv_in", &inv->orig);
+	compilelog_key_strvec(&jw, "argv_out", changed ? &inv->final : &inv->orig);
+	json_key(&jw, "exit"); json_int(&jw, code);
+	json_key(&jw, "ms");
+	{
+		char num[32];
+		snprintf(num, sizeof(num), "%.3f", ms);
+		json_raw(&jw, num);
+	}
+	out = compilelog_output(inv);
+	if (out) {
+		json_key(&jw, "output"); json_string(&jw, out);
+		json_key(&jw, "output_size");
+		if (code == 0 && stat(out, &st) == 0)
+			json_int(&jw, st.st_size);
+		else
+			json_null(&jw);
+	}
+	if (inv->failsafe_error) {
+		json_key(&jw, "failsafe"); json_string(&jw, inv->failsafe_error);
+	}
+	/* the caller's widening of the policy: said in every record */
+	if (inv->unchecked) {
+		struct strvec none = STRVEC_INIT;
+		compilelog_key_strvec(&jw, "unchecked_flags", inv->have_policy ? &inv->res.unchecked : &none);
+	}
+	if (invocation_setting(inv, SETTING_PROFILE)) {
+		json_key(&jw, "profile"); json_string(&jw, invocation_setting(inv, SETTING_PROFILE));
+	}
+	/* the plugin: its path when loaded, why not when it could not be */
+	if (changed && (inv->plugin || inv->plugin_skipped)) {
+		json_key(&jw, "plugin");
+		json_string(&jw, inv->plugin ? inv->plugin : inv->plugin_skipped);
+	}
+	/* where the settings came from: the pgoptcc.conf in force, and the
+	 * layer of every setting that is not at its default */
+	json_key(&jw, "config"); json_string(&jw, inv->set.conf);
+	if (inv->conf_ignored) {
+		json_key(&jw, "config_ignored"); json_string(&jw, inv->conf_ignored);
+	}
+	json_key(&jw, "origins");
+	json_object_begin(&jw);
+	for (int id = 0; id < SETTING_NR; id++) {
+		if (inv->set.origin[id] == SETTING_FROM_DEFAULT)
+			continue;
+		json_key(&jw, settings_table[id].key);
+		json_string(&jw, settings_origin_name(inv->set.origin[id]));
+	}
+	json_object_end(&jw);
+	json_object_end(&jw);
+	r = compilelog_append(log, &rec);
+	e = errno;
+	free(out);
+	strbuf_release(&rec);
+	errno = e;
+	return r;
+}
+
+void compilelog_guard_begin(const struct invocation *inv, struct compilelog_guard *g)
+{
+	const char *slash;
+	char *dir;
+
+	memset(g, 0, sizeof(*g));
+	g->dirfd = -1;
+	g->path = compilelog_output(inv);
+	if (!g->path)
+		return;
+	slash = strrchr(g->path, '/');
+	dir = slash ? xstrndup(g->path, slash == g->path ? 1 : (size_t)(slash - g->path))
+		    : xstrdup(".");
+	g->base = xstrdup(slash ? slash + 1 : g->path);
+	g->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (g->dirfd >= 0 && *g->base)
+		g->existed = fstatat(g->dirfd, g->base, &g->before, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+static int same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* Remove the output if this compile made it: 1 removed, 0 nothing to
+ * remove, -1 with errno when it could not be removed. */
+int compilelog_guard_remove(struct compilelog_guard *g)
+{
+	struct stat st;
+	if (g->dirfd < 0 || !g->base || !*g->base ||
+	    fstatat(g->dirfd, g->base, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (g->existed && st.st_ino == g->before.st_ino && st.st_dev == g->before.st_dev &&
+	    same_time(&st.st_mtim, &g->before.st_mtim) && same_time(&st.st_ctim, &g->before.st_ctim))
+		return 0; /* not this compile's */
+	return unlinkat(g->dirfd, g->base, 0) < 0 ? -1 : 1;
+}
+
+void compilelog_guard_end(struct compilelog_guard *g)
+{
+	if (g->dirfd >= 0)
+		close(g->dirfd);
+	free(g->path);
+	free(g->base);
+	memset(g, 0, sizeof(*g));
+	g->dirfd = -1;
 }

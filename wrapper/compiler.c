@@ -1,11 +1,17 @@
 /*
- * compiler.c - identify the real compiler for the plugin; see compiler.h.
+ * compiler.c - find the real compiler and identify it for the plugin; see
+ * compiler.h.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "wrapper/compiler.h"
+#include "wrapper/invocation.h"
+#include "wrapper/common/error.h"
+#include "wrapper/common/exitcodes.h"
 #include "wrapper/common/run-command.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/xalloc.h"
@@ -86,4 +92,121 @@ void compiler_id_release(struct compiler_id *id)
 	free(id->version);
 	free(id->banner);
 	memset(id, 0, sizeof(*id));
+}
+
+/* What inv's real compiler is, asked once with the environment the
+ * compile itself will have. */
+const struct compiler_id *compiler_id(struct invocation *inv)
+{
+	if (!inv->ccid.known) {
+		struct strvec env = STRVEC_INIT;
+		strvec_push(&env, "PGOPT_RECURSION=1");
+		if (inv->child_path.len)
+			strvec_pushf(&env, "PATH=%s", inv->child_path.buf);
+		compiler_identify(inv->compiler, &env, &inv->ccid);
+		strvec_clear(&env);
+	}
+	return &inv->ccid;
+}
+
+int compiler_same_file(const char *path, const char *self)
+{
+	char real[PATH_MAX];
+	return realpath(path, real) && !strcmp(real, self);
+}
+
+/*
+ * Find the real compiler called name: a path is taken as it is; a bare
+ * name is looked up on PATH, skipping every candidate that resolves to
+ * pgoptcc itself.  Exits on failure.
+ *
+ * Masquerading (called as "gcc" through a link to pgoptcc), the search
+ * starts after the first PATH entry where name is pgoptcc, as distcc does:
+ * the directories before it (Debian's /usr/lib/ccache, say) have already
+ * run and called us.  *child_path then gets the rest of PATH without the
+ * entries where name is pgoptcc, for the compiler's environment: a ccache
+ * found there must not find pgoptcc again.  When no PATH entry is
+ * pgoptcc (called by a path that is not on PATH) the whole PATH is
+ * searched and *child_path stays empty: PATH is left alone.
+ */
+char *compiler_find(const char *name, const char *self, int masquerade,
+		    struct strbuf *child_path)
+{
+	const char *path = getenv("PATH");
+	struct strbuf sb = STRBUF_INIT;
+	char *found = NULL, *first_found = NULL;
+	int saw_self = 0, n_kept = 0;
+
+	if (strchr(name, '/')) {
+		if (compiler_same_file(name, self))
+			die(PGOPT_EXIT_RECURSION,
+			    "the real compiler %s is pgoptcc itself: set PGOPT_CC to the real compiler",
+			    name);
+		if (access(name, X_OK) < 0)
+			die(PGOPT_EXIT_NO_CC, "cannot run the real compiler %s: %s", name,
+			    strerror(errno));
+		return xstrdup(name);
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path;; ) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		int exe, is_self;
+		strbuf_reset(&sb);
+		strbuf_add(&sb, n ? p : ".", n ? n : 1);
+		strbuf_addf(&sb, "/%s", name);
+		exe = is_executable(sb.buf);
+		is_self = exe && compiler_same_file(sb.buf, self);
+		if (is_self) {
+			saw_self = 1;
+		} else {
+			/* any PATH entry, for the case where we are on none */
+			if (exe && !first_found)
+				first_found = xstrdup(sb.buf);
+			/* in masquerade, only entries after our own */
+			if (masquerade && saw_self) {
+				if (exe && !found)
+					found = xstrdup(sb.buf);
+				if (n_kept++)
+					strbuf_addch(child_path, ':');
+				strbuf_add(child_path, p, n);
+			}
+		}
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	strbuf_release(&sb);
+	if (!masquerade || !saw_self) {
+		found = first_found;
+		first_found = NULL;
+		strbuf_reset(child_path);
+	}
+	free(first_found);
+	if (found)
+		return found;
+	if (saw_self)
+		die(PGOPT_EXIT_RECURSION,
+		    "every \"%s\" on PATH is pgoptcc itself: put the real compiler on PATH or set PGOPT_CC",
+		    name);
+	die(PGOPT_EXIT_NO_CC, "cannot find the real compiler \"%s\" on PATH (set PGOPT_CC)", name);
+}
+
+/* Is argv[1] of "pgoptcc gcc-12 ..." a compiler rather than an input? */
+int compiler_looks_like(const char *arg)
+{
+	char *found;
+	const char *base = strrchr(arg, '/');
+	const char *dot;
+	base = base ? base + 1 : arg;
+	if (arg[0] == '-' || arg[0] == '@')
+		return 0;
+	dot = strrchr(base, '.');
+	/* "gcc-12", "x86_64-linux-gnu-gcc", "clang-14": no input-file suffix */
+	if (dot && (strlen(dot) <= 4 && strspn(dot + 1, "0123456789") != strlen(dot + 1)))
+		return 0;
+	found = locate_in_path(arg);
+	free(found);
+	return found != NULL;
 }

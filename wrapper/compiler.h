@@ -1,5 +1,6 @@
 /*
- * compiler.h - what the real compiler is, as far as pgopt.so cares.
+ * compiler.h - the real compiler: where it is (a path, or PATH searched
+ * past pgoptcc itself), and what it is, as far as pgopt.so cares.
  *
  * A GCC plugin loads only into the GCC it was built against (the same
  * version and configuration; GCC's plugin_default_version_check).  clang
@@ -17,6 +18,7 @@
 #ifndef PGOPT_COMPILER_H
 #define PGOPT_COMPILER_H
 
+#include "wrapper/common/strbuf.h"
 #include "wrapper/common/strvec.h"
 
 struct compiler_id {
@@ -47,5 +49,34 @@ void compiler_identify(const char *path, const struct strvec *env, struct compil
 char *compiler_plugin_refusal(const struct compiler_id *id, const char *path, int explicit_plugin);
 
 void compiler_id_release(struct compiler_id *id);
+
+struct invocation;
+
+/* What inv's real compiler is, asked once with the environment the
+ * compile itself will have. */
+const struct compiler_id *compiler_id(struct invocation *inv);
+
+/* Does path resolve to self (the realpath of this executable)? */
+int compiler_same_file(const char *path, const char *self);
+
+/*
+ * Find the real compiler called name: a path is taken as it is; a bare
+ * name is looked up on PATH, skipping every candidate that resolves to
+ * pgoptcc itself.  Exits on failure.
+ *
+ * Masquerading (called as "gcc" through a link to pgoptcc), the search
+ * starts after the first PATH entry where name is pgoptcc, as distcc does:
+ * the directories before it (Debian's /usr/lib/ccache, say) have already
+ * run and called us.  *child_path then gets the rest of PATH without the
+ * entries where name is pgoptcc, for the compiler's environment: a ccache
+ * found there must not find pgoptcc again.  When no PATH entry is
+ * pgoptcc (called by a path that is not on PATH) the whole PATH is
+ * searched and *child_path stays empty: PATH is left alone.
+ */
+char *compiler_find(const char *name, const char *self, int masquerade,
+		    struct strbuf *child_path);
+
+/* Is argv[1] of "pgoptcc gcc-12 ..." a compiler rather than an input? */
+int compiler_looks_like(const char *arg);
 
 #endif

@@ -20,6 +20,11 @@
  *      run again with the caller's argv unchanged);
  *   6. appends one JSON record to LOGDIR/compile.jsonl.
  *
+ * Its parts: the real compiler (step 1) is found in compiler.c, the
+ * plugin's arguments (4) are pluginargs.c's, the record (6) compilelog.c's,
+ * what the invocation knows is struct invocation (invocation.h); this
+ * file has main and the flow.
+ *
  * It prints nothing of its own unless PGOPT_VERBOSE=1 (autoconf treats any
  * stderr output as a failed probe).  Its own errors are one line,
  * "pgoptcc: error: ...", with an exit code from exitcodes.h (100-119).
@@ -32,17 +37,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/time.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "wrapper/classify.h"
 #include "wrapper/common/clock.h"
 #include "wrapper/common/fdio.h"
-#include "wrapper/common/installdirs.h"
 #include "wrapper/compilelog.h"
 #include "wrapper/compiler.h"
+#include "wrapper/invocation.h"
+#include "wrapper/pluginargs.h"
 #include "wrapper/common/error.h"
 #include "wrapper/common/exitcodes.h"
 #include "wrapper/common/json.h"
@@ -50,50 +53,11 @@
 #include "wrapper/common/respfile.h"
 #include "wrapper/common/run-command.h"
 #include "wrapper/settings.h"
-#include "wrapper/common/sha256.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/strvec.h"
 #include "wrapper/common/suggest.h"
 #include "wrapper/tu.h"
 #include "wrapper/common/xalloc.h"
-
-/* Everything one invocation knows; filled step by step by main(). */
-struct invocation {
-	char self[PATH_MAX];        /* realpath of this executable */
-	char *compiler;             /* path of the real compiler */
-	struct strvec prefix;       /* the prefix setting's words, resolved */
-	struct strvec orig;         /* the caller's arguments (no argv[0]) */
-	struct strvec expanded;     /* orig with @files expanded */
-	struct strvec cls_argv;     /* "cc" + expanded: what cls points into */
-	struct strvec final;        /* what the compiler gets (no argv[0]) */
-	struct classification cls;  /* what the command line is */
-	char *tu;                   /* translation unit name, or NULL */
-	struct policy policy;       /* loaded policy */
-	int have_policy;            /* a policy is in force */
-	struct policy_result res;   /* what the policy did */
-	const char *failsafe_error; /* error ignored by failsafe = passthrough, or NULL */
-	char *plugin;               /* the -fplugin= path added, or NULL */
-	char *plugin_skipped;       /* "skipped: why" when the compiler cannot
-				     * load the plugin, or NULL */
-	struct compiler_id ccid;    /* what the real compiler is (asked once,
-				     * only when it matters) */
-	struct strbuf child_path;   /* PATH for the compiler, or empty: keep ours */
-	char cwd[PATH_MAX];         /* working directory */
-	struct settings_layer env_layer; /* settings in the environment */
-	struct settings_layer cc_layer;  /* --pgopt-KEY=VALUE options (in CC) */
-	struct settings_layer conf_layer; /* the nearest pgoptcc.conf's */
-	struct settings set;        /* the settings in force, resolved */
-	char *conf_ignored;         /* a pgoptcc.conf that cannot be trusted
-				     * and makes no difference, or NULL */
-	struct policy_profile profile; /* the profile setting, parsed */
-	int unchecked;              /* the caller set unchecked-flags = 1 */
-};
-
-/* The resolved value of a setting, or NULL for its default. */
-static const char *setting(const struct invocation *inv, enum setting_id id)
-{
-	return inv->set.value[id];
-}
 
 /* Where a setting came from, for messages: "PGOPT_PREFIX",
  * "/b/pgoptcc.conf:3", "--pgopt-prefix" or "default" (malloced). */
@@ -139,37 +103,6 @@ static void check_env(void)
 	}
 }
 
-static int failsafe(const struct invocation *inv)
-{
-	const char *v = setting(inv, SETTING_FAILSAFE);
-	return v && !strcmp(v, "passthrough");
-}
-
-/* The plugin's default place: LIBDIR/pgoptcc/pgopt.so, found from the
- * executable (installdirs.h). */
-static char *default_plugin(const struct invocation *inv)
-{
-	char *dir = installdir_find(inv->self, INSTALLDIR_PKGLIB);
-	char *p = xasprintf("%s/pgopt.so", dir);
-	free(dir);
-	return p;
-}
-
-/* What the real compiler is (compiler.h), asked with the environment the
- * compile itself will have. */
-static const struct compiler_id *compiler_id(struct invocation *inv)
-{
-	if (!inv->ccid.known) {
-		struct strvec env = STRVEC_INIT;
-		strvec_push(&env, "PGOPT_RECURSION=1");
-		if (inv->child_path.len)
-			strvec_pushf(&env, "PATH=%s", inv->child_path.buf);
-		compiler_identify(inv->compiler, &env, &inv->ccid);
-		strvec_clear(&env);
-	}
-	return &inv->ccid;
-}
-
 /* Remove every flag equal to f from sv. */
 static void drop_flag(struct strvec *sv, const char *f)
 {
@@ -177,258 +110,15 @@ static void drop_flag(struct strvec *sv, const char *f)
 		strvec_remove(sv, (size_t)i);
 }
 
-/* The plugin setting says "off". */
-static int plugin_off(const struct invocation *inv)
-{
-	const char *p = setting(inv, SETTING_PLUGIN);
-	return p && !strcmp(p, "off");
-}
-
-static int same_file(const char *path, const char *self)
-{
-	char real[PATH_MAX];
-	return realpath(path, real) && !strcmp(real, self);
-}
-
-/* Is path an executable regular file? */
-/*
- * Find the real compiler called name: a path is taken as it is; a bare
- * name is looked up on PATH, skipping every candidate that resolves to
- * pgoptcc itself.  Exits on failure.
- *
- * Masquerading (called as "gcc" through a link to pgoptcc), the search
- * starts after the first PATH entry where name is pgoptcc, as distcc does:
- * the directories before it (Debian's /usr/lib/ccache, say) have already
- * run and called us.  *child_path then gets the rest of PATH without the
- * entries where name is pgoptcc, for the compiler's environment: a ccache
- * found there must not find pgoptcc again.  When no PATH entry is
- * pgoptcc (called by a path that is not on PATH) the whole PATH is
- * searched and *child_path stays empty: PATH is left alone.
- */
-static char *find_compiler(const char *name, const char *self, int masquerade,
-			   struct strbuf *child_path)
-{
-	const char *path = getenv("PATH");
-	struct strbuf sb = STRBUF_INIT;
-	char *found = NULL, *first_found = NULL;
-	int saw_self = 0, n_kept = 0;
-
-	if (strchr(name, '/')) {
-		if (same_file(name, self))
-			die(PGOPT_EXIT_RECURSION,
-			    "the real compiler %s is pgoptcc itself: set PGOPT_CC to the real compiler",
-			    name);
-		if (access(name, X_OK) < 0)
-			die(PGOPT_EXIT_NO_CC, "cannot run the real compiler %s: %s", name,
-			    strerror(errno));
-		return xstrdup(name);
-	}
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (const char *p = path;; ) {
-		const char *e = strchr(p, ':');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		int exe, is_self;
-		strbuf_reset(&sb);
-		strbuf_add(&sb, n ? p : ".", n ? n : 1);
-		strbuf_addf(&sb, "/%s", name);
-		exe = is_executable(sb.buf);
-		is_self = exe && same_file(sb.buf, self);
-		if (is_self) {
-			saw_self = 1;
-		} else {
-			/* any PATH entry, for the case where we are on none */
-			if (exe && !first_found)
-				first_found = xstrdup(sb.buf);
-			/* in masquerade, only entries after our own */
-			if (masquerade && saw_self) {
-				if (exe && !found)
-					found = xstrdup(sb.buf);
-				if (n_kept++)
-					strbuf_addch(child_path, ':');
-				strbuf_add(child_path, p, n);
-			}
-		}
-		if (!e)
-			break;
-		p = e + 1;
-	}
-	strbuf_release(&sb);
-	if (!masquerade || !saw_self) {
-		found = first_found;
-		first_found = NULL;
-		strbuf_reset(child_path);
-	}
-	free(first_found);
-	if (found)
-		return found;
-	if (saw_self)
-		die(PGOPT_EXIT_RECURSION,
-		    "every \"%s\" on PATH is pgoptcc itself: put the real compiler on PATH or set PGOPT_CC",
-		    name);
-	die(PGOPT_EXIT_NO_CC, "cannot find the real compiler \"%s\" on PATH (set PGOPT_CC)", name);
-}
-
-/* Is argv[1] of "pgoptcc gcc-12 ..." a compiler rather than an input? */
-static int looks_like_compiler(const char *arg)
-{
-	char *found;
-	const char *base = strrchr(arg, '/');
-	const char *dot;
-	base = base ? base + 1 : arg;
-	if (arg[0] == '-' || arg[0] == '@')
-		return 0;
-	dot = strrchr(base, '.');
-	/* "gcc-12", "x86_64-linux-gnu-gcc", "clang-14": no input-file suffix */
-	if (dot && (strlen(dot) <= 4 && strspn(dot + 1, "0123456789") != strlen(dot + 1)))
-		return 0;
-	found = locate_in_path(arg);
-	free(found);
-	return found != NULL;
-}
-
-/*
- * Pass KEY=VALUE to the plugin.  GCC's option parser drops one character
- * for every '=' after the first in -fplugin-arg-NAME-KEY=VALUE, so '=' and
- * '%' in values are percent-encoded; the plugin decodes them.
- */
-static void push_plugin_arg(struct strvec *args, const char *key, const char *value)
-{
-	struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "-fplugin-arg-pgopt-%s", key);
-	if (value) {
-		strbuf_addch(&sb, '=');
-		for (const char *p = value; *p; p++) {
-			if (*p == '=' || *p == '%')
-				strbuf_addf(&sb, "%%%02X", (unsigned char)*p);
-			else
-				strbuf_addch(&sb, *p);
-		}
-	}
-	strvec_push_nodup(args, strbuf_detach(&sb, NULL));
-}
-
-/*
- * The digest of the hot and cold lists' contents as read now.  The lists
- * are named by path on the command line; the digest puts their contents
- * there too, so ccache and pgbuild's incremental rebuild (which compare
- * command lines) see an edited list.  A list that cannot be read is
- * digested as such (the plugin then fails the compile, naming it).
- */
-static void list_digest(const struct policy *p, char hex[SHA256_HEX_SIZE])
-{
-	const char *lists[2][2] = { { "hot", p->hot }, { "cold", p->cold } };
-	struct sha256 c;
-	sha256_init(&c);
-	for (int i = 0; i < 2; i++) {
-		struct strbuf sb = STRBUF_INIT, text = STRBUF_INIT;
-		if (!lists[i][1])
-			continue;
-		struct strbuf why = STRBUF_INIT;
-		if (policy_read_list(lists[i][1], &text, &why) < 0)
-			strbuf_addf(&sb, "%s unreadable: %s\n", lists[i][0], why.buf);
-		else
-			strbuf_addf(&sb, "%s %zu\n", lists[i][0], text.len);
-		sha256_update(&c, sb.buf, sb.len);
-		sha256_update(&c, text.buf, text.len);
-		strbuf_release(&sb);
-		strbuf_release(&text);
-		strbuf_release(&why);
-	}
-	sha256_final_hex(&c, hex);
-}
-
-static void add_plugin_args(struct invocation *inv, const char *tu, int is_link)
-{
-	const char *plugin = setting(inv, SETTING_PLUGIN);
-	char *def = NULL;
-	struct strbuf sb = STRBUF_INIT;
-
-	if (!inv->policy.plugin || plugin_off(inv))
-		return;
-	{
-		/* clang, or a GCC the plugin was not built for: the policy's
-		 * flags apply, the record is skipped, and what needs the
-		 * plugin (hot/cold lists) is refused */
-		int explicit_plugin = plugin != NULL;
-		char *why = compiler_plugin_refusal(compiler_id(inv), inv->compiler, explicit_plugin);
-		if (why) {
-			if (inv->res.lists)
-				die(PGOPT_EXIT_PLUGIN,
-				    "%s:%d: the %s list needs the plugin pgopt.so, which cannot run here: %s",
-				    inv->policy.path,
-				    inv->policy.hot ? inv->policy.hot_line : inv->policy.cold_line,
-				    inv->policy.hot ? "hot" : "cold", why);
-			verbose("not loading the plugin: %s", why);
-			inv->plugin_skipped = xasprintf("skipped: %s", why);
-			free(why);
-			return;
-		}
-	}
-	if (!plugin)
-		plugin = def = default_plugin(inv);
-	if (access(plugin, R_OK) < 0) {
-		if (!failsafe(inv))
-			die(PGOPT_EXIT_PLUGIN,
-			    "cannot load the plugin %s: %s (install pgoptcc completely, or set PGOPT_PLUGIN=off)",
-			    plugin, strerror(errno));
-		/* build on unchanged, as the README promises: no policy
-		 * without the record that proves what it did */
-		inv->failsafe_error = "plugin missing";
-		inv->res.changed = 0;
-		free(def);
-		return;
-	}
-	{
-		char real[PATH_MAX];
-		inv->plugin = xstrdup(realpath(plugin, real) ? real : plugin);
-		strvec_pushf(&inv->final, "-fplugin=%s", inv->plugin);
-	}
-	push_plugin_arg(&inv->final, "tu", tu ? tu : "");
-	for (size_t i = 0; i < inv->res.rules.nr; i++) {
-		if (i)
-			strbuf_addch(&sb, ',');
-		strbuf_addstr(&sb, inv->res.rules.v[i]);
-	}
-	push_plugin_arg(&inv->final, "rules", sb.buf);
-	strbuf_reset(&sb);
-	for (size_t i = 0; i < inv->res.added.nr; i++)
-		strbuf_addf(&sb, "%s%s", i ? " " : "", inv->res.added.v[i]);
-	push_plugin_arg(&inv->final, "added", sb.buf);
-	strbuf_reset(&sb);
-	for (size_t i = 0; i < inv->res.removed.nr; i++)
-		strbuf_addf(&sb, "%s%s", i ? " " : "", inv->res.removed.v[i]);
-	push_plugin_arg(&inv->final, "removed", sb.buf);
-	if (setting(inv, SETTING_LOGDIR)) {
-		char real[PATH_MAX];
-		const char *d = setting(inv, SETTING_LOGDIR);
-		push_plugin_arg(&inv->final, "log", realpath(d, real) ? real : d);
-	}
-	if (inv->policy.hot)
-		push_plugin_arg(&inv->final, "hot", inv->policy.hot);
-	if (inv->policy.cold)
-		push_plugin_arg(&inv->final, "cold", inv->policy.cold);
-	if (inv->policy.hot || inv->policy.cold) {
-		char hex[SHA256_HEX_SIZE];
-		list_digest(&inv->policy, hex);
-		push_plugin_arg(&inv->final, "list-digest", hex);
-	}
-	if (error_verbose)
-		push_plugin_arg(&inv->final, "verbose", NULL);
-	(void)is_link;
-	strbuf_release(&sb);
-	free(def);
-}
-
 /* Load the policy the settings name; 0 when none is in force. */
 static int load_policy(struct invocation *inv)
 {
-	const char *path = setting(inv, SETTING_POLICY);
+	const char *path = invocation_setting(inv, SETTING_POLICY);
 	struct strbuf err = STRBUF_INIT;
 	if (!path || !strcmp(path, "none"))
 		return 0;
 	if (policy_load(&inv->policy, path, inv->unchecked ? POLICY_UNCHECKED : 0, &err) < 0) {
-		if (!failsafe(inv))
+		if (!invocation_failsafe(inv))
 			die(PGOPT_EXIT_POLICY, "%s", err.buf);
 		verbose("ignoring the policy (failsafe = passthrough): %s", err.buf);
 		inv->failsafe_error = "policy invalid";
@@ -443,7 +133,7 @@ static int load_policy(struct invocation *inv)
 /* Apply the policy to a compile or link; fills inv->final. */
 static void apply_policy(struct invocation *inv)
 {
-	const char *root = setting(inv, SETTING_ROOT);
+	const char *root = invocation_setting(inv, SETTING_ROOT);
 	int is_link = inv->cls.kind == KIND_LINK;
 
 	strvec_pushv(&inv->final, (const char *const *)inv->expanded.v);
@@ -457,7 +147,7 @@ static void apply_policy(struct invocation *inv)
 	/* the caller's profile mode (pgbuild pgo) on top of the policy */
 	policy_profile_apply(&inv->profile, is_link ? NULL : inv->tu, &inv->final, &inv->res);
 	/* lists alone change nothing when the plugin is switched off */
-	if (inv->res.lists && !inv->res.added.nr && !inv->res.removed.nr && plugin_off(inv))
+	if (inv->res.lists && !inv->res.added.nr && !inv->res.removed.nr && invocation_plugin_off(inv))
 		inv->res.changed = 0;
 	if (!inv->res.changed)
 		return;
@@ -481,216 +171,11 @@ static void apply_policy(struct invocation *inv)
 	/* the plugin runs in every changed compile, and in the LTO link where
 	 * the cross-file inlining happens */
 	if (!is_link || inv->policy.lto != LTO_OFF)
-		add_plugin_args(inv, inv->tu, is_link);
+		pluginargs_add(inv, inv->tu, is_link);
 }
 
-static void key_strvec(struct json_writer *jw, const char *key, const struct strvec *sv)
-{
-	json_key(jw, key);
-	json_strvec(jw, sv);
-}
-
-/*
- * The output file gcc writes, when it is known: -o, else gcc's default
- * (SOURCE.o / SOURCE.s for -c / -S of one source, a.out for a link).
- * NULL for queries, preprocessing and dependency-only runs to stdout, and
- * several sources compiled at once.  Passthrough records get it too.
- */
-static char *known_output(const struct invocation *inv)
-{
-	const struct classification *c = &inv->cls;
-	const char *src, *base, *dot;
-
-	if (c->reason == REASON_QUERY || c->reason == REASON_TOO_HARD ||
-	    c->reason == REASON_NO_INPUT)
-		return NULL;
-	if (c->output)
-		return xstrdup(c->output);
-	if (c->reason == REASON_PREPROCESS || c->reason == REASON_DEPENDENCY_ONLY)
-		return NULL;
-	if (!c->mode_c && !c->mode_S)
-		return xstrdup("a.out");
-	if (c->n_sources != 1 || !c->source)
-		return NULL;
-	src = c->source;
-	base = strrchr(src, '/');
-	base = base ? base + 1 : src;
-	dot = strrchr(base, '.');
-	return xasprintf("%.*s.%s", (int)(dot ? dot - base : (long)strlen(base)), base,
-			 inv->cls.mode_S ? "s" : "o");
-}
-
-/* Append this invocation's record; 0, or -1 with errno set when it
- * could not be written. */
-static int write_record(struct invocation *inv, struct compilelog *log, int code,
-			double ms)
-{
-	struct strbuf rec = STRBUF_INIT;
-	struct json_writer jw;
-	int changed = inv->have_policy && inv->res.changed;
-	char *out = NULL;
-	struct stat st;
-	int r, e;
-
-	json_writer_init(&jw, &rec);
-	json_object_begin(&jw);
-	json_key(&jw, "time");
-	{
-		struct strbuf ts = STRBUF_INIT;
-		compilelog_timestamp(&ts);
-		json_string(&jw, ts.buf);
-		strbuf_release(&ts);
-	}
-	json_key(&jw, "pid"); json_int(&jw, getpid());
-	json_key(&jw, "cwd"); json_string(&jw, inv->cwd);
-	json_key(&jw, "kind"); json_string(&jw, classify_kind_name(inv->cls.kind));
-	json_key(&jw, "reason"); json_string(&jw, classify_reason_name(inv->cls.reason));
-	json_key(&jw, "tu"); json_string(&jw, inv->tu);
-	json_key(&jw, "policy"); json_string(&jw, inv->have_policy ? inv->policy.path : NULL);
-	json_key(&jw, "changed"); json_bool(&jw, changed);
-	if (inv->have_policy) {
-		key_strvec(&jw, "rules", &inv->res.rules);
-		key_strvec(&jw, "added", &inv->res.added);
-		key_strvec(&jw, "removed", &inv->res.removed);
-	} else {
-		struct strvec none = STRVEC_INIT;
-		key_strvec(&jw, "rules", &none);
-		key_strvec(&jw, "added", &none);
-		key_strvec(&jw, "removed", &none);
-	}
-	json_key(&jw, "compiler"); json_string(&jw, inv->compiler);
-	key_strvec(&jw, "prefix", &inv->prefix);
-	key_strvec(&jw, "argv_in", &inv->orig);
-	key_strvec(&jw, "argv_out", changed ? &inv->final : &inv->orig);
-	json_key(&jw, "exit"); json_int(&jw, code);
-	json_key(&jw, "ms");
-	{
-		char num[32];
-		snprintf(num, sizeof(num), "%.3f", ms);
-		json_raw(&jw, num);
-	}
-	out = known_output(inv);
-	if (out) {
-		json_key(&jw, "output"); json_string(&jw, out);
-		json_key(&jw, "output_size");
-		if (code == 0 && stat(out, &st) == 0)
-			json_int(&jw, st.st_size);
-		else
-			json_null(&jw);
-	}
-	if (inv->failsafe_error) {
-		json_key(&jw, "failsafe"); json_string(&jw, inv->failsafe_error);
-	}
-	/* the caller's widening of the policy: said in every record */
-	if (inv->unchecked) {
-		struct strvec none = STRVEC_INIT;
-		key_strvec(&jw, "unchecked_flags", inv->have_policy ? &inv->res.unchecked : &none);
-	}
-	if (setting(inv, SETTING_PROFILE)) {
-		json_key(&jw, "profile"); json_string(&jw, setting(inv, SETTING_PROFILE));
-	}
-	/* the plugin: its path when loaded, why not when it could not be */
-	if (changed && (inv->plugin || inv->plugin_skipped)) {
-		json_key(&jw, "plugin");
-		json_string(&jw, inv->plugin ? inv->plugin : inv->plugin_skipped);
-	}
-	/* where the settings came from: the pgoptcc.conf in force, and the
-	 * layer of every setting that is not at its default */
-	json_key(&jw, "config"); json_string(&jw, inv->set.conf);
-	if (inv->conf_ignored) {
-		json_key(&jw, "config_ignored"); json_string(&jw, inv->conf_ignored);
-	}
-	json_key(&jw, "origins");
-	json_object_begin(&jw);
-	for (int id = 0; id < SETTING_NR; id++) {
-		if (inv->set.origin[id] == SETTING_FROM_DEFAULT)
-			continue;
-		json_key(&jw, settings_table[id].key);
-		json_string(&jw, settings_origin_name(inv->set.origin[id]));
-	}
-	json_object_end(&jw);
-	json_object_end(&jw);
-	r = compilelog_append(log, &rec);
-	e = errno;
-	free(out);
-	strbuf_release(&rec);
-	errno = e;
-	return r;
-}
-
-/*
- * The output file of this invocation, watched so that it can be removed
- * when its record cannot be written: make would otherwise take the object
- * as up to date and the record would be lost for good.  The directory is
- * opened (as gcc will resolve it) before the compiler runs, and only an
- * entry in that directory that the compile made or rewrote is removed: a
- * regular file that was not there before, or whose inode or times have
- * changed since.
- */
-struct output_guard {
-	char *path;        /* as the command line names it, or NULL */
-	int dirfd;         /* its directory, or -1 */
-	char *base;        /* its name in that directory */
-	int existed;       /* it was there before the compile */
-	struct stat before; /* ... and then looked like this */
-};
-
-static void output_guard_begin(const struct invocation *inv, struct output_guard *g)
-{
-	const char *slash;
-	char *dir;
-
-	memset(g, 0, sizeof(*g));
-	g->dirfd = -1;
-	g->path = known_output(inv);
-	if (!g->path)
-		return;
-	slash = strrchr(g->path, '/');
-	dir = slash ? xstrndup(g->path, slash == g->path ? 1 : (size_t)(slash - g->path))
-		    : xstrdup(".");
-	g->base = xstrdup(slash ? slash + 1 : g->path);
-	g->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	free(dir);
-	if (g->dirfd >= 0 && *g->base)
-		g->existed = fstatat(g->dirfd, g->base, &g->before, AT_SYMLINK_NOFOLLOW) == 0;
-}
-
-static int same_time(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
-}
-
-/* Remove the output if this compile made it: 1 removed, 0 nothing to
- * remove, -1 with errno when it could not be removed. */
-static int output_guard_remove(struct output_guard *g)
-{
-	struct stat st;
-	if (g->dirfd < 0 || !g->base || !*g->base ||
-	    fstatat(g->dirfd, g->base, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
-		return 0;
-	if (g->existed && st.st_ino == g->before.st_ino && st.st_dev == g->before.st_dev &&
-	    same_time(&st.st_mtim, &g->before.st_mtim) && same_time(&st.st_ctim, &g->before.st_ctim))
-		return 0; /* not this compile's */
-	return unlinkat(g->dirfd, g->base, 0) < 0 ? -1 : 1;
-}
-
-static void output_guard_end(struct output_guard *g)
-{
-	if (g->dirfd >= 0)
-		close(g->dirfd);
-	free(g->path);
-	free(g->base);
-	memset(g, 0, sizeof(*g));
-	g->dirfd = -1;
-}
-
-static volatile sig_atomic_t child_pid;
-
-static void forward_signal(int sig)
-{
-	if (child_pid > 0)
-		kill((pid_t)child_pid, sig);
-}
+/* The running compiler, for the signal relay (run-command.h). */
+static volatile pid_t compiler_pid;
 
 /*
  * Run [prefix...] compiler args; with errbuf, the child's stderr is
@@ -707,21 +192,13 @@ static int run_compiler(const struct invocation *inv, const struct strvec *args,
 	strvec_pushv(&cp.args, (const char *const *)inv->prefix.v);
 	strvec_push(&cp.args, inv->compiler);
 	strvec_pushv(&cp.args, (const char *const *)args->v);
+	cp.pid_watch = &compiler_pid;
 	if (errbuf)
 		cp.err = -1;
 	if (start_command(&cp) < 0)
 		die(PGOPT_EXIT_EXEC, "cannot start %s", cp.args.v[0]);
-	child_pid = cp.pid;
 	if (errbuf) {
-		char buf[8192];
-		for (;;) {
-			ssize_t n = read(cp.err, buf, sizeof(buf));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			strbuf_add(errbuf, buf, (size_t)n);
-		}
+		strbuf_read_fd(errbuf, cp.err);
 		close(cp.err);
 	}
 	if (cp.exec_errno) {
@@ -729,29 +206,11 @@ static int run_compiler(const struct invocation *inv, const struct strvec *args,
 		die(PGOPT_EXIT_EXEC, "cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));
 	}
 	code = finish_command(&cp);
-	child_pid = 0;
 	if (code < 0)
 		die(PGOPT_EXIT_EXEC, "lost the compiler process %s", cp.args.v[0]);
 	child_process_clear(&cp);
 	return code;
 }
-
-/*
- * Did the compile fail because gcc could not load the plugin?  gcc's own
- * line names it ("cc1: error: cannot load plugin PATH: ..."), and so does
- * pgopt.so's version check ("cc1: error: pgopt: PATH was built for GCC
- * X but this is GCC Y; ...").
- */
-static int plugin_failed_to_load(const char *err, const char *plugin)
-{
-	char *a = xasprintf("error: cannot load plugin %s", plugin);
-	char *b = xasprintf("error: pgopt: %s was built for GCC ", plugin);
-	int r = strstr(err, a) || strstr(err, b);
-	free(a);
-	free(b);
-	return r;
-}
-
 
 /*
  * The settings in force (settings.h): the nearest pgoptcc.conf and the
@@ -793,12 +252,12 @@ static void resolve_settings(struct invocation *inv)
 		if (code)
 			die(code, "%s", err.buf);
 	}
-	inv->unchecked = setting(inv, SETTING_UNCHECKED) != NULL;
+	inv->unchecked = invocation_setting(inv, SETTING_UNCHECKED) != NULL;
 	policy_profile_release(&inv->profile);
-	if (setting(inv, SETTING_PROFILE) &&
-	    policy_profile_parse(&inv->profile, setting(inv, SETTING_PROFILE), &err) < 0) {
+	if (invocation_setting(inv, SETTING_PROFILE) &&
+	    policy_profile_parse(&inv->profile, invocation_setting(inv, SETTING_PROFILE), &err) < 0) {
 		char *src = setting_source(inv, SETTING_PROFILE);
-		die(PGOPT_EXIT_USAGE, "%s=%s: %s", src, setting(inv, SETTING_PROFILE), err.buf);
+		die(PGOPT_EXIT_USAGE, "%s=%s: %s", src, invocation_setting(inv, SETTING_PROFILE), err.buf);
 	}
 	free(conf);
 	strbuf_release(&err);
@@ -856,10 +315,10 @@ static int show_config(struct invocation *inv)
 	for (int id = 0; id < SETTING_NR; id++) {
 		const struct setting_def *d = &settings_table[id];
 		char *src = setting_source(inv, (enum setting_id)id);
-		const char *v = setting(inv, (enum setting_id)id);
+		const char *v = invocation_setting(inv, (enum setting_id)id);
 		char *def = NULL;
 		if (!v && inv->set.origin[id] == SETTING_FROM_DEFAULT)
-			v = d->default_text ? d->default_text : (def = default_plugin(inv));
+			v = d->default_text ? d->default_text : (def = pluginargs_default_path(inv));
 		printf("(%s) %s = %s\n", src, d->key, v ? v : "");
 		free(src);
 		free(def);
@@ -928,7 +387,7 @@ static int check_policy(struct invocation *inv, const char *path)
 		json_object_end(&jw);
 	}
 	json_array_end(&jw);
-	key_strvec(&jw, "warnings", &p.warnings);
+	compilelog_key_strvec(&jw, "warnings", &p.warnings);
 	json_object_end(&jw);
 	puts(out.buf);
 	strbuf_release(&out);
@@ -1002,7 +461,7 @@ static int own_option(struct invocation *inv, int argc, char **argv)
 		if (argc != 2)
 			die(PGOPT_EXIT_USAGE, "usage: pgoptcc --pgopt-tu SOURCE");
 		resolve_settings(inv);
-		tu = tu_name(argv[1], inv->cwd, setting(inv, SETTING_ROOT));
+		tu = tu_name(argv[1], inv->cwd, invocation_setting(inv, SETTING_ROOT));
 		puts(tu);
 		free(tu);
 		return 0;
@@ -1104,7 +563,7 @@ static int parse_front(struct invocation *inv, int argc, char **argv, const char
 			return first_arg;
 		unknown_option(argv[first_arg]);
 	}
-	if (first_arg < argc && looks_like_compiler(argv[first_arg]))
+	if (first_arg < argc && compiler_looks_like(argv[first_arg]))
 		*cc_name = argv[first_arg++]; /* CC="pgoptcc gcc-12" */
 	return first_arg;
 }
@@ -1143,16 +602,16 @@ static void resolve_prefix(struct invocation *inv)
 	struct strvec words = STRVEC_INIT;
 	char *src;
 
-	if (!setting(inv, SETTING_PREFIX))
+	if (!invocation_setting(inv, SETTING_PREFIX))
 		return;
 	src = setting_source(inv, SETTING_PREFIX);
-	strvec_split(&words, setting(inv, SETTING_PREFIX));
+	strvec_split(&words, invocation_setting(inv, SETTING_PREFIX));
 	for (size_t i = 0; i < words.nr; i++) {
 		char *p = locate_in_path(words.v[i]);
 		if (!p)
 			die(PGOPT_EXIT_NO_CC, "cannot find \"%s\" of the prefix (%s) on PATH",
 			    words.v[i], src);
-		if (same_file(p, inv->self))
+		if (compiler_same_file(p, inv->self))
 			die(PGOPT_EXIT_RECURSION, "the prefix (%s) names pgoptcc itself (%s)", src, p);
 		strvec_push_nodup(&inv->prefix, p);
 	}
@@ -1167,10 +626,10 @@ static void open_log(struct invocation *inv, struct compilelog *log)
 {
 	struct strbuf err = STRBUF_INIT;
 
-	if (!setting(inv, SETTING_LOGDIR))
+	if (!invocation_setting(inv, SETTING_LOGDIR))
 		return;
-	if (compilelog_open(log, setting(inv, SETTING_LOGDIR), &err) < 0) {
-		if (!failsafe(inv))
+	if (compilelog_open(log, invocation_setting(inv, SETTING_LOGDIR), &err) < 0) {
+		if (!invocation_failsafe(inv))
 			die(PGOPT_EXIT_LOG, "%s (set PGOPT_FAILSAFE=passthrough to build without a log)",
 			    err.buf);
 		verbose("building unchanged (failsafe = passthrough): %s", err.buf);
@@ -1187,16 +646,16 @@ static void decide(struct invocation *inv)
 	if (inv->cls.kind != KIND_PASSTHROUGH && !inv->failsafe_error) {
 		inv->have_policy = load_policy(inv);
 		/* the profile flags go with a policy's record, never alone */
-		if (!inv->have_policy && setting(inv, SETTING_PROFILE) && !inv->failsafe_error) {
+		if (!inv->have_policy && invocation_setting(inv, SETTING_PROFILE) && !inv->failsafe_error) {
 			char *src = setting_source(inv, SETTING_PROFILE);
 			die(PGOPT_EXIT_USAGE,
 			    "%s=%s: expected a policy too (PGOPT_POLICY): the profile flags are added to a policy's",
-			    src, setting(inv, SETTING_PROFILE));
+			    src, invocation_setting(inv, SETTING_PROFILE));
 		}
 		apply_policy(inv);
 	} else if (inv->cls.source && inv->cls.n_sources == 1) {
 		/* unchanged, but the log still names the unit */
-		inv->tu = tu_name(inv->cls.source, inv->cwd, setting(inv, SETTING_ROOT));
+		inv->tu = tu_name(inv->cls.source, inv->cwd, invocation_setting(inv, SETTING_ROOT));
 	}
 	verbose("%s (%s)%s%s: %s", classify_kind_name(inv->cls.kind),
 		classify_reason_name(inv->cls.reason), inv->tu ? " " : "", inv->tu ? inv->tu : "",
@@ -1207,21 +666,15 @@ static void decide(struct invocation *inv)
  * the plugin cannot be loaded under failsafe; returns its exit code. */
 static int compile(struct invocation *inv, int changed, int retry)
 {
-	struct sigaction sa;
 	int code;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = forward_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
+	signal_relay_install(&compiler_pid);
 	if (!retry)
 		return run_compiler(inv, changed ? &inv->final : &inv->orig, NULL);
 	{
 		struct strbuf cerr = STRBUF_INIT;
 		code = run_compiler(inv, &inv->final, &cerr);
-		if (code != 0 && plugin_failed_to_load(cerr.buf, inv->plugin)) {
+		if (code != 0 && pluginargs_load_failed(cerr.buf, inv->plugin)) {
 			verbose("the plugin %s failed to load; building unchanged (failsafe = passthrough)",
 				inv->plugin);
 			inv->failsafe_error = "plugin failed to load";
@@ -1239,7 +692,7 @@ int main(int argc, char **argv)
 {
 	struct invocation inv;
 	struct compilelog log = { -1, NULL };
-	struct output_guard guard = { NULL, -1, NULL, 0, { 0 } };
+	struct compilelog_guard guard = { NULL, -1, NULL, 0, { 0 } };
 	const char *cc_name = NULL;
 	int first_arg, code, changed, retry, masquerade = 0;
 	double t0;
@@ -1254,8 +707,8 @@ int main(int argc, char **argv)
 		    cc_name ? cc_name : env("PGOPT_CC") ? env("PGOPT_CC") : "gcc");
 	classify(&inv, argc - first_arg, argv + first_arg);
 	if (!cc_name)
-		cc_name = setting(&inv, SETTING_CC) ? setting(&inv, SETTING_CC) : "gcc";
-	inv.compiler = find_compiler(cc_name, inv.self, masquerade, &inv.child_path);
+		cc_name = invocation_setting(&inv, SETTING_CC) ? invocation_setting(&inv, SETTING_CC) : "gcc";
+	inv.compiler = compiler_find(cc_name, inv.self, masquerade, &inv.child_path);
 	resolve_prefix(&inv);
 	open_log(&inv, &log);
 	decide(&inv);
@@ -1263,7 +716,7 @@ int main(int argc, char **argv)
 	changed = inv.have_policy && inv.res.changed;
 	/* under failsafe a compile with the plugin is retried unchanged when
 	 * gcc cannot load the plugin (built for another gcc, not a plugin) */
-	retry = changed && inv.plugin && failsafe(&inv);
+	retry = changed && inv.plugin && invocation_failsafe(&inv);
 	setenv("PGOPT_RECURSION", "1", 1);
 	if (inv.child_path.len)
 		setenv("PATH", inv.child_path.buf, 1);
@@ -1278,12 +731,12 @@ int main(int argc, char **argv)
 		die(PGOPT_EXIT_EXEC, "cannot run %s: %s", cp.args.v[0], strerror(errno));
 	}
 	if (log.fd >= 0)
-		output_guard_begin(&inv, &guard);
+		compilelog_guard_begin(&inv, &guard);
 	t0 = clock_ms();
 	code = compile(&inv, changed, retry);
-	if (log.fd >= 0 && write_record(&inv, &log, code, clock_ms() - t0) < 0 && !failsafe(&inv)) {
+	if (log.fd >= 0 && compilelog_write_record(&inv, &log, code, clock_ms() - t0) < 0 && !invocation_failsafe(&inv)) {
 		/* no record, no object: the next make compiles it again */
-		int e = errno, removed = output_guard_remove(&guard);
+		int e = errno, removed = compilelog_guard_remove(&guard);
 		if (removed > 0)
 			die(PGOPT_EXIT_LOG,
 			    "cannot write the compile log %s: %s (removed %s, so that make builds it again)",
@@ -1294,7 +747,7 @@ int main(int argc, char **argv)
 			    log.path, strerror(e), guard.path, strerror(errno));
 		die(PGOPT_EXIT_LOG, "cannot write the compile log %s: %s", log.path, strerror(e));
 	}
-	output_guard_end(&guard);
+	compilelog_guard_end(&guard);
 	compilelog_close(&log);
 	if (code > 128 && code < 128 + 65) {
 		/* the compiler died by a signal: die the same way */

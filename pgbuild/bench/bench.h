@@ -206,7 +206,7 @@ void bench_snapshot_compare(PGconn *conn, const struct bench_workload *w,
 /* Run one query returning one int64 (NULL -> 0); -1 with an error on failure. */
 int bench_query_int(PGconn *conn, const char *sql, int64_t *out);
 
-/* ---------------- the benchmark run (client.c) ---------------- */
+/* ---------------- the benchmark run (session.c) ---------------- */
 
 enum bench_protocol { PROTO_SIMPLE, PROTO_EXTENDED, PROTO_PREPARED };
 

@@ -161,7 +161,7 @@ char *bolt_manifest_path(const char *profile);
 /* sha256 of a file's contents into hex; 0 or -1 after the error. */
 int bolt_file_sha256(const char *path, char hex[65]);
 
-/* ---------------- the run (bolt/run.c, bolt/train.c, bolt/tools.c) ---------------- */
+/* ---------------- the run (bolt/run.c, train.c, tools.c, prefix.c) ---------------- */
 
 /* What to do (the options of `pgbuild bolt`). */
 struct bolt_opts {

@@ -20,43 +20,6 @@
 enum { STEP_INSTRUMENT, STEP_TRAIN, STEP_OPTIMIZE, STEP_REGRESS, STEP_NR };
 static const char *const step_names[STEP_NR] = { "instrument", "train", "optimize", "regress" };
 
-int bolt_copy_prefix(const char *src, const char *dst, const char *binary)
-{
-	struct child_process cp = CHILD_PROCESS_INIT;
-	struct strbuf out = STRBUF_INIT, bin = STRBUF_INIT;
-	char *target = xasprintf("%s/bin/postgres", dst);
-	int rc = -1, code;
-
-	if (remove_tree(dst) < 0) {
-		error("cannot remove %s: %s", dst, strerror(errno));
-		goto out;
-	}
-	strvec_pushl(&cp.args, "cp", "-a", src, dst, NULL);
-	cp.no_stdin = 1;
-	if ((code = capture_command(&cp, &out, 1)) != 0) {
-		error("cannot copy %s to %s (cp exit %d): %s", src, dst, code, out.buf);
-		goto out;
-	}
-	/* a new file (not written through the copy): BOLT writes mode 0777 */
-	if (strbuf_read_file(&bin, binary) < 0) {
-		error("cannot read %s: %s", binary, strerror(errno));
-		goto out;
-	}
-	if (write_file_atomic(target, bin.buf, bin.len) < 0)
-		goto out;
-	if (chmod(target, 0755) < 0) {
-		error("cannot chmod %s: %s", target, strerror(errno));
-		goto out;
-	}
-	rc = 0;
-out:
-	child_process_clear(&cp);
-	strbuf_release(&out);
-	strbuf_release(&bin);
-	free(target);
-	return rc;
-}
-
 int bolt_optimize(struct bolt_run *b)
 {
 	struct strvec args = STRVEC_INIT;

@@ -36,6 +36,7 @@
 #include <libpq-fe.h>
 
 #include "wrapper/common/clock.h"
+#include "wrapper/common/copytree.h"
 #include "wrapper/common/dir.h"
 #include "pgbuild/cluster/cluster.h"
 #include "wrapper/common/error.h"
@@ -515,7 +516,7 @@ static int copy_template(struct cluster *c, const char *template_dir)
 		cl_error("template \"%s\": %s", template_dir, errno ? strerror(errno) : "not a directory");
 		goto out;
 	}
-	strvec_pushl(&cp.args, "cp", "-a", template_dir, c->datadir, NULL);
+	copytree_args(&cp.args, template_dir, c->datadir, COPYTREE_AS);
 	cp.dir = c->dir;
 	r = run_helper(c, &cp, &out);
 	if (r != 0) {
@@ -842,12 +843,12 @@ int cluster_save_template(struct cluster *c, const char *dest, int restart)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	char *parent = xstrdup(dest), *slash = strrchr(parent, '/'), *base, *tmp, *from;
+	char *parent = xstrdup(dest), *slash = strrchr(parent, '/'), *base, *tmp, *dest_tmp;
 	int pfd = -1, tfd = -1, r;
 
 	base = slash ? slash + 1 : parent;
 	tmp = xasprintf("%s.tmp", base);
-	from = xasprintf("%s/.", c->datadir);
+	dest_tmp = xasprintf("%s.tmp", dest);
 	if (slash)
 		*slash = '\0';
 	if (cluster_stop(c) < 0)
@@ -866,8 +867,7 @@ int cluster_save_template(struct cluster *c, const char *dest, int restart)
 		goto fail;
 	}
 	close(tfd);
-	strvec_pushl(&cp.args, "cp", "-a", from, NULL);
-	strvec_pushf(&cp.args, "%s.tmp", dest);
+	copytree_args(&cp.args, c->datadir, dest_tmp, COPYTREE_INTO);
 	cp.dir = c->dir;
 	r = run_helper(c, &cp, &out);
 	if (r != 0) {
@@ -887,7 +887,7 @@ int cluster_save_template(struct cluster *c, const char *dest, int restart)
 	strbuf_release(&err);
 	free(parent);
 	free(tmp);
-	free(from);
+	free(dest_tmp);
 	return restart ? cluster_start(c) : 0;
 fail:
 	if (pfd >= 0)
@@ -897,7 +897,7 @@ fail:
 	strbuf_release(&err);
 	free(parent);
 	free(tmp);
-	free(from);
+	free(dest_tmp);
 	return -1;
 }
 

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "wrapper/common/copytree.h"
 #include "pgbuild/metric/single.h"
 #include "pgbuild/pgbuild.h"
 #include "wrapper/common/safefs.h"
@@ -140,10 +141,10 @@ int single_fresh_run(const struct single_dirs *d, int parentfd, const char *data
 		     struct strbuf *note)
 {
 	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
-	char *from = xasprintf("%s/.", d->tmpl);
-	const char *cp_argv[] = { "cp", "-a", from, data, NULL };
+	struct strvec cp_args = STRVEC_INIT;
 	int rc = -1, fd;
 
+	copytree_args(&cp_args, d->tmpl, data, COPYTREE_INTO);
 	/* what the server user wrote: removed below descriptors */
 	if (sfs_remove(parentfd, data_rel, &err) < 0 || sfs_remove(d->outfd, out_rel, &err) < 0 ||
 	    (fd = sfs_mkdir(parentfd, data_rel, 0700, u->switch_user ? u->uid : (uid_t)-1,
@@ -156,7 +157,7 @@ int single_fresh_run(const struct single_dirs *d, int parentfd, const char *data
 	single_make_script(workload, n, &sb);
 	if (sfs_write_atomic(d->basefd, base_name(script), sb.buf, sb.len, 0644, &err) < 0) {
 		strbuf_addf(note, "cannot write %s: %s", script, err.buf);
-	} else if (single_run_logged(cp_argv, u, NULL, log) != 0) {
+	} else if (single_run_logged((const char *const *)cp_args.v, u, NULL, log) != 0) {
 		strbuf_addf(note, "cannot copy the data directory %s", d->tmpl);
 		single_log_tail(log, note);
 	} else {
@@ -165,7 +166,7 @@ int single_fresh_run(const struct single_dirs *d, int parentfd, const char *data
 out:
 	strbuf_release(&sb);
 	strbuf_release(&err);
-	free(from);
+	strvec_clear(&cp_args);
 	return rc;
 }
 

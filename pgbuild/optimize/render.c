@@ -17,7 +17,7 @@
 #include "pgbuild/explain/explain.h"
 #include "pgbuild/metric/cycles.h"
 #include "pgbuild/optimize/optimize.h"
-#include "pgbuild/report/html.h"
+#include "pgbuild/report/svg.h"
 
 /* Column titles of the metrics, by enum optimize_metric. */
 static const char *const metric_titles[OM_NR] = {

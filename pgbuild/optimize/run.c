@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "wrapper/common/copytree.h"
 #include "pgbuild/build/build.h"
 #include "pgbuild/elf/elfrec.h"
 #include "pgbuild/metric/cycles.h"
@@ -565,8 +566,6 @@ static int install_best(struct orun *r)
 	char *dst = path_absolute(r->o->prefix);
 	char *tmp = xasprintf("%s.tmp-%ld", dst, (long)getpid());
 	char *old = xasprintf("%s.old-%ld", dst, (long)getpid());
-	char *from = xasprintf("%s/.", src);
-	struct child_process cp = CHILD_PROCESS_INIT;
 	char *marker = xasprintf("%s/pgopt-optimize.json", tmp);
 	char *mtext = xasprintf("{\"kind\":\"pgbuild-optimize-install\",\"stage\":\"%s\"}\n",
 				optimize_stage_names[r->best]);
@@ -575,9 +574,7 @@ static int install_best(struct orun *r)
 	remove_tree(tmp);
 	if (mkdir_p(tmp) < 0)
 		goto out;
-	strvec_pushl(&cp.args, "cp", "-a", from, tmp, NULL);
-	cp.no_stdin = 1;
-	if (run_command(&cp) != 0) {
+	if (copytree_run(src, tmp, COPYTREE_INTO, NULL) != 0) {
 		error("cannot copy %s to %s", src, tmp);
 		goto out;
 	}
@@ -596,11 +593,9 @@ static int install_best(struct orun *r)
 out:
 	if (rc < 0)
 		remove_tree(tmp);
-	child_process_clear(&cp);
 	free(dst);
 	free(tmp);
 	free(old);
-	free(from);
 	free(marker);
 	free(mtext);
 	return rc;

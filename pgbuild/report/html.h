@@ -15,10 +15,9 @@
 #define PGBUILD_HTML_H
 
 #include "pgbuild/report/report.h"
+#include "pgbuild/report/svg.h"
 #include "wrapper/common/strbuf.h"
 
 void html_write(const struct report_data *rd, struct strbuf *out);
-/* Append s with &, <, >, " and ' escaped. */
-void html_escape(struct strbuf *out, const char *s);
 
 #endif

@@ -1,7 +1,7 @@
 /*
- * report.h - what `pgbuild report` knows, shared by the terminal summary
- * (report.c), the HTML page (html.c), `pgbuild gate` (prints the same
- * summary) and `pgbuild run`.
+ * report.h - what `pgbuild report` knows, shared by its loading (load.c),
+ * the terminal summary (report.c), the HTML page (html.c), `pgbuild gate`
+ * (prints the same summary) and `pgbuild run`.
  *
  * Inputs, all optional:
  *   a gate result (gate --json)                 -> verdict, runs, ratios
@@ -97,7 +97,7 @@ struct report_inputs {
  * after the error, also when there is nothing to show. */
 int report_load(struct report_data *rd, const struct report_inputs *in);
 
-/* Loaders; each returns 0 or -1 after printing an error.  The size table
+/* Loaders (load.c); each returns 0 or -1 after printing an error.  The size table
  * (report_load_inspect, sizes.c) matches functions by source name:
  * explain/names.h. */
 int report_load_gate(struct report_data *rd, const char *path);

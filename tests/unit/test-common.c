@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "wrapper/common/copytree.h"
 #include "wrapper/common/dir.h"
 #include "wrapper/common/fdio.h"
 #include "wrapper/common/json.h"
@@ -181,6 +183,99 @@ static void test_run_command(void **state)
 	strbuf_release(&out);
 }
 
+/* The relay: a signal to us goes to the child, and we live on. */
+static void test_signal_relay(void **state)
+{
+	static volatile pid_t watch;
+	struct child_process cp;
+	struct strbuf out = STRBUF_INIT;
+	int fds[2];
+	(void)state;
+
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(write(fds[1], "abc", 3), 3);
+	close(fds[1]);
+	assert_int_equal(strbuf_read_fd(&out, fds[0]), 3);
+	assert_string_equal(out.buf, "abc");
+	close(fds[0]);
+	strbuf_release(&out);
+
+	signal_relay_install(&watch);
+	raise(SIGTERM);                 /* no child: dropped */
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "sleep", "30", NULL);
+	cp.pid_watch = &watch;
+	assert_int_equal(start_command(&cp), 0);
+	assert_int_equal(watch, cp.pid);
+	raise(SIGTERM);
+	assert_int_equal(finish_command(&cp), 128 + SIGTERM);
+	assert_int_equal(watch, 0);
+	child_process_clear(&cp);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+}
+
+/* copytree: AS makes the copy, INTO fills a directory; links stay links. */
+static void test_copytree(void **state)
+{
+	char dir[] = "/tmp/pgopt-copytree-XXXXXX", buf[64];
+	struct strvec args = STRVEC_INIT;
+	struct strbuf out = STRBUF_INIT, path = STRBUF_INIT;
+	ssize_t n;
+	(void)state;
+
+	copytree_args(&args, "a", "b", COPYTREE_INTO);
+	assert_int_equal(args.nr, 4);
+	assert_string_equal(args.v[2], "a/.");
+	strvec_clear(&args);
+	copytree_args(&args, "a", "b", COPYTREE_AS);
+	assert_string_equal(args.v[2], "a");
+	strvec_clear(&args);
+
+	assert_non_null(mkdtemp(dir));
+	strbuf_addf(&path, "%s/src", dir);
+	assert_int_equal(mkdir(path.buf, 0755), 0);
+	strbuf_addstr(&path, "/f");
+	assert_int_equal(write_file_atomic(path.buf, "x\n", 2), 0);
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/src/l", dir);
+	assert_int_equal(symlink("/nonexistent", path.buf), 0);
+
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/src", dir);
+	{
+		char *as = xasprintf("%s/as", dir), *into = xasprintf("%s/into", dir);
+		assert_int_equal(copytree_run(path.buf, as, COPYTREE_AS, &out), 0);
+		assert_int_equal(mkdir(into, 0755), 0);
+		assert_int_equal(copytree_run(path.buf, into, COPYTREE_INTO, NULL), 0);
+		free(as);
+		free(into);
+	}
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/as/l", dir);
+	n = readlink(path.buf, buf, sizeof(buf) - 1);
+	assert_int_equal(n, 12);
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/into/f", dir);
+	assert_int_equal(access(path.buf, R_OK), 0);
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/into/src", dir);
+	assert_int_not_equal(access(path.buf, F_OK), 0);       /* INTO: no extra level */
+	/* a missing source: cp's exit code and what it said */
+	strbuf_reset(&out);
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/missing", dir);
+	assert_int_not_equal(copytree_run(path.buf, "/nonexistent/x", COPYTREE_AS, &out), 0);
+	assert_true(out.len > 0);
+	strbuf_reset(&path);
+	strbuf_addf(&path, "rm -rf %s", dir);
+	assert_int_equal(system(path.buf), 0);
+	strbuf_release(&path);
+	strbuf_release(&out);
+}
+
 static void test_write_all(void **state)
 {
 	int fds[2];
@@ -279,6 +374,8 @@ int main(void)
 		cmocka_unit_test(test_json_writer),
 		cmocka_unit_test(test_json_reader),
 		cmocka_unit_test(test_run_command),
+		cmocka_unit_test(test_signal_relay),
+		cmocka_unit_test(test_copytree),
 		cmocka_unit_test(test_mkdir_p),
 	};
 	return cmocka_run_group_tests_name("common", tests, NULL, NULL);

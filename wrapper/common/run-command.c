@@ -270,6 +270,25 @@ int run_command_forwarding(struct child_process *cp)
 	return code;
 }
 
+static const int relay_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static volatile pid_t *relay_watch;
+
+static void relay_handler(int sig)
+{
+	if (relay_watch && *relay_watch > 0)
+		kill(*relay_watch, sig);
+}
+
+void signal_relay_install(volatile pid_t *watch)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = relay_handler;
+	relay_watch = watch;
+	for (size_t i = 0; i < sizeof(relay_signals) / sizeof(relay_signals[0]); i++)
+		sigaction(relay_signals[i], &sa, NULL);
+}
+
 int capture_command(struct child_process *cp, struct strbuf *out, int merge_stderr)
 {
 	return capture_command_forwarding(cp, out, merge_stderr, 0);
@@ -279,8 +298,6 @@ int capture_command_forwarding(struct child_process *cp, struct strbuf *out, int
 			       int forward)
 {
 	int code;
-	char buf[8192];
-	ssize_t n;
 	int fds[2];
 
 	/* One close-on-exec pipe; the child gets its write end as stdout (and
@@ -298,14 +315,7 @@ int capture_command_forwarding(struct child_process *cp, struct strbuf *out, int
 	close(fds[1]);
 	if (forward)
 		forward_to(cp);
-	while ((n = read(fds[0], buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		strbuf_add(out, buf, (size_t)n);
-	}
+	strbuf_read_fd(out, fds[0]);
 	close(fds[0]);
 	code = finish_command(cp);
 	if (forward)

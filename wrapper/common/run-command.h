@@ -86,6 +86,16 @@ void signal_forward_group_begin(pid_t pgid);
 void signal_forward_end(void);
 int run_command_forwarding(struct child_process *cp);
 
+/*
+ * Relaying, for a process that stands in for its child (pgoptcc for the
+ * compiler, whose exit status is pgoptcc's): from signal_relay_install()
+ * on, for the rest of the process, SIGINT, SIGTERM, SIGHUP and SIGQUIT go
+ * to the child whose pid *watch holds (point cp->pid_watch at the same
+ * variable), and are dropped while it holds 0.  Nothing is re-raised: the
+ * child dies of the signal, and the caller reports its status.
+ */
+void signal_relay_install(volatile pid_t *watch);
+
 /* Look prog up on PATH like execvp; returns a malloced path or NULL. */
 char *locate_in_path(const char *prog);
 /* A regular file we may execute? */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "wrapper/common/error.h"
 #include "wrapper/common/strbuf.h"
@@ -146,6 +147,23 @@ long strbuf_read_file(struct strbuf *sb, const char *path)
 	}
 	fclose(fp);
 	return total;
+}
+
+long strbuf_read_fd(struct strbuf *sb, int fd)
+{
+	char chunk[8192];
+	long total = 0;
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return total;
+		strbuf_add(sb, chunk, (size_t)n);
+		total += (long)n;
+	}
 }
 
 int strbuf_getline(struct strbuf *sb, void *vfp)

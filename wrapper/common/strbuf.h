@@ -46,6 +46,9 @@ void strbuf_trim(struct strbuf *sb);
 /* --- files --- */
 /* Append the whole file; returns bytes read or -1 with errno set. */
 long strbuf_read_file(struct strbuf *sb, const char *path);
+/* Append what fd gives until end of file (EINTR retried); returns bytes
+ * read, or -1 with errno set (what was read before stays in sb). */
+long strbuf_read_fd(struct strbuf *sb, int fd);
 /* Read one line (without its '\n') into sb, replacing its content.
  * Returns 0 on success, EOF at end of file. */
 int strbuf_getline(struct strbuf *sb, void *fp /* FILE * */);

@@ -1,0 +1,46 @@
+/*
+ * prefix.c - the copies of an install that training (train.c) and the
+ * rewrite (run.c) run: the same tree with another bin/postgres; see
+ * bolt.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "wrapper/common/copytree.h"
+#include "pgbuild/bolt/bolt.h"
+#include "pgbuild/pgbuild.h"
+
+int bolt_copy_prefix(const char *src, const char *dst, const char *binary)
+{
+	struct strbuf out = STRBUF_INIT, bin = STRBUF_INIT;
+	char *target = xasprintf("%s/bin/postgres", dst);
+	int rc = -1, code;
+
+	if (remove_tree(dst) < 0) {
+		error("cannot remove %s: %s", dst, strerror(errno));
+		goto out;
+	}
+	if ((code = copytree_run(src, dst, COPYTREE_AS, &out)) != 0) {
+		error("cannot copy %s to %s (cp exit %d): %s", src, dst, code, out.buf);
+		goto out;
+	}
+	/* a new file (not written through the copy): BOLT writes mode 0777 */
+	if (strbuf_read_file(&bin, binary) < 0) {
+		error("cannot read %s: %s", binary, strerror(errno));
+		goto out;
+	}
+	if (write_file_atomic(target, bin.buf, bin.len) < 0)
+		goto out;
+	if (chmod(target, 0755) < 0) {
+		error("cannot chmod %s: %s", target, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	strbuf_release(&out);
+	strbuf_release(&bin);
+	free(target);
+	return rc;
+}
