@@ -10,6 +10,7 @@
 
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/instr.h"
+#include "pgbuild/metric/metric.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/preflight.h"
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pgbuild/cli/cli.h"
+#include "pgbuild/metric/metric.h"
 #include "wrapper/common/error.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/single.h"

@@ -28,6 +28,7 @@
 #include "pgbuild/gate/junit.h"
 #include "pgbuild/metric/cycles.h"
 #include "pgbuild/metric/instr.h"
+#include "pgbuild/metric/metric.h"
 #include "pgbuild/metric/single.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/preflight.h"

@@ -15,6 +15,7 @@
 #include "pgbuild/bench/bench.h"
 #include "pgbuild/build/build.h"
 #include "pgbuild/cluster/serveruser.h"
+#include "pgbuild/metric/metric.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "wrapper/common/suggest.h"

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "pgbuild/build/buildlog.h"
+#include "pgbuild/metric/metric.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/pipeline/stage.h"
