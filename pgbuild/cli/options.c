@@ -221,8 +221,8 @@ int parse_choice_option(const char *opt, const char *arg, const char *const *cho
 
 /* The --metric words; "both" last (it is two of the others). */
 static const char *const metric_words[] = { "tps", "instructions", "cycles", "both", NULL };
-static const unsigned metric_bits[] = { CLI_METRIC_TPS, CLI_METRIC_INSTR, CLI_METRIC_CYCLES,
-					CLI_METRIC_TPS | CLI_METRIC_INSTR };
+static const unsigned metric_bits[] = { METRIC_TPS, METRIC_INSTR, METRIC_CYCLES,
+					METRIC_TPS | METRIC_INSTR };
 
 /* The items of arg or-ed into *mask; the first bad item in *bad (malloced). */
 static int metrics_scan(const char *arg, unsigned *mask, char **bad)

@@ -316,9 +316,9 @@ static int check_options(struct gate_opts *o, struct gate *g, int argc, char **a
 
 	*why = "usage error";
 	if (!o->metrics)
-		o->metrics = CLI_METRIC_TPS;
-	want_tps = (o->metrics & CLI_METRIC_TPS) != 0;
-	want_instr = (o->metrics & CLI_METRIC_INSTR) != 0;
+		o->metrics = METRIC_TPS;
+	want_tps = (o->metrics & METRIC_TPS) != 0;
+	want_instr = (o->metrics & METRIC_INSTR) != 0;
 	if (optind < argc)
 		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
 	if (!o->baseline || !o->candidate)
@@ -356,7 +356,7 @@ static int check_options(struct gate_opts *o, struct gate *g, int argc, char **a
 			gate_thresholds_add(&g->th, "tps>=1", NULL, GATE_TPS, 0, 1.0);
 		else if (want_instr)
 			gate_thresholds_add(&g->th, "instructions>=1", NULL, GATE_INSTRUCTIONS, 0, 1.0);
-		if (o->metrics & CLI_METRIC_CYCLES)
+		if (o->metrics & METRIC_CYCLES)
 			gate_thresholds_add(&g->th, "cycles>=1", NULL, GATE_CYCLES, 0, 1.0);
 	}
 	if (gate_thresholds_check(&g->th, o->metrics, &o->workloads) < 0)

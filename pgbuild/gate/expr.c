@@ -266,8 +266,8 @@ int gate_expr_parse(struct gate_thresholds *th, const char *text, struct strbuf 
 
 unsigned gate_kind_metric(enum gate_kind kind)
 {
-	return kind == GATE_INSTRUCTIONS ? CLI_METRIC_INSTR :
-	       kind == GATE_CYCLES ? CLI_METRIC_CYCLES : CLI_METRIC_TPS;
+	return kind == GATE_INSTRUCTIONS ? METRIC_INSTR :
+	       kind == GATE_CYCLES ? METRIC_CYCLES : METRIC_TPS;
 }
 
 int gate_thresholds_check(const struct gate_thresholds *th, unsigned metrics,
@@ -278,8 +278,8 @@ int gate_thresholds_check(const struct gate_thresholds *th, unsigned metrics,
 		unsigned need = gate_kind_metric(t->kind);
 		if (!(metrics & need))
 			return error("threshold \"%s\" needs --metric %s", t->text,
-				     need == CLI_METRIC_INSTR ? "instructions or both" :
-				     need == CLI_METRIC_CYCLES ? "cycles (alone or in a list: "
+				     need == METRIC_INSTR ? "instructions or both" :
+				     need == METRIC_CYCLES ? "cycles (alone or in a list: "
 				     "--metric tps,cycles)" : "tps or both");
 		if (t->kind != GATE_CYCLES)
 			continue;

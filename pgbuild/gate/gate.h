@@ -92,12 +92,12 @@ int gate_expr_parse(struct gate_thresholds *th, const char *text, struct strbuf 
 void gate_thresholds_add(struct gate_thresholds *th, const char *text,
 			 const char *workload, enum gate_kind kind, int lat, double value);
 void gate_thresholds_clear(struct gate_thresholds *th);
-/* The --metric bit (cli.h's CLI_METRIC_*) a threshold of kind needs. */
+/* The --metric bit (metric/metric.h's METRIC_*) a threshold of kind needs. */
 unsigned gate_kind_metric(enum gate_kind kind);
 
 struct strvec;
 /*
- * Every threshold of th is of a kind metrics (CLI_METRIC_* bits) measures,
+ * Every threshold of th is of a kind metrics (METRIC_* bits) measures,
  * and every cycles threshold's workload (its own, else each of workloads,
  * which may be NULL) has a single-user script.  0, or -1 after one error
  * naming the threshold and the --metric it needs.
@@ -247,7 +247,7 @@ struct gate_opts {
 	double duration, warmup;  /* --duration, --warmup seconds per run */
 	int scale;                /* --scale (0: bench's) */
 	int pairs;                /* --pairs */
-	unsigned metrics;         /* --metric: CLI_METRIC_* bits (cli.h) */
+	unsigned metrics;         /* --metric: METRIC_* bits (metric/metric.h) */
 	long instr_statements;    /* --instr-statements (0: per workload) */
 	enum instr_counter counter; /* --counter */
 	const char *json, *junit; /* --json, --junit FILE, or NULL */

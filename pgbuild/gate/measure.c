@@ -454,9 +454,9 @@ static void explain_cycles(const struct gate_opts *o, struct gate *g, const char
 
 int gate_measure(struct gate_opts *o, struct gate *g, const char **stop_reason)
 {
-	int want_tps = (o->metrics & CLI_METRIC_TPS) != 0;
-	int want_instr = (o->metrics & CLI_METRIC_INSTR) != 0;
-	int want_cycles = (o->metrics & CLI_METRIC_CYCLES) != 0;
+	int want_tps = (o->metrics & METRIC_TPS) != 0;
+	int want_instr = (o->metrics & METRIC_INSTR) != 0;
+	int want_cycles = (o->metrics & METRIC_CYCLES) != 0;
 	int tmpdir = 0, rc = -1, dirfd = -1;
 	char *dir = NULL;
 

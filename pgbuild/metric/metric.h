@@ -1,6 +1,6 @@
 /*
  * metric/metric.h - the names of what a gate measures, as bits of one
- * mask: `--metric tps,cycles` is CLI_METRIC_TPS | CLI_METRIC_CYCLES.
+ * mask: `--metric tps,cycles` is METRIC_TPS | METRIC_CYCLES.
  * cli/options.c spells them on the command line (tps, instructions,
  * cycles, both); gate/ picks the runs and the threshold kinds by them.
  *
@@ -13,8 +13,8 @@
 #ifndef PGBUILD_METRIC_H
 #define PGBUILD_METRIC_H
 
-#define CLI_METRIC_TPS    1u
-#define CLI_METRIC_INSTR  2u
-#define CLI_METRIC_CYCLES 4u
+#define METRIC_TPS    1u
+#define METRIC_INSTR  2u
+#define METRIC_CYCLES 4u
 
 #endif

@@ -49,7 +49,7 @@ int preflight_gate_expr(const char *expr, const char *metric, struct gate_thresh
 	int rc = -1;
 
 	if (!metric || cli_metrics_mask(metric, &mask) < 0 || !mask)
-		mask = CLI_METRIC_TPS;
+		mask = METRIC_TPS;
 	if (gate_expr_parse(&th, expr, &err) < 0) {
 		error("invalid value \"%s\" for --gate: %s", expr, err.buf);
 		goto out;
@@ -73,7 +73,7 @@ int preflight_pairs(int pairs, const char *metric, double conf)
 	size_t need = 1;
 	unsigned mask = 0;
 
-	if (metric && cli_metrics_mask(metric, &mask) == 0 && mask && !(mask & CLI_METRIC_TPS))
+	if (metric && cli_metrics_mask(metric, &mask) == 0 && mask && !(mask & METRIC_TPS))
 		return 0;       /* no pairs: instructions and cycles are counted once */
 	if (!pairs)
 		return 0;

@@ -42,7 +42,7 @@ struct run_opts {
 	const char *cand_prefix_opt;   /* --candidate-prefix */
 	const char *cand_builddir_opt; /* --candidate-builddir */
 	const char *pairs, *duration, *clients, *metric; /* for pgbuild gate */
-	unsigned metrics;              /* --metric as CLI_METRIC_* bits */
+	unsigned metrics;              /* --metric as METRIC_* bits */
 	const char *cpus, *counter;    /* for pgbuild gate */
 	const char *workloads_csv;     /* --workload LIST, comma-separated */
 	int jobs;                      /* --jobs for the builds (0: build's default) */

@@ -179,8 +179,8 @@ static int report_workload(const struct sens_opts *o, const struct sens_gates *g
 static int report(const struct sens_opts *o, const struct sens_gates *gs)
 {
 	/* the one reported: tps when measured, else cycles, else instructions */
-	const char *metric = !o->metrics || (o->metrics & CLI_METRIC_TPS) ? "tps" :
-			     (o->metrics & CLI_METRIC_CYCLES) ? "cycles" : "instructions";
+	const char *metric = !o->metrics || (o->metrics & METRIC_TPS) ? "tps" :
+			     (o->metrics & METRIC_CYCLES) ? "cycles" : "instructions";
 	struct strbuf sb = STRBUF_INIT;
 	struct json_writer jw = JSON_WRITER_INIT(&sb);
 	int ret = PGBUILD_EXIT_OK;
