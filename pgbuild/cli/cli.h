@@ -42,7 +42,6 @@
 #define PGBUILD_CLI_H
 
 #include <getopt.h>
-#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -331,9 +330,6 @@ int cli_parse_pairs(const char *arg, int *out);       /* --pairs */
 int cli_parse_metrics(const char *arg, unsigned *mask);
 int cli_metrics_mask(const char *arg, unsigned *mask);
 const char *cli_metrics_text(unsigned mask);
-
-/* --cpus LIST ("0-1,3") into set; -1 with the error printed. */
-int cli_parse_cpus(const char *list, cpu_set_t *set);
 
 /* -W, --workload LIST: every item must be a workload bench knows (a
  * near miss is named); pushed onto out. */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "pgbuild/bench/bench.h"
+#include "pgbuild/bench/servercpu.h"
 #include "pgbuild/pgbuild.h"
 
 static void bench_usage(FILE *fp)

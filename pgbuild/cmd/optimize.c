@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pgbuild/bench/servercpu.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/optimize/optimize.h"
 #include "pgbuild/pgbuild.h"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgbuild/bench/servercpu.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/instr.h"
 #include "pgbuild/pgbuild.h"

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "pgbuild/bench/servercpu.h"
 #include "pgbuild/pgbuild.h"
 
 /* stderr while a parse runs, so its error line can be compared */
