@@ -201,7 +201,7 @@ static int cpu_number(const char *p, char **end, long *out)
 	return *out < CPU_SETSIZE ? 0 : -1;
 }
 
-int cli_parse_cpus(const char *list, cpu_set_t *set)
+int servercpu_parse_cpus(const char *list, cpu_set_t *set)
 {
 	const char *p = list;
 	CPU_ZERO(set);

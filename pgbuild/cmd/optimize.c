@@ -107,7 +107,7 @@ static int parse_value(struct optimize_opts *o, unsigned *stages, int c, const c
 	case OPT_STAGES: return optimize_parse_stages(arg, stages) < 0 ? -1 : 1;
 	case OPT_CPUS:
 		o->cpus = arg;
-		return cli_parse_cpus(arg, &set) < 0 ? -1 : 1;
+		return servercpu_parse_cpus(arg, &set) < 0 ? -1 : 1;
 	default: return 0;
 	}
 }

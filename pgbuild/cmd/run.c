@@ -86,7 +86,7 @@ static int gate_option(struct run_opts *o, int c, const char *arg)
 {
 	if (c == OPT_CPUS) {
 		cpu_set_t set;
-		if (cli_parse_cpus(arg, &set) < 0)
+		if (servercpu_parse_cpus(arg, &set) < 0)
 			return -1;
 		o->cpus = arg;
 	} else {

@@ -38,7 +38,7 @@
 static int pin_cpus(const char *list)
 {
 	cpu_set_t set;
-	if (cli_parse_cpus(list, &set) < 0)
+	if (servercpu_parse_cpus(list, &set) < 0)
 		return -1;
 	if (sched_setaffinity(0, sizeof(set), &set) < 0)
 		return error("--cpus %s: cannot pin: %s", list, strerror(errno));
