@@ -13,6 +13,7 @@
 #include "pgbuild/metric/metric.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/preflight.h"
+#include "pgbuild/report/report.h"
 
 static void gate_usage(FILE *fp)
 {
@@ -390,6 +391,11 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 	if (rc < 0 && !(rc = check_options(&o, &g, argc, argv, &stop_reason))) {
 		rc = gate_measure(&o, &g, &stop_reason);
 		decided = rc >= 0;
+		if (decided) {
+			report_gate_terminal(&g, o.baseline, o.candidate, stdout);
+			if (gate_write_outputs(&o, &g) < 0 && rc == 0)
+				rc = PGBUILD_EXIT_ERROR;
+		}
 		if (rc < 0)
 			rc = PGBUILD_EXIT_ERROR;
 	}

@@ -266,11 +266,16 @@ void gate_catch_signals(void);
 
 /*
  * Measure (the tps pairs and/or instructions, after the regression suite
- * when asked), decide, print the summary and write --json/--junit.
- * Returns the exit code, or -1 when it stopped before deciding (the reason
- * in *stop_reason, or a signal in gate_interrupted).
+ * when asked) and decide.  Returns the verdict's exit code, or -1 when it
+ * stopped before deciding (the reason in *stop_reason, or a signal in
+ * gate_interrupted).  The command then prints the summary
+ * (report_gate_terminal) and writes the outputs.
  */
 int gate_measure(struct gate_opts *o, struct gate *g, const char **stop_reason);
+
+/* Write --json and --junit of g (either may be unset).  0, or -1 after
+ * the error. */
+int gate_write_outputs(const struct gate_opts *o, const struct gate *g);
 
 /* After the gate: a gate that did not decide writes --json/--junit saying
  * why (never leaving an older document in place); a signal kills us. */

@@ -33,7 +33,6 @@
 #include "pgbuild/metric/single.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/preflight.h"
-#include "pgbuild/report/report.h"
 
 static int pin_cpus(const char *list)
 {
@@ -213,7 +212,7 @@ static int write_file(const char *path, const struct strbuf *sb)
 }
 
 /* --json and --junit of a gate that decided, or stopped (gate_stop). */
-static int write_outputs(const struct gate_opts *o, const struct gate *g)
+int gate_write_outputs(const struct gate_opts *o, const struct gate *g)
 {
 	struct strbuf out = STRBUF_INIT;
 	char *settings = settings_json(o);
@@ -485,9 +484,6 @@ int gate_measure(struct gate_opts *o, struct gate *g, const char **stop_reason)
 		goto out;
 	gate_analyse(g);
 	rc = gate_decide(g);
-	report_gate_terminal(g, o->baseline, o->candidate, stdout);
-	if (write_outputs(o, g) < 0 && rc == 0)
-		rc = PGBUILD_EXIT_ERROR;
 out:
 	if (dirfd >= 0)
 		close(dirfd);
@@ -514,7 +510,7 @@ void gate_finish(const struct gate_opts *o, struct gate *g, int decided,
 					"the gate stopped on an error");
 		}
 		gate_stop(g, why, gate_interrupted);
-		write_outputs(o, g);
+		gate_write_outputs(o, g);
 		free(why);
 	} else if (gate_interrupted && !decided) {
 		error("interrupted by signal %d; nothing decided", (int)gate_interrupted);
