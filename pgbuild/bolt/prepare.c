@@ -14,6 +14,7 @@
 
 #include "pgbuild/bolt/bolt.h"
 #include "pgbuild/build/buildlog.h"
+#include "pgbuild/cluster/workdir.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/preflight.h"
 

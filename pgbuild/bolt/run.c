@@ -13,9 +13,9 @@
 #include "pgbuild/bolt/bolt.h"
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/build/regress.h"
+#include "pgbuild/cluster/workdir.h"
 #include "pgbuild/elf/elfrec.h"
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/pipeline/preflight.h"
 
 enum { STEP_INSTRUMENT, STEP_TRAIN, STEP_OPTIMIZE, STEP_REGRESS, STEP_NR };
 static const char *const step_names[STEP_NR] = { "instrument", "train", "optimize", "regress" };

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "pgbuild/bench/servercpu.h"
+#include "pgbuild/cluster/workdir.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/optimize/optimize.h"
 #include "pgbuild/pgbuild.h"

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pgbuild/cluster/workdir.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/profile/pgo.h"

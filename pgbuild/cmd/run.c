@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pgbuild/bench/servercpu.h"
+#include "pgbuild/cluster/workdir.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/instr.h"
 #include "pgbuild/pgbuild.h"

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/tune/sensitivity.h"
 
 static void sens_usage(FILE *fp)

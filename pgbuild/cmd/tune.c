@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pgbuild/bench/bench.h"
+#include "pgbuild/cluster/workdir.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/tune/tuner.h"

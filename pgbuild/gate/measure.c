@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "pgbuild/bench/servercpu.h"
+#include "pgbuild/cluster/workdir.h"
 #include "pgbuild/explain/explain.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/gate/junit.h"
@@ -32,7 +33,6 @@
 #include "pgbuild/metric/metric.h"
 #include "pgbuild/metric/single.h"
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/pipeline/preflight.h"
 
 static int pin_cpus(const char *list)
 {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "pgbuild/build/build.h"
+#include "pgbuild/cluster/workdir.h"
 #include "pgbuild/elf/elfrec.h"
 #include "pgbuild/metric/cycles.h"
 #include "pgbuild/optimize/optimize.h"
@@ -25,7 +26,6 @@
 #include "pgbuild/profile/pgo.h"
 #include "pgbuild/profile/run.h"
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/pipeline/preflight.h"
 
 /* The steps of one stage. */
 enum step { STEP_BUILD, STEP_VERIFY, STEP_REGRESS, STEP_GATE, STEP_NR };

@@ -29,8 +29,8 @@
 #include <unistd.h>
 
 #include "pgbuild/build/build.h"
+#include "pgbuild/cluster/workdir.h"
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/pipeline/run.h"
 
 static const char *const stage_names[ST_NR] = {

@@ -24,9 +24,9 @@
 #include <unistd.h>
 
 #include "pgbuild/build/buildlog.h"
+#include "pgbuild/cluster/workdir.h"
 #include "pgbuild/metric/metric.h"
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/pipeline/stage.h"
 #include "pgbuild/tune/sensitivity.h"
 

@@ -41,10 +41,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pgbuild/cluster/workdir.h"
 #include "wrapper/common/fdio.h"
 #include "wrapper/policy/policy.h"
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/pipeline/stage.h"
 #include "pgbuild/tune/tuner.h"
 
