@@ -341,6 +341,6 @@ int bolt_prepare(struct bolt_run *b, const struct bolt_opts *o)
 		return -1;
 	{
 		const char *dirs[] = { b->workdir, b->out, b->in, b->builddir, NULL };
-		return preflight_server_dirs(dirs);
+		return workdir_server_reach(dirs);
 	}
 }

@@ -388,7 +388,7 @@ int bolt_run_all(struct bolt_run *b)
 
 	/* never chmodded; as root refused when another user could write in it
 	 * (its prof/ and train-data/ are the server user's, made below it) */
-	if ((wfd = preflight_workdir("--workdir", b->workdir)) < 0) {
+	if ((wfd = workdir_open("--workdir", b->workdir)) < 0) {
 		free(logs);
 		return PGBUILD_EXIT_ERROR;
 	}

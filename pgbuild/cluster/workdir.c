@@ -50,7 +50,7 @@ static int reach(const struct server_user *u, const char *what, const char *dir)
 	return rc;
 }
 
-int preflight_server_dirs(const char *const *dirs)
+int workdir_server_reach(const char *const *dirs)
 {
 	struct server_user u = SERVER_USER_INIT;
 	struct strbuf err = STRBUF_INIT;
@@ -86,7 +86,7 @@ static const char *user_name(uid_t uid)
 	return buf;
 }
 
-int preflight_workdir(const char *opt, const char *dir)
+int workdir_open(const char *opt, const char *dir)
 {
 	struct stat st;
 	int fd;

@@ -3,14 +3,14 @@
  * in, checked before the work starts (the pipelines' preflight checks and
  * the gate make them):
  *
- *   preflight_server_dirs   as root: the unprivileged server user can reach
- *                           the directories it will work in (and $TMPDIR),
- *                           so a 0700 `mktemp -d` is refused now, not after
- *                           a build, with the directory and the fix
- *   preflight_workdir       a work directory the caller names: made when
- *                           missing, never chmodded or chowned when it
- *                           exists; as root, refused when another user can
- *                           write in it or the server user cannot reach it
+ *   workdir_server_reach  as root: the unprivileged server user can reach
+ *                         the directories it will work in (and $TMPDIR),
+ *                         so a 0700 `mktemp -d` is refused now, not after
+ *                         a build, with the directory and the fix
+ *   workdir_open          a work directory the caller names: made when
+ *                         missing, never chmodded or chowned when it
+ *                         exists; as root, refused when another user can
+ *                         write in it or the server user cannot reach it
  */
 #ifndef PGBUILD_WORKDIR_H
 #define PGBUILD_WORKDIR_H
@@ -22,7 +22,7 @@
  * clusters live.  Not root: nothing to check.  0 or -1 after one error
  * naming the directory, its mode and owner, and the fix.
  */
-int preflight_server_dirs(const char *const *dirs);
+int workdir_server_reach(const char *const *dirs);
 
 /*
  * The work directory dir that opt names (--workdir): made with its missing
@@ -37,6 +37,6 @@ int preflight_server_dirs(const char *const *dirs);
  * Returns a descriptor of dir (O_CLOEXEC), or -1 after one error naming
  * opt, the directory, its mode and owner, and the fix.
  */
-int preflight_workdir(const char *opt, const char *dir);
+int workdir_open(const char *opt, const char *dir);
 
 #endif

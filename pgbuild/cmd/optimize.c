@@ -262,7 +262,7 @@ static int check_options(struct optimize_opts *o)
 	workdir = path_absolute(o->workdir);
 	{
 		const char *dirs[] = { workdir, o->baseline, NULL };
-		rc = preflight_server_dirs(dirs) < 0 ? PGBUILD_EXIT_ERROR : 0;
+		rc = workdir_server_reach(dirs) < 0 ? PGBUILD_EXIT_ERROR : 0;
 	}
 	free(workdir);
 	return rc;

@@ -232,7 +232,7 @@ static int check_options(const struct run_opts *o)
 			xasprintf("%s/candidate/build", workdir);
 	{
 		const char *dirs[] = { workdir, cand_prefix, cand_builddir, o->baseline_prefix, NULL };
-		rc = preflight_server_dirs(dirs) < 0 ? PGBUILD_EXIT_ERROR : 0;
+		rc = workdir_server_reach(dirs) < 0 ? PGBUILD_EXIT_ERROR : 0;
 	}
 	free(workdir);
 	free(cand_prefix);

@@ -275,7 +275,7 @@ static int pick_counter(struct gate_opts *o, struct gate *g, const char **why)
 
 /*
  * The directory of bench outputs: --workdir, or a temporary one (*tmp),
- * open as *dirfd.  A --workdir is never chmodded (preflight_workdir: one
+ * open as *dirfd.  A --workdir is never chmodded (workdir_open: one
  * another user could write in, or the server user cannot enter, is
  * refused); the temporary one is ours and made searchable (the server user
  * reaches the templates and the single-user runs below it, which are
@@ -285,7 +285,7 @@ static char *make_workdir(const struct gate_opts *o, int *tmp, int *dirfd, const
 {
 	char *dir;
 	if (o->workdir) {
-		if ((*dirfd = preflight_workdir("--workdir", o->workdir)) < 0) {
+		if ((*dirfd = workdir_open("--workdir", o->workdir)) < 0) {
 			*why = "cannot use the --workdir";
 			return NULL;
 		}

@@ -511,7 +511,7 @@ static int prepare(struct orun *r)
 	/* made when missing, never chmodded; as root refused when another user
 	 * could write in it (the logs, state and installs root writes there) */
 	{
-		int fd = preflight_workdir("--workdir", r->workdir);
+		int fd = workdir_open("--workdir", r->workdir);
 		if (fd < 0)
 			return -1;
 		close(fd);

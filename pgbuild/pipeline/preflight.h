@@ -18,7 +18,7 @@
  *   preflight_source        a --src that can be a source
  *
  * and cluster/workdir.h's two checks of the directories the server user
- * works in (preflight_server_dirs, preflight_workdir), which the gate
+ * works in (workdir_server_reach, workdir_open), which the gate
  * makes too.
  */
 #ifndef PGBUILD_PREFLIGHT_H

@@ -213,7 +213,7 @@ int sens_run(const struct sens_opts *o)
 	/* the server user must reach the installs: a workdir it cannot enter
 	 * is refused with the fix, never chmodded */
 	{
-		int fd = preflight_workdir("--workdir", o->workdir);
+		int fd = workdir_open("--workdir", o->workdir);
 		if (fd < 0)
 			goto out;
 		close(fd);

@@ -823,7 +823,7 @@ static int prepare_dirs(struct tuner *tu)
 	/* never chmodded: refused when the server user cannot reach the
 	 * installs below it, or another user could write in it */
 	{
-		int fd = preflight_workdir("--workdir", tu->workdir);
+		int fd = workdir_open("--workdir", tu->workdir);
 		if (fd < 0)
 			return -1;
 		close(fd);
