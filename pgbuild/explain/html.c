@@ -12,7 +12,6 @@
 
 #include "pgbuild/explain/explain.h"
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/report/html.h"
 
 static double num(const struct json_value *o, const char *key)
 {

@@ -18,20 +18,6 @@
 #define COLOR_A "#1f77b4"
 #define COLOR_B "#e6550d"
 
-void html_escape(struct strbuf *out, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': strbuf_addstr(out, "&amp;"); break;
-		case '<': strbuf_addstr(out, "&lt;"); break;
-		case '>': strbuf_addstr(out, "&gt;"); break;
-		case '"': strbuf_addstr(out, "&quot;"); break;
-		case '\'': strbuf_addstr(out, "&#39;"); break;
-		default: strbuf_addch(out, *s);
-		}
-	}
-}
-
 /* ---------------- SVG plots ---------------- */
 
 struct plot {

@@ -18,7 +18,5 @@
 #include "wrapper/common/strbuf.h"
 
 void html_write(const struct report_data *rd, struct strbuf *out);
-/* Append s with &, <, >, " and ' escaped. */
-void html_escape(struct strbuf *out, const char *s);
 
 #endif
