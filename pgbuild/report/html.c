@@ -98,11 +98,11 @@ static void plot_begin(struct plot *p, const char *title, const char *xlabel, co
 
 	strbuf_addf(o, "<svg width=\"%d\" height=\"%d\" "
 		    "viewBox=\"0 0 %d %d\" role=\"img\"><title>", p->w, p->h, p->w, p->h);
-	html_escape(o, title);
+	strbuf_addstr_html(o, title);
 	strbuf_addstr(o, "</title>");
 	strbuf_addf(o, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>", p->w, p->h);
 	strbuf_addf(o, "<text x=\"%d\" y=\"16\" class=\"pt\">", p->ml);
-	html_escape(o, title);
+	strbuf_addstr_html(o, title);
 	strbuf_addstr(o, "</text>");
 	/* y grid and ticks */
 	if (p->logy) {
@@ -146,10 +146,10 @@ static void plot_begin(struct plot *p, const char *title, const char *xlabel, co
 		    p->ml, p->ml, p->mt, p->h - p->mb);
 	strbuf_addf(o, "<text x=\"%d\" y=\"%d\" class=\"lab\" text-anchor=\"middle\">",
 		    (p->ml + p->w - p->mr) / 2, p->h - 4);
-	html_escape(o, xlabel);
+	strbuf_addstr_html(o, xlabel);
 	strbuf_addf(o, "</text><text x=\"12\" y=\"%d\" class=\"lab\" text-anchor=\"middle\" "
 		    "transform=\"rotate(-90 12 %d)\">", (p->mt + p->h - p->mb) / 2, (p->mt + p->h - p->mb) / 2);
-	html_escape(o, ylabel);
+	strbuf_addstr_html(o, ylabel);
 	strbuf_addstr(o, "</text>");
 }
 
@@ -159,7 +159,7 @@ static void plot_legend(struct plot *p, int n, const char *const *labels, const 
 	for (int i = 0; i < n; i++) {
 		strbuf_addf(p->out, "<rect x=\"%d\" y=\"26\" width=\"14\" height=\"4\" fill=\"%s\"/>"
 			    "<text x=\"%d\" y=\"31\" class=\"tick\">", x, colors[i], x + 18);
-		html_escape(p->out, labels[i]);
+		strbuf_addstr_html(p->out, labels[i]);
 		strbuf_addstr(p->out, "</text>");
 		x += 30 + 7 * (int)strlen(labels[i]);
 	}
@@ -194,7 +194,7 @@ static void plot_point(struct plot *p, double x, double y, const char *color, co
 	strbuf_addf(p->out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\">", px(p, x), py(p, y), color);
 	if (tip) {
 		strbuf_addstr(p->out, "<title>");
-		html_escape(p->out, tip);
+		strbuf_addstr_html(p->out, tip);
 		strbuf_addstr(p->out, "</title>");
 	}
 	strbuf_addstr(p->out, "</circle>");
@@ -213,7 +213,7 @@ static void plot_hline(struct plot *p, double y, const char *cls, const char *la
 		x = where == 0 ? p->w - p->mr - 2 : where == 1 ? p->ml + 4 : (p->ml + p->w - p->mr) / 2.0;
 		strbuf_addf(p->out, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"%s\">",
 			    x, py(p, y) - 3, anchor[where]);
-		html_escape(p->out, label);
+		strbuf_addstr_html(p->out, label);
 		strbuf_addstr(p->out, "</text>");
 	}
 }
@@ -538,7 +538,7 @@ static void cell_text(struct strbuf *o, const char *s, const char *cls)
 		strbuf_addf(o, "<td class=\"%s\">", cls);
 	else
 		strbuf_addstr(o, "<td>");
-	html_escape(o, s);
+	strbuf_addstr_html(o, s);
 	strbuf_addstr(o, "</td>");
 }
 
@@ -548,7 +548,7 @@ static void section_cycles(struct strbuf *o, const struct gate *g)
 	if (!gate_any_cycles(g))
 		return;
 	strbuf_addstr(o, "<h2>Cycles estimate per transaction</h2>\n<p class=\"note\">");
-	html_escape(o, "The server in single-user mode under callgrind; " CYCLES_SIMULATION ".");
+	strbuf_addstr_html(o, "The server in single-user mode under callgrind; " CYCLES_SIMULATION ".");
 	strbuf_addstr(o, "</p>\n<table><tr><th>workload</th><th>per transaction</th><th>A</th>"
 		      "<th>B</th><th>A/B</th></tr>\n");
 	for (size_t i = 0; i < g->nr_wl; i++) {
@@ -561,7 +561,7 @@ static void section_cycles(struct strbuf *o, const struct gate *g)
 			strbuf_addstr(o, "<tr>");
 			cell_text(o, w->name, NULL);
 			strbuf_addstr(o, "<td colspan=\"4\" class=\"fail\">unavailable: ");
-			html_escape(o, w->cycles_note ? w->cycles_note : "?");
+			strbuf_addstr_html(o, w->cycles_note ? w->cycles_note : "?");
 			strbuf_addstr(o, "</td></tr>\n");
 			continue;
 		}
@@ -603,24 +603,24 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 	strbuf_addf(o, "<div class=\"verdict %s\">%s</div>\n<p>", v,
 		    g->verdict == GATE_PASS ? "PASS" : g->verdict == GATE_FAIL ? "FAIL" :
 		    "COULD NOT MEASURE");
-	html_escape(o, g->verdict_reason);
+	strbuf_addstr_html(o, g->verdict_reason);
 	strbuf_addstr(o, "</p>\n<table class=\"kv\"><tr><th>A (baseline)</th><td>");
-	html_escape(o, rd->baseline);
+	strbuf_addstr_html(o, rd->baseline);
 	strbuf_addstr(o, "</td></tr><tr><th>B (candidate)</th><td>");
-	html_escape(o, rd->candidate);
+	strbuf_addstr_html(o, rd->candidate);
 	strbuf_addstr(o, "</td></tr><tr><th>interval</th><td>");
-	html_escape(o, stats_method_name(g->method));
+	strbuf_addstr_html(o, stats_method_name(g->method));
 	strbuf_addf(o, ", %.0f%%</td></tr><tr><th>regression suite</th><td>%s", g->conf * 100,
 		    g->regress == REGRESS_PASSED ? "passed" : g->regress == REGRESS_FAILED ?
 		    "<b class=\"fail\">FAILED</b>" : "not run");
 	if (g->regress_note) {
 		strbuf_addstr(o, " &ndash; ");
-		html_escape(o, g->regress_note);
+		strbuf_addstr_html(o, g->regress_note);
 	}
 	strbuf_addstr(o, "</td></tr>");
 	if (rd->settings_json) {
 		strbuf_addstr(o, "<tr><th>settings</th><td><code>");
-		html_escape(o, rd->settings_json);
+		strbuf_addstr_html(o, rd->settings_json);
 		strbuf_addstr(o, "</code></td></tr>");
 	}
 	strbuf_addstr(o, "</table>\n");
@@ -687,12 +687,12 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 
 	if (any_instr) {
 		strbuf_addstr(o, "<h2>Instructions per transaction</h2>\n<p class=\"note\">Counted by ");
-		html_escape(o, !g->counter ? "callgrind" : !strcmp(g->counter, "perf") ?
+		strbuf_addstr_html(o, !g->counter ? "callgrind" : !strcmp(g->counter, "perf") ?
 			    "perf stat (hardware counters)" : g->counter);
 		strbuf_addstr(o, " on the server in single-user mode");
 		if (g->counter_note) {
 			strbuf_addstr(o, " (");
-			html_escape(o, g->counter_note);
+			strbuf_addstr_html(o, g->counter_note);
 			strbuf_addstr(o, ")");
 		}
 		strbuf_addstr(o, ". Instructions are a proxy: "
@@ -725,7 +725,7 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 		if (!w->nr_runs)
 			continue;
 		strbuf_addstr(o, "<h2>");
-		html_escape(o, w->name);
+		strbuf_addstr_html(o, w->name);
 		strbuf_addstr(o, "</h2>\n<div class=\"plots\">\n");
 		plot_ratios(o, g, w);
 		plot_timeline(o, w);

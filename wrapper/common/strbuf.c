@@ -80,7 +80,7 @@ void strbuf_addch(struct strbuf *sb, int c)
 	sb->buf[sb->len] = '\0';
 }
 
-void html_escape(struct strbuf *out, const char *s)
+void strbuf_addstr_html(struct strbuf *out, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {

@@ -40,7 +40,7 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 /* Append s with &, <, >, " and ' escaped (HTML text and attribute values;
  * NULL appends nothing). */
-void html_escape(struct strbuf *out, const char *s);
+void strbuf_addstr_html(struct strbuf *out, const char *s);
 
 /* --- editing --- */
 void strbuf_rtrim(struct strbuf *sb);
