@@ -22,7 +22,7 @@
 #include "pgbuild/elf/elfrec.h"
 #include "pgbuild/metric/cycles.h"
 #include "pgbuild/optimize/optimize.h"
-#include "pgbuild/pipeline/stage.h"
+#include "pgbuild/stage/stage.h"
 #include "pgbuild/profile/pgo.h"
 #include "pgbuild/profile/run.h"
 #include "pgbuild/pgbuild.h"

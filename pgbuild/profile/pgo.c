@@ -47,7 +47,7 @@
 #include "pgbuild/build/build.h"
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/pipeline/stage.h"
+#include "pgbuild/stage/stage.h"
 #include "pgbuild/profile/pgo.h"
 
 /* FNV-1a 64 of a file's content, as 16 hex digits; NULL when unreadable. */

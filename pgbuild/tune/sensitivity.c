@@ -27,7 +27,7 @@
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/metric/metric.h"
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/pipeline/stage.h"
+#include "pgbuild/stage/stage.h"
 #include "pgbuild/tune/sensitivity.h"
 
 static int write_policy(const char *path, const char *flags)

@@ -18,7 +18,7 @@
 #ifndef PGBUILD_SENSITIVITY_H
 #define PGBUILD_SENSITIVITY_H
 
-#include "pgbuild/pipeline/stage.h"
+#include "pgbuild/stage/stage.h"
 #include "wrapper/common/strvec.h"
 
 /* What to build and measure (the options of `pgbuild sensitivity`). */

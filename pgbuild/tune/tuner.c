@@ -45,7 +45,7 @@
 #include "wrapper/common/fdio.h"
 #include "wrapper/policy/policy.h"
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/pipeline/stage.h"
+#include "pgbuild/stage/stage.h"
 #include "pgbuild/tune/tuner.h"
 
 static int write_text(const char *path, const char *text)
