@@ -32,7 +32,7 @@
 
 #define PGBUILD_COMMAND(name, summary) int cmd_##name(int argc, char **argv)
 
-/* Find the running executable (main calls it first; cli/self.c). */
+/* Find the running executable (main calls it first; self.c). */
 void pgbuild_find_self(void);
 /* Absolute path of the running pgbuild executable (for re-running itself). */
 const char *pgbuild_self(void);
