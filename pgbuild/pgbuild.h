@@ -9,7 +9,7 @@
  *     }
  *
  * and returns a PGBUILD_EXIT_* code (exitcodes.h).  The Makefile collects
- * those lines into the dispatch table of main.c.
+ * those lines into the dispatch table of cmd/main.c.
  */
 #ifndef PGBUILD_H
 #define PGBUILD_H

@@ -1,6 +1,6 @@
 # pgbuild/pgbuild.mk - pgbuild, the build/bench/gate/report driver.
 #
-# Layout: pgbuild/main.c dispatches to pgbuild/cmd/NAME.c, one file per
+# Layout: pgbuild/cmd/main.c dispatches to pgbuild/cmd/NAME.c, one file per
 # subcommand (its options, their checks and calls to the phases of an
 # engine); the engines live in one directory per domain (bench/, build/,
 # cluster/, elf/, gate/, metric/, pipeline/, profile/, report/, tune/, and
@@ -10,10 +10,10 @@
 # Subcommands register themselves: a file in cmd/ defines
 #     PGBUILD_COMMAND(name, "one-line summary")
 #     { ... }
-# at the start of a line, and the table in pgbuild/main.c is generated from
+# at the start of a line, and the table in pgbuild/cmd/main.c is generated from
 # those lines (sorted by name), so adding a command never edits a shared file.
-PGBUILD_SRC  := $(filter-out pgbuild/main.c,$(wildcard pgbuild/*.c pgbuild/*/*.c))
-PGBUILD_CMDS := $(sort $(wildcard pgbuild/cmd/*.c))
+PGBUILD_SRC  := $(filter-out pgbuild/cmd/main.c,$(wildcard pgbuild/*.c pgbuild/*/*.c))
+PGBUILD_CMDS := $(sort $(filter-out pgbuild/cmd/main.c,$(wildcard pgbuild/cmd/*.c)))
 PGBUILD_OBJ  := $(PGBUILD_SRC:%.c=$(O)/obj/%.o)
 PGBUILD_LIB  := $(O)/obj/libpgbuild.a
 PGBUILD_LIBS := -lpq -lelf -lpthread -lm
@@ -25,7 +25,7 @@ $(O)/gen/commands.inc: $(PGBUILD_CMDS) pgbuild/pgbuild.mk
 		$(PGBUILD_CMDS) | LC_ALL=C sort > $@.tmp && mv $@.tmp $@
 
 $(O)/obj/pgbuild/%.o: ALL_CFLAGS += -I$(PQ_INCLUDE) -I$(O)/gen
-$(O)/obj/pgbuild/main.o: $(O)/gen/commands.inc
+$(O)/obj/pgbuild/cmd/main.o: $(O)/gen/commands.inc
 
 $(PGBUILD_LIB): $(PGBUILD_OBJ)
 	@mkdir -p $(dir $@)
@@ -33,7 +33,7 @@ $(PGBUILD_LIB): $(PGBUILD_OBJ)
 
 # libpolicy.a: pgbuild reads, checks and writes policies with pgoptcc's own
 # policy library (wrapper/policy/).
-$(O)/bin/pgbuild: $(O)/obj/pgbuild/main.o $(PGBUILD_LIB) $(POLICY_LIB) $(COMMON_LIB)
+$(O)/bin/pgbuild: $(O)/obj/pgbuild/cmd/main.o $(PGBUILD_LIB) $(POLICY_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PGBUILD_LIBS) $(ALL_LDFLAGS)
 

@@ -1,5 +1,5 @@
 /*
- * main.c - pgbuild's entry point: dispatch to a subcommand.
+ * cmd/main.c - pgbuild's entry point: dispatch to a subcommand.
  *
  * The table of subcommands is generated from the PGBUILD_COMMAND lines of
  * the pgbuild sources (see pgbuild.mk).
