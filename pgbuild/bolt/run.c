@@ -13,6 +13,7 @@
 #include "pgbuild/bolt/bolt.h"
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/build/regress.h"
+#include "pgbuild/cli/cli.h"
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/elf/elfrec.h"
 #include "pgbuild/pgbuild.h"

@@ -9,7 +9,7 @@
 
 #include "pgbuild/bench/bench.h"
 #include "pgbuild/bench/servercpu.h"
-#include "pgbuild/pgbuild.h"
+#include "pgbuild/cmd/cmd.h"
 
 static void bench_usage(FILE *fp)
 {

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pgbuild/cmd/cmd.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/instr.h"
 #include "pgbuild/metric/metric.h"
-#include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/report/report.h"
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pgbuild/pgbuild.h"
+#include "pgbuild/cmd/cmd.h"
 #include "wrapper/common/suggest.h"
 
 #define PGBUILD_CMD(name, summary) int cmd_##name(int argc, char **argv);

@@ -12,9 +12,9 @@
 
 #include "pgbuild/bench/servercpu.h"
 #include "pgbuild/cluster/workdir.h"
+#include "pgbuild/cmd/cmd.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/optimize/optimize.h"
-#include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/preflight.h"
 
 static void optimize_usage(FILE *fp)

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "pgbuild/cluster/workdir.h"
-#include "pgbuild/pgbuild.h"
+#include "pgbuild/cmd/cmd.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/profile/pgo.h"
 

@@ -8,9 +8,9 @@
 
 #include "pgbuild/bench/servercpu.h"
 #include "pgbuild/cluster/workdir.h"
+#include "pgbuild/cmd/cmd.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/instr.h"
-#include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/pipeline/run.h"
 

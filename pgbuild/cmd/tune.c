@@ -8,7 +8,7 @@
 
 #include "pgbuild/bench/bench.h"
 #include "pgbuild/cluster/workdir.h"
-#include "pgbuild/pgbuild.h"
+#include "pgbuild/cmd/cmd.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/tune/tuner.h"
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "pgbuild/bench/servercpu.h"
+#include "pgbuild/cli/cli.h"
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/explain/explain.h"
 #include "pgbuild/gate/gate.h"

@@ -12,6 +12,7 @@
 
 #include "pgbuild/bench/bench.h"
 #include "pgbuild/build/build.h"
+#include "pgbuild/cli/cli.h"
 #include "pgbuild/metric/metric.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/preflight.h"

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pgbuild/cli/cli.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/stage/stage.h"
 

@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "pgbuild/bench/servercpu.h"
+#include "pgbuild/cli/cli.h"
 #include "pgbuild/pgbuild.h"
 
 /* stderr while a parse runs, so its error line can be compared */
