@@ -92,6 +92,15 @@ TEST_HELPERS :=
 .PHONY: all install deps check check-unit check-tap check-pg clean bench fuzz test demo
 all:
 
+# Every C file of the tree compiles into $(O)/obj, mirroring the source
+# layout (wrapper/common/strbuf.c -> $(O)/obj/wrapper/common/strbuf.o),
+# with its dependency file beside it (-MMD -MP; read at the end).  A
+# fragment adds flags for a directory or a file with a target-specific
+# `ALL_CFLAGS += ...`.
+$(O)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
 include wrapper/common/common.mk
 include wrapper/policy/policy.mk
 include wrapper/wrapper.mk
