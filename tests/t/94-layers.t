@@ -4,7 +4,8 @@
 # between the directories of wrapper/ and pgbuild/ from the sources and
 # names every include (file:line) that goes up, sideways between peers, or
 # from pgbuild into pgoptcc's own modules; every directory with sources
-# must be in the diagram.  There is no exception list.  The checker is
+# must be in the diagram, and pgbuild.mk's layout comment names each
+# directory of pgbuild/.  There is no exception list.  The checker is
 # shown to fail on a copy of the tree with one planted include of each
 # kind.
 . "$(dirname "$0")/../lib/tap.sh"
@@ -15,6 +16,14 @@ perl "$L" "$TOP" >out 2>&1; s=$?
 is "the tree follows the layer order (exit $s)" "$s" 0
 [ -s out ] && diag "$(cat out)"
 is "nothing is named" "$(cat out)" ""
+
+# pgbuild.mk's layout comment names every directory of pgbuild/
+missing=
+for d in "$TOP"/pgbuild/*/; do
+	d=${d%/}; d=${d##*/}
+	sed -n '/^# Layout:/,/^#$/p' "$TOP/pgbuild/pgbuild.mk" | grep -q "[ (]$d/" || missing="$missing $d/"
+done
+is "pgbuild.mk's layout comment names every directory" "${missing# }" ""
 
 # a copy with one include of each kind that breaks the order
 mkdir tree
