@@ -92,6 +92,15 @@ TEST_HELPERS :=
 .PHONY: all install deps check check-unit check-tap check-pg clean bench fuzz test demo
 all:
 
+# Every C file of the tree compiles into $(O)/obj, mirroring the source
+# layout (wrapper/common/strbuf.c -> $(O)/obj/wrapper/common/strbuf.o),
+# with its dependency file beside it (-MMD -MP; read at the end).  A
+# fragment adds flags for a directory or a file with a target-specific
+# `ALL_CFLAGS += ...`.
+$(O)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
 include wrapper/common/common.mk
 include wrapper/policy/policy.mk
 include wrapper/wrapper.mk
@@ -157,56 +166,14 @@ install: $(PROGRAMS) $(PLUGINS) $(BUILD_DATA)
 	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
 
 # ---- make deps: the Debian packages the whole project needs ----
-# Idempotent and quiet when nothing is missing; as root, or through sudo.
-# Adds a deb-src entry derived from the machine's own apt sources when there
-# is none, so that `pgbuild build` can fetch PostgreSQL's source package.
-# bolt-15: BOLT 15 (llvm-bolt, merge-fdata, perf2bolt under /usr/lib/llvm-15).
-# man-db, groff-base: the man pages' checks (man --warnings, groff -ww).
-DEPS_PKGS := gcc g++ make gcc-12-plugin-dev libelf-dev libpq-dev libcmocka-dev \
-	perl ccache distcc dpkg-dev postgresql-15 postgresql-client-15 \
-	libreadline-dev zlib1g-dev bison flex valgrind util-linux xz-utils \
-	clang libclang-rt-14-dev chromium \
-	meson ninja-build autoconf linux-perf libxml2-utils procps iproute2 \
-	bolt-15 man-db groff-base
-
-deps: SHELL := /bin/sh
+# tests/lib/install-deps.sh: the list (and why each package is there), the
+# deb-src entry `pgbuild build` needs, as root or through sudo; quiet and
+# untouched when nothing is missing.  A script, so a person can read it and
+# run it alone; in tests/lib, with the suites' scripts, since most of the
+# packages are the suites' (make test runs it first).  DEPS_PKGS, when
+# given, replaces its list.
 deps:
-	@set -eu; \
-	SUDO=; \
-	if [ "$$(id -u)" != 0 ]; then \
-		if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else \
-			echo "make deps: error: must run as root (or have sudo) to install: $(DEPS_PKGS)" >&2; \
-			exit 1; \
-		fi; \
-	fi; \
-	missing=; \
-	for p in $(DEPS_PKGS); do \
-		dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q 'install ok installed' || \
-			missing="$$missing $$p"; \
-	done; \
-	need_src=0; \
-	grep -rqsE '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/ || \
-		need_src=1; \
-	if [ -z "$$missing" ] && [ "$$need_src" = 0 ]; then exit 0; fi; \
-	if [ "$$need_src" = 1 ]; then \
-		for f in /etc/apt/sources.list.d/*.sources; do \
-			[ -f "$$f" ] || continue; \
-			case "$$f" in *pgoptcc*) continue;; esac; \
-			grep -q '^Types: deb$$' "$$f" || continue; \
-			sed 's/^Types: deb$$/Types: deb-src/' "$$f" | \
-				$$SUDO tee "/etc/apt/sources.list.d/pgoptcc-src-$$(basename "$$f")" >/dev/null; \
-		done; \
-		if [ -f /etc/apt/sources.list ] && grep -qE '^deb ' /etc/apt/sources.list; then \
-			sed -n 's/^deb /deb-src /p' /etc/apt/sources.list | \
-				$$SUDO tee /etc/apt/sources.list.d/pgoptcc-src.list >/dev/null; \
-		fi; \
-	fi; \
-	echo "make deps: installing:$${missing:- (none; adding deb-src)}" >&2; \
-	export DEBIAN_FRONTEND=noninteractive; \
-	$$SUDO apt-get update -qq; \
-	if [ -n "$$missing" ]; then \
-		$$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
-	fi
+	@sh tests/lib/install-deps.sh $(DEPS_PKGS)
 
 # The README's two commands for a fresh machine.
 test: deps

@@ -1,20 +1,13 @@
 /*
- * pgbuild.h - what every pgbuild subcommand shares.
- *
- * A subcommand is defined in its own file as
- *
- *     PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
- *     {
- *             ... argc/argv as for main, argv[0] is the command name ...
- *     }
- *
- * and returns a PGBUILD_EXIT_* code (exitcodes.h).  The Makefile collects
- * those lines into the dispatch table of main.c.
+ * pgbuild.h - the base every part of pgbuild may include: the helpers of
+ * wrapper/common/ and where the running pgbuild is installed (self.c).
+ * Nothing of the command line is here: the commands' own header is
+ * cmd/cmd.h, and an engine that parses option values includes cli/cli.h
+ * itself.
  */
 #ifndef PGBUILD_H
 #define PGBUILD_H
 
-#include "pgbuild/cli/cli.h"
 #include "wrapper/common/clock.h"
 #include "wrapper/common/dir.h"
 #include "wrapper/common/error.h"
@@ -30,9 +23,7 @@
 #include "wrapper/common/textfile.h"
 #include "wrapper/common/xalloc.h"
 
-#define PGBUILD_COMMAND(name, summary) int cmd_##name(int argc, char **argv)
-
-/* Find the running executable (main calls it first; cli/self.c). */
+/* Find the running executable (main calls it first; self.c). */
 void pgbuild_find_self(void);
 /* Absolute path of the running pgbuild executable (for re-running itself). */
 const char *pgbuild_self(void);

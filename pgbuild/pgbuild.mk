@@ -1,19 +1,24 @@
 # pgbuild/pgbuild.mk - pgbuild, the build/bench/gate/report driver.
 #
-# Layout: pgbuild/main.c dispatches to pgbuild/cmd/NAME.c, one file per
+# Layout: pgbuild/cmd/main.c dispatches to pgbuild/cmd/NAME.c, one file per
 # subcommand (its options, their checks and calls to the phases of an
-# engine); the engines live in one directory per domain (bench/, build/,
-# cluster/, elf/, gate/, metric/, pipeline/, profile/, report/, tune/, and
-# cli/ for the vocabulary the commands share).  Every pgbuild/*/*.c is
-# compiled, so a new command or a new engine directory needs no edit here.
+# engine; cmd/cmd.h is their header); pgbuild/pgbuild.h and self.c are the
+# base every part includes; the engines live in one directory per domain:
+# bench/, bolt/, build/, cli/ (the option vocabulary the commands share),
+# cluster/, elf/, explain/, gate/, metric/ (and metric/shim/, below),
+# noise/, optimize/, pipeline/, profile/, report/, stage/, tune/.  Their order
+# (which may include which) is pgbuild/README.md's layer diagram, checked
+# by tests/t/94.  Every pgbuild/*.c and pgbuild/*/*.c is compiled, so a new
+# command or a new engine directory needs no edit here.
 #
 # Subcommands register themselves: a file in cmd/ defines
 #     PGBUILD_COMMAND(name, "one-line summary")
 #     { ... }
-# at the start of a line, and the table in pgbuild/main.c is generated from
-# those lines (sorted by name), so adding a command never edits a shared file.
-PGBUILD_SRC  := $(filter-out pgbuild/main.c,$(wildcard pgbuild/*.c pgbuild/*/*.c))
-PGBUILD_CMDS := $(sort $(wildcard pgbuild/cmd/*.c))
+# at the start of a line, and the table in pgbuild/cmd/main.c is generated
+# from those lines (sorted by name), so adding a command never edits a
+# shared file.
+PGBUILD_SRC  := $(filter-out pgbuild/cmd/main.c,$(wildcard pgbuild/*.c pgbuild/*/*.c))
+PGBUILD_CMDS := $(sort $(filter-out pgbuild/cmd/main.c,$(wildcard pgbuild/cmd/*.c)))
 PGBUILD_OBJ  := $(PGBUILD_SRC:%.c=$(O)/obj/%.o)
 PGBUILD_LIB  := $(O)/obj/libpgbuild.a
 PGBUILD_LIBS := -lpq -lelf -lpthread -lm
@@ -25,7 +30,7 @@ $(O)/gen/commands.inc: $(PGBUILD_CMDS) pgbuild/pgbuild.mk
 		$(PGBUILD_CMDS) | LC_ALL=C sort > $@.tmp && mv $@.tmp $@
 
 $(O)/obj/pgbuild/%.o: ALL_CFLAGS += -I$(PQ_INCLUDE) -I$(O)/gen
-$(O)/obj/pgbuild/main.o: $(O)/gen/commands.inc
+$(O)/obj/pgbuild/cmd/main.o: $(O)/gen/commands.inc
 
 $(PGBUILD_LIB): $(PGBUILD_OBJ)
 	@mkdir -p $(dir $@)
@@ -33,7 +38,7 @@ $(PGBUILD_LIB): $(PGBUILD_OBJ)
 
 # libpolicy.a: pgbuild reads, checks and writes policies with pgoptcc's own
 # policy library (wrapper/policy/).
-$(O)/bin/pgbuild: $(O)/obj/pgbuild/main.o $(PGBUILD_LIB) $(POLICY_LIB) $(COMMON_LIB)
+$(O)/bin/pgbuild: $(O)/obj/pgbuild/cmd/main.o $(PGBUILD_LIB) $(POLICY_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PGBUILD_LIBS) $(ALL_LDFLAGS)
 

@@ -181,3 +181,50 @@ int servercpu_split(const cpu_set_t *all, cpu_set_t *client, cpu_set_t *server)
 	}
 	return 1;
 }
+
+/* Decimal digits at the start of s: how many. */
+static size_t scan_digits(const char *s)
+{
+	size_t n = 0;
+	while (s[n] >= '0' && s[n] <= '9')
+		n++;
+	return n;
+}
+
+/* A CPU number: decimal digits only (strtol would take " 1" and "+1"). */
+static int cpu_number(const char *p, char **end, long *out)
+{
+	size_t n = scan_digits(p);
+	if (!n || n > 6)
+		return -1;
+	*out = strtol(p, end, 10);
+	return *out < CPU_SETSIZE ? 0 : -1;
+}
+
+int servercpu_parse_cpus(const char *list, cpu_set_t *set)
+{
+	const char *p = list;
+	CPU_ZERO(set);
+	if (!*p)
+		return error("invalid value \"\" for --cpus: expected a list like 0-1,3");
+	while (*p) {
+		char *end;
+		long a, b;
+		if (cpu_number(p, &end, &a) < 0)
+			return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			if (cpu_number(p, &end, &b) < 0 || b < a)
+				return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
+		}
+		for (long c = a; c <= b; c++)
+			CPU_SET(c, set);
+		if (*end == ',' && end[1])
+			end++;
+		else if (*end)
+			return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
+		p = end;
+	}
+	return 0;
+}

@@ -79,4 +79,7 @@ int servercpu_pin(const char *proc_root, pid_t postmaster, const cpu_set_t *set)
  */
 int servercpu_split(const cpu_set_t *all, cpu_set_t *client, cpu_set_t *server);
 
+/* --cpus LIST ("0-1,3") into set; -1 with the error printed. */
+int servercpu_parse_cpus(const char *list, cpu_set_t *set);
+
 #endif

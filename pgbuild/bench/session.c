@@ -135,7 +135,7 @@ static void server_side(struct session *s)
 	}
 	if (!o->cpus)
 		return;
-	if (cli_parse_cpus(o->cpus, &all) < 0) {   /* checked with the options */
+	if (servercpu_parse_cpus(o->cpus, &all) < 0) {   /* checked with the options */
 		s->env.pinning = "not pinned: bad --cpus";
 		return;
 	}

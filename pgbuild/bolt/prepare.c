@@ -14,6 +14,7 @@
 
 #include "pgbuild/bolt/bolt.h"
 #include "pgbuild/build/buildlog.h"
+#include "pgbuild/cluster/workdir.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/preflight.h"
 
@@ -340,6 +341,6 @@ int bolt_prepare(struct bolt_run *b, const struct bolt_opts *o)
 		return -1;
 	{
 		const char *dirs[] = { b->workdir, b->out, b->in, b->builddir, NULL };
-		return preflight_server_dirs(dirs);
+		return workdir_server_reach(dirs);
 	}
 }

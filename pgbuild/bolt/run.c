@@ -13,9 +13,10 @@
 #include "pgbuild/bolt/bolt.h"
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/build/regress.h"
+#include "pgbuild/cli/cli.h"
+#include "pgbuild/cluster/workdir.h"
 #include "pgbuild/elf/elfrec.h"
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/pipeline/preflight.h"
 
 enum { STEP_INSTRUMENT, STEP_TRAIN, STEP_OPTIMIZE, STEP_REGRESS, STEP_NR };
 static const char *const step_names[STEP_NR] = { "instrument", "train", "optimize", "regress" };
@@ -351,7 +352,7 @@ int bolt_run_all(struct bolt_run *b)
 
 	/* never chmodded; as root refused when another user could write in it
 	 * (its prof/ and train-data/ are the server user's, made below it) */
-	if ((wfd = preflight_workdir("--workdir", b->workdir)) < 0) {
+	if ((wfd = workdir_open("--workdir", b->workdir)) < 0) {
 		free(logs);
 		return PGBUILD_EXIT_ERROR;
 	}

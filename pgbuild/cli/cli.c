@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pgbuild/bench/bench.h"
+#include "pgbuild/cli/cli.h"
 #include "pgbuild/pgbuild.h"
 
 static const char *command;       /* NULL: pgbuild itself */

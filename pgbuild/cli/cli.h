@@ -42,10 +42,10 @@
 #define PGBUILD_CLI_H
 
 #include <getopt.h>
-#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pgbuild/metric/metric.h"
 #include "wrapper/common/strvec.h"
 
 /* Codes of the options without a short letter, one per option name. */
@@ -326,17 +326,11 @@ int cli_parse_pairs(const char *arg, int *out);       /* --pairs */
  * bits are or-ed into *mask), "both" = tps,instructions.  An unknown item
  * is named with the nearest word.  cli_metrics_mask is the same without
  * messages (0, or -1 on a bad item); cli_metrics_text the canonical list
- * of mask ("tps,cycles"; static buffer).
+ * of mask ("tps,cycles"; static buffer).  The bits: metric/metric.h.
  */
-#define CLI_METRIC_TPS    1u
-#define CLI_METRIC_INSTR  2u
-#define CLI_METRIC_CYCLES 4u
 int cli_parse_metrics(const char *arg, unsigned *mask);
 int cli_metrics_mask(const char *arg, unsigned *mask);
 const char *cli_metrics_text(unsigned mask);
-
-/* --cpus LIST ("0-1,3") into set; -1 with the error printed. */
-int cli_parse_cpus(const char *list, cpu_set_t *set);
 
 /* -W, --workload LIST: every item must be a workload bench knows (a
  * near miss is named); pushed onto out. */

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgbuild/cli/cli.h"
 #include "pgbuild/pgbuild.h"
 #include "wrapper/common/safefs.h"
 

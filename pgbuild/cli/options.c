@@ -21,11 +21,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgbuild/cli/cli.h"
 #include "pgbuild/pgbuild.h"
 #include "wrapper/common/suggest.h"
 
@@ -221,8 +221,8 @@ int parse_choice_option(const char *opt, const char *arg, const char *const *cho
 
 /* The --metric words; "both" last (it is two of the others). */
 static const char *const metric_words[] = { "tps", "instructions", "cycles", "both", NULL };
-static const unsigned metric_bits[] = { CLI_METRIC_TPS, CLI_METRIC_INSTR, CLI_METRIC_CYCLES,
-					CLI_METRIC_TPS | CLI_METRIC_INSTR };
+static const unsigned metric_bits[] = { METRIC_TPS, METRIC_INSTR, METRIC_CYCLES,
+					METRIC_TPS | METRIC_INSTR };
 
 /* The items of arg or-ed into *mask; the first bad item in *bad (malloced). */
 static int metrics_scan(const char *arg, unsigned *mask, char **bad)
@@ -294,40 +294,3 @@ const char *cli_metrics_text(unsigned mask)
 	return buf;
 }
 
-/* A CPU number: decimal digits only (strtol would take " 1" and "+1"). */
-static int cpu_number(const char *p, char **end, long *out)
-{
-	size_t n = scan_digits(p);
-	if (!n || n > 6)
-		return -1;
-	*out = strtol(p, end, 10);
-	return *out < CPU_SETSIZE ? 0 : -1;
-}
-
-int cli_parse_cpus(const char *list, cpu_set_t *set)
-{
-	const char *p = list;
-	CPU_ZERO(set);
-	if (!*p)
-		return error("invalid value \"\" for --cpus: expected a list like 0-1,3");
-	while (*p) {
-		char *end;
-		long a, b;
-		if (cpu_number(p, &end, &a) < 0)
-			return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
-		b = a;
-		if (*end == '-') {
-			p = end + 1;
-			if (cpu_number(p, &end, &b) < 0 || b < a)
-				return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
-		}
-		for (long c = a; c <= b; c++)
-			CPU_SET(c, set);
-		if (*end == ',' && end[1])
-			end++;
-		else if (*end)
-			return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
-		p = end;
-	}
-	return 0;
-}

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pgbuild/cli/cli.h"
 #include "pgbuild/pgbuild.h"
 
 /* Create and remove a probe file in dir: 0, or -1 with errno set. */

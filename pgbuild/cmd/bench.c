@@ -8,7 +8,8 @@
 #include <unistd.h>
 
 #include "pgbuild/bench/bench.h"
-#include "pgbuild/pgbuild.h"
+#include "pgbuild/bench/servercpu.h"
+#include "pgbuild/cmd/cmd.h"
 
 static void bench_usage(FILE *fp)
 {
@@ -158,7 +159,7 @@ static int value_option(struct bench_cli *b, int c, const char *arg)
 		return 0;
 	case OPT_CPUS: {
 		cpu_set_t set;
-		if (cli_parse_cpus(arg, &set) < 0)
+		if (servercpu_parse_cpus(arg, &set) < 0)
 			return -1;
 		o->cpus = arg;
 		return 0;

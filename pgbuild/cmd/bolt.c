@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "pgbuild/bolt/bolt.h"
-#include "pgbuild/pgbuild.h"
+#include "pgbuild/cmd/cmd.h"
 #include "pgbuild/pipeline/preflight.h"
 
 static void bolt_usage(FILE *fp)

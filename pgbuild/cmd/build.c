@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "pgbuild/build/build.h"
-#include "pgbuild/pgbuild.h"
+#include "pgbuild/cmd/cmd.h"
 
 static void build_usage(FILE *fp)
 {

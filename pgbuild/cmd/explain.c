@@ -13,11 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pgbuild/cmd/cmd.h"
 #include "pgbuild/explain/explain.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/cycles.h"
 #include "pgbuild/metric/single.h"
-#include "pgbuild/pgbuild.h"
 #include "wrapper/common/safefs.h"
 
 static void explain_usage(FILE *fp)

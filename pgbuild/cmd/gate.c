@@ -8,10 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pgbuild/cmd/cmd.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/instr.h"
-#include "pgbuild/pgbuild.h"
+#include "pgbuild/metric/metric.h"
 #include "pgbuild/pipeline/preflight.h"
+#include "pgbuild/report/report.h"
 
 static void gate_usage(FILE *fp)
 {
@@ -362,9 +364,9 @@ static int check_options(struct gate_opts *o, struct gate *g, int argc, char **a
 
 	*why = "usage error";
 	if (!o->metrics)
-		o->metrics = CLI_METRIC_TPS;
-	want_tps = (o->metrics & CLI_METRIC_TPS) != 0;
-	want_instr = (o->metrics & CLI_METRIC_INSTR) != 0;
+		o->metrics = METRIC_TPS;
+	want_tps = (o->metrics & METRIC_TPS) != 0;
+	want_instr = (o->metrics & METRIC_INSTR) != 0;
 	if (optind < argc)
 		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
 	if (!o->baseline || !o->candidate)
@@ -410,7 +412,7 @@ static int check_options(struct gate_opts *o, struct gate *g, int argc, char **a
 			gate_thresholds_add(&g->th, "tps>=1", NULL, GATE_TPS, 0, 1.0);
 		else if (want_instr)
 			gate_thresholds_add(&g->th, "instructions>=1", NULL, GATE_INSTRUCTIONS, 0, 1.0);
-		if (o->metrics & CLI_METRIC_CYCLES)
+		if (o->metrics & METRIC_CYCLES)
 			gate_thresholds_add(&g->th, "cycles>=1", NULL, GATE_CYCLES, 0, 1.0);
 	}
 	if (gate_thresholds_check(&g->th, o->metrics, &o->workloads) < 0)
@@ -444,6 +446,11 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 	if (rc < 0 && !(rc = check_options(&o, &g, argc, argv, &stop_reason))) {
 		rc = gate_measure(&o, &g, &stop_reason);
 		decided = rc >= 0;
+		if (decided) {
+			report_gate_terminal(&g, o.baseline, o.candidate, stdout);
+			if (gate_write_outputs(&o, &g) < 0 && rc == 0)
+				rc = PGBUILD_EXIT_ERROR;
+		}
 		if (rc < 0)
 			rc = PGBUILD_EXIT_ERROR;
 	}

@@ -4,7 +4,7 @@
  */
 #include <stdio.h>
 
-#include "pgbuild/pgbuild.h"
+#include "pgbuild/cmd/cmd.h"
 #include "pgbuild/report/inspect.h"
 
 static void inspect_usage(FILE *fp)

@@ -1,14 +1,15 @@
 /*
  * cmd/noise.c - `pgbuild noise`: its options and their checks; the
- * variants and their measurement are metric/noise.h's.
+ * variants and their measurement are noise/noise.h's.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pgbuild/metric/noise.h"
+#include "pgbuild/metric/metric.h"
+#include "pgbuild/noise/noise.h"
 #include "pgbuild/metric/single.h"
-#include "pgbuild/pgbuild.h"
+#include "pgbuild/cmd/cmd.h"
 #include "pgbuild/pipeline/preflight.h"
 
 static void noise_usage(FILE *fp)
@@ -123,8 +124,8 @@ static int check_options(struct noise_opts *o)
 	if (!o->prefix)
 		return cli_usage_error("--prefix is required (the build's install)");
 	if (!o->metrics)
-		o->metrics = CLI_METRIC_INSTR | CLI_METRIC_CYCLES;
-	if (o->metrics & CLI_METRIC_TPS)
+		o->metrics = METRIC_INSTR | METRIC_CYCLES;
+	if (o->metrics & METRIC_TPS)
 		return cli_usage_error("--metric tps: the noise floor is of the deterministic "
 				       "metrics (expected instructions or cycles)");
 	if (!o->workloads.nr)

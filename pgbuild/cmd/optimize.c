@@ -10,9 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pgbuild/bench/servercpu.h"
+#include "pgbuild/cluster/workdir.h"
+#include "pgbuild/cmd/cmd.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/optimize/optimize.h"
-#include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/preflight.h"
 
 static void optimize_usage(FILE *fp)
@@ -106,7 +108,7 @@ static int parse_value(struct optimize_opts *o, unsigned *stages, int c, const c
 	case OPT_STAGES: return optimize_parse_stages(arg, stages) < 0 ? -1 : 1;
 	case OPT_CPUS:
 		o->cpus = arg;
-		return cli_parse_cpus(arg, &set) < 0 ? -1 : 1;
+		return servercpu_parse_cpus(arg, &set) < 0 ? -1 : 1;
 	default: return 0;
 	}
 }
@@ -260,7 +262,7 @@ static int check_options(struct optimize_opts *o)
 	workdir = path_absolute(o->workdir);
 	{
 		const char *dirs[] = { workdir, o->baseline, NULL };
-		rc = preflight_server_dirs(dirs) < 0 ? PGBUILD_EXIT_ERROR : 0;
+		rc = workdir_server_reach(dirs) < 0 ? PGBUILD_EXIT_ERROR : 0;
 	}
 	free(workdir);
 	return rc;

@@ -8,7 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pgbuild/pgbuild.h"
+#include "pgbuild/cluster/workdir.h"
+#include "pgbuild/cmd/cmd.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/profile/pgo.h"
 
@@ -162,7 +163,7 @@ static int check_options(const struct pgo_opts *o)
 	builddir = o->builddir ? path_absolute(o->builddir) : xasprintf("%s.build", prefix);
 	{
 		const char *dirs[] = { prefix, builddir, o->baseline, NULL };
-		r = preflight_server_dirs(dirs);
+		r = workdir_server_reach(dirs);
 	}
 	free(prefix);
 	free(builddir);

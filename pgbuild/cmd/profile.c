@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "pgbuild/build/buildlog.h"
-#include "pgbuild/pgbuild.h"
+#include "pgbuild/cmd/cmd.h"
 #include "pgbuild/profile/collect.h"
 
 static void profile_usage(FILE *fp)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "pgbuild/build/regress.h"
-#include "pgbuild/pgbuild.h"
+#include "pgbuild/cmd/cmd.h"
 #include "pgbuild/pipeline/preflight.h"
 
 static void regress_usage(FILE *fp)

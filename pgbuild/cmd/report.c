@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pgbuild/cmd/cmd.h"
 #include "pgbuild/optimize/optimize.h"
-#include "pgbuild/pgbuild.h"
 #include "pgbuild/report/html.h"
 #include "pgbuild/report/report.h"
 

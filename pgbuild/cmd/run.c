@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgbuild/bench/servercpu.h"
+#include "pgbuild/cluster/workdir.h"
+#include "pgbuild/cmd/cmd.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/instr.h"
-#include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/pipeline/run.h"
 
@@ -85,7 +87,7 @@ static int gate_option(struct run_opts *o, int c, const char *arg)
 {
 	if (c == OPT_CPUS) {
 		cpu_set_t set;
-		if (cli_parse_cpus(arg, &set) < 0)
+		if (servercpu_parse_cpus(arg, &set) < 0)
 			return -1;
 		o->cpus = arg;
 	} else {
@@ -230,7 +232,7 @@ static int check_options(const struct run_opts *o)
 			xasprintf("%s/candidate/build", workdir);
 	{
 		const char *dirs[] = { workdir, cand_prefix, cand_builddir, o->baseline_prefix, NULL };
-		rc = preflight_server_dirs(dirs) < 0 ? PGBUILD_EXIT_ERROR : 0;
+		rc = workdir_server_reach(dirs) < 0 ? PGBUILD_EXIT_ERROR : 0;
 	}
 	free(workdir);
 	free(cand_prefix);

@@ -5,8 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pgbuild/pgbuild.h"
-#include "pgbuild/pipeline/preflight.h"
+#include "pgbuild/cmd/cmd.h"
 #include "pgbuild/tune/sensitivity.h"
 
 static void sens_usage(FILE *fp)

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "pgbuild/build/source.h"
-#include "pgbuild/pgbuild.h"
+#include "pgbuild/cmd/cmd.h"
 
 static void source_usage(FILE *fp)
 {

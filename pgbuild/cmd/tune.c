@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "pgbuild/bench/bench.h"
-#include "pgbuild/pgbuild.h"
+#include "pgbuild/cluster/workdir.h"
+#include "pgbuild/cmd/cmd.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/tune/tuner.h"
 
@@ -234,7 +235,7 @@ static int check_options(struct tune_opts *o)
 		char *builddir = o->builddir ? path_absolute(o->builddir) :
 				 xasprintf("%s/build", workdir);
 		const char *dirs[] = { workdir, builddir, o->baseline, NULL };
-		int r = preflight_server_dirs(dirs);
+		int r = workdir_server_reach(dirs);
 		free(workdir);
 		free(builddir);
 		if (r < 0)

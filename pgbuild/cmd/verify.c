@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "pgbuild/build/verify.h"
-#include "pgbuild/pgbuild.h"
+#include "pgbuild/cmd/cmd.h"
 
 static void verify_usage(FILE *fp)
 {

@@ -244,7 +244,7 @@ int explain_doc_check(const struct json_value *doc, struct strbuf *why);
 void explain_render_text(const struct json_value *doc, size_t rows, FILE *fp);
 
 /* The HTML section: a sorted bar chart of the rows' changes and the table
- * of their decisions (html_escape'd, inline SVG). */
+ * of their decisions (strbuf_addstr_html'd, inline SVG). */
 void explain_render_html(const struct json_value *doc, size_t rows, struct strbuf *out);
 /* The style rules that section needs, for a page of its own. */
 void explain_html_css(struct strbuf *out);

@@ -12,7 +12,6 @@
 
 #include "pgbuild/explain/explain.h"
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/report/html.h"
 
 static double num(const struct json_value *o, const char *key)
 {
@@ -34,7 +33,7 @@ void explain_html_css(struct strbuf *o)
 static void cell(struct strbuf *o, const char *s, int mono)
 {
 	strbuf_addstr(o, mono ? "<td class=\"mono\">" : "<td>");
-	html_escape(o, s ? s : "");
+	strbuf_addstr_html(o, s ? s : "");
 	strbuf_addstr(o, "</td>");
 }
 
@@ -97,11 +96,11 @@ static void html_bars(const struct json_value *rv, size_t rows, struct strbuf *o
 		double x = c < 0 ? mid - len : mid;
 		double y = 4 + (double)i * h;
 		strbuf_addf(o, "<text class=\"lab\" x=\"4\" y=\"%.0f\">", y + 11);
-		html_escape(o, json_get_str(row, "function"));
+		strbuf_addstr_html(o, json_get_str(row, "function"));
 		strbuf_addf(o, "</text><rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%d\" "
 			    "fill=\"%s\"><title>", x, y, len > 0.5 ? len : 0.5, h - 4,
 			    c < 0 ? "#1a7f37" : "#c62828");
-		html_escape(o, json_get_str(row, "function"));
+		strbuf_addstr_html(o, json_get_str(row, "function"));
 		strbuf_addf(o, ": %+.1f</title></rect><text class=\"lab\" x=\"%.1f\" y=\"%.0f\" "
 			    "text-anchor=\"%s\">%+.1f</text>\n", c, c < 0 ? x - 3 : x + len + 3, y + 11,
 			    c < 0 ? "end" : "start", c);
@@ -127,7 +126,7 @@ static void html_decisions(const struct json_value *row, struct strbuf *o)
 			    json_get_str(st, "callee"), cf ? " (" : "", cf ? cf : "", cf ? ")" : "",
 			    !strcmp(in, "A") ? "B" : "A", num(st, "calls_other"), num(st, "cost_other"),
 			    json_get_str(st, "other"));
-		html_escape(o, sb.buf);
+		strbuf_addstr_html(o, sb.buf);
 		strbuf_addstr(o, "<br>");
 	}
 	for (size_t i = 0; i < json_len(abs) && i < 5; i++) {
@@ -135,7 +134,7 @@ static void html_decisions(const struct json_value *row, struct strbuf *o)
 		strbuf_reset(&sb);
 		strbuf_addf(&sb, "absorbed %s: %+.0f in %s", json_get_str(a, "callee"),
 			    num(a, "estimate"), json_get_str(a, "side"));
-		html_escape(o, sb.buf);
+		strbuf_addstr_html(o, sb.buf);
 		strbuf_addstr(o, "<br>");
 	}
 	for (int s = 0; s < 2; s++) {
@@ -152,7 +151,7 @@ static void html_decisions(const struct json_value *row, struct strbuf *o)
 		if (bolt)
 			strbuf_addf(&sb, "BOLT %s", bolt);
 		if (sb.len) {
-			html_escape(o, sb.buf);
+			strbuf_addstr_html(o, sb.buf);
 			strbuf_addstr(o, "<br>");
 		}
 	}
@@ -167,7 +166,7 @@ void explain_render_html(const struct json_value *doc, size_t rows, struct strbu
 	strbuf_addstr(o, "<h2>Where the cycles estimate changed");
 	if (wl) {
 		strbuf_addstr(o, ": ");
-		html_escape(o, wl);
+		strbuf_addstr_html(o, wl);
 	}
 	strbuf_addstr(o, "</h2>\n");
 	html_sums(doc, o);
@@ -193,7 +192,7 @@ void explain_render_html(const struct json_value *doc, size_t rows, struct strbu
 		strbuf_addstr(o, "</tr>\n");
 	}
 	strbuf_addstr(o, "</table>\n<p class=\"note\">");
-	html_escape(o, CYCLES_SIMULATION);
+	strbuf_addstr_html(o, CYCLES_SIMULATION);
 	strbuf_addstr(o, ". Costs are self (exclusive) per transaction; a callee one side inlined "
 		      "is counted in its callers on the other side too (absorbed).</p>\n");
 }

@@ -11,7 +11,6 @@
 
 #include "pgbuild/explain/explain.h"
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/report/html.h"
 
 #define WIDTH 100
 

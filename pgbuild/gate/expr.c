@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pgbuild/cli/cli.h"
+#include "pgbuild/metric/metric.h"
 #include "wrapper/common/error.h"
 #include "wrapper/common/exitcodes.h"
 #include "pgbuild/gate/gate.h"
@@ -268,8 +269,8 @@ int gate_expr_parse(struct gate_thresholds *th, const char *text, struct strbuf 
 
 unsigned gate_kind_metric(enum gate_kind kind)
 {
-	return kind == GATE_INSTRUCTIONS ? CLI_METRIC_INSTR :
-	       kind == GATE_CYCLES ? CLI_METRIC_CYCLES : CLI_METRIC_TPS;
+	return kind == GATE_INSTRUCTIONS ? METRIC_INSTR :
+	       kind == GATE_CYCLES ? METRIC_CYCLES : METRIC_TPS;
 }
 
 int gate_thresholds_check(const struct gate_thresholds *th, unsigned metrics,
@@ -280,8 +281,8 @@ int gate_thresholds_check(const struct gate_thresholds *th, unsigned metrics,
 		unsigned need = gate_kind_metric(t->kind);
 		if (!(metrics & need))
 			return error("threshold \"%s\" needs --metric %s", t->text,
-				     need == CLI_METRIC_INSTR ? "instructions or both" :
-				     need == CLI_METRIC_CYCLES ? "cycles (alone or in a list: "
+				     need == METRIC_INSTR ? "instructions or both" :
+				     need == METRIC_CYCLES ? "cycles (alone or in a list: "
 				     "--metric tps,cycles)" : "tps or both");
 		if (t->kind != GATE_CYCLES)
 			continue;

@@ -99,12 +99,12 @@ int gate_expr_parse(struct gate_thresholds *th, const char *text, struct strbuf 
 void gate_thresholds_add(struct gate_thresholds *th, const char *text,
 			 const char *workload, enum gate_kind kind, int lat, double value);
 void gate_thresholds_clear(struct gate_thresholds *th);
-/* The --metric bit (cli.h's CLI_METRIC_*) a threshold of kind needs. */
+/* The --metric bit (metric/metric.h's METRIC_*) a threshold of kind needs. */
 unsigned gate_kind_metric(enum gate_kind kind);
 
 struct strvec;
 /*
- * Every threshold of th is of a kind metrics (CLI_METRIC_* bits) measures,
+ * Every threshold of th is of a kind metrics (METRIC_* bits) measures,
  * and every cycles threshold's workload (its own, else each of workloads,
  * which may be NULL) has a single-user script.  0, or -1 after one error
  * naming the threshold and the --metric it needs.
@@ -279,7 +279,7 @@ struct gate_opts {
 	int pairs;                /* --pairs; with --pairs auto the pairs run */
 	int auto_pairs;           /* --pairs auto: until decided or --budget */
 	double budget;            /* --budget seconds (default GATE_BUDGET) */
-	unsigned metrics;         /* --metric: CLI_METRIC_* bits (cli.h) */
+	unsigned metrics;         /* --metric: METRIC_* bits (metric/metric.h) */
 	long instr_statements;    /* --instr-statements (0: per workload) */
 	enum instr_counter counter; /* --counter */
 	const char *json, *junit; /* --json, --junit FILE, or NULL */
@@ -298,11 +298,16 @@ void gate_catch_signals(void);
 
 /*
  * Measure (the tps pairs and/or instructions, after the regression suite
- * when asked), decide, print the summary and write --json/--junit.
- * Returns the exit code, or -1 when it stopped before deciding (the reason
- * in *stop_reason, or a signal in gate_interrupted).
+ * when asked) and decide.  Returns the verdict's exit code, or -1 when it
+ * stopped before deciding (the reason in *stop_reason, or a signal in
+ * gate_interrupted).  The command then prints the summary
+ * (report_gate_terminal) and writes the outputs.
  */
 int gate_measure(struct gate_opts *o, struct gate *g, const char **stop_reason);
+
+/* Write --json and --junit of g (either may be unset).  0, or -1 after
+ * the error. */
+int gate_write_outputs(const struct gate_opts *o, const struct gate *g);
 
 /* After the gate: a gate that did not decide writes --json/--junit saying
  * why (never leaving an older document in place); a signal kills us. */

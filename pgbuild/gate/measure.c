@@ -24,20 +24,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pgbuild/bench/servercpu.h"
+#include "pgbuild/cli/cli.h"
+#include "pgbuild/cluster/workdir.h"
 #include "pgbuild/explain/explain.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/gate/junit.h"
 #include "pgbuild/metric/cycles.h"
 #include "pgbuild/metric/instr.h"
+#include "pgbuild/metric/metric.h"
 #include "pgbuild/metric/single.h"
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/pipeline/preflight.h"
-#include "pgbuild/report/report.h"
 
 static int pin_cpus(const char *list)
 {
 	cpu_set_t set;
-	if (cli_parse_cpus(list, &set) < 0)
+	if (servercpu_parse_cpus(list, &set) < 0)
 		return -1;
 	if (sched_setaffinity(0, sizeof(set), &set) < 0)
 		return error("--cpus %s: cannot pin: %s", list, strerror(errno));
@@ -212,7 +214,7 @@ static int write_file(const char *path, const struct strbuf *sb)
 }
 
 /* --json and --junit of a gate that decided, or stopped (gate_stop). */
-static int write_outputs(const struct gate_opts *o, const struct gate *g)
+int gate_write_outputs(const struct gate_opts *o, const struct gate *g)
 {
 	struct strbuf out = STRBUF_INIT;
 	char *settings = settings_json(o);
@@ -278,7 +280,7 @@ static int pick_counter(struct gate_opts *o, struct gate *g, const char **why)
 
 /*
  * The directory of bench outputs: --workdir, or a temporary one (*tmp),
- * open as *dirfd.  A --workdir is never chmodded (preflight_workdir: one
+ * open as *dirfd.  A --workdir is never chmodded (workdir_open: one
  * another user could write in, or the server user cannot enter, is
  * refused); the temporary one is ours and made searchable (the server user
  * reaches the templates and the single-user runs below it, which are
@@ -288,7 +290,7 @@ static char *make_workdir(const struct gate_opts *o, int *tmp, int *dirfd, const
 {
 	char *dir;
 	if (o->workdir) {
-		if ((*dirfd = preflight_workdir("--workdir", o->workdir)) < 0) {
+		if ((*dirfd = workdir_open("--workdir", o->workdir)) < 0) {
 			*why = "cannot use the --workdir";
 			return NULL;
 		}
@@ -540,9 +542,9 @@ static void explain_cycles(const struct gate_opts *o, struct gate *g, const char
 
 int gate_measure(struct gate_opts *o, struct gate *g, const char **stop_reason)
 {
-	int want_tps = (o->metrics & CLI_METRIC_TPS) != 0;
-	int want_instr = (o->metrics & CLI_METRIC_INSTR) != 0;
-	int want_cycles = (o->metrics & CLI_METRIC_CYCLES) != 0;
+	int want_tps = (o->metrics & METRIC_TPS) != 0;
+	int want_instr = (o->metrics & METRIC_INSTR) != 0;
+	int want_cycles = (o->metrics & METRIC_CYCLES) != 0;
 	int tmpdir = 0, rc = -1, dirfd = -1;
 	char *dir = NULL;
 
@@ -570,9 +572,6 @@ int gate_measure(struct gate_opts *o, struct gate *g, const char **stop_reason)
 		goto out;
 	gate_analyse(g);
 	rc = gate_decide(g);
-	report_gate_terminal(g, o->baseline, o->candidate, stdout);
-	if (write_outputs(o, g) < 0 && rc == 0)
-		rc = PGBUILD_EXIT_ERROR;
 out:
 	if (dirfd >= 0)
 		close(dirfd);
@@ -599,7 +598,7 @@ void gate_finish(const struct gate_opts *o, struct gate *g, int decided,
 					"the gate stopped on an error");
 		}
 		gate_stop(g, why, gate_interrupted);
-		write_outputs(o, g);
+		gate_write_outputs(o, g);
 		free(why);
 	} else if (gate_interrupted && !decided) {
 		error("interrupted by signal %d; nothing decided", (int)gate_interrupted);

@@ -20,7 +20,7 @@
  * next stage stacks on the best kept build.  The best kept build is copied
  * to --prefix (a temporary sibling, then rename).
  *
- * The run is pipeline/stage.h's, so it resumes after an interrupt; a stage
+ * The run is stage/stage.h's, so it resumes after an interrupt; a stage
  * build whose PREFIX/pgopt-build.json records the same source and the same
  * policy (its lines without comments and blank lines) is reused, so
  * WORKDIR/STAGE may be a symlink to an existing build (prefix/ and build/

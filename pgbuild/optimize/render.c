@@ -164,7 +164,7 @@ static void stage_explains(const struct json_value *doc, size_t rows, FILE *fp,
 				explain_render_text(ex, rows, fp);
 			} else {
 				strbuf_addstr(out, "<h2>Stage ");
-				html_escape(out, name);
+				strbuf_addstr_html(out, name);
 				strbuf_addstr(out, " against stock</h2>\n");
 				explain_render_html(ex, rows, out);
 			}
@@ -210,7 +210,7 @@ static void html_workload(const struct json_value *doc, const char *wl, struct s
 	struct strbuf sb = STRBUF_INIT;
 
 	strbuf_addstr(out, "<h2>");
-	html_escape(out, wl);
+	strbuf_addstr_html(out, wl);
 	strbuf_addstr(out, "</h2>\n<table><tr><th>stage</th><th>state</th>");
 	for (int k = 0; k < OM_NR; k++)
 		strbuf_addf(out, "<th>%s</th>", metric_titles[k]);
@@ -222,15 +222,15 @@ static void html_workload(const struct json_value *doc, const char *wl, struct s
 			continue;
 		strbuf_addf(out, "<tr class=\"%s\"><td>", !strcmp(state, "dropped") ? "dropped" :
 			    !strcmp(state, "kept") ? "kept" : "base");
-		html_escape(out, str_or(json_get_str(st, "name"), "?"));
+		strbuf_addstr_html(out, str_or(json_get_str(st, "name"), "?"));
 		strbuf_addstr(out, "</td><td class=\"l\">");
-		html_escape(out, state);
+		strbuf_addstr_html(out, state);
 		strbuf_addstr(out, "</td>");
 		for (int k = 0; k < OM_NR; k++) {
 			strbuf_reset(&sb);
 			figure_text(&sb, stage_figure(st, wl, (enum optimize_metric)k), 1);
 			strbuf_addstr(out, "<td>");
-			html_escape(out, sb.buf);
+			strbuf_addstr_html(out, sb.buf);
 			strbuf_addstr(out, "</td>");
 		}
 		strbuf_addstr(out, "</tr>\n");
@@ -270,7 +270,7 @@ static void html_svg(const struct json_value *doc, const char *wl, struct strbuf
 		x0 = left + (from - lo) / (hi - lo) * (w - left - right);
 		x1 = left + (t - lo) / (hi - lo) * (w - left - right);
 		strbuf_addf(out, "<text x=\"4\" y=\"%.0f\" font-size=\"12\">", y + 12);
-		html_escape(out, str_or(json_get_str(st, "name"), "?"));
+		strbuf_addstr_html(out, str_or(json_get_str(st, "name"), "?"));
 		strbuf_addf(out, "</text><rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"16\" "
 			    "fill=\"%s\"/><text x=\"%.1f\" y=\"%.0f\" font-size=\"12\">%.4fx</text>",
 			    x0 < x1 ? x0 : x1, y, fabs(x1 - x0) < 1 ? 1 : fabs(x1 - x0),
@@ -296,17 +296,17 @@ static void html_builds(const struct json_value *doc, struct strbuf *out)
 		if (isfinite(secs))
 			fmt_duration(secs, 0, el, sizeof(el));
 		strbuf_addstr(out, "<tr><td>");
-		html_escape(out, str_or(json_get_str(st, "name"), "?"));
+		strbuf_addstr_html(out, str_or(json_get_str(st, "name"), "?"));
 		strbuf_addstr(out, "</td><td class=\"l\">");
-		html_escape(out, str_or(json_get_str(st, "state"), "?"));
+		strbuf_addstr_html(out, str_or(json_get_str(st, "state"), "?"));
 		strbuf_addstr(out, "</td><td class=\"l\">");
-		html_escape(out, str_or(json_get_str(st, "stacks_on"), "-"));
+		strbuf_addstr_html(out, str_or(json_get_str(st, "stacks_on"), "-"));
 		if (isfinite(text))
 			strbuf_addf(out, "</td><td>%.0f", text);
 		else
 			strbuf_addstr(out, "</td><td>-");
 		strbuf_addf(out, "</td><td>%s</td><td class=\"l\">", el);
-		html_escape(out, str_or(json_get_str(st, "reason"),
+		strbuf_addstr_html(out, str_or(json_get_str(st, "reason"),
 					str_or(json_get_str(st, "prefix"), "")));
 		strbuf_addstr(out, "</td></tr>\n");
 	}
@@ -324,7 +324,7 @@ void optimize_render_html(const struct json_value *doc, struct strbuf *out)
 		      "<title>pgbuild optimize</title><style>" HTML_CSS "</style></head><body>\n"
 		      "<h1>pgbuild optimize: the waterfall</h1>\n<p>Deciding metric: the cycles "
 		      "estimate per transaction (");
-	html_escape(out, str_or(json_get_str(doc, "cycles_note"), CYCLES_SIMULATION));
+	strbuf_addstr_html(out, str_or(json_get_str(doc, "cycles_note"), CYCLES_SIMULATION));
 	strbuf_addf(out, "), at %.1f%% resolution. Each cell: speedup over stock; in "
 		    "parentheses what the stage added over the build it stacks on.</p>\n",
 		    json_get_num(doc, "resolution", CYCLES_RESOLUTION) * 100);
@@ -337,13 +337,13 @@ void optimize_render_html(const struct json_value *doc, struct strbuf *out)
 	html_builds(doc, out);
 	stage_explains(doc, 20, NULL, out);
 	strbuf_addstr(out, "<p class=\"kept\">best: ");
-	html_escape(out, str_or(best, "none"));
+	strbuf_addstr_html(out, str_or(best, "none"));
 	if (inst) {
 		strbuf_addstr(out, ", installed at ");
-		html_escape(out, inst);
+		strbuf_addstr_html(out, inst);
 	} else {
 		strbuf_addstr(out, " (");
-		html_escape(out, str_or(json_get_str(doc, "verdict"), "nothing installed"));
+		strbuf_addstr_html(out, str_or(json_get_str(doc, "verdict"), "nothing installed"));
 		strbuf_addstr(out, ")");
 	}
 	strbuf_addstr(out, "</p>\n</body></html>\n");

@@ -19,14 +19,14 @@
 
 #include "wrapper/common/copytree.h"
 #include "pgbuild/build/build.h"
+#include "pgbuild/cluster/workdir.h"
 #include "pgbuild/elf/elfrec.h"
 #include "pgbuild/metric/cycles.h"
 #include "pgbuild/optimize/optimize.h"
-#include "pgbuild/pipeline/stage.h"
+#include "pgbuild/stage/stage.h"
 #include "pgbuild/profile/pgo.h"
 #include "pgbuild/profile/run.h"
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/pipeline/preflight.h"
 
 /* The steps of one stage. */
 enum step { STEP_BUILD, STEP_VERIFY, STEP_REGRESS, STEP_GATE, STEP_NR };
@@ -507,7 +507,7 @@ static int prepare(struct orun *r)
 	/* made when missing, never chmodded; as root refused when another user
 	 * could write in it (the logs, state and installs root writes there) */
 	{
-		int fd = preflight_workdir("--workdir", r->workdir);
+		int fd = workdir_open("--workdir", r->workdir);
 		if (fd < 0)
 			return -1;
 		close(fd);

@@ -3,8 +3,6 @@
  * see preflight.h.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <pwd.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -14,7 +12,8 @@
 
 #include "pgbuild/bench/bench.h"
 #include "pgbuild/build/build.h"
-#include "pgbuild/cluster/serveruser.h"
+#include "pgbuild/cli/cli.h"
+#include "pgbuild/metric/metric.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "wrapper/common/suggest.h"
@@ -48,7 +47,7 @@ int preflight_gate_expr(const char *expr, const char *metric, struct gate_thresh
 	int rc = -1;
 
 	if (!metric || cli_metrics_mask(metric, &mask) < 0 || !mask)
-		mask = CLI_METRIC_TPS;
+		mask = METRIC_TPS;
 	if (gate_expr_parse(&th, expr, &err) < 0) {
 		error("invalid value \"%s\" for --gate: %s", expr, err.buf);
 		goto out;
@@ -72,7 +71,7 @@ int preflight_pairs(int pairs, const char *metric, double conf)
 	size_t need = 1;
 	unsigned mask = 0;
 
-	if (metric && cli_metrics_mask(metric, &mask) == 0 && mask && !(mask & CLI_METRIC_TPS))
+	if (metric && cli_metrics_mask(metric, &mask) == 0 && mask && !(mask & METRIC_TPS))
 		return 0;       /* no pairs: instructions and cycles are counted once */
 	if (!pairs)
 		return 0;
@@ -142,117 +141,4 @@ int preflight_source(const char *src)
 	if (!ok)
 		return error("--src \"%s\": not a PostgreSQL source tree (no configure)", src);
 	return 0;
-}
-
-/* dir, or its nearest parent that exists (malloced, absolute). */
-static char *existing_part(const char *dir)
-{
-	char *p = path_absolute(dir);
-	struct stat st;
-	while (stat(p, &st) < 0 && strcmp(p, "/")) {
-		char *slash = strrchr(p, '/');
-		if (slash == p)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-	}
-	return p;
-}
-
-/* Can u reach dir (what names it in the error)?  0 or -1. */
-static int reach(const struct server_user *u, const char *what, const char *dir)
-{
-	char *have = existing_part(dir), *blocked = NULL;
-	struct strbuf why = STRBUF_INIT;
-	int r = server_user_reach(u, have, &blocked), rc = 0;
-
-	if (r < 0) {
-		rc = -1;
-	} else if (r == 0) {
-		server_user_explain_blocked(u, blocked, &why);
-		rc = error("%s %s is out of the server user's reach: %s or choose a directory %s "
-			   "can reach", what, dir, why.buf, u->name);
-	}
-	strbuf_release(&why);
-	free(blocked);
-	free(have);
-	return rc;
-}
-
-int preflight_server_dirs(const char *const *dirs)
-{
-	struct server_user u = SERVER_USER_INIT;
-	struct strbuf err = STRBUF_INIT;
-	const char *tmp = getenv("TMPDIR");
-	int rc = 0;
-
-	if (!server_user_name())
-		return 0;
-	if (server_user_get(&u, NULL, NULL, &err) < 0) {
-		error("%s", err.buf);
-		strbuf_release(&err);
-		return -1;
-	}
-	strbuf_release(&err);
-	for (size_t i = 0; dirs[i] && rc == 0; i++)
-		rc = reach(&u, "directory", dirs[i]);
-	if (rc == 0)
-		rc = reach(&u, tmp && *tmp ? "TMPDIR" : "the temporary directory",
-			   tmp && *tmp ? tmp : "/tmp");
-	server_user_release(&u);
-	return rc;
-}
-
-/* The name of uid, for messages (static buffer). */
-static const char *user_name(uid_t uid)
-{
-	static char buf[64];
-	struct passwd *pw = getpwuid(uid);
-	if (pw)
-		snprintf(buf, sizeof(buf), "%s", pw->pw_name);
-	else
-		snprintf(buf, sizeof(buf), "uid %ld", (long)uid);
-	return buf;
-}
-
-int preflight_workdir(const char *opt, const char *dir)
-{
-	struct stat st;
-	int fd;
-
-	if (mkdir_p(dir) < 0)
-		return -1;
-	/* the caller named it: its path is followed as given */
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		error("%s %s: %s", opt, dir, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	if (geteuid() != 0)
-		return fd;
-	if ((st.st_uid != 0) ||
-	    (!(st.st_mode & S_ISVTX) && ((st.st_mode & S_IWOTH) ||
-					 ((st.st_mode & S_IWGRP) && st.st_gid != getegid())))) {
-		error("%s %s: another user can change what is in it (mode %04o, owner %s): pgbuild "
-		      "runs as root and keeps its files there; give a directory only root can "
-		      "write (chown root %s; chmod go-w %s)", opt, dir,
-		      (unsigned)(st.st_mode & 07777), user_name(st.st_uid), dir, dir);
-		close(fd);
-		return -1;
-	}
-	{
-		struct server_user u = SERVER_USER_INIT;
-		struct strbuf err = STRBUF_INIT;
-		int r = server_user_get(&u, NULL, NULL, &err) < 0 ? error("%s", err.buf) :
-			reach(&u, opt, dir);
-		server_user_release(&u);
-		strbuf_release(&err);
-		if (r < 0) {
-			close(fd);
-			return -1;
-		}
-	}
-	return fd;
 }

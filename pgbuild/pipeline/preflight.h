@@ -16,14 +16,10 @@
  *                           records it)
  *   preflight_install       an installed PostgreSQL (bin/postgres)
  *   preflight_source        a --src that can be a source
- *   preflight_server_dirs   as root: the unprivileged server user can reach
- *                           the directories it will work in (and $TMPDIR),
- *                           so a 0700 `mktemp -d` is refused now, not after
- *                           a build, with the directory and the fix
- *   preflight_workdir       a work directory the caller names: made when
- *                           missing, never chmodded or chowned when it
- *                           exists; as root, refused when another user can
- *                           write in it or the server user cannot reach it
+ *
+ * and cluster/workdir.h's two checks of the directories the server user
+ * works in (workdir_server_reach, workdir_open), which the gate
+ * makes too.
  */
 #ifndef PGBUILD_PREFLIGHT_H
 #define PGBUILD_PREFLIGHT_H
@@ -60,29 +56,5 @@ int preflight_policy(const char *opt, const char *policy, char **sha);
 /* --src: a directory with configure, a readable tarball, or debian:PKG.
  * 0 or -1. */
 int preflight_source(const char *src);
-
-/*
- * As root: the server user can enter every directory down to each of
- * dirs[] (NULL-terminated; a directory not made yet counts from its
- * nearest existing parent) and to $TMPDIR (or /tmp), where its private
- * clusters live.  Not root: nothing to check.  0 or -1 after one error
- * naming the directory, its mode and owner, and the fix.
- */
-int preflight_server_dirs(const char *const *dirs);
-
-/*
- * The work directory dir that opt names (--workdir): made with its missing
- * parents when it does not exist (0755: ours); an existing one is taken as
- * it is, never chmodded or chowned (a `--workdir ~` stays as private as it
- * was).  As root, pgbuild keeps its own files there and makes the
- * subdirectories it hands to the server user there (with fixed names,
- * through descriptors), so dir is refused when another user can create or
- * rename entries in it (writable by others or by another group, not
- * sticky; owned by another user than root), and when the server user
- * cannot enter it (the fix: chmod o+x, named with the blocking directory).
- * Returns a descriptor of dir (O_CLOEXEC), or -1 after one error naming
- * opt, the directory, its mode and owner, and the fix.
- */
-int preflight_workdir(const char *opt, const char *dir);
 
 #endif

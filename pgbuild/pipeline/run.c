@@ -29,8 +29,8 @@
 #include <unistd.h>
 
 #include "pgbuild/build/build.h"
+#include "pgbuild/cluster/workdir.h"
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/pipeline/run.h"
 
 static const char *const stage_names[ST_NR] = {
@@ -274,7 +274,7 @@ static int prepare(struct run *r)
 	/* made when missing, never chmodded; as root refused when another user
 	 * could write in it (the logs and state root writes there) */
 	{
-		int fd = preflight_workdir("--workdir", r->workdir);
+		int fd = workdir_open("--workdir", r->workdir);
 		if (fd < 0)
 			return -1;
 		close(fd);

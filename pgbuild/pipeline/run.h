@@ -1,6 +1,6 @@
 /*
  * run.h - the whole pipeline in one command (`pgbuild run`), on
- * pipeline/stage.h's resumable stages:
+ * stage/stage.h's resumable stages:
  *
  *   1 baseline   pgbuild build --policy none     (reused when present)
  *   2 candidate  pgbuild build --policy FILE     (reused when present)
@@ -26,7 +26,7 @@
 #ifndef PGBUILD_RUN_H
 #define PGBUILD_RUN_H
 
-#include "pgbuild/pipeline/stage.h"
+#include "pgbuild/stage/stage.h"
 
 enum run_stage { ST_BASELINE, ST_CANDIDATE, ST_VERIFY, ST_REGRESS, ST_GATE, ST_REPORT, ST_NR };
 
@@ -42,7 +42,7 @@ struct run_opts {
 	const char *cand_prefix_opt;   /* --candidate-prefix */
 	const char *cand_builddir_opt; /* --candidate-builddir */
 	const char *pairs, *duration, *clients, *metric; /* for pgbuild gate */
-	unsigned metrics;              /* --metric as CLI_METRIC_* bits */
+	unsigned metrics;              /* --metric as METRIC_* bits */
 	const char *cpus, *counter;    /* for pgbuild gate */
 	const char *workloads_csv;     /* --workload LIST, comma-separated */
 	int jobs;                      /* --jobs for the builds (0: build's default) */

@@ -47,7 +47,7 @@
 #include "pgbuild/build/build.h"
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/pipeline/stage.h"
+#include "pgbuild/stage/stage.h"
 #include "pgbuild/profile/pgo.h"
 #include "wrapper/policy/edit.h"
 

@@ -18,6 +18,7 @@
 #include "pgbuild/bench/bench.h"
 #include "pgbuild/build/build.h"
 #include "pgbuild/build/buildlog.h"
+#include "pgbuild/cli/cli.h"
 #include "pgbuild/cluster/cluster.h"
 #include "pgbuild/cluster/serveruser.h"
 #include "pgbuild/elf/elfrec.h"

@@ -315,7 +315,7 @@ static void cell_text(struct strbuf *o, const char *s, const char *cls)
 		strbuf_addf(o, "<td class=\"%s\">", cls);
 	else
 		strbuf_addstr(o, "<td>");
-	html_escape(o, s);
+	strbuf_addstr_html(o, s);
 	strbuf_addstr(o, "</td>");
 }
 
@@ -325,7 +325,7 @@ static void section_cycles(struct strbuf *o, const struct gate *g)
 	if (!gate_any_cycles(g))
 		return;
 	strbuf_addstr(o, "<h2>Cycles estimate per transaction</h2>\n<p class=\"note\">");
-	html_escape(o, "The server in single-user mode under callgrind; " CYCLES_SIMULATION ".");
+	strbuf_addstr_html(o, "The server in single-user mode under callgrind; " CYCLES_SIMULATION ".");
 	strbuf_addstr(o, "</p>\n<table><tr><th>workload</th><th>per transaction</th><th>A</th>"
 		      "<th>B</th><th>A/B</th></tr>\n");
 	for (size_t i = 0; i < g->nr_wl; i++) {
@@ -338,7 +338,7 @@ static void section_cycles(struct strbuf *o, const struct gate *g)
 			strbuf_addstr(o, "<tr>");
 			cell_text(o, w->name, NULL);
 			strbuf_addstr(o, "<td colspan=\"4\" class=\"fail\">unavailable: ");
-			html_escape(o, w->cycles_note ? w->cycles_note : "?");
+			strbuf_addstr_html(o, w->cycles_note ? w->cycles_note : "?");
 			strbuf_addstr(o, "</td></tr>\n");
 			continue;
 		}
@@ -380,24 +380,24 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 	strbuf_addf(o, "<div class=\"verdict %s\">%s</div>\n<p>", v,
 		    g->verdict == GATE_PASS ? "PASS" : g->verdict == GATE_FAIL ? "FAIL" :
 		    g->verdict == GATE_UNDECIDED ? "UNDECIDED" : "COULD NOT MEASURE");
-	html_escape(o, g->verdict_reason);
+	strbuf_addstr_html(o, g->verdict_reason);
 	strbuf_addstr(o, "</p>\n<table class=\"kv\"><tr><th>A (baseline)</th><td>");
-	html_escape(o, rd->baseline);
+	strbuf_addstr_html(o, rd->baseline);
 	strbuf_addstr(o, "</td></tr><tr><th>B (candidate)</th><td>");
-	html_escape(o, rd->candidate);
+	strbuf_addstr_html(o, rd->candidate);
 	strbuf_addstr(o, "</td></tr><tr><th>interval</th><td>");
-	html_escape(o, stats_method_name(g->method));
+	strbuf_addstr_html(o, stats_method_name(g->method));
 	strbuf_addf(o, ", %.0f%%</td></tr><tr><th>regression suite</th><td>%s", g->conf * 100,
 		    g->regress == REGRESS_PASSED ? "passed" : g->regress == REGRESS_FAILED ?
 		    "<b class=\"fail\">FAILED</b>" : "not run");
 	if (g->regress_note) {
 		strbuf_addstr(o, " &ndash; ");
-		html_escape(o, g->regress_note);
+		strbuf_addstr_html(o, g->regress_note);
 	}
 	strbuf_addstr(o, "</td></tr>");
 	if (rd->settings_json) {
 		strbuf_addstr(o, "<tr><th>settings</th><td><code>");
-		html_escape(o, rd->settings_json);
+		strbuf_addstr_html(o, rd->settings_json);
 		strbuf_addstr(o, "</code></td></tr>");
 	}
 	strbuf_addstr(o, "</table>\n");
@@ -464,12 +464,12 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 
 	if (any_instr) {
 		strbuf_addstr(o, "<h2>Instructions per transaction</h2>\n<p class=\"note\">Counted by ");
-		html_escape(o, !g->counter ? "callgrind" : !strcmp(g->counter, "perf") ?
+		strbuf_addstr_html(o, !g->counter ? "callgrind" : !strcmp(g->counter, "perf") ?
 			    "perf stat (hardware counters)" : g->counter);
 		strbuf_addstr(o, " on the server in single-user mode");
 		if (g->counter_note) {
 			strbuf_addstr(o, " (");
-			html_escape(o, g->counter_note);
+			strbuf_addstr_html(o, g->counter_note);
 			strbuf_addstr(o, ")");
 		}
 		strbuf_addstr(o, ". Instructions are a proxy: "
@@ -502,7 +502,7 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 		if (!w->nr_runs)
 			continue;
 		strbuf_addstr(o, "<h2>");
-		html_escape(o, w->name);
+		strbuf_addstr_html(o, w->name);
 		strbuf_addstr(o, "</h2>\n<div class=\"plots\">\n");
 		plot_ratios(o, g, w);
 		plot_timeline(o, w);

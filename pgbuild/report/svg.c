@@ -9,20 +9,6 @@
 
 #include "pgbuild/report/svg.h"
 
-void html_escape(struct strbuf *out, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': strbuf_addstr(out, "&amp;"); break;
-		case '<': strbuf_addstr(out, "&lt;"); break;
-		case '>': strbuf_addstr(out, "&gt;"); break;
-		case '"': strbuf_addstr(out, "&quot;"); break;
-		case '\'': strbuf_addstr(out, "&#39;"); break;
-		default: strbuf_addch(out, *s);
-		}
-	}
-}
-
 double plot_x(const struct plot *p, double x)
 {
 	double span = p->x1 - p->x0;
@@ -93,11 +79,11 @@ void plot_begin(struct plot *p, const char *title, const char *xlabel, const cha
 
 	strbuf_addf(o, "<svg width=\"%d\" height=\"%d\" "
 		    "viewBox=\"0 0 %d %d\" role=\"img\"><title>", p->w, p->h, p->w, p->h);
-	html_escape(o, title);
+	strbuf_addstr_html(o, title);
 	strbuf_addstr(o, "</title>");
 	strbuf_addf(o, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>", p->w, p->h);
 	strbuf_addf(o, "<text x=\"%d\" y=\"16\" class=\"pt\">", p->ml);
-	html_escape(o, title);
+	strbuf_addstr_html(o, title);
 	strbuf_addstr(o, "</text>");
 	/* y grid and ticks */
 	if (p->logy) {
@@ -141,10 +127,10 @@ void plot_begin(struct plot *p, const char *title, const char *xlabel, const cha
 		    p->ml, p->ml, p->mt, p->h - p->mb);
 	strbuf_addf(o, "<text x=\"%d\" y=\"%d\" class=\"lab\" text-anchor=\"middle\">",
 		    (p->ml + p->w - p->mr) / 2, p->h - 4);
-	html_escape(o, xlabel);
+	strbuf_addstr_html(o, xlabel);
 	strbuf_addf(o, "</text><text x=\"12\" y=\"%d\" class=\"lab\" text-anchor=\"middle\" "
 		    "transform=\"rotate(-90 12 %d)\">", (p->mt + p->h - p->mb) / 2, (p->mt + p->h - p->mb) / 2);
-	html_escape(o, ylabel);
+	strbuf_addstr_html(o, ylabel);
 	strbuf_addstr(o, "</text>");
 }
 
@@ -154,7 +140,7 @@ void plot_legend(struct plot *p, int n, const char *const *labels, const char *c
 	for (int i = 0; i < n; i++) {
 		strbuf_addf(p->out, "<rect x=\"%d\" y=\"26\" width=\"14\" height=\"4\" fill=\"%s\"/>"
 			    "<text x=\"%d\" y=\"31\" class=\"tick\">", x, colors[i], x + 18);
-		html_escape(p->out, labels[i]);
+		strbuf_addstr_html(p->out, labels[i]);
 		strbuf_addstr(p->out, "</text>");
 		x += 30 + 7 * (int)strlen(labels[i]);
 	}
@@ -189,7 +175,7 @@ void plot_point(struct plot *p, double x, double y, const char *color, const cha
 	strbuf_addf(p->out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\">", plot_x(p, x), plot_y(p, y), color);
 	if (tip) {
 		strbuf_addstr(p->out, "<title>");
-		html_escape(p->out, tip);
+		strbuf_addstr_html(p->out, tip);
 		strbuf_addstr(p->out, "</title>");
 	}
 	strbuf_addstr(p->out, "</circle>");
@@ -208,7 +194,7 @@ void plot_hline(struct plot *p, double y, const char *cls, const char *label, in
 		x = where == 0 ? p->w - p->mr - 2 : where == 1 ? p->ml + 4 : (p->ml + p->w - p->mr) / 2.0;
 		strbuf_addf(p->out, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"%s\">",
 			    x, plot_y(p, y) - 3, anchor[where]);
-		html_escape(p->out, label);
+		strbuf_addstr_html(p->out, label);
 		strbuf_addstr(p->out, "</text>");
 	}
 }

@@ -1,6 +1,6 @@
 /*
- * svg.h - inline SVG plots for the HTML pages (report/html.c), and the
- * escaping of text for HTML and SVG (every page pgbuild writes).
+ * svg.h - inline SVG plots for the HTML pages (report/html.c,
+ * optimize/render.c); text is escaped with strbuf_addstr_html.
  */
 #ifndef PGBUILD_REPORT_SVG_H
 #define PGBUILD_REPORT_SVG_H
@@ -8,9 +8,6 @@
 #include <stddef.h>
 
 #include "wrapper/common/strbuf.h"
-
-/* Append s with &, <, >, " and ' escaped. */
-void html_escape(struct strbuf *out, const char *s);
 
 /*
  * One plot: plot_init (size, default margins), set the data range x0..x1,

@@ -24,9 +24,10 @@
 #include <unistd.h>
 
 #include "pgbuild/build/buildlog.h"
+#include "pgbuild/cluster/workdir.h"
+#include "pgbuild/metric/metric.h"
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/pipeline/preflight.h"
-#include "pgbuild/pipeline/stage.h"
+#include "pgbuild/stage/stage.h"
 #include "pgbuild/tune/sensitivity.h"
 #include "wrapper/policy/edit.h"
 
@@ -194,8 +195,8 @@ static int report_workload(const struct sens_opts *o, const struct sens_gates *g
 static int report(const struct sens_opts *o, const struct sens_gates *gs)
 {
 	/* the one reported: tps when measured, else cycles, else instructions */
-	const char *metric = !o->metrics || (o->metrics & CLI_METRIC_TPS) ? "tps" :
-			     (o->metrics & CLI_METRIC_CYCLES) ? "cycles" : "instructions";
+	const char *metric = !o->metrics || (o->metrics & METRIC_TPS) ? "tps" :
+			     (o->metrics & METRIC_CYCLES) ? "cycles" : "instructions";
 	struct strbuf sb = STRBUF_INIT;
 	struct json_writer jw = JSON_WRITER_INIT(&sb);
 	int ret = PGBUILD_EXIT_OK;
@@ -228,7 +229,7 @@ int sens_run(const struct sens_opts *o)
 	/* the server user must reach the installs: a workdir it cannot enter
 	 * is refused with the fix, never chmodded */
 	{
-		int fd = preflight_workdir("--workdir", o->workdir);
+		int fd = workdir_open("--workdir", o->workdir);
 		if (fd < 0)
 			goto out;
 		close(fd);

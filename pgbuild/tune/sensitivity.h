@@ -18,7 +18,7 @@
 #ifndef PGBUILD_SENSITIVITY_H
 #define PGBUILD_SENSITIVITY_H
 
-#include "pgbuild/pipeline/stage.h"
+#include "pgbuild/stage/stage.h"
 #include "wrapper/common/strvec.h"
 
 /* What to build and measure (the options of `pgbuild sensitivity`). */
@@ -30,7 +30,7 @@ struct sens_opts {
 	const char *high_prefix;         /* --high-prefix: likewise */
 	const char *baseline;            /* stock build, optional */
 	const char *metric;              /* --metric for pgbuild gate, or NULL */
-	unsigned metrics;                /* its CLI_METRIC_* bits (0: tps) */
+	unsigned metrics;                /* its METRIC_* bits (0: tps) */
 	const char *json;                /* --json FILE */
 	struct strvec workloads;         /* --workload */
 	struct gate_step gate;           /* passed to pgbuild gate (0: gate's) */

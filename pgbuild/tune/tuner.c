@@ -41,12 +41,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pgbuild/cluster/workdir.h"
 #include "wrapper/common/fdio.h"
 #include "wrapper/policy/edit.h"
 #include "wrapper/policy/policy.h"
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/pipeline/preflight.h"
-#include "pgbuild/pipeline/stage.h"
+#include "pgbuild/stage/stage.h"
 #include "pgbuild/tune/tuner.h"
 
 static int write_text(const char *path, const char *text)
@@ -850,7 +850,7 @@ static int prepare_dirs(struct tuner *tu)
 	/* never chmodded: refused when the server user cannot reach the
 	 * installs below it, or another user could write in it */
 	{
-		int fd = preflight_workdir("--workdir", tu->workdir);
+		int fd = workdir_open("--workdir", tu->workdir);
 		if (fd < 0)
 			return -1;
 		close(fd);

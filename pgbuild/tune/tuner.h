@@ -30,7 +30,7 @@
 #ifndef PGBUILD_TUNER_H
 #define PGBUILD_TUNER_H
 
-#include "pgbuild/pipeline/stage.h"
+#include "pgbuild/stage/stage.h"
 #include "pgbuild/tune/engine.h"
 
 /* What `pgbuild tune` was asked to do (its options). */

@@ -139,7 +139,7 @@ static void test_terminal(void **state)
 static void test_escape(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
-	html_escape(&sb, "<a href='x'>&\"</a>");
+	strbuf_addstr_html(&sb, "<a href='x'>&\"</a>");
 	assert_string_equal(sb.buf, "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;");
 	strbuf_release(&sb);
 }

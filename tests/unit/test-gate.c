@@ -698,7 +698,7 @@ static void test_metric_list(void **state)
 	unsigned m = 0;
 	(void)state;
 	assert_int_equal(cli_metrics_mask("tps,cycles", &m), 0);
-	assert_int_equal(m, CLI_METRIC_TPS | CLI_METRIC_CYCLES);
+	assert_int_equal(m, METRIC_TPS | METRIC_CYCLES);
 	assert_string_equal(cli_metrics_text(m), "tps,cycles");
 	m = 0;
 	assert_int_equal(cli_metrics_mask("both", &m), 0);
@@ -709,18 +709,18 @@ static void test_metric_list(void **state)
 	assert_int_equal(cli_metrics_mask("", &m), -1);
 
 	gate_init(&g, "select-only.cycles>=1.05,cpu>=1");
-	assert_int_equal(gate_thresholds_check(&g.th, CLI_METRIC_TPS | CLI_METRIC_CYCLES, NULL), 0);
-	assert_int_equal(gate_thresholds_check(&g.th, CLI_METRIC_TPS, NULL), -1);
-	assert_int_equal(gate_thresholds_check(&g.th, CLI_METRIC_CYCLES, NULL), -1);
+	assert_int_equal(gate_thresholds_check(&g.th, METRIC_TPS | METRIC_CYCLES, NULL), 0);
+	assert_int_equal(gate_thresholds_check(&g.th, METRIC_TPS, NULL), -1);
+	assert_int_equal(gate_thresholds_check(&g.th, METRIC_CYCLES, NULL), -1);
 	gate_clear(&g);
 	gate_init(&g, "cycles>=1");
 	strvec_push(&wl, "select-only");
-	assert_int_equal(gate_thresholds_check(&g.th, CLI_METRIC_CYCLES, &wl), 0);
+	assert_int_equal(gate_thresholds_check(&g.th, METRIC_CYCLES, &wl), 0);
 	strvec_push(&wl, "point-select");
-	assert_int_equal(gate_thresholds_check(&g.th, CLI_METRIC_CYCLES, &wl), -1);
+	assert_int_equal(gate_thresholds_check(&g.th, METRIC_CYCLES, &wl), -1);
 	gate_clear(&g);
 	gate_init(&g, "tpcc-lite.cycles>=1");
-	assert_int_equal(gate_thresholds_check(&g.th, CLI_METRIC_CYCLES, NULL), -1);
+	assert_int_equal(gate_thresholds_check(&g.th, METRIC_CYCLES, NULL), -1);
 	gate_clear(&g);
 	strvec_clear(&wl);
 }

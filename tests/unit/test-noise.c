@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "pgbuild/build/relink.h"
-#include "pgbuild/metric/noise.h"
+#include "pgbuild/noise/noise.h"
 
 static void test_stats(void **state)
 {

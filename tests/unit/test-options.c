@@ -24,6 +24,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "pgbuild/bench/servercpu.h"
+#include "pgbuild/cli/cli.h"
 #include "pgbuild/pgbuild.h"
 
 /* stderr while a parse runs, so its error line can be compared */
@@ -313,7 +315,7 @@ static void test_cpus(void **state)
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		cpu_set_t set;
 		capture_begin();
-		int ret = cli_parse_cpus(t[i].list, &set);
+		int ret = servercpu_parse_cpus(t[i].list, &set);
 		check_outcome(ret, t[i].ret, "--cpus", t[i].list, NULL);
 		if (ret == 0)
 			assert_int_equal(CPU_COUNT(&set), t[i].count);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "pgbuild/cluster/workdir.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/cluster/serveruser.h"
 #include "pgbuild/pipeline/preflight.h"
@@ -136,7 +137,7 @@ static void test_server_dirs(void **state)
 	if (geteuid() != 0 || !server_user_name()) {
 		/* not root: the server runs as ourselves, nothing to check */
 		const char *dirs[] = { "/", NULL };
-		assert_int_equal(preflight_server_dirs(dirs), 0);
+		assert_int_equal(workdir_server_reach(dirs), 0);
 		skip();
 	}
 	setenv("PGBUILD_SERVER_USER", "nobody", 1);
@@ -146,7 +147,7 @@ static void test_server_dirs(void **state)
 	{
 		const char *dirs[] = { "/tmp", deep, NULL };
 		capture_begin();
-		assert_int_equal(preflight_server_dirs(dirs), -1);
+		assert_int_equal(workdir_server_reach(dirs), -1);
 		assert_non_null(strstr(capture_end(), "is out of the server user's reach: the server "
 					 "user nobody (pgbuild runs as root) cannot enter"));
 	}
@@ -154,7 +155,7 @@ static void test_server_dirs(void **state)
 	{
 		const char *dirs[] = { deep, NULL };
 		capture_begin();
-		assert_int_equal(preflight_server_dirs(dirs), 0);
+		assert_int_equal(workdir_server_reach(dirs), 0);
 		assert_string_equal(capture_end(), "");
 	}
 	/* $TMPDIR, where the private clusters live, is checked too */
@@ -163,7 +164,7 @@ static void test_server_dirs(void **state)
 	{
 		const char *dirs[] = { "/tmp", NULL };
 		capture_begin();
-		assert_int_equal(preflight_server_dirs(dirs), -1);
+		assert_int_equal(workdir_server_reach(dirs), -1);
 		assert_non_null(strstr(capture_end(), "TMPDIR"));
 	}
 	if (tmpdir)
@@ -194,7 +195,7 @@ static void test_workdir(void **state)
 	/* missing: made (with its parents) */
 	w = xasprintf("%s/a/b", top);
 	assert_int_equal(chmod(top, 0755), 0);
-	fd = preflight_workdir("--workdir", w);
+	fd = workdir_open("--workdir", w);
 	assert_true(fd >= 0);
 	close(fd);
 	if (geteuid() != 0 || !server_user_name()) {
@@ -207,7 +208,7 @@ static void test_workdir(void **state)
 	 * left as it was */
 	assert_int_equal(chmod(w, 0700), 0);
 	capture_begin();
-	assert_int_equal(preflight_workdir("--workdir", w), -1);
+	assert_int_equal(workdir_open("--workdir", w), -1);
 	assert_non_null(strstr(capture_end(), "chmod o+x"));
 	m = mode_of(w);
 	assert_string_equal(m, "0700 0");
@@ -215,20 +216,20 @@ static void test_workdir(void **state)
 	/* one anyone may write in: refused, left as it was; sticky: taken */
 	assert_int_equal(chmod(w, 0777), 0);
 	capture_begin();
-	assert_int_equal(preflight_workdir("--workdir", w), -1);
+	assert_int_equal(workdir_open("--workdir", w), -1);
 	assert_non_null(strstr(capture_end(), "another user can change what is in it (mode 0777"));
 	m = mode_of(w);
 	assert_string_equal(m, "0777 0");
 	free(m);
 	assert_int_equal(chmod(w, 01777), 0);
-	fd = preflight_workdir("--workdir", w);
+	fd = workdir_open("--workdir", w);
 	assert_true(fd >= 0);
 	close(fd);
 	/* another user's: refused */
 	assert_int_equal(chmod(w, 0755), 0);
 	assert_int_equal(chown(w, 65534, 65534), 0);
 	capture_begin();
-	assert_int_equal(preflight_workdir("--workdir", w), -1);
+	assert_int_equal(workdir_open("--workdir", w), -1);
 	assert_non_null(strstr(capture_end(), "another user can change what is in it"));
 	unsetenv("PGBUILD_SERVER_USER");
 	assert_int_equal(remove_tree(top), 0);

@@ -81,6 +81,20 @@ void strbuf_addch(struct strbuf *sb, int c)
 	sb->buf[sb->len] = '\0';
 }
 
+void strbuf_addstr_html(struct strbuf *out, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': strbuf_addstr(out, "&amp;"); break;
+		case '<': strbuf_addstr(out, "&lt;"); break;
+		case '>': strbuf_addstr(out, "&gt;"); break;
+		case '"': strbuf_addstr(out, "&quot;"); break;
+		case '\'': strbuf_addstr(out, "&#39;"); break;
+		default: strbuf_addch(out, *s);
+		}
+	}
+}
+
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 {
 	va_list cp;

@@ -38,6 +38,9 @@ void strbuf_addch(struct strbuf *sb, int c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+/* Append s with &, <, >, " and ' escaped (HTML text and attribute values;
+ * NULL appends nothing). */
+void strbuf_addstr_html(struct strbuf *out, const char *s);
 
 /* --- editing --- */
 void strbuf_rtrim(struct strbuf *sb);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 94-checks-fail.t - the checks that guard performance and coverage can fail
+# 95-checks-fail.t - the checks that guard performance and coverage can fail
 # (issue 21 item 6):
 #   - a benchmark's target (tests/lib/target.sh) is met or missed both ways,
 #     and a figure that is not a number misses;

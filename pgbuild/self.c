@@ -1,6 +1,6 @@
 /*
- * self.c - where the running pgbuild is installed: its own path (stages
- * run pgbuild again), pgoptcc next to it, and the support files in
+ * pgbuild/self.c - where the running pgbuild is installed: its own path
+ * (stages run pgbuild again), pgoptcc next to it, and the support files in
  * LIBDIR/pgoptcc and DATADIR/pgoptcc (installdirs.h); see pgbuild.h.
  */
 #include <limits.h>

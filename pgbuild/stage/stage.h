@@ -1,6 +1,6 @@
 /*
- * stage.h - a resumable pipeline of pgbuild stages (`pgbuild run`, and any
- * command that chains builds, checks and gates the same way).
+ * stage/stage.h - a resumable pipeline of pgbuild stages (`pgbuild run`,
+ * and any command that chains builds, checks and gates the same way).
  *
  * Each stage is usually a child pgbuild process, so the stages stay
  * decoupled and a crash in one cannot corrupt the others' records.  The

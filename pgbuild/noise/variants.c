@@ -7,7 +7,7 @@
  *
  * The privilege boundary, as root: the build tree is read only when it is
  * ours alone (build_tree_ours), the relink writes only below WORKDIR
- * (ours: preflight_workdir refuses one another user can write), the
+ * (ours: workdir_open refuses one another user can write), the
  * prefix copies stay ours (bolt_copy_prefix: cp -a, then the new postgres
  * written as a new file), and everything the server user gets is what
  * instr.c and cycles.c hand it (their directories below WORKDIR, through
@@ -28,10 +28,11 @@
 #include "pgbuild/build/relink.h"
 #include "pgbuild/metric/cycles.h"
 #include "pgbuild/metric/instr.h"
-#include "pgbuild/metric/noise.h"
+#include "pgbuild/noise/noise.h"
 #include "pgbuild/metric/single.h"
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/pipeline/preflight.h"
+#include "pgbuild/cluster/workdir.h"
+#include "pgbuild/metric/metric.h"
 
 /* The build tree: --builddir, else the one PREFIX/pgopt-build.json records. */
 static char *find_builddir(const struct noise_opts *o, const char *prefix)
@@ -76,7 +77,7 @@ static int noise_setup(struct noise_result *r, struct relink *rl, int *wfd)
 	r->link_line = rl->line;
 	r->objects = rl->nobj;
 	r->workdir = o->workdir ? path_absolute(o->workdir) : xasprintf("%s.noise", r->prefix);
-	if ((*wfd = preflight_workdir("--workdir", r->workdir)) < 0)
+	if ((*wfd = workdir_open("--workdir", r->workdir)) < 0)
 		goto out;
 	pg = xasprintf("%s/bin/postgres", r->prefix);
 	if (bolt_file_sha256(pg, r->sha256) < 0)
@@ -171,9 +172,9 @@ static int measure_variant(struct noise_result *r, int k, enum instr_counter c)
 {
 	const struct noise_opts *o = r->o;
 	for (size_t w = 0; w < o->workloads.nr; w++) {
-		if ((o->metrics & CLI_METRIC_INSTR) && measure_instr(r, w, k, c) < 0)
+		if ((o->metrics & METRIC_INSTR) && measure_instr(r, w, k, c) < 0)
 			return -1;
-		if ((o->metrics & CLI_METRIC_CYCLES) && measure_cycles(r, w, k) < 0)
+		if ((o->metrics & METRIC_CYCLES) && measure_cycles(r, w, k) < 0)
 			return -1;
 		if (!o->quiet)
 			fprintf(stderr, "noise: variant %d/%d %-12s instructions %.2f, estimate %.2f\n",
@@ -189,7 +190,7 @@ static int pick_counter(struct noise_result *r, enum instr_counter *c)
 	struct strbuf probe = STRBUF_INIT;
 	*c = INSTR_COUNTER_CALLGRIND;
 	r->counter = "none";
-	if (r->o->metrics & CLI_METRIC_INSTR) {
+	if (r->o->metrics & METRIC_INSTR) {
 		instr_pick_counter(INSTR_COUNTER_AUTO, c, &probe);
 		r->counter = instr_counter_name(*c);
 		if (!r->o->quiet)

@@ -1,5 +1,5 @@
 /*
- * main.c - pgbuild's entry point: dispatch to a subcommand.
+ * cmd/main.c - pgbuild's entry point: dispatch to a subcommand.
  *
  * The table of subcommands is generated from the PGBUILD_COMMAND lines of
  * the pgbuild sources (see pgbuild.mk).
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pgbuild/pgbuild.h"
+#include "pgbuild/cmd/cmd.h"
 #include "wrapper/common/suggest.h"
 
 #define PGBUILD_CMD(name, summary) int cmd_##name(int argc, char **argv);

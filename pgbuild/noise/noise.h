@@ -33,7 +33,7 @@
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/strvec.h"
 
-/* ---------------- the statistics (metric/noise.c) ---------------- */
+/* ---------------- the statistics (noise/noise.c) ---------------- */
 
 /* The spread of one metric over the variants. */
 struct noise_stats {
@@ -57,7 +57,7 @@ void noise_stats_of(const double *v, size_t n, struct noise_stats *out);
 void noise_shuffle(size_t *perm, size_t n, uint64_t seed);
 uint64_t noise_variant_seed(uint64_t seed, int k);
 
-/* ---------------- the run (metric/noise.c) ---------------- */
+/* ---------------- the run (noise/noise.c) ---------------- */
 
 /* The per-transaction figures measured on every variant, in table order. */
 enum noise_metric {
@@ -80,7 +80,7 @@ struct noise_opts {
 	const char *json;        /* --json, NULL: PREFIX/pgopt-noise.json */
 	int variants;            /* --variants N */
 	uint64_t seed;           /* --seed */
-	unsigned metrics;        /* CLI_METRIC_INSTR | CLI_METRIC_CYCLES */
+	unsigned metrics;        /* METRIC_INSTR | METRIC_CYCLES */
 	long statements;         /* --instr-statements, 0: per workload */
 	struct strvec workloads; /* -W */
 	int quiet;               /* -q */

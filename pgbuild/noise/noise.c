@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "pgbuild/cli/cli.h"
-#include "pgbuild/metric/noise.h"
+#include "pgbuild/noise/noise.h"
 #include "wrapper/common/json.h"
 
 const char *const noise_metric_names[NOISE_NMETRICS] = {
@@ -91,7 +91,7 @@ double *noise_value(const struct noise_result *r, size_t w, int m, int k)
 
 int noise_metric_on(const struct noise_result *r, int m)
 {
-	unsigned bit = m == NOISE_INSTR ? CLI_METRIC_INSTR : CLI_METRIC_CYCLES;
+	unsigned bit = m == NOISE_INSTR ? METRIC_INSTR : METRIC_CYCLES;
 	return (r->o->metrics & bit) != 0;
 }
 

@@ -1,5 +1,5 @@
 /*
- * stage.c - a resumable pipeline of pgbuild stages; see stage.h.
+ * stage/stage.c - a resumable pipeline of pgbuild stages; see stage.h.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,8 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pgbuild/cli/cli.h"
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/pipeline/stage.h"
+#include "pgbuild/stage/stage.h"
 
 static void state_load(struct pipeline *p)
 {
