@@ -1,15 +1,15 @@
 #!/bin/bash
 # 92-docs.t - the user documents (README.md, wrapper/, plugin/, pgbuild/,
-# examples/README.md, tests/RELIABILITY.md) name only what exists: every
-# option of a `pgbuild CMD ...` command line in them is an option of that
-# command's --help (and CMD a command), every --pgopt- option is in
-# pgoptcc --help, every PGOPT_/PGBUILD_ variable is one the code or the
+# examples/README.md, tests/RELIABILITY.md, tests/SECURITY.md) name only
+# what exists: every option of a `pgbuild CMD ...` command line in them is
+# an option of that command's --help (and CMD a command), every --pgopt-
+# option is in pgoptcc --help, every PGOPT_/PGBUILD_ variable is one the code or the
 # suites read, every repository path and suite number they cite exists,
 # every `make TARGET` is a target, and none cites a file users do not have
 # (DESIGN.md).  The lists are read from the binaries and the tree.
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$TMP" || exit 1
-DOCS="README.md wrapper/README.md plugin/README.md pgbuild/README.md examples/README.md tests/RELIABILITY.md tests/README.md"
+DOCS="README.md wrapper/README.md plugin/README.md pgbuild/README.md examples/README.md tests/RELIABILITY.md tests/README.md tests/SECURITY.md"
 
 . "$TOP/tests/lib/help.sh"
 mkdir -p help
