@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "pgbuild/bench/client.h"
+#include "pgbuild/cluster/workdir.h"
 #include "pgbuild/pgbuild.h"
 
 static void sanitize(char *s)
@@ -56,6 +57,10 @@ int bench_setup_cluster(struct bench_opts *o, struct bench_workload *w, int scal
 		lockfd = cluster_template_lock(o->template_dir);
 		if (lockfd < 0) {
 			bench_note_error(cluster_last_error());
+			goto out;
+		}
+		if (workdir_trusted("template", tmpl) < 0) {
+			bench_note_error("a template another user could change (refused)");
 			goto out;
 		}
 		if (stat(tmpl, &st) == 0) {

@@ -53,6 +53,8 @@ static const char *signal_name(int sig)
 	return "a signal";
 }
 
+#define SIGTMP_FLAGS (O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
+
 /*
  * The cleanup handler's hook (a signal handler: async-signal-safe calls
  * only): write the interrupt document, then say in one line what happened.
@@ -62,7 +64,11 @@ void bench_interrupted(int sig, const char *what)
 	char num[24];
 	const char *name = signal_name(sig);
 	if (bench_json.path && bench_json.doc && !bench_json.done) {
-		int fd = open(bench_json.sigtmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		/* O_EXCL | O_NOFOLLOW: a link planted at the temporary name
+		 * (its pid is predictable) is never written through */
+		int fd = open(bench_json.sigtmp, SIGTMP_FLAGS, 0644);
+		if (fd < 0 && errno == EEXIST && unlink(bench_json.sigtmp) == 0)
+			fd = open(bench_json.sigtmp, SIGTMP_FLAGS, 0644);
 		if (fd >= 0) {
 			int bad = write_all(fd, bench_json.doc, bench_json.len) < 0 ||
 				  write_all(fd, ",\"exit_code\":", 13) < 0;

@@ -22,8 +22,12 @@ int bolt_copy_prefix(const char *src, const char *dst, const char *binary)
 		error("cannot remove %s: %s", dst, strerror(errno));
 		goto out;
 	}
-	if ((code = copytree_run(src, dst, COPYTREE_AS, &out)) != 0) {
-		error("cannot copy %s to %s (cp exit %d): %s", src, dst, code, out.buf);
+	/* made anew, never through a link planted at dst since the removal */
+	if ((code = copytree_fresh(src, dst, &out)) != 0) {
+		if (code < 0)
+			error("cannot create %s: %s", dst, strerror(errno));
+		else
+			error("cannot copy %s to %s (cp exit %d): %s", src, dst, code, out.buf);
 		goto out;
 	}
 	/* a new file (not written through the copy): BOLT writes mode 0777 */

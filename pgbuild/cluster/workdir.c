@@ -14,6 +14,7 @@
 #include "pgbuild/cluster/serveruser.h"
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/pgbuild.h"
+#include "wrapper/common/safefs.h"
 
 /* dir, or its nearest parent that exists (malloced, absolute). */
 static char *existing_part(const char *dir)
@@ -126,4 +127,28 @@ int workdir_open(const char *opt, const char *dir)
 		}
 	}
 	return fd;
+}
+
+int workdir_trusted(const char *what, const char *path)
+{
+	struct server_user u = SERVER_USER_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct stat st;
+	int r = 0;
+
+	if (geteuid() != 0 || lstat(path, &st) < 0)
+		return 0;
+	if (server_user_get(&u, NULL, NULL, &err) < 0) {
+		r = error("%s", err.buf);
+	} else if (S_ISLNK(st.st_mode) || (st.st_uid != 0 && st.st_uid != u.uid) ||
+		   (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		r = error("%s %s: another user could change what the server runs from it "
+			  "(%s, mode %04o, owner %s): pgbuild runs as root; give one only root "
+			  "or the server user can write (chmod go-w %s)", what, path,
+			  S_ISLNK(st.st_mode) ? "a symbolic link" : sfs_kind(st.st_mode),
+			  (unsigned)(st.st_mode & 07777), user_name(st.st_uid), path);
+	}
+	server_user_release(&u);
+	strbuf_release(&err);
+	return r;
 }

@@ -39,4 +39,14 @@ int workdir_server_reach(const char *const *dirs);
  */
 int workdir_open(const char *opt, const char *dir);
 
+/*
+ * What the server user will run from (a --datadir-template directory and
+ * the templates below it: their postgresql.conf is the server's): as root,
+ * path, when it exists, must be owned by root or the server user and be
+ * writable by no one else (a sticky bit does not help: a template's name
+ * is predictable).  Not root, or missing: 0.  -1 after one error naming
+ * what, the path, its mode and owner, and the fix.
+ */
+int workdir_trusted(const char *what, const char *path);
+
 #endif

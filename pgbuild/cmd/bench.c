@@ -9,6 +9,7 @@
 
 #include "pgbuild/bench/bench.h"
 #include "pgbuild/bench/servercpu.h"
+#include "pgbuild/cluster/workdir.h"
 #include "pgbuild/cmd/cmd.h"
 
 static void bench_usage(FILE *fp)
@@ -216,7 +217,8 @@ static int check_host(const struct bench_opts *o)
 		CLI_OUT_END
 	};
 	/* --connect: the server and its PGOPTIONS are the user's */
-	return cli_check_outputs(outs) < 0 || (o->prefix && cli_guc_check_env() < 0) ?
+	return cli_check_outputs(outs) < 0 || (o->prefix && cli_guc_check_env() < 0) ||
+	       (o->template_dir && workdir_trusted("--datadir-template", o->template_dir) < 0) ?
 	       PGBUILD_EXIT_ERROR : 0;
 }
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pgbuild/cluster/workdir.h"
 #include "pgbuild/cmd/cmd.h"
 #include "pgbuild/explain/explain.h"
 #include "pgbuild/gate/gate.h"
@@ -419,12 +420,16 @@ static int gather(struct explain_opts *o, struct explain_inputs *in, struct strv
 		in->workload = o->workloads.nr ? o->workloads.v[0] : NULL;
 		return 0;
 	}
-	if (o->workdir && mkdir_p(o->workdir) < 0)
+	if (o->workdir) {
+		/* made when missing, never chmodded; as root refused when
+		 * another user can write in it (the gate's rule) */
+		int fd = workdir_open("--workdir", o->workdir);
+		if (fd < 0)
+			return -1;
+		close(fd);
+	} else if (!(*tmpdir = temp_workdir())) {
 		return -1;
-	if (!o->workdir && !(*tmpdir = temp_workdir()))
-		return -1;
-	if (o->workdir)
-		chmod(o->workdir, 0755); /* the server user reads templates below it */
+	}
 	return measured(o, o->workdir ? o->workdir : *tmpdir, in, keep);
 }
 

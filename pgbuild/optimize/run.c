@@ -560,6 +560,19 @@ static int run_stock(struct orun *r)
 /* ---------------- install and the document ---------------- */
 
 /* Copy the best build to --prefix: a temporary sibling, then rename. */
+/* The directories above path, made when missing (as the caller named them). */
+static int mkdir_parent(const char *path)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	int r = 0;
+	if (slash && slash != dir) {
+		*slash = '\0';
+		r = mkdir_p(dir);
+	}
+	free(dir);
+	return r;
+}
+
 static int install_best(struct orun *r)
 {
 	const char *src = r->s[r->best].prefix;
@@ -569,13 +582,18 @@ static int install_best(struct orun *r)
 	char *marker = xasprintf("%s/pgopt-optimize.json", tmp);
 	char *mtext = xasprintf("{\"kind\":\"pgbuild-optimize-install\",\"stage\":\"%s\"}\n",
 				optimize_stage_names[r->best]);
-	int rc = -1;
+	int rc = -1, code;
 
 	remove_tree(tmp);
-	if (mkdir_p(tmp) < 0)
+	/* made anew (mkdir, never through a link planted at tmp since the
+	 * removal); its parent, the --prefix's, as the caller named it */
+	if (mkdir_parent(tmp) < 0)
 		goto out;
-	if (copytree_run(src, tmp, COPYTREE_INTO, NULL) != 0) {
-		error("cannot copy %s to %s", src, tmp);
+	if ((code = copytree_fresh(src, tmp, NULL)) != 0) {
+		if (code < 0)
+			error("cannot create %s: %s", tmp, strerror(errno));
+		else
+			error("cannot copy %s to %s", src, tmp);
 		goto out;
 	}
 	if (write_file_atomic(marker, mtext, strlen(mtext)) < 0)

@@ -534,7 +534,8 @@ static int tuner_evaluate(struct tune_engine *t, tune_set cand, tune_set ref,
 	int rc = -1, b, lockfd = -1;
 
 	if (tu->o.lock) {
-		lockfd = open(tu->o.lock, O_RDWR | O_CREAT, 0666);
+		/* never through a link planted at the name (ELOOP) */
+		lockfd = open(tu->o.lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
 		if (lockfd < 0 || flock(lockfd, LOCK_EX) < 0) {
 			error("cannot lock --lock %s: %s", tu->o.lock, strerror(errno));
 			if (lockfd >= 0)

@@ -269,6 +269,21 @@ static void test_copytree(void **state)
 	strbuf_addf(&path, "%s/missing", dir);
 	assert_int_not_equal(copytree_run(path.buf, "/nonexistent/x", COPYTREE_AS, &out), 0);
 	assert_true(out.len > 0);
+	/* fresh: a link planted at the target is refused, its target untouched */
+	{
+		char *src = xasprintf("%s/src", dir), *victim = xasprintf("%s/victim", dir);
+		char *link = xasprintf("%s/planted", dir), *fresh = xasprintf("%s/fresh", dir);
+		char *through = xasprintf("%s/victim/f", dir), *got = xasprintf("%s/fresh/f", dir);
+		assert_int_equal(mkdir(victim, 0700), 0);
+		assert_int_equal(symlink(victim, link), 0);
+		errno = 0;
+		assert_int_equal(copytree_fresh(src, link, NULL), -1);
+		assert_int_equal(errno, EEXIST);
+		assert_int_not_equal(access(through, F_OK), 0);
+		assert_int_equal(copytree_fresh(src, fresh, NULL), 0);
+		assert_int_equal(access(got, R_OK), 0);
+		free(src); free(victim); free(link); free(fresh); free(through); free(got);
+	}
 	strbuf_reset(&path);
 	strbuf_addf(&path, "rm -rf %s", dir);
 	assert_int_equal(system(path.buf), 0);

@@ -1,6 +1,8 @@
 /*
  * copytree.c - copying a directory tree with cp -a; see copytree.h.
  */
+#include <sys/stat.h>
+
 #include "wrapper/common/copytree.h"
 #include "wrapper/common/run-command.h"
 
@@ -26,4 +28,11 @@ int copytree_run(const char *from, const char *to, enum copytree_mode mode,
 	code = out ? capture_command(&cp, out, 1) : run_command(&cp);
 	child_process_clear(&cp);
 	return code;
+}
+
+int copytree_fresh(const char *from, const char *to, struct strbuf *out)
+{
+	if (mkdir(to, 0755) < 0)
+		return -1;
+	return copytree_run(from, to, COPYTREE_INTO, out);
 }

@@ -34,4 +34,14 @@ void copytree_args(struct strvec *args, const char *from, const char *to,
 int copytree_run(const char *from, const char *to, enum copytree_mode mode,
 		 struct strbuf *out);
 
+/*
+ * The copy of from as the new directory to, made with mkdir (0755), which
+ * never follows a link: a file or link planted at to (beside a path the
+ * caller named, in a directory another user can write) is refused, not
+ * written through.  Its parent must exist.  -1 with errno when to cannot
+ * be made (EEXIST: something is there), else cp's exit code as
+ * copytree_run's.
+ */
+int copytree_fresh(const char *from, const char *to, struct strbuf *out);
+
 #endif
