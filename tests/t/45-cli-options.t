@@ -115,7 +115,7 @@ sensitivity --metric tsp|2|did you mean "tps"
 sensitivity -T 0|2|invalid value "0" for --duration
 sensitivity -W a,b|2|unknown workload "a"
 build --policy none --prefix $TMP/x -j 0|2|invalid value "0" for --jobs: expected an integer from 1 to 1024
-build --policy lto-yes.policy --src src --prefix $TMP/x|2|^pgbuild: error: $TMP/lto-yes.policy:2: expected lto = on, off or fat, got "yes"$
+build --policy lto-yes.policy --src src --prefix $TMP/x|2|^pgbuild: error: $TMP/lto-yes.policy:2: expected lto = on, off, fat or slim, got "yes"$
 bolt|2|--prefix is required \(the BOLT-ready install\)
 bolt --prefix $PG|2|--out is required
 bolt --prefix $PG --out o -W nosuch|2|unknown workload "nosuch"
