@@ -218,7 +218,8 @@ static int check_host(const struct bench_opts *o)
 	};
 	/* --connect: the server and its PGOPTIONS are the user's */
 	return cli_check_outputs(outs) < 0 || (o->prefix && cli_guc_check_env() < 0) ||
-	       (o->template_dir && workdir_trusted("--datadir-template", o->template_dir) < 0) ?
+	       (o->prefix && o->template_dir &&
+		workdir_trusted("--datadir-template", o->template_dir) < 0) ?
 	       PGBUILD_EXIT_ERROR : 0;
 }
 
