@@ -97,8 +97,8 @@ check_tree() { # root label
 	printf '[global]\ncflags += -ffast-math\n' >"$TMP/bad.policy"
 	(cd "$TMP/tune-$t" && "$r/usr/bin/pgbuild" run --policy "$TMP/bad.policy") \
 		>"$TMP/run.out" 2>&1
-	like "$t: pgbuild runs the pgoptcc beside it (its policy check answers)" \
-		"$(cat "$TMP/run.out")" "^pgoptcc: error: $TMP/bad.policy:2: cannot add -ffast-math"
+	like "$t: pgbuild checks the policy with pgoptcc's own library before any work" \
+		"$(cat "$TMP/run.out")" "^pgbuild: error: $TMP/bad.policy:2: cannot add -ffast-math"
 }
 check_tree "$ROOT" staged
 mv "$ROOT" "$TMP/moved"
