@@ -19,6 +19,7 @@
 #include "pgbuild/explain/explain.h"
 #include "pgbuild/explain/strmap.h"
 #include "pgbuild/pgbuild.h"
+#include "wrapper/common/json.h"
 #include "wrapper/common/safefs.h"
 
 /* Callgrind outputs and compile logs are small; a bound all the same. */
@@ -48,20 +49,6 @@ static int read_below(const char *path, struct strbuf *out)
 	return rc;
 }
 
-static char *join_words(const struct json_value *arr)
-{
-	struct strbuf sb = STRBUF_INIT;
-	for (size_t i = 0; i < json_len(arr); i++) {
-		const struct json_value *v = json_at(arr, i);
-		if (v->type != JSON_STRING)
-			continue;
-		if (sb.len)
-			strbuf_addch(&sb, ' ');
-		strbuf_addstr(&sb, v->u.str.s);
-	}
-	return strbuf_detach(&sb, NULL);
-}
-
 static int cmp_unit(const void *a, const void *b)
 {
 	return strcmp(((const struct explain_unit *)a)->tu, ((const struct explain_unit *)b)->tu);
@@ -88,8 +75,8 @@ static void log_line(struct explain_side *s, const char *line, size_t len, size_
 			free(u->added);
 			free(u->rules);
 		}
-		u->added = join_words(json_get(v, "added"));
-		u->rules = join_words(json_get(v, "rules"));
+		u->added = json_join_strings(json_get(v, "added"));
+		u->rules = json_join_strings(json_get(v, "rules"));
 	}
 	json_free(v);
 }

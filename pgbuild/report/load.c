@@ -11,6 +11,7 @@
 
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/report/report.h"
+#include "wrapper/common/json.h"
 
 static char *read_text(const char *path, size_t *len)
 {
@@ -55,20 +56,6 @@ int report_load_gate(struct report_data *rd, const char *path)
 	strbuf_release(&err);
 	free(text);
 	return 0;
-}
-
-static char *join_strings(const struct json_value *arr)
-{
-	struct strbuf sb = STRBUF_INIT;
-	for (size_t i = 0; i < json_len(arr); i++) {
-		const struct json_value *v = json_at(arr, i);
-		if (v->type != JSON_STRING)
-			continue;
-		if (sb.len)
-			strbuf_addch(&sb, ' ');
-		strbuf_addstr(&sb, v->u.str.s);
-	}
-	return strbuf_detach(&sb, NULL);
 }
 
 static int cmp_tu(const void *pa, const void *pb)
@@ -125,9 +112,9 @@ int report_load_log(struct report_data *rd, const char *logdir)
 				free(rd->tus[k].removed);
 				free(rd->tus[k].rules);
 			}
-			rd->tus[k].added = join_strings(added);
-			rd->tus[k].removed = join_strings(removed);
-			rd->tus[k].rules = join_strings(json_get(v, "rules"));
+			rd->tus[k].added = json_join_strings(added);
+			rd->tus[k].removed = json_join_strings(removed);
+			rd->tus[k].rules = json_join_strings(json_get(v, "rules"));
 		}
 		json_free(v);
 	}

@@ -605,3 +605,17 @@ double json_get_num(const struct json_value *obj, const char *key, double def)
 	const struct json_value *v = json_get(obj, key);
 	return v && v->type == JSON_NUMBER ? v->u.number : def;
 }
+
+char *json_join_strings(const struct json_value *arr)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < json_len(arr); i++) {
+		const struct json_value *v = json_at(arr, i);
+		if (v->type != JSON_STRING)
+			continue;
+		if (sb.len)
+			strbuf_addch(&sb, ' ');
+		strbuf_addstr(&sb, v->u.str.s);
+	}
+	return strbuf_detach(&sb, NULL);
+}

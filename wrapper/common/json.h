@@ -105,5 +105,8 @@ const struct json_value *json_at(const struct json_value *arr, size_t i);
 size_t json_len(const struct json_value *v);
 const char *json_get_str(const struct json_value *obj, const char *key);
 double json_get_num(const struct json_value *obj, const char *key, double def);
+/* The strings of an array joined by single spaces (others skipped); "" for
+ * none or a non-array.  Allocated: the caller frees it. */
+char *json_join_strings(const struct json_value *arr);
 
 #endif
