@@ -21,7 +21,7 @@ R=$cand/pgopt-build.json
 json() { perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); for (split /\./, $ARGV[0]) {
 	$j = ref $j eq "ARRAY" ? $j->[$_] : $j->{$_} } print $j // "null"' "$1" < "$R"; }
 is "record: the policy" "$(json policy.path)" "$POLICY"
-is "record: LTO on" "$(json policy.lto)" on
+is "record: LTO on (slim, as candidate.policy asks)" "$(json policy.lto)" slim
 ok "objects were compiled with -flto" \
 	grep -q '"argv_out":\[[^]]*"-flto' "$(e2e_builddir coscup)/pgopt-log/compile.jsonl"
 # every link (postgres, libraries, client programs, contrib modules) ran
