@@ -168,6 +168,7 @@ static const struct bad bad_policies[] = {
 	{ "[global]\ncflags += --param max-inline-insns-auto=30\n", "/p/x.policy:2: cannot add --param: it is not an optimization option (write --param=NAME=VALUE as one word)" },
 	{ "[global]\ncflags += -Wl,-O1\n", "/p/x.policy:2: cannot add -Wl,-O1: it is a link option: write it as ldflags += -Wl,-O1" },
 	{ "[global]\ncflags += -fuse-ld=gold\n", "/p/x.policy:2: cannot add -fuse-ld=gold: it is a link option: write it as ldflags += -fuse-ld=gold" },
+	{ "[global]\ncflags += -no-pie\n", "/p/x.policy:2: cannot add -no-pie: it is a link option: write it as ldflags += -no-pie" },
 	{ "[global]\nldflags += -Wl,--wrap=malloc\n", "/p/x.policy:2: cannot add -Wl,--wrap=malloc: it is not an optimization option (the linker option --wrap=malloc is outside the vetted set: -Wl,-O1, --gc-sections, --as-needed, --emit-relocs, --hash-style=, --build-id, --icf=, --sort-common, -z relro, -z now, -z noexecstack ...)" },
 	{ "[global]\nldflags += -Wl,-z,execstack\n", "/p/x.policy:2: cannot add -Wl,-z,execstack: it is not an optimization option (the linker option -z execstack is outside the vetted set: -Wl,-O1, --gc-sections, --as-needed, --emit-relocs, --hash-style=, --build-id, --icf=, --sort-common, -z relro, -z now, -z noexecstack ...)" },
 	{ "[global]\nldflags += -Wl,-O1,--defsym=x=1\n", "/p/x.policy:2: cannot add -Wl,-O1,--defsym=x=1: it is not an optimization option (the linker option --defsym=x=1 is outside the vetted set: -Wl,-O1, --gc-sections, --as-needed, --emit-relocs, --hash-style=, --build-id, --icf=, --sort-common, -z relro, -z now, -z noexecstack ...)" },
@@ -211,6 +212,9 @@ static void test_accepted(void **state)
 		"[global]\nldflags += -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack -Wl,-zrelro,-znow -Wl,-O1,--sort-common,--as-needed,-z,relro,-z,now\n",
 		"[global]\nldflags += -Wl,--hash-style=gnu -Wl,--build-id -Wl,--build-id=sha1 -Wl,--icf=all -Wl,-z,max-page-size=0x200000 -Wl,-Bsymbolic-functions\n",
 		"[global]\nldflags -= -Wl,-z,relro -Wl,--as-needed\n",
+		/* PIE or not: a layout lever (-fno-pie compiles, -no-pie links) */
+		"[global]\ncflags += -fno-pie\nldflags += -no-pie\n",
+		"[global]\ncflags += -fpie\nldflags += -pie\n",
 		"[global]\nbolt = off\n[a.c]\ncflags += -freorder-blocks-and-partition\n",
 		NULL,
 	};
