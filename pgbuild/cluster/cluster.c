@@ -39,6 +39,7 @@
 #include "wrapper/common/copytree.h"
 #include "wrapper/common/dir.h"
 #include "pgbuild/cluster/cluster.h"
+#include "pgbuild/cluster/private.h"
 #include "wrapper/common/error.h"
 #include "wrapper/common/path.h"
 #include "wrapper/common/rmtree.h"
@@ -47,22 +48,11 @@
 #include "wrapper/common/xalloc.h"
 
 #define CLUSTER_PORT 54329      /* names the socket file only: no TCP */
-#define CLUSTER_MAX 16          /* clusters alive at once in one process */
 
 volatile sig_atomic_t cluster_interrupted;
 
-/* What the signal handler and the atexit handler need, in plain memory. */
-struct cluster_slot {
-	volatile sig_atomic_t used;     /* slot holds a live cluster */
-	volatile pid_t pid;             /* postmaster, or 0 */
-	volatile sig_atomic_t keep;     /* stop cleanly and keep the directory */
-	char dir[PATH_MAX];             /* the private directory (for messages) */
-	int parentfd;                   /* its parent's descriptor */
-	char name[NAME_MAX + 1];        /* its name there */
-};
-
-static struct cluster_slot slots[CLUSTER_MAX];
-static volatile pid_t helper_pid;       /* initdb / cp running now, or 0 */
+struct cluster_slot cluster_slots[CLUSTER_MAX];
+volatile pid_t cluster_helper_pid;
 static int handlers_installed;
 
 /* SIGPIPE too: `pgbuild bench -P 1 | head -1` must not leave a server behind */
@@ -70,9 +60,7 @@ static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE
 static cluster_interrupt_fn interrupt_hook;     /* or NULL */
 static char last_error[512];                    /* cluster_last_error() */
 
-/* error() that also remembers the message for cluster_last_error(). */
-static int cl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int cl_error(const char *fmt, ...)
+int cluster_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -94,8 +82,7 @@ static void safe_write(const char *s)
 	(void)n;
 }
 
-/* Send sig to pid and wait for it; SIGKILL after about timeout_ms. */
-static void kill_and_wait(pid_t pid, int sig, int timeout_ms)
+void cluster_kill_and_wait(pid_t pid, int sig, int timeout_ms)
 {
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
 	int status;
@@ -134,21 +121,21 @@ static void note_add(const char *s)
 /* Stop and remove every registered cluster; signal- and atexit-safe. */
 static void cleanup_all(int from_signal)
 {
-	pid_t h = helper_pid;
+	pid_t h = cluster_helper_pid;
 	cleanup_note[0] = '\0';
 	if (h > 0) {
-		kill_and_wait(h, SIGTERM, 10000);
-		helper_pid = 0;
+		cluster_kill_and_wait(h, SIGTERM, 10000);
+		cluster_helper_pid = 0;
 	}
 	for (int i = 0; i < CLUSTER_MAX; i++) {
-		struct cluster_slot *s = &slots[i];
+		struct cluster_slot *s = &cluster_slots[i];
 		if (!s->used)
 			continue;
 		if (cleanup_note[0])
 			note_add("; ");
 		if (s->pid > 0) {
 			/* immediate shutdown: the postmaster waits for its children */
-			kill_and_wait(s->pid, s->keep ? SIGINT : SIGQUIT, 30000);
+			cluster_kill_and_wait(s->pid, s->keep ? SIGINT : SIGQUIT, 30000);
 			s->pid = 0;
 			note_add("server stopped, ");
 		}
@@ -227,41 +214,38 @@ void cluster_install_handlers(void)
 
 /* ---------------- helpers ---------------- */
 
-static int register_slot(struct cluster *c)
+int cluster_register_slot(struct cluster *c)
 {
 	for (int i = 0; i < CLUSTER_MAX; i++) {
-		if (!slots[i].used) {
-			snprintf(slots[i].dir, sizeof(slots[i].dir), "%s", c->dir);
-			snprintf(slots[i].name, sizeof(slots[i].name), "%s", c->name);
-			slots[i].parentfd = c->parentfd;
-			slots[i].pid = 0;
-			slots[i].keep = c->keep;
-			slots[i].used = 1;
+		if (!cluster_slots[i].used) {
+			snprintf(cluster_slots[i].dir, sizeof(cluster_slots[i].dir), "%s", c->dir);
+			snprintf(cluster_slots[i].name, sizeof(cluster_slots[i].name), "%s", c->name);
+			cluster_slots[i].parentfd = c->parentfd;
+			cluster_slots[i].pid = 0;
+			cluster_slots[i].keep = c->keep;
+			cluster_slots[i].used = 1;
 			c->slot = i;
 			return 0;
 		}
 	}
-	return cl_error("too many clusters at once (at most %d)", CLUSTER_MAX);
+	return cluster_error("too many clusters at once (at most %d)", CLUSTER_MAX);
 }
 
-/* Run a helper command (initdb, cp) as the server user; output in out.
- * While it runs, the cleanup handlers know its pid (helper_pid). */
-static int run_helper(struct cluster *c, struct child_process *cp, struct strbuf *out)
+int cluster_run_helper(struct cluster *c, struct child_process *cp, struct strbuf *out)
 {
 	int r;
 
 	server_user_apply(&c->user, cp);
 	strvec_pushv(&cp->env, (const char *const *)c->env.v);
 	cp->no_stdin = 1;
-	cp->pid_watch = &helper_pid;
+	cp->pid_watch = &cluster_helper_pid;
 	r = capture_command(cp, out, 1);
 	if (cp->exec_errno)
-		return cl_error("cannot run %s: %s", cp->args.v[0], strerror(cp->exec_errno));
+		return cluster_error("cannot run %s: %s", cp->args.v[0], strerror(cp->exec_errno));
 	return r;
 }
 
-/* Print the last lines of text as indented detail lines. */
-static void print_tail(const char *what, const char *text, int lines)
+void cluster_print_tail(const char *what, const char *text, int lines)
 {
 	const char *p = text + strlen(text);
 	int seen = 0;
@@ -287,7 +271,7 @@ static void print_log_tail(struct cluster *c)
 {
 	struct strbuf sb = STRBUF_INIT;
 	if (cluster_read_log(c, &sb, 65536) > 0)
-		print_tail("end of the server log", sb.buf, 15);
+		cluster_print_tail("end of the server log", sb.buf, 15);
 	strbuf_release(&sb);
 }
 
@@ -332,9 +316,9 @@ char *cluster_server_version(const char *prefix)
 	r = capture_command(&cp, &out, 1);
 	if (r != 0) {
 		if (cp.exec_errno)
-			cl_error("cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));
+			cluster_error("cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));
 		else
-			cl_error("%s --version failed (exit %d)", cp.args.v[0], r);
+			cluster_error("%s --version failed (exit %d)", cp.args.v[0], r);
 		child_process_clear(&cp);
 		strbuf_release(&out);
 		return NULL;
@@ -361,12 +345,12 @@ static int check_server_access(struct cluster *c, const char *parent, const char
 	int r = server_user_reach(&c->user, parent, &blocked);
 
 	if (r < 0)
-		return cl_error("cannot check that the server user %s can reach %s",
+		return cluster_error("cannot check that the server user %s can reach %s",
 				c->user.name, parent);
 	if (r > 0)
 		return 0;
 	server_user_explain_blocked(&c->user, blocked, &why);
-	cl_error("%s%s: %s or set TMPDIR to a directory %s can reach",
+	cluster_error("%s%s: %s or set TMPDIR to a directory %s can reach",
 		 !strcmp(src, "TMPDIR") ? "TMPDIR=" : "", parent, why.buf, c->user.name);
 	strbuf_release(&why);
 	free(blocked);
@@ -400,20 +384,20 @@ static int init_cluster(struct cluster *c, const struct cluster_options *o)
 	missing = access(p, X_OK) != 0;
 	free(p);
 	if (missing)
-		return cl_error("\"%s\" is not an installed PostgreSQL: %s/postgres not found",
+		return cluster_error("\"%s\" is not an installed PostgreSQL: %s/postgres not found",
 				o->prefix, c->bindir);
 	if (!o->template_dir) {
 		p = xasprintf("%s/initdb", c->bindir);
 		missing = access(p, X_OK) != 0;
 		free(p);
 		if (missing)
-			return cl_error("%s/initdb not found", c->bindir);
+			return cluster_error("%s/initdb not found", c->bindir);
 	}
 	{
 		struct strbuf err = STRBUF_INIT;
 		int r = server_user_get(&c->user, NULL, NULL, &err);
 		if (r < 0)
-			cl_error("%s", err.buf);
+			cluster_error("%s", err.buf);
 		strbuf_release(&err);
 		return r;
 	}
@@ -443,7 +427,7 @@ static int make_dir(struct cluster *c, const struct cluster_options *o)
 		return -1;
 	c->parentfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c->parentfd < 0)
-		return cl_error("cannot create a directory in %s: %s", parent, strerror(errno));
+		return cluster_error("cannot create a directory in %s: %s", parent, strerror(errno));
 	for (int tries = 0; c->dirfd < 0 && tries < 100; tries++) {
 		static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 		unsigned char r[6];
@@ -460,7 +444,7 @@ static int make_dir(struct cluster *c, const struct cluster_options *o)
 			break;
 	}
 	if (c->dirfd < 0) {
-		cl_error("cannot create a directory in %s: %s", parent, strerror(errno));
+		cluster_error("cannot create a directory in %s: %s", parent, strerror(errno));
 		strbuf_release(&err);
 		return -1;
 	}
@@ -470,7 +454,7 @@ static int make_dir(struct cluster *c, const struct cluster_options *o)
 	c->logfile = xasprintf("%s/server.log", c->dir);
 	/* the socket path must fit in sun_path (108 bytes) */
 	if (strlen(c->dir) + strlen("/.s.PGSQL.54329") >= 108) {
-		cl_error("directory path \"%s\" is too long for a unix socket; use a shorter TMPDIR",
+		cluster_error("directory path \"%s\" is too long for a unix socket; use a shorter TMPDIR",
 			 c->dir);
 		goto failed;
 	}
@@ -479,16 +463,16 @@ static int make_dir(struct cluster *c, const struct cluster_options *o)
 	strbuf_reset(&err);
 	c->logfd = sfs_create(c->dirfd, "server.log", O_RDWR | O_APPEND, 0600, &err);
 	if (c->logfd < 0) {
-		cl_error("cannot set up %s: %s", c->dir, err.buf);
+		cluster_error("cannot set up %s: %s", c->dir, err.buf);
 		goto failed;
 	}
 	if (c->user.switch_user && fchown(c->dirfd, c->user.uid, c->user.gid) < 0) {
-		cl_error("cannot set up %s: %s", c->dir, strerror(errno));
+		cluster_error("cannot set up %s: %s", c->dir, strerror(errno));
 		goto failed;
 	}
 	strbuf_release(&err);
 	cluster_install_handlers();
-	if (register_slot(c) < 0) {
+	if (cluster_register_slot(c) < 0) {
 		remove_tree_at(c->parentfd, c->name);
 		return -1;
 	}
@@ -513,22 +497,22 @@ static int copy_template(struct cluster *c, const char *template_dir)
 	int r = -1;
 
 	if (stat(template_dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		cl_error("template \"%s\": %s", template_dir, errno ? strerror(errno) : "not a directory");
+		cluster_error("template \"%s\": %s", template_dir, errno ? strerror(errno) : "not a directory");
 		goto out;
 	}
 	copytree_args(&cp.args, template_dir, c->datadir, COPYTREE_AS);
 	cp.dir = c->dir;
-	r = run_helper(c, &cp, &out);
+	r = cluster_run_helper(c, &cp, &out);
 	if (r != 0) {
-		cl_error("cannot copy template %s to %s as %s (exit %d)%s", template_dir, c->datadir,
+		cluster_error("cannot copy template %s to %s as %s (exit %d)%s", template_dir, c->datadir,
 			 c->user.name, r, c->user.switch_user ?
 			 " (the server user must be able to read the template)" : "");
-		print_tail("cp said", out.buf, 10);
+		cluster_print_tail("cp said", out.buf, 10);
 		r = -1;
 		goto out;
 	}
 	if (sfs_remove(c->dirfd, "data/postmaster.pid", &err) < 0) {
-		cl_error("cannot set up %s: %s", c->datadir, err.buf);
+		cluster_error("cannot set up %s: %s", c->datadir, err.buf);
 		r = -1;
 	}
 out:
@@ -549,11 +533,11 @@ static int run_initdb(struct cluster *c)
 	strvec_pushl(&cp.args, "-D", c->datadir, "-U", c->superuser, "-A", "trust",
 		     "-E", "UTF8", "--locale=C", "-N", NULL);
 	cp.dir = c->dir;        /* a directory the server user can read */
-	r = run_helper(c, &cp, &out);
+	r = cluster_run_helper(c, &cp, &out);
 	/* an exec failure is already reported */
 	if (r != 0 && !cluster_interrupted && !cp.exec_errno) {
-		cl_error("initdb failed (exit %d) in %s", r, c->datadir);
-		print_tail("initdb said", out.buf, 15);
+		cluster_error("initdb failed (exit %d) in %s", r, c->datadir);
+		cluster_print_tail("initdb said", out.buf, 15);
 	}
 	child_process_clear(&cp);
 	strbuf_release(&out);
@@ -623,14 +607,14 @@ int cluster_start(struct cluster *c)
 	}
 	c->pid = cp.pid;
 	if (c->slot >= 0)
-		slots[c->slot].pid = cp.pid;
+		cluster_slots[c->slot].pid = cp.pid;
 	cluster_block_signals(SIG_UNBLOCK);
 	if (cp.exec_errno) {
-		cl_error("cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));
+		cluster_error("cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));
 		waitpid(c->pid, &status, 0);
 		c->pid = 0;
 		if (c->slot >= 0)
-			slots[c->slot].pid = 0;
+			cluster_slots[c->slot].pid = 0;
 		child_process_clear(&cp);
 		return -1;
 	}
@@ -644,8 +628,8 @@ int cluster_start(struct cluster *c)
 		if (r == c->pid) {
 			c->pid = 0;
 			if (c->slot >= 0)
-				slots[c->slot].pid = 0;
-			cl_error("the server in %s exited during start-up (%s %d)", c->datadir,
+				cluster_slots[c->slot].pid = 0;
+			cluster_error("the server in %s exited during start-up (%s %d)", c->datadir,
 			      WIFSIGNALED(status) ? "signal" : "exit code",
 			      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 			print_log_tail(c);
@@ -655,7 +639,7 @@ int cluster_start(struct cluster *c)
 		if (PQping(conninfo) == PQPING_OK)
 			break;
 		if (clock_ms() > deadline) {
-			cl_error("the server in %s did not accept connections within %d s",
+			cluster_error("the server in %s did not accept connections within %d s",
 			      c->datadir, c->start_timeout);
 			print_log_tail(c);
 			free(conninfo);
@@ -695,7 +679,7 @@ int cluster_stop(struct cluster *c)
 	}
 	c->pid = 0;
 	if (c->slot >= 0)
-		slots[c->slot].pid = 0;
+		cluster_slots[c->slot].pid = 0;
 	return 0;
 }
 
@@ -709,10 +693,10 @@ void cluster_destroy(struct cluster *c)
 		if (c->keep) {
 			cluster_stop(c);
 		} else {
-			kill_and_wait(c->pid, SIGQUIT, 30000);
+			cluster_kill_and_wait(c->pid, SIGQUIT, 30000);
 			c->pid = 0;
 			if (c->slot >= 0)
-				slots[c->slot].pid = 0;
+				cluster_slots[c->slot].pid = 0;
 		}
 	}
 	if (c->keep) {
@@ -723,7 +707,7 @@ void cluster_destroy(struct cluster *c)
 		warning("could not remove %s: %s", c->dir, strerror(errno));
 	}
 	if (c->slot >= 0)
-		slots[c->slot].used = 0;
+		cluster_slots[c->slot].used = 0;
 	free_fields(c);
 }
 
@@ -857,27 +841,27 @@ int cluster_save_template(struct cluster *c, const char *dest, int restart)
 	 * made through its descriptor, the server user copies into it */
 	pfd = open(slash ? (*parent ? parent : "/") : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pfd < 0) {
-		cl_error("cannot save the template %s: %s", dest, strerror(errno));
+		cluster_error("cannot save the template %s: %s", dest, strerror(errno));
 		goto fail;
 	}
 	if (sfs_remove(pfd, tmp, &err) < 0 ||
 	    (tfd = sfs_mkdir(pfd, tmp, 0700, c->user.switch_user ? c->user.uid : (uid_t)-1,
 			     c->user.gid, 0, &err)) < 0) {
-		cl_error("cannot save the template %s: %s", dest, err.buf);
+		cluster_error("cannot save the template %s: %s", dest, err.buf);
 		goto fail;
 	}
 	close(tfd);
 	copytree_args(&cp.args, c->datadir, dest_tmp, COPYTREE_INTO);
 	cp.dir = c->dir;
-	r = run_helper(c, &cp, &out);
+	r = cluster_run_helper(c, &cp, &out);
 	if (r != 0) {
-		cl_error("cannot copy %s to %s.tmp (exit %d)", c->datadir, dest, r);
-		print_tail("cp said", out.buf, 10);
+		cluster_error("cannot copy %s to %s.tmp (exit %d)", c->datadir, dest, r);
+		cluster_print_tail("cp said", out.buf, 10);
 		sfs_remove(pfd, tmp, NULL);
 		goto fail;
 	}
 	if (renameat(pfd, tmp, pfd, base) < 0) {
-		cl_error("cannot rename %s.tmp to %s: %s", dest, dest, strerror(errno));
+		cluster_error("cannot rename %s.tmp to %s: %s", dest, dest, strerror(errno));
 		sfs_remove(pfd, tmp, NULL);
 		goto fail;
 	}
@@ -909,7 +893,7 @@ int cluster_template_lock(const char *dir)
 
 	/* dir is the caller's: made as named; .lock below its descriptor */
 	if (mkdir_p(dir) < 0) {
-		cl_error("cannot create directory %s", dir);
+		cluster_error("cannot create directory %s", dir);
 		free(lock);
 		return -1;
 	}
@@ -919,13 +903,13 @@ int cluster_template_lock(const char *dir)
 	if (dfd >= 0)
 		close(dfd);
 	if (fd < 0) {
-		cl_error("cannot open %s: %s", lock, errno == ELOOP ?
+		cluster_error("cannot open %s: %s", lock, errno == ELOOP ?
 			 "it is a symbolic link (refused)" : strerror(errno));
 		free(lock);
 		return -1;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		cl_error("cannot use %s: it is %s, expected a regular file", lock,
+		cluster_error("cannot use %s: it is %s, expected a regular file", lock,
 			 sfs_kind(st.st_mode));
 		close(fd);
 		free(lock);
@@ -933,7 +917,7 @@ int cluster_template_lock(const char *dir)
 	}
 	while (flock(fd, LOCK_EX) < 0) {
 		if (errno != EINTR) {
-			cl_error("cannot lock %s: %s", lock, strerror(errno));
+			cluster_error("cannot lock %s: %s", lock, strerror(errno));
 			close(fd);
 			free(lock);
 			return -1;
