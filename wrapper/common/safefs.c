@@ -22,10 +22,10 @@
 #include "wrapper/common/fdio.h"
 #include "wrapper/common/rmtree.h"
 #include "wrapper/common/safefs.h"
+#include "wrapper/common/safefs-walk.h"
 #include "wrapper/common/xalloc.h"
 
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-#define SFS_MAX_DEPTH 256     /* levels sfs_chown_tree walks */
 
 const char *sfs_kind(mode_t mode)
 {
@@ -46,7 +46,7 @@ const char *sfs_kind(mode_t mode)
  * ENOTDIR for a link when O_DIRECTORY is given, and that is reported as
  * ELOOP here, so callers and messages see "a symbolic link" either way.
  */
-static int open_subdir(int fd, const char *name)
+int sfs_open_subdir(int fd, const char *name)
 {
 	int sub = openat(fd, name, DIR_FLAGS);
 	if (sub < 0 && errno == ENOTDIR) {
@@ -60,7 +60,7 @@ static int open_subdir(int fd, const char *name)
 }
 
 /* Append "cannot WHAT REL: REASON" to err, keep errno, return -1. */
-static int fail(struct strbuf *err, const char *what, const char *rel, const char *reason)
+int sfs_fail(struct strbuf *err, const char *what, const char *rel, const char *reason)
 {
 	int e = errno;
 	if (err) {
@@ -91,7 +91,7 @@ static int start_fd(int dirfd, const char *rel)
  * component's name in the malloced copy *copy; -1 with errno on failure
  * (EINVAL: "..", or no last component where one is wanted).
  */
-static int walk(int dirfd, const char *rel, char **copy, const char **last)
+int sfs_walk(int dirfd, const char *rel, char **copy, const char **last)
 {
 	char *p, *next;
 	int fd = start_fd(dirfd, rel);
@@ -128,7 +128,7 @@ static int walk(int dirfd, const char *rel, char **copy, const char **last)
 				return fd;
 			}
 		}
-		int sub = open_subdir(fd, p);
+		int sub = sfs_open_subdir(fd, p);
 		int e = errno;
 		close(fd);
 		if (sub < 0) {
@@ -146,7 +146,7 @@ static int walk(int dirfd, const char *rel, char **copy, const char **last)
 }
 
 /* Is the error from walk one of "..", or a missing last component? */
-static const char *walk_reason(void)
+const char *sfs_walk_reason(void)
 {
 	return errno == EINVAL ? "expected a path without \"..\" that names a file" : NULL;
 }
@@ -154,26 +154,26 @@ static const char *walk_reason(void)
 int sfs_open_dir(int dirfd, const char *rel, struct strbuf *err)
 {
 	char *copy;
-	int fd = walk(dirfd, rel, &copy, NULL);
+	int fd = sfs_walk(dirfd, rel, &copy, NULL);
 	free(copy);
 	if (fd < 0)
-		return fail(err, "open the directory", rel, walk_reason());
+		return sfs_fail(err, "open the directory", rel, sfs_walk_reason());
 	return fd;
 }
 
 int sfs_open_anchor(const char *path, uid_t owner, int private_only, struct strbuf *err)
 {
 	struct stat st;
-	int fd = open_subdir(AT_FDCWD, path);
+	int fd = sfs_open_subdir(AT_FDCWD, path);
 
 	if (fd < 0)
-		return fail(err, "open the directory", path,
+		return sfs_fail(err, "open the directory", path,
 			    errno == ELOOP ? "it is a symbolic link (refused)" : NULL);
 	if (fstat(fd, &st) < 0) {
 		int e = errno;
 		close(fd);
 		errno = e;
-		return fail(err, "inspect", path, NULL);
+		return sfs_fail(err, "inspect", path, NULL);
 	}
 	if ((owner != (uid_t)-1 && st.st_uid != owner) ||
 	    (private_only && (st.st_mode & 022))) {
@@ -196,13 +196,13 @@ long sfs_read_fd(int fd, const char *name, size_t limit, struct strbuf *out,
 	size_t start = out->len;
 
 	if (fstat(fd, &st) < 0)
-		return fail(err, "read", name, NULL);
+		return sfs_fail(err, "read", name, NULL);
 	if (!S_ISREG(st.st_mode)) {
 		char reason[80];
 		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
 		snprintf(reason, sizeof(reason), "it is %s, expected a regular file",
 			 sfs_kind(st.st_mode));
-		return fail(err, "read", name, reason);
+		return sfs_fail(err, "read", name, reason);
 	}
 	if ((uintmax_t)st.st_size > limit)
 		goto too_big;
@@ -216,7 +216,7 @@ long sfs_read_fd(int fd, const char *name, size_t limit, struct strbuf *out,
 			int e = errno;
 			strbuf_setlen(out, start);
 			errno = e;
-			return fail(err, "read", name, NULL);
+			return sfs_fail(err, "read", name, NULL);
 		}
 		if (n == 0)
 			break;
@@ -234,7 +234,7 @@ too_big:
 		snprintf(reason, sizeof(reason), "it is larger than %zu %s",
 			 limit >= (1u << 20) ? limit >> 20 : limit,
 			 limit >= (1u << 20) ? "MiB" : "bytes");
-		return fail(err, "read", name, reason);
+		return sfs_fail(err, "read", name, reason);
 	}
 }
 
@@ -247,10 +247,10 @@ long sfs_read(int dirfd, const char *rel, size_t limit, unsigned flags,
 	if (flags & SFS_NOFOLLOW) {
 		char *copy;
 		const char *last;
-		int pfd = walk(dirfd, rel, &copy, &last);
+		int pfd = sfs_walk(dirfd, rel, &copy, &last);
 		if (pfd < 0) {
 			free(copy);
-			return fail(err, "read", rel, walk_reason());
+			return sfs_fail(err, "read", rel, sfs_walk_reason());
 		}
 		fd = openat(pfd, last, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 		e = errno;
@@ -261,7 +261,7 @@ long sfs_read(int dirfd, const char *rel, size_t limit, unsigned flags,
 		fd = openat(dirfd, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	}
 	if (fd < 0)
-		return fail(err, "read", rel, errno == ELOOP && (flags & SFS_NOFOLLOW) ?
+		return sfs_fail(err, "read", rel, errno == ELOOP && (flags & SFS_NOFOLLOW) ?
 			    "it is a symbolic link (refused)" : NULL);
 	n = sfs_read_fd(fd, rel, limit, out, err);
 	e = errno;
@@ -274,11 +274,11 @@ int sfs_create(int dirfd, const char *rel, int flags, mode_t mode, struct strbuf
 {
 	char *copy;
 	const char *last;
-	int pfd = walk(dirfd, rel, &copy, &last), fd, e;
+	int pfd = sfs_walk(dirfd, rel, &copy, &last), fd, e;
 
 	if (pfd < 0) {
 		free(copy);
-		return fail(err, "create", rel, walk_reason());
+		return sfs_fail(err, "create", rel, sfs_walk_reason());
 	}
 	fd = openat(pfd, last, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	e = errno;
@@ -286,7 +286,7 @@ int sfs_create(int dirfd, const char *rel, int flags, mode_t mode, struct strbuf
 	free(copy);
 	errno = e;
 	if (fd < 0)
-		return fail(err, "create", rel, errno == EEXIST ?
+		return sfs_fail(err, "create", rel, errno == EEXIST ?
 			    "it exists already (refused: a new file was expected)" : NULL);
 	return fd;
 }
@@ -296,11 +296,11 @@ int sfs_write_atomic(int dirfd, const char *rel, const void *buf, size_t len,
 {
 	char *copy, tmp[NAME_MAX + 1];
 	const char *last;
-	int pfd = walk(dirfd, rel, &copy, &last), fd = -1, e;
+	int pfd = sfs_walk(dirfd, rel, &copy, &last), fd = -1, e;
 
 	if (pfd < 0) {
 		free(copy);
-		return fail(err, "write", rel, walk_reason());
+		return sfs_fail(err, "write", rel, sfs_walk_reason());
 	}
 	for (int tries = 0; fd < 0 && tries < 8; tries++) {
 		unsigned long long r = 0;
@@ -336,7 +336,7 @@ failed:
 	close(pfd);
 	free(copy);
 	errno = e;
-	return fail(err, "write", rel, NULL);
+	return sfs_fail(err, "write", rel, NULL);
 }
 
 int sfs_mkdir(int dirfd, const char *rel, mode_t mode, uid_t uid, gid_t gid,
@@ -345,26 +345,26 @@ int sfs_mkdir(int dirfd, const char *rel, mode_t mode, uid_t uid, gid_t gid,
 	char *copy;
 	const char *last;
 	struct stat st;
-	int pfd = walk(dirfd, rel, &copy, &last), fd, e;
+	int pfd = sfs_walk(dirfd, rel, &copy, &last), fd, e;
 
 	if (pfd < 0) {
 		free(copy);
-		return fail(err, "make the directory", rel, walk_reason());
+		return sfs_fail(err, "make the directory", rel, sfs_walk_reason());
 	}
 	if (mkdirat(pfd, last, 0700) < 0 && !(errno == EEXIST && exist_ok)) {
 		e = errno;
 		close(pfd);
 		free(copy);
 		errno = e;
-		return fail(err, "make the directory", rel, NULL);
+		return sfs_fail(err, "make the directory", rel, NULL);
 	}
-	fd = open_subdir(pfd, last);
+	fd = sfs_open_subdir(pfd, last);
 	e = errno;
 	close(pfd);
 	free(copy);
 	if (fd < 0) {
 		errno = e;
-		return fail(err, "make the directory", rel, errno == ELOOP || errno == ENOTDIR ?
+		return sfs_fail(err, "make the directory", rel, errno == ELOOP || errno == ENOTDIR ?
 			    "something other than a directory is there (refused)" : NULL);
 	}
 	if (fstat(fd, &st) < 0)
@@ -372,7 +372,7 @@ int sfs_mkdir(int dirfd, const char *rel, mode_t mode, uid_t uid, gid_t gid,
 	if (st.st_uid != geteuid() && (uid == (uid_t)-1 || st.st_uid != uid)) {
 		close(fd);
 		errno = EPERM;
-		return fail(err, "make the directory", rel,
+		return sfs_fail(err, "make the directory", rel,
 			    "it exists and belongs to another user (refused)");
 	}
 	if (fchmod(fd, mode) < 0 ||
@@ -384,7 +384,7 @@ failed:
 	e = errno;
 	close(fd);
 	errno = e;
-	return fail(err, "make the directory", rel, NULL);
+	return sfs_fail(err, "make the directory", rel, NULL);
 }
 
 /* chown -R -P of the directory open as fd (its entries; fd itself is the
@@ -400,12 +400,12 @@ static int chown_entries(int fd, uid_t uid, gid_t gid, dev_t dev, int depth,
 	if (!d) {
 		if (dfd >= 0)
 			close(dfd);
-		return fail(err, "read the directory below", top, NULL);
+		return sfs_fail(err, "read the directory below", top, NULL);
 	}
 	if (depth > SFS_MAX_DEPTH) {
 		closedir(d);
 		errno = ELOOP;
-		return fail(err, "walk", top, "directories nested too deep");
+		return sfs_fail(err, "walk", top, "directories nested too deep");
 	}
 	while (rc == 0 && (errno = 0, de = readdir(d))) {
 		struct stat st;
@@ -415,7 +415,7 @@ static int chown_entries(int fd, uid_t uid, gid_t gid, dev_t dev, int depth,
 		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno == ENOENT)
 				continue;
-			rc = fail(err, "inspect an entry below", top, NULL);
+			rc = sfs_fail(err, "inspect an entry below", top, NULL);
 			break;
 		}
 		if (st.st_dev != dev)
@@ -424,18 +424,18 @@ static int chown_entries(int fd, uid_t uid, gid_t gid, dev_t dev, int depth,
 			if (fchownat(fd, name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0) {
 				if (errno == ENOENT)
 					continue;
-				rc = fail(err, "change the owner of an entry below", top, NULL);
+				rc = sfs_fail(err, "change the owner of an entry below", top, NULL);
 				break;
 			}
 			(*changed)++;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			int sub = open_subdir(fd, name);
+			int sub = sfs_open_subdir(fd, name);
 			if (sub < 0) {
 				if (errno == ENOENT)
 					continue;
 				/* replaced by a link or a file since fstatat */
-				rc = fail(err, "enter a directory below", top, NULL);
+				rc = sfs_fail(err, "enter a directory below", top, NULL);
 				break;
 			}
 			rc = chown_entries(sub, uid, gid, dev, depth + 1, changed, top, err);
@@ -443,7 +443,7 @@ static int chown_entries(int fd, uid_t uid, gid_t gid, dev_t dev, int depth,
 		}
 	}
 	if (rc == 0 && errno) {
-		rc = fail(err, "read the directory below", top, NULL);
+		rc = sfs_fail(err, "read the directory below", top, NULL);
 	}
 	closedir(d);
 	return rc;
@@ -459,14 +459,14 @@ long sfs_chown_tree(int dirfd, const char *rel, uid_t uid, gid_t gid, struct str
 		return -1;
 	if (fstat(fd, &st) < 0) {
 		close(fd);
-		return fail(err, "inspect", rel, NULL);
+		return sfs_fail(err, "inspect", rel, NULL);
 	}
 	if (st.st_uid != uid || st.st_gid != gid) {
 		if (fchown(fd, uid, gid) < 0) {
 			int e = errno;
 			close(fd);
 			errno = e;
-			return fail(err, "change the owner of", rel, NULL);
+			return sfs_fail(err, "change the owner of", rel, NULL);
 		}
 		changed++;
 	}
@@ -479,20 +479,20 @@ int sfs_remove(int dirfd, const char *rel, struct strbuf *err)
 {
 	char *copy;
 	const char *last;
-	int pfd = walk(dirfd, rel, &copy, &last), rc, e;
+	int pfd = sfs_walk(dirfd, rel, &copy, &last), rc, e;
 
 	if (pfd < 0) {
 		free(copy);
 		if (errno == ENOENT)
 			return 0;
-		return fail(err, "remove", rel, walk_reason());
+		return sfs_fail(err, "remove", rel, sfs_walk_reason());
 	}
 	rc = remove_tree_at(pfd, last);
 	e = errno;
 	close(pfd);
 	free(copy);
 	errno = e;
-	return rc < 0 ? fail(err, "remove", rel, NULL) : 0;
+	return rc < 0 ? sfs_fail(err, "remove", rel, NULL) : 0;
 }
 
 /* ---------------- trees root hands over or takes back ---------------- */
@@ -541,12 +541,12 @@ static int foreign_entries(int fd, struct foreign_walk *w, int depth)
 	if (!d) {
 		if (dfd >= 0)
 			close(dfd);
-		return fail(w->err, "read the directory below", w->top, NULL);
+		return sfs_fail(w->err, "read the directory below", w->top, NULL);
 	}
 	if (depth > SFS_MAX_DEPTH) {
 		closedir(d);
 		errno = ELOOP;
-		return fail(w->err, "walk", w->top, "directories nested too deep");
+		return sfs_fail(w->err, "walk", w->top, "directories nested too deep");
 	}
 	while (rc == 0 && (errno = 0, de = readdir(d))) {
 		struct stat st;
@@ -559,7 +559,7 @@ static int foreign_entries(int fd, struct foreign_walk *w, int depth)
 		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno == ENOENT)
 				continue;
-			rc = fail(w->err, "inspect an entry below", w->top, NULL);
+			rc = sfs_fail(w->err, "inspect an entry below", w->top, NULL);
 			break;
 		}
 		if (st.st_dev != w->dev)
@@ -572,10 +572,10 @@ static int foreign_entries(int fd, struct foreign_walk *w, int depth)
 			break;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			int sub = open_subdir(fd, name);
+			int sub = sfs_open_subdir(fd, name);
 			if (sub < 0) {
 				if (errno != ENOENT)
-					rc = fail(w->err, "enter a directory below", w->top, NULL);
+					rc = sfs_fail(w->err, "enter a directory below", w->top, NULL);
 			} else {
 				rc = foreign_entries(sub, w, depth + 1);
 				close(sub);
@@ -584,7 +584,7 @@ static int foreign_entries(int fd, struct foreign_walk *w, int depth)
 		strbuf_setlen(&w->path, len);
 	}
 	if (rc == 0 && errno)
-		rc = fail(w->err, "read the directory below", w->top, NULL);
+		rc = sfs_fail(w->err, "read the directory below", w->top, NULL);
 	closedir(d);
 	return rc;
 }
@@ -601,7 +601,7 @@ int sfs_tree_foreign(int dirfd, const char *rel, uid_t uid, gid_t gid,
 		return -1;
 	if (fstat(fd, &st) < 0) {
 		close(fd);
-		return fail(err, "inspect", rel, NULL);
+		return sfs_fail(err, "inspect", rel, NULL);
 	}
 	if (entry_foreign(&st, uid, gid)) {
 		*owner = st.st_uid;
@@ -674,12 +674,12 @@ static int link_entries(int sfd, int dfd, struct link_walk *w, int depth)
 	if (!d) {
 		if (dup_fd >= 0)
 			close(dup_fd);
-		return fail(w->err, "read the directory below", w->top, NULL);
+		return sfs_fail(w->err, "read the directory below", w->top, NULL);
 	}
 	if (depth > SFS_MAX_DEPTH) {
 		closedir(d);
 		errno = ELOOP;
-		return fail(w->err, "copy", w->top, "directories nested too deep");
+		return sfs_fail(w->err, "copy", w->top, "directories nested too deep");
 	}
 	while (rc == 0 && (errno = 0, de = readdir(d))) {
 		struct stat st;
@@ -693,7 +693,7 @@ static int link_entries(int sfd, int dfd, struct link_walk *w, int depth)
 		if (fstatat(sfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno == ENOENT)
 				continue;
-			rc = fail(w->err, "inspect an entry below", w->top, NULL);
+			rc = sfs_fail(w->err, "inspect an entry below", w->top, NULL);
 			break;
 		}
 		times[0] = st.st_atim;
@@ -704,13 +704,13 @@ static int link_entries(int sfd, int dfd, struct link_walk *w, int depth)
 			if (st.st_dev != w->dev)
 				continue;       /* a mount point: not part of the tree */
 			if (mkdirat(dfd, name, 0700) < 0) {
-				rc = fail(w->err, what, w->top, NULL);
+				rc = sfs_fail(w->err, what, w->top, NULL);
 				break;
 			}
-			ssub = open_subdir(sfd, name);
-			dsub = ssub < 0 ? -1 : open_subdir(dfd, name);
+			ssub = sfs_open_subdir(sfd, name);
+			dsub = ssub < 0 ? -1 : sfs_open_subdir(dfd, name);
 			if (ssub < 0 || dsub < 0) {
-				rc = fail(w->err, what, w->top, NULL);
+				rc = sfs_fail(w->err, what, w->top, NULL);
 				if (ssub >= 0)
 					close(ssub);
 				break;
@@ -719,21 +719,21 @@ static int link_entries(int sfd, int dfd, struct link_walk *w, int depth)
 			if (rc == 0 && (fchown(dsub, w->uid, w->gid) < 0 ||
 					fchmod(dsub, (st.st_mode & 0777) | 0700) < 0 ||
 					futimens(dsub, times) < 0))
-				rc = fail(w->err, what, w->top, NULL);
+				rc = sfs_fail(w->err, what, w->top, NULL);
 			close(ssub);
 			close(dsub);
 		} else if (S_ISREG(st.st_mode)) {
 			int shared = !(st.st_mode & (S_IWGRP | S_IWOTH | S_ISUID | S_ISGID));
 			if (shared ? linkat(sfd, name, dfd, name, 0) < 0
 				   : copy_file_at(sfd, dfd, name, &st, w) < 0)
-				rc = fail(w->err, what, w->top,
+				rc = sfs_fail(w->err, what, w->top,
 					  errno == EXDEV ? "the tree spans file systems" : NULL);
 		} else if (S_ISLNK(st.st_mode)) {
 			char target[PATH_MAX];
 			ssize_t n = readlinkat(sfd, name, target, sizeof(target) - 1);
 			if (n < 0 || (target[n] = '\0', symlinkat(target, dfd, name) < 0) ||
 			    fchownat(dfd, name, w->uid, w->gid, AT_SYMLINK_NOFOLLOW) < 0)
-				rc = fail(w->err, what, w->top, NULL);
+				rc = sfs_fail(w->err, what, w->top, NULL);
 			else
 				utimensat(dfd, name, times, AT_SYMLINK_NOFOLLOW);
 		} else {
@@ -743,7 +743,7 @@ static int link_entries(int sfd, int dfd, struct link_walk *w, int depth)
 			w->made++;
 	}
 	if (rc == 0 && errno)
-		rc = fail(w->err, "read the directory below", w->top, NULL);
+		rc = sfs_fail(w->err, "read the directory below", w->top, NULL);
 	closedir(d);
 	return rc;
 }
@@ -761,24 +761,24 @@ long sfs_link_tree(int srcfd, const char *src_rel, int dstfd, const char *dst_re
 		return -1;
 	if (fstat(sfd, &st) < 0) {
 		close(sfd);
-		return fail(err, "inspect", src_rel, NULL);
+		return sfs_fail(err, "inspect", src_rel, NULL);
 	}
 	w.dev = st.st_dev;
-	pfd = walk(dstfd, dst_rel, &copy, &last);
+	pfd = sfs_walk(dstfd, dst_rel, &copy, &last);
 	if (pfd < 0) {
 		e = errno;
 		free(copy);
 		close(sfd);
 		errno = e;
-		return fail(err, "make the copy", dst_rel, walk_reason());
+		return sfs_fail(err, "make the copy", dst_rel, sfs_walk_reason());
 	}
-	if (mkdirat(pfd, last, 0700) < 0 || (dfd = open_subdir(pfd, last)) < 0) {
+	if (mkdirat(pfd, last, 0700) < 0 || (dfd = sfs_open_subdir(pfd, last)) < 0) {
 		e = errno;
 		close(pfd);
 		free(copy);
 		close(sfd);
 		errno = e;
-		return fail(err, "make the copy", dst_rel, NULL);
+		return sfs_fail(err, "make the copy", dst_rel, NULL);
 	}
 	if (link_entries(sfd, dfd, &w, 0) < 0)
 		goto failed;
@@ -786,7 +786,7 @@ long sfs_link_tree(int srcfd, const char *src_rel, int dstfd, const char *dst_re
 		struct timespec times[2] = { st.st_atim, st.st_mtim };
 		if (fchown(dfd, uid, gid) < 0 || fchmod(dfd, (st.st_mode & 0777) | 0700) < 0 ||
 		    futimens(dfd, times) < 0) {
-			fail(err, "hand over the copy", dst_rel, NULL);
+			sfs_fail(err, "hand over the copy", dst_rel, NULL);
 			goto failed;
 		}
 	}
