@@ -50,7 +50,7 @@ int cluster_run_helper(struct cluster *c, struct child_process *cp, struct strbu
 {
 	int r;
 
-	server_user_apply(&c->user, cp);
+	cluster_user_apply(&c->user, cp);
 	strvec_pushv(&cp->env, (const char *const *)c->env.v);
 	cp->no_stdin = 1;
 	cp->pid_watch = &cluster_helper_pid;
@@ -109,7 +109,7 @@ static void free_fields(struct cluster *c)
 	free(c->name);
 	strvec_clear(&c->settings);
 	strvec_clear(&c->env);
-	server_user_release(&c->user);
+	cluster_user_release(&c->user);
 	close_fd(&c->logfd);
 	close_fd(&c->dirfd);
 	close_fd(&c->parentfd);
@@ -157,14 +157,14 @@ static int check_server_access(struct cluster *c, const char *parent, const char
 {
 	char *blocked = NULL;
 	struct strbuf why = STRBUF_INIT;
-	int r = server_user_reach(&c->user, parent, &blocked);
+	int r = cluster_user_reach(&c->user, parent, &blocked);
 
 	if (r < 0)
 		return cluster_error("cannot check that the server user %s can reach %s",
 				c->user.name, parent);
 	if (r > 0)
 		return 0;
-	server_user_explain_blocked(&c->user, blocked, &why);
+	cluster_user_explain_blocked(&c->user, blocked, &why);
 	cluster_error("%s%s: %s or set TMPDIR to a directory %s can reach",
 		 !strcmp(src, "TMPDIR") ? "TMPDIR=" : "", parent, why.buf, c->user.name);
 	strbuf_release(&why);
@@ -210,7 +210,7 @@ static int init_cluster(struct cluster *c, const struct cluster_options *o)
 	}
 	{
 		struct strbuf err = STRBUF_INIT;
-		int r = server_user_get(&c->user, NULL, NULL, &err);
+		int r = cluster_user_get(&c->user, NULL, NULL, &err);
 		if (r < 0)
 			cluster_error("%s", err.buf);
 		strbuf_release(&err);
@@ -412,7 +412,7 @@ int cluster_start(struct cluster *c)
 	cp.out = cp.err = logfd;
 	cp.new_pgroup = 1;
 	cp.dir = c->dir;
-	server_user_apply(&c->user, &cp);
+	cluster_user_apply(&c->user, &cp);
 	/* block the cleanup signals so the pid is registered before one runs */
 	cluster_block_signals(SIG_BLOCK);
 	if (start_command(&cp) < 0) {
