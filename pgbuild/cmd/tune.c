@@ -112,7 +112,7 @@ static const struct option tune_options[] = {
 /* The options with a value to check: 0, or -1 after the error. */
 static int value_option(struct tune_opts *o, struct tune_params *p, int c, const char *arg)
 {
-	int r = pipeline_gate_option(&o->gate, c, arg);
+	int r = stage_gate_option(&o->gate, c, arg);
 	double d;
 
 	if (r)
