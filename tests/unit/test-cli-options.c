@@ -1,5 +1,5 @@
 /*
- * test-options.c - unit tests of pgbuild/cli/: the range-checked numeric
+ * test-cli-options.c - unit tests of pgbuild/cli/: the range-checked numeric
  * option values every pgbuild command parses, one table row per case, with
  * the one-line error each bad value prints (captured from stderr);
  * comma-separated lists, one-of-a-set words with their did-you-mean,
@@ -442,7 +442,7 @@ static void test_pgoptions(void **state)
 /* A file name in a fresh directory; the directory in *dir (malloced). */
 static char *scratch(char **dir, const char *name)
 {
-	char tmpl[] = "/tmp/test-options.XXXXXX";
+	char tmpl[] = "/tmp/test-cli-options.XXXXXX";
 	assert_non_null(mkdtemp(tmpl));
 	*dir = xstrdup(tmpl);
 	return xasprintf("%s/%s", tmpl, name);

@@ -1,5 +1,5 @@
 /*
- * test-histogram.c - unit tests of pgbuild/bench/histogram.c: bucket arithmetic is
+ * test-bench-histogram.c - unit tests of pgbuild/bench/histogram.c: bucket arithmetic is
  * contiguous and monotonic, quantiles stay within the promised relative
  * error of exact ones, merging equals recording everything in one, and the
  * cluster log scanner finds the crash lines it promises to.

@@ -1,5 +1,5 @@
 /*
- * test-preflight.c - pgbuild/pipeline/preflight.c: the checks run, tune and
+ * test-pipeline-preflight.c - pgbuild/pipeline/preflight.c: the checks run, tune and
  * pgo make before their first build, each refusing with one error (stderr
  * captured): thresholds naming unknown workloads or the wrong metric,
  * too few pairs, sources that cannot be one, installs without postgres,

@@ -1,5 +1,5 @@
 /*
- * test-serveruser.c - pgbuild/cluster/serveruser.c: who runs the server side
+ * test-cluster-serveruser.c - pgbuild/cluster/serveruser.c: who runs the server side
  * when pgbuild runs as root, handing a tree to that user, and what the
  * kernel lets that user do (as the user, in a child process).  Uses the
  * real user "nobody"; the root-only parts are skipped (visibly) as another
