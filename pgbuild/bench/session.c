@@ -51,17 +51,17 @@ static void arm_outputs(struct session *s)
 	cluster_on_interrupt(bench_interrupted);
 	cluster_install_handlers();
 	if (o->prefix) {
-		if (server_user_name()) {
-			s->env.server_user = server_user_name();
+		if (cluster_user_name()) {
+			s->env.server_user = cluster_user_name();
 			if (!o->quiet)
 				fprintf(stderr, "%s: running the server as user %s (pgbuild runs as root)\n",
 					error_program(), s->env.server_user);
 		} else {
-			struct server_user me = SERVER_USER_INIT;
-			server_user_get(&me, NULL, NULL, NULL);
+			struct cluster_user me = CLUSTER_USER_INIT;
+			cluster_user_get(&me, NULL, NULL, NULL);
 			s->our_user = xstrdup(me.name);
 			s->env.server_user = s->our_user;
-			server_user_release(&me);
+			cluster_user_release(&me);
 		}
 	}
 	bench_json_arm(o, o->threads, &s->env);

@@ -123,7 +123,7 @@ static void training_json(struct json_writer *jw, const struct bolt_run *b)
 	struct strvec v = STRVEC_INIT;
 
 	json_key(jw, "workloads");
-	parse_list_option(wl ? wl : "", &v);
+	cli_parse_list(wl ? wl : "", &v);
 	json_strvec(jw, &v);
 	strvec_clear(&v);
 	json_key(jw, "duration");

@@ -37,12 +37,12 @@
  */
 static int make_prof_dir(struct bolt_run *b, char **dir)
 {
-	struct server_user u = SERVER_USER_INIT;
+	struct cluster_user u = CLUSTER_USER_INIT;
 	struct strbuf err = STRBUF_INIT;
 	int rc = 0, wfd = -1, fd;
 
 	*dir = bolt_path(b, "prof");
-	if (server_user_get(&u, NULL, NULL, &err) < 0) {
+	if (cluster_user_get(&u, NULL, NULL, &err) < 0) {
 		rc = error("%s", err.buf);
 		goto out;
 	}
@@ -61,7 +61,7 @@ static int make_prof_dir(struct bolt_run *b, char **dir)
 out:
 	if (wfd >= 0)
 		close(wfd);
-	server_user_release(&u);
+	cluster_user_release(&u);
 	strbuf_release(&err);
 	return rc;
 }

@@ -236,7 +236,7 @@ static int run_phase(struct build *b, const char *name, struct strvec *argv,
 
 static char *progress_file(struct build *b, const char *phase)
 {
-	char *dir = xasprintf("%s/progress", pgsrc_cache_dir());
+	char *dir = xasprintf("%s/progress", build_source_cache_dir());
 	char *f;
 	mkdir_p(dir);
 	f = xasprintf("%s/%s-%s%s.%s.tus", dir, b->src.version, b->lto ? "lto" : "nolto",
@@ -413,7 +413,7 @@ static void setup_env(struct build *b)
 		if (ccache) {
 			strvec_push(&b->env, "PGOPT_PREFIX=ccache");
 			if (!getenv("CCACHE_DIR")) {
-				b->ccache_dir = xasprintf("%s/ccache", pgsrc_cache_dir());
+				b->ccache_dir = xasprintf("%s/ccache", build_source_cache_dir());
 				strvec_pushf(&b->env, "CCACHE_DIR=%s", b->ccache_dir);
 			}
 		}
@@ -535,7 +535,7 @@ int build_setup(struct build *b)
 	if (mkdir_p(b->logdir) < 0)
 		return -1;
 	t = clock_seconds();
-	if (pgsrc_resolve(b->o.src, &b->src, b->quiet) < 0)
+	if (build_source_resolve(b->o.src, &b->src, b->quiet) < 0)
 		return -1;
 	build_add_phase(b, "source", clock_seconds() - t);
 	if (!strcmp(b->src.dir, b->builddir))
@@ -664,7 +664,7 @@ void build_finish(struct build *b, int rc)
 		build_write_record(b, rc == 0 || (b->bench_code || b->gate_code > 0));
 	if (rc == 0)
 		printf("%s\n", b->o.install ? b->prefix : b->builddir);
-	pgsrc_release(&b->src);
+	build_source_release(&b->src);
 	free(b->prefix);
 	free(b->builddir);
 	free(b->logdir);

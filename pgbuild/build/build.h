@@ -70,7 +70,7 @@ struct phase {
 
 struct build {
 	struct build_opts o;
-	struct pg_source src;
+	struct build_source src;
 	char *prefix;            /* absolute */
 	char *builddir;          /* absolute */
 	char *logdir;            /* <builddir>/pgopt-log */

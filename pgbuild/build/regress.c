@@ -121,8 +121,8 @@ struct regress {
 	char builddir[PATH_MAX];  /* absolute, resolved */
 	char *srcdir;             /* abs_top_srcdir of the tree, or NULL */
 	struct strvec env;        /* make's environment */
-	struct server_user su;    /* the user make runs as (root only) */
-	const struct server_user *pw; /* &su when switching, else NULL */
+	struct cluster_user su;    /* the user make runs as (root only) */
+	const struct cluster_user *pw; /* &su when switching, else NULL */
 	struct suite suites[2];   /* core, contrib */
 	int nsuites;
 	long total, failed;       /* tests over all suites */
@@ -157,7 +157,7 @@ static int run_suite(struct regress *r, struct suite *s, const char *const *make
 	cp.dir = r->workdir;
 	cp.no_stdin = 1;
 	if (r->pw)
-		server_user_apply(r->pw, &cp);
+		cluster_user_apply(r->pw, &cp);
 	{
 		struct strbuf line = STRBUF_INIT;
 		for (const char *const *a = make_args; *a; a++)
@@ -392,7 +392,7 @@ static int prepare_user(struct regress *r)
 
 	if (geteuid() != 0)
 		return 0;
-	if (server_user_get(&r->su, r->o->user, r->o->user ? "--user" : NULL, &err) < 0) {
+	if (cluster_user_get(&r->su, r->o->user, r->o->user ? "--user" : NULL, &err) < 0) {
 		error("%s", err.buf);
 		strbuf_release(&err);
 		return -1;
@@ -400,8 +400,8 @@ static int prepare_user(struct regress *r)
 	strbuf_release(&err);
 	r->pw = &r->su;
 	user = r->su.name;
-	if (server_user_reach(r->pw, r->builddir, &blocked) == 0) {
-		server_user_explain_blocked(r->pw, blocked, &err);
+	if (cluster_user_reach(r->pw, r->builddir, &blocked) == 0) {
+		cluster_user_explain_blocked(r->pw, blocked, &err);
 		error("--builddir %s: %s", r->builddir, err.buf);
 		strbuf_release(&err);
 		free(blocked);
@@ -414,12 +414,12 @@ static int prepare_user(struct regress *r)
 		return -1;
 	fprintf(stderr, "regress: running as user %s: PostgreSQL's test server refuses "
 		"to run as root; the suites run in %s\n", user, r->farm);
-	if (!server_user_can(r->pw, "-w", r->farm))
+	if (!cluster_user_can(r->pw, "-w", r->farm))
 		return error("user %s cannot write %s (check the permissions of its parent directories)",
 			     user, r->farm);
 	if (r->o->prefix) {
 		char *bin = xasprintf("%s/bin/postgres", r->o->prefix);
-		int ok = server_user_can(r->pw, "-x", bin);
+		int ok = cluster_user_can(r->pw, "-x", bin);
 		free(bin);
 		if (!ok)
 			return error("user %s cannot run %s/bin/postgres (check the permissions of "
@@ -427,7 +427,7 @@ static int prepare_user(struct regress *r)
 	}
 	if (r->srcdir) {
 		char *cfg = xasprintf("%s/configure", r->srcdir);
-		int ok = server_user_can(r->pw, "-r", cfg);
+		int ok = cluster_user_can(r->pw, "-r", cfg);
 		free(cfg);
 		if (!ok)
 			return error("user %s cannot read the source tree %s", user, r->srcdir);
@@ -743,7 +743,7 @@ out:
 		free(r.suites[i].log);
 	}
 	strvec_clear(&r.env);
-	server_user_release(&r.su);
+	cluster_user_release(&r.su);
 	free(r.srcdir);
 	return rc;
 }

@@ -18,7 +18,7 @@
 #define STAMP ".pgopt-unpacked"   /* written last: the tree is complete */
 #define STAMP_KIND "upstream"     /* Debian trees: unpacked without Debian's patches */
 
-const char *pgsrc_cache_dir(void)
+const char *build_source_cache_dir(void)
 {
 	static char *dir;
 	const char *e;
@@ -38,7 +38,7 @@ const char *pgsrc_cache_dir(void)
 	return dir;
 }
 
-char *pgsrc_version_of(const char *dir)
+char *build_source_version_of(const char *dir)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *path = xasprintf("%s/configure", dir);
@@ -64,7 +64,7 @@ static int rm_rf(const char *path)
 /* Hold an exclusive lock on <cache>/src.lock; returns the fd. */
 static int lock_cache(void)
 {
-	char *path = xasprintf("%s/src.lock", pgsrc_cache_dir());
+	char *path = xasprintf("%s/src.lock", build_source_cache_dir());
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		die(PGBUILD_EXIT_ERROR, "cannot open \"%s\": %s", path, strerror(errno));
@@ -101,7 +101,7 @@ static char *read_stamp(const char *dir)
 }
 
 /* Fill src from an unpacked tree. */
-static int set_tree(struct pg_source *src, const char *dir)
+static int set_tree(struct build_source *src, const char *dir)
 {
 	char real[PATH_MAX];
 	char *p;
@@ -122,7 +122,7 @@ static int set_tree(struct pg_source *src, const char *dir)
 	}
 	free(p);
 	src->dir = xstrdup(real);
-	src->version = pgsrc_version_of(real);
+	src->version = build_source_version_of(real);
 	if (!src->version)
 		return error("cannot read PACKAGE_VERSION from \"%s/configure\"", real);
 	return 0;
@@ -176,7 +176,7 @@ static size_t tar_ext_len(const char *s)
 	return 0;
 }
 
-static int from_tarball(struct pg_source *src, const char *file, int quiet)
+static int from_tarball(struct build_source *src, const char *file, int quiet)
 {
 	char real[PATH_MAX];
 	struct stat st;
@@ -191,7 +191,7 @@ static int from_tarball(struct pg_source *src, const char *file, int quiet)
 	slash = strrchr(real, '/');
 	base = xstrdup(slash ? slash + 1 : real);
 	base[strlen(base) - tar_ext_len(base)] = '\0';
-	dest = xasprintf("%s/tarball/%s-%012llx", pgsrc_cache_dir(), base,
+	dest = xasprintf("%s/tarball/%s-%012llx", build_source_cache_dir(), base,
 			 fnv1a(key, 0) & 0xffffffffffffULL);
 	free(key);
 	lock = lock_cache();
@@ -283,11 +283,11 @@ static void list_versions(const char *pkg, struct strvec *out)
 	strbuf_release(&sb);
 }
 
-static int from_debian(struct pg_source *src, const char *what, int quiet)
+static int from_debian(struct build_source *src, const char *what, int quiet)
 {
 	struct strvec versions = STRVEC_INIT;
 	char *pkg = xstrdup(what), *eq = strchr(pkg, '=');
-	char *ddir = xasprintf("%s/debian", pgsrc_cache_dir());
+	char *ddir = xasprintf("%s/debian", build_source_cache_dir());
 	struct strbuf log = STRBUF_INIT;
 	int lock, r = -1;
 
@@ -399,13 +399,13 @@ out:
 }
 
 
-int pgsrc_resolve(const char *spec, struct pg_source *src, int quiet)
+int build_source_resolve(const char *spec, struct build_source *src, int quiet)
 {
 	struct stat st;
 	int r;
 
 	if (!spec || !*spec)
-		spec = PGSRC_DEFAULT;
+		spec = BUILD_SOURCE_DEFAULT;
 	memset(src, 0, sizeof(*src));
 	src->spec = xstrdup(spec);
 	if (!strncmp(spec, "debian:", 7))
@@ -420,11 +420,11 @@ int pgsrc_resolve(const char *spec, struct pg_source *src, int quiet)
 		r = error("--src \"%s\" is neither a directory, a tarball (.tar, .tar.gz, "
 			  ".tgz, .tar.bz2, .tar.xz) nor debian:PACKAGE", spec);
 	if (r < 0)
-		pgsrc_release(src);
+		build_source_release(src);
 	return r;
 }
 
-void pgsrc_release(struct pg_source *src)
+void build_source_release(struct build_source *src)
 {
 	free(src->spec);
 	free(src->dir);

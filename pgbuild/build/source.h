@@ -25,29 +25,29 @@
 #ifndef PGBUILD_SOURCE_H
 #define PGBUILD_SOURCE_H
 
-#define PGSRC_DEFAULT "debian:postgresql-15"
+#define BUILD_SOURCE_DEFAULT "debian:postgresql-15"
 
-struct pg_source {
+struct build_source {
 	char *spec;      /* what was asked for, as given */
 	char *dir;       /* absolute path of the unpacked tree (has configure) */
 	char *version;   /* PACKAGE_VERSION from configure, e.g. "15.18" */
 	char *pkg_version; /* Debian version ("15.18-0+deb12u1") or NULL */
 };
 
-#define PG_SOURCE_INIT { NULL, NULL, NULL, NULL }
+#define BUILD_SOURCE_INIT { NULL, NULL, NULL, NULL }
 
 /* The cache directory (created on first use); never NULL. */
-const char *pgsrc_cache_dir(void);
+const char *build_source_cache_dir(void);
 
 /*
- * Resolve spec (NULL = PGSRC_DEFAULT) into an unpacked tree, fetching and
+ * Resolve spec (NULL = BUILD_SOURCE_DEFAULT) into an unpacked tree, fetching and
  * unpacking when needed.  Progress goes to stderr unless quiet.  Returns 0,
  * or -1 after printing an error.
  */
-int pgsrc_resolve(const char *spec, struct pg_source *src, int quiet);
-void pgsrc_release(struct pg_source *src);
+int build_source_resolve(const char *spec, struct build_source *src, int quiet);
+void build_source_release(struct build_source *src);
 
 /* PACKAGE_VERSION of the configure script in dir, malloced, or NULL. */
-char *pgsrc_version_of(const char *dir);
+char *build_source_version_of(const char *dir);
 
 #endif

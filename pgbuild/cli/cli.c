@@ -62,33 +62,33 @@ int cli_usage_error(const char *fmt, ...)
 
 int cli_parse_clients(const char *arg, int *out)
 {
-	return parse_int_option("--clients", arg, 1, CLI_CLIENTS_MAX, out);
+	return cli_parse_int("--clients", arg, 1, CLI_CLIENTS_MAX, out);
 }
 
 int cli_parse_duration(const char *arg, double *out)
 {
-	return parse_seconds_option("--duration", arg, 0, out);
+	return cli_parse_seconds("--duration", arg, 0, out);
 }
 
 int cli_parse_scale(const char *arg, int *out)
 {
-	return parse_int_option("--scale", arg, 1, CLI_SCALE_MAX, out);
+	return cli_parse_int("--scale", arg, 1, CLI_SCALE_MAX, out);
 }
 
 int cli_parse_jobs(const char *arg, int *out)
 {
-	return parse_int_option("--jobs", arg, 1, CLI_JOBS_MAX, out);
+	return cli_parse_int("--jobs", arg, 1, CLI_JOBS_MAX, out);
 }
 
 int cli_parse_pairs(const char *arg, int *out)
 {
-	return parse_int_option("--pairs", arg, 1, CLI_PAIRS_MAX, out);
+	return cli_parse_int("--pairs", arg, 1, CLI_PAIRS_MAX, out);
 }
 
 int cli_parse_workloads(const char *arg, struct strvec *out)
 {
 	size_t first = out->nr;
-	parse_list_option(arg, out);
+	cli_parse_list(arg, out);
 	if (out->nr == first)
 		return error("invalid value \"%s\" for --workload: expected a workload name "
 			     "(%s)", arg, BENCH_WORKLOAD_NAMES);

@@ -189,11 +189,11 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
  * Numbers: the whole string, range-checked; on a bad value one error
  * naming the option, the value and the range:
- *   parse_int_option     invalid value "0" for --pairs: expected an integer from 1 to 1000
- *   parse_int64_option   the same for 64-bit values (--transactions, --seed)
- *   parse_number_option  a finite number from min to max (max INFINITY: no
+ *   cli_parse_int     invalid value "0" for --pairs: expected an integer from 1 to 1000
+ *   cli_parse_int64   the same for 64-bit values (--transactions, --seed)
+ *   cli_parse_number  a finite number from min to max (max INFINITY: no
  *                        upper bound): expected a number >= 0.1
- *   parse_seconds_option a number of seconds, > 0 (>= 0 with allow_zero),
+ *   cli_parse_seconds a number of seconds, > 0 (>= 0 with allow_zero),
  *                        at most a year: expected a number of seconds > 0
  *
  * Decimal notation only: an integer is [+-]digits, a number
@@ -202,11 +202,11 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * "1e3" are refused ("expected a decimal integer" when C would have read
  * it as a number).
  */
-int parse_int_option(const char *opt, const char *arg, int min, int max, int *out);
-int parse_int64_option(const char *opt, const char *arg, int64_t min, int64_t max,
+int cli_parse_int(const char *opt, const char *arg, int min, int max, int *out);
+int cli_parse_int64(const char *opt, const char *arg, int64_t min, int64_t max,
 		       int64_t *out);
-int parse_number_option(const char *opt, const char *arg, double min, double max, double *out);
-int parse_seconds_option(const char *opt, const char *arg, int allow_zero, double *out);
+int cli_parse_number(const char *opt, const char *arg, double min, double max, double *out);
+int cli_parse_seconds(const char *opt, const char *arg, int allow_zero, double *out);
 
 /* The decimal scanners behind them: the length of the prefix of s that
  * is an integer / a number in decimal notation (above), 0 when none is;
@@ -217,14 +217,14 @@ size_t cli_scan_decimal(const char *s);
 int cli_parse_decimal(const char *arg, double *out);
 
 /* A comma-separated list ("select-only,tpcb"): push each non-empty item. */
-void parse_list_option(const char *arg, struct strvec *out);
+void cli_parse_list(const char *arg, struct strvec *out);
 
 /*
  * One of choices (NULL-terminated); *out is its index.  A near miss is
  * named: invalid value "instruction" for --metric: expected tps,
  * instructions or both (did you mean "instructions"?)
  */
-int parse_choice_option(const char *opt, const char *arg, const char *const *choices,
+int cli_parse_choice(const char *opt, const char *arg, const char *const *choices,
 			int *out);
 
 /* ---------------- output paths (cli/outpath.c) ---------------- */
@@ -297,7 +297,7 @@ char *cli_guc_canonical(const char *name, size_t len);
  *   invalid value "listen_addresses=*" for --set: listen_addresses opens the
  *   cluster to other users (...)
  */
-int parse_setting_option(const char *opt, const char *arg, struct strvec *out);
+int cli_parse_setting(const char *opt, const char *arg, struct strvec *out);
 
 /*
  * A postgresql.conf-style file (regress --temp-config) holds no refused

@@ -114,7 +114,7 @@ const struct cli_guc_refused *cli_guc_refusal(const char *name)
 	return r;
 }
 
-int parse_setting_option(const char *opt, const char *arg, struct strvec *out)
+int cli_parse_setting(const char *opt, const char *arg, struct strvec *out)
 {
 	const char *eq = strchr(arg, '=');
 	const struct cli_guc_refused *r;

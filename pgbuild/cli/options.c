@@ -10,7 +10,7 @@
  * expected:
  *
  *     case OPT_PAIRS:
- *             if (parse_int_option("--pairs", optarg, 1, 1000, &o.pairs) < 0)
+ *             if (cli_parse_int("--pairs", optarg, 1, 1000, &o.pairs) < 0)
  *                     return cli_usage();
  *
  *     pgbuild: error: invalid value "0" for --pairs: expected an integer from 1 to 1000
@@ -120,7 +120,7 @@ static const char *a_number(const char *arg)
 	return not_decimal(arg) ? "a decimal number" : "a number";
 }
 
-int parse_int_option(const char *opt, const char *arg, int min, int max, int *out)
+int cli_parse_int(const char *opt, const char *arg, int min, int max, int *out)
 {
 	long long n;
 
@@ -131,7 +131,7 @@ int parse_int_option(const char *opt, const char *arg, int min, int max, int *ou
 	return 0;
 }
 
-int parse_int64_option(const char *opt, const char *arg, int64_t min, int64_t max,
+int cli_parse_int64(const char *opt, const char *arg, int64_t min, int64_t max,
 		       int64_t *out)
 {
 	long long n;
@@ -158,7 +158,7 @@ int cli_parse_decimal(const char *arg, double *out)
 	return 0;
 }
 
-int parse_number_option(const char *opt, const char *arg, double min, double max, double *out)
+int cli_parse_number(const char *opt, const char *arg, double min, double max, double *out)
 {
 	double d;
 
@@ -173,7 +173,7 @@ int parse_number_option(const char *opt, const char *arg, double min, double max
 	return 0;
 }
 
-int parse_seconds_option(const char *opt, const char *arg, int allow_zero, double *out)
+int cli_parse_seconds(const char *opt, const char *arg, int allow_zero, double *out)
 {
 	double d;
 
@@ -185,7 +185,7 @@ int parse_seconds_option(const char *opt, const char *arg, int allow_zero, doubl
 	return 0;
 }
 
-void parse_list_option(const char *arg, struct strvec *out)
+void cli_parse_list(const char *arg, struct strvec *out)
 {
 	char *copy = xstrdup(arg), *save = NULL;
 
@@ -194,7 +194,7 @@ void parse_list_option(const char *arg, struct strvec *out)
 	free(copy);
 }
 
-int parse_choice_option(const char *opt, const char *arg, const char *const *choices,
+int cli_parse_choice(const char *opt, const char *arg, const char *const *choices,
 			int *out)
 {
 	struct strbuf list = STRBUF_INIT;
@@ -232,7 +232,7 @@ static int metrics_scan(const char *arg, unsigned *mask, char **bad)
 	int rc = 0;
 
 	*bad = NULL;
-	parse_list_option(arg, &items);
+	cli_parse_list(arg, &items);
 	if (!items.nr) {
 		*bad = xstrdup(arg);
 		rc = -1;
@@ -272,7 +272,7 @@ int cli_parse_metrics(const char *arg, unsigned *mask)
 		return 0;
 	if (!strcmp(bad, arg)) {
 		/* one word: the one message of a bad choice, did-you-mean included */
-		rc = parse_choice_option("--metric", arg, metric_words, &k);
+		rc = cli_parse_choice("--metric", arg, metric_words, &k);
 	} else {
 		near = suggest_word(bad, metric_words);
 		rc = error("invalid value \"%s\" for --metric: item \"%s\" is not tps, "

@@ -1,31 +1,26 @@
 /*
- * cluster.c - a private throw-away PostgreSQL cluster; see cluster.h.
+ * cluster/cluster.c - a private throw-away PostgreSQL cluster's life
+ * cycle (create, start, stop, destroy); see cluster.h.
  *
  * The postmaster is started directly (not through pg_ctl) as our own child
  * in its own process group, so we always know its pid, can wait for it, and
  * a terminal's ^C reaches us, not it: we decide how it stops.
  *
- * Cleanup must also work from a signal handler, so every cluster is also
- * recorded in a small static registry of plain fields (pid, directory
- * path, its parent's descriptor and its name, keep flag), and the
- * directory removal (remove_tree_at, rmtree.h) uses only async-signal-safe
- * system calls: openat, getdents64, unlinkat, close.
+ * Cleanup must also work from a signal handler: every cluster is also
+ * recorded in the registry of cleanup.c.
  *
  * Root's side of the boundary (cluster.h): DIR is made, its log created
  * and DIR removed only through descriptors; nothing in DIR is opened by
  * path as root once DIR belongs to the server user.
  */
-#include <dirent.h>
 #include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -39,6 +34,7 @@
 #include "wrapper/common/copytree.h"
 #include "wrapper/common/dir.h"
 #include "pgbuild/cluster/cluster.h"
+#include "pgbuild/cluster/private.h"
 #include "wrapper/common/error.h"
 #include "wrapper/common/path.h"
 #include "wrapper/common/rmtree.h"
@@ -47,221 +43,24 @@
 #include "wrapper/common/xalloc.h"
 
 #define CLUSTER_PORT 54329      /* names the socket file only: no TCP */
-#define CLUSTER_MAX 16          /* clusters alive at once in one process */
-
-volatile sig_atomic_t cluster_interrupted;
-
-/* What the signal handler and the atexit handler need, in plain memory. */
-struct cluster_slot {
-	volatile sig_atomic_t used;     /* slot holds a live cluster */
-	volatile pid_t pid;             /* postmaster, or 0 */
-	volatile sig_atomic_t keep;     /* stop cleanly and keep the directory */
-	char dir[PATH_MAX];             /* the private directory (for messages) */
-	int parentfd;                   /* its parent's descriptor */
-	char name[NAME_MAX + 1];        /* its name there */
-};
-
-static struct cluster_slot slots[CLUSTER_MAX];
-static volatile pid_t helper_pid;       /* initdb / cp running now, or 0 */
-static int handlers_installed;
-
-/* SIGPIPE too: `pgbuild bench -P 1 | head -1` must not leave a server behind */
-static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
-static cluster_interrupt_fn interrupt_hook;     /* or NULL */
-static char last_error[512];                    /* cluster_last_error() */
-
-/* error() that also remembers the message for cluster_last_error(). */
-static int cl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int cl_error(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
-	va_end(ap);
-	return error("%s", last_error);
-}
-
-const char *cluster_last_error(void)
-{
-	return last_error;
-}
-
-/* ---------------- async-signal-safe helpers ---------------- */
-
-static void safe_write(const char *s)
-{
-	ssize_t n = write(2, s, strlen(s));
-	(void)n;
-}
-
-/* Send sig to pid and wait for it; SIGKILL after about timeout_ms. */
-static void kill_and_wait(pid_t pid, int sig, int timeout_ms)
-{
-	struct timespec ts = { 0, 10 * 1000 * 1000 };
-	int status;
-	kill(pid, sig);
-	/* a stopped server (SIGSTOP, a debugger) would never act on sig: wake
-	 * it (its process group, cluster_start's new_pgroup); the postmaster
-	 * SIGKILLs children that stay stopped (each in its own session) after
-	 * 5 s of an immediate shutdown */
-	kill(-pid, SIGCONT);
-	for (int waited = 0;; waited += 10) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
-		if (r == pid || (r < 0 && errno == ECHILD))
-			return;
-		if (waited >= timeout_ms) {
-			kill(pid, SIGKILL);
-			waited = INT_MIN / 2;   /* then wait without limit */
-		}
-		nanosleep(&ts, NULL);
-	}
-}
-
-/* What the last cleanup_all did, for the interrupt hook: "server stopped,
- * DIR removed", "cluster kept in DIR" ...; "" if there was nothing. */
-static char cleanup_note[2 * PATH_MAX + 128];
-
-/* Append to cleanup_note; async-signal-safe. */
-static void note_add(const char *s)
-{
-	size_t n = strlen(cleanup_note), k = strlen(s);
-	if (n + k >= sizeof(cleanup_note))
-		k = sizeof(cleanup_note) - 1 - n;
-	memcpy(cleanup_note + n, s, k);
-	cleanup_note[n + k] = '\0';
-}
-
-/* Stop and remove every registered cluster; signal- and atexit-safe. */
-static void cleanup_all(int from_signal)
-{
-	pid_t h = helper_pid;
-	cleanup_note[0] = '\0';
-	if (h > 0) {
-		kill_and_wait(h, SIGTERM, 10000);
-		helper_pid = 0;
-	}
-	for (int i = 0; i < CLUSTER_MAX; i++) {
-		struct cluster_slot *s = &slots[i];
-		if (!s->used)
-			continue;
-		if (cleanup_note[0])
-			note_add("; ");
-		if (s->pid > 0) {
-			/* immediate shutdown: the postmaster waits for its children */
-			kill_and_wait(s->pid, s->keep ? SIGINT : SIGQUIT, 30000);
-			s->pid = 0;
-			note_add("server stopped, ");
-		}
-		if (s->keep) {
-			note_add("cluster kept in ");
-			note_add(s->dir);
-			if (from_signal && !interrupt_hook) {
-				safe_write(error_program());
-				safe_write(": cluster kept in ");
-				safe_write(s->dir);
-				safe_write("\n");
-			}
-		} else if (remove_tree_at(s->parentfd, s->name) < 0) {
-			note_add("could not remove ");
-			note_add(s->dir);
-			safe_write(error_program());
-			safe_write(": warning: could not remove ");
-			safe_write(s->dir);
-			safe_write("\n");
-		} else {
-			note_add(s->dir);
-			note_add(" removed");
-		}
-		s->used = 0;
-	}
-}
-
-static void cleanup_handler(int sig)
-{
-	sigset_t set;
-	cluster_interrupted = sig;
-	cleanup_all(1);
-	if (interrupt_hook)
-		interrupt_hook(sig, cleanup_note);
-	/* die of the signal as if we had not caught it */
-	signal(sig, SIG_DFL);
-	sigemptyset(&set);
-	sigaddset(&set, sig);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
-	raise(sig);
-	_exit(128 + sig);
-}
-
-static void cleanup_atexit(void)
-{
-	cleanup_all(0);
-}
-
-void cluster_block_signals(int how)
-{
-	sigset_t set;
-	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(*cleanup_signals); i++)
-		sigaddset(&set, cleanup_signals[i]);
-	pthread_sigmask(how, &set, NULL);
-}
-
-void cluster_on_interrupt(cluster_interrupt_fn fn)
-{
-	interrupt_hook = fn;
-}
-
-void cluster_install_handlers(void)
-{
-	struct sigaction sa;
-	if (handlers_installed)
-		return;
-	handlers_installed = 1;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = cleanup_handler;
-	sigfillset(&sa.sa_mask);        /* no nested cleanup */
-	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(*cleanup_signals); i++)
-		sigaction(cleanup_signals[i], &sa, NULL);
-	atexit(cleanup_atexit);
-}
 
 /* ---------------- helpers ---------------- */
 
-static int register_slot(struct cluster *c)
-{
-	for (int i = 0; i < CLUSTER_MAX; i++) {
-		if (!slots[i].used) {
-			snprintf(slots[i].dir, sizeof(slots[i].dir), "%s", c->dir);
-			snprintf(slots[i].name, sizeof(slots[i].name), "%s", c->name);
-			slots[i].parentfd = c->parentfd;
-			slots[i].pid = 0;
-			slots[i].keep = c->keep;
-			slots[i].used = 1;
-			c->slot = i;
-			return 0;
-		}
-	}
-	return cl_error("too many clusters at once (at most %d)", CLUSTER_MAX);
-}
-
-/* Run a helper command (initdb, cp) as the server user; output in out.
- * While it runs, the cleanup handlers know its pid (helper_pid). */
-static int run_helper(struct cluster *c, struct child_process *cp, struct strbuf *out)
+int cluster_run_helper(struct cluster *c, struct child_process *cp, struct strbuf *out)
 {
 	int r;
 
-	server_user_apply(&c->user, cp);
+	cluster_user_apply(&c->user, cp);
 	strvec_pushv(&cp->env, (const char *const *)c->env.v);
 	cp->no_stdin = 1;
-	cp->pid_watch = &helper_pid;
+	cp->pid_watch = &cluster_helper_pid;
 	r = capture_command(cp, out, 1);
 	if (cp->exec_errno)
-		return cl_error("cannot run %s: %s", cp->args.v[0], strerror(cp->exec_errno));
+		return cluster_error("cannot run %s: %s", cp->args.v[0], strerror(cp->exec_errno));
 	return r;
 }
 
-/* Print the last lines of text as indented detail lines. */
-static void print_tail(const char *what, const char *text, int lines)
+void cluster_print_tail(const char *what, const char *text, int lines)
 {
 	const char *p = text + strlen(text);
 	int seen = 0;
@@ -287,7 +86,7 @@ static void print_log_tail(struct cluster *c)
 {
 	struct strbuf sb = STRBUF_INIT;
 	if (cluster_read_log(c, &sb, 65536) > 0)
-		print_tail("end of the server log", sb.buf, 15);
+		cluster_print_tail("end of the server log", sb.buf, 15);
 	strbuf_release(&sb);
 }
 
@@ -310,7 +109,7 @@ static void free_fields(struct cluster *c)
 	free(c->name);
 	strvec_clear(&c->settings);
 	strvec_clear(&c->env);
-	server_user_release(&c->user);
+	cluster_user_release(&c->user);
 	close_fd(&c->logfd);
 	close_fd(&c->dirfd);
 	close_fd(&c->parentfd);
@@ -332,9 +131,9 @@ char *cluster_server_version(const char *prefix)
 	r = capture_command(&cp, &out, 1);
 	if (r != 0) {
 		if (cp.exec_errno)
-			cl_error("cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));
+			cluster_error("cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));
 		else
-			cl_error("%s --version failed (exit %d)", cp.args.v[0], r);
+			cluster_error("%s --version failed (exit %d)", cp.args.v[0], r);
 		child_process_clear(&cp);
 		strbuf_release(&out);
 		return NULL;
@@ -358,15 +157,15 @@ static int check_server_access(struct cluster *c, const char *parent, const char
 {
 	char *blocked = NULL;
 	struct strbuf why = STRBUF_INIT;
-	int r = server_user_reach(&c->user, parent, &blocked);
+	int r = cluster_user_reach(&c->user, parent, &blocked);
 
 	if (r < 0)
-		return cl_error("cannot check that the server user %s can reach %s",
+		return cluster_error("cannot check that the server user %s can reach %s",
 				c->user.name, parent);
 	if (r > 0)
 		return 0;
-	server_user_explain_blocked(&c->user, blocked, &why);
-	cl_error("%s%s: %s or set TMPDIR to a directory %s can reach",
+	cluster_user_explain_blocked(&c->user, blocked, &why);
+	cluster_error("%s%s: %s or set TMPDIR to a directory %s can reach",
 		 !strcmp(src, "TMPDIR") ? "TMPDIR=" : "", parent, why.buf, c->user.name);
 	strbuf_release(&why);
 	free(blocked);
@@ -400,20 +199,20 @@ static int init_cluster(struct cluster *c, const struct cluster_options *o)
 	missing = access(p, X_OK) != 0;
 	free(p);
 	if (missing)
-		return cl_error("\"%s\" is not an installed PostgreSQL: %s/postgres not found",
+		return cluster_error("\"%s\" is not an installed PostgreSQL: %s/postgres not found",
 				o->prefix, c->bindir);
 	if (!o->template_dir) {
 		p = xasprintf("%s/initdb", c->bindir);
 		missing = access(p, X_OK) != 0;
 		free(p);
 		if (missing)
-			return cl_error("%s/initdb not found", c->bindir);
+			return cluster_error("%s/initdb not found", c->bindir);
 	}
 	{
 		struct strbuf err = STRBUF_INIT;
-		int r = server_user_get(&c->user, NULL, NULL, &err);
+		int r = cluster_user_get(&c->user, NULL, NULL, &err);
 		if (r < 0)
-			cl_error("%s", err.buf);
+			cluster_error("%s", err.buf);
 		strbuf_release(&err);
 		return r;
 	}
@@ -443,7 +242,7 @@ static int make_dir(struct cluster *c, const struct cluster_options *o)
 		return -1;
 	c->parentfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c->parentfd < 0)
-		return cl_error("cannot create a directory in %s: %s", parent, strerror(errno));
+		return cluster_error("cannot create a directory in %s: %s", parent, strerror(errno));
 	for (int tries = 0; c->dirfd < 0 && tries < 100; tries++) {
 		static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 		unsigned char r[6];
@@ -460,7 +259,7 @@ static int make_dir(struct cluster *c, const struct cluster_options *o)
 			break;
 	}
 	if (c->dirfd < 0) {
-		cl_error("cannot create a directory in %s: %s", parent, strerror(errno));
+		cluster_error("cannot create a directory in %s: %s", parent, strerror(errno));
 		strbuf_release(&err);
 		return -1;
 	}
@@ -470,7 +269,7 @@ static int make_dir(struct cluster *c, const struct cluster_options *o)
 	c->logfile = xasprintf("%s/server.log", c->dir);
 	/* the socket path must fit in sun_path (108 bytes) */
 	if (strlen(c->dir) + strlen("/.s.PGSQL.54329") >= 108) {
-		cl_error("directory path \"%s\" is too long for a unix socket; use a shorter TMPDIR",
+		cluster_error("directory path \"%s\" is too long for a unix socket; use a shorter TMPDIR",
 			 c->dir);
 		goto failed;
 	}
@@ -479,16 +278,16 @@ static int make_dir(struct cluster *c, const struct cluster_options *o)
 	strbuf_reset(&err);
 	c->logfd = sfs_create(c->dirfd, "server.log", O_RDWR | O_APPEND, 0600, &err);
 	if (c->logfd < 0) {
-		cl_error("cannot set up %s: %s", c->dir, err.buf);
+		cluster_error("cannot set up %s: %s", c->dir, err.buf);
 		goto failed;
 	}
 	if (c->user.switch_user && fchown(c->dirfd, c->user.uid, c->user.gid) < 0) {
-		cl_error("cannot set up %s: %s", c->dir, strerror(errno));
+		cluster_error("cannot set up %s: %s", c->dir, strerror(errno));
 		goto failed;
 	}
 	strbuf_release(&err);
 	cluster_install_handlers();
-	if (register_slot(c) < 0) {
+	if (cluster_register_slot(c) < 0) {
 		remove_tree_at(c->parentfd, c->name);
 		return -1;
 	}
@@ -513,22 +312,22 @@ static int copy_template(struct cluster *c, const char *template_dir)
 	int r = -1;
 
 	if (stat(template_dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		cl_error("template \"%s\": %s", template_dir, errno ? strerror(errno) : "not a directory");
+		cluster_error("template \"%s\": %s", template_dir, errno ? strerror(errno) : "not a directory");
 		goto out;
 	}
 	copytree_args(&cp.args, template_dir, c->datadir, COPYTREE_AS);
 	cp.dir = c->dir;
-	r = run_helper(c, &cp, &out);
+	r = cluster_run_helper(c, &cp, &out);
 	if (r != 0) {
-		cl_error("cannot copy template %s to %s as %s (exit %d)%s", template_dir, c->datadir,
+		cluster_error("cannot copy template %s to %s as %s (exit %d)%s", template_dir, c->datadir,
 			 c->user.name, r, c->user.switch_user ?
 			 " (the server user must be able to read the template)" : "");
-		print_tail("cp said", out.buf, 10);
+		cluster_print_tail("cp said", out.buf, 10);
 		r = -1;
 		goto out;
 	}
 	if (sfs_remove(c->dirfd, "data/postmaster.pid", &err) < 0) {
-		cl_error("cannot set up %s: %s", c->datadir, err.buf);
+		cluster_error("cannot set up %s: %s", c->datadir, err.buf);
 		r = -1;
 	}
 out:
@@ -549,11 +348,11 @@ static int run_initdb(struct cluster *c)
 	strvec_pushl(&cp.args, "-D", c->datadir, "-U", c->superuser, "-A", "trust",
 		     "-E", "UTF8", "--locale=C", "-N", NULL);
 	cp.dir = c->dir;        /* a directory the server user can read */
-	r = run_helper(c, &cp, &out);
+	r = cluster_run_helper(c, &cp, &out);
 	/* an exec failure is already reported */
 	if (r != 0 && !cluster_interrupted && !cp.exec_errno) {
-		cl_error("initdb failed (exit %d) in %s", r, c->datadir);
-		print_tail("initdb said", out.buf, 15);
+		cluster_error("initdb failed (exit %d) in %s", r, c->datadir);
+		cluster_print_tail("initdb said", out.buf, 15);
 	}
 	child_process_clear(&cp);
 	strbuf_release(&out);
@@ -613,7 +412,7 @@ int cluster_start(struct cluster *c)
 	cp.out = cp.err = logfd;
 	cp.new_pgroup = 1;
 	cp.dir = c->dir;
-	server_user_apply(&c->user, &cp);
+	cluster_user_apply(&c->user, &cp);
 	/* block the cleanup signals so the pid is registered before one runs */
 	cluster_block_signals(SIG_BLOCK);
 	if (start_command(&cp) < 0) {
@@ -623,14 +422,14 @@ int cluster_start(struct cluster *c)
 	}
 	c->pid = cp.pid;
 	if (c->slot >= 0)
-		slots[c->slot].pid = cp.pid;
+		cluster_slots[c->slot].pid = cp.pid;
 	cluster_block_signals(SIG_UNBLOCK);
 	if (cp.exec_errno) {
-		cl_error("cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));
+		cluster_error("cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));
 		waitpid(c->pid, &status, 0);
 		c->pid = 0;
 		if (c->slot >= 0)
-			slots[c->slot].pid = 0;
+			cluster_slots[c->slot].pid = 0;
 		child_process_clear(&cp);
 		return -1;
 	}
@@ -644,8 +443,8 @@ int cluster_start(struct cluster *c)
 		if (r == c->pid) {
 			c->pid = 0;
 			if (c->slot >= 0)
-				slots[c->slot].pid = 0;
-			cl_error("the server in %s exited during start-up (%s %d)", c->datadir,
+				cluster_slots[c->slot].pid = 0;
+			cluster_error("the server in %s exited during start-up (%s %d)", c->datadir,
 			      WIFSIGNALED(status) ? "signal" : "exit code",
 			      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 			print_log_tail(c);
@@ -655,7 +454,7 @@ int cluster_start(struct cluster *c)
 		if (PQping(conninfo) == PQPING_OK)
 			break;
 		if (clock_ms() > deadline) {
-			cl_error("the server in %s did not accept connections within %d s",
+			cluster_error("the server in %s did not accept connections within %d s",
 			      c->datadir, c->start_timeout);
 			print_log_tail(c);
 			free(conninfo);
@@ -695,7 +494,7 @@ int cluster_stop(struct cluster *c)
 	}
 	c->pid = 0;
 	if (c->slot >= 0)
-		slots[c->slot].pid = 0;
+		cluster_slots[c->slot].pid = 0;
 	return 0;
 }
 
@@ -709,10 +508,10 @@ void cluster_destroy(struct cluster *c)
 		if (c->keep) {
 			cluster_stop(c);
 		} else {
-			kill_and_wait(c->pid, SIGQUIT, 30000);
+			cluster_kill_and_wait(c->pid, SIGQUIT, 30000);
 			c->pid = 0;
 			if (c->slot >= 0)
-				slots[c->slot].pid = 0;
+				cluster_slots[c->slot].pid = 0;
 		}
 	}
 	if (c->keep) {
@@ -723,222 +522,6 @@ void cluster_destroy(struct cluster *c)
 		warning("could not remove %s: %s", c->dir, strerror(errno));
 	}
 	if (c->slot >= 0)
-		slots[c->slot].used = 0;
+		cluster_slots[c->slot].used = 0;
 	free_fields(c);
-}
-
-/* ---------------- log and templates ---------------- */
-
-int cluster_scan_log_text(const char *text, struct strbuf *problems)
-{
-	static const char *const patterns[] = {
-		"PANIC:",
-		"terminated by signal",
-		"exited with exit code",
-		"was terminated by exception",
-		"TRAP:",
-		"server process (PID",
-		NULL,
-	};
-	/* normal at shutdown, though it reads like a crash */
-	static const char *const harmless[] = {
-		"background worker \"logical replication launcher\" (PID",
-		NULL,
-	};
-	int found = 0;
-	const char *line = text;
-
-	while (*line) {
-		const char *e = strchr(line, '\n');
-		size_t len = e ? (size_t)(e - line) : strlen(line);
-		int skip = 0;
-		for (int i = 0; harmless[i]; i++)
-			if (memmem(line, len, harmless[i], strlen(harmless[i])) &&
-			    memmem(line, len, "exit code 1", 11))
-				skip = 1;
-		for (int i = 0; patterns[i] && !skip; i++) {
-			if (memmem(line, len, patterns[i], strlen(patterns[i]))) {
-				found++;
-				if (problems)
-					strbuf_addf(problems, "server log: %.*s\n",
-						    (int)(len > 300 ? 300 : len), line);
-				break;
-			}
-		}
-		line += len + (e ? 1 : 0);
-	}
-	return found;
-}
-
-int cluster_log_line_is_crash(const char *line, size_t len)
-{
-	static const char *const crash[] = {
-		"terminated by signal", "PANIC:", "TRAP:", "terminated by exception", NULL
-	};
-	for (int i = 0; crash[i]; i++)
-		if (memmem(line, len, crash[i], strlen(crash[i])))
-			return 1;
-	return 0;
-}
-
-/* pread n bytes at off of the log into out; the bytes read, or -1. */
-static long log_pread(struct cluster *c, off_t off, size_t n, struct strbuf *out)
-{
-	size_t start = out->len;
-	strbuf_grow(out, n);
-	while (out->len - start < n) {
-		ssize_t r = pread(c->logfd, out->buf + out->len, n - (out->len - start),
-				  off + (off_t)(out->len - start));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			strbuf_setlen(out, start);
-			return -1;
-		}
-		if (r == 0)
-			break;
-		strbuf_setlen(out, out->len + (size_t)r);
-	}
-	return (long)(out->len - start);
-}
-
-long cluster_read_log(struct cluster *c, struct strbuf *out, size_t limit)
-{
-	struct stat st;
-	off_t from = 0;
-
-	if (c->logfd < 0 || fstat(c->logfd, &st) < 0)
-		return -1;
-	if ((uintmax_t)st.st_size > limit)
-		from = st.st_size - (off_t)limit;
-	return log_pread(c, from, (size_t)(st.st_size - from), out);
-}
-
-int cluster_check_log(struct cluster *c, struct strbuf *problems)
-{
-	struct strbuf sb = STRBUF_INIT;
-	struct stat st;
-	int found;
-	size_t n;
-
-	if (c->logfd < 0 || fstat(c->logfd, &st) < 0)
-		return 0;
-	if (st.st_size < c->log_checked)
-		c->log_checked = 0;     /* truncated: from the start */
-	/* the server writes this file: at most SFS_READ_LIMIT at once */
-	n = (size_t)(st.st_size - c->log_checked);
-	if (n > SFS_READ_LIMIT)
-		n = SFS_READ_LIMIT;
-	if (log_pread(c, c->log_checked, n, &sb) < 0) {
-		strbuf_release(&sb);
-		return 0;
-	}
-	c->log_checked = (long)st.st_size;
-	found = cluster_scan_log_text(sb.buf, problems);
-	strbuf_release(&sb);
-	return found;
-}
-
-int cluster_save_template(struct cluster *c, const char *dest, int restart)
-{
-	struct child_process cp = CHILD_PROCESS_INIT;
-	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	char *parent = xstrdup(dest), *slash = strrchr(parent, '/'), *base, *tmp, *dest_tmp;
-	int pfd = -1, tfd = -1, r;
-
-	base = slash ? slash + 1 : parent;
-	tmp = xasprintf("%s.tmp", base);
-	dest_tmp = xasprintf("%s.tmp", dest);
-	if (slash)
-		*slash = '\0';
-	if (cluster_stop(c) < 0)
-		goto fail;
-	/* dest's parent is the caller's (it named it): the copy below it is
-	 * made through its descriptor, the server user copies into it */
-	pfd = open(slash ? (*parent ? parent : "/") : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pfd < 0) {
-		cl_error("cannot save the template %s: %s", dest, strerror(errno));
-		goto fail;
-	}
-	if (sfs_remove(pfd, tmp, &err) < 0 ||
-	    (tfd = sfs_mkdir(pfd, tmp, 0700, c->user.switch_user ? c->user.uid : (uid_t)-1,
-			     c->user.gid, 0, &err)) < 0) {
-		cl_error("cannot save the template %s: %s", dest, err.buf);
-		goto fail;
-	}
-	close(tfd);
-	copytree_args(&cp.args, c->datadir, dest_tmp, COPYTREE_INTO);
-	cp.dir = c->dir;
-	r = run_helper(c, &cp, &out);
-	if (r != 0) {
-		cl_error("cannot copy %s to %s.tmp (exit %d)", c->datadir, dest, r);
-		print_tail("cp said", out.buf, 10);
-		sfs_remove(pfd, tmp, NULL);
-		goto fail;
-	}
-	if (renameat(pfd, tmp, pfd, base) < 0) {
-		cl_error("cannot rename %s.tmp to %s: %s", dest, dest, strerror(errno));
-		sfs_remove(pfd, tmp, NULL);
-		goto fail;
-	}
-	close(pfd);
-	child_process_clear(&cp);
-	strbuf_release(&out);
-	strbuf_release(&err);
-	free(parent);
-	free(tmp);
-	free(dest_tmp);
-	return restart ? cluster_start(c) : 0;
-fail:
-	if (pfd >= 0)
-		close(pfd);
-	child_process_clear(&cp);
-	strbuf_release(&out);
-	strbuf_release(&err);
-	free(parent);
-	free(tmp);
-	free(dest_tmp);
-	return -1;
-}
-
-int cluster_template_lock(const char *dir)
-{
-	char *lock = xasprintf("%s/.lock", dir);
-	struct stat st;
-	int dfd, fd;
-
-	/* dir is the caller's: made as named; .lock below its descriptor */
-	if (mkdir_p(dir) < 0) {
-		cl_error("cannot create directory %s", dir);
-		free(lock);
-		return -1;
-	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	fd = dfd < 0 ? -1 : openat(dfd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
-				   O_CLOEXEC, 0644);
-	if (dfd >= 0)
-		close(dfd);
-	if (fd < 0) {
-		cl_error("cannot open %s: %s", lock, errno == ELOOP ?
-			 "it is a symbolic link (refused)" : strerror(errno));
-		free(lock);
-		return -1;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		cl_error("cannot use %s: it is %s, expected a regular file", lock,
-			 sfs_kind(st.st_mode));
-		close(fd);
-		free(lock);
-		return -1;
-	}
-	while (flock(fd, LOCK_EX) < 0) {
-		if (errno != EINTR) {
-			cl_error("cannot lock %s: %s", lock, strerror(errno));
-			close(fd);
-			free(lock);
-			return -1;
-		}
-	}
-	free(lock);
-	return fd;
 }

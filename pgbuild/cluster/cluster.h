@@ -112,7 +112,7 @@ struct cluster {
 	int logfd;            /* server.log, created before DIR was handed over */
 	char *name;           /* DIR's name in its parent */
 	int start_timeout;    /* seconds */
-	struct server_user user; /* who runs the server side (serveruser.h) */
+	struct cluster_user user; /* who runs the server side (serveruser.h) */
 	unsigned keep : 1;
 	unsigned quiet : 1;
 	pid_t pid;            /* postmaster pid while running, else 0 */

@@ -18,7 +18,7 @@
 #include "wrapper/common/safefs.h"
 #include "wrapper/common/xalloc.h"
 
-const char *server_user_name(void)
+const char *cluster_user_name(void)
 {
 	const char *user;
 	if (geteuid() != 0)
@@ -27,7 +27,7 @@ const char *server_user_name(void)
 	return user && *user ? user : SERVER_USER_DEFAULT;
 }
 
-int server_user_get(struct server_user *u, const char *name, const char *origin,
+int cluster_user_get(struct cluster_user *u, const char *name, const char *origin,
 		    struct strbuf *err)
 {
 	struct passwd *pw;
@@ -42,7 +42,7 @@ int server_user_get(struct server_user *u, const char *name, const char *origin,
 		return 0;
 	}
 	if (!name)
-		name = server_user_name();
+		name = cluster_user_name();
 	if (!origin)
 		origin = SERVER_USER_ENV;
 	pw = getpwnam(name);
@@ -65,14 +65,14 @@ int server_user_get(struct server_user *u, const char *name, const char *origin,
 	return 0;
 }
 
-void server_user_release(struct server_user *u)
+void cluster_user_release(struct cluster_user *u)
 {
 	free(u->name);
 	free(u->home);
 	memset(u, 0, sizeof(*u));
 }
 
-void server_user_apply(const struct server_user *u, struct child_process *cp)
+void cluster_user_apply(const struct cluster_user *u, struct child_process *cp)
 {
 	if (!u->switch_user)
 		return;
@@ -81,7 +81,7 @@ void server_user_apply(const struct server_user *u, struct child_process *cp)
 	cp->gid = u->gid;
 }
 
-long server_user_hand_tree(const struct server_user *u, const char *dir)
+long cluster_user_hand_tree(const struct cluster_user *u, const char *dir)
 {
 	struct strbuf err = STRBUF_INIT;
 	long changed;
@@ -101,19 +101,19 @@ long server_user_hand_tree(const struct server_user *u, const char *dir)
 	return changed;
 }
 
-int server_user_can(const struct server_user *u, const char *op, const char *path)
+int cluster_user_can(const struct cluster_user *u, const char *op, const char *path)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
 	int r;
 	strvec_pushl(&cp.args, "test", op, path, NULL);
-	server_user_apply(u, &cp);
+	cluster_user_apply(u, &cp);
 	cp.no_stdin = cp.no_stdout = cp.no_stderr = 1;
 	r = run_command(&cp);
 	child_process_clear(&cp);
 	return r == 0;
 }
 
-int server_user_reach(const struct server_user *u, const char *dir, char **blocked)
+int cluster_user_reach(const struct cluster_user *u, const char *dir, char **blocked)
 {
 	char *abs = realpath(dir, NULL);
 	pid_t pid;
@@ -181,7 +181,7 @@ int server_user_reach(const struct server_user *u, const char *dir, char **block
 	return 1;
 }
 
-void server_user_explain_blocked(const struct server_user *u, const char *blocked,
+void cluster_user_explain_blocked(const struct cluster_user *u, const char *blocked,
 				 struct strbuf *out)
 {
 	struct stat st;

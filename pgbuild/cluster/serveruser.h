@@ -12,11 +12,11 @@
  * asks the kernel, as them, what they may do.  Not root: the server runs as
  * ourselves and nothing switches.
  *
- *     struct server_user u = SERVER_USER_INIT;
- *     if (server_user_get(&u, NULL, NULL, &err) < 0)
+ *     struct cluster_user u = CLUSTER_USER_INIT;
+ *     if (cluster_user_get(&u, NULL, NULL, &err) < 0)
  *             return error("%s", err.buf);
- *     server_user_apply(&u, &cp);      // cp runs as u
- *     server_user_release(&u);
+ *     cluster_user_apply(&u, &cp);      // cp runs as u
+ *     cluster_user_release(&u);
  */
 #ifndef PGBUILD_SERVERUSER_H
 #define PGBUILD_SERVERUSER_H
@@ -29,7 +29,7 @@
 #define SERVER_USER_ENV "PGBUILD_SERVER_USER"
 #define SERVER_USER_DEFAULT "postgres"
 
-struct server_user {
+struct cluster_user {
 	int switch_user;   /* 1: pgbuild is root, children switch to uid/gid */
 	uid_t uid;         /* the user's ids (ours when not switching) */
 	gid_t gid;
@@ -37,24 +37,24 @@ struct server_user {
 	char *home;        /* home directory (malloced; "/" when unknown) */
 };
 
-#define SERVER_USER_INIT { 0, 0, 0, NULL, NULL }
+#define CLUSTER_USER_INIT { 0, 0, 0, NULL, NULL }
 
 /* The server user's name when pgbuild runs as root ($PGBUILD_SERVER_USER,
  * else postgres); NULL when not root (the server runs as ourselves). */
-const char *server_user_name(void);
+const char *cluster_user_name(void);
 
 /*
- * Look the server user up into u: name (NULL: server_user_name()), whose
+ * Look the server user up into u: name (NULL: cluster_user_name()), whose
  * origin (NULL: "PGBUILD_SERVER_USER") the error message names.  Not root:
  * ourselves, switch_user 0 (name is then ignored).  Returns 0, or -1 with
  * one sentence in err: no such user, or the user is root.
  */
-int server_user_get(struct server_user *u, const char *name, const char *origin,
+int cluster_user_get(struct cluster_user *u, const char *name, const char *origin,
 		    struct strbuf *err);
-void server_user_release(struct server_user *u);
+void cluster_user_release(struct cluster_user *u);
 
 /* Make cp run as u (nothing when u does not switch). */
-void server_user_apply(const struct server_user *u, struct child_process *cp);
+void cluster_user_apply(const struct cluster_user *u, struct child_process *cp);
 
 /*
  * Give every file and directory below dir (dir included) to u, like
@@ -67,10 +67,10 @@ void server_user_apply(const struct server_user *u, struct child_process *cp);
  * Returns how many changed owner, or -1 after printing why.  Nothing to
  * do when u does not switch (0).
  */
-long server_user_hand_tree(const struct server_user *u, const char *dir);
+long cluster_user_hand_tree(const struct cluster_user *u, const char *dir);
 
 /* Does `test OP path` (OP: -r, -w, -x, -d ...) succeed as u? */
-int server_user_can(const struct server_user *u, const char *op, const char *path);
+int cluster_user_can(const struct cluster_user *u, const char *op, const char *path);
 
 /*
  * Can u search (enter) every directory from / down to dir?  Asked in a
@@ -80,7 +80,7 @@ int server_user_can(const struct server_user *u, const char *op, const char *pat
  * *blocked (malloced); -1 when the check itself failed.  A dir that does
  * not exist counts as reachable (whoever creates it says what is wrong).
  */
-int server_user_reach(const struct server_user *u, const char *dir, char **blocked);
+int cluster_user_reach(const struct cluster_user *u, const char *dir, char **blocked);
 
 /*
  * One sentence on why u cannot enter blocked (its mode and owner) and the
@@ -88,7 +88,7 @@ int server_user_reach(const struct server_user *u, const char *dir, char **block
  * enter /tmp/x (mode 0700, owner root): make it searchable by postgres
  * (chmod o+x /tmp/x)".
  */
-void server_user_explain_blocked(const struct server_user *u, const char *blocked,
+void cluster_user_explain_blocked(const struct cluster_user *u, const char *blocked,
 				 struct strbuf *out);
 
 #endif

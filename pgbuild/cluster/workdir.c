@@ -32,16 +32,16 @@ static char *existing_part(const char *dir)
 }
 
 /* Can u reach dir (what names it in the error)?  0 or -1. */
-static int reach(const struct server_user *u, const char *what, const char *dir)
+static int reach(const struct cluster_user *u, const char *what, const char *dir)
 {
 	char *have = existing_part(dir), *blocked = NULL;
 	struct strbuf why = STRBUF_INIT;
-	int r = server_user_reach(u, have, &blocked), rc = 0;
+	int r = cluster_user_reach(u, have, &blocked), rc = 0;
 
 	if (r < 0) {
 		rc = -1;
 	} else if (r == 0) {
-		server_user_explain_blocked(u, blocked, &why);
+		cluster_user_explain_blocked(u, blocked, &why);
 		rc = error("%s %s is out of the server user's reach: %s or choose a directory %s "
 			   "can reach", what, dir, why.buf, u->name);
 	}
@@ -53,14 +53,14 @@ static int reach(const struct server_user *u, const char *what, const char *dir)
 
 int workdir_server_reach(const char *const *dirs)
 {
-	struct server_user u = SERVER_USER_INIT;
+	struct cluster_user u = CLUSTER_USER_INIT;
 	struct strbuf err = STRBUF_INIT;
 	const char *tmp = getenv("TMPDIR");
 	int rc = 0;
 
-	if (!server_user_name())
+	if (!cluster_user_name())
 		return 0;
-	if (server_user_get(&u, NULL, NULL, &err) < 0) {
+	if (cluster_user_get(&u, NULL, NULL, &err) < 0) {
 		error("%s", err.buf);
 		strbuf_release(&err);
 		return -1;
@@ -71,7 +71,7 @@ int workdir_server_reach(const char *const *dirs)
 	if (rc == 0)
 		rc = reach(&u, tmp && *tmp ? "TMPDIR" : "the temporary directory",
 			   tmp && *tmp ? tmp : "/tmp");
-	server_user_release(&u);
+	cluster_user_release(&u);
 	return rc;
 }
 
@@ -115,11 +115,11 @@ int workdir_open(const char *opt, const char *dir)
 		return -1;
 	}
 	{
-		struct server_user u = SERVER_USER_INIT;
+		struct cluster_user u = CLUSTER_USER_INIT;
 		struct strbuf err = STRBUF_INIT;
-		int r = server_user_get(&u, NULL, NULL, &err) < 0 ? error("%s", err.buf) :
+		int r = cluster_user_get(&u, NULL, NULL, &err) < 0 ? error("%s", err.buf) :
 			reach(&u, opt, dir);
-		server_user_release(&u);
+		cluster_user_release(&u);
 		strbuf_release(&err);
 		if (r < 0) {
 			close(fd);
@@ -131,14 +131,14 @@ int workdir_open(const char *opt, const char *dir)
 
 int workdir_trusted(const char *what, const char *path)
 {
-	struct server_user u = SERVER_USER_INIT;
+	struct cluster_user u = CLUSTER_USER_INIT;
 	struct strbuf err = STRBUF_INIT;
 	struct stat st;
 	int r = 0;
 
 	if (geteuid() != 0 || lstat(path, &st) < 0)
 		return 0;
-	if (server_user_get(&u, NULL, NULL, &err) < 0) {
+	if (cluster_user_get(&u, NULL, NULL, &err) < 0) {
 		r = error("%s", err.buf);
 	} else if (S_ISLNK(st.st_mode) || (st.st_uid != 0 && st.st_uid != u.uid) ||
 		   (st.st_mode & (S_IWGRP | S_IWOTH))) {
@@ -148,7 +148,7 @@ int workdir_trusted(const char *what, const char *path)
 			  S_ISLNK(st.st_mode) ? "a symbolic link" : sfs_kind(st.st_mode),
 			  (unsigned)(st.st_mode & 07777), user_name(st.st_uid), path);
 	}
-	server_user_release(&u);
+	cluster_user_release(&u);
 	strbuf_release(&err);
 	return r;
 }

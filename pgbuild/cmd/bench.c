@@ -125,35 +125,35 @@ static int value_option(struct bench_cli *b, int c, const char *arg)
 
 	switch (c) {
 	case 'M':
-		if (parse_choice_option("--protocol", arg, protocol_choices, &k) < 0)
+		if (cli_parse_choice("--protocol", arg, protocol_choices, &k) < 0)
 			return -1;
 		o->protocol = (enum bench_protocol)k;
 		return 0;
 	case 'c':
 		return cli_parse_clients(arg, &o->clients);
 	case OPT_THREADS:
-		return parse_int_option("--threads", arg, 1, 1000, &o->threads);
+		return cli_parse_int("--threads", arg, 1, 1000, &o->threads);
 	case 'j':
 		return error("-j/--jobs is make's parallel jobs in pgbuild, and bench makes "
 			     "nothing: its client threads are --threads %s", arg);
 	case OPT_WARMUP:
-		return parse_seconds_option("--warmup", arg, 1, &o->warmup);
+		return cli_parse_seconds("--warmup", arg, 1, &o->warmup);
 	case 'T':
 		b->have_duration = 1;
 		return cli_parse_duration(arg, &o->duration);
 	case 't':
-		if (parse_int64_option("--transactions", arg, 1, INT64_MAX / 2, &v) < 0)
+		if (cli_parse_int64("--transactions", arg, 1, INT64_MAX / 2, &v) < 0)
 			return -1;
 		o->transactions = v;
 		return 0;
 	case 'P':
-		return parse_int_option("--progress", arg, 1, 86400, &o->progress);
+		return cli_parse_int("--progress", arg, 1, 86400, &o->progress);
 	case 's':
 		return cli_parse_scale(arg, &o->scale);
 	case OPT_SET:
-		return parse_setting_option("--set", arg, &o->settings);
+		return cli_parse_setting("--set", arg, &o->settings);
 	case OPT_SEED:
-		if (parse_int64_option("--seed", arg, 0, INT64_MAX, &v) < 0)
+		if (cli_parse_int64("--seed", arg, 0, INT64_MAX, &v) < 0)
 			return -1;
 		o->seed = (uint64_t)v;
 		b->seed_set = 1;
@@ -166,7 +166,7 @@ static int value_option(struct bench_cli *b, int c, const char *arg)
 		return 0;
 	}
 	default: /* OPT_STATEMENT_TIMEOUT */
-		return parse_seconds_option("--statement-timeout", arg, 1, &o->stmt_timeout);
+		return cli_parse_seconds("--statement-timeout", arg, 1, &o->stmt_timeout);
 	}
 }
 

@@ -91,7 +91,7 @@ static int parse_shared(struct bolt_opts *o, int c, const char *arg)
 	case 'c': return cli_parse_clients(arg, &o->clients) < 0 ? -1 : 1;
 	case 's': return cli_parse_scale(arg, &o->scale) < 0 ? -1 : 1;
 	case 'j': return cli_parse_jobs(arg, &o->jobs) < 0 ? -1 : 1;
-	case OPT_SET: return parse_setting_option("--set", arg, &o->settings) < 0 ? -1 : 1;
+	case OPT_SET: return cli_parse_setting("--set", arg, &o->settings) < 0 ? -1 : 1;
 	default: return 0;
 	}
 }

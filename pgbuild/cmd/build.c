@@ -43,7 +43,7 @@ static void build_usage(FILE *fp)
 "Environment: PGOPT_PREFIX (default ccache when installed), CCACHE_DIR\n"
 "(default <cache>/ccache), PGOPT_CC, PGOPT_CACHE_DIR.\n"
 "Exit: 0 built (and gate passed), 1 smoke benchmark or gate failed,\n"
-"2 could not build.\n", PGSRC_DEFAULT);
+"2 could not build.\n", BUILD_SOURCE_DEFAULT);
 }
 
 static const struct option build_options[] = {
@@ -114,9 +114,9 @@ static int check_gate_args(const char *args)
 	strvec_split(&v, args);
 	for (size_t i = 0; i < v.nr && !rc; i++) {
 		if (!strcmp(v.v[i], "--set") && i + 1 < v.nr)
-			rc = parse_setting_option("--gate-args --set", v.v[++i], &scratch);
+			rc = cli_parse_setting("--gate-args --set", v.v[++i], &scratch);
 		else if (!strncmp(v.v[i], "--set=", 6))
-			rc = parse_setting_option("--gate-args --set", v.v[i] + 6, &scratch);
+			rc = cli_parse_setting("--gate-args --set", v.v[i] + 6, &scratch);
 	}
 	strvec_clear(&v);
 	strvec_clear(&scratch);

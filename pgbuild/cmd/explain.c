@@ -108,7 +108,7 @@ struct explain_opts {
 static int parse_pair(const char *opt, const char *arg, struct strvec *out)
 {
 	strvec_clear(out);
-	parse_list_option(arg, out);
+	cli_parse_list(arg, out);
 	if (out->nr != 2) {
 		cli_usage_error("invalid value \"%s\" for %s: expected two callgrind output "
 				"files, N_FILE,10N_FILE", arg, opt);
@@ -129,7 +129,7 @@ static int one_option(struct explain_opts *o, int c)
 		break;
 	case OPT_WORKDIR: o->workdir = optarg; break;
 	case OPT_INSTR_STATEMENTS:
-		if (parse_int_option("--instr-statements", optarg, 1, 100000000, &o->statements) < 0)
+		if (cli_parse_int("--instr-statements", optarg, 1, 100000000, &o->statements) < 0)
 			return cli_usage();
 		break;
 	case OPT_GATE: o->gate = optarg; break;
@@ -143,7 +143,7 @@ static int one_option(struct explain_opts *o, int c)
 		break;
 	case OPT_NOISE: o->noise = optarg; break;
 	case OPT_TOP:
-		if (parse_int_option("--top", optarg, 1, 100000, &o->top) < 0)
+		if (cli_parse_int("--top", optarg, 1, 100000, &o->top) < 0)
 			return cli_usage();
 		break;
 	case OPT_JSON: o->json = optarg; break;

@@ -157,7 +157,7 @@ static int threshold_option(struct gate *g, int c, const char *arg)
 
 	switch (c) {
 	case OPT_MIN_SPEEDUP:
-		if (parse_number_option("--min-speedup", arg, 0.01, INFINITY, &d) < 0)
+		if (cli_parse_number("--min-speedup", arg, 0.01, INFINITY, &d) < 0)
 			return -1;
 		t = xasprintf("tps>=%g", d);
 		gate_thresholds_add(&g->th, t, NULL, GATE_TPS, 0, d);
@@ -168,7 +168,7 @@ static int threshold_option(struct gate *g, int c, const char *arg)
 		char *copy = xstrdup(arg);
 		if (len && copy[len - 1] == '%')
 			copy[len - 1] = '\0';
-		if (parse_number_option("--max-p99-regression", copy, 0, INFINITY, &d) < 0) {
+		if (cli_parse_number("--max-p99-regression", copy, 0, INFINITY, &d) < 0) {
 			free(copy);
 			return -1;
 		}
@@ -205,21 +205,21 @@ static int method_option(struct gate_opts *o, struct gate *g, int c, const char 
 			return -1;
 		return 0;
 	case OPT_COUNTER:
-		if (parse_choice_option("--counter", arg, counter_choices, &k) < 0)
+		if (cli_parse_choice("--counter", arg, counter_choices, &k) < 0)
 			return -1;
 		return instr_counter_parse(arg, &o->counter);
 	case OPT_INSTR_STATEMENTS:
-		if (parse_int_option("--instr-statements", arg, 1, 100000000, &n) < 0)
+		if (cli_parse_int("--instr-statements", arg, 1, 100000000, &n) < 0)
 			return -1;
 		o->instr_statements = n;
 		return 0;
 	case OPT_CI:
-		if (parse_choice_option("--ci", arg, ci_choices, &k) < 0)
+		if (cli_parse_choice("--ci", arg, ci_choices, &k) < 0)
 			return -1;
 		g->method = k == 0 ? STATS_CI_HL : STATS_CI_BOOTSTRAP;
 		return 0;
 	default: /* OPT_CONFIDENCE */
-		if (parse_number_option("--confidence", arg, 0.5, INFINITY, &d) < 0 || d >= 1) {
+		if (cli_parse_number("--confidence", arg, 0.5, INFINITY, &d) < 0 || d >= 1) {
 			if (d >= 1)
 				error("invalid value \"%s\" for --confidence: expected a level "
 				      "from 0.5 to below 1, e.g. 0.95", arg);
@@ -242,7 +242,7 @@ static int parse_budget(const char *arg, double *out)
 		len--;
 	}
 	num = xstrndup(arg, len);
-	rc = parse_number_option("--budget", num, 0, 1e7, &v);
+	rc = cli_parse_number("--budget", num, 0, 1e7, &v);
 	free(num);
 	if (rc < 0)
 		return -1;
@@ -263,15 +263,15 @@ static int run_option(struct gate_opts *o, int c, const char *arg)
 	case 'c':
 		return cli_parse_clients(arg, &o->clients);
 	case OPT_THREADS:
-		return parse_int_option("--threads", arg, 1, 1000, &o->threads);
+		return cli_parse_int("--threads", arg, 1, 1000, &o->threads);
 	case 'T':
 		return cli_parse_duration(arg, &o->duration);
 	case OPT_WARMUP:
-		return parse_seconds_option("--warmup", arg, 1, &o->warmup);
+		return cli_parse_seconds("--warmup", arg, 1, &o->warmup);
 	case 's':
 		return cli_parse_scale(arg, &o->scale);
 	case OPT_SET:
-		return parse_setting_option("--set", arg, &o->settings);
+		return cli_parse_setting("--set", arg, &o->settings);
 	case OPT_TIME_BUDGET:
 		return parse_budget(arg, &o->budget);
 	default: /* OPT_PAIRS */
@@ -302,7 +302,7 @@ static int parse_options(struct gate_opts *o, struct gate *g, int argc, char **a
 		case 'q': o->quiet = 1; continue;
 		case OPT_REGRESS_RESULT: {
 			int k;
-			if (parse_choice_option("--regress-result", optarg, regress_choices, &k) < 0)
+			if (cli_parse_choice("--regress-result", optarg, regress_choices, &k) < 0)
 				return cli_usage();
 			o->regress_result = regress_choices[k];
 			continue;

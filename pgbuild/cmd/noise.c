@@ -67,17 +67,17 @@ static int parse_value(struct noise_opts *o, int c, const char *arg)
 	int64_t s;
 	switch (c) {
 	case OPT_VARIANTS:
-		if (parse_int_option("--variants", arg, 2, 99, &n) < 0)
+		if (cli_parse_int("--variants", arg, 2, 99, &n) < 0)
 			return -1;
 		o->variants = n;
 		return 1;
 	case OPT_SEED:
-		if (parse_int64_option("--seed", arg, 0, INT64_MAX, &s) < 0)
+		if (cli_parse_int64("--seed", arg, 0, INT64_MAX, &s) < 0)
 			return -1;
 		o->seed = (uint64_t)s;
 		return 1;
 	case OPT_INSTR_STATEMENTS:
-		if (parse_int_option("--instr-statements", arg, 1, 100000000, &n) < 0)
+		if (cli_parse_int("--instr-statements", arg, 1, 100000000, &n) < 0)
 			return -1;
 		o->statements = n;
 		return 1;

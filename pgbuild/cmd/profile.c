@@ -98,15 +98,15 @@ static int number_option(struct profile_opts *o, int c, const char *arg)
 {
 	switch (c) {
 	case OPT_TOP:
-		return parse_int_option("--top", arg, 1, 1000000, &o->top);
+		return cli_parse_int("--top", arg, 1, 1000000, &o->top);
 	case OPT_COVERAGE:
 		return parse_pct("--coverage", arg, &o->coverage);
 	case OPT_MAX_FILES:
-		return parse_int_option("--max-files", arg, 1, 100000, &o->max_files);
+		return cli_parse_int("--max-files", arg, 1, 100000, &o->max_files);
 	case OPT_HOT_COVERAGE:
 		return parse_pct("--hot-coverage", arg, &o->hot_coverage);
 	default: /* OPT_MAX_HOT */
-		return parse_int_option("--max-hot", arg, 1, 100000, &o->max_hot);
+		return cli_parse_int("--max-hot", arg, 1, 100000, &o->max_hot);
 	}
 }
 
@@ -126,13 +126,13 @@ static int parse_options(struct profile_opts *o, struct prof_run *run, int argc,
 		case OPT_PREFIX: o->prefix = optarg; break;
 		case OPT_BUILDDIR: o->builddir = optarg; break;
 		case OPT_SET:
-			if (parse_setting_option("--set", optarg, &run->settings) < 0)
+			if (cli_parse_setting("--set", optarg, &run->settings) < 0)
 				return cli_usage();
 			break;
 		case OPT_METHOD: {
 			static const char *const methods[] = { "auto", "perf", "gcov", NULL };
 			int k;
-			if (parse_choice_option("--method", optarg, methods, &k) < 0)
+			if (cli_parse_choice("--method", optarg, methods, &k) < 0)
 				return cli_usage();
 			o->method = methods[k];
 			break;

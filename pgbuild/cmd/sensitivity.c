@@ -62,7 +62,7 @@ static const struct option sens_options[] = {
 /* The options with a number: 0, or -1 after the error. */
 static int number_option(struct sens_opts *o, int c, const char *arg)
 {
-	int r = pipeline_gate_option(&o->gate, c, arg);
+	int r = stage_gate_option(&o->gate, c, arg);
 
 	if (r)
 		return r < 0 ? -1 : 0;

@@ -22,7 +22,7 @@ static void source_usage(FILE *fp)
 		"  -q, --quiet no progress messages\n"
 		"\n"
 		"Cache: $PGOPT_CACHE_DIR, else /var/cache/pgoptcc (root) or\n"
-		"$XDG_CACHE_HOME/pgoptcc.\n", PGSRC_DEFAULT);
+		"$XDG_CACHE_HOME/pgoptcc.\n", BUILD_SOURCE_DEFAULT);
 }
 
 PGBUILD_COMMAND(source, "fetch/unpack a PostgreSQL source tree and print its directory")
@@ -34,7 +34,7 @@ PGBUILD_COMMAND(source, "fetch/unpack a PostgreSQL source tree and print its dir
 		CLI_OPT_HELP,
 		CLI_OPT_END
 	};
-	struct pg_source src;
+	struct build_source src;
 	const char *spec = NULL;
 	int json = 0, quiet = 0, c;
 
@@ -51,7 +51,7 @@ PGBUILD_COMMAND(source, "fetch/unpack a PostgreSQL source tree and print its dir
 	}
 	if (optind < argc)
 		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
-	if (pgsrc_resolve(spec, &src, quiet) < 0)
+	if (build_source_resolve(spec, &src, quiet) < 0)
 		return PGBUILD_EXIT_ERROR;
 	if (json) {
 		struct strbuf sb = STRBUF_INIT;
@@ -67,6 +67,6 @@ PGBUILD_COMMAND(source, "fetch/unpack a PostgreSQL source tree and print its dir
 	} else {
 		printf("%s\n", src.dir);
 	}
-	pgsrc_release(&src);
+	build_source_release(&src);
 	return 0;
 }

@@ -112,7 +112,7 @@ static const struct option tune_options[] = {
 /* The options with a value to check: 0, or -1 after the error. */
 static int value_option(struct tune_opts *o, struct tune_params *p, int c, const char *arg)
 {
-	int r = pipeline_gate_option(&o->gate, c, arg);
+	int r = stage_gate_option(&o->gate, c, arg);
 	double d;
 
 	if (r)
@@ -125,27 +125,27 @@ static int value_option(struct tune_opts *o, struct tune_params *p, int c, const
 		o->plugin = !strcmp(arg, "on");
 		return 0;
 	case OPT_MAX_BUILDS:
-		return parse_int_option("--max-builds", arg, 0, 10000, &p->max_builds);
+		return cli_parse_int("--max-builds", arg, 0, 10000, &p->max_builds);
 	case OPT_TIME_BUDGET:
-		if (parse_number_option("--time-budget", arg, 0.001, 1000, &d) < 0)
+		if (cli_parse_number("--time-budget", arg, 0.001, 1000, &d) < 0)
 			return -1;
 		p->time_budget = d * 3600;
 		return 0;
 	case OPT_METRIC: {
 		static const char *const metrics[] = { "instructions", "tps", "cycles", NULL };
 		int k;
-		if (parse_choice_option("--metric", arg, metrics, &k) < 0)
+		if (cli_parse_choice("--metric", arg, metrics, &k) < 0)
 			return -1;
 		o->metric = metrics[k];
 		return 0;
 	}
 	case OPT_TOLERANCE:
-		if (parse_number_option("--tolerance", arg, 0, 50, &d) < 0)
+		if (cli_parse_number("--tolerance", arg, 0, 50, &d) < 0)
 			return -1;
 		p->tolerance = d / 100;
 		return 0;
 	case OPT_MIN_GAIN:
-		if (parse_number_option("--min-gain", arg, 0, 50, &d) < 0)
+		if (cli_parse_number("--min-gain", arg, 0, 50, &d) < 0)
 			return -1;
 		p->min_gain = d / 100;
 		return 0;

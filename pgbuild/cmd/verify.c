@@ -53,7 +53,7 @@ static int parse_options(struct verify_opts *o, int argc, char **argv)
 		case OPT_BUILDDIR: o->builddir = optarg; break;
 		case OPT_BASELINE: o->baseline = optarg; break;
 		case OPT_TOP:
-			if (parse_int_option("--top", optarg, 0, 100000, &o->top) < 0)
+			if (cli_parse_int("--top", optarg, 0, 100000, &o->top) < 0)
 				return cli_usage();
 			break;
 		case 'v': o->verbose = 1; break;

@@ -170,7 +170,7 @@ struct cycles_paths {
 
 /* One counted run of n transactions into *c; 0 or -1 with note. */
 static int count_once(const struct cycles_paths *fp, const struct single_dirs *d,
-		      const char *workload, long n, const struct server_user *u,
+		      const char *workload, long n, const struct cluster_user *u,
 		      struct cycles_counts *c, struct strbuf *note)
 {
 	char *script = xasprintf("%s/%s-%ld.sql", d->base, workload, n);
@@ -261,7 +261,7 @@ int cycles_measure(const char *prefix, const char *workload, const char *workdir
 		   long statements, struct cycles_tx *out, struct strbuf *note)
 {
 	long n = statements > 0 ? statements : single_default_n(workload);
-	struct server_user u = SERVER_USER_INIT;
+	struct cluster_user u = CLUSTER_USER_INIT;
 	struct single_dirs d = SINGLE_DIRS_INIT;
 	struct cycles_counts c1, c10;
 	struct cycles_paths fp = { .topfd = -1, .binfd = -1 };
@@ -283,7 +283,7 @@ int cycles_measure(const char *prefix, const char *workload, const char *workdir
 		goto out;
 	}
 	fp.arch = un.machine;
-	if (server_user_get(&u, NULL, NULL, note) < 0)
+	if (cluster_user_get(&u, NULL, NULL, note) < 0)
 		goto out;
 	if (single_prepare(prefix, workdir, "cycles", &u, &d, note) < 0)
 		goto out;
@@ -311,7 +311,7 @@ out:
 	}
 	if (fp.topfd >= 0)
 		close(fp.topfd);
-	server_user_release(&u);
+	cluster_user_release(&u);
 	single_dirs_release(&d);
 	free(valgrind);
 	free(setarch);

@@ -183,7 +183,7 @@ int instr_pick_counter(enum instr_counter want, enum instr_counter *use,
 
 /* One counted run of n transactions (perf or callgrind); returns the total or -1. */
 static double count_once(const char *prefix, const struct single_dirs *d,
-			 const char *workload, long n, const struct server_user *u,
+			 const char *workload, long n, const struct cluster_user *u,
 			 enum instr_counter counter, const char *preload, struct strbuf *note)
 {
 	int perf = counter == INSTR_COUNTER_PERF;
@@ -253,7 +253,7 @@ int instr_measure(const char *prefix, const char *workload, const char *workdir,
 		  struct strbuf *note)
 {
 	long n = statements > 0 ? statements : single_default_n(workload);
-	struct server_user u = SERVER_USER_INIT;
+	struct cluster_user u = CLUSTER_USER_INIT;
 	struct single_dirs d = SINGLE_DIRS_INIT;
 	char *valgrind = NULL, *preload = NULL;
 	double i1, i10;
@@ -272,7 +272,7 @@ int instr_measure(const char *prefix, const char *workload, const char *workdir,
 			return -1;
 		}
 	}
-	if (server_user_get(&u, NULL, NULL, note) < 0)
+	if (cluster_user_get(&u, NULL, NULL, note) < 0)
 		goto out;
 
 	if (single_prepare(prefix, workdir, "instr", &u, &d, note) < 0 ||
@@ -293,7 +293,7 @@ int instr_measure(const char *prefix, const char *workload, const char *workdir,
 	*per_tx = (i10 - i1) / (9.0 * (double)n);
 	rc = 0;
 out:
-	server_user_release(&u);
+	cluster_user_release(&u);
 	single_dirs_release(&d);
 	free(valgrind);
 	free(preload);

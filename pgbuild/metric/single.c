@@ -89,13 +89,13 @@ void single_make_script(const char *workload, long n, struct strbuf *sb)
 }
 
 /* Run a command (optionally as the server user) with stdin from a file. */
-int single_run_logged(const char *const *argv, const struct server_user *u,
+int single_run_logged(const char *const *argv, const struct cluster_user *u,
 		      const char *stdin_path, const char *log)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
 	int in = -1, out, rc;
 	strvec_pushv(&cp.args, argv);
-	server_user_apply(u, &cp);
+	cluster_user_apply(u, &cp);
 	if (stdin_path) {
 		in = open(stdin_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (in < 0) {
@@ -137,7 +137,7 @@ static const char *base_name(const char *path)
 
 int single_fresh_run(const struct single_dirs *d, int parentfd, const char *data_rel,
 		     const char *data, const char *workload, long n, const char *script,
-		     const char *out_rel, const char *log, const struct server_user *u,
+		     const char *out_rel, const char *log, const struct cluster_user *u,
 		     struct strbuf *note)
 {
 	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
@@ -233,7 +233,7 @@ int single_valgrind_status(int rc, const char *log, struct strbuf *note)
 /* initdb + load into d->tmpl (the server user's, made empty here), once
  * per install. */
 static int prepare_template(const char *prefix, const struct single_dirs *d,
-			    const struct server_user *u, struct strbuf *note)
+			    const struct cluster_user *u, struct strbuf *note)
 {
 	char *initdb = xasprintf("%s/bin/initdb", prefix);
 	char *postgres = xasprintf("%s/bin/postgres", prefix);
@@ -306,7 +306,7 @@ char *single_base(const char *prefix, const char *workdir, const char *tag)
 }
 
 int single_prepare(const char *prefix, const char *workdir, const char *tag,
-		   const struct server_user *u, struct single_dirs *d, struct strbuf *note)
+		   const struct cluster_user *u, struct single_dirs *d, struct strbuf *note)
 {
 	struct strbuf err = STRBUF_INIT;
 	uid_t uid = u->switch_user ? u->uid : (uid_t)-1;

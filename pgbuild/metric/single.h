@@ -55,7 +55,7 @@ struct single_dirs {
  * log (ours).  Returns the exit code as run_command does, -1 when
  * stdin_path cannot be opened.
  */
-int single_run_logged(const char *const *argv, const struct server_user *u,
+int single_run_logged(const char *const *argv, const struct cluster_user *u,
 		      const char *stdin_path, const char *log);
 
 /* Append " (LAST LINE OF LOG; log LOG)" to note. */
@@ -70,7 +70,7 @@ void single_log_tail(const char *log, struct strbuf *note);
  */
 int single_fresh_run(const struct single_dirs *d, int parentfd, const char *data_rel,
 		     const char *data, const char *workload, long n, const char *script,
-		     const char *out_rel, const char *log, const struct server_user *u,
+		     const char *out_rel, const char *log, const struct cluster_user *u,
 		     struct strbuf *note);
 
 /* Read the tool output out_rel of d->out (bounded, O_NOFOLLOW) into sb;
@@ -115,7 +115,7 @@ char *single_base(const char *prefix, const char *workdir, const char *tag);
  * (single_dirs_release), or -1 with the reason in note.
  */
 int single_prepare(const char *prefix, const char *workdir, const char *tag,
-		   const struct server_user *u, struct single_dirs *d, struct strbuf *note);
+		   const struct cluster_user *u, struct single_dirs *d, struct strbuf *note);
 void single_dirs_release(struct single_dirs *d);
 
 #endif

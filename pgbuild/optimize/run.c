@@ -136,7 +136,7 @@ static int build_reusable(const char *prefix, const char *src, const char *polic
 /* Write one line into step id's log (a reused build says so). */
 static void log_line(struct pipeline *p, int id, const char *line)
 {
-	char *log = pipeline_stage_log(p, id);
+	char *log = stage_log(p, id);
 	FILE *fp = fopen(log, "w");
 	if (fp) {
 		fprintf(fp, "%s\n", line);
@@ -148,7 +148,7 @@ static void log_line(struct pipeline *p, int id, const char *line)
 /* Did build step id reuse a build (its log says so)? */
 static int was_reused(struct orun *r, int id)
 {
-	char *log = pipeline_stage_log(&r->p, id), *last = textfile_last_line(log, NULL);
+	char *log = stage_log(&r->p, id), *last = textfile_last_line(log, NULL);
 	int yes = last && !strncmp(last, "reused ", 7);
 	free(log);
 	free(last);
@@ -198,9 +198,9 @@ static int st_build(struct pipeline *p, int id)
 			.prefix = s->prefix, .builddir = s->builddir, .jobs = r->o->jobs,
 			.quiet = r->o->quiet,
 		};
-		pipeline_build_argv(&a, &b);
+		stage_build_argv(&a, &b);
 	}
-	rc = pipeline_run_pgbuild(p, id, &a, 1);
+	rc = stage_run_pgbuild(p, id, &a, 1);
 	strvec_clear(&a);
 	return rc == 0 ? 0 : PGBUILD_EXIT_ERROR;
 }
@@ -216,7 +216,7 @@ static int st_pgo(struct pipeline *p, int id)
 	strvec_pushl(&a, "pgo", "--src", r->o->src, "--policy", s->policy, "--prefix", s->prefix,
 		     "--builddir", s->builddir, NULL);
 	push_training(&a, r->o);
-	rc = pipeline_run_pgbuild(p, id, &a, 1);
+	rc = stage_run_pgbuild(p, id, &a, 1);
 	strvec_clear(&a);
 	return rc;
 }
@@ -233,7 +233,7 @@ static int st_bolt(struct pipeline *p, int id)
 	strvec_pushl(&a, "bolt", "--prefix", r->s[s->parent].prefix, "--out", s->prefix,
 		     "--workdir", wd, NULL);
 	push_training(&a, r->o);
-	rc = pipeline_run_pgbuild(p, id, &a, 1);
+	rc = stage_run_pgbuild(p, id, &a, 1);
 	strvec_clear(&a);
 	free(wd);
 	return rc;
@@ -245,7 +245,7 @@ static int st_verify(struct pipeline *p, int id)
 	struct strvec a = STRVEC_INIT;
 	int rc;
 	strvec_pushl(&a, "verify", "--prefix", r->s[r->cur].prefix, NULL);
-	rc = pipeline_run_pgbuild(p, id, &a, 0);
+	rc = stage_run_pgbuild(p, id, &a, 0);
 	strvec_clear(&a);
 	return rc;
 }
@@ -259,7 +259,7 @@ static int st_regress(struct pipeline *p, int id)
 	strvec_pushl(&a, "regress", "--builddir", r->s[r->cur].builddir, "--json", json, NULL);
 	if (r->o->jobs)
 		strvec_pushf(&a, "--jobs=%d", r->o->jobs);
-	rc = pipeline_run_pgbuild(p, id, &a, 0);
+	rc = stage_run_pgbuild(p, id, &a, 0);
 	strvec_clear(&a);
 	free(json);
 	return rc;
@@ -290,7 +290,7 @@ static int st_gate(struct pipeline *p, int id)
 		strvec_pushl(&a, "--cpus", o->cpus, NULL);
 	if (o->quiet)
 		strvec_push(&a, "--quiet");
-	rc = pipeline_run_pgbuild(p, id, &a, 1);
+	rc = stage_run_pgbuild(p, id, &a, 1);
 	strvec_clear(&a);
 	/* a threshold missed (exit 1) is a measurement, not a failed step: the
 	 * decision reads the numbers of its JSON, so the step is recorded and
@@ -320,12 +320,12 @@ static int step(struct orun *r, int s, int k, const char *what,
 	int rc;
 
 	r->cur = s;
-	rc = pipeline_stage(&r->p, STEP_ID(s, k), key, what, fn);
+	rc = stage_run(&r->p, STEP_ID(s, k), key, what, fn);
 	free(key);
 	if (rc == 0 || (rc == 1 && !fail))
 		return 0;
 	if (rc == 1) {
-		log = pipeline_stage_log(&r->p, STEP_ID(s, k));
+		log = stage_log(&r->p, STEP_ID(s, k));
 		drop(r, s, fail, log);
 		free(log);
 		return 1;
@@ -531,7 +531,7 @@ static int prepare(struct orun *r)
 	}
 	if (prepare_policies(r) < 0)
 		return -1;
-	pipeline_init(&r->p, "pgbuild-optimize", step_names, NSTEPS, r->workdir, o->restart);
+	stage_init(&r->p, "pgbuild-optimize", step_names, NSTEPS, r->workdir, o->restart);
 	r->p.quiet = o->quiet;
 	r->p.ctx = r;
 	return 0;
@@ -549,7 +549,7 @@ static int run_stock(struct orun *r)
 	}
 	st->key = stage_key(r, OS_STOCK);
 	r->cur = OS_STOCK;
-	if (pipeline_stage(&r->p, STEP_ID(OS_STOCK, STEP_BUILD), st->key,
+	if (stage_run(&r->p, STEP_ID(OS_STOCK, STEP_BUILD), st->key,
 			   "pgbuild build --policy none", st_build) != 0) {
 		r->stop = "stock";
 		return -1;
@@ -816,7 +816,7 @@ int optimize_run(const struct optimize_opts *o)
 	}
 	finish(&r, rc);
 out:
-	pipeline_release(&r.p);
+	stage_release(&r.p);
 	for (int s = 0; s < OS_NR; s++) {
 		free(r.s[s].prefix);
 		free(r.s[s].builddir);

@@ -19,7 +19,7 @@ int optimize_parse_stages(const char *arg, unsigned *mask)
 	struct strvec items = STRVEC_INIT;
 	int rc = 0;
 
-	parse_list_option(arg, &items);
+	cli_parse_list(arg, &items);
 	if (!items.nr)
 		rc = error("invalid value \"%s\" for --stages: expected a comma-separated list of "
 			   "stock, lto, pgo, tuned, bolt", arg);

@@ -127,7 +127,7 @@ static int do_build(struct pipeline *p, int id, const char *policy, const char *
 	struct strvec a = STRVEC_INIT;
 	int rc;
 	if (build_reusable(prefix, r->o->src, sha, r->o->configure_args)) {
-		char *log = pipeline_stage_log(p, id);
+		char *log = stage_log(p, id);
 		FILE *fp = fopen(log, "w");
 		if (fp) {
 			fprintf(fp, "reused %s (pgopt-build.json: same source and policy)\n", prefix);
@@ -142,9 +142,9 @@ static int do_build(struct pipeline *p, int id, const char *policy, const char *
 			.configure_args = r->o->configure_args, .jobs = r->o->jobs,
 			.quiet = r->o->quiet,
 		};
-		pipeline_build_argv(&a, &b);
+		stage_build_argv(&a, &b);
 	}
-	rc = pipeline_run_pgbuild(p, id, &a, 1);
+	rc = stage_run_pgbuild(p, id, &a, 1);
 	strvec_clear(&a);
 	return rc == 0 ? 0 : PGBUILD_EXIT_ERROR;
 }
@@ -167,7 +167,7 @@ static int st_verify(struct pipeline *p, int id)
 	struct strvec a = STRVEC_INIT;
 	int rc;
 	strvec_pushl(&a, "verify", "--prefix", r->cand_prefix, "--policy", r->policy_abs, NULL);
-	rc = pipeline_run_pgbuild(p, id, &a, 0);
+	rc = stage_run_pgbuild(p, id, &a, 0);
 	strvec_clear(&a);
 	return rc;
 }
@@ -179,7 +179,7 @@ static int st_regress(struct pipeline *p, int id)
 	char *json = xasprintf("%s/regress.json", r->workdir);
 	int rc;
 	strvec_pushl(&a, "regress", "--builddir", r->cand_builddir, "--json", json, NULL);
-	rc = pipeline_run_pgbuild(p, id, &a, 0);
+	rc = stage_run_pgbuild(p, id, &a, 0);
 	strvec_clear(&a);
 	free(json);
 	return rc;
@@ -202,7 +202,7 @@ static int st_gate(struct pipeline *p, int id)
 			strvec_pushl(&a, "--workload", w, NULL);
 		free(copy);
 	}
-	if (pipeline_finished(p, ST_REGRESS))
+	if (stage_finished(p, ST_REGRESS))
 		strvec_pushl(&a, "--regress-result", p->st[ST_REGRESS].exit == 0 ? "passed" : "failed", NULL);
 	if (r->o->pairs)
 		strvec_pushl(&a, "--pairs", r->o->pairs, NULL);
@@ -219,7 +219,7 @@ static int st_gate(struct pipeline *p, int id)
 	if (r->o->quiet)
 		strvec_push(&a, "--quiet");
 	/* progress lines of the gate (one per run) go to our stderr */
-	rc = pipeline_run_pgbuild(p, id, &a, 1);
+	rc = stage_run_pgbuild(p, id, &a, 1);
 	strvec_clear(&a);
 	free(json);
 	free(junit);
@@ -237,7 +237,7 @@ static int st_report(struct pipeline *p, int id)
 	strvec_pushl(&a, "report", "--gate", json, "--html", r->html, NULL);
 	if (logdir)
 		strvec_pushl(&a, "--log", logdir, NULL);
-	rc = pipeline_run_pgbuild(p, id, &a, 0);
+	rc = stage_run_pgbuild(p, id, &a, 0);
 	strvec_clear(&a);
 	free(json);
 	free(logdir);
@@ -287,7 +287,7 @@ static int prepare(struct run *r)
 	r->cand_builddir = o->cand_builddir_opt ? path_absolute(o->cand_builddir_opt) :
 			   xasprintf("%s/candidate/build", r->workdir);
 	r->html = o->html ? xstrdup(o->html) : xasprintf("%s/report.html", r->workdir);
-	pipeline_init(&r->p, "pgbuild-run", stage_names, ST_NR, r->workdir, o->restart);
+	stage_init(&r->p, "pgbuild-run", stage_names, ST_NR, r->workdir, o->restart);
 	r->p.quiet = o->quiet;
 	r->p.header = state_header;
 	r->p.ctx = r;
@@ -314,7 +314,7 @@ static int builds(struct run *r, char **cand_key)
 	} else {
 		strbuf_addf(&key, "src=%s policy=none prefix=%s conf=%s", o->src, r->base_prefix,
 			    o->configure_args ? o->configure_args : "");
-		if (pipeline_stage(&r->p, ST_BASELINE, key.buf, "pgbuild build --policy none",
+		if (stage_run(&r->p, ST_BASELINE, key.buf, "pgbuild build --policy none",
 				   st_baseline) != 0)
 			goto out;
 	}
@@ -323,7 +323,7 @@ static int builds(struct run *r, char **cand_key)
 		    r->cand_prefix, o->configure_args ? o->configure_args : "");
 	*cand_key = xstrdup(key.buf);
 	strbuf_addf(&what, "pgbuild build --policy %s", o->policy);
-	if (pipeline_stage(&r->p, ST_CANDIDATE, *cand_key, what.buf, st_candidate) != 0)
+	if (stage_run(&r->p, ST_CANDIDATE, *cand_key, what.buf, st_candidate) != 0)
 		goto out;
 	rc = 0;
 out:
@@ -338,17 +338,17 @@ static int checks(struct run *r, const char *cand_key)
 {
 	int v;
 	if (!r->o->no_verify) {
-		v = pipeline_stage(&r->p, ST_VERIFY, cand_key, "pgbuild verify", st_verify);
+		v = stage_run(&r->p, ST_VERIFY, cand_key, "pgbuild verify", st_verify);
 		if (v != 0)
 			return v;
 	}
 	if (!r->o->no_regress) {
-		v = pipeline_stage(&r->p, ST_REGRESS, cand_key, "pgbuild regress (make check)",
+		v = stage_run(&r->p, ST_REGRESS, cand_key, "pgbuild regress (make check)",
 				   st_regress);
 		if (v >= 2)
 			return PGBUILD_EXIT_ERROR;
 	} else {
-		pipeline_forget(&r->p, ST_REGRESS);
+		stage_forget(&r->p, ST_REGRESS);
 	}
 	return 0;
 }
@@ -372,7 +372,7 @@ static int gate(struct run *r, const char *cand_key, char **gate_key)
 		strbuf_addf(&key, " counter=%s", o->counter);
 	*gate_key = xstrdup(key.buf);
 	strbuf_addf(&what, "pgbuild gate --gate '%s'", o->gate);
-	rc = pipeline_stage(&r->p, ST_GATE, *gate_key, what.buf, st_gate);
+	rc = stage_run(&r->p, ST_GATE, *gate_key, what.buf, st_gate);
 	strbuf_release(&key);
 	strbuf_release(&what);
 	return rc > 2 ? PGBUILD_EXIT_ERROR : rc;
@@ -384,10 +384,10 @@ static void report(struct run *r, const char *gate_key)
 	char *json = xasprintf("%s/gate.json", r->workdir);
 	if (access(json, R_OK) == 0) {
 		char *key = xasprintf("%s html=%s", gate_key, r->html);
-		pipeline_forget(&r->p, ST_REPORT); /* always rewrite: cheap */
-		if (pipeline_stage(&r->p, ST_REPORT, key, "pgbuild report", st_report) == 0) {
+		stage_forget(&r->p, ST_REPORT); /* always rewrite: cheap */
+		if (stage_run(&r->p, ST_REPORT, key, "pgbuild report", st_report) == 0) {
 			struct strbuf text = STRBUF_INIT;
-			char *log = pipeline_stage_log(&r->p, ST_REPORT);
+			char *log = stage_log(&r->p, ST_REPORT);
 			strbuf_read_file(&text, log);
 			fputs(text.buf, stdout);
 			printf("\nreport: %s\njunit:  %s/gate.junit.xml\n", r->html, r->workdir);
@@ -414,7 +414,7 @@ int run_pipeline(const struct run_opts *o)
 	rc = gate(&r, cand_key, &gate_key);
 	report(&r, gate_key);
 out:
-	pipeline_release(&r.p);
+	stage_release(&r.p);
 	free(cand_key);
 	free(gate_key);
 	free(r.workdir);

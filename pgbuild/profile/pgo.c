@@ -232,7 +232,7 @@ static int run_build(const struct pgo_opts *o, const char *builddir, const char 
 		.jobs = o->jobs, .quiet = o->quiet,
 	};
 	strvec_push(&cp.args, pgbuild_self());
-	pipeline_build_argv(&cp.args, &b);
+	stage_build_argv(&cp.args, &b);
 	/* the profile flags: for pgoptcc, from the caller's environment */
 	strvec_pushf(&cp.env, "PGOPT_PROFILE=%s", profile);
 	cp.no_stdin = 1;

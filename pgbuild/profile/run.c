@@ -355,7 +355,7 @@ long prof_map_build(struct prof_map *m, const char *builddir, const char *binary
 
 int prof_gcda_begin(struct prof_gcda *g, const char *builddir)
 {
-	struct server_user u = SERVER_USER_INIT;
+	struct cluster_user u = CLUSTER_USER_INIT;
 	struct strbuf err = STRBUF_INIT;
 	const char *t = getenv("TMPDIR"), *skip[] = { BUILD_CHECK_TREE, NULL };
 	int fd = -1, sub, rc = -1;
@@ -365,7 +365,7 @@ int prof_gcda_begin(struct prof_gcda *g, const char *builddir)
 		return -1;
 	if (build_tree_ours(g->builddir, skip) < 0 || prof_remove_gcda(g->builddir) < 0)
 		return -1;
-	if (server_user_get(&u, NULL, NULL, &err) < 0) {
+	if (cluster_user_get(&u, NULL, NULL, &err) < 0) {
 		error("%s", err.buf);
 		goto out;
 	}
@@ -392,7 +392,7 @@ out:
 		close(fd);
 	if (rc < 0)
 		prof_gcda_end(g);
-	server_user_release(&u);
+	cluster_user_release(&u);
 	strbuf_release(&err);
 	return rc;
 }

@@ -36,7 +36,7 @@ out:
 	strbuf_release(&sb);
 }
 
-void pipeline_init(struct pipeline *p, const char *kind, const char *const *names, int nr,
+void stage_init(struct pipeline *p, const char *kind, const char *const *names, int nr,
 		   const char *workdir, int restart)
 {
 	memset(p, 0, sizeof(*p));
@@ -51,7 +51,7 @@ void pipeline_init(struct pipeline *p, const char *kind, const char *const *name
 		state_load(p);
 }
 
-void pipeline_release(struct pipeline *p)
+void stage_release(struct pipeline *p)
 {
 	for (int i = 0; p->st && i < p->nr; i++)
 		free(p->st[i].key);
@@ -61,7 +61,7 @@ void pipeline_release(struct pipeline *p)
 	memset(p, 0, sizeof(*p));
 }
 
-void pipeline_save(const struct pipeline *p)
+void stage_save(const struct pipeline *p)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct json_writer jw;
@@ -90,26 +90,26 @@ void pipeline_save(const struct pipeline *p)
 	strbuf_release(&sb);
 }
 
-char *pipeline_stage_log(const struct pipeline *p, int id)
+char *stage_log(const struct pipeline *p, int id)
 {
 	return xasprintf("%s/%s.log", p->logdir, p->names[id]);
 }
 
-int pipeline_finished(const struct pipeline *p, int id)
+int stage_finished(const struct pipeline *p, int id)
 {
 	return p->st[id].key && (p->st[id].exit == 0 || p->st[id].exit == 1);
 }
 
-void pipeline_forget(struct pipeline *p, int id)
+void stage_forget(struct pipeline *p, int id)
 {
 	free(p->st[id].key);
 	p->st[id].key = NULL;
 }
 
-int pipeline_run_pgbuild(struct pipeline *p, int id, struct strvec *args, int show_stderr)
+int stage_run_pgbuild(struct pipeline *p, int id, struct strvec *args, int show_stderr)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
-	char *log = pipeline_stage_log(p, id);
+	char *log = stage_log(p, id);
 	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), rc;
 
 	strvec_push(&cp.args, pgbuild_self());
@@ -128,7 +128,7 @@ int pipeline_run_pgbuild(struct pipeline *p, int id, struct strvec *args, int sh
 	return rc < 0 ? PGBUILD_EXIT_ERROR : rc;
 }
 
-void pipeline_build_argv(struct strvec *args, const struct build_step *b)
+void stage_build_argv(struct strvec *args, const struct build_step *b)
 {
 	strvec_pushl(args, "build", "--policy", b->policy, "--prefix", b->prefix,
 		     "--builddir", b->builddir, "--no-bench", NULL);
@@ -146,7 +146,7 @@ void pipeline_build_argv(struct strvec *args, const struct build_step *b)
 		strvec_push(args, "--quiet");
 }
 
-int pipeline_gate_option(struct gate_step *g, int c, const char *arg)
+int stage_gate_option(struct gate_step *g, int c, const char *arg)
 {
 	switch (c) {
 	case OPT_PAIRS:
@@ -160,7 +160,7 @@ int pipeline_gate_option(struct gate_step *g, int c, const char *arg)
 	}
 }
 
-void pipeline_gate_argv(struct strvec *args, const struct gate_step *g)
+void stage_gate_argv(struct strvec *args, const struct gate_step *g)
 {
 	if (g->pairs)
 		strvec_pushf(args, "--pairs=%d", g->pairs);
@@ -170,7 +170,7 @@ void pipeline_gate_argv(struct strvec *args, const struct gate_step *g)
 		strvec_pushf(args, "--clients=%d", g->clients);
 }
 
-int pipeline_stage(struct pipeline *p, int id, const char *key, const char *what,
+int stage_run(struct pipeline *p, int id, const char *key, const char *what,
 		   int (*fn)(struct pipeline *p, int id))
 {
 	double t0;
@@ -178,7 +178,7 @@ int pipeline_stage(struct pipeline *p, int id, const char *key, const char *what
 	char *log, *last;
 	int rc;
 
-	if (p->st[id].key && !strcmp(p->st[id].key, key) && pipeline_finished(p, id)) {
+	if (p->st[id].key && !strcmp(p->st[id].key, key) && stage_finished(p, id)) {
 		fprintf(stderr, "[%d/%d] %-9s %s: finished in an earlier run (exit %d), skipped\n",
 			id + 1, p->nr, p->names[id], what, p->st[id].exit);
 		return p->st[id].exit;
@@ -190,9 +190,9 @@ int pipeline_stage(struct pipeline *p, int id, const char *key, const char *what
 	p->st[id].key = xstrdup(key);
 	p->st[id].exit = rc;
 	p->st[id].secs = clock_seconds() - t0;
-	pipeline_save(p);
+	stage_save(p);
 	fmt_duration(p->st[id].secs, 1, el, sizeof(el));
-	log = pipeline_stage_log(p, id);
+	log = stage_log(p, id);
 	last = textfile_last_line(log, NULL);
 	fprintf(stderr, "[%d/%d] %-9s %s in %s%s%s\n", id + 1, p->nr, p->names[id],
 		rc == 0 ? "done" : rc == 1 ? "FAILED" : "could not run", el,

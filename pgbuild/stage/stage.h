@@ -45,12 +45,12 @@ struct pipeline {
 
 /* A pipeline of nr stages below workdir (made already); logs directory
  * made.  The state of an earlier run is read unless restart. */
-void pipeline_init(struct pipeline *p, const char *kind, const char *const *names, int nr,
+void stage_init(struct pipeline *p, const char *kind, const char *const *names, int nr,
 		   const char *workdir, int restart);
-void pipeline_release(struct pipeline *p);
+void stage_release(struct pipeline *p);
 
 /* Rewrite the state file (atomically). */
-void pipeline_save(const struct pipeline *p);
+void stage_save(const struct pipeline *p);
 
 /*
  * Run stage id unless an earlier run finished it with the same key (then
@@ -58,17 +58,17 @@ void pipeline_save(const struct pipeline *p);
  * call fn(p, id), record key, exit code and time, save, print the result
  * line.  Returns the stage's exit code.
  */
-int pipeline_stage(struct pipeline *p, int id, const char *key, const char *what,
+int stage_run(struct pipeline *p, int id, const char *key, const char *what,
 		   int (*fn)(struct pipeline *p, int id));
 
 /* Forget what an earlier run recorded of stage id (it runs again). */
-void pipeline_forget(struct pipeline *p, int id);
+void stage_forget(struct pipeline *p, int id);
 
 /* Did stage id finish with a definite answer (exit 0 or 1)? */
-int pipeline_finished(const struct pipeline *p, int id);
+int stage_finished(const struct pipeline *p, int id);
 
 /* WORKDIR/logs/STAGE.log, malloced. */
-char *pipeline_stage_log(const struct pipeline *p, int id);
+char *stage_log(const struct pipeline *p, int id);
 
 /*
  * Run `pgbuild ARGS...` for stage id: stdout and stderr into the stage's
@@ -76,7 +76,7 @@ char *pipeline_stage_log(const struct pipeline *p, int id);
  * and not quiet.  Signals reach the child.  Returns its exit code (2 when
  * it could not run).
  */
-int pipeline_run_pgbuild(struct pipeline *p, int id, struct strvec *args, int show_stderr);
+int stage_run_pgbuild(struct pipeline *p, int id, struct strvec *args, int show_stderr);
 
 /* A `pgbuild build` step of a pipeline (run, pgo, sensitivity, tune). */
 struct build_step {
@@ -93,7 +93,7 @@ struct build_step {
 
 /* Push `build --policy ... --no-bench` and the step's options onto args
  * (the smoke benchmark is the pipeline's business, never the step's). */
-void pipeline_build_argv(struct strvec *args, const struct build_step *b);
+void stage_build_argv(struct strvec *args, const struct build_step *b);
 
 /* The benchmark settings a pipeline passes on to its `pgbuild gate` steps
  * (tune, sensitivity); 0: the gate's default. */
@@ -105,9 +105,9 @@ struct gate_step {
 
 /* --pairs, -T/--duration, -c/--clients (cli.h's ranges) into g: 1 when c
  * was one of them, 0 when not, -1 after the error. */
-int pipeline_gate_option(struct gate_step *g, int c, const char *arg);
+int stage_gate_option(struct gate_step *g, int c, const char *arg);
 
 /* Push the settings that are set onto a gate step's args. */
-void pipeline_gate_argv(struct strvec *args, const struct gate_step *g);
+void stage_gate_argv(struct strvec *args, const struct gate_step *g);
 
 #endif

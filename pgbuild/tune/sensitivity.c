@@ -74,7 +74,7 @@ static char *build_one(const struct sens_opts *o, const char *name, const char *
 			.jobs = o->jobs, .no_contrib = 1, .quiet = o->quiet,
 		};
 		strvec_push(&cp.args, pgbuild_self());
-		pipeline_build_argv(&cp.args, &b);
+		stage_build_argv(&cp.args, &b);
 	}
 	cp.no_stdin = 1;
 	cp.out = 2;
@@ -106,7 +106,7 @@ static struct json_value *gate(const struct sens_opts *o, const char *a, const c
 		strvec_pushl(&cp.args, "--workload", o->workloads.v[i], NULL);
 	if (o->metric)
 		strvec_pushl(&cp.args, "--metric", o->metric, NULL);
-	pipeline_gate_argv(&cp.args, &o->gate);
+	stage_gate_argv(&cp.args, &o->gate);
 	if (o->quiet)
 		strvec_push(&cp.args, "--quiet");
 	cp.no_stdin = 1;

@@ -433,7 +433,7 @@ static int ensure_installed(struct tuner *tu, tune_set s, int *builds, double *s
 			.no_contrib = 1, .no_install = 1, .quiet = 1,
 		};
 		strvec_push(&args, pgbuild_self());
-		pipeline_build_argv(&args, &b);
+		stage_build_argv(&args, &b);
 	}
 	code = run_logged(&args, log, NULL);
 	if (code == 0) {
@@ -577,7 +577,7 @@ static int tuner_evaluate(struct tune_engine *t, tune_set cand, tune_set ref,
 		     "--candidate", cand_prefix, "--workload", tu->o.workload,
 		     "--metric", tu->o.metric, "--json", json, NULL);
 	if (!strcmp(tu->o.metric, "tps")) {
-		pipeline_gate_argv(&args, &tu->o.gate);
+		stage_gate_argv(&args, &tu->o.gate);
 	}
 	if (!tu->o.quiet)
 		fprintf(stderr, "tune: gate (%s, %s) ...\n", tu->o.workload, tu->o.metric);

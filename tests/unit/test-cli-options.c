@@ -1,5 +1,5 @@
 /*
- * test-options.c - unit tests of pgbuild/cli/: the range-checked numeric
+ * test-cli-options.c - unit tests of pgbuild/cli/: the range-checked numeric
  * option values every pgbuild command parses, one table row per case, with
  * the one-line error each bad value prints (captured from stderr);
  * comma-separated lists, one-of-a-set words with their did-you-mean,
@@ -113,7 +113,7 @@ static void test_int_option(void **state)
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		int v = -42;
 		capture_begin();
-		int ret = parse_int_option("--pairs", t[i].arg, t[i].min, t[i].max, &v);
+		int ret = cli_parse_int("--pairs", t[i].arg, t[i].min, t[i].max, &v);
 		check_outcome(ret, t[i].ret, "--pairs", t[i].arg, t[i].err);
 		assert_int_equal(v, ret == 0 ? t[i].value : -42);	/* untouched on error */
 	}
@@ -170,7 +170,7 @@ static void test_number_option(void **state)
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		double v = -42;
 		capture_begin();
-		int ret = parse_number_option("--duration", t[i].arg, t[i].min, t[i].max, &v);
+		int ret = cli_parse_number("--duration", t[i].arg, t[i].min, t[i].max, &v);
 		check_outcome(ret, t[i].ret, "--duration", t[i].arg, t[i].err);
 		assert_true(v == (ret == 0 ? t[i].value : -42));
 	}
@@ -180,10 +180,10 @@ static void test_list_option(void **state)
 {
 	struct strvec sv = STRVEC_INIT;
 	(void)state;
-	parse_list_option("select-only", &sv);
-	parse_list_option("tpcb,,select1,", &sv);
-	parse_list_option(",", &sv);
-	parse_list_option("", &sv);
+	cli_parse_list("select-only", &sv);
+	cli_parse_list("tpcb,,select1,", &sv);
+	cli_parse_list(",", &sv);
+	cli_parse_list("", &sv);
 	assert_int_equal(sv.nr, 3);
 	assert_string_equal(sv.v[0], "select-only");
 	assert_string_equal(sv.v[1], "tpcb");
@@ -210,33 +210,33 @@ static void test_seconds_and_int64(void **state)
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		double v = -42;
 		capture_begin();
-		int ret = parse_seconds_option("--duration", t[i].arg, t[i].allow_zero, &v);
+		int ret = cli_parse_seconds("--duration", t[i].arg, t[i].allow_zero, &v);
 		check_outcome(ret, t[i].ret, "--duration", t[i].arg,
 			      NULL);
 		assert_true(v == (ret == 0 ? t[i].value : -42));
 	}
 	capture_begin();
-	assert_int_equal(parse_seconds_option("--duration", "0", 0, &(double){ 0 }), -1);
+	assert_int_equal(cli_parse_seconds("--duration", "0", 0, &(double){ 0 }), -1);
 	check_outcome(-1, -1, "--duration", "0",
 		      "pgbuild: error: invalid value \"0\" for --duration: expected a number of "
 		      "seconds > 0 (at most a year)\n");
 	capture_begin();
-	assert_int_equal(parse_int64_option("--seed", "9223372036854775807", 0, INT64_MAX, &v64), 0);
+	assert_int_equal(cli_parse_int64("--seed", "9223372036854775807", 0, INT64_MAX, &v64), 0);
 	check_outcome(0, 0, "--seed", "", NULL);
 	assert_true(v64 == INT64_MAX);
 	capture_begin();
-	assert_int_equal(parse_int64_option("--transactions", "0", 1, 100, &v64), -1);
+	assert_int_equal(cli_parse_int64("--transactions", "0", 1, 100, &v64), -1);
 	check_outcome(-1, -1, "--transactions", "0",
 		      "pgbuild: error: invalid value \"0\" for --transactions: expected an integer "
 		      "from 1 to 100\n");
 	assert_true(v64 == INT64_MAX);
 	capture_begin();
-	assert_int_equal(parse_seconds_option("--warmup", "0x2", 1, &(double){ 0 }), -1);
+	assert_int_equal(cli_parse_seconds("--warmup", "0x2", 1, &(double){ 0 }), -1);
 	check_outcome(-1, -1, "--warmup", "0x2",
 		      "pgbuild: error: invalid value \"0x2\" for --warmup: expected a decimal number "
 		      "of seconds >= 0 (at most a year)\n");
 	capture_begin();
-	assert_int_equal(parse_int64_option("--seed", "0x10", 0, INT64_MAX, &v64), -1);
+	assert_int_equal(cli_parse_int64("--seed", "0x10", 0, INT64_MAX, &v64), -1);
 	check_outcome(-1, -1, "--seed", "0x10",
 		      "pgbuild: error: invalid value \"0x10\" for --seed: expected a decimal integer "
 		      "from 0 to 9223372036854775807\n");
@@ -276,26 +276,26 @@ static void test_choice_and_setting(void **state)
 	(void)state;
 	error_set_program("pgbuild", 2);
 	capture_begin();
-	assert_int_equal(parse_choice_option("--metric", "both", metrics, &k), 0);
+	assert_int_equal(cli_parse_choice("--metric", "both", metrics, &k), 0);
 	check_outcome(0, 0, "--metric", "", NULL);
 	assert_int_equal(k, 2);
 	capture_begin();
-	assert_int_equal(parse_choice_option("--metric", "instruction", metrics, &k), -1);
+	assert_int_equal(cli_parse_choice("--metric", "instruction", metrics, &k), -1);
 	check_outcome(-1, -1, "--metric", "instruction",
 		      "pgbuild: error: invalid value \"instruction\" for --metric: expected tps, "
 		      "instructions or both (did you mean \"instructions\"?)\n");
 	capture_begin();
-	assert_int_equal(parse_choice_option("--metric", "cycles", metrics, &k), -1);
+	assert_int_equal(cli_parse_choice("--metric", "cycles", metrics, &k), -1);
 	check_outcome(-1, -1, "--metric", "cycles",
 		      "pgbuild: error: invalid value \"cycles\" for --metric: expected tps, "
 		      "instructions or both\n");
 	assert_int_equal(k, 2);         /* untouched */
 	capture_begin();
-	assert_int_equal(parse_setting_option("--set", "fsync=off", &sv), 0);
+	assert_int_equal(cli_parse_setting("--set", "fsync=off", &sv), 0);
 	check_outcome(0, 0, "--set", "", NULL);
 	for (const char *const *bad = (const char *const[]){ "fsync", "=on", "", NULL }; *bad; bad++) {
 		capture_begin();
-		assert_int_equal(parse_setting_option("--set", *bad, &sv), -1);
+		assert_int_equal(cli_parse_setting("--set", *bad, &sv), -1);
 		check_outcome(-1, -1, "--set", *bad, NULL);
 	}
 	assert_int_equal(sv.nr, 1);
@@ -370,7 +370,7 @@ static void test_refused_settings(void **state)
 		want = xasprintf("pgbuild: error: invalid value \"%s\" for --set: %s %s\n", refused[i],
 				 name, cli_guc_reasons[r->reason]);
 		capture_begin();
-		assert_int_equal(parse_setting_option("--set", refused[i], &sv), -1);
+		assert_int_equal(cli_parse_setting("--set", refused[i], &sv), -1);
 		check_outcome(-1, -1, "--set", refused[i], want);
 		free(want);
 		free(name);
@@ -387,12 +387,12 @@ static void test_refused_settings(void **state)
 	assert_int_equal(cli_guc_refusal("include_if_exists")->reason, CLI_GUC_READS);
 	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
 		capture_begin();
-		assert_int_equal(parse_setting_option("--set", allowed[i], &sv), 0);
+		assert_int_equal(cli_parse_setting("--set", allowed[i], &sv), 0);
 		check_outcome(0, 0, "--set", "", NULL);
 	}
 	/* kept in the server's spelling */
 	capture_begin();
-	assert_int_equal(parse_setting_option("--set", "Shared-Buffers=1GB", &sv), 0);
+	assert_int_equal(cli_parse_setting("--set", "Shared-Buffers=1GB", &sv), 0);
 	check_outcome(0, 0, "--set", "", NULL);
 	assert_string_equal(sv.v[sv.nr - 1], "shared_buffers=1GB");
 	assert_string_equal(sv.v[0], "fsync=off");
@@ -400,7 +400,7 @@ static void test_refused_settings(void **state)
 	for (const char *const *bad = (const char *const[]){ "a b=1", "x;y=1", "'port'=1", NULL };
 	     *bad; bad++) {
 		capture_begin();
-		assert_int_equal(parse_setting_option("--set", *bad, &sv), -1);
+		assert_int_equal(cli_parse_setting("--set", *bad, &sv), -1);
 		check_outcome(-1, -1, "--set", *bad, NULL);
 	}
 	strvec_clear(&sv);
@@ -442,7 +442,7 @@ static void test_pgoptions(void **state)
 /* A file name in a fresh directory; the directory in *dir (malloced). */
 static char *scratch(char **dir, const char *name)
 {
-	char tmpl[] = "/tmp/test-options.XXXXXX";
+	char tmpl[] = "/tmp/test-cli-options.XXXXXX";
 	assert_non_null(mkdtemp(tmpl));
 	*dir = xstrdup(tmpl);
 	return xasprintf("%s/%s", tmpl, name);

@@ -1,5 +1,5 @@
 /*
- * test-classify.c - table-driven tests of the command-line classifier, the
+ * test-wrapper-classify.c - table-driven tests of the command-line classifier, the
  * option table and @response file splitting.
  */
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /*
- * test-gate-html.c - the HTML report and the terminal summary on synthetic
+ * test-report-html.c - the HTML report and the terminal summary on synthetic
  * gate data: every plot is drawn (4 SVGs per workload), no coordinate is NaN
  * or infinite even with missing numbers, text is escaped, and nothing refers
  * to the network.

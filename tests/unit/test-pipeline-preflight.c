@@ -1,5 +1,5 @@
 /*
- * test-preflight.c - pgbuild/pipeline/preflight.c: the checks run, tune and
+ * test-pipeline-preflight.c - pgbuild/pipeline/preflight.c: the checks run, tune and
  * pgo make before their first build, each refusing with one error (stderr
  * captured): thresholds naming unknown workloads or the wrong metric,
  * too few pairs, sources that cannot be one, installs without postgres,
@@ -134,7 +134,7 @@ static void test_server_dirs(void **state)
 	char top[] = "/tmp/pgopt-preflight-XXXXXX";
 	char *deep, *tmpdir = getenv("TMPDIR") ? xstrdup(getenv("TMPDIR")) : NULL;
 	(void)state;
-	if (geteuid() != 0 || !server_user_name()) {
+	if (geteuid() != 0 || !cluster_user_name()) {
 		/* not root: the server runs as ourselves, nothing to check */
 		const char *dirs[] = { "/", NULL };
 		assert_int_equal(workdir_server_reach(dirs), 0);
@@ -198,7 +198,7 @@ static void test_workdir(void **state)
 	fd = workdir_open("--workdir", w);
 	assert_true(fd >= 0);
 	close(fd);
-	if (geteuid() != 0 || !server_user_name()) {
+	if (geteuid() != 0 || !cluster_user_name()) {
 		free(w);
 		assert_int_equal(remove_tree(top), 0);
 		skip();

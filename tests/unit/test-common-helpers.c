@@ -1,5 +1,5 @@
 /*
- * test-helpers.c - the small shared helpers of wrapper/common that replace
+ * test-common-helpers.c - the small shared helpers of wrapper/common that replace
  * what pgbuild used to write again in each command: tree removal
  * (rmtree.h), the monotonic clock and duration text (clock.h), absolute
  * paths (path.h), the end of a log (textfile.h) and the quiet atomic write

@@ -1,5 +1,5 @@
 /*
- * test-sha256.c - the wrapper's SHA-256 against FIPS 180-4's examples and
+ * test-common-sha256.c - the wrapper's SHA-256 against FIPS 180-4's examples and
  * sha256sum of longer inputs fed in uneven pieces.
  */
 #include <stdarg.h>

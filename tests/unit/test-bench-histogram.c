@@ -1,8 +1,7 @@
 /*
- * test-histogram.c - unit tests of pgbuild/bench/histogram.c: bucket arithmetic is
+ * test-bench-histogram.c - unit tests of pgbuild/bench/histogram.c: bucket arithmetic is
  * contiguous and monotonic, quantiles stay within the promised relative
- * error of exact ones, merging equals recording everything in one, and the
- * cluster log scanner finds the crash lines it promises to.
+ * error of exact ones, and merging equals recording everything in one.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -13,7 +12,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "pgbuild/cluster/cluster.h"
 #include "pgbuild/bench/histogram.h"
 
 static void test_buckets_contiguous(void **state)
@@ -101,33 +99,6 @@ static void test_merge(void **state)
 	assert_memory_equal(a.buckets, all.buckets, sizeof(a.buckets));
 }
 
-static void test_log_scan(void **state)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *clean = "LOG:  database system is ready to accept connections\n"
-			    "LOG:  checkpoint complete\n";
-	const char *bad = "LOG:  ok\n"
-			  "LOG:  server process (PID 123) was terminated by signal 11: Segmentation fault\n"
-			  "TRAP: FailedAssertion(\"x\", File: \"a.c\", Line: 1)\n"
-			  "PANIC:  could not write\n";
-	assert_int_equal(cluster_scan_log_text(clean, &sb), 0);
-	assert_int_equal(sb.len, 0);
-	assert_int_equal(cluster_scan_log_text(bad, &sb), 3);
-	assert_non_null(strstr(sb.buf, "Segmentation fault"));
-	strbuf_release(&sb);
-	/* crashes only: workers the regression suites make fail are none */
-	{
-		const char *w = "LOG:  background worker \"parallel worker\" (PID 20775) exited with exit code 1";
-		const char *c = "LOG:  server process (PID 9) was terminated by signal 11: Segmentation fault";
-		assert_int_equal(cluster_log_line_is_crash(w, strlen(w)), 0);
-		assert_int_equal(cluster_log_line_is_crash(c, strlen(c)), 1);
-		assert_int_equal(cluster_log_line_is_crash("PANIC:  x", 9), 1);
-		assert_int_equal(cluster_log_line_is_crash("TRAP: FailedAssertion", 21), 1);
-		/* the length bounds the search */
-		assert_int_equal(cluster_log_line_is_crash(c, 20), 0);
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,7 +106,6 @@ int main(void)
 		cmocka_unit_test(test_quantiles_accuracy),
 		cmocka_unit_test(test_small_exact_and_stats),
 		cmocka_unit_test(test_merge),
-		cmocka_unit_test(test_log_scan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

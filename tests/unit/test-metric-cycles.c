@@ -1,5 +1,5 @@
 /*
- * test-cycles.c - the cycles metric's arithmetic: callgrind.out parsed by
+ * test-metric-cycles.c - the cycles metric's arithmetic: callgrind.out parsed by
  * event name (the events in another order, a file from a run without cache
  * or branch simulation, no summary, trailing values left off), the N/10N
  * difference and the estimate Ir + 10*Bm + 10*L1m + 100*LLm.

@@ -1,5 +1,5 @@
 /*
- * test-serveruser.c - pgbuild/cluster/serveruser.c: who runs the server side
+ * test-cluster-serveruser.c - pgbuild/cluster/serveruser.c: who runs the server side
  * when pgbuild runs as root, handing a tree to that user, and what the
  * kernel lets that user do (as the user, in a child process).  Uses the
  * real user "nobody"; the root-only parts are skipped (visibly) as another
@@ -24,35 +24,35 @@
 
 static void test_name_and_lookup(void **state)
 {
-	struct server_user u = SERVER_USER_INIT;
+	struct cluster_user u = CLUSTER_USER_INIT;
 	struct strbuf err = STRBUF_INIT;
 	(void)state;
 	if (geteuid() != 0) {
 		/* not root: the server runs as ourselves, nothing switches */
-		assert_null(server_user_name());
-		assert_int_equal(server_user_get(&u, "nosuch-user-x", NULL, &err), 0);
+		assert_null(cluster_user_name());
+		assert_int_equal(cluster_user_get(&u, "nosuch-user-x", NULL, &err), 0);
 		assert_int_equal(u.switch_user, 0);
 		assert_int_equal(u.uid, geteuid());
-		server_user_release(&u);
+		cluster_user_release(&u);
 		skip();
 	}
 	setenv(SERVER_USER_ENV, "nobody", 1);
-	assert_string_equal(server_user_name(), "nobody");
-	assert_int_equal(server_user_get(&u, NULL, NULL, &err), 0);
+	assert_string_equal(cluster_user_name(), "nobody");
+	assert_int_equal(cluster_user_get(&u, NULL, NULL, &err), 0);
 	assert_int_equal(u.switch_user, 1);
 	assert_string_equal(u.name, "nobody");
 	assert_true(u.uid != 0);
-	server_user_release(&u);
+	cluster_user_release(&u);
 	unsetenv(SERVER_USER_ENV);
-	assert_string_equal(server_user_name(), SERVER_USER_DEFAULT);
+	assert_string_equal(cluster_user_name(), SERVER_USER_DEFAULT);
 
 	/* no such user, and root: one sentence naming where the name came from */
-	assert_int_equal(server_user_get(&u, "nosuch-user-x", "--user", &err), -1);
+	assert_int_equal(cluster_user_get(&u, "nosuch-user-x", "--user", &err), -1);
 	assert_non_null(strstr(err.buf, "no user \"nosuch-user-x\" to run the server as"));
 	assert_non_null(strstr(err.buf, "--user"));
 	strbuf_reset(&err);
 	setenv(SERVER_USER_ENV, "root", 1);
-	assert_int_equal(server_user_get(&u, NULL, NULL, &err), -1);
+	assert_int_equal(cluster_user_get(&u, NULL, NULL, &err), -1);
 	assert_non_null(strstr(err.buf, "\"root\" (PGBUILD_SERVER_USER) is root"));
 	unsetenv(SERVER_USER_ENV);
 	strbuf_release(&err);
@@ -60,14 +60,14 @@ static void test_name_and_lookup(void **state)
 
 static void test_hand_tree_and_access(void **state)
 {
-	struct server_user u = SERVER_USER_INIT;
+	struct cluster_user u = CLUSTER_USER_INIT;
 	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
 	char top[] = "/tmp/pgopt-srvuser-XXXXXX", *sub, *f, *blocked = NULL;
 	struct stat st;
 	(void)state;
 	if (geteuid() != 0)
 		skip();
-	assert_int_equal(server_user_get(&u, "nobody", NULL, &err), 0);
+	assert_int_equal(cluster_user_get(&u, "nobody", NULL, &err), 0);
 	assert_non_null(mkdtemp(top));
 	sub = xasprintf("%s/a/b", top);
 	assert_int_equal(mkdir_p(sub), 0);
@@ -76,25 +76,25 @@ static void test_hand_tree_and_access(void **state)
 
 	/* 0700 root-owned: nobody cannot enter it, and is told which one */
 	assert_int_equal(chmod(top, 0700), 0);
-	assert_int_equal(server_user_reach(&u, sub, &blocked), 0);
+	assert_int_equal(cluster_user_reach(&u, sub, &blocked), 0);
 	assert_string_equal(blocked, top);
-	server_user_explain_blocked(&u, blocked, &why);
+	cluster_user_explain_blocked(&u, blocked, &why);
 	assert_non_null(strstr(why.buf, "cannot enter"));
 	assert_non_null(strstr(why.buf, "(mode 0700, owner root)"));
 	assert_non_null(strstr(why.buf, "chmod o+x"));
 	free(blocked);
-	assert_false(server_user_can(&u, "-w", sub));
+	assert_false(cluster_user_can(&u, "-w", sub));
 
 	/* searchable top, tree handed over: nobody can write in it */
 	assert_int_equal(chmod(top, 0711), 0);
-	assert_int_equal(server_user_reach(&u, sub, &blocked), 1);
+	assert_int_equal(cluster_user_reach(&u, sub, &blocked), 1);
 	assert_null(blocked);
-	assert_false(server_user_can(&u, "-w", sub));
-	assert_int_equal(server_user_hand_tree(&u, sub), 2);   /* b and f */
+	assert_false(cluster_user_can(&u, "-w", sub));
+	assert_int_equal(cluster_user_hand_tree(&u, sub), 2);   /* b and f */
 	assert_int_equal(stat(f, &st), 0);
 	assert_int_equal(st.st_uid, u.uid);
-	assert_true(server_user_can(&u, "-w", sub));
-	assert_int_equal(server_user_hand_tree(&u, sub), 0);   /* nothing left to do */
+	assert_true(cluster_user_can(&u, "-w", sub));
+	assert_int_equal(cluster_user_hand_tree(&u, sub), 0);   /* nothing left to do */
 	/* a link the user planted in the tree changes owner itself, never
 	 * what it points to (a root-only file), when the tree is handed over
 	 * again; a link as the tree itself is refused */
@@ -105,12 +105,12 @@ static void test_hand_tree_and_access(void **state)
 		assert_int_equal(symlink(secret, link), 0);
 		assert_int_equal(lchown(link, 0, 0), 0);
 		assert_int_equal(symlink(sub, toplink), 0);
-		assert_int_equal(server_user_hand_tree(&u, sub), 1);
+		assert_int_equal(cluster_user_hand_tree(&u, sub), 1);
 		assert_int_equal(lstat(link, &st), 0);
 		assert_int_equal(st.st_uid, u.uid);
 		assert_int_equal(stat(secret, &st), 0);
 		assert_int_equal(st.st_uid, 0);
-		assert_int_equal(server_user_hand_tree(&u, toplink), -1);
+		assert_int_equal(cluster_user_hand_tree(&u, toplink), -1);
 		free(secret);
 		free(link);
 		free(toplink);
@@ -118,14 +118,14 @@ static void test_hand_tree_and_access(void **state)
 	/* a tree that does not exist: an error */
 	{
 		char *none = xasprintf("%s/none", top);
-		assert_int_equal(server_user_hand_tree(&u, none), -1);
+		assert_int_equal(cluster_user_hand_tree(&u, none), -1);
 		/* a directory that does not exist yet is "reachable": its
 		 * creator says what is wrong */
-		assert_int_equal(server_user_reach(&u, none, &blocked), 1);
+		assert_int_equal(cluster_user_reach(&u, none, &blocked), 1);
 		free(none);
 	}
 	assert_int_equal(remove_tree(top), 0);
-	server_user_release(&u);
+	cluster_user_release(&u);
 	strbuf_release(&err);
 	strbuf_release(&why);
 	free(sub);

@@ -1,5 +1,5 @@
 /*
- * test-servercpu.c - the server CPU accounting of bench: /proc/PID/stat
+ * test-bench-servercpu.c - the server CPU accounting of bench: /proc/PID/stat
  * lines parsed (a comm with spaces and parentheses, a zombie, truncated
  * lines), a snapshot summed over a directory laid out like /proc (the
  * postmaster with its reaped children's time, live children, processes of
@@ -81,7 +81,7 @@ static void put(const char *root, int pid, const char *comm, int ppid, int ut, i
 
 static void test_snapshot_and_difference(void **state)
 {
-	char root[] = "/tmp/test-servercpu.XXXXXX";
+	char root[] = "/tmp/test-bench-servercpu.XXXXXX";
 	struct servercpu_snap a, b;
 	long hz = sysconf(_SC_CLK_TCK);
 	(void)state;
@@ -130,7 +130,7 @@ static void test_snapshot_and_difference(void **state)
 
 static void test_postmaster_of(void **state)
 {
-	char root[] = "/tmp/test-servercpu.XXXXXX";
+	char root[] = "/tmp/test-bench-servercpu.XXXXXX";
 	const char *why = NULL;
 	pid_t pm = 0;
 	(void)state;

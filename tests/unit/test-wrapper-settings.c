@@ -1,5 +1,5 @@
 /*
- * test-settings.c - pgoptcc's settings (wrapper/settings.c): the
+ * test-wrapper-settings.c - pgoptcc's settings (wrapper/settings.c): the
  * --pgopt-KEY=VALUE options, pgoptcc.conf parsing and its errors, the
  * precedence of the layers, where relative paths are resolved,
  * pgoptcc.conf written by a configure probe (only when it changes), and
