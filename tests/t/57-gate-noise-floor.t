@@ -91,6 +91,8 @@ is "json: the workload's instructions carry it, and the repeat one" \
 	"layout floor: 3 x SD $sd_shown% over 5 variants, $BASE/pgopt-noise.json / 0.0001"
 like "the message gives the resolution and its source" "$(res own message)" \
 	"lower end [0-9.]+ < 1.001 \(a claim passes when its lower end reaches it, at the [0-9.]+% resolution: layout floor: 3 x SD $sd_shown% over 5 variants"
+is "terminal: which floor decided" "$(grep 'resolution of instructions and cycles' "$TMP/own.out")" \
+	"  resolution of instructions and cycles: layout floor $BASE/pgopt-noise.json (5 variants of $BASE/bin/postgres)"
 like "junit: the failure says it" "$(grep -A1 '<failure' "$TMP/own.xml")" "resolution: layout floor: 3 x SD"
 "$B/bin/pgbuild" report --gate "$TMP/own.json" >"$TMP/report.out" 2>&1
 like "report: reads it back to the same verdict, at the same resolution" "$(cat "$TMP/report.out")" \
@@ -101,6 +103,8 @@ gate none --noise none
 rc=$?
 is "--noise none: the same gain passes the claim (exit 0)" "$rc" 0
 [ $rc = 0 ] || diag "$(cat "$TMP/none.out" "$TMP/none.err")"
+like "terminal: --noise none says so" "$(cat "$TMP/none.out")" \
+	"resolution of instructions and cycles: no layout floor \(--noise none\): the repeat resolution is used"
 is "json: the floor's state is none" "$(json "$TMP/none.json" '$d->{noise_floor}{state}')" none
 is "json: the repeat resolution" "$(res none resolution)" 0.0001
 is "json: ... and says so" "$(res none resolution_source)" "repeat 0.01%"
