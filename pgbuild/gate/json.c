@@ -85,7 +85,10 @@ static int read_resolution(const struct json_value *in, struct gate_workload *w,
 			    kind == GATE_CYCLES ? "cycles" : "instructions");
 		return -1;
 	}
-	gate_set_resolution(w, kind, v->u.number, source ? source : "as read back");
+	if (!source && v->u.number == (kind == GATE_CYCLES ? CYCLES_RESOLUTION :
+				       GATE_INSTR_RESOLUTION))
+		return 0;       /* a result of before the floor: the repeat one */
+	gate_set_resolution(w, kind, v->u.number, source ? source : "as read back (no source)");
 	return 0;
 }
 
