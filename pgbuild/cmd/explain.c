@@ -69,7 +69,6 @@ static void explain_usage(FILE *fp)
 enum {
 	OPT_CALLGRIND_BASELINE = OPT_WORKDIR + 1000,
 	OPT_CALLGRIND_CANDIDATE,
-	OPT_NOISE,
 };
 
 static const struct option explain_options[] = {

@@ -12,6 +12,7 @@
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/instr.h"
 #include "pgbuild/metric/metric.h"
+#include "pgbuild/noise/floor.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/report/report.h"
 
@@ -63,6 +64,13 @@ static void gate_usage(FILE *fp)
 "                            probes `perf stat -e instructions:u true` once)\n"
 "  --instr-statements N      transactions N of the short callgrind run (10N in\n"
 "                            the long one; default per workload)\n"
+"  --noise FILE|none         the layout noise floor of the baseline (`pgbuild\n"
+"                            noise`): instructions and cycles are compared at\n"
+"                            max(repeat resolution, 3 x its layout SD) of the\n"
+"                            workload; default: BASELINE/pgopt-noise.json when it\n"
+"                            is there and of BASELINE/bin/postgres (of another\n"
+"                            binary: a note, and the repeat resolution); none:\n"
+"                            the repeat resolution\n"
 "  --ci hl|bootstrap         interval: Hodges-Lehmann + Wilcoxon signed-rank\n"
 "                            (default) or bootstrap of the median\n"
 "  --confidence P            confidence level of the interval (default 0.95)\n"
@@ -80,7 +88,8 @@ static void gate_usage(FILE *fp)
 "\n"
 "Decision, one rule for every metric, on the metric's interval: for tps,\n"
 "latency and server CPU the confidence interval of the ratio, for instructions\n"
-"and cycles (one number per build) the ratio +- its resolution (0.01%%, 0.1%%).\n"
+"and cycles (one number per build) the ratio +- its resolution (repeat 0.01%%,\n"
+"0.1%%, or 3 layout SDs when the --noise floor's are larger).\n"
 "A claim of improvement (a speed ratio X > 1, a latency ratio X < 1) passes\n"
 "only when the lower end of the interval is >= X (latency: the upper end\n"
 "<= X), so a claim above what was observed never passes.  A bound (speed\n"
@@ -118,6 +127,7 @@ static const struct option gate_options[] = {
 	{ "gate", required_argument, NULL, OPT_GATE },
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "instr-statements", required_argument, NULL, OPT_INSTR_STATEMENTS },
+	{ "noise", required_argument, NULL, OPT_NOISE },
 	{ "counter", required_argument, NULL, OPT_COUNTER },
 	{ "ci", required_argument, NULL, OPT_CI },
 	{ "confidence", required_argument, NULL, OPT_CONFIDENCE },
@@ -299,6 +309,7 @@ static int parse_options(struct gate_opts *o, struct gate *g, int argc, char **a
 		case OPT_JSON: o->json = optarg; continue;
 		case OPT_JUNIT: o->junit = optarg; continue;
 		case OPT_WORKDIR: o->workdir = optarg; continue;
+		case OPT_NOISE: o->noise = optarg; continue;
 		case 'q': o->quiet = 1; continue;
 		case OPT_REGRESS_RESULT: {
 			int k;
@@ -426,6 +437,48 @@ static int check_options(struct gate_opts *o, struct gate *g, int argc, char **a
 	return 0;
 }
 
+/*
+ * --noise: the resolution of every workload's instructions and cycles
+ * estimate from the baseline's layout floor (noise/floor.h), and what the
+ * result says of it.  0, or the exit code after the error (a malformed
+ * floor, a named floor of another binary).
+ */
+static int apply_noise_floor(const struct gate_opts *o, struct gate *g, const char **why)
+{
+	static const unsigned metrics[] = { METRIC_INSTR, METRIC_CYCLES };
+	static const enum gate_kind kinds[] = { GATE_INSTRUCTIONS, GATE_CYCLES };
+	struct noise_floor f;
+	char *note;
+	int st;
+
+	if (!(o->metrics & (METRIC_INSTR | METRIC_CYCLES)))
+		return 0;
+	st = noise_floor_find(&f, o->noise, o->baseline, &note);
+	if (st < 0) {
+		*why = "the --noise floor cannot be used";
+		return PGBUILD_EXIT_ERROR;
+	}
+	if (st == NOISE_FLOOR_MISMATCH)
+		fprintf(stderr, "pgbuild: note: %s\n", note);
+	g->noise_state = xstrdup(noise_floor_state_name(st));
+	g->noise_note = note;
+	for (size_t i = 0; i < g->nr_wl; i++) {
+		for (int m = 0; m < 2; m++) {
+			char *source;
+			double r;
+			if (!(o->metrics & metrics[m]))
+				continue;
+			r = noise_floor_resolution(st == NOISE_FLOOR_USED ? &f : NULL, g->wl[i].name,
+						   metrics[m], &source);
+			gate_set_resolution(&g->wl[i], kinds[m], r, source);
+			free(source);
+		}
+	}
+	if (st == NOISE_FLOOR_USED)
+		noise_floor_release(&f);
+	return 0;
+}
+
 PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide against thresholds")
 {
 	struct gate_opts o;
@@ -443,7 +496,8 @@ PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide a
 	}
 	/* from here on every exit path writes --json/--junit (gate_finish) */
 	gate_catch_signals();
-	if (rc < 0 && !(rc = check_options(&o, &g, argc, argv, &stop_reason))) {
+	if (rc < 0 && !(rc = check_options(&o, &g, argc, argv, &stop_reason)) &&
+	    !(rc = apply_noise_floor(&o, &g, &stop_reason))) {
 		rc = gate_measure(&o, &g, &stop_reason);
 		decided = rc >= 0;
 		if (decided) {

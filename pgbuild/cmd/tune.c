@@ -9,6 +9,8 @@
 #include "pgbuild/bench/bench.h"
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/cmd/cmd.h"
+#include "pgbuild/metric/metric.h"
+#include "pgbuild/noise/floor.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/tune/tuner.h"
 
@@ -52,12 +54,18 @@ static void tune_usage(FILE *fp)
 "  --json FILE           every step and the result as JSON\n"
 "  --metric M            instructions (default: callgrind, exact), cycles (the\n"
 "                        cycles estimate of callgrind's cache and branch\n"
-"                        simulation, at 0.1%% resolution) or tps\n"
+"                        simulation, at 0.1%% resolution or --noise's) or tps\n"
 "  --pairs N -T, --duration S -c, --clients N   gate settings for --metric tps\n"
 "  --tolerance PCT       a drop is kept unless it is significantly more than\n"
 "                        PCT%% slower (default 0.5)\n"
 "  --min-gain PCT        an added flag must be significantly faster by PCT%%\n"
 "                        (default 0.5)\n"
+"  --noise FILE|none     the layout noise floor of the stock build (`pgbuild\n"
+"                        noise`): with --metric instructions or cycles each\n"
+"                        ratio is ratio +- max(repeat resolution, 3 x its\n"
+"                        layout SD) in both rules; default: BASELINE/\n"
+"                        pgopt-noise.json when it is of BASELINE/bin/postgres\n"
+"                        (FILE needs --baseline); none: the repeat resolution\n"
 "  --start full|stock    start from the whole set (default) or from stock\n"
 "  --no-readd            skip the greedy re-add pass\n"
 "  --no-regress          skip the regression suite (not for a policy you ship)\n"
@@ -102,6 +110,7 @@ static const struct option tune_options[] = {
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "lock", required_argument, NULL, OPT_LOCK },
+	{ "noise", required_argument, NULL, OPT_NOISE },
 	{ "plugin", required_argument, NULL, OPT_PLUGIN },
 	CLI_OPT_JOBS,
 	CLI_OPT_QUIET,
@@ -178,6 +187,7 @@ static int parse_options(struct tune_opts *o, struct tune_params *p, int argc, c
 		case OPT_BASELINE: o->baseline = optarg; break;
 		case OPT_JSON: o->json = optarg; break;
 		case OPT_LOCK: o->lock = optarg; break;
+		case OPT_NOISE: o->noise = optarg; break;
 		case OPT_NO_READD: p->readd = 0; break;
 		case OPT_NO_REGRESS: o->regress = 0; break;
 		case OPT_DRY_RUN: o->dry_run = 1; break;
@@ -254,6 +264,41 @@ static int check_options(struct tune_opts *o)
 	return 0;
 }
 
+/*
+ * --noise: the resolution of a deterministic metric from the stock build's
+ * layout floor (noise/floor.h), into p.  0, or the exit code after the
+ * error (a malformed floor, a named one of another binary or without
+ * --baseline).
+ */
+static int apply_noise_floor(struct tune_opts *o, struct tune_params *p)
+{
+	unsigned metric = !strcmp(o->metric, "cycles") ? METRIC_CYCLES : METRIC_INSTR;
+	struct noise_floor f;
+	int st;
+
+	if (!strcmp(o->metric, "tps"))
+		return 0;
+	if (!o->baseline) {
+		if (o->noise && strcmp(o->noise, "none"))
+			return cli_usage_error("--noise %s needs --baseline PREFIX, the stock build "
+					       "the floor was measured on", o->noise);
+		o->noise_note = xstrdup(o->noise ? "no layout floor (--noise none)" :
+					"no layout floor (no --baseline: tune builds stock itself)");
+		st = NOISE_FLOOR_NONE;
+	} else {
+		st = noise_floor_find(&f, o->noise, o->baseline, &o->noise_note);
+		if (st < 0)
+			return PGBUILD_EXIT_ERROR;
+		if (st == NOISE_FLOOR_MISMATCH)
+			fprintf(stderr, "pgbuild: note: %s\n", o->noise_note);
+	}
+	p->resolution = noise_floor_resolution(st == NOISE_FLOOR_USED ? &f : NULL, o->workload,
+					       metric, &o->resolution_source);
+	if (st == NOISE_FLOOR_USED)
+		noise_floor_release(&f);
+	return 0;
+}
+
 PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (resumable)")
 {
 	struct tune_params p;
@@ -262,7 +307,7 @@ PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (
 
 	tuner_init(&tu, &p);
 	if ((rc = parse_options(&tu.o, &p, argc, argv)) < 0 && (rc = check_host(&tu.o)) == 0 &&
-	    (rc = check_options(&tu.o)) == 0)
+	    (rc = check_options(&tu.o)) == 0 && (rc = apply_noise_floor(&tu.o, &p)) == 0)
 		rc = tuner_run(&tu, &p);
 	tuner_release(&tu);
 	return rc;

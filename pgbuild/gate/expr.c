@@ -443,7 +443,7 @@ static struct gate_result *add_result(struct gate *g, const struct gate_threshol
 	memset(r, 0, sizeof(*r));
 	r->th = t;
 	r->workload = workload;
-	r->observed = r->lo = r->hi = NAN;
+	r->observed = r->lo = r->hi = r->resolution = NAN;
 	return r;
 }
 
@@ -467,23 +467,49 @@ static enum gate_status interval_verdict(const struct gate_threshold *t, double 
  * one number per build) decided by interval_verdict on its interval
  * observed +- resolution.  Fills observed, lo, hi and status.
  */
-static void decide_point(struct gate_result *res, double observed, double resolution)
+static void decide_point(struct gate_result *res, double observed, double resolution,
+			 const char *source)
 {
 	res->observed = observed;
+	res->resolution = resolution;
+	res->resolution_source = source;
 	res->lo = observed - resolution;
 	res->hi = observed + resolution;
 	res->status = interval_verdict(res->th, res->lo, res->hi);
 }
 
-/* How a deterministic decision reads: "1.0492, lower end 1.0482 < 1.05 (...)". */
-static void describe_point(struct strbuf *sb, const struct gate_result *res, double resolution)
+/* How a deterministic decision reads: "1.0492, lower end 1.0482 < 1.05 (...,
+ * at the 0.1% resolution: repeat 0.1%)". */
+static void describe_point(struct strbuf *sb, const struct gate_result *res)
 {
 	int claim = gate_is_claim(res->th);
-	strbuf_addf(sb, "%.4f, %s end %.4f %s %g (%s, at the %.2g%% resolution)", res->observed,
+	strbuf_addf(sb, "%.4f, %s end %.4f %s %g (%s, at the %.2g%% resolution: %s)", res->observed,
 		    claim ? "lower" : "upper", claim ? res->lo : res->hi,
 		    res->status == GATE_PASS ? ">=" : "<", res->th->value,
 		    claim ? "a claim passes when its lower end reaches it" :
-		    "a bound fails when its upper end is below it", resolution * 100);
+		    "a bound fails when its upper end is below it", res->resolution * 100,
+		    res->resolution_source);
+}
+
+double gate_resolution_of(const struct gate_workload *w, enum gate_kind kind,
+			  const char **source)
+{
+	const struct gate_resolution *r = kind == GATE_CYCLES ? &w->cycles_res : &w->instr_res;
+	if (r->value > 0 && r->source) {
+		*source = r->source;
+		return r->value;
+	}
+	*source = kind == GATE_CYCLES ? "repeat 0.1%" : "repeat 0.01%";
+	return kind == GATE_CYCLES ? CYCLES_RESOLUTION : GATE_INSTR_RESOLUTION;
+}
+
+void gate_set_resolution(struct gate_workload *w, enum gate_kind kind, double value,
+			 const char *source)
+{
+	struct gate_resolution *r = kind == GATE_CYCLES ? &w->cycles_res : &w->instr_res;
+	free(r->source);
+	r->value = value > 0 && source ? value : 0;
+	r->source = r->value > 0 ? xstrdup(source) : NULL;
 }
 
 /*
@@ -584,10 +610,13 @@ void gate_cycles_describe(const struct gate_workload *w, struct strbuf *sb)
 			    vb[i] > 0 ? va[i] / vb[i] : NAN);
 }
 
-/* The cycles estimate: one number per build, compared at CYCLES_RESOLUTION. */
+/* The cycles estimate: one number per build, compared at its resolution
+ * (gate_resolution_of: CYCLES_RESOLUTION, or the layout floor's). */
 static void decide_cycles(struct gate_result *res, const struct gate_workload *w)
 {
 	struct strbuf sb = STRBUF_INIT;
+	const char *source;
+	double res_value;
 	if (w->cycles != INSTR_OK || !(w->cyc_a.estimate > 0 && w->cyc_b.estimate > 0)) {
 		res->status = GATE_ERROR;
 		res->message = xasprintf("cycles estimate %s%s%s",
@@ -595,20 +624,24 @@ static void decide_cycles(struct gate_result *res, const struct gate_workload *w
 					 w->cycles_note ? ": " : "", w->cycles_note ? w->cycles_note : "");
 		return;
 	}
-	decide_point(res, w->cyc_a.estimate / w->cyc_b.estimate, CYCLES_RESOLUTION);
+	res_value = gate_resolution_of(w, GATE_CYCLES, &source);
+	decide_point(res, w->cyc_a.estimate / w->cyc_b.estimate, res_value, source);
 	strbuf_addf(&sb, "cycles estimate per transaction A/B %.0f/%.0f = ", w->cyc_a.estimate,
 		    w->cyc_b.estimate);
-	describe_point(&sb, res, CYCLES_RESOLUTION);
+	describe_point(&sb, res);
 	strbuf_addstr(&sb, "; ");
 	gate_cycles_describe(w, &sb);
 	strbuf_addstr(&sb, "; " CYCLES_SIMULATION);
 	res->message = strbuf_detach(&sb, NULL);
 }
 
-/* Instructions per transaction A/B, compared at GATE_INSTR_RESOLUTION. */
+/* Instructions per transaction A/B, compared at their resolution
+ * (GATE_INSTR_RESOLUTION, or the layout floor's). */
 static void decide_instructions(struct gate_result *res, const struct gate_workload *w)
 {
 	struct strbuf sb = STRBUF_INIT;
+	const char *source;
+	double res_value;
 	if (w->instr != INSTR_OK || !(w->instr_a > 0 && w->instr_b > 0)) {
 		res->status = GATE_ERROR;
 		res->message = xasprintf("instructions per transaction %s%s%s",
@@ -616,9 +649,10 @@ static void decide_instructions(struct gate_result *res, const struct gate_workl
 					 w->instr_note ? ": " : "", w->instr_note ? w->instr_note : "");
 		return;
 	}
-	decide_point(res, w->instr_a / w->instr_b, GATE_INSTR_RESOLUTION);
+	res_value = gate_resolution_of(w, GATE_INSTRUCTIONS, &source);
+	decide_point(res, w->instr_a / w->instr_b, res_value, source);
 	strbuf_addf(&sb, "instructions per transaction A/B %.0f/%.0f = ", w->instr_a, w->instr_b);
-	describe_point(&sb, res, GATE_INSTR_RESOLUTION);
+	describe_point(&sb, res);
 	res->message = strbuf_detach(&sb, NULL);
 }
 
@@ -782,6 +816,8 @@ void gate_clear(struct gate *g)
 		free(w->cycles_note);
 		free(w->cycles_callgrind);
 		free(w->explain_json);
+		free(w->instr_res.source);
+		free(w->cycles_res.source);
 	}
 	free(g->wl);
 	for (size_t i = 0; i < g->nr_res; i++)
@@ -793,5 +829,7 @@ void gate_clear(struct gate *g)
 	free(g->seq_stop);
 	free(g->counter);
 	free(g->counter_note);
+	free(g->noise_state);
+	free(g->noise_note);
 	memset(g, 0, sizeof(*g));
 }

@@ -22,7 +22,10 @@
  * the metric's interval: for tps, latency and server CPU the confidence
  * interval of the pairs' ratios, for the deterministic metrics
  * (instructions, the cycles estimate: one number per build) observed +-
- * its resolution (GATE_INSTR_RESOLUTION 0.01%, CYCLES_RESOLUTION 0.1%):
+ * its resolution: the repeat resolution (GATE_INSTR_RESOLUTION 0.01%,
+ * CYCLES_RESOLUTION 0.1%), or with a layout noise floor of the baseline
+ * (noise/floor.h, `gate --noise`) max(repeat, 3 x the layout SD) of the
+ * workload and metric, each result carrying its own (gate_resolution):
  *   - a claim (the item asks for an improvement: ratio > 1 for speed, < 1 for
  *     latency) passes only when the whole interval lies on the good side of
  *     the threshold (speed: lower end >= X; latency: upper end <= X); for
@@ -62,6 +65,17 @@
 
 /* Instruction ratios closer than this count as equal (repeat-run noise). */
 #define GATE_INSTR_RESOLUTION 1e-4
+
+/*
+ * The resolution a deterministic metric of one workload is compared at
+ * (the half-width of observed +- resolution) and where it came from.
+ * value 0 is the repeat resolution (source "repeat 0.01%", "repeat 0.1%").
+ */
+struct gate_resolution {
+	double value;
+	char *source;   /* owned: "layout floor: 3 x SD 0.180% over 5 variants,
+			   FILE", ...; NULL with value 0 */
+};
 
 /* Latency keys as in the bench JSON's latency_ms object. */
 #define GATE_NLAT 6
@@ -148,6 +162,7 @@ struct gate_workload {
 				     [N run, 10N run], "b": [...]}; NULL: not kept */
 	char *explain_json;       /* where the estimate changed (explain.h's
 				     document, its top rows); NULL: none */
+	struct gate_resolution instr_res, cycles_res; /* their resolutions */
 
 	/* filled by gate_analyse() */
 	size_t valid_pairs;       /* pairs where both runs gave numbers */
@@ -178,6 +193,10 @@ struct gate_result {
 	double observed;          /* estimate of the ratio */
 	double lo, hi;            /* its interval (deterministic metrics:
 				     observed +- resolution) */
+	double resolution;        /* deterministic metrics: the resolution
+				     decided at; NAN for the others */
+	const char *resolution_source; /* where it came from (the workload's
+				     gate_resolution, or a static text) */
 	char *message;            /* one line explaining the decision (owned) */
 };
 
@@ -202,6 +221,9 @@ struct gate {
 	char *counter;            /* what counted instructions: "perf" or
 				     "callgrind" (NULL: not measured) */
 	char *counter_note;       /* how it was chosen (the perf probe) */
+	char *noise_state;        /* the layout floor: "used", "none", "absent",
+				     "mismatch" (noise/floor.h); NULL: not asked */
+	char *noise_note;         /* which file, or why none */
 	enum regress_state regress;
 	char *regress_note;       /* summary line from `pgbuild regress` */
 
@@ -217,6 +239,16 @@ struct gate {
 };
 
 struct gate_workload *gate_workload_get(struct gate *g, const char *name, int create);
+/*
+ * The resolution of w's deterministic metric kind (GATE_INSTRUCTIONS,
+ * GATE_CYCLES): its gate_resolution, else the repeat one; *source says
+ * where it came from.
+ */
+double gate_resolution_of(const struct gate_workload *w, enum gate_kind kind,
+			  const char **source);
+/* Set it (source copied); value <= 0 goes back to the repeat one. */
+void gate_set_resolution(struct gate_workload *w, enum gate_kind kind, double value,
+			 const char *source);
 struct gate_run *gate_workload_add_run(struct gate_workload *w);
 /* Compute per-pair ratios and intervals for every workload. */
 void gate_analyse(struct gate *g);
@@ -287,6 +319,9 @@ struct gate_opts {
 	const char *require_regress; /* --require-regress BUILDDIR */
 	const char *regress_result;  /* --regress-result passed|failed */
 	const char *cpus;         /* --cpus LIST */
+	const char *noise;        /* --noise FILE|none, NULL: the baseline's
+				     pgopt-noise.json when it is of its postgres
+				     (resolved by cmd/gate.c, noise/floor.h) */
 	int quiet;                /* --quiet */
 };
 

@@ -54,6 +54,44 @@ static void write_cycles_tx(struct json_writer *jw, const struct cycles_tx *t, i
 	json_object_end(jw);
 }
 
+/*
+ * A deterministic metric's "resolution" (what it is decided at, with a
+ * layout floor max(repeat, 3 x SD)), "resolution_source" and
+ * "repeat_resolution".
+ */
+static void write_resolution(struct json_writer *jw, const struct gate_workload *w,
+			     enum gate_kind kind)
+{
+	const char *source;
+	double r = gate_resolution_of(w, kind, &source);
+	json_key(jw, "resolution"); json_double(jw, r);
+	json_key(jw, "resolution_source"); json_string(jw, source);
+	json_key(jw, "repeat_resolution");
+	json_double(jw, kind == GATE_CYCLES ? CYCLES_RESOLUTION : GATE_INSTR_RESOLUTION);
+}
+
+/* Read it back: absent is the repeat one; -1 with err when it is not a
+ * resolution (a hand-edited result must not decide). */
+static int read_resolution(const struct json_value *in, struct gate_workload *w,
+			   enum gate_kind kind, struct strbuf *err)
+{
+	const struct json_value *v = json_get(in, "resolution");
+	const char *source = json_get_str(in, "resolution_source");
+	if (!v || v->type == JSON_NULL)
+		return 0;
+	if (v->type != JSON_NUMBER || !(v->u.number > 0 && v->u.number < 1)) {
+		strbuf_addf(err, "workload \"%.100s\": %s \"resolution\" must be a number "
+			    "above 0 and below 1", w->name,
+			    kind == GATE_CYCLES ? "cycles" : "instructions");
+		return -1;
+	}
+	if (!source && v->u.number == (kind == GATE_CYCLES ? CYCLES_RESOLUTION :
+				       GATE_INSTR_RESOLUTION))
+		return 0;       /* a result of before the floor: the repeat one */
+	gate_set_resolution(w, kind, v->u.number, source ? source : "as read back (no source)");
+	return 0;
+}
+
 /* "cycles": state, A, B, A/B of each figure, how it was measured. */
 static void write_cycles(struct json_writer *jw, const struct gate_workload *w)
 {
@@ -74,7 +112,7 @@ static void write_cycles(struct json_writer *jw, const struct gate_workload *w)
 	json_key(jw, "b"); write_cycles_tx(jw, &w->cyc_b, ok);
 	json_key(jw, "ratio_a_over_b"); write_cycles_tx(jw, &r, ok);
 	json_key(jw, "speedup"); json_double(jw, ok ? r.estimate : NAN);
-	json_key(jw, "resolution"); json_double(jw, CYCLES_RESOLUTION);
+	write_resolution(jw, w, GATE_CYCLES);
 	json_key(jw, "note"); json_string(jw, w->cycles_note);
 	json_key(jw, "simulation"); json_string(jw, CYCLES_SIMULATION);
 	json_key(jw, "callgrind");
@@ -152,6 +190,11 @@ void gate_write_json(const struct gate *g, struct strbuf *out,
 	json_key(&jw, "counter"); json_string(&jw, g->counter);
 	json_key(&jw, "choice"); json_string(&jw, g->counter_note);
 	json_object_end(&jw);
+	json_key(&jw, "noise_floor");
+	json_object_begin(&jw);
+	json_key(&jw, "state"); json_string(&jw, g->noise_state);
+	json_key(&jw, "note"); json_string(&jw, g->noise_note);
+	json_object_end(&jw);
 	json_key(&jw, "regress");
 	json_object_begin(&jw);
 	json_key(&jw, "state"); json_string(&jw, regress_name(g->regress));
@@ -191,6 +234,7 @@ void gate_write_json(const struct gate *g, struct strbuf *out,
 		json_key(&jw, "b"); json_double(&jw, w->instr == INSTR_OK ? w->instr_b : NAN);
 		json_key(&jw, "speedup");
 		json_double(&jw, w->instr == INSTR_OK && w->instr_b > 0 ? w->instr_a / w->instr_b : NAN);
+		write_resolution(&jw, w, GATE_INSTRUCTIONS);
 		json_key(&jw, "note"); json_string(&jw, w->instr_note);
 		json_key(&jw, "counter"); json_string(&jw, w->instr == INSTR_NOT_MEASURED ? NULL : g->counter);
 		json_key(&jw, "proxy"); json_string(&jw, "instructions per transaction of the server "
@@ -247,6 +291,8 @@ void gate_write_json(const struct gate *g, struct strbuf *out,
 		json_key(&jw, "ci_low"); json_double(&jw, r->lo);
 		json_key(&jw, "ci_high"); json_double(&jw, r->hi);
 		json_key(&jw, "limit"); json_double(&jw, r->th->value);
+		json_key(&jw, "resolution"); json_double(&jw, r->resolution);
+		json_key(&jw, "resolution_source"); json_string(&jw, r->resolution_source);
 		json_key(&jw, "message"); json_string(&jw, r->message);
 		json_object_end(&jw);
 	}
@@ -350,6 +396,13 @@ int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *
 		s = json_get_str(ic, "choice");
 		g->counter_note = s ? xstrdup(s) : NULL;
 	}
+	{
+		const struct json_value *nf = json_get(root, "noise_floor");
+		s = json_get_str(nf, "state");
+		g->noise_state = s ? xstrdup(s) : NULL;
+		s = json_get_str(nf, "note");
+		g->noise_note = s ? xstrdup(s) : NULL;
+	}
 	reg = json_get(root, "regress");
 	s = json_get_str(reg, "state");
 	g->regress = s && !strcmp(s, "passed") ? REGRESS_PASSED :
@@ -377,6 +430,8 @@ int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *
 		w->instr_b = num_or_nan(in, "b");
 		s = json_get_str(in, "note");
 		w->instr_note = s ? xstrdup(s) : NULL;
+		if (read_resolution(in, w, GATE_INSTRUCTIONS, err) < 0)
+			goto out;
 		in = json_get(wv, "cycles");
 		s = json_get_str(in, "state");
 		w->cycles = s && !strcmp(s, "ok") ? INSTR_OK :
@@ -385,6 +440,8 @@ int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *
 		read_cycles_tx(json_get(in, "b"), &w->cyc_b);
 		s = json_get_str(in, "note");
 		w->cycles_note = s ? xstrdup(s) : NULL;
+		if (read_resolution(in, w, GATE_CYCLES, err) < 0)
+			goto out;
 		if (json_get(in, "callgrind") && json_get(in, "callgrind")->type == JSON_OBJECT)
 			w->cycles_callgrind = gate_json_text(json_get(in, "callgrind"));
 		if (json_get(wv, "explain") && json_get(wv, "explain")->type == JSON_OBJECT)

@@ -189,6 +189,8 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 	}
 	report_cycles(g, fp);
 	report_explain(g, fp);
+	if (g->noise_note)
+		fprintf(fp, "\n  resolution of instructions and cycles: %s\n", g->noise_note);
 	fprintf(fp, "\n  regression suite: %s%s%s\n",
 		g->regress == REGRESS_PASSED ? "passed" : g->regress == REGRESS_FAILED ? "FAILED" : "not run",
 		g->regress_note ? " - " : "", g->regress_note ? g->regress_note : "");

@@ -252,14 +252,16 @@ static int evaluate(struct tune_engine *t, enum tune_phase phase, tune_set cand,
 	return EV_OK;
 }
 
+/* The rules on the interval, widened by the resolution of a deterministic
+ * metric (p.resolution, 0 for tps). */
 static int hurts(const struct tune_engine *t, const struct tune_eval *e)
 {
-	return e->hi < 1.0 - t->p.tolerance;
+	return e->hi + t->p.resolution < 1.0 - t->p.tolerance;
 }
 
 static int helps(const struct tune_engine *t, const struct tune_eval *e)
 {
-	return e->lo > 1.0 && e->ratio >= 1.0 + t->p.min_gain;
+	return e->lo - t->p.resolution > 1.0 && e->ratio >= 1.0 + t->p.min_gain;
 }
 
 static enum tune_verdict failure_verdict(const struct tune_eval *e)

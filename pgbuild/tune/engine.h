@@ -15,6 +15,7 @@
  *   2. elimination: drop each flag of the current best in turn; keep the
  *      drop when it does not hurt (the interval does not lie entirely below
  *      1 - tolerance); repeat passes until a whole pass drops nothing.
+ *      A deterministic metric's interval is ratio +- p.resolution.
  *   3. greedy re-add: add each flag not in the best; keep it when it helps
  *      (the interval lies above 1 and the estimate reaches 1 + min_gain).
  *   4. final: the best against stock (no build: both exist); if the best is
@@ -108,6 +109,11 @@ typedef int (*tune_evaluate_fn)(struct tune_engine *t, tune_set cand, tune_set r
 struct tune_params {
 	double tolerance;      /* a drop is kept unless hi < 1 - tolerance */
 	double min_gain;       /* an add is kept when lo > 1 and ratio >= 1 + min_gain */
+	double resolution;     /* a deterministic metric's (instructions, cycles:
+				  lo = hi = ratio) resolution: the interval is
+				  widened to ratio +- resolution before either
+				  rule (noise/floor.h: max(repeat, 3 x layout
+				  SD)); 0 for tps, whose interval is measured */
 	int max_builds;        /* 0: unlimited */
 	double time_budget;    /* seconds, 0: unlimited */
 	int readd;             /* run the greedy re-add pass */

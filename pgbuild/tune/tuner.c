@@ -664,6 +664,10 @@ static void print_report(struct tuner *tu, FILE *fp, const char *out_path)
 	char b1[32], b2[32];
 	fprintf(fp, "pgbuild tune: %s, metric %s, scope %s, %zu candidates\n",
 		tu->o.workload, tu->o.metric, tu->o.scope, t->flags.nr);
+	if (tu->o.resolution_source)
+		fprintf(fp, "  resolution %.2g%% (%s): a drop is kept unless ratio + resolution "
+			"is below 1 - tolerance, an add needs ratio - resolution above 1\n",
+			t->p.resolution * 100, tu->o.resolution_source);
 	for (size_t i = 0; i < tu->refused.nr; i++)
 		fprintf(fp, "  refused: %s\n", tu->refused.v[i]);
 	fprintf(fp, "%-4s %-6s %-28s %-8s %-26s %-12s %8s %8s\n", "step", "phase", "flag", "outcome",
@@ -745,6 +749,13 @@ static int write_json(struct tuner *tu, const char *path, const char *out_path)
 	json_key(&jw, "scope"); json_string(&jw, tu->o.scope);
 	json_key(&jw, "tolerance"); json_double(&jw, t->p.tolerance);
 	json_key(&jw, "min_gain"); json_double(&jw, t->p.min_gain);
+	json_key(&jw, "resolution");
+	if (tu->o.resolution_source)
+		json_double(&jw, t->p.resolution);
+	else
+		json_null(&jw);
+	json_key(&jw, "resolution_source"); json_string(&jw, tu->o.resolution_source);
+	json_key(&jw, "noise_floor"); json_string(&jw, tu->o.noise_note);
 	json_key(&jw, "candidates"); set_json_flags(t, ~(tune_set)0, &jw);
 	json_key(&jw, "refused");
 	json_strvec(&jw, &tu->refused);
@@ -949,4 +960,6 @@ void tuner_release(struct tuner *tu)
 	free(tu->builddir);
 	free(tu->build_prefix);
 	free(tu->stock_prefix);
+	free(tu->o.resolution_source);
+	free(tu->o.noise_note);
 }

@@ -47,6 +47,10 @@ struct tune_opts {
 	const char *metric;       /* tps | instructions */
 	const char *json;         /* --json FILE */
 	const char *lock;         /* --lock FILE: flock it around each evaluation */
+	const char *noise;        /* --noise FILE|none (resolved by cmd/tune.c) */
+	char *resolution_source;  /* where p.resolution came from (owned;
+				     NULL for tps) */
+	char *noise_note;         /* which floor, or why none (owned) */
 	struct gate_step gate;    /* --pairs, --duration, --clients (tps) */
 	int jobs;                 /* --jobs for make */
 	int regress;              /* 0 with --no-regress */

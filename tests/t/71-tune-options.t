@@ -29,6 +29,7 @@ done <<'EOF'
 --workload tpcc-lite|--metric instructions supports
 --candidates /nonexistent|cannot read --candidates /nonexistent
 --baseline /nonexistent|--baseline /nonexistent: no bin/postgres
+--noise /nonexistent/floor.json|--noise /nonexistent/floor.json needs --baseline PREFIX, the stock build the floor was measured on
 stray|unexpected argument "stray"
 EOF
 ok "no directory was created by the failed runs" test ! -e "$TMP/w"
@@ -86,5 +87,19 @@ printf '{"kind":"pgbuild-tune-state","version":1,"key":"workload=tpcb metric=tps
 	>"$TMP/o" 2>"$TMP/e"
 is "foreign state: exit 2" "$?" 2
 like "foreign state: refused" "$(cat "$TMP/e")" 'belongs to another tune'
+# a layout floor that cannot be read, and one of another postgres
+echo '{"postgres_sha256":' >"$TMP/bad-floor.json"
+"$P" tune --candidates "$TMP/c2" --workdir "$TMP/w3" --baseline /usr/lib/postgresql/15 \
+	--noise "$TMP/bad-floor.json" >"$TMP/o" 2>"$TMP/e"
+is "malformed --noise: exit 2" "$?" 2
+like "malformed --noise: the file and what was expected" "$(cat "$TMP/e")" \
+	"^pgbuild: error: $TMP/bad-floor.json: not JSON: line 2, column 1: "
+printf '{"postgres_sha256":"%064d","variants":[{},{}],"workloads":{}}\n' 0 >"$TMP/other-floor.json"
+"$P" tune --candidates "$TMP/c2" --workdir "$TMP/w3" --baseline /usr/lib/postgresql/15 \
+	--noise "$TMP/other-floor.json" >"$TMP/o" 2>"$TMP/e"
+is "--noise of another postgres: exit 2" "$?" 2
+like "... says whose it is" "$(cat "$TMP/e")" \
+	"^pgbuild: error: --noise $TMP/other-floor.json: $TMP/other-floor.json was measured on another postgres \\(sha256 000000000000\\.\\.\\.\\), not /usr/lib/postgresql/15/bin/postgres"
+ok "nothing was built" test ! -e "$TMP/w3/build"
 ok "help" "$P" tune --help
 done_testing

@@ -542,6 +542,72 @@ static void test_cycles(void **state)
 }
 
 /*
+ * A workload's own resolution (the layout floor's, gate_set_resolution):
+ * a gain inside it does not pass a claim the repeat resolution passes; the
+ * result carries it and its source, and the JSON read back decides the same.
+ */
+static void test_resolution_floor(void **state)
+{
+	const char *src = "layout floor: 3 x SD 0.180% over 5 variants, /p/pgopt-noise.json";
+	struct strbuf js = STRBUF_INIT, err = STRBUF_INIT;
+	struct gate g, h;
+	struct gate_workload *w;
+	const char *s;
+	(void)state;
+
+	/* 1.0060 - 0.1% = 1.0050 >= 1.005 at the repeat resolution */
+	gate_init(&g, "cycles>=1.005");
+	w = gate_workload_get(&g, "select-only", 1);
+	set_cycles(w, 100600, 100000);
+	assert_int_equal(decide(&g), 0);
+	assert_true(g.res[0].resolution == CYCLES_RESOLUTION);
+	assert_string_equal(g.res[0].resolution_source, "repeat 0.1%");
+	assert_non_null(strstr(g.res[0].message, "at the 0.1% resolution: repeat 0.1%)"));
+	/* 3 x 0.180% = 0.54%: 1.0060 - 0.0054 = 1.0006 < 1.005 */
+	gate_set_resolution(w, GATE_CYCLES, 0.0054, src);
+	assert_true(gate_resolution_of(w, GATE_CYCLES, &s) == 0.0054);
+	assert_string_equal(s, src);
+	assert_int_equal(decide(&g), 1);
+	assert_true(fabs(g.res[0].lo - (1.006 - 0.0054)) < 1e-12);
+	assert_true(g.res[0].resolution == 0.0054);
+	assert_string_equal(g.res[0].resolution_source, src);
+	assert_non_null(strstr(g.res[0].message, "lower end 1.0006 < 1.005"));
+	assert_non_null(strstr(g.res[0].message, "at the 0.54% resolution: layout floor: 3 x SD"));
+	/* instructions keep theirs */
+	assert_true(gate_resolution_of(w, GATE_INSTRUCTIONS, &s) == GATE_INSTR_RESOLUTION);
+	assert_string_equal(s, "repeat 0.01%");
+
+	/* written and read back: the same resolution, source and verdict */
+	gate_write_json(&g, &js, "/a", "/b", NULL);
+	assert_non_null(strstr(js.buf, "\"resolution\":0.0054"));
+	assert_non_null(strstr(js.buf, "\"resolution_source\":\"layout floor: 3 x SD"));
+	assert_non_null(strstr(js.buf, "\"repeat_resolution\":0.001"));
+	memset(&h, 0, sizeof(h));
+	assert_int_equal(gate_read_json(&h, js.buf, js.len, &err), 0);
+	assert_int_equal(h.verdict, GATE_FAIL);
+	assert_true(h.res[0].resolution == 0.0054);
+	assert_string_equal(h.res[0].resolution_source, src);
+	gate_clear(&h);
+	strbuf_release(&js);
+
+	/* back to the repeat resolution */
+	gate_set_resolution(w, GATE_CYCLES, 0, NULL);
+	assert_int_equal(decide(&g), 0);
+	gate_clear(&g);
+
+	/* a resolution that is not one is refused on reading */
+	memset(&h, 0, sizeof(h));
+	s = "{\"kind\":\"pgbuild-gate\",\"workloads\":[{\"name\":\"w\",\"cycles\":"
+	    "{\"state\":\"ok\",\"resolution\":2}}]}";
+	strbuf_reset(&err);
+	assert_int_equal(gate_read_json(&h, s, strlen(s), &err), -1);
+	assert_string_equal(err.buf, "workload \"w\": cycles \"resolution\" must be a number "
+			    "above 0 and below 1");
+	gate_clear(&h);
+	strbuf_release(&err);
+}
+
+/*
  * One rule for every metric (gate.h): a claim passes only when the lower end
  * of the metric's interval reaches it (latency: the upper end), a bound fails
  * only when its upper end is below it (latency: the lower end above it).
@@ -904,6 +970,7 @@ int main(void)
 		cmocka_unit_test(test_regress_and_correctness),
 		cmocka_unit_test(test_instructions),
 		cmocka_unit_test(test_cycles),
+		cmocka_unit_test(test_resolution_floor),
 		cmocka_unit_test(test_server_cpu),
 		cmocka_unit_test(test_one_rule),
 		cmocka_unit_test(test_metric_list),

@@ -2,7 +2,10 @@
  * test-noise.c - the layout noise floor's arithmetic: the spread of a
  * metric (mean, sample SD, range in percent of the mean), the seeded
  * shuffle (a permutation, the same for one seed, another for another),
- * and which words of a link line are its object files.
+ * which words of a link line are its object files, and the floor read
+ * back (floor.h): a good file, a floor of another binary, a workload it
+ * does not have, malformed files with their messages, and the rule
+ * max(repeat, 3 x SD) at its edge both ways.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -13,9 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pgbuild/build/relink.h"
+#include "pgbuild/bolt/bolt.h"
+#include "pgbuild/metric/metric.h"
+#include "pgbuild/noise/floor.h"
 #include "pgbuild/noise/noise.h"
+#include "wrapper/common/rmtree.h"
+#include "wrapper/common/xalloc.h"
 
 static void test_stats(void **state)
 {
@@ -109,6 +119,271 @@ static void test_objects(void **state)
 	strvec_clear(&argv);
 }
 
+/* ---------------- the floor read back (floor.h) ---------------- */
+
+static char tmpdir[] = "/tmp/test-noise-floor.XXXXXX";
+static char pg_sha[65];
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* A prefix TMP/prefix with a bin/postgres of known bytes. */
+static int floor_setup(void **state)
+{
+	char *p;
+	(void)state;
+	if (!mkdtemp(tmpdir))
+		return -1;
+	p = xasprintf("%s/prefix", tmpdir);
+	mkdir(p, 0755);
+	free(p);
+	p = xasprintf("%s/prefix/bin", tmpdir);
+	mkdir(p, 0755);
+	free(p);
+	p = xasprintf("%s/prefix/bin/postgres", tmpdir);
+	write_text(p, "not really postgres, but bytes with a sha256\n");
+	if (bolt_file_sha256(p, pg_sha) < 0)
+		return -1;
+	free(p);
+	return 0;
+}
+
+static int floor_teardown(void **state)
+{
+	(void)state;
+	return remove_tree(tmpdir) < 0 ? -1 : 0;
+}
+
+/* A pgopt-noise.json at path: sha, 5 variants, select-only with the two
+ * SDs in percent (a negative one: that metric absent). */
+static void write_floor(const char *path, const char *sha, double instr_pct, double cyc_pct)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "{\"postgres_sha256\":\"%s\",\"variants\":[{},{},{},{},{}],"
+		    "\"workloads\":{\"select-only\":{", sha);
+	if (instr_pct >= 0)
+		strbuf_addf(&sb, "\"instructions\":{\"mean\":92000,\"sd_pct\":%.17g}%s", instr_pct,
+			    cyc_pct >= 0 ? "," : "");
+	if (cyc_pct >= 0)
+		strbuf_addf(&sb, "\"cycles_estimate\":{\"mean\":152000,\"sd_pct\":%.17g}", cyc_pct);
+	strbuf_addstr(&sb, "}}}\n");
+	write_text(path, sb.buf);
+	strbuf_release(&sb);
+}
+
+static char *floor_path(const char *name)
+{
+	return xasprintf("%s/%s", tmpdir, name);
+}
+
+/* The figures of the measured stock floor: cycles SD 0.180%. */
+static void test_floor_good(void **state)
+{
+	char *file = floor_path("good.json"), *pg = floor_path("prefix/bin/postgres");
+	char *src = NULL, *want;
+	struct strbuf err = STRBUF_INIT;
+	struct noise_floor f;
+	double sd, res;
+	(void)state;
+
+	write_floor(file, pg_sha, 0.00001, 0.180);
+	assert_int_equal(noise_floor_load(&f, file, &err), 0);
+	assert_int_equal(f.variants, 5);
+	assert_int_equal(noise_floor_matches(&f, pg, &err), 1);
+	assert_int_equal(noise_floor_sd(&f, "select-only", METRIC_CYCLES, &sd, &err), 0);
+	assert_true(fabs(sd - 0.0018) < 1e-15);
+	assert_int_equal(noise_floor_sd(&f, "select-only", METRIC_INSTR, &sd, &err), 0);
+	assert_true(fabs(sd - 1e-7) < 1e-18);
+	res = noise_floor_resolution(&f, "select-only", METRIC_CYCLES, &src);
+	assert_true(fabs(res - 3 * 0.0018) < 1e-15);
+	want = xasprintf("layout floor: 3 x SD 0.180%% over 5 variants, %s", file);
+	assert_string_equal(src, want);
+	free(src);
+	free(want);
+	/* instructions: 3 x 0.00001% is far below the repeat 0.01% */
+	res = noise_floor_resolution(&f, "select-only", METRIC_INSTR, &src);
+	assert_true(res == 1e-4);
+	assert_true(!strncmp(src, "repeat 0.01% (above the layout floor: 3 x SD 0.000%", 51));
+	free(src);
+	/* no floor: the repeat resolution */
+	res = noise_floor_resolution(NULL, "select-only", METRIC_CYCLES, &src);
+	assert_true(res == 1e-3);
+	assert_string_equal(src, "repeat 0.1%");
+	free(src);
+	noise_floor_release(&f);
+	strbuf_release(&err);
+	free(file);
+	free(pg);
+}
+
+/* A floor of another binary: not used by default (a note), refused when named. */
+static void test_floor_mismatch(void **state)
+{
+	char *prefix = floor_path("prefix"), *file = floor_path("prefix/pgopt-noise.json");
+	char *pg = floor_path("prefix/bin/postgres"), *note = NULL, *src = NULL;
+	char other[65];
+	struct strbuf err = STRBUF_INIT;
+	struct noise_floor f;
+	double res;
+	(void)state;
+
+	memset(other, 'a', 64);
+	other[64] = 0;
+	write_floor(file, other, 0.001, 0.2);
+	assert_int_equal(noise_floor_load(&f, file, &err), 0);
+	assert_int_equal(noise_floor_matches(&f, pg, &err), 0);
+	assert_non_null(strstr(err.buf, "was measured on another postgres (sha256 aaaaaaaaaaaa...)"));
+	noise_floor_release(&f);
+	assert_int_equal(noise_floor_find(&f, NULL, prefix, &note), NOISE_FLOOR_MISMATCH);
+	assert_non_null(strstr(note, "no layout floor: "));
+	assert_non_null(strstr(note, "the repeat resolution is used"));
+	free(note);
+	assert_int_equal(noise_floor_find(&f, file, prefix, &note), -1);
+	assert_null(note);
+	/* the one call: the repeat resolution */
+	assert_int_equal(noise_floor_prefix(prefix, "select-only", METRIC_CYCLES, &res, &src), 0);
+	assert_true(res == 1e-3);
+	assert_string_equal(src, "repeat 0.1%");
+	free(src);
+	/* the same floor with the right hash: used */
+	write_floor(file, pg_sha, 0.001, 0.2);
+	assert_int_equal(noise_floor_find(&f, NULL, prefix, &note), NOISE_FLOOR_USED);
+	noise_floor_release(&f);
+	free(note);
+	assert_int_equal(noise_floor_prefix(prefix, "select-only", METRIC_CYCLES, &res, &src), 0);
+	assert_true(fabs(res - 0.006) < 1e-15);
+	free(src);
+	unlink(file);
+	assert_int_equal(noise_floor_find(&f, NULL, prefix, &note), NOISE_FLOOR_ABSENT);
+	free(note);
+	assert_int_equal(noise_floor_find(&f, "none", prefix, &note), NOISE_FLOOR_NONE);
+	free(note);
+	strbuf_release(&err);
+	free(prefix);
+	free(file);
+	free(pg);
+}
+
+/* A workload or metric the floor does not have: an error, and the repeat resolution. */
+static void test_floor_missing(void **state)
+{
+	char *file = floor_path("missing.json"), *src = NULL, *want;
+	struct strbuf err = STRBUF_INIT;
+	struct noise_floor f;
+	double sd, res;
+	(void)state;
+
+	write_floor(file, pg_sha, 0.001, -1);
+	assert_int_equal(noise_floor_load(&f, file, &err), 0);
+	assert_int_equal(noise_floor_sd(&f, "select1", METRIC_INSTR, &sd, &err), -1);
+	want = xasprintf("%s has no workload select1", file);
+	assert_string_equal(err.buf, want);
+	free(want);
+	strbuf_reset(&err);
+	assert_int_equal(noise_floor_sd(&f, "select-only", METRIC_CYCLES, &sd, &err), -1);
+	want = xasprintf("%s has no select-only figure of the cycles estimate", file);
+	assert_string_equal(err.buf, want);
+	free(want);
+	res = noise_floor_resolution(&f, "select1", METRIC_CYCLES, &src);
+	assert_true(res == 1e-3);
+	want = xasprintf("repeat 0.1%% (%s has no workload select1)", file);
+	assert_string_equal(src, want);
+	free(want);
+	free(src);
+	noise_floor_release(&f);
+	strbuf_release(&err);
+	free(file);
+}
+
+/* Malformed files: the file and what was expected. */
+static void test_floor_malformed(void **state)
+{
+	static const struct { const char *text, *msg; } cases[] = {
+		{ "{\"postgres_sha256\":", ": not JSON: line 1, column 20: " },
+		{ "[1,2]", ": expected a JSON object (a `pgbuild noise` document)" },
+		{ "{\"variants\":[{},{}],\"workloads\":{}}",
+		  ": expected \"postgres_sha256\", 64 lower-case hex digits" },
+		{ "{\"postgres_sha256\":\"%s\",\"variants\":[{}],\"workloads\":{}}",
+		  ": expected \"variants\", an array of at least 2 variants (an SD needs two)" },
+		{ "{\"postgres_sha256\":\"%s\",\"variants\":[{},{}]}",
+		  ": expected \"workloads\", an object of workloads" },
+		{ "{\"postgres_sha256\":\"%s\",\"variants\":[{},{}],\"workloads\":{\"tpcb\":3}}",
+		  ": workloads.tpcb: expected an object of metrics" },
+		{ "{\"postgres_sha256\":\"%s\",\"variants\":[{},{}],\"workloads\":{\"tpcb\":"
+		  "{\"cycles_estimate\":{\"sd_pct\":-1}}}}",
+		  ": workloads.tpcb.cycles_estimate: expected an object with \"sd_pct\", a number >= 0" },
+		{ "{\"postgres_sha256\":\"%s\",\"variants\":[{},{}],\"workloads\":{\"tpcb\":"
+		  "{\"instructions\":{\"sd\":1}}}}",
+		  ": workloads.tpcb.instructions: expected an object with \"sd_pct\"" },
+	};
+	char *file = floor_path("bad.json");
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+		struct noise_floor f;
+		char *want = xasprintf("%s%s", file, cases[i].msg);
+		strbuf_addf(&text, cases[i].text, pg_sha);
+		write_text(file, text.buf);
+		assert_int_equal(noise_floor_load(&f, file, &err), -1);
+		if (strncmp(err.buf, want, strlen(want)))
+			fail_msg("case %zu: \"%s\" does not start with \"%s\"", i, err.buf, want);
+		assert_null(f.file);
+		free(want);
+		strbuf_release(&err);
+		strbuf_release(&text);
+	}
+	{
+		struct strbuf err = STRBUF_INIT;
+		struct noise_floor f;
+		char *none = floor_path("no-such.json");
+		assert_int_equal(noise_floor_load(&f, none, &err), -1);
+		assert_non_null(strstr(err.buf, ": cannot read: No such file or directory"));
+		free(none);
+		strbuf_release(&err);
+	}
+	free(file);
+}
+
+/* max(repeat, 3 x SD) at its edge, both ways, for both metrics. */
+static void test_floor_edge(void **state)
+{
+	static const struct { unsigned metric; double pct; int floor_wins; } cases[] = {
+		{ METRIC_CYCLES, 0.0334, 1 },  /* 3 x 0.0334% = 0.1002% > 0.1% */
+		{ METRIC_CYCLES, 0.0333, 0 },  /* 0.0999% < 0.1% */
+		{ METRIC_INSTR, 0.00334, 1 },  /* 0.01002% > 0.01% */
+		{ METRIC_INSTR, 0.00333, 0 },
+	};
+	char *file = floor_path("edge.json");
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strbuf err = STRBUF_INIT;
+		struct noise_floor f;
+		double repeat = noise_floor_repeat(cases[i].metric), res;
+		char *src;
+		write_floor(file, pg_sha, cases[i].pct, cases[i].pct);
+		assert_int_equal(noise_floor_load(&f, file, &err), 0);
+		res = noise_floor_resolution(&f, "select-only", cases[i].metric, &src);
+		if (cases[i].floor_wins) {
+			assert_true(res > repeat);
+			assert_true(fabs(res - 3 * cases[i].pct / 100) < 1e-15);
+			assert_true(!strncmp(src, "layout floor: 3 x SD ", 21));
+		} else {
+			assert_true(res == repeat);
+			assert_true(!strncmp(src, "repeat ", 7));
+			assert_non_null(strstr(src, "(above the layout floor: 3 x SD "));
+		}
+		free(src);
+		noise_floor_release(&f);
+		strbuf_release(&err);
+	}
+	free(file);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -117,6 +392,11 @@ int main(void)
 		cmocka_unit_test(test_shuffle_seeded),
 		cmocka_unit_test(test_shuffle_small),
 		cmocka_unit_test(test_objects),
+		cmocka_unit_test(test_floor_good),
+		cmocka_unit_test(test_floor_mismatch),
+		cmocka_unit_test(test_floor_missing),
+		cmocka_unit_test(test_floor_malformed),
+		cmocka_unit_test(test_floor_edge),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, floor_setup, floor_teardown);
 }

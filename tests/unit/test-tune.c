@@ -197,6 +197,56 @@ static void test_nothing_helps(void **state)
 	}
 }
 
+/*
+ * A deterministic metric (lo = hi = ratio) at a resolution: a flag worth
+ * 0.8% is kept, and re-added, at none, and neither once the resolution
+ * (3 layout SDs) covers it.
+ */
+static void test_resolution(void **state)
+{
+	static const char *const f[] = { "-O3", "-fno-plt" };
+	static const double g[] = { 1.008, 1.0 };
+	struct tune_engine t;
+	struct synth s;
+	struct tune_params p = defaults;
+	(void)state;
+
+	p.readd = 0;
+	synth_init(&s, f, g);
+	s.noise = 0;
+	engine_setup(&t, &p, f, 2, &s);
+	assert_int_equal(tune_engine_run(&t), 0);
+	/* dropping -O3: 1/1.008 = 0.9921, below 1 - 0.5%: it hurts, -O3 stays */
+	assert_true(t.best == set_of(&t, "-O3"));
+	tune_engine_release(&t);
+
+	/* 0.9921 + 0.54% = 0.9975: inside the resolution, the drop is taken */
+	p.resolution = 0.0054;
+	synth_init(&s, f, g);
+	s.noise = 0;
+	engine_setup(&t, &p, f, 2, &s);
+	assert_int_equal(tune_engine_run(&t), 0);
+	assert_true(t.best == 0);
+	tune_engine_release(&t);
+
+	/* re-add from stock: 1.008 helps at no resolution, not at 0.9% */
+	p = defaults;
+	p.start_stock = 1;
+	synth_init(&s, f, g);
+	s.noise = 0;
+	engine_setup(&t, &p, f, 2, &s);
+	assert_int_equal(tune_engine_run(&t), 0);
+	assert_true(t.best == set_of(&t, "-O3"));
+	tune_engine_release(&t);
+	p.resolution = 0.009;
+	synth_init(&s, f, g);
+	s.noise = 0;
+	engine_setup(&t, &p, f, 2, &s);
+	assert_int_equal(tune_engine_run(&t), 0);
+	assert_true(t.best == 0);
+	tune_engine_release(&t);
+}
+
 /* A flag that crashes the compiler: the failing sets are remembered, never
  * retried, and no set containing one is ever tried. */
 static void test_crash_remembered(void **state)
@@ -414,6 +464,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_best),
 		cmocka_unit_test(test_nothing_helps),
+		cmocka_unit_test(test_resolution),
 		cmocka_unit_test(test_crash_remembered),
 		cmocka_unit_test(test_start_crashes),
 		cmocka_unit_test(test_max_builds),
