@@ -51,6 +51,7 @@
 /* Codes of the options without a short letter, one per option name. */
 enum cli_opt {
 	OPT_BASELINE = 256,
+	OPT_BINARY,
 	OPT_BOLT,
 	OPT_BUILDDIR,
 	OPT_CANDIDATE,

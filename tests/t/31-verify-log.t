@@ -1,0 +1,104 @@
+#!/bin/bash
+# 31-verify-log.t - pgbuild verify --log DIR --builddir DIR: a build that
+# pgbuild did not run (make with CC="pgoptcc --pgopt-policy=P
+# --pgopt-logdir=DIR", as a package build does) verified from pgoptcc's
+# compile log and the binaries in the build tree: every program and shared
+# library its links made, against the policy its compiles record or
+# another; the errors for a log that is missing, malformed or of another
+# tree.  Real gcc, pgoptcc and pgopt.so.
+. "$(dirname "$0")/../lib/tap.sh"
+P=$B/bin/pgbuild
+export PGOPT_CACHE_DIR=$TMP/cache
+unset PGOPT_POLICY PGOPT_LOGDIR PGOPT_PREFIX
+cd "$TMP" || exit 1
+
+# --- a small project: a program (with a static library) and a shared one ---
+mkdir -p proj/src
+printf 'int a(int x) { return x + 1; }\n' > proj/src/a.c
+printf 'int b(int x) { return x * 2; }\n' > proj/src/b.c
+printf 'int l(int x) { return x - 1; }\n' > proj/src/l.c
+printf 'int a(int); int b(int); int l(int);\nint main(int c, char **v) { (void)v; return a(b(l(c) + 1)) == 3 ? 0 : 1; }\n' > proj/src/main.c
+printf 'int s(int x) { return x ^ 1; }\n' > proj/src/s.c
+cat > proj/Makefile <<'MK'
+all: prog libs.so
+src/%.o: src/%.c
+	$(CC) -O2 -fPIC -c -o $@ $<
+libl.a: src/l.o
+	ar rcs $@ $^
+prog: src/main.o src/a.o src/b.o libl.a
+	$(CC) -O2 -o $@ src/main.o src/a.o src/b.o libl.a
+libs.so: src/s.o
+	$(CC) -shared -o $@ src/s.o
+MK
+printf '[global]\ncflags += -fno-plt\n[src/b.c]\ncflags += -O3\n' > p.policy
+printf '[global]\ncflags += -fno-plt\n[src/b.c]\ncflags += -O1\n' > tampered.policy
+cp p.policy built.policy
+ok "the project builds through pgoptcc with a policy (make CC=...)" \
+	make -C proj CC="$B/bin/pgoptcc --pgopt-policy=$TMP/built.policy --pgopt-logdir=$TMP/log"
+ok "... and runs" ./proj/prog
+ok "pgoptcc wrote its compile log there" test -s log/compile.jsonl
+
+# --- the build verified from its log ---
+"$P" verify --log log --builddir proj > v.out 2>&1
+is "verify --log --builddir passes" "$?" 0
+like "... prog: its 4 objects (the archive member too) against the policy the log records" \
+	"$(cat v.out)" "verify: OK: 4 objects of prog checked against policy $TMP/built.policy: 4 with policy flags, 0 mismatches"
+like "... libs.so: the shared library too" "$(cat v.out)" "verify: OK: 1 objects of libs.so checked"
+like "... the last line over both" "$(tail -1 v.out)" \
+	"^verify: OK: 2 binaries of $TMP/proj, 5 objects checked against policy $TMP/built.policy: 0 mismatches in 0 binaries$"
+"$P" verify --log log --builddir proj --binary prog -v > v.out 2>&1
+is "--binary prog: exit 0" "$?" 0
+ok "... every object listed with -v" grep -q '^ok  *src/b.c$' v.out
+nok "... and only prog" grep -q 'libs.so' v.out
+
+# --- a tampered policy: the flag is named ---
+"$P" verify --log log --builddir proj --policy tampered.policy > v.out 2>&1
+is "verify against a tampered policy exits 1" "$?" 1
+like "... names the missing flag" "$(cat v.out)" 'MISSING +src/b.c: -O1'
+like "... and the extra one" "$(cat v.out)" 'EXTRA +src/b.c: -O3'
+like "... verdict" "$(tail -1 v.out)" '^verify: FAILED: 2 binaries.*1 mismatches in 1 binaries$'
+cp tampered.policy built.policy
+"$P" verify --log log --builddir proj > v.out 2>&1
+is "the policy file the log names changed since the build: exit 1" "$?" 1
+like "... the flag named" "$(cat v.out)" 'MISSING +src/b.c: -O1'
+cp p.policy built.policy
+"$P" verify --log log --builddir proj --policy none > v.out 2>&1
+is "against policy none: exit 1" "$?" 1
+like "... the policy's flags are extra" "$(cat v.out)" 'EXTRA +src/a.c: the policy assigns no flags'
+
+# --- errors: exit 2, one clear sentence ---
+err() { "$P" verify "$@" > e.out 2>&1; echo "$?"; }
+is "--log of a missing directory: exit 2" "$(err --log nolog --builddir proj)" 2
+like "... says so" "$(cat e.out)" '^pgbuild: error: .*--log "nolog": No such file or directory'
+mkdir empty
+is "--log of a directory without a compile log: exit 2" "$(err --log empty --builddir proj)" 2
+like "... names what it needs" "$(cat e.out)" '--log "empty" has no readable compile.jsonl .*--pgopt-logdir=DIR or PGOPT_LOGDIR'
+mkdir bad
+{ head -n 1 log/compile.jsonl; echo 'this is not JSON'; tail -n +2 log/compile.jsonl; } > bad/compile.jsonl
+is "a malformed line in the log: exit 2" "$(err --log bad --builddir proj)" 2
+like "... names the file and line" "$(cat e.out)" "bad/compile.jsonl:2: not a pgoptcc compile-log record"
+mkdir cut
+cat log/compile.jsonl > cut/compile.jsonl
+printf '{"kind":"compile","cwd":' >> cut/compile.jsonl
+is "a half last line (a build killed mid-write) is no error" "$(err --log cut --builddir proj)" 0
+printf '{"time":"x"}\n' > bad/compile.jsonl
+is "a JSON line that is no record: exit 2" "$(err --log bad --builddir proj)" 2
+like "... named" "$(cat e.out)" "bad/compile.jsonl:1: not a pgoptcc compile-log record"
+mkdir other
+is "--builddir of another tree: exit 2" "$(err --log log --builddir other)" 2
+like "... says the log records no compile there" "$(cat e.out)" \
+	"records no successful compile in --builddir $TMP/other .*is it this build's log"
+is "--log without --builddir: a usage error" "$(err --log log)" 2
+like "... says what is missing" "$(cat e.out)" '--log needs --builddir'
+is "--prefix and --log together: a usage error" "$(err --log log --builddir proj --prefix proj)" 2
+is "--binary that no link made: exit 2" "$(err --log log --builddir proj --binary src/a.o)" 2
+like "... named" "$(cat e.out)" "records no link of --binary $TMP/proj/src/a.o"
+is "--prefix without a build record: exit 2" "$(err --prefix proj)" 2
+like "... points at --log" "$(cat e.out)" 'no pgopt-build.json.*--log DIR --builddir DIR'
+# two policies in one log: --policy must choose
+cp -r log two
+(cd proj && "$B/bin/pgoptcc" --pgopt-policy=none --pgopt-logdir="$TMP/two" -O2 -fPIC -c -o src/x.o src/a.c)
+is "a log with compiles under two policies: exit 2" "$(err --log two --builddir proj)" 2
+like "... lists them" "$(cat e.out)" "under 2 policies \($TMP/built.policy, none\): give --policy"
+is "... --policy chooses" "$(err --log two --builddir proj --policy p.policy)" 0
+done_testing
