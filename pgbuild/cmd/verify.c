@@ -6,6 +6,7 @@
 
 #include "pgbuild/build/verify.h"
 #include "pgbuild/cmd/cmd.h"
+#include "pgbuild/elf/elfrec.h"
 
 static void verify_usage(FILE *fp)
 {
@@ -33,6 +34,8 @@ static void verify_usage(FILE *fp)
 "                     (with --log: PREFIX/bin/NAME for each binary NAME)\n"
 "                     (hot/unlikely code counted per function: the section\n"
 "                     each record names, plus split .cold parts)\n"
+"  --debug-dir DIR    read the records of a binary that holds none from its\n"
+"                     side file DIR/.build-id/XX/REST.pgopt (its build-id)\n"
 "  --top N            functions listed as top growth/shrink (default 10)\n"
 "  -v, --verbose      also list every object checked\n"
 "\n"
@@ -47,6 +50,7 @@ static const struct option verify_options[] = {
 	{ "builddir", required_argument, NULL, OPT_BUILDDIR },
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	CLI_OPT_VERBOSE,
 	CLI_OPT_HELP,
 	CLI_OPT_END
@@ -66,6 +70,7 @@ static int parse_options(struct verify_opts *o, int argc, char **argv)
 		case OPT_POLICY: o->policy = optarg; break;
 		case OPT_BUILDDIR: o->builddir = optarg; break;
 		case OPT_BASELINE: o->baseline = optarg; break;
+		case OPT_DEBUG_DIR: elfrec_set_debug_dir(optarg); break;
 		case OPT_TOP:
 			if (parse_int_option("--top", optarg, 0, 100000, &o->top) < 0)
 				return cli_usage();

@@ -5,7 +5,8 @@
 # compile log and the binaries in the build tree: every program and shared
 # library its links made, against the policy its compiles record or
 # another; the errors for a log that is missing, malformed or of another
-# tree.  Real gcc, pgoptcc and pgopt.so.
+# tree; records moved into a side file of the binary's build-id, read back
+# with --debug-dir (verify and inspect).  Real gcc, pgoptcc and pgopt.so.
 . "$(dirname "$0")/../lib/tap.sh"
 P=$B/bin/pgbuild
 export PGOPT_CACHE_DIR=$TMP/cache
@@ -101,4 +102,44 @@ cp -r log two
 is "a log with compiles under two policies: exit 2" "$(err --log two --builddir proj)" 2
 like "... lists them" "$(cat e.out)" "under 2 policies \($TMP/built.policy, none\): give --policy"
 is "... --policy chooses" "$(err --log two --builddir proj --policy p.policy)" 0
+
+# --- records in side files (the debug-file convention) ---
+# the records of prog moved out of it into DBG/.build-id/XX/REST.pgopt, as
+# a packager's strip step would (objcopy); verify and inspect read them with
+# --debug-dir, and only from the side file of the same build-id
+build_id() { readelf -n "$1" | sed -n 's/.*Build ID: //p'; }
+split_records() { # ELF DBG
+	local id
+	id=$(build_id "$1")
+	mkdir -p "$2/.build-id/${id:0:2}" &&
+	objcopy --only-section=.pgopt.log --only-section=.GCC.command.line \
+		--only-section=.note.gnu.build-id "$1" "$2/.build-id/${id:0:2}/${id:2}.pgopt" 2>/dev/null &&
+	objcopy --remove-section=.pgopt.log --remove-section=.GCC.command.line "$1"
+}
+if command -v objcopy >/dev/null && [ -n "$(build_id proj/prog)" ]; then
+	DBG=$TMP/dbg
+	ok "prog's records moved into a side file" split_records proj/prog "$DBG"
+	nok "... prog holds none now" sh -c "readelf -S proj/prog | grep -q pgopt.log"
+	ok "... and still runs" ./proj/prog
+	is "verify without --debug-dir: prog holds no record, exit 1" \
+		"$(err --log log --builddir proj --binary prog)" 1
+	like "... NORECORD" "$(cat e.out)" 'NORECORD +src/b.c'
+	is "verify --debug-dir: the side file's records, exit 0" \
+		"$(err --log log --builddir proj --binary prog --debug-dir "$DBG")" 0
+	like "... verdict" "$(tail -1 e.out)" '^verify: OK: 4 objects of prog checked.*0 mismatches'
+	"$P" inspect --units proj/prog > i.out 2>&1
+	is "inspect without --debug-dir: no record, exit 1" "$?" 1
+	"$P" inspect --units --debug-dir "$DBG" proj/prog > i.out 2>&1
+	is "inspect --debug-dir: exit 0" "$?" 0
+	like "... shows its units" "$(cat i.out)" 'src/b.c +compile'
+	# a side file of another binary at prog's place is refused
+	cp proj/libs.so s.so && mkdir -p other-dbg && split_records s.so other-dbg
+	id=$(build_id proj/prog)
+	mv -f other-dbg/.build-id/*/*.pgopt "$DBG/.build-id/${id:0:2}/${id:2}.pgopt"
+	"$P" inspect --units --debug-dir "$DBG" proj/prog > i.out 2>&1
+	is "a side file of another build-id: exit 2" "$?" 2
+	like "... named, with both ids" "$(cat i.out)" "side file .*${id:2}.pgopt is of build-id [0-9a-f]+, not $id"
+else
+	skip "no objcopy or no GNU build-id in the linked program" 12
+fi
 done_testing
