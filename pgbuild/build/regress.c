@@ -379,10 +379,11 @@ static int make_farm(struct regress *r)
 	r->workdir = r->farm;
 	if (installcheck)
 		fprintf(stderr, "regress: test tree %s: %ld hard links and directories of the build "
-			"tree (%.1f s), its directories root's but for the %ld entries where the "
-			"suites write (%s), owned by %s; the build tree stays ours\n",
-			r->farm, n, clock_seconds() - t0, given,
-			r->o->contrib ? "src/test/regress, contrib" : "src/test/regress", r->pw->name);
+			"tree (%.1f s), its directories root's but where the suites write (%s: "
+			"%ld entries, their directories owned by %s); the build tree stays ours\n",
+			r->farm, n, clock_seconds() - t0,
+			r->o->contrib ? "src/test/regress, contrib" : "src/test/regress", given,
+			r->pw->name);
 	else
 		fprintf(stderr, "regress: test tree %s: %ld hard links and directories of the build "
 			"tree, its directories owned by %s (%.1f s); the build tree stays ours\n",

@@ -46,7 +46,7 @@ is "... and no other psql (PATH's, the build's bindir)" \
 	"$(grep '^ran ' "$TMP/psql.log" | grep -cv "^ran $pfx/bin/psql\$")" 0
 if [ "$(id -u)" = 0 ]; then
 	like "as root: only the directories the suites write in are the server user's" "$out" \
-		"test tree $bd/pgopt-check: [0-9]+ hard links and directories of the build tree \([0-9.]+ s\), its directories root's but for the [0-9]+ entries where the suites write \(src/test/regress\), owned by postgres"
+		"test tree $bd/pgopt-check: [0-9]+ hard links and directories of the build tree \([0-9.]+ s\), its directories root's but where the suites write \(src/test/regress: [0-9]+ entries, their directories owned by postgres\)"
 	is "... while they ran, nothing else of the test tree was another user's" \
 		"$(grep '^foreign ' "$TMP/psql.log" | sort -u | tr '\n' ' ')" "foreign 0 "
 	is "... the build tree has no entry of another user" \

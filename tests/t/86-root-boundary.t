@@ -144,7 +144,7 @@ if [ -x "$PGREAL/bin/postgres" ] && [ -x "$PGREAL/bin/initdb" ]; then
 	PLANT_INTO=$R timeout 300 "$P" regress --builddir "$BD" --prefix "$PGREAL" >ic.out 2>&1
 	is "installcheck: the fake suite passes (exit 0)" "$?" 0
 	like "installcheck: the test tree hands over only src/test/regress" "$(cat ic.out)" \
-		"its directories root's but for the [0-9]+ entries where the suites write \(src/test/regress\), owned by $SRV_USER"
+		"its directories root's but where the suites write \(src/test/regress: [0-9]+ entries, their directories owned by $SRV_USER\)"
 	like "installcheck: make gets the install's bindir" "$(cat ic.out)" \
 		"make installcheck bindir=$PGREAL/bin"
 	like "installcheck: the suite wrote its results" "$(cat "$BD/pgopt-regress-core.log")" \
