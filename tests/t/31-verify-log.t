@@ -142,4 +142,33 @@ if command -v objcopy >/dev/null && [ -n "$(build_id proj/prog)" ]; then
 else
 	skip "no objcopy or no GNU build-id in the linked program" 12
 fi
+
+# --- records = side: pgoptcc moves them at link ---
+rm -rf proj2 && cp -r proj proj2 && rm -f proj2/src/*.o proj2/prog proj2/libs.so proj2/libl.a
+if command -v objcopy >/dev/null; then
+	CC2="$B/bin/pgoptcc --pgopt-policy=$TMP/p.policy --pgopt-logdir=$TMP/log2 --pgopt-records=side"
+	ok "records = side: the project builds" make -C proj2 CC="$CC2"
+	ok "... and runs" ./proj2/prog
+	nok "... prog holds no records" sh -c "readelf -S proj2/prog | grep -Eq 'pgopt.log|GCC.command.line'"
+	nok "... nor libs.so" sh -c "readelf -S proj2/libs.so | grep -Eq 'pgopt.log|GCC.command.line'"
+	id=$(build_id proj2/prog)
+	ok "... its side file is named by its build-id" test -s "log2/records/.build-id/${id:0:2}/${id:2}.pgopt"
+	is "... one side file per linked binary" "$(find log2/records -name '*.pgopt' | wc -l)" 2
+	ok "... the objects keep theirs (only links move them)" sh -c "readelf -S proj2/src/b.o | grep -q pgopt.log"
+	is "verify --debug-dir LOGDIR/records: exit 0" \
+		"$(err --log log2 --builddir proj2 --policy p.policy --debug-dir log2/records)" 0
+	like "... both binaries" "$(tail -1 e.out)" '^verify: OK: 2 binaries.*5 objects checked'
+	# objcopy failing: the link fails, its output is removed so make links again
+	mkdir -p fakebin
+	printf '#!/bin/sh\necho "objcopy: broken" >&2\nexit 1\n' > fakebin/objcopy
+	chmod 755 fakebin/objcopy
+	rm -f proj2/prog
+	PATH=$TMP/fakebin:$PATH make -C proj2 CC="$CC2" prog > mk.out 2>&1
+	ok "objcopy failing: the link fails" test "$?" -ne 0
+	like "... pgoptcc says why (exit 104)" "$(cat mk.out)" \
+		'pgoptcc: error: records = side: objcopy failed copying the records of prog to .*/log2/records/\.build-id/.*\.pgopt \(exit 1\): objcopy: broken \(removed prog, so that make links it again\)$'
+	ok "... and removed the output" test ! -e proj2/prog
+else
+	skip "no objcopy" 12
+fi
 done_testing
