@@ -121,7 +121,7 @@ static int objcopy(const char *const *args, const char *what, struct strbuf *err
 int records_move(const char *output, const char *logdir, char **side, struct strbuf *err)
 {
 	struct elf_facts f;
-	char *dir, *path;
+	char *dir, *path, *tmpdir = NULL, *tmp = NULL;
 	int rc = -1;
 
 	*side = NULL;
@@ -133,9 +133,19 @@ int records_move(const char *output, const char *logdir, char **side, struct str
 		strbuf_addf(err, "cannot make %s: %s", dir, strerror(errno));
 		goto out;
 	}
+	/* objcopy writes into a fresh 0700 directory of ours, and the file is
+	 * renamed into place: a link planted at the name is replaced, never
+	 * followed */
+	tmpdir = xasprintf("%s/records/.tmp-XXXXXX", logdir);
+	if (!mkdtemp(tmpdir)) {
+		strbuf_addf(err, "cannot make %s: %s", tmpdir, strerror(errno));
+		tmpdir[0] = '\0';
+		goto out;
+	}
+	tmp = xasprintf("%s/%s.pgopt", tmpdir, f.build_id);
 	{
 		const char *keep[] = { "--only-section=.pgopt.log", "--only-section=.GCC.command.line",
-				       "--only-section=.note.gnu.build-id", output, path, NULL };
+				       "--only-section=.note.gnu.build-id", output, tmp, NULL };
 		const char *drop[] = { "--remove-section=.pgopt.log",
 				       "--remove-section=.GCC.command.line", output, NULL };
 		char *w1 = xasprintf("copying the records of %s to %s", output, path);
@@ -146,10 +156,20 @@ int records_move(const char *output, const char *logdir, char **side, struct str
 		if (bad)
 			goto out;
 	}
+	if (rename(tmp, path) < 0) {
+		strbuf_addf(err, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+		goto out;
+	}
 	*side = path;
 	path = NULL;
 	rc = 0;
 out:
+	if (tmp)
+		unlink(tmp);
+	if (tmpdir && tmpdir[0])
+		rmdir(tmpdir);
+	free(tmp);
+	free(tmpdir);
 	free(dir);
 	free(path);
 	return rc;

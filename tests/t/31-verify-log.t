@@ -168,7 +168,8 @@ if command -v objcopy >/dev/null; then
 	like "... pgoptcc says why (exit 104)" "$(cat mk.out)" \
 		'pgoptcc: error: records = side: objcopy failed copying the records of prog to .*/log2/records/\.build-id/.*\.pgopt \(exit 1\): objcopy: broken \(removed prog, so that make links it again\)$'
 	ok "... and removed the output" test ! -e proj2/prog
+	is "... no temporary directory is left in LOGDIR/records" "$(find log2/records -name '.tmp-*')" ""
 else
-	skip "no objcopy" 12
+	skip "no objcopy" 13
 fi
 done_testing
