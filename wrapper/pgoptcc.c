@@ -46,6 +46,7 @@
 #include "wrapper/compiler.h"
 #include "wrapper/invocation.h"
 #include "wrapper/pluginargs.h"
+#include "wrapper/records.h"
 #include "wrapper/common/error.h"
 #include "wrapper/common/exitcodes.h"
 #include "wrapper/common/json.h"
@@ -688,6 +689,32 @@ static int compile(struct invocation *inv, int changed, int retry)
 	return code;
 }
 
+/*
+ * records = side: after a successful link, the output's records move into
+ * LOGDIR/records (records.h).  When that fails the output is removed, so
+ * that make links it again, and pgoptcc fails.
+ */
+static void move_records(const struct invocation *inv, struct compilelog_guard *guard)
+{
+	const char *mode = invocation_setting(inv, SETTING_RECORDS);
+	const char *logdir = invocation_setting(inv, SETTING_LOGDIR);
+	struct strbuf err = STRBUF_INIT;
+	char *side = NULL;
+
+	if (inv->cls.kind != KIND_LINK || !inv->cls.output || !mode || strcmp(mode, "side") ||
+	    !logdir || !*logdir)
+		return;
+	if (records_move(inv->cls.output, logdir, &side, &err) < 0) {
+		compilelog_guard_remove(guard);
+		die(PGOPT_EXIT_LOG, "records = side: %s (removed %s, so that make links it again)",
+		    err.buf, inv->cls.output);
+	}
+	if (side)
+		verbose("records of %s moved to %s", inv->cls.output, side);
+	free(side);
+	strbuf_release(&err);
+}
+
 int main(int argc, char **argv)
 {
 	struct invocation inv;
@@ -734,6 +761,8 @@ int main(int argc, char **argv)
 		compilelog_guard_begin(&inv, &guard);
 	t0 = clock_ms();
 	code = compile(&inv, changed, retry);
+	if (code == 0 && log.fd >= 0)
+		move_records(&inv, &guard);
 	if (log.fd >= 0 && compilelog_write_record(&inv, &log, code, clock_ms() - t0) < 0 && !invocation_failsafe(&inv)) {
 		/* no record, no object: the next make compiles it again */
 		int e = errno, removed = compilelog_guard_remove(&guard);

@@ -43,6 +43,8 @@ const struct setting_def settings_table[SETTING_NR] = {
 	[SETTING_PROFILE] = { "profile", "PGOPT_PROFILE", SETTING_KIND_TEXT, NULL, "",
 			      "generate|use [GLOB...]: add the profile flags (pgbuild pgo; caller only)",
 			      1 },
+	[SETTING_RECORDS] = { "records", "PGOPT_RECORDS", SETTING_KIND_SWITCH, "side", "",
+			      "side: move a linked binary's records to LOGDIR/records/.build-id/" },
 };
 
 const char *settings_origin_name(enum setting_origin o)

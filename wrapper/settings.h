@@ -70,6 +70,7 @@ enum setting_id {
 	SETTING_FAILSAFE, /* "passthrough": build unchanged instead of failing */
 	SETTING_UNCHECKED, /* caller only: "1" lets policies use any flag */
 	SETTING_PROFILE,  /* caller only: "generate|use [GLOB...]" (pgbuild pgo) */
+	SETTING_RECORDS,  /* "side": a linked binary's records move to LOGDIR/records */
 	SETTING_NR
 };
 

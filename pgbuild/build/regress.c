@@ -119,6 +119,8 @@ static char *top_srcdir(const char *builddir)
 struct regress {
 	const struct regress_opts *o;
 	char builddir[PATH_MAX];  /* absolute, resolved */
+	char prefix[PATH_MAX];    /* installcheck: o->prefix resolved, or "" */
+	char *bindir;             /* installcheck: make's bindir=PREFIX/bin */
 	char *srcdir;             /* abs_top_srcdir of the tree, or NULL */
 	struct strvec env;        /* make's environment */
 	struct cluster_user su;    /* the user make runs as (root only) */
@@ -239,6 +241,13 @@ static int prepare_tree(struct regress *r)
 	if (r->buildfd < 0)
 		return error("--builddir \"%s\": %s", o->builddir, strerror(errno));
 	r->workdir = r->builddir;
+	if (o->prefix) {
+		if (!realpath(o->prefix, r->prefix))
+			return error("--prefix \"%s\": %s", o->prefix, strerror(errno));
+		/* pg_regress runs the clients of --bindir, which make takes from
+		 * the build's configured bindir: the install's own instead */
+		r->bindir = xasprintf("bindir=%s/bin", r->prefix);
+	}
 	/* as root, before anything of the tree is read: one that another
 	 * user could have changed (handed over by an earlier pgbuild) is
 	 * refused, its Makefiles never run */
@@ -300,8 +309,41 @@ static int take_lock(struct regress *r)
 }
 
 /*
+ * Installcheck: the subtrees of the test tree the suites write in (their
+ * results, diffs and outputs): only these become the server user's.
+ */
+static const char *const installcheck_core[] = { "src/test/regress", NULL };
+static const char *const installcheck_contrib[] = { "src/test/regress", "contrib", NULL };
+
+/*
+ * Installcheck: the test tree's directories stay root's (read-only to the
+ * server user) but for the subtrees the suites write in, which are linked
+ * again with the server user's directories.  Entries handed over, or -1.
+ */
+static long hand_over_written(struct regress *r, struct strbuf *err)
+{
+	const char *const *rels = r->o->contrib ? installcheck_contrib : installcheck_core;
+	long n = 0, k;
+
+	for (const char *const *rel = rels; *rel; rel++) {
+		struct stat st;
+		if (fstatat(r->buildfd, *rel, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		if (sfs_remove(r->farmfd, *rel, err) < 0)
+			return -1;
+		k = sfs_link_tree(r->buildfd, *rel, r->farmfd, *rel, r->pw->uid, r->pw->gid, NULL, err);
+		if (k < 0)
+			return -1;
+		n += k;
+	}
+	return n;
+}
+
+/*
  * The test tree: BUILDDIR/pgopt-check, hard links of the build tree with
- * the server user's directories (sfs_link_tree), made afresh.  0 or -1.
+ * the server user's directories (sfs_link_tree), made afresh; for
+ * installcheck only the directories the suites write in are the user's
+ * (hand_over_written).  0 or -1.
  */
 static int make_farm(struct regress *r)
 {
@@ -311,29 +353,41 @@ static int make_farm(struct regress *r)
 			       "tmp_install", NULL };
 	struct strbuf err = STRBUF_INIT;
 	double t0 = clock_seconds();
-	long n;
+	int installcheck = r->o->prefix != NULL;
+	long n, given = 0;
 
 	if (sfs_remove(r->buildfd, BUILD_CHECK_TREE, &err) < 0) {
 		error("cannot remove the test tree of an earlier run: %s", err.buf);
 		strbuf_release(&err);
 		return -1;
 	}
-	n = sfs_link_tree(r->buildfd, ".", r->buildfd, BUILD_CHECK_TREE, r->pw->uid, r->pw->gid,
-			  skip, &err);
-	if (n < 0) {
+	n = sfs_link_tree(r->buildfd, ".", r->buildfd, BUILD_CHECK_TREE,
+			  installcheck ? geteuid() : r->pw->uid,
+			  installcheck ? getegid() : r->pw->gid, skip, &err);
+	if (n >= 0) {
+		r->farm = xasprintf("%s/%s", r->builddir, BUILD_CHECK_TREE);
+		r->farmfd = sfs_open_dir(r->buildfd, BUILD_CHECK_TREE, &err);
+	}
+	if (n >= 0 && r->farmfd >= 0 && installcheck)
+		given = hand_over_written(r, &err);
+	if (n < 0 || r->farmfd < 0 || given < 0) {
 		error("cannot make the test tree %s/%s: %s", r->builddir, BUILD_CHECK_TREE, err.buf);
 		strbuf_release(&err);
 		return -1;
 	}
 	strbuf_release(&err);
-	r->farm = xasprintf("%s/%s", r->builddir, BUILD_CHECK_TREE);
-	r->farmfd = sfs_open_dir(r->buildfd, BUILD_CHECK_TREE, NULL);
-	if (r->farmfd < 0)
-		return error("cannot open the test tree %s: %s", r->farm, strerror(errno));
 	r->workdir = r->farm;
-	fprintf(stderr, "regress: test tree %s: %ld hard links and directories of the build "
-		"tree, its directories owned by %s (%.1f s); the build tree stays ours\n",
-		r->farm, n, r->pw->name, clock_seconds() - t0);
+	if (installcheck)
+		fprintf(stderr, "regress: test tree %s: %ld hard links and directories of the build "
+			"tree (%.1f s), its directories root's but where the suites write (%s: "
+			"%ld entries, their directories owned by %s); the build tree stays ours\n",
+			r->farm, n, clock_seconds() - t0,
+			r->o->contrib ? "src/test/regress, contrib" : "src/test/regress", given,
+			r->pw->name);
+	else
+		fprintf(stderr, "regress: test tree %s: %ld hard links and directories of the build "
+			"tree, its directories owned by %s (%.1f s); the build tree stays ours\n",
+			r->farm, n, r->pw->name, clock_seconds() - t0);
 	return 0;
 }
 
@@ -414,9 +468,16 @@ static int prepare_user(struct regress *r)
 		return -1;
 	fprintf(stderr, "regress: running as user %s: PostgreSQL's test server refuses "
 		"to run as root; the suites run in %s\n", user, r->farm);
-	if (!cluster_user_can(r->pw, "-w", r->farm))
-		return error("user %s cannot write %s (check the permissions of its parent directories)",
-			     user, r->farm);
+	{
+		char *w = xasprintf("%s%s", r->farm, r->o->prefix ? "/src/test/regress" : "");
+		int ok = cluster_user_can(r->pw, "-w", w);
+		if (!ok)
+			error("user %s cannot write %s (check the permissions of its parent "
+			      "directories)", user, w);
+		free(w);
+		if (!ok)
+			return -1;
+	}
 	if (r->o->prefix) {
 		char *bin = xasprintf("%s/bin/postgres", r->o->prefix);
 		int ok = cluster_user_can(r->pw, "-x", bin);
@@ -513,7 +574,7 @@ static int start_server(struct regress *r)
 	struct cluster_options co = CLUSTER_OPTIONS_INIT;
 	int rc;
 
-	co.prefix = r->o->prefix;
+	co.prefix = r->prefix;
 	co.quiet = 1;
 	strvec_pushl(&co.settings, "max_prepared_transactions=10", "fsync=off", NULL);
 	rc = cluster_create(&r->cl, &co);
@@ -526,8 +587,8 @@ static int start_server(struct regress *r)
 	strvec_pushf(&r->env, "PGHOST=%s", r->cl.dir);
 	strvec_pushf(&r->env, "PGPORT=%d", r->cl.port);
 	strvec_pushf(&r->env, "PGUSER=%s", r->cl.superuser);
-	fprintf(stderr, "regress: installcheck against a server from %s (pid %ld, socket in %s)\n",
-		r->o->prefix, (long)r->cl.pid, r->cl.dir);
+	fprintf(stderr, "regress: installcheck against a server from %s (pid %ld, socket in %s), "
+		"with its clients (%s/bin/psql)\n", r->prefix, (long)r->cl.pid, r->cl.dir, r->prefix);
 	return 0;
 }
 
@@ -624,7 +685,12 @@ static void run_suites(struct regress *r)
 	if (o->core) {
 		char *t = o->tests ? xasprintf("TESTS=%s", o->tests) : NULL;
 		char *target = xasprintf("%s%s", check, o->tests ? "-tests" : "");
-		const char *args[] = { "make", target, t, NULL };
+		const char *args[5] = { "make", target, NULL };
+		int n = 2;
+		if (r->bindir)
+			args[n++] = r->bindir;
+		if (t)
+			args[n++] = t;
 		r->suites[r->nsuites].name = "core";
 		run_suite(r, &r->suites[r->nsuites++], args, o->verbose);
 		free(target);
@@ -633,7 +699,7 @@ static void run_suites(struct regress *r)
 	if (o->contrib) {
 		/* installcheck: one server, one contrib_regression database */
 		char *j = xasprintf("-j%d", o->prefix ? 1 : o->jobs);
-		const char *args[] = { "make", j, "-k", "-C", "contrib", check, NULL };
+		const char *args[] = { "make", j, "-k", "-C", "contrib", check, r->bindir, NULL };
 		r->suites[r->nsuites].name = "contrib";
 		run_suite(r, &r->suites[r->nsuites++], args, o->verbose);
 		free(j);
@@ -745,5 +811,6 @@ out:
 	strvec_clear(&r.env);
 	cluster_user_release(&r.su);
 	free(r.srcdir);
+	free(r.bindir);
 	return rc;
 }

@@ -33,7 +33,12 @@
  * from the same build tree against a private server (cluster.h) started
  * from the installed PREFIX instead of make check's temporary install, so
  * what is tested is exactly that install (e.g. a BOLT-rewritten postgres in
- * a copy of the build's prefix: `pgbuild bolt`).  The server gets what the
+ * a copy of the build's prefix: `pgbuild bolt`, or a package's install),
+ * with its own clients: make gets bindir=PREFIX/bin, which pg_regress runs
+ * psql from (else the build's configured bindir, for a package build the
+ * system's).  As root the test tree's directories then stay root's but for
+ * those the suites write in (src/test/regress; contrib with --contrib),
+ * which alone are the server user's.  The server gets what the
  * suites expect of their temporary server (max_prepared_transactions=10;
  * PGHOST/PGPORT naming itself, for dblink and postgres_fdw), make gets
  * PGHOST/PGPORT/PGUSER, contrib runs one module at a time (one server,

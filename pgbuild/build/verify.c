@@ -36,6 +36,7 @@
 #include <errno.h>
 #include <elf.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,8 @@
 
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/build/verify.h"
+#include "pgbuild/build/verifysrc.h"
+#include "pgbuild/build/verifysize.h"
 #include "pgbuild/elf/elfrec.h"
 #include "pgbuild/pgbuild.h"
 
@@ -59,10 +62,10 @@ struct vobjs {
 	size_t nr, alloc;
 };
 
-/* The link of postgres: the last link record whose output is "postgres"
- * in <builddir>/src/backend. */
+/* The link of a binary: the last successful link record whose output is
+ * target. */
 struct link_find {
-	char *backend;           /* <builddir>/src/backend */
+	const char *target;      /* absolute output path */
 	struct strvec inputs;    /* absolute .o and .a paths */
 	int found;
 };
@@ -81,13 +84,17 @@ static char *join_path(const char *dir, const char *p)
 static int find_link(const struct json_value *rec, long line, void *data)
 {
 	struct link_find *lf = data;
-	const char *kind = json_get_str(rec, "kind");
-	const char *out = json_get_str(rec, "output");
 	const char *cwd = json_get_str(rec, "cwd");
 	const struct json_value *in = json_get(rec, "argv_in");
+	char *out;
+	int match;
 	(void)line;
-	if (!kind || strcmp(kind, "link") || !out || strcmp(out, "postgres") || !cwd ||
-	    strcmp(cwd, lf->backend) || json_get_num(rec, "exit", -1) != 0)
+	if (!buildlog_is_link(rec) || !cwd)
+		return 0;
+	out = buildlog_output_path(rec);
+	match = out && !strcmp(out, lf->target);
+	free(out);
+	if (!match)
 		return 0;
 	strvec_clear(&lf->inputs);
 	for (size_t i = 0; i < json_len(in); i++) {
@@ -196,204 +203,22 @@ static int has_word(const char *cmdline, const char *flag)
 	return 0;
 }
 
-/* ---------------- sizes against a baseline ---------------- */
-
-struct fsize {
-	char *name;
-	long long a, b;   /* size in baseline / candidate (summed over duplicates) */
-};
-
-static int cmp_fname(const void *x, const void *y)
-{
-	return strcmp(((const struct fsize *)x)->name, ((const struct fsize *)y)->name);
-}
-
-static int cmp_delta(const void *x, const void *y)
-{
-	const struct fsize *p = x, *q = y;
-	long long dp = p->b - p->a, dq = q->b - q->a;
-	return (dp < dq) - (dp > dq);
-}
-
-/* "foo.lto_priv.0" -> "foo": LTO renames local symbols. */
-static char *base_name(const char *s)
-{
-	const char *l = strstr(s, ".lto_priv.");
-	return l ? xstrndup(s, (size_t)(l - s)) : xstrdup(s);
-}
-
-static void add_sizes(struct fsize **v, size_t *nr, size_t *alloc,
-		      const struct elfrec_object *o, int which)
-{
-	for (size_t i = 0; i < o->nfuncs; i++) {
-		if (!o->funcs[i].size || !o->funcs[i].section[0])
-			continue;
-		ALLOC_GROW(*v, *nr + 1, *alloc);
-		(*v)[*nr].name = base_name(o->funcs[i].name);
-		(*v)[*nr].a = which == 0 ? (long long)o->funcs[i].size : 0;
-		(*v)[*nr].b = which == 1 ? (long long)o->funcs[i].size : 0;
-		(*nr)++;
-	}
-}
-
-/*
- * Hot and unlikely code of a binary, per function.  GNU ld's default script
- * merges .text.hot and .text.unlikely into .text, so a linked binary has no
- * such output sections: a function counts as hot or unlikely when its
- * pgopt.so record names that section (where GCC put it), and every split
- * part "NAME.cold" (-freorder-blocks-and-partition) counts as unlikely.
- * Each symbol counts once (an LTO binary holds compile and link-time
- * records of one function).  A file without records (or an unlinked
- * object) falls back to its section sizes.
- */
-struct hotcold {
-	uint64_t hot, unlikely;  /* bytes */
-	long nhot, nunlikely;    /* functions */
-	long ncold_parts;        /* split .cold parts (in nunlikely too) */
-	int from_sections;       /* 1: no records, ELF section sizes used */
-};
-
-static int is_cold_part(const char *name)
-{
-	const char *c = strstr(name, ".cold");
-	return c && (c[5] == '\0' || c[5] == '.');
-}
-
-static void hotcold_sizes(const struct elfrec_object *o, struct hotcold *hc)
-{
-	struct elfrec_unit *units = NULL;
-	struct strbuf err = STRBUF_INIT;
-	char *seen = xcalloc(o->nfuncs + 1, 1);
-	long n = elfrec_units(o, &units, &err);
-
-	memset(hc, 0, sizeof(*hc));
-	for (long u = 0; u < n; u++)
-		for (size_t k = 0; k < units[u].nfns; k++) {
-			const char *sec = json_get_str(units[u].fns[k], "section");
-			const struct elfrec_func *f;
-			int hot;
-			if (!sec)
-				continue;
-			if (elfrec_section_is(sec, ".text.hot"))
-				hot = 1;
-			else if (elfrec_section_is(sec, ".text.unlikely"))
-				hot = 0;
-			else
-				continue;
-			f = elfrec_record_func(o, units[u].unit, units[u].fns[k]);
-			if (!f || !f->section[0] || seen[f - o->funcs])
-				continue;
-			seen[f - o->funcs] = 1;
-			if (hot) {
-				hc->hot += f->size;
-				hc->nhot++;
-			} else {
-				hc->unlikely += f->size;
-				hc->nunlikely++;
-			}
-		}
-	for (size_t i = 0; i < o->nfuncs; i++)
-		if (!seen[i] && o->funcs[i].section[0] && is_cold_part(o->funcs[i].name)) {
-			seen[i] = 1;
-			hc->unlikely += o->funcs[i].size;
-			hc->nunlikely++;
-			hc->ncold_parts++;
-		}
-	if (n <= 0 && o->elf_type == ET_REL) {
-		hc->hot = o->text_hot_size;
-		hc->unlikely = o->text_unlikely_size;
-		hc->from_sections = 1;
-	}
-	if (n > 0)
-		elfrec_units_free(units, (size_t)n);
-	free(seen);
-	strbuf_release(&err);
-}
-
-static int compare_sizes(const char *base_bin, const struct elfrec_object *cand, int top)
-{
-	struct hotcold hb, hcand;
-	struct elfrec_file bf;
-	struct strbuf err = STRBUF_INIT;
-	struct fsize *v = NULL;
-	size_t nr = 0, alloc = 0, w = 0;
-	long only_a = 0, only_b = 0, both = 0;
-	const struct elfrec_object *base;
-
-	if (elfrec_open(base_bin, &bf, &err) < 0) {
-		error("--baseline: %s", err.buf);
-		strbuf_release(&err);
-		return -1;
-	}
-	base = &bf.objs[0];
-	printf("size: text %llu -> %llu bytes (%+.2f%%)\n",
-	       (unsigned long long)base->text_size, (unsigned long long)cand->text_size,
-	       base->text_size ? 100.0 * ((double)cand->text_size - (double)base->text_size) /
-					 (double)base->text_size : 0.0);
-	hotcold_sizes(base, &hb);
-	hotcold_sizes(cand, &hcand);
-	printf("size: .text.hot %llu -> %llu bytes, .text.unlikely %llu -> %llu bytes "
-	       "(per function: hot %ld -> %ld functions, unlikely %ld -> %ld of which "
-	       "%ld -> %ld split .cold parts)\n",
-	       (unsigned long long)hb.hot, (unsigned long long)hcand.hot,
-	       (unsigned long long)hb.unlikely, (unsigned long long)hcand.unlikely,
-	       hb.nhot, hcand.nhot, hb.nunlikely, hcand.nunlikely,
-	       hb.ncold_parts, hcand.ncold_parts);
-	add_sizes(&v, &nr, &alloc, base, 0);
-	add_sizes(&v, &nr, &alloc, cand, 1);
-	qsort(v, nr, sizeof(*v), cmp_fname);
-	for (size_t i = 0; i < nr; i++) {
-		if (w && !strcmp(v[w - 1].name, v[i].name)) {
-			v[w - 1].a += v[i].a;
-			v[w - 1].b += v[i].b;
-			free(v[i].name);
-		} else {
-			v[w++] = v[i];
-		}
-	}
-	nr = w;
-	for (size_t i = 0; i < nr; i++) {
-		if (v[i].a && v[i].b)
-			both++;
-		else if (v[i].a)
-			only_a++;
-		else
-			only_b++;
-	}
-	printf("size: functions: %ld in both, %ld only in the baseline (inlined away or "
-	       "renamed), %ld only in the candidate\n", both, only_a, only_b);
-	qsort(v, nr, sizeof(*v), cmp_delta);
-	printf("size: top growth:\n");
-	for (size_t i = 0; i < nr && (int)i < top && v[i].b > v[i].a; i++)
-		printf("  %+8lld  %-40s %lld -> %lld\n", v[i].b - v[i].a, v[i].name, v[i].a, v[i].b);
-	printf("size: top shrink:\n");
-	for (size_t i = 0; i < (size_t)top && i < nr && v[nr - 1 - i].b < v[nr - 1 - i].a; i++) {
-		const struct fsize *f = &v[nr - 1 - i];
-		printf("  %+8lld  %-40s %lld -> %lld\n", f->b - f->a, f->name, f->a, f->b);
-	}
-	for (size_t i = 0; i < nr; i++)
-		free(v[i].name);
-	free(v);
-	elfrec_release(&bf);
-	strbuf_release(&err);
-	return 0;
-}
-
 /* ---------------- the check ---------------- */
 
-/* Everything one verification works with. */
+/* Everything one verification works with: the build (src) and the binary
+ * being checked (the rest, reset for each: reset_binary). */
 struct verify {
 	const struct verify_opts *o;
-	struct json_value *rec;      /* PREFIX/pgopt-build.json */
-	char *builddir, *policy;     /* policy NULL: none */
-	char *logfile;               /* the build's compile log */
-	char *binary;                /* PREFIX/bin/postgres */
-	struct link_find lf;         /* the link of postgres */
+	struct verify_src src;       /* build directory, policy, log, binaries */
 	struct buildlog_objs compiles; /* every object's last compile */
-	struct buildlog_objs replay; /* those of postgres (shallow copies) */
+	const char *link;            /* the link output being checked */
+	const char *binary;          /* the file read for it */
+	const char *name;            /* its base name, for messages */
+	struct link_find lf;         /* its link */
+	struct buildlog_objs replay; /* the compiles of its objects (shallow copies) */
 	struct buildlog_objs expected; /* their replay under the policy */
-	struct vobjs vs;             /* the objects of postgres */
-	struct elfrec_file ef;       /* postgres */
+	struct vobjs vs;             /* its objects */
+	struct elfrec_file ef;       /* the binary */
 	struct elfrec_unit *units;   /* its unit records */
 	long nunits;
 	struct unitref *refs;        /* compile-time unit records by tu */
@@ -407,58 +232,43 @@ struct verify {
 	long gcc_checked;            /* objects checked against .GCC.command.line too */
 };
 
-/* The build record, and what it says about the build directory, policy,
- * compile log and binary. */
-static int load_record(struct verify *v)
+/*
+ * The object an archive member was made from: DIR/MEMBER next to the
+ * archive (PostgreSQL's layout), else the one compiled object of that name
+ * elsewhere (an archive of objects in other directories).  Malloced.
+ */
+static char *member_object(struct verify *v, const char *dir, const char *member)
 {
-	const struct verify_opts *o = v->o;
-	char *recpath = xasprintf("%s/%s", o->prefix, BUILDLOG_RECORD);
-	int rc = -1;
+	char *p = xasprintf("%s/%s", dir, member);
+	const char *hit = NULL;
+	size_t n = strlen(member), hits = 0;
 
-	if (access(recpath, F_OK) < 0) {
-		error("--prefix \"%s\" has no %s: verify needs an install made by pgbuild build",
-		      o->prefix, BUILDLOG_RECORD);
-		goto out;
-	}
-	if (!(v->rec = buildlog_read_json(recpath)))
-		goto out;
-	v->builddir = xstrdup(o->builddir ? o->builddir : json_get_str(v->rec, "builddir") ?
-			      json_get_str(v->rec, "builddir") : "");
-	if (o->policy && !strcmp(o->policy, "none")) {
-		v->policy = NULL;
-	} else if (o->policy) {
-		char real[PATH_MAX];
-		if (!realpath(o->policy, real)) {
-			error("--policy \"%s\": %s", o->policy, strerror(errno));
-			goto out;
+	if (buildlog_objs_find(&v->compiles, p))
+		return p;
+	for (size_t i = 0; i < v->compiles.nr; i++) {
+		const char *c = v->compiles.v[i].path;
+		size_t cn = strlen(c);
+		if (cn > n && c[cn - n - 1] == '/' && !strcmp(c + cn - n, member)) {
+			hit = c;
+			hits++;
 		}
-		v->policy = xstrdup(real);
-	} else if (json_get_str(json_get(v->rec, "policy"), "path")) {
-		v->policy = xstrdup(json_get_str(json_get(v->rec, "policy"), "path"));
 	}
-	v->logfile = xasprintf("%s/pgopt-log/%s", v->builddir, BUILDLOG_COMPILE);
-	if (access(v->logfile, R_OK) < 0) {
-		error("no compile log %s (is --builddir right?)", v->logfile);
-		goto out;
-	}
-	v->binary = xasprintf("%s/bin/postgres", o->prefix);
-	rc = 0;
-out:
-	free(recpath);
-	return rc;
+	if (hits != 1)
+		return p;
+	free(p);
+	return xstrdup(hit);
 }
 
-/* 1. the objects of postgres: its link line's objects, and the members of
+/* 1. the objects of the binary: its link line's objects, and the members of
  * the static libraries on it (which the linker may not have pulled in). */
 static int link_objects(struct verify *v)
 {
 	struct strbuf err = STRBUF_INIT;
 
-	v->lf.backend = xasprintf("%s/src/backend", v->builddir);
-	buildlog_each(v->logfile, 1, find_link, &v->lf);
+	v->lf.target = v->link;
+	buildlog_each(v->src.logfile, 1, find_link, &v->lf);
 	if (!v->lf.found)
-		return error("the compile log %s records no link of %s/postgres", v->logfile,
-			     v->lf.backend);
+		return error("the compile log %s records no link of %s", v->src.logfile, v->link);
 	for (size_t i = 0; i < v->lf.inputs.nr; i++) {
 		const char *in = v->lf.inputs.v[i];
 		struct elfrec_file af;
@@ -473,7 +283,7 @@ static int link_objects(struct verify *v)
 		if (elfrec_open(in, &af, &err) == 0) {
 			for (size_t k = 0; k < af.nr; k++)
 				if (af.objs[k].member) {
-					char *p = xasprintf("%s/%s", dir, af.objs[k].member);
+					char *p = member_object(v, dir, af.objs[k].member);
 					add_vobj(&v->vs, p, 1);
 					free(p);
 				}
@@ -490,12 +300,10 @@ static int link_objects(struct verify *v)
 /* 2. what the policy assigns: replay each object's compile under it. */
 static int replay_policy(struct verify *v)
 {
-	const struct json_value *e = json_get(v->rec, "environment");
 	struct strvec env = STRVEC_INIT;
 	char *drylog;
 	int rc = -1;
 
-	buildlog_objs_read(&v->compiles, v->logfile, NULL, NULL, 0);
 	for (size_t i = 0; i < v->vs.nr; i++) {
 		struct buildlog_obj *o = buildlog_objs_find(&v->compiles, v->vs.v[i].path);
 		v->vs.v[i].compile = o;
@@ -506,13 +314,8 @@ static int replay_policy(struct verify *v)
 			warning("no recorded compile for %s", v->vs.v[i].path);
 		}
 	}
-	for (size_t i = 0; e && e->type == JSON_OBJECT && i < e->u.list.nr; i++)
-		if (e->u.list.items[i]->type == JSON_STRING &&
-		    strcmp(e->u.list.keys[i], "PGOPT_POLICY") &&
-		    strcmp(e->u.list.keys[i], "PGOPT_PREFIX") &&
-		    strcmp(e->u.list.keys[i], "PGOPT_LOGDIR"))
-			strvec_pushf(&env, "%s=%s", e->u.list.keys[i], e->u.list.items[i]->u.str.s);
-	strvec_pushf(&env, "PGOPT_POLICY=%s", v->policy ? v->policy : "none");
+	strvec_pushv(&env, (const char *const *)v->src.env.v);
+	strvec_pushf(&env, "PGOPT_POLICY=%s", v->src.policy ? v->src.policy : "none");
 	strvec_push(&env, "PGOPT_ROOT");
 	v->drydir = xstrdup("/tmp/pgopt-verify.XXXXXX");
 	if (!mkdtemp(v->drydir)) {
@@ -523,7 +326,7 @@ static int replay_policy(struct verify *v)
 	}
 	drylog = xasprintf("%s/%s", v->drydir, BUILDLOG_COMPILE);
 	if (buildlog_replay(&v->replay, &env, (int)sysconf(_SC_NPROCESSORS_ONLN), v->drydir) < 0) {
-		error("pgoptcc rejected the policy %s", v->policy ? v->policy : "none");
+		error("pgoptcc rejected the policy %s", v->src.policy ? v->src.policy : "none");
 		goto out;
 	}
 	buildlog_objs_read(&v->expected, drylog, NULL, NULL, 0);
@@ -655,7 +458,7 @@ static int check_cmdline(struct verify *v, const struct buildlog_obj *ex)
 		return 0;
 	gcl = gcc_cmdline_of(&v->ef.objs[0], ex->tu);
 	if (!gcl) {
-		printf("NOCMDLINE %s: no .GCC.command.line entry for it in postgres\n", ex->tu);
+		printf("NOCMDLINE %s: no .GCC.command.line entry for it in %s\n", ex->tu, v->name);
 		return 1;
 	}
 	v->gcc_checked++;
@@ -693,8 +496,8 @@ static void compare_objects(struct verify *v)
 				v->with_flags--;
 				continue;
 			}
-			printf("NORECORD  %s: the policy assigns flags but postgres holds no record of it\n",
-			       ex->tu);
+			printf("NORECORD  %s: the policy assigns flags but %s holds no record of it\n",
+			       ex->tu, v->name);
 			v->problems++;
 			continue;
 		}
@@ -716,17 +519,18 @@ static void extra_records(struct verify *v)
 			mark_used(v->refs, v->nrefs, find_unit(v->refs, v->nrefs, v->vs.v[i].compile->tu));
 	for (size_t i = 0; i < v->nrefs; i++)
 		if (!v->refs[i].used && (i == 0 || strcmp(v->refs[i].tu, v->refs[i - 1].tu))) {
-			printf("EXTRA     %s: recorded in postgres, but no object on its link line "
-			       "was compiled from it\n", v->refs[i].tu);
+			printf("EXTRA     %s: recorded in %s, but no object on its link line "
+			       "was compiled from it\n", v->refs[i].tu, v->name);
 			v->problems++;
 		}
 }
 
 static void print_verdict(const struct verify *v)
 {
-	printf("verify: %s: %ld objects of postgres checked against policy %s: %ld with "
+	printf("verify: %s: %ld objects of %s checked against policy %s: %ld with "
 	       "policy flags, %ld mismatches; %zu unit records%s",
-	       v->problems ? "FAILED" : "OK", v->checked, v->policy ? v->policy : "none",
+	       v->problems ? "FAILED" : "OK", v->checked, v->name,
+	       v->src.policy ? v->src.policy : "none",
 	       v->with_flags, v->problems, v->nrefs, v->ltrans ? "" : "\n");
 	if (v->ltrans)
 		printf(", %ld link-time (LTO) records\n", v->ltrans);
@@ -736,7 +540,8 @@ static void print_verdict(const struct verify *v)
 			v->unlinked);
 }
 
-static void release(struct verify *v)
+/* Forget the binary just checked (the build stays). */
+static void reset_binary(struct verify *v)
 {
 	if (v->drydir && v->drydir[0] && remove_tree(v->drydir) < 0)
 		warning("cannot remove \"%s\": %s", v->drydir, strerror(errno));
@@ -746,44 +551,69 @@ static void release(struct verify *v)
 		elfrec_release(&v->ef);
 	free(v->refs);
 	free(v->replay.v); /* shallow copies */
-	buildlog_objs_free(&v->compiles);
 	buildlog_objs_free(&v->expected);
 	for (size_t i = 0; i < v->vs.nr; i++)
 		free(v->vs.v[i].path);
 	free(v->vs.v);
 	strvec_clear(&v->lf.inputs);
-	free(v->lf.backend);
-	json_free(v->rec);
-	free(v->builddir);
-	free(v->policy);
-	free(v->logfile);
-	free(v->binary);
 	free(v->drydir);
+	memset(&v->link, 0, sizeof(*v) - offsetof(struct verify, link));
+	strvec_init(&v->lf.inputs);
+}
+
+/* Check one binary made by the link of link; the exit code. */
+static int verify_binary(struct verify *v, const char *link, const char *binary)
+{
+	const char *slash = strrchr(link, '/');
+	int rc = PGBUILD_EXIT_ERROR;
+
+	v->link = link;
+	v->binary = binary;
+	v->name = slash ? slash + 1 : link;
+	if (link_objects(v) < 0 || replay_policy(v) < 0 || read_binary(v) < 0)
+		return rc;
+	compare_objects(v);
+	extra_records(v);
+	if (v->o->baseline) {
+		char *bb = xasprintf("%s/bin/%s", v->o->baseline, v->name);
+		int r = verifysize_compare(bb, &v->ef.objs[0], v->o->top);
+		free(bb);
+		if (r < 0)
+			return rc;
+	}
+	print_verdict(v);
+	return v->problems ? PGBUILD_EXIT_FAIL : PGBUILD_EXIT_OK;
 }
 
 int verify_run(const struct verify_opts *o)
 {
 	struct verify v;
-	int rc = PGBUILD_EXIT_ERROR;
+	long checked = 0, problems = 0, failed = 0;
+	int rc = PGBUILD_EXIT_OK;
 
 	memset(&v, 0, sizeof(v));
 	v.o = o;
 	strvec_init(&v.lf.inputs);
-	if (load_record(&v) < 0 || link_objects(&v) < 0 || replay_policy(&v) < 0 ||
-	    read_binary(&v) < 0)
-		goto out;
-	compare_objects(&v);
-	extra_records(&v);
-	if (o->baseline) {
-		char *bb = xasprintf("%s/bin/postgres", o->baseline);
-		int r = compare_sizes(bb, &v.ef.objs[0], o->top);
-		free(bb);
-		if (r < 0)
-			goto out;
+	if (verifysrc_load(o, &v.src) < 0) {
+		verifysrc_release(&v.src);
+		return PGBUILD_EXIT_ERROR;
 	}
-	print_verdict(&v);
-	rc = v.problems ? PGBUILD_EXIT_FAIL : PGBUILD_EXIT_OK;
-out:
-	release(&v);
+	buildlog_objs_read(&v.compiles, v.src.logfile, NULL, NULL, 0);
+	for (size_t i = 0; i < v.src.links.nr && rc != PGBUILD_EXIT_ERROR; i++) {
+		int r = verify_binary(&v, v.src.links.v[i], v.src.binaries.v[i]);
+		checked += v.checked;
+		problems += v.problems;
+		failed += r != PGBUILD_EXIT_OK;
+		if (r > rc)
+			rc = r;
+		reset_binary(&v);
+	}
+	if (rc != PGBUILD_EXIT_ERROR && v.src.links.nr > 1)
+		printf("verify: %s: %zu binaries of %s, %ld objects checked against policy %s: "
+		       "%ld mismatches in %ld binaries\n", problems ? "FAILED" : "OK",
+		       v.src.links.nr, v.src.builddir, checked,
+		       v.src.policy ? v.src.policy : "none", problems, failed);
+	buildlog_objs_free(&v.compiles);
+	verifysrc_release(&v.src);
 	return rc;
 }

@@ -4,6 +4,12 @@
  * (with --baseline) show what the policy did to code size (`pgbuild
  * verify`).
  *
+ * The build: an install made by `pgbuild build` (--prefix: its record
+ * names the build directory, policy and compile log; the binary checked is
+ * PREFIX/bin/postgres), or any build through pgoptcc (--log DIR --builddir
+ * DIR: a package build; every program and shared library its links made,
+ * or --binary's), see verifysrc.h.  Each binary is checked the same way.
+ *
  * Expected flags: the objects of postgres are taken from the link of
  * src/backend/postgres in the build's compile log (object files on the link
  * line, and the members of the static libraries on it).  Each object's
@@ -32,7 +38,8 @@
  * sections of its own), and the top growing and shrinking functions.
  *
  * Output: one line per problem (MISSING / EXTRA / NORECORD / NOTAPPLIED /
- * STILL), then the verdict line.  Exit 0 verified, 1 a mismatch, 2 error.
+ * STILL), then the verdict line of the binary; with several binaries, a
+ * last line over all.  Exit 0 verified, 1 a mismatch, 2 error.
  */
 #ifndef PGBUILD_VERIFY_H
 #define PGBUILD_VERIFY_H
@@ -40,6 +47,9 @@
 /* What to verify (the options of `pgbuild verify`). */
 struct verify_opts {
 	const char *prefix;    /* --prefix: an install made by pgbuild build */
+	const char *logdir;    /* --log: pgoptcc's log directory of any build
+				* (instead of --prefix; needs --builddir) */
+	const char *binary;    /* --binary: with --log, only this link output */
 	const char *policy;    /* --policy FILE|none, NULL: the one it was built with */
 	const char *builddir;  /* --builddir, NULL: from the build record */
 	const char *baseline;  /* --baseline PREFIX: compare sizes, or NULL */

@@ -51,6 +51,7 @@
 /* Codes of the options without a short letter, one per option name. */
 enum cli_opt {
 	OPT_BASELINE = 256,
+	OPT_BINARY,
 	OPT_BOLT,
 	OPT_BUILDDIR,
 	OPT_CANDIDATE,
@@ -67,6 +68,7 @@ enum cli_opt {
 	OPT_COVERAGE,
 	OPT_CPUS,
 	OPT_DATADIR_TEMPLATE,
+	OPT_DEBUG_DIR,
 	OPT_DRY_RUN,
 	OPT_EMIT_COLDLIST,
 	OPT_EMIT_HOTLIST,

@@ -15,6 +15,7 @@
 
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/cmd/cmd.h"
+#include "pgbuild/elf/elfrec.h"
 #include "pgbuild/explain/explain.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/cycles.h"
@@ -56,6 +57,8 @@ static void explain_usage(FILE *fp)
 "  --noise FILE             per-function layout spread (a pgbuild-noise document):\n"
 "                           rows inside it are counted; without it the output\n"
 "                           says the spread is not measured\n"
+"  --debug-dir DIR          read the records of a binary that holds none from its\n"
+"                           side file DIR/.build-id/XX/REST.pgopt (its build-id)\n"
 "  --top N                  rows on the terminal (default 20)\n"
 "  --json FILE              the whole document (every row) as JSON\n"
 "  --html FILE              one self-contained page: bar chart and table\n"
@@ -81,6 +84,7 @@ static const struct option explain_options[] = {
 	{ "callgrind-baseline", required_argument, NULL, OPT_CALLGRIND_BASELINE },
 	{ "callgrind-candidate", required_argument, NULL, OPT_CALLGRIND_CANDIDATE },
 	{ "noise", required_argument, NULL, OPT_NOISE },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "html", required_argument, NULL, OPT_HTML },
@@ -141,6 +145,7 @@ static int one_option(struct explain_opts *o, int c)
 			return PGBUILD_EXIT_ERROR;
 		break;
 	case OPT_NOISE: o->noise = optarg; break;
+	case OPT_DEBUG_DIR: elfrec_set_debug_dir(optarg); break;
 	case OPT_TOP:
 		if (cli_parse_int("--top", optarg, 1, 100000, &o->top) < 0)
 			return cli_usage();

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "pgbuild/cmd/cmd.h"
+#include "pgbuild/elf/elfrec.h"
 #include "pgbuild/report/inspect.h"
 
 static void inspect_usage(FILE *fp)
@@ -25,6 +26,8 @@ static void inspect_usage(FILE *fp)
 		"  --tu PATH        only the translation unit PATH\n"
 		"  --require        accepted for older scripts: a file without a record\n"
 		"                   always exits 1\n"
+		"  --debug-dir DIR  read the records of a binary that holds none from its\n"
+		"                   side file DIR/.build-id/XX/REST.pgopt (its build-id)\n"
 		"  -h, --help       this text\n"
 		"\n"
 		"Exit codes: 0 success, 1 nothing to show (a file holds no pgopt record, or\n"
@@ -41,6 +44,7 @@ PGBUILD_COMMAND(inspect, "show the per-unit and per-function optimization record
 		{ "function", required_argument, NULL, OPT_FUNCTION },
 		{ "tu", required_argument, NULL, OPT_TU },
 		{ "require", no_argument, NULL, OPT_REQUIRE },
+		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		CLI_OPT_HELP,
 		CLI_OPT_END
 	};
@@ -59,6 +63,7 @@ PGBUILD_COMMAND(inspect, "show the per-unit and per-function optimization record
 		case OPT_FUNCTION: o.function = optarg; break;
 		case OPT_TU: o.tu = optarg; break;
 		case OPT_REQUIRE: o.require = 1; break;
+		case OPT_DEBUG_DIR: elfrec_set_debug_dir(optarg); break;
 		case 'h': inspect_usage(stdout); return 0;
 		default:
 			return cli_usage();

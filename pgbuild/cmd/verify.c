@@ -6,23 +6,36 @@
 
 #include "pgbuild/build/verify.h"
 #include "pgbuild/cmd/cmd.h"
+#include "pgbuild/elf/elfrec.h"
 
 static void verify_usage(FILE *fp)
 {
 	fprintf(fp,
 "usage: pgbuild verify --prefix OUT [--policy FILE|none] [--baseline PREFIX]\n"
+"       pgbuild verify --log DIR --builddir DIR [--binary PATH] [--policy FILE|none]\n"
 "\n"
 "Check that every object in OUT/bin/postgres carries exactly the flags its\n"
 "policy assigns (from the pgopt.so records inside the binary, which survive\n"
-"LTO), and with --baseline show per-function size changes.\n"
+"LTO), and with --baseline show per-function size changes.  With --log, the\n"
+"same for any build through pgoptcc (a package build): every program and\n"
+"shared library linked in --builddir.\n"
 "\n"
-"  --prefix OUT       an install made by `pgbuild build` (required)\n"
-"  --policy FILE|none the policy to check against (default: the one OUT was\n"
-"                     built with, from OUT/pgopt-build.json)\n"
-"  --builddir DIR     the build directory (default: from pgopt-build.json)\n"
+"  --prefix OUT       an install made by `pgbuild build`\n"
+"  --log DIR          instead: the log directory pgoptcc wrote (its\n"
+"                     --pgopt-logdir or PGOPT_LOGDIR) during any build\n"
+"  --builddir DIR     the build directory (with --prefix, default: from\n"
+"                     pgopt-build.json; required with --log)\n"
+"  --binary PATH      with --log: check only this link output (relative to\n"
+"                     --builddir or absolute)\n"
+"  --policy FILE|none the policy to check against (default: the one the build\n"
+"                     used: OUT/pgopt-build.json's, or the one the log's\n"
+"                     compiles record)\n"
 "  --baseline PREFIX  compare function and text sizes with PREFIX/bin/postgres\n"
+"                     (with --log: PREFIX/bin/NAME for each binary NAME)\n"
 "                     (hot/unlikely code counted per function: the section\n"
 "                     each record names, plus split .cold parts)\n"
+"  --debug-dir DIR    read the records of a binary that holds none from its\n"
+"                     side file DIR/.build-id/XX/REST.pgopt (its build-id)\n"
 "  --top N            functions listed as top growth/shrink (default 10)\n"
 "  -v, --verbose      also list every object checked\n"
 "\n"
@@ -31,10 +44,13 @@ static void verify_usage(FILE *fp)
 
 static const struct option verify_options[] = {
 	{ "prefix", required_argument, NULL, OPT_PREFIX },
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "binary", required_argument, NULL, OPT_BINARY },
 	{ "policy", required_argument, NULL, OPT_POLICY },
 	{ "builddir", required_argument, NULL, OPT_BUILDDIR },
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	CLI_OPT_VERBOSE,
 	CLI_OPT_HELP,
 	CLI_OPT_END
@@ -49,9 +65,12 @@ static int parse_options(struct verify_opts *o, int argc, char **argv)
 	while ((c = cli_getopt(argc, argv, verify_options)) != -1) {
 		switch (c) {
 		case OPT_PREFIX: o->prefix = optarg; break;
+		case OPT_LOG: o->logdir = optarg; break;
+		case OPT_BINARY: o->binary = optarg; break;
 		case OPT_POLICY: o->policy = optarg; break;
 		case OPT_BUILDDIR: o->builddir = optarg; break;
 		case OPT_BASELINE: o->baseline = optarg; break;
+		case OPT_DEBUG_DIR: elfrec_set_debug_dir(optarg); break;
 		case OPT_TOP:
 			if (cli_parse_int("--top", optarg, 0, 100000, &o->top) < 0)
 				return cli_usage();
@@ -63,8 +82,16 @@ static int parse_options(struct verify_opts *o, int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
-	if (!o->prefix)
-		return cli_usage_error("--prefix is required");
+	if (!o->prefix && !o->logdir)
+		return cli_usage_error("--prefix OUT or --log DIR is required");
+	if (o->prefix && o->logdir)
+		return cli_usage_error("--prefix and --log exclude each other (--log checks the "
+				       "binaries of the build tree)");
+	if (o->logdir && !o->builddir)
+		return cli_usage_error("--log needs --builddir DIR (the build tree of the build "
+				       "that logged there)");
+	if (o->binary && !o->logdir)
+		return cli_usage_error("--binary goes with --log");
 	return -1;
 }
 

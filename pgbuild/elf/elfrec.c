@@ -43,6 +43,36 @@ int elfrec_section_is(const char *name, const char *prefix)
 	return !strncmp(name, prefix, n) && (name[n] == '\0' || name[n] == '.');
 }
 
+static const char *debug_dir;
+
+void elfrec_set_debug_dir(const char *dir)
+{
+	debug_dir = dir;
+}
+
+/* The GNU build-id note of a SHT_NOTE section, in hex into obj. */
+static void read_build_id(Elf_Scn *scn, const GElf_Shdr *sh, size_t image_size,
+			  struct elfrec_object *obj)
+{
+	Elf_Data *d;
+	GElf_Nhdr nh;
+	size_t off = 0, name_off, desc_off;
+
+	if (sh->sh_offset > image_size || sh->sh_size > image_size - sh->sh_offset)
+		return;
+	d = elf_getdata(scn, NULL);
+	while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp((char *)d->d_buf + name_off, "GNU", 4) &&
+		    nh.n_descsz && nh.n_descsz * 2 < sizeof(obj->build_id)) {
+			const unsigned char *b = (const unsigned char *)d->d_buf + desc_off;
+			for (size_t i = 0; i < nh.n_descsz; i++)
+				snprintf(obj->build_id + 2 * i, 3, "%02x", b[i]);
+			return;
+		}
+	}
+}
+
 /* Split a string section into its NUL-terminated strings. */
 static void split_strings(const char *data, size_t size, char ***out, size_t *nr)
 {
@@ -222,6 +252,8 @@ static int read_image(Elf *elf, unsigned flags, struct elfrec_object *obj, const
 			obj->rela_text_size = sh.sh_size;
 		if (!strcmp(name, ".note.bolt_info"))
 			obj->bolt_rewritten = 1;
+		if (sh.sh_type == SHT_NOTE && !obj->build_id[0])
+			read_build_id(scn, &sh, image_size, obj);
 		if ((sh.sh_flags & SHF_EXECINSTR) && sh.sh_type != SHT_NOBITS) {
 			obj->text_size += sh.sh_size;
 			if (elfrec_section_is(name, ".text.hot"))
@@ -286,7 +318,52 @@ static void object_release(struct elfrec_object *obj)
 		free(obj->funcs[i].file);
 	}
 	free(obj->funcs);
+	free(obj->records_from);
 	memset(obj, 0, sizeof(*obj));
+}
+
+/*
+ * The records of obj (a plain file without any) from its side file below
+ * the debug directory, when there is one.  0, or -1 with err set.
+ */
+static int read_side_file(const char *path, struct elfrec_object *obj, struct strbuf *err)
+{
+	char *side;
+	struct elfrec_file sf;
+	const char *dir = debug_dir;
+	int rc = 0;
+
+	if (!dir || obj->nlog || obj->ncmdlines || !obj->build_id[0])
+		return 0;
+	side = xasprintf("%s/.build-id/%.2s/%s.pgopt", dir, obj->build_id, obj->build_id + 2);
+	if (access(side, F_OK) < 0) {
+		free(side);
+		return 0;
+	}
+	debug_dir = NULL; /* the side file's own lookup: none */
+	rc = elfrec_open(side, &sf, err);
+	debug_dir = dir;
+	if (rc == 0 && (sf.nr != 1 || strcmp(sf.objs[0].build_id, obj->build_id))) {
+		char msg[512];
+		snprintf(msg, sizeof(msg), "its side file %s is of build-id %s, not %s", side,
+			 sf.nr == 1 && sf.objs[0].build_id[0] ? sf.objs[0].build_id : "(none)",
+			 obj->build_id);
+		rc = elfrec_fail(err, path, NULL, msg);
+	} else if (rc == 0) {
+		obj->log = sf.objs[0].log;
+		obj->nlog = sf.objs[0].nlog;
+		obj->cmdlines = sf.objs[0].cmdlines;
+		obj->ncmdlines = sf.objs[0].ncmdlines;
+		sf.objs[0].log = NULL;
+		sf.objs[0].cmdlines = NULL;
+		sf.objs[0].nlog = sf.objs[0].ncmdlines = 0;
+		obj->records_from = side;
+		side = NULL;
+	}
+	if (sf.path)
+		elfrec_release(&sf);
+	free(side);
+	return rc;
 }
 
 void elfrec_release(struct elfrec_file *f)
@@ -368,6 +445,8 @@ int elfrec_open_flags(const char *path, unsigned flags, struct elfrec_file *f,
 			elfrec_fail(err, path, NULL, why);
 			goto fail;
 		}
+		if (!(flags & ELFREC_SIZES_ONLY) && read_side_file(path, &f->objs[0], err) < 0)
+			goto fail;
 	}
 	elf_end(elf);
 	close(fd);

@@ -81,6 +81,9 @@ struct elfrec_object {
 	int bolt_rewritten;          /* has .note.bolt_info: written by BOLT */
 	int has_symtab;              /* has a .symtab (not stripped) */
 	int has_dynsym;              /* has a .dynsym */
+	char build_id[129];          /* GNU build-id in hex, or "" */
+	char *records_from;          /* the side file its records were read
+				      * from (elfrec_set_debug_dir), or NULL */
 };
 
 struct elfrec_file {
@@ -103,6 +106,19 @@ struct elfrec_unit {
  */
 int elfrec_open(const char *path, struct elfrec_file *f, struct strbuf *err);
 void elfrec_release(struct elfrec_file *f);
+
+/*
+ * Records in a side file.  A shipped binary may hold no records of its own:
+ * they were moved (objcopy --only-section=.pgopt.log
+ * --only-section=.GCC.command.line --only-section=.note.gnu.build-id, then
+ * --remove-section of the first two) into DIR/.build-id/XX/REST.pgopt,
+ * where XXREST is its GNU build-id in hex, as debug files are
+ * (/usr/lib/debug/.build-id/XX/REST.debug).  With a debug directory set,
+ * elfrec_open reads the records of a plain file that holds none from its
+ * side file, if there is one; the side file must carry the same build-id
+ * (else -1: "side file ... is of build-id ..., not ...").  NULL: none.
+ */
+void elfrec_set_debug_dir(const char *dir);
 
 /* What elfrec_open_flags reads instead of everything. */
 #define ELFREC_SIZES_ONLY 0x1  /* section sizes; no symbols, strings or records */

@@ -247,7 +247,7 @@ printf 'policy = /x\npolcy = /y\n' > pgoptcc.conf
 (cd sub && "$W" -c hot.c -o hot.o) 2> err; s=$?
 is "a bad key in pgoptcc.conf: exit 108" "$s" 108
 is "... one line: path:line, the keys, a suggestion" "$(cat err)" \
-	"pgoptcc: error: $TMP/hand/pgoptcc.conf:2: unknown key \"polcy\" (expected one of policy, logdir, prefix, root, cc, plugin, failsafe): did you mean \"policy\"?"
+	"pgoptcc: error: $TMP/hand/pgoptcc.conf:2: unknown key \"polcy\" (expected one of policy, logdir, prefix, root, cc, plugin, failsafe, records): did you mean \"policy\"?"
 printf 'failsafe = yes\n' > pgoptcc.conf
 (cd sub && "$W" -c hot.c -o hot.o) 2> err; s=$?
 is "failsafe = yes in pgoptcc.conf: exit 108" "$s/$(cat err)" \

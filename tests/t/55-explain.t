@@ -11,7 +11,8 @@
 #     own row barely changes; the rows add up to the totals, which match
 #     the files' summaries (reconciled);
 #   - the terminal table fits 100 columns; --json, --html;
-#   - bad input: one line, exit 2.
+#   - bad input: one line, exit 2;
+#   - A's records moved into a side file, read with --debug-dir.
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$TMP" || exit 1
 [ -f "$B/lib/pgoptcc/pgopt.so" ] || skip_all "plugin not built"
@@ -135,4 +136,25 @@ like "... said" "$(cat bad.err)" 'not a pgbuild gate result'
 	--callgrind-candidate "$(cg b)" --instr-statements 1000 --noise ab.json >bad.out 2>bad.err
 is "--noise of something else: exit 2" "$?" 2
 like "... said" "$(cat bad.err)" 'not a pgbuild-noise document'
+
+# A's records moved into a side file of its build-id: --debug-dir reads them
+id=$(readelf -n a/prog | sed -n 's/.*Build ID: //p')
+if command -v objcopy >/dev/null && [ -n "$id" ]; then
+	mkdir -p "dbg/.build-id/${id:0:2}"
+	objcopy --only-section=.pgopt.log --only-section=.GCC.command.line \
+		--only-section=.note.gnu.build-id a/prog "dbg/.build-id/${id:0:2}/${id:2}.pgopt" 2>/dev/null
+	objcopy --remove-section=.pgopt.log --remove-section=.GCC.command.line a/prog
+	"$B/bin/pgbuild" explain --baseline a/prog --candidate b/prog --callgrind-baseline "$(cg a)" \
+		--callgrind-candidate "$(cg b)" --instr-statements 1000 --json nd.json >nd.out 2>&1
+	is "A without its records: exit 0" "$?" 0
+	like "... a note says A has no plugin records" "$(cat nd.out)" "note: A \(.*a/prog\) has no plugin records"
+	"$B/bin/pgbuild" explain --baseline a/prog --candidate b/prog --callgrind-baseline "$(cg a)" \
+		--callgrind-candidate "$(cg b)" --instr-statements 1000 --debug-dir dbg --json d.json >d.out 2>&1
+	is "--debug-dir: exit 0" "$?" 0
+	is "... A's side is GCC's reason again, read from the side file" \
+		"$(json d.json "$site"' ($s->{other_is_gcc_reason} ? "gcc: " : "") . $s->{other}')" \
+		"gcc: function body not available"
+else
+	skip "no objcopy or no GNU build-id in the linked program" 4
+fi
 done_testing

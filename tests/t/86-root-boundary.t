@@ -9,7 +9,8 @@
 # nothing appears or changes in the root-only directory, nothing changes
 # owner, no content of it reaches pgbuild's output, root never runs what
 # the server user wrote, and a build tree an earlier pgbuild handed over
-# is refused with a sentence.  A caller's --workdir is never chmodded.
+# is refused with a sentence.  Installcheck (regress --prefix): the suite
+# may write in src/test/regress of its test tree and nowhere else there.  A caller's --workdir is never chmodded.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/heavy.sh"
 P=$B/bin/pgbuild
@@ -54,7 +55,7 @@ for a; do
 	esac
 done
 echo "$*" > config.status
-mkdir -p src/backend contrib
+mkdir -p src/backend src/test/regress contrib
 cat > GNUmakefile <<EOF
 srcdir = $srcdir
 CC = $CC
@@ -68,6 +69,8 @@ install: all
 	mkdir -p \$(prefix)/bin && cp src/backend/postgres \$(prefix)/bin/postgres
 check:
 	sh \$(srcdir)/plant.sh "$PWD" "\$\$PLANT_INTO"
+installcheck:
+	sh \$(srcdir)/plant-ic.sh "$PWD" "\$\$PLANT_INTO" "\$(bindir)"
 EOF
 printf 'all:\ninstall:\n' > contrib/Makefile
 CONF
@@ -97,6 +100,22 @@ echo "The differences that caused some tests to fail can be viewed in the file \
 echo " 1 of 1 tests failed. "
 exit 1
 PLANT
+cat > fakepg-99.1/plant-ic.sh <<'PLANT'
+#!/bin/sh
+# make installcheck, as the server user: it may write where the suites write
+# (src/test/regress), nowhere else in the test tree
+B=$1 R=$2
+echo "installcheck bindir=$3"
+mkdir -p src/test/regress/results && echo ok > src/test/regress/results/fake.out &&
+	echo "wrote src/test/regress/results/fake.out"
+for f in x src/x src/backend/x src/test/x contrib/x; do
+	if ( echo planted > "$f" ) 2>/dev/null || ln -s "$R/victim" "$f.lnk" 2>/dev/null; then
+		echo "PLANTED $f"
+	fi
+done
+echo "test fake_installcheck            ... ok           1 ms"
+echo " All 1 tests passed. "
+PLANT
 SRC=$TMP/fakepg-99.1
 BD=$TMP/fake.build
 build() { "$P" build --src "$SRC" --prefix "$TMP/fake" --builddir "$BD" --policy none --no-bench --jobs 2; }
@@ -117,6 +136,30 @@ is "regress: the test tree is gone" "$(ls -d "$BD/pgopt-check" 2>/dev/null)" ""
 is "regress: the build's Makefile is unchanged" "$(sha256sum < "$BD/GNUmakefile")" "$gm"
 ok "regress: root's log of the suite is a regular file in the build tree" test -f "$BD/pgopt-regress-core.log" -a ! -L "$BD/pgopt-regress-core.log"
 is "regress: the build tree holds no link the server user planted" "$(find "$BD" -type l -lname "$R/*" | head -1)" ""
+
+# installcheck: only the directories the suites write in are the server
+# user's; the rest of the test tree stays root's (make gets the install's
+# bindir)
+if [ -x "$PGREAL/bin/postgres" ] && [ -x "$PGREAL/bin/initdb" ]; then
+	PLANT_INTO=$R timeout 300 "$P" regress --builddir "$BD" --prefix "$PGREAL" >ic.out 2>&1
+	is "installcheck: the fake suite passes (exit 0)" "$?" 0
+	like "installcheck: the test tree hands over only src/test/regress" "$(cat ic.out)" \
+		"its directories root's but where the suites write \(src/test/regress: [0-9]+ entries, their directories owned by $SRV_USER\)"
+	like "installcheck: make gets the install's bindir" "$(cat ic.out)" \
+		"make installcheck bindir=$PGREAL/bin"
+	like "installcheck: the suite wrote its results" "$(cat "$BD/pgopt-regress-core.log")" \
+		"wrote src/test/regress/results/fake.out"
+	is "installcheck: nothing planted outside src/test/regress" \
+		"$(grep '^PLANTED' "$BD/pgopt-regress-core.log")" ""
+	like "installcheck: the suite saw the install's bindir" "$(cat "$BD/pgopt-regress-core.log")" \
+		"installcheck bindir=$PGREAL/bin"
+	unchanged "installcheck"
+	is "installcheck: the build tree has no entry of the server user's" \
+		"$(find "$BD" ! -user root -print -quit)" ""
+	is "installcheck: the test tree is gone" "$(ls -d "$BD/pgopt-check" 2>/dev/null)" ""
+else
+	skip "no PostgreSQL install at $PGREAL for installcheck's server" 9
+fi
 
 # root builds in that tree again: it must run its own Makefile, not the
 # server user's, and write its logs, not through links

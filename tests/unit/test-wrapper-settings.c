@@ -83,13 +83,13 @@ struct bad_conf {
 
 static const struct bad_conf bad_confs[] = {
 	{ "policy = /x\nfoo = 1\n",
-	  "/b/pgoptcc.conf:2: unknown key \"foo\" (expected one of policy, logdir, prefix, root, cc, plugin, failsafe)" },
+	  "/b/pgoptcc.conf:2: unknown key \"foo\" (expected one of policy, logdir, prefix, root, cc, plugin, failsafe, records)" },
 	{ "polcy = /x\n",
-	  "/b/pgoptcc.conf:1: unknown key \"polcy\" (expected one of policy, logdir, prefix, root, cc, plugin, failsafe): did you mean \"policy\"?" },
+	  "/b/pgoptcc.conf:1: unknown key \"polcy\" (expected one of policy, logdir, prefix, root, cc, plugin, failsafe, records): did you mean \"policy\"?" },
 	{ "# c\nPGOPT_POLICY = /x\n",
-	  "/b/pgoptcc.conf:2: unknown key \"PGOPT_POLICY\" (expected one of policy, logdir, prefix, root, cc, plugin, failsafe): did you mean \"policy\"?" },
+	  "/b/pgoptcc.conf:2: unknown key \"PGOPT_POLICY\" (expected one of policy, logdir, prefix, root, cc, plugin, failsafe, records): did you mean \"policy\"?" },
 	{ "LOGDIR = /x\n",
-	  "/b/pgoptcc.conf:1: unknown key \"LOGDIR\" (expected one of policy, logdir, prefix, root, cc, plugin, failsafe): did you mean \"logdir\"?" },
+	  "/b/pgoptcc.conf:1: unknown key \"LOGDIR\" (expected one of policy, logdir, prefix, root, cc, plugin, failsafe, records): did you mean \"logdir\"?" },
 	{ "\n\npolicy /x\n", "/b/pgoptcc.conf:3: expected \"key = value\", got \"policy /x\"" },
 	/* a key given twice: both lines named */
 	{ "policy = /a\n# x\nlogdir = /l\npolicy = /b\n",

@@ -1,0 +1,247 @@
+/*
+ * verifysrc.c - where `pgbuild verify` finds a build (a build record, or
+ * any build's compile log); see verifysrc.h.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pgbuild/build/buildlog.h"
+#include "pgbuild/build/verifysrc.h"
+#include "pgbuild/pgbuild.h"
+
+/* --policy FILE|none resolved into s->policy; 0 or -1. */
+static int given_policy(const char *policy, struct verify_src *s)
+{
+	char real[PATH_MAX];
+
+	if (!strcmp(policy, "none"))
+		return 0;
+	if (!realpath(policy, real))
+		return error("--policy \"%s\": %s", policy, strerror(errno));
+	s->policy = xstrdup(real);
+	return 0;
+}
+
+/* ---------------- a build record (pgbuild build) ---------------- */
+
+static int load_record(const struct verify_opts *o, struct verify_src *s)
+{
+	char *recpath = xasprintf("%s/%s", o->prefix, BUILDLOG_RECORD);
+	struct json_value *rec = NULL;
+	const struct json_value *e;
+	int rc = -1;
+
+	if (access(recpath, F_OK) < 0) {
+		error("--prefix \"%s\" has no %s: verify needs an install made by pgbuild build "
+		      "(for any other build through pgoptcc: --log DIR --builddir DIR)",
+		      o->prefix, BUILDLOG_RECORD);
+		goto out;
+	}
+	if (!(rec = buildlog_read_json(recpath)))
+		goto out;
+	s->builddir = xstrdup(o->builddir ? o->builddir : json_get_str(rec, "builddir") ?
+			      json_get_str(rec, "builddir") : "");
+	if (o->policy) {
+		if (given_policy(o->policy, s) < 0)
+			goto out;
+	} else if (json_get_str(json_get(rec, "policy"), "path")) {
+		s->policy = xstrdup(json_get_str(json_get(rec, "policy"), "path"));
+	}
+	s->logfile = xasprintf("%s/pgopt-log/%s", s->builddir, BUILDLOG_COMPILE);
+	if (access(s->logfile, R_OK) < 0) {
+		error("no compile log %s (is --builddir right?)", s->logfile);
+		goto out;
+	}
+	e = json_get(rec, "environment");
+	for (size_t i = 0; e && e->type == JSON_OBJECT && i < e->u.list.nr; i++)
+		if (e->u.list.items[i]->type == JSON_STRING &&
+		    strcmp(e->u.list.keys[i], "PGOPT_POLICY") &&
+		    strcmp(e->u.list.keys[i], "PGOPT_PREFIX") &&
+		    strcmp(e->u.list.keys[i], "PGOPT_LOGDIR"))
+			strvec_pushf(&s->env, "%s=%s", e->u.list.keys[i],
+				     e->u.list.items[i]->u.str.s);
+	strvec_pushf(&s->links, "%s/src/backend/postgres", s->builddir);
+	strvec_pushf(&s->binaries, "%s/bin/postgres", o->prefix);
+	rc = 0;
+out:
+	json_free(rec);
+	free(recpath);
+	return rc;
+}
+
+/* ---------------- any build's compile log ---------------- */
+
+/* What a scan of the compile log found. */
+struct log_scan {
+	const char *builddir;
+	size_t blen;
+	long parsed, last_line;   /* records, and the line of the last */
+	long bad_line;            /* the first line that is no record, or 0 */
+	long compiles;            /* successful compiles in the build directory */
+	struct strvec policies;   /* the policies they ran under ("none") */
+	struct strvec links;      /* the outputs of its successful links */
+};
+
+static int in_builddir(const struct log_scan *ls, const char *cwd)
+{
+	return cwd && !strncmp(cwd, ls->builddir, ls->blen) &&
+	       (cwd[ls->blen] == '/' || cwd[ls->blen] == '\0');
+}
+
+static int scan_record(const struct json_value *rec, long line, void *data)
+{
+	struct log_scan *ls = data;
+	const char *policy;
+
+	if (!ls->bad_line && line != ls->last_line + 1)
+		ls->bad_line = ls->last_line + 1;
+	ls->last_line = line;
+	if (!json_get_str(rec, "kind")) {
+		if (!ls->bad_line)
+			ls->bad_line = line;
+		return 0;
+	}
+	ls->parsed++;
+	if (!in_builddir(ls, json_get_str(rec, "cwd")))
+		return 0;
+	if (buildlog_is_link(rec)) {
+		strvec_push_nodup(&ls->links, buildlog_output_path(rec));
+	} else if (buildlog_is_compile(rec)) {
+		ls->compiles++;
+		policy = json_get_str(rec, "policy");
+		if (strvec_find(&ls->policies, policy ? policy : "none") < 0)
+			strvec_push(&ls->policies, policy ? policy : "none");
+	}
+	return 0;
+}
+
+/* The log's policy when --policy does not name one; 0 or -1. */
+static int log_policy(const struct log_scan *ls, struct verify_src *s)
+{
+	struct strbuf all = STRBUF_INIT;
+
+	if (ls->policies.nr > 1) {
+		for (size_t i = 0; i < ls->policies.nr; i++)
+			strbuf_addf(&all, "%s%s", i ? ", " : "", ls->policies.v[i]);
+		error("the compile log %s records compiles under %zu policies (%s): "
+		      "give --policy FILE|none", s->logfile, ls->policies.nr, all.buf);
+		strbuf_release(&all);
+		return -1;
+	}
+	if (!strcmp(ls->policies.v[0], "none"))
+		return 0;
+	if (access(ls->policies.v[0], R_OK) < 0)
+		return error("the policy the compile log records, %s: %s (give --policy)",
+			     ls->policies.v[0], strerror(errno));
+	s->policy = xstrdup(ls->policies.v[0]);
+	return 0;
+}
+
+/* The links to check: every existing output, or --binary's; 0 or -1. */
+static int log_links(const struct verify_opts *o, const struct log_scan *ls,
+		     struct verify_src *s)
+{
+	char want[PATH_MAX];
+
+	if (o->binary) {
+		char *p = o->binary[0] == '/' ? xstrdup(o->binary) :
+			  xasprintf("%s/%s", s->builddir, o->binary);
+		if (!realpath(p, want)) {
+			error("--binary \"%s\": %s", p, strerror(errno));
+			free(p);
+			return -1;
+		}
+		free(p);
+	}
+	for (size_t i = 0; i < ls->links.nr; i++) {
+		char real[PATH_MAX];
+		if (!realpath(ls->links.v[i], real) || (o->binary && strcmp(real, want)))
+			continue;
+		if (strvec_find(&s->links, ls->links.v[i]) >= 0)
+			continue;
+		strvec_push(&s->links, ls->links.v[i]);
+		strvec_push(&s->binaries, real);
+	}
+	if (!s->links.nr)
+		return error(o->binary ? "the compile log %s records no link of --binary %s" :
+			     "the compile log %s records no link in %s whose output still exists",
+			     s->logfile, o->binary ? want : s->builddir);
+	return 0;
+}
+
+static int load_log(const struct verify_opts *o, struct verify_src *s)
+{
+	char real[PATH_MAX];
+	struct log_scan ls;
+	struct stat st;
+	long lines;
+	int rc = -1;
+
+	if (stat(o->logdir, &st) < 0)
+		return error("--log \"%s\": %s", o->logdir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return error("--log \"%s\": not a directory (the directory pgoptcc logged into)",
+			     o->logdir);
+	if (!o->builddir)
+		return error("--log needs --builddir DIR (the build tree of the build that logged there)");
+	if (!realpath(o->builddir, real))
+		return error("--builddir \"%s\": %s", o->builddir, strerror(errno));
+	s->builddir = xstrdup(real);
+	s->logfile = xasprintf("%s/%s", o->logdir, BUILDLOG_COMPILE);
+	if (access(s->logfile, R_OK) < 0)
+		return error("--log \"%s\" has no readable %s (%s): name the directory pgoptcc "
+			     "logged into (--pgopt-logdir=DIR or PGOPT_LOGDIR)", o->logdir,
+			     BUILDLOG_COMPILE, strerror(errno));
+	memset(&ls, 0, sizeof(ls));
+	ls.builddir = s->builddir;
+	ls.blen = strlen(s->builddir);
+	strvec_init(&ls.policies);
+	strvec_init(&ls.links);
+	lines = buildlog_each(s->logfile, 1, scan_record, &ls);
+	/* a build killed mid-write may leave half a last line */
+	if (!ls.bad_line && ls.last_line + 1 < lines)
+		ls.bad_line = ls.last_line + 1;
+	if (ls.bad_line) {
+		error("%s:%ld: not a pgoptcc compile-log record (one JSON object with a \"kind\" "
+		      "per line)", s->logfile, ls.bad_line);
+		goto out;
+	}
+	if (!ls.compiles) {
+		error("the compile log %s records no successful compile in --builddir %s "
+		      "(%ld records in all): is it this build's log?", s->logfile, s->builddir,
+		      ls.parsed);
+		goto out;
+	}
+	if ((o->policy ? given_policy(o->policy, s) : log_policy(&ls, s)) < 0 ||
+	    log_links(o, &ls, s) < 0)
+		goto out;
+	rc = 0;
+out:
+	strvec_clear(&ls.policies);
+	strvec_clear(&ls.links);
+	return rc;
+}
+
+int verifysrc_load(const struct verify_opts *o, struct verify_src *s)
+{
+	memset(s, 0, sizeof(*s));
+	strvec_init(&s->env);
+	strvec_init(&s->links);
+	strvec_init(&s->binaries);
+	return o->logdir ? load_log(o, s) : load_record(o, s);
+}
+
+void verifysrc_release(struct verify_src *s)
+{
+	free(s->builddir);
+	free(s->policy);
+	free(s->logfile);
+	strvec_clear(&s->env);
+	strvec_clear(&s->links);
+	strvec_clear(&s->binaries);
+}
