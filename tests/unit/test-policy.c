@@ -542,6 +542,14 @@ static void test_apply(void **state)
 	assert_int_equal(parse("[global]\nlto = on\ncflags += -O3\nldflags += -Wl,-O1\n", &p, &err), 0);
 	apply_is(&p, NULL, "-O2 -o postgres a.o", "-O2 -o postgres a.o -O3 -Wl,-O1 -flto=auto",
 		 "/p/x.policy:1");
+	policy_release(&p);
+	/* -no-pie: executables only; a shared library's link does not take it */
+	assert_int_equal(parse("[global]\ncflags += -fno-pie\nldflags += -no-pie\n", &p, &err), 0);
+	apply_is(&p, NULL, "-o postgres a.o", "-o postgres a.o -no-pie", "/p/x.policy:1");
+	apply_is(&p, NULL, "-shared -o x.so a.o", "-shared -o x.so a.o", "/p/x.policy:1");
+	apply_is(&p, "a.c", "-fPIC -c a.c", "-fPIC -c a.c -fno-pie", "/p/x.policy:1");
+	policy_release(&p);
+	assert_int_equal(parse("[global]\nlto = on\ncflags += -O3\nldflags += -Wl,-O1\n", &p, &err), 0);
 	/* lto = on: fat objects (pgoptcc drops the flag for a compiler that is not GCC) */
 	apply_is(&p, "a.c", "-O2 -c a.c", "-O2 -c a.c -O3 -flto=auto -ffat-lto-objects",
 		 "/p/x.policy:1");

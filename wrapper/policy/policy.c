@@ -640,6 +640,10 @@ void policy_apply(const struct policy *p, const char *tu, struct strvec *args,
 		  struct policy_result *res)
 {
 	int link = tu == NULL;
+	/* -pie and -no-pie say what kind of executable a link makes: a link
+	 * of a shared library (-shared) does not take them (gcc would link it
+	 * as an executable) */
+	int shared = link && strvec_find(args, "-shared") >= 0;
 	strvec_init(&res->rules);
 	strvec_init(&res->added);
 	strvec_init(&res->removed);
@@ -658,6 +662,8 @@ void policy_apply(const struct policy *p, const char *tu, struct strvec *args,
 			if (op->link && !link)
 				continue;
 			if (!op->link && link && op->add && p->lto == LTO_OFF)
+				continue;
+			if (shared && op->add && (!strcmp(op->flag, "-pie") || !strcmp(op->flag, "-no-pie")))
 				continue;
 			if (op->unchecked)
 				strvec_push(&res->unchecked, op->flag);
