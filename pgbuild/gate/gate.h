@@ -259,6 +259,16 @@ extern const char *const gate_cycles_row_names[GATE_CYCLES_ROWS]; /* "instructio
 int gate_any_cycles(const struct gate *g);
 /* w's figures of A and B in that order. */
 void gate_cycles_rows(const struct gate_workload *w, double *a, double *b);
+/*
+ * The simulation next to the machine (agree.c): the cycles estimate's
+ * A/B against the interval of the server CPU per transaction's A/B.
+ * YES: inside it; OVER/UNDER: the estimate claims more/less than the
+ * machine measured; NA: one of them was not measured (or has no interval).
+ * *estimate is the estimate's A/B, NAN when not measured.
+ */
+enum gate_agree { GATE_AGREE_NA, GATE_AGREE_YES, GATE_AGREE_OVER, GATE_AGREE_UNDER };
+extern const char *const gate_agree_names[]; /* "agree", ... */
+enum gate_agree gate_agreement(const struct gate_workload *w, double *estimate);
 /* The cycles figures of w (A, B, A/B of each), appended to sb. */
 void gate_cycles_describe(const struct gate_workload *w, struct strbuf *sb);
 /*

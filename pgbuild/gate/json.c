@@ -93,6 +93,26 @@ static int read_resolution(const struct json_value *in, struct gate_workload *w,
 }
 
 /* "cycles": state, A, B, A/B of each figure, how it was measured. */
+/* The cycles estimate's A/B next to the server CPU's (gate_agreement). */
+static void write_agreement(struct json_writer *jw, const struct gate_workload *w)
+{
+	double est;
+	enum gate_agree a = gate_agreement(w, &est);
+	json_key(jw, "estimate_vs_server_cpu");
+	json_object_begin(jw);
+	json_key(jw, "estimate"); json_double(jw, est);
+	json_key(jw, "server_cpu"); json_double(jw, a == GATE_AGREE_NA ? NAN : w->cpu.estimate);
+	json_key(jw, "server_cpu_low"); json_double(jw, a == GATE_AGREE_NA ? NAN : w->cpu.lo);
+	json_key(jw, "server_cpu_high"); json_double(jw, a == GATE_AGREE_NA ? NAN : w->cpu.hi);
+	json_key(jw, "agree");
+	if (a == GATE_AGREE_NA)
+		json_null(jw);
+	else
+		json_bool(jw, a == GATE_AGREE_YES);
+	json_key(jw, "verdict"); json_string(jw, gate_agree_names[a]);
+	json_object_end(jw);
+}
+
 static void write_cycles(struct json_writer *jw, const struct gate_workload *w)
 {
 	int ok = w->cycles == INSTR_OK;
@@ -249,6 +269,7 @@ void gate_write_json(const struct gate *g, struct strbuf *out,
 		json_key(&jw, "method"); json_string(&jw, "user+system CPU of the postmaster and "
 				"its children over the timed run (/proc), per transaction; A/B > 1: B cheaper");
 		json_object_end(&jw);
+		write_agreement(&jw, w);
 		json_key(&jw, "runs");
 		json_array_begin(&jw);
 		for (size_t k = 0; k < w->nr_runs; k++) {

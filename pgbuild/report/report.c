@@ -61,6 +61,29 @@ static void report_server_cpu(const struct gate *g, FILE *fp)
 	}
 }
 
+/*
+ * The simulation next to the machine: per workload measured both ways, the
+ * cycles estimate's A/B beside the server CPU's A/B and its interval.
+ */
+static void report_agreement(const struct gate *g, FILE *fp)
+{
+	int head = 0;
+	for (size_t i = 0; i < g->nr_wl; i++) {
+		const struct gate_workload *w = &g->wl[i];
+		double est;
+		enum gate_agree a = gate_agreement(w, &est);
+		if (a == GATE_AGREE_NA)
+			continue;
+		if (!head++)
+			fprintf(fp, "\n  the simulation next to the machine (A/B > 1: B cheaper; they agree "
+				"when the estimate is inside the server CPU's interval)\n"
+				"  %-12s %10s %10s %-19s %s\n", "workload", "estimate", "server CPU",
+				"interval", "");
+		fprintf(fp, "  %-12s %10.4f %10.4f [%.4f, %.4f] %s\n", w->name, est, w->cpu.estimate,
+			w->cpu.lo, w->cpu.hi, gate_agree_names[a]);
+	}
+}
+
 /* The cycles estimate and its parts, A, B and A/B per workload. */
 static void report_cycles(const struct gate *g, FILE *fp)
 {
@@ -188,6 +211,7 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 		}
 	}
 	report_cycles(g, fp);
+	report_agreement(g, fp);
 	report_explain(g, fp);
 	if (g->noise_note)
 		fprintf(fp, "\n  resolution of instructions and cycles: %s\n", g->noise_note);

@@ -38,9 +38,10 @@ done
 ok "junit validates" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" "$TMP/g.xml"
 is "junit: a testcase per threshold" "$(grep -cF '<testcase classname="pgbuild.gate.' "$TMP/g.xml")" 4
 
-# the cycles estimate: one gate, both workloads (about a minute)
-e2e_heavy "$P" gate --baseline "$base" --candidate "$cand" --metric cycles \
-	--workload select-only --workload tpcb \
+# the cycles estimate: one gate, both workloads (about a minute), with tps
+# runs beside it so the estimate meets the server CPU it claims to predict
+e2e_heavy "$P" gate --baseline "$base" --candidate "$cand" --metric tps,cycles \
+	--pairs 6 --duration 2 --warmup 0.5 --workload select-only --workload tpcb \
 	--gate 'select-only.cycles>=1.00,tpcb.cycles>=1.00' \
 	--json "$TMP/c.json" --junit "$TMP/c.xml" --quiet >"$TMP/c.out" 2>&1
 is "cycles gate base vs coscup: both bounds met (exit 0)" "$?" 0
@@ -50,8 +51,13 @@ for w in 0 1; do
 	is "$name: cycles measured" "$(json "$TMP/c.json" "\$d->{workloads}[$w]{cycles}{state}")" ok
 	like "$name: estimate per transaction of A" "$(json "$TMP/c.json" "int \$d->{workloads}[$w]{cycles}{a}{estimate}")" '^[0-9]{5,7}$'
 	like "$name: I1 misses of B" "$(json "$TMP/c.json" "int \$d->{workloads}[$w]{cycles}{b}{i1_misses}")" '^[0-9]{3,6}$'
+	like "$name: the estimate next to the server CPU, agreeing or not" \
+		"$(json "$TMP/c.json" "my \$e = \$d->{workloads}[$w]{estimate_vs_server_cpu}; \$e->{estimate} > 0 && \$e->{server_cpu_low} <= \$e->{server_cpu_high} ? \$e->{verdict} : 'missing'")" \
+		'^(agree|estimate above the machine|estimate below the machine)$'
 done
 ok "cycles junit validates" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" "$TMP/c.xml"
+like "terminal: the simulation next to the machine" "$(cat "$TMP/c.out")" \
+	'select-only +[0-9.]+ +[0-9.]+ \[[0-9.]+, [0-9.]+\] (agree|estimate (above|below) the machine)'
 
 e2e_heavy "$P" gate --baseline "$base" --candidate "$base" --pairs 6 --duration 2 --warmup 0.5 \
 	--min-speedup 1.05 --json "$TMP/aa.json" --quiet >"$TMP/aa.out" 2>&1

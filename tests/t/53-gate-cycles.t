@@ -48,6 +48,9 @@ is "I1 misses are part of the L1 misses" \
 like "a plausible estimate per SELECT 1 (Ir ~37k here)" \
 	"$(json "$TMP/c.json" 'int $d->{workloads}[0]{cycles}{a}{estimate}')" '^[0-9]{5,6}$'
 is "json: >=1 passes" "$(json "$TMP/c.json" '$d->{results}[0]{status}')" pass
+is "json: no tps runs, so the estimate is not set beside the server CPU" \
+	"$(json "$TMP/c.json" 'my $e = $d->{workloads}[0]{estimate_vs_server_cpu}; join ",", $e->{verdict}, $e->{agree} // "null", abs($e->{estimate} - 1) < 1e-3 ? "1" : $e->{estimate}')" \
+	"not both measured,null,1"
 is "json: >=1.05 fails" "$(json "$TMP/c.json" '$d->{results}[1]{status}')" fail
 like "json: says it is a simulation" "$(json "$TMP/c.json" '$d->{workloads}[0]{cycles}{simulation}')" "simulation: callgrind's cache and branch simulator .*not the CPU"
 like "json: the geometry is pinned" "$(json "$TMP/c.json" '$d->{workloads}[0]{cycles}{note}')" '--I1=32768,8,64 --D1=32768,8,64 --LL=33554432,16,64, setarch -R'

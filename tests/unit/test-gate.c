@@ -756,6 +756,37 @@ static void test_server_cpu(void **state)
 	gate_clear(&g);
 }
 
+/* The simulation next to the machine: the estimate's A/B inside the
+ * server CPU's interval or not, and NA unless both were measured. */
+static void test_agreement(void **state)
+{
+	struct gate g;
+	struct gate_workload *w;
+	double est;
+	(void)state;
+	gate_init(&g, "cpu>=1.00");
+	synth(&g, "select-only", 9, 1.0, 0.02, 1.0);
+	w = &g.wl[0];
+	for (size_t i = 0; i < w->nr_runs; i++)
+		w->runs[i].server_cpu_us = (w->runs[i].build == 'A' ? 40.0 : 32.0) *
+					   exp(0.01 * gauss());
+	assert_int_equal(gate_agreement(w, &est), GATE_AGREE_NA); /* no estimate */
+	assert_true(isnan(est));
+	decide(&g);
+	assert_true(w->cpu.ok && w->cpu.lo > 1.2 && w->cpu.hi < 1.3);
+	set_cycles(w, 125000, 100000);          /* 1.25: inside */
+	assert_int_equal(gate_agreement(w, &est), GATE_AGREE_YES);
+	assert_true(fabs(est - 1.25) < 1e-12);
+	set_cycles(w, 103000, 100000);          /* 1.03: claims less than measured */
+	assert_int_equal(gate_agreement(w, &est), GATE_AGREE_UNDER);
+	set_cycles(w, 150000, 100000);          /* 1.50: claims more */
+	assert_int_equal(gate_agreement(w, &est), GATE_AGREE_OVER);
+	assert_string_equal(gate_agree_names[GATE_AGREE_OVER], "estimate above the machine");
+	w->cpu.ok = 0;                          /* no interval: not compared */
+	assert_int_equal(gate_agreement(w, &est), GATE_AGREE_NA);
+	gate_clear(&g);
+}
+
 /* The --metric list and what each threshold needs. */
 static void test_metric_list(void **state)
 {
@@ -972,6 +1003,7 @@ int main(void)
 		cmocka_unit_test(test_cycles),
 		cmocka_unit_test(test_resolution_floor),
 		cmocka_unit_test(test_server_cpu),
+		cmocka_unit_test(test_agreement),
 		cmocka_unit_test(test_one_rule),
 		cmocka_unit_test(test_metric_list),
 		cmocka_unit_test(test_perf_parse),
