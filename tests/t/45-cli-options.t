@@ -59,7 +59,7 @@ $GATE --metric tps,cycels|2|invalid value "tps,cycels" for --metric: item "cycel
 $GATE --metric ''|2|invalid value "" for --metric
 $GATE --gate 'select-only.cycles>=1.05'|2|threshold "select-only.cycles>=1.05" needs --metric cycles \(alone or in a list: --metric tps,cycles\)
 $GATE --metric tps,instructions --gate 'cycles>=1.05'|2|threshold "cycles>=1.05" needs --metric cycles
-$GATE --metric cycles --gate 'point-select.cycles>=1.05'|2|threshold "point-select.cycles>=1.05": workload "point-select" has no single-user script, which the cycles metric runs \(select-only, tpcb, select1\)
+$GATE --metric cycles --gate 'point-select.cycles>=1.05'|2|threshold "point-select.cycles>=1.05": workload "point-select" has no single-user script, which the cycles metric runs \(select-only, tpcb, select1, mixed\)
 $GATE --metric cycles -W tpcc-lite --gate 'cycles>=1'|2|threshold "cycles>=1" applies to workload "tpcc-lite", which has no single-user script
 $GATE --metric cycles -W tpcc-lite|2|threshold "cycles>=1" applies to workload "tpcc-lite"
 $GATE --metric cycles --gate 'select-only.cycles<=1.05'|2|cycles is a speed ratio, bound it from below with >=
@@ -200,7 +200,7 @@ bench --prefix $PG -t 1 --datadir-template $TMP/nodir.keep|2|--datadir-template 
 noise|2|^pgbuild: error: --prefix is required \(the build's install\)$
 noise --prefix $PG --variants 1|2|invalid value "1" for --variants: expected an integer from 2 to 99
 noise --prefix $PG --seed -1|2|invalid value "-1" for --seed
-noise --prefix $PG -W tpcc-lite|2|-W tpcc-lite: no single-user script \(expected select-only, tpcb, select1\)
+noise --prefix $PG -W tpcc-lite|2|-W tpcc-lite: no single-user script \(expected select-only, tpcb, select1, mixed\)
 noise --prefix $PG --metric tps|2|--metric tps: the noise floor is of the deterministic metrics
 noise --prefix $PG --json $TMP/nodir/n.json|2|--json "$TMP/nodir/n.json": directory $TMP/nodir does not exist
 noise --prefix $PG|2|records no builddir: give --builddir DIR
