@@ -15,20 +15,22 @@ is "report --optimize: exit 0" "$?" 0
 like "the deciding metric, said to be a simulation" "$(cat out)" '^pgbuild optimize: deciding metric: the cycles estimate per transaction, at 0\.1% resolution'
 like "... a simulation" "$(cat out)" 'a simulation: callgrind.s cache and branch simulator'
 like "one table per workload" "$(cat out)" '^select-only: speedup over stock \(what the stage added over the build it stacks on\)'
-like "the metrics' columns" "$(cat out)" 'stage +state +cycles estimate +instructions +I1 misses +tps +server CPU/tx'
-like "stock is 1" "$(cat out)" '  stock +baseline 1\.0000 +1\.0000 +1\.0000 +1\.0000 +1\.0000'
+like "the metrics' columns" "$(cat out)" 'stage +state +sample +cycles estimate +instructions +I1 misses +tps +server CPU/tx'
+like "a run recorded before --train is said to be in-sample" "$(cat out)" '^  in-sample: recorded before --train, when pgo and bolt trained on every workload shown$'
+like "stock is 1" "$(cat out)" '  stock +baseline +- +1\.0000 +1\.0000 +1\.0000 +1\.0000 +1\.0000'
 # the recorded figures: lto 1.0273 over stock, bolt 1.0941 = lto * 1.0650
-like "lto's row: its total and what it added" "$(cat out)" '  lto +kept +1\.0273 \(\+2\.73%\) +1\.0279 \(\+2\.79%\)'
-like "bolt's row: its total and what it added over lto" "$(cat out)" '  bolt +kept +1\.0941 \(\+6\.50%\)'
+like "lto's row: its total and what it added" "$(cat out)" '  lto +kept +- +1\.0273 \(\+2\.73%\) +1\.0279 \(\+2\.79%\)'
+like "bolt's row: its total and what it added over lto" "$(cat out)" '  bolt +kept +- +1\.0941 \(\+6\.50%\)'
 like "tps with its interval" "$(cat out)" '1\.2138 \[0\.795, 1\.854\] \(\+21\.38%\)'
 like "the builds: stacks on, text size, build time" "$(cat out)" '  bolt +kept +lto +7340713 +1m17s'
 like "the verdict" "$(cat out)" '^best: bolt, installed at /.*/optimize-run/out$'
 like "the page is written" "$(cat err)" 'report: wrote run.html'
 H=$(cat run.html)
 like "HTML: one table per workload" "$H" '<h2>select-only</h2>'
-like "HTML: the rows" "$H" '<tr class="kept"><td>bolt</td><td class="l">kept</td><td>1\.0941 \(\+6\.50%\)</td>'
+like "HTML: the rows" "$H" '<tr class="kept"><td>bolt</td><td class="l">kept</td><td class="l">-</td><td>1\.0941 \(\+6\.50%\)</td>'
 like "HTML: an SVG waterfall with a bar per stage" "$H" '<svg xmlns="http://www.w3.org/2000/svg".*<text[^>]*>lto</text><rect .*<text[^>]*>bolt</text><rect '
 like "HTML: no fetch allowed" "$H" "Content-Security-Policy\" content=\"default-src 'none'"
+like "HTML: a run recorded before --train is said to be in-sample" "$H" '<p class="note">in-sample: recorded before --train'
 nok "HTML: no script" grep -qi '<script' run.html
 
 "$P" report --optimize "$D/optimize-aa.json" >aa.out 2>aa.err
