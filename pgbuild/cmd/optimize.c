@@ -43,8 +43,8 @@ static void optimize_usage(FILE *fp)
 	      "\n"
 	      "  --train LIST           what pgo and bolt train on, comma-separated and\n"
 	      "                         repeatable (default select-only,tpcb)\n"
-	      "  -W, --workload LIST    the evaluation set: what every stage is gated and\n"
-	      "                         judged on, comma-separated and repeatable (default\n"
+	      "  -W, --workload LIST    the evaluation set, comma-separated and repeatable:\n"
+	      "                         what every stage is gated and judged on (default\n"
 	      "                         --train's workloads plus mixed, held out; each needs\n"
 	      "                         a single-user script: select-only, tpcb, select1,\n"
 	      "                         mixed)\n"
@@ -264,8 +264,8 @@ static int check_options(struct optimize_opts *o)
 	if (check_gate(o) < 0)
 		return cli_usage();
 	if (!held_out_count(o))
-		warning("every -W workload is one --train trains on: the stages are judged "
-			"in-sample (add one that is not, e.g. -W %s)", OPTIMIZE_HELD_OUT);
+		warning("every -W workload is one --train trains on: pgo, tuned and bolt are "
+			"judged in-sample (add one that is not, e.g. -W %s)", OPTIMIZE_HELD_OUT);
 	if ((o->stages & (1u << OS_BOLT)) &&
 	    !(o->stages & ((1u << OS_LTO) | (1u << OS_PGO) | (1u << OS_TUNED))))
 		return cli_usage_error("--stages bolt needs a stage to stack on: BOLT rewrites a "
