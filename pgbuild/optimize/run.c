@@ -725,8 +725,9 @@ static void write_stage_samples(struct json_writer *jw, struct orun *r, int s)
 
 	json_key(jw, "trained_on"); json_strvec(jw, t ? t : &none);
 	json_key(jw, "decided_on");
-	json_string(jw, r->s[s].state == SS_KEPT || r->s[s].state == SS_DROPPED ?
-		    optimize_evidence(&r->s[s].m, t) : NULL);
+	/* a stage dropped before its gate (a failed suite) decided on nothing */
+	json_string(jw, (r->s[s].state == SS_KEPT || r->s[s].state == SS_DROPPED) &&
+		    r->s[s].m.nr ? optimize_evidence(&r->s[s].m, t) : NULL);
 	json_key(jw, "gain");
 	json_object_begin(jw);
 	for (int h = 1; h >= 0; h--) {

@@ -189,6 +189,7 @@ is "lto dropped" "$(stage "$J4" lto state)" dropped
 like "... because its suite failed, naming the suite's log" "$(stage "$J4" lto reason)" "^regression suite failed \(log $wd4/logs/lto-regress\.log\)\$"
 like "... which says what failed" "$(cat "$wd4/logs/lto-regress.log")" 'FAIL'
 like "the drop is said on stderr" "$(cat crash.err)" 'optimize: lto dropped: regression suite failed'
+is "... decided on no measurement" "$(stage "$J4" lto decided_on)" undef
 nok "no gate ran for it" grep -q 'lto-gate .*pgbuild gate' crash.err
 ok "nothing installed" test ! -e "$dir/crash-out"
 is "the verdict says so" "$(json "$J4" '$j->{verdict}')" "no stage beat stock: nothing installed"
