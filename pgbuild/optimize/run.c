@@ -355,9 +355,14 @@ static void say_kept(struct orun *r, int s)
 	struct optimize_gain in, out;
 	optimize_gain(&r->s[s].m, parent_measure(r, s), trained_on(r, s), 1, &out);
 	optimize_gain(&r->s[s].m, parent_measure(r, s), trained_on(r, s), 0, &in);
-	fprintf(stderr, "optimize: %s kept on %s evidence: cycles estimate %.4fx of stock "
-		"held-out, %.4fx in-sample (geometric means)\n", optimize_stage_names[s],
-		optimize_evidence(&r->s[s].m, trained_on(r, s)), out.total, in.total);
+	fprintf(stderr, "optimize: %s kept on %s evidence: cycles estimate of stock "
+		"(geometric means)", optimize_stage_names[s],
+		optimize_evidence(&r->s[s].m, trained_on(r, s)));
+	if (out.n)
+		fprintf(stderr, " %.4fx held-out", out.total);
+	if (in.n)
+		fprintf(stderr, "%s %.4fx in-sample", out.n ? "," : "", in.total);
+	fputc('\n', stderr);
 }
 
 /* The gate's measurements of stage s, and the decision against its parent. */
