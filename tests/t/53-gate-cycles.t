@@ -91,7 +91,7 @@ like "report: the same figures on the terminal" "$(cat "$TMP/r.out")" 'branch mi
 like "report --html: the cycles table" "$(cat "$TMP/c.html")" '<h2>Cycles estimate per transaction</h2>'
 like "report --html: says it is a simulation" "$(cat "$TMP/c.html")" "a simulation: callgrind&#39;s cache and branch simulator|a simulation: callgrind's cache and branch simulator"
 
-# the held-out workload, at a small N (its default is 200 and 2000)
+# the held-out workload, at a small N (its default is 40 and 400)
 heavy "$B/bin/pgbuild" gate --baseline $PG --candidate $PG --metric cycles,instructions -W mixed \
 	--instr-statements 10 --gate 'mixed.cycles>=1,mixed.instructions>=1' \
 	--workdir "$TMP/m" --json "$TMP/m.json" >"$TMP/m.out" 2>"$TMP/m.err"

@@ -167,7 +167,7 @@ static void test_mixed_script(void **state)
 	size_t lines = 0;
 	(void)state;
 	assert_true(single_supported("mixed"));
-	assert_int_equal(single_default_n("mixed"), 200);
+	assert_int_equal(single_default_n("mixed"), 40);
 	assert_false(single_supported("tpcc-lite"));
 	single_make_script("mixed", 5, &a);
 	single_make_script("mixed", 5, &b);
