@@ -148,9 +148,9 @@ struct bench_workload {
 
 /* The workload names, NULL-terminated, and the same as one line of text. */
 extern const char *const bench_workload_names[];
-#define BENCH_WORKLOAD_NAMES "select-only, tpcb, select1, point-select, tpcc-lite, sql"
+#define BENCH_WORKLOAD_NAMES "select-only, tpcb, select1, point-select, tpcc-lite, mixed, sql"
 /* ... those with a name of their own (not sql FILE): what a threshold names */
-#define BENCH_BUILTIN_WORKLOADS "select-only, tpcb, select1, point-select, tpcc-lite"
+#define BENCH_BUILTIN_WORKLOADS "select-only, tpcb, select1, point-select, tpcc-lite, mixed"
 
 /* Set up workload name (file for "sql"); -1 with an error printed.  An
  * unknown name is named with the nearest known one ("did you mean"). */

@@ -37,7 +37,7 @@
 #include "wrapper/common/xalloc.h"
 
 const char *const bench_workload_names[] = {
-	"select-only", "tpcb", "select1", "point-select", "tpcc-lite", "sql", NULL,
+	"select-only", "tpcb", "select1", "point-select", "tpcc-lite", "mixed", "sql", NULL,
 };
 
 /* ---------------- built-in scripts ---------------- */
@@ -61,6 +61,17 @@ static const char tpcb_sql[] =
 	"END;\n";
 
 static const char select1_sql[] = "SELECT 1;\n";
+
+/* The held-out workload (metric/single.c's mixed: the same statements):
+ * a 51-row range, an INSERT with md5() (delta 0: the balances stay in
+ * step with the history), a sorted aggregate over the catalog. */
+static const char mixed_sql[] =
+	"\\set aid random(1, 100000 * :scale - 50)\n"
+	"\\set tid random(1, 10 * :scale)\n"
+	"SELECT count(*), sum(abalance) FROM pgbench_accounts WHERE aid BETWEEN :aid AND :aid + 50;\n"
+	"INSERT INTO pgbench_history (tid, bid, aid, delta, mtime, filler) "
+	"VALUES (:tid, 1, :aid, 0, CURRENT_TIMESTAMP, left(md5(CAST(:aid AS text)), 22));\n"
+	"SELECT string_agg(relname, ',' ORDER BY relname) FROM pg_class;\n";
 
 static const char point_select_sql[] =
 	"\\set id random(1, 1000000)\n"
@@ -235,6 +246,7 @@ static const struct {
 	{ "tpcb", DATA_PGBENCH, 0, tpcb_sql, "<tpcb>" },
 	{ "select1", DATA_NONE, 1, select1_sql, "<select1>" },
 	{ "point-select", DATA_TEST01, 1, point_select_sql, "<point-select>" },
+	{ "mixed", DATA_PGBENCH, 0, mixed_sql, "<mixed>" },
 };
 
 int bench_workload_init(struct bench_workload *w, const char *name, const char *file)

@@ -12,6 +12,10 @@
  *   -W, --workload LIST  bench workloads: comma-separated and repeatable
  *                        (-W select-only,tpcb -W select1); bench and tune
  *                        take one
+ *   --train LIST         the workloads a profile (pgo, bolt) trains on, the
+ *                        same list syntax; in pgo and bolt -W is its older
+ *                        spelling (they evaluate nothing), in optimize -W is
+ *                        the evaluation set and --train the training set
  *   -c, --clients N      client connections, 1 to 10000
  *   -T, --duration S     seconds per run (fractions allowed), > 0
  *   -s, --scale N        pgbench scale / tpcc-lite warehouses, 1 to 100000
@@ -141,6 +145,7 @@ enum cli_opt {
 	OPT_TIME_BUDGET,
 	OPT_TOLERANCE,
 	OPT_TOP,
+	OPT_TRAIN,
 	OPT_TU,
 	OPT_TUNE_STATE,
 	OPT_UNITS,
@@ -152,6 +157,7 @@ enum cli_opt {
 
 /* The shared rows of getopt_long tables (see the header comment). */
 #define CLI_OPT_WORKLOAD { "workload", required_argument, NULL, 'W' }
+#define CLI_OPT_TRAIN    { "train", required_argument, NULL, OPT_TRAIN }
 #define CLI_OPT_CLIENTS  { "clients", required_argument, NULL, 'c' }
 #define CLI_OPT_DURATION { "duration", required_argument, NULL, 'T' }
 #define CLI_OPT_SCALE    { "scale", required_argument, NULL, 's' }

@@ -31,10 +31,13 @@ static void bolt_usage(FILE *fp)
 	      "  --workdir DIR          profile, manifest and logs (default OUT.bolt)\n"
 	      "  --profile FILE         use this profile (.fdata) instead of training;\n"
 	      "                         refused when its manifest FILE.json says it was\n"
-	      "                         trained on another binary (or other -W)\n"
+	      "                         trained on another binary (or other --train)\n"
 	      "  --retrain              train again even when the kept profile is current\n"
-	      "  -W, --workload LIST    training workloads, comma-separated and repeatable\n"
+	      "  --train LIST           training workloads, comma-separated and repeatable\n"
 	      "                         (default select-only,tpcb), run in one server session\n"
+	      "  -W, --workload LIST    the same as --train, comma-separated and repeatable\n"
+	      "                         (its older spelling; both add to one list): bolt\n"
+	      "                         evaluates nothing itself\n"
 	      "  -T, --duration S       seconds per training workload (default 5)\n"
 	      "  -c, --clients N        training clients (default 2)\n"
 	      "  -s, --scale N          pgbench scale of the training data (default 1)\n"
@@ -64,6 +67,7 @@ static const struct option bolt_options[] = {
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "retrain", no_argument, NULL, OPT_RETRAIN },
 	CLI_OPT_WORKLOAD,
+	CLI_OPT_TRAIN,
 	CLI_OPT_DURATION,
 	CLI_OPT_CLIENTS,
 	CLI_OPT_SCALE,
@@ -85,6 +89,7 @@ static int parse_shared(struct bolt_opts *o, int c, const char *arg)
 {
 	switch (c) {
 	case 'W':
+	case OPT_TRAIN:
 		o->workloads_given = 1;
 		return cli_parse_workloads(arg, &o->workloads) < 0 ? -1 : 1;
 	case 'T': return cli_parse_duration(arg, &o->duration) < 0 ? -1 : 1;

@@ -15,7 +15,7 @@
 
 static void pgo_usage(FILE *fp)
 {
-	fputs("usage: pgbuild pgo --workload W[,W...] --prefix OUT [--src SRC] [--policy FILE] [options]\n"
+	fputs("usage: pgbuild pgo [--train W[,W...]] --prefix OUT [--src SRC] [--policy FILE] [options]\n"
 	      "\n"
 	      "Profile-guided build: an instrumented build, training runs of the\n"
 	      "workloads on a private cluster, then a -fprofile-use\n"
@@ -35,8 +35,12 @@ static void pgo_usage(FILE *fp)
 	      "                         src/backend/** src/pl/** src/timezone/** contrib/**;\n"
 	      "                         src/common and src/port are shared with libpq,\n"
 	      "                         which must not link libgcov)\n"
-	      "  -W, --workload LIST    training workloads, comma-separated and repeatable\n"
+	      "  --train LIST           training workloads, comma-separated and repeatable\n"
 	      "                         (default select-only,tpcb)\n"
+	      "  -W, --workload LIST    the same as --train, comma-separated and repeatable\n"
+	      "                         (its older spelling; both add to one list): pgo\n"
+	      "                         evaluates nothing itself (--gate runs pgbuild\n"
+	      "                         gate's default workloads)\n"
 	      "  -c, --clients N        training clients (default 2)\n"
 	      "  -T, --duration S       seconds per training workload (default 20)\n"
 	      "  -s, --scale N          pgbench scale of the training data\n"
@@ -66,6 +70,7 @@ static const struct option pgo_options[] = {
 	{ "policy", required_argument, NULL, OPT_POLICY },
 	{ "files", required_argument, NULL, OPT_FILES },
 	CLI_OPT_WORKLOAD,
+	CLI_OPT_TRAIN,
 	CLI_OPT_CLIENTS,
 	CLI_OPT_DURATION,
 	CLI_OPT_SCALE,

@@ -261,7 +261,7 @@ int instr_measure(const char *prefix, const char *workload, const char *workdir,
 
 	if (!n) {
 		strbuf_addf(note, "no single-user script for workload \"%s\" "
-			    "(instructions: select-only, tpcb, select1)", workload);
+			    "(instructions: " SINGLE_WORKLOADS ")", workload);
 		return -1;
 	}
 	if (counter != INSTR_COUNTER_PERF) {

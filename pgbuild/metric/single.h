@@ -8,7 +8,11 @@
  * and pgbench-shaped tables at scale 1 loaded in single-user mode, kept as
  * a template.  Each counted run copies the template and feeds the server a
  * script generated here: the same statements (a fixed LCG) for every
- * build, so A and B execute the same transactions.
+ * build, so A and B execute the same transactions.  mixed, the held-out
+ * workload (what pgo and bolt do not train on by default), is per
+ * transaction a 51-row range count and sum on pgbench_accounts, an INSERT
+ * into pgbench_history with md5() (delta 0), and a string_agg ... ORDER BY
+ * over pg_class.
  */
 #ifndef PGBUILD_SINGLE_H
 #define PGBUILD_SINGLE_H
@@ -21,7 +25,7 @@ int single_supported(const char *workload);
 /* Its transactions in the short run (0 when it has no script). */
 long single_default_n(const char *workload);
 /* The workloads that have one, as one line of text. */
-#define SINGLE_WORKLOADS "select-only, tpcb, select1"
+#define SINGLE_WORKLOADS "select-only, tpcb, select1, mixed"
 
 /* The script of n transactions of workload, appended to sb. */
 void single_make_script(const char *workload, long n, struct strbuf *sb);

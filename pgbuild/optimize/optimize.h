@@ -13,11 +13,15 @@
  * Every candidate is verified (pgbuild verify; not bolt, whose records are
  * its input's), regress-gated (lto: pgbuild regress; pgo and tuned: the
  * suite pgbuild pgo runs; bolt: the installcheck pgbuild bolt runs), and
- * gated against stock (pgbuild gate --metric tps,instructions,cycles).  The
- * decision (optimize_decide) reads the deterministic cycles estimate: a
- * stage is kept when it is faster than the build it stacks on by more than
- * CYCLES_RESOLUTION on every workload, else dropped with the reason; the
- * next stage stacks on the best kept build.  The best kept build is copied
+ * gated against stock (pgbuild gate --metric tps,instructions,cycles) on
+ * the evaluation workloads (-W; default the training workloads --train,
+ * default OPTIMIZE_DEFAULT_TRAIN, plus OPTIMIZE_HELD_OUT).  The decision
+ * (optimize_decide) reads the deterministic cycles estimate on held-out
+ * evidence: a stage is kept when it is faster than the build it stacks on
+ * by more than optimize_resolution on every workload it was not trained
+ * on (pgo, tuned and bolt train on --train; stock and lto on nothing),
+ * else dropped with the reason; the in-sample gain is shown beside it;
+ * the next stage stacks on the best kept build.  The best kept build is copied
  * to --prefix (a temporary sibling, then rename).
  *
  * The run is stage/stage.h's, so it resumes after an interrupt; a stage
@@ -36,6 +40,19 @@
 #include "wrapper/common/json.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/strvec.h"
+
+/* The training workloads of pgo, tuned and bolt when --train is not
+ * given, and the held-out workload the default evaluation set adds. */
+#define OPTIMIZE_DEFAULT_TRAIN "select-only", "tpcb"
+#define OPTIMIZE_HELD_OUT "mixed"
+
+/*
+ * The defaults of the workload sets: train (--train) empty becomes
+ * OPTIMIZE_DEFAULT_TRAIN; eval (-W) empty becomes train plus
+ * OPTIMIZE_HELD_OUT (when train does not hold it).  An eval given is
+ * kept as given.
+ */
+void optimize_default_workloads(struct strvec *train, struct strvec *eval);
 
 /* The lto stage's policy when --policy is not given: link-time
  * optimization plus what BOLT needs. */
@@ -114,14 +131,51 @@ const struct optimize_figure *optimize_measure_get(const struct optimize_measure
 double optimize_added(const struct optimize_figure *f, const struct optimize_figure *parent);
 
 /*
- * The decision on stage s stacked on parent (NULL: stock): kept (1) when,
- * on every workload of s, its cycles estimate is faster than parent's by
- * more than CYCLES_RESOLUTION; else 0 with the reason in reason (one
- * sentence naming the workload and both ratios).  A workload without a
- * cycles estimate drops the stage too.
+ * The resolution of metric k on workload wl for the stage measured in m:
+ * ratios closer to 1 than this count as equal.  The one place the keep
+ * rule reads it: today CYCLES_RESOLUTION (cycles), GATE_INSTR_RESOLUTION
+ * (instructions), NAN for the metrics with an interval.
+ */
+double optimize_resolution(const struct optimize_measure *m, const char *wl,
+			   enum optimize_metric k);
+
+/* Is workload wl held out, i.e. not one of trained_on (NULL or empty:
+ * nothing trained, every workload held out)? */
+int optimize_held_out(const struct strvec *trained_on, const char *wl);
+
+/*
+ * The decision on stage s (trained on trained_on: the stage's profile
+ * runs, NULL for stock and lto) stacked on parent (NULL: stock): kept (1)
+ * when, on every workload of s it was not trained on, its cycles estimate
+ * is faster than parent's by more than optimize_resolution; the in-sample
+ * workloads decide only when s measured no held-out one.  Else 0 with the
+ * reason in reason (one sentence naming the workload, in-sample or
+ * held-out, and both ratios).  A workload without a cycles estimate, in
+ * or out of sample, drops the stage too.
  */
 int optimize_decide(const struct optimize_measure *s, const struct optimize_measure *parent,
-		    const char *parent_name, struct strbuf *reason);
+		    const char *parent_name, const struct strvec *trained_on,
+		    struct strbuf *reason);
+
+/* What optimize_decide read: "held-out", or "in-sample" when s measured
+ * no workload outside trained_on. */
+const char *optimize_evidence(const struct optimize_measure *s, const struct strvec *trained_on);
+
+/* The rule, in the document and the renderings. */
+#define OPTIMIZE_KEEP_RULE "a stage is kept when its cycles estimate beats the build it " \
+	"stacks on by more than the resolution on every workload it was not trained on " \
+	"(held-out; pgo, tuned and bolt train on --train, stock and lto on nothing); " \
+	"only when no evaluation workload is held out do the in-sample ones decide"
+
+/* The cycles gain of a stage on one side of the sample: the geometric
+ * means over its held-out (held_out 1) or in-sample (0) workloads of its
+ * speedup over stock and of what it added over parent (NAN: none). */
+struct optimize_gain {
+	size_t n;               /* workloads on that side */
+	double total, added;
+};
+void optimize_gain(const struct optimize_measure *s, const struct optimize_measure *parent,
+		   const struct strvec *trained_on, int held_out, struct optimize_gain *g);
 
 /* The geometric mean over workloads of the cycles speedup over stock (NAN
  * when none measured): what "best" compares. */
@@ -142,7 +196,8 @@ int optimize_doc_check(const struct json_value *doc, struct strbuf *err);
 
 /* The options of `pgbuild optimize` (checked by cmd/optimize.c). */
 struct optimize_opts {
-	struct strvec workloads;   /* -W, every item */
+	struct strvec workloads;   /* -W, every item: the evaluation set */
+	struct strvec train;       /* --train: what pgo, tuned and bolt train on */
 	const char *prefix;        /* --prefix OUT: the best build's copy, or NULL */
 	const char *workdir;       /* --workdir */
 	const char *src;           /* --src */

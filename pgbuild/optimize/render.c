@@ -3,9 +3,12 @@
  * terminal table and as one self-contained HTML page (inline CSS and SVG,
  * no script, like report/html.c); see optimize.h.
  *
- * Per workload, one row per stage: for each metric its total against
- * stock and, in parentheses, what the stage added over the build it
- * stacks on; tps and server CPU with their intervals.  Then the builds
+ * Per workload, one row per stage: whether the stage trained on it
+ * (in-sample) or not (held-out), for each metric its total against stock
+ * and, in parentheses, what the stage added over the build it stacks on;
+ * tps and server CPU with their intervals.  Then the cycles gain of every
+ * stage on its held-out and in-sample workloads side by side (what
+ * decided), then the builds
  * (state, what each stacks on, postgres text size, build time) and the
  * reason of every dropped or skipped stage.
  */
@@ -18,6 +21,17 @@
 #include "pgbuild/metric/cycles.h"
 #include "pgbuild/optimize/optimize.h"
 #include "pgbuild/report/svg.h"
+
+static const char *str_or(const char *s, const char *def)
+{
+	return s ? s : def;
+}
+
+/* A JSON string's text, "" for anything else. */
+static const char *str_or_empty(const struct json_value *v)
+{
+	return v && v->type == JSON_STRING ? v->u.str.s : "";
+}
 
 /* Column titles of the metrics, by enum optimize_metric. */
 static const char *const metric_titles[OM_NR] = {
@@ -68,16 +82,63 @@ static void figure_text(struct strbuf *sb, const struct json_value *f, int inter
 		strbuf_addf(sb, " (%+.2f%%)", (a - 1) * 100);
 }
 
+/* The sample of workload wl in stage st: "held-out", "in-sample", or "-"
+ * (a document older than --train). */
+static const char *stage_sample(const struct json_value *st, const char *wl)
+{
+	const struct json_value *wls = json_get(st, "workloads");
+	for (size_t i = 0; i < json_len(wls); i++) {
+		const char *n = json_get_str(json_at(wls, i), "name");
+		const char *sm = json_get_str(json_at(wls, i), "sample");
+		if (n && !strcmp(n, wl))
+			return sm ? sm : "-";
+	}
+	return "-";
+}
+
+/* "1.0251 (+2.51%) on 1", "-" when none: a stage's gain on one side. */
+static void gain_text(struct strbuf *sb, const struct json_value *st, const char *side)
+{
+	const struct json_value *g = json_get(json_get(st, "gain"), side);
+	double t = json_get_num(g, "total", NAN), a = json_get_num(g, "added", NAN);
+	double n = json_get_num(g, "workloads", 0);
+	if (!isfinite(t)) {
+		strbuf_addstr(sb, "-");
+		return;
+	}
+	strbuf_addf(sb, "%.4f", t);
+	if (isfinite(a))
+		strbuf_addf(sb, " (%+.2f%%)", (a - 1) * 100);
+	strbuf_addf(sb, " on %.0f", n);
+}
+
+/* The training and held-out sets, as one line of text (empty for a
+ * document older than --train). */
+static void sets_text(const struct json_value *doc, struct strbuf *sb)
+{
+	const struct json_value *t = json_get(doc, "train"), *h = json_get(doc, "held_out");
+	if (!t) {
+		strbuf_addstr(sb, "in-sample: recorded before --train, when pgo and bolt trained "
+			      "on every workload shown");
+		return;
+	}
+	strbuf_addstr(sb, "pgo, tuned and bolt trained on ");
+	for (size_t i = 0; i < json_len(t); i++)
+		strbuf_addf(sb, "%s%s", i ? ", " : "", str_or_empty(json_at(t, i)));
+	strbuf_addstr(sb, "; held out: ");
+	for (size_t i = 0; i < json_len(h); i++)
+		strbuf_addf(sb, "%s%s", i ? ", " : "", str_or_empty(json_at(h, i)));
+	if (!json_len(h))
+		strbuf_addstr(sb, "none (judged in-sample)");
+	strbuf_addf(sb, ".  Keep rule: %s.", str_or(json_get_str(doc, "keep_rule"), "?"));
+}
+
 /* The workloads of the document, in order. */
 static const struct json_value *doc_workloads(const struct json_value *doc)
 {
 	return json_get(doc, "workloads");
 }
 
-static const char *str_or(const char *s, const char *def)
-{
-	return s ? s : def;
-}
 
 /* One workload's waterfall, terminal. */
 static void text_workload(const struct json_value *doc, const char *wl, FILE *fp)
@@ -87,7 +148,7 @@ static void text_workload(const struct json_value *doc, const char *wl, FILE *fp
 
 	fprintf(fp, "\n%s: speedup over stock (what the stage added over the build it "
 		"stacks on)\n", wl);
-	fprintf(fp, "  %-6s %-8s", "stage", "state");
+	fprintf(fp, "  %-6s %-8s %-9s", "stage", "state", "sample");
 	for (int k = 0; k < OM_NR; k++)
 		fprintf(fp, " %-*s", k >= OM_TPS ? 32 : 18, metric_titles[k]);
 	fputc('\n', fp);
@@ -96,7 +157,8 @@ static void text_workload(const struct json_value *doc, const char *wl, FILE *fp
 		const char *state = str_or(json_get_str(st, "state"), "?");
 		if (!strcmp(state, "skipped") || !strcmp(state, "not-run"))
 			continue;
-		fprintf(fp, "  %-6s %-8s", str_or(json_get_str(st, "name"), "?"), state);
+		fprintf(fp, "  %-6s %-8s %-9s", str_or(json_get_str(st, "name"), "?"), state,
+			stage_sample(st, wl));
 		for (int k = 0; k < OM_NR; k++) {
 			strbuf_reset(&sb);
 			figure_text(&sb, stage_figure(st, wl, (enum optimize_metric)k), 1);
@@ -105,6 +167,33 @@ static void text_workload(const struct json_value *doc, const char *wl, FILE *fp
 		fputc('\n', fp);
 	}
 	strbuf_release(&sb);
+}
+
+/* Every stage's cycles gain held-out and in-sample, side by side. */
+static void text_samples(const struct json_value *doc, FILE *fp)
+{
+	const struct json_value *stages = json_get(doc, "stages");
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	if (!json_get(doc, "train"))
+		return;
+	fprintf(fp, "\ncycles estimate, geometric mean over workloads: speedup over stock "
+		"(added over the build it stacks on) on N workloads\n");
+	fprintf(fp, "  %-6s %-8s %-10s %-26s %-26s\n", "stage", "state", "decided on",
+		"held-out", "in-sample");
+	for (size_t i = 1; i < json_len(stages); i++) {
+		const struct json_value *st = json_at(stages, i);
+		const char *state = str_or(json_get_str(st, "state"), "?");
+		if (!strcmp(state, "skipped") || !strcmp(state, "not-run"))
+			continue;
+		strbuf_reset(&a);
+		strbuf_reset(&b);
+		gain_text(&a, st, "held_out");
+		gain_text(&b, st, "in_sample");
+		fprintf(fp, "  %-6s %-8s %-10s %-26s %-26s\n", str_or(json_get_str(st, "name"), "?"),
+			state, str_or(json_get_str(st, "decided_on"), "-"), a.buf, b.buf);
+	}
+	strbuf_release(&a);
+	strbuf_release(&b);
 }
 
 /* The builds: state, stacks on, text size, build time, reason. */
@@ -182,9 +271,17 @@ void optimize_render_text(const struct json_value *doc, FILE *fp)
 		"at %.1f%% resolution\n  (%s)\n",
 		json_get_num(doc, "resolution", CYCLES_RESOLUTION) * 100,
 		str_or(json_get_str(doc, "cycles_note"), CYCLES_SIMULATION));
+	{
+		struct strbuf sb = STRBUF_INIT;
+		sets_text(doc, &sb);
+		if (sb.len)
+			fprintf(fp, "  %s\n", sb.buf);
+		strbuf_release(&sb);
+	}
 	for (size_t i = 0; i < json_len(wls); i++)
 		if (json_at(wls, i)->type == JSON_STRING)
 			text_workload(doc, json_at(wls, i)->u.str.s, fp);
+	text_samples(doc, fp);
 	text_builds(doc, fp);
 	stage_explains(doc, 5, fp, NULL);
 	fprintf(fp, "\nbest: %s", str_or(best, "none"));
@@ -211,7 +308,7 @@ static void html_workload(const struct json_value *doc, const char *wl, struct s
 
 	strbuf_addstr(out, "<h2>");
 	strbuf_addstr_html(out, wl);
-	strbuf_addstr(out, "</h2>\n<table><tr><th>stage</th><th>state</th>");
+	strbuf_addstr(out, "</h2>\n<table><tr><th>stage</th><th>state</th><th>sample</th>");
 	for (int k = 0; k < OM_NR; k++)
 		strbuf_addf(out, "<th>%s</th>", metric_titles[k]);
 	strbuf_addstr(out, "</tr>\n");
@@ -225,6 +322,8 @@ static void html_workload(const struct json_value *doc, const char *wl, struct s
 		strbuf_addstr_html(out, str_or(json_get_str(st, "name"), "?"));
 		strbuf_addstr(out, "</td><td class=\"l\">");
 		strbuf_addstr_html(out, state);
+		strbuf_addstr(out, "</td><td class=\"l\">");
+		strbuf_addstr_html(out, stage_sample(st, wl));
 		strbuf_addstr(out, "</td>");
 		for (int k = 0; k < OM_NR; k++) {
 			strbuf_reset(&sb);
@@ -281,6 +380,46 @@ static void html_svg(const struct json_value *doc, const char *wl, struct strbuf
 	strbuf_addstr(out, "</svg>\n");
 }
 
+/* The held-out and in-sample gains of the page. */
+static void html_samples(const struct json_value *doc, struct strbuf *out)
+{
+	const struct json_value *stages = json_get(doc, "stages");
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(out, "<h2>held-out and in-sample</h2>\n<p class=\"note\">");
+	sets_text(doc, &sb);
+	strbuf_addstr_html(out, sb.buf);
+	if (!json_get(doc, "train")) {
+		strbuf_addstr(out, "</p>\n");
+		strbuf_release(&sb);
+		return;
+	}
+	strbuf_addstr(out, " Cycles estimate, geometric mean over workloads: speedup over "
+		      "stock (added over the build it stacks on) on N workloads.</p>\n"
+		      "<table><tr><th>stage</th><th>state</th><th>decided on</th>"
+		      "<th>held-out</th><th>in-sample</th></tr>\n");
+	for (size_t i = 1; i < json_len(stages); i++) {
+		const struct json_value *st = json_at(stages, i);
+		const char *state = str_or(json_get_str(st, "state"), "?");
+		if (!strcmp(state, "skipped") || !strcmp(state, "not-run"))
+			continue;
+		strbuf_addstr(out, "<tr><td>");
+		strbuf_addstr_html(out, str_or(json_get_str(st, "name"), "?"));
+		strbuf_addstr(out, "</td><td class=\"l\">");
+		strbuf_addstr_html(out, state);
+		strbuf_addstr(out, "</td><td class=\"l\">");
+		strbuf_addstr_html(out, str_or(json_get_str(st, "decided_on"), "-"));
+		for (int h = 0; h < 2; h++) {
+			strbuf_reset(&sb);
+			gain_text(&sb, st, h ? "in_sample" : "held_out");
+			strbuf_addstr(out, "</td><td>");
+			strbuf_addstr_html(out, sb.buf);
+		}
+		strbuf_addstr(out, "</td></tr>\n");
+	}
+	strbuf_addstr(out, "</table>\n");
+	strbuf_release(&sb);
+}
+
 /* The builds table of the page. */
 static void html_builds(const struct json_value *doc, struct strbuf *out)
 {
@@ -334,6 +473,7 @@ void optimize_render_html(const struct json_value *doc, struct strbuf *out)
 		html_workload(doc, json_at(wls, i)->u.str.s, out);
 		html_svg(doc, json_at(wls, i)->u.str.s, out);
 	}
+	html_samples(doc, out);
 	html_builds(doc, out);
 	stage_explains(doc, 20, NULL, out);
 	strbuf_addstr(out, "<p class=\"kept\">best: ");

@@ -162,10 +162,11 @@ static void push_workloads(struct strvec *a, const struct optimize_opts *o)
 		strvec_pushl(a, "--workload", o->workloads.v[i], NULL);
 }
 
-/* The options of a step that trains (pgo, bolt): -W, -j, -q. */
+/* The options of a step that trains (pgo, bolt): --train, -j, -q. */
 static void push_training(struct strvec *a, const struct optimize_opts *o)
 {
-	push_workloads(a, o);
+	for (size_t i = 0; i < o->train.nr; i++)
+		strvec_pushl(a, "--train", o->train.v[i], NULL);
 	if (o->jobs)
 		strvec_pushf(a, "--jobs=%d", o->jobs);
 	if (o->quiet)
@@ -334,6 +335,36 @@ static int step(struct orun *r, int s, int k, const char *what,
 	return -1;
 }
 
+/* What stage s trained on: --train for the stages with a profile run
+ * (pgo, tuned, bolt), nothing for stock and lto. */
+static const struct strvec *trained_on(const struct orun *r, int s)
+{
+	return s == OS_PGO || s == OS_TUNED || s == OS_BOLT ? &r->o->train : NULL;
+}
+
+/* The parent's measurements of stage s (NULL: stock, or none). */
+static const struct optimize_measure *parent_measure(const struct orun *r, int s)
+{
+	int p = r->s[s].parent;
+	return p > OS_STOCK ? &r->s[p].m : NULL;
+}
+
+/* "optimize: STAGE kept: ..." with the held-out and in-sample gains. */
+static void say_kept(struct orun *r, int s)
+{
+	struct optimize_gain in, out;
+	optimize_gain(&r->s[s].m, parent_measure(r, s), trained_on(r, s), 1, &out);
+	optimize_gain(&r->s[s].m, parent_measure(r, s), trained_on(r, s), 0, &in);
+	fprintf(stderr, "optimize: %s kept on %s evidence: cycles estimate of stock "
+		"(geometric means)", optimize_stage_names[s],
+		optimize_evidence(&r->s[s].m, trained_on(r, s)));
+	if (out.n)
+		fprintf(stderr, " %.4fx held-out", out.total);
+	if (in.n)
+		fprintf(stderr, "%s %.4fx in-sample", out.n ? "," : "", in.total);
+	fputc('\n', stderr);
+}
+
 /* The gate's measurements of stage s, and the decision against its parent. */
 static int decide(struct orun *r, int s)
 {
@@ -349,11 +380,10 @@ static int decide(struct orun *r, int s)
 		r->stop = "gate result unreadable";
 		rc = -1;
 	} else if (optimize_decide(&st->m, parent == OS_STOCK ? NULL : &r->s[parent].m,
-				   optimize_stage_names[parent], &reason)) {
+				   optimize_stage_names[parent], trained_on(r, s), &reason)) {
 		st->state = SS_KEPT;
 		r->best = s;
-		fprintf(stderr, "optimize: %s kept: cycles estimate %.4fx of stock (geometric mean)\n",
-			optimize_stage_names[s], optimize_score(&st->m));
+		say_kept(r, s);
 	} else {
 		drop(r, s, "%s", reason.buf);
 	}
@@ -374,8 +404,8 @@ static char *stage_key(struct orun *r, int s)
 	strbuf_addf(&k, "stage=%s src=%s policy=%s prefix=%s", optimize_stage_names[s], o->src,
 		    sha ? sha : "none", st->prefix);
 	if (s == OS_PGO || s == OS_TUNED || s == OS_BOLT)
-		for (size_t i = 0; i < o->workloads.nr; i++)
-			strbuf_addf(&k, "%s%s", i ? "," : " wl=", o->workloads.v[i]);
+		for (size_t i = 0; i < o->train.nr; i++)
+			strbuf_addf(&k, "%s%s", i ? "," : " wl=", o->train.v[i]);
 	if (s == OS_BOLT)
 		strbuf_addf(&k, " on={%s}", r->s[st->parent].key);
 	free(sha);
@@ -388,6 +418,8 @@ static void gate_key(struct orun *r, struct strbuf *k)
 	const struct optimize_opts *o = r->o;
 	strbuf_addf(k, " stock={%s} gate=%s pairs=%d dur=%g cl=%d cpus=%s", r->s[OS_STOCK].key,
 		    OPT_GATE_EXPR, o->pairs, o->duration, o->clients, o->cpus ? o->cpus : "");
+	for (size_t i = 0; i < o->workloads.nr; i++)
+		strbuf_addf(k, "%s%s", i ? "," : " eval=", o->workloads.v[i]);
 }
 
 /* Stage s: build, verify, regress, gate, decide.  0 or -1 (stop). */
@@ -673,6 +705,11 @@ static void write_stage_workloads(struct json_writer *jw, struct orun *r, int s)
 			continue;
 		json_object_begin(jw);
 		json_key(jw, "name"); json_string(jw, wl);
+		json_key(jw, "sample");
+		json_string(jw, s == OS_STOCK ? NULL : optimize_held_out(trained_on(r, s), wl) ?
+			    "held-out" : "in-sample");
+		json_key(jw, "resolution");
+		json_double(jw, optimize_resolution(&st->m, wl, OM_CYCLES));
 		for (int k = 0; k < OM_NR; k++) {
 			const struct optimize_figure *f = optimize_measure_get(&st->m, wl, k);
 			json_key(jw, optimize_metric_names[k]);
@@ -681,6 +718,36 @@ static void write_stage_workloads(struct json_writer *jw, struct orun *r, int s)
 		json_object_end(jw);
 	}
 	json_array_end(jw);
+}
+
+/* What the stage trained on, what decided it, and its cycles gain on the
+ * held-out and the in-sample workloads side by side. */
+static void write_stage_samples(struct json_writer *jw, struct orun *r, int s)
+{
+	const struct strvec *t = trained_on(r, s);
+	static const char *const side[2] = { "in_sample", "held_out" };
+	struct strvec none = STRVEC_INIT;
+
+	json_key(jw, "trained_on"); json_strvec(jw, t ? t : &none);
+	json_key(jw, "decided_on");
+	/* a stage dropped before its gate (a failed suite) decided on nothing */
+	json_string(jw, (r->s[s].state == SS_KEPT || r->s[s].state == SS_DROPPED) &&
+		    r->s[s].m.nr ? optimize_evidence(&r->s[s].m, t) : NULL);
+	json_key(jw, "gain");
+	json_object_begin(jw);
+	for (int h = 1; h >= 0; h--) {
+		struct optimize_gain g = { 0, NAN, NAN };
+		if (s != OS_STOCK)
+			optimize_gain(&r->s[s].m, parent_measure(r, s), t, h, &g);
+		json_key(jw, side[h]);
+		json_object_begin(jw);
+		json_key(jw, "workloads"); json_int(jw, (long)g.n);
+		json_key(jw, "total"); json_double(jw, g.total);
+		json_key(jw, "added"); json_double(jw, g.added);
+		json_object_end(jw);
+	}
+	json_object_end(jw);
+	strvec_clear(&none);
 }
 
 static void write_stage(struct json_writer *jw, struct orun *r, int s)
@@ -707,6 +774,7 @@ static void write_stage(struct json_writer *jw, struct orun *r, int s)
 	json_key(jw, "build_secs");
 	json_double(jw, built ? secs : NAN);
 	json_key(jw, "text_size"); json_double(jw, built ? text_size(st->prefix) : NAN);
+	write_stage_samples(jw, r, s);
 	write_stage_workloads(jw, r, s);
 	json_object_end(jw);
 }
@@ -722,6 +790,17 @@ static void write_doc(struct orun *r, struct strbuf *out, int rc)
 	json_key(&jw, "version"); json_int(&jw, 1);
 	json_key(&jw, "src"); json_string(&jw, r->o->src);
 	json_key(&jw, "workloads"); json_strvec(&jw, &r->o->workloads);
+	json_key(&jw, "train"); json_strvec(&jw, &r->o->train);
+	{
+		struct strvec out = STRVEC_INIT;
+		for (size_t i = 0; i < r->o->workloads.nr; i++)
+			if (optimize_held_out(&r->o->train, r->o->workloads.v[i]))
+				strvec_push(&out, r->o->workloads.v[i]);
+		json_key(&jw, "held_out"); json_strvec(&jw, &out);
+		json_key(&jw, "evidence"); json_string(&jw, out.nr ? "held-out" : "in-sample");
+		strvec_clear(&out);
+	}
+	json_key(&jw, "keep_rule"); json_string(&jw, OPTIMIZE_KEEP_RULE);
 	json_key(&jw, "deciding_metric"); json_string(&jw, "cycles");
 	json_key(&jw, "resolution"); json_double(&jw, CYCLES_RESOLUTION);
 	json_key(&jw, "cycles_note"); json_string(&jw, CYCLES_SIMULATION);

@@ -1,7 +1,8 @@
 /*
  * stages.c - the words of `pgbuild optimize`: --stages, and the lto
  * stage's policy (the user's, with "bolt = ready" added through the policy
- * editor, wrapper/policy/edit.h); see optimize.h.
+ * editor, wrapper/policy/edit.h), the default workload sets; see
+ * optimize.h.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,20 @@
 #include "wrapper/common/xalloc.h"
 
 const char *const optimize_stage_names[OS_NR] = { "stock", "lto", "pgo", "tuned", "bolt" };
+
+void optimize_default_workloads(struct strvec *train, struct strvec *eval)
+{
+	int has = 0;
+	if (!train->nr)
+		strvec_pushl(train, OPTIMIZE_DEFAULT_TRAIN, NULL);
+	if (eval->nr)
+		return;
+	strvec_pushv(eval, (const char *const *)train->v);
+	for (size_t i = 0; i < train->nr; i++)
+		has |= !strcmp(train->v[i], OPTIMIZE_HELD_OUT);
+	if (!has)
+		strvec_push(eval, OPTIMIZE_HELD_OUT);
+}
 
 int optimize_parse_stages(const char *arg, unsigned *mask)
 {

@@ -1,13 +1,15 @@
 /*
  * waterfall.c - what each optimize stage measured (from its gate JSON),
  * what it added over the build it stacks on, and the keep/drop decision
- * on the cycles estimate; see optimize.h.
+ * on the cycles estimate of the workloads it was not trained on (its
+ * resolution: optimize_resolution, the one place); see optimize.h.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pgbuild/gate/gate.h"
+#include "pgbuild/metric/cycles.h"
 #include "pgbuild/optimize/optimize.h"
 #include "wrapper/common/xalloc.h"
 
@@ -104,39 +106,116 @@ double optimize_added(const struct optimize_figure *f, const struct optimize_fig
 	return f->total / base;
 }
 
-int optimize_decide(const struct optimize_measure *s, const struct optimize_measure *parent,
-		    const char *parent_name, struct strbuf *reason)
+double optimize_resolution(const struct optimize_measure *m, const char *workload,
+			   enum optimize_metric k)
 {
+	/* the repeat spread of one binary today; the layout noise floor of
+	 * the build (pgbuild/noise) is to be read here, per workload */
+	(void)m;
+	(void)workload;
+	switch (k) {
+	case OM_CYCLES: return CYCLES_RESOLUTION;
+	case OM_INSTRUCTIONS: return GATE_INSTR_RESOLUTION;
+	default: return NAN;
+	}
+}
+
+int optimize_held_out(const struct strvec *trained_on, const char *workload)
+{
+	for (size_t i = 0; trained_on && i < trained_on->nr; i++)
+		if (!strcmp(trained_on->v[i], workload))
+			return 0;
+	return 1;
+}
+
+/* Does s measure a workload it was not trained on? */
+static int has_held_out(const struct optimize_measure *s, const struct strvec *trained_on)
+{
+	for (size_t i = 0; i < s->nr; i++)
+		if (optimize_held_out(trained_on, s->wl[i].name))
+			return 1;
+	return 0;
+}
+
+/* Workload i of s against parent: 1 faster by more than the resolution,
+ * else 0 with the reason. */
+static int decide_workload(const struct optimize_measure *s, size_t i,
+			   const struct optimize_measure *parent, const char *parent_name,
+			   const char *sample, struct strbuf *reason)
+{
+	const char *wl = s->wl[i].name;
+	const struct optimize_figure *f = &s->wl[i].f[OM_CYCLES];
+	const struct optimize_figure *p = parent ? optimize_measure_get(parent, wl, OM_CYCLES) : NULL;
+	double res = optimize_resolution(s, wl, OM_CYCLES), added;
+
+	if (!isfinite(f->total)) {
+		strbuf_addf(reason, "%s: no cycles estimate (the deciding metric)", wl);
+		return 0;
+	}
+	if (parent && (!p || !isfinite(p->total))) {
+		strbuf_addf(reason, "%s: %s has no cycles estimate to compare with", wl, parent_name);
+		return 0;
+	}
+	added = optimize_added(f, p);
+	if (sample && added <= 1.0 + res) {
+		strbuf_addf(reason, "%s (%s): cycles estimate %.4fx of stock, %.4fx of %s "
+			    "(not faster than %s at the resolution, %.1f%%)", wl, sample, f->total,
+			    added, parent_name, parent_name, res * 100);
+		return 0;
+	}
+	return 1;
+}
+
+int optimize_decide(const struct optimize_measure *s, const struct optimize_measure *parent,
+		    const char *parent_name, const struct strvec *trained_on,
+		    struct strbuf *reason)
+{
+	int held = has_held_out(s, trained_on);
+
 	if (!s->nr) {
 		strbuf_addstr(reason, "its gate measured no workload");
 		return 0;
 	}
+	/* every workload needs an estimate; the held-out ones decide (the
+	 * in-sample ones only when nothing was held out) */
 	for (size_t i = 0; i < s->nr; i++) {
-		const struct optimize_figure *f = &s->wl[i].f[OM_CYCLES];
-		const struct optimize_figure *p =
-			parent ? optimize_measure_get(parent, s->wl[i].name, OM_CYCLES) : NULL;
-		double added;
-
-		if (!isfinite(f->total)) {
-			strbuf_addf(reason, "%s: no cycles estimate (the deciding metric)",
-				    s->wl[i].name);
+		int out = optimize_held_out(trained_on, s->wl[i].name);
+		const char *sample = out ? "held-out" : held ? NULL : "in-sample";
+		if (!decide_workload(s, i, parent, parent_name, sample, reason))
 			return 0;
-		}
-		if (parent && (!p || !isfinite(p->total))) {
-			strbuf_addf(reason, "%s: %s has no cycles estimate to compare with",
-				    s->wl[i].name, parent_name);
-			return 0;
-		}
-		added = optimize_added(f, p);
-		if (added <= 1.0 + CYCLES_RESOLUTION) {
-			strbuf_addf(reason, "%s: cycles estimate %.4fx of stock, %.4fx of %s "
-				    "(not faster than %s at the gate's resolution, %.1f%%)",
-				    s->wl[i].name, f->total, added, parent_name, parent_name,
-				    CYCLES_RESOLUTION * 100);
-			return 0;
-		}
 	}
 	return 1;
+}
+
+const char *optimize_evidence(const struct optimize_measure *s, const struct strvec *trained_on)
+{
+	return has_held_out(s, trained_on) ? "held-out" : "in-sample";
+}
+
+void optimize_gain(const struct optimize_measure *s, const struct optimize_measure *parent,
+		   const struct strvec *trained_on, int held_out, struct optimize_gain *g)
+{
+	double lt = 0, la = 0;
+	size_t na = 0;
+
+	g->n = 0;
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct optimize_figure *f = &s->wl[i].f[OM_CYCLES];
+		double a;
+		if (optimize_held_out(trained_on, s->wl[i].name) != held_out || !isfinite(f->total) ||
+		    f->total <= 0)
+			continue;
+		lt += log(f->total);
+		g->n++;
+		a = optimize_added(f, parent ? optimize_measure_get(parent, s->wl[i].name,
+								    OM_CYCLES) : NULL);
+		if (isfinite(a) && a > 0) {
+			la += log(a);
+			na++;
+		}
+	}
+	g->total = g->n ? exp(lt / g->n) : NAN;
+	g->added = na ? exp(la / na) : NAN;
 }
 
 double optimize_score(const struct optimize_measure *m)

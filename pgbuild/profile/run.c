@@ -642,6 +642,7 @@ int prof_run_option(struct prof_run *r, int c, const char *arg)
 {
 	switch (c) {
 	case 'W':
+	case OPT_TRAIN:
 		/* a misspelt workload is an error now, not after a build */
 		return cli_parse_workloads(arg, &r->workloads) < 0 ? -1 : 1;
 	case 'c':

@@ -13,7 +13,7 @@
 #   1. pgbuild pgo --instrument-only: the instrumented install;
 #   2. pgbuild profile on it with no perf on PATH: gcov counts rank the
 #      known hot functions of those units;
-#   3. pgbuild pgo (same options) trains on select-only, builds with
+#   3. pgbuild pgo (same options) trains on select-only (--train), builds with
 #      -fprofile-use -fprofile-partial-training, runs the regression
 #      suite: it must pass;
 #   4. the profile-use flags and the profile's placement are in the binary
@@ -47,7 +47,7 @@ printf '# pgo test policy: nothing but what pgo adds\n[global]\n' > "$dir/pgo.po
 FILES=(--files 'src/backend/utils/{mmgr,hash}/*.c' --files 'src/backend/access/nbtree/*.c'
 	--files 'src/backend/storage/lmgr/lwlock.c')
 PGO=("$P" pgo --src "$src" --prefix "$dir/prefix" --builddir "$dir/build" --policy "$dir/pgo.policy"
-	"${FILES[@]}" --workload select-only --clients 2 --duration 10
+	"${FILES[@]}" --train select-only --clients 2 --duration 10
 	${PGOPT_E2E_JOBS:+--jobs "$PGOPT_E2E_JOBS"})
 
 # 1. the instrumented install

@@ -3,14 +3,17 @@
 # builds and no new build: --baseline the shared base build, --stages
 # lto,bolt with WORKDIR/lto a symlink to the shared candidate build (an LTO
 # build that is BOLT-ready: tests/pg/candidate.policy, given as --policy,
-# so it is reused), short gates (6 pairs of 1 s, select-only).
+# so it is reused), short gates (6 pairs of 1 s), trained on select-only
+# (--train) and judged on select-only and mixed (-W): mixed is held out.
 #   1. interrupted with SIGTERM during the bolt stage: it dies of the
 #      signal (as run does), the lto stage's steps are recorded as
 #      finished, no process of it is left, nothing at --prefix;
 #   2. the same command again: the finished steps are skipped, not redone,
 #      bolt runs, the best build is installed at --prefix (a copy with
 #      pgopt-optimize.json), the JSON and the HTML waterfall hold the
-#      stages, and `pgbuild report --optimize` re-renders it;
+#      stages, each workload marked in-sample or held-out per stage (lto
+#      trained on nothing, bolt on select-only) with the gains side by
+#      side, and `pgbuild report --optimize` re-renders it;
 #   3. a stage that is not faster than the build it stacks on is dropped
 #      with the reason: the shared LTO build as its own stock (A/A), exit 1,
 #      nothing installed.
@@ -54,7 +57,7 @@ json() { # FILE PERL-EXPR: print the expression over the decoded file ($j)
 stage() { # FILE NAME FIELD: the field of the named stage
 	json "$1" "my (\$s) = grep { \$_->{name} eq '$2' } @{\$j->{stages}}; \$s ? \$s->{$3} : 'none'"
 }
-args=(optimize -W select-only --src "$src" --baseline "$base" --policy "$E2E_CANDIDATE_POLICY" --stages lto,bolt
+args=(optimize --train select-only -W select-only,mixed --src "$src" --baseline "$base" --policy "$E2E_CANDIDATE_POLICY" --stages lto,bolt
 	--workdir "$wd" --prefix "$out" --pairs 6 -T 1 --json "$dir/opt.json"
 	--html "$dir/opt.html")
 
@@ -117,14 +120,30 @@ like "tps has its interval" "$(json "$J" '$j->{stages}[1]{workloads}[0]{tps}{lo}
 like "added = total / total of the build it stacks on" "$(json "$J" 'my ($l, $b) = map { $j->{stages}[$_]{workloads}[0]{cycles} } 1, 2; abs($b->{added} - $b->{total} / $l->{total}) < 1e-9 ? "ok" : "no"')" '^ok$'
 like "postgres text sizes" "$(json "$J" 'join " ", map { $_->{text_size} > 1000000 ? "ok" : "no" } @{$j->{stages}}')" '^ok ok ok$'
 like "build time of bolt" "$(stage "$J" bolt build_secs)" '^[0-9.]+$'
+# trained on select-only, judged on mixed too
+is "the training set" "$(json "$J" 'join ",", @{$j->{train}}')" select-only
+is "the held-out set" "$(json "$J" 'join ",", @{$j->{held_out}}')" mixed
+is "... so the run is judged held-out" "$(json "$J" '$j->{evidence}')" held-out
+is "lto trained on nothing" "$(json "$J" 'scalar @{$j->{stages}[1]{trained_on}}')" 0
+is "... every workload is held out for it" "$(json "$J" 'join ",", map { "$_->{name}:$_->{sample}" } @{$j->{stages}[1]{workloads}}')" "select-only:held-out,mixed:held-out"
+is "bolt trained on select-only" "$(json "$J" 'join ",", @{$j->{stages}[2]{trained_on}}')" select-only
+is "... select-only in-sample, mixed held-out" "$(json "$J" 'join ",", map { "$_->{name}:$_->{sample}" } @{$j->{stages}[2]{workloads}}')" "select-only:in-sample,mixed:held-out"
+is "... decided on held-out evidence" "$(stage "$J" bolt decided_on)" held-out
+like "... its gains side by side: one workload each" "$(json "$J" 'my $g = $j->{stages}[2]{gain}; "$g->{held_out}{workloads} $g->{in_sample}{workloads} " . ($g->{held_out}{total} > 0 && $g->{in_sample}{total} > 0 ? "ok" : "no")')" '^1 1 ok$'
+is "... the held-out gain is mixed's" "$(json "$J" 'my $s = $j->{stages}[2]; abs($s->{gain}{held_out}{added} - $s->{workloads}[1]{cycles}{added}) < 1e-9 ? "ok" : "no"')" ok
+is "the resolution per workload" "$(json "$J" '$j->{stages}[2]{workloads}[1]{resolution}')" 0.001
+diag "held-out (mixed) vs in-sample (select-only) cycles over stock: lto $(json "$J" '$j->{stages}[1]{workloads}[1]{cycles}{total}') vs $(json "$J" '$j->{stages}[1]{workloads}[0]{cycles}{total}'), bolt $(json "$J" '$j->{stages}[2]{workloads}[1]{cycles}{total}') vs $(json "$J" '$j->{stages}[2]{workloads}[0]{cycles}{total}')"
 ok "installed at --prefix" test -x "$out/bin/postgres"
 is "... the best build (pgopt-optimize.json)" "$(json "$out/pgopt-optimize.json" '$j->{stage}')" "$best"
 ok "... no temporary sibling left" sh -c "! ls -d '$out'.tmp-* '$out'.old-* 2>/dev/null | grep -q ."
 is "the JSON says where" "$(json "$J" '$j->{installed}')" "$out"
 like "the waterfall on stdout" "$(cat run2.out)" 'select-only: speedup over stock'
+like "... the sets and the rule" "$(cat run2.out)" 'pgo, tuned and bolt trained on select-only; held out: mixed\.  Keep rule: a stage is kept when'
+like "... the gains side by side" "$(cat run2.out)" '  bolt +(kept|dropped) +held-out +[0-9.]+ \([-+][0-9.]+%\) on 1 +[0-9.]+ \([-+][0-9.]+%\) on 1'
 like "... says the cycles estimate is a simulation" "$(cat run2.out)" 'a simulation: callgrind'
 H=$dir/opt.html
-like "the HTML waterfall holds the stages" "$(cat "$H")" '<td>lto</td><td class="l">kept</td>'
+like "the HTML waterfall holds the stages" "$(cat "$H")" '<td>lto</td><td class="l">kept</td><td class="l">held-out</td>'
+like "... the held-out and in-sample table" "$(cat "$H")" '<h2>held-out and in-sample</h2>'
 like "... an SVG" "$(cat "$H")" '<svg '
 nok "... no script" grep -qi '<script' "$H"
 "$P" report --optimize "$J" --html rerender.html >rerender.out 2>rerender.err
@@ -143,7 +162,9 @@ diag "A/A run: $(($(date +%s) - t0)) s"
 is "A/A: exit 1 (no stage beat stock)" "$s" 1
 [ $s = 1 ] || diag "$(tail -20 aa.err)"
 is "lto dropped" "$(stage "$wd3/optimize.json" lto state)" dropped
-like "... with the reason" "$(stage "$wd3/optimize.json" lto reason)" 'select-only: cycles estimate 1\.0[0-9]*x of stock, .* \(not faster than stock at the gate.s resolution, 0\.1%\)'
+like "... with the reason" "$(stage "$wd3/optimize.json" lto reason)" 'select-only \(held-out\): cycles estimate 1\.0[0-9]*x of stock, .* \(not faster than stock at the resolution, 0\.1%\)'
+like "... -W inside --train: warned that pgo, tuned and bolt would be judged in-sample" "$(cat aa.err)" 'warning: every -W workload is one --train trains on'
+is "... the run says so" "$(json "$wd3/optimize.json" '$j->{evidence}')" in-sample
 ok "nothing installed" test ! -e "$dir/aa-out"
 is "the verdict says so" "$(json "$wd3/optimize.json" '$j->{verdict}')" "no stage beat stock: nothing installed"
 
@@ -168,6 +189,7 @@ is "lto dropped" "$(stage "$J4" lto state)" dropped
 like "... because its suite failed, naming the suite's log" "$(stage "$J4" lto reason)" "^regression suite failed \(log $wd4/logs/lto-regress\.log\)\$"
 like "... which says what failed" "$(cat "$wd4/logs/lto-regress.log")" 'FAIL'
 like "the drop is said on stderr" "$(cat crash.err)" 'optimize: lto dropped: regression suite failed'
+is "... decided on no measurement" "$(stage "$J4" lto decided_on)" undef
 nok "no gate ran for it" grep -q 'lto-gate .*pgbuild gate' crash.err
 ok "nothing installed" test ! -e "$dir/crash-out"
 is "the verdict says so" "$(json "$J4" '$j->{verdict}')" "no stage beat stock: nothing installed"

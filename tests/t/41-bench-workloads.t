@@ -2,7 +2,8 @@
 # 41-bench-workloads.t - every workload runs on a private cluster of Debian's
 # PostgreSQL 15, over each protocol, and reports sane numbers: transactions
 # and tps above zero, ordered latency quantiles, a per-second timeline, the
-# environment, and every invariant passing ("valid": true, exit 0).
+# environment, and every invariant passing ("valid": true, exit 0); mixed,
+# optimize's held-out workload, keeps the balances in step with the history.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/bench.sh"
 P=$B/bin/pgbuild
@@ -39,6 +40,7 @@ tpcb-extended|--workload tpcb -M extended -c 2 -T 1 --warmup 1
 select1|--workload select1 -c 1 -t 500
 point-select|--workload point-select -c 2 -T 1
 tpcc-lite|--workload tpcc-lite -c 2 -T 2
+mixed|--workload mixed -c 2 -T 1
 ROWS
 
 is "transactions mode: clients x N" "$(json_get "$TMP/select-only-simple.json" '$d->{transactions}')" 600
@@ -54,6 +56,10 @@ like "tpcc-lite: both transaction types ran" \
 	'^new-order=yes,payment=yes$'
 is "point-select: 1M rows untouched" \
 	"$(json_get "$TMP/point-select.json" '$d->{invariants}{row_counts}{detail}')" "test01 rows 1000000 -> 1000000"
+is "mixed: balances in step with the history (its INSERTs add delta 0)" \
+	"$(json_get "$TMP/mixed.json" '$d->{invariants}{balances}{ok}')" 1
+like "mixed: its history rows carry delta 0" \
+	"$(json_get "$TMP/mixed.json" '$d->{invariants}{balances}{detail}')" 'sum\(history\.delta\) 0$'
 like "settings reported" "$(json_get "$TMP/select1.json" '$d->{environment}{settings}{fsync}')" '^off$'
 
 # a pgbench script with \set, :var, \gset and a multi-line command

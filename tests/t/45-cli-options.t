@@ -59,7 +59,7 @@ $GATE --metric tps,cycels|2|invalid value "tps,cycels" for --metric: item "cycel
 $GATE --metric ''|2|invalid value "" for --metric
 $GATE --gate 'select-only.cycles>=1.05'|2|threshold "select-only.cycles>=1.05" needs --metric cycles \(alone or in a list: --metric tps,cycles\)
 $GATE --metric tps,instructions --gate 'cycles>=1.05'|2|threshold "cycles>=1.05" needs --metric cycles
-$GATE --metric cycles --gate 'point-select.cycles>=1.05'|2|threshold "point-select.cycles>=1.05": workload "point-select" has no single-user script, which the cycles metric runs \(select-only, tpcb, select1\)
+$GATE --metric cycles --gate 'point-select.cycles>=1.05'|2|threshold "point-select.cycles>=1.05": workload "point-select" has no single-user script, which the cycles metric runs \(select-only, tpcb, select1, mixed\)
 $GATE --metric cycles -W tpcc-lite --gate 'cycles>=1'|2|threshold "cycles>=1" applies to workload "tpcc-lite", which has no single-user script
 $GATE --metric cycles -W tpcc-lite|2|threshold "cycles>=1" applies to workload "tpcc-lite"
 $GATE --metric cycles --gate 'select-only.cycles<=1.05'|2|cycles is a speed ratio, bound it from below with >=
@@ -104,6 +104,8 @@ tune --candidates cands --workdir w --metric tps --pairs 3|2|--pairs 3: a 95% in
 tune --candidates cands --workdir w -c 0|2|invalid value "0" for --clients
 tune --candidates cands --workdir w --src $TMP/nosrc|2|--src "$TMP/nosrc"
 pgo --prefix $TMP/p -W nosuch|2|unknown workload "nosuch"
+pgo --prefix $TMP/p --train nosuch|2|unknown workload "nosuch"
+pgo --prefix $TMP/p --train selectonly|2|did you mean "select-only"
 pgo --prefix $TMP/p --baseline $PG --gate 'selectonly>=1'|2|did you mean "select-only"
 pgo --prefix $TMP/p --baseline $TMP --gate 'select-only>=1'|2|--baseline $TMP: no bin/postgres
 pgo --prefix $TMP/p --policy $TMP/nosuch.policy|2|--policy "$TMP/nosuch.policy": No such file or directory
@@ -120,6 +122,7 @@ bolt|2|--prefix is required \(the BOLT-ready install\)
 bolt --prefix $PG|2|--out is required
 bolt --prefix $PG --out o -W nosuch|2|unknown workload "nosuch"
 bolt --prefix $PG --out o -W selectonly|2|did you mean "select-only"
+bolt --prefix $PG --out o --train nosuch|2|unknown workload "nosuch"
 bolt --prefix $PG --out o -T 0|2|invalid value "0" for --duration: expected a number of seconds > 0
 bolt --prefix $PG --out o -c 0|2|invalid value "0" for --clients: expected an integer from 1 to 10000
 bolt --prefix $PG --out o -s 0|2|invalid value "0" for --scale
@@ -130,7 +133,12 @@ bolt --prefix $PG --out o --contrib --no-regress|2|--contrib and --no-regress ex
 bolt --prefix $PG --out o extra|2|unexpected argument "extra"
 bolt --prefix $TMP --out o|2|--prefix $TMP: no bin/postgres
 bolt --prefix $PG --out $PG|2|is --prefix itself: BOLT's output goes into a new prefix, never in place
-optimize|2|-W/--workload is required
+optimize --train nosuch --workdir w|2|unknown workload "nosuch"
+optimize --train selectonly --workdir w|2|did you mean "select-only"
+optimize --train select-only -W tpcc-lite --workdir w|2|workload "tpcc-lite", which has no single-user script for the cycles metric \(select-only, tpcb, select1, mixed\)
+optimize --train mixed --baseline $TMP --workdir w|2|warning: every -W workload is one --train trains on: pgo, tuned and bolt are judged in-sample \(add one that is not, e.g. -W mixed\)
+optimize -W select-only --baseline $TMP --workdir w|2|warning: every -W workload is one --train trains on
+optimize --baseline $TMP --workdir w|2|^pgbuild: error: --baseline $TMP: no bin/postgres
 optimize -W nosuch --workdir w|2|unknown workload "nosuch"
 optimize -W selectonly --workdir w|2|did you mean "select-only"
 optimize -W select-only --stages lto,blot --workdir w|2|invalid stage "blot" in --stages: expected stock, lto, pgo, tuned or bolt
@@ -200,7 +208,7 @@ bench --prefix $PG -t 1 --datadir-template $TMP/nodir.keep|2|--datadir-template 
 noise|2|^pgbuild: error: --prefix is required \(the build's install\)$
 noise --prefix $PG --variants 1|2|invalid value "1" for --variants: expected an integer from 2 to 99
 noise --prefix $PG --seed -1|2|invalid value "-1" for --seed
-noise --prefix $PG -W tpcc-lite|2|-W tpcc-lite: no single-user script \(expected select-only, tpcb, select1\)
+noise --prefix $PG -W tpcc-lite|2|-W tpcc-lite: no single-user script \(expected select-only, tpcb, select1, mixed\)
 noise --prefix $PG --metric tps|2|--metric tps: the noise floor is of the deterministic metrics
 noise --prefix $PG --json $TMP/nodir/n.json|2|--json "$TMP/nodir/n.json": directory $TMP/nodir does not exist
 noise --prefix $PG|2|records no builddir: give --builddir DIR

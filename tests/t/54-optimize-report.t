@@ -4,7 +4,9 @@
 # refusals.  The recordings are real runs of tests/pg/81-optimize.t:
 # tests/unit/data/optimize-run.json (--stages lto,bolt on the shared
 # builds: both kept) and optimize-aa.json (the LTO build as its own stock:
-# dropped, exit 1).
+# dropped, exit 1), both from before --train (in-sample), and
+# optimize-heldout.json (--train select-only -W select-only,mixed
+# --stages lto,bolt: mixed held out, both kept on held-out evidence).
 . "$(dirname "$0")/../lib/tap.sh"
 P=$B/bin/pgbuild
 D=$TOP/tests/unit/data
@@ -15,26 +17,44 @@ is "report --optimize: exit 0" "$?" 0
 like "the deciding metric, said to be a simulation" "$(cat out)" '^pgbuild optimize: deciding metric: the cycles estimate per transaction, at 0\.1% resolution'
 like "... a simulation" "$(cat out)" 'a simulation: callgrind.s cache and branch simulator'
 like "one table per workload" "$(cat out)" '^select-only: speedup over stock \(what the stage added over the build it stacks on\)'
-like "the metrics' columns" "$(cat out)" 'stage +state +cycles estimate +instructions +I1 misses +tps +server CPU/tx'
-like "stock is 1" "$(cat out)" '  stock +baseline 1\.0000 +1\.0000 +1\.0000 +1\.0000 +1\.0000'
+like "the metrics' columns" "$(cat out)" 'stage +state +sample +cycles estimate +instructions +I1 misses +tps +server CPU/tx'
+like "a run recorded before --train is said to be in-sample" "$(cat out)" '^  in-sample: recorded before --train, when pgo and bolt trained on every workload shown$'
+like "stock is 1" "$(cat out)" '  stock +baseline +- +1\.0000 +1\.0000 +1\.0000 +1\.0000 +1\.0000'
 # the recorded figures: lto 1.0273 over stock, bolt 1.0941 = lto * 1.0650
-like "lto's row: its total and what it added" "$(cat out)" '  lto +kept +1\.0273 \(\+2\.73%\) +1\.0279 \(\+2\.79%\)'
-like "bolt's row: its total and what it added over lto" "$(cat out)" '  bolt +kept +1\.0941 \(\+6\.50%\)'
+like "lto's row: its total and what it added" "$(cat out)" '  lto +kept +- +1\.0273 \(\+2\.73%\) +1\.0279 \(\+2\.79%\)'
+like "bolt's row: its total and what it added over lto" "$(cat out)" '  bolt +kept +- +1\.0941 \(\+6\.50%\)'
 like "tps with its interval" "$(cat out)" '1\.2138 \[0\.795, 1\.854\] \(\+21\.38%\)'
 like "the builds: stacks on, text size, build time" "$(cat out)" '  bolt +kept +lto +7340713 +1m17s'
 like "the verdict" "$(cat out)" '^best: bolt, installed at /.*/optimize-run/out$'
 like "the page is written" "$(cat err)" 'report: wrote run.html'
 H=$(cat run.html)
 like "HTML: one table per workload" "$H" '<h2>select-only</h2>'
-like "HTML: the rows" "$H" '<tr class="kept"><td>bolt</td><td class="l">kept</td><td>1\.0941 \(\+6\.50%\)</td>'
+like "HTML: the rows" "$H" '<tr class="kept"><td>bolt</td><td class="l">kept</td><td class="l">-</td><td>1\.0941 \(\+6\.50%\)</td>'
 like "HTML: an SVG waterfall with a bar per stage" "$H" '<svg xmlns="http://www.w3.org/2000/svg".*<text[^>]*>lto</text><rect .*<text[^>]*>bolt</text><rect '
 like "HTML: no fetch allowed" "$H" "Content-Security-Policy\" content=\"default-src 'none'"
+like "HTML: a run recorded before --train is said to be in-sample" "$H" '<p class="note">in-sample: recorded before --train'
 nok "HTML: no script" grep -qi '<script' run.html
 
 "$P" report --optimize "$D/optimize-aa.json" >aa.out 2>aa.err
 is "a run with nothing kept renders too: exit 0" "$?" 0
 like "... the dropped stage and its reason" "$(cat aa.out)" '  lto +dropped +stock .* select-only: cycles estimate 1\.0000x of stock, 1\.0000x of stock \(not faster than stock'
 like "... nothing installed" "$(cat aa.out)" '^best: stock \(no stage beat stock: nothing installed\)$'
+
+# trained on select-only, judged on mixed too
+"$P" report --optimize "$D/optimize-heldout.json" --html heldout.html >ho.out 2>ho.err
+is "held-out run: exit 0" "$?" 0
+like "... the sets and the keep rule" "$(cat ho.out)" '^  pgo, tuned and bolt trained on select-only; held out: mixed\.  Keep rule: a stage is kept when its cycles estimate beats the build it stacks on by more than the resolution on every workload it was not trained on'
+like "... a table per workload, mixed too" "$(cat ho.out)" '^mixed: speedup over stock'
+# the recorded figures: on mixed lto 1.0112, bolt 1.0230 (+1.17% over lto);
+# on select-only bolt 1.1019, in-sample
+like "... bolt in-sample on select-only" "$(cat ho.out)" '  bolt +kept +in-sample +1\.1019 \(\+7\.69%\)'
+like "... lto held-out on mixed (it trained on nothing)" "$(cat ho.out)" '  lto +kept +held-out +1\.0112 \(\+1\.12%\)'
+like "... bolt held-out on mixed" "$(cat ho.out)" '  bolt +kept +held-out +1\.0230 \(\+1\.17%\)'
+like "... the gains side by side" "$(cat ho.out)" '  bolt +kept +held-out +1\.0230 \(\+1\.17%\) on 1 +1\.1019 \(\+7\.69%\) on 1'
+like "... lto: held-out only" "$(cat ho.out)" '  lto +kept +held-out +1\.0172 \(\+1\.72%\) on 2 +- *$'
+HO=$(cat heldout.html)
+like "HTML: the sample column" "$HO" '<tr class="kept"><td>bolt</td><td class="l">kept</td><td class="l">held-out</td><td>1\.0230 \(\+1\.17%\)</td>'
+like "HTML: the side-by-side table" "$HO" '<td>bolt</td><td class="l">kept</td><td class="l">held-out</td><td>1\.0230 \(\+1\.17%\) on 1</td><td>1\.1019 \(\+7\.69%\) on 1</td>'
 
 # refusals
 "$P" report --optimize "$D/optimize-gate-lto.json" >out 2>err

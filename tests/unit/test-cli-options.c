@@ -627,7 +627,7 @@ static void test_vocabulary(void **state)
 	check_outcome(-1, -1, "workload", "selectonly",
 		      "pgbuild: error: unknown workload \"selectonly\" (did you mean "
 		      "\"select-only\"?): expected select-only, tpcb, select1, point-select, "
-		      "tpcc-lite, sql\n");
+		      "tpcc-lite, mixed, sql\n");
 	capture_begin();
 	assert_int_equal(cli_parse_workloads(",", &wl), -1);
 	check_outcome(-1, -1, "--workload", ",", NULL);

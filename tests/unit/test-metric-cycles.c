@@ -2,7 +2,8 @@
  * test-metric-cycles.c - the cycles metric's arithmetic: callgrind.out parsed by
  * event name (the events in another order, a file from a run without cache
  * or branch simulation, no summary, trailing values left off), the N/10N
- * difference and the estimate Ir + 10*Bm + 10*L1m + 100*LLm.
+ * difference and the estimate Ir + 10*Bm + 10*L1m + 100*LLm; the script of
+ * mixed, the held-out workload.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include "pgbuild/metric/cycles.h"
+#include "pgbuild/metric/single.h"
 
 /* The head of a real callgrind 3.19 file (select-only, N = 200). */
 static const char real_file[] =
@@ -156,10 +158,45 @@ static void test_estimate_published(void **state)
 	assert_true(fabs(cycles_estimate(&t) - 151640) < 1);
 }
 
+/* The held-out workload's script: three statements per transaction, the
+ * same text every time (A and B run the same transactions). */
+static void test_mixed_script(void **state)
+{
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	const char *p;
+	size_t lines = 0;
+	(void)state;
+	assert_true(single_supported("mixed"));
+	assert_int_equal(single_default_n("mixed"), 40);
+	assert_false(single_supported("tpcc-lite"));
+	single_make_script("mixed", 5, &a);
+	single_make_script("mixed", 5, &b);
+	assert_string_equal(a.buf, b.buf);
+	for (p = a.buf; *p; p++)
+		lines += *p == '\n';
+	assert_int_equal(lines, 15);
+	assert_non_null(strstr(a.buf, "SELECT count(*), sum(abalance) FROM pgbench_accounts "
+			       "WHERE aid BETWEEN "));
+	assert_non_null(strstr(a.buf, "left(md5(CAST("));
+	assert_non_null(strstr(a.buf, "SELECT string_agg(relname, ',' ORDER BY relname) FROM "
+			       "pg_class;\n"));
+	/* a 51-row range: aid BETWEEN X AND X + 50, inside the 100000 rows */
+	{
+		unsigned long lo, hi;
+		p = strstr(a.buf, "BETWEEN ");
+		assert_int_equal(sscanf(p, "BETWEEN %lu AND %lu", &lo, &hi), 2);
+		assert_int_equal(hi - lo, 50);
+		assert_true(lo >= 1 && hi <= 100000);
+	}
+	strbuf_release(&a);
+	strbuf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_real),
+		cmocka_unit_test(test_mixed_script),
 		cmocka_unit_test(test_parse_by_name),
 		cmocka_unit_test(test_parse_trailing_zero),
 		cmocka_unit_test(test_parse_refused),

@@ -7,7 +7,9 @@
  * tps,instructions,cycles -W select-only --pairs 6 -T 1` of the shared
  * coscup LTO build of tests/pg against its base build;
  * optimize-gate-pgo-scoped.json: the same gate of the hot-files-only PGO
- * build, which is slower than the LTO build on the estimate).
+ * build, which is slower than the LTO build on the estimate); the keep
+ * rule on held-out evidence (two workloads made of those figures), and
+ * --train's and -W's defaults.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -134,31 +136,144 @@ static void test_decide(void **state)
 	load(&lto, "optimize-gate-lto.json");
 	load(&pgo, "optimize-gate-pgo-scoped.json");
 	/* both are faster than stock */
-	assert_int_equal(optimize_decide(&lto, NULL, "stock", &why), 1);
-	assert_int_equal(optimize_decide(&pgo, NULL, "stock", &why), 1);
+	assert_int_equal(optimize_decide(&lto, NULL, "stock", NULL, &why), 1);
+	assert_int_equal(optimize_decide(&pgo, NULL, "stock", NULL, &why), 1);
 	assert_int_equal(why.len, 0);
 	/* stacked on lto (1.0251x), pgo-scoped (1.0023x) adds 1.0023/1.0251 */
 	added = optimize_added(optimize_measure_get(&pgo, "select-only", OM_CYCLES),
 			       optimize_measure_get(&lto, "select-only", OM_CYCLES));
 	assert_true(fabs(added - 1.0023 / 1.0251) < 2e-4);
-	assert_int_equal(optimize_decide(&pgo, &lto, "lto", &why), 0);
+	assert_int_equal(optimize_decide(&pgo, &lto, "lto", NULL, &why), 0);
 	assert_non_null(strstr(why.buf, "select-only"));
 	assert_non_null(strstr(why.buf, "not faster than lto"));
 	/* and lto on pgo-scoped is kept: 1.0251/1.0023 */
 	strbuf_reset(&why);
-	assert_int_equal(optimize_decide(&lto, &pgo, "pgo", &why), 1);
+	assert_int_equal(optimize_decide(&lto, &pgo, "pgo", NULL, &why), 1);
 	/* a stage is not faster than itself (A/A at the resolution) */
-	assert_int_equal(optimize_decide(&lto, &lto, "lto", &why), 0);
+	assert_int_equal(optimize_decide(&lto, &lto, "lto", NULL, &why), 0);
 	/* no estimate for the workload: dropped, and says so */
 	strbuf_reset(&why);
 	pgo.wl[0].f[OM_CYCLES].total = NAN;
-	assert_int_equal(optimize_decide(&pgo, NULL, "stock", &why), 0);
+	assert_int_equal(optimize_decide(&pgo, NULL, "stock", NULL, &why), 0);
 	assert_non_null(strstr(why.buf, "no cycles estimate"));
 	/* the arithmetic: stock's parent total is 1 */
 	assert_true(fabs(optimize_added(&lto.wl[0].f[OM_CYCLES], NULL) - 1.0251) < 1e-4);
 	optimize_measure_clear(&lto);
 	optimize_measure_clear(&pgo);
 	strbuf_release(&why);
+}
+
+/* m measured select-only as a->wl[0] and mixed as b->wl[0] (real
+ * figures of the fixtures, two workloads of one stage). */
+static void two(struct optimize_measure *m, const struct optimize_measure *a,
+		const struct optimize_measure *b)
+{
+	m->nr = 2;
+	m->wl = xcalloc(2, sizeof(*m->wl));
+	m->wl[0].name = xstrdup("select-only");
+	m->wl[1].name = xstrdup("mixed");
+	memcpy(m->wl[0].f, a->wl[0].f, sizeof(m->wl[0].f));
+	memcpy(m->wl[1].f, b->wl[0].f, sizeof(m->wl[1].f));
+}
+
+/* The keep rule on held-out evidence: trained on select-only (and tpcb),
+ * judged on mixed too. */
+static void test_decide_held_out(void **state)
+{
+	struct optimize_measure lto, pgo, s, p;
+	struct strvec train = STRVEC_INIT, all = STRVEC_INIT;
+	struct strbuf why = STRBUF_INIT;
+	struct optimize_gain g;
+	(void)state;
+	load(&lto, "optimize-gate-lto.json");
+	load(&pgo, "optimize-gate-pgo-scoped.json");
+	strvec_pushl(&train, "select-only", "tpcb", NULL);
+	strvec_pushl(&all, "select-only", "mixed", NULL);
+	assert_false(optimize_held_out(&train, "select-only"));
+	assert_true(optimize_held_out(&train, "mixed"));
+	assert_true(optimize_held_out(NULL, "select-only"));
+	/* the stage: 1.0251x on both; its parent 1.0023x in-sample, 1.0251x
+	 * held-out: +2.28% in-sample, nothing held out: dropped, and says so */
+	two(&s, &lto, &lto);
+	two(&p, &pgo, &lto);
+	assert_string_equal(optimize_evidence(&s, &train), "held-out");
+	assert_int_equal(optimize_decide(&s, &p, "pgo", &train, &why), 0);
+	assert_non_null(strstr(why.buf, "mixed (held-out)"));
+	assert_non_null(strstr(why.buf, "not faster than pgo at the resolution, 0.1%"));
+	/* the same numbers judged in-sample only (trained on both): kept?
+	 * no: mixed is in-sample then, and every in-sample workload decides */
+	strbuf_reset(&why);
+	assert_string_equal(optimize_evidence(&s, &all), "in-sample");
+	assert_int_equal(optimize_decide(&s, &p, "pgo", &all, &why), 0);
+	assert_non_null(strstr(why.buf, "mixed (in-sample)"));
+	/* the gains side by side: in-sample +2.28%, held-out +0% */
+	optimize_gain(&s, &p, &train, 0, &g);
+	assert_int_equal(g.n, 1);
+	assert_true(fabs(g.added - 1.0251 / 1.0023) < 2e-4 && fabs(g.total - 1.0251) < 1e-4);
+	optimize_gain(&s, &p, &train, 1, &g);
+	assert_int_equal(g.n, 1);
+	assert_true(fabs(g.added - 1) < 1e-9);
+	optimize_measure_clear(&p);
+	/* the other way round: no in-sample gain, +2.28% held-out: kept */
+	two(&p, &lto, &pgo);
+	strbuf_reset(&why);
+	assert_int_equal(optimize_decide(&s, &p, "pgo", &train, &why), 1);
+	assert_int_equal(why.len, 0);
+	/* judged in-sample (nothing held out), the in-sample A/A drops it */
+	assert_int_equal(optimize_decide(&s, &p, "pgo", &all, &why), 0);
+	assert_non_null(strstr(why.buf, "select-only (in-sample)"));
+	/* an in-sample workload without an estimate drops it too */
+	strbuf_reset(&why);
+	s.wl[0].f[OM_CYCLES].total = NAN;
+	assert_int_equal(optimize_decide(&s, &p, "pgo", &train, &why), 0);
+	assert_non_null(strstr(why.buf, "select-only: no cycles estimate"));
+	/* the one resolution of the rule */
+	assert_true(optimize_resolution(&s, "mixed", OM_CYCLES) == CYCLES_RESOLUTION);
+	assert_true(isnan(optimize_resolution(&s, "mixed", OM_TPS)));
+	optimize_measure_clear(&s);
+	optimize_measure_clear(&p);
+	optimize_measure_clear(&lto);
+	optimize_measure_clear(&pgo);
+	strvec_clear(&train);
+	strvec_clear(&all);
+	strbuf_release(&why);
+}
+
+/* --train's and -W's defaults: the evaluation set holds a workload the
+ * training did not see. */
+static void test_default_workloads(void **state)
+{
+	struct strvec t = STRVEC_INIT, e = STRVEC_INIT;
+	(void)state;
+	optimize_default_workloads(&t, &e);
+	assert_int_equal(t.nr, 2);
+	assert_string_equal(t.v[0], "select-only");
+	assert_string_equal(t.v[1], "tpcb");
+	assert_int_equal(e.nr, 3);
+	assert_string_equal(e.v[2], "mixed");
+	strvec_clear(&t);
+	strvec_clear(&e);
+	/* --train select1: -W select1,mixed */
+	strvec_push(&t, "select1");
+	optimize_default_workloads(&t, &e);
+	assert_int_equal(e.nr, 2);
+	assert_string_equal(e.v[0], "select1");
+	assert_string_equal(e.v[1], "mixed");
+	strvec_clear(&t);
+	strvec_clear(&e);
+	/* trained on mixed: nothing is added (the run warns it is in-sample) */
+	strvec_pushl(&t, "mixed", "tpcb", NULL);
+	optimize_default_workloads(&t, &e);
+	assert_int_equal(e.nr, 2);
+	strvec_clear(&t);
+	strvec_clear(&e);
+	/* -W given: kept as given, --train defaulted */
+	strvec_push(&e, "select-only");
+	optimize_default_workloads(&t, &e);
+	assert_int_equal(e.nr, 1);
+	assert_int_equal(t.nr, 2);
+	strvec_clear(&t);
+	strvec_clear(&e);
 }
 
 static void test_bad_gate(void **state)
@@ -179,6 +294,8 @@ int main(void)
 		cmocka_unit_test(test_policy_same),
 		cmocka_unit_test(test_measure),
 		cmocka_unit_test(test_decide),
+		cmocka_unit_test(test_decide_held_out),
+		cmocka_unit_test(test_default_workloads),
 		cmocka_unit_test(test_bad_gate),
 	};
 	error_set_program("pgbuild", 2);

@@ -4,7 +4,8 @@
  * the name -> unit map (globals win, statics may be ambiguous), ranking,
  * coverage cut-offs, hot/cold lists, the emitted policy (parsed back with
  * the wrapper's own policy parser), the JSON round trip, and the user's
- * policy as pgo copies it into its generated policies (profile/pgo.c).
+ * policy as pgo copies it into its generated policies (profile/pgo.c), and
+ * the training workloads' options (--train, and -W its older spelling).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 #include "wrapper/policy/policy.h"
 #include "pgbuild/profile/data.h"
 #include "pgbuild/profile/pgo.h"
+#include "pgbuild/cli/cli.h"
 #include "pgbuild/profile/run.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/xalloc.h"
@@ -391,6 +393,25 @@ static void test_pgo_policy_text(void **state)
 	strbuf_release(&out);
 }
 
+/* --train and -W fill one training list, each checked when given. */
+static void test_train_option(void **state)
+{
+	struct prof_run r;
+	(void)state;
+	prof_run_init(&r);
+	assert_int_equal(prof_run_option(&r, OPT_TRAIN, "select-only,mixed"), 1);
+	assert_int_equal(prof_run_option(&r, 'W', "tpcb"), 1);
+	assert_int_equal(r.workloads.nr, 3);
+	assert_string_equal(r.workloads.v[0], "select-only");
+	assert_string_equal(r.workloads.v[1], "mixed");
+	assert_string_equal(r.workloads.v[2], "tpcb");
+	/* a misspelt one is an error now, not after a build */
+	assert_int_equal(prof_run_option(&r, OPT_TRAIN, "selectonly"), -1);
+	/* not a training option */
+	assert_int_equal(prof_run_option(&r, OPT_PREFIX, "x"), 0);
+	prof_run_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -406,6 +427,7 @@ int main(void)
 		cmocka_unit_test(test_many_entries),
 		cmocka_unit_test(test_pgo_policy_base),
 		cmocka_unit_test(test_pgo_policy_text),
+		cmocka_unit_test(test_train_option),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
