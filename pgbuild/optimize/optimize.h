@@ -92,6 +92,9 @@ struct optimize_figure {
 	double stock, build;  /* per transaction (tps: transactions/s); NAN: none */
 	double total;         /* speedup over stock (stock/build; tps build/stock) */
 	double lo, hi;        /* interval of total, NAN when the metric has none */
+	double floor;         /* deterministic metrics: the resolution the stage's
+				 gate decided at from stock's layout floor
+				 (pgbuild noise); 0: none, the repeat one */
 };
 
 /* The figures of the waterfall, in their order. */
@@ -133,8 +136,11 @@ double optimize_added(const struct optimize_figure *f, const struct optimize_fig
 /*
  * The resolution of metric k on workload wl for the stage measured in m:
  * ratios closer to 1 than this count as equal.  The one place the keep
- * rule reads it: today CYCLES_RESOLUTION (cycles), GATE_INSTR_RESOLUTION
- * (instructions), NAN for the metrics with an interval.
+ * rule reads it: the larger of the repeat resolution (CYCLES_RESOLUTION for
+ * cycles, GATE_INSTR_RESOLUTION for instructions) and the layout floor the
+ * stage's gate used (3 layout SDs of stock, when STOCK/pgopt-noise.json is
+ * of stock's postgres: `pgbuild noise --prefix STOCK`); NAN for the
+ * metrics with an interval.
  */
 double optimize_resolution(const struct optimize_measure *m, const char *wl,
 			   enum optimize_metric k);

@@ -54,6 +54,9 @@ static void fill_workload(struct optimize_wl *o, const struct gate_workload *w)
 		cost_figure(&o->f[OM_INSTRUCTIONS], w->instr_a, w->instr_b);
 	else if (cyc)
 		cost_figure(&o->f[OM_INSTRUCTIONS], w->cyc_a.ir, w->cyc_b.ir);
+	/* the resolution the gate decided at: stock's layout floor, if any */
+	o->f[OM_CYCLES].floor = cyc ? w->cycles_res.value : 0;
+	o->f[OM_INSTRUCTIONS].floor = w->instr == INSTR_OK ? w->instr_res.value : 0;
 	if (w->valid_pairs > 0)
 		paired_figure(&o->f[OM_TPS], w->tps_a_median, w->tps_b_median, &w->tps);
 	if (w->cpu.n > 0)
@@ -109,15 +112,15 @@ double optimize_added(const struct optimize_figure *f, const struct optimize_fig
 double optimize_resolution(const struct optimize_measure *m, const char *workload,
 			   enum optimize_metric k)
 {
-	/* the repeat spread of one binary today; the layout noise floor of
-	 * the build (pgbuild/noise) is to be read here, per workload */
-	(void)m;
-	(void)workload;
+	const struct optimize_figure *f = optimize_measure_get(m, workload, k);
+	double repeat;
 	switch (k) {
-	case OM_CYCLES: return CYCLES_RESOLUTION;
-	case OM_INSTRUCTIONS: return GATE_INSTR_RESOLUTION;
+	case OM_CYCLES: repeat = CYCLES_RESOLUTION; break;
+	case OM_INSTRUCTIONS: repeat = GATE_INSTR_RESOLUTION; break;
 	default: return NAN;
 	}
+	/* the layout floor the stage's gate read (noise/floor.h), when larger */
+	return f && isfinite(f->floor) && f->floor > repeat ? f->floor : repeat;
 }
 
 int optimize_held_out(const struct strvec *trained_on, const char *workload)

@@ -239,6 +239,38 @@ static void test_decide_held_out(void **state)
 	strbuf_release(&why);
 }
 
+/* The layout floor a stage's gate decided at (stock's pgopt-noise.json)
+ * is the keep rule's resolution when it is larger than the repeat one. */
+static void test_resolution_floor(void **state)
+{
+	struct optimize_measure m, p;
+	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
+	char *text = fixture("optimize-gate-lto.json");
+	char *at = strstr(text, "\"resolution\":0.001,");
+	struct strbuf floored = STRBUF_INIT;
+	(void)state;
+	assert_non_null(at);
+	strbuf_add(&floored, text, (size_t)(at - text));
+	strbuf_addstr(&floored, "\"resolution\":0.03,\"resolution_source\":\"layout floor: 3 x SD 1% (test)\",");
+	strbuf_addstr(&floored, at + strlen("\"resolution\":0.001,"));
+	assert_int_equal(optimize_measure_read(&m, floored.buf, floored.len, &err), 0);
+	assert_true(fabs(optimize_resolution(&m, "select-only", OM_CYCLES) - 0.03) < 1e-12);
+	/* the unchanged document: the repeat resolution */
+	load(&p, "optimize-gate-lto.json");
+	assert_true(optimize_resolution(&p, "select-only", OM_CYCLES) == CYCLES_RESOLUTION);
+	/* LTO's 1.0251x over stock beats the repeat 0.1%, not 3 SDs of 1% */
+	assert_int_equal(optimize_decide(&p, NULL, "stock", NULL, &why), 1);
+	strbuf_reset(&why);
+	assert_int_equal(optimize_decide(&m, NULL, "stock", NULL, &why), 0);
+	assert_non_null(strstr(why.buf, "3.0%"));
+	optimize_measure_clear(&m);
+	optimize_measure_clear(&p);
+	strbuf_release(&floored);
+	strbuf_release(&err);
+	strbuf_release(&why);
+	free(text);
+}
+
 /* --train's and -W's defaults: the evaluation set holds a workload the
  * training did not see. */
 static void test_default_workloads(void **state)
@@ -295,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_measure),
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_decide_held_out),
+		cmocka_unit_test(test_resolution_floor),
 		cmocka_unit_test(test_default_workloads),
 		cmocka_unit_test(test_bad_gate),
 	};
