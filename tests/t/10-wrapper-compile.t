@@ -105,4 +105,18 @@ printf '[global]\ncflags += -O2 --param=max-inline-insns-auto=30 -frandom-seed=a
 PGOPT_PLUGIN= PGOPT_POLICY=$TMP/eq.policy "$W" -c src/port/snprintf.c -o eq.o
 like "plugin record has the added flags verbatim" "$(readelf -p .pgopt.log eq.o 2>/dev/null | tr -d '\n')" \
 	'"added":\["-O2","--param=max-inline-insns-auto=30","-frandom-seed=a%3Db=c"\]'
+# --- PIE or not (a layout lever): -fno-pie and -no-pie reach the
+# executable, never a shared library or its PIC objects (a -fno-pie after
+# -fPIC would replace it and the library would not link) ---
+printf '[global]\ncflags += -fno-pie\nldflags += -no-pie\n' > nopie.policy
+printf 'static const char *s = "x";\nconst char *f(void) { return s; }\n' > lib.c
+printf 'int main(void) { return 0; }\n' > exe.c
+np() { PGOPT_LOGDIR=$TMP/log PGOPT_POLICY=$TMP/nopie.policy "$W" "$@"; }
+ok "a -fPIC object under -fno-pie compiles" np -O2 -fPIC -c lib.c -o lib.o
+ok "... and links into a shared library under -no-pie" np -O2 -fPIC -shared lib.o -o lib.so
+like "... which is one" "$(readelf -h lib.so | grep Type:)" 'DYN'
+ok "an executable's object under -fno-pie compiles" np -O2 -c exe.c -o exe.o
+ok "... and links under -no-pie" np -O2 exe.o -o exe
+like "... position-dependent (EXEC, not DYN)" "$(readelf -h exe | grep Type:)" 'EXEC'
+like "... its link logged with -no-pie" "$(grep '"-o","exe"' log/compile.jsonl | tail -n 1)" '"-no-pie"'
 done_testing

@@ -547,7 +547,11 @@ static void test_apply(void **state)
 	assert_int_equal(parse("[global]\ncflags += -fno-pie\nldflags += -no-pie\n", &p, &err), 0);
 	apply_is(&p, NULL, "-o postgres a.o", "-o postgres a.o -no-pie", "/p/x.policy:1");
 	apply_is(&p, NULL, "-shared -o x.so a.o", "-shared -o x.so a.o", "/p/x.policy:1");
-	apply_is(&p, "a.c", "-fPIC -c a.c", "-fPIC -c a.c -fno-pie", "/p/x.policy:1");
+	apply_is(&p, "a.c", "-c a.c", "-c a.c -fno-pie", "/p/x.policy:1");
+	/* ... and a shared library's object keeps its PIC (a later -fno-pie
+	 * would replace it: found linking PostgreSQL's conversion procs) */
+	apply_is(&p, "a.c", "-fPIC -c a.c", "-fPIC -c a.c", "/p/x.policy:1");
+	apply_is(&p, "a.c", "-fpic -c a.c", "-fpic -c a.c", "/p/x.policy:1");
 	policy_release(&p);
 	assert_int_equal(parse("[global]\nlto = on\ncflags += -O3\nldflags += -Wl,-O1\n", &p, &err), 0);
 	/* lto = on: fat objects (pgoptcc drops the flag for a compiler that is not GCC) */

@@ -636,6 +636,13 @@ static void remove_all(struct strvec *args, const char *flag, struct policy_resu
 	}
 }
 
+/* -fpie, -fPIE, -fno-pie, -fno-PIE: what kind of executable code is for */
+static int is_pie_option(const char *flag)
+{
+	return !strcmp(flag, "-fpie") || !strcmp(flag, "-fPIE") || !strcmp(flag, "-fno-pie") ||
+	       !strcmp(flag, "-fno-PIE");
+}
+
 void policy_apply(const struct policy *p, const char *tu, struct strvec *args,
 		  struct policy_result *res)
 {
@@ -644,6 +651,10 @@ void policy_apply(const struct policy *p, const char *tu, struct strvec *args,
 	 * of a shared library (-shared) does not take them (gcc would link it
 	 * as an executable) */
 	int shared = link && strvec_find(args, "-shared") >= 0;
+	/* ... and a compile for a shared library (-fpic, -fPIC) keeps its PIC:
+	 * a later -fno-pie, -fpie or -fPIE would replace it (gcc's last
+	 * PIC/PIE option wins) and the library would not link */
+	int pic = !link && (strvec_find(args, "-fPIC") >= 0 || strvec_find(args, "-fpic") >= 0);
 	strvec_init(&res->rules);
 	strvec_init(&res->added);
 	strvec_init(&res->removed);
@@ -664,6 +675,8 @@ void policy_apply(const struct policy *p, const char *tu, struct strvec *args,
 			if (!op->link && link && op->add && p->lto == LTO_OFF)
 				continue;
 			if (shared && op->add && (!strcmp(op->flag, "-pie") || !strcmp(op->flag, "-no-pie")))
+				continue;
+			if (pic && op->add && is_pie_option(op->flag))
 				continue;
 			if (op->unchecked)
 				strvec_push(&res->unchecked, op->flag);
