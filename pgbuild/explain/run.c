@@ -12,6 +12,38 @@
 #include "pgbuild/pgbuild.h"
 #include "wrapper/common/safefs.h"
 
+/*
+ * The part of a noise document with workload's "functions": the document
+ * itself (one workload), or its workloads.W (`pgbuild noise`'s
+ * PREFIX/pgopt-noise.json, one per workload).  NULL after an error.
+ */
+static const struct json_value *noise_part(const struct json_value *v, const char *path,
+					   const char *workload)
+{
+	const struct json_value *part = v, *fns;
+	if (!json_get(v, "functions") && json_get(v, "workloads")) {
+		if (!workload) {
+			error("--noise \"%s\" holds one spread per workload: name the workload "
+			      "(-W)", path);
+			return NULL;
+		}
+		part = json_get(json_get(v, "workloads"), workload);
+		if (!part) {
+			error("--noise \"%s\": no workload \"%s\" in it (pgbuild noise -W %s "
+			      "measures one)", path, workload, workload);
+			return NULL;
+		}
+	}
+	fns = json_get(part, "functions");
+	if (!fns || fns->type != JSON_ARRAY) {
+		error("--noise \"%s\": no \"functions\" array%s%s (a noise run measures them "
+		      "with the cycles estimate on 2 or more variants)", path,
+		      part != v ? " for workload " : "", part != v ? workload : "");
+		return NULL;
+	}
+	return part;
+}
+
 /* The --noise document, parsed and checked; NULL after an error. */
 static struct json_value *load_noise(const char *path)
 {
@@ -27,10 +59,10 @@ static struct json_value *load_noise(const char *path)
 		goto out;
 	}
 	kind = json_get_str(v, "kind");
-	if (!kind || strcmp(kind, "pgbuild-noise") || !json_get(v, "functions") ||
-	    json_get(v, "functions")->type != JSON_ARRAY) {
+	if (!kind || strcmp(kind, "pgbuild-noise")) {
 		error("--noise \"%s\": not a pgbuild-noise document (a \"kind\": \"pgbuild-noise\" "
-		      "object with a \"functions\" array)", path);
+		      "object with a \"functions\" array, or pgbuild noise's document with one "
+		      "per workload)", path);
 		json_free(v);
 		v = NULL;
 	}
@@ -45,6 +77,7 @@ int explain_run(const struct explain_inputs *in, struct strbuf *out)
 	struct explain_side sides[2];
 	struct explain_result r;
 	struct json_value *noise = NULL;
+	const struct json_value *part = NULL;
 	const char *paths[2] = { in->baseline, in->candidate };
 	int rc = -1;
 
@@ -52,12 +85,16 @@ int explain_run(const struct explain_inputs *in, struct strbuf *out)
 	memset(&r, 0, sizeof(r));
 	if (in->noise && !(noise = load_noise(in->noise)))
 		return -1;
+	if (noise && !(part = noise_part(noise, in->noise, in->workload))) {
+		json_free(noise);
+		return -1;
+	}
 	for (int s = 0; s < 2; s++) {
 		if (explain_side_load(&sides[s], s ? "B" : "A", paths[s]) < 0 ||
 		    explain_side_profiles(&sides[s], in->files[s][0], in->files[s][1]) < 0)
 			goto out;
 	}
-	explain_compute(&r, sides, in->statements, noise, in->noise);
+	explain_compute(&r, sides, in->statements, part, in->noise);
 	r.workload = in->workload ? xstrdup(in->workload) : NULL;
 	explain_write_json(&r, in->baseline, in->candidate, in->keep_rows, out);
 	rc = 0;

@@ -4,8 +4,9 @@
  * and top 50, and the part inside the per-function layout spread when a
  * "pgbuild-noise" document gives one; see explain.h.
  *
- * The noise document (written by a future `pgbuild noise`, which measures
- * relinked variants of one build; any producer of this shape works):
+ * The noise document (any producer of this shape works; `pgbuild noise`
+ * writes one per workload into PREFIX/pgopt-noise.json, as
+ * workloads.W.functions, which explain/run.c picks for -W's workload):
  *
  *     {"kind": "pgbuild-noise", "version": 1, "workload": "select-only",
  *      "functions": [{"function": "ExecScan", "object": "", "spread": 41.5}, ...]}

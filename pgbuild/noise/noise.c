@@ -159,6 +159,26 @@ static void json_variants(struct json_writer *jw, const struct noise_result *r)
 	json_array_end(jw);
 }
 
+/* "functions": every function's spread, the part `explain --noise` reads. */
+static void json_functions(struct json_writer *jw, const struct noise_functions *t)
+{
+	json_key(jw, "functions");
+	json_array_begin(jw);
+	for (size_t i = 0; i < t->nr; i++) {
+		const struct noise_function *f = &t->v[i];
+		if (!(f->mean > 0))
+			continue;
+		json_object_begin(jw);
+		json_key(jw, "function"); json_string(jw, f->function);
+		json_key(jw, "object"); json_string(jw, f->object);
+		json_key(jw, "mean"); json_double(jw, f->mean);
+		json_key(jw, "sd"); json_double(jw, f->sd);
+		json_key(jw, "spread"); json_double(jw, f->spread);
+		json_object_end(jw);
+	}
+	json_array_end(jw);
+}
+
 static void json_workloads(struct json_writer *jw, const struct noise_result *r)
 {
 	const struct noise_opts *o = r->o;
@@ -173,6 +193,8 @@ static void json_workloads(struct json_writer *jw, const struct noise_result *r)
 			json_key(jw, noise_metric_names[m]);
 			json_stats(jw, r, w, m);
 		}
+		if (r->fns)
+			json_functions(jw, &r->fns[w]);
 		json_object_end(jw);
 	}
 	json_object_end(jw);
@@ -187,6 +209,8 @@ void noise_json(const struct noise_result *r, struct strbuf *sb)
 	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)o->seed);
 	json_writer_init(&jw, sb);
 	json_object_begin(&jw);
+	json_key(&jw, "kind"); json_string(&jw, "pgbuild-noise");
+	json_key(&jw, "version"); json_int(&jw, 1);
 	json_key(&jw, "what");
 	json_string(&jw, "layout noise floor: postgres relinked with its object files in "
 		    "seeded shuffled orders, each in a copy of the prefix at a path of equal length");

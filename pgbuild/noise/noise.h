@@ -98,6 +98,22 @@ struct noise_variant {
 	double link_seconds;     /* the relink's wall time */
 };
 
+/* One function's self cycles estimate per transaction over the variants
+ * (noise/functions.c). */
+struct noise_function {
+	char *function;          /* explain's row key (names.h) */
+	char *object;            /* "" the postgres binary, else the library */
+	double *values;          /* one per variant */
+	double mean, sd;         /* over the variants */
+	double spread;           /* NOISE_FLOOR_SDS x sd: explain --noise's bound */
+};
+
+/* Every function of one workload. */
+struct noise_functions {
+	struct noise_function *v;
+	size_t nr, alloc;
+};
+
 /* What a run measured: the document and the table are made from it. */
 struct noise_result {
 	const struct noise_opts *o;
@@ -109,6 +125,8 @@ struct noise_result {
 	const char *counter;     /* what counted instructions ("callgrind") */
 	struct noise_variant *v; /* o->variants of them */
 	double *values;          /* [workload][metric][variant], NAN: not measured */
+	struct noise_functions *fns; /* per workload when the cycles estimate was
+				      measured on 2 or more variants, else NULL */
 	char started[32];        /* ISO 8601 UTC */
 	double seconds;          /* wall time of the run */
 };
@@ -117,6 +135,16 @@ struct noise_result {
 double *noise_value(const struct noise_result *r, size_t w, int m, int k);
 /* Is metric m measured (its --metric is on)? */
 int noise_metric_on(const struct noise_result *r, int m);
+
+/*
+ * The per-function spread of workload w (noise/functions.c): explain's rows
+ * of variant 1 against each other variant, from the callgrind outputs the
+ * cycles runs kept in the work directory.  0, or -1 after one error.
+ */
+int noise_functions_of(const struct noise_result *r, size_t w, struct noise_functions *t);
+/* f's mean, sd and spread from its values. */
+void noise_function_spread(struct noise_function *f, int variants);
+void noise_functions_release(struct noise_functions *t);
 
 /* The table (per workload and metric: mean, SD, range) on fp. */
 void noise_print_table(const struct noise_result *r, FILE *fp);

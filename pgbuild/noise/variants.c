@@ -215,8 +215,30 @@ static int write_result(const struct noise_result *r)
 	return rc;
 }
 
+/* The per-function spread of every workload, when the cycles estimate was
+ * measured on 2 or more variants; 0 or -1. */
+static int measure_functions(struct noise_result *r)
+{
+	const struct noise_opts *o = r->o;
+	if (!(o->metrics & METRIC_CYCLES) || o->variants < 2)
+		return 0;
+	r->fns = xcalloc(o->workloads.nr, sizeof(*r->fns));
+	for (size_t w = 0; w < o->workloads.nr; w++) {
+		if (!o->quiet)
+			fprintf(stderr, "noise: %-12s per-function spread (pgbuild explain's rows of "
+				"variant 1 against each other variant) ...\n", o->workloads.v[w]);
+		if (noise_functions_of(r, w, &r->fns[w]) < 0)
+			return error("%s: the per-function spread could not be computed",
+				     o->workloads.v[w]);
+	}
+	return 0;
+}
+
 static void result_release(struct noise_result *r)
 {
+	for (size_t w = 0; r->fns && w < r->o->workloads.nr; w++)
+		noise_functions_release(&r->fns[w]);
+	free(r->fns);
 	for (int k = 0; r->v && k < r->o->variants; k++)
 		free(r->v[k].prefix);
 	free(r->v);
@@ -246,6 +268,8 @@ int noise_run(const struct noise_opts *o)
 	for (int k = 0; k < o->variants; k++)
 		if (make_variant(&r, &rl, k) < 0 || measure_variant(&r, k, counter) < 0)
 			goto out;
+	if (measure_functions(&r) < 0)
+		goto out;
 	r.seconds = clock_seconds() - t0;
 	noise_print_table(&r, stdout);
 	if (write_result(&r) == 0)

@@ -11,6 +11,9 @@
 #     covers every value and the mean lies in it; the table names each
 #     metric; the same seed gives the same first order (the binaries'
 #     sha256 repeat), another seed another one;
+#   - the per-function spread: over 100 functions of select-only, each 3
+#     SDs, which explain --noise reads: variant 1 against variant 2 lies
+#     inside it;
 #   - refusals: no recorded link (a build tree without a compile log), a
 #     workload without a single-user script.
 # The figures are printed as diagnostics.
@@ -64,6 +67,23 @@ is "the variants execute the same instructions (range <= 0.02%)" \
 	"$(json "$TMP/n.json" '$d->{workloads}{"select-only"}{instructions}{range_pct} <= 0.02 ? 1 : 0')" 1
 is "the estimate's run counts the same instructions too (<= 0.02%)" \
 	"$(json "$TMP/n.json" '$d->{workloads}{"select-only"}{cycles_ir}{range_pct} <= 0.02 ? 1 : 0')" 1
+
+# the per-function spread (3 SDs of each function's self estimate over the
+# variants), which explain --noise reads from the same document
+is "json: kind pgbuild-noise (explain --noise reads it)" "$(json "$TMP/n.json" '$d->{kind}')" pgbuild-noise
+is "json: select-only has a spread for over 100 functions, each 3 SDs" \
+	"$(json "$TMP/n.json" 'my $f = $d->{workloads}{"select-only"}{functions};
+		(@$f > 100 && !grep({ !($_->{sd} >= 0 && $_->{mean} > 0 && abs($_->{spread} - 3 * $_->{sd}) <= 1e-9 * (1 + $_->{spread})) } @$f)) ? 1 : 0')" 1
+cg() { local d; d=$TMP/w/cycles$(printf '%s' "$TMP/w/$1/prefix" | tr / _)/out
+	echo "$d/cycles-select-only-$N.out,$d/cycles-select-only-$((10 * N)).out"; }
+"$P" explain --baseline "$TMP/w/v01/prefix" --candidate "$TMP/w/v02/prefix" \
+	--callgrind-baseline "$(cg v01)" --callgrind-candidate "$(cg v02)" --instr-statements $N \
+	-W select-only --noise "$TMP/n.json" --json "$TMP/e.json" >"$TMP/e.out" 2>&1
+is "explain variant 1 against variant 2 with the run's own spread (exit 0)" "$?" 0 || tail -n 5 "$TMP/e.out" | sed 's/^/# /' >&2
+is "... the spread is measured, for over 100 rows" \
+	"$(json "$TMP/e.json" '$d->{noise}{measured} && $d->{noise}{rows_in_noise} > 100 ? 1 : 0')" 1
+is "... and a relink's change lies inside it (share >= 99%)" \
+	"$(json "$TMP/e.json" '$d->{noise}{in_noise_share} >= 0.99 ? 1 : 0')" 1
 
 # the same seed, the same order: variant 1 relinked again is the same binary
 e2e_heavy "$P" noise --prefix "$base" --builddir "$builddir" --variants 2 --seed 7 \

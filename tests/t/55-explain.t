@@ -110,6 +110,20 @@ is "explain --noise: exit 0" "$?" 0
 is "json: work is inside its (huge) spread" \
 	"$(json n.json 'my ($r) = grep { $_->{function} eq "work" } @{$d->{rows}}; $r->{inside_noise} ? 1 : 0')" 1
 is "json: one row in the noise" "$(json n.json '$d->{noise}{rows_in_noise}')" 1
+# ... and pgbuild noise's own document (one spread per workload) for -W's workload
+printf '{"kind":"pgbuild-noise","version":1,"postgres_sha256":"x","workloads":{"select1":{"functions":[{"function":"work","object":"","spread":1e9}]}}}\n' > floor.json
+"$B/bin/pgbuild" explain --baseline a/prog --candidate b/prog --callgrind-baseline "$(cg a)" \
+	--callgrind-candidate "$(cg b)" --instr-statements 1000 -W select1 --noise floor.json --json f.json >f.out 2>&1
+is "explain --noise PREFIX/pgopt-noise.json -W select1: exit 0" "$?" 0
+is "json: work is inside the workload's spread" "$(json f.json '$d->{noise}{rows_in_noise}')" 1
+"$B/bin/pgbuild" explain --baseline a/prog --candidate b/prog --callgrind-baseline "$(cg a)" \
+	--callgrind-candidate "$(cg b)" --instr-statements 1000 --noise floor.json >bad.out 2>bad.err
+is "... without -W: exit 2" "$?" 2
+like "... said" "$(cat bad.err)" 'holds one spread per workload: name the workload \(-W\)'
+"$B/bin/pgbuild" explain --baseline a/prog --candidate b/prog --callgrind-baseline "$(cg a)" \
+	--callgrind-candidate "$(cg b)" --instr-statements 1000 -W tpcb --noise floor.json >bad.out 2>bad.err
+is "... of another workload: exit 2" "$?" 2
+like "... said" "$(cat bad.err)" 'no workload "tpcb" in it'
 
 # bad input: one line, exit 2
 "$B/bin/pgbuild" explain --baseline a/prog --candidate b/prog --callgrind-baseline a/cg-1000.out \

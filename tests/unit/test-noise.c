@@ -221,6 +221,59 @@ static void test_floor_good(void **state)
 	free(pg);
 }
 
+/* The per-function spread: NOISE_FLOOR_SDS sample SDs of the self
+ * estimates; the document written with it is still a floor its reader
+ * loads, and carries explain's "pgbuild-noise" kind. */
+static void test_functions(void **state)
+{
+	struct noise_opts o;
+	struct noise_result r;
+	struct noise_variant v[3];
+	struct noise_functions fns;
+	double vals[3] = { 100, 102, 98 }, values[NOISE_NMETRICS * 3];
+	struct noise_function f = { .function = "ExecScan", .object = "", .values = vals };
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+	struct noise_floor fl;
+	char *file = floor_path("functions.json");
+	(void)state;
+	noise_function_spread(&f, 3);
+	assert_true(fabs(f.mean - 100) < 1e-12);
+	assert_true(fabs(f.sd - 2) < 1e-12);
+	assert_true(fabs(f.spread - 3 * 2) < 1e-12);
+
+	noise_opts_init(&o);
+	o.variants = 3;
+	o.metrics = METRIC_CYCLES;
+	strvec_push(&o.workloads, "select-only");
+	memset(&r, 0, sizeof(r));
+	memset(v, 0, sizeof(v));
+	r.o = &o;
+	r.prefix = "/p";
+	r.builddir = "/p.build";
+	memset(r.sha256, 'a', 64);
+	r.counter = "none";
+	r.v = v;
+	for (int k = 0; k < 3; k++)
+		v[k].prefix = "/p.noise/vNN/prefix";
+	for (size_t i = 0; i < NOISE_NMETRICS * 3; i++)
+		values[i] = 150000 + (double)(i % 3);
+	r.values = values;
+	fns.v = &f;
+	fns.nr = fns.alloc = 1;
+	r.fns = &fns;
+	noise_json(&r, &sb);
+	assert_non_null(strstr(sb.buf, "\"kind\":\"pgbuild-noise\""));
+	assert_non_null(strstr(sb.buf, "\"functions\":[{\"function\":\"ExecScan\",\"object\":\"\",\"mean\":100,\"sd\":2,\"spread\":6}]"));
+	write_text(file, sb.buf);
+	if (noise_floor_load(&fl, file, &err) < 0)
+		fail_msg("%s", err.buf);
+	noise_floor_release(&fl);
+	strvec_clear(&o.workloads);
+	strbuf_release(&sb);
+	strbuf_release(&err);
+	free(file);
+}
+
 /* A floor of another binary: not used by default (a note), refused when named. */
 static void test_floor_mismatch(void **state)
 {
@@ -397,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_floor_missing),
 		cmocka_unit_test(test_floor_malformed),
 		cmocka_unit_test(test_floor_edge),
+		cmocka_unit_test(test_functions),
 	};
 	return cmocka_run_group_tests(tests, floor_setup, floor_teardown);
 }
