@@ -213,7 +213,8 @@ int stage_run(struct pipeline *p, int id, const char *key, const char *what,
 	log = stage_log(p, id);
 	last = textfile_last_line(log, NULL);
 	fprintf(stderr, "[%d/%d] %-9s %s in %s%s%s\n", id + 1, p->nr, p->names[id],
-		rc == 0 ? "done" : rc == 1 ? "FAILED" : "could not run", el,
+		rc == 0 ? "done" : rc == 1 ? "FAILED" :
+		rc == PGBUILD_EXIT_UNDECIDED ? "undecided" : "could not run", el,
 		last ? ": " : "", last ? last : "");
 	if (rc != 0)
 		fprintf(stderr, "          log: %s\n", log);
