@@ -7,6 +7,8 @@
 # dropped, exit 1), both from before --train (in-sample), and
 # optimize-heldout.json (--train select-only -W select-only,mixed
 # --stages lto,bolt: mixed held out, both kept on held-out evidence).
+# A copy of optimize-run.json with one tps figure marked undecided (as
+# optimize writes it after a --pairs auto gate ran out of budget) shows it.
 . "$(dirname "$0")/../lib/tap.sh"
 P=$B/bin/pgbuild
 D=$TOP/tests/unit/data
