@@ -85,6 +85,28 @@ int cli_parse_pairs(const char *arg, int *out)
 	return cli_parse_int("--pairs", arg, 1, CLI_PAIRS_MAX, out);
 }
 
+int cli_parse_budget(const char *arg, double *out)
+{
+	size_t len = strlen(arg);
+	double unit = 1, v;
+	char *num;
+	int rc;
+	if (len > 1 && strchr("smh", arg[len - 1])) {
+		unit = arg[len - 1] == 'h' ? 3600 : arg[len - 1] == 'm' ? 60 : 1;
+		len--;
+	}
+	num = xstrndup(arg, len);
+	rc = cli_parse_number("--budget", num, 0, 1e7, &v);
+	free(num);
+	if (rc < 0)
+		return -1;
+	if (v * unit < 1)
+		return error("invalid value \"%s\" for --budget: at least 1 second, e.g. 90s, "
+			     "10m or 1h", arg);
+	*out = v * unit;
+	return 0;
+}
+
 int cli_parse_workloads(const char *arg, struct strvec *out)
 {
 	size_t first = out->nr;

@@ -57,6 +57,7 @@ enum cli_opt {
 	OPT_BASELINE = 256,
 	OPT_BINARY,
 	OPT_BOLT,
+	OPT_BUDGET,
 	OPT_BUILDDIR,
 	OPT_CANDIDATE,
 	OPT_CANDIDATE_BUILDDIR,
@@ -329,6 +330,8 @@ int cli_parse_duration(const char *arg, double *out); /* -T, --duration */
 int cli_parse_scale(const char *arg, int *out);       /* -s, --scale */
 int cli_parse_jobs(const char *arg, int *out);        /* -j, --jobs */
 int cli_parse_pairs(const char *arg, int *out);       /* --pairs */
+/* --budget: 90s, 10m, 1h or plain seconds, at least one second. */
+int cli_parse_budget(const char *arg, double *out);
 /*
  * --metric LIST: tps (wall-clock runs: throughput, latency, server CPU per
  * transaction), instructions, cycles; comma-separated, repeatable (the

@@ -43,7 +43,8 @@ static void build_usage(FILE *fp)
 "Environment: PGOPT_PREFIX (default ccache when installed), CCACHE_DIR\n"
 "(default <cache>/ccache), PGOPT_CC, PGOPT_CACHE_DIR.\n"
 "Exit: 0 built (and gate passed), 1 smoke benchmark or gate failed,\n"
-"2 could not build.\n", BUILD_SOURCE_DEFAULT);
+"2 could not build, 3 the gate was undecided (--gate-args '--pairs auto').\n",
+		BUILD_SOURCE_DEFAULT);
 }
 
 static const struct option build_options[] = {

@@ -240,29 +240,6 @@ static int method_option(struct gate_opts *o, struct gate *g, int c, const char 
 	}
 }
 
-/* --budget: 90s, 10m, 1h, or plain seconds; at least one second. */
-static int parse_budget(const char *arg, double *out)
-{
-	size_t len = strlen(arg);
-	double unit = 1, v;
-	char *num;
-	int rc;
-	if (len > 1 && strchr("smh", arg[len - 1])) {
-		unit = arg[len - 1] == 'h' ? 3600 : arg[len - 1] == 'm' ? 60 : 1;
-		len--;
-	}
-	num = xstrndup(arg, len);
-	rc = cli_parse_number("--budget", num, 0, 1e7, &v);
-	free(num);
-	if (rc < 0)
-		return -1;
-	if (v * unit < 1)
-		return error("invalid value \"%s\" for --budget: at least 1 second, e.g. 90s, "
-			     "10m or 1h", arg);
-	*out = v * unit;
-	return 0;
-}
-
 /* The runs: --workload, --clients, --threads, --duration, --warmup, --scale,
  * --set, --pairs. */
 static int run_option(struct gate_opts *o, int c, const char *arg)
@@ -283,7 +260,7 @@ static int run_option(struct gate_opts *o, int c, const char *arg)
 	case OPT_SET:
 		return cli_parse_setting("--set", arg, &o->settings);
 	case OPT_TIME_BUDGET:
-		return parse_budget(arg, &o->budget);
+		return cli_parse_budget(arg, &o->budget);
 	default: /* OPT_PAIRS */
 		if (!strcmp(arg, "auto")) {
 			o->auto_pairs = 1;

@@ -67,6 +67,9 @@ static void optimize_usage(FILE *fp)
 	      "                         default ./pgbuild-tune when it has one)\n"
 	      "  --pairs N -T, --duration S -c, --clients N --cpus LIST\n"
 	      "                         the gate's benchmark (default 6 pairs)\n"
+	      "  --pairs auto [--budget TIME]  the sequential tps gate (pgbuild gate);\n"
+	      "                         tps undecided in the budget is shown as such, the\n"
+	      "                         cycles estimate still decides each stage\n"
 	      "  -j, --jobs N           make jobs\n"
 	      "  --restart              ignore the state of an earlier run\n"
 	      "  --html FILE            the waterfall page (default WORKDIR/optimize.html)\n"
@@ -94,6 +97,7 @@ static const struct option optimize_options[] = {
 	{ "stages", required_argument, NULL, OPT_STAGES },
 	{ "tune-state", required_argument, NULL, OPT_TUNE_STATE },
 	{ "pairs", required_argument, NULL, OPT_PAIRS },
+	{ "budget", required_argument, NULL, OPT_BUDGET },
 	CLI_OPT_DURATION,
 	CLI_OPT_CLIENTS,
 	{ "cpus", required_argument, NULL, OPT_CPUS },
@@ -113,7 +117,10 @@ static int parse_value(struct optimize_opts *o, unsigned *stages, int c, const c
 	switch (c) {
 	case 'W': return cli_parse_workloads(arg, &o->workloads) < 0 ? -1 : 1;
 	case OPT_TRAIN: return cli_parse_workloads(arg, &o->train) < 0 ? -1 : 1;
-	case OPT_PAIRS: return cli_parse_pairs(arg, &o->pairs) < 0 ? -1 : 1;
+	case OPT_PAIRS:
+		o->auto_pairs = !strcmp(arg, "auto");
+		return o->auto_pairs || cli_parse_pairs(arg, &o->pairs) == 0 ? 1 : -1;
+	case OPT_BUDGET: return cli_parse_budget(arg, &o->budget) < 0 ? -1 : 1;
 	case 'T': return cli_parse_duration(arg, &o->duration) < 0 ? -1 : 1;
 	case 'c': return cli_parse_clients(arg, &o->clients) < 0 ? -1 : 1;
 	case 'j': return cli_parse_jobs(arg, &o->jobs) < 0 ? -1 : 1;
@@ -203,6 +210,8 @@ static int check_gate(const struct optimize_opts *o)
 	unsigned metrics = 0;
 	int rc = 0;
 
+	if (o->budget > 0 && !o->auto_pairs)
+		return error("--budget needs --pairs auto");
 	if (cli_parse_metrics("tps,instructions,cycles", &metrics) < 0 ||
 	    gate_expr_parse(&th, "cycles>=1.001,tps>=1.00", &err) < 0 ||
 	    gate_thresholds_check(&th, metrics, &o->workloads) < 0 ||

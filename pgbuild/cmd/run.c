@@ -35,7 +35,8 @@ static void run_usage(FILE *fp)
 "  --candidate-builddir DIR   build it here (default WORKDIR/candidate/build)\n"
 "  -W, --workload LIST    bench workloads, comma-separated and repeatable\n"
 "                         (default: those --gate names)\n"
-"  --pairs N -T, --duration S -c, --clients N --metric LIST (tps,instructions,cycles)\n"
+"  --pairs N|auto --budget TIME -T, --duration S -c, --clients N\n"
+"  --metric LIST (tps,instructions,cycles)\n"
 "  --cpus LIST --counter auto|perf|callgrind\n"
 "                         passed to pgbuild gate\n"
 "  -j, --jobs N           make jobs for the builds\n"
@@ -50,7 +51,7 @@ static void run_usage(FILE *fp)
 "build.\n"
 "\n"
 "Exit: 0 the gate passed, 1 it failed (or verification failed), 2 a stage\n"
-"could not run.\n");
+"could not run, 3 the gate was undecided (--pairs auto: its budget ended).\n");
 }
 
 /* The canonical text of --metric (the list so far). */
@@ -67,6 +68,7 @@ static const struct option run_options[] = {
 	{ "candidate-builddir", required_argument, NULL, OPT_CANDIDATE_BUILDDIR },
 	CLI_OPT_WORKLOAD,
 	{ "pairs", required_argument, NULL, OPT_PAIRS },
+	{ "budget", required_argument, NULL, OPT_BUDGET },
 	CLI_OPT_DURATION,
 	CLI_OPT_CLIENTS,
 	{ "metric", required_argument, NULL, OPT_METRIC },
@@ -108,7 +110,7 @@ struct run_cli {
 	char *workloads_csv;        /* the same, joined with "," */
 };
 
-/* --gate, -W, --pairs, -T, -c, --metric: kept as given (the gate stage's
+/* --gate, -W, --pairs, --budget, -T, -c, --metric: kept as given (the gate stage's
  * key), checked now. */
 static int pass_on_option(struct run_cli *r, int c, const char *arg)
 {
@@ -124,7 +126,10 @@ static int pass_on_option(struct run_cli *r, int c, const char *arg)
 		return cli_parse_workloads(arg, &r->workloads);
 	case OPT_PAIRS:
 		o->pairs = arg;
-		return cli_parse_pairs(arg, &n);
+		return strcmp(arg, "auto") ? cli_parse_pairs(arg, &n) : 0;
+	case OPT_BUDGET:
+		o->budget = arg;
+		return cli_parse_budget(arg, &d);
 	case 'T':
 		o->duration = arg;
 		return cli_parse_duration(arg, &d);
@@ -157,7 +162,7 @@ static int parse_options(struct run_cli *r, int argc, char **argv)
 		case OPT_BASELINE: o->baseline_prefix = optarg; break;
 		case OPT_CANDIDATE_PREFIX: o->cand_prefix_opt = optarg; break;
 		case OPT_CANDIDATE_BUILDDIR: o->cand_builddir_opt = optarg; break;
-		case OPT_GATE: case 'W': case OPT_PAIRS: case 'T': case 'c': case OPT_METRIC:
+		case OPT_GATE: case 'W': case OPT_PAIRS: case OPT_BUDGET: case 'T': case 'c': case OPT_METRIC:
 			if (pass_on_option(r, c, optarg) < 0)
 				return cli_usage();
 			break;
@@ -218,6 +223,10 @@ static int check_options(const struct run_opts *o)
 
 	if (!o->policy)
 		return cli_usage_error("--policy is required");
+	if (o->budget && !(o->pairs && !strcmp(o->pairs, "auto")))
+		return cli_usage_error("--budget needs --pairs auto");
+	if (o->pairs && !strcmp(o->pairs, "auto") && o->metric && !strstr(o->metric, "tps"))
+		return cli_usage_error("--pairs auto needs --metric tps (alone or in a list)");
 	/* the gate expression now, not after an hour of building */
 	if (preflight_gate_expr(o->gate, o->metric, NULL) < 0 ||
 	    preflight_pairs(o->pairs ? atoi(o->pairs) : 0, o->metric, 0.95) < 0)

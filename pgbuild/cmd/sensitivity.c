@@ -64,6 +64,8 @@ static int number_option(struct sens_opts *o, int c, const char *arg)
 {
 	int r = stage_gate_option(&o->gate, c, arg);
 
+	if (r > 0 && o->gate.auto_pairs)   /* a fixed number of pairs here */
+		return cli_parse_pairs(arg, &o->gate.pairs);
 	if (r)
 		return r < 0 ? -1 : 0;
 	switch (c) {

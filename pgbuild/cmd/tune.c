@@ -56,6 +56,10 @@ static void tune_usage(FILE *fp)
 "                        cycles estimate of callgrind's cache and branch\n"
 "                        simulation, at 0.1%% resolution or --noise's) or tps\n"
 "  --pairs N -T, --duration S -c, --clients N   gate settings for --metric tps\n"
+"  --pairs auto [--budget TIME]  the sequential tps gate (see pgbuild gate);\n"
+"                        an undecided gate is not shown faster (its interval\n"
+"                        decides as always; no flag is added on it) and the\n"
+"                        step's note says undecided\n"
 "  --tolerance PCT       a drop is kept unless it is significantly more than\n"
 "                        PCT%% slower (default 0.5)\n"
 "  --min-gain PCT        an added flag must be significantly faster by PCT%%\n"
@@ -100,6 +104,7 @@ static const struct option tune_options[] = {
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "pairs", required_argument, NULL, OPT_PAIRS },
+	{ "budget", required_argument, NULL, OPT_BUDGET },
 	{ "duration", required_argument, NULL, 'T' },
 	{ "clients", required_argument, NULL, 'c' },
 	{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
@@ -235,6 +240,10 @@ static int check_options(struct tune_opts *o)
 		return cli_usage();
 	if (preflight_pairs(o->gate.pairs, o->metric, 0.95) < 0)
 		return cli_usage();
+	if (stage_gate_check(&o->gate))
+		return PGBUILD_EXIT_ERROR;
+	if (o->gate.auto_pairs && strcmp(o->metric, "tps"))
+		return cli_usage_error("--pairs auto needs --metric tps");
 	/* the candidates and the scope file are read by tuner_run before
 	 * anything is built */
 	if (preflight_source(o->src) < 0 ||

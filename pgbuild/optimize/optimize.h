@@ -95,6 +95,9 @@ struct optimize_figure {
 	double floor;         /* deterministic metrics: the resolution the stage's
 				 gate decided at from stock's layout floor
 				 (pgbuild noise); 0: none, the repeat one */
+	int undecided;        /* tps: --pairs auto's budget ended with the
+				 gate's threshold undecided (informational:
+				 the cycles estimate decides a stage) */
 };
 
 /* The figures of the waterfall, in their order. */
@@ -212,6 +215,8 @@ struct optimize_opts {
 	unsigned stages;           /* --stages as 1 << enum optimize_stage bits */
 	const char *tune_state;    /* --tune-state DIR, NULL: look in ./pgbuild-tune */
 	int pairs;                 /* --pairs (0: 6) */
+	int auto_pairs;            /* --pairs auto: the sequential tps gate */
+	double budget;             /* --budget seconds (0: the gate's) */
 	double duration;           /* -T (0: the gate's) */
 	int clients;               /* -c (0: the gate's) */
 	const char *cpus;          /* --cpus LIST */

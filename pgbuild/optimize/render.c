@@ -80,6 +80,8 @@ static void figure_text(struct strbuf *sb, const struct json_value *f, int inter
 		strbuf_addf(sb, " [%.3f, %.3f]", lo, hi);
 	if (isfinite(a))
 		strbuf_addf(sb, " (%+.2f%%)", (a - 1) * 100);
+	if (json_get_str(f, "gate") && !strcmp(json_get_str(f, "gate"), "undecided"))
+		strbuf_addstr(sb, " undecided");
 }
 
 /* The sample of workload wl in stage st: "held-out", "in-sample", or "-"

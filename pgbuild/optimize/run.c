@@ -282,7 +282,12 @@ static int st_gate(struct pipeline *p, int id)
 		     OPT_GATE_EXPR, "--regress-result", "passed", "--json", r->s[r->cur].gate_json,
 		     NULL);
 	push_workloads(&a, o);
-	strvec_pushf(&a, "--pairs=%d", o->pairs ? o->pairs : 6);
+	if (o->auto_pairs)
+		strvec_push(&a, "--pairs=auto");
+	else
+		strvec_pushf(&a, "--pairs=%d", o->pairs ? o->pairs : 6);
+	if (o->budget > 0)
+		strvec_pushf(&a, "--budget=%gs", o->budget);
 	if (o->duration > 0)
 		strvec_pushf(&a, "--duration=%g", o->duration);
 	if (o->clients)
@@ -296,7 +301,10 @@ static int st_gate(struct pipeline *p, int id)
 	/* a threshold missed (exit 1) is a measurement, not a failed step: the
 	 * decision reads the numbers of its JSON, so the step is recorded and
 	 * shown as done (the pipeline would skip an exit 1 on resume too) */
-	return rc == 1 ? 0 : rc;
+	/* undecided (exit 3, --pairs auto): tps could not be called either way
+	 * in the budget; the cycles estimate still decides, the waterfall says
+	 * undecided for tps */
+	return rc == 1 || rc == PGBUILD_EXIT_UNDECIDED ? 0 : rc;
 }
 
 /* ---------------- one stage ---------------- */
@@ -418,6 +426,9 @@ static void gate_key(struct orun *r, struct strbuf *k)
 	const struct optimize_opts *o = r->o;
 	strbuf_addf(k, " stock={%s} gate=%s pairs=%d dur=%g cl=%d cpus=%s", r->s[OS_STOCK].key,
 		    OPT_GATE_EXPR, o->pairs, o->duration, o->clients, o->cpus ? o->cpus : "");
+	/* only when given, so the keys of earlier runs stay valid */
+	if (o->auto_pairs)
+		strbuf_addf(k, " pairs=auto budget=%g", o->budget);
 	for (size_t i = 0; i < o->workloads.nr; i++)
 		strbuf_addf(k, "%s%s", i ? "," : " eval=", o->workloads.v[i]);
 }
@@ -662,6 +673,9 @@ static void write_figure(struct json_writer *jw, const struct optimize_figure *f
 	json_key(jw, "lo"); json_double(jw, f ? f->lo : NAN);
 	json_key(jw, "hi"); json_double(jw, f ? f->hi : NAN);
 	json_key(jw, "added"); json_double(jw, stock ? NAN : optimize_added(f, parent));
+	if (f && f->undecided) {
+		json_key(jw, "gate"); json_string(jw, "undecided");
+	}
 	json_object_end(jw);
 }
 

@@ -78,6 +78,10 @@ int optimize_measure_read(struct optimize_measure *m, const char *text, size_t l
 	for (size_t i = 0; i < g.nr_wl; i++) {
 		m->wl[i].name = xstrdup(g.wl[i].name);
 		fill_workload(&m->wl[i], &g.wl[i]);
+		for (size_t k = 0; k < g.nr_res; k++)
+			if (g.res[k].th->kind == GATE_TPS && g.res[k].status == GATE_UNDECIDED &&
+			    !strcmp(g.res[k].workload, g.wl[i].name))
+				m->wl[i].f[OM_TPS].undecided = 1;
 	}
 	m->nr = g.nr_wl;
 	gate_clear(&g);

@@ -19,7 +19,8 @@
  * PREFIX/pgopt-build.json records a successful build of the same source and
  * policy (sha256).
  *
- * Exit: the gate's verdict (0 pass, 1 fail, 2 could not measure); 1 when
+ * Exit: the gate's verdict (0 pass, 1 fail, 2 could not measure, 3
+ * undecided: --pairs auto's budget ended); 1 when
  * verification fails; 2 when a build fails.
  */
 #include <errno.h>
@@ -206,6 +207,8 @@ static int st_gate(struct pipeline *p, int id)
 		strvec_pushl(&a, "--regress-result", p->st[ST_REGRESS].exit == 0 ? "passed" : "failed", NULL);
 	if (r->o->pairs)
 		strvec_pushl(&a, "--pairs", r->o->pairs, NULL);
+	if (r->o->budget)
+		strvec_pushl(&a, "--budget", r->o->budget, NULL);
 	if (r->o->duration)
 		strvec_pushl(&a, "--duration", r->o->duration, NULL);
 	if (r->o->clients)
@@ -370,12 +373,15 @@ static int gate(struct run *r, const char *cand_key, char **gate_key)
 		strbuf_addf(&key, " cpus=%s", o->cpus);
 	if (o->counter)
 		strbuf_addf(&key, " counter=%s", o->counter);
+	if (o->budget)
+		strbuf_addf(&key, " budget=%s", o->budget);
 	*gate_key = xstrdup(key.buf);
 	strbuf_addf(&what, "pgbuild gate --gate '%s'", o->gate);
 	rc = stage_run(&r->p, ST_GATE, *gate_key, what.buf, st_gate);
 	strbuf_release(&key);
 	strbuf_release(&what);
-	return rc > 2 ? PGBUILD_EXIT_ERROR : rc;
+	/* 3: --pairs auto's budget ended undecided, an answer of its own */
+	return rc > 2 && rc != PGBUILD_EXIT_UNDECIDED ? PGBUILD_EXIT_ERROR : rc;
 }
 
 /* Stage 6: the report of a gate that ran to a verdict, printed. */

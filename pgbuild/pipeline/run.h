@@ -42,6 +42,7 @@ struct run_opts {
 	const char *cand_prefix_opt;   /* --candidate-prefix */
 	const char *cand_builddir_opt; /* --candidate-builddir */
 	const char *pairs, *duration, *clients, *metric; /* for pgbuild gate */
+	const char *budget;         /* --budget, with --pairs auto */
 	unsigned metrics;              /* --metric as METRIC_* bits */
 	const char *cpus, *counter;    /* for pgbuild gate */
 	const char *workloads_csv;     /* --workload LIST, comma-separated */

@@ -150,7 +150,14 @@ int stage_gate_option(struct gate_step *g, int c, const char *arg)
 {
 	switch (c) {
 	case OPT_PAIRS:
+		g->auto_pairs = !strcmp(arg, "auto");
+		if (g->auto_pairs) {
+			g->pairs = 0;
+			return 1;
+		}
 		return cli_parse_pairs(arg, &g->pairs) < 0 ? -1 : 1;
+	case OPT_BUDGET:
+		return cli_parse_budget(arg, &g->budget) < 0 ? -1 : 1;
 	case 'T':
 		return cli_parse_duration(arg, &g->duration) < 0 ? -1 : 1;
 	case 'c':
@@ -160,10 +167,21 @@ int stage_gate_option(struct gate_step *g, int c, const char *arg)
 	}
 }
 
+int stage_gate_check(const struct gate_step *g)
+{
+	if (g->budget > 0 && !g->auto_pairs)
+		return cli_usage_error("--budget needs --pairs auto");
+	return 0;
+}
+
 void stage_gate_argv(struct strvec *args, const struct gate_step *g)
 {
-	if (g->pairs)
+	if (g->auto_pairs)
+		strvec_push(args, "--pairs=auto");
+	else if (g->pairs)
 		strvec_pushf(args, "--pairs=%d", g->pairs);
+	if (g->budget > 0)
+		strvec_pushf(args, "--budget=%gs", g->budget);
 	if (g->duration)
 		strvec_pushf(args, "--duration=%g", g->duration);
 	if (g->clients)
@@ -195,7 +213,8 @@ int stage_run(struct pipeline *p, int id, const char *key, const char *what,
 	log = stage_log(p, id);
 	last = textfile_last_line(log, NULL);
 	fprintf(stderr, "[%d/%d] %-9s %s in %s%s%s\n", id + 1, p->nr, p->names[id],
-		rc == 0 ? "done" : rc == 1 ? "FAILED" : "could not run", el,
+		rc == 0 ? "done" : rc == 1 ? "FAILED" :
+		rc == PGBUILD_EXIT_UNDECIDED ? "undecided" : "could not run", el,
 		last ? ": " : "", last ? last : "");
 	if (rc != 0)
 		fprintf(stderr, "          log: %s\n", log);

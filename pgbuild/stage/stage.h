@@ -98,14 +98,21 @@ void stage_build_argv(struct strvec *args, const struct build_step *b);
 /* The benchmark settings a pipeline passes on to its `pgbuild gate` steps
  * (tune, sensitivity); 0: the gate's default. */
 struct gate_step {
-	int pairs;          /* --pairs */
+	int pairs;          /* --pairs N */
+	int auto_pairs;     /* --pairs auto: the sequential gate */
+	double budget;      /* --budget seconds (0: the gate's default) */
 	double duration;    /* -T, --duration seconds */
 	int clients;        /* -c, --clients */
 };
 
-/* --pairs, -T/--duration, -c/--clients (cli.h's ranges) into g: 1 when c
- * was one of them, 0 when not, -1 after the error. */
+/* --pairs N|auto, --budget (OPT_BUDGET), -T/--duration, -c/--clients
+ * (cli.h's ranges) into g: 1 when c was one of them, 0 when not, -1 after
+ * the error. */
 int stage_gate_option(struct gate_step *g, int c, const char *arg);
+
+/* After the options: gate's usage error when --budget came without --pairs
+ * auto (its exit code, PGBUILD_EXIT_ERROR), else 0. */
+int stage_gate_check(const struct gate_step *g);
 
 /* Push the settings that are set onto a gate step's args. */
 void stage_gate_argv(struct strvec *args, const struct gate_step *g);

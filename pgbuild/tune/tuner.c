@@ -582,7 +582,7 @@ static int tuner_evaluate(struct tune_engine *t, tune_set cand, tune_set ref,
 	if (!tu->o.quiet)
 		fprintf(stderr, "tune: gate (%s, %s) ...\n", tu->o.workload, tu->o.metric);
 	b = run_logged(&args, log, NULL);
-	if (b != 0 && b != 1) {
+	if (b != 0 && b != 1 && b != PGBUILD_EXIT_UNDECIDED) {
 		char *l = textfile_last_line(log, "error");
 		out->outcome = TUNE_UNMEASURED;
 		free(out->note);
@@ -627,6 +627,12 @@ static int tuner_evaluate(struct tune_engine *t, tune_set cand, tune_set ref,
 			}
 		}
 		out->outcome = isfinite(out->ratio) ? TUNE_OK : TUNE_UNMEASURED;
+		if (b == PGBUILD_EXIT_UNDECIDED) {
+			/* --pairs auto's budget ended: the interval straddles the
+			 * threshold, so the engine's rules do not call it faster */
+			free(out->note);
+			out->note = xstrdup("tps gate undecided (--pairs auto: the budget ended)");
+		}
 		if (out->outcome == TUNE_UNMEASURED && !out->note)
 			out->note = xasprintf("no ratio in %s", json);
 	}

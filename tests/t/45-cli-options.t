@@ -89,6 +89,10 @@ run --policy empty.policy --workdir w --metric tps,cycles --gate 'point-select.c
 run --policy empty.policy --workdir w --metric cycles,tps --gate 'tpcb.cycles>=1' --pairs 3|2|--pairs 3: a 95% interval needs at least 6 pairs
 run --policy empty.policy --workdir w --metric cycles --pairs 3 --gate 'cycles>=2,instructions>=1'|2|threshold "instructions>=1" needs --metric instructions or both
 run --policy empty.policy --workdir w --pairs 3|2|--pairs 3: a 95% interval needs at least 6 pairs
+run --policy empty.policy --workdir w --budget 10m|2|--budget needs --pairs auto
+run --policy empty.policy --workdir w --pairs auto --budget 0.5s|2|invalid value "0.5s" for --budget: at least 1 second, e.g. 90s, 10m or 1h
+run --policy empty.policy --workdir w --pairs auto --budget 10x|2|invalid value "10x" for --budget
+run --policy empty.policy --workdir w --pairs auto --metric cycles|2|--pairs auto needs --metric tps \(alone or in a list\)
 run --policy empty.policy --workdir w -W nosuch|2|unknown workload "nosuch"
 run --policy empty.policy --workdir w -T 0|2|invalid value "0" for --duration
 run --policy empty.policy --workdir w -c 0|2|invalid value "0" for --clients
@@ -101,6 +105,9 @@ tune --candidates cands --workdir w --metric cycles -W tpcc-lite|2|--metric cycl
 tune --candidates cands --workdir w -W select-only,tpcb|2|tune searches flags for one workload
 tune --candidates cands --workdir w -W selectonly|2|unknown workload "selectonly" \(did you mean "select-only"\?\)
 tune --candidates cands --workdir w --metric tps --pairs 3|2|--pairs 3: a 95% interval needs at least 6 pairs
+tune --candidates cands --workdir w --metric tps --budget 10m|2|--budget needs --pairs auto
+tune --candidates cands --workdir w --metric tps --pairs auto --budget 0.5s|2|invalid value "0.5s" for --budget: at least 1 second, e.g. 90s, 10m or 1h
+tune --candidates cands --workdir w --pairs auto|2|--pairs auto needs --metric tps
 tune --candidates cands --workdir w -c 0|2|invalid value "0" for --clients
 tune --candidates cands --workdir w --src $TMP/nosrc|2|--src "$TMP/nosrc"
 pgo --prefix $TMP/p -W nosuch|2|unknown workload "nosuch"
@@ -145,6 +152,8 @@ optimize -W select-only --stages lto,blot --workdir w|2|invalid stage "blot" in 
 optimize -W select-only --stages bolt --workdir w|2|--stages bolt needs a stage to stack on: BOLT rewrites a BOLT-ready build \(lto, pgo or tuned\), never stock
 optimize -W select-only --stages , --workdir w|2|invalid value "," for --stages: expected a comma-separated list
 optimize -W select-only --pairs 3 --workdir w|2|--pairs 3: a 95% interval needs at least 6 pairs
+optimize -W select-only --budget 10m --workdir w|2|--budget needs --pairs auto
+optimize -W select-only --pairs auto --budget 0.5s --workdir w|2|invalid value "0.5s" for --budget: at least 1 second, e.g. 90s, 10m or 1h
 optimize -W select-only -T 0 --workdir w|2|invalid value "0" for --duration
 optimize -W select-only -c 0 --workdir w|2|invalid value "0" for --clients
 optimize -W select-only -j 0 --workdir w|2|invalid value "0" for --jobs

@@ -7,6 +7,8 @@
 # dropped, exit 1), both from before --train (in-sample), and
 # optimize-heldout.json (--train select-only -W select-only,mixed
 # --stages lto,bolt: mixed held out, both kept on held-out evidence).
+# A copy of optimize-run.json with one tps figure marked undecided (as
+# optimize writes it after a --pairs auto gate ran out of budget) shows it.
 . "$(dirname "$0")/../lib/tap.sh"
 P=$B/bin/pgbuild
 D=$TOP/tests/unit/data
@@ -67,4 +69,12 @@ like "... said" "$(cat err)" 'no "stages" array'
 "$P" report --optimize "$D/optimize-run.json" --json x.json >out 2>err
 is "--optimize with --json: exit 2" "$?" 2
 like "... said" "$(cat err)" '--optimize takes no other input and no --json'
+# a stage whose tps gate was undecided (--pairs auto, the figure's "gate":
+# "undecided", as optimize writes it): shown after its tps figure only
+perl -MJSON::PP -e 'local $/; my $d = decode_json(<>); $d->{stages}[1]{workloads}[0]{tps}{gate} = "undecided";
+	print JSON::PP->new->canonical->encode($d)' "$D/optimize-run.json" >undecided.json
+"$P" report --optimize undecided.json >out 2>err
+is "report --optimize, tps undecided: exit 0" "$?" 0
+like "lto's tps figure says undecided" "$(cat out)" '  lto +kept .*1\.2138 \[0\.795, 1\.854\] \(\+21\.38%\) undecided'
+nok "bolt's does not" grep -q '^  bolt .*undecided' out
 done_testing

@@ -21,6 +21,9 @@ done <<'EOF'
 --time-budget 0|invalid value "0" for --time-budget
 --metric cycle|invalid value "cycle" for --metric
 --pairs 0|invalid value "0" for --pairs
+--budget 90s --metric tps|--budget needs --pairs auto
+--pairs auto --budget 0.5s --metric tps|invalid value "0.5s" for --budget: at least 1 second
+--pairs auto|--pairs auto needs --metric tps
 --tolerance 80|invalid value "80" for --tolerance
 --start half|invalid value "half" for --start
 --plugin maybe|invalid value "maybe" for --plugin

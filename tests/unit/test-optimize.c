@@ -271,6 +271,36 @@ static void test_resolution_floor(void **state)
 	free(text);
 }
 
+/* The same gate as --pairs auto's (its "sequential" object): the tps
+ * threshold is decided by the confidence sequence, which 6 pairs leave
+ * undecided; the figure says so and the cycles estimate still decides. */
+static void test_tps_undecided(void **state)
+{
+	struct optimize_measure m, p;
+	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT, seq = STRBUF_INIT;
+	char *text = fixture("optimize-gate-lto.json");
+	char *at = strstr(text, "\"thresholds\":");
+	(void)state;
+	assert_non_null(at);
+	strbuf_add(&seq, text, (size_t)(at - text));
+	strbuf_addstr(&seq, "\"sequential\":{\"budget_s\":60,\"stopped\":\"the budget after 6 pairs\"},");
+	strbuf_addstr(&seq, at);
+	assert_int_equal(optimize_measure_read(&m, seq.buf, seq.len, &err), 0);
+	assert_int_equal(optimize_measure_get(&m, "select-only", OM_TPS)->undecided, 1);
+	assert_int_equal(optimize_measure_get(&m, "select-only", OM_CYCLES)->undecided, 0);
+	/* the fixed-pairs gate of the same runs: decided, not undecided */
+	load(&p, "optimize-gate-lto.json");
+	assert_int_equal(optimize_measure_get(&p, "select-only", OM_TPS)->undecided, 0);
+	/* the keep rule reads the cycles estimate either way */
+	assert_int_equal(optimize_decide(&m, NULL, "stock", NULL, &why), 1);
+	optimize_measure_clear(&m);
+	optimize_measure_clear(&p);
+	strbuf_release(&seq);
+	strbuf_release(&err);
+	strbuf_release(&why);
+	free(text);
+}
+
 /* --train's and -W's defaults: the evaluation set holds a workload the
  * training did not see. */
 static void test_default_workloads(void **state)
@@ -328,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_decide_held_out),
 		cmocka_unit_test(test_resolution_floor),
+		cmocka_unit_test(test_tps_undecided),
 		cmocka_unit_test(test_default_workloads),
 		cmocka_unit_test(test_bad_gate),
 	};

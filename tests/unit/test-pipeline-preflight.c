@@ -22,6 +22,9 @@
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/cluster/serveruser.h"
 #include "pgbuild/pipeline/preflight.h"
+#include "pgbuild/cli/cli.h"
+#include "pgbuild/stage/stage.h"
+#include "wrapper/common/strvec.h"
 
 static char *err_buf;
 static size_t err_len;
@@ -92,6 +95,44 @@ static void test_pairs(void **state)
 	capture_begin();
 	assert_int_equal(preflight_pairs(7, "tps", 0.99), -1);   /* 2^-7 > 0.005 */
 	assert_non_null(strstr(capture_end(), "at least 8 pairs"));
+}
+
+/* The gate settings tune and sensitivity pass on: --pairs N|auto and
+ * --budget as gate parses them, onto the gate's argv. */
+static void test_gate_step(void **state)
+{
+	struct gate_step g = { 0 };
+	struct strvec a = STRVEC_INIT;
+	(void)state;
+	capture_begin();
+	assert_int_equal(stage_gate_option(&g, OPT_PAIRS, "7"), 1);
+	assert_int_equal(stage_gate_option(&g, OPT_BUDGET, "10m"), 1);
+	assert_int_equal(stage_gate_check(&g), PGBUILD_EXIT_ERROR);
+	assert_non_null(strstr(capture_end(), "pgbuild: error: --budget needs --pairs auto\n"));
+	capture_begin();
+	assert_int_equal(stage_gate_option(&g, OPT_PAIRS, "auto"), 1);
+	assert_int_equal(stage_gate_check(&g), 0);
+	assert_int_equal(stage_gate_option(&g, 'c', "3"), 1);
+	assert_int_equal(stage_gate_option(&g, OPT_METRIC, "tps"), 0);  /* not a gate step's */
+	assert_string_equal(capture_end(), "");
+	stage_gate_argv(&a, &g);
+	assert_int_equal(a.nr, 3);
+	assert_string_equal(a.v[0], "--pairs=auto");
+	assert_string_equal(a.v[1], "--budget=600s");
+	assert_string_equal(a.v[2], "--clients=3");
+	strvec_clear(&a);
+	capture_begin();
+	assert_int_equal(stage_gate_option(&g, OPT_BUDGET, "0.5s"), -1);
+	assert_string_equal(capture_end(), "pgbuild: error: invalid value \"0.5s\" for --budget: "
+			    "at least 1 second, e.g. 90s, 10m or 1h\n");
+	capture_begin();
+	assert_int_equal(stage_gate_option(&g, OPT_BUDGET, "10x"), -1);
+	assert_non_null(strstr(capture_end(), "invalid value \"10x\" for --budget"));
+	assert_int_equal(stage_gate_option(&g, OPT_PAIRS, "9"), 1);
+	assert_int_equal(g.auto_pairs, 0);
+	stage_gate_argv(&a, &g);
+	assert_string_equal(a.v[0], "--pairs=9");
+	strvec_clear(&a);
 }
 
 static void test_files(void **state)
@@ -241,6 +282,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gate_expr),
 		cmocka_unit_test(test_pairs),
+		cmocka_unit_test(test_gate_step),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_server_dirs),
 		cmocka_unit_test(test_workdir),
