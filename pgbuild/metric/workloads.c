@@ -14,7 +14,7 @@ const struct workload_row workloads[] = {
 	  WL_BENCH | WL_BUILTIN | WL_SINGLE | WL_TRAIN, 40, "pgbench" },
 	{ "select1", "SELECT 1: the protocol and executor, no table",
 	  WL_BENCH | WL_BUILTIN | WL_SINGLE, 400, "none" },
-	{ "point-select", "a point SELECT on test01 (1M rows)",
+	{ "point-select", "a point SELECT by id on test01",
 	  WL_BENCH | WL_BUILTIN, 0, "test01" },
 	{ "tpcc-lite", "New-Order and Payment of a reduced TPC-C",
 	  WL_BENCH | WL_BUILTIN, 0, "tpcc" },
