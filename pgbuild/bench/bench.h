@@ -26,6 +26,7 @@
 
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/strvec.h"
+#include "pgbuild/metric/workloads.h"
 
 #define BENCH_MAX_PARAMS 64     /* parameters of one SQL command */
 
@@ -146,11 +147,12 @@ struct bench_workload {
 	int gen_vars[64];               /* variables gen fills (workload.c) */
 };
 
-/* The workload names, NULL-terminated, and the same as one line of text. */
-extern const char *const bench_workload_names[];
-#define BENCH_WORKLOAD_NAMES "select-only, tpcb, select1, point-select, tpcc-lite, mixed, sql"
+/* The workload names, NULL-terminated, and the same as one line of text:
+ * the bench rows of metric/workloads.c. */
+#define bench_workload_names (workloads_names(WL_BENCH))
+#define BENCH_WORKLOAD_NAMES WORKLOADS_BENCH
 /* ... those with a name of their own (not sql FILE): what a threshold names */
-#define BENCH_BUILTIN_WORKLOADS "select-only, tpcb, select1, point-select, tpcc-lite, mixed"
+#define BENCH_BUILTIN_WORKLOADS WORKLOADS_BUILTIN
 
 /* Set up workload name (file for "sql"); -1 with an error printed.  An
  * unknown name is named with the nearest known one ("did you mean"). */

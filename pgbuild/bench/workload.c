@@ -36,10 +36,6 @@
 #include "wrapper/common/suggest.h"
 #include "wrapper/common/xalloc.h"
 
-const char *const bench_workload_names[] = {
-	"select-only", "tpcb", "select1", "point-select", "tpcc-lite", "mixed", "sql", NULL,
-};
-
 /* ---------------- built-in scripts ---------------- */
 
 static const char select_only_sql[] =

@@ -8,6 +8,7 @@
 
 #include "pgbuild/bolt/bolt.h"
 #include "pgbuild/cmd/cmd.h"
+#include "pgbuild/metric/workloads.h"
 #include "pgbuild/pipeline/preflight.h"
 
 static void bolt_usage(FILE *fp)
@@ -34,7 +35,7 @@ static void bolt_usage(FILE *fp)
 	      "                         trained on another binary (or other --train)\n"
 	      "  --retrain              train again even when the kept profile is current\n"
 	      "  --train LIST           training workloads, comma-separated and repeatable\n"
-	      "                         (default select-only,tpcb), run in one server session\n"
+	      "                         (default " WORKLOADS_TRAIN "), run in one server session\n"
 	      "  -W, --workload LIST    the same as --train, comma-separated and repeatable\n"
 	      "                         (its older spelling; both add to one list): bolt\n"
 	      "                         evaluates nothing itself\n"
@@ -160,7 +161,7 @@ static int check_options(struct bolt_opts *o)
 	if (o->contrib && !o->regress)
 		return cli_usage_error("--contrib and --no-regress exclude each other");
 	if (!o->workloads.nr)
-		strvec_pushl(&o->workloads, "select-only", "tpcb", NULL);
+		workloads_push(&o->workloads, WL_TRAIN);
 	if (preflight_install("--prefix", o->prefix) < 0)
 		return PGBUILD_EXIT_ERROR;
 	return 0;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "pgbuild/cmd/cmd.h"
+#include "pgbuild/metric/workloads.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/instr.h"
 #include "pgbuild/metric/metric.h"
@@ -95,7 +96,7 @@ static void gate_usage(FILE *fp)
 "<= X), so a claim above what was observed never passes.  A bound (speed\n"
 "X <= 1, latency X >= 1) fails only when the whole interval breaches it.\n"
 "Thresholds: WORKLOAD>=X (tps), tps>=X, p99<=+10%%,\n"
-"instructions>=X, cycles>=X (select-only, tpcb, select1, mixed only), cpu>=X (server\n"
+"instructions>=X, cycles>=X (" WORKLOADS_SINGLE " only), cpu>=X (server\n"
 "CPU per transaction A/B, from the tps runs), any of them as WORKLOAD.KEY.\n"
 "\n"
 "With --pairs auto every tps, latency and server CPU threshold follows one\n"
@@ -392,7 +393,7 @@ static int check_options(struct gate_opts *o, struct gate *g, int argc, char **a
 			if (g->th.v[i].workload && strvec_find(&o->workloads, g->th.v[i].workload) < 0)
 				strvec_push(&o->workloads, g->th.v[i].workload);
 		if (!o->workloads.nr)
-			strvec_push(&o->workloads, "select-only");
+			workloads_push(&o->workloads, WL_DEFAULT);
 	}
 	/* no thresholds: "not significantly slower", on the metric measured */
 	if (!g->th.nr) {

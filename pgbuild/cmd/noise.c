@@ -9,6 +9,7 @@
 #include "pgbuild/metric/metric.h"
 #include "pgbuild/noise/noise.h"
 #include "pgbuild/metric/single.h"
+#include "pgbuild/metric/workloads.h"
 #include "pgbuild/cmd/cmd.h"
 #include "pgbuild/pipeline/preflight.h"
 
@@ -132,7 +133,7 @@ static int check_options(struct noise_opts *o)
 		return cli_usage_error("--metric tps: the noise floor is of the deterministic "
 				       "metrics (expected instructions or cycles)");
 	if (!o->workloads.nr)
-		strvec_push(&o->workloads, "select-only");
+		workloads_push(&o->workloads, WL_DEFAULT);
 	for (size_t i = 0; i < o->workloads.nr; i++)
 		if (!single_supported(o->workloads.v[i]))
 			return cli_usage_error("-W %s: no single-user script (expected %s)",

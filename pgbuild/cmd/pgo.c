@@ -10,6 +10,7 @@
 
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/cmd/cmd.h"
+#include "pgbuild/metric/workloads.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/profile/pgo.h"
 
@@ -36,7 +37,7 @@ static void pgo_usage(FILE *fp)
 	      "                         src/common and src/port are shared with libpq,\n"
 	      "                         which must not link libgcov)\n"
 	      "  --train LIST           training workloads, comma-separated and repeatable\n"
-	      "                         (default select-only,tpcb)\n"
+	      "                         (default " WORKLOADS_TRAIN ")\n"
 	      "  -W, --workload LIST    the same as --train, comma-separated and repeatable\n"
 	      "                         (its older spelling; both add to one list): pgo\n"
 	      "                         evaluates nothing itself (--gate runs pgbuild\n"

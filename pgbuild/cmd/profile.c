@@ -9,6 +9,7 @@
 
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/cmd/cmd.h"
+#include "pgbuild/metric/workloads.h"
 #include "pgbuild/profile/collect.h"
 
 static void profile_usage(FILE *fp)
@@ -173,7 +174,7 @@ static int check_options(struct profile_opts *o, struct prof_run *run)
 	if (!*o->cflags)
 		return cli_usage_error("--cflags: expected flags, got \"\"");
 	if (!run->workloads.nr)
-		strvec_push(&run->workloads, "select-only");
+		workloads_push(&run->workloads, WL_DEFAULT);
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pgbuild/cmd/cmd.h"
+#include "pgbuild/metric/workloads.h"
 #include "pgbuild/tune/sensitivity.h"
 
 static void sens_usage(FILE *fp)
@@ -115,7 +116,7 @@ static int parse_options(struct sens_opts *o, int argc, char **argv)
 	if (!*o->low || !*o->high)
 		return cli_usage_error("--low/--high: expected flags, got \"\"");
 	if (!o->workloads.nr)
-		strvec_push(&o->workloads, "select-only");
+		workloads_push(&o->workloads, WL_DEFAULT);
 	return -1;
 }
 

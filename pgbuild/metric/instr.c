@@ -261,7 +261,7 @@ int instr_measure(const char *prefix, const char *workload, const char *workdir,
 
 	if (!n) {
 		strbuf_addf(note, "no single-user script for workload \"%s\" "
-			    "(instructions: " SINGLE_WORKLOADS ")", workload);
+			    "(instructions: " WORKLOADS_SINGLE ")", workload);
 		return -1;
 	}
 	if (counter != INSTR_COUNTER_PERF) {

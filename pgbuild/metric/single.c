@@ -12,6 +12,7 @@
 
 #include "wrapper/common/copytree.h"
 #include "pgbuild/metric/single.h"
+#include "pgbuild/metric/workloads.h"
 #include "pgbuild/pgbuild.h"
 #include "wrapper/common/safefs.h"
 
@@ -27,35 +28,15 @@ static const char load_sql[] =
 	"VACUUM ANALYZE;\n"
 	"CHECKPOINT;\n";
 
-struct script {
-	const char *workload;
-	long default_n;       /* transactions in the short run */
-};
-
-static const struct script scripts[] = {
-	{ "select-only", 200 },
-	{ "select1", 400 },
-	{ "tpcb", 40 },
-	{ "mixed", 40 },     /* a sort of the catalog per transaction: 400 in the long run */
-};
-
-static const struct script *find_script(const char *workload)
-{
-	for (size_t i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++)
-		if (!strcmp(scripts[i].workload, workload))
-			return &scripts[i];
-	return NULL;
-}
-
+/* Which workloads have a script and their counts: metric/workloads.c. */
 int single_supported(const char *workload)
 {
-	return find_script(workload) != NULL;
+	return workloads_has(workload, WL_SINGLE);
 }
 
 long single_default_n(const char *workload)
 {
-	const struct script *s = find_script(workload);
-	return s ? s->default_n : 0;
+	return single_supported(workload) ? workloads_find(workload)->single_n : 0;
 }
 
 /* Deterministic pseudo-random keys, the same for A and B. */

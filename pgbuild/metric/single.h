@@ -18,14 +18,15 @@
 #define PGBUILD_SINGLE_H
 
 #include "pgbuild/cluster/serveruser.h"
+#include "pgbuild/metric/workloads.h"
 #include "wrapper/common/strbuf.h"
 
 /* Does workload have a single-user script? */
 int single_supported(const char *workload);
 /* Its transactions in the short run (0 when it has no script). */
 long single_default_n(const char *workload);
-/* The workloads that have one, as one line of text. */
-#define SINGLE_WORKLOADS "select-only, tpcb, select1, mixed"
+/* The workloads that have one, as one line of text (workloads.h). */
+#define SINGLE_WORKLOADS WORKLOADS_SINGLE
 
 /* The script of n transactions of workload, appended to sb. */
 void single_make_script(const char *workload, long n, struct strbuf *sb);

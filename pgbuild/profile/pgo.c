@@ -46,6 +46,7 @@
 
 #include "pgbuild/build/build.h"
 #include "pgbuild/build/buildlog.h"
+#include "pgbuild/metric/workloads.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/stage/stage.h"
 #include "pgbuild/profile/pgo.h"
@@ -670,7 +671,7 @@ int pgo_run(struct pgo_opts *o)
 	strvec_init(&p.stale);
 	strbuf_init(&p.upolicy_text, 0);
 	if (!o->run.workloads.nr)
-		strvec_pushl(&o->run.workloads, "select-only", "tpcb", NULL);
+		workloads_push(&o->run.workloads, WL_TRAIN);
 	p.wl = joined(&o->run.workloads, ",");
 	if (prepare(&p) < 0)
 		goto out;
