@@ -61,7 +61,7 @@ static void record_lists(struct build *b, const struct policy *p)
  * Check the policy with the policy library, as pgoptcc
  * --pgopt-check-policy does (errors "FILE:LINE: reason", the lists must
  * be readable, warnings for sections that can never match), and take its
- * LTO mode ("off", "on" or "fat") and lists.  Returns 0 or -1.
+ * LTO mode ("off", "on", "fat" or "slim") and lists.  Returns 0 or -1.
  */
 static int check_policy(struct build *b)
 {
@@ -78,7 +78,8 @@ static int check_policy(struct build *b)
 	}
 	for (size_t i = 0; i < p.warnings.nr; i++)
 		warning("%s", p.warnings.v[i]);
-	b->lto_mode = xstrdup(p.lto == LTO_OFF ? "off" : p.lto == LTO_ON ? "on" : "fat");
+	b->lto_mode = xstrdup(p.lto == LTO_OFF ? "off" : p.lto == LTO_ON ? "on" :
+			      p.lto == LTO_SLIM ? "slim" : "fat");
 	record_lists(b, &p);
 	r = 0;
 out:

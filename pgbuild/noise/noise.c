@@ -34,6 +34,12 @@ void noise_stats_of(const double *v, size_t n, struct noise_stats *out)
 			out->max = v[i];
 	}
 	out->mean = sum / (double)n;
+	/* the sum rounds: equal values (0.1 three times) could give a mean
+	 * just outside their range, which a reader rightly rejects */
+	if (out->mean < out->min)
+		out->mean = out->min;
+	if (out->mean > out->max)
+		out->mean = out->max;
 	for (size_t i = 0; i < n; i++)
 		ss += (v[i] - out->mean) * (v[i] - out->mean);
 	out->sd = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;

@@ -87,6 +87,36 @@ static void test_none_and_text(void **state)
 	free(p2);
 }
 
+/* Every lto value is recorded as written (pgopt-build.json's policy.lto). */
+static void test_lto_modes(void **state)
+{
+	static const char *const modes[] = { "on", "fat", "slim", "off" };
+	(void)state;
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		char *text = xasprintf("[global]\nlto = %s\n", modes[i]);
+		char *p = write_tmp("lto.policy", text);
+		struct build b;
+		build_init(&b);
+		b.o.policy = p;
+		assert_int_equal(build_load_policy(&b), 0);
+		assert_string_equal(b.lto_mode, modes[i]);
+		assert_int_equal(b.lto, strcmp(modes[i], "off") != 0);
+		strvec_clear(&b.policy_refs);
+		strvec_clear(&b.policy_ref_text);
+		strvec_clear(&b.env);
+		strvec_clear(&b.configure);
+		strvec_clear(&b.invalidated_tus);
+		strvec_clear(&b.relinked_outputs);
+		strbuf_release(&b.policy_text);
+		strbuf_release(&b.bench);
+		free(b.policy);
+		free(b.policy_sha);
+		free(b.lto_mode);
+		free(text);
+		free(p);
+	}
+}
+
 static void test_lists_are_the_policy(void **state)
 {
 	char *hot = write_tmp("hot.txt", "ExecInterpExpr\nhash_search\n");
@@ -170,6 +200,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_none_and_text),
 		cmocka_unit_test(test_lists_are_the_policy),
+		cmocka_unit_test(test_lto_modes),
 		cmocka_unit_test(test_refused),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

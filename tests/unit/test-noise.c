@@ -53,6 +53,15 @@ static void test_stats_edges(void **state)
 	assert_true(st.sd == 0 && st.range_pct == 0 && st.sd_pct == 0 && st.mean == 7);
 	noise_stats_of(same, 1, &st);
 	assert_true(st.sd == 0 && st.n == 1);
+	/* equal values whose sum rounds (0.1 + 0.1 + 0.1 = 0.30000000000000004):
+	 * the mean stays inside their range (tests/pg/55 met it on a variant's
+	 * instruction count) */
+	{
+		const double tenth[] = { 0.1, 0.1, 0.1 };
+		noise_stats_of(tenth, 3, &st);
+		assert_true(st.min <= st.mean && st.mean <= st.max);
+		assert_true(st.mean == 0.1);
+	}
 }
 
 static int is_permutation(const size_t *p, size_t n)
