@@ -186,6 +186,8 @@ static void apply_policy(struct invocation *inv)
 	 * plugin's record, mapped, holds the options then */
 	if (!has_prefix_map(&inv->final))
 		strvec_push(&inv->final, "-frecord-gcc-switches");
+	else	/* DWARF's producer would name them too */
+		strvec_push(&inv->final, "-gno-record-gcc-switches");
 	/* the plugin runs in every changed compile, and in the LTO link where
 	 * the cross-file inlining happens */
 	if (!is_link || inv->policy.lto != LTO_OFF)
