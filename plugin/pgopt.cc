@@ -209,6 +209,71 @@ static void sb_key(struct sbuf *sb, const char *key)
 }
 
 /* A JSON array of the words of s split at any character of seps. */
+/*
+ * The compile's own path maps (-ffile-prefix-map=OLD=NEW,
+ * -fdebug-prefix-map=, -fmacro-prefix-map=; Debian's dpkg-buildflags
+ * passes -ffile-prefix-map=BUILDPATH=.): every path the record holds is
+ * mapped as GCC maps the debug information, so two builds of one source
+ * in different directories record the same.  The last map given wins,
+ * as in GCC.
+ */
+struct pgopt_map {
+	const char *from, *to;
+	size_t len;
+};
+static struct pgopt_map *path_maps;
+static int n_path_maps = -1;
+
+static bool is_prefix_map(const char *t)
+{
+	return !strncmp(t, "-ffile-prefix-map=", 18) || !strncmp(t, "-fdebug-prefix-map=", 19) ||
+	       !strncmp(t, "-fmacro-prefix-map=", 19);
+}
+
+static void load_path_maps(void)
+{
+	if (n_path_maps >= 0)
+		return;
+	n_path_maps = 0;
+	path_maps = XNEWVEC(struct pgopt_map, save_decoded_options_count + 1);
+	for (unsigned int i = 1; i < save_decoded_options_count; i++) {
+		const char *t = save_decoded_options[i].orig_option_with_args_text;
+		const char *v, *eq;
+		if (!t || !is_prefix_map(t))
+			continue;
+		v = strchr(t, '=') + 1;
+		eq = strchr(v, '=');
+		if (!eq || eq == v)
+			continue;
+		path_maps[n_path_maps].from = xstrndup(v, eq - v);
+		path_maps[n_path_maps].len = eq - v;
+		path_maps[n_path_maps].to = eq + 1;
+		n_path_maps++;
+	}
+}
+
+/* S with every occurrence of a mapped prefix replaced (new memory, or S). */
+static const char *mapped(const char *s)
+{
+	struct sbuf out = { NULL, 0, 0 };
+	load_path_maps();
+	if (!s || !n_path_maps)
+		return s;
+	for (const char *p = s; *p;) {
+		int hit = -1;
+		for (int k = n_path_maps - 1; k >= 0 && hit < 0; k--)
+			if (!strncmp(p, path_maps[k].from, path_maps[k].len))
+				hit = k;
+		if (hit < 0) {
+			sb_ch(&out, *p++);
+			continue;
+		}
+		sb_str(&out, path_maps[hit].to);
+		p += path_maps[hit].len;
+	}
+	return out.buf ? out.buf : s;
+}
+
 static void sb_json_words(struct sbuf *sb, const char *s, const char *seps)
 {
 	bool first = true;
@@ -643,7 +708,7 @@ static void add_sites(struct sbuf *sb, const struct pgopt_sites *s,
 		sb_json(sb, site->callee);
 		if (site->file && (!fn_file || strcmp(site->file, fn_file))) {
 			sb_key(sb, "file");
-			sb_json(sb, site->file);
+			sb_json(sb, mapped(site->file));
 		}
 		/* where the callee lives matters for link-time (cross-object)
 		 * inlining; header functions are in every object anyway */
@@ -651,7 +716,7 @@ static void add_sites(struct sbuf *sb, const struct pgopt_sites *s,
 		    !is_header(site->callee_file) &&
 		    (!fn_file || strcmp(site->callee_file, fn_file))) {
 			sb_key(sb, "callee_file");
-			sb_json(sb, site->callee_file);
+			sb_json(sb, mapped(site->callee_file));
 		}
 		sb_key(sb, "line");
 		sb_int(sb, site->line);
@@ -825,7 +890,7 @@ static char *function_record(cgraph_node *node, bool with_calls)
 		sb_json(&sb, decl_name(orig));
 	}
 	sb_key(&sb, "file");
-	sb_json(&sb, file);
+	sb_json(&sb, mapped(file));
 	sb_key(&sb, "line");
 	sb_int(&sb, DECL_SOURCE_LINE(orig));
 	add_opt_flags(&sb, decl);
@@ -890,7 +955,7 @@ static void removed_records(void)
 		sb_str(&out_lines, "{\"kind\":\"fn\",\"name\":");
 		sb_json(&out_lines, fn->name);
 		sb_key(&out_lines, "file");
-		sb_json(&out_lines, fn->file);
+		sb_json(&out_lines, mapped(fn->file));
 		sb_key(&out_lines, "line");
 		sb_int(&out_lines, fn->line);
 		sb_str(&out_lines, ",\"emitted\":false");
@@ -1102,11 +1167,11 @@ static void add_command_line(struct sbuf *sb)
 		    !strncmp(t, "-fplugin", 8) || !strcmp(t, "-quiet") ||
 		    !strncmp(t, "-auxbase", 8) || !strncmp(t, "-imultiarch", 11) ||
 		    !strncmp(t, "-fltrans-output-list", 20) ||
-		    !strncmp(t, "-fresolution", 12))
+		    !strncmp(t, "-fresolution", 12) || is_prefix_map(t))
 			continue;
 		if (!first)
 			sb_ch(sb, ',');
-		sb_json(sb, t);
+		sb_json(sb, mapped(t));
 		first = false;
 	}
 	sb_ch(sb, ']');
@@ -1131,7 +1196,7 @@ static int ltrans_partition(void)
 static void emit_unit(struct sbuf *sb)
 {
 	sb_str(sb, "{\"pgopt\":1,\"kind\":\"unit\",\"tu\":");
-	sb_json(sb, unit_name());
+	sb_json(sb, mapped(unit_name()));
 	sb_key(sb, "stage");
 	sb_json(sb, stage_name());
 	if (ltrans_partition() >= 0) {
@@ -1139,13 +1204,13 @@ static void emit_unit(struct sbuf *sb)
 		sb_int(sb, ltrans_partition());
 	}
 	sb_key(sb, "src");
-	sb_json(sb, main_input_filename);
+	sb_json(sb, mapped(main_input_filename));
 	sb_key(sb, "gcc");
 	sb_json(sb, gcc_basever);
 	sb_key(sb, "plugin");
 	sb_json(sb, PGOPT_VERSION);
 	sb_key(sb, "rules");
-	sb_json_words(sb, opt_rules, ",");
+	sb_json_words(sb, mapped(opt_rules), ",");
 	sb_key(sb, "added");
 	sb_json_words(sb, opt_added, " \t");
 	sb_key(sb, "removed");

@@ -112,6 +112,18 @@ static void drop_flag(struct strvec *sv, const char *f)
 }
 
 /* Load the policy the settings name; 0 when none is in force. */
+/* Does the command line map its paths (-ffile-prefix-map=, as Debian's
+ * dpkg-buildflags passes, -fdebug-prefix-map=, -fmacro-prefix-map=)? */
+static int has_prefix_map(const struct strvec *sv)
+{
+	for (size_t i = 0; i < sv->nr; i++)
+		if (!strncmp(sv->v[i], "-ffile-prefix-map=", 18) ||
+		    !strncmp(sv->v[i], "-fdebug-prefix-map=", 19) ||
+		    !strncmp(sv->v[i], "-fmacro-prefix-map=", 19))
+			return 1;
+	return 0;
+}
+
 static int load_policy(struct invocation *inv)
 {
 	const char *path = invocation_setting(inv, SETTING_POLICY);
@@ -168,7 +180,14 @@ static void apply_policy(struct invocation *inv)
 		drop_flag(&inv->final, POLICY_BOLT_CFLAG);
 		drop_flag(&inv->res.added, POLICY_BOLT_CFLAG);
 	}
-	strvec_push(&inv->final, "-frecord-gcc-switches");
+	/* the object proves its flags; not with a path map (a reproducible
+	 * build): cc1 would record its argv unmapped, the build path in the
+	 * map itself, -fplugin=/abs/pgopt.so and the log directory; the
+	 * plugin's record, mapped, holds the options then */
+	if (!has_prefix_map(&inv->final))
+		strvec_push(&inv->final, "-frecord-gcc-switches");
+	else	/* DWARF's producer would name them too */
+		strvec_push(&inv->final, "-gno-record-gcc-switches");
 	/* the plugin runs in every changed compile, and in the LTO link where
 	 * the cross-file inlining happens */
 	if (!is_link || inv->policy.lto != LTO_OFF)
