@@ -664,6 +664,11 @@ void build_finish(struct build *b, int rc)
 		build_write_record(b, rc == 0 || (b->bench_code || b->gate_code > 0));
 	if (rc == 0)
 		printf("%s\n", b->o.install ? b->prefix : b->builddir);
+	build_release(b);
+}
+
+void build_release(struct build *b)
+{
 	build_source_release(&b->src);
 	free(b->prefix);
 	free(b->builddir);

@@ -139,6 +139,9 @@ int build_checks(struct build *b);
 /* Write the record (whenever there is a build directory), print the
  * result's path when rc is 0, free b. */
 void build_finish(struct build *b, int rc);
+/* Free what b holds (build_finish's last step; a b of build_init only is
+ * fine). */
+void build_release(struct build *b);
 
 /* Remember a phase's wall time for the record. */
 void build_add_phase(struct build *b, const char *name, double seconds);

@@ -101,17 +101,7 @@ static void test_lto_modes(void **state)
 		assert_int_equal(build_load_policy(&b), 0);
 		assert_string_equal(b.lto_mode, modes[i]);
 		assert_int_equal(b.lto, strcmp(modes[i], "off") != 0);
-		strvec_clear(&b.policy_refs);
-		strvec_clear(&b.policy_ref_text);
-		strvec_clear(&b.env);
-		strvec_clear(&b.configure);
-		strvec_clear(&b.invalidated_tus);
-		strvec_clear(&b.relinked_outputs);
-		strbuf_release(&b.policy_text);
-		strbuf_release(&b.bench);
-		free(b.policy);
-		free(b.policy_sha);
-		free(b.lto_mode);
+		build_release(&b);
 		free(text);
 		free(p);
 	}
@@ -138,17 +128,7 @@ static void test_lists_are_the_policy(void **state)
 	assert_string_equal(b.policy_ref_text.v[0], "ExecInterpExpr\nhash_search\n");
 	assert_string_equal(b.policy_ref_text.v[1], "elog_start\n");
 	before = xstrdup(b.policy_sha);
-	strvec_clear(&b.policy_refs);
-	strvec_clear(&b.policy_ref_text);
-	strvec_clear(&b.env);
-	strvec_clear(&b.configure);
-	strvec_clear(&b.invalidated_tus);
-	strvec_clear(&b.relinked_outputs);
-	strbuf_release(&b.policy_text);
-	strbuf_release(&b.bench);
-	free(b.policy);
-	free(b.policy_sha);
-	free(b.lto_mode);
+	build_release(&b);
 
 	/* the policy's text is the same; its hot list is not */
 	after = build_policy_sha(p);
