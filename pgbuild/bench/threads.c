@@ -241,6 +241,8 @@ static void *thread_body(void *arg)
 		last_t = run->start_us;
 		next_report = run->start_us + (progress ? run->o->progress * 1000000LL : BAR_EVERY_US);
 	}
+	if (bar) /* the bar shows at once: a short run can end before the first redraw */
+		progress_report(run, run->start_us, &last_t, &last_c, &last_s, &last_s2, &last_e, bar);
 	for (;;) {
 		int nwait = 0, active = 0, timeout = 1000, r;
 		for (int i = 0; i < t->nclients; i++) {
