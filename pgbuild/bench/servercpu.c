@@ -48,6 +48,7 @@ int servercpu_parse_stat(const char *line, struct servercpu_stat *st)
 		p = end;
 	}
 	st->ppid = (pid_t)f[0];
+	st->flags = (unsigned long)f[5];
 	st->utime = f[10];
 	st->stime = f[11];
 	st->cutime = f[12];
@@ -104,9 +105,12 @@ int servercpu_snapshot(const char *proc_root, pid_t postmaster, struct servercpu
 	unsigned long long children = 0;
 	int n = each_child(proc_root, postmaster, add_child, &children);
 	/* the postmaster last: a child reaped meanwhile is in its cutime; a
-	 * dead one (a zombie not yet reaped) has no server time left to count */
+	 * dead one (a zombie not yet reaped) has no server time left to count,
+	 * nor has a dying one: the kernel closes its files (its children see
+	 * it gone, and exit) before it becomes a zombie, and on a busy machine
+	 * a snapshot can fall in between, with PF_EXITING already set */
 	if (n < 0 || read_stat(proc_root, postmaster, &pm) < 0 || pm.state == 'Z' ||
-	    pm.state == 'X')
+	    pm.state == 'X' || (pm.flags & SERVERCPU_PF_EXITING))
 		return -1;
 	s->ticks = children + pm.utime + pm.stime + pm.cutime + pm.cstime;
 	s->processes = n + 1;

@@ -40,9 +40,13 @@ struct servercpu_stat {
 	char comm[32];             /* field 2, without the parentheses */
 	char state;                /* field 3: R S D Z ... */
 	pid_t ppid;                /* field 4 */
+	unsigned long flags;       /* field 9: the kernel's PF_* flags */
 	unsigned long long utime, stime;   /* fields 14, 15: clock ticks */
 	unsigned long long cutime, cstime; /* fields 16, 17: reaped children's */
 };
+
+/* PF_EXITING of the kernel's sched.h: the process is in do_exit() */
+#define SERVERCPU_PF_EXITING 0x00000004UL
 
 /* Parse one stat line (comm may hold spaces and parentheses).  0 or -1. */
 int servercpu_parse_stat(const char *line, struct servercpu_stat *st);

@@ -124,6 +124,19 @@ static void test_snapshot_and_difference(void **state)
 		fprintf(fp, "100 (postgres) Z 1 100 100 0 -1 0 0 0 0 0 12 5 0 0 20 0 1 0 1 1 1\n");
 		fclose(fp);
 		assert_int_equal(servercpu_snapshot(root, 100, &b), -1);
+		/* nor one still running its exit (PF_EXITING, 0x4, in field 9):
+		 * its files are closed, so its backends may be gone already */
+		fp = fopen(path, "w");
+		assert_non_null(fp);
+		fprintf(fp, "100 (postgres) R 1 100 100 0 -1 4194564 0 0 0 0 12 5 0 0 20 0 1 0 1 1 1\n");
+		fclose(fp);
+		assert_int_equal(servercpu_snapshot(root, 100, &b), -1);
+		/* a live one: its flags without it (4194560 = PF_RANDOMIZE | PF_SUPERPRIV) */
+		fp = fopen(path, "w");
+		assert_non_null(fp);
+		fprintf(fp, "100 (postgres) S 1 100 100 0 -1 4194560 0 0 0 0 12 5 0 0 20 0 1 0 1 1 1\n");
+		fclose(fp);
+		assert_int_equal(servercpu_snapshot(root, 100, &b), 0);
 	}
 	assert_int_equal(remove_tree(root), 0);
 }
