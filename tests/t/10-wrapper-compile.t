@@ -119,4 +119,12 @@ ok "an executable's object under -fno-pie compiles" np -O2 -c exe.c -o exe.o
 ok "... and links under -no-pie" np -O2 exe.o -o exe
 like "... position-dependent (EXEC, not DYN)" "$(readelf -h exe | grep Type:)" 'EXEC'
 like "... its link logged with -no-pie" "$(grep '"-o","exe"' log/compile.jsonl | tail -n 1)" '"-no-pie"'
+# ... and with LTO, where the links generate the code again from cflags
+printf '[global]\ncflags += -fno-pie\nldflags += -no-pie\nlto = slim\n' > nopie-lto.policy
+npl() { PGOPT_LOGDIR=$TMP/log PGOPT_POLICY=$TMP/nopie-lto.policy "$W" "$@"; }
+ok "lto: a -fPIC object under -fno-pie compiles" npl -O2 -fPIC -c lib.c -o lib-lto.o
+ok "lto: ... and links into a shared library (its code generated PIC)" npl -O2 -fPIC -shared lib-lto.o -o lib-lto.so
+like "lto: ... which is one" "$(readelf -h lib-lto.so | grep Type:)" 'DYN'
+ok "lto: an executable under -fno-pie and -no-pie" sh -c "PGOPT_LOGDIR=$TMP/log PGOPT_POLICY=$TMP/nopie-lto.policy '$W' -O2 -c exe.c -o exe-lto.o && PGOPT_LOGDIR=$TMP/log PGOPT_POLICY=$TMP/nopie-lto.policy '$W' -O2 exe-lto.o -o exe-lto"
+like "lto: ... position-dependent" "$(readelf -h exe-lto | grep Type:)" 'EXEC'
 done_testing

@@ -553,6 +553,17 @@ static void test_apply(void **state)
 	apply_is(&p, "a.c", "-fPIC -c a.c", "-fPIC -c a.c", "/p/x.policy:1");
 	apply_is(&p, "a.c", "-fpic -c a.c", "-fpic -c a.c", "/p/x.policy:1");
 	policy_release(&p);
+	/* with LTO the cflags reach links, where the code is generated again:
+	 * an executable's link takes -fno-pie, a shared library's does not
+	 * (its LTO code would not be PIC: found linking PostgreSQL's
+	 * conversion procs with lto = on) */
+	assert_int_equal(parse("[global]\ncflags += -fno-pie\nldflags += -no-pie\nlto = slim\n", &p, &err), 0);
+	apply_is(&p, NULL, "-o postgres a.o", "-o postgres a.o -fno-pie -no-pie -flto=auto",
+		 "/p/x.policy:1");
+	apply_is(&p, NULL, "-fPIC -shared -o x.so a.o", "-fPIC -shared -o x.so a.o -flto=auto",
+		 "/p/x.policy:1");
+	apply_is(&p, NULL, "-shared -o x.so a.o", "-shared -o x.so a.o -flto=auto", "/p/x.policy:1");
+	policy_release(&p);
 	assert_int_equal(parse("[global]\nlto = on\ncflags += -O3\nldflags += -Wl,-O1\n", &p, &err), 0);
 	/* lto = on: fat objects (pgoptcc drops the flag for a compiler that is not GCC) */
 	apply_is(&p, "a.c", "-O2 -c a.c", "-O2 -c a.c -O3 -flto=auto -ffat-lto-objects",

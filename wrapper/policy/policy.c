@@ -653,8 +653,10 @@ void policy_apply(const struct policy *p, const char *tu, struct strvec *args,
 	int shared = link && strvec_find(args, "-shared") >= 0;
 	/* ... and a compile for a shared library (-fpic, -fPIC) keeps its PIC:
 	 * a later -fno-pie, -fpie or -fPIE would replace it (gcc's last
-	 * PIC/PIE option wins) and the library would not link */
-	int pic = !link && (strvec_find(args, "-fPIC") >= 0 || strvec_find(args, "-fpic") >= 0);
+	 * PIC/PIE option wins) and the library would not link; so does the
+	 * library's link, where LTO generates the code again (with lto on,
+	 * the global cflags reach links) */
+	int pic = strvec_find(args, "-fPIC") >= 0 || strvec_find(args, "-fpic") >= 0 || shared;
 	strvec_init(&res->rules);
 	strvec_init(&res->added);
 	strvec_init(&res->removed);
