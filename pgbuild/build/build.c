@@ -399,6 +399,7 @@ static void run_gate(struct build *b)
 static void setup_env(struct build *b)
 {
 	const char *pfx = getenv("PGOPT_PREFIX");
+	const char *profile = getenv("PGOPT_PROFILE");
 
 	if (b->policy)
 		strvec_pushf(&b->env, "PGOPT_POLICY=%s", b->policy);
@@ -408,6 +409,10 @@ static void setup_env(struct build *b)
 	/* the root is found per file: sources in the source tree, generated
 	 * files in the build tree */
 	strvec_push(&b->env, "PGOPT_ROOT");
+	/* pgbuild pgo's profile mode reaches pgoptcc from our environment:
+	 * recorded, so that verify replays the compiles with it */
+	if (profile && *profile)
+		strvec_pushf(&b->env, "PGOPT_PROFILE=%s", profile);
 	if (!pfx) {
 		char *ccache = locate_in_path("ccache");
 		if (ccache) {
