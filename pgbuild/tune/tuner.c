@@ -88,7 +88,7 @@ static const char *refuse_reason(struct tuner *tu, const char *cand)
 	return why;
 }
 
-static int load_candidates(struct tuner *tu, const char *path)
+static int tuner_load_candidates(struct tuner *tu, const char *path)
 {
 	struct strbuf text = STRBUF_INIT;
 	char *save = NULL, *line;
@@ -141,7 +141,7 @@ static int load_candidates(struct tuner *tu, const char *path)
 }
 
 /* DATADIR/pgoptcc/tune-candidates.txt (the build tree has a copy) */
-static const char *default_candidates(void)
+static const char *tuner_default_candidates(void)
 {
 	static char *p;
 	if (!p)
@@ -149,7 +149,7 @@ static const char *default_candidates(void)
 	return p;
 }
 
-static int load_scope(struct tuner *tu)
+static int tuner_load_scope(struct tuner *tu)
 {
 	const char *s = tu->o.scope;
 	if (!strcmp(s, "global")) {
@@ -246,7 +246,7 @@ static int policy_sections(struct tuner *tu, tune_set set, struct policy_doc *d,
  * are errors there), so no unsafe policy is ever written.  NULL, with the
  * error printed, when the parser refuses it.
  */
-static char *policy_text(struct tuner *tu, tune_set set, const char *path)
+static char *tuner_policy_text(struct tuner *tu, tune_set set, const char *path)
 {
 	struct policy_doc d;
 	struct strbuf err = STRBUF_INIT, sb = STRBUF_INIT;
@@ -275,7 +275,7 @@ static char *set_dir(struct tuner *tu, tune_set s)
 	return d;
 }
 
-static char *set_prefix(struct tuner *tu, tune_set s)
+static char *tuner_set_prefix(struct tuner *tu, tune_set s)
 {
 	char *d, *p;
 	if (!s && tu->o.baseline)
@@ -389,7 +389,7 @@ enum { BUILT_OK = 0, BUILT_FAILED = 1, BUILT_REGRESS_FAILED = 2, BUILT_ERROR = -
  */
 static int ensure_installed(struct tuner *tu, tune_set s, int *builds, double *secs, char **note)
 {
-	char *dir, *prefix = set_prefix(tu, s), *policy = NULL, *log = NULL, *stage = NULL;
+	char *dir, *prefix = tuner_set_prefix(tu, s), *policy = NULL, *log = NULL, *stage = NULL;
 	char *text = NULL, *status = NULL;
 	struct strvec args = STRVEC_INIT, env = STRVEC_INIT;
 	int rc = BUILT_ERROR, code;
@@ -417,7 +417,7 @@ static int ensure_installed(struct tuner *tu, tune_set s, int *builds, double *s
 	unlink(log);
 	if (s) {
 		policy = xasprintf("%s/tune.policy", dir);
-		text = policy_text(tu, s, policy);
+		text = tuner_policy_text(tu, s, policy);
 		if (!text || write_text(policy, text) < 0)
 			goto out;
 	}
@@ -565,8 +565,8 @@ static int tuner_evaluate(struct tune_engine *t, tune_set cand, tune_set ref,
 		goto out;
 	}
 
-	cand_prefix = set_prefix(tu, cand);
-	ref_prefix = set_prefix(tu, ref);
+	cand_prefix = tuner_set_prefix(tu, cand);
+	ref_prefix = tuner_set_prefix(tu, ref);
 	dir = set_dir(tu, cand);
 	mkdir_p(dir);
 	refid = tune_set_id(t, ref);
@@ -664,7 +664,7 @@ out:
 
 /* ---------------- output ---------------- */
 
-static void print_report(struct tuner *tu, FILE *fp, const char *out_path)
+static void tuner_print_report(struct tuner *tu, FILE *fp, const char *out_path)
 {
 	struct tune_engine *t = &tu->t;
 	char b1[32], b2[32];
@@ -740,7 +740,7 @@ static void set_json_flags(struct tune_engine *t, tune_set s, struct json_writer
 	json_array_end(jw);
 }
 
-static int write_json(struct tuner *tu, const char *path, const char *out_path)
+static int tuner_write_json(struct tuner *tu, const char *path, const char *out_path)
 {
 	struct tune_engine *t = &tu->t;
 	struct strbuf sb = STRBUF_INIT;
@@ -794,7 +794,7 @@ static int write_json(struct tuner *tu, const char *path, const char *out_path)
 	json_key(&jw, "flags"); set_json_flags(t, t->best, &jw);
 	json_key(&jw, "policy"); json_string(&jw, out_path);
 	{
-		char *id = tune_set_id(t, t->best), *pfx = set_prefix(tu, t->best);
+		char *id = tune_set_id(t, t->best), *pfx = tuner_set_prefix(tu, t->best);
 		json_key(&jw, "id"); json_string(&jw, id);
 		json_key(&jw, "prefix"); json_string(&jw, pfx);
 		free(id);
@@ -816,7 +816,7 @@ static int write_json(struct tuner *tu, const char *path, const char *out_path)
 	json_key(&jw, "stop_reason"); json_string(&jw, t->stop_reason);
 	json_object_end(&jw);
 	strbuf_addch(&sb, '\n');
-	rc = write_text(path, sb.buf);
+	rc = write_file_atomic(path, sb.buf, sb.len);
 	strbuf_release(&sb);
 	return rc;
 }
@@ -879,7 +879,7 @@ static int prepare_dirs(struct tuner *tu)
 	if (!tu->build_prefix)
 		tu->build_prefix = xasprintf("%s/build-prefix", tu->workdir);
 	if (!tu->o.baseline)
-		tu->stock_prefix = set_prefix(tu, 0);
+		tu->stock_prefix = tuner_set_prefix(tu, 0);
 	return 0;
 }
 
@@ -911,23 +911,23 @@ int tuner_run(struct tuner *tu, const struct tune_params *p)
 	int rc = PGBUILD_EXIT_ERROR;
 
 	tune_engine_init(&tu->t, p);
-	if (load_scope(tu) < 0)
+	if (tuner_load_scope(tu) < 0)
 		goto out;
-	if (!tu->o.candidates && !path_exists(default_candidates())) {
+	if (!tu->o.candidates && !path_exists(tuner_default_candidates())) {
 		error("no --candidates given and the default list %s is missing "
-		      "(make install puts it in DATADIR/pgoptcc)", default_candidates());
+		      "(make install puts it in DATADIR/pgoptcc)", tuner_default_candidates());
 		goto out;
 	}
 	if (!tu->o.candidates)
-		tu->o.candidates = default_candidates();
-	if (load_candidates(tu, tu->o.candidates) < 0)
+		tu->o.candidates = tuner_default_candidates();
+	if (tuner_load_candidates(tu, tu->o.candidates) < 0)
 		goto out;
 	tu->workdir = path_absolute(tu->o.workdir);
 	out_path = tu->o.out ? path_absolute(tu->o.out) : xasprintf("%s/best.policy", tu->workdir);
 	state_path = tu->o.state ? path_absolute(tu->o.state) :
 		     xasprintf("%s/state.jsonl", tu->workdir);
 	/* the start policy must pass pgoptcc's own checks */
-	text = policy_text(tu, p->start_stock ? 0 : ~(tune_set)0, out_path);
+	text = tuner_policy_text(tu, p->start_stock ? 0 : ~(tune_set)0, out_path);
 	if (!text)
 		goto out;
 	if (tu->o.dry_run) {
@@ -938,16 +938,16 @@ int tuner_run(struct tuner *tu, const struct tune_params *p)
 	if (prepare_dirs(tu) < 0 || prepare_engine(tu, state_path) < 0)
 		goto out;
 	if (tune_engine_run(&tu->t) < 0) {
-		print_report(tu, stdout, NULL);
+		tuner_print_report(tu, stdout, NULL);
 		error("tune stopped: %s", tu->t.stop_reason);
 		goto out;
 	}
 	free(text);
-	text = policy_text(tu, tu->t.best, out_path);
+	text = tuner_policy_text(tu, tu->t.best, out_path);
 	if (!text || write_text(out_path, text) < 0)
 		goto out;
-	print_report(tu, stdout, out_path);
-	if (tu->o.json && write_json(tu, tu->o.json, out_path) < 0)
+	tuner_print_report(tu, stdout, out_path);
+	if (tu->o.json && tuner_write_json(tu, tu->o.json, out_path) < 0)
 		goto out;
 	rc = strcmp(tu->t.stop_reason, "converged") ? PGBUILD_EXIT_FAIL : PGBUILD_EXIT_OK;
 out:
