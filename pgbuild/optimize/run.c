@@ -345,13 +345,13 @@ static int step(struct orun *r, int s, int k, const char *what,
 
 /* What stage s trained on: --train for the stages with a profile run
  * (pgo, tuned, bolt), nothing for stock and lto. */
-static const struct strvec *trained_on(const struct orun *r, int s)
+static const struct strvec *optimize_trained_on(const struct orun *r, int s)
 {
 	return s == OS_PGO || s == OS_TUNED || s == OS_BOLT ? &r->o->train : NULL;
 }
 
 /* The parent's measurements of stage s (NULL: stock, or none). */
-static const struct optimize_measure *parent_measure(const struct orun *r, int s)
+static const struct optimize_measure *optimize_parent_measure(const struct orun *r, int s)
 {
 	int p = r->s[s].parent;
 	return p > OS_STOCK ? &r->s[p].m : NULL;
@@ -361,11 +361,11 @@ static const struct optimize_measure *parent_measure(const struct orun *r, int s
 static void say_kept(struct orun *r, int s)
 {
 	struct optimize_gain in, out;
-	optimize_gain(&r->s[s].m, parent_measure(r, s), trained_on(r, s), 1, &out);
-	optimize_gain(&r->s[s].m, parent_measure(r, s), trained_on(r, s), 0, &in);
+	optimize_gain(&r->s[s].m, optimize_parent_measure(r, s), optimize_trained_on(r, s), 1, &out);
+	optimize_gain(&r->s[s].m, optimize_parent_measure(r, s), optimize_trained_on(r, s), 0, &in);
 	fprintf(stderr, "optimize: %s kept on %s evidence: cycles estimate of stock "
 		"(geometric means)", optimize_stage_names[s],
-		optimize_evidence(&r->s[s].m, trained_on(r, s)));
+		optimize_evidence(&r->s[s].m, optimize_trained_on(r, s)));
 	if (out.n)
 		fprintf(stderr, " %.4fx held-out", out.total);
 	if (in.n)
@@ -388,7 +388,7 @@ static int decide(struct orun *r, int s)
 		r->stop = "gate result unreadable";
 		rc = -1;
 	} else if (optimize_decide(&st->m, parent == OS_STOCK ? NULL : &r->s[parent].m,
-				   optimize_stage_names[parent], trained_on(r, s), &reason)) {
+				   optimize_stage_names[parent], optimize_trained_on(r, s), &reason)) {
 		st->state = SS_KEPT;
 		r->best = s;
 		say_kept(r, s);
@@ -720,7 +720,7 @@ static void write_stage_workloads(struct json_writer *jw, struct orun *r, int s)
 		json_object_begin(jw);
 		json_key(jw, "name"); json_string(jw, wl);
 		json_key(jw, "sample");
-		json_string(jw, s == OS_STOCK ? NULL : optimize_held_out(trained_on(r, s), wl) ?
+		json_string(jw, s == OS_STOCK ? NULL : optimize_held_out(optimize_trained_on(r, s), wl) ?
 			    "held-out" : "in-sample");
 		json_key(jw, "resolution");
 		json_double(jw, optimize_resolution(&st->m, wl, OM_CYCLES));
@@ -738,7 +738,7 @@ static void write_stage_workloads(struct json_writer *jw, struct orun *r, int s)
  * held-out and the in-sample workloads side by side. */
 static void write_stage_samples(struct json_writer *jw, struct orun *r, int s)
 {
-	const struct strvec *t = trained_on(r, s);
+	const struct strvec *t = optimize_trained_on(r, s);
 	static const char *const side[2] = { "in_sample", "held_out" };
 	struct strvec none = STRVEC_INIT;
 
@@ -752,7 +752,7 @@ static void write_stage_samples(struct json_writer *jw, struct orun *r, int s)
 	for (int h = 1; h >= 0; h--) {
 		struct optimize_gain g = { 0, NAN, NAN };
 		if (s != OS_STOCK)
-			optimize_gain(&r->s[s].m, parent_measure(r, s), t, h, &g);
+			optimize_gain(&r->s[s].m, optimize_parent_measure(r, s), t, h, &g);
 		json_key(jw, side[h]);
 		json_object_begin(jw);
 		json_key(jw, "workloads"); json_int(jw, (long)g.n);
@@ -794,7 +794,7 @@ static void write_stage(struct json_writer *jw, struct orun *r, int s)
 }
 
 /* WORKDIR/optimize.json: the whole run. */
-static void write_doc(struct orun *r, struct strbuf *out, int rc)
+static void optimize_write_doc(struct orun *r, struct strbuf *out, int rc)
 {
 	struct json_writer jw;
 
@@ -846,7 +846,7 @@ static void finish(struct orun *r, int rc)
 	char *hpath = r->o->html ? xstrdup(r->o->html) : xasprintf("%s/optimize.html", r->workdir);
 	struct json_value *v;
 
-	write_doc(r, &doc, rc);
+	optimize_write_doc(r, &doc, rc);
 	write_file_atomic(path, doc.buf, doc.len);
 	if (r->o->json)
 		write_file_atomic(r->o->json, doc.buf, doc.len);
