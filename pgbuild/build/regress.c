@@ -28,7 +28,7 @@
 #include "pgbuild/pgbuild.h"
 
 /* What one `make ... check` run reported. */
-struct suite {
+struct regress_suite {
 	const char *name;        /* "core" or "contrib" */
 	long passed;             /* tests reported "ok" */
 	long failed;             /* tests reported "FAILED" */
@@ -46,7 +46,7 @@ struct suite {
  *   "     boolean                      ... FAILED       98 ms"
  *   "     stats                        ... failed (ignored)"
  */
-static void parse_line(struct suite *s, const char *line)
+static void parse_line(struct regress_suite *s, const char *line)
 {
 	const char *dots = strstr(line, " ... ");
 	const char *q, *e;
@@ -88,7 +88,7 @@ static void parse_line(struct suite *s, const char *line)
 	}
 }
 
-static void parse_output(struct suite *s, const char *text)
+static void regress_parse_output(struct regress_suite *s, const char *text)
 {
 	while (*text) {
 		const char *e = strchr(text, '\n');
@@ -125,7 +125,7 @@ struct regress {
 	struct strvec env;        /* make's environment */
 	struct cluster_user su;    /* the user make runs as (root only) */
 	const struct cluster_user *pw; /* &su when switching, else NULL */
-	struct suite suites[2];   /* core, contrib */
+	struct regress_suite suites[2];   /* core, contrib */
 	int nsuites;
 	long total, failed;       /* tests over all suites */
 	struct cluster cl;        /* installcheck: the server from o->prefix */
@@ -140,9 +140,9 @@ struct regress {
 	const char *workdir;      /* where make runs: farm or builddir */
 };
 
-static void take_back_diffs(struct regress *r, struct suite *s);
+static void take_back_diffs(struct regress *r, struct regress_suite *s);
 
-static int run_suite(struct regress *r, struct suite *s, const char *const *make_args,
+static int run_suite(struct regress *r, struct regress_suite *s, const char *const *make_args,
 		     int verbose_out)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
@@ -177,14 +177,14 @@ static int run_suite(struct regress *r, struct suite *s, const char *const *make
 	write_file_atomic(logpath, out.buf, out.len);
 	if (verbose_out)
 		fputs(out.buf, stderr);
-	parse_output(s, out.buf);
+	regress_parse_output(s, out.buf);
 	take_back_diffs(r, s);
 	s->log = logpath;
 	strbuf_release(&out);
 	return s->make_exit;
 }
 
-static void print_suite(const struct suite *s)
+static void regress_print_suite(const struct regress_suite *s)
 {
 	printf("%s: %ld tests, %ld passed, %ld failed", s->name,
 	       s->passed + s->failed + s->ignored, s->passed, s->failed);
@@ -201,7 +201,7 @@ static void print_suite(const struct suite *s)
 		printf("%s: make exited with %d; see %s\n", s->name, s->make_exit, s->log);
 }
 
-static void suite_json(struct json_writer *jw, const struct suite *s)
+static void regress_suite_json(struct json_writer *jw, const struct regress_suite *s)
 {
 	json_key(jw, s->name);
 	json_object_begin(jw);
@@ -547,7 +547,7 @@ out:
 
 /* The regression.diffs the suite named, taken back from the test tree
  * into the build tree, where they are then reported. */
-static void take_back_diffs(struct regress *r, struct suite *s)
+static void take_back_diffs(struct regress *r, struct regress_suite *s)
 {
 	size_t n = r->farm ? strlen(r->farm) : 0;
 	for (size_t i = 0; r->farm && i < s->diffs.nr; i++) {
@@ -711,8 +711,8 @@ static int summarize(struct regress *r)
 {
 	int rc = 0;
 	for (int i = 0; i < r->nsuites; i++) {
-		struct suite *s = &r->suites[i];
-		print_suite(s);
+		struct regress_suite *s = &r->suites[i];
+		regress_print_suite(s);
 		r->total += s->passed + s->failed + s->ignored;
 		r->failed += s->failed;
 		if (s->failed) {
@@ -756,7 +756,7 @@ static int write_json(const struct regress *r, int rc)
 	json_key(&jw, "tests"); json_int(&jw, r->total);
 	json_key(&jw, "failed"); json_int(&jw, r->failed);
 	for (int i = 0; i < r->nsuites; i++)
-		suite_json(&jw, &r->suites[i]);
+		regress_suite_json(&jw, &r->suites[i]);
 	json_object_end(&jw);
 	strbuf_addch(&sb, '\n');
 	ret = write_file_atomic(r->o->json, sb.buf, sb.len);
