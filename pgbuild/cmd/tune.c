@@ -8,6 +8,7 @@
 
 #include "pgbuild/bench/bench.h"
 #include "pgbuild/cluster/workdir.h"
+#include "pgbuild/metric/workloads.h"
 #include "pgbuild/cmd/cmd.h"
 #include "pgbuild/metric/metric.h"
 #include "pgbuild/noise/floor.h"
@@ -35,7 +36,7 @@ static void tune_usage(FILE *fp)
 "\n"
 "  --src SRC             PostgreSQL source (as pgbuild build; default\n"
 "                        debian:postgresql-15)\n"
-"  -W, --workload W      the one bench workload (default select-only)\n"
+"  -W, --workload W      the one bench workload (default " WORKLOADS_DEFAULT ")\n"
 "  --scope S             global (default), a glob over source files\n"
 "                        (e.g. 'src/backend/executor/*.c'), or @FILE listing\n"
 "                        files or globs, one per line (e.g. the hot files)\n"

@@ -15,7 +15,7 @@
  * suite pgbuild pgo runs; bolt: the installcheck pgbuild bolt runs), and
  * gated against stock (pgbuild gate --metric tps,instructions,cycles) on
  * the evaluation workloads (-W; default the training workloads --train,
- * default OPTIMIZE_DEFAULT_TRAIN, plus OPTIMIZE_HELD_OUT).  The decision
+ * default the WL_TRAIN workloads, plus OPTIMIZE_HELD_OUT).  The decision
  * (optimize_decide) reads the deterministic cycles estimate on held-out
  * evidence: a stage is kept when it is faster than the build it stacks on
  * by more than optimize_resolution on every workload it was not trained
@@ -40,16 +40,17 @@
 #include "wrapper/common/json.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/strvec.h"
+#include "pgbuild/metric/workloads.h"
 #include "pgbuild/stage/stage.h"
 
-/* The training workloads of pgo, tuned and bolt when --train is not
- * given, and the held-out workload the default evaluation set adds. */
-#define OPTIMIZE_DEFAULT_TRAIN "select-only", "tpcb"
-#define OPTIMIZE_HELD_OUT "mixed"
+/* The held-out workload the default evaluation set adds (the training
+ * workloads of pgo, tuned and bolt when --train is not given are the
+ * table's WL_TRAIN rows: metric/workloads.h). */
+#define OPTIMIZE_HELD_OUT WORKLOADS_HELDOUT
 
 /*
  * The defaults of the workload sets: train (--train) empty becomes
- * OPTIMIZE_DEFAULT_TRAIN; eval (-W) empty becomes train plus
+ * the WL_TRAIN workloads; eval (-W) empty becomes train plus
  * OPTIMIZE_HELD_OUT (when train does not hold it).  An eval given is
  * kept as given.
  */

@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "pgbuild/cluster/workdir.h"
+#include "pgbuild/metric/workloads.h"
 #include "wrapper/common/fdio.h"
 #include "wrapper/policy/edit.h"
 #include "wrapper/policy/policy.h"
@@ -463,7 +464,7 @@ void tuner_init(struct tuner *tu, struct tune_params *p)
 	p->max_builds = 12;
 	p->readd = 1;
 	tu->t0 = clock_seconds();
-	tu->o.workload = "select-only";
+	tu->o.workload = WORKLOADS_DEFAULT;
 	tu->o.scope = "global";
 	tu->o.metric = "instructions";
 	tu->o.workdir = "pgbuild-tune";
