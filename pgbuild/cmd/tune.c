@@ -261,9 +261,8 @@ static int check_options(struct tune_opts *o)
 		if (r < 0)
 			return PGBUILD_EXIT_ERROR;
 	}
-	if (strcmp(o->metric, "tps") && strcmp(o->workload, "select-only") &&
-	    strcmp(o->workload, "select1") && strcmp(o->workload, "tpcb"))
-		return cli_usage_error("--metric %s supports select-only, select1 and tpcb, "
+	if (strcmp(o->metric, "tps") && !workloads_has(o->workload, WL_SINGLE))
+		return cli_usage_error("--metric %s supports " WORKLOADS_SINGLE ", "
 				       "not \"%s\" (use --metric tps)", o->metric, o->workload);
 	if (o->plugin < 0) {
 		/* distccd refuses -fplugin: such compiles would all run locally */
