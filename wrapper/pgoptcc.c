@@ -62,7 +62,7 @@
 
 /* Where a setting came from, for messages: "PGOPT_PREFIX",
  * "/b/pgoptcc.conf:3", "--pgopt-prefix" or "default" (malloced). */
-static char *setting_source(const struct invocation *inv, enum setting_id id)
+static char *pgoptcc_setting_source(const struct invocation *inv, enum setting_id id)
 {
 	switch (inv->set.origin[id]) {
 	case SETTING_FROM_ENV: return xstrdup(settings_table[id].env);
@@ -238,7 +238,7 @@ static int run_compiler(const struct invocation *inv, const struct strvec *args,
  * unreadable or invalid pgoptcc.conf, or a relative CC option with no
  * pgoptcc.conf above.
  */
-static void resolve_settings(struct invocation *inv)
+static void pgoptcc_resolve_settings(struct invocation *inv)
 {
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
 	char *conf = NULL;
@@ -276,7 +276,7 @@ static void resolve_settings(struct invocation *inv)
 	policy_profile_release(&inv->profile);
 	if (invocation_setting(inv, SETTING_PROFILE) &&
 	    policy_profile_parse(&inv->profile, invocation_setting(inv, SETTING_PROFILE), &err) < 0) {
-		char *src = setting_source(inv, SETTING_PROFILE);
+		char *src = pgoptcc_setting_source(inv, SETTING_PROFILE);
 		die(PGOPT_EXIT_USAGE, "%s=%s: %s", src, invocation_setting(inv, SETTING_PROFILE), err.buf);
 	}
 	free(conf);
@@ -324,7 +324,7 @@ static void remember_settings(struct invocation *inv)
  * from, as seen from the working directory (like ccache -p). */
 static int show_config(struct invocation *inv)
 {
-	resolve_settings(inv);
+	pgoptcc_resolve_settings(inv);
 	if (inv->set.conf)
 		printf("# %s: %s\n", SETTINGS_CONF_NAME, inv->set.conf);
 	else if (inv->conf_ignored)
@@ -334,7 +334,7 @@ static int show_config(struct invocation *inv)
 		printf("# %s: none at or above %s\n", SETTINGS_CONF_NAME, inv->cwd);
 	for (int id = 0; id < SETTING_NR; id++) {
 		const struct setting_def *d = &settings_table[id];
-		char *src = setting_source(inv, (enum setting_id)id);
+		char *src = pgoptcc_setting_source(inv, (enum setting_id)id);
 		const char *v = invocation_setting(inv, (enum setting_id)id);
 		char *def = NULL;
 		if (!v && inv->set.origin[id] == SETTING_FROM_DEFAULT)
@@ -421,7 +421,7 @@ static int check_policy(struct invocation *inv, const char *path)
 
 /* --pgopt-help, and --help as pgoptcc's only argument (as ccache does; the
  * compiler's own: pgoptcc gcc --help).  The settings come from their table. */
-static int print_help(void)
+static int ownopts_help(void)
 {
 	printf("usage: pgoptcc [--pgopt-KEY=VALUE...] [COMPILER] ARGS...\n"
 	       "       pgoptcc [--pgopt-KEY=VALUE...] --pgopt-OPTION\n"
@@ -462,10 +462,10 @@ static int print_help(void)
  * argv[0] is the option; argc counts it and what follows.  Returns the
  * exit code, or -1 when argv[0] is none of them.
  */
-static int own_option(struct invocation *inv, int argc, char **argv)
+static int ownopts_run(struct invocation *inv, int argc, char **argv)
 {
 	if (!strcmp(argv[0], "--pgopt-help"))
-		return print_help();
+		return ownopts_help();
 	if (!strcmp(argv[0], "--pgopt-version")) {
 		printf("pgoptcc %s\n", PGOPT_VERSION);
 		return 0;
@@ -480,7 +480,7 @@ static int own_option(struct invocation *inv, int argc, char **argv)
 		char *tu;
 		if (argc != 2)
 			die(PGOPT_EXIT_USAGE, "usage: pgoptcc --pgopt-tu SOURCE");
-		resolve_settings(inv);
+		pgoptcc_resolve_settings(inv);
 		tu = tu_name(argv[1], inv->cwd, invocation_setting(inv, SETTING_ROOT));
 		puts(tu);
 		free(tu);
@@ -495,7 +495,7 @@ static int own_option(struct invocation *inv, int argc, char **argv)
 }
 
 /* An unknown --pgopt- option: say what exists, and what it may have meant. */
-static void unknown_option(const char *arg)
+static void ownopts_unknown(const char *arg)
 {
 	const char *names[SETTING_NR + 6], *hint;
 	char *word = xstrndup(arg + 8, strcspn(arg + 8, "="));
@@ -574,14 +574,14 @@ static int parse_front(struct invocation *inv, int argc, char **argv, const char
 	}
 	strbuf_release(&err);
 	if (first_arg == argc - 1 && !strcmp(argv[first_arg], "--help")) {
-		*exit_code = print_help();
+		*exit_code = ownopts_help();
 		return first_arg;
 	}
 	if (first_arg < argc && !strncmp(argv[first_arg], "--pgopt-", 8)) {
-		*exit_code = own_option(inv, argc - first_arg, argv + first_arg);
+		*exit_code = ownopts_run(inv, argc - first_arg, argv + first_arg);
 		if (*exit_code >= 0)
 			return first_arg;
-		unknown_option(argv[first_arg]);
+		ownopts_unknown(argv[first_arg]);
 	}
 	if (first_arg < argc && compiler_looks_like(argv[first_arg]))
 		*cc_name = argv[first_arg++]; /* CC="pgoptcc gcc-12" */
@@ -609,7 +609,7 @@ static void classify(struct invocation *inv, int argc, char **argv)
 	 * the settings, so a probe already sees the new pgoptcc.conf */
 	if (inv->cls.reason == REASON_CONFTEST && configure_running(inv->cwd))
 		remember_settings(inv);
-	resolve_settings(inv);
+	pgoptcc_resolve_settings(inv);
 	if (inv->cls.kind != KIND_PASSTHROUGH && env_is_1("PGOPT_PASSTHROUGH")) {
 		inv->cls.kind = KIND_PASSTHROUGH;
 		inv->cls.reason = REASON_PASSTHROUGH_ENV;
@@ -624,7 +624,7 @@ static void resolve_prefix(struct invocation *inv)
 
 	if (!invocation_setting(inv, SETTING_PREFIX))
 		return;
-	src = setting_source(inv, SETTING_PREFIX);
+	src = pgoptcc_setting_source(inv, SETTING_PREFIX);
 	strvec_split(&words, invocation_setting(inv, SETTING_PREFIX));
 	for (size_t i = 0; i < words.nr; i++) {
 		char *p = locate_in_path(words.v[i]);
@@ -667,7 +667,7 @@ static void decide(struct invocation *inv)
 		inv->have_policy = load_policy(inv);
 		/* the profile flags go with a policy's record, never alone */
 		if (!inv->have_policy && invocation_setting(inv, SETTING_PROFILE) && !inv->failsafe_error) {
-			char *src = setting_source(inv, SETTING_PROFILE);
+			char *src = pgoptcc_setting_source(inv, SETTING_PROFILE);
 			die(PGOPT_EXIT_USAGE,
 			    "%s=%s: expected a policy too (PGOPT_POLICY): the profile flags are added to a policy's",
 			    src, invocation_setting(inv, SETTING_PROFILE));
