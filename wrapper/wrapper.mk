@@ -1,7 +1,9 @@
 # wrapper/wrapper.mk - pgoptcc, the compiler wrapper.
-# Everything but the entry point goes into libwrapper.a so unit tests and the
-# classifier helper link the same code.
-WRAPPER_SRC  := $(filter-out wrapper/pgoptcc.c,$(wildcard wrapper/*.c))
+# Everything but the program's own files (the entry point and its own
+# options) goes into libwrapper.a so unit tests and the classifier helper
+# link the same code.
+WRAPPER_MAIN := wrapper/pgoptcc.c wrapper/ownopts.c
+WRAPPER_SRC  := $(filter-out $(WRAPPER_MAIN),$(wildcard wrapper/*.c))
 WRAPPER_OBJ  := $(WRAPPER_SRC:%.c=$(O)/obj/%.o)
 WRAPPER_LIB  := $(O)/obj/libwrapper.a
 
@@ -9,7 +11,7 @@ $(WRAPPER_LIB): $(WRAPPER_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(O)/bin/pgoptcc: $(O)/obj/wrapper/pgoptcc.o $(WRAPPER_LIB) $(POLICY_LIB) $(COMMON_LIB)
+$(O)/bin/pgoptcc: $(WRAPPER_MAIN:%.c=$(O)/obj/%.o) $(WRAPPER_LIB) $(POLICY_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lm $(ALL_LDFLAGS)
 

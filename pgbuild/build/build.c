@@ -18,6 +18,7 @@
 
 #include "pgbuild/build/build.h"
 #include "pgbuild/build/buildlog.h"
+#include "pgbuild/metric/workloads.h"
 #include "pgbuild/pgbuild.h"
 
 /* ---------------- small helpers ---------------- */
@@ -307,7 +308,8 @@ static int have_command(const char *cmd)
 
 static void run_bench(struct build *b)
 {
-	static const char *const workloads[] = { "select-only", "tpcb", NULL };
+	/* the default training workloads (metric/workloads.c) */
+	const char *const *workloads = workloads_names(WL_TRAIN);
 	struct json_writer jw = JSON_WRITER_INIT(&b->bench);
 	double t = clock_seconds();
 

@@ -1,6 +1,6 @@
 /*
- * regress.c - PostgreSQL's own regression suite over a build directory,
- * with a parsed summary; see regress.h.
+ * build/regress.c - PostgreSQL's own regression suite over a build
+ * directory, with a parsed summary (regsummary.c); see regress.h.
  *
  * The suites run as the server user when pgbuild is root (in a test tree
  * of hard links that user owns the directories of: regress.h), in a
@@ -27,79 +27,6 @@
 #include "pgbuild/cluster/serveruser.h"
 #include "pgbuild/pgbuild.h"
 
-/* What one `make ... check` run reported. */
-struct suite {
-	const char *name;        /* "core" or "contrib" */
-	long passed;             /* tests reported "ok" */
-	long failed;             /* tests reported "FAILED" */
-	long ignored;            /* "failed (ignored)" */
-	long summaries;          /* pg_regress summary blocks seen (suites) */
-	struct strvec failed_tests;
-	struct strvec diffs;     /* regression.diffs paths */
-	int make_exit;           /* exit code of make */
-	char *log;               /* its output */
-};
-
-/*
- * Parse one line of pg_regress output:
- *   "test tablespace                   ... ok          318 ms"
- *   "     boolean                      ... FAILED       98 ms"
- *   "     stats                        ... failed (ignored)"
- */
-static void parse_line(struct suite *s, const char *line)
-{
-	const char *dots = strstr(line, " ... ");
-	const char *q, *e;
-	const char *name_end, *name;
-
-	if (dots) {
-		const char *res = dots + 5;
-		while (*res == ' ')
-			res++;
-		name_end = dots;
-		while (name_end > line && name_end[-1] == ' ')
-			name_end--;
-		name = name_end;
-		while (name > line && name[-1] != ' ')
-			name--;
-		if (name == name_end)
-			return;
-		if (!strncmp(res, "ok", 2) && (!res[2] || res[2] == ' ')) {
-			s->passed++;
-		} else if (!strncmp(res, "FAILED", 6)) {
-			s->failed++;
-			strvec_push_nodup(&s->failed_tests,
-					  xstrndup(name, (size_t)(name_end - name)));
-		} else if (!strncmp(res, "failed (ignored)", 16)) {
-			s->ignored++;
-		}
-		return;
-	}
-	if (strstr(line, " tests passed") || strstr(line, " tests failed") ||
-	    strstr(line, " test passed") || strstr(line, " test failed"))
-		if (line[strspn(line, " ")] != '\0' &&
-		    (strstr(line, "All ") || strstr(line, " of ")))
-			s->summaries++;
-	if ((q = strstr(line, "regression.diffs\"")) && (e = q) && (q = memrchr(line, '"', (size_t)(q - line)))) {
-		char *p = xstrndup(q + 1, (size_t)(e - q - 1) + strlen("regression.diffs"));
-		if (strvec_find(&s->diffs, p) < 0)
-			strvec_push(&s->diffs, p);
-		free(p);
-	}
-}
-
-static void parse_output(struct suite *s, const char *text)
-{
-	while (*text) {
-		const char *e = strchr(text, '\n');
-		size_t n = e ? (size_t)(e - text) : strlen(text);
-		char *line = xstrndup(text, n);
-		parse_line(s, line);
-		free(line);
-		text += n + (e ? 1 : 0);
-	}
-}
-
 /* abs_top_srcdir from the build tree's src/Makefile.global, malloced. */
 static char *top_srcdir(const char *builddir)
 {
@@ -125,7 +52,7 @@ struct regress {
 	struct strvec env;        /* make's environment */
 	struct cluster_user su;    /* the user make runs as (root only) */
 	const struct cluster_user *pw; /* &su when switching, else NULL */
-	struct suite suites[2];   /* core, contrib */
+	struct regress_suite suites[2];   /* core, contrib */
 	int nsuites;
 	long total, failed;       /* tests over all suites */
 	struct cluster cl;        /* installcheck: the server from o->prefix */
@@ -140,9 +67,9 @@ struct regress {
 	const char *workdir;      /* where make runs: farm or builddir */
 };
 
-static void take_back_diffs(struct regress *r, struct suite *s);
+static void take_back_diffs(struct regress *r, struct regress_suite *s);
 
-static int run_suite(struct regress *r, struct suite *s, const char *const *make_args,
+static int run_suite(struct regress *r, struct regress_suite *s, const char *const *make_args,
 		     int verbose_out)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
@@ -177,44 +104,11 @@ static int run_suite(struct regress *r, struct suite *s, const char *const *make
 	write_file_atomic(logpath, out.buf, out.len);
 	if (verbose_out)
 		fputs(out.buf, stderr);
-	parse_output(s, out.buf);
+	regress_parse_output(s, out.buf);
 	take_back_diffs(r, s);
 	s->log = logpath;
 	strbuf_release(&out);
 	return s->make_exit;
-}
-
-static void print_suite(const struct suite *s)
-{
-	printf("%s: %ld tests, %ld passed, %ld failed", s->name,
-	       s->passed + s->failed + s->ignored, s->passed, s->failed);
-	if (s->ignored)
-		printf(", %ld failed but ignored", s->ignored);
-	if (!strcmp(s->name, "contrib"))
-		printf(" (%ld suites)", s->summaries);
-	printf("\n");
-	for (size_t i = 0; i < s->failed_tests.nr; i++)
-		printf("%s: FAILED %s\n", s->name, s->failed_tests.v[i]);
-	for (size_t i = 0; i < s->diffs.nr; i++)
-		printf("%s: diffs %s\n", s->name, s->diffs.v[i]);
-	if (s->make_exit != 0 && !s->failed)
-		printf("%s: make exited with %d; see %s\n", s->name, s->make_exit, s->log);
-}
-
-static void suite_json(struct json_writer *jw, const struct suite *s)
-{
-	json_key(jw, s->name);
-	json_object_begin(jw);
-	json_key(jw, "passed"); json_int(jw, s->passed);
-	json_key(jw, "failed"); json_int(jw, s->failed);
-	json_key(jw, "ignored"); json_int(jw, s->ignored);
-	json_key(jw, "make_exit"); json_int(jw, s->make_exit);
-	json_key(jw, "log"); json_string(jw, s->log);
-	json_key(jw, "failed_tests");
-	json_strvec(jw, &s->failed_tests);
-	json_key(jw, "diffs");
-	json_strvec(jw, &s->diffs);
-	json_object_end(jw);
 }
 
 /* ---------------- the run ---------------- */
@@ -547,7 +441,7 @@ out:
 
 /* The regression.diffs the suite named, taken back from the test tree
  * into the build tree, where they are then reported. */
-static void take_back_diffs(struct regress *r, struct suite *s)
+static void take_back_diffs(struct regress *r, struct regress_suite *s)
 {
 	size_t n = r->farm ? strlen(r->farm) : 0;
 	for (size_t i = 0; r->farm && i < s->diffs.nr; i++) {
@@ -711,8 +605,8 @@ static int summarize(struct regress *r)
 {
 	int rc = 0;
 	for (int i = 0; i < r->nsuites; i++) {
-		struct suite *s = &r->suites[i];
-		print_suite(s);
+		struct regress_suite *s = &r->suites[i];
+		regress_print_suite(s);
 		r->total += s->passed + s->failed + s->ignored;
 		r->failed += s->failed;
 		if (s->failed) {
@@ -756,7 +650,7 @@ static int write_json(const struct regress *r, int rc)
 	json_key(&jw, "tests"); json_int(&jw, r->total);
 	json_key(&jw, "failed"); json_int(&jw, r->failed);
 	for (int i = 0; i < r->nsuites; i++)
-		suite_json(&jw, &r->suites[i]);
+		regress_suite_json(&jw, &r->suites[i]);
 	json_object_end(&jw);
 	strbuf_addch(&sb, '\n');
 	ret = write_file_atomic(r->o->json, sb.buf, sb.len);

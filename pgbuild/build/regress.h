@@ -56,6 +56,9 @@
 #ifndef PGBUILD_REGRESS_H
 #define PGBUILD_REGRESS_H
 
+#include "wrapper/common/json.h"
+#include "wrapper/common/strvec.h"
+
 /* What to run (the options of `pgbuild regress`). */
 struct regress_opts {
 	const char *builddir;     /* --builddir: a configured build tree */
@@ -78,5 +81,30 @@ void regress_opts_init(struct regress_opts *o);
 /* Run the suites and print the summary; returns the exit code (0 passed,
  * 1 a test failed, 2 could not run). */
 int regress_run(const struct regress_opts *o);
+
+/* ---------------- one suite's summary (regsummary.c) ---------------- */
+
+/* What one `make ... check` run reported. */
+struct regress_suite {
+	const char *name;        /* "core" or "contrib" */
+	long passed;             /* tests reported "ok" */
+	long failed;             /* tests reported "FAILED" */
+	long ignored;            /* "failed (ignored)" */
+	long summaries;          /* pg_regress summary blocks seen (suites) */
+	struct strvec failed_tests;
+	struct strvec diffs;     /* regression.diffs paths */
+	int make_exit;           /* exit code of make */
+	char *log;               /* its output */
+};
+
+/* Count pg_regress's result lines, the failed tests and the
+ * regression.diffs paths of text (make's output) into s. */
+void regress_parse_output(struct regress_suite *s, const char *text);
+
+/* The suite's line (and its failed tests, diffs, make's exit) on stdout. */
+void regress_print_suite(const struct regress_suite *s);
+
+/* The suite as the --json object's member named s->name. */
+void regress_suite_json(struct json_writer *jw, const struct regress_suite *s);
 
 #endif

@@ -10,6 +10,7 @@
 #include "pgbuild/bench/bench.h"
 #include "pgbuild/bench/servercpu.h"
 #include "pgbuild/cluster/workdir.h"
+#include "pgbuild/metric/workloads.h"
 #include "pgbuild/cmd/cmd.h"
 
 static void bench_usage(FILE *fp)
@@ -250,7 +251,7 @@ static int check_options(struct bench_cli *b)
 		b->sqlfile = xstrdup(o->workload + 4);
 		o->file = b->sqlfile;
 		o->workload = "sql";
-	} else if (o->file && !strcmp(o->workload, "select-only")) {
+	} else if (o->file && !strcmp(o->workload, WORKLOADS_DEFAULT)) {
 		o->workload = "sql";
 	} else if (o->file && strcmp(o->workload, "sql")) {
 		return cli_usage_error("--file only applies to --workload sql");
@@ -272,7 +273,7 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 	int rc;
 
 	memset(&b, 0, sizeof(b));
-	b.o.workload = "select-only";
+	b.o.workload = WORKLOADS_DEFAULT;
 	b.o.protocol = PROTO_PREPARED;
 	b.o.clients = 1;
 	b.o.duration = 10;

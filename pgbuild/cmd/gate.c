@@ -29,7 +29,7 @@ static void gate_usage(FILE *fp)
 "  --candidate PREFIX        installed PostgreSQL under test (B)\n"
 "  -W, --workload LIST       bench workloads, comma-separated and repeatable\n"
 "                            (-W select-only,tpcb -W select1; default: those the\n"
-"                            thresholds name, else select-only)\n"
+"                            thresholds name, else " WORKLOADS_DEFAULT ")\n"
 "  -c, --clients N           client connections (default 2)\n"
 "      --threads N           client threads (default: bench's)\n"
 "  -T, --duration S          seconds per run (default 10)\n"

@@ -26,7 +26,7 @@ static void profile_usage(FILE *fp)
 	      "                         build directory maps functions to files)\n"
 	      "  --builddir DIR         the build directory (default: from the record)\n"
 	      "  -W, --workload LIST    bench workloads, comma-separated and repeatable\n"
-	      "                         (default select-only)\n"
+	      "                         (default " WORKLOADS_DEFAULT ")\n"
 	      "  -c, --clients N        client connections (default 2)\n"
 	      "  -T, --duration S       seconds per workload (default 10)\n"
 	      "  -s, --scale N          pgbench scale (default: bench's)\n"

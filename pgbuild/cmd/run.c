@@ -8,6 +8,7 @@
 
 #include "pgbuild/bench/servercpu.h"
 #include "pgbuild/cluster/workdir.h"
+#include "pgbuild/metric/workloads.h"
 #include "pgbuild/cmd/cmd.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/instr.h"
@@ -28,7 +29,7 @@ static void run_usage(FILE *fp)
 "                         debian:PACKAGE[=VERSION] (default debian:postgresql-15)\n"
 "  --workdir DIR          builds, logs and results (default ./pgbuild-run)\n"
 "  --gate EXPR            thresholds, comma-separated and repeatable (default\n"
-"                         'select-only>=1.00'), e.g. 'select-only>=1.05,tpcb>=1.00'\n"
+"                         '" WORKLOADS_DEFAULT ">=1.00'), e.g. 'select-only>=1.05,tpcb>=1.00'\n"
 "  --html FILE            the HTML report (default WORKDIR/report.html)\n"
 "  --baseline PREFIX      use this install as the baseline instead of building one\n"
 "  --candidate-prefix DIR     install the candidate here (default WORKDIR/candidate/prefix)\n"
@@ -253,7 +254,7 @@ PGBUILD_COMMAND(run, "the whole pipeline: builds, verify, regress, gate, report 
 {
 	struct run_cli r = {
 		.o = { .src = "debian:postgresql-15", .workdir = "pgbuild-run",
-		       .gate = "select-only>=1.00" },
+		       .gate = WORKLOADS_DEFAULT ">=1.00" },
 		.gate = STRBUF_INIT, .workloads = STRVEC_INIT,
 	};
 	int rc;

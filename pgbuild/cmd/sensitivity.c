@@ -20,7 +20,7 @@ static void sens_usage(FILE *fp)
 	      "  --src SRC              PostgreSQL source (default debian:postgresql-15)\n"
 	      "  --workdir DIR          builds and results (default ./pgbuild-sensitivity)\n"
 	      "  -W, --workload LIST    bench workloads, comma-separated and repeatable\n"
-	      "                         (default select-only)\n"
+	      "                         (default " WORKLOADS_DEFAULT ")\n"
 	      "  --low FLAGS            low watermark flags (default -O0)\n"
 	      "  --high FLAGS           high watermark flags (default -O3)\n"
 	      "  --low-prefix P --high-prefix P\n"

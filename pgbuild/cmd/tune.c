@@ -8,6 +8,7 @@
 
 #include "pgbuild/bench/bench.h"
 #include "pgbuild/cluster/workdir.h"
+#include "pgbuild/metric/workloads.h"
 #include "pgbuild/cmd/cmd.h"
 #include "pgbuild/metric/metric.h"
 #include "pgbuild/noise/floor.h"
@@ -35,7 +36,7 @@ static void tune_usage(FILE *fp)
 "\n"
 "  --src SRC             PostgreSQL source (as pgbuild build; default\n"
 "                        debian:postgresql-15)\n"
-"  -W, --workload W      the one bench workload (default select-only)\n"
+"  -W, --workload W      the one bench workload (default " WORKLOADS_DEFAULT ")\n"
 "  --scope S             global (default), a glob over source files\n"
 "                        (e.g. 'src/backend/executor/*.c'), or @FILE listing\n"
 "                        files or globs, one per line (e.g. the hot files)\n"
@@ -260,9 +261,8 @@ static int check_options(struct tune_opts *o)
 		if (r < 0)
 			return PGBUILD_EXIT_ERROR;
 	}
-	if (strcmp(o->metric, "tps") && strcmp(o->workload, "select-only") &&
-	    strcmp(o->workload, "select1") && strcmp(o->workload, "tpcb"))
-		return cli_usage_error("--metric %s supports select-only, select1 and tpcb, "
+	if (strcmp(o->metric, "tps") && !workloads_has(o->workload, WL_SINGLE))
+		return cli_usage_error("--metric %s supports " WORKLOADS_SINGLE ", "
 				       "not \"%s\" (use --metric tps)", o->metric, o->workload);
 	if (o->plugin < 0) {
 		/* distccd refuses -fplugin: such compiles would all run locally */

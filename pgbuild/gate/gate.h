@@ -1,8 +1,8 @@
 /*
  * gate.h - thresholds, measurements and verdicts of `pgbuild gate`, shared by
- * measure.c (measuring), expr.c (parsing and deciding), json.c (the --json
- * document), junit.c, report/ and the commands that gate (gate, run, build,
- * pgo, tune).
+ * measure.c (measuring), threshold.c (parsing), expr.c (deciding), json.c
+ * (the --json document), junit.c, report/ and the commands that gate (gate,
+ * run, build, pgo, tune).
  *
  * Threshold expressions (`--gate`, also built from --min-speedup and
  * --max-p99-regression) are comma-separated items:

@@ -50,5 +50,7 @@ void workloads_push(struct strvec *sv, unsigned flags);
 #define WORKLOADS_BUILTIN "select-only, tpcb, select1, point-select, tpcc-lite, mixed"
 #define WORKLOADS_SINGLE  "select-only, tpcb, select1, mixed"
 #define WORKLOADS_TRAIN   "select-only,tpcb"
+#define WORKLOADS_DEFAULT "select-only"   /* the one WL_DEFAULT row */
+#define WORKLOADS_HELDOUT "mixed"         /* the one WL_HELDOUT row */
 
 #endif

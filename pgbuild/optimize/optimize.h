@@ -15,7 +15,7 @@
  * suite pgbuild pgo runs; bolt: the installcheck pgbuild bolt runs), and
  * gated against stock (pgbuild gate --metric tps,instructions,cycles) on
  * the evaluation workloads (-W; default the training workloads --train,
- * default OPTIMIZE_DEFAULT_TRAIN, plus OPTIMIZE_HELD_OUT).  The decision
+ * default the WL_TRAIN workloads, plus OPTIMIZE_HELD_OUT).  The decision
  * (optimize_decide) reads the deterministic cycles estimate on held-out
  * evidence: a stage is kept when it is faster than the build it stacks on
  * by more than optimize_resolution on every workload it was not trained
@@ -40,15 +40,17 @@
 #include "wrapper/common/json.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/strvec.h"
+#include "pgbuild/metric/workloads.h"
+#include "pgbuild/stage/stage.h"
 
-/* The training workloads of pgo, tuned and bolt when --train is not
- * given, and the held-out workload the default evaluation set adds. */
-#define OPTIMIZE_DEFAULT_TRAIN "select-only", "tpcb"
-#define OPTIMIZE_HELD_OUT "mixed"
+/* The held-out workload the default evaluation set adds (the training
+ * workloads of pgo, tuned and bolt when --train is not given are the
+ * table's WL_TRAIN rows: metric/workloads.h). */
+#define OPTIMIZE_HELD_OUT WORKLOADS_HELDOUT
 
 /*
  * The defaults of the workload sets: train (--train) empty becomes
- * OPTIMIZE_DEFAULT_TRAIN; eval (-W) empty becomes train plus
+ * the WL_TRAIN workloads; eval (-W) empty becomes train plus
  * OPTIMIZE_HELD_OUT (when train does not hold it).  An eval given is
  * kept as given.
  */
@@ -231,5 +233,54 @@ struct optimize_opts {
  * build beat stock and was installed, 1 no stage beat stock (nothing
  * installed), 2 a stage could not build or measure. */
 int optimize_run(const struct optimize_opts *o);
+
+/* ---------------- one run (run.c, document.c) ---------------- */
+
+/* The gate's thresholds: faster than stock on the cycles estimate (exit 0),
+ * and tps not significantly below stock's. */
+#define OPT_GATE_EXPR "cycles>=1.001,tps>=1.00"
+
+/* The steps of one stage. */
+enum step { STEP_BUILD, STEP_VERIFY, STEP_REGRESS, STEP_GATE, STEP_NR };
+#define STEP_ID(s, k) ((s) * STEP_NR + (k))
+#define STEP_INSTALL (OS_NR * STEP_NR)
+#define NSTEPS (STEP_INSTALL + 1)
+
+/* What became of a stage. */
+enum ostage_state { SS_NOT_RUN, SS_BASELINE, SS_KEPT, SS_DROPPED, SS_SKIPPED };
+
+/* One stage of this run. */
+struct ostage {
+	char *prefix, *builddir;     /* where it is built (absolute) */
+	char *policy;                /* its policy file (lto, tuned), or NULL */
+	char *key;                   /* its build step's key */
+	char *gate_json;             /* WORKDIR/gates/STAGE.json */
+	int parent;                  /* the stage it stacks on (-1: none) */
+	enum ostage_state state;
+	char *reason;                /* why dropped or skipped */
+	int reused;                  /* its build was reused (seeded) */
+	struct optimize_measure m;   /* its gate against stock */
+};
+
+/* One optimize run. */
+struct orun {
+	const struct optimize_opts *o;
+	struct pipeline p;           /* the steps and their state */
+	char *workdir;               /* absolute */
+	char *tune_policy;           /* tune's best.policy, NULL: none */
+	struct ostage s[OS_NR];
+	int best;                    /* the best kept stage so far */
+	int cur;                     /* the stage whose step runs */
+	const char *stop;            /* why the run stopped early, or NULL */
+};
+
+/* The workloads stage s trained on (NULL: none). */
+const struct strvec *optimize_trained_on(const struct orun *r, int s);
+
+/* The measure of the stage s stacks on (NULL: stock). */
+const struct optimize_measure *optimize_parent_measure(const struct orun *r, int s);
+
+/* WORKDIR/optimize.json, the whole run (rc: its exit code), into out. */
+void optimize_write_doc(struct orun *r, struct strbuf *out, int rc);
 
 #endif

@@ -19,7 +19,7 @@ void optimize_default_workloads(struct strvec *train, struct strvec *eval)
 {
 	int has = 0;
 	if (!train->nr)
-		strvec_pushl(train, OPTIMIZE_DEFAULT_TRAIN, NULL);
+		workloads_push(train, WL_TRAIN);
 	if (eval->nr)
 		return;
 	strvec_pushv(eval, (const char *const *)train->v);

@@ -4,7 +4,7 @@
  * The engine knows nothing about PostgreSQL, builds or benchmarks: it asks
  * an evaluator callback to compare a candidate flag set with a reference
  * set and decides from the answer.  tuner.c plugs in the real evaluator
- * (pgbuild build + regress + gate); tests/unit/test-tune.c a synthetic one.
+ * (pgbuild build + regress + gate); tests/unit/test-tune-engine.c a synthetic one.
  *
  * Sets are bit masks over the candidate list (at most 64 candidates); the
  * empty set is "stock" (no policy: PostgreSQL's own flags).

@@ -1,7 +1,8 @@
 /*
  * tuner.c - `pgbuild tune`'s evaluator and run: search compiler flags for
  * one scope of PostgreSQL by measured elimination (the search itself is
- * engine.c); see tuner.h.
+ * engine.c, the candidates, scope and policies policy.c, the report and
+ * --json output.c); see tuner.h.
  *
  * One evaluation = "is candidate set C as fast as reference set R?":
  *
@@ -42,6 +43,7 @@
 #include <unistd.h>
 
 #include "pgbuild/cluster/workdir.h"
+#include "pgbuild/metric/workloads.h"
 #include "wrapper/common/fdio.h"
 #include "wrapper/policy/edit.h"
 #include "wrapper/policy/policy.h"
@@ -54,217 +56,6 @@ static int write_text(const char *path, const char *text)
 	return write_file_atomic(path, text, strlen(text));
 }
 
-/* ---------------- candidates ---------------- */
-
-/* Why flag (one candidate, possibly several words) cannot be tuned, or NULL. */
-static const char *refuse_reason(struct tuner *tu, const char *cand)
-{
-	static char buf[256];
-	struct strvec words = STRVEC_INIT;
-	const char *why = NULL;
-	strvec_split(&words, cand);
-	for (size_t i = 0; i < words.nr && !why; i++) {
-		const char *w = words.v[i];
-		const char *r = policy_forbidden_add(w);
-		if (r && words.nr == 1) {
-			why = r;
-		} else if (r) {
-			snprintf(buf, sizeof(buf), "%s: %s", w, r);
-			why = buf;
-		} else if (w[0] != '-') {
-			snprintf(buf, sizeof(buf), "%s: not a flag%s", w,
-				 i && !strcmp(words.v[i - 1], "--param") ?
-				 " (write --param=NAME=VALUE as one word)" : "");
-			why = buf;
-		} else if ((!strcmp(w, "-flto") || !strncmp(w, "-flto=", 6)) && !tu->global) {
-			why = "LTO applies to the whole link: only with --scope global";
-		} else if (!strcmp(w, "-fprofile-use")) {
-			why = "needs a profile: give -fprofile-use=DIR (see pgbuild pgo)";
-		}
-	}
-	/* "-fno-X" of a required flag, e.g. -fno-wrapv, is on the unsafe
-	 * list; adding a required flag is harmless */
-	strvec_clear(&words);
-	return why;
-}
-
-static int load_candidates(struct tuner *tu, const char *path)
-{
-	struct strbuf text = STRBUF_INIT;
-	char *save = NULL, *line;
-	int lineno = 0, rc = 0;
-
-	if (strbuf_read_file(&text, path) < 0) {
-		error("cannot read --candidates %s: %s", path, strerror(errno));
-		strbuf_release(&text);
-		return -1;
-	}
-	for (line = strtok_r(text.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		struct strbuf c = STRBUF_INIT;
-		char *hash = strchr(line, '#');
-		const char *why;
-		lineno++;
-		if (hash)
-			*hash = 0;
-		strbuf_addstr(&c, line);
-		strbuf_trim(&c);
-		if (!c.len) {
-			strbuf_release(&c);
-			continue;
-		}
-		/* normalise blanks so the state's names are stable */
-		{
-			struct strvec w = STRVEC_INIT;
-			strvec_split(&w, c.buf);
-			strbuf_reset(&c);
-			for (size_t i = 0; i < w.nr; i++)
-				strbuf_addf(&c, "%s%s", i ? " " : "", w.v[i]);
-			strvec_clear(&w);
-		}
-		if ((why = refuse_reason(tu, c.buf))) {
-			warning("%s: refused candidate \"%s\": %s", path, c.buf, why);
-			strvec_pushf(&tu->refused, "%s: %s", c.buf, why);
-		} else if (tune_engine_add_flag(&tu->t, c.buf) < 0) {
-			if (tu->t.flags.nr >= TUNE_MAX_FLAGS)
-				rc = error("%s: more than %d candidates", path, TUNE_MAX_FLAGS);
-			else
-				warning("%s: duplicate candidate \"%s\" ignored", path, c.buf);
-		}
-		strbuf_release(&c);
-		if (rc)
-			break;
-	}
-	strbuf_release(&text);
-	if (!rc && !tu->t.flags.nr)
-		rc = error("%s: no candidate flags left to tune", path);
-	return rc;
-}
-
-/* DATADIR/pgoptcc/tune-candidates.txt (the build tree has a copy) */
-static const char *default_candidates(void)
-{
-	static char *p;
-	if (!p)
-		p = xasprintf("%s/tune-candidates.txt", pgbuild_datadir());
-	return p;
-}
-
-static int load_scope(struct tuner *tu)
-{
-	const char *s = tu->o.scope;
-	if (!strcmp(s, "global")) {
-		tu->global = 1;
-		return 0;
-	}
-	if (s[0] == '@') {
-		struct strbuf text = STRBUF_INIT;
-		char *save = NULL;
-		if (strbuf_read_file(&text, s + 1) < 0) {
-			strbuf_release(&text);
-			return error("cannot read --scope file %s: %s", s + 1, strerror(errno));
-		}
-		for (char *l = strtok_r(text.buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-			struct strvec w = STRVEC_INIT;
-			char *hash = strchr(l, '#');
-			if (hash)
-				*hash = 0;
-			strvec_split(&w, l);
-			if (w.nr)
-				strvec_push(&tu->scope_globs, w.v[0]);
-			strvec_clear(&w);
-		}
-		strbuf_release(&text);
-		if (!tu->scope_globs.nr)
-			return error("--scope file %s names no files", s + 1);
-		return 0;
-	}
-	if (strchr(s, ']') || strchr(s, '\n') || !*s)
-		return error("invalid value \"%s\" for --scope: expected global, a glob or @FILE", s);
-	strvec_push(&tu->scope_globs, s);
-	return 0;
-}
-
-/* ---------------- policies ---------------- */
-
-/* The flags of set for cflags, space-separated, into cflags; 1 when set
- * holds -flto (lto = on instead). */
-static int set_cflags(struct tuner *tu, tune_set set, struct strbuf *cflags)
-{
-	int lto = 0;
-	for (size_t i = 0; i < tu->t.flags.nr; i++) {
-		const char *f = tu->t.flags.v[i];
-		if (!(set & ((tune_set)1 << i)))
-			continue;
-		if (!strcmp(f, "-flto") || !strncmp(f, "-flto=", 6))
-			lto = 1;
-		else
-			strbuf_addf(cflags, "%s%s", cflags->len ? " " : "", f);
-	}
-	return lto;
-}
-
-/* The comment lines of the policy of set. */
-static void policy_comments(struct tuner *tu, tune_set set, struct policy_doc *d)
-{
-	char *flags = tune_set_text(&tu->t, set);
-	char *c = xasprintf("pgbuild tune: %s for %s (%s), scope %s", *flags ? flags : "stock",
-			    tu->o.workload, tu->o.metric, tu->o.scope);
-	policy_doc_add_comment(d, c);
-	if (!tu->o.plugin)
-		policy_doc_add_comment(d, "distccd refuses -fplugin: without the plugin the compiles can be distributed");
-	free(c);
-	free(flags);
-}
-
-/* The sections of the policy of set: [global] (plugin, lto, the flags
- * with --scope global), else one per scope glob with the flags. */
-static int policy_sections(struct tuner *tu, tune_set set, struct policy_doc *d,
-			   struct strbuf *err)
-{
-	struct strbuf cflags = STRBUF_INIT;
-	int lto = set_cflags(tu, set, &cflags), rc = 0;
-
-	if (tu->global || !tu->o.plugin)
-		rc = policy_doc_add_section(d, "global", err) < 0 ? -1 : 0;
-	if (!rc && !tu->o.plugin)
-		rc = policy_doc_set(d, "plugin", "off", err);
-	if (!rc && tu->global && lto)
-		rc = policy_doc_set(d, "lto", "on", err);
-	if (!rc && tu->global && cflags.len)
-		rc = policy_doc_add_flags(d, 0, "cflags", 1, cflags.buf, err);
-	for (size_t i = 0; !rc && !tu->global && cflags.len && i < tu->scope_globs.nr; i++) {
-		int sec = policy_doc_add_section(d, tu->scope_globs.v[i], err);
-		rc = sec < 0 ? -1 : policy_doc_add_flags(d, sec, "cflags", 1, cflags.buf, err);
-	}
-	strbuf_release(&cflags);
-	return rc;
-}
-
-/*
- * The text of set's policy (to be written at path), built with the policy
- * editor: every edit is checked by the wrapper's own parser (unsafe flags
- * are errors there), so no unsafe policy is ever written.  NULL, with the
- * error printed, when the parser refuses it.
- */
-static char *policy_text(struct tuner *tu, tune_set set, const char *path)
-{
-	struct policy_doc d;
-	struct strbuf err = STRBUF_INIT, sb = STRBUF_INIT;
-	char *text = NULL;
-
-	policy_doc_init(&d, path, 0);
-	policy_comments(tu, set, &d);
-	if (policy_sections(tu, set, &d, &err) < 0) {
-		error("generated policy rejected by pgoptcc's parser: %s", err.buf);
-	} else {
-		policy_doc_text(&d, &sb);
-		text = strbuf_detach(&sb, NULL);
-	}
-	policy_doc_release(&d);
-	strbuf_release(&err);
-	return text;
-}
-
 /* ---------------- the evaluator ---------------- */
 
 static char *set_dir(struct tuner *tu, tune_set s)
@@ -275,7 +66,7 @@ static char *set_dir(struct tuner *tu, tune_set s)
 	return d;
 }
 
-static char *set_prefix(struct tuner *tu, tune_set s)
+char *tuner_set_prefix(struct tuner *tu, tune_set s)
 {
 	char *d, *p;
 	if (!s && tu->o.baseline)
@@ -389,7 +180,7 @@ enum { BUILT_OK = 0, BUILT_FAILED = 1, BUILT_REGRESS_FAILED = 2, BUILT_ERROR = -
  */
 static int ensure_installed(struct tuner *tu, tune_set s, int *builds, double *secs, char **note)
 {
-	char *dir, *prefix = set_prefix(tu, s), *policy = NULL, *log = NULL, *stage = NULL;
+	char *dir, *prefix = tuner_set_prefix(tu, s), *policy = NULL, *log = NULL, *stage = NULL;
 	char *text = NULL, *status = NULL;
 	struct strvec args = STRVEC_INIT, env = STRVEC_INIT;
 	int rc = BUILT_ERROR, code;
@@ -417,7 +208,7 @@ static int ensure_installed(struct tuner *tu, tune_set s, int *builds, double *s
 	unlink(log);
 	if (s) {
 		policy = xasprintf("%s/tune.policy", dir);
-		text = policy_text(tu, s, policy);
+		text = tuner_policy_text(tu, s, policy);
 		if (!text || write_text(policy, text) < 0)
 			goto out;
 	}
@@ -565,8 +356,8 @@ static int tuner_evaluate(struct tune_engine *t, tune_set cand, tune_set ref,
 		goto out;
 	}
 
-	cand_prefix = set_prefix(tu, cand);
-	ref_prefix = set_prefix(tu, ref);
+	cand_prefix = tuner_set_prefix(tu, cand);
+	ref_prefix = tuner_set_prefix(tu, ref);
 	dir = set_dir(tu, cand);
 	mkdir_p(dir);
 	refid = tune_set_id(t, ref);
@@ -662,165 +453,6 @@ out:
 	return rc;
 }
 
-/* ---------------- output ---------------- */
-
-static void print_report(struct tuner *tu, FILE *fp, const char *out_path)
-{
-	struct tune_engine *t = &tu->t;
-	char b1[32], b2[32];
-	fprintf(fp, "pgbuild tune: %s, metric %s, scope %s, %zu candidates\n",
-		tu->o.workload, tu->o.metric, tu->o.scope, t->flags.nr);
-	if (tu->o.resolution_source)
-		fprintf(fp, "  resolution %.2g%% (%s): a drop is kept unless ratio + resolution "
-			"is below 1 - tolerance, an add needs ratio - resolution above 1\n",
-			t->p.resolution * 100, tu->o.resolution_source);
-	for (size_t i = 0; i < tu->refused.nr; i++)
-		fprintf(fp, "  refused: %s\n", tu->refused.v[i]);
-	fprintf(fp, "%-4s %-6s %-28s %-8s %-26s %-12s %8s %8s\n", "step", "phase", "flag", "outcome",
-		"ratio [interval]", "verdict", "build", "total");
-	for (size_t i = 0; i < t->nr_steps; i++) {
-		const struct tune_step *s = &t->steps[i];
-		const struct tune_record *r = s->record >= 0 ? &t->records[s->record] : NULL;
-		char ratio[64] = "-";
-		char flag[64];
-		if (s->flag >= 0)
-			snprintf(flag, sizeof(flag), "%s", t->flags.v[s->flag]);
-		else {
-			char *txt = tune_set_text(t, s->cand);
-			snprintf(flag, sizeof(flag), "%s", *txt ? txt : "stock");
-			free(txt);
-		}
-		if (r && isfinite(r->e.ratio))
-			snprintf(ratio, sizeof(ratio), "%.4f [%.4f, %.4f]", r->e.ratio, r->e.lo, r->e.hi);
-		size_t same = 0;
-		for (size_t k = 0; k < i && !same; k++)
-			if (s->record >= 0 && t->steps[k].record == s->record)
-				same = k + 1;
-		if (same) {
-			/* the same comparison again (e.g. final = start): no new work */
-			fprintf(fp, "%-4zu %-6s %-28s %-8s %-26s %-12s %8s %8s  (as step %zu)\n", i + 1,
-				tune_phase_name(s->phase), flag, tune_outcome_name(r->e.outcome), ratio,
-				tune_verdict_name(s->verdict), "-", "-", same);
-			continue;
-		}
-		fprintf(fp, "%-4zu %-6s %-28s %-8s %-26s %-12s %8s %8s%s\n", i + 1,
-			tune_phase_name(s->phase), flag,
-			r ? tune_outcome_name(r->e.outcome) : "-", ratio,
-			tune_verdict_name(s->verdict),
-			r && r->e.builds ? fmt_duration(r->e.build_seconds, 0, b1, sizeof(b1)) : "cached",
-			r ? fmt_duration(r->e.seconds, 0, b2, sizeof(b2)) : "-",
-			s->cached ? "  (from state)" : "");
-		if (r && r->e.note && r->e.outcome != TUNE_OK)
-			fprintf(fp, "     %s\n", r->e.note);
-	}
-	{
-		char *best = tune_set_text(t, t->best);
-		fprintf(fp, "best: %s\n", *best ? best : "stock (no flag paid off)");
-		free(best);
-	}
-	if (t->final_record >= 0 && t->best) {
-		const struct tune_record *r = &t->records[t->final_record];
-		if (r->e.outcome == TUNE_OK)
-			fprintf(fp, "vs stock: %.4f [%.4f, %.4f] (%s, %s)\n", r->e.ratio, r->e.lo, r->e.hi,
-				tu->o.metric, tu->o.workload);
-	}
-	fprintf(fp, "builds: %d; evaluation time %s (this run: %d new evaluations, %s wall); stop: %s\n",
-		t->builds, fmt_duration(t->seconds, 0, b1, sizeof(b1)), t->new_evaluations,
-		fmt_duration(clock_seconds() - tu->t0, 0, b2, sizeof(b2)), t->stop_reason);
-	if (out_path)
-		fprintf(fp, "policy: %s\n", out_path);
-}
-
-static void set_json_flags(struct tune_engine *t, tune_set s, struct json_writer *jw)
-{
-	json_array_begin(jw);
-	for (size_t i = 0; i < t->flags.nr; i++)
-		if (s & ((tune_set)1 << i))
-			json_string(jw, t->flags.v[i]);
-	json_array_end(jw);
-}
-
-static int write_json(struct tuner *tu, const char *path, const char *out_path)
-{
-	struct tune_engine *t = &tu->t;
-	struct strbuf sb = STRBUF_INIT;
-	struct json_writer jw;
-	int rc;
-	json_writer_init(&jw, &sb);
-	json_object_begin(&jw);
-	json_key(&jw, "kind"); json_string(&jw, "pgbuild-tune");
-	json_key(&jw, "version"); json_int(&jw, 1);
-	json_key(&jw, "workload"); json_string(&jw, tu->o.workload);
-	json_key(&jw, "metric"); json_string(&jw, tu->o.metric);
-	json_key(&jw, "scope"); json_string(&jw, tu->o.scope);
-	json_key(&jw, "tolerance"); json_double(&jw, t->p.tolerance);
-	json_key(&jw, "min_gain"); json_double(&jw, t->p.min_gain);
-	json_key(&jw, "resolution");
-	if (tu->o.resolution_source)
-		json_double(&jw, t->p.resolution);
-	else
-		json_null(&jw);
-	json_key(&jw, "resolution_source"); json_string(&jw, tu->o.resolution_source);
-	json_key(&jw, "noise_floor"); json_string(&jw, tu->o.noise_note);
-	json_key(&jw, "candidates"); set_json_flags(t, ~(tune_set)0, &jw);
-	json_key(&jw, "refused");
-	json_strvec(&jw, &tu->refused);
-	json_key(&jw, "steps");
-	json_array_begin(&jw);
-	for (size_t i = 0; i < t->nr_steps; i++) {
-		const struct tune_step *s = &t->steps[i];
-		const struct tune_record *r = s->record >= 0 ? &t->records[s->record] : NULL;
-		json_object_begin(&jw);
-		json_key(&jw, "step"); json_int(&jw, (int64_t)i + 1);
-		json_key(&jw, "phase"); json_string(&jw, tune_phase_name(s->phase));
-		json_key(&jw, "flag"); json_string(&jw, s->flag >= 0 ? t->flags.v[s->flag] : NULL);
-		json_key(&jw, "cand"); set_json_flags(t, s->cand, &jw);
-		json_key(&jw, "ref"); set_json_flags(t, s->ref, &jw);
-		json_key(&jw, "verdict"); json_string(&jw, tune_verdict_name(s->verdict));
-		json_key(&jw, "cached"); json_bool(&jw, s->cached);
-		json_key(&jw, "outcome"); json_string(&jw, r ? tune_outcome_name(r->e.outcome) : NULL);
-		json_key(&jw, "ratio"); json_double(&jw, r ? r->e.ratio : NAN);
-		json_key(&jw, "ci_low"); json_double(&jw, r ? r->e.lo : NAN);
-		json_key(&jw, "ci_high"); json_double(&jw, r ? r->e.hi : NAN);
-		json_key(&jw, "builds"); json_int(&jw, r ? r->e.builds : 0);
-		json_key(&jw, "build_seconds"); json_double(&jw, r ? r->e.build_seconds : NAN);
-		json_key(&jw, "seconds"); json_double(&jw, r ? r->e.seconds : NAN);
-		json_key(&jw, "note"); json_string(&jw, r ? r->e.note : NULL);
-		json_object_end(&jw);
-	}
-	json_array_end(&jw);
-	json_key(&jw, "best");
-	json_object_begin(&jw);
-	json_key(&jw, "flags"); set_json_flags(t, t->best, &jw);
-	json_key(&jw, "policy"); json_string(&jw, out_path);
-	{
-		char *id = tune_set_id(t, t->best), *pfx = set_prefix(tu, t->best);
-		json_key(&jw, "id"); json_string(&jw, id);
-		json_key(&jw, "prefix"); json_string(&jw, pfx);
-		free(id);
-		free(pfx);
-	}
-	if (t->final_record >= 0 && t->best) {
-		const struct tune_record *r = &t->records[t->final_record];
-		json_key(&jw, "vs_stock"); json_double(&jw, r->e.ratio);
-		json_key(&jw, "ci_low"); json_double(&jw, r->e.lo);
-		json_key(&jw, "ci_high"); json_double(&jw, r->e.hi);
-	} else {
-		json_key(&jw, "vs_stock"); json_double(&jw, t->best ? NAN : 1.0);
-	}
-	json_object_end(&jw);
-	json_key(&jw, "builds"); json_int(&jw, t->builds);
-	json_key(&jw, "evaluation_seconds"); json_double(&jw, t->seconds);
-	json_key(&jw, "new_evaluations"); json_int(&jw, t->new_evaluations);
-	json_key(&jw, "wall_seconds"); json_double(&jw, clock_seconds() - tu->t0);
-	json_key(&jw, "stop_reason"); json_string(&jw, t->stop_reason);
-	json_object_end(&jw);
-	strbuf_addch(&sb, '\n');
-	rc = write_text(path, sb.buf);
-	strbuf_release(&sb);
-	return rc;
-}
-
 /* ---------------- the run ---------------- */
 
 void tuner_init(struct tuner *tu, struct tune_params *p)
@@ -832,7 +464,7 @@ void tuner_init(struct tuner *tu, struct tune_params *p)
 	p->max_builds = 12;
 	p->readd = 1;
 	tu->t0 = clock_seconds();
-	tu->o.workload = "select-only";
+	tu->o.workload = WORKLOADS_DEFAULT;
 	tu->o.scope = "global";
 	tu->o.metric = "instructions";
 	tu->o.workdir = "pgbuild-tune";
@@ -879,7 +511,7 @@ static int prepare_dirs(struct tuner *tu)
 	if (!tu->build_prefix)
 		tu->build_prefix = xasprintf("%s/build-prefix", tu->workdir);
 	if (!tu->o.baseline)
-		tu->stock_prefix = set_prefix(tu, 0);
+		tu->stock_prefix = tuner_set_prefix(tu, 0);
 	return 0;
 }
 
@@ -911,23 +543,23 @@ int tuner_run(struct tuner *tu, const struct tune_params *p)
 	int rc = PGBUILD_EXIT_ERROR;
 
 	tune_engine_init(&tu->t, p);
-	if (load_scope(tu) < 0)
+	if (tuner_load_scope(tu) < 0)
 		goto out;
-	if (!tu->o.candidates && !path_exists(default_candidates())) {
+	if (!tu->o.candidates && !path_exists(tuner_default_candidates())) {
 		error("no --candidates given and the default list %s is missing "
-		      "(make install puts it in DATADIR/pgoptcc)", default_candidates());
+		      "(make install puts it in DATADIR/pgoptcc)", tuner_default_candidates());
 		goto out;
 	}
 	if (!tu->o.candidates)
-		tu->o.candidates = default_candidates();
-	if (load_candidates(tu, tu->o.candidates) < 0)
+		tu->o.candidates = tuner_default_candidates();
+	if (tuner_load_candidates(tu, tu->o.candidates) < 0)
 		goto out;
 	tu->workdir = path_absolute(tu->o.workdir);
 	out_path = tu->o.out ? path_absolute(tu->o.out) : xasprintf("%s/best.policy", tu->workdir);
 	state_path = tu->o.state ? path_absolute(tu->o.state) :
 		     xasprintf("%s/state.jsonl", tu->workdir);
 	/* the start policy must pass pgoptcc's own checks */
-	text = policy_text(tu, p->start_stock ? 0 : ~(tune_set)0, out_path);
+	text = tuner_policy_text(tu, p->start_stock ? 0 : ~(tune_set)0, out_path);
 	if (!text)
 		goto out;
 	if (tu->o.dry_run) {
@@ -938,16 +570,16 @@ int tuner_run(struct tuner *tu, const struct tune_params *p)
 	if (prepare_dirs(tu) < 0 || prepare_engine(tu, state_path) < 0)
 		goto out;
 	if (tune_engine_run(&tu->t) < 0) {
-		print_report(tu, stdout, NULL);
+		tuner_print_report(tu, stdout, NULL);
 		error("tune stopped: %s", tu->t.stop_reason);
 		goto out;
 	}
 	free(text);
-	text = policy_text(tu, tu->t.best, out_path);
+	text = tuner_policy_text(tu, tu->t.best, out_path);
 	if (!text || write_text(out_path, text) < 0)
 		goto out;
-	print_report(tu, stdout, out_path);
-	if (tu->o.json && write_json(tu, tu->o.json, out_path) < 0)
+	tuner_print_report(tu, stdout, out_path);
+	if (tu->o.json && tuner_write_json(tu, tu->o.json, out_path) < 0)
 		goto out;
 	rc = strcmp(tu->t.stop_reason, "converged") ? PGBUILD_EXIT_FAIL : PGBUILD_EXIT_OK;
 out:

@@ -30,6 +30,8 @@
 #ifndef PGBUILD_TUNER_H
 #define PGBUILD_TUNER_H
 
+#include <stdio.h>
+
 #include "pgbuild/stage/stage.h"
 #include "pgbuild/tune/engine.h"
 
@@ -85,5 +87,34 @@ int tuner_run(struct tuner *tu, const struct tune_params *p);
 
 /* Release what tuner_init and tuner_run allocated. */
 void tuner_release(struct tuner *tu);
+
+/* The parts of the run (tuner.c), what is tuned (policy.c), what is
+ * reported (output.c). */
+
+/* The install prefix of set s (WORKDIR/sets/ID/prefix, or --baseline for
+ * stock); to free. */
+char *tuner_set_prefix(struct tuner *tu, tune_set s);
+
+/* Read the candidate list at path into the engine's flags, refusing (with
+ * a warning, listed in tu->refused) the flags PostgreSQL must not get. */
+int tuner_load_candidates(struct tuner *tu, const char *path);
+
+/* DATADIR/pgoptcc/tune-candidates.txt, the default --candidates. */
+const char *tuner_default_candidates(void);
+
+/* --scope: global, a glob, or @FILE of globs, into tu->global and
+ * tu->scope_globs. */
+int tuner_load_scope(struct tuner *tu);
+
+/* The text of set's policy (to be written at path), checked by the
+ * wrapper's parser; NULL with the error printed when it refuses it. */
+char *tuner_policy_text(struct tuner *tu, tune_set set, const char *path);
+
+/* The step table, best set and totals (out_path: the policy written, or
+ * NULL). */
+void tuner_print_report(struct tuner *tu, FILE *fp, const char *out_path);
+
+/* The --json document, written atomically to path. */
+int tuner_write_json(struct tuner *tu, const char *path, const char *out_path);
 
 #endif

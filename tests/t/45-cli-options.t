@@ -101,7 +101,7 @@ run --policy empty.policy --workdir w --src $TMP/nosrc|2|--src "$TMP/nosrc": No 
 run --policy empty.policy --workdir w --src $TMP|2|--src "$TMP": not a PostgreSQL source tree \(no configure\)
 run --policy empty.policy --workdir w --baseline $TMP|2|--baseline $TMP: no bin/postgres
 tune --candidates cands --workdir w --metric instruction|2|invalid value "instruction" for --metric: expected instructions, tps or cycles \(did you mean "instructions"\?\)
-tune --candidates cands --workdir w --metric cycles -W tpcc-lite|2|--metric cycles supports select-only, select1 and tpcb, not "tpcc-lite"
+tune --candidates cands --workdir w --metric cycles -W tpcc-lite|2|--metric cycles supports select-only, tpcb, select1, mixed, not "tpcc-lite"
 tune --candidates cands --workdir w -W select-only,tpcb|2|tune searches flags for one workload
 tune --candidates cands --workdir w -W selectonly|2|unknown workload "selectonly" \(did you mean "select-only"\?\)
 tune --candidates cands --workdir w --metric tps --pairs 3|2|--pairs 3: a 95% interval needs at least 6 pairs

@@ -1,13 +1,22 @@
 /*
- * fixture.h - the unit tests' recorded inputs: fixture(NAME) is the text
- * of tests/unit/data/NAME (malloced; the test fails when it is missing or
- * empty).  Include after <cmocka.h> and "pgbuild.h".
+ * fixture.h - what the unit tests share: fixture(NAME) is the text of
+ * their recorded input tests/unit/data/NAME (malloced; the test fails when
+ * it is missing or empty); scratch_dir_make and scratch_dir_remove give a
+ * test (or a group's setup and teardown) a private scratch directory.
+ * Include after <cmocka.h>.
  */
 #ifndef TESTS_UNIT_FIXTURE_H
 #define TESTS_UNIT_FIXTURE_H
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "wrapper/common/rmtree.h"
+#include "wrapper/common/strbuf.h"
+#include "wrapper/common/xalloc.h"
+
 /* A fixture next to this file (the tests run from the top directory). */
-static char *fixture(const char *name)
+static inline char *fixture(const char *name)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *dir = xstrdup(__FILE__), *slash = strrchr(dir, '/');
@@ -20,6 +29,30 @@ static char *fixture(const char *name)
 	free(dir);
 	free(path);
 	return strbuf_detach(&sb, NULL);
+}
+
+/*
+ * A fresh private directory /tmp/NAME.XXXXXX (mkdtemp: mode 0700, owned
+ * by the caller; TMPDIR is not read, tests that unset it get the same
+ * place); its path, malloced, or NULL with errno set.
+ */
+static inline char *scratch_dir_make(const char *name)
+{
+	char *dir = xasprintf("/tmp/%s.XXXXXX", name);
+	if (!mkdtemp(dir)) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+/* Remove dir and everything below it (rm -rf, no process), then free the
+ * path; 0, or -1 with errno set.  NULL: nothing to do. */
+static inline int scratch_dir_remove(char *dir)
+{
+	int rc = dir ? remove_tree(dir) : 0;
+	free(dir);
+	return rc;
 }
 
 #endif

@@ -20,22 +20,20 @@
 
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/pgbuild.h"
+#include "tests/unit/fixture.h"
 
 static char *tmpdir;
 
 static int setup(void **state)
 {
-	char tmpl[] = "/tmp/test-build-buildlog.XXXXXX";
-	if (!mkdtemp(tmpl))
+	if (!(tmpdir = scratch_dir_make("test-build-buildlog")))
 		return -1;
-	tmpdir = xstrdup(tmpl);
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	remove_tree(tmpdir);
-	free(tmpdir);
+	scratch_dir_remove(tmpdir);
 	return 0;
 }
 

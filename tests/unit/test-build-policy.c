@@ -18,24 +18,22 @@
 
 #include "pgbuild/build/build.h"
 #include "pgbuild/pgbuild.h"
+#include "tests/unit/fixture.h"
 #include "wrapper/common/sha256.h"
 
 static char *tmpdir;
 
 static int setup(void **state)
 {
-	char tmpl[] = "/tmp/test-build-policy.XXXXXX";
-	if (!mkdtemp(tmpl))
+	if (!(tmpdir = scratch_dir_make("test-build-policy")))
 		return -1;
-	tmpdir = xstrdup(tmpl);
 	unsetenv("PGOPT_UNCHECKED_FLAGS");
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	remove_tree(tmpdir);
-	free(tmpdir);
+	scratch_dir_remove(tmpdir);
 	return 0;
 }
 

@@ -21,16 +21,15 @@
 
 #include "pgbuild/build/source.h"
 #include "pgbuild/pgbuild.h"
+#include "tests/unit/fixture.h"
 
 static char *tmpdir;
 
 static int setup(void **state)
 {
-	char tmpl[] = "/tmp/test-build-source.XXXXXX";
 	char *cache;
-	if (!mkdtemp(tmpl))
+	if (!(tmpdir = scratch_dir_make("test-build-source")))
 		return -1;
-	tmpdir = xstrdup(tmpl);
 	error_set_program("pgbuild", 2);
 	cache = xasprintf("%s/cache", tmpdir);
 	setenv("PGOPT_CACHE_DIR", cache, 1);
@@ -40,8 +39,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	remove_tree(tmpdir);
-	free(tmpdir);
+	scratch_dir_remove(tmpdir);
 	return 0;
 }
 

@@ -27,6 +27,7 @@
 #include "pgbuild/bench/servercpu.h"
 #include "pgbuild/cli/cli.h"
 #include "pgbuild/pgbuild.h"
+#include "tests/unit/fixture.h"
 
 /* stderr while a parse runs, so its error line can be compared */
 static char *err_buf;
@@ -442,10 +443,9 @@ static void test_pgoptions(void **state)
 /* A file name in a fresh directory; the directory in *dir (malloced). */
 static char *scratch(char **dir, const char *name)
 {
-	char tmpl[] = "/tmp/test-cli-options.XXXXXX";
-	assert_non_null(mkdtemp(tmpl));
-	*dir = xstrdup(tmpl);
-	return xasprintf("%s/%s", tmpl, name);
+	*dir = scratch_dir_make("test-cli-options");
+	assert_non_null(*dir);
+	return xasprintf("%s/%s", *dir, name);
 }
 
 static void test_settings_file(void **state)

@@ -63,6 +63,8 @@ static void test_lists(void **state)
 	assert_string_equal(workloads_list(WL_TRAIN), "select-only, tpcb");
 	assert_string_equal(workloads_list(WL_HELDOUT), "mixed");
 	assert_string_equal(workloads_list(WL_DEFAULT), "select-only");
+	assert_string_equal(WORKLOADS_HELDOUT, workloads_list(WL_HELDOUT));
+	assert_string_equal(WORKLOADS_DEFAULT, workloads_list(WL_DEFAULT));
 }
 
 static void test_single(void **state)

@@ -20,6 +20,7 @@
 
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/pgbuild.h"
+#include "tests/unit/fixture.h"
 #include "pgbuild/cluster/serveruser.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/cli/cli.h"
@@ -137,10 +138,10 @@ static void test_gate_step(void **state)
 
 static void test_files(void **state)
 {
-	char dir[] = "/tmp/pgopt-preflight-XXXXXX";
+	char *dir = scratch_dir_make("test-pipeline-preflight");
 	char *p;
 	(void)state;
-	assert_non_null(mkdtemp(dir));
+	assert_non_null(dir);
 	capture_begin();
 	assert_int_equal(preflight_source(NULL), 0);
 	assert_int_equal(preflight_source("debian:postgresql-15"), 0);
@@ -167,12 +168,12 @@ static void test_files(void **state)
 	assert_int_equal(preflight_source(p), -1);
 	assert_non_null(strstr(capture_end(), "No such file or directory"));
 	free(p);
-	assert_int_equal(remove_tree(dir), 0);
+	assert_int_equal(scratch_dir_remove(dir), 0);
 }
 
 static void test_server_dirs(void **state)
 {
-	char top[] = "/tmp/pgopt-preflight-XXXXXX";
+	char *top = NULL;
 	char *deep, *tmpdir = getenv("TMPDIR") ? xstrdup(getenv("TMPDIR")) : NULL;
 	(void)state;
 	if (geteuid() != 0 || !cluster_user_name()) {
@@ -183,7 +184,8 @@ static void test_server_dirs(void **state)
 	}
 	setenv("PGBUILD_SERVER_USER", "nobody", 1);
 	unsetenv("TMPDIR");
-	assert_non_null(mkdtemp(top));       /* 0700, root's */
+	top = scratch_dir_make("test-pipeline-preflight");  /* 0700, root's */
+	assert_non_null(top);
 	deep = xasprintf("%s/not/made/yet", top);
 	{
 		const char *dirs[] = { "/tmp", deep, NULL };
@@ -213,7 +215,7 @@ static void test_server_dirs(void **state)
 	else
 		unsetenv("TMPDIR");
 	unsetenv("PGBUILD_SERVER_USER");
-	assert_int_equal(remove_tree(top), 0);
+	assert_int_equal(scratch_dir_remove(top), 0);
 	free(deep);
 	free(tmpdir);
 }
@@ -228,11 +230,12 @@ static char *mode_of(const char *path)
 
 static void test_workdir(void **state)
 {
-	char top[] = "/tmp/pgopt-preflight-XXXXXX";
+	char *top = NULL;
 	char *w, *m;
 	int fd;
 	(void)state;
-	assert_non_null(mkdtemp(top));
+	top = scratch_dir_make("test-pipeline-preflight");
+	assert_non_null(top);
 	/* missing: made (with its parents) */
 	w = xasprintf("%s/a/b", top);
 	assert_int_equal(chmod(top, 0755), 0);
@@ -241,7 +244,7 @@ static void test_workdir(void **state)
 	close(fd);
 	if (geteuid() != 0 || !cluster_user_name()) {
 		free(w);
-		assert_int_equal(remove_tree(top), 0);
+		assert_int_equal(scratch_dir_remove(top), 0);
 		skip();
 	}
 	setenv("PGBUILD_SERVER_USER", "nobody", 1);
@@ -273,7 +276,7 @@ static void test_workdir(void **state)
 	assert_int_equal(workdir_open("--workdir", w), -1);
 	assert_non_null(strstr(capture_end(), "another user can change what is in it"));
 	unsetenv("PGBUILD_SERVER_USER");
-	assert_int_equal(remove_tree(top), 0);
+	assert_int_equal(scratch_dir_remove(top), 0);
 	free(w);
 }
 

@@ -1,5 +1,5 @@
 /*
- * test-tune.c - unit tests of pgbuild/tune/engine.c on a synthetic
+ * test-tune-engine.c - unit tests of pgbuild/tune/engine.c on a synthetic
  * evaluator: every flag multiplies the speed by a known factor, some flags
  * "crash the compiler" or "fail the regression suite", and every call is
  * counted.  Checks: the known best set is found, failed sets are remembered
@@ -346,7 +346,7 @@ static void test_time_budget(void **state)
  * uninterrupted search. */
 static void test_resume(void **state)
 {
-	char path[] = "/tmp/test-tune-state.XXXXXX";
+	char path[] = "/tmp/test-tune-engine-state.XXXXXX";
 	struct tune_engine t;
 	struct synth s, s2, ref;
 	int fd = mkstemp(path);
@@ -404,7 +404,7 @@ static void test_resume(void **state)
 /* A state file of another tune is refused; unmeasured evaluations are retried. */
 static void test_state_key_and_unmeasured(void **state)
 {
-	char path[] = "/tmp/test-tune-state.XXXXXX";
+	char path[] = "/tmp/test-tune-engine-state.XXXXXX";
 	struct tune_engine t;
 	struct synth s;
 	struct strbuf err = STRBUF_INIT;

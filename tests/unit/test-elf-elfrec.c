@@ -1,5 +1,5 @@
 /*
- * test-elfrec.c - unit tests of pgbuild/elf/elfrec.c on real ELF files made by
+ * test-elf-elfrec.c - unit tests of pgbuild/elf/elfrec.c on real ELF files made by
  * gcc/ar at test time: an object with a .pgopt.log record, hot/cold
  * sections and .GCC.command.line; an archive; a linked executable that
  * concatenates the records; and corrupt or truncated input, which must give
@@ -67,7 +67,7 @@ static void make_source(const char *name, const char *tu, const char *fn)
 
 static int setup(void **state)
 {
-	strcpy(dir, "/tmp/test-elfrec.XXXXXX");
+	strcpy(dir, "/tmp/test-elf-elfrec.XXXXXX");
 	if (!mkdtemp(dir))
 		return -1;
 	make_source("a.c", "src/a.c", "alpha");

@@ -1,5 +1,5 @@
 /*
- * test-stats.c - unit tests of pgbuild/gate/stats.c: medians, the exact
+ * test-gate-stats.c - unit tests of pgbuild/gate/stats.c: medians, the exact
  * signed-rank distribution, Hodges-Lehmann and bootstrap intervals, and the
  * paired-ratio analysis the gate uses.
  */

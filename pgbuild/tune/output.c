@@ -1,0 +1,170 @@
+/*
+ * tune/output.c - what `pgbuild tune` reports: the step table on stdout
+ * and the --json document; see tuner.h.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/tune/tuner.h"
+
+/* ---------------- output ---------------- */
+
+void tuner_print_report(struct tuner *tu, FILE *fp, const char *out_path)
+{
+	struct tune_engine *t = &tu->t;
+	char b1[32], b2[32];
+	fprintf(fp, "pgbuild tune: %s, metric %s, scope %s, %zu candidates\n",
+		tu->o.workload, tu->o.metric, tu->o.scope, t->flags.nr);
+	if (tu->o.resolution_source)
+		fprintf(fp, "  resolution %.2g%% (%s): a drop is kept unless ratio + resolution "
+			"is below 1 - tolerance, an add needs ratio - resolution above 1\n",
+			t->p.resolution * 100, tu->o.resolution_source);
+	for (size_t i = 0; i < tu->refused.nr; i++)
+		fprintf(fp, "  refused: %s\n", tu->refused.v[i]);
+	fprintf(fp, "%-4s %-6s %-28s %-8s %-26s %-12s %8s %8s\n", "step", "phase", "flag", "outcome",
+		"ratio [interval]", "verdict", "build", "total");
+	for (size_t i = 0; i < t->nr_steps; i++) {
+		const struct tune_step *s = &t->steps[i];
+		const struct tune_record *r = s->record >= 0 ? &t->records[s->record] : NULL;
+		char ratio[64] = "-";
+		char flag[64];
+		if (s->flag >= 0)
+			snprintf(flag, sizeof(flag), "%s", t->flags.v[s->flag]);
+		else {
+			char *txt = tune_set_text(t, s->cand);
+			snprintf(flag, sizeof(flag), "%s", *txt ? txt : "stock");
+			free(txt);
+		}
+		if (r && isfinite(r->e.ratio))
+			snprintf(ratio, sizeof(ratio), "%.4f [%.4f, %.4f]", r->e.ratio, r->e.lo, r->e.hi);
+		size_t same = 0;
+		for (size_t k = 0; k < i && !same; k++)
+			if (s->record >= 0 && t->steps[k].record == s->record)
+				same = k + 1;
+		if (same) {
+			/* the same comparison again (e.g. final = start): no new work */
+			fprintf(fp, "%-4zu %-6s %-28s %-8s %-26s %-12s %8s %8s  (as step %zu)\n", i + 1,
+				tune_phase_name(s->phase), flag, tune_outcome_name(r->e.outcome), ratio,
+				tune_verdict_name(s->verdict), "-", "-", same);
+			continue;
+		}
+		fprintf(fp, "%-4zu %-6s %-28s %-8s %-26s %-12s %8s %8s%s\n", i + 1,
+			tune_phase_name(s->phase), flag,
+			r ? tune_outcome_name(r->e.outcome) : "-", ratio,
+			tune_verdict_name(s->verdict),
+			r && r->e.builds ? fmt_duration(r->e.build_seconds, 0, b1, sizeof(b1)) : "cached",
+			r ? fmt_duration(r->e.seconds, 0, b2, sizeof(b2)) : "-",
+			s->cached ? "  (from state)" : "");
+		if (r && r->e.note && r->e.outcome != TUNE_OK)
+			fprintf(fp, "     %s\n", r->e.note);
+	}
+	{
+		char *best = tune_set_text(t, t->best);
+		fprintf(fp, "best: %s\n", *best ? best : "stock (no flag paid off)");
+		free(best);
+	}
+	if (t->final_record >= 0 && t->best) {
+		const struct tune_record *r = &t->records[t->final_record];
+		if (r->e.outcome == TUNE_OK)
+			fprintf(fp, "vs stock: %.4f [%.4f, %.4f] (%s, %s)\n", r->e.ratio, r->e.lo, r->e.hi,
+				tu->o.metric, tu->o.workload);
+	}
+	fprintf(fp, "builds: %d; evaluation time %s (this run: %d new evaluations, %s wall); stop: %s\n",
+		t->builds, fmt_duration(t->seconds, 0, b1, sizeof(b1)), t->new_evaluations,
+		fmt_duration(clock_seconds() - tu->t0, 0, b2, sizeof(b2)), t->stop_reason);
+	if (out_path)
+		fprintf(fp, "policy: %s\n", out_path);
+}
+
+static void set_json_flags(struct tune_engine *t, tune_set s, struct json_writer *jw)
+{
+	json_array_begin(jw);
+	for (size_t i = 0; i < t->flags.nr; i++)
+		if (s & ((tune_set)1 << i))
+			json_string(jw, t->flags.v[i]);
+	json_array_end(jw);
+}
+
+int tuner_write_json(struct tuner *tu, const char *path, const char *out_path)
+{
+	struct tune_engine *t = &tu->t;
+	struct strbuf sb = STRBUF_INIT;
+	struct json_writer jw;
+	int rc;
+	json_writer_init(&jw, &sb);
+	json_object_begin(&jw);
+	json_key(&jw, "kind"); json_string(&jw, "pgbuild-tune");
+	json_key(&jw, "version"); json_int(&jw, 1);
+	json_key(&jw, "workload"); json_string(&jw, tu->o.workload);
+	json_key(&jw, "metric"); json_string(&jw, tu->o.metric);
+	json_key(&jw, "scope"); json_string(&jw, tu->o.scope);
+	json_key(&jw, "tolerance"); json_double(&jw, t->p.tolerance);
+	json_key(&jw, "min_gain"); json_double(&jw, t->p.min_gain);
+	json_key(&jw, "resolution");
+	if (tu->o.resolution_source)
+		json_double(&jw, t->p.resolution);
+	else
+		json_null(&jw);
+	json_key(&jw, "resolution_source"); json_string(&jw, tu->o.resolution_source);
+	json_key(&jw, "noise_floor"); json_string(&jw, tu->o.noise_note);
+	json_key(&jw, "candidates"); set_json_flags(t, ~(tune_set)0, &jw);
+	json_key(&jw, "refused");
+	json_strvec(&jw, &tu->refused);
+	json_key(&jw, "steps");
+	json_array_begin(&jw);
+	for (size_t i = 0; i < t->nr_steps; i++) {
+		const struct tune_step *s = &t->steps[i];
+		const struct tune_record *r = s->record >= 0 ? &t->records[s->record] : NULL;
+		json_object_begin(&jw);
+		json_key(&jw, "step"); json_int(&jw, (int64_t)i + 1);
+		json_key(&jw, "phase"); json_string(&jw, tune_phase_name(s->phase));
+		json_key(&jw, "flag"); json_string(&jw, s->flag >= 0 ? t->flags.v[s->flag] : NULL);
+		json_key(&jw, "cand"); set_json_flags(t, s->cand, &jw);
+		json_key(&jw, "ref"); set_json_flags(t, s->ref, &jw);
+		json_key(&jw, "verdict"); json_string(&jw, tune_verdict_name(s->verdict));
+		json_key(&jw, "cached"); json_bool(&jw, s->cached);
+		json_key(&jw, "outcome"); json_string(&jw, r ? tune_outcome_name(r->e.outcome) : NULL);
+		json_key(&jw, "ratio"); json_double(&jw, r ? r->e.ratio : NAN);
+		json_key(&jw, "ci_low"); json_double(&jw, r ? r->e.lo : NAN);
+		json_key(&jw, "ci_high"); json_double(&jw, r ? r->e.hi : NAN);
+		json_key(&jw, "builds"); json_int(&jw, r ? r->e.builds : 0);
+		json_key(&jw, "build_seconds"); json_double(&jw, r ? r->e.build_seconds : NAN);
+		json_key(&jw, "seconds"); json_double(&jw, r ? r->e.seconds : NAN);
+		json_key(&jw, "note"); json_string(&jw, r ? r->e.note : NULL);
+		json_object_end(&jw);
+	}
+	json_array_end(&jw);
+	json_key(&jw, "best");
+	json_object_begin(&jw);
+	json_key(&jw, "flags"); set_json_flags(t, t->best, &jw);
+	json_key(&jw, "policy"); json_string(&jw, out_path);
+	{
+		char *id = tune_set_id(t, t->best), *pfx = tuner_set_prefix(tu, t->best);
+		json_key(&jw, "id"); json_string(&jw, id);
+		json_key(&jw, "prefix"); json_string(&jw, pfx);
+		free(id);
+		free(pfx);
+	}
+	if (t->final_record >= 0 && t->best) {
+		const struct tune_record *r = &t->records[t->final_record];
+		json_key(&jw, "vs_stock"); json_double(&jw, r->e.ratio);
+		json_key(&jw, "ci_low"); json_double(&jw, r->e.lo);
+		json_key(&jw, "ci_high"); json_double(&jw, r->e.hi);
+	} else {
+		json_key(&jw, "vs_stock"); json_double(&jw, t->best ? NAN : 1.0);
+	}
+	json_object_end(&jw);
+	json_key(&jw, "builds"); json_int(&jw, t->builds);
+	json_key(&jw, "evaluation_seconds"); json_double(&jw, t->seconds);
+	json_key(&jw, "new_evaluations"); json_int(&jw, t->new_evaluations);
+	json_key(&jw, "wall_seconds"); json_double(&jw, clock_seconds() - tu->t0);
+	json_key(&jw, "stop_reason"); json_string(&jw, t->stop_reason);
+	json_object_end(&jw);
+	strbuf_addch(&sb, '\n');
+	rc = write_file_atomic(path, sb.buf, sb.len);
+	strbuf_release(&sb);
+	return rc;
+}
