@@ -63,8 +63,8 @@
 /* --budget of --pairs auto when not given: 10 minutes. */
 #define GATE_BUDGET 600
 
-/* Instruction ratios closer than this count as equal (repeat-run noise). */
-#define GATE_INSTR_RESOLUTION 1e-4
+/* Instruction ratios closer than this count as equal (metric/instr.h). */
+#define GATE_INSTR_RESOLUTION INSTR_RESOLUTION
 
 /*
  * The resolution a deterministic metric of one workload is compared at

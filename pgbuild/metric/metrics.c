@@ -1,0 +1,162 @@
+/*
+ * metric/metrics.c - the table of metrics; see metrics.h.
+ */
+#include <string.h>
+
+#include "pgbuild/metric/cycles.h"
+#include "pgbuild/metric/instr.h"
+#include "pgbuild/metric/metrics.h"
+
+static const char *const latency_keys[] = { "avg", "p50", "p90", "p99", "p999", "max", NULL };
+static const char *const cpu_keys[] = { "cpu", "server-cpu", NULL };
+
+static const struct metric_figure tps_figures[] = {
+	{ "latency", latency_keys, "latency_ms", "ms", METRIC_LOWER_IS_BETTER, "B/A" },
+	{ "server CPU", cpu_keys, "server_cpu_us_per_tx", "us/tx", METRIC_LOWER_IS_BETTER, "A/B" },
+	{ NULL, NULL, NULL, NULL, 0, NULL },
+};
+
+static const struct metric_figure no_figures[] = {
+	{ NULL, NULL, NULL, NULL, 0, NULL },
+};
+
+static const struct metric_row tps_rows[] = {
+	{ "tps", NULL, NULL },
+};
+
+static const struct metric_row instr_rows[] = {
+	{ "instructions", NULL, "instructions" },
+};
+
+/* the order of struct cycles_tx and of gate_cycles_rows() */
+static const struct metric_row cycles_rows[] = {
+	{ "instructions", "instructions", "cycles_ir" },
+	{ "I1 misses", "i1_misses", "i1_misses" },
+	{ "L1 misses", "l1_misses", "l1_misses" },
+	{ "LL misses", "ll_misses", "ll_misses" },
+	{ "branch mispredictions", "branch_mispredictions", "branch_mispredictions" },
+	{ "estimate", "estimate", "cycles_estimate" },
+};
+
+#define NROWS(a) (sizeof(a) / sizeof((a)[0]))
+
+const struct metric_desc metrics[] = {
+	{ METRIC_TPS, "tps", NULL, "throughput", "throughput", "throughput",
+	  "throughput", "transactions/s", METRIC_HIGHER_IS_BETTER, "B/A", 0, NULL,
+	  METRIC_RUN_BENCH, "tps or both", tps_rows, NROWS(tps_rows), 0, tps_figures },
+	{ METRIC_INSTR, "instructions", "instr", "instructions", "instructions",
+	  "instructions", "instructions per transaction", "instructions/transaction",
+	  METRIC_LOWER_IS_BETTER, "A/B", INSTR_RESOLUTION, "repeat 0.01%",
+	  METRIC_RUN_COUNT, "instructions or both", instr_rows, NROWS(instr_rows), 0, no_figures },
+	{ METRIC_CYCLES, "cycles", NULL, "cycles estimate", "the cycles estimate", "cycles",
+	  "cycles estimate per transaction", "estimated cycles/transaction",
+	  METRIC_LOWER_IS_BETTER, "A/B", CYCLES_RESOLUTION, "repeat 0.1%",
+	  METRIC_RUN_SIMULATE, "cycles (alone or in a list: --metric tps,cycles)",
+	  cycles_rows, NROWS(cycles_rows), 5, no_figures },
+	{ 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, 0, 0, NULL },
+};
+
+const struct metric_desc *metrics_find(const char *name)
+{
+	for (const struct metric_desc *m = metrics; m->name; m++)
+		if (!strcmp(m->name, name) || (m->alias && !strcmp(m->alias, name)))
+			return m;
+	return NULL;
+}
+
+const struct metric_desc *metrics_of(unsigned bit)
+{
+	for (const struct metric_desc *m = metrics; m->name; m++)
+		if (m->bit == bit)
+			return m;
+	return NULL;
+}
+
+int metrics_figure_key(const struct metric_figure *f, const char *key)
+{
+	for (int i = 0; f->keys[i]; i++)
+		if (!strcmp(f->keys[i], key))
+			return i;
+	return -1;
+}
+
+const struct metric_figure *metrics_find_figure(const char *key,
+						const struct metric_desc **m)
+{
+	for (const struct metric_desc *d = metrics; d->name; d++)
+		for (const struct metric_figure *f = d->figures; f->name; f++)
+			if (metrics_figure_key(f, key) >= 0) {
+				if (m)
+					*m = d;
+				return f;
+			}
+	return NULL;
+}
+
+unsigned metrics_all(void)
+{
+	unsigned bits = 0;
+	for (const struct metric_desc *m = metrics; m->name; m++)
+		bits |= m->bit;
+	return bits;
+}
+
+#define METRICS_MAX 16
+
+const char *const *metrics_words(void)
+{
+	static const char *words[METRICS_MAX + 2];
+	size_t n = 0;
+
+	if (words[0])
+		return words;
+	for (const struct metric_desc *m = metrics; m->name && n < METRICS_MAX; m++)
+		words[n++] = m->name;
+	words[n] = METRICS_BOTH;
+	return words;
+}
+
+unsigned metrics_word_bits(size_t i)
+{
+	const char *const *w = metrics_words();
+	for (size_t k = 0; k < i; k++)
+		if (!w[k])
+			return 0;
+	return !w[i] ? 0 : !strcmp(w[i], METRICS_BOTH) ? METRICS_BOTH_BITS : metrics[i].bit;
+}
+
+/* The i-th column's metric and row, or -1 past the last. */
+static int noise_at(size_t i, const struct metric_desc **md)
+{
+	for (const struct metric_desc *m = metrics; m->name; m++) {
+		size_t n = m->rows[m->decides].noise_key ? m->nrows : 0;
+		if (i < n) {
+			*md = m;
+			/* the deciding row first, then the others in order */
+			return i == 0 ? (int)m->decides : (int)(i - 1 + (i - 1 >= m->decides));
+		}
+		i -= n;
+	}
+	return -1;
+}
+
+size_t metrics_noise_columns(void)
+{
+	size_t n = 0;
+	while (metrics_noise_column(n))
+		n++;
+	return n;
+}
+
+const char *metrics_noise_column(size_t i)
+{
+	const struct metric_desc *m;
+	int r = noise_at(i, &m);
+	return r < 0 ? NULL : m->rows[r].noise_key;
+}
+
+unsigned metrics_noise_bit(size_t i)
+{
+	const struct metric_desc *m;
+	return noise_at(i, &m) < 0 ? 0 : m->bit;
+}
