@@ -11,13 +11,21 @@ static const char *const latency_keys[] = { "avg", "p50", "p90", "p99", "p999", 
 static const char *const cpu_keys[] = { "cpu", "server-cpu", NULL };
 
 static const struct metric_figure tps_figures[] = {
-	{ "latency", latency_keys, "latency_ms", "ms", METRIC_LOWER_IS_BETTER, "B/A" },
-	{ "server CPU", cpu_keys, "server_cpu_us_per_tx", "us/tx", METRIC_LOWER_IS_BETTER, "A/B" },
-	{ NULL, NULL, NULL, NULL, 0, NULL },
+	[METRIC_TPS_LATENCY] = {
+		.name = "latency", .keys = latency_keys, .json_key = "latency_ms",
+		.unit = "ms", .dir = METRIC_LOWER_IS_BETTER, .ratio = "B/A",
+	},
+	[METRIC_TPS_CPU] = {
+		.name = "server CPU", .keys = cpu_keys, .json_key = "server_cpu_us_per_tx",
+		.unit = "us/transaction", .dir = METRIC_LOWER_IS_BETTER, .ratio = "A/B",
+		.method = "user+system CPU of the postmaster and its children over the "
+			  "timed run (/proc), per transaction; A/B > 1: B cheaper",
+	},
+	{ .name = NULL },
 };
 
 static const struct metric_figure no_figures[] = {
-	{ NULL, NULL, NULL, NULL, 0, NULL },
+	{ .name = NULL },
 };
 
 static const struct metric_row tps_rows[] = {
@@ -28,8 +36,8 @@ static const struct metric_row instr_rows[] = {
 	{ "instructions", NULL, "instructions" },
 };
 
-/* the order of struct cycles_tx and of gate_cycles_rows() */
-static const struct metric_row cycles_rows[] = {
+/* the order of cycles_tx_values() (metric/cycles.h) */
+static const struct metric_row cycles_rows[CYCLES_ROWS] = {
 	{ "instructions", "instructions", "cycles_ir" },
 	{ "I1 misses", "i1_misses", "i1_misses" },
 	{ "L1 misses", "l1_misses", "l1_misses" },
@@ -41,19 +49,43 @@ static const struct metric_row cycles_rows[] = {
 #define NROWS(a) (sizeof(a) / sizeof((a)[0]))
 
 const struct metric_desc metrics[] = {
-	{ METRIC_TPS, "tps", NULL, "throughput", "throughput", "throughput",
-	  "throughput", "transactions/s", METRIC_HIGHER_IS_BETTER, "B/A", 0, NULL,
-	  METRIC_RUN_BENCH, "tps or both", tps_rows, NROWS(tps_rows), 0, tps_figures },
-	{ METRIC_INSTR, "instructions", "instr", "instructions", "instructions",
-	  "instructions", "instructions per transaction", "instructions/transaction",
-	  METRIC_LOWER_IS_BETTER, "A/B", INSTR_RESOLUTION, "repeat 0.01%",
-	  METRIC_RUN_COUNT, "instructions or both", instr_rows, NROWS(instr_rows), 0, no_figures },
-	{ METRIC_CYCLES, "cycles", NULL, "cycles estimate", "the cycles estimate", "cycles",
-	  "cycles estimate per transaction", "estimated cycles/transaction",
-	  METRIC_LOWER_IS_BETTER, "A/B", CYCLES_RESOLUTION, "repeat 0.1%",
-	  METRIC_RUN_SIMULATE, "cycles (alone or in a list: --metric tps,cycles)",
-	  cycles_rows, NROWS(cycles_rows), 5, no_figures },
-	{ 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, 0, 0, NULL },
+	{
+		.bit = METRIC_TPS, .name = "tps",
+		.label = "throughput", .figure = "throughput", .ratio_name = "throughput",
+		.title = "throughput", .unit = "transactions/s",
+		.dir = METRIC_HIGHER_IS_BETTER, .ratio = "B/A",
+		.run = METRIC_RUN_BENCH,
+		.method = "interleaved A/B pairs of wall-clock bench runs",
+		.needs = "tps or both",
+		.rows = tps_rows, .nrows = NROWS(tps_rows), .decides = 0,
+		.figures = tps_figures,
+	},
+	{
+		.bit = METRIC_INSTR, .name = "instructions", .alias = "instr",
+		.label = "instructions", .figure = "instructions", .ratio_name = "instructions",
+		.title = "instructions per transaction", .unit = "instructions/transaction",
+		.dir = METRIC_LOWER_IS_BETTER, .ratio = "A/B",
+		.resolution = INSTR_RESOLUTION, .resolution_text = "repeat 0.01%",
+		.run = METRIC_RUN_COUNT,
+		.method = "instructions per transaction of the server (user space); "
+			  "a proxy that does not see cache or memory effects",
+		.needs = "instructions or both",
+		.rows = instr_rows, .nrows = NROWS(instr_rows), .decides = 0,
+		.figures = no_figures,
+	},
+	{
+		.bit = METRIC_CYCLES, .name = "cycles",
+		.label = "cycles estimate", .figure = "the cycles estimate", .ratio_name = "cycles",
+		.title = "cycles estimate per transaction", .unit = "estimated cycles/transaction",
+		.dir = METRIC_LOWER_IS_BETTER, .ratio = "A/B",
+		.resolution = CYCLES_RESOLUTION, .resolution_text = "repeat 0.1%",
+		.run = METRIC_RUN_SIMULATE,
+		.method = CYCLES_SIMULATION,
+		.needs = "cycles (alone or in a list: --metric tps,cycles)",
+		.rows = cycles_rows, .nrows = NROWS(cycles_rows), .decides = CYCLES_ROW_ESTIMATE,
+		.figures = no_figures,
+	},
+	{ .name = NULL },
 };
 
 const struct metric_desc *metrics_find(const char *name)
@@ -69,6 +101,16 @@ const struct metric_desc *metrics_of(unsigned bit)
 	for (const struct metric_desc *m = metrics; m->name; m++)
 		if (m->bit == bit)
 			return m;
+	return NULL;
+}
+
+const struct metric_figure *metrics_figure(unsigned bit, size_t i)
+{
+	const struct metric_desc *m = metrics_of(bit);
+	const struct metric_figure *f = m ? m->figures : NULL;
+	for (size_t k = 0; f && f->name; k++, f++)
+		if (k == i)
+			return f;
 	return NULL;
 }
 

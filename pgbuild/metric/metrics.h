@@ -63,7 +63,12 @@ struct metric_figure {
 	const char *unit;
 	enum metric_direction dir;
 	const char *ratio;          /* "B/A" or "A/B": what its threshold bounds */
+	const char *method;         /* how it is measured (the gate document's
+				       "method"), or NULL */
 };
+
+/* tps's figures, by index into its figures. */
+enum { METRIC_TPS_LATENCY, METRIC_TPS_CPU };
 
 /* One row of what the outputs show of a measurement. */
 struct metric_row {
@@ -90,6 +95,7 @@ struct metric_desc {
 				       of the pairs' ratios */
 	const char *resolution_text; /* "repeat 0.01%", NULL with resolution 0 */
 	enum metric_run run;
+	const char *method;         /* how it is measured, one sentence */
 	const char *needs;          /* the --metric it takes: "tps or both" */
 	const struct metric_row *rows; /* what the outputs show, in order */
 	size_t nrows;
@@ -100,6 +106,8 @@ struct metric_desc {
 /* The descriptors in the order outputs list them, ended by a NULL name. */
 extern const struct metric_desc metrics[];
 
+/* The figure i (METRIC_TPS_*) of the metric of bit. */
+const struct metric_figure *metrics_figure(unsigned bit, size_t i);
 /* The descriptor of a --metric word or --gate key (name or alias), or NULL. */
 const struct metric_desc *metrics_find(const char *name);
 /* The descriptor of one METRIC_* bit, or NULL. */

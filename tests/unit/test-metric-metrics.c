@@ -39,6 +39,7 @@ static void test_rows(void **state)
 		assert_non_null(m->title);
 		assert_non_null(m->unit);
 		assert_non_null(m->needs);
+		assert_non_null(m->method);
 		assert_true(!strncmp(m->needs, m->name, strlen(m->name)));
 		assert_true(m->nrows > 0 && m->decides < m->nrows);
 		assert_true(!strcmp(m->ratio, "A/B") || !strcmp(m->ratio, "B/A"));
@@ -90,6 +91,11 @@ static void test_values(void **state)
 	assert_string_equal(lat->json_key, "latency_ms");
 	assert_string_equal(cpu->json_key, "server_cpu_us_per_tx");
 	assert_ptr_equal(metrics_find_figure("cpu", NULL), cpu);
+	assert_ptr_equal(metrics_figure(METRIC_TPS, METRIC_TPS_LATENCY), lat);
+	assert_ptr_equal(metrics_figure(METRIC_TPS, METRIC_TPS_CPU), cpu);
+	assert_null(metrics_figure(METRIC_TPS, 2));
+	assert_null(metrics_figure(METRIC_CYCLES, 0));
+	assert_string_equal(cy->method, CYCLES_SIMULATION);
 	/* the latency keys are the gate's, in its order */
 	for (int k = 0; k < GATE_NLAT; k++) {
 		assert_string_equal(lat->keys[k], gate_lat_keys[k]);
@@ -101,6 +107,15 @@ static void test_values(void **state)
 	for (size_t k = 0; k < cy->nrows; k++)
 		assert_string_equal(cy->rows[k].label, gate_cycles_row_names[k]);
 	assert_string_equal(cy->rows[cy->decides].json_key, "estimate");
+	{
+		struct cycles_tx t = { 1, 2, 3, 4, 5, 6 }, u;
+		double v[CYCLES_ROWS];
+		cycles_tx_values(&t, v);
+		assert_true(v[0] == t.ir && v[1] == t.i1mr && v[4] == t.bm);
+		assert_true(v[CYCLES_ROW_ESTIMATE] == t.estimate);
+		cycles_tx_set(&u, v);
+		assert_memory_equal(&t, &u, sizeof(t));
+	}
 }
 
 static void test_words(void **state)
