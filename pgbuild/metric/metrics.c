@@ -69,7 +69,7 @@ const struct metric_desc metrics[] = {
 		.run = METRIC_RUN_COUNT,
 		.method = "instructions per transaction of the server (user space); "
 			  "a proxy that does not see cache or memory effects",
-		.needs = "instructions or both",
+		.needs = "instructions or both", .default_unless = METRIC_TPS,
 		.rows = instr_rows, .nrows = NROWS(instr_rows), .decides = 0,
 		.figures = no_figures,
 	},
@@ -140,6 +140,15 @@ unsigned metrics_all(void)
 	unsigned bits = 0;
 	for (const struct metric_desc *m = metrics; m->name; m++)
 		bits |= m->bit;
+	return bits;
+}
+
+unsigned metrics_deterministic(void)
+{
+	unsigned bits = 0;
+	for (const struct metric_desc *m = metrics; m->name; m++)
+		if (m->resolution > 0)
+			bits |= m->bit;
 	return bits;
 }
 

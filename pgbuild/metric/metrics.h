@@ -97,6 +97,9 @@ struct metric_desc {
 	enum metric_run run;
 	const char *method;         /* how it is measured, one sentence */
 	const char *needs;          /* the --metric it takes: "tps or both" */
+	unsigned default_unless;    /* with no --gate, NAME>=1 bounds it unless one
+				       of these bits is measured too (which then
+				       decides: instructions next to tps are shown) */
 	const struct metric_row *rows; /* what the outputs show, in order */
 	size_t nrows;
 	size_t decides;             /* the row its threshold is decided on */
@@ -117,8 +120,10 @@ const struct metric_figure *metrics_find_figure(const char *key,
 						const struct metric_desc **m);
 /* The index of key among f's keys, or -1. */
 int metrics_figure_key(const struct metric_figure *f, const char *key);
-/* Every bit of the table or-ed. */
+/* Every bit of the table or-ed; the bits of the deterministic ones (a
+ * repeat resolution: what the noise floor measures). */
 unsigned metrics_all(void);
+unsigned metrics_deterministic(void);
 
 /*
  * The --metric words: every name in table order, then "both" (which is

@@ -66,6 +66,11 @@ static void test_rows(void **state)
 	}
 	assert_int_equal(bits, metrics_all());
 	assert_int_equal(bits, METRIC_TPS | METRIC_INSTR | METRIC_CYCLES);
+	assert_int_equal(metrics_deterministic(), METRIC_INSTR | METRIC_CYCLES);
+	/* with tps measured too, tps decides by default; instructions is shown */
+	assert_int_equal(metrics_of(METRIC_INSTR)->default_unless, METRIC_TPS);
+	assert_int_equal(metrics_of(METRIC_TPS)->default_unless, 0);
+	assert_int_equal(metrics_of(METRIC_CYCLES)->default_unless, 0);
 	assert_null(metrics_find("no-such"));
 	assert_null(metrics_of(METRIC_TPS | METRIC_INSTR));
 	assert_null(metrics_find_figure("tps", NULL));
