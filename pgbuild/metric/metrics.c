@@ -6,6 +6,7 @@
 #include "pgbuild/metric/cycles.h"
 #include "pgbuild/metric/instr.h"
 #include "pgbuild/metric/metrics.h"
+#include "wrapper/common/strbuf.h"
 
 static const char *const latency_keys[] = { "avg", "p50", "p90", "p99", "p999", "max", NULL };
 static const char *const cpu_keys[] = { "cpu", "server-cpu", NULL };
@@ -153,6 +154,30 @@ unsigned metrics_deterministic(void)
 }
 
 #define METRICS_MAX 16
+
+/* METRIC_* bits fit in these (metrics_list's cache) */
+#define METRICS_NBITS 8
+
+const char *metrics_list(unsigned bits)
+{
+	static char *cache[1u << METRICS_NBITS];
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = 0, k = 0;
+
+	bits &= metrics_all() & ((1u << METRICS_NBITS) - 1);
+	if (cache[bits])
+		return cache[bits];
+	for (const struct metric_desc *m = metrics; m->name; m++)
+		n += (bits & m->bit) != 0;
+	for (const struct metric_desc *m = metrics; m->name; m++) {
+		if (!(bits & m->bit))
+			continue;
+		k++;
+		strbuf_addf(&sb, "%s%s", k == 1 ? "" : k == n ? " and " : ", ", m->name);
+	}
+	cache[bits] = strbuf_detach(&sb, NULL);
+	return cache[bits];
+}
 
 const char *const *metrics_words(void)
 {

@@ -124,6 +124,9 @@ int metrics_figure_key(const struct metric_figure *f, const char *key);
  * repeat resolution: what the noise floor measures). */
 unsigned metrics_all(void);
 unsigned metrics_deterministic(void);
+/* The names of bits in table order as one phrase, "instructions and
+ * cycles" (static; built once per mask). */
+const char *metrics_list(unsigned bits);
 
 /*
  * The --metric words: every name in table order, then "both" (which is

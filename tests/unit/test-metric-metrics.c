@@ -67,6 +67,10 @@ static void test_rows(void **state)
 	assert_int_equal(bits, metrics_all());
 	assert_int_equal(bits, METRIC_TPS | METRIC_INSTR | METRIC_CYCLES);
 	assert_int_equal(metrics_deterministic(), METRIC_INSTR | METRIC_CYCLES);
+	assert_string_equal(metrics_list(metrics_deterministic()), "instructions and cycles");
+	assert_string_equal(metrics_list(metrics_all()), "tps, instructions and cycles");
+	assert_string_equal(metrics_list(METRIC_CYCLES), "cycles");
+	assert_string_equal(metrics_list(0), "");
 	/* with tps measured too, tps decides by default; instructions is shown */
 	assert_int_equal(metrics_of(METRIC_INSTR)->default_unless, METRIC_TPS);
 	assert_int_equal(metrics_of(METRIC_TPS)->default_unless, 0);
