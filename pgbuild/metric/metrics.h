@@ -59,6 +59,7 @@ enum metric_run {
 struct metric_figure {
 	const char *name;           /* in messages: "latency", "server CPU" */
 	const char *const *keys;    /* its --gate keys, NULL-terminated */
+	const char *alias;          /* another --gate key, or NULL */
 	const char *json_key;       /* its object in a gate document's workload */
 	const char *unit;
 	enum metric_direction dir;
@@ -68,7 +69,7 @@ struct metric_figure {
 };
 
 /* tps's figures, by index into its figures. */
-enum { METRIC_TPS_LATENCY, METRIC_TPS_CPU };
+enum { METRIC_TPS_CPU, METRIC_TPS_LATENCY };
 
 /* One row of what the outputs show of a measurement. */
 struct metric_row {
@@ -115,10 +116,11 @@ const struct metric_figure *metrics_figure(unsigned bit, size_t i);
 const struct metric_desc *metrics_find(const char *name);
 /* The descriptor of one METRIC_* bit, or NULL. */
 const struct metric_desc *metrics_of(unsigned bit);
-/* The figure with the --gate key key and its metric in *m, or NULL. */
+/* The figure with the --gate key key (one of its keys or its alias) and
+ * its metric in *m, or NULL. */
 const struct metric_figure *metrics_find_figure(const char *key,
 						const struct metric_desc **m);
-/* The index of key among f's keys, or -1. */
+/* The index of key among f's keys (not its alias), or -1. */
 int metrics_figure_key(const struct metric_figure *f, const char *key);
 /* Every bit of the table or-ed; the bits of the deterministic ones (a
  * repeat resolution: what the noise floor measures). */
