@@ -49,7 +49,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pgbuild/metric/metric.h"
+#include "pgbuild/metric/metrics.h"
 #include "wrapper/common/strvec.h"
 
 /* Codes of the options without a short letter, one per option name. */
@@ -333,12 +333,13 @@ int cli_parse_pairs(const char *arg, int *out);       /* --pairs */
 /* --budget: 90s, 10m, 1h or plain seconds, at least one second. */
 int cli_parse_budget(const char *arg, double *out);
 /*
- * --metric LIST: tps (wall-clock runs: throughput, latency, server CPU per
- * transaction), instructions, cycles; comma-separated, repeatable (the
- * bits are or-ed into *mask), "both" = tps,instructions.  An unknown item
- * is named with the nearest word.  cli_metrics_mask is the same without
- * messages (0, or -1 on a bad item); cli_metrics_text the canonical list
- * of mask ("tps,cycles"; static buffer).  The bits: metric/metric.h.
+ * --metric LIST: the names of metric/metrics.c's table (tps: wall-clock
+ * runs, throughput, latency, server CPU per transaction; instructions;
+ * cycles), comma-separated, repeatable (the bits are or-ed into *mask),
+ * "both" = tps,instructions.  An unknown item is named with the nearest
+ * word.  cli_metrics_mask is the same without messages (0, or -1 on a bad
+ * item); cli_metrics_text the canonical list of mask in table order
+ * ("tps,cycles"; static buffer).
  */
 int cli_parse_metrics(const char *arg, unsigned *mask);
 int cli_metrics_mask(const char *arg, unsigned *mask);

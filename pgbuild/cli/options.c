@@ -219,14 +219,11 @@ int cli_parse_choice(const char *opt, const char *arg, const char *const *choice
 	return rc;
 }
 
-/* The --metric words; "both" last (it is two of the others). */
-static const char *const metric_words[] = { "tps", "instructions", "cycles", "both", NULL };
-static const unsigned metric_bits[] = { METRIC_TPS, METRIC_INSTR, METRIC_CYCLES,
-					METRIC_TPS | METRIC_INSTR };
 
 /* The items of arg or-ed into *mask; the first bad item in *bad (malloced). */
 static int metrics_scan(const char *arg, unsigned *mask, char **bad)
 {
+	const char *const *metric_words = metrics_words();
 	struct strvec items = STRVEC_INIT;
 	unsigned m = 0;
 	int rc = 0;
@@ -245,7 +242,7 @@ static int metrics_scan(const char *arg, unsigned *mask, char **bad)
 			*bad = xstrdup(items.v[i]);
 			rc = -1;
 		} else {
-			m |= metric_bits[k];
+			m |= metrics_word_bits(k);
 		}
 	}
 	strvec_clear(&items);
@@ -264,6 +261,8 @@ int cli_metrics_mask(const char *arg, unsigned *mask)
 
 int cli_parse_metrics(const char *arg, unsigned *mask)
 {
+	const char *const *metric_words = metrics_words();
+	struct strbuf list = STRBUF_INIT;
 	const char *near;
 	char *bad;
 	int k, rc = 0;
@@ -275,9 +274,13 @@ int cli_parse_metrics(const char *arg, unsigned *mask)
 		rc = cli_parse_choice("--metric", arg, metric_words, &k);
 	} else {
 		near = suggest_word(bad, metric_words);
-		rc = error("invalid value \"%s\" for --metric: item \"%s\" is not tps, "
-			   "instructions, cycles or both%s%s%s", arg, bad,
+		for (size_t i = 0; metric_words[i]; i++)
+			strbuf_addf(&list, "%s%s", i == 0 ? "" : metric_words[i + 1] ? ", " : " or ",
+				    metric_words[i]);
+		rc = error("invalid value \"%s\" for --metric: item \"%s\" is not %s%s%s%s",
+			   arg, bad, list.buf,
 			   near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "");
+		strbuf_release(&list);
 	}
 	free(bad);
 	return rc < 0 ? rc : -1;
@@ -287,10 +290,10 @@ const char *cli_metrics_text(unsigned mask)
 {
 	static char buf[64];
 	buf[0] = '\0';
-	for (size_t k = 0; k < 3; k++)
-		if (mask & metric_bits[k])
+	for (const struct metric_desc *m = metrics; m->name; m++)
+		if (mask & m->bit)
 			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s",
-				 buf[0] ? "," : "", metric_words[k]);
+				 buf[0] ? "," : "", m->name);
 	return buf;
 }
 

@@ -12,7 +12,7 @@
 #include "pgbuild/metric/workloads.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/instr.h"
-#include "pgbuild/metric/metric.h"
+#include "pgbuild/metric/metrics.h"
 #include "pgbuild/noise/floor.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/report/report.h"
@@ -346,16 +346,34 @@ static int is_dir_with_postgres(const char *prefix)
  * *why set: usage errors (the hint printed), and a baseline or candidate
  * that is not an install.
  */
+/* NAME>=1 of each metric measured (metric/metrics.h's default_unless). */
+static int default_thresholds(const struct gate_opts *o, struct gate *g)
+{
+	struct strbuf item = STRBUF_INIT, err = STRBUF_INIT;
+	int rc = 0;
+
+	for (const struct metric_desc *m = metrics; m->name && !rc; m++) {
+		if (!(o->metrics & m->bit) || (o->metrics & m->default_unless))
+			continue;
+		strbuf_reset(&item);
+		strbuf_addf(&item, "%s>=1", m->name);
+		if ((rc = gate_expr_parse(&g->th, item.buf, &err)) < 0)
+			error("%s", err.buf);
+	}
+	strbuf_release(&item);
+	strbuf_release(&err);
+	return rc;
+}
+
 static int check_options(struct gate_opts *o, struct gate *g, int argc, char **argv,
 			 const char **why)
 {
-	int want_tps, want_instr;
+	int want_tps;
 
 	*why = "usage error";
 	if (!o->metrics)
 		o->metrics = METRIC_TPS;
 	want_tps = (o->metrics & METRIC_TPS) != 0;
-	want_instr = (o->metrics & METRIC_INSTR) != 0;
 	if (optind < argc)
 		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
 	if (!o->baseline || !o->candidate)
@@ -395,15 +413,9 @@ static int check_options(struct gate_opts *o, struct gate *g, int argc, char **a
 		if (!o->workloads.nr)
 			workloads_push(&o->workloads, WL_DEFAULT);
 	}
-	/* no thresholds: "not significantly slower", on the metric measured */
-	if (!g->th.nr) {
-		if (want_tps)
-			gate_thresholds_add(&g->th, "tps>=1", NULL, GATE_TPS, 0, 1.0);
-		else if (want_instr)
-			gate_thresholds_add(&g->th, "instructions>=1", NULL, GATE_INSTRUCTIONS, 0, 1.0);
-		if (o->metrics & METRIC_CYCLES)
-			gate_thresholds_add(&g->th, "cycles>=1", NULL, GATE_CYCLES, 0, 1.0);
-	}
+	/* no thresholds: "not significantly slower", on the metrics measured */
+	if (!g->th.nr && default_thresholds(o, g) < 0)
+		return cli_usage();
 	if (gate_thresholds_check(&g->th, o->metrics, &o->workloads) < 0)
 		return cli_usage();
 	for (size_t i = 0; i < o->workloads.nr; i++)
@@ -423,13 +435,14 @@ static int check_options(struct gate_opts *o, struct gate *g, int argc, char **a
  */
 static int apply_noise_floor(const struct gate_opts *o, struct gate *g, const char **why)
 {
-	static const unsigned metrics[] = { METRIC_INSTR, METRIC_CYCLES };
+	/* the deterministic metrics (metric/metrics.h) and their threshold kinds */
+	static const unsigned bits[] = { METRIC_INSTR, METRIC_CYCLES };
 	static const enum gate_kind kinds[] = { GATE_INSTRUCTIONS, GATE_CYCLES };
 	struct noise_floor f;
 	char *note;
 	int st;
 
-	if (!(o->metrics & (METRIC_INSTR | METRIC_CYCLES)))
+	if (!(o->metrics & metrics_deterministic()))
 		return 0;
 	st = noise_floor_find(&f, o->noise, o->baseline, &note);
 	if (st < 0) {
@@ -444,10 +457,10 @@ static int apply_noise_floor(const struct gate_opts *o, struct gate *g, const ch
 		for (int m = 0; m < 2; m++) {
 			char *source;
 			double r;
-			if (!(o->metrics & metrics[m]))
+			if (!(o->metrics & bits[m]))
 				continue;
 			r = noise_floor_resolution(st == NOISE_FLOOR_USED ? &f : NULL, g->wl[i].name,
-						   metrics[m], &source);
+						   bits[m], &source);
 			gate_set_resolution(&g->wl[i], kinds[m], r, source);
 			free(source);
 		}

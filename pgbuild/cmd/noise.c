@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pgbuild/metric/metric.h"
+#include "pgbuild/metric/metrics.h"
 #include "pgbuild/noise/noise.h"
 #include "pgbuild/metric/single.h"
 #include "pgbuild/metric/workloads.h"
@@ -128,8 +128,8 @@ static int check_options(struct noise_opts *o)
 	if (!o->prefix)
 		return cli_usage_error("--prefix is required (the build's install)");
 	if (!o->metrics)
-		o->metrics = METRIC_INSTR | METRIC_CYCLES;
-	if (o->metrics & METRIC_TPS)
+		o->metrics = metrics_deterministic();
+	if (o->metrics & ~metrics_deterministic())
 		return cli_usage_error("--metric tps: the noise floor is of the deterministic "
 				       "metrics (expected instructions or cycles)");
 	if (!o->workloads.nr)

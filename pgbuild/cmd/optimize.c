@@ -213,10 +213,11 @@ static int check_gate(const struct optimize_opts *o)
 
 	if (o->budget > 0 && !o->auto_pairs)
 		return error("--budget needs --pairs auto");
-	if (cli_parse_metrics("tps,instructions,cycles", &metrics) < 0 ||
-	    gate_expr_parse(&th, "cycles>=1.001,tps>=1.00", &err) < 0 ||
+	/* optimize's gates measure every metric (optimize/run.c) */
+	metrics = metrics_all();
+	if (gate_expr_parse(&th, "cycles>=1.001,tps>=1.00", &err) < 0 ||
 	    gate_thresholds_check(&th, metrics, &o->workloads) < 0 ||
-	    preflight_pairs(o->pairs ? o->pairs : 6, "tps,instructions,cycles", 0.95) < 0)
+	    preflight_pairs(o->pairs ? o->pairs : 6, cli_metrics_text(metrics), 0.95) < 0)
 		rc = -1;
 	gate_thresholds_clear(&th);
 	strbuf_release(&err);

@@ -226,7 +226,7 @@ static int check_options(const struct run_opts *o)
 		return cli_usage_error("--policy is required");
 	if (o->budget && !(o->pairs && !strcmp(o->pairs, "auto")))
 		return cli_usage_error("--budget needs --pairs auto");
-	if (o->pairs && !strcmp(o->pairs, "auto") && o->metric && !strstr(o->metric, "tps"))
+	if (o->pairs && !strcmp(o->pairs, "auto") && o->metric && !(o->metrics & METRIC_TPS))
 		return cli_usage_error("--pairs auto needs --metric tps (alone or in a list)");
 	/* the gate expression now, not after an hour of building */
 	if (preflight_gate_expr(o->gate, o->metric, NULL) < 0 ||

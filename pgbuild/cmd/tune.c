@@ -10,7 +10,7 @@
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/metric/workloads.h"
 #include "pgbuild/cmd/cmd.h"
-#include "pgbuild/metric/metric.h"
+#include "pgbuild/metric/metrics.h"
 #include "pgbuild/noise/floor.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/tune/tuner.h"
@@ -125,6 +125,22 @@ static const struct option tune_options[] = {
 };
 
 /* The options with a value to check: 0, or -1 after the error. */
+/* --metric's words: tune's default (instructions, tuner_init's) first,
+ * then the others of metric/metrics.c's table in its order. */
+static const char *const *tune_metric_words(void)
+{
+	static const char *words[8];
+	size_t n = 0;
+
+	if (words[0])
+		return words;
+	words[n++] = metrics_of(METRIC_INSTR)->name;
+	for (const struct metric_desc *m = metrics; m->name && n + 1 < 8; m++)
+		if (m->bit != METRIC_INSTR)
+			words[n++] = m->name;
+	return words;
+}
+
 static int value_option(struct tune_opts *o, struct tune_params *p, int c, const char *arg)
 {
 	int r = stage_gate_option(&o->gate, c, arg);
@@ -147,11 +163,11 @@ static int value_option(struct tune_opts *o, struct tune_params *p, int c, const
 		p->time_budget = d * 3600;
 		return 0;
 	case OPT_METRIC: {
-		static const char *const metrics[] = { "instructions", "tps", "cycles", NULL };
+		const char *const *words = tune_metric_words();
 		int k;
-		if (cli_parse_choice("--metric", arg, metrics, &k) < 0)
+		if (cli_parse_choice("--metric", arg, words, &k) < 0)
 			return -1;
-		o->metric = metrics[k];
+		o->metric = words[k];
 		return 0;
 	}
 	case OPT_TOLERANCE:
@@ -243,7 +259,7 @@ static int check_options(struct tune_opts *o)
 		return cli_usage();
 	if (stage_gate_check(&o->gate))
 		return PGBUILD_EXIT_ERROR;
-	if (o->gate.auto_pairs && strcmp(o->metric, "tps"))
+	if (o->gate.auto_pairs && metrics_find(o->metric)->bit != METRIC_TPS)
 		return cli_usage_error("--pairs auto needs --metric tps");
 	/* the candidates and the scope file are read by tuner_run before
 	 * anything is built */
@@ -261,7 +277,7 @@ static int check_options(struct tune_opts *o)
 		if (r < 0)
 			return PGBUILD_EXIT_ERROR;
 	}
-	if (strcmp(o->metric, "tps") && !workloads_has(o->workload, WL_SINGLE))
+	if (metrics_find(o->metric)->bit != METRIC_TPS && !workloads_has(o->workload, WL_SINGLE))
 		return cli_usage_error("--metric %s supports " WORKLOADS_SINGLE ", "
 				       "not \"%s\" (use --metric tps)", o->metric, o->workload);
 	if (o->plugin < 0) {
@@ -281,11 +297,11 @@ static int check_options(struct tune_opts *o)
  */
 static int apply_noise_floor(struct tune_opts *o, struct tune_params *p)
 {
-	unsigned metric = !strcmp(o->metric, "cycles") ? METRIC_CYCLES : METRIC_INSTR;
+	unsigned metric = metrics_find(o->metric)->bit;
 	struct noise_floor f;
 	int st;
 
-	if (!strcmp(o->metric, "tps"))
+	if (!(metric & metrics_deterministic()))
 		return 0;
 	if (!o->baseline) {
 		if (o->noise && strcmp(o->noise, "none"))

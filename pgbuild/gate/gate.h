@@ -63,8 +63,8 @@
 /* --budget of --pairs auto when not given: 10 minutes. */
 #define GATE_BUDGET 600
 
-/* Instruction ratios closer than this count as equal (repeat-run noise). */
-#define GATE_INSTR_RESOLUTION 1e-4
+/* Instruction ratios closer than this count as equal (metric/instr.h). */
+#define GATE_INSTR_RESOLUTION INSTR_RESOLUTION
 
 /*
  * The resolution a deterministic metric of one workload is compared at
@@ -253,7 +253,7 @@ struct gate_run *gate_workload_add_run(struct gate_workload *w);
 /* Compute per-pair ratios and intervals for every workload. */
 void gate_analyse(struct gate *g);
 /* The figures every output of the cycles metric shows, in their order. */
-#define GATE_CYCLES_ROWS 6
+#define GATE_CYCLES_ROWS CYCLES_ROWS  /* metric/cycles.h, metric/metrics.c's rows */
 extern const char *const gate_cycles_row_names[GATE_CYCLES_ROWS]; /* "instructions" ... */
 /* Is any workload's cycles estimate measured (or tried)? */
 int gate_any_cycles(const struct gate *g);

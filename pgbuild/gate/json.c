@@ -13,6 +13,7 @@
 #include "wrapper/common/error.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/gate/sequential.h"
+#include "pgbuild/metric/metrics.h"
 #include "wrapper/common/json.h"
 #include "wrapper/common/xalloc.h"
 
@@ -24,6 +25,16 @@ static const char *regress_name(enum regress_state s)
 static const char *instr_name(enum instr_state s)
 {
 	return s == INSTR_OK ? "ok" : s == INSTR_UNAVAILABLE ? "unavailable" : "not measured";
+}
+
+/* The table's names of what the document holds (metric/metrics.h). */
+#define TPS_KEY metrics_of(METRIC_TPS)->name
+#define LAT_KEY metrics_figure(METRIC_TPS, METRIC_TPS_LATENCY)->json_key
+#define CPU_FIG metrics_figure(METRIC_TPS, METRIC_TPS_CPU)
+
+static const struct metric_desc *desc_of(enum gate_kind kind)
+{
+	return metrics_of(gate_kind_metric(kind));
 }
 
 static void write_ratio(struct json_writer *jw, const struct stats_ratio *r)
@@ -41,16 +52,17 @@ static void write_ratio(struct json_writer *jw, const struct stats_ratio *r)
 	json_object_end(jw);
 }
 
-/* The figures of one build's cycles measurement. */
+/* The figures of one build's cycles measurement: the metric's rows. */
 static void write_cycles_tx(struct json_writer *jw, const struct cycles_tx *t, int ok)
 {
+	const struct metric_desc *m = metrics_of(METRIC_CYCLES);
+	double v[CYCLES_ROWS];
+	cycles_tx_values(t, v);
 	json_object_begin(jw);
-	json_key(jw, "instructions"); json_double(jw, ok ? t->ir : NAN);
-	json_key(jw, "i1_misses"); json_double(jw, ok ? t->i1mr : NAN);
-	json_key(jw, "l1_misses"); json_double(jw, ok ? t->l1m : NAN);
-	json_key(jw, "ll_misses"); json_double(jw, ok ? t->llm : NAN);
-	json_key(jw, "branch_mispredictions"); json_double(jw, ok ? t->bm : NAN);
-	json_key(jw, "estimate"); json_double(jw, ok ? t->estimate : NAN);
+	for (size_t k = 0; k < m->nrows; k++) {
+		json_key(jw, m->rows[k].json_key);
+		json_double(jw, ok ? v[k] : NAN);
+	}
 	json_object_end(jw);
 }
 
@@ -66,8 +78,7 @@ static void write_resolution(struct json_writer *jw, const struct gate_workload 
 	double r = gate_resolution_of(w, kind, &source);
 	json_key(jw, "resolution"); json_double(jw, r);
 	json_key(jw, "resolution_source"); json_string(jw, source);
-	json_key(jw, "repeat_resolution");
-	json_double(jw, kind == GATE_CYCLES ? CYCLES_RESOLUTION : GATE_INSTR_RESOLUTION);
+	json_key(jw, "repeat_resolution"); json_double(jw, desc_of(kind)->resolution);
 }
 
 /* Read it back: absent is the repeat one; -1 with err when it is not a
@@ -81,12 +92,10 @@ static int read_resolution(const struct json_value *in, struct gate_workload *w,
 		return 0;
 	if (v->type != JSON_NUMBER || !(v->u.number > 0 && v->u.number < 1)) {
 		strbuf_addf(err, "workload \"%.100s\": %s \"resolution\" must be a number "
-			    "above 0 and below 1", w->name,
-			    kind == GATE_CYCLES ? "cycles" : "instructions");
+			    "above 0 and below 1", w->name, desc_of(kind)->name);
 		return -1;
 	}
-	if (!source && v->u.number == (kind == GATE_CYCLES ? CYCLES_RESOLUTION :
-				       GATE_INSTR_RESOLUTION))
+	if (!source && v->u.number == desc_of(kind)->resolution)
 		return 0;       /* a result of before the floor: the repeat one */
 	gate_set_resolution(w, kind, v->u.number, source ? source : "as read back (no source)");
 	return 0;
@@ -125,7 +134,7 @@ static void write_cycles(struct json_writer *jw, const struct gate_workload *w)
 		r.bm = w->cyc_b.bm > 0 ? w->cyc_a.bm / w->cyc_b.bm : NAN;
 		r.estimate = w->cyc_a.estimate / w->cyc_b.estimate;
 	}
-	json_key(jw, "cycles");
+	json_key(jw, metrics_of(METRIC_CYCLES)->name);
 	json_object_begin(jw);
 	json_key(jw, "state"); json_string(jw, instr_name(w->cycles));
 	json_key(jw, "a"); write_cycles_tx(jw, &w->cyc_a, ok);
@@ -134,7 +143,7 @@ static void write_cycles(struct json_writer *jw, const struct gate_workload *w)
 	json_key(jw, "speedup"); json_double(jw, ok ? r.estimate : NAN);
 	write_resolution(jw, w, GATE_CYCLES);
 	json_key(jw, "note"); json_string(jw, w->cycles_note);
-	json_key(jw, "simulation"); json_string(jw, CYCLES_SIMULATION);
+	json_key(jw, "simulation"); json_string(jw, metrics_of(METRIC_CYCLES)->method);
 	json_key(jw, "callgrind");
 	if (w->cycles_callgrind)
 		json_raw(jw, w->cycles_callgrind);
@@ -151,12 +160,11 @@ static void write_cycles(struct json_writer *jw, const struct gate_workload *w)
 /* Read back what write_cycles_tx wrote. */
 static void read_cycles_tx(const struct json_value *o, struct cycles_tx *t)
 {
-	t->ir = json_get_num(o, "instructions", NAN);
-	t->i1mr = json_get_num(o, "i1_misses", NAN);
-	t->l1m = json_get_num(o, "l1_misses", NAN);
-	t->llm = json_get_num(o, "ll_misses", NAN);
-	t->bm = json_get_num(o, "branch_mispredictions", NAN);
-	t->estimate = json_get_num(o, "estimate", NAN);
+	const struct metric_desc *m = metrics_of(METRIC_CYCLES);
+	double v[CYCLES_ROWS];
+	for (size_t k = 0; k < m->nrows; k++)
+		v[k] = json_get_num(o, m->rows[k].json_key, NAN);
+	cycles_tx_set(t, v);
 }
 
 /* "sequential": how --pairs auto decided, or null with a fixed --pairs. */
@@ -230,13 +238,13 @@ void gate_write_json(const struct gate *g, struct strbuf *out,
 		json_key(&jw, "valid_pairs"); json_int(&jw, (int64_t)w->valid_pairs);
 		json_key(&jw, "run_errors"); json_int(&jw, w->run_errors);
 		json_key(&jw, "correctness_failed"); json_bool(&jw, w->correctness_failed);
-		json_key(&jw, "tps");
+		json_key(&jw, TPS_KEY);
 		json_object_begin(&jw);
 		json_key(&jw, "a_median"); json_double(&jw, w->tps_a_median);
 		json_key(&jw, "b_median"); json_double(&jw, w->tps_b_median);
 		json_key(&jw, "ratio"); write_ratio(&jw, &w->tps);
 		json_object_end(&jw);
-		json_key(&jw, "latency_ms");
+		json_key(&jw, LAT_KEY);
 		json_object_begin(&jw);
 		for (int k = 0; k < GATE_NLAT; k++) {
 			json_key(&jw, gate_lat_keys[k]);
@@ -247,7 +255,7 @@ void gate_write_json(const struct gate *g, struct strbuf *out,
 			json_object_end(&jw);
 		}
 		json_object_end(&jw);
-		json_key(&jw, "instructions");
+		json_key(&jw, metrics_of(METRIC_INSTR)->name);
 		json_object_begin(&jw);
 		json_key(&jw, "state"); json_string(&jw, instr_name(w->instr));
 		json_key(&jw, "a"); json_double(&jw, w->instr == INSTR_OK ? w->instr_a : NAN);
@@ -257,17 +265,15 @@ void gate_write_json(const struct gate *g, struct strbuf *out,
 		write_resolution(&jw, w, GATE_INSTRUCTIONS);
 		json_key(&jw, "note"); json_string(&jw, w->instr_note);
 		json_key(&jw, "counter"); json_string(&jw, w->instr == INSTR_NOT_MEASURED ? NULL : g->counter);
-		json_key(&jw, "proxy"); json_string(&jw, "instructions per transaction of the server "
-				"(user space); a proxy that does not see cache or memory effects");
+		json_key(&jw, "proxy"); json_string(&jw, metrics_of(METRIC_INSTR)->method);
 		json_object_end(&jw);
 		write_cycles(&jw, w);
-		json_key(&jw, "server_cpu_us_per_tx");
+		json_key(&jw, CPU_FIG->json_key);
 		json_object_begin(&jw);
 		json_key(&jw, "a_median"); json_double(&jw, w->cpu_a_median);
 		json_key(&jw, "b_median"); json_double(&jw, w->cpu_b_median);
 		json_key(&jw, "ratio_a_over_b"); write_ratio(&jw, &w->cpu);
-		json_key(&jw, "method"); json_string(&jw, "user+system CPU of the postmaster and "
-				"its children over the timed run (/proc), per transaction; A/B > 1: B cheaper");
+		json_key(&jw, "method"); json_string(&jw, CPU_FIG->method);
 		json_object_end(&jw);
 		write_agreement(&jw, w);
 		json_key(&jw, "runs");
@@ -279,9 +285,9 @@ void gate_write_json(const struct gate *g, struct strbuf *out,
 			json_key(&jw, "pair"); json_int(&jw, r->pair);
 			json_key(&jw, "build"); json_string(&jw, b);
 			json_key(&jw, "exit"); json_int(&jw, r->exit);
-			json_key(&jw, "tps"); json_double(&jw, r->tps);
-			json_key(&jw, "server_cpu_us_per_tx"); json_double(&jw, r->server_cpu_us);
-			json_key(&jw, "latency_ms");
+			json_key(&jw, TPS_KEY); json_double(&jw, r->tps);
+			json_key(&jw, CPU_FIG->json_key); json_double(&jw, r->server_cpu_us);
+			json_key(&jw, LAT_KEY);
 			json_object_begin(&jw);
 			for (int l = 0; l < GATE_NLAT; l++) {
 				json_key(&jw, gate_lat_keys[l]);
@@ -443,7 +449,7 @@ int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *
 			goto out;
 		}
 		w = gate_workload_get(g, name, 1);
-		in = json_get(wv, "instructions");
+		in = json_get(wv, metrics_of(METRIC_INSTR)->name);
 		s = json_get_str(in, "state");
 		w->instr = s && !strcmp(s, "ok") ? INSTR_OK :
 			   s && !strcmp(s, "unavailable") ? INSTR_UNAVAILABLE : INSTR_NOT_MEASURED;
@@ -453,7 +459,7 @@ int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *
 		w->instr_note = s ? xstrdup(s) : NULL;
 		if (read_resolution(in, w, GATE_INSTRUCTIONS, err) < 0)
 			goto out;
-		in = json_get(wv, "cycles");
+		in = json_get(wv, metrics_of(METRIC_CYCLES)->name);
 		s = json_get_str(in, "state");
 		w->cycles = s && !strcmp(s, "ok") ? INSTR_OK :
 			    s && !strcmp(s, "unavailable") ? INSTR_UNAVAILABLE : INSTR_NOT_MEASURED;
@@ -482,9 +488,9 @@ int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *
 			if (get_int(rv, "exit", 0, 255, 2, &num, where, err) < 0)
 				goto out;
 			r->exit = (int)num;
-			r->tps = num_or_nan(rv, "tps");
-			r->server_cpu_us = num_or_nan(rv, "server_cpu_us_per_tx");
-			lat = json_get(rv, "latency_ms");
+			r->tps = num_or_nan(rv, TPS_KEY);
+			r->server_cpu_us = num_or_nan(rv, CPU_FIG->json_key);
+			lat = json_get(rv, LAT_KEY);
 			for (int l = 0; l < GATE_NLAT; l++)
 				r->lat[l] = num_or_nan(lat, gate_lat_keys[l]);
 			bench = json_get(rv, "bench");

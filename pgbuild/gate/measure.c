@@ -32,7 +32,7 @@
 #include "pgbuild/gate/junit.h"
 #include "pgbuild/metric/cycles.h"
 #include "pgbuild/metric/instr.h"
-#include "pgbuild/metric/metric.h"
+#include "pgbuild/metric/metrics.h"
 #include "pgbuild/metric/single.h"
 #include "pgbuild/pgbuild.h"
 
@@ -429,8 +429,8 @@ static void measure_instr(const struct gate_opts *o, struct gate *g, const char 
 		double ia = NAN, ib = NAN;
 		int ra, rb = -1;
 		if (!o->quiet)
-			fprintf(stderr, "gate: %-12s instructions per transaction (%s) ...\n",
-				w->name, g->counter);
+			fprintf(stderr, "gate: %-12s %s (%s) ...\n", w->name,
+				metrics_of(METRIC_INSTR)->title, g->counter);
 		ra = instr_measure(o->baseline, w->name, dir, o->instr_statements, o->counter,
 				   &ia, &note);
 		if (ra == 0) {
@@ -448,7 +448,8 @@ static void measure_instr(const struct gate_opts *o, struct gate *g, const char 
 		} else {
 			w->instr = INSTR_UNAVAILABLE;
 			w->instr_note = xasprintf("%s: %s", ra == 0 ? "candidate" : "baseline", note.buf);
-			warning("instructions for %s unavailable: %s", w->name, w->instr_note);
+			warning("%s for %s unavailable: %s", metrics_of(METRIC_INSTR)->label, w->name,
+				w->instr_note);
 		}
 		strbuf_release(&note);
 	}
@@ -463,8 +464,8 @@ static void measure_cycles(const struct gate_opts *o, struct gate *g, const char
 		struct strbuf note = STRBUF_INIT;
 		int ra, rb = -1;
 		if (!o->quiet)
-			fprintf(stderr, "gate: %-12s cycles estimate per transaction (callgrind cache "
-				"and branch simulation) ...\n", w->name);
+			fprintf(stderr, "gate: %-12s %s (callgrind cache and branch simulation) ...\n",
+				w->name, metrics_of(METRIC_CYCLES)->title);
 		ra = cycles_measure(o->baseline, w->name, dir, o->instr_statements, &w->cyc_a, &note);
 		if (ra == 0) {
 			strbuf_reset(&note);
@@ -480,7 +481,8 @@ static void measure_cycles(const struct gate_opts *o, struct gate *g, const char
 		} else {
 			w->cycles = INSTR_UNAVAILABLE;
 			w->cycles_note = xasprintf("%s: %s", ra == 0 ? "candidate" : "baseline", note.buf);
-			warning("cycles estimate for %s unavailable: %s", w->name, w->cycles_note);
+			warning("%s for %s unavailable: %s", metrics_of(METRIC_CYCLES)->label, w->name,
+				w->cycles_note);
 		}
 		strbuf_release(&note);
 	}
@@ -540,15 +542,35 @@ static void explain_cycles(const struct gate_opts *o, struct gate *g, const char
 	}
 }
 
+static void run_tps(struct gate_opts *o, struct gate *g, const char *dir, int dirfd)
+{
+	measure_tps(o, g, dir, dirfd);
+}
+
+static void run_count(struct gate_opts *o, struct gate *g, const char *dir, int dirfd)
+{
+	measure_instr(o, g, dir);
+}
+
+static void run_simulate(struct gate_opts *o, struct gate *g, const char *dir, int dirfd)
+{
+	measure_cycles(o, g, dir);
+	explain_cycles(o, g, dir);
+}
+
+/* What measures each kind of run of metric/metrics.h. */
+static void (*const runners[])(struct gate_opts *, struct gate *, const char *, int) = {
+	[METRIC_RUN_BENCH] = run_tps,
+	[METRIC_RUN_COUNT] = run_count,
+	[METRIC_RUN_SIMULATE] = run_simulate,
+};
+
 int gate_measure(struct gate_opts *o, struct gate *g, const char **stop_reason)
 {
-	int want_tps = (o->metrics & METRIC_TPS) != 0;
-	int want_instr = (o->metrics & METRIC_INSTR) != 0;
-	int want_cycles = (o->metrics & METRIC_CYCLES) != 0;
 	int tmpdir = 0, rc = -1, dirfd = -1;
 	char *dir = NULL;
 
-	if (want_instr && pick_counter(o, g, stop_reason) < 0)
+	if ((o->metrics & METRIC_INSTR) && pick_counter(o, g, stop_reason) < 0)
 		return -1;
 	if (o->cpus && pin_cpus(o->cpus) < 0) {
 		*stop_reason = "--cpus: cannot pin the benchmark";
@@ -560,14 +582,10 @@ int gate_measure(struct gate_opts *o, struct gate *g, const char **stop_reason)
 		*stop_reason = "the candidate's regression suite could not run";
 		goto out;
 	}
-	if (want_tps)
-		measure_tps(o, g, dir, dirfd);
-	if (want_instr)
-		measure_instr(o, g, dir);
-	if (want_cycles) {
-		measure_cycles(o, g, dir);
-		explain_cycles(o, g, dir);
-	}
+	/* the metrics asked for, in the table's order */
+	for (const struct metric_desc *m = metrics; m->name; m++)
+		if (o->metrics & m->bit)
+			runners[m->run](o, g, dir, dirfd);
 	if (gate_interrupted)
 		goto out;
 	gate_analyse(g);

@@ -137,6 +137,26 @@ double cycles_estimate(const struct cycles_tx *t)
 	return t->ir + 10 * t->bm + 10 * t->l1m + 100 * t->llm;
 }
 
+void cycles_tx_values(const struct cycles_tx *t, double v[CYCLES_ROWS])
+{
+	v[0] = t->ir;
+	v[1] = t->i1mr;
+	v[2] = t->l1m;
+	v[3] = t->llm;
+	v[4] = t->bm;
+	v[CYCLES_ROW_ESTIMATE] = t->estimate;
+}
+
+void cycles_tx_set(struct cycles_tx *t, const double v[CYCLES_ROWS])
+{
+	t->ir = v[0];
+	t->i1mr = v[1];
+	t->l1m = v[2];
+	t->llm = v[3];
+	t->bm = v[4];
+	t->estimate = v[CYCLES_ROW_ESTIMATE];
+}
+
 void cycles_per_tx(const struct cycles_counts *c1, const struct cycles_counts *c10, long n,
 		   struct cycles_tx *out)
 {

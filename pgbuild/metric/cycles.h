@@ -94,6 +94,16 @@ struct cycles_tx {
 };
 
 /*
+ * The figures of t in the order every output shows them (metric/metrics.c's
+ * rows of the cycles metric: instructions, I1, L1, LL misses, branch
+ * mispredictions, the estimate), and back.
+ */
+#define CYCLES_ROWS 6
+#define CYCLES_ROW_ESTIMATE 5
+void cycles_tx_values(const struct cycles_tx *t, double v[CYCLES_ROWS]);
+void cycles_tx_set(struct cycles_tx *t, const double v[CYCLES_ROWS]);
+
+/*
  * The counts of a callgrind output file: the "events:" line names the
  * columns, the "summary:" line (else "totals:") holds the values in that
  * order; a value left off at the end is 0, as in callgrind's format.

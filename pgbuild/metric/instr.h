@@ -19,7 +19,7 @@
  * the two totals are differenced, (I(10N) - I(N)) / 9N, which removes the
  * start-up and shut-down cost.  Repeated runs of one binary agree to about
  * 0.002% (37276.04 vs 37276.70 per SELECT 1 here), so the gate compares
- * ratios at a resolution of 0.01%.
+ * ratios at a resolution of 0.01% (INSTR_RESOLUTION).
  *
  * It is a proxy: instructions do not see cache misses, branch mispredictions
  * or memory stalls, so a build can execute fewer instructions and still run
@@ -34,6 +34,9 @@
 #define PGBUILD_INSTR_H
 
 #include "wrapper/common/strbuf.h"
+
+/* Instruction ratios closer than this count as equal (repeat-run noise). */
+#define INSTR_RESOLUTION 1e-4
 
 enum instr_counter {
 	INSTR_COUNTER_AUTO,      /* perf when the probe counts, else callgrind */

@@ -1,8 +1,9 @@
 /*
- * metric/metric.h - the names of what a gate measures, as bits of one
- * mask: `--metric tps,cycles` is METRIC_TPS | METRIC_CYCLES.
- * cli/options.c spells them on the command line (tps, instructions,
- * cycles, both); gate/ picks the runs and the threshold kinds by them.
+ * metric/metric.h - the bits of what a gate measures, one mask:
+ * `--metric tps,cycles` is METRIC_TPS | METRIC_CYCLES.  Everything else
+ * about a metric (its --metric word, keys, unit, direction, resolution,
+ * run, rows) is its descriptor in metric/metrics.c's table; a new metric
+ * is one bit here and one descriptor there.
  *
  *   tps           wall-clock runs: throughput, latency, server CPU per
  *                 transaction (bench/)

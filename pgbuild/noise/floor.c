@@ -13,7 +13,7 @@
 #include "pgbuild/bolt/bolt.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/cycles.h"
-#include "pgbuild/metric/metric.h"
+#include "pgbuild/metric/metrics.h"
 #include "pgbuild/noise/floor.h"
 #include "pgbuild/noise/noise.h"
 #include "wrapper/common/error.h"
@@ -75,8 +75,8 @@ static int read_workloads(struct noise_floor *f, const struct json_value *root,
 				    name);
 			return -1;
 		}
-		if (read_metric(f, name, wv, noise_metric_names[NOISE_INSTR], &w->instr_sd, err) < 0 ||
-		    read_metric(f, name, wv, noise_metric_names[NOISE_CYC_EST], &w->cycles_sd,
+		if (read_metric(f, name, wv, noise_metric_name(NOISE_INSTR), &w->instr_sd, err) < 0 ||
+		    read_metric(f, name, wv, noise_metric_name(NOISE_CYC_EST), &w->cycles_sd,
 				err) < 0)
 			return -1;
 	}
@@ -159,11 +159,6 @@ int noise_floor_matches(const struct noise_floor *f, const char *postgres, struc
 	return 0;
 }
 
-static const char *metric_name(unsigned metric)
-{
-	return metric == METRIC_CYCLES ? "the cycles estimate" : "instructions";
-}
-
 int noise_floor_sd(const struct noise_floor *f, const char *workload, unsigned metric,
 		   double *sd, struct strbuf *err)
 {
@@ -173,7 +168,7 @@ int noise_floor_sd(const struct noise_floor *f, const char *workload, unsigned m
 		*sd = metric == METRIC_CYCLES ? f->wl[i].cycles_sd : f->wl[i].instr_sd;
 		if (isnan(*sd)) {
 			strbuf_addf(err, "%s has no %s figure of %s", f->file, workload,
-				    metric_name(metric));
+				    metrics_of(metric)->figure);
 			return -1;
 		}
 		return 0;
@@ -184,7 +179,7 @@ int noise_floor_sd(const struct noise_floor *f, const char *workload, unsigned m
 
 double noise_floor_repeat(unsigned metric)
 {
-	return metric == METRIC_CYCLES ? CYCLES_RESOLUTION : GATE_INSTR_RESOLUTION;
+	return metrics_of(metric)->resolution;
 }
 
 double noise_floor_resolution(const struct noise_floor *f, const char *workload,

@@ -72,7 +72,7 @@ int noise_floor_matches(const struct noise_floor *f, const char *postgres, struc
 int noise_floor_sd(const struct noise_floor *f, const char *workload, unsigned metric,
 		   double *sd, struct strbuf *err);
 
-/* The repeat resolution of metric (GATE_INSTR_RESOLUTION, CYCLES_RESOLUTION). */
+/* The repeat resolution of metric (its resolution in metric/metrics.c). */
 double noise_floor_repeat(unsigned metric);
 
 /*

@@ -13,10 +13,10 @@
 #include "pgbuild/noise/noise.h"
 #include "wrapper/common/json.h"
 
-const char *const noise_metric_names[NOISE_NMETRICS] = {
-	"instructions", "cycles_estimate", "cycles_ir", "i1_misses", "l1_misses", "ll_misses",
-	"branch_mispredictions",
-};
+const char *noise_metric_name(int m)
+{
+	return metrics_noise_column((size_t)m);
+}
 
 void noise_stats_of(const double *v, size_t n, struct noise_stats *out)
 {
@@ -97,8 +97,7 @@ double *noise_value(const struct noise_result *r, size_t w, int m, int k)
 
 int noise_metric_on(const struct noise_result *r, int m)
 {
-	unsigned bit = m == NOISE_INSTR ? METRIC_INSTR : METRIC_CYCLES;
-	return (r->o->metrics & bit) != 0;
+	return (r->o->metrics & metrics_noise_bit((size_t)m)) != 0;
 }
 
 /* The statistics of metric m of workload w over the variants. */
@@ -122,7 +121,7 @@ void noise_print_table(const struct noise_result *r, FILE *fp)
 				continue;
 			stats_at(r, w, m, &st);
 			fprintf(fp, "%-12s %-22s %14.2f %12.2f %8.4f%% %14.2f %14.2f %8.4f%%\n",
-				o->workloads.v[w], noise_metric_names[m], st.mean, st.sd,
+				o->workloads.v[w], noise_metric_name(m), st.mean, st.sd,
 				st.sd_pct, st.min, st.max, st.range_pct);
 		}
 	}
@@ -196,7 +195,7 @@ static void json_workloads(struct json_writer *jw, const struct noise_result *r)
 		for (int m = 0; m < NOISE_NMETRICS; m++) {
 			if (!noise_metric_on(r, m))
 				continue;
-			json_key(jw, noise_metric_names[m]);
+			json_key(jw, noise_metric_name(m));
 			json_stats(jw, r, w, m);
 		}
 		if (r->fns)

@@ -59,7 +59,8 @@ uint64_t noise_variant_seed(uint64_t seed, int k);
 
 /* ---------------- the run (noise/noise.c) ---------------- */
 
-/* The per-transaction figures measured on every variant, in table order. */
+/* The per-transaction figures measured on every variant: metric/metrics.h's
+ * noise columns, in their order (tests/unit/test-metric-metrics.c). */
 enum noise_metric {
 	NOISE_INSTR,       /* instructions (instr.h), --metric instructions */
 	NOISE_CYC_EST,     /* the cycles estimate (cycles.h), --metric cycles */
@@ -70,7 +71,8 @@ enum noise_metric {
 	NOISE_CYC_BM,      /* its branch mispredictions */
 	NOISE_NMETRICS
 };
-extern const char *const noise_metric_names[NOISE_NMETRICS]; /* JSON keys */
+/* The JSON key of m (metrics_noise_column). */
+const char *noise_metric_name(int m);
 
 /* What `pgbuild noise` was asked to do (its options). */
 struct noise_opts {

@@ -19,6 +19,7 @@
 #include "wrapper/common/clock.h"
 #include "pgbuild/explain/explain.h"
 #include "pgbuild/metric/cycles.h"
+#include "pgbuild/metric/metrics.h"
 #include "pgbuild/optimize/optimize.h"
 #include "pgbuild/report/svg.h"
 
@@ -269,10 +270,10 @@ void optimize_render_text(const struct json_value *doc, FILE *fp)
 	const struct json_value *wls = doc_workloads(doc);
 	const char *best = json_get_str(doc, "best"), *inst = json_get_str(doc, "installed");
 
-	fprintf(fp, "pgbuild optimize: deciding metric: the cycles estimate per transaction, "
-		"at %.1f%% resolution\n  (%s)\n",
-		json_get_num(doc, "resolution", CYCLES_RESOLUTION) * 100,
-		str_or(json_get_str(doc, "cycles_note"), CYCLES_SIMULATION));
+	fprintf(fp, "pgbuild optimize: deciding metric: %s per transaction, "
+		"at %.1f%% resolution\n  (%s)\n", metrics_of(METRIC_CYCLES)->figure,
+		json_get_num(doc, "resolution", metrics_of(METRIC_CYCLES)->resolution) * 100,
+		str_or(json_get_str(doc, "cycles_note"), metrics_of(METRIC_CYCLES)->method));
 	{
 		struct strbuf sb = STRBUF_INIT;
 		sets_text(doc, &sb);
@@ -463,12 +464,14 @@ void optimize_render_html(const struct json_value *doc, struct strbuf *out)
 		      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 		      "style-src 'unsafe-inline'; img-src data:\">"
 		      "<title>pgbuild optimize</title><style>" HTML_CSS "</style></head><body>\n"
-		      "<h1>pgbuild optimize: the waterfall</h1>\n<p>Deciding metric: the cycles "
-		      "estimate per transaction (");
-	strbuf_addstr_html(out, str_or(json_get_str(doc, "cycles_note"), CYCLES_SIMULATION));
+		      "<h1>pgbuild optimize: the waterfall</h1>\n<p>Deciding metric: ");
+	strbuf_addstr_html(out, metrics_of(METRIC_CYCLES)->figure);
+	strbuf_addstr(out, " per transaction (");
+	strbuf_addstr_html(out, str_or(json_get_str(doc, "cycles_note"),
+				       metrics_of(METRIC_CYCLES)->method));
 	strbuf_addf(out, "), at %.1f%% resolution. Each cell: speedup over stock; in "
 		    "parentheses what the stage added over the build it stacks on.</p>\n",
-		    json_get_num(doc, "resolution", CYCLES_RESOLUTION) * 100);
+		    json_get_num(doc, "resolution", metrics_of(METRIC_CYCLES)->resolution) * 100);
 	for (size_t i = 0; i < json_len(wls); i++) {
 		if (json_at(wls, i)->type != JSON_STRING)
 			continue;

@@ -10,6 +10,7 @@
 
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/cycles.h"
+#include "pgbuild/metric/metrics.h"
 #include "pgbuild/optimize/optimize.h"
 #include "wrapper/common/xalloc.h"
 
@@ -116,13 +117,16 @@ double optimize_added(const struct optimize_figure *f, const struct optimize_fig
 double optimize_resolution(const struct optimize_measure *m, const char *workload,
 			   enum optimize_metric k)
 {
+	/* the figures that are a deterministic metric of metric/metrics.h */
+	static const unsigned metric_of[OM_NR] = {
+		[OM_CYCLES] = METRIC_CYCLES, [OM_INSTRUCTIONS] = METRIC_INSTR,
+	};
 	const struct optimize_figure *f = optimize_measure_get(m, workload, k);
+	const struct metric_desc *d = metrics_of(metric_of[k]);
 	double repeat;
-	switch (k) {
-	case OM_CYCLES: repeat = CYCLES_RESOLUTION; break;
-	case OM_INSTRUCTIONS: repeat = GATE_INSTR_RESOLUTION; break;
-	default: return NAN;
-	}
+	if (!d || !(d->resolution > 0))
+		return NAN;
+	repeat = d->resolution;
 	/* the layout floor the stage's gate read (noise/floor.h), when larger */
 	return f && isfinite(f->floor) && f->floor > repeat ? f->floor : repeat;
 }

@@ -4,12 +4,14 @@
  *
  * Plots are drawn with the SVG helper of svg.h.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pgbuild/explain/explain.h"
+#include "pgbuild/metric/metrics.h"
 #include "pgbuild/report/html.h"
 #include "pgbuild/report/svg.h"
 #include "wrapper/common/json.h"
@@ -319,13 +321,22 @@ static void cell_text(struct strbuf *o, const char *s, const char *cls)
 	strbuf_addstr(o, "</td>");
 }
 
+/* <h2>Title</h2>: a metric's title, capitalised. */
+static void heading(struct strbuf *o, const char *title)
+{
+	strbuf_addf(o, "<h2>%c%s</h2>\n", toupper((unsigned char)title[0]), title + 1);
+}
+
 /* The cycles estimate and its parts: A, B and A/B per workload. */
 static void section_cycles(struct strbuf *o, const struct gate *g)
 {
+	const struct metric_desc *m = metrics_of(METRIC_CYCLES);
 	if (!gate_any_cycles(g))
 		return;
-	strbuf_addstr(o, "<h2>Cycles estimate per transaction</h2>\n<p class=\"note\">");
-	strbuf_addstr_html(o, "The server in single-user mode under callgrind; " CYCLES_SIMULATION ".");
+	heading(o, m->title);
+	strbuf_addstr(o, "<p class=\"note\">The server in single-user mode under callgrind; ");
+	strbuf_addstr_html(o, m->method);
+	strbuf_addch(o, '.');
 	strbuf_addstr(o, "</p>\n<table><tr><th>workload</th><th>per transaction</th><th>A</th>"
 		      "<th>B</th><th>A/B</th></tr>\n");
 	for (size_t i = 0; i < g->nr_wl; i++) {
@@ -342,11 +353,11 @@ static void section_cycles(struct strbuf *o, const struct gate *g)
 			strbuf_addstr(o, "</td></tr>\n");
 			continue;
 		}
-		for (int k = 0; k < GATE_CYCLES_ROWS; k++) {
+		for (size_t k = 0; k < m->nrows; k++) {
 			const char *f = va[k] < 100 ? "%.2f" : "%.0f";
-			strbuf_addstr(o, k == GATE_CYCLES_ROWS - 1 ? "<tr class=\"total\">" : "<tr>");
+			strbuf_addstr(o, k == m->decides ? "<tr class=\"total\">" : "<tr>");
 			cell_text(o, k ? "" : w->name, NULL);
-			cell_text(o, gate_cycles_row_names[k], NULL);
+			cell_text(o, m->rows[k].label, NULL);
 			cell_num(o, va[k], f);
 			cell_num(o, vb[k], f);
 			cell_num(o, vb[k] > 0 ? va[k] / vb[k] : NAN, "%.4f");
@@ -463,7 +474,8 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 	strbuf_addstr(o, "</table>\n");
 
 	if (any_instr) {
-		strbuf_addstr(o, "<h2>Instructions per transaction</h2>\n<p class=\"note\">Counted by ");
+		heading(o, metrics_of(METRIC_INSTR)->title);
+		strbuf_addstr(o, "<p class=\"note\">Counted by ");
 		strbuf_addstr_html(o, !g->counter ? "callgrind" : !strcmp(g->counter, "perf") ?
 			    "perf stat (hardware counters)" : g->counter);
 		strbuf_addstr(o, " on the server in single-user mode");

@@ -17,6 +17,7 @@
 #include "pgbuild/elf/elfrec.h"
 #include "pgbuild/explain/explain.h"
 #include "pgbuild/gate/sequential.h"
+#include "pgbuild/metric/metrics.h"
 #include "pgbuild/report/html.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/report/report.h"
@@ -87,9 +88,10 @@ static void report_agreement(const struct gate *g, FILE *fp)
 /* The cycles estimate and its parts, A, B and A/B per workload. */
 static void report_cycles(const struct gate *g, FILE *fp)
 {
+	const struct metric_desc *m = metrics_of(METRIC_CYCLES);
 	if (!gate_any_cycles(g))
 		return;
-	fprintf(fp, "\n  cycles estimate per transaction - %s\n", CYCLES_SIMULATION);
+	fprintf(fp, "\n  %s - %s\n", m->title, m->method);
 	fprintf(fp, "  %-12s %-22s %12s %12s %8s\n", "workload", "per transaction", "A", "B", "A/B");
 	for (size_t i = 0; i < g->nr_wl; i++) {
 		const struct gate_workload *w = &g->wl[i];
@@ -102,13 +104,14 @@ static void report_cycles(const struct gate *g, FILE *fp)
 				w->cycles_note ? w->cycles_note : "?");
 			continue;
 		}
-		for (int k = 0; k < GATE_CYCLES_ROWS; k++) {
+		for (size_t k = 0; k < m->nrows; k++) {
 			char sa[32], sb[32], sr[32];
 			const char *f = va[k] < 100 ? "%.2f" : "%.0f";
 			fmt_num(sa, sizeof(sa), va[k], f);
 			fmt_num(sb, sizeof(sb), vb[k], f);
 			fmt_num(sr, sizeof(sr), vb[k] > 0 ? va[k] / vb[k] : NAN, "%.4f");
-			fprintf(fp, "  %-12s %-22s %12s %12s %8s\n", k ? "" : w->name, gate_cycles_row_names[k], sa, sb, sr);
+			fprintf(fp, "  %-12s %-22s %12s %12s %8s\n", k ? "" : w->name, m->rows[k].label,
+				sa, sb, sr);
 		}
 		fprintf(fp, "  %-12s (%s)\n", "", w->cycles_note ? w->cycles_note : "");
 	}
@@ -194,8 +197,8 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 			"Hodges-Lehmann", ci_head);
 	report_server_cpu(g, fp);
 	if (any_instr) {
-		fprintf(fp, "\n  instructions per transaction (counted by %s; a proxy: it does not see "
-			"cache or memory effects)\n",
+		fprintf(fp, "\n  %s (counted by %s; a proxy: it does not see "
+			"cache or memory effects)\n", metrics_of(METRIC_INSTR)->title,
 			!g->counter ? "callgrind" : !strcmp(g->counter, "perf") ?
 			"perf stat, hardware counters" : g->counter);
 		if (g->counter_note)
@@ -214,7 +217,8 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 	report_agreement(g, fp);
 	report_explain(g, fp);
 	if (g->noise_note)
-		fprintf(fp, "\n  resolution of instructions and cycles: %s\n", g->noise_note);
+		fprintf(fp, "\n  resolution of %s: %s\n", metrics_list(metrics_deterministic()),
+			g->noise_note);
 	fprintf(fp, "\n  regression suite: %s%s%s\n",
 		g->regress == REGRESS_PASSED ? "passed" : g->regress == REGRESS_FAILED ? "FAILED" : "not run",
 		g->regress_note ? " - " : "", g->regress_note ? g->regress_note : "");

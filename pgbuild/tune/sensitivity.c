@@ -25,7 +25,7 @@
 
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/cluster/workdir.h"
-#include "pgbuild/metric/metric.h"
+#include "pgbuild/metric/metrics.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/stage/stage.h"
 #include "pgbuild/tune/sensitivity.h"
@@ -133,13 +133,13 @@ static int ratio_of(const struct json_value *g, const char *workload, const char
 		const char *name = json_get_str(w, "name");
 		if (!name || strcmp(name, workload))
 			continue;
-		if (strcmp(metric, "tps")) {
+		if (metrics_find(metric)->resolution > 0) {
 			/* instructions or cycles: one number, no interval */
 			const struct json_value *in = json_get(w, metric);
 			*est = json_get_num(in, "speedup", NAN);
 			*lo = *hi = *est;
 		} else {
-			const struct json_value *r = json_get(json_get(w, "tps"), "ratio");
+			const struct json_value *r = json_get(json_get(w, metric), "ratio");
 			*est = json_get_num(r, "estimate", NAN);
 			*lo = json_get_num(r, "ci_low", NAN);
 			*hi = json_get_num(r, "ci_high", NAN);
@@ -195,8 +195,9 @@ static int report_workload(const struct sens_opts *o, const struct sens_gates *g
 static int report(const struct sens_opts *o, const struct sens_gates *gs)
 {
 	/* the one reported: tps when measured, else cycles, else instructions */
-	const char *metric = !o->metrics || (o->metrics & METRIC_TPS) ? "tps" :
-			     (o->metrics & METRIC_CYCLES) ? "cycles" : "instructions";
+	const char *metric = metrics_of(!o->metrics || (o->metrics & METRIC_TPS) ? METRIC_TPS :
+					(o->metrics & METRIC_CYCLES) ? METRIC_CYCLES :
+					METRIC_INSTR)->name;
 	struct strbuf sb = STRBUF_INIT;
 	struct json_writer jw = JSON_WRITER_INIT(&sb);
 	int ret = PGBUILD_EXIT_OK;
