@@ -215,7 +215,7 @@ static int check_gate(const struct optimize_opts *o)
 		return error("--budget needs --pairs auto");
 	/* optimize's gates measure every metric (optimize/run.c) */
 	metrics = metrics_all();
-	if (gate_expr_parse(&th, "cycles>=1.001,tps>=1.00", &err) < 0 ||
+	if (gate_expr_parse(&th, OPT_GATE_EXPR, &err) < 0 ||
 	    gate_thresholds_check(&th, metrics, &o->workloads) < 0 ||
 	    preflight_pairs(o->pairs ? o->pairs : 6, cli_metrics_text(metrics), 0.95) < 0)
 		rc = -1;

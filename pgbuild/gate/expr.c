@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pgbuild/metric/metric.h"
+#include "pgbuild/metric/metrics.h"
 #include "wrapper/common/error.h"
 #include "wrapper/common/exitcodes.h"
 #include "pgbuild/gate/gate.h"
@@ -236,8 +236,8 @@ double gate_resolution_of(const struct gate_workload *w, enum gate_kind kind,
 		*source = r->source;
 		return r->value;
 	}
-	*source = kind == GATE_CYCLES ? "repeat 0.1%" : "repeat 0.01%";
-	return kind == GATE_CYCLES ? CYCLES_RESOLUTION : GATE_INSTR_RESOLUTION;
+	*source = metrics_of(gate_kind_metric(kind))->resolution_text;
+	return metrics_of(gate_kind_metric(kind))->resolution;
 }
 
 void gate_set_resolution(struct gate_workload *w, enum gate_kind kind, double value,
@@ -309,10 +309,6 @@ static void decide_ratio(struct gate *g, struct gate_result *res, size_t pairs,
 	}
 }
 
-const char *const gate_cycles_row_names[GATE_CYCLES_ROWS] = {
-	"instructions", "I1 misses", "L1 misses", "LL misses", "branch mispredictions", "estimate",
-};
-
 int gate_any_cycles(const struct gate *g)
 {
 	for (size_t i = 0; i < g->nr_wl; i++)
@@ -323,26 +319,19 @@ int gate_any_cycles(const struct gate *g)
 
 void gate_cycles_rows(const struct gate_workload *w, double *a, double *b)
 {
-	const struct cycles_tx *t[2] = { &w->cyc_a, &w->cyc_b };
-	double *out[2] = { a, b };
-	for (int k = 0; k < 2; k++) {
-		out[k][0] = t[k]->ir;
-		out[k][1] = t[k]->i1mr;
-		out[k][2] = t[k]->l1m;
-		out[k][3] = t[k]->llm;
-		out[k][4] = t[k]->bm;
-		out[k][5] = t[k]->estimate;
-	}
+	cycles_tx_values(&w->cyc_a, a);
+	cycles_tx_values(&w->cyc_b, b);
 }
 
 /* "instructions 92230/91538/1.0076, I1 misses ..." of A and B. */
 void gate_cycles_describe(const struct gate_workload *w, struct strbuf *sb)
 {
+	const struct metric_desc *m = metrics_of(METRIC_CYCLES);
 	double va[GATE_CYCLES_ROWS], vb[GATE_CYCLES_ROWS];
 	gate_cycles_rows(w, va, vb);
 	strbuf_addstr(sb, "per transaction A/B/ratio A/B: ");
-	for (int i = 0; i < GATE_CYCLES_ROWS; i++)
-		strbuf_addf(sb, "%s%s %.*f/%.*f/%.4f", i ? ", " : "", gate_cycles_row_names[i],
+	for (size_t i = 0; i < m->nrows; i++)
+		strbuf_addf(sb, "%s%s %.*f/%.*f/%.4f", i ? ", " : "", m->rows[i].label,
 			    va[i] < 100 ? 2 : 0, va[i], vb[i] < 100 ? 2 : 0, vb[i],
 			    vb[i] > 0 ? va[i] / vb[i] : NAN);
 }
@@ -356,19 +345,19 @@ static void decide_cycles(struct gate_result *res, const struct gate_workload *w
 	double res_value;
 	if (w->cycles != INSTR_OK || !(w->cyc_a.estimate > 0 && w->cyc_b.estimate > 0)) {
 		res->status = GATE_ERROR;
-		res->message = xasprintf("cycles estimate %s%s%s",
+		res->message = xasprintf("%s %s%s%s", metrics_of(METRIC_CYCLES)->label,
 					 w->cycles == INSTR_NOT_MEASURED ? "was not measured" : "unavailable",
 					 w->cycles_note ? ": " : "", w->cycles_note ? w->cycles_note : "");
 		return;
 	}
 	res_value = gate_resolution_of(w, GATE_CYCLES, &source);
 	decide_point(res, w->cyc_a.estimate / w->cyc_b.estimate, res_value, source);
-	strbuf_addf(&sb, "cycles estimate per transaction A/B %.0f/%.0f = ", w->cyc_a.estimate,
-		    w->cyc_b.estimate);
+	strbuf_addf(&sb, "%s %s %.0f/%.0f = ", metrics_of(METRIC_CYCLES)->title,
+		    metrics_of(METRIC_CYCLES)->ratio, w->cyc_a.estimate, w->cyc_b.estimate);
 	describe_point(&sb, res);
 	strbuf_addstr(&sb, "; ");
 	gate_cycles_describe(w, &sb);
-	strbuf_addstr(&sb, "; " CYCLES_SIMULATION);
+	strbuf_addf(&sb, "; %s", metrics_of(METRIC_CYCLES)->method);
 	res->message = strbuf_detach(&sb, NULL);
 }
 
@@ -381,14 +370,15 @@ static void decide_instructions(struct gate_result *res, const struct gate_workl
 	double res_value;
 	if (w->instr != INSTR_OK || !(w->instr_a > 0 && w->instr_b > 0)) {
 		res->status = GATE_ERROR;
-		res->message = xasprintf("instructions per transaction %s%s%s",
+		res->message = xasprintf("%s %s%s%s", metrics_of(METRIC_INSTR)->title,
 					 w->instr == INSTR_NOT_MEASURED ? "were not measured" : "unavailable",
 					 w->instr_note ? ": " : "", w->instr_note ? w->instr_note : "");
 		return;
 	}
 	res_value = gate_resolution_of(w, GATE_INSTRUCTIONS, &source);
 	decide_point(res, w->instr_a / w->instr_b, res_value, source);
-	strbuf_addf(&sb, "instructions per transaction A/B %.0f/%.0f = ", w->instr_a, w->instr_b);
+	strbuf_addf(&sb, "%s %s %.0f/%.0f = ", metrics_of(METRIC_INSTR)->title,
+		    metrics_of(METRIC_INSTR)->ratio, w->instr_a, w->instr_b);
 	describe_point(&sb, res);
 	res->message = strbuf_detach(&sb, NULL);
 }
@@ -408,17 +398,23 @@ static void decide_one(struct gate *g, struct gate_result *res, const struct gat
 	}
 	switch (t->kind) {
 	case GATE_TPS:
-		decide_ratio(g, res, w->valid_pairs, &w->tps, "throughput", "B/A");
+		decide_ratio(g, res, w->valid_pairs, &w->tps, gate_kind_name(GATE_TPS),
+			     metrics_of(METRIC_TPS)->ratio);
 		break;
 	case GATE_LATENCY: {
 		char what[32];
 		snprintf(what, sizeof(what), "%s latency", gate_lat_keys[t->lat]);
-		decide_ratio(g, res, w->valid_pairs, &w->lat[t->lat], what, "B/A");
+		decide_ratio(g, res, w->valid_pairs, &w->lat[t->lat], what,
+			     metrics_figure(METRIC_TPS, METRIC_TPS_LATENCY)->ratio);
 		break;
 	}
-	case GATE_SERVER_CPU:
-		decide_ratio(g, res, w->cpu.n, &w->cpu, "server CPU per transaction", "A/B");
+	case GATE_SERVER_CPU: {
+		const struct metric_figure *f = metrics_figure(METRIC_TPS, METRIC_TPS_CPU);
+		char what[64];
+		snprintf(what, sizeof(what), "%s per transaction", f->name);
+		decide_ratio(g, res, w->cpu.n, &w->cpu, what, f->ratio);
 		break;
+	}
 	case GATE_CYCLES:
 		decide_cycles(res, w);
 		break;

@@ -113,8 +113,11 @@ int gate_expr_parse(struct gate_thresholds *th, const char *text, struct strbuf 
 void gate_thresholds_add(struct gate_thresholds *th, const char *text,
 			 const char *workload, enum gate_kind kind, int lat, double value);
 void gate_thresholds_clear(struct gate_thresholds *th);
-/* The --metric bit (metric/metric.h's METRIC_*) a threshold of kind needs. */
+/* The --metric bit (metric/metric.h's METRIC_*) a threshold of kind needs
+ * (expr.c's kinds[]: each kind's metric or sub-figure of metric/metrics.h). */
 unsigned gate_kind_metric(enum gate_kind kind);
+/* What a threshold of kind bounds, in a message: "throughput", "server CPU". */
+const char *gate_kind_name(enum gate_kind kind);
 
 struct strvec;
 /*
@@ -252,9 +255,9 @@ void gate_set_resolution(struct gate_workload *w, enum gate_kind kind, double va
 struct gate_run *gate_workload_add_run(struct gate_workload *w);
 /* Compute per-pair ratios and intervals for every workload. */
 void gate_analyse(struct gate *g);
-/* The figures every output of the cycles metric shows, in their order. */
-#define GATE_CYCLES_ROWS CYCLES_ROWS  /* metric/cycles.h, metric/metrics.c's rows */
-extern const char *const gate_cycles_row_names[GATE_CYCLES_ROWS]; /* "instructions" ... */
+/* The figures every output of the cycles metric shows, in their order:
+ * metric/metrics.c's rows of the cycles metric (their labels there). */
+#define GATE_CYCLES_ROWS CYCLES_ROWS
 /* Is any workload's cycles estimate measured (or tried)? */
 int gate_any_cycles(const struct gate *g);
 /* w's figures of A and B in that order. */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "pgbuild/cli/cli.h"
-#include "pgbuild/metric/metric.h"
+#include "pgbuild/metric/metrics.h"
 #include "wrapper/common/error.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/single.h"
@@ -129,6 +129,72 @@ static int parse_value(const char *s, double *out, const char **why)
 	return 0;
 }
 
+/*
+ * The threshold kind of each metric of metric/metrics.h and of each of its
+ * sub-figures (figure -1: the metric itself): the one place a kind meets
+ * the table.
+ */
+static const struct {
+	unsigned bit;
+	int figure;
+	enum gate_kind kind;
+} kinds[] = {
+	{ METRIC_TPS, -1, GATE_TPS },
+	{ METRIC_TPS, METRIC_TPS_CPU, GATE_SERVER_CPU },
+	{ METRIC_TPS, METRIC_TPS_LATENCY, GATE_LATENCY },
+	{ METRIC_INSTR, -1, GATE_INSTRUCTIONS },
+	{ METRIC_CYCLES, -1, GATE_CYCLES },
+};
+#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
+
+/* The kind (and latency index) of a --gate key: a metric's name or alias,
+ * or a key of one of its figures.  0, or -1 when it is none. */
+static int key_kind(const char *key, enum gate_kind *kind, int *lat)
+{
+	const struct metric_desc *m = metrics_find(key);
+	const struct metric_figure *f = m ? NULL : metrics_find_figure(key, &m);
+
+	for (size_t i = 0; m && i < NKINDS; i++) {
+		if (kinds[i].bit != m->bit ||
+		    (f ? metrics_figure(m->bit, (size_t)kinds[i].figure) != f : kinds[i].figure >= 0))
+			continue;
+		*kind = kinds[i].kind;
+		if (kinds[i].kind == GATE_LATENCY)
+			*lat = metrics_figure_key(f, key);
+		return 0;
+	}
+	return -1;
+}
+
+/* The keys key_kind knows: the metrics' names, then their figures' keys
+ * (aliases left out): "tps, instructions, cycles, cpu, avg, ..." */
+static const char *known_keys(void)
+{
+	static char *list;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (list)
+		return list;
+	for (const struct metric_desc *m = metrics; m->name; m++)
+		strbuf_addf(&sb, "%s%s", sb.len ? ", " : "", m->name);
+	for (const struct metric_desc *m = metrics; m->name; m++)
+		for (const struct metric_figure *f = m->figures; f->name; f++)
+			for (size_t k = 0; f->keys[k]; k++)
+				strbuf_addf(&sb, ", %s", f->keys[k]);
+	list = strbuf_detach(&sb, NULL);
+	return list;
+}
+
+/* What a threshold of kind bounds, in a message: "throughput", "server CPU". */
+const char *gate_kind_name(enum gate_kind kind)
+{
+	for (size_t i = 0; i < NKINDS; i++)
+		if (kinds[i].kind == kind)
+			return kinds[i].figure < 0 ? metrics_of(kinds[i].bit)->ratio_name :
+			       metrics_figure(kinds[i].bit, (size_t)kinds[i].figure)->name;
+	return "?";
+}
+
 static int parse_item(struct gate_thresholds *th, const char *item, size_t nth,
 		      struct strbuf *err)
 {
@@ -170,16 +236,8 @@ static int parse_item(struct gate_thresholds *th, const char *item, size_t nth,
 	} else {
 		key = xstrdup(lhs);
 	}
-	if (!strcmp(key, "instructions") || !strcmp(key, "instr")) {
-		kind = GATE_INSTRUCTIONS;
-	} else if (!strcmp(key, "cycles")) {
-		kind = GATE_CYCLES;
-	} else if (!strcmp(key, "cpu") || !strcmp(key, "server-cpu")) {
-		kind = GATE_SERVER_CPU;
-	} else if ((lat = gate_lat_index(key)) >= 0) {
-		kind = GATE_LATENCY;
-	} else if (!strcmp(key, "tps")) {
-		kind = GATE_TPS;
+	if (key_kind(key, &kind, &lat) == 0) {
+		;
 	} else if (!dot) {
 		/* a bare name is a workload's throughput */
 		if (!valid_workload_name(key, strlen(key))) {
@@ -190,8 +248,8 @@ static int parse_item(struct gate_thresholds *th, const char *item, size_t nth,
 		key = NULL;
 		kind = GATE_TPS;
 	} else {
-		strbuf_addf(err, "item %zu \"%s\": unknown metric \"%s\" (tps, instructions, "
-			    "cycles, cpu, avg, p50, p90, p99, p999, max)", nth, item, key);
+		strbuf_addf(err, "item %zu \"%s\": unknown metric \"%s\" (%s)", nth, item, key,
+			    known_keys());
 		goto out;
 	}
 	if (kind == GATE_LATENCY && ge) {
@@ -201,9 +259,7 @@ static int parse_item(struct gate_thresholds *th, const char *item, size_t nth,
 	}
 	if (kind != GATE_LATENCY && !ge) {
 		strbuf_addf(err, "item %zu \"%s\": %s is a speed ratio, bound it from below with >=",
-			    nth, item, kind == GATE_INSTRUCTIONS ? "instructions" :
-			    kind == GATE_CYCLES ? "cycles" : kind == GATE_SERVER_CPU ? "server CPU" :
-			    "throughput");
+			    nth, item, gate_kind_name(kind));
 		goto out;
 	}
 	gate_thresholds_add(th, item, workload, kind, lat, value);
@@ -247,8 +303,10 @@ int gate_expr_parse(struct gate_thresholds *th, const char *text, struct strbuf 
 
 unsigned gate_kind_metric(enum gate_kind kind)
 {
-	return kind == GATE_INSTRUCTIONS ? METRIC_INSTR :
-	       kind == GATE_CYCLES ? METRIC_CYCLES : METRIC_TPS;
+	for (size_t i = 0; i < NKINDS; i++)
+		if (kinds[i].kind == kind)
+			return kinds[i].bit;
+	return METRIC_TPS;
 }
 
 int gate_thresholds_check(const struct gate_thresholds *th, unsigned metrics,
@@ -259,9 +317,7 @@ int gate_thresholds_check(const struct gate_thresholds *th, unsigned metrics,
 		unsigned need = gate_kind_metric(t->kind);
 		if (!(metrics & need))
 			return error("threshold \"%s\" needs --metric %s", t->text,
-				     need == METRIC_INSTR ? "instructions or both" :
-				     need == METRIC_CYCLES ? "cycles (alone or in a list: "
-				     "--metric tps,cycles)" : "tps or both");
+				     metrics_of(need)->needs);
 		if (t->kind != GATE_CYCLES)
 			continue;
 		if (t->workload && !single_supported(t->workload))

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgbuild/metric/metrics.h"
 #include "pgbuild/elf/elfrec.h"
 #include "pgbuild/metric/cycles.h"
 #include "pgbuild/optimize/optimize.h"
@@ -170,9 +171,9 @@ void optimize_write_doc(struct orun *r, struct strbuf *out, int rc)
 		strvec_clear(&out);
 	}
 	json_key(&jw, "keep_rule"); json_string(&jw, OPTIMIZE_KEEP_RULE);
-	json_key(&jw, "deciding_metric"); json_string(&jw, "cycles");
-	json_key(&jw, "resolution"); json_double(&jw, CYCLES_RESOLUTION);
-	json_key(&jw, "cycles_note"); json_string(&jw, CYCLES_SIMULATION);
+	json_key(&jw, "deciding_metric"); json_string(&jw, metrics_of(METRIC_CYCLES)->name);
+	json_key(&jw, "resolution"); json_double(&jw, metrics_of(METRIC_CYCLES)->resolution);
+	json_key(&jw, "cycles_note"); json_string(&jw, metrics_of(METRIC_CYCLES)->method);
 	json_key(&jw, "gate"); json_string(&jw, OPT_GATE_EXPR);
 	json_key(&jw, "stages");
 	json_array_begin(&jw);

@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "wrapper/common/copytree.h"
+#include "pgbuild/cli/cli.h"
+#include "pgbuild/metric/metrics.h"
 #include "pgbuild/build/build.h"
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/optimize/optimize.h"
@@ -239,7 +241,7 @@ static int st_gate(struct pipeline *p, int id)
 	int rc;
 
 	strvec_pushl(&a, "gate", "--baseline", r->s[OS_STOCK].prefix, "--candidate",
-		     r->s[r->cur].prefix, "--metric", "tps,instructions,cycles", "--gate",
+		     r->s[r->cur].prefix, "--metric", cli_metrics_text(metrics_all()), "--gate",
 		     OPT_GATE_EXPR, "--regress-result", "passed", "--json", r->s[r->cur].gate_json,
 		     NULL);
 	push_workloads(&a, o);

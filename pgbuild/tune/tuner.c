@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pgbuild/metric/metrics.h"
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/metric/workloads.h"
 #include "wrapper/common/fdio.h"
@@ -367,7 +368,7 @@ static int tuner_evaluate(struct tune_engine *t, tune_set cand, tune_set ref,
 	strvec_pushl(&args, pgbuild_self(), "gate", "--baseline", ref_prefix,
 		     "--candidate", cand_prefix, "--workload", tu->o.workload,
 		     "--metric", tu->o.metric, "--json", json, NULL);
-	if (!strcmp(tu->o.metric, "tps")) {
+	if (metrics_find(tu->o.metric)->bit == METRIC_TPS) {
 		stage_gate_argv(&args, &tu->o.gate);
 	}
 	if (!tu->o.quiet)
@@ -390,8 +391,9 @@ static int tuner_evaluate(struct tune_engine *t, tune_set cand, tune_set ref,
 	}
 	{
 		const struct json_value *w = json_at(json_get(v, "workloads"), 0);
-		if (!strcmp(tu->o.metric, "tps")) {
-			const struct json_value *r = json_get(json_get(w, "tps"), "ratio");
+		const struct metric_desc *d = metrics_find(tu->o.metric);
+		if (d->bit == METRIC_TPS) {
+			const struct json_value *r = json_get(json_get(w, d->name), "ratio");
 			out->ratio = json_get_num(r, "estimate", NAN);
 			out->lo = json_get_num(r, "ci_low", NAN);
 			out->hi = json_get_num(r, "ci_high", NAN);
@@ -400,16 +402,17 @@ static int tuner_evaluate(struct tune_engine *t, tune_set cand, tune_set ref,
 			const char *m = tu->o.metric;
 			const struct json_value *in = json_get(w, m);
 			const char *st = json_get_str(in, "state");
-			int cyc = !strcmp(m, "cycles");
+			/* the deciding row's key in a and b (cycles: "estimate"),
+			 * NULL when they are the number (instructions) */
+			const char *row = d->rows[d->decides].json_key;
 			if (st && !strcmp(st, "ok")) {
 				out->ratio = json_get_num(in, "speedup", NAN);
 				out->lo = out->hi = out->ratio;
 				free(out->note);
-				out->note = xasprintf("%s/transaction %.0f -> %.0f",
-						      cyc ? "cycles estimate" : "instructions",
-						      cyc ? json_get_num(json_get(in, "a"), "estimate", NAN) :
+				out->note = xasprintf("%s/transaction %.0f -> %.0f", d->label,
+						      row ? json_get_num(json_get(in, "a"), row, NAN) :
 						      json_get_num(in, "a", NAN),
-						      cyc ? json_get_num(json_get(in, "b"), "estimate", NAN) :
+						      row ? json_get_num(json_get(in, "b"), row, NAN) :
 						      json_get_num(in, "b", NAN));
 			} else {
 				const char *n = json_get_str(in, "note");
@@ -466,7 +469,7 @@ void tuner_init(struct tuner *tu, struct tune_params *p)
 	tu->t0 = clock_seconds();
 	tu->o.workload = WORKLOADS_DEFAULT;
 	tu->o.scope = "global";
-	tu->o.metric = "instructions";
+	tu->o.metric = metrics_of(METRIC_INSTR)->name;
 	tu->o.workdir = "pgbuild-tune";
 	tu->o.gate.pairs = 6;
 	tu->o.gate.duration = 5;
