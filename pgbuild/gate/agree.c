@@ -15,17 +15,24 @@ const char *const gate_agree_names[] = {
 	[GATE_AGREE_UNDER] = "estimate below the machine",
 };
 
+enum gate_agree gate_agree_ratio(double estimate, double lo, double hi)
+{
+	if (!isfinite(estimate) || !isfinite(lo) || !isfinite(hi))
+		return GATE_AGREE_NA;
+	if (estimate > hi)
+		return GATE_AGREE_OVER;
+	if (estimate < lo)
+		return GATE_AGREE_UNDER;
+	return GATE_AGREE_YES;
+}
+
 enum gate_agree gate_agreement(const struct gate_workload *w, double *estimate)
 {
 	*estimate = NAN;
 	if (w->cycles != INSTR_OK || !(w->cyc_b.estimate > 0))
 		return GATE_AGREE_NA;
 	*estimate = w->cyc_a.estimate / w->cyc_b.estimate;
-	if (!w->cpu.ok || !isfinite(w->cpu.lo) || !isfinite(w->cpu.hi))
+	if (!w->cpu.ok)
 		return GATE_AGREE_NA;
-	if (*estimate > w->cpu.hi)
-		return GATE_AGREE_OVER;
-	if (*estimate < w->cpu.lo)
-		return GATE_AGREE_UNDER;
-	return GATE_AGREE_YES;
+	return gate_agree_ratio(*estimate, w->cpu.lo, w->cpu.hi);
 }

@@ -272,6 +272,9 @@ void gate_cycles_rows(const struct gate_workload *w, double *a, double *b);
 enum gate_agree { GATE_AGREE_NA, GATE_AGREE_YES, GATE_AGREE_OVER, GATE_AGREE_UNDER };
 extern const char *const gate_agree_names[]; /* "agree", ... */
 enum gate_agree gate_agreement(const struct gate_workload *w, double *estimate);
+/* The same rule on two figures already taken (optimize's stages): an
+ * estimate's speedup against the server CPU's interval [lo, hi] (NAN: NA). */
+enum gate_agree gate_agree_ratio(double estimate, double lo, double hi);
 /* The cycles figures of w (A, B, A/B of each), appended to sb. */
 void gate_cycles_describe(const struct gate_workload *w, struct strbuf *sb);
 /*

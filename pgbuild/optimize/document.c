@@ -11,6 +11,7 @@
 
 #include "pgbuild/metric/metrics.h"
 #include "pgbuild/elf/elfrec.h"
+#include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/cycles.h"
 #include "pgbuild/optimize/optimize.h"
 #include "pgbuild/profile/run.h"
@@ -84,6 +85,17 @@ static void write_stage_workloads(struct json_writer *jw, struct orun *r, int s)
 			const struct optimize_figure *f = optimize_measure_get(&st->m, wl, k);
 			json_key(jw, optimize_metric_names[k]);
 			write_figure(jw, f, pm ? optimize_measure_get(pm, wl, k) : NULL, s == OS_STOCK);
+		}
+		/* the simulation next to the machine: the estimate inside the
+		 * server CPU's interval (the gate's rule), null when either is
+		 * missing */
+		{
+			const struct optimize_figure *c = optimize_measure_get(&st->m, wl, OM_CYCLES);
+			const struct optimize_figure *u = optimize_measure_get(&st->m, wl, OM_CPU);
+			enum gate_agree a = s == OS_STOCK || !c || !u ? GATE_AGREE_NA :
+					    gate_agree_ratio(c->total, u->lo, u->hi);
+			json_key(jw, "agree");
+			json_string(jw, a == GATE_AGREE_NA ? NULL : gate_agree_names[a]);
 		}
 		json_object_end(jw);
 	}

@@ -14,10 +14,13 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "wrapper/common/clock.h"
+#include "wrapper/common/xalloc.h"
 #include "pgbuild/explain/explain.h"
+#include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/cycles.h"
 #include "pgbuild/metric/metrics.h"
 #include "pgbuild/optimize/optimize.h"
@@ -199,6 +202,76 @@ static void text_samples(const struct json_value *doc, FILE *fp)
 	strbuf_release(&b);
 }
 
+/* One stage and workload's cycles estimate next to its server CPU. */
+struct agree_row {
+	const char *stage, *wl;
+	double est, cpu, lo, hi;  /* speedups over stock; [lo, hi] the CPU's interval */
+	enum gate_agree verdict;  /* gate_agree_ratio, the gate's rule */
+};
+
+/*
+ * The simulation next to the machine: every shown stage's cycles estimate
+ * on each workload against its server CPU per transaction's interval, both
+ * speedups over stock; pairs missing either are left out.  The rows (free
+ * them) and their number; *agree: how many agree.
+ */
+static struct agree_row *agreement_rows(const struct json_value *doc, size_t *nr, size_t *agree)
+{
+	const struct json_value *stages = json_get(doc, "stages");
+	const struct json_value *wls = doc_workloads(doc);
+	struct agree_row *rows = xcalloc(json_len(stages) * json_len(wls) + 1, sizeof(*rows));
+
+	*nr = *agree = 0;
+	for (size_t i = 1; i < json_len(stages); i++) {
+		const struct json_value *st = json_at(stages, i);
+		const char *state = str_or(json_get_str(st, "state"), "?");
+		if (!strcmp(state, "skipped") || !strcmp(state, "not-run"))
+			continue;
+		for (size_t w = 0; w < json_len(wls); w++) {
+			struct agree_row *r = &rows[*nr];
+			const struct json_value *c, *cpu;
+			if (json_at(wls, w)->type != JSON_STRING)
+				continue;
+			r->stage = str_or(json_get_str(st, "name"), "?");
+			r->wl = json_at(wls, w)->u.str.s;
+			c = stage_figure(st, r->wl, OM_CYCLES);
+			cpu = stage_figure(st, r->wl, OM_CPU);
+			r->est = json_get_num(c, "total", NAN);
+			r->cpu = json_get_num(cpu, "total", NAN);
+			r->lo = json_get_num(cpu, "lo", NAN);
+			r->hi = json_get_num(cpu, "hi", NAN);
+			r->verdict = gate_agree_ratio(r->est, r->lo, r->hi);
+			if (r->verdict == GATE_AGREE_NA)
+				continue;
+			*agree += r->verdict == GATE_AGREE_YES;
+			(*nr)++;
+		}
+	}
+	return rows;
+}
+
+/* The agreement table, terminal. */
+static void text_agreement(const struct json_value *doc, FILE *fp)
+{
+	size_t nr, agree;
+	struct agree_row *rows = agreement_rows(doc, &nr, &agree);
+
+	if (nr)
+		fprintf(fp, "\nthe simulation next to the machine: cycles estimate and server "
+			"CPU/tx, speedups over stock\n  %-6s %-12s %-9s %-26s %s\n", "stage",
+			"workload", "estimate", "server CPU/tx [95%]", "verdict");
+	for (size_t i = 0; i < nr; i++) {
+		char cpu[64];
+		snprintf(cpu, sizeof(cpu), "%.4f [%.3f, %.3f]", rows[i].cpu, rows[i].lo, rows[i].hi);
+		fprintf(fp, "  %-6s %-12s %-9.4f %-26s %s\n", rows[i].stage, rows[i].wl,
+			rows[i].est, cpu, gate_agree_names[rows[i].verdict]);
+	}
+	if (nr)
+		fprintf(fp, "  agree on %zu of %zu (agree: the estimate inside the server CPU's "
+			"interval)\n", agree, nr);
+	free(rows);
+}
+
 /* The builds: state, stacks on, text size, build time, reason. */
 static void text_builds(const struct json_value *doc, FILE *fp)
 {
@@ -285,6 +358,7 @@ void optimize_render_text(const struct json_value *doc, FILE *fp)
 		if (json_at(wls, i)->type == JSON_STRING)
 			text_workload(doc, json_at(wls, i)->u.str.s, fp);
 	text_samples(doc, fp);
+	text_agreement(doc, fp);
 	text_builds(doc, fp);
 	stage_explains(doc, 5, fp, NULL);
 	fprintf(fp, "\nbest: %s", str_or(best, "none"));
@@ -423,6 +497,32 @@ static void html_samples(const struct json_value *doc, struct strbuf *out)
 	strbuf_release(&sb);
 }
 
+/* The agreement table, on the page. */
+static void html_agreement(const struct json_value *doc, struct strbuf *out)
+{
+	size_t nr, agree;
+	struct agree_row *rows = agreement_rows(doc, &nr, &agree);
+
+	if (nr)
+		strbuf_addstr(out, "<h2>the simulation next to the machine</h2>\n<table><tr>"
+			      "<th>stage</th><th>workload</th><th>cycles estimate</th>"
+			      "<th>server CPU/tx [95%]</th><th>verdict</th></tr>\n");
+	for (size_t i = 0; i < nr; i++) {
+		strbuf_addstr(out, "<tr><td>");
+		strbuf_addstr_html(out, rows[i].stage);
+		strbuf_addstr(out, "</td><td class=\"l\">");
+		strbuf_addstr_html(out, rows[i].wl);
+		strbuf_addf(out, "</td><td>%.4f</td><td>%.4f [%.3f, %.3f]</td><td class=\"l\">%s"
+			    "</td></tr>\n", rows[i].est, rows[i].cpu, rows[i].lo, rows[i].hi,
+			    gate_agree_names[rows[i].verdict]);
+	}
+	if (nr)
+		strbuf_addf(out, "</table>\n<p class=\"note\">Speedups over stock. Agree on %zu "
+			    "of %zu: the cycles estimate inside the server CPU's interval.</p>\n",
+			    agree, nr);
+	free(rows);
+}
+
 /* The builds table of the page. */
 static void html_builds(const struct json_value *doc, struct strbuf *out)
 {
@@ -479,6 +579,7 @@ void optimize_render_html(const struct json_value *doc, struct strbuf *out)
 		html_svg(doc, json_at(wls, i)->u.str.s, out);
 	}
 	html_samples(doc, out);
+	html_agreement(doc, out);
 	html_builds(doc, out);
 	stage_explains(doc, 20, NULL, out);
 	strbuf_addstr(out, "<p class=\"kept\">best: ");

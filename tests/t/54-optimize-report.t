@@ -77,4 +77,24 @@ perl -MJSON::PP -e 'local $/; my $d = decode_json(<>); $d->{stages}[1]{workloads
 is "report --optimize, tps undecided: exit 0" "$?" 0
 like "lto's tps figure says undecided" "$(cat out)" '  lto +kept .*1\.2138 \[0\.795, 1\.854\] \(\+21\.38%\) undecided'
 nok "bolt's does not" grep -q '^  bolt .*undecided' out
+
+# the simulation next to the machine: each stage's cycles estimate beside
+# its server CPU per transaction's interval (recorded: lto 1.0273 in
+# [0.843, 1.365], bolt 1.0941 in [0.971, 1.214])
+"$P" report --optimize "$D/optimize-run.json" --html agree.html >out 2>err
+like "agreement: its table" "$(cat out)" '^the simulation next to the machine: cycles estimate and server CPU/tx, speedups over stock$'
+like "agreement: lto's row" "$(cat out)" '^  lto +select-only +1\.0273 +1\.0708 \[0\.843, 1\.365\] +agree$'
+like "agreement: bolt's row" "$(cat out)" '^  bolt +select-only +1\.0941 +1\.0719 \[0\.971, 1\.214\] +agree$'
+like "agreement: the count" "$(cat out)" '^  agree on 2 of 2 \(agree: the estimate inside the server CPU.s interval\)$'
+like "agreement: on the page" "$(cat agree.html)" '<h2>the simulation next to the machine</h2>'
+like "... its rows" "$(cat agree.html)" '<tr><td>bolt</td><td class="l">select-only</td><td>1\.0941</td><td>1\.0719 \[0\.971, 1\.214\]</td><td class="l">agree</td>'
+# a copy whose bolt server CPU interval ends below its estimate: not agreeing
+perl -MJSON::PP -e 'local $/; my $d = decode_json(<>); $d->{stages}[2]{workloads}[0]{server_cpu_us}{hi} = 1.05;
+	delete $d->{stages}[1]{workloads}[0]{server_cpu_us}{lo};
+	print JSON::PP->new->canonical->encode($d)' "$D/optimize-run.json" >over.json
+"$P" report --optimize over.json >out 2>err
+is "report --optimize, estimate above the machine: exit 0" "$?" 0
+like "bolt: the estimate above the machine" "$(cat out)" '^  bolt +select-only +1\.0941 +1\.0719 \[0\.971, 1\.050\] +estimate above the machine$'
+nok "lto, with no interval, is left out" grep -q '^  lto +select-only +1\.0273 +1\.0708' out
+like "the count: 0 of 1" "$(cat out)" '^  agree on 0 of 1 '
 done_testing

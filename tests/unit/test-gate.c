@@ -785,6 +785,16 @@ static void test_agreement(void **state)
 	w->cpu.ok = 0;                          /* no interval: not compared */
 	assert_int_equal(gate_agreement(w, &est), GATE_AGREE_NA);
 	gate_clear(&g);
+	/* the same rule on figures already taken (optimize's stages): the
+	 * interval's ends are inside, a missing figure is not compared */
+	assert_int_equal(gate_agree_ratio(1.10, 1.00, 1.20), GATE_AGREE_YES);
+	assert_int_equal(gate_agree_ratio(1.00, 1.00, 1.20), GATE_AGREE_YES);
+	assert_int_equal(gate_agree_ratio(1.20, 1.00, 1.20), GATE_AGREE_YES);
+	assert_int_equal(gate_agree_ratio(1.2001, 1.00, 1.20), GATE_AGREE_OVER);
+	assert_int_equal(gate_agree_ratio(0.9999, 1.00, 1.20), GATE_AGREE_UNDER);
+	assert_int_equal(gate_agree_ratio(NAN, 1.00, 1.20), GATE_AGREE_NA);
+	assert_int_equal(gate_agree_ratio(1.10, NAN, 1.20), GATE_AGREE_NA);
+	assert_int_equal(gate_agree_ratio(1.10, 1.00, NAN), GATE_AGREE_NA);
 }
 
 /* The --metric list and what each threshold needs. */
