@@ -18,14 +18,16 @@
 static void tune_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: pgbuild tune [--src SRC] [--workload W] [--scope global|GLOB|@FILE]\n"
+"usage: pgbuild tune [--src SRC] [--train W] [--held-out LIST]\n"
+"                    [--scope global|GLOB|@FILE]\n"
 "                    [--candidates FILE] [--max-builds N] [--time-budget H]\n"
 "                    [--state FILE] [--out POLICY] [options]\n"
 "\n"
 "Search compiler flags for one scope of PostgreSQL by measured elimination:\n"
 "start from the whole candidate set, drop each flag in turn and keep the\n"
 "drop when the gate says it does not hurt, until no drop is kept; then try\n"
-"to re-add the others greedily; finally measure the best against stock.\n"
+"to re-add the others greedily; finally measure the best against stock on\n"
+"the training workload, and on the --held-out ones the search never saw.\n"
 "Each evaluation is an incremental build (only the scope recompiles; ccache\n"
 "answers what was compiled before), the regression suite, and `pgbuild\n"
 "gate` against the current best.  Sets that fail to build or fail the\n"
@@ -36,7 +38,13 @@ static void tune_usage(FILE *fp)
 "\n"
 "  --src SRC             PostgreSQL source (as pgbuild build; default\n"
 "                        debian:postgresql-15)\n"
-"  -W, --workload W      the one bench workload (default " WORKLOADS_DEFAULT ")\n"
+"  --train W             the one workload the search measures (default\n"
+"                        " WORKLOADS_DEFAULT ")\n"
+"  -W, --workload W      the same as --train (its older spelling)\n"
+"  --held-out LIST|none  workloads the search never measures, comma-separated:\n"
+"                        the best set is gated against stock on each and\n"
+"                        judged faster, slower or not significant at the\n"
+"                        resolution (default " WORKLOADS_HELDOUT "; none: skip)\n"
 "  --scope S             global (default), a glob over source files\n"
 "                        (e.g. 'src/backend/executor/*.c'), or @FILE listing\n"
 "                        files or globs, one per line (e.g. the hot files)\n"
@@ -94,6 +102,8 @@ static void tune_usage(FILE *fp)
 static const struct option tune_options[] = {
 	{ "src", required_argument, NULL, OPT_SRC },
 	{ "workload", required_argument, NULL, 'W' },
+	CLI_OPT_TRAIN,
+	{ "held-out", required_argument, NULL, OPT_HELD_OUT },
 	{ "scope", required_argument, NULL, OPT_SCOPE },
 	{ "candidates", required_argument, NULL, OPT_CANDIDATES },
 	{ "max-builds", required_argument, NULL, OPT_MAX_BUILDS },
@@ -199,7 +209,12 @@ static int parse_options(struct tune_opts *o, struct tune_params *p, int argc, c
 	while ((c = cli_getopt(argc, argv, tune_options)) != -1) {
 		switch (c) {
 		case OPT_SRC: o->src = optarg; break;
-		case 'W': o->workload = optarg; break;
+		case 'W':
+		case OPT_TRAIN: o->workload = optarg; break;
+		case OPT_HELD_OUT:
+			o->held_out_arg = optarg;
+			o->held_out_given = 1;
+			break;
 		case OPT_SCOPE: o->scope = optarg; break;
 		case OPT_CANDIDATES: o->candidates = optarg; break;
 		case OPT_STATE: o->state = optarg; break;
@@ -245,6 +260,34 @@ static int check_host(const struct tune_opts *o)
 	return cli_check_outputs(outs) < 0 || cli_guc_check_env() < 0 ? PGBUILD_EXIT_ERROR : 0;
 }
 
+/* --held-out: workloads bench knows, none the training one, each one the
+ * metric can measure.  0, or -1 after the error. */
+static int check_held_out(struct tune_opts *o)
+{
+	if (!strcmp(o->held_out_arg, "none"))
+		return 0;
+	if (!o->held_out_given && !strcmp(o->held_out_arg, o->workload)) {
+		/* training on the default held-out workload: nothing is left */
+		fprintf(stderr, "pgbuild: note: nothing held out: the search trains on %s, the "
+			"default --held-out (give --held-out LIST to judge the best on others)\n",
+			o->workload);
+		return 0;
+	}
+	if (cli_parse_workloads(o->held_out_arg, &o->held_out) < 0)
+		return -1;
+	for (size_t i = 0; i < o->held_out.nr; i++) {
+		const char *w = o->held_out.v[i];
+		if (!strcmp(w, o->workload))
+			return error("--held-out %s: \"%s\" is the workload the search trains on "
+				     "(--train): held out means not measured by the search", o->held_out_arg,
+				     w);
+		if (metrics_find(o->metric)->bit != METRIC_TPS && !workloads_has(w, WL_SINGLE))
+			return error("--held-out %s: --metric %s supports " WORKLOADS_SINGLE ", "
+				     "not \"%s\"", o->held_out_arg, o->metric, w);
+	}
+	return 0;
+}
+
 /* Every check before the first build: the options together, the workload,
  * the files tune reads, the source, the baseline, and the directories the
  * server user works in (as root). */
@@ -253,7 +296,7 @@ static int check_options(struct tune_opts *o)
 	if (strchr(o->workload, ','))
 		return cli_usage_error("--workload \"%s\": tune searches flags for one workload",
 				       o->workload);
-	if (bench_workload_check(o->workload) < 0)
+	if (bench_workload_check(o->workload) < 0 || check_held_out(o) < 0)
 		return cli_usage();
 	if (preflight_pairs(o->gate.pairs, o->metric, 0.95) < 0)
 		return cli_usage();
@@ -319,6 +362,15 @@ static int apply_noise_floor(struct tune_opts *o, struct tune_params *p)
 	}
 	p->resolution = noise_floor_resolution(st == NOISE_FLOOR_USED ? &f : NULL, o->workload,
 					       metric, &o->resolution_source);
+	/* the held-out workloads' own resolutions (mixed's floor is several
+	 * times select-only's) */
+	o->held_res = xcalloc(o->held_out.nr + 1, sizeof(*o->held_res));
+	for (size_t i = 0; i < o->held_out.nr; i++) {
+		char *src = NULL;
+		o->held_res[i] = noise_floor_resolution(st == NOISE_FLOOR_USED ? &f : NULL,
+							o->held_out.v[i], metric, &src);
+		free(src);
+	}
 	if (st == NOISE_FLOOR_USED)
 		noise_floor_release(&f);
 	return 0;

@@ -69,9 +69,25 @@ void tuner_print_report(struct tuner *tu, FILE *fp, const char *out_path)
 	if (t->final_record >= 0 && t->best) {
 		const struct tune_record *r = &t->records[t->final_record];
 		if (r->e.outcome == TUNE_OK)
-			fprintf(fp, "vs stock: %.4f [%.4f, %.4f] (%s, %s)\n", r->e.ratio, r->e.lo, r->e.hi,
-				tu->o.metric, tu->o.workload);
+			fprintf(fp, "vs stock: %.4f [%.4f, %.4f] (%s, %s; in-sample: the search "
+				"trained on it)\n", r->e.ratio, r->e.lo, r->e.hi, tu->o.metric,
+				tu->o.workload);
 	}
+	for (size_t i = 0; i < tu->nr_held; i++) {
+		const struct tune_held *h = &tu->held[i];
+		fprintf(fp, "held out %s: ", h->workload);
+		if (isfinite(h->e.ratio))
+			fprintf(fp, "%.4f [%.4f, %.4f]", h->e.ratio, h->e.lo, h->e.hi);
+		else
+			fputs("-", fp);
+		if (h->resolution > 0)
+			fprintf(fp, " +- %.2g%%", h->resolution * 100);
+		fprintf(fp, " (%s, never measured by the search): %s\n", tu->o.metric, h->verdict);
+		if (h->e.outcome != TUNE_OK && h->e.note)
+			fprintf(fp, "     %s\n", h->e.note);
+	}
+	if (!tu->nr_held && tu->o.held_out.nr && t->best)
+		fprintf(fp, "held out: not judged\n");
 	fprintf(fp, "builds: %d; evaluation time %s (this run: %d new evaluations, %s wall); stop: %s\n",
 		t->builds, fmt_duration(t->seconds, 0, b1, sizeof(b1)), t->new_evaluations,
 		fmt_duration(clock_seconds() - tu->t0, 0, b2, sizeof(b2)), t->stop_reason);
@@ -99,6 +115,7 @@ int tuner_write_json(struct tuner *tu, const char *path, const char *out_path)
 	json_key(&jw, "kind"); json_string(&jw, "pgbuild-tune");
 	json_key(&jw, "version"); json_int(&jw, 1);
 	json_key(&jw, "workload"); json_string(&jw, tu->o.workload);
+	json_key(&jw, "train"); json_string(&jw, tu->o.workload);
 	json_key(&jw, "metric"); json_string(&jw, tu->o.metric);
 	json_key(&jw, "scope"); json_string(&jw, tu->o.scope);
 	json_key(&jw, "tolerance"); json_double(&jw, t->p.tolerance);
@@ -157,6 +174,22 @@ int tuner_write_json(struct tuner *tu, const char *path, const char *out_path)
 		json_key(&jw, "vs_stock"); json_double(&jw, t->best ? NAN : 1.0);
 	}
 	json_object_end(&jw);
+	json_key(&jw, "held_out");
+	json_array_begin(&jw);
+	for (size_t i = 0; i < tu->nr_held; i++) {
+		const struct tune_held *h = &tu->held[i];
+		json_object_begin(&jw);
+		json_key(&jw, "workload"); json_string(&jw, h->workload);
+		json_key(&jw, "vs_stock"); json_double(&jw, h->e.ratio);
+		json_key(&jw, "ci_low"); json_double(&jw, h->e.lo);
+		json_key(&jw, "ci_high"); json_double(&jw, h->e.hi);
+		json_key(&jw, "resolution"); json_double(&jw, h->resolution);
+		json_key(&jw, "verdict"); json_string(&jw, h->verdict);
+		json_key(&jw, "seconds"); json_double(&jw, h->e.seconds);
+		json_key(&jw, "note"); json_string(&jw, h->e.note);
+		json_object_end(&jw);
+	}
+	json_array_end(&jw);
 	json_key(&jw, "builds"); json_int(&jw, t->builds);
 	json_key(&jw, "evaluation_seconds"); json_double(&jw, t->seconds);
 	json_key(&jw, "new_evaluations"); json_int(&jw, t->new_evaluations);

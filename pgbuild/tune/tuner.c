@@ -313,66 +313,49 @@ out:
 	return rc;
 }
 
-static int tuner_evaluate(struct tune_engine *t, tune_set cand, tune_set ref,
-			  struct tune_eval *out, void *ctx)
+/* --lock: flock(path) held until *fd is closed (-1: no --lock).  0, or
+ * -1 after the error. */
+static int take_lock(const char *path, int *fd)
 {
-	struct tuner *tu = ctx;
-	double t0, bsecs = 0;
-	char *cand_prefix = NULL, *ref_prefix = NULL, *json = NULL, *log = NULL, *dir = NULL;
-	char *refid = NULL;
+	*fd = -1;
+	if (!path)
+		return 0;
+	/* never through a link planted at the name (ELOOP) */
+	*fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (*fd < 0 || flock(*fd, LOCK_EX) < 0) {
+		error("cannot lock --lock %s: %s", path, strerror(errno));
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * `pgbuild gate --baseline REF --candidate CAND -W workload --metric M`,
+ * its JSON at json and its output at log, read back into out (ratio,
+ * interval, outcome, note).  An unusable gate is TUNE_UNMEASURED with the
+ * reason in out->note.
+ */
+static void gate_ratio(struct tuner *tu, const char *ref_prefix, const char *cand_prefix,
+		       const char *workload, const char *json, const char *log,
+		       struct tune_eval *out)
+{
 	struct strvec args = STRVEC_INIT;
 	struct json_value *v = NULL;
 	struct strbuf text = STRBUF_INIT;
-	int rc = -1, b, lockfd = -1;
+	const struct metric_desc *d = metrics_find(tu->o.metric);
+	int b;
 
-	if (tu->o.lock) {
-		/* never through a link planted at the name (ELOOP) */
-		lockfd = open(tu->o.lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
-		if (lockfd < 0 || flock(lockfd, LOCK_EX) < 0) {
-			error("cannot lock --lock %s: %s", tu->o.lock, strerror(errno));
-			if (lockfd >= 0)
-				close(lockfd);
-			return -1;
-		}
-	}
-	t0 = clock_seconds();
-	/* the reference first: stock on the first evaluation */
-	b = ensure_installed(tu, ref, &out->builds, &bsecs, &out->note);
-	if (b != BUILT_OK) {
-		error("the reference set cannot be built: %s", out->note ? out->note : "?");
-		goto out;
-	}
-	out->build_seconds += bsecs;
-	bsecs = 0;
-	b = ensure_installed(tu, cand, &out->builds, &bsecs, &out->note);
-	out->build_seconds += bsecs;
-	if (b == BUILT_FAILED || b == BUILT_REGRESS_FAILED) {
-		out->outcome = b == BUILT_FAILED ? TUNE_BUILD_FAILED : TUNE_REGRESS_FAILED;
-		rc = 0;
-		goto out;
-	}
-	if (b != BUILT_OK) {
-		out->outcome = TUNE_UNMEASURED;
-		rc = 0;
-		goto out;
-	}
-
-	cand_prefix = tuner_set_prefix(tu, cand);
-	ref_prefix = tuner_set_prefix(tu, ref);
-	dir = set_dir(tu, cand);
-	mkdir_p(dir);
-	refid = tune_set_id(t, ref);
-	json = xasprintf("%s/gate-vs-%s.json", dir, refid);
-	log = xasprintf("%s/gate-vs-%s.log", dir, refid);
 	unlink(log);
 	strvec_pushl(&args, pgbuild_self(), "gate", "--baseline", ref_prefix,
-		     "--candidate", cand_prefix, "--workload", tu->o.workload,
+		     "--candidate", cand_prefix, "--workload", workload,
 		     "--metric", tu->o.metric, "--json", json, NULL);
-	if (metrics_find(tu->o.metric)->bit == METRIC_TPS) {
+	if (d->bit == METRIC_TPS)
 		stage_gate_argv(&args, &tu->o.gate);
-	}
 	if (!tu->o.quiet)
-		fprintf(stderr, "tune: gate (%s, %s) ...\n", tu->o.workload, tu->o.metric);
+		fprintf(stderr, "tune: gate (%s, %s) ...\n", workload, tu->o.metric);
 	b = run_logged(&args, log, NULL);
 	if (b != 0 && b != 1 && b != PGBUILD_EXIT_UNDECIDED) {
 		char *l = textfile_last_line(log, "error");
@@ -380,18 +363,16 @@ static int tuner_evaluate(struct tune_engine *t, tune_set cand, tune_set ref,
 		free(out->note);
 		out->note = xasprintf("gate exited %d: %s (log %s)", b, l ? l : "?", log);
 		free(l);
-		rc = 0;
 		goto out;
 	}
 	if (strbuf_read_file(&text, json) < 0 || !(v = json_parse(text.buf, text.len, NULL))) {
 		out->outcome = TUNE_UNMEASURED;
+		free(out->note);
 		out->note = xasprintf("no gate result in %s", json);
-		rc = 0;
 		goto out;
 	}
 	{
 		const struct json_value *w = json_at(json_get(v, "workloads"), 0);
-		const struct metric_desc *d = metrics_find(tu->o.metric);
 		if (d->bit == METRIC_TPS) {
 			const struct json_value *r = json_get(json_get(w, d->name), "ratio");
 			out->ratio = json_get_num(r, "estimate", NAN);
@@ -430,14 +411,58 @@ static int tuner_evaluate(struct tune_engine *t, tune_set cand, tune_set ref,
 		if (out->outcome == TUNE_UNMEASURED && !out->note)
 			out->note = xasprintf("no ratio in %s", json);
 	}
+out:
+	json_free(v);
+	strbuf_release(&text);
+	strvec_clear(&args);
+}
+
+static int tuner_evaluate(struct tune_engine *t, tune_set cand, tune_set ref,
+			  struct tune_eval *out, void *ctx)
+{
+	struct tuner *tu = ctx;
+	double t0, bsecs = 0;
+	char *cand_prefix = NULL, *ref_prefix = NULL, *json = NULL, *log = NULL, *dir = NULL;
+	char *refid = NULL;
+	int rc = -1, b, lockfd = -1;
+
+	if (take_lock(tu->o.lock, &lockfd) < 0)
+		return -1;
+	t0 = clock_seconds();
+	/* the reference first: stock on the first evaluation */
+	b = ensure_installed(tu, ref, &out->builds, &bsecs, &out->note);
+	if (b != BUILT_OK) {
+		error("the reference set cannot be built: %s", out->note ? out->note : "?");
+		goto out;
+	}
+	out->build_seconds += bsecs;
+	bsecs = 0;
+	b = ensure_installed(tu, cand, &out->builds, &bsecs, &out->note);
+	out->build_seconds += bsecs;
+	if (b == BUILT_FAILED || b == BUILT_REGRESS_FAILED) {
+		out->outcome = b == BUILT_FAILED ? TUNE_BUILD_FAILED : TUNE_REGRESS_FAILED;
+		rc = 0;
+		goto out;
+	}
+	if (b != BUILT_OK) {
+		out->outcome = TUNE_UNMEASURED;
+		rc = 0;
+		goto out;
+	}
+
+	cand_prefix = tuner_set_prefix(tu, cand);
+	ref_prefix = tuner_set_prefix(tu, ref);
+	dir = set_dir(tu, cand);
+	mkdir_p(dir);
+	refid = tune_set_id(t, ref);
+	json = xasprintf("%s/gate-vs-%s.json", dir, refid);
+	log = xasprintf("%s/gate-vs-%s.log", dir, refid);
+	gate_ratio(tu, ref_prefix, cand_prefix, tu->o.workload, json, log, out);
 	rc = 0;
 out:
 	out->seconds = clock_seconds() - t0;
 	if (lockfd >= 0)
 		close(lockfd);
-	json_free(v);
-	strbuf_release(&text);
-	strvec_clear(&args);
 	free(cand_prefix);
 	free(ref_prefix);
 	free(json);
@@ -454,6 +479,61 @@ out:
 		free(flags);
 	}
 	return rc;
+}
+
+/* ---------------- held out ---------------- */
+
+const char *tuner_held_verdict(const struct tune_eval *e, double resolution)
+{
+	if (e->outcome != TUNE_OK || !isfinite(e->ratio))
+		return "unmeasured";
+	if (e->lo - resolution > 1)
+		return "faster";
+	if (e->hi + resolution < 1)
+		return "slower";
+	return "not significant";
+}
+
+/*
+ * The best set against stock on each --held-out workload, which the search
+ * never measured: a gain that holds only on the training workload shows
+ * here.  Each gate's JSON stays in the best set's directory.  Nothing to
+ * judge when the best is stock.
+ */
+static void judge_held_out(struct tuner *tu)
+{
+	char *stock, *best, *dir;
+	int lockfd = -1;
+
+	if (!tu->t.best || !tu->o.held_out.nr)
+		return;
+	if (take_lock(tu->o.lock, &lockfd) < 0)
+		return;
+	stock = tuner_set_prefix(tu, 0);
+	best = tuner_set_prefix(tu, tu->t.best);
+	dir = set_dir(tu, tu->t.best);
+	tu->held = xcalloc(tu->o.held_out.nr, sizeof(*tu->held));
+	for (size_t i = 0; i < tu->o.held_out.nr; i++) {
+		struct tune_held *h = &tu->held[tu->nr_held++];
+		char *json = xasprintf("%s/held-out-%s.json", dir, tu->o.held_out.v[i]);
+		char *log = xasprintf("%s/held-out-%s.log", dir, tu->o.held_out.v[i]);
+		double t0 = clock_seconds();
+		h->workload = tu->o.held_out.v[i];
+		h->resolution = tu->o.held_res ? tu->o.held_res[i] : 0;
+		h->e.ratio = h->e.lo = h->e.hi = NAN;
+		gate_ratio(tu, stock, best, h->workload, json, log, &h->e);
+		h->e.seconds = clock_seconds() - t0;
+		h->verdict = tuner_held_verdict(&h->e, h->resolution);
+		if (!tu->o.quiet)
+			fprintf(stderr, "tune: held out %s: %s\n", h->workload, h->verdict);
+		free(json);
+		free(log);
+	}
+	if (lockfd >= 0)
+		close(lockfd);
+	free(stock);
+	free(best);
+	free(dir);
 }
 
 /* ---------------- the run ---------------- */
@@ -476,6 +556,8 @@ void tuner_init(struct tuner *tu, struct tune_params *p)
 	tu->o.gate.clients = 2;
 	tu->o.regress = 1;
 	tu->o.plugin = -1;
+	tu->o.held_out_arg = WORKLOADS_HELDOUT;
+	strvec_init(&tu->o.held_out);
 	strvec_init(&tu->scope_globs);
 	strvec_init(&tu->refused);
 }
@@ -488,6 +570,10 @@ static void print_dry_run(const struct tuner *tu, const char *text)
 		printf("  %s\n", tu->t.flags.v[i]);
 	for (size_t i = 0; i < tu->refused.nr; i++)
 		printf("refused: %s\n", tu->refused.v[i]);
+	printf("train: %s; held out: ", tu->o.workload);
+	for (size_t i = 0; i < tu->o.held_out.nr; i++)
+		printf("%s%s", i ? "," : "", tu->o.held_out.v[i]);
+	printf("%s\n", tu->o.held_out.nr ? " (the best is judged on it after the search)" : "none");
 	printf("start policy:\n%s", text);
 }
 
@@ -581,6 +667,7 @@ int tuner_run(struct tuner *tu, const struct tune_params *p)
 	text = tuner_policy_text(tu, tu->t.best, out_path);
 	if (!text || write_text(out_path, text) < 0)
 		goto out;
+	judge_held_out(tu);
 	tuner_print_report(tu, stdout, out_path);
 	if (tu->o.json && tuner_write_json(tu, tu->o.json, out_path) < 0)
 		goto out;
@@ -603,4 +690,9 @@ void tuner_release(struct tuner *tu)
 	free(tu->stock_prefix);
 	free(tu->o.resolution_source);
 	free(tu->o.noise_note);
+	strvec_clear(&tu->o.held_out);
+	free(tu->o.held_res);
+	for (size_t i = 0; i < tu->nr_held; i++)
+		free(tu->held[i].e.note);
+	free(tu->held);
 }

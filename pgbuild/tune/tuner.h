@@ -38,7 +38,15 @@
 /* What `pgbuild tune` was asked to do (its options). */
 struct tune_opts {
 	const char *src;          /* --src */
-	const char *workload;     /* --workload */
+	const char *workload;     /* --train (or its older spelling
+				     -W, --workload): the search's workload */
+	const char *held_out_arg; /* --held-out LIST|none (default
+				     WORKLOADS_HELDOUT) */
+	int held_out_given;       /* --held-out was given (not the default) */
+	struct strvec held_out;   /* its workloads, judged after the search */
+	double *held_res;         /* their resolutions (deterministic
+				     metrics: the repeat or layout floor's,
+				     as p.resolution for the search; tps 0) */
 	const char *scope;        /* --scope global|GLOB|@FILE */
 	const char *candidates;   /* --candidates FILE */
 	const char *state;        /* --state FILE */
@@ -61,6 +69,16 @@ struct tune_opts {
 	int quiet;                /* --quiet */
 };
 
+/* The best set against stock on one held-out workload: what the search
+ * did not train on. */
+struct tune_held {
+	const char *workload;      /* of o.held_out */
+	double resolution;         /* o.held_res's */
+	struct tune_eval e;        /* the gate's ratio best/stock */
+	const char *verdict;       /* "faster", "not significant", "slower",
+				      "unmeasured" (tuner_held_verdict) */
+};
+
 /* One tune run. */
 struct tuner {
 	struct tune_opts o;
@@ -72,6 +90,8 @@ struct tuner {
 	char *build_prefix;         /* the prefix builddir is configured with */
 	char *stock_prefix;         /* --baseline, or WORKDIR/sets/stock/prefix */
 	double t0;                  /* start (monotonic seconds) */
+	struct tune_held *held;     /* one per o.held_out, after the search */
+	size_t nr_held;             /* 0: not judged (best is stock, or none) */
 };
 
 /* Defaults of every option and of the search parameters p. */
@@ -116,5 +136,14 @@ void tuner_print_report(struct tuner *tu, FILE *fp, const char *out_path);
 
 /* The --json document, written atomically to path. */
 int tuner_write_json(struct tuner *tu, const char *path, const char *out_path);
+
+/*
+ * A held-out ratio's verdict: "faster" when the ratio beats 1 by more than
+ * the resolution (deterministic metrics: ratio - resolution > 1; tps: the
+ * interval's lower end above 1), "slower" the mirror, else "not
+ * significant"; "unmeasured" without a ratio.  The one threshold rule of
+ * the gate with the claim 1.
+ */
+const char *tuner_held_verdict(const struct tune_eval *e, double resolution);
 
 #endif

@@ -5,8 +5,9 @@
 # with the regression suite and the callgrind instructions gate at every
 # step.  Checks: the search stops at --max-builds and resumes from its state
 # without redoing anything, every step is in the report and the JSON, the
-# best policy is a valid policy of the scope, the shared baseline is left as
-# it was.  About 5 minutes on 2 cores.
+# best policy is a valid policy of the scope, the best is judged on the
+# held-out workload (mixed, the default), the shared baseline is left as
+# it was.  About 6 minutes on 2 cores.
 . "$(dirname "$0")/lib.sh"
 P=$B/bin/pgbuild
 
@@ -65,8 +66,18 @@ flock 9
 	if [ -n "$best" ]; then
 		like "the final step measured the best against stock" "$(grep -E ' final ' "$TMP/out2")" 'ok +[01]\.[0-9]{4}'
 		ok "the best policy is a policy of the scope" grep -qF "[$SCOPE]" "$W/best.policy"
+		# held out (the default, mixed): the best against stock on a
+		# workload the search never measured, judged at its resolution
+		like "the best was judged held out on mixed" "$(cat "$TMP/out2")" \
+			'^held out mixed: [01]\.[0-9]{4} \[[01]\.[0-9]{4}, [01]\.[0-9]{4}\].* \(instructions, never measured by the search\): (faster|not significant|slower)$'
+		is "the JSON names it" "$(json held_out.0.workload "$W/tune.json")" mixed
+		like "... with its verdict" "$(json held_out.0.verdict "$W/tune.json")" '^(faster|not significant|slower)$'
+		ok "its gate's JSON is kept with the best set" \
+			test -s "$W/sets/$(json best.id "$W/tune.json")/held-out-mixed.json"
+		like "the search's own figure is said to be in-sample" "$(cat "$TMP/out2")" '^vs stock: .*in-sample: the search trained on it\)$'
 	else
 		like "no flag paid off: the report says stock" "$(cat "$TMP/out2")" 'best: stock'
+		is "nothing to judge held out" "$(json held_out "$W/tune.json")" ""
 	fi
 	diag "best: ${best:-stock}; vs stock $(json best.vs_stock "$W/tune.json"); builds $builds; wall $(json wall_seconds "$W/tune.json") s"
 

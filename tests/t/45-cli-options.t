@@ -104,6 +104,9 @@ tune --candidates cands --workdir w --metric instruction|2|invalid value "instru
 tune --candidates cands --workdir w --metric cycles -W tpcc-lite|2|--metric cycles supports select-only, tpcb, select1, mixed, not "tpcc-lite"
 tune --candidates cands --workdir w -W select-only,tpcb|2|tune searches flags for one workload
 tune --candidates cands --workdir w -W selectonly|2|unknown workload "selectonly" \(did you mean "select-only"\?\)
+tune --candidates cands --workdir w --held-out select-only|2|--held-out select-only: "select-only" is the workload the search trains on \(--train\)
+tune --candidates cands --workdir w --train tpcb --held-out mixd|2|unknown workload "mixd" \(did you mean "mixed"\?\)
+tune --candidates cands --workdir w --metric cycles --held-out mixed,tpcc-lite|2|--held-out mixed,tpcc-lite: --metric cycles supports select-only, tpcb, select1, mixed, not "tpcc-lite"
 tune --candidates cands --workdir w --metric tps --pairs 3|2|--pairs 3: a 95% interval needs at least 6 pairs
 tune --candidates cands --workdir w --metric tps --budget 10m|2|--budget needs --pairs auto
 tune --candidates cands --workdir w --metric tps --pairs auto --budget 0.5s|2|invalid value "0.5s" for --budget: at least 1 second, e.g. 90s, 10m or 1h

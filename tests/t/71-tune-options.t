@@ -65,8 +65,17 @@ like "a two-word candidate is one candidate, blanks normalised" "$(cat "$TMP/o")
 like "--param VALUE in two words: refused with a hint" "$(cat "$TMP/e")" 'write --param=NAME=VALUE as one word'
 is "candidates kept" "$(sed -n 's/^candidates (\([0-9]*\), from .*):/\1/p' "$TMP/o")" 4
 like "global scope: -flto becomes lto = on" "$(cat "$TMP/o")" 'lto = on'
+like "train and held out: the defaults" "$(cat "$TMP/o")" '^train: select-only; held out: mixed \(the best is judged on it after the search\)$'
 sed -n '/^start policy:/,$p' "$TMP/o" | tail -n +2 >"$TMP/start.policy"
 ok "pgoptcc accepts the start policy" "$B/bin/pgoptcc" --pgopt-check-policy "$TMP/start.policy"
+
+"$P" tune --dry-run --candidates "$TMP/mixed" --train tpcb --held-out select-only,mixed >"$TMP/o" 2>"$TMP/e"
+like "--train and --held-out" "$(cat "$TMP/o")" '^train: tpcb; held out: select-only,mixed \('
+"$P" tune --dry-run --candidates "$TMP/mixed" --train mixed >"$TMP/o" 2>"$TMP/e"
+like "training on mixed leaves nothing held out by default, and says so" "$(cat "$TMP/e")" 'note: nothing held out: the search trains on mixed'
+like "... held out: none" "$(cat "$TMP/o")" '^train: mixed; held out: none$'
+"$P" tune --dry-run --candidates "$TMP/mixed" --held-out none >"$TMP/o" 2>"$TMP/e"
+like "--held-out none" "$(cat "$TMP/o")" '^train: select-only; held out: none$'
 
 "$P" tune --dry-run --candidates "$TMP/mixed" --scope 'src/backend/executor/*.c' >"$TMP/o" 2>"$TMP/e"
 like "file scope: -flto refused (LTO is global)" "$(cat "$TMP/e")" 'refused candidate "-flto": LTO applies to the whole link'

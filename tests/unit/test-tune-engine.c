@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "pgbuild/tune/engine.h"
+#include "pgbuild/tune/tuner.h"
 #include "wrapper/common/xalloc.h"
 
 /* ---------------- the synthetic evaluator ---------------- */
@@ -459,6 +460,33 @@ static void test_flags(void **state)
 	tune_engine_release(&t);
 }
 
+/* The held-out verdict: the gate's one rule with the claim 1, both ways,
+ * at the edge, for an exact ratio (lo = hi) and for an interval. */
+static void test_held_verdict(void **state)
+{
+	struct tune_eval e = { .outcome = TUNE_OK };
+	(void)state;
+	e.ratio = e.lo = e.hi = 1.03;
+	assert_string_equal(tuner_held_verdict(&e, 0.022), "faster");
+	assert_string_equal(tuner_held_verdict(&e, 0.03), "not significant"); /* 1.03 - 0.03 = 1 */
+	assert_string_equal(tuner_held_verdict(&e, 0.031), "not significant");
+	e.ratio = e.lo = e.hi = 0.97;
+	assert_string_equal(tuner_held_verdict(&e, 0.022), "slower");
+	assert_string_equal(tuner_held_verdict(&e, 0.03), "not significant");
+	/* tps: the interval decides (resolution 0) */
+	e.ratio = 1.10; e.lo = 1.01; e.hi = 1.20;
+	assert_string_equal(tuner_held_verdict(&e, 0), "faster");
+	e.lo = 0.99;
+	assert_string_equal(tuner_held_verdict(&e, 0), "not significant");
+	e.ratio = 0.9; e.lo = 0.8; e.hi = 0.99;
+	assert_string_equal(tuner_held_verdict(&e, 0), "slower");
+	e.outcome = TUNE_UNMEASURED;
+	assert_string_equal(tuner_held_verdict(&e, 0), "unmeasured");
+	e.outcome = TUNE_OK;
+	e.ratio = NAN;
+	assert_string_equal(tuner_held_verdict(&e, 0), "unmeasured");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -472,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_resume),
 		cmocka_unit_test(test_state_key_and_unmeasured),
 		cmocka_unit_test(test_flags),
+		cmocka_unit_test(test_held_verdict),
 	};
 	return cmocka_run_group_tests_name("tune", tests, NULL, NULL);
 }
