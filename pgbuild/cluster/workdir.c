@@ -104,9 +104,11 @@ int workdir_open(const char *opt, const char *dir)
 	}
 	if (geteuid() != 0)
 		return fd;
-	if ((st.st_uid != 0) ||
-	    (!(st.st_mode & S_ISVTX) && ((st.st_mode & S_IWOTH) ||
-					 ((st.st_mode & S_IWGRP) && st.st_gid != getegid())))) {
+	/* sticky is no exemption: the stages make fixed names in it (logs/,
+	 * run-state.json, sets/ID) that another user could make first, as
+	 * a directory or a link, in a /tmp-like directory */
+	if ((st.st_uid != 0) || (st.st_mode & S_IWOTH) ||
+	    ((st.st_mode & S_IWGRP) && st.st_gid != getegid())) {
 		error("%s %s: another user can change what is in it (mode %04o, owner %s): pgbuild "
 		      "runs as root and keeps its files there; give a directory only root can "
 		      "write (chown root %s; chmod go-w %s)", opt, dir,

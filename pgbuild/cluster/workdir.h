@@ -31,8 +31,10 @@ int workdir_server_reach(const char *const *dirs);
  * was).  As root, pgbuild keeps its own files there and makes the
  * subdirectories it hands to the server user there (with fixed names,
  * through descriptors), so dir is refused when another user can create or
- * rename entries in it (writable by others or by another group, not
- * sticky; owned by another user than root), and when the server user
+ * rename entries in it (writable by others or by another group, sticky
+ * or not: the stages make fixed names such as logs/ and run-state.json
+ * there, which another user could make first in a /tmp-like directory;
+ * owned by another user than root), and when the server user
  * cannot enter it (the fix: chmod o+x, named with the blocking directory).
  * Returns a descriptor of dir (O_CLOEXEC), or -1 after one error naming
  * opt, the directory, its mode and owner, and the fix.

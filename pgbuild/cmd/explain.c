@@ -455,6 +455,16 @@ PGBUILD_COMMAND(explain, "where a cycles-estimate change comes from, function by
 	if ((rc = parse_options(&o, argc, argv)) >= 0)
 		goto out;
 	rc = PGBUILD_EXIT_ERROR;
+	{
+		/* where the results go, checked before a measurement */
+		const struct cli_output outs[] = {
+			CLI_OUT_FILE("--json", o.json),
+			CLI_OUT_FILE("--html", o.html),
+			CLI_OUT_END
+		};
+		if (cli_check_outputs(outs) < 0)
+			goto out;
+	}
 	if (gather(&o, &in, &keep, &doc, &tmpdir) < 0)
 		goto out;
 	if (!doc.len) {

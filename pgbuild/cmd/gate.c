@@ -465,8 +465,10 @@ static int apply_noise_floor(const struct gate_opts *o, struct gate *g, const ch
 			free(source);
 		}
 	}
-	if (st == NOISE_FLOOR_USED)
+	if (st == NOISE_FLOOR_USED) {
+		g->noise_file = xstrdup(f.file);
 		noise_floor_release(&f);
+	}
 	return 0;
 }
 

@@ -221,6 +221,10 @@ struct explain_inputs {
 	long statements;                  /* N */
 	const char *workload;             /* for the document; NULL: not named */
 	const char *noise;                /* --noise FILE, or NULL */
+	int noise_optional;               /* noise is the gate's floor: a document
+					     without this workload's functions
+					     leaves the spread out (not measured),
+					     silently, instead of an error */
 	size_t keep_rows;                 /* rows in the document, 0: all */
 };
 

@@ -12,31 +12,36 @@
 #include "pgbuild/pgbuild.h"
 #include "wrapper/common/safefs.h"
 
+/* error() unless quiet: the gate's own floor may lack a workload's
+ * functions, which only leaves the spread out. */
+#define noise_error(quiet, ...) ((quiet) ? -1 : error(__VA_ARGS__))
+
 /*
  * The part of a noise document with workload's "functions": the document
  * itself (one workload), or its workloads.W (`pgbuild noise`'s
- * PREFIX/pgopt-noise.json, one per workload).  NULL after an error.
+ * PREFIX/pgopt-noise.json, one per workload).  NULL after an error
+ * (printed unless quiet).
  */
 static const struct json_value *noise_part(const struct json_value *v, const char *path,
-					   const char *workload)
+					   const char *workload, int quiet)
 {
 	const struct json_value *part = v, *fns;
 	if (!json_get(v, "functions") && json_get(v, "workloads")) {
 		if (!workload) {
-			error("--noise \"%s\" holds one spread per workload: name the workload "
+			noise_error(quiet, "--noise \"%s\" holds one spread per workload: name the workload "
 			      "(-W)", path);
 			return NULL;
 		}
 		part = json_get(json_get(v, "workloads"), workload);
 		if (!part) {
-			error("--noise \"%s\": no workload \"%s\" in it (pgbuild noise -W %s "
+			noise_error(quiet, "--noise \"%s\": no workload \"%s\" in it (pgbuild noise -W %s "
 			      "measures one)", path, workload, workload);
 			return NULL;
 		}
 	}
 	fns = json_get(part, "functions");
 	if (!fns || fns->type != JSON_ARRAY) {
-		error("--noise \"%s\": no \"functions\" array%s%s (a noise run measures them "
+		noise_error(quiet, "--noise \"%s\": no \"functions\" array%s%s (a noise run measures them "
 		      "with the cycles estimate on 2 or more variants)", path,
 		      part != v ? " for workload " : "", part != v ? workload : "");
 		return NULL;
@@ -44,23 +49,24 @@ static const struct json_value *noise_part(const struct json_value *v, const cha
 	return part;
 }
 
-/* The --noise document, parsed and checked; NULL after an error. */
-static struct json_value *load_noise(const char *path)
+/* The --noise document, parsed and checked; NULL after an error
+ * (printed unless quiet). */
+static struct json_value *load_noise(const char *path, int quiet)
 {
 	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
 	struct json_value *v = NULL;
 	const char *kind;
 	if (sfs_read(AT_FDCWD, path, SFS_READ_LIMIT, 0, &sb, &err) < 0) {
-		error("--noise: %s", err.buf);
+		noise_error(quiet, "--noise: %s", err.buf);
 		goto out;
 	}
 	if (!(v = json_parse(sb.buf, sb.len, &err))) {
-		error("--noise \"%s\": %s", path, err.buf);
+		noise_error(quiet, "--noise \"%s\": %s", path, err.buf);
 		goto out;
 	}
 	kind = json_get_str(v, "kind");
 	if (!kind || strcmp(kind, "pgbuild-noise")) {
-		error("--noise \"%s\": not a pgbuild-noise document (a \"kind\": \"pgbuild-noise\" "
+		noise_error(quiet, "--noise \"%s\": not a pgbuild-noise document (a \"kind\": \"pgbuild-noise\" "
 		      "object with a \"functions\" array, or pgbuild noise's document with one "
 		      "per workload)", path);
 		json_free(v);
@@ -83,18 +89,21 @@ int explain_run(const struct explain_inputs *in, struct strbuf *out)
 
 	memset(sides, 0, sizeof(sides));
 	memset(&r, 0, sizeof(r));
-	if (in->noise && !(noise = load_noise(in->noise)))
+	if (in->noise && !(noise = load_noise(in->noise, in->noise_optional)) &&
+	    !in->noise_optional)
 		return -1;
-	if (noise && !(part = noise_part(noise, in->noise, in->workload))) {
+	if (noise && !(part = noise_part(noise, in->noise, in->workload, in->noise_optional))) {
 		json_free(noise);
-		return -1;
+		noise = NULL;
+		if (!in->noise_optional)
+			return -1;
 	}
 	for (int s = 0; s < 2; s++) {
 		if (explain_side_load(&sides[s], s ? "B" : "A", paths[s]) < 0 ||
 		    explain_side_profiles(&sides[s], in->files[s][0], in->files[s][1]) < 0)
 			goto out;
 	}
-	explain_compute(&r, sides, in->statements, part, in->noise);
+	explain_compute(&r, sides, in->statements, part, part ? in->noise : NULL);
 	r.workload = in->workload ? xstrdup(in->workload) : NULL;
 	explain_write_json(&r, in->baseline, in->candidate, in->keep_rows, out);
 	rc = 0;

@@ -564,5 +564,6 @@ void gate_clear(struct gate *g)
 	free(g->counter_note);
 	free(g->noise_state);
 	free(g->noise_note);
+	free(g->noise_file);
 	memset(g, 0, sizeof(*g));
 }

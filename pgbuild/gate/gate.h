@@ -227,6 +227,9 @@ struct gate {
 	char *noise_state;        /* the layout floor: "used", "none", "absent",
 				     "mismatch" (noise/floor.h); NULL: not asked */
 	char *noise_note;         /* which file, or why none */
+	char *noise_file;         /* the floor's file when used, else NULL: its
+				     per-function spread goes to the explain
+				     section too */
 	enum regress_state regress;
 	char *regress_note;       /* summary line from `pgbuild regress` */
 

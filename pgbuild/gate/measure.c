@@ -496,8 +496,10 @@ static void explain_cycles(const struct gate_opts *o, struct gate *g, const char
 	for (size_t k = 0; k < g->nr_wl && !gate_interrupted; k++) {
 		struct gate_workload *w = &g->wl[k];
 		long n = o->instr_statements ? o->instr_statements : single_default_n(w->name);
+		/* the floor's per-function spread, when it has this workload's */
 		struct explain_inputs in = { .baseline = o->baseline, .candidate = o->candidate,
 					     .statements = n, .workload = w->name,
+					     .noise = g->noise_file, .noise_optional = 1,
 					     .keep_rows = EXPLAIN_KEEP_ROWS };
 		struct strbuf doc = STRBUF_INIT, cg = STRBUF_INIT;
 		char *files[2][2];

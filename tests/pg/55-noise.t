@@ -85,6 +85,17 @@ is "... the spread is measured, for over 100 rows" \
 is "... and a relink's change lies inside it (share >= 99%)" \
 	"$(json "$TMP/e.json" '$d->{noise}{in_noise_share} >= 0.99 ? 1 : 0')" 1
 
+# a cycles gate of the build against variant 2 with that floor: its
+# explain section reads the floor's per-function spread too (the gate
+# finds the spread of the workload it measures in the --noise document)
+e2e_heavy "$P" gate --baseline "$base" --candidate "$TMP/w/v02/prefix" --metric cycles \
+	-W select-only --instr-statements $N --noise "$TMP/n.json" --gate 'cycles>=0.9' \
+	--json "$TMP/g.json" >"$TMP/g.out" 2>&1
+is "a cycles gate against variant 2 with the floor (exit 0)" "$?" 0 || tail -n 5 "$TMP/g.out" | sed 's/^/# /' >&2
+is "... its explain section has the floor's per-function spread, for over 100 rows" \
+	"$(json "$TMP/g.json" 'my $n = $d->{workloads}[0]{explain}{noise}; $n->{measured} && $n->{rows_in_noise} > 100 ? 1 : 0')" 1
+nok "... (no \"not measured\" spread line)" grep -q 'per-function layout spread: not measured' "$TMP/g.out"
+
 # the same seed, the same order: variant 1 relinked again is the same binary
 e2e_heavy "$P" noise --prefix "$base" --builddir "$builddir" --variants 2 --seed 7 \
 	-W select-only --metric instructions --instr-statements 5 --workdir "$TMP/w2" \

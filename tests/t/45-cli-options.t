@@ -237,6 +237,8 @@ profile --prefix $PG --json $TMP/nodir/p.json|2|--json "$TMP/nodir/p.json": dire
 profile --prefix $PG --emit-policy $TMP/nodir/p.policy|2|--emit-policy "$TMP/nodir/p.policy": directory $TMP/nodir does not exist
 pgo --prefix $TMP/nodir.keep/p -W select-only|2|--prefix "$TMP/nodir.keep/p": .*Not a directory
 tune --candidates cands --workdir w --json $TMP/nodir/t.json|2|--json "$TMP/nodir/t.json": directory $TMP/nodir does not exist
+explain --baseline $TMP --candidate $TMP -W select-only --json $TMP/nodir/e.json|2|--json "$TMP/nodir/e.json": directory $TMP/nodir does not exist
+explain --baseline $TMP --candidate $TMP -W select-only --html $TMP/nodir/e.html|2|--html "$TMP/nodir/e.html": directory $TMP/nodir does not exist
 tune --candidates cands --workdir w --out $TMP/nodir/best.policy|2|--out "$TMP/nodir/best.policy": directory $TMP/nodir does not exist
 sensitivity --workdir w --json $TMP/nodir/s.json|2|--json "$TMP/nodir/s.json": directory $TMP/nodir does not exist
 bolt --prefix $PG --out o --json $TMP/nodir/b.json|2|--json "$TMP/nodir/b.json": directory $TMP/nodir does not exist

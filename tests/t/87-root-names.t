@@ -4,7 +4,8 @@
 # (nobody) would attack them: a link planted at the interrupt document's
 # temporary name next to --json (its pid is predictable), an explain
 # --workdir anyone can write or only root can enter, a --datadir-template
-# directory anyone can write.  Each must be refused or never written
+# directory anyone can write, a sticky --workdir (as /tmp) in which nobody
+# made the names the commands use.  Each must be refused or never written
 # through, and no mode of the caller's directory may change.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/bench.sh"
@@ -68,4 +69,22 @@ chown -R nobody "$t"
 isnt_zero=$?
 ok "a template nobody owns is refused" test "$isnt_zero" != 0
 like "a template nobody owns: says why" "$(cat "$TMP/err")" "another user could change what the server runs"
+
+# 4. a sticky --workdir anyone can write, as /tmp is: the commands make
+# fixed names there (logs/, run-state.json, sets/ID), so nobody could make
+# them first; it is refused before anything is made or written there
+runuser -u nobody -- mkdir "$TMP/shared/logs"
+runuser -u nobody -- ln -s "$TMP/secret/file" "$TMP/shared/logs/baseline.log"
+runuser -u nobody -- ln -s "$TMP/secret/file" "$TMP/shared/run-state.json"
+before=$(ls -A "$TMP/shared" | sort | tr '\n' ' ')
+"$P" gate --baseline "$PGPREFIX" --candidate "$PGPREFIX" --metric instructions -W select1 \
+	--workdir "$TMP/shared" >"$TMP/out" 2>"$TMP/err"
+is "gate --workdir 1777: exit 2" "$?" 2
+like "gate --workdir 1777: says why" "$(cat "$TMP/err")" 'another user can change what is in it \(mode 1777'
+"$P" explain --baseline "$PGPREFIX" --candidate "$PGPREFIX" -W select-only \
+	--workdir "$TMP/shared" >"$TMP/out" 2>"$TMP/err"
+is "explain --workdir 1777: exit 2" "$?" 2
+is "the planted links' target is untouched" "$(cat "$TMP/secret/file")" "root's"
+is "nothing was made in the sticky directory" "$(ls -A "$TMP/shared" | sort | tr '\n' ' ')" "$before"
+is "its mode is kept" "$(stat -c %a "$TMP/shared")" 1777
 done_testing
