@@ -84,6 +84,8 @@ is "... the spread is measured, for over 100 rows" \
 	"$(json "$TMP/e.json" '$d->{noise}{measured} && $d->{noise}{rows_in_noise} > 100 ? 1 : 0')" 1
 is "... and a relink's change lies inside it (share >= 99%)" \
 	"$(json "$TMP/e.json" '$d->{noise}{in_noise_share} >= 0.99 ? 1 : 0')" 1
+like "... which the terminal says in words" "$(tr '\n' ' ' <"$TMP/e.out" | tr -s ' ')" \
+	'the gain is all in the layout spread'
 
 # a cycles gate of the build against variant 2 with that floor: its
 # explain section reads the floor's per-function spread too (the gate
