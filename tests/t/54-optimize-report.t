@@ -7,6 +7,8 @@
 # dropped, exit 1), both from before --train (in-sample), and
 # optimize-heldout.json (--train select-only -W select-only,mixed
 # --stages lto,bolt: mixed held out, both kept on held-out evidence).
+# optimize-floor.json is the stack held out at the layout floor
+# (examples/README.md), with its lto stage's gate document cut down.
 # A copy of optimize-run.json with one tps figure marked undecided (as
 # optimize writes it after a --pairs auto gate ran out of budget) shows it.
 . "$(dirname "$0")/../lib/tap.sh"
@@ -97,4 +99,25 @@ is "report --optimize, estimate above the machine: exit 0" "$?" 0
 like "bolt: the estimate above the machine" "$(cat out)" '^  bolt +select-only +1\.0941 +1\.0719 \[0\.971, 1\.050\] +estimate above the machine$'
 nok "lto, with no interval, is left out" grep -q '^  lto +select-only +1\.0273 +1\.0708' out
 like "the count: 0 of 1" "$(cat out)" '^  agree on 0 of 1 '
+
+# optimize-floor.json: the stack held out at the layout floor (a real run
+# of --train select-only,tpcb -W select-only,tpcb,mixed --stages
+# lto,pgo,bolt against a stock build with its pgopt-noise.json), with its
+# lto stage's gate document cut to select-only's first 5 explain rows
+# (optimize-floor-lto-gate.json); the other stages' gate files are gone
+perl -pe 's{"gate_json":"[^"]*/lto\.json"}{"gate_json":"'"$D"'/optimize-floor-lto-gate.json"};
+	s{"gate_json":"[^"]*/(pgo|bolt)\.json"}{"gate_json":"gone/$1.json"}g' \
+	"$D/optimize-floor.json" >floor.json
+"$P" report --optimize floor.json --html floor.html >out 2>err
+is "report --optimize, the floor run: exit 0" "$?" 0
+like "held out: lto kept on all three" "$(cat out)" '^  lto +kept +held-out +1\.0404 \(\+4\.04%\) on 3 '
+like "pgo dropped at mixed's floor" "$(cat out)" 'pgo +dropped +lto .*mixed \(held-out\): cycles estimate 1\.0375x of stock, 1\.0095x of lto \(not faster than lto at the resolution, 2\.2%\)'
+like "the best is lto" "$(cat out)" '^best: lto, installed at '
+# the stage's explain section, from its gate's document
+like "lto's explain section" "$(cat out)" '^stage lto against stock: explain select-only: where the cycles estimate changed'
+like "... reconciled with the gate's totals" "$(cat out)" 'reconciled at the 0\.1% resolution'
+like "... its top row with the decision behind it" "$(cat out)" '^    1 PostgresMain .*'
+like "... a callee inlined across files in B only" "$(cat out)" 'inlined in B only: appendStringInfoChar \(src/common/stringinfo\.c, another file\)'
+nok "... no section for the stages whose gate file is gone" grep -q '^stage pgo against stock' out
+like "the page has it too" "$(cat floor.html)" '<h2>Stage lto against stock</h2>'
 done_testing
