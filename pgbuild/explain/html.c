@@ -57,12 +57,16 @@ static void html_sums(const struct json_value *doc, struct strbuf *o)
 
 	strbuf_addf(o, "<p>Cycles estimate per transaction A %.0f, B %.0f: change %+.0f (%+.2f%%), "
 		    "A/B %.4f; %.0f and %.0f statements differenced. The rows add up to the measured "
-		    "totals: %s. The top 10 rows explain %.1f%% of the change, the top 50 %.1f%%; "
-		    "%.0f rows, |change| summed %.0f.</p>\n", a, b, b - a,
+		    "totals: %s. ", a, b, b - a,
 		    a > 0 ? 100 * (b / a - 1) : 0.0, b > 0 ? a / b : NAN, num(doc, "statements"),
 		    10 * num(doc, "statements"), rec && rec->type == JSON_BOOL && rec->u.boolean ?
-		    "reconciled at the 0.1% resolution" : "<b>not reconciled</b>",
-		    100 * num(cov, "top10_share"), 100 * num(cov, "top50_share"), num(cov, "rows"),
+		    "reconciled at the 0.1% resolution" : "<b>not reconciled</b>");
+	if (isfinite(num(cov, "top10_share")))
+		strbuf_addf(o, "The top 10 rows explain %.1f%% of the change, the top 50 %.1f%%; ",
+			    100 * num(cov, "top10_share"), 100 * num(cov, "top50_share"));
+	else  /* no total change (an A/A run): no share of it */
+		strbuf_addstr(o, "The total did not change: no share to explain; ");
+	strbuf_addf(o, "%.0f rows, |change| summed %.0f.</p>\n", num(cov, "rows"),
 		    num(cov, "gross_change"));
 	if (measured)
 		strbuf_addf(o, "<p>Inside the per-function layout spread: %.0f rows, %.1f%% of the "

@@ -86,10 +86,14 @@ static void text_sums(const struct json_value *doc, FILE *fp)
 		    rec->u.boolean ? "reconciled at the 0.1% resolution" : "NOT reconciled");
 	wrap(fp, 2, 4, sb.buf);
 	strbuf_reset(&sb);
-	strbuf_addf(&sb, "the top 10 rows explain %.1f%% of the change, the top 50 %.1f%% (%.0f "
-		    "outside them); %.0f rows, |change| summed over them %.0f",
-		    100 * num(cov, "top10_share"), 100 * num(cov, "top50_share"),
-		    num(cov, "rest_change"), num(cov, "rows"), num(cov, "gross_change"));
+	if (isfinite(num(cov, "top10_share")))
+		strbuf_addf(&sb, "the top 10 rows explain %.1f%% of the change, the top 50 %.1f%% "
+			    "(%.0f outside them); %.0f rows, |change| summed over them %.0f",
+			    100 * num(cov, "top10_share"), 100 * num(cov, "top50_share"),
+			    num(cov, "rest_change"), num(cov, "rows"), num(cov, "gross_change"));
+	else  /* no total change (an A/A run): no share of it */
+		strbuf_addf(&sb, "the total did not change: no share to explain; %.0f rows, |change| "
+			    "summed over them %.0f", num(cov, "rows"), num(cov, "gross_change"));
 	wrap(fp, 2, 4, sb.buf);
 	strbuf_reset(&sb);
 	if (json_get(nz, "measured") && json_get(nz, "measured")->u.boolean) {

@@ -171,4 +171,23 @@ if command -v objcopy >/dev/null && [ -n "$id" ]; then
 else
 	skip "no objcopy or no GNU build-id in the linked program" 4
 fi
+
+# measuring: explain runs the single-user cycles runs itself (no gate, no
+# callgrind files given), here Debian's PostgreSQL against itself: the two
+# sides' runs agree, so the total does not change and no share is claimed
+PG=/usr/lib/postgresql/15
+if [ -x $PG/bin/postgres ] && [ -d /usr/share/postgresql/15 ]; then
+	"$B/bin/pgbuild" explain --baseline $PG --candidate $PG -W select1 --instr-statements 5 \
+		--json m.json --html m.html >m.out 2>m.err
+	is "measuring: exit 0" "$?" 0 || tail -n 5 m.err | sed 's/^/# /' >&2
+	like "... it ran the simulation on both sides" "$(cat m.err)" 'explain: B /usr/lib/postgresql/15: callgrind cache and branch simulation, 5 and 50 statements'
+	is "... the same binary twice: no change of the total" \
+		"$(json m.json '$d->{totals}{a}{estimate} == $d->{totals}{b}{estimate} ? 1 : 0')" 1
+	is "... reconciled" "$(json m.json '$d->{reconciled} ? 1 : 0')" 1
+	like "... and no share of a change that is not there" "$(tr '\n' ' ' <m.out | tr -s ' ')" \
+		'the total did not change: no share to explain; [0-9]+ rows'
+	nok "... no nan in the text or the page" grep -qi 'nan%' m.out m.html
+else
+	skip "Debian's postgresql-15 is not installed ($PG): no measuring run" 6
+fi
 done_testing
