@@ -91,7 +91,9 @@ is "lto = yes: exit 101, the values listed" "$s/$(cat err)" \
 # --- ABI-changing flags: refused everywhere, [global] too ---
 for flag in -fpack-struct -fshort-enums -fshort-wchar -freg-struct-return -fpcc-struct-return \
 	-funsigned-char -fsigned-char -malign-double -mabi=ms -ffixed-rbx -fcall-used-rbx \
-	-fcall-saved-r11 -m32 -mx32 -m16; do
+	-fcall-saved-r11 -m32 -mx32 -m16 -mno-sse -mno-sse2 -mno-80387 -msoft-float \
+	-mgeneral-regs-only -mlong-double-64 -m96bit-long-double -mpreferred-stack-boundary=2 \
+	-mcmodel=kernel; do
 	printf '[src/backend/executor/exec.c]\ncflags += -O2 %s\n' "$flag" > abi.policy
 	PGOPT_POLICY=$TMP/abi.policy "$W" -c src/backend/executor/exec.c -o abi.o 2> err; s=$?
 	like "$flag in a section: exit 101, line and reason" "$s/$(cat err)" \
@@ -119,6 +121,7 @@ cflags += -Wa,-adhln=$TMP/l.lst|it changes what the compiler produces (options f
 ldflags += -l:libevil.so|it loads code (a library)
 cflags += -save-temps|it changes what the compiler produces (intermediate files kept)
 cflags += -fprofile-generate=$TMP/prof|it changes what the compiler produces (profile instrumentation or feedback: pgbuild pgo adds it through PGOPT_PROFILE)
+cflags += -fexec-charset=latin1|it is not an optimization option (the program's string constants in another character set)
 cflags += -DX=1|it is not an optimization option (a macro definition changes the program, not how it is optimized)
 cflags -= -DFRONTEND|it is not an optimization option (a macro definition changes the program, not how it is optimized)"
 while IFS='|' read -r line why; do

@@ -89,6 +89,8 @@ static const struct bad bad_policies[] = {
 	{ "[global]\ncflags += -ffinite-math-only\n", "/p/x.policy:2: cannot add -ffinite-math-only: it changes PostgreSQL's arithmetic or aliasing semantics" },
 	{ "[global]\ncflags += -ftrapv\n", "/p/x.policy:2: cannot add -ftrapv: it changes PostgreSQL's arithmetic or aliasing semantics" },
 	{ "[src/backend/utils/adt/float.c]\ncflags += -fsingle-precision-constant\n", "/p/x.policy:2: cannot add -fsingle-precision-constant: it changes PostgreSQL's arithmetic or aliasing semantics" },
+	{ "[global]\ncflags += -mdaz-ftz\n", "/p/x.policy:2: cannot add -mdaz-ftz: it changes PostgreSQL's arithmetic or aliasing semantics" },
+	{ "[global]\ncflags += -fallow-store-data-races\n", "/p/x.policy:2: cannot add -fallow-store-data-races: it changes PostgreSQL's arithmetic or aliasing semantics" },
 	{ "[src/{a,b.c]\n", "/p/x.policy:1: bad glob \"src/{a,b.c\": expected '}' closing the '{' alternatives" },
 	{ "[src/[ab.c]\n", "/p/x.policy:1: bad glob \"src/[ab.c\": expected ']' closing the '[' set" },
 	{ "[src/a}.c]\n", "/p/x.policy:1: bad glob \"src/a}.c\": expected '{' before '}'" },

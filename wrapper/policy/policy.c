@@ -38,7 +38,10 @@ static const char *const unsafe_flags[] = {
 	"-ffinite-math-only", "-fno-wrapv", "-fstrict-aliasing",
 	"-fassociative-math", "-freciprocal-math", "-fno-signed-zeros",
 	"-fno-trapping-math", "-fexcess-precision=fast", "-fno-math-errno",
-	"-fcx-limited-range", "-ftrapv", "-fsingle-precision-constant", NULL
+	"-fcx-limited-range", "-ftrapv", "-fsingle-precision-constant",
+	/* denormals flushed to zero at start-up (crtfastmath, as -ffast-math
+	 * links), and stores the C11 memory model forbids */
+	"-mdaz-ftz", "-fallow-store-data-races", NULL
 };
 
 /*
@@ -72,6 +75,17 @@ static const struct abi_flag {
 	{ "-m32", 0, ABI("the data model: 32-bit code") },
 	{ "-mx32", 0, ABI("the data model: x32 code") },
 	{ "-m16", 0, ABI("the data model: 16-bit code") },
+	{ "-mcmodel=kernel", 0, ABI("the code model: kernel addresses") },
+	{ "-mlong-double-", 1, ABI("the size of long double") },
+	{ "-m96bit-long-double", 0, ABI("the size of long double") },
+	{ "-m128bit-long-double", 0, ABI("the size of long double") },
+	{ "-mpreferred-stack-boundary=", 1, ABI("the stack alignment calls promise") },
+	/* as the -mno- forms: no SSE, x87 or floating-point registers at all */
+	{ "-msse", 0, ABI("float and double in SSE registers") },
+	{ "-msse2", 0, ABI("double in SSE registers") },
+	{ "-m80387", 0, ABI("long double in x87 registers") },
+	{ "-msoft-float", 0, ABI("floating point in software") },
+	{ "-mgeneral-regs-only", 0, ABI("no floating-point registers") },
 };
 
 static const char *abi_change(const char *flag)
