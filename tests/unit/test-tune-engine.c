@@ -198,6 +198,24 @@ static void test_nothing_helps(void **state)
 	}
 }
 
+/* The best set of a noiseless search over two flags (f, gains g) under p,
+ * as set_of() would name it: 1 when it is expect ("" for stock). */
+static int noiseless_best_is(const struct tune_params *p, const char *const *f,
+			     const double *g, const char *expect)
+{
+	struct tune_engine t;
+	struct synth s;
+	int same;
+
+	synth_init(&s, f, g);
+	s.noise = 0;
+	engine_setup(&t, p, f, 2, &s);
+	assert_int_equal(tune_engine_run(&t), 0);
+	same = t.best == (*expect ? set_of(&t, expect) : 0);
+	tune_engine_release(&t);
+	return same;
+}
+
 /*
  * A deterministic metric (lo = hi = ratio) at a resolution: a flag worth
  * 0.8% is kept, and re-added, at none, and neither once the resolution
@@ -207,45 +225,23 @@ static void test_resolution(void **state)
 {
 	static const char *const f[] = { "-O3", "-fno-plt" };
 	static const double g[] = { 1.008, 1.0 };
-	struct tune_engine t;
-	struct synth s;
 	struct tune_params p = defaults;
 	(void)state;
 
 	p.readd = 0;
-	synth_init(&s, f, g);
-	s.noise = 0;
-	engine_setup(&t, &p, f, 2, &s);
-	assert_int_equal(tune_engine_run(&t), 0);
 	/* dropping -O3: 1/1.008 = 0.9921, below 1 - 0.5%: it hurts, -O3 stays */
-	assert_true(t.best == set_of(&t, "-O3"));
-	tune_engine_release(&t);
+	assert_true(noiseless_best_is(&p, f, g, "-O3"));
 
 	/* 0.9921 + 0.54% = 0.9975: inside the resolution, the drop is taken */
 	p.resolution = 0.0054;
-	synth_init(&s, f, g);
-	s.noise = 0;
-	engine_setup(&t, &p, f, 2, &s);
-	assert_int_equal(tune_engine_run(&t), 0);
-	assert_true(t.best == 0);
-	tune_engine_release(&t);
+	assert_true(noiseless_best_is(&p, f, g, ""));
 
 	/* re-add from stock: 1.008 helps at no resolution, not at 0.9% */
 	p = defaults;
 	p.start_stock = 1;
-	synth_init(&s, f, g);
-	s.noise = 0;
-	engine_setup(&t, &p, f, 2, &s);
-	assert_int_equal(tune_engine_run(&t), 0);
-	assert_true(t.best == set_of(&t, "-O3"));
-	tune_engine_release(&t);
+	assert_true(noiseless_best_is(&p, f, g, "-O3"));
 	p.resolution = 0.009;
-	synth_init(&s, f, g);
-	s.noise = 0;
-	engine_setup(&t, &p, f, 2, &s);
-	assert_int_equal(tune_engine_run(&t), 0);
-	assert_true(t.best == 0);
-	tune_engine_release(&t);
+	assert_true(noiseless_best_is(&p, f, g, ""));
 }
 
 /* A flag that crashes the compiler: the failing sets are remembered, never
