@@ -15,6 +15,7 @@
 #include "pgbuild/metric/workloads.h"
 #include "pgbuild/cmd/cmd.h"
 #include "pgbuild/gate/gate.h"
+#include "pgbuild/noise/floor.h"
 #include "pgbuild/optimize/optimize.h"
 #include "pgbuild/pipeline/preflight.h"
 
@@ -36,9 +37,9 @@ static void optimize_usage(FILE *fp)
 	      "resolve; it is a simulation (callgrind), not the CPU.  pgo, tuned and bolt\n"
 	      "train on --train and are judged on -W: a stage is kept on held-out evidence,\n"
 	      "when it is faster than the build it stacks on by more than the resolution\n"
-	      "on every -W workload it was not trained on (the resolution: 0.1%, or with\n"
-	      "BASELINE/pgopt-noise.json, pgbuild noise's layout floor, the larger of it\n"
-	      "and 3 layout SDs of that workload; stock and lto train on nothing: every\n"
+	      "on every -W workload it was not trained on (the resolution: the larger of\n"
+	      "0.1% and 3 layout SDs of that workload from stock's layout floor, which\n"
+	      "optimize measures first, --noise; stock and lto train on nothing: every\n"
 	      "workload is held out for them); the in-sample gain is shown beside it and\n"
 	      "decides only when no -W workload is held out.  A stage that fails its suite\n"
 	      "or is not faster is dropped with the reason; the next stage stacks on the\n"
@@ -68,6 +69,15 @@ static void optimize_usage(FILE *fp)
 	      "                         comma-separated and repeatable\n"
 	      "  --tune-state DIR       a finished pgbuild tune's --workdir (its best.policy;\n"
 	      "                         default ./pgbuild-tune when it has one)\n"
+	      "  --noise FILE|none      stock's layout floor (pgbuild noise) the gates decide\n"
+	      "                         at; default: STOCK/pgopt-noise.json when it is of\n"
+	      "                         stock's postgres and has every -W workload, else\n"
+	      "                         measured before the first gate (a step: pgbuild\n"
+	      "                         noise on stock, -W's workloads; needs stock's build\n"
+	      "                         tree, else the repeat resolution with a note); FILE\n"
+	      "                         needs --baseline; none: the repeat resolution\n"
+	      "  --noise-variants N     relinked variants of that measurement, 2 to 99\n"
+	      "                         (default 5)\n"
 	      "  --pairs N -T, --duration S -c, --clients N --cpus LIST\n"
 	      "                         the gate's benchmark (default 6 pairs)\n"
 	      "  --pairs auto [--budget TIME]  the sequential tps gate (pgbuild gate);\n"
@@ -99,6 +109,8 @@ static const struct option optimize_options[] = {
 	{ "policy", required_argument, NULL, OPT_POLICY },
 	{ "stages", required_argument, NULL, OPT_STAGES },
 	{ "tune-state", required_argument, NULL, OPT_TUNE_STATE },
+	{ "noise", required_argument, NULL, OPT_NOISE },
+	{ "noise-variants", required_argument, NULL, OPT_VARIANTS },
 	{ "pairs", required_argument, NULL, OPT_PAIRS },
 	{ "budget", required_argument, NULL, OPT_BUDGET },
 	CLI_OPT_DURATION,
@@ -128,6 +140,8 @@ static int parse_value(struct optimize_opts *o, unsigned *stages, int c, const c
 	case 'c': return cli_parse_clients(arg, &o->clients) < 0 ? -1 : 1;
 	case 'j': return cli_parse_jobs(arg, &o->jobs) < 0 ? -1 : 1;
 	case OPT_STAGES: return optimize_parse_stages(arg, stages) < 0 ? -1 : 1;
+	case OPT_VARIANTS:
+		return cli_parse_int("--noise-variants", arg, 2, 99, &o->noise_variants) < 0 ? -1 : 1;
 	case OPT_CPUS:
 		o->cpus = arg;
 		return servercpu_parse_cpus(arg, &set) < 0 ? -1 : 1;
@@ -155,6 +169,7 @@ static int parse_options(struct optimize_opts *o, int argc, char **argv)
 		case OPT_BASELINE: o->baseline = optarg; break;
 		case OPT_POLICY: o->policy = optarg; break;
 		case OPT_TUNE_STATE: o->tune_state = optarg; break;
+		case OPT_NOISE: o->noise = optarg; break;
 		case OPT_RESTART: o->restart = 1; break;
 		case OPT_HTML: o->html = optarg; break;
 		case OPT_JSON: o->json = optarg; break;
@@ -245,6 +260,26 @@ static int check_policy(const struct optimize_opts *o)
 	return rc;
 }
 
+/* --noise FILE: a floor of the given stock's postgres, readable now. */
+static int check_noise(const struct optimize_opts *o)
+{
+	struct noise_floor f;
+	char *note = NULL;
+	int st;
+
+	if (!o->noise || !strcmp(o->noise, "none"))
+		return 0;
+	if (!o->baseline)
+		return cli_usage_error("--noise %s needs --baseline: a floor is of one postgres, "
+				       "and stock is built by this run (leave --noise out: optimize "
+				       "measures stock's floor)", o->noise);
+	st = noise_floor_find(&f, o->noise, o->baseline, &note);
+	if (st == NOISE_FLOOR_USED)
+		noise_floor_release(&f);
+	free(note);
+	return st < 0 ? PGBUILD_EXIT_ERROR : 0;
+}
+
 /* What the host gives: where the results go, and an environment that
  * leaves the servers private; checked before the first build. */
 static int check_host(const struct optimize_opts *o)
@@ -294,6 +329,8 @@ static int check_options(struct optimize_opts *o)
 	    (o->baseline && preflight_install("--baseline", o->baseline) < 0) ||
 	    check_prefix(o) < 0)
 		return PGBUILD_EXIT_ERROR;
+	if ((rc = check_noise(o)) != 0)
+		return rc;
 	workdir = path_absolute(o->workdir);
 	{
 		const char *dirs[] = { workdir, o->baseline, NULL };

@@ -187,6 +187,18 @@ void optimize_write_doc(struct orun *r, struct strbuf *out, int rc)
 	json_key(&jw, "resolution"); json_double(&jw, metrics_of(METRIC_CYCLES)->resolution);
 	json_key(&jw, "cycles_note"); json_string(&jw, metrics_of(METRIC_CYCLES)->method);
 	json_key(&jw, "gate"); json_string(&jw, OPT_GATE_EXPR);
+	json_key(&jw, "noise_floor");
+	json_object_begin(&jw);
+	json_key(&jw, "state"); json_string(&jw, optimize_floor_state_names[r->floor_state]);
+	json_key(&jw, "file");
+	json_string(&jw, r->floor && strcmp(r->floor, "none") ? r->floor : NULL);
+	json_key(&jw, "variants");
+	if (r->floor_state == OF_MEASURED)
+		json_int(&jw, r->o->noise_variants ? r->o->noise_variants : OPTIMIZE_NOISE_VARIANTS);
+	else
+		json_null(&jw);
+	json_key(&jw, "note"); json_string(&jw, r->floor_note);
+	json_object_end(&jw);
 	json_key(&jw, "stages");
 	json_array_begin(&jw);
 	for (int s = 0; s < OS_NR; s++)

@@ -226,6 +226,8 @@ struct optimize_opts {
 	int restart;               /* --restart */
 	int force;                 /* --force: replace a --prefix that is not ours */
 	const char *html, *json;   /* --html, --json FILE, or NULL */
+	const char *noise;         /* --noise FILE|none, NULL: auto (optimize_floor) */
+	int noise_variants;        /* --noise-variants N (0: OPTIMIZE_NOISE_VARIANTS) */
 	int quiet;                 /* -q */
 };
 
@@ -242,6 +244,8 @@ int optimize_run(const struct optimize_opts *o);
 
 /* The steps of one stage. */
 enum step { STEP_BUILD, STEP_VERIFY, STEP_REGRESS, STEP_GATE, STEP_NR };
+/* stock has no gate: its gate step is the layout floor's (optimize_floor) */
+#define STEP_FLOOR STEP_GATE
 #define STEP_ID(s, k) ((s) * STEP_NR + (k))
 #define STEP_INSTALL (OS_NR * STEP_NR)
 #define NSTEPS (STEP_INSTALL + 1)
@@ -262,6 +266,21 @@ struct ostage {
 	struct optimize_measure m;   /* its gate against stock */
 };
 
+/* Where the layout floor the gates decide at came from (optimize_floor). */
+enum optimize_floor_state {
+	OF_PENDING,      /* not resolved yet (no gate has run) */
+	OF_GIVEN,        /* --noise FILE */
+	OF_FOUND,        /* STOCK/pgopt-noise.json, of stock's postgres, every -W workload */
+	OF_MEASURED,     /* measured here: pgbuild noise on stock (WORKDIR/gates/stock-noise.json) */
+	OF_NONE,         /* --noise none */
+	OF_UNAVAILABLE,  /* no floor and no build tree of stock to relink */
+	OF_NR
+};
+extern const char *const optimize_floor_state_names[OF_NR]; /* "pending" "given" ... */
+
+/* Relinked variants of stock when optimize measures its floor. */
+#define OPTIMIZE_NOISE_VARIANTS 5
+
 /* One optimize run. */
 struct orun {
 	const struct optimize_opts *o;
@@ -272,7 +291,22 @@ struct orun {
 	int best;                    /* the best kept stage so far */
 	int cur;                     /* the stage whose step runs */
 	const char *stop;            /* why the run stopped early, or NULL */
+	enum optimize_floor_state floor_state;
+	char *floor;                 /* the gates' --noise (a file, "none"), NULL: none */
+	char *floor_note;            /* where it came from, in words */
 };
+
+/*
+ * The layout floor of stock, resolved once before the first gate (floor.c):
+ * --noise FILE or none as given; else STOCK/pgopt-noise.json when it is of
+ * stock's postgres and has both deterministic metrics of every -W workload;
+ * else measured by a step of the run (stock-floor: pgbuild noise --prefix
+ * STOCK -W the -W workloads, --noise-variants variants) into
+ * WORKDIR/gates/stock-noise.json; else, when stock has no build tree to
+ * relink (a --baseline not made by pgbuild build), none, with a note.  0,
+ * or -1 (r->stop set) when the measurement could not run.
+ */
+int optimize_floor(struct orun *r);
 
 /* The workloads stage s trained on (NULL: none). */
 const struct strvec *optimize_trained_on(const struct orun *r, int s);

@@ -137,6 +137,14 @@ static void sets_text(const struct json_value *doc, struct strbuf *sb)
 	if (!json_len(h))
 		strbuf_addstr(sb, "none (judged in-sample)");
 	strbuf_addf(sb, ".  Keep rule: %s.", str_or(json_get_str(doc, "keep_rule"), "?"));
+	{
+		/* the floor the resolutions came from (documents before it: none) */
+		const struct json_value *f = json_get(doc, "noise_floor");
+		if (f)
+			strbuf_addf(sb, "  Layout floor of stock: %s (%s).",
+				    str_or(json_get_str(f, "state"), "?"),
+				    str_or(json_get_str(f, "note"), "-"));
+	}
 }
 
 /* The workloads of the document, in order. */

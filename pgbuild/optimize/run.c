@@ -31,7 +31,7 @@
 
 /* The steps' names (the keys of run-state.json). */
 static const char *const step_names[NSTEPS] = {
-	"stock", "stock-verify", "stock-regress", "stock-gate",
+	"stock", "stock-verify", "stock-regress", "stock-floor",
 	"lto", "lto-verify", "lto-regress", "lto-gate",
 	"pgo", "pgo-verify", "pgo-regress", "pgo-gate",
 	"tuned", "tuned-verify", "tuned-regress", "tuned-gate",
@@ -257,6 +257,8 @@ static int st_gate(struct pipeline *p, int id)
 		strvec_pushf(&a, "--clients=%d", o->clients);
 	if (o->cpus)
 		strvec_pushl(&a, "--cpus", o->cpus, NULL);
+	if (r->floor)
+		strvec_pushl(&a, "--noise", r->floor, NULL);
 	if (o->quiet)
 		strvec_push(&a, "--quiet");
 	rc = stage_run_pgbuild(p, id, &a, 1);
@@ -394,6 +396,10 @@ static void gate_key(struct orun *r, struct strbuf *k)
 		strbuf_addf(k, " pairs=auto budget=%g", o->budget);
 	for (size_t i = 0; i < o->workloads.nr; i++)
 		strbuf_addf(k, "%s%s", i ? "," : " eval=", o->workloads.v[i]);
+	strbuf_addf(k, " floor=%s:%s", optimize_floor_state_names[r->floor_state],
+		    r->floor ? r->floor : "");
+	if (r->floor_state == OF_MEASURED)
+		strbuf_addf(k, ":%d", o->noise_variants ? o->noise_variants : OPTIMIZE_NOISE_VARIANTS);
 }
 
 /* Stage s: build, verify, regress, gate, decide.  0 or -1 (stop). */
@@ -424,6 +430,9 @@ static int run_stage(struct orun *r, int s)
 	if (rc == 0 && s == OS_LTO)
 		rc = step(r, s, STEP_REGRESS, "pgbuild regress (make check)", st_regress,
 			  "regression suite failed (log %s)");
+	/* the floor the gate decides at, measured before the first gate */
+	if (rc == 0 && optimize_floor(r) < 0)
+		rc = -1;
 	if (rc == 0) {
 		/* the gate's key: the stage's and every setting */
 		char *saved = st->key;
@@ -664,6 +673,14 @@ static int run_candidates(struct orun *r)
 			fprintf(stderr, "optimize: tuned %s\n", r->s[s].reason);
 			continue;
 		}
+		if (s == OS_BOLT && r->best == OS_STOCK) {
+			/* BOLT rewrites a BOLT-ready build; stock is not one */
+			r->s[s].state = SS_SKIPPED;
+			r->s[s].reason = xstrdup("skipped: no BOLT-ready stage (lto, pgo, tuned) was "
+						 "kept to stack on, and BOLT never rewrites stock");
+			fprintf(stderr, "optimize: bolt %s\n", r->s[s].reason);
+			continue;
+		}
 		if (run_stage(r, s) < 0)
 			return -1;
 	}
@@ -708,5 +725,7 @@ out:
 	}
 	free(r.workdir);
 	free(r.tune_policy);
+	free(r.floor);
+	free(r.floor_note);
 	return rc;
 }

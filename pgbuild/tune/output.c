@@ -88,6 +88,8 @@ void tuner_print_report(struct tuner *tu, FILE *fp, const char *out_path)
 	}
 	if (!tu->nr_held && tu->o.held_out.nr && t->best)
 		fprintf(fp, "held out: not judged\n");
+	else if (tu->nr_held)
+		fprintf(fp, "held out, all together: %s\n", tuner_held_overall(tu->held, tu->nr_held));
 	fprintf(fp, "builds: %d; evaluation time %s (this run: %d new evaluations, %s wall); stop: %s\n",
 		t->builds, fmt_duration(t->seconds, 0, b1, sizeof(b1)), t->new_evaluations,
 		fmt_duration(clock_seconds() - tu->t0, 0, b2, sizeof(b2)), t->stop_reason);
@@ -190,6 +192,7 @@ int tuner_write_json(struct tuner *tu, const char *path, const char *out_path)
 		json_object_end(&jw);
 	}
 	json_array_end(&jw);
+	json_key(&jw, "held_out_verdict"); json_string(&jw, tuner_held_overall(tu->held, tu->nr_held));
 	json_key(&jw, "builds"); json_int(&jw, t->builds);
 	json_key(&jw, "evaluation_seconds"); json_double(&jw, t->seconds);
 	json_key(&jw, "new_evaluations"); json_int(&jw, t->new_evaluations);

@@ -494,6 +494,18 @@ const char *tuner_held_verdict(const struct tune_eval *e, double resolution)
 	return "not significant";
 }
 
+const char *tuner_held_overall(const struct tune_held *h, size_t n)
+{
+	static const char *const order[] = { "slower", "unmeasured", "not significant" };
+	if (!n)
+		return "not judged";
+	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(h[i].verdict, order[k]))
+				return order[k];
+	return "faster";
+}
+
 /*
  * The best set against stock on each --held-out workload, which the search
  * never measured: a gain that holds only on the training workload shows
@@ -672,6 +684,17 @@ int tuner_run(struct tuner *tu, const struct tune_params *p)
 	if (tu->o.json && tuner_write_json(tu, tu->o.json, out_path) < 0)
 		goto out;
 	rc = strcmp(tu->t.stop_reason, "converged") ? PGBUILD_EXIT_FAIL : PGBUILD_EXIT_OK;
+	if (!strcmp(tuner_held_overall(tu->held, tu->nr_held), "slower")) {
+		/* the gain does not transfer: a result, not an error, and not a
+		 * policy to ship */
+		for (size_t i = 0; i < tu->nr_held; i++)
+			if (!strcmp(tu->held[i].verdict, "slower"))
+				error("the best set is slower than stock on held-out %s (%.4f, never "
+				      "measured by the search): %s is the search's best on %s only, "
+				      "not a policy to ship", tu->held[i].workload, tu->held[i].e.ratio,
+				      out_path, tu->o.workload);
+		rc = PGBUILD_EXIT_FAIL;
+	}
 out:
 	free(out_path);
 	free(state_path);

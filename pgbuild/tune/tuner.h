@@ -146,4 +146,13 @@ int tuner_write_json(struct tuner *tu, const char *path, const char *out_path);
  */
 const char *tuner_held_verdict(const struct tune_eval *e, double resolution);
 
+/*
+ * What the held-out workloads say of the best set together: "slower" when
+ * one is slower (tune exits 1: the search's gain does not transfer),
+ * "unmeasured" when one could not be measured, "not significant" when one
+ * is inside its resolution, "faster" when every one is faster; "not
+ * judged" for none (nothing held out, or the best is stock).
+ */
+const char *tuner_held_overall(const struct tune_held *h, size_t n);
+
 #endif

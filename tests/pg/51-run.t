@@ -4,7 +4,10 @@
 # its pgopt-build.json (same source, same policy hash: no rebuild), then
 # verify, regress, gate and report.  Interrupted during the gate, a second
 # run resumes: the finished stages are skipped, the gate runs again.  A
-# third run only rewrites the report.
+# third run only rewrites the report.  The gate measures the cycles
+# estimate too (--metric tps,cycles): the report has its explain section
+# (where the estimate changed, function by function), and the callgrind
+# outputs stay in WORKDIR/gate, so `pgbuild explain --gate` reads them.
 . "$(dirname "$0")/lib.sh"
 P=$B/bin/pgbuild
 POLICY=$E2E_CANDIDATE_POLICY
@@ -14,7 +17,7 @@ src=$(e2e_src)
 W=$TMP/run
 args=(run --policy "$POLICY" --src "$src" --workdir "$W" --baseline "$base"
 	--candidate-prefix "$cand" --candidate-builddir "$(e2e_builddir coscup)"
-	--gate 'select-only>=1.00,p99<=+25%' --pairs 6 --duration 2)
+	--gate 'select-only>=1.00,p99<=+25%' --pairs 6 --duration 2 --metric tps,cycles)
 stamp=$(stat -c %Y "$cand/bin/postgres")
 
 # 1: interrupted while the gate runs
@@ -49,6 +52,16 @@ like "regression result reached the gate" "$(cat "$TMP/2.out")" 'regression suit
 ok "html report written" test -s "$W/report.html"
 ok "junit written and valid" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" "$W/gate.junit.xml"
 diag "$(head -12 "$TMP/2.out")"
+is "the cycles estimate was measured" "$(perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die; print decode_json(<$f>)->{workloads}[0]{cycles}{state}' "$W/gate.json")" ok
+like "... and reported" "$(cat "$TMP/2.out")" 'cycles estimate per transaction - '
+like "the report explains it, function by function" "$(cat "$TMP/2.out")" 'explain select-only: where the cycles estimate changed'
+like "... in the HTML report too (the bar chart)" "$(cat "$W/report.html")" '<svg .*change of the estimate per function'
+"$P" explain --gate "$W/gate.json" --json "$TMP/e.json" >"$TMP/e.out" 2>"$TMP/e.err"
+is "pgbuild explain --gate on run's gate: exit 0" "$?" 0
+like "... run kept the callgrind outputs in WORKDIR/gate" \
+	"$(perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die; print decode_json(<$f>)->{workloads}[0]{cycles}{callgrind}{a}[0]' "$W/gate.json")" "^$W/gate/"
+nok "... which explain read, measuring nothing again" grep -Eq 'were not kept|cache and branch simulation' "$TMP/e.err"
+ok "... and wrote its rows" test -s "$TMP/e.json"
 
 # 3: everything finished: only the report is rewritten, same verdict
 e2e_heavy "$P" "${args[@]}" >"$TMP/3.out" 2>"$TMP/3.err"

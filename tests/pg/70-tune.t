@@ -51,6 +51,14 @@ flock 9
 		'^held out mixed: [01]\.[0-9]{4} \[[01]\.[0-9]{4}, [01]\.[0-9]{4}\].* \(instructions, never measured by the search\): (faster|not significant|slower)$'
 	is "the JSON names it" "$(json held_out.0.workload "$W/tune.json")" mixed
 	like "... with its verdict" "$(json held_out.0.verdict "$W/tune.json")" '^(faster|not significant|slower)$'
+	v=$(json held_out.0.verdict "$W/tune.json")
+	is "... the held-out workloads together: that one's" "$(json held_out_verdict "$W/tune.json")" "$v"
+	like "... said in the report" "$(cat "$TMP/out1")" "^held out, all together: $v\$"
+	if [ "$v" = slower ]; then
+		like "slower held out: said not a policy to ship" "$(cat "$TMP/err1")" 'slower than stock on held-out mixed .*not a policy to ship'
+	else
+		nok "not slower held out: no such error" grep -q 'slower than stock on held-out' "$TMP/err1"
+	fi
 	ok "its gate's JSON is kept with the best set" \
 		test -s "$W/sets/$(json best.id "$W/tune.json")/held-out-mixed.json"
 	like "the search's own figure is said to be in-sample" "$(cat "$TMP/out1")" '^vs stock: .*in-sample: the search trained on it\)$'

@@ -27,6 +27,7 @@ mkdir -p notours && touch notours/file
 GATE="gate --baseline $PG --candidate $PG"
 printf "fsync = off\n  listen_addresses = '*'\n" > listen.conf
 touch nodir.keep
+printf '{"postgres_sha256":"%064d","variants":[{},{}],"workloads":{}}\n' 0 >other-floor.json
 # a command that got past its checks would make its cluster here
 mkdir -p tmpdir && export TMPDIR=$TMP/tmpdir
 
@@ -163,6 +164,9 @@ optimize -W select-only -j 0 --workdir w|2|invalid value "0" for --jobs
 optimize -W select-only --cpus x --workdir w|2|invalid value "x" for --cpus
 optimize -W select-only --policy nosuch.policy --workdir w|2|--policy "nosuch.policy": No such file
 optimize -W select-only --policy bolt-off.policy --workdir w|2|--policy "bolt-off.policy": its \[global\] says "bolt = off": every stage BOLT may stack on is built with "bolt = ready"
+optimize -W select-only,mixed --noise other-floor.json --workdir w|2|^pgbuild: error: --noise other-floor.json needs --baseline: a floor is of one postgres, and stock is built by this run \(leave --noise out: optimize measures stock's floor\)
+optimize -W select-only,mixed --noise-variants 1 --workdir w|2|invalid value "1" for --noise-variants: expected an integer from 2 to 99
+optimize -W select-only,mixed --baseline $PG --noise other-floor.json --workdir w|2|^pgbuild: error: --noise other-floor.json: other-floor.json was measured on another postgres \(sha256 000000000000\.\.\.\), not $PG/bin/postgres
 optimize -W select-only --baseline $TMP --workdir w|2|--baseline $TMP: no bin/postgres
 optimize -W select-only --tune-state nosuchdir --workdir w|2|--tune-state "nosuchdir/best.policy": No such file
 optimize -W select-only --src $TMP/nosrc --workdir w|2|--src "$TMP/nosrc": No such file

@@ -8,8 +8,12 @@
  * coscup LTO build of tests/pg against its base build;
  * optimize-gate-pgo-scoped.json: the same gate of the hot-files-only PGO
  * build, which is slower than the LTO build on the estimate); the keep
- * rule on held-out evidence (two workloads made of those figures), and
- * --train's and -W's defaults.
+ * rule on held-out evidence (two workloads made of those figures),
+ * --train's and -W's defaults, and where the layout floor the gates decide
+ * at comes from (optimize_floor on a scratch stock prefix: --noise none and
+ * FILE, STOCK/pgopt-noise.json found only when it is of stock's postgres
+ * and has every -W workload, no floor when stock has no build tree to
+ * relink, a malformed floor stops the run).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -21,6 +25,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "wrapper/common/sha256.h"
 #include "pgbuild/metric/cycles.h"
 #include "pgbuild/optimize/optimize.h"
 #include "pgbuild/pgbuild.h"
@@ -348,6 +353,114 @@ static void test_bad_gate(void **state)
 	strbuf_release(&err);
 }
 
+/* A floor document of the postgres whose sha256 is sha, with the figures of
+ * the workloads in wls (NULL-terminated). */
+static void write_floor(const char *path, const char *sha, const char *const *wls)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "{\"postgres_sha256\":\"%s\",\"variants\":[{},{}],\"workloads\":{", sha);
+	for (size_t i = 0; wls[i]; i++)
+		strbuf_addf(&sb, "%s\"%s\":{\"instructions\":{\"sd_pct\":0.0001},"
+			    "\"cycles_estimate\":{\"sd_pct\":0.2}}", i ? "," : "", wls[i]);
+	strbuf_addstr(&sb, "}}\n");
+	assert_int_equal(write_file_atomic(path, sb.buf, sb.len), 0);
+	strbuf_release(&sb);
+}
+
+/* optimize_floor from scratch: r's state back to pending. */
+static int floor_again(struct orun *r)
+{
+	r->floor_state = OF_PENDING;
+	r->stop = NULL;
+	return optimize_floor(r);
+}
+
+static void test_floor_states(void **state)
+{
+	char *dir = scratch_dir_make("test-optimize-floor");
+	char *stock, *bin, *pg, *found, *other;
+	struct optimize_opts o = { .workloads = STRVEC_INIT, .train = STRVEC_INIT };
+	struct orun r;
+	struct sha256 c;
+	char sha[SHA256_HEX_SIZE];
+	const char *both[] = { "select-only", "mixed", NULL }, *one[] = { "select-only", NULL };
+	(void)state;
+
+	assert_non_null(dir);
+	stock = xasprintf("%s/stock", dir);
+	bin = xasprintf("%s/bin", stock);
+	pg = xasprintf("%s/postgres", bin);
+	found = xasprintf("%s/pgopt-noise.json", stock);
+	other = xasprintf("%s/other.json", dir);
+	assert_int_equal(mkdir_p(bin), 0);
+	assert_int_equal(write_file_atomic(pg, "not really postgres\n", 20), 0);
+	sha256_init(&c);
+	sha256_update(&c, "not really postgres\n", 20);
+	sha256_final_hex(&c, sha);
+	strvec_pushl(&o.workloads, "select-only", "mixed", NULL);
+	o.baseline = stock;
+	memset(&r, 0, sizeof(r));
+	r.o = &o;
+	r.workdir = dir;
+	r.s[OS_STOCK].prefix = stock;
+
+	/* --noise none: the repeat resolution, said so */
+	o.noise = "none";
+	assert_int_equal(floor_again(&r), 0);
+	assert_int_equal(r.floor_state, OF_NONE);
+	assert_string_equal(r.floor, "none");
+	/* resolved once: a second call keeps it */
+	o.noise = NULL;
+	assert_int_equal(optimize_floor(&r), 0);
+	assert_int_equal(r.floor_state, OF_NONE);
+
+	/* no floor, no pgopt-build.json naming a build tree: none, with a note */
+	assert_int_equal(floor_again(&r), 0);
+	assert_int_equal(r.floor_state, OF_UNAVAILABLE);
+	assert_null(r.floor);
+	assert_non_null(strstr(r.floor_note, "no build tree to relink"));
+	assert_string_equal(optimize_floor_state_names[r.floor_state], "unavailable");
+
+	/* STOCK/pgopt-noise.json of stock's postgres with every -W workload: found */
+	write_floor(found, sha, both);
+	assert_int_equal(floor_again(&r), 0);
+	assert_int_equal(r.floor_state, OF_FOUND);
+	assert_string_equal(r.floor, found);
+
+	/* ... without mixed: not the floor of this run (and nothing to relink) */
+	write_floor(found, sha, one);
+	assert_int_equal(floor_again(&r), 0);
+	assert_int_equal(r.floor_state, OF_UNAVAILABLE);
+	assert_non_null(strstr(r.floor_note, "has no workload mixed"));
+
+	/* ... of another postgres: not used */
+	write_floor(found, "0000000000000000000000000000000000000000000000000000000000000000", both);
+	assert_int_equal(floor_again(&r), 0);
+	assert_int_equal(r.floor_state, OF_UNAVAILABLE);
+
+	/* a malformed floor stops the run at stock-floor */
+	assert_int_equal(write_file_atomic(found, "{\"postgres_sha256\":", 19), 0);
+	assert_int_equal(floor_again(&r), -1);
+	assert_string_equal(r.stop, "stock-floor");
+
+	/* --noise FILE (checked before the first build): given */
+	write_floor(other, sha, both);
+	o.noise = other;
+	assert_int_equal(floor_again(&r), 0);
+	assert_int_equal(r.floor_state, OF_GIVEN);
+	assert_string_equal(r.floor, other);
+
+	free(r.floor);
+	free(r.floor_note);
+	strvec_clear(&o.workloads);
+	free(stock);
+	free(bin);
+	free(pg);
+	free(found);
+	free(other);
+	assert_int_equal(scratch_dir_remove(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_tps_undecided),
 		cmocka_unit_test(test_default_workloads),
 		cmocka_unit_test(test_bad_gate),
+		cmocka_unit_test(test_floor_states),
 	};
 	error_set_program("pgbuild", 2);
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -483,6 +483,28 @@ static void test_held_verdict(void **state)
 	assert_string_equal(tuner_held_verdict(&e, 0), "unmeasured");
 }
 
+/* The held-out workloads together: slower wins, then unmeasured, then not
+ * significant; faster only when every one is. */
+static void test_held_overall(void **state)
+{
+	struct tune_held h[3] = {
+		{ .workload = "mixed", .verdict = "faster" },
+		{ .workload = "select1", .verdict = "faster" },
+		{ .workload = "tpcb", .verdict = "faster" },
+	};
+	(void)state;
+	assert_string_equal(tuner_held_overall(h, 0), "not judged");
+	assert_string_equal(tuner_held_overall(h, 3), "faster");
+	h[1].verdict = "not significant";
+	assert_string_equal(tuner_held_overall(h, 3), "not significant");
+	assert_string_equal(tuner_held_overall(h, 1), "faster");
+	h[2].verdict = "unmeasured";
+	assert_string_equal(tuner_held_overall(h, 3), "unmeasured");
+	h[0].verdict = "slower";
+	assert_string_equal(tuner_held_overall(h, 3), "slower");
+	assert_string_equal(tuner_held_overall(h, 1), "slower");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -497,6 +519,7 @@ int main(void)
 		cmocka_unit_test(test_state_key_and_unmeasured),
 		cmocka_unit_test(test_flags),
 		cmocka_unit_test(test_held_verdict),
+		cmocka_unit_test(test_held_overall),
 	};
 	return cmocka_run_group_tests_name("tune", tests, NULL, NULL);
 }

@@ -1,0 +1,185 @@
+/*
+ * floor.c - the layout floor optimize decides at: stock's own, measured
+ * here (`pgbuild noise` on stock, one step of the pipeline) unless one is
+ * given or found, before the first gate; see optimize.h.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pgbuild/metric/metric.h"
+#include "pgbuild/noise/floor.h"
+#include "pgbuild/optimize/optimize.h"
+#include "pgbuild/profile/run.h"
+#include "pgbuild/stage/stage.h"
+#include "pgbuild/pgbuild.h"
+
+const char *const optimize_floor_state_names[OF_NR] = {
+	"pending", "given", "found", "measured", "none", "unavailable",
+};
+
+/* The floor's file when optimize measures it. */
+static char *measured_file(const struct orun *r)
+{
+	return xasprintf("%s/gates/stock-noise.json", r->workdir);
+}
+
+/* Does a floor of stock's postgres at file have both deterministic metrics
+ * of every -W workload?  1 yes, 0 no (why in *note), -1 a malformed file. */
+static int floor_covers(struct orun *r, const char *spec, char **note)
+{
+	struct noise_floor f;
+	struct strbuf err = STRBUF_INIT;
+	double sd;
+	int st = noise_floor_find(&f, spec, r->s[OS_STOCK].prefix, note);
+
+	if (st < 0)
+		return -1;
+	if (st != NOISE_FLOOR_USED)
+		return 0;
+	for (size_t i = 0; i < r->o->workloads.nr && !err.len; i++)
+		if (noise_floor_sd(&f, r->o->workloads.v[i], METRIC_CYCLES, &sd, &err) < 0 ||
+		    noise_floor_sd(&f, r->o->workloads.v[i], METRIC_INSTR, &sd, &err) < 0)
+			break;
+	noise_floor_release(&f);
+	if (err.len) {
+		free(*note);
+		*note = strbuf_detach(&err, NULL);
+		return 0;
+	}
+	strbuf_release(&err);
+	return 1;
+}
+
+/* The noise step: pgbuild noise on stock over the -W workloads. */
+static int st_floor(struct pipeline *p, int id)
+{
+	struct orun *r = p->ctx;
+	const struct optimize_opts *o = r->o;
+	struct strvec a = STRVEC_INIT;
+	char *wd = xasprintf("%s/stock/noise", r->workdir);
+	int rc;
+
+	strvec_pushl(&a, "noise", "--prefix", r->s[OS_STOCK].prefix, "--workdir", wd, "--json",
+		     r->floor, NULL);
+	if (!o->baseline)
+		strvec_pushl(&a, "--builddir", r->s[OS_STOCK].builddir, NULL);
+	strvec_pushf(&a, "--variants=%d", o->noise_variants ? o->noise_variants :
+		     OPTIMIZE_NOISE_VARIANTS);
+	for (size_t i = 0; i < o->workloads.nr; i++)
+		strvec_pushl(&a, "--workload", o->workloads.v[i], NULL);
+	if (o->quiet)
+		strvec_push(&a, "--quiet");
+	rc = stage_run_pgbuild(p, id, &a, 1);
+	strvec_clear(&a);
+	free(wd);
+	return rc;
+}
+
+/* Can stock be relinked: built here, or a pgbuild build whose record
+ * names a build tree that is still there? */
+static int relinkable(const struct orun *r)
+{
+	struct json_value *rec;
+	const char *dir;
+	struct stat st;
+	int yes;
+
+	if (!r->o->baseline)
+		return 1;
+	rec = prof_build_record(r->s[OS_STOCK].prefix);
+	dir = json_get_str(rec, "builddir");
+	yes = dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+	json_free(rec);
+	return yes;
+}
+
+static void set_state(struct orun *r, enum optimize_floor_state st, char *file, char *note)
+{
+	r->floor_state = st;
+	free(r->floor);
+	r->floor = file;
+	free(r->floor_note);
+	r->floor_note = note;
+}
+
+int optimize_floor(struct orun *r)
+{
+	const struct optimize_opts *o = r->o;
+	struct ostage *st = &r->s[OS_STOCK];
+	char *note = NULL, *key;
+	int rc, id = STEP_ID(OS_STOCK, STEP_FLOOR);
+
+	if (r->floor_state != OF_PENDING)
+		return 0;
+	if (o->noise && !strcmp(o->noise, "none")) {
+		set_state(r, OF_NONE, xstrdup("none"),
+			  xstrdup("--noise none: the repeat resolution (0.1%)"));
+		return 0;
+	}
+	if (o->noise) {
+		/* checked before the first build (cmd/optimize.c) */
+		set_state(r, OF_GIVEN, xstrdup(o->noise), xasprintf("--noise %s", o->noise));
+		return 0;
+	}
+	{
+		char *found = xasprintf("%s/%s", st->prefix, NOISE_FLOOR_FILE);
+		rc = floor_covers(r, NULL, &note);
+		if (rc < 0) {
+			free(found);
+			r->stop = "stock-floor";
+			return -1;
+		}
+		if (rc > 0) {
+			free(note);
+			set_state(r, OF_FOUND, found, xasprintf("%s, of stock's postgres", found));
+			return 0;
+		}
+		free(found);
+	}
+	if (!relinkable(r)) {
+		char *file = xasprintf("%s/%s", st->prefix, NOISE_FLOOR_FILE);
+		set_state(r, OF_UNAVAILABLE, NULL,
+			  xasprintf("%s; and stock has no build tree to relink (none recorded in "
+				    "%s/pgopt-build.json, or gone): the repeat resolution (0.1%%) "
+				    "decides; `pgbuild noise --prefix %s --builddir DIR` measures one",
+				    access(file, F_OK) == 0 && note ? note : "no floor of stock",
+				    st->prefix, st->prefix));
+		free(file);
+		free(note);
+		fprintf(stderr, "optimize: note: %s\n", r->floor_note);
+		return 0;
+	}
+	free(note);
+	set_state(r, OF_MEASURED, measured_file(r), NULL);
+	key = xasprintf("floor stock={%s} variants=%d wl=%s", st->key,
+			o->noise_variants ? o->noise_variants : OPTIMIZE_NOISE_VARIANTS,
+			o->workloads.nr ? o->workloads.v[0] : "");
+	{
+		struct strbuf k = STRBUF_INIT;
+		strbuf_addstr(&k, key);
+		for (size_t i = 1; i < o->workloads.nr; i++)
+			strbuf_addf(&k, ",%s", o->workloads.v[i]);
+		free(key);
+		key = strbuf_detach(&k, NULL);
+	}
+	r->cur = OS_STOCK;
+	rc = stage_run(&r->p, id, key, "pgbuild noise --prefix STOCK (the layout floor)", st_floor);
+	free(key);
+	if (rc != 0 || floor_covers(r, r->floor, &note) <= 0) {
+		if (rc == 0)
+			error("optimize: %s: not a floor of every -W workload: %s", r->floor,
+			      note ? note : "?");
+		free(note);
+		r->stop = "stock-floor";
+		return -1;
+	}
+	free(note);
+	r->floor_note = xasprintf("measured here: %s over %d relinked variants of stock",
+				  r->floor, o->noise_variants ? o->noise_variants :
+				  OPTIMIZE_NOISE_VARIANTS);
+	return 0;
+}
