@@ -245,6 +245,14 @@ void explain_write_json(const struct explain_result *r, const char *baseline,
 int explain_doc_check(const struct json_value *doc, struct strbuf *why);
 
 /* The table for a terminal (fits 100 columns): rows rows, then the sums. */
+/*
+ * A unit's added flags and policy lines in words, into sb: "+ FLAGS
+ * (policy FILE:LINE ...)", the file's base name when basenames, and the
+ * flags of pgbuild pgo's profile mode (policy.h's POLICY_PROFILE_*, which
+ * PGOPT_PROFILE adds and no policy may hold) apart: ", + -fprofile-use ...
+ * (PGOPT_PROFILE: pgbuild pgo's profile mode)"; "no flags added" for none.
+ */
+void explain_flags_text(struct strbuf *sb, const char *flags, const char *rules, int basenames);
 void explain_render_text(const struct json_value *doc, size_t rows, FILE *fp);
 
 /* The HTML section: a sorted bar chart of the rows' changes and the table

@@ -146,10 +146,11 @@ static void html_decisions(const struct json_value *row, struct strbuf *o)
 		const char *f = json_get_str(side, "flags"), *rl = json_get_str(side, "rules");
 		const char *sec = json_get_str(side, "section"), *bolt = json_get_str(side, "bolt");
 		strbuf_reset(&sb);
-		if (f || rl)
-			strbuf_addf(&sb, "%s: %s%s%s%s ", s ? "B" : "A", f && *f ? "+ " : "",
-				    f && *f ? f : "no flags added", rl && *rl ? "; policy " : "",
-				    rl && *rl ? rl : "");
+		if (f || rl) {
+			strbuf_addf(&sb, "%s: ", s ? "B" : "A");
+			explain_flags_text(&sb, f, rl, 0);
+			strbuf_addch(&sb, ' ');
+		}
 		if (sec && strcmp(sec, ".text"))
 			strbuf_addf(&sb, "section %s ", sec);
 		if (bolt)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wrapper/policy/policy.h"
 #include "pgbuild/explain/explain.h"
 #include "pgbuild/pgbuild.h"
 
@@ -115,18 +116,58 @@ static int same_str(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-/* " (policy FILE:LINE ...)" with each policy file's base name. */
-static void policy_lines(struct strbuf *sb, const char *rules)
+/* " (policy FILE:LINE ...)" with each policy file's base name (full
+ * paths: basenames 0). */
+static void policy_lines(struct strbuf *sb, const char *rules, int basenames)
 {
 	struct strvec w = STRVEC_INIT;
 	strvec_split(&w, rules);
 	strbuf_addstr(sb, " (policy");
 	for (size_t i = 0; i < w.nr; i++) {
-		const char *slash = strrchr(w.v[i], '/');
+		const char *slash = basenames ? strrchr(w.v[i], '/') : NULL;
 		strbuf_addf(sb, " %s", slash ? slash + 1 : w.v[i]);
 	}
 	strbuf_addch(sb, ')');
 	strvec_clear(&w);
+}
+
+/* Is f one of the flags of pgbuild pgo's profile mode (PGOPT_PROFILE,
+ * policy.h), which no policy may hold? */
+static int profile_flag(const char *f)
+{
+	static const char *const modes[] = {
+		POLICY_PROFILE_GENERATE, POLICY_PROFILE_LINK, POLICY_PROFILE_USE,
+	};
+	struct strvec w = STRVEC_INIT;
+	int yes = 0;
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]) && !yes; m++) {
+		strvec_split(&w, modes[m]);
+		for (size_t i = 0; i < w.nr && !yes; i++)
+			yes = !strcmp(w.v[i], f);
+		strvec_clear(&w);
+	}
+	return yes;
+}
+
+void explain_flags_text(struct strbuf *sb, const char *flags, const char *rules, int basenames)
+{
+	struct strvec w = STRVEC_INIT;
+	struct strbuf pol = STRBUF_INIT, prof = STRBUF_INIT;
+	strvec_split(&w, flags ? flags : "");
+	for (size_t i = 0; i < w.nr; i++) {
+		struct strbuf *to = profile_flag(w.v[i]) ? &prof : &pol;
+		strbuf_addf(to, "%s%s", to->len ? " " : "", w.v[i]);
+	}
+	if (pol.len || !prof.len)
+		strbuf_addf(sb, "%s%s", pol.len ? "+ " : "", pol.len ? pol.buf : "no flags added");
+	if (rules && *rules)
+		policy_lines(sb, rules, basenames);
+	if (prof.len)
+		strbuf_addf(sb, "%s+ %s (PGOPT_PROFILE: pgbuild pgo's profile mode)",
+			    pol.len || (rules && *rules) ? ", " : "", prof.buf);
+	strvec_clear(&w);
+	strbuf_release(&pol);
+	strbuf_release(&prof);
 }
 
 /* A row's decisions: one-sided inlining, absorbed callees, unit and flags. */
@@ -168,19 +209,16 @@ static void text_decisions(const struct json_value *row, FILE *fp)
 		if (!s && same_str(f, side_str(row, "b", "flags")) &&
 		    same_str(rl, side_str(row, "b", "rules")) && (f || rl)) {
 			/* both builds' unit got the same flags: say it once */
-			strbuf_addf(&sb, " A and B %s%s", f && *f ? "+ " : "", f && *f ? f : "no flags added");
-			if (rl && *rl)
-				policy_lines(&sb, rl);
+			strbuf_addstr(&sb, " A and B ");
+			explain_flags_text(&sb, f, rl, 1);
 			strbuf_addch(&sb, ';');
 			before = sb.len;
 		} else if (s && same_str(side_str(row, "a", "flags"), f) &&
 			   same_str(side_str(row, "a", "rules"), rl)) {
 			/* said above */
 		} else if (f || rl) {
-			strbuf_addf(&sb, " %s %s%s", s ? "B" : "A", f && *f ? "+ " : "",
-				    f && *f ? f : "no flags added");
-			if (rl && *rl)
-				policy_lines(&sb, rl);
+			strbuf_addf(&sb, " %s ", s ? "B" : "A");
+			explain_flags_text(&sb, f, rl, 1);
 		}
 		if (sec && strcmp(sec, ".text"))
 			strbuf_addf(&sb, "%s section %s", sb.len > before ? "," : s ? " B" : " A", sec);
