@@ -1,7 +1,11 @@
 #!/bin/bash
 # 53-gate-cycles.t - the cycles metric on a real server: Debian's
 # PostgreSQL 15 as baseline and candidate (A/A), callgrind's cache and
-# branch simulation of `postgres --single`, select1 at a small N.
+# branch simulation of `postgres --single`, select1 at its default N (400
+# and 4000 statements: at N = 40 a one-off difference of about 3,000
+# instructions in one of four runs, seen once on a clean clone and not in
+# 18 reruns, was 0.022% of a SELECT 1; at the default it is 0.002%, inside
+# the 0.01% these checks and the gate's instructions resolution allow).
 #   - the repeat spread: A and B, two measurements of one binary, agree
 #     within 0.01%, also when every run is slowed down by SIGSTOP/SIGCONT
 #     (the frozen clock of pgbuild/metric/shim: without it a slowed run
@@ -29,7 +33,7 @@ json() { # FILE PERL-EXPRESSION-ON-$d
 chmod 755 "$TMP"
 
 heavy "$B/bin/pgbuild" gate --baseline $PG --candidate $PG --metric cycles -W select1 \
-	--instr-statements 40 --gate 'select1.cycles>=1,select1.cycles>=1.05' \
+	--gate 'select1.cycles>=1,select1.cycles>=1.05' \
 	--workdir "$TMP/w" --json "$TMP/c.json" --junit "$TMP/c.xml" >"$TMP/c.out" 2>"$TMP/c.err"
 rc=$?
 is "A/A meets cycles>=1 but not >=1.05 (exit 1)" "$rc" 1
@@ -72,7 +76,7 @@ ok "no data directory or link left behind" test ! -e "$TMP/w/cycles/data" -a ! -
 # for 0.3 s every 0.5 s (each run takes seconds longer, at other moments
 # for A and B); the counts must not move
 heavy "$B/bin/pgbuild" gate --baseline $PG --candidate $PG --metric cycles -W select1 \
-	--instr-statements 40 --workdir "$TMP/w2" --json "$TMP/s.json" >"$TMP/s.out" 2>&1 &
+	--workdir "$TMP/w2" --json "$TMP/s.json" >"$TMP/s.out" 2>&1 &
 gp=$!
 while kill -0 $gp 2>/dev/null; do
 	vg=$(pgrep -f "valgrind.*--callgrind-out-file=$TMP/w2/")
