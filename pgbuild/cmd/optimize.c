@@ -344,7 +344,7 @@ PGBUILD_COMMAND(optimize, "the fastest build it can prove: stock, LTO, PGO, tune
 {
 	struct optimize_opts o = {
 		.workloads = STRVEC_INIT, .train = STRVEC_INIT, .workdir = "pgbuild-optimize",
-		.src = "debian:postgresql-15",
+		.src = "debian:postgresql-15", .noise_variants = OPTIMIZE_NOISE_VARIANTS,
 	};
 	int rc;
 

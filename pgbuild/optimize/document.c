@@ -194,7 +194,7 @@ void optimize_write_doc(struct orun *r, struct strbuf *out, int rc)
 	json_string(&jw, r->floor && strcmp(r->floor, "none") ? r->floor : NULL);
 	json_key(&jw, "variants");
 	if (r->floor_state == OF_MEASURED)
-		json_int(&jw, r->o->noise_variants ? r->o->noise_variants : OPTIMIZE_NOISE_VARIANTS);
+		json_int(&jw, r->o->noise_variants);
 	else
 		json_null(&jw);
 	json_key(&jw, "note"); json_string(&jw, r->floor_note);

@@ -67,8 +67,7 @@ static int st_floor(struct pipeline *p, int id)
 		     r->floor, NULL);
 	if (!o->baseline)
 		strvec_pushl(&a, "--builddir", r->s[OS_STOCK].builddir, NULL);
-	strvec_pushf(&a, "--variants=%d", o->noise_variants ? o->noise_variants :
-		     OPTIMIZE_NOISE_VARIANTS);
+	strvec_pushf(&a, "--variants=%d", o->noise_variants);
 	for (size_t i = 0; i < o->workloads.nr; i++)
 		strvec_pushl(&a, "--workload", o->workloads.v[i], NULL);
 	if (o->quiet)
@@ -155,15 +154,11 @@ int optimize_floor(struct orun *r)
 	}
 	free(note);
 	set_state(r, OF_MEASURED, measured_file(r), NULL);
-	key = xasprintf("floor stock={%s} variants=%d wl=%s", st->key,
-			o->noise_variants ? o->noise_variants : OPTIMIZE_NOISE_VARIANTS,
-			o->workloads.nr ? o->workloads.v[0] : "");
 	{
 		struct strbuf k = STRBUF_INIT;
-		strbuf_addstr(&k, key);
-		for (size_t i = 1; i < o->workloads.nr; i++)
-			strbuf_addf(&k, ",%s", o->workloads.v[i]);
-		free(key);
+		strbuf_addf(&k, "floor stock={%s} variants=%d wl=", st->key, o->noise_variants);
+		for (size_t i = 0; i < o->workloads.nr; i++)
+			strbuf_addf(&k, "%s%s", i ? "," : "", o->workloads.v[i]);
 		key = strbuf_detach(&k, NULL);
 	}
 	r->cur = OS_STOCK;
@@ -179,7 +174,6 @@ int optimize_floor(struct orun *r)
 	}
 	free(note);
 	r->floor_note = xasprintf("measured here: %s over %d relinked variants of stock",
-				  r->floor, o->noise_variants ? o->noise_variants :
-				  OPTIMIZE_NOISE_VARIANTS);
+				  r->floor, o->noise_variants);
 	return 0;
 }

@@ -227,7 +227,7 @@ struct optimize_opts {
 	int force;                 /* --force: replace a --prefix that is not ours */
 	const char *html, *json;   /* --html, --json FILE, or NULL */
 	const char *noise;         /* --noise FILE|none, NULL: auto (optimize_floor) */
-	int noise_variants;        /* --noise-variants N (0: OPTIMIZE_NOISE_VARIANTS) */
+	int noise_variants;        /* --noise-variants N (default OPTIMIZE_NOISE_VARIANTS) */
 	int quiet;                 /* -q */
 };
 

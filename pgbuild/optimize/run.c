@@ -399,7 +399,7 @@ static void gate_key(struct orun *r, struct strbuf *k)
 	strbuf_addf(k, " floor=%s:%s", optimize_floor_state_names[r->floor_state],
 		    r->floor ? r->floor : "");
 	if (r->floor_state == OF_MEASURED)
-		strbuf_addf(k, ":%d", o->noise_variants ? o->noise_variants : OPTIMIZE_NOISE_VARIANTS);
+		strbuf_addf(k, ":%d", o->noise_variants);
 }
 
 /* Stage s: build, verify, regress, gate, decide.  0 or -1 (stop). */
