@@ -193,7 +193,7 @@ DEMO_ARGS ?= --workload select-only,tpcb --gate 'select-only>=1.00,tpcb>=1.00' \
 demo: deps
 	$(MAKE) all
 	$(O)/bin/pgbuild run --policy examples/coscup-2017.policy --workdir $(DEMO_DIR) \
-		--html $(DEMO_DIR)/report.html $(DEMO_ARGS); rc=$$?; \
+		$(DEMO_ARGS); rc=$$?; \
 	case $$rc in \
 	0) what="the gate passed" ;; \
 	1) what="the gate failed (a threshold missed, or a regression or correctness failure)" ;; \

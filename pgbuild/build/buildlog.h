@@ -16,6 +16,9 @@
 #define BUILDLOG_COMPILE "compile.jsonl"
 /* Name of the build record in the build directory and the prefix. */
 #define BUILDLOG_RECORD "pgopt-build.json"
+/* Name of a build's layout noise floor in its prefix (`pgbuild noise`,
+ * noise/floor.h). */
+#define BUILDLOG_NOISE "pgopt-noise.json"
 
 /*
  * Call fn for every record of the compile log at path, starting at line

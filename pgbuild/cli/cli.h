@@ -130,6 +130,7 @@ enum cli_opt {
 	OPT_REGRESS_RESULT,
 	OPT_REQUIRE_REGRESS,
 	OPT_RESTART,
+	OPT_REUSE,
 	OPT_REQUIRE,
 	OPT_RETRAIN,
 	OPT_SCOPE,
@@ -175,6 +176,11 @@ enum cli_opt {
 #define CLI_JOBS_MAX    1024
 #define CLI_PAIRS_MAX   1000
 #define CLI_SECONDS_MAX (86400.0 * 365)
+/* Relinked variants of a layout noise floor (pgbuild noise --variants, the
+ * --noise-variants of optimize and run): the default and the bounds. */
+#define CLI_NOISE_VARIANTS     5
+#define CLI_NOISE_VARIANTS_MIN 2
+#define CLI_NOISE_VARIANTS_MAX 99
 
 /* The command being run ("bench"), for the usage hint; set by main (NULL,
  * the default: pgbuild itself, "Try \"pgbuild --help\" ..."). */

@@ -43,9 +43,12 @@ static void noise_usage(FILE *fp)
 	      "                         one; default per workload)\n"
 	      "  --workdir DIR          the variants and their runs (default PREFIX.noise)\n"
 	      "  --json FILE            the result (default PREFIX/pgopt-noise.json)\n"
+	      "  --reuse                measure nothing when the --json file already is a\n"
+	      "                         floor of PREFIX/bin/postgres with every workload\n"
+	      "                         and metric asked, over at least --variants variants\n"
 	      "  -q, --quiet            no progress lines\n"
 	      "\n"
-	      "Exit: 0 measured, 2 could not relink or measure (bad usage, no recorded\n"
+	      "Exit: 0 measured (or reused), 2 could not relink or measure (bad usage, no recorded\n"
 	      "link, a variant valgrind cannot run).\n", fp);
 }
 
@@ -59,6 +62,7 @@ static const struct option noise_options[] = {
 	{ "instr-statements", required_argument, NULL, OPT_INSTR_STATEMENTS },
 	{ "workdir", required_argument, NULL, OPT_WORKDIR },
 	{ "json", required_argument, NULL, OPT_JSON },
+	{ "reuse", no_argument, NULL, OPT_REUSE },
 	CLI_OPT_QUIET,
 	CLI_OPT_HELP,
 	CLI_OPT_END
@@ -71,7 +75,7 @@ static int parse_value(struct noise_opts *o, int c, const char *arg)
 	int64_t s;
 	switch (c) {
 	case OPT_VARIANTS:
-		if (cli_parse_int("--variants", arg, 2, 99, &n) < 0)
+		if (cli_parse_int("--variants", arg, CLI_NOISE_VARIANTS_MIN, CLI_NOISE_VARIANTS_MAX, &n) < 0)
 			return -1;
 		o->variants = n;
 		return 1;
@@ -107,6 +111,7 @@ static int parse_options(struct noise_opts *o, int argc, char **argv)
 		case OPT_BUILDDIR: o->builddir = optarg; break;
 		case OPT_WORKDIR: o->workdir = optarg; break;
 		case OPT_JSON: o->json = optarg; break;
+		case OPT_REUSE: o->reuse = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 'h': noise_usage(stdout); return PGBUILD_EXIT_OK;
 		default: return cli_usage();

@@ -141,7 +141,8 @@ static int parse_value(struct optimize_opts *o, unsigned *stages, int c, const c
 	case 'j': return cli_parse_jobs(arg, &o->jobs) < 0 ? -1 : 1;
 	case OPT_STAGES: return optimize_parse_stages(arg, stages) < 0 ? -1 : 1;
 	case OPT_VARIANTS:
-		return cli_parse_int("--noise-variants", arg, 2, 99, &o->noise_variants) < 0 ? -1 : 1;
+		return cli_parse_int("--noise-variants", arg, CLI_NOISE_VARIANTS_MIN,
+				     CLI_NOISE_VARIANTS_MAX, &o->noise_variants) < 0 ? -1 : 1;
 	case OPT_CPUS:
 		o->cpus = arg;
 		return servercpu_parse_cpus(arg, &set) < 0 ? -1 : 1;
@@ -260,26 +261,6 @@ static int check_policy(const struct optimize_opts *o)
 	return rc;
 }
 
-/* --noise FILE: a floor of the given stock's postgres, readable now. */
-static int check_noise(const struct optimize_opts *o)
-{
-	struct noise_floor f;
-	char *note = NULL;
-	int st;
-
-	if (!o->noise || !strcmp(o->noise, "none"))
-		return 0;
-	if (!o->baseline)
-		return cli_usage_error("--noise %s needs --baseline: a floor is of one postgres, "
-				       "and stock is built by this run (leave --noise out: optimize "
-				       "measures stock's floor)", o->noise);
-	st = noise_floor_find(&f, o->noise, o->baseline, &note);
-	if (st == NOISE_FLOOR_USED)
-		noise_floor_release(&f);
-	free(note);
-	return st < 0 ? PGBUILD_EXIT_ERROR : 0;
-}
-
 /* What the host gives: where the results go, and an environment that
  * leaves the servers private; checked before the first build. */
 static int check_host(const struct optimize_opts *o)
@@ -329,7 +310,8 @@ static int check_options(struct optimize_opts *o)
 	    (o->baseline && preflight_install("--baseline", o->baseline) < 0) ||
 	    check_prefix(o) < 0)
 		return PGBUILD_EXIT_ERROR;
-	if ((rc = check_noise(o)) != 0)
+	if ((rc = noise_floor_check_given(o->noise, o->baseline, "stock",
+					   "optimize measures stock's floor")) != 0)
 		return rc;
 	workdir = path_absolute(o->workdir);
 	{
@@ -344,7 +326,7 @@ PGBUILD_COMMAND(optimize, "the fastest build it can prove: stock, LTO, PGO, tune
 {
 	struct optimize_opts o = {
 		.workloads = STRVEC_INIT, .train = STRVEC_INIT, .workdir = "pgbuild-optimize",
-		.src = "debian:postgresql-15", .noise_variants = OPTIMIZE_NOISE_VARIANTS,
+		.src = "debian:postgresql-15", .noise_variants = CLI_NOISE_VARIANTS,
 	};
 	int rc;
 

@@ -12,6 +12,7 @@
 #include "pgbuild/cmd/cmd.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/instr.h"
+#include "pgbuild/noise/floor.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/pipeline/run.h"
 
@@ -21,8 +22,9 @@ static void run_usage(FILE *fp)
 "usage: pgbuild run --policy FILE [--src SRC] [--workdir DIR] [--gate EXPR] [--html FILE]\n"
 "\n"
 "The whole pipeline: baseline build (reused when present), candidate build,\n"
-"verify, regression suite, gate, report - one progress line per stage.  An\n"
-"interrupted run resumes from the last finished stage.\n"
+"verify, regression suite, the baseline's layout floor, gate, report - one\n"
+"progress line per stage.  An interrupted run resumes from the last finished\n"
+"stage.\n"
 "\n"
 "  --policy FILE          the candidate's policy (required)\n"
 "  --src SRC              PostgreSQL source: directory, tarball or\n"
@@ -40,6 +42,15 @@ static void run_usage(FILE *fp)
 "  --metric LIST (tps,instructions,cycles)\n"
 "  --cpus LIST --counter auto|perf|callgrind\n"
 "                         passed to pgbuild gate\n"
+"  --noise FILE|none      the baseline's layout floor the gate compares\n"
+"                         instructions and cycles at (pgbuild noise); default:\n"
+"                         measured here (pgbuild noise --reuse: the baseline's\n"
+"                         postgres relinked in shuffled object orders, the\n"
+"                         gate's workloads) when --metric has one of them and\n"
+"                         the baseline has a build tree: into\n"
+"                         BASELINE/pgopt-noise.json when run built it, else\n"
+"                         WORKDIR/baseline-noise.json; FILE needs --baseline\n"
+"  --noise-variants N     relinked variants of that floor, %d to %d (default %d)\n"
 "  -j, --jobs N           make jobs for the builds\n"
 "  --configure-args ARGS  extra configure arguments for both builds\n"
 "  --no-verify            skip pgbuild verify\n"
@@ -52,7 +63,8 @@ static void run_usage(FILE *fp)
 "build.\n"
 "\n"
 "Exit: 0 the gate passed, 1 it failed (or verification failed), 2 a stage\n"
-"could not run, 3 the gate was undecided (--pairs auto: its budget ended).\n");
+"could not run, 3 the gate was undecided (--pairs auto: its budget ended).\n",
+	CLI_NOISE_VARIANTS_MIN, CLI_NOISE_VARIANTS_MAX, CLI_NOISE_VARIANTS);
 }
 
 /* The canonical text of --metric (the list so far). */
@@ -75,6 +87,8 @@ static const struct option run_options[] = {
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "counter", required_argument, NULL, OPT_COUNTER },
+	{ "noise", required_argument, NULL, OPT_NOISE },
+	{ "noise-variants", required_argument, NULL, OPT_VARIANTS },
 	CLI_OPT_JOBS,
 	{ "configure-args", required_argument, NULL, OPT_CONFIGURE_ARGS },
 	{ "no-verify", no_argument, NULL, OPT_NO_VERIFY },
@@ -175,6 +189,12 @@ static int parse_options(struct run_cli *r, int argc, char **argv)
 			if (cli_parse_jobs(optarg, &o->jobs) < 0)
 				return cli_usage();
 			break;
+		case OPT_NOISE: o->noise = optarg; break;
+		case OPT_VARIANTS:
+			if (cli_parse_int("--noise-variants", optarg, CLI_NOISE_VARIANTS_MIN,
+					  CLI_NOISE_VARIANTS_MAX, &o->noise_variants) < 0)
+				return cli_usage();
+			break;
 		case OPT_CONFIGURE_ARGS: o->configure_args = optarg; break;
 		case OPT_NO_VERIFY: o->no_verify = 1; break;
 		case OPT_NO_REGRESS: o->no_regress = 1; break;
@@ -235,6 +255,9 @@ static int check_options(const struct run_opts *o)
 	if (preflight_policy("--policy", o->policy, NULL) < 0 || preflight_source(o->src) < 0 ||
 	    (o->baseline_prefix && preflight_install("--baseline", o->baseline_prefix) < 0))
 		return PGBUILD_EXIT_ERROR;
+	if ((rc = noise_floor_check_given(o->noise, o->baseline_prefix, "the baseline",
+					  "run measures the baseline's floor")) != 0)
+		return rc;
 	workdir = path_absolute(o->workdir);
 	cand_prefix = o->cand_prefix_opt ? path_absolute(o->cand_prefix_opt) :
 		      xasprintf("%s/candidate/prefix", workdir);
@@ -254,7 +277,7 @@ PGBUILD_COMMAND(run, "the whole pipeline: builds, verify, regress, gate, report 
 {
 	struct run_cli r = {
 		.o = { .src = "debian:postgresql-15", .workdir = "pgbuild-run",
-		       .gate = WORKLOADS_DEFAULT ">=1.00" },
+		       .gate = WORKLOADS_DEFAULT ">=1.00", .noise_variants = CLI_NOISE_VARIANTS },
 		.gate = STRBUF_INIT, .workloads = STRVEC_INIT,
 	};
 	int rc;

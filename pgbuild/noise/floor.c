@@ -11,11 +11,13 @@
 #include <unistd.h>
 
 #include "pgbuild/bolt/bolt.h"
+#include "pgbuild/cli/cli.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/cycles.h"
 #include "pgbuild/metric/metrics.h"
 #include "pgbuild/noise/floor.h"
 #include "pgbuild/noise/noise.h"
+#include "pgbuild/pgbuild.h"
 #include "wrapper/common/error.h"
 #include "wrapper/common/json.h"
 #include "wrapper/common/xalloc.h"
@@ -290,4 +292,43 @@ int noise_floor_prefix(const char *prefix, const char *workload, unsigned metric
 		noise_floor_release(&f);
 	free(note);
 	return 0;
+}
+
+int noise_floor_covers(const struct noise_floor *f, const struct strvec *workloads,
+		       unsigned metrics, int min_variants, struct strbuf *err)
+{
+	static const unsigned each[] = { METRIC_INSTR, METRIC_CYCLES };
+	double sd;
+
+	if (f->variants < min_variants) {
+		strbuf_addf(err, "%s is over %d variants, not %d", f->file, f->variants,
+			    min_variants);
+		return 0;
+	}
+	for (size_t i = 0; i < workloads->nr; i++)
+		for (size_t m = 0; m < sizeof(each) / sizeof(each[0]); m++)
+			if ((metrics & each[m]) &&
+			    noise_floor_sd(f, workloads->v[i], each[m], &sd, err) < 0)
+				return 0;
+	return 1;
+}
+
+int noise_floor_check_given(const char *spec, const char *prefix, const char *baseline,
+			    const char *measures)
+{
+	struct noise_floor f;
+	char *note = NULL;
+	int st;
+
+	if (!spec || !strcmp(spec, "none"))
+		return 0;
+	if (!prefix)
+		return cli_usage_error("--noise %s needs --baseline: a floor is of one postgres, "
+				       "and %s is built by this run (leave --noise out: %s)", spec,
+				       baseline, measures);
+	st = noise_floor_find(&f, spec, prefix, &note);
+	if (st == NOISE_FLOOR_USED)
+		noise_floor_release(&f);
+	free(note);
+	return st < 0 ? PGBUILD_EXIT_ERROR : 0;
 }

@@ -28,12 +28,14 @@
 
 #include <stddef.h>
 
+#include "pgbuild/build/buildlog.h"
 #include "wrapper/common/strbuf.h"
+#include "wrapper/common/strvec.h"
 
 /* A gain must exceed this many layout SDs. */
 #define NOISE_FLOOR_SDS 3
 /* The floor's file name in a prefix. */
-#define NOISE_FLOOR_FILE "pgopt-noise.json"
+#define NOISE_FLOOR_FILE BUILDLOG_NOISE
 
 /* One workload's layout SDs. */
 struct noise_floor_wl {
@@ -71,6 +73,14 @@ int noise_floor_matches(const struct noise_floor *f, const char *postgres, struc
  */
 int noise_floor_sd(const struct noise_floor *f, const char *workload, unsigned metric,
 		   double *sd, struct strbuf *err);
+
+/*
+ * Has f the SD of each metric in metrics (METRIC_INSTR, METRIC_CYCLES
+ * bits) of every workload, over at least min_variants variants?  1 yes, 0
+ * no (err says the first thing missing).
+ */
+int noise_floor_covers(const struct noise_floor *f, const struct strvec *workloads,
+		       unsigned metrics, int min_variants, struct strbuf *err);
 
 /* The repeat resolution of metric (its resolution in metric/metrics.c). */
 double noise_floor_repeat(unsigned metric);
@@ -115,5 +125,17 @@ int noise_floor_find(struct noise_floor *f, const char *spec, const char *prefix
  */
 int noise_floor_prefix(const char *prefix, const char *workload, unsigned metric,
 		       double *resolution, char **source);
+
+/*
+ * A command's `--noise SPEC`, checked before its first build: NULL and
+ * "none" pass; a file must be a floor of PREFIX/bin/postgres, so it needs
+ * the baseline given (prefix NULL: the command builds it, and no file can
+ * be its floor yet; baseline names it, "stock", and measures says what
+ * the command does instead, "optimize measures stock's floor").  0, or the exit code after the message
+ * (cli_usage_error's, or PGBUILD_EXIT_ERROR: a file that cannot be the
+ * floor).
+ */
+int noise_floor_check_given(const char *spec, const char *prefix, const char *baseline,
+			    const char *measures);
 
 #endif

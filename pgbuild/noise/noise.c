@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pgbuild/cli/cli.h"
+#include "pgbuild/noise/floor.h"
 #include "pgbuild/noise/noise.h"
 #include "wrapper/common/json.h"
 
@@ -79,7 +80,7 @@ uint64_t noise_variant_seed(uint64_t seed, int k)
 void noise_opts_init(struct noise_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->variants = 5;
+	o->variants = CLI_NOISE_VARIANTS;
 	o->seed = 1;
 	strvec_init(&o->workloads);
 }
@@ -125,6 +126,20 @@ void noise_print_table(const struct noise_result *r, FILE *fp)
 				st.sd_pct, st.min, st.max, st.range_pct);
 		}
 	}
+	/* the line a pipeline's stage shows: what the gates decide at */
+	fprintf(fp, "layout SD (a gate's resolution is %d of them):", NOISE_FLOOR_SDS);
+	for (size_t w = 0; w < o->workloads.nr; w++) {
+		struct noise_stats in, cy;
+		stats_at(r, w, NOISE_INSTR, &in);
+		stats_at(r, w, NOISE_CYC_EST, &cy);
+		fprintf(fp, "%s %s", w ? ";" : "", o->workloads.v[w]);
+		if (noise_metric_on(r, NOISE_INSTR))
+			fprintf(fp, " instructions %.4f%%", in.sd_pct);
+		if (noise_metric_on(r, NOISE_CYC_EST))
+			fprintf(fp, "%s cycles estimate %.3f%%", noise_metric_on(r, NOISE_INSTR) ?
+				"," : "", cy.sd_pct);
+	}
+	fputc('\n', fp);
 }
 
 static void json_stats(struct json_writer *jw, const struct noise_result *r, size_t w, int m)

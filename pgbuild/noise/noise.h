@@ -86,6 +86,7 @@ struct noise_opts {
 	long statements;         /* --instr-statements, 0: per workload */
 	struct strvec workloads; /* -W */
 	int quiet;               /* -q */
+	int reuse;               /* --reuse: keep a --json file that already answers */
 };
 
 /* Every option's default (5 variants, seed 1, instructions and cycles). */
@@ -159,5 +160,14 @@ void noise_json(const struct noise_result *r, struct strbuf *sb);
  * could not relink or measure).
  */
 int noise_run(const struct noise_opts *o);
+
+/*
+ * --reuse: is the --json file (default PREFIX/pgopt-noise.json) already a
+ * floor of PREFIX/bin/postgres with every -W workload and --metric, over
+ * at least --variants variants?  1 yes (a line on stderr says so: noise_run
+ * then measures nothing), 0 no (the line says why, unless there is no
+ * file).
+ */
+int noise_reusable(const struct noise_opts *o);
 
 #endif

@@ -28,6 +28,7 @@
 #include "pgbuild/build/relink.h"
 #include "pgbuild/metric/cycles.h"
 #include "pgbuild/metric/instr.h"
+#include "pgbuild/noise/floor.h"
 #include "pgbuild/noise/noise.h"
 #include "pgbuild/metric/single.h"
 #include "pgbuild/pgbuild.h"
@@ -176,10 +177,15 @@ static int measure_variant(struct noise_result *r, int k, enum instr_counter c)
 			return -1;
 		if ((o->metrics & METRIC_CYCLES) && measure_cycles(r, w, k) < 0)
 			return -1;
-		if (!o->quiet)
-			fprintf(stderr, "noise: variant %d/%d %-12s instructions %.2f, estimate %.2f\n",
-				k + 1, o->variants, o->workloads.v[w],
-				*noise_value(r, w, NOISE_INSTR, k), *noise_value(r, w, NOISE_CYC_EST, k));
+		if (o->quiet)
+			continue;
+		fprintf(stderr, "noise: variant %d/%d %-12s", k + 1, o->variants, o->workloads.v[w]);
+		if (o->metrics & METRIC_INSTR)
+			fprintf(stderr, " instructions %.2f", *noise_value(r, w, NOISE_INSTR, k));
+		if (o->metrics & METRIC_CYCLES)
+			fprintf(stderr, "%s estimate %.2f", o->metrics & METRIC_INSTR ? "," : "",
+				*noise_value(r, w, NOISE_CYC_EST, k));
+		fputc('\n', stderr);
 	}
 	return 0;
 }
@@ -200,11 +206,44 @@ static int pick_counter(struct noise_result *r, enum instr_counter *c)
 	return 0;
 }
 
+/* Where the document goes: --json, or PREFIX/pgopt-noise.json. */
+static char *result_path(const struct noise_opts *o, const char *prefix)
+{
+	return o->json ? xstrdup(o->json) : xasprintf("%s/%s", prefix, NOISE_FLOOR_FILE);
+}
+
+int noise_reusable(const struct noise_opts *o)
+{
+	struct noise_floor f;
+	struct strbuf err = STRBUF_INIT;
+	char *path = result_path(o, o->prefix), *pg = xasprintf("%s/bin/postgres", o->prefix);
+	int yes = 0;
+
+	if (access(path, F_OK) != 0)
+		goto out;
+	if (noise_floor_load(&f, path, &err) == 0) {
+		yes = noise_floor_matches(&f, pg, &err) > 0 &&
+		      noise_floor_covers(&f, &o->workloads, o->metrics, o->variants, &err);
+		noise_floor_release(&f);
+	}
+	if (yes)
+		fprintf(stderr, "noise: %s is a floor of %s over at least %d variants, of every "
+			"workload and metric asked: reused (--reuse), nothing measured\n", path,
+			pg, o->variants);
+	else
+		fprintf(stderr, "noise: %s not reused: %s; measuring\n", path, err.buf);
+out:
+	strbuf_release(&err);
+	free(path);
+	free(pg);
+	return yes;
+}
+
 /* The document, atomically, where --json (or the default) says. */
 static int write_result(const struct noise_result *r)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char *path = r->o->json ? xstrdup(r->o->json) : xasprintf("%s/pgopt-noise.json", r->prefix);
+	char *path = result_path(r->o, r->prefix);
 	int rc;
 	noise_json(r, &sb);
 	rc = write_file_atomic(path, sb.buf, sb.len);
@@ -258,6 +297,8 @@ int noise_run(const struct noise_opts *o)
 	time_t now = time(NULL);
 	int rc = PGBUILD_EXIT_ERROR, wfd = -1;
 
+	if (o->reuse && noise_reusable(o))
+		return PGBUILD_EXIT_OK;
 	strftime(r.started, sizeof(r.started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	r.v = xcalloc((size_t)o->variants, sizeof(*r.v));
 	r.values = xmalloc(sizeof(*r.values) * nvals);

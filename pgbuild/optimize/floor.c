@@ -33,19 +33,15 @@ static int floor_covers(struct orun *r, const char *spec, char **note)
 {
 	struct noise_floor f;
 	struct strbuf err = STRBUF_INIT;
-	double sd;
 	int st = noise_floor_find(&f, spec, r->s[OS_STOCK].prefix, note);
 
 	if (st < 0)
 		return -1;
 	if (st != NOISE_FLOOR_USED)
 		return 0;
-	for (size_t i = 0; i < r->o->workloads.nr && !err.len; i++)
-		if (noise_floor_sd(&f, r->o->workloads.v[i], METRIC_CYCLES, &sd, &err) < 0 ||
-		    noise_floor_sd(&f, r->o->workloads.v[i], METRIC_INSTR, &sd, &err) < 0)
-			break;
+	st = noise_floor_covers(&f, &r->o->workloads, METRIC_INSTR | METRIC_CYCLES, 1, &err);
 	noise_floor_release(&f);
-	if (err.len) {
+	if (!st) {
 		free(*note);
 		*note = strbuf_detach(&err, NULL);
 		return 0;

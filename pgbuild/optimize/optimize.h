@@ -227,7 +227,7 @@ struct optimize_opts {
 	int force;                 /* --force: replace a --prefix that is not ours */
 	const char *html, *json;   /* --html, --json FILE, or NULL */
 	const char *noise;         /* --noise FILE|none, NULL: auto (optimize_floor) */
-	int noise_variants;        /* --noise-variants N (default OPTIMIZE_NOISE_VARIANTS) */
+	int noise_variants;        /* --noise-variants N (default CLI_NOISE_VARIANTS) */
 	int quiet;                 /* -q */
 };
 
@@ -277,9 +277,6 @@ enum optimize_floor_state {
 	OF_NR
 };
 extern const char *const optimize_floor_state_names[OF_NR]; /* "pending" "given" ... */
-
-/* Relinked variants of stock when optimize measures its floor. */
-#define OPTIMIZE_NOISE_VARIANTS 5
 
 /* One optimize run. */
 struct orun {

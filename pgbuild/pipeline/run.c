@@ -5,8 +5,10 @@
  *   2 candidate  pgbuild build --policy FILE     (reused when present)
  *   3 verify     pgbuild verify --prefix CAND
  *   4 regress    pgbuild regress --builddir CAND.build
- *   5 gate       pgbuild gate --baseline BASE --candidate CAND --gate EXPR
- *   6 report     pgbuild report --gate ... --html FILE
+ *   5 floor      pgbuild noise --prefix BASE --reuse (the layout floor)
+ *   6 gate       pgbuild gate --baseline BASE --candidate CAND --gate EXPR
+ *                --noise FLOOR
+ *   7 report     pgbuild report --gate ... --html FILE
  *
  * Each stage is a child pgbuild process, so the stages stay decoupled and
  * a crash in one cannot corrupt the others' records.  WORKDIR/run-state.json
@@ -19,23 +21,33 @@
  * PREFIX/pgopt-build.json records a successful build of the same source and
  * policy (sha256).
  *
+ * The floor stage (see run.h) settles what the gate's --noise is: given,
+ * measured here, or the gate's default, with a line that says which.
+ *
  * Exit: the gate's verdict (0 pass, 1 fail, 2 could not measure, 3
  * undecided: --pairs auto's budget ended); 1 when
- * verification fails; 2 when a build fails.
+ * verification fails; 2 when a build or the floor fails.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pgbuild/build/build.h"
+#include "pgbuild/build/buildlog.h"
+#include "pgbuild/cli/cli.h"
 #include "pgbuild/cluster/workdir.h"
+#include "pgbuild/metric/metric.h"
+#include "pgbuild/metric/single.h"
+#include "pgbuild/metric/workloads.h"
+#include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/run.h"
 
 static const char *const stage_names[ST_NR] = {
-	"baseline", "candidate", "verify", "regress", "gate", "report",
+	"baseline", "candidate", "verify", "regress", "floor", "gate", "report",
 };
 
 /* One run of the pipeline: the options and what follows from them. */
@@ -46,6 +58,12 @@ struct run {
 	char *base_prefix, *base_builddir, *cand_prefix, *cand_builddir;
 	char *policy_abs, *policy_sha;
 	char *html;                    /* the report's path */
+	/* the floor stage's */
+	char *floor;                   /* the gate's --noise, NULL: the gate's default */
+	char *floor_builddir;          /* the baseline's build tree to relink */
+	char *floor_wl, *floor_metric; /* its -W and --metric (comma-separated) */
+	char *floor_key;               /* the floor stage's key, NULL: no stage */
+	char *base_key;                /* what the baseline is: its stage key, or given */
 };
 
 /* sha256 of the empty text: what pgbuild build records for --policy none */
@@ -99,8 +117,9 @@ out:
 	return yes;
 }
 
-/* The log directory of a build, from its pgopt-build.json. */
-static char *build_logdir(const char *prefix)
+/* A string of a build's pgopt-build.json: its member key of member
+ * object (NULL: of the document), malloced, or NULL. */
+static char *build_record_str(const char *prefix, const char *object, const char *key)
 {
 	char *path = xasprintf("%s/pgopt-build.json", prefix);
 	struct strbuf sb = STRBUF_INIT;
@@ -109,7 +128,7 @@ static char *build_logdir(const char *prefix)
 	char *r = NULL;
 	if (strbuf_read_file(&sb, path) >= 0) {
 		root = json_parse(sb.buf, sb.len, NULL);
-		dir = json_get_str(json_get(root, "log"), "dir");
+		dir = json_get_str(object ? json_get(root, object) : root, key);
 		if (dir)
 			r = xstrdup(dir);
 		json_free(root);
@@ -186,6 +205,29 @@ static int st_regress(struct pipeline *p, int id)
 	return rc;
 }
 
+static int st_floor(struct pipeline *p, int id)
+{
+	struct run *r = p->ctx;
+	struct strvec a = STRVEC_INIT;
+	char *wd = xasprintf("%s/baseline-noise", r->workdir);
+	char *copy = xstrdup(r->floor_wl), *save = NULL;
+	int rc;
+
+	strvec_pushl(&a, "noise", "--prefix", r->base_prefix, "--builddir", r->floor_builddir,
+		     "--json", r->floor, "--workdir", wd, "--metric", r->floor_metric, "--reuse",
+		     NULL);
+	strvec_pushf(&a, "--variants=%d", r->o->noise_variants);
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save))
+		strvec_pushl(&a, "--workload", w, NULL);
+	if (r->o->quiet)
+		strvec_push(&a, "--quiet");
+	rc = stage_run_pgbuild(p, id, &a, 1);
+	strvec_clear(&a);
+	free(copy);
+	free(wd);
+	return rc == 0 ? 0 : PGBUILD_EXIT_ERROR;
+}
+
 static int st_gate(struct pipeline *p, int id)
 {
 	struct run *r = p->ctx;
@@ -219,6 +261,8 @@ static int st_gate(struct pipeline *p, int id)
 		strvec_pushl(&a, "--cpus", r->o->cpus, NULL);
 	if (r->o->counter)
 		strvec_pushl(&a, "--counter", r->o->counter, NULL);
+	if (r->floor)
+		strvec_pushl(&a, "--noise", r->floor, NULL);
 	if (r->o->quiet)
 		strvec_push(&a, "--quiet");
 	/* progress lines of the gate (one per run) go to our stderr */
@@ -235,7 +279,7 @@ static int st_report(struct pipeline *p, int id)
 	struct run *r = p->ctx;
 	struct strvec a = STRVEC_INIT;
 	char *json = xasprintf("%s/gate.json", r->workdir);
-	char *logdir = build_logdir(r->cand_prefix);
+	char *logdir = build_record_str(r->cand_prefix, "log", "dir");
 	int rc;
 	strvec_pushl(&a, "report", "--gate", json, "--html", r->html, NULL);
 	if (logdir)
@@ -314,9 +358,19 @@ static int builds(struct run *r, char **cand_key)
 			goto out;
 		}
 		fprintf(stderr, "[1/%d] baseline  %s (given)\n", ST_NR, r->base_prefix);
+		{
+			struct stat st;
+			char *bin = xasprintf("%s/bin/postgres", r->base_prefix);
+			if (stat(bin, &st) < 0)
+				memset(&st, 0, sizeof(st));
+			r->base_key = xasprintf("given=%s mtime=%lld size=%lld", r->base_prefix,
+						(long long)st.st_mtime, (long long)st.st_size);
+			free(bin);
+		}
 	} else {
 		strbuf_addf(&key, "src=%s policy=none prefix=%s conf=%s", o->src, r->base_prefix,
 			    o->configure_args ? o->configure_args : "");
+		r->base_key = xstrdup(key.buf);
 		if (stage_run(&r->p, ST_BASELINE, key.buf, "pgbuild build --policy none",
 				   st_baseline) != 0)
 			goto out;
@@ -356,7 +410,97 @@ static int checks(struct run *r, const char *cand_key)
 	return 0;
 }
 
-/* Stage 5: the gate, keyed by the candidate and every gate setting. */
+/* The workloads the gate measures: -W, else those --gate names, else the
+ * default; then every workload a threshold names (cmd/gate.c's rule):
+ * those with a single-user script, comma-separated, in r->floor_wl. */
+static void floor_workloads(struct run *r)
+{
+	struct gate_thresholds th = { 0 };
+	struct strvec wl = STRVEC_INIT;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (r->o->workloads_csv)
+		cli_parse_workloads(r->o->workloads_csv, &wl);
+	preflight_gate_expr(r->o->gate, r->o->metric, &th); /* checked before the builds */
+	for (int named = 0; named < 2; named++) {
+		for (size_t i = 0; i < th.nr; i++)
+			if (th.v[i].workload && (named || !r->o->workloads_csv) &&
+			    strvec_find(&wl, th.v[i].workload) < 0)
+				strvec_push(&wl, th.v[i].workload);
+		if (!wl.nr)
+			workloads_push(&wl, WL_DEFAULT);
+	}
+	for (size_t i = 0; i < wl.nr; i++)
+		if (single_supported(wl.v[i]))
+			strbuf_addf(&sb, "%s%s", sb.len ? "," : "", wl.v[i]);
+	r->floor_wl = strbuf_detach(&sb, NULL);
+	gate_thresholds_clear(&th);
+	strvec_clear(&wl);
+}
+
+/* The floor stage skipped: the line says why and what the gate uses. */
+static void floor_skip(struct run *r, const char *why)
+{
+	stage_forget(&r->p, ST_FLOOR);
+	fprintf(stderr, "[%d/%d] %-9s skipped: %s\n", ST_FLOOR + 1, ST_NR, "floor", why);
+}
+
+/*
+ * Stage 5: the layout floor the gate compares instructions and the cycles
+ * estimate at (run.h).  Sets r->floor (the gate's --noise) and
+ * r->floor_key.  0, or PGBUILD_EXIT_ERROR.
+ */
+static int floor_stage(struct run *r)
+{
+	const struct run_opts *o = r->o;
+	unsigned det = o->metric ? o->metrics & (METRIC_INSTR | METRIC_CYCLES) : 0;
+	struct stat st;
+	char *why;
+	int rc;
+
+	if (o->noise) {
+		r->floor = xstrdup(o->noise);
+		why = xasprintf("--noise %s", o->noise);
+		floor_skip(r, why);
+		free(why);
+		return 0;
+	}
+	if (!det) {
+		floor_skip(r, "the gate compares no deterministic metric (--metric instructions "
+			   "or cycles), so no layout floor");
+		return 0;
+	}
+	r->floor_builddir = o->baseline_prefix ? build_record_str(r->base_prefix, NULL, "builddir")
+					       : xstrdup(r->base_builddir);
+	if (!r->floor_builddir || stat(r->floor_builddir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		why = xasprintf("the baseline has no build tree to relink (none recorded in "
+				"%s/pgopt-build.json, or gone): the gate uses %s/%s when it is of "
+				"its postgres, else the repeat resolution; `pgbuild noise --prefix "
+				"%s --builddir DIR` measures one", r->base_prefix, r->base_prefix,
+				BUILDLOG_NOISE, r->base_prefix);
+		floor_skip(r, why);
+		free(why);
+		return 0;
+	}
+	floor_workloads(r);
+	if (!*r->floor_wl) {
+		floor_skip(r, "no workload of the gate has a single-user script, so no layout floor");
+		return 0;
+	}
+	r->floor_metric = xstrdup(cli_metrics_text(det));
+	/* measured with the build run made; beside the one it was given */
+	r->floor = o->baseline_prefix ? xasprintf("%s/baseline-noise.json", r->workdir)
+				      : xasprintf("%s/%s", r->base_prefix, BUILDLOG_NOISE);
+	r->floor_key = xasprintf("floor {%s} variants=%d wl=%s metric=%s", r->base_key,
+				 o->noise_variants, r->floor_wl, r->floor_metric);
+	why = xasprintf("pgbuild noise --prefix BASELINE --variants %d (the layout floor)",
+			o->noise_variants);
+	rc = stage_run(&r->p, ST_FLOOR, r->floor_key, why, st_floor);
+	free(why);
+	return rc == 0 ? 0 : PGBUILD_EXIT_ERROR;
+}
+
+/* Stage 6: the gate, keyed by the candidate and every gate setting. */
 static int gate(struct run *r, const char *cand_key, char **gate_key)
 {
 	const struct run_opts *o = r->o;
@@ -375,6 +519,10 @@ static int gate(struct run *r, const char *cand_key, char **gate_key)
 		strbuf_addf(&key, " counter=%s", o->counter);
 	if (o->budget)
 		strbuf_addf(&key, " budget=%s", o->budget);
+	if (r->floor_key)
+		strbuf_addf(&key, " floor={%s}", r->floor_key);
+	else if (o->noise)
+		strbuf_addf(&key, " noise=%s", o->noise);
 	*gate_key = xstrdup(key.buf);
 	strbuf_addf(&what, "pgbuild gate --gate '%s'", o->gate);
 	rc = stage_run(&r->p, ST_GATE, *gate_key, what.buf, st_gate);
@@ -384,7 +532,7 @@ static int gate(struct run *r, const char *cand_key, char **gate_key)
 	return rc > 2 && rc != PGBUILD_EXIT_UNDECIDED ? PGBUILD_EXIT_ERROR : rc;
 }
 
-/* Stage 6: the report of a gate that ran to a verdict, printed. */
+/* Stage 7: the report of a gate that ran to a verdict, printed. */
 static void report(struct run *r, const char *gate_key)
 {
 	char *json = xasprintf("%s/gate.json", r->workdir);
@@ -415,7 +563,7 @@ int run_pipeline(const struct run_opts *o)
 	r.o = o;
 	if (prepare(&r) < 0 || builds(&r, &cand_key) < 0)
 		goto out;
-	if ((rc = checks(&r, cand_key)) != 0)
+	if ((rc = checks(&r, cand_key)) != 0 || (rc = floor_stage(&r)) != 0)
 		goto out;
 	rc = gate(&r, cand_key, &gate_key);
 	report(&r, gate_key);
@@ -431,5 +579,11 @@ out:
 	free(r.cand_prefix);
 	free(r.cand_builddir);
 	free(r.html);
+	free(r.floor);
+	free(r.floor_builddir);
+	free(r.floor_wl);
+	free(r.floor_metric);
+	free(r.floor_key);
+	free(r.base_key);
 	return rc;
 }

@@ -6,8 +6,10 @@
  *   2 candidate  pgbuild build --policy FILE     (reused when present)
  *   3 verify     pgbuild verify --prefix CAND
  *   4 regress    pgbuild regress --builddir CAND.build
- *   5 gate       pgbuild gate --baseline BASE --candidate CAND --gate EXPR
- *   6 report     pgbuild report --gate ... --html FILE
+ *   5 floor      pgbuild noise --prefix BASE --reuse (the layout floor)
+ *   6 gate       pgbuild gate --baseline BASE --candidate CAND --gate EXPR
+ *                --noise FLOOR
+ *   7 report     pgbuild report --gate ... --html FILE
  *
  * Each stage is a child pgbuild process, so the stages stay decoupled and
  * a crash in one cannot corrupt the others' records.  WORKDIR/run-state.json
@@ -20,15 +22,26 @@
  * PREFIX/pgopt-build.json records a successful build of the same source and
  * policy (sha256).
  *
- * Exit: the gate's verdict (0 pass, 1 fail, 2 could not measure); 1 when
- * verification fails; 2 when a build fails.
+ * The floor stage measures the baseline's layout noise floor (relinked
+ * variants of its postgres, noise/noise.h) when the gate compares a
+ * deterministic metric (instructions, the cycles estimate) and the
+ * baseline has a build tree to relink: into BASE/pgopt-noise.json when run
+ * built it, else WORKDIR/baseline-noise.json; --noise FILE|none gives it
+ * instead.  The gate then compares those metrics at max(repeat
+ * resolution, 3 layout SDs).
+ *
+ * Exit: the gate's verdict (0 pass, 1 fail, 2 could not measure, 3
+ * undecided); 1 when verification fails; 2 when a build or the floor
+ * fails.
  */
 #ifndef PGBUILD_RUN_H
 #define PGBUILD_RUN_H
 
 #include "pgbuild/stage/stage.h"
 
-enum run_stage { ST_BASELINE, ST_CANDIDATE, ST_VERIFY, ST_REGRESS, ST_GATE, ST_REPORT, ST_NR };
+enum run_stage {
+	ST_BASELINE, ST_CANDIDATE, ST_VERIFY, ST_REGRESS, ST_FLOOR, ST_GATE, ST_REPORT, ST_NR
+};
 
 /* The options of `pgbuild run`; the values passed on to the stages are
  * kept as given (they are part of the stages' keys). */
@@ -49,6 +62,8 @@ struct run_opts {
 	int jobs;                      /* --jobs for the builds (0: build's default) */
 	const char *configure_args;    /* --configure-args for both builds */
 	int no_regress, no_verify;     /* --no-regress, --no-verify */
+	const char *noise;             /* --noise FILE|none, NULL: the floor stage decides */
+	int noise_variants;            /* --noise-variants N */
 	int restart;                   /* --restart: ignore an earlier run's state */
 	int quiet;                     /* --quiet */
 };

@@ -8,6 +8,11 @@
 # estimate too (--metric tps,cycles): the report has its explain section
 # (where the estimate changed, function by function), and the callgrind
 # outputs stay in WORKDIR/gate, so `pgbuild explain --gate` reads them.
+# Before the gate, run measures the given baseline's layout floor (2
+# relinked variants, select-only, the cycles estimate) into
+# WORKDIR/baseline-noise.json, and the gate compares the estimate at it;
+# resumed, the floor is not measured again, and `pgbuild noise --reuse`
+# on the same file measures nothing.
 . "$(dirname "$0")/lib.sh"
 P=$B/bin/pgbuild
 POLICY=$E2E_CANDIDATE_POLICY
@@ -17,7 +22,7 @@ src=$(e2e_src)
 W=$TMP/run
 args=(run --policy "$POLICY" --src "$src" --workdir "$W" --baseline "$base"
 	--candidate-prefix "$cand" --candidate-builddir "$(e2e_builddir coscup)"
-	--gate 'select-only>=1.00,p99<=+25%' --pairs 6 --duration 2 --metric tps,cycles)
+	--gate 'select-only>=1.00,p99<=+25%' --pairs 6 --duration 2 --metric tps,cycles --noise-variants 2)
 stamp=$(stat -c %Y "$cand/bin/postgres")
 
 # 1: interrupted while the gate runs
@@ -28,7 +33,7 @@ for i in $(seq 1 1800); do
 	kill -0 $pid 2>/dev/null || break
 	sleep 1
 done
-ok "first run reached the gate" grep -q '\[5/6\] gate' "$TMP/1.err"
+ok "first run reached the gate" grep -q '\[6/7\] gate' "$TMP/1.err"
 pg=$(ps -o pgid= -p "$(pgrep -n -f "pgbuild ${args[0]} --policy $POLICY")" 2>/dev/null | tr -d ' ')
 [ -n "$pg" ] && kill -TERM -- -"$pg"
 wait $pid
@@ -36,17 +41,25 @@ rc1=$?
 ok "first run was interrupted (exit $rc1)" test "$rc1" -ne 0 -a "$rc1" -ne 1
 like "candidate reused, not rebuilt" "$(cat "$W/logs/candidate.log")" "^reused $cand"
 is "candidate binary untouched" "$(stat -c %Y "$cand/bin/postgres")" "$stamp"
-like "verify stage done" "$(cat "$TMP/1.err")" '\[3/6\] verify +done'
-like "regress stage done" "$(cat "$TMP/1.err")" '\[4/6\] regress +done'
+like "verify stage done" "$(cat "$TMP/1.err")" '\[3/7\] verify +done'
+like "regress stage done" "$(cat "$TMP/1.err")" '\[4/7\] regress +done'
+like "the baseline's layout floor measured before the gate" "$(cat "$TMP/1.err")" '\[5/7\] floor +done in'
+floor=$W/baseline-noise.json
+jf() { perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die; my $d = decode_json(<$f>); print eval $ARGV[1]' "$@"; }
+is "... over 2 variants" "$(jf "$floor" 'scalar @{$d->{variants}}')" 2
+is "... of the gate's workload, the cycles estimate (not instructions: not compared)" \
+	"$(jf "$floor" 'join ",", map { my $w = $d->{workloads}{$_}; "$_:" . (exists $w->{cycles_estimate} ? "cycles" : "-") . (exists $w->{instructions} ? "+instr" : "") } sort keys %{$d->{workloads}}')" "select-only:cycles"
+is "... of the baseline's postgres" "$(jf "$floor" '$d->{postgres_sha256}')" "$(sha256sum "$base/bin/postgres" | cut -d' ' -f1)"
 ok "no gate verdict yet (none, or the interrupted gate's)" bash -c "! test -e '$W/gate.json' || grep -q '\"verdict\":\"interrupted\"' '$W/gate.json'"
 
 # 2: resume
 e2e_heavy "$P" "${args[@]}" >"$TMP/2.out" 2>"$TMP/2.err"
 rc=$?
 ok "resumed run reached a verdict (exit $rc)" test "$rc" -le 1
-like "verify skipped on resume" "$(cat "$TMP/2.err")" '\[3/6\] verify .*finished in an earlier run'
-like "regress skipped on resume" "$(cat "$TMP/2.err")" '\[4/6\] regress .*finished in an earlier run'
-like "gate ran" "$(cat "$TMP/2.err")" '\[5/6\] gate +(done|FAILED) in'
+like "verify skipped on resume" "$(cat "$TMP/2.err")" '\[3/7\] verify .*finished in an earlier run'
+like "regress skipped on resume" "$(cat "$TMP/2.err")" '\[4/7\] regress .*finished in an earlier run'
+like "floor not measured again on resume" "$(cat "$TMP/2.err")" '\[5/7\] floor .*finished in an earlier run'
+like "gate ran" "$(cat "$TMP/2.err")" '\[6/7\] gate +(done|FAILED) in'
 like "report printed" "$(cat "$TMP/2.out")" '^gate: (PASS|FAIL)'
 like "regression result reached the gate" "$(cat "$TMP/2.out")" 'regression suite: passed'
 ok "html report written" test -s "$W/report.html"
@@ -54,6 +67,16 @@ ok "junit written and valid" xmllint --noout --schema "$TOP/tests/lib/junit.xsd"
 diag "$(head -12 "$TMP/2.out")"
 is "the cycles estimate was measured" "$(perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die; print decode_json(<$f>)->{workloads}[0]{cycles}{state}' "$W/gate.json")" ok
 like "... and reported" "$(cat "$TMP/2.out")" 'cycles estimate per transaction - '
+is "the gate used the floor run measured" "$(jf "$W/gate.json" '$d->{noise_floor}{state}')" used
+like "... which decided the estimate's resolution (3 SDs, or the repeat one above it)" \
+	"$(jf "$W/gate.json" '$d->{workloads}[0]{cycles}{resolution_source}')" "(^layout floor: 3 x SD .* over 2 variants, $floor\$|above the layout floor: 3 x SD .* over 2 variants, $floor\))"
+like "... and the report says so" "$(cat "$TMP/2.out")" "resolution of .*: layout floor $floor \(2 variants of "
+m0=$(stat -c %Y "$floor")
+"$P" noise --prefix "$base" --json "$floor" --workdir "$TMP/nw" --variants 2 -W select-only --metric cycles --reuse >"$TMP/n.out" 2>"$TMP/n.err"
+is "pgbuild noise --reuse on the same floor: exit 0" "$?" 0
+like "... reused, nothing measured" "$(cat "$TMP/n.err")" "^noise: $floor is a floor of .* reused \(--reuse\), nothing measured"
+is "... the file untouched" "$(stat -c %Y "$floor")" "$m0"
+nok "... no variant made" test -e "$TMP/nw"
 like "the report explains it, function by function" "$(cat "$TMP/2.out")" 'explain select-only: where the cycles estimate changed'
 like "... in the HTML report too (the bar chart)" "$(cat "$W/report.html")" '<svg .*change of the estimate per function'
 "$P" explain --gate "$W/gate.json" --json "$TMP/e.json" >"$TMP/e.out" 2>"$TMP/e.err"
@@ -66,5 +89,5 @@ ok "... and wrote its rows" test -s "$TMP/e.json"
 # 3: everything finished: only the report is rewritten, same verdict
 e2e_heavy "$P" "${args[@]}" >"$TMP/3.out" 2>"$TMP/3.err"
 is "third run: same exit code" "$?" "$rc"
-like "third run: gate skipped" "$(cat "$TMP/3.err")" '\[5/6\] gate .*finished in an earlier run'
+like "third run: gate skipped" "$(cat "$TMP/3.err")" '\[6/7\] gate .*finished in an earlier run'
 done_testing

@@ -61,6 +61,9 @@ for m in instructions cycles_estimate cycles_ir i1_misses l1_misses ll_misses br
 			 \$s->{min} <= \$s->{mean} && \$s->{mean} <= \$s->{max}) ? 1 : 0")" 1
 	like "table: $m" "$(cat "$TMP/n.out")" "^select-only +$m "
 done
+sdpct() { json "$TMP/n.json" "sprintf '%.${2}f', \$d->{workloads}{'select-only'}{$1}{sd_pct}"; }
+is "the last line: the SDs a gate's resolution is 3 of" "$(tail -n 1 "$TMP/n.out")" \
+	"layout SD (a gate's resolution is 3 of them): select-only instructions $(sdpct instructions 4)%, cycles estimate $(sdpct cycles_estimate 3)%"
 ir=$(json "$TMP/n.json" '$d->{workloads}{"select-only"}{instructions}{range_pct}')
 diag "instructions range over the variants: $ir%"
 is "the variants execute the same instructions (range <= 0.02%)" \

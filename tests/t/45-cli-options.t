@@ -101,6 +101,10 @@ run --policy empty.policy --workdir w -j 0|2|invalid value "0" for --jobs: expec
 run --policy empty.policy --workdir w --src $TMP/nosrc|2|--src "$TMP/nosrc": No such file or directory
 run --policy empty.policy --workdir w --src $TMP|2|--src "$TMP": not a PostgreSQL source tree \(no configure\)
 run --policy empty.policy --workdir w --baseline $TMP|2|--baseline $TMP: no bin/postgres
+run --policy empty.policy --workdir w --metric tps,cycles --noise other-floor.json|2|^pgbuild: error: --noise other-floor.json needs --baseline: a floor is of one postgres, and the baseline is built by this run \(leave --noise out: run measures the baseline's floor\)
+run --policy empty.policy --workdir w --metric tps,cycles --noise-variants 1|2|invalid value "1" for --noise-variants: expected an integer from 2 to 99
+run --policy empty.policy --workdir w --metric tps,cycles --baseline $PG --noise other-floor.json|2|^pgbuild: error: --noise other-floor.json: other-floor.json was measured on another postgres \(sha256 000000000000\.\.\.\), not $PG/bin/postgres
+run --policy empty.policy --workdir w --metric tps,cycles --baseline $PG --noise nosuch.json|2|^pgbuild: error: .*nosuch.json
 tune --candidates cands --workdir w --metric instruction|2|invalid value "instruction" for --metric: expected instructions, tps or cycles \(did you mean "instructions"\?\)
 tune --candidates cands --workdir w --metric cycles -W tpcc-lite|2|--metric cycles supports select-only, tpcb, select1, mixed, not "tpcc-lite"
 tune --candidates cands --workdir w -W select-only,tpcb|2|tune searches flags for one workload

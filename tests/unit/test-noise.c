@@ -24,6 +24,7 @@
 #include "pgbuild/metric/metric.h"
 #include "pgbuild/noise/floor.h"
 #include "pgbuild/noise/noise.h"
+#include "pgbuild/pgbuild.h"
 #include "wrapper/common/rmtree.h"
 #include "wrapper/common/xalloc.h"
 
@@ -228,6 +229,50 @@ static void test_floor_good(void **state)
 	strbuf_release(&err);
 	free(file);
 	free(pg);
+}
+
+/* What a floor covers (noise --reuse, optimize's found floor): every
+ * workload and metric asked, over enough variants; the first miss named.
+ * And a command's --noise FILE before its first build. */
+static void test_floor_covers(void **state)
+{
+	char *file = floor_path("covers.json"), *prefix = floor_path("prefix");
+	struct strbuf err = STRBUF_INIT;
+	struct strvec wl = STRVEC_INIT;
+	struct noise_floor f;
+	(void)state;
+
+	write_floor(file, pg_sha, -1, 0.180); /* cycles only, 5 variants */
+	assert_int_equal(noise_floor_load(&f, file, &err), 0);
+	strvec_push(&wl, "select-only");
+	assert_int_equal(noise_floor_covers(&f, &wl, METRIC_CYCLES, 5, &err), 1);
+	assert_int_equal(noise_floor_covers(&f, &wl, METRIC_CYCLES, 2, &err), 1);
+	assert_int_equal(err.len, 0);
+	assert_int_equal(noise_floor_covers(&f, &wl, METRIC_CYCLES, 6, &err), 0);
+	assert_non_null(strstr(err.buf, "covers.json is over 5 variants, not 6"));
+	strbuf_reset(&err);
+	assert_int_equal(noise_floor_covers(&f, &wl, METRIC_INSTR | METRIC_CYCLES, 2, &err), 0);
+	assert_non_null(strstr(err.buf, "has no select-only figure of instructions"));
+	strbuf_reset(&err);
+	strvec_push(&wl, "tpcb");
+	assert_int_equal(noise_floor_covers(&f, &wl, METRIC_CYCLES, 2, &err), 0);
+	assert_non_null(strstr(err.buf, "has no workload tpcb"));
+	noise_floor_release(&f);
+	/* --noise: none and absent pass; a file needs the baseline given, and
+	 * must be of its postgres */
+	assert_int_equal(noise_floor_check_given(NULL, NULL, "stock", "x"), 0);
+	assert_int_equal(noise_floor_check_given("none", NULL, "stock", "x"), 0);
+	assert_int_equal(noise_floor_check_given(file, NULL, "the baseline", "x"),
+			 PGBUILD_EXIT_ERROR);
+	assert_int_equal(noise_floor_check_given(file, prefix, "the baseline", "x"), 0);
+	write_floor(file, "0000000000000000000000000000000000000000000000000000000000000000", -1,
+		    0.180);
+	assert_int_equal(noise_floor_check_given(file, prefix, "the baseline", "x"),
+			 PGBUILD_EXIT_ERROR);
+	strvec_clear(&wl);
+	strbuf_release(&err);
+	free(file);
+	free(prefix);
 }
 
 /* The per-function spread: NOISE_FLOOR_SDS sample SDs of the self
@@ -459,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_floor_missing),
 		cmocka_unit_test(test_floor_malformed),
 		cmocka_unit_test(test_floor_edge),
+		cmocka_unit_test(test_floor_covers),
 		cmocka_unit_test(test_functions),
 	};
 	return cmocka_run_group_tests(tests, floor_setup, floor_teardown);
