@@ -85,6 +85,22 @@ static void report_agreement(const struct gate *g, FILE *fp)
 	}
 }
 
+/* The resolution a deterministic metric's A/B is decided at (observed +-
+ * it) and where it came from, the repeat one or the layout floor's: "+-"
+ * under the A/B column of the cycles table (table), else after the name. */
+static void report_resolution(const struct gate_workload *w, enum gate_kind kind, int table,
+			      FILE *fp)
+{
+	const char *source;
+	char pm[32];
+	snprintf(pm, sizeof(pm), "+-%.2f%%", gate_resolution_of(w, kind, &source) * 100);
+	if (table)
+		fprintf(fp, "  %-12s %-22s %12s %12s %8s  %s\n", "", "A/B decided at", "", "", pm,
+			source);
+	else
+		fprintf(fp, "  %-12s A/B decided at %s: %s\n", "", pm, source);
+}
+
 /* The cycles estimate and its parts, A, B and A/B per workload. */
 static void report_cycles(const struct gate *g, FILE *fp)
 {
@@ -113,6 +129,7 @@ static void report_cycles(const struct gate *g, FILE *fp)
 			fprintf(fp, "  %-12s %-22s %12s %12s %8s\n", k ? "" : w->name, m->rows[k].label,
 				sa, sb, sr);
 		}
+		report_resolution(w, GATE_CYCLES, 1, fp);
 		fprintf(fp, "  %-12s (%s)\n", "", w->cycles_note ? w->cycles_note : "");
 	}
 }
@@ -205,10 +222,11 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 			fprintf(fp, "  counter: %s\n", g->counter_note);
 		for (size_t i = 0; i < g->nr_wl; i++) {
 			const struct gate_workload *w = &g->wl[i];
-			if (w->instr == INSTR_OK)
+			if (w->instr == INSTR_OK) {
 				fprintf(fp, "  %-12s A %.0f  B %.0f  A/B %.4f  (%s)\n", w->name, w->instr_a,
 					w->instr_b, w->instr_a / w->instr_b, w->instr_note ? w->instr_note : "");
-			else if (w->instr == INSTR_UNAVAILABLE)
+				report_resolution(w, GATE_INSTRUCTIONS, 0, fp);
+			} else if (w->instr == INSTR_UNAVAILABLE)
 				fprintf(fp, "  %-12s unavailable: %s\n", w->name,
 					w->instr_note ? w->instr_note : "?");
 		}

@@ -94,6 +94,9 @@ like "the message gives the resolution and its source" "$(res own message)" \
 is "terminal: which floor decided" "$(grep 'resolution of instructions and cycles' "$TMP/own.out")" \
 	"  resolution of instructions and cycles: layout floor $BASE/pgopt-noise.json (5 variants of $BASE/bin/postgres)"
 like "junit: the failure says it" "$(grep -A1 '<failure' "$TMP/own.xml")" "resolution: layout floor: 3 x SD"
+res3=$(perl -e "printf '%.2f', 3 * $sd_pct")
+like "terminal: the instructions line gives what its A/B is decided at" "$(cat "$TMP/own.out")" \
+	"A/B decided at \\+-$res3%: layout floor: 3 x SD $sd_shown% over 5 variants, $BASE/pgopt-noise.json"
 "$B/bin/pgbuild" report --gate "$TMP/own.json" >"$TMP/report.out" 2>&1
 like "report: reads it back to the same verdict, at the same resolution" "$(cat "$TMP/report.out")" \
 	"FAIL +select1.instructions>=1.001 .*at the [0-9.]+% resolution: layout floor: 3 x SD $sd_shown%"
@@ -107,6 +110,7 @@ like "terminal: --noise none says so" "$(cat "$TMP/none.out")" \
 	"resolution of instructions and cycles: no layout floor \(--noise none\): the repeat resolution is used"
 is "json: the floor's state is none" "$(json "$TMP/none.json" '$d->{noise_floor}{state}')" none
 is "json: the repeat resolution" "$(res none resolution)" 0.0001
+like "terminal: ... decided at the repeat one" "$(cat "$TMP/none.out")" "A/B decided at \\+-0\\.01%: repeat 0\\.01%"
 is "json: ... and says so" "$(res none resolution_source)" "repeat 0.01%"
 
 # ---- named floors that cannot be used: errors before measuring ----
