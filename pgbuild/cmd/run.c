@@ -222,10 +222,28 @@ static int parse_options(struct run_cli *r, int argc, char **argv)
 
 /* What the host gives: where the results go, and an environment that
  * leaves the servers private; checked before the first build. */
+/* Is the --html file directly in the --workdir, which run makes? */
+static int html_in_workdir(const struct run_opts *o)
+{
+	char *html, *dir, *slash;
+	int yes;
+
+	if (!o->html)
+		return 0;
+	html = path_absolute(o->html);
+	dir = path_absolute(o->workdir);
+	slash = strrchr(html, '/');
+	yes = slash && (size_t)(slash - html) == strlen(dir) && !strncmp(html, dir, strlen(dir));
+	free(html);
+	free(dir);
+	return yes;
+}
+
 static int check_host(const struct run_opts *o)
 {
 	const struct cli_output outs[] = {
-		CLI_OUT_FILE("--html", o->html),
+		/* in the work directory: checked with it (made when missing) */
+		CLI_OUT_FILE("--html", html_in_workdir(o) ? NULL : o->html),
 		CLI_OUT_DIR("--workdir", o->workdir),
 		CLI_OUT_DIR("--candidate-prefix", o->cand_prefix_opt),
 		CLI_OUT_DIR("--candidate-builddir", o->cand_builddir_opt),

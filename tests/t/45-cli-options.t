@@ -101,6 +101,8 @@ run --policy empty.policy --workdir w -j 0|2|invalid value "0" for --jobs: expec
 run --policy empty.policy --workdir w --src $TMP/nosrc|2|--src "$TMP/nosrc": No such file or directory
 run --policy empty.policy --workdir w --src $TMP|2|--src "$TMP": not a PostgreSQL source tree \(no configure\)
 run --policy empty.policy --workdir w --baseline $TMP|2|--baseline $TMP: no bin/postgres
+run --policy nosuch.policy --workdir $TMP/new-run --html $TMP/new-run/r.html|2|^pgbuild: error: --policy "nosuch.policy": No such file
+run --policy nosuch.policy --workdir $TMP/new-run --html $TMP/new-run/sub/r.html|2|^pgbuild: error: --html "$TMP/new-run/sub/r.html": directory $TMP/new-run/sub does not exist
 run --policy empty.policy --workdir w --metric tps,cycles --noise other-floor.json|2|^pgbuild: error: --noise other-floor.json needs --baseline: a floor is of one postgres, and the baseline is built by this run \(leave --noise out: run measures the baseline's floor\)
 run --policy empty.policy --workdir w --metric tps,cycles --noise-variants 1|2|invalid value "1" for --noise-variants: expected an integer from 2 to 99
 run --policy empty.policy --workdir w --metric tps,cycles --baseline $PG --noise other-floor.json|2|^pgbuild: error: --noise other-floor.json: other-floor.json was measured on another postgres \(sha256 000000000000\.\.\.\), not $PG/bin/postgres
