@@ -220,8 +220,6 @@ static int parse_options(struct run_cli *r, int argc, char **argv)
 	return -1;
 }
 
-/* What the host gives: where the results go, and an environment that
- * leaves the servers private; checked before the first build. */
 /* Is the --html file directly in the --workdir, which run makes? */
 static int html_in_workdir(const struct run_opts *o)
 {
@@ -239,6 +237,8 @@ static int html_in_workdir(const struct run_opts *o)
 	return yes;
 }
 
+/* What the host gives: where the results go, and an environment that
+ * leaves the servers private; checked before the first build. */
 static int check_host(const struct run_opts *o)
 {
 	const struct cli_output outs[] = {
