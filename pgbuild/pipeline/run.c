@@ -210,20 +210,17 @@ static int st_floor(struct pipeline *p, int id)
 	struct run *r = p->ctx;
 	struct strvec a = STRVEC_INIT;
 	char *wd = xasprintf("%s/baseline-noise", r->workdir);
-	char *copy = xstrdup(r->floor_wl), *save = NULL;
 	int rc;
 
+	/* -W takes the comma-separated list as it is */
 	strvec_pushl(&a, "noise", "--prefix", r->base_prefix, "--builddir", r->floor_builddir,
-		     "--json", r->floor, "--workdir", wd, "--metric", r->floor_metric, "--reuse",
-		     NULL);
+		     "--json", r->floor, "--workdir", wd, "--metric", r->floor_metric,
+		     "--workload", r->floor_wl, "--reuse", NULL);
 	strvec_pushf(&a, "--variants=%d", r->o->noise_variants);
-	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save))
-		strvec_pushl(&a, "--workload", w, NULL);
 	if (r->o->quiet)
 		strvec_push(&a, "--quiet");
 	rc = stage_run_pgbuild(p, id, &a, 1);
 	strvec_clear(&a);
-	free(copy);
 	free(wd);
 	return rc == 0 ? 0 : PGBUILD_EXIT_ERROR;
 }
@@ -410,9 +407,9 @@ static int checks(struct run *r, const char *cand_key)
 	return 0;
 }
 
-/* The workloads the gate measures: -W, else those --gate names, else the
- * default; then every workload a threshold names (cmd/gate.c's rule):
- * those with a single-user script, comma-separated, in r->floor_wl. */
+/* The workloads the gate measures (cmd/gate.c's rule): -W and every
+ * workload a threshold names, else the default; those with a single-user
+ * script, comma-separated, in r->floor_wl. */
 static void floor_workloads(struct run *r)
 {
 	struct gate_thresholds th = { 0 };
@@ -422,14 +419,11 @@ static void floor_workloads(struct run *r)
 	if (r->o->workloads_csv)
 		cli_parse_workloads(r->o->workloads_csv, &wl);
 	preflight_gate_expr(r->o->gate, r->o->metric, &th); /* checked before the builds */
-	for (int named = 0; named < 2; named++) {
-		for (size_t i = 0; i < th.nr; i++)
-			if (th.v[i].workload && (named || !r->o->workloads_csv) &&
-			    strvec_find(&wl, th.v[i].workload) < 0)
-				strvec_push(&wl, th.v[i].workload);
-		if (!wl.nr)
-			workloads_push(&wl, WL_DEFAULT);
-	}
+	for (size_t i = 0; i < th.nr; i++)
+		if (th.v[i].workload && strvec_find(&wl, th.v[i].workload) < 0)
+			strvec_push(&wl, th.v[i].workload);
+	if (!wl.nr)
+		workloads_push(&wl, WL_DEFAULT);
 	for (size_t i = 0; i < wl.nr; i++)
 		if (single_supported(wl.v[i]))
 			strbuf_addf(&sb, "%s%s", sb.len ? "," : "", wl.v[i]);
