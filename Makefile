@@ -7,6 +7,8 @@
 #   make install [DESTDIR=DIR] [PREFIX=/usr/local] [BINDIR=...] [LIBDIR=...]
 #                [DATADIR=...] [MANDIR=...]
 #   make deps            install the Debian packages the project needs
+#   make deps-deb        deps + what tests/bench/deb-package needs (the build
+#                        dependencies of Debian's postgresql-15, diffoscope)
 #   make check           unit + integration suites (minutes)
 #   make check-pg        PostgreSQL 15 end-to-end suite (tens of minutes)
 #   make test            deps + check + check-pg (the README's test command)
@@ -18,7 +20,8 @@
 #   BINDIR/pgoptcc, BINDIR/pgbuild          (BINDIR  = $(PREFIX)/bin)
 #   LIBDIR/pgoptcc/pgopt.so, .../masq/{gcc,cc} (LIBDIR = $(PREFIX)/lib)
 #   DATADIR/pgoptcc/tune-candidates.txt,    (DATADIR = $(PREFIX)/share)
-#   DATADIR/pgoptcc/examples/*.policy
+#   DATADIR/pgoptcc/examples/*.policy,
+#   DATADIR/pgoptcc/examples/pgoptcc-deb.mk (the debian/rules fragment)
 #   MANDIR/man1/pgoptcc.1, pgbuild.1        (MANDIR  = $(DATADIR)/man)
 # The programs find LIBDIR/pgoptcc and DATADIR/pgoptcc through the paths
 # from BINDIR to them, compiled in relative (so a moved tree keeps working):
@@ -89,7 +92,7 @@ PLUGINS  :=
 UNIT_TESTS :=
 TEST_HELPERS :=
 
-.PHONY: all install deps check check-unit check-tap check-pg clean bench fuzz test demo
+.PHONY: all install deps deps-deb check check-unit check-tap check-pg clean bench fuzz test demo
 all:
 
 # Every C file of the tree compiles into $(O)/obj, mirroring the source
@@ -162,7 +165,7 @@ install: $(PROGRAMS) $(PLUGINS) $(BUILD_DATA)
 	$(if $(PLUGINS),install -m 0755 $(PLUGINS) $(DESTDIR)$(LIBDIR)/pgoptcc/)
 	for n in $(MASQ_NAMES); do ln -sfn $(MASQ_TO_BIN)/pgoptcc $(DESTDIR)$(LIBDIR)/pgoptcc/masq/$$n; done
 	install -m 0644 $(DATA_FILES) $(DESTDIR)$(DATADIR)/pgoptcc/
-	install -m 0644 $(EXAMPLE_POLICIES) $(DESTDIR)$(DATADIR)/pgoptcc/examples/
+	install -m 0644 $(EXAMPLE_POLICIES) examples/pgoptcc-deb.mk $(DESTDIR)$(DATADIR)/pgoptcc/examples/
 	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
 
 # ---- make deps: the Debian packages the whole project needs ----
@@ -174,6 +177,19 @@ install: $(PROGRAMS) $(PLUGINS) $(BUILD_DATA)
 # given, replaces its list.
 deps:
 	@sh tests/lib/install-deps.sh $(DEPS_PKGS)
+
+# tests/bench/deb-package's needs beyond make deps: the build dependencies
+# of Debian's postgresql-15 (its debian/control, arch build, nocheck) and
+# diffoscope (comparing two package builds).
+DEB_DEPS := autoconf bison clang debhelper dh-exec docbook-xml docbook-xsl \
+	dpkg-dev flex gettext libicu-dev libkrb5-dev libldap2-dev liblz4-dev \
+	libpam0g-dev libperl-dev libreadline-dev libselinux1-dev libssl-dev \
+	libsystemd-dev libxml2-dev libxml2-utils libxslt1-dev libzstd-dev \
+	llvm-dev lz4 mawk perl pkg-config postgresql-common python3-dev \
+	systemtap-sdt-dev tcl-dev uuid-dev xsltproc zlib1g-dev zstd \
+	diffoscope-minimal
+deps-deb: deps
+	@sh tests/lib/install-deps.sh $(DEB_DEPS)
 
 # The README's two commands for a fresh machine.
 test: deps

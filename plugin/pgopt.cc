@@ -1204,7 +1204,13 @@ static void emit_unit(struct sbuf *sb)
 		sb_int(sb, ltrans_partition());
 	}
 	sb_key(sb, "src");
-	sb_json(sb, mapped(main_input_filename));
+	/* an LTO partition's input is a temporary file of a random name
+	 * (/tmp/ccXXXXXX.ltrans0.o): its "ltrans0.o" part only, so that two
+	 * builds of one source record the same bytes */
+	if (ltrans_partition() >= 0)
+		sb_json(sb, strstr(main_input_filename, "ltrans"));
+	else
+		sb_json(sb, mapped(main_input_filename));
 	sb_key(sb, "gcc");
 	sb_json(sb, gcc_basever);
 	sb_key(sb, "plugin");

@@ -66,6 +66,7 @@ struct vobjs {
  * target. */
 struct link_find {
 	const char *target;      /* absolute output path */
+	const char *builddir;    /* where -lNAME archives are taken from, or NULL */
 	struct strvec inputs;    /* absolute .o and .a paths */
 	int found;
 };
@@ -97,14 +98,55 @@ static int find_link(const struct json_value *rec, long line, void *data)
 	if (!match)
 		return 0;
 	strvec_clear(&lf->inputs);
-	for (size_t i = 0; i < json_len(in); i++) {
-		const struct json_value *a = json_at(in, i);
-		size_t n;
-		if (a->type != JSON_STRING || a->u.str.s[0] == '-')
-			continue;
-		n = strlen(a->u.str.s);
-		if (n > 2 && (!strcmp(a->u.str.s + n - 2, ".o") || !strcmp(a->u.str.s + n - 2, ".a")))
-			strvec_push_nodup(&lf->inputs, join_path(cwd, a->u.str.s));
+	{
+		struct strvec ldirs = STRVEC_INIT, libs = STRVEC_INIT;
+		for (size_t i = 0; i < json_len(in); i++) {
+			const struct json_value *a = json_at(in, i);
+			const char *s;
+			size_t n;
+			if (a->type != JSON_STRING)
+				continue;
+			s = a->u.str.s;
+			if (!strcmp(s, "-L") && i + 1 < json_len(in) &&
+			    json_at(in, i + 1)->type == JSON_STRING) {
+				strvec_push_nodup(&ldirs, join_path(cwd, json_at(in, ++i)->u.str.s));
+				continue;
+			}
+			if (!strncmp(s, "-L", 2)) {
+				strvec_push_nodup(&ldirs, join_path(cwd, s + 2));
+				continue;
+			}
+			if (!strncmp(s, "-l", 2) && s[2] && s[2] != ':') {
+				strvec_push(&libs, s + 2);
+				continue;
+			}
+			if (s[0] == '-')
+				continue;
+			n = strlen(s);
+			if (n > 2 && (!strcmp(s + n - 2, ".o") || !strcmp(s + n - 2, ".a")))
+				strvec_push_nodup(&lf->inputs, join_path(cwd, s));
+		}
+		/* -lNAME: the static library the linker takes, searching the -L
+		 * directories in order, where a shared one of the name comes first;
+		 * only one inside the build directory (PostgreSQL's libpgcommon.a,
+		 * libpgport.a: the others hold no object this build compiled) */
+		for (size_t k = 0; k < libs.nr; k++)
+			for (size_t d = 0; d < ldirs.nr; d++) {
+				char *so = xasprintf("%s/lib%s.so", ldirs.v[d], libs.v[k]);
+				char *ar = xasprintf("%s/lib%s.a", ldirs.v[d], libs.v[k]);
+				int have_so = access(so, F_OK) == 0, have_ar = access(ar, F_OK) == 0;
+				size_t bn = lf->builddir ? strlen(lf->builddir) : 0;
+				if (have_ar && !have_so &&
+				    (!bn || (!strncmp(ar, lf->builddir, bn) && ar[bn] == '/')))
+					strvec_push_nodup(&lf->inputs, ar);
+				else
+					free(ar);
+				free(so);
+				if (have_so || have_ar)
+					break;
+			}
+		strvec_clear(&ldirs);
+		strvec_clear(&libs);
 	}
 	lf->found = 1;
 	return 0;
@@ -266,9 +308,12 @@ static char *member_object(struct verify *v, const char *dir, const char *member
 static int link_objects(struct verify *v)
 {
 	struct strbuf err = STRBUF_INIT;
+	char real[PATH_MAX];
 
 	v->lf.target = v->link;
+	v->lf.builddir = v->src.builddir && realpath(v->src.builddir, real) ? real : v->src.builddir;
 	buildlog_each(v->src.logfile, 1, find_link, &v->lf);
+	v->lf.builddir = NULL;
 	if (!v->lf.found)
 		return error("the compile log %s records no link of %s", v->src.logfile, v->link);
 	for (size_t i = 0; i < v->lf.inputs.nr; i++) {

@@ -323,46 +323,55 @@ static void object_release(struct elfrec_object *obj)
 }
 
 /*
- * The records of obj (a plain file without any) from its side file below
- * the debug directory, when there is one.  0, or -1 with err set.
+ * The records of obj (a plain file without any) from below the debug
+ * directory: its side file DIR/.build-id/XX/REST.pgopt (records = side),
+ * else its separate debug file REST.debug when that holds them (rpm's
+ * find-debuginfo strips the records out of a binary into it; Debian's
+ * dh_strip keeps only debug sections there, so none).  0, or -1 with err
+ * set: a file at that place of another build-id.
  */
 static int read_side_file(const char *path, struct elfrec_object *obj, struct strbuf *err)
 {
-	char *side;
-	struct elfrec_file sf;
+	static const char *const suffix[] = { "pgopt", "debug" };
 	const char *dir = debug_dir;
 	int rc = 0;
 
 	if (!dir || obj->nlog || obj->ncmdlines || !obj->build_id[0])
 		return 0;
-	side = xasprintf("%s/.build-id/%.2s/%s.pgopt", dir, obj->build_id, obj->build_id + 2);
-	if (access(side, F_OK) < 0) {
+	for (size_t k = 0; k < sizeof(suffix) / sizeof(suffix[0]) && rc == 0 && !obj->records_from; k++) {
+		struct elfrec_file sf;
+		char *side = xasprintf("%s/.build-id/%.2s/%s.%s", dir, obj->build_id,
+				       obj->build_id + 2, suffix[k]);
+
+		if (access(side, F_OK) < 0) {
+			free(side);
+			continue;
+		}
+		debug_dir = NULL; /* the side file's own lookup: none */
+		rc = elfrec_open(side, &sf, err);
+		debug_dir = dir;
+		if (rc == 0 && (sf.nr != 1 || strcmp(sf.objs[0].build_id, obj->build_id))) {
+			char msg[512];
+			snprintf(msg, sizeof(msg), "its %s file %s is of build-id %s, not %s",
+				 k ? "debug" : "side", side,
+				 sf.nr == 1 && sf.objs[0].build_id[0] ? sf.objs[0].build_id : "(none)",
+				 obj->build_id);
+			rc = elfrec_fail(err, path, NULL, msg);
+		} else if (rc == 0 && (sf.objs[0].nlog || sf.objs[0].ncmdlines)) {
+			obj->log = sf.objs[0].log;
+			obj->nlog = sf.objs[0].nlog;
+			obj->cmdlines = sf.objs[0].cmdlines;
+			obj->ncmdlines = sf.objs[0].ncmdlines;
+			sf.objs[0].log = NULL;
+			sf.objs[0].cmdlines = NULL;
+			sf.objs[0].nlog = sf.objs[0].ncmdlines = 0;
+			obj->records_from = side;
+			side = NULL;
+		}
+		if (sf.path)
+			elfrec_release(&sf);
 		free(side);
-		return 0;
 	}
-	debug_dir = NULL; /* the side file's own lookup: none */
-	rc = elfrec_open(side, &sf, err);
-	debug_dir = dir;
-	if (rc == 0 && (sf.nr != 1 || strcmp(sf.objs[0].build_id, obj->build_id))) {
-		char msg[512];
-		snprintf(msg, sizeof(msg), "its side file %s is of build-id %s, not %s", side,
-			 sf.nr == 1 && sf.objs[0].build_id[0] ? sf.objs[0].build_id : "(none)",
-			 obj->build_id);
-		rc = elfrec_fail(err, path, NULL, msg);
-	} else if (rc == 0) {
-		obj->log = sf.objs[0].log;
-		obj->nlog = sf.objs[0].nlog;
-		obj->cmdlines = sf.objs[0].cmdlines;
-		obj->ncmdlines = sf.objs[0].ncmdlines;
-		sf.objs[0].log = NULL;
-		sf.objs[0].cmdlines = NULL;
-		sf.objs[0].nlog = sf.objs[0].ncmdlines = 0;
-		obj->records_from = side;
-		side = NULL;
-	}
-	if (sf.path)
-		elfrec_release(&sf);
-	free(side);
 	return rc;
 }
 

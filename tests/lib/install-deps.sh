@@ -25,13 +25,17 @@ set -eu
 # linux-perf (profiles); libxml2-utils (xmllint checks JUnit); util-linux,
 # procps, iproute2 (tools the suites call); bolt-15 (BOLT 15: llvm-bolt,
 # merge-fdata, perf2bolt under /usr/lib/llvm-15); man-db, groff-base (the
-# man pages' checks: man --warnings, groff -ww).
+# man pages' checks: man --warnings, groff -ww); debhelper (tests/t/33
+# builds a Debian package through the debian/rules fragment); rpm,
+# elfutils and cpio (tests/t/34 builds an RPM with rpmbuild, whose
+# find-debuginfo runs eu-strip and cpio); jq (the suites read JSON logs
+# with it).
 PKGS="gcc g++ make gcc-12-plugin-dev libelf-dev libpq-dev libcmocka-dev
 	perl ccache distcc dpkg-dev postgresql-15 postgresql-client-15
 	libreadline-dev zlib1g-dev bison flex valgrind util-linux xz-utils
 	clang libclang-rt-14-dev chromium
 	meson ninja-build autoconf linux-perf libxml2-utils procps iproute2
-	bolt-15 man-db groff-base"
+	bolt-15 man-db groff-base debhelper rpm elfutils cpio jq"
 [ $# -eq 0 ] || PKGS="$*"
 ME=${0##*/}
 [ -z "${MAKELEVEL:-}" ] || ME="make deps"

@@ -496,6 +496,39 @@ static void test_link_tree(void **state)
 	free(t);
 }
 
+/* A relative link out of the tree (a vpath build's src/Makefile.port ->
+ * ../../src/makefiles/...) still names its file from a copy at another
+ * depth; one inside the tree stays relative. */
+static void test_link_tree_escaping(void **state)
+{
+	char buf[256];
+	char *p, *t;
+	ssize_t n;
+	(void)state;
+
+	mk("b");
+	mk("b/d");
+	put("beside", "beside the tree\n");
+	put("b/d/in", "inside\n");
+	ln("../../beside", "b/d/up");
+	ln("in", "b/d/rel");
+	mk("deeper");
+	assert_int_equal(sfs_link_tree(topfd, "b", topfd, "deeper/copy", geteuid(), getegid(),
+				       NULL, NULL), 5);
+	t = slurp("deeper/copy/d/up");
+	assert_string_equal(t, "beside the tree\n");
+	free(t);
+	p = xasprintf("%s/deeper/copy/d/up", top);
+	n = readlink(p, buf, sizeof(buf) - 1);
+	assert_true(n > 0 && buf[0] == '/');
+	free(p);
+	p = xasprintf("%s/deeper/copy/d/rel", top);
+	n = readlink(p, buf, sizeof(buf) - 1);
+	assert_true(n == 2 && !strncmp(buf, "in", 2));
+	free(p);
+	assert_int_equal(sfs_remove(topfd, "deeper", NULL), 0);
+}
+
 static void test_copy_back(void **state)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -535,6 +568,7 @@ int main(void)
 		cmocka_unit_test(test_remove),
 		cmocka_unit_test(test_tree_foreign),
 		cmocka_unit_test(test_link_tree),
+		cmocka_unit_test(test_link_tree_escaping),
 		cmocka_unit_test(test_copy_back),
 	};
 	return cmocka_run_group_tests_name("common/safefs", tests, setup, teardown);

@@ -279,6 +279,43 @@ failed:
 	return -1;
 }
 
+/*
+ * A relative link target that climbs out of the linked tree (depth: how
+ * far below its top the link is), such as a vpath build's
+ * src/Makefile.port -> ../../src/makefiles/Makefile.linux into the source
+ * tree beside it, would point elsewhere from the copy: made absolute from
+ * the source directory sfd's own path into out.  0: target kept as it is.
+ */
+static int escaping_target(int sfd, const char *target, int depth, char *out, size_t outsz)
+{
+	char fdpath[64], dir[PATH_MAX];
+	const char *p = target;
+	long level = depth;
+	ssize_t n;
+
+	if (target[0] == '/')
+		return 0;
+	while (*p) {
+		size_t len = strcspn(p, "/");
+		if (len == 2 && !strncmp(p, "..", 2))
+			level--;
+		else if (len && !(len == 1 && p[0] == '.'))
+			level++;
+		if (level < 0)
+			break;
+		p += len;
+		p += strspn(p, "/");
+	}
+	if (level >= 0)
+		return 0;
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", sfd);
+	n = readlink(fdpath, dir, sizeof(dir) - 1);
+	if (n <= 0 || dir[0] != '/')
+		return 0;
+	dir[n] = '\0';
+	return snprintf(out, outsz, "%s/%s", dir, target) < (int)outsz;
+}
+
 /* Make the entries of the directory sfd in dfd; 0 or -1. */
 static int link_entries(int sfd, int dfd, struct link_walk *w, int depth)
 {
@@ -344,9 +381,11 @@ static int link_entries(int sfd, int dfd, struct link_walk *w, int depth)
 				rc = sfs_fail(w->err, what, w->top,
 					  errno == EXDEV ? "the tree spans file systems" : NULL);
 		} else if (S_ISLNK(st.st_mode)) {
-			char target[PATH_MAX];
+			char target[PATH_MAX], abs[PATH_MAX];
 			ssize_t n = readlinkat(sfd, name, target, sizeof(target) - 1);
-			if (n < 0 || (target[n] = '\0', symlinkat(target, dfd, name) < 0) ||
+			if (n >= 0 && (target[n] = '\0', escaping_target(sfd, target, depth, abs, sizeof(abs))))
+				memcpy(target, abs, strlen(abs) + 1);
+			if (n < 0 || symlinkat(target, dfd, name) < 0 ||
 			    fchownat(dfd, name, w->uid, w->gid, AT_SYMLINK_NOFOLLOW) < 0)
 				rc = sfs_fail(w->err, what, w->top, NULL);
 			else
