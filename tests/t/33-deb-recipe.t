@@ -13,6 +13,7 @@
 # when not).  tests/bench/deb-package does the same with Debian's
 # postgresql-15 (about 45 min).
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/ship-project.sh"
 for t in dpkg-buildpackage dh autoconf; do
 	command -v $t >/dev/null || skip_all "$t is not installed (make deps)"
 done
@@ -28,41 +29,7 @@ unset CC CFLAGS CCACHE_DIR $(env | sed -n 's/^\(PGOPT_[A-Z_]*\)=.*/\1/p' | grep 
 # the source package, unpacked in DIR/pgopt-ship
 make_source() {
 	local s=$1/pgopt-ship
-	mkdir -p "$s/src" "$s/debian/source"
-	cat > "$s/configure.ac" <<'AC'
-AC_INIT([pgopt-ship], [1.0])
-AC_CONFIG_SRCDIR([src/lib.c])
-AC_PROG_CC
-AC_CONFIG_FILES([Makefile Makefile.global])
-AC_OUTPUT
-AC
-	printf "CC = @CC@\n" > "$s/Makefile.global.in"
-	cat > "$s/Makefile.in" <<'MK'
-prefix = @prefix@
-CC = @CC@
-CFLAGS = @CFLAGS@
-CPPFLAGS = @CPPFLAGS@
-LDFLAGS = @LDFLAGS@
-all: ship ship.so libship.a
-ship: src/main.o libship.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ src/main.o -L. -lship
-ship.so: src/mod.o
-	$(CC) $(CFLAGS) -shared $(LDFLAGS) -o $@ src/mod.o
-libship.a: src/lib.o
-	ar rcs $@ src/lib.o
-src/%.o: src/%.c
-	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
-install: all
-	install -d $(DESTDIR)$(prefix)/bin $(DESTDIR)$(prefix)/lib/pgopt-ship
-	install -m 755 ship $(DESTDIR)$(prefix)/bin/
-	install -m 644 ship.so libship.a Makefile.global $(DESTDIR)$(prefix)/lib/pgopt-ship/
-clean:
-	rm -f ship ship.so libship.a src/*.o
-MK
-	printf 'int lib_twice(int x) { return 2 * x; }\n' > "$s/src/lib.c"
-	printf 'int lib_twice(int);\nint main(void) { return lib_twice(2) == 4 ? 0 : 1; }\n' > "$s/src/main.c"
-	printf 'int mod_three(void) { return 3; }\n' > "$s/src/mod.c"
-	(cd "$s" && autoconf && rm -rf autom4te.cache) || return 1
+	ship_project "$s" && mkdir -p "$s/debian/source" || return 1
 	cat > "$s/debian/changelog" <<'CL'
 pgopt-ship (1.0) unstable; urgency=medium
 

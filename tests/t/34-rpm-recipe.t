@@ -9,6 +9,7 @@
 # out of the shipped binaries into their .debug files, from which
 # `pgbuild inspect --debug-dir` reads the policy's flags.
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/ship-project.sh"
 for t in rpmbuild rpm2archive autoconf eu-strip; do
 	command -v $t >/dev/null || skip_all "$t is not installed (make deps)"
 done
@@ -25,49 +26,15 @@ recipe=$(awk '/^\*\*In an RPM spec\.\*\*/ {f = 1} f && /^```spec$/ {c = 1; next}
 like "wrapper/README.md has the spec recipe" "$recipe" '%configure CC=gcc'
 
 s=pgopt-ship-1.0
-mkdir -p "src/$s/src"
-cat > "src/$s/configure.ac" <<'AC'
-AC_INIT([pgopt-ship], [1.0])
-AC_CONFIG_SRCDIR([src/lib.c])
-AC_PROG_CC
-AC_CONFIG_FILES([Makefile Makefile.global])
-AC_OUTPUT
-AC
-printf 'CC = @CC@\n' > "src/$s/Makefile.global.in"
-cat > "src/$s/Makefile.in" <<'MK'
-prefix = @prefix@
-bindir = @bindir@
-libdir = @libdir@
-CC = @CC@
-CFLAGS = @CFLAGS@
-CPPFLAGS = @CPPFLAGS@
-LDFLAGS = @LDFLAGS@
-all: ship ship.so libship.a
-ship: src/main.o src/lib.o
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ src/main.o src/lib.o
-ship.so: src/mod.o
-	$(CC) $(CFLAGS) -shared $(LDFLAGS) -o $@ src/mod.o
-libship.a: src/lib.o
-	ar rcs $@ src/lib.o
-src/%.o: src/%.c
-	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
-install: all
-	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir)/pgopt-ship
-	install -m 755 ship $(DESTDIR)$(bindir)/
-	install -m 755 ship.so $(DESTDIR)$(libdir)/pgopt-ship/
-	install -m 644 libship.a Makefile.global $(DESTDIR)$(libdir)/pgopt-ship/
-MK
-printf 'int lib_twice(int x) { return 2 * x; }\n' > "src/$s/src/lib.c"
-printf 'int lib_twice(int);\nint main(void) { return lib_twice(2) == 4 ? 0 : 1; }\n' > "src/$s/src/main.c"
-printf 'int mod_three(void) { return 3; }\n' > "src/$s/src/mod.c"
-(cd "src/$s" && autoconf && rm -rf autom4te.cache && cd .. && tar czf "$TMP/$s.tar.gz" "$s") ||
+mkdir -p src
+ship_project "src/$s" && (cd src && tar czf "$TMP/$s.tar.gz" "$s") ||
 	{ echo "Bail out! could not make the source tarball"; exit 1; }
 printf '[global]\ncflags += -fno-plt\n[src/lib.c]\ncflags += -O3\n' > pgopt.policy
 {
 	echo '%global _enable_debug_packages 1'
 	printf '%s\n' "$recipe" | sed "s|^%global pgopt_masq .*|%global pgopt_masq $MASQ|" |
 		awk '/^%build$/ {print "%description\nA program, a module and a static library built through pgoptcc.\n\n%debug_package\n\n%prep\n%setup -q\n"} {print}'
-	printf '\n%%files\n%%{_bindir}/ship\n%%{_libdir}/pgopt-ship\n'
+	printf '\n%%files\n%%{_bindir}/ship\n%%{_prefix}/lib/pgopt-ship\n'
 } > body.spec
 {
 	printf 'Name: pgopt-ship\nVersion: 1.0\nRelease: 1\nSummary: pgoptcc packaging test\nLicense: MIT\n'
@@ -87,10 +54,10 @@ like "every compile went through pgoptcc with the policy (logged)" \
 mkdir root debug && (cd root && rpm2archive - < "$rpm" | tar xzf -) &&
 	(cd debug && rpm2archive - < "$dbg" | tar xzf -)
 is "the installed makefile fragment records plain gcc" \
-	"$(grep '^CC =' root/usr/lib64/pgopt-ship/Makefile.global)" "CC = gcc"
+	"$(grep '^CC =' root/usr/lib/pgopt-ship/Makefile.global)" "CC = gcc"
 is "the shipped program runs" "$(root/usr/bin/ship && echo yes)" yes
 nrec=0
-for f in usr/bin/ship usr/lib64/pgopt-ship/ship.so; do
+for f in usr/bin/ship usr/lib/pgopt-ship/ship.so; do
 	readelf -SW "root/$f" | grep -qE '\.pgopt\.log|\.GCC\.command\.line' && nrec=$((nrec + 1))
 done
 is "find-debuginfo took the records out of the shipped program and module" "$nrec" 0
@@ -101,10 +68,10 @@ is "inspect --debug-dir reads them from the -debuginfo package's .debug file: sr
 		jq -r '.units[] | select(.tu == "src/lib.c") | .flags | map(select(. == "-O3" or . == "-fno-plt")) | sort | join(" ")')" \
 	"-O3 -fno-plt"
 like "... and the module's (mode 755: rpm strips only executable files)" "$("$PGB" inspect --units --debug-dir debug/usr/lib/debug \
-	root/usr/lib64/pgopt-ship/ship.so 2>&1)" '^src/mod\.c '
+	root/usr/lib/pgopt-ship/ship.so 2>&1)" '^src/mod\.c '
 # a debug file of another build at the program's place
 id=$(readelf -nW root/usr/bin/ship | sed -n 's/.*Build ID: *//p')
-mid=$(readelf -nW root/usr/lib64/pgopt-ship/ship.so | sed -n 's/.*Build ID: *//p')
+mid=$(readelf -nW root/usr/lib/pgopt-ship/ship.so | sed -n 's/.*Build ID: *//p')
 mkdir -p wrong/.build-id/${id:0:2}
 cp -L "debug/usr/lib/debug/.build-id/${mid:0:2}/${mid:2}.debug" "wrong/.build-id/${id:0:2}/${id:2}.debug"
 out=$("$PGB" inspect --units --debug-dir wrong root/usr/bin/ship 2>&1)
