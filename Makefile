@@ -18,7 +18,7 @@
 #
 # Install layout (GNU-style variables, absolute paths):
 #   BINDIR/pgoptcc, BINDIR/pgbuild          (BINDIR  = $(PREFIX)/bin)
-#   LIBDIR/pgoptcc/pgopt.so, .../masq/{gcc,cc} (LIBDIR = $(PREFIX)/lib)
+#   LIBDIR/pgoptcc/pgopt.so, .../masq/{gcc,cc,g++,c++} (LIBDIR = $(PREFIX)/lib)
 #   DATADIR/pgoptcc/tune-candidates.txt,    (DATADIR = $(PREFIX)/share)
 #   DATADIR/pgoptcc/examples/*.policy,
 #   DATADIR/pgoptcc/examples/pgoptcc-deb.mk (the debian/rules fragment)
@@ -136,9 +136,11 @@ $(O)/obj/wrapper/common/installdirs.o: ALL_CFLAGS += -I$(O)/gen
 FORCE:
 
 # Masquerade links: put LIBDIR/pgoptcc/masq first on PATH and every
-# "gcc"/"cc" call of a build goes through pgoptcc while configure records the
-# plain compiler name (for installs shipped to machines without pgoptcc).
-MASQ_NAMES := gcc cc
+# "gcc"/"cc"/"g++"/"c++" call of a build goes through pgoptcc while
+# configure records the plain compiler name (for installs shipped to
+# machines without pgoptcc; C++ compiles pass through, links by g++ are
+# pgoptcc's links).
+MASQ_NAMES := gcc cc g++ c++
 $(O)/lib/pgoptcc/masq/%: | $(O)/bin/pgoptcc
 	@mkdir -p $(dir $@)
 	ln -sfn ../../../bin/pgoptcc $@

@@ -7,7 +7,7 @@
 #
 # and put the policy in debian/pgopt.policy.  Every compile and link of the
 # package build then runs through pgoptcc with that policy (the masquerade:
-# its `gcc` and `cc` are pgoptcc, first on PATH), while configure records
+# its `gcc`, `cc`, `g++` and `c++` are pgoptcc, first on PATH), while configure records
 # plain `gcc`, so the installed pg_config and Makefile.global name the
 # plain compiler and users' PGXS builds work without pgoptcc.  The per-unit
 # records leave the shipped binaries (records = side) and go into each
