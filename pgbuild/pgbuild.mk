@@ -4,7 +4,7 @@
 # subcommand (its options, their checks and calls to the phases of an
 # engine; cmd/cmd.h is their header); pgbuild/pgbuild.h and self.c are the
 # base every part includes; the engines live in one directory per domain:
-# bench/, bolt/, build/, cli/ (the option vocabulary the commands share),
+# bench/, bolt/, build/, bundle/, cli/ (the option vocabulary the commands share),
 # cluster/, elf/, explain/, gate/, metric/ (and metric/shim/, below),
 # noise/, optimize/, pipeline/, profile/, report/, stage/, tune/.  Their order
 # (which may include which) is pgbuild/README.md's layer diagram, checked

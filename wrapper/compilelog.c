@@ -248,6 +248,17 @@ int compilelog_write_record(struct invocation *inv, struct compilelog *log, int 
 	if (invocation_setting(inv, SETTING_PROFILE)) {
 		json_key(&jw, "profile"); json_string(&jw, invocation_setting(inv, SETTING_PROFILE));
 	}
+	/* the bundle's profile of this compile, and GCC's verdict on it */
+	if (changed && inv->have_bundle) {
+		json_key(&jw, "bundle");
+		json_object_begin(&jw);
+		json_key(&jw, "dir"); json_string(&jw, invocation_setting(inv, SETTING_BUNDLE));
+		json_key(&jw, "profile"); json_string(&jw, inv->bundle.rel);
+		compilelog_key_strvec(&jw, "mismatched", &inv->bundle.mismatched);
+		compilelog_key_strvec(&jw, "moved", &inv->bundle.moved);
+		compilelog_key_strvec(&jw, "missing", &inv->bundle.missing);
+		json_object_end(&jw);
+	}
 	/* the plugin: its path when loaded, why not when it could not be */
 	if (changed && (inv->plugin || inv->plugin_skipped)) {
 		json_key(&jw, "plugin");

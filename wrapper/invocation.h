@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "wrapper/bundle.h"
 #include "wrapper/classify.h"
 #include "wrapper/compiler.h"
 #include "wrapper/policy/policy.h"
@@ -45,6 +46,8 @@ struct invocation {
 	char *conf_ignored;         /* a pgoptcc.conf that cannot be trusted
 				     * and makes no difference, or NULL */
 	struct policy_profile profile; /* the profile setting, parsed */
+	struct bundle_use bundle;   /* the bundle's profile for this compile */
+	int have_bundle;            /* ... when it has one (bundle.h) */
 	int unchecked;              /* the caller set unchecked-flags = 1 */
 };
 

@@ -143,6 +143,65 @@ static int load_policy(struct invocation *inv)
 	return 1;
 }
 
+/*
+ * The bundle setting: when the bundle holds a profile of this unit's
+ * object, the compile gets the profile-use flags (bundle.h); the file is
+ * put beside the object just before the compiler runs.
+ */
+static void apply_bundle(struct invocation *inv)
+{
+	const char *dir = invocation_setting(inv, SETTING_BUNDLE);
+	struct strvec flags = STRVEC_INIT;
+	char *out;
+
+	if (!dir || inv->cls.kind != KIND_COMPILE || inv->cls.mode_S)
+		return;
+	out = compilelog_output(inv);
+	inv->have_bundle = out && bundle_lookup(dir, inv->tu, out, &inv->bundle);
+	free(out);
+	if (!inv->have_bundle)
+		return;
+	strvec_split(&flags, POLICY_PROFILE_USE);
+	for (size_t i = 0; i < flags.nr; i++) {
+		strvec_push(&inv->final, flags.v[i]);
+		strvec_push(&inv->res.added, flags.v[i]);
+	}
+	inv->res.changed = 1;
+	strvec_clear(&flags);
+}
+
+/* A bundle must be one (its manifest there), and goes with a policy and
+ * without the profile mode; exits otherwise. */
+static void check_bundle(const struct invocation *inv)
+{
+	const char *dir = invocation_setting(inv, SETTING_BUNDLE);
+	char *src, *manifest;
+	struct stat st;
+
+	if (!dir)
+		return;
+	src = pgoptcc_setting_source(inv, SETTING_BUNDLE);
+	if (invocation_setting(inv, SETTING_PROFILE))
+		die(PGOPT_EXIT_USAGE,
+		    "%s=%s: expected either a bundle or the profile mode (PGOPT_PROFILE=%s), not both",
+		    src, dir, invocation_setting(inv, SETTING_PROFILE));
+	manifest = xasprintf("%s/%s", dir, POLICY_BUNDLE_MANIFEST);
+	if (stat(manifest, &st) < 0)
+		die(PGOPT_EXIT_USAGE,
+		    "%s=%s: not a profile bundle (%s: %s); expected a directory that pgbuild bundle create wrote",
+		    src, dir, manifest, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		die(PGOPT_EXIT_USAGE,
+		    "%s=%s: not a profile bundle (%s is not a regular file); expected a directory that pgbuild bundle create wrote",
+		    src, dir, manifest);
+	if (!inv->have_policy)
+		die(PGOPT_EXIT_USAGE,
+		    "%s=%s: expected a policy too (PGOPT_POLICY): the profile flags are added to a policy's",
+		    src, dir);
+	free(manifest);
+	free(src);
+}
+
 /* Apply the policy to a compile or link; fills inv->final. */
 static void apply_policy(struct invocation *inv)
 {
@@ -159,6 +218,8 @@ static void apply_policy(struct invocation *inv)
 	policy_apply(&inv->policy, is_link ? NULL : inv->tu, &inv->final, &inv->res);
 	/* the caller's profile mode (pgbuild pgo) on top of the policy */
 	policy_profile_apply(&inv->profile, is_link ? NULL : inv->tu, &inv->final, &inv->res);
+	if (!is_link)
+		apply_bundle(inv);
 	/* lists alone change nothing when the plugin is switched off */
 	if (inv->res.lists && !inv->res.added.nr && !inv->res.removed.nr && invocation_plugin_off(inv))
 		inv->res.changed = 0;
@@ -473,6 +534,8 @@ static void decide(struct invocation *inv)
 			    "%s=%s: expected a policy too (PGOPT_POLICY): the profile flags are added to a policy's",
 			    src, invocation_setting(inv, SETTING_PROFILE));
 		}
+		if (!inv->failsafe_error)
+			check_bundle(inv);
 		apply_policy(inv);
 	} else if (inv->cls.source && inv->cls.n_sources == 1) {
 		/* unchanged, but the log still names the unit */
@@ -483,6 +546,18 @@ static void decide(struct invocation *inv)
 		inv->have_policy && inv->res.changed ? "policy applied" : "unchanged");
 }
 
+/* The bundle's profile where GCC reads it; a profile that cannot be put
+ * there fails the compile (the policy with a profile the build could not
+ * use is no failsafe either). */
+static void place_bundle_profile(const struct invocation *inv)
+{
+	struct strbuf err = STRBUF_INIT;
+	if (bundle_place(&inv->bundle, &err) < 0)
+		die(PGOPT_EXIT_LOG, "%s (bundle %s, unit %s)", err.buf,
+		    invocation_setting(inv, SETTING_BUNDLE), inv->tu);
+	strbuf_release(&err);
+}
+
 /* Run the compiler as a child (signals forwarded), retrying unchanged when
  * the plugin cannot be loaded under failsafe; returns its exit code. */
 static int compile(struct invocation *inv, int changed, int retry)
@@ -490,16 +565,24 @@ static int compile(struct invocation *inv, int changed, int retry)
 	int code;
 
 	signal_relay_install(&compiler_pid);
-	if (!retry)
+	if (changed && inv->have_bundle)
+		place_bundle_profile(inv);
+	if (!retry && !(changed && inv->have_bundle))
 		return run_compiler(inv, changed ? &inv->final : &inv->orig, NULL);
 	{
 		struct strbuf cerr = STRBUF_INIT;
 		code = run_compiler(inv, &inv->final, &cerr);
-		if (code != 0 && pluginargs_load_failed(cerr.buf, inv->plugin)) {
+		if (inv->have_bundle)
+			bundle_scan_diagnostics(&inv->bundle, cerr.buf, cerr.len);
+		if (retry && code != 0 && pluginargs_load_failed(cerr.buf, inv->plugin)) {
 			verbose("the plugin %s failed to load; building unchanged (failsafe = passthrough)",
 				inv->plugin);
 			inv->failsafe_error = "plugin failed to load";
 			inv->res.changed = 0;
+			if (inv->have_bundle) {
+				bundle_use_release(&inv->bundle);
+				inv->have_bundle = 0;
+			}
 			code = run_compiler(inv, &inv->orig, NULL);
 		} else {
 			(void)write_all(2, cerr.buf, cerr.len);
@@ -567,7 +650,7 @@ int main(int argc, char **argv)
 	setenv("PGOPT_RECURSION", "1", 1);
 	if (inv.child_path.len)
 		setenv("PATH", inv.child_path.buf, 1);
-	if (log.fd < 0 && !retry) {
+	if (log.fd < 0 && !retry && !(changed && inv.have_bundle)) {
 		/* no log: become the compiler */
 		struct child_process cp;
 		child_process_init(&cp);

@@ -45,6 +45,9 @@ const struct setting_def settings_table[SETTING_NR] = {
 			      1 },
 	[SETTING_RECORDS] = { "records", "PGOPT_RECORDS", SETTING_KIND_SWITCH, "side", "",
 			      "side: move a linked binary's records to LOGDIR/records/.build-id/" },
+	[SETTING_BUNDLE] = { "bundle", "PGOPT_BUNDLE", SETTING_KIND_PATH, NULL, "",
+			     "a profile bundle (pgbuild bundle create): its units' profiles are used (caller only)",
+			     1 },
 };
 
 const char *settings_origin_name(enum setting_origin o)

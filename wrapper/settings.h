@@ -29,7 +29,7 @@
  * tree), and a relative CC option is an error: nothing says what it was
  * relative to (an extension built with PGXS after the build tree is gone).
  *
- * Caller-only settings (unchecked-flags, profile) come from the
+ * Caller-only settings (unchecked-flags, profile, bundle) come from the
  * environment or a --pgopt-KEY=VALUE option only: a pgoptcc.conf line for
  * one is an error, and a configure probe never records one.  They widen
  * what a policy may do, so only whoever runs the build may set them.
@@ -71,6 +71,7 @@ enum setting_id {
 	SETTING_UNCHECKED, /* caller only: "1" lets policies use any flag */
 	SETTING_PROFILE,  /* caller only: "generate|use [GLOB...]" (pgbuild pgo) */
 	SETTING_RECORDS,  /* "side": a linked binary's records move to LOGDIR/records */
+	SETTING_BUNDLE,   /* caller only: a profile bundle's directory (bundle.h) */
 	SETTING_NR
 };
 

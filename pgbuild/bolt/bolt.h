@@ -95,6 +95,11 @@ struct bolt_stats {
 	long hot_bytes, cold_bytes;  /* "splitting separates N hot bytes from M
 				      * cold bytes"; -1 when not printed */
 	int build_id_patched;      /* "patched build-id (flipped last bit)" */
+	long stale_functions;      /* "N (P% of all profiled) functions have invalid
+				    * (possibly stale) profile"; 0 when not printed */
+	int64_t stale_samples;     /* "N out of M samples in the binary (P%) belong to
+				    * functions with invalid (possibly stale) profile" */
+	int64_t samples;           /* M; both -1 when not printed */
 };
 
 /*
@@ -225,6 +230,11 @@ struct bolt_run {
  */
 int bolt_prepare(struct bolt_run *b, const struct bolt_opts *o);
 void bolt_release(struct bolt_run *b);
+
+/* llvm-bolt in b->o->bolt_dir (--bolt), $PGBUILD_BOLT or Debian's
+ * directory, into b->llvm_bolt, and its version into b->bolt_version.  0,
+ * or -1 after one error (BOLT not installed: how to install it). */
+int bolt_prepare_tools(struct bolt_run *b);
 
 /* Is the binary BOLT-ready?  1 ready; 0 not, with the sentence naming the
  * policy line in why; -1 when it cannot be read (why says so). */

@@ -108,8 +108,8 @@ static int prepare_paths(struct bolt_run *b)
 	return 0;
 }
 
-/* llvm-bolt in --bolt, $PGBUILD_BOLT or Debian's directory, and its version. */
-static int prepare_tools(struct bolt_run *b)
+/* See bolt.h. */
+int bolt_prepare_tools(struct bolt_run *b)
 {
 	const char *dir = b->o->bolt_dir, *origin = "--bolt";
 	struct child_process cp = CHILD_PROCESS_INIT;
@@ -336,7 +336,7 @@ int bolt_prepare(struct bolt_run *b, const struct bolt_opts *o)
 		strbuf_addf(&b->workloads, "%s%s", i ? "," : "", o->workloads.v[i]);
 	for (size_t i = 0; i < o->settings.nr; i++)
 		strbuf_addf(&b->settings, "%s%s", i ? " " : "", o->settings.v[i]);
-	if (prepare_paths(b) < 0 || prepare_input(b) < 0 || prepare_tools(b) < 0 ||
+	if (prepare_paths(b) < 0 || prepare_input(b) < 0 || bolt_prepare_tools(b) < 0 ||
 	    prepare_out(b) < 0 || prepare_builddir(b) < 0 || prepare_profile(b) < 0)
 		return -1;
 	{

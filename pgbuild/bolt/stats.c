@@ -17,6 +17,13 @@
  *             1603300175 : executed forward branches (+9.5%)
  *             ...                                        (18 lines: after BOLT's passes)
  *   BOLT-INFO: patched build-id (flipped last bit)
+ *
+ * and, with a profile trained on another build of the code (a bundle's,
+ * pgbuild/bundle/bundle.h), BOLT's own count of what no longer fits:
+ *
+ *   BOLT-WARNING: 1 (33.3% of all profiled) function have invalid (possibly stale) profile. ...
+ *   BOLT-WARNING: 5249003 out of 5249007 samples in the binary (100.0%) belong to functions
+ *   with invalid (possibly stale) profile.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -122,8 +129,18 @@ static void parse_info(const char *line, struct bolt_stats *st)
 			&a, &b) == 2) {
 		st->hot_bytes = a;
 		st->cold_bytes = b;
-	} else if (strstr(line, "BOLT-INFO: patched build-id (flipped last bit)"))
+	} else if (strstr(line, "BOLT-INFO: patched build-id (flipped last bit)")) {
 		st->build_id_patched = 1;
+	} else if (strstr(line, "have invalid (possibly stale) profile") &&
+		   sscanf(line, "BOLT-WARNING: %ld (", &a) == 1) {
+		st->stale_functions = a;
+	} else if (strstr(line, "belong to functions with invalid (possibly stale) profile")) {
+		long long n, m;
+		if (sscanf(line, "BOLT-WARNING: %lld out of %lld samples", &n, &m) == 2) {
+			st->stale_samples = n;
+			st->samples = m;
+		}
+	}
 }
 
 int bolt_parse_stats(const char *log, struct bolt_stats *st)
@@ -136,6 +153,7 @@ int bolt_parse_stats(const char *log, struct bolt_stats *st)
 	memset(st, 0, sizeof(*st));
 	st->functions_profiled = st->functions = -1;
 	st->reordered_functions = st->hot_bytes = st->cold_bytes = -1;
+	st->stale_samples = st->samples = -1;
 	while (*line) {
 		size_t len = strcspn(line, "\n");
 		char *l = xstrndup(line, len);
@@ -216,6 +234,9 @@ void bolt_stats_json(struct json_writer *jw, const struct bolt_stats *st)
 		json_null(jw);
 	else
 		json_double(jw, st->profiled_percent);
+	json_key(jw, "stale_functions"); json_int(jw, st->stale_functions);
+	json_long_or_null(jw, "stale_samples", (long)st->stale_samples);
+	json_long_or_null(jw, "samples", (long)st->samples);
 	json_object_end(jw);
 	json_key(jw, "dyno_stats");
 	if (!st->have_dyno) {

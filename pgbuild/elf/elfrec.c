@@ -73,6 +73,35 @@ static void read_build_id(Elf_Scn *scn, const GElf_Shdr *sh, size_t image_size,
 	}
 }
 
+/* The DWARF version of the first unit of .debug_info (its header: a
+ * 4-byte length, or 0xffffffff and an 8-byte one, then the version). */
+static void read_dwarf_version(Elf_Scn *scn, const GElf_Shdr *sh, size_t image_size,
+			       struct elfrec_object *obj)
+{
+	Elf_Data *d;
+	const unsigned char *b;
+	uint32_t len32;
+	uint16_t v;
+	size_t at = 4;
+
+	if (sh->sh_type == SHT_NOBITS || sh->sh_offset > image_size ||
+	    sh->sh_size > image_size - sh->sh_offset)
+		return;
+	if (sh->sh_flags & SHF_COMPRESSED) {
+		obj->dwarf_version = -1;  /* there, version unknown */
+		return;
+	}
+	d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf || d->d_size < 14)
+		return;
+	b = d->d_buf;
+	memcpy(&len32, b, 4);
+	if (len32 == 0xffffffffu)
+		at = 12;
+	memcpy(&v, b + at, 2);
+	obj->dwarf_version = v;
+}
+
 /* Split a string section into its NUL-terminated strings. */
 static void split_strings(const char *data, size_t size, char ***out, size_t *nr)
 {
@@ -252,6 +281,8 @@ static int read_image(Elf *elf, unsigned flags, struct elfrec_object *obj, const
 			obj->rela_text_size = sh.sh_size;
 		if (!strcmp(name, ".note.bolt_info"))
 			obj->bolt_rewritten = 1;
+		if (!strcmp(name, ".debug_info"))
+			read_dwarf_version(scn, &sh, image_size, obj);
 		if (sh.sh_type == SHT_NOTE && !obj->build_id[0])
 			read_build_id(scn, &sh, image_size, obj);
 		if ((sh.sh_flags & SHF_EXECINSTR) && sh.sh_type != SHT_NOBITS) {

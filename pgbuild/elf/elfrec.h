@@ -79,6 +79,8 @@ struct elfrec_object {
 				      * kept in an executable only when linked
 				      * with --emit-relocs (what BOLT needs) */
 	int bolt_rewritten;          /* has .note.bolt_info: written by BOLT */
+	int dwarf_version;           /* of .debug_info's first unit; 0: no debug
+				      * information; -1: compressed, not read */
 	int has_symtab;              /* has a .symtab (not stripped) */
 	int has_dynsym;              /* has a .dynsym */
 	char build_id[129];          /* GNU build-id in hex, or "" */

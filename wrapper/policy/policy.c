@@ -801,3 +801,25 @@ void policy_profile_apply(const struct policy_profile *pp, const char *tu,
 	}
 	strvec_clear(&flags);
 }
+
+/* See policy.h. */
+char *policy_bundle_gcda(const char *tu, const char *object)
+{
+	const char *slash, *base, *dot;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!tu || !object || !*tu || tu[0] == '/' || !strcmp(tu, "..") || !strncmp(tu, "../", 3) ||
+	    strstr(tu, "/../") || (strlen(tu) > 3 && !strcmp(tu + strlen(tu) - 3, "/..")))
+		return NULL;
+	base = strrchr(object, '/');
+	base = base ? base + 1 : object;
+	dot = strrchr(base, '.');
+	if (!*base || dot == base)
+		return NULL;
+	slash = strrchr(tu, '/');
+	strbuf_addstr(&sb, "gcda/");
+	if (slash)
+		strbuf_addf(&sb, "%.*s/", (int)(slash - tu), tu);
+	strbuf_addf(&sb, "%.*s.gcda", (int)(dot ? (size_t)(dot - base) : strlen(base)), base);
+	return strbuf_detach(&sb, NULL);
+}

@@ -185,6 +185,20 @@ void policy_profile_release(struct policy_profile *pp);
 void policy_profile_apply(const struct policy_profile *pp, const char *tu,
 			  struct strvec *args, struct policy_result *res);
 
+/*
+ * A profile bundle (pgbuild bundle; pgoptcc's bundle setting) keeps the
+ * training's .gcda of each unit at one path inside the bundle, made from
+ * the unit's name and its object's: "gcda/DIR/STEM.gcda", DIR the unit
+ * name's directory, STEM the object's file name without its suffix (a
+ * unit compiled into two objects has two).  NULL when the unit's name is
+ * not a relative path inside its tree (absolute, or with a ".."
+ * component) or there is no object: no bundle profile applies to it.
+ */
+char *policy_bundle_gcda(const char *tu, const char *object);
+
+/* The bundle's manifest, at its top: what makes a directory a bundle. */
+#define POLICY_BUNDLE_MANIFEST "pgopt-bundle.json"
+
 /* The flags bolt = ready adds to compiles, and to links. */
 #define POLICY_BOLT_CFLAG  "-fno-reorder-blocks-and-partition"
 #define POLICY_BOLT_LDFLAG "-Wl,--emit-relocs"

@@ -1,0 +1,239 @@
+/*
+ * bolt.c - `pgbuild bundle bolt`: rewrite an installed binary in place with
+ * the bundle's BOLT profile, as a package build does between its install
+ * and its strip step; see bundle.h.
+ *
+ * The binary is rewritten into a temporary file beside it and renamed over
+ * it only when BOLT succeeded and the share of the profile's samples that
+ * BOLT found valid reaches the threshold: otherwise the binary is left as
+ * it was.  Two things a package needs that `pgbuild bolt` (a new prefix of
+ * its own) does not:
+ *   - debug information: without -update-debug-sections BOLT 15 drops it
+ *     from the binary (measured: "debug info will be stripped"), and with
+ *     it BOLT 15 cannot read GCC 12's default DWARF 5 ("unsupported form
+ *     for DW_AT_call_return_pc", then a crash); so a binary with DWARF 5 is
+ *     refused before BOLT runs, naming -gdwarf-4, and one with DWARF 4 or
+ *     less is rewritten with -update-debug-sections;
+ *   - records = side: BOLT flips the last bit of the build-id, so the side
+ *     file of the binary's records (LOGDIR/records/.build-id/...) is
+ *     rewritten under the new build-id, with the new build-id note
+ *     (objcopy), which inspect and verify check.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pgbuild/bolt/bolt.h"
+#include "pgbuild/bundle/bundle.h"
+#include "pgbuild/elf/elfrec.h"
+#include "pgbuild/pgbuild.h"
+
+/* The binary's build-id and DWARF version (elfrec). */
+static int binary_facts(const char *path, char id[129], int *dwarf)
+{
+	struct elfrec_file f;
+	struct strbuf err = STRBUF_INIT;
+
+	if (elfrec_open(path, &f, &err) < 0) {
+		error("%s", err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
+	strbuf_release(&err);
+	memcpy(id, f.objs[0].build_id, 129);
+	*dwarf = f.objs[0].dwarf_version;
+	elfrec_release(&f);
+	return 0;
+}
+
+/* LOGDIR/records/.build-id/XX/REST.pgopt of a build-id, malloced. */
+static char *side_path(const char *log, const char *id)
+{
+	return xasprintf("%s/records/.build-id/%.2s/%s.pgopt", log, id, id + 2);
+}
+
+static int objcopy(struct strvec *args)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct strbuf out = STRBUF_INIT;
+	int rc;
+
+	strvec_push(&cp.args, "objcopy");
+	strvec_pushv(&cp.args, (const char *const *)args->v);
+	cp.no_stdin = 1;
+	rc = capture_command(&cp, &out, 1);
+	if (rc != 0)
+		error("objcopy failed (exit %d): %s", rc, out.buf);
+	child_process_clear(&cp);
+	strbuf_release(&out);
+	return rc == 0 ? 0 : -1;
+}
+
+/* The side file of the old build-id, rewritten for the new one. */
+static int move_side(const char *log, const char *binary, const char *old_id, const char *new_id,
+		     int quiet)
+{
+	char *from = side_path(log, old_id), *to = side_path(log, new_id);
+	char *note = xasprintf("%s.note-%ld", to, (long)getpid()), *dir = xstrdup(to);
+	struct strvec a = STRVEC_INIT;
+	int rc = 0;
+
+	if (access(from, F_OK) != 0)
+		goto out;  /* no records moved aside for this binary */
+	*strrchr(dir, '/') = '\0';
+	if (mkdir_p(dir) < 0) {
+		rc = error("cannot make %s: %s", dir, strerror(errno));
+		goto out;
+	}
+	strvec_pushf(&a, "--dump-section=.note.gnu.build-id=%s", note);
+	strvec_pushl(&a, binary, "/dev/null", NULL);
+	rc = objcopy(&a);
+	strvec_clear(&a);
+	if (rc == 0) {
+		strvec_pushf(&a, "--update-section=.note.gnu.build-id=%s", note);
+		strvec_pushl(&a, from, to, NULL);
+		rc = objcopy(&a);
+	}
+	unlink(note);
+	if (rc == 0 && strcmp(from, to) && unlink(from) < 0)
+		rc = error("cannot remove %s: %s", from, strerror(errno));
+	if (rc == 0 && !quiet)
+		printf("bundle bolt: the records' side file is now %s\n", to);
+out:
+	strvec_clear(&a);
+	free(from);
+	free(to);
+	free(note);
+	free(dir);
+	return rc;
+}
+
+static double stale_percent(const struct bolt_stats *st)
+{
+	if (st->samples > 0 && st->stale_samples >= 0)
+		return 100.0 * (double)st->stale_samples / (double)st->samples;
+	return st->stale_functions > 0 ? 100.0 : 0.0;
+}
+
+/* See bundle.h. */
+int bundle_bolt(const struct bundle_bolt_opts *o)
+{
+	struct json_value *m = bundle_open(o->dir);
+	struct bolt_opts bo;
+	struct bolt_run b;
+	struct bolt_stats st;
+	struct strbuf why = STRBUF_INIT, text = STRBUF_INIT;
+	struct strvec args = STRVEC_INIT;
+	char old_id[129] = "", new_id[129] = "", *tmp = NULL, *logfile = NULL, *profile = NULL;
+	int dwarf, ready, rc = PGBUILD_EXIT_ERROR;
+	double applies;
+	struct stat sb;
+
+	bolt_opts_init(&bo);
+	memset(&b, 0, sizeof(b));
+	bo.bolt_dir = o->bolt_dir;
+	b.o = &bo;
+	if (!m)
+		goto out;
+	if (!json_get_str(json_get(m, "bolt"), "profile")) {
+		error("%s has no BOLT profile (made without --bolt)", o->dir);
+		goto out;
+	}
+	profile = xasprintf("%s/%s", o->dir, json_get_str(json_get(m, "bolt"), "profile"));
+	if (stat(o->binary, &sb) < 0) {
+		error("%s: %s", o->binary, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		error("%s: not a regular file", o->binary);
+		goto out;
+	}
+	if ((ready = bolt_binary_ready(o->binary, &why)) != 1) {
+		error("%s", why.buf);
+		goto out;
+	}
+	if (binary_facts(o->binary, old_id, &dwarf) < 0)
+		goto out;
+	if (dwarf >= 5 || dwarf < 0) {
+		error("%s has %s debug information, which BOLT 15 cannot carry over a rewrite (it "
+		      "drops it, or fails on GCC 12's DW_AT_call_return_pc): build with -gdwarf-4 "
+		      "(policy: [global] cflags += -gdwarf-4, and ldflags += -gdwarf-4 with LTO)",
+		      o->binary, dwarf < 0 ? "compressed" : "DWARF 5");
+		goto out;
+	}
+	if (bolt_prepare_tools(&b) < 0)
+		goto out;
+	tmp = xasprintf("%s.pgopt-bolt-%ld", o->binary, (long)getpid());
+	{
+		/* never beside the binary: in a package's tree it would ship */
+		const char *base = strrchr(o->binary, '/') ? strrchr(o->binary, '/') + 1 : o->binary;
+		const char *td = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+		logfile = o->log ? xasprintf("%s/bolt-%s.log", o->log, base)
+				 : xasprintf("%s/pgbuild-bundle-bolt-%s-%ld.log", td, base, (long)getpid());
+	}
+	strvec_pushl(&args, o->binary, "-o", tmp, NULL);
+	strvec_pushf(&args, "-data=%s", profile);
+	strvec_split(&args, BOLT_OPTIMIZE_FLAGS);
+	if (dwarf > 0)
+		strvec_push(&args, "-update-debug-sections");
+	if (bolt_exec(&b, &args, logfile, "refused to rewrite") != 0)
+		goto out;
+	strbuf_read_file(&text, logfile);
+	bolt_parse_stats(text.buf, &st);
+	applies = 100.0 - stale_percent(&st);
+	if (!o->quiet)
+		printf("bundle bolt: %s: %.1f%% of the profile's samples apply (threshold %.0f%%); "
+		       "%ld functions with a profile, %ld stale (BOLT's log: %s)\n", o->binary,
+		       applies, o->min_applies, st.functions_profiled, st.stale_functions, logfile);
+	if (applies < o->min_applies) {
+		error("%s: only %.1f%% of the BOLT profile's samples apply (%ld functions stale), below "
+		      "the %.0f%% it must (--min-applies): the binary was left as it was; train again",
+		      o->binary, applies, st.stale_functions, o->min_applies);
+		rc = PGBUILD_EXIT_FAIL;
+		goto out;
+	}
+	if (chmod(tmp, sb.st_mode & 07777) < 0 || rename(tmp, o->binary) < 0) {
+		error("cannot put the rewritten %s in place: %s", o->binary, strerror(errno));
+		goto out;
+	}
+	rc = PGBUILD_EXIT_OK;
+	if (o->log && binary_facts(o->binary, new_id, &dwarf) == 0 && old_id[0] && new_id[0] &&
+	    strcmp(old_id, new_id) && move_side(o->log, o->binary, old_id, new_id, o->quiet) < 0)
+		rc = PGBUILD_EXIT_ERROR;
+	if (rc == PGBUILD_EXIT_OK && o->json) {
+		struct strbuf sb2 = STRBUF_INIT;
+		struct json_writer jw;
+		json_writer_init(&jw, &sb2);
+		json_object_begin(&jw);
+		json_key(&jw, "kind"); json_string(&jw, "pgopt-bundle-bolt");
+		json_key(&jw, "bundle"); json_string(&jw, o->dir);
+		json_key(&jw, "binary"); json_string(&jw, o->binary);
+		json_key(&jw, "applies_percent"); json_double(&jw, applies);
+		json_key(&jw, "min_applies"); json_double(&jw, o->min_applies);
+		json_key(&jw, "build_id"); json_string(&jw, new_id);
+		bolt_stats_json(&jw, &st);
+		json_object_end(&jw);
+		strbuf_addch(&sb2, '\n');
+		if (write_file_atomic(o->json, sb2.buf, sb2.len) < 0)
+			rc = PGBUILD_EXIT_ERROR;
+		strbuf_release(&sb2);
+	}
+out:
+	if (tmp)
+		unlink(tmp);
+	strvec_clear(&args);
+	strbuf_release(&why);
+	strbuf_release(&text);
+	free(tmp);
+	free(logfile);
+	free(profile);
+	free(b.llvm_bolt);
+	free(b.bolt_version);
+	bolt_opts_release(&bo);
+	json_free(m);
+	return rc;
+}
