@@ -18,10 +18,33 @@
 # Give dpkg-buildpackage -jN: the rules call $(MAKE) themselves, so
 # DEB_BUILD_OPTIONS=parallel=N alone leaves the compile serial.
 # tests/bench/deb-package builds Debian's postgresql-15 so and checks it.
+#
+# With a profile bundle (pgbuild bundle create: a training's PGO and BOLT
+# profiles, for build daemons that cannot train) in debian/pgopt-bundle, or
+# PGOPT_BUNDLE set, every unit the bundle has a profile of is compiled with
+# it (the bundle's policy, unless debian/pgopt.policy is there); after the
+# build `pgbuild bundle check` fails the build when less than
+# PGOPT_MIN_APPLIES percent (default 90) of the PGO profile's weight was
+# used, and after the install `pgbuild bundle bolt` rewrites the binaries
+# PGOPT_BOLT_BINARIES (shell globs, default Debian's postgres) with the
+# bundle's BOLT profile, or fails the build when less than that share of
+# its samples applies.  pgbuild is PGOPT_PGBUILD (default pgbuild on PATH).
 
 PGOPT_MASQ ?= /usr/local/lib/pgoptcc/masq
 ifeq ($(wildcard $(PGOPT_MASQ)/gcc),)
 $(error pgoptcc-deb.mk: no masquerade compiler $(PGOPT_MASQ)/gcc (set PGOPT_MASQ to LIBDIR/pgoptcc/masq of your pgoptcc install))
+endif
+PGOPT_BUNDLE ?= $(wildcard $(CURDIR)/debian/pgopt-bundle)
+ifneq ($(PGOPT_BUNDLE),)
+ifeq ($(wildcard $(PGOPT_BUNDLE)/pgopt-bundle.json),)
+$(error pgoptcc-deb.mk: $(PGOPT_BUNDLE) is no profile bundle (no pgopt-bundle.json; pgbuild bundle create makes one))
+endif
+PGOPT_POLICY ?= $(if $(wildcard $(CURDIR)/debian/pgopt.policy),$(CURDIR)/debian/pgopt.policy,$(PGOPT_BUNDLE)/pgopt.policy)
+PGOPT_PGBUILD ?= pgbuild
+ifeq ($(shell command -v $(PGOPT_PGBUILD)),)
+$(error pgoptcc-deb.mk: no $(PGOPT_PGBUILD) on PATH, which checks the bundle (set PGOPT_PGBUILD to BINDIR/pgbuild of your pgoptcc install))
+endif
+export PGOPT_BUNDLE
 endif
 ifeq ($(wildcard $(or $(PGOPT_POLICY),$(CURDIR)/debian/pgopt.policy)),)
 $(error pgoptcc-deb.mk: no policy $(or $(PGOPT_POLICY),$(CURDIR)/debian/pgopt.policy) (put one there or set PGOPT_POLICY))
@@ -45,3 +68,26 @@ execute_after_dh_strip:
 		[ -f "$$rec" ] || continue; \
 		install -m 0644 "$$rec" "$${dbg%.debug}.pgopt" && n=$$((n + 1)); \
 	done; echo "pgoptcc-deb.mk: $$n record side files added to -dbgsym packages"
+
+ifneq ($(PGOPT_BUNDLE),)
+PGOPT_MIN_APPLIES ?= 90
+PGOPT_BOLT_BINARIES ?= debian/tmp/usr/lib/postgresql/*/bin/postgres
+
+# GCC refused the profile of every function whose control flow changed
+# since the training: the build must still have used enough of it
+execute_after_dh_auto_build:
+	$(PGOPT_PGBUILD) bundle check $(PGOPT_BUNDLE) --log $(PGOPT_LOGDIR) \
+		--min-applies $(PGOPT_MIN_APPLIES) --json $(PGOPT_LOGDIR)/bundle-check.json
+
+# BOLT rewrites the installed binaries before dh_strip splits their debug
+# information off (their records' side files follow the new build-id)
+execute_after_dh_auto_install:
+	@if [ -f $(PGOPT_BUNDLE)/bolt/profile.fdata ]; then \
+		set -e; n=0; for b in $(PGOPT_BOLT_BINARIES); do \
+			[ -f "$$b" ] || continue; \
+			$(PGOPT_PGBUILD) bundle bolt $(PGOPT_BUNDLE) "$$b" --log $(PGOPT_LOGDIR) \
+				--min-applies $(PGOPT_MIN_APPLIES); n=$$((n + 1)); \
+		done; \
+		[ $$n -gt 0 ] || { echo "pgoptcc-deb.mk: the bundle has a BOLT profile and no binary matches PGOPT_BOLT_BINARIES ($(PGOPT_BOLT_BINARIES))" >&2; exit 1; }; \
+	fi
+endif

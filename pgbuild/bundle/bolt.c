@@ -160,9 +160,9 @@ int bundle_bolt(const struct bundle_bolt_opts *o)
 		goto out;
 	if (dwarf >= 5 || dwarf < 0) {
 		error("%s has %s debug information, which BOLT 15 cannot carry over a rewrite (it "
-		      "drops it, or fails on GCC 12's DW_AT_call_return_pc): build with -gdwarf-4 "
-		      "(policy: [global] cflags += -gdwarf-4, and ldflags += -gdwarf-4 with LTO)",
-		      o->binary, dwarf < 0 ? "compressed" : "DWARF 5");
+		      "drops it, or fails on GCC 12's DW_AT_call_return_pc): build it through pgoptcc "
+		      "with a policy that has \"%s\" (which makes -g DWARF 4), or with -gdwarf-4",
+		      o->binary, dwarf < 0 ? "compressed" : "DWARF 5", BOLT_POLICY_LINE);
 		goto out;
 	}
 	if (bolt_prepare_tools(&b) < 0)

@@ -106,19 +106,25 @@ int bundle_show(const char *dir)
 	bolt = json_get(m, "bolt");
 	units = json_get(pgo, "units");
 	printf("bundle %s (made %s)\n", dir, str(m, "created"));
-	printf("  source: %s (PostgreSQL %s, package %s)\n", str(src, "spec"), str(src, "version"),
-	       str(src, "pkg_version"));
+	if (json_get_str(src, "spec"))
+		printf("  source: %s (PostgreSQL %s, package %s)\n", str(src, "spec"),
+		       str(src, "version"), str(src, "pkg_version"));
+	else
+		printf("  source: %s\n", json_get_str(src, "dir") ? json_get_str(src, "dir")
+							 : "not recorded (made from a build directory)");
 	printf("  policy: %s/%s\n", dir, str(m, "policy"));
 	if (pgo && pgo->type == JSON_OBJECT) {
 		const struct json_value *t = json_get(pgo, "trained_on");
 		size_t nf = 0;
 		for (size_t i = 0; i < json_len(units); i++)
 			nf += json_len(json_get(json_at(units, i), "functions"));
-		printf("  PGO: %zu units, %zu functions with counts, weight %.0f; trained on %s, "
-		       "%g s each, %g clients (%s)\n", json_len(units), nf,
-		       json_get_num(pgo, "weight", 0), str(t, "workloads"),
-		       json_get_num(t, "duration", 0), json_get_num(t, "clients", 0),
-		       str(t, "trained"));
+		printf("  PGO: %zu units, %zu functions with counts, weight %.0f", json_len(units), nf,
+		       json_get_num(pgo, "weight", 0));
+		if (json_get_str(t, "workloads"))
+			printf("; trained on %s, %g s each, %g clients (%s)", str(t, "workloads"),
+			       json_get_num(t, "duration", 0), json_get_num(t, "clients", 0),
+			       str(t, "trained"));
+		printf("\n");
 	} else {
 		printf("  PGO: none\n");
 	}

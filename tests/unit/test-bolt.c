@@ -5,7 +5,8 @@
  * bolt-optimize.log: `pgbuild bolt`'s optimize step on the BOLT-ready
  * PostgreSQL 15.18 build of tests/pg; bolt-instrument.log: its instrument
  * step; bolt-bad-profile.log: llvm-bolt refusing a profile that is not
- * one), the staleness decision of a kept profile, and the count sum of an
+ * one; bolt-stale.log: llvm-bolt given the profile of a changed program,
+ * tests/t/35's), the staleness decision of a kept profile, and the count sum of an
  * .fdata file.
  */
 #include <setjmp.h>
@@ -78,6 +79,25 @@ static void test_optimize_log(void **state)
 	assert_int_equal(st.hot_bytes, 491897);
 	assert_int_equal(st.cold_bytes, 845951);
 	assert_int_equal(st.build_id_patched, 1);
+	free(log);
+}
+
+/* a profile of another build of the code: BOLT's stale counts */
+static void test_stale_log(void **state)
+{
+	char *log = fixture("bolt-stale.log");
+	struct bolt_stats st;
+	(void)state;
+	assert_int_equal(bolt_parse_stats(log, &st), 0);
+	assert_int_equal(st.functions_profiled, 4);
+	assert_int_equal(st.stale_functions, 1);
+	assert_true(st.stale_samples == 2648000 && st.samples == 2673013);
+	free(log);
+	/* a profile that fits says nothing of staleness */
+	log = fixture("bolt-optimize.log");
+	assert_int_equal(bolt_parse_stats(log, &st), 0);
+	assert_int_equal(st.stale_functions, 0);
+	assert_true(st.stale_samples == -1 && st.samples == -1);
 	free(log);
 }
 
@@ -249,6 +269,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dyno_line),
 		cmocka_unit_test(test_optimize_log),
+		cmocka_unit_test(test_stale_log),
 		cmocka_unit_test(test_instrument_log),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_truncated_dyno),

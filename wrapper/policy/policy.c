@@ -657,6 +657,28 @@ static int is_pie_option(const char *flag)
 	       !strcmp(flag, "-fno-PIE");
 }
 
+/*
+ * Does the command line ask for debug information?  The last -g option
+ * decides, as for gcc: -g, -g1..3, -ggdb, -gdwarf... yes; -g0 no.  Options
+ * that only tune it (-gno-..., -gz, -gsplit-dwarf, -gcolumn-info, ...) do
+ * not count.
+ */
+static int wants_debug_info(const struct strvec *args)
+{
+	int on = 0;
+	for (size_t i = 0; i < args->nr; i++) {
+		const char *a = args->v[i];
+		if (strncmp(a, "-g", 2))
+			continue;
+		if (!strcmp(a, "-g0"))
+			on = 0;
+		else if (!strcmp(a, "-g") || ((a[2] >= '1' && a[2] <= '3') && !a[3]) ||
+			 !strncmp(a, "-ggdb", 5) || !strncmp(a, "-gdwarf", 7))
+			on = 1;
+	}
+	return on;
+}
+
 void policy_apply(const struct policy *p, const char *tu, struct strvec *args,
 		  struct policy_result *res)
 {
@@ -733,6 +755,10 @@ void policy_apply(const struct policy *p, const char *tu, struct strvec *args,
 		if (link) {
 			strvec_push(args, POLICY_BOLT_LDFLAG);
 			strvec_push(&res->added, POLICY_BOLT_LDFLAG);
+		}
+		if (wants_debug_info(args)) {
+			strvec_push(args, POLICY_BOLT_DWARF);
+			strvec_push(&res->added, POLICY_BOLT_DWARF);
 		}
 		res->changed = 1;
 	}

@@ -202,5 +202,9 @@ char *policy_bundle_gcda(const char *tu, const char *object);
 /* The flags bolt = ready adds to compiles, and to links. */
 #define POLICY_BOLT_CFLAG  "-fno-reorder-blocks-and-partition"
 #define POLICY_BOLT_LDFLAG "-Wl,--emit-relocs"
+/* ... and to a compile or link that asks for debug information (-g...):
+ * BOLT 15 carries DWARF 4 over a rewrite (-update-debug-sections) but
+ * fails on GCC 12's default DWARF 5, and without that option drops it */
+#define POLICY_BOLT_DWARF  "-gdwarf-4"
 
 #endif

@@ -1,0 +1,209 @@
+#!/bin/bash
+# 35-bundle.t - profile bundles with real gcc, pgoptcc and LLVM BOLT: a
+# small project (two units, a hot loop) is built with pgoptcc's profile
+# mode generate and trained by running it; `pgbuild bundle create` packs
+# its .gcda files, whose per-function weights must equal the arc counters
+# gcov-dump (GCC's own tool) prints.  The bundle is then applied in
+# another, longer directory (PGOPT_BUNDLE): every unit is compiled with
+# its profile (the code differs from a build without it), GCC's stderr is
+# what plain gcc prints for the same command line, `bundle check` weighs
+# 100%; a changed function is refused by GCC and named with its weight,
+# a moved one keeps its profile, and below --min-applies check exits 1.
+# A changed bundle file, a directory that is no bundle and the settings
+# that cannot go together are errors.  BOLT: a profile taken from the
+# bundle-built program rewrites a copy of it in place (records = side:
+# its side file follows the new build-id and inspect --debug-dir reads it;
+# DWARF 4 debug information is kept), a changed program is refused and
+# left byte for byte as it was, and a DWARF 5 program is refused before
+# BOLT runs.
+. "$(dirname "$0")/../lib/tap.sh"
+cd "$TMP" || exit 1
+PGOPTCC=$B/bin/pgoptcc PGB=$B/bin/pgbuild
+unset CC CFLAGS CCACHE_DIR $(env | sed -n 's/^\(PGOPT_[A-Z_]*\)=.*/\1/p' | grep -vx PGOPT_KEEP_TMP)
+GCOV_DUMP=$(command -v gcov-dump-12 || command -v gcov-dump)
+LLVM=${PGBUILD_BOLT:-/usr/lib/llvm-15/bin}
+# CMD's stderr and stdout, then "exit N", on one line
+oneline() { { "$@" 2>&1; echo "exit $?"; } | tr '\n' ' ' | sed 's/ $//'; }
+
+# the project: DIR/src/{hot,main}.c
+project() {
+	mkdir -p "$1/src" || return 1
+	cat > "$1/src/hot.c" <<'C'
+int hot_step(int x) { int s = 0; for (int i = 0; i < x; i++) s += (i * 7) % 13; return s; }
+int hot_branch(int x) { if (x % 3) return x * 2; return x - 1; }
+C
+	cat > "$1/src/main.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+int hot_step(int x);
+int hot_branch(int x);
+int main(int argc, char **argv)
+{
+	long t = 0;
+	int n = argc > 1 ? atoi(argv[1]) : 1000;
+	for (int i = 0; i < n; i++)
+		t += hot_step(i % 50) + hot_branch(i);
+	printf("%ld\n", t);
+	return 0;
+}
+C
+}
+# compile and link DIR's project through pgoptcc; extra environment first
+build() { # DIR [VAR=VALUE...] ; CFLAGS from $CF
+	local d=$1; shift
+	(cd "$d/src" && env PGOPT_ROOT="$d" PGOPT_LOGDIR="$d/log" "$@" "$PGOPTCC" $CF -c hot.c -o hot.o &&
+		env PGOPT_ROOT="$d" PGOPT_LOGDIR="$d/log" "$@" "$PGOPTCC" $CF -c main.c -o main.o &&
+		env PGOPT_ROOT="$d" PGOPT_LOGDIR="$d/log" "$@" "$PGOPTCC" $CF hot.o main.o -o prog)
+}
+CF="-O2"
+printf '[global]\nbolt = ready\n' > use.policy
+
+# ---- training
+T=$TMP/train
+project "$T"
+build "$T" PGOPT_POLICY="$TMP/use.policy" PGOPT_PROFILE=generate
+is "the instrumented build: exit 0" "$?" 0
+want=$("$T/src/prog" 200000)
+is "training run: the .gcda files are beside the objects" \
+	"$(cd "$T/src" && ls *.gcda | tr '\n' ' ')" "hot.gcda main.gcda "
+
+out=$("$PGB" bundle create --builddir "$T" --log "$T/log" --policy use.policy --out "$TMP/B" 2>&1)
+is "bundle create --builddir: exit 0" "$?" 0 || diag "$out"
+like "... says what went in" "$out" 'PGO profiles of 2 units \(3 functions with counts\), no BOLT profile'
+M=$TMP/B/pgopt-bundle.json
+is "the manifest lists the policy and both profiles with their sha256" \
+	"$(jq -r '.files | keys | join(" ")' "$M")" "gcda/src/hot.gcda gcda/src/main.gcda pgopt.policy"
+is "... and the sha256 are the files'" "$(cd "$TMP/B" && sha256sum gcda/src/hot.gcda | cut -c1-64)" \
+	"$(jq -r '.files["gcda/src/hot.gcda"]' "$M")"
+if [ -n "$GCOV_DUMP" ]; then
+	# gcov-dump -l: "FUNCTION ident=N, ..." then "COUNTERS arcs" and the counts
+	peer=$("$GCOV_DUMP" -l "$T/src/hot.gcda" | perl -ne '
+		$f = $1 if /FUNCTION ident=(\d+)/; $arcs = /COUNTERS arcs/ ? 1 : /COUNTERS/ ? 0 : $arcs;
+		if ($arcs && /^\S+:\s+\d+: ([\d ]+)$/) { $s{$f} += $_ for split " ", $1 }
+		END { print join(" ", sort { $a <=> $b } grep { $_ } values %s) }')
+	ours=$(jq -r '.pgo.units[] | select(.tu == "src/hot.c") | .functions | [.[]] | sort | map(tostring) | join(" ")' "$M")
+	is "the weights are the arc counters gcov-dump prints (hot.c: $ours)" "$ours" "$peer"
+else
+	skip "gcov-dump is not installed (gcc's package has it): weights not cross-checked"
+fi
+like "the hot loop carries most of the weight" \
+	"$(jq -r '.pgo.units[] | select(.tu == "src/hot.c") | .functions.hot_step / .weight' "$M")" '^0\.9'
+like "bundle show: both units, no BOLT" "$(oneline "$PGB" bundle show "$TMP/B")" 'PGO: 2 units, 3 functions with counts.*BOLT: none'
+
+# create's refusals
+nok "create without --out fails" "$PGB" bundle create --builddir "$T" --policy use.policy
+like "... naming it" "$(cat "$TMP/.out")" 'create needs --out DIR'
+nok "create from two sources fails" "$PGB" bundle create --out x --builddir "$T" --policy use.policy --pgo /nonexistent
+like "... naming them" "$(cat "$TMP/.out")" 'one of --pgo, --optimize and --builddir'
+nok "create --builddir without --policy fails" "$PGB" bundle create --out x --builddir "$T"
+mkdir notbundle && echo keep > notbundle/file
+nok "create over a directory that is no bundle fails" "$PGB" bundle create --builddir "$T" --log "$T/log" \
+	--policy use.policy --out notbundle
+like "... and leaves it" "$(cat "$TMP/.out") $(cat notbundle/file)" 'exists and is not a bundle.* keep$'
+nok "create over a bundle without --force fails" "$PGB" bundle create --builddir "$T" --log "$T/log" \
+	--policy use.policy --out "$TMP/B"
+U=$TMP/untrained && project "$U" && build "$U" PGOPT_POLICY="$TMP/use.policy"
+nok "create from an untrained build fails" "$PGB" bundle create --builddir "$U" --log "$U/log" \
+	--policy use.policy --out "$TMP/B2"
+like "... saying why, and makes nothing" "$(cat "$TMP/.out") $(ls -d "$TMP"/B2* 2>/dev/null)" \
+	'no profile data \(\.gcda beside an object\).*was the build trained\? $'
+
+# ---- the bundle applied elsewhere
+A=$TMP/a-longer-directory-for-the-package-build
+project "$A"
+P=(PGOPT_POLICY="$TMP/B/pgopt.policy" PGOPT_BUNDLE="$TMP/B")
+build "$A" "${P[@]}" 2>"$TMP/a.err"
+is "the build with the bundle: exit 0, GCC quiet" "$?:$(cat "$TMP/a.err")" "0:"
+is "... the program works" "$("$A/src/prog" 200000)" "$want"
+is "both compiles used their unit's profile (logged)" \
+	"$(jq -r 'select(.bundle) | .tu + " " + .bundle.profile' "$A/log/compile.jsonl" | sort | tr '\n' ';')" \
+	"src/hot.c gcda/src/hot.gcda;src/main.c gcda/src/main.gcda;"
+like "... with -fprofile-use" "$(jq -r 'select(.tu == "src/hot.c") | .added | join(" ")' "$A/log/compile.jsonl")" \
+	'-fprofile-use -fprofile-partial-training -Wno-error=coverage-mismatch'
+N=$TMP/noprofile && project "$N" && build "$N" PGOPT_POLICY="$TMP/use.policy"
+nok "the profile changed the code (hot.o differs from a build without it)" \
+	cmp -s <(objdump -d "$A/src/hot.o" | sed 1,3d) <(objdump -d "$N/src/hot.o" | sed 1,3d)
+out=$("$PGB" bundle check "$TMP/B" --log "$A/log" --json "$TMP/check.json" 2>&1)
+is "bundle check: exit 0" "$?" 0 || diag "$out"
+like "... 100% of the weight used" "$out" 'applied 100\.0% of the PGO profile.s weight \(threshold 90%\): pass'
+is "... its JSON says so" "$(jq -r '[.pass, .units_compiled, .functions_refused] | map(tostring) | join(" ")' "$TMP/check.json")" \
+	"true 2 0"
+
+# a changed function: GCC refuses its profile
+sed -i 's/if (x % 3) return x \* 2;/if (x % 3) return x * 2; if (x == 7) return 1;/' "$A/src/hot.c"
+(cd "$A/src" && env PGOPT_ROOT="$A" PGOPT_LOGDIR="$A/log" "${P[@]}" "$PGOPTCC" -O2 -c hot.c -o hot.o) 2>"$TMP/pgoptcc.err"
+final=$(jq -r 'select(.tu == "src/hot.c") | .argv_out | @sh' "$A/log/compile.jsonl" | tail -1)
+mkdir peer && cp "$A/src/hot.c" peer/ && cp "$TMP/B/gcda/src/hot.gcda" peer/
+(cd peer && eval "gcc $final") 2>"$TMP/gcc.err"
+like "GCC warns of the changed function" "$(cat "$TMP/pgoptcc.err")" "hot_branch.*\[-Wcoverage-mismatch\]"
+is "... and pgoptcc's stderr is gcc's for the same command line" "$(cat "$TMP/pgoptcc.err")" "$(cat "$TMP/gcc.err")"
+is "the compile log names it as refused" \
+	"$(jq -r 'select(.tu == "src/hot.c") | .bundle.mismatched | join(" ")' "$A/log/compile.jsonl" | tail -1)" hot_branch
+out=$("$PGB" bundle check "$TMP/B" --log "$A/log" 2>&1)
+like "check weighs it: below 100%, above 90%" "$out" 'applied 9[0-9]\.[0-9]% of the PGO profile.s weight.*pass'
+like "... and names it" "$out" 'src/hot\.c: GCC refused hot_branch'
+nok "check --min-applies 99: exit 1" "$PGB" bundle check "$TMP/B" --log "$A/log" --min-applies 99
+like "... with the error" "$(cat "$TMP/.out")" 'error: the build used 9[0-9]\.[0-9]% of the bundle.s PGO profile, below the 99%'
+# a moved function keeps its profile
+printf '\n\n' | cat - "$A/src/main.c" > "$TMP/m.c" && mv "$TMP/m.c" "$A/src/main.c"
+(cd "$A/src" && env PGOPT_ROOT="$A" PGOPT_LOGDIR="$A/log" "${P[@]}" "$PGOPTCC" -O2 -c main.c -o main.o) 2>/dev/null
+is "a function whose lines moved is logged as moved, not refused" \
+	"$(jq -r 'select(.tu == "src/main.c") | (.bundle.moved | join(" ")) + "/" + (.bundle.mismatched | join(" "))' "$A/log/compile.jsonl" | tail -1)" "main/"
+like "... and check still counts its weight" "$("$PGB" bundle check "$TMP/B" --log "$A/log")" \
+	'functions: 1 refused by GCC .*, 1 moved'
+
+# the settings' errors
+nok "PGOPT_BUNDLE without a policy fails" env PGOPT_BUNDLE="$TMP/B" "$PGOPTCC" -c "$A/src/hot.c" -o x.o
+like "... exit 100, saying so" "$(oneline env PGOPT_BUNDLE="$TMP/B" "$PGOPTCC" -c "$A/src/hot.c" -o x.o)" \
+	'PGOPT_BUNDLE=.*: expected a policy too.*exit 100$'
+like "PGOPT_BUNDLE with PGOPT_PROFILE fails" \
+	"$(oneline env "${P[@]}" PGOPT_PROFILE=use "$PGOPTCC" -c "$A/src/hot.c" -o x.o)" \
+	'expected either a bundle or the profile mode.*exit 100$'
+like "a directory that is no bundle fails" \
+	"$(oneline env PGOPT_POLICY="$TMP/use.policy" PGOPT_BUNDLE="$TMP/notbundle" "$PGOPTCC" -c "$A/src/hot.c" -o x.o)" \
+	'not a profile bundle .*pgopt-bundle.json: No such file.*exit 100$'
+like "PGOPT_BUNDLE cannot come from pgoptcc.conf" \
+	"$(mkdir -p conf && cd conf && printf 'bundle = /x\n' > pgoptcc.conf && oneline "$PGOPTCC" -c "$A/src/hot.c" -o x.o)" \
+	'bundle cannot be set in pgoptcc.conf.*exit 108$'
+cp -a "$TMP/B" "$TMP/Bbad" && printf 'x' >> "$TMP/Bbad/gcda/src/main.gcda"
+nok "check of a changed bundle fails" "$PGB" bundle check "$TMP/Bbad" --log "$A/log"
+like "... exit 2, naming the file" "$(oneline "$PGB" bundle check "$TMP/Bbad" --log "$A/log")" \
+	'Bbad/gcda/src/main.gcda: its sha256 is .*the bundle was changed after it was made.*exit 2$'
+
+# ---- BOLT: a profile of the bundle-built program, applied to copies
+if [ ! -x "$LLVM/llvm-bolt" ]; then
+	skip "llvm-bolt is not installed in $LLVM (bolt-15; make deps): bundle bolt not run" 13
+	done_testing
+fi
+BO=$TMP/bolt && project "$BO"
+CF="-O2 -g" build "$BO" "${P[@]}" PGOPT_RECORDS=side 2>/dev/null
+is "a BOLT-ready program with the bundle's PGO and -g: built" "$?" 0
+like "... bolt = ready made its debug information DWARF 4" 	"$(readelf --debug-dump=info "$BO/src/prog" 2>/dev/null | sed -n 's/^ *Version: *//p' | sort -u | tr '\n' ' ')" '^4 $'
+"$LLVM/llvm-bolt" "$BO/src/prog" -instrument -instrument-calls=0 -instrumentation-file="$TMP/prog.fdata" \
+	-o "$TMP/prog.inst" >"$TMP/inst.log" 2>&1 && "$TMP/prog.inst" 100000 >/dev/null
+"$PGB" bundle create --builddir "$T" --log "$T/log" --policy use.policy --bolt-profile "$TMP/prog.fdata" \
+	--out "$TMP/B" --force >/dev/null
+like "the bundle now has the BOLT profile" "$("$PGB" bundle show "$TMP/B")" 'BOLT: .*/bolt/profile\.fdata'
+cp "$BO/src/prog" "$TMP/prog.copy"
+old=$(readelf -nW "$TMP/prog.copy" | sed -n 's/.*Build ID: *//p')
+out=$("$PGB" bundle bolt "$TMP/B" "$TMP/prog.copy" --log "$BO/log" 2>&1)
+is "bundle bolt on the program it was trained on: exit 0" "$?" 0 || diag "$out"
+like "... all of the profile applies" "$out" '100\.0% of the profile.s samples apply'
+new=$(readelf -nW "$TMP/prog.copy" | sed -n 's/.*Build ID: *//p')
+is "... rewritten in place: BOLT's note, the same output" \
+	"$(readelf -SW "$TMP/prog.copy" | grep -c note.bolt_info) $("$TMP/prog.copy" 200000)" "1 $want"
+like "... its debug information kept (DWARF 4, updated)" "$(readelf -SW "$TMP/prog.copy")" '\.debug_info'
+is "... the records' side file moved to the new build-id" \
+	"$(test ! -e "$BO/log/records/.build-id/${old:0:2}/${old:2}.pgopt" && test -f "$BO/log/records/.build-id/${new:0:2}/${new:2}.pgopt" && echo yes)" yes
+like "... which inspect --debug-dir reads" "$("$PGB" inspect --units --debug-dir "$BO/log/records" "$TMP/prog.copy" 2>&1)" 'src/hot\.c'
+# a changed program: stale
+sed -i 's/s += (i \* 7) % 13;/s += (i * 7) % 13; if (s == 99) s += 2;/' "$BO/src/hot.c"
+CF="-O2 -g" build "$BO" "${P[@]}" 2>/dev/null
+cp "$BO/src/prog" "$TMP/prog.changed" && sum=$(sha256sum < "$TMP/prog.changed")
+nok "bundle bolt on a changed program: exit 1" "$PGB" bundle bolt "$TMP/B" "$TMP/prog.changed"
+like "... saying how little applies" "$(cat "$TMP/.out")" 'only [0-9.]+% of the BOLT profile.s samples apply \(1 functions stale\).*left as it was'
+is "... and the program is byte for byte as it was" "$(sha256sum < "$TMP/prog.changed")" "$sum"
+(cd "$BO/src" && gcc -O2 -g -fno-reorder-blocks-and-partition -Wl,--emit-relocs hot.c main.c -o "$TMP/prog.dwarf5")
+like "a DWARF 5 program is refused before BOLT runs, naming -gdwarf-4" \
+	"$(oneline "$PGB" bundle bolt "$TMP/B" "$TMP/prog.dwarf5")" 'DWARF 5 debug information.*bolt = ready.*-gdwarf-4.*exit 2$'
+done_testing
