@@ -189,6 +189,7 @@ int bundle_bolt(const struct bundle_bolt_opts *o)
 		printf("bundle bolt: %s: %.1f%% of the profile's samples apply (threshold %.0f%%); "
 		       "%ld functions with a profile, %ld stale (BOLT's log: %s)\n", o->binary,
 		       applies, o->min_applies, st.functions_profiled, st.stale_functions, logfile);
+	fflush(stdout);
 	if (applies < o->min_applies) {
 		error("%s: only %.1f%% of the BOLT profile's samples apply (%ld functions stale), below "
 		      "the %.0f%% it must (--min-applies): the binary was left as it was; train again",

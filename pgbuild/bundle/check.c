@@ -297,6 +297,7 @@ int bundle_check(const struct bundle_check_opts *o)
 	if (!o->quiet)
 		print_summary(o, &w, share, pass);
 	rc = pass ? PGBUILD_EXIT_OK : PGBUILD_EXIT_FAIL;
+	fflush(stdout);  /* the summary before the error, in a build log */
 	if (!pass)
 		error("the build used %.1f%% of the bundle's PGO profile, below the %.0f%% it must "
 		      "(--min-applies): the source changed since the training; train again",

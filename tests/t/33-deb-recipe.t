@@ -10,7 +10,13 @@
 # .debug file, which `pgbuild inspect --debug-dir` reads with the policy's
 # flags (LTO on: the link-time records too); `pgbuild verify --log --builddir` checks the build; a second build
 # in a longer directory gives byte-identical .debs (diffoscope's summary
-# when not).  tests/bench/deb-package does the same with Debian's
+# when not).  With a profile bundle in debian/pgopt-bundle (trained on a
+# pgoptcc build of the same source): the fragment checks after the build
+# that all of its PGO weight was used, rewrites the installed program with
+# its BOLT profile (trained on the first such package's program) before
+# dh_strip, whose -dbgsym package then holds the .debug and side file
+# under BOLT's build-id; a changed source fails the package build in the
+# check, naming the function GCC refused.  tests/bench/deb-package does the same with Debian's
 # postgresql-15 (about 45 min).
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ship-project.sh"
@@ -118,4 +124,66 @@ for f in pgopt-ship_1.0_amd64.deb pgopt-ship-dbgsym_1.0_amd64.deb; do
 	fi
 done
 is "the package and its -dbgsym package are byte-identical to the first build's" "$nsame" 2
+
+# ---- a profile bundle, as a build farm gets it: trained outside the
+# package build (the same source built through pgoptcc's profile mode and
+# run), packed, put in debian/pgopt-bundle (no debian/pgopt.policy: the
+# bundle's policy is used)
+R=$TMP/train
+ship_project "$R"
+printf '[global]\nbolt = ready\n[src/lib.c]\ncflags += -O3\n' > "$TMP/train.policy"
+printf '[global]\nlto = on\nbolt = ready\n[src/lib.c]\ncflags += -O3\n' > "$TMP/use.policy"
+(cd "$R" && export PGOPT_POLICY="$TMP/train.policy" PGOPT_PROFILE=generate PGOPT_LOGDIR="$R/log" &&
+	./configure CC="$B/bin/pgoptcc" && make && ./ship) > "$R/train.log" 2>&1
+is "the training build ran" "$?:$(cd "$R/src" && ls *.gcda | tr '\n' ' ')" "0:lib.gcda main.gcda " || diag "$(tail -20 "$R/train.log")"
+with_bundle() { # DIR [BOLT-PROFILE]: the source package with the bundle
+	make_source "$1" && rm "$1/pgopt-ship/debian/pgopt.policy" &&
+	sed -i "2i PGOPT_BOLT_BINARIES := debian/pgopt-ship/usr/bin/ship\nPGOPT_PGBUILD := $PGB" "$1/pgopt-ship/debian/rules" &&
+	"$PGB" bundle create --builddir "$R" --log "$R/log" --policy "$TMP/use.policy" \
+		--out "$1/pgopt-ship/debian/pgopt-bundle" ${2:+--bolt-profile "$2"} >/dev/null
+}
+C=$TMP/c
+with_bundle "$C" && build "$C"
+is "dpkg-buildpackage with the bundle (PGO): exit 0" "$?" 0 || diag "$(tail -30 "$C/build.log")"
+like "the fragment checked the bundle after the build: all of its weight used" "$(cat "$C/build.log")" \
+	'bundle check: .* applied 100\.0% of the PGO profile.s weight \(threshold 90%\): pass'
+is "the compiles of the profiled units used it (logged)" \
+	"$(jq -r 'select(.bundle) | .tu' "$C/pgopt-ship/debian/pgopt-log/compile.jsonl" | sort | tr '\n' ' ')" \
+	"src/lib.c src/main.c "
+# BOLT, trained on the program this package build made (what its next
+# build makes again, byte for byte), added to the bundle
+LLVM=${PGBUILD_BOLT:-/usr/lib/llvm-15/bin}
+if [ -x "$LLVM/llvm-bolt" ]; then
+	"$LLVM/llvm-bolt" "$C/pgopt-ship/ship" -instrument -instrument-calls=0 \
+		-instrumentation-file="$TMP/ship.fdata" -o "$TMP/ship.inst" > "$TMP/inst.log" 2>&1 &&
+		"$TMP/ship.inst"
+	is "BOLT trained on the package build's program" "$?:$(test -s "$TMP/ship.fdata" && echo yes)" "0:yes" ||
+		diag "$(tail -5 "$TMP/inst.log")"
+	D=$TMP/d
+	with_bundle "$D" "$TMP/ship.fdata" && build "$D"
+	is "dpkg-buildpackage with the bundle (PGO and BOLT): exit 0" "$?" 0 || diag "$(tail -30 "$D/build.log")"
+	like "the fragment rewrote the installed program with the BOLT profile: all of it applies" "$(cat "$D/build.log")" \
+		'bundle bolt: debian/pgopt-ship/usr/bin/ship: 100\.0% of the profile.s samples apply'
+	dpkg-deb -x "$D/pgopt-ship_1.0_amd64.deb" "$D/root" && dpkg-deb -x "$D/pgopt-ship-dbgsym_1.0_amd64.deb" "$D/dbg"
+	is "the shipped program is BOLT's and runs" \
+		"$(readelf -SW "$D/root/usr/bin/ship" | grep -c note.bolt_info):$("$D/root/usr/bin/ship"; echo $?)" "1:0"
+	id=$(readelf -nW "$D/root/usr/bin/ship" | sed -n 's/.*Build ID: *//p')
+	is "its .debug and side file are in the -dbgsym package under BOLT's build-id" \
+		"$(cd "$D/dbg/usr/lib/debug/.build-id/${id:0:2}" && ls "${id:2}".* | tr '\n' ' ')" "${id:2}.debug ${id:2}.pgopt "
+	like "inspect --debug-dir reads the rewritten program's records" \
+		"$("$PGB" inspect --units --debug-dir "$D/dbg/usr/lib/debug" "$D/root/usr/bin/ship" 2>&1)" 'src/lib\.c'
+	like "its debug information survived the rewrite" "$(readelf -SW "$D/dbg/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" 2>/dev/null)" '\.debug_info'
+else
+	skip "llvm-bolt is not installed in $LLVM (bolt-15; make deps): the BOLT part of the bundle not run" 6
+fi
+# the source changed since the training: GCC refuses the changed function
+# and the fragment fails the build below the threshold
+E=$TMP/e
+with_bundle "$E" && sed -i 's/return 2 \* x;/return x > 100 ? x : 2 * x;/' "$E/pgopt-ship/src/lib.c" && build "$E"
+code=$?
+like "a changed source: dpkg-buildpackage fails" "$code" '^[1-9]'
+like "... in the fragment's check, naming the function GCC refused" "$(cat "$E/build.log")" \
+	'src/lib\.c: GCC refused lib_twice'
+like "... and the share below the threshold" "$(cat "$E/build.log")" \
+	'error: the build used [0-9.]+% of the bundle.s PGO profile, below the 90%'
 done_testing
