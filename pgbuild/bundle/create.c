@@ -339,12 +339,16 @@ static int put_bolt(struct pack *k)
 	int rc = 0;
 
 	k->bolt_manifest = read_json(m);
-	if (k->bolt_manifest && k->pgo_binary && sha256_file(k->pgo_binary, hex) == 0) {
+	/* a profile of another binary (a package build's, as a farm trains
+	 * it) is no error: bundle bolt measures what applies */
+	if (k->bolt_manifest && k->pgo_binary && sha256_file(k->pgo_binary, hex) == 0 &&
+	    !k->o->quiet) {
 		const char *trained = json_get_str(k->bolt_manifest, "input_sha256");
 		if (trained && strcmp(trained, hex))
-			rc = error("the BOLT profile %s was trained on another binary (sha256 %.12s...) than "
-				   "the PGO install's %s (%.12s...): train BOLT on that install",
-				   k->bolt_profile, trained, k->pgo_binary, hex);
+			fprintf(stderr, "bundle: note: the BOLT profile %s was trained on another binary "
+				"(sha256 %.12s...) than the PGO install's %s (%.12s...): it applies where "
+				"the code is the same, which bundle bolt measures\n",
+				k->bolt_profile, trained, k->pgo_binary, hex);
 	}
 	if (rc == 0)
 		rc = put_file(k, k->bolt_profile, BUNDLE_BOLT_PROFILE);

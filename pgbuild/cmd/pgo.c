@@ -53,6 +53,8 @@ static void pgo_usage(FILE *fp)
 	      "  --baseline PREFIX --gate EXPR\n"
 	      "                         gate the result against PREFIX (pgbuild gate;\n"
 	      "                         --gate comma-separated and repeatable)\n"
+	      "  --configure-args ARGS  extra configure arguments of both builds (split on\n"
+	      "                         blanks): train on the configuration you ship\n"
 	      "  -j, --jobs N           make jobs\n"
 	      "  -q, --quiet            less progress output\n"
 	      "\n"
@@ -70,6 +72,7 @@ static const struct option pgo_options[] = {
 	{ "builddir", required_argument, NULL, OPT_BUILDDIR },
 	{ "policy", required_argument, NULL, OPT_POLICY },
 	{ "files", required_argument, NULL, OPT_FILES },
+	{ "configure-args", required_argument, NULL, OPT_CONFIGURE_ARGS },
 	CLI_OPT_WORKLOAD,
 	CLI_OPT_TRAIN,
 	CLI_OPT_CLIENTS,
@@ -103,6 +106,7 @@ static int parse_options(struct pgo_opts *o, struct strbuf *gate, int argc, char
 		case OPT_PREFIX: o->prefix = optarg; break;
 		case OPT_BUILDDIR: o->builddir = optarg; break;
 		case OPT_POLICY: o->policy = optarg; break;
+		case OPT_CONFIGURE_ARGS: o->configure_args = optarg; break;
 		case OPT_FILES:
 			if (!*optarg || strchr(optarg, ']') || strchr(optarg, '\n'))
 				return cli_usage_error("--files: expected a policy glob, got \"%s\"", optarg);

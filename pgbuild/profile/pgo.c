@@ -230,7 +230,7 @@ static int run_build(const struct pgo_opts *o, const char *builddir, const char 
 	struct child_process cp = CHILD_PROCESS_INIT;
 	struct build_step b = {
 		.src = o->src, .policy = policy, .prefix = o->prefix, .builddir = builddir,
-		.jobs = o->jobs, .quiet = o->quiet,
+		.configure_args = o->configure_args, .jobs = o->jobs, .quiet = o->quiet,
 	};
 	strvec_push(&cp.args, pgbuild_self());
 	stage_build_argv(&cp.args, &b);

@@ -48,6 +48,7 @@ struct pgo_opts {
 	const char *prefix;      /* --prefix OUT */
 	const char *builddir;    /* --builddir, NULL: OUT.build */
 	const char *policy;      /* user's policy, or NULL */
+	const char *configure_args; /* --configure-args of both builds, or NULL */
 	struct strvec files;     /* --files globs; empty: every file */
 	const char *baseline;    /* --baseline PREFIX (with --gate) */
 	const char *gate;        /* --gate EXPR */
