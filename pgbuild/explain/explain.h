@@ -250,7 +250,7 @@ int explain_doc_check(const struct json_value *doc, struct strbuf *why);
  * (policy FILE:LINE ...)", the file's base name when basenames, and the
  * flags of pgbuild pgo's profile mode (policy.h's POLICY_PROFILE_*, which
  * PGOPT_PROFILE adds and no policy may hold) apart: ", + -fprofile-use ...
- * (PGOPT_PROFILE: pgbuild pgo's profile mode)"; "no flags added" for none.
+ * (the profile: pgbuild pgo's PGOPT_PROFILE, or a bundle's PGOPT_BUNDLE)"; "no flags added" for none.
  */
 void explain_flags_text(struct strbuf *sb, const char *flags, const char *rules, int basenames);
 void explain_render_text(const struct json_value *doc, size_t rows, FILE *fp);

@@ -132,7 +132,8 @@ static void policy_lines(struct strbuf *sb, const char *rules, int basenames)
 }
 
 /* Is f one of the flags of pgbuild pgo's profile mode (PGOPT_PROFILE,
- * policy.h), which no policy may hold? */
+ * policy.h) or of a bundle (PGOPT_BUNDLE: the same use flags), which no
+ * policy may hold? */
 static int profile_flag(const char *f)
 {
 	static const char *const modes[] = {
@@ -163,7 +164,7 @@ void explain_flags_text(struct strbuf *sb, const char *flags, const char *rules,
 	if (rules && *rules)
 		policy_lines(sb, rules, basenames);
 	if (prof.len)
-		strbuf_addf(sb, "%s+ %s (PGOPT_PROFILE: pgbuild pgo's profile mode)",
+		strbuf_addf(sb, "%s+ %s (the profile: pgbuild pgo's PGOPT_PROFILE, or a bundle's PGOPT_BUNDLE)",
 			    pol.len || (rules && *rules) ? ", " : "", prof.buf);
 	strvec_clear(&w);
 	strbuf_release(&pol);

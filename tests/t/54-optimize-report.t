@@ -121,9 +121,9 @@ flat=$(tr '\n' ' ' <out | tr -s ' ')
 like "pgo's section: the profile put PostgresMain in .text.hot" "$flat" \
 	'stage pgo against stock: explain select-only: .* 1 PostgresMain .* section \.text\.hot'
 like "... its profile flags said to be PGOPT_PROFILE's, not the policy line's" "$flat" \
-	'-fno-reorder-blocks-and-partition \(policy pgo-use\.policy:5\), \+ -fprofile-use -fprofile-partial-training -Wno-error=coverage-mismatch \(PGOPT_PROFILE: pgbuild pgo.s profile mode\)'
+	'-fno-reorder-blocks-and-partition \(policy pgo-use\.policy:5\), \+ -fprofile-use -fprofile-partial-training -Wno-error=coverage-mismatch \(the profile: pgbuild pgo.s PGOPT_PROFILE, or a bundle.s PGOPT_BUNDLE\)'
 nok "... never inside the policy line's flags" grep -q 'coverage-mismatch (policy ' out
-like "... the page too" "$(cat floor.html)" '\(policy /[^ ]*/pgo-use\.policy:5\), \+ -fprofile-use [^<]*\(PGOPT_PROFILE: '
+like "... the page too" "$(cat floor.html)" '\(policy /[^ ]*/pgo-use\.policy:5\), \+ -fprofile-use [^<]*\(the profile: pgbuild pgo[^ ]* PGOPT_PROFILE'
 like "bolt's section: BOLT split its functions" "$flat" \
 	'stage bolt against stock: explain select-only: .*BOLT split \(hot part moved, cold part in \.text\.cold\)'
 like "the page has it too" "$(cat floor.html)" '<h2>Stage lto against stock</h2>'
