@@ -150,7 +150,11 @@ MASQ_LINKS := $(MASQ_NAMES:%=$(O)/lib/pgoptcc/masq/%)
 # policies, in DATADIR/pgoptcc; the build tree gets the same copies.
 DATA_FILES := examples/tune-candidates.txt
 EXAMPLE_POLICIES := $(wildcard examples/*.policy)
-BUILD_DATA := $(DATA_FILES:examples/%=$(O)/share/pgoptcc/%)
+BUILD_DATA := $(DATA_FILES:examples/%=$(O)/share/pgoptcc/%) \
+	$(O)/share/pgoptcc/examples/pgoptcc-deb.mk
+$(O)/share/pgoptcc/examples/%: examples/%
+	@mkdir -p $(dir $@)
+	cp $< $@
 $(O)/share/pgoptcc/%: examples/%
 	@mkdir -p $(dir $@)
 	cp $< $@

@@ -108,12 +108,26 @@ void stage_forget(struct pipeline *p, int id)
 
 int stage_run_pgbuild(struct pipeline *p, int id, struct strvec *args, int show_stderr)
 {
+	struct strvec a = STRVEC_INIT;
+	int rc;
+	strvec_push(&a, pgbuild_self());
+	strvec_pushv(&a, (const char *const *)args->v);
+	rc = stage_run_command(p, id, &a, NULL, NULL, show_stderr);
+	strvec_clear(&a);
+	return rc;
+}
+
+int stage_run_command(struct pipeline *p, int id, const struct strvec *args, const char *dir,
+		      const struct strvec *env, int show_stderr)
+{
 	struct child_process cp = CHILD_PROCESS_INIT;
 	char *log = stage_log(p, id);
 	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), rc;
 
-	strvec_push(&cp.args, pgbuild_self());
 	strvec_pushv(&cp.args, (const char *const *)args->v);
+	if (env)
+		strvec_pushv(&cp.env, (const char *const *)env->v);
+	cp.dir = dir;
 	cp.no_stdin = 1;
 	if (fd >= 0) {
 		cp.out = fd;

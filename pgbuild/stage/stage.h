@@ -77,6 +77,10 @@ char *stage_log(const struct pipeline *p, int id);
  * it could not run).
  */
 int stage_run_pgbuild(struct pipeline *p, int id, struct strvec *args, int show_stderr);
+/* The same for any program (args->v[0]), run in dir (NULL: here) with env
+ * ("NAME=value", "NAME" to unset; NULL: none) added. */
+int stage_run_command(struct pipeline *p, int id, const struct strvec *args, const char *dir,
+		      const struct strvec *env, int show_stderr);
 
 /* A `pgbuild build` step of a pipeline (run, pgo, sensitivity, tune). */
 struct build_step {

@@ -16,7 +16,9 @@
 # its BOLT profile (trained on the first such package's program) before
 # dh_strip, whose -dbgsym package then holds the .debug and side file
 # under BOLT's build-id; a changed source fails the package build in the
-# check, naming the function GCC refused.  tests/bench/deb-package does the same with Debian's
+# check, naming the function GCC refused.  `pgbuild deb` does the recipe
+# and the checks in one command from the plain package's .dsc (regress and
+# the gate, PostgreSQL's, left out here).  tests/bench/deb-package does the same with Debian's
 # postgresql-15 (about 45 min).
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ship-project.sh"
@@ -124,6 +126,33 @@ for f in pgopt-ship_1.0_amd64.deb pgopt-ship-dbgsym_1.0_amd64.deb; do
 	fi
 done
 is "the package and its -dbgsym package are byte-identical to the first build's" "$nsame" 2
+
+# ---- pgbuild deb: the recipe and the checks in one command, from a .dsc
+# of the plain source package (debian/rules with no line of pgoptcc's)
+P=$TMP/p
+make_source "$P" && rm "$P/pgopt-ship/debian/pgopt.policy" &&
+	printf '#!/usr/bin/make -f\n%%:\n\tdh $@\n' > "$P/pgopt-ship/debian/rules" &&
+	(cd "$P" && dpkg-source -b pgopt-ship > /dev/null 2>&1)
+printf '[global]\ncflags += -fno-plt\nlto = on\n' > "$TMP/deb.policy"
+out=$("$PGB" deb --dsc "$P/pgopt-ship_1.0.dsc" --policy "$TMP/deb.policy" --workdir "$TMP/dw" \
+	--builddir . --no-regress --no-gate 2>&1)
+is "pgbuild deb --no-regress --no-gate: exit 0" "$?" 0 || diag "$out"
+like "... its stages: unpacked, built, verified" "$(printf '%s\n' "$out" | grep -E '^\[[1-6]/6\]' | tr '\n' ' ')" \
+	'\[1/6\] source +done .*\[2/6\] build +done .*\[3/6\] verify +done .*verify: OK: 2 binaries.*0 mismatches'
+like "... the recipe is in the unpacked debian/rules" "$(cat "$TMP/dw/src/debian/rules")" \
+	'^include .*/pgoptcc/examples/pgoptcc-deb\.mk$'
+is "... the package built and extracted, recording plain gcc" \
+	"$(grep '^CC =' "$TMP/dw/root/usr/lib/pgopt-ship/Makefile.global")" "CC = gcc"
+is "... every compile got the policy" \
+	"$(jq -r 'select(.kind == "compile") | .added | index("-fno-plt") != null' "$TMP/dw/src/debian/pgopt-log/compile.jsonl" | sort -u)" true
+like "... the report names the units' flags" "$out" 'src/lib\.c +\+ -fno-plt -flto=auto'
+out=$("$PGB" deb --dsc "$P/pgopt-ship_1.0.dsc" --policy "$TMP/deb.policy" --workdir "$TMP/dw" \
+	--builddir . --no-regress --no-gate 2>&1)
+like "run again: every finished stage is skipped" "$out" '\[2/6\] build .*finished in an earlier run \(exit 0\), skipped'
+nok "pgbuild deb without a policy or a bundle fails" "$PGB" deb --workdir "$TMP/dw2"
+like "... saying so" "$(cat "$TMP/.out")" 'expected --policy FILE or --bundle DIR'
+nok "pgbuild deb of a missing .dsc fails" "$PGB" deb --dsc "$TMP/none.dsc" --policy "$TMP/deb.policy" --workdir "$TMP/dw2" --no-gate
+like "... naming it" "$(cat "$TMP/.out")" 'dsc .*/none\.dsc: No such file'
 
 # ---- a profile bundle, as a build farm gets it: trained outside the
 # package build (the same source built through pgoptcc's profile mode and

@@ -1,0 +1,155 @@
+/*
+ * cmd/deb.c - `pgbuild deb`: a Debian package built through pgoptcc and
+ * checked, in one command; its options and their checks (the stages are
+ * pipeline/deb.h's).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "pgbuild/cmd/cmd.h"
+#include "pgbuild/pipeline/deb.h"
+
+static void deb_usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: pgbuild deb --workdir DIR (--policy FILE | --bundle DIR) [--dsc FILE] [options]\n"
+		"\n"
+		"Build a Debian source package through pgoptcc, as a packager would, and\n"
+		"check what it made: unpack it (dpkg-source -x) and add the recipe (the\n"
+		"debian/rules fragment, the policy as debian/pgopt.policy, the bundle as\n"
+		"debian/pgopt-bundle), dpkg-buildpackage -B, extract the .debs, then\n"
+		"pgbuild verify, regress (installcheck against the packaged server), gate\n"
+		"(against the distribution's installed package) and report.  Resumable:\n"
+		"the same command goes on from the first stage that did not finish.\n"
+		"\n"
+		"  --workdir DIR        where everything goes: src/, the .debs, root/ and\n"
+		"                       dbg/ (extracted), logs/, gate.json, report.html\n"
+		"  --dsc FILE           the source package (default: the one pgbuild source\n"
+		"                       fetches, Debian's postgresql-15)\n"
+		"  --policy FILE        the policy (debian/pgopt.policy)\n"
+		"  --bundle DIR         a profile bundle (debian/pgopt-bundle; its policy\n"
+		"                       unless --policy): the build checks what of its PGO\n"
+		"                       profile applied and rewrites postgres with its BOLT\n"
+		"                       profile (pgbuild bundle)\n"
+		"  --builddir NAME      the package's build tree inside its source\n"
+		"                       (default build, Debian's PostgreSQL; . in-tree)\n"
+		"  --baseline PREFIX    what the gate compares with (default the installed\n"
+		"                       /usr/lib/postgresql/N of the packaged server's N)\n"
+		"  --gate EXPR          the gate's thresholds (default %s)\n"
+		"  -W, --workload LIST  the gate's workloads (default %s)\n"
+		"  --metric LIST        the gate's metrics (default %s)\n"
+		"  --pairs N, -T, --duration S\n"
+		"                       the gate's pairs and seconds per run\n"
+		"  --no-regress         skip the regression suite\n"
+		"  --no-gate            skip the gate (the report has the build alone)\n"
+		"  -j, --jobs N         dpkg-buildpackage -jN (default 2)\n"
+		"  --restart            ignore an earlier run's state\n"
+		"  -q, --quiet          less progress output\n"
+		"\n"
+		"Exit: 0 built, verified, the suite and the gate passed; 1 a check failed;\n"
+		"2 could not run (a failed package build: the end of its log is printed);\n"
+		"3 the gate was undecided.\n",
+		DEB_GATE_DEFAULT, DEB_WORKLOADS_DEFAULT, DEB_METRIC_DEFAULT);
+}
+
+PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it (verify, regress, gate, report)")
+{
+	static const struct option opts[] = {
+		{ "workdir", required_argument, NULL, OPT_WORKDIR },
+		{ "dsc", required_argument, NULL, OPT_DSC },
+		{ "policy", required_argument, NULL, OPT_POLICY },
+		{ "bundle", required_argument, NULL, OPT_BUNDLE },
+		{ "builddir", required_argument, NULL, OPT_BUILDDIR },
+		{ "baseline", required_argument, NULL, OPT_BASELINE },
+		{ "gate", required_argument, NULL, OPT_GATE },
+		CLI_OPT_WORKLOAD,
+		{ "metric", required_argument, NULL, OPT_METRIC },
+		{ "pairs", required_argument, NULL, OPT_PAIRS },
+		CLI_OPT_DURATION,
+		{ "no-regress", no_argument, NULL, OPT_NO_REGRESS },
+		{ "no-gate", no_argument, NULL, OPT_NO_GATE },
+		CLI_OPT_JOBS,
+		{ "restart", no_argument, NULL, OPT_RESTART },
+		CLI_OPT_QUIET,
+		CLI_OPT_HELP,
+		CLI_OPT_END
+	};
+	struct deb_opts o = { 0 };
+	struct strvec wl = STRVEC_INIT;
+	unsigned metrics;
+	double secs;
+	int c, n;
+
+	o.builddir = "build";
+	o.gate = DEB_GATE_DEFAULT;
+	o.metric = DEB_METRIC_DEFAULT;
+	o.jobs = 2;
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, opts)) != -1) {
+		switch (c) {
+		case OPT_WORKDIR: o.workdir = optarg; break;
+		case OPT_DSC: o.dsc = optarg; break;
+		case OPT_POLICY: o.policy = optarg; break;
+		case OPT_BUNDLE: o.bundle = optarg; break;
+		case OPT_BUILDDIR:
+			if (!*optarg || strchr(optarg, '/') || !strcmp(optarg, ".."))
+				return cli_usage_error("--builddir: expected a directory name inside "
+						       "the source package (build, or . in-tree), got \"%s\"",
+						       optarg);
+			o.builddir = optarg;
+			break;
+		case OPT_BASELINE: o.baseline = optarg; break;
+		case OPT_GATE: o.gate = optarg; break;
+		case 'W':
+			if (cli_parse_workloads(optarg, &wl) < 0)
+				return cli_usage();
+			break;
+		case OPT_METRIC:
+			if (cli_parse_metrics(optarg, &metrics) < 0)
+				return cli_usage();
+			o.metric = optarg;
+			break;
+		case OPT_PAIRS:
+			if (cli_parse_pairs(optarg, &n) < 0)
+				return cli_usage();
+			o.pairs = optarg;
+			break;
+		case 'T':
+			if (cli_parse_duration(optarg, &secs) < 0)
+				return cli_usage();
+			o.duration = optarg;
+			break;
+		case OPT_NO_REGRESS: o.no_regress = 1; break;
+		case OPT_NO_GATE: o.no_gate = 1; break;
+		case 'j':
+			if (cli_parse_jobs(optarg, &o.jobs) < 0)
+				return cli_usage();
+			break;
+		case OPT_RESTART: o.restart = 1; break;
+		case 'q': o.quiet = 1; break;
+		case 'h': deb_usage(stdout); return 0;
+		default:
+			return cli_usage();
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
+	if (!o.workdir)
+		return cli_usage_error("--workdir DIR is required");
+	if (!o.policy && !o.bundle)
+		return cli_usage_error("expected --policy FILE or --bundle DIR (or both)");
+	if (o.no_gate && (o.baseline || strcmp(o.gate, DEB_GATE_DEFAULT) || wl.nr || o.pairs ||
+			  o.duration || strcmp(o.metric, DEB_METRIC_DEFAULT)))
+		return cli_usage_error("--no-gate and the gate's options exclude each other");
+	{
+		struct strbuf sb = STRBUF_INIT;
+		int rc;
+		for (size_t i = 0; i < wl.nr; i++)
+			strbuf_addf(&sb, "%s%s", i ? "," : "", wl.v[i]);
+		o.workloads = sb.len ? sb.buf : DEB_WORKLOADS_DEFAULT;
+		rc = deb_pipeline(&o);
+		strbuf_release(&sb);
+		strvec_clear(&wl);
+		return rc;
+	}
+}

@@ -1,0 +1,540 @@
+/*
+ * deb.c - a Debian package built through pgoptcc and checked, in one
+ * command (`pgbuild deb`); see deb.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pgbuild/build/buildlog.h"
+#include "pgbuild/build/source.h"
+#include "pgbuild/cluster/workdir.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/pipeline/deb.h"
+#include "pgbuild/stage/stage.h"
+#include "wrapper/common/copytree.h"
+#include "wrapper/common/sha256.h"
+#include "wrapper/policy/policy.h"
+
+enum { DS_SOURCE, DS_BUILD, DS_VERIFY, DS_REGRESS, DS_GATE, DS_REPORT, DS_NR };
+static const char *const stage_names[DS_NR] = {
+	"source", "build", "verify", "regress", "gate", "report",
+};
+
+/* One run: the options and the paths that follow from them. */
+struct deb {
+	const struct deb_opts *o;
+	struct pipeline p;
+	char *workdir, *src, *dsc, *policy, *bundle;
+	char *logdir;          /* src/debian/pgopt-log */
+	char *builddir;        /* src/BUILDDIR */
+	char *server;          /* WORKDIR/root/usr/lib/postgresql/N, after the build */
+	char *baseline;        /* ARCHIVE */
+	char *fragment, *masq; /* DATADIR's fragment, LIBDIR's masquerade */
+	char *source_key, *build_key;
+};
+
+static char *file_sha256(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct sha256 c;
+	char hex[SHA256_HEX_SIZE];
+	if (sfs_read(AT_FDCWD, path, (size_t)1 << 30, 0, &sb, NULL) < 0) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	sha256_init(&c);
+	sha256_update(&c, sb.buf, sb.len);
+	sha256_final_hex(&c, hex);
+	strbuf_release(&sb);
+	return xstrdup(hex);
+}
+
+/* ---------------- stage 1: the source and the recipe ---------------- */
+
+/* debian/rules with the fragment's lines after its first include line. */
+static int add_recipe(struct deb *d)
+{
+	char *rules = xasprintf("%s/debian/rules", d->src);
+	struct strbuf text = STRBUF_INIT, out = STRBUF_INIT;
+	const char *s, *at = NULL;
+	int rc = 0;
+
+	if (strbuf_read_file(&text, rules) < 0) {
+		rc = error("cannot read %s: %s", rules, strerror(errno));
+		goto out;
+	}
+	for (s = text.buf; *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : s + strlen(s))
+		if (!strncmp(s, "include ", 8)) {
+			at = s;
+			break;
+		}
+	if (!at)  /* no include line: after the first line (#!/usr/bin/make -f) */
+		at = text.buf;
+	at = strchr(at, '\n') ? strchr(at, '\n') + 1 : at + strlen(at);
+	strbuf_add(&out, text.buf, (size_t)(at - text.buf));
+	strbuf_addf(&out, "# added by pgbuild deb: the package is built through pgoptcc\n"
+		    "PGOPT_MASQ := %s\nPGOPT_PGBUILD := %s\ninclude %s\n", d->masq, pgbuild_self(),
+		    d->fragment);
+	strbuf_addstr(&out, at);
+	if (write_file_atomic(rules, out.buf, out.len) < 0 || chmod(rules, 0755) < 0)
+		rc = error("cannot rewrite %s: %s", rules, strerror(errno));
+out:
+	free(rules);
+	strbuf_release(&text);
+	strbuf_release(&out);
+	return rc;
+}
+
+static int st_source(struct pipeline *p, int id)
+{
+	struct deb *d = p->ctx;
+	struct strvec a = STRVEC_INIT;
+	int rc;
+
+	if (access(d->src, F_OK) == 0 && remove_tree(d->src) < 0)
+		return error("cannot remove the old %s: %s", d->src, strerror(errno));
+	strvec_pushl(&a, "dpkg-source", "-x", d->dsc, d->src, NULL);
+	rc = stage_run_command(p, id, &a, d->workdir, NULL, 0);
+	strvec_clear(&a);
+	if (rc != 0) {
+		error("dpkg-source -x %s failed (exit %d; log: %s/%s.log)", d->dsc, rc, p->logdir,
+		      p->names[id]);
+		return PGBUILD_EXIT_ERROR;
+	}
+	if (add_recipe(d) < 0)
+		return PGBUILD_EXIT_ERROR;
+	if (d->policy) {
+		struct strbuf text = STRBUF_INIT;
+		char *to = xasprintf("%s/debian/pgopt.policy", d->src);
+		rc = strbuf_read_file(&text, d->policy) < 0 ? -1 : write_file_atomic(to, text.buf, text.len);
+		free(to);
+		strbuf_release(&text);
+		if (rc < 0) {
+			error("cannot copy the policy %s into the source package", d->policy);
+			return PGBUILD_EXIT_ERROR;
+		}
+	}
+	if (d->bundle) {
+		char *to = xasprintf("%s/debian/pgopt-bundle", d->src);
+		struct strbuf out = STRBUF_INIT;
+		rc = copytree_run(d->bundle, to, COPYTREE_AS, &out);
+		if (rc != 0)
+			error("cannot copy the bundle %s into %s: %s", d->bundle, to, out.buf);
+		free(to);
+		strbuf_release(&out);
+		if (rc != 0)
+			return PGBUILD_EXIT_ERROR;
+	}
+	return 0;
+}
+
+/* ---------------- stage 2: the package build, extracted ---------------- */
+
+static int is_deb(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 4 && !strcmp(name + n - 4, ".deb");
+}
+
+/* Remove WORKDIR's .debs (an earlier build's); 0 or -1. */
+static int remove_debs(const char *dir)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *e;
+	int rc = 0;
+	if (!dh)
+		return -1;
+	while ((e = readdir(dh)))
+		if (is_deb(e->d_name) && unlinkat(dirfd(dh), e->d_name, 0) < 0)
+			rc = -1;
+	closedir(dh);
+	return rc;
+}
+
+/* Every .deb of WORKDIR extracted into root/ or dbg/; the count. */
+static int extract_debs(struct deb *d, struct strbuf *err)
+{
+	char *root = xasprintf("%s/root", d->workdir), *dbg = xasprintf("%s/dbg", d->workdir);
+	DIR *dh = opendir(d->workdir);
+	struct dirent *e;
+	int n = 0;
+
+	remove_tree(root);
+	remove_tree(dbg);
+	mkdir(root, 0755);
+	mkdir(dbg, 0755);
+	while (dh && (e = readdir(dh))) {
+		struct child_process cp = CHILD_PROCESS_INIT;
+		struct strbuf out = STRBUF_INIT;
+		if (!is_deb(e->d_name))
+			continue;
+		strvec_pushl(&cp.args, "dpkg-deb", "-x", e->d_name,
+			     strstr(e->d_name, "-dbgsym_") ? dbg : root, NULL);
+		cp.dir = d->workdir;
+		cp.no_stdin = 1;
+		if (capture_command(&cp, &out, 1) != 0) {
+			strbuf_addf(err, "dpkg-deb -x %s failed: %s", e->d_name, out.buf);
+			n = -1;
+		} else if (n >= 0) {
+			n++;
+		}
+		child_process_clear(&cp);
+		strbuf_release(&out);
+	}
+	if (dh)
+		closedir(dh);
+	free(root);
+	free(dbg);
+	return n;
+}
+
+/* The packaged server: WORKDIR/root/usr/lib/postgresql/N with bin/postgres. */
+static char *find_server(const char *workdir)
+{
+	char *base = xasprintf("%s/root/usr/lib/postgresql", workdir), *found = NULL;
+	DIR *dh = opendir(base);
+	struct dirent *e;
+	while (dh && !found && (e = readdir(dh))) {
+		char *pg;
+		if (e->d_name[0] == '.')
+			continue;
+		pg = xasprintf("%s/%s/bin/postgres", base, e->d_name);
+		if (access(pg, X_OK) == 0)
+			found = xasprintf("%s/%s", base, e->d_name);
+		free(pg);
+	}
+	if (dh)
+		closedir(dh);
+	free(base);
+	return found;
+}
+
+static int st_build(struct pipeline *p, int id)
+{
+	struct deb *d = p->ctx;
+	struct strvec a = STRVEC_INIT, env = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	extern char **environ;
+	int rc, n;
+
+	if (remove_debs(d->workdir) < 0) {
+		error("cannot remove the earlier .debs of %s: %s", d->workdir, strerror(errno));
+		return PGBUILD_EXIT_ERROR;
+	}
+	strvec_push(&a, "dpkg-buildpackage");
+	strvec_pushl(&a, "-B", "-uc", "-us", NULL);
+	strvec_pushf(&a, "-j%d", d->o->jobs);
+	strvec_pushf(&env, "DEB_BUILD_OPTIONS=nocheck parallel=%d", d->o->jobs);
+	/* the fragment's settings alone: none of ours, no compiler or flags */
+	strvec_pushl(&env, "CC", "CFLAGS", "CPPFLAGS", "LDFLAGS", "CCACHE_DIR", NULL);
+	for (char **e = environ; *e; e++)
+		if (!strncmp(*e, "PGOPT_", 6))
+			strvec_pushf(&env, "%.*s", (int)strcspn(*e, "="), *e);
+	rc = stage_run_command(p, id, &a, d->src, &env, 0);
+	strvec_clear(&a);
+	strvec_clear(&env);
+	if (rc != 0) {
+		char *log = stage_log(p, id);
+		error("dpkg-buildpackage failed (exit %d); the end of its log %s:", rc, log);
+		textfile_print_tail(log, 15, stderr);
+		free(log);
+		return PGBUILD_EXIT_ERROR;
+	}
+	n = extract_debs(d, &err);
+	if (n <= 0) {
+		error("%s", n < 0 ? err.buf : "the build made no .deb");
+		strbuf_release(&err);
+		return PGBUILD_EXIT_ERROR;
+	}
+	strbuf_release(&err);
+	return 0;
+}
+
+/* ---------------- stages 3-6: pgbuild's checks ---------------- */
+
+static int st_verify(struct pipeline *p, int id)
+{
+	struct deb *d = p->ctx;
+	struct strvec a = STRVEC_INIT;
+	char *records = xasprintf("%s/records", d->logdir);
+	int rc;
+	strvec_pushl(&a, "verify", "--log", d->logdir, "--builddir", d->builddir, NULL);
+	if (access(records, F_OK) == 0)
+		strvec_pushl(&a, "--debug-dir", records, NULL);
+	rc = stage_run_pgbuild(p, id, &a, 0);
+	strvec_clear(&a);
+	free(records);
+	return rc;
+}
+
+static int st_regress(struct pipeline *p, int id)
+{
+	struct deb *d = p->ctx;
+	struct strvec a = STRVEC_INIT;
+	char *json = xasprintf("%s/regress.json", d->workdir);
+	int rc;
+	strvec_pushl(&a, "regress", "--builddir", d->builddir, "--prefix", d->server, "--json",
+		     json, NULL);
+	rc = stage_run_pgbuild(p, id, &a, 0);
+	strvec_clear(&a);
+	free(json);
+	return rc;
+}
+
+static int st_gate(struct pipeline *p, int id)
+{
+	struct deb *d = p->ctx;
+	const struct deb_opts *o = d->o;
+	struct strvec a = STRVEC_INIT;
+	char *json = xasprintf("%s/gate.json", d->workdir);
+	char *junit = xasprintf("%s/gate.junit.xml", d->workdir);
+	char *gwd = xasprintf("%s/gate", d->workdir);
+	int rc;
+
+	strvec_pushl(&a, "gate", "--baseline", d->baseline, "--candidate", d->server, "--gate",
+		     o->gate, "--metric", o->metric, "--json", json, "--junit", junit,
+		     "--workdir", gwd, NULL);
+	{
+		char *copy = xstrdup(o->workloads), *save = NULL;
+		for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save))
+			strvec_pushl(&a, "--workload", w, NULL);
+		free(copy);
+	}
+	if (stage_finished(p, DS_REGRESS))
+		strvec_pushl(&a, "--regress-result", p->st[DS_REGRESS].exit == 0 ? "passed" : "failed",
+			     NULL);
+	if (o->pairs)
+		strvec_pushl(&a, "--pairs", o->pairs, NULL);
+	if (o->duration)
+		strvec_pushl(&a, "--duration", o->duration, NULL);
+	if (o->quiet)
+		strvec_push(&a, "--quiet");
+	rc = stage_run_pgbuild(p, id, &a, 1);
+	strvec_clear(&a);
+	free(json);
+	free(junit);
+	free(gwd);
+	return rc;
+}
+
+static int st_report(struct pipeline *p, int id)
+{
+	struct deb *d = p->ctx;
+	struct strvec a = STRVEC_INIT;
+	char *json = xasprintf("%s/gate.json", d->workdir);
+	char *html = xasprintf("%s/report.html", d->workdir);
+	int rc;
+	strvec_pushl(&a, "report", "--log", d->logdir, "--html", html, NULL);
+	if (access(json, R_OK) == 0)
+		strvec_pushl(&a, "--gate", json, NULL);
+	rc = stage_run_pgbuild(p, id, &a, 0);
+	strvec_clear(&a);
+	free(json);
+	free(html);
+	return rc;
+}
+
+/* ---------------- the pipeline ---------------- */
+
+static void state_header(struct json_writer *jw, void *ctx)
+{
+	const struct deb *d = ctx;
+	json_key(jw, "dsc"); json_string(jw, d->dsc);
+	json_key(jw, "policy"); json_string(jw, d->policy);
+	json_key(jw, "bundle"); json_string(jw, d->bundle);
+	json_key(jw, "server"); json_string(jw, d->server);
+	json_key(jw, "baseline"); json_string(jw, d->baseline);
+}
+
+/* The default source package: the one `pgbuild source` fetched. */
+static char *default_dsc(void)
+{
+	struct build_source s = BUILD_SOURCE_INIT;
+	char *dsc = NULL;
+	if (build_source_resolve(NULL, &s, 1) < 0)
+		return NULL;
+	if (s.pkg_version)
+		dsc = xasprintf("%s/debian/%s_%s.dsc", build_source_cache_dir(),
+				strchr(BUILD_SOURCE_DEFAULT, ':') + 1, s.pkg_version);
+	build_source_release(&s);
+	if (!dsc)
+		error("the default source has no Debian package version: give --dsc FILE");
+	return dsc;
+}
+
+/* Paths, the fragment and the masquerade of this install, the keys. */
+static int prepare(struct deb *d)
+{
+	const struct deb_opts *o = d->o;
+	char *psha = NULL, *bsha = NULL, *dsha;
+	int fd;
+
+	d->dsc = o->dsc ? path_absolute(o->dsc) : default_dsc();
+	if (!d->dsc)
+		return -1;
+	if (access(d->dsc, R_OK) < 0)
+		return error("--dsc %s: %s", d->dsc, strerror(errno));
+	if (o->policy) {
+		d->policy = path_absolute(o->policy);
+		if (!(psha = file_sha256(d->policy)))
+			return error("--policy %s: %s", d->policy, strerror(errno));
+	}
+	if (o->bundle) {
+		char *m = xasprintf("%s/%s", o->bundle, POLICY_BUNDLE_MANIFEST);
+		d->bundle = path_absolute(o->bundle);
+		bsha = file_sha256(m);
+		free(m);
+		if (!bsha)
+			return error("--bundle %s: no %s there (pgbuild bundle create makes one)",
+				     d->bundle, POLICY_BUNDLE_MANIFEST);
+	}
+	d->fragment = xasprintf("%s/examples/pgoptcc-deb.mk", pgbuild_datadir());
+	d->masq = xasprintf("%s/masq", pgbuild_libdir());
+	if (access(d->fragment, R_OK) < 0)
+		return error("no debian/rules fragment %s: %s (make install, or make in pgoptcc's tree)",
+			     d->fragment, strerror(errno));
+	{
+		char *gcc = xasprintf("%s/gcc", d->masq);
+		int okm = access(gcc, X_OK) == 0;
+		free(gcc);
+		if (!okm)
+			return error("no masquerade %s/gcc (make install, or make in pgoptcc's tree)",
+				     d->masq);
+	}
+	d->workdir = path_absolute(o->workdir);
+	if ((fd = workdir_open("--workdir", d->workdir)) < 0)
+		return -1;
+	close(fd);
+	d->src = xasprintf("%s/src", d->workdir);
+	d->logdir = xasprintf("%s/debian/pgopt-log", d->src);
+	d->builddir = !strcmp(o->builddir, ".") ? xstrdup(d->src)
+						  : xasprintf("%s/%s", d->src, o->builddir);
+	dsha = file_sha256(d->dsc);
+	d->source_key = xasprintf("dsc=%s sha=%s policy=%s bundle=%s fragment=%s", d->dsc,
+				  dsha ? dsha : "?", psha ? psha : "-", bsha ? bsha : "-",
+				  d->fragment);
+	d->build_key = xasprintf("%s jobs=%d", d->source_key, o->jobs);
+	free(dsha);
+	free(psha);
+	free(bsha);
+	stage_init(&d->p, "pgbuild-deb", stage_names, DS_NR, d->workdir, o->restart);
+	d->p.quiet = o->quiet;
+	d->p.header = state_header;
+	d->p.ctx = d;
+	return 0;
+}
+
+static void skip(struct deb *d, int id, const char *why)
+{
+	stage_forget(&d->p, id);
+	fprintf(stderr, "[%d/%d] %-9s skipped: %s\n", id + 1, DS_NR, stage_names[id], why);
+}
+
+/* Two checks' exit codes as one: could not run (2) over failed (1) over
+ * undecided (3) over passed (0). */
+static int worse(int a, int b)
+{
+	static const int rank[] = { 0, 2, 3, 1 }; /* by exit code 0..3 */
+	int ra = a >= 0 && a <= 3 ? rank[a] : 3, rb = b >= 0 && b <= 3 ? rank[b] : 3;
+	return ra >= rb ? (a >= 0 && a <= 3 ? a : PGBUILD_EXIT_ERROR)
+			: (b >= 0 && b <= 3 ? b : PGBUILD_EXIT_ERROR);
+}
+
+static void print_report(struct deb *d)
+{
+	struct strbuf text = STRBUF_INIT;
+	char *log = stage_log(&d->p, DS_REPORT);
+	strbuf_read_file(&text, log);
+	fputs(text.buf, stdout);
+	printf("\npackages: %s/*.deb (extracted: %s/root, %s/dbg)\nreport: %s/report.html\n",
+	       d->workdir, d->workdir, d->workdir, d->workdir);
+	strbuf_release(&text);
+	free(log);
+}
+
+int deb_pipeline(const struct deb_opts *o)
+{
+	struct deb d;
+	struct strbuf what = STRBUF_INIT, key = STRBUF_INIT;
+	int rc = PGBUILD_EXIT_ERROR, v, checks = 0;
+
+	memset(&d, 0, sizeof(d));
+	d.o = o;
+	if (prepare(&d) < 0)
+		goto out;
+	strbuf_addf(&what, "dpkg-source -x %s, and the recipe", d.dsc);
+	if (stage_run(&d.p, DS_SOURCE, d.source_key, what.buf, st_source) != 0)
+		goto out;
+	strbuf_reset(&what);
+	strbuf_addf(&what, "dpkg-buildpackage -B -j%d (through pgoptcc)", o->jobs);
+	if (stage_run(&d.p, DS_BUILD, d.build_key, what.buf, st_build) != 0)
+		goto out;
+	d.server = find_server(d.workdir);
+	d.baseline = o->baseline ? path_absolute(o->baseline)
+		     : d.server ? xasprintf("/usr/lib/postgresql/%s", strrchr(d.server, '/') + 1)
+				: NULL;
+	v = stage_run(&d.p, DS_VERIFY, d.build_key, "pgbuild verify --log --builddir", st_verify);
+	if (v != 0) {
+		rc = v;
+		goto report;
+	}
+	if (o->no_regress)
+		skip(&d, DS_REGRESS, "--no-regress");
+	else if (!d.server)
+		skip(&d, DS_REGRESS, "no package holds a PostgreSQL server (usr/lib/postgresql/N/bin/postgres)");
+	else
+		checks = worse(checks, stage_run(&d.p, DS_REGRESS, d.build_key,
+						 "pgbuild regress --prefix (installcheck)", st_regress));
+	if (o->no_gate) {
+		skip(&d, DS_GATE, "--no-gate");
+	} else if (!d.server) {
+		skip(&d, DS_GATE, "no package holds a PostgreSQL server");
+	} else {
+		char *pg = xasprintf("%s/bin/postgres", d.baseline);
+		int have = access(pg, X_OK) == 0;
+		free(pg);
+		if (!have) {
+			error("the baseline %s has no bin/postgres: install the distribution's package "
+			      "(apt-get install postgresql-%s) or give --baseline PREFIX, or --no-gate",
+			      d.baseline, strrchr(d.server, '/') + 1);
+			rc = PGBUILD_EXIT_ERROR;
+			goto out;
+		}
+		strbuf_addf(&key, "%s base=%s gate=%s wl=%s metric=%s pairs=%s dur=%s regress=%d",
+			    d.build_key, d.baseline, o->gate, o->workloads, o->metric,
+			    o->pairs ? o->pairs : "", o->duration ? o->duration : "",
+			    stage_finished(&d.p, DS_REGRESS) ? d.p.st[DS_REGRESS].exit : -1);
+		strbuf_reset(&what);
+		strbuf_addf(&what, "pgbuild gate --baseline %s --gate '%s'", d.baseline, o->gate);
+		checks = worse(checks, stage_run(&d.p, DS_GATE, key.buf, what.buf, st_gate));
+	}
+	rc = checks;
+report:
+	stage_forget(&d.p, DS_REPORT); /* always rewritten: cheap */
+	if (stage_run(&d.p, DS_REPORT, d.build_key, "pgbuild report", st_report) == 0 && !o->quiet)
+		print_report(&d);
+out:
+	stage_release(&d.p);
+	strbuf_release(&what);
+	strbuf_release(&key);
+	free(d.workdir);
+	free(d.src);
+	free(d.dsc);
+	free(d.policy);
+	free(d.bundle);
+	free(d.logdir);
+	free(d.builddir);
+	free(d.server);
+	free(d.baseline);
+	free(d.fragment);
+	free(d.masq);
+	free(d.source_key);
+	free(d.build_key);
+	return rc;
+}

@@ -1,0 +1,67 @@
+/*
+ * deb.h - a Debian package built through pgoptcc and checked, in one
+ * command (`pgbuild deb`): the packager's recipe (the debian/rules
+ * fragment, examples/pgoptcc-deb.mk) and pgbuild's checks of what it made,
+ * as resumable stages (stage/stage.h), one progress line each:
+ *
+ *   1 source   dpkg-source -x DSC WORKDIR/src; then the recipe: after the
+ *              first `include` line of debian/rules (else its first line)
+ *              PGOPT_MASQ and PGOPT_PGBUILD of this install and the include
+ *              of DATADIR/pgoptcc/examples/pgoptcc-deb.mk; the policy as
+ *              debian/pgopt.policy, the bundle as debian/pgopt-bundle
+ *   2 build    dpkg-buildpackage -B -uc -us -jN there
+ *              (DEB_BUILD_OPTIONS="nocheck parallel=N"; with a bundle the
+ *              fragment's bundle check and bundle bolt run in it), then every
+ *              .deb extracted: the packages into WORKDIR/root, the -dbgsym
+ *              packages into WORKDIR/dbg
+ *   3 verify   pgbuild verify --log src/debian/pgopt-log --builddir
+ *              src/BUILDDIR --debug-dir src/debian/pgopt-log/records
+ *   4 regress  pgbuild regress --builddir src/BUILDDIR --prefix SERVER:
+ *              installcheck against the packaged server (SERVER: the
+ *              directory of WORKDIR/root/usr/lib/postgresql/ that holds
+ *              bin/postgres)
+ *   5 gate     pgbuild gate --baseline ARCHIVE --candidate SERVER (ARCHIVE:
+ *              the distribution's installed package, /usr/lib/postgresql/N)
+ *   6 report   pgbuild report --gate WORKDIR/gate.json --log
+ *              src/debian/pgopt-log --html WORKDIR/report.html, printed
+ *
+ * Why a command and not only the fragment: the fragment is what a build
+ * daemon needs (dpkg-buildpackage stays the packager's own build); the
+ * checks need a machine that can start servers and benchmark, and this
+ * command runs them in the order the packager would, on what the build
+ * made, keeping every log.
+ *
+ * Exit: 0 built, verified, the suite passed and the gate passed; 1 a check
+ * failed (verify, the suite, the gate); 2 could not run (the build
+ * failed: its log's last lines are printed); 3 the gate was undecided.
+ */
+#ifndef PGBUILD_DEB_H
+#define PGBUILD_DEB_H
+
+/* The options of `pgbuild deb`. */
+struct deb_opts {
+	const char *dsc;          /* --dsc FILE, NULL: pgbuild source's package */
+	const char *policy;       /* --policy FILE, or NULL */
+	const char *bundle;       /* --bundle DIR, or NULL (one of the two is needed) */
+	const char *workdir;      /* --workdir DIR (required) */
+	const char *builddir;     /* --builddir NAME: the package's build tree
+				   * inside its source (default "build") */
+	const char *baseline;     /* --baseline PREFIX, NULL: /usr/lib/postgresql/N */
+	const char *gate;         /* --gate EXPR */
+	const char *workloads;    /* -W LIST, comma-separated */
+	const char *metric;       /* --metric LIST */
+	const char *pairs, *duration; /* for pgbuild gate */
+	int jobs;                 /* -j N (default 2) */
+	int no_regress, no_gate;  /* --no-regress, --no-gate */
+	int restart;              /* --restart */
+	int quiet;                /* -q */
+};
+
+#define DEB_GATE_DEFAULT "cycles>=1.00,tps>=1.00"
+#define DEB_WORKLOADS_DEFAULT "select-only,tpcb"
+#define DEB_METRIC_DEFAULT "tps,instructions,cycles"
+
+/* Run (or resume) the stages; returns the exit code above. */
+int deb_pipeline(const struct deb_opts *o);
+
+#endif
