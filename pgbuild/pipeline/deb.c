@@ -220,7 +220,6 @@ static int st_build(struct pipeline *p, int id)
 	struct deb *d = p->ctx;
 	struct strvec a = STRVEC_INIT, env = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT;
-	extern char **environ;
 	int rc, n;
 
 	if (remove_debs(d->workdir) < 0) {
@@ -231,11 +230,11 @@ static int st_build(struct pipeline *p, int id)
 	strvec_pushl(&a, "-B", "-uc", "-us", NULL);
 	strvec_pushf(&a, "-j%d", d->o->jobs);
 	strvec_pushf(&env, "DEB_BUILD_OPTIONS=nocheck parallel=%d", d->o->jobs);
-	/* the fragment's settings alone: none of ours, no compiler or flags */
-	strvec_pushl(&env, "CC", "CFLAGS", "CPPFLAGS", "LDFLAGS", "CCACHE_DIR", NULL);
-	for (char **e = environ; *e; e++)
-		if (!strncmp(*e, "PGOPT_", 6))
-			strvec_pushf(&env, "%.*s", (int)strcspn(*e, "="), *e);
+	/* the package's own compiler and flags, and the fragment's settings:
+	 * not the caller's (the caller's PGOPT_PREFIX, a ccache, and the
+	 * fragment's knobs PGOPT_MIN_APPLIES, PGOPT_BOLT_BINARIES do pass) */
+	strvec_pushl(&env, "CC", "CFLAGS", "CPPFLAGS", "LDFLAGS", "PGOPT_POLICY", "PGOPT_LOGDIR",
+		     "PGOPT_ROOT", "PGOPT_RECORDS", "PGOPT_BUNDLE", "PGOPT_PROFILE", NULL);
 	rc = stage_run_command(p, id, &a, d->src, &env, 0);
 	strvec_clear(&a);
 	strvec_clear(&env);
