@@ -149,6 +149,12 @@ like "... the report names the units' flags" "$out" 'src/lib\.c +\+ -fno-plt -fl
 out=$("$PGB" deb --dsc "$P/pgopt-ship_1.0.dsc" --policy "$TMP/deb.policy" --workdir "$TMP/dw" \
 	--builddir . --no-regress --no-gate 2>&1)
 like "run again: every finished stage is skipped" "$out" '\[2/6\] build .*finished in an earlier run \(exit 0\), skipped'
+printf '[global]\ncflags += -O3\nlto = maybe\n' > "$TMP/bad.policy"
+out=$("$PGB" deb --dsc "$P/pgopt-ship_1.0.dsc" --policy "$TMP/bad.policy" --workdir "$TMP/dw3" \
+	--builddir . --no-regress --no-gate 2>&1; echo "exit $?")
+like "a package build that fails: pgbuild deb exits 2" "$out" 'exit 2$'
+like "... printing the end of the build's log, with pgoptcc's error" "$out" \
+	'debian/pgopt\.policy:3: expected lto = on, off, fat or slim, got "maybe"'
 nok "pgbuild deb without a policy or a bundle fails" "$PGB" deb --workdir "$TMP/dw2"
 like "... saying so" "$(cat "$TMP/.out")" 'expected --policy FILE or --bundle DIR'
 nok "pgbuild deb of a missing .dsc fails" "$PGB" deb --dsc "$TMP/none.dsc" --policy "$TMP/deb.policy" --workdir "$TMP/dw2" --no-gate
