@@ -185,13 +185,16 @@ deps:
 	@sh tests/lib/install-deps.sh $(DEPS_PKGS)
 
 # tests/bench/deb-package's needs beyond make deps: the build dependencies
-# of Debian's postgresql-15 (its debian/control, arch build, nocheck) and
+# of Debian's postgresql-15 (its debian/control, arch build, nocheck, but
+# IPC::Run and IO::Pty, which its configure wants whatever the profile:
+# postgresql.mk passes --enable-tap-tests always) and
 # diffoscope (comparing two package builds).
 DEB_DEPS := autoconf bison clang debhelper dh-exec docbook-xml docbook-xsl \
 	dpkg-dev flex gettext libicu-dev libkrb5-dev libldap2-dev liblz4-dev \
 	libpam0g-dev libperl-dev libreadline-dev libselinux1-dev libssl-dev \
 	libsystemd-dev libxml2-dev libxml2-utils libxslt1-dev libzstd-dev \
 	llvm-dev lz4 mawk perl pkg-config postgresql-common python3-dev \
+	libipc-run-perl libio-pty-perl \
 	systemtap-sdt-dev tcl-dev uuid-dev xsltproc zlib1g-dev zstd \
 	diffoscope-minimal
 deps-deb: deps

@@ -229,10 +229,8 @@ static int st_build(struct pipeline *p, int id)
 	strvec_push(&a, "dpkg-buildpackage");
 	strvec_pushl(&a, "-B", "-uc", "-us", NULL);
 	strvec_pushf(&a, "-j%d", d->o->jobs);
-	/* no test suite in the build (the regress stage runs it on what was
-	 * built): the option, and the profile that drops its dependencies */
+	/* no test suite in the build: the regress stage runs it on what was built */
 	strvec_pushf(&env, "DEB_BUILD_OPTIONS=nocheck parallel=%d", d->o->jobs);
-	strvec_push(&env, "DEB_BUILD_PROFILES=nocheck");
 	/* the package's own compiler and flags, and the fragment's settings:
 	 * not the caller's (the caller's PGOPT_PREFIX, a ccache, and the
 	 * fragment's knobs PGOPT_MIN_APPLIES, PGOPT_BOLT_BINARIES do pass) */
