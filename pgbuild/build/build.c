@@ -558,6 +558,34 @@ int build_setup(struct build *b)
 	return 0;
 }
 
+/* See build.h. */
+char *build_configure_path(const char *srcdir, const char *builddir)
+{
+	size_t n = strlen(srcdir);
+	struct strbuf sb = STRBUF_INIT;
+	const char *rel;
+
+	while (n > 1 && srcdir[n - 1] == '/')
+		n--;
+	if (strncmp(builddir, srcdir, n) || builddir[n] != '/' || !builddir[n + 1])
+		return xasprintf("%.*s/configure", (int)n, srcdir);
+	/* inside the source tree: "../configure" for each component */
+	for (rel = builddir + n; *rel;) {
+		while (*rel == '/')
+			rel++;
+		if (!*rel)
+			break;
+		if (!strncmp(rel, "./", 2) || !strcmp(rel, ".")) {
+			rel += 1;
+			continue;
+		}
+		strbuf_addstr(&sb, "../");
+		rel += strcspn(rel, "/");
+	}
+	strbuf_addstr(&sb, "configure");
+	return strbuf_detach(&sb, NULL);
+}
+
 int build_configure(struct build *b)
 {
 	char *stamp_path = xasprintf("%s/pgopt-configure.args", b->builddir);
@@ -574,7 +602,10 @@ int build_configure(struct build *b)
 		rc = 0;         /* configured the same way: nothing to do */
 		goto out;
 	}
-	strvec_pushf(&cmd, "%s/configure", b->src.dir);
+	{
+		char *conf = build_configure_path(b->src.dir, b->builddir);
+		strvec_push_nodup(&cmd, conf);
+	}
 	strvec_pushv(&cmd, (const char *const *)b->configure.v);
 	unlink(stamp_path);
 	if (run_phase(b, "configure", &cmd, b->builddir, 0) != 0)

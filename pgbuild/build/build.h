@@ -129,6 +129,18 @@ int build_setup(struct build *b);
 /* configure, unless the build directory is configured the same way; after
  * a new configuration, make clean. */
 int build_configure(struct build *b);
+
+/*
+ * How configure is called from builddir: SRCDIR/configure, or, when
+ * builddir is inside the source tree, by its relative path
+ * ("../configure" for SRC/build), as debhelper calls it for Debian's
+ * packages.  It matters to PGO: PostgreSQL's makefiles name every source
+ * by abs_top_srcdir, which configure makes "BUILDDIR/.." then, and GCC's
+ * profile id of a static function hashes that name, so a profile applies
+ * to a package build's static functions only when the training compiled
+ * the same names.  Malloced.
+ */
+char *build_configure_path(const char *srcdir, const char *builddir);
 /* make and make -C contrib, with the progress line. */
 int build_compile(struct build *b);
 /* make install (and contrib's), unless --no-install. */

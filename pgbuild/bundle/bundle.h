@@ -24,11 +24,15 @@
  *
  * What applies to a build is measured, not assumed:
  *   - PGO: GCC checks every function's profile against its control flow;
- *     pgoptcc records the functions GCC refused (-Wcoverage-mismatch), and
- *     `bundle check` weighs them with the training's counts: the share of
- *     the profile's weight that the build used is the weight of the units
- *     the build compiled with their profile, less that of the functions
- *     GCC refused.  A unit the build did not compile loses its weight.
+ *     pgoptcc records the functions GCC refused (-Wcoverage-mismatch) and
+ *     the ones it did not find (-Wmissing-profile), and `bundle check`
+ *     weighs them with the training's counts: the share of the profile's
+ *     weight that the build used is the weight of the units the build
+ *     compiled with their profile, less that of the functions GCC refused
+ *     or did not find (a function new since the training weighs nothing;
+ *     a static function compiled from another source path than the
+ *     training's is looked up under another id, and its weight is lost).
+ *     A unit the build did not compile loses its weight.
  *   - BOLT: `bundle bolt` rewrites the binary with the profile and reads
  *     BOLT's own count of the profile's samples that fall in functions
  *     whose profile is invalid (stale): the share that applies is the rest.
@@ -55,6 +59,7 @@ struct bundle_create_opts {
 	const char *pgo;          /* --pgo PREFIX: a `pgbuild pgo` install */
 	const char *optimize;     /* --optimize WORKDIR: its best kept stage */
 	const char *builddir;     /* --builddir: any build with .gcda files */
+	const char *bundle;       /* --bundle: an existing bundle's policy and PGO */
 	const char *log;          /* --log LOGDIR: its compile log (default
 				   * BUILDDIR/pgopt-log) */
 	const char *policy;       /* --policy FILE: the policy (with --builddir) */
@@ -141,6 +146,8 @@ struct bundle_weigh {
 	size_t refused;           /* functions GCC refused, in all */
 	size_t moved;             /* functions whose lines moved (profile kept) */
 	size_t missing;           /* functions the profile does not have */
+	size_t not_found;         /* ... of them, ones the training ran (their
+				   * weight is lost: another id, see check.c) */
 	size_t foreign;           /* compiles that used another bundle */
 };
 

@@ -99,6 +99,16 @@ int bundle_weigh(const struct json_value *manifest, const struct bundle_compile 
 		w->missing += uu->compile->missing.nr;
 		for (size_t k = 0; k < uu->compile->refused.nr; k++)
 			uu->lost += json_get_num(fns, uu->compile->refused.v[k], 0);
+		/* "not found in profile data": a new function weighs nothing,
+		 * but one the training ran is there under another id (GCC's id
+		 * of a static function hashes its source file's path as the
+		 * compile names it): its weight is lost */
+		for (size_t k = 0; k < uu->compile->missing.nr; k++) {
+			double m = json_get_num(fns, uu->compile->missing.v[k], 0);
+			uu->lost += m;
+			if (m > 0)
+				w->not_found++;
+		}
 		if (uu->lost > uu->weight)
 			uu->lost = uu->weight;
 	}
@@ -197,7 +207,12 @@ static void print_summary(const struct bundle_check_opts *o, const struct bundle
 	if (w->foreign)
 		printf("; %zu compiles used another bundle", w->foreign);
 	printf("\n  functions: %zu refused by GCC (control flow changed since training), "
-	       "%zu moved (profile kept), %zu not in the profile\n", w->refused, w->moved, w->missing);
+	       "%zu moved (profile kept), %zu not in the profile", w->refused, w->moved, w->missing);
+	if (w->not_found)
+		printf(" (%zu of them ran in the training: GCC looked them up under another id, "
+		       "as it does for a static function whose source path differs from the "
+		       "training's)", w->not_found);
+	printf("\n");
 	for (size_t i = 0; i < w->nr; i++)
 		if (w->units[i].lost > 0)
 			lost[nl++] = &w->units[i];
@@ -211,11 +226,16 @@ static void print_summary(const struct bundle_check_opts *o, const struct bundle
 			printf("%s\n", u->state);
 			continue;
 		}
-		printf("GCC refused");
-		for (size_t k = 0; k < u->compile->refused.nr && k < 5; k++)
-			printf("%s %s", k ? "," : "", u->compile->refused.v[k]);
-		if (u->compile->refused.nr > 5)
-			printf(", ... (%zu)", u->compile->refused.nr);
+		if (u->compile->refused.nr) {
+			printf("GCC refused");
+			for (size_t k = 0; k < u->compile->refused.nr && k < 5; k++)
+				printf("%s %s", k ? "," : "", u->compile->refused.v[k]);
+			if (u->compile->refused.nr > 5)
+				printf(", ... (%zu)", u->compile->refused.nr);
+		}
+		if (u->compile->missing.nr)
+			printf("%snot found: %zu functions", u->compile->refused.nr ? "; " : "",
+			       u->compile->missing.nr);
 		printf("\n");
 	}
 	if (nl > 10)
@@ -244,6 +264,7 @@ static int write_json(const struct bundle_check_opts *o, const struct bundle_wei
 	json_key(&jw, "functions_refused"); json_int(&jw, (int64_t)w->refused);
 	json_key(&jw, "functions_moved"); json_int(&jw, (int64_t)w->moved);
 	json_key(&jw, "functions_missing"); json_int(&jw, (int64_t)w->missing);
+	json_key(&jw, "functions_not_found"); json_int(&jw, (int64_t)w->not_found);
 	json_key(&jw, "foreign_compiles"); json_int(&jw, (int64_t)w->foreign);
 	json_key(&jw, "units");
 	json_array_begin(&jw);

@@ -15,6 +15,9 @@
  *                       mode generate and trained: its compile log (--log,
  *                       default DIR/pgopt-log) lists the objects, --policy
  *                       is the policy;
+ *   --bundle DIR        an existing bundle: its policy and PGO profiles
+ *                       (with a BOLT profile added: what a BOLT training
+ *                       on a package build's own server gives);
  *   --bolt PREFIX       a `pgbuild bolt` output (its record names the
  *                       profile), or --bolt-profile FILE.
  * The bundle is assembled in OUT.tmp-PID and renamed to OUT whole, so OUT
@@ -54,6 +57,8 @@ struct pack {
 	char *pgo_binary;            /* the PGO install's bin/postgres, or NULL */
 	char *bolt_profile;          /* the BOLT profile, or NULL */
 	struct json_value *bolt_manifest; /* its manifest, or NULL */
+	char *base_dir;              /* --bundle: the bundle the rest comes from */
+	struct json_value *base;     /* ... its manifest */
 	struct strvec files;         /* the bundle's files (relative), for the manifest */
 	struct strbuf units;         /* the manifest's "units" array, JSON */
 	double weight;               /* the PGO profile's weight */
@@ -185,6 +190,16 @@ static int from_optimize(struct pack *k, const char *workdir)
 	return rc;
 }
 
+/* An existing bundle: its policy and PGO part are the new one's. */
+static int from_bundle(struct pack *k, const char *dir)
+{
+	if (!(k->base = bundle_open(dir)))
+		return -1;
+	k->base_dir = path_absolute(dir);
+	k->policy_file = xasprintf("%s/%s", k->base_dir, BUNDLE_POLICY);
+	return 0;
+}
+
 /* ---------------- the pieces into the bundle ---------------- */
 
 static int sha256_file(const char *path, char hex[SHA256_HEX_SIZE])
@@ -212,6 +227,24 @@ static int put_file(struct pack *k, const char *src, const char *rel)
 	strbuf_release(&data);
 	strbuf_release(&err);
 	free(dst);
+	return rc;
+}
+
+/* The base bundle's PGO profiles, as they are. */
+static int put_base_units(struct pack *k)
+{
+	const struct json_value *files = json_get(k->base, "files");
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && files && i < files->u.list.nr; i++) {
+		const char *rel = files->u.list.keys[i];
+		char *from;
+		if (strncmp(rel, "gcda/", 5))
+			continue;
+		from = xasprintf("%s/%s", k->base_dir, rel);
+		rc = put_file(k, from, rel);
+		free(from);
+	}
+	k->nunits = (long)json_len(json_get(json_get(k->base, "pgo"), "units"));
 	return rc;
 }
 
@@ -370,6 +403,16 @@ static void copy_key(struct json_writer *jw, const struct json_value *from, cons
 		json_null(jw);
 }
 
+/* from's member key as a value (null when absent), the key written already. */
+static void copy_key_value(struct json_writer *jw, const struct json_value *from, const char *key)
+{
+	const struct json_value *v = json_get(from, key);
+	if (v)
+		json_value_write(jw, v);
+	else
+		json_null(jw);
+}
+
 static int write_manifest(struct pack *k)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -386,16 +429,22 @@ static int write_manifest(struct pack *k)
 	json_key(&jw, "version"); json_int(&jw, 1);
 	json_key(&jw, "created"); json_string(&jw, when);
 	json_key(&jw, "source");
-	json_object_begin(&jw);
-	copy_key(&jw, src, "spec");
-	copy_key(&jw, src, "version");
-	copy_key(&jw, src, "pkg_version");
-	json_key(&jw, "dir");
-	json_string(&jw, str_or(json_get_str(k->pgo, "source_dir"), json_get_str(src, "dir")));
-	json_object_end(&jw);
+	if (k->base) {
+		copy_key_value(&jw, k->base, "source");
+	} else {
+		json_object_begin(&jw);
+		copy_key(&jw, src, "spec");
+		copy_key(&jw, src, "version");
+		copy_key(&jw, src, "pkg_version");
+		json_key(&jw, "dir");
+		json_string(&jw, str_or(json_get_str(k->pgo, "source_dir"), json_get_str(src, "dir")));
+		json_object_end(&jw);
+	}
 	json_key(&jw, "policy"); json_string(&jw, BUNDLE_POLICY);
 	json_key(&jw, "pgo");
-	if (k->builddir) {
+	if (k->base) {
+		copy_key_value(&jw, k->base, "pgo");
+	} else if (k->builddir) {
 		json_object_begin(&jw);
 		json_key(&jw, "trained_on");
 		json_object_begin(&jw);
@@ -476,13 +525,15 @@ static void pack_release(struct pack *k)
 	json_free(k->pgo);
 	json_free(k->record);
 	json_free(k->bolt_manifest);
+	json_free(k->base);
+	free(k->base_dir);
 	strvec_clear(&k->files);
 }
 
 int bundle_create(const struct bundle_create_opts *o)
 {
 	struct pack k;
-	int rc = 0, sources = !!o->pgo + !!o->optimize + !!o->builddir;
+	int rc = 0, sources = !!o->pgo + !!o->optimize + !!o->builddir + !!o->bundle;
 
 	memset(&k, 0, sizeof(k));
 	k.o = o;
@@ -498,6 +549,8 @@ int bundle_create(const struct bundle_create_opts *o)
 		rc = from_pgo(&k, o->pgo);
 	else if (rc == 0 && o->optimize)
 		rc = from_optimize(&k, o->optimize);
+	else if (rc == 0 && o->bundle)
+		rc = from_bundle(&k, o->bundle);
 	else if (rc == 0) {
 		rc = from_builddir(&k, o->builddir, o->log);
 		k.policy_file = xstrdup(o->policy);
@@ -515,6 +568,8 @@ int bundle_create(const struct bundle_create_opts *o)
 		rc = put_policy(&k);
 	if (rc == 0 && k.builddir)
 		rc = put_units(&k);
+	else if (rc == 0 && k.base)
+		rc = put_base_units(&k);
 	if (rc == 0 && k.bolt_profile)
 		rc = put_bolt(&k);
 	if (rc == 0)
@@ -525,9 +580,14 @@ int bundle_create(const struct bundle_create_opts *o)
 		rc = error("cannot rename %s to %s: %s", k.tmp, k.out, strerror(errno));
 	if (rc < 0 && k.tmp)
 		remove_tree(k.tmp);
-	if (rc == 0 && !o->quiet)
-		printf("bundle: %s: the policy, PGO profiles of %ld units (%ld functions with counts)%s\n",
-		       k.out, k.nunits, k.nfuncs, k.bolt_profile ? ", a BOLT profile" : ", no BOLT profile");
+	if (rc == 0 && !o->quiet) {
+		printf("bundle: %s: the policy, PGO profiles of %ld units", k.out, k.nunits);
+		if (k.base)
+			printf(" (of the bundle it was made from)");
+		else
+			printf(" (%ld functions with counts)", k.nfuncs);
+		printf("%s\n", k.bolt_profile ? ", a BOLT profile" : ", no BOLT profile");
+	}
 	pack_release(&k);
 	return rc == 0 ? PGBUILD_EXIT_OK : PGBUILD_EXIT_ERROR;
 }

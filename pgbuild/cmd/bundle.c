@@ -13,7 +13,8 @@ static void bundle_usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: pgbuild bundle create --out DIR (--pgo PREFIX | --optimize WORKDIR |\n"
-		"                             --builddir DIR --policy FILE [--log LOGDIR])\n"
+		"                             --builddir DIR --policy FILE [--log LOGDIR] |\n"
+		"                             --bundle DIR)\n"
 		"                             [--bolt PREFIX | --bolt-profile FILE] [--force]\n"
 		"       pgbuild bundle show DIR\n"
 		"       pgbuild bundle check DIR --log LOGDIR [--min-applies PCT] [--json FILE]\n"
@@ -29,7 +30,8 @@ static void bundle_usage(FILE *fp)
 		"the bundle has a profile of is compiled with it, and GCC's verdict on\n"
 		"each function goes into the compile log.\n"
 		"\n"
-		"  create             pack a bundle from one of --pgo, --optimize, --builddir:\n"
+		"  create             pack a bundle from one of --pgo, --optimize, --builddir,\n"
+		"                     --bundle:\n"
 		"    --out DIR          the new bundle (made beside it, renamed into place)\n"
 		"    --pgo PREFIX       the install of a pgbuild pgo run\n"
 		"    --optimize WORKDIR the best stage pgbuild optimize kept (its BOLT\n"
@@ -38,6 +40,8 @@ static void bundle_usage(FILE *fp)
 		"                       (PGOPT_PROFILE=generate), with --policy and its\n"
 		"                       compile log (--log LOGDIR, default DIR/pgopt-log)\n"
 		"    --policy FILE      with --builddir: the policy it was trained with\n"
+		"    --bundle DIR       an existing bundle's policy and PGO profiles (to add\n"
+		"                       a BOLT profile trained on a package build's server)\n"
 		"    --bolt PREFIX      the profile of a pgbuild bolt output\n"
 		"    --bolt-profile FILE a BOLT profile (.fdata; its manifest FILE.json)\n"
 		"    --force            replace an existing bundle at --out\n"
@@ -74,6 +78,7 @@ PGBUILD_COMMAND(bundle, "pack a training's profiles for builds that cannot train
 		{ "pgo", required_argument, NULL, OPT_PGO },
 		{ "optimize", required_argument, NULL, OPT_OPTIMIZE },
 		{ "builddir", required_argument, NULL, OPT_BUILDDIR },
+		{ "bundle", required_argument, NULL, OPT_BUNDLE },
 		{ "policy", required_argument, NULL, OPT_POLICY },
 		{ "log", required_argument, NULL, OPT_LOG },
 		{ "bolt", required_argument, NULL, OPT_BOLT },
@@ -99,6 +104,7 @@ PGBUILD_COMMAND(bundle, "pack a training's profiles for builds that cannot train
 		case OPT_PGO: co.pgo = optarg; break;
 		case OPT_OPTIMIZE: co.optimize = optarg; break;
 		case OPT_BUILDDIR: co.builddir = optarg; break;
+		case OPT_BUNDLE: co.bundle = optarg; break;
 		case OPT_POLICY: co.policy = optarg; break;
 		case OPT_LOG: log = optarg; break;
 		case OPT_BOLT: bolt = optarg; break;
@@ -136,14 +142,14 @@ PGBUILD_COMMAND(bundle, "pack a training's profiles for builds that cannot train
 					       verb);
 	}
 	if (!strcmp(verb, "create")) {
-		int sources = !!co.pgo + !!co.optimize + !!co.builddir;
+		int sources = !!co.pgo + !!co.optimize + !!co.builddir + !!co.bundle;
 		if (nargs)
 			return cli_usage_error("create takes no argument (the bundle is --out DIR), got \"%s\"",
 					       args[0]);
 		if (!co.out)
 			return cli_usage_error("create needs --out DIR");
 		if (sources != 1)
-			return cli_usage_error("create needs one of --pgo, --optimize and --builddir");
+			return cli_usage_error("create needs one of --pgo, --optimize, --builddir and --bundle");
 		if (co.builddir && !co.policy)
 			return cli_usage_error("--builddir needs --policy FILE (the policy the build was trained with)");
 		if (co.policy && !co.builddir)
@@ -152,6 +158,8 @@ PGBUILD_COMMAND(bundle, "pack a training's profiles for builds that cannot train
 			return cli_usage_error("create: --log goes with --builddir");
 		if (bolt && co.bolt_profile)
 			return cli_usage_error("--bolt and --bolt-profile exclude each other");
+		if (co.bundle && !bolt && !co.bolt_profile)
+			return cli_usage_error("create --bundle: add --bolt or --bolt-profile (else it is a copy)");
 		if (co.optimize && (bolt || co.bolt_profile))
 			return cli_usage_error("--optimize brings its own BOLT profile: no --bolt or --bolt-profile");
 		if (json || min_given)
@@ -161,9 +169,10 @@ PGBUILD_COMMAND(bundle, "pack a training's profiles for builds that cannot train
 		co.quiet = quiet;
 		return bundle_create(&co);
 	}
-	if (co.out || co.pgo || co.optimize || co.builddir || co.policy || co.bolt_profile || co.force)
-		return cli_usage_error("%s: --out, --pgo, --optimize, --builddir, --policy, --bolt-profile "
-				       "and --force go with create", verb);
+	if (co.out || co.pgo || co.optimize || co.builddir || co.bundle || co.policy ||
+	    co.bolt_profile || co.force)
+		return cli_usage_error("%s: --out, --pgo, --optimize, --builddir, --bundle, --policy, "
+				       "--bolt-profile and --force go with create", verb);
 	if (!nargs)
 		return cli_usage_error("%s needs the bundle's directory", verb);
 	if (!strcmp(verb, "show")) {

@@ -94,7 +94,7 @@ like "bundle show: both units, no BOLT" "$(oneline "$PGB" bundle show "$TMP/B")"
 nok "create without --out fails" "$PGB" bundle create --builddir "$T" --policy use.policy
 like "... naming it" "$(cat "$TMP/.out")" 'create needs --out DIR'
 nok "create from two sources fails" "$PGB" bundle create --out x --builddir "$T" --policy use.policy --pgo /nonexistent
-like "... naming them" "$(cat "$TMP/.out")" 'one of --pgo, --optimize and --builddir'
+like "... naming them" "$(cat "$TMP/.out")" 'one of --pgo, --optimize, --builddir and --bundle'
 nok "create --builddir without --policy fails" "$PGB" bundle create --out x --builddir "$T"
 mkdir notbundle && echo keep > notbundle/file
 nok "create over a directory that is no bundle fails" "$PGB" bundle create --builddir "$T" --log "$T/log" \
@@ -172,7 +172,7 @@ like "... exit 2, naming the file" "$(oneline "$PGB" bundle check "$TMP/Bbad" --
 
 # ---- BOLT: a profile of the bundle-built program, applied to copies
 if [ ! -x "$LLVM/llvm-bolt" ]; then
-	skip "llvm-bolt is not installed in $LLVM (bolt-15; make deps): bundle bolt not run" 13
+	skip "llvm-bolt is not installed in $LLVM (bolt-15; make deps): bundle bolt not run" 15
 	done_testing
 fi
 BO=$TMP/bolt && project "$BO"
@@ -184,6 +184,11 @@ like "... bolt = ready made its debug information DWARF 4" 	"$(readelf --debug-d
 "$PGB" bundle create --builddir "$T" --log "$T/log" --policy use.policy --bolt-profile "$TMP/prog.fdata" \
 	--out "$TMP/B" --force >/dev/null
 like "the bundle now has the BOLT profile" "$("$PGB" bundle show "$TMP/B")" 'BOLT: .*/bolt/profile\.fdata'
+nok "create --bundle without a BOLT profile fails (it would be a copy)" "$PGB" bundle create --bundle "$TMP/B" --out "$TMP/B4"
+"$PGB" bundle create --bundle "$TMP/B" --bolt-profile "$TMP/prog.fdata" --out "$TMP/B4" >/dev/null
+is "create --bundle: the same PGO part and policy, with the BOLT profile" \
+	"$(jq -c '[.pgo, .files["pgopt.policy"], .files["gcda/src/hot.gcda"], (.bolt.profile != null)]' "$TMP/B4/pgopt-bundle.json")" \
+	"$(jq -c '[.pgo, .files["pgopt.policy"], .files["gcda/src/hot.gcda"], true]' "$TMP/B/pgopt-bundle.json")"
 cp "$BO/src/prog" "$TMP/prog.copy"
 old=$(readelf -nW "$TMP/prog.copy" | sed -n 's/.*Build ID: *//p')
 out=$("$PGB" bundle bolt "$TMP/B" "$TMP/prog.copy" --log "$BO/log" 2>&1)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "pgbuild/build/build.h"
 #include "pgbuild/build/source.h"
 #include "pgbuild/pgbuild.h"
 #include "tests/unit/fixture.h"
@@ -71,6 +72,29 @@ static int resolve(const char *spec, struct build_source *src, int quiet, char *
 	fclose(stderr);
 	stderr = saved;
 	return r;
+}
+
+static void configure_is(const char *src, const char *build, const char *want)
+{
+	char *got = build_configure_path(src, build);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/* configure by its relative path from a build tree inside the source, as
+ * debhelper calls it (PGO profile ids of static functions hash the source
+ * names the makefiles derive from it) */
+static void test_configure_path(void **state)
+{
+	(void)state;
+	configure_is("/s/pg", "/s/pg/build", "../configure");
+	configure_is("/s/pg/", "/s/pg/build/", "../configure");
+	configure_is("/s/pg", "/s/pg/a/b", "../../configure");
+	configure_is("/s/pg", "/s/pg/./build", "../configure");
+	configure_is("/s/pg", "/s/pg.build", "/s/pg/configure");
+	configure_is("/s/pg", "/s/pgx/build", "/s/pg/configure");
+	configure_is("/s/pg", "/t/build", "/s/pg/configure");
+	configure_is("/s/pg", "/s/pg", "/s/pg/configure");
 }
 
 static void test_directory(void **state)
@@ -198,6 +222,7 @@ static void test_tarball(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_configure_path),
 		cmocka_unit_test(test_directory),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_tarball),

@@ -255,9 +255,18 @@ static void test_weigh(void **state)
 	assert_true(w.units[1].lost == 300);
 	assert_string_equal(w.units[2].state, "without its profile");  /* another bundle's */
 	bundle_weigh_release(&w);
-	/* all used */
+	/* "not found": a function the training ran (another id: a static
+	 * function from another source path) loses its weight, a new one
+	 * weighs nothing */
 	for (int i = 0; i < 4; i++)
 		bundle_compile_release(&c[i]);
+	c[0] = compile("src/a.c", "/q/src/a.o", "/B", "gcda/src/a.gcda", NULL);
+	strvec_split(&c[0].missing, "warm brand_new");
+	assert_int_equal(bundle_weigh(m, c, 1, same, "/B", &w, &err), 0);
+	assert_true(w.units[0].lost == 100 && w.missing == 2 && w.not_found == 1);
+	bundle_weigh_release(&w);
+	bundle_compile_release(&c[0]);
+	/* all used */
 	c[0] = compile("src/a.c", "/q/src/a.o", "/B", "gcda/src/a.gcda", NULL);
 	c[1] = compile("src/b.c", "/q/src/b.o", "/B", "gcda/src/b.gcda", NULL);
 	c[2] = compile("src/c.c", "/q/src/c.o", "/B", "gcda/src/c.gcda", NULL);
