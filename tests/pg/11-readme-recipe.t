@@ -12,6 +12,7 @@
 # Cost: one in-tree PostgreSQL build (the recipe uses ccache: a rerun in the
 # same place hits the cache; the tree is at $PGOPT_E2E/readme).
 . "$(dirname "$0")/lib.sh"
+e2e_extra recipe "wrapper/README.md's recipe run verbatim (one in-tree PostgreSQL build of its own, about 5 min)"
 W=$B/bin/pgoptcc
 t0=$(date +%s)
 command -v ccache >/dev/null || skip_all "the recipe runs ccache, which is not installed (make deps)"

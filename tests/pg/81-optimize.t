@@ -32,6 +32,7 @@
 #      real suite fails, lto is dropped naming the suite's log, no gate
 #      runs and no floor is measured, exit 1, nothing installed.
 . "$(dirname "$0")/lib.sh"
+e2e_extra optimize "pgbuild optimize end to end (interrupted and resumed, an A/A run, a crashing suite: about 8 min)"
 P=$B/bin/pgbuild
 unset PGOPT_POLICY PGOPT_LOGDIR PGOPT_PREFIX PGBUILD_BOLT
 [ -x /usr/lib/llvm-15/bin/llvm-bolt ] ||

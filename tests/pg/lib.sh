@@ -65,9 +65,16 @@
 #   e2e_psql PREFIX SQL        run SQL with PREFIX's psql against that server
 #                              (-X -A -t -v ON_ERROR_STOP=1), print the result
 #   e2e_server_stop            stop it now
+#   e2e_extra NAME WHAT        the suites too long for CI's budget (as
+#                              PostgreSQL's PG_TEST_EXTRA): unless NAME is a
+#                              word of PGOPT_TEST_EXTRA, the whole file is a
+#                              TAP skip naming WHAT it covers and how to run
+#                              it; `make check-pg PGOPT_TEST_EXTRA=all` runs
+#                              every one
 #
 # Environment: PGOPT_E2E (build root), PGOPT_E2E_SRC (a --src for pgbuild,
-# default debian:postgresql-15), PGOPT_E2E_JOBS (make -j, default nproc).
+# default debian:postgresql-15), PGOPT_E2E_JOBS (make -j, default nproc),
+# PGOPT_TEST_EXTRA (the long suites to run: words, or all).
 if [ -z "${TAP_N+x}" ]; then
 	. "$(cd "$(dirname "${BASH_SOURCE[0]}")/../lib" && pwd)/tap.sh"
 fi
@@ -79,6 +86,12 @@ mkdir -p "$PGOPT_E2E"
 # postgres must be able to reach the build trees (make check, servers)
 chmod 755 "$PGOPT_E2E" 2>/dev/null || true
 
+e2e_extra() {
+	case " ${PGOPT_TEST_EXTRA:-} " in
+	*" $1 "* | *" all "*) ;;
+	*) skip_all "$2: a long suite, not in CI's budget (make check-pg PGOPT_TEST_EXTRA=$1)" ;;
+	esac
+}
 e2e_dir() { echo "$PGOPT_E2E/$1"; }
 e2e_prefix() { echo "$PGOPT_E2E/$1/prefix"; }
 e2e_builddir() { echo "$PGOPT_E2E/$1/build"; }
