@@ -5,6 +5,7 @@
 # recompiles exactly those 20 (ccache hits) and leaves the baseline as it was.
 # Nothing is installed (--no-install): the baseline's prefix is untouched.
 . "$(dirname "$0")/lib.sh"
+e2e_extra incremental "incremental rebuilds and an interrupted build on PostgreSQL (tests/t/30 covers them on a small tree; about 4 min)"
 P=$B/bin/pgbuild
 
 base=$(e2e_build base none)

@@ -5,8 +5,8 @@
 #   - the variants differ in layout: their binaries differ from each other
 #     and from the build's own, and the address of a function moves;
 #   - they execute the same code: the instruction counts of the variants
-#     agree within the layout floor the issue measured for instructions
-#     (0.02%), the cycles estimate is measured on every variant;
+#     agree within 0.05% (the layout floor the issue measured for
+#     instructions is 0.02%; one build here spread 0.037%), the cycles estimate is measured on every variant;
 #   - the JSON has its fields, every spread is non-negative, the range
 #     covers every value and the mean lies in it; the table names each
 #     metric; the same seed gives the same first order (the binaries'
@@ -66,10 +66,15 @@ is "the last line: the SDs a gate's resolution is 3 of" "$(tail -n 1 "$TMP/n.out
 	"layout SD (a gate's resolution is 3 of them): select-only instructions $(sdpct instructions 4)%, cycles estimate $(sdpct cycles_estimate 3)%"
 ir=$(json "$TMP/n.json" '$d->{workloads}{"select-only"}{instructions}{range_pct}')
 diag "instructions range over the variants: $ir%"
-is "the variants execute the same instructions (range <= 0.02%)" \
-	"$(json "$TMP/n.json" '$d->{workloads}{"select-only"}{instructions}{range_pct} <= 0.02 ? 1 : 0')" 1
-is "the estimate's run counts the same instructions too (<= 0.02%)" \
-	"$(json "$TMP/n.json" '$d->{workloads}{"select-only"}{cycles_ir}{range_pct} <= 0.02 ? 1 : 0')" 1
+# 0.05%, not the 0.02% the issue measured: the instructions executed depend
+# a little on addresses (what a relink moves), and one clean clone's build
+# here spread 0.037% over its three variants, twice in a row, where an
+# earlier build spread 0.0006%; another build's code differs by percents
+# (LTO: 3.7%)
+is "the variants execute the same instructions (range <= 0.05%)" \
+	"$(json "$TMP/n.json" '$d->{workloads}{"select-only"}{instructions}{range_pct} <= 0.05 ? 1 : 0')" 1
+is "the estimate's run counts the same instructions too (<= 0.05%)" \
+	"$(json "$TMP/n.json" '$d->{workloads}{"select-only"}{cycles_ir}{range_pct} <= 0.05 ? 1 : 0')" 1
 
 # the per-function spread (3 SDs of each function's self estimate over the
 # variants), which explain --noise reads from the same document
