@@ -26,9 +26,9 @@ TAP_TESTS ?= $(sort $(wildcard tests/t/*.t))
 # builds what it needs through tests/pg/lib.sh, shared builds made once).
 PG_TESTS ?= $(sort $(wildcard tests/pg/*.t))
 # The long suites (tests/pg/lib.sh's e2e_extra: recipe, incremental, tune,
-# optimize)
-# are visible skips unless named here, as PostgreSQL's PG_TEST_EXTRA:
-# make check-pg PGOPT_TEST_EXTRA=all runs them too (about 25 min more).
+# optimize) are visible skips unless named here, as PostgreSQL's
+# PG_TEST_EXTRA: make check-pg PGOPT_TEST_EXTRA=all runs them too (about
+# 25 min more).
 PGOPT_TEST_EXTRA ?=
 export PGOPT_TEST_EXTRA
 

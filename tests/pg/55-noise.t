@@ -6,7 +6,8 @@
 #     and from the build's own, and the address of a function moves;
 #   - they execute the same code: the instruction counts of the variants
 #     agree within 0.05% (the layout floor the issue measured for
-#     instructions is 0.02%; one build here spread 0.037%), the cycles estimate is measured on every variant;
+#     instructions is 0.02%; one build here spread 0.037%), the cycles
+#     estimate is measured on every variant;
 #   - the JSON has its fields, every spread is non-negative, the range
 #     covers every value and the mean lies in it; the table names each
 #     metric; the same seed gives the same first order (the binaries'

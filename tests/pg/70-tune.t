@@ -9,7 +9,7 @@
 # held-out workload (mixed, the default), the shared baseline is left as
 # it was.  About 6 minutes on 2 cores.
 . "$(dirname "$0")/lib.sh"
-e2e_extra tune "pgbuild tune end to end (2 candidates, the regression suite and a callgrind gate at each step, about 5 min)"
+e2e_extra tune "pgbuild tune end to end (2 candidates, the regression suite and a callgrind gate at each step, about 6 min)"
 P=$B/bin/pgbuild
 
 command -v valgrind >/dev/null || skip_all "valgrind not installed (--metric instructions)"
