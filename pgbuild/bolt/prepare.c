@@ -17,6 +17,7 @@
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/preflight.h"
+#include "pgbuild/profile/run.h"
 
 void bolt_opts_init(struct bolt_opts *o)
 {
@@ -306,14 +307,18 @@ static int prepare_builddir(struct bolt_run *b)
 	char *cfg;
 	int ok;
 
-	if (!b->o->regress)
+	int trains = 0;
+	for (size_t i = 0; i < b->o->workloads.nr; i++)
+		trains |= !strcmp(b->o->workloads.v[i], PROF_WORKLOAD_REGRESS);
+	if (!b->o->regress && !trains)
 		return 0;
 	if (!dir)
 		dir = json_get_str(b->in_record, "builddir");
 	if (!dir)
 		return error("no build tree for the regression suite: %s/%s records none; give "
-			     "--builddir DIR (the build tree %s was installed from) or --no-regress",
-			     b->in, BUILDLOG_RECORD, b->in);
+			     "--builddir DIR (the build tree %s was installed from)%s",
+			     b->in, BUILDLOG_RECORD, b->in,
+			     trains ? "" : " or --no-regress");
 	if (!(b->builddir = path_real(dir)))
 		return -1;
 	cfg = xasprintf("%s/config.status", b->builddir);

@@ -156,6 +156,7 @@ static int run_training(struct bolt_run *b, struct prof_run *r, const char *pref
 	if (make_template(b, tmpl) < 0)
 		goto out;
 	r->prefix = prefix;
+	r->builddir = b->builddir;
 	r->template_dir = tmpl;
 	r->keep_log = log;
 	r->clients = o->clients;

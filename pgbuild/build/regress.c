@@ -466,8 +466,18 @@ static void take_back_diffs(struct regress *r, struct regress_suite *s)
 static int start_server(struct regress *r)
 {
 	struct cluster_options co = CLUSTER_OPTIONS_INIT;
+	const struct cluster *cl = r->o->server;
 	int rc;
 
+	if (cl) {
+		/* the caller's server: its settings and its log are its own */
+		strvec_pushf(&r->env, "PGHOST=%s", cl->dir);
+		strvec_pushf(&r->env, "PGPORT=%d", cl->port);
+		strvec_pushf(&r->env, "PGUSER=%s", cl->superuser);
+		fprintf(stderr, "regress: installcheck against the running server from %s (pid %ld)\n",
+			r->prefix, (long)cl->pid);
+		return 0;
+	}
 	co.prefix = r->prefix;
 	co.quiet = 1;
 	strvec_pushl(&co.settings, "max_prepared_transactions=10", "fsync=off", NULL);
@@ -486,23 +496,6 @@ static int start_server(struct regress *r)
 	return 0;
 }
 
-/*
- * The crashes among the problems cluster_check_log found: the suites make
- * parallel and logical replication workers exit with code 1 on purpose,
- * a crash is a signal, a PANIC or a failed assertion.
- */
-static void keep_crashes(const char *problems, struct strbuf *out)
-{
-	for (const char *l = problems; *l;) {
-		size_t len = strcspn(l, "\n");
-		if (cluster_log_line_is_crash(l, len)) {
-			strbuf_add(out, l, len);
-			strbuf_addch(out, '\n');
-		}
-		l += len + (l[len] ? 1 : 0);
-	}
-}
-
 /* Installcheck: stop the server, keep its log, scan it for crashes. */
 static void stop_server(struct regress *r)
 {
@@ -512,7 +505,7 @@ static void stop_server(struct regress *r)
 		return;
 	cluster_stop(&r->cl);
 	cluster_check_log(&r->cl, &log);
-	keep_crashes(log.buf, &r->problems);
+	cluster_log_crashes(log.buf, &r->problems);
 	strbuf_reset(&log);
 	r->server_log = xasprintf("%s/pgopt-installcheck-server.log", r->builddir);
 	if (cluster_read_log(&r->cl, &log, SFS_READ_LIMIT) >= 0)
@@ -530,7 +523,7 @@ static void log_crashes(struct regress *r, const char *rel)
 	struct strbuf log = STRBUF_INIT, crashes = STRBUF_INIT;
 
 	if (read_back(r, rel, &log) == 0) {
-		keep_crashes(log.buf, &crashes);
+		cluster_log_crashes(log.buf, &crashes);
 		if (crashes.len && !r->server_log)
 			r->server_log = r->farm ? put_back(r, rel, &log) :
 					xasprintf("%s/%s", r->builddir, rel);
@@ -601,12 +594,12 @@ static void run_suites(struct regress *r)
 }
 
 /* Print every suite; the exit code from what they reported. */
-static int summarize(struct regress *r)
+static int summarize(struct regress *r, FILE *out)
 {
 	int rc = 0;
 	for (int i = 0; i < r->nsuites; i++) {
 		struct regress_suite *s = &r->suites[i];
-		regress_print_suite(s);
+		regress_print_suite(out, s);
 		r->total += s->passed + s->failed + s->ignored;
 		r->failed += s->failed;
 		if (s->failed) {
@@ -623,11 +616,11 @@ static int summarize(struct regress *r)
 		/* the tests may all pass while a backend crashed between them, and a
 		 * crash that stopped the suite is the build's failure, not ours */
 		if (r->o->prefix)
-			printf("server: the log of the server from %s reports a crash:\n%s"
+			fprintf(out, "server: the log of the server from %s reports a crash:\n%s"
 			       "server: log kept in %s\n", r->o->prefix, r->problems.buf,
 			       r->server_log);
 		else
-			printf("server: the log of make check's server reports a crash:\n%s"
+			fprintf(out, "server: the log of make check's server reports a crash:\n%s"
 			       "server: log %s\n", r->problems.buf, r->server_log);
 		rc = PGBUILD_EXIT_FAIL;
 	}
@@ -661,6 +654,7 @@ static int write_json(const struct regress *r, int rc)
 int regress_run(const struct regress_opts *o)
 {
 	struct regress r;
+	FILE *out = o->to_stderr ? stderr : stdout;
 	int rc = PGBUILD_EXIT_ERROR;
 
 	memset(&r, 0, sizeof(r));
@@ -675,17 +669,17 @@ int regress_run(const struct regress_opts *o)
 	stop_server(&r);
 	if (!o->prefix)
 		check_logs_crashes(&r);
-	rc = summarize(&r);
+	rc = summarize(&r, out);
 	if (o->json && write_json(&r, rc) < 0)
 		rc = PGBUILD_EXIT_ERROR;
 	if (rc == 0)
-		printf("regress: PASSED (%ld tests%s%s)\n", r.total, r.pw ? ", run as user " : "",
+		fprintf(out, "regress: PASSED (%ld tests%s%s)\n", r.total, r.pw ? ", run as user " : "",
 		       r.pw ? r.pw->name : "");
 	else if (rc == PGBUILD_EXIT_FAIL)
-		printf("regress: FAILED (%s%ld of %ld tests failed)\n",
+		fprintf(out, "regress: FAILED (%s%ld of %ld tests failed)\n",
 		       r.problems.len ? "the server crashed; " : "", r.failed, r.total);
 	else
-		printf("regress: ERROR (the suite could not run to the end)\n");
+		fprintf(out, "regress: ERROR (the suite could not run to the end)\n");
 out:
 	if (r.cl_made)
 		cluster_destroy(&r.cl);

@@ -45,7 +45,10 @@
  * one contrib_regression database), and the server log is scanned at the
  * end: a crash, PANIC or failed assertion there fails the run even when
  * every test passed.  The server log is kept as
- * <builddir>/pgopt-installcheck-server.log.
+ * <builddir>/pgopt-installcheck-server.log.  With a server given
+ * (regress_opts.server: the `regress` training workload, profile/run.h)
+ * the suite runs against that running server instead, which its owner
+ * started, stops and whose log it scans.
  *
  * Output (stdout): one line per suite and, last, the verdict line, e.g.
  *     core: 217 tests, 217 passed, 0 failed
@@ -56,8 +59,12 @@
 #ifndef PGBUILD_REGRESS_H
 #define PGBUILD_REGRESS_H
 
+#include <stdio.h>
+
 #include "wrapper/common/json.h"
 #include "wrapper/common/strvec.h"
+
+struct cluster;
 
 /* What to run (the options of `pgbuild regress`). */
 struct regress_opts {
@@ -73,6 +80,14 @@ struct regress_opts {
 	int contrib;              /* --contrib: make -C contrib check too */
 	int jobs;                 /* --jobs for contrib */
 	int verbose;              /* --verbose: show make's output */
+	/* Installcheck against this running server of prefix instead of one
+	 * started here (the `regress` training workload: pgbuild pgo and
+	 * bolt train on the suite in their own cluster); neither started nor
+	 * stopped here, and its log is its owner's to scan.  NULL: start one. */
+	const struct cluster *server;
+	/* The suite lines and the verdict on stderr instead of stdout (a
+	 * caller whose stdout is its own report). */
+	int to_stderr;
 };
 
 /* Defaults: core only, jobs = online CPUs. */
@@ -101,8 +116,8 @@ struct regress_suite {
  * regression.diffs paths of text (make's output) into s. */
 void regress_parse_output(struct regress_suite *s, const char *text);
 
-/* The suite's line (and its failed tests, diffs, make's exit) on stdout. */
-void regress_print_suite(const struct regress_suite *s);
+/* The suite's line (and its failed tests, diffs, make's exit) on out. */
+void regress_print_suite(FILE *out, const struct regress_suite *s);
 
 /* The suite as the --json object's member named s->name. */
 void regress_suite_json(struct json_writer *jw, const struct regress_suite *s);

@@ -70,21 +70,21 @@ void regress_parse_output(struct regress_suite *s, const char *text)
 	}
 }
 
-void regress_print_suite(const struct regress_suite *s)
+void regress_print_suite(FILE *out, const struct regress_suite *s)
 {
-	printf("%s: %ld tests, %ld passed, %ld failed", s->name,
+	fprintf(out, "%s: %ld tests, %ld passed, %ld failed", s->name,
 	       s->passed + s->failed + s->ignored, s->passed, s->failed);
 	if (s->ignored)
-		printf(", %ld failed but ignored", s->ignored);
+		fprintf(out, ", %ld failed but ignored", s->ignored);
 	if (!strcmp(s->name, "contrib"))
-		printf(" (%ld suites)", s->summaries);
-	printf("\n");
+		fprintf(out, " (%ld suites)", s->summaries);
+	fprintf(out, "\n");
 	for (size_t i = 0; i < s->failed_tests.nr; i++)
-		printf("%s: FAILED %s\n", s->name, s->failed_tests.v[i]);
+		fprintf(out, "%s: FAILED %s\n", s->name, s->failed_tests.v[i]);
 	for (size_t i = 0; i < s->diffs.nr; i++)
-		printf("%s: diffs %s\n", s->name, s->diffs.v[i]);
+		fprintf(out, "%s: diffs %s\n", s->name, s->diffs.v[i]);
 	if (s->make_exit != 0 && !s->failed)
-		printf("%s: make exited with %d; see %s\n", s->name, s->make_exit, s->log);
+		fprintf(out, "%s: make exited with %d; see %s\n", s->name, s->make_exit, s->log);
 }
 
 void regress_suite_json(struct json_writer *jw, const struct regress_suite *s)

@@ -9,6 +9,7 @@
 
 #include "pgbuild/bench/bench.h"
 #include "pgbuild/cli/cli.h"
+#include "pgbuild/metric/workloads.h"
 #include "pgbuild/pgbuild.h"
 
 static const char *command;       /* NULL: pgbuild itself */
@@ -107,16 +108,28 @@ int cli_parse_budget(const char *arg, double *out)
 	return 0;
 }
 
-int cli_parse_workloads(const char *arg, struct strvec *out)
+static int parse_workloads(const char *arg, struct strvec *out, unsigned also)
 {
 	size_t first = out->nr;
 	cli_parse_list(arg, out);
 	if (out->nr == first)
 		return error("invalid value \"%s\" for --workload: expected a workload name "
-			     "(%s)", arg, BENCH_WORKLOAD_NAMES);
+			     "(%s%s%s)", arg, BENCH_WORKLOAD_NAMES, also ? ", " : "",
+			     also ? workloads_list(also) : "");
 	/* a misspelt workload is an error now, not after a build */
 	for (size_t i = first; i < out->nr; i++)
-		if (bench_workload_check(out->v[i]) < 0)
+		if (!(also && workloads_has(out->v[i], also)) &&
+		    bench_workload_check(out->v[i]) < 0)
 			return -1;
 	return 0;
+}
+
+int cli_parse_workloads(const char *arg, struct strvec *out)
+{
+	return parse_workloads(arg, out, 0);
+}
+
+int cli_parse_training(const char *arg, struct strvec *out)
+{
+	return parse_workloads(arg, out, WL_SUITE);
 }

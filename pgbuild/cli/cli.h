@@ -361,5 +361,9 @@ const char *cli_metrics_text(unsigned mask);
 /* -W, --workload LIST: every item must be a workload bench knows (a
  * near miss is named); pushed onto out. */
 int cli_parse_workloads(const char *arg, struct strvec *out);
+/* --train LIST (and the -W of the commands that train: pgo, bolt,
+ * profile): as cli_parse_workloads, and "regress", the regression suite
+ * (WL_SUITE). */
+int cli_parse_training(const char *arg, struct strvec *out);
 
 #endif

@@ -172,6 +172,14 @@ int cluster_scan_log_text(const char *text, struct strbuf *problems);
 int cluster_log_line_is_crash(const char *line, size_t len);
 
 /*
+ * Append to out the lines of text (a log, or cluster_check_log's
+ * problems) that say a process crashed, each ended by a newline: the
+ * suites make parallel and logical replication workers exit with code 1
+ * on purpose; a crash is a signal, a PANIC or a failed assertion.
+ */
+void cluster_log_crashes(const char *text, struct strbuf *out);
+
+/*
  * Stop the server (fast shutdown, so the data is consistent) and copy the
  * data directory to dest (which must not exist; made via dest.tmp and a
  * rename, so readers never see a half copy).  dest.tmp is made by us below

@@ -66,6 +66,18 @@ int cluster_log_line_is_crash(const char *line, size_t len)
 	return 0;
 }
 
+void cluster_log_crashes(const char *text, struct strbuf *out)
+{
+	for (const char *l = text; *l;) {
+		size_t len = strcspn(l, "\n");
+		if (cluster_log_line_is_crash(l, len)) {
+			strbuf_add(out, l, len);
+			strbuf_addch(out, '\n');
+		}
+		l += len + (l[len] ? 1 : 0);
+	}
+}
+
 /* pread n bytes at off of the log into out; the bytes read, or -1. */
 static long log_pread(struct cluster *c, off_t off, size_t n, struct strbuf *out)
 {

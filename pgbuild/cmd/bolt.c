@@ -35,7 +35,9 @@ static void bolt_usage(FILE *fp)
 	      "                         trained on another binary (or other --train)\n"
 	      "  --retrain              train again even when the kept profile is current\n"
 	      "  --train LIST           training workloads, comma-separated and repeatable\n"
-	      "                         (default " WORKLOADS_TRAIN "), run in one server session\n"
+	      "                         (default " WORKLOADS_TRAIN "), run in one server session;\n"
+	      "                         regress: PostgreSQL's core regression suite, which\n"
+	      "                         needs IN's build tree (--builddir or its record)\n"
 	      "  -W, --workload LIST    the same as --train, comma-separated and repeatable\n"
 	      "                         (its older spelling; both add to one list): bolt\n"
 	      "                         evaluates nothing itself\n"
@@ -92,7 +94,7 @@ static int parse_shared(struct bolt_opts *o, int c, const char *arg)
 	case 'W':
 	case OPT_TRAIN:
 		o->workloads_given = 1;
-		return cli_parse_workloads(arg, &o->workloads) < 0 ? -1 : 1;
+		return cli_parse_training(arg, &o->workloads) < 0 ? -1 : 1;
 	case 'T': return cli_parse_duration(arg, &o->duration) < 0 ? -1 : 1;
 	case 'c': return cli_parse_clients(arg, &o->clients) < 0 ? -1 : 1;
 	case 's': return cli_parse_scale(arg, &o->scale) < 0 ? -1 : 1;

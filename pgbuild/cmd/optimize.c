@@ -46,12 +46,13 @@ static void optimize_usage(FILE *fp)
 	      "best kept build.  Interrupted, it resumes from the last finished step.\n"
 	      "\n"
 	      "  --train LIST           what pgo and bolt train on, comma-separated and\n"
-	      "                         repeatable (default " WORKLOADS_TRAIN ")\n"
+	      "                         repeatable (default " WORKLOADS_TRAIN "); regress:\n"
+	      "                         PostgreSQL's core regression suite\n"
 	      "  -W, --workload LIST    the evaluation set, comma-separated and repeatable:\n"
 	      "                         what every stage is gated and judged on (default\n"
-	      "                         --train's workloads plus " WORKLOADS_HELDOUT ", held out; each needs\n"
-	      "                         a single-user script: select-only, tpcb, select1,\n"
-	      "                         mixed)\n"
+	      "                         --train's workloads plus " WORKLOADS_HELDOUT ", held out, with\n"
+	      "                         " WORKLOADS_TRAIN " for regress; each needs a single-user\n"
+	      "                         script: select-only, tpcb, select1, mixed)\n"
 	      "  --prefix OUT           install the best build here (a copy, renamed into\n"
 	      "                         place); an OUT that exists must be an earlier\n"
 	      "                         optimize output (pgopt-optimize.json) or empty\n"
@@ -131,7 +132,7 @@ static int parse_value(struct optimize_opts *o, unsigned *stages, int c, const c
 	cpu_set_t set;
 	switch (c) {
 	case 'W': return cli_parse_workloads(arg, &o->workloads) < 0 ? -1 : 1;
-	case OPT_TRAIN: return cli_parse_workloads(arg, &o->train) < 0 ? -1 : 1;
+	case OPT_TRAIN: return cli_parse_training(arg, &o->train) < 0 ? -1 : 1;
 	case OPT_PAIRS:
 		o->auto_pairs = !strcmp(arg, "auto");
 		return o->auto_pairs || cli_parse_pairs(arg, &o->pairs) == 0 ? 1 : -1;

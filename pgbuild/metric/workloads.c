@@ -23,6 +23,8 @@ const struct workload_row workloads[] = {
 	  WL_BENCH | WL_BUILTIN | WL_SINGLE | WL_HELDOUT, 40, "pgbench" },
 	{ "sql", "a script in pgbench's subset (--file FILE or sql:FILE)",
 	  WL_BENCH, 0, "pgbench when it names pgbench_ tables, else none" },
+	{ "regress", "PostgreSQL's core regression suite (installcheck): training only",
+	  WL_SUITE, 0, "the suite's own" },
 	{ NULL, NULL, 0, 0, NULL },
 };
 
@@ -40,7 +42,7 @@ int workloads_has(const char *name, unsigned flags)
 	return w && (w->flags & flags) == flags;
 }
 
-#define WL_NBITS 6
+#define WL_NBITS 7
 
 const char *const *workloads_names(unsigned flags)
 {

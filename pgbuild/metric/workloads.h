@@ -18,6 +18,8 @@
 #define WL_TRAIN   8u   /* a default training workload (pgo, bolt) */
 #define WL_HELDOUT 16u  /* the default held-out workload */
 #define WL_DEFAULT 32u  /* the default -W of gate, noise, sensitivity, profile */
+#define WL_SUITE   64u  /* PostgreSQL's regression suite: a training workload
+			 * of pgo, bolt and profile (profile/run.h), not a script */
 
 struct workload_row {
 	const char *name;        /* the -W / --workload value */

@@ -50,8 +50,9 @@
 
 /*
  * The defaults of the workload sets: train (--train) empty becomes
- * the WL_TRAIN workloads; eval (-W) empty becomes train plus
- * OPTIMIZE_HELD_OUT (when train does not hold it).  An eval given is
+ * the WL_TRAIN workloads; eval (-W) empty becomes train's single-user
+ * workloads (the WL_TRAIN ones when it has none: training on the suite
+ * alone) plus OPTIMIZE_HELD_OUT (when they do not hold it).  An eval given is
  * kept as given.
  */
 void optimize_default_workloads(struct strvec *train, struct strvec *eval);

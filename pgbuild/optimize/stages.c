@@ -22,9 +22,15 @@ void optimize_default_workloads(struct strvec *train, struct strvec *eval)
 		workloads_push(train, WL_TRAIN);
 	if (eval->nr)
 		return;
-	strvec_pushv(eval, (const char *const *)train->v);
+	/* what can be measured of the training set; training on the suite
+	 * alone is judged on the default training workloads, held out */
 	for (size_t i = 0; i < train->nr; i++)
-		has |= !strcmp(train->v[i], OPTIMIZE_HELD_OUT);
+		if (workloads_has(train->v[i], WL_SINGLE))
+			strvec_push(eval, train->v[i]);
+	if (!eval->nr)
+		workloads_push(eval, WL_TRAIN);
+	for (size_t i = 0; i < eval->nr; i++)
+		has |= !strcmp(eval->v[i], OPTIMIZE_HELD_OUT);
 	if (!has)
 		strvec_push(eval, OPTIMIZE_HELD_OUT);
 }

@@ -189,6 +189,7 @@ int profile_collect(struct profile_opts *o, struct prof_run *run, struct profile
 	}
 
 	run->prefix = o->prefix;
+	run->builddir = builddir;
 	run->quiet = o->quiet;
 	if (!o->no_run && prof_run_workloads(run) < 0)
 		goto out;

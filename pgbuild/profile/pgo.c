@@ -529,6 +529,7 @@ static int train(struct pgo *p)
 	if (prof_gcda_begin(&g, p->builddir) < 0)
 		return -1;
 	o->run.prefix = o->prefix;
+	o->run.builddir = p->builddir;
 	o->run.quiet = o->quiet;
 	o->run.gcov_dir = g.dir;
 	rc = prof_run_workloads(&o->run);

@@ -18,6 +18,7 @@
 #include "pgbuild/bench/bench.h"
 #include "pgbuild/build/build.h"
 #include "pgbuild/build/buildlog.h"
+#include "pgbuild/build/regress.h"
 #include "pgbuild/cli/cli.h"
 #include "pgbuild/cluster/cluster.h"
 #include "pgbuild/cluster/serveruser.h"
@@ -69,6 +70,33 @@ static int run_bench(const char *conn, const char *workload, const struct strvec
 	return code == 0 ? 0 : -1;
 }
 
+/* The core regression suite against the running cluster; 0 or -1. */
+static int run_regress(const struct prof_run *r, const struct cluster *cl)
+{
+	struct regress_opts ro;
+	int rc;
+
+	regress_opts_init(&ro);
+	ro.builddir = r->builddir;
+	ro.prefix = r->prefix;
+	ro.server = cl;
+	ro.to_stderr = 1;
+	rc = regress_run(&ro);
+	if (rc != 0)
+		return error("the regression suite (the %s workload) %s against the server from %s",
+			     PROF_WORKLOAD_REGRESS, rc == PGBUILD_EXIT_FAIL ? "failed" : "could not run",
+			     r->prefix);
+	return 0;
+}
+
+static int has_regress(const struct prof_run *r)
+{
+	for (size_t i = 0; i < r->workloads.nr; i++)
+		if (!strcmp(r->workloads.v[i], PROF_WORKLOAD_REGRESS))
+			return 1;
+	return 0;
+}
+
 /* The "tps" figure of bench's result text, or -1. */
 static double bench_tps(const char *text)
 {
@@ -93,14 +121,20 @@ int prof_run_workloads(struct prof_run *r)
 	struct cluster cl;
 	struct cluster_options co = CLUSTER_OPTIONS_INIT;
 	struct child_process perf = CHILD_PROCESS_INIT;
-	int perf_started = 0, ret = -1;
+	int perf_started = 0, ret = -1, regress = has_regress(r);
 	char *conn = NULL;
 
+	if (regress && !r->builddir)
+		return error("the %s workload needs the build tree %s was installed from "
+			     "(--builddir DIR)", PROF_WORKLOAD_REGRESS, r->prefix);
 	co.prefix = r->prefix;
 	co.template_dir = r->template_dir;
 	co.quiet = 1;
 	if (r->gcov_dir)
 		strvec_pushf(&co.env, "GCOV_PREFIX=%s", r->gcov_dir);
+	/* what the suite expects of make check's temporary server */
+	if (regress)
+		strvec_push(&co.settings, "max_prepared_transactions=10");
 	strvec_pushv(&co.settings, (const char *const *)r->settings.v);
 	if (cluster_create(&cl, &co) < 0) {
 		strvec_clear(&co.settings);
@@ -115,6 +149,8 @@ int prof_run_workloads(struct prof_run *r)
 	/* load every workload's data before anything is recorded */
 	for (size_t i = 0; i < r->workloads.nr; i++) {
 		struct strvec extra = STRVEC_INIT;
+		if (!strcmp(r->workloads.v[i], PROF_WORKLOAD_REGRESS))
+			continue;   /* the suite makes its own database */
 		strvec_pushl(&extra, "--init", "--transactions", "1", "--clients", "1", NULL);
 		if (r->scale > 0)
 			strvec_pushf(&extra, "--scale=%d", r->scale);
@@ -145,6 +181,16 @@ int prof_run_workloads(struct prof_run *r)
 	for (size_t i = 0; i < r->workloads.nr; i++) {
 		struct strvec extra = STRVEC_INIT;
 		struct strbuf out = STRBUF_INIT;
+		if (!strcmp(r->workloads.v[i], PROF_WORKLOAD_REGRESS)) {
+			double t0 = clock_seconds();
+			if (!r->quiet)
+				fprintf(stderr, "profile: running the regression suite\n");
+			if (run_regress(r, &cl) < 0)
+				goto out;
+			strbuf_addf(&r->summary, "%s: the core suite passed (%.0f s)\n",
+				    PROF_WORKLOAD_REGRESS, clock_seconds() - t0);
+			continue;
+		}
 		strvec_pushf(&extra, "--clients=%d", r->clients);
 		strvec_pushf(&extra, "--duration=%g", r->duration);
 		if (r->scale > 0)
@@ -180,11 +226,18 @@ out:
 	/* a clean (fast) shutdown: instrumented processes write their counts */
 	if (cluster_stop(&cl) < 0 && ret == 0)
 		ret = -1;
-	struct strbuf problems = STRBUF_INIT;
+	struct strbuf problems = STRBUF_INIT, crashes = STRBUF_INIT;
 	if (cluster_check_log(&cl, &problems) > 0) {
-		error("the server reported problems during the workload:\n%s", problems.buf);
-		ret = -1;
+		/* the suite's workers exit with code 1 on purpose */
+		if (regress)
+			cluster_log_crashes(problems.buf, &crashes);
+		if (!regress || crashes.len) {
+			error("the server reported problems during the workload:\n%s",
+			      regress ? crashes.buf : problems.buf);
+			ret = -1;
+		}
 	}
+	strbuf_release(&crashes);
 	strbuf_release(&problems);
 	if (r->keep_log) {
 		struct strbuf log = STRBUF_INIT;
@@ -644,7 +697,7 @@ int prof_run_option(struct prof_run *r, int c, const char *arg)
 	case 'W':
 	case OPT_TRAIN:
 		/* a misspelt workload is an error now, not after a build */
-		return cli_parse_workloads(arg, &r->workloads) < 0 ? -1 : 1;
+		return cli_parse_training(arg, &r->workloads) < 0 ? -1 : 1;
 	case 'c':
 		return cli_parse_clients(arg, &r->clients) < 0 ? -1 : 1;
 	case 'T':

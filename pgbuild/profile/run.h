@@ -47,6 +47,8 @@ struct prof_run {
 				   * instead of initdb (NULL: initdb) */
 	const char *keep_log;     /* copy the server log here at the end, or NULL */
 	const char *gcov_dir;     /* GCOV_PREFIX of initdb and the server, or NULL */
+	const char *builddir;     /* the build tree prefix was installed from: the
+				   * `regress` workload runs its suite from it */
 	struct strbuf summary;    /* filled: one line per workload with tps */
 	long postmaster;          /* filled: the postmaster's pid */
 };
@@ -62,10 +64,19 @@ void prof_run_release(struct prof_run *r);
  */
 int prof_run_option(struct prof_run *r, int c, const char *arg);
 
+/* The training workload that is PostgreSQL's regression suite, not a
+ * bench script. */
+#define PROF_WORKLOAD_REGRESS "regress"
+
 /*
  * Make a private cluster of r->prefix (from r->template_dir when set), load
  * and run every workload (under perf when r->perf_data), stop the server
- * cleanly and remove the cluster.  The stop waits for the postmaster
+ * cleanly and remove the cluster.  The workload "regress" is PostgreSQL's
+ * core regression suite (`make installcheck` from r->builddir, as pgbuild
+ * regress --prefix runs it) against this same server, so one server
+ * process tree counts it (gcov, BOLT's postmaster profile, perf); a test
+ * that fails fails the run, and the server log is then judged by crashes
+ * only (the suite makes workers exit with code 1 on purpose).  The stop waits for the postmaster
  * process itself to end (waitpid), so whatever it writes in its exit
  * handlers (gcov counts, BOLT's profile) is complete on return.  Returns
  * 0, or -1 after printing an error.

@@ -79,6 +79,31 @@ done
 ok "known hot functions rank in the top 15 by gcov counts ($known)" test $known -ge 3
 ok "the gcov policy names real files" sh -c "for f in \$(sed -nE 's/^\\[(src\\/[^]]*)\\]\$/\\1/p' gcov.policy); do test -f '$src'/\$f || exit 1; done"
 
+# 2b. the regression suite as a workload (training breadth, issue 25): its
+# installcheck runs against the profiled server itself, so its counts are
+# this server's; it reaches functions select-only never calls
+out=$(e2e_heavy env PATH="$NOPERF" "$P" profile --prefix "$dir/prefix" --workload regress \
+	--top 15 --json gcov-regress.json -q 2>prof-regress.err)
+s=$?
+is "profile --workload regress (the core suite as the workload): exit 0" "$s" 0
+[ $s = 0 ] || diag "$(tail -20 prof-regress.err)"
+like "... the suite ran against the profiled server and passed" "$out" \
+	'regress: the core suite passed \([0-9]+ s\)'
+like "... installcheck against that running server" "$(cat prof-regress.err)" \
+	'regress: installcheck against the running server from '
+only=$(perl -MJSON::PP -e 'sub names { open my $f, "<", $_[0] or die "$_[0]: $!\n";
+		local $/; my $d = decode_json(<$f>);
+		return map { $_->{name} => 1 } grep { $_->{weight} > 0 } @{ $d->{functions} } }
+	my %s = names($ARGV[0]); my %r = names($ARGV[1]);
+	print scalar(grep { !$s{$_} } keys %r), " ", scalar(keys %s), " ", scalar(keys %r), "\n"' \
+	gcov.json gcov-regress.json)
+diag "functions with counts: regress has $only (only in regress, select-only's, regress's)"
+ok "the suite's profile has functions select-only's lacks (${only%% *}, at least 20)" \
+	test "${only%% *}" -ge 20
+err=$("$P" profile --prefix "$dir/prefix" --workload regres 2>&1)
+is "a misspelt workload is refused before anything runs: exit 2" "$?" 2
+like "... naming it" "$err" 'unknown workload "regres"'
+
 # 3. the PGO build: train, -fprofile-use, regression suite
 t0=$(date +%s)
 e2e_heavy env PATH="$NOPERF" "${PGO[@]}" --retrain >pgo2.out 2>pgo2.err

@@ -632,6 +632,20 @@ static void test_vocabulary(void **state)
 	assert_int_equal(cli_parse_workloads(",", &wl), -1);
 	check_outcome(-1, -1, "--workload", ",", NULL);
 	strvec_clear(&wl);
+	/* the regression suite trains (pgo, bolt, profile); it is no bench
+	 * script, so what measures refuses it */
+	capture_begin();
+	assert_int_equal(cli_parse_training("regress,tpcb", &wl), 0);
+	check_outcome(0, 0, "--train", "", NULL);
+	assert_int_equal(wl.nr, 2);
+	assert_string_equal(wl.v[0], "regress");
+	capture_begin();
+	assert_int_equal(cli_parse_training("regress,selectonly", &wl), -1);
+	check_outcome(-1, -1, "workload", "selectonly", NULL);
+	capture_begin();
+	assert_int_equal(cli_parse_workloads("regress", &wl), -1);
+	check_outcome(-1, -1, "workload", "regress", NULL);
+	strvec_clear(&wl);
 }
 
 /* The short options cli_getopt accepts are exactly the table's letters. */

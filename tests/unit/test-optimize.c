@@ -334,6 +334,25 @@ static void test_default_workloads(void **state)
 	assert_int_equal(e.nr, 2);
 	strvec_clear(&t);
 	strvec_clear(&e);
+	/* --train regress: judged on the default training workloads, all
+	 * held out, and mixed */
+	strvec_push(&t, "regress");
+	optimize_default_workloads(&t, &e);
+	assert_int_equal(t.nr, 1);
+	assert_int_equal(e.nr, 3);
+	assert_string_equal(e.v[0], "select-only");
+	assert_string_equal(e.v[1], "tpcb");
+	assert_string_equal(e.v[2], "mixed");
+	strvec_clear(&t);
+	strvec_clear(&e);
+	/* --train regress,tpcb: tpcb in-sample, mixed held out */
+	strvec_pushl(&t, "regress", "tpcb", NULL);
+	optimize_default_workloads(&t, &e);
+	assert_int_equal(e.nr, 2);
+	assert_string_equal(e.v[0], "tpcb");
+	assert_string_equal(e.v[1], "mixed");
+	strvec_clear(&t);
+	strvec_clear(&e);
 	/* -W given: kept as given, --train defaulted */
 	strvec_push(&e, "select-only");
 	optimize_default_workloads(&t, &e);
