@@ -402,6 +402,7 @@ static void setup_env(struct build *b)
 {
 	const char *pfx = getenv("PGOPT_PREFIX");
 	const char *profile = getenv("PGOPT_PROFILE");
+	const char *bundle = getenv("PGOPT_BUNDLE");
 
 	if (b->policy)
 		strvec_pushf(&b->env, "PGOPT_POLICY=%s", b->policy);
@@ -415,6 +416,9 @@ static void setup_env(struct build *b)
 	 * recorded, so that verify replays the compiles with it */
 	if (profile && *profile)
 		strvec_pushf(&b->env, "PGOPT_PROFILE=%s", profile);
+	/* so is a profile bundle's (pgbuild tune --bundle) */
+	if (bundle && *bundle)
+		strvec_pushf(&b->env, "PGOPT_BUNDLE=%s", bundle);
 	if (!pfx) {
 		char *ccache = locate_in_path("ccache");
 		if (ccache) {

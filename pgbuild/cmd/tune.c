@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pgbuild/bench/bench.h"
+#include "pgbuild/bundle/bundle.h"
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/metric/workloads.h"
 #include "pgbuild/cmd/cmd.h"
@@ -79,6 +80,16 @@ static void tune_usage(FILE *fp)
 "                        layout SD) in both rules; default: BASELINE/\n"
 "                        pgopt-noise.json when it is of BASELINE/bin/postgres\n"
 "                        (FILE needs --baseline); none: the repeat resolution\n"
+"  --bundle DIR          tune on PGO without training per set: every set is\n"
+"                        the policy of the profile bundle DIR (pgbuild bundle\n"
+"                        create) plus its flags, built with the bundle's\n"
+"                        profile; the empty set is the bundle's own build\n"
+"                        (the start, \"stock\" in the report); after each\n"
+"                        build `pgbuild bundle check` weighs what GCC kept\n"
+"  --min-applies PCT     with --bundle: a set whose build uses less than PCT%%\n"
+"                        of the profile's weight is refused, never measured\n"
+"                        (default 90: -O levels and early-inlining flags\n"
+"                        change the instrumented functions)\n"
 "  --start full|stock    start from the whole set (default) or from stock\n"
 "  --no-readd            skip the greedy re-add pass\n"
 "  --no-regress          skip the regression suite (not for a policy you ship)\n"
@@ -129,6 +140,8 @@ static const struct option tune_options[] = {
 	{ "lock", required_argument, NULL, OPT_LOCK },
 	{ "noise", required_argument, NULL, OPT_NOISE },
 	{ "plugin", required_argument, NULL, OPT_PLUGIN },
+	{ "bundle", required_argument, NULL, OPT_BUNDLE },
+	{ "min-applies", required_argument, NULL, OPT_MIN_APPLIES },
 	CLI_OPT_JOBS,
 	CLI_OPT_QUIET,
 	CLI_OPT_HELP,
@@ -166,6 +179,8 @@ static int value_option(struct tune_opts *o, struct tune_params *p, int c, const
 			return error("invalid value \"%s\" for --plugin: expected on or off", arg);
 		o->plugin = !strcmp(arg, "on");
 		return 0;
+	case OPT_MIN_APPLIES:
+		return cli_parse_number("--min-applies", arg, 0, 100, &o->min_applies);
 	case OPT_MAX_BUILDS:
 		return cli_parse_int("--max-builds", arg, 0, 10000, &p->max_builds);
 	case OPT_TIME_BUDGET:
@@ -226,6 +241,10 @@ static int parse_options(struct tune_opts *o, struct tune_params *p, int argc, c
 		case OPT_JSON: o->json = optarg; break;
 		case OPT_LOCK: o->lock = optarg; break;
 		case OPT_NOISE: o->noise = optarg; break;
+		case OPT_BUNDLE:
+			free(o->bundle);
+			o->bundle = path_absolute(optarg);
+			break;
 		case OPT_NO_READD: p->readd = 0; break;
 		case OPT_NO_REGRESS: o->regress = 0; break;
 		case OPT_DRY_RUN: o->dry_run = 1; break;
@@ -289,6 +308,22 @@ static int check_held_out(struct tune_opts *o)
 	return 0;
 }
 
+/* --bundle: a bundle whose files match its manifest (bundle_open), with a
+ * PGO profile.  0, or -1 after the error. */
+static int check_bundle_dir(const char *dir)
+{
+	struct json_value *m = bundle_open(dir);
+	int rc = -1;
+
+	if (m && !json_get(json_get(m, "pgo"), "units"))
+		error("--bundle %s: the bundle has no PGO profile (its manifest's \"pgo\" is null): "
+		      "tune --bundle tunes on a profile", dir);
+	else if (m)
+		rc = 0;
+	json_free(m);
+	return rc;
+}
+
 /* Every check before the first build: the options together, the workload,
  * the files tune reads, the source, the baseline, and the directories the
  * server user works in (as root). */
@@ -305,6 +340,8 @@ static int check_options(struct tune_opts *o)
 		return PGBUILD_EXIT_ERROR;
 	if (o->gate.auto_pairs && metrics_find(o->metric)->bit != METRIC_TPS)
 		return cli_usage_error("--pairs auto needs --metric tps");
+	if (o->bundle && check_bundle_dir(o->bundle) < 0)
+		return PGBUILD_EXIT_ERROR;
 	/* the candidates and the scope file are read by tuner_run before
 	 * anything is built */
 	if (preflight_source(o->src) < 0 ||

@@ -22,6 +22,11 @@ void tuner_print_report(struct tuner *tu, FILE *fp, const char *out_path)
 		fprintf(fp, "  resolution %.2g%% (%s): a drop is kept unless ratio + resolution "
 			"is below 1 - tolerance, an add needs ratio - resolution above 1\n",
 			t->p.resolution * 100, tu->o.resolution_source);
+	if (tu->o.bundle)
+		fprintf(fp, "  on the profile bundle %s: every set is its policy plus the set's flags, "
+			"built with its PGO profile (no training per set); \"stock\" is the bundle's "
+			"own build; a set whose build uses less than %g%% of the profile's weight is "
+			"refused\n", tu->o.bundle, tu->o.min_applies);
 	for (size_t i = 0; i < tu->refused.nr; i++)
 		fprintf(fp, "  refused: %s\n", tu->refused.v[i]);
 	fprintf(fp, "%-4s %-6s %-28s %-8s %-26s %-12s %8s %8s\n", "step", "phase", "flag", "outcome",
@@ -120,6 +125,10 @@ int tuner_write_json(struct tuner *tu, const char *path, const char *out_path)
 	json_key(&jw, "train"); json_string(&jw, tu->o.workload);
 	json_key(&jw, "metric"); json_string(&jw, tu->o.metric);
 	json_key(&jw, "scope"); json_string(&jw, tu->o.scope);
+	json_key(&jw, "bundle"); json_string(&jw, tu->o.bundle);
+	if (tu->o.bundle) {
+		json_key(&jw, "min_applies"); json_double(&jw, tu->o.min_applies);
+	}
 	json_key(&jw, "tolerance"); json_double(&jw, t->p.tolerance);
 	json_key(&jw, "min_gain"); json_double(&jw, t->p.min_gain);
 	json_key(&jw, "resolution");

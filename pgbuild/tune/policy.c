@@ -169,6 +169,14 @@ static void policy_comments(struct tuner *tu, tune_set set, struct policy_doc *d
 	char *c = xasprintf("pgbuild tune: %s for %s (%s), scope %s", *flags ? flags : "stock",
 			    tu->o.workload, tu->o.metric, tu->o.scope);
 	policy_doc_add_comment(d, c);
+	if (tu->o.bundle) {
+		/* the text differs from the same flags without the profile, so
+		 * an incremental build never takes one for the other */
+		free(c);
+		c = xasprintf("on the bundle's policy above, built with its PGO profile: "
+			      "PGOPT_BUNDLE=%s", tu->o.bundle);
+		policy_doc_add_comment(d, c);
+	}
 	if (!tu->o.plugin)
 		policy_doc_add_comment(d, "distccd refuses -fplugin: without the plugin the compiles can be distributed");
 	free(c);
@@ -182,15 +190,18 @@ static int policy_sections(struct tuner *tu, tune_set set, struct policy_doc *d,
 {
 	struct strbuf cflags = STRBUF_INIT;
 	int lto = set_cflags(tu, set, &cflags), rc = 0;
+	/* [global]: the bundle's policy may have one already */
+	int global = policy_doc_section(d, "global");
 
-	if (tu->global || !tu->o.plugin)
-		rc = policy_doc_add_section(d, "global", err) < 0 ? -1 : 0;
+	if (global < 0 && (tu->global || !tu->o.plugin))
+		rc = global = policy_doc_add_section(d, "global", err);
+	rc = rc < 0 ? -1 : 0;
 	if (!rc && !tu->o.plugin)
 		rc = policy_doc_set(d, "plugin", "off", err);
 	if (!rc && tu->global && lto)
 		rc = policy_doc_set(d, "lto", "on", err);
 	if (!rc && tu->global && cflags.len)
-		rc = policy_doc_add_flags(d, 0, "cflags", 1, cflags.buf, err);
+		rc = policy_doc_add_flags(d, global, "cflags", 1, cflags.buf, err);
 	for (size_t i = 0; !rc && !tu->global && cflags.len && i < tu->scope_globs.nr; i++) {
 		int sec = policy_doc_add_section(d, tu->scope_globs.v[i], err);
 		rc = sec < 0 ? -1 : policy_doc_add_flags(d, sec, "cflags", 1, cflags.buf, err);
@@ -211,7 +222,28 @@ char *tuner_policy_text(struct tuner *tu, tune_set set, const char *path)
 	struct strbuf err = STRBUF_INIT, sb = STRBUF_INIT;
 	char *text = NULL;
 
-	policy_doc_init(&d, path, 0);
+	if (tu->o.bundle) {
+		/* the policy the bundle was trained with, then the set's flags:
+		 * its profile is the instrumented build's of that policy */
+		char *bp = xasprintf("%s/pgopt.policy", tu->o.bundle);
+		struct strbuf btext = STRBUF_INIT;
+		int r = strbuf_read_file(&btext, bp);
+		if (r < 0)
+			error("cannot read the bundle's policy %s: %s", bp, strerror(errno));
+		else if (policy_doc_parse(&d, bp, btext.buf, btext.len, 0, &err) < 0)
+			error("%s", err.buf);
+		strbuf_release(&btext);
+		free(bp);
+		if (r < 0 || err.len) {
+			if (r < 0)
+				policy_doc_init(&d, path, 0);
+			policy_doc_release(&d);
+			strbuf_release(&err);
+			return NULL;
+		}
+	} else {
+		policy_doc_init(&d, path, 0);
+	}
 	policy_comments(tu, set, &d);
 	if (policy_sections(tu, set, &d, &err) < 0) {
 		error("generated policy rejected by pgoptcc's parser: %s", err.buf);

@@ -62,7 +62,9 @@ static int write_text(const char *path, const char *text)
 static char *set_dir(struct tuner *tu, tune_set s)
 {
 	char *id = tune_set_id(&tu->t, s);
-	char *d = xasprintf("%s/sets/%s", tu->workdir, id);
+	/* a set built on the bundle's profile is another build than the same
+	 * flags without it */
+	char *d = xasprintf("%s/%s/%s", tu->workdir, tu->o.bundle ? "pgo-sets" : "sets", id);
 	free(id);
 	return d;
 }
@@ -70,7 +72,7 @@ static char *set_dir(struct tuner *tu, tune_set s)
 char *tuner_set_prefix(struct tuner *tu, tune_set s)
 {
 	char *d, *p;
-	if (!s && tu->o.baseline)
+	if (!s && tu->o.baseline && !tu->o.bundle)
 		return xstrdup(tu->stock_prefix);
 	d = set_dir(tu, s);
 	p = xasprintf("%s/prefix", d);
@@ -176,6 +178,65 @@ static long revive_deleted_objects(const char *builddir)
 enum { BUILT_OK = 0, BUILT_FAILED = 1, BUILT_REGRESS_FAILED = 2, BUILT_ERROR = -1 };
 
 /*
+ * --bundle: how much of the bundle's profile the set's build used
+ * (`pgbuild bundle check` on the build's compile log: GCC drops the profile
+ * of a function whose control flow differs from the one instrumented).
+ * BUILT_OK, BUILT_FAILED with the share in *note when it is below
+ * --min-applies (the set is refused, never measured), or BUILT_ERROR.
+ */
+static int check_bundle(struct tuner *tu, const char *dir, const char *log, char **note)
+{
+	struct strvec args = STRVEC_INIT;
+	char *json = xasprintf("%s/bundle-check.json", dir);
+	char *logdir = xasprintf("%s/pgopt-log", tu->builddir);
+	struct json_value *v = NULL;
+	struct strbuf text = STRBUF_INIT;
+	int code, rc = BUILT_ERROR;
+
+	unlink(json);
+	strvec_pushl(&args, pgbuild_self(), "bundle", "check", tu->o.bundle, "--log", logdir,
+		     "--json", json, NULL);
+	strvec_pushf(&args, "--min-applies=%g", tu->o.min_applies);
+	code = run_logged(&args, log, NULL);
+	if (code != 0 && code != 1) {
+		char *l = textfile_last_line(log, "error");
+		*note = xasprintf("pgbuild bundle check exited %d: %s (log %s)", code,
+				  l ? l : "no error line", log);
+		free(l);
+		goto out;
+	}
+	if (strbuf_read_file(&text, json) >= 0)
+		v = json_parse(text.buf, text.len, NULL);
+	{
+		double share = json_get_num(v, "percent", -1);
+		long refused = (long)json_get_num(v, "functions_refused", 0);
+		if (share < 0) {
+			*note = xasprintf("no \"percent\" in %s", json);
+			goto out;
+		}
+		if (!tu->o.quiet)
+			fprintf(stderr, "tune: the build used %.2f%% of the bundle's profile weight "
+				"(%ld functions refused by GCC)\n", share, refused);
+		if (code == 1) {
+			*note = xasprintf("the bundle's profile does not apply: %.2f%% of its weight "
+					  "used, below --min-applies %g%% (%ld functions refused: "
+					  "GCC's coverage mismatch; %s)", share,
+					  tu->o.min_applies, refused, json);
+			rc = BUILT_FAILED;
+			goto out;
+		}
+	}
+	rc = BUILT_OK;
+out:
+	json_free(v);
+	strbuf_release(&text);
+	strvec_clear(&args);
+	free(json);
+	free(logdir);
+	return rc;
+}
+
+/*
  * Make sure set s is installed; returns BUILT_*.  *builds is incremented
  * when it had to be built, *secs gets the build time.
  */
@@ -227,13 +288,17 @@ static int ensure_installed(struct tuner *tu, tune_set s, int *builds, double *s
 		strvec_push(&args, pgbuild_self());
 		stage_build_argv(&args, &b);
 	}
-	code = run_logged(&args, log, NULL);
+	/* the bundle's profiles reach pgoptcc from the environment (and the
+	 * build record keeps it, for verify) */
+	if (tu->o.bundle)
+		strvec_pushf(&env, "PGOPT_BUNDLE=%s", tu->o.bundle);
+	code = run_logged(&args, log, &env);
 	if (code == 0) {
 		long revived = revive_deleted_objects(tu->builddir);
 		if (revived > 0) {
 			/* same policy again: no invalidation, make rebuilds the stubs */
 			verbose("%ld invalidated objects were not rebuilt by make: rebuilding", revived);
-			code = run_logged(&args, log, NULL);
+			code = run_logged(&args, log, &env);
 		}
 	}
 	(*builds)++;
@@ -246,6 +311,14 @@ static int ensure_installed(struct tuner *tu, tune_set s, int *builds, double *s
 		write_text(status, "build\n");
 		rc = BUILT_FAILED;
 		goto out;
+	}
+	if (tu->o.bundle) {
+		rc = check_bundle(tu, dir, log, note);
+		if (rc == BUILT_FAILED)
+			write_text(status, *note);
+		if (rc != BUILT_OK)
+			goto out;
+		rc = BUILT_ERROR;
 	}
 	if (tu->o.regress) {
 		char *rj = xasprintf("%s/regress.json", dir);
@@ -569,6 +642,7 @@ void tuner_init(struct tuner *tu, struct tune_params *p)
 	tu->o.regress = 1;
 	tu->o.plugin = -1;
 	tu->o.held_out_arg = WORKLOADS_HELDOUT;
+	tu->o.min_applies = 90;
 	strvec_init(&tu->o.held_out);
 	strvec_init(&tu->scope_globs);
 	strvec_init(&tu->refused);
@@ -586,6 +660,9 @@ static void print_dry_run(const struct tuner *tu, const char *text)
 	for (size_t i = 0; i < tu->o.held_out.nr; i++)
 		printf("%s%s", i ? "," : "", tu->o.held_out.v[i]);
 	printf("%s\n", tu->o.held_out.nr ? " (the best is judged on it after the search)" : "none");
+	if (tu->o.bundle)
+		printf("bundle: %s (its PGO profile in every set's build; a set is refused below "
+		       "%g%% of its weight)\n", tu->o.bundle, tu->o.min_applies);
 	printf("start policy:\n%s", text);
 }
 
@@ -620,9 +697,10 @@ static int prepare_dirs(struct tuner *tu)
 static int prepare_engine(struct tuner *tu, const char *state_path)
 {
 	struct strbuf err = STRBUF_INIT;
-	tu->t.key = xasprintf("workload=%s metric=%s scope=%s src=%s builddir=%s", tu->o.workload,
-			      tu->o.metric, tu->o.scope, tu->o.src ? tu->o.src : "default",
-			      tu->builddir);
+	tu->t.key = xasprintf("workload=%s metric=%s scope=%s src=%s builddir=%s%s%s",
+			      tu->o.workload, tu->o.metric, tu->o.scope,
+			      tu->o.src ? tu->o.src : "default", tu->builddir,
+			      tu->o.bundle ? " bundle=" : "", tu->o.bundle ? tu->o.bundle : "");
 	if (tune_state_load(&tu->t, state_path, &err) < 0) {
 		error("%s", err.buf);
 		strbuf_release(&err);
@@ -713,6 +791,7 @@ void tuner_release(struct tuner *tu)
 	free(tu->stock_prefix);
 	free(tu->o.resolution_source);
 	free(tu->o.noise_note);
+	free(tu->o.bundle);
 	strvec_clear(&tu->o.held_out);
 	free(tu->o.held_res);
 	for (size_t i = 0; i < tu->nr_held; i++)

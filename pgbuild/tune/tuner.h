@@ -58,6 +58,11 @@ struct tune_opts {
 	const char *json;         /* --json FILE */
 	const char *lock;         /* --lock FILE: flock it around each evaluation */
 	const char *noise;        /* --noise FILE|none (resolved by cmd/tune.c) */
+	char *bundle;             /* --bundle DIR, absolute (owned): every set is
+				     built on the bundle's policy with its PGO
+				     profile (PGOPT_BUNDLE), without training */
+	double min_applies;       /* --min-applies PCT: the share of the
+				     profile's weight a set must keep */
 	char *resolution_source;  /* where p.resolution came from (owned;
 				     NULL for tps) */
 	char *noise_note;         /* which floor, or why none (owned) */
@@ -112,7 +117,8 @@ void tuner_release(struct tuner *tu);
  * reported (output.c). */
 
 /* The install prefix of set s (WORKDIR/sets/ID/prefix, or --baseline for
- * stock); to free. */
+ * stock; with --bundle WORKDIR/pgo-sets/ID/prefix, the empty set too: it
+ * is the bundle's own build); to free. */
 char *tuner_set_prefix(struct tuner *tu, tune_set s);
 
 /* Read the candidate list at path into the engine's flags, refusing (with

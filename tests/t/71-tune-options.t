@@ -34,6 +34,8 @@ done <<'EOF'
 --baseline /nonexistent|--baseline /nonexistent: no bin/postgres
 --noise /nonexistent/floor.json|--noise /nonexistent/floor.json needs --baseline PREFIX, the stock build the floor was measured on
 stray|unexpected argument "stray"
+--bundle /nonexistent|/nonexistent is no profile bundle
+--min-applies 120|invalid value "120" for --min-applies
 EOF
 ok "no directory was created by the failed runs" test ! -e "$TMP/w"
 
@@ -113,5 +115,39 @@ is "--noise of another postgres: exit 2" "$?" 2
 like "... says whose it is" "$(cat "$TMP/e")" \
 	"^pgbuild: error: --noise $TMP/other-floor.json: $TMP/other-floor.json was measured on another postgres \\(sha256 000000000000\\.\\.\\.\\), not /usr/lib/postgresql/15/bin/postgres"
 ok "nothing was built" test ! -e "$TMP/w3/build"
+
+# --bundle: a PGO-aware tune on a real bundle (a tiny program trained
+# through pgoptcc's profile mode, as tests/t/35 makes one): every set's
+# policy is the bundle's plus the set's flags
+mkdir -p "$TMP/tr/src"
+printf 'int hot(int x) { int s = 0; for (int i = 0; i < x; i++) s += i %% 7; return s; }\nint main(void) { return hot(100000) == 3 ? 1 : 0; }\n' >"$TMP/tr/src/m.c"
+printf '[global]\nbolt = ready\ncflags += -finline-functions\n' >"$TMP/trained.policy"
+(cd "$TMP/tr/src" && env -u PGOPT_PREFIX PGOPT_ROOT="$TMP/tr" PGOPT_LOGDIR="$TMP/tr/log" \
+	PGOPT_POLICY="$TMP/trained.policy" PGOPT_PROFILE=generate "$B/bin/pgoptcc" -O2 -c m.c -o m.o &&
+	env -u PGOPT_PREFIX PGOPT_ROOT="$TMP/tr" PGOPT_LOGDIR="$TMP/tr/log" PGOPT_POLICY="$TMP/trained.policy" \
+	PGOPT_PROFILE=generate "$B/bin/pgoptcc" -O2 m.o -o m && ./m)
+ok "the training wrote a profile" test -f "$TMP/tr/src/m.gcda"
+"$P" bundle create --builddir "$TMP/tr" --log "$TMP/tr/log" --policy "$TMP/trained.policy" \
+	--out "$TMP/bundle" -q >"$TMP/o" 2>&1
+is "bundle create: exit 0" "$?" 0 || diag "$(cat "$TMP/o")"
+"$P" tune --dry-run --candidates "$TMP/c2" --bundle "$TMP/bundle" --min-applies 95 >"$TMP/o" 2>"$TMP/e"
+is "--bundle dry run: exit 0" "$?" 0 || diag "$(cat "$TMP/e")"
+like "... names the bundle and the share a set must keep" "$(cat "$TMP/o")" \
+	"^bundle: $TMP/bundle \\(its PGO profile in every set's build; a set is refused below 95% of its weight\\)"
+sed -n '/^start policy:/,$p' "$TMP/o" | tail -n +2 >"$TMP/start3.policy"
+like "the start policy is the bundle's policy ..." "$(cat "$TMP/start3.policy")" \
+	'bolt = ready'
+like "... with its flags" "$(cat "$TMP/start3.policy")" 'cflags \+= -finline-functions'
+like "... then the set's flags in the same [global]" "$(tr '\n' ' ' <"$TMP/start3.policy")" \
+	'\[global\] .*-finline-functions.*cflags \+= -O3 -fno-plt'
+is "... one [global] section" "$(grep -c '^\[global\]' "$TMP/start3.policy")" 1
+like "... and names the bundle (an incremental build never mistakes it for the same flags without the profile)" \
+	"$(cat "$TMP/start3.policy")" "PGOPT_BUNDLE=$TMP/bundle"
+ok "pgoptcc accepts it" "$B/bin/pgoptcc" --pgopt-check-policy "$TMP/start3.policy"
+cp -r "$TMP/bundle" "$TMP/bundle2"
+echo '[global]' >>"$TMP/bundle2/pgopt.policy"
+"$P" tune --dry-run --candidates "$TMP/c2" --bundle "$TMP/bundle2" >"$TMP/o" 2>"$TMP/e"
+is "a bundle whose policy changed after it was packed: exit 2" "$?" 2
+like "... named" "$(cat "$TMP/e")" 'pgopt.policy'
 ok "help" "$P" tune --help
 done_testing
