@@ -402,7 +402,7 @@ static void setup_env(struct build *b)
 {
 	const char *pfx = getenv("PGOPT_PREFIX");
 	const char *profile = getenv("PGOPT_PROFILE");
-	const char *bundle = getenv("PGOPT_BUNDLE");
+	const char *bundle = b->o.bundle ? b->o.bundle : getenv("PGOPT_BUNDLE");
 
 	if (b->policy)
 		strvec_pushf(&b->env, "PGOPT_POLICY=%s", b->policy);
@@ -416,7 +416,7 @@ static void setup_env(struct build *b)
 	 * recorded, so that verify replays the compiles with it */
 	if (profile && *profile)
 		strvec_pushf(&b->env, "PGOPT_PROFILE=%s", profile);
-	/* so is a profile bundle's (pgbuild tune --bundle) */
+	/* so is a profile bundle's (--bundle, pgbuild tune --bundle) */
 	if (bundle && *bundle)
 		strvec_pushf(&b->env, "PGOPT_BUNDLE=%s", bundle);
 	if (!pfx) {
@@ -483,6 +483,7 @@ void build_init(struct build *b)
 	strbuf_init(&b->policy_text, 0);
 	b->gate_code = -1;
 	b->o.bench = b->o.contrib = b->o.install = 1;
+	b->o.min_applies = 90;
 	b->o.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (b->o.jobs < 1)
 		b->o.jobs = 1;
@@ -714,6 +715,7 @@ void build_release(struct build *b)
 	build_source_release(&b->src);
 	free(b->prefix);
 	free(b->builddir);
+	free(b->o.bundle);
 	free(b->logdir);
 	free(b->logfile);
 	free(b->policy);

@@ -59,6 +59,10 @@ struct build_opts {
 	int contrib;                /* 0 with --no-contrib */
 	int install;                /* 0 with --no-install */
 	int quiet;                  /* --quiet: no progress */
+	char *bundle;               /* --bundle DIR, absolute (owned): PGOPT_BUNDLE
+				     * of every compile, checked after the build
+				     * (cmd/build.c) */
+	double min_applies;         /* --min-applies PCT (default 90) */
 };
 
 #define MAX_PHASES 12

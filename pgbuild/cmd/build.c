@@ -3,9 +3,11 @@
  * itself is build/build.h's phases.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pgbuild/build/build.h"
+#include "pgbuild/bundle/bundle.h"
 #include "pgbuild/cmd/cmd.h"
 
 static void build_usage(FILE *fp)
@@ -32,6 +34,14 @@ static void build_usage(FILE *fp)
 "  --no-contrib           do not build contrib\n"
 "  --no-install           build only (no make install, no benchmark)\n"
 "  --no-bench             skip the smoke benchmark after install\n"
+"  --bundle DIR           compile with the PGO profiles of the profile bundle\n"
+"                         DIR (pgbuild bundle create; pgoptcc's PGOPT_BUNDLE,\n"
+"                         kept in the record): a profile-guided build without\n"
+"                         training; after make, `pgbuild bundle check` weighs\n"
+"                         what GCC used (BUILDDIR/pgopt-bundle-check.json)\n"
+"  --min-applies PCT      with --bundle: below PCT%% of the profile's weight\n"
+"                         used, the build fails (exit 1) before it installs\n"
+"                         (default 90)\n"
 "  --baseline PREFIX --gate EXPR\n"
 "                         (--gate comma-separated and repeatable)\n"
 "                         gate the fresh install against PREFIX with\n"
@@ -42,7 +52,8 @@ static void build_usage(FILE *fp)
 "\n"
 "Environment: PGOPT_PREFIX (default ccache when installed), CCACHE_DIR\n"
 "(default <cache>/ccache), PGOPT_CC, PGOPT_CACHE_DIR.\n"
-"Exit: 0 built (and gate passed), 1 smoke benchmark or gate failed,\n"
+"Exit: 0 built (and gate passed), 1 smoke benchmark or gate failed, or\n"
+"the bundle's profile did not apply (--min-applies),\n"
 "2 could not build, 3 the gate was undecided (--gate-args '--pairs auto').\n",
 		BUILD_SOURCE_DEFAULT);
 }
@@ -61,6 +72,8 @@ static const struct option build_options[] = {
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "gate", required_argument, NULL, OPT_GATE },
 	{ "gate-args", required_argument, NULL, OPT_GATE_ARGS },
+	{ "bundle", required_argument, NULL, OPT_BUNDLE },
+	{ "min-applies", required_argument, NULL, OPT_MIN_APPLIES },
 	CLI_OPT_QUIET,
 	CLI_OPT_HELP,
 	CLI_OPT_END
@@ -95,6 +108,14 @@ static int parse_options(struct build_opts *o, struct strbuf *gate, int argc, ch
 			o->gate = gate->buf;
 			break;
 		case OPT_GATE_ARGS: o->gate_args = optarg; break;
+		case OPT_BUNDLE:
+			free(o->bundle);
+			o->bundle = path_absolute(optarg);
+			break;
+		case OPT_MIN_APPLIES:
+			if (cli_parse_number("--min-applies", optarg, 0, 100, &o->min_applies) < 0)
+				return cli_usage();
+			break;
 		case 'q': o->quiet = 1; break;
 		case 'h': build_usage(stdout); return 0;
 		default: return cli_usage();
@@ -141,7 +162,38 @@ static int check_options(struct build_opts *o)
 		return cli_usage_error("--gate needs an install: it cannot be combined with --no-install");
 	if (!o->install)
 		o->bench = 0;
+	if (o->bundle) {
+		/* its files against its manifest, before anything is built */
+		struct json_value *m = bundle_open(o->bundle);
+		int pgo = m && json_get(json_get(m, "pgo"), "units");
+		if (m && !pgo)
+			error("--bundle %s: the bundle has no PGO profile (its manifest's \"pgo\" "
+			      "is null)", o->bundle);
+		json_free(m);
+		if (!pgo)
+			return PGBUILD_EXIT_ERROR;
+	}
 	return 0;
+}
+
+/*
+ * --bundle: how much of the profile the build used (bundle check on its
+ * compile log).  0, PGBUILD_EXIT_FAIL below --min-applies, or
+ * PGBUILD_EXIT_ERROR.
+ */
+static int check_bundle_use(struct build *b)
+{
+	char *json = xasprintf("%s/pgopt-bundle-check.json", b->builddir);
+	struct bundle_check_opts co = {
+		.dir = b->o.bundle, .log = b->logdir, .json = json,
+		.min_applies = b->o.min_applies, .quiet = b->o.quiet,
+	};
+	int rc = bundle_check(&co);
+	if (rc == 1)
+		error("the build used less than --min-applies %g%% of the bundle's profile "
+		      "(%s): not installed", b->o.min_applies, json);
+	free(json);
+	return rc == 0 ? 0 : rc == 1 ? PGBUILD_EXIT_FAIL : PGBUILD_EXIT_ERROR;
 }
 
 /* What the host gives: where the results go, and an environment that
@@ -171,8 +223,11 @@ PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc 
 	}
 	rc = PGBUILD_EXIT_ERROR;
 	if (build_setup(&b) == 0 && build_configure(&b) == 0 && build_invalidate(&b) == 0 &&
-	    build_compile(&b) == 0 && build_install(&b) == 0)
-		rc = build_checks(&b);
+	    build_compile(&b) == 0 && (!b.o.bundle || (rc = check_bundle_use(&b)) == 0)) {
+		rc = PGBUILD_EXIT_ERROR;
+		if (build_install(&b) == 0)
+			rc = build_checks(&b);
+	}
 	build_finish(&b, rc);
 	strbuf_release(&gate);
 	return rc;

@@ -285,6 +285,11 @@ struct orun {
 	struct pipeline p;           /* the steps and their state */
 	char *workdir;               /* absolute */
 	char *tune_policy;           /* tune's best.policy, NULL: none */
+	char *tune_bundle;           /* the profile bundle that tune searched on
+				      * (TUNE/best.bundle: tune --bundle), NULL:
+				      * none; the tuned stage is then a build
+				      * with it, not a new training */
+	struct strvec tune_trained;  /* what that bundle's PGO trained on */
 	struct ostage s[OS_NR];
 	int best;                    /* the best kept stage so far */
 	int cur;                     /* the stage whose step runs */

@@ -23,6 +23,7 @@
 #include "pgbuild/metric/metrics.h"
 #include "pgbuild/build/build.h"
 #include "pgbuild/cluster/workdir.h"
+#include "pgbuild/bundle/bundle.h"
 #include "pgbuild/optimize/optimize.h"
 #include "pgbuild/stage/stage.h"
 #include "pgbuild/profile/pgo.h"
@@ -151,7 +152,7 @@ static int st_build(struct pipeline *p, int id)
 	char *text = s->policy ? read_text(s->policy) : NULL;
 	int rc;
 
-	if (build_reusable(s->prefix, r->o->src, text)) {
+	if (!(r->cur == OS_TUNED && r->tune_bundle) && build_reusable(s->prefix, r->o->src, text)) {
 		char *line = xasprintf("reused %s (pgopt-build.json: same source and policy)",
 				       s->prefix);
 		log_line(p, id, line);
@@ -165,6 +166,7 @@ static int st_build(struct pipeline *p, int id)
 			.src = r->o->src, .policy = s->policy ? s->policy : "none",
 			.prefix = s->prefix, .builddir = s->builddir, .jobs = r->o->jobs,
 			.quiet = r->o->quiet,
+			.bundle = r->cur == OS_TUNED ? r->tune_bundle : NULL,
 		};
 		stage_build_argv(&a, &b);
 	}
@@ -312,6 +314,8 @@ static int step(struct orun *r, int s, int k, const char *what,
  * (pgo, tuned, bolt), nothing for stock and lto. */
 const struct strvec *optimize_trained_on(const struct orun *r, int s)
 {
+	if (s == OS_TUNED && r->tune_bundle)
+		return &r->tune_trained;
 	return s == OS_PGO || s == OS_TUNED || s == OS_BOLT ? &r->o->train : NULL;
 }
 
@@ -415,11 +419,17 @@ static int run_stage(struct orun *r, int s)
 	if (s == OS_BOLT)
 		strbuf_addf(&what, "pgbuild bolt --prefix %s (on %s)", r->s[st->parent].prefix,
 			    optimize_stage_names[st->parent]);
+	else if (s == OS_TUNED && r->tune_bundle)
+		strbuf_addf(&what, "pgbuild build --policy %s --bundle %s", st->policy,
+			    r->tune_bundle);
 	else if (s == OS_PGO || s == OS_TUNED)
 		strbuf_addf(&what, "pgbuild pgo --policy %s", st->policy);
 	else
 		strbuf_addf(&what, "pgbuild build --policy %s", st->policy);
-	rc = step(r, s, STEP_BUILD, what.buf, s == OS_BOLT ? st_bolt : s == OS_LTO ? st_build : st_pgo,
+	/* the tuned stage of a tune on a bundle builds with its profile: no
+	 * training (pgbuild pgo would train again for the tuned policy) */
+	rc = step(r, s, STEP_BUILD, what.buf, s == OS_BOLT ? st_bolt :
+		  s == OS_LTO || (s == OS_TUNED && r->tune_bundle) ? st_build : st_pgo,
 		  "regression suite failed (log %s)");
 	strbuf_release(&what);
 	if (rc == 0 && s == OS_LTO)
@@ -427,7 +437,7 @@ static int run_stage(struct orun *r, int s)
 	if (rc == 0 && s != OS_BOLT)
 		rc = step(r, s, STEP_VERIFY, "pgbuild verify", st_verify,
 			  "verification failed (log %s)");
-	if (rc == 0 && s == OS_LTO)
+	if (rc == 0 && (s == OS_LTO || (s == OS_TUNED && r->tune_bundle)))
 		rc = step(r, s, STEP_REGRESS, "pgbuild regress (make check)", st_regress,
 			  "regression suite failed (log %s)");
 	/* the floor the gate decides at, measured before the first gate */
@@ -468,6 +478,45 @@ static char *write_policy(struct orun *r, const char *name, const char *text)
 	return path;
 }
 
+/*
+ * A tune on a profile bundle (pgbuild tune --bundle) leaves the bundle's
+ * directory in best.bundle beside its best.policy: the tuned stage builds
+ * that policy with it, judged held out on what its profile did not train
+ * on.  0 (none, or read), or -1 after the error.
+ */
+static int tune_bundle(struct orun *r, const char *best)
+{
+	const char *slash = strrchr(best, '/');
+	char *path = slash ? xasprintf("%.*s/best.bundle", (int)(slash - best), best) :
+			     xstrdup("best.bundle");
+	char *line = NULL;
+	struct json_value *m = NULL;
+	const struct json_value *t;
+	int rc = 0;
+
+	if (access(path, R_OK) != 0)
+		goto out;
+	line = textfile_last_line(path, "/");
+	if (!line) {
+		rc = error("%s: expected the bundle's directory", path);
+		goto out;
+	}
+	if (!(m = bundle_open(line))) {
+		rc = error("%s names %s, which is no usable bundle", path, line);
+		goto out;
+	}
+	r->tune_bundle = xstrdup(line);
+	t = json_get(json_get(m, "pgo"), "trained_on");
+	for (size_t i = 0; i < json_len(t); i++)
+		if (json_at(t, i)->type == JSON_STRING)
+			strvec_push(&r->tune_trained, json_at(t, i)->u.str.s);
+out:
+	json_free(m);
+	free(line);
+	free(path);
+	return rc;
+}
+
 /* The policies of lto and tuned, from --policy and the tune state. */
 static int prepare_policies(struct orun *r)
 {
@@ -502,6 +551,8 @@ static int prepare_policies(struct orun *r)
 			rc = error("%s: %s", best, err.buf);
 		else if (!(r->s[OS_TUNED].policy = write_policy(r, "tuned", text.buf)))
 			rc = -1;
+		else
+			rc = tune_bundle(r, best);
 	} else if (rc == 0 && o->tune_state) {
 		rc = error("--tune-state %s: no best.policy (a finished pgbuild tune writes it)",
 			   o->tune_state);
@@ -693,6 +744,7 @@ int optimize_run(const struct optimize_opts *o)
 	int rc = PGBUILD_EXIT_ERROR;
 
 	memset(&r, 0, sizeof(r));
+	strvec_init(&r.tune_trained);
 	r.o = o;
 	r.best = OS_STOCK;
 	if (prepare(&r) < 0)
@@ -725,6 +777,8 @@ out:
 	}
 	free(r.workdir);
 	free(r.tune_policy);
+	free(r.tune_bundle);
+	strvec_clear(&r.tune_trained);
 	free(r.floor);
 	free(r.floor_note);
 	return rc;

@@ -158,6 +158,8 @@ void stage_build_argv(struct strvec *args, const struct build_step *b)
 		strvec_push(args, "--no-install");
 	if (b->quiet)
 		strvec_push(args, "--quiet");
+	if (b->bundle)
+		strvec_pushl(args, "--bundle", b->bundle, NULL);
 }
 
 int stage_gate_option(struct gate_step *g, int c, const char *arg)

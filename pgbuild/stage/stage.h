@@ -93,6 +93,7 @@ struct build_step {
 	int no_contrib;             /* --no-contrib */
 	int no_install;             /* --no-install */
 	int quiet;                  /* --quiet */
+	const char *bundle;         /* --bundle DIR, or NULL */
 };
 
 /* Push `build --policy ... --no-bench` and the step's options onto args

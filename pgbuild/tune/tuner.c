@@ -716,6 +716,24 @@ static int prepare_engine(struct tuner *tu, const char *state_path)
 	return 0;
 }
 
+/* WORKDIR/best.bundle: the bundle the best policy is built with (tune
+ * --bundle), which optimize's tuned stage builds it with; none without.
+ * 0, or -1 after the error. */
+static int write_best_bundle(struct tuner *tu)
+{
+	char *path = xasprintf("%s/best.bundle", tu->workdir);
+	int rc = 0;
+	if (tu->o.bundle) {
+		char *line = xasprintf("%s\n", tu->o.bundle);
+		rc = write_text(path, line);
+		free(line);
+	} else if (unlink(path) < 0 && errno != ENOENT) {
+		rc = error("cannot remove %s: %s", path, strerror(errno));
+	}
+	free(path);
+	return rc;
+}
+
 int tuner_run(struct tuner *tu, const struct tune_params *p)
 {
 	char *out_path = NULL, *state_path = NULL, *text = NULL;
@@ -755,7 +773,7 @@ int tuner_run(struct tuner *tu, const struct tune_params *p)
 	}
 	free(text);
 	text = tuner_policy_text(tu, tu->t.best, out_path);
-	if (!text || write_text(out_path, text) < 0)
+	if (!text || write_text(out_path, text) < 0 || write_best_bundle(tu) < 0)
 		goto out;
 	judge_held_out(tu);
 	tuner_print_report(tu, stdout, out_path);

@@ -345,4 +345,40 @@ wait "$pid"
 is "pgbuild died of SIGTERM (exit 143)" "$?" 143
 for _ in $(seq 1 50); do pgrep -f '^sleep 317$' >/dev/null || break; sleep 0.2; done
 nok "... and no job of its make is left running" pgrep -f '^sleep 317$'
+
+# ---- --bundle: a profile-guided build without training.  Train: the
+# instrumented build (pgoptcc's profile mode from the environment, as
+# pgbuild pgo runs it) and one run of its postgres; pack its profiles;
+# build from the bundle in another build tree ----
+PGOPT_PROFILE=generate "$P" build --src "$SRC" --prefix "$TMP/tr" --builddir "$TMP/tr.build" \
+	--policy p1.policy --no-bench --jobs 2 >tr.log 2>&1
+is "the instrumented build: exit 0" "$?" 0 || diag "$(tail -5 tr.log)"
+"$TMP/tr/bin/postgres" 2>/dev/null
+ok "its run wrote the profile of c.c beside its object" test -f "$TMP/tr.build/src/backend/c.gcda"
+"$P" bundle create --builddir "$TMP/tr.build" --policy p1.policy --out "$TMP/B" -q >bc.log 2>&1
+is "bundle create: exit 0" "$?" 0 || diag "$(cat bc.log)"
+"$P" build --src "$SRC" --prefix "$TMP/bo" --builddir "$TMP/bo.build" --policy p1.policy \
+	--no-bench --jobs 2 --bundle "$TMP/B" >bo.log 2>&1
+is "build --bundle: exit 0" "$?" 0 || diag "$(tail -5 bo.log)"
+is "... every unit's profile used (bundle check: 100%)" \
+	"$(json percent < "$TMP/bo.build/pgopt-bundle-check.json")" 100
+is "... the record keeps PGOPT_BUNDLE (verify replays with it)" \
+	"$(json environment.PGOPT_BUNDLE < "$TMP/bo/pgopt-build.json")" "$TMP/B"
+ok "... c.c was compiled with the bundle's profile" \
+	grep -q '"tu":"src/backend/c.c".*"bundle":{[^}]*"profile":' "$TMP/bo.build/pgopt-log/compile.jsonl"
+ok "... verify passes (the profile flags expected)" "$P" verify --prefix "$TMP/bo"
+ok "... and the profile-guided postgres runs" "$TMP/bo/bin/postgres"
+# a source changed since the training: GCC refuses chk's profile
+cp -r "$SRC" "$TMP/fakepg-changed"
+sed -i 's/return x + 1;/return x + (x > 7 ? 2 : 1);/' "$TMP/fakepg-changed/src/backend/c.c"
+"$P" build --src "$TMP/fakepg-changed" --prefix "$TMP/bo2" --builddir "$TMP/bo2.build" \
+	--policy p1.policy --no-bench --jobs 2 --bundle "$TMP/B" --min-applies 99.9 >bo2.out 2>bo2.err
+is "build --bundle of a changed source below --min-applies: exit 1" "$?" 1
+like "... says so, with the check's document" "$(cat bo2.err)" \
+	"less than --min-applies 99.9% of the bundle's profile \\($TMP/bo2.build/pgopt-bundle-check.json\\): not installed"
+ok "... and installed nothing" test ! -e "$TMP/bo2/bin/postgres"
+"$P" build --src "$SRC" --prefix "$TMP/bo3" --policy p1.policy --bundle "$TMP/nothere" >bo3.out 2>&1
+is "--bundle of no bundle: exit 2" "$?" 2
+like "... before anything is built" "$(cat bo3.out)" "$TMP/nothere is no profile bundle"
+ok "... nothing was" test ! -e "$TMP/bo3.build"
 done_testing
