@@ -268,7 +268,7 @@ static int ensure_installed(struct tuner *tu, tune_set s, int *builds, double *s
 		goto out;
 	}
 	unlink(log);
-	if (s) {
+	if (s || tu->o.bundle) {
 		policy = xasprintf("%s/tune.policy", dir);
 		text = tuner_policy_text(tu, s, policy);
 		if (!text || write_text(policy, text) < 0)
