@@ -23,7 +23,8 @@
  *      every workload (pgbuild bench) on a private cluster made from a data
  *      directory that the original binary initialized, with
  *      max_parallel_workers_per_gather=0, max_parallel_maintenance_workers=0
- *      and autovacuum=off, then stops; the stop waits for the postmaster
+ *      and autovacuum=off (autovacuum=off only when the regression suite is
+ *      among the workloads: it expects parallel query), then stops; the stop waits for the postmaster
  *      process itself, which writes its profile after postmaster.pid is
  *      gone.  The counters are shared by all processes of the server, so
  *      every per-process file is a cumulative snapshot: the profile is the
@@ -70,6 +71,10 @@
 #define BOLT_TRAIN_SETTINGS \
 	"max_parallel_workers_per_gather=0", "max_parallel_maintenance_workers=0", \
 	"autovacuum=off"
+/* ... of one that runs the regression suite, whose expected output has
+ * parallel plans and workers' messages (select_parallel, partition_prune
+ * fail without them) */
+#define BOLT_TRAIN_SUITE_SETTINGS "autovacuum=off"
 
 /* The policy line a binary that is not ready needs, for errors. */
 #define BOLT_POLICY_LINE "bolt = ready"

@@ -149,6 +149,10 @@ static int run_training(struct bolt_run *b, struct prof_run *r, const char *pref
 {
 	const struct bolt_opts *o = b->o;
 	const char *settings[] = { BOLT_TRAIN_SETTINGS, NULL };
+	/* the regression suite expects parallel query (select_parallel,
+	 * partition_prune): only autovacuum stays off when it trains */
+	const char *suite_settings[] = { BOLT_TRAIN_SUITE_SETTINGS, NULL };
+	int suite = 0;
 	char *tmpl = bolt_path(b, "train-data");
 	char *log = bolt_path(b, "logs/train-server.log");
 	int rc = -1;
@@ -164,7 +168,9 @@ static int run_training(struct bolt_run *b, struct prof_run *r, const char *pref
 	r->scale = o->scale;
 	r->quiet = 1;
 	strvec_pushv(&r->workloads, (const char *const *)o->workloads.v);
-	strvec_pushv(&r->settings, settings);
+	for (size_t i = 0; i < o->workloads.nr; i++)
+		suite |= !strcmp(o->workloads.v[i], PROF_WORKLOAD_REGRESS);
+	strvec_pushv(&r->settings, suite ? suite_settings : settings);
 	strvec_pushv(&r->settings, (const char *const *)o->settings.v);
 	rc = prof_run_workloads(r);
 	if (rc < 0) {
