@@ -9,8 +9,10 @@
  *   build C   `pgbuild build --no-install` in ONE build directory (reused:
  *             pgbuild build recompiles only the objects whose flags the
  *             policy changes, i.e. the scope, and ccache answers every
- *             object compiled before), then `pgbuild regress` on that tree,
- *             then `make install DESTDIR=` into WORKDIR/sets/<id>/ (an
+ *             object compiled before), then `make install DESTDIR=` into
+ *             WORKDIR/sets/<id>/stage, then `pgbuild regress` on that tree
+ *             (after the install, which brings make check's copies up to
+ *             date), then the stage becomes WORKDIR/sets/<id>/prefix (an
  *             install is relocatable; the build directory keeps the prefix
  *             it was configured with, so it is never reconfigured);
  *   compare   `pgbuild gate --baseline R --candidate C --json`, read back:
@@ -320,6 +322,24 @@ static int ensure_installed(struct tuner *tu, tune_set s, int *builds, double *s
 			goto out;
 		rc = BUILT_ERROR;
 	}
+	/* install the tree under the set's directory */
+	stage = xasprintf("%s/stage", dir);
+	remove_tree(stage);
+	strvec_clear(&args);
+	strvec_pushl(&args, "make", "-C", tu->builddir, "install", NULL);
+	strvec_pushf(&args, "DESTDIR=%s", stage);
+	strvec_pushf(&env, "PGOPT_POLICY=%s", policy ? policy : "none");
+	code = run_logged(&args, log, &env);
+	if (code != 0) {
+		*note = xasprintf("make install exited %d (log %s)", code, log);
+		goto out;
+	}
+	/* the suite after make install, which root runs in the build tree:
+	 * it brings what make check would otherwise remake up to date (the
+	 * copies of contrib/spi's modules in src/test/regress, newer after a
+	 * set that changes every unit's flags), and the test tree the server
+	 * user runs in can remake nothing; the set is installed only when the
+	 * suite passed */
 	if (tu->o.regress) {
 		char *rj = xasprintf("%s/regress.json", dir);
 		strvec_clear(&args);
@@ -343,18 +363,6 @@ static int ensure_installed(struct tuner *tu, tune_set s, int *builds, double *s
 			free(l);
 			goto out;
 		}
-	}
-	/* install the tree under the set's directory */
-	stage = xasprintf("%s/stage", dir);
-	remove_tree(stage);
-	strvec_clear(&args);
-	strvec_pushl(&args, "make", "-C", tu->builddir, "install", NULL);
-	strvec_pushf(&args, "DESTDIR=%s", stage);
-	strvec_pushf(&env, "PGOPT_POLICY=%s", policy ? policy : "none");
-	code = run_logged(&args, log, &env);
-	if (code != 0) {
-		*note = xasprintf("make install exited %d (log %s)", code, log);
-		goto out;
 	}
 	{
 		char *from = xasprintf("%s%s", stage, tu->build_prefix);

@@ -8,8 +8,10 @@
  *   build C   `pgbuild build --no-install` in ONE build directory (reused:
  *             pgbuild build recompiles only the objects whose flags the
  *             policy changes, i.e. the scope, and ccache answers every
- *             object compiled before), then `pgbuild regress` on that tree,
- *             then `make install DESTDIR=` into WORKDIR/sets/<id>/ (an
+ *             object compiled before), then `make install DESTDIR=` into
+ *             WORKDIR/sets/<id>/stage, then `pgbuild regress` on that tree
+ *             (after the install, which brings make check's copies up to
+ *             date), then the stage becomes WORKDIR/sets/<id>/prefix (an
  *             install is relocatable; the build directory keeps the prefix
  *             it was configured with, so it is never reconfigured);
  *   compare   `pgbuild gate --baseline R --candidate C --json`, read back:
