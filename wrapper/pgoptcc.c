@@ -202,6 +202,48 @@ static void check_bundle(const struct invocation *inv)
 	free(src);
 }
 
+/* Replace the first from in sv by to (when there is one). */
+static void swap_flag(struct strvec *sv, const char *from, const char *to)
+{
+	long i = strvec_find(sv, from);
+	if (i >= 0) {
+		free(sv->v[i]);
+		sv->v[i] = xstrdup(to);
+	}
+}
+
+/*
+ * lto = on with clang: ThinLTO (the scalable mode, as GCC's -flto=auto
+ * partitions), linked by lld: the system linker reads no LLVM bitcode.
+ * The lld of the compiler's own LLVM, beside its resolved path
+ * (/usr/lib/llvm-15/bin/ld.lld for clang-15), since the ld.lld on PATH
+ * may be another LLVM's that cannot read this one's bitcode.
+ */
+static void llvm_lto(struct invocation *inv, int is_link)
+{
+	char real[PATH_MAX];
+	char *slash, *lld = NULL;
+
+	swap_flag(&inv->final, "-flto=auto", "-flto=thin");
+	swap_flag(&inv->res.added, "-flto=auto", "-flto=thin");
+	if (!is_link)
+		return;
+	if (realpath(inv->compiler, real) && (slash = strrchr(real, '/'))) {
+		lld = xasprintf("%.*s/ld.lld", (int)(slash - real), real);
+		if (access(lld, X_OK) < 0) {
+			free(lld);
+			lld = NULL;
+		}
+	}
+	strvec_push(&inv->final, "-fuse-ld=lld");
+	strvec_push(&inv->res.added, "-fuse-ld=lld");
+	if (lld) {
+		strvec_pushf(&inv->final, "--ld-path=%s", lld);
+		strvec_pushf(&inv->res.added, "--ld-path=%s", lld);
+	}
+	free(lld);
+}
+
 /* Apply the policy to a compile or link; fills inv->final. */
 static void apply_policy(struct invocation *inv)
 {
@@ -216,8 +258,20 @@ static void apply_policy(struct invocation *inv)
 	if (!inv->have_policy)
 		return;
 	policy_apply(&inv->policy, is_link ? NULL : inv->tu, &inv->final, &inv->res);
-	/* the caller's profile mode (pgbuild pgo) on top of the policy */
-	policy_profile_apply(&inv->profile, is_link ? NULL : inv->tu, &inv->final, &inv->res);
+	/* the caller's profile mode (pgbuild pgo) on top of the policy, in
+	 * the compiler's own terms */
+	if (inv->profile.mode != PROFILE_NONE) {
+		int llvm = !compiler_id(inv)->is_gcc;
+		const char *why = policy_profile_check(&inv->profile, llvm);
+		if (why) {
+			char *src = pgoptcc_setting_source(inv, SETTING_PROFILE);
+			die(PGOPT_EXIT_USAGE, "%s=%s: %s is %s: %s", src,
+			    invocation_setting(inv, SETTING_PROFILE), inv->compiler,
+			    llvm ? "not GCC" : "GCC", why);
+		}
+		policy_profile_apply(&inv->profile, is_link ? NULL : inv->tu, llvm, &inv->final,
+				     &inv->res);
+	}
 	if (!is_link)
 		apply_bundle(inv);
 	/* lists alone change nothing when the plugin is switched off */
@@ -229,8 +283,7 @@ static void apply_policy(struct invocation *inv)
 	 * would ignore the flag and make slim ones), and lto = on makes slim
 	 * ones there; gcc's hot/cold function splitting, which bolt = ready
 	 * turns off, clang does not do unless asked (and it rejects the flag) */
-	if ((inv->policy.lto == LTO_FAT || inv->policy.lto == LTO_ON || inv->policy.bolt) &&
-	    !compiler_id(inv)->is_gcc) {
+	if ((inv->policy.lto != LTO_OFF || inv->policy.bolt) && !compiler_id(inv)->is_gcc) {
 		if (inv->policy.lto == LTO_FAT)
 			die(PGOPT_EXIT_PLUGIN,
 			    "%s:%d: lto = fat needs GCC, and %s (%s) is not: it would make slim objects (write lto = on or slim)",
@@ -240,6 +293,8 @@ static void apply_policy(struct invocation *inv)
 		drop_flag(&inv->res.added, "-ffat-lto-objects");
 		drop_flag(&inv->final, POLICY_BOLT_CFLAG);
 		drop_flag(&inv->res.added, POLICY_BOLT_CFLAG);
+		if (inv->policy.lto != LTO_OFF)
+			llvm_lto(inv, is_link);
 	}
 	/* the object proves its flags; not with a path map (a reproducible
 	 * build): cc1 would record its argv unmapped, the build path in the

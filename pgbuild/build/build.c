@@ -56,18 +56,52 @@ static char *first_line_of(const char *const *argv)
 	return r;
 }
 
-/* gcc-ar for gcc, gcc-ar-12 for gcc-12, ...; NULL when not installed. */
-static char *lto_tool(const char *cc, const char *tool)
+/* See build.h. */
+char *build_compiler_tool(const char *cc, const char *tool)
 {
 	const char *base = strrchr(cc, '/');
-	char *name, *path;
+	char *name, *path = NULL, *real;
 	base = base ? base + 1 : cc;
-	if (strncmp(base, "gcc", 3))
+	if (!strncmp(base, "clang", 5)) {
+		char *full = strchr(cc, '/') ? xstrdup(cc) : locate_in_path(cc);
+		if (full && (real = realpath(full, NULL))) {
+			*strrchr(real, '/') = '\0';
+			path = strchr(tool, '.') ? xasprintf("%s/%s", real, tool) :
+			       xasprintf("%s/llvm-%s", real, tool);
+			free(real);
+			if (access(path, X_OK) < 0) {
+				free(path);
+				path = NULL;
+			}
+		}
+		free(full);
+		if (path)
+			return path;
+		name = strchr(tool, '.') ? xasprintf("%s%s", tool, base + 5) :
+		       xasprintf("llvm-%s%s", tool, base + 5);
+	} else if (!strncmp(base, "gcc", 3)) {
+		name = xasprintf("gcc-%s%s", tool, base + 3);
+	} else {
 		return NULL;
-	name = xasprintf("gcc-%s%s", tool, base + 3);
+	}
 	path = locate_in_path(name);
 	free(name);
 	return path;
+}
+
+int build_compiler_is_llvm(const char *cc)
+{
+	const char *av[] = { cc, "--version", NULL };
+	char *line = first_line_of(av);
+	int llvm = line && strstr(line, "clang") != NULL;
+	free(line);
+	return llvm;
+}
+
+const char *build_compiler(void)
+{
+	const char *cc = getenv("PGOPT_CC");
+	return cc && *cc ? cc : "gcc";
 }
 
 /* ---------------- running phases ---------------- */
@@ -492,21 +526,21 @@ void build_init(struct build *b)
 /* The real compiler, its version and its LTO-aware archivers. */
 static int setup_compiler(struct build *b)
 {
-	const char *cc = getenv("PGOPT_CC");
 	const char *av[3];
 
-	b->cc = xstrdup(cc && *cc ? cc : "gcc");
+	b->cc = xstrdup(build_compiler());
 	av[0] = b->cc;
 	av[1] = "--version";
 	av[2] = NULL;
 	b->cc_version = first_line_of(av);
 	if (!b->cc_version)
 		return error("cannot run the compiler \"%s\" (set PGOPT_CC)", b->cc);
-	b->ar = lto_tool(b->cc, "ar");
-	b->ranlib = lto_tool(b->cc, "ranlib");
+	b->ar = build_compiler_tool(b->cc, "ar");
+	b->ranlib = build_compiler_tool(b->cc, "ranlib");
 	if (b->lto && !(b->ar && b->ranlib))
-		warning("the policy enables LTO but gcc-ar/gcc-ranlib were not found; "
-			"static libraries may lose their LTO code");
+		warning("the policy enables LTO but the compiler's archiver (gcc-ar and "
+			"gcc-ranlib, or llvm-ar and llvm-ranlib) was not found; static "
+			"libraries may lose their LTO code");
 	return 0;
 }
 

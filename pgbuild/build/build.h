@@ -202,6 +202,22 @@ void build_write_record(struct build *b, int ok);
  */
 int build_tree_ours(const char *builddir, const char *const *skip);
 
+/* The compiler builds use: $PGOPT_CC, else gcc. */
+const char *build_compiler(void);
+
+/* Is the compiler cc clang (its --version says so)? */
+int build_compiler_is_llvm(const char *cc);
+
+/*
+ * A tool of the compiler cc's own toolchain: gcc-TOOL for gcc (gcc-ar-12
+ * for gcc-12: the archivers that keep LTO objects usable); for clang,
+ * llvm-TOOL beside the compiler's resolved path (/usr/lib/llvm-15/bin
+ * for clang-15: llvm-ar, llvm-profdata; a TOOL with a dot is taken as
+ * named: ld.lld), else llvm-TOOL-15 (ld.lld-15) on PATH.
+ * Malloced; NULL when not installed.
+ */
+char *build_compiler_tool(const char *cc, const char *tool);
+
 /* The test tree `pgbuild regress` makes in a build tree (regress.c): the
  * server user's, removed at the end; never part of the build. */
 #define BUILD_CHECK_TREE "pgopt-check"

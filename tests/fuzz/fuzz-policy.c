@@ -52,7 +52,7 @@ static void apply_all(const struct policy *p, const struct policy_profile *pp)
 		strvec_pushl(&args, "-O2", "-g", "-Wall", "-c", "x.c", "-o", "x.o", NULL);
 		policy_apply(p, tu, &args, &res);
 		if (pp)
-			policy_profile_apply(pp, tu, &args, &res);
+			policy_profile_apply(pp, tu, 0, &args, &res);
 		policy_result_release(&res);
 		strvec_clear(&args);
 	}

@@ -20,7 +20,9 @@ set -eu
 # postgresql-15 and its client (the server user, the suites' servers);
 # readline, zlib, bison, flex (building PostgreSQL); valgrind (the
 # instructions and cycles metrics); clang and its sanitizer runtime (the
-# clang suite, fuzzing); chromium (renders the HTML report, tests/t/51);
+# clang suite, fuzzing) and lld (its ThinLTO links); clang-15, lld-15 and
+# llvm-15 (the LLVM stack of pgbuild pgo and optimize: ThinLTO, clang's
+# instrumented PGO with llvm-profdata, the same LLVM as bolt-15); chromium (renders the HTML report, tests/t/51);
 # meson, ninja-build, autoconf (the wrapper's build-system probes);
 # linux-perf (profiles); libxml2-utils (xmllint checks JUnit); util-linux,
 # procps, iproute2 (tools the suites call); bolt-15 (BOLT 15: llvm-bolt,
@@ -33,7 +35,7 @@ set -eu
 PKGS="gcc g++ make gcc-12-plugin-dev libelf-dev libpq-dev libcmocka-dev
 	perl ccache distcc dpkg-dev postgresql-15 postgresql-client-15
 	libreadline-dev zlib1g-dev bison flex valgrind util-linux xz-utils
-	clang libclang-rt-14-dev chromium
+	clang libclang-rt-14-dev lld clang-15 lld-15 llvm-15 chromium
 	meson ninja-build autoconf linux-perf libxml2-utils procps iproute2
 	bolt-15 man-db groff-base debhelper rpm elfutils cpio jq"
 [ $# -eq 0 ] || PKGS="$*"

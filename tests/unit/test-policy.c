@@ -386,15 +386,23 @@ static void test_profile(void **state)
 {
 	struct policy_profile pp;
 	struct strbuf err = STRBUF_INIT;
-	static const struct { const char *tu, *mode, *in, *out; } cases[] = {
+	static const struct { const char *tu, *mode, *in, *out; int llvm; } cases[] = {
 		{ "src/backend/utils/hash/dynahash.c", "generate src/backend/** src/pl/**", "-c x.c",
-		  "-c x.c -fprofile-generate -ftest-coverage" },
-		{ "src/port/snprintf.c", "generate src/backend/** src/pl/**", "-c x.c", "-c x.c" },
-		{ NULL, "generate src/backend/**", "-o postgres a.o", "-o postgres a.o -fprofile-generate" },
+		  "-c x.c -fprofile-generate -ftest-coverage", 0 },
+		{ "src/port/snprintf.c", "generate src/backend/** src/pl/**", "-c x.c", "-c x.c", 0 },
+		{ NULL, "generate src/backend/**", "-o postgres a.o", "-o postgres a.o -fprofile-generate", 0 },
 		{ "src/backend/utils/mmgr/aset.c", "use src/backend/utils/{mmgr,hash}/*.c", "-c x.c",
-		  "-c x.c -fprofile-use -fprofile-partial-training -Wno-error=coverage-mismatch" },
-		{ NULL, "use src/backend/**", "-o postgres a.o", "-o postgres a.o" },
-		{ "src/port/snprintf.c", "generate", "-c x.c", "-c x.c -fprofile-generate -ftest-coverage" },
+		  "-c x.c -fprofile-use -fprofile-partial-training -Wno-error=coverage-mismatch", 0 },
+		{ NULL, "use src/backend/**", "-o postgres a.o", "-o postgres a.o", 0 },
+		{ "src/port/snprintf.c", "generate", "-c x.c", "-c x.c -fprofile-generate -ftest-coverage", 0 },
+		/* clang: no notes file; one merged profile named by use=FILE */
+		{ "src/backend/a.c", "generate src/backend/**", "-c x.c", "-c x.c -fprofile-generate", 1 },
+		{ "src/port/snprintf.c", "generate src/backend/**", "-c x.c", "-c x.c", 1 },
+		{ NULL, "generate src/backend/**", "-o postgres a.o", "-o postgres a.o -fprofile-generate", 1 },
+		{ "src/backend/a.c", "use=/b/pgo.profdata src/backend/**", "-c x.c",
+		  "-c x.c -fprofile-use=/b/pgo.profdata", 1 },
+		{ "src/port/snprintf.c", "use=/b/pgo.profdata src/backend/**", "-c x.c", "-c x.c", 1 },
+		{ NULL, "use=/b/pgo.profdata", "-o postgres a.o", "-o postgres a.o", 1 },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -404,7 +412,8 @@ static void test_profile(void **state)
 		strvec_init(&res.added);
 		assert_int_equal(policy_profile_parse(&pp, cases[i].mode, &err), 0);
 		strvec_split(&args, cases[i].in);
-		policy_profile_apply(&pp, cases[i].tu, &args, &res);
+		assert_null(policy_profile_check(&pp, cases[i].llvm));
+		policy_profile_apply(&pp, cases[i].tu, cases[i].llvm, &args, &res);
 		for (size_t j = 0; j < args.nr; j++)
 			strbuf_addf(&got, "%s%s", j ? " " : "", args.v[j]);
 		if (strcmp(got.buf, cases[i].out))
@@ -416,7 +425,21 @@ static void test_profile(void **state)
 		policy_profile_release(&pp);
 	}
 	assert_int_equal(policy_profile_parse(&pp, "instrument", &err), -1);
-	assert_string_equal(err.buf, "expected generate or use, then the units' globs, got \"instrument\"");
+	assert_string_equal(err.buf, "expected generate, use or use=FILE, then the units' globs, got \"instrument\"");
+	policy_profile_release(&pp);
+	strbuf_reset(&err);
+	assert_int_equal(policy_profile_parse(&pp, "use=pgo.profdata", &err), -1);
+	assert_string_equal(err.buf, "expected use=FILE with FILE an absolute path (the merged .profdata), got \"use=pgo.profdata\"");
+	policy_profile_release(&pp);
+	/* each compiler refuses the other's use mode */
+	assert_int_equal(policy_profile_parse(&pp, "use", &err), 0);
+	assert_string_equal(policy_profile_check(&pp, 1),
+			    "clang reads one merged profile: expected use=FILE (the .profdata)");
+	assert_null(policy_profile_check(&pp, 0));
+	policy_profile_release(&pp);
+	assert_int_equal(policy_profile_parse(&pp, "use=/p.profdata", &err), 0);
+	assert_non_null(policy_profile_check(&pp, 0));
+	assert_null(policy_profile_check(&pp, 1));
 	policy_profile_release(&pp);
 	strbuf_reset(&err);
 	assert_int_equal(policy_profile_parse(&pp, "use src/{a", &err), -1);

@@ -775,17 +775,28 @@ void policy_result_release(struct policy_result *res)
 int policy_profile_parse(struct policy_profile *pp, const char *value, struct strbuf *err)
 {
 	struct strvec words = STRVEC_INIT;
+	const char *w;
 	int r = 0;
 
 	memset(pp, 0, sizeof(*pp));
 	strvec_init(&pp->patterns);
 	strvec_split(&words, value);
-	if (!words.nr || (strcmp(words.v[0], "generate") && strcmp(words.v[0], "use"))) {
-		strbuf_addf(err, "expected generate or use, then the units' globs, got \"%s\"", value);
+	w = words.nr ? words.v[0] : "";
+	if (strcmp(w, "generate") && strcmp(w, "use") && strncmp(w, "use=", 4)) {
+		strbuf_addf(err, "expected generate, use or use=FILE, then the units' globs, got \"%s\"",
+			    value);
 		strvec_clear(&words);
 		return -1;
 	}
-	pp->mode = !strcmp(words.v[0], "generate") ? PROFILE_GENERATE : PROFILE_USE;
+	if (!strncmp(w, "use=", 4) && w[4] != '/') {
+		strbuf_addf(err, "expected use=FILE with FILE an absolute path (the merged "
+			    ".profdata), got \"%s\"", w);
+		strvec_clear(&words);
+		return -1;
+	}
+	pp->mode = !strcmp(w, "generate") ? PROFILE_GENERATE : PROFILE_USE;
+	if (!strncmp(w, "use=", 4))
+		pp->data = xstrdup(w + 4);
 	for (size_t i = 1; i < words.nr && !r; i++) {
 		const char *why = NULL, *g = words.v[i];
 		while (g[0] == '.' && g[1] == '/')
@@ -802,10 +813,23 @@ int policy_profile_parse(struct policy_profile *pp, const char *value, struct st
 void policy_profile_release(struct policy_profile *pp)
 {
 	strvec_clear(&pp->patterns);
+	free(pp->data);
 	memset(pp, 0, sizeof(*pp));
 }
 
-void policy_profile_apply(const struct policy_profile *pp, const char *tu,
+const char *policy_profile_check(const struct policy_profile *pp, int llvm)
+{
+	if (pp->mode != PROFILE_USE)
+		return NULL;
+	if (llvm && !pp->data)
+		return "clang reads one merged profile: expected use=FILE (the .profdata)";
+	if (!llvm && pp->data)
+		return "use=FILE is clang's merged profile; GCC reads the .gcda beside each "
+		       "object: expected use";
+	return NULL;
+}
+
+void policy_profile_apply(const struct policy_profile *pp, const char *tu, int llvm,
 			  struct strvec *args, struct policy_result *res)
 {
 	struct strvec flags = STRVEC_INIT;
@@ -815,7 +839,13 @@ void policy_profile_apply(const struct policy_profile *pp, const char *tu,
 		return;
 	for (size_t i = 0; tu && i < pp->patterns.nr && !match; i++)
 		match = glob_match(pp->patterns.v[i], tu);
-	if (!tu)
+	if (llvm && pp->mode == PROFILE_GENERATE && (!tu || match))
+		strvec_split(&flags, POLICY_PROFILE_GENERATE_LLVM);
+	else if (llvm && tu && match && pp->data)
+		strvec_pushf(&flags, "-fprofile-use=%s", pp->data);
+	else if (llvm)
+		;
+	else if (!tu)
 		strvec_split(&flags, pp->mode == PROFILE_GENERATE ? POLICY_PROFILE_LINK : "");
 	else if (match)
 		strvec_split(&flags, pp->mode == PROFILE_GENERATE ? POLICY_PROFILE_GENERATE

@@ -168,21 +168,35 @@ const char *policy_forbidden_remove(const char *flag);
  * (every unit without globs) and POLICY_PROFILE_LINK to every link; use
  * adds POLICY_PROFILE_USE to those compiles and nothing to links (the
  * profile is read at compile time, .gcda files next to the objects).
+ *
+ * LLVM (clang) writes one .profraw per binary where LLVM_PROFILE_FILE
+ * says and reads one merged .profdata for every unit: with llvm set,
+ * generate adds POLICY_PROFILE_GENERATE_LLVM to compiles and links, and
+ * the mode use=FILE (FILE absolute: the merged profile) adds
+ * -fprofile-use=FILE; plain use has no file for it, and use=FILE none for
+ * GCC (policy_profile_check says so).
  */
 enum policy_profile_mode { PROFILE_NONE, PROFILE_GENERATE, PROFILE_USE };
 struct policy_profile {
 	enum policy_profile_mode mode;
+	char *data;               /* use=FILE: the .profdata, or NULL */
 	struct strvec patterns;   /* brace-expanded globs; empty: every unit */
 };
 #define POLICY_PROFILE_GENERATE "-fprofile-generate -ftest-coverage"
 #define POLICY_PROFILE_LINK     "-fprofile-generate"
 #define POLICY_PROFILE_USE      "-fprofile-use -fprofile-partial-training -Wno-error=coverage-mismatch"
+#define POLICY_PROFILE_GENERATE_LLVM "-fprofile-generate"
+#define POLICY_PROFILE_USE_LLVM "-fprofile-use=FILE"
 
 /* Parse value into pp; -1 with what was expected in err. */
 int policy_profile_parse(struct policy_profile *pp, const char *value, struct strbuf *err);
 void policy_profile_release(struct policy_profile *pp);
-/* Add the profile flags to args and res for a compile of tu (NULL: a link). */
-void policy_profile_apply(const struct policy_profile *pp, const char *tu,
+/* Can a compiler (llvm: clang, else GCC) take the mode?  NULL, or what
+ * is wrong, in words. */
+const char *policy_profile_check(const struct policy_profile *pp, int llvm);
+/* Add the profile flags to args and res for a compile of tu (NULL: a
+ * link), for GCC or (llvm) clang; policy_profile_check passed. */
+void policy_profile_apply(const struct policy_profile *pp, const char *tu, int llvm,
 			  struct strvec *args, struct policy_result *res);
 
 /*
