@@ -196,7 +196,41 @@ is "PGOPT_PROFILE without a policy: exit 100" "$s/$(cat err)" \
 	"100/pgoptcc: error: PGOPT_PROFILE=generate: expected a policy too (PGOPT_POLICY): the profile flags are added to a policy's"
 PGOPT_POLICY=$TMP/prof/p.policy PGOPT_PROFILE=instrument "$W" -c src/port/g.c -o g2.o 2> err; s=$?
 is "PGOPT_PROFILE=instrument: exit 100, the words it takes" "$s/$(cat err)" \
-	"100/pgoptcc: error: PGOPT_PROFILE=instrument: expected generate or use, then the units' globs, got \"instrument\""
+	"100/pgoptcc: error: PGOPT_PROFILE=instrument: expected generate, use or use=FILE, then the units' globs, got \"instrument\""
+PGOPT_POLICY=$TMP/prof/p.policy PGOPT_PROFILE="use=$TMP/prof/x.profdata" "$W" -c src/port/g.c -o g2.o 2> err; s=$?
+like "use=FILE with GCC: exit 100, why" "$s/$(cat err)" \
+	"^100/pgoptcc: error: PGOPT_PROFILE=use=$TMP/prof/x.profdata: $(command -v gcc) is GCC: use=FILE is clang's merged profile; GCC reads the .gcda beside each object: expected use\$"
+# clang's instrumented PGO: a raw profile per binary where LLVM_PROFILE_FILE
+# says, merged by llvm-profdata into the one file use=FILE names
+LLVM=$(dirname "$(readlink -f "$(command -v clang-15 2>/dev/null || echo /nonexistent)")")
+if [ -x "$LLVM/clang" ] && [ -x "$LLVM/llvm-profdata" ]; then
+	PGOPT_POLICY=$TMP/prof/p.policy PGOPT_PROFILE=use "$W" clang-15 -c src/port/g.c -o g2.o 2> err; s=$?
+	like "clang with plain use: exit 100, why" "$s/$(cat err)" \
+		"^100/pgoptcc: error: PGOPT_PROFILE=use: $(command -v clang-15) is not GCC: clang reads one merged profile: expected use=FILE \\(the \\.profdata\\)\$"
+	: > err
+	for f in main src/backend/exec src/port/g; do
+		PGOPT_LOGDIR=$TMP/prof/log PGOPT_POLICY=$TMP/prof/p.policy PGOPT_PROFILE="generate src/backend/**" \
+			"$W" clang-15 -O2 -c $f.c -o $f.ll.o 2>> err
+	done
+	like "clang generate: -fprofile-generate alone (no notes file)" \
+		"$(grep '"tu":"src/backend/exec.c"' log/compile.jsonl | tail -n 1)" '"added":\["-fprofile-generate"\]'
+	PGOPT_LOGDIR=$TMP/prof/log PGOPT_POLICY=$TMP/prof/p.policy PGOPT_PROFILE="generate src/backend/**" \
+		"$W" clang-15 -O2 -o progll main.ll.o src/backend/exec.ll.o src/port/g.ll.o 2>> err; s=$?
+	is "clang generate: the instrumented link builds, silent" "$s/$(cat err)" "0/"
+	mkdir -p raw && LLVM_PROFILE_FILE=$TMP/prof/raw/pgopt-%m.profraw ./progll
+	ok "... the program writes one raw profile where LLVM_PROFILE_FILE says" \
+		sh -c "ls raw/pgopt-*.profraw"
+	"$LLVM/llvm-profdata" merge -o m.profdata raw/*.profraw
+	PGOPT_LOGDIR=$TMP/prof/log PGOPT_POLICY=$TMP/prof/p.policy PGOPT_PROFILE="use=$TMP/prof/m.profdata src/backend/**" \
+		"$W" clang-15 -O2 -c src/backend/exec.c -o exec.use.o 2> err; s=$?
+	is "clang use=FILE: the optimized compile builds, silent" "$s/$(cat err)" "0/"
+	like "... with -fprofile-use of that file" "$(readelf -p .GCC.command.line exec.use.o)" "-fprofile-use=$TMP/prof/m.profdata"
+	PGOPT_POLICY=$TMP/prof/p.policy PGOPT_PROFILE="use=$TMP/prof/m.profdata src/backend/**" \
+		"$W" clang-15 -O2 -c src/port/g.c -o g.use.o 2> err
+	ok "... and the unit no glob names without it" sh -c "! readelf -p .GCC.command.line g.use.o | grep -q profile-use"
+else
+	skip "clang-15 and its llvm-profdata are not installed (make deps): no clang profile round trip" 8
+fi
 unset PGOPT_ROOT
 export PGOPT_ROOT=$TMP
 cd "$TMP" || exit 1

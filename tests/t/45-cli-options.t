@@ -158,8 +158,8 @@ optimize -W select-only --baseline $TMP --workdir w|2|warning: every -W workload
 optimize --baseline $TMP --workdir w|2|^pgbuild: error: --baseline $TMP: no bin/postgres
 optimize -W nosuch --workdir w|2|unknown workload "nosuch"
 optimize -W selectonly --workdir w|2|did you mean "select-only"
-optimize -W select-only --stages lto,blot --workdir w|2|invalid stage "blot" in --stages: expected stock, lto, pgo, tuned or bolt
-optimize -W select-only --stages bolt --workdir w|2|--stages bolt needs a stage to stack on: BOLT rewrites a BOLT-ready build \(lto, pgo or tuned\), never stock
+optimize -W select-only --stages lto,blot --workdir w|2|invalid stage "blot" in --stages: expected stock, lto, pgo, tuned, clang, clang-pgo or bolt
+optimize -W select-only --stages bolt --workdir w|2|--stages bolt needs a stage to stack on: BOLT rewrites a BOLT-ready build \(lto, pgo, tuned, clang or clang-pgo\), never stock
 optimize -W select-only --stages , --workdir w|2|invalid value "," for --stages: expected a comma-separated list
 optimize -W select-only --pairs 3 --workdir w|2|--pairs 3: a 95% interval needs at least 6 pairs
 optimize -W select-only --budget 10m --workdir w|2|--budget needs --pairs auto
