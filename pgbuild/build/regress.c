@@ -474,6 +474,8 @@ static int start_server(struct regress *r)
 		strvec_pushf(&r->env, "PGHOST=%s", cl->dir);
 		strvec_pushf(&r->env, "PGPORT=%d", cl->port);
 		strvec_pushf(&r->env, "PGUSER=%s", cl->superuser);
+		if (r->o->env)
+			strvec_pushv(&r->env, (const char *const *)r->o->env->v);
 		fprintf(stderr, "regress: installcheck against the running server from %s (pid %ld)\n",
 			r->prefix, (long)cl->pid);
 		return 0;

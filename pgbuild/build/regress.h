@@ -85,6 +85,9 @@ struct regress_opts {
 	 * bolt train on the suite in their own cluster); neither started nor
 	 * stopped here, and its log is its owner's to scan.  NULL: start one. */
 	const struct cluster *server;
+	/* With server: more "NAME=value" for the suite's programs (where an
+	 * instrumented build's clients write their profile), or NULL. */
+	const struct strvec *env;
 	/* The suite lines and the verdict on stderr instead of stdout (a
 	 * caller whose stdout is its own report). */
 	int to_stderr;

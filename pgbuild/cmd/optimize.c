@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "pgbuild/bench/servercpu.h"
+#include "pgbuild/build/build.h"
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/metric/workloads.h"
 #include "pgbuild/cmd/cmd.h"
@@ -66,8 +67,14 @@ static void optimize_usage(FILE *fp)
 	      "  --baseline PREFIX      the stock build, instead of building one\n"
 	      "  --policy FILE          the lto stage's policy (\"bolt = ready\" added when it\n"
 	      "                         has no bolt line; \"bolt = off\" is refused)\n"
-	      "  --stages LIST          lto, pgo, tuned, bolt (default all; stock always),\n"
-	      "                         comma-separated and repeatable\n"
+	      "  --stages LIST          lto, pgo, tuned, clang, clang-pgo, bolt (default\n"
+	      "                         lto,pgo,tuned,bolt; stock always), comma-separated\n"
+	      "                         and repeatable; clang: the lto stage's policy built\n"
+	      "                         by clang (ThinLTO, lld), clang-pgo: with clang's\n"
+	      "                         instrumented PGO on it; judged like GCC's, side by\n"
+	      "                         side, and BOLT stacks on the best of either\n"
+	      "  --clang CC             the clang stages' compiler (default " OPTIMIZE_DEFAULT_CLANG ";\n"
+	      "                         its lld, llvm-ar and llvm-profdata beside it)\n"
 	      "  --tune-state DIR       a finished pgbuild tune's --workdir (its best.policy;\n"
 	      "                         default ./pgbuild-tune when it has one); a tune on\n"
 	      "                         a bundle (its best.bundle) makes the tuned stage a\n"
@@ -112,6 +119,7 @@ static const struct option optimize_options[] = {
 	{ "policy", required_argument, NULL, OPT_POLICY },
 	{ "stages", required_argument, NULL, OPT_STAGES },
 	{ "tune-state", required_argument, NULL, OPT_TUNE_STATE },
+	{ "clang", required_argument, NULL, OPT_CLANG },
 	{ "noise", required_argument, NULL, OPT_NOISE },
 	{ "noise-variants", required_argument, NULL, OPT_VARIANTS },
 	{ "pairs", required_argument, NULL, OPT_PAIRS },
@@ -173,6 +181,7 @@ static int parse_options(struct optimize_opts *o, int argc, char **argv)
 		case OPT_BASELINE: o->baseline = optarg; break;
 		case OPT_POLICY: o->policy = optarg; break;
 		case OPT_TUNE_STATE: o->tune_state = optarg; break;
+		case OPT_CLANG: o->clang = optarg; break;
 		case OPT_NOISE: o->noise = optarg; break;
 		case OPT_RESTART: o->restart = 1; break;
 		case OPT_HTML: o->html = optarg; break;
@@ -184,7 +193,12 @@ static int parse_options(struct optimize_opts *o, int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
-	o->stages = stages ? stages : ~0u & ((1u << OS_NR) - 1);
+	o->stages = stages ? stages : OPTIMIZE_DEFAULT_STAGES;
+	if (o->clang && !(o->stages & ((1u << OS_CLANG) | (1u << OS_CLANG_PGO))))
+		return cli_usage_error("--clang names the compiler of the clang stages: add "
+				       "--stages ...,clang,clang-pgo");
+	if (!o->clang)
+		o->clang = OPTIMIZE_DEFAULT_CLANG;
 	optimize_default_workloads(&o->train, &o->workloads);
 	return -1;
 }
@@ -287,6 +301,34 @@ static size_t held_out_count(const struct optimize_opts *o)
 	return n;
 }
 
+/* The clang stages' compiler: clang, with the lld its ThinLTO links need
+ * and (clang-pgo) the llvm-profdata that merges its profiles. */
+static int check_clang(const struct optimize_opts *o)
+{
+	char *lld, *prof = NULL;
+	int rc = 0;
+
+	if (!(o->stages & ((1u << OS_CLANG) | (1u << OS_CLANG_PGO))))
+		return 0;
+	if (!build_compiler_is_llvm(o->clang))
+		return error("--clang %s: not a clang (its --version does not say clang; the "
+			     "clang stages need one: apt-get install clang-15 lld-15 llvm-15)",
+			     o->clang);
+	lld = build_compiler_tool(o->clang, "ld.lld");
+	if (!lld)
+		rc = error("--clang %s: no lld of its LLVM beside it or on PATH (lto = on with "
+			   "clang is ThinLTO, which the system linker cannot link: apt-get "
+			   "install lld-15 for clang-15)", o->clang);
+	else if ((o->stages & (1u << OS_CLANG_PGO)) &&
+		 !(prof = build_compiler_tool(o->clang, "profdata")))
+		rc = error("--clang %s: no llvm-profdata of its LLVM (clang-pgo merges the "
+			   "training's raw profiles with it: apt-get install llvm-15 for "
+			   "clang-15)", o->clang);
+	free(lld);
+	free(prof);
+	return rc;
+}
+
 /* Every check before the first build. */
 static int check_options(struct optimize_opts *o)
 {
@@ -299,9 +341,10 @@ static int check_options(struct optimize_opts *o)
 		warning("every -W workload is one --train trains on: pgo, tuned and bolt are "
 			"judged in-sample (add one that is not, e.g. -W %s)", OPTIMIZE_HELD_OUT);
 	if ((o->stages & (1u << OS_BOLT)) &&
-	    !(o->stages & ((1u << OS_LTO) | (1u << OS_PGO) | (1u << OS_TUNED))))
+	    !(o->stages & ~((1u << OS_STOCK) | (1u << OS_BOLT))))
 		return cli_usage_error("--stages bolt needs a stage to stack on: BOLT rewrites a "
-				       "BOLT-ready build (lto, pgo or tuned), never stock");
+				       "BOLT-ready build (lto, pgo, tuned, clang or clang-pgo), "
+				       "never stock");
 	if (o->tune_state) {
 		char *best = xasprintf("%s/best.policy", o->tune_state);
 		rc = preflight_readable("--tune-state", best);
@@ -309,7 +352,7 @@ static int check_options(struct optimize_opts *o)
 		if (rc < 0)
 			return PGBUILD_EXIT_ERROR;
 	}
-	if (check_policy(o) < 0 || preflight_source(o->src) < 0 ||
+	if (check_policy(o) < 0 || check_clang(o) < 0 || preflight_source(o->src) < 0 ||
 	    (o->baseline && preflight_install("--baseline", o->baseline) < 0) ||
 	    check_prefix(o) < 0)
 		return PGBUILD_EXIT_ERROR;

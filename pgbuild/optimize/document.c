@@ -62,6 +62,17 @@ static double recorded_secs(const char *prefix)
 	return v;
 }
 
+/* The compiler's --version line its build record names (BOLT's: the
+ * build it rewrote), malloced; NULL: none recorded. */
+static char *recorded_compiler(const char *prefix)
+{
+	struct json_value *root = prof_build_record(prefix);
+	const char *v = json_get_str(json_get(root, "compiler"), "version");
+	char *r = v ? xstrdup(v) : NULL;
+	json_free(root);
+	return r;
+}
+
 /* The stage's workloads: figures against stock and what it added. */
 static void write_stage_workloads(struct json_writer *jw, struct orun *r, int s)
 {
@@ -156,6 +167,12 @@ static void write_stage(struct json_writer *jw, struct orun *r, int s)
 	json_key(jw, "build_secs");
 	json_double(jw, built ? secs : NAN);
 	json_key(jw, "text_size"); json_double(jw, built ? text_size(st->prefix) : NAN);
+	{
+		int from = s == OS_BOLT && st->parent >= 0 ? st->parent : s;
+		char *cc = built ? recorded_compiler(r->s[from].prefix) : NULL;
+		json_key(jw, "compiler"); json_string(jw, cc);
+		free(cc);
+	}
 	write_stage_samples(jw, r, s);
 	write_stage_workloads(jw, r, s);
 	json_object_end(jw);

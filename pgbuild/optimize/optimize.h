@@ -8,7 +8,17 @@
  *   pgo     pgbuild pgo with the lto policy and the workloads (PGO + LTO)
  *   tuned   pgbuild pgo with tune's best policy (+ lto, + bolt = ready),
  *           only when a tune state is given or found
- *   bolt    pgbuild bolt on the best build kept so far
+ *   clang   the lto stage's build with clang (--clang; lto = on is ThinLTO
+ *           linked by lld there): a second compiler, stacked on stock
+ *   clang-pgo  pgbuild pgo with clang: instrumented PGO (-fprofile-generate,
+ *           llvm-profdata merge, -fprofile-use) + ThinLTO, stacked on clang
+ *           (on stock when clang was dropped)
+ *   bolt    pgbuild bolt on the best build kept so far (of either compiler)
+ *
+ * The clang stages are a second column beside GCC's (lto, pgo, tuned):
+ * each is judged against the build it stacks on in its own compiler's
+ * chain, and becomes the best build only when its geometric mean beats
+ * the best kept so far (optimize_score).  Not in the default --stages.
  *
  * Every candidate is verified (pgbuild verify; not bolt, whose records are
  * its input's), regress-gated (lto: pgbuild regress; pgo and tuned: the
@@ -62,8 +72,18 @@ void optimize_default_workloads(struct strvec *train, struct strvec *eval);
 #define OPTIMIZE_DEFAULT_POLICY "[global]\nlto = on\nbolt = ready\n"
 
 /* The stages, in order. */
-enum optimize_stage { OS_STOCK, OS_LTO, OS_PGO, OS_TUNED, OS_BOLT, OS_NR };
+enum optimize_stage { OS_STOCK, OS_LTO, OS_PGO, OS_TUNED, OS_CLANG, OS_CLANG_PGO, OS_BOLT, OS_NR };
 extern const char *const optimize_stage_names[OS_NR]; /* "stock" "lto" ... */
+
+/* The stages when --stages is not given: GCC's (the clang ones are asked
+ * for by name). */
+#define OPTIMIZE_DEFAULT_STAGES ((1u << OS_STOCK) | (1u << OS_LTO) | (1u << OS_PGO) | \
+				 (1u << OS_TUNED) | (1u << OS_BOLT))
+/* The clang stages' compiler when --clang is not given: the LLVM of
+ * bolt-15 (its lld and llvm-profdata beside it). */
+#define OPTIMIZE_DEFAULT_CLANG "clang-15"
+/* Is stage s built by clang? */
+#define OPTIMIZE_IS_CLANG(s) ((s) == OS_CLANG || (s) == OS_CLANG_PGO)
 
 /*
  * --stages LIST (comma-separated, repeatable: call once per value) into
@@ -217,6 +237,7 @@ struct optimize_opts {
 	const char *policy;        /* --policy FILE, NULL: the default */
 	unsigned stages;           /* --stages as 1 << enum optimize_stage bits */
 	const char *tune_state;    /* --tune-state DIR, NULL: look in ./pgbuild-tune */
+	const char *clang;         /* --clang CC: the clang stages' compiler */
 	int pairs;                 /* --pairs (0: 6) */
 	int auto_pairs;            /* --pairs auto: the sequential tps gate */
 	double budget;             /* --budget seconds (0: the gate's) */

@@ -280,24 +280,43 @@ static void text_agreement(const struct json_value *doc, FILE *fp)
 	free(rows);
 }
 
-/* The builds: state, stacks on, text size, build time, reason. */
+/* "gcc", "clang" and the version of a compiler's --version line (NULL:
+ * "-"), into buf. */
+static const char *compiler_short(const char *line, char *buf, size_t n)
+{
+	const char *v = line ? strstr(line, "version ") : NULL;
+	const char *name = !line ? NULL : strstr(line, "clang") ? "clang" : "gcc";
+	if (!line)
+		return "-";
+	if (!v) {  /* gcc (Debian 12.2.0-14+deb12u1) 12.2.0: the last word */
+		v = strrchr(line, ' ');
+		v = v ? v + 1 : line;
+	} else {
+		v += 8;
+	}
+	snprintf(buf, n, "%s %.*s", name, (int)strcspn(v, " -"), v);
+	return buf;
+}
+
+/* The builds: state, stacks on, compiler, text size, build time, reason. */
 static void text_builds(const struct json_value *doc, FILE *fp)
 {
 	const struct json_value *stages = json_get(doc, "stages");
-	fprintf(fp, "\n  %-6s %-8s %-9s %12s %9s  %s\n", "stage", "state", "stacks on",
-		"text bytes", "build", "reason / prefix");
+	fprintf(fp, "\n  %-9s %-8s %-9s %-12s %12s %9s  %s\n", "stage", "state", "stacks on",
+		"compiler", "text bytes", "build", "reason / prefix");
 	for (size_t i = 0; i < json_len(stages); i++) {
 		const struct json_value *st = json_at(stages, i);
 		double text = json_get_num(st, "text_size", NAN);
 		double secs = json_get_num(st, "build_secs", NAN);
-		char el[32] = "-", tx[32] = "-";
+		char el[32] = "-", tx[32] = "-", cc[64];
 		if (isfinite(secs))
 			fmt_duration(secs, 0, el, sizeof(el));
 		if (isfinite(text))
 			snprintf(tx, sizeof(tx), "%.0f", text);
-		fprintf(fp, "  %-6s %-8s %-9s %12s %9s  %s\n",
+		fprintf(fp, "  %-9s %-8s %-9s %-12s %12s %9s  %s\n",
 			str_or(json_get_str(st, "name"), "?"), str_or(json_get_str(st, "state"), "?"),
-			str_or(json_get_str(st, "stacks_on"), "-"), tx, el,
+			str_or(json_get_str(st, "stacks_on"), "-"),
+			compiler_short(json_get_str(st, "compiler"), cc, sizeof(cc)), tx, el,
 			str_or(json_get_str(st, "reason"), str_or(json_get_str(st, "prefix"), "")));
 	}
 }
@@ -536,7 +555,8 @@ static void html_builds(const struct json_value *doc, struct strbuf *out)
 {
 	const struct json_value *stages = json_get(doc, "stages");
 	strbuf_addstr(out, "<h2>builds</h2>\n<table><tr><th>stage</th><th>state</th>"
-		      "<th>stacks on</th><th>postgres text bytes</th><th>build time</th>"
+		      "<th>stacks on</th><th>compiler</th><th>postgres text bytes</th>"
+		      "<th>build time</th>"
 		      "<th>reason / prefix</th></tr>\n");
 	for (size_t i = 0; i < json_len(stages); i++) {
 		const struct json_value *st = json_at(stages, i);
@@ -551,6 +571,8 @@ static void html_builds(const struct json_value *doc, struct strbuf *out)
 		strbuf_addstr_html(out, str_or(json_get_str(st, "state"), "?"));
 		strbuf_addstr(out, "</td><td class=\"l\">");
 		strbuf_addstr_html(out, str_or(json_get_str(st, "stacks_on"), "-"));
+		strbuf_addstr(out, "</td><td class=\"l\">");
+		strbuf_addstr_html(out, str_or(json_get_str(st, "compiler"), "-"));
 		if (isfinite(text))
 			strbuf_addf(out, "</td><td>%.0f", text);
 		else

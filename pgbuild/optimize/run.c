@@ -36,6 +36,8 @@ static const char *const step_names[NSTEPS] = {
 	"lto", "lto-verify", "lto-regress", "lto-gate",
 	"pgo", "pgo-verify", "pgo-regress", "pgo-gate",
 	"tuned", "tuned-verify", "tuned-regress", "tuned-gate",
+	"clang", "clang-verify", "clang-regress", "clang-gate",
+	"clang-pgo", "clang-pgo-verify", "clang-pgo-regress", "clang-pgo-gate",
 	"bolt", "bolt-verify", "bolt-regress", "bolt-gate",
 	"install",
 };
@@ -143,6 +145,25 @@ static void push_training(struct strvec *a, const struct optimize_opts *o)
 
 /* ---------------- the steps ---------------- */
 
+/* `pgbuild ARGS` for the step id of the current stage: with the clang
+ * stages' compiler in PGOPT_CC (pgoptcc's real compiler in their builds). */
+static int run_pgbuild(struct pipeline *p, int id, struct strvec *args, int show_stderr)
+{
+	struct orun *r = p->ctx;
+	struct strvec a = STRVEC_INIT, env = STRVEC_INIT;
+	int rc;
+
+	if (!OPTIMIZE_IS_CLANG(r->cur))
+		return stage_run_pgbuild(p, id, args, show_stderr);
+	strvec_push(&a, pgbuild_self());
+	strvec_pushv(&a, (const char *const *)args->v);
+	strvec_pushf(&env, "PGOPT_CC=%s", r->o->clang);
+	rc = stage_run_command(p, id, &a, NULL, &env, show_stderr);
+	strvec_clear(&a);
+	strvec_clear(&env);
+	return rc;
+}
+
 /* Build step of stock and lto: pgbuild build, unless reusable. */
 static int st_build(struct pipeline *p, int id)
 {
@@ -170,7 +191,7 @@ static int st_build(struct pipeline *p, int id)
 		};
 		stage_build_argv(&a, &b);
 	}
-	rc = stage_run_pgbuild(p, id, &a, 1);
+	rc = run_pgbuild(p, id, &a, 1);
 	strvec_clear(&a);
 	return rc == 0 ? 0 : PGBUILD_EXIT_ERROR;
 }
@@ -186,7 +207,7 @@ static int st_pgo(struct pipeline *p, int id)
 	strvec_pushl(&a, "pgo", "--src", r->o->src, "--policy", s->policy, "--prefix", s->prefix,
 		     "--builddir", s->builddir, NULL);
 	push_training(&a, r->o);
-	rc = stage_run_pgbuild(p, id, &a, 1);
+	rc = run_pgbuild(p, id, &a, 1);
 	strvec_clear(&a);
 	return rc;
 }
@@ -215,7 +236,7 @@ static int st_verify(struct pipeline *p, int id)
 	struct strvec a = STRVEC_INIT;
 	int rc;
 	strvec_pushl(&a, "verify", "--prefix", r->s[r->cur].prefix, NULL);
-	rc = stage_run_pgbuild(p, id, &a, 0);
+	rc = run_pgbuild(p, id, &a, 0);
 	strvec_clear(&a);
 	return rc;
 }
@@ -229,7 +250,7 @@ static int st_regress(struct pipeline *p, int id)
 	strvec_pushl(&a, "regress", "--builddir", r->s[r->cur].builddir, "--json", json, NULL);
 	if (r->o->jobs)
 		strvec_pushf(&a, "--jobs=%d", r->o->jobs);
-	rc = stage_run_pgbuild(p, id, &a, 0);
+	rc = run_pgbuild(p, id, &a, 0);
 	strvec_clear(&a);
 	free(json);
 	return rc;
@@ -316,7 +337,8 @@ const struct strvec *optimize_trained_on(const struct orun *r, int s)
 {
 	if (s == OS_TUNED && r->tune_bundle)
 		return &r->tune_trained;
-	return s == OS_PGO || s == OS_TUNED || s == OS_BOLT ? &r->o->train : NULL;
+	return s == OS_PGO || s == OS_TUNED || s == OS_CLANG_PGO || s == OS_BOLT ? &r->o->train :
+	       NULL;
 }
 
 /* The parent's measurements of stage s (NULL: stock, or none). */
@@ -359,7 +381,11 @@ static int decide(struct orun *r, int s)
 	} else if (optimize_decide(&st->m, parent == OS_STOCK ? NULL : &r->s[parent].m,
 				   optimize_stage_names[parent], optimize_trained_on(r, s), &reason)) {
 		st->state = SS_KEPT;
-		r->best = s;
+		/* a stage stacks on the best build; a clang stage on its own
+		 * compiler's, and is the best only when it beats it */
+		if (parent == r->best || r->best == OS_STOCK ||
+		    optimize_score(&st->m) > optimize_score(&r->s[r->best].m))
+			r->best = s;
 		say_kept(r, s);
 	} else {
 		drop(r, s, "%s", reason.buf);
@@ -380,7 +406,9 @@ static char *stage_key(struct orun *r, int s)
 
 	strbuf_addf(&k, "stage=%s src=%s policy=%s prefix=%s", optimize_stage_names[s], o->src,
 		    sha ? sha : "none", st->prefix);
-	if (s == OS_PGO || s == OS_TUNED || s == OS_BOLT)
+	if (OPTIMIZE_IS_CLANG(s))
+		strbuf_addf(&k, " cc=%s", o->clang);
+	if (s == OS_PGO || s == OS_TUNED || s == OS_CLANG_PGO || s == OS_BOLT)
 		for (size_t i = 0; i < o->train.nr; i++)
 			strbuf_addf(&k, "%s%s", i ? "," : " wl=", o->train.v[i]);
 	if (s == OS_BOLT)
@@ -413,7 +441,10 @@ static int run_stage(struct orun *r, int s)
 	struct strbuf what = STRBUF_INIT, gk = STRBUF_INIT;
 	int rc;
 
-	st->parent = r->best;
+	/* GCC's stages stack on the best build; clang's on clang's */
+	st->parent = s == OS_CLANG ? OS_STOCK :
+		     s == OS_CLANG_PGO ? (r->s[OS_CLANG].state == SS_KEPT ? OS_CLANG : OS_STOCK) :
+		     r->best;
 	free(st->key);
 	st->key = stage_key(r, s);
 	if (s == OS_BOLT)
@@ -422,22 +453,24 @@ static int run_stage(struct orun *r, int s)
 	else if (s == OS_TUNED && r->tune_bundle)
 		strbuf_addf(&what, "pgbuild build --policy %s --bundle %s", st->policy,
 			    r->tune_bundle);
-	else if (s == OS_PGO || s == OS_TUNED)
+	else if (s == OS_PGO || s == OS_TUNED || s == OS_CLANG_PGO)
 		strbuf_addf(&what, "pgbuild pgo --policy %s", st->policy);
 	else
 		strbuf_addf(&what, "pgbuild build --policy %s", st->policy);
+	if (OPTIMIZE_IS_CLANG(s))
+		strbuf_addf(&what, " (PGOPT_CC=%s)", r->o->clang);
 	/* the tuned stage of a tune on a bundle builds with its profile: no
 	 * training (pgbuild pgo would train again for the tuned policy) */
 	rc = step(r, s, STEP_BUILD, what.buf, s == OS_BOLT ? st_bolt :
-		  s == OS_LTO || (s == OS_TUNED && r->tune_bundle) ? st_build : st_pgo,
-		  "regression suite failed (log %s)");
+		  s == OS_LTO || s == OS_CLANG || (s == OS_TUNED && r->tune_bundle) ? st_build :
+		  st_pgo, "regression suite failed (log %s)");
 	strbuf_release(&what);
-	if (rc == 0 && s == OS_LTO)
+	if (rc == 0 && (s == OS_LTO || s == OS_CLANG))
 		st->reused = was_reused(r, STEP_ID(s, STEP_BUILD));
 	if (rc == 0 && s != OS_BOLT)
 		rc = step(r, s, STEP_VERIFY, "pgbuild verify", st_verify,
 			  "verification failed (log %s)");
-	if (rc == 0 && (s == OS_LTO || (s == OS_TUNED && r->tune_bundle)))
+	if (rc == 0 && (s == OS_LTO || s == OS_CLANG || (s == OS_TUNED && r->tune_bundle)))
 		rc = step(r, s, STEP_REGRESS, "pgbuild regress (make check)", st_regress,
 			  "regression suite failed (log %s)");
 	/* the floor the gate decides at, measured before the first gate */
@@ -536,7 +569,10 @@ static int prepare_policies(struct orun *r)
 		rc = error("--policy %s: %s", o->policy, err.buf);
 	else if (!(r->s[OS_LTO].policy = write_policy(r, "lto", text.buf)))
 		rc = -1;
+	/* pgo, and the clang stages, build the same policy */
 	r->s[OS_PGO].policy = r->s[OS_LTO].policy ? xstrdup(r->s[OS_LTO].policy) : NULL;
+	r->s[OS_CLANG].policy = r->s[OS_LTO].policy ? xstrdup(r->s[OS_LTO].policy) : NULL;
+	r->s[OS_CLANG_PGO].policy = r->s[OS_LTO].policy ? xstrdup(r->s[OS_LTO].policy) : NULL;
 	free(user);
 	best = o->tune_state ? xasprintf("%s/best.policy", o->tune_state) :
 	       xstrdup("pgbuild-tune/best.policy");
@@ -727,8 +763,9 @@ static int run_candidates(struct orun *r)
 		if (s == OS_BOLT && r->best == OS_STOCK) {
 			/* BOLT rewrites a BOLT-ready build; stock is not one */
 			r->s[s].state = SS_SKIPPED;
-			r->s[s].reason = xstrdup("skipped: no BOLT-ready stage (lto, pgo, tuned) was "
-						 "kept to stack on, and BOLT never rewrites stock");
+			r->s[s].reason = xstrdup("skipped: no BOLT-ready stage (lto, pgo, tuned, "
+						 "clang, clang-pgo) was kept to stack on, and BOLT "
+						 "never rewrites stock");
 			fprintf(stderr, "optimize: bolt %s\n", r->s[s].reason);
 			continue;
 		}

@@ -13,7 +13,8 @@
 #include "pgbuild/optimize/optimize.h"
 #include "wrapper/common/xalloc.h"
 
-const char *const optimize_stage_names[OS_NR] = { "stock", "lto", "pgo", "tuned", "bolt" };
+const char *const optimize_stage_names[OS_NR] = { "stock", "lto", "pgo", "tuned", "clang",
+						  "clang-pgo", "bolt" };
 
 void optimize_default_workloads(struct strvec *train, struct strvec *eval)
 {
@@ -43,7 +44,7 @@ int optimize_parse_stages(const char *arg, unsigned *mask)
 	cli_parse_list(arg, &items);
 	if (!items.nr)
 		rc = error("invalid value \"%s\" for --stages: expected a comma-separated list of "
-			   "stock, lto, pgo, tuned, bolt", arg);
+			   "stock, lto, pgo, tuned, clang, clang-pgo, bolt", arg);
 	for (size_t i = 0; i < items.nr && !rc; i++) {
 		int k;
 		for (k = 0; k < OS_NR; k++)
@@ -51,7 +52,7 @@ int optimize_parse_stages(const char *arg, unsigned *mask)
 				break;
 		if (k == OS_NR)
 			rc = error("invalid stage \"%s\" in --stages: expected stock, lto, pgo, "
-				   "tuned or bolt", items.v[i]);
+				   "tuned, clang, clang-pgo or bolt", items.v[i]);
 		else
 			*mask |= 1u << k;
 	}

@@ -371,6 +371,8 @@ struct pgo {
 	struct strvec stale;          /* units whose source changed since training */
 	long gcda;                    /* profile data files */
 	int trained;                  /* trained in this run */
+	int llvm;                     /* the compiler is clang: one merged profile */
+	char *profdata;               /* clang: BUILDDIR/PROF_LLVM_PROFDATA */
 	int regress_code, gate_code;  /* -1: not run */
 	double t_instr, t_train, t_use, t_regress;
 };
@@ -416,14 +418,27 @@ static int prepare(struct pgo *p)
 	p->upolicy = xasprintf("%s/pgo-use.policy", p->builddir);
 	p->mpath = xasprintf("%s/%s", p->builddir, PGO_MANIFEST);
 	p->iprofile = profile_setting(&o->files, "generate");
-	p->uprofile = profile_setting(&o->files, "use");
+	/* clang reads one merged profile, named in the mode */
+	p->llvm = build_compiler_is_llvm(build_compiler());
+	p->profdata = xasprintf("%s/%s", p->builddir, PROF_LLVM_PROFDATA);
+	{
+		char *mode = p->llvm ? xasprintf("use=%s", p->profdata) : xstrdup("use");
+		p->uprofile = profile_setting(&o->files, mode);
+		free(mode);
+	}
 	if (pgo_policy_base(o->policy, 1, &pol) < 0)
 		return -1;
-	policy_add_profile_note(&pol, p->iprofile, PROF_INSTRUMENT_CFLAGS, PROF_INSTRUMENT_LDFLAGS);
+	if (p->llvm)
+		policy_add_profile_note(&pol, p->iprofile, POLICY_PROFILE_GENERATE_LLVM,
+					POLICY_PROFILE_GENERATE_LLVM);
+	else
+		policy_add_profile_note(&pol, p->iprofile, PROF_INSTRUMENT_CFLAGS,
+					PROF_INSTRUMENT_LDFLAGS);
 	p->ipolicy_text = strbuf_detach(&pol, NULL);
 	if (pgo_policy_base(o->policy, 0, &p->upolicy_text) < 0)
 		return -1;
-	policy_add_profile_note(&p->upolicy_text, p->uprofile, PGO_USE_CFLAGS, NULL);
+	policy_add_profile_note(&p->upolicy_text, p->uprofile,
+				p->llvm ? POLICY_PROFILE_USE_LLVM : PGO_USE_CFLAGS, NULL);
 	return 0;
 }
 
@@ -443,16 +458,24 @@ static void reuse_profiles(struct pgo *p)
 	mw = json_get_str(p->manifest, "workloads");
 	mi = json_get_str(p->manifest, "instrument_policy");
 	mp = json_get_str(p->manifest, "instrument_profile");
-	have = prof_count_gcda(p->builddir);
+	/* clang: the merged profile, counted as the raw files it merged */
+	have = !p->llvm ? prof_count_gcda(p->builddir) :
+	       access(p->profdata, R_OK) == 0 ? (long)json_get_num(p->manifest, "gcda_files", 0) : 0;
 	k1 = mi ? policy_key(mi) : NULL;
 	k2 = policy_key(p->ipolicy_text);
 	/* the instrumentation is the policy's meaning and the profile setting
 	 * (which units), comments aside */
-	same = k1 && !strcmp(k1, k2) && mp && !strcmp(mp, p->iprofile);
+	same = k1 && !strcmp(k1, k2) && mp && !strcmp(mp, p->iprofile) &&
+	       !strcmp(json_get_str(p->manifest, "profile_format") ?
+		       json_get_str(p->manifest, "profile_format") : "gcda",
+		       p->llvm ? "llvm-profdata" : "gcda");
 	free(k1);
 	free(k2);
 	if (mw && same && !strcmp(mw, p->wl) && have > 0) {
-		check_stale(p->manifest, p->builddir, &p->stale);
+		/* clang's profile is one file: a changed function is left out by
+		 * clang itself (its hash no longer matches) */
+		if (!p->llvm)
+			check_stale(p->manifest, p->builddir, &p->stale);
 		p->gcda = have;
 		if (!o->quiet)
 			fprintf(stderr, "pgo: reusing the profiles of %s (%ld data files, trained on %s)\n",
@@ -499,6 +522,7 @@ static int write_manifest(struct pgo *p)
 	json_key(&jw, "clients"); json_int(&jw, o->run.clients);
 	json_key(&jw, "duration"); json_double(&jw, o->run.duration);
 	json_key(&jw, "gcda_files"); json_int(&jw, p->gcda);
+	json_key(&jw, "profile_format"); json_string(&jw, p->llvm ? "llvm-profdata" : "gcda");
 	json_key(&jw, "instrument_policy"); json_string(&jw, p->ipolicy_text);
 	json_key(&jw, "instrument_profile"); json_string(&jw, p->iprofile);
 	json_key(&jw, "source_dir"); json_string(&jw, srcdir);
@@ -528,18 +552,32 @@ static int train(struct pgo *p)
 	t0 = clock_seconds();
 	if (prof_gcda_begin(&g, p->builddir) < 0)
 		return -1;
+	if (p->llvm && unlink(p->profdata) < 0 && errno != ENOENT) {
+		prof_gcda_end(&g);
+		return error("cannot remove %s: %s", p->profdata, strerror(errno));
+	}
 	o->run.prefix = o->prefix;
 	o->run.builddir = p->builddir;
 	o->run.quiet = o->quiet;
 	o->run.gcov_dir = g.dir;
 	rc = prof_run_workloads(&o->run);
-	if (rc == 0 && prof_gcda_collect(&g) < 0)
+	if (rc == 0 && !p->llvm && prof_gcda_collect(&g) < 0)
 		rc = -1;
+	if (rc == 0 && p->llvm) {
+		char *tool = build_compiler_tool(build_compiler(), "profdata");
+		if (!tool)
+			rc = error("llvm-profdata of %s not found (beside it, or llvm-profdata-N on "
+				   "PATH): clang's raw profiles cannot be merged", build_compiler());
+		else if ((p->gcda = prof_profraw_merge(&g, tool, p->profdata)) < 0)
+			rc = -1;
+		free(tool);
+	}
 	o->run.gcov_dir = NULL;
 	prof_gcda_end(&g);
 	if (rc < 0)
 		return -1;
-	p->gcda = prof_count_gcda(p->builddir);
+	if (!p->llvm)
+		p->gcda = prof_count_gcda(p->builddir);
 	p->t_train = clock_seconds() - t0;
 	if (p->gcda <= 0)
 		return error("training wrote no profile data below %s", p->builddir);
@@ -618,7 +656,15 @@ static int write_record(const struct pgo *p)
 	json_key(&jw, "workloads"); json_string(&jw, p->wl);
 	json_key(&jw, "trained_now"); json_bool(&jw, p->trained);
 	json_key(&jw, "gcda_files"); json_int(&jw, p->gcda);
-	json_key(&jw, "use_flags"); json_string(&jw, PGO_USE_CFLAGS);
+	json_key(&jw, "profile_format"); json_string(&jw, p->llvm ? "llvm-profdata" : "gcda");
+	json_key(&jw, "use_flags");
+	if (p->llvm) {
+		char *f = xasprintf("-fprofile-use=%s", p->profdata);
+		json_string(&jw, f);
+		free(f);
+	} else {
+		json_string(&jw, PGO_USE_CFLAGS);
+	}
 	json_key(&jw, "files");
 	json_strvec(&jw, &o->files);
 	json_key(&jw, "stale");
@@ -658,6 +704,7 @@ static void release(struct pgo *p)
 	free(p->iprofile);
 	free(p->uprofile);
 	free(p->mpath);
+	free(p->profdata);
 	free(p->wl);
 }
 

@@ -70,9 +70,21 @@ static int run_bench(const char *conn, const char *workload, const struct strvec
 	return code == 0 ? 0 : -1;
 }
 
+/* Where an instrumented build's processes write their counts: GCC's
+ * .gcda below GCOV_PREFIX, LLVM's .profraw as LLVM_PROFILE_FILE says (one
+ * file per binary, %m: every process of it merges into that file). */
+static void profile_env(const struct prof_run *r, struct strvec *env)
+{
+	if (!r->gcov_dir)
+		return;
+	strvec_pushf(env, "GCOV_PREFIX=%s", r->gcov_dir);
+	strvec_pushf(env, "LLVM_PROFILE_FILE=%s/%s", r->gcov_dir, PROF_LLVM_PROFRAW);
+}
+
 /* The core regression suite against the running cluster; 0 or -1. */
 static int run_regress(const struct prof_run *r, const struct cluster *cl)
 {
+	struct strvec env = STRVEC_INIT;
 	struct regress_opts ro;
 	int rc;
 
@@ -81,7 +93,11 @@ static int run_regress(const struct prof_run *r, const struct cluster *cl)
 	ro.prefix = r->prefix;
 	ro.server = cl;
 	ro.to_stderr = 1;
+	/* psql and pg_regress of a clang build carry the profile runtime too */
+	profile_env(r, &env);
+	ro.env = &env;
 	rc = regress_run(&ro);
+	strvec_clear(&env);
 	if (rc != 0)
 		return error("the regression suite (the %s workload) %s against the server from %s",
 			     PROF_WORKLOAD_REGRESS, rc == PGBUILD_EXIT_FAIL ? "failed" : "could not run",
@@ -130,8 +146,7 @@ int prof_run_workloads(struct prof_run *r)
 	co.prefix = r->prefix;
 	co.template_dir = r->template_dir;
 	co.quiet = 1;
-	if (r->gcov_dir)
-		strvec_pushf(&co.env, "GCOV_PREFIX=%s", r->gcov_dir);
+	profile_env(r, &co.env);
 	/* what the suite expects of make check's temporary server */
 	if (regress)
 		strvec_push(&co.settings, "max_prepared_transactions=10");
@@ -554,6 +569,79 @@ long prof_gcda_collect(struct prof_gcda *g)
 		verbose("profile: %ld files of the training not taken (no object of %s)",
 			g->skipped, g->builddir);
 	return w.copied;
+}
+
+long prof_profraw_merge(struct prof_gcda *g, const char *tool, const char *out)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct child_process cp = CHILD_PROCESS_INIT;
+	char *raw = xasprintf("%s/raw", g->top), *tmp = xasprintf("%s.tmp", out);
+	int top = -1, src = -1, dst = -1;
+	long n = -1;
+	DIR *d = NULL;
+	struct dirent *e;
+
+	top = open(g->top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	src = open(g->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (top < 0 || src < 0 || mkdirat(top, "raw", 0700) < 0 ||
+	    (dst = openat(top, "raw", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		error("cannot set up %s: %s", raw, strerror(errno));
+		goto out;
+	}
+	strvec_pushl(&cp.args, tool, "merge", "-o", tmp, NULL);
+	{
+		int dfd = fcntl(src, F_DUPFD_CLOEXEC, 0);
+		if (dfd < 0 || !(d = fdopendir(dfd))) {
+			if (dfd >= 0)
+				close(dfd);
+			error("cannot read %s: %s", g->dir, strerror(errno));
+			goto out;
+		}
+	}
+	n = 0;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		struct stat st;
+		if (len <= 8 || strcmp(e->d_name + len - 8, ".profraw") ||
+		    fstatat(src, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode)) {
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				g->skipped++;
+			continue;
+		}
+		strbuf_reset(&err);
+		if (sfs_copy_back(src, e->d_name, dst, e->d_name, PROF_PROFRAW_LIMIT, 0600, &err) < 0) {
+			warning("profile data %s/%s not taken: %s", g->dir, e->d_name, err.buf);
+			g->skipped++;
+			continue;
+		}
+		strvec_pushf(&cp.args, "%s/%s", raw, e->d_name);
+		n++;
+	}
+	if (n == 0)
+		goto out;
+	cp.no_stdin = 1;
+	cp.out = 2;
+	if (run_command(&cp) != 0) {
+		n = error("%s merge could not merge the %ld raw profiles of %s", tool, n, g->dir);
+		unlink(tmp);
+	} else if (rename(tmp, out) < 0) {
+		n = error("cannot rename %s to %s: %s", tmp, out, strerror(errno));
+		unlink(tmp);
+	}
+out:
+	if (d)
+		closedir(d);
+	if (top >= 0)
+		close(top);
+	if (src >= 0)
+		close(src);
+	if (dst >= 0)
+		close(dst);
+	child_process_clear(&cp);
+	strbuf_release(&err);
+	free(raw);
+	free(tmp);
+	return n;
 }
 
 void prof_gcda_end(struct prof_gcda *g)

@@ -133,6 +133,24 @@ int prof_gcda_begin(struct prof_gcda *g, const char *builddir);
  */
 long prof_gcda_collect(struct prof_gcda *g);
 
+/* clang: the raw profile of each binary below the training directory
+ * (LLVM_PROFILE_FILE; %m: every process of one binary merges into one
+ * file), and the merged profile in the build tree the use build reads. */
+#define PROF_LLVM_PROFRAW  "pgopt-%m.profraw"
+#define PROF_LLVM_PROFDATA "pgopt-pgo.profdata"
+/* The largest .profraw taken back. */
+#define PROF_PROFRAW_LIMIT ((size_t)256 << 20)
+
+/*
+ * After training a clang build: every .profraw the server and the suite's
+ * programs wrote at the top of g->dir is copied into a directory of ours
+ * (read below descriptors, O_NOFOLLOW, bounded), then `tool merge` (the
+ * compiler's llvm-profdata) merges the copies into out, written under a
+ * temporary name and renamed.  Returns the raw files merged (0: none, out
+ * untouched), or -1 after the error.
+ */
+long prof_profraw_merge(struct prof_gcda *g, const char *tool, const char *out);
+
 /* Remove the training directory (idempotent). */
 void prof_gcda_end(struct prof_gcda *g);
 

@@ -199,7 +199,7 @@ is "the verdict says so" "$(json "$wd3/optimize.json" '$j->{verdict}')" "no stag
 is "--noise none: no floor" "$(json "$wd3/optimize.json" '$j->{noise_floor}{state}') $(json "$wd3/optimize.json" '$j->{noise_floor}{file}')" "none undef"
 nok "... none measured" grep -q 'stock-floor' aa.err
 is "bolt skipped: nothing BOLT-ready kept to stack on" "$(stage "$wd3/optimize.json" bolt state) $(stage "$wd3/optimize.json" bolt reason)" \
-	"skipped skipped: no BOLT-ready stage (lto, pgo, tuned) was kept to stack on, and BOLT never rewrites stock"
+	"skipped skipped: no BOLT-ready stage (lto, pgo, tuned, clang, clang-pgo) was kept to stack on, and BOLT never rewrites stock"
 nok "... not run" grep -q '\] bolt +pgbuild bolt' aa.err
 
 # 4. the regression suite fails: a backend of make check's server crashes

@@ -28,7 +28,14 @@ like "stock is 1" "$(cat out)" '  stock +baseline +- +1\.0000 +1\.0000 +1\.0000 
 like "lto's row: its total and what it added" "$(cat out)" '  lto +kept +- +1\.0273 \(\+2\.73%\) +1\.0279 \(\+2\.79%\)'
 like "bolt's row: its total and what it added over lto" "$(cat out)" '  bolt +kept +- +1\.0941 \(\+6\.50%\)'
 like "tps with its interval" "$(cat out)" '1\.2138 \[0\.795, 1\.854\] \(\+21\.38%\)'
-like "the builds: stacks on, text size, build time" "$(cat out)" '  bolt +kept +lto +7340713 +1m17s'
+like "the builds: stacks on, compiler (none recorded then), text size, build time" "$(cat out)" '  bolt +kept +lto +- +7340713 +1m17s'
+# a stage document that names its compiler (the build record's --version
+# line): shown short, gcc or clang and the version
+perl -0pe 's/"text_size":7340713/"text_size":7340713,"compiler":"Debian clang version 15.0.6"/' \
+	"$D/optimize-run.json" > cc.json
+"$P" report --optimize cc.json --html cc.html > cc.out 2>&1
+like "the builds: the compiler of a stage, short" "$(cat cc.out)" '  bolt +kept +lto +clang 15\.0\.6 +7340713 +1m17s'
+like "... and whole on the page" "$(cat cc.html)" '<td class="l">Debian clang version 15\.0\.6</td>'
 like "the verdict" "$(cat out)" '^best: bolt, installed at /.*/optimize-run/out$'
 like "the page is written" "$(cat err)" 'report: wrote run.html'
 H=$(cat run.html)
