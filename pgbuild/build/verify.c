@@ -18,6 +18,12 @@
  * the linker drops each object's .GCC.command.line but keeps the plugin's
  * record (it travels as a top-level asm statement with the IR).
  *
+ * A compiler pgopt.so cannot load into (clang) leaves no records: when the
+ * binary holds none but keeps command lines (clang's -frecord-command-line
+ * survives ThinLTO and lld: one per unit, the source path its last word),
+ * each object is checked against the command line of its source instead
+ * (every added flag present, no removed one), and the verdict says so.
+ *
  * An object whose policy adds or removes flags must have a record whose
  * added/removed lists equal the expectation, and whose cc1 options contain
  * every added flag and no removed flag.  An object the policy leaves alone
@@ -237,6 +243,29 @@ static const char *gcc_cmdline_of(const struct elfrec_object *o, const char *tu)
 	return r;
 }
 
+/* The recorded command line whose last word, the source, is the unit tu
+ * (tu itself, or a path ending in "/tu": a VPATH build names its source
+ * absolute), or NULL. */
+static const char *source_cmdline_of(const struct elfrec_object *o, const char *tu)
+{
+	const char *base = strrchr(tu, '/'), *only = NULL;
+	size_t n = strlen(tu), hits = 0;
+	base = base ? base + 1 : tu;
+	for (size_t i = 0; i < o->ncmdlines; i++) {
+		const char *c = o->cmdlines[i], *last = strrchr(c, ' ');
+		last = last ? last + 1 : c;
+		if (!strcmp(last, tu) ||
+		    (strlen(last) > n && last[strlen(last) - n - 1] == '/' &&
+		     !strcmp(last + strlen(last) - n, tu)))
+			return c;
+		/* a source configure linked into the build tree (pg_sema.c),
+		 * compiled by its bare name: taken when it is the only one */
+		if (!strcmp(last, base) && !hits++)
+			only = c;
+	}
+	return hits == 1 ? only : NULL;
+}
+
 /* Is flag one blank-separated word of cmdline? */
 static int has_word(const char *cmdline, const char *flag)
 {
@@ -274,6 +303,7 @@ struct verify {
 	long unlinked;               /* archive members the linker left out */
 	long ltrans;                 /* link-time (LTO) unit records */
 	long gcc_checked;            /* objects checked against .GCC.command.line too */
+	int cmdline_only;            /* no unit records, command lines: no plugin ran */
 };
 
 /*
@@ -518,6 +548,33 @@ static int check_cmdline(struct verify *v, const struct buildlog_obj *ex)
 	return bad;
 }
 
+/* Without pgopt.so (clang): the object's own recorded command line holds
+ * every flag the policy adds and none it removes. */
+static int check_cmdline_only(struct verify *v, const struct buildlog_obj *ex)
+{
+	const char *cl = source_cmdline_of(&v->ef.objs[0], ex->tu);
+	int bad = 0;
+
+	if (!cl) {
+		printf("NOCMDLINE %s: no recorded command line compiles it in %s\n", ex->tu, v->name);
+		return 1;
+	}
+	v->gcc_checked++;
+	for (size_t k = 0; k < ex->added.nr; k++)
+		if (!driver_flag(ex->added.v[k]) && !has_word(cl, ex->added.v[k])) {
+			printf("NOTAPPLIED %s: %s (absent from its recorded command line)\n", ex->tu,
+			       ex->added.v[k]);
+			bad = 1;
+		}
+	for (size_t k = 0; k < ex->removed.nr; k++)
+		if (has_word(cl, ex->removed.v[k])) {
+			printf("STILL     %s: %s (the policy removes it; its command line has it)\n",
+			       ex->tu, ex->removed.v[k]);
+			bad = 1;
+		}
+	return bad;
+}
+
 /* 4. every object against its record. */
 static void compare_objects(struct verify *v)
 {
@@ -537,6 +594,16 @@ static void compare_objects(struct verify *v)
 			continue;
 		}
 		v->with_flags++;
+		if (v->cmdline_only) {
+			if (vo->optional && !source_cmdline_of(&v->ef.objs[0], ex->tu)) {
+				v->unlinked++;
+				v->with_flags--;
+			} else if (check_cmdline_only(v, ex))
+				v->problems++;
+			else if (v->o->verbose)
+				printf("ok        %s\n", ex->tu);
+			continue;
+		}
 		if (!u) {
 			if (vo->optional) {
 				v->unlinked++;
@@ -581,6 +648,10 @@ static void print_verdict(const struct verify *v)
 	       v->with_flags, v->problems, v->nrefs, v->ltrans ? "" : "\n");
 	if (v->ltrans)
 		printf(", %ld link-time (LTO) records\n", v->ltrans);
+	if (v->cmdline_only)
+		printf("verify: no pgopt.so ran (a compiler it cannot load into): %ld objects "
+		       "checked against the command lines %s records instead; no per-function "
+		       "records\n", v->gcc_checked, v->name);
 	verbose("%ld objects also checked against their .GCC.command.line", v->gcc_checked);
 	if (v->unlinked)
 		verbose("%ld archive members with policy flags were not linked into postgres",
@@ -619,6 +690,7 @@ static int verify_binary(struct verify *v, const char *link, const char *binary)
 	v->name = slash ? slash + 1 : link;
 	if (link_objects(v) < 0 || replay_policy(v) < 0 || read_binary(v) < 0)
 		return rc;
+	v->cmdline_only = v->nunits == 0 && v->ef.objs[0].ncmdlines > 0;
 	compare_objects(v);
 	extra_records(v);
 	if (v->o->baseline) {

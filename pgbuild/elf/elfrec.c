@@ -207,6 +207,12 @@ static int read_image(Elf *elf, unsigned flags, struct elfrec_object *obj, const
 	int rc = -1;
 
 	if (elf_kind(elf) != ELF_K_ELF) {
+		size_t n = 0;
+		const char *raw = elf_rawfile(elf, &n);
+		/* LLVM bitcode (clang's -flto objects in an archive): no
+		 * sections, nothing recorded; the linker reads it, not us */
+		if (raw && n >= 4 && !memcmp(raw, "BC\xc0\xde", 4))
+			return 0;
 		*why = "not an ELF file";
 		return -1;
 	}
