@@ -83,7 +83,8 @@ static int recorded_policy_same(const struct json_value *pol, const char *policy
 
 /* Does prefix hold a successful build of src with a policy that says what
  * policy_text says (or policy none, when policy_text is NULL)? */
-static int build_reusable(const char *prefix, const char *src, const char *policy_text)
+static int build_reusable(const char *prefix, const char *src, const char *policy_text,
+			  const char *cc)
 {
 	char *pg = xasprintf("%s/bin/postgres", prefix);
 	struct json_value *root = prof_build_record(prefix);
@@ -91,8 +92,10 @@ static int build_reusable(const char *prefix, const char *src, const char *polic
 	const char *spec = json_get_str(json_get(root, "source"), "spec");
 	const char *dir = json_get_str(json_get(root, "source"), "dir");
 	const char *content = json_get_str(pol, "content");
+	const char *rcc = json_get_str(json_get(root, "compiler"), "cc");
 	int yes = root && access(pg, X_OK) == 0 && ok && ok->type == JSON_BOOL && ok->u.boolean &&
-		  ((spec && !strcmp(spec, src)) || (dir && !strcmp(dir, src)));
+		  ((spec && !strcmp(spec, src)) || (dir && !strcmp(dir, src))) &&
+		  !strcmp(rcc ? rcc : "gcc", cc);
 
 	if (yes && policy_text)
 		yes = recorded_policy_same(pol, policy_text);
@@ -145,6 +148,12 @@ static void push_training(struct strvec *a, const struct optimize_opts *o)
 
 /* ---------------- the steps ---------------- */
 
+/* The compiler stage s builds with (what its build record names). */
+static const char *stage_compiler(const struct orun *r, int s)
+{
+	return OPTIMIZE_IS_CLANG(s) ? r->o->clang : build_compiler();
+}
+
 /* `pgbuild ARGS` for the step id of the current stage: with the clang
  * stages' compiler in PGOPT_CC (pgoptcc's real compiler in their builds). */
 static int run_pgbuild(struct pipeline *p, int id, struct strvec *args, int show_stderr)
@@ -173,9 +182,10 @@ static int st_build(struct pipeline *p, int id)
 	char *text = s->policy ? read_text(s->policy) : NULL;
 	int rc;
 
-	if (!(r->cur == OS_TUNED && r->tune_bundle) && build_reusable(s->prefix, r->o->src, text)) {
-		char *line = xasprintf("reused %s (pgopt-build.json: same source and policy)",
-				       s->prefix);
+	if (!(r->cur == OS_TUNED && r->tune_bundle) &&
+	    build_reusable(s->prefix, r->o->src, text, stage_compiler(r, r->cur))) {
+		char *line = xasprintf("reused %s (pgopt-build.json: same source, policy and "
+				       "compiler)", s->prefix);
 		log_line(p, id, line);
 		free(line);
 		free(text);
