@@ -450,6 +450,10 @@ static void setup_env(struct build *b)
 	 * recorded, so that verify replays the compiles with it */
 	if (profile && *profile)
 		strvec_pushf(&b->env, "PGOPT_PROFILE=%s", profile);
+	/* and the compiler, when not the default (clang: verify's replay must
+	 * ask pgoptcc what it added for that compiler, not for gcc) */
+	if (getenv("PGOPT_CC") && *getenv("PGOPT_CC"))
+		strvec_pushf(&b->env, "PGOPT_CC=%s", build_compiler());
 	/* so is a profile bundle's (--bundle, pgbuild tune --bundle) */
 	if (bundle && *bundle)
 		strvec_pushf(&b->env, "PGOPT_BUNDLE=%s", bundle);

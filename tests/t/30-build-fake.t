@@ -245,6 +245,28 @@ like "... from the records, including the link-time one" "$out" 'verify: OK: 3 o
 is "verify of the LTO build against another policy exits 1" "$?" 1
 ok "verify --baseline prints a size diff" sh -c "'$P' verify --prefix '$TMP/lto' --baseline '$TMP/out' | grep -q '^size: text'"
 
+# --- clang-15: ThinLTO by its own lld, no plugin: verify reads the command lines ---
+if command -v clang-15 >/dev/null && [ -x "$(dirname "$(readlink -f "$(command -v clang-15)")")/ld.lld" ]; then
+	printf '[global]\ncflags += -O2 -fno-plt\nlto = on\nbolt = ready\n' > clang.policy
+	ok "clang-15 LTO build (PGOPT_CC) into a third prefix" \
+		env PGOPT_CC=clang-15 "$P" build --src "$SRC" --prefix "$TMP/cl" --no-bench --policy clang.policy
+	like "record: the compiler, and llvm-ar as the archiver" "$(cat "$TMP/cl/pgopt-build.json")" \
+		'"cc":"clang-15","version":"[^"]*clang version 15[^"]*","ar":"/[^"]*/llvm-ar"'
+	ok "the clang postgres runs" "$TMP/cl/bin/postgres"
+	like "... linked by LLD" "$(readelf -p .comment "$TMP/cl/bin/postgres")" 'Linker: .*LLD 15'
+	out=$("$P" verify --prefix "$TMP/cl" 2>&1); s=$?
+	is "verify passes on the clang build" "$s" 0
+	[ $s = 0 ] || diag "$out"
+	like "... against the command lines the binary records, saying no plugin ran" "$out" \
+		'verify: no pgopt.so ran \(a compiler it cannot load into\): 3 objects checked against the command lines postgres records instead; no per-function records'
+	printf '[global]\ncflags += -O3\n' > o3.policy
+	"$P" verify --prefix "$TMP/cl" --policy o3.policy > verify.out 2>&1
+	is "verify of the clang build against another policy exits 1" "$?" 1
+	like "... naming a flag its command line lacks" "$(cat verify.out)" '^NOTAPPLIED src/backend/b\.c: -O3 \(absent from its recorded command line\)'
+else
+	skip "clang-15 and its lld are not installed (make deps): no clang build" 8
+fi
+
 # --- argument errors ---
 "$P" build --prefix "$TMP/x" >err.out 2>&1
 is "build without --policy exits 2" "$?" 2
