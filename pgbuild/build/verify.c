@@ -525,11 +525,23 @@ static int check_flags(const struct buildlog_obj *ex, const struct json_value *u
 	return bad;
 }
 
+/* Every flag the policy adds to ex (but the driver's) is a word of the
+ * command line cl (what: where it was read); 1 after NOTAPPLIED lines. */
+static int check_added(const char *cl, const struct buildlog_obj *ex, const char *what)
+{
+	int bad = 0;
+	for (size_t k = 0; k < ex->added.nr; k++)
+		if (!driver_flag(ex->added.v[k]) && !has_word(cl, ex->added.v[k])) {
+			printf("NOTAPPLIED %s: %s (absent from its %s)\n", ex->tu, ex->added.v[k], what);
+			bad = 1;
+		}
+	return bad;
+}
+
 /* A non-LTO binary also keeps each object's own command line. */
 static int check_cmdline(struct verify *v, const struct buildlog_obj *ex)
 {
 	const char *gcl;
-	int bad = 0;
 
 	if (v->ltrans || !v->ef.objs[0].ncmdlines)
 		return 0;
@@ -539,13 +551,7 @@ static int check_cmdline(struct verify *v, const struct buildlog_obj *ex)
 		return 1;
 	}
 	v->gcc_checked++;
-	for (size_t k = 0; k < ex->added.nr; k++)
-		if (!driver_flag(ex->added.v[k]) && !has_word(gcl, ex->added.v[k])) {
-			printf("NOTAPPLIED %s: %s (absent from its .GCC.command.line)\n", ex->tu,
-			       ex->added.v[k]);
-			bad = 1;
-		}
-	return bad;
+	return check_added(gcl, ex, ".GCC.command.line");
 }
 
 /* Without pgopt.so (clang): the object's own recorded command line holds
@@ -560,12 +566,7 @@ static int check_cmdline_only(struct verify *v, const struct buildlog_obj *ex)
 		return 1;
 	}
 	v->gcc_checked++;
-	for (size_t k = 0; k < ex->added.nr; k++)
-		if (!driver_flag(ex->added.v[k]) && !has_word(cl, ex->added.v[k])) {
-			printf("NOTAPPLIED %s: %s (absent from its recorded command line)\n", ex->tu,
-			       ex->added.v[k]);
-			bad = 1;
-		}
+	bad = check_added(cl, ex, "recorded command line");
 	for (size_t k = 0; k < ex->removed.nr; k++)
 		if (has_word(cl, ex->removed.v[k])) {
 			printf("STILL     %s: %s (the policy removes it; its command line has it)\n",
