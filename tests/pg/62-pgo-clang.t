@@ -63,8 +63,10 @@ ok "tcop/postgres.c, outside --files: no profile flag" \
 # 2. what the profile holds, the binary, verify
 show=$("$LLVM/llvm-profdata" show --all-functions --counts "$dir/build/pgopt-pgo.profdata" 2>&1)
 for f in hash_search_with_hash_value AllocSetAlloc _bt_compare; do
-	cnt=$(printf '%s\n' "$show" | awk -v f="$f" '$0 ~ "^  "f":$" {hit=1; next}
-		hit && /Function count:/ {print $3; exit}')
+	# "  NAME:" or, for a static function, "  /path/to/file.c:NAME:"; its
+	# first block count is the function's entry count
+	cnt=$(printf '%s\n' "$show" | awk -v f="$f" '$0 ~ "^  (.*:)?"f":$" {hit=1; next}
+		hit && /Block counts:/ {sub(/.*\[/, ""); sub(/[],].*/, ""); print; exit}')
 	ok "the profile counts $f (${cnt:-absent})" test "${cnt:-0}" -gt 0
 done
 like "postgres is linked by clang-15's LLD" "$(readelf -p .comment "$dir/prefix/bin/postgres")" \
