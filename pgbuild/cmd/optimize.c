@@ -67,8 +67,9 @@ static void optimize_usage(FILE *fp)
 	      "  --baseline PREFIX      the stock build, instead of building one\n"
 	      "  --policy FILE          the lto stage's policy (\"bolt = ready\" added when it\n"
 	      "                         has no bolt line; \"bolt = off\" is refused)\n"
-	      "  --stages LIST          lto, pgo, tuned, clang, clang-pgo, bolt (default\n"
-	      "                         lto,pgo,tuned,bolt; stock always), comma-separated\n"
+	      "  --stages LIST          lto, pgo, tuned, clang, clang-pgo, bolt (default all,\n"
+	      "                         the clang ones skipped when no clang is installed;\n"
+	      "                         stock always), comma-separated\n"
 	      "                         and repeatable; clang: the lto stage's policy built\n"
 	      "                         by clang (ThinLTO, lld), clang-pgo: with clang's\n"
 	      "                         instrumented PGO on it; judged like GCC's, side by\n"
@@ -194,6 +195,7 @@ static int parse_options(struct optimize_opts *o, int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
 	o->stages = stages ? stages : OPTIMIZE_DEFAULT_STAGES;
+	o->stages_given = stages != 0 || o->clang;
 	if (o->clang && !(o->stages & ((1u << OS_CLANG) | (1u << OS_CLANG_PGO))))
 		return cli_usage_error("--clang names the compiler of the clang stages: add "
 				       "--stages ...,clang,clang-pgo");
@@ -301,32 +303,45 @@ static size_t held_out_count(const struct optimize_opts *o)
 	return n;
 }
 
-/* The clang stages' compiler: clang, with the lld its ThinLTO links need
- * and (clang-pgo) the llvm-profdata that merges its profiles. */
-static int check_clang(const struct optimize_opts *o)
+/* Why the clang stages cannot run with cc (malloced), or NULL: clang,
+ * the lld its ThinLTO links need and (clang-pgo) the llvm-profdata that
+ * merges its profiles. */
+static char *clang_unusable(const char *cc, unsigned stages)
 {
-	char *lld, *prof = NULL;
-	int rc = 0;
+	char *lld = NULL, *prof = NULL, *why = NULL;
 
-	if (!(o->stages & ((1u << OS_CLANG) | (1u << OS_CLANG_PGO))))
-		return 0;
-	if (!build_compiler_is_llvm(o->clang))
-		return error("--clang %s: not a clang (its --version does not say clang; the "
-			     "clang stages need one: apt-get install clang-15 lld-15 llvm-15)",
-			     o->clang);
-	lld = build_compiler_tool(o->clang, "ld.lld");
-	if (!lld)
-		rc = error("--clang %s: no lld of its LLVM beside it or on PATH (lto = on with "
-			   "clang is ThinLTO, which the system linker cannot link: apt-get "
-			   "install lld-15 for clang-15)", o->clang);
-	else if ((o->stages & (1u << OS_CLANG_PGO)) &&
-		 !(prof = build_compiler_tool(o->clang, "profdata")))
-		rc = error("--clang %s: no llvm-profdata of its LLVM (clang-pgo merges the "
-			   "training's raw profiles with it: apt-get install llvm-15 for "
-			   "clang-15)", o->clang);
+	if (!build_compiler_is_llvm(cc))
+		why = xasprintf("%s is no clang (its --version does not say clang; the clang "
+				"stages need one: apt-get install clang-15 lld-15 llvm-15)", cc);
+	else if (!(lld = build_compiler_tool(cc, "ld.lld")))
+		why = xasprintf("%s has no lld of its LLVM beside it or on PATH (lto = on with "
+				"clang is ThinLTO, which the system linker cannot link: apt-get "
+				"install lld-15 for clang-15)", cc);
+	else if ((stages & (1u << OS_CLANG_PGO)) && !(prof = build_compiler_tool(cc, "profdata")))
+		why = xasprintf("%s has no llvm-profdata of its LLVM (clang-pgo merges the "
+				"training's raw profiles with it: apt-get install llvm-15 for "
+				"clang-15)", cc);
 	free(lld);
 	free(prof);
-	return rc;
+	return why;
+}
+
+/* The clang stages' compiler: refused when they were asked for; when they
+ * are only the default's, they are skipped with the reason. */
+static int check_clang(struct optimize_opts *o, int stages_given)
+{
+	char *why;
+
+	if (!(o->stages & ((1u << OS_CLANG) | (1u << OS_CLANG_PGO))) ||
+	    !(why = clang_unusable(o->clang, o->stages)))
+		return 0;
+	if (stages_given) {
+		error("--clang %s", why);
+		free(why);
+		return -1;
+	}
+	o->clang_skip = why;
+	return 0;
 }
 
 /* Every check before the first build. */
@@ -352,7 +367,8 @@ static int check_options(struct optimize_opts *o)
 		if (rc < 0)
 			return PGBUILD_EXIT_ERROR;
 	}
-	if (check_policy(o) < 0 || check_clang(o) < 0 || preflight_source(o->src) < 0 ||
+	if (check_policy(o) < 0 || check_clang(o, o->stages_given) < 0 ||
+	    preflight_source(o->src) < 0 ||
 	    (o->baseline && preflight_install("--baseline", o->baseline) < 0) ||
 	    check_prefix(o) < 0)
 		return PGBUILD_EXIT_ERROR;
@@ -381,5 +397,6 @@ PGBUILD_COMMAND(optimize, "the fastest build it can prove: stock, LTO, PGO, tune
 		rc = optimize_run(&o);
 	strvec_clear(&o.workloads);
 	strvec_clear(&o.train);
+	free(o.clang_skip);
 	return rc;
 }

@@ -18,7 +18,8 @@
  * The clang stages are a second column beside GCC's (lto, pgo, tuned):
  * each is judged against the build it stacks on in its own compiler's
  * chain, and becomes the best build only when its geometric mean beats
- * the best kept so far (optimize_score).  Not in the default --stages.
+ * the best kept so far (optimize_score).  In the default --stages, skipped
+ * (with the reason) when the default clang cannot build them.
  *
  * Every candidate is verified (pgbuild verify; not bolt, whose records are
  * its input's), regress-gated (lto: pgbuild regress; pgo and tuned: the
@@ -75,10 +76,9 @@ void optimize_default_workloads(struct strvec *train, struct strvec *eval);
 enum optimize_stage { OS_STOCK, OS_LTO, OS_PGO, OS_TUNED, OS_CLANG, OS_CLANG_PGO, OS_BOLT, OS_NR };
 extern const char *const optimize_stage_names[OS_NR]; /* "stock" "lto" ... */
 
-/* The stages when --stages is not given: GCC's (the clang ones are asked
- * for by name). */
-#define OPTIMIZE_DEFAULT_STAGES ((1u << OS_STOCK) | (1u << OS_LTO) | (1u << OS_PGO) | \
-				 (1u << OS_TUNED) | (1u << OS_BOLT))
+/* The stages when --stages is not given: all of them (the clang ones are
+ * skipped, with the reason, when the default clang is not usable). */
+#define OPTIMIZE_DEFAULT_STAGES ((1u << OS_NR) - 1)
 /* The clang stages' compiler when --clang is not given: the LLVM of
  * bolt-15 (its lld and llvm-profdata beside it). */
 #define OPTIMIZE_DEFAULT_CLANG "clang-15"
@@ -238,6 +238,9 @@ struct optimize_opts {
 	unsigned stages;           /* --stages as 1 << enum optimize_stage bits */
 	const char *tune_state;    /* --tune-state DIR, NULL: look in ./pgbuild-tune */
 	const char *clang;         /* --clang CC: the clang stages' compiler */
+	char *clang_skip;          /* why the default stages' clang ones are
+				      skipped (no usable clang), or NULL */
+	int stages_given;          /* --stages (or --clang) was given */
 	int pairs;                 /* --pairs (0: 6) */
 	int auto_pairs;            /* --pairs auto: the sequential tps gate */
 	double budget;             /* --budget seconds (0: the gate's) */

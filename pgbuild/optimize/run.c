@@ -770,6 +770,12 @@ static int run_candidates(struct orun *r)
 			fprintf(stderr, "optimize: tuned %s\n", r->s[s].reason);
 			continue;
 		}
+		if (OPTIMIZE_IS_CLANG(s) && r->o->clang_skip) {
+			r->s[s].state = SS_SKIPPED;
+			r->s[s].reason = xasprintf("skipped: %s", r->o->clang_skip);
+			fprintf(stderr, "optimize: %s %s\n", optimize_stage_names[s], r->s[s].reason);
+			continue;
+		}
 		if (s == OS_BOLT && r->best == OS_STOCK) {
 			/* BOLT rewrites a BOLT-ready build; stock is not one */
 			r->s[s].state = SS_SKIPPED;

@@ -159,6 +159,8 @@ optimize --baseline $TMP --workdir w|2|^pgbuild: error: --baseline $TMP: no bin/
 optimize -W nosuch --workdir w|2|unknown workload "nosuch"
 optimize -W selectonly --workdir w|2|did you mean "select-only"
 optimize -W select-only --stages lto,blot --workdir w|2|invalid stage "blot" in --stages: expected stock, lto, pgo, tuned, clang, clang-pgo or bolt
+optimize -W select-only --stages clang --clang gcc --workdir w|2|--clang gcc is no clang \(its --version does not say clang; the clang stages need one: apt-get install clang-15 lld-15 llvm-15\)
+optimize -W select-only --clang clang-15 --stages lto --workdir w|2|--clang names the compiler of the clang stages: add --stages ...,clang,clang-pgo
 optimize -W select-only --stages bolt --workdir w|2|--stages bolt needs a stage to stack on: BOLT rewrites a BOLT-ready build \(lto, pgo, tuned, clang or clang-pgo\), never stock
 optimize -W select-only --stages , --workdir w|2|invalid value "," for --stages: expected a comma-separated list
 optimize -W select-only --pairs 3 --workdir w|2|--pairs 3: a 95% interval needs at least 6 pairs
