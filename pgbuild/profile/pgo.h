@@ -24,6 +24,16 @@
  *   4. PostgreSQL's regression suite on the result (pgbuild regress), and
  *      optionally a gate against a baseline (pgbuild gate).
  *
+ * With clang as the compiler (PGOPT_CC; build_compiler_is_llvm) the same
+ * stages are clang's instrumented PGO: the instrumented units get
+ * -fprofile-generate, every process writes one raw profile per binary
+ * where LLVM_PROFILE_FILE says (PROF_LLVM_PROFRAW in the server user's
+ * directory), prof_profraw_merge copies them back and merges them with the
+ * compiler's llvm-profdata into BUILDDIR/PROF_LLVM_PROFDATA, and the
+ * optimized build runs under PGOPT_PROFILE="use=FILE GLOBS"
+ * (-fprofile-use=FILE).  The manifest says which format it holds; staleness
+ * is clang's own per-function hash check (one file holds every unit).
+ *
  * Profiles are kept and reused: a later `pgbuild pgo` with the same
  * workloads and instrumentation (the instrumented stage's policy, comments
  * aside - so adding `lto = on` to the policy reuses them) skips stages 1-2.  Stale profiles are
