@@ -20,7 +20,7 @@ void optimize_default_workloads(struct strvec *train, struct strvec *eval)
 {
 	int has = 0;
 	if (!train->nr)
-		workloads_push(train, WL_TRAIN);
+		strvec_push(train, OPTIMIZE_DEFAULT_TRAIN);
 	if (eval->nr)
 		return;
 	/* what can be measured of the training set; training on the suite

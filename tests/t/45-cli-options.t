@@ -154,7 +154,7 @@ optimize --train nosuch --workdir w|2|unknown workload "nosuch"
 optimize --train selectonly --workdir w|2|did you mean "select-only"
 optimize --train select-only -W tpcc-lite --workdir w|2|workload "tpcc-lite", which has no single-user script for the cycles metric \(select-only, tpcb, select1, mixed\)
 optimize --train mixed --baseline $TMP --workdir w|2|warning: every -W workload is one --train trains on: pgo, tuned and bolt are judged in-sample \(add one that is not, e.g. -W mixed\)
-optimize -W select-only --baseline $TMP --workdir w|2|warning: every -W workload is one --train trains on
+optimize --train select-only,tpcb -W select-only --baseline $TMP --workdir w|2|warning: every -W workload is one --train trains on
 optimize --baseline $TMP --workdir w|2|^pgbuild: error: --baseline $TMP: no bin/postgres
 optimize -W nosuch --workdir w|2|unknown workload "nosuch"
 optimize -W selectonly --workdir w|2|did you mean "select-only"
