@@ -30,7 +30,7 @@
  *      every per-process file is a cumulative snapshot: the profile is the
  *      postmaster's (the last, complete one), never a merge of all files;
  *   3. optimize: llvm-bolt IN -o WORKDIR/postgres.bolt -data=PROFILE with
- *      the layout flags (BOLT_OPTIMIZE_FLAGS); BOLT's coverage line and its
+ *      the layout flags (BOLT_OPTIMIZE_FLAGS, or --bolt-flags); BOLT's coverage line and its
  *      two dyno-stats blocks are parsed and kept; the result goes into a
  *      NEW prefix OUT, a copy of IN with the rewritten postgres (mode 0755:
  *      BOLT writes 0777), and OUT/pgopt-build.json is IN's record with a
@@ -182,6 +182,7 @@ struct bolt_opts {
 	const char *builddir;     /* --builddir (NULL: from IN's record) */
 	const char *bolt_dir;     /* --bolt DIR (NULL: $PGBUILD_BOLT, default) */
 	const char *json;         /* --json FILE: the "bolt" record, or NULL */
+	const char *flags;        /* --bolt-flags: the layout flags (NULL: the default) */
 	struct strvec workloads;  /* -W, training workloads */
 	struct strvec settings;   /* --set, more training settings */
 	double duration;          /* -T, seconds per workload */
@@ -198,6 +199,22 @@ struct bolt_opts {
 
 void bolt_opts_init(struct bolt_opts *o);
 void bolt_opts_release(struct bolt_opts *o);
+
+/* The layout flags of the rewrite: --bolt-flags, else BOLT_OPTIMIZE_FLAGS. */
+const char *bolt_optimize_flags(const struct bolt_opts *o);
+
+/*
+ * Check FLAGS, given as option OPT, as llvm-bolt's layout flags: one or
+ * more words, each an option ("-name" or "-name=value"), none of the ones
+ * pgbuild gives itself (-o, -data, -instrument...: input, output, profile,
+ * instrumentation) and none that prints instead of rewriting (-help,
+ * -version).  0, or -1 after an error naming the word.
+ */
+int bolt_check_flags(const char *opt, const char *flags);
+
+/* Push FLAGS' words onto args, and -dyno-stats when they lack it (the
+ * record's statistics are parsed from its output). */
+void bolt_push_flags(struct strvec *args, const char *flags);
 
 /* Everything a run works with; filled by bolt_prepare. */
 struct bolt_run {

@@ -36,6 +36,67 @@ void bolt_opts_release(struct bolt_opts *o)
 	strvec_clear(&o->settings);
 }
 
+const char *bolt_optimize_flags(const struct bolt_opts *o)
+{
+	return o->flags ? o->flags : BOLT_OPTIMIZE_FLAGS;
+}
+
+/* The options pgbuild gives llvm-bolt itself, or that do not rewrite:
+ * a name matches itself and, ending in '*', every name it begins. */
+static const char *const owned_flags[] = {
+	"o", "data", "p", "perfdata", "b", "ba", "boltedcollection", "instrument*",
+	"instrumentation-*", "runtime-instrumentation-lib", "help*", "version",
+	"print-*", "dump-*", "w", "write-*", "debug*", NULL
+};
+
+static int flag_owned(const char *name, size_t len)
+{
+	for (const char *const *f = owned_flags; *f; f++) {
+		size_t n = strlen(*f);
+		if ((*f)[n - 1] == '*' ? len >= n - 1 && !strncmp(name, *f, n - 1)
+				       : len == n && !strncmp(name, *f, n))
+			return 1;
+	}
+	return 0;
+}
+
+void bolt_push_flags(struct strvec *args, const char *flags)
+{
+	size_t first = args->nr;
+
+	strvec_split(args, flags);
+	for (size_t i = first; i < args->nr; i++)
+		if (!strcmp(args->v[i], "-dyno-stats") || !strcmp(args->v[i], "--dyno-stats"))
+			return;
+	strvec_push(args, "-dyno-stats");
+}
+
+int bolt_check_flags(const char *opt, const char *flags)
+{
+	struct strvec w = STRVEC_INIT;
+	int rc = 0;
+
+	strvec_split(&w, flags);
+	if (!w.nr)
+		rc = -1, error("%s: no flags: give llvm-bolt's layout flags, e.g. \"%s\"", opt,
+			       BOLT_OPTIMIZE_FLAGS);
+	for (size_t i = 0; i < w.nr && !rc; i++) {
+		const char *name = w.v[i] + (w.v[i][0] == '-') + (w.v[i][1] == '-');
+		size_t len = strcspn(name, "=");
+
+		if (w.v[i][0] != '-' || !len)
+			rc = -1, error("%s: \"%s\" is not an option: every word is one of "
+				       "llvm-bolt's options (-name or -name=value)", opt, w.v[i]);
+		else if (flag_owned(name, len))
+			rc = -1, error("%s: \"%s\" is not a layout flag: pgbuild gives the "
+				       "input, output, profile and instrumentation itself, and a "
+				       "flag that prints or writes elsewhere has no place here", opt,
+				       w.v[i]);
+	}
+	strvec_clear(&w);
+	return rc;
+}
+
 void bolt_release(struct bolt_run *b)
 {
 	free(b->in);

@@ -31,7 +31,7 @@ int bolt_optimize(struct bolt_run *b)
 
 	strvec_pushl(&args, b->in_binary, "-o", res, NULL);
 	strvec_pushf(&args, "-data=%s", b->profile);
-	strvec_split(&args, BOLT_OPTIMIZE_FLAGS);
+	bolt_push_flags(&args, bolt_optimize_flags(b->o));
 	what = xasprintf("refused to rewrite %s", b->in_binary);
 	code = bolt_exec(b, &args, log, what);
 	free(what);
@@ -166,7 +166,7 @@ static void bolt_json(struct strbuf *sb, const struct bolt_run *b, long *records
 	json_key(&jw, "llvm_bolt"); json_string(&jw, b->llvm_bolt);
 	json_key(&jw, "bolt_version"); json_string(&jw, b->bolt_version);
 	json_key(&jw, "instrument_flags"); json_string(&jw, BOLT_INSTRUMENT_FLAGS);
-	json_key(&jw, "optimize_flags"); json_string(&jw, BOLT_OPTIMIZE_FLAGS);
+	json_key(&jw, "optimize_flags"); json_string(&jw, bolt_optimize_flags(b->o));
 	profile_json(&jw, b);
 	bolt_stats_json(&jw, &b->stats);
 	seconds_json(&jw, b);
@@ -306,7 +306,7 @@ static int run_optimize_step(struct bolt_run *b)
 	double t0 = clock_seconds();
 	int rc;
 
-	strbuf_addf(&what, "llvm-bolt -data=%s %s -> %s", b->profile, BOLT_OPTIMIZE_FLAGS, b->out);
+	strbuf_addf(&what, "llvm-bolt -data=%s %s -> %s", b->profile, bolt_optimize_flags(b->o), b->out);
 	step_begin(b, STEP_OPTIMIZE, what.buf);
 	rc = bolt_optimize(b);
 	strbuf_reset(&what);

@@ -31,6 +31,7 @@
 #include "pgbuild/bundle/bundle.h"
 #include "pgbuild/elf/elfrec.h"
 #include "pgbuild/pgbuild.h"
+#include "wrapper/policy/policy.h"
 
 /* The binary's build-id and DWARF version (elfrec). */
 static int binary_facts(const char *path, char id[129], int *dwarf)
@@ -144,6 +145,15 @@ int bundle_bolt(const struct bundle_bolt_opts *o)
 		goto out;
 	}
 	profile = xasprintf("%s/%s", o->dir, json_get_str(json_get(m, "bolt"), "profile"));
+	/* the flags the measured rewrite used; a bundle's are checked like --bolt-flags */
+	bo.flags = json_get_str(json_get(m, "bolt"), "optimize_flags");
+	if (bo.flags) {
+		char *what = xasprintf("%s/%s: bolt.optimize_flags", o->dir, POLICY_BUNDLE_MANIFEST);
+		int bad = bolt_check_flags(what, bo.flags);
+		free(what);
+		if (bad < 0)
+			goto out;
+	}
 	if (stat(o->binary, &sb) < 0) {
 		error("%s: %s", o->binary, strerror(errno));
 		goto out;
@@ -177,7 +187,7 @@ int bundle_bolt(const struct bundle_bolt_opts *o)
 	}
 	strvec_pushl(&args, o->binary, "-o", tmp, NULL);
 	strvec_pushf(&args, "-data=%s", profile);
-	strvec_split(&args, BOLT_OPTIMIZE_FLAGS);
+	bolt_push_flags(&args, bolt_optimize_flags(&bo));
 	if (dwarf > 0)
 		strvec_push(&args, "-update-debug-sections");
 	if (bolt_exec(&b, &args, logfile, "refused to rewrite") != 0)

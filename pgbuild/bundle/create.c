@@ -56,6 +56,7 @@ struct pack {
 	struct json_value *record;   /* the build's pgopt-build.json, or NULL */
 	char *pgo_binary;            /* the PGO install's bin/postgres, or NULL */
 	char *bolt_profile;          /* the BOLT profile, or NULL */
+	char *bolt_flags;            /* the layout flags it was applied with, or NULL */
 	struct json_value *bolt_manifest; /* its manifest, or NULL */
 	char *base_dir;              /* --bundle: the bundle the rest comes from */
 	struct json_value *base;     /* ... its manifest */
@@ -125,6 +126,7 @@ static int from_bolt(struct pack *k, const char *prefix)
 	char *rec = xasprintf("%s/%s", prefix, BUILDLOG_RECORD);
 	struct json_value *r = read_json(rec);
 	const char *p = json_get_str(json_get(json_get(r, "bolt"), "profile"), "path");
+	const char *flags = json_get_str(json_get(r, "bolt"), "optimize_flags");
 	int rc = 0;
 
 	if (!p)
@@ -132,6 +134,9 @@ static int from_bolt(struct pack *k, const char *prefix)
 			   prefix, rec);
 	else
 		k->bolt_profile = xstrdup(p);
+	/* the package's rewrite uses the flags the measured one used */
+	if (!rc && flags)
+		k->bolt_flags = xstrdup(flags);
 	json_free(r);
 	free(rec);
 	return rc;
@@ -464,7 +469,8 @@ static int write_manifest(struct pack *k)
 	if (k->bolt_profile) {
 		json_object_begin(&jw);
 		json_key(&jw, "profile"); json_string(&jw, BUNDLE_BOLT_PROFILE);
-		json_key(&jw, "optimize_flags"); json_string(&jw, BOLT_OPTIMIZE_FLAGS);
+		json_key(&jw, "optimize_flags");
+		json_string(&jw, k->bolt_flags ? k->bolt_flags : BOLT_OPTIMIZE_FLAGS);
 		json_key(&jw, "trained_on");
 		if (k->bolt_manifest)
 			json_value_write(&jw, k->bolt_manifest);
@@ -520,6 +526,7 @@ static void pack_release(struct pack *k)
 	free(k->policy_file);
 	free(k->pgo_binary);
 	free(k->bolt_profile);
+	free(k->bolt_flags);
 	strbuf_release(&k->policy);
 	strbuf_release(&k->units);
 	json_free(k->pgo);

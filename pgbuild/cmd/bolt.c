@@ -52,6 +52,9 @@ static void bolt_usage(FILE *fp)
 	      "  --no-regress           skip the suite (the result is then not checked)\n"
 	      "  --bolt DIR             where llvm-bolt is (default $PGBUILD_BOLT, else\n"
 	      "                         " BOLT_DEFAULT_DIR ", Debian's " BOLT_PACKAGE ")\n"
+	      "  --bolt-flags FLAGS     llvm-bolt's layout flags of the rewrite, one\n"
+	      "                         argument (default \"" BOLT_OPTIMIZE_FLAGS "\");\n"
+	      "                         the profile does not depend on them (it is reused)\n"
 	      "  --force                replace an OUT that is an installed PostgreSQL\n"
 	      "  --json FILE            also write the \"bolt\" object to FILE\n"
 	      "  -j, --jobs N           make jobs of the suite\n"
@@ -79,6 +82,7 @@ static const struct option bolt_options[] = {
 	{ "contrib", no_argument, NULL, OPT_CONTRIB },
 	{ "no-regress", no_argument, NULL, OPT_NO_REGRESS },
 	{ "bolt", required_argument, NULL, OPT_BOLT },
+	{ "bolt-flags", required_argument, NULL, OPT_BOLT_FLAGS },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "json", required_argument, NULL, OPT_JSON },
 	CLI_OPT_JOBS,
@@ -125,6 +129,11 @@ static int parse_options(struct bolt_opts *o, int argc, char **argv)
 		case OPT_CONTRIB: o->contrib = 1; break;
 		case OPT_NO_REGRESS: o->regress = 0; break;
 		case OPT_BOLT: o->bolt_dir = optarg; break;
+		case OPT_BOLT_FLAGS:
+			if (bolt_check_flags("--bolt-flags", optarg) < 0)
+				return cli_usage();
+			o->flags = optarg;
+			break;
 		case OPT_FORCE: o->force = 1; break;
 		case OPT_JSON: o->json = optarg; break;
 		case 'q': o->quiet = 1; break;

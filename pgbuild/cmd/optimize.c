@@ -17,6 +17,7 @@
 #include "pgbuild/cmd/cmd.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/noise/floor.h"
+#include "pgbuild/bolt/bolt.h"
 #include "pgbuild/optimize/optimize.h"
 #include "pgbuild/pipeline/preflight.h"
 
@@ -77,6 +78,8 @@ static void optimize_usage(FILE *fp)
 	      "                         side, and BOLT stacks on the best of either\n"
 	      "  --clang CC             the clang stages' compiler (default " OPTIMIZE_DEFAULT_CLANG ";\n"
 	      "                         its lld, llvm-ar and llvm-profdata beside it)\n"
+	      "  --bolt-flags FLAGS     llvm-bolt's layout flags of the bolt stage (pgbuild\n"
+	      "                         bolt --bolt-flags; default its own)\n"
 	      "  --tune-state DIR       a finished pgbuild tune's --workdir (its best.policy;\n"
 	      "                         default ./pgbuild-tune when it has one); a tune on\n"
 	      "                         a bundle (its best.bundle) makes the tuned stage a\n"
@@ -122,6 +125,7 @@ static const struct option optimize_options[] = {
 	{ "stages", required_argument, NULL, OPT_STAGES },
 	{ "tune-state", required_argument, NULL, OPT_TUNE_STATE },
 	{ "clang", required_argument, NULL, OPT_CLANG },
+	{ "bolt-flags", required_argument, NULL, OPT_BOLT_FLAGS },
 	{ "noise", required_argument, NULL, OPT_NOISE },
 	{ "noise-variants", required_argument, NULL, OPT_VARIANTS },
 	{ "pairs", required_argument, NULL, OPT_PAIRS },
@@ -184,6 +188,11 @@ static int parse_options(struct optimize_opts *o, int argc, char **argv)
 		case OPT_POLICY: o->policy = optarg; break;
 		case OPT_TUNE_STATE: o->tune_state = optarg; break;
 		case OPT_CLANG: o->clang = optarg; break;
+		case OPT_BOLT_FLAGS:
+			if (bolt_check_flags("--bolt-flags", optarg) < 0)
+				return cli_usage();
+			o->bolt_flags = optarg;
+			break;
 		case OPT_NOISE: o->noise = optarg; break;
 		case OPT_RESTART: o->restart = 1; break;
 		case OPT_HTML: o->html = optarg; break;
@@ -200,6 +209,8 @@ static int parse_options(struct optimize_opts *o, int argc, char **argv)
 	if (o->clang && !(o->stages & ((1u << OS_CLANG) | (1u << OS_CLANG_PGO))))
 		return cli_usage_error("--clang names the compiler of the clang stages: add "
 				       "--stages ...,clang,clang-pgo");
+	if (o->bolt_flags && !(o->stages & (1u << OS_BOLT)))
+		return cli_usage_error("--bolt-flags are the bolt stage's: add --stages ...,bolt");
 	if (!o->clang)
 		o->clang = OPTIMIZE_DEFAULT_CLANG;
 	optimize_default_workloads(&o->train, &o->workloads);

@@ -245,6 +245,7 @@ struct optimize_opts {
 	unsigned stages;           /* --stages as 1 << enum optimize_stage bits */
 	const char *tune_state;    /* --tune-state DIR, NULL: look in ./pgbuild-tune */
 	const char *clang;         /* --clang CC: the clang stages' compiler */
+	const char *bolt_flags;    /* --bolt-flags: the bolt stage's layout flags, or NULL */
 	char *clang_skip;          /* why the default stages' clang ones are
 				      skipped (no usable clang), or NULL */
 	int stages_given;          /* --stages (or --clang) was given */

@@ -233,6 +233,8 @@ static int st_bolt(struct pipeline *p, int id)
 
 	strvec_pushl(&a, "bolt", "--prefix", r->s[s->parent].prefix, "--out", s->prefix,
 		     "--workdir", wd, NULL);
+	if (r->o->bolt_flags)
+		strvec_pushl(&a, "--bolt-flags", r->o->bolt_flags, NULL);
 	push_training(&a, r->o);
 	rc = stage_run_pgbuild(p, id, &a, 1);
 	strvec_clear(&a);
@@ -423,6 +425,9 @@ static char *stage_key(struct orun *r, int s)
 			strbuf_addf(&k, "%s%s", i ? "," : " wl=", o->train.v[i]);
 	if (s == OS_BOLT)
 		strbuf_addf(&k, " on={%s}", r->s[st->parent].key);
+	/* only when given, so the keys of earlier runs stay valid */
+	if (s == OS_BOLT && o->bolt_flags)
+		strbuf_addf(&k, " bolt-flags={%s}", o->bolt_flags);
 	free(sha);
 	return strbuf_detach(&k, NULL);
 }

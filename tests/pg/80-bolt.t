@@ -11,7 +11,8 @@
 #      OUT/pgopt-build.json, the suites (core and contrib) pass against
 #      the rewritten binary;
 #   3. inspect and verify read the pgopt records of the rewritten binary;
-#   4. a rerun reuses the profile (no instrument, no training);
+#   4. a rerun reuses the profile (no instrument, no training), with
+#      other layout flags (--bolt-flags: shown, recorded, given to BOLT);
 #   5. a changed input binary: a --profile trained on the old one is
 #      refused, and without --profile the kept one is called stale and
 #      trained again - and a training run that crashes (a backend killed
@@ -105,13 +106,24 @@ like "... backend units among them" "$(cat out.units)" 'src/backend/access/nbtre
 is "verify of OUT: exit 0" "$?" 0
 like "... every object checked" "$(cat verify.out)" 'verify: OK: [0-9]+ objects of postgres checked'
 
-# 4. a rerun reuses the profile
-"$P" bolt --prefix "$ready" --out "$out" --workdir "$wd" -T 5 --no-regress >run2.out 2>run2.err
+is "the record names the default layout flags" "$(json "$R" '$j->{bolt}{optimize_flags}')" \
+	"-reorder-blocks=ext-tsp -reorder-functions=hfsort+ -split-functions -split-all-cold -split-eh -icf=1 -use-gnu-stack -dyno-stats"
+
+# 4. a rerun reuses the profile, with other layout flags (the profile does
+#    not depend on them)
+flags="-reorder-blocks=ext-tsp -reorder-functions=none -split-functions"
+"$P" bolt --prefix "$ready" --out "$out" --workdir "$wd" -T 5 --no-regress \
+	--bolt-flags "$flags" >run2.out 2>run2.err
 is "rerun: exit 0" "$?" 0
 like "... reuses the profile, saying so" "$(cat run2.err)" "reusing the profile $wd/profile.fdata"
 like "... no instrumentation" "$(cat run2.err)" 'instrument skipped: the profile is reused'
 is "... the record says reused" "$(json "$R" '$j->{bolt}{profile}{reused} ? 1 : 0')" 1
 is "... --no-regress: not checked" "$(json "$R" '$j->{bolt}{checked} ? 1 : 0')" 0
+like "--bolt-flags: the optimize line shows them" "$(cat run2.err)" "\\[3/4\\] optimize +llvm-bolt -data=$wd/profile.fdata $flags -> "
+is "... the record names them" "$(json "$R" '$j->{bolt}{optimize_flags}')" "$flags"
+like "... BOLT ran with them, and with -dyno-stats added" "$(head -n 1 "$wd/logs/optimize.log")" " -data=$wd/profile.fdata $flags -dyno-stats\$"
+like "... no function reordering: BOLT printed no hfsort+ line" "$(grep -c 'hfsort' "$wd/logs/optimize.log")" '^0$'
+like "... its dyno-stats still parsed" "$(json "$R" '$j->{bolt}{dyno_stats}{after}{taken_branches}')" '^[1-9][0-9]+$'
 
 # 5. a changed input: stale
 cp -a "$ready" "$dir/changed"

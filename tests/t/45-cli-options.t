@@ -146,6 +146,11 @@ bolt --prefix $PG --out o -s 0|2|invalid value "0" for --scale
 bolt --prefix $PG --out o -j 0|2|invalid value "0" for --jobs
 bolt --prefix $PG --out o --set fsync|2|invalid value "fsync" for --set: expected NAME=VALUE
 bolt --prefix $PG --out o --profile p.fdata --retrain|2|--profile and --retrain exclude each other
+bolt --prefix $PG --out o --bolt-flags reorder|2|--bolt-flags: "reorder" is not an option: every word is one of llvm-bolt's options \(-name or -name=value\)
+bolt --prefix $PG --out o --bolt-flags -o|2|--bolt-flags: "-o" is not a layout flag
+bolt --prefix $PG --out o --bolt-flags --instrumentation-file=x|2|--bolt-flags: "--instrumentation-file=x" is not a layout flag
+bolt --prefix $PG --out o --bolt-flags -print-cfg|2|--bolt-flags: "-print-cfg" is not a layout flag: .* a flag that prints or writes elsewhere has no place here
+bolt --prefix $PG --out o --bolt-flags -help-hidden|2|--bolt-flags: "-help-hidden" is not a layout flag
 bolt --prefix $PG --out o --contrib --no-regress|2|--contrib and --no-regress exclude each other
 bolt --prefix $PG --out o extra|2|unexpected argument "extra"
 bolt --prefix $TMP --out o|2|--prefix $TMP: no bin/postgres
@@ -161,6 +166,8 @@ optimize -W selectonly --workdir w|2|did you mean "select-only"
 optimize -W select-only --stages lto,blot --workdir w|2|invalid stage "blot" in --stages: expected stock, lto, pgo, tuned, clang, clang-pgo or bolt
 optimize -W select-only --stages clang --clang gcc --workdir w|2|--clang gcc is no clang \(its --version does not say clang; the clang stages need one: apt-get install clang-15 lld-15 llvm-15\)
 optimize -W select-only --clang clang-15 --stages lto --workdir w|2|--clang names the compiler of the clang stages: add --stages ...,clang,clang-pgo
+optimize -W select-only --stages lto --bolt-flags -reorder-functions=none --workdir w|2|--bolt-flags are the bolt stage's: add --stages ...,bolt
+optimize -W select-only --bolt-flags -data=x --workdir w|2|--bolt-flags: "-data=x" is not a layout flag: pgbuild gives the input, output, profile and instrumentation itself
 optimize -W select-only --stages bolt --workdir w|2|--stages bolt needs a stage to stack on: BOLT rewrites a BOLT-ready build \(lto, pgo, tuned, clang or clang-pgo\), never stock
 optimize -W select-only --stages , --workdir w|2|invalid value "," for --stages: expected a comma-separated list
 optimize -W select-only --pairs 3 --workdir w|2|--pairs 3: a 95% interval needs at least 6 pairs

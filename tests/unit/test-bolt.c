@@ -264,6 +264,43 @@ static void test_fdata_count(void **state)
 	assert_string_equal(bolt_manifest_path("/w/profile.fdata"), "/w/profile.fdata.json");
 }
 
+/* --bolt-flags: what is a layout flag, and -dyno-stats always there */
+static void test_flags(void **state)
+{
+	struct strvec a = STRVEC_INIT;
+	struct bolt_opts o;
+	(void)state;
+	bolt_opts_init(&o);
+	assert_string_equal(bolt_optimize_flags(&o), BOLT_OPTIMIZE_FLAGS);
+	o.flags = "-reorder-functions=none";
+	assert_string_equal(bolt_optimize_flags(&o), "-reorder-functions=none");
+	bolt_opts_release(&o);
+	assert_int_equal(bolt_check_flags("f", BOLT_OPTIMIZE_FLAGS), 0);
+	assert_int_equal(bolt_check_flags("f", "--reorder-blocks=cache+ -plt=hot"), 0);
+	/* names that begin like a refused one are not refused */
+	assert_int_equal(bolt_check_flags("f", "-dyno-stats -data-layout-x -output-y"), 0);
+	assert_int_equal(bolt_check_flags("f", ""), -1);
+	assert_int_equal(bolt_check_flags("f", "  "), -1);
+	assert_int_equal(bolt_check_flags("f", "-"), -1);
+	assert_int_equal(bolt_check_flags("f", "--=x"), -1);
+	assert_int_equal(bolt_check_flags("f", "-icf=1 split"), -1);
+	assert_int_equal(bolt_check_flags("f", "-icf=1 -o"), -1);
+	assert_int_equal(bolt_check_flags("f", "--data=p.fdata"), -1);
+	assert_int_equal(bolt_check_flags("f", "-instrument"), -1);
+	assert_int_equal(bolt_check_flags("f", "-instrumentation-file=x"), -1);
+	assert_int_equal(bolt_check_flags("f", "-w=x"), -1);
+	assert_int_equal(bolt_check_flags("f", "-print-all"), -1);
+	assert_int_equal(bolt_check_flags("f", "--version"), -1);
+	bolt_push_flags(&a, "-icf=1");
+	assert_int_equal(a.nr, 2);
+	assert_string_equal(a.v[1], "-dyno-stats");
+	strvec_clear(&a);
+	strvec_push(&a, "in");
+	bolt_push_flags(&a, "--dyno-stats -icf=1");
+	assert_int_equal(a.nr, 3);
+	strvec_clear(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_stats_json),
 		cmocka_unit_test(test_staleness),
 		cmocka_unit_test(test_fdata_count),
+		cmocka_unit_test(test_flags),
 	};
 	error_set_program("pgbuild", 2);
 	return cmocka_run_group_tests(tests, NULL, NULL);
