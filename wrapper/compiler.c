@@ -71,7 +71,7 @@ void compiler_identify(const char *path, const struct strvec *env, struct compil
 	/* clang 14 refuses -dumpfullversion; a later one may not: its
 	 * --version says what it is */
 	id->is_gcc = id->version && strspn(id->version, "0123456789.") == strlen(id->version) &&
-		     !(id->banner && strstr(id->banner, "clang"));
+		     !(id->banner && strstr(id->banner, "clang version"));
 	id->same_gcc = id->is_gcc && *PGOPT_PLUGIN_GCC_VERSION &&
 		       !strcmp(id->version, PGOPT_PLUGIN_GCC_VERSION);
 }

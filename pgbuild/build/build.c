@@ -93,7 +93,9 @@ int build_compiler_is_llvm(const char *cc)
 {
 	const char *av[] = { cc, "--version", NULL };
 	char *line = first_line_of(av);
-	int llvm = line && strstr(line, "clang") != NULL;
+	/* "Debian clang version 15.0.6": gcc names itself by argv[0], so a gcc
+	 * called clang-15 says "clang-15 (Debian 12.2.0-14) 12.2.0" */
+	int llvm = line && strstr(line, "clang version") != NULL;
 	free(line);
 	return llvm;
 }

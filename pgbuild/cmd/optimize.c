@@ -352,6 +352,8 @@ static int check_clang(struct optimize_opts *o, int stages_given)
 		free(why);
 		return -1;
 	}
+	/* said at once, not after the gcc stages' hour */
+	warning("the clang stages will be skipped: %s", why);
 	o->clang_skip = why;
 	return 0;
 }

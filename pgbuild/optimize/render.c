@@ -285,7 +285,7 @@ static void text_agreement(const struct json_value *doc, FILE *fp)
 static const char *compiler_short(const char *line, char *buf, size_t n)
 {
 	const char *v = line ? strstr(line, "version ") : NULL;
-	const char *name = !line ? NULL : strstr(line, "clang") ? "clang" : "gcc";
+	const char *name = !line ? NULL : strstr(line, "clang version") ? "clang" : "gcc";
 	if (!line)
 		return "-";
 	if (!v) {  /* gcc (Debian 12.2.0-14+deb12u1) 12.2.0: the last word */

@@ -326,6 +326,25 @@ else
 	skip "a read-only tmpfs needs root" 4
 fi
 
+# no usable clang: the default stages skip the clang ones, saying why at
+# once (before any build); asked for with --stages, it is an error.  The
+# clang-15 first on PATH here is a real compiler that is no clang (gcc).
+mkdir -p noclang && ln -sf "$(command -v gcc)" noclang/clang-15
+PATH=$TMP/noclang:$PATH "$P" optimize -W select-only --workdir w --baseline "$TMP" >out 2>err
+is "no clang, default stages: exit 2 (from the --baseline check after it)" "$?" 2
+like "... the clang stages will be skipped, said at once" "$(cat err)" "warning: the clang stages will be skipped: clang-15 is no clang \\(its --version does not say clang"
+like "... before the later check fails" "$(cat err)" "error: --baseline $TMP: no bin/postgres"
+PATH=$TMP/noclang:$PATH "$P" optimize -W select-only --stages lto,clang --workdir w --baseline "$TMP" >out 2>err
+is "no clang, --stages clang: exit 2" "$?" 2
+like "... an error, not a skip" "$(cat err)" "error: --clang clang-15 is no clang"
+nok "... no skip warning" grep -q "will be skipped" err
+"$P" optimize -W select-only --workdir w --baseline "$TMP" >out 2>err
+if command -v clang-15 >/dev/null && command -v ld.lld-15 >/dev/null; then
+	nok "clang-15 installed: nothing skipped" grep -q "will be skipped" err
+else
+	skip "clang-15 and lld-15 are not installed (make deps installs them)" 1
+fi
+
 # every usage error ends with the one hint, naming the command
 for c in bench bolt build gate inspect optimize pgo profile regress report run sensitivity source tune verify; do
 	"$P" $c --no-such-option >out 2>err
