@@ -623,6 +623,53 @@ static void row_facts(struct explain_result *r, struct xgraph *g, struct explain
 	symbol_facts_free(&facts[1]);
 }
 
+/* ---------------- a library row's callers ---------------- */
+
+static double caller_change(const struct explain_caller *c)
+{
+	return fabs(c->incl[1] - c->incl[0]);
+}
+
+static int cmp_caller(const void *pa, const void *pb)
+{
+	const struct explain_caller *a = pa, *b = pb;
+	if (caller_change(a) != caller_change(b))
+		return caller_change(a) < caller_change(b) ? 1 : -1;
+	return strcmp(a->caller, b->caller);
+}
+
+/* The callers of library row `to` on both sides, the largest changes of
+ * their inclusive cost kept: a libc function's cost moves only with how
+ * often, and with what, the builds call it. */
+static void library_callers(struct explain_result *r, const struct xgraph *g, size_t to)
+{
+	struct explain_caller *all = NULL;
+	size_t n = 0, alloc = 0;
+
+	for (size_t from = 0; from < g->nr; from++) {
+		const struct xg_edge *e[2] = { xg_edge(g, 0, from, to), xg_edge(g, 1, from, to) };
+		if (from == to || (!e[0] && !e[1]))
+			continue;
+		ALLOC_GROW(all, n + 1, alloc);
+		all[n].caller = r->rows[from].key;
+		for (int s = 0; s < 2; s++) {
+			all[n].calls[s] = e[s] ? e[s]->calls : 0;
+			all[n].incl[s] = e[s] ? e[s]->incl.estimate : 0;
+		}
+		n++;
+	}
+	if (n)
+		qsort(all, n, sizeof(*all), cmp_caller);
+	r->rows[to].ncallers = n < EXPLAIN_CALLERS_MAX ? n : EXPLAIN_CALLERS_MAX;
+	r->rows[to].callers = r->rows[to].ncallers ?
+		xcalloc(r->rows[to].ncallers, sizeof(*all)) : NULL;
+	for (size_t i = 0; i < r->rows[to].ncallers; i++) {
+		r->rows[to].callers[i] = all[i];
+		r->rows[to].callers[i].caller = xstrdup(all[i].caller);
+	}
+	free(all);
+}
+
 void explain_decide(struct explain_result *r, struct xgraph *g, struct explain_side sides[2])
 {
 	const struct explain_sym *syms[2] = { sides[0].syms, sides[1].syms };
@@ -630,4 +677,7 @@ void explain_decide(struct explain_result *r, struct xgraph *g, struct explain_s
 	explain_symtab_build(&g->syms, syms, n, 0);
 	one_sided(r, g, sides);
 	row_facts(r, g, sides);
+	for (size_t i = 0; i < r->nr; i++)
+		if (*r->rows[i].object)
+			library_callers(r, g, i);
 }

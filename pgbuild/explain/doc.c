@@ -77,6 +77,19 @@ static void write_sites(struct json_writer *jw, struct explain_row *row)
 		json_object_end(jw);
 	}
 	json_array_end(jw);
+	json_key(jw, "callers");
+	json_array_begin(jw);
+	for (size_t i = 0; i < row->ncallers; i++) {
+		const struct explain_caller *c = &row->callers[i];
+		json_object_begin(jw);
+		json_key(jw, "caller"); json_string(jw, c->caller);
+		json_key(jw, "calls_a"); json_double(jw, c->calls[0]);
+		json_key(jw, "calls_b"); json_double(jw, c->calls[1]);
+		json_key(jw, "inclusive_a"); json_double(jw, c->incl[0]);
+		json_key(jw, "inclusive_b"); json_double(jw, c->incl[1]);
+		json_object_end(jw);
+	}
+	json_array_end(jw);
 }
 
 /* The per-side fields of a row: "a": {...}, "b": {...}. */

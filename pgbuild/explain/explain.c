@@ -62,6 +62,9 @@ static void row_release(struct explain_row *row)
 	for (size_t i = 0; i < row->nabsorbed; i++)
 		free(row->absorbed[i].callee);
 	free(row->absorbed);
+	for (size_t i = 0; i < row->ncallers; i++)
+		free(row->callers[i].caller);
+	free(row->callers);
 }
 
 void explain_result_release(struct explain_result *r)

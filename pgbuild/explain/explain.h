@@ -128,6 +128,17 @@ struct explain_absorbed {
 	double estimate;     /* estimate per transaction moved */
 };
 
+/* Who calls a library function (a row whose code neither build made), per
+ * side: its cost changes only with those calls. */
+struct explain_caller {
+	char *caller;        /* the calling row's key */
+	double calls[2];     /* calls per transaction, A and B */
+	double incl[2];      /* their inclusive estimate per transaction */
+};
+
+/* The callers kept per library row: the largest changes. */
+#define EXPLAIN_CALLERS_MAX 5
+
 /* One source function of either build. */
 struct explain_row {
 	char *key;                 /* names.h's key */
@@ -151,6 +162,9 @@ struct explain_row {
 	size_t nsites, alloc_sites;        /* used, allocated */
 	struct explain_absorbed *absorbed; /* callees' costs moved in */
 	size_t nabsorbed, alloc_absorbed;  /* used, allocated */
+	struct explain_caller *callers;    /* a library row's callers whose
+					      calls changed most (see above) */
+	size_t ncallers;                   /* used (at most EXPLAIN_CALLERS_MAX) */
 };
 
 /* Everything explain found. */

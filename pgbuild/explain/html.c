@@ -141,6 +141,15 @@ static void html_decisions(const struct json_value *row, struct strbuf *o)
 		strbuf_addstr_html(o, sb.buf);
 		strbuf_addstr(o, "<br>");
 	}
+	for (size_t i = 0; i < json_len(json_get(row, "callers")) && i < 5; i++) {
+		const struct json_value *c = json_at(json_get(row, "callers"), i);
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "called from %s: %.2f/tx in A (%.0f), %.2f/tx in B (%.0f)",
+			    json_get_str(c, "caller"), num(c, "calls_a"), num(c, "inclusive_a"),
+			    num(c, "calls_b"), num(c, "inclusive_b"));
+		strbuf_addstr_html(o, sb.buf);
+		strbuf_addstr(o, "<br>");
+	}
 	for (int s = 0; s < 2; s++) {
 		const struct json_value *side = json_get(row, s ? "b" : "a");
 		const char *f = json_get_str(side, "flags"), *rl = json_get_str(side, "rules");

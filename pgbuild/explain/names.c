@@ -1,5 +1,5 @@
 /*
- * explain/names.c - GCC's suffixes stripped from symbol names, and the
+ * explain/names.c - the compilers' suffixes stripped from symbol names, and the
  * symbols of two builds matched into one row per source function; see
  * names.h.
  */
@@ -19,6 +19,7 @@ const struct explain_suffix explain_suffixes[] = {
 	{ ".cold", EXPLAIN_NK_COLD, "cold part" },
 	{ ".localalias", EXPLAIN_NK_LOCALALIAS, "local alias" },
 	{ ".org", EXPLAIN_NK_BOLT_ORG, "BOLT's jump at the old address" },
+	{ ".llvm", EXPLAIN_NK_LLVM, "ThinLTO rename" },
 	{ NULL, 0, NULL },
 };
 

@@ -58,6 +58,7 @@ enum explain_name_kind {
 	EXPLAIN_NK_LOCALALIAS = 1u << 5, /* .localalias: an alias */
 	EXPLAIN_NK_RECURSION  = 1u << 6, /* 'N: callgrind's recursion level */
 	EXPLAIN_NK_BOLT_ORG   = 1u << 7, /* .org.N: BOLT's jump at the old address */
+	EXPLAIN_NK_LLVM       = 1u << 8, /* .llvm.N: clang's ThinLTO rename of a static */
 };
 
 /* One row of the suffix table. */

@@ -200,6 +200,16 @@ static void text_decisions(const struct json_value *row, FILE *fp)
 	if (sb.len)
 		wrap(fp, 6, 8, sb.buf);
 	strbuf_reset(&sb);
+	for (size_t i = 0; i < json_len(json_get(row, "callers")) && i < 3; i++) {
+		const struct json_value *c = json_at(json_get(row, "callers"), i);
+		strbuf_addf(&sb, "%s%s %.2f/tx in A (%.0f inclusive), %.2f/tx in B (%.0f)",
+			    i ? "; " : "called from (largest changes): ", json_get_str(c, "caller"),
+			    num(c, "calls_a"), num(c, "inclusive_a"), num(c, "calls_b"),
+			    num(c, "inclusive_b"));
+	}
+	if (sb.len)
+		wrap(fp, 6, 8, sb.buf);
+	strbuf_reset(&sb);
 	if (json_get_str(row, "tu"))
 		strbuf_addf(&sb, "unit %s:", json_get_str(row, "tu"));
 	for (int s = 0; s < 2; s++) {

@@ -12,7 +12,9 @@
 #     the files' summaries (reconciled);
 #   - the terminal table fits 100 columns; --json, --html;
 #   - bad input: one line, exit 2;
-#   - A's records moved into a side file, read with --debug-dir.
+#   - A's records moved into a side file, read with --debug-dir;
+#   - a libc function's row names its callers on both sides (memset
+#     inline in one build, called in the other).
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$TMP" || exit 1
 [ -f "$B/lib/pgoptcc/pgopt.so" ] || skip_all "plugin not built"
@@ -171,6 +173,38 @@ if command -v objcopy >/dev/null && [ -n "$id" ]; then
 else
 	skip "no objcopy or no GNU build-id in the linked program" 4
 fi
+
+# a library function's row says who calls it: the same program with
+# memset inline (A: gcc expands it) and as a libc call (B:
+# -fno-builtin-memset); the libc row's change comes with its caller
+cat > z.c <<'C'
+#include <stdlib.h>
+#include <string.h>
+volatile char zsink;
+__attribute__((noinline)) static void fill(char *p, int i) { memset(p, i, 4096); zsink = p[i & 4095]; }
+int main(int argc, char **argv) { static char buf[4096]; int n = argc > 1 ? atoi(argv[1]) : 10; for (int i = 0; i < n; i++) fill(buf, i); return 0; }
+C
+mkdir -p za zb
+gcc -O2 -minline-all-stringops -mstringop-strategy=unrolled_loop -o za/prog z.c &&
+	gcc -O2 -fno-builtin-memset -o zb/prog z.c && measure za && measure zb
+is "memset inline (A) and called (B): built and measured" "$?" 0
+nok "... A calls no memset" sh -c "objdump -d za/prog | grep -q 'call.*<memset@plt>'"
+ok "... B does" sh -c "objdump -d zb/prog | grep -q 'call.*<memset@plt>'"
+"$B/bin/pgbuild" explain --baseline za/prog --candidate zb/prog --callgrind-baseline "$(cg za)" \
+	--callgrind-candidate "$(cg zb)" --instr-statements 1000 --json z.json --html z.html \
+	--top 5 >z.out 2>z.err
+is "explain of the memset pair: exit 0" "$?" 0
+lib='my ($r) = grep { $_->{object} =~ /libc/ && $_->{function} =~ /memset/ } @{$d->{rows}};'
+like "json: the libc memset row is there, dearer in B" "$(json z.json "$lib"' $r->{change} > 0 ? "dearer" : "not"')" '^dearer$'
+is "json: its caller is fill, never in A, once per iteration in B" \
+	"$(json z.json "$lib"' my $c = $r->{callers}[0]; sprintf "%s %.2f %.2f", $c->{caller}, $c->{calls_a}, $c->{calls_b}')" \
+	"fill 0.00 1.00"
+like "... B's calls carry the inclusive cost" "$(json z.json "$lib"' $r->{callers}[0]{inclusive_b} > $r->{callers}[0]{inclusive_a} ? "yes" : "no"')" '^yes$'
+like "terminal: the row says who calls it" "$(tr '\n' ' ' <z.out | tr -s ' ')" \
+	'called from \(largest changes\): fill 0\.00/tx in A \(0 inclusive\), 1\.00/tx in B \([0-9]+\)'
+like "html: too" "$(cat z.html)" 'called from fill: 0\.00/tx in A \(0\), 1\.00/tx in B \([0-9]+\)'
+is "json: a row of the program has no callers list entries" \
+	"$(json z.json 'my ($r) = grep { $_->{function} eq "fill" } @{$d->{rows}}; scalar @{$r->{callers}}')" 0
 
 # measuring: explain runs the single-user cycles runs itself (no gate, no
 # callgrind files given), here Debian's PostgreSQL against itself: the two

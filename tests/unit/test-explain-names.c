@@ -162,6 +162,11 @@ static void test_suffixes(void **state)
 		{ "heap_getattr.lto_priv.5.lto_priv.0.org.0", "heap_getattr",
 		  EXPLAIN_NK_LTO_PRIV | EXPLAIN_NK_BOLT_ORG },
 		{ "AllocSetAlloc.cold.0", "AllocSetAlloc", EXPLAIN_NK_COLD },
+		/* clang's ThinLTO renames a static it exports from its module */
+		{ "AdvanceXLInsertBuffer.llvm.15496340320902866641", "AdvanceXLInsertBuffer",
+		  EXPLAIN_NK_LLVM },
+		{ "fn.llvm.12'2", "fn", EXPLAIN_NK_LLVM | EXPLAIN_NK_RECURSION },
+		{ "x.llvm", "x", EXPLAIN_NK_LLVM },
 		{ "x.str.1", "x.str.1", 0 },           /* not GCC's: kept */
 		{ ".cold", ".cold", 0 },               /* nothing before it */
 	};
