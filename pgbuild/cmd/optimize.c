@@ -11,13 +11,13 @@
 #include <unistd.h>
 
 #include "pgbuild/bench/servercpu.h"
+#include "pgbuild/bolt/bolt.h"
 #include "pgbuild/build/build.h"
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/metric/workloads.h"
 #include "pgbuild/cmd/cmd.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/noise/floor.h"
-#include "pgbuild/bolt/bolt.h"
 #include "pgbuild/optimize/optimize.h"
 #include "pgbuild/pipeline/preflight.h"
 

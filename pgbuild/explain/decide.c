@@ -660,14 +660,12 @@ static void library_callers(struct explain_result *r, const struct xgraph *g, si
 	}
 	if (n)
 		qsort(all, n, sizeof(*all), cmp_caller);
-	r->rows[to].ncallers = n < EXPLAIN_CALLERS_MAX ? n : EXPLAIN_CALLERS_MAX;
-	r->rows[to].callers = r->rows[to].ncallers ?
-		xcalloc(r->rows[to].ncallers, sizeof(*all)) : NULL;
-	for (size_t i = 0; i < r->rows[to].ncallers; i++) {
-		r->rows[to].callers[i] = all[i];
-		r->rows[to].callers[i].caller = xstrdup(all[i].caller);
-	}
-	free(all);
+	if (n > EXPLAIN_CALLERS_MAX)
+		n = EXPLAIN_CALLERS_MAX;
+	for (size_t i = 0; i < n; i++)
+		all[i].caller = xstrdup(all[i].caller);
+	r->rows[to].callers = all;
+	r->rows[to].ncallers = n;
 }
 
 void explain_decide(struct explain_result *r, struct xgraph *g, struct explain_side sides[2])
