@@ -189,7 +189,7 @@ like "... exit 2, naming the file" "$(oneline "$PGB" bundle check "$TMP/Bbad" --
 
 # ---- BOLT: a profile of the bundle-built program, applied to copies
 if [ ! -x "$LLVM/llvm-bolt" ]; then
-	skip "llvm-bolt is not installed in $LLVM (bolt-15; make deps): bundle bolt not run" 15
+	skip "llvm-bolt is not installed in $LLVM (bolt-15; make deps): bundle bolt not run" 19
 	done_testing
 fi
 BO=$TMP/bolt && project "$BO"
@@ -218,6 +218,20 @@ like "... its debug information kept (DWARF 4, updated)" "$(readelf -SW "$TMP/pr
 is "... the records' side file moved to the new build-id" \
 	"$(test ! -e "$BO/log/records/.build-id/${old:0:2}/${old:2}.pgopt" && test -f "$BO/log/records/.build-id/${new:0:2}/${new:2}.pgopt" && echo yes)" yes
 like "... which inspect --debug-dir reads" "$("$PGB" inspect --units --debug-dir "$BO/log/records" "$TMP/prog.copy" 2>&1)" 'src/hot\.c'
+# the layout flags a bundle carries (pgbuild bolt --bolt-flags's): used,
+# and checked like the option, naming the manifest
+cp -a "$TMP/B" "$TMP/Bflags"
+jq '.bolt.optimize_flags = "-reorder-blocks=ext-tsp -icf=1"' "$TMP/B/pgopt-bundle.json" >"$TMP/Bflags/pgopt-bundle.json"
+cp "$BO/src/prog" "$TMP/prog.flags" && mkdir -p "$BO/logf"
+"$PGB" bundle bolt "$TMP/Bflags" "$TMP/prog.flags" --log "$BO/logf" >/dev/null 2>&1
+is "bundle bolt with the bundle's own layout flags: exit 0" "$?" 0
+like "... BOLT ran with them, -dyno-stats added" "$(cat "$BO"/logf/bolt-prog.flags.log)" ' -reorder-blocks=ext-tsp -icf=1 -dyno-stats'
+jq '.bolt.optimize_flags = "-icf=1 -o /tmp/elsewhere"' "$TMP/B/pgopt-bundle.json" >"$TMP/Bflags/pgopt-bundle.json"
+cp "$BO/src/prog" "$TMP/prog.flags2"
+like "flags that would write elsewhere: refused, exit 2, naming the manifest" \
+	"$(oneline "$PGB" bundle bolt "$TMP/Bflags" "$TMP/prog.flags2")" \
+	'Bflags/pgopt-bundle.json: bolt.optimize_flags: "-o" is not a layout flag.*exit 2$'
+ok "... the program left as it was" cmp -s "$BO/src/prog" "$TMP/prog.flags2"
 # a changed program: stale
 sed -i 's/s += (i \* 7) % 13;/s += (i * 7) % 13; if (s == 99) s += 2;/' "$BO/src/hot.c"
 CF="-O2 -g" build "$BO" "${P[@]}" 2>/dev/null
