@@ -20,6 +20,9 @@
 #      floor was measured once, before the first gate (the stock-floor
 #      step: pgbuild noise on stock, both workloads), and every gate and
 #      resolution is that floor's;
+#   2b. the same command with --bolt-flags: only the bolt stage is redone
+#      (its key holds the flags), from its kept profile, with the flags
+#      given to BOLT and recorded;
 #   3. a stage that is not faster than the build it stacks on is dropped
 #      with the reason: the shared LTO build as its own stock (A/A), exit 1,
 #      nothing installed; --noise none: the repeat resolution, no floor
@@ -32,7 +35,7 @@
 #      real suite fails, lto is dropped naming the suite's log, no gate
 #      runs and no floor is measured, exit 1, nothing installed.
 . "$(dirname "$0")/lib.sh"
-e2e_extra optimize "pgbuild optimize end to end (interrupted and resumed, an A/A run, a crashing suite: about 8 min)"
+e2e_extra optimize "pgbuild optimize end to end (interrupted and resumed, new BOLT flags, an A/A run, a crashing suite: about 12 min)"
 P=$B/bin/pgbuild
 unset PGOPT_POLICY PGOPT_LOGDIR PGOPT_PREFIX PGBUILD_BOLT
 [ -x /usr/lib/llvm-15/bin/llvm-bolt ] ||
@@ -180,6 +183,27 @@ is "report --optimize: exit 0" "$?" 0
 is "... the same waterfall" "$(cat rerender.out)" "$(sed -n '/^pgbuild optimize:/,/^best:/p' run2.out)"
 cmp -s rerender.html "$H"
 is "... the same page" "$?" 0
+
+# 2b. BOLT's layout flags: part of the bolt stage's key, so the same run
+#     with --bolt-flags redoes bolt (from its kept profile) and its gate,
+#     and nothing before it
+flags="-reorder-blocks=ext-tsp -reorder-functions=none -icf=1"
+t0=$(date +%s)
+"$P" "${args[@]}" --bolt-flags "$flags" >run2b.out 2>run2b.err
+s=$?
+diag "run 2b (--bolt-flags: bolt again from its profile, its installcheck and gate): $(($(date +%s) - t0)) s"
+is "--bolt-flags: exit 0" "$s" 0
+[ $s = 0 ] || diag "$(tail -30 run2b.err)"
+for st in stock-floor lto lto-verify lto-regress lto-gate; do
+	like "... $st is not redone" "$(cat run2b.err)" "\] $st +.*: finished in an earlier run \(exit 0\), skipped"
+done
+nok "... bolt is redone" grep -Eq '\] bolt +.*finished in an earlier run' run2b.err
+like "... from the profile of run 2" "$(cat run2b.err)" "reusing the profile $wd/bolt/work/profile\\.fdata"
+like "... given to BOLT" "$(cat run2b.err)" "\\[3/4\\] optimize +llvm-bolt -data=$wd/bolt/work/profile\\.fdata $flags -> "
+is "... which the rewrite's record names" "$(json "$wd/bolt/prefix/pgopt-build.json" '$j->{bolt}{optimize_flags}')" "$flags"
+like "... the stage's key holds them" "$(json "$wd/run-state.json" '$j->{stages}{bolt}{key}')" " bolt-flags=\\{$flags\\}"
+nok "... the gate's too: it is not skipped" grep -Eq '\] bolt-gate +.*finished in an earlier run' run2b.err
+like "bolt kept or dropped again" "$(stage "$J" bolt state)" '^(kept|dropped)$'
 
 # 3. A/A: the shared LTO build against itself is not faster: dropped
 wd3=$(seeded_workdir aa)
