@@ -101,16 +101,19 @@ done
 ok "nothing at --prefix" test ! -e "$out"
 
 # 2. resumed
-t0=$(date +%s)
-"$P" "${args[@]}" >run2.out 2>run2.err
-s=$?
-t1=$(date +%s)
-diag "run 2 (resumed: bolt, its installcheck and gate): $((t1 - t0)) s"
-is "resumed: exit 0" "$s" 0
-[ $s = 0 ] || diag "$(tail -30 run2.err)"
-for st in stock-floor lto lto-verify lto-regress lto-gate; do
-	like "$st is not redone" "$(cat run2.err)" "\] $st +.*: finished in an earlier run \(exit 0\), skipped"
-done
+rerun() { # RUN WHAT [OPTION...]: the command again (RUN.out, RUN.err), exit 0, lto's steps skipped
+	local run=$1 what=$2 s t0=$(date +%s)
+	shift 2
+	"$P" "${args[@]}" "$@" >"$run.out" 2>"$run.err"
+	s=$?
+	diag "$run ($what): $(($(date +%s) - t0)) s"
+	is "$run: exit 0" "$s" 0
+	[ $s = 0 ] || diag "$(tail -30 "$run.err")"
+	for st in stock-floor lto lto-verify lto-regress lto-gate; do
+		like "... $st is not redone" "$(cat "$run.err")" "\] $st +.*: finished in an earlier run \(exit 0\), skipped"
+	done
+}
+rerun run2 "resumed: bolt, its installcheck and gate"
 like "bolt ran" "$(cat run2.err)" '\[[0-9]+/[0-9]+\] bolt +done in '
 J=$dir/opt.json
 ok "the JSON is written" test -s "$J"
@@ -188,15 +191,7 @@ is "... the same page" "$?" 0
 #     with --bolt-flags redoes bolt (from its kept profile) and its gate,
 #     and nothing before it
 flags="-reorder-blocks=ext-tsp -reorder-functions=none -icf=1"
-t0=$(date +%s)
-"$P" "${args[@]}" --bolt-flags "$flags" >run2b.out 2>run2b.err
-s=$?
-diag "run 2b (--bolt-flags: bolt again from its profile, its installcheck and gate): $(($(date +%s) - t0)) s"
-is "--bolt-flags: exit 0" "$s" 0
-[ $s = 0 ] || diag "$(tail -30 run2b.err)"
-for st in stock-floor lto lto-verify lto-regress lto-gate; do
-	like "... $st is not redone" "$(cat run2b.err)" "\] $st +.*: finished in an earlier run \(exit 0\), skipped"
-done
+rerun run2b "--bolt-flags: bolt again from its profile, its installcheck and gate" --bolt-flags "$flags"
 nok "... bolt is redone" grep -Eq '\] bolt +.*finished in an earlier run' run2b.err
 like "... from the profile of run 2" "$(cat run2b.err)" "reusing the profile $wd/bolt/work/profile\\.fdata"
 like "... given to BOLT" "$(cat run2b.err)" "\\[3/4\\] optimize +llvm-bolt -data=$wd/bolt/work/profile\\.fdata $flags -> "
