@@ -246,7 +246,7 @@ cp "$BO/src/prog" "$TMP/prog.flags3" && mkdir -p "$BO/logf3"
 "$PGB" bundle bolt "$TMP/B5" "$TMP/prog.flags3" --log "$BO/logf3" >/dev/null 2>&1
 is "... bundle bolt with that bundle: exit 0" "$?" 0
 like "... BOLT ran with the record's flags" "$(cat "$BO"/logf3/bolt-prog.flags3.log)" ' -reorder-blocks=ext-tsp -split-functions -dyno-stats'
-jq 'del(.bolt.optimize_flags)' "$TMP/boltout/pgopt-build.json" >"$TMP/boltout/r" && mv "$TMP/boltout/r" "$TMP/boltout/pgopt-build.json"
+jq -n --arg p "$TMP/prog.fdata" '{bolt: {profile: {path: $p}}}' >"$TMP/boltout/pgopt-build.json"
 "$PGB" bundle create --builddir "$T" --log "$T/log" --policy use.policy --bolt "$TMP/boltout" --out "$TMP/B5" --force >/dev/null
 like "... a record without flags: the default ones in the manifest" \
 	"$(jq -r .bolt.optimize_flags "$TMP/B5/pgopt-bundle.json")" '^-reorder-blocks=ext-tsp -reorder-functions=hfsort\+ .*-use-gnu-stack -dyno-stats$'
