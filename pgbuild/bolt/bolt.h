@@ -258,9 +258,12 @@ void bolt_release(struct bolt_run *b);
  * or -1 after one error (BOLT not installed: how to install it). */
 int bolt_prepare_tools(struct bolt_run *b);
 
-/* Is the binary BOLT-ready?  1 ready; 0 not, with the sentence naming the
- * policy line in why; -1 when it cannot be read (why says so). */
-int bolt_binary_ready(const char *binary, struct strbuf *why);
+/* Is the binary BOLT-ready for llvm-bolt's layout FLAGS (NULL: the
+ * default ones)?  1 ready; 0 not, with the sentence naming the policy line
+ * in why; -1 when it cannot be read (why says so).  -plt=hot and -plt=all
+ * need a binary linked with -z now: BOLT refuses one without it, after
+ * training. */
+int bolt_binary_ready(const char *binary, const char *flags, struct strbuf *why);
 
 /* The steps; each returns 0, or the exit code (2) after its error. */
 int bolt_instrument(struct bolt_run *b);

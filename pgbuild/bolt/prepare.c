@@ -229,7 +229,7 @@ static int prepare_input(struct bolt_run *b)
 {
 	struct strbuf why = STRBUF_INIT;
 	char *rec = xasprintf("%s/%s", b->in, BUILDLOG_RECORD);
-	int r = bolt_binary_ready(b->in_binary, &why), ok = r > 0;
+	int r = bolt_binary_ready(b->in_binary, bolt_optimize_flags(b->o), &why), ok = r > 0;
 
 	if (!ok)
 		error("%s", why.buf);

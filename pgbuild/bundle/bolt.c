@@ -162,7 +162,7 @@ int bundle_bolt(const struct bundle_bolt_opts *o)
 		error("%s: not a regular file", o->binary);
 		goto out;
 	}
-	if ((ready = bolt_binary_ready(o->binary, &why)) != 1) {
+	if ((ready = bolt_binary_ready(o->binary, bolt_optimize_flags(&bo), &why)) != 1) {
 		error("%s", why.buf);
 		goto out;
 	}

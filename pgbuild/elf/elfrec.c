@@ -73,6 +73,29 @@ static void read_build_id(Elf_Scn *scn, const GElf_Shdr *sh, size_t image_size,
 	}
 }
 
+/* Does the dynamic section ask for every symbol bound at load (-z now:
+ * DT_BIND_NOW, DF_BIND_NOW in DT_FLAGS or DF_1_NOW in DT_FLAGS_1)? */
+static void read_bind_now(Elf_Scn *scn, const GElf_Shdr *sh, size_t image_size,
+			  struct elfrec_object *obj)
+{
+	Elf_Data *d;
+	GElf_Dyn dyn;
+
+	if (sh->sh_offset > image_size || sh->sh_size > image_size - sh->sh_offset ||
+	    !sh->sh_entsize)
+		return;
+	d = elf_getdata(scn, NULL);
+	for (size_t i = 0; d && i < sh->sh_size / sh->sh_entsize && gelf_getdyn(d, (int)i, &dyn);
+	     i++) {
+		if (dyn.d_tag == DT_NULL)
+			return;
+		if (dyn.d_tag == DT_BIND_NOW ||
+		    (dyn.d_tag == DT_FLAGS && (dyn.d_un.d_val & DF_BIND_NOW)) ||
+		    (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_NOW)))
+			obj->bind_now = 1;
+	}
+}
+
 /* The DWARF version of the first unit of .debug_info (its header: a
  * 4-byte length, or 0xffffffff and an 8-byte one, then the version). */
 static void read_dwarf_version(Elf_Scn *scn, const GElf_Shdr *sh, size_t image_size,
@@ -289,6 +312,8 @@ static int read_image(Elf *elf, unsigned flags, struct elfrec_object *obj, const
 			obj->bolt_rewritten = 1;
 		if (!strcmp(name, ".debug_info"))
 			read_dwarf_version(scn, &sh, image_size, obj);
+		if (sh.sh_type == SHT_DYNAMIC)
+			read_bind_now(scn, &sh, image_size, obj);
 		if (sh.sh_type == SHT_NOTE && !obj->build_id[0])
 			read_build_id(scn, &sh, image_size, obj);
 		if ((sh.sh_flags & SHF_EXECINSTR) && sh.sh_type != SHT_NOBITS) {

@@ -83,6 +83,8 @@ struct elfrec_object {
 				      * information; -1: compressed, not read */
 	int has_symtab;              /* has a .symtab (not stripped) */
 	int has_dynsym;              /* has a .dynsym */
+	int bind_now;                /* linked with -z now (binds every symbol
+				      * at load, what BOLT's -plt needs) */
 	char build_id[129];          /* GNU build-id in hex, or "" */
 	char *records_from;          /* the side file its records were read
 				      * from (elfrec_set_debug_dir), or NULL */

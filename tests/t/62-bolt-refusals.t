@@ -4,7 +4,8 @@
 # relocations, one with relocations but a .cold fragment, Debian's own
 # postgres, a binary BOLT already rewrote; no llvm-bolt where it is looked
 # for (names the package and `make deps`); a rewrite BOLT itself refuses
-# (its own error line); an OUT that is not a bolt output, IN == OUT.
+# (its own error line); -plt=hot on a binary linked without -z now; an OUT
+# that is not a bolt output, IN == OUT.
 # Each refusal makes nothing.
 . "$(dirname "$0")/../lib/tap.sh"
 P=$B/bin/pgbuild
@@ -67,7 +68,7 @@ like "... never in place" "$(cat err)" "is --prefix itself: BOLT's output goes i
 "$P" bolt --prefix ready --out ready/sub >out 2>err
 like "OUT inside IN: refused" "$(cat err)" "is inside --prefix"
 if [ ! -x "$BOLT/llvm-bolt" ]; then
-	skip "BOLT 15 is not installed (Debian's bolt-15: make deps)" 13
+	skip "BOLT 15 is not installed (Debian's bolt-15: make deps)" 19
 	done_testing
 fi
 "$P" bolt --prefix ready --out stock >out 2>err
@@ -96,6 +97,23 @@ ok "... and no OUT" test ! -e o2
 printf '{"input_sha256":"%064d","workloads":"select-only,tpcb","duration":5,"clients":2,"scale":1}\n' 0 > bad.fdata.json
 "$P" bolt --prefix ready --out o2 --profile bad.fdata --no-regress >out 2>err
 like "a stale --profile is refused naming the change" "$(cat err)" "--profile $TMP/bad.fdata is stale: the input binary changed \(sha256 [0-9a-f]{12}\.\.\. now, 000000000000\.\.\. when trained\)"
+# -plt=hot on a binary linked without -z now: BOLT would refuse it only
+# after training; pgbuild refuses first, naming the policy line.  Linked
+# with -z now, the same flags rewrite (BOLT's own profile, trained here)
+"$P" bolt --prefix ready --out o3 --profile bad.fdata --no-regress \
+	--bolt-flags "-reorder-blocks=ext-tsp -plt=hot" >out 2>err
+is "-plt=hot without -z now: exit 2" "$?" 2
+like "... names the flag, -z now and the policy line" "$(cat err)" "ready/bin/postgres is not ready for llvm-bolt's -plt=hot: that rewrite needs a binary linked with -z now .*\"ldflags \+= -Wl,-z,now\" to the policy's \[global\]"
+ok "... before BOLT ran (no OUT, no BOLT error)" sh -c '! grep -q BOLT-ERROR err && test ! -e o3'
+mkprefix now -O2 -fno-reorder-blocks-and-partition -Wl,--emit-relocs -Wl,-z,now
+"$BOLT/llvm-bolt" now/bin/postgres -instrument -instrumentation-file="$TMP/now.fdata" \
+	-o now.instr >bolt.log 2>&1 && ./now.instr >/dev/null
+"$P" bolt --prefix now --out o3 --profile now.fdata --no-regress \
+	--bolt-flags "-reorder-blocks=ext-tsp -plt=hot" >out 2>err
+is "linked with -z now: -plt=hot rewrites (exit 0)" "$?" 0
+like "... BOLT rewrote the PLT calls" "$(cat o3.bolt/logs/optimize.log)" "BOLT-INFO: [1-9][0-9]* PLT calls in the binary were optimized"
+ok "... and the rewrite runs" sh -c 'test "$(o3/bin/postgres)" = "$(now/bin/postgres)"'
+
 # as root: an OUT the server user cannot reach is refused before any step
 if [ "$(id -u)" != 0 ] || ! id postgres >/dev/null 2>&1; then
 	skip "needs root and the postgres user (the server user)" 2

@@ -376,6 +376,16 @@ static void test_sizes_and_symbols(void **state)
 	elfrec_release(&z);
 	elfrec_release(&f);
 
+	/* -z now: DT_FLAGS BIND_NOW / DT_FLAGS_1 NOW; lazy binding: neither */
+	sh("cd %s && gcc -O2 -shared -fPIC -Wl,-z,lazy -o liblazy.so a.c b.c && "
+	   "gcc -O2 -shared -fPIC -Wl,-z,now -o libnow.so a.c b.c", dir);
+	assert_int_equal(elfrec_open(path_of("liblazy.so"), &f, &err), 0);
+	assert_int_equal(f.objs[0].bind_now, 0);
+	elfrec_release(&f);
+	assert_int_equal(elfrec_open(path_of("libnow.so"), &f, &err), 0);
+	assert_int_equal(f.objs[0].bind_now, 1);
+	elfrec_release(&f);
+
 	/* stripped: no .symtab, the .dynsym functions */
 	sh("cd %s && strip -o libs.so libx.so", dir);
 	assert_int_equal(elfrec_open(path_of("libs.so"), &f, &err), 0);
