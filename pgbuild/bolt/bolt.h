@@ -258,6 +258,10 @@ void bolt_release(struct bolt_run *b);
  * or -1 after one error (BOLT not installed: how to install it). */
 int bolt_prepare_tools(struct bolt_run *b);
 
+/* The word of llvm-bolt's FLAGS that rewrites PLT calls (-plt=hot,
+ * -plt=all; allocated), or NULL. */
+char *bolt_plt_flag(const char *flags);
+
 /* Is the binary BOLT-ready for llvm-bolt's layout FLAGS (NULL: the
  * default ones)?  1 ready; 0 not, with the sentence naming the policy line
  * in why; -1 when it cannot be read (why says so).  -plt=hot and -plt=all

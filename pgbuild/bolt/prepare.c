@@ -71,6 +71,27 @@ void bolt_push_flags(struct strvec *args, const char *flags)
 	strvec_push(args, "-dyno-stats");
 }
 
+/* An option word's name: "-name=value" and "--name=value" give "name=value". */
+static const char *flag_name(const char *word)
+{
+	return word + (word[0] == '-') + (word[0] == '-' && word[1] == '-');
+}
+
+char *bolt_plt_flag(const char *flags)
+{
+	struct strvec w = STRVEC_INIT;
+	char *found = NULL;
+
+	strvec_split(&w, flags ? flags : "");
+	for (size_t i = 0; i < w.nr && !found; i++) {
+		const char *name = flag_name(w.v[i]);
+		if (!strncmp(name, "plt=", 4) && strcmp(name + 4, "none"))
+			found = xstrdup(w.v[i]);
+	}
+	strvec_clear(&w);
+	return found;
+}
+
 int bolt_check_flags(const char *opt, const char *flags)
 {
 	struct strvec w = STRVEC_INIT;
@@ -81,7 +102,7 @@ int bolt_check_flags(const char *opt, const char *flags)
 		rc = -1, error("%s: no flags: give llvm-bolt's layout flags, e.g. \"%s\"", opt,
 			       BOLT_OPTIMIZE_FLAGS);
 	for (size_t i = 0; i < w.nr && !rc; i++) {
-		const char *name = w.v[i] + (w.v[i][0] == '-') + (w.v[i][1] == '-');
+		const char *name = flag_name(w.v[i]);
 		size_t len = strcspn(name, "=");
 
 		if (w.v[i][0] != '-' || !len)

@@ -76,22 +76,6 @@ static long cold_fragments(const struct elfrec_object *obj)
 	return n;
 }
 
-/* The word of FLAGS that rewrites PLT calls (-plt=hot, -plt=all), or NULL. */
-static char *plt_flag(const char *flags)
-{
-	struct strvec w = STRVEC_INIT;
-	char *found = NULL;
-
-	strvec_split(&w, flags ? flags : "");
-	for (size_t i = 0; i < w.nr && !found; i++) {
-		const char *name = w.v[i] + (w.v[i][0] == '-') + (w.v[i][1] == '-');
-		if (!strncmp(name, "plt=", 4) && strcmp(name + 4, "none"))
-			found = xstrdup(w.v[i]);
-	}
-	strvec_clear(&w);
-	return found;
-}
-
 int bolt_binary_ready(const char *binary, const char *flags, struct strbuf *why)
 {
 	char *plt = NULL;
@@ -121,7 +105,7 @@ int bolt_binary_ready(const char *binary, const char *flags, struct strbuf *why)
 	}
 	cold = cold_fragments(obj);
 	ready = obj->rela_text_size > 0 && cold == 0 && obj->has_symtab;
-	if (ready && !obj->bind_now && (plt = plt_flag(flags))) {
+	if (ready && !obj->bind_now && (plt = bolt_plt_flag(flags))) {
 		strbuf_addf(why, "%s is not ready for llvm-bolt's %s: that rewrite needs a binary "
 			    "linked with -z now (BOLT refuses one without DT_FLAGS BIND_NOW); add "
 			    "\"ldflags += -Wl,-z,now\" to the policy's [global] and build again, or "

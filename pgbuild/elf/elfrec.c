@@ -73,29 +73,6 @@ static void read_build_id(Elf_Scn *scn, const GElf_Shdr *sh, size_t image_size,
 	}
 }
 
-/* Does the dynamic section ask for every symbol bound at load (-z now:
- * DT_BIND_NOW, DF_BIND_NOW in DT_FLAGS or DF_1_NOW in DT_FLAGS_1)? */
-static void read_bind_now(Elf_Scn *scn, const GElf_Shdr *sh, size_t image_size,
-			  struct elfrec_object *obj)
-{
-	Elf_Data *d;
-	GElf_Dyn dyn;
-
-	if (sh->sh_offset > image_size || sh->sh_size > image_size - sh->sh_offset ||
-	    !sh->sh_entsize)
-		return;
-	d = elf_getdata(scn, NULL);
-	for (size_t i = 0; d && i < sh->sh_size / sh->sh_entsize && gelf_getdyn(d, (int)i, &dyn);
-	     i++) {
-		if (dyn.d_tag == DT_NULL)
-			return;
-		if (dyn.d_tag == DT_BIND_NOW ||
-		    (dyn.d_tag == DT_FLAGS && (dyn.d_un.d_val & DF_BIND_NOW)) ||
-		    (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_NOW)))
-			obj->bind_now = 1;
-	}
-}
-
 /* The DWARF version of the first unit of .debug_info (its header: a
  * 4-byte length, or 0xffffffff and an 8-byte one, then the version). */
 static void read_dwarf_version(Elf_Scn *scn, const GElf_Shdr *sh, size_t image_size,
@@ -166,6 +143,22 @@ static Elf_Data *section_data(Elf_Scn *scn, const GElf_Shdr *sh, size_t image_si
 	if (sh->sh_offset > image_size || sh->sh_size > image_size - sh->sh_offset)
 		return NULL;
 	return elf_getdata(scn, NULL);
+}
+
+/* Does the dynamic section ask for every symbol bound at load (-z now:
+ * DT_BIND_NOW, DF_BIND_NOW in DT_FLAGS or DF_1_NOW in DT_FLAGS_1)? */
+static void read_bind_now(Elf_Scn *scn, const GElf_Shdr *sh, size_t image_size,
+			  struct elfrec_object *obj)
+{
+	Elf_Data *d = section_data(scn, sh, image_size);
+	size_t n = d && sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	GElf_Dyn dyn;
+
+	for (size_t i = 0; i < n && gelf_getdyn(d, (int)i, &dyn) && dyn.d_tag != DT_NULL; i++)
+		if (dyn.d_tag == DT_BIND_NOW ||
+		    (dyn.d_tag == DT_FLAGS && (dyn.d_un.d_val & DF_BIND_NOW)) ||
+		    (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_NOW)))
+			obj->bind_now = 1;
 }
 
 static int read_symbols(Elf *elf, Elf_Scn *symscn, const GElf_Shdr *symsh,
