@@ -398,14 +398,15 @@ static hash_set<nofree_string_hash> *hot_names, *cold_names;
 
 /*
  * Read a hot/cold list: only a regular file of at most PGOPT_LIST_LIMIT
- * bytes.  It is opened O_NONBLOCK, so a FIFO put there returns at once
+ * bytes, never through a symbolic link (the rules of pgoptcc's bounded
+ * reader, wrapper/common/safefs.h).  It is opened O_NONBLOCK, so a FIFO put there returns at once
  * (and is refused) instead of hanging every compile; a device such as
  * /dev/zero is refused before a byte is read.
  */
 static void read_list(const char *path, const char *key,
 		      hash_set<nofree_string_hash> **set)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
 	FILE *fp;
 	char line[4096];

@@ -55,10 +55,10 @@ int bundle_place(const struct bundle_use *u, struct strbuf *err)
 	struct strbuf data = STRBUF_INIT, have = STRBUF_INIT, e = STRBUF_INIT;
 	int r = 0;
 
-	if (sfs_read(AT_FDCWD, u->src, SFS_READ_LIMIT, 0, &data, &e) < 0) {
+	if (sfs_read(AT_FDCWD, u->src, SFS_IN_PROFILE, 0, &data, &e) < 0) {
 		strbuf_addf(err, "cannot read the bundle's profile: %s", e.buf);
 		r = -1;
-	} else if (sfs_read(AT_FDCWD, u->dest, SFS_READ_LIMIT, SFS_NOFOLLOW, &have, NULL) ==
+	} else if (sfs_read(AT_FDCWD, u->dest, SFS_IN_PROFILE, SFS_NOFOLLOW, &have, NULL) ==
 			   (long)data.len &&
 		   !memcmp(have.buf, data.buf, data.len)) {
 		r = 0;  /* already there */

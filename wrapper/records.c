@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "wrapper/common/dir.h"
+#include "wrapper/common/safefs.h"
 #include "wrapper/common/run-command.h"
 #include "wrapper/common/xalloc.h"
 #include "wrapper/records.h"
@@ -57,7 +58,7 @@ static void note_build_id(int fd, const Elf64_Shdr *sh, struct elf_facts *f)
 /* 0 with the facts, -1 when path is no ELF64 file we can read (left alone). */
 static int elf_facts(const char *path, struct elf_facts *f)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = sfs_open_input(AT_FDCWD, path, SFS_IN_BINARY, 0, NULL, NULL);
 	Elf64_Ehdr eh;
 	Elf64_Shdr strsh;
 	char *names = NULL;

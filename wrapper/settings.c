@@ -328,22 +328,16 @@ static int read_conf(int dfd, const struct stat *dst, const char *path, const ch
 			    path);
 		return -1;
 	}
-	fd = openat(dfd, SETTINGS_CONF_NAME, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		strbuf_addf(err, "cannot read %s: %s", path, strerror(errno));
+	fd = sfs_open_input_as(dfd, SETTINGS_CONF_NAME, path, SFS_IN_SETTINGS, SFS_NOFOLLOW,
+			       &st, err);
+	if (fd < 0)
 		return -1;
-	}
-	if (fstat(fd, &st) < 0) {
-		strbuf_addf(err, "cannot read %s: %s", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
 	{
 		/* read it even when it cannot be trusted (bounded, never used as
 		 * it is): the caller may find that it makes no difference */
 		struct strbuf why = STRBUF_INIT;
 		int untrusted = S_ISREG(st.st_mode) && check_trust(path, dir, &st, dst, &why) < 0;
-		r = sfs_read_fd(fd, path, SFS_READ_LIMIT, text, err) < 0 ? -1 : untrusted ? 2 : 1;
+		r = sfs_read_fd(fd, path, SFS_IN_SETTINGS, text, err) < 0 ? -1 : untrusted ? 2 : 1;
 		if (r == 2)
 			strbuf_add(err, why.buf, why.len);
 		strbuf_release(&why);
@@ -633,7 +627,7 @@ int settings_conf_remember(int dirfd, const char *dir, const struct settings_lay
 
 	if (settings_conf_body(env, dir, &body, err) < 0)
 		goto out;
-	if (sfs_read(dirfd, SETTINGS_CONF_NAME, SFS_READ_LIMIT, SFS_NOFOLLOW, &old, NULL) >= 0) {
+	if (sfs_read(dirfd, SETTINGS_CONF_NAME, SFS_IN_SETTINGS, SFS_NOFOLLOW, &old, NULL) >= 0) {
 		settings_lines(old.buf, old.len, &old_lines);
 		if (old_lines.len == body.len && !memcmp(old_lines.buf, body.buf, body.len)) {
 			r = 0; /* unchanged: configure's other probes find it as it is */

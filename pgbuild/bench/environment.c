@@ -13,7 +13,7 @@ char *bench_cpu_model(void)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *r = NULL;
-	if (strbuf_read_file(&sb, "/proc/cpuinfo") > 0) {
+	if (sfs_read(AT_FDCWD, "/proc/cpuinfo", SFS_IN_SYSTEM, 0, &sb, NULL) > 0) {
 		char *p = strstr(sb.buf, "model name");
 		if (p && (p = strchr(p, ':'))) {
 			p++;

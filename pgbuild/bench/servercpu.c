@@ -59,15 +59,13 @@ int servercpu_parse_stat(const char *line, struct servercpu_stat *st)
 /* Read and parse proc_root/PID/stat.  0 or -1. */
 static int read_stat(const char *proc_root, pid_t pid, struct servercpu_stat *st)
 {
-	char path[256], buf[1024];
-	FILE *fp;
+	char path[256];
+	struct strbuf sb = STRBUF_INIT;
 	int rc = -1;
 	snprintf(path, sizeof(path), "%s/%d/stat", proc_root, (int)pid);
-	if (!(fp = fopen(path, "r")))
-		return -1;
-	if (fgets(buf, sizeof(buf), fp))
-		rc = servercpu_parse_stat(buf, st);
-	fclose(fp);
+	if (sfs_read(AT_FDCWD, path, SFS_IN_SYSTEM, 0, &sb, NULL) > 0)
+		rc = servercpu_parse_stat(sb.buf, st);
+	strbuf_release(&sb);
 	return rc;
 }
 

@@ -33,6 +33,7 @@
 
 #include "pgbuild/bench/bench.h"
 #include "wrapper/common/error.h"
+#include "wrapper/common/safefs.h"
 #include "wrapper/common/suggest.h"
 #include "wrapper/common/xalloc.h"
 
@@ -290,9 +291,12 @@ int bench_workload_init(struct bench_workload *w, const char *name, const char *
 		if (!file)
 			return error("--workload sql needs a script: --workload sql FILE, "
 				     "--file FILE or sql:FILE");
-		if (strbuf_read_file(&sb, file) < 0) {
+		struct strbuf err = STRBUF_INIT;
+		if (sfs_read(AT_FDCWD, file, SFS_IN_TEXT, 0, &sb, &err) < 0) {
+			r = error("script: %s", err.buf);
 			strbuf_release(&sb);
-			return error("cannot read script \"%s\": %m", file);
+			strbuf_release(&err);
+			return r;
 		}
 		/* the pgbench tables only for a script that uses them: one
 		 * that does not must run on any --connect server, and gets

@@ -157,12 +157,9 @@ struct bolt_train_key {
 int bolt_profile_check(const struct json_value *m, const struct bolt_train_key *want,
 		       unsigned what, struct strbuf *why);
 
-/* The largest profile file read back from the training's directory. */
-#define BOLT_FDATA_LIMIT ((size_t)256 << 20)
-
 /* Sum of the counts (last field of every line) of the .fdata file name
  * below dirfd (the server user's directory: O_NOFOLLOW, a regular file, at
- * most BOLT_FDATA_LIMIT); -1 when it cannot be read. */
+ * most SFS_IN_PROFILE's limit); -1 when it cannot be read. */
 int64_t bolt_fdata_count(int dirfd, const char *name);
 
 /* The manifest of the profile at path: path + ".json", malloced. */

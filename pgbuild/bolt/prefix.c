@@ -4,6 +4,7 @@
  * bolt.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,7 +15,7 @@
 
 int bolt_copy_prefix(const char *src, const char *dst, const char *binary)
 {
-	struct strbuf out = STRBUF_INIT, bin = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, bin = STRBUF_INIT, err = STRBUF_INIT;
 	char *target = xasprintf("%s/bin/postgres", dst);
 	int rc = -1, code;
 
@@ -31,8 +32,8 @@ int bolt_copy_prefix(const char *src, const char *dst, const char *binary)
 		goto out;
 	}
 	/* a new file (not written through the copy): BOLT writes mode 0777 */
-	if (strbuf_read_file(&bin, binary) < 0) {
-		error("cannot read %s: %s", binary, strerror(errno));
+	if (sfs_read(AT_FDCWD, binary, SFS_IN_BINARY, 0, &bin, &err) < 0) {
+		error("%s", err.buf);
 		goto out;
 	}
 	if (write_file_atomic(target, bin.buf, bin.len) < 0)
@@ -45,6 +46,7 @@ int bolt_copy_prefix(const char *src, const char *dst, const char *binary)
 out:
 	strbuf_release(&out);
 	strbuf_release(&bin);
+	strbuf_release(&err);
 	free(target);
 	return rc;
 }

@@ -93,7 +93,7 @@ int64_t bolt_fdata_count(int dirfd, const char *name)
 	struct strbuf sb = STRBUF_INIT;
 	int64_t sum = 0;
 
-	if (sfs_read(dirfd, name, BOLT_FDATA_LIMIT, SFS_NOFOLLOW, &sb, NULL) < 0) {
+	if (sfs_read(dirfd, name, SFS_IN_PROFILE, SFS_NOFOLLOW, &sb, NULL) < 0) {
 		strbuf_release(&sb);
 		return -1;
 	}
@@ -108,25 +108,10 @@ int64_t bolt_fdata_count(int dirfd, const char *name)
 
 int bolt_file_sha256(const char *path, char hex[65])
 {
-	struct sha256 c;
-	char buf[1 << 16];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return error("cannot read %s: %s", path, strerror(errno));
-	sha256_init(&c);
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			error("cannot read %s: %s", path, strerror(errno));
-			close(fd);
-			return -1;
-		}
-		sha256_update(&c, buf, (size_t)n);
-	}
-	close(fd);
-	sha256_final_hex(&c, hex);
-	return 0;
+	struct strbuf err = STRBUF_INIT;
+	int rc = sha256_file(AT_FDCWD, path, SFS_IN_BINARY, 0, hex, &err);
+	if (rc < 0)
+		error("%s", err.buf);
+	strbuf_release(&err);
+	return rc;
 }

@@ -37,7 +37,7 @@ int bolt_optimize(struct bolt_run *b)
 	free(what);
 	if (code != 0)
 		goto out;
-	strbuf_read_file(&text, log);
+	sfs_read(AT_FDCWD, log, SFS_IN_LOG, 0, &text, NULL);
 	if (bolt_parse_stats(text.buf, &b->stats) < 0)
 		warning("llvm-bolt printed no coverage line (log: %s)", log);
 	/* the new prefix appears whole or not at all */

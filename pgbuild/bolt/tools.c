@@ -25,7 +25,7 @@ static void report_failure(const char *what, int code, const char *log)
 	struct strbuf text = STRBUF_INIT;
 	char *line;
 
-	strbuf_read_file(&text, log);
+	sfs_read(AT_FDCWD, log, SFS_IN_LOG, 0, &text, NULL);
 	line = bolt_error_line(text.buf);
 	error("llvm-bolt %s (exit %d): %s (log: %s)", what, code, line, log);
 	free(line);

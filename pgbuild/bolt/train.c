@@ -130,7 +130,7 @@ static char *crash_line(const char *log)
 	struct strbuf sb = STRBUF_INIT;
 	char *r = NULL;
 
-	if (strbuf_read_file(&sb, log) < 0) {
+	if (sfs_read(AT_FDCWD, log, SFS_IN_LOG, 0, &sb, NULL) < 0) {
 		strbuf_release(&sb);
 		return NULL;
 	}
@@ -288,7 +288,7 @@ static int keep_profile(struct bolt_run *b, const struct prof_run *r)
 			"dump may be incomplete", (long long)counts, name, (long long)other);
 	/* taken back from the server user's directory: bounded, no link */
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0 || sfs_read(dfd, pm, BOLT_FDATA_LIMIT, SFS_NOFOLLOW, &sb, &err) < 0) {
+	if (dfd < 0 || sfs_read(dfd, pm, SFS_IN_PROFILE, SFS_NOFOLLOW, &sb, &err) < 0) {
 		error("in %s: %s", dir, dfd < 0 ? strerror(errno) : err.buf);
 		goto out;
 	}

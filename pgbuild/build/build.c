@@ -117,7 +117,7 @@ const char *build_compiler(void)
  */
 static long count_new_compiles(const char *path, off_t *off)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = sfs_open_input(AT_FDCWD, path, SFS_IN_COMPILE_LOG, 0, NULL, NULL);
 	struct strbuf sb = STRBUF_INIT;
 	char buf[65536];
 	ssize_t n;
@@ -304,7 +304,7 @@ static long progress_total(struct build *b, const char *phase)
 	char *f = progress_file(b, phase);
 	struct strbuf sb = STRBUF_INIT;
 	long total = 0;
-	if (strbuf_read_file(&sb, f) > 0)
+	if (sfs_read(AT_FDCWD, f, SFS_IN_TEXT, 0, &sb, NULL) > 0)
 		total = atol(sb.buf);
 	if (total <= 0) {
 		char *dir = xasprintf("%s/%s", b->src.dir,
@@ -384,7 +384,7 @@ static void run_bench(struct build *b)
 		json_key(&jw, "result");
 		if (v) {
 			struct strbuf raw = STRBUF_INIT;
-			strbuf_read_file(&raw, json);
+			sfs_read(AT_FDCWD, json, SFS_IN_JSON, 0, &raw, NULL);
 			strbuf_rtrim(&raw);
 			json_raw(&jw, raw.buf);
 			strbuf_release(&raw);
@@ -642,7 +642,7 @@ int build_configure(struct build *b)
 
 	b->log_first = buildlog_count_lines(b->logfile) + 1;
 	b->fresh = !path_exists(cs);
-	if (!b->fresh && strbuf_read_file(&old_stamp, stamp_path) >= 0 &&
+	if (!b->fresh && sfs_read(AT_FDCWD, stamp_path, SFS_IN_TEXT, 0, &old_stamp, NULL) >= 0 &&
 	    !strcmp(old_stamp.buf, stamp)) {
 		rc = 0;         /* configured the same way: nothing to do */
 		goto out;

@@ -14,45 +14,39 @@
 
 long buildlog_each(const char *path, long first_line,
 		   int (*fn)(const struct json_value *rec, long line, void *data),
-		   void *data)
+		   void *data, struct strbuf *err)
 {
-	FILE *fp = fopen(path, "r");
-	struct strbuf line = STRBUF_INIT;
+	struct strbuf text = STRBUF_INIT;
 	long n = 0;
 	int stop = 0;
 
-	if (!fp)
+	if (sfs_read(AT_FDCWD, path, SFS_IN_COMPILE_LOG, 0, &text, err) < 0) {
+		strbuf_release(&text);
 		return -1;
-	while (strbuf_getline(&line, fp) != EOF) {
+	}
+	size_t pos = 0, len;
+	for (const char *l; (l = text_next_line(text.buf, text.len, &pos, &len)); ) {
 		struct json_value *rec;
 		n++;
-		if (stop || n < first_line || !line.len)
-			continue;
-		rec = json_parse(line.buf, line.len, NULL);
-		if (!rec)
-			continue;
-		if (rec->type == JSON_OBJECT && fn(rec, n, data))
-			stop = 1;
-		json_free(rec);
+		if (!stop && n >= first_line && len && (rec = json_parse(l, len, NULL))) {
+			if (rec->type == JSON_OBJECT && fn(rec, n, data))
+				stop = 1;
+			json_free(rec);
+		}
 	}
-	fclose(fp);
-	strbuf_release(&line);
+	strbuf_release(&text);
 	return n;
 }
 
 long buildlog_count_lines(const char *path)
 {
-	FILE *fp = fopen(path, "r");
-	char buf[65536];
-	size_t got;
+	struct strbuf text = STRBUF_INIT;
 	long n = 0;
 
-	if (!fp)
-		return 0;
-	while ((got = fread(buf, 1, sizeof(buf), fp)) > 0)
-		for (char *p = buf; (p = memchr(p, '\n', got - (size_t)(p - buf))); p++)
+	if (sfs_read(AT_FDCWD, path, SFS_IN_COMPILE_LOG, 0, &text, NULL) >= 0)
+		for (char *p = text.buf; (p = memchr(p, '\n', text.len - (size_t)(p - text.buf))); p++)
 			n++;
-	fclose(fp);
+	strbuf_release(&text);
 	return n;
 }
 
@@ -86,8 +80,8 @@ struct json_value *buildlog_read_json(const char *path)
 	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
 	struct json_value *v = NULL;
 
-	if (strbuf_read_file(&sb, path) < 0)
-		error("cannot read \"%s\": %s", path, strerror(errno));
+	if (sfs_read(AT_FDCWD, path, SFS_IN_MANIFEST, 0, &sb, &err) < 0)
+		error("%s", err.buf);
 	else if (!(v = json_parse(sb.buf, sb.len, &err)))
 		error("\"%s\": %s", path, err.buf);
 	strbuf_release(&sb);
@@ -206,7 +200,7 @@ void buildlog_objs_read(struct buildlog_objs *os, const char *logfile,
 	size_t w = 0;
 	os->from = from;
 	os->to = to;
-	buildlog_each(logfile, 1, collect_obj, os);
+	buildlog_each(logfile, 1, collect_obj, os, NULL);
 	qsort(os->v, os->nr, sizeof(*os->v), cmp_obj);
 	for (size_t i = 0; i < os->nr; i++) {
 		int last = i + 1 == os->nr || strcmp(os->v[i].path, os->v[i + 1].path);

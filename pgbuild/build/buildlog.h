@@ -24,11 +24,14 @@
  * Call fn for every record of the compile log at path, starting at line
  * first_line (1-based; 1 = all).  Lines that do not parse are skipped (a
  * build killed mid-write may leave half a line).  fn returns 0 to go on.
- * Returns the number of lines in the file, or -1 when it cannot be read.
+ * Returns the number of lines in the file, or -1 when it cannot be read
+ * (the reason appended to err when err is not NULL: the log is read
+ * through the bounded reader, a regular file of at most SFS_IN_COMPILE_LOG's
+ * limit, never through a link).
  */
 long buildlog_each(const char *path, long first_line,
 		   int (*fn)(const struct json_value *rec, long line, void *data),
-		   void *data);
+		   void *data, struct strbuf *err);
 
 /* Number of complete lines in path (0 when missing). */
 long buildlog_count_lines(const char *path);

@@ -49,7 +49,7 @@ static void record_lists(struct build *b, const struct policy *p)
 			continue;
 		strvec_push(&b->policy_refs, key);
 		strvec_push(&b->policy_refs, path);
-		if (strbuf_read_file(&sb, path) < 0)
+		if (sfs_read(AT_FDCWD, path, SFS_IN_TEXT, 0, &sb, NULL) < 0)
 			strvec_push(&b->policy_ref_text, "");
 		else
 			strvec_push(&b->policy_ref_text, sb.buf);
@@ -96,8 +96,13 @@ int build_load_policy(struct build *b)
 	if (strcmp(p, "none")) {
 		if (!realpath(p, real))
 			return error("--policy \"%s\": %s", p, strerror(errno));
-		if (strbuf_read_file(&b->policy_text, real) < 0)
-			return error("--policy \"%s\": %s", p, strerror(errno));
+		struct strbuf err = STRBUF_INIT;
+		if (sfs_read(AT_FDCWD, real, SFS_IN_TEXT, 0, &b->policy_text, &err) < 0) {
+			int rc = error("--policy \"%s\": %s", p, err.buf);
+			strbuf_release(&err);
+			return rc;
+		}
+		strbuf_release(&err);
 		b->policy = xstrdup(real);
 	}
 	if (b->policy && check_policy(b) < 0)

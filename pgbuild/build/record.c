@@ -209,7 +209,7 @@ void build_write_record(struct build *b, int ok)
 		free(postgres);
 		postgres = xasprintf("%s/src/backend/postgres", b->builddir);
 	}
-	b->log_last = buildlog_each(b->logfile, b->log_first, count_rec, &cnt);
+	b->log_last = buildlog_each(b->logfile, b->log_first, count_rec, &cnt, NULL);
 
 	json_object_begin(&jw);
 	json_key(&jw, "pgoptcc_version"); json_string(&jw, PGOPT_VERSION);

@@ -33,7 +33,7 @@ static char *top_srcdir(const char *builddir)
 	struct strbuf sb = STRBUF_INIT;
 	char *path = xasprintf("%s/src/Makefile.global", builddir);
 	char *r = NULL, *p;
-	if (strbuf_read_file(&sb, path) >= 0 && (p = strstr(sb.buf, "\nabs_top_srcdir = "))) {
+	if (sfs_read(AT_FDCWD, path, SFS_IN_TEXT, 0, &sb, NULL) >= 0 && (p = strstr(sb.buf, "\nabs_top_srcdir = "))) {
 		p += strlen("\nabs_top_srcdir = ");
 		r = xstrndup(p, strcspn(p, "\n"));
 	}
@@ -405,10 +405,10 @@ static int read_back(struct regress *r, const char *rel, struct strbuf *sb)
 {
 	struct stat st;
 	if (r->farmfd >= 0)
-		return sfs_read(r->farmfd, rel, SFS_READ_LIMIT, SFS_NOFOLLOW, sb, NULL) < 0 ? -1 : 0;
+		return sfs_read(r->farmfd, rel, SFS_IN_LOG, SFS_NOFOLLOW, sb, NULL) < 0 ? -1 : 0;
 	if (fstatat(r->buildfd, rel, &st, 0) < 0 || st.st_mtime < r->started)
 		return -1;
-	return sfs_read(r->buildfd, rel, SFS_READ_LIMIT, 0, sb, NULL) < 0 ? -1 : 0;
+	return sfs_read(r->buildfd, rel, SFS_IN_LOG, 0, sb, NULL) < 0 ? -1 : 0;
 }
 
 /*

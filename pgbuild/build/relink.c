@@ -74,9 +74,8 @@ int relink_find(const char *builddir, struct relink *r, struct strbuf *note)
 	struct find_state st = { r, 0 };
 	int rc = -1;
 
-	if (buildlog_each(log, 1, take_link, &st) < 0) {
-		strbuf_addf(note, "cannot read the compile log %s (was the build made by "
-			    "pgbuild build?)", log);
+	if (buildlog_each(log, 1, take_link, &st, note) < 0) {
+		strbuf_addstr(note, " (was the build made by pgbuild build?)");
 		goto out;
 	}
 	if (!st.found) {

@@ -44,7 +44,7 @@ char *build_source_version_of(const char *dir)
 	char *path = xasprintf("%s/configure", dir);
 	char *v = NULL, *p;
 
-	if (strbuf_read_file(&sb, path) >= 0 &&
+	if (sfs_read(AT_FDCWD, path, SFS_IN_TEXT, 0, &sb, NULL) >= 0 &&
 	    (p = strstr(sb.buf, "\nPACKAGE_VERSION='"))) {
 		p += strlen("\nPACKAGE_VERSION='");
 		v = xstrndup(p, strcspn(p, "'\n"));
@@ -65,7 +65,7 @@ static int rm_rf(const char *path)
 static int lock_cache(void)
 {
 	char *path = xasprintf("%s/src.lock", build_source_cache_dir());
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		die(PGBUILD_EXIT_ERROR, "cannot open \"%s\": %s", path, strerror(errno));
 	while (flock(fd, LOCK_EX) < 0)
@@ -91,7 +91,7 @@ static char *read_stamp(const char *dir)
 	struct strbuf sb = STRBUF_INIT;
 	char *path = xasprintf("%s/%s", dir, STAMP);
 	char *r = NULL;
-	if (strbuf_read_file(&sb, path) >= 0) {
+	if (sfs_read(AT_FDCWD, path, SFS_IN_TEXT, 0, &sb, NULL) >= 0) {
 		strbuf_trim(&sb);
 		r = strbuf_detach(&sb, NULL);
 	}

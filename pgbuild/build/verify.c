@@ -342,7 +342,7 @@ static int link_objects(struct verify *v)
 
 	v->lf.target = v->link;
 	v->lf.builddir = v->src.builddir && realpath(v->src.builddir, real) ? real : v->src.builddir;
-	buildlog_each(v->src.logfile, 1, find_link, &v->lf);
+	buildlog_each(v->src.logfile, 1, find_link, &v->lf, NULL);
 	v->lf.builddir = NULL;
 	if (!v->lf.found)
 		return error("the compile log %s records no link of %s", v->src.logfile, v->link);

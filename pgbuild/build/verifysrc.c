@@ -193,8 +193,8 @@ static int load_log(const struct verify_opts *o, struct verify_src *s)
 		return error("--builddir \"%s\": %s", o->builddir, strerror(errno));
 	s->builddir = xstrdup(real);
 	s->logfile = xasprintf("%s/%s", o->logdir, BUILDLOG_COMPILE);
-	if (access(s->logfile, R_OK) < 0)
-		return error("--log \"%s\" has no readable %s (%s): name the directory pgoptcc "
+	if (access(s->logfile, F_OK) < 0)
+		return error("--log \"%s\" has no %s (%s): name the directory pgoptcc "
 			     "logged into (--pgopt-logdir=DIR or PGOPT_LOGDIR)", o->logdir,
 			     BUILDLOG_COMPILE, strerror(errno));
 	memset(&ls, 0, sizeof(ls));
@@ -202,7 +202,16 @@ static int load_log(const struct verify_opts *o, struct verify_src *s)
 	ls.blen = strlen(s->builddir);
 	strvec_init(&ls.policies);
 	strvec_init(&ls.links);
-	lines = buildlog_each(s->logfile, 1, scan_record, &ls);
+	{
+		struct strbuf why = STRBUF_INIT;
+		lines = buildlog_each(s->logfile, 1, scan_record, &ls, &why);
+		if (lines < 0) {
+			error("--log: %s", why.buf);
+			strbuf_release(&why);
+			goto out;
+		}
+		strbuf_release(&why);
+	}
 	/* a build killed mid-write may leave half a last line */
 	if (!ls.bad_line && ls.last_line + 1 < lines)
 		ls.bad_line = ls.last_line + 1;

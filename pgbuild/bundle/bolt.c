@@ -192,7 +192,7 @@ int bundle_bolt(const struct bundle_bolt_opts *o)
 		strvec_push(&args, "-update-debug-sections");
 	if (bolt_exec(&b, &args, logfile, "refused to rewrite") != 0)
 		goto out;
-	strbuf_read_file(&text, logfile);
+	sfs_read(AT_FDCWD, logfile, SFS_IN_LOG, 0, &text, NULL);
 	bolt_parse_stats(text.buf, &st);
 	applies = 100.0 - stale_percent(&st);
 	if (!o->quiet)

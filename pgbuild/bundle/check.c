@@ -305,8 +305,8 @@ int bundle_check(const struct bundle_check_opts *o)
 	if (!m)
 		return rc;
 	log = xasprintf("%s/%s", o->log, BUILDLOG_COMPILE);
-	if (buildlog_each(log, 1, collect_one, &k) < 0) {
-		error("cannot read the compile log %s: %s", log, strerror(errno));
+	if (buildlog_each(log, 1, collect_one, &k, &err) < 0) {
+		error("the compile log: %s", err.buf);
 		goto out;
 	}
 	if (bundle_weigh(m, k.v, k.nr, same_real, o->dir, &w, &err) < 0) {

@@ -207,11 +207,6 @@ static int from_bundle(struct pack *k, const char *dir)
 
 /* ---------------- the pieces into the bundle ---------------- */
 
-static int sha256_file(const char *path, char hex[SHA256_HEX_SIZE])
-{
-	return bolt_file_sha256(path, hex);
-}
-
 /* Copy src into the bundle as rel (directories made); the file is listed. */
 static int put_file(struct pack *k, const char *src, const char *rel)
 {
@@ -223,7 +218,7 @@ static int put_file(struct pack *k, const char *src, const char *rel)
 	if (mkdir_p(dst) < 0)
 		rc = error("cannot make %s: %s", dst, strerror(errno));
 	*slash = '/';
-	if (rc == 0 && sfs_read(AT_FDCWD, src, (size_t)1 << 30, 0, &data, &err) < 0)
+	if (rc == 0 && sfs_read(AT_FDCWD, src, SFS_IN_BINARY, 0, &data, &err) < 0)
 		rc = error("%s", err.buf);
 	if (rc == 0 && write_file_atomic(dst, data.buf, data.len) < 0)
 		rc = -1;
@@ -261,8 +256,11 @@ static int put_policy(struct pack *k)
 	char *dst;
 	int rc;
 
-	if (strbuf_read_file(&text, k->policy_file) < 0)
-		return error("cannot read the policy %s: %s", k->policy_file, strerror(errno));
+	if (sfs_read(AT_FDCWD, k->policy_file, SFS_IN_TEXT, 0, &text, &err) < 0) {
+		rc = error("the policy: %s", err.buf);
+		strbuf_release(&err);
+		return rc;
+	}
 	rc = policy_doc_parse(&d, k->policy_file, text.buf, text.len, POLICY_UNCHECKED, &err);
 	for (int i = 0; rc == 0 && i < 2; i++) {
 		const char *key = i ? "cold" : "hot", *abs = i ? d.pol.cold : d.pol.hot;
@@ -379,7 +377,7 @@ static int put_bolt(struct pack *k)
 	k->bolt_manifest = read_json(m);
 	/* a profile of another binary (a package build's, as a farm trains
 	 * it) is no error: bundle bolt measures what applies */
-	if (k->bolt_manifest && k->pgo_binary && sha256_file(k->pgo_binary, hex) == 0 &&
+	if (k->bolt_manifest && k->pgo_binary && bolt_file_sha256(k->pgo_binary, hex) == 0 &&
 	    !k->o->quiet) {
 		const char *trained = json_get_str(k->bolt_manifest, "input_sha256");
 		if (trained && strcmp(trained, hex))
@@ -484,7 +482,7 @@ static int write_manifest(struct pack *k)
 	json_object_begin(&jw);
 	for (size_t i = 0; i < k->files.nr && rc == 0; i++) {
 		char hex[SHA256_HEX_SIZE], *p = xasprintf("%s/%s", k->tmp, k->files.v[i]);
-		rc = sha256_file(p, hex);
+		rc = bolt_file_sha256(p, hex);
 		json_key(&jw, k->files.v[i]);
 		json_string(&jw, hex);
 		free(p);

@@ -37,7 +37,7 @@ struct json_value *bundle_open(const char *dir)
 	const struct json_value *files;
 	int ok = 0;
 
-	if (sfs_read(AT_FDCWD, path, SFS_READ_LIMIT, 0, &text, &err) < 0) {
+	if (sfs_read(AT_FDCWD, path, SFS_IN_MANIFEST, 0, &text, &err) < 0) {
 		error("%s is no profile bundle: %s (expected a directory pgbuild bundle create wrote)",
 		      dir, err.buf);
 		goto out;

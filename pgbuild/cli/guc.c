@@ -145,7 +145,7 @@ int cli_guc_check_file(const char *opt, const char *path)
 	const char *p;
 	int line = 1, rc = 0;
 
-	if (sfs_read(AT_FDCWD, path, SFS_READ_LIMIT, 0, &text, &err) < 0) {
+	if (sfs_read(AT_FDCWD, path, SFS_IN_SETTINGS, 0, &text, &err) < 0) {
 		rc = error("%s: %s", opt, err.buf);
 		goto out;
 	}

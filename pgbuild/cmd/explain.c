@@ -284,8 +284,11 @@ static int from_gate(const struct explain_opts *o, struct explain_inputs *in,
 	const struct json_value *wls, *w = NULL, *cg;
 	int rc = -1;
 
-	if (strbuf_read_file(&sb, o->gate) < 0)
-		return error("--gate \"%s\": %s", o->gate, strerror(errno));
+	if (sfs_read(AT_FDCWD, o->gate, SFS_IN_JSON, 0, &sb, &err) < 0) {
+		rc = error("--gate: %s", err.buf);
+		strbuf_release(&err);
+		return rc;
+	}
 	if (!(root = json_parse(sb.buf, sb.len, &err)) ||
 	    strcmp(json_get_str(root, "kind") ? json_get_str(root, "kind") : "", "pgbuild-gate")) {
 		error("--gate \"%s\": not a pgbuild gate result%s%s", o->gate, err.len ? ": " : "",

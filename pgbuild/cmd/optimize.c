@@ -282,8 +282,8 @@ static int check_policy(const struct optimize_opts *o)
 	if (!o->policy)
 		return 0;
 	if (preflight_policy("--policy", o->policy, NULL) < 0 ||
-	    strbuf_read_file(&text, o->policy) < 0)
-		rc = -1;
+	    sfs_read(AT_FDCWD, o->policy, SFS_IN_TEXT, 0, &text, &err) < 0)
+		rc = err.len ? error("--policy: %s", err.buf) : -1;
 	else if (optimize_policy_text(text.buf, o->policy, 0, &out, &err) < 0)
 		rc = error("--policy \"%s\": %s", o->policy, err.buf);
 	strbuf_release(&text);

@@ -130,8 +130,8 @@ static int report_optimize(const char *path, const char *html)
 	struct json_value *doc = NULL;
 	int rc = PGBUILD_EXIT_ERROR;
 
-	if (strbuf_read_file(&text, path) < 0) {
-		error("--optimize \"%s\": %s", path, strerror(errno));
+	if (sfs_read(AT_FDCWD, path, SFS_IN_JSON, 0, &text, &err) < 0) {
+		error("--optimize: %s", err.buf);
 		goto out;
 	}
 	doc = json_parse(text.buf, text.len, &err);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "pgbuild/elf/elfrec.h"
+#include "wrapper/common/safefs.h"
 #include "wrapper/common/xalloc.h"
 
 static int elfrec_fail(struct strbuf *err, const char *path, const char *member,
@@ -459,16 +460,11 @@ int elfrec_open_flags(const char *path, unsigned flags, struct elfrec_file *f,
 			return elfrec_fail(err, path, NULL, "libelf is out of date");
 		initialized = 1;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		char msg[256];
-		snprintf(msg, sizeof(msg), "cannot open: %s", strerror(errno));
-		return elfrec_fail(err, path, NULL, msg);
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return elfrec_fail(err, path, NULL, "not a regular file");
-	}
+	if (err)
+		strbuf_reset(err);
+	fd = sfs_open_input(AT_FDCWD, path, SFS_IN_BINARY, 0, &st, err);
+	if (fd < 0)
+		return -1;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf) {
 		close(fd);

@@ -56,7 +56,7 @@ static struct json_value *load_noise(const char *path, int quiet)
 	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
 	struct json_value *v = NULL;
 	const char *kind;
-	if (sfs_read(AT_FDCWD, path, SFS_READ_LIMIT, 0, &sb, &err) < 0) {
+	if (sfs_read(AT_FDCWD, path, SFS_IN_JSON, 0, &sb, &err) < 0) {
 		noise_error(quiet, "--noise: %s", err.buf);
 		goto out;
 	}

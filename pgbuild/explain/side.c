@@ -22,9 +22,6 @@
 #include "wrapper/common/json.h"
 #include "wrapper/common/safefs.h"
 
-/* Callgrind outputs and compile logs are small; a bound all the same. */
-#define EXPLAIN_READ_LIMIT ((size_t)512 << 20)
-
 /* Read path (in a directory another user may write) into out. */
 static int read_below(const char *path, struct strbuf *out)
 {
@@ -39,7 +36,7 @@ static int read_below(const char *path, struct strbuf *out)
 	}
 	fd = sfs_open_anchor(slash ? (*dir ? dir : "/") : ".", (uid_t)-1, 0, &err);
 	if (fd >= 0) {
-		rc = sfs_read(fd, base, EXPLAIN_READ_LIMIT, SFS_NOFOLLOW, out, &err) < 0 ? -1 : 0;
+		rc = sfs_read(fd, base, SFS_IN_CALLGRIND, SFS_NOFOLLOW, out, &err) < 0 ? -1 : 0;
 		close(fd);
 	}
 	if (rc < 0)
@@ -92,7 +89,7 @@ static int load_log(struct explain_side *s)
 
 	if (!s->prefix || !(rec = xasprintf("%s/pgopt-build.json", s->prefix)))
 		return 0;
-	if (strbuf_read_file(&sb, rec) < 0) {
+	if (sfs_read(AT_FDCWD, rec, SFS_IN_MANIFEST, 0, &sb, NULL) < 0) {
 		free(rec);
 		return 0;
 	}

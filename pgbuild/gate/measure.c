@@ -75,7 +75,7 @@ static void load_bench_json(struct gate_run *r, int dirfd, const char *name, con
 	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
 	struct json_value *v;
 	const struct json_value *lat, *valid;
-	if (sfs_read(dirfd, name, SFS_READ_LIMIT, SFS_NOFOLLOW, &sb, NULL) < 0) {
+	if (sfs_read(dirfd, name, SFS_IN_JSON, SFS_NOFOLLOW, &sb, NULL) < 0) {
 		if (r->exit == 0)
 			r->exit = 2;
 		strbuf_release(&sb);

@@ -93,7 +93,7 @@ int single_run_logged(const char *const *argv, const struct cluster_user *u,
 	strvec_pushv(&cp.args, argv);
 	cluster_user_apply(u, &cp);
 	if (stdin_path) {
-		in = open(stdin_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		in = sfs_open_input(AT_FDCWD, stdin_path, SFS_IN_TEXT, 0, NULL, NULL);
 		if (in < 0) {
 			child_process_clear(&cp);
 			return -1;
@@ -171,7 +171,7 @@ int single_read_out(const struct single_dirs *d, const char *out_rel, struct str
 {
 	struct strbuf err = STRBUF_INIT;
 	int rc = 0;
-	if (sfs_read(d->outfd, out_rel, SINGLE_OUT_LIMIT, SFS_NOFOLLOW, sb, &err) < 0) {
+	if (sfs_read(d->outfd, out_rel, SFS_IN_COUNTS, SFS_NOFOLLOW, sb, &err) < 0) {
 		strbuf_addf(note, "in %s: %s", d->out, err.buf);
 		rc = -1;
 	}
@@ -187,7 +187,7 @@ int single_frozen_clock(int dirfd, const char *dir, char **preload, struct strbu
 	int rc = -1;
 
 	*preload = NULL;
-	if (!src || sfs_read(AT_FDCWD, src, (size_t)4 << 20, 0, &so, &err) < 0) {
+	if (!src || sfs_read(AT_FDCWD, src, SFS_IN_BINARY, 0, &so, &err) < 0) {
 		strbuf_addf(note, "cannot install the frozen clock for the single-user runs: %s "
 			    "(build it with make)", src ? err.buf : "pgbuild's LIBDIR is unknown");
 		goto out;
@@ -209,7 +209,7 @@ int single_valgrind_status(int rc, const char *log, struct strbuf *note)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int sigill;
-	sfs_read(AT_FDCWD, log, SFS_READ_LIMIT, 0, &sb, NULL);
+	sfs_read(AT_FDCWD, log, SFS_IN_LOG, 0, &sb, NULL);
 	sigill = rc == 128 + 4 || strstr(sb.buf, "SIGILL") || strstr(sb.buf, "unhandled instruction");
 	strbuf_release(&sb);
 	if (sigill) {

@@ -51,9 +51,6 @@ struct single_dirs {
 
 #define SINGLE_DIRS_INIT { NULL, NULL, NULL, -1, -1 }
 
-/* The largest tool output read back (callgrind with --dump-line=no). */
-#define SINGLE_OUT_LIMIT ((size_t)64 << 20)
-
 /*
  * Run argv (as the server user u when it switches users) with stdin from
  * stdin_path (NULL: none; a file of ours), stdout and stderr appended to

@@ -119,10 +119,8 @@ int noise_floor_load(struct noise_floor *f, const char *file, struct strbuf *err
 
 	memset(f, 0, sizeof(*f));
 	f->file = xstrdup(file);
-	if (strbuf_read_file(&text, file) < 0) {
-		strbuf_addf(err, "%s: cannot read: %s", file, strerror(errno));
+	if (sfs_read(AT_FDCWD, file, SFS_IN_JSON, 0, &text, err) < 0)
 		goto out;
-	}
 	root = json_parse(text.buf, text.len, &perr);
 	if (!root) {
 		strbuf_addf(err, "%s: not JSON: %s", file, perr.buf);

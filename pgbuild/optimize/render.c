@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "wrapper/common/clock.h"
+#include "wrapper/common/safefs.h"
 #include "wrapper/common/xalloc.h"
 #include "pgbuild/explain/explain.h"
 #include "pgbuild/gate/gate.h"
@@ -328,7 +329,7 @@ static struct json_value *stage_gate(const struct json_value *st)
 	const char *path = json_get_str(st, "gate_json");
 	struct strbuf sb = STRBUF_INIT;
 	struct json_value *g = NULL;
-	if (path && strbuf_read_file(&sb, path) >= 0)
+	if (path && sfs_read(AT_FDCWD, path, SFS_IN_JSON, 0, &sb, NULL) >= 0)
 		g = json_parse(sb.buf, sb.len, NULL);
 	strbuf_release(&sb);
 	return g;

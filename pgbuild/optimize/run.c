@@ -48,7 +48,7 @@ static const char *const step_names[NSTEPS] = {
 static char *read_text(const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;
-	if (strbuf_read_file(&sb, path) < 0) {
+	if (sfs_read(AT_FDCWD, path, SFS_IN_TEXT, 0, &sb, NULL) < 0) {
 		strbuf_release(&sb);
 		return NULL;
 	}

@@ -41,18 +41,8 @@ struct deb {
 
 static char *file_sha256(const char *path)
 {
-	struct strbuf sb = STRBUF_INIT;
-	struct sha256 c;
 	char hex[SHA256_HEX_SIZE];
-	if (sfs_read(AT_FDCWD, path, (size_t)1 << 30, 0, &sb, NULL) < 0) {
-		strbuf_release(&sb);
-		return NULL;
-	}
-	sha256_init(&c);
-	sha256_update(&c, sb.buf, sb.len);
-	sha256_final_hex(&c, hex);
-	strbuf_release(&sb);
-	return xstrdup(hex);
+	return sha256_file(AT_FDCWD, path, SFS_IN_BINARY, 0, hex, NULL) < 0 ? NULL : xstrdup(hex);
 }
 
 /* ---------------- stage 1: the source and the recipe ---------------- */
@@ -65,8 +55,8 @@ static int add_recipe(struct deb *d)
 	const char *s, *at = NULL;
 	int rc = 0;
 
-	if (strbuf_read_file(&text, rules) < 0) {
-		rc = error("cannot read %s: %s", rules, strerror(errno));
+	if (sfs_read(AT_FDCWD, rules, SFS_IN_TEXT, 0, &text, &out) < 0) {
+		rc = error("%s", out.buf);
 		goto out;
 	}
 	for (s = text.buf; *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : s + strlen(s))
@@ -112,7 +102,7 @@ static int st_source(struct pipeline *p, int id)
 	if (d->policy) {
 		struct strbuf text = STRBUF_INIT;
 		char *to = xasprintf("%s/debian/pgopt.policy", d->src);
-		rc = strbuf_read_file(&text, d->policy) < 0 ? -1 : write_file_atomic(to, text.buf, text.len);
+		rc = sfs_read(AT_FDCWD, d->policy, SFS_IN_TEXT, 0, &text, NULL) < 0 ? -1 : write_file_atomic(to, text.buf, text.len);
 		free(to);
 		strbuf_release(&text);
 		if (rc < 0) {
@@ -450,7 +440,7 @@ static void print_report(struct deb *d)
 {
 	struct strbuf text = STRBUF_INIT;
 	char *log = stage_log(&d->p, DS_REPORT);
-	strbuf_read_file(&text, log);
+	sfs_read(AT_FDCWD, log, SFS_IN_LOG, 0, &text, NULL);
 	fputs(text.buf, stdout);
 	printf("\npackages: %s/*.deb (extracted: %s/root, %s/dbg)\nreport: %s/report.html\n",
 	       d->workdir, d->workdir, d->workdir, d->workdir);

@@ -100,7 +100,7 @@ static int build_reusable(const char *prefix, const char *src, const char *sha,
 	const char *spec, *psha;
 	int yes = 0;
 
-	if (access(pg, X_OK) < 0 || strbuf_read_file(&sb, path) < 0)
+	if (access(pg, X_OK) < 0 || sfs_read(AT_FDCWD, path, SFS_IN_MANIFEST, 0, &sb, NULL) < 0)
 		goto out;
 	root = json_parse(sb.buf, sb.len, NULL);
 	ok = json_get(root, "ok");
@@ -126,7 +126,7 @@ static char *build_record_str(const char *prefix, const char *object, const char
 	struct json_value *root;
 	const char *dir;
 	char *r = NULL;
-	if (strbuf_read_file(&sb, path) >= 0) {
+	if (sfs_read(AT_FDCWD, path, SFS_IN_JSON, 0, &sb, NULL) >= 0) {
 		root = json_parse(sb.buf, sb.len, NULL);
 		dir = json_get_str(object ? json_get(root, object) : root, key);
 		if (dir)
@@ -536,7 +536,7 @@ static void report(struct run *r, const char *gate_key)
 		if (stage_run(&r->p, ST_REPORT, key, "pgbuild report", st_report) == 0) {
 			struct strbuf text = STRBUF_INIT;
 			char *log = stage_log(&r->p, ST_REPORT);
-			strbuf_read_file(&text, log);
+			sfs_read(AT_FDCWD, log, SFS_IN_LOG, 0, &text, NULL);
 			fputs(text.buf, stdout);
 			printf("\nreport: %s\njunit:  %s/gate.junit.xml\n", r->html, r->workdir);
 			strbuf_release(&text);

@@ -169,7 +169,7 @@ int gcov_parse_gcno(const unsigned char *buf, size_t len, const char *name, stru
 /* Read path whole (the caller named it: links followed). */
 static int slurp(const char *path, struct strbuf *out, struct strbuf *err)
 {
-	return sfs_read(AT_FDCWD, path, SFS_READ_LIMIT, 0, out, err) < 0 ? -1 : 0;
+	return sfs_read(AT_FDCWD, path, SFS_IN_COUNTS, 0, out, err) < 0 ? -1 : 0;
 }
 
 int gcov_read_unit(const char *gcda, const char *gcno, struct gcov_unit *u, struct strbuf *err)

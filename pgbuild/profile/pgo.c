@@ -35,6 +35,7 @@
  * header change) is kept as a warning instead of an error.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
@@ -50,22 +51,14 @@
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/stage/stage.h"
 #include "pgbuild/profile/pgo.h"
+#include "wrapper/common/sha256.h"
 #include "wrapper/policy/edit.h"
 
-/* FNV-1a 64 of a file's content, as 16 hex digits; NULL when unreadable. */
+/* The SHA-256 of a file's content; NULL when unreadable. */
 static char *file_hash(const char *path)
 {
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return NULL;
-	unsigned long long h = 14695981039346656037ULL;
-	unsigned char buf[65536];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
-		for (size_t i = 0; i < n; i++)
-			h = (h ^ buf[i]) * 1099511628211ULL;
-	fclose(fp);
-	return xasprintf("%016llx", h);
+	char hex[SHA256_HEX_SIZE];
+	return sha256_file(AT_FDCWD, path, SFS_IN_TEXT, 0, hex, NULL) < 0 ? NULL : xstrdup(hex);
 }
 
 /* Relative hot and cold list paths made absolute (the parse has them
@@ -117,9 +110,15 @@ int pgo_policy_base(const char *path, int drop_lto, struct strbuf *out)
 	int r;
 	if (!path)
 		return 0;
-	if (strbuf_read_file(&text, path) < 0 || !realpath(path, real)) {
-		strbuf_release(&text);
-		return error("--policy %s: %s", path, strerror(errno));
+	{
+		struct strbuf err = STRBUF_INIT;
+		if (sfs_read(AT_FDCWD, path, SFS_IN_TEXT, 0, &text, &err) < 0 || !realpath(path, real)) {
+			r = error("--policy: %s", err.len ? err.buf : strerror(errno));
+			strbuf_release(&err);
+			strbuf_release(&text);
+			return r;
+		}
+		strbuf_release(&err);
 	}
 	strbuf_addf(out, "# from %s\n", real);
 	r = pgo_policy_text(text.buf, real, drop_lto, out);
@@ -260,7 +259,7 @@ static void source_hashes(const char *builddir, const char *srcdir, struct json_
 {
 	char *log = xasprintf("%s/pgopt-log/%s", builddir, BUILDLOG_COMPILE);
 	struct strvec tus = STRVEC_INIT;
-	buildlog_each(log, 1, collect_tu, &tus);
+	buildlog_each(log, 1, collect_tu, &tus, NULL);
 	json_object_begin(jw);
 	for (size_t i = 0; i < tus.nr; i++) {
 		char *path = xasprintf("%s/%s", srcdir, tus.v[i]);

@@ -494,7 +494,7 @@ static int gcda_take(struct gcda_walk *w, int fd, const char *name)
 	gcno = xasprintf("%.*s.gcno", (int)(target.len - 5), target.buf);
 	if (faccessat(w->buildfd, gcno, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
 		goto skip;
-	if (sfs_copy_back(fd, name, w->buildfd, target.buf, PROF_GCDA_LIMIT, 0644, &err) < 0) {
+	if (sfs_copy_back(fd, name, w->buildfd, target.buf, SFS_IN_COUNTS, 0644, &err) < 0) {
 		warning("profile data %s/%s/%s not taken: %s", w->g->dir, w->rel.buf, name, err.buf);
 		goto skip;
 	}
@@ -609,7 +609,7 @@ long prof_profraw_merge(struct prof_gcda *g, const char *tool, const char *out)
 			continue;
 		}
 		strbuf_reset(&err);
-		if (sfs_copy_back(src, e->d_name, dst, e->d_name, PROF_PROFRAW_LIMIT, 0600, &err) < 0) {
+		if (sfs_copy_back(src, e->d_name, dst, e->d_name, SFS_IN_PROFILE, 0600, &err) < 0) {
 			warning("profile data %s/%s not taken: %s", g->dir, e->d_name, err.buf);
 			g->skipped++;
 			continue;

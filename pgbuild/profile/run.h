@@ -113,9 +113,6 @@ struct prof_gcda {
 
 #define PROF_GCDA_INIT { NULL, NULL, NULL, 0 }
 
-/* The largest .gcda file taken back. */
-#define PROF_GCDA_LIMIT ((size_t)64 << 20)
-
 /*
  * Before training with builddir's instrumented install: builddir must be
  * a tree nobody else can change (as root: one an earlier pgbuild handed to
@@ -138,8 +135,6 @@ long prof_gcda_collect(struct prof_gcda *g);
  * file), and the merged profile in the build tree the use build reads. */
 #define PROF_LLVM_PROFRAW  "pgopt-%m.profraw"
 #define PROF_LLVM_PROFDATA "pgopt-pgo.profdata"
-/* The largest .profraw taken back. */
-#define PROF_PROFRAW_LIMIT ((size_t)256 << 20)
 
 /*
  * After training a clang build: every .profraw the server and the suite's

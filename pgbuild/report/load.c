@@ -15,12 +15,14 @@
 
 static char *read_text(const char *path, size_t *len)
 {
-	struct strbuf sb = STRBUF_INIT;
-	if (strbuf_read_file(&sb, path) < 0) {
-		error("cannot read %s: %s", path, strerror(errno));
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+	if (sfs_read(AT_FDCWD, path, SFS_IN_JSON, 0, &sb, &err) < 0) {
+		error("%s", err.buf);
 		strbuf_release(&sb);
+		strbuf_release(&err);
 		return NULL;
 	}
+	strbuf_release(&err);
 	return strbuf_detach(&sb, len);
 }
 
@@ -66,18 +68,22 @@ static int cmp_tu(const void *pa, const void *pb)
 int report_load_log(struct report_data *rd, const char *logdir)
 {
 	char *path = xasprintf("%s/compile.jsonl", logdir);
-	FILE *fp = fopen(path, "r");
-	struct strbuf line = STRBUF_INIT;
-	size_t lineno = 0, bad = 0;
+	struct strbuf text = STRBUF_INIT, line = STRBUF_INIT, err = STRBUF_INIT;
+	size_t lineno = 0, bad = 0, pos = 0, n;
 
-	if (!fp) {
-		error("cannot read %s: %s", path, strerror(errno));
+	if (sfs_read(AT_FDCWD, path, SFS_IN_COMPILE_LOG, 0, &text, &err) < 0) {
+		error("%s", err.buf);
+		strbuf_release(&text);
+		strbuf_release(&err);
 		free(path);
 		return -1;
 	}
-	while (strbuf_getline(&line, fp) != EOF) {
+	strbuf_release(&err);
+	for (const char *l; (l = text_next_line(text.buf, text.len, &pos, &n)); ) {
 		struct json_value *v;
 		const char *tu, *kind;
+		strbuf_reset(&line);
+		strbuf_add(&line, l, n);
 		lineno++;
 		if (!line.len)
 			continue;
@@ -118,7 +124,7 @@ int report_load_log(struct report_data *rd, const char *logdir)
 		}
 		json_free(v);
 	}
-	fclose(fp);
+	strbuf_release(&text);
 	if (bad)
 		warning("%s: %zu of %zu lines are not JSON records; skipped", path, bad, lineno);
 	/* keep changed units only, count the rest */
@@ -245,7 +251,7 @@ char *report_read_optional(const char *prefix, const char *file)
 	char *path = xasprintf("%s/%s", prefix, file);
 	struct strbuf sb = STRBUF_INIT;
 	char *r = NULL;
-	if (strbuf_read_file(&sb, path) >= 0)
+	if (sfs_read(AT_FDCWD, path, SFS_IN_TEXT, 0, &sb, NULL) >= 0)
 		r = strbuf_detach(&sb, NULL);
 	strbuf_release(&sb);
 	free(path);

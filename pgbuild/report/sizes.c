@@ -136,8 +136,9 @@ static int load_json(struct sz_side *s, const char *path)
 	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
 	const struct json_value *units;
 	uint64_t addr = 1;
-	if (strbuf_read_file(&sb, path) < 0 || !(s->doc = json_parse(sb.buf, sb.len, &err))) {
-		error("%s: %s", path, err.len ? err.buf : "cannot read");
+	if (sfs_read(AT_FDCWD, path, SFS_IN_JSON, 0, &sb, &err) < 0 ||
+	    !(s->doc = json_parse(sb.buf, sb.len, &err))) {
+		error("%s: %s", path, err.buf);
 		strbuf_release(&sb);
 		strbuf_release(&err);
 		return -1;

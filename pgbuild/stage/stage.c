@@ -18,7 +18,7 @@ static void state_load(struct pipeline *p)
 	struct json_value *root;
 	const struct json_value *stages;
 
-	if (strbuf_read_file(&sb, p->state_path) < 0)
+	if (sfs_read(AT_FDCWD, p->state_path, SFS_IN_JSON, 0, &sb, NULL) < 0)
 		goto out;
 	root = json_parse(sb.buf, sb.len, NULL);
 	stages = json_get(root, "stages");

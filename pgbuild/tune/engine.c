@@ -13,6 +13,8 @@
 #include "wrapper/common/fdio.h"
 #include "wrapper/common/error.h"
 #include "wrapper/common/json.h"
+#include "wrapper/common/safefs.h"
+#include "wrapper/common/textfile.h"
 #include "pgbuild/tune/engine.h"
 #include "wrapper/common/xalloc.h"
 
@@ -489,19 +491,22 @@ static double json_num_or_nan(const struct json_value *o, const char *key)
 
 int tune_state_load(struct tune_engine *t, const char *path, struct strbuf *err)
 {
-	FILE *fp = fopen(path, "r");
-	struct strbuf line = STRBUF_INIT;
+	struct strbuf text = STRBUF_INIT, line = STRBUF_INIT;
+	size_t pos = 0, n, mark = err->len;
 	int lineno = 0, rc = -1;
 
-	if (!fp) {
-		if (errno == ENOENT)
-			return 0;
-		strbuf_addf(err, "cannot read %s: %s", path, strerror(errno));
-		return -1;
+	if (sfs_read(AT_FDCWD, path, SFS_IN_JSON, 0, &text, err) < 0) {
+		strbuf_release(&text);
+		if (errno != ENOENT)
+			return -1;
+		strbuf_setlen(err, mark);  /* no state yet */
+		return 0;
 	}
-	while (strbuf_getline(&line, fp) == 0) {
+	for (const char *l; (l = text_next_line(text.buf, text.len, &pos, &n)); ) {
 		struct json_value *v;
 		const char *kind;
+		strbuf_reset(&line);
+		strbuf_add(&line, l, n);
 		lineno++;
 		if (!line.len)
 			continue;
@@ -549,7 +554,7 @@ int tune_state_load(struct tune_engine *t, const char *path, struct strbuf *err)
 	}
 	rc = 0;
 out:
-	fclose(fp);
+	strbuf_release(&text);
 	strbuf_release(&line);
 	return rc;
 }

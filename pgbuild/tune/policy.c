@@ -53,10 +53,15 @@ int tuner_load_candidates(struct tuner *tu, const char *path)
 	char *save = NULL, *line;
 	int lineno = 0, rc = 0;
 
-	if (strbuf_read_file(&text, path) < 0) {
-		error("cannot read --candidates %s: %s", path, strerror(errno));
-		strbuf_release(&text);
-		return -1;
+	{
+		struct strbuf err = STRBUF_INIT;
+		if (sfs_read(AT_FDCWD, path, SFS_IN_TEXT, 0, &text, &err) < 0) {
+			error("--candidates: %s", err.buf);
+			strbuf_release(&err);
+			strbuf_release(&text);
+			return -1;
+		}
+		strbuf_release(&err);
 	}
 	for (line = strtok_r(text.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		struct strbuf c = STRBUF_INIT;
@@ -118,10 +123,14 @@ int tuner_load_scope(struct tuner *tu)
 	if (s[0] == '@') {
 		struct strbuf text = STRBUF_INIT;
 		char *save = NULL;
-		if (strbuf_read_file(&text, s + 1) < 0) {
+		struct strbuf err = STRBUF_INIT;
+		if (sfs_read(AT_FDCWD, s + 1, SFS_IN_TEXT, 0, &text, &err) < 0) {
+			int rc = error("--scope file: %s", err.buf);
+			strbuf_release(&err);
 			strbuf_release(&text);
-			return error("cannot read --scope file %s: %s", s + 1, strerror(errno));
+			return rc;
 		}
+		strbuf_release(&err);
 		for (char *l = strtok_r(text.buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 			struct strvec w = STRVEC_INIT;
 			char *hash = strchr(l, '#');
@@ -227,9 +236,9 @@ char *tuner_policy_text(struct tuner *tu, tune_set set, const char *path)
 		 * its profile is the instrumented build's of that policy */
 		char *bp = xasprintf("%s/pgopt.policy", tu->o.bundle);
 		struct strbuf btext = STRBUF_INIT;
-		int r = strbuf_read_file(&btext, bp);
+		int r = sfs_read(AT_FDCWD, bp, SFS_IN_TEXT, 0, &btext, &err);
 		if (r < 0)
-			error("cannot read the bundle's policy %s: %s", bp, strerror(errno));
+			error("the bundle's policy: %s", err.buf);
 		else if (policy_doc_parse(&d, bp, btext.buf, btext.len, 0, &err) < 0)
 			error("%s", err.buf);
 		strbuf_release(&btext);

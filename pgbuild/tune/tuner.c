@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pgbuild/build/buildlog.h"
 #include "pgbuild/metric/metrics.h"
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/metric/workloads.h"
@@ -131,50 +132,41 @@ static char *configured_prefix(const char *builddir)
  * source and recompiles it, and relinks what contains it.  Returns how many
  * were missing (0: nothing to do), or -1.
  */
+struct revive {
+	struct strvec seen; /* objects looked at */
+	long n;             /* placeholders made */
+};
+
+static int revive_one(const struct json_value *rec, long line, void *data)
+{
+	struct revive *rv = data;
+	char *path;
+
+	if (!buildlog_is_compile(rec) || !(path = buildlog_output_path(rec)))
+		return 0;
+	if (strvec_find(&rv->seen, path) < 0 && !path_exists(path)) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		struct timeval tv[2] = { { 1, 0 }, { 1, 0 } };
+		strvec_push(&rv->seen, path);
+		if (fd >= 0) {
+			futimes(fd, tv);
+			close(fd);
+			rv->n++;
+		}
+	}
+	free(path);
+	return 0;
+}
+
 static long revive_deleted_objects(const char *builddir)
 {
 	char *logpath = xasprintf("%s/pgopt-log/compile.jsonl", builddir);
-	FILE *fp = fopen(logpath, "r");
-	struct strbuf line = STRBUF_INIT;
-	struct strvec seen = STRVEC_INIT;
-	long n = 0;
+	struct revive rv = { STRVEC_INIT, 0 };
 
+	buildlog_each(logpath, 1, revive_one, &rv, NULL);
 	free(logpath);
-	if (!fp)
-		return 0;
-	while (strbuf_getline(&line, fp) == 0) {
-		struct json_value *v = json_parse(line.buf, line.len, NULL);
-		const char *kind = json_get_str(v, "kind"), *cwd = json_get_str(v, "cwd");
-		const char *out = json_get_str(v, "output");
-		const struct json_value *ex = json_get(v, "exit");
-		char *path;
-		if (!kind || strcmp(kind, "compile") || !cwd || !out || !ex ||
-		    ex->type != JSON_NUMBER || ex->u.number != 0) {
-			json_free(v);
-			continue;
-		}
-		path = out[0] == '/' ? xstrdup(out) : xasprintf("%s/%s", cwd, out);
-		json_free(v);
-		if (strvec_find(&seen, path) >= 0 || path_exists(path)) {
-			free(path);
-			continue;
-		}
-		strvec_push(&seen, path);
-		{
-			int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
-			struct timeval tv[2] = { { 1, 0 }, { 1, 0 } };
-			if (fd >= 0) {
-				close(fd);
-				utimes(path, tv);
-				n++;
-			}
-		}
-		free(path);
-	}
-	fclose(fp);
-	strbuf_release(&line);
-	strvec_clear(&seen);
-	return n;
+	strvec_clear(&rv.seen);
+	return rv.n;
 }
 
 enum { BUILT_OK = 0, BUILT_FAILED = 1, BUILT_REGRESS_FAILED = 2, BUILT_ERROR = -1 };
@@ -207,7 +199,7 @@ static int check_bundle(struct tuner *tu, const char *dir, const char *log, char
 		free(l);
 		goto out;
 	}
-	if (strbuf_read_file(&text, json) >= 0)
+	if (sfs_read(AT_FDCWD, json, SFS_IN_JSON, 0, &text, NULL) >= 0)
 		v = json_parse(text.buf, text.len, NULL);
 	{
 		double share = json_get_num(v, "percent", -1);
@@ -262,7 +254,7 @@ static int ensure_installed(struct tuner *tu, tune_set s, int *builds, double *s
 	if (path_exists(status)) {
 		/* failed in an earlier run whose state was lost: do not retry */
 		struct strbuf why = STRBUF_INIT;
-		strbuf_read_file(&why, status);
+		sfs_read(AT_FDCWD, status, SFS_IN_LOG, 0, &why, NULL);
 		strbuf_trim(&why);
 		*note = xasprintf("failed before (%s): %s", status, why.buf);
 		rc = strstr(why.buf, "regress") ? BUILT_REGRESS_FAILED : BUILT_FAILED;
@@ -446,7 +438,7 @@ static void gate_ratio(struct tuner *tu, const char *ref_prefix, const char *can
 		free(l);
 		goto out;
 	}
-	if (strbuf_read_file(&text, json) < 0 || !(v = json_parse(text.buf, text.len, NULL))) {
+	if (sfs_read(AT_FDCWD, json, SFS_IN_JSON, 0, &text, NULL) < 0 || !(v = json_parse(text.buf, text.len, NULL))) {
 		out->outcome = TUNE_UNMEASURED;
 		free(out->note);
 		out->note = xasprintf("no gate result in %s", json);

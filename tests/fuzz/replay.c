@@ -8,6 +8,7 @@
  * are replayed by `make check` (tests/t/80-fuzz-replay.t).  Prints the
  * number of inputs run; a crash kills the process as it would the fuzzer.
  */
+#include <fcntl.h>
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "wrapper/common/safefs.h"
 #include "wrapper/common/strbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -23,7 +25,7 @@ static int run_file(const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *copy;
-	if (strbuf_read_file(&sb, path) < 0) {
+	if (sfs_read(AT_FDCWD, path, SFS_IN_BINARY, 0, &sb, NULL) < 0) {
 		fprintf(stderr, "replay: error: cannot read %s\n", path);
 		exit(2);
 	}

@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fcntl.h>
+
 #include "wrapper/common/rmtree.h"
+#include "wrapper/common/safefs.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/xalloc.h"
 
@@ -25,7 +28,7 @@ static inline char *fixture(const char *name)
 	if (slash)
 		*slash = '\0';
 	path = xasprintf("%s/data/%s", slash ? dir : ".", name);
-	assert_true(strbuf_read_file(&sb, path) > 0);
+	assert_true(sfs_read(AT_FDCWD, path, SFS_IN_BINARY, 0, &sb, NULL) > 0);
 	free(dir);
 	free(path);
 	return strbuf_detach(&sb, NULL);

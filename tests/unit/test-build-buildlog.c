@@ -89,25 +89,25 @@ static void test_each_and_count(void **state)
 	path = write_tmp("each.jsonl", log.buf);
 
 	assert_int_equal(buildlog_count_lines(path), 5);
-	assert_int_equal(buildlog_each(path, 1, note_line, &s), 6);
+	assert_int_equal(buildlog_each(path, 1, note_line, &s, NULL), 6);
 	assert_int_equal(s.nr, 2);
 	assert_int_equal(s.lines[0], 1);
 	assert_int_equal(s.lines[1], 5);
 
 	/* from a line on: what an incremental build's own records are */
 	s.nr = 0;
-	assert_int_equal(buildlog_each(path, 2, note_line, &s), 6);
+	assert_int_equal(buildlog_each(path, 2, note_line, &s, NULL), 6);
 	assert_int_equal(s.nr, 1);
 	assert_int_equal(s.lines[0], 5);
 
 	/* fn stops the calls, the lines are still counted */
 	s.nr = 0;
 	s.stop_after = 1;
-	assert_int_equal(buildlog_each(path, 1, note_line, &s), 6);
+	assert_int_equal(buildlog_each(path, 1, note_line, &s, NULL), 6);
 	assert_int_equal(s.nr, 1);
 
 	assert_int_equal(buildlog_count_lines(missing), 0);
-	assert_int_equal(buildlog_each(missing, 1, note_line, &s), -1);
+	assert_int_equal(buildlog_each(missing, 1, note_line, &s, NULL), -1);
 	strbuf_release(&log);
 	free(rec);
 	free(path);

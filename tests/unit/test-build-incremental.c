@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "wrapper/common/safefs.h"
 #include "pgbuild/build/build.h"
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/pgbuild.h"
@@ -321,7 +322,7 @@ static int copy_exe(const char *from, const char *to)
 	struct strbuf sb = STRBUF_INIT;
 	int fd, r = -1;
 
-	if (strbuf_read_file(&sb, from) < 0)
+	if (sfs_read(AT_FDCWD, from, SFS_IN_BINARY, 0, &sb, NULL) < 0)
 		return -1;
 	fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
 	if (fd >= 0) {

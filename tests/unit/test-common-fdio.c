@@ -2,6 +2,7 @@
  * test-common-fdio.c - whole writes and atomic files
  * (wrapper/common/fdio.c).
  */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "wrapper/common/safefs.h"
 #include "wrapper/common/copytree.h"
 #include "wrapper/common/dir.h"
 #include "wrapper/common/fdio.h"
@@ -66,7 +68,7 @@ static void test_write_file_atomic(void **state)
 	path = xasprintf("%s/f.json", dir);
 	assert_int_equal(write_file_atomic(path, "old\n", 4), 0);
 	assert_int_equal(write_file_atomic(path, "new\n", 4), 0);
-	assert_true(strbuf_read_file(&sb, path) >= 0);
+	assert_true(sfs_read(AT_FDCWD, path, SFS_IN_BINARY, 0, &sb, NULL) >= 0);
 	assert_string_equal(sb.buf, "new\n");
 	/* a directory that does not exist: -1, and nothing written anywhere */
 	missing = xasprintf("%s/no/f.json", dir);

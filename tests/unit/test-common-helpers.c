@@ -5,6 +5,7 @@
  * paths (path.h), the end of a log (textfile.h) and the quiet atomic write
  * (fdio.h).  Real files in a scratch directory under /tmp.
  */
+#include <fcntl.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "wrapper/common/safefs.h"
 #include "wrapper/common/clock.h"
 #include "wrapper/common/dir.h"
 #include "wrapper/common/fdio.h"
@@ -268,7 +270,7 @@ static void test_write_file_atomic_quiet(void **state)
 	FILE *saved = stderr;
 	(void)state;
 	assert_int_equal(write_file_atomic_quiet(f, "{}\n", 3), 0);
-	assert_true(strbuf_read_file(&sb, f) >= 0);
+	assert_true(sfs_read(AT_FDCWD, f, SFS_IN_BINARY, 0, &sb, NULL) >= 0);
 	assert_string_equal(sb.buf, "{}\n");
 	/* a failure says nothing, sets errno and leaves no file */
 	stderr = open_memstream(&err, &errlen);

@@ -18,6 +18,7 @@
 
 #include "wrapper/common/fdio.h"
 #include "wrapper/common/safefs.h"
+#include "wrapper/common/sha256.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/xalloc.h"
 
@@ -69,84 +70,131 @@ static char *slurp(const char *rel)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *p = xasprintf("%s/%s", top, rel);
-	if (strbuf_read_file(&sb, p) < 0)
+	char *real = realpath(p, NULL);  /* the test looks through links */
+	if (!real || sfs_read(AT_FDCWD, real, SFS_IN_BINARY, 0, &sb, NULL) < 0)
 		strbuf_addstr(&sb, "(missing)");
+	free(real);
 	free(p);
 	return strbuf_detach(&sb, NULL);
+}
+
+/* A sparse file of size bytes at rel (no disk used). */
+static void sparse(const char *rel, off_t size)
+{
+	char *p = xasprintf("%s/%s", top, rel);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, size), 0);
+	close(fd);
+	free(p);
 }
 
 static void test_read_bounded(void **state)
 {
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	char *fifo = xasprintf("%s/fifo", top), *big;
+	char *fifo = xasprintf("%s/fifo", top);
 	(void)state;
 
 	mk("r");
 	put("r/ok", "hello\n");
-	assert_int_equal(sfs_read(topfd, "r/ok", 100, SFS_NOFOLLOW, &out, &err), 6);
+	assert_int_equal(sfs_read(topfd, "r/ok", SFS_IN_TEXT, SFS_NOFOLLOW, &out, &err), 6);
 	assert_string_equal(out.buf, "hello\n");
 
-	/* over the limit: nothing kept, EFBIG, the limit named */
+	/* every kind has its limit, and the message names it and the kind */
+	assert_int_equal(sfs_input_limit(SFS_IN_TEXT), SFS_READ_LIMIT);
+	for (int k = 0; k < SFS_IN_KINDS; k++) {
+		assert_true(sfs_input_limit((enum sfs_input)k) >= ((size_t)1 << 20));
+		assert_non_null(sfs_input_name((enum sfs_input)k));
+	}
+	assert_true(sfs_input_limit(SFS_IN_COMPILE_LOG) > sfs_input_limit(SFS_IN_TEXT));
+
+	/* over the limit: nothing kept, EFBIG, the limit and the kind named;
+	 * exactly at the limit is fine */
+	sparse("r/big", (off_t)SFS_READ_LIMIT + 1);
 	strbuf_setlen(&out, 0);
-	assert_int_equal(sfs_read(topfd, "r/ok", 5, 0, &out, &err), -1);
+	assert_int_equal(sfs_read(topfd, "r/big", SFS_IN_TEXT, 0, &out, &err), -1);
 	assert_int_equal(errno, EFBIG);
 	assert_int_equal(out.len, 0);
-	assert_non_null(strstr(err.buf, "cannot read r/ok: it is larger than 5 bytes"));
+	assert_non_null(strstr(err.buf, "cannot read r/big: it is larger than 16 MiB, "
+			       "the limit for a policy, list or script"));
+	sparse("r/big", (off_t)SFS_READ_LIMIT);
+	assert_int_equal(sfs_read(topfd, "r/big", SFS_IN_TEXT, 0, &out, NULL),
+			 (long)SFS_READ_LIMIT);
+	strbuf_release(&out);
+	sparse("r/big", (off_t)sfs_input_limit(SFS_IN_JSON) + 1);
+	strbuf_setlen(&err, 0);
+	assert_int_equal(sfs_read(topfd, "r/big", SFS_IN_JSON, 0, &out, &err), -1);
+	assert_non_null(strstr(err.buf, "larger than 64 MiB, the limit for a JSON result"));
+	/* sfs_open_input refuses it before a byte is read */
+	assert_int_equal(sfs_open_input(topfd, "r/big", SFS_IN_JSON, 0, NULL, NULL), -1);
+	assert_int_equal(errno, EFBIG);
 
 	/* a FIFO returns at once (no writer needed), refused by kind */
 	assert_int_equal(mkfifo(fifo, 0644), 0);
 	strbuf_setlen(&err, 0);
-	assert_int_equal(sfs_read(AT_FDCWD, fifo, SFS_READ_LIMIT, 0, &out, &err), -1);
+	assert_int_equal(sfs_read(AT_FDCWD, fifo, SFS_IN_JSON, 0, &out, &err), -1);
 	assert_int_equal(errno, EINVAL);
 	assert_non_null(strstr(err.buf, "it is a FIFO, expected a regular file"));
 
 	/* a device that never ends */
 	strbuf_setlen(&err, 0);
-	assert_int_equal(sfs_read(AT_FDCWD, "/dev/zero", SFS_READ_LIMIT, 0, &out, &err), -1);
+	assert_int_equal(sfs_read(AT_FDCWD, "/dev/zero", SFS_IN_LOG, 0, &out, &err), -1);
 	assert_non_null(strstr(err.buf, "a character device"));
 
 	/* a directory */
-	assert_int_equal(sfs_read(topfd, "r", SFS_READ_LIMIT, 0, &out, NULL), -1);
+	assert_int_equal(sfs_read(topfd, "r", SFS_IN_TEXT, 0, &out, NULL), -1);
 	assert_int_equal(errno, EISDIR);
 
-	/* links: followed without SFS_NOFOLLOW, refused with it, also in the middle */
+	/* links: the last component never (with or without SFS_NOFOLLOW);
+	 * a directory on the way only without it */
 	ln("ok", "r/link");
 	ln("r", "rdir");
 	strbuf_setlen(&out, 0);
-	assert_int_equal(sfs_read(topfd, "r/link", 100, 0, &out, NULL), 6);
-	assert_int_equal(sfs_read(topfd, "r/link", 100, SFS_NOFOLLOW, &out, NULL), -1);
-	assert_int_equal(errno, ELOOP);
 	strbuf_setlen(&err, 0);
-	assert_int_equal(sfs_read(topfd, "rdir/ok", 100, SFS_NOFOLLOW, &out, &err), -1);
+	assert_int_equal(sfs_read(topfd, "r/link", SFS_IN_TEXT, 0, &out, &err), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_non_null(strstr(err.buf, "cannot read r/link: it is a symbolic link (refused)"));
+	assert_int_equal(sfs_read(topfd, "r/link", SFS_IN_TEXT, SFS_NOFOLLOW, &out, NULL), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_int_equal(sfs_read(topfd, "rdir/ok", SFS_IN_TEXT, 0, &out, NULL), 6);
+	strbuf_setlen(&err, 0);
+	assert_int_equal(sfs_read(topfd, "rdir/ok", SFS_IN_TEXT, SFS_NOFOLLOW, &out, &err), -1);
 	assert_int_equal(errno, ELOOP);
 	assert_non_null(strstr(err.buf, "symbolic link"));
 	/* ".." never leaves the anchor */
-	assert_int_equal(sfs_read(topfd, "r/../r/ok", 100, SFS_NOFOLLOW, &out, NULL), -1);
+	assert_int_equal(sfs_read(topfd, "r/../r/ok", SFS_IN_TEXT, SFS_NOFOLLOW, &out, NULL), -1);
 	assert_int_equal(errno, EINVAL);
 
-	/* exactly at the limit is fine; a byte more is not */
-	big = xmalloc(4097);
-	memset(big, 'x', 4096);
-	big[4096] = '\0';
-	put("r/big", big);
-	strbuf_setlen(&out, 0);
-	assert_int_equal(sfs_read(topfd, "r/big", 4096, 0, &out, NULL), 4096);
-	assert_int_equal(sfs_read(topfd, "r/big", 4095, 0, &out, NULL), -1);
-	free(big);
+	/* a name for messages */
+	strbuf_setlen(&err, 0);
+	assert_int_equal(sfs_open_input_as(topfd, "r/link", "/the/full/path", SFS_IN_TEXT, 0,
+					   NULL, &err), -1);
+	assert_non_null(strstr(err.buf, "cannot read /the/full/path: it is a symbolic link"));
 
 	/* through a descriptor the caller opened (and checked): the same rules */
 	{
 		int fd = openat(topfd, "r/ok", O_RDONLY | O_NONBLOCK);
 		strbuf_setlen(&out, 0);
-		assert_int_equal(sfs_read_fd(fd, "r/ok", 100, &out, &err), 6);
+		assert_int_equal(sfs_read_fd(fd, "r/ok", SFS_IN_TEXT, &out, &err), 6);
 		assert_string_equal(out.buf, "hello\n");
 		close(fd);
 		fd = open(fifo, O_RDONLY | O_NONBLOCK);
 		strbuf_setlen(&err, 0);
-		assert_int_equal(sfs_read_fd(fd, "the fifo", 100, &out, &err), -1);
+		assert_int_equal(sfs_read_fd(fd, "the fifo", SFS_IN_TEXT, &out, &err), -1);
 		assert_int_equal(errno, EINVAL);
 		assert_non_null(strstr(err.buf, "cannot read the fifo: it is a FIFO, expected a regular file"));
 		close(fd);
+	}
+	/* the one hash of a file reads through the same rules */
+	{
+		char hex[SHA256_HEX_SIZE];
+		assert_int_equal(sha256_file(topfd, "r/ok", SFS_IN_TEXT, 0, hex, NULL), 0);
+		assert_string_equal(hex, "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03");
+		strbuf_setlen(&err, 0);
+		assert_int_equal(sha256_file(topfd, "r/link", SFS_IN_TEXT, 0, hex, &err), -1);
+		assert_non_null(strstr(err.buf, "symbolic link"));
+		assert_int_equal(sha256_file(AT_FDCWD, fifo, SFS_IN_TEXT, 0, hex, NULL), -1);
+		assert_int_equal(errno, EINVAL);
 	}
 	free(fifo);
 	strbuf_release(&out);
@@ -539,13 +587,13 @@ static void test_copy_back(void **state)
 	put("cb/data.gcda", "counts");
 	put("secret", "root only");
 	ln("../secret", "cb/planted.gcda");
-	assert_int_equal(sfs_copy_back(topfd, "cb/data.gcda", topfd, "back.gcda", 1024, 0644,
+	assert_int_equal(sfs_copy_back(topfd, "cb/data.gcda", topfd, "back.gcda", SFS_IN_COUNTS, 0644,
 				       &err), 6);
 	t = slurp("back.gcda");
 	assert_string_equal(t, "counts");
 	free(t);
 	/* a planted link is refused and nothing is written */
-	assert_int_equal(sfs_copy_back(topfd, "cb/planted.gcda", topfd, "stolen", 1024, 0644,
+	assert_int_equal(sfs_copy_back(topfd, "cb/planted.gcda", topfd, "stolen", SFS_IN_COUNTS, 0644,
 				       &err), -1);
 	assert_int_equal(errno, ELOOP);
 	assert_non_null(strstr(err.buf, "symbolic link"));
@@ -553,7 +601,9 @@ static void test_copy_back(void **state)
 	assert_string_equal(t, "(missing)");
 	free(t);
 	/* over the limit: refused */
-	assert_int_equal(sfs_copy_back(topfd, "cb/data.gcda", topfd, "back2", 3, 0644, NULL), -1);
+	sparse("cb/big.gcda", (off_t)sfs_input_limit(SFS_IN_COUNTS) + 1);
+	assert_int_equal(sfs_copy_back(topfd, "cb/big.gcda", topfd, "back2", SFS_IN_COUNTS, 0644,
+				       NULL), -1);
 	assert_int_equal(errno, EFBIG);
 	strbuf_release(&err);
 }

@@ -449,7 +449,7 @@ static void test_floor_malformed(void **state)
 		struct noise_floor f;
 		char *none = floor_path("no-such.json");
 		assert_int_equal(noise_floor_load(&f, none, &err), -1);
-		assert_non_null(strstr(err.buf, ": cannot read: No such file or directory"));
+		assert_non_null(strstr(err.buf, "cannot read ")); assert_non_null(strstr(err.buf, "no-such.json: No such file or directory"));
 		free(none);
 		strbuf_release(&err);
 	}

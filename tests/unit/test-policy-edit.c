@@ -6,6 +6,7 @@
  * would make the policy invalid.  Run from the top of the repository (as
  * make check-unit does): it reads the example policies in examples/.
  */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 
 #include <glob.h>
 
+#include "wrapper/common/safefs.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/xalloc.h"
 #include "wrapper/policy/edit.h"
@@ -68,7 +70,7 @@ static void assert_same_policy(const struct policy *a, const struct policy *b, i
 static void read_file(const char *path, struct strbuf *sb)
 {
 	strbuf_reset(sb);
-	assert_true(strbuf_read_file(sb, path) >= 0);
+	assert_true(sfs_read(AT_FDCWD, path, SFS_IN_BINARY, 0, sb, NULL) >= 0);
 }
 
 /* Every example: load, write, the same bytes. */

@@ -740,7 +740,7 @@ static void test_lists(void **state)
 		policy_release(&p);
 		strbuf_reset(&err);
 		assert_int_equal(policy_load(&p, big, 0, &err), -1);
-		snprintf(want, sizeof(want), "%s: cannot read policy: it is larger than 16 MiB", big);
+		snprintf(want, sizeof(want), "%s: cannot read policy: it is larger than 16 MiB, the limit for a policy, list or script", big);
 		assert_string_equal(err.buf, want);
 		policy_release(&p);
 		unlink(fifo);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "wrapper/common/safefs.h"
 #include "wrapper/common/exitcodes.h"
 #include "wrapper/settings.h"
 #include "wrapper/common/strbuf.h"
@@ -283,7 +284,7 @@ static void test_remember(void **state)
 	assert_int_equal(stat(conf, &st1), 0);
 	assert_int_equal(st1.st_mode & 07777, 0644);
 	strbuf_reset(&text);
-	assert_int_equal(strbuf_read_file(&text, conf) > 0, 1);
+	assert_int_equal(sfs_read(AT_FDCWD, conf, SFS_IN_BINARY, 0, &text, NULL) > 0, 1);
 	assert_non_null(strstr(text.buf, "# pgoptcc.conf - "));
 	settings_layer_init(&back);
 	assert_int_equal(settings_conf_parse(conf, text.buf, text.len, &back, &err), 0);
@@ -295,7 +296,7 @@ static void test_remember(void **state)
 	layer(&env, "policy=../p/x.policy;logdir=log;prefix=ccache;failsafe=passthrough;root=");
 	assert_int_equal(settings_conf_remember(dfd, dir, &env, &err), 0);
 	strbuf_reset(&text);
-	strbuf_read_file(&text, conf);
+	sfs_read(AT_FDCWD, conf, SFS_IN_BINARY, 0, &text, NULL);
 	settings_layer_init(&back);
 	assert_int_equal(settings_conf_parse(conf, text.buf, text.len, &back, &err), 0);
 	{
@@ -322,7 +323,7 @@ static void test_remember(void **state)
 	layer(&env, "logdir=/l");
 	assert_int_equal(settings_conf_remember(dfd, dir, &env, &err), 0);
 	strbuf_reset(&text);
-	strbuf_read_file(&text, conf);
+	sfs_read(AT_FDCWD, conf, SFS_IN_BINARY, 0, &text, NULL);
 	assert_null(strstr(text.buf, "policy ="));
 	assert_non_null(strstr(text.buf, "\nlogdir = /l\n"));
 	assert_int_equal(err.len, 0);
@@ -332,7 +333,7 @@ static void test_remember(void **state)
 	layer(&env, "logdir=/l;unchecked-flags=1;profile=generate");
 	assert_int_equal(settings_conf_remember(dfd, dir, &env, &err), 0);
 	strbuf_reset(&text);
-	strbuf_read_file(&text, conf);
+	sfs_read(AT_FDCWD, conf, SFS_IN_BINARY, 0, &text, NULL);
 	assert_null(strstr(text.buf, "unchecked"));
 	assert_null(strstr(text.buf, "profile ="));
 

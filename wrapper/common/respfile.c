@@ -73,7 +73,7 @@ static int expand(int argc, const char *const *argv, struct strvec *out, int dep
 		}
 		/* bounded: a FIFO or a device (it would block or never end) or
 		 * a file over the limit makes the command line too hard */
-		if (sfs_read(AT_FDCWD, argv[i] + 1, SFS_READ_LIMIT, 0, &sb, NULL) < 0) {
+		if (sfs_read(AT_FDCWD, argv[i] + 1, SFS_IN_TEXT, 0, &sb, NULL) < 0) {
 			strbuf_release(&sb);
 			if (errno == EINVAL || errno == EFBIG)
 				return -1;

@@ -462,10 +462,10 @@ failed:
 }
 
 long sfs_copy_back(int srcfd, const char *src_rel, int dstfd, const char *dst_rel,
-		   size_t limit, mode_t mode, struct strbuf *err)
+		   enum sfs_input kind, mode_t mode, struct strbuf *err)
 {
 	struct strbuf sb = STRBUF_INIT;
-	long n = sfs_read(srcfd, src_rel, limit, SFS_NOFOLLOW, &sb, err);
+	long n = sfs_read(srcfd, src_rel, kind, SFS_NOFOLLOW, &sb, err);
 
 	if (n >= 0 && sfs_write_atomic(dstfd, dst_rel, sb.buf, sb.len, mode, err) < 0)
 		n = -1;

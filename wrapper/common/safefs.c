@@ -190,23 +190,72 @@ int sfs_open_anchor(const char *path, uid_t owner, int private_only, struct strb
 	return fd;
 }
 
-long sfs_read_fd(int fd, const char *name, size_t limit, struct strbuf *out,
+/* The kinds of files read back, their limits and names (safefs.h). */
+static const struct {
+	size_t limit;
+	const char *name;
+} sfs_inputs[SFS_IN_KINDS] = {
+	[SFS_IN_TEXT] = { SFS_READ_LIMIT, "a policy, list or script" },
+	[SFS_IN_SETTINGS] = { (size_t)16 << 20, "a settings file" },
+	[SFS_IN_MANIFEST] = { (size_t)16 << 20, "a manifest or build record" },
+	[SFS_IN_JSON] = { (size_t)64 << 20, "a JSON result" },
+	[SFS_IN_LOG] = { (size_t)64 << 20, "a log" },
+	[SFS_IN_COMPILE_LOG] = { (size_t)256 << 20, "a compile log" },
+	[SFS_IN_COUNTS] = { (size_t)64 << 20, "a file of counts" },
+	[SFS_IN_PROFILE] = { (size_t)256 << 20, "a profile" },
+	[SFS_IN_CALLGRIND] = { (size_t)512 << 20, "a callgrind output" },
+	[SFS_IN_BINARY] = { (size_t)1 << 30, "a program or library" },
+	[SFS_IN_SYSTEM] = { (size_t)1 << 20, "a system file" },
+};
+
+size_t sfs_input_limit(enum sfs_input kind)
+{
+	return (unsigned)kind < SFS_IN_KINDS ? sfs_inputs[kind].limit : 0;
+}
+
+const char *sfs_input_name(enum sfs_input kind)
+{
+	return (unsigned)kind < SFS_IN_KINDS ? sfs_inputs[kind].name : "a file";
+}
+
+/* "it is larger than 16 MiB, the limit for a log" (EFBIG kept). */
+static int too_big(struct strbuf *err, const char *name, enum sfs_input kind)
+{
+	size_t limit = sfs_input_limit(kind);
+	char reason[128];
+	errno = EFBIG;
+	snprintf(reason, sizeof(reason), "it is larger than %zu %s, the limit for %s",
+		 limit >= (1u << 20) ? limit >> 20 : limit,
+		 limit >= (1u << 20) ? "MiB" : "bytes", sfs_input_name(kind));
+	return sfs_fail(err, "read", name, reason);
+}
+
+/* Refuse what fstat says is no regular file, or too long for kind. */
+static int check_input(int fd, const char *name, enum sfs_input kind, struct stat *st,
+		       struct strbuf *err)
+{
+	if (fstat(fd, st) < 0)
+		return sfs_fail(err, "read", name, NULL);
+	if (!S_ISREG(st->st_mode)) {
+		char reason[80];
+		errno = S_ISDIR(st->st_mode) ? EISDIR : EINVAL;
+		snprintf(reason, sizeof(reason), "it is %s, expected a regular file",
+			 sfs_kind(st->st_mode));
+		return sfs_fail(err, "read", name, reason);
+	}
+	if ((uintmax_t)st->st_size > sfs_input_limit(kind))
+		return too_big(err, name, kind);
+	return 0;
+}
+
+long sfs_read_fd(int fd, const char *name, enum sfs_input kind, struct strbuf *out,
 		 struct strbuf *err)
 {
 	struct stat st;
-	size_t start = out->len;
+	size_t start = out->len, limit = sfs_input_limit(kind);
 
-	if (fstat(fd, &st) < 0)
-		return sfs_fail(err, "read", name, NULL);
-	if (!S_ISREG(st.st_mode)) {
-		char reason[80];
-		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-		snprintf(reason, sizeof(reason), "it is %s, expected a regular file",
-			 sfs_kind(st.st_mode));
-		return sfs_fail(err, "read", name, reason);
-	}
-	if ((uintmax_t)st.st_size > limit)
-		goto too_big;
+	if (check_input(fd, name, kind, &st, err) < 0)
+		return -1;
 	for (;;) {
 		ssize_t n;
 		strbuf_grow(out, 65536);
@@ -222,27 +271,24 @@ long sfs_read_fd(int fd, const char *name, size_t limit, struct strbuf *out,
 		if (n == 0)
 			break;
 		strbuf_setlen(out, out->len + (size_t)n);
-		if (out->len - start > limit)
-			goto too_big;
+		if (out->len - start > limit) {
+			strbuf_setlen(out, start);
+			return too_big(err, name, kind);
+		}
 	}
 	return (long)(out->len - start);
-
-too_big:
-	strbuf_setlen(out, start);
-	errno = EFBIG;
-	{
-		char reason[80];
-		snprintf(reason, sizeof(reason), "it is larger than %zu %s",
-			 limit >= (1u << 20) ? limit >> 20 : limit,
-			 limit >= (1u << 20) ? "MiB" : "bytes");
-		return sfs_fail(err, "read", name, reason);
-	}
 }
 
-long sfs_read(int dirfd, const char *rel, size_t limit, unsigned flags,
-	      struct strbuf *out, struct strbuf *err)
+int sfs_open_input(int dirfd, const char *rel, enum sfs_input kind, unsigned flags,
+		   struct stat *st, struct strbuf *err)
 {
-	long n;
+	return sfs_open_input_as(dirfd, rel, rel, kind, flags, st, err);
+}
+
+int sfs_open_input_as(int dirfd, const char *rel, const char *name, enum sfs_input kind,
+		      unsigned flags, struct stat *st, struct strbuf *err)
+{
+	struct stat local;
 	int fd, e;
 
 	if (flags & SFS_NOFOLLOW) {
@@ -251,7 +297,7 @@ long sfs_read(int dirfd, const char *rel, size_t limit, unsigned flags,
 		int pfd = sfs_walk(dirfd, rel, &copy, &last);
 		if (pfd < 0) {
 			free(copy);
-			return sfs_fail(err, "read", rel, sfs_walk_reason());
+			return sfs_fail(err, "read", name, sfs_walk_reason());
 		}
 		fd = openat(pfd, last, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 		e = errno;
@@ -259,12 +305,29 @@ long sfs_read(int dirfd, const char *rel, size_t limit, unsigned flags,
 		free(copy);
 		errno = e;
 	} else {
-		fd = openat(dirfd, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		fd = openat(dirfd, rel, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	}
 	if (fd < 0)
-		return sfs_fail(err, "read", rel, errno == ELOOP && (flags & SFS_NOFOLLOW) ?
+		return sfs_fail(err, "read", name, errno == ELOOP ?
 			    "it is a symbolic link (refused)" : NULL);
-	n = sfs_read_fd(fd, rel, limit, out, err);
+	if (check_input(fd, name, kind, st ? st : &local, err) < 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+long sfs_read(int dirfd, const char *rel, enum sfs_input kind, unsigned flags,
+	      struct strbuf *out, struct strbuf *err)
+{
+	long n;
+	int fd = sfs_open_input(dirfd, rel, kind, flags, NULL, err), e;
+
+	if (fd < 0)
+		return -1;
+	n = sfs_read_fd(fd, rel, kind, out, err);
 	e = errno;
 	close(fd);
 	errno = e;

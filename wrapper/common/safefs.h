@@ -37,28 +37,73 @@
 #ifndef PGOPT_SAFEFS_H
 #define PGOPT_SAFEFS_H
 
+#include <fcntl.h>   /* AT_FDCWD */
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "wrapper/common/strbuf.h"
 
-/* The size limit for policies, hot/cold lists, settings files and the
- * logs and results read back from trees another user writes. */
+/*
+ * What a file read back is, and so how long it may be: every file another
+ * party may have written (a policy, a bundle's member, a compile log, a
+ * build record, a result, a server's log, a profile) is read through
+ * sfs_read or sfs_open_input with one of these, and the limit the kind
+ * has is the one the error states.  The table is sfs_inputs[] in
+ * safefs.c; tests/lib/readers.pl checks that no other code opens a file
+ * to read it.
+ */
+enum sfs_input {
+	SFS_IN_TEXT,		/* a policy, hot/cold list, candidate list, SQL or bench script: 16 MiB */
+	SFS_IN_SETTINGS,	/* pgoptcc.conf, a --temp-config file: 16 MiB */
+	SFS_IN_MANIFEST,	/* a bundle's manifest, a build record (pgopt-build.json): 16 MiB */
+	SFS_IN_JSON,		/* a result: bench, gate, inspect, noise, run state, reports: 64 MiB */
+	SFS_IN_LOG,		/* a program's or server's log, regression.diffs: 64 MiB */
+	SFS_IN_COMPILE_LOG,	/* compile.jsonl and the plugin's function records: 256 MiB */
+	SFS_IN_COUNTS,		/* gcov counts (.gcda), the gate's callgrind outputs: 64 MiB */
+	SFS_IN_PROFILE,		/* clang's raw and indexed profiles, BOLT's .fdata: 256 MiB */
+	SFS_IN_CALLGRIND,	/* explain's callgrind outputs: 512 MiB */
+	SFS_IN_BINARY,		/* an ELF program, library or archive: 1 GiB */
+	SFS_IN_SYSTEM,		/* a file of /proc or /sys: 1 MiB */
+	SFS_IN_KINDS
+};
+
+/* The limit of a kind, in bytes, and its name for messages ("a compile
+ * log"). */
+size_t sfs_input_limit(enum sfs_input kind);
+const char *sfs_input_name(enum sfs_input kind);
+
+/* The limit of policies, lists and settings files (SFS_IN_TEXT's). */
 #define SFS_READ_LIMIT ((size_t)16 << 20)
 
-/* Flags of sfs_read. */
-#define SFS_NOFOLLOW 1u  /* refuse a symbolic link as the last component too */
+/* Flags of sfs_read and sfs_open_input. */
+#define SFS_NOFOLLOW 1u  /* every component below dirfd O_NOFOLLOW, not only the last */
 
 /*
- * Read the regular file at rel (relative to dirfd; AT_FDCWD and any path
- * for a file the caller named) into out (appended), at most limit bytes.
- * With SFS_NOFOLLOW every component below dirfd is opened O_NOFOLLOW (for
- * files in trees another user writes); without it, links are followed (a
- * file the caller named by a path it chose).  Refused: not a regular file
- * (FIFO, device, socket, directory: EINVAL / EISDIR), longer than limit
- * (EFBIG, also when it grows while read).  Returns the bytes read, or -1.
+ * Open the file at rel (relative to dirfd; AT_FDCWD and any path for a
+ * file the caller named) to read it: O_RDONLY | O_NONBLOCK | O_NOFOLLOW
+ * (the last component is never a link: "it is a symbolic link (refused)"),
+ * then fstat: refused unless a regular file (a FIFO, device, socket or
+ * directory: EINVAL / EISDIR) of at most kind's limit (EFBIG).  With
+ * SFS_NOFOLLOW every component below dirfd is opened O_NOFOLLOW too (for
+ * files in trees another user writes); without it the directories on the
+ * way are followed (a path the caller chose).  Fills *st when not NULL.
+ * Returns the descriptor (O_CLOEXEC), for readers that stream (libelf, a
+ * hash), or -1.
  */
-long sfs_read(int dirfd, const char *rel, size_t limit, unsigned flags,
+int sfs_open_input(int dirfd, const char *rel, enum sfs_input kind, unsigned flags,
+		   struct stat *st, struct strbuf *err);
+
+/* The same with name (a path the reader knows rel by) in its messages. */
+int sfs_open_input_as(int dirfd, const char *rel, const char *name, enum sfs_input kind,
+		      unsigned flags, struct stat *st, struct strbuf *err);
+
+/*
+ * Read the file at rel the same way into out (appended): refused as above,
+ * and when it grows past kind's limit while read.  Returns the bytes
+ * read, or -1.
+ */
+long sfs_read(int dirfd, const char *rel, enum sfs_input kind, unsigned flags,
 	      struct strbuf *out, struct strbuf *err);
 
 /*
@@ -67,7 +112,7 @@ long sfs_read(int dirfd, const char *rel, size_t limit, unsigned flags,
  * through it, so what is read is the file that was checked.  name is for
  * messages.  fd stays open.  Returns the bytes read, or -1.
  */
-long sfs_read_fd(int fd, const char *name, size_t limit, struct strbuf *out,
+long sfs_read_fd(int fd, const char *name, enum sfs_input kind, struct strbuf *out,
 		 struct strbuf *err);
 
 /*
@@ -162,12 +207,12 @@ long sfs_link_tree(int srcfd, const char *src_rel, int dstfd, const char *dst_re
 
 /*
  * Copy the regular file src_rel below srcfd (every component O_NOFOLLOW,
- * at most limit bytes: sfs_read) to dst_rel below dstfd (sfs_write_atomic,
+ * at most kind's limit: sfs_read) to dst_rel below dstfd (sfs_write_atomic,
  * mode).  For the files root takes back from a tree another user writes
  * (profiles, logs).  Returns the bytes copied, or -1.
  */
 long sfs_copy_back(int srcfd, const char *src_rel, int dstfd, const char *dst_rel,
-		   size_t limit, mode_t mode, struct strbuf *err);
+		   enum sfs_input kind, mode_t mode, struct strbuf *err);
 
 /*
  * What a file is, for messages: "a regular file", "a directory", "a FIFO",

@@ -1,9 +1,12 @@
 /*
  * sha256.c - SHA-256 after FIPS 180-4 section 6.2; see sha256.h.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "wrapper/common/safefs-walk.h"
 #include "wrapper/common/sha256.h"
 
 static const uint32_t k[64] = {
@@ -85,4 +88,35 @@ void sha256_final_hex(struct sha256 *c, char hex[SHA256_HEX_SIZE])
 	sha256_update(c, lenbuf, 8);
 	for (int i = 0; i < 8; i++)
 		snprintf(hex + 8 * i, 9, "%08x", c->h[i]);
+}
+
+int sha256_file(int dirfd, const char *path, enum sfs_input kind, unsigned flags,
+		char hex[SHA256_HEX_SIZE], struct strbuf *err)
+{
+	struct sha256 c;
+	char buf[1 << 16];
+	size_t total = 0;
+	int fd = sfs_open_input(dirfd, path, kind, flags, NULL, err);
+
+	if (fd < 0)
+		return -1;
+	sha256_init(&c);
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || (total += (size_t)(n > 0 ? n : 0)) > sfs_input_limit(kind)) {
+			if (n >= 0)
+				errno = EFBIG;
+			sfs_fail(err, "read", path, n < 0 ? NULL : "it grew past its limit while read");
+			close(fd);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		sha256_update(&c, buf, (size_t)n);
+	}
+	close(fd);
+	sha256_final_hex(&c, hex);
+	return 0;
 }

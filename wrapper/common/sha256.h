@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wrapper/common/safefs.h"
+
 struct sha256 {
 	uint32_t h[8];
 	uint64_t len;          /* bytes hashed so far */
@@ -29,5 +31,16 @@ struct sha256 {
 void sha256_init(struct sha256 *c);
 void sha256_update(struct sha256 *c, const void *data, size_t len);
 void sha256_final_hex(struct sha256 *c, char hex[SHA256_HEX_SIZE]);
+
+/*
+ * The SHA-256 of the file at path (relative to dirfd, AT_FDCWD for a path
+ * the caller named), read through the bounded reader: opened as
+ * sfs_open_input does (kind's limit, a regular file, never a link as the
+ * last component; flags SFS_NOFOLLOW for every component).  Returns 0 with
+ * hex filled, or -1 with the reason appended to err ("cannot read PATH:
+ * ...") when err is not NULL.
+ */
+int sha256_file(int dirfd, const char *path, enum sfs_input kind, unsigned flags,
+		char hex[SHA256_HEX_SIZE], struct strbuf *err);
 
 #endif

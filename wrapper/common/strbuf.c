@@ -141,28 +141,6 @@ void strbuf_trim(struct strbuf *sb)
 	}
 }
 
-long strbuf_read_file(struct strbuf *sb, const char *path)
-{
-	FILE *fp = fopen(path, "rb");
-	char chunk[65536];
-	size_t n;
-	long total = 0;
-	if (!fp)
-		return -1;
-	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0) {
-		strbuf_add(sb, chunk, n);
-		total += (long)n;
-	}
-	if (ferror(fp)) {
-		int e = errno;
-		fclose(fp);
-		errno = e ? e : EIO;
-		return -1;
-	}
-	fclose(fp);
-	return total;
-}
-
 long strbuf_read_fd(struct strbuf *sb, int fd)
 {
 	char chunk[8192];

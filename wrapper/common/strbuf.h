@@ -46,9 +46,7 @@ void strbuf_addstr_html(struct strbuf *out, const char *s);
 void strbuf_rtrim(struct strbuf *sb);
 void strbuf_trim(struct strbuf *sb);
 
-/* --- files --- */
-/* Append the whole file; returns bytes read or -1 with errno set. */
-long strbuf_read_file(struct strbuf *sb, const char *path);
+/* --- descriptors (a file by name: sfs_read in safefs.h, the one reader) --- */
 /* Append what fd gives until end of file (EINTR retried); returns bytes
  * read, or -1 with errno set (what was read before stays in sb). */
 long strbuf_read_fd(struct strbuf *sb, int fd);

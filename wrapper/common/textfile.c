@@ -1,9 +1,11 @@
 /*
  * textfile.c - the end of a text file; see textfile.h.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "wrapper/common/safefs.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/textfile.h"
 #include "wrapper/common/xalloc.h"
@@ -13,7 +15,7 @@ char *textfile_last_line(const char *path, const char *want)
 	struct strbuf sb = STRBUF_INIT;
 	char *res = NULL;
 
-	if (strbuf_read_file(&sb, path) >= 0) {
+	if (sfs_read(AT_FDCWD, path, SFS_IN_LOG, 0, &sb, NULL) >= 0) {
 		char *save = NULL;
 		for (char *l = strtok_r(sb.buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 			if (want ? !strstr(l, want) : !l[strspn(l, " \t\r")])
@@ -46,12 +48,24 @@ const char *text_tail(const char *text, size_t len, int lines)
 	return p;
 }
 
+const char *text_next_line(const char *text, size_t len, size_t *pos, size_t *n)
+{
+	const char *l = text + *pos, *nl;
+
+	if (*pos >= len)
+		return NULL;
+	nl = memchr(l, '\n', len - *pos);
+	*n = nl ? (size_t)(nl - l) : len - *pos;
+	*pos += *n + (nl ? 1 : 0);
+	return l;
+}
+
 void textfile_print_tail(const char *path, int lines, FILE *fp)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *p;
 
-	if (strbuf_read_file(&sb, path) < 0) {
+	if (sfs_read(AT_FDCWD, path, SFS_IN_LOG, 0, &sb, NULL) < 0) {
 		strbuf_release(&sb);
 		return;
 	}

@@ -25,6 +25,16 @@ char *textfile_last_line(const char *path, const char *want);
 const char *text_tail(const char *text, size_t len, int lines);
 
 /*
+ * The lines of text[0..len), one per call: the line starting at *pos
+ * (without its newline; *n its length), *pos moved past it; NULL at the
+ * end.  A last line without a newline is a line.
+ *
+ *     size_t pos = 0, n;
+ *     for (const char *l; (l = text_next_line(sb.buf, sb.len, &pos, &n)); ) ...
+ */
+const char *text_next_line(const char *text, size_t len, size_t *pos, size_t *n);
+
+/*
  * Print the last `lines` lines of the file at path to fp (nothing when it
  * cannot be read).
  */

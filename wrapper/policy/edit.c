@@ -155,7 +155,7 @@ int policy_doc_load(struct policy_doc *d, const char *path, unsigned flags, stru
 	char abspath[PATH_MAX];
 	int r;
 
-	if (sfs_read(AT_FDCWD, path, SFS_READ_LIMIT, 0, &text, &e) < 0) {
+	if (sfs_read(AT_FDCWD, path, SFS_IN_TEXT, 0, &text, &e) < 0) {
 		policy_doc_init(d, path, flags);
 		strbuf_addstr(err, e.buf);
 		r = -1;

@@ -561,7 +561,7 @@ int policy_read_list(const char *path, struct strbuf *out, struct strbuf *err)
 {
 	struct strbuf e = STRBUF_INIT;
 	int r = 0;
-	if (sfs_read(AT_FDCWD, path, SFS_READ_LIMIT, 0, out, &e) < 0) {
+	if (sfs_read(AT_FDCWD, path, SFS_IN_TEXT, 0, out, &e) < 0) {
 		strbuf_addstr(err, read_reason(&e, path));
 		r = -1;
 	}
@@ -574,7 +574,7 @@ int policy_load(struct policy *p, const char *path, unsigned flags, struct strbu
 	struct strbuf text = STRBUF_INIT, e = STRBUF_INIT;
 	char abspath[PATH_MAX];
 	int r;
-	if (sfs_read(AT_FDCWD, path, SFS_READ_LIMIT, 0, &text, &e) < 0) {
+	if (sfs_read(AT_FDCWD, path, SFS_IN_TEXT, 0, &text, &e) < 0) {
 		memset(p, 0, sizeof(*p));
 		strbuf_addf(err, "%s: cannot read policy: %s", path, read_reason(&e, path));
 		strbuf_release(&text);

@@ -1,0 +1,87 @@
+#!/bin/bash
+# 88-readers.t - every file another party may have written is read through
+# the one bounded reader (wrapper/common/safefs.h: sfs_read,
+# sfs_open_input): tests/lib/readers.pl finds no other call that opens or
+# reads a file in wrapper/, pgbuild/ or plugin/, and names each one planted
+# in a copy of the tree; then the commands that read such files are given a
+# FIFO, a device, a symbolic link and a file over its kind's limit, and each
+# refuses at once (exit 2) naming the file and the reason, without reading
+# it (a FIFO with no writer, /dev/zero: before the reader, these hung or
+# grew without bound).
+. "$(dirname "$0")/../lib/tap.sh"
+cd "$TMP" || exit 1
+R=$TOP/tests/lib/readers.pl
+PGBUILD=$B/bin/pgbuild
+
+perl "$R" "$TOP" >out 2>&1; s=$?
+is "no reader outside the bounded one (exit $s)" "$s" 0
+[ -s out ] && diag "$(cat out)"
+
+# a copy of the tree with one reader of each kind planted
+mkdir tree
+(cd "$TOP" && tar -cf - wrapper pgbuild plugin) | tar -xf - -C tree
+plant() { printf '%s\n' "$2" >>"tree/$1"; echo "$1:$(wc -l <"tree/$1")"; }
+fo=$(plant pgbuild/report/report.c 'static void p1(void) { FILE *f = fopen("x", "r"); (void)f; }')
+op=$(plant pgbuild/gate/expr.c 'static int p2(void) { return open("x", O_RDONLY | O_CLOEXEC); }')
+oa=$(plant wrapper/tu.c 'static int p3(int d) { return openat(d, "x", O_RDWR); }')
+gl=$(plant pgbuild/tune/output.c 'static int p4(struct strbuf *s, FILE *f) { return strbuf_getline(s, f); }')
+fr=$(plant pgbuild/bench/dataset.c 'static size_t p5(char *b, FILE *f) { return fread(b, 1, 1, f); }')
+# ... and calls that are no readers
+plant pgbuild/report/svg.c 'static int p6(void) { return open("x", O_WRONLY | O_CREAT, 0644); }' >/dev/null
+plant pgbuild/report/html.c 'static void p7(void) { FILE *f = fopen("x", "w"); (void)f; }' >/dev/null
+plant pgbuild/gate/junit.c '/* fopen("x", "r") in a comment */' >/dev/null
+perl "$R" tree >out 2>&1; s=$?
+is "a planted reader fails the check (exit $s)" "$s" 1
+like "fopen for reading is named" "$(cat out)" "^$fo: fopen\(\"x\", \"r\"\)$"
+like "open O_RDONLY is named" "$(cat out)" "^$op: open\(\"x\", O_RDONLY \| O_CLOEXEC\)$"
+like "openat O_RDWR is named" "$(cat out)" "^$oa: openat\(d, \"x\", O_RDWR\)$"
+like "strbuf_getline is named" "$(cat out)" "^$gl: strbuf_getline\(s, f\)$"
+like "fread is named" "$(cat out)" "^$fr: fread\(b, 1, 1, f\)$"
+is "nothing else is named (writes, comments)" "$(wc -l <out)" 5
+
+# ---- the commands, given what no reader may read ----
+mkfifo fifo
+mkdir logfifo logzero loglink
+mkfifo logfifo/compile.jsonl
+ln -s /dev/zero logzero/compile.jsonl
+echo '{}' >real.json
+ln -s "$TMP/real.json" link.json
+ln -s "$TMP/real.json" loglink/compile.jsonl
+truncate -s 65M big.json
+mkdir bd
+# each must refuse within a few seconds; a reader that blocked or read
+# without bound would be stopped by timeout (exit 124)
+refuses() { # title want-regex cmd...
+	local t=$1 want=$2 s
+	shift 2
+	timeout 20 "$@" >cmd.out 2>&1; s=$?
+	is "$t: exit 2 (got $s)" "$s" 2
+	like "$t: names the file and why" "$(cat cmd.out)" "$want"
+}
+refuses "report --gate FIFO" "cannot read fifo: it is a FIFO, expected a regular file" \
+	"$PGBUILD" report --gate fifo
+refuses "report --gate /dev/zero" "cannot read /dev/zero: it is a character device" \
+	"$PGBUILD" report --gate /dev/zero
+refuses "report --gate a link" "cannot read link.json: it is a symbolic link \(refused\)" \
+	"$PGBUILD" report --gate link.json
+refuses "report --gate over 64 MiB" "cannot read big.json: it is larger than 64 MiB, the limit for a JSON result" \
+	"$PGBUILD" report --gate big.json
+refuses "report --inspect FIFO" "cannot read fifo: it is a FIFO" \
+	"$PGBUILD" report --inspect fifo
+refuses "report --log with a FIFO compile log" "cannot read logfifo/compile.jsonl: it is a FIFO" \
+	"$PGBUILD" report --log logfifo
+refuses "report --log with a link to /dev/zero" "cannot read logzero/compile.jsonl: it is a symbolic link" \
+	"$PGBUILD" report --log logzero
+refuses "verify --log with a FIFO compile log" "cannot read logfifo/compile.jsonl: it is a FIFO" \
+	"$PGBUILD" verify --log logfifo --builddir bd
+refuses "verify --log with a linked compile log" "cannot read loglink/compile.jsonl: it is a symbolic link" \
+	"$PGBUILD" verify --log loglink --builddir bd
+refuses "gate --noise FIFO" "cannot read fifo: it is a FIFO" \
+	"$PGBUILD" gate --noise fifo --metric instructions --workload select-only \
+	--baseline /usr/lib/postgresql/15 --candidate /usr/lib/postgresql/15
+refuses "explain --gate /dev/zero" "cannot read /dev/zero: it is a character device" \
+	"$PGBUILD" explain --gate /dev/zero
+refuses "report --optimize FIFO" "cannot read fifo: it is a FIFO" \
+	"$PGBUILD" report --optimize fifo
+
+done_testing
