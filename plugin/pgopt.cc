@@ -1240,69 +1240,119 @@ static void emit_unit(struct sbuf *sb)
 	sb_str(sb, "}\n");
 }
 
-static int mkdir_p(char *path)
+/* mkdir -p path: the log directory, which its caller named (a path
+ * followed as given, as pgoptcc takes it). */
+static void mkdir_p(const char *path)
 {
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
+	struct sbuf p = { NULL, 0, 0 };
+	sb_str(&p, path);
+	for (char *s = p.buf + 1; *s; s++) {
+		if (*s != '/')
 			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			*p = '/';
-			return -1;
-		}
-		*p = '/';
+		*s = '\0';
+		mkdir(p.buf, 0755);
+		*s = '/';
 	}
-	return 0;
+	mkdir(p.buf, 0755);
+	sb_free(&p);
+}
+
+/*
+ * The directory rel (components separated by '/', made when missing) below
+ * the descriptor dirfd, each component opened O_NOFOLLOW | O_DIRECTORY:
+ * a symbolic link planted below the log directory (functions/, a unit's
+ * directory) is refused, never followed.  A new descriptor, or -1.
+ */
+static int open_below(int dirfd, char *rel)
+{
+	int fd = dup(dirfd);
+	for (char *p = rel; fd >= 0 && *p; ) {
+		char *slash = strchr(p, '/');
+		if (slash)
+			*slash = '\0';
+		if (*p) {
+			int sub = -1;
+			if (!mkdirat(fd, p, 0755) || errno == EEXIST)
+				sub = openat(fd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int e = errno;
+			close(fd);
+			fd = sub;
+			errno = e;
+		}
+		if (!slash)
+			break;
+		*slash = '/';
+		p = slash + 1;
+	}
+	return fd;
 }
 
 /* DIR/functions/<tu>.jsonl (<tu>.ltransN.jsonl for a link partition). */
 static void write_sidecar(const struct sbuf *text)
 {
-	struct sbuf path = { NULL, 0, 0 }, tmp = { NULL, 0, 0 };
+	struct sbuf path = { NULL, 0, 0 }, rel = { NULL, 0, 0 }, tmp = { NULL, 0, 0 };
 	const char *tu = unit_name();
 	FILE *fp;
 	if (!opt_log)
 		return;
 	while (*tu == '/' || (tu[0] == '.' && tu[1] == '/'))
 		tu += *tu == '/' ? 1 : 2;
-	sb_str(&path, opt_log);
-	sb_str(&path, "/functions/");
+	sb_str(&rel, "functions/");
 	for (const char *p = tu; *p; p++)
-		sb_ch(&path, (p[0] == '.' && p[1] == '.') ? '_' : *p);
+		sb_ch(&rel, (p[0] == '.' && p[1] == '.') ? '_' : *p);
 	if (ltrans_partition() >= 0) {
-		sb_str(&path, ".ltrans");
-		sb_int(&path, ltrans_partition());
+		sb_str(&rel, ".ltrans");
+		sb_int(&rel, ltrans_partition());
 	}
-	sb_str(&path, ".jsonl");
-	sb_str(&tmp, path.buf);
+	sb_str(&rel, ".jsonl");
+	sb_str(&path, opt_log);
+	sb_ch(&path, '/');
+	sb_str(&path, rel.buf);
+	/* 0755/0644, never more whatever the umask: logs are not world-writable.
+	 * Everything below the log directory (which pgoptcc checked, and
+	 * names) is reached through descriptors, no link followed; the
+	 * temporary file is a new one (O_EXCL): a name planted there is
+	 * removed (unlinkat takes the link itself) and the file made again,
+	 * then renamed over the record within the same directory. */
+	char *last = strrchr(rel.buf, '/');
+	*last++ = '\0';
+	sb_str(&tmp, last);
 	sb_str(&tmp, ".tmp.");
 	sb_int(&tmp, (long)getpid());
-	/* 0755/0644, never more whatever the umask: logs are not world-writable.
-	 * The temporary file is a new one (O_EXCL), never a link followed: a
-	 * name planted there is removed (unlink takes the link itself) and
-	 * the file made again. */
-	int fd = -1;
-	if (!mkdir_p(path.buf)) {
-		fd = open(tmp.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd < 0 && errno == EEXIST && unlink(tmp.buf) == 0)
-			fd = open(tmp.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int fd = -1, dfd = -1, top = open(opt_log, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (top < 0 && errno == ENOENT) {
+		mkdir_p(opt_log);
+		top = open(opt_log, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (top >= 0) {
+		dfd = open_below(top, rel.buf);
+		close(top);
+	}
+	if (dfd >= 0) {
+		fd = openat(dfd, tmp.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 && errno == EEXIST && unlinkat(dfd, tmp.buf, 0) == 0)
+			fd = openat(dfd, tmp.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	}
 	if (fd < 0 || !(fp = fdopen(fd, "w"))) {
+		int e = errno;
 		if (fd >= 0)
 			close(fd);
 		/* no source location: one line, not a quote of the last line */
 		error_at(UNKNOWN_LOCATION, "pgopt: cannot write %qs: %s", path.buf,
-			 xstrerror(errno));
+			 xstrerror(e == ENOTDIR ? ELOOP : e));
 	} else {
 		bool bad = fwrite(text->buf, 1, text->len, fp) != text->len;
 		bad |= fclose(fp) != 0;
-		if (bad || rename(tmp.buf, path.buf)) {
+		if (bad || renameat(dfd, tmp.buf, dfd, last)) {
 			error_at(UNKNOWN_LOCATION, "pgopt: cannot write %qs: %s",
 				 path.buf, xstrerror(errno));
-			unlink(tmp.buf);
+			unlinkat(dfd, tmp.buf, 0);
 		}
 	}
+	if (dfd >= 0)
+		close(dfd);
 	sb_free(&path);
+	sb_free(&rel);
 	sb_free(&tmp);
 }
 

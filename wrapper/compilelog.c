@@ -40,11 +40,47 @@ static int mkdirs(const char *dir)
 	return r;
 }
 
+/* The side directories below the log directory (compilelog.h). */
+static const char *const side_dirs[] = { "functions", "records", NULL };
+
+/* Refuse a side directory of dfd that is a link or not root's alone; 0 or
+ * -1 with errno set. */
+static int check_side_dirs(int dfd, const char *dir, struct strbuf *err)
+{
+	for (const char *const *name = side_dirs; *name; name++) {
+		char *path = xasprintf("%s/%s", dir, *name);
+		int fd = sfs_open_dir(dfd, *name, NULL), e = errno, r = 0;
+		struct stat st;
+		if (fd < 0 && e != ENOENT) {
+			if (fstatat(dfd, *name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
+				strbuf_addf(err, "cannot use the log directory %s: %s is %s, expected a "
+					    "directory (refused: the compile's records are written there)",
+					    dir, path, sfs_kind(st.st_mode));
+			else
+				strbuf_addf(err, "cannot use the log directory %s: cannot open %s: %s",
+					    dir, path, strerror(e));
+			r = -1;
+		} else if (fd >= 0) {
+			r = sfs_root_only(fd, "the log directory's", path,
+					  "writes the compile's records there", err);
+			e = errno;
+			close(fd);
+		}
+		free(path);
+		if (r < 0) {
+			errno = e;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int compilelog_open(struct compilelog *log, const char *dir, struct strbuf *err)
 {
 	struct stat st;
-	int e;
+	int e, dfd;
 	log->fd = -1;
+	log->dirfd = -1;
 	log->path = xasprintf("%s/compile.jsonl", dir);
 	if (mkdirs(dir) < 0) {
 		e = errno;
@@ -52,20 +88,37 @@ int compilelog_open(struct compilelog *log, const char *dir, struct strbuf *err)
 		errno = e;
 		return -1;
 	}
+	/* the caller named it: its path is followed as given */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		e = errno;
+		strbuf_addf(err, "cannot open log directory %s: %s", dir, strerror(e));
+		errno = e;
+		return -1;
+	}
+	if (sfs_root_only(dfd, "the log directory", dir, "writes the compile log there", err) < 0 ||
+	    check_side_dirs(dfd, dir, err) < 0) {
+		e = errno;
+		close(dfd);
+		errno = e;
+		return -1;
+	}
 	/* never through a link, never blocking on a FIFO: only a regular file
 	 * (O_NONBLOCK changes nothing for one) */
-	log->fd = open(log->path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
-		       0644);
+	log->fd = openat(dfd, "compile.jsonl",
+			 O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
 	if (log->fd < 0) {
 		e = errno;
 		/* ENXIO: a FIFO nobody reads (or a device); say which, for the message */
-		if (e == ENXIO && lstat(log->path, &st) == 0 && !S_ISREG(st.st_mode))
+		if (e == ENXIO && fstatat(dfd, "compile.jsonl", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    !S_ISREG(st.st_mode))
 			strbuf_addf(err, "cannot open compile log %s: it is %s, expected a regular file",
 				    log->path, sfs_kind(st.st_mode));
 		else
 			strbuf_addf(err, "cannot open compile log %s: %s", log->path,
 				    e == ELOOP ? "it is a symbolic link, expected a regular file"
 					       : strerror(e));
+		close(dfd);
 		errno = e;
 		return -1;
 	}
@@ -79,10 +132,12 @@ int compilelog_open(struct compilelog *log, const char *dir, struct strbuf *err)
 			strbuf_addf(err, "cannot open compile log %s: %s", log->path, strerror(e));
 		}
 		close(log->fd);
+		close(dfd);
 		log->fd = -1;
 		errno = e;
 		return -1;
 	}
+	log->dirfd = dfd;
 	return 0;
 }
 
@@ -125,9 +180,12 @@ int compilelog_append(struct compilelog *log, const struct strbuf *record)
 
 void compilelog_close(struct compilelog *log)
 {
-	if (log->fd >= 0)
+	if (log->fd >= 0) {
 		close(log->fd);
+		close(log->dirfd);
+	}
 	log->fd = -1;
+	log->dirfd = -1;
 	free(log->path);
 	log->path = NULL;
 }

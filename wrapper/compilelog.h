@@ -19,10 +19,21 @@
 struct compilelog {
 	int fd;        /* open log file, -1 when logging is off */
 	char *path;    /* its path */
+	int dirfd;     /* the log directory (valid while fd >= 0): its side
+			* directories are opened below it */
 };
 
-/* Open (creating dir and file, mode 0644) dir/compile.jsonl.  Returns 0 or
- * -1 with errno set; err gets a one-line description. */
+/*
+ * Open (creating dir and file, mode 0644) dir/compile.jsonl.  The log
+ * directory is the caller's path (followed as given); as root it must be
+ * one only root can write (sfs_root_only, the rule of pgbuild's
+ * --workdir): another user could otherwise plant links where root writes
+ * next.  Its side directories functions/ (pgopt.so's records) and records/
+ * (records = side), when they exist, must be real directories (no link)
+ * passing the same rule.  compile.jsonl is opened below the directory's
+ * descriptor, never through a link or a FIFO.  Returns 0 or -1 with errno
+ * set; err gets a one-line description.
+ */
 int compilelog_open(struct compilelog *log, const char *dir, struct strbuf *err);
 
 /* Append one record (a JSON object without the newline).  Returns 0 or -1. */

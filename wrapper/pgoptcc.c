@@ -652,7 +652,8 @@ static int compile(struct invocation *inv, int changed, int retry)
  * LOGDIR/records (records.h).  When that fails the output is removed, so
  * that make links it again, and pgoptcc fails.
  */
-static void move_records(const struct invocation *inv, struct compilelog_guard *guard)
+static void move_records(const struct invocation *inv, const struct compilelog *log,
+			 struct compilelog_guard *guard)
 {
 	const char *mode = invocation_setting(inv, SETTING_RECORDS);
 	const char *logdir = invocation_setting(inv, SETTING_LOGDIR);
@@ -662,7 +663,7 @@ static void move_records(const struct invocation *inv, struct compilelog_guard *
 	if (inv->cls.kind != KIND_LINK || !inv->cls.output || !mode || strcmp(mode, "side") ||
 	    !logdir || !*logdir)
 		return;
-	if (records_move(inv->cls.output, logdir, &side, &err) < 0) {
+	if (records_move(inv->cls.output, log->dirfd, logdir, &side, &err) < 0) {
 		compilelog_guard_remove(guard);
 		die(PGOPT_EXIT_LOG, "records = side: %s (removed %s, so that make links it again)",
 		    err.buf, inv->cls.output);
@@ -676,7 +677,7 @@ static void move_records(const struct invocation *inv, struct compilelog_guard *
 int main(int argc, char **argv)
 {
 	struct invocation inv;
-	struct compilelog log = { -1, NULL };
+	struct compilelog log = { -1, NULL, -1 };
 	struct compilelog_guard guard = { NULL, -1, NULL, 0, { 0 } };
 	const char *cc_name = NULL;
 	int first_arg, code, changed, retry, masquerade = 0;
@@ -720,7 +721,7 @@ int main(int argc, char **argv)
 	t0 = clock_ms();
 	code = compile(&inv, changed, retry);
 	if (code == 0 && log.fd >= 0)
-		move_records(&inv, &guard);
+		move_records(&inv, &log, &guard);
 	if (log.fd >= 0 && compilelog_write_record(&inv, &log, code, clock_ms() - t0) < 0 && !invocation_failsafe(&inv)) {
 		/* no record, no object: the next make compiles it again */
 		int e = errno, removed = compilelog_guard_remove(&guard);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -119,31 +120,62 @@ static int objcopy(const char *const *args, const char *what, struct strbuf *err
 	return code ? -1 : 0;
 }
 
-int records_move(const char *output, const char *logdir, char **side, struct strbuf *err)
+/* A new directory of ours below dirfd, named .tmp-XXXXXX (random; an
+ * existing name is never taken); its descriptor, the name in name. */
+static int make_tmpdir(int dirfd, const char *where, struct strbuf *name, struct strbuf *err)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned char r[6];
+		int fd;
+		strbuf_reset(name);
+		strbuf_addstr(name, ".tmp-");
+		if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			break;
+		for (size_t i = 0; i < sizeof(r); i++)
+			strbuf_addch(name, "abcdefghijklmnopqrstuvwxyz0123456789"[r[i] % 36]);
+		fd = sfs_mkdir(dirfd, name->buf, 0700, (uid_t)-1, (gid_t)-1, 0, NULL);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST)
+			break;
+	}
+	strbuf_addf(err, "cannot make %s/.tmp-XXXXXX: %s", where, strerror(errno));
+	return -1;
+}
+
+int records_move(const char *output, int logfd, const char *logdir, char **side,
+		 struct strbuf *err)
 {
 	struct elf_facts f;
-	char *dir, *path, *tmpdir = NULL, *tmp = NULL;
-	int rc = -1;
+	struct strbuf tmpname = STRBUF_INIT;
+	char *sub, *path, *recdir, *tmp = NULL, *base;
+	int recfd = -1, dirfd = -1, tmpfd = -1, rc = -1;
 
 	*side = NULL;
 	if (elf_facts(output, &f) < 0 || !f.linked || !f.has_records || !f.build_id[0])
 		return 0;
-	dir = xasprintf("%s/records/.build-id/%.2s", logdir, f.build_id);
-	path = xasprintf("%s/%s.pgopt", dir, f.build_id + 2);
-	if (mkdir_p(dir) < 0) {
-		strbuf_addf(err, "cannot make %s: %s", dir, strerror(errno));
+	sub = xasprintf("records/.build-id/%.2s", f.build_id);
+	recdir = xasprintf("%s/records", logdir);
+	path = xasprintf("%s/%s/%s.pgopt", logdir, sub, f.build_id + 2);
+	base = strrchr(path, '/') + 1;
+	/* below the log directory's descriptor, no link followed: a link
+	 * planted at records/ or below is refused, never written through */
+	if ((recfd = sfs_mkdir(logfd, "records", 0755, (uid_t)-1, (gid_t)-1, 1, err)) < 0 ||
+	    (dirfd = sfs_mkdir(recfd, ".build-id", 0755, (uid_t)-1, (gid_t)-1, 1, err)) < 0)
 		goto out;
+	{
+		int xx = sfs_mkdir(dirfd, sub + strlen("records/.build-id/"), 0755, (uid_t)-1,
+				   (gid_t)-1, 1, err);
+		close(dirfd);
+		if ((dirfd = xx) < 0)
+			goto out;
 	}
 	/* objcopy writes into a fresh 0700 directory of ours, and the file is
 	 * renamed into place: a link planted at the name is replaced, never
 	 * followed */
-	tmpdir = xasprintf("%s/records/.tmp-XXXXXX", logdir);
-	if (!mkdtemp(tmpdir)) {
-		strbuf_addf(err, "cannot make %s: %s", tmpdir, strerror(errno));
-		tmpdir[0] = '\0';
+	if ((tmpfd = make_tmpdir(recfd, recdir, &tmpname, err)) < 0)
 		goto out;
-	}
-	tmp = xasprintf("%s/%s.pgopt", tmpdir, f.build_id);
+	tmp = xasprintf("%s/%s/%s.pgopt", recdir, tmpname.buf, f.build_id);
 	{
 		const char *keep[] = { "--only-section=.pgopt.log", "--only-section=.GCC.command.line",
 				       "--only-section=.note.gnu.build-id", output, tmp, NULL };
@@ -157,7 +189,7 @@ int records_move(const char *output, const char *logdir, char **side, struct str
 		if (bad)
 			goto out;
 	}
-	if (rename(tmp, path) < 0) {
+	if (renameat(tmpfd, strrchr(tmp, '/') + 1, dirfd, base) < 0) {
 		strbuf_addf(err, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
 		goto out;
 	}
@@ -165,13 +197,19 @@ int records_move(const char *output, const char *logdir, char **side, struct str
 	path = NULL;
 	rc = 0;
 out:
-	if (tmp)
-		unlink(tmp);
-	if (tmpdir && tmpdir[0])
-		rmdir(tmpdir);
+	if (tmpfd >= 0) {
+		unlinkat(tmpfd, strrchr(tmp, '/') + 1, 0);
+		close(tmpfd);
+		unlinkat(recfd, tmpname.buf, AT_REMOVEDIR);
+	}
+	if (dirfd >= 0)
+		close(dirfd);
+	if (recfd >= 0)
+		close(recfd);
+	strbuf_release(&tmpname);
 	free(tmp);
-	free(tmpdir);
-	free(dir);
+	free(recdir);
+	free(sub);
 	free(path);
 	return rc;
 }

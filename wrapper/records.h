@@ -19,10 +19,15 @@
 
 /*
  * Move the records of output (relative to the working directory) into
- * logdir/records/.build-id/...; 0 (also when there was nothing to move),
- * or -1 with one sentence in err.  *side gets the side file's path
- * (malloced) when one was written.
+ * logdir/records/.build-id/...; logfd is logdir's descriptor (the compile
+ * log's, compilelog.h), below which records/, .build-id/ and XX/ are made
+ * or opened without following a link (sfs_mkdir), objcopy writes into a
+ * new directory of ours there, and the side file is renamed into place
+ * between those descriptors.  0 (also when there was nothing to move), or
+ * -1 with one sentence in err.  *side gets the side file's path (malloced)
+ * when one was written.
  */
-int records_move(const char *output, const char *logdir, char **side, struct strbuf *err);
+int records_move(const char *output, int logfd, const char *logdir, char **side,
+		 struct strbuf *err);
 
 #endif

@@ -2,6 +2,7 @@
  * buildlog.c - reading compile.jsonl and pgopt-build.json; see buildlog.h.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/pgbuild.h"
+#include "wrapper/policy/policy.h"
 
 long buildlog_each(const char *path, long first_line,
 		   int (*fn)(const struct json_value *rec, long line, void *data),
@@ -89,6 +91,132 @@ struct json_value *buildlog_read_json(const char *path)
 	return v;
 }
 
+int buildlog_dir_check(const char *what, const char *dir)
+{
+	struct strbuf err = STRBUF_INIT;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
+
+	if (fd < 0)
+		return 0;
+	if (sfs_root_only(fd, what, dir, "reads the build's compile log from it", &err) < 0)
+		r = error("%s", err.buf);
+	close(fd);
+	strbuf_release(&err);
+	return r;
+}
+
+/* ---------------- a build record's environment ---------------- */
+
+/* An absolute path: NULL, or what is wrong. */
+static const char *check_abs_path(const char *v)
+{
+	return v[0] == '/' ? NULL : "expected an absolute path";
+}
+
+static const char *check_profile(const char *v)
+{
+	static char why[256];
+	struct policy_profile pp;
+	struct strbuf err = STRBUF_INIT;
+	int r = policy_profile_parse(&pp, v, &err);
+
+	if (r == 0)
+		policy_profile_release(&pp);
+	else
+		snprintf(why, sizeof(why), "%s", err.buf);
+	strbuf_release(&err);
+	return r == 0 ? NULL : why;
+}
+
+static const char *check_bundle(const char *v)
+{
+	static char why[512];
+	struct strbuf err = STRBUF_INIT;
+	const char *r = NULL;
+	int fd;
+
+	if (v[0] != '/')
+		return "expected an absolute path";
+	if ((fd = open(v, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		snprintf(why, sizeof(why), "%s", strerror(errno));
+		return why;
+	}
+	if (sfs_root_only(fd, "the bundle", v, "reads its profiles", &err) < 0) {
+		snprintf(why, sizeof(why), "%s", err.buf);
+		r = why;
+	}
+	close(fd);
+	strbuf_release(&err);
+	return r;
+}
+
+/* The names a build record's environment may carry (buildlog.h). */
+static const struct {
+	const char *name;
+	size_t field;                      /* offset in struct buildlog_env */
+	const char *(*check)(const char *); /* NULL: fine, else what is wrong */
+} record_env[] = {
+	{ "PGOPT_POLICY", offsetof(struct buildlog_env, policy), check_abs_path },
+	{ "PGOPT_LOGDIR", offsetof(struct buildlog_env, logdir), check_abs_path },
+	{ "PGOPT_PROFILE", offsetof(struct buildlog_env, profile), check_profile },
+	{ "PGOPT_BUNDLE", offsetof(struct buildlog_env, bundle), check_bundle },
+	{ "PGOPT_CC", offsetof(struct buildlog_env, cc), NULL },
+};
+
+/* Recorded by pgbuild build, of no use to a replay. */
+static const char *const record_env_unused[] = { "PGOPT_PREFIX", "CCACHE_DIR", NULL };
+
+void buildlog_env_read(const struct json_value *rec, const char *what, struct buildlog_env *e)
+{
+	const struct json_value *env = json_get(rec, "environment");
+
+	memset(e, 0, sizeof(*e));
+	for (size_t i = 0; env && env->type == JSON_OBJECT && i < env->u.list.nr; i++) {
+		const char *key = env->u.list.keys[i], *why = NULL;
+		const struct json_value *v = env->u.list.items[i];
+		size_t k, n = sizeof(record_env) / sizeof(record_env[0]);
+		int unused = 0;
+
+		for (const char *const *u = record_env_unused; *u; u++)
+			unused |= !strcmp(key, *u);
+		if (unused)
+			continue;
+		for (k = 0; k < n && strcmp(key, record_env[k].name); k++)
+			;
+		if (k == n) {
+			warning("%s: environment \"%s\" ignored: a build record may only carry "
+				"PGOPT_POLICY, PGOPT_LOGDIR, PGOPT_PROFILE, PGOPT_BUNDLE and PGOPT_CC "
+				"(compared, never run); nothing else is exported", what, key);
+			continue;
+		}
+		if (v->type != JSON_STRING)
+			why = "expected a string";
+		else if (memchr(v->u.str.s, '\0', v->u.str.len) || strpbrk(v->u.str.s, "\n\r"))
+			why = "expected one line of text";
+		else if (record_env[k].check)
+			why = record_env[k].check(v->u.str.s);
+		if (why) {
+			warning("%s: environment \"%s\" ignored: %s", what, key, why);
+			continue;
+		}
+		{
+			char **field = (char **)((char *)e + record_env[k].field);
+			free(*field);
+			*field = xstrdup(v->u.str.s);
+		}
+	}
+}
+
+void buildlog_env_release(struct buildlog_env *e)
+{
+	free(e->policy);
+	free(e->logdir);
+	free(e->profile);
+	free(e->bundle);
+	free(e->cc);
+	memset(e, 0, sizeof(*e));
+}
+
 /* ---------------- objects and their compiles ---------------- */
 
 static int is_prefix_word(const char *s)
@@ -156,6 +284,7 @@ static int collect_obj(const struct json_value *rec, long line, void *data)
 	o->tu = xstrdup(json_get_str(rec, "tu") ? json_get_str(rec, "tu") :
 			json_get_str(rec, "output"));
 	o->cwd = xstrdup(json_get_str(rec, "cwd") ? json_get_str(rec, "cwd") : "/");
+	o->compiler = json_get_str(rec, "compiler") ? xstrdup(json_get_str(rec, "compiler")) : NULL;
 	strvec_init(&o->argv_in);
 	strvec_init(&o->added);
 	strvec_init(&o->removed);
@@ -179,6 +308,7 @@ void buildlog_obj_free(struct buildlog_obj *o)
 	free(o->path);
 	free(o->tu);
 	free(o->cwd);
+	free(o->compiler);
 	strvec_clear(&o->argv_in);
 	strvec_clear(&o->added);
 	strvec_clear(&o->removed);
@@ -228,7 +358,7 @@ struct buildlog_obj *buildlog_objs_find(struct buildlog_objs *os, const char *pa
 	return NULL;
 }
 
-int buildlog_replay(const struct buildlog_objs *os, const struct strvec *env,
+int buildlog_replay(const struct buildlog_objs *os, const char *cc, const struct strvec *env,
 		    int jobs, const char *drydir)
 {
 	struct child_process *slot;
@@ -257,9 +387,12 @@ int buildlog_replay(const struct buildlog_objs *os, const struct strvec *env,
 					break;
 				}
 			child_process_init(cp);
-			strvec_push(&cp->args, pgbuild_pgoptcc());
+			/* the caller's compiler as pgoptcc's compiler word: what
+			 * follows is the compiler's, never pgoptcc's settings */
+			strvec_pushl(&cp->args, pgbuild_pgoptcc(), cc, NULL);
 			strvec_pushv(&cp->args, (const char *const *)o->argv_in.v);
 			strvec_pushv(&cp->env, (const char *const *)env->v);
+			strvec_pushf(&cp->env, "PGOPT_CC=%s", cc);
 			strvec_push(&cp->env, "PGOPT_PREFIX=true");
 			strvec_pushf(&cp->env, "PGOPT_LOGDIR=%s", drydir);
 			cp->dir = o->cwd;

@@ -93,7 +93,7 @@ static int invalidate(struct build *b)
 	struct buildlog_objs now_ = { 0 }, now_links = { 0 };
 	char *drydir = xasprintf("%s/pgopt-dryrun", b->builddir);
 	char *drylog = xasprintf("%s/%s", drydir, BUILDLOG_COMPILE);
-	char *contrib = xasprintf("%s/contrib/", b->builddir);
+	char *contrib = xasprintf("%s/contrib/", b->builddir), *cc = NULL;
 	double t = clock_seconds();
 	int r = -1;
 
@@ -122,7 +122,12 @@ static int invalidate(struct build *b)
 			all.v[all.nr++] = from->v[i];
 		}
 	}
-	if (mkdir_p(drydir) < 0 || buildlog_replay(&all, &b->env, b->o.jobs, drydir) < 0) {
+	/* the compiler the build runs, never one the log names */
+	if (!(cc = locate_in_path(build_compiler()))) {
+		error("cannot find the compiler \"%s\" on PATH (PGOPT_CC)", build_compiler());
+		goto out;
+	}
+	if (mkdir_p(drydir) < 0 || buildlog_replay(&all, cc, &b->env, b->o.jobs, drydir) < 0) {
 		error("the policy cannot be applied to this build directory");
 		goto out;
 	}
@@ -168,6 +173,7 @@ out:
 	buildlog_objs_free(&now_);
 	buildlog_objs_free(&now_links);
 	free(contrib);
+	free(cc);
 	free(drylog);
 	free(drydir);
 	return r;

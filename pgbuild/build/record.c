@@ -92,6 +92,9 @@ static void record_setup(struct json_writer *jw, struct build *b)
 {
 	json_key(jw, "configure_args");
 	json_strvec(jw, &b->configure);
+	/* make's environment as pgbuild set it (setup_env): what the build
+	 * ran with, for people; read back only through buildlog_env_read,
+	 * which takes a few checked names and never exports the rest */
 	json_key(jw, "environment");
 	json_object_begin(jw);
 	for (size_t i = 0; i < b->env.nr; i++) {

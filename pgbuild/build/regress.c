@@ -161,15 +161,15 @@ static int prepare_tree(struct regress *r)
 	r->srcdir = top_srcdir(r->builddir);
 	path = xasprintf("%s/%s", r->builddir, BUILDLOG_RECORD);
 	if (access(path, F_OK) == 0) {
+		/* the record is data: its policy and log directory, checked */
 		struct json_value *rec = buildlog_read_json(path);
-		const struct json_value *e = json_get(rec, "environment");
-		for (size_t i = 0; e && e->type == JSON_OBJECT && i < e->u.list.nr; i++) {
-			const char *k = e->u.list.keys[i];
-			const struct json_value *v = e->u.list.items[i];
-			if (!strcmp(k, "PGOPT_POLICY") || !strcmp(k, "PGOPT_LOGDIR"))
-				if (v->type == JSON_STRING)
-					strvec_pushf(&r->env, "%s=%s", k, v->u.str.s);
-		}
+		struct buildlog_env e;
+		buildlog_env_read(rec, path, &e);
+		if (e.policy)
+			strvec_pushf(&r->env, "PGOPT_POLICY=%s", e.policy);
+		if (e.logdir)
+			strvec_pushf(&r->env, "PGOPT_LOGDIR=%s", e.logdir);
+		buildlog_env_release(&e);
 		json_free(rec);
 	}
 	free(path);

@@ -10,7 +10,12 @@
  * verified (PGOPT_PREFIX=true: pgoptcc computes the final command line, only
  * `true` runs), so the expectation comes from the policy file itself - give
  * --policy to check the binary against another policy than it was built
- * with.
+ * with.  The log and the record are data, never commands: the compiler
+ * pgoptcc asks is the caller's (PGOPT_CC, default gcc, on the caller's
+ * PATH; the one the log or record names is compared, a mismatch warned
+ * about), the replay's environment the caller's plus the checked names of
+ * the record (buildlog_env: PGOPT_PROFILE, PGOPT_BUNDLE), and nothing
+ * reaches a shell.
  *
  * Recorded flags: the pgopt.so record of each translation unit inside the
  * binary (.pgopt.log, read with elfrec.h): what pgoptcc added and removed,
@@ -48,6 +53,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pgbuild/build/build.h"
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/build/verify.h"
 #include "pgbuild/build/verifysrc.h"
@@ -283,6 +289,7 @@ static int has_word(const char *cmdline, const char *flag)
 struct verify {
 	const struct verify_opts *o;
 	struct verify_src src;       /* build directory, policy, log, binaries */
+	char *cc;                    /* the compiler the replays ask: the caller's */
 	struct buildlog_objs compiles; /* every object's last compile */
 	const char *link;            /* the link output being checked */
 	const char *binary;          /* the file read for it */
@@ -402,7 +409,8 @@ static int replay_policy(struct verify *v)
 		return -1;
 	}
 	drylog = xasprintf("%s/%s", v->drydir, BUILDLOG_COMPILE);
-	if (buildlog_replay(&v->replay, &env, (int)sysconf(_SC_NPROCESSORS_ONLN), v->drydir) < 0) {
+	if (buildlog_replay(&v->replay, v->cc, &env, (int)sysconf(_SC_NPROCESSORS_ONLN),
+			    v->drydir) < 0) {
 		error("pgoptcc rejected the policy %s", v->src.policy ? v->src.policy : "none");
 		goto out;
 	}
@@ -705,6 +713,54 @@ static int verify_binary(struct verify *v, const char *link, const char *binary)
 	return v->problems ? PGBUILD_EXIT_FAIL : PGBUILD_EXIT_OK;
 }
 
+/* Do the programs a and b (a bare name: on the caller's PATH) resolve to
+ * one file?  Only looked up, never run. */
+static int same_program(const char *a, const char *b)
+{
+	char ra[PATH_MAX], rb[PATH_MAX];
+	char *pa = locate_in_path(a), *pb = locate_in_path(b);
+	int same = pa && pb && realpath(pa, ra) && realpath(pb, rb) ? !strcmp(ra, rb) :
+		   !strcmp(a, b);
+	free(pa);
+	free(pb);
+	return same;
+}
+
+/*
+ * The compiler the replays ask (pgoptcc's answer depends on it: clang's
+ * profile and LTO flags differ): the caller's, PGOPT_CC or gcc, found on
+ * the caller's PATH, as pgbuild build finds it - never one the build
+ * record or the compile log names, which are only compared, a mismatch
+ * warned about.  0, or -1 after the error.
+ */
+static int replay_compiler(struct verify *v)
+{
+	const char *name = build_compiler();
+	struct strvec seen = STRVEC_INIT;
+
+	if (!(v->cc = locate_in_path(name)))
+		return error("cannot find the compiler \"%s\" to replay the build's compiles with "
+			     "(PGOPT_CC names the compiler, default gcc on PATH)", name);
+	if (v->src.record_cc && !same_program(v->src.record_cc, v->cc))
+		warning("the build record %s names the compiler %s, replaying with %s (the "
+			"caller's: PGOPT_CC, default gcc)", v->src.record, v->src.record_cc, v->cc);
+	for (size_t i = 0; i < v->compiles.nr; i++) {
+		const char *c = v->compiles.v[i].compiler;
+		long n = 0;
+		if (!c || strvec_find(&seen, c) >= 0)
+			continue;
+		strvec_push(&seen, c);
+		if (same_program(c, v->cc))
+			continue;
+		for (size_t k = i; k < v->compiles.nr; k++)
+			n += v->compiles.v[k].compiler && !strcmp(v->compiles.v[k].compiler, c);
+		warning("the compile log %s names the compiler %s (%ld compiles), replaying with "
+			"%s (the caller's: PGOPT_CC, default gcc)", v->src.logfile, c, n, v->cc);
+	}
+	strvec_clear(&seen);
+	return 0;
+}
+
 int verify_run(const struct verify_opts *o)
 {
 	struct verify v;
@@ -719,6 +775,8 @@ int verify_run(const struct verify_opts *o)
 		return PGBUILD_EXIT_ERROR;
 	}
 	buildlog_objs_read(&v.compiles, v.src.logfile, NULL, NULL, 0);
+	if (replay_compiler(&v) < 0)
+		rc = PGBUILD_EXIT_ERROR;
 	for (size_t i = 0; i < v.src.links.nr && rc != PGBUILD_EXIT_ERROR; i++) {
 		int r = verify_binary(&v, v.src.links.v[i], v.src.binaries.v[i]);
 		checked += v.checked;
@@ -735,5 +793,6 @@ int verify_run(const struct verify_opts *o)
 		       v.src.policy ? v.src.policy : "none", problems, failed);
 	buildlog_objs_free(&v.compiles);
 	verifysrc_release(&v.src);
+	free(v.cc);
 	return rc;
 }

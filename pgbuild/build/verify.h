@@ -17,7 +17,12 @@
  * verified (PGOPT_PREFIX=true: pgoptcc computes the final command line, only
  * `true` runs), so the expectation comes from the policy file itself - give
  * --policy to check the binary against another policy than it was built
- * with.
+ * with.  The log and the record are data, never commands: the compiler
+ * pgoptcc asks is the caller's (PGOPT_CC, default gcc, on the caller's
+ * PATH; the one the log or record names is compared, a mismatch warned
+ * about), the replay's environment the caller's plus the checked names of
+ * the record (buildlog_env: PGOPT_PROFILE, PGOPT_BUNDLE), and nothing
+ * reaches a shell.
  *
  * Recorded flags: the pgopt.so record of each translation unit inside the
  * binary (.pgopt.log, read with elfrec.h): what pgoptcc added and removed,

@@ -33,7 +33,7 @@ static int load_record(const struct verify_opts *o, struct verify_src *s)
 {
 	char *recpath = xasprintf("%s/%s", o->prefix, BUILDLOG_RECORD);
 	struct json_value *rec = NULL;
-	const struct json_value *e;
+	struct buildlog_env e;
 	int rc = -1;
 
 	if (access(recpath, F_OK) < 0) {
@@ -57,14 +57,18 @@ static int load_record(const struct verify_opts *o, struct verify_src *s)
 		error("no compile log %s (is --builddir right?)", s->logfile);
 		goto out;
 	}
-	e = json_get(rec, "environment");
-	for (size_t i = 0; e && e->type == JSON_OBJECT && i < e->u.list.nr; i++)
-		if (e->u.list.items[i]->type == JSON_STRING &&
-		    strcmp(e->u.list.keys[i], "PGOPT_POLICY") &&
-		    strcmp(e->u.list.keys[i], "PGOPT_PREFIX") &&
-		    strcmp(e->u.list.keys[i], "PGOPT_LOGDIR"))
-			strvec_pushf(&s->env, "%s=%s", e->u.list.keys[i],
-				     e->u.list.items[i]->u.str.s);
+	/* the record's environment is data: only what the replay needs, each
+	 * value checked; the compiler is compared, never run */
+	buildlog_env_read(rec, recpath, &e);
+	if (e.profile)
+		strvec_pushf(&s->env, "PGOPT_PROFILE=%s", e.profile);
+	if (e.bundle)
+		strvec_pushf(&s->env, "PGOPT_BUNDLE=%s", e.bundle);
+	if (e.cc) {
+		s->record = xstrdup(recpath);
+		s->record_cc = xstrdup(e.cc);
+	}
+	buildlog_env_release(&e);
 	strvec_pushf(&s->links, "%s/src/backend/postgres", s->builddir);
 	strvec_pushf(&s->binaries, "%s/bin/postgres", o->prefix);
 	rc = 0;
@@ -187,6 +191,8 @@ static int load_log(const struct verify_opts *o, struct verify_src *s)
 	if (!S_ISDIR(st.st_mode))
 		return error("--log \"%s\": not a directory (the directory pgoptcc logged into)",
 			     o->logdir);
+	if (buildlog_dir_check("--log", o->logdir) < 0)
+		return -1;
 	if (!o->builddir)
 		return error("--log needs --builddir DIR (the build tree of the build that logged there)");
 	if (!realpath(o->builddir, real))
@@ -250,6 +256,8 @@ void verifysrc_release(struct verify_src *s)
 	free(s->builddir);
 	free(s->policy);
 	free(s->logfile);
+	free(s->record);
+	free(s->record_cc);
 	strvec_clear(&s->env);
 	strvec_clear(&s->links);
 	strvec_clear(&s->binaries);

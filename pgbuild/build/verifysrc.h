@@ -6,15 +6,18 @@
  * Two sources:
  *  - a build record (--prefix PREFIX of `pgbuild build`): PREFIX/
  *    pgopt-build.json names the build directory, the policy and the
- *    compiler environment; the binary is PREFIX/bin/postgres, made by the
- *    link of BUILDDIR/src/backend/postgres.
+ *    compiler environment (of which only the checked names of
+ *    buildlog_env are taken: data, never exported as a whole); the binary
+ *    is PREFIX/bin/postgres, made by the link of
+ *    BUILDDIR/src/backend/postgres.
  *  - any build through pgoptcc (--log DIR --builddir DIR: a package build,
  *    `CC="pgoptcc --pgopt-policy=P --pgopt-logdir=DIR" dpkg-buildpackage`):
  *    DIR/compile.jsonl, the records of the compiles and links whose
  *    working directory is in the build directory.  The policy is the one
  *    those compiles record (one; with several, --policy must choose); the
  *    binaries are the outputs of their links that still exist (every
- *    program and shared library; --binary names one).
+ *    program and shared library; --binary names one).  As root, DIR must
+ *    be one only root can write (buildlog_dir_check: --workdir's rule).
  */
 #ifndef PGBUILD_VERIFYSRC_H
 #define PGBUILD_VERIFYSRC_H
@@ -26,8 +29,11 @@ struct verify_src {
 	char *builddir;          /* the build directory */
 	char *policy;            /* the policy to check against; NULL: none */
 	char *logfile;           /* the compile log */
-	struct strvec env;       /* the compiles' environment (replayed;
-				  * without PGOPT_POLICY) */
+	struct strvec env;       /* what the replay takes from the build
+				  * record's environment (buildlog_env:
+				  * PGOPT_PROFILE, PGOPT_BUNDLE, checked) */
+	char *record;            /* the build record, when it names a compiler */
+	char *record_cc;         /* ... its PGOPT_CC: compared, never run */
 	struct strvec links;     /* absolute outputs of the links checked */
 	struct strvec binaries;  /* the file read for each link (same order) */
 };

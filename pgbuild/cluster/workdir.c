@@ -107,14 +107,16 @@ int workdir_open(const char *opt, const char *dir)
 	/* sticky is no exemption: the stages make fixed names in it (logs/,
 	 * run-state.json, sets/ID) that another user could make first, as
 	 * a directory or a link, in a /tmp-like directory */
-	if ((st.st_uid != 0) || (st.st_mode & S_IWOTH) ||
-	    ((st.st_mode & S_IWGRP) && st.st_gid != getegid())) {
-		error("%s %s: another user can change what is in it (mode %04o, owner %s): pgbuild "
-		      "runs as root and keeps its files there; give a directory only root can "
-		      "write (chown root %s; chmod go-w %s)", opt, dir,
-		      (unsigned)(st.st_mode & 07777), user_name(st.st_uid), dir, dir);
-		close(fd);
-		return -1;
+	{
+		struct strbuf err = STRBUF_INIT;
+		int r = sfs_root_only(fd, opt, dir, "keeps its files there", &err);
+		if (r < 0) {
+			error("%s", err.buf);
+			close(fd);
+		}
+		strbuf_release(&err);
+		if (r < 0)
+			return -1;
 	}
 	{
 		struct cluster_user u = CLUSTER_USER_INIT;

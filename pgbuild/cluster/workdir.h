@@ -34,7 +34,8 @@ int workdir_server_reach(const char *const *dirs);
  * rename entries in it (writable by others or by another group, sticky
  * or not: the stages make fixed names such as logs/ and run-state.json
  * there, which another user could make first in a /tmp-like directory;
- * owned by another user than root), and when the server user
+ * owned by another user than root: sfs_root_only, the rule compile log
+ * directories share), and when the server user
  * cannot enter it (the fix: chmod o+x, named with the blocking directory).
  * Returns a descriptor of dir (O_CLOEXEC), or -1 after one error naming
  * opt, the directory, its mode and owner, and the fix.

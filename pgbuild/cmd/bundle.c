@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pgbuild/build/buildlog.h"
 #include "pgbuild/bundle/bundle.h"
 #include "pgbuild/cmd/cmd.h"
 
@@ -141,6 +142,10 @@ PGBUILD_COMMAND(bundle, "pack a training's profiles for builds that cannot train
 			return cli_usage_error("unknown bundle command \"%s\": expected create, show, check or bolt",
 					       verb);
 	}
+	/* create and check read the build's compile log from --log, bolt
+	 * writes its side files there: as root, one only root can write */
+	if (log && buildlog_dir_check("--log", log) < 0)
+		return PGBUILD_EXIT_ERROR;
 	if (!strcmp(verb, "create")) {
 		int sources = !!co.pgo + !!co.optimize + !!co.builddir + !!co.bundle;
 		if (nargs)

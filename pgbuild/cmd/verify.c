@@ -40,6 +40,11 @@ static void verify_usage(FILE *fp)
 "  --top N            functions listed as top growth/shrink (default 10)\n"
 "  -v, --verbose      also list every object checked\n"
 "\n"
+"The replays ask the caller's compiler: PGOPT_CC, default gcc on PATH; the one\n"
+"the log or record names is only compared.  Of the record's environment only\n"
+"PGOPT_PROFILE and PGOPT_BUNDLE are used, checked; any other name is ignored\n"
+"with a warning.  As root, --log must be a directory only root can write.\n"
+"\n"
 "Exit: 0 verified, 1 a mismatch, 2 error.\n");
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pgbuild/build/buildlog.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/report/report.h"
 #include "wrapper/common/json.h"
@@ -224,7 +225,8 @@ int report_load(struct report_data *rd, const struct report_inputs *in)
 	strvec_init(&rd->hot_tus);
 	if (!log)
 		log = logdir = candidate_logdir(rd);
-	if (log && report_load_log(rd, log) < 0)
+	if (log && (buildlog_dir_check(in->log ? "--log" : "the candidate's log directory", log) < 0 ||
+		    report_load_log(rd, log) < 0))
 		goto out;
 	if ((ins_a || ins_b) && report_load_inspect(rd, ins_a, ins_b) < 0) {
 		/* sizes are a bonus when a gate result is there */

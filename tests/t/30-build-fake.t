@@ -254,17 +254,21 @@ if command -v clang-15 >/dev/null && [ -x "$(dirname "$(readlink -f "$(command -
 		'"cc":"clang-15","version":"[^"]*clang version 15[^"]*","ar":"/[^"]*/llvm-ar"'
 	ok "the clang postgres runs" "$TMP/cl/bin/postgres"
 	like "... linked by LLD" "$(readelf -p .comment "$TMP/cl/bin/postgres")" 'Linker: .*LLD 15'
-	out=$("$P" verify --prefix "$TMP/cl" 2>&1); s=$?
-	is "verify passes on the clang build" "$s" 0
+	# the replay asks the caller's compiler, never the one the record names
+	out=$("$P" verify --prefix "$TMP/cl" 2>&1)
+	like "verify without PGOPT_CC: the record's compiler is compared, not run" "$out" \
+		'warning: the build record .*/cl/pgopt-build.json names the compiler clang-15, replaying with /[^ ]*gcc'
+	out=$(PGOPT_CC=clang-15 "$P" verify --prefix "$TMP/cl" 2>&1); s=$?
+	is "verify with PGOPT_CC=clang-15 passes on the clang build" "$s" 0
 	[ $s = 0 ] || diag "$out"
 	like "... against the command lines the binary records, saying no plugin ran" "$out" \
 		'verify: no pgopt.so ran \(a compiler it cannot load into\): 3 objects checked against the command lines postgres records instead; no per-function records'
 	printf '[global]\ncflags += -O3\n' > o3.policy
-	"$P" verify --prefix "$TMP/cl" --policy o3.policy > verify.out 2>&1
+	PGOPT_CC=clang-15 "$P" verify --prefix "$TMP/cl" --policy o3.policy > verify.out 2>&1
 	is "verify of the clang build against another policy exits 1" "$?" 1
 	like "... naming a flag its command line lacks" "$(cat verify.out)" '^NOTAPPLIED src/backend/b\.c: -O3 \(absent from its recorded command line\)'
 else
-	skip "clang-15 and its lld are not installed (make deps): no clang build" 8
+	skip "clang-15 and its lld are not installed (make deps): no clang build" 9
 fi
 
 # --- argument errors ---

@@ -7,7 +7,8 @@
  * last successful compile of each object wins, sorted by path, with the
  * PGOPT_PREFIX words and the policy's rule names left out of the command
  * line that decides a rebuild, and a replay's log directory rewritten to
- * the build's.
+ * the build's; a build record's environment read as data (only the
+ * checked names of buildlog_env, never LD_PRELOAD, PATH and the like).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -222,6 +223,7 @@ static void test_objs_read(void **state)
 	assert_string_equal(os.v[1].cwd, tmpdir);
 	assert_int_equal(os.v[1].argv_in.nr, 5);
 	assert_string_equal(os.v[1].argv_in.v[2], "b.c");
+	assert_null(os.v[1].compiler);
 	assert_int_equal(os.v[1].added.nr, 1);
 	assert_string_equal(os.v[1].added.v[0], "-O3");
 	assert_string_equal(os.v[2].argv_out, "-c\x1f" "c.c\x1f-fplugin-arg-pgopt-log=/b/pgopt-log\x1f");
@@ -254,6 +256,42 @@ static void test_objs_read(void **state)
 	free(b_o);
 	free(path);
 	strbuf_release(&log);
+}
+
+/* A build record's environment is data: only the checked names of the
+ * table, each value checked; everything else (what a process would load
+ * or run) never taken, a value that fails its check neither. */
+static void test_record_env(void **state)
+{
+	const char *text =
+		"{\"environment\":{\"PGOPT_POLICY\":\"/p/x.policy\",\"PGOPT_LOGDIR\":\"rel/log\","
+		"\"PGOPT_PROFILE\":\"use src/*\",\"PGOPT_CC\":\"/tmp/evil-cc\","
+		"\"LD_PRELOAD\":\"/tmp/evil.so\",\"PATH\":\"/tmp/evil\",\"GCONV_PATH\":\"/tmp/g\","
+		"\"BASH_ENV\":\"/tmp/b\",\"PGOPT_PREFIX\":\"ccache\",\"CCACHE_DIR\":\"/c\","
+		"\"PGOPT_BUNDLE\":\"relative\"}}";
+	struct json_value *rec = json_parse(text, strlen(text), NULL);
+	struct buildlog_env e;
+
+	assert_non_null(rec);
+	buildlog_env_read(rec, "rec.json", &e);
+	assert_string_equal(e.policy, "/p/x.policy");
+	assert_null(e.logdir);          /* not absolute */
+	assert_string_equal(e.profile, "use src/*");
+	assert_string_equal(e.cc, "/tmp/evil-cc"); /* kept only to compare */
+	assert_null(e.bundle);          /* not absolute */
+	buildlog_env_release(&e);
+	json_free(rec);
+
+	text = "{\"environment\":{\"PGOPT_PROFILE\":\"$(touch /tmp/x) use\","
+	       "\"PGOPT_POLICY\":[\"/a\"],\"PGOPT_LOGDIR\":\"/a\\n/b\"}}";
+	rec = json_parse(text, strlen(text), NULL);
+	assert_non_null(rec);
+	buildlog_env_read(rec, "rec.json", &e);
+	assert_null(e.profile);         /* not a profile mode */
+	assert_null(e.policy);          /* not a string */
+	assert_null(e.logdir);          /* two lines */
+	buildlog_env_release(&e);
+	json_free(rec);
 }
 
 /* Two logs that differ only in the rule names the policy's lines gave:
@@ -290,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_read_json),
 		cmocka_unit_test(test_objs_read),
 		cmocka_unit_test(test_rules_are_not_code),
+		cmocka_unit_test(test_record_env),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

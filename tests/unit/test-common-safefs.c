@@ -1,7 +1,8 @@
 /*
  * test-common-safefs.c - wrapper/common/safefs.c: the bounded reader and
  * the descriptor-relative operations, against the links, FIFOs, devices and
- * oversized files another user could plant.
+ * oversized files another user could plant; the owner and mode rule of
+ * a directory root works in (sfs_root_only).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -263,6 +264,45 @@ static void test_create_and_write(void **state)
 		free(cmd);
 	}
 	free(victim);
+	strbuf_release(&err);
+}
+
+/* The one rule for a directory root works in or reads from (--workdir, a
+ * compile log directory): as root, root's and writable by no one else;
+ * not root, nothing is checked. */
+static void test_root_only(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct passwd *nobody = getpwnam("nobody");
+	int fd;
+	(void)state;
+
+	mk("ro");
+	fd = sfs_open_dir(topfd, "ro", NULL);
+	assert_true(fd >= 0);
+	assert_int_equal(fchmod(fd, 0755), 0);
+	assert_int_equal(sfs_root_only(fd, "--log", "D", "reads it", &err), 0);
+	if (geteuid() != 0) {
+		assert_int_equal(fchmod(fd, 0777), 0);
+		assert_int_equal(sfs_root_only(fd, "--log", "D", "reads it", &err), 0);
+		close(fd);
+		skip();
+	}
+	assert_int_equal(fchmod(fd, 01777), 0); /* sticky is no exemption */
+	assert_int_equal(sfs_root_only(fd, "--log", "D", "reads it", &err), -1);
+	assert_int_equal(errno, EPERM);
+	assert_non_null(strstr(err.buf, "--log D: another user can change what is in it (mode 1777, "
+				   "owner root): "));
+	assert_non_null(strstr(err.buf, " runs as root and reads it; give a directory only root "
+				   "can write (chown root D; chmod go-w D)"));
+	assert_int_equal(fchmod(fd, 0755), 0);
+	if (nobody) {
+		strbuf_reset(&err);
+		assert_int_equal(fchown(fd, nobody->pw_uid, (gid_t)-1), 0);
+		assert_int_equal(sfs_root_only(fd, "--log", "D", "reads it", &err), -1);
+		assert_non_null(strstr(err.buf, "(mode 0755, owner nobody)"));
+	}
+	close(fd);
 	strbuf_release(&err);
 }
 
@@ -614,6 +654,7 @@ int main(void)
 		cmocka_unit_test(test_read_bounded),
 		cmocka_unit_test(test_create_and_write),
 		cmocka_unit_test(test_mkdir_and_anchor),
+		cmocka_unit_test(test_root_only),
 		cmocka_unit_test(test_chown_tree),
 		cmocka_unit_test(test_remove),
 		cmocka_unit_test(test_tree_foreign),

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "wrapper/common/error.h"
 #include "wrapper/common/fdio.h"
 #include "wrapper/common/rmtree.h"
 #include "wrapper/common/safefs.h"
@@ -188,6 +190,33 @@ int sfs_open_anchor(const char *path, uid_t owner, int private_only, struct strb
 		return -1;
 	}
 	return fd;
+}
+
+int sfs_root_only(int fd, const char *what, const char *dir, const char *use,
+		  struct strbuf *err)
+{
+	struct stat st;
+	struct passwd *pw;
+
+	if (geteuid() != 0)
+		return 0;
+	if (fstat(fd, &st) < 0)
+		return sfs_fail(err, "inspect", dir, NULL);
+	if (st.st_uid == 0 && !(st.st_mode & S_IWOTH) &&
+	    !((st.st_mode & S_IWGRP) && st.st_gid != getegid()))
+		return 0;
+	if (err) {
+		strbuf_addf(err, "%s %s: another user can change what is in it (mode %04o, owner ",
+			    what, dir, (unsigned)(st.st_mode & 07777));
+		if ((pw = getpwuid(st.st_uid)))
+			strbuf_addstr(err, pw->pw_name);
+		else
+			strbuf_addf(err, "uid %ld", (long)st.st_uid);
+		strbuf_addf(err, "): %s runs as root and %s; give a directory only root can write "
+			    "(chown root %s; chmod go-w %s)", error_program(), use, dir, dir);
+	}
+	errno = EPERM;
+	return -1;
 }
 
 /* The kinds of files read back, their limits and names (safefs.h). */

@@ -138,6 +138,22 @@ int sfs_open_anchor(const char *path, uid_t owner, int private_only,
 		    struct strbuf *err);
 
 /*
+ * The one rule for a directory root works in or reads what it decides by
+ * (a --workdir, a compile log directory and its side directories): as
+ * root, the directory open as fd must be owned by root and writable by no
+ * other user - not by others, nor by a group other than root's; a sticky
+ * bit is no exemption (fixed names are made and read there, which another
+ * user could make first).  Not root: 0, nothing checked.  Otherwise -1
+ * (EPERM) with one sentence in err: "WHAT DIR: another user can change
+ * what is in it (mode M, owner U): PROG runs as root and USE; give a
+ * directory only root can write (chown root DIR; chmod go-w DIR)", PROG
+ * the program (error_program()), use what it does there ("keeps its files
+ * there").
+ */
+int sfs_root_only(int fd, const char *what, const char *dir, const char *use,
+		  struct strbuf *err);
+
+/*
  * Create the new file rel below dirfd: O_CREAT | O_EXCL | O_NOFOLLOW (an
  * existing file or link there is EEXIST, never opened), with flags added
  * (O_WRONLY, O_APPEND ...) and mode.  Returns the descriptor, or -1.
