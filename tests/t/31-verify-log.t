@@ -73,7 +73,7 @@ is "--log of a missing directory: exit 2" "$(err --log nolog --builddir proj)" 2
 like "... says so" "$(cat e.out)" '^pgbuild: error: .*--log "nolog": No such file or directory'
 mkdir empty
 is "--log of a directory without a compile log: exit 2" "$(err --log empty --builddir proj)" 2
-like "... names what it needs" "$(cat e.out)" '--log "empty" has no compile.jsonl .*--pgopt-logdir=DIR or PGOPT_LOGDIR'
+like "... names what it needs" "$(cat e.out)" '--log "empty" has no readable compile.jsonl .*--pgopt-logdir=DIR or PGOPT_LOGDIR'
 mkdir bad
 { head -n 1 log/compile.jsonl; echo 'this is not JSON'; tail -n +2 log/compile.jsonl; } > bad/compile.jsonl
 is "a malformed line in the log: exit 2" "$(err --log bad --builddir proj)" 2

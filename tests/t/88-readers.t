@@ -66,7 +66,7 @@ refuses "report --gate a link" "cannot read link.json: it is a symbolic link \(r
 	"$PGBUILD" report --gate link.json
 refuses "report --gate over 64 MiB" "cannot read big.json: it is larger than 64 MiB, the limit for a JSON result" \
 	"$PGBUILD" report --gate big.json
-refuses "report --inspect FIFO" "cannot read fifo: it is a FIFO" \
+refuses "report --inspect FIFO" "fifo: it is a FIFO" \
 	"$PGBUILD" report --inspect fifo
 refuses "report --log with a FIFO compile log" "cannot read logfifo/compile.jsonl: it is a FIFO" \
 	"$PGBUILD" report --log logfifo
