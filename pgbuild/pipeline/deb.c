@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pgbuild/gate/verdict.h"
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/build/source.h"
 #include "pgbuild/cluster/workdir.h"
@@ -442,7 +443,13 @@ static void print_report(struct deb *d)
 	char *log = stage_log(&d->p, DS_REPORT);
 	sfs_read(AT_FDCWD, log, SFS_IN_LOG, 0, &text, NULL);
 	fputs(text.buf, stdout);
-	printf("\npackages: %s/*.deb (extracted: %s/root, %s/dbg)\nreport: %s/report.html\n",
+	putchar('\n');
+	{
+		char *json = xasprintf("%s/gate.json", d->workdir);
+		gate_verdict_say(json, stdout);
+		free(json);
+	}
+	printf("packages: %s/*.deb (extracted: %s/root, %s/dbg)\nreport: %s/report.html\n",
 	       d->workdir, d->workdir, d->workdir, d->workdir);
 	strbuf_release(&text);
 	free(log);

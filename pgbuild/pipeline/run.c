@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pgbuild/gate/verdict.h"
 #include "pgbuild/build/build.h"
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/cli/cli.h"
@@ -538,7 +539,9 @@ static void report(struct run *r, const char *gate_key)
 			char *log = stage_log(&r->p, ST_REPORT);
 			sfs_read(AT_FDCWD, log, SFS_IN_LOG, 0, &text, NULL);
 			fputs(text.buf, stdout);
-			printf("\nreport: %s\njunit:  %s/gate.junit.xml\n", r->html, r->workdir);
+			putchar('\n');
+			gate_verdict_say(json, stdout);
+			printf("report: %s\njunit:  %s/gate.junit.xml\n", r->html, r->workdir);
 			strbuf_release(&text);
 			free(log);
 		}
