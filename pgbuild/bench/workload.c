@@ -292,8 +292,11 @@ int bench_workload_init(struct bench_workload *w, const char *name, const char *
 			return error("--workload sql needs a script: --workload sql FILE, "
 				     "--file FILE or sql:FILE");
 		struct strbuf err = STRBUF_INIT;
-		if (sfs_read(AT_FDCWD, file, SFS_IN_TEXT, 0, &sb, &err) < 0) {
-			r = error("script: %s", err.buf);
+		char *name = xasprintf("script \"%s\"", file);
+		long got = sfs_read_as(AT_FDCWD, file, name, SFS_IN_TEXT, 0, &sb, &err);
+		free(name);
+		if (got < 0) {
+			r = error("%s", err.buf);
 			strbuf_release(&sb);
 			strbuf_release(&err);
 			return r;

@@ -194,7 +194,7 @@ static int load_log(const struct verify_opts *o, struct verify_src *s)
 	s->builddir = xstrdup(real);
 	s->logfile = xasprintf("%s/%s", o->logdir, BUILDLOG_COMPILE);
 	if (access(s->logfile, F_OK) < 0)
-		return error("--log \"%s\" has no %s (%s): name the directory pgoptcc "
+		return error("--log \"%s\" has no readable %s (%s): name the directory pgoptcc "
 			     "logged into (--pgopt-logdir=DIR or PGOPT_LOGDIR)", o->logdir,
 			     BUILDLOG_COMPILE, strerror(errno));
 	memset(&ls, 0, sizeof(ls));

@@ -403,6 +403,25 @@ static int read_side_file(const char *path, struct elfrec_object *obj, struct st
 			free(side);
 			continue;
 		}
+		/* .build-id entries are links into the debug tree (rpm's and
+		 * Debian's layout): followed only to a file below dir */
+		{
+			char *real = realpath(side, NULL), *rdir = realpath(dir, NULL);
+			size_t n = rdir ? strlen(rdir) : 0;
+			if (!real || !rdir || strncmp(real, rdir, n) || real[n] != '/') {
+				char msg[512];
+				snprintf(msg, sizeof(msg), "its %s file %s leads outside %s",
+					 k ? "debug" : "side", side, dir);
+				free(real);
+				free(rdir);
+				free(side);
+				rc = elfrec_fail(err, path, NULL, msg);
+				break;
+			}
+			free(rdir);
+			free(side);
+			side = real;
+		}
 		debug_dir = NULL; /* the side file's own lookup: none */
 		rc = elfrec_open(side, &sf, err);
 		debug_dir = dir;
@@ -460,11 +479,17 @@ int elfrec_open_flags(const char *path, unsigned flags, struct elfrec_file *f,
 			return elfrec_fail(err, path, NULL, "libelf is out of date");
 		initialized = 1;
 	}
-	if (err)
-		strbuf_reset(err);
-	fd = sfs_open_input(AT_FDCWD, path, SFS_IN_BINARY, 0, &st, err);
-	if (fd < 0)
-		return -1;
+	{
+		/* "PATH: REASON", as every message of this file */
+		struct strbuf why = STRBUF_INIT;
+		fd = sfs_open_input_as(AT_FDCWD, path, "", SFS_IN_BINARY, 0, &st, &why);
+		if (fd < 0) {
+			int rc = elfrec_fail(err, path, NULL, why.buf + strlen("cannot read : "));
+			strbuf_release(&why);
+			return rc;
+		}
+		strbuf_release(&why);
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf) {
 		close(fd);

@@ -55,8 +55,11 @@ int tuner_load_candidates(struct tuner *tu, const char *path)
 
 	{
 		struct strbuf err = STRBUF_INIT;
-		if (sfs_read(AT_FDCWD, path, SFS_IN_TEXT, 0, &text, &err) < 0) {
-			error("--candidates: %s", err.buf);
+		char *name = xasprintf("--candidates %s", path);
+		long got = sfs_read_as(AT_FDCWD, path, name, SFS_IN_TEXT, 0, &text, &err);
+		free(name);
+		if (got < 0) {
+			error("%s", err.buf);
 			strbuf_release(&err);
 			strbuf_release(&text);
 			return -1;
@@ -124,8 +127,11 @@ int tuner_load_scope(struct tuner *tu)
 		struct strbuf text = STRBUF_INIT;
 		char *save = NULL;
 		struct strbuf err = STRBUF_INIT;
-		if (sfs_read(AT_FDCWD, s + 1, SFS_IN_TEXT, 0, &text, &err) < 0) {
-			int rc = error("--scope file: %s", err.buf);
+		char *name = xasprintf("--scope file %s", s + 1);
+		long got = sfs_read_as(AT_FDCWD, s + 1, name, SFS_IN_TEXT, 0, &text, &err);
+		free(name);
+		if (got < 0) {
+			int rc = error("%s", err.buf);
 			strbuf_release(&err);
 			strbuf_release(&text);
 			return rc;

@@ -34,13 +34,15 @@
 #include "wrapper/common/xalloc.h"
 
 /*
- * The input goes to a memfd (no disk writes, which made the harness 15 times
- * slower); DIR/compile.jsonl is a symbolic link to it, and the gate result
- * is read through the same /proc/self/fd/N name.  DIR, /tmp/fuzz-report.PID.*,
- * is removed at exit; a crash leaves it, so each run first removes those of
- * processes that are gone.
+ * The input is written to DIR/compile.jsonl, a regular file (the readers
+ * refuse links), and read both as the compile log and as the gate result.
+ * DIR is in /dev/shm when there is one (no disk writes, which made the
+ * harness 15 times slower), else /tmp: fuzz-report.PID.*, removed at exit;
+ * a crash leaves it, so each run first removes those of processes that are
+ * gone.
  */
 static char dir[64];
+static const char *base = "/tmp";
 static char *log_path, *gate_path;
 static int memfd = -1;
 static FILE *devnull;
@@ -61,7 +63,7 @@ static void cleanup(void)
 static void remove_stale_dirs(void)
 {
 	static const char prefix[] = "fuzz-report.";
-	DIR *d = opendir("/tmp");
+	DIR *d = opendir(base);
 	struct dirent *e;
 	if (!d)
 		return;
@@ -71,7 +73,7 @@ static void remove_stale_dirs(void)
 			continue;
 		pid = strtol(e->d_name + sizeof(prefix) - 1, NULL, 10);
 		if (pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
-			char *path = xasprintf("/tmp/%s", e->d_name);
+			char *path = xasprintf("%s/%s", base, e->d_name);
 			remove_dir(path);
 			free(path);
 		}
@@ -81,14 +83,17 @@ static void remove_stale_dirs(void)
 
 static void setup(void)
 {
+	struct stat st;
+	if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0)
+		base = "/dev/shm";
 	remove_stale_dirs();
-	snprintf(dir, sizeof(dir), "/tmp/fuzz-report.%ld.XXXXXX", (long)getpid());
-	memfd = memfd_create("fuzz-report", 0);
-	if (memfd < 0 || !mkdtemp(dir))
+	snprintf(dir, sizeof(dir), "%s/fuzz-report.%ld.XXXXXX", base, (long)getpid());
+	if (!mkdtemp(dir))
 		abort();
 	log_path = xasprintf("%s/compile.jsonl", dir);
-	gate_path = xasprintf("/proc/self/fd/%d", memfd);
-	if (symlink(gate_path, log_path) < 0)
+	gate_path = log_path;
+	memfd = open(log_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (memfd < 0)
 		abort();
 	atexit(cleanup);
 	devnull = fopen("/dev/null", "w");

@@ -62,7 +62,7 @@ truncate -s 17M big.txt
 printf '[global]\nhot = big.txt\n' > big.policy
 for c in "zero:2:the hot list /dev/zero: it is a character device, expected a regular file" \
 	"fifo:3:the cold list $TMP/fifo: it is a FIFO, expected a regular file" \
-	"big:2:the hot list $TMP/big.txt: it is larger than 16 MiB"; do
+	"big:2:the hot list $TMP/big.txt: it is larger than 16 MiB, the limit for a policy, list or script"; do
 	p=${c%%:*}; rest=${c#*:}; line=${rest%%:*}; what=${rest#*:}
 	PGOPT_POLICY=$TMP/$p.policy bounded "$W" -c a.c -o l.o 2> err; s=$?
 	is "$p list in a build: exit 101 at once (no hang, no memory blow-up)" "$s" 101

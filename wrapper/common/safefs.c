@@ -322,12 +322,18 @@ int sfs_open_input_as(int dirfd, const char *rel, const char *name, enum sfs_inp
 long sfs_read(int dirfd, const char *rel, enum sfs_input kind, unsigned flags,
 	      struct strbuf *out, struct strbuf *err)
 {
+	return sfs_read_as(dirfd, rel, rel, kind, flags, out, err);
+}
+
+long sfs_read_as(int dirfd, const char *rel, const char *name, enum sfs_input kind,
+		 unsigned flags, struct strbuf *out, struct strbuf *err)
+{
 	long n;
-	int fd = sfs_open_input(dirfd, rel, kind, flags, NULL, err), e;
+	int fd = sfs_open_input_as(dirfd, rel, name, kind, flags, NULL, err), e;
 
 	if (fd < 0)
 		return -1;
-	n = sfs_read_fd(fd, rel, kind, out, err);
+	n = sfs_read_fd(fd, name, kind, out, err);
 	e = errno;
 	close(fd);
 	errno = e;

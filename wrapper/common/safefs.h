@@ -106,6 +106,11 @@ int sfs_open_input_as(int dirfd, const char *rel, const char *name, enum sfs_inp
 long sfs_read(int dirfd, const char *rel, enum sfs_input kind, unsigned flags,
 	      struct strbuf *out, struct strbuf *err);
 
+/* The same with name (how the caller calls the file: 'script "x.sql"')
+ * in its messages: "cannot read script "x.sql": REASON". */
+long sfs_read_as(int dirfd, const char *rel, const char *name, enum sfs_input kind,
+		 unsigned flags, struct strbuf *out, struct strbuf *err);
+
 /*
  * The same for a descriptor the caller opened (O_NONBLOCK, so that a FIFO
  * did not block the open) and may have checked with fstat first: read
