@@ -25,18 +25,14 @@ static int failed_bound(const struct gate *g, struct strbuf *why)
 	return 0;
 }
 
-/* Do all claims of g pass (and is there one)? */
+/* Is every threshold of g a claim of improvement, and did each pass?
+ * A gate that also asked only "not slower" somewhere is "not slower". */
 static int claims_shown(const struct gate *g)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < g->nr_res; i++) {
-		if (!gate_is_claim(g->res[i].th))
-			continue;
-		if (g->res[i].status != GATE_PASS)
+	for (size_t i = 0; i < g->nr_res; i++)
+		if (!gate_is_claim(g->res[i].th) || g->res[i].status != GATE_PASS)
 			return 0;
-		n++;
-	}
-	return n > 0;
+	return g->nr_res > 0;
 }
 
 void gate_verdict_of(const struct gate *g, struct gate_verdict *v)
@@ -59,8 +55,8 @@ void gate_verdict_of(const struct gate *g, struct gate_verdict *v)
 		}
 	if (!why.len && (g->stopped || g->verdict == GATE_ERROR)) {
 		v->unmeasured = 1;
-		strbuf_addf(&why, "the gate could not decide: %s",
-			    g->verdict_reason ? g->verdict_reason : "no verdict");
+		strbuf_addstr(&why, g->verdict_reason ? g->verdict_reason :
+			      "the gate could not decide");
 	}
 	if (!why.len)
 		v->slower = failed_bound(g, &why);
@@ -125,6 +121,21 @@ int gate_verdict_say(const char *path, FILE *fp)
 	return rc;
 }
 
+const char *gate_verdict_headline(const struct gate_verdict *v)
+{
+	static const char *const words[][2] = {
+		{ "faster", "FASTER" }, { "not slower", "NOT SLOWER" },
+		{ "not shown faster", "NOT SHOWN FASTER" }, { "slower", "SLOWER" },
+		{ "failed", "FAILED" }, { "undecided", "UNDECIDED" },
+		{ "error", "COULD NOT MEASURE" },
+	};
+	const char *w = gate_verdict_word(v);
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(words[i][0], w))
+			return words[i][1];
+	return "COULD NOT MEASURE";
+}
+
 void gate_verdict_clear(struct gate_verdict *v)
 {
 	free(v->why);
@@ -167,4 +178,76 @@ int gate_speedup(const struct gate *g, const char *wl, enum gate_kind kind, doub
 			*note = cyc ? w->cycles_note : w->instr_note;
 	}
 	return isfinite(*est) ? 0 : -1;
+}
+
+/* A speed ratio with its interval (tps B/A, server CPU A/B: > 1 better):
+ * faster / slower when the whole interval says so. */
+static void find_ratio(struct strbuf *out, const char *what, const char *better,
+		       const char *worse, const struct stats_ratio *r)
+{
+	strbuf_addf(out, "%s ", what);
+	if (!r->ok || !isfinite(r->lo) || !isfinite(r->hi)) {
+		strbuf_addf(out, "%.3f (no interval)", r->estimate);
+		return;
+	}
+	if (r->lo > 1)
+		strbuf_addf(out, "%s", better);
+	else if (r->hi < 1)
+		strbuf_addf(out, "%s", worse);
+	else
+		strbuf_addstr(out, "no significant difference");
+	strbuf_addf(out, ", %.3f [%.3f, %.3f]", r->estimate, r->lo, r->hi);
+}
+
+/* A per-transaction cost, A and B (a deterministic metric): the change of
+ * B against A, beyond the resolution or within it. */
+static void find_cost(struct strbuf *out, const char *what, const char *less,
+		      const char *more, double a, double b, const struct gate_workload *w,
+		      enum gate_kind kind)
+{
+	const char *src;
+	double res = gate_resolution_of(w, kind, &src), change = b / a - 1;
+	int floor = src && !strncmp(src, "layout floor", 12);
+
+	strbuf_addf(out, "%s %.1f%% %s, ", what, fabs(change) * 100, change < 0 ? less : more);
+	strbuf_addf(out, "%s the %.2g%% %s", fabs(change) > res ? "beyond" : "within",
+		    res * 100, floor ? "layout floor" : "repeat resolution (no layout floor)");
+}
+
+void gate_findings(const struct gate *g, struct strbuf *out)
+{
+	for (size_t i = 0; i < g->nr_wl; i++) {
+		const struct gate_workload *w = &g->wl[i];
+		size_t start = out->len;
+		strbuf_addf(out, "%s: ", w->name);
+		if (w->valid_pairs) {
+			find_ratio(out, "tps", "faster", "slower", &w->tps);
+			if (w->cpu.n) {
+				strbuf_addstr(out, "; ");
+				find_ratio(out, "server CPU per transaction", "lower", "higher",
+					   &w->cpu);
+			}
+		}
+		if (w->cycles == INSTR_OK && w->cyc_a.estimate > 0 && w->cyc_b.estimate > 0) {
+			strbuf_addstr(out, out->len > start + strlen(w->name) + 2 ? "; " : "");
+			find_cost(out, "cycles estimate", "lower", "higher", w->cyc_a.estimate,
+				  w->cyc_b.estimate, w, GATE_CYCLES);
+		}
+		if (w->instr == INSTR_OK && w->instr_a > 0 && w->instr_b > 0) {
+			strbuf_addstr(out, out->len > start + strlen(w->name) + 2 ? "; " : "");
+			find_cost(out, "instructions", "fewer", "more", w->instr_a, w->instr_b, w,
+				  GATE_INSTRUCTIONS);
+		}
+		if (w->correctness_failed)
+			strbuf_addstr(out, "; a correctness check FAILED on the candidate");
+		if (out->len == start + strlen(w->name) + 2)
+			strbuf_addstr(out, "nothing measured");
+		strbuf_addch(out, '\n');
+	}
+	if (g->regress == REGRESS_NOT_RUN)
+		strbuf_addstr(out, "regression suite: not run\n");
+	else
+		strbuf_addf(out, "%s\n", g->regress_note ? g->regress_note :
+			    g->regress == REGRESS_PASSED ? "regression suite passed" :
+			    "regression suite FAILED");
 }

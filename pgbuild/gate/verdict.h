@@ -39,9 +39,10 @@ struct gate_verdict {
 				     it computes wrong results */
 	int slower;               /*   a bound failed: significantly slower */
 	int unmeasured;           /*   the gate could not measure (error) */
-	int claims_shown;         /* every claim of improvement passed (and
-				     there was at least one): "faster"; 0 with
-				     status pass means "not slower" only */
+	int claims_shown;         /* every threshold was a claim of
+				     improvement, and each passed: "faster";
+				     0 with status pass means "not slower"
+				     (some threshold asked only that) */
 	char *why;                /* one sentence (owned): why it is ruled
 				     out, else the gate's own reason */
 };
@@ -67,10 +68,29 @@ const char *gate_verdict_word(const struct gate_verdict *v);
 
 void gate_verdict_clear(struct gate_verdict *v);
 
+/* The verdict's headline, upper case, for the first line of a report:
+ * "FASTER", "NOT SLOWER", "NOT SHOWN FASTER", "SLOWER", "FAILED",
+ * "UNDECIDED", "COULD NOT MEASURE" (static). */
+const char *gate_verdict_headline(const struct gate_verdict *v);
+
 /* "verdict: WORD: WHY" for the gate document at path, one line on fp
  * (the end of run, deb and pgo's output); "verdict: error: no gate
  * result: ..." when it cannot be read.  Returns the verdict's exit code. */
 int gate_verdict_say(const char *path, FILE *fp);
+
+/*
+ * What g found, one sentence per workload, each on its own line (appended
+ * to out), then the regression suite's:
+ *   "select-only: tps no significant difference, 1.046 [0.880, 1.838];
+ *    server CPU per transaction 4.1% lower [1.2%, 7.0%]; cycles estimate
+ *    2.8% lower, beyond the 0.62% layout floor"
+ *   "regression suite check: 217/217 tests passed"
+ * A speed figure is called faster or slower only when its whole interval
+ * says so (the gate's rule), else "no significant difference"; a
+ * deterministic one "lower"/"higher" only beyond its resolution, else
+ * "within the resolution".  What the report, run and deb show first.
+ */
+void gate_findings(const struct gate *g, struct strbuf *out);
 
 /*
  * The speedup of B over A that g measured for workload wl, of a kind of

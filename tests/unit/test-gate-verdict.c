@@ -72,6 +72,11 @@ static void test_rule(void **state)
 	assert_true(v.claims_shown);
 	assert_string_equal(gate_verdict_word(&v), "faster");
 
+	/* a claim and a bound, both met: not slower (the bound asked no more) */
+	verdict_of("select-only>=1.05,select-only>=1.00", 1.15, 0.01, NULL, &v);
+	assert_int_equal(v.status, GATE_PASS);
+	assert_string_equal(gate_verdict_word(&v), "not slower");
+
 	/* only a bound, met: not slower, never "faster" */
 	verdict_of("select-only>=1.00", 1.15, 0.01, NULL, &v);
 	assert_int_equal(v.status, GATE_PASS);
