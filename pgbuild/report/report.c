@@ -270,31 +270,11 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 /* A flag set of at most this many units lists each one on its line. */
 #define TERM_SET_UNITS 3
 
-/* text wrapped at 100 columns: the first line indented by first, the
- * others by indent. */
+/* text wrapped at 100 columns (text_wrap): the first line indented by
+ * first, the others by indent. */
 static void wrap_line(FILE *fp, int first, int indent, const char *text)
 {
-	int col = first, start = 1;
-	fprintf(fp, "%*s", first, "");
-	while (*text) {
-		size_t n = strcspn(text, " ");
-		if (!start && col + 1 + (int)n > 100) {
-			fprintf(fp, "\n%*s", indent, "");
-			col = indent;
-			start = 1;
-		}
-		if (!start) {
-			fputc(' ', fp);
-			col++;
-		}
-		fprintf(fp, "%.*s", (int)n, text);
-		col += (int)n;
-		start = 0;
-		text += n;
-		while (*text == ' ')
-			text++;
-	}
-	fputc('\n', fp);
+	text_wrap(fp, 100, first, indent, text);
 }
 
 /* A set's units from `from`, up to max of them, comma-separated. */
