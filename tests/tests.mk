@@ -35,10 +35,23 @@ export PGOPT_TEST_EXTRA
 check: check-unit check-tap
 
 # cmocka prints one summary per binary; a failing binary fails the target.
+# Then, like the TAP suites' summary, every skipped test with its reason
+# (skip_because in tests/unit/fixture.h prints "# SKIP test: reason"); a
+# skip without a reason (a bare cmocka skip()) fails the target.
 check-unit: $(UNIT_TESTS)
-	@fail=0; for t in $(UNIT_TESTS); do \
-		echo "== $$t"; $$t || fail=1; \
-	done; exit $$fail
+	@fail=0; skips=; bare=0; for t in $(UNIT_TESTS); do \
+		echo "== $$t"; out=$$($$t 2>&1); rc=$$?; printf '%s\n' "$$out"; \
+		[ $$rc = 0 ] || fail=1; \
+		why=$$(printf '%s\n' "$$out" | sed -n "s|^# SKIP |  $${t##*/}: |p"); \
+		n=$$(printf '%s\n' "$$out" | sed -n 's/^\[  SKIPPED \] \([0-9]*\) test(s).*/\1/p'); \
+		r=$$(printf '%s' "$$why" | grep -c .); \
+		[ -z "$$n" ] || [ "$$n" -le "$$r" ] || { bare=1; echo "$$t: $$n skipped, $$r with a reason"; }; \
+		[ -z "$$why" ] || skips="$$skips$$why\n"; \
+	done; \
+	if [ -n "$$skips" ]; then printf 'unit tests skipped:\n%b' "$$skips"; \
+	else echo "unit tests skipped: none"; fi; \
+	[ $$bare = 0 ] || { echo "check-unit: a test skipped without a reason (use skip_because)"; fail=1; }; \
+	exit $$fail
 
 check-tap: all
 	PGOPT_BUILD=$(abspath $(O)) $(PROVE_HARNESS) $(PROVE_FLAGS) $(TAP_TESTS)

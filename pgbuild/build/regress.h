@@ -125,4 +125,17 @@ void regress_print_suite(FILE *out, const struct regress_suite *s);
 /* The suite as the --json object's member named s->name. */
 void regress_suite_json(struct json_writer *jw, const struct regress_suite *s);
 
+/* What a regression run's --json document says, read back. */
+struct regress_result {
+	int ok;        /* every suite passed */
+	long tests;    /* tests run */
+	long failed;   /* tests that failed */
+	char *mode;    /* "check" or "installcheck" (owned) */
+};
+
+/* Read the document `pgbuild regress --json` wrote at path (the bounded
+ * reader) into r.  0, or -1 with the reason in err. */
+int regress_result_read(const char *path, struct regress_result *r, struct strbuf *err);
+void regress_result_clear(struct regress_result *r);
+
 #endif

@@ -102,3 +102,37 @@ void regress_suite_json(struct json_writer *jw, const struct regress_suite *s)
 	json_strvec(jw, &s->diffs);
 	json_object_end(jw);
 }
+
+int regress_result_read(const char *path, struct regress_result *r, struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct json_value *v = NULL;
+	const struct json_value *ok;
+	int rc = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (sfs_read(AT_FDCWD, path, SFS_IN_JSON, 0, &text, err) < 0)
+		goto out;
+	v = json_parse(text.buf, text.len, NULL);
+	ok = json_get(v, "ok");
+	if (!v || !ok || ok->type != JSON_BOOL || json_get_num(v, "tests", -1) < 0) {
+		strbuf_addf(err, "%s: expected a `pgbuild regress --json` document "
+			    "(\"ok\", \"tests\", \"failed\")", path);
+		goto out;
+	}
+	r->ok = ok->u.boolean;
+	r->tests = (long)json_get_num(v, "tests", 0);
+	r->failed = (long)json_get_num(v, "failed", 0);
+	r->mode = json_get_str(v, "mode") ? xstrdup(json_get_str(v, "mode")) : NULL;
+	rc = 0;
+out:
+	json_free(v);
+	strbuf_release(&text);
+	return rc;
+}
+
+void regress_result_clear(struct regress_result *r)
+{
+	free(r->mode);
+	memset(r, 0, sizeof(*r));
+}

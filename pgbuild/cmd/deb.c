@@ -4,8 +4,10 @@
  * pipeline/deb.h's).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/cmd/cmd.h"
 #include "pgbuild/pipeline/deb.h"
 
@@ -141,6 +143,16 @@ PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it
 	if (o.no_gate && (o.baseline || strcmp(o.gate, DEB_GATE_DEFAULT) || wl.nr || o.pairs ||
 			  o.duration || strcmp(o.metric, DEB_METRIC_DEFAULT)))
 		return cli_usage_error("--no-gate and the gate's options exclude each other");
+	/* everything the gate, the policy and the baseline will need, checked
+	 * now: a bad option must not cost a 25-minute package build first */
+	if (!o.no_gate &&
+	    (preflight_gate_expr(o.gate, o.metric, NULL) < 0 ||
+	     preflight_pairs(o.pairs ? atoi(o.pairs) : 0, o.metric, 0.95) < 0 ||
+	     (o.baseline && preflight_install("--baseline", o.baseline) < 0)))
+		return PGBUILD_EXIT_ERROR;
+	if ((o.policy && preflight_policy("--policy", o.policy, NULL) < 0) ||
+	    (o.dsc && preflight_readable("--dsc", o.dsc) < 0))
+		return PGBUILD_EXIT_ERROR;
 	{
 		struct strbuf sb = STRBUF_INIT;
 		int rc;

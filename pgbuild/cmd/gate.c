@@ -77,7 +77,9 @@ static void gate_usage(FILE *fp)
 "  --confidence P            confidence level of the interval (default 0.95)\n"
 "  --require-regress BUILDDIR  run `pgbuild regress` on the candidate's build\n"
 "                            tree first; a failure fails the gate\n"
-"  --regress-result passed|failed  regression outcome already known\n"
+"  --regress-result passed|failed|FILE  regression outcome already known; FILE:\n"
+"                            the `pgbuild regress --json` document (its counts\n"
+"                            go into the verdict: \"217/217 tests passed\")\n"
 "  --cpus LIST               CPUs for the benchmark, e.g. 0-1: bench pins its\n"
 "                            client threads to the last quarter (at least one)\n"
 "                            and the server to the rest (one CPU: both on it)\n"
@@ -290,7 +292,15 @@ static int parse_options(struct gate_opts *o, struct gate *g, int argc, char **a
 		case OPT_NOISE: o->noise = optarg; continue;
 		case 'q': o->quiet = 1; continue;
 		case OPT_REGRESS_RESULT: {
+			/* passed, failed, or the run's `pgbuild regress --json`
+			 * document (read when the gate starts) */
 			int k;
+			if (strchr(optarg, '/') || strchr(optarg, '.')) {
+				if (preflight_readable("--regress-result", optarg) < 0)
+					return cli_usage();
+				o->regress_result = optarg;
+				continue;
+			}
 			if (cli_parse_choice("--regress-result", optarg, regress_choices, &k) < 0)
 				return cli_usage();
 			o->regress_result = regress_choices[k];

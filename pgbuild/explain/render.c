@@ -31,31 +31,10 @@ static const char *side_str(const struct json_value *row, const char *side, cons
 	return json_get_str(json_get(row, side), key);
 }
 
-/* text, wrapped at WIDTH, every line indented by indent (the first by
- * first). */
+/* text wrapped at WIDTH columns (text_wrap, wrapper/common/textfile.h). */
 static void wrap(FILE *fp, int first, int indent, const char *text)
 {
-	int col = first, start = 1;
-	fprintf(fp, "%*s", first, "");
-	while (*text) {
-		size_t n = strcspn(text, " ");
-		if (!start && col + 1 + (int)n > WIDTH) {
-			fprintf(fp, "\n%*s", indent, "");
-			col = indent;
-			start = 1;
-		}
-		if (!start) {
-			fputc(' ', fp);
-			col++;
-		}
-		fprintf(fp, "%.*s", (int)n, text);
-		col += (int)n;
-		start = 0;
-		text += n;
-		while (*text == ' ')
-			text++;
-	}
-	fputc('\n', fp);
+	text_wrap(fp, WIDTH, first, indent, text);
 }
 
 static void fmt(char *buf, size_t n, double v, const char *f)

@@ -336,7 +336,8 @@ struct gate_opts {
 	const char *json, *junit; /* --json, --junit FILE, or NULL */
 	const char *workdir;      /* --workdir, NULL: a temporary directory */
 	const char *require_regress; /* --require-regress BUILDDIR */
-	const char *regress_result;  /* --regress-result passed|failed */
+	const char *regress_result;  /* --regress-result passed|failed|FILE (a
+				       `pgbuild regress --json` document) */
 	const char *cpus;         /* --cpus LIST */
 	const char *noise;        /* --noise FILE|none, NULL: the baseline's
 				     pgopt-noise.json when it is of its postgres

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pgbuild/build/regress.h"
 #include "pgbuild/bench/servercpu.h"
 #include "pgbuild/cli/cli.h"
 #include "pgbuild/cluster/workdir.h"
@@ -169,10 +170,28 @@ static int run_regress(const struct gate_opts *o, struct gate *g)
 	struct child_process cp = CHILD_PROCESS_INIT;
 	struct strbuf out = STRBUF_INIT;
 	int rc;
-	if (o->regress_result) {
+	if (o->regress_result && (!strcmp(o->regress_result, "passed") ||
+				  !strcmp(o->regress_result, "failed"))) {
 		g->regress = !strcmp(o->regress_result, "passed") ? REGRESS_PASSED : REGRESS_FAILED;
-		g->regress_note = xasprintf("regression suite %s (given by --regress-result)",
-					    o->regress_result);
+		g->regress_note = xasprintf("regression suite %s (given by --regress-result, "
+					    "no counts)", o->regress_result);
+		return 0;
+	}
+	if (o->regress_result) {
+		/* the run's own document: its counts go into the verdict */
+		struct regress_result rr;
+		struct strbuf err = STRBUF_INIT;
+		if (regress_result_read(o->regress_result, &rr, &err) < 0) {
+			rc = error("--regress-result: %s", err.buf);
+			strbuf_release(&err);
+			return rc;
+		}
+		g->regress = rr.ok ? REGRESS_PASSED : REGRESS_FAILED;
+		g->regress_note = xasprintf("regression suite%s%s: %ld/%ld tests passed",
+					    rr.mode ? " " : "", rr.mode ? rr.mode : "",
+					    rr.tests - rr.failed, rr.tests);
+		regress_result_clear(&rr);
+		strbuf_release(&err);
 		return 0;
 	}
 	if (!o->require_regress) {

@@ -88,8 +88,10 @@ static void write_stage_workloads(struct json_writer *jw, struct orun *r, int s)
 		json_object_begin(jw);
 		json_key(jw, "name"); json_string(jw, wl);
 		json_key(jw, "sample");
-		json_string(jw, s == OS_STOCK ? NULL : optimize_held_out(optimize_trained_on(r, s), wl) ?
+		json_string(jw, s == OS_STOCK ? NULL : optimize_held_out(optimize_in_sample(r, s), wl) ?
 			    "held-out" : "in-sample");
+		json_key(jw, "role");
+		json_string(jw, s == OS_STOCK ? NULL : optimize_role_names[optimize_role_of(r, s, wl)]);
 		json_key(jw, "resolution");
 		json_double(jw, optimize_resolution(&st->m, wl, OM_CYCLES));
 		for (int k = 0; k < OM_NR; k++) {
@@ -117,11 +119,17 @@ static void write_stage_workloads(struct json_writer *jw, struct orun *r, int s)
  * held-out and the in-sample workloads side by side. */
 static void write_stage_samples(struct json_writer *jw, struct orun *r, int s)
 {
-	const struct strvec *t = optimize_trained_on(r, s);
+	const struct strvec *trained = optimize_trained_on(r, s);
+	const struct strvec *t = optimize_in_sample(r, s);
 	static const char *const side[2] = { "in_sample", "held_out" };
-	struct strvec none = STRVEC_INIT;
+	struct strvec none = STRVEC_INIT, chosen = STRVEC_INIT;
 
-	json_key(jw, "trained_on"); json_strvec(jw, t ? t : &none);
+	json_key(jw, "trained_on"); json_strvec(jw, trained ? trained : &none);
+	for (size_t i = 0; i < t->nr; i++)
+		if (optimize_held_out(trained, t->v[i]))
+			strvec_push(&chosen, t->v[i]);
+	json_key(jw, "chosen_on"); json_strvec(jw, &chosen);
+	strvec_clear(&chosen);
 	json_key(jw, "decided_on");
 	/* a stage dropped before its gate (a failed suite) decided on nothing */
 	json_string(jw, (r->s[s].state == SS_KEPT || r->s[s].state == SS_DROPPED) &&

@@ -153,6 +153,9 @@ struct optimize_measure {
 	size_t nr;
 };
 
+/* The measurements of a gate (read by gate_load, gate/verdict.h) into m. */
+struct gate;
+void optimize_measure_of(struct optimize_measure *m, const struct gate *g);
 /* Read a gate JSON document (pgbuild gate --json) into m.  0, or -1 with
  * the reason in err. */
 int optimize_measure_read(struct optimize_measure *m, const char *text, size_t len,
@@ -196,6 +199,17 @@ int optimize_decide(const struct optimize_measure *s, const struct optimize_meas
 		    const char *parent_name, const struct strvec *trained_on,
 		    struct strbuf *reason);
 
+/*
+ * The whole decision on a stage: its gate's verdict first (gate/verdict.h:
+ * a failed suite or correctness check, a significantly slower tps, or a
+ * gate that could not measure drops it, whatever its cycles estimate),
+ * then optimize_decide's keep rule.  1 kept, 0 dropped with the reason.
+ */
+struct gate_verdict;
+int optimize_keep(const struct gate_verdict *v, const struct optimize_measure *s,
+		  const struct optimize_measure *parent, const char *parent_name,
+		  const struct strvec *in_sample, struct strbuf *reason);
+
 /* What optimize_decide read: "held-out", or "in-sample" when s measured
  * no workload outside trained_on. */
 const char *optimize_evidence(const struct optimize_measure *s, const struct strvec *trained_on);
@@ -217,8 +231,21 @@ void optimize_gain(const struct optimize_measure *s, const struct optimize_measu
 		   const struct strvec *trained_on, int held_out, struct optimize_gain *g);
 
 /* The geometric mean over workloads of the cycles speedup over stock (NAN
- * when none measured): what "best" compares. */
+ * when none measured). */
 double optimize_score(const struct optimize_measure *m);
+
+/*
+ * What "best" compares, across the compilers' columns: is a's build faster
+ * than b's on the workloads held out for both (a_in, b_in: their
+ * in-sample sets), as the geometric mean of a's cycles speedup over b's,
+ * by more than the larger resolution of those workloads?  1 or 0, with
+ * the comparison ("1.0123x on 3 workloads held out for both (resolution
+ * 0.55%)", or why there is none) in why.  No common held-out workload:
+ * 0 (the build that was best stays best).
+ */
+int optimize_beats(const struct optimize_measure *a, const struct strvec *a_in,
+		   const struct optimize_measure *b, const struct strvec *b_in,
+		   struct strbuf *why);
 
 /* ---------------- rendering (render.c) ---------------- */
 
@@ -296,6 +323,8 @@ struct ostage {
 	enum ostage_state state;
 	char *reason;                /* why dropped or skipped */
 	int reused;                  /* its build was reused (seeded) */
+	struct strvec in_sample;     /* what it trained on or was chosen on
+				      * (optimize_in_sample), filled on use */
 	struct optimize_measure m;   /* its gate against stock */
 };
 
@@ -322,6 +351,12 @@ struct orun {
 				      * none; the tuned stage is then a build
 				      * with it, not a new training */
 	struct strvec tune_trained;  /* what that bundle's PGO trained on */
+	struct strvec tune_chosen;   /* what tune searched on (TUNE/best.json's
+				      * "workload"): the tuned stage's policy
+				      * was chosen on it */
+	int tune_chosen_unknown;     /* no best.json: what tune searched on is
+				      * unknown, so no workload of the tuned
+				      * stage counts as held out */
 	struct ostage s[OS_NR];
 	int best;                    /* the best kept stage so far */
 	int cur;                     /* the stage whose step runs */
@@ -345,6 +380,22 @@ int optimize_floor(struct orun *r);
 
 /* The workloads stage s trained on (NULL: none). */
 const struct strvec *optimize_trained_on(const struct orun *r, int s);
+
+/*
+ * The role a workload plays for a stage, recorded per workload in the
+ * document and shown in every figure: trained on (the stage's profile ran
+ * it), used to choose (the stage's policy was chosen on it: tune's search
+ * for the tuned stage), or held out (neither).  Only held-out workloads
+ * are evidence the keep rule reads (optimize_decide); the others are shown
+ * as in-sample.
+ */
+enum optimize_role { OR_HELD_OUT, OR_TRAINED, OR_CHOSEN };
+extern const char *const optimize_role_names[]; /* "held-out" "trained" "chosen" */
+enum optimize_role optimize_role_of(struct orun *r, int s, const char *wl);
+/* The workloads of stage s that are not held out (trained on or used to
+ * choose), the set the decision's held-out test reads; the whole
+ * evaluation set when what the stage was chosen on is unknown. */
+const struct strvec *optimize_in_sample(struct orun *r, int s);
 
 /* The measure of the stage s stacks on (NULL: stock). */
 const struct optimize_measure *optimize_parent_measure(const struct orun *r, int s);

@@ -89,16 +89,18 @@ static void figure_text(struct strbuf *sb, const struct json_value *f, int inter
 		strbuf_addstr(sb, " undecided");
 }
 
-/* The sample of workload wl in stage st: "held-out", "in-sample", or "-"
- * (a document older than --train). */
+/* The role of workload wl in stage st: "held-out", "trained" (its profile
+ * ran it), "chosen" (its policy was chosen on it); "in-sample" or "-" in a
+ * document older than the roles (or than --train). */
 static const char *stage_sample(const struct json_value *st, const char *wl)
 {
 	const struct json_value *wls = json_get(st, "workloads");
 	for (size_t i = 0; i < json_len(wls); i++) {
 		const char *n = json_get_str(json_at(wls, i), "name");
+		const char *role = json_get_str(json_at(wls, i), "role");
 		const char *sm = json_get_str(json_at(wls, i), "sample");
 		if (n && !strcmp(n, wl))
-			return sm ? sm : "-";
+			return role ? role : sm ? sm : "-";
 	}
 	return "-";
 }

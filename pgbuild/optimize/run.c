@@ -28,6 +28,8 @@
 #include "pgbuild/stage/stage.h"
 #include "pgbuild/profile/pgo.h"
 #include "pgbuild/profile/run.h"
+#include "pgbuild/tune/tuner.h"
+#include "pgbuild/gate/verdict.h"
 #include "pgbuild/pgbuild.h"
 
 /* The steps' names (the keys of run-state.json). */
@@ -273,12 +275,16 @@ static int st_gate(struct pipeline *p, int id)
 	struct orun *r = p->ctx;
 	const struct optimize_opts *o = r->o;
 	struct strvec a = STRVEC_INIT;
+	/* the suite passed (else the stage was dropped at its regress step);
+	 * its document, when the step wrote one, gives the verdict its counts */
+	char *rj = xasprintf("%s/gates/%s-regress.json", r->workdir, optimize_stage_names[r->cur]);
 	int rc;
 
 	strvec_pushl(&a, "gate", "--baseline", r->s[OS_STOCK].prefix, "--candidate",
 		     r->s[r->cur].prefix, "--metric", cli_metrics_text(metrics_all()), "--gate",
-		     OPT_GATE_EXPR, "--regress-result", "passed", "--json", r->s[r->cur].gate_json,
-		     NULL);
+		     OPT_GATE_EXPR, "--regress-result", access(rj, R_OK) == 0 ? rj : "passed",
+		     "--json", r->s[r->cur].gate_json, NULL);
+	free(rj);
 	push_workloads(&a, o);
 	if (o->auto_pairs)
 		strvec_push(&a, "--pairs=auto");
@@ -353,6 +359,32 @@ const struct strvec *optimize_trained_on(const struct orun *r, int s)
 	       NULL;
 }
 
+const char *const optimize_role_names[] = { "held-out", "trained", "chosen" };
+
+enum optimize_role optimize_role_of(struct orun *r, int s, const char *wl)
+{
+	if (!optimize_held_out(optimize_trained_on(r, s), wl))
+		return OR_TRAINED;
+	return optimize_held_out(optimize_in_sample(r, s), wl) ? OR_HELD_OUT : OR_CHOSEN;
+}
+
+const struct strvec *optimize_in_sample(struct orun *r, int s)
+{
+	const struct strvec *t = optimize_trained_on(r, s);
+	struct strvec *in = &r->s[s].in_sample;
+
+	strvec_clear(in);
+	for (size_t i = 0; t && i < t->nr; i++)
+		strvec_push(in, t->v[i]);
+	if (s == OS_TUNED) {
+		const struct strvec *c = r->tune_chosen_unknown ? &r->o->workloads : &r->tune_chosen;
+		for (size_t i = 0; i < c->nr; i++)
+			if (strvec_find(in, c->v[i]) < 0)
+				strvec_push(in, c->v[i]);
+	}
+	return in;
+}
+
 /* The parent's measurements of stage s (NULL: stock, or none). */
 const struct optimize_measure *optimize_parent_measure(const struct orun *r, int s)
 {
@@ -364,11 +396,11 @@ const struct optimize_measure *optimize_parent_measure(const struct orun *r, int
 static void say_kept(struct orun *r, int s)
 {
 	struct optimize_gain in, out;
-	optimize_gain(&r->s[s].m, optimize_parent_measure(r, s), optimize_trained_on(r, s), 1, &out);
-	optimize_gain(&r->s[s].m, optimize_parent_measure(r, s), optimize_trained_on(r, s), 0, &in);
+	optimize_gain(&r->s[s].m, optimize_parent_measure(r, s), optimize_in_sample(r, s), 1, &out);
+	optimize_gain(&r->s[s].m, optimize_parent_measure(r, s), optimize_in_sample(r, s), 0, &in);
 	fprintf(stderr, "optimize: %s kept on %s evidence: cycles estimate of stock "
 		"(geometric means)", optimize_stage_names[s],
-		optimize_evidence(&r->s[s].m, optimize_trained_on(r, s)));
+		optimize_evidence(&r->s[s].m, optimize_in_sample(r, s)));
 	if (out.n)
 		fprintf(stderr, " %.4fx held-out", out.total);
 	if (in.n)
@@ -381,28 +413,44 @@ static int decide(struct orun *r, int s)
 {
 	struct ostage *st = &r->s[s];
 	struct strbuf err = STRBUF_INIT, reason = STRBUF_INIT;
-	char *text = read_text(st->gate_json);
-	int parent = st->parent, rc = 0;
+	struct gate g;
+	struct gate_verdict v = GATE_VERDICT_INIT;
+	int parent = st->parent, rc = 0, loaded;
 
 	optimize_measure_clear(&st->m);
-	if (!text || optimize_measure_read(&st->m, text, strlen(text), &err) < 0) {
-		error("%s: cannot read its gate result %s: %s", optimize_stage_names[s], st->gate_json,
-		      err.len ? err.buf : strerror(errno));
+	loaded = gate_load(st->gate_json, &g, &v, &err) == 0;
+	if (loaded)
+		optimize_measure_of(&st->m, &g);
+	gate_clear(&g);
+	if (!loaded) {
+		error("%s: cannot read its gate result: %s", optimize_stage_names[s], err.buf);
 		r->stop = "gate result unreadable";
 		rc = -1;
-	} else if (optimize_decide(&st->m, parent == OS_STOCK ? NULL : &r->s[parent].m,
-				   optimize_stage_names[parent], optimize_trained_on(r, s), &reason)) {
+	} else if (optimize_keep(&v, &st->m, parent == OS_STOCK ? NULL : &r->s[parent].m,
+				 optimize_stage_names[parent], optimize_in_sample(r, s), &reason)) {
 		st->state = SS_KEPT;
-		/* a stage stacks on the best build; a clang stage on its own
-		 * compiler's, and is the best only when it beats it */
-		if (parent == r->best || r->best == OS_STOCK ||
-		    optimize_score(&st->m) > optimize_score(&r->s[r->best].m))
-			r->best = s;
 		say_kept(r, s);
+		/* a stage stacks on the best build; a clang stage on its own
+		 * compiler's, and is the best only when it beats it on the
+		 * workloads held out for both, by more than the resolution */
+		if (parent == r->best || r->best == OS_STOCK) {
+			r->best = s;
+		} else {
+			struct strbuf why = STRBUF_INIT;
+			int b = r->best;
+			int beats = optimize_beats(&st->m, optimize_in_sample(r, s), &r->s[b].m,
+						   optimize_in_sample(r, b), &why);
+			fprintf(stderr, "optimize: %s against %s: %s: %s\n", optimize_stage_names[s],
+				optimize_stage_names[b], why.buf,
+				beats ? "the new best build" : "the best build stays");
+			if (beats)
+				r->best = s;
+			strbuf_release(&why);
+		}
 	} else {
 		drop(r, s, "%s", reason.buf);
 	}
-	free(text);
+	gate_verdict_clear(&v);
 	strbuf_release(&err);
 	strbuf_release(&reason);
 	return rc;
@@ -565,6 +613,40 @@ out:
 	return rc;
 }
 
+/*
+ * What tune searched on, from TUNE/best.json beside best.policy: the
+ * tuned stage's policy was chosen on it, so it is never held out there.
+ * Without that document (a tune of an older pgbuild), what it searched on
+ * is unknown and no workload of the tuned stage counts as held out.
+ */
+static void tune_chosen_on(struct orun *r, const char *best)
+{
+	const char *slash = strrchr(best, '/');
+	char *path = slash ? xasprintf("%.*s/" TUNE_BEST_JSON, (int)(slash - best), best) :
+			     xstrdup(TUNE_BEST_JSON);
+	struct strbuf text = STRBUF_INIT;
+	struct json_value *v = NULL;
+	const char *wl;
+
+	if (sfs_read(AT_FDCWD, path, SFS_IN_JSON, 0, &text, NULL) >= 0)
+		v = json_parse(text.buf, text.len, NULL);
+	wl = json_get_str(v, "workload");
+	if (wl) {
+		/* a comma-separated list, as tune's --workload takes it */
+		char *copy = xstrdup(wl), *save = NULL;
+		for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save))
+			strvec_push(&r->tune_chosen, w);
+		free(copy);
+	} else {
+		r->tune_chosen_unknown = 1;
+		warning("%s: no record of what tune searched on; the tuned stage has no held-out "
+			"workload", path);
+	}
+	json_free(v);
+	strbuf_release(&text);
+	free(path);
+}
+
 /* The policies of lto and tuned, from --policy and the tune state. */
 static int prepare_policies(struct orun *r)
 {
@@ -604,6 +686,8 @@ static int prepare_policies(struct orun *r)
 			rc = -1;
 		else
 			rc = tune_bundle(r, best);
+		if (rc == 0)
+			tune_chosen_on(r, best);
 	} else if (rc == 0 && o->tune_state) {
 		rc = error("--tune-state %s: no best.policy (a finished pgbuild tune writes it)",
 			   o->tune_state);
@@ -803,6 +887,9 @@ int optimize_run(const struct optimize_opts *o)
 
 	memset(&r, 0, sizeof(r));
 	strvec_init(&r.tune_trained);
+	strvec_init(&r.tune_chosen);
+	for (int s = 0; s < OS_NR; s++)
+		strvec_init(&r.s[s].in_sample);
 	r.o = o;
 	r.best = OS_STOCK;
 	if (prepare(&r) < 0)
@@ -832,7 +919,9 @@ out:
 		free(r.s[s].gate_json);
 		free(r.s[s].reason);
 		optimize_measure_clear(&r.s[s].m);
+		strvec_clear(&r.s[s].in_sample);
 	}
+	strvec_clear(&r.tune_chosen);
 	free(r.workdir);
 	free(r.tune_policy);
 	free(r.tune_bundle);

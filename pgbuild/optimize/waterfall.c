@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pgbuild/gate/gate.h"
+#include "pgbuild/gate/verdict.h"
 #include "pgbuild/metric/cycles.h"
 #include "pgbuild/metric/metrics.h"
 #include "pgbuild/optimize/optimize.h"
@@ -64,6 +65,21 @@ static void fill_workload(struct optimize_wl *o, const struct gate_workload *w)
 		paired_figure(&o->f[OM_CPU], w->cpu_a_median, w->cpu_b_median, &w->cpu);
 }
 
+void optimize_measure_of(struct optimize_measure *m, const struct gate *g)
+{
+	memset(m, 0, sizeof(*m));
+	m->wl = xcalloc(g->nr_wl ? g->nr_wl : 1, sizeof(*m->wl));
+	for (size_t i = 0; i < g->nr_wl; i++) {
+		m->wl[i].name = xstrdup(g->wl[i].name);
+		fill_workload(&m->wl[i], &g->wl[i]);
+		for (size_t k = 0; k < g->nr_res; k++)
+			if (g->res[k].th->kind == GATE_TPS && g->res[k].status == GATE_UNDECIDED &&
+			    !strcmp(g->res[k].workload, g->wl[i].name))
+				m->wl[i].f[OM_TPS].undecided = 1;
+	}
+	m->nr = g->nr_wl;
+}
+
 int optimize_measure_read(struct optimize_measure *m, const char *text, size_t len,
 			  struct strbuf *err)
 {
@@ -75,16 +91,7 @@ int optimize_measure_read(struct optimize_measure *m, const char *text, size_t l
 		gate_clear(&g);
 		return -1;
 	}
-	m->wl = xcalloc(g.nr_wl ? g.nr_wl : 1, sizeof(*m->wl));
-	for (size_t i = 0; i < g.nr_wl; i++) {
-		m->wl[i].name = xstrdup(g.wl[i].name);
-		fill_workload(&m->wl[i], &g.wl[i]);
-		for (size_t k = 0; k < g.nr_res; k++)
-			if (g.res[k].th->kind == GATE_TPS && g.res[k].status == GATE_UNDECIDED &&
-			    !strcmp(g.res[k].workload, g.wl[i].name))
-				m->wl[i].f[OM_TPS].undecided = 1;
-	}
-	m->nr = g.nr_wl;
+	optimize_measure_of(m, &g);
 	gate_clear(&g);
 	return 0;
 }
@@ -198,6 +205,17 @@ int optimize_decide(const struct optimize_measure *s, const struct optimize_meas
 	return 1;
 }
 
+int optimize_keep(const struct gate_verdict *v, const struct optimize_measure *s,
+		  const struct optimize_measure *parent, const char *parent_name,
+		  const struct strvec *in_sample, struct strbuf *reason)
+{
+	if (v->ruled_out) {
+		strbuf_addf(reason, "the gate rules it out: %s", v->why ? v->why : "no verdict");
+		return 0;
+	}
+	return optimize_decide(s, parent, parent_name, in_sample, reason);
+}
+
 const char *optimize_evidence(const struct optimize_measure *s, const struct strvec *trained_on)
 {
 	return has_held_out(s, trained_on) ? "held-out" : "in-sample";
@@ -241,4 +259,35 @@ double optimize_score(const struct optimize_measure *m)
 		}
 	}
 	return n ? exp(sum / n) : NAN;
+}
+
+int optimize_beats(const struct optimize_measure *a, const struct strvec *a_in,
+		   const struct optimize_measure *b, const struct strvec *b_in,
+		   struct strbuf *why)
+{
+	double sum = 0, res = 0, ratio;
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->nr; i++) {
+		const char *wl = a->wl[i].name;
+		const struct optimize_figure *fa = &a->wl[i].f[OM_CYCLES];
+		const struct optimize_figure *fb = optimize_measure_get(b, wl, OM_CYCLES);
+		double ra, rb;
+		if (!optimize_held_out(a_in, wl) || !optimize_held_out(b_in, wl) || !fb ||
+		    !isfinite(fa->total) || !isfinite(fb->total) || fa->total <= 0 || fb->total <= 0)
+			continue;
+		sum += log(fa->total / fb->total);
+		n++;
+		ra = optimize_resolution(a, wl, OM_CYCLES);
+		rb = optimize_resolution(b, wl, OM_CYCLES);
+		res = fmax(res, fmax(isfinite(ra) ? ra : 0, isfinite(rb) ? rb : 0));
+	}
+	if (!n) {
+		strbuf_addstr(why, "no workload is held out for both builds");
+		return 0;
+	}
+	ratio = exp(sum / (double)n);
+	strbuf_addf(why, "%.4fx on %zu workload%s held out for both (resolution %.2f%%)", ratio, n,
+		    n == 1 ? "" : "s", res * 100);
+	return ratio > 1.0 + res;
 }

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pgbuild/gate/verdict.h"
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/build/source.h"
 #include "pgbuild/cluster/workdir.h"
@@ -296,9 +297,16 @@ static int st_gate(struct pipeline *p, int id)
 			strvec_pushl(&a, "--workload", w, NULL);
 		free(copy);
 	}
-	if (stage_finished(p, DS_REGRESS))
-		strvec_pushl(&a, "--regress-result", p->st[DS_REGRESS].exit == 0 ? "passed" : "failed",
-			     NULL);
+	if (stage_finished(p, DS_REGRESS)) {
+		/* the suite's own document, so the verdict has its counts */
+		char *rj = xasprintf("%s/regress.json", d->workdir);
+		if (access(rj, R_OK) == 0)
+			strvec_pushl(&a, "--regress-result", rj, NULL);
+		else
+			strvec_pushl(&a, "--regress-result",
+				     p->st[DS_REGRESS].exit == 0 ? "passed" : "failed", NULL);
+		free(rj);
+	}
 	if (o->pairs)
 		strvec_pushl(&a, "--pairs", o->pairs, NULL);
 	if (o->duration)
@@ -442,7 +450,13 @@ static void print_report(struct deb *d)
 	char *log = stage_log(&d->p, DS_REPORT);
 	sfs_read(AT_FDCWD, log, SFS_IN_LOG, 0, &text, NULL);
 	fputs(text.buf, stdout);
-	printf("\npackages: %s/*.deb (extracted: %s/root, %s/dbg)\nreport: %s/report.html\n",
+	putchar('\n');
+	{
+		char *json = xasprintf("%s/gate.json", d->workdir);
+		gate_verdict_say(json, stdout);
+		free(json);
+	}
+	printf("packages: %s/*.deb (extracted: %s/root, %s/dbg)\nreport: %s/report.html\n",
 	       d->workdir, d->workdir, d->workdir, d->workdir);
 	strbuf_release(&text);
 	free(log);

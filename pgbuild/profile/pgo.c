@@ -45,6 +45,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pgbuild/gate/verdict.h"
 #include "pgbuild/build/build.h"
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/metric/workloads.h"
@@ -627,13 +628,18 @@ static int checks(struct pgo *p)
 	}
 	if (o->gate && ret == PGBUILD_EXIT_OK) {
 		struct child_process cp = CHILD_PROCESS_INIT;
+		char *json = xasprintf("%s/pgopt-pgo-gate.json", p->builddir);
 		strvec_pushl(&cp.args, pgbuild_self(), "gate", "--baseline", o->baseline,
-			     "--candidate", o->prefix, "--gate", o->gate, NULL);
+			     "--candidate", o->prefix, "--gate", o->gate, "--json", json, NULL);
 		if (p->regress_code == 0)
 			strvec_pushl(&cp.args, "--regress-result", "passed", NULL);
 		cp.no_stdin = 1;
 		p->gate_code = run_command(&cp);
 		child_process_clear(&cp);
+		/* the gate's verdict, in words, as run and deb end */
+		if (p->gate_code != PGBUILD_EXIT_ERROR)
+			gate_verdict_say(json, stdout);
+		free(json);
 		if (p->gate_code != 0)
 			ret = p->gate_code == 1 ? PGBUILD_EXIT_FAIL : PGBUILD_EXIT_ERROR;
 	}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgbuild/gate/verdict.h"
 #include "pgbuild/explain/explain.h"
 #include "pgbuild/metric/metrics.h"
 #include "pgbuild/report/html.h"
@@ -382,17 +383,135 @@ static void section_explain(struct strbuf *o, const struct gate *g)
 	}
 }
 
+/*
+ * Every threshold's ratio with its interval, one row each, against 1 and
+ * the threshold: the plot a reader wants first.  The x axis is the
+ * speedup (> 1 better; latency thresholds as B/A, < 1 better, are drawn
+ * as A/B so that right is better everywhere).
+ */
+static void plot_thresholds(struct strbuf *o, const struct gate *g)
+{
+	const int w = 1000, row = 26, ml = 330, mr = 30, mt = 34, mb = 34;
+	size_t n = 0;
+	double lo = 1, hi = 1;
+	int h;
+
+	for (size_t i = 0; i < g->nr_res; i++) {
+		const struct gate_result *r = &g->res[i];
+		int flip = r->th->kind == GATE_LATENCY;
+		double a = flip ? 1 / r->hi : r->lo, b = flip ? 1 / r->lo : r->hi;
+		double t = flip ? 1 / r->th->value : r->th->value;
+		if (!isfinite(r->observed))
+			continue;
+		n++;
+		if (isfinite(a) && a > 0)
+			lo = fmin(lo, a);
+		if (isfinite(b))
+			hi = fmax(hi, b);
+		lo = fmin(lo, t);
+		hi = fmax(hi, t);
+	}
+	if (!n)
+		return;
+	plot_pad_range(&lo, &hi, 0.08);
+	h = mt + mb + row * (int)n;
+#define FX(x) (ml + ((x) - lo) / (hi - lo) * (w - ml - mr))
+	strbuf_addf(o, "<svg class=\"forest\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+		    "role=\"img\"><text class=\"pt\" x=\"4\" y=\"18\">each threshold: the "
+		    "ratio (right is better) with its %.0f%% interval or resolution; | the "
+		    "threshold, dashed 1 (no change)</text>\n", w, h, w, h, g->conf * 100);
+	strbuf_addf(o, "<line class=\"one\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n",
+		    FX(1.0), mt - 6, FX(1.0), h - mb + 4);
+	for (int k = 0; k <= 4; k++) {
+		double x = lo + (hi - lo) * k / 4;
+		strbuf_addf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">"
+			    "%.3f</text>\n", FX(x), h - mb + 20, x);
+	}
+	n = 0;
+	for (size_t i = 0; i < g->nr_res; i++) {
+		const struct gate_result *r = &g->res[i];
+		int flip = r->th->kind == GATE_LATENCY, y = mt + row * (int)n + row / 2;
+		double e = flip ? 1 / r->observed : r->observed;
+		double a = flip ? 1 / r->hi : r->lo, b = flip ? 1 / r->lo : r->hi;
+		double t = flip ? 1 / r->th->value : r->th->value;
+		const char *cls = r->status == GATE_PASS ? "pass" : r->status == GATE_FAIL ? "fail" :
+				  "error";
+		if (!isfinite(r->observed))
+			continue;
+		n++;
+		strbuf_addf(o, "<text class=\"lab\" x=\"4\" y=\"%d\">", y + 4);
+		strbuf_addstr_html(o, r->workload);
+		strbuf_addstr(o, ": ");
+		strbuf_addstr_html(o, r->th->text);
+		strbuf_addf(o, " <tspan class=\"%s\">%s</tspan></text>\n", cls,
+			    gate_status_name(r->status));
+		if (isfinite(a) && isfinite(b) && a > 0)
+			strbuf_addf(o, "<line class=\"ci\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
+				    "y2=\"%d\"/>\n", FX(fmax(a, lo)), y, FX(fmin(b, hi)), y);
+		strbuf_addf(o, "<circle class=\"est\" cx=\"%.1f\" cy=\"%d\" r=\"4\"><title>%.4f "
+			    "[%.4f, %.4f]</title></circle>\n", FX(e), y, e, a, b);
+		strbuf_addf(o, "<line class=\"thr\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
+			    "y2=\"%d\"/>\n", FX(t), y - 9, FX(t), y + 9);
+	}
+#undef FX
+	strbuf_addstr(o, "</svg>\n");
+}
+
+/* The settings object of the gate as rows (not raw JSON). */
+static void settings_rows(struct strbuf *o, const char *settings_json)
+{
+	struct json_value *v = json_parse(settings_json, strlen(settings_json), NULL);
+	if (!v || v->type != JSON_OBJECT) {
+		json_free(v);
+		return;
+	}
+	for (size_t i = 0; i < v->u.list.nr; i++) {
+		const struct json_value *x = v->u.list.items[i];
+		char *text = x->type == JSON_STRING ? xstrdup(x->u.str.s) : gate_json_text(x);
+		strbuf_addstr(o, "<tr><th>");
+		strbuf_addstr_html(o, v->u.list.keys[i]);
+		strbuf_addstr(o, "</th><td>");
+		strbuf_addstr_html(o, text);
+		strbuf_addstr(o, "</td></tr>");
+		free(text);
+	}
+	json_free(v);
+}
+
 static void section_gate(struct strbuf *o, const struct report_data *rd)
 {
 	const struct gate *g = &rd->gate;
 	int p99 = gate_lat_index("p99"), any_instr = 0;
-	const char *v = gate_status_name(g->verdict);
+	struct gate_verdict v = GATE_VERDICT_INIT;
+	struct strbuf f = STRBUF_INIT;
+	const char *word;
 
-	strbuf_addf(o, "<div class=\"verdict %s\">%s</div>\n<p>", v,
-		    g->verdict == GATE_PASS ? "PASS" : g->verdict == GATE_FAIL ? "FAIL" :
-		    g->verdict == GATE_UNDECIDED ? "UNDECIDED" : "COULD NOT MEASURE");
-	strbuf_addstr_html(o, g->verdict_reason);
-	strbuf_addstr(o, "</p>\n<table class=\"kv\"><tr><th>A (baseline)</th><td>");
+	/* the first screen: what was found */
+	gate_verdict_of(g, &v);
+	gate_findings(g, &f);
+	word = gate_verdict_word(&v);
+	strbuf_addf(o, "<div class=\"verdict %s\">%s</div>\n<p class=\"why\">",
+		    v.ruled_out ? (v.unmeasured ? "error" : "fail") :
+		    !strcmp(word, "faster") ? "pass" : !strcmp(word, "undecided") ? "undecided" :
+		    "neutral", gate_verdict_headline(&v));
+	strbuf_addstr_html(o, v.why);
+	strbuf_addstr(o, "</p>\n<ul class=\"findings\">\n");
+	for (const char *l = f.buf; *l;) {
+		size_t len = strcspn(l, "\n");
+		char *line = xstrndup(l, len);
+		strbuf_addstr(o, "<li>");
+		strbuf_addstr_html(o, line);
+		strbuf_addstr(o, "</li>\n");
+		free(line);
+		l += len + (l[len] ? 1 : 0);
+	}
+	strbuf_addstr(o, "</ul>\n");
+	plot_thresholds(o, g);
+	gate_verdict_clear(&v);
+	strbuf_release(&f);
+
+	strbuf_addstr(o, "<details><summary>Builds and settings</summary>\n"
+		      "<table class=\"kv\"><tr><th>A (baseline)</th><td>");
 	strbuf_addstr_html(o, rd->baseline);
 	strbuf_addstr(o, "</td></tr><tr><th>B (candidate)</th><td>");
 	strbuf_addstr_html(o, rd->candidate);
@@ -406,14 +525,11 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 		strbuf_addstr_html(o, g->regress_note);
 	}
 	strbuf_addstr(o, "</td></tr>");
-	if (rd->settings_json) {
-		strbuf_addstr(o, "<tr><th>settings</th><td><code>");
-		strbuf_addstr_html(o, rd->settings_json);
-		strbuf_addstr(o, "</code></td></tr>");
-	}
-	strbuf_addstr(o, "</table>\n");
+	if (rd->settings_json)
+		settings_rows(o, rd->settings_json);
+	strbuf_addstr(o, "</table>\n</details>\n");
 
-	strbuf_addstr(o, "<h2>Thresholds</h2>\n<table><tr><th>status</th><th>threshold</th>"
+	strbuf_addstr(o, "<details open><summary>Thresholds</summary>\n<table><tr><th>status</th><th>threshold</th>"
 		      "<th>workload</th><th>observed</th><th>interval</th><th>why</th></tr>\n");
 	for (size_t i = 0; i < g->nr_res; i++) {
 		const struct gate_result *r = &g->res[i];
@@ -429,9 +545,10 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 		cell_text(o, r->message, NULL);
 		strbuf_addstr(o, "</tr>\n");
 	}
-	strbuf_addstr(o, "</table>\n");
+	strbuf_addstr(o, "</table>\n</details>\n");
 
-	strbuf_addstr(o, "<h2>Workloads</h2>\n<table><tr><th>workload</th><th>valid pairs</th>"
+	strbuf_addstr(o, "<details><summary>Workloads: every figure of the paired runs</summary>\n"
+		      "<div class=\"wide\"><table><tr><th>workload</th><th>valid pairs</th>"
 		      "<th>tps A</th><th>tps B</th><th title=\"median of the per-pair ratios\">median "
 		      "B/A</th><th title=\"the interval's point estimate\">B/A estimate</th>"
 		      "<th>interval</th><th>p-value</th>"
@@ -471,8 +588,25 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 		cell_text(o, w->correctness_failed ? "FAILED" : "ok", w->correctness_failed ? "fail" : "pass");
 		strbuf_addstr(o, "</tr>\n");
 	}
-	strbuf_addstr(o, "</table>\n");
+	strbuf_addstr(o, "</table></div>\n</details>\n");
 
+	/* the paired runs of each workload, plotted */
+	for (size_t i = 0; i < g->nr_wl; i++) {
+		const struct gate_workload *w = &g->wl[i];
+		if (!w->nr_runs)
+			continue;
+		strbuf_addstr(o, "<h2>");
+		strbuf_addstr_html(o, w->name);
+		strbuf_addstr(o, "</h2>\n<div class=\"plots\">\n");
+		plot_ratios(o, g, w);
+		plot_timeline(o, w);
+		plot_latency(o, w);
+		plot_runs(o, w);
+		strbuf_addstr(o, "</div>\n");
+	}
+
+	strbuf_addstr(o, "<details><summary>Instructions, the cycles estimate and where it "
+		      "changed</summary>\n");
 	if (any_instr) {
 		heading(o, metrics_of(METRIC_INSTR)->title);
 		strbuf_addstr(o, "<p class=\"note\">Counted by ");
@@ -509,19 +643,7 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 
 	section_cycles(o, g);
 	section_explain(o, g);
-	for (size_t i = 0; i < g->nr_wl; i++) {
-		const struct gate_workload *w = &g->wl[i];
-		if (!w->nr_runs)
-			continue;
-		strbuf_addstr(o, "<h2>");
-		strbuf_addstr_html(o, w->name);
-		strbuf_addstr(o, "</h2>\n<div class=\"plots\">\n");
-		plot_ratios(o, g, w);
-		plot_timeline(o, w);
-		plot_latency(o, w);
-		plot_runs(o, w);
-		strbuf_addstr(o, "</div>\n");
-	}
+	strbuf_addstr(o, "</details>\n");
 }
 
 /* The flag sets, then every unit in their order (hot ones marked). */
@@ -632,7 +754,16 @@ static const char css[] =
 	"svg .pt{font-size:13px;font-weight:bold}svg .tick{font-size:11px;fill:#444}"
 	"svg .lab{font-size:12px;fill:#222}svg .grid{stroke:#eee}svg .axis{stroke:#888}"
 	"svg .one{stroke:#444;stroke-dasharray:4 3}svg .est{stroke:#e6550d;stroke-width:2}"
-	"svg .thr{stroke:#c62828;stroke-dasharray:2 2}table.kv th{width:140px}";
+	"svg .thr{stroke:#c62828;stroke-dasharray:2 2}table.kv th{width:140px}"
+	/* the first screen: the verdict, the findings, the thresholds' plot */
+	".verdict.neutral{background:#3b5b8c;color:#fff}p.why{font-size:16px;margin:8px 0}"
+	"ul.findings{font-size:15px;padding-left:20px}ul.findings li{margin:4px 0}"
+	"svg.forest .ci{stroke:#e6550d;stroke-width:3}svg.forest .est{fill:#222}"
+	"svg.forest .thr{stroke:#c62828;stroke-width:2;stroke-dasharray:none}"
+	"svg.forest .pass{fill:#1a7f37}svg.forest .fail{fill:#c62828}svg.forest .error{fill:#b26a00}"
+	/* nothing wider than the window: wide tables scroll in place */
+	"table{display:block;max-width:100%;overflow-x:auto}details{margin:10px 0}"
+	"summary{font-size:17px;font-weight:bold;cursor:pointer;border-bottom:1px solid #ddd}";
 
 void html_write(const struct report_data *rd, struct strbuf *o)
 {
@@ -644,10 +775,17 @@ void html_write(const struct report_data *rd, struct strbuf *o)
 	strbuf_addf(o, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>pgbuild report</h1>\n", css);
 	if (rd->have_gate)
 		section_gate(o, rd);
-	if (rd->have_log)
+	/* long tables collapsed: the first screen is the verdict */
+	if (rd->have_log) {
+		strbuf_addstr(o, "<details><summary>Translation units and their flags</summary>\n");
 		section_tus(o, rd);
-	if (rd->have_inspect)
+		strbuf_addstr(o, "</details>\n");
+	}
+	if (rd->have_inspect) {
+		strbuf_addstr(o, "<details><summary>Per-function changes</summary>\n");
 		section_functions(o, rd);
+		strbuf_addstr(o, "</details>\n");
+	}
 	if (!rd->have_gate && !rd->have_log && !rd->have_inspect)
 		strbuf_addstr(o, "<p>Nothing to report.</p>\n");
 	strbuf_addstr(o, "<p class=\"note\">Generated by pgbuild (pgoptcc) " PGOPT_VERSION

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgbuild/gate/verdict.h"
 #include "pgbuild/elf/elfrec.h"
 #include "pgbuild/explain/explain.h"
 #include "pgbuild/gate/sequential.h"
@@ -165,9 +166,22 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 	char ci_head[48];
 	char s1[32], s2[32], s3[32], s4[64], s5[32], s6[32], s7[32], s8[32], s9[32];
 
-	fprintf(fp, "gate: %s - %s\n", g->verdict == GATE_PASS ? "PASS" :
-		g->verdict == GATE_FAIL ? "FAIL" : g->verdict == GATE_UNDECIDED ? "UNDECIDED" :
-		"COULD NOT MEASURE", g->verdict_reason);
+	{
+		/* what was found first: the verdict in words, one sentence per
+		 * workload, the suite (gate/verdict.h) */
+		struct gate_verdict v = GATE_VERDICT_INIT;
+		struct strbuf f = STRBUF_INIT;
+		gate_verdict_of(g, &v);
+		gate_findings(g, &f);
+		fprintf(fp, "gate: %s - %s\n", gate_verdict_headline(&v), v.why);
+		for (const char *l = f.buf; *l;) {
+			size_t n = strcspn(l, "\n");
+			fprintf(fp, "  %.*s\n", (int)n, l);
+			l += n + (l[n] ? 1 : 0);
+		}
+		gate_verdict_clear(&v);
+		strbuf_release(&f);
+	}
 	if (baseline || candidate)
 		fprintf(fp, "  A (baseline)  %s\n  B (candidate) %s\n",
 			baseline ? baseline : "?", candidate ? candidate : "?");
@@ -256,31 +270,11 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 /* A flag set of at most this many units lists each one on its line. */
 #define TERM_SET_UNITS 3
 
-/* text wrapped at 100 columns: the first line indented by first, the
- * others by indent. */
+/* text wrapped at 100 columns (text_wrap): the first line indented by
+ * first, the others by indent. */
 static void wrap_line(FILE *fp, int first, int indent, const char *text)
 {
-	int col = first, start = 1;
-	fprintf(fp, "%*s", first, "");
-	while (*text) {
-		size_t n = strcspn(text, " ");
-		if (!start && col + 1 + (int)n > 100) {
-			fprintf(fp, "\n%*s", indent, "");
-			col = indent;
-			start = 1;
-		}
-		if (!start) {
-			fputc(' ', fp);
-			col++;
-		}
-		fprintf(fp, "%.*s", (int)n, text);
-		col += (int)n;
-		start = 0;
-		text += n;
-		while (*text == ' ')
-			text++;
-	}
-	fputc('\n', fp);
+	text_wrap(fp, 100, first, indent, text);
 }
 
 /* A set's units from `from`, up to max of them, comma-separated. */

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pgbuild/gate/verdict.h"
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/metric/metrics.h"
@@ -93,13 +94,17 @@ out:
 	return prefix;
 }
 
-/* Run pgbuild gate A vs B; returns its parsed JSON or NULL. */
-static struct json_value *gate(const struct sens_opts *o, const char *a, const char *b,
-			       const char *tag)
+/* Run pgbuild gate A vs B into g (read back by gate_load); 0, or -1 after
+ * the error (a gate that could not measure, or whose candidate computes
+ * wrong results: no sensitivity is read from a broken build). */
+static int gate(const struct sens_opts *o, const char *a, const char *b, const char *tag,
+		struct gate *g)
 {
 	char *json = xasprintf("%s/gate-%s.json", o->workdir, tag);
 	struct child_process cp = CHILD_PROCESS_INIT;
-	struct json_value *v = NULL;
+	struct gate_verdict v = GATE_VERDICT_INIT;
+	struct strbuf err = STRBUF_INIT;
+	int rc = -1;
 	strvec_pushl(&cp.args, pgbuild_self(), "gate", "--baseline", a, "--candidate", b,
 		     "--json", json, NULL);
 	for (size_t i = 0; i < o->workloads.nr; i++)
@@ -114,39 +119,28 @@ static struct json_value *gate(const struct sens_opts *o, const char *a, const c
 	unlink(json);
 	int code = run_command(&cp);
 	/* no thresholds: 0 or 1 are both measurements; 2 is not */
-	if (code == 2 || access(json, R_OK) < 0)
-		error("pgbuild gate %s vs %s could not measure (exit %d)", a, b, code);
+	if (code == 2 || gate_load(json, g, &v, &err) < 0)
+		error("pgbuild gate %s vs %s could not measure (exit %d)%s%s", a, b, code,
+		      err.len ? ": " : "", err.buf);
+	else if (v.broken)
+		error("pgbuild gate %s vs %s: %s", a, b, v.why);
 	else
-		v = buildlog_read_json(json);
+		rc = 0;
+	gate_verdict_clear(&v);
+	strbuf_release(&err);
 	child_process_clear(&cp);
 	free(json);
-	return v;
+	return rc;
 }
 
-/* The workload's speedup estimate and interval from a gate document. */
-static int ratio_of(const struct json_value *g, const char *workload, const char *metric,
+/* The workload's speedup estimate and interval from a gate. */
+static int ratio_of(const struct gate *g, const char *workload, const char *metric,
 		    double *est, double *lo, double *hi)
 {
-	const struct json_value *ws = json_get(g, "workloads");
-	for (size_t i = 0; i < json_len(ws); i++) {
-		const struct json_value *w = json_at(ws, i);
-		const char *name = json_get_str(w, "name");
-		if (!name || strcmp(name, workload))
-			continue;
-		if (metrics_find(metric)->resolution > 0) {
-			/* instructions or cycles: one number, no interval */
-			const struct json_value *in = json_get(w, metric);
-			*est = json_get_num(in, "speedup", NAN);
-			*lo = *hi = *est;
-		} else {
-			const struct json_value *r = json_get(json_get(w, metric), "ratio");
-			*est = json_get_num(r, "estimate", NAN);
-			*lo = json_get_num(r, "ci_low", NAN);
-			*hi = json_get_num(r, "ci_high", NAN);
-		}
-		return isnan(*est) ? -1 : 0;
-	}
-	return -1;
+	unsigned bit = metrics_find(metric)->bit;
+	enum gate_kind k = bit == METRIC_TPS ? GATE_TPS : bit == METRIC_CYCLES ? GATE_CYCLES :
+			   GATE_INSTRUCTIONS;
+	return gate_speedup(g, workload, k, est, lo, hi, NULL);
 }
 
 static const char *verdict(double r)
@@ -160,9 +154,10 @@ static const char *verdict(double r)
 
 /* The gate results of one run. */
 struct sens_gates {
-	struct json_value *g;   /* high vs low */
-	struct json_value *gl;  /* stock vs low (--baseline) */
-	struct json_value *gh;  /* high vs stock (--baseline) */
+	struct gate g;          /* high vs low */
+	struct gate gl;         /* stock vs low (--baseline) */
+	struct gate gh;         /* high vs stock (--baseline) */
+	int with_stock;         /* gl and gh measured */
 };
 
 /* One workload's line and JSON object; -1 when the gate has no ratio. */
@@ -171,7 +166,7 @@ static int report_workload(const struct sens_opts *o, const struct sens_gates *g
 {
 	double est, lo, hi, s_est, s_lo, s_hi, h_est, h_lo, h_hi;
 
-	if (ratio_of(gs->g, w, metric, &est, &lo, &hi) < 0)
+	if (ratio_of(&gs->g, w, metric, &est, &lo, &hi) < 0)
 		return error("no %s ratio for %s in the gate result", metric, w);
 	printf("%s: %s / %s = %.2fx [%.2f, %.2f] (%s): the workload %s\n", w, o->high,
 	       o->low, est, lo, hi, metric, verdict(est));
@@ -180,8 +175,8 @@ static int report_workload(const struct sens_opts *o, const struct sens_gates *g
 	json_key(jw, "high_vs_low"); json_double(jw, est);
 	json_key(jw, "ci_low"); json_double(jw, lo);
 	json_key(jw, "ci_high"); json_double(jw, hi);
-	if (gs->gl && gs->gh && ratio_of(gs->gl, w, metric, &s_est, &s_lo, &s_hi) == 0 &&
-	    ratio_of(gs->gh, w, metric, &h_est, &h_lo, &h_hi) == 0) {
+	if (gs->with_stock && ratio_of(&gs->gl, w, metric, &s_est, &s_lo, &s_hi) == 0 &&
+	    ratio_of(&gs->gh, w, metric, &h_est, &h_lo, &h_hi) == 0) {
 		printf("%s: stock / %s = %.2fx [%.2f, %.2f]; %s / stock = %.2fx [%.2f, %.2f]\n",
 		       w, o->low, s_est, s_lo, s_hi, o->high, h_est, h_lo, h_hi);
 		json_key(jw, "stock_vs_low"); json_double(jw, s_est);
@@ -223,10 +218,11 @@ static int report(const struct sens_opts *o, const struct sens_gates *gs)
 
 int sens_run(const struct sens_opts *o)
 {
-	struct sens_gates gs = { NULL, NULL, NULL };
+	struct sens_gates gs;
 	char *low = NULL, *high = NULL;
 	int ret = PGBUILD_EXIT_ERROR;
 
+	memset(&gs, 0, sizeof(gs));
 	/* the server user must reach the installs: a workdir it cannot enter
 	 * is refused with the fix, never chmodded */
 	{
@@ -241,16 +237,17 @@ int sens_run(const struct sens_opts *o)
 	high = o->high_prefix ? xstrdup(o->high_prefix) : build_one(o, "high", o->high);
 	if (!high)
 		goto out;
-	if (!(gs.g = gate(o, low, high, "high-vs-low")))
+	if (gate(o, low, high, "high-vs-low", &gs.g) < 0)
 		goto out;
-	if (o->baseline && (!(gs.gl = gate(o, low, o->baseline, "stock-vs-low")) ||
-			    !(gs.gh = gate(o, o->baseline, high, "high-vs-stock"))))
+	if (o->baseline && (gate(o, low, o->baseline, "stock-vs-low", &gs.gl) < 0 ||
+			    gate(o, o->baseline, high, "high-vs-stock", &gs.gh) < 0))
 		goto out;
+	gs.with_stock = o->baseline != NULL;
 	ret = report(o, &gs);
 out:
-	json_free(gs.g);
-	json_free(gs.gl);
-	json_free(gs.gh);
+	gate_clear(&gs.g);
+	gate_clear(&gs.gl);
+	gate_clear(&gs.gh);
 	free(low);
 	free(high);
 	return ret;

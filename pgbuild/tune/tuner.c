@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "pgbuild/build/buildlog.h"
+#include "pgbuild/gate/verdict.h"
 #include "pgbuild/metric/metrics.h"
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/metric/workloads.h"
@@ -416,10 +417,13 @@ static void gate_ratio(struct tuner *tu, const char *ref_prefix, const char *can
 		       struct tune_eval *out)
 {
 	struct strvec args = STRVEC_INIT;
-	struct json_value *v = NULL;
 	struct strbuf text = STRBUF_INIT;
 	const struct metric_desc *d = metrics_find(tu->o.metric);
+	struct gate g;
+	struct gate_verdict verdict = GATE_VERDICT_INIT;
 	int b;
+
+	memset(&g, 0, sizeof(g));
 
 	unlink(log);
 	strvec_pushl(&args, pgbuild_self(), "gate", "--baseline", ref_prefix,
@@ -438,54 +442,42 @@ static void gate_ratio(struct tuner *tu, const char *ref_prefix, const char *can
 		free(l);
 		goto out;
 	}
-	if (sfs_read(AT_FDCWD, json, SFS_IN_JSON, 0, &text, NULL) < 0 || !(v = json_parse(text.buf, text.len, NULL))) {
+	if (gate_load(json, &g, &verdict, &text) < 0) {
 		out->outcome = TUNE_UNMEASURED;
 		free(out->note);
-		out->note = xasprintf("no gate result in %s", json);
+		out->note = xasprintf("no gate result: %s", text.buf);
+		goto out;
+	}
+	if (verdict.broken) {
+		/* wrong results: a failed set, like one that fails its suite
+		 * (never measured again, nor any set that contains it) */
+		out->outcome = TUNE_REGRESS_FAILED;
+		free(out->note);
+		out->note = xstrdup(verdict.why);
 		goto out;
 	}
 	{
-		const struct json_value *w = json_at(json_get(v, "workloads"), 0);
-		if (d->bit == METRIC_TPS) {
-			const struct json_value *r = json_get(json_get(w, d->name), "ratio");
-			out->ratio = json_get_num(r, "estimate", NAN);
-			out->lo = json_get_num(r, "ci_low", NAN);
-			out->hi = json_get_num(r, "ci_high", NAN);
-		} else {
-			/* instructions or cycles: one number per build */
-			const char *m = tu->o.metric;
-			const struct json_value *in = json_get(w, m);
-			const char *st = json_get_str(in, "state");
-			/* the deciding row's key in a and b (cycles: "estimate"),
-			 * NULL when they are the number (instructions) */
-			const char *row = d->rows[d->decides].json_key;
-			if (st && !strcmp(st, "ok")) {
-				out->ratio = json_get_num(in, "speedup", NAN);
-				out->lo = out->hi = out->ratio;
-				free(out->note);
-				out->note = xasprintf("%s/transaction %.0f -> %.0f", d->label,
-						      row ? json_get_num(json_get(in, "a"), row, NAN) :
-						      json_get_num(in, "a", NAN),
-						      row ? json_get_num(json_get(in, "b"), row, NAN) :
-						      json_get_num(in, "b", NAN));
-			} else {
-				const char *n = json_get_str(in, "note");
-				free(out->note);
-				out->note = xasprintf("%s unavailable: %s", m, n ? n : "?");
-			}
-		}
-		out->outcome = isfinite(out->ratio) ? TUNE_OK : TUNE_UNMEASURED;
-		if (b == PGBUILD_EXIT_UNDECIDED) {
-			/* --pairs auto's budget ended: the interval straddles the
-			 * threshold, so the engine's rules do not call it faster */
+		enum gate_kind k = d->bit == METRIC_TPS ? GATE_TPS :
+				   d->bit == METRIC_CYCLES ? GATE_CYCLES : GATE_INSTRUCTIONS;
+		const char *n = NULL;
+		if (gate_speedup(&g, workload, k, &out->ratio, &out->lo, &out->hi, &n) < 0 &&
+		    k != GATE_TPS) {
 			free(out->note);
-			out->note = xstrdup("tps gate undecided (--pairs auto: the budget ended)");
+			out->note = xasprintf("%s unavailable: %s", tu->o.metric, n ? n : "?");
 		}
-		if (out->outcome == TUNE_UNMEASURED && !out->note)
-			out->note = xasprintf("no ratio in %s", json);
 	}
+	out->outcome = isfinite(out->ratio) ? TUNE_OK : TUNE_UNMEASURED;
+	if (verdict.status == GATE_UNDECIDED) {
+		/* --pairs auto's budget ended: the interval straddles the
+		 * threshold, so the engine's rules do not call it faster */
+		free(out->note);
+		out->note = xstrdup("tps gate undecided (--pairs auto: the budget ended)");
+	}
+	if (out->outcome == TUNE_UNMEASURED && !out->note)
+		out->note = xasprintf("no ratio in %s", json);
 out:
-	json_free(v);
+	gate_clear(&g);
+	gate_verdict_clear(&verdict);
 	strbuf_release(&text);
 	strvec_clear(&args);
 }
@@ -779,6 +771,16 @@ int tuner_run(struct tuner *tu, const struct tune_params *p)
 	tuner_print_report(tu, stdout, out_path);
 	if (tu->o.json && tuner_write_json(tu, tu->o.json, out_path) < 0)
 		goto out;
+	{
+		/* the search's document beside best.policy, always: what the
+		 * policy was chosen on (optimize's tuned stage counts that
+		 * workload as "used to choose", never held out) */
+		char *doc = xasprintf("%s/" TUNE_BEST_JSON, tu->workdir);
+		int w = tuner_write_json(tu, doc, out_path);
+		free(doc);
+		if (w < 0)
+			goto out;
+	}
 	rc = strcmp(tu->t.stop_reason, "converged") ? PGBUILD_EXIT_FAIL : PGBUILD_EXIT_OK;
 	if (!strcmp(tuner_held_overall(tu->held, tu->nr_held), "slower")) {
 		/* the gain does not transfer: a result, not an error, and not a

@@ -143,6 +143,10 @@ char *tuner_policy_text(struct tuner *tu, tune_set set, const char *path);
 void tuner_print_report(struct tuner *tu, FILE *fp, const char *out_path);
 
 /* The --json document, written atomically to path. */
+/* WORKDIR/best.json: tuner_write_json's document of the finished search,
+ * beside best.policy, whatever --json says; its "workload" is what the
+ * best policy was chosen on. */
+#define TUNE_BEST_JSON "best.json"
 int tuner_write_json(struct tuner *tu, const char *path, const char *out_path);
 
 /*

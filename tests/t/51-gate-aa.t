@@ -29,7 +29,7 @@ heavy "$B/bin/pgbuild" gate --baseline $PG --candidate $PG --pairs 8 --confidenc
 rc=$?
 is "A/A at --min-speedup 1.05 fails (exit 1)" "$rc" 1
 [ $rc = 1 ] || diag "$(cat "$TMP/aa.out" "$TMP/aa.err")"
-like "terminal summary names the verdict" "$(head -1 "$TMP/aa.out")" "^gate: FAIL"
+like "terminal summary names the verdict" "$(head -1 "$TMP/aa.out")" "^gate: NOT SHOWN FASTER"
 like "terminal summary names the method" "$(cat "$TMP/aa.out")" "Hodges-Lehmann estimate with Wilcoxon signed-rank interval, 99%"
 is "json: verdict" "$(json "$TMP/aa.json" '$d->{verdict}')" fail
 is "json: 16 runs kept" "$(json "$TMP/aa.json" 'scalar @{$d->{workloads}[0]{runs}}')" 16
@@ -81,13 +81,35 @@ else
 	is "failed regression suite: gate fails (exit 1)" "$?" 1
 	is "failed regression suite: the threshold itself passed" "$(json "$TMP/r.json" '$d->{results}[0]{status}')" pass
 	like "failed regression suite: named as the reason" "$(json "$TMP/r.json" '$d->{reason}')" "regression suite"
+
+	# the suite's own document (`pgbuild regress --json`): its counts in
+	# the verdict, its failure failing the gate
+	printf '{"builddir":"/b","mode":"check","ok":false,"tests":217,"failed":3}\n' >"$TMP/reg.json"
+	heavy "$B/bin/pgbuild" gate --baseline $PG --candidate $PG --metric instructions --workload select1 \
+		--instr-statements 20 --gate 'select1.instructions>=1' --workdir "$TMP/iw" \
+		--regress-result "$TMP/reg.json" --json "$TMP/r2.json" >"$TMP/r2.out" 2>&1
+	is "--regress-result FILE: a failed suite fails the gate (exit 1)" "$?" 1
+	like "--regress-result FILE: the counts in the report" "$(cat "$TMP/r2.out")" \
+		"regression suite check: 214/217 tests passed"
+	printf 'not json\n' >"$TMP/reg-bad.json"
+	"$B/bin/pgbuild" gate --baseline $PG --candidate $PG --metric instructions --workload select1 \
+		--gate 'select1.instructions>=1' --regress-result "$TMP/reg-bad.json" >"$TMP/r3.out" 2>&1
+	is "--regress-result FILE that is no regress document: exit 2" "$?" 2
+	like "... naming it" "$(cat "$TMP/r3.out")" "reg-bad.json"
 fi
 
 # ---- HTML report in headless Chromium ----
 pgb report --gate "$TMP/aa.json" --html "$TMP/report.html" --json "$TMP/report.json" >"$TMP/rep.out" 2>&1
 is "report exits 0 on a failed gate" "$?" 0
 like "report: terminal summary" "$(cat "$TMP/rep.out")" "select-only +8/8"
-is "report: four SVG plots" "$(grep -o '<svg ' "$TMP/report.html" | wc -l)" 4
+is "report: five SVG plots (the thresholds', then four of the runs)" \
+	"$(grep -o '<svg ' "$TMP/report.html" | wc -l)" 5
+like "report: the first thing is the verdict in words" \
+	"$(grep -o 'class="verdict [a-z]*">[A-Z ]*<' "$TMP/report.html" | head -1)" \
+	'>(FASTER|NOT SLOWER|NOT SHOWN FASTER|SLOWER|FAILED|UNDECIDED|COULD NOT MEASURE)<'
+like "report: one finding per workload, before any table" \
+	"$(sed -n '/<ul class="findings">/,/<\/ul>/p' "$TMP/report.html" | grep -c '<li>select-only: tps ')" '^1$'
+ok "report: no PASS banner (PASS is not a finding)" bash -c "! grep -q '>PASS<' '$TMP/report.html'"
 ok "report: no script, no external resource" bash -c "! grep -Eiq '<script|https?://[a-z]|src=' '$TMP/report.html'"
 if ! command -v chromium >/dev/null; then
 	tap_result 1 "chromium is installed (make deps)"
@@ -102,6 +124,21 @@ else
 	ok "screenshot written" test -s "$TMP/report.png"
 	read -r _ w _ h _ nonwhite _ blue _ orange < <(perl "$TOP/tests/lib/png-colors.pl" "$TMP/report.png" '#1f77b4' '#e6550d')
 	is "screenshot size" "${w}x$h" 1200x1400
+	# the layout, measured by the browser: a copy of the page with a
+	# script that puts the page's width and where the first screen ends
+	# into its title (the report itself allows no script)
+	sed -e '/Content-Security-Policy/d' -e 's|</body>|<script>var u=document.querySelector("ul.findings"),f=document.querySelector("svg.forest");document.title="W="+document.documentElement.scrollWidth+" F="+Math.round(u.getBoundingClientRect().bottom)+" P="+Math.round(f.getBoundingClientRect().bottom);</script></body>|' \
+		"$TMP/report.html" >"$TMP/probe.html"
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$prof" --window-size=1280,800 --dump-dom "file://$TMP/probe.html" \
+		>"$TMP/probe.dom" 2>/dev/null
+	probe=$(sed -n 's|.*<title>\(W=[0-9]* F=[0-9]* P=[0-9]*\)</title>.*|\1|p' "$TMP/probe.dom")
+	like "the browser measured the page ($probe)" "$probe" '^W=[0-9]+ F=[0-9]+ P=[0-9]+$'
+	pw=${probe#W=}; pw=${pw%% *}; pf=${probe#* F=}; pf=${pf%% *}; pp=${probe##* P=}
+	ok "the page fits a 1280 px window (${pw:-?} px wide)" test "${pw:-9999}" -le 1280
+	ok "the findings are on the first screen (they end at ${pf:-?} px of 800)" test "${pf:-9999}" -le 800
+	ok "so is the thresholds' plot (it ends at ${pp:-?} px)" test "${pp:-9999}" -le 800
 	ok "screenshot is not blank ($nonwhite non-white pixels)" test "${nonwhite:-0}" -gt 20000
 	ok "A's plot colour is on screen ($blue px)" test "${blue:-0}" -gt 200
 	ok "B's plot colour is on screen ($orange px)" test "${orange:-0}" -gt 200

@@ -113,7 +113,7 @@ fake_tree "$TMP/failtree" 2 \
 	--set fsync=off --require-regress "$TMP/failtree" --json "$TMP/r.json" --junit "$TMP/r.xml" \
 	>r.out 2>r.err
 is "gate --require-regress, a test fails: exit 1" "$?" 1
-like "... the verdict says why" "$(cat r.out)" 'FAIL - the candidate failed its regression suite'
+like "... the verdict says why" "$(cat r.out)" 'FAILED - the candidate failed its regression suite'
 is "... JSON: regress failed" "$(json_get r.json '$d->{regress}{state}')" failed
 like "... JSON: with pgbuild regress's verdict line" "$(json_get r.json '$d->{regress}{note}')" 'FAILED'
 is "... JSON: verdict fail" "$(json_get r.json '$d->{verdict}')" fail

@@ -2,7 +2,10 @@
  * fixture.h - what the unit tests share: fixture(NAME) is the text of
  * their recorded input tests/unit/data/NAME (malloced; the test fails when
  * it is missing or empty); scratch_dir_make and scratch_dir_remove give a
- * test (or a group's setup and teardown) a private scratch directory.
+ * test (or a group's setup and teardown) a private scratch directory;
+ * skip_because(REASON) skips the rest of a test that cannot run here,
+ * saying why: `make check-unit` lists every skip with its reason at the
+ * end, and fails on a skip that gave none (cmocka's bare skip()).
  * Include after <cmocka.h>.
  */
 #ifndef TESTS_UNIT_FIXTURE_H
@@ -33,6 +36,12 @@ static inline char *fixture(const char *name)
 	free(path);
 	return strbuf_detach(&sb, NULL);
 }
+
+/* Skip the rest of this test, with the reason ("# SKIP test: reason"). */
+#define skip_because(reason) do { \
+	print_message("# SKIP %s: %s\n", __func__, (reason)); \
+	skip(); \
+} while (0)
 
 /*
  * A fresh private directory /tmp/NAME.XXXXXX (mkdtemp: mode 0700, owned

@@ -32,6 +32,8 @@
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/pgbuild.h"
 
+#include "tests/unit/fixture.h"
+
 #define SELF_ENV "TEST_BUILD_INCREMENTAL_DIR"
 
 static const char *topdir;      /* the scratch directory (bin/ and the builds) */
@@ -160,7 +162,7 @@ static void test_cflags_change(void **state)
 	char *p;
 
 	if (!have_pgoptcc)
-		skip();
+		skip_because("no build/bin/pgoptcc (make builds it)");
 	p = policy_file("a-O3.policy", "[a.c]\ncflags += -O3\n");
 	make_tree(&t, NULL);
 	init_build(&b, &t, p);
@@ -188,7 +190,7 @@ static void test_ldflags_change(void **state)
 	char *p;
 
 	if (!have_pgoptcc)
-		skip();
+		skip_because("no build/bin/pgoptcc (make builds it)");
 	p = policy_file("ld.policy", "[global]\nldflags += -Wl,-O1\n");
 	make_tree(&t, NULL);
 	init_build(&b, &t, p);
@@ -211,7 +213,7 @@ static void test_same_policy(void **state)
 	struct build b;
 
 	if (!have_pgoptcc)
-		skip();
+		skip_because("no build/bin/pgoptcc (make builds it)");
 	/* no record: replayed, and nothing differs */
 	make_tree(&t, NULL);
 	init_build(&b, &t, NULL);
@@ -242,7 +244,7 @@ static void test_fresh(void **state)
 	char *p;
 
 	if (!have_pgoptcc)
-		skip();
+		skip_because("no build/bin/pgoptcc (make builds it)");
 	p = policy_file("fresh.policy", "[a.c]\ncflags += -O3\n");
 	make_tree(&t, NULL);
 	init_build(&b, &t, p);
@@ -274,7 +276,7 @@ static void test_record_shortcut(void **state)
 	char *p, *sha;
 
 	if (!have_pgoptcc)
-		skip();
+		skip_because("no build/bin/pgoptcc (make builds it)");
 	p = policy_file("rec.policy", "[a.c]\ncflags += -O3\n");
 	sha = build_policy_sha(p);
 	assert_non_null(sha);

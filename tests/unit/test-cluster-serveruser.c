@@ -22,6 +22,8 @@
 #include "wrapper/common/rmtree.h"
 #include "wrapper/common/xalloc.h"
 
+#include "tests/unit/fixture.h"
+
 static void test_name_and_lookup(void **state)
 {
 	struct cluster_user u = CLUSTER_USER_INIT;
@@ -34,7 +36,7 @@ static void test_name_and_lookup(void **state)
 		assert_int_equal(u.switch_user, 0);
 		assert_int_equal(u.uid, geteuid());
 		cluster_user_release(&u);
-		skip();
+		skip_because("not root: pgbuild switches to no server user");
 	}
 	setenv(SERVER_USER_ENV, "nobody", 1);
 	assert_string_equal(cluster_user_name(), "nobody");
@@ -66,7 +68,7 @@ static void test_hand_tree_and_access(void **state)
 	struct stat st;
 	(void)state;
 	if (geteuid() != 0)
-		skip();
+		skip_because("handing a tree to the server user needs root");
 	assert_int_equal(cluster_user_get(&u, "nobody", NULL, &err), 0);
 	assert_non_null(mkdtemp(top));
 	sub = xasprintf("%s/a/b", top);

@@ -23,6 +23,8 @@
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/xalloc.h"
 
+#include "tests/unit/fixture.h"
+
 static char top[64];
 static int topfd = -1;
 
@@ -394,7 +396,7 @@ static void test_chown_tree(void **state)
 	assert_int_equal(n, 0);
 	if (geteuid() != 0 || !pw) {
 		free(outside);
-		skip();
+		skip_because("changing owners needs root and the user nobody");
 	}
 	/* as root: every entry, links themselves, never their targets */
 	n = sfs_chown_tree(topfd, "t", pw->pw_uid, pw->pw_gid, NULL);
@@ -490,7 +492,7 @@ static void test_tree_foreign(void **state)
 	free(p);
 	if (geteuid() != 0 || !pw) {
 		strbuf_release(&bad);
-		skip();
+		skip_because("files of another owner need root and the user nobody");
 	}
 	/* as root: an entry another user owns (a tree handed over before) */
 	p = xasprintf("%s/ft/a", top);

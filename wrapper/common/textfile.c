@@ -60,6 +60,31 @@ const char *text_next_line(const char *text, size_t len, size_t *pos, size_t *n)
 	return l;
 }
 
+void text_wrap(FILE *fp, int width, int first, int indent, const char *text)
+{
+	int col = first, start = 1;
+	fprintf(fp, "%*s", first, "");
+	while (*text) {
+		size_t n = strcspn(text, " ");
+		if (!start && col + 1 + (int)n > width) {
+			fprintf(fp, "\n%*s", indent, "");
+			col = indent;
+			start = 1;
+		}
+		if (!start) {
+			fputc(' ', fp);
+			col++;
+		}
+		fprintf(fp, "%.*s", (int)n, text);
+		col += (int)n;
+		start = 0;
+		text += n;
+		while (*text == ' ')
+			text++;
+	}
+	fputc('\n', fp);
+}
+
 void textfile_print_tail(const char *path, int lines, FILE *fp)
 {
 	struct strbuf sb = STRBUF_INIT;

@@ -35,6 +35,14 @@ const char *text_tail(const char *text, size_t len, int lines);
 const char *text_next_line(const char *text, size_t len, size_t *pos, size_t *n);
 
 /*
+ * text on fp wrapped at width columns on its spaces: the first line
+ * indented by first, the others by indent; a newline at the end.  A word
+ * longer than the line stands alone.  (The terminal renderings: report,
+ * explain.)
+ */
+void text_wrap(FILE *fp, int width, int first, int indent, const char *text);
+
+/*
  * Print the last `lines` lines of the file at path to fp (nothing when it
  * cannot be read).
  */

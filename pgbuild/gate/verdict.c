@@ -1,0 +1,253 @@
+/*
+ * gate/verdict.c - the verdict every deciding command reads; see
+ * verdict.h for the rule.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgbuild/gate/verdict.h"
+#include "wrapper/common/safefs.h"
+#include "wrapper/common/xalloc.h"
+
+/* The first bound of g that failed, described, or 0. */
+static int failed_bound(const struct gate *g, struct strbuf *why)
+{
+	for (size_t i = 0; i < g->nr_res; i++) {
+		const struct gate_result *r = &g->res[i];
+		if (r->status != GATE_FAIL || gate_is_claim(r->th))
+			continue;
+		strbuf_addf(why, "%s is significantly worse than the baseline on %s: %s (%s)",
+			    gate_kind_name(r->th->kind), r->workload, r->th->text,
+			    r->message ? r->message : "its interval lies on the wrong side");
+		return 1;
+	}
+	return 0;
+}
+
+/* Is every threshold of g a claim of improvement, and did each pass?
+ * A gate that also asked only "not slower" somewhere is "not slower". */
+static int claims_shown(const struct gate *g)
+{
+	for (size_t i = 0; i < g->nr_res; i++)
+		if (!gate_is_claim(g->res[i].th) || g->res[i].status != GATE_PASS)
+			return 0;
+	return g->nr_res > 0;
+}
+
+void gate_verdict_of(const struct gate *g, struct gate_verdict *v)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	gate_verdict_clear(v);
+	v->status = g->verdict;
+	v->ruled_out = 1;
+	v->unmeasured = 0;
+	if (g->regress == REGRESS_FAILED) {
+		v->broken = 1;
+		strbuf_addstr(&why, "the candidate failed its regression suite");
+	}
+	for (size_t k = 0; k < g->nr_wl && !why.len; k++)
+		if (g->wl[k].correctness_failed) {
+			v->broken = 1;
+			strbuf_addf(&why, "a correctness check of workload %s failed on the candidate",
+				    g->wl[k].name);
+		}
+	if (!why.len && (g->stopped || g->verdict == GATE_ERROR)) {
+		v->unmeasured = 1;
+		strbuf_addstr(&why, g->verdict_reason ? g->verdict_reason :
+			      "the gate could not decide");
+	}
+	if (!why.len)
+		v->slower = failed_bound(g, &why);
+	if (!why.len) {
+		v->ruled_out = 0;
+		strbuf_addstr(&why, g->verdict_reason ? g->verdict_reason : "");
+	}
+	v->claims_shown = !v->ruled_out && claims_shown(g);
+	v->why = strbuf_detach(&why, NULL);
+}
+
+int gate_load(const char *path, struct gate *g, struct gate_verdict *v, struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	int rc = -1;
+
+	memset(g, 0, sizeof(*g));
+	gate_verdict_clear(v);
+	if (sfs_read(AT_FDCWD, path, SFS_IN_JSON, 0, &text, err) < 0)
+		goto out;
+	if (gate_read_json(g, text.buf, text.len, err) < 0) {
+		strbuf_addf(err, " (in %s)", path);
+		goto out;
+	}
+	gate_verdict_of(g, v);
+	rc = 0;
+out:
+	if (rc < 0)
+		v->why = xasprintf("no gate result: %s", err->len ? err->buf : path);
+	strbuf_release(&text);
+	return rc;
+}
+
+const char *gate_verdict_word(const struct gate_verdict *v)
+{
+	if (v->broken)
+		return "failed";
+	if (v->unmeasured || v->status == GATE_ERROR)
+		return "error";
+	if (v->slower)
+		return "slower";
+	if (v->status == GATE_UNDECIDED)
+		return "undecided";
+	if (v->status == GATE_FAIL)
+		return "not shown faster";
+	return v->claims_shown ? "faster" : "not slower";
+}
+
+int gate_verdict_say(const char *path, FILE *fp)
+{
+	struct gate g;
+	struct gate_verdict v = GATE_VERDICT_INIT;
+	struct strbuf err = STRBUF_INIT;
+	int rc;
+
+	gate_load(path, &g, &v, &err);
+	fprintf(fp, "verdict: %s: %s\n", gate_verdict_word(&v), v.why ? v.why : "");
+	rc = gate_exit_code(v.status);
+	gate_clear(&g);
+	gate_verdict_clear(&v);
+	strbuf_release(&err);
+	return rc;
+}
+
+const char *gate_verdict_headline(const struct gate_verdict *v)
+{
+	static const char *const words[][2] = {
+		{ "faster", "FASTER" }, { "not slower", "NOT SLOWER" },
+		{ "not shown faster", "NOT SHOWN FASTER" }, { "slower", "SLOWER" },
+		{ "failed", "FAILED" }, { "undecided", "UNDECIDED" },
+		{ "error", "COULD NOT MEASURE" },
+	};
+	const char *w = gate_verdict_word(v);
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(words[i][0], w))
+			return words[i][1];
+	return "COULD NOT MEASURE";
+}
+
+void gate_verdict_clear(struct gate_verdict *v)
+{
+	free(v->why);
+	v->why = NULL;
+	v->status = GATE_ERROR;
+	v->ruled_out = 1;
+	v->broken = v->slower = 0;
+	v->unmeasured = 1;
+	v->claims_shown = 0;
+}
+
+int gate_speedup(const struct gate *g, const char *wl, enum gate_kind kind, double *est,
+		 double *lo, double *hi, const char **note)
+{
+	const struct gate_workload *w = NULL;
+	const struct stats_ratio *r = NULL;
+
+	*est = *lo = *hi = NAN;
+	if (note)
+		*note = NULL;
+	for (size_t i = 0; i < g->nr_wl && !w; i++)
+		if (!strcmp(g->wl[i].name, wl))
+			w = &g->wl[i];
+	if (!w)
+		return -1;
+	if (kind == GATE_TPS)
+		r = &w->tps;
+	else if (kind == GATE_SERVER_CPU)
+		r = &w->cpu;
+	if (r) {
+		*est = r->estimate;
+		*lo = r->ok ? r->lo : NAN;
+		*hi = r->ok ? r->hi : NAN;
+	} else if (kind == GATE_INSTRUCTIONS || kind == GATE_CYCLES) {
+		int cyc = kind == GATE_CYCLES;
+		double a = cyc ? w->cyc_a.estimate : w->instr_a, b = cyc ? w->cyc_b.estimate : w->instr_b;
+		if ((cyc ? w->cycles : w->instr) == INSTR_OK && a > 0 && b > 0)
+			*est = *lo = *hi = a / b;
+		else if (note)
+			*note = cyc ? w->cycles_note : w->instr_note;
+	}
+	return isfinite(*est) ? 0 : -1;
+}
+
+/* A speed ratio with its interval (tps B/A, server CPU A/B: > 1 better):
+ * faster / slower when the whole interval says so. */
+static void find_ratio(struct strbuf *out, const char *what, const char *better,
+		       const char *worse, const struct stats_ratio *r)
+{
+	strbuf_addf(out, "%s ", what);
+	if (!r->ok || !isfinite(r->lo) || !isfinite(r->hi)) {
+		strbuf_addf(out, "%.3f (no interval)", r->estimate);
+		return;
+	}
+	if (r->lo > 1)
+		strbuf_addf(out, "%s", better);
+	else if (r->hi < 1)
+		strbuf_addf(out, "%s", worse);
+	else
+		strbuf_addstr(out, "no significant difference");
+	strbuf_addf(out, ", %.3f [%.3f, %.3f]", r->estimate, r->lo, r->hi);
+}
+
+/* A per-transaction cost, A and B (a deterministic metric): the change of
+ * B against A, beyond the resolution or within it. */
+static void find_cost(struct strbuf *out, const char *what, const char *less,
+		      const char *more, double a, double b, const struct gate_workload *w,
+		      enum gate_kind kind)
+{
+	const char *src;
+	double res = gate_resolution_of(w, kind, &src), change = b / a - 1;
+	int floor = src && !strncmp(src, "layout floor", 12);
+
+	strbuf_addf(out, "%s %.1f%% %s, ", what, fabs(change) * 100, change < 0 ? less : more);
+	strbuf_addf(out, "%s the %.2g%% %s", fabs(change) > res ? "beyond" : "within",
+		    res * 100, floor ? "layout floor" : "repeat resolution (no layout floor)");
+}
+
+void gate_findings(const struct gate *g, struct strbuf *out)
+{
+	for (size_t i = 0; i < g->nr_wl; i++) {
+		const struct gate_workload *w = &g->wl[i];
+		size_t start = out->len;
+		strbuf_addf(out, "%s: ", w->name);
+		if (w->valid_pairs) {
+			find_ratio(out, "tps", "faster", "slower", &w->tps);
+			if (w->cpu.n) {
+				strbuf_addstr(out, "; ");
+				find_ratio(out, "server CPU per transaction", "lower", "higher",
+					   &w->cpu);
+			}
+		}
+		if (w->cycles == INSTR_OK && w->cyc_a.estimate > 0 && w->cyc_b.estimate > 0) {
+			strbuf_addstr(out, out->len > start + strlen(w->name) + 2 ? "; " : "");
+			find_cost(out, "cycles estimate", "lower", "higher", w->cyc_a.estimate,
+				  w->cyc_b.estimate, w, GATE_CYCLES);
+		}
+		if (w->instr == INSTR_OK && w->instr_a > 0 && w->instr_b > 0) {
+			strbuf_addstr(out, out->len > start + strlen(w->name) + 2 ? "; " : "");
+			find_cost(out, "instructions", "fewer", "more", w->instr_a, w->instr_b, w,
+				  GATE_INSTRUCTIONS);
+		}
+		if (w->correctness_failed)
+			strbuf_addstr(out, "; a correctness check FAILED on the candidate");
+		if (out->len == start + strlen(w->name) + 2)
+			strbuf_addstr(out, "nothing measured");
+		strbuf_addch(out, '\n');
+	}
+	if (g->regress == REGRESS_NOT_RUN)
+		strbuf_addstr(out, "regression suite: not run\n");
+	else
+		strbuf_addf(out, "%s\n", g->regress_note ? g->regress_note :
+			    g->regress == REGRESS_PASSED ? "regression suite passed" :
+			    "regression suite FAILED");
+}
