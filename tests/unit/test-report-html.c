@@ -63,8 +63,10 @@ static void test_html_plots(void **state)
 	struct strbuf out = STRBUF_INIT;
 	make_gate(&rd, 1);
 	html_write(&rd, &out);
-	assert_int_equal(count(out.buf, "<svg "), 4);
-	assert_int_equal(count(out.buf, "</svg>"), 4);
+	/* the thresholds' plot first, then four of the runs */
+	assert_int_equal(count(out.buf, "<svg "), 5);
+	assert_int_equal(count(out.buf, "</svg>"), 5);
+	assert_true(strstr(out.buf, "<svg class=\"forest\"") < strstr(out.buf, "<table"));
 	assert_int_equal(count(out.buf, "nan"), 0);
 	assert_int_equal(count(out.buf, "inf"), 0);
 	assert_int_equal(count(out.buf, "<script"), 0);
@@ -96,7 +98,7 @@ static void test_html_missing_numbers(void **state)
 	assert_int_equal(count(out.buf, "nan"), 0);
 	assert_int_equal(count(out.buf, "inf"), 0);
 	assert_int_equal(count(out.buf, "latency distribution"), 0);
-	assert_int_equal(count(out.buf, "<svg "), 3);
+	assert_int_equal(count(out.buf, "<svg "), 4);
 	strbuf_release(&out);
 	report_data_clear(&rd);
 
