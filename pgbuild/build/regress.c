@@ -387,10 +387,8 @@ static int prepare_user(struct regress *r)
 		if (!ok)
 			return error("user %s cannot read the source tree %s", user, r->srcdir);
 	}
-	strvec_pushf(&r->env, "HOME=%s", r->pw->home);
-	strvec_pushf(&r->env, "USER=%s", r->pw->name);
-	strvec_pushf(&r->env, "LOGNAME=%s", r->pw->name);
-	/* anything make compiles there logs in the test tree, not in ours */
+	/* HOME, USER, LOGNAME and the rest of make's environment: the server
+	 * user's (cluster_user_apply); anything make compiles there logs in the test tree, not in ours */
 	strvec_pushf(&r->env, "PGOPT_LOGDIR=%s/pgopt-log", r->farm);
 	return 0;
 }

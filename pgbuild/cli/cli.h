@@ -51,6 +51,7 @@
 
 #include "pgbuild/metric/metrics.h"
 #include "wrapper/common/strvec.h"
+#include "wrapper/common/strbuf.h"
 
 /* Codes of the options without a short letter, one per option name. */
 enum cli_opt {
@@ -326,18 +327,57 @@ int cli_parse_setting(const char *opt, const char *arg, struct strvec *out);
 
 /*
  * A postgresql.conf-style file (regress --temp-config) holds no refused
- * setting: 0, or -1 after one error naming opt, the file, the line and
- * the reason.  The file is read with the bounded reader (no FIFO, at
- * most SFS_READ_LIMIT).
+ * setting and nothing the server would read otherwise: 0, or -1 after one
+ * error naming opt, the file, the line and the reason (a refused setting,
+ * or what cli_guc_read_conf cannot read).  Read with the bounded reader
+ * (no FIFO, at most SFS_READ_LIMIT).
  */
 int cli_guc_check_file(const char *opt, const char *path);
 
 /*
+ * A postgresql.conf text (len bytes), tokenized as the server's lexer does
+ * (PostgreSQL 15, utils/misc/guc-file.l): one setting a line, NAME [=]
+ * VALUE, NAME an identifier (a.b qualified), VALUE an identifier, a number,
+ * an unquoted string (letters, digits, -._:/) or a quoted one ('' and
+ * backslash escapes), blanks and # comments between; no continuation
+ * lines.  include, include_if_exists and include_dir are settings here
+ * (the refusal list has them).  fn gets each setting, its name lower-cased,
+ * its value unquoted, and its line; a non-zero return stops the reading and
+ * is returned.  -1 with *line and one phrase in err: a NUL byte anywhere
+ * (the server's lexer reads past it, pg_regress's copy of a --temp-config
+ * ends the line there), or a line the server could not read.
+ */
+typedef int (*cli_guc_conf_fn)(const char *name, const char *value, int line, void *ctx);
+int cli_guc_read_conf(const char *text, size_t len, cli_guc_conf_fn fn, void *ctx, int *line,
+		      struct strbuf *err);
+
+/*
  * PGOPTIONS (libpq sends it with every connection, and a backend applies
- * its -c NAME=VALUE and --NAME=VALUE as session settings) holds no refused
- * setting: 0, or -1 after one error.  For the commands that start servers.
+ * it: cli_guc_read_options) sets no refused setting and can be read: 0, or
+ * -1 after one error.  For the commands that start servers.
  */
 int cli_guc_check_env(void);
+
+/*
+ * PGOPTIONS as the backend reads it (PostgreSQL 15).  Split into words as
+ * pg_split_opts does (utils/init/postinit.c): blanks separate words, a
+ * backslash takes the next character as it is.
+ */
+void cli_guc_split_options(const char *options, struct strvec *words);
+/*
+ * Then the switches as process_postgres_switches takes them (getopt over
+ * "B:bc:C:D:d:EeFf:h:ijk:lN:nOPp:r:S:sTt:v:W:-:"): switches group (-Fc
+ * NAME=VALUE, -ic...), an argument is the rest of its word or the next
+ * word; -c NAME=VALUE and --NAME=VALUE set any setting (NAME with '-' for
+ * '_', any case), -B shared_buffers, -F fsync, -h and -i listen_addresses,
+ * -k unix_socket_directories, -l ssl, -N max_connections, -p port, -S
+ * work_mem, -D data_directory, ...  Each setting is pushed onto settings as
+ * "name=value" (name canonical).  0, or -1 with one phrase in err when the
+ * backend could not read it (an unknown switch, a missing argument, a word
+ * that is not a switch, -c or -- without '='); the settings before that
+ * are pushed all the same.
+ */
+int cli_guc_read_options(const char *options, struct strvec *settings, struct strbuf *err);
 
 /* The shared values, with their one range each. */
 int cli_parse_clients(const char *arg, int *out);     /* -c, --clients */

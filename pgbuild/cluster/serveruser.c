@@ -72,13 +72,54 @@ void cluster_user_release(struct cluster_user *u)
 	memset(u, 0, sizeof(*u));
 }
 
+extern char **environ;
+
+/* Copied from ours when set (serveruser.h); "LC_" a prefix. */
+static const char *const env_copied[] = {
+	"LANG", "LANGUAGE", "LC_", "TZ", "TMPDIR", "PGOPTIONS", NULL
+};
+
+int cluster_user_env_copied(const char *entry)
+{
+	size_t n = strcspn(entry, "=");
+	if (!entry[n])
+		return 0;
+	for (const char *const *c = env_copied; *c; c++) {
+		size_t len = strlen(*c);
+		if ((*c)[len - 1] == '_' ? n > len && !strncmp(entry, *c, len)
+					 : n == len && !strncmp(entry, *c, len))
+			return 1;
+	}
+	return 0;
+}
+
 void cluster_user_apply(const struct cluster_user *u, struct child_process *cp)
 {
+	size_t at = 0;
+
+	cp->close_fds = 1;
 	if (!u->switch_user)
 		return;
 	cp->switch_user = 1;
 	cp->uid = u->uid;
 	cp->gid = u->gid;
+	cp->env_clear = 1;
+	/* first, so that what the caller names (before or after) wins */
+	strvec_insert(&cp->env, at++, "PATH=" CLUSTER_USER_PATH);
+	{
+		char *s = xasprintf("HOME=%s", u->home);
+		strvec_insert(&cp->env, at++, s);
+		free(s);
+		s = xasprintf("USER=%s", u->name);
+		strvec_insert(&cp->env, at++, s);
+		free(s);
+		s = xasprintf("LOGNAME=%s", u->name);
+		strvec_insert(&cp->env, at++, s);
+		free(s);
+	}
+	for (char **e = environ; e && *e; e++)
+		if (cluster_user_env_copied(*e))
+			strvec_insert(&cp->env, at++, *e);
 }
 
 long cluster_user_hand_tree(const struct cluster_user *u, const char *dir)

@@ -8,8 +8,9 @@
  * user Debian's postgresql package creates); `pgbuild regress --user`
  * names another.  That user must be able to reach the directories the
  * server works in and own the trees it writes into; this module says who
- * the user is, makes a child process run as them, hands a tree to them and
- * asks the kernel, as them, what they may do.  Not root: the server runs as
+ * the user is, makes a child process run as them (with a fixed minimal
+ * environment and no descriptor of ours: cluster_user_apply), hands a tree
+ * to them and asks the kernel, as them, what they may do.  Not root: the server runs as
  * ourselves and nothing switches.
  *
  *     struct cluster_user u = CLUSTER_USER_INIT;
@@ -53,8 +54,45 @@ int cluster_user_get(struct cluster_user *u, const char *name, const char *origi
 		    struct strbuf *err);
 void cluster_user_release(struct cluster_user *u);
 
-/* Make cp run as u (nothing when u does not switch). */
+/*
+ * Make cp run as u: the one way a child becomes the server user (initdb,
+ * postgres, the template copies, make check, the single-user and valgrind
+ * runs, the access checks).  Everything it runs, runs SQL and tests of
+ * unknown origin, so it gets nothing of ours but what is listed here.
+ *
+ * Descriptors: only 0-2 (what cp's in/out/err say) survive the exec; every
+ * other one of ours is closed (run-command.h: close_fds), whether or not u
+ * switches.  No caller passes one on purpose (the server's log is its
+ * stdout and stderr).
+ *
+ * Environment, when u switches (root): built from nothing (env_clear):
+ *   PATH=/usr/local/bin:/usr/bin:/bin   fixed (CLUSTER_USER_PATH)
+ *   HOME, USER, LOGNAME                  u's
+ *   LANG, LANGUAGE, LC_*, TZ             ours, when set: the locale and
+ *                                        time zone of messages and initdb
+ *   TMPDIR                               ours, when set (the clusters'
+ *                                        parent, which u must reach)
+ *   PGOPTIONS                            ours, when set: libpq clients of
+ *                                        the server user (make check's psql,
+ *                                        dblink) send it; every command that
+ *                                        starts a server checks it first
+ *                                        (cli_guc_check_env)
+ * then cp->env, whatever the caller names (added before or after this
+ * call; its entries win): GCOV_PREFIX and LLVM_PROFILE_FILE of a training,
+ * PGHOST/PGPORT/PGUSER of the cluster, make check's PGOPT_POLICY,
+ * PGOPT_LOGDIR and EXTRA_REGRESS_OPTS.  (The single-user runs start
+ * `env -i PATH=... LANG=... LD_PRELOAD=FROZEN-CLOCK.so TOOL`: single.h.)
+ * Nothing else of ours reaches u: no tokens of CI, no SSH_AUTH_SOCK, no
+ * LD_*, no PG* but PGOPTIONS, no MAKEFLAGS (make check gets its own -j).
+ * argv[0] is looked up on that PATH.  Not root (nothing switches): our
+ * environment, unchanged.
+ */
+#define CLUSTER_USER_PATH "/usr/local/bin:/usr/bin:/bin"
 void cluster_user_apply(const struct cluster_user *u, struct child_process *cp);
+
+/* Does name=value of our environment reach u's processes (the list above;
+ * entry is "NAME=value")?  Exposed for the unit test. */
+int cluster_user_env_copied(const char *entry);
 
 /*
  * Give every file and directory below dir (dir included) to u, like

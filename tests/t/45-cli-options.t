@@ -26,6 +26,10 @@ printf '[global]\nlto = yes\n' > lto-yes.policy
 mkdir -p notours && touch notours/file
 GATE="gate --baseline $PG --candidate $PG"
 printf "fsync = off\n  listen_addresses = '*'\n" > listen.conf
+# a NUL byte: the old check stopped there, the server reads past it
+printf "fsync = off # \0\n\nshared_preload_libraries = 'x'\n" > nul.conf
+printf "fsync = off\nwork_mem = 4MB 8MB\n" > unreadable.conf
+printf "fsync = off\nINCLUDE 'other.conf'\n" > include.conf
 touch nodir.keep
 printf '{"postgres_sha256":"%064d","variants":[{},{}],"workloads":{}}\n' 0 >other-floor.json
 # a command that got past its checks would make its cluster here
@@ -232,6 +236,9 @@ bolt --prefix $PG --out o --set data_directory=/tmp|2|^pgbuild: error: invalid v
 bolt --prefix $PG --out o --set archive_command=/bin/true|2|archive_command runs commands as the server user
 build --policy none --prefix $TMP/x --baseline $PG --gate 'tps>=1' --gate-args '--pairs 6 --set listen_addresses=*'|2|invalid value "listen_addresses=\*" for --gate-args --set: listen_addresses opens the cluster
 regress --builddir $TMP --temp-config listen.conf|2|^pgbuild: error: --temp-config "listen.conf", line 2: listen_addresses opens the cluster to other users
+regress --builddir $TMP --temp-config nul.conf|2|^pgbuild: error: --temp-config "nul.conf", line 1: a NUL byte \(the server reads NAME = VALUE, one a line, and would not start\)$
+regress --builddir $TMP --temp-config unreadable.conf|2|^pgbuild: error: --temp-config "unreadable.conf", line 2: work_mem: "8MB" after its value
+regress --builddir $TMP --temp-config include.conf|2|^pgbuild: error: --temp-config "include.conf", line 2: include reads settings from another file$
 regress --builddir $TMP --temp-config nosuch.conf|2|--temp-config: cannot read nosuch.conf: No such file or directory
 bench --prefix $PG -t 1 --json $TMP/nodir/r.json|2|^pgbuild: error: --json "$TMP/nodir/r.json": directory $TMP/nodir does not exist$
 bench --prefix $PG -t 1 --json $TMP|2|--json "$TMP": is a directory, expected a file name
@@ -305,6 +312,36 @@ for c in "bench --prefix $TMP" "gate --baseline $TMP --candidate $TMP" \
 		'pgbuild: error: PGOPTIONS="-c work_mem=4MB -c session_preload_libraries=x": session_preload_libraries loads code into the server (libpq sends PGOPTIONS with every connection to the servers pgbuild starts); unset it'
 done
 ok "... and nothing was made" test ! -e w -a ! -e p -a ! -e o -a ! -e x
+# ... read as the backend reads it: grouped switches, --NAME=VALUE in
+# either spelling, the switches that set a refused setting, and what the
+# backend could not read (here -B takes "c" as its argument)
+while IFS='|' read -r opts name; do
+	PGOPTIONS=$opts "$P" bench --prefix "$TMP" >out 2>err
+	rc=$?
+	if [ -n "$name" ]; then
+		is "PGOPTIONS=\"$opts\": refused (exit 2) as $name" "$rc $(cat err)" \
+			"2 pgbuild: error: PGOPTIONS=\"$opts\": $name $(case $name in
+				*preload_libraries) echo 'loads code into the server' ;;
+				*) echo 'opens the cluster to other users (a private cluster takes connections only on its own socket, in a 0700 directory)' ;;
+				esac) (libpq sends PGOPTIONS with every connection to the servers pgbuild starts); unset it"
+	else
+		like "PGOPTIONS=\"$opts\": refused (exit 2), the server could not read it" "$rc $(cat err)" \
+			"^2 pgbuild: error: PGOPTIONS=\".*\": .*: the server would refuse every connection"
+	fi
+done <<'OPTS'
+-Fc shared_preload_libraries=x|shared_preload_libraries
+-Fcshared_preload_libraries=x|shared_preload_libraries
+--shared_preload_libraries=x|shared_preload_libraries
+--shared-preload-libraries=x|shared_preload_libraries
+-F-session-preload-libraries=x|session_preload_libraries
+-c work_mem=1MB -Fi|listen_addresses
+-p 5999|port
+-Bc shared_preload_libraries=x|
+-c shared_preload_libraries|
+OPTS
+PGOPTIONS='-c work_mem=4MB -Fc application_name=a\ b' "$P" bench --prefix "$TMP" >out 2>err
+like "PGOPTIONS with grouped switches and an escaped blank: accepted (the prefix fails next)" \
+	"$(cat err)" 'is not an installed PostgreSQL'
 PGOPTIONS="-c session_preload_libraries=x" "$P" bench --connect "host=$TMP/nosock" -t 1 >out 2>err
 like "--connect: the server and its PGOPTIONS are the user's" "$(cat err)" 'cannot connect to "host='
 

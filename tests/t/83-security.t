@@ -1,6 +1,7 @@
 #!/bin/bash
 # 83-security.t - the temporary cluster listens on a unix socket in a 0700
-# directory and on no TCP port; logs are never world-writable, whatever the
+# directory and on no TCP port, holds no descriptor of ours and (as root)
+# none of root's environment; logs are never world-writable, whatever the
 # umask; flags from a policy and from @files never pass through a shell; a
 # policy cannot make the compiler run planted code or write what it should
 # not (-B, -fplugin=, -E: refused at load, the planted programs never run).
@@ -11,8 +12,12 @@ P=$B/bin/pgbuild
 W=$B/bin/pgoptcc
 cd "$TMP" || exit 1
 
-# --- the private cluster: 0700 socket directory, no TCP ---
-"$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W select1 -c 1 -T 6 >/dev/null 2>bench.err &
+# --- the private cluster: 0700 socket directory, no TCP; as root, none of
+# root's environment and no descriptor of ours but 0-2 in the server ---
+printf 'root only\n' > fd7.secret
+chmod 600 fd7.secret
+PGOPT_SECRET_TOKEN=tok-$$ "$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W select1 -c 1 -T 6 \
+	>/dev/null 2>bench.err 7<fd7.secret &
 bp=$!
 pm=
 for _ in $(seq 100); do
@@ -28,6 +33,14 @@ like "the server's unix socket is in that directory" "$sock" "^$dir/\\.s\\.PGSQL
 is "the server listens on no TCP port" "$(ss -ltnpH 2>/dev/null | grep -c "pid=$pm,")" 0
 is "the server listens on no UDP port" "$(ss -lunpH 2>/dev/null | grep -c "pid=$pm,")" 0
 like "listen_addresses is empty" "$(tr '\0' ' ' < /proc/$pm/cmdline)" "listen_addresses="
+is "the server holds no descriptor of ours (fd 7 on a root-only file)" \
+	"$(for f in /proc/"$pm"/fd/*; do readlink "$f"; done | grep -c fd7.secret)" 0
+if [ "$(id -u)" = 0 ]; then
+	is "the server (as $SRV_USER) has none of root's environment" \
+		"$(tr '\0' '\n' < /proc/"$pm"/environ | grep -c PGOPT_SECRET_TOKEN)" 0
+else
+	skip "not root: the server runs as ourselves, with our environment"
+fi
 wait $bp
 is "bench ran fine" "$?" 0
 

@@ -11,6 +11,11 @@
 # the server user wrote, and a build tree an earlier pgbuild handed over
 # is refused with a sentence.  Installcheck (regress --prefix): the suite
 # may write in src/test/regress of its test tree and nowhere else there.  A caller's --workdir is never chmodded.
+# Nothing of root's environment but the fixed list (serveruser.h) reaches
+# the server user's processes (make check, the server and what it runs:
+# COPY ... TO PROGRAM), and no descriptor of root's but 0-2: the suite
+# runs with a marker token, SSH_AUTH_SOCK, LD_LIBRARY_PATH, PGPASSWORD in
+# its environment and fd 7 open on a root-only file.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/heavy.sh"
 P=$B/bin/pgbuild
@@ -33,7 +38,27 @@ snapshot() { # names, owners, modes, sizes and checksums of everything in $R
 	(cd "$R" && find . -printf '%p %U:%G %m %s\n' | sort &&
 	 find . -type f -size -1M -exec sha256sum {} + | sort)
 }
+# root's: a CI token and friends, and a descriptor on a root-only file
+export PGOPT_SECRET_TOKEN=tok-$$ SSH_AUTH_SOCK=$R/agent LD_LIBRARY_PATH=$R/lib PGPASSWORD=pw-$$
+export LANG=C.UTF-8 TZ=UTC
+exec 7<"$R/secret"
 before=$(snapshot)
+# the server user's view ($2: a file with its env and the readlinks of its
+# descriptors): none of root's, nothing open on the root-only directory
+has_line() { printf '%s\n' "$1" | grep -qxF -- "$2"; }
+server_view() { # title file
+	local v home
+	v=$(cat "$2" 2>/dev/null)
+	home=$(getent passwd "$SRV_USER" | cut -d: -f6)
+	ok "$1: the server user's environment has the fixed PATH" \
+		has_line "$v" "PATH=/usr/local/bin:/usr/bin:/bin"
+	ok "$1: ... its own HOME, and the caller's LANG and TZ" eval \
+		'has_line "$v" "HOME=$home" && has_line "$v" LANG=C.UTF-8 && has_line "$v" TZ=UTC'
+	is "$1: ... none of root's token, SSH_AUTH_SOCK, LD_LIBRARY_PATH, PGPASSWORD" \
+		"$(printf '%s\n' "$v" | grep -E 'tok-|SSH_AUTH_SOCK|LD_LIBRARY_PATH|PGPASSWORD')" ""
+	is "$1: ... no descriptor of root's on the root-only directory" \
+		"$(printf '%s\n' "$v" | grep -F "$R")" ""
+}
 unchanged() { # title: the root-only directory is as it was
 	local now
 	now=$(snapshot)
@@ -68,9 +93,9 @@ src/backend/postgres: src/backend/a.o
 install: all
 	mkdir -p \$(prefix)/bin && cp src/backend/postgres \$(prefix)/bin/postgres
 check:
-	sh \$(srcdir)/plant.sh "$PWD" "\$\$PLANT_INTO"
+	sh \$(srcdir)/plant.sh "$PWD"
 installcheck:
-	sh \$(srcdir)/plant-ic.sh "$PWD" "\$\$PLANT_INTO" "\$(bindir)"
+	sh \$(srcdir)/plant-ic.sh "$PWD" "" "\$(bindir)"
 EOF
 printf 'all:\ninstall:\n' > contrib/Makefile
 CONF
@@ -80,7 +105,10 @@ cat > fakepg-99.1/plant.sh <<'PLANT'
 #!/bin/sh
 # make check, as the server user: links where root writes or reads next,
 # in the build tree ($1) and where make runs; Makefile edits root would run
-B=$1 R=$2
+B=$1 R=$(cat "$(dirname "$0")/plant-into")
+# what it got of root's: its environment and descriptors, in its output
+{ env | sort; for f in /proc/$$/fd/*; do echo "fd ${f##*/} $(readlink "$f")"; done; } > view.txt
+sed 's/^/VIEW /' view.txt
 for d in "$B" "$PWD"; do
 	for f in pgopt-make.log pgopt-configure.log pgopt-install.log pgopt-regress-core.log \
 		 pgopt-build.json pgopt-regress.lock; do
@@ -104,7 +132,7 @@ cat > fakepg-99.1/plant-ic.sh <<'PLANT'
 #!/bin/sh
 # make installcheck, as the server user: it may write where the suites write
 # (src/test/regress), nowhere else in the test tree
-B=$1 R=$2
+B=$1 R=$(cat "$(dirname "$0")/plant-into")
 echo "installcheck bindir=$3"
 mkdir -p src/test/regress/results && echo ok > src/test/regress/results/fake.out &&
 	echo "wrote src/test/regress/results/fake.out"
@@ -117,13 +145,16 @@ echo "test fake_installcheck            ... ok           1 ms"
 echo " All 1 tests passed. "
 PLANT
 SRC=$TMP/fakepg-99.1
+echo "$R" > "$SRC/plant-into"   # make check gets no variable of ours
 BD=$TMP/fake.build
 build() { "$P" build --src "$SRC" --prefix "$TMP/fake" --builddir "$BD" --policy none --no-bench --jobs 2; }
 
 ok "the fake PostgreSQL builds" build
 gm=$(sha256sum < "$BD/GNUmakefile")
-PLANT_INTO=$R timeout 300 "$P" regress --builddir "$BD" >regress.out 2>&1
+timeout 300 "$P" regress --builddir "$BD" >regress.out 2>&1
 is "regress: the planted suite fails (exit 1)" "$?" 1
+sed -n 's/^VIEW //p' "$BD/pgopt-regress-core.log" > view-regress.txt
+server_view "regress (make check)" view-regress.txt
 like "regress: its make ran in a test tree of hard links" "$(cat regress.out)" \
 	"test tree $BD/pgopt-check: [0-9]+ hard links"
 like "regress: ... and says where" "$(cat regress.out)" "running as user $SRV_USER.*the suites run in $BD/pgopt-check"
@@ -141,7 +172,7 @@ is "regress: the build tree holds no link the server user planted" "$(find "$BD"
 # user's; the rest of the test tree stays root's (make gets the install's
 # bindir)
 if [ -x "$PGREAL/bin/postgres" ] && [ -x "$PGREAL/bin/initdb" ]; then
-	PLANT_INTO=$R timeout 300 "$P" regress --builddir "$BD" --prefix "$PGREAL" >ic.out 2>&1
+	timeout 300 "$P" regress --builddir "$BD" --prefix "$PGREAL" >ic.out 2>&1
 	is "installcheck: the fake suite passes (exit 0)" "$?" 0
 	like "installcheck: the test tree hands over only src/test/regress" "$(cat ic.out)" \
 		"its directories root's but where the suites write \(src/test/regress: [0-9]+ entries, their directories owned by $SRV_USER\)"
@@ -192,6 +223,7 @@ if [ -x "$PGREAL/bin/postgres" ] && [ -x "$PGREAL/bin/initdb" ]; then
 prev= d=
 for a; do [ "\$prev" = -D ] && d=\$a; prev=\$a; done
 top=\$(dirname "\$d")
+PLANT_TARGET=\$(cat "$FP/plant-target")
 rm -f "\$top/server.log" 2>/dev/null
 ln -s "\$PLANT_TARGET" "\$top/server.log" 2>/dev/null
 for f in prepare.log load.sql out template.tmp; do
@@ -202,7 +234,8 @@ exec "$PGREAL/bin/initdb" "\$@"
 EOF
 	chmod 755 "$FP/bin/initdb"
 	for target in "$R/newfile" "$R/secret"; do
-		PLANT_TARGET=$target heavy timeout 300 "$P" bench --prefix "$FP" -q --set fsync=off -W select1 -c 1 -T 1 \
+		echo "$target" > "$FP/plant-target"
+		heavy timeout 300 "$P" bench --prefix "$FP" -q --set fsync=off -W select1 -c 1 -T 1 \
 			--datadir-template "$TMP/tmpl-${target##*/}" --json "$TMP/b.json" >bench.out 2>&1
 		is "bench, server.log planted as ${target##*/}: runs (exit 0)" "$?" 0
 		unchanged "bench (${target##*/})"
@@ -210,13 +243,26 @@ EOF
 			grep -q 'secret 42' bench.out
 	done
 	is "bench: no cluster directory left" "$(ls -d "$TMP"/pgbuild-* 2>/dev/null)" ""
+
+	# the server and what its superuser runs (COPY ... TO PROGRAM): its
+	# environment, and the descriptors of the backend and the postmaster
+	mkdir -m 700 "$TMP/seen" && chown "$SRV_USER" "$TMP/seen"
+	cat > view.sql <<SQL
+COPY (SELECT 1) TO PROGRAM 'exec >$TMP/seen/view.txt 2>&1; env | sort; for p in \$PPID \$(cut -d" " -f4 /proc/\$PPID/stat); do for f in /proc/\$p/fd/*; do echo "fd \$p \$(readlink \$f)"; done; done';
+SQL
+	heavy timeout 300 "$P" bench --prefix "$PGREAL" -q -W sql -f view.sql -c 1 -t 1 >view.out 2>&1
+	is "bench, a script that shows the server's view: runs (exit 0)" "$?" 0
+	like "... the view shows the postmaster's descriptors" "$(cat "$TMP/seen/view.txt")" \
+		"fd [0-9]+ .*/server.log"
+	server_view "bench (the server)" "$TMP/seen/view.txt"
 	is "bench: the template is the server user's" "$(stat -c %U "$TMP"/tmpl-*/*/ | sort -u)" "$SRV_USER"
 
 	# gate's single-user runs: the base directory stays root's, only its
 	# template/ and out/ are the server user's
 	if command -v valgrind >/dev/null; then
 		# valgrind (as the server user) makes its temporary files in TMPDIR
-		TMPDIR=/tmp PLANT_TARGET=$R/gate heavy timeout 600 "$P" gate --baseline "$FP" --candidate "$FP" --metric instructions \
+		echo "$R/gate" > "$FP/plant-target"
+		TMPDIR=/tmp heavy timeout 600 "$P" gate --baseline "$FP" --candidate "$FP" --metric instructions \
 			--counter callgrind -W select1 --instr-statements 20 --gate 'select1.instructions>=1' \
 			--workdir "$TMP/gw" --json "$TMP/g.json" >gate.out 2>&1
 		is "gate (instructions) with a planting initdb: passes (exit 0)" "$?" 0
@@ -231,7 +277,7 @@ EOF
 		skip "valgrind is not installed: gate's single-user runs not tested" 5
 	fi
 else
-	skip "no PostgreSQL in $PGREAL: the cluster and gate cases need one" 10
+	skip "no PostgreSQL in $PGREAL: the cluster and gate cases need one" 16
 fi
 
 # --- gate --workdir ~ : the caller's directory is never chmodded ---

@@ -407,7 +407,113 @@ static void test_refused_settings(void **state)
 	strvec_clear(&sv);
 }
 
-/* PGOPTIONS, which libpq sends with every connection: its settings too. */
+/* words joined with '|', for comparing a split in one string */
+static char *joined(const struct strvec *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < v->nr; i++)
+		strbuf_addf(&sb, "%s%s", i ? "|" : "", v->v[i]);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* PGOPTIONS split as pg_split_opts splits it: blanks (isspace), a
+ * backslash taking the next character, a last one dropped. */
+static void test_pgoptions_split(void **state)
+{
+	static const struct { const char *in, *words; } t[] = {
+		{ "", "" },
+		{ "   ", "" },
+		{ "-c a=b", "-c|a=b" },
+		{ "  -c\ta=b\n--x=y  ", "-c|a=b|--x=y" },
+		{ "-c\va=b\f-F\r-i", "-c|a=b|-F|-i" },
+		{ "-c a=b\\ c", "-c|a=b c" },
+		{ "-c\\ a=b", "-c a=b" },
+		{ "a\\\\b", "a\\b" },
+		{ "a\\", "a" },
+		{ "\\ ", " " },
+		{ "-c\\\ta=1", "-c\ta=1" },
+		{ "'-c a=b'", "'-c|a=b'" },      /* no quoting */
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct strvec w = STRVEC_INIT;
+		char *got;
+		cli_guc_split_options(t[i].in, &w);
+		got = joined(&w);
+		if (strcmp(got, t[i].words))
+			fail_msg("split \"%s\": got \"%s\", want \"%s\"", t[i].in, got, t[i].words);
+		free(got);
+		strvec_clear(&w);
+	}
+}
+
+/* The switches as process_postgres_switches takes them: every setting
+ * they set, and what the backend could not read. */
+static void test_pgoptions_switches(void **state)
+{
+	static const struct { const char *in; int ret; const char *settings, *why; } t[] = {
+		{ "", 0, "", NULL },
+		{ "-c work_mem=1MB", 0, "work_mem=1MB", NULL },
+		{ "-cwork_mem=1MB", 0, "work_mem=1MB", NULL },
+		{ "--work-mem=1MB", 0, "work_mem=1MB", NULL },
+		{ "--Shared-Preload-Libraries=x", 0, "shared_preload_libraries=x", NULL },
+		{ "--shared_preload_libraries=x", 0, "shared_preload_libraries=x", NULL },
+		/* grouped: a switch without argument, then -c (its argument the
+		 * rest of the word, else the next word) */
+		{ "-Fc shared_preload_libraries=x", 0, "fsync=false|shared_preload_libraries=x", NULL },
+		{ "-Fcshared_preload_libraries=x", 0, "fsync=false|shared_preload_libraries=x", NULL },
+		{ "-iFc a=1", 0, "listen_addresses=*|fsync=false|a=1", NULL },
+		{ "-F-shared-preload-libraries=x", 0, "fsync=false|shared_preload_libraries=x", NULL },
+		{ "-F- shared_preload_libraries=x", 0, "fsync=false|shared_preload_libraries=x", NULL },
+		/* -B takes an argument: "c" is it, and the next word no switch */
+		{ "-Bc shared_preload_libraries=x", -1, "shared_buffers=c",
+		  "\"shared_preload_libraries=x\" is not a switch" },
+		{ "-B 128MB -N 5 -S 4MB -W 1", 0,
+		  "shared_buffers=128MB|max_connections=5|work_mem=4MB|post_auth_delay=1", NULL },
+		{ "-p5999", 0, "port=5999", NULL },
+		{ "-h 0.0.0.0 -k /tmp -l", 0,
+		  "listen_addresses=0.0.0.0|unix_socket_directories=/tmp|ssl=true", NULL },
+		{ "-D /tmp/d", 0, "data_directory=/tmp/d", NULL },
+		{ "-e -O -P -s", 0, "datestyle=euro|allow_system_table_mods=true|"
+		  "ignore_system_indexes=true|log_statement_stats=true", NULL },
+		{ "-d 5 -f s -t pa -C x -n -T -E -j -b -r f -v 3", 0, "", NULL },
+		{ "-c a\\ b=1", 0, "a b=1", NULL },     /* the server says "a b" is none */
+		/* the name " shared_preload_libraries": the server knows none */
+		{ "-c\\ shared_preload_libraries=x", 0, " shared_preload_libraries=x", NULL },
+		{ "-c a=b\\ -c\\ shared_preload_libraries=x", 0, "a=b -c shared_preload_libraries=x", NULL },
+		{ "-c", -1, "", "-c needs an argument" },
+		{ "-c fsync", -1, "", "-c fsync needs a value (NAME=VALUE)" },
+		{ "--fsync", -1, "", "--fsync needs a value (NAME=VALUE)" },
+		{ "-x", -1, "", "-x is not a switch of the server" },
+		{ "fsync=off", -1, "", "\"fsync=off\" is not a switch" },
+		{ "-", -1, "", "\"-\" is not a switch" },
+		{ "-c a=1 --", 0, "a=1", NULL },
+		{ "-- -c a=1", -1, "", "\"-c\" is not a switch" },
+		/* permuted: the switches after a stray word are read too */
+		{ "x -c shared_preload_libraries=y", -1, "shared_preload_libraries=y",
+		  "\"x\" is not a switch" },
+		/* an unknown switch stops the backend: nothing after it is read */
+		{ "-c a=1 -x -c b=2", -1, "a=1", "-x is not a switch of the server" },
+		{ "x -x", -1, "", "\"x\" is not a switch" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct strvec set = STRVEC_INIT;
+		struct strbuf why = STRBUF_INIT;
+		int ret = cli_guc_read_options(t[i].in, &set, &why);
+		char *got = joined(&set);
+		if (ret != t[i].ret || strcmp(got, t[i].settings) ||
+		    strcmp(why.buf, t[i].why ? t[i].why : ""))
+			fail_msg("\"%s\": got %d \"%s\" (%s), want %d \"%s\" (%s)", t[i].in, ret, got,
+				 why.buf, t[i].ret, t[i].settings, t[i].why ? t[i].why : "");
+		free(got);
+		strvec_clear(&set);
+		strbuf_release(&why);
+	}
+}
+
+/* PGOPTIONS, which libpq sends with every connection: its settings too,
+ * read as the backend reads them; what it cannot read is refused. */
 static void test_pgoptions(void **state)
 {
 	static const struct { const char *env; int ret; const char *name; } t[] = {
@@ -416,10 +522,26 @@ static void test_pgoptions(void **state)
 		{ "-c session_preload_libraries=x", -1, "session_preload_libraries" },
 		{ "-csession_preload_libraries=x", -1, "session_preload_libraries" },
 		{ "--Local-Preload-Libraries=x", -1, "local_preload_libraries" },
+		{ "--shared_preload_libraries=x", -1, "shared_preload_libraries" },
+		{ "--shared-preload-libraries=x", -1, "shared_preload_libraries" },
+		{ "-Fc shared_preload_libraries=x", -1, "shared_preload_libraries" },
+		{ "-Fcshared_preload_libraries=x", -1, "shared_preload_libraries" },
+		{ "-F-session_preload_libraries=x", -1, "session_preload_libraries" },
 		{ "-c work_mem=1MB  -c\tdynamic_library_path=/tmp", -1, "dynamic_library_path" },
+		{ "-i", -1, "listen_addresses" },
+		{ "-Fi", -1, "listen_addresses" },
+		{ "-p 5999", -1, "port" },
+		{ "-k /tmp", -1, "unix_socket_directories" },
+		{ "-l", -1, "ssl" },
+		{ "-h *", -1, "listen_addresses" },
+		/* a refused setting is named before what cannot be read */
+		{ "-c shared_preload_libraries=x junk", -1, "shared_preload_libraries" },
+		{ "junk -c shared_preload_libraries=x", -1, "shared_preload_libraries" },
 		{ "-c a\\ b=1 -c jit=off", 0, NULL },  /* "a b": the server refuses it */
-		{ "-c", 0, NULL },
 		{ "-B 100 -F", 0, NULL },
+	};
+	static const char *const unread[] = {
+		"-c", "-Bc shared_preload_libraries=x", "fsync=off", "-x", "-c fsync",
 	};
 	(void)state;
 	error_set_program("pgbuild", 2);
@@ -435,9 +557,77 @@ static void test_pgoptions(void **state)
 		check_outcome(cli_guc_check_env(), t[i].ret, "PGOPTIONS", t[i].env, want);
 		free(want);
 	}
+	for (size_t i = 0; i < sizeof(unread) / sizeof(unread[0]); i++) {
+		assert_int_equal(setenv("PGOPTIONS", unread[i], 1), 0);
+		capture_begin();
+		assert_int_equal(cli_guc_check_env(), -1);
+		assert_non_null(strstr(err_buf, "the server would refuse every connection"));
+		check_outcome(-1, -1, "PGOPTIONS", unread[i], NULL);
+	}
 	assert_int_equal(unsetenv("PGOPTIONS"), 0);
 	capture_begin();
 	check_outcome(cli_guc_check_env(), 0, "", "", NULL);
+}
+
+/* cli_guc_read_conf's settings as "LINE:name=value|..." */
+static int conf_collect(const char *name, const char *value, int line, void *ctx)
+{
+	strvec_pushf(ctx, "%d:%s=%s", line, name, value);
+	return 0;
+}
+
+/* A postgresql.conf tokenized as guc-file.l does: each setting with its
+ * line, and the line the server could not read. */
+static void test_conf_tokenizer(void **state)
+{
+	static const struct { const char *text; size_t len; int ret, line; const char *settings; } t[] = {
+#define T(s) s, sizeof(s) - 1
+		{ T(""), 0, 1, "" },
+		{ T("fsync = off\n"), 0, 2, "1:fsync=off" },
+		{ T("fsync off"), 0, 1, "1:fsync=off" },
+		{ T("\n# c\n  Work_Mem\t=\t'4MB'  # why\n"), 0, 4, "3:work_mem=4MB" },
+		{ T("a = 'it''s'\nb = 'x\\'y'\nc = '\\n\\101\\q'\n"), 0, 4,
+		  "1:a=it's|2:b=x'y|3:c=\n" "Aq" },
+		{ T("x.y = 1.5e3\nz = -0x1fkB\nw = .5\nv = 10ms\n"), 0, 5,
+		  "1:x.y=1.5e3|2:z=-0x1fkB|3:w=.5|4:v=10ms" },
+		{ T("d = /tmp/x\n"), -1, 1, "" },            /* unquoted, not a letter first */
+		{ T("r = 1.5e\n"), -1, 1, "" },             /* 1.5, then e */
+		{ T("h = 0x\n"), 0, 2, "1:h=0x" },           /* 0 and a unit letter */
+		{ T("d = a/b:c-d.e\n"), 0, 2, "1:d=a/b:c-d.e" },
+		{ T("include 'other.conf'\n"), 0, 2, "1:include=other.conf" },
+		{ T("INCLUDE_DIR = 'conf.d'\ninclude_if_exists x\n"), 0, 3,
+		  "1:include_dir=conf.d|2:include_if_exists=x" },
+		{ T("a = 1\nb\n"), -1, 2, "1:a=1" },          /* no value */
+		{ T("a = 1 2\n"), -1, 1, "" },                /* two values */
+		{ T("a = 1; b = 2\n"), -1, 1, "" },
+		{ T("'a' = 1\n"), -1, 1, "" },
+		{ T("a-b = 1\n"), -1, 1, "" },
+		{ T("a = 'open\nb = 1\n"), -1, 1, "" },      /* a quote does not span lines */
+		{ T("a = 'x' \\\nb = 1\n"), -1, 1, "" },      /* no continuation lines */
+		{ T("a = 1\r\nb = 2\r\n"), 0, 3, "1:a=1|2:b=2" },
+		{ T("a = 1\fb = 2\n"), -1, 1, "" },
+		/* a NUL byte anywhere: in a comment, in a quoted value, at the end */
+		{ T("fsync = off # \0\n\nshared_preload_libraries = 'x'\n"), -1, 1, "" },
+		{ T("a = 1\nb = 'x\0'\nshared_preload_libraries = 'x'\n"), -1, 2, "" },
+		{ T("a = 1\n\0"), -1, 2, "" },
+		{ T("a = 'x''"), -1, 1, "" },
+#undef T
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct strvec set = STRVEC_INIT;
+		struct strbuf why = STRBUF_INIT;
+		int line = 0;
+		int ret = cli_guc_read_conf(t[i].text, t[i].len, conf_collect, &set, &line, &why);
+		char *got = joined(&set);
+		if (ret != t[i].ret || strcmp(got, t[i].settings) || (ret < 0 && line != t[i].line) ||
+		    (ret < 0) != (why.len > 0))
+			fail_msg("case %zu \"%s\": got %d line %d \"%s\" (%s), want %d line %d \"%s\"", i,
+				 t[i].text, ret, line, got, why.buf, t[i].ret, t[i].line, t[i].settings);
+		free(got);
+		strvec_clear(&set);
+		strbuf_release(&why);
+	}
 }
 
 /* A file name in a fresh directory; the directory in *dir (malloced). */
@@ -699,7 +889,10 @@ int main(void)
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_refused_settings),
 		cmocka_unit_test(test_settings_file),
+		cmocka_unit_test(test_pgoptions_split),
+		cmocka_unit_test(test_pgoptions_switches),
 		cmocka_unit_test(test_pgoptions),
+		cmocka_unit_test(test_conf_tokenizer),
 		cmocka_unit_test(test_output_paths),
 		cmocka_unit_test(test_choice_and_setting),
 		cmocka_unit_test(test_vocabulary),

@@ -1,11 +1,14 @@
 /*
  * test-cluster-serveruser.c - pgbuild/cluster/serveruser.c: who runs the server side
  * when pgbuild runs as root, handing a tree to that user, and what the
- * kernel lets that user do (as the user, in a child process).  Uses the
+ * kernel lets that user do (as the user, in a child process), and what a
+ * child that runs as that user gets of ours: a fixed environment, no
+ * descriptor but 0-2.  Uses the
  * real user "nobody"; the root-only parts are skipped (visibly) as another
  * user.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -134,11 +137,90 @@ static void test_hand_tree_and_access(void **state)
 	free(f);
 }
 
+/* Which of our variables reach the server user's processes. */
+static void test_env_copied(void **state)
+{
+	static const struct { const char *entry; int copied; } t[] = {
+		{ "LANG=C.UTF-8", 1 }, { "LANGUAGE=de", 1 }, { "LC_ALL=C", 1 },
+		{ "LC_MESSAGES=C", 1 }, { "TZ=UTC", 1 }, { "TMPDIR=/tmp", 1 },
+		{ "PGOPTIONS=-c a=b", 1 }, { "LC_=x", 0 }, { "LC=x", 0 }, { "LANG", 0 },
+		{ "LANGX=1", 0 }, { "PATH=/x", 0 }, { "HOME=/root", 0 }, { "PGHOST=/tmp", 0 },
+		{ "PGPASSWORD=x", 0 }, { "PGTZ=UTC", 0 }, { "LD_PRELOAD=/x.so", 0 },
+		{ "LD_LIBRARY_PATH=/x", 0 }, { "SSH_AUTH_SOCK=/x", 0 }, { "GITHUB_TOKEN=x", 0 },
+		{ "MAKEFLAGS=-j4", 0 }, { "PGBUILD_SERVER_USER=x", 0 }, { "TZDIR=/x", 0 },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (cluster_user_env_copied(t[i].entry) != t[i].copied)
+			fail_msg("%s: copied %d, want %d", t[i].entry, !t[i].copied, t[i].copied);
+}
+
+/*
+ * A child made to run as the user (cluster_user_apply): as root, the fixed
+ * environment and what the caller names, nothing else of ours (a marker
+ * token, LD_PRELOAD, PGHOST), and no descriptor of ours but 0-2.  Not
+ * root: our environment, but still no descriptor.
+ */
+static void test_apply(void **state)
+{
+	struct cluster_user u = CLUSTER_USER_INIT;
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT, want = STRBUF_INIT;
+	int fd = open("/dev/null", O_RDONLY);
+	(void)state;
+	assert_true(fd > 2);
+	assert_int_equal(dup2(fd, 7), 7);
+	setenv("PGOPT_SECRET_TOKEN", "x", 1);
+	setenv("LD_PRELOAD", "", 1);
+	setenv("PGHOST", "/nowhere", 1);
+	setenv("LANG", "C.UTF-8", 1);
+	setenv("LC_NUMERIC", "C", 1);
+	setenv("TZ", "UTC", 1);
+	setenv("PGOPTIONS", "-c work_mem=1MB", 1);
+	unsetenv("LANGUAGE");
+	unsetenv("LC_ALL");
+	unsetenv("TMPDIR");
+	assert_int_equal(cluster_user_get(&u, geteuid() == 0 ? "nobody" : NULL, NULL, &err), 0);
+	strvec_push(&cp.env, "GCOV_PREFIX=/g");         /* named before */
+	cluster_user_apply(&u, &cp);
+	strvec_pushl(&cp.env, "PGHOST=/cluster", "HOME=/h", NULL);   /* and after */
+	strvec_pushl(&cp.args, "sh", "-c", "env | sort; ls /proc/self/fd | sort -n | tr '\\n' ' '",
+		     NULL);
+	cp.dir = "/";
+	assert_int_equal(capture_command(&cp, &out, 1), 0);
+	if (u.switch_user) {
+		/* sh sets PWD (and no other) of its own */
+		strbuf_addf(&want, "GCOV_PREFIX=/g\nHOME=/h\nLANG=C.UTF-8\nLC_NUMERIC=C\n"
+			    "LOGNAME=nobody\nPATH=%s\nPGHOST=/cluster\nPGOPTIONS=-c work_mem=1MB\n"
+			    "PWD=/\nTZ=UTC\nUSER=nobody\n0 1 2 3 ", CLUSTER_USER_PATH);
+		assert_string_equal(out.buf, want.buf);
+	} else {
+		assert_non_null(strstr(out.buf, "PGOPT_SECRET_TOKEN=x\n"));
+		assert_non_null(strstr(out.buf, "\n0 1 2 3 "));
+		assert_null(strstr(out.buf, " 7 "));
+	}
+	child_process_clear(&cp);
+	cluster_user_release(&u);
+	close(7);
+	close(fd);
+	unsetenv("PGOPT_SECRET_TOKEN");
+	unsetenv("LD_PRELOAD");
+	unsetenv("PGHOST");
+	unsetenv("LC_NUMERIC");
+	unsetenv("TZ");
+	unsetenv("PGOPTIONS");
+	strbuf_release(&err);
+	strbuf_release(&out);
+	strbuf_release(&want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_name_and_lookup),
 		cmocka_unit_test(test_hand_tree_and_access),
+		cmocka_unit_test(test_env_copied),
+		cmocka_unit_test(test_apply),
 	};
 	return cmocka_run_group_tests_name("serveruser", tests, NULL, NULL);
 }

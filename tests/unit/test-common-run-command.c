@@ -1,7 +1,8 @@
 /*
  * test-common-run-command.c - child processes
- * (wrapper/common/run-command.c): running and capturing them, and the
- * signals relayed to a child.
+ * (wrapper/common/run-command.c): running and capturing them, the signals
+ * relayed to a child, and a child that gets only the environment it is
+ * given (env_clear) and only descriptors 0-2 (close_fds).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -92,11 +94,84 @@ static void test_signal_relay(void **state)
 	signal(SIGQUIT, SIG_DFL);
 }
 
+/* env_clear: the child's environment is env alone, a later entry for a
+ * name winning and "NAME" removing it; argv[0] looked up on its PATH. */
+static void test_env_clear(void **state)
+{
+	struct child_process cp;
+	struct strbuf out = STRBUF_INIT;
+	(void)state;
+	assert_int_equal(setenv("PGOPT_SECRET_TOKEN", "x", 1), 0);
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "env", NULL);
+	strvec_pushl(&cp.env, "PATH=/usr/bin:/bin", "A=1", "B=2", "A=3", "C=4", "C", "D=", NULL);
+	cp.env_clear = 1;
+	assert_int_equal(capture_command(&cp, &out, 0), 0);
+	assert_string_equal(out.buf, "PATH=/usr/bin:/bin\nB=2\nA=3\nD=\n");
+	child_process_clear(&cp);
+
+	/* nothing at all: not even a PATH to find env on */
+	child_process_init(&cp);
+	strbuf_reset(&out);
+	strvec_pushl(&cp.args, "/usr/bin/env", NULL);
+	cp.env_clear = 1;
+	assert_int_equal(capture_command(&cp, &out, 0), 0);
+	assert_string_equal(out.buf, "");
+	child_process_clear(&cp);
+
+	/* without it: ours plus env, as always */
+	child_process_init(&cp);
+	strbuf_reset(&out);
+	strvec_pushl(&cp.args, "sh", "-c", "echo $PGOPT_SECRET_TOKEN$A", NULL);
+	strvec_push(&cp.env, "A=1");
+	assert_int_equal(capture_command(&cp, &out, 0), 0);
+	assert_string_equal(out.buf, "x1\n");
+	child_process_clear(&cp);
+	unsetenv("PGOPT_SECRET_TOKEN");
+	strbuf_release(&out);
+}
+
+/* close_fds: a descriptor of ours without close-on-exec does not reach
+ * the child; in/out/err do, whatever their number was. */
+static void test_close_fds(void **state)
+{
+	struct child_process cp;
+	struct strbuf out = STRBUF_INIT;
+	int fd = open("/dev/null", O_RDONLY), hi;
+	int p[2];
+	(void)state;
+	assert_true(fd > 2);
+	hi = dup2(fd, 77);
+	assert_int_equal(hi, 77);
+	assert_int_equal(pipe(p), 0);      /* no O_CLOEXEC either */
+	for (int closing = 0; closing < 2; closing++) {
+		child_process_init(&cp);
+		strbuf_reset(&out);
+		strvec_pushl(&cp.args, "sh", "-c", "ls /proc/self/fd | sort -n | tr '\\n' ' '", NULL);
+		cp.close_fds = closing;
+		cp.in = p[0];
+		assert_int_equal(capture_command(&cp, &out, 1), 0);
+		/* ls opens the directory itself: one more, 3 */
+		if (closing)
+			assert_string_equal(out.buf, "0 1 2 3 ");
+		else
+			assert_non_null(strstr(out.buf, " 77 "));
+		child_process_clear(&cp);
+	}
+	close(p[0]);
+	close(p[1]);
+	close(hi);
+	close(fd);
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_command),
 		cmocka_unit_test(test_signal_relay),
+		cmocka_unit_test(test_env_clear),
+		cmocka_unit_test(test_close_fds),
 	};
 	return cmocka_run_group_tests_name("common-run-command", tests, NULL, NULL);
 }

@@ -7,8 +7,8 @@
  * out of, a tree another user can write (a cluster's data directory, a
  * template the server user owns) must run as that user (safefs.h: root
  * never works by path in such a tree), so those callers push the command
- * line into a child_process, set its user (cluster_user_apply, or cp->uid,
- * cp->gid, cp->switch_user) and run it themselves.  copytree_run is for
+ * line into a child_process, set its user (pgbuild: cluster_user_apply,
+ * which also sets what the child gets of ours) and run it themselves.  copytree_run is for
  * copies between trees of the caller's own.
  */
 #ifndef PGOPT_COPYTREE_H

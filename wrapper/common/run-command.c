@@ -2,6 +2,7 @@
  * run-command.c - start, wait for and capture child processes without a
  * shell; see run-command.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -17,6 +19,8 @@
 #include "wrapper/common/error.h"
 #include "wrapper/common/run-command.h"
 #include "wrapper/common/xalloc.h"
+
+extern char **environ;
 
 void child_process_init(struct child_process *cp)
 {
@@ -91,8 +95,62 @@ static void child_fd(int want, int nullify, int pipe_end, int target)
 	}
 }
 
+/*
+ * env_clear's environment: env's "NAME=value" entries, a later one for a
+ * name replacing an earlier one, a "NAME" removing it.  Built before the
+ * fork, so the child only points environ at it.
+ */
+static void clear_env(const struct strvec *env, struct strvec *out)
+{
+	for (size_t i = 0; i < env->nr; i++) {
+		const char *e = env->v[i];
+		size_t n = strcspn(e, "=");
+		for (size_t j = 0; j < out->nr; j++)
+			if (!strncmp(out->v[j], e, n) && out->v[j][n] == '=') {
+				strvec_remove(out, j);
+				break;
+			}
+		if (e[n] == '=')
+			strvec_push(out, e);
+	}
+}
+
+/*
+ * In the child: every descriptor from 3 up closed at exec.  Marked
+ * close-on-exec rather than closed, so the pipe that reports a failed exec
+ * stays open until the exec.  Without close_range (Linux < 5.11): each
+ * descriptor /proc/self/fd lists, else every number below the limit.
+ */
+static void child_close_fds(void)
+{
+	DIR *d;
+	struct dirent *de;
+	struct rlimit rl;
+
+#ifdef CLOSE_RANGE_CLOEXEC
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return;
+#endif
+	d = opendir("/proc/self/fd");
+	if (d) {
+		while ((de = readdir(d))) {
+			int fd = atoi(de->d_name);
+			if (fd > 2 && fd != dirfd(d))
+				fcntl(fd, F_SETFD, FD_CLOEXEC);
+		}
+		closedir(d);
+		return;
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > 1 << 20)
+		rl.rlim_cur = 1 << 20;
+	for (int fd = 3; fd < (int)rl.rlim_cur; fd++)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
 int start_command(struct child_process *cp)
 {
+	struct strvec envp = STRVEC_INIT;
 	int pin[2] = { -1, -1 }, pout[2] = { -1, -1 }, perr[2] = { -1, -1 };
 	int pexec[2];
 	int e;
@@ -100,6 +158,10 @@ int start_command(struct child_process *cp)
 
 	if (!cp->args.nr)
 		BUG("start_command without argv");
+	if (cp->switch_user && !cp->env_clear)
+		BUG("start_command: %s switches users with our environment", cp->args.v[0]);
+	if (cp->env_clear)
+		clear_env(&cp->env, &envp);
 	if (cp->in == -1 && pipe(pin) < 0)
 		return error("cannot create pipe: %s", strerror(errno));
 	if (cp->out == -1 && pipe(pout) < 0)
@@ -116,6 +178,7 @@ int start_command(struct child_process *cp)
 		e = errno;
 		close(pexec[0]);
 		close(pexec[1]);
+		strvec_clear(&envp);
 		return error("cannot fork %s: %s", cp->args.v[0], strerror(e));
 	}
 	if (cp->pid == 0) {
@@ -140,7 +203,11 @@ int start_command(struct child_process *cp)
 		if (pin[0] >= 0) { close(pin[0]); close(pin[1]); }
 		if (pout[0] >= 0) { close(pout[0]); close(pout[1]); }
 		if (perr[0] >= 0) { close(perr[0]); close(perr[1]); }
-		for (size_t i = 0; i < cp->env.nr; i++) {
+		if (cp->close_fds || cp->switch_user)
+			child_close_fds();
+		if (cp->env_clear)
+			environ = envp.v;
+		for (size_t i = 0; !cp->env_clear && i < cp->env.nr; i++) {
 			char *eq = strchr(cp->env.v[i], '=');
 			if (eq) {
 				*eq = '\0';
@@ -164,6 +231,7 @@ fail:
 		_exit(127);
 	}
 	close(pexec[1]);
+	strvec_clear(&envp);
 	if (cp->pid_watch)
 		*cp->pid_watch = cp->pid;
 	cp->exec_errno = 0;

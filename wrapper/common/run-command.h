@@ -17,6 +17,17 @@
  * fd in the child (the child dups it; the caller keeps ownership).
  * no_stdin/no_stdout/no_stderr redirect to /dev/null.
  *
+ * Environment: the child gets ours with env applied ("NAME=value" set,
+ * "NAME" unset), or with env_clear, env alone (built before the fork;
+ * argv[0] is then looked up on env's PATH).  Descriptors: with close_fds,
+ * every descriptor above 2 is closed at exec, after in/out/err are set up
+ * (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC), else each open one in
+ * /proc/self/fd marked close-on-exec), so the child holds 0-2 and nothing
+ * else of ours.  A child that switches users (switch_user) always gets
+ * close_fds, and must have env_clear (a BUG otherwise): what it may see of
+ * ours is decided by whoever sets the user (pgbuild: cluster_user_apply in
+ * serveruser.h, which lists it).
+ *
  * Results (finish_command, run_command): the child's exit code; 128+N when
  * killed by signal N (reported like a shell does); 127 when it could not be
  * executed (the errno is in exec_errno); -1 when fork/wait failed.
@@ -37,7 +48,9 @@ struct child_process {
 	unsigned new_pgroup : 1; /* setpgid(0,0) in the child */
 	uid_t uid;            /* when switch_user: run as this uid/gid */
 	gid_t gid;
-	unsigned switch_user : 1;
+	unsigned switch_user : 1; /* implies close_fds; needs env_clear */
+	unsigned env_clear : 1;  /* the child's environment is env alone */
+	unsigned close_fds : 1;  /* only 0-2 stay open across the exec */
 	pid_t pid;            /* set by start_command */
 	int exec_errno;       /* errno of a failed exec, else 0 */
 	volatile pid_t *pid_watch; /* or NULL: holds pid from the fork until
@@ -45,7 +58,7 @@ struct child_process {
 				    * signal handler that must stop it) */
 };
 
-#define CHILD_PROCESS_INIT { STRVEC_INIT, STRVEC_INIT, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL }
+#define CHILD_PROCESS_INIT { STRVEC_INIT, STRVEC_INIT, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL }
 
 void child_process_init(struct child_process *cp);
 void child_process_clear(struct child_process *cp);
