@@ -15,6 +15,7 @@
 #include "wrapper/common/safefs.h"
 #include "wrapper/common/textfile.h"
 #include "wrapper/common/xalloc.h"
+#include "wrapper/policy/bundle-policy.h"
 #include "wrapper/policy/policy.h"
 
 #define STAMP_DIR "bundle-verified"
@@ -24,8 +25,9 @@
 static char *stamp_key(const struct bundle_verified *bv)
 {
 	const struct stat *m = &bv->manifest_st;
-	return xasprintf(STAMP_HEAD " %llu %llu %lld %lld.%09ld %lld.%09ld", (unsigned long long)m->st_dev,
-			 (unsigned long long)m->st_ino, (long long)m->st_size,
+	return xasprintf(STAMP_HEAD " %llu %llu %lld %lld.%09ld %lld.%09ld",
+			 (unsigned long long)m->st_dev, (unsigned long long)m->st_ino,
+			 (long long)m->st_size,
 			 (long long)m->st_mtim.tv_sec, m->st_mtim.tv_nsec,
 			 (long long)m->st_ctim.tv_sec, m->st_ctim.tv_nsec);
 }
@@ -130,30 +132,6 @@ static int recheck_text(const struct bundle_verified *bv, struct strbuf *err)
  * command per process. */
 static struct bundle_verified trusted = BUNDLE_VERIFIED_INIT;
 
-/* The bundle's policy: its hot and cold lists must be its files. */
-static int check_policy(const struct bundle_verified *bv, struct strbuf *err)
-{
-	struct strbuf text = STRBUF_INIT, e = STRBUF_INIT;
-	char *path = xasprintf("%s/%s", bv->dir, BUNDLE_POLICY_NAME);
-	struct policy p;
-	int r = bundle_verified_read(bv, BUNDLE_POLICY_NAME, &text, err);
-
-	if (r > 0) {
-		if (policy_parse_flags(&p, path, text.buf, text.len, POLICY_UNCHECKED, &e) < 0) {
-			strbuf_addf(err, "the bundle's policy: %s", e.buf);
-			r = -1;
-		} else if (bundle_verified_list_ok(bv, "hot", p.hot, err) < 0 ||
-			   bundle_verified_list_ok(bv, "cold", p.cold, err) < 0) {
-			r = -1;
-		}
-		policy_release(&p);
-	}
-	strbuf_release(&text);
-	strbuf_release(&e);
-	free(path);
-	return r < 0 ? -1 : 0;
-}
-
 /* See bundle.h. */
 int bundle_trust(const char *dir, const char *logdir, struct strbuf *err)
 {
@@ -179,7 +157,7 @@ int bundle_trust(const char *dir, const char *logdir, struct strbuf *err)
 	if (sfd >= 0)
 		close(sfd);
 	if (rc == 0)
-		rc = check_policy(bv, err);
+		rc = policy_bundle_check(bv, err);
 	if (rc < 0)
 		bundle_verified_release(bv);
 	return rc;

@@ -9,7 +9,7 @@
 
 #include "pgbuild/bundle/bundle.h"
 #include "pgbuild/pgbuild.h"
-#include "wrapper/policy/policy.h"
+#include "wrapper/policy/bundle-policy.h"
 
 /* A path the manifest gives besides its file list (what: its key, for
  * the message) must be one of its files.  0, or -1 after the error. */
@@ -27,31 +27,6 @@ static int names_member(const struct bundle_verified *bv, const char *what,
 		     BUNDLE_MANIFEST_NAME, what);
 }
 
-/* The bundle's policy: its hot and cold lists must be its files (the
- * build reads them). */
-static int policy_lists(const struct bundle_verified *bv)
-{
-	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
-	char *path = xasprintf("%s/%s", bv->dir, BUNDLE_POLICY_NAME);
-	struct policy p;
-	int r = bundle_verified_read(bv, BUNDLE_POLICY_NAME, &text, &err);
-
-	if (r > 0) {
-		if (policy_parse_flags(&p, path, text.buf, text.len, POLICY_UNCHECKED, &err) < 0)
-			r = -1;
-		else if (bundle_verified_list_ok(bv, "hot", p.hot, &err) < 0 ||
-			 bundle_verified_list_ok(bv, "cold", p.cold, &err) < 0)
-			r = -1;
-		policy_release(&p);
-	}
-	if (r < 0)
-		error("%s", err.buf);
-	strbuf_release(&text);
-	strbuf_release(&err);
-	free(path);
-	return r < 0 ? -1 : 0;
-}
-
 /* See bundle.h. */
 int bundle_open_files(const char *dir, struct bundle_verified *bv)
 {
@@ -64,7 +39,6 @@ int bundle_open_files(const char *dir, struct bundle_verified *bv)
 		strbuf_release(&err);
 		return -1;
 	}
-	strbuf_release(&err);
 	rc = names_member(bv, "policy", json_get(bv->manifest, "policy"));
 	if (rc == 0)
 		rc = names_member(bv, "bolt.profile",
@@ -72,8 +46,9 @@ int bundle_open_files(const char *dir, struct bundle_verified *bv)
 	units = json_get(json_get(bv->manifest, "pgo"), "units");
 	for (size_t i = 0; rc == 0 && i < json_len(units); i++)
 		rc = names_member(bv, "pgo.units[].profile", json_get(json_at(units, i), "profile"));
-	if (rc == 0)
-		rc = policy_lists(bv);
+	if (rc == 0 && policy_bundle_check(bv, &err) < 0)
+		rc = error("%s", err.buf);
+	strbuf_release(&err);
 	if (rc < 0)
 		bundle_verified_release(bv);
 	return rc;

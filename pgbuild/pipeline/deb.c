@@ -20,6 +20,7 @@
 #include "wrapper/common/bundle-verify.h"
 #include "wrapper/common/copytree.h"
 #include "wrapper/common/sha256.h"
+#include "wrapper/policy/bundle-policy.h"
 #include "wrapper/policy/policy.h"
 
 enum { DS_SOURCE, DS_BUILD, DS_VERIFY, DS_REGRESS, DS_GATE, DS_REPORT, DS_NR };
@@ -381,8 +382,9 @@ static int prepare(struct deb *d)
 		struct bundle_verified bv = BUNDLE_VERIFIED_INIT;
 		struct strbuf err = STRBUF_INIT;
 		d->bundle = path_absolute(o->bundle);
-		if (bundle_verify(d->bundle, &bv, &err) < 0) {
+		if (bundle_verify(d->bundle, &bv, &err) < 0 || policy_bundle_check(&bv, &err) < 0) {
 			error("--bundle %s: %s", d->bundle, err.buf);
+			bundle_verified_release(&bv);
 			strbuf_release(&err);
 			free(psha);
 			return -1;

@@ -18,7 +18,8 @@
 # before anything is copied: no .gcda beside the object, the root-only
 # bytes nowhere in the build tree or its log), by `bundle check`, `bundle
 # bolt` (the binary untouched), `bundle show`, and by the option checks of
-# `build --bundle` and `tune --bundle`.  The untouched bundle still works,
+# `build --bundle` and `tune --bundle`, and by the Debian fragment before
+# configure (examples/pgoptcc-deb.mk).  The untouched bundle still works,
 # its verification stamp lets later compiles skip the whole check, and a
 # profile changed after the stamp is still refused by the compile that
 # reads it.  `bundle bolt` without --log writes BOLT's log in a new private
@@ -193,6 +194,15 @@ like "a bundle's policy that loads a plugin: the compile is refused (exit 101)" 
 		PGOPT_POLICY="$TMP/hostile/policy-plugin/pgopt.policy" PGOPT_BUNDLE="$TMP/hostile/policy-plugin" \
 		"$PGOPTCC" -O2 -c hot.c -o hot.o)" '-fplugin=.*exit 101$'
 is "... nothing compiled" "$(ls "$A/src" | tr '\n' ' ')" "hot.c main.c "
+
+# the Debian fragment checks the bundle before configure (its first compile)
+mkdir -p "$TMP/masq" && ln -sf "$PGOPTCC" "$TMP/masq/gcc"
+frag() { make -s -f "$TOP/examples/pgoptcc-deb.mk" PGOPT_MASQ="$TMP/masq" PGOPT_PGBUILD="$PGB" \
+	PGOPT_LOGDIR="$TMP/fraglog" "$@" execute_before_dh_auto_configure; }
+like "examples/pgoptcc-deb.mk: a refused bundle fails before configure, naming the file" \
+	"$(oneline frag PGOPT_BUNDLE="$TMP/hostile/link-dir")" 'hostile/link-dir/gcda is a symbolic link.*exit 2$'
+like "... an untouched one passes, saying what it holds" "$(oneline frag PGOPT_BUNDLE="$TMP/B")" \
+	'PGO: 2 units, .* exit 0$'
 
 # ---- the untouched bundle works; the stamp; a change after the stamp
 G=$TMP/good && project "$G"

@@ -503,6 +503,17 @@ static void test_verify_refusals(void **state)
 	assert_int_equal(system(q), 0);
 	free(q);
 	refused("pgopt-bundle.json is a symbolic link: a bundle's manifest is a regular file");
+	/* ... or a hard link */
+	make_bundle(good);
+	q = xasprintf("%s/manifest-name", top);
+	unlink(q);
+	free(p);
+	p = at(BUNDLE_MANIFEST_NAME);
+	assert_int_equal(link(p, q), 0);
+	refused("pgopt-bundle.json has 2 names (a hard link");
+	free(q);
+	free(p);
+	p = at("gcda/src/a.gcda");
 	/* paths outside the bundle, malformed entries */
 	static const struct {
 		const char *extra, *want;

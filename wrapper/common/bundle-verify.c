@@ -145,7 +145,8 @@ int bundle_verified_open(const char *dir, struct bundle_verified *bv, struct str
 	bv->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (bv->dirfd < 0 || fstat(bv->dirfd, &bv->dir_st) < 0) {
 		e = errno;
-		strbuf_addf(err, "cannot open the bundle %s: %s", dir, strerror(e));
+		strbuf_addf(err, "%s is no profile bundle: %s (expected a directory pgbuild bundle "
+			    "create wrote)", dir, strerror(e));
 		goto fail;
 	}
 	if (fstatat(bv->dirfd, BUNDLE_MANIFEST_NAME, &bv->manifest_st, AT_SYMLINK_NOFOLLOW) < 0) {
@@ -181,6 +182,11 @@ static int read_manifest(struct bundle_verified *bv, struct strbuf *err)
 			       &bv->manifest_st, &e);
 	if (fd < 0 || sfs_read_fd(fd, name, SFS_IN_MANIFEST, &text, &e) < 0) {
 		strbuf_addf(err, "%s is no profile bundle: %s", bv->dir, e.buf);
+		goto out;
+	}
+	if (bv->manifest_st.st_nlink > 1) {
+		strbuf_addf(err, "%s has %lu names (a hard link: a bundle's files have one)", name,
+			    (unsigned long)bv->manifest_st.st_nlink);
 		goto out;
 	}
 	sha256_init(&c);

@@ -27,10 +27,11 @@
  * checked, even when the bundle's owner changes a file afterwards.
  *
  * The bundle's policy may name hot and cold lists, which the build reads:
- * they must be files of the bundle too (bundle_verified_list_ok; the
- * policy is parsed by its own module, wrapper/policy, which this layer
- * does not include).  What the manifest's other members mean (the PGO
- * units, the BOLT profile) is the business of pgbuild/bundle/bundle.h.
+ * they must be files of the bundle too (bundle_verified_list_ok, called by
+ * policy_bundle_check in wrapper/policy/bundle-policy.h: the policy is
+ * parsed by its own module, which this layer does not include).  What
+ * the manifest's other members mean (the PGO units, the BOLT profile) is
+ * the business of pgbuild/bundle/bundle.h.
  */
 #ifndef PGOPT_BUNDLE_VERIFY_H
 #define PGOPT_BUNDLE_VERIFY_H
