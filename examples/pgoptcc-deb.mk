@@ -29,6 +29,15 @@
 # PGOPT_BOLT_BINARIES (shell globs, default Debian's postgres) with the
 # bundle's BOLT profile, or fails the build when less than that share of
 # its samples applies.  pgbuild is PGOPT_PGBUILD (default pgbuild on PATH).
+#
+# A bundle is a stranger's: it may change optimization decisions and
+# layout, nothing else.  It is checked whole against its manifest at every
+# use, before anything of it is copied: first by `pgbuild bundle show`
+# before configure (so a bundle with a link, a FIFO, a file its manifest
+# does not list or whose sha256 differs, or a path outside it fails the
+# package build there, naming the file), then by pgoptcc in every compile
+# and link (exit 100), by bundle check and by bundle bolt (pgbuild(1),
+# "pgbuild bundle").
 
 PGOPT_MASQ ?= /usr/local/lib/pgoptcc/masq
 ifeq ($(wildcard $(PGOPT_MASQ)/gcc),)
@@ -72,6 +81,11 @@ execute_after_dh_strip:
 ifneq ($(PGOPT_BUNDLE),)
 PGOPT_MIN_APPLIES ?= 90
 PGOPT_BOLT_BINARIES ?= debian/tmp/usr/lib/postgresql/*/bin/postgres
+
+# the bundle against its manifest before the first compile (configure's
+# probes are compiles: a refused bundle is one clear error here)
+execute_before_dh_auto_configure:
+	$(PGOPT_PGBUILD) bundle show $(PGOPT_BUNDLE)
 
 # GCC refused the profile of every function whose control flow changed
 # since the training: the build must still have used enough of it

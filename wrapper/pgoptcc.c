@@ -144,21 +144,29 @@ static int load_policy(struct invocation *inv)
 }
 
 /*
- * The bundle setting: when the bundle holds a profile of this unit's
- * object, the compile gets the profile-use flags (bundle.h); the file is
- * put beside the object just before the compiler runs.
+ * The bundle setting: when the bundle (checked by trust_bundle) holds a
+ * profile of this unit's object, the compile gets the profile-use flags
+ * (bundle.h); the file, read and hashed here, is put beside the object
+ * just before the compiler runs.
  */
 static void apply_bundle(struct invocation *inv)
 {
 	const char *dir = invocation_setting(inv, SETTING_BUNDLE);
 	struct strvec flags = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
 	char *out;
+	int r;
 
 	if (!dir || inv->cls.kind != KIND_COMPILE || inv->cls.mode_S)
 		return;
 	out = compilelog_output(inv);
-	inv->have_bundle = out && bundle_lookup(dir, inv->tu, out, &inv->bundle);
+	r = out ? bundle_lookup(inv->tu, out, &inv->bundle, &err) : 0;
 	free(out);
+	if (r < 0)
+		die(PGOPT_EXIT_USAGE, "%s=%s: refused: %s", pgoptcc_setting_source(inv, SETTING_BUNDLE),
+		    dir, err.buf);
+	strbuf_release(&err);
+	inv->have_bundle = r > 0;
 	if (!inv->have_bundle)
 		return;
 	strvec_split(&flags, POLICY_PROFILE_USE);
@@ -170,13 +178,30 @@ static void apply_bundle(struct invocation *inv)
 	strvec_clear(&flags);
 }
 
-/* A bundle must be one (its manifest there), and goes with a policy and
- * without the profile mode; exits otherwise. */
+/*
+ * A bundle is checked against its manifest before anything of it is read
+ * (its policy may be PGOPT_POLICY): a refused one fails the command, exit
+ * 100, naming the bundle's file (bundle.h).
+ */
+static void trust_bundle(const struct invocation *inv)
+{
+	const char *dir = invocation_setting(inv, SETTING_BUNDLE);
+	struct strbuf err = STRBUF_INIT;
+
+	if (!dir)
+		return;
+	if (bundle_trust(dir, invocation_setting(inv, SETTING_LOGDIR), &err) < 0)
+		die(PGOPT_EXIT_USAGE, "%s=%s: refused: %s", pgoptcc_setting_source(inv, SETTING_BUNDLE),
+		    dir, err.buf);
+	strbuf_release(&err);
+}
+
+/* A bundle goes with a policy and without the profile mode; exits
+ * otherwise. */
 static void check_bundle(const struct invocation *inv)
 {
 	const char *dir = invocation_setting(inv, SETTING_BUNDLE);
-	char *src, *manifest;
-	struct stat st;
+	char *src;
 
 	if (!dir)
 		return;
@@ -185,20 +210,10 @@ static void check_bundle(const struct invocation *inv)
 		die(PGOPT_EXIT_USAGE,
 		    "%s=%s: expected either a bundle or the profile mode (PGOPT_PROFILE=%s), not both",
 		    src, dir, invocation_setting(inv, SETTING_PROFILE));
-	manifest = xasprintf("%s/%s", dir, POLICY_BUNDLE_MANIFEST);
-	if (stat(manifest, &st) < 0)
-		die(PGOPT_EXIT_USAGE,
-		    "%s=%s: not a profile bundle (%s: %s); expected a directory that pgbuild bundle create wrote",
-		    src, dir, manifest, strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		die(PGOPT_EXIT_USAGE,
-		    "%s=%s: not a profile bundle (%s is not a regular file); expected a directory that pgbuild bundle create wrote",
-		    src, dir, manifest);
 	if (!inv->have_policy)
 		die(PGOPT_EXIT_USAGE,
 		    "%s=%s: expected a policy too (PGOPT_POLICY): the profile flags are added to a policy's",
 		    src, dir);
-	free(manifest);
 	free(src);
 }
 
@@ -581,6 +596,7 @@ static void open_log(struct invocation *inv, struct compilelog *log)
 static void decide(struct invocation *inv)
 {
 	if (inv->cls.kind != KIND_PASSTHROUGH && !inv->failsafe_error) {
+		trust_bundle(inv);
 		inv->have_policy = load_policy(inv);
 		/* the profile flags go with a policy's record, never alone */
 		if (!inv->have_policy && invocation_setting(inv, SETTING_PROFILE) && !inv->failsafe_error) {

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 const char *build_source_cache_dir(void)
 {
 	static char *dir;
+	const struct passwd *pw;
 	const char *e;
 
 	if (dir)
@@ -31,8 +33,13 @@ const char *build_source_cache_dir(void)
 		dir = xstrdup("/var/cache/pgoptcc");
 	else if ((e = getenv("XDG_CACHE_HOME")) && *e)
 		dir = xasprintf("%s/pgoptcc", e);
-	else
-		dir = xasprintf("%s/.cache/pgoptcc", getenv("HOME") ? getenv("HOME") : "/tmp");
+	else if ((e = getenv("HOME")) && *e)
+		dir = xasprintf("%s/.cache/pgoptcc", e);
+	else if ((pw = getpwuid(geteuid())) && pw->pw_dir && *pw->pw_dir)
+		dir = xasprintf("%s/.cache/pgoptcc", pw->pw_dir);
+	else   /* never a name in /tmp another user could make first */
+		die(PGBUILD_EXIT_ERROR, "no cache directory: HOME is not set and uid %ld has no home "
+		    "directory (set PGOPT_CACHE_DIR)", (long)geteuid());
 	if (mkdir_p(dir) < 0)
 		die(PGBUILD_EXIT_ERROR, "no usable cache directory (set PGOPT_CACHE_DIR)");
 	return dir;

@@ -18,6 +18,14 @@
  *     file of the binary's records (LOGDIR/records/.build-id/...) is
  *     rewritten under the new build-id, with the new build-id note
  *     (objcopy), which inspect and verify check.
+ *
+ * The bundle is checked whole first (bundle_open_files); llvm-bolt then
+ * reads a copy of its profile's checked bytes (bundle_verified_read) in a
+ * new private directory, TMPDIR/pgbuild-bundle-bolt-XXXXXX (mkdtemp: 0700,
+ * the caller's), never the bundle's file by its name.  BOLT's log goes to
+ * LOGDIR/bolt-BINARY.log with --log, else into that directory, which is
+ * then kept for it; the build-id note objcopy extracts goes there too.
+ * Nothing is opened by a predictable name in a shared directory.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +39,6 @@
 #include "pgbuild/bundle/bundle.h"
 #include "pgbuild/elf/elfrec.h"
 #include "pgbuild/pgbuild.h"
-#include "wrapper/policy/policy.h"
 
 /* The binary's build-id and DWARF version (elfrec). */
 static int binary_facts(const char *path, char id[129], int *dwarf)
@@ -76,10 +83,10 @@ static int objcopy(struct strvec *args)
 
 /* The side file of the old build-id, rewritten for the new one. */
 static int move_side(const char *log, const char *binary, const char *old_id, const char *new_id,
-		     int quiet)
+		     const char *private_dir, int quiet)
 {
 	char *from = side_path(log, old_id), *to = side_path(log, new_id);
-	char *note = xasprintf("%s.note-%ld", to, (long)getpid()), *dir = xstrdup(to);
+	char *note = xasprintf("%s/build-id.note", private_dir), *dir = xstrdup(to);
 	struct strvec a = STRVEC_INIT;
 	int rc = 0;
 
@@ -120,17 +127,62 @@ static double stale_percent(const struct bolt_stats *st)
 	return st->stale_functions > 0 ? 100.0 : 0.0;
 }
 
+/* A new private directory for the profile's copy and the log: mkdtemp
+ * in TMPDIR; its path, or NULL after the error. */
+static char *private_dir(void)
+{
+	const char *t = getenv("TMPDIR");
+	char *dir = xasprintf("%s/pgbuild-bundle-bolt-XXXXXX", t && *t ? t : "/tmp");
+
+	if (!mkdtemp(dir)) {
+		error("cannot make a temporary directory %s: %s (set TMPDIR)", dir, strerror(errno));
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+/* The bundle's BOLT profile (rel), checked as read, into dir/profile.fdata
+ * (a new file); its path, or NULL after the error. */
+static char *copy_profile(const struct bundle_verified *bv, const char *rel, const char *dir)
+{
+	struct strbuf data = STRBUF_INIT, err = STRBUF_INIT;
+	char *path = NULL;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), fd = -1;
+
+	if (dfd < 0)
+		error("cannot open %s: %s", dir, strerror(errno));
+	else if (bundle_verified_read(bv, rel, &data, &err) <= 0)
+		error("%s", err.len ? err.buf : "the bundle's BOLT profile is not one of its files");
+	else if ((fd = sfs_create(dfd, "profile.fdata", O_WRONLY, 0600, &err)) < 0)
+		error("%s/profile.fdata: %s", dir, err.buf);
+	else if (write_all(fd, data.buf, data.len) < 0)
+		error("cannot write %s/profile.fdata: %s", dir, strerror(errno));
+	else
+		path = xasprintf("%s/profile.fdata", dir);
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	strbuf_release(&data);
+	strbuf_release(&err);
+	return path;
+}
+
 /* See bundle.h. */
 int bundle_bolt(const struct bundle_bolt_opts *o)
 {
-	struct json_value *m = bundle_open(o->dir);
+	struct bundle_verified bv = BUNDLE_VERIFIED_INIT;
+	const struct json_value *m = NULL;
 	struct bolt_opts bo;
 	struct bolt_run b;
 	struct bolt_stats st;
 	struct strbuf why = STRBUF_INIT, text = STRBUF_INIT;
 	struct strvec args = STRVEC_INIT;
 	char old_id[129] = "", new_id[129] = "", *tmp = NULL, *logfile = NULL, *profile = NULL;
-	int dwarf, ready, rc = PGBUILD_EXIT_ERROR;
+	char *pdir = NULL;
+	const char *prel;
+	int dwarf, ready, keep_pdir = 0, rc = PGBUILD_EXIT_ERROR;
 	double applies;
 	struct stat sb;
 
@@ -138,17 +190,18 @@ int bundle_bolt(const struct bundle_bolt_opts *o)
 	memset(&b, 0, sizeof(b));
 	bo.bolt_dir = o->bolt_dir;
 	b.o = &bo;
-	if (!m)
+	/* the whole bundle, before anything of it is used */
+	if (bundle_open_files(o->dir, &bv) < 0)
 		goto out;
-	if (!json_get_str(json_get(m, "bolt"), "profile")) {
+	m = bv.manifest;
+	if (!(prel = json_get_str(json_get(m, "bolt"), "profile"))) {
 		error("%s has no BOLT profile (made without --bolt)", o->dir);
 		goto out;
 	}
-	profile = xasprintf("%s/%s", o->dir, json_get_str(json_get(m, "bolt"), "profile"));
 	/* the flags the measured rewrite used; a bundle's are checked like --bolt-flags */
 	bo.flags = json_get_str(json_get(m, "bolt"), "optimize_flags");
 	if (bo.flags) {
-		char *what = xasprintf("%s/%s: bolt.optimize_flags", o->dir, POLICY_BUNDLE_MANIFEST);
+		char *what = xasprintf("%s/%s: bolt.optimize_flags", o->dir, BUNDLE_MANIFEST_NAME);
 		int bad = bolt_check_flags(what, bo.flags);
 		free(what);
 		if (bad < 0)
@@ -177,13 +230,14 @@ int bundle_bolt(const struct bundle_bolt_opts *o)
 	}
 	if (bolt_prepare_tools(&b) < 0)
 		goto out;
+	if (!(pdir = private_dir()) || !(profile = copy_profile(&bv, prel, pdir)))
+		goto out;
 	tmp = xasprintf("%s.pgopt-bolt-%ld", o->binary, (long)getpid());
 	{
 		/* never beside the binary: in a package's tree it would ship */
 		const char *base = strrchr(o->binary, '/') ? strrchr(o->binary, '/') + 1 : o->binary;
-		const char *td = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-		logfile = o->log ? xasprintf("%s/bolt-%s.log", o->log, base)
-				 : xasprintf("%s/pgbuild-bundle-bolt-%s-%ld.log", td, base, (long)getpid());
+		logfile = xasprintf("%s/bolt-%s.log", o->log ? o->log : pdir, base);
+		keep_pdir = !o->log;
 	}
 	strvec_pushl(&args, o->binary, "-o", tmp, NULL);
 	strvec_pushf(&args, "-data=%s", profile);
@@ -213,7 +267,7 @@ int bundle_bolt(const struct bundle_bolt_opts *o)
 	}
 	rc = PGBUILD_EXIT_OK;
 	if (o->log && binary_facts(o->binary, new_id, &dwarf) == 0 && old_id[0] && new_id[0] &&
-	    strcmp(old_id, new_id) && move_side(o->log, o->binary, old_id, new_id, o->quiet) < 0)
+	    strcmp(old_id, new_id) && move_side(o->log, o->binary, old_id, new_id, pdir, o->quiet) < 0)
 		rc = PGBUILD_EXIT_ERROR;
 	if (rc == PGBUILD_EXIT_OK && o->json) {
 		struct strbuf sb2 = STRBUF_INIT;
@@ -236,15 +290,21 @@ int bundle_bolt(const struct bundle_bolt_opts *o)
 out:
 	if (tmp)
 		unlink(tmp);
+	if (profile)
+		unlink(profile);
+	/* the private directory stays only for BOLT's log */
+	if (pdir && !(keep_pdir && logfile && access(logfile, F_OK) == 0))
+		remove_tree(pdir);
 	strvec_clear(&args);
 	strbuf_release(&why);
 	strbuf_release(&text);
 	free(tmp);
 	free(logfile);
 	free(profile);
+	free(pdir);
 	free(b.llvm_bolt);
 	free(b.bolt_version);
 	bolt_opts_release(&bo);
-	json_free(m);
+	bundle_verified_release(&bv);
 	return rc;
 }

@@ -19,8 +19,33 @@
  * version, directory and a hash of every unit's source; the workloads and
  * the training settings; the binary BOLT trained on), the weight of every
  * function the training ran (gcov's line counts, summed: a proxy for the
- * work done there) per unit, and the sha256 of every file of the bundle,
- * which `show` and every use check.
+ * work done there) per unit, and the sha256 of every file of the bundle.
+ *
+ * Trust: a bundle is a stranger's, applied as root into a package others
+ * install.  What it can change in a build is optimization decisions and
+ * layout, nothing else:
+ *   - its files are data, checked before any use: every use (pgoptcc's
+ *     compiles, show, check, bolt, create --bundle, build --bundle, tune
+ *     --bundle, deb --bundle) checks the whole tree against the manifest
+ *     first (bundle_open_files: wrapper/common/bundle-verify.h: no link,
+ *     FIFO or device, no unlisted or missing file, no path outside it,
+ *     every sha256 the manifest's; and every path the manifest names
+ *     elsewhere, the policy, the units' and BOLT's profiles, one of its
+ *     files) and refuses, naming the file, before a byte of it is copied;
+ *     what is copied (a unit's .gcda beside its object, the BOLT profile
+ *     for llvm-bolt, the files of create --bundle) is read once and hashed
+ *     as read, so it is what the manifest names even if the bundle changes
+ *     afterwards;
+ *   - its policy is a policy: a vocabulary of optimization flags, checked
+ *     as every policy is (wrapper/policy/policy.h), its lists function
+ *     names;
+ *   - its .gcda files are GCC's profile input: counts, which GCC checks
+ *     against each function's control flow;
+ *   - its BOLT layout flags pass bolt_check_flags (layout only, no path);
+ *     its BOLT profile is llvm-bolt's -data input.
+ * It cannot make a build read a file outside it, run a program, write
+ * outside the places named above, or change anything but the code's
+ * optimization and layout.  tests/t/89-bundle-trust.t shows each part.
  *
  * What applies to a build is measured, not assumed:
  *   - PGO: GCC checks every function's profile against its control flow;
@@ -43,12 +68,13 @@
 #ifndef PGBUILD_BUNDLE_H
 #define PGBUILD_BUNDLE_H
 
+#include "wrapper/common/bundle-verify.h"
 #include "wrapper/common/json.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/strvec.h"
 
-#define BUNDLE_KIND "pgopt-bundle"
-#define BUNDLE_POLICY "pgopt.policy"
+#define BUNDLE_KIND BUNDLE_MANIFEST_KIND
+#define BUNDLE_POLICY BUNDLE_POLICY_NAME
 #define BUNDLE_BOLT_PROFILE "bolt/profile.fdata"
 /* The share of a profile's weight a build must use, in percent. */
 #define BUNDLE_MIN_APPLIES 90.0
@@ -75,10 +101,14 @@ struct bundle_create_opts {
 int bundle_create(const struct bundle_create_opts *o);
 
 /*
- * Read and check the bundle at dir: its manifest parses, is a bundle's,
- * and every file it lists is there with its sha256.  Returns the
- * manifest, or NULL after one error naming the file and what was expected.
+ * Check the bundle at dir (above: bundle_verify, and the paths its
+ * manifest names are its files) and keep it open in bv (its manifest
+ * bv->manifest; members read with bundle_verified_read).  0, or -1 after
+ * one error naming the file and what was expected.
  */
+int bundle_open_files(const char *dir, struct bundle_verified *bv);
+
+/* The same, for the manifest alone: it, or NULL after the error. */
 struct json_value *bundle_open(const char *dir);
 
 /* `bundle show`: what the bundle holds and was trained on.  Exit code. */

@@ -59,7 +59,8 @@ struct pack {
 	char *bolt_flags;            /* the layout flags it was applied with, or NULL */
 	struct json_value *bolt_manifest; /* its manifest, or NULL */
 	char *base_dir;              /* --bundle: the bundle the rest comes from */
-	struct json_value *base;     /* ... its manifest */
+	struct bundle_verified basev; /* ... checked, kept open: its files are read from it */
+	const struct json_value *base; /* ... its manifest (basev's) */
 	struct strvec files;         /* the bundle's files (relative), for the manifest */
 	struct strbuf units;         /* the manifest's "units" array, JSON */
 	double weight;               /* the PGO profile's weight */
@@ -198,14 +199,38 @@ static int from_optimize(struct pack *k, const char *workdir)
 /* An existing bundle: its policy and PGO part are the new one's. */
 static int from_bundle(struct pack *k, const char *dir)
 {
-	if (!(k->base = bundle_open(dir)))
+	if (bundle_open_files(dir, &k->basev) < 0)
 		return -1;
+	k->base = k->basev.manifest;
 	k->base_dir = path_absolute(dir);
 	k->policy_file = xasprintf("%s/%s", k->base_dir, BUNDLE_POLICY);
 	return 0;
 }
 
 /* ---------------- the pieces into the bundle ---------------- */
+
+/*
+ * Read an input: a file of the --bundle bundle (below base_dir) as a
+ * member, checked as read (bundle_verified_read), any other as named.
+ * 0, or -1 after the error.
+ */
+static int read_input(struct pack *k, const char *src, enum sfs_input kind, struct strbuf *out)
+{
+	struct strbuf err = STRBUF_INIT;
+	size_t n = k->base_dir ? strlen(k->base_dir) : 0;
+	int rc = 0;
+
+	if (n && !strncmp(src, k->base_dir, n) && src[n] == '/') {
+		if (bundle_verified_read(&k->basev, src + n + 1, out, &err) <= 0 && !err.len)
+			strbuf_addf(&err, "%s is not one of the bundle's files", src);
+		if (err.len)
+			rc = error("%s", err.buf);
+	} else if (sfs_read(AT_FDCWD, src, kind, 0, out, &err) < 0) {
+		rc = error("%s", err.buf);
+	}
+	strbuf_release(&err);
+	return rc;
+}
 
 /* Copy src into the bundle as rel (directories made); the file is listed. */
 static int put_file(struct pack *k, const char *src, const char *rel)
@@ -218,8 +243,8 @@ static int put_file(struct pack *k, const char *src, const char *rel)
 	if (mkdir_p(dst) < 0)
 		rc = error("cannot make %s: %s", dst, strerror(errno));
 	*slash = '/';
-	if (rc == 0 && sfs_read(AT_FDCWD, src, SFS_IN_BINARY, 0, &data, &err) < 0)
-		rc = error("%s", err.buf);
+	if (rc == 0)
+		rc = read_input(k, src, SFS_IN_BINARY, &data);
 	if (rc == 0 && write_file_atomic(dst, data.buf, data.len) < 0)
 		rc = -1;
 	if (rc == 0)
@@ -256,10 +281,9 @@ static int put_policy(struct pack *k)
 	char *dst;
 	int rc;
 
-	if (sfs_read(AT_FDCWD, k->policy_file, SFS_IN_TEXT, 0, &text, &err) < 0) {
-		rc = error("the policy: %s", err.buf);
-		strbuf_release(&err);
-		return rc;
+	if (read_input(k, k->policy_file, SFS_IN_TEXT, &text) < 0) {
+		strbuf_release(&text);
+		return error("cannot read the policy %s", k->policy_file);
 	}
 	rc = policy_doc_parse(&d, k->policy_file, text.buf, text.len, POLICY_UNCHECKED, &err);
 	for (int i = 0; rc == 0 && i < 2; i++) {
@@ -490,7 +514,7 @@ static int write_manifest(struct pack *k)
 	json_object_end(&jw);
 	json_object_end(&jw);
 	strbuf_addch(&sb, '\n');
-	path = xasprintf("%s/%s", k->tmp, POLICY_BUNDLE_MANIFEST);
+	path = xasprintf("%s/%s", k->tmp, BUNDLE_MANIFEST_NAME);
 	if (rc == 0)
 		rc = write_file_atomic(path, sb.buf, sb.len);
 	free(path);
@@ -498,10 +522,26 @@ static int write_manifest(struct pack *k)
 	return rc;
 }
 
+/* The new bundle passes the check every use makes (every file it wrote
+ * is listed): 0, or -1 after the error. */
+static int check_new(struct pack *k)
+{
+	struct bundle_verified bv = BUNDLE_VERIFIED_INIT;
+	struct strbuf err = STRBUF_INIT;
+	int rc = bundle_verify(k->tmp, &bv, &err);
+
+	if (rc < 0)
+		error("the new bundle does not pass its own check: %s", err.buf);
+	else
+		bundle_verified_release(&bv);
+	strbuf_release(&err);
+	return rc;
+}
+
 /* OUT may be replaced: absent, or a bundle and --force. */
 static int check_out(struct pack *k)
 {
-	char *m = xasprintf("%s/%s", k->out, POLICY_BUNDLE_MANIFEST);
+	char *m = xasprintf("%s/%s", k->out, BUNDLE_MANIFEST_NAME);
 	struct stat st;
 	int rc = 0;
 
@@ -530,7 +570,7 @@ static void pack_release(struct pack *k)
 	json_free(k->pgo);
 	json_free(k->record);
 	json_free(k->bolt_manifest);
-	json_free(k->base);
+	bundle_verified_release(&k->basev);
 	free(k->base_dir);
 	strvec_clear(&k->files);
 }
@@ -541,6 +581,7 @@ int bundle_create(const struct bundle_create_opts *o)
 	int rc = 0, sources = !!o->pgo + !!o->optimize + !!o->builddir + !!o->bundle;
 
 	memset(&k, 0, sizeof(k));
+	k.basev.dirfd = -1;
 	k.o = o;
 	strvec_init(&k.files);
 	strbuf_init(&k.policy, 0);
@@ -579,6 +620,8 @@ int bundle_create(const struct bundle_create_opts *o)
 		rc = put_bolt(&k);
 	if (rc == 0)
 		rc = write_manifest(&k);
+	if (rc == 0)
+		rc = check_new(&k);
 	if (rc == 0 && access(k.out, F_OK) == 0 && remove_tree(k.out) < 0)
 		rc = error("cannot remove the old bundle %s: %s", k.out, strerror(errno));
 	if (rc == 0 && rename(k.tmp, k.out) < 0)

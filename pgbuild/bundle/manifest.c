@@ -1,89 +1,70 @@
 /*
- * manifest.c - opening a bundle (its manifest, every file's sha256) and
- * `pgbuild bundle show`; see bundle.h.
+ * manifest.c - opening a bundle (every file checked against its manifest:
+ * wrapper/common/bundle-verify.h; the paths the manifest names besides)
+ * and `pgbuild bundle show`; see bundle.h.
  */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pgbuild/bolt/bolt.h"
 #include "pgbuild/bundle/bundle.h"
 #include "pgbuild/pgbuild.h"
-#include "wrapper/common/sha256.h"
-#include "wrapper/policy/policy.h"
+#include "wrapper/policy/bundle-policy.h"
 
-/* A path inside the bundle: relative, no "..", no empty component. */
-static int inside(const char *rel)
+/* A path the manifest gives besides its file list (what: its key, for
+ * the message) must be one of its files.  0, or -1 after the error. */
+static int names_member(const struct bundle_verified *bv, const char *what,
+			const struct json_value *v)
 {
-	const char *p = rel;
-	if (!*rel || *rel == '/')
+	if (!v || v->type == JSON_NULL)
 		return 0;
-	while (*p) {
-		size_t n = strcspn(p, "/");
-		if (!n || (n == 2 && !strncmp(p, "..", 2)) || (n == 1 && *p == '.'))
-			return 0;
-		p += n + (p[n] == '/');
+	if (v->type == JSON_STRING && bundle_verified_find(bv, v->u.str.s))
+		return 0;
+	if (v->type == JSON_STRING)
+		return error("%s/%s: %s names \"%s\", which is not one of the files it lists",
+			     bv->dir, BUNDLE_MANIFEST_NAME, what, v->u.str.s);
+	return error("%s/%s: %s: expected the path of one of its files", bv->dir,
+		     BUNDLE_MANIFEST_NAME, what);
+}
+
+/* See bundle.h. */
+int bundle_open_files(const char *dir, struct bundle_verified *bv)
+{
+	struct strbuf err = STRBUF_INIT;
+	const struct json_value *units;
+	int rc = bundle_verify(dir, bv, &err);
+
+	if (rc < 0) {
+		error("%s", err.buf);
+		strbuf_release(&err);
+		return -1;
 	}
-	return 1;
+	rc = names_member(bv, "policy", json_get(bv->manifest, "policy"));
+	if (rc == 0)
+		rc = names_member(bv, "bolt.profile",
+				  json_get(json_get(bv->manifest, "bolt"), "profile"));
+	units = json_get(json_get(bv->manifest, "pgo"), "units");
+	for (size_t i = 0; rc == 0 && i < json_len(units); i++)
+		rc = names_member(bv, "pgo.units[].profile", json_get(json_at(units, i), "profile"));
+	if (rc == 0 && policy_bundle_check(bv, &err) < 0)
+		rc = error("%s", err.buf);
+	strbuf_release(&err);
+	if (rc < 0)
+		bundle_verified_release(bv);
+	return rc;
 }
 
 /* See bundle.h. */
 struct json_value *bundle_open(const char *dir)
 {
-	char *path = xasprintf("%s/%s", dir, POLICY_BUNDLE_MANIFEST);
-	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
-	struct json_value *m = NULL;
-	const struct json_value *files;
-	int ok = 0;
+	struct bundle_verified bv = BUNDLE_VERIFIED_INIT;
+	struct json_value *m;
 
-	if (sfs_read(AT_FDCWD, path, SFS_IN_MANIFEST, 0, &text, &err) < 0) {
-		error("%s is no profile bundle: %s (expected a directory pgbuild bundle create wrote)",
-		      dir, err.buf);
-		goto out;
-	}
-	if (!(m = json_parse(text.buf, text.len, &err))) {
-		error("%s: %s", path, err.buf);
-		goto out;
-	}
-	if (m->type != JSON_OBJECT || !json_get_str(m, "kind") ||
-	    strcmp(json_get_str(m, "kind"), BUNDLE_KIND) || json_get_num(m, "version", 0) != 1) {
-		error("%s: expected \"kind\": \"%s\" and \"version\": 1", path, BUNDLE_KIND);
-		goto out;
-	}
-	files = json_get(m, "files");
-	if (!files || files->type != JSON_OBJECT) {
-		error("%s: expected a \"files\" object (path: sha256)", path);
-		goto out;
-	}
-	for (size_t i = 0; i < files->u.list.nr; i++) {
-		const char *rel = files->u.list.keys[i];
-		const struct json_value *want = files->u.list.items[i];
-		char hex[SHA256_HEX_SIZE], *f;
-		int r;
-		if (!inside(rel) || want->type != JSON_STRING) {
-			error("%s: files: expected a relative path inside the bundle and its sha256, got \"%s\"",
-			      path, rel);
-			goto out;
-		}
-		f = xasprintf("%s/%s", dir, rel);
-		r = bolt_file_sha256(f, hex);
-		if (r == 0 && strcmp(hex, want->u.str.s))
-			error("%s: its sha256 is %.16s..., the manifest says %.16s...: the bundle was "
-			      "changed after it was made", f, hex, want->u.str.s);
-		free(f);
-		if (r < 0 || strcmp(hex, want->u.str.s))
-			goto out;
-	}
-	ok = 1;
-out:
-	if (!ok) {
-		json_free(m);
-		m = NULL;
-	}
-	strbuf_release(&text);
-	strbuf_release(&err);
-	free(path);
+	if (bundle_open_files(dir, &bv) < 0)
+		return NULL;
+	m = bv.manifest;
+	bv.manifest = NULL;
+	bundle_verified_release(&bv);
 	return m;
 }
 

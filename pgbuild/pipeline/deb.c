@@ -18,8 +18,10 @@
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/deb.h"
 #include "pgbuild/stage/stage.h"
+#include "wrapper/common/bundle-verify.h"
 #include "wrapper/common/copytree.h"
 #include "wrapper/common/sha256.h"
+#include "wrapper/policy/bundle-policy.h"
 #include "wrapper/policy/policy.h"
 
 enum { DS_SOURCE, DS_BUILD, DS_VERIFY, DS_REGRESS, DS_GATE, DS_REPORT, DS_NR };
@@ -384,13 +386,19 @@ static int prepare(struct deb *d)
 			return error("--policy %s: %s", d->policy, strerror(errno));
 	}
 	if (o->bundle) {
-		char *m = xasprintf("%s/%s", o->bundle, POLICY_BUNDLE_MANIFEST);
+		/* every file against the manifest, before the bundle is copied */
+		struct bundle_verified bv = BUNDLE_VERIFIED_INIT;
+		struct strbuf err = STRBUF_INIT;
 		d->bundle = path_absolute(o->bundle);
-		bsha = file_sha256(m);
-		free(m);
-		if (!bsha)
-			return error("--bundle %s: no %s there (pgbuild bundle create makes one)",
-				     d->bundle, POLICY_BUNDLE_MANIFEST);
+		if (bundle_verify(d->bundle, &bv, &err) < 0 || policy_bundle_check(&bv, &err) < 0) {
+			error("--bundle %s: %s", d->bundle, err.buf);
+			bundle_verified_release(&bv);
+			strbuf_release(&err);
+			free(psha);
+			return -1;
+		}
+		bsha = xstrdup(bv.manifest_sha256);
+		bundle_verified_release(&bv);
 	}
 	d->fragment = xasprintf("%s/examples/pgoptcc-deb.mk", pgbuild_datadir());
 	d->masq = xasprintf("%s/masq", pgbuild_libdir());

@@ -179,7 +179,7 @@ like "PGOPT_BUNDLE with PGOPT_PROFILE fails" \
 	'expected either a bundle or the profile mode.*exit 100$'
 like "a directory that is no bundle fails" \
 	"$(oneline env PGOPT_POLICY="$TMP/use.policy" PGOPT_BUNDLE="$TMP/notbundle" "$PGOPTCC" -c "$A/src/hot.c" -o x.o)" \
-	'not a profile bundle .*pgopt-bundle.json: No such file.*exit 100$'
+	'refused: .*notbundle is no profile bundle: .*pgopt-bundle.json: No such file.*exit 100$'
 like "PGOPT_BUNDLE cannot come from pgoptcc.conf" \
 	"$(mkdir -p conf && cd conf && printf 'bundle = /x\n' > pgoptcc.conf && oneline "$PGOPTCC" -c "$A/src/hot.c" -o x.o)" \
 	'bundle cannot be set in pgoptcc.conf.*exit 108$'

@@ -3,8 +3,11 @@
  * a bundle (policy_bundle_gcda), GCC's profile warnings read back from its
  * stderr (wrapper/bundle.c, on lines GCC 12 printed in tests/t/35), the
  * .gcda/.gcno reader (profile/gcov.c) on files written here in GCC 12's
- * format, and the weighing of a build's compiles against a manifest
- * (bundle/check.c).
+ * format, the weighing of a build's compiles against a manifest
+ * (bundle/check.c), and the check every use makes first
+ * (common/bundle-verify.c: links, FIFOs, hard links, unlisted, missing
+ * and changed files, paths outside the bundle, a policy's lists outside
+ * it) with pgoptcc's verification stamp (wrapper/bundle.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,12 +16,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "pgbuild/bundle/bundle.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/profile/gcov.h"
 #include "wrapper/bundle.h"
+#include "wrapper/common/bundle-verify.h"
+#include "wrapper/common/sha256.h"
 #include "wrapper/policy/policy.h"
 
 static void gcda_is(const char *tu, const char *object, const char *want)
@@ -288,6 +296,334 @@ static void test_weigh(void **state)
 	strbuf_release(&err);
 }
 
+
+/* ---------------- the check before any use ---------------- */
+
+static char top[64];          /* this test's directory */
+static char bdir[96];         /* the bundle in it */
+
+/* The files of the test bundle: path, content (NULL: end). */
+struct member {
+	const char *rel, *text;
+};
+
+static const struct member good[] = {
+	{ "pgopt.policy", "[global]\nhot = lists/hot.txt\n" },
+	{ "lists/hot.txt", "hot_step\n" },
+	{ "gcda/src/a.gcda", "adcg\x01\x02\x03 counts" },
+	{ NULL, NULL },
+};
+
+static void put_at(const char *rel, const char *text)
+{
+	char *p = xasprintf("%s/%s", bdir, rel), *slash = strrchr(p, '/');
+	*slash = '\0';
+	assert_int_equal(mkdir_p(p), 0);
+	*slash = '/';
+	assert_int_equal(write_file_atomic_quiet(p, text, strlen(text)), 0);
+	free(p);
+}
+
+static void hex_of(const char *text, char hex[SHA256_HEX_SIZE])
+{
+	struct sha256 c;
+	sha256_init(&c);
+	sha256_update(&c, text, strlen(text));
+	sha256_final_hex(&c, hex);
+}
+
+/* The manifest listing files (and the lines of extra, "path": "value"). */
+static void put_manifest(const struct member *files, const char *extra)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "{\"kind\":\"pgopt-bundle\",\"version\":1,\"policy\":\"pgopt.policy\",\"files\":{");
+	for (size_t i = 0; files[i].rel; i++) {
+		char hex[SHA256_HEX_SIZE];
+		hex_of(files[i].text, hex);
+		strbuf_addf(&sb, "%s\"%s\":\"%s\"", i ? "," : "", files[i].rel, hex);
+	}
+	if (extra)
+		strbuf_addf(&sb, ",%s", extra);
+	strbuf_addstr(&sb, "}}\n");
+	put_at(BUNDLE_MANIFEST_NAME, sb.buf);
+	strbuf_release(&sb);
+}
+
+/* A fresh bundle of files, with its manifest. */
+static void make_bundle(const struct member *files)
+{
+	char *cmd = xasprintf("rm -rf %s", bdir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	for (size_t i = 0; files[i].rel; i++)
+		put_at(files[i].rel, files[i].text);
+	put_manifest(files, NULL);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(top, sizeof(top), "/tmp/pgopt-bundle-XXXXXX");
+	if (!mkdtemp(top))
+		return -1;
+	snprintf(bdir, sizeof(bdir), "%s/B", top);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char *cmd = xasprintf("rm -rf %s", top);
+	int r = system(cmd);
+	(void)state;
+	free(cmd);
+	return r == 0 ? 0 : -1;
+}
+
+static char *at(const char *rel)
+{
+	return xasprintf("%s/%s", bdir, rel);
+}
+
+/* bundle_verify refuses, with want in its sentence. */
+static void refused(const char *want)
+{
+	struct bundle_verified bv = BUNDLE_VERIFIED_INIT;
+	struct strbuf err = STRBUF_INIT;
+	assert_int_equal(bundle_verify(bdir, &bv, &err), -1);
+	if (!strstr(err.buf, want))
+		fail_msg("expected \"%s\" in \"%s\"", want, err.buf);
+	assert_int_equal(bv.dirfd, -1);
+	strbuf_release(&err);
+}
+
+static void test_verify(void **state)
+{
+	struct bundle_verified bv = BUNDLE_VERIFIED_INIT;
+	struct strbuf err = STRBUF_INIT, data = STRBUF_INIT;
+	char hex[SHA256_HEX_SIZE], *p, *q;
+	(void)state;
+
+	make_bundle(good);
+	assert_int_equal(bundle_verify(bdir, &bv, &err), 0);
+	assert_int_equal(bv.nr, 3);
+	assert_string_equal(bv.files[0].rel, "gcda/src/a.gcda");   /* sorted */
+	hex_of(good[2].text, hex);
+	assert_string_equal(bv.files[0].sha256, hex);
+	assert_non_null(bv.manifest);
+	assert_int_equal(bundle_verified_read(&bv, "gcda/src/a.gcda", &data, &err), 1);
+	assert_string_equal(data.buf, good[2].text);
+	/* not listed and not there: a unit without a profile */
+	assert_int_equal(bundle_verified_read(&bv, "gcda/src/b.gcda", &data, &err), 0);
+	assert_int_equal(err.len, 0);
+	/* the policy's lists: its own files only */
+	p = at("lists/hot.txt");
+	assert_int_equal(bundle_verified_list_ok(&bv, "hot", p, &err), 0);
+	assert_int_equal(bundle_verified_list_ok(&bv, "hot", NULL, &err), 0);
+	free(p);
+	p = at("../lists/hot.txt");
+	q = at("lists/none.txt");
+	assert_int_equal(bundle_verified_list_ok(&bv, "hot", "/etc/shadow", &err), -1);
+	assert_int_equal(bundle_verified_list_ok(&bv, "hot", p, &err), -1);
+	assert_int_equal(bundle_verified_list_ok(&bv, "cold", q, &err), -1);
+	assert_non_null(strstr(err.buf, "pgopt.policy: hot = /etc/shadow: a bundle's policy names "
+				      "lists among the bundle's files only"));
+	free(p);
+	free(q);
+	strbuf_reset(&err);
+
+	/* read after the check: changed, replaced by a link, an unlisted file */
+	put_at("gcda/src/a.gcda", "other bytes");
+	assert_int_equal(bundle_verified_read(&bv, "gcda/src/a.gcda", &data, &err), -1);
+	assert_non_null(strstr(err.buf, "gcda/src/a.gcda: its sha256 is "));
+	assert_non_null(strstr(err.buf, hex));
+	strbuf_reset(&err);
+	p = at("gcda/src/a.gcda");
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(symlink("/etc/shadow", p), 0);
+	free(p);
+	assert_int_equal(bundle_verified_read(&bv, "gcda/src/a.gcda", &data, &err), -1);
+	assert_non_null(strstr(err.buf, "symbolic link"));
+	strbuf_reset(&err);
+	put_at("gcda/src/b.gcda", "planted");
+	assert_int_equal(bundle_verified_read(&bv, "gcda/src/b.gcda", &data, &err), -1);
+	assert_non_null(strstr(err.buf, "B/gcda/src/b.gcda is not listed in the manifest"));
+	/* nothing was appended by the refusals */
+	assert_string_equal(data.buf, good[2].text);
+	bundle_verified_release(&bv);
+	strbuf_release(&err);
+	strbuf_release(&data);
+}
+
+static void test_verify_refusals(void **state)
+{
+	char *p, *q;
+	(void)state;
+
+	/* a member replaced by a link to a root-only file */
+	make_bundle(good);
+	p = at("gcda/src/a.gcda");
+	unlink(p);
+	assert_int_equal(symlink("/etc/shadow", p), 0);
+	refused("B/gcda/src/a.gcda is a symbolic link: a bundle holds regular files and directories only");
+	/* a directory replaced by a link */
+	make_bundle(good);
+	q = xasprintf("rm -rf %s/gcda && ln -s /etc %s/gcda", bdir, bdir);
+	assert_int_equal(system(q), 0);
+	free(q);
+	refused("B/gcda is a symbolic link");
+	/* changed bytes */
+	make_bundle(good);
+	put_at("gcda/src/a.gcda", "changed");
+	refused("B/gcda/src/a.gcda: its sha256 is ");
+	refused(", the manifest says ");
+	/* a file the manifest does not list */
+	make_bundle(good);
+	put_at("gcda/src/extra.gcda", "x");
+	refused("B/gcda/src/extra.gcda is not listed in the manifest");
+	/* a FIFO */
+	make_bundle(good);
+	unlink(p);
+	assert_int_equal(mkfifo(p, 0644), 0);
+	refused("B/gcda/src/a.gcda is a FIFO: a bundle holds regular files and directories only");
+	/* a listed file missing */
+	make_bundle(good);
+	unlink(p);
+	refused("B/gcda/src/a.gcda is listed in the manifest and missing from the bundle");
+	/* a hard link: it could be another file's */
+	make_bundle(good);
+	q = xasprintf("%s/other-name", top);
+	unlink(q);
+	assert_int_equal(link(p, q), 0);
+	refused("has 2 names (a hard link");
+	free(q);
+	/* the manifest itself a link */
+	make_bundle(good);
+	q = xasprintf("mv %s/%s %s/m.json && ln -s %s/m.json %s/%s", bdir, BUNDLE_MANIFEST_NAME, top,
+		      top, bdir, BUNDLE_MANIFEST_NAME);
+	assert_int_equal(system(q), 0);
+	free(q);
+	refused("pgopt-bundle.json is a symbolic link: a bundle's manifest is a regular file");
+	/* ... or a hard link */
+	make_bundle(good);
+	q = xasprintf("%s/manifest-name", top);
+	unlink(q);
+	free(p);
+	p = at(BUNDLE_MANIFEST_NAME);
+	assert_int_equal(link(p, q), 0);
+	refused("pgopt-bundle.json has 2 names (a hard link");
+	free(q);
+	free(p);
+	p = at("gcda/src/a.gcda");
+	/* paths outside the bundle, malformed entries */
+	static const struct {
+		const char *extra, *want;
+	} bad[] = {
+		{ "\"../secret\":\"" "0000000000000000000000000000000000000000000000000000000000000000\"",
+		  "files: \"../secret\" is no path inside the bundle" },
+		{ "\"/etc/shadow\":\"" "0000000000000000000000000000000000000000000000000000000000000000\"",
+		  "files: \"/etc/shadow\" is no path inside the bundle" },
+		{ "\"gcda/./x\":\"" "0000000000000000000000000000000000000000000000000000000000000000\"",
+		  "files: \"gcda/./x\" is no path inside the bundle" },
+		{ "\"gcda//x\":\"" "0000000000000000000000000000000000000000000000000000000000000000\"",
+		  "files: \"gcda//x\" is no path inside the bundle" },
+		{ "\"a\\nb\":\"" "0000000000000000000000000000000000000000000000000000000000000000\"",
+		  "is no path inside the bundle" },
+		{ "\"gcda/src/a.gcda\":\"" "0000000000000000000000000000000000000000000000000000000000000000\"",
+		  "files: \"gcda/src/a.gcda\" is listed twice" },
+		{ "\"x\":\"abc\"", "files: \"x\": expected its sha256" },
+		{ "\"x\":1", "files: \"x\": expected its sha256" },
+		{ "\"pgopt-bundle.json\":\"" "0000000000000000000000000000000000000000000000000000000000000000\"",
+		  "the manifest lists itself" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		make_bundle(good);
+		put_manifest(good, bad[i].extra);
+		refused(bad[i].want);
+	}
+	make_bundle(good);
+	put_at(BUNDLE_MANIFEST_NAME, "{\"kind\":\"other\",\"version\":1,\"files\":{}}");
+	refused("expected \"kind\": \"pgopt-bundle\" and \"version\": 1");
+	free(p);
+}
+
+/* pgoptcc's side: the stamp, and what every compile still checks. */
+static void test_trust_stamp(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct bundle_use u;
+	char *logdir = xasprintf("%s/log", top), *stamps = xasprintf("%s/log/bundle-verified", top);
+	char *gcda = at("gcda/src/a.gcda"), *manifest = at(BUNDLE_MANIFEST_NAME);
+	struct stat st;
+	(void)state;
+
+	make_bundle(good);
+	assert_int_equal(mkdir_p(logdir), 0);
+	assert_int_equal(bundle_trust(bdir, logdir, &err), 0);
+	assert_int_equal(stat(stamps, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_int_equal(bundle_lookup("src/a.c", "obj/a.o", &u, &err), 1);
+	assert_string_equal(u.data.buf, good[2].text);
+	assert_string_equal(u.dest, "obj/a.gcda");
+	assert_string_equal(u.rel, "gcda/src/a.gcda");
+	bundle_use_release(&u);
+	assert_int_equal(bundle_lookup("src/b.c", "obj/b.o", &u, &err), 0);
+
+	/* a profile changed after the first check: the stamp spares the
+	 * whole check, the compile that reads the file refuses it */
+	put_at("gcda/src/a.gcda", "changed later");
+	assert_int_equal(bundle_trust(bdir, logdir, &err), 0);
+	assert_int_equal(bundle_lookup("src/a.c", "obj/a.o", &u, &err), -1);
+	assert_non_null(strstr(err.buf, "gcda/src/a.gcda: its sha256 is "));
+	strbuf_reset(&err);
+	/* ... without a stamp the whole check refuses at once */
+	assert_int_equal(bundle_trust(bdir, NULL, &err), -1);
+	assert_non_null(strstr(err.buf, "gcda/src/a.gcda: its sha256 is "));
+	strbuf_reset(&err);
+	/* a changed policy is refused with the stamp too (it is hashed again) */
+	make_bundle(good);
+	assert_int_equal(bundle_trust(bdir, logdir, &err), 0);
+	put_at("pgopt.policy", "[global]\nhot = /etc/shadow\n");
+	assert_int_equal(bundle_trust(bdir, logdir, &err), -1);
+	assert_non_null(strstr(err.buf, "B/pgopt.policy: its sha256 is "));
+	strbuf_reset(&err);
+	/* a policy whose list is outside the bundle, listed with its hash */
+	{
+		static const struct member outside[] = {
+			{ "pgopt.policy", "[global]\nhot = /etc/shadow\n" },
+			{ "gcda/src/a.gcda", "adcg" },
+			{ NULL, NULL },
+		};
+		make_bundle(outside);
+		assert_int_equal(bundle_trust(bdir, logdir, &err), -1);
+		assert_non_null(strstr(err.buf, "hot = /etc/shadow: a bundle's policy names lists among "
+					       "the bundle's files only"));
+		strbuf_reset(&err);
+	}
+	/* a new manifest (new ctime) is checked whole again */
+	make_bundle(good);
+	assert_int_equal(bundle_trust(bdir, logdir, &err), 0);
+	put_at("gcda/src/a.gcda", "changed");
+	put_manifest(good, NULL);
+	assert_int_equal(bundle_trust(bdir, logdir, &err), -1);
+	assert_non_null(strstr(err.buf, "gcda/src/a.gcda: its sha256 is "));
+	strbuf_reset(&err);
+	/* a stamp directory that is not the caller's is not trusted */
+	if (geteuid() == 0) {
+		make_bundle(good);
+		assert_int_equal(bundle_trust(bdir, logdir, &err), 0);
+		put_at("gcda/src/a.gcda", "changed");
+		assert_int_equal(chown(stamps, 65534, 65534), 0);
+		assert_int_equal(bundle_trust(bdir, logdir, &err), -1);
+		assert_non_null(strstr(err.buf, "gcda/src/a.gcda: its sha256 is "));
+		strbuf_reset(&err);
+	}
+	free(logdir);
+	free(stamps);
+	free(gcda);
+	free(manifest);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,7 +631,10 @@ int main(void)
 		cmocka_unit_test(test_diagnostics),
 		cmocka_unit_test(test_gcov),
 		cmocka_unit_test(test_weigh),
+		cmocka_unit_test(test_verify),
+		cmocka_unit_test(test_verify_refusals),
+		cmocka_unit_test(test_trust_stamp),
 	};
 	error_set_program("pgbuild", 2);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, setup, teardown);
 }

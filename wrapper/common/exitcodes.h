@@ -22,7 +22,9 @@
 				     * PGOPT_FAILSAFE or PGOPT_VERBOSE set to a value
 				     * other than the documented one; pgoptcc cannot
 				     * resolve /proc/self/exe or its working
-				     * directory */
+				     * directory; a profile bundle refused (not
+				     * one, or not what its manifest lists:
+				     * wrapper/bundle.h) */
 #define PGOPT_EXIT_POLICY     101 /* policy file unreadable (missing, a directory,
 				     * a FIFO, a device, over 16 MiB) or invalid,
 				     * a flag outside the policy vocabulary
