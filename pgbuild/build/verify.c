@@ -718,6 +718,13 @@ int verify_run(const struct verify_opts *o)
 		verifysrc_release(&v.src);
 		return PGBUILD_EXIT_ERROR;
 	}
+	if (v.src.weakened.nr) {
+		printf("verify: the policy weakens the build's hardening, as its caller allowed "
+		       "(PGOPT_WEAKEN): ");
+		for (size_t i = 0; i < v.src.weakened.nr; i++)
+			printf("%s%s", i ? ", " : "", v.src.weakened.v[i]);
+		printf("\n");
+	}
 	buildlog_objs_read(&v.compiles, v.src.logfile, NULL, NULL, 0);
 	for (size_t i = 0; i < v.src.links.nr && rc != PGBUILD_EXIT_ERROR; i++) {
 		int r = verify_binary(&v, v.src.links.v[i], v.src.binaries.v[i]);

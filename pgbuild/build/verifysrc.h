@@ -14,7 +14,9 @@
  *    working directory is in the build directory.  The policy is the one
  *    those compiles record (one; with several, --policy must choose); the
  *    binaries are the outputs of their links that still exist (every
- *    program and shared library; --binary names one).
+ *    program and shared library; --binary names one).  The hardening
+ *    classes their records say were weakened are replayed as allowed
+ *    (PGOPT_WEAKEN): the build's caller allowed them.
  */
 #ifndef PGBUILD_VERIFYSRC_H
 #define PGBUILD_VERIFYSRC_H
@@ -30,6 +32,9 @@ struct verify_src {
 				  * without PGOPT_POLICY) */
 	struct strvec links;     /* absolute outputs of the links checked */
 	struct strvec binaries;  /* the file read for each link (same order) */
+	struct strvec weakened;  /* the hardening classes the build's policy
+				  * weakened, which its caller allowed: the
+				  * record's, or the compile log's ("pie") */
 };
 
 /* Fill s from o (a build record, or o->logdir); 0, or -1 after the error. */
