@@ -109,7 +109,7 @@ run --policy empty.policy --workdir w --metric tps,cycles --baseline $PG --noise
 run --policy empty.policy --workdir w --metric tps,cycles --baseline $PG --noise nosuch.json|2|^pgbuild: error: .*nosuch.json
 tune --candidates cands --workdir w --weaken pie,relr0|2|invalid value "pie,relr0" for --weaken: unknown hardening class "relr0": expected a comma-separated list of stack-protector, cet, pie, relro, bind-now, fortify or stack-clash \(did you mean "relro"\?\)
 run --policy none --weaken all|2|invalid value "all" for --weaken: unknown hardening class "all"
-pgo --prefix o --weaken nopie|2|invalid value "nopie" for --weaken: unknown hardening class "nopie" .*\(did you mean "pie"\?\)
+pgo --prefix o --weaken nopie|2|invalid value "nopie" for --weaken: unknown hardening class "nopie": .*\(did you mean "pie"\?\)
 tune --candidates cands --workdir w --metric instruction|2|invalid value "instruction" for --metric: expected instructions, tps or cycles \(did you mean "instructions"\?\)
 tune --candidates cands --workdir w --metric cycles -W tpcc-lite|2|--metric cycles supports select-only, tpcb, select1, mixed, not "tpcc-lite"
 tune --candidates cands --workdir w -W select-only,tpcb|2|tune searches flags for one workload

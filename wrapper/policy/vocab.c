@@ -1408,7 +1408,7 @@ static enum vocab_class check_wl(const char *flag, struct strbuf *why)
 /* -fno-X, -mno-X, -gno-X: the negation of -fX (... -gX) */
 static int negation(const char *flag)
 {
-	return flag[0] == '-' && strchr("fmg", flag[1]) && flag[1] && !strncmp(flag + 2, "no-", 3);
+	return flag[0] == '-' && flag[1] && strchr("fmg", flag[1]) && !strncmp(flag + 2, "no-", 3);
 }
 
 /*

@@ -53,6 +53,14 @@
  * semantic refusals (fast-math, ABI flags, PostgreSQL's required flags)
  * are policy.c's, on top of this.
  *
+ * llvm-bolt's options (the third table, llvm-bolt-15 --help-hidden's
+ * layout and optimization options): rows named without the dashes, which
+ * the word may have one or two of; VOCAB_BOOL is the word or
+ * word=true|false|1|0 (and the row's words: -icf=all), the valued types
+ * as above; refused, with their class, the options pgbuild gives itself
+ * (-o, -data, -instrument..., VOCAB_OTHER), -runtime-*-lib=, the ones
+ * that read a file and the ones that print or write one.
+ *
  * Hardening (below): the flags that weaken a hardening of the build when
  * a policy adds or removes them.  The vocabulary knows them (-U_FORTIFY_SOURCE
  * is a row), policy.c refuses them unless the caller allows the class by
