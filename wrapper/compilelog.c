@@ -303,6 +303,15 @@ int compilelog_write_record(struct invocation *inv, struct compilelog *log, int 
 		struct strvec none = STRVEC_INIT;
 		compilelog_key_strvec(&jw, "unchecked_flags", inv->have_policy ? &inv->res.unchecked : &none);
 	}
+	/* ... and the hardening it lets policies weaken: what was weakened here */
+	if (inv->weaken) {
+		json_key(&jw, "weakened");
+		json_array_begin(&jw);
+		for (int h = 0; h < VOCAB_HARD_NR; h++)
+			if (inv->have_policy && (inv->res.weakened & (1u << h)))
+				json_string(&jw, vocab_hardening_name((enum vocab_hardening)h));
+		json_array_end(&jw);
+	}
 	if (invocation_setting(inv, SETTING_PROFILE)) {
 		json_key(&jw, "profile"); json_string(&jw, invocation_setting(inv, SETTING_PROFILE));
 	}

@@ -49,6 +49,8 @@ struct invocation {
 	struct bundle_use bundle;   /* the bundle's profile for this compile */
 	int have_bundle;            /* ... when it has one (bundle.h) */
 	int unchecked;              /* the caller set unchecked-flags = 1 */
+	unsigned weaken;            /* the hardening classes the caller lets a
+				     * policy weaken (weaken = pie,...; vocab.h) */
 };
 
 /* The resolved value of a setting, or NULL for its default. */

@@ -68,6 +68,23 @@ static int caller_unchecked(const struct invocation *inv)
 	return 1;
 }
 
+/*
+ * The hardening classes the caller lets a policy weaken (weaken = ..., the
+ * environment, else an option in CC), read like unchecked-flags; a name
+ * that is no class is an error, as in a build.
+ */
+static unsigned caller_weaken(const struct invocation *inv)
+{
+	const char *env_v = inv->env_layer.value[SETTING_WEAKEN];
+	const char *v = env_v ? env_v : inv->cc_layer.value[SETTING_WEAKEN];
+	struct strbuf err = STRBUF_INIT;
+	unsigned mask = 0;
+	if (v && vocab_parse_weaken(v, &mask, &err) < 0)
+		die(PGOPT_EXIT_USAGE, "%s=%s: %s", env_v ? "PGOPT_WEAKEN" : "--pgopt-weaken", v, err.buf);
+	strbuf_release(&err);
+	return mask;
+}
+
 /* pgoptcc --pgopt-check-policy FILE: validate, print the policy as JSON. */
 static int check_policy(struct invocation *inv, const char *path)
 {
@@ -75,8 +92,10 @@ static int check_policy(struct invocation *inv, const char *path)
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
 	struct json_writer jw;
 	int unchecked = caller_unchecked(inv);
+	unsigned weaken = caller_weaken(inv);
 
-	if (policy_load(&p, path, unchecked ? POLICY_UNCHECKED : 0, &err) < 0)
+	if (policy_load(&p, path, (unchecked ? POLICY_UNCHECKED_FLAGS : 0) | POLICY_WEAKEN(weaken),
+			&err) < 0)
 		die(PGOPT_EXIT_POLICY, "%s", err.buf);
 	/* sections that can never match: said here, never during a build */
 	for (size_t i = 0; i < p.warnings.nr; i++)
@@ -89,6 +108,12 @@ static int check_policy(struct invocation *inv, const char *path)
 	json_key(&jw, "bolt"); json_string(&jw, p.bolt ? "ready" : "off");
 	json_key(&jw, "plugin"); json_bool(&jw, p.plugin);
 	json_key(&jw, "unchecked_flags"); json_bool(&jw, unchecked);
+	json_key(&jw, "weakened");
+	json_array_begin(&jw);
+	for (int h = 0; h < VOCAB_HARD_NR; h++)
+		if (policy_weakens(&p) & (1u << h))
+			json_string(&jw, vocab_hardening_name((enum vocab_hardening)h));
+	json_array_end(&jw);
 	json_key(&jw, "hot"); json_string(&jw, p.hot);
 	json_key(&jw, "cold"); json_string(&jw, p.cold);
 	json_key(&jw, "sections");

@@ -130,7 +130,8 @@ static int load_policy(struct invocation *inv)
 	struct strbuf err = STRBUF_INIT;
 	if (!path || !strcmp(path, "none"))
 		return 0;
-	if (policy_load(&inv->policy, path, inv->unchecked ? POLICY_UNCHECKED : 0, &err) < 0) {
+	if (policy_load(&inv->policy, path, (inv->unchecked ? POLICY_UNCHECKED_FLAGS : 0) |
+			POLICY_WEAKEN(inv->weaken), &err) < 0) {
 		if (!invocation_failsafe(inv))
 			die(PGOPT_EXIT_POLICY, "%s", err.buf);
 		verbose("ignoring the policy (failsafe = passthrough): %s", err.buf);
@@ -404,6 +405,12 @@ void pgoptcc_resolve_settings(struct invocation *inv)
 			die(code, "%s", err.buf);
 	}
 	inv->unchecked = invocation_setting(inv, SETTING_UNCHECKED) != NULL;
+	inv->weaken = 0;
+	if (invocation_setting(inv, SETTING_WEAKEN) &&
+	    vocab_parse_weaken(invocation_setting(inv, SETTING_WEAKEN), &inv->weaken, &err) < 0) {
+		char *src = pgoptcc_setting_source(inv, SETTING_WEAKEN);
+		die(PGOPT_EXIT_USAGE, "%s=%s: %s", src, invocation_setting(inv, SETTING_WEAKEN), err.buf);
+	}
 	policy_profile_release(&inv->profile);
 	if (invocation_setting(inv, SETTING_PROFILE) &&
 	    policy_profile_parse(&inv->profile, invocation_setting(inv, SETTING_PROFILE), &err) < 0) {

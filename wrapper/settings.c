@@ -48,6 +48,9 @@ const struct setting_def settings_table[SETTING_NR] = {
 	[SETTING_BUNDLE] = { "bundle", "PGOPT_BUNDLE", SETTING_KIND_PATH, NULL, "",
 			     "a profile bundle (pgbuild bundle create): its units' profiles are used (caller only)",
 			     1 },
+	[SETTING_WEAKEN] = { "weaken", "PGOPT_WEAKEN", SETTING_KIND_TEXT, NULL, "",
+			     "CLASS,...: hardening a policy may weaken: stack-protector, cet, pie, relro, bind-now, fortify, stack-clash (caller only, logged)",
+			     1 },
 };
 
 const char *settings_origin_name(enum setting_origin o)

@@ -29,10 +29,10 @@
  * tree), and a relative CC option is an error: nothing says what it was
  * relative to (an extension built with PGXS after the build tree is gone).
  *
- * Caller-only settings (unchecked-flags, profile, bundle) come from the
- * environment or a --pgopt-KEY=VALUE option only: a pgoptcc.conf line for
- * one is an error, and a configure probe never records one.  They widen
- * what a policy may do, so only whoever runs the build may set them.
+ * Caller-only settings (unchecked-flags, profile, bundle, weaken) come
+ * from the environment or a --pgopt-KEY=VALUE option only: a pgoptcc.conf
+ * line for one is an error, and a configure probe never records one.  They
+ * widen what a policy may do, so only whoever runs the build may set them.
  *
  * pgoptcc.conf is trusted like git trusts a repository's configuration
  * since CVE-2022-24765 (safe.directory): it is used only when it is a
@@ -72,6 +72,8 @@ enum setting_id {
 	SETTING_PROFILE,  /* caller only: "generate|use [GLOB...]" (pgbuild pgo) */
 	SETTING_RECORDS,  /* "side": a linked binary's records move to LOGDIR/records */
 	SETTING_BUNDLE,   /* caller only: a profile bundle's directory (bundle.h) */
+	SETTING_WEAKEN,   /* caller only: the hardening classes a policy may
+			   * weaken, "pie,relro" (vocab.h) */
 	SETTING_NR
 };
 

@@ -201,11 +201,14 @@ void bolt_opts_release(struct bolt_opts *o);
 const char *bolt_optimize_flags(const struct bolt_opts *o);
 
 /*
- * Check FLAGS, given as option OPT, as llvm-bolt's layout flags: one or
- * more words, each an option ("-name" or "-name=value"), none of the ones
- * pgbuild gives itself (-o, -data, -instrument...: input, output, profile,
- * instrumentation) and none that prints instead of rewriting (-help,
- * -version).  0, or -1 after an error naming the word.
+ * Check FLAGS, given as option OPT (--bolt-flags, a bundle manifest's
+ * bolt.optimize_flags), as llvm-bolt's layout flags: one or more words,
+ * each an option ("-name" or "-name=value") of the allow-list of
+ * vocab_bolt_check (wrapper/policy/vocab.h): layout and optimization
+ * options with checked values, none that names a path, prints or writes
+ * a file, takes a runtime library or is one pgbuild gives itself (-o,
+ * -data, -instrument...).  0, or -1 after an error naming the word and
+ * why, before llvm-bolt runs.
  */
 int bolt_check_flags(const char *opt, const char *flags);
 

@@ -18,6 +18,7 @@
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/profile/run.h"
+#include "wrapper/policy/vocab.h"
 
 void bolt_opts_init(struct bolt_opts *o)
 {
@@ -39,25 +40,6 @@ void bolt_opts_release(struct bolt_opts *o)
 const char *bolt_optimize_flags(const struct bolt_opts *o)
 {
 	return o->flags ? o->flags : BOLT_OPTIMIZE_FLAGS;
-}
-
-/* The options pgbuild gives llvm-bolt itself, or that do not rewrite:
- * a name matches itself and, ending in '*', every name it begins. */
-static const char *const owned_flags[] = {
-	"o", "data", "p", "perfdata", "b", "ba", "boltedcollection", "instrument*",
-	"instrumentation-*", "runtime-instrumentation-lib", "help*", "version",
-	"print-*", "dump-*", "w", "write-*", "debug*", NULL
-};
-
-static int flag_owned(const char *name, size_t len)
-{
-	for (const char *const *f = owned_flags; *f; f++) {
-		size_t n = strlen(*f);
-		if ((*f)[n - 1] == '*' ? len >= n - 1 && !strncmp(name, *f, n - 1)
-				       : len == n && !strncmp(name, *f, n))
-			return 1;
-	}
-	return 0;
 }
 
 void bolt_push_flags(struct strvec *args, const char *flags)
@@ -104,15 +86,14 @@ int bolt_check_flags(const char *opt, const char *flags)
 	for (size_t i = 0; i < w.nr && !rc; i++) {
 		const char *name = flag_name(w.v[i]);
 		size_t len = strcspn(name, "=");
+		struct strbuf why = STRBUF_INIT;
 
 		if (w.v[i][0] != '-' || !len)
 			rc = -1, error("%s: \"%s\" is not an option: every word is one of "
 				       "llvm-bolt's options (-name or -name=value)", opt, w.v[i]);
-		else if (flag_owned(name, len))
-			rc = -1, error("%s: \"%s\" is not a layout flag: pgbuild gives the "
-				       "input, output, profile and instrumentation itself, and a "
-				       "flag that prints or writes elsewhere has no place here", opt,
-				       w.v[i]);
+		else if (vocab_bolt_check(w.v[i], &why) != VOCAB_OK)
+			rc = -1, error("%s: \"%s\" is not a layout flag: %s", opt, w.v[i], why.buf);
+		strbuf_release(&why);
 	}
 	strvec_clear(&w);
 	return rc;

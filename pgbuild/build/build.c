@@ -456,6 +456,10 @@ static void setup_env(struct build *b)
 	 * ask pgoptcc what it added for that compiler, not for gcc) */
 	if (getenv("PGOPT_CC") && *getenv("PGOPT_CC"))
 		strvec_pushf(&b->env, "PGOPT_CC=%s", build_compiler());
+	/* and the hardening the caller lets the policy weaken (PGOPT_WEAKEN,
+	 * pgbuild --weaken): recorded too, so that verify replays with it */
+	if (getenv("PGOPT_WEAKEN") && *getenv("PGOPT_WEAKEN"))
+		strvec_pushf(&b->env, "PGOPT_WEAKEN=%s", getenv("PGOPT_WEAKEN"));
 	/* so is a profile bundle's (--bundle, pgbuild tune --bundle) */
 	if (bundle && *bundle)
 		strvec_pushf(&b->env, "PGOPT_BUNDLE=%s", bundle);

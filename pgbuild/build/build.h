@@ -88,6 +88,8 @@ struct build {
 				  * names (a hot/cold list edit is a policy
 				  * change) */
 	int lto;                 /* the policy switches LTO on */
+	unsigned weakened;       /* the hardening classes the policy weakens,
+				  * with the caller's PGOPT_WEAKEN (vocab.h) */
 	char *lto_mode;          /* "off", "on" or "fat" (the policy library's reading) */
 	char *cc;                /* real compiler: $PGOPT_CC or gcc */
 	char *cc_version;        /* first line of cc --version */
@@ -165,8 +167,16 @@ void build_add_phase(struct build *b, const char *name, double seconds);
 /* ---------------- the policy (policy.c) ---------------- */
 
 /* Read the policy (--policy, or "none"), check it as pgoptcc does and take its
- * LTO mode and the files it names, and hash all of it.  0 or -1. */
+ * LTO mode, the files it names and the hardening it weakens, and hash all
+ * of it.  0 or -1. */
 int build_load_policy(struct build *b);
+/*
+ * What the caller allows policies, from the environment as pgoptcc reads
+ * it: PGOPT_UNCHECKED_FLAGS=1 (POLICY_UNCHECKED_FLAGS) and PGOPT_WEAKEN's
+ * hardening classes (POLICY_WEAKEN; pgbuild --weaken sets it), the flags
+ * of policy_load.  0, or -1 after an error naming the bad value.
+ */
+int build_policy_flags(unsigned *flags);
 /*
  * The hash pgbuild build records as policy.sha256 for a policy: its text and
  * every file it names (hot/cold lists); "none" hashes the empty text.  NULL,

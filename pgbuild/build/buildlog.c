@@ -163,8 +163,10 @@ static const struct {
 	{ "PGOPT_CC", offsetof(struct buildlog_env, cc), NULL },
 };
 
-/* Recorded by pgbuild build, of no use to a replay. */
-static const char *const record_env_unused[] = { "PGOPT_PREFIX", "CCACHE_DIR", NULL };
+/* Recorded by pgbuild build, of no use to a replay (PGOPT_WEAKEN: the
+ * classes a replay allows come from the record's policy.weakened). */
+static const char *const record_env_unused[] = { "PGOPT_PREFIX", "CCACHE_DIR", "PGOPT_WEAKEN",
+						  NULL };
 
 void buildlog_env_read(const struct json_value *rec, const char *what, struct buildlog_env *e)
 {

@@ -23,19 +23,29 @@ static char *sha256_text(const char *text, size_t len)
 	return xstrdup(hex);
 }
 
-/*
- * The caller's PGOPT_UNCHECKED_FLAGS, as pgoptcc reads it: unset or empty
- * (0), 1 (POLICY_UNCHECKED); anything else is an error (-1).
- */
-static int caller_unchecked(unsigned *flags)
+/* See build.h: PGOPT_UNCHECKED_FLAGS unset, empty or 1; PGOPT_WEAKEN a
+ * list of hardening classes. */
+int build_policy_flags(unsigned *flags)
 {
 	const char *v = getenv("PGOPT_UNCHECKED_FLAGS");
+	const char *w = getenv("PGOPT_WEAKEN");
+	unsigned weaken = 0;
+
 	*flags = 0;
-	if (!v || !*v)
-		return 0;
-	if (strcmp(v, "1"))
+	if (v && *v && strcmp(v, "1"))
 		return error("PGOPT_UNCHECKED_FLAGS=%s: expected PGOPT_UNCHECKED_FLAGS=1, or unset", v);
-	*flags = POLICY_UNCHECKED;
+	if (v && *v)
+		*flags |= POLICY_UNCHECKED_FLAGS;
+	if (w) {
+		struct strbuf err = STRBUF_INIT;
+		int rc = vocab_parse_weaken(w, &weaken, &err);
+		if (rc < 0)
+			error("PGOPT_WEAKEN=%s: %s", w, err.buf);
+		strbuf_release(&err);
+		if (rc < 0)
+			return -1;
+	}
+	*flags |= POLICY_WEAKEN(weaken);
 	return 0;
 }
 
@@ -70,7 +80,7 @@ static int check_policy(struct build *b)
 	unsigned flags;
 	int r = -1;
 
-	if (caller_unchecked(&flags) < 0)
+	if (build_policy_flags(&flags) < 0)
 		return -1;
 	if (policy_load(&p, b->policy, flags, &err) < 0) {
 		error("%s", err.buf);
@@ -81,6 +91,7 @@ static int check_policy(struct build *b)
 	b->lto_mode = xstrdup(p.lto == LTO_OFF ? "off" : p.lto == LTO_ON ? "on" :
 			      p.lto == LTO_SLIM ? "slim" : "fat");
 	record_lists(b, &p);
+	b->weakened = policy_weakens(&p);
 	r = 0;
 out:
 	policy_release(&p);

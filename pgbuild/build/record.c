@@ -12,6 +12,7 @@
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/elf/elfrec.h"
 #include "pgbuild/pgbuild.h"
+#include "wrapper/policy/vocab.h"
 
 /* Berkeley-style text size (allocated, non-writable, with contents) and the
  * size of .text alone. */
@@ -66,6 +67,13 @@ static void record_inputs(struct json_writer *jw, const struct build *b)
 	json_key(jw, "content"); json_string(jw, b->policy_text.buf);
 	json_key(jw, "sha256"); json_string(jw, b->policy_sha);
 	json_key(jw, "lto"); json_string(jw, b->lto_mode);
+	/* the hardening it weakens, which the caller allowed (PGOPT_WEAKEN) */
+	json_key(jw, "weakened");
+	json_array_begin(jw);
+	for (int h = 0; h < VOCAB_HARD_NR; h++)
+		if (b->weakened & (1u << h))
+			json_string(jw, vocab_hardening_name((enum vocab_hardening)h));
+	json_array_end(jw);
 	json_key(jw, "files");
 	json_array_begin(jw);
 	for (size_t i = 0; i + 1 < b->policy_refs.nr; i += 2) {

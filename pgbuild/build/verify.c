@@ -774,6 +774,13 @@ int verify_run(const struct verify_opts *o)
 		verifysrc_release(&v.src);
 		return PGBUILD_EXIT_ERROR;
 	}
+	if (v.src.weakened.nr) {
+		printf("verify: the policy weakens the build's hardening, as its caller allowed "
+		       "(PGOPT_WEAKEN): ");
+		for (size_t i = 0; i < v.src.weakened.nr; i++)
+			printf("%s%s", i ? ", " : "", v.src.weakened.v[i]);
+		printf("\n");
+	}
 	buildlog_objs_read(&v.compiles, v.src.logfile, NULL, NULL, 0);
 	if (replay_compiler(&v) < 0)
 		rc = PGBUILD_EXIT_ERROR;

@@ -27,6 +27,15 @@ static int given_policy(const char *policy, struct verify_src *s)
 	return 0;
 }
 
+/* Add the names of a "weakened" array to s->weakened. */
+static void add_weakened(struct verify_src *s, const struct json_value *arr)
+{
+	for (size_t i = 0; arr && arr->type == JSON_ARRAY && i < json_len(arr); i++)
+		if (json_at(arr, i)->type == JSON_STRING &&
+		    strvec_find(&s->weakened, json_at(arr, i)->u.str.s) < 0)
+			strvec_push(&s->weakened, json_at(arr, i)->u.str.s);
+}
+
 /* ---------------- a build record (pgbuild build) ---------------- */
 
 static int load_record(const struct verify_opts *o, struct verify_src *s)
@@ -69,6 +78,7 @@ static int load_record(const struct verify_opts *o, struct verify_src *s)
 		s->record_cc = xstrdup(e.cc);
 	}
 	buildlog_env_release(&e);
+	add_weakened(s, json_get(json_get(rec, "policy"), "weakened"));
 	strvec_pushf(&s->links, "%s/src/backend/postgres", s->builddir);
 	strvec_pushf(&s->binaries, "%s/bin/postgres", o->prefix);
 	rc = 0;
@@ -89,6 +99,7 @@ struct log_scan {
 	long compiles;            /* successful compiles in the build directory */
 	struct strvec policies;   /* the policies they ran under ("none") */
 	struct strvec links;      /* the outputs of its successful links */
+	struct verify_src *s;     /* where the weakened classes go */
 };
 
 static int in_builddir(const struct log_scan *ls, const char *cwd)
@@ -113,6 +124,7 @@ static int scan_record(const struct json_value *rec, long line, void *data)
 	ls->parsed++;
 	if (!in_builddir(ls, json_get_str(rec, "cwd")))
 		return 0;
+	add_weakened(ls->s, json_get(rec, "weakened"));
 	if (buildlog_is_link(rec)) {
 		strvec_push_nodup(&ls->links, buildlog_output_path(rec));
 	} else if (buildlog_is_compile(rec)) {
@@ -206,6 +218,7 @@ static int load_log(const struct verify_opts *o, struct verify_src *s)
 	memset(&ls, 0, sizeof(ls));
 	ls.builddir = s->builddir;
 	ls.blen = strlen(s->builddir);
+	ls.s = s;
 	strvec_init(&ls.policies);
 	strvec_init(&ls.links);
 	{
@@ -235,6 +248,15 @@ static int load_log(const struct verify_opts *o, struct verify_src *s)
 	if ((o->policy ? given_policy(o->policy, s) : log_policy(&ls, s)) < 0 ||
 	    log_links(o, &ls, s) < 0)
 		goto out;
+	if (s->weakened.nr) {
+		/* the replay loads the policy as the build did: with what its
+		 * caller allowed */
+		struct strbuf w = STRBUF_INIT;
+		for (size_t i = 0; i < s->weakened.nr; i++)
+			strbuf_addf(&w, "%s%s", i ? "," : "", s->weakened.v[i]);
+		strvec_pushf(&s->env, "PGOPT_WEAKEN=%s", w.buf);
+		strbuf_release(&w);
+	}
 	rc = 0;
 out:
 	strvec_clear(&ls.policies);
@@ -248,6 +270,7 @@ int verifysrc_load(const struct verify_opts *o, struct verify_src *s)
 	strvec_init(&s->env);
 	strvec_init(&s->links);
 	strvec_init(&s->binaries);
+	strvec_init(&s->weakened);
 	return o->logdir ? load_log(o, s) : load_record(o, s);
 }
 
@@ -261,4 +284,5 @@ void verifysrc_release(struct verify_src *s)
 	strvec_clear(&s->env);
 	strvec_clear(&s->links);
 	strvec_clear(&s->binaries);
+	strvec_clear(&s->weakened);
 }

@@ -18,6 +18,8 @@
  *    binaries are the outputs of their links that still exist (every
  *    program and shared library; --binary names one).  As root, DIR must
  *    be one only root can write (buildlog_dir_check: --workdir's rule).
+ *    The hardening classes their records say were weakened are replayed
+ *    as allowed (PGOPT_WEAKEN): the build's caller allowed them.
  */
 #ifndef PGBUILD_VERIFYSRC_H
 #define PGBUILD_VERIFYSRC_H
@@ -36,6 +38,9 @@ struct verify_src {
 	char *record_cc;         /* ... its PGOPT_CC: compared, never run */
 	struct strvec links;     /* absolute outputs of the links checked */
 	struct strvec binaries;  /* the file read for each link (same order) */
+	struct strvec weakened;  /* the hardening classes the build's policy
+				  * weakened, which its caller allowed: the
+				  * record's, or the compile log's ("pie") */
 };
 
 /* Fill s from o (a build record, or o->logdir); 0, or -1 after the error. */

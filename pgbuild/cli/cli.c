@@ -11,6 +11,7 @@
 #include "pgbuild/cli/cli.h"
 #include "pgbuild/metric/workloads.h"
 #include "pgbuild/pgbuild.h"
+#include "wrapper/policy/vocab.h"
 
 static const char *command;       /* NULL: pgbuild itself */
 
@@ -84,6 +85,26 @@ int cli_parse_jobs(const char *arg, int *out)
 int cli_parse_pairs(const char *arg, int *out)
 {
 	return cli_parse_int("--pairs", arg, 1, CLI_PAIRS_MAX, out);
+}
+
+int cli_parse_weaken(const char *arg)
+{
+	const char *env = getenv("PGOPT_WEAKEN");
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	unsigned mask = 0;
+	int rc = 0;
+
+	if (env && vocab_parse_weaken(env, &mask, &err) < 0)
+		rc = error("PGOPT_WEAKEN=%s: %s", env, err.buf);
+	else if (vocab_parse_weaken(arg, &mask, &err) < 0)
+		rc = error("invalid value \"%s\" for --weaken: %s", arg, err.buf);
+	if (rc == 0) {
+		vocab_weaken_text(mask, &text);
+		setenv("PGOPT_WEAKEN", text.buf, 1);
+	}
+	strbuf_release(&err);
+	strbuf_release(&text);
+	return rc;
 }
 
 int cli_parse_budget(const char *arg, double *out)

@@ -28,6 +28,11 @@
  *   --metric LIST        what a gate measures: tps, instructions, cycles,
  *                        comma-separated and repeatable; "both" is
  *                        tps,instructions
+ *   --weaken LIST        the hardening classes the policy may weaken
+ *                        (vocab.h: pie, relro, ...), comma-separated and
+ *                        repeatable: PGOPT_WEAKEN of every build the
+ *                        command runs (build, run, optimize, tune,
+ *                        sensitivity, pgo, deb)
  *
  * Options without a short letter get a code from enum cli_opt: codes
  * above 255 that never collide with a letter.
@@ -164,6 +169,7 @@ enum cli_opt {
 	OPT_USER,
 	OPT_VARIANTS,
 	OPT_WARMUP,
+	OPT_WEAKEN,
 	OPT_WORKDIR,
 };
 
@@ -177,6 +183,7 @@ enum cli_opt {
 #define CLI_OPT_QUIET    { "quiet", no_argument, NULL, 'q' }
 #define CLI_OPT_VERBOSE  { "verbose", no_argument, NULL, 'v' }
 #define CLI_OPT_HELP     { "help", no_argument, NULL, 'h' }
+#define CLI_OPT_WEAKEN   { "weaken", required_argument, NULL, OPT_WEAKEN }
 #define CLI_OPT_END      { NULL, 0, NULL, 0 }
 
 /* Ranges of the shared values. */
@@ -399,6 +406,15 @@ int cli_parse_budget(const char *arg, double *out);
 int cli_parse_metrics(const char *arg, unsigned *mask);
 int cli_metrics_mask(const char *arg, unsigned *mask);
 const char *cli_metrics_text(unsigned mask);
+
+/*
+ * --weaken LIST: hardening classes (vocab_parse_weaken) a policy may
+ * weaken, added to the caller's PGOPT_WEAKEN, which is set to the union:
+ * every build the command runs, and pgoptcc in it, reads it from there
+ * (and records it), as if the caller had set it.  A name that is no class
+ * is one error, with the nearest one.
+ */
+int cli_parse_weaken(const char *arg);
 
 /* -W, --workload LIST: every item must be a workload bench knows (a
  * near miss is named); pushed onto out. */

@@ -48,6 +48,10 @@ static void build_usage(FILE *fp)
 "                         `pgbuild gate` (regression suite included)\n"
 "  --gate-args ARGS       more `pgbuild gate` options (split on blanks),\n"
 "                         e.g. \"--pairs 6 --duration 5\"\n"
+"  --weaken LIST          the policy may weaken these hardening classes\n"
+"                         (stack-protector, cet, pie, relro, bind-now,\n"
+"                         fortify, stack-clash): PGOPT_WEAKEN of its builds\n"
+"                         and every record says what was weakened\n"
 "  -q, --quiet            no progress output\n"
 "\n"
 "Environment: PGOPT_PREFIX (default ccache when installed), CCACHE_DIR\n"
@@ -75,6 +79,7 @@ static const struct option build_options[] = {
 	{ "bundle", required_argument, NULL, OPT_BUNDLE },
 	{ "min-applies", required_argument, NULL, OPT_MIN_APPLIES },
 	CLI_OPT_QUIET,
+	CLI_OPT_WEAKEN,
 	CLI_OPT_HELP,
 	CLI_OPT_END
 };
@@ -114,6 +119,10 @@ static int parse_options(struct build_opts *o, struct strbuf *gate, int argc, ch
 			break;
 		case OPT_MIN_APPLIES:
 			if (cli_parse_number("--min-applies", optarg, 0, 100, &o->min_applies) < 0)
+				return cli_usage();
+			break;
+		case OPT_WEAKEN:
+			if (cli_parse_weaken(optarg) < 0)
 				return cli_usage();
 			break;
 		case 'q': o->quiet = 1; break;

@@ -46,6 +46,10 @@ static void deb_usage(FILE *fp)
 		"  --no-gate            skip the gate (the report has the build alone)\n"
 		"  -j, --jobs N         dpkg-buildpackage -jN (default 2)\n"
 		"  --restart            ignore an earlier run's state\n"
+		"  --weaken LIST        the policy may weaken these hardening classes\n"
+		"                       (stack-protector, cet, pie, relro, bind-now,\n"
+		"                       fortify, stack-clash): PGOPT_WEAKEN of its builds\n"
+		"                       and every record says what was weakened\n"
 		"  -q, --quiet          less progress output\n"
 		"\n"
 		"Exit: 0 built, verified, the suite and the gate passed; 1 a check failed;\n"
@@ -73,6 +77,7 @@ PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it
 		CLI_OPT_JOBS,
 		{ "restart", no_argument, NULL, OPT_RESTART },
 		CLI_OPT_QUIET,
+		CLI_OPT_WEAKEN,
 		CLI_OPT_HELP,
 		CLI_OPT_END
 	};
@@ -128,6 +133,10 @@ PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it
 				return cli_usage();
 			break;
 		case OPT_RESTART: o.restart = 1; break;
+		case OPT_WEAKEN:
+			if (cli_parse_weaken(optarg) < 0)
+				return cli_usage();
+			break;
 		case 'q': o.quiet = 1; break;
 		case 'h': deb_usage(stdout); return 0;
 		default:

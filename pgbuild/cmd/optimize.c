@@ -102,6 +102,10 @@ static void optimize_usage(FILE *fp)
 	      "  --restart              ignore the state of an earlier run\n"
 	      "  --html FILE            the waterfall page (default WORKDIR/optimize.html)\n"
 	      "  --json FILE            also write the result (WORKDIR/optimize.json) here\n"
+	      "  --weaken LIST          the policy may weaken these hardening classes\n"
+	      "                         (stack-protector, cet, pie, relro, bind-now,\n"
+	      "                         fortify, stack-clash): PGOPT_WEAKEN of its builds\n"
+	      "                         and every record says what was weakened\n"
 	      "  -q, --quiet            only the step lines and the waterfall\n"
 	      "\n"
 	      "Every option, the policy, the source, the baseline, --prefix and the\n"
@@ -138,6 +142,7 @@ static const struct option optimize_options[] = {
 	{ "html", required_argument, NULL, OPT_HTML },
 	{ "json", required_argument, NULL, OPT_JSON },
 	CLI_OPT_QUIET,
+	CLI_OPT_WEAKEN,
 	CLI_OPT_HELP,
 	CLI_OPT_END
 };
@@ -197,6 +202,10 @@ static int parse_options(struct optimize_opts *o, int argc, char **argv)
 		case OPT_RESTART: o->restart = 1; break;
 		case OPT_HTML: o->html = optarg; break;
 		case OPT_JSON: o->json = optarg; break;
+		case OPT_WEAKEN:
+			if (cli_parse_weaken(optarg) < 0)
+				return cli_usage();
+			break;
 		case 'q': o->quiet = 1; break;
 		case 'h': optimize_usage(stdout); return PGBUILD_EXIT_OK;
 		default: return cli_usage();

@@ -58,6 +58,10 @@ static void pgo_usage(FILE *fp)
 	      "  --configure-args ARGS  extra configure arguments of both builds (split on\n"
 	      "                         blanks): train on the configuration you ship\n"
 	      "  -j, --jobs N           make jobs\n"
+	      "  --weaken LIST          the policy may weaken these hardening classes\n"
+	      "                         (stack-protector, cet, pie, relro, bind-now,\n"
+	      "                         fortify, stack-clash): PGOPT_WEAKEN of its builds\n"
+	      "                         and every record says what was weakened\n"
 	      "  -q, --quiet            less progress output\n"
 	      "\n"
 	      "Every option, --gate's thresholds, the policy, the source and the\n"
@@ -87,6 +91,7 @@ static const struct option pgo_options[] = {
 	{ "gate", required_argument, NULL, OPT_GATE },
 	CLI_OPT_JOBS,
 	CLI_OPT_QUIET,
+	CLI_OPT_WEAKEN,
 	CLI_OPT_HELP,
 	CLI_OPT_END
 };
@@ -126,6 +131,10 @@ static int parse_options(struct pgo_opts *o, struct strbuf *gate, int argc, char
 			/* repeatable: the thresholds add up */
 			strbuf_addf(gate, "%s%s", gate->len ? "," : "", optarg);
 			o->gate = gate->buf;
+			break;
+		case OPT_WEAKEN:
+			if (cli_parse_weaken(optarg) < 0)
+				return cli_usage();
 			break;
 		case 'q': o->quiet = 1; break;
 		case 'h':

@@ -56,6 +56,10 @@ static void run_usage(FILE *fp)
 "  --no-verify            skip pgbuild verify\n"
 "  --no-regress           skip the regression suite (the gate then says \"not run\")\n"
 "  --restart              ignore the state of an earlier run\n"
+"  --weaken LIST          the policy may weaken these hardening classes\n"
+"                         (stack-protector, cet, pie, relro, bind-now,\n"
+"                         fortify, stack-clash): PGOPT_WEAKEN of its builds\n"
+"                         and every record says what was weakened\n"
 "  -q, --quiet            only the stage lines and the final report\n"
 "\n"
 "Every option, the gate's thresholds, the policy, the source and the\n"
@@ -95,6 +99,7 @@ static const struct option run_options[] = {
 	{ "no-regress", no_argument, NULL, OPT_NO_REGRESS },
 	{ "restart", no_argument, NULL, OPT_RESTART },
 	CLI_OPT_QUIET,
+	CLI_OPT_WEAKEN,
 	CLI_OPT_HELP,
 	CLI_OPT_END
 };
@@ -199,6 +204,10 @@ static int parse_options(struct run_cli *r, int argc, char **argv)
 		case OPT_NO_VERIFY: o->no_verify = 1; break;
 		case OPT_NO_REGRESS: o->no_regress = 1; break;
 		case OPT_RESTART: o->restart = 1; break;
+		case OPT_WEAKEN:
+			if (cli_parse_weaken(optarg) < 0)
+				return cli_usage();
+			break;
 		case 'q': o->quiet = 1; break;
 		case 'h':
 			run_usage(stdout);

@@ -31,6 +31,10 @@ static void sens_usage(FILE *fp)
 	      "  --pairs N -T, --duration S -c, --clients N   passed to pgbuild gate\n"
 	      "  --json FILE            the watermarks as JSON\n"
 	      "  -j, --jobs N           make jobs for the builds\n"
+	      "  --weaken LIST          the policy may weaken these hardening classes\n"
+	      "                         (stack-protector, cet, pie, relro, bind-now,\n"
+	      "                         fortify, stack-clash): PGOPT_WEAKEN of its builds\n"
+	      "                         and every record says what was weakened\n"
 	      "  -q, --quiet            less progress output\n"
 	      "\n"
 	      "Exit: 0 measured, 2 could not build or measure.\n",
@@ -56,6 +60,7 @@ static const struct option sens_options[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	CLI_OPT_JOBS,
 	CLI_OPT_QUIET,
+	CLI_OPT_WEAKEN,
 	CLI_OPT_HELP,
 	CLI_OPT_END
 };
@@ -99,6 +104,10 @@ static int parse_options(struct sens_opts *o, int argc, char **argv)
 			o->metric = metric_text;
 			break;
 		case OPT_JSON: o->json = optarg; break;
+		case OPT_WEAKEN:
+			if (cli_parse_weaken(optarg) < 0)
+				return cli_usage();
+			break;
 		case 'q': o->quiet = 1; break;
 		case OPT_PAIRS: case 'T': case 'c': case 'j': case 'W':
 			if (number_option(o, c, optarg) < 0)

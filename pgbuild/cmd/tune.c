@@ -100,6 +100,10 @@ static void tune_usage(FILE *fp)
 "                        off when PGOPT_PREFIX runs distcc: distccd refuses\n"
 "                        -fplugin)\n"
 "  --dry-run             print the candidates and the start policy, build nothing\n"
+"  --weaken LIST         the policy may weaken these hardening classes\n"
+"                        (stack-protector, cet, pie, relro, bind-now,\n"
+"                        fortify, stack-clash): PGOPT_WEAKEN of its builds\n"
+"                        and every record says what was weakened\n"
 "  -q, --quiet           no progress lines\n"
 "\n"
 "Environment: PGOPT_PREFIX (e.g. \"ccache distcc\" with DISTCC_HOSTS: builds\n"
@@ -144,6 +148,7 @@ static const struct option tune_options[] = {
 	{ "min-applies", required_argument, NULL, OPT_MIN_APPLIES },
 	CLI_OPT_JOBS,
 	CLI_OPT_QUIET,
+	CLI_OPT_WEAKEN,
 	CLI_OPT_HELP,
 	CLI_OPT_END
 };
@@ -248,6 +253,10 @@ static int parse_options(struct tune_opts *o, struct tune_params *p, int argc, c
 		case OPT_NO_READD: p->readd = 0; break;
 		case OPT_NO_REGRESS: o->regress = 0; break;
 		case OPT_DRY_RUN: o->dry_run = 1; break;
+		case OPT_WEAKEN:
+			if (cli_parse_weaken(optarg) < 0)
+				return cli_usage();
+			break;
 		case 'q': o->quiet = 1; break;
 		case 'h':
 			tune_usage(stdout);

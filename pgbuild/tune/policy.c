@@ -10,13 +10,15 @@
 
 #include "wrapper/policy/edit.h"
 #include "wrapper/policy/policy.h"
+#include "pgbuild/build/build.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/tune/tuner.h"
 
 /* ---------------- candidates ---------------- */
 
-/* Why flag (one candidate, possibly several words) cannot be tuned, or NULL. */
-static const char *refuse_reason(struct tuner *tu, const char *cand)
+/* Why flag (one candidate, possibly several words) cannot be tuned, or NULL;
+ * weaken: the hardening classes the caller lets a policy weaken. */
+static const char *refuse_reason(struct tuner *tu, const char *cand, unsigned weaken)
 {
 	static char buf[256];
 	struct strvec words = STRVEC_INIT;
@@ -24,7 +26,7 @@ static const char *refuse_reason(struct tuner *tu, const char *cand)
 	strvec_split(&words, cand);
 	for (size_t i = 0; i < words.nr && !why; i++) {
 		const char *w = words.v[i];
-		const char *r = policy_forbidden_add(w);
+		const char *r = policy_refusal(w, 1, 0, POLICY_WEAKEN(weaken));
 		if (r && words.nr == 1) {
 			why = r;
 		} else if (r) {
@@ -52,7 +54,12 @@ int tuner_load_candidates(struct tuner *tu, const char *path)
 	struct strbuf text = STRBUF_INIT;
 	char *save = NULL, *line;
 	int lineno = 0, rc = 0;
+	unsigned flags;
 
+	/* the vocabulary's check, with the hardening the caller lets the
+	 * policy weaken (--weaken, PGOPT_WEAKEN) */
+	if (build_policy_flags(&flags) < 0)
+		return -1;
 	{
 		struct strbuf err = STRBUF_INIT;
 		char *name = xasprintf("--candidates %s", path);
@@ -88,7 +95,7 @@ int tuner_load_candidates(struct tuner *tu, const char *path)
 				strbuf_addf(&c, "%s%s", i ? " " : "", w.v[i]);
 			strvec_clear(&w);
 		}
-		if ((why = refuse_reason(tu, c.buf))) {
+		if ((why = refuse_reason(tu, c.buf, POLICY_WEAKEN_MASK(flags)))) {
 			warning("%s: refused candidate \"%s\": %s", path, c.buf, why);
 			strvec_pushf(&tu->refused, "%s: %s", c.buf, why);
 		} else if (tune_engine_add_flag(&tu->t, c.buf) < 0) {

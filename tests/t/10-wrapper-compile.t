@@ -107,11 +107,12 @@ like "plugin record has the added flags verbatim" "$(readelf -p .pgopt.log eq.o 
 	'"added":\["-O2","--param=max-inline-insns-auto=30","-frandom-seed=a%3Db=c"\]'
 # --- PIE or not (a layout lever): -fno-pie and -no-pie reach the
 # executable, never a shared library or its PIC objects (a -fno-pie after
-# -fPIC would replace it and the library would not link) ---
+# -fPIC would replace it and the library would not link); it weakens the
+# build's hardening (pie), so the caller allows it: PGOPT_WEAKEN=pie ---
 printf '[global]\ncflags += -fno-pie\nldflags += -no-pie\n' > nopie.policy
 printf 'static const char *s = "x";\nconst char *f(void) { return s; }\n' > lib.c
 printf 'int main(void) { return 0; }\n' > exe.c
-np() { PGOPT_LOGDIR=$TMP/log PGOPT_POLICY=$TMP/nopie.policy "$W" "$@"; }
+np() { PGOPT_WEAKEN=pie PGOPT_LOGDIR=$TMP/log PGOPT_POLICY=$TMP/nopie.policy "$W" "$@"; }
 ok "a -fPIC object under -fno-pie compiles" np -O2 -fPIC -c lib.c -o lib.o
 ok "... and links into a shared library under -no-pie" np -O2 -fPIC -shared lib.o -o lib.so
 like "... which is one" "$(readelf -h lib.so | grep Type:)" 'DYN'
@@ -121,10 +122,10 @@ like "... position-dependent (EXEC, not DYN)" "$(readelf -h exe | grep Type:)" '
 like "... its link logged with -no-pie" "$(grep '"-o","exe"' log/compile.jsonl | tail -n 1)" '"-no-pie"'
 # ... and with LTO, where the links generate the code again from cflags
 printf '[global]\ncflags += -fno-pie\nldflags += -no-pie\nlto = slim\n' > nopie-lto.policy
-npl() { PGOPT_LOGDIR=$TMP/log PGOPT_POLICY=$TMP/nopie-lto.policy "$W" "$@"; }
+npl() { PGOPT_WEAKEN=pie PGOPT_LOGDIR=$TMP/log PGOPT_POLICY=$TMP/nopie-lto.policy "$W" "$@"; }
 ok "lto: a -fPIC object under -fno-pie compiles" npl -O2 -fPIC -c lib.c -o lib-lto.o
 ok "lto: ... and links into a shared library (its code generated PIC)" npl -O2 -fPIC -shared lib-lto.o -o lib-lto.so
 like "lto: ... which is one" "$(readelf -h lib-lto.so | grep Type:)" 'DYN'
-ok "lto: an executable under -fno-pie and -no-pie" sh -c "PGOPT_LOGDIR=$TMP/log PGOPT_POLICY=$TMP/nopie-lto.policy '$W' -O2 -c exe.c -o exe-lto.o && PGOPT_LOGDIR=$TMP/log PGOPT_POLICY=$TMP/nopie-lto.policy '$W' -O2 exe-lto.o -o exe-lto"
+ok "lto: an executable under -fno-pie and -no-pie" sh -c "PGOPT_WEAKEN=pie PGOPT_LOGDIR=$TMP/log PGOPT_POLICY=$TMP/nopie-lto.policy '$W' -O2 -c exe.c -o exe-lto.o && PGOPT_WEAKEN=pie PGOPT_LOGDIR=$TMP/log PGOPT_POLICY=$TMP/nopie-lto.policy '$W' -O2 exe-lto.o -o exe-lto"
 like "lto: ... position-dependent" "$(readelf -h exe-lto | grep Type:)" 'EXEC'
 done_testing

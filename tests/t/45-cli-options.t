@@ -111,6 +111,9 @@ run --policy empty.policy --workdir w --metric tps,cycles --noise other-floor.js
 run --policy empty.policy --workdir w --metric tps,cycles --noise-variants 1|2|invalid value "1" for --noise-variants: expected an integer from 2 to 99
 run --policy empty.policy --workdir w --metric tps,cycles --baseline $PG --noise other-floor.json|2|^pgbuild: error: --noise other-floor.json: other-floor.json was measured on another postgres \(sha256 000000000000\.\.\.\), not $PG/bin/postgres
 run --policy empty.policy --workdir w --metric tps,cycles --baseline $PG --noise nosuch.json|2|^pgbuild: error: .*nosuch.json
+tune --candidates cands --workdir w --weaken pie,relr0|2|invalid value "pie,relr0" for --weaken: unknown hardening class "relr0": expected a comma-separated list of stack-protector, cet, pie, relro, bind-now, fortify or stack-clash \(did you mean "relro"\?\)
+run --policy none --weaken all|2|invalid value "all" for --weaken: unknown hardening class "all"
+pgo --prefix o --weaken nopie|2|invalid value "nopie" for --weaken: unknown hardening class "nopie": .*\(did you mean "pie"\?\)
 tune --candidates cands --workdir w --metric instruction|2|invalid value "instruction" for --metric: expected instructions, tps or cycles \(did you mean "instructions"\?\)
 tune --candidates cands --workdir w --metric cycles -W tpcc-lite|2|--metric cycles supports select-only, tpcb, select1, mixed, not "tpcc-lite"
 tune --candidates cands --workdir w -W select-only,tpcb|2|tune searches flags for one workload
@@ -153,7 +156,7 @@ bolt --prefix $PG --out o --profile p.fdata --retrain|2|--profile and --retrain 
 bolt --prefix $PG --out o --bolt-flags reorder|2|--bolt-flags: "reorder" is not an option: every word is one of llvm-bolt's options \(-name or -name=value\)
 bolt --prefix $PG --out o --bolt-flags -o|2|--bolt-flags: "-o" is not a layout flag
 bolt --prefix $PG --out o --bolt-flags --instrumentation-file=x|2|--bolt-flags: "--instrumentation-file=x" is not a layout flag
-bolt --prefix $PG --out o --bolt-flags -print-cfg|2|--bolt-flags: "-print-cfg" is not a layout flag: .* a flag that prints or writes elsewhere has no place here
+bolt --prefix $PG --out o --bolt-flags -print-cfg|2|--bolt-flags: "-print-cfg" is not a layout flag: it prints or writes files
 bolt --prefix $PG --out o --bolt-flags -help-hidden|2|--bolt-flags: "-help-hidden" is not a layout flag
 bolt --prefix $PG --out o --contrib --no-regress|2|--contrib and --no-regress exclude each other
 bolt --prefix $PG --out o extra|2|unexpected argument "extra"

@@ -277,8 +277,17 @@ static void test_flags(void **state)
 	bolt_opts_release(&o);
 	assert_int_equal(bolt_check_flags("f", BOLT_OPTIMIZE_FLAGS), 0);
 	assert_int_equal(bolt_check_flags("f", "--reorder-blocks=cache+ -plt=hot"), 0);
-	/* names that begin like a refused one are not refused */
-	assert_int_equal(bolt_check_flags("f", "-dyno-stats -data-layout-x -output-y"), 0);
+	/* an allow-list: names it does not know are refused, even when
+	 * harmless-looking; a refused name's longer variants too */
+	assert_int_equal(bolt_check_flags("f", "-dyno-stats -output-y"), -1);
+	assert_int_equal(bolt_check_flags("f", "-dyno-stats -data-layout-x"), -1);
+	assert_int_equal(bolt_check_flags("f", "-runtime-instrumentation-lib=/tmp/x.a"), -1);
+	assert_int_equal(bolt_check_flags("f", "-generate-function-order=f -icf=1"), -1);
+	assert_int_equal(bolt_check_flags("f", "-function-order=/root/secret"), -1);
+	assert_int_equal(bolt_check_flags("f", "-asm-dump"), -1);
+	assert_int_equal(bolt_check_flags("f", "-reorder-blocks=nonsense"), -1);
+	assert_int_equal(bolt_check_flags("f", "-split-functions -split-all-cold -split-eh -hugify "
+					  "-peepholes=all -plt=hot -reorder-functions=cdsort"), 0);
 	assert_int_equal(bolt_check_flags("f", ""), -1);
 	assert_int_equal(bolt_check_flags("f", "  "), -1);
 	assert_int_equal(bolt_check_flags("f", "-"), -1);

@@ -1,8 +1,10 @@
 /*
  * test-policy.c - policy parsing (every error names file:line and what was
- * expected), the flag vocabulary (vocab.c: its table's order, what it
- * refuses and why, the vetted -Wl, options), the caller's switches
- * (POLICY_UNCHECKED, the profile mode), bounded reads of the lists, glob
+ * expected), the flag vocabulary (vocab.c: its tables sorted and typed,
+ * what the allow-list takes and what it refuses and why, the vetted -Wl,
+ * options, llvm-bolt's options), the hardening a policy may weaken only
+ * when the caller says so, the caller's switches (POLICY_UNCHECKED_FLAGS,
+ * POLICY_WEAKEN, the profile mode), bounded reads of the lists, glob
  * matching, policy application and TU naming.
  */
 #include <setjmp.h>
@@ -24,6 +26,7 @@
 #include "wrapper/common/safefs.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/strvec.h"
+#include "wrapper/common/xalloc.h"
 #include "wrapper/tu.h"
 #include "wrapper/policy/vocab.h"
 
@@ -163,7 +166,23 @@ static const struct bad bad_policies[] = {
 	{ "[global]\nldflags += -fprofile-generate\n", "/p/x.policy:2: cannot add -fprofile-generate: it changes what the compiler produces (profile instrumentation or feedback: pgbuild pgo adds it through PGOPT_PROFILE)" },
 	/* ... is not an optimization option */
 	{ "[global]\ncflags += -DNDEBUG\n", "/p/x.policy:2: cannot add -DNDEBUG: it is not an optimization option (a macro definition changes the program, not how it is optimized)" },
-	{ "[global]\ncflags -= -D_FORTIFY_SOURCE=2\n", "/p/x.policy:2: cannot remove -D_FORTIFY_SOURCE=2: it is not an optimization option (a macro definition changes the program, not how it is optimized)" },
+	{ "[global]\ncflags -= -D_FORTIFY_SOURCE=2\n", "/p/x.policy:2: cannot remove -D_FORTIFY_SOURCE=2: it weakens the build's hardening (fortify: _FORTIFY_SOURCE, glibc's checked string and memory functions); allow it with PGOPT_WEAKEN=fortify in the environment (--pgopt-weaken=fortify in CC, pgbuild --weaken fortify)" },
+	{ "[global]\nldflags -= -Wl,-z,relro,-z,now\n", "/p/x.policy:2: cannot remove -Wl,-z,relro,-z,now: it weakens the build's hardening (relro: RELRO, relocated data read-only after start-up (-z relro); bind-now: BIND_NOW, every symbol bound at start-up and the whole GOT read-only (-z now)); allow it with PGOPT_WEAKEN=relro,bind-now in the environment (--pgopt-weaken=relro,bind-now in CC, pgbuild --weaken relro,bind-now)" },
+	/* the allow-list: what it does not know, and values its rows do not take */
+	{ "[global]\ncflags += -fcall-graph\n", "/p/x.policy:2: cannot add -fcall-graph: it is not an optimization option the vocabulary knows" },
+	{ "[global]\ncflags += -O2 -O9\n", "/p/x.policy:2: cannot add -O9: it is not an optimization option the vocabulary knows" },
+	{ "[global]\ncflags += -pipe\n", "/p/x.policy:2: cannot add -pipe: it is not an optimization option the vocabulary knows" },
+	{ "[global]\ncflags += -fvisibility=hidden\n", "/p/x.policy:2: cannot add -fvisibility=hidden: it is not an optimization option the vocabulary knows" },
+	{ "[global]\ncflags += -flto=bogus\n", "/p/x.policy:2: cannot add -flto=bogus: its value is not one the vocabulary allows (expected -flto=auto, jobserver, thin, full or N)" },
+	{ "[global]\ncflags += -flifetime-dse=3\n", "/p/x.policy:2: cannot add -flifetime-dse=3: its value is not one the vocabulary allows (expected -flifetime-dse=N, N a decimal integer from 0 to 2)" },
+	{ "[global]\ncflags += -falign-loops=x\n", "/p/x.policy:2: cannot add -falign-loops=x: its value is not one the vocabulary allows (expected -falign-loops=N[:M[:N2[:M2]]])" },
+	{ "[a.c]\nmarch = pentium99\n", "/p/x.policy:2: cannot add -march=pentium99: its value is not one the vocabulary allows (expected a CPU name gcc or clang knows (gcc --help=target lists them) or native)" },
+	{ "[global]\ncflags += --param=no-such-param=1\n", "/p/x.policy:2: cannot add --param=no-such-param=1: its value is not one the vocabulary allows (expected --param=NAME=N, NAME one of the parameters gcc 12 --help=params lists)" },
+	{ "[global]\ncflags += --param=align-threshold=0\n", "/p/x.policy:2: cannot add --param=align-threshold=0: its value is not one the vocabulary allows (expected --param=align-threshold=N, N an integer from 1 to 65536)" },
+	{ "[global]\ncflags += -Wfoo,bar\n", "/p/x.policy:2: cannot add -Wfoo,bar: its value is not one the vocabulary allows (expected -W[no-]NAME[=VALUE])" },
+	{ "[global]\ncflags += -mtune=/tmp/x\n", "/p/x.policy:2: cannot add -mtune=/tmp/x: it names a path (its value is a path)" },
+	{ "[global]\ncflags += -finstrument-functions\n", "/p/x.policy:2: cannot add -finstrument-functions: it loads code (calls to __cyg_profile_func_enter and _exit the program must supply)" },
+	{ "[global]\ncflags += -fstrict-overflow\n", "/p/x.policy:2: cannot add -fstrict-overflow: it changes PostgreSQL's arithmetic or aliasing semantics" },
 	{ "[global]\ncflags += -UNDEBUG\n", "/p/x.policy:2: cannot add -UNDEBUG: it is not an optimization option (a macro definition changes the program, not how it is optimized)" },
 	{ "[global]\ncflags += -std=gnu89\n", "/p/x.policy:2: cannot add -std=gnu89: it is not an optimization option" },
 	{ "[global]\nldflags += -shared\n", "/p/x.policy:2: cannot add -shared: it is not an optimization option" },
@@ -200,7 +219,7 @@ static void test_accepted(void **state)
 		"\xEF\xBB\xBF[global]\ncflags += -O3\n",        /* a UTF-8 BOM */
 		"\xEF\xBB\xBF# comment\n[a.c]\ncflags -= -g\n",
 		"[global]\ncflags += -m64 -march=native -mtune=native -fno-plt -fpic\n",
-		"[global]\ncflags += -fcall-graph -fpack -fshort\n",  /* not the ABI prefixes */
+		"[global]\ncflags += -fcaller-saves\n",  /* not the -fcall-used- prefix */
 		"[global]\nbolt = ready\nlto = off\nplugin = on\n",
 		"[global]\nbolt = off\n",
 		/* the vocabulary: optimization and code generation, in both */
@@ -208,14 +227,14 @@ static void test_accepted(void **state)
 		"[global]\ncflags += --param=max-inline-insns-auto=30 -Wall -Wno-error=coverage-mismatch -Werror -w -pedantic\n",
 		"[global]\ncflags += -fno-omit-frame-pointer -fstack-protector-strong -fcf-protection=full -fPIC -fno-semantic-interposition -fipa-pta -fopenmp-simd\n",
 		"[global]\ncflags += -mtune=generic -march=x86-64-v3 -mno-avx512f -mprefer-vector-width=256 -fopt-info-inline-optimized -fno-lto\n",
-		"[global]\ncflags -= -g -O2 -fstack-protector-strong -Werror\n",
+		"[global]\ncflags -= -g -O2 -Werror\n",
+		/* hardening added is no weakening */
+		"[global]\ncflags += -fstack-protector-all -fstack-clash-protection -fcf-protection -D_FORTIFY_SOURCE=3 -fPIE\nldflags += -pie -Wl,-z,relro,-z,now\n",
 		/* links: the compile options and the vetted linker options */
 		"[global]\nldflags += -O2 -flto=auto -fuse-linker-plugin -fuse-ld=gold -fuse-ld=lld -Wl,-O1 -Wl,--gc-sections -Wl,--as-needed -Wl,--emit-relocs -Wl,-q\n",
 		"[global]\nldflags += -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack -Wl,-zrelro,-znow -Wl,-O1,--sort-common,--as-needed,-z,relro,-z,now\n",
 		"[global]\nldflags += -Wl,--hash-style=gnu -Wl,--build-id -Wl,--build-id=sha1 -Wl,--icf=all -Wl,-z,max-page-size=0x200000 -Wl,-Bsymbolic-functions\n",
-		"[global]\nldflags -= -Wl,-z,relro -Wl,--as-needed\n",
-		/* PIE or not: a layout lever (-fno-pie compiles, -no-pie links) */
-		"[global]\ncflags += -fno-pie\nldflags += -no-pie\n",
+		"[global]\nldflags -= -Wl,--as-needed\n",
 		"[global]\ncflags += -fpie\nldflags += -pie\n",
 		"[global]\nbolt = off\n[a.c]\ncflags += -freorder-blocks-and-partition\n",
 		NULL,
@@ -300,23 +319,55 @@ static void test_nul_byte(void **state)
 	strbuf_release(&err);
 }
 
-/* The vocabulary table: sorted, every refusal with a reason, no row that
- * is both a refusal and link-only. */
+/* A table's rows: sorted by strcmp(), each with a type, a refusal with a
+ * class (and, for the compiler's, a reason) and never link-only, a valued
+ * row ending in '=' or '-', a list of words where the type needs one. */
+static void check_rows(const char *what, const struct vocab_row *t, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (strcmp(t[i - 1].name, t[i].name) >= 0)
+			fail_msg("%s table not sorted: \"%s\" before \"%s\"", what, t[i - 1].name, t[i].name);
+	for (size_t i = 0; i < n; i++) {
+		const struct vocab_row *r = &t[i];
+		size_t len = strlen(r->name);
+		int refusal = r->type == VOCAB_FAMILY || r->type == VOCAB_REFUSED;
+		if (r->type < VOCAB_EXACT || r->type > VOCAB_REFUSED)
+			fail_msg("%s row %s: no type", what, r->name);
+		if (refusal && (r->cls == VOCAB_OK || (!r->why && r->cls != VOCAB_OTHER)))
+			fail_msg("%s row %s: a refusal without a class or a reason", what, r->name);
+		if (refusal && (r->flags & VOCAB_LINK_ONLY))
+			fail_msg("%s row %s: link-only refusal", what, r->name);
+		if ((r->type == VOCAB_INT || r->type == VOCAB_WORDS || r->type == VOCAB_ALIGN ||
+		     r->type == VOCAB_TEXT) && (!len || !strchr("=-", r->name[len - 1])))
+			fail_msg("%s row %s: a valued row's name ends in '=' or '-'", what, r->name);
+		if (r->type == VOCAB_WORDS && (!r->values || !*r->values))
+			fail_msg("%s row %s: no words", what, r->name);
+	}
+}
+
+/* The vocabulary's tables: sorted, every row typed, every refusal with a
+ * class; the longest row decides. */
 static void test_vocab_table(void **state)
 {
 	size_t n;
 	const struct vocab_row *t = vocab_table(&n);
 	struct strbuf why = STRBUF_INIT;
 	(void)state;
-	assert_true(n > 50);
-	for (size_t i = 1; i < n; i++)
-		if (strcmp(t[i - 1].name, t[i].name) >= 0)
-			fail_msg("vocab table not sorted: \"%s\" before \"%s\"", t[i - 1].name, t[i].name);
-	for (size_t i = 0; i < n; i++) {
-		if (t[i].cls != VOCAB_OK && !t[i].why)
-			fail_msg("row %s: a refusal without a reason", t[i].name);
-		if (t[i].cls != VOCAB_OK && (t[i].flags & VOCAB_LINK_ONLY))
-			fail_msg("row %s: link-only refusal", t[i].name);
+	assert_true(n > 500);
+	check_rows("vocab", t, n);
+	t = vocab_bolt_table(&n);
+	assert_true(n > 100);
+	check_rows("bolt", t, n);
+	{
+		size_t np;
+		const struct vocab_param *pt = vocab_params(&np);
+		assert_true(np > 200);
+		for (size_t i = 1; i < np; i++)
+			if (strcmp(pt[i - 1].name, pt[i].name) >= 0)
+				fail_msg("params not sorted: \"%s\" before \"%s\"", pt[i - 1].name, pt[i].name);
+		for (size_t i = 0; i < np; i++)
+			if (pt[i].max >= 0 && pt[i].max < pt[i].min)
+				fail_msg("param %s: range %ld to %ld", pt[i].name, pt[i].min, pt[i].max);
 	}
 	/* the longest row wins; -fno-X is -fX */
 	assert_int_equal(vocab_check("-fplugin-arg-pgopt-x=1", 0, &why), VOCAB_CODE);
@@ -328,7 +379,7 @@ static void test_vocab_table(void **state)
 	assert_int_equal(vocab_check("-Wpedantic", 0, &why), VOCAB_OK);  /* not -Wp, */
 	assert_int_equal(vocab_check("-Wlogical-op", 1, &why), VOCAB_OK); /* not -Wl, */
 	assert_int_equal(vocab_check("-pg", 0, &why), VOCAB_OUTPUT);
-	assert_int_equal(vocab_check("-pipe", 0, &why), VOCAB_OTHER);
+	assert_int_equal(vocab_check("-pipe", 0, &why), VOCAB_UNKNOWN);
 	assert_int_equal(vocab_check("-Wl,--hash-style=/x", 1, &why), VOCAB_PATH);
 	{
 		/* -fno- of any length is normalised (no fixed buffer to slip past) */
@@ -337,6 +388,331 @@ static void test_vocab_table(void **state)
 		assert_int_equal(vocab_check(longflag, 0, &why), VOCAB_CODE);
 	}
 	strbuf_release(&why);
+}
+
+/*
+ * The allow-list, flag by flag: what the repository's policies, examples,
+ * tune candidates and suites use is taken, in cflags (0) or ldflags (1);
+ * everything else is refused with its class.
+ */
+static void test_vocab_flags(void **state)
+{
+	static const struct { const char *flag; int link; } taken[] = {
+		/* examples/, examples/tune-candidates.txt, tests/t, tests/pg */
+		{ "-O1", 0 }, { "-O2", 0 }, { "-O3", 0 }, { "-Os", 0 }, { "-Og", 0 }, { "-Oz", 0 },
+		{ "-O", 0 }, { "-g", 0 }, { "-g1", 0 }, { "-g3", 0 }, { "-ggdb", 0 }, { "-gdwarf-4", 0 },
+		{ "-gdwarf-5", 0 }, { "-gno-record-gcc-switches", 0 }, { "-gz=zlib", 0 },
+		{ "-finline-functions", 0 }, { "-fno-plt", 0 }, { "-fno-semantic-interposition", 0 },
+		{ "-fomit-frame-pointer", 0 }, { "-fno-omit-frame-pointer", 0 }, { "-fno-ident", 0 },
+		{ "-flto", 0 }, { "-flto=auto", 0 }, { "-flto=thin", 0 }, { "-flto=2", 0 }, { "-fno-lto", 0 },
+		{ "-flto-partition=one", 0 }, { "-ffat-lto-objects", 0 }, { "-fuse-linker-plugin", 1 },
+		{ "-march=native", 0 }, { "-march=x86-64-v3", 0 }, { "-march=znver4", 0 },
+		{ "-mtune=generic", 0 }, { "-mno-avx512f", 0 }, { "-mprefer-vector-width=256", 0 },
+		{ "-mstringop-strategy=unrolled_loop", 0 }, { "-minline-all-stringops", 0 }, { "-m64", 0 },
+		{ "--param=max-inline-insns-auto=30", 0 }, { "--param=inline-unit-growth=80", 0 },
+		{ "-fno-reorder-blocks-and-partition", 0 }, { "-freorder-blocks-and-partition", 0 },
+		{ "-fno-early-inlining", 0 }, { "-finline-limit=1000", 0 }, { "-fno-inline-small-functions", 0 },
+		{ "-fno-tree-forwprop", 0 }, { "-ffunction-sections", 0 }, { "-fdata-sections", 0 },
+		{ "-frecord-gcc-switches", 0 }, { "-fno-builtin", 0 }, { "-frandom-seed=a%3Db=c", 0 },
+		{ "-fipa-pta", 0 }, { "-floop-nest-optimize", 0 }, { "-fopenmp-simd", 0 }, { "-fPIC", 0 },
+		{ "-fpie", 0 }, { "-fstack-protector-strong", 0 }, { "-fcf-protection=full", 0 },
+		{ "-fstack-clash-protection", 0 }, { "-fopt-info-inline-optimized", 0 }, { "-fopt-info", 0 },
+		{ "-fexcess-precision=standard", 0 }, { "-fno-strict-aliasing", 0 }, { "-fwrapv", 0 },
+		{ "-falign-functions=32", 0 }, { "-falign-loops=16:11:8", 0 }, { "-fvect-cost-model=cheap", 0 },
+		{ "-ftls-model=initial-exec", 0 }, { "-ftrivial-auto-var-init=zero", 0 },
+		/* clang's spellings */
+		{ "-fsplit-machine-functions", 0 }, { "-fvectorize", 0 }, { "-gline-tables-only", 0 },
+		{ "-fbasic-block-sections=labels", 0 },
+		/* warnings */
+		{ "-Wall", 0 }, { "-Werror", 0 }, { "-Wno-error=coverage-mismatch", 0 }, { "-Wno-unused", 0 },
+		{ "-Werror=format-security", 0 }, { "-Wframe-larger-than=4096", 0 }, { "-w", 0 },
+		{ "-pedantic", 0 },
+		/* links */
+		{ "-Wl,-O1", 1 }, { "-Wl,--gc-sections", 1 }, { "-Wl,--emit-relocs", 1 }, { "-Wl,-z,now", 1 },
+		{ "-Wl,-O1,--sort-common,--as-needed,-z,relro,-z,now", 1 }, { "-Wl,--build-id=md5", 1 },
+		{ "-fuse-ld=lld", 1 }, { "-fuse-ld=gold", 1 }, { "-pie", 1 }, { "-no-pie", 1 }, { "-O2", 1 },
+		/* hardening rows: known, the hardening check decides */
+		{ "-D_FORTIFY_SOURCE=2", 0 }, { "-U_FORTIFY_SOURCE", 0 }, { "-fno-stack-protector", 0 },
+		{ "-fno-pie", 0 },
+	};
+	static const struct { const char *flag; int link; enum vocab_class cls; } refused[] = {
+		{ "-fcall-graph", 0, VOCAB_UNKNOWN }, { "-O4", 0, VOCAB_UNKNOWN }, { "-pipe", 0, VOCAB_UNKNOWN },
+		{ "-fvisibility=hidden", 0, VOCAB_UNKNOWN }, { "-mregparm=3", 0, VOCAB_UNKNOWN },
+		{ "-mpc32", 0, VOCAB_UNKNOWN }, { "-fno-lto=auto", 0, VOCAB_UNKNOWN },
+		{ "-fnope", 0, VOCAB_UNKNOWN }, { "-mno-march=native", 0, VOCAB_UNKNOWN },
+		{ "-fplugin=/x.so", 0, VOCAB_CODE }, { "-fplugin-arg-pgopt-x=1", 0, VOCAB_CODE },
+		{ "-fno-sanitize=all", 0, VOCAB_CODE }, { "-fopenmp", 0, VOCAB_CODE }, { "-l:x.so", 1, VOCAB_CODE },
+		{ "-ftree-parallelize-loops=4", 0, VOCAB_CODE }, { "-finstrument-functions", 0, VOCAB_CODE },
+		{ "-fuse-ld=evil", 1, VOCAB_CODE }, { "-B/x", 0, VOCAB_CODE }, { "-wrapper", 0, VOCAB_CODE },
+		{ "-I/x", 0, VOCAB_PATH }, { "-march=/x", 0, VOCAB_PATH }, { "-frandom-seed=/x", 0, VOCAB_PATH },
+		{ "--param=max-inline-insns-auto=/x", 0, VOCAB_PATH }, { "-Wl,-rpath,/x", 1, VOCAB_PATH },
+		{ "-fdebug-prefix-map=/a=/b", 0, VOCAB_PATH },
+		{ "-o", 0, VOCAB_OUTPUT }, { "-E", 0, VOCAB_OUTPUT }, { "-fdump-tree-all", 0, VOCAB_OUTPUT },
+		{ "-fprofile-use", 0, VOCAB_OUTPUT }, { "-fopt-info=x.txt", 0, VOCAB_OUTPUT },
+		{ "-gsplit-dwarf", 0, VOCAB_OUTPUT }, { "-pg", 0, VOCAB_OUTPUT }, { "-mllvm", 0, VOCAB_OUTPUT },
+		{ "-DX", 0, VOCAB_OTHER }, { "-std=c11", 0, VOCAB_OTHER }, { "-shared", 1, VOCAB_OTHER },
+		{ "-static", 1, VOCAB_OTHER }, { "-flto=bogus", 0, VOCAB_OTHER }, { "-gdwarf-7", 0, VOCAB_OTHER },
+		{ "-march=pentium99", 0, VOCAB_OTHER }, { "--param=no-such=1", 0, VOCAB_OTHER },
+		{ "--param=max-inline-insns-auto=", 0, VOCAB_OTHER }, { "--param=max-inline-insns-auto", 0, VOCAB_OTHER },
+		{ "-no-pie", 0, VOCAB_OTHER }, { "-Wl,-O1", 0, VOCAB_OTHER }, { "-Wl,-z,execstack", 1, VOCAB_OTHER },
+		{ "-O2x", 0, VOCAB_UNKNOWN }, { "-fipa-pta=1", 0, VOCAB_UNKNOWN },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++) {
+		struct strbuf why = STRBUF_INIT;
+		if (vocab_check(taken[i].flag, taken[i].link, &why) != VOCAB_OK)
+			fail_msg("refused %s (%s): %s", taken[i].flag, taken[i].link ? "ldflags" : "cflags", why.buf);
+		strbuf_release(&why);
+	}
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		struct strbuf why = STRBUF_INIT;
+		enum vocab_class c = vocab_check(refused[i].flag, refused[i].link, &why);
+		if (c != refused[i].cls || !why.len)
+			fail_msg("%s: class %d (%s), want %d", refused[i].flag, c, why.buf, refused[i].cls);
+		strbuf_release(&why);
+	}
+}
+
+/* The repository's own policies and tune candidates: accepted, and only
+ * the no-pie ones weaken anything (pie), which the caller must allow. */
+static void test_vocab_examples(void **state)
+{
+	static const struct { const char *file; unsigned weakens; } examples[] = {
+		{ "bolt-ready.policy", 0 }, { "coscup-2017.policy", 0 },
+		{ "coscup-no-pie.policy", 1u << VOCAB_HARD_PIE }, { "debug-symbols.policy", 0 },
+		{ "hot-inline.policy", 0 }, { "march-native.policy", 0 },
+		{ "no-pie.policy", 1u << VOCAB_HARD_PIE },
+	};
+	char *dir = xstrdup(__FILE__), *slash = strrchr(dir, '/');
+	(void)state;
+	if (slash)
+		*slash = '\0';
+	for (size_t i = 0; i < sizeof(examples) / sizeof(examples[0]); i++) {
+		char *path = xasprintf("%s/../../examples/%s", slash ? dir : "tests/unit", examples[i].file);
+		struct policy p;
+		struct strbuf err = STRBUF_INIT;
+		int r = policy_load(&p, path, 0, &err);
+		if (examples[i].weakens) {
+			if (r == 0)
+				fail_msg("%s: accepted without the caller's consent", path);
+			assert_non_null(strstr(err.buf, "allow it with PGOPT_WEAKEN=pie"));
+			policy_release(&p);
+			strbuf_reset(&err);
+			r = policy_load(&p, path, POLICY_WEAKEN(examples[i].weakens), &err);
+		}
+		if (r != 0)
+			fail_msg("%s: %s", path, err.buf);
+		assert_int_equal(policy_weakens(&p), examples[i].weakens);
+		policy_release(&p);
+		strbuf_release(&err);
+		free(path);
+	}
+	{
+		char *path = xasprintf("%s/../../examples/tune-candidates.txt", slash ? dir : "tests/unit");
+		struct strbuf text = STRBUF_INIT;
+		struct strvec lines = STRVEC_INIT;
+		assert_int_equal(sfs_read(AT_FDCWD, path, SFS_IN_TEXT, 0, &text, NULL) > 0, 1);
+		for (char *line = strtok(text.buf, "\n"); line; line = strtok(NULL, "\n")) {
+			struct strvec w = STRVEC_INIT;
+			if (strchr(line, '#'))
+				*strchr(line, '#') = '\0';
+			strvec_split(&w, line);
+			for (size_t k = 0; k < w.nr; k++)
+				if (policy_forbidden_add(w.v[k]))
+					fail_msg("tune candidate %s refused: %s", w.v[k], policy_forbidden_add(w.v[k]));
+			strvec_clear(&w);
+		}
+		strvec_clear(&lines);
+		strbuf_release(&text);
+		free(path);
+	}
+	free(dir);
+}
+
+/* llvm-bolt's options: pgbuild's default set and what the docs and suites
+ * use are taken; what names a path, prints or writes, takes a library or
+ * is pgbuild's own is refused with its class. */
+static void test_bolt_vocab(void **state)
+{
+	static const char *const taken[] = {
+		"-reorder-blocks=ext-tsp", "-reorder-functions=hfsort+", "-reorder-functions=hfsort",
+		"-reorder-functions=cdsort", "-reorder-functions=none", "-split-functions", "-split-all-cold",
+		"-split-eh", "-icf=1", "-icf", "--icf=all", "-use-gnu-stack", "-dyno-stats", "--dyno-stats",
+		"-plt=hot", "-plt=all", "-hugify", "-peepholes=all", "-update-debug-sections",
+		"-jump-tables=move", "-align-macro-fusion=all", "--reorder-blocks=cache+", "-lite=false",
+		"-frame-opt=hot", "-indirect-call-promotion=calls", "-skip-funcs=foo,bar.*",
+		"-thread-count=4", "-split-strategy=cdsplit", "-tail-duplication=cache",
+	};
+	static const struct { const char *word; enum vocab_class cls; } refused[] = {
+		{ "-runtime-instrumentation-lib=/tmp/x.a", VOCAB_CODE },
+		{ "-runtime-hugify-lib=x.a", VOCAB_CODE },
+		{ "-o", VOCAB_OTHER }, { "-o=/tmp/x", VOCAB_OTHER }, { "-w", VOCAB_OTHER },
+		{ "-data=x", VOCAB_OTHER }, { "--data2=x", VOCAB_OTHER }, { "-b", VOCAB_OTHER },
+		{ "-instrument", VOCAB_OTHER }, { "-instrumentation-file=x", VOCAB_OTHER },
+		{ "-generate-function-order=FILE", VOCAB_OUTPUT }, { "-generate-link-sections=x", VOCAB_OUTPUT },
+		{ "-function-order=/root/secret", VOCAB_PATH }, { "-funcs-file=x", VOCAB_PATH },
+		{ "-skip-funcs-file=x", VOCAB_PATH }, { "-dwarf-output-path=/x", VOCAB_PATH },
+		{ "-skip-funcs=a/b", VOCAB_PATH },
+		{ "-asm-dump", VOCAB_OUTPUT }, { "-asm-dump=/tmp", VOCAB_OUTPUT }, { "-print-cfg", VOCAB_OUTPUT },
+		{ "-print-only=/x", VOCAB_OUTPUT }, { "-dump-dot-all", VOCAB_OUTPUT }, { "-v=1", VOCAB_OUTPUT },
+		{ "-keep-tmp", VOCAB_OUTPUT }, { "-write-dwp", VOCAB_OUTPUT }, { "-dyno-stats-all", VOCAB_OUTPUT },
+		{ "-help-hidden", VOCAB_OUTPUT }, { "--version", VOCAB_OUTPUT }, { "-time-opts", VOCAB_OUTPUT },
+		{ "-reorder-blocks=bogus", VOCAB_OTHER }, { "-thread-count=x", VOCAB_OTHER },
+		{ "-icf=2", VOCAB_OTHER }, { "-split-functions=3", VOCAB_OTHER },
+		{ "-output-y", VOCAB_UNKNOWN }, { "-check-encoding", VOCAB_UNKNOWN }, { "reorder", VOCAB_UNKNOWN },
+		{ "--", VOCAB_UNKNOWN }, { "---icf", VOCAB_UNKNOWN },
+	};
+	struct strvec def = STRVEC_INIT;
+	(void)state;
+	for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++) {
+		struct strbuf why = STRBUF_INIT;
+		if (vocab_bolt_check(taken[i], &why) != VOCAB_OK)
+			fail_msg("refused %s: %s", taken[i], why.buf);
+		strbuf_release(&why);
+	}
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		struct strbuf why = STRBUF_INIT;
+		enum vocab_class c = vocab_bolt_check(refused[i].word, &why);
+		if (c != refused[i].cls || !why.len)
+			fail_msg("%s: class %d (%s), want %d", refused[i].word, c, why.buf, refused[i].cls);
+		strbuf_release(&why);
+	}
+	/* pgbuild's own default layout flags (pgbuild/bolt/bolt.h's
+	 * BOLT_OPTIMIZE_FLAGS, as of this test) */
+	strvec_split(&def, "-reorder-blocks=ext-tsp -reorder-functions=hfsort+ -split-functions "
+		     "-split-all-cold -split-eh -icf=1 -use-gnu-stack -dyno-stats");
+	for (size_t i = 0; i < def.nr; i++) {
+		struct strbuf why = STRBUF_INIT;
+		assert_int_equal(vocab_bolt_check(def.v[i], &why), VOCAB_OK);
+		strbuf_release(&why);
+	}
+	strvec_clear(&def);
+}
+
+/*
+ * Hardening: each weakening is refused, naming the class and how to allow
+ * it; the caller's PGOPT_WEAKEN for that class (and no other) lets it
+ * through, marked in its op and with a warning; applied, the compile's
+ * result names the class, and a removal only when it removed something.
+ */
+static void test_hardening(void **state)
+{
+	static const struct { const char *line; enum vocab_hardening h; const char *in; } cases[] = {
+		{ "cflags += -fno-stack-protector", VOCAB_HARD_STACK_PROTECTOR, NULL },
+		{ "cflags += -fstack-protector", VOCAB_HARD_STACK_PROTECTOR, NULL },
+		{ "cflags -= -fstack-protector-strong", VOCAB_HARD_STACK_PROTECTOR, "-fstack-protector-strong" },
+		{ "cflags += -fcf-protection=none", VOCAB_HARD_CET, NULL },
+		{ "cflags += -fcf-protection=branch", VOCAB_HARD_CET, NULL },
+		{ "cflags += -mmanual-endbr", VOCAB_HARD_CET, NULL },
+		{ "cflags -= -fcf-protection", VOCAB_HARD_CET, "-fcf-protection" },
+		{ "cflags += -fno-pie", VOCAB_HARD_PIE, NULL },
+		{ "cflags += -fno-PIE", VOCAB_HARD_PIE, NULL },
+		{ "cflags -= -fPIE", VOCAB_HARD_PIE, "-fPIE" },
+		{ "ldflags += -no-pie", VOCAB_HARD_PIE, NULL },
+		{ "ldflags -= -pie", VOCAB_HARD_PIE, "-pie" },
+		{ "ldflags += -Wl,-z,norelro", VOCAB_HARD_RELRO, NULL },
+		{ "ldflags += -Wl,-znorelro", VOCAB_HARD_RELRO, NULL },
+		{ "ldflags -= -Wl,-z,relro", VOCAB_HARD_RELRO, "-Wl,-z,relro" },
+		{ "ldflags += -Wl,-z,lazy", VOCAB_HARD_BIND_NOW, NULL },
+		{ "ldflags -= -Wl,-z,now", VOCAB_HARD_BIND_NOW, "-Wl,-z,now" },
+		{ "cflags += -U_FORTIFY_SOURCE", VOCAB_HARD_FORTIFY, NULL },
+		{ "cflags += -D_FORTIFY_SOURCE=0", VOCAB_HARD_FORTIFY, NULL },
+		{ "cflags += -O0", VOCAB_HARD_FORTIFY, NULL },
+		{ "cflags -= -D_FORTIFY_SOURCE=2", VOCAB_HARD_FORTIFY, "-D_FORTIFY_SOURCE=2" },
+		{ "cflags += -fno-stack-clash-protection", VOCAB_HARD_STACK_CLASH, NULL },
+		{ "cflags -= -fstack-clash-protection", VOCAB_HARD_STACK_CLASH, "-fstack-clash-protection" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = xasprintf("[global]\n%s\n", cases[i].line);
+		const char *name = vocab_hardening_name(cases[i].h);
+		unsigned mask = 1u << cases[i].h;
+		int link = cases[i].line[0] == 'l';
+		struct strbuf err = STRBUF_INIT, want = STRBUF_INIT;
+		struct strvec args = STRVEC_INIT;
+		struct policy_result res;
+		struct policy p;
+
+		/* refused, naming the class and the switch */
+		if (policy_parse(&p, "/p/x.policy", text, strlen(text), &err) != -1)
+			fail_msg("accepted without the caller's consent: %s", cases[i].line);
+		strbuf_addf(&want, "it weakens the build's hardening (%s: ", name);
+		if (!strstr(err.buf, want.buf) || !strstr(err.buf, "allow it with PGOPT_WEAKEN=") ||
+		    !strstr(err.buf, "pgbuild --weaken "))
+			fail_msg("case %zu: <%s>", i, err.buf);
+		policy_release(&p);
+		/* ... with another class allowed, still refused; with
+		 * everything unchecked but the weakening, too */
+		strbuf_reset(&err);
+		if (policy_parse_flags(&p, "/p/x.policy", text, strlen(text),
+				       POLICY_UNCHECKED_FLAGS | POLICY_WEAKEN(VOCAB_HARD_ALL & ~mask),
+				       &err) != -1)
+			fail_msg("accepted with the other classes: %s", cases[i].line);
+		policy_release(&p);
+		/* allowed: marked, said */
+		strbuf_reset(&err);
+		if (policy_parse_flags(&p, "/p/x.policy", text, strlen(text), POLICY_WEAKEN(mask), &err))
+			fail_msg("refused with %s allowed: %s", name, err.buf);
+		assert_int_equal(p.sections[0].ops[0].weakens, mask);
+		assert_int_equal(policy_weakens(&p), mask);
+		assert_int_equal(p.warnings.nr, 1);
+		strbuf_reset(&want);
+		strbuf_addf(&want, "used because the caller set PGOPT_WEAKEN=%s", name);
+		assert_non_null(strstr(p.warnings.v[0], want.buf));
+		/* applied: a link for ldflags, a compile for cflags */
+		strvec_pushl(&args, "-O2", link ? "-o" : "-c", link ? "prog" : "a.c", NULL);
+		if (cases[i].in)
+			strvec_push(&args, cases[i].in);
+		policy_apply(&p, link ? NULL : "a.c", &args, &res);
+		assert_int_equal(res.weakened, mask);
+		policy_result_release(&res);
+		/* a removal that removes nothing weakens nothing */
+		if (cases[i].in) {
+			strvec_clear(&args);
+			strvec_pushl(&args, "-O2", link ? "-o" : "-c", link ? "prog" : "a.c", NULL);
+			policy_apply(&p, link ? NULL : "a.c", &args, &res);
+			assert_int_equal(res.weakened, 0);
+			policy_result_release(&res);
+		}
+		strvec_clear(&args);
+		policy_release(&p);
+		strbuf_release(&err);
+		strbuf_release(&want);
+		free(text);
+	}
+	/* the forbidden_* checks (tune's candidates) refuse a weakening; the
+	 * one check with the caller's classes takes it */
+	assert_non_null(policy_forbidden_add("-fno-pie"));
+	assert_non_null(policy_forbidden_remove("-fstack-protector-strong"));
+	assert_null(policy_refusal("-fno-pie", 1, 0, POLICY_WEAKEN(1u << VOCAB_HARD_PIE)));
+	assert_null(policy_forbidden_add("-fstack-protector-strong"));
+}
+
+/* PGOPT_WEAKEN's list: names, blanks and empty items; an unknown name is
+ * an error naming the classes and the nearest one. */
+static void test_weaken_list(void **state)
+{
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	unsigned mask = 0;
+	(void)state;
+	assert_int_equal(vocab_parse_weaken("pie, relro,,bind-now", &mask, &err), 0);
+	assert_int_equal(mask, (1u << VOCAB_HARD_PIE) | (1u << VOCAB_HARD_RELRO) | (1u << VOCAB_HARD_BIND_NOW));
+	vocab_weaken_text(mask, &text);
+	assert_string_equal(text.buf, "pie,relro,bind-now");
+	mask = 0;
+	assert_int_equal(vocab_parse_weaken("", &mask, &err), 0);
+	assert_int_equal(mask, 0);
+	assert_int_equal(vocab_parse_weaken("stack-protector,cet,pie,relro,bind-now,fortify,stack-clash",
+					    &mask, &err), 0);
+	assert_int_equal(mask, VOCAB_HARD_ALL);
+	mask = 0;
+	assert_int_equal(vocab_parse_weaken("pie,relr0", &mask, &err), -1);
+	assert_string_equal(err.buf, "unknown hardening class \"relr0\": expected a comma-separated list of stack-protector, cet, pie, relro, bind-now, fortify or stack-clash (did you mean \"relro\"?)");
+	assert_int_equal(mask, 0);
+	strbuf_reset(&err);
+	assert_int_equal(vocab_parse_weaken("all", &mask, &err), -1);
+	strbuf_release(&err);
+	strbuf_release(&text);
 }
 
 /* The caller's switch (PGOPT_UNCHECKED_FLAGS=1): flags outside the
@@ -353,7 +729,7 @@ static void test_unchecked(void **state)
 	assert_int_equal(policy_parse(&p, "/p/x.policy", text, strlen(text), &err), -1);
 	policy_release(&p);
 	strbuf_reset(&err);
-	assert_int_equal(policy_parse_flags(&p, "/p/x.policy", text, strlen(text), POLICY_UNCHECKED, &err), 0);
+	assert_int_equal(policy_parse_flags(&p, "/p/x.policy", text, strlen(text), POLICY_UNCHECKED_FLAGS, &err), 0);
 	assert_int_equal(p.warnings.nr, 2);
 	assert_string_equal(p.warnings.v[0],
 			    "/p/x.policy:2: cflags += -DX=a b is outside the policy vocabulary (it is not an optimization option (a macro definition changes the program, not how it is optimized)): used because the caller set PGOPT_UNCHECKED_FLAGS=1");
@@ -368,7 +744,11 @@ static void test_unchecked(void **state)
 	policy_result_release(&res);
 	strvec_clear(&args);
 	policy_release(&p);
-	/* never the fast-math family, the ABI or the required flags */
+	/* never the fast-math family, the ABI or the required flags, and no
+	 * weakening of the hardening: that is a switch of its own */
+	text = "[global]\ncflags += -fno-pie\n";
+	assert_int_equal(policy_parse_flags(&p, "/p/x.policy", text, strlen(text), POLICY_UNCHECKED_FLAGS, &err), -1);
+	policy_release(&p);
 	text = "[global]\ncflags += -ffast-math\n";
 	assert_int_equal(policy_parse_flags(&p, "/p/x.policy", text, strlen(text), POLICY_UNCHECKED, &err), -1);
 	policy_release(&p);
@@ -568,8 +948,13 @@ static void test_apply(void **state)
 	apply_is(&p, NULL, "-O2 -o postgres a.o", "-O2 -o postgres a.o -O3 -Wl,-O1 -flto=auto",
 		 "/p/x.policy:1");
 	policy_release(&p);
-	/* -no-pie: executables only; a shared library's link does not take it */
-	assert_int_equal(parse("[global]\ncflags += -fno-pie\nldflags += -no-pie\n", &p, &err), 0);
+	/* -no-pie: executables only; a shared library's link does not take it
+	 * (the caller allows the policy to weaken pie) */
+	{
+		const char *t = "[global]\ncflags += -fno-pie\nldflags += -no-pie\n";
+		assert_int_equal(policy_parse_flags(&p, "/p/x.policy", t, strlen(t),
+						    POLICY_WEAKEN(1u << VOCAB_HARD_PIE), &err), 0);
+	}
 	apply_is(&p, NULL, "-o postgres a.o", "-o postgres a.o -no-pie", "/p/x.policy:1");
 	apply_is(&p, NULL, "-shared -o x.so a.o", "-shared -o x.so a.o", "/p/x.policy:1");
 	apply_is(&p, "a.c", "-c a.c", "-c a.c -fno-pie", "/p/x.policy:1");
@@ -582,7 +967,11 @@ static void test_apply(void **state)
 	 * an executable's link takes -fno-pie, a shared library's does not
 	 * (its LTO code would not be PIC: found linking PostgreSQL's
 	 * conversion procs with lto = on) */
-	assert_int_equal(parse("[global]\ncflags += -fno-pie\nldflags += -no-pie\nlto = slim\n", &p, &err), 0);
+	{
+		const char *t = "[global]\ncflags += -fno-pie\nldflags += -no-pie\nlto = slim\n";
+		assert_int_equal(policy_parse_flags(&p, "/p/x.policy", t, strlen(t),
+						    POLICY_WEAKEN(1u << VOCAB_HARD_PIE), &err), 0);
+	}
 	apply_is(&p, NULL, "-o postgres a.o", "-o postgres a.o -fno-pie -no-pie -flto=auto",
 		 "/p/x.policy:1");
 	apply_is(&p, NULL, "-fPIC -shared -o x.so a.o", "-fPIC -shared -o x.so a.o -flto=auto",
@@ -849,6 +1238,11 @@ int main(void)
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_nul_byte),
 		cmocka_unit_test(test_vocab_table),
+		cmocka_unit_test(test_vocab_flags),
+		cmocka_unit_test(test_vocab_examples),
+		cmocka_unit_test(test_bolt_vocab),
+		cmocka_unit_test(test_hardening),
+		cmocka_unit_test(test_weaken_list),
 		cmocka_unit_test(test_unchecked),
 		cmocka_unit_test(test_profile),
 		cmocka_unit_test(test_globs),

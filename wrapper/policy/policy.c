@@ -39,6 +39,8 @@ static const char *const unsafe_flags[] = {
 	"-fassociative-math", "-freciprocal-math", "-fno-signed-zeros",
 	"-fno-trapping-math", "-fexcess-precision=fast", "-fno-math-errno",
 	"-fcx-limited-range", "-ftrapv", "-fsingle-precision-constant",
+	/* = -fno-wrapv -fno-wrapv-pointer since gcc 8 */
+	"-fstrict-overflow",
 	/* denormals flushed to zero at start-up (crtfastmath, as -ffast-math
 	 * links), and stores the C11 memory model forbids */
 	"-mdaz-ftz", "-fallow-store-data-races", NULL
@@ -130,16 +132,69 @@ static const char *vocab_refusal(const char *flag, int link)
 	return vocab_check(flag, link, &why) == VOCAB_OK ? NULL : why.buf;
 }
 
+/* "pie: what it protects, relro: ...": the classes of mask, for messages */
+static void hardening_text(unsigned mask, struct strbuf *sb)
+{
+	int first = 1;
+	for (int h = 0; h < VOCAB_HARD_NR; h++)
+		if (mask & (1u << h)) {
+			strbuf_addf(sb, "%s%s: %s", first ? "" : "; ",
+				    vocab_hardening_name((enum vocab_hardening)h),
+				    vocab_hardening_what((enum vocab_hardening)h));
+			first = 0;
+		}
+}
+
+/*
+ * The hardening that adding or removing flag weakens beyond what the
+ * caller allows (allowed: classes), with the reason and how to allow it
+ * in a buffer that lives until the next call; NULL when none.
+ */
+static const char *weaken_refusal(const char *flag, int add, unsigned allowed)
+{
+	static struct strbuf why = STRBUF_INIT;
+	unsigned over = vocab_weakens(flag, add) & ~allowed;
+	struct strbuf names = STRBUF_INIT;
+
+	if (!over)
+		return NULL;
+	strbuf_reset(&why);
+	vocab_weaken_text(over, &names);
+	strbuf_addstr(&why, "it weakens the build's hardening (");
+	hardening_text(over, &why);
+	strbuf_addf(&why, "); allow it with PGOPT_WEAKEN=%s in the environment (--pgopt-weaken=%s "
+		    "in CC, pgbuild --weaken %s)", names.buf, names.buf, names.buf);
+	strbuf_release(&names);
+	return why.buf;
+}
+
+const char *policy_refusal(const char *flag, int add, int link, unsigned flags)
+{
+	const char *why = add ? semantic_add(flag) : semantic_remove(flag);
+	if (!why && !(flags & POLICY_UNCHECKED_FLAGS))
+		why = vocab_refusal(flag, link);
+	if (!why)
+		why = weaken_refusal(flag, add, POLICY_WEAKEN_MASK(flags));
+	return why;
+}
+
 const char *policy_forbidden_add(const char *flag)
 {
-	const char *why = semantic_add(flag);
-	return why ? why : vocab_refusal(flag, 0);
+	return policy_refusal(flag, 1, 0, 0);
 }
 
 const char *policy_forbidden_remove(const char *flag)
 {
-	const char *why = semantic_remove(flag);
-	return why ? why : vocab_refusal(flag, 0);
+	return policy_refusal(flag, 0, 0, 0);
+}
+
+unsigned policy_weakens(const struct policy *p)
+{
+	unsigned mask = 0;
+	for (size_t i = 0; i < p->nr_sections; i++)
+		for (size_t j = 0; j < p->sections[i].nr_ops; j++)
+			mask |= p->sections[i].ops[j].weakens;
+	return mask;
 }
 
 static int perr(struct strbuf *err, const char *path, int line, const char *fmt, ...)
@@ -192,7 +247,7 @@ static char *trim(char *s)
 }
 
 static void add_op(struct policy_section *s, int add, int link, const char *flag, int line,
-		   const char *unchecked)
+		   const char *unchecked, unsigned weakens)
 {
 	ALLOC_GROW(s->ops, s->nr_ops + 1, s->alloc_ops);
 	s->ops[s->nr_ops].add = add;
@@ -200,6 +255,7 @@ static void add_op(struct policy_section *s, int add, int link, const char *flag
 	s->ops[s->nr_ops].flag = xstrdup(flag);
 	s->ops[s->nr_ops].line = line;
 	s->ops[s->nr_ops].unchecked = unchecked ? xstrdup(unchecked) : NULL;
+	s->ops[s->nr_ops].weakens = weakens;
 	s->nr_ops++;
 }
 
@@ -282,6 +338,8 @@ static int parse_setting(struct policy *p, struct policy_section *s, char *line,
 		return unknown_key(p, lineno, key, add, val, err);
 	if (!strcmp(key, "cflags") || !strcmp(key, "ldflags")) {
 		int link = key[0] == 'l';
+		unsigned weakens;
+		const char *weakening;
 		struct strvec words = STRVEC_INIT;
 		if (add < 0)
 			return perr(err, p->path, lineno,
@@ -310,9 +368,9 @@ static int parse_setting(struct policy *p, struct policy_section *s, char *line,
 				return -1;
 			}
 			why = vocab_refusal(words.v[i], link);
-			if (why && !p->unchecked) {
+			if ((why && !p->unchecked) || (weakening = weaken_refusal(words.v[i], add, p->weaken))) {
 				perr(err, p->path, lineno, "cannot %s %s: %s",
-				     add ? "add" : "remove", words.v[i], why);
+				     add ? "add" : "remove", words.v[i], why && !p->unchecked ? why : weakening);
 				strvec_clear(&words);
 				return -1;
 			}
@@ -320,7 +378,19 @@ static int parse_setting(struct policy *p, struct policy_section *s, char *line,
 				strvec_pushf(&p->warnings,
 					     "%s:%d: %s %s %s is outside the policy vocabulary (%s): used because the caller set PGOPT_UNCHECKED_FLAGS=1",
 					     p->path, lineno, key, add ? "+=" : "-=", words.v[i], why);
-			add_op(s, add, link, words.v[i], lineno, why);
+			weakens = vocab_weakens(words.v[i], add);
+			if (weakens) {
+				struct strbuf names = STRBUF_INIT, what = STRBUF_INIT;
+				vocab_weaken_text(weakens, &names);
+				hardening_text(weakens, &what);
+				strvec_pushf(&p->warnings,
+					     "%s:%d: %s %s %s weakens the build's hardening (%s): used because the caller set PGOPT_WEAKEN=%s",
+					     p->path, lineno, key, add ? "+=" : "-=", words.v[i], what.buf,
+					     names.buf);
+				strbuf_release(&names);
+				strbuf_release(&what);
+			}
+			add_op(s, add, link, words.v[i], lineno, why, weakens);
 		}
 		strvec_clear(&words);
 		return 0;
@@ -344,7 +414,7 @@ static int parse_setting(struct policy *p, struct policy_section *s, char *line,
 			free(flag);
 			return -1;
 		}
-		add_op(s, 1, 0, flag, lineno, NULL);
+		add_op(s, 1, 0, flag, lineno, NULL, 0);
 		free(flag);
 		return 0;
 	}
@@ -472,7 +542,8 @@ int policy_parse_flags(struct policy *p, const char *path, const char *text, siz
 	strvec_init(&p->warnings);
 	p->path = xstrdup(path);
 	p->plugin = 1;
-	p->unchecked = (flags & POLICY_UNCHECKED) != 0;
+	p->unchecked = (flags & POLICY_UNCHECKED_FLAGS) != 0;
+	p->weaken = POLICY_WEAKEN_MASK(flags);
 	/* a UTF-8 byte-order mark, as some editors write */
 	if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) {
 		text += 3;
@@ -631,13 +702,16 @@ int policy_section_matches(const struct policy_section *s, const char *tu)
 	return 0;
 }
 
-static void remove_all(struct strvec *args, const char *flag, struct policy_result *res)
+/* Take every flag out of args; the number taken out. */
+static size_t remove_all(struct strvec *args, const char *flag, struct policy_result *res)
 {
+	size_t taken = 0;
 	for (size_t i = 0; i < args->nr;) {
 		if (!strcmp(args->v[i], flag)) {
 			strvec_push(&res->removed, flag);
 			strvec_remove(args, i);
 			res->changed = 1;
+			taken++;
 		} else
 			i++;
 	}
@@ -648,6 +722,7 @@ static void remove_all(struct strvec *args, const char *flag, struct policy_resu
 		else
 			i++;
 	}
+	return taken;
 }
 
 /* -fpie, -fPIE, -fno-pie, -fno-PIE: what kind of executable code is for */
@@ -698,6 +773,7 @@ void policy_apply(const struct policy *p, const char *tu, struct strvec *args,
 	strvec_init(&res->removed);
 	strvec_init(&res->unchecked);
 	res->changed = 0;
+	res->weakened = 0;
 
 	for (size_t i = 0; i < p->nr_sections; i++) {
 		const struct policy_section *s = &p->sections[i];
@@ -722,8 +798,9 @@ void policy_apply(const struct policy *p, const char *tu, struct strvec *args,
 				strvec_push(args, op->flag);
 				strvec_push(&res->added, op->flag);
 				res->changed = 1;
-			} else {
-				remove_all(args, op->flag, res);
+				res->weakened |= op->weakens;
+			} else if (remove_all(args, op->flag, res)) {
+				res->weakened |= op->weakens;
 			}
 		}
 	}

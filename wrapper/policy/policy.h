@@ -27,10 +27,15 @@
  * wherever it stands is NOT special: it applies where it is written).
  * Errors are reported as "FILE:LINE: expected ..." and the policy is
  * rejected whole; a misspelt key gets a suggestion (cflag, CFLAGS ->
- * cflags).  Flags are an optimization vocabulary (vocab.h): what loads
- * code, names a path, changes what the compiler produces or is no
- * optimization option is refused, added or removed, unless the caller
- * (never the policy) sets PGOPT_UNCHECKED_FLAGS=1 (POLICY_UNCHECKED).
+ * cflags).  Flags are an allow-listed optimization vocabulary (vocab.h):
+ * an option it does not know, and what loads code, names a path, changes
+ * what the compiler produces or is no optimization option, is refused,
+ * added or removed, unless the caller (never the policy) sets
+ * PGOPT_UNCHECKED_FLAGS=1 (POLICY_UNCHECKED_FLAGS).  A flag that weakens
+ * the build's hardening (vocab.h: stack-protector, cet, pie, relro,
+ * bind-now, fortify, stack-clash) is refused unless the caller allows its
+ * class by name, PGOPT_WEAKEN=pie,relro (POLICY_WEAKEN); every compile's
+ * record then names the classes weakened there (policy_result.weakened).
  * Removing PostgreSQL's required flags, adding the fast-math family, and
  * adding or removing a flag that changes the ABI (-fpack-struct,
  * -fshort-enums, -funsigned-char, -m32, ...; in any section, [global] too)
@@ -52,6 +57,7 @@
 #include <stddef.h>
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/strvec.h"
+#include "wrapper/policy/vocab.h"
 
 /*
  * lto = off | on | fat | slim.  on: -flto=auto, and fat LTO objects
@@ -68,7 +74,9 @@ struct policy_op {
 	char *flag;       /* one flag */
 	int line;         /* its line in the policy */
 	char *unchecked;  /* outside the vocabulary (the reason), accepted
-			   * under POLICY_UNCHECKED; NULL normally */
+			   * under POLICY_UNCHECKED_FLAGS; NULL normally */
+	unsigned weakens; /* the hardening classes it weakens (1u <<
+			   * VOCAB_HARD_...), allowed by POLICY_WEAKEN */
 };
 
 struct policy_section {
@@ -91,7 +99,9 @@ struct policy {
 	int hot_line, cold_line;         /* their lines, 0 if absent */
 	int plugin;                      /* plugin = on (default) / off */
 	int plugin_line;                 /* line of the plugin key, 0 if absent */
-	int unchecked;                   /* parsed with POLICY_UNCHECKED */
+	int unchecked;                   /* parsed with POLICY_UNCHECKED_FLAGS */
+	unsigned weaken;                 /* the hardening classes the caller
+					  * lets it weaken (POLICY_WEAKEN) */
 	int bolt;                        /* bolt = ready (1) / off (0, default) */
 	int bolt_line;                   /* line of the bolt key, 0 if absent */
 	struct strvec warnings;          /* "FILE:LINE: ..." for the caller to
@@ -106,14 +116,25 @@ struct policy_result {
 	struct strvec removed;  /* flags removed (each occurrence once) */
 	struct strvec unchecked; /* flags of the sections applied that are
 				  * outside the vocabulary (POLICY_UNCHECKED) */
+	unsigned weakened;      /* hardening classes weakened here: by a flag
+				 * added, or removed from the command line */
 	int lists;              /* hot/cold lists apply (a compile, plugin on) */
 	int changed;            /* anything added or removed, or lists apply */
 };
 
-/* Flags of policy_load and policy_parse_flags. */
-#define POLICY_UNCHECKED 1u /* accept flags outside the vocabulary (the
-			     * caller's PGOPT_UNCHECKED_FLAGS=1): each is a
-			     * warning and marked in its op */
+/* Flags of policy_load and policy_parse_flags: what the caller allows. */
+#define POLICY_UNCHECKED_FLAGS 1u /* flags outside the vocabulary (the
+				   * caller's PGOPT_UNCHECKED_FLAGS=1): each
+				   * is a warning and marked in its op */
+/* ... the hardening classes mask (1u << VOCAB_HARD_...) may be weakened
+ * (the caller's PGOPT_WEAKEN): each flag that does is a warning and marked
+ * in its op */
+#define POLICY_WEAKEN(mask) (((unsigned)(mask) & VOCAB_HARD_ALL) << 8)
+#define POLICY_WEAKEN_MASK(flags) (((unsigned)(flags) >> 8) & VOCAB_HARD_ALL)
+/* ... and everything the caller could allow: for the policies pgbuild
+ * writes and edits (pgo, optimize, tune, sensitivity, bundle), which the
+ * build that uses them checks again with the caller's own switches */
+#define POLICY_UNCHECKED (POLICY_UNCHECKED_FLAGS | POLICY_WEAKEN(VOCAB_HARD_ALL))
 
 /*
  * Read and parse path into p, and check that the hot and cold lists it
@@ -155,10 +176,19 @@ void policy_apply(const struct policy *p, const char *tu, struct strvec *args,
 		  struct policy_result *res);
 void policy_result_release(struct policy_result *res);
 
-/* Is flag forbidden to add / to remove in cflags (semantics, ABI, and the
- * vocabulary)?  Returns a reason or NULL. */
+/*
+ * May a policy add (add 1) or remove (add 0) flag in cflags (link 0) or
+ * ldflags (link 1), with what the caller allows (flags: POLICY_WEAKEN,
+ * POLICY_UNCHECKED_FLAGS)?  NULL, or the reason it may not (semantics and
+ * ABI, the vocabulary, hardening), valid until the next call.
+ */
+const char *policy_refusal(const char *flag, int add, int link, unsigned flags);
+/* ... in cflags, with nothing allowed. */
 const char *policy_forbidden_add(const char *flag);
 const char *policy_forbidden_remove(const char *flag);
+
+/* The hardening classes p weakens: those of all its flags. */
+unsigned policy_weakens(const struct policy *p);
 
 /*
  * The profile mode, PGOPT_PROFILE=MODE [GLOB...]: a caller-only setting
