@@ -27,6 +27,20 @@ static int given_policy(const char *policy, struct verify_src *s)
 	return 0;
 }
 
+/* The replay loads the policy as the build did: with the hardening
+ * classes its caller allowed (PGOPT_WEAKEN).  A replay's objects are
+ * compared, never shipped. */
+static void replay_weakened(struct verify_src *s)
+{
+	struct strbuf w = STRBUF_INIT;
+	if (!s->weakened.nr)
+		return;
+	for (size_t i = 0; i < s->weakened.nr; i++)
+		strbuf_addf(&w, "%s%s", i ? "," : "", s->weakened.v[i]);
+	strvec_pushf(&s->env, "PGOPT_WEAKEN=%s", w.buf);
+	strbuf_release(&w);
+}
+
 /* Add the names of a "weakened" array to s->weakened. */
 static void add_weakened(struct verify_src *s, const struct json_value *arr)
 {
@@ -79,6 +93,7 @@ static int load_record(const struct verify_opts *o, struct verify_src *s)
 	}
 	buildlog_env_release(&e);
 	add_weakened(s, json_get(json_get(rec, "policy"), "weakened"));
+	replay_weakened(s);
 	strvec_pushf(&s->links, "%s/src/backend/postgres", s->builddir);
 	strvec_pushf(&s->binaries, "%s/bin/postgres", o->prefix);
 	rc = 0;
@@ -248,15 +263,7 @@ static int load_log(const struct verify_opts *o, struct verify_src *s)
 	if ((o->policy ? given_policy(o->policy, s) : log_policy(&ls, s)) < 0 ||
 	    log_links(o, &ls, s) < 0)
 		goto out;
-	if (s->weakened.nr) {
-		/* the replay loads the policy as the build did: with what its
-		 * caller allowed */
-		struct strbuf w = STRBUF_INIT;
-		for (size_t i = 0; i < s->weakened.nr; i++)
-			strbuf_addf(&w, "%s%s", i ? "," : "", s->weakened.v[i]);
-		strvec_pushf(&s->env, "PGOPT_WEAKEN=%s", w.buf);
-		strbuf_release(&w);
-	}
+	replay_weakened(s);
 	rc = 0;
 out:
 	strvec_clear(&ls.policies);
