@@ -21,11 +21,14 @@
  * Decision rule, one for every metric ("better" meaning faster), applied to
  * the metric's interval: for tps, latency and server CPU the confidence
  * interval of the pairs' ratios, for the deterministic metrics
- * (instructions, the cycles estimate: one number per build) observed +-
- * its resolution: the repeat resolution (GATE_INSTR_RESOLUTION 0.01%,
- * CYCLES_RESOLUTION 0.1%), or with a layout noise floor of the baseline
- * (noise/floor.h, `gate --noise`) max(repeat, 3 x the layout SD) of the
- * workload and metric, each result carrying its own (gate_resolution):
+ * (instructions, the cycles estimate: one number per build) the relative
+ * interval [observed x (1 - r), observed x (1 + r)], r its resolution
+ * (gate_resolution, set by the command from noise/floor.h's rule:
+ * max(repeat, 1.96 x sqrt(a^2 + b^2)), a and b the 95% chi-square upper
+ * bounds of the baseline's and the candidate's layout SDs, built for a
+ * one-sided false-keep rate of 2.5%; the repeat resolution,
+ * GATE_INSTR_RESOLUTION 0.01% and CYCLES_RESOLUTION 0.1%, only with
+ * --noise none), each result carrying its own:
  *   - a claim (the item asks for an improvement: ratio > 1 for speed, < 1 for
  *     latency) passes only when the whole interval lies on the good side of
  *     the threshold (speed: lower end >= X; latency: upper end <= X); for
@@ -35,13 +38,21 @@
  *     fails only when the whole interval lies on the wrong side of it, so an
  *     A/A gate passes "cycles>=1" within the resolution;
  *   - server CPU per transaction is measured in the same runs as tps, one
- *     ratio A/B per pair, with the same interval statistics as tps.
+ *     ratio A/B per pair, with the same interval statistics as tps;
+ *   - a deterministic threshold without a layout floor (none given or
+ *     found, one of another binary or of too few variants, none of the
+ *     workload) is undecided (exit 3), with the reason and the command that
+ *     measures one: never decided at the repeat resolution unasked.
  * The results' ci_low/ci_high are that interval for every metric.
  * With --pairs auto, pairs are added until every tps, latency and server
  * CPU threshold is decided by an anytime-valid confidence sequence
- * (sequential.h): pass when its lower end reaches the value, fail when its
- * upper end is below it; when the --budget ends first the threshold and the
- * gate are "undecided" (exit 3).
+ * (sequential.h): pass when its lower end reaches the value and the
+ * estimate does too, fail when its upper end is below it; when the
+ * --budget ends first the threshold and the gate are "undecided" (exit 3).
+ * The sequence is unbounded before seq_min_pairs() pairs (10 at 95%), said
+ * before the first pair; a budget too short for them is refused.  A pair
+ * whose interval misses the running one ends the sequence inconsistent:
+ * not significant, undecided, never the stale interval kept.
  * Whatever the thresholds say, a candidate that failed its regression suite
  * or a correctness check of the benchmark fails the gate (exit 1); a gate
  * that could not measure (bench errors, too few valid pairs, metric

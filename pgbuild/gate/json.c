@@ -192,9 +192,12 @@ static void write_sequential(struct json_writer *jw, const struct gate *g)
 	json_key(jw, "sign_test_share"); json_double(jw, SEQ_SIGN_SHARE);
 	json_key(jw, "budget_s"); json_double(jw, g->budget);
 	json_key(jw, "stopped"); json_string(jw, g->seq_stop);
+	/* the fewest pairs at which it can be bounded (sequential.h) */
+	json_key(jw, "min_pairs"); json_int(jw, (int64_t)seq_min_pairs(1 - g->conf));
 	json_key(jw, "rule"); json_string(jw, "pass when the lower end of the confidence "
-			"sequence reaches the value (latency: the upper end), fail when the upper "
-			"end is below it, else undecided (exit 3)");
+			"sequence reaches the value (latency: the upper end) and the estimate does "
+			"too, fail when the upper end is below it, else undecided (exit 3); a pair "
+			"whose interval misses the running one ends it inconsistent (undecided)");
 	json_object_end(jw);
 }
 

@@ -217,7 +217,7 @@ EOF
 	if command -v valgrind >/dev/null; then
 		# valgrind (as the server user) makes its temporary files in TMPDIR
 		TMPDIR=/tmp PLANT_TARGET=$R/gate heavy timeout 600 "$P" gate --baseline "$FP" --candidate "$FP" --metric instructions \
-			--counter callgrind -W select1 --instr-statements 20 --gate 'select1.instructions>=1' \
+			--counter callgrind -W select1 --instr-statements 20 --gate 'select1.instructions>=1' --noise none \
 			--workdir "$TMP/gw" --json "$TMP/g.json" >gate.out 2>&1
 		is "gate (instructions) with a planting initdb: passes (exit 0)" "$?" 0
 		unchanged "gate"
