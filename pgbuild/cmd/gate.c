@@ -454,7 +454,7 @@ static int apply_noise_floor(const struct gate_opts *o, struct gate *g, const ch
 	static const unsigned bits[] = { METRIC_INSTR, METRIC_CYCLES };
 	static const enum gate_kind kinds[] = { GATE_INSTRUCTIONS, GATE_CYCLES };
 	struct noise_floors f;
-	int missing = 0;
+	char *missing = NULL;     /* the first reason a resolution is missing */
 
 	if (!(o->metrics & metrics_deterministic()))
 		return 0;
@@ -470,15 +470,17 @@ static int apply_noise_floor(const struct gate_opts *o, struct gate *g, const ch
 			double r;
 			if (!(o->metrics & bits[m]))
 				continue;
-			missing |= noise_floors_resolution(&f, g->wl[i].name, bits[m], &r,
-							   &source) < 0;
+			if (noise_floors_resolution(&f, g->wl[i].name, bits[m], &r, &source) < 0 &&
+			    !missing)
+				missing = xstrdup(source);
 			gate_set_resolution(&g->wl[i], kinds[m], r, source);
 			free(source);
 		}
 	}
 	if (missing)
 		fprintf(stderr, "pgbuild: note: %s: thresholds on instructions or the cycles "
-			"estimate without one are undecided (exit 3)\n", f.note);
+			"estimate without one are undecided (exit 3)\n", missing);
+	free(missing);
 	if (f.state == NOISE_FLOOR_USED)
 		g->noise_file = xstrdup(f.a.file);
 	noise_floors_release(&f);

@@ -12,12 +12,17 @@
  * so a 1.2x ratio gets the same relative width as a 1.0x one.  Repeat runs
  * of one binary agree within the repeat resolution (GATE_INSTR_RESOLUTION
  * 0.01%, CYCLES_RESOLUTION 0.1%); relinking the same objects in another
- * order moves the metric further: the layout floor.  Measured here: the
- * stock postgres relinked with only its .o order changed (7 seeded
- * shuffles, select by key, callgrind) gave a cycles estimate SD of 0.28%
- * (range 0.84%) with instructions within 0.02%; examples/README.md has
- * stock at 0.13-0.74% and an LTO build at 0.10-0.36% (cycles) and
- * 0.005-0.033% (instructions, where LTO's partitions follow the order).
+ * order moves the metric further: the layout floor.  Measured: the stock
+ * postgres (policy none, -O2, 733 objects) relinked with only its .o order
+ * changed, 7 seeded shuffles, select-only under callgrind: a cycles
+ * estimate SD of 0.28% (range 0.84%) with instructions within 0.02%
+ * (issue 41's read); again here, `pgbuild noise --variants 7 --seed 7 -W
+ * select-only --instr-statements 40` on tests/pg's base build
+ * (2026-12-06): SD 0.294%, range 0.75%, instructions within 0.0003%;
+ * examples/README.md has stock at 0.13-0.74% and an LTO build at
+ * 0.10-0.36% (cycles) and 0.005-0.033% (instructions, where LTO's
+ * partitions follow the order).  An SD from 5 relinks has 4 degrees of
+ * freedom: its 95% upper bound is 2.37 times it (chi-square).
  *
  * The rule (noise_floor_rule).  A and B are two independently laid-out
  * binaries, so the log of A/B moves by sqrt(sA^2 + sB^2), not by one

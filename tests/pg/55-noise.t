@@ -5,9 +5,10 @@
 #   - the variants differ in layout: their binaries differ from each other
 #     and from the build's own, and the address of a function moves;
 #   - they execute the same code: the instruction counts of the variants
-#     agree within 0.05% (the layout floor the issue measured for
-#     instructions is 0.02%; one build here spread 0.037%), the cycles
-#     estimate is measured on every variant;
+#     agree within 0.05% (a check of "the same code", not of the floor's
+#     size, which the gate reads from the file: measured relink ranges are
+#     0.0003% to 0.037%, another build's code differs by percents; below),
+#     the cycles estimate is measured on every variant;
 #   - the JSON has its fields, every spread is non-negative, the range
 #     covers every value and the mean lies in it; the table names each
 #     metric; the same seed gives the same first order (the binaries'
@@ -67,11 +68,16 @@ is "the last line: the SDs and what a gate makes of them" "$(tail -n 1 "$TMP/n.o
 	"layout SD over 5 variants (a gate against a candidate without a floor decides the cycles estimate at 1.96 x sqrt(2) x 2.372 = 6.58 of them): select-only instructions $(sdpct instructions 4)%, cycles estimate $(sdpct cycles_estimate 3)%"
 ir=$(json "$TMP/n.json" '$d->{workloads}{"select-only"}{instructions}{range_pct}')
 diag "instructions range over the variants: $ir%"
-# 0.05%, not the 0.02% the issue measured: the instructions executed depend
-# a little on addresses (what a relink moves), and one clean clone's build
-# here spread 0.037% over its three variants, twice in a row, where an
-# earlier build spread 0.0006%; another build's code differs by percents
-# (LTO: 3.7%)
+# Why 0.05%: it must hold for every relink of one build and fail for
+# another build's code.  Measured ranges of the instructions over relinks
+# of one stock build: 0.0003% (7 variants, seeds of --seed 7, select-only
+# at N = 40 as here: `pgbuild noise --variants 7 --seed 7 -W select-only
+# --instr-statements 40` on this suite's base build, 2026-12-06), 0.0025%
+# (tpcb, 5 variants, pgbuild/README.md), 0.02% (the issue's 7 shuffles,
+# select by key), and 0.037% once (one clean clone's build, three variants,
+# twice in a row: the instructions executed depend a little on addresses);
+# another build's code differs by percents (LTO: 3.7%).  0.05% is above
+# every relink range measured and 70 times below that.
 is "the variants execute the same instructions (range <= 0.05%)" \
 	"$(json "$TMP/n.json" '$d->{workloads}{"select-only"}{instructions}{range_pct} <= 0.05 ? 1 : 0')" 1
 is "the estimate's run counts the same instructions too (<= 0.05%)" \

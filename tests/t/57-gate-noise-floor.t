@@ -90,6 +90,8 @@ is "json: no resolution" "$(res mismatch resolution)" undef
 like "json: the reason names the command that measures one" "$(json "$TMP/mismatch.json" '$d->{reason}')" \
 	"^undecided: select1.instructions>=1.001 on select1: no layout floor: .*\`pgbuild noise --prefix $BASE\` measures one"
 like "junit: a skipped case" "$(grep -A1 'name="select1.instructions&gt;=1.001"' "$TMP/mismatch.xml")" '<skipped message="'
+like "terminal: the instructions line says they were not decided, and why" "$(cat "$TMP/mismatch.out")" \
+	"A/B not decided -: no layout floor: $BASE/pgopt-noise.json was measured on another postgres"
 "$B/bin/pgbuild" report --gate "$TMP/mismatch.json" >"$TMP/report-m.out" 2>&1
 like "report: reads it back undecided" "$(head -1 "$TMP/report-m.out")" '^gate: UNDECIDED - '
 gain=$(json "$TMP/mismatch.json" '$d->{workloads}[0]{instructions}{speedup} - 1')
