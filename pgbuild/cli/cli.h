@@ -193,9 +193,11 @@ enum cli_opt {
 #define CLI_PAIRS_MAX   1000
 #define CLI_SECONDS_MAX (86400.0 * 365)
 /* Relinked variants of a layout noise floor (pgbuild noise --variants, the
- * --noise-variants of optimize and run): the default and the bounds. */
+ * --noise-variants of optimize and run): the default and the bounds.  The
+ * minimum is NOISE_FLOOR_MIN_VARIANTS, derived in noise/floor.h (fewer
+ * variants: the 95% bound of their SD is 2.9 times it or more). */
 #define CLI_NOISE_VARIANTS     5
-#define CLI_NOISE_VARIANTS_MIN 2
+#define CLI_NOISE_VARIANTS_MIN 5
 #define CLI_NOISE_VARIANTS_MAX 99
 
 /* The command being run ("bench"), for the usage hint; set by main (NULL,

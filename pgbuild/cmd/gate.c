@@ -66,12 +66,15 @@ static void gate_usage(FILE *fp)
 "  --instr-statements N      transactions N of the short callgrind run (10N in\n"
 "                            the long one; default per workload)\n"
 "  --noise FILE|none         the layout noise floor of the baseline (`pgbuild\n"
-"                            noise`): instructions and cycles are compared at\n"
-"                            max(repeat resolution, 3 x its layout SD) of the\n"
-"                            workload; default: BASELINE/pgopt-noise.json when it\n"
-"                            is there and of BASELINE/bin/postgres (of another\n"
-"                            binary: a note, and the repeat resolution); none:\n"
-"                            the repeat resolution\n"
+"                            noise`, at least 5 variants): instructions and\n"
+"                            cycles are decided at its resolution (below);\n"
+"                            default: BASELINE/pgopt-noise.json when it is of\n"
+"                            BASELINE/bin/postgres; without a floor their\n"
+"                            thresholds are undecided (exit 3); none: decide at\n"
+"                            the repeat resolution (0.01%%, 0.1%%), said in the\n"
+"                            result.  The candidate's side is\n"
+"                            CANDIDATE/pgopt-noise.json when it is of its\n"
+"                            postgres, else a stand-in\n"
 "  --ci hl|bootstrap         interval: Hodges-Lehmann + Wilcoxon signed-rank\n"
 "                            (default) or bootstrap of the median\n"
 "  --confidence P            confidence level of the interval (default 0.95)\n"
@@ -91,8 +94,12 @@ static void gate_usage(FILE *fp)
 "\n"
 "Decision, one rule for every metric, on the metric's interval: for tps,\n"
 "latency and server CPU the confidence interval of the ratio, for instructions\n"
-"and cycles (one number per build) the ratio +- its resolution (repeat 0.01%%,\n"
-"0.1%%, or 3 layout SDs when the --noise floor's are larger).\n"
+"and cycles (one number per build) [ratio x (1 - r), ratio x (1 + r)] with\n"
+"r = max(repeat, 1.96 x sqrt(a^2 + b^2)), a and b the 95%% chi-square upper\n"
+"bounds of the baseline's and the candidate's layout SDs (the candidate's own\n"
+"floor, else the baseline's; for instructions at least an LTO build's 0.033%%\n"
+"over 5 variants): a claim with no real change passes at most 2.5%% of the\n"
+"time (pgbuild/noise/floor.h).\n"
 "A claim of improvement (a speed ratio X > 1, a latency ratio X < 1) passes\n"
 "only when the lower end of the interval is >= X (latency: the upper end\n"
 "<= X), so a claim above what was observed never passes.  A bound (speed\n"
@@ -105,12 +112,17 @@ static void gate_usage(FILE *fp)
 "rule on the confidence sequence of the per-pair log ratios (self-normalised\n"
 "normal mixture with a time-uniform sign test; Robbins 1970, de la Pena 1999,\n"
 "Howard, Ramdas, McAuliffe & Sekhon 2020 and 2021): pass when its lower end\n"
-"reaches X (latency: upper end <= X), fail when its upper end is below X,\n"
-"else undecided when the budget ends.\n"
+"reaches X (latency: upper end <= X) and the estimate does too, fail when its\n"
+"upper end is below X, else undecided when the budget ends.  The sequence is\n"
+"unbounded before a number of pairs (10 at 95%%), printed before the first\n"
+"pair; a --budget shorter than that many pairs of two runs of --warmup +\n"
+"--duration is refused.  A pair whose interval does not overlap the earlier\n"
+"ones ends the sequence as inconsistent: not significant, undecided.\n"
 "\n"
 "Exit: 0 pass, 1 fail (threshold missed, regression or correctness failure),\n"
 "2 could not measure (bench errors, too few valid pairs, bad usage),\n"
-"3 undecided (--pairs auto: the budget ended before the sequence decided).\n");
+"3 undecided (--pairs auto: the budget ended before the sequence decided, or\n"
+"it was inconsistent; instructions or cycles without a layout floor).\n");
 }
 
 static const struct option gate_options[] = {
@@ -439,46 +451,49 @@ static int check_options(struct gate_opts *o, struct gate *g, int argc, char **a
 
 /*
  * --noise: the resolution of every workload's instructions and cycles
- * estimate from the baseline's layout floor (noise/floor.h), and what the
- * result says of it.  0, or the exit code after the error (a malformed
- * floor, a named floor of another binary).
+ * estimate from both builds' layout floors (noise/floor.h's
+ * noise_floors_resolution, the one place it is computed), and what the
+ * result says of it; without a floor (and no --noise none) their
+ * thresholds will be undecided, said here before anything runs.  0, or
+ * the exit code after the error (a malformed floor, a named floor of
+ * another binary or of too few variants).
  */
 static int apply_noise_floor(const struct gate_opts *o, struct gate *g, const char **why)
 {
 	/* the deterministic metrics (metric/metrics.h) and their threshold kinds */
 	static const unsigned bits[] = { METRIC_INSTR, METRIC_CYCLES };
 	static const enum gate_kind kinds[] = { GATE_INSTRUCTIONS, GATE_CYCLES };
-	struct noise_floor f;
-	char *note;
-	int st;
+	struct noise_floors f;
+	char *missing = NULL;     /* the first reason a resolution is missing */
 
 	if (!(o->metrics & metrics_deterministic()))
 		return 0;
-	st = noise_floor_find(&f, o->noise, o->baseline, &note);
-	if (st < 0) {
+	if (noise_floors_find(&f, o->noise, o->baseline, o->candidate) < 0) {
 		*why = "the --noise floor cannot be used";
 		return PGBUILD_EXIT_ERROR;
 	}
-	if (st == NOISE_FLOOR_MISMATCH)
-		fprintf(stderr, "pgbuild: note: %s\n", note);
-	g->noise_state = xstrdup(noise_floor_state_name(st));
-	g->noise_note = note;
+	g->noise_state = xstrdup(noise_floor_state_name(f.state));
+	g->noise_note = xstrdup(f.note);
 	for (size_t i = 0; i < g->nr_wl; i++) {
 		for (int m = 0; m < 2; m++) {
 			char *source;
 			double r;
 			if (!(o->metrics & bits[m]))
 				continue;
-			r = noise_floor_resolution(st == NOISE_FLOOR_USED ? &f : NULL, g->wl[i].name,
-						   bits[m], &source);
+			if (noise_floors_resolution(&f, g->wl[i].name, bits[m], &r, &source) < 0 &&
+			    !missing)
+				missing = xstrdup(source);
 			gate_set_resolution(&g->wl[i], kinds[m], r, source);
 			free(source);
 		}
 	}
-	if (st == NOISE_FLOOR_USED) {
-		g->noise_file = xstrdup(f.file);
-		noise_floor_release(&f);
-	}
+	if (missing)
+		fprintf(stderr, "pgbuild: note: %s: thresholds on instructions or the cycles "
+			"estimate without one are undecided (exit 3)\n", missing);
+	free(missing);
+	if (f.state == NOISE_FLOOR_USED)
+		g->noise_file = xstrdup(f.a.file);
+	noise_floors_release(&f);
 	return 0;
 }
 

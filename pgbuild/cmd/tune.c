@@ -76,10 +76,12 @@ static void tune_usage(FILE *fp)
 "                        (default 0.5)\n"
 "  --noise FILE|none     the layout noise floor of the stock build (`pgbuild\n"
 "                        noise`): with --metric instructions or cycles each\n"
-"                        ratio is ratio +- max(repeat resolution, 3 x its\n"
-"                        layout SD) in both rules; default: BASELINE/\n"
+"                        ratio is ratio +- the gate's resolution from it (see\n"
+"                        pgbuild gate --help; the sets tune builds have no\n"
+"                        floor: a stand-in) in both rules; default: BASELINE/\n"
 "                        pgopt-noise.json when it is of BASELINE/bin/postgres\n"
-"                        (FILE needs --baseline); none: the repeat resolution\n"
+"                        (FILE needs --baseline); none, or no floor: the\n"
+"                        repeat resolution, said in the output\n"
 "  --bundle DIR          tune on PGO without training per set: every set is\n"
 "                        the policy of the profile bundle DIR (pgbuild bundle\n"
 "                        create) plus its flags, built with the bundle's\n"
@@ -380,46 +382,59 @@ static int check_options(struct tune_opts *o)
 }
 
 /*
+ * The resolution of metric on workload from the floors (noise/floor.h's
+ * noise_floors_resolution, the one place it is computed); without a
+ * floor tune still needs a number: the repeat resolution, the source
+ * saying so.  Returns it, the source into *source (malloced) when asked.
+ */
+static double tune_resolution(const struct noise_floors *f, const char *workload,
+			      unsigned metric, char **source)
+{
+	char *src;
+	double r;
+	if (noise_floors_resolution(f, workload, metric, &r, &src) < 0) {
+		char *why = src;
+		r = noise_floor_repeat(metric);
+		src = xasprintf("repeat %g%% (%s)", r * 100, why);
+		free(why);
+	}
+	if (source)
+		*source = src;
+	else
+		free(src);
+	return r;
+}
+
+/*
  * --noise: the resolution of a deterministic metric from the stock build's
- * layout floor (noise/floor.h), into p.  0, or the exit code after the
- * error (a malformed floor, a named one of another binary or without
+ * layout floor (noise/floor.h; every set tune compares is a build without
+ * a floor of its own: the stand-in), into p.  0, or the exit code after
+ * the error (a malformed floor, a named one of another binary or without
  * --baseline).
  */
 static int apply_noise_floor(struct tune_opts *o, struct tune_params *p)
 {
 	unsigned metric = metrics_find(o->metric)->bit;
-	struct noise_floor f;
-	int st;
+	struct noise_floors f;
 
 	if (!(metric & metrics_deterministic()))
 		return 0;
-	if (!o->baseline) {
-		if (o->noise && strcmp(o->noise, "none"))
-			return cli_usage_error("--noise %s needs --baseline PREFIX, the stock build "
-					       "the floor was measured on", o->noise);
-		o->noise_note = xstrdup(o->noise ? "no layout floor (--noise none)" :
-					"no layout floor (no --baseline: tune builds stock itself)");
-		st = NOISE_FLOOR_NONE;
-	} else {
-		st = noise_floor_find(&f, o->noise, o->baseline, &o->noise_note);
-		if (st < 0)
-			return PGBUILD_EXIT_ERROR;
-		if (st == NOISE_FLOOR_MISMATCH)
-			fprintf(stderr, "pgbuild: note: %s\n", o->noise_note);
-	}
-	p->resolution = noise_floor_resolution(st == NOISE_FLOOR_USED ? &f : NULL, o->workload,
-					       metric, &o->resolution_source);
+	if (!o->baseline && o->noise && strcmp(o->noise, "none"))
+		return cli_usage_error("--noise %s needs --baseline PREFIX, the stock build "
+				       "the floor was measured on", o->noise);
+	if (noise_floors_find(&f, o->noise, o->baseline, NULL) < 0)
+		return PGBUILD_EXIT_ERROR;
+	if (f.state == NOISE_FLOOR_MISMATCH || f.state == NOISE_FLOOR_FEW)
+		fprintf(stderr, "pgbuild: note: %s\n", f.note);
+	o->noise_note = xstrdup(o->baseline || f.state == NOISE_FLOOR_NONE ? f.note :
+				"no layout floor (no --baseline: tune builds stock itself)");
+	p->resolution = tune_resolution(&f, o->workload, metric, &o->resolution_source);
 	/* the held-out workloads' own resolutions (mixed's floor is several
 	 * times select-only's) */
 	o->held_res = xcalloc(o->held_out.nr + 1, sizeof(*o->held_res));
-	for (size_t i = 0; i < o->held_out.nr; i++) {
-		char *src = NULL;
-		o->held_res[i] = noise_floor_resolution(st == NOISE_FLOOR_USED ? &f : NULL,
-							o->held_out.v[i], metric, &src);
-		free(src);
-	}
-	if (st == NOISE_FLOOR_USED)
-		noise_floor_release(&f);
+	for (size_t i = 0; i < o->held_out.nr; i++)
+		o->held_res[i] = tune_resolution(&f, o->held_out.v[i], metric, NULL);
+	noise_floors_release(&f);
 	return 0;
 }
 

@@ -201,8 +201,11 @@ static enum gate_status interval_verdict(const struct gate_threshold *t, double 
 
 /*
  * A deterministic metric's ratio (instructions, the cycles estimate: A/B,
- * one number per build) decided by interval_verdict on its interval
- * observed +- resolution.  Fills observed, lo, hi and status.
+ * one number per build) decided by interval_verdict on its relative
+ * interval [observed x (1 - r), observed x (1 + r)], r the resolution
+ * (noise/floor.h's rule): a relative error, so a 1.2x ratio is as wide as
+ * 1.0x in percent.  No floor (r NAN): undecided.  Fills observed, lo, hi
+ * and status.
  */
 static void decide_point(struct gate_result *res, double observed, double resolution,
 			 const char *source)
@@ -210,18 +213,28 @@ static void decide_point(struct gate_result *res, double observed, double resolu
 	res->observed = observed;
 	res->resolution = resolution;
 	res->resolution_source = source;
-	res->lo = observed - resolution;
-	res->hi = observed + resolution;
+	if (isnan(resolution)) {
+		res->lo = res->hi = NAN;
+		res->status = GATE_UNDECIDED;
+		return;
+	}
+	res->lo = observed * (1 - resolution);
+	res->hi = observed * (1 + resolution);
 	res->status = interval_verdict(res->th, res->lo, res->hi);
 }
 
-/* How a deterministic decision reads: "1.0492, lower end 1.0482 < 1.05 (...,
- * at the 0.1% resolution: repeat 0.1%)". */
+/* How a deterministic decision reads: "1.0492, lower end 1.0387 < 1.05 (...,
+ * at the 1% resolution: layout floor: ...)", or undecided without a floor. */
 static void describe_point(struct strbuf *sb, const struct gate_result *res)
 {
 	int claim = gate_is_claim(res->th);
-	strbuf_addf(sb, "%.4f, %s end %.4f %s %g (%s, at the %.2g%% resolution: %s)", res->observed,
-		    claim ? "lower" : "upper", claim ? res->lo : res->hi,
+	if (res->status == GATE_UNDECIDED) {
+		strbuf_addf(sb, "%.4f: undecided against %g: %s", res->observed, res->th->value,
+			    res->resolution_source);
+		return;
+	}
+	strbuf_addf(sb, "%.4f, %s end %.4f %s %g (%s, at the %.2g%% resolution, relative: %s)",
+		    res->observed, claim ? "lower" : "upper", claim ? res->lo : res->hi,
 		    res->status == GATE_PASS ? ">=" : "<", res->th->value,
 		    claim ? "a claim passes when its lower end reaches it" :
 		    "a bound fails when its upper end is below it", res->resolution * 100,
@@ -232,7 +245,7 @@ double gate_resolution_of(const struct gate_workload *w, enum gate_kind kind,
 			  const char **source)
 {
 	const struct gate_resolution *r = kind == GATE_CYCLES ? &w->cycles_res : &w->instr_res;
-	if (r->value > 0 && r->source) {
+	if ((r->value > 0 || isnan(r->value)) && r->source) {
 		*source = r->source;
 		return r->value;
 	}
@@ -245,8 +258,8 @@ void gate_set_resolution(struct gate_workload *w, enum gate_kind kind, double va
 {
 	struct gate_resolution *r = kind == GATE_CYCLES ? &w->cycles_res : &w->instr_res;
 	free(r->source);
-	r->value = value > 0 && source ? value : 0;
-	r->source = r->value > 0 ? xstrdup(source) : NULL;
+	r->value = source && (value > 0 || isnan(value)) ? value : 0;
+	r->source = r->value != 0 ? xstrdup(source) : NULL;
 }
 
 /*
@@ -462,6 +475,33 @@ static void describe_run_errors(struct gate *g, struct strbuf *why)
 	strbuf_release(&list);
 }
 
+/*
+ * Why the gate is undecided, from its first undecided result: a
+ * deterministic threshold without a layout floor, a confidence sequence
+ * that ended inconsistent, or the --pairs auto budget.
+ */
+static void describe_undecided(const struct gate *g, struct strbuf *why)
+{
+	for (size_t i = 0; i < g->nr_res; i++) {
+		const struct gate_result *r = &g->res[i];
+		if (r->status != GATE_UNDECIDED)
+			continue;
+		if (r->th->kind == GATE_INSTRUCTIONS || r->th->kind == GATE_CYCLES) {
+			strbuf_addf(why, "undecided: %s on %s: %s", r->th->text, r->workload,
+				    r->resolution_source ? r->resolution_source : "no layout floor");
+			return;
+		}
+		if (r->seq_inconsistent) {
+			strbuf_addf(why, "undecided: %s on %s: not significant, the confidence "
+				    "sequence is inconsistent (%s)", r->th->text, r->workload,
+				    r->message ? r->message : "");
+			return;
+		}
+	}
+	strbuf_addf(why, "undecided: the budget ended with a threshold inside the "
+		    "confidence sequence (%s)", g->seq_stop ? g->seq_stop : "stopped");
+}
+
 int gate_decide(struct gate *g)
 {
 	int any_fail = 0, any_error = 0;
@@ -512,8 +552,7 @@ int gate_decide(struct gate *g)
 			strbuf_addstr(&why, "a threshold was missed");
 		} else if (gate_any_undecided(g)) {
 			g->verdict = GATE_UNDECIDED;
-			strbuf_addf(&why, "undecided: the budget ended with a threshold inside the "
-				    "confidence sequence (%s)", g->seq_stop ? g->seq_stop : "stopped");
+			describe_undecided(g, &why);
 		} else {
 			g->verdict = GATE_PASS;
 			strbuf_addstr(&why, "every threshold met");

@@ -21,11 +21,14 @@
  * Decision rule, one for every metric ("better" meaning faster), applied to
  * the metric's interval: for tps, latency and server CPU the confidence
  * interval of the pairs' ratios, for the deterministic metrics
- * (instructions, the cycles estimate: one number per build) observed +-
- * its resolution: the repeat resolution (GATE_INSTR_RESOLUTION 0.01%,
- * CYCLES_RESOLUTION 0.1%), or with a layout noise floor of the baseline
- * (noise/floor.h, `gate --noise`) max(repeat, 3 x the layout SD) of the
- * workload and metric, each result carrying its own (gate_resolution):
+ * (instructions, the cycles estimate: one number per build) the relative
+ * interval [observed x (1 - r), observed x (1 + r)], r its resolution
+ * (gate_resolution, set by the command from noise/floor.h's rule:
+ * max(repeat, 1.96 x sqrt(a^2 + b^2)), a and b the 95% chi-square upper
+ * bounds of the baseline's and the candidate's layout SDs, built for a
+ * one-sided false-keep rate of 2.5%; the repeat resolution,
+ * GATE_INSTR_RESOLUTION 0.01% and CYCLES_RESOLUTION 0.1%, only with
+ * --noise none), each result carrying its own:
  *   - a claim (the item asks for an improvement: ratio > 1 for speed, < 1 for
  *     latency) passes only when the whole interval lies on the good side of
  *     the threshold (speed: lower end >= X; latency: upper end <= X); for
@@ -35,13 +38,21 @@
  *     fails only when the whole interval lies on the wrong side of it, so an
  *     A/A gate passes "cycles>=1" within the resolution;
  *   - server CPU per transaction is measured in the same runs as tps, one
- *     ratio A/B per pair, with the same interval statistics as tps.
+ *     ratio A/B per pair, with the same interval statistics as tps;
+ *   - a deterministic threshold without a layout floor (none given or
+ *     found, one of another binary or of too few variants, none of the
+ *     workload) is undecided (exit 3), with the reason and the command that
+ *     measures one: never decided at the repeat resolution unasked.
  * The results' ci_low/ci_high are that interval for every metric.
  * With --pairs auto, pairs are added until every tps, latency and server
  * CPU threshold is decided by an anytime-valid confidence sequence
- * (sequential.h): pass when its lower end reaches the value, fail when its
- * upper end is below it; when the --budget ends first the threshold and the
- * gate are "undecided" (exit 3).
+ * (sequential.h): pass when its lower end reaches the value and the
+ * estimate does too, fail when its upper end is below it; when the
+ * --budget ends first the threshold and the gate are "undecided" (exit 3).
+ * The sequence is unbounded before seq_min_pairs() pairs (10 at 95%), said
+ * before the first pair; a budget too short for them is refused.  A pair
+ * whose interval misses the running one ends the sequence inconsistent:
+ * not significant, undecided, never the stale interval kept.
  * Whatever the thresholds say, a candidate that failed its regression suite
  * or a correctness check of the benchmark fails the gate (exit 1); a gate
  * that could not measure (bench errors, too few valid pairs, metric
@@ -68,13 +79,16 @@
 
 /*
  * The resolution a deterministic metric of one workload is compared at
- * (the half-width of observed +- resolution) and where it came from.
- * value 0 is the repeat resolution (source "repeat 0.01%", "repeat 0.1%").
+ * (the relative half-width r of [observed x (1 - r), observed x (1 + r)])
+ * and where it came from: noise/floor.h's rule, set by the command.
+ * value > 0: decided at it; NAN: no layout floor, its thresholds are
+ * undecided (source says why); 0 (not set): the repeat resolution (a
+ * library default: unit tests, documents of before the floor).
  */
 struct gate_resolution {
 	double value;
-	char *source;   /* owned: "layout floor: 3 x SD 0.180% over 5 variants,
-			   FILE", ...; NULL with value 0 */
+	char *source;   /* owned: "layout floor: 1.96 x sqrt(a^2 + b^2), a =
+			   ...", "no layout floor: ..."; NULL with value 0 */
 };
 
 /* Latency keys as in the bench JSON's latency_ms object. */
@@ -183,8 +197,10 @@ enum gate_status {
 	GATE_PASS,
 	GATE_FAIL,
 	GATE_ERROR,
-	GATE_UNDECIDED, /* --pairs auto: the budget ended with the threshold
-			   inside the confidence sequence (exit 3) */
+	GATE_UNDECIDED, /* not decided (exit 3): --pairs auto's budget ended
+			   with the threshold inside the confidence sequence,
+			   or the sequence ended inconsistent; a deterministic
+			   threshold without a layout floor */
 };
 const char *gate_status_name(enum gate_status s); /* "pass" "fail" "error" "undecided" */
 
@@ -200,6 +216,9 @@ struct gate_result {
 				     decided at; NAN for the others */
 	const char *resolution_source; /* where it came from (the workload's
 				     gate_resolution, or a static text) */
+	int seq_inconsistent;     /* --pairs auto: the confidence sequence ended
+				     inconsistent (sequential.h); status
+				     undecided, and more pairs cannot decide */
 	char *message;            /* one line explaining the decision (owned) */
 };
 
@@ -247,12 +266,13 @@ struct gate {
 struct gate_workload *gate_workload_get(struct gate *g, const char *name, int create);
 /*
  * The resolution of w's deterministic metric kind (GATE_INSTRUCTIONS,
- * GATE_CYCLES): its gate_resolution, else the repeat one; *source says
- * where it came from.
+ * GATE_CYCLES): its gate_resolution, else the repeat one; NAN when there
+ * is no floor; *source says where it came from (or why none).
  */
 double gate_resolution_of(const struct gate_workload *w, enum gate_kind kind,
 			  const char **source);
-/* Set it (source copied); value <= 0 goes back to the repeat one. */
+/* Set it (source copied): value > 0, or NAN with the reason in source (no
+ * floor: undecided); anything else goes back to the repeat one. */
 void gate_set_resolution(struct gate_workload *w, enum gate_kind kind, double value,
 			 const char *source);
 struct gate_run *gate_workload_add_run(struct gate_workload *w);
@@ -266,18 +286,28 @@ int gate_any_cycles(const struct gate *g);
 /* w's figures of A and B in that order. */
 void gate_cycles_rows(const struct gate_workload *w, double *a, double *b);
 /*
- * The simulation next to the machine (agree.c): the cycles estimate's
- * A/B against the interval of the server CPU per transaction's A/B.
- * YES: inside it; OVER/UNDER: the estimate claims more/less than the
- * machine measured; NA: one of them was not measured (or has no interval).
- * *estimate is the estimate's A/B, NAN when not measured.
+ * The simulation next to the machine (agree.c, its rule): the cycles
+ * estimate's A/B against the interval of the server CPU per transaction's
+ * A/B.  YES: inside it, and the interval narrow enough to have said
+ * otherwise (its log half-width at most GATE_AGREE_SHARE of the
+ * estimate's distance from 1, at least of GATE_AGREE_MIN_EFFECT);
+ * UNTESTED: inside an interval wider than that, which cannot contradict
+ * it; OVER/UNDER: the estimate claims more/less than the machine measured
+ * (whatever the width); NA: one of them was not measured (or has no
+ * interval).  *estimate is the estimate's A/B, NAN when not measured.
  */
-enum gate_agree { GATE_AGREE_NA, GATE_AGREE_YES, GATE_AGREE_OVER, GATE_AGREE_UNDER };
+#define GATE_AGREE_SHARE 0.5
+#define GATE_AGREE_MIN_EFFECT 0.02
+enum gate_agree { GATE_AGREE_NA, GATE_AGREE_YES, GATE_AGREE_OVER, GATE_AGREE_UNDER,
+		  GATE_AGREE_UNTESTED };
 extern const char *const gate_agree_names[]; /* "agree", ... */
 enum gate_agree gate_agreement(const struct gate_workload *w, double *estimate);
 /* The same rule on two figures already taken (optimize's stages): an
  * estimate's speedup against the server CPU's interval [lo, hi] (NAN: NA). */
 enum gate_agree gate_agree_ratio(double estimate, double lo, double hi);
+/* The widest half-width (a fraction: 0.025 = +-2.5%, as a ratio's) the
+ * machine's interval may have for "agree" with estimate (NAN: none). */
+double gate_agree_needed(double estimate);
 /* The cycles figures of w (A, B, A/B of each), appended to sb. */
 void gate_cycles_describe(const struct gate_workload *w, struct strbuf *sb);
 /*

@@ -67,9 +67,10 @@ static void write_cycles_tx(struct json_writer *jw, const struct cycles_tx *t, i
 }
 
 /*
- * A deterministic metric's "resolution" (what it is decided at, with a
- * layout floor max(repeat, 3 x SD)), "resolution_source" and
- * "repeat_resolution".
+ * A deterministic metric's "resolution" (the relative half-width it is
+ * decided at: noise/floor.h's rule; null without a floor, when its
+ * thresholds are undecided), "resolution_source" (where it came from, or
+ * why there is none) and "repeat_resolution".
  */
 static void write_resolution(struct json_writer *jw, const struct gate_workload *w,
 			     enum gate_kind kind)
@@ -81,13 +82,19 @@ static void write_resolution(struct json_writer *jw, const struct gate_workload 
 	json_key(jw, "repeat_resolution"); json_double(jw, desc_of(kind)->resolution);
 }
 
-/* Read it back: absent is the repeat one; -1 with err when it is not a
- * resolution (a hand-edited result must not decide). */
+/* Read it back: null with a source is no floor (undecided, again);
+ * absent, or null without a source, is the repeat one (a result of before
+ * the floor); -1 with err when it is not a resolution (a hand-edited
+ * result must not decide). */
 static int read_resolution(const struct json_value *in, struct gate_workload *w,
 			   enum gate_kind kind, struct strbuf *err)
 {
 	const struct json_value *v = json_get(in, "resolution");
 	const char *source = json_get_str(in, "resolution_source");
+	if (v && v->type == JSON_NULL && source) {
+		gate_set_resolution(w, kind, NAN, source);
+		return 0;
+	}
 	if (!v || v->type == JSON_NULL)
 		return 0;
 	if (v->type != JSON_NUMBER || !(v->u.number > 0 && v->u.number < 1)) {
@@ -113,12 +120,16 @@ static void write_agreement(struct json_writer *jw, const struct gate_workload *
 	json_key(jw, "server_cpu"); json_double(jw, a == GATE_AGREE_NA ? NAN : w->cpu.estimate);
 	json_key(jw, "server_cpu_low"); json_double(jw, a == GATE_AGREE_NA ? NAN : w->cpu.lo);
 	json_key(jw, "server_cpu_high"); json_double(jw, a == GATE_AGREE_NA ? NAN : w->cpu.hi);
+	/* true, false (the estimate outside), null (not both measured, or
+	 * not tested: the interval too wide to contradict it) */
 	json_key(jw, "agree");
-	if (a == GATE_AGREE_NA)
+	if (a == GATE_AGREE_NA || a == GATE_AGREE_UNTESTED)
 		json_null(jw);
 	else
 		json_bool(jw, a == GATE_AGREE_YES);
 	json_key(jw, "verdict"); json_string(jw, gate_agree_names[a]);
+	/* the widest server CPU half-width that could test it (gate.h) */
+	json_key(jw, "half_width_needed"); json_double(jw, gate_agree_needed(est));
 	json_object_end(jw);
 }
 
@@ -181,9 +192,12 @@ static void write_sequential(struct json_writer *jw, const struct gate *g)
 	json_key(jw, "sign_test_share"); json_double(jw, SEQ_SIGN_SHARE);
 	json_key(jw, "budget_s"); json_double(jw, g->budget);
 	json_key(jw, "stopped"); json_string(jw, g->seq_stop);
+	/* the fewest pairs at which it can be bounded (sequential.h) */
+	json_key(jw, "min_pairs"); json_int(jw, (int64_t)seq_min_pairs(1 - g->conf));
 	json_key(jw, "rule"); json_string(jw, "pass when the lower end of the confidence "
-			"sequence reaches the value (latency: the upper end), fail when the upper "
-			"end is below it, else undecided (exit 3)");
+			"sequence reaches the value (latency: the upper end) and the estimate does "
+			"too, fail when the upper end is below it, else undecided (exit 3); a pair "
+			"whose interval misses the running one ends it inconsistent (undecided)");
 	json_object_end(jw);
 }
 

@@ -31,6 +31,7 @@
 #include "pgbuild/explain/explain.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/gate/junit.h"
+#include "pgbuild/gate/sequential.h"
 #include "pgbuild/metric/cycles.h"
 #include "pgbuild/metric/instr.h"
 #include "pgbuild/metric/metrics.h"
@@ -368,7 +369,8 @@ static double now_s(void)
 /*
  * --pairs auto: is the gate decided after these pairs?  Every threshold
  * passed or failed, or a failure (a missed threshold, a correctness or run
- * error) that more pairs cannot undo.
+ * error) that more pairs cannot undo: 1; a sequence that ended
+ * inconsistent (no pair can decide it any more): 2; else 0.
  */
 static int auto_decided(struct gate *g)
 {
@@ -389,7 +391,46 @@ static int auto_decided(struct gate *g)
 			return 1;
 		undecided |= g->res[i].status == GATE_UNDECIDED;
 	}
+	for (size_t i = 0; i < g->nr_res; i++)
+		if (g->res[i].seq_inconsistent)
+			return 2;
 	return !undecided;
+}
+
+/* The least time one pair can take: every workload, two runs of warm-up
+ * and duration (without the servers' start and stop). */
+static double pair_seconds_least(const struct gate_opts *o, const struct gate *g)
+{
+	return 2.0 * (double)g->nr_wl * (o->warmup + o->duration);
+}
+
+/*
+ * --pairs auto, before anything runs: the pairs the sequence needs before
+ * it can decide anything (sequential.h, seq_min_pairs), said; a --budget
+ * that cannot hold that many pairs even without the servers' start and
+ * stop is refused (-1 after the error, *why set).
+ */
+static int check_budget(const struct gate_opts *o, struct gate *g, const char **why)
+{
+	size_t least = seq_min_pairs(1 - g->conf);
+	double pair = pair_seconds_least(o, g), need = (double)least * pair;
+
+	if (o->budget < need) {
+		error("--budget %gs: the %g%% confidence sequence is unbounded before %zu pairs, and "
+		      "%zu pairs of %zu workload%s x 2 runs of %g s (--warmup %g + --duration %g) take "
+		      "at least %g s: give --budget %.0fs or more (the sequence could not decide "
+		      "anything)", o->budget, g->conf * 100, least, least, g->nr_wl,
+		      g->nr_wl == 1 ? "" : "s", o->warmup + o->duration, o->warmup, o->duration,
+		      need, ceil(need * 1.5));
+		*why = "--budget is too short for --pairs auto to decide anything";
+		return -1;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "gate: --pairs auto: the %g%% confidence sequence can decide from "
+			"pair %zu on (it is unbounded before); the %.0f s budget holds at most %.0f "
+			"pairs of at least %g s\n", g->conf * 100, least, o->budget,
+			floor(o->budget / pair), pair);
+	return 0;
 }
 
 /*
@@ -400,8 +441,9 @@ static int auto_decided(struct gate *g)
 static void measure_auto(struct gate_opts *o, struct gate *g, const char *dir, int dirfd)
 {
 	double start = now_s(), longest = 0;
+	double least = (double)seq_min_pairs(1 - g->conf);
 	const char *why = "interrupted";
-	int p;
+	int p, d;
 	for (p = 0; !gate_interrupted; p++) {
 		double t0 = now_s();
 		if (p == CLI_PAIRS_MAX) {
@@ -414,9 +456,14 @@ static void measure_auto(struct gate_opts *o, struct gate *g, const char *dir, i
 		}
 		measure_pair(o, g, dir, dirfd, p);
 		longest = fmax(longest, now_s() - t0);
-		if (!gate_interrupted && auto_decided(g)) {
+		if (p == 0 && !o->quiet && least * longest > o->budget)
+			fprintf(stderr, "gate: --pairs auto: warning: a pair took %.0f s here, so the "
+				"budget ends after about %.0f pairs, before the %.0f the sequence needs "
+				"to decide anything: expect undecided\n", longest,
+				floor(o->budget / longest), least);
+		if (!gate_interrupted && (d = auto_decided(g))) {
 			p++;
-			why = "decided";
+			why = d == 2 ? "a sequence ended inconsistent" : "decided";
 			break;
 		}
 	}
@@ -591,6 +638,8 @@ int gate_measure(struct gate_opts *o, struct gate *g, const char **stop_reason)
 	int tmpdir = 0, rc = -1, dirfd = -1;
 	char *dir = NULL;
 
+	if (o->auto_pairs && check_budget(o, g, stop_reason) < 0)
+		return -1;
 	if ((o->metrics & METRIC_INSTR) && pick_counter(o, g, stop_reason) < 0)
 		return -1;
 	if (o->cpus && pin_cpus(o->cpus) < 0) {

@@ -3,7 +3,9 @@
  * latency and server CPU threshold decided on the confidence sequence of
  * its per-pair log ratios (sequential.h), by the rule of every threshold:
  * it passes only when the lower end reaches the value (latency: the upper
- * end), fails when the upper end is below it, and is undecided otherwise.
+ * end) and the estimate does too, fails when the upper end is below it,
+ * and is undecided otherwise; a sequence that ended inconsistent is
+ * undecided for good ("not significant", with both intervals).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -60,27 +62,58 @@ static const char *what_of(const struct gate_threshold *t)
 }
 
 
+/* "[0.9812, inf]" */
+static void add_interval(struct strbuf *sb, double lo, double hi)
+{
+	strbuf_addch(sb, '[');
+	if (isfinite(lo))
+		strbuf_addf(sb, "%.4f", lo);
+	else
+		strbuf_addstr(sb, "0");
+	strbuf_addstr(sb, ", ");
+	if (isfinite(hi))
+		strbuf_addf(sb, "%.4f", hi);
+	else
+		strbuf_addstr(sb, "inf");
+	strbuf_addch(sb, ']');
+}
+
 /* "throughput B/A 1.0123, 95% confidence sequence [0.98, 1.04] after 12
  * pairs: undecided: ..." */
 static char *describe(const struct gate *g, const struct gate_threshold *t,
 		      const struct gate_result *res, const struct seq_cs *cs,
-		      enum seq_decision dec)
+		      enum seq_decision dec, int short_of_estimate)
 {
 	struct strbuf sb = STRBUF_INIT;
+	size_t least = seq_min_pairs(1 - g->conf);
 	if (t->kind == GATE_LATENCY)
 		strbuf_addf(&sb, "%s latency B/A", gate_lat_keys[t->lat]);
 	else
 		strbuf_addstr(&sb, what_of(t));
-	strbuf_addf(&sb, " %.4f, %.0f%% confidence sequence [%.4f, ", res->observed,
-		    g->conf * 100, res->lo);
-	if (isfinite(res->hi))
-		strbuf_addf(&sb, "%.4f", res->hi);
-	else
-		strbuf_addstr(&sb, "inf");
-	strbuf_addf(&sb, "] after %zu pair%s: %s %g", cs->n, cs->n == 1 ? "" : "s",
-		    dec == SEQ_PASS ? "the whole sequence meets" :
-		    dec == SEQ_FAIL ? "the whole sequence misses" :
-		    "undecided, the sequence still contains", t->value);
+	strbuf_addf(&sb, " %.4f, %.0f%% confidence sequence ", res->observed, g->conf * 100);
+	add_interval(&sb, res->lo, res->hi);
+	strbuf_addf(&sb, " after %zu pair%s: ", cs->n, cs->n == 1 ? "" : "s");
+	if (dec == SEQ_INCONSISTENT) {
+		strbuf_addf(&sb, "not significant: inconsistent, the interval of pair %zu ", cs->at);
+		if (cs->at_lo > cs->at_hi)
+			strbuf_addstr(&sb, "is empty");
+		else
+			add_interval(&sb, exp(cs->at_lo), exp(cs->at_hi));
+		strbuf_addstr(&sb, " and does not overlap the sequence before it (the pairs break "
+			      "its assumption: a drift or a change during the run?); the sequence "
+			      "ended there");
+	} else if (dec == SEQ_PASS) {
+		strbuf_addf(&sb, "the whole sequence meets %g", t->value);
+	} else if (dec == SEQ_FAIL) {
+		strbuf_addf(&sb, "the whole sequence misses %g", t->value);
+	} else if (short_of_estimate) {
+		strbuf_addf(&sb, "undecided, the sequence meets %g but the estimate does not "
+			    "(a claim above what was observed never passes)", t->value);
+	} else {
+		strbuf_addf(&sb, "undecided, the sequence still contains %g", t->value);
+		if (cs->n < least)
+			strbuf_addf(&sb, " (it is unbounded before %zu pairs)", least);
+	}
 	return strbuf_detach(&sb, NULL);
 }
 
@@ -88,7 +121,7 @@ void gate_decide_sequential(const struct gate *g, struct gate_result *res,
 			    const struct gate_workload *w)
 {
 	const struct gate_threshold *t = res->th;
-	int lower_better = t->kind == GATE_LATENCY;
+	int lower_better = t->kind == GATE_LATENCY, short_of_estimate = 0;
 	struct seq_cs cs;
 	size_t n;
 	double *d = log_ratios(w, t, &n);
@@ -100,8 +133,15 @@ void gate_decide_sequential(const struct gate *g, struct gate_result *res,
 	res->lo = exp(cs.lo);
 	res->hi = exp(cs.hi);
 	dec = seq_decide(&cs, log(t->value), lower_better);
+	/* the rule of every claim: never above what was observed */
+	if (dec == SEQ_PASS && !(lower_better ? cs.mean <= log(t->value) :
+				 cs.mean >= log(t->value))) {
+		dec = SEQ_CONTINUE;
+		short_of_estimate = 1;
+	}
+	res->seq_inconsistent = dec == SEQ_INCONSISTENT;
 	res->status = dec == SEQ_PASS ? GATE_PASS : dec == SEQ_FAIL ? GATE_FAIL : GATE_UNDECIDED;
-	res->message = describe(g, t, res, &cs, dec);
+	res->message = describe(g, t, res, &cs, dec, short_of_estimate);
 }
 
 int gate_any_undecided(const struct gate *g)

@@ -140,6 +140,7 @@ int seq_cs_compute(const double *d, size_t n, double alpha, double rho, struct s
 
 	if (!(alpha > 0 && alpha < 1) || !(rho > 0) || !isfinite(rho))
 		return -1;
+	memset(out, 0, sizeof(*out));
 	sorted = xcalloc(n + 1, sizeof(double));
 	for (size_t i = 0; i < n; i++) {
 		double d1 = 0, d2 = 0, delta;
@@ -153,12 +154,22 @@ int seq_cs_compute(const double *d, size_t n, double alpha, double rho, struct s
 		mean += delta / (double)t;
 		q += delta * (d[i] - mean);
 		sorted_insert(sorted, t - 1, d[i]);
+		if (out->inconsistent)
+			continue;       /* the estimate goes on; the sequence ended */
 		bounded = mixture_set((double)t, q, rho, a1, &d1, &d2);
 		h = hull(mean, bounded, d1, d2, sign_set(sorted, t, a2));
 		next = iv_meet(run, h);
-		/* empty only off the event the CS covers: keep the superset */
-		if (h.lo <= h.hi && next.lo <= next.hi)
-			run = next;
+		/* empty only off the event the CS covers, or when the pairs break
+		 * its assumption: the sequence ends inconsistent, it never keeps
+		 * the old interval and goes on */
+		if (h.lo > h.hi || next.lo > next.hi) {
+			out->inconsistent = 1;
+			out->at = t;
+			out->at_lo = h.lo;
+			out->at_hi = h.hi;
+			continue;
+		}
+		run = next;
 	}
 	free(sorted);
 	out->n = t;
@@ -169,8 +180,24 @@ int seq_cs_compute(const double *d, size_t n, double alpha, double rho, struct s
 	return 0;
 }
 
+size_t seq_min_pairs(double alpha)
+{
+	double limit;
+	size_t t = 1;
+	if (!(alpha > 0 && alpha < 1))
+		return 0;
+	limit = log(1 / (alpha * SEQ_SIGN_SHARE));
+	/* the sign set's ends move in from infinity once no pair below (or
+	 * above) mu is already enough evidence; it is the same on both sides */
+	while (sign_log_m(t, 0) < limit)
+		t++;
+	return t;
+}
+
 enum seq_decision seq_decide(const struct seq_cs *cs, double x, int lower_better)
 {
+	if (cs->inconsistent)
+		return SEQ_INCONSISTENT;
 	if (lower_better) {
 		if (cs->hi <= x)
 			return SEQ_PASS;

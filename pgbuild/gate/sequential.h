@@ -42,6 +42,17 @@
  * The set at each n is replaced by its hull (a superset, still valid) and
  * intersected with those of every earlier n (the running intersection of a
  * CS is a CS), so the lower end never falls and the upper end never rises.
+ * An empty intersection happens only off the event the CS covers (or when
+ * the assumption fails: a drift, a change mid-run): the sequence then ends
+ * there as inconsistent, with both intervals, and never decides; it does
+ * not keep the old interval and go on (which let an observed 1.09 pass
+ * tps>=1.20 on a stale [1.219, 1.220]).
+ *
+ * The sign test bounds nothing before seq_min_pairs(alpha) pairs (10 at
+ * 95%, whatever the data: 1.8^n / 2 must reach 1 / (0.2 alpha)), and the
+ * mixture alone leaves its far region, so no decision is possible before
+ * then; the gate prints that number before --pairs auto starts and refuses
+ * a budget too short for it.
  * rho, fixed before any data, only moves where the CS is tightest:
  * SEQ_RHO = 10 * 0.02^2 suits a per-pair spread of about 2% over 10 pairs.
  */
@@ -63,6 +74,11 @@ struct seq_cs {
 	double lo, hi;     /* the running CS for mu; -INFINITY / INFINITY when
 			      nothing is excluded on that side yet */
 	double alpha;      /* 1 - confidence, as asked */
+	int inconsistent;  /* the interval of pair `at` missed the running one:
+			      the sequence ended there (lo, hi: the running
+			      interval before it) */
+	size_t at;         /* that pair (counting finite d_i from 1) */
+	double at_lo, at_hi; /* its interval (lo > hi: empty in itself) */
 };
 
 /*
@@ -72,16 +88,25 @@ struct seq_cs {
  */
 int seq_cs_compute(const double *d, size_t n, double alpha, double rho, struct seq_cs *out);
 
+/*
+ * The fewest pairs at which the CS at level 1 - alpha can be bounded on
+ * both sides (before it, it is the whole line whatever the data); 0 when
+ * alpha is not in (0, 1).
+ */
+size_t seq_min_pairs(double alpha);
+
 enum seq_decision {
-	SEQ_CONTINUE, /* the CS still contains the threshold */
-	SEQ_PASS,     /* the whole CS is on the good side */
-	SEQ_FAIL,     /* the whole CS is on the bad side */
+	SEQ_CONTINUE,     /* the CS still contains the threshold */
+	SEQ_PASS,         /* the whole CS is on the good side */
+	SEQ_FAIL,         /* the whole CS is on the bad side */
+	SEQ_INCONSISTENT, /* the CS ended inconsistent: never decides */
 };
 
 /*
  * The rule of every gate threshold: "mu >= x" (lower_better 0) passes when
  * the lower end reaches x and fails when the upper end is below it;
  * "mu <= x" (lower_better 1) the other way round.  x on the log scale.
+ * An inconsistent CS is SEQ_INCONSISTENT whatever x.
  */
 enum seq_decision seq_decide(const struct seq_cs *cs, double x, int lower_better);
 

@@ -315,6 +315,80 @@ void stats_ratio_ci(const double *a, const double *b, size_t n,
 	free(d);
 }
 
+/*
+ * The regularized lower incomplete gamma function P(a, x): its series for
+ * x < a + 1, else 1 - the continued fraction of Q (Numerical Recipes'
+ * gser/gcf, Lentz's method), each to double precision.
+ */
+static double gamma_p(double a, double x)
+{
+	double lg = lgamma(a), sum, term, b, c, d, h;
+	if (!(x > 0))
+		return 0;
+	if (x < a + 1) {
+		sum = term = 1 / a;
+		for (int n = 1; n < 1000 && fabs(term) > fabs(sum) * 1e-16; n++) {
+			term *= x / (a + n);
+			sum += term;
+		}
+		return sum * exp(-x + a * log(x) - lg);
+	}
+	b = x + 1 - a;
+	c = 1 / 1e-300;
+	d = 1 / b;
+	h = d;
+	for (int i = 1; i < 1000; i++) {
+		double an = -i * (i - a), del;
+		b += 2;
+		d = an * d + b;
+		if (fabs(d) < 1e-300)
+			d = 1e-300;
+		c = b + an / c;
+		if (fabs(c) < 1e-300)
+			c = 1e-300;
+		d = 1 / d;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-16)
+			break;
+	}
+	return 1 - exp(-x + a * log(x) - lg) * h;
+}
+
+double stats_chi2_cdf(double x, double df)
+{
+	return gamma_p(df / 2, x / 2);
+}
+
+double stats_chi2_quantile(double p, double df)
+{
+	double lo = 0, hi = df + 10 * sqrt(2 * df) + 100;
+	if (!(p > 0 && p < 1 && df > 0))
+		return NAN;
+	for (int i = 0; i < 300; i++) {
+		double mid = (lo + hi) / 2;
+		if (stats_chi2_cdf(mid, df) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+double stats_sd_upper_factor(double df, double level)
+{
+	if (!(df >= 1) || !(level > 0 && level < 1))
+		return NAN;
+	return sqrt(df / stats_chi2_quantile(1 - level, df));
+}
+
+double stats_norm_quantile(double p)
+{
+	if (!(p > 0 && p < 1))
+		return NAN;
+	return p >= 0.5 ? norm_isf(1 - p) : -norm_isf(p);
+}
+
 const char *stats_method_name(enum stats_ci_method method)
 {
 	return method == STATS_CI_BOOTSTRAP ?

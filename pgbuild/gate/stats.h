@@ -100,6 +100,22 @@ void stats_ratio_ci(const double *a, const double *b, size_t n,
 		    enum stats_ci_method method, double conf,
 		    struct stats_ratio *out);
 
+/*
+ * The chi-square distribution with df degrees of freedom: P(X <= x), and
+ * the x with P(X <= x) = p (bisection; NAN when p is not in (0, 1)).
+ */
+double stats_chi2_cdf(double x, double df);
+double stats_chi2_quantile(double p, double df);
+/*
+ * The one-sided upper confidence bound of a normal SD estimated with df
+ * degrees of freedom, as a factor of the estimate: the true SD is below
+ * s * sqrt(df / chi2_{1-level}(df)) with probability level (df = n - 1
+ * for n values; 5 values at 95%: 2.372).
+ */
+double stats_sd_upper_factor(double df, double level);
+/* The standard normal quantile: z with P(Z <= z) = p (0.975: 1.960). */
+double stats_norm_quantile(double p);
+
 /* "Hodges-Lehmann + Wilcoxon signed-rank" or "bootstrap median". */
 const char *stats_method_name(enum stats_ci_method method);
 

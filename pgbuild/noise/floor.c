@@ -1,7 +1,7 @@
 /*
- * floor.c - a layout noise floor read back (PREFIX/pgopt-noise.json, as
- * noise.c writes it) and the resolution it gives a deterministic metric;
- * see floor.h.
+ * floor.c - layout noise floors read back (PREFIX/pgopt-noise.json, as
+ * noise.c writes them), the floors of a comparison's two builds, and the
+ * one rule that gives a deterministic metric its resolution; see floor.h.
  */
 #include <errno.h>
 #include <math.h>
@@ -182,43 +182,51 @@ double noise_floor_repeat(unsigned metric)
 	return metrics_of(metric)->resolution;
 }
 
-double noise_floor_resolution(const struct noise_floor *f, const char *workload,
-			      unsigned metric, char **source)
-{
-	double repeat = noise_floor_repeat(metric), sd, floor;
-	struct strbuf why = STRBUF_INIT;
+/* ---------------- the rule ---------------- */
 
-	if (!f) {
-		*source = xasprintf("repeat %g%%", repeat * 100);
-		return repeat;
-	}
-	if (noise_floor_sd(f, workload, metric, &sd, &why) < 0) {
-		*source = xasprintf("repeat %g%% (%s)", repeat * 100, why.buf);
-		strbuf_release(&why);
-		return repeat;
-	}
-	floor = NOISE_FLOOR_SDS * sd;
-	if (floor > repeat) {
-		*source = xasprintf("layout floor: %d x SD %.3f%% over %d variants, %s",
-				    NOISE_FLOOR_SDS, sd * 100, f->variants, f->file);
-		return floor;
-	}
-	*source = xasprintf("repeat %g%% (above the layout floor: %d x SD %.3f%% over %d "
-			    "variants, %s)", repeat * 100, NOISE_FLOOR_SDS, sd * 100, f->variants,
-			    f->file);
-	return repeat;
+double noise_floor_sd_bound(double sd, int variants)
+{
+	return sd * stats_sd_upper_factor(variants - 1, NOISE_FLOOR_BOUND);
 }
+
+double noise_floor_z(void)
+{
+	return stats_norm_quantile(1 - NOISE_FLOOR_FALSE_KEEP);
+}
+
+double noise_floor_rule(double repeat, double sd_a, int n_a, double sd_b, int n_b)
+{
+	double ua = noise_floor_sd_bound(sd_a, n_a), ub = noise_floor_sd_bound(sd_b, n_b);
+	double r = noise_floor_z() * sqrt(ua * ua + ub * ub);
+	return r > repeat ? r : repeat;
+}
+
+/* ---------------- the floors of one comparison ---------------- */
 
 const char *noise_floor_state_name(enum noise_floor_state s)
 {
-	static const char *const names[] = { "used", "none", "absent", "mismatch" };
+	static const char *const names[] = { "used", "none", "absent", "mismatch",
+					     "too few variants" };
 	return names[s];
 }
 
-/* Load file and hold it to prefix's postgres: the state, or -1 after the
- * error (a named file of another binary is one). */
+/* A matching floor with fewer than the minimum: "FILE is over 2 variants;
+ * a floor needs at least 5 ...". */
+static void too_few(struct strbuf *sb, const struct noise_floor *f)
+{
+	strbuf_addf(sb, "%s is over %d variant%s; a floor needs at least %d (the %.0f%% bound of an "
+		    "SD over %d is %.1f times it)", f->file, f->variants, f->variants == 1 ? "" : "s",
+		    NOISE_FLOOR_MIN_VARIANTS, NOISE_FLOOR_BOUND * 100, f->variants,
+		    stats_sd_upper_factor(f->variants - 1, NOISE_FLOOR_BOUND));
+}
+
+/*
+ * Load file and hold it to prefix's postgres and the minimum: the state,
+ * or -1 after the error (a named file of another binary, or over too few
+ * variants, is one).  *why: what the note says when it is not used.
+ */
 static int load_checked(struct noise_floor *f, const char *file, const char *prefix,
-			int named, char **note)
+			int named, struct strbuf *why)
 {
 	struct strbuf err = STRBUF_INIT;
 	char *pg = xasprintf("%s/bin/postgres", prefix);
@@ -229,18 +237,21 @@ static int load_checked(struct noise_floor *f, const char *file, const char *pre
 		goto out;
 	}
 	m = noise_floor_matches(f, pg, &err);
-	if (m < 0 || (m == 0 && named)) {
+	if (m > 0 && f->variants < NOISE_FLOOR_MIN_VARIANTS) {
+		too_few(&err, f);
+		m = -2;
+	}
+	if (m == -1 || (m <= 0 && named)) {
 		error("--noise %s: %s", file, err.buf);
 		noise_floor_release(f);
 		goto out;
 	}
-	if (m == 0) {
-		*note = xasprintf("no layout floor: %s; the repeat resolution is used", err.buf);
+	if (m <= 0) {
+		strbuf_addstr(why, err.buf);
 		noise_floor_release(f);
-		rc = NOISE_FLOOR_MISMATCH;
+		rc = m == 0 ? NOISE_FLOOR_MISMATCH : NOISE_FLOOR_FEW;
 		goto out;
 	}
-	*note = xasprintf("layout floor %s (%d variants of %s)", file, f->variants, pg);
 	rc = NOISE_FLOOR_USED;
 out:
 	free(pg);
@@ -248,48 +259,166 @@ out:
 	return rc;
 }
 
-int noise_floor_find(struct noise_floor *f, const char *spec, const char *prefix, char **note)
+/* The candidate's own floor into f->b when it is one of its postgres with
+ * enough variants; what was found goes to note.  -1: a malformed file. */
+static int find_candidate(struct noise_floors *f, const char *candidate, struct strbuf *note)
 {
-	char *file;
-	int rc;
+	struct strbuf why = STRBUF_INIT;
+	char *file = xasprintf("%s/%s", candidate, NOISE_FLOOR_FILE);
+	int st = 0;
 
-	memset(f, 0, sizeof(*f));
-	*note = NULL;
-	if (spec && !strcmp(spec, "none")) {
-		*note = xstrdup("no layout floor (--noise none): the repeat resolution is used");
-		return NOISE_FLOOR_NONE;
-	}
-	if (spec)
-		return load_checked(f, spec, prefix, 1, note);
-	file = xasprintf("%s/%s", prefix, NOISE_FLOOR_FILE);
 	if (access(file, F_OK) != 0) {
-		*note = xasprintf("no layout floor (no %s; `pgbuild noise --prefix %s` measures "
-				  "one): the repeat resolution is used", file, prefix);
-		free(file);
-		return NOISE_FLOOR_ABSENT;
+		strbuf_addf(note, "; the candidate's side: a stand-in (no %s)", file);
+	} else if ((st = load_checked(&f->b, file, candidate, 0, &why)) == NOISE_FLOOR_USED) {
+		f->has_b = 1;
+		strbuf_addf(note, "; the candidate's: %s (%d variants)", file, f->b.variants);
+	} else if (st >= 0) {
+		strbuf_addf(note, "; the candidate's side: a stand-in (%s)", why.buf);
 	}
-	rc = load_checked(f, file, prefix, 0, note);
 	free(file);
-	return rc;
+	strbuf_release(&why);
+	return st < 0 ? -1 : 0;
 }
 
-int noise_floor_prefix(const char *prefix, const char *workload, unsigned metric,
-		       double *resolution, char **source)
+int noise_floors_find(struct noise_floors *f, const char *spec, const char *baseline,
+		      const char *candidate)
 {
-	struct noise_floor f;
-	char *note;
-	int st = noise_floor_find(&f, NULL, prefix, &note);
+	struct strbuf note = STRBUF_INIT, why = STRBUF_INIT;
+	char *file;
+	int st;
 
+	memset(f, 0, sizeof(*f));
+	f->baseline = baseline ? xstrdup(baseline) : NULL;
+	if (spec && !strcmp(spec, "none")) {
+		f->state = NOISE_FLOOR_NONE;
+		f->note = xstrdup("no layout floor (--noise none): the repeat resolution decides");
+		return 0;
+	}
+	if (!baseline) {
+		f->state = NOISE_FLOOR_ABSENT;
+		f->note = xstrdup("no layout floor (no baseline prefix to read one of)");
+		return 0;
+	}
+	file = spec ? xstrdup(spec) : xasprintf("%s/%s", baseline, NOISE_FLOOR_FILE);
+	if (!spec && access(file, F_OK) != 0) {
+		st = NOISE_FLOOR_ABSENT;
+		strbuf_addf(&why, "no %s", file);
+	} else {
+		st = load_checked(&f->a, file, baseline, spec != NULL, &why);
+	}
+	free(file);
 	if (st < 0)
-		return -1;
-	if (st == NOISE_FLOOR_MISMATCH)
-		fprintf(stderr, "%s: note: %s\n", error_program(), note);
-	*resolution = noise_floor_resolution(st == NOISE_FLOOR_USED ? &f : NULL, workload,
-					     metric, source);
-	if (st == NOISE_FLOOR_USED)
-		noise_floor_release(&f);
-	free(note);
+		goto fail;
+	f->state = st;
+	if (st != NOISE_FLOOR_USED) {
+		f->note = xasprintf("no layout floor: %s; `pgbuild noise --prefix %s` measures one "
+				    "(--noise none: the repeat resolution decides)", why.buf, baseline);
+		strbuf_release(&why);
+		return 0;
+	}
+	strbuf_addf(&note, "layout floor %s (%d variants of %s/bin/postgres)", f->a.file,
+		    f->a.variants, baseline);
+	if (!candidate)
+		strbuf_addstr(&note, "; the candidate's side: a stand-in");
+	else if (find_candidate(f, candidate, &note) < 0)
+		goto fail;
+	f->note = strbuf_detach(&note, NULL);
+	strbuf_release(&why);
 	return 0;
+fail:
+	strbuf_release(&note);
+	strbuf_release(&why);
+	noise_floors_release(f);
+	return -1;
+}
+
+void noise_floors_release(struct noise_floors *f)
+{
+	if (f->state == NOISE_FLOOR_USED)
+		noise_floor_release(&f->a);
+	if (f->has_b)
+		noise_floor_release(&f->b);
+	free(f->baseline);
+	free(f->note);
+	memset(f, 0, sizeof(*f));
+}
+
+/* "95% bound of SD 0.209% over 5 variants = 0.496%" */
+static void describe_side(struct strbuf *sb, double sd, int n)
+{
+	strbuf_addf(sb, "%.0f%% bound of SD %.4g%% over %d variants = %.4g%%",
+		    NOISE_FLOOR_BOUND * 100, sd * 100, n, noise_floor_sd_bound(sd, n) * 100);
+}
+
+/* The candidate's SD: its own floor's, else the stand-in (floor.h). */
+static void side_b(const struct noise_floors *f, const char *workload, unsigned metric,
+		   double sd_a, double *sd, int *n, struct strbuf *desc)
+{
+	struct strbuf err = STRBUF_INIT;
+	if (f->has_b && noise_floor_sd(&f->b, workload, metric, sd, &err) == 0) {
+		*n = f->b.variants;
+		describe_side(desc, *sd, *n);
+		strbuf_addf(desc, " (%s)", f->b.file);
+		strbuf_release(&err);
+		return;
+	}
+	if (!f->has_b)
+		strbuf_addstr(&err, "the candidate has no floor of its own");
+	*sd = sd_a;
+	*n = f->a.variants;
+	if (metric == METRIC_INSTR &&
+	    noise_floor_sd_bound(NOISE_FLOOR_INSTR_STANDIN, NOISE_FLOOR_INSTR_STANDIN_VARIANTS) >
+	    noise_floor_sd_bound(sd_a, f->a.variants)) {
+		*sd = NOISE_FLOOR_INSTR_STANDIN;
+		*n = NOISE_FLOOR_INSTR_STANDIN_VARIANTS;
+		strbuf_addstr(desc, "a stand-in, an LTO build's ");
+		describe_side(desc, *sd, *n);
+	} else {
+		strbuf_addstr(desc, "a stand-in, a");
+	}
+	strbuf_addf(desc, " (%s)", err.buf);
+	strbuf_release(&err);
+}
+
+int noise_floors_resolution(const struct noise_floors *f, const char *workload,
+			    unsigned metric, double *res, char **source)
+{
+	double repeat = noise_floor_repeat(metric), sd_a, sd_b, r;
+	struct strbuf why = STRBUF_INIT, b = STRBUF_INIT, sb = STRBUF_INIT;
+	int n_b;
+
+	*res = NAN;
+	if (f->state == NOISE_FLOOR_NONE) {
+		*res = repeat;
+		*source = xasprintf("repeat %g%% (--noise none: no layout floor)", repeat * 100);
+		return 0;
+	}
+	if (f->state != NOISE_FLOOR_USED) {
+		*source = xstrdup(f->note);
+		return -1;
+	}
+	if (noise_floor_sd(&f->a, workload, metric, &sd_a, &why) < 0) {
+		*source = xasprintf("no layout floor: %s; `pgbuild noise --prefix %s -W %s` measures "
+				    "one (--noise none: the repeat resolution decides)", why.buf,
+				    f->baseline, workload);
+		strbuf_release(&why);
+		return -1;
+	}
+	side_b(f, workload, metric, sd_a, &sd_b, &n_b, &b);
+	r = noise_floor_rule(repeat, sd_a, f->a.variants, sd_b, n_b);
+	strbuf_addf(&sb, "layout floor: %.2f x sqrt(a^2 + b^2), a = ", noise_floor_z());
+	describe_side(&sb, sd_a, f->a.variants);
+	strbuf_addf(&sb, " (%s), b = %s", f->a.file, b.buf);
+	if (r > repeat) {
+		*res = r;
+		*source = strbuf_detach(&sb, NULL);
+	} else {
+		*res = repeat;
+		*source = xasprintf("repeat %g%% (above the %s)", repeat * 100, sb.buf);
+		strbuf_release(&sb);
+	}
+	strbuf_release(&b);
+	return 1;
 }
 
 int noise_floor_covers(const struct noise_floor *f, const struct strvec *workloads,
@@ -315,7 +444,7 @@ int noise_floor_check_given(const char *spec, const char *prefix, const char *ba
 			    const char *measures)
 {
 	struct noise_floor f;
-	char *note = NULL;
+	struct strbuf why = STRBUF_INIT;
 	int st;
 
 	if (!spec || !strcmp(spec, "none"))
@@ -324,9 +453,9 @@ int noise_floor_check_given(const char *spec, const char *prefix, const char *ba
 		return cli_usage_error("--noise %s needs --baseline: a floor is of one postgres, "
 				       "and %s is built by this run (leave --noise out: %s)", spec,
 				       baseline, measures);
-	st = noise_floor_find(&f, spec, prefix, &note);
+	st = load_checked(&f, spec, prefix, 1, &why);
 	if (st == NOISE_FLOOR_USED)
 		noise_floor_release(&f);
-	free(note);
+	strbuf_release(&why);
 	return st < 0 ? PGBUILD_EXIT_ERROR : 0;
 }

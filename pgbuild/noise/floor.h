@@ -1,27 +1,84 @@
 /*
- * floor.h - reading a layout noise floor (`pgbuild noise`'s
- * PREFIX/pgopt-noise.json, noise.h) and the resolution of a deterministic
- * metric it gives.
+ * floor.h - reading layout noise floors (`pgbuild noise`'s
+ * PREFIX/pgopt-noise.json, noise.h) and the one rule that turns the
+ * floors of a comparison's two builds into the resolution of a
+ * deterministic metric.
  *
- * A deterministic metric (instructions, the cycles estimate: one number per
- * build) is compared at a resolution: the half-width of the interval
- * observed +- resolution that gate/expr.c decides on.  Repeat runs of one
- * binary give the repeat resolution (GATE_INSTR_RESOLUTION 0.01%,
- * CYCLES_RESOLUTION 0.1%); relinking the same objects in another order
- * moves the metric further (the layout floor).  With a floor the
- * resolution is
+ * A deterministic metric (instructions, the cycles estimate: one number
+ * per build) of a comparison A/B is decided on the relative interval
  *
- *     max(repeat resolution, NOISE_FLOOR_SDS x layout SD)
+ *     [observed x (1 - r), observed x (1 + r)]        (gate/expr.c)
  *
- * the SD as a fraction of the metric's mean over the floor's variants, of
- * the workload and metric compared.  A floor belongs to one postgres: it
- * is used only when its postgres_sha256 is the sha256 of the binary of the
- * build it is used for (the baseline of a gate, tune's stock build).
+ * so a 1.2x ratio gets the same relative width as a 1.0x one.  Repeat runs
+ * of one binary agree within the repeat resolution (GATE_INSTR_RESOLUTION
+ * 0.01%, CYCLES_RESOLUTION 0.1%); relinking the same objects in another
+ * order moves the metric further: the layout floor.  Measured: the stock
+ * postgres (policy none, -O2, 733 objects) relinked with only its .o order
+ * changed, 7 seeded shuffles, select-only under callgrind: a cycles
+ * estimate SD of 0.28% (range 0.84%) with instructions within 0.02%
+ * (issue 41's read); again here, `pgbuild noise --variants 7 --seed 7 -W
+ * select-only --instr-statements 40` on tests/pg's base build
+ * (2026-12-06): SD 0.294%, range 0.75%, instructions within 0.0003%;
+ * examples/README.md has stock at 0.13-0.74% and an LTO build at
+ * 0.10-0.36% (cycles) and 0.005-0.033% (instructions, where LTO's
+ * partitions follow the order).  An SD from 5 relinks has 4 degrees of
+ * freedom: its 95% upper bound is 2.37 times it (chi-square).
  *
- * Who uses it: `pgbuild gate --noise FILE|none` and `pgbuild tune
- * --noise FILE|none` (the commands resolve it, cmd/; gate/ and tune/ only
- * carry the numbers); a later caller with a prefix needs one call,
- * noise_floor_prefix().
+ * The rule (noise_floor_rule).  A and B are two independently laid-out
+ * binaries, so the log of A/B moves by sqrt(sA^2 + sB^2), not by one
+ * build's SD.  Each s is estimated from n variants (n - 1 degrees of
+ * freedom), so each is replaced by its one-sided NOISE_FLOOR_BOUND (95%)
+ * chi-square upper bound, s x sqrt((n - 1) / chi2_0.05(n - 1)) (2.372 s
+ * over 5 variants; stats_sd_upper_factor):
+ *
+ *     r = max(repeat, z x sqrt(uA^2 + uB^2)),   z = 1.960
+ *
+ * z is the normal quantile of 1 - NOISE_FLOOR_FALSE_KEEP: the rule is
+ * built for a one-sided false-keep rate of at most 2.5% (the level of
+ * every gate claim: the lower end of a 95% interval).  Under the model
+ * (each build's metric = truth x (1 + e), e normal with its SD, the floor's
+ * SD a sample SD over n variants, the candidate's side its stand-in) an
+ * A/A claim of any gain passes with probability P(t_{n-1} >= z x
+ * bound factor): 0.5% at 5 variants and at 10, tending to 2.5% as n grows
+ * (the bound's margin is what keeps the stand-in honest, below);
+ * tests/unit/test-noise.c draws 20,000 A/A comparisons through the gate's
+ * own decision and checks the rate is at or under 2.5% (0.5% drawn), and
+ * that the old rule (3 x one build's SD, subtracted from the ratio) is
+ * above it (5.0% drawn at 5 variants, 13.4% at 2).
+ *
+ * The candidate's SD (sB): its own floor when CANDIDATE/pgopt-noise.json
+ * is of CANDIDATE/bin/postgres with at least NOISE_FLOOR_MIN_VARIANTS,
+ * else a stand-in: the baseline's (a relinked build's layout spread is a
+ * property of the workload more than of the flags: LTO + no-pie's cycles
+ * SD was 0.46-0.98 of stock's on select-only, tpcb and mixed), and for
+ * instructions at least NOISE_FLOOR_INSTR_STANDIN over 5 variants (LTO +
+ * no-pie select-only, examples/README.md: stock's is ~0, so the baseline's
+ * would say nothing).  What the stand-in assumes: at 5 variants the
+ * false-keep rate stays at or under 2.5% while the candidate's true SD is
+ * up to 2.1 times the baseline's (2.0% drawn at twice); measure the
+ * candidate's own floor (`pgbuild noise --prefix CANDIDATE`) when it may
+ * be noisier.
+ *
+ * The minimum (NOISE_FLOOR_MIN_VARIANTS = 5).  The bound's factor is 15.9
+ * over 2 variants, 4.41 over 3, 2.92 over 4, 2.37 over 5, 1.65 over 10:
+ * 5 is the fewest at which it is under 2.5, i.e. at which the expected
+ * resolution is within 2.25 times what an exactly known SD would give
+ * (6.2 SDs against 2.77).  Floors over fewer variants are refused (a
+ * named one is an error, a found one a note: no floor); `pgbuild noise
+ * --variants` and --noise-variants start there (cli.h), and the default is
+ * that minimum (10 variants narrow the resolution by 30%).
+ *
+ * A floor belongs to one postgres: it is used only when its
+ * postgres_sha256 is the sha256 of the binary of the build it is used for.
+ * Without a floor a deterministic threshold of `pgbuild gate` is
+ * undecided, with the reason and the command that measures one, unless
+ * the caller said `--noise none` (then the repeat resolution decides and
+ * the result says so).
+ *
+ * Who uses it: `pgbuild gate --noise FILE|none` and `pgbuild tune --noise
+ * FILE|none` (cmd/: noise_floors_find and noise_floors_resolution, the one
+ * place a resolution is computed; gate/ and tune/ only carry the
+ * numbers), `pgbuild noise --reuse` and optimize (noise_floor_covers).
  */
 #ifndef PGBUILD_NOISE_FLOOR_H
 #define PGBUILD_NOISE_FLOOR_H
@@ -29,11 +86,23 @@
 #include <stddef.h>
 
 #include "pgbuild/build/buildlog.h"
+#include "pgbuild/cli/cli.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/strvec.h"
 
-/* A gain must exceed this many layout SDs. */
-#define NOISE_FLOOR_SDS 3
+/* The one-sided level of each SD's chi-square upper bound. */
+#define NOISE_FLOOR_BOUND 0.95
+/* The one-sided false-keep rate the rule is built for (z = 1.960). */
+#define NOISE_FLOOR_FALSE_KEEP 0.025
+/* The fewest variants a floor may have (derived above). */
+#define NOISE_FLOOR_MIN_VARIANTS CLI_NOISE_VARIANTS_MIN
+/* The candidate's instruction SD when it has no floor: LTO + no-pie,
+ * select-only, 5 variants (examples/README.md, 2026-12-03). */
+#define NOISE_FLOOR_INSTR_STANDIN 0.000333
+#define NOISE_FLOOR_INSTR_STANDIN_VARIANTS 5
+/* explain --noise's per-function band: this many SDs of a function's self
+ * estimate over the variants (functions.c). */
+#define NOISE_FUNCTION_SDS 3
 /* The floor's file name in a prefix. */
 #define NOISE_FLOOR_FILE BUILDLOG_NOISE
 
@@ -55,7 +124,9 @@ struct noise_floor {
 
 /*
  * Read file.  0, or -1 with err = "FILE: what was expected" (unreadable,
- * not JSON, a member missing or of the wrong type).
+ * not JSON, a member missing or of the wrong type).  Any number of
+ * variants from 2 is read (explain --noise reads the per-function
+ * spread); noise_floors_find refuses fewer than NOISE_FLOOR_MIN_VARIANTS.
  */
 int noise_floor_load(struct noise_floor *f, const char *file, struct strbuf *err);
 void noise_floor_release(struct noise_floor *f);
@@ -85,46 +156,72 @@ int noise_floor_covers(const struct noise_floor *f, const struct strvec *workloa
 /* The repeat resolution of metric (its resolution in metric/metrics.c). */
 double noise_floor_repeat(unsigned metric);
 
-/*
- * The resolution of metric on workload: max(repeat, NOISE_FLOOR_SDS x SD)
- * with f, the repeat resolution without (f NULL, or no figure of this
- * workload and metric in it).  *source (malloced) says where it came
- * from: "repeat 0.1%", "layout floor: 3 x SD 0.180% over 5 variants,
- * FILE", "repeat 0.1% (above the layout floor: ...)", "repeat 0.1% (FILE
- * has no select1 figure of the cycles estimate)".
- */
-double noise_floor_resolution(const struct noise_floor *f, const char *workload,
-			      unsigned metric, char **source);
+/* ---------------- the rule ---------------- */
 
-/* What noise_floor_find() found. */
+/* sd's NOISE_FLOOR_BOUND upper bound over variants (>= 2) variants. */
+double noise_floor_sd_bound(double sd, int variants);
+/* z: the normal quantile of 1 - NOISE_FLOOR_FALSE_KEEP (1.960). */
+double noise_floor_z(void);
+/*
+ * The resolution of a comparison whose builds' layout SDs are sd_a over
+ * n_a variants and sd_b over n_b: max(repeat, z x sqrt(uA^2 + uB^2)), u
+ * each SD's bound.  The rule every deterministic decision uses.
+ */
+double noise_floor_rule(double repeat, double sd_a, int n_a, double sd_b, int n_b);
+
+/* ---------------- the floors of one comparison ---------------- */
+
+/* What noise_floors_find found of the baseline's floor. */
 enum noise_floor_state {
 	NOISE_FLOOR_USED,     /* loaded and of this binary */
-	NOISE_FLOOR_NONE,     /* --noise none */
+	NOISE_FLOOR_NONE,     /* --noise none: the repeat resolution, said */
 	NOISE_FLOOR_ABSENT,   /* the default and PREFIX has none */
 	NOISE_FLOOR_MISMATCH, /* the default, of another binary: not used */
+	NOISE_FLOOR_FEW,      /* the default, over fewer than the minimum */
 };
 const char *noise_floor_state_name(enum noise_floor_state s); /* "used" "none" ... */
 
-/*
- * The floor for the build at prefix as `--noise SPEC` asks: SPEC NULL (the
- * default) is PREFIX/pgopt-noise.json when it exists and is of
- * PREFIX/bin/postgres, else no floor; "none" is no floor; anything else is
- * a file that must be the floor of PREFIX/bin/postgres.  Returns the
- * state (f loaded when NOISE_FLOOR_USED) with *note (malloced) saying
- * which file and why, or -1 after the error: a malformed file, a named
- * file of another binary, a binary that cannot be read.
- */
-int noise_floor_find(struct noise_floor *f, const char *spec, const char *prefix, char **note);
+/* Both builds' floors of a comparison. */
+struct noise_floors {
+	enum noise_floor_state state; /* the baseline's */
+	struct noise_floor a;         /* the baseline's, when NOISE_FLOOR_USED */
+	int has_b;                    /* b is the candidate's own floor */
+	struct noise_floor b;
+	char *baseline;               /* its prefix, for the hint (owned; NULL: none given) */
+	char *note;                   /* one line: which floors, or why none (owned) */
+};
 
 /*
- * One call for a caller with a prefix: the resolution of metric on
- * workload for the build at prefix (the default of noise_floor_find:
- * PREFIX/pgopt-noise.json when it is of PREFIX/bin/postgres), with its
- * source.  0, or -1 after the error (a malformed floor); a floor of
- * another binary is a note on stderr and the repeat resolution.
+ * The floors of baseline and candidate as `--noise SPEC` asks: SPEC NULL
+ * (the default) is BASELINE/pgopt-noise.json when it exists, is of
+ * BASELINE/bin/postgres and has at least NOISE_FLOOR_MIN_VARIANTS, else no
+ * floor; "none" is no floor, said; anything else is a file that must be
+ * such a floor of BASELINE/bin/postgres.  Unless "none", the candidate's
+ * own CANDIDATE/pgopt-noise.json is used for its side when it is of
+ * CANDIDATE/bin/postgres with enough variants (candidate NULL: the
+ * stand-in).  baseline NULL: no floor (state NONE when spec is "none",
+ * else ABSENT).  0, or -1 after the error: a malformed file, a named file
+ * of another binary or over too few variants, a binary that cannot be
+ * read.
  */
-int noise_floor_prefix(const char *prefix, const char *workload, unsigned metric,
-		       double *resolution, char **source);
+int noise_floors_find(struct noise_floors *f, const char *spec, const char *baseline,
+		      const char *candidate);
+void noise_floors_release(struct noise_floors *f);
+
+/*
+ * The resolution of metric on workload for the comparison: noise_floor_rule
+ * on the baseline's SD and the candidate's (its own, else the stand-in).
+ * 1: from the floors; 0: the repeat resolution because the caller said
+ * --noise none; -1: no floor (no file, of another binary, too few
+ * variants, or no figure of this workload and metric), *res NAN.  *source
+ * (malloced) always says where it came from, or why there is none and
+ * the command that measures one: "layout floor: 1.96 x sqrt(a^2 + b^2),
+ * a = 95% bound of SD 0.209% over 5 variants = 0.496% (FILE), b = ...",
+ * "repeat 0.1% (--noise none: no layout floor)", "no layout floor: ...;
+ * `pgbuild noise --prefix BASELINE -W select1` measures one".
+ */
+int noise_floors_resolution(const struct noise_floors *f, const char *workload,
+			    unsigned metric, double *res, char **source);
 
 /*
  * A command's `--noise SPEC`, checked before its first build: NULL and

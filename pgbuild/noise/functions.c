@@ -2,7 +2,7 @@
  * noise/functions.c - the per-function layout spread of a noise run: for
  * each workload, each function's self cycles estimate per transaction on
  * every variant (explain's rows of variant 1 against variant k, from the
- * callgrind outputs the cycles runs kept), and its spread, NOISE_FLOOR_SDS
+ * callgrind outputs the cycles runs kept), and its spread, NOISE_FUNCTION_SDS
  * sample standard deviations, the bound `pgbuild explain --noise` counts a
  * row's change inside; see noise.h.
  */
@@ -63,7 +63,7 @@ void noise_function_spread(struct noise_function *f, int variants)
 	noise_stats_of(f->values, (size_t)variants, &st);
 	f->mean = st.mean;
 	f->sd = st.sd;
-	f->spread = NOISE_FLOOR_SDS * st.sd;
+	f->spread = NOISE_FUNCTION_SDS * st.sd;
 }
 
 int noise_functions_of(const struct noise_result *r, size_t w, struct noise_functions *t)

@@ -126,8 +126,13 @@ void noise_print_table(const struct noise_result *r, FILE *fp)
 				st.sd_pct, st.min, st.max, st.range_pct);
 		}
 	}
-	/* the line a pipeline's stage shows: what the gates decide at */
-	fprintf(fp, "layout SD (a gate's resolution is %d of them):", NOISE_FLOOR_SDS);
+	/* the line a pipeline's stage shows: what the gates decide at
+	 * (floor.h's rule, against a candidate whose stand-in is this SD) */
+	fprintf(fp, "layout SD over %d variants (a gate against a candidate without a floor "
+		"decides the cycles estimate at %.2f x sqrt(2) x %.3f = %.2f of them):",
+		o->variants, noise_floor_z(),
+		noise_floor_sd_bound(1, o->variants),
+		noise_floor_z() * M_SQRT2 * noise_floor_sd_bound(1, o->variants));
 	for (size_t w = 0; w < o->workloads.nr; w++) {
 		struct noise_stats in, cy;
 		stats_at(r, w, NOISE_INSTR, &in);

@@ -108,7 +108,7 @@ struct noise_function {
 	char *object;            /* "" the postgres binary, else the library */
 	double *values;          /* one per variant */
 	double mean, sd;         /* over the variants */
-	double spread;           /* NOISE_FLOOR_SDS x sd: explain --noise's bound */
+	double spread;           /* NOISE_FUNCTION_SDS x sd: explain --noise's bound */
 };
 
 /* Every function of one workload. */

@@ -1,7 +1,10 @@
 /*
  * floor.c - the layout floor optimize decides at: stock's own, measured
  * here (`pgbuild noise` on stock, one step of the pipeline) unless one is
- * given or found, before the first gate; see optimize.h.
+ * given (--noise FILE, or none: the repeat resolution, said) or found,
+ * before the first gate; a floor that can be neither found nor measured
+ * (unavailable) stops the run before its first gate, with the reason:
+ * optimize never decides at the repeat resolution unasked; see optimize.h.
  */
 #include <math.h>
 #include <stdio.h>
@@ -27,22 +30,28 @@ static char *measured_file(const struct orun *r)
 	return xasprintf("%s/gates/stock-noise.json", r->workdir);
 }
 
-/* Does a floor of stock's postgres at file have both deterministic metrics
- * of every -W workload?  1 yes, 0 no (why in *note), -1 a malformed file. */
+/* Does a floor of stock's postgres at file (NULL: STOCK/pgopt-noise.json)
+ * have both deterministic metrics of every -W workload, over at least
+ * NOISE_FLOOR_MIN_VARIANTS variants?  1 yes, 0 no (why in *note), -1 a
+ * malformed file. */
 static int floor_covers(struct orun *r, const char *spec, char **note)
 {
-	struct noise_floor f;
+	struct noise_floors f;
 	struct strbuf err = STRBUF_INIT;
-	int st = noise_floor_find(&f, spec, r->s[OS_STOCK].prefix, note);
+	int st;
 
-	if (st < 0)
+	*note = NULL;
+	if (noise_floors_find(&f, spec, r->s[OS_STOCK].prefix, NULL) < 0)
 		return -1;
-	if (st != NOISE_FLOOR_USED)
+	if (f.state != NOISE_FLOOR_USED) {
+		*note = xstrdup(f.note);
+		noise_floors_release(&f);
 		return 0;
-	st = noise_floor_covers(&f, &r->o->workloads, METRIC_INSTR | METRIC_CYCLES, 1, &err);
-	noise_floor_release(&f);
+	}
+	st = noise_floor_covers(&f.a, &r->o->workloads, METRIC_INSTR | METRIC_CYCLES,
+				NOISE_FLOOR_MIN_VARIANTS, &err);
+	noise_floors_release(&f);
 	if (!st) {
-		free(*note);
 		*note = strbuf_detach(&err, NULL);
 		return 0;
 	}
@@ -136,19 +145,21 @@ int optimize_floor(struct orun *r)
 		free(found);
 	}
 	if (!relinkable(r)) {
-		char *file = xasprintf("%s/%s", st->prefix, NOISE_FLOOR_FILE);
+		/* never decide at the repeat resolution: no floor, no gate */
 		set_state(r, OF_UNAVAILABLE, NULL,
 			  xasprintf("%s; and stock has no build tree to relink (none recorded in "
-				    "%s/pgopt-build.json, or gone): the repeat resolution (0.1%%) "
-				    "decides; `pgbuild noise --prefix %s --builddir DIR` measures one",
-				    access(file, F_OK) == 0 && note ? note : "no floor of stock",
-				    st->prefix, st->prefix));
-		free(file);
+				    "%s/pgopt-build.json, or gone): no layout floor to decide at; "
+				    "`pgbuild noise --prefix %s --builddir DIR` measures one (or "
+				    "--noise FILE, or --noise none to decide at the repeat "
+				    "resolution)", note ? note : "no floor of stock", st->prefix,
+				    st->prefix));
 		free(note);
-		fprintf(stderr, "optimize: note: %s\n", r->floor_note);
-		return 0;
+		error("optimize: %s", r->floor_note);
+		r->stop = "stock-floor";
+		return -1;
 	}
 	free(note);
+	note = NULL;
 	set_state(r, OF_MEASURED, measured_file(r), NULL);
 	{
 		struct strbuf k = STRBUF_INIT;

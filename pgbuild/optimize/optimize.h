@@ -172,11 +172,12 @@ double optimize_added(const struct optimize_figure *f, const struct optimize_fig
 /*
  * The resolution of metric k on workload wl for the stage measured in m:
  * ratios closer to 1 than this count as equal.  The one place the keep
- * rule reads it: the larger of the repeat resolution (CYCLES_RESOLUTION for
- * cycles, GATE_INSTR_RESOLUTION for instructions) and the layout floor the
- * stage's gate used (3 layout SDs of stock, when STOCK/pgopt-noise.json is
- * of stock's postgres: `pgbuild noise --prefix STOCK`); NAN for the
- * metrics with an interval.
+ * rule reads it: what the stage's gate decided at, the larger of the repeat
+ * resolution (CYCLES_RESOLUTION for cycles, GATE_INSTR_RESOLUTION for
+ * instructions) and noise/floor.h's rule on stock's layout floor and the
+ * stage's stand-in (1.96 x sqrt(2) x the 95% bound of stock's SD: 6.58 SDs
+ * over 5 variants); INFINITY when that gate had no floor (nothing is kept
+ * on it); NAN for the metrics with an interval.
  */
 double optimize_resolution(const struct optimize_measure *m, const char *wl,
 			   enum optimize_metric k);
@@ -335,7 +336,8 @@ enum optimize_floor_state {
 	OF_FOUND,        /* STOCK/pgopt-noise.json, of stock's postgres, every -W workload */
 	OF_MEASURED,     /* measured here: pgbuild noise on stock (WORKDIR/gates/stock-noise.json) */
 	OF_NONE,         /* --noise none */
-	OF_UNAVAILABLE,  /* no floor and no build tree of stock to relink */
+	OF_UNAVAILABLE,  /* no floor and no build tree of stock to relink: the
+			    run stops before its first gate */
 	OF_NR
 };
 extern const char *const optimize_floor_state_names[OF_NR]; /* "pending" "given" ... */
@@ -373,8 +375,10 @@ struct orun {
  * else measured by a step of the run (stock-floor: pgbuild noise --prefix
  * STOCK -W the -W workloads, --noise-variants variants) into
  * WORKDIR/gates/stock-noise.json; else, when stock has no build tree to
- * relink (a --baseline not made by pgbuild build), none, with a note.  0,
- * or -1 (r->stop set) when the measurement could not run.
+ * relink (a --baseline not made by pgbuild build), unavailable: the run
+ * stops there, saying so (optimize never decides at the repeat resolution
+ * unless --noise none says so).  0, or -1 (r->stop set) when the floor is
+ * unavailable or the measurement could not run.
  */
 int optimize_floor(struct orun *r);
 

@@ -279,7 +279,7 @@ static void text_agreement(const struct json_value *doc, FILE *fp)
 	}
 	if (nr)
 		fprintf(fp, "  agree on %zu of %zu (agree: the estimate inside the server CPU's "
-			"interval)\n", agree, nr);
+			"interval, narrow enough to contradict it: gate/agree.c)\n", agree, nr);
 	free(rows);
 }
 
@@ -548,7 +548,8 @@ static void html_agreement(const struct json_value *doc, struct strbuf *out)
 	}
 	if (nr)
 		strbuf_addf(out, "</table>\n<p class=\"note\">Speedups over stock. Agree on %zu "
-			    "of %zu: the cycles estimate inside the server CPU's interval.</p>\n",
+			    "of %zu: the cycles estimate inside the server CPU's interval, narrow "
+			    "enough to contradict it (else not tested).</p>\n",
 			    agree, nr);
 	free(rows);
 }

@@ -134,8 +134,13 @@ double optimize_resolution(const struct optimize_measure *m, const char *workloa
 	if (!d || !(d->resolution > 0))
 		return NAN;
 	repeat = d->resolution;
-	/* the layout floor the stage's gate read (noise/floor.h), when larger */
-	return f && isfinite(f->floor) && f->floor > repeat ? f->floor : repeat;
+	/* what the stage's gate decided at (noise/floor.h's rule on stock's
+	 * floor and the stage's stand-in, or the repeat one with --noise
+	 * none); a gate without a floor decided nothing: infinite, so nothing
+	 * is kept on it (optimize_floor stops the run before that can happen) */
+	if (f && isnan(f->floor))
+		return INFINITY;
+	return f && f->floor > repeat ? f->floor : repeat;
 }
 
 int optimize_held_out(const struct strvec *trained_on, const char *workload)

@@ -86,20 +86,27 @@ static void report_agreement(const struct gate *g, FILE *fp)
 	}
 }
 
-/* The resolution a deterministic metric's A/B is decided at (observed +-
- * it) and where it came from, the repeat one or the layout floor's: "+-"
- * under the A/B column of the cycles table (table), else after the name. */
+/* The resolution a deterministic metric's A/B is decided at (observed x
+ * (1 +- it)) and where it came from, the layout floors' rule or the
+ * repeat one: "+-" under the A/B column of the cycles table (table), else
+ * after the name; without a floor "not decided" and why. */
 static void report_resolution(const struct gate_workload *w, enum gate_kind kind, int table,
 			      FILE *fp)
 {
-	const char *source;
+	const char *source, *label = "A/B decided at";
 	char pm[32];
-	snprintf(pm, sizeof(pm), "+-%.2f%%", gate_resolution_of(w, kind, &source) * 100);
+	double r = gate_resolution_of(w, kind, &source);
+	/* no layout floor: not decided at all (gate.h), and why */
+	if (isnan(r)) {
+		label = "A/B not decided";
+		snprintf(pm, sizeof(pm), "-");
+	} else {
+		snprintf(pm, sizeof(pm), "+-%.2f%%", r * 100);
+	}
 	if (table)
-		fprintf(fp, "  %-12s %-22s %12s %12s %8s  %s\n", "", "A/B decided at", "", "", pm,
-			source);
+		fprintf(fp, "  %-12s %-22s %12s %12s %8s  %s\n", "", label, "", "", pm, source);
 	else
-		fprintf(fp, "  %-12s A/B decided at %s: %s\n", "", pm, source);
+		fprintf(fp, "  %-12s %s %s: %s\n", "", label, pm, source);
 }
 
 /* The cycles estimate and its parts, A, B and A/B per workload. */

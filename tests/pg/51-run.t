@@ -8,7 +8,7 @@
 # estimate too (--metric tps,cycles): the report has its explain section
 # (where the estimate changed, function by function), and the callgrind
 # outputs stay in WORKDIR/gate, so `pgbuild explain --gate` reads them.
-# Before the gate, run measures the given baseline's layout floor (2
+# Before the gate, run measures the given baseline's layout floor (5
 # relinked variants, select-only, the cycles estimate) into
 # WORKDIR/baseline-noise.json, and the gate compares the estimate at it;
 # resumed, the floor is not measured again, and `pgbuild noise --reuse`
@@ -22,7 +22,7 @@ src=$(e2e_src)
 W=$TMP/run
 args=(run --policy "$POLICY" --src "$src" --workdir "$W" --baseline "$base"
 	--candidate-prefix "$cand" --candidate-builddir "$(e2e_builddir coscup)"
-	--gate 'select-only>=1.00,p99<=+25%' --pairs 6 --duration 2 --metric tps,cycles --noise-variants 2)
+	--gate 'select-only>=1.00,p99<=+25%' --pairs 6 --duration 2 --metric tps,cycles --noise-variants 5)
 stamp=$(stat -c %Y "$cand/bin/postgres")
 
 # 1: interrupted while the gate runs
@@ -46,7 +46,7 @@ like "regress stage done" "$(cat "$TMP/1.err")" '\[4/7\] regress +done'
 like "the baseline's layout floor measured before the gate" "$(cat "$TMP/1.err")" '\[5/7\] floor +done in'
 floor=$W/baseline-noise.json
 jf() { perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die; my $d = decode_json(<$f>); print eval $ARGV[1]' "$@"; }
-is "... over 2 variants" "$(jf "$floor" 'scalar @{$d->{variants}}')" 2
+is "... over 5 variants" "$(jf "$floor" 'scalar @{$d->{variants}}')" 5
 is "... of the gate's workload, the cycles estimate (not instructions: not compared)" \
 	"$(jf "$floor" 'join ",", map { my $w = $d->{workloads}{$_}; "$_:" . (exists $w->{cycles_estimate} ? "cycles" : "-") . (exists $w->{instructions} ? "+instr" : "") } sort keys %{$d->{workloads}}')" "select-only:cycles"
 is "... of the baseline's postgres" "$(jf "$floor" '$d->{postgres_sha256}')" "$(sha256sum "$base/bin/postgres" | cut -d' ' -f1)"
@@ -68,11 +68,11 @@ diag "$(head -12 "$TMP/2.out")"
 is "the cycles estimate was measured" "$(perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die; print decode_json(<$f>)->{workloads}[0]{cycles}{state}' "$W/gate.json")" ok
 like "... and reported" "$(cat "$TMP/2.out")" 'cycles estimate per transaction - '
 is "the gate used the floor run measured" "$(jf "$W/gate.json" '$d->{noise_floor}{state}')" used
-like "... which decided the estimate's resolution (3 SDs, or the repeat one above it)" \
-	"$(jf "$W/gate.json" '$d->{workloads}[0]{cycles}{resolution_source}')" "(^layout floor: 3 x SD .* over 2 variants, $floor\$|above the layout floor: 3 x SD .* over 2 variants, $floor\))"
-like "... and the report says so" "$(cat "$TMP/2.out")" "resolution of .*: layout floor $floor \(2 variants of "
+like "... which decided the estimate's resolution (the rule on it, or the repeat one above it)" \
+	"$(jf "$W/gate.json" '$d->{workloads}[0]{cycles}{resolution_source}')" "^(repeat 0.1% \(above the )?layout floor: 1.96 x sqrt\(a\^2 \+ b\^2\), a = 95% bound of SD .* over 5 variants = .* \($floor\), b = "
+like "... and the report says so" "$(cat "$TMP/2.out")" "resolution of .*: layout floor $floor \(5 variants of "
 m0=$(stat -c %Y "$floor")
-"$P" noise --prefix "$base" --json "$floor" --workdir "$TMP/nw" --variants 2 -W select-only --metric cycles --reuse >"$TMP/n.out" 2>"$TMP/n.err"
+"$P" noise --prefix "$base" --json "$floor" --workdir "$TMP/nw" --variants 5 -W select-only --metric cycles --reuse >"$TMP/n.out" 2>"$TMP/n.err"
 is "pgbuild noise --reuse on the same floor: exit 0" "$?" 0
 like "... reused, nothing measured" "$(cat "$TMP/n.err")" "^noise: $floor is a floor of .* reused \(--reuse\), nothing measured"
 is "... the file untouched" "$(stat -c %Y "$floor")" "$m0"

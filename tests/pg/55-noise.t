@@ -1,13 +1,14 @@
 #!/bin/bash
 # 55-noise.t - pgbuild noise on the shared baseline build (policy none):
-# three variants of its postgres relinked with the object files in seeded
-# orders, select-only, short single-user runs:
+# five variants of its postgres (the fewest a floor may have) relinked with
+# the object files in seeded orders, select-only, short single-user runs:
 #   - the variants differ in layout: their binaries differ from each other
 #     and from the build's own, and the address of a function moves;
 #   - they execute the same code: the instruction counts of the variants
-#     agree within 0.05% (the layout floor the issue measured for
-#     instructions is 0.02%; one build here spread 0.037%), the cycles
-#     estimate is measured on every variant;
+#     agree within 0.05% (a check of "the same code", not of the floor's
+#     size, which the gate reads from the file: measured relink ranges are
+#     0.0003% to 0.037%, another build's code differs by percents; below),
+#     the cycles estimate is measured on every variant;
 #   - the JSON has its fields, every spread is non-negative, the range
 #     covers every value and the mean lies in it; the table names each
 #     metric; the same seed gives the same first order (the binaries'
@@ -27,10 +28,10 @@ json() { perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die; my $d =
 	my $r = eval $ARGV[1]; die $@ if $@; print defined $r ? $r : "undef"' "$1" "$2"; }
 N=40
 
-e2e_heavy "$P" noise --prefix "$base" --builddir "$builddir" --variants 3 --seed 7 \
+e2e_heavy "$P" noise --prefix "$base" --builddir "$builddir" --variants 5 --seed 7 \
 	-W select-only --instr-statements $N --workdir "$TMP/w" --json "$TMP/n.json" \
 	>"$TMP/n.out" 2>"$TMP/n.err"
-is "pgbuild noise, 3 variants (exit 0)" "$?" 0 || tail -n 20 "$TMP/n.err" | sed 's/^/# /' >&2
+is "pgbuild noise, 5 variants (exit 0)" "$?" 0 || tail -n 20 "$TMP/n.err" | sed 's/^/# /' >&2
 diag "$(cat "$TMP/n.out")"
 
 v1=$TMP/w/v01/prefix/bin/postgres v2=$TMP/w/v02/prefix/bin/postgres v3=$TMP/w/v03/prefix/bin/postgres
@@ -49,29 +50,34 @@ like "the prefixes' paths have one length" \
 for f in prefix builddir postgres_sha256 started seconds seed lto objects metrics counter; do
 	is "json: $f" "$(json "$TMP/n.json" "defined \$d->{$f} ? 1 : 0")" 1
 done
-is "json: 3 variants, each with seed, prefix and sha256" \
-	"$(json "$TMP/n.json" 'scalar grep { $_->{seed} && $_->{prefix} && length($_->{postgres_sha256}) == 64 } @{$d->{variants}}')" 3
+is "json: 5 variants, each with seed, prefix and sha256" \
+	"$(json "$TMP/n.json" 'scalar grep { $_->{seed} && $_->{prefix} && length($_->{postgres_sha256}) == 64 } @{$d->{variants}}')" 5
 is "json: the objects were shuffled (hundreds)" "$(json "$TMP/n.json" '$d->{objects} > 300 ? 1 : 0')" 1
 is "json: the build's postgres sha256" "$(json "$TMP/n.json" '$d->{postgres_sha256}')" \
 	"$(sha256sum <"$base/bin/postgres" | cut -c1-64)"
 for m in instructions cycles_estimate cycles_ir i1_misses l1_misses ll_misses branch_mispredictions; do
-	is "json: $m has 3 values, a non-negative spread, a range covering them" \
+	is "json: $m has 5 values, a non-negative spread, a range covering them" \
 		"$(json "$TMP/n.json" "my \$s = \$d->{workloads}{'select-only'}{$m}; my @v = @{\$s->{values}};
-			(@v == 3 && \$s->{sd} >= 0 && \$s->{sd_pct} >= 0 && \$s->{range_pct} >= 0 &&
+			(@v == 5 && \$s->{sd} >= 0 && \$s->{sd_pct} >= 0 && \$s->{range_pct} >= 0 &&
 			 !grep({ \$_ < \$s->{min} || \$_ > \$s->{max} } @v) &&
 			 \$s->{min} <= \$s->{mean} && \$s->{mean} <= \$s->{max}) ? 1 : 0")" 1
 	like "table: $m" "$(cat "$TMP/n.out")" "^select-only +$m "
 done
 sdpct() { json "$TMP/n.json" "sprintf '%.${2}f', \$d->{workloads}{'select-only'}{$1}{sd_pct}"; }
-is "the last line: the SDs a gate's resolution is 3 of" "$(tail -n 1 "$TMP/n.out")" \
-	"layout SD (a gate's resolution is 3 of them): select-only instructions $(sdpct instructions 4)%, cycles estimate $(sdpct cycles_estimate 3)%"
+is "the last line: the SDs and what a gate makes of them" "$(tail -n 1 "$TMP/n.out")" \
+	"layout SD over 5 variants (a gate against a candidate without a floor decides the cycles estimate at 1.96 x sqrt(2) x 2.372 = 6.58 of them): select-only instructions $(sdpct instructions 4)%, cycles estimate $(sdpct cycles_estimate 3)%"
 ir=$(json "$TMP/n.json" '$d->{workloads}{"select-only"}{instructions}{range_pct}')
 diag "instructions range over the variants: $ir%"
-# 0.05%, not the 0.02% the issue measured: the instructions executed depend
-# a little on addresses (what a relink moves), and one clean clone's build
-# here spread 0.037% over its three variants, twice in a row, where an
-# earlier build spread 0.0006%; another build's code differs by percents
-# (LTO: 3.7%)
+# Why 0.05%: it must hold for every relink of one build and fail for
+# another build's code.  Measured ranges of the instructions over relinks
+# of one stock build: 0.0003% (7 variants, seeds of --seed 7, select-only
+# at N = 40 as here: `pgbuild noise --variants 7 --seed 7 -W select-only
+# --instr-statements 40` on this suite's base build, 2026-12-06), 0.0025%
+# (tpcb, 5 variants, pgbuild/README.md), 0.02% (the issue's 7 shuffles,
+# select by key), and 0.037% once (one clean clone's build, three variants,
+# twice in a row: the instructions executed depend a little on addresses);
+# another build's code differs by percents (LTO: 3.7%).  0.05% is above
+# every relink range measured and 70 times below that.
 is "the variants execute the same instructions (range <= 0.05%)" \
 	"$(json "$TMP/n.json" '$d->{workloads}{"select-only"}{instructions}{range_pct} <= 0.05 ? 1 : 0')" 1
 is "the estimate's run counts the same instructions too (<= 0.05%)" \
@@ -108,7 +114,7 @@ is "... its explain section has the floor's per-function spread, for over 100 ro
 nok "... (no \"not measured\" spread line)" grep -q 'per-function layout spread: not measured' "$TMP/g.out"
 
 # the same seed, the same order: variant 1 relinked again is the same binary
-e2e_heavy "$P" noise --prefix "$base" --builddir "$builddir" --variants 2 --seed 7 \
+e2e_heavy "$P" noise --prefix "$base" --builddir "$builddir" --variants 5 --seed 7 \
 	-W select-only --metric instructions --instr-statements 5 --workdir "$TMP/w2" \
 	--json "$TMP/n2.json" --quiet >/dev/null 2>"$TMP/n2.err"
 is "a second run (exit 0)" "$?" 0 || tail -n 5 "$TMP/n2.err" | sed 's/^/# /' >&2
@@ -120,7 +126,7 @@ mkdir -p "$TMP/empty"
 "$P" noise --prefix "$base" --builddir "$TMP/empty" --workdir "$TMP/w3" --json "$TMP/n3.json" \
 	>/dev/null 2>"$TMP/e.err"
 is "no compile log: exit 2" "$?" 2
-like "no compile log: said" "$(cat "$TMP/e.err")" 'cannot read the compile log'
+like "no compile log: said" "$(cat "$TMP/e.err")" 'cannot read .*/empty/pgopt-log/compile.jsonl: No such file or directory \(was the build made by pgbuild build\?\)'
 "$P" noise --prefix "$base" -W tpcc-lite >/dev/null 2>"$TMP/e2.err"
 is "-W tpcc-lite: exit 2" "$?" 2
 like "-W tpcc-lite: said" "$(cat "$TMP/e2.err")" 'no single-user script'

@@ -108,7 +108,7 @@ run --policy empty.policy --workdir w --baseline $TMP|2|--baseline $TMP: no bin/
 run --policy nosuch.policy --workdir $TMP/new-run --html $TMP/new-run/r.html|2|^pgbuild: error: --policy "nosuch.policy": No such file
 run --policy nosuch.policy --workdir $TMP/new-run --html $TMP/new-run/sub/r.html|2|^pgbuild: error: --html "$TMP/new-run/sub/r.html": directory $TMP/new-run/sub does not exist
 run --policy empty.policy --workdir w --metric tps,cycles --noise other-floor.json|2|^pgbuild: error: --noise other-floor.json needs --baseline: a floor is of one postgres, and the baseline is built by this run \(leave --noise out: run measures the baseline's floor\)
-run --policy empty.policy --workdir w --metric tps,cycles --noise-variants 1|2|invalid value "1" for --noise-variants: expected an integer from 2 to 99
+run --policy empty.policy --workdir w --metric tps,cycles --noise-variants 4|2|invalid value "4" for --noise-variants: expected an integer from 5 to 99
 run --policy empty.policy --workdir w --metric tps,cycles --baseline $PG --noise other-floor.json|2|^pgbuild: error: --noise other-floor.json: other-floor.json was measured on another postgres \(sha256 000000000000\.\.\.\), not $PG/bin/postgres
 run --policy empty.policy --workdir w --metric tps,cycles --baseline $PG --noise nosuch.json|2|^pgbuild: error: .*nosuch.json
 tune --candidates cands --workdir w --weaken pie,relr0|2|invalid value "pie,relr0" for --weaken: unknown hardening class "relr0": expected a comma-separated list of stack-protector, cet, pie, relro, bind-now, fortify or stack-clash \(did you mean "relro"\?\)
@@ -187,7 +187,7 @@ optimize -W select-only --cpus x --workdir w|2|invalid value "x" for --cpus
 optimize -W select-only --policy nosuch.policy --workdir w|2|--policy "nosuch.policy": No such file
 optimize -W select-only --policy bolt-off.policy --workdir w|2|--policy "bolt-off.policy": its \[global\] says "bolt = off": every stage BOLT may stack on is built with "bolt = ready"
 optimize -W select-only,mixed --noise other-floor.json --workdir w|2|^pgbuild: error: --noise other-floor.json needs --baseline: a floor is of one postgres, and stock is built by this run \(leave --noise out: optimize measures stock's floor\)
-optimize -W select-only,mixed --noise-variants 1 --workdir w|2|invalid value "1" for --noise-variants: expected an integer from 2 to 99
+optimize -W select-only,mixed --noise-variants 4 --workdir w|2|invalid value "4" for --noise-variants: expected an integer from 5 to 99
 optimize -W select-only,mixed --baseline $PG --noise other-floor.json --workdir w|2|^pgbuild: error: --noise other-floor.json: other-floor.json was measured on another postgres \(sha256 000000000000\.\.\.\), not $PG/bin/postgres
 optimize -W select-only --baseline $TMP --workdir w|2|--baseline $TMP: no bin/postgres
 optimize -W select-only --tune-state nosuchdir --workdir w|2|--tune-state "nosuchdir/best.policy": No such file
@@ -247,7 +247,7 @@ bench --prefix $PG -t 1 --json $TMP/nodir/r.json|2|^pgbuild: error: --json "$TMP
 bench --prefix $PG -t 1 --json $TMP|2|--json "$TMP": is a directory, expected a file name
 bench --prefix $PG -t 1 --datadir-template $TMP/nodir.keep|2|--datadir-template "$TMP/nodir.keep": exists and is not a directory
 noise|2|^pgbuild: error: --prefix is required \(the build's install\)$
-noise --prefix $PG --variants 1|2|invalid value "1" for --variants: expected an integer from 2 to 99
+noise --prefix $PG --variants 4|2|invalid value "4" for --variants: expected an integer from 5 to 99
 noise --prefix $PG --seed -1|2|invalid value "-1" for --seed
 noise --prefix $PG -W tpcc-lite|2|-W tpcc-lite: no single-user script \(expected select-only, tpcb, select1, mixed\)
 noise --prefix $PG --metric tps|2|--metric tps: the noise floor is of the deterministic metrics

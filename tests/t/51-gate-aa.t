@@ -6,7 +6,8 @@
 #   - --junit validates against the common JUnit schema (xmllint), one
 #     testcase per threshold;
 #   - --metric instructions: callgrind on single-user mode gives identical
-#     counts for A and B, a passing and a failing threshold decide as such;
+#     counts for A and B, a passing and a failing threshold decide as such
+#     (--noise none: at the repeat resolution, no layout floor);
 #     --counter auto picks perf or falls back to callgrind and says which;
 #   - a failed regression suite fails a gate whose thresholds all pass;
 #   - pgbuild report --html renders in headless Chromium with no console
@@ -51,7 +52,7 @@ if ! command -v valgrind >/dev/null; then
 	tap_result 1 "valgrind is installed (make deps)"
 else
 	heavy "$B/bin/pgbuild" gate --baseline $PG --candidate $PG --metric instructions --workload select1 \
-		--instr-statements 20 --gate 'select1.instructions>=1,select1.instructions>=1.01' \
+		--instr-statements 20 --gate 'select1.instructions>=1,select1.instructions>=1.01' --noise none \
 		--workdir "$TMP/iw" --json "$TMP/i.json" --junit "$TMP/i.xml" >"$TMP/i.out" 2>&1
 	is "instructions: A/A meets >=1 but not >=1.01 (exit 1)" "$?" 1
 	is "instructions: measured" "$(json "$TMP/i.json" '$d->{workloads}[0]{instructions}{state}')" ok
@@ -76,7 +77,7 @@ else
 
 	# a failed regression suite fails a gate whose thresholds pass
 	heavy "$B/bin/pgbuild" gate --baseline $PG --candidate $PG --metric instructions --workload select1 \
-		--instr-statements 20 --gate 'select1.instructions>=1' --workdir "$TMP/iw" \
+		--instr-statements 20 --gate 'select1.instructions>=1' --workdir "$TMP/iw" --noise none \
 		--regress-result failed --json "$TMP/r.json" >"$TMP/r.out" 2>&1
 	is "failed regression suite: gate fails (exit 1)" "$?" 1
 	is "failed regression suite: the threshold itself passed" "$(json "$TMP/r.json" '$d->{results}[0]{status}')" pass

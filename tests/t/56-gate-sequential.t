@@ -4,9 +4,13 @@
 #   - an impossible claim (tps>=1.5) ends fail or undecided, never pass;
 #     exit code, JSON verdict, result status, the confidence sequence's
 #     ends and the stop reason agree with each other;
-#   - a budget too small for the sequence to decide anything ends
-#     undecided: exit 3, "undecided" in the JSON, a skipped JUnit case
-#     saying so, and `pgbuild report --gate` reads it back as UNDECIDED;
+#   - a budget that cannot hold the pairs the sequence needs before it can
+#     be bounded (10 at 95%) even without the servers' start and stop is
+#     refused before anything runs (exit 2, saying how many and how long);
+#   - a budget that holds them on paper but not on the machine ends
+#     undecided: the pairs needed said before the first, exit 3,
+#     "undecided" in the JSON, a skipped JUnit case saying so, and
+#     `pgbuild report --gate` reads it back as UNDECIDED;
 #   - option errors: --budget without --pairs auto, a budget under a
 #     second, --pairs auto without --metric tps.
 # Benchmarks run under the machine-wide heavy lock (1 s runs, a budget of
@@ -68,19 +72,33 @@ like "terminal: the sequence and its stop" "$(cat "$TMP/aa.out")" '--pairs auto:
 ok "junit validates against the JUnit schema" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" "$TMP/aa.xml"
 like "junit: the verdict property" "$(cat "$TMP/aa.xml")" "<property name=\"verdict\" value=\"$v\"/>"
 
+# ---- a budget that cannot hold the pairs the sequence needs: refused ----
+gate --pairs auto --budget 5s --gate 'tps>=1.00' --json "$TMP/r.json" --workdir "$TMP/rw" \
+	>"$TMP/r.out" 2>"$TMP/r.err"
+is "a 5 s budget (10 pairs of 2 x 1.5 s need 30 s): exit 2" "$?" 2
+like "... says how many pairs and how long" "$(cat "$TMP/r.err")" \
+	'pgbuild: error: --budget 5s: the 95% confidence sequence is unbounded before 10 pairs, and 10 pairs of 1 workload x 2 runs of 1.5 s \(--warmup 0.5 \+ --duration 1\) take at least 30 s: give --budget 45s or more'
+is "json: nothing decided" "$(json "$TMP/r.json" '$d->{decided} ? "decided" : "not"')" not
+ok "nothing was measured" test -z "$(ls -A "$TMP/rw" 2>/dev/null)"
+
 # ---- a budget too small to decide: undecided, exit 3 ----
-heavy gate --pairs auto --budget 5s --gate 'tps>=1.00' --json "$TMP/u.json" \
+heavy gate --pairs auto --budget 32s --gate 'tps>=1.00' --json "$TMP/u.json" \
 	--junit "$TMP/u.xml" >"$TMP/u.out" 2>"$TMP/u.err"
 rc=$?
-is "a 5 s budget: undecided (exit 3)" "$rc" 3
+is "a 32 s budget: undecided (exit 3)" "$rc" 3
 [ "$rc" = 3 ] || diag "$(cat "$TMP/u.out" "$TMP/u.err")"
+like "progress: the pairs the sequence needs, before the first" "$(head -1 "$TMP/u.err")" \
+	'^gate: --pairs auto: the 95% confidence sequence can decide from pair 10 on \(it is unbounded before\); the 32 s budget holds at most 10 pairs of at least 3 s$'
 is "json: verdict undecided" "$(json "$TMP/u.json" '$d->{verdict}')" undecided
 is "json: exit 3" "$(json "$TMP/u.json" '$d->{exit}')" 3
 is "json: the threshold undecided" "$(json "$TMP/u.json" '$d->{results}[0]{status}')" undecided
-is "json: one pair (no second one fits the budget)" "$(json "$TMP/u.json" '$d->{workloads}[0]{valid_pairs}')" 1
+n=$(json "$TMP/u.json" '$d->{workloads}[0]{valid_pairs}')
+like "json: fewer pairs than the sequence needs ($n)" "$n" '^[1-9]$'
 like "json: the reason says undecided" "$(json "$TMP/u.json" '$d->{reason}')" '^undecided: the budget ended'
+like "json: ... and the result says the sequence is unbounded before 10 pairs" \
+	"$(json "$TMP/u.json" '$d->{results}[0]{message}')" 'undecided, the sequence still contains 1 \(it is unbounded before 10 pairs\)$'
 like "terminal: UNDECIDED" "$(head -1 "$TMP/u.out")" '^gate: UNDECIDED - '
-like "progress: the stop is said" "$(cat "$TMP/u.err")" 'gate: --pairs auto stopped: the budget after 1 pair'
+like "progress: the stop is said" "$(cat "$TMP/u.err")" "gate: --pairs auto stopped: the budget after $n pairs?"
 ok "junit validates" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" "$TMP/u.xml"
 like "junit: the threshold is a skipped case saying undecided" "$(grep -A1 'name="tps&gt;=1.00"' "$TMP/u.xml")" \
 	'<skipped message="undecided: throughput B/A'

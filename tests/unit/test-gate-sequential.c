@@ -3,7 +3,10 @@
  * confidence sequence of `gate --pairs auto`: its coverage and false-pass
  * rate by simulation (fixed seed) under noise like a shared machine's, that
  * peeking at a fixed-sample interval would fail the same check, its power,
- * its monotone ends, the decision rule and the edge cases.
+ * its monotone ends, the decision rule and the edge cases; a sequence
+ * whose new interval misses the running one ends inconsistent (never
+ * keeping the stale interval, which passed a claim above what was
+ * observed), and the fewest pairs at which it can be bounded.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -67,7 +70,7 @@ static void fill(double *d, size_t n, double mu)
  * tps>=1 must pass in at most ALPHA of them, and 0 must stay covered. */
 static void test_aa_false_pass(void **state)
 {
-	int false_pass = 0, miss = 0;
+	int false_pass = 0, miss = 0, inconsistent = 0;
 	double d[MAXN];
 	struct seq_cs cs;
 	(void)state;
@@ -77,7 +80,10 @@ static void test_aa_false_pass(void **state)
 		assert_int_equal(seq_cs_compute(d, MAXN, ALPHA, SEQ_RHO, &cs), 0);
 		false_pass += seq_decide(&cs, 0, 0) == SEQ_PASS;
 		miss += !(cs.lo <= 0 && 0 <= cs.hi);
+		inconsistent += cs.inconsistent;
 	}
+	/* an empty intersection happens only off the covered event */
+	assert_true(inconsistent <= ALPHA * SIMS);
 	print_message("A/A: %d of %d sequences of %d pairs passed tps>=1 (%.2f%%), %d "
 		      "lost 0 (%.2f%%)\n", false_pass, SIMS, MAXN, 100.0 * false_pass / SIMS,
 		      miss, 100.0 * miss / SIMS);
@@ -204,6 +210,61 @@ static void test_decide(void **state)
 	assert_int_equal(seq_decide(&cs, 0.0199999, 1), SEQ_FAIL);
 }
 
+/*
+ * A sequence the pairs contradict: 40 pairs at 1.22 (tight), then pairs
+ * at 1.00.  Its running interval sits at [1.219, 1.221]; at pair 52 the
+ * new interval misses it, and the sequence ends there inconsistent:
+ * SEQ_INCONSISTENT whatever the threshold, the interval before it kept
+ * for the record, the estimate (1.09 by pair 90) going on.  The old code
+ * kept the stale interval and passed tps>=1.20 with an estimate of 1.09.
+ */
+static void test_inconsistent(void **state)
+{
+	double d[90];
+	struct seq_cs cs;
+	(void)state;
+	for (int i = 0; i < 90; i++)
+		d[i] = log(i < 40 ? 1.22 : 1.00) + 0.0005 * (i % 5 - 2);
+	seq_cs_compute(d, 45, ALPHA, SEQ_RHO, &cs);
+	assert_int_equal(cs.inconsistent, 0);
+	seq_cs_compute(d, 90, ALPHA, SEQ_RHO, &cs);
+	assert_int_equal(cs.n, 90);
+	assert_true(exp(cs.mean) > 1.09 && exp(cs.mean) < 1.10);
+	assert_int_equal(cs.inconsistent, 1);
+	assert_int_equal(cs.at, 52);
+	/* the interval of pair 52 lies below the one before it */
+	assert_true(cs.at_hi < cs.lo);
+	assert_true(exp(cs.lo) > 1.219 && exp(cs.hi) < 1.221);
+	assert_int_equal(seq_decide(&cs, log(1.20), 0), SEQ_INCONSISTENT);
+	assert_int_equal(seq_decide(&cs, log(1.50), 0), SEQ_INCONSISTENT);
+	assert_int_equal(seq_decide(&cs, log(1.20), 1), SEQ_INCONSISTENT);
+}
+
+/*
+ * The fewest pairs that can decide: 10 at 95% (the sign test's bound,
+ * whatever the data), more at higher confidence.  Pairs as tight as can
+ * be: unbounded at 9, bounded on both sides at 10.
+ */
+static void test_min_pairs(void **state)
+{
+	double d[12];
+	struct seq_cs cs;
+	(void)state;
+	assert_int_equal(seq_min_pairs(0.05), 10);
+	assert_int_equal(seq_min_pairs(0.01), 12);
+	assert_int_equal(seq_min_pairs(0), 0);
+	assert_int_equal(seq_min_pairs(1), 0);
+	for (int i = 0; i < 12; i++)
+		d[i] = 0.05 + 1e-6 * i;
+	for (size_t n = 1; n <= 12; n++) {
+		seq_cs_compute(d, n, ALPHA, SEQ_RHO, &cs);
+		if (n < seq_min_pairs(ALPHA))
+			assert_true(isinf(cs.lo) || isinf(cs.hi));
+		else
+			assert_true(isfinite(cs.lo) && isfinite(cs.hi));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +274,8 @@ int main(void)
 		cmocka_unit_test(test_monotone),
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_decide),
+		cmocka_unit_test(test_inconsistent),
+		cmocka_unit_test(test_min_pairs),
 	};
 	return cmocka_run_group_tests_name("gate-sequential", tests, NULL, NULL);
 }

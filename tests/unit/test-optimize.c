@@ -12,8 +12,9 @@
  * --train's and -W's defaults, and where the layout floor the gates decide
  * at comes from (optimize_floor on a scratch stock prefix: --noise none and
  * FILE, STOCK/pgopt-noise.json found only when it is of stock's postgres
- * and has every -W workload, no floor when stock has no build tree to
- * relink, a malformed floor stops the run).
+ * and has every -W workload, unavailable when stock has no build tree to
+ * relink, which stops the run before its first gate, as a malformed floor
+ * does).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -387,7 +388,8 @@ static void test_bad_gate(void **state)
 static void write_floor(const char *path, const char *sha, const char *const *wls)
 {
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "{\"postgres_sha256\":\"%s\",\"variants\":[{},{}],\"workloads\":{", sha);
+	strbuf_addf(&sb, "{\"postgres_sha256\":\"%s\",\"variants\":[{},{},{},{},{}],"
+		    "\"workloads\":{", sha);
 	for (size_t i = 0; wls[i]; i++)
 		strbuf_addf(&sb, "%s\"%s\":{\"instructions\":{\"sd_pct\":0.0001},"
 			    "\"cycles_estimate\":{\"sd_pct\":0.2}}", i ? "," : "", wls[i]);
@@ -443,11 +445,14 @@ static void test_floor_states(void **state)
 	assert_int_equal(optimize_floor(&r), 0);
 	assert_int_equal(r.floor_state, OF_NONE);
 
-	/* no floor, no pgopt-build.json naming a build tree: none, with a note */
-	assert_int_equal(floor_again(&r), 0);
+	/* no floor, no pgopt-build.json naming a build tree: unavailable,
+	 * which stops the run before its first gate, saying why */
+	assert_int_equal(floor_again(&r), -1);
+	assert_string_equal(r.stop, "stock-floor");
 	assert_int_equal(r.floor_state, OF_UNAVAILABLE);
 	assert_null(r.floor);
 	assert_non_null(strstr(r.floor_note, "no build tree to relink"));
+	assert_non_null(strstr(r.floor_note, "no layout floor to decide at"));
 	assert_string_equal(optimize_floor_state_names[r.floor_state], "unavailable");
 
 	/* STOCK/pgopt-noise.json of stock's postgres with every -W workload: found */
@@ -458,13 +463,13 @@ static void test_floor_states(void **state)
 
 	/* ... without mixed: not the floor of this run (and nothing to relink) */
 	write_floor(found, sha, one);
-	assert_int_equal(floor_again(&r), 0);
+	assert_int_equal(floor_again(&r), -1);
 	assert_int_equal(r.floor_state, OF_UNAVAILABLE);
 	assert_non_null(strstr(r.floor_note, "has no workload mixed"));
 
 	/* ... of another postgres: not used */
 	write_floor(found, "0000000000000000000000000000000000000000000000000000000000000000", both);
-	assert_int_equal(floor_again(&r), 0);
+	assert_int_equal(floor_again(&r), -1);
 	assert_int_equal(r.floor_state, OF_UNAVAILABLE);
 
 	/* a malformed floor stops the run at stock-floor */
