@@ -207,11 +207,20 @@ static void find_cost(struct strbuf *out, const char *what, const char *less,
 {
 	const char *src;
 	double res = gate_resolution_of(w, kind, &src), change = b / a - 1;
-	int floor = src && !strncmp(src, "layout floor", 12);
+	const char *what_res = !src ? "resolution" :
+			       !strncmp(src, "layout floor", 12) ? "layout floor" :
+			       strstr(src, "above the layout floor") ?
+			       "repeat resolution (the layout floor is smaller)" :
+			       "repeat resolution (no layout floor: --noise none)";
 
 	strbuf_addf(out, "%s %.1f%% %s, ", what, fabs(change) * 100, change < 0 ? less : more);
+	if (isnan(res)) {
+		/* no layout floor: nothing is decided at the repeat resolution */
+		strbuf_addstr(out, "not resolved: no layout floor");
+		return;
+	}
 	strbuf_addf(out, "%s the %.2g%% %s", fabs(change) > res ? "beyond" : "within",
-		    res * 100, floor ? "layout floor" : "repeat resolution (no layout floor)");
+		    res * 100, what_res);
 }
 
 void gate_findings(const struct gate *g, struct strbuf *out)

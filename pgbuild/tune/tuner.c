@@ -431,6 +431,10 @@ static void gate_ratio(struct tuner *tu, const char *ref_prefix, const char *can
 		     "--metric", tu->o.metric, "--json", json, NULL);
 	if (d->bit == METRIC_TPS)
 		stage_gate_argv(&args, &tu->o.gate);
+	else
+		/* one number per build: tune compares it at its own resolution
+		 * (its --noise floor); the gate only measures */
+		strvec_pushl(&args, "--noise", "none", NULL);
 	if (!tu->o.quiet)
 		fprintf(stderr, "tune: gate (%s, %s) ...\n", workload, tu->o.metric);
 	b = run_logged(&args, log, NULL);
@@ -467,7 +471,7 @@ static void gate_ratio(struct tuner *tu, const char *ref_prefix, const char *can
 		}
 	}
 	out->outcome = isfinite(out->ratio) ? TUNE_OK : TUNE_UNMEASURED;
-	if (verdict.status == GATE_UNDECIDED) {
+	if (verdict.status == GATE_UNDECIDED && d->bit == METRIC_TPS) {
 		/* --pairs auto's budget ended: the interval straddles the
 		 * threshold, so the engine's rules do not call it faster */
 		free(out->note);
