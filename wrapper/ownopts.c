@@ -1,6 +1,7 @@
 /*
  * wrapper/ownopts.c - pgoptcc's own options, which never reach the
- * compiler: --pgopt-help (and --help alone), --pgopt-version,
+ * compiler: --pgopt-help (and --help alone), --pgopt-version (and
+ * --version alone),
  * --pgopt-check-policy FILE, --pgopt-tu SOURCE, --pgopt-show-config, and
  * the message for an unknown --pgopt- option; see ownopts.h.  Part of the
  * program (with pgoptcc.c), not of libwrapper.a.
@@ -8,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "wrapper/compilelog.h"
+#include "wrapper/compiler.h"
 #include "wrapper/invocation.h"
 #include "wrapper/ownopts.h"
 #include "wrapper/pluginargs.h"
@@ -17,97 +20,162 @@
 #include "wrapper/common/exitcodes.h"
 #include "wrapper/common/json.h"
 #include "wrapper/policy/policy.h"
+#include "wrapper/policy/probe.h"
 #include "wrapper/settings.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/suggest.h"
 #include "wrapper/tu.h"
 #include "wrapper/common/xalloc.h"
 
+/* Where setting id came from, as --pgopt-show-config says it (git config
+ * --show-origin, ccache -p): "command line", "environment PGOPT_X",
+ * "FILE:LINE" or "default". */
+static void show_origin(const struct invocation *inv, int id, struct strbuf *sb)
+{
+	switch (inv->set.origin[id]) {
+	case SETTING_FROM_CC: strbuf_addstr(sb, "command line"); break;
+	case SETTING_FROM_ENV: strbuf_addf(sb, "environment %s", settings_table[id].env); break;
+	case SETTING_FROM_CONF: strbuf_addf(sb, "%s:%d", inv->set.conf, inv->set.line[id]); break;
+	default: strbuf_addstr(sb, "default"); break;
+	}
+}
+
 /* pgoptcc --pgopt-show-config: each setting, its value and where it came
- * from, as seen from the working directory (like ccache -p). */
+ * from, as seen from the working directory (like ccache -p), strongest
+ * layer first in the header. */
 static int show_config(struct invocation *inv)
 {
 	pgoptcc_resolve_settings(inv);
+	printf("# precedence: command line (--pgopt-KEY=VALUE, in CC) > environment (PGOPT_KEY) > %s > default\n",
+	       SETTINGS_CONF_NAME);
 	if (inv->set.conf)
 		printf("# %s: %s\n", SETTINGS_CONF_NAME, inv->set.conf);
 	else if (inv->conf_ignored)
-		printf("# %s: none used; %s cannot be trusted and is ignored: the environment gives everything it sets\n",
+		printf("# %s: none used; %s cannot be trusted and is ignored: the command line and the environment give everything it sets\n",
 		       SETTINGS_CONF_NAME, inv->conf_ignored);
 	else
 		printf("# %s: none at or above %s\n", SETTINGS_CONF_NAME, inv->cwd);
 	for (int id = 0; id < SETTING_NR; id++) {
 		const struct setting_def *d = &settings_table[id];
-		char *src = pgoptcc_setting_source(inv, (enum setting_id)id);
 		const char *v = invocation_setting(inv, (enum setting_id)id);
+		struct strbuf origin = STRBUF_INIT;
 		char *def = NULL;
-		if (!v && inv->set.origin[id] == SETTING_FROM_DEFAULT)
+		show_origin(inv, id, &origin);
+		if (d->kind == SETTING_KIND_BOOL)
+			v = v ? "true" : "false";
+		else if (!v && inv->set.origin[id] == SETTING_FROM_DEFAULT)
 			v = d->default_text ? d->default_text : (def = pluginargs_default_path(inv));
-		printf("(%s) %s = %s\n", src, d->key, v ? v : "");
-		free(src);
+		printf("(%s) %s = %s\n", origin.buf, d->key, v ? v : "");
+		strbuf_release(&origin);
 		free(def);
 	}
 	return 0;
 }
 
-/*
- * Did the caller set unchecked-flags = 1 (the environment, else an option
- * in CC)?  Read from those two layers alone: the setting is never taken
- * from pgoptcc.conf.  A value other than 1 is an error, as in a build.
- */
-static int caller_unchecked(const struct invocation *inv)
+/* The real compiler the settings name (cc, default gcc), found on PATH as
+ * a compile finds it; exits when there is none. */
+static void find_compiler(struct invocation *inv)
 {
-	const char *env_v = inv->env_layer.value[SETTING_UNCHECKED];
-	const char *v = env_v ? env_v : inv->cc_layer.value[SETTING_UNCHECKED];
-	if (!v || !*v)
-		return 0;
-	if (strcmp(v, "1")) {
-		if (env_v)
-			die(PGOPT_EXIT_USAGE, "PGOPT_UNCHECKED_FLAGS=%s: expected PGOPT_UNCHECKED_FLAGS=1, or unset", v);
-		die(PGOPT_EXIT_USAGE, "--pgopt-unchecked-flags=%s: expected --pgopt-unchecked-flags=1", v);
+	const char *name = invocation_setting(inv, SETTING_CC);
+	if (!inv->compiler)
+		inv->compiler = compiler_find(name ? name : "gcc", inv->self, 0, &inv->child_path);
+}
+
+/*
+ * pgoptcc --version (alone) and --pgopt-version: pgoptcc's own version,
+ * the plugin it would load and the GCC that plugin was built for, and the
+ * real compiler it would call; never the compiler's banner (that is
+ * `pgoptcc gcc --version`).
+ */
+int ownopts_version(struct invocation *inv)
+{
+	const char *plugin, *built = compiler_plugin_gcc_version();
+	const struct compiler_id *id;
+	char *def = NULL;
+
+	printf("pgoptcc %s\n", PGOPT_VERSION);
+	fflush(stdout);
+	pgoptcc_resolve_settings(inv);
+	plugin = invocation_setting(inv, SETTING_PLUGIN);
+	if (invocation_plugin_off(inv)) {
+		char *src = pgoptcc_setting_source(inv, SETTING_PLUGIN);
+		printf("plugin: off (%s)\n", src);
+		free(src);
+	} else {
+		if (!plugin)
+			plugin = def = pluginargs_default_path(inv);
+		printf("plugin: %s, built for GCC %s%s\n", plugin, *built ? built : "(unknown)",
+		       access(plugin, R_OK) == 0 ? "" : " (missing: changed compiles fail)");
 	}
-	return 1;
+	if (invocation_setting(inv, SETTING_PREFIX))
+		printf("prefix: %s\n", invocation_setting(inv, SETTING_PREFIX));
+	find_compiler(inv);
+	id = compiler_id(inv);
+	if (id->same_gcc)
+		printf("compiler: %s, GCC %s: the plugin loads into it\n", inv->compiler, id->version);
+	else if (id->is_gcc)
+		printf("compiler: %s, GCC %s: the plugin, built for GCC %s, cannot load into it\n",
+		       inv->compiler, id->version, *built ? built : "(unknown)");
+	else
+		printf("compiler: %s, not GCC (%s): the plugin cannot load into it\n", inv->compiler,
+		       id->banner ? id->banner : "no --version");
+	free(def);
+	return 0;
 }
 
 /*
- * The hardening classes the caller lets a policy weaken (weaken = ..., the
- * environment, else an option in CC), read like unchecked-flags; a name
- * that is no class is an error, as in a build.
+ * pgoptcc --pgopt-check-policy FILE: validate under the settings in force
+ * (unchecked-flags and weaken from the command line or the environment),
+ * ask the real compiler whether it takes each flag (probe.h: once per
+ * flag and compiler, cached), print the policy as JSON.  A flag the
+ * compiler does not take is an error naming file:line and the flag.
  */
-static unsigned caller_weaken(const struct invocation *inv)
-{
-	const char *env_v = inv->env_layer.value[SETTING_WEAKEN];
-	const char *v = env_v ? env_v : inv->cc_layer.value[SETTING_WEAKEN];
-	struct strbuf err = STRBUF_INIT;
-	unsigned mask = 0;
-	if (v && vocab_parse_weaken(v, &mask, &err) < 0)
-		die(PGOPT_EXIT_USAGE, "%s=%s: %s", env_v ? "PGOPT_WEAKEN" : "--pgopt-weaken", v, err.buf);
-	strbuf_release(&err);
-	return mask;
-}
-
-/* pgoptcc --pgopt-check-policy FILE: validate, print the policy as JSON. */
 static int check_policy(struct invocation *inv, const char *path)
 {
 	struct policy p;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct strvec env = STRVEC_INIT, errors = STRVEC_INIT;
+	struct policy_probe pr = { 0 };
 	struct json_writer jw;
-	int unchecked = caller_unchecked(inv);
-	unsigned weaken = caller_weaken(inv);
+	int unknown;
 
-	if (policy_load(&p, path, (unchecked ? POLICY_UNCHECKED_FLAGS : 0) | POLICY_WEAKEN(weaken),
-			&err) < 0)
+	pgoptcc_resolve_settings(inv);
+	if (policy_load(&p, path, (inv->unchecked ? POLICY_UNCHECKED_FLAGS : 0) |
+			POLICY_WEAKEN(inv->weaken), &err) < 0)
 		die(PGOPT_EXIT_POLICY, "%s", err.buf);
 	/* sections that can never match: said here, never during a build */
 	for (size_t i = 0; i < p.warnings.nr; i++)
 		warning("%s", p.warnings.v[i]);
+	find_compiler(inv);
+	strvec_push(&env, "PGOPT_RECURSION=1");
+	if (inv->child_path.len)
+		strvec_pushf(&env, "PATH=%s", inv->child_path.buf);
+	pr.compiler = inv->compiler;
+	pr.env = &env;
+	pr.cache_dir = policy_probe_cache_dir();
+	unknown = policy_probe_flags(&p, &pr, &errors);
+	verbose("%ld compiler runs asked about the policy's flags (cache %s)", pr.runs,
+		pr.cache_file ? pr.cache_file : "none");
+	free((char *)pr.cache_dir);
+	policy_probe_release(&pr);
+	strvec_clear(&env);
+	if (unknown < 0)
+		die(PGOPT_EXIT_EXEC, "%s", errors.v[0]);
+	if (unknown > 0) {
+		for (size_t i = 0; i < errors.nr; i++)
+			error("%s", errors.v[i]);
+		exit(PGOPT_EXIT_POLICY);
+	}
+	strvec_clear(&errors);
 	json_writer_init(&jw, &out);
 	json_object_begin(&jw);
 	json_key(&jw, "policy"); json_string(&jw, p.path);
+	json_key(&jw, "compiler"); json_string(&jw, inv->compiler);
 	json_key(&jw, "lto");
 	json_string(&jw, p.lto == LTO_OFF ? "off" : p.lto == LTO_ON ? "on" : p.lto == LTO_FAT ? "fat" : "slim");
 	json_key(&jw, "bolt"); json_string(&jw, p.bolt ? "ready" : "off");
 	json_key(&jw, "plugin"); json_bool(&jw, p.plugin);
-	json_key(&jw, "unchecked_flags"); json_bool(&jw, unchecked);
+	json_key(&jw, "unchecked_flags"); json_bool(&jw, inv->unchecked);
 	json_key(&jw, "weakened");
 	json_array_begin(&jw);
 	for (int h = 0; h < VOCAB_HARD_NR; h++)
@@ -159,10 +227,12 @@ int ownopts_help(void)
 	       "the flags a policy assigns to each C translation unit, adds\n"
 	       "-frecord-gcc-switches and loads the pgopt.so plugin, which records in the\n"
 	       "object what the optimizer did.  Configure probes, preprocessing and what\n"
-	       "it does not understand run unchanged.  Silent unless PGOPT_VERBOSE=1.\n"
+	       "it does not understand run unchanged.  Silent unless PGOPT_VERBOSE=yes.\n"
 	       "\n"
-	       "Settings (strongest first: the environment, the nearest pgoptcc.conf,\n"
-	       "--pgopt-KEY=VALUE options before everything else, the default):\n");
+	       "Settings, strongest first as git's and ccache's: --pgopt-KEY=VALUE options\n"
+	       "before everything else (the command line, in CC), PGOPT_KEY in the\n"
+	       "environment, the nearest pgoptcc.conf, the default.  Booleans take yes,\n"
+	       "no, true, false, on, off, 1 or 0 (any case; empty is no):\n");
 	for (int i = 0; i < SETTING_NR; i++) {
 		const struct setting_def *d = &settings_table[i];
 		printf("  --pgopt-%s=VALUE, %s\n                            %s\n", d->key, d->env,
@@ -171,17 +241,24 @@ int ownopts_help(void)
 	printf("\n"
 	       "Own options (after the settings, never passed to the compiler):\n"
 	       "  --pgopt-help              this help (also --help as the only argument)\n"
-	       "  --pgopt-version           print pgoptcc's version\n"
-	       "  --pgopt-check-policy FILE validate a policy, print it as JSON, warnings\n"
-	       "                            on stderr\n"
+	       "  --pgopt-version           pgoptcc's version, the plugin it loads and the\n"
+	       "                            GCC it was built for, the real compiler (also\n"
+	       "                            --version as the only argument, but while\n"
+	       "                            configure runs: the compiler's, which\n"
+	       "                            PostgreSQL records in its version string)\n"
+	       "  --pgopt-check-policy FILE validate a policy, ask the real compiler\n"
+	       "                            whether it takes each flag (cached), print\n"
+	       "                            the policy as JSON, warnings on stderr\n"
 	       "  --pgopt-tu SOURCE         the translation-unit name SOURCE gets here\n"
 	       "  --pgopt-show-config       each setting, its value and where it came from\n"
+	       "                            (command line, environment PGOPT_KEY,\n"
+	       "                            FILE:LINE, default)\n"
 	       "\n"
-	       "Environment only: PGOPT_PASSTHROUGH=1 (change nothing, still logged),\n"
-	       "PGOPT_VERBOSE=1 (say what was decided, on stderr).\n"
+	       "Environment only, booleans: PGOPT_PASSTHROUGH=yes (change nothing, still\n"
+	       "logged), PGOPT_VERBOSE=yes (say what was decided, on stderr).\n"
 	       "\n"
 	       "Exit: the compiler's; pgoptcc's own errors 100-108 (see pgoptcc(1)).\n"
-	       "The compiler's own help: pgoptcc gcc --help.\n");
+	       "The compiler's own help and version: pgoptcc gcc --help, pgoptcc gcc --version.\n");
 	return 0;
 }
 
@@ -195,8 +272,9 @@ int ownopts_run(struct invocation *inv, int argc, char **argv)
 	if (!strcmp(argv[0], "--pgopt-help"))
 		return ownopts_help();
 	if (!strcmp(argv[0], "--pgopt-version")) {
-		printf("pgoptcc %s\n", PGOPT_VERSION);
-		return 0;
+		if (argc != 1)
+			die(PGOPT_EXIT_USAGE, "usage: pgoptcc [--pgopt-KEY=VALUE...] --pgopt-version");
+		return ownopts_version(inv);
 	}
 	if (!strcmp(argv[0], "--pgopt-check-policy")) {
 		if (argc != 2)

@@ -11,6 +11,11 @@
 /* --pgopt-help, and --help as pgoptcc's only argument; returns 0. */
 int ownopts_help(void);
 
+/* --pgopt-version, and --version as pgoptcc's only argument outside a
+ * configure run: pgoptcc's version, its plugin, the real compiler;
+ * returns 0 (exits on a bad setting or no compiler). */
+int ownopts_version(struct invocation *inv);
+
 /*
  * The own option argv[0] (argc counts it and what follows): runs it and
  * returns the exit code, or -1 when argv[0] is none of them.

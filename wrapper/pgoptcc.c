@@ -5,9 +5,10 @@
  * named gcc earlier on PATH).  For each invocation it:
  *   1. finds the real compiler, refusing to call itself;
  *   2. expands @response files and classifies the command line (classify.c);
- *   3. takes its settings (settings.h) from the environment, the nearest
- *      pgoptcc.conf and --pgopt-KEY=VALUE options leading its arguments
- *      (options in CC); a configure probe (conftest, with configure's
+ *   3. takes its settings (settings.h) from --pgopt-KEY=VALUE options
+ *      leading its arguments (options in CC), the environment and the
+ *      nearest pgoptcc.conf, in that order of strength (git's and
+ *      ccache's); a configure probe (conftest, with configure's
  *      confdefs.h beside it) first records the environment's settings in
  *      pgoptcc.conf in its directory, so make gets what configure got;
  *   4. for a C compile or a link, applies the policy to the argument list,
@@ -26,7 +27,7 @@
  * pgoptcc's own --pgopt- options are ownopts.c's; this file has main and
  * the flow.
  *
- * It prints nothing of its own unless PGOPT_VERBOSE=1 (autoconf treats any
+ * It prints nothing of its own unless PGOPT_VERBOSE=yes (autoconf treats any
  * stderr output as a failed probe).  Its own errors are one line,
  * "pgoptcc: error: ...", with an exit code from exitcodes.h (100-119).
  */
@@ -41,6 +42,7 @@
 #include <unistd.h>
 
 #include "wrapper/classify.h"
+#include "wrapper/common/boolean.h"
 #include "wrapper/common/clock.h"
 #include "wrapper/common/fdio.h"
 #include "wrapper/compilelog.h"
@@ -78,30 +80,19 @@ static const char *env(const char *name)
 	return v && *v ? v : NULL;
 }
 
-static int env_is_1(const char *name)
-{
-	const char *v = env(name);
-	return v && !strcmp(v, "1");
-}
-
 /*
- * The per-run switches take only their documented value (README,
- * "Environment"): a value such as PGOPT_PASSTHROUGH=yes must not be ignored
- * silently, so anything else is an error.  Empty is the same as unset.
- * (PGOPT_FAILSAFE is a setting, checked with the others: settings.c.)
+ * A per-run switch of the environment (PGOPT_VERBOSE, PGOPT_PASSTHROUGH): a
+ * boolean read as every boolean setting is (boolean_parse: git's words);
+ * unset is no.  A value it does not take must not be ignored silently:
+ * exit 100, naming the variable and the words.
  */
-static void check_env(void)
+static int env_switch(const char *name)
 {
-	static const struct { const char *name, *value; } switches[] = {
-		{ "PGOPT_PASSTHROUGH", "1" },
-		{ "PGOPT_VERBOSE", "1" },
-	};
-	for (size_t i = 0; i < sizeof(switches) / sizeof(switches[0]); i++) {
-		const char *v = env(switches[i].name);
-		if (v && strcmp(v, switches[i].value))
-			die(PGOPT_EXIT_USAGE, "%s=%s: expected %s=%s, or unset", switches[i].name,
-			    v, switches[i].name, switches[i].value);
-	}
+	const char *v = getenv(name);
+	int on = v ? boolean_parse(v) : 0;
+	if (on < 0)
+		die(PGOPT_EXIT_USAGE, "%s=%s: expected a boolean: " BOOLEAN_WORDS, name, v);
+	return on;
 }
 
 /* Remove every flag equal to f from sv. */
@@ -474,8 +465,8 @@ static void invocation_init(struct invocation *inv)
 	settings_layer_init(&inv->cc_layer);
 	settings_layer_init(&inv->conf_layer);
 	error_set_program("pgoptcc", PGOPT_EXIT_NOMEM);
-	error_verbose = env_is_1("PGOPT_VERBOSE");
-	check_env();
+	error_verbose = env_switch("PGOPT_VERBOSE");
+	(void)env_switch("PGOPT_PASSTHROUGH"); /* a bad value fails every call, as PGOPT_VERBOSE's */
 	if (!realpath("/proc/self/exe", inv->self))
 		die(PGOPT_EXIT_USAGE, "cannot resolve /proc/self/exe: %s", strerror(errno));
 	if (!getcwd(inv->cwd, sizeof(inv->cwd)))
@@ -516,6 +507,15 @@ static int parse_front(struct invocation *inv, int argc, char **argv, const char
 		*exit_code = ownopts_help();
 		return first_arg;
 	}
+	/* --version alone is ours (as ccache's), but not while configure
+	 * runs here: PostgreSQL's configure puts the first line of
+	 * `$CC --version` into PG_VERSION_STR (pg_config.h, version()),
+	 * which must stay the compiler's (a probe is sacred) */
+	if (first_arg == argc - 1 && !strcmp(argv[first_arg], "--version") &&
+	    !configure_running(inv->cwd)) {
+		*exit_code = ownopts_version(inv);
+		return first_arg;
+	}
 	if (first_arg < argc && !strncmp(argv[first_arg], "--pgopt-", 8)) {
 		*exit_code = ownopts_run(inv, argc - first_arg, argv + first_arg);
 		if (*exit_code >= 0)
@@ -549,7 +549,7 @@ static void classify(struct invocation *inv, int argc, char **argv)
 	if (inv->cls.reason == REASON_CONFTEST && configure_running(inv->cwd))
 		remember_settings(inv);
 	pgoptcc_resolve_settings(inv);
-	if (inv->cls.kind != KIND_PASSTHROUGH && env_is_1("PGOPT_PASSTHROUGH")) {
+	if (inv->cls.kind != KIND_PASSTHROUGH && env_switch("PGOPT_PASSTHROUGH")) {
 		inv->cls.kind = KIND_PASSTHROUGH;
 		inv->cls.reason = REASON_PASSTHROUGH_ENV;
 	}

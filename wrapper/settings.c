@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "wrapper/common/boolean.h"
 #include "wrapper/compilelog.h"
 #include "wrapper/common/exitcodes.h"
 #include "wrapper/common/fdio.h"
@@ -37,8 +38,8 @@ const struct setting_def settings_table[SETTING_NR] = {
 			     "the plugin file; off: never load it" },
 	[SETTING_FAILSAFE] = { "failsafe", "PGOPT_FAILSAFE", SETTING_KIND_SWITCH, "passthrough", "",
 			       "passthrough: build unchanged instead of failing" },
-	[SETTING_UNCHECKED] = { "unchecked-flags", "PGOPT_UNCHECKED_FLAGS", SETTING_KIND_SWITCH, "1", "",
-				"1: policies may use flags outside the vocabulary (caller only, logged)",
+	[SETTING_UNCHECKED] = { "unchecked-flags", "PGOPT_UNCHECKED_FLAGS", SETTING_KIND_BOOL, NULL, "false",
+				"a boolean; true: policies may use flags outside the vocabulary (caller only, logged)",
 				1 },
 	[SETTING_PROFILE] = { "profile", "PGOPT_PROFILE", SETTING_KIND_TEXT, NULL, "",
 			      "generate|use [GLOB...]: add the profile flags (pgbuild pgo; caller only)",
@@ -467,6 +468,30 @@ static int check_switch(int id, const char *v, enum setting_origin origin, const
 	}
 }
 
+/* A boolean setting's value: 0 with *on set, or an exit code with the
+ * message (naming the variable, option or line, and the words) in err. */
+static int check_bool(int id, const char *v, enum setting_origin origin, const char *conf_path,
+		      int line, int *on, struct strbuf *err)
+{
+	const struct setting_def *d = &settings_table[id];
+
+	*on = boolean_parse(v);
+	if (*on >= 0)
+		return 0;
+	switch (origin) {
+	case SETTING_FROM_ENV:
+		strbuf_addf(err, "%s=%s: expected a boolean: " BOOLEAN_WORDS, d->env, v);
+		return PGOPT_EXIT_USAGE;
+	case SETTING_FROM_CONF:
+		strbuf_addf(err, "%s:%d: %s = %s: expected a boolean: " BOOLEAN_WORDS,
+			    conf_path, line, d->key, v);
+		return PGOPT_EXIT_CONFIG;
+	default:
+		strbuf_addf(err, "--pgopt-%s=%s: expected a boolean: " BOOLEAN_WORDS, d->key, v);
+		return PGOPT_EXIT_USAGE;
+	}
+}
+
 int settings_resolve(struct settings *s, const struct settings_layer *env,
 		     const struct settings_layer *conf, const char *conf_path,
 		     const struct settings_layer *cc, const char *cwd, struct strbuf *err)
@@ -490,20 +515,28 @@ int settings_resolve(struct settings *s, const struct settings_layer *env,
 		const char *v = NULL;
 		enum setting_origin origin = SETTING_FROM_DEFAULT;
 
-		if (env && env->value[id]) {
+		/* command line > environment > file > default (git, ccache) */
+		if (cc && cc->value[id]) {
+			v = cc->value[id];
+			origin = SETTING_FROM_CC;
+		} else if (env && env->value[id]) {
 			v = env->value[id];
 			origin = SETTING_FROM_ENV;
 		} else if (conf && conf->value[id] && !d->caller_only) {
 			v = conf->value[id];
 			origin = SETTING_FROM_CONF;
 			s->line[id] = conf->line[id];
-		} else if (cc && cc->value[id]) {
-			v = cc->value[id];
-			origin = SETTING_FROM_CC;
 		}
 		s->origin[id] = origin;
 		if (!v || !*v)
 			continue; /* the default (an empty value still overrides) */
+		if (d->kind == SETTING_KIND_BOOL) {
+			int on;
+			code = check_bool(id, v, origin, conf_path, s->line[id], &on, err);
+			if (!code && on)
+				s->value[id] = xstrdup("true");
+			continue;
+		}
 		if (strchr(v, '\n')) {
 			strbuf_addf(err, "%s: expected one line, got a value with a newline", d->key);
 			code = origin == SETTING_FROM_CONF ? PGOPT_EXIT_CONFIG : PGOPT_EXIT_USAGE;
@@ -588,7 +621,7 @@ int settings_conf_body(const struct settings_layer *env, const char *dir,
 			}
 			strvec_clear(&words);
 		} else if (*v) {
-			char *w = d->kind == SETTING_KIND_SWITCH
+			char *w = d->kind == SETTING_KIND_SWITCH || d->kind == SETTING_KIND_BOOL
 					  ? xstrdup(v)
 					  : resolve_word(id, v, SETTING_FROM_ENV, dir, dir, err);
 			strbuf_addf(out, " %s", w);
@@ -647,9 +680,10 @@ int settings_conf_remember(int dirfd, const char *dir, const struct settings_lay
 		    "# pgoptcc reads the nearest %s at or above the directory it runs in\n"
 		    "# (only one owned by root or by the user running the build, writable by\n"
 		    "# nobody else).\n"
-		    "# Precedence: PGOPT_* in the environment, then this file, then\n"
-		    "# --pgopt-KEY=VALUE options in CC, then the defaults; relative paths in\n"
-		    "# CC's options and in the environment are taken against this directory.\n"
+		    "# Precedence, as git's and ccache's: --pgopt-KEY=VALUE options in CC,\n"
+		    "# then PGOPT_* in the environment, then this file, then the defaults;\n"
+		    "# relative paths in CC's options and in the environment are taken\n"
+		    "# against this directory.\n"
 		    "# `pgoptcc --pgopt-show-config` shows each setting and where it comes from.\n",
 		    SETTINGS_CONF_NAME, PGOPT_VERSION, ts.buf, SETTINGS_CONF_NAME);
 	strbuf_add(&file, body.buf, body.len);

@@ -7,18 +7,28 @@
  * Why: configure records CC in Makefile.global and `pg_config --cc`, but
  * not the environment it ran with.  A policy given as PGOPT_POLICY on the
  * configure line would reach configure's probes and no compile of make.
- * So a setting can come from four layers, strongest first:
+ * So a setting can come from four layers, strongest first, as git and
+ * ccache resolve theirs (command line > environment > file > default):
  *
+ *   cc       --pgopt-KEY=VALUE options leading pgoptcc's arguments, i.e.
+ *            options inside CC, which configure records verbatim and make
+ *            prints on every compile line (what the make log shows is what
+ *            is used),
  *   env      PGOPT_KEY in the environment now (set, even to ""),
  *   conf     the nearest pgoptcc.conf at or above the working directory:
  *            written by pgoptcc while configure runs its probes, from
  *            configure's environment, so make sees what configure saw,
- *   cc       --pgopt-KEY=VALUE options leading pgoptcc's arguments, i.e.
- *            options inside CC, which configure records verbatim,
  *   default.
  *
  * An empty value means the default, and still overrides weaker layers
  * (PGOPT_PREFIX= drops a prefix given in pgoptcc.conf).
+ *
+ * Booleans (unchecked-flags here; PGOPT_VERBOSE and PGOPT_PASSTHROUGH in
+ * pgoptcc.c) are read by one parser, boolean_parse() (common/boolean.h),
+ * with git's words:
+ * yes/on/true/1 and no/off/false/0, any case, empty = no.  Anything else
+ * is an error naming the variable (or option, or pgoptcc.conf line) and
+ * the words, never a silent default.
  *
  * Relative paths are resolved once, against a stated directory, never per
  * compile directory: values in pgoptcc.conf against the file's directory
@@ -44,15 +54,17 @@
  * Otherwise it is refused (exit 108, one line naming the file, its owner,
  * its mode and the fix): ignoring it would build without the policy it
  * names, silently.  The one exception: when the settings come out the
- * same without it (the environment overrides every key it sets, and no
- * relative value needs its directory), ignoring it changes nothing, so it
+ * same without it (the environment or CC's options override every key it
+ * sets, and no relative value needs its directory), ignoring it changes nothing, so it
  * is ignored (silently: a configure probe must print nothing) and the log
  * record says so ("config_ignored").  Such a file is read, bounded, but no
  * value of it is ever used.  The file is checked and read through one
  * descriptor.  The upward search stops at a file-system boundary.
  *
  * PGOPT_VERBOSE, PGOPT_PASSTHROUGH and PGOPT_RECURSION are per-run switches
- * read from the environment only; they are not settings.
+ * read from the environment only; they are not settings (a configure probe
+ * must never record PGOPT_VERBOSE: its stderr would fail every later
+ * probe).  The first two are booleans (boolean_parse).
  */
 #ifndef PGOPT_SETTINGS_H
 #define PGOPT_SETTINGS_H
@@ -68,7 +80,8 @@ enum setting_id {
 	SETTING_CC,       /* the real compiler (when CC names none after pgoptcc) */
 	SETTING_PLUGIN,   /* the plugin file, or "off" */
 	SETTING_FAILSAFE, /* "passthrough": build unchanged instead of failing */
-	SETTING_UNCHECKED, /* caller only: "1" lets policies use any flag */
+	SETTING_UNCHECKED, /* caller only: a boolean; true lets policies use
+			    * any flag */
 	SETTING_PROFILE,  /* caller only: "generate|use [GLOB...]" (pgbuild pgo) */
 	SETTING_RECORDS,  /* "side": a linked binary's records move to LOGDIR/records */
 	SETTING_BUNDLE,   /* caller only: a profile bundle's directory (bundle.h) */
@@ -84,6 +97,8 @@ enum setting_kind {
 				* a name with '/' is a path (resolved) */
 	SETTING_KIND_COMMANDS, /* blank-separated programs, each a COMMAND */
 	SETTING_KIND_SWITCH,   /* exactly the keyword, or empty */
+	SETTING_KIND_BOOL,     /* a boolean (boolean_parse): resolved to "true",
+				* or NULL for false */
 	SETTING_KIND_TEXT,     /* taken as written (checked by its user) */
 };
 
@@ -104,13 +119,14 @@ extern const struct setting_def settings_table[SETTING_NR];
 /* Where a value came from (weakest first). */
 enum setting_origin {
 	SETTING_FROM_DEFAULT, /* not given anywhere */
-	SETTING_FROM_CC,      /* a --pgopt-KEY=VALUE option (in CC) */
 	SETTING_FROM_CONF,    /* pgoptcc.conf */
 	SETTING_FROM_ENV,     /* the environment */
+	SETTING_FROM_CC,      /* a --pgopt-KEY=VALUE option (in CC) */
 };
 
 /* "default", "cc", "conf", "env": the compile log's words. */
 const char *settings_origin_name(enum setting_origin o);
+
 
 /* The values one layer gives, as written. */
 struct settings_layer {
@@ -162,13 +178,15 @@ int settings_find_conf(int dirfd, const char *dir, char **path, struct strbuf *t
 /* The resolved settings of one invocation. */
 struct settings {
 	char *conf;                            /* pgoptcc.conf in force, or NULL */
-	char *value[SETTING_NR];               /* resolved value; NULL: the default */
+	char *value[SETTING_NR];               /* resolved value; NULL: the default
+						* (and false, for a boolean) */
 	enum setting_origin origin[SETTING_NR]; /* the layer it came from */
 	int line[SETTING_NR];                  /* pgoptcc.conf line, if from there */
 };
 
 /*
- * Combine the layers (env strongest; any may be NULL) into s.  conf_path
+ * Combine the layers (cc strongest, then env, then conf; any may be NULL)
+ * into s.  conf_path
  * is the file conf was read from (NULL when there is none); cwd the
  * absolute working directory.  Paths come out absolute; a keyword ("none",
  * "off") and bare command names stay as they are; an empty value becomes

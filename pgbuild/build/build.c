@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "pgbuild/build/build.h"
+#include "pgbuild/build/verify.h"
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/metric/workloads.h"
 #include "pgbuild/pgbuild.h"
@@ -703,6 +704,7 @@ int build_compile(struct build *b)
 		if (b->fresh)
 			progress_store(b, "contrib", b->phase_done);
 	}
+	b->compiled = 1;
 	rc = 0;
 out:
 	strvec_clear(&cmd);
@@ -745,10 +747,29 @@ int build_checks(struct build *b)
 	return rc;
 }
 
+/*
+ * The sections of the policy no compile of the build matched, said at the
+ * end where they are seen (a policy that names a file the tree does not
+ * have builds stock, without a word from make); verify fails on them.
+ */
+static void warn_unmatched(const struct build *b)
+{
+	struct strvec lines = STRVEC_INIT;
+
+	if (!b->compiled || !b->policy)
+		return;
+	if (verify_unmatched(b->policy, b->logfile, b->builddir, &lines) > 0)
+		for (size_t i = 0; i < lines.nr; i++)
+			warning("%s: a section that applies to nothing (`pgbuild verify` fails on it)",
+				lines.v[i]);
+	strvec_clear(&lines);
+}
+
 void build_finish(struct build *b, int rc)
 {
 	if (rc >= 0 && b->builddir && b->src.dir)
 		build_write_record(b, rc == 0 || (b->bench_code || b->gate_code > 0));
+	warn_unmatched(b);
 	if (rc == 0)
 		printf("%s\n", b->o.install ? b->prefix : b->builddir);
 	build_release(b);

@@ -13,7 +13,9 @@
  *   -> build_checks: smoke benchmark (`pgbuild bench`, unless --no-bench)
  *      and an optional gate against a baseline (`pgbuild gate`)
  *   -> build_finish: <prefix>/pgopt-build.json (and a copy in the build
- *      directory; record.c).
+ *      directory; record.c), and a warning for each section of the policy
+ *      that matched no translation unit the build compiled (a misspelt
+ *      path leaves the build stock; `pgbuild verify` fails on it).
  *
  * The policy reaches the compiler through the environment of make
  * (PGOPT_POLICY, PGOPT_LOGDIR=<builddir>/pgopt-log, PGOPT_PREFIX=ccache), so
@@ -118,6 +120,9 @@ struct build {
 	int prog_step;           /* not a terminal: tenths of the total shown */
 	double prog_last;        /* ... and when (seconds into the phase) */
 	long phase_done;         /* translation units the last phase compiled */
+	int compiled;            /* build_compile succeeded: the log holds the
+				  * build's compiles (the unmatched-section
+				  * warning at the end) */
 	int quiet;               /* no progress output */
 	struct strbuf bench;     /* JSON object: workload -> bench result */
 	char *bench_note;        /* why the bench did not run, or NULL */
@@ -172,7 +177,7 @@ void build_add_phase(struct build *b, const char *name, double seconds);
 int build_load_policy(struct build *b);
 /*
  * What the caller allows policies, from the environment as pgoptcc reads
- * it: PGOPT_UNCHECKED_FLAGS=1 (POLICY_UNCHECKED_FLAGS) and PGOPT_WEAKEN's
+ * it: PGOPT_UNCHECKED_FLAGS=yes (POLICY_UNCHECKED_FLAGS) and PGOPT_WEAKEN's
  * hardening classes (POLICY_WEAKEN; pgbuild --weaken sets it), the flags
  * of policy_load.  0, or -1 after an error naming the bad value.
  */

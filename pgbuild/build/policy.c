@@ -10,6 +10,7 @@
 
 #include "pgbuild/build/build.h"
 #include "pgbuild/pgbuild.h"
+#include "wrapper/common/boolean.h"
 #include "wrapper/common/sha256.h"
 #include "wrapper/policy/policy.h"
 
@@ -23,8 +24,8 @@ static char *sha256_text(const char *text, size_t len)
 	return xstrdup(hex);
 }
 
-/* See build.h: PGOPT_UNCHECKED_FLAGS unset, empty or 1; PGOPT_WEAKEN a
- * list of hardening classes. */
+/* See build.h: PGOPT_UNCHECKED_FLAGS a boolean read as pgoptcc reads it
+ * (boolean.h); PGOPT_WEAKEN a list of hardening classes. */
 int build_policy_flags(unsigned *flags)
 {
 	const char *v = getenv("PGOPT_UNCHECKED_FLAGS");
@@ -32,9 +33,9 @@ int build_policy_flags(unsigned *flags)
 	unsigned weaken = 0;
 
 	*flags = 0;
-	if (v && *v && strcmp(v, "1"))
-		return error("PGOPT_UNCHECKED_FLAGS=%s: expected PGOPT_UNCHECKED_FLAGS=1, or unset", v);
-	if (v && *v)
+	if (v && boolean_parse(v) < 0)
+		return error("PGOPT_UNCHECKED_FLAGS=%s: expected a boolean: " BOOLEAN_WORDS, v);
+	if (v && boolean_parse(v) > 0)
 		*flags |= POLICY_UNCHECKED_FLAGS;
 	if (w) {
 		struct strbuf err = STRBUF_INIT;

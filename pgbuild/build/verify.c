@@ -41,8 +41,12 @@
  * (see hotcold_sizes(): a linked binary has no .text.hot/.text.unlikely
  * sections of its own), and the top growing and shrinking functions.
  *
- * Output: one line per problem (MISSING / EXTRA / NORECORD / NOTAPPLIED /
- * STILL), then the verdict line.  Exit 0 verified, 1 a mismatch, 2 error.
+ * A section of the policy that matched no translation unit of the build
+ * fails the verification (UNMATCHED; --allow-unmatched: a warning).
+ *
+ * Output: one line per problem (UNMATCHED / MISSING / EXTRA / NORECORD /
+ * NOTAPPLIED / STILL), then the verdict line.  Exit 0 verified, 1 a
+ * mismatch, 2 error.
  */
 #include <errno.h>
 #include <elf.h>
@@ -60,6 +64,7 @@
 #include "pgbuild/build/verifysize.h"
 #include "pgbuild/elf/elfrec.h"
 #include "pgbuild/pgbuild.h"
+#include "wrapper/policy/policy.h"
 
 /* One object of postgres and what is known about it. */
 struct vobj {
@@ -761,10 +766,72 @@ static int replay_compiler(struct verify *v)
 	return 0;
 }
 
+/* The sections of policy that none of the compiles in os (those in
+ * builddir, when given) matched; see verify.h. */
+static long unmatched_in(const char *policy, const struct buildlog_objs *os, const char *builddir,
+			 struct strvec *out)
+{
+	struct strbuf err = STRBUF_INIT;
+	const char **tus = xcalloc(os->nr + 1, sizeof(*tus));
+	size_t n = 0, blen = builddir ? strlen(builddir) : 0;
+	struct policy p;
+	long r = -1;
+
+	/* the sections and globs only: what the policy may do was checked
+	 * by the build and is checked by the replay */
+	if (policy_load(&p, policy, POLICY_UNCHECKED, &err) < 0) {
+		error("%s", err.buf);
+		goto out;
+	}
+	for (size_t i = 0; i < os->nr; i++)
+		if (!blen || (!strncmp(os->v[i].cwd, builddir, blen) &&
+			      (os->v[i].cwd[blen] == '/' || !os->v[i].cwd[blen])))
+			tus[n++] = os->v[i].tu;
+	r = (long)policy_unmatched(&p, tus, n, out);
+out:
+	policy_release(&p);
+	free(tus);
+	strbuf_release(&err);
+	return r;
+}
+
+long verify_unmatched(const char *policy, const char *logfile, const char *builddir,
+		      struct strvec *out)
+{
+	struct buildlog_objs os = { 0 };
+	long r;
+
+	buildlog_objs_read(&os, logfile, NULL, NULL, 0);
+	r = unmatched_in(policy, &os, builddir, out);
+	buildlog_objs_free(&os);
+	return r;
+}
+
+/* The policy's sections that matched no unit of the build: UNMATCHED
+ * lines (or warnings, --allow-unmatched); how many count as problems, or
+ * -1 after an error. */
+static long check_unmatched(struct verify *v)
+{
+	struct strvec lines = STRVEC_INIT;
+	long n;
+
+	if (!v->src.policy)
+		return 0;
+	n = unmatched_in(v->src.policy, &v->compiles, v->src.builddir, &lines);
+	for (size_t i = 0; i < lines.nr; i++) {
+		if (v->o->allow_unmatched)
+			warning("%s (allowed: --allow-unmatched)", lines.v[i]);
+		else
+			printf("UNMATCHED %s\n", lines.v[i]);
+	}
+	strvec_clear(&lines);
+	return n > 0 && v->o->allow_unmatched ? 0 : n;
+}
+
 int verify_run(const struct verify_opts *o)
 {
 	struct verify v;
-	long checked = 0, problems = 0, failed = 0;
+	long checked = 0, problems = 0, failed = 0, unmatched = 0;
 	int rc = PGBUILD_EXIT_OK;
 
 	memset(&v, 0, sizeof(v));
@@ -782,7 +849,7 @@ int verify_run(const struct verify_opts *o)
 		printf("\n");
 	}
 	buildlog_objs_read(&v.compiles, v.src.logfile, NULL, NULL, 0);
-	if (replay_compiler(&v) < 0)
+	if ((unmatched = check_unmatched(&v)) < 0 || replay_compiler(&v) < 0)
 		rc = PGBUILD_EXIT_ERROR;
 	for (size_t i = 0; i < v.src.links.nr && rc != PGBUILD_EXIT_ERROR; i++) {
 		int r = verify_binary(&v, v.src.links.v[i], v.src.binaries.v[i]);
@@ -798,6 +865,12 @@ int verify_run(const struct verify_opts *o)
 		       "%ld mismatches in %ld binaries\n", problems ? "FAILED" : "OK",
 		       v.src.links.nr, v.src.builddir, checked,
 		       v.src.policy ? v.src.policy : "none", problems, failed);
+	if (rc != PGBUILD_EXIT_ERROR && unmatched > 0) {
+		printf("verify: FAILED: %ld section glob%s of policy %s matched no translation "
+		       "unit of the build (UNMATCHED above; --allow-unmatched if that is "
+		       "expected)\n", unmatched, unmatched == 1 ? "" : "s", v.src.policy);
+		rc = PGBUILD_EXIT_FAIL;
+	}
 	buildlog_objs_free(&v.compiles);
 	verifysrc_release(&v.src);
 	free(v.cc);

@@ -42,12 +42,22 @@
  * (see hotcold_sizes(): a linked binary has no .text.hot/.text.unlikely
  * sections of its own), and the top growing and shrinking functions.
  *
- * Output: one line per problem (MISSING / EXTRA / NORECORD / NOTAPPLIED /
- * STILL), then the verdict line of the binary; with several binaries, a
- * last line over all.  Exit 0 verified, 1 a mismatch, 2 error.
+ * A policy section that matched no translation unit the build compiled
+ * (verify_unmatched: a misspelt path leaves the build stock, and every
+ * object then carries exactly what the policy assigns it - nothing) is a
+ * failure too, one UNMATCHED line each naming the section's file:line and
+ * glob, unless the caller expects it (--allow-unmatched: then a warning).
+ * [global] always applies and is never one.
+ *
+ * Output: one line per problem (UNMATCHED first, then MISSING / EXTRA /
+ * NORECORD / NOTAPPLIED / STILL), then the verdict line of the binary;
+ * with several binaries, a last line over all; with unmatched sections, a
+ * last line saying so.  Exit 0 verified, 1 a mismatch, 2 error.
  */
 #ifndef PGBUILD_VERIFY_H
 #define PGBUILD_VERIFY_H
+
+#include "wrapper/common/strvec.h"
 
 /* What to verify (the options of `pgbuild verify`). */
 struct verify_opts {
@@ -60,10 +70,23 @@ struct verify_opts {
 	const char *baseline;  /* --baseline PREFIX: compare sizes, or NULL */
 	int top;               /* --top N functions of growth and shrink */
 	int verbose;           /* --verbose: list every object checked */
+	int allow_unmatched;   /* --allow-unmatched: a section that matched no
+				* unit is a warning, not a failure */
 };
 
 /* Check, print the problems and the verdict; returns the exit code (0
  * verified, 1 a mismatch, 2 error). */
 int verify_run(const struct verify_opts *o);
+
+/*
+ * The sections of the policy at policy that no compile of logfile whose
+ * working directory is in builddir (NULL: any) matched, one
+ * "FILE:LINE: section [GLOB] matched none of the N translation units
+ * compiled" line each appended to out (policy_unmatched).  Returns how
+ * many, or -1 after an error (the policy cannot be read).  `pgbuild build`
+ * warns with these lines at its end; verify fails on them.
+ */
+long verify_unmatched(const char *policy, const char *logfile, const char *builddir,
+		      struct strvec *out);
 
 #endif

@@ -60,7 +60,8 @@
 
 /* Codes of the options without a short letter, one per option name. */
 enum cli_opt {
-	OPT_BASELINE = 256,
+	OPT_ALLOW_UNMATCHED = 256,
+	OPT_BASELINE,
 	OPT_BINARY,
 	OPT_BOLT,
 	OPT_BOLT_FLAGS,

@@ -12,13 +12,16 @@ static void verify_usage(FILE *fp)
 {
 	fprintf(fp,
 "usage: pgbuild verify --prefix OUT [--policy FILE|none] [--baseline PREFIX]\n"
+"                      [--allow-unmatched]\n"
 "       pgbuild verify --log DIR --builddir DIR [--binary PATH] [--policy FILE|none]\n"
+"                      [--allow-unmatched]\n"
 "\n"
 "Check that every object in OUT/bin/postgres carries exactly the flags its\n"
 "policy assigns (from the pgopt.so records inside the binary, which survive\n"
 "LTO), and with --baseline show per-function size changes.  With --log, the\n"
 "same for any build through pgoptcc (a package build): every program and\n"
-"shared library linked in --builddir.\n"
+"shared library linked in --builddir.  A policy section that matched no\n"
+"translation unit the build compiled fails it too (UNMATCHED FILE:LINE).\n"
 "\n"
 "  --prefix OUT       an install made by `pgbuild build`\n"
 "  --log DIR          instead: the log directory pgoptcc wrote (its\n"
@@ -38,6 +41,9 @@ static void verify_usage(FILE *fp)
 "                     side file DIR/.build-id/XX/REST.pgopt (its build-id), else\n"
 "                     its debug file REST.debug if that holds them (rpm's)\n"
 "  --top N            functions listed as top growth/shrink (default 10)\n"
+"  --allow-unmatched  a policy section ([global] aside) that matched no\n"
+"                     translation unit of the build is a warning, not a\n"
+"                     failure (a policy shared between source versions)\n"
 "  -v, --verbose      also list every object checked\n"
 "\n"
 "The replays ask the caller's compiler: PGOPT_CC, default gcc on PATH; the one\n"
@@ -45,7 +51,7 @@ static void verify_usage(FILE *fp)
 "PGOPT_PROFILE and PGOPT_BUNDLE are used, checked; any other name is ignored\n"
 "with a warning.  As root, --log must be a directory only root can write.\n"
 "\n"
-"Exit: 0 verified, 1 a mismatch, 2 error.\n");
+"Exit: 0 verified, 1 a mismatch or an unmatched section, 2 error.\n");
 }
 
 static const struct option verify_options[] = {
@@ -57,6 +63,7 @@ static const struct option verify_options[] = {
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "allow-unmatched", no_argument, NULL, OPT_ALLOW_UNMATCHED },
 	CLI_OPT_VERBOSE,
 	CLI_OPT_HELP,
 	CLI_OPT_END
@@ -77,6 +84,7 @@ static int parse_options(struct verify_opts *o, int argc, char **argv)
 		case OPT_BUILDDIR: o->builddir = optarg; break;
 		case OPT_BASELINE: o->baseline = optarg; break;
 		case OPT_DEBUG_DIR: elfrec_set_debug_dir(optarg); break;
+		case OPT_ALLOW_UNMATCHED: o->allow_unmatched = 1; break;
 		case OPT_TOP:
 			if (cli_parse_int("--top", optarg, 0, 100000, &o->top) < 0)
 				return cli_usage();

@@ -1,6 +1,8 @@
 #!/bin/bash
 # 11-wrapper-invocation.t - the three ways to call pgoptcc, the recursion
-# guard, and each of the wrapper's own errors: one line, its own exit code.
+# guard, and each of the wrapper's own errors: one line, its own exit code;
+# the per-run switches' boolean words, and --version (pgoptcc's own, the
+# compiler's only where it is named or configure runs).
 . "$(dirname "$0")/../lib/tap.sh"
 W=$B/bin/pgoptcc
 export PGOPT_PLUGIN=off
@@ -135,26 +137,77 @@ PATH=$TMP/moved/lib/pgoptcc/masq:$PATH PGOPT_PLUGIN= PGOPT_POLICY=$TMP/p.policy 
 is "moved install: masquerade gcc with the plugin builds" "$s" 0
 like "moved install: plugin loaded from the moved tree" "$(tail -n1 log/compile.jsonl)" "-fplugin=$TMP/moved/lib/pgoptcc/pgopt.so"
 
-# the switches take only their documented value: anything else is an error,
-# not silently ignored
-for kv in PGOPT_PASSTHROUGH=yes PGOPT_PASSTHROUGH=0 PGOPT_FAILSAFE=bogus PGOPT_FAILSAFE=1 PGOPT_VERBOSE=yes; do
+# the per-run switches are booleans, read as git reads them (yes/no,
+# true/false, on/off, 1/0, any case, empty = no): each word works, and any
+# other value is an error naming the variable and the words (issue 42:
+# PGOPT_VERBOSE=yes failed every compile with exit 100)
+for v in yes YES on On true TRUE 1; do
+	PGOPT_PASSTHROUGH=$v PGOPT_POLICY=$TMP/p.policy "$W" -c a.c -o env.o 2> err; s=$?
+	is "PGOPT_PASSTHROUGH=$v: on, plain gcc's object, silent" "$s/$(cat err)/$(cmp -s plain.o env.o && echo same)" "0//same"
+done
+for v in no NO off false False 0 ''; do
+	PGOPT_PASSTHROUGH=$v PGOPT_POLICY=$TMP/p.policy "$W" -c a.c -o env.o 2> err; s=$?
+	like "PGOPT_PASSTHROUGH='$v': off, the policy applies" "$s/$(cat err)/$(readelf -p .GCC.command.line env.o 2>&1 | tr '\n' ' ')" "^0//.*-fno-plt"
+done
+for v in yes Yes on true 1; do
+	PGOPT_VERBOSE=$v PGOPT_POLICY=$TMP/p.policy "$W" -c a.c -o env.o 2> err; s=$?
+	like "PGOPT_VERBOSE=$v: says what was decided" "$s/$(cat err)" "^0/pgoptcc: compile \(c_compile\) a.c: policy applied"
+done
+for v in no OFF false 0 ''; do
+	PGOPT_VERBOSE=$v PGOPT_POLICY=$TMP/p.policy "$W" -c a.c -o env.o 2> err; s=$?
+	is "PGOPT_VERBOSE='$v': silent" "$s/$(cat err)" "0/"
+done
+for kv in PGOPT_PASSTHROUGH=maybe PGOPT_PASSTHROUGH=2 PGOPT_PASSTHROUGH=y PGOPT_VERBOSE=verbose "PGOPT_VERBOSE= yes"; do
 	name=${kv%%=*} value=${kv#*=}
-	case $name in
-	PGOPT_PASSTHROUGH|PGOPT_VERBOSE) want=1 ;;
-	*) want=passthrough ;;
-	esac
+	env "$kv" PGOPT_POLICY=$TMP/p.policy "$W" -c a.c -o env.o 2> err; s=$?
+	is "$kv: exit 100, one line naming the variable, the value and the words" "$s/$(cat err)" \
+		"100/pgoptcc: error: $name=$value: expected a boolean: yes, no, true, false, on, off, 1 or 0 (empty is no)"
+done
+# PGOPT_FAILSAFE is no boolean: its one mode, passthrough, or empty
+for kv in PGOPT_FAILSAFE=bogus PGOPT_FAILSAFE=1; do
+	name=${kv%%=*} value=${kv#*=}
 	env "$kv" PGOPT_POLICY=$TMP/p.policy "$W" -c a.c -o env.o 2> err; s=$?
 	is "$kv: exit 100" "$s" 100
 	is "$kv: one line naming the variable, the value and what is expected" "$(cat err)" \
-		"pgoptcc: error: $name=$value: expected $name=$want, or unset"
+		"pgoptcc: error: $name=$value: expected $name=passthrough, or unset"
 done
 PGOPT_PASSTHROUGH= PGOPT_VERBOSE= PGOPT_FAILSAFE= "$W" -c a.c -o env.o 2> err; s=$?
 is "empty switches are unset" "$s/$(cat err)" "0/"
 PGOPT_PASSTHROUGH=1 PGOPT_POLICY=$TMP/p.policy "$W" -c a.c -o env.o; s=$?
 ok "PGOPT_PASSTHROUGH=1: plain gcc's object" cmp plain.o env.o
 
+# --version: pgoptcc's own (issue 42: it printed gcc's banner), never the
+# compiler's - but the compiler's where the compiler is named, when
+# masquerading, and while configure runs (PostgreSQL's configure puts the
+# first line of `$CC --version` in PG_VERSION_STR)
+out=$("$W" --version 2> err); s=$?
+is "--version: exit 0, silent" "$s/$(cat err)" "0/"
+is "--version: pgoptcc's version first" "$(sed -n 1p <<< "$out")" "pgoptcc 0.1.0"
+is "--version: the plugin and the GCC it was built for (PGOPT_PLUGIN=off here)" "$(sed -n 2p <<< "$out")" "plugin: off (PGOPT_PLUGIN)"
+is "--version: the real compiler it would call" "$(sed -n 3p <<< "$out")" \
+	"compiler: $(command -v gcc), GCC $(gcc -dumpfullversion): the plugin loads into it"
+nok "--version: never gcc's banner" grep -q 'Free Software Foundation' <<< "$out"
+out=$(PGOPT_PLUGIN= "$W" --version)
+is "--version: the default plugin, and the GCC it was built for" "$(sed -n 2p <<< "$out")" \
+	"plugin: $B/lib/pgoptcc/pgopt.so, built for GCC $(gcc -dumpfullversion)"
+is "--pgopt-version: the same" "$(PGOPT_PLUGIN= "$W" --pgopt-version)" "$out"
+is "--pgopt-version after settings: the settings' compiler" \
+	"$("$W" --pgopt-cc="$gcc12" --pgopt-version | sed -n 3p)" \
+	"compiler: $gcc12, GCC $(gcc -dumpfullversion): the plugin loads into it"
+if command -v clang >/dev/null; then
+	like "--version: a compiler that is not GCC, said so" "$(PGOPT_CC=clang "$W" --version | sed -n 3p)" \
+		"^compiler: $(command -v clang), not GCC \(.*clang version .*\): the plugin cannot load into it\$"
+else
+	skip "clang is not installed: no --version with a compiler that is not GCC"
+fi
+is "pgoptcc gcc --version: the compiler's own" "$("$W" gcc --version)" "$(gcc --version)"
+is "masquerading: gcc --version is gcc's" "$(PATH=$TMP/mask:$PATH gcc --version)" "$(gcc --version)"
+mkdir -p cfg && echo '/* confdefs.h */' > cfg/confdefs.h
+is "while configure runs (confdefs.h here): \$CC --version is the compiler's" \
+	"$(cd cfg && "$W" --version)" "$(gcc --version)"
+is "... so PostgreSQL's cc_string stays gcc's" "$(cd cfg && "$W" --version | sed q)" "$(gcc --version | sed q)"
+
 # own options
-like "--pgopt-version" "$("$W" --pgopt-version)" "^pgoptcc [0-9]"
 "$W" --pgopt-bogus 2> err; s=$?
 is "unknown own option: exit 100" "$s" 100
 "$W" --pgopt-check-policy 2> err; s=$?

@@ -55,7 +55,7 @@ like "PGOPT_PASSTHROUGH=1 record: tu and gcc's default output" "$rec" \
 rec=$(tail -n 1 log/compile.jsonl)
 like "preprocess to stdout: tu known" "$rec" '"reason":"preprocess","tu":"conftest.c"'
 nok "preprocess to stdout: no output" grep -q '"output"' <<< "$rec"
-(cd proj && "$W" --version > /dev/null)
+(cd proj && "$W" gcc --version > /dev/null)
 rec=$(tail -n 1 log/compile.jsonl)
 like "query: tu null, no output" "$rec" '"reason":"query","tu":null'
 nok "query: no output" grep -q '"output"' <<< "$rec"

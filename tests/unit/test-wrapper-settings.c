@@ -1,7 +1,8 @@
 /*
  * test-wrapper-settings.c - pgoptcc's settings (wrapper/settings.c): the
  * --pgopt-KEY=VALUE options, pgoptcc.conf parsing and its errors, the
- * precedence of the layers, where relative paths are resolved,
+ * boolean parser (wrapper/common/boolean.c), the precedence of the layers
+ * (every pair: command line > environment > pgoptcc.conf > default), where relative paths are resolved,
  * pgoptcc.conf written by a configure probe (only when it changes), and
  * which pgoptcc.conf is trusted: owner, mode, its directory, links, FIFOs
  * (as root: another user's file too).  Also the "did you mean" helper
@@ -19,6 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "wrapper/common/boolean.h"
 #include "wrapper/common/safefs.h"
 #include "wrapper/common/exitcodes.h"
 #include "wrapper/settings.h"
@@ -45,6 +47,24 @@ static void test_suggest(void **state)
 			fail_msg("suggest(%s): got %s, want %s", cases[i].word, got ? got : "NULL",
 				 cases[i].want ? cases[i].want : "NULL");
 	}
+}
+
+/* git's words, any case; empty is no; anything else is -1 */
+static void test_boolean(void **state)
+{
+	static const struct { const char *v; int want; } cases[] = {
+		{ "yes", 1 }, { "YES", 1 }, { "Yes", 1 }, { "on", 1 }, { "ON", 1 }, { "true", 1 },
+		{ "True", 1 }, { "1", 1 },
+		{ "no", 0 }, { "NO", 0 }, { "off", 0 }, { "Off", 0 }, { "false", 0 }, { "FALSE", 0 },
+		{ "0", 0 }, { "", 0 },
+		{ "maybe", -1 }, { "2", -1 }, { "-1", -1 }, { "01", -1 }, { " yes", -1 }, { "yes ", -1 },
+		{ "y", -1 }, { "n", -1 }, { "enable", -1 }, { "passthrough", -1 }, { NULL, -1 },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (boolean_parse(cases[i].v) != cases[i].want)
+			fail_msg("boolean_parse(%s): got %d, want %d", cases[i].v ? cases[i].v : "NULL",
+				 boolean_parse(cases[i].v), cases[i].want);
 }
 
 static void test_options(void **state)
@@ -178,11 +198,28 @@ struct resolve_case {
 };
 
 static const struct resolve_case resolve_cases[] = {
-	/* precedence: env > conf > cc > default */
-	{ "policy=/e.p", "policy=/c.p", "policy=/o.p", "/b/pgoptcc.conf", SETTING_POLICY, "/e.p", "env", 0, NULL },
-	{ "", "policy=/c.p", "policy=/o.p", "/b/pgoptcc.conf", SETTING_POLICY, "/c.p", "conf", 0, NULL },
-	{ "", "", "policy=/o.p", "/b/pgoptcc.conf", SETTING_POLICY, "/o.p", "cc", 0, NULL },
+	/* precedence, every pair (git's and ccache's order): command line
+	 * (cc) > environment > pgoptcc.conf > default */
+	{ "policy=/e.p", "policy=/c.p", "policy=/o.p", "/b/pgoptcc.conf", SETTING_POLICY, "/o.p", "cc", 0, NULL },
+	{ "policy=/e.p", NULL, "policy=/o.p", NULL, SETTING_POLICY, "/o.p", "cc", 0, NULL },
+	{ NULL, "policy=/c.p", "policy=/o.p", "/b/pgoptcc.conf", SETTING_POLICY, "/o.p", "cc", 0, NULL },
+	{ NULL, NULL, "policy=/o.p", NULL, SETTING_POLICY, "/o.p", "cc", 0, NULL },
+	{ "policy=/e.p", "policy=/c.p", "", "/b/pgoptcc.conf", SETTING_POLICY, "/e.p", "env", 0, NULL },
+	{ "policy=/e.p", NULL, NULL, NULL, SETTING_POLICY, "/e.p", "env", 0, NULL },
+	{ "", "policy=/c.p", "", "/b/pgoptcc.conf", SETTING_POLICY, "/c.p", "conf", 0, NULL },
 	{ "", "", "", NULL, SETTING_POLICY, NULL, "default", 0, NULL },
+	/* ... the same for a setting of each other kind */
+	{ "prefix=distcc", "prefix=sccache", "prefix=ccache", "/b/pgoptcc.conf", SETTING_PREFIX, "ccache", "cc", 0, NULL },
+	{ "cc=gcc-11", "cc=gcc-10", NULL, "/b/pgoptcc.conf", SETTING_CC, "gcc-11", "env", 0, NULL },
+	{ NULL, "failsafe=passthrough", NULL, "/b/pgoptcc.conf", SETTING_FAILSAFE, "passthrough", "conf", 0, NULL },
+	{ "unchecked-flags=no", NULL, "unchecked-flags=yes", NULL, SETTING_UNCHECKED, "true", "cc", 0, NULL },
+	{ "unchecked-flags=on", NULL, "unchecked-flags=0", NULL, SETTING_UNCHECKED, NULL, "cc", 0, NULL },
+	{ "unchecked-flags=TRUE", NULL, NULL, NULL, SETTING_UNCHECKED, "true", "env", 0, NULL },
+	/* a caller-only setting is never taken from pgoptcc.conf, whatever its place */
+	{ NULL, "unchecked-flags=1", NULL, "/b/pgoptcc.conf", SETTING_UNCHECKED, NULL, "default", 0, NULL },
+	/* an empty value on the command line is the default, and overrides
+	 * the environment and the file */
+	{ "policy=/e.p", "policy=/c.p", "policy=", "/b/pgoptcc.conf", SETTING_POLICY, NULL, "cc", 0, NULL },
 	/* an empty value is the default, and still overrides */
 	{ "prefix=", "prefix=ccache", NULL, "/b/pgoptcc.conf", SETTING_PREFIX, NULL, "env", 0, NULL },
 	{ "policy=none", "policy=/c.p", NULL, "/b/pgoptcc.conf", SETTING_POLICY, "none", "env", 0, NULL },
@@ -210,6 +247,15 @@ static const struct resolve_case resolve_cases[] = {
 	  "/b/pgoptcc.conf:7: failsafe = 1: expected failsafe = passthrough, or no such line" },
 	{ NULL, NULL, "failsafe=on", NULL, SETTING_FAILSAFE, NULL, "cc", PGOPT_EXIT_USAGE,
 	  "--pgopt-failsafe=on: expected --pgopt-failsafe=passthrough" },
+	/* a boolean that is none: an error naming the variable and the words */
+	{ "unchecked-flags=maybe", NULL, NULL, NULL, SETTING_UNCHECKED, NULL, "env", PGOPT_EXIT_USAGE,
+	  "PGOPT_UNCHECKED_FLAGS=maybe: expected a boolean: yes, no, true, false, on, off, 1 or 0 (empty is no)" },
+	{ NULL, NULL, "unchecked-flags=2", NULL, SETTING_UNCHECKED, NULL, "cc", PGOPT_EXIT_USAGE,
+	  "--pgopt-unchecked-flags=2: expected a boolean: yes, no, true, false, on, off, 1 or 0 (empty is no)" },
+	/* ... also when a stronger layer would have been good: never a
+	 * silent default below */
+	{ "unchecked-flags=yess", NULL, NULL, NULL, SETTING_UNCHECKED, NULL, "env", PGOPT_EXIT_USAGE,
+	  "PGOPT_UNCHECKED_FLAGS=yess: expected a boolean: yes, no, true, false, on, off, 1 or 0 (empty is no)" },
 };
 
 static void test_resolve(void **state)
@@ -484,6 +530,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_suggest),
+		cmocka_unit_test(test_boolean),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_conf_parse),
 		cmocka_unit_test(test_resolve),

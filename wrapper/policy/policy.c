@@ -702,6 +702,36 @@ int policy_section_matches(const struct policy_section *s, const char *tu)
 	return 0;
 }
 
+size_t policy_unmatched(const struct policy *p, const char *const *tus, size_t n,
+			struct strvec *out)
+{
+	size_t found = 0;
+
+	for (size_t i = 0; i < p->nr_sections; i++) {
+		const struct policy_section *s = &p->sections[i];
+		struct strvec missed = STRVEC_INIT;
+		if (s->global)
+			continue;
+		for (size_t k = 0; k < s->patterns.nr; k++) {
+			size_t t = 0;
+			while (t < n && !glob_match(s->patterns.v[k], tus[t]))
+				t++;
+			if (t == n)
+				strvec_push(&missed, s->patterns.v[k]);
+		}
+		if (missed.nr && missed.nr == s->patterns.nr)
+			strvec_pushf(out, "%s:%d: section [%s] matched none of the %zu translation units compiled",
+				     p->path, s->line, s->glob, n);
+		else
+			for (size_t k = 0; k < missed.nr; k++)
+				strvec_pushf(out, "%s:%d: section [%s]: its pattern %s matched none of the %zu translation units compiled",
+					     p->path, s->line, s->glob, missed.v[k], n);
+		found += missed.nr ? (missed.nr == s->patterns.nr ? 1 : missed.nr) : 0;
+		strvec_clear(&missed);
+	}
+	return found;
+}
+
 /* Take every flag out of args; the number taken out. */
 static size_t remove_all(struct strvec *args, const char *flag, struct policy_result *res)
 {

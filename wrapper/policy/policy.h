@@ -169,6 +169,18 @@ size_t policy_comment_start(const char *line);
 int policy_section_matches(const struct policy_section *s, const char *tu);
 
 /*
+ * The sections of p that the translation units tus (n of them: the units
+ * a build compiled, from its compile log) leave unused: one line each in
+ * out, in file order, "FILE:LINE: section [GLOB] matched none of the N
+ * translation units compiled" - or, for a brace glob some of whose
+ * patterns matched, "... its pattern PAT matched none ..." (a misspelt
+ * name in {a,b,c} is as silent as a misspelt section).  [global] applies
+ * to every compile and link and is never one.  Returns how many lines.
+ */
+size_t policy_unmatched(const struct policy *p, const char *const *tus, size_t n,
+			struct strvec *out);
+
+/*
  * Apply p to args (argv without argv[0]) of a compile of tu, or of a link
  * when tu is NULL.  args is edited: removals taken out, additions appended.
  */
