@@ -7,8 +7,10 @@
 #      plugin's record, relative paths work from the subdirectories, and
 #      there is ONE log directory;
 #  (b) the options-in-CC recipe, absolute and relative;
-#  (c) precedence: the environment at make time wins (PGOPT_POLICY=none
-#      make is a plain build), pgoptcc.conf beats CC's options;
+#  (c) precedence, git's and ccache's: CC's options (the command line, which
+#      the make log shows) beat the environment at make time and
+#      pgoptcc.conf; the environment beats pgoptcc.conf (PGOPT_POLICY=none
+#      make is a plain build);
 #  (d) a PGXS-style build in another directory: absolute CC options work, a
 #      relative one is one clear line (exit 108);
 #  (e) configure's conclusions (config.h) are plain gcc's with both recipes;
@@ -28,7 +30,7 @@ command -v autoconf >/dev/null || skip_all "autoconf not installed (make deps)"
 cd "$TMP" || exit 1
 # pgoptcc reads the nearest pgoptcc.conf at or above its directory: none
 # may be above the scratch directory, or this suite tests that one
-like "no pgoptcc.conf above the scratch directory" "$("$W" --pgopt-show-config | head -n 1)" \
+like "no pgoptcc.conf above the scratch directory" "$("$W" --pgopt-show-config | grep '^# pgoptcc.conf:')" \
 	"^# pgoptcc.conf: none at or above $TMP\$"
 
 # --- the project ---
@@ -123,8 +125,8 @@ ok "(a) configure wrote pgoptcc.conf at the top" test -f pgoptcc.conf
 is "(a) pgoptcc.conf records the environment, paths absolute" "$(grep -v '^#' pgoptcc.conf)" \
 	"policy = $P/p.policy
 logdir = $P/log"
-like "(a) pgoptcc.conf says what wrote it and the precedence" "$(head -n 9 pgoptcc.conf | tr '\n' ' ')" \
-	"Written by pgoptcc .* while configure ran its probes.*Precedence: PGOPT_\* in the environment, then this file, then"
+like "(a) pgoptcc.conf says what wrote it and the precedence" "$(head -n 12 pgoptcc.conf | tr '\n' ' ')" \
+	"Written by pgoptcc .* while configure ran its probes.*Precedence, as git's and ccache's: --pgopt-KEY=VALUE options in CC, # then PGOPT_\* in the environment, then this file, then the defaults"
 make -s >make.out 2>&1
 ok "(a) plain make builds" test -x src/prog
 ok "(a) the program runs" src/prog
@@ -147,7 +149,13 @@ like "show-config names pgoptcc.conf" "$out" "^# pgoptcc.conf: $P/pgoptcc.conf"
 like "show-config: policy from pgoptcc.conf, with its line" "$out" "\($P/pgoptcc.conf:[0-9]+\) policy = $P/p.policy"
 like "show-config: defaults" "$out" "\(default\) cc = gcc"
 out=$(cd src/lib && PGOPT_PREFIX=ccache "$W" --pgopt-show-config)
-like "show-config: the environment" "$out" "\(PGOPT_PREFIX\) prefix = ccache"
+like "show-config: the environment, named" "$out" "\(environment PGOPT_PREFIX\) prefix = ccache"
+like "show-config: the precedence, first" "$(sed -n 1p <<< "$out")" \
+	"^# precedence: command line \(--pgopt-KEY=VALUE, in CC\) > environment \(PGOPT_KEY\) > pgoptcc.conf > default\$"
+out=$(cd src/lib && PGOPT_POLICY=$P/other.policy "$W" --pgopt-policy=p.policy --pgopt-show-config)
+like "show-config: the command line beats the environment and the file" "$out" "\(command line\) policy = $P/p.policy"
+like "show-config: ... the file's other settings stay, with their line" "$out" "\($P/pgoptcc.conf:[0-9]+\) logdir = $P/log"
+is "show-config: every setting listed once" "$(grep -c '^(' <<< "$out")" 12
 
 # --- (c) precedence at make time ---
 make -s clean >/dev/null 2>&1
@@ -197,15 +205,37 @@ make -s CC="$W --pgopt-policy=other.policy --pgopt-logdir=log-gcc gcc" >make.out
 ok "(b) CC=\"pgoptcc --pgopt-policy=... gcc\": options, then the compiler" all_have -fno-ident
 like "(b) ... the compiler named after the options runs" "$(grep '"tu":"src/main.c"' "$P/log-gcc/compile.jsonl" | tail -n 1)" '"compiler":"/usr/(local/)?bin/gcc"' 
 like "(b) own options after settings: --pgopt-show-config" \
-	"$(cd src && "$W" --pgopt-policy=p.policy --pgopt-show-config)" "\(--pgopt-policy\) policy = $P/p.policy"
+	"$(cd src && "$W" --pgopt-policy=p.policy --pgopt-show-config)" "\(command line\) policy = $P/p.policy"
 like "(b) own options after settings: --pgopt-version" "$("$W" --pgopt-logdir=/x --pgopt-version)" "^pgoptcc "
-# configure's environment beats CC's options (pgoptcc.conf > cc)
+# CC's options beat configure's environment (command line > pgoptcc.conf):
+# the policy the make log shows on every compile line is the one used
+# (issue 42: the make log showed one policy while another was used)
 make -s clean >/dev/null 2>&1
-PGOPT_POLICY=other.policy ./configure CC="$W --pgopt-policy=p.policy --pgopt-logdir=log-both" > configure.out 2>&1
-make -s >make.out 2>&1
-ok "(c) configure's environment beats CC's options" all_have -fno-ident
-like "(c) ... logged: policy from pgoptcc.conf, log from CC" \
-	"$(grep '"tu":"src/main.c"' "$P/log-both/compile.jsonl" | tail -n 1)" '"origins":\{"policy":"conf","logdir":"cc"\}'
+PGOPT_POLICY=other.policy PGOPT_PREFIX= ./configure CC="$W --pgopt-policy=p.policy --pgopt-logdir=log-both" > configure.out 2>&1
+is "(c) (setup) pgoptcc.conf records configure's environment" "$(grep -v '^#' pgoptcc.conf)" "policy = $P/other.policy
+prefix ="
+make >make.out 2>&1
+ok "(c) CC's options beat pgoptcc.conf" all_have -fno-plt
+ok "(c) ... the file's policy is not used" sh -c "! readelf -p .GCC.command.line src/main.o | grep -q fno-ident"
+like "(c) ... the make log shows the policy that was used" "$(grep -- '-c main.c' make.out)" "--pgopt-policy=p.policy"
+like "(c) ... logged: policy and log from CC, prefix from pgoptcc.conf" \
+	"$(grep '"tu":"src/main.c"' "$P/log-both/compile.jsonl" | tail -n 1)" '"origins":\{"policy":"cc","logdir":"cc","prefix":"conf"\}'
+# ... and the environment at make time too (command line > environment)
+make -s clean >/dev/null 2>&1
+PGOPT_POLICY=other.policy PGOPT_LOGDIR=log-env make -s >make.out 2>&1
+ok "(c) CC's options beat the environment at make" all_have -fno-plt
+like "(c) ... logged as the command line's" \
+	"$(grep '"tu":"src/main.c"' "$P/log-both/compile.jsonl" | tail -n 1)" '"origins":\{"policy":"cc","logdir":"cc","prefix":"conf"\}'
+ok "(c) ... and the environment's log directory is not used" test ! -e "$P/log-env"
+# ... while the environment still beats the file (environment > pgoptcc.conf)
+make -s clean >/dev/null 2>&1
+make -s CC="$W --pgopt-logdir=log-env2" >make.out 2>&1
+ok "(c) no policy in CC: pgoptcc.conf's" all_have -fno-ident
+make -s clean >/dev/null 2>&1
+PGOPT_POLICY=p.policy make -s CC="$W --pgopt-logdir=log-env2" >make.out 2>&1
+ok "(c) the environment beats pgoptcc.conf" all_have -fno-plt
+like "(c) ... logged as the environment's" \
+	"$(grep '"tu":"src/main.c"' "$P/log-env2/compile.jsonl" | tail -n 1)" '"origins":\{"policy":"env","logdir":"cc","prefix":"conf"\}'
 
 # masquerade (configure records plain gcc): the policy given to configure
 # reaches make, which needs only the PATH
@@ -295,9 +325,25 @@ PGOPT_UNCHECKED_FLAGS=1 PGOPT_PROFILE=generate PGOPT_LOGDIR=$TMP/hand/plog "$W" 
 is "a probe with the caller-only settings: builds" "$s/$(cat err)" "0/"
 is "... pgoptcc.conf records the logdir alone" "$(grep -v '^#' pgoptcc.conf)" "logdir = $TMP/hand/plog"
 like "show-config lists them, from the environment" "$(cd sub && PGOPT_UNCHECKED_FLAGS=1 "$W" --pgopt-show-config)" \
-	"\(PGOPT_UNCHECKED_FLAGS\) unchecked-flags = 1"
-PGOPT_UNCHECKED_FLAGS=yes "$W" -c sub/hot.c -o hot.o 2> err; s=$?
-is "PGOPT_UNCHECKED_FLAGS=yes: exit 100" "$s/$(cat err)" "100/pgoptcc: error: PGOPT_UNCHECKED_FLAGS=yes: expected PGOPT_UNCHECKED_FLAGS=1, or unset"
+	"\(environment PGOPT_UNCHECKED_FLAGS\) unchecked-flags = true"
+# unchecked-flags is a boolean: git's words, any case; a wrong one an error
+for v in yes On TRUE 1; do
+	like "PGOPT_UNCHECKED_FLAGS=$v: true" "$(cd sub && PGOPT_UNCHECKED_FLAGS=$v "$W" --pgopt-show-config)" \
+		"\(environment PGOPT_UNCHECKED_FLAGS\) unchecked-flags = true"
+done
+for v in no off False 0 ''; do
+	like "PGOPT_UNCHECKED_FLAGS='$v': false" "$(cd sub && PGOPT_UNCHECKED_FLAGS=$v "$W" --pgopt-show-config)" \
+		"\(environment PGOPT_UNCHECKED_FLAGS\) unchecked-flags = false"
+done
+like "--pgopt-unchecked-flags=off beats PGOPT_UNCHECKED_FLAGS=yes" \
+	"$(cd sub && PGOPT_UNCHECKED_FLAGS=yes "$W" --pgopt-unchecked-flags=off --pgopt-show-config)" \
+	"\(command line\) unchecked-flags = false"
+PGOPT_UNCHECKED_FLAGS=maybe "$W" -c sub/hot.c -o hot.o 2> err; s=$?
+is "PGOPT_UNCHECKED_FLAGS=maybe: exit 100, the variable and the words" "$s/$(cat err)" \
+	"100/pgoptcc: error: PGOPT_UNCHECKED_FLAGS=maybe: expected a boolean: yes, no, true, false, on, off, 1 or 0 (empty is no)"
+"$W" --pgopt-unchecked-flags=2 -c sub/hot.c -o hot.o 2> err; s=$?
+is "--pgopt-unchecked-flags=2: exit 100, the option and the words" "$s/$(cat err)" \
+	"100/pgoptcc: error: --pgopt-unchecked-flags=2: expected a boolean: yes, no, true, false, on, off, 1 or 0 (empty is no)"
 rm -f pgoptcc.conf conftest.c confdefs.h conftest.o
 
 # --- which pgoptcc.conf is trusted ---
@@ -354,7 +400,7 @@ if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && id nobody >/dev/null 2
 	ok "... nobody's compiler still never ran" test ! -e PWNED
 	like "... the record says it was ignored" "$(tail -n 1 log/compile.jsonl)" \
 		"\"compiler\":\"/usr/(local/)?bin/gcc\".*\"config\":null,\"config_ignored\":\"$TMP/ww/pgoptcc.conf\""
-	like "... and show-config says why" "$(cd sub && PGOPT_CC=gcc "$W" --pgopt-show-config | head -n 1)" \
+	like "... and show-config says why" "$(cd sub && PGOPT_CC=gcc "$W" --pgopt-show-config | grep '^# pgoptcc.conf:')" \
 		"^# pgoptcc.conf: none used; $TMP/ww/pgoptcc.conf cannot be trusted and is ignored"
 	(cd sub && PGOPT_POLICY=$P/p.policy "$W" -c hot.c -o hot.o) 2> err; s=$?
 	is "... a setting of the environment that does not cover it: still refused" "$s" 108
@@ -370,12 +416,12 @@ if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && id nobody >/dev/null 2
 	cd "$TMP/trust" || exit 1
 	if mkdir -p mnt && mount -t tmpfs -o size=1m tmpfs mnt; then
 		mkdir -p mnt/sub && cp sub/hot.c mnt/sub/
-		out=$(cd mnt/sub && "$W" --pgopt-show-config | head -n 1)
+		out=$(cd mnt/sub && "$W" --pgopt-show-config | grep '^# pgoptcc.conf:')
 		is "below a mount point: the pgoptcc.conf above it is not used" "$out" "# pgoptcc.conf: none at or above $TMP/trust/mnt/sub"
 		(cd mnt/sub && "$W" -c hot.c -o hot.o)
 		is "... the compile is plain gcc's" "$(switches mnt/sub/hot.o)" ""
 		printf 'policy = %s\n' "$P/p.policy" > mnt/pgoptcc.conf
-		out=$(cd mnt/sub && "$W" --pgopt-show-config | head -n 1)
+		out=$(cd mnt/sub && "$W" --pgopt-show-config | grep '^# pgoptcc.conf:')
 		is "... one at the mount's top is used" "$out" "# pgoptcc.conf: $TMP/trust/mnt/pgoptcc.conf"
 		umount mnt
 	else

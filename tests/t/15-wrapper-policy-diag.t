@@ -9,7 +9,10 @@
 # the caller's PGOPT_UNCHECKED_FLAGS=1 lets such flags through (logged in
 # every record), PGOPT_PROFILE adds the profile flags pgbuild pgo needs, and
 # bolt = ready gives what LLVM BOLT needs: no .cold function parts,
-# relocations kept in the executable.
+# relocations kept in the executable; --pgopt-check-policy asks the real
+# compiler whether it takes each flag (exit 101, file:line and the flag),
+# once per flag and compiler: a second check runs nothing (a PATH wrapper
+# counts the calls).
 # (The parser's every message is in tests/unit/test-policy.c.)
 . "$(dirname "$0")/../lib/tap.sh"
 W=$B/bin/pgoptcc
@@ -52,6 +55,53 @@ like "the JSON carries them for callers (pgbuild)" "$out" '"warnings":\["[^"]*wa
 PGOPT_POLICY=$TMP/warn.policy "$W" -c src/backend/executor/exec.c -o w.o 2> err; s=$?
 is "the build with that policy: exit 0, silent" "$s/$(cat err)" "0/"
 like "... the leading '/' is ignored: that section applied" "$(readelf -p .GCC.command.line w.o)" "-fno-plt"
+
+# --- the compiler is asked whether it takes each flag: once, cached ---
+# (issue 42: -fno-such-flag passed the check and failed only in make)
+mkdir -p probe/bin
+cat > probe/bin/gcc <<EOF
+#!/bin/sh
+echo "\$*" >> $TMP/probe/calls
+exec $(command -v gcc) "\$@"
+EOF
+chmod +x probe/bin/gcc
+probe() { PATH=$TMP/probe/bin:$PATH XDG_CACHE_HOME=$TMP/probe/cache "$W" --pgopt-check-policy "$@"; }
+calls() { if [ -e probe/calls ]; then wc -l < probe/calls; else echo 0; fi; }
+printf '# a flag gcc does not have\n[global]\ncflags += -O2 -fno-plt\n[src/backend/executor/exec.c]\ncflags += -fno-plt -fno-such-flag\n' > nosuch.policy
+PGOPT_UNCHECKED_FLAGS=yes probe nosuch.policy > out 2> err; s=$?
+is "an unknown flag (let through the vocabulary by the caller): exit 101" "$s" 101
+is "... one line: file:line, the flag, the compiler and its own words" "$(grep error: err)" \
+	"pgoptcc: error: $TMP/nosuch.policy:5: cflags += -fno-such-flag: $TMP/probe/bin/gcc does not take it: gcc: error: unrecognized command-line option '-fno-such-flag'; did you mean '-fno-mudflap'?"
+is "... and no JSON" "$(cat out)" ""
+is "... the compiler ran once per distinct flag (-O2, -fno-plt, -fno-such-flag)" "$(calls)" 3
+is "... as COMPILER -Werror FLAG -E -x c /dev/null -o /dev/null" "$(sed -n 1p probe/calls)" "-Werror -O2 -E -x c /dev/null -o /dev/null"
+PGOPT_UNCHECKED_FLAGS=yes probe nosuch.policy > out 2> err2; s=$?
+is "the second check: the same answer" "$s/$(grep error: err2)" "101/$(grep error: err)"
+is "... and the compiler is not run again (the cache)" "$(calls)" 3
+is "... the cache is the caller's alone (0700)" "$(stat -c '%a %u' probe/cache/pgoptcc)" "700 $(id -u)"
+touch probe/bin/gcc
+PGOPT_UNCHECKED_FLAGS=yes probe nosuch.policy > /dev/null 2>&1
+is "a changed compiler (its executable's time) is asked again" "$(calls)" 6
+chmod 0777 probe/cache/pgoptcc
+PGOPT_UNCHECKED_FLAGS=yes probe nosuch.policy > /dev/null 2> err2; s=$?
+is "a cache directory others can write is not used (asked again), no other change" "$s/$(calls)" "101/9"
+chmod 0700 probe/cache/pgoptcc
+printf '[global]\ncflags += -O2 -fno-plt\nldflags += -Wl,-O1\n' > known.policy
+out=$(probe known.policy 2> err); s=$?
+is "a policy of flags gcc takes: exit 0, silent" "$s/$(cat err)" "0/"
+like "... the JSON names the compiler asked" "$out" "\"compiler\":\"$TMP/probe/bin/gcc\""
+is "... the linker's flags are not asked (-E never links), the rest were cached" "$(calls)" 9
+# a value the vocabulary allows but this gcc does not know: a newer CPU
+if ! gcc -Werror -march=znver4 -E -x c /dev/null -o /dev/null 2>/dev/null; then
+	printf '[src/backend/executor/exec.c]\nmarch = znver4\n' > cpu.policy
+	probe cpu.policy > /dev/null 2> err; s=$?
+	is "march = znver4 with a gcc that does not know it: exit 101, file:line" "$s/$(cat err)" \
+		"101/pgoptcc: error: $TMP/cpu.policy:2: cflags += -march=znver4: $TMP/probe/bin/gcc does not take it: cc1: error: bad value 'znver4' for '-march=' switch"
+	PGOPT_POLICY=$TMP/cpu.policy "$W" -c src/backend/executor/exec.c -o cpu.o 2> err; s=$?
+	is "... which a build finds only in make (gcc's own error, status 1)" "$s" 1
+else
+	skip "gcc knows -march=znver4 (GCC 13 or later): no vocabulary-allowed value to refuse" 2
+fi
 
 # --- near-miss keys ---
 printf '[global]\nCFLAGS += -O3\n' > upper.policy
