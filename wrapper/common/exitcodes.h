@@ -18,9 +18,10 @@
  * not understand does.
  */
 #define PGOPT_EXIT_USAGE      100 /* bad invocation: an unknown --pgopt-* option
-				     * or wrong arguments to one; PGOPT_PASSTHROUGH,
-				     * PGOPT_FAILSAFE or PGOPT_VERBOSE set to a value
-				     * other than the documented one; pgoptcc cannot
+				     * or wrong arguments to one; PGOPT_FAILSAFE set
+				     * to a value other than the documented one, or a
+				     * boolean (PGOPT_PASSTHROUGH, PGOPT_VERBOSE,
+				     * unchecked-flags) to no boolean word; pgoptcc cannot
 				     * resolve /proc/self/exe or its working
 				     * directory; a profile bundle refused (not
 				     * one, or not what its manifest lists:
@@ -28,7 +29,8 @@
 #define PGOPT_EXIT_POLICY     101 /* policy file unreadable (missing, a directory,
 				     * a FIFO, a device, over 16 MiB) or invalid,
 				     * a flag outside the policy vocabulary
-				     * included; also --pgopt-check-policy */
+				     * included; also --pgopt-check-policy, and a
+				     * flag the real compiler does not take there */
 #define PGOPT_EXIT_NO_CC      102 /* the real compiler, or a PGOPT_PREFIX command,
 				     * not found on PATH or not executable (also
 				     * under PGOPT_FAILSAFE) */
