@@ -298,6 +298,52 @@ static void test_warnings(void **state)
 	}
 }
 
+/* Sections a build's units leave unused (policy_unmatched): a whole
+ * section, or the brace alternatives that matched nothing; [global]
+ * never; a leading '/' ignored as in matching. */
+static void test_unmatched(void **state)
+{
+	static const char *const tus[] = { "src/backend/utils/mmgr/aset.c", "src/backend/utils/mmgr/mcxt.c",
+					   "src/port/snprintf.c", "contrib/x/x.c" };
+	struct { const char *text; size_t n; const char *first; } cases[] = {
+		{ "[global]\ncflags += -O3\n", 0, NULL },
+		{ "[src/backend/utils/mmgr/aset.c]\ncflags += -O3\n", 0, NULL },
+		{ "[src/**]\n[contrib/**/*.c]\n[/src/port/snprintf.c]\n", 0, NULL },
+		{ "[global]\ncflags += -O2\n[src/core/hto.c]\ncflags += -O3\n", 1,
+		  "/p/x.policy:3: section [src/core/hto.c] matched none of the 4 translation units compiled" },
+		{ "[src/backend/utils/mmgr/{aset,mcxxt,slab}.c]\n", 2,
+		  "/p/x.policy:1: section [src/backend/utils/mmgr/{aset,mcxxt,slab}.c]: its pattern src/backend/utils/mmgr/mcxxt.c matched none of the 4 translation units compiled" },
+		{ "[src/{a,b}.c]\n", 1,
+		  "/p/x.policy:1: section [src/{a,b}.c] matched none of the 4 translation units compiled" },
+		/* an empty section is a section all the same */
+		{ "[src/nothing.c]\n[src/port/*.c]\n", 1,
+		  "/p/x.policy:1: section [src/nothing.c] matched none of the 4 translation units compiled" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct policy p;
+		struct strbuf err = STRBUF_INIT;
+		struct strvec out = STRVEC_INIT;
+		size_t n;
+		if (parse(cases[i].text, &p, &err) != 0)
+			fail_msg("rejected <%s>: %s", cases[i].text, err.buf);
+		n = policy_unmatched(&p, tus, sizeof(tus) / sizeof(tus[0]), &out);
+		if (n != cases[i].n || out.nr != n)
+			fail_msg("case %zu: %zu unmatched (%zu lines), want %zu", i, n, out.nr, cases[i].n);
+		if (cases[i].first && strcmp(out.v[0], cases[i].first))
+			fail_msg("case %zu: got  <%s>\nwant <%s>", i, out.v[0], cases[i].first);
+		/* no unit at all: every section but [global] */
+		strvec_clear(&out);
+		n = policy_unmatched(&p, NULL, 0, &out);
+		for (size_t k = 0; k < p.nr_sections; k++)
+			if (!p.sections[k].global && !strstr(out.nr ? out.v[0] : "", "none of the 0"))
+				fail_msg("case %zu: with no unit, no line for section %zu", i, k);
+		strvec_clear(&out);
+		policy_release(&p);
+		strbuf_release(&err);
+	}
+}
+
 static void test_nul_byte(void **state)
 {
 	struct policy p;
@@ -1234,6 +1280,7 @@ int main(void)
 		cmocka_unit_test(test_tu_layouts),
 		cmocka_unit_test(test_accepted),
 		cmocka_unit_test(test_warnings),
+		cmocka_unit_test(test_unmatched),
 		cmocka_unit_test(test_bolt),
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_nul_byte),
