@@ -82,7 +82,8 @@ static void find_compiler(struct invocation *inv)
 }
 
 /*
- * pgoptcc --version (alone) and --pgopt-version: pgoptcc's own version,
+ * pgoptcc --version (alone, but not to configure or meson: pgoptcc.c) and
+ * --pgopt-version: pgoptcc's own version,
  * the plugin it would load and the GCC that plugin was built for, and the
  * real compiler it would call; never the compiler's banner (that is
  * `pgoptcc gcc --version`).
@@ -243,9 +244,9 @@ int ownopts_help(void)
 	       "  --pgopt-help              this help (also --help as the only argument)\n"
 	       "  --pgopt-version           pgoptcc's version, the plugin it loads and the\n"
 	       "                            GCC it was built for, the real compiler (also\n"
-	       "                            --version as the only argument, but while\n"
-	       "                            configure runs: the compiler's, which\n"
-	       "                            PostgreSQL records in its version string)\n"
+	       "                            --version as the only argument, but the\n"
+	       "                            compiler's to configure and meson, which\n"
+	       "                            identify the compiler by it)\n"
 	       "  --pgopt-check-policy FILE validate a policy, ask the real compiler\n"
 	       "                            whether it takes each flag (cached), print\n"
 	       "                            the policy as JSON, warnings on stderr\n"

@@ -11,8 +11,8 @@
 /* --pgopt-help, and --help as pgoptcc's only argument; returns 0. */
 int ownopts_help(void);
 
-/* --pgopt-version, and --version as pgoptcc's only argument outside a
- * configure run: pgoptcc's version, its plugin, the real compiler;
+/* --pgopt-version, and --version as pgoptcc's only argument when neither
+ * configure nor meson asks: pgoptcc's version, its plugin, the real compiler;
  * returns 0 (exits on a bad setting or no compiler). */
 int ownopts_version(struct invocation *inv);
 

@@ -56,6 +56,7 @@
 #include "wrapper/policy/policy.h"
 #include "wrapper/common/respfile.h"
 #include "wrapper/common/run-command.h"
+#include "wrapper/common/safefs.h"
 #include "wrapper/settings.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/strvec.h"
@@ -430,6 +431,32 @@ static int configure_running(const char *dir)
 }
 
 /*
+ * Is meson asking (its compiler detection runs `$CC --version` as a child
+ * of the meson process: python3 /usr/bin/meson setup ...)?  The parent's
+ * command line, read bounded from /proc, has a word whose base name is
+ * "meson" or "meson.py" before any option.
+ */
+static int meson_asking(void)
+{
+	struct strbuf cmd = STRBUF_INIT;
+	char *path = xasprintf("/proc/%ld/cmdline", (long)getppid());
+	int r = 0;
+
+	if (sfs_read(AT_FDCWD, path, SFS_IN_SYSTEM, 0, &cmd, NULL) > 0) {
+		for (size_t i = 0; i < cmd.len && !r; i += strlen(cmd.buf + i) + 1) {
+			const char *w = cmd.buf + i, *base = strrchr(w, '/');
+			base = base ? base + 1 : w;
+			if (w[0] == '-')
+				break;
+			r = !strcmp(base, "meson") || !strcmp(base, "meson.py");
+		}
+	}
+	free(path);
+	strbuf_release(&cmd);
+	return r;
+}
+
+/*
  * A configure probe: remember the environment's settings in pgoptcc.conf
  * in this directory (configure's, the top of the build tree), so every
  * later compile and link of make, which runs without that environment,
@@ -507,12 +534,13 @@ static int parse_front(struct invocation *inv, int argc, char **argv, const char
 		*exit_code = ownopts_help();
 		return first_arg;
 	}
-	/* --version alone is ours (as ccache's), but not while configure
-	 * runs here: PostgreSQL's configure puts the first line of
-	 * `$CC --version` into PG_VERSION_STR (pg_config.h, version()),
-	 * which must stay the compiler's (a probe is sacred) */
+	/* --version alone is ours (as ccache's), but not for a build system
+	 * that identifies the compiler by it: configure (PostgreSQL's puts
+	 * the first line of `$CC --version` into PG_VERSION_STR, pg_config.h
+	 * and version(), which must stay the compiler's) and meson (which
+	 * takes the compiler's kind and version from it) - a probe is sacred */
 	if (first_arg == argc - 1 && !strcmp(argv[first_arg], "--version") &&
-	    !configure_running(inv->cwd)) {
+	    !configure_running(inv->cwd) && !meson_asking()) {
 		*exit_code = ownopts_version(inv);
 		return first_arg;
 	}

@@ -178,8 +178,9 @@ ok "PGOPT_PASSTHROUGH=1: plain gcc's object" cmp plain.o env.o
 
 # --version: pgoptcc's own (issue 42: it printed gcc's banner), never the
 # compiler's - but the compiler's where the compiler is named, when
-# masquerading, and while configure runs (PostgreSQL's configure puts the
-# first line of `$CC --version` in PG_VERSION_STR)
+# masquerading, and for the build systems that identify the compiler by it:
+# while configure runs (PostgreSQL's puts the first line of `$CC --version`
+# in PG_VERSION_STR) and when meson asks (tests/t/13 runs the real one)
 out=$("$W" --version 2> err); s=$?
 is "--version: exit 0, silent" "$s/$(cat err)" "0/"
 is "--version: pgoptcc's version first" "$(sed -n 1p <<< "$out")" "pgoptcc 0.1.0"
@@ -206,6 +207,9 @@ mkdir -p cfg && echo '/* confdefs.h */' > cfg/confdefs.h
 is "while configure runs (confdefs.h here): \$CC --version is the compiler's" \
 	"$(cd cfg && "$W" --version)" "$(gcc --version)"
 is "... so PostgreSQL's cc_string stays gcc's" "$(cd cfg && "$W" --version | sed q)" "$(gcc --version | sed q)"
+mkdir -p fakemeson && printf '#!/bin/sh\n"$@"\n' > fakemeson/meson && chmod +x fakemeson/meson
+is "meson asking (its child): \$CC --version is the compiler's (meson identifies it so)" \
+	"$(fakemeson/meson "$W" --version)" "$(gcc --version)"
 
 # own options
 "$W" --pgopt-bogus 2> err; s=$?
