@@ -320,7 +320,9 @@ int debcheck_compare(const char *workdir, const char *archive, FILE *log)
 		error("compare: %s", err.len ? err.buf : "no .deb in the work directory");
 		goto out;
 	}
-	if (!archive) {
+	{
+		/* the archive's packages are extracted there (and downloaded,
+		 * without --archive) */
 		char *mk = xasprintf("%s/archive", workdir);
 		if (mkdir(mk, 0755) < 0 && errno != EEXIST) {
 			error("cannot make %s: %s", mk, strerror(errno));
@@ -328,8 +330,9 @@ int debcheck_compare(const char *workdir, const char *archive, FILE *log)
 			goto out;
 		}
 		free(mk);
-		download(&ours, adir, log, &missing);
 	}
+	if (!archive)
+		download(&ours, adir, log, &missing);
 	if (list_debs(adir, &arch, &err) < 0) {
 		error("compare: %s", err.buf);
 		goto out;
@@ -358,8 +361,8 @@ int debcheck_compare(const char *workdir, const char *archive, FILE *log)
 		error("compare: %s", err.buf);
 		goto out;
 	}
-	fprintf(log, "compare: %zu packages of ours (%s) against the archive's (%s)\n", ours.nr,
-		ours.v[0].version, archive ? archive : "apt-get download");
+	fprintf(log, "compare: %zu package%s of ours (%s) against the archive's (%s)\n", ours.nr,
+		ours.nr == 1 ? "" : "s", ours.v[0].version, archive ? archive : "apt-get download");
 	pkgcmp_print(log, &r, 20);
 	if (r.failures)
 		pkgcmp_print(stderr, &r, 5);
@@ -389,9 +392,10 @@ int debcheck_compare(const char *workdir, const char *archive, FILE *log)
 				"in what they link (first: %s; %s)\n", r.failed, r.files, first.buf,
 				jpath);
 		else
-			fprintf(log, "compare: OK: %ld ELF files of %zu packages link as the archive's "
+			fprintf(log, "compare: OK: %ld ELF files of %zu package%s link as the archive's "
 				"(needed libraries, undefined symbols, exports); installed size %.3fx, "
-				".deb %.3fx the archive's\n", r.files, ours.nr, ir, dr);
+				".deb %.3fx the archive's\n", r.files, ours.nr, ours.nr == 1 ? "" : "s",
+				ir, dr);
 		strbuf_release(&first);
 	}
 	rc = r.failures ? PGBUILD_EXIT_FAIL : 0;
