@@ -10,7 +10,7 @@
 #include "pgbuild/pipeline/deb.h"
 
 /* The options only `pgbuild deb` has (codes past cli.h's, long only). */
-enum { DEB_OPT_CHROOT = 0x10000, DEB_OPT_ARCHIVE, DEB_OPT_NO_COMPARE };
+enum { DEB_OPT_CHROOT = 0x10000, DEB_OPT_ARCHIVE, DEB_OPT_NO_COMPARE, DEB_OPT_NO_MODULES };
 
 static void deb_usage(FILE *fp)
 {
@@ -60,7 +60,8 @@ static void deb_usage(FILE *fp)
 		"  --metric LIST        the gate's metrics (default %s)\n"
 		"  --pairs N, -T, --duration S\n"
 		"                       the gate's pairs and seconds per run\n"
-		"  --no-regress         skip the regression suite and the modules check\n"
+		"  --no-regress         skip the regression suite\n"
+		"  --no-modules         skip the modules check\n"
 		"  --no-gate            skip the gate (the report has the build alone)\n"
 		"  -j, --jobs N         dpkg-buildpackage -jN (default 2)\n"
 		"  --restart            ignore an earlier run's state\n"
@@ -90,6 +91,7 @@ PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it
 		{ "chroot", no_argument, NULL, DEB_OPT_CHROOT },
 		{ "archive", required_argument, NULL, DEB_OPT_ARCHIVE },
 		{ "no-compare", no_argument, NULL, DEB_OPT_NO_COMPARE },
+		{ "no-modules", no_argument, NULL, DEB_OPT_NO_MODULES },
 		{ "no-regress", no_argument, NULL, OPT_NO_REGRESS },
 		{ "no-gate", no_argument, NULL, OPT_NO_GATE },
 		CLI_OPT_JOBS,
@@ -146,6 +148,7 @@ PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it
 		case DEB_OPT_CHROOT: o.chroot = 1; break;
 		case DEB_OPT_ARCHIVE: o.archive = optarg; break;
 		case DEB_OPT_NO_COMPARE: o.no_compare = 1; break;
+		case DEB_OPT_NO_MODULES: o.no_modules = 1; break;
 		case OPT_NO_REGRESS: o.no_regress = 1; break;
 		case OPT_NO_GATE: o.no_gate = 1; break;
 		case 'j':

@@ -684,20 +684,22 @@ int deb_pipeline(const struct deb_opts *o)
 			    d.archive ? d.archive : "apt-get download");
 		checks = worse(checks, stage_run(&d.p, DS_COMPARE, key.buf, what.buf, st_compare));
 	}
-	if (o->no_regress) {
+	if (o->no_regress)
 		skip(&d, DS_REGRESS, "--no-regress");
-		skip(&d, DS_MODULES, "--no-regress");
-	} else if (!d.server) {
+	else if (!d.server)
 		skip(&d, DS_REGRESS, "no package holds a PostgreSQL server (usr/lib/postgresql/N/bin/postgres)");
-		skip(&d, DS_MODULES, "no package holds a PostgreSQL server");
-	} else {
+	else
 		checks = worse(checks, stage_run(&d.p, DS_REGRESS, d.build_key,
 						 "pgbuild regress --prefix (installcheck), JIT forced "
 						 "on every query", st_regress));
+	if (o->no_modules)
+		skip(&d, DS_MODULES, "--no-modules");
+	else if (!d.server)
+		skip(&d, DS_MODULES, "no package holds a PostgreSQL server");
+	else
 		checks = worse(checks, stage_run(&d.p, DS_MODULES, d.build_key,
 						 "LOAD every module, CREATE EXTENSION every extension, "
 						 "JIT forced", st_modules));
-	}
 	if (o->no_gate) {
 		skip(&d, DS_GATE, "--no-gate");
 	} else if (!d.server) {

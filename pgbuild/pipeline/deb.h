@@ -72,8 +72,9 @@ struct deb_opts {
 				   * with (NULL: apt-get download) */
 	int chroot;               /* --chroot: build in a clean chroot */
 	int no_compare;           /* --no-compare */
-	int no_regress, no_gate;  /* --no-regress (the suite and the modules
-				   * check), --no-gate */
+	int no_regress;           /* --no-regress: not the suite */
+	int no_modules;           /* --no-modules: not the modules check */
+	int no_gate;              /* --no-gate */
 	int restart;              /* --restart */
 	int quiet;                /* -q */
 };

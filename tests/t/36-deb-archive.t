@@ -17,10 +17,17 @@
 #     default clang-14): refused (exit 2) before dpkg-buildpackage runs,
 #     naming the file and its package and the fix (--chroot); its log says
 #     so.
+#   - The modules stage on a package that ships a PostgreSQL server (a copy
+#     of this machine's /usr/lib/postgresql/15 and its share directory,
+#     with a module compiled through pgoptcc): every module loads and
+#     every extension is created with JIT forced (exit 0); with a JIT
+#     provider that leaves an LLVM symbol undefined (the issue's
+#     llvmjit.so) it fails (exit 1) naming the module, the symbol, JIT
+#     unavailable and the extensions whose scripts JIT compiles.
 #   - pgbuild regress --set: refused without --prefix, and a setting
 #     every pgbuild server refuses is refused here too.
 # The chroot build (--chroot, mmdebstrap, minutes and the network) and the
-# modules stage (a PostgreSQL package) are tests/bench/deb-package's.
+# suite with JIT forced on Debian's package are tests/bench/deb-package's.
 . "$(dirname "$0")/../lib/tap.sh"
 for t in dpkg-buildpackage dh jq; do
 	command -v $t >/dev/null || skip_all "$t is not installed (make deps)"
@@ -156,6 +163,62 @@ if command -v clang >/dev/null && [ -n "$other" ]; then
 	like "... without clang in the Build-Depends the build runs" "$(cat "$TMP/ws.out")" '\[2/8\] build +done'
 else
 	skip "no clang, or no second clang-N on PATH (make deps installs clang-15)" 5
+fi
+
+# the modules stage: a package that ships a PostgreSQL server (the
+# archive's install of this machine, copied, with a module of its own
+# compiled through pgoptcc); once as it is, once with a JIT provider that
+# lost its library (its llvmjit.so leaves an LLVM symbol undefined)
+PGDIR=/usr/lib/postgresql/15 PGSHARE=/usr/share/postgresql/15
+make_server() { # DIR BROKEN(0|1): the source package in DIR/pgopt-server, its .dsc
+	local s=$1/pgopt-server
+	mkdir -p "$s/src" "$s/debian/source" || return 1
+	printf 'extern void _ZN4llvm9ErrorList2IDE(void);\nvoid _PG_jit_provider_init(void *cb) { (void)cb; _ZN4llvm9ErrorList2IDE(); }\n' > "$s/src/jit.c"
+	cat > "$s/Makefile" <<MK
+all: llvmjit.so
+llvmjit.so: src/jit.o
+	\$(CC) \$(CFLAGS) -shared -o \$@ src/jit.o
+src/%.o: src/%.c
+	\$(CC) \$(CFLAGS) -fPIC -c -o \$@ \$<
+install: all
+	mkdir -p \$(DESTDIR)/usr/lib/postgresql \$(DESTDIR)/usr/share/postgresql
+	cp -a $PGDIR \$(DESTDIR)/usr/lib/postgresql/
+	cp -a $PGSHARE \$(DESTDIR)/usr/share/postgresql/
+	if [ $2 = 1 ]; then install -m 644 llvmjit.so \$(DESTDIR)/usr/lib/postgresql/15/lib/llvmjit.so; fi
+clean:
+	rm -f llvmjit.so src/*.o
+MK
+	printf 'pgopt-server (1.0) unstable; urgency=medium\n\n  * A server.\n\n -- pgoptcc tests <tests@example.org>  Thu, 03 Dec 2026 12:00:00 +0000\n' > "$s/debian/changelog"
+	printf 'Source: pgopt-server\nMaintainer: pgoptcc tests <tests@example.org>\nBuild-Depends: dpkg-dev\n\nPackage: pgopt-server\nArchitecture: any\nDescription: a PostgreSQL server\n a copy of the installed one\n' > "$s/debian/control"
+	echo '3.0 (native)' > "$s/debian/source/format"
+	# no dh: a plain build, the copied install packed as it is (gzip -1)
+	printf '#!/usr/bin/make -f\nbuild build-arch build-indep:\n\t$(MAKE)\nclean:\n\t$(MAKE) clean\n\trm -rf debian/tmp debian/files\nbinary binary-arch: build\n\t$(MAKE) install DESTDIR=$(CURDIR)/debian/tmp\n\tmkdir -p debian/tmp/DEBIAN\n\tdpkg-gencontrol -ppgopt-server\n\tdpkg-deb -Zgzip -z1 --build debian/tmp ..\nbinary-indep:\n.PHONY: build build-arch build-indep clean binary binary-arch binary-indep\n' > "$s/debian/rules"
+	chmod +x "$s/debian/rules"
+	(cd "$1" && dpkg-source -b pgopt-server > /dev/null 2>&1)
+}
+if [ -x "$PGDIR/bin/postgres" ] && [ -f "$PGDIR/lib/llvmjit.so" ] && id postgres > /dev/null 2>&1; then
+	G=$TMP/good
+	make_server "$G" 0
+	"$PGB" deb --dsc "$G/pgopt-server_1.0.dsc" --policy "$TMP/p.policy" --workdir "$TMP/wg" \
+		--builddir . --no-compare --no-regress --no-gate > "$TMP/wg.out" 2>&1
+	is "a package with a PostgreSQL server: pgbuild deb exits 0" "$?" 0 || diag "$(tail -20 "$TMP/wg.out")"
+	like "... every module loaded, every extension created, JIT compiled a query" "$(cat "$TMP/wg.out")" \
+		'\[6/8\] modules +done .*modules: OK: [0-9]+ modules loaded, [0-9]+ extensions created \(CASCADE\), JIT forced on every query: a test query JIT-compiled [1-9][0-9]* functions'
+	like "... the package's own server and files, not the system's" "$(cat "$TMP/wg/logs/modules.log")" \
+		"modules: [0-9]+ modules in $TMP/wg/root/usr/lib/postgresql/15/lib, [0-9]+ extensions in $TMP/wg/root/usr/share/postgresql/15/extension"
+	Z=$TMP/broken
+	make_server "$Z" 1
+	"$PGB" deb --dsc "$Z/pgopt-server_1.0.dsc" --policy "$TMP/p.policy" --workdir "$TMP/wz" \
+		--builddir . --no-compare --no-regress --no-gate > "$TMP/wz.out" 2>&1
+	is "a JIT provider that lost its library: pgbuild deb exits 1" "$?" 1 || diag "$(tail -20 "$TMP/wz.out")"
+	like "... LOAD of it fails, naming the module and the symbol" "$(cat "$TMP/wz.out")" \
+		'FAIL llvmjit\.so does not load: could not load library .*llvmjit\.so": .*undefined symbol: _ZN4llvm9ErrorList2IDE'
+	like "... and JIT is not available" "$(cat "$TMP/wz.out")" 'FAIL JIT: pg_jit_available\(\) is an error: could not load library'
+	like "... every extension with code fails to be created: JIT compiles its script" "$(cat "$TMP/wz.out")" \
+		'FAIL CREATE EXTENSION cube: could not load library .*llvmjit\.so'
+	like "... the stage fails" "$(cat "$TMP/wz.out")" '\[6/8\] modules +FAILED .*modules: FAILED: [0-9]+ problems'
+else
+	skip "no $PGDIR with llvmjit.so, or no postgres user (make deps installs postgresql-15)" 7
 fi
 
 # regress --set: installcheck's server only, and the settings every
