@@ -22,12 +22,11 @@
  * script takes the first of its names there, Debian's rules choose among
  * the versions (postgresql.mk: the highest /usr/bin/llvm-config-N, and
  * clang-N of the same N).  One row per program; its files are NAME and
- * NAME[-]VERSION (llvm-config-15, clang-14, python3.11, tclsh8.6).
+ * NAME[-.]VERSION (llvm-config-15, clang-14, python3.11, tclsh8.6).
  */
 static const char *const probes[] = { "clang", "llvm-config", "python3", "tclsh", NULL };
 
-/* Is name the program or one of its versions? */
-static int probe_matches(const char *program, const char *name)
+int debenv_probe_matches(const char *program, const char *name)
 {
 	size_t n = strlen(program);
 	const char *v = name + n;
@@ -35,7 +34,7 @@ static int probe_matches(const char *program, const char *name)
 		return 0;
 	if (!*v)
 		return 1;
-	if (*v == '-')
+	if (*v == '-' || *v == '.')
 		v++;
 	if (*v < '0' || *v > '9')
 		return 0;
@@ -44,9 +43,7 @@ static int probe_matches(const char *program, const char *name)
 
 /* ---------------- debian/control ---------------- */
 
-/* The field name (case-insensitive) of the first paragraph of text,
- * continuation lines joined; malloced, or NULL. */
-static char *control_field(const char *text, const char *name)
+char *debenv_control_field(const char *text, const char *name)
 {
 	size_t n = strlen(name);
 	struct strbuf sb = STRBUF_INIT;
@@ -83,12 +80,7 @@ static char *control_field(const char *text, const char *name)
 	return strbuf_detach(&sb, NULL);
 }
 
-/*
- * The alternatives of each relation of a field (Depends, Build-Depends),
- * as "a|b|c", without versions, architecture qualifiers and restrictions,
- * onto out (a substitution variable, ${shlibs:Depends}, is no name).
- */
-static void relation_groups(const char *field, struct strvec *out)
+void debenv_relation_groups(const char *field, struct strvec *out)
 {
 	struct strbuf group = STRBUF_INIT;
 	const char *p = field;
@@ -116,7 +108,7 @@ static void relation_groups(const char *field, struct strvec *out)
 static void relation_names(const char *field, struct strvec *out)
 {
 	struct strvec groups = STRVEC_INIT;
-	relation_groups(field, &groups);
+	debenv_relation_groups(field, &groups);
 	for (size_t i = 0; i < groups.nr; i++) {
 		char *copy = xstrdup(groups.v[i]), *save = NULL;
 		for (char *a = strtok_r(copy, "|", &save); a; a = strtok_r(NULL, "|", &save))
@@ -184,7 +176,7 @@ static int pkgdb_read(struct pkgdb *db, struct strbuf *why)
 		strvec_init(&pk->provides);
 		strvec_init(&pk->depends);
 		relation_names(f[3], &pk->provides);
-		relation_groups(f[4], &pk->depends);
+		debenv_relation_groups(f[4], &pk->depends);
 	}
 	strbuf_release(&out);
 	return 0;
@@ -401,7 +393,7 @@ static void find_programs(const char *path, struct found **out, size_t *nr)
 		while (dh && (e = readdir(dh))) {
 			for (int p = 0; probes[p]; p++) {
 				char *full, real[PATH_MAX];
-				if (!probe_matches(probes[p], e->d_name))
+				if (!debenv_probe_matches(probes[p], e->d_name))
 					continue;
 				full = xasprintf("%s/%s", d, e->d_name);
 				if (!is_executable(full)) {
@@ -438,16 +430,16 @@ int debenv_check_host(const char *src, const char *path, struct strbuf *note,
 		strbuf_addstr(why, err.buf);
 		goto out;
 	}
-	source = control_field(text.buf, "Source");
+	source = debenv_control_field(text.buf, "Source");
 	if (pkgdb_read(&db, why) < 0)
 		goto out;
 	{
 		/* a stack: the Build-Depends first, then build-essential, then the
 		 * essential packages (pushed last: resolved first) */
-		char *bd = control_field(text.buf, "Build-Depends");
-		char *bda = control_field(text.buf, "Build-Depends-Arch");
-		relation_groups(bda, &roots);
-		relation_groups(bd, &roots);
+		char *bd = debenv_control_field(text.buf, "Build-Depends");
+		char *bda = debenv_control_field(text.buf, "Build-Depends-Arch");
+		debenv_relation_groups(bda, &roots);
+		debenv_relation_groups(bd, &roots);
 		free(bd);
 		free(bda);
 		strvec_push(&roots, "build-essential");

@@ -35,7 +35,7 @@
  *   one of its names: a configure script takes the first of a program's
  *   names on PATH, and Debian's rules pick a version among them (for each
  *   row of a table: llvm-config, clang, python3, tclsh; any NAME or
- *   NAME[-]VERSION on PATH).  "Pull in": the Build-Depends and
+ *   NAME[-.]VERSION on PATH).  "Pull in": the Build-Depends and
  *   Build-Depends-Arch of debian/control (every alternative, whatever
  *   their architecture or profile restrictions), build-essential and the
  *   essential packages, and what they depend on (Depends, Pre-Depends;
@@ -60,6 +60,19 @@
  */
 int debenv_check_host(const char *src, const char *path, struct strbuf *note,
 		      struct strbuf *why);
+
+/* The parts of the host check, for the unit tests: */
+/* Is name the program or one of its versions (NAME, NAME[-.]VERSION:
+ * llvm-config-15, python3.11, tclsh8.6)? */
+int debenv_probe_matches(const char *program, const char *name);
+/* The field name (case-insensitive) of text's first paragraph (a
+ * debian/control's source stanza), continuation lines joined, comments
+ * skipped; malloced, or NULL. */
+char *debenv_control_field(const char *text, const char *name);
+/* The alternatives of each relation of a field (Depends, Build-Depends)
+ * as "a|b|c", without versions, architecture qualifiers and restrictions,
+ * onto out (a substitution variable, ${shlibs:Depends}, is no name). */
+void debenv_relation_groups(const char *field, struct strvec *out);
 
 /*
  * The directories the dynamic linker looks for libraries in, for this
