@@ -214,13 +214,11 @@ static char *find_needed(const struct side *sd, const struct lib *l, const char 
 }
 
 /*
- * The symbols of l (a file of the side) that stay undefined: not defined
- * by a library of its needed closure (breadth-first, each found as the
- * dynamic linker would), nor, for a library or module, by a program of
- * the side.  Into out (sealed); the needed names found nowhere into
- * missing when not NULL.
+ * The libraries l needs, breadth-first as the dynamic linker loads them
+ * (each found as it would find it), l itself first: a malloced array of
+ * *n; the needed names found nowhere into missing when not NULL.
  */
-static void unresolved(struct side *sd, struct lib *l, struct names *out, struct names *missing)
+static struct lib **closure(struct side *sd, struct lib *l, size_t *n, struct names *missing)
 {
 	struct lib **queue = NULL;
 	size_t nq = 0, alloc = 0;
@@ -247,19 +245,52 @@ static void unresolved(struct side *sd, struct lib *l, struct names *out, struct
 			}
 		}
 	}
+	if (missing)
+		names_seal(missing);
+	*n = nq;
+	return queue;
+}
+
+/* Does a library of the closure (but l itself, the first) define sym? */
+static int defined_by(struct lib *const *libs, size_t n, const char *sym)
+{
+	for (size_t k = 1; k < n; k++)
+		if (names_has(&libs[k]->exports, sym))
+			return 1;
+	return 0;
+}
+
+/*
+ * The symbols of l (a file of the side, its closure libs) that stay
+ * undefined: not defined by a library it needs, nor, for a library or
+ * module, by a program of the side.  Into out (sealed).
+ */
+static void unresolved(struct side *sd, struct lib *const *libs, size_t n, struct names *out)
+{
+	const struct lib *l = libs[0];
 	for (size_t i = 0; i < l->undef.nr; i++) {
 		const char *sym = l->undef.v[i];
-		size_t k;
-		for (k = 1; k < nq && !names_has(&queue[k]->exports, sym); k++)
-			;
-		if (k < nq || (!l->is_program && names_has(&sd->prog_exports, sym)))
+		if (defined_by(libs, n, sym) || (!l->is_program && names_has(&sd->prog_exports, sym)))
 			continue;
 		names_add(out, sym);
 	}
 	names_seal(out);
-	if (missing)
-		names_seal(missing);
-	free(queue);
+}
+
+/*
+ * What l exports of its own: not what a library it needs defines too (a
+ * program's copy of a library's variable, stdout or optarg, is a copy
+ * relocation: the executable defines it only because code compiled
+ * without -fPIE-style GOT access refers to it; an LTO or -fno-plt build
+ * may have none).  Into out (sealed).
+ */
+static void own_exports(struct lib *const *libs, size_t n, struct names *out)
+{
+	const struct lib *l = libs[0];
+	for (size_t i = 0; i < l->exports.nr; i++)
+		if (!defined_by(libs, n, l->exports.v[i]))
+			names_add(out, l->exports.v[i]);
+	names_seal(out);
 }
 
 /* The side's file rel: loaded when it is ELF, else NULL. */
@@ -345,11 +376,50 @@ static int has_package(const struct pkgcmp_side *s, const char *pkg)
 	return 0;
 }
 
+/*
+ * The needed libraries the archive's file a has and ours, c, has not:
+ * a failure when c still refers to a symbol the library defines (found
+ * as a's dynamic linker finds it), else a note (c refers to none of it:
+ * the linker's --as-needed left it out).
+ */
+static void lost_needed(struct side *arch, struct lib *c, struct lib *a, const struct names *cn,
+			const struct names *an, const struct pkgcmp_file *cf, struct pkgcmp_result *r)
+{
+	struct pkgcmp_finding *lost = NULL, *unused = NULL;
+
+	for (size_t i = 0; i < an->nr; i++) {
+		char *path;
+		struct lib *dep;
+		int used = 0;
+		if (names_has(cn, an->v[i]))
+			continue;
+		path = find_needed(arch, a, an->v[i]);
+		dep = path ? side_load(arch, path) : NULL;
+		free(path);
+		/* a library the archive's cannot find either: count it as used */
+		used = !dep || !dep->ok;
+		for (size_t k = 0; !used && k < c->undef.nr; k++)
+			used = names_has(&dep->exports, c->undef.v[k]);
+		if (used) {
+			if (!lost)
+				lost = add(r, cf->path, cf->package, PKGCMP_LOST_NEEDED);
+			strvec_push(&lost->items, an->v[i]);
+		} else {
+			if (!unused)
+				unused = add(r, cf->path, cf->package, PKGCMP_UNUSED_NEEDED);
+			strvec_push(&unused->items, an->v[i]);
+		}
+	}
+}
+
 /* One file both sides hold; 1 when it has a failure. */
 static int compare_file(struct side *cand, struct side *arch, struct lib *c, struct lib *a,
 			const struct pkgcmp_file *cf, struct pkgcmp_result *r)
 {
 	struct names cn = { 0 }, an = { 0 }, cu = { 0 }, au = { 0 }, missing = { 0 };
+	struct names cown = { 0 }, aown = { 0 };
+	struct lib **clibs, **alibs;
+	size_t nc, na;
 	long before = r->failures;
 
 	for (size_t i = 0; i < c->needed.nr; i++)
@@ -358,22 +428,30 @@ static int compare_file(struct side *cand, struct side *arch, struct lib *c, str
 		names_add(&an, a->needed.v[i]);
 	names_seal(&cn);
 	names_seal(&an);
-	add_diff(r, cf->path, cf->package, PKGCMP_LOST_NEEDED, &an, &cn);
+	lost_needed(arch, c, a, &cn, &an, cf, r);
 	add_diff(r, cf->path, cf->package, PKGCMP_NEW_NEEDED, &cn, &an);
-	unresolved(cand, c, &cu, &missing);
-	unresolved(arch, a, &au, NULL);
+	clibs = closure(cand, c, &nc, &missing);
+	alibs = closure(arch, a, &na, NULL);
+	unresolved(cand, clibs, nc, &cu);
+	unresolved(arch, alibs, na, &au);
 	add_diff(r, cf->path, cf->package, PKGCMP_UNRESOLVED, &cu, &au);
 	if (missing.nr) {
 		struct pkgcmp_finding *f = add(r, cf->path, cf->package, PKGCMP_NOT_FOUND);
 		strvec_pushn(&f->items, (const char *const *)missing.v, missing.nr);
 	}
-	add_diff(r, cf->path, cf->package, PKGCMP_LOST_EXPORT, &a->exports, &c->exports);
-	add_diff(r, cf->path, cf->package, PKGCMP_NEW_EXPORT, &c->exports, &a->exports);
+	own_exports(clibs, nc, &cown);
+	own_exports(alibs, na, &aown);
+	add_diff(r, cf->path, cf->package, PKGCMP_LOST_EXPORT, &aown, &c->exports);
+	add_diff(r, cf->path, cf->package, PKGCMP_NEW_EXPORT, &cown, &a->exports);
+	free(clibs);
+	free(alibs);
 	names_clear(&cn);
 	names_clear(&an);
 	names_clear(&cu);
 	names_clear(&au);
 	names_clear(&missing);
+	names_clear(&cown);
+	names_clear(&aown);
 	return r->failures > before;
 }
 
@@ -457,6 +535,8 @@ static const char *const what[PKGCMP_NKINDS] = {
 			      "does not)",
 	[PKGCMP_LOST_EXPORT] = "does not export what the archive's exports",
 	[PKGCMP_NEW_FILE] = "only ours has it",
+	[PKGCMP_UNUSED_NEEDED] = "no longer needs what the archive's needs, referring to none of "
+				 "its symbols (--as-needed)",
 	[PKGCMP_NEW_NEEDED] = "needs more than the archive's",
 	[PKGCMP_NEW_EXPORT] = "exports more than the archive's",
 	[PKGCMP_NOT_FOUND] = "needs libraries found nowhere here",
@@ -469,6 +549,7 @@ static const char *const kind_names[PKGCMP_NKINDS] = {
 	[PKGCMP_UNRESOLVED] = "unresolved",
 	[PKGCMP_LOST_EXPORT] = "lost_export",
 	[PKGCMP_NEW_FILE] = "new_file",
+	[PKGCMP_UNUSED_NEEDED] = "unused_needed",
 	[PKGCMP_NEW_NEEDED] = "new_needed",
 	[PKGCMP_NEW_EXPORT] = "new_export",
 	[PKGCMP_NOT_FOUND] = "not_found",

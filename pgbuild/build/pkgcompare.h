@@ -12,7 +12,11 @@
  * compares what the dynamic linker sees:
  *
  *   needed      DT_NEEDED of the file: one the archive's file has and ours
- *               has not is a failure (a new one is a note);
+ *               has not is a failure when ours still refers to a symbol
+ *               that library defines (the llvmjit.so that lost
+ *               libLLVM-14.so.1); when ours refers to none (the linker's
+ *               --as-needed, PostgreSQL's default, left out a libm whose
+ *               only caller LTO folded away) it is a note, as a new one is;
  *   undefined   the symbols the file leaves undefined (not weak) that no
  *               library of its needed closure defines (breadth-first, as
  *               ld.so loads them: each needed library found through the
@@ -23,8 +27,12 @@
  *               that ours leaves so and the archive's does not is a
  *               failure, the symbols named;
  *   exports     the symbols the file defines for others (.dynsym, GLOBAL,
- *               WEAK or GNU_UNIQUE, not hidden): one the archive's exports
- *               and ours does not is a failure (new ones are a note).
+ *               WEAK or GNU_UNIQUE, not hidden) but those a library of its
+ *               needed closure defines too (a program's copy relocations
+ *               of a library's variables: stdout, optarg, readline's rl_*,
+ *               which a build whose code reaches them through the GOT has
+ *               none of): one the archive's exports and ours does not is a
+ *               failure (new ones are a note).
  *
  * Files are matched by path; an ELF file of a package both sides have
  * that the archive's holds and ours does not is a failure, one only ours
@@ -76,6 +84,8 @@ enum pkgcmp_kind {
 			       * that the archive's resolves or has not */
 	PKGCMP_LOST_EXPORT,   /* failure: symbols the archive's exports */
 	PKGCMP_NEW_FILE,      /* note: only ours has it */
+	PKGCMP_UNUSED_NEEDED, /* note: needed libraries the archive's has, ours
+			       * not, and ours refers to none of their symbols */
 	PKGCMP_NEW_NEEDED,    /* note: needed libraries only ours has */
 	PKGCMP_NEW_EXPORT,    /* note: symbols only ours exports */
 	PKGCMP_NOT_FOUND,     /* note: needed libraries found nowhere (on our

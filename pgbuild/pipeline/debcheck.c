@@ -106,7 +106,13 @@ static int deb_files(const char *deb, struct strvec *files, struct strbuf *err)
 	return 0;
 }
 
-/* The .debs of dir (but -dbgsym ones), with their fields and files. */
+static int cmp_pkg(const void *a, const void *b)
+{
+	return strcmp(((const struct debpkg *)a)->name, ((const struct debpkg *)b)->name);
+}
+
+/* The .debs of dir (but -dbgsym ones), with their fields and files, in
+ * name order. */
 static int list_debs(const char *dir, struct debpkgs *debs, struct strbuf *err)
 {
 	DIR *dh = opendir(dir);
@@ -161,6 +167,8 @@ static int list_debs(const char *dir, struct debpkgs *debs, struct strbuf *err)
 		strbuf_release(&fields);
 	}
 	closedir(dh);
+	if (debs->nr)
+		qsort(debs->v, debs->nr, sizeof(*debs->v), cmp_pkg);
 	return rc;
 }
 

@@ -7,7 +7,8 @@
  * program, and a library; "ours" built from the same sources with one
  * change per case: the module linked without -ldep (the llvmjit.so of the
  * issue: no NEEDED, its symbol undefined), an export removed, a file
- * missing, a library needed in addition.
+ * missing, a library needed in addition; and what the linker decides
+ * alone (a program's copy relocations, a library linked but unused).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -274,6 +275,35 @@ static void test_missing_file(void **state)
 	pkgcmp_release(&r);
 }
 
+/* What the linker decides alone: a program's copy relocations of a
+ * library's variables (stdout, defined in the archive's -no-pie program,
+ * reached through the GOT in ours) are no exports of its own, and a
+ * library linked but not used (--no-as-needed -lm in the archive's, left
+ * out by ours) is a note, not a lost dependency. */
+static void test_linker_choices(void **state)
+{
+	struct pkgcmp_result r = PKGCMP_RESULT_INIT;
+	const struct pkgcmp_finding *f;
+	char libs[160];
+	(void)state;
+	make_arch();
+	sh("cd %s && printf '#include <stdio.h>\nint prog_api(int x) { return x + 1; }\n"
+	   "int main(void) { fputs(\"x\", stdout); return prog_api(-1); }\n' > src/prog2.c && "
+	   "gcc -no-pie -rdynamic -o arch/usr/bin/prog src/prog2.c -Wl,--no-as-needed -lm && "
+	   "readelf --dyn-syms -W arch/usr/bin/prog | grep -q ' stdout'", dir);
+	snprintf(libs, sizeof(libs), "-L%s/sys -l:libdep.so.1", dir);
+	make_root("pic", "", libs);
+	sh("cd %s && gcc -fPIC -pie -rdynamic -o pic/usr/bin/prog src/prog2.c -Wl,--as-needed -lm", dir);
+	compare("pic", 3, &r);
+	assert_null(find(&r, "usr/bin/prog", PKGCMP_LOST_EXPORT));
+	assert_null(find(&r, "usr/bin/prog", PKGCMP_LOST_NEEDED));
+	f = find(&r, "usr/bin/prog", PKGCMP_UNUSED_NEEDED);
+	assert_non_null(f);
+	assert_string_equal(f->items.v[0], "libm.so.6");
+	assert_int_equal(r.failures, 0);
+	pkgcmp_release(&r);
+}
+
 /* A root that is not there: an error, no findings. */
 static void test_no_root(void **state)
 {
@@ -299,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_lost_export),
 		cmocka_unit_test(test_new_needed),
 		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_linker_choices),
 		cmocka_unit_test(test_no_root),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
