@@ -8,7 +8,8 @@
 #                [DATADIR=...] [MANDIR=...]
 #   make deps            install the Debian packages the project needs
 #   make deps-deb        deps + what tests/bench/deb-package needs (the build
-#                        dependencies of Debian's postgresql-15, diffoscope)
+#                        dependencies of Debian's postgresql-15, diffoscope,
+#                        mmdebstrap for pgbuild deb --chroot)
 #   make check           unit + integration suites (minutes)
 #   make check-pg        PostgreSQL 15 end-to-end suite (tens of minutes)
 #   make test            deps + check + check-pg (the README's test command)
@@ -187,8 +188,10 @@ deps:
 # tests/bench/deb-package's needs beyond make deps: the build dependencies
 # of Debian's postgresql-15 (its debian/control, arch build, nocheck, but
 # IPC::Run and IO::Pty, which its configure wants whatever the profile:
-# postgresql.mk passes --enable-tap-tests always) and
-# diffoscope (comparing two package builds).
+# postgresql.mk passes --enable-tap-tests always),
+# diffoscope (comparing two package builds) and mmdebstrap (pgbuild deb
+# --chroot: the archive's build environment, a clean chroot with only the
+# Build-Depends).
 DEB_DEPS := autoconf bison clang debhelper dh-exec docbook-xml docbook-xsl \
 	dpkg-dev flex gettext libicu-dev libkrb5-dev libldap2-dev liblz4-dev \
 	libpam0g-dev libperl-dev libreadline-dev libselinux1-dev libssl-dev \
@@ -196,7 +199,7 @@ DEB_DEPS := autoconf bison clang debhelper dh-exec docbook-xml docbook-xsl \
 	llvm-dev lz4 mawk perl pkg-config postgresql-common python3-dev \
 	libipc-run-perl libio-pty-perl \
 	systemtap-sdt-dev tcl-dev uuid-dev xsltproc zlib1g-dev zstd \
-	diffoscope-minimal
+	diffoscope-minimal mmdebstrap
 deps-deb: deps
 	@sh tests/lib/install-deps.sh $(DEB_DEPS)
 

@@ -17,6 +17,13 @@
 #
 # Give dpkg-buildpackage -jN: the rules call $(MAKE) themselves, so
 # DEB_BUILD_OPTIONS=parallel=N alone leaves the compile serial.
+# Build where the archive builds: a clean chroot with only the
+# Build-Depends (`pgbuild deb --chroot` makes one with mmdebstrap; sbuild
+# does the same, with pgoptcc's install in the chroot).  On a machine with
+# more, configure finds it: Debian's postgresql.mk takes the highest
+# /usr/bin/llvm-config-N, and with LLVM 15's llvm-config beside the
+# Build-Depends' LLVM 14 the package's llvmjit.so links no libLLVM (every
+# JIT-compiled query fails); `pgbuild deb` refuses such a machine.
 # tests/bench/deb-package builds Debian's postgresql-15 so and checks it.
 #
 # With a profile bundle (pgbuild bundle create: a training's PGO and BOLT

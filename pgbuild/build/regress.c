@@ -481,6 +481,8 @@ static int start_server(struct regress *r)
 	co.prefix = r->prefix;
 	co.quiet = 1;
 	strvec_pushl(&co.settings, "max_prepared_transactions=10", "fsync=off", NULL);
+	if (r->o->settings)
+		strvec_pushv(&co.settings, (const char *const *)r->o->settings->v);
 	rc = cluster_create(&r->cl, &co);
 	strvec_clear(&co.settings);
 	if (rc < 0)

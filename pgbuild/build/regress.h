@@ -40,7 +40,9 @@
  * those the suites write in (src/test/regress; contrib with --contrib),
  * which alone are the server user's.  The server gets what the
  * suites expect of their temporary server (max_prepared_transactions=10;
- * PGHOST/PGPORT naming itself, for dblink and postgres_fdw), make gets
+ * PGHOST/PGPORT naming itself, for dblink and postgres_fdw) and the
+ * settings given (--set, e.g. jit=on with its costs 0: every query
+ * JIT-compiled, so a JIT provider that cannot load fails), make gets
  * PGHOST/PGPORT/PGUSER, contrib runs one module at a time (one server,
  * one contrib_regression database), and the server log is scanned at the
  * end: a crash, PANIC or failed assertion there fails the run even when
@@ -76,6 +78,9 @@ struct regress_opts {
 	const char *json;         /* --json FILE: the summary, or NULL */
 	const char *tests;        /* --tests "A B": only these core tests, or NULL */
 	const char *temp_config;  /* --temp-config FILE for the test server, or NULL */
+	/* installcheck: more settings "name=value" of the server started
+	 * here (--set: JIT forced on every query), after its own; NULL: none */
+	const struct strvec *settings;
 	int core;                 /* run the core suite (0 with --no-core) */
 	int contrib;              /* --contrib: make -C contrib check too */
 	int jobs;                 /* --jobs for contrib */

@@ -11,6 +11,9 @@
 #include "pgbuild/cmd/cmd.h"
 #include "pgbuild/pipeline/deb.h"
 
+/* The options only `pgbuild deb` has (codes past cli.h's, long only). */
+enum { DEB_OPT_CHROOT = 0x10000, DEB_OPT_ARCHIVE, DEB_OPT_NO_COMPARE, DEB_OPT_NO_MODULES };
+
 static void deb_usage(FILE *fp)
 {
 	fprintf(fp,
@@ -19,10 +22,15 @@ static void deb_usage(FILE *fp)
 		"Build a Debian source package through pgoptcc, as a packager would, and\n"
 		"check what it made: unpack it (dpkg-source -x) and add the recipe (the\n"
 		"debian/rules fragment, the policy as debian/pgopt.policy, the bundle as\n"
-		"debian/pgopt-bundle), dpkg-buildpackage -B, extract the .debs, then\n"
-		"pgbuild verify, regress (installcheck against the packaged server), gate\n"
-		"(against the distribution's installed package) and report.  Resumable:\n"
-		"the same command goes on from the first stage that did not finish.\n"
+		"debian/pgopt-bundle), dpkg-buildpackage -B in the archive's build\n"
+		"environment (--chroot, or this machine when it would build the same),\n"
+		"extract the .debs, then pgbuild verify, compare (every ELF file against\n"
+		"the archive's package: needed libraries, undefined symbols, exports;\n"
+		"sizes), regress (installcheck against the packaged server, JIT forced on\n"
+		"every query), modules (every module loaded, every extension created),\n"
+		"gate (against the distribution's installed package) and report.\n"
+		"Resumable: the same command goes on from the first stage that did not\n"
+		"finish.\n"
 		"\n"
 		"  --workdir DIR        where everything goes: src/, the .debs, root/ and\n"
 		"                       dbg/ (extracted), logs/, gate.json, report.html\n"
@@ -33,6 +41,18 @@ static void deb_usage(FILE *fp)
 		"                       unless --policy): the build checks what of its PGO\n"
 		"                       profile applied and rewrites postgres with its BOLT\n"
 		"                       profile (pgbuild bundle)\n"
+		"  --chroot             build in a clean chroot made for the build by\n"
+		"                       mmdebstrap (--variant=buildd, this machine's suite)\n"
+		"                       with only the Build-Depends and pgoptcc's libraries,\n"
+		"                       without network, as Debian's build daemons do\n"
+		"                       (WORKDIR/chroot, ~1.4 GB, removed after the build;\n"
+		"                       root).  Without it the build runs here, with a build\n"
+		"                       daemon's PATH, and is refused before it starts when\n"
+		"                       it would find programs the Build-Depends do not\n"
+		"                       provide (another LLVM's llvm-config, clang-N)\n"
+		"  --archive DIR        the archive's .debs to compare with (default:\n"
+		"                       apt-get download of the same names and version)\n"
+		"  --no-compare         skip the comparison with the archive's packages\n"
 		"  --builddir NAME      the package's build tree inside its source\n"
 		"                       (default build, Debian's PostgreSQL; . in-tree)\n"
 		"  --baseline PREFIX    what the gate compares with (default the installed\n"
@@ -43,6 +63,7 @@ static void deb_usage(FILE *fp)
 		"  --pairs N, -T, --duration S\n"
 		"                       the gate's pairs and seconds per run\n"
 		"  --no-regress         skip the regression suite\n"
+		"  --no-modules         skip the modules check\n"
 		"  --no-gate            skip the gate (the report has the build alone)\n"
 		"  -j, --jobs N         dpkg-buildpackage -jN (default 2)\n"
 		"  --restart            ignore an earlier run's state\n"
@@ -52,13 +73,14 @@ static void deb_usage(FILE *fp)
 		"                       and every record says what was weakened\n"
 		"  -q, --quiet          less progress output\n"
 		"\n"
-		"Exit: 0 built, verified, the suite and the gate passed; 1 a check failed;\n"
-		"2 could not run (a failed package build: the end of its log is printed);\n"
-		"3 the gate was undecided.\n",
+		"Exit: 0 built, verified, linked as the archive's, the suite, the modules\n"
+		"check and the gate passed; 1 a check failed; 2 could not run (a build\n"
+		"refused, or failed: the end of its log is printed); 3 the gate was\n"
+		"undecided.\n",
 		DEB_GATE_DEFAULT, DEB_WORKLOADS_DEFAULT, DEB_METRIC_DEFAULT);
 }
 
-PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it (verify, regress, gate, report)")
+PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it (verify, compare, regress, modules, gate, report)")
 {
 	static const struct option opts[] = {
 		{ "workdir", required_argument, NULL, OPT_WORKDIR },
@@ -72,6 +94,10 @@ PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it
 		{ "metric", required_argument, NULL, OPT_METRIC },
 		{ "pairs", required_argument, NULL, OPT_PAIRS },
 		CLI_OPT_DURATION,
+		{ "chroot", no_argument, NULL, DEB_OPT_CHROOT },
+		{ "archive", required_argument, NULL, DEB_OPT_ARCHIVE },
+		{ "no-compare", no_argument, NULL, DEB_OPT_NO_COMPARE },
+		{ "no-modules", no_argument, NULL, DEB_OPT_NO_MODULES },
 		{ "no-regress", no_argument, NULL, OPT_NO_REGRESS },
 		{ "no-gate", no_argument, NULL, OPT_NO_GATE },
 		CLI_OPT_JOBS,
@@ -126,6 +152,10 @@ PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it
 				return cli_usage();
 			o.duration = optarg;
 			break;
+		case DEB_OPT_CHROOT: o.chroot = 1; break;
+		case DEB_OPT_ARCHIVE: o.archive = optarg; break;
+		case DEB_OPT_NO_COMPARE: o.no_compare = 1; break;
+		case DEB_OPT_NO_MODULES: o.no_modules = 1; break;
 		case OPT_NO_REGRESS: o.no_regress = 1; break;
 		case OPT_NO_GATE: o.no_gate = 1; break;
 		case 'j':
@@ -149,6 +179,8 @@ PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it
 		return cli_usage_error("--workdir DIR is required");
 	if (!o.policy && !o.bundle)
 		return cli_usage_error("expected --policy FILE or --bundle DIR (or both)");
+	if (o.no_compare && o.archive)
+		return cli_usage_error("--no-compare and --archive exclude each other");
 	if (o.no_gate && (o.baseline || strcmp(o.gate, DEB_GATE_DEFAULT) || wl.nr || o.pairs ||
 			  o.duration || strcmp(o.metric, DEB_METRIC_DEFAULT)))
 		return cli_usage_error("--no-gate and the gate's options exclude each other");

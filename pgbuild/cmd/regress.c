@@ -13,7 +13,7 @@
 static void regress_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: pgbuild regress --builddir DIR [--prefix PREFIX] [--contrib]\n"
+"usage: pgbuild regress --builddir DIR [--prefix PREFIX [--set NAME=VALUE]] [--contrib]\n"
 "                       [--tests \"A B\"] [--user NAME] [--json FILE]\n"
 "\n"
 "Run PostgreSQL's regression suite (make check) in a build directory made\n"
@@ -35,6 +35,9 @@ static void regress_usage(FILE *fp)
 "                   settings bench's --set refuses are refused in F too, read\n"
 "                   as the server reads it; a NUL byte or a line it could not\n"
 "                   read is refused)\n"
+"  --set NAME=VALUE with --prefix: a setting of the server started for the\n"
+"                   suites (repeatable; as bench's --set), e.g. jit=on\n"
+"                   jit_above_cost=0 to JIT-compile every query\n"
 "  --no-core        skip the core suite (with --contrib)\n"
 "  --user NAME      unprivileged user when running as root (default: the server\n"
 "                   user of every command, $PGBUILD_SERVER_USER, else postgres)\n"
@@ -55,13 +58,15 @@ static const struct option regress_options[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "tests", required_argument, NULL, OPT_TESTS },
 	{ "temp-config", required_argument, NULL, OPT_TEMP_CONFIG },
+	{ "set", required_argument, NULL, OPT_SET },
 	CLI_OPT_VERBOSE,
 	CLI_OPT_HELP,
 	CLI_OPT_END
 };
 
-/* -1 to go on, else the exit code (0 after --help). */
-static int parse_options(struct regress_opts *o, int argc, char **argv)
+/* -1 to go on, else the exit code (0 after --help).  --set goes into
+ * settings (o->settings points at it when there is any). */
+static int parse_options(struct regress_opts *o, struct strvec *settings, int argc, char **argv)
 {
 	int c;
 
@@ -76,6 +81,11 @@ static int parse_options(struct regress_opts *o, int argc, char **argv)
 		case OPT_JSON: o->json = optarg; break;
 		case OPT_TESTS: o->tests = optarg; break;
 		case OPT_TEMP_CONFIG: o->temp_config = optarg; break;
+		case OPT_SET:
+			if (cli_parse_setting("--set", optarg, settings) < 0)
+				return cli_usage();
+			o->settings = settings;
+			break;
 		case 'j':
 			if (cli_parse_jobs(optarg, &o->jobs) < 0)
 				return cli_usage();
@@ -91,6 +101,9 @@ static int parse_options(struct regress_opts *o, int argc, char **argv)
 		return cli_usage_error("--builddir is required");
 	if (!o->core && !o->contrib)
 		return cli_usage_error("--no-core without --contrib leaves nothing to run");
+	if (o->settings && !o->prefix)
+		return cli_usage_error("--set configures installcheck's server (--prefix); make "
+				       "check's temporary server takes --temp-config");
 	if (o->prefix && o->temp_config)
 		return cli_usage_error("--temp-config configures make check's temporary server; "
 				       "--prefix runs installcheck against a server of its own");
@@ -114,19 +127,25 @@ static int check_host(const struct regress_opts *o)
 PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a build")
 {
 	struct regress_opts o;
+	struct strvec settings = STRVEC_INIT;
 	char *prefix = NULL;
 	int rc;
 
 	regress_opts_init(&o);
-	if ((rc = parse_options(&o, argc, argv)) >= 0 || (rc = check_host(&o)) != 0)
+	if ((rc = parse_options(&o, &settings, argc, argv)) >= 0 || (rc = check_host(&o)) != 0) {
+		strvec_clear(&settings);
 		return rc;
+	}
 	if (o.prefix) {
-		if (preflight_install("--prefix", o.prefix) < 0)
+		if (preflight_install("--prefix", o.prefix) < 0) {
+			strvec_clear(&settings);
 			return PGBUILD_EXIT_ERROR;
+		}
 		prefix = path_absolute(o.prefix);
 		o.prefix = prefix;
 	}
 	rc = regress_run(&o);
 	free(prefix);
+	strvec_clear(&settings);
 	return rc;
 }

@@ -162,6 +162,99 @@ static void read_bind_now(Elf_Scn *scn, const GElf_Shdr *sh, size_t image_size,
 			obj->bind_now = 1;
 }
 
+/* The dynamic section's NEEDED, SONAME and RUNPATH (else RPATH) strings,
+ * from the string table it links to (ELFREC_DYNAMIC).  0, or -1. */
+static int read_dynamic(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, size_t image_size,
+			struct elfrec_object *obj)
+{
+	Elf_Data *d = section_data(scn, sh, image_size);
+	size_t n = d && sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0, alloc = 0;
+	char *rpath = NULL;
+	GElf_Dyn dyn;
+
+	for (size_t i = 0; i < n && gelf_getdyn(d, (int)i, &dyn) && dyn.d_tag != DT_NULL; i++) {
+		const char *str;
+		if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_SONAME && dyn.d_tag != DT_RUNPATH &&
+		    dyn.d_tag != DT_RPATH)
+			continue;
+		str = elf_strptr(elf, sh->sh_link, dyn.d_un.d_val);
+		if (!str) {
+			free(rpath);
+			return -1;
+		}
+		if (dyn.d_tag == DT_NEEDED) {
+			ALLOC_GROW(obj->needed, obj->nneeded + 1, alloc);
+			obj->needed[obj->nneeded++] = xstrdup(str);
+		} else if (dyn.d_tag == DT_SONAME && !obj->soname) {
+			obj->soname = xstrdup(str);
+		} else if (dyn.d_tag == DT_RUNPATH && !obj->runpath) {
+			obj->runpath = xstrdup(str);
+		} else if (dyn.d_tag == DT_RPATH && !rpath) {
+			rpath = xstrdup(str);
+		}
+	}
+	/* the dynamic linker ignores DT_RPATH when DT_RUNPATH is there */
+	if (!obj->runpath)
+		obj->runpath = rpath;
+	else
+		free(rpath);
+	return 0;
+}
+
+/* .dynsym's symbols but LOCAL ones, the undefined and those defined for
+ * others (a hidden definition is no export), without versions
+ * (ELFREC_DYNAMIC).  0, or -1. */
+static int read_dynsyms(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, size_t image_size,
+			struct elfrec_object *obj)
+{
+	Elf_Data *d = section_data(scn, sh, image_size);
+	size_t n, alloc = 0;
+
+	if (!d || !sh->sh_entsize)
+		return -1;
+	n = sh->sh_size / sh->sh_entsize;
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+		int bind, type, vis;
+		struct elfrec_dynsym *ds;
+		if (!gelf_getsym(d, (int)i, &sym))
+			return -1;
+		bind = GELF_ST_BIND(sym.st_info);
+		type = GELF_ST_TYPE(sym.st_info);
+		vis = GELF_ST_VISIBILITY(sym.st_other);
+		if (bind == STB_LOCAL || type == STT_SECTION || type == STT_FILE)
+			continue;
+		if (sym.st_shndx != SHN_UNDEF && (vis == STV_HIDDEN || vis == STV_INTERNAL))
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name)
+			return -1;
+		if (!*name)
+			continue;
+		ALLOC_GROW(obj->dynsyms, obj->ndynsyms + 1, alloc);
+		ds = &obj->dynsyms[obj->ndynsyms++];
+		ds->name = xstrdup(name);
+		ds->defined = sym.st_shndx != SHN_UNDEF;
+		ds->weak = bind == STB_WEAK;
+	}
+	return 0;
+}
+
+/* Does the image ask for a program interpreter (PT_INTERP)? */
+static int has_interp(Elf *elf)
+{
+	size_t phnum;
+	if (elf_getphdrnum(elf, &phnum))
+		return 0;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP)
+			return 1;
+	}
+	return 0;
+}
+
 static int read_symbols(Elf *elf, Elf_Scn *symscn, const GElf_Shdr *symsh,
 			size_t image_size, size_t shnum, char **secnames,
 			struct elfrec_object *obj)
@@ -308,6 +401,11 @@ static int read_image(Elf *elf, unsigned flags, struct elfrec_object *obj, const
 			read_dwarf_version(scn, &sh, image_size, obj);
 		if (sh.sh_type == SHT_DYNAMIC)
 			read_bind_now(scn, &sh, image_size, obj);
+		if (sh.sh_type == SHT_DYNAMIC && (flags & ELFREC_DYNAMIC) &&
+		    read_dynamic(elf, scn, &sh, image_size, obj) < 0) {
+			*why = "corrupt dynamic section";
+			goto out;
+		}
 		if (sh.sh_type == SHT_NOTE && !obj->build_id[0])
 			read_build_id(scn, &sh, image_size, obj);
 		if ((sh.sh_flags & SHF_EXECINSTR) && sh.sh_type != SHT_NOBITS) {
@@ -334,6 +432,13 @@ static int read_image(Elf *elf, unsigned flags, struct elfrec_object *obj, const
 					split_lines(d->d_buf, d->d_size, &obj->log,
 						    &obj->nlog);
 			}
+		}
+	}
+	if (flags & ELFREC_DYNAMIC) {
+		obj->is_program = has_interp(elf);
+		if (dynsym && read_dynsyms(elf, dynsym, &dynsh, image_size, obj) < 0) {
+			*why = "corrupt dynamic symbol table";
+			goto out;
 		}
 	}
 	if (flags & ELFREC_SIZES_ONLY) {
@@ -375,6 +480,14 @@ static void object_release(struct elfrec_object *obj)
 	}
 	free(obj->funcs);
 	free(obj->records_from);
+	for (size_t i = 0; i < obj->nneeded; i++)
+		free(obj->needed[i]);
+	free(obj->needed);
+	free(obj->soname);
+	free(obj->runpath);
+	for (size_t i = 0; i < obj->ndynsyms; i++)
+		free(obj->dynsyms[i].name);
+	free(obj->dynsyms);
 	memset(obj, 0, sizeof(*obj));
 }
 

@@ -18,7 +18,12 @@
  *
  * elfrec_open_flags() reads less or otherwise: ELFREC_SIZES_ONLY (section
  * sizes only: no symbols, no records), ELFREC_DYNSYM (function symbols
- * from .dynsym even when .symtab exists: what a stripped build exports).
+ * from .dynsym even when .symtab exists: what a stripped build exports),
+ * ELFREC_DYNAMIC (also the dynamic linking view: the DT_NEEDED libraries,
+ * DT_SONAME, DT_RUNPATH/DT_RPATH, whether it is a program (PT_INTERP),
+ * and every .dynsym symbol it defines for others or leaves undefined, of
+ * any type: what the dynamic linker matches; the package comparison,
+ * build/pkgcompare.h).
  *
  *     struct elfrec_file f;
  *     struct strbuf err = STRBUF_INIT;
@@ -57,6 +62,15 @@ struct elfrec_func {
 			  * "" */
 };
 
+/* One symbol of .dynsym (ELFREC_DYNAMIC), without its version. */
+struct elfrec_dynsym {
+	char *name;      /* symbol name */
+	int defined;     /* 1: defined here and visible to others (GLOBAL,
+			  * WEAK or GNU_UNIQUE binding); 0: undefined here */
+	int weak;        /* WEAK binding (an undefined weak symbol may stay
+			  * unresolved at run time) */
+};
+
 /* One ELF image: a plain file, or one archive member. */
 struct elfrec_object {
 	char *member;          /* archive member name; NULL for a plain file */
@@ -88,6 +102,17 @@ struct elfrec_object {
 	char build_id[129];          /* GNU build-id in hex, or "" */
 	char *records_from;          /* the side file its records were read
 				      * from (elfrec_set_debug_dir), or NULL */
+	/* ELFREC_DYNAMIC only (else empty): */
+	char **needed;               /* DT_NEEDED entries, in order */
+	size_t nneeded;
+	char *soname;                /* DT_SONAME, or NULL */
+	char *runpath;               /* DT_RUNPATH, else DT_RPATH, or NULL */
+	int is_program;              /* has PT_INTERP: an executable the
+				      * dynamic linker starts (not a library
+				      * or module) */
+	struct elfrec_dynsym *dynsyms; /* .dynsym's named symbols but for
+					* LOCAL ones, in table order */
+	size_t ndynsyms;
 };
 
 struct elfrec_file {
@@ -127,6 +152,8 @@ void elfrec_set_debug_dir(const char *dir);
 /* What elfrec_open_flags reads instead of everything. */
 #define ELFREC_SIZES_ONLY 0x1  /* section sizes; no symbols, strings or records */
 #define ELFREC_DYNSYM     0x2  /* function symbols from .dynsym, not .symtab */
+#define ELFREC_DYNAMIC    0x4  /* the dynamic view too: needed, soname, runpath,
+				* is_program, dynsyms */
 
 /* elfrec_open with flags (0: the same as elfrec_open). */
 int elfrec_open_flags(const char *path, unsigned flags, struct elfrec_file *f,

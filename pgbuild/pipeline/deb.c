@@ -17,6 +17,8 @@
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/deb.h"
+#include "pgbuild/pipeline/debcheck.h"
+#include "pgbuild/pipeline/debenv.h"
 #include "pgbuild/stage/stage.h"
 #include "wrapper/common/bundle-verify.h"
 #include "wrapper/common/copytree.h"
@@ -24,9 +26,12 @@
 #include "wrapper/policy/bundle-policy.h"
 #include "wrapper/policy/policy.h"
 
-enum { DS_SOURCE, DS_BUILD, DS_VERIFY, DS_REGRESS, DS_GATE, DS_REPORT, DS_NR };
+enum {
+	DS_SOURCE, DS_BUILD, DS_VERIFY, DS_COMPARE, DS_REGRESS, DS_MODULES, DS_GATE, DS_REPORT,
+	DS_NR
+};
 static const char *const stage_names[DS_NR] = {
-	"source", "build", "verify", "regress", "gate", "report",
+	"source", "build", "verify", "compare", "regress", "modules", "gate", "report",
 };
 
 /* One run: the options and the paths that follow from them. */
@@ -40,6 +45,8 @@ struct deb {
 	char *baseline;        /* ARCHIVE */
 	char *fragment, *masq; /* DATADIR's fragment, LIBDIR's masquerade */
 	char *source_key, *build_key;
+	char *archive;         /* --archive DIR, absolute, or NULL */
+	struct debenv_chroot chroot; /* --chroot: where and with what */
 };
 
 static char *file_sha256(const char *path)
@@ -208,37 +215,146 @@ static char *find_server(const char *workdir)
 	return found;
 }
 
+/* Run args in dir with env added, its output into the open log fd; its
+ * exit code (2 when it could not run). */
+static int run_logged(int fd, const struct strvec *args, const char *dir, const struct strvec *env)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	int rc;
+	strvec_pushv(&cp.args, (const char *const *)args->v);
+	if (env)
+		strvec_pushv(&cp.env, (const char *const *)env->v);
+	cp.dir = dir;
+	cp.no_stdin = 1;
+	cp.out = cp.err = fd;
+	rc = run_command_forwarding(&cp);
+	child_process_clear(&cp);
+	return rc < 0 ? PGBUILD_EXIT_ERROR : rc;
+}
+
+/* A step of the build failed: say so with the end of the log. */
+static int build_failed(struct pipeline *p, int id, const char *what, int rc)
+{
+	char *log = stage_log(p, id);
+	error("%s failed (exit %d); the end of its log %s:", what, rc, log);
+	textfile_print_tail(log, 15, stderr);
+	free(log);
+	return PGBUILD_EXIT_ERROR;
+}
+
+/* The environment of a build daemon's dpkg-buildpackage, in the chroot:
+ * nothing of ours but the fragment's knobs. */
+static void chroot_env(const struct deb *d, struct strvec *env)
+{
+	static const char *const knobs[] = { "PGOPT_MIN_APPLIES", "PGOPT_BOLT_BINARIES", NULL };
+	strvec_pushf(env, "PATH=%s", DEBENV_PATH);
+	strvec_pushl(env, "HOME=/pgbuild-nonexistent", "LC_ALL=C.UTF-8", NULL);
+	strvec_pushf(env, "DEB_BUILD_OPTIONS=nocheck parallel=%d", d->o->jobs);
+	for (int i = 0; knobs[i]; i++)
+		if (getenv(knobs[i]))
+			strvec_pushf(env, "%s=%s", knobs[i], getenv(knobs[i]));
+}
+
+/* dpkg-buildpackage in a chroot made for it; the exit code of the stage. */
+static int build_in_chroot(struct pipeline *p, int id, int fd, const struct strvec *dpkg)
+{
+	struct deb *d = p->ctx;
+	struct strvec a = STRVEC_INIT, env = STRVEC_INIT;
+	char el[32];
+	double t0 = clock_seconds();
+	int rc;
+
+	if (debenv_chroot_remove(d->chroot.dir) < 0)
+		return PGBUILD_EXIT_ERROR;
+	debenv_mmdebstrap_argv(&d->chroot, &a, &env);
+	dprintf(fd, "pgbuild deb: the chroot: mmdebstrap --variant=buildd %s %s, with the "
+		"Build-Depends of %s/debian/control\n", d->chroot.suite, d->chroot.dir, d->src);
+	rc = run_logged(fd, &a, d->workdir, &env);
+	strvec_clear(&a);
+	strvec_clear(&env);
+	if (rc != 0)
+		return build_failed(p, id, "mmdebstrap (making the chroot)", rc);
+	fmt_duration(clock_seconds() - t0, 1, el, sizeof(el));
+	if (!d->o->quiet)
+		fprintf(stderr, "          chroot %s (%s, buildd: the Build-Depends and pgoptcc's "
+			"libraries) made in %s\n", d->chroot.dir, d->chroot.suite, el);
+	dprintf(fd, "pgbuild deb: chroot made in %s; the build, without network\n", el);
+	chroot_env(d, &env);
+	debenv_chroot_argv(&d->chroot, d->src, &env, dpkg, 0, &a);
+	rc = run_logged(fd, &a, d->workdir, NULL);
+	strvec_clear(&a);
+	strvec_clear(&env);
+	if (rc != 0)
+		return build_failed(p, id, "dpkg-buildpackage (in the chroot)", rc);
+	/* the build daemon's chroot is thrown away; a failed one is kept */
+	if (debenv_chroot_remove(d->chroot.dir) < 0)
+		return PGBUILD_EXIT_ERROR;
+	return 0;
+}
+
 static int st_build(struct pipeline *p, int id)
 {
 	struct deb *d = p->ctx;
 	struct strvec a = STRVEC_INIT, env = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT;
-	int rc, n;
+	char *log;
+	int rc, n, fd;
 
 	if (remove_debs(d->workdir) < 0) {
 		error("cannot remove the earlier .debs of %s: %s", d->workdir, strerror(errno));
 		return PGBUILD_EXIT_ERROR;
 	}
-	strvec_push(&a, "dpkg-buildpackage");
-	strvec_pushl(&a, "-B", "-uc", "-us", NULL);
-	strvec_pushf(&a, "-j%d", d->o->jobs);
-	/* no test suite in the build: the regress stage runs it on what was built */
-	strvec_pushf(&env, "DEB_BUILD_OPTIONS=nocheck parallel=%d", d->o->jobs);
-	/* the package's own compiler and flags, and the fragment's settings:
-	 * not the caller's (the caller's PGOPT_PREFIX, a ccache, and the
-	 * fragment's knobs PGOPT_MIN_APPLIES, PGOPT_BOLT_BINARIES do pass) */
-	strvec_pushl(&env, "CC", "CFLAGS", "CPPFLAGS", "LDFLAGS", "PGOPT_POLICY", "PGOPT_LOGDIR",
-		     "PGOPT_ROOT", "PGOPT_RECORDS", "PGOPT_BUNDLE", "PGOPT_PROFILE", NULL);
-	rc = stage_run_command(p, id, &a, d->src, &env, 0);
-	strvec_clear(&a);
-	strvec_clear(&env);
-	if (rc != 0) {
-		char *log = stage_log(p, id);
-		error("dpkg-buildpackage failed (exit %d); the end of its log %s:", rc, log);
-		textfile_print_tail(log, 15, stderr);
+	log = stage_log(p, id);
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		error("cannot write %s: %s", log, strerror(errno));
 		free(log);
 		return PGBUILD_EXIT_ERROR;
 	}
+	free(log);
+	if (!d->o->chroot) {
+		/* before anything is built: a host that would build another package */
+		struct strbuf note = STRBUF_INIT, why = STRBUF_INIT;
+		rc = debenv_check_host(d->src, DEBENV_PATH, &note, &why);
+		if (rc == 0 && note.len && !d->o->quiet)
+			fprintf(stderr, "          on this machine (PATH=%s): of the programs a "
+				"build looks for, only the Build-Depends' (%s)\n", DEBENV_PATH, note.buf);
+		if (rc < 0) {
+			error("%s", why.buf);
+			dprintf(fd, "pgbuild deb: %s\npgbuild deb: the build was refused before it "
+				"started (the archive's build environment is not this machine's)\n",
+				why.buf);
+			close(fd);
+		}
+		strbuf_release(&note);
+		strbuf_release(&why);
+		if (rc < 0)
+			return PGBUILD_EXIT_ERROR;
+	}
+	strvec_push(&a, "dpkg-buildpackage");
+	strvec_pushl(&a, "-B", "-uc", "-us", NULL);
+	strvec_pushf(&a, "-j%d", d->o->jobs);
+	if (d->o->chroot) {
+		rc = build_in_chroot(p, id, fd, &a);
+	} else {
+		/* no test suite in the build: the regress stage runs it on what was built */
+		strvec_pushf(&env, "DEB_BUILD_OPTIONS=nocheck parallel=%d", d->o->jobs);
+		/* a build daemon's PATH (what debenv_check_host looked at) */
+		strvec_pushf(&env, "PATH=%s", DEBENV_PATH);
+		/* the package's own compiler and flags, and the fragment's settings:
+		 * not the caller's (the caller's PGOPT_PREFIX, a ccache, and the
+		 * fragment's knobs PGOPT_MIN_APPLIES, PGOPT_BOLT_BINARIES do pass) */
+		strvec_pushl(&env, "CC", "CFLAGS", "CPPFLAGS", "LDFLAGS", "PGOPT_POLICY", "PGOPT_LOGDIR",
+			     "PGOPT_ROOT", "PGOPT_RECORDS", "PGOPT_BUNDLE", "PGOPT_PROFILE", NULL);
+		rc = run_logged(fd, &a, d->src, &env);
+		if (rc != 0)
+			rc = build_failed(p, id, "dpkg-buildpackage", rc);
+	}
+	close(fd);
+	strvec_clear(&a);
+	strvec_clear(&env);
+	if (rc != 0)
+		return rc;
 	n = extract_debs(d, &err);
 	if (n <= 0) {
 		error("%s", n < 0 ? err.buf : "the build made no .deb");
@@ -249,7 +365,7 @@ static int st_build(struct pipeline *p, int id)
 	return 0;
 }
 
-/* ---------------- stages 3-6: pgbuild's checks ---------------- */
+/* ---------------- stages 3-8: the checks ---------------- */
 
 static int st_verify(struct pipeline *p, int id)
 {
@@ -266,6 +382,34 @@ static int st_verify(struct pipeline *p, int id)
 	return rc;
 }
 
+/* An in-process check with its report in the stage's log. */
+static int run_check(struct pipeline *p, int id, int (*check)(struct deb *d, FILE *log))
+{
+	char *log = stage_log(p, id);
+	FILE *fp = fopen(log, "w");
+	int rc;
+	if (!fp) {
+		error("cannot write %s: %s", log, strerror(errno));
+		free(log);
+		return PGBUILD_EXIT_ERROR;
+	}
+	free(log);
+	rc = check(p->ctx, fp);
+	if (fclose(fp) != 0)
+		rc = PGBUILD_EXIT_ERROR;
+	return rc;
+}
+
+static int compare_check(struct deb *d, FILE *log)
+{
+	return debcheck_compare(d->workdir, d->archive, log);
+}
+
+static int st_compare(struct pipeline *p, int id)
+{
+	return run_check(p, id, compare_check);
+}
+
 static int st_regress(struct pipeline *p, int id)
 {
 	struct deb *d = p->ctx;
@@ -274,10 +418,46 @@ static int st_regress(struct pipeline *p, int id)
 	int rc;
 	strvec_pushl(&a, "regress", "--builddir", d->builddir, "--prefix", d->server, "--json",
 		     json, NULL);
+	/* every query JIT-compiled: a JIT provider that cannot load fails */
+	for (int i = 0; debcheck_jit[i]; i++)
+		strvec_pushl(&a, "--set", debcheck_jit[i], NULL);
 	rc = stage_run_pgbuild(p, id, &a, 0);
 	strvec_clear(&a);
 	free(json);
 	return rc;
+}
+
+static int modules_check(struct deb *d, FILE *log)
+{
+	return debcheck_modules(d->server, log);
+}
+
+static int st_modules(struct pipeline *p, int id)
+{
+	return run_check(p, id, modules_check);
+}
+
+/* Did the suite and the modules check pass (or "failed"), where they ran? */
+/*
+ * What the gate's verdict is told about the suites: the regression suite's
+ * own document (so the verdict has its counts) unless the modules stage
+ * failed, which the document does not know; else the word.  NULL when the
+ * suite did not run.  The caller frees.
+ */
+static char *regress_result(const struct pipeline *p, const struct deb *d)
+{
+	char *rj;
+
+	if (!stage_finished(p, DS_REGRESS))
+		return NULL;
+	if (p->st[DS_REGRESS].exit != 0 ||
+	    (stage_finished(p, DS_MODULES) && p->st[DS_MODULES].exit != 0))
+		return xstrdup("failed");
+	rj = xasprintf("%s/regress.json", d->workdir);
+	if (access(rj, R_OK) == 0)
+		return rj;
+	free(rj);
+	return xstrdup("passed");
 }
 
 static int st_gate(struct pipeline *p, int id)
@@ -299,15 +479,11 @@ static int st_gate(struct pipeline *p, int id)
 			strvec_pushl(&a, "--workload", w, NULL);
 		free(copy);
 	}
-	if (stage_finished(p, DS_REGRESS)) {
-		/* the suite's own document, so the verdict has its counts */
-		char *rj = xasprintf("%s/regress.json", d->workdir);
-		if (access(rj, R_OK) == 0)
-			strvec_pushl(&a, "--regress-result", rj, NULL);
-		else
-			strvec_pushl(&a, "--regress-result",
-				     p->st[DS_REGRESS].exit == 0 ? "passed" : "failed", NULL);
-		free(rj);
+	{
+		char *rr = regress_result(p, d);
+		if (rr)
+			strvec_pushl(&a, "--regress-result", rr, NULL);
+		free(rr);
 	}
 	if (o->pairs)
 		strvec_pushl(&a, "--pairs", o->pairs, NULL);
@@ -350,6 +526,8 @@ static void state_header(struct json_writer *jw, void *ctx)
 	json_key(jw, "bundle"); json_string(jw, d->bundle);
 	json_key(jw, "server"); json_string(jw, d->server);
 	json_key(jw, "baseline"); json_string(jw, d->baseline);
+	json_key(jw, "environment"); json_string(jw, d->o->chroot ? "chroot" : "host");
+	json_key(jw, "archive"); json_string(jw, d->archive);
 }
 
 /* The default source package: the one `pgbuild source` fetched. */
@@ -417,6 +595,13 @@ static int prepare(struct deb *d)
 	if ((fd = workdir_open("--workdir", d->workdir)) < 0)
 		return -1;
 	close(fd);
+	if (o->archive) {
+		struct stat st;
+		d->archive = path_absolute(o->archive);
+		if (stat(d->archive, &st) < 0 || !S_ISDIR(st.st_mode))
+			return error("--archive %s: %s", d->archive,
+				     errno && !S_ISDIR(st.st_mode) ? strerror(errno) : "not a directory");
+	}
 	d->src = xasprintf("%s/src", d->workdir);
 	d->logdir = xasprintf("%s/debian/pgopt-log", d->src);
 	d->builddir = !strcmp(o->builddir, ".") ? xstrdup(d->src)
@@ -425,7 +610,30 @@ static int prepare(struct deb *d)
 	d->source_key = xasprintf("dsc=%s sha=%s policy=%s bundle=%s fragment=%s", d->dsc,
 				  dsha ? dsha : "?", psha ? psha : "-", bsha ? bsha : "-",
 				  d->fragment);
-	d->build_key = xasprintf("%s jobs=%d", d->source_key, o->jobs);
+	d->build_key = xasprintf("%s jobs=%d env=%s", d->source_key, o->jobs,
+				 o->chroot ? "chroot" : "host");
+	if (o->chroot) {
+		char *bolt = d->bundle ? xasprintf("%s/bolt/profile.fdata", d->bundle) : NULL;
+		int has_bolt = bolt && access(bolt, F_OK) == 0;
+		free(bolt);
+		if (has_bolt) {
+			free(dsha);
+			free(psha);
+			free(bsha);
+			return error("--chroot with a bundle that has a BOLT profile (%s/bolt): the "
+				     "chroot has no llvm-bolt for the fragment's bundle bolt; build on "
+				     "this machine", d->bundle);
+		}
+		d->chroot.dir = xasprintf("%s/chroot", d->workdir);
+		d->chroot.workdir = d->workdir;
+		d->chroot.control = xasprintf("%s/debian/control", d->src);
+		if (debenv_chroot_prepare(&d->chroot) < 0) {
+			free(dsha);
+			free(psha);
+			free(bsha);
+			return -1;
+		}
+	}
 	free(dsha);
 	free(psha);
 	free(bsha);
@@ -484,7 +692,8 @@ int deb_pipeline(const struct deb_opts *o)
 	if (stage_run(&d.p, DS_SOURCE, d.source_key, what.buf, st_source) != 0)
 		goto out;
 	strbuf_reset(&what);
-	strbuf_addf(&what, "dpkg-buildpackage -B -j%d (through pgoptcc)", o->jobs);
+	strbuf_addf(&what, "dpkg-buildpackage -B -j%d (through pgoptcc), %s", o->jobs,
+		    o->chroot ? "in a clean chroot (mmdebstrap)" : "on this machine");
 	if (stage_run(&d.p, DS_BUILD, d.build_key, what.buf, st_build) != 0)
 		goto out;
 	d.server = find_server(d.workdir);
@@ -496,13 +705,32 @@ int deb_pipeline(const struct deb_opts *o)
 		rc = v;
 		goto report;
 	}
+	if (o->no_compare) {
+		skip(&d, DS_COMPARE, "--no-compare");
+	} else {
+		strbuf_reset(&key);
+		strbuf_addf(&key, "%s archive=%s", d.build_key, d.archive ? d.archive : "apt");
+		strbuf_reset(&what);
+		strbuf_addf(&what, "every ELF file against the archive's package (%s)",
+			    d.archive ? d.archive : "apt-get download");
+		checks = worse(checks, stage_run(&d.p, DS_COMPARE, key.buf, what.buf, st_compare));
+	}
 	if (o->no_regress)
 		skip(&d, DS_REGRESS, "--no-regress");
 	else if (!d.server)
 		skip(&d, DS_REGRESS, "no package holds a PostgreSQL server (usr/lib/postgresql/N/bin/postgres)");
 	else
 		checks = worse(checks, stage_run(&d.p, DS_REGRESS, d.build_key,
-						 "pgbuild regress --prefix (installcheck)", st_regress));
+						 "pgbuild regress --prefix (installcheck), JIT forced "
+						 "on every query", st_regress));
+	if (o->no_modules)
+		skip(&d, DS_MODULES, "--no-modules");
+	else if (!d.server)
+		skip(&d, DS_MODULES, "no package holds a PostgreSQL server");
+	else
+		checks = worse(checks, stage_run(&d.p, DS_MODULES, d.build_key,
+						 "LOAD every module, CREATE EXTENSION every extension, "
+						 "JIT forced", st_modules));
 	if (o->no_gate) {
 		skip(&d, DS_GATE, "--no-gate");
 	} else if (!d.server) {
@@ -518,10 +746,12 @@ int deb_pipeline(const struct deb_opts *o)
 			rc = PGBUILD_EXIT_ERROR;
 			goto out;
 		}
-		strbuf_addf(&key, "%s base=%s gate=%s wl=%s metric=%s pairs=%s dur=%s regress=%d",
+		char *rr = regress_result(&d.p, &d);
+		strbuf_reset(&key);
+		strbuf_addf(&key, "%s base=%s gate=%s wl=%s metric=%s pairs=%s dur=%s regress=%s",
 			    d.build_key, d.baseline, o->gate, o->workloads, o->metric,
-			    o->pairs ? o->pairs : "", o->duration ? o->duration : "",
-			    stage_finished(&d.p, DS_REGRESS) ? d.p.st[DS_REGRESS].exit : -1);
+			    o->pairs ? o->pairs : "", o->duration ? o->duration : "", rr ? rr : "-");
+		free(rr);
 		strbuf_reset(&what);
 		strbuf_addf(&what, "pgbuild gate --baseline %s --gate '%s'", d.baseline, o->gate);
 		checks = worse(checks, stage_run(&d.p, DS_GATE, key.buf, what.buf, st_gate));
@@ -548,5 +778,9 @@ out:
 	free(d.masq);
 	free(d.source_key);
 	free(d.build_key);
+	free(d.archive);
+	free((char *)d.chroot.dir);
+	free((char *)d.chroot.control);
+	debenv_chroot_release(&d.chroot);
 	return rc;
 }

@@ -11,18 +11,32 @@
  *              debian/pgopt.policy, the bundle as debian/pgopt-bundle
  *   2 build    dpkg-buildpackage -B -uc -us -jN there
  *              (DEB_BUILD_OPTIONS="nocheck parallel=N"; with a bundle the
- *              fragment's bundle check and bundle bolt run in it), then every
- *              .deb extracted: the packages into WORKDIR/root, the -dbgsym
- *              packages into WORKDIR/dbg
+ *              fragment's bundle check and bundle bolt run in it), in the
+ *              archive's build environment (debenv.h): with --chroot in a
+ *              chroot made for it by mmdebstrap with the Build-Depends
+ *              (WORKDIR/chroot, removed after a build that succeeded);
+ *              else on this machine with a build daemon's PATH, refused
+ *              before it starts when the build would find programs the
+ *              Build-Depends do not provide (another LLVM's llvm-config);
+ *              then every .deb extracted: the packages into WORKDIR/root,
+ *              the -dbgsym packages into WORKDIR/dbg
  *   3 verify   pgbuild verify --log src/debian/pgopt-log --builddir
  *              src/BUILDDIR --debug-dir src/debian/pgopt-log/records
- *   4 regress  pgbuild regress --builddir src/BUILDDIR --prefix SERVER:
- *              installcheck against the packaged server (SERVER: the
- *              directory of WORKDIR/root/usr/lib/postgresql/ that holds
- *              bin/postgres)
- *   5 gate     pgbuild gate --baseline ARCHIVE --candidate SERVER (ARCHIVE:
+ *   4 compare  every ELF file of the packages against the archive's
+ *              packages of the same names and version (apt-get download,
+ *              or --archive DIR): needed libraries, symbols left undefined
+ *              that nothing defines, exports; sizes per package
+ *              (debcheck.h; WORKDIR/compare.json)
+ *   5 regress  pgbuild regress --builddir src/BUILDDIR --prefix SERVER
+ *              --set jit=on --set jit_above_cost=0 ...: installcheck
+ *              against the packaged server (SERVER: the directory of
+ *              WORKDIR/root/usr/lib/postgresql/ that holds bin/postgres)
+ *              with every query JIT-compiled
+ *   6 modules  every module of SERVER loaded and every extension it ships
+ *              created, JIT forced (debcheck.h)
+ *   7 gate     pgbuild gate --baseline ARCHIVE --candidate SERVER (ARCHIVE:
  *              the distribution's installed package, /usr/lib/postgresql/N)
- *   6 report   pgbuild report --gate WORKDIR/gate.json --log
+ *   8 report   pgbuild report --gate WORKDIR/gate.json --log
  *              src/debian/pgopt-log --html WORKDIR/report.html, printed
  *
  * Why a command and not only the fragment: the fragment is what a build
@@ -31,9 +45,11 @@
  * command runs them in the order the packager would, on what the build
  * made, keeping every log.
  *
- * Exit: 0 built, verified, the suite passed and the gate passed; 1 a check
- * failed (verify, the suite, the gate); 2 could not run (the build
- * failed: its log's last lines are printed); 3 the gate was undecided.
+ * Exit: 0 built, verified, as the archive's links, the suite and the
+ * modules check passed and the gate passed; 1 a check failed (verify,
+ * compare, the suite, modules, the gate); 2 could not run (the build was
+ * refused or failed: its log's last lines are printed); 3 the gate was
+ * undecided.
  */
 #ifndef PGBUILD_DEB_H
 #define PGBUILD_DEB_H
@@ -52,7 +68,13 @@ struct deb_opts {
 	const char *metric;       /* --metric LIST */
 	const char *pairs, *duration; /* for pgbuild gate */
 	int jobs;                 /* -j N (default 2) */
-	int no_regress, no_gate;  /* --no-regress, --no-gate */
+	const char *archive;      /* --archive DIR: the archive's .debs to compare
+				   * with (NULL: apt-get download) */
+	int chroot;               /* --chroot: build in a clean chroot */
+	int no_compare;           /* --no-compare */
+	int no_regress;           /* --no-regress: not the suite */
+	int no_modules;           /* --no-modules: not the modules check */
+	int no_gate;              /* --no-gate */
 	int restart;              /* --restart */
 	int quiet;                /* -q */
 };

@@ -1,0 +1,672 @@
+/*
+ * debcheck.c - `pgbuild deb`'s compare and modules stages: the packages
+ * against the archive's, and every module of the packaged server loaded
+ * with JIT forced; see debcheck.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libpq-fe.h>
+
+#include "pgbuild/build/pkgcompare.h"
+#include "pgbuild/cluster/cluster.h"
+#include "pgbuild/pgbuild.h"
+#include "pgbuild/pipeline/debcheck.h"
+#include "pgbuild/pipeline/debenv.h"
+
+const char *const debcheck_jit[] = {
+	"jit=on", "jit_above_cost=0", "jit_inline_above_cost=0", "jit_optimize_above_cost=0",
+	NULL,
+};
+
+/* Run args, its stdout (and stderr with merge) into out; its exit code. */
+static int capture(struct strvec *args, const char *dir, struct strbuf *out, int merge)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	int rc;
+	strvec_pushv(&cp.args, (const char *const *)args->v);
+	cp.dir = dir;
+	cp.no_stdin = 1;
+	if (!merge)
+		cp.no_stderr = 1;
+	rc = capture_command(&cp, out, merge);
+	child_process_clear(&cp);
+	return rc;
+}
+
+/* ---------------- compare ---------------- */
+
+/* One binary package file. */
+struct debpkg {
+	char *name, *version, *arch;  /* its control fields */
+	char *deb;                    /* the .deb, absolute */
+	long long installed_kib;      /* Installed-Size */
+	long long deb_bytes;          /* the .deb's size */
+	struct strvec files;          /* its regular files, relative */
+};
+
+struct debpkgs {
+	struct debpkg *v;
+	size_t nr, alloc;
+};
+
+static int is_deb(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 4 && !strcmp(name + n - 4, ".deb");
+}
+
+/* "Field: value" of dpkg-deb -f's output; malloced or NULL. */
+static char *field_of(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, name, n) && l[n] == ':' && l[n + 1] == ' ')
+			return xstrndup(l + n + 2, strcspn(l + n + 2, "\n"));
+	return NULL;
+}
+
+/* The regular files dpkg-deb -c lists ("-rw-r--r-- root/root SIZE DATE
+ * TIME ./PATH"), without the "./". */
+static int deb_files(const char *deb, struct strvec *files, struct strbuf *err)
+{
+	struct strvec a = STRVEC_INIT;
+	struct strbuf out = STRBUF_INIT;
+	char *line, *save = NULL;
+	int rc;
+
+	strvec_pushl(&a, "dpkg-deb", "-c", deb, NULL);
+	rc = capture(&a, NULL, &out, 0);
+	strvec_clear(&a);
+	if (rc != 0) {
+		strbuf_addf(err, "dpkg-deb -c %s failed (exit %d)", deb, rc);
+		strbuf_release(&out);
+		return -1;
+	}
+	for (line = strtok_r(out.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *p = line;
+		if (*p != '-')
+			continue;  /* directories, links */
+		for (int f = 0; f < 5 && p; f++) {
+			p = strchr(p, ' ');
+			if (p)
+				p += strspn(p, " ");
+		}
+		if (p && !strncmp(p, "./", 2) && p[2])
+			strvec_push(files, p + 2);
+	}
+	strbuf_release(&out);
+	return 0;
+}
+
+static int cmp_pkg(const void *a, const void *b)
+{
+	return strcmp(((const struct debpkg *)a)->name, ((const struct debpkg *)b)->name);
+}
+
+/* The .debs of dir (but -dbgsym ones), with their fields and files, in
+ * name order. */
+static int list_debs(const char *dir, struct debpkgs *debs, struct strbuf *err)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!dh) {
+		strbuf_addf(err, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	while (rc == 0 && (e = readdir(dh))) {
+		struct strvec a = STRVEC_INIT;
+		struct strbuf fields = STRBUF_INIT;
+		struct debpkg *p;
+		char *deb, *size;
+		struct stat st;
+		if (!is_deb(e->d_name))
+			continue;
+		deb = xasprintf("%s/%s", dir, e->d_name);
+		strvec_pushl(&a, "dpkg-deb", "-f", deb, "Package", "Version", "Architecture",
+			     "Installed-Size", NULL);
+		if (capture(&a, NULL, &fields, 0) != 0 || stat(deb, &st) < 0) {
+			strbuf_addf(err, "dpkg-deb -f %s failed: is it a Debian package?", deb);
+			rc = -1;
+		} else {
+			char *name = field_of(fields.buf, "Package");
+			size_t n = name ? strlen(name) : 0;
+			if (!name || (n > 7 && !strcmp(name + n - 7, "-dbgsym"))) {
+				free(name);
+				free(deb);
+				deb = NULL;
+			} else {
+				ALLOC_GROW(debs->v, debs->nr + 1, debs->alloc);
+				p = &debs->v[debs->nr++];
+				memset(p, 0, sizeof(*p));
+				p->name = name;
+				p->version = field_of(fields.buf, "Version");
+				p->arch = field_of(fields.buf, "Architecture");
+				size = field_of(fields.buf, "Installed-Size");
+				p->installed_kib = size ? atoll(size) : 0;
+				free(size);
+				p->deb_bytes = (long long)st.st_size;
+				p->deb = deb;
+				deb = NULL;
+				strvec_init(&p->files);
+				if (deb_files(p->deb, &p->files, err) < 0)
+					rc = -1;
+			}
+		}
+		free(deb);
+		strvec_clear(&a);
+		strbuf_release(&fields);
+	}
+	closedir(dh);
+	if (debs->nr)
+		qsort(debs->v, debs->nr, sizeof(*debs->v), cmp_pkg);
+	return rc;
+}
+
+static void debpkgs_release(struct debpkgs *d)
+{
+	for (size_t i = 0; i < d->nr; i++) {
+		free(d->v[i].name);
+		free(d->v[i].version);
+		free(d->v[i].arch);
+		free(d->v[i].deb);
+		strvec_clear(&d->v[i].files);
+	}
+	free(d->v);
+	memset(d, 0, sizeof(*d));
+}
+
+static const struct debpkg *find_pkg(const struct debpkgs *d, const char *name)
+{
+	for (size_t i = 0; i < d->nr; i++)
+		if (!strcmp(d->v[i].name, name))
+			return &d->v[i];
+	return NULL;
+}
+
+/* The archive's .debs of our packages' names and versions, downloaded
+ * into dir (those already there kept); what the archive has not is
+ * named in missing. */
+static void download(const struct debpkgs *ours, const char *dir, FILE *log,
+		     struct strvec *missing)
+{
+	struct debpkgs have = { NULL, 0, 0 };
+	struct strbuf err = STRBUF_INIT;
+
+	list_debs(dir, &have, &err);
+	for (size_t i = 0; i < ours->nr; i++) {
+		const struct debpkg *p = &ours->v[i], *h = find_pkg(&have, p->name);
+		struct strvec a = STRVEC_INIT;
+		struct strbuf out = STRBUF_INIT;
+		int rc;
+		if (h && !strcmp(h->version, p->version))
+			continue;
+		strvec_pushl(&a, "apt-get", "download", NULL);
+		strvec_pushf(&a, "%s=%s", p->name, p->version);
+		rc = capture(&a, dir, &out, 1);
+		fprintf(log, "apt-get download %s=%s: exit %d\n%s", p->name, p->version, rc, out.buf);
+		if (rc != 0)
+			strvec_pushf(missing, "%s=%s", p->name, p->version);
+		strvec_clear(&a);
+		strbuf_release(&out);
+	}
+	debpkgs_release(&have);
+	strbuf_release(&err);
+}
+
+/* Every .deb of debs extracted into root (made afresh). */
+static int extract(const struct debpkgs *debs, const char *root, struct strbuf *err)
+{
+	if (remove_tree(root) < 0 || mkdir(root, 0755) < 0) {
+		strbuf_addf(err, "cannot make %s: %s", root, strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < debs->nr; i++) {
+		struct strvec a = STRVEC_INIT;
+		struct strbuf out = STRBUF_INIT;
+		int rc;
+		strvec_pushl(&a, "dpkg-deb", "-x", debs->v[i].deb, root, NULL);
+		rc = capture(&a, NULL, &out, 1);
+		strvec_clear(&a);
+		if (rc != 0)
+			strbuf_addf(err, "dpkg-deb -x %s failed: %s", debs->v[i].deb, out.buf);
+		strbuf_release(&out);
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The side's file list for pkgcompare (pointing into debs). */
+static struct pkgcmp_file *file_list(const struct debpkgs *debs, size_t *nr)
+{
+	struct pkgcmp_file *v = NULL;
+	size_t alloc = 0;
+	*nr = 0;
+	for (size_t i = 0; i < debs->nr; i++)
+		for (size_t k = 0; k < debs->v[i].files.nr; k++) {
+			ALLOC_GROW(v, *nr + 1, alloc);
+			v[*nr].path = debs->v[i].files.v[k];
+			v[*nr].package = debs->v[i].name;
+			(*nr)++;
+		}
+	return v;
+}
+
+static double ratio(long long a, long long b)
+{
+	return b > 0 ? (double)a / (double)b : 0;
+}
+
+/* The size table, into log and the JSON. */
+static void sizes(const struct debpkgs *ours, const struct debpkgs *arch, FILE *log,
+		  struct json_writer *jw, double *inst_ratio, double *deb_ratio)
+{
+	long long ti = 0, tai = 0, td = 0, tad = 0;
+
+	fprintf(log, "\nsizes against the archive's (Installed-Size KiB, .deb bytes):\n");
+	fprintf(log, "  %-32s %10s %10s %7s %11s %11s %7s\n", "package", "installed", "archive",
+		"ratio", "deb", "archive", "ratio");
+	json_key(jw, "packages");
+	json_array_begin(jw);
+	for (size_t i = 0; i < ours->nr; i++) {
+		const struct debpkg *p = &ours->v[i], *a = find_pkg(arch, p->name);
+		json_object_begin(jw);
+		json_key(jw, "package"); json_string(jw, p->name);
+		json_key(jw, "version"); json_string(jw, p->version);
+		json_key(jw, "installed_kib"); json_int(jw, p->installed_kib);
+		json_key(jw, "deb_bytes"); json_int(jw, p->deb_bytes);
+		json_key(jw, "archive_version"); json_string(jw, a ? a->version : NULL);
+		if (a) {
+			json_key(jw, "archive_installed_kib"); json_int(jw, a->installed_kib);
+			json_key(jw, "archive_deb_bytes"); json_int(jw, a->deb_bytes);
+			fprintf(log, "  %-32s %10lld %10lld %7.3f %11lld %11lld %7.3f\n", p->name,
+				p->installed_kib, a->installed_kib, ratio(p->installed_kib, a->installed_kib),
+				p->deb_bytes, a->deb_bytes, ratio(p->deb_bytes, a->deb_bytes));
+			ti += p->installed_kib;
+			tai += a->installed_kib;
+			td += p->deb_bytes;
+			tad += a->deb_bytes;
+		} else {
+			fprintf(log, "  %-32s %10lld %10s\n", p->name, p->installed_kib,
+				"(not in the archive)");
+		}
+		json_object_end(jw);
+	}
+	json_array_end(jw);
+	*inst_ratio = ratio(ti, tai);
+	*deb_ratio = ratio(td, tad);
+	fprintf(log, "  %-32s %10lld %10lld %7.3f %11lld %11lld %7.3f\n", "total", ti, tai,
+		*inst_ratio, td, tad, *deb_ratio);
+}
+
+int debcheck_compare(const char *workdir, const char *archive, FILE *log)
+{
+	struct debpkgs ours = { NULL, 0, 0 }, arch = { NULL, 0, 0 };
+	struct strvec missing = STRVEC_INIT, libdirs = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT, json = STRBUF_INIT;
+	struct json_writer jw = JSON_WRITER_INIT(&json);
+	struct pkgcmp_result r = PKGCMP_RESULT_INIT;
+	struct pkgcmp_opts o;
+	char *adir = archive ? xstrdup(archive) : xasprintf("%s/archive", workdir);
+	char *aroot = xasprintf("%s/archive/root", workdir), *croot = xasprintf("%s/root", workdir);
+	char *jpath = xasprintf("%s/compare.json", workdir);
+	double ir = 0, dr = 0;
+	int rc = PGBUILD_EXIT_ERROR;
+
+	memset(&o, 0, sizeof(o));
+	if (list_debs(workdir, &ours, &err) < 0 || !ours.nr) {
+		error("compare: %s", err.len ? err.buf : "no .deb in the work directory");
+		goto out;
+	}
+	{
+		/* the archive's packages are extracted there (and downloaded,
+		 * without --archive) */
+		char *mk = xasprintf("%s/archive", workdir);
+		if (mkdir(mk, 0755) < 0 && errno != EEXIST) {
+			error("cannot make %s: %s", mk, strerror(errno));
+			free(mk);
+			goto out;
+		}
+		free(mk);
+	}
+	if (!archive)
+		download(&ours, adir, log, &missing);
+	if (list_debs(adir, &arch, &err) < 0) {
+		error("compare: %s", err.buf);
+		goto out;
+	}
+	if (!arch.nr) {
+		error("compare: the archive has none of the packages built (%s%s): give the "
+		      "archive's .debs with --archive DIR, or --no-compare",
+		      missing.nr ? "apt-get download failed for " : "no .deb in ",
+		      missing.nr ? missing.v[0] : adir);
+		goto out;
+	}
+	for (size_t i = 0; i < missing.nr; i++)
+		fprintf(log, "note: the archive has no %s: its package is not compared\n",
+			missing.v[i]);
+	if (debenv_libdirs(&libdirs) < 0 || extract(&arch, aroot, &err) < 0) {
+		if (err.len)
+			error("compare: %s", err.buf);
+		goto out;
+	}
+	o.cand.root = croot;
+	o.cand.files = file_list(&ours, &o.cand.nfiles);
+	o.arch.root = aroot;
+	o.arch.files = file_list(&arch, &o.arch.nfiles);
+	o.libdirs = (const char *const *)libdirs.v;
+	if (pkgcmp_compare(&o, &r, &err) < 0) {
+		error("compare: %s", err.buf);
+		goto out;
+	}
+	fprintf(log, "compare: %zu package%s of ours (%s) against the archive's (%s)\n", ours.nr,
+		ours.nr == 1 ? "" : "s", ours.v[0].version, archive ? archive : "apt-get download");
+	pkgcmp_print(log, &r, 20);
+	if (r.failures)
+		pkgcmp_print(stderr, &r, 5);
+	json_object_begin(&jw);
+	json_key(&jw, "archive"); json_string(&jw, adir);
+	json_key(&jw, "elf_files"); json_int(&jw, r.files);
+	json_key(&jw, "failed_files"); json_int(&jw, r.failed);
+	json_key(&jw, "failures"); json_int(&jw, r.failures);
+	json_key(&jw, "findings");
+	pkgcmp_json(&jw, &r);
+	sizes(&ours, &arch, log, &jw, &ir, &dr);
+	json_key(&jw, "installed_ratio"); json_double(&jw, ir);
+	json_key(&jw, "deb_ratio"); json_double(&jw, dr);
+	json_object_end(&jw);
+	strbuf_addch(&json, '\n');
+	if (write_file_atomic(jpath, json.buf, json.len) < 0) {
+		error("cannot write %s: %s", jpath, strerror(errno));
+		goto out;
+	}
+	{
+		struct strbuf first = STRBUF_INIT;
+		for (size_t i = 0; i < r.nr && !first.len; i++)
+			if (pkgcmp_kind_fails(r.v[i].kind))
+				strbuf_addf(&first, "%s", r.v[i].path);
+		if (r.failures)
+			fprintf(log, "compare: FAILED: %ld of %ld ELF files differ from the archive's "
+				"in what they link (first: %s; %s)\n", r.failed, r.files, first.buf,
+				jpath);
+		else
+			fprintf(log, "compare: OK: %ld ELF files of %zu package%s link as the archive's "
+				"(needed libraries, undefined symbols, exports); installed size %.3fx, "
+				".deb %.3fx the archive's\n", r.files, ours.nr, ours.nr == 1 ? "" : "s",
+				ir, dr);
+		strbuf_release(&first);
+	}
+	rc = r.failures ? PGBUILD_EXIT_FAIL : 0;
+out:
+	free((void *)o.cand.files);
+	free((void *)o.arch.files);
+	pkgcmp_release(&r);
+	debpkgs_release(&ours);
+	debpkgs_release(&arch);
+	strvec_clear(&missing);
+	strvec_clear(&libdirs);
+	strbuf_release(&err);
+	strbuf_release(&json);
+	free(adir);
+	free(aroot);
+	free(croot);
+	free(jpath);
+	return rc;
+}
+
+/* ---------------- modules ---------------- */
+
+/* pg_config --KEY of the packaged server; malloced or NULL. */
+static char *pg_config(const char *server, const char *key)
+{
+	struct strvec a = STRVEC_INIT;
+	struct strbuf out = STRBUF_INIT;
+	int rc;
+	strvec_pushf(&a, "%s/bin/pg_config", server);
+	strvec_push(&a, key);
+	rc = capture(&a, NULL, &out, 0);
+	strvec_clear(&a);
+	strbuf_trim(&out);
+	if (rc != 0 || !out.len) {
+		strbuf_release(&out);
+		return NULL;
+	}
+	return strbuf_detach(&out, NULL);
+}
+
+/* The names in dir ending in suffix, without it, sorted. */
+static void names_in(const char *dir, const char *suffix, struct strvec *out)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *e;
+	size_t n = strlen(suffix);
+	while (dh && (e = readdir(dh))) {
+		size_t len = strlen(e->d_name);
+		if (len > n && !strcmp(e->d_name + len - n, suffix))
+			strvec_push_nodup(out, xstrndup(e->d_name, len - n));
+	}
+	if (dh)
+		closedir(dh);
+	for (size_t i = 1; i < out->nr; i++)   /* a few hundred: insertion sort */
+		for (size_t k = i; k > 0 && strcmp(out->v[k - 1], out->v[k]) > 0; k--) {
+			char *t = out->v[k];
+			out->v[k] = out->v[k - 1];
+			out->v[k - 1] = t;
+		}
+}
+
+/* A connection to db, retried while the server restarts after a crash. */
+static PGconn *connect_to(const struct cluster *cl, const char *db)
+{
+	for (int tries = 0;; tries++) {
+		PGconn *conn = PQconnectdb(cluster_conninfo(cl, db));
+		struct timespec ts = { 0, 200 * 1000 * 1000 };
+		if (PQstatus(conn) == CONNECTION_OK || tries >= 50)
+			return conn;
+		PQfinish(conn);
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* prefix, then s quoted with q (a literal: ', an identifier: "), the
+ * quote doubled inside; for CREATE EXTENSION, " CASCADE" after an
+ * identifier.  Malloced. */
+static char *quoted(const char *prefix, char q, const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%s%c", prefix, q);
+	for (; *s; s++) {
+		if (*s == q)
+			strbuf_addch(&sb, q);
+		strbuf_addch(&sb, *s);
+	}
+	strbuf_addch(&sb, q);
+	if (q == '"')
+		strbuf_addstr(&sb, " CASCADE");
+	return strbuf_detach(&sb, NULL);
+}
+
+/* Run sql in a session of its own: 0, or -1 with the server's error (or
+ * what happened to the session) in err. */
+static int run_sql(const struct cluster *cl, const char *db, const char *sql, struct strbuf *out,
+		   struct strbuf *err)
+{
+	PGconn *conn = connect_to(cl, db);
+	PGresult *res;
+	int rc = 0;
+
+	if (PQstatus(conn) != CONNECTION_OK) {
+		strbuf_addf(err, "cannot connect: %s", PQerrorMessage(conn));
+		strbuf_trim(err);
+		PQfinish(conn);
+		return -1;
+	}
+	PQclear(PQexec(conn, "SET client_min_messages = warning"));
+	res = PQexec(conn, sql);
+	if (PQresultStatus(res) == PGRES_TUPLES_OK) {
+		for (int i = 0; out && i < PQntuples(res); i++)
+			strbuf_addf(out, "%s\n", PQgetvalue(res, i, 0));
+	} else if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+		const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+		strbuf_addstr(err, msg ? msg : PQerrorMessage(conn));
+		strbuf_trim(err);
+		rc = -1;
+	}
+	PQclear(res);
+	PQfinish(conn);
+	return rc;
+}
+
+int debcheck_modules(const char *server, FILE *log)
+{
+	char *pkglib = pg_config(server, "--pkglibdir"), *share = pg_config(server, "--sharedir");
+	char *extdir = NULL;
+	struct strvec mods = STRVEC_INIT, exts = STRVEC_INIT;
+	struct strbuf problems = STRBUF_INIT, notes = STRBUF_INIT, out = STRBUF_INIT,
+		      err = STRBUF_INIT, crashes = STRBUF_INIT;
+	struct cluster_options co = CLUSTER_OPTIONS_INIT;
+	struct cluster cl;
+	long loaded = 0, created = 0, nfail = 0, jit_functions = -1;
+	int rc = PGBUILD_EXIT_ERROR, made = 0, have_jit;
+
+	if (!pkglib || !share) {
+		error("modules: %s/bin/pg_config --pkglibdir/--sharedir failed", server);
+		goto out;
+	}
+	extdir = xasprintf("%s/extension", share);
+	names_in(pkglib, ".so", &mods);
+	names_in(extdir, ".control", &exts);
+	{
+		char *jit = xasprintf("%s/llvmjit.so", pkglib);
+		have_jit = access(jit, F_OK) == 0;
+		free(jit);
+	}
+	fprintf(log, "modules: %zu modules in %s, %zu extensions in %s; the server's settings:",
+		mods.nr, pkglib, exts.nr, extdir);
+	co.prefix = server;
+	co.quiet = 1;
+	strvec_push(&co.settings, "fsync=off");
+	strvec_pushv(&co.settings, debcheck_jit);
+	for (size_t i = 0; i < co.settings.nr; i++)
+		fprintf(log, " %s", co.settings.v[i]);
+	fputc('\n', log);
+	fflush(log);
+	if (cluster_create(&cl, &co) < 0)
+		goto out;
+	made = 1;
+	if (cluster_start(&cl) < 0)
+		goto out;
+
+	/* every module: LOAD, each in a session of its own */
+	for (size_t i = 0; i < mods.nr; i++) {
+		char *path = xasprintf("%s/%s.so", pkglib, mods.v[i]);
+		char *sql = quoted("LOAD ", '\'', path);
+		strbuf_reset(&err);
+		if (run_sql(&cl, "postgres", sql, NULL, &err) == 0) {
+			loaded++;
+		} else if (!strncmp(err.buf, "could not load library", 22) ||
+			   !strncmp(err.buf, "cannot connect", 14) ||
+			   strstr(err.buf, "server closed the connection")) {
+			strbuf_addf(&problems, "FAIL %s.so does not load: %s\n", mods.v[i], err.buf);
+			nfail++;
+		} else {
+			/* it loaded; its own _PG_init refused to run here */
+			loaded++;
+			strbuf_addf(&notes, "note %s.so loaded, its initialization refused: %s\n",
+				    mods.v[i], err.buf);
+		}
+		free(sql);
+		free(path);
+	}
+	/* every extension, CASCADE (what it requires) */
+	strbuf_reset(&err);
+	if (run_sql(&cl, "postgres", "CREATE DATABASE pgbuild_modules", NULL, &err) < 0) {
+		error("modules: CREATE DATABASE: %s", err.buf);
+		goto out;
+	}
+	for (size_t i = 0; i < exts.nr; i++) {
+		char *sql = quoted("CREATE EXTENSION IF NOT EXISTS ", '"', exts.v[i]);
+		strbuf_reset(&err);
+		if (run_sql(&cl, "pgbuild_modules", sql, NULL, &err) == 0) {
+			created++;
+		} else {
+			strbuf_addf(&problems, "FAIL CREATE EXTENSION %s: %s\n", exts.v[i], err.buf);
+			nfail++;
+		}
+		free(sql);
+	}
+	/* JIT: the provider loads, and a query is compiled */
+	if (have_jit) {
+		strbuf_reset(&err);
+		strbuf_reset(&out);
+		if (run_sql(&cl, "postgres", "SELECT pg_jit_available()", &out, &err) < 0 ||
+		    strcmp(out.buf, "t\n")) {
+			strbuf_addf(&problems, "FAIL JIT: pg_jit_available() is %s%s\n",
+				    err.len ? "an error: " : out.buf[0] ? "false" : "empty", err.buf);
+			nfail++;
+		} else {
+			const char *f;
+			strbuf_reset(&out);
+			strbuf_reset(&err);
+			if (run_sql(&cl, "postgres",
+				    "EXPLAIN (ANALYZE, FORMAT JSON) SELECT count(*) FROM "
+				    "generate_series(1, 10000) g WHERE g % 7 = 3", &out, &err) == 0 &&
+			    (f = strstr(out.buf, "\"Functions\": ")))
+				jit_functions = atol(f + strlen("\"Functions\": "));
+			if (jit_functions <= 0) {
+				strbuf_addf(&problems, "FAIL JIT: a query with jit_above_cost=0 was not "
+					    "compiled%s%s\n", err.len ? ": " : "", err.buf);
+				nfail++;
+			}
+		}
+	}
+	cluster_stop(&cl);
+	cluster_check_log(&cl, &out);
+	cluster_log_crashes(out.buf, &crashes);
+	if (crashes.len) {
+		strbuf_addf(&problems, "FAIL the server crashed:\n%s", crashes.buf);
+		nfail++;
+	}
+	fputs(notes.buf, log);
+	fputs(problems.buf, log);
+	fputs(problems.buf, stderr);
+	if (nfail) {
+		fprintf(log, "modules: FAILED: %ld problems: %ld of %zu modules loaded, %ld of %zu "
+			"extensions created (JIT forced on every query)\n", nfail, loaded, mods.nr,
+			created, exts.nr);
+		rc = PGBUILD_EXIT_FAIL;
+	} else {
+		fprintf(log, "modules: OK: %ld modules loaded, %ld extensions created (CASCADE), JIT "
+			"forced on every query%s", loaded, created,
+			have_jit ? "" : " (no JIT provider in the package)");
+		if (jit_functions > 0)
+			fprintf(log, ": a test query JIT-compiled %ld functions", jit_functions);
+		fputc('\n', log);
+		rc = 0;
+	}
+out:
+	if (made)
+		cluster_destroy(&cl);
+	strvec_clear(&co.settings);
+	strvec_clear(&mods);
+	strvec_clear(&exts);
+	strbuf_release(&problems);
+	strbuf_release(&notes);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	strbuf_release(&crashes);
+	free(pkglib);
+	free(share);
+	free(extdir);
+	return rc;
+}

@@ -1,0 +1,51 @@
+/*
+ * debcheck.h - two checks of `pgbuild deb` on the packages it built (its
+ * compare and modules stages; deb.h):
+ *
+ * compare  The packages against the archive's of the same names and
+ *          version: fetched with `apt-get download NAME=VERSION` into
+ *          WORKDIR/archive (kept for a rerun), or the .debs of --archive
+ *          DIR, extracted into WORKDIR/archive/root; every ELF file of
+ *          ours against the archive's (build/pkgcompare.h: needed
+ *          libraries, symbols left undefined that nothing defines,
+ *          exports; any failure names the file), and each package's
+ *          Installed-Size and .deb size against the archive's.  The
+ *          -dbgsym packages are left out (the archive's are in another
+ *          archive, debian-debug).  Written to WORKDIR/compare.json.
+ *
+ * modules  Every module of the packaged server loads and every extension
+ *          it ships is created, with JIT forced on every query: a private
+ *          server (cluster.h) from the packaged install, with
+ *          DEBCHECK_JIT's settings; `LOAD` of each PKGLIBDIR/NAME.so in a
+ *          session of its own ("could not load library" fails it; an
+ *          error of the module's own initialization, sepgsql's "must be
+ *          loaded via shared_preload_libraries", is a note); `CREATE
+ *          EXTENSION ... CASCADE` of each SHAREDIR/extension/NAME.control
+ *          in a database of its own; when PKGLIBDIR has the JIT provider
+ *          (llvmjit.so), pg_jit_available() and a query EXPLAIN ANALYZE
+ *          shows JIT-compiled; a crash in the server's log fails it.
+ *          PKGLIBDIR and SHAREDIR are what the packaged pg_config says
+ *          (its paths relative to where it is).
+ *
+ * Both write their report to log (the stage's) and their failures to
+ * stderr, and end the log with one line: "compare: OK: ..." or
+ * "compare: FAILED: ...".  Exit codes: 0 passed, 1 failed, 2 could not
+ * run.
+ */
+#ifndef PGBUILD_DEBCHECK_H
+#define PGBUILD_DEBCHECK_H
+
+#include <stdio.h>
+
+/* The server settings that JIT-compile every query, NULL-terminated (the
+ * regress stage's --set, the modules stage's server). */
+extern const char *const debcheck_jit[];
+
+/* compare: workdir's .debs (extracted in WORKDIR/root) against the
+ * archive's (archive: a directory of them, or NULL: apt-get download). */
+int debcheck_compare(const char *workdir, const char *archive, FILE *log);
+
+/* modules: the packaged server at server (WORKDIR/root/usr/lib/postgresql/N). */
+int debcheck_modules(const char *server, FILE *log);
+
+#endif

@@ -1,0 +1,232 @@
+#!/bin/bash
+# 36-deb-archive.t - `pgbuild deb` against the archive: what a package build
+# links is compared with the archive's package of the same name and
+# version, and a build on a machine that would build something else is
+# refused before it starts.
+#   - A small Debian source package (a program and a loadable module that
+#     calls cos(), linked with -lm as $(MODLIBS)) is built once as "the
+#     archive's" .deb.  pgbuild deb builds the same source --archive DIR:
+#     compare passes (exit 0, both ELF files).  Then a source whose
+#     module is linked without its library (MODLIBS empty: the llvmjit.so
+#     that lost libLLVM): compare fails (exit 1) naming the module, the
+#     library it lost and the symbol it leaves undefined; compare.json
+#     says so; without the comparison (--no-compare) the same build passes,
+#     which is what `pgbuild verify` alone said of the issue's package.
+#   - A source package whose Build-Depends name clang, on a machine that
+#     has another clang-N on PATH (make deps installs clang-15 beside the
+#     default clang-14): refused (exit 2) before dpkg-buildpackage runs,
+#     naming the file and its package and the fix (--chroot); its log says
+#     so.
+#   - The modules stage on a package that ships a PostgreSQL server (a copy
+#     of this machine's /usr/lib/postgresql/15 and its share directory,
+#     with a module compiled through pgoptcc): every module loads and
+#     every extension is created with JIT forced (exit 0); with a JIT
+#     provider that leaves an LLVM symbol undefined (the issue's
+#     llvmjit.so) it fails (exit 1) naming the module, the symbol, JIT
+#     unavailable and the extensions whose scripts JIT compiles.
+#   - pgbuild regress --set: refused without --prefix, and a setting
+#     every pgbuild server refuses is refused here too.
+# The chroot build (--chroot, mmdebstrap, minutes and the network) and the
+# suite with JIT forced on Debian's package are tests/bench/deb-package's.
+. "$(dirname "$0")/../lib/tap.sh"
+for t in dpkg-buildpackage dh jq; do
+	command -v $t >/dev/null || skip_all "$t is not installed (make deps)"
+done
+PGB=$B/bin/pgbuild
+cd "$TMP" || exit 1
+unset CC CFLAGS LDFLAGS CCACHE_DIR $(env | sed -n 's/^\(PGOPT_[A-Z_]*\)=.*/\1/p' | grep -vx PGOPT_KEEP_TMP)
+
+# the source package in DIR/pgopt-link, its module linked with MODLIBS
+# (make's default), Build-Depends BD
+make_source() { # DIR MODLIBS BUILD-DEPENDS
+	local s=$1/pgopt-link
+	mkdir -p "$s/src" "$s/debian/source" || return 1
+	printf '#include <math.h>\ndouble mod_cos(double x) { return cos(x); }\nint mod_api(void) { return 1; }\n' > "$s/src/mod.c"
+	printf 'int main(void) { return 0; }\n' > "$s/src/main.c"
+	cat > "$s/Makefile" <<MK
+MODLIBS ?= $2
+all: link link.so
+link: src/main.o
+	\$(CC) \$(CFLAGS) \$(LDFLAGS) -o \$@ src/main.o
+link.so: src/mod.o
+	\$(CC) \$(CFLAGS) -shared \$(LDFLAGS) -o \$@ src/mod.o \$(MODLIBS)
+src/%.o: src/%.c
+	\$(CC) \$(CPPFLAGS) \$(CFLAGS) -fPIC -c -o \$@ \$<
+install: all
+	install -d \$(DESTDIR)/usr/bin \$(DESTDIR)/usr/lib/pgopt-link
+	install -m 755 link \$(DESTDIR)/usr/bin/
+	install -m 644 link.so \$(DESTDIR)/usr/lib/pgopt-link/
+clean:
+	rm -f link link.so src/*.o
+MK
+	cat > "$s/debian/changelog" <<'CL'
+pgopt-link (1.0) unstable; urgency=medium
+
+  * A package whose module links a library.
+
+ -- pgoptcc tests <tests@example.org>  Thu, 03 Dec 2026 12:00:00 +0000
+CL
+	cat > "$s/debian/control" <<CT
+Source: pgopt-link
+Section: misc
+Priority: optional
+Maintainer: pgoptcc tests <tests@example.org>
+Build-Depends: $3
+Standards-Version: 4.6.2
+Rules-Requires-Root: no
+
+Package: pgopt-link
+Architecture: any
+Depends: \${shlibs:Depends}, \${misc:Depends}
+Description: pgoptcc's archive comparison test
+ A program and a module that needs libm.
+CT
+	echo '3.0 (native)' > "$s/debian/source/format"
+	printf '#!/usr/bin/make -f\n%%:\n\tdh $@\n' > "$s/debian/rules"
+	chmod +x "$s/debian/rules"
+	(cd "$1" && dpkg-source -b pgopt-link > /dev/null 2>&1)
+}
+printf '[global]\ncflags += -O2\n' > "$TMP/p.policy"
+deb() { # WORKDIR DSC ARGS...: pgbuild deb, its output in WORKDIR.out, its exit code
+	local w=$1 dsc=$2
+	shift 2
+	"$PGB" deb --dsc "$dsc" --policy "$TMP/p.policy" --workdir "$w" --builddir . \
+		--no-regress --no-gate "$@" > "$w.out" 2>&1
+}
+
+# "the archive's" package: the source built by dpkg-buildpackage itself
+A=$TMP/a
+make_source "$A" -lm "debhelper-compat (= 13)" &&
+	(cd "$A/pgopt-link" && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -b -uc -us) > "$A/build.log" 2>&1
+is "the archive's package is built" "$?" 0 || diag "$(tail -20 "$A/build.log")"
+mkdir -p "$TMP/archive" && mv "$A"/pgopt-link_1.0_*.deb "$TMP/archive/"
+like "... its module needs libm" "$(dpkg-deb -x "$TMP"/archive/*.deb "$TMP/ax" &&
+	readelf -dW "$TMP/ax/usr/lib/pgopt-link/link.so" | grep NEEDED)" 'libm\.so\.6'
+
+# the same source through pgbuild deb: links as the archive's
+S=$TMP/same
+make_source "$S" -lm "debhelper-compat (= 13)"
+deb "$TMP/ws" "$S/pgopt-link_1.0.dsc" --archive "$TMP/archive"
+is "the same source: pgbuild deb --archive exits 0" "$?" 0 || diag "$(tail -20 "$TMP/ws.out")"
+like "... compare: both ELF files link as the archive's" "$(cat "$TMP/ws.out")" \
+	'\[4/8\] compare +done .*compare: OK: 2 ELF files of 1 package link as the archive.s'
+is "... compare.json: no failure, the sizes against the archive's" \
+	"$(jq -r '"\(.failures) \(.packages[0].package) \(.packages[0].archive_version)"' "$TMP/ws/compare.json")" \
+	"0 pgopt-link 1.0"
+
+# the module built without its library
+L=$TMP/lost
+make_source "$L" "" "debhelper-compat (= 13)"
+deb "$TMP/wl" "$L/pgopt-link_1.0.dsc" --archive "$TMP/archive"
+is "a module that lost a needed library: pgbuild deb exits 1" "$?" 1 || diag "$(tail -20 "$TMP/wl.out")"
+like "... compare names the module and the library it lost" "$(cat "$TMP/wl.out")" \
+	'FAIL usr/lib/pgopt-link/link\.so \(pgopt-link\): does not need what the archive.s needs: libm\.so\.6'
+like "... and the symbol it leaves undefined" "$(cat "$TMP/wl.out")" \
+	'FAIL usr/lib/pgopt-link/link\.so \(pgopt-link\): leaves undefined what no library it needs defines \(the archive.s does not\): cos'
+like "... the stage fails" "$(cat "$TMP/wl.out")" \
+	'\[4/8\] compare +FAILED .*compare: FAILED: 1 of 2 ELF files differ from the archive.s in what they link \(first: usr/lib/pgopt-link/link\.so'
+is "... compare.json lists both failures of the module" \
+	"$(jq -r '[.findings[] | select(.fails) | "\(.path):\(.kind):\(.items | join(","))"] | join(" ")' "$TMP/wl/compare.json")" \
+	"usr/lib/pgopt-link/link.so:lost_needed:libm.so.6 usr/lib/pgopt-link/link.so:unresolved:cos"
+like "... verify alone passed it" "$(cat "$TMP/wl.out")" '\[3/8\] verify +done'
+deb "$TMP/wl" "$L/pgopt-link_1.0.dsc" --no-compare
+is "... --no-compare: the same build passes" "$?" 0 || diag "$(tail -20 "$TMP/wl.out")"
+nok "--no-compare and --archive exclude each other" "$PGB" deb --dsc "$L/pgopt-link_1.0.dsc" \
+	--policy "$TMP/p.policy" --workdir "$TMP/wx" --no-compare --archive "$TMP/archive"
+like "... saying so" "$(cat "$TMP/.out")" 'no-compare and --archive exclude each other'
+nok "--archive of a missing directory fails" "$PGB" deb --dsc "$L/pgopt-link_1.0.dsc" \
+	--policy "$TMP/p.policy" --workdir "$TMP/wx" --archive "$TMP/none" --no-gate
+like "... naming it" "$(cat "$TMP/.out")" "archive $TMP/none: No such file or directory"
+
+# a machine that would build something else: Build-Depends clang, another
+# clang-N on PATH
+other=
+for c in /usr/bin/clang-[0-9]*; do
+	[ -x "$c" ] || continue
+	[ "$(readlink -f "$c")" = "$(readlink -f /usr/bin/clang 2>/dev/null)" ] && continue
+	other=$c
+	break
+done
+if command -v clang >/dev/null && [ -n "$other" ]; then
+	pkg=$(dpkg-query -S "$other" 2>/dev/null | sed 's/:.*//')
+	C=$TMP/clang
+	make_source "$C" -lm "debhelper-compat (= 13), clang"
+	deb "$TMP/wc" "$C/pgopt-link_1.0.dsc" --no-compare
+	is "Build-Depends clang, $other on PATH: pgbuild deb exits 2" "$?" 2 || diag "$(tail -20 "$TMP/wc.out")"
+	like "... refused before the build, naming the file and its package" "$(cat "$TMP/wc.out")" \
+		"error: this machine has programs the build of pgopt-link would find that its Build-Depends do not provide \(the archive.s build has none of them\): .*$other \($pkg\)"
+	like "... and the fix" "$(cat "$TMP/wc.out")" \
+		"build in a clean chroot \(--chroot: mmdebstrap, as Debian.s build daemons do\), or remove them \(apt-get remove .*$pkg"
+	is "... dpkg-buildpackage never ran: no .deb" "$(ls "$TMP/wc"/*.deb 2>/dev/null | wc -l)" 0
+	like "... the build log says why" "$(cat "$TMP/wc/logs/build.log")" 'the build was refused before it started'
+	# the same package without clang in its Build-Depends: clang-N does not matter
+	like "... without clang in the Build-Depends the build runs" "$(cat "$TMP/ws.out")" '\[2/8\] build +done'
+else
+	skip "no clang, or no second clang-N on PATH (make deps installs clang-15)" 5
+fi
+
+# the modules stage: a package that ships a PostgreSQL server (the
+# archive's install of this machine, copied, with a module of its own
+# compiled through pgoptcc); once as it is, once with a JIT provider that
+# lost its library (its llvmjit.so leaves an LLVM symbol undefined)
+PGDIR=/usr/lib/postgresql/15 PGSHARE=/usr/share/postgresql/15
+make_server() { # DIR BROKEN(0|1): the source package in DIR/pgopt-server, its .dsc
+	local s=$1/pgopt-server
+	mkdir -p "$s/src" "$s/debian/source" || return 1
+	printf 'extern void _ZN4llvm9ErrorList2IDE(void);\nvoid _PG_jit_provider_init(void *cb) { (void)cb; _ZN4llvm9ErrorList2IDE(); }\n' > "$s/src/jit.c"
+	cat > "$s/Makefile" <<MK
+all: llvmjit.so
+llvmjit.so: src/jit.o
+	\$(CC) \$(CFLAGS) -shared -o \$@ src/jit.o
+src/%.o: src/%.c
+	\$(CC) \$(CFLAGS) -fPIC -c -o \$@ \$<
+install: all
+	mkdir -p \$(DESTDIR)/usr/lib/postgresql \$(DESTDIR)/usr/share/postgresql
+	cp -a $PGDIR \$(DESTDIR)/usr/lib/postgresql/
+	cp -a $PGSHARE \$(DESTDIR)/usr/share/postgresql/
+	if [ $2 = 1 ]; then install -m 644 llvmjit.so \$(DESTDIR)/usr/lib/postgresql/15/lib/llvmjit.so; fi
+clean:
+	rm -f llvmjit.so src/*.o
+MK
+	printf 'pgopt-server (1.0) unstable; urgency=medium\n\n  * A server.\n\n -- pgoptcc tests <tests@example.org>  Thu, 03 Dec 2026 12:00:00 +0000\n' > "$s/debian/changelog"
+	printf 'Source: pgopt-server\nMaintainer: pgoptcc tests <tests@example.org>\nBuild-Depends: dpkg-dev\n\nPackage: pgopt-server\nArchitecture: any\nDescription: a PostgreSQL server\n a copy of the installed one\n' > "$s/debian/control"
+	echo '3.0 (native)' > "$s/debian/source/format"
+	# no dh: a plain build, the copied install packed as it is (gzip -1)
+	printf '#!/usr/bin/make -f\nbuild build-arch build-indep:\n\t$(MAKE)\nclean:\n\t$(MAKE) clean\n\trm -rf debian/tmp debian/files\nbinary binary-arch: build\n\t$(MAKE) install DESTDIR=$(CURDIR)/debian/tmp\n\tmkdir -p debian/tmp/DEBIAN\n\tdpkg-gencontrol -ppgopt-server\n\tdpkg-deb -Zgzip -z1 --build debian/tmp ..\nbinary-indep:\n.PHONY: build build-arch build-indep clean binary binary-arch binary-indep\n' > "$s/debian/rules"
+	chmod +x "$s/debian/rules"
+	(cd "$1" && dpkg-source -b pgopt-server > /dev/null 2>&1)
+}
+if [ -x "$PGDIR/bin/postgres" ] && [ -f "$PGDIR/lib/llvmjit.so" ] && id postgres > /dev/null 2>&1; then
+	G=$TMP/good
+	make_server "$G" 0
+	"$PGB" deb --dsc "$G/pgopt-server_1.0.dsc" --policy "$TMP/p.policy" --workdir "$TMP/wg" \
+		--builddir . --no-compare --no-regress --no-gate > "$TMP/wg.out" 2>&1
+	is "a package with a PostgreSQL server: pgbuild deb exits 0" "$?" 0 || diag "$(tail -20 "$TMP/wg.out")"
+	like "... every module loaded, every extension created, JIT compiled a query" "$(cat "$TMP/wg.out")" \
+		'\[6/8\] modules +done .*modules: OK: [0-9]+ modules loaded, [0-9]+ extensions created \(CASCADE\), JIT forced on every query: a test query JIT-compiled [1-9][0-9]* functions'
+	like "... the package's own server and files, not the system's" "$(cat "$TMP/wg/logs/modules.log")" \
+		"modules: [0-9]+ modules in $TMP/wg/root/usr/lib/postgresql/15/lib, [0-9]+ extensions in $TMP/wg/root/usr/share/postgresql/15/extension"
+	Z=$TMP/broken
+	make_server "$Z" 1
+	"$PGB" deb --dsc "$Z/pgopt-server_1.0.dsc" --policy "$TMP/p.policy" --workdir "$TMP/wz" \
+		--builddir . --no-compare --no-regress --no-gate > "$TMP/wz.out" 2>&1
+	is "a JIT provider that lost its library: pgbuild deb exits 1" "$?" 1 || diag "$(tail -20 "$TMP/wz.out")"
+	like "... LOAD of it fails, naming the module and the symbol" "$(cat "$TMP/wz.out")" \
+		'FAIL llvmjit\.so does not load: could not load library .*llvmjit\.so": .*undefined symbol: _ZN4llvm9ErrorList2IDE'
+	like "... and JIT is not available" "$(cat "$TMP/wz.out")" 'FAIL JIT: pg_jit_available\(\) is an error: could not load library'
+	like "... every extension with code fails to be created: JIT compiles its script" "$(cat "$TMP/wz.out")" \
+		'FAIL CREATE EXTENSION cube: could not load library .*llvmjit\.so'
+	like "... the stage fails" "$(cat "$TMP/wz.out")" '\[6/8\] modules +FAILED .*modules: FAILED: [0-9]+ problems'
+else
+	skip "no $PGDIR with llvmjit.so, or no postgres user (make deps installs postgresql-15)" 7
+fi
+
+# regress --set: installcheck's server only, and the settings every
+# pgbuild server refuses
+mkdir -p "$TMP/bd"
+nok "regress --set without --prefix is refused" "$PGB" regress --builddir "$TMP/bd" --set jit=on
+like "... saying what takes settings there" "$(cat "$TMP/.out")" "--set configures installcheck's server \(--prefix\)"
+nok "regress --set listen_addresses is refused" "$PGB" regress --builddir "$TMP/bd" \
+	--prefix /usr/lib/postgresql/15 --set 'listen_addresses=*'
+like "... with the reason" "$(cat "$TMP/.out")" 'listen_addresses opens the cluster to other users'
+done_testing
