@@ -213,13 +213,16 @@ DEMO_DIR  ?= $(O)/demo
 # What the README's demo output shows: both pgbench workloads, 6 interleaved
 # pairs of 3 s each (tps: bounds, "not slower"), then instructions and the
 # cycles estimate per transaction (callgrind), the estimate with a claim of
-# 2% less, decided at the baseline's layout floor (run's floor stage).
+# 1% less, decided at the two-build layout floor (run's floor stage: 1.96
+# times the two builds' layout spreads, each at its 95% chi-square bound of
+# 5 variants, about 1.4% on select-only here; a 2% claim on the ~2.9% the flags gave
+# cannot be decided at that floor: undecided, exit 3).
 DEMO_ARGS ?= --workload select-only,tpcb --gate 'select-only>=1.00,tpcb>=1.00' \
-	--gate 'select-only.cycles>=1.02,tpcb.cycles>=1.02' \
+	--gate 'select-only.cycles>=1.01,tpcb.cycles>=1.01' \
 	--pairs 6 --duration 3 --metric tps,instructions,cycles
-# A gate verdict of "fail" (exit 1) is a result, not a broken demo; exit 2
-# (could not build or measure) fails the target.  The last line says which
-# happened, in words, and where the report is.
+# A gate verdict of "fail" (exit 1) or "undecided" (exit 3) is a result, not
+# a broken demo; exit 2 (could not build or measure) fails the target.  The
+# last line says which happened, in words, and where the report is.
 demo: deps
 	$(MAKE) all
 	$(O)/bin/pgbuild run --policy examples/coscup-2017.policy --workdir $(DEMO_DIR) \
@@ -227,11 +230,12 @@ demo: deps
 	case $$rc in \
 	0) what="the gate passed" ;; \
 	1) what="the gate failed (a threshold missed, or a regression or correctness failure)" ;; \
+	3) what="the gate is undecided (the evidence neither reaches nor rules out a claim: more pairs, or a smaller claim)" ;; \
 	*) what="the gate could not run (pgbuild run exited $$rc)" ;; \
 	esac; \
 	report=$(DEMO_DIR)/report.html; [ -f "$$report" ] || report="$$report not written"; \
 	echo "demo: $$what; report: $$report"; \
-	[ $$rc -le 1 ]
+	[ $$rc -le 1 ] || [ $$rc = 3 ]
 
 clean:
 	rm -rf $(O)
