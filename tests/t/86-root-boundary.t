@@ -194,7 +194,7 @@ for a; do [ "\$prev" = -D ] && d=\$a; prev=\$a; done
 top=\$(dirname "\$d")
 rm -f "\$top/server.log" 2>/dev/null
 ln -s "\$PLANT_TARGET" "\$top/server.log" 2>/dev/null
-for f in prepare.log load.sql out template.tmp; do
+for f in prepare.log load.sql out template.tmp prepare-template-none.log load-template-none.sql template-none.tmp; do
 	rm -rf "\$top/\$f" 2>/dev/null
 	ln -s "\$PLANT_TARGET-\$f" "\$top/\$f" 2>/dev/null
 done
@@ -224,7 +224,7 @@ EOF
 		base=$(ls -d "$TMP"/gw/instr_*)
 		is "gate: the single-user base directory is root's" "$(stat -c %U "$base")" root
 		is "gate: ... its template and out/ the server user's" \
-			"$(stat -c %U "$base/template" "$base/out" | sort -u)" "$SRV_USER"
+			"$(stat -c %U "$base/template-none" "$base/out" | sort -u)" "$SRV_USER"
 		is "gate: ... its logs and scripts root's regular files" \
 			"$(find "$base" -maxdepth 1 \( -name '*.log' -o -name '*.sql' \) ! \( -type f -user root \) | head -1)" ""
 	else
