@@ -202,10 +202,16 @@ const char *workloads_size_note(const char *name);
  * The lists help texts concatenate at compile time: tests/unit/
  * test-metric-workloads.c checks each equals workloads_list() of its bits.
  */
-#define WORKLOADS_BENCH   "select-only, tpcb, select1, point-select, tpcc-lite, mixed, sql"
-#define WORKLOADS_BUILTIN "select-only, tpcb, select1, point-select, tpcc-lite, mixed"
-#define WORKLOADS_SINGLE  "select-only, tpcb, select1, mixed"
-#define WORKLOADS_BROAD   ""
+#define WORKLOADS_BENCH   "select-only, tpcb, select1, point-select, tpcc-lite, mixed, " \
+			  "agg-join, bulk-index, json-text, plpgsql, select-only-s10, tpcb-s10, " \
+			  "select-only-s100, tpcb-s100, sql"
+#define WORKLOADS_BUILTIN "select-only, tpcb, select1, point-select, tpcc-lite, mixed, " \
+			  "agg-join, bulk-index, json-text, plpgsql, select-only-s10, tpcb-s10, " \
+			  "select-only-s100, tpcb-s100"
+#define WORKLOADS_SINGLE  "select-only, tpcb, select1, mixed, agg-join, bulk-index, " \
+			  "json-text, plpgsql, select-only-s10, tpcb-s10"
+#define WORKLOADS_BROAD   "agg-join, bulk-index, json-text, plpgsql, select-only-s10, " \
+			  "tpcb-s10, select-only-s100, tpcb-s100"
 #define WORKLOADS_TRAIN   "select-only,tpcb"
 #define WORKLOADS_DEFAULT "select-only"   /* the one WL_DEFAULT row */
 #define WORKLOADS_HELDOUT "mixed"         /* the one WL_HELDOUT row */

@@ -49,7 +49,7 @@ static void assert_statement_lines(const char *what, const char *text)
 
 static void test_rows(void **state)
 {
-	int train = 0, heldout = 0, def = 0;
+	int train = 0, heldout = 0, def = 0, broad = 0;
 	(void)state;
 	for (const struct workload_row *w = workloads; w->name; w++) {
 		const struct workload_data *d = w->data ? workloads_data(w->data) : NULL;
@@ -106,6 +106,7 @@ static void test_rows(void **state)
 			assert_false(w->flags & (WL_CHOSEN | WL_TRAIN | WL_HELDOUT | WL_DEFAULT));
 			assert_true(w->flags & WL_BUILTIN);
 			assert_non_null(strstr(workloads_role_note(w->name), "held out"));
+			broad++;
 		}
 		if (w->flags & WL_CHOSEN)
 			assert_non_null(strstr(workloads_role_note(w->name), "used to choose: "));
@@ -117,6 +118,38 @@ static void test_rows(void **state)
 	assert_true(train > 0);
 	assert_int_equal(heldout, 1);
 	assert_int_equal(def, 1);
+	assert_true(broad > 0);
+}
+
+/* The kinds of issue 44's suite are all in it, in-cache and beyond. */
+static void test_broad_suite(void **state)
+{
+	int kinds[WK_NKINDS] = { 0 }, beyond = 0, single = 0;
+	(void)state;
+	for (const char *const *n = workloads_names(WL_BROAD); *n; n++) {
+		const struct workload_row *w = workloads_find(*n);
+		const char *size = workloads_size_note(*n);
+		kinds[w->kind]++;
+		assert_non_null(size);
+		beyond += strstr(size, "beyond") != NULL;
+		single += !!(w->flags & WL_SINGLE);
+	}
+	assert_true(kinds[WK_OLTP] && kinds[WK_ANALYTIC] && kinds[WK_BULK] && kinds[WK_TEXT] &&
+		    kinds[WK_PLPGSQL]);
+	assert_true(beyond >= 2);
+	assert_true(single >= 5);
+	/* what the role and size notes say */
+	assert_string_equal(workloads_role_note("agg-join"),
+			    "held out: nothing was chosen on it (the broad suite)");
+	assert_non_null(strstr(workloads_role_note("mixed"), "--train regress"));
+	assert_non_null(strstr(workloads_role_note("select-only"), "a default training workload"));
+	assert_null(workloads_role_note("no-such"));
+	assert_string_equal(workloads_size_note("select-only-s10"),
+			    "about 157 MB at scale 10: beyond the cost model's 32 MiB LL");
+	assert_string_equal(workloads_size_note("select-only"),
+			    "about 16 MB at scale 1 (--scale): inside the cost model's 32 MiB LL");
+	assert_null(workloads_size_note("select1"));
+	assert_null(workloads_size_note("sql"));
 }
 
 static void test_datasets(void **state)
@@ -181,6 +214,7 @@ static void test_single(void **state)
 	assert_int_equal(single_default_n("tpcc-lite"), 0);
 	assert_false(single_supported("sql"));
 	assert_false(single_supported("no-such"));
+	assert_false(single_supported("select-only-s100"));
 	assert_null(workloads_find("no-such"));
 	/* an unknown workload, or one without a script, is an error: never
 	 * tpcb's script, as an unknown name once was */
@@ -194,13 +228,15 @@ static void test_single(void **state)
 	/* the templates: one per data set and scale */
 	{
 		char *a = single_template_name("select-only"), *b = single_template_name("mixed");
-		char *c = single_template_name("select1");
+		char *c = single_template_name("tpcb-s10"), *e = single_template_name("bulk-index");
 		assert_string_equal(a, "template-pgbench-s1");
 		assert_string_equal(b, "template-pgbench-s1");
-		assert_string_equal(c, "template-none");
+		assert_string_equal(c, "template-pgbench-s10");
+		assert_string_equal(e, "template-bulk");
 		free(a);
 		free(b);
 		free(c);
+		free(e);
 	}
 	strbuf_release(&sb);
 }
@@ -344,8 +380,8 @@ static void test_single_is_bench(void **state)
 	strbuf_release(&y);
 }
 
-/* bench: an unknown name is an error; a row's scripts, checks and
- * generator are what bench sets up. */
+/* bench: an unknown name is an error, and a size that is part of a
+ * workload is not overridden by --scale. */
 static void test_bench_rows(void **state)
 {
 	struct bench_workload w;
@@ -353,6 +389,13 @@ static void test_bench_rows(void **state)
 	assert_int_equal(bench_workload_init(&w, "select-onyl", NULL), -1);
 	bench_workload_release(&w);
 	assert_int_equal(bench_workload_init(&w, "regress", NULL), -1);
+	bench_workload_release(&w);
+	assert_int_equal(bench_workload_init(&w, "select-only-s100", NULL), 0);
+	assert_int_equal(bench_workload_scale(&w, 0), 100);
+	assert_int_equal(bench_workload_scale(&w, 100), 100);
+	assert_int_equal(bench_workload_scale(&w, 2), -1);
+	assert_string_equal(w.data->name, "pgbench");
+	assert_int_equal(w.checks, WLC_PGBENCH_READ);
 	bench_workload_release(&w);
 	assert_int_equal(bench_workload_init(&w, "tpcb", NULL), 0);
 	assert_int_equal(bench_workload_scale(&w, 0), 1);
@@ -399,6 +442,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows),
+		cmocka_unit_test(test_broad_suite),
 		cmocka_unit_test(test_datasets),
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_single),
