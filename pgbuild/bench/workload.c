@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "pgbuild/bench/bench.h"
+#include "pgbuild/bench/client.h"
 #include "wrapper/common/error.h"
 #include "wrapper/common/safefs.h"
 #include "wrapper/common/suggest.h"
@@ -269,8 +270,8 @@ int bench_workload_scale(const struct bench_workload *w, int asked)
 {
 	long sc = w->row ? workloads_scale(w->row, asked) : asked ? asked : 1;
 	if (sc < 0)
-		return error("--scale %d: workload \"%s\" runs at scale %ld (the size is part of "
-			     "it); leave --scale out", asked, w->name, w->row->scale);
+		return bench_error("--scale %d: workload \"%s\" runs at scale %ld (the size is "
+				   "part of it); leave --scale out", asked, w->name, w->row->scale);
 	return (int)sc;
 }
 

@@ -194,7 +194,7 @@ for a; do [ "\$prev" = -D ] && d=\$a; prev=\$a; done
 top=\$(dirname "\$d")
 rm -f "\$top/server.log" 2>/dev/null
 ln -s "\$PLANT_TARGET" "\$top/server.log" 2>/dev/null
-for f in prepare.log load.sql out template.tmp prepare-template-none.log load-template-none.sql template-none.tmp; do
+for f in prepare.log load.sql out template.tmp prepare-template-none.log load-template-none.sql; do
 	rm -rf "\$top/\$f" 2>/dev/null
 	ln -s "\$PLANT_TARGET-\$f" "\$top/\$f" 2>/dev/null
 done
