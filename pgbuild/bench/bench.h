@@ -121,13 +121,11 @@ void bench_command_text(const struct bench_command *cmd, const struct bench_valu
 
 /* ---------------- workloads and data sets ---------------- */
 
-enum bench_dataset {
-	DATA_NONE,      /* nothing (select1) */
-	DATA_PGBENCH,   /* pgbench_accounts/branches/tellers/history at --scale */
-	DATA_TEST01,    /* test01(id int primary key, info text, crt_time timestamp), 1M rows */
-	DATA_TPCC,      /* tpcc_* tables, --scale warehouses */
-};
-
+/*
+ * A workload is a row of metric/workloads.c (its scripts, data set, scale
+ * and checks) set up to run: its scripts parsed, its C generator attached.
+ * Its data set is a row of metric/datasets.c.
+ */
 struct bench_workload;
 
 /* Fill the C-generated variables of a transaction (tpcc-lite). */
@@ -136,8 +134,9 @@ typedef void (*bench_gen_fn)(const struct bench_workload *w, int script,
 
 struct bench_workload {
 	const char *name;               /* --workload value */
-	enum bench_dataset data;        /* what it needs loaded */
-	int read_only;                  /* row counts and sums must not change */
+	const struct workload_row *row; /* its row */
+	const struct workload_data *data; /* what it needs loaded ("none": nothing) */
+	unsigned checks;                /* WLC_* run after it */
 	struct bench_script *scripts;   /* what clients run */
 	int nscripts;
 	int total_weight;
@@ -155,23 +154,31 @@ struct bench_workload {
 #define BENCH_BUILTIN_WORKLOADS WORKLOADS_BUILTIN
 
 /* Set up workload name (file for "sql"); -1 with an error printed.  An
- * unknown name is named with the nearest known one ("did you mean"). */
+ * unknown name is an error naming the nearest known one ("did you mean"),
+ * never another workload. */
 int bench_workload_init(struct bench_workload *w, const char *name, const char *file);
 /* Free what bench_workload_init allocated. */
 void bench_workload_release(struct bench_workload *w);
 /* Is SPEC (a --workload value: a name, or sql:FILE) usable?  0, or -1 with
  * the error printed. */
 int bench_workload_check(const char *spec);
-const char *bench_dataset_name(enum bench_dataset d);
+/* The scale w runs at when --scale asked it (0: not given): its row's own
+ * (a row whose size is part of it refuses another, -1 with the error
+ * printed), else asked, else 1. */
+int bench_workload_scale(const struct bench_workload *w, int asked);
 
 /* Load a data set (drops and recreates its tables).  -1 on error. */
-int bench_load(PGconn *conn, enum bench_dataset d, int scale, int quiet);
-/* Detect the scale of loaded data (pgbench: branch count); -1 if absent. */
-int bench_detect_scale(PGconn *conn, enum bench_dataset d);
+int bench_load(PGconn *conn, const struct workload_data *d, int scale, int quiet);
+/* Detect the scale of loaded data (pgbench: branch count; an unscaled set:
+ * 1 when all its tables are there); -1 if absent. */
+int bench_detect_scale(PGconn *conn, const struct workload_data *d);
+/* Has loader.c a COPY generator for the data set name (a row with copy)? */
+int bench_has_copy_generator(const char *name);
 
 /*
- * Correctness: a snapshot of sums and counts before the run, compared with
- * one after.  Results go to the JSON "invariants" object as named checks.
+ * Correctness: a snapshot of sums and counts before the run (the data
+ * set's snapshot query), compared with one after by the workload's checks
+ * (WLC_*).  Results go to the JSON "invariants" object as named checks.
  */
 #define BENCH_SNAP_MAX 16
 struct bench_snapshot {
@@ -195,7 +202,7 @@ struct bench_checks {
 void bench_check_add(struct bench_checks *cs, const char *name, int ok,
 		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-int bench_snapshot_take(PGconn *conn, enum bench_dataset d, struct bench_snapshot *s);
+int bench_snapshot_take(PGconn *conn, const struct workload_data *d, struct bench_snapshot *s);
 /*
  * Compare; commits_per_script[i] is what clients committed of script i
  * (warm-up included).  Adds checks to cs.

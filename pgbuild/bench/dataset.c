@@ -1,7 +1,9 @@
 /*
- * dataset.c - the data set of a `pgbuild bench` run: a private cluster
- * created, started and loaded (or copied from a --datadir-template), or
- * what a --connect server has (loaded with --init).
+ * dataset.c - the data set of a `pgbuild bench` run (the workload's row
+ * of metric/datasets.c): a private cluster created, started and loaded
+ * (or copied from a --datadir-template), or what a --connect server has
+ * (loaded with --init).  A workload whose size is part of it (a row with
+ * a scale: select-only-s100) runs at that scale or not at all.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -48,7 +50,7 @@ int bench_setup_cluster(struct bench_opts *o, struct bench_workload *w, int scal
 			bench_note_error(cluster_last_error());
 			goto out;
 		}
-		key = xasprintf("%s-s%d-%s", bench_dataset_name(w->data), scale,
+		key = xasprintf("%s-s%d-%s", w->data->name, scale,
 				strchr(version, ')') ? strchr(version, ')') + 1 : version);
 		free(version);
 		sanitize(key);
@@ -66,19 +68,19 @@ int bench_setup_cluster(struct bench_opts *o, struct bench_workload *w, int scal
 		if (stat(tmpl, &st) == 0) {
 			co.template_dir = tmpl;
 			need_load = 0;
-			strbuf_addf(note, "%s scale %d from template %s", bench_dataset_name(w->data),
+			strbuf_addf(note, "%s scale %d from template %s", w->data->name,
 				    scale, tmpl);
 		}
 	}
-	if (w->data == DATA_NONE && need_load)
+	if (!w->data->tables && need_load)
 		strbuf_addstr(note, "none");
 	else if (need_load)
-		strbuf_addf(note, "%s scale %d loaded", bench_dataset_name(w->data), scale);
+		strbuf_addf(note, "%s scale %d loaded", w->data->name, scale);
 	if (cluster_create(cl, &co) < 0 || cluster_start(cl) < 0) {
 		bench_note_error(cluster_last_error());
 		goto out;
 	}
-	if (need_load && (w->data != DATA_NONE || tmpl)) {
+	if (need_load && (w->data->tables || tmpl)) {
 		conn = PQconnectdb(cluster_conninfo(cl, "postgres"));
 		if (PQstatus(conn) != CONNECTION_OK) {
 			char *m = bench_first_line(PQerrorMessage(conn));
@@ -120,15 +122,16 @@ int bench_existing_data(struct session *s)
 	int sc;
 
 	if (o->init) {
-		s->run.scale = o->scale ? o->scale : 1;
+		if ((s->run.scale = bench_workload_scale(w, o->scale)) < 0)
+			return -1;
 		if (bench_load(s->ctrl, w->data, s->run.scale, o->quiet) < 0) {
 			bench_note_error("loading the data set failed");
 			return -1;
 		}
-		strbuf_addf(&s->note, "%s scale %d loaded", bench_dataset_name(w->data), s->run.scale);
+		strbuf_addf(&s->note, "%s scale %d loaded", w->data->name, s->run.scale);
 		return 0;
 	}
-	if (w->data == DATA_NONE) {
+	if (!w->data->tables) {
 		s->run.scale = o->scale ? o->scale : 1;
 		strbuf_addstr(&s->note, "none");
 		return 0;
@@ -136,10 +139,21 @@ int bench_existing_data(struct session *s)
 	sc = bench_detect_scale(s->ctrl, w->data);
 	if (sc < 0)
 		return bench_error("the %s tables are not there (or empty): load them with --init",
-				   bench_dataset_name(w->data));
-	if (o->scale && o->scale != sc && w->data != DATA_TEST01)
+				   w->data->name);
+	if (!w->data->scale_sql) {
+		/* an unscaled set: --scale is only :scale */
+		s->run.scale = o->scale ? o->scale : 1;
+		strbuf_addf(&s->note, "%s (existing)", w->data->name);
+		return 0;
+	}
+	if (w->row && w->row->scale && w->row->scale != sc)
+		return bench_error("workload \"%s\" runs at scale %ld, the %s data here has scale %d: "
+				   "load it with --init", w->name, w->row->scale, w->data->name, sc);
+	if (bench_workload_scale(w, o->scale) < 0)
+		return -1;
+	if (o->scale && o->scale != sc)
 		warning("--scale %d given, but the data has scale %d: using %d", o->scale, sc, sc);
-	s->run.scale = w->data == DATA_TEST01 && o->scale ? o->scale : sc;
-	strbuf_addf(&s->note, "%s scale %d (existing)", bench_dataset_name(w->data), s->run.scale);
+	s->run.scale = sc;
+	strbuf_addf(&s->note, "%s scale %d (existing)", w->data->name, s->run.scale);
 	return 0;
 }

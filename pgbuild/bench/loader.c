@@ -1,16 +1,20 @@
 /*
- * loader.c - the data loaders of pgbuild bench, through libpq COPY.
+ * loader.c - loads a data set (a row of metric/datasets.c) into a bench
+ * server through libpq: DROP TABLE IF EXISTS its tables; in one
+ * transaction its DDL and its rows (its fill statements, or for the sets
+ * whose rows follow a distribution SQL does not give, test01 and tpcc, a
+ * COPY FREEZE generator here); then its keys, VACUUM ANALYZE of its tables
+ * and a CHECKPOINT.  The statements are the ones the single-user template
+ * runs (metric/single.c), one a line, ":scale" replaced.
  *
  * pgbench: the same tables, columns, row counts and keys as `pgbench -i -s
- * SCALE` (so pgbench can run against data we loaded and the other way
- * round): branches, 10 tellers and 100000 accounts per scale unit, balances
- * 0, empty history, primary keys added after the data.  Tables are created
- * and filled in one transaction with COPY FREEZE, like pgbench 14+.
+ * SCALE -I dtGvp` (server-side generation), so pgbench can run against
+ * data we loaded and the other way round.
  *
- * test01: the seed experiment's table: test01(id int primary key, info text,
- * crt_time timestamp) with ids 1..1000000 and md5-like info.
+ * test01: the seed experiment's table, ids 1..1000000 and md5-like info
+ * from a seeded generator.
  *
- * tpcc: tpcc_* tables for --scale warehouses (see workload.c): 100000
+ * tpcc: the tpcc_* tables for --scale warehouses (see workload.c): 100000
  * items, per warehouse 10 districts, 30000 customers, 100000 stock rows;
  * orders start empty.
  */
@@ -101,56 +105,6 @@ static void add_int(struct strbuf *sb, int64_t n)
 	strbuf_add(sb, tmp + i, sizeof(tmp) - (size_t)i);
 }
 
-static int load_pgbench(PGconn *conn, int scale)
-{
-	struct copy c;
-	if (exec_ok(conn, "DROP TABLE IF EXISTS pgbench_accounts, pgbench_branches, "
-			  "pgbench_history, pgbench_tellers") < 0 ||
-	    exec_ok(conn, "BEGIN") < 0 ||
-	    exec_ok(conn, "CREATE TABLE pgbench_history (tid int, bid int, aid int, delta int, "
-			  "mtime timestamp, filler char(22))") < 0 ||
-	    exec_ok(conn, "CREATE TABLE pgbench_tellers (tid int not null, bid int, "
-			  "tbalance int, filler char(84)) WITH (fillfactor=100)") < 0 ||
-	    exec_ok(conn, "CREATE TABLE pgbench_accounts (aid int not null, bid int, "
-			  "abalance int, filler char(84)) WITH (fillfactor=100)") < 0 ||
-	    exec_ok(conn, "CREATE TABLE pgbench_branches (bid int not null, bbalance int, "
-			  "filler char(88)) WITH (fillfactor=100)") < 0)
-		return -1;
-	if (copy_begin(&c, conn, "pgbench_branches") < 0)
-		return -1;
-	for (int64_t b = 1; b <= scale; b++) {
-		add_int(&c.buf, b);
-		strbuf_addstr(&c.buf, "\t0\t\n");
-	}
-	if (copy_end(&c) < 0 || copy_begin(&c, conn, "pgbench_tellers") < 0)
-		return -1;
-	for (int64_t t = 1; t <= 10LL * scale; t++) {
-		add_int(&c.buf, t);
-		strbuf_addch(&c.buf, '\t');
-		add_int(&c.buf, (t - 1) / 10 + 1);
-		strbuf_addstr(&c.buf, "\t0\t\n");
-	}
-	if (copy_end(&c) < 0 || copy_begin(&c, conn, "pgbench_accounts") < 0)
-		return -1;
-	for (int64_t a = 1; a <= 100000LL * scale; a++) {
-		add_int(&c.buf, a);
-		strbuf_addch(&c.buf, '\t');
-		add_int(&c.buf, (a - 1) / 100000 + 1);
-		strbuf_addstr(&c.buf, "\t0\t\n");
-		if (copy_row_done(&c) < 0)
-			return -1;
-	}
-	if (copy_end(&c) < 0 || exec_ok(conn, "COMMIT") < 0)
-		return -1;
-	if (exec_ok(conn, "VACUUM ANALYZE pgbench_branches, pgbench_tellers, "
-			  "pgbench_accounts, pgbench_history") < 0 ||
-	    exec_ok(conn, "ALTER TABLE pgbench_branches ADD PRIMARY KEY (bid)") < 0 ||
-	    exec_ok(conn, "ALTER TABLE pgbench_tellers ADD PRIMARY KEY (tid)") < 0 ||
-	    exec_ok(conn, "ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)") < 0)
-		return -1;
-	return 0;
-}
-
 static void add_hex(struct strbuf *sb, struct bench_prng *r, int n)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -163,14 +117,13 @@ static void add_hex(struct strbuf *sb, struct bench_prng *r, int n)
 	}
 }
 
-static int load_test01(PGconn *conn)
+static int copy_test01(PGconn *conn, int scale)
 {
 	struct copy c;
 	struct bench_prng r;
+	(void)scale;
 	bench_prng_seed(&r, 1);
-	if (exec_ok(conn, "DROP TABLE IF EXISTS test01") < 0 || exec_ok(conn, "BEGIN") < 0 ||
-	    exec_ok(conn, "CREATE TABLE test01 (id int, info text, crt_time timestamp)") < 0 ||
-	    copy_begin(&c, conn, "test01") < 0)
+	if (copy_begin(&c, conn, "test01") < 0)
 		return -1;
 	for (int64_t id = 1; id <= 1000000; id++) {
 		add_int(&c.buf, id);
@@ -180,59 +133,14 @@ static int load_test01(PGconn *conn)
 		if (copy_row_done(&c) < 0)
 			return -1;
 	}
-	if (copy_end(&c) < 0 || exec_ok(conn, "COMMIT") < 0 ||
-	    exec_ok(conn, "ALTER TABLE test01 ADD PRIMARY KEY (id)") < 0 ||
-	    exec_ok(conn, "VACUUM ANALYZE test01") < 0)
-		return -1;
-	return 0;
+	return copy_end(&c);
 }
 
-static const char *const tpcc_ddl[] = {
-	"CREATE TABLE tpcc_warehouse (w_id int, w_name text, w_tax int, w_ytd bigint)",
-	"CREATE TABLE tpcc_district (d_id int, d_w_id int, d_name text, d_tax int, "
-	"d_ytd bigint, d_next_o_id int)",
-	"CREATE TABLE tpcc_customer (c_id int, c_d_id int, c_w_id int, c_last text, "
-	"c_credit char(2), c_discount int, c_balance bigint, c_ytd_payment bigint, "
-	"c_payment_cnt int, c_delivery_cnt int, c_data text)",
-	"CREATE TABLE tpcc_history (h_c_id int, h_c_d_id int, h_c_w_id int, h_d_id int, "
-	"h_w_id int, h_date timestamp, h_amount bigint, h_data text)",
-	"CREATE TABLE tpcc_item (i_id int, i_im_id int, i_name text, i_price int, i_data text)",
-	"CREATE TABLE tpcc_stock (s_i_id int, s_w_id int, s_quantity int, s_ytd bigint, "
-	"s_order_cnt int, s_remote_cnt int, s_dist_info char(24))",
-	"CREATE TABLE tpcc_orders (o_id int, o_d_id int, o_w_id int, o_c_id int, "
-	"o_entry_d timestamp, o_carrier_id int, o_ol_cnt int, o_all_local int)",
-	"CREATE TABLE tpcc_new_order (no_o_id int, no_d_id int, no_w_id int)",
-	"CREATE TABLE tpcc_order_line (ol_o_id int, ol_d_id int, ol_w_id int, ol_number int, "
-	"ol_i_id int, ol_supply_w_id int, ol_delivery_d timestamp, ol_quantity int, "
-	"ol_amount bigint, ol_dist_info char(24))",
-	NULL
-};
-
-static const char *const tpcc_keys[] = {
-	"ALTER TABLE tpcc_warehouse ADD PRIMARY KEY (w_id)",
-	"ALTER TABLE tpcc_district ADD PRIMARY KEY (d_w_id, d_id)",
-	"ALTER TABLE tpcc_customer ADD PRIMARY KEY (c_w_id, c_d_id, c_id)",
-	"ALTER TABLE tpcc_item ADD PRIMARY KEY (i_id)",
-	"ALTER TABLE tpcc_stock ADD PRIMARY KEY (s_w_id, s_i_id)",
-	"ALTER TABLE tpcc_orders ADD PRIMARY KEY (o_w_id, o_d_id, o_id)",
-	"ALTER TABLE tpcc_new_order ADD PRIMARY KEY (no_w_id, no_d_id, no_o_id)",
-	"ALTER TABLE tpcc_order_line ADD PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id, ol_number)",
-	"VACUUM ANALYZE",
-	NULL
-};
-
-static int load_tpcc(PGconn *conn, int warehouses)
+static int copy_tpcc(PGconn *conn, int warehouses)
 {
 	struct copy c;
 	struct bench_prng r;
 	bench_prng_seed(&r, 2);
-	if (exec_ok(conn, "DROP TABLE IF EXISTS tpcc_warehouse, tpcc_district, tpcc_customer, "
-			  "tpcc_history, tpcc_item, tpcc_stock, tpcc_orders, tpcc_new_order, "
-			  "tpcc_order_line") < 0 || exec_ok(conn, "BEGIN") < 0)
-		return -1;
-	for (int i = 0; tpcc_ddl[i]; i++)
-		if (exec_ok(conn, tpcc_ddl[i]) < 0)
-			return -1;
 	if (copy_begin(&c, conn, "tpcc_item") < 0)
 		return -1;
 	for (int64_t i = 1; i <= 100000; i++) {
@@ -299,65 +207,100 @@ static int load_tpcc(PGconn *conn, int warehouses)
 			if (copy_row_done(&c) < 0)
 				return -1;
 		}
-	if (copy_end(&c) < 0 || exec_ok(conn, "COMMIT") < 0)
-		return -1;
-	for (int i = 0; tpcc_keys[i]; i++)
-		if (exec_ok(conn, tpcc_keys[i]) < 0)
-			return -1;
-	return 0;
+	return copy_end(&c);
 }
 
-int bench_load(PGconn *conn, enum bench_dataset d, int scale, int quiet)
+/* The COPY generators, by data set name (a row with copy set). */
+static const struct {
+	const char *name;                       /* the data set */
+	int (*fill)(PGconn *conn, int scale);   /* its rows, inside the load's transaction */
+} generators[] = {
+	{ "test01", copy_test01 },
+	{ "tpcc", copy_tpcc },
+};
+
+/* Run text's statements, one a line, ":scale" replaced. */
+static int exec_lines(PGconn *conn, const char *text, int scale)
 {
+	struct strbuf sb = STRBUF_INIT;
+	char *p, *next;
 	int r = 0;
-	if (!quiet && d != DATA_NONE)
-		fprintf(stderr, "%s: loading %s data (scale %d)...\n", error_program(),
-			bench_dataset_name(d), scale);
-	switch (d) {
-	case DATA_NONE:
+	if (!text)
 		return 0;
-	case DATA_PGBENCH:
-		r = load_pgbench(conn, scale);
-		break;
-	case DATA_TEST01:
-		r = load_test01(conn);
-		break;
-	case DATA_TPCC:
-		r = load_tpcc(conn, scale);
-		break;
+	workloads_expand(&sb, text, scale);
+	for (p = sb.buf; *p && r == 0; p = next) {
+		char *eol = strchr(p, '\n');
+		next = eol ? eol + 1 : p + strlen(p);
+		if (eol)
+			*eol = '\0';
+		if (*p)
+			r = exec_ok(conn, p);
 	}
+	strbuf_release(&sb);
+	return r;
+}
+
+int bench_load(PGconn *conn, const struct workload_data *d, int scale, int quiet)
+{
+	char *sql;
+	int r;
+
+	if (!d->tables)
+		return 0;
+	if (!quiet)
+		fprintf(stderr, "%s: loading %s data (scale %d)...\n", error_program(), d->name, scale);
+	sql = xasprintf("DROP TABLE IF EXISTS %s", d->tables);
+	r = exec_ok(conn, sql);
+	free(sql);
+	if (r < 0 || exec_ok(conn, "BEGIN") < 0 || exec_lines(conn, d->ddl, scale) < 0)
+		return -1;
+	if (d->copy) {
+		size_t i;
+		for (i = 0; i < sizeof(generators) / sizeof(generators[0]); i++)
+			if (!strcmp(generators[i].name, d->name))
+				break;
+		if (i == sizeof(generators) / sizeof(generators[0]))
+			return error("data set \"%s\": no COPY generator in bench/loader.c", d->name);
+		if (generators[i].fill(conn, scale) < 0)
+			return -1;
+	} else if (exec_lines(conn, d->fill, scale) < 0) {
+		return -1;
+	}
+	if (exec_ok(conn, "COMMIT") < 0 || exec_lines(conn, d->keys, scale) < 0)
+		return -1;
+	sql = xasprintf("VACUUM ANALYZE %s", d->tables);
+	r = exec_ok(conn, sql);
+	free(sql);
 	if (r < 0)
 		return -1;
 	/* make the data durable and the timed run free of the load's dirty pages;
 	 * may be refused on a server where we are not superuser: fine */
-	{
-		PGresult *res = PQexec(conn, "CHECKPOINT");
-		PQclear(res);
-	}
+	PQclear(PQexec(conn, "CHECKPOINT"));
 	return 0;
 }
 
-int bench_detect_scale(PGconn *conn, enum bench_dataset d)
+int bench_has_copy_generator(const char *name)
 {
-	const char *sql;
+	for (size_t i = 0; i < sizeof(generators) / sizeof(generators[0]); i++)
+		if (!strcmp(generators[i].name, name))
+			return 1;
+	return 0;
+}
+
+int bench_detect_scale(PGconn *conn, const struct workload_data *d)
+{
 	PGresult *res;
+	char *sql;
 	int n;
-	switch (d) {
-	case DATA_NONE:
+
+	if (!d->tables)
 		return 1;
-	case DATA_PGBENCH:
-		sql = "SELECT count(*) FROM pgbench_branches";
-		break;
-	case DATA_TEST01:
-		sql = "SELECT 1 FROM test01 LIMIT 1";
-		break;
-	case DATA_TPCC:
-		sql = "SELECT count(*) FROM tpcc_warehouse";
-		break;
-	default:
-		return -1;
-	}
+	/* an unscaled set: there when all its tables are */
+	sql = d->scale_sql ? xstrdup(d->scale_sql) :
+		xasprintf("SELECT CASE WHEN count(*) = count(to_regclass(t)) THEN 1 ELSE 0 END "
+			  "FROM unnest(string_to_array('%s', ', ')) t", d->tables);
 	res = PQexec(conn, sql);
+	free(sql);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
 		PQclear(res);
 		return -1;

@@ -74,7 +74,8 @@ static int open_server(struct session *s)
 	struct bench_opts *o = s->o;
 
 	if (o->prefix) {
-		s->run.scale = o->scale ? o->scale : 1;
+		if ((s->run.scale = bench_workload_scale(&s->w, o->scale)) < 0)
+			return -1;
 		if (bench_setup_cluster(o, &s->w, s->run.scale, &s->cl, &s->note) < 0) {
 			if (s->cl.dir)
 				cluster_destroy(&s->cl);

@@ -1,9 +1,10 @@
 /*
- * workload.c - the built-in workloads of pgbuild bench, the tpcc-lite
- * transaction generator, and the correctness checks run before and after
- * every benchmark.
+ * workload.c - the workloads of pgbuild bench set up from their rows
+ * (metric/workloads.c: scripts, data set, scale, checks), the C generator
+ * tpcc-lite's scripts need, and the correctness checks run before and
+ * after every benchmark (each a WLC_ bit a row names).
  *
- * Built-in workloads are written as scripts in the same pgbench subset that
+ * Every built-in script is written in the same pgbench subset that
  * `--workload sql FILE` accepts, so there is one client engine.  tpcc-lite
  * adds a C generator for what \set cannot express (distinct, sorted item
  * lists; NURand; remote warehouses).
@@ -32,47 +33,13 @@
 #include <string.h>
 
 #include "pgbuild/bench/bench.h"
+#include "pgbuild/bench/client.h"
 #include "wrapper/common/error.h"
 #include "wrapper/common/safefs.h"
 #include "wrapper/common/suggest.h"
 #include "wrapper/common/xalloc.h"
 
-/* ---------------- built-in scripts ---------------- */
-
-static const char select_only_sql[] =
-	"\\set aid random(1, 100000 * :scale)\n"
-	"SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n";
-
-static const char tpcb_sql[] =
-	"\\set aid random(1, 100000 * :scale)\n"
-	"\\set bid random(1, 1 * :scale)\n"
-	"\\set tid random(1, 10 * :scale)\n"
-	"\\set delta random(-5000, 5000)\n"
-	"BEGIN;\n"
-	"UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n"
-	"SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"
-	"UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;\n"
-	"UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;\n"
-	"INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) "
-	"VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);\n"
-	"END;\n";
-
-static const char select1_sql[] = "SELECT 1;\n";
-
-/* The held-out workload (metric/single.c's mixed: the same statements):
- * a 51-row range, an INSERT with md5() (delta 0: the balances stay in
- * step with the history), a sorted aggregate over the catalog. */
-static const char mixed_sql[] =
-	"\\set aid random(1, 100000 * :scale - 50)\n"
-	"\\set tid random(1, 10 * :scale)\n"
-	"SELECT count(*), sum(abalance) FROM pgbench_accounts WHERE aid BETWEEN :aid AND :aid + 50;\n"
-	"INSERT INTO pgbench_history (tid, bid, aid, delta, mtime, filler) "
-	"VALUES (:tid, 1, :aid, 0, CURRENT_TIMESTAMP, left(md5(CAST(:aid AS text)), 22));\n"
-	"SELECT string_agg(relname, ',' ORDER BY relname) FROM pg_class;\n";
-
-static const char point_select_sql[] =
-	"\\set id random(1, 1000000)\n"
-	"select * from test01 where id=:id;\n";
+/* ---------------- tpcc-lite's generator ---------------- */
 
 #define OL_MAX 15
 #define ITEMS 100000
@@ -83,65 +50,6 @@ enum {
 	G_W, G_D, G_C, G_CW, G_CD, G_OLCNT, G_ALL_LOCAL, G_AMOUNT,
 	G_I1, G_S1 = G_I1 + OL_MAX, G_Q1 = G_S1 + OL_MAX, G_NR = G_Q1 + OL_MAX
 };
-
-static char *tpcc_unnest(void)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *arr[3] = { "i", "s", "q" };
-	strbuf_addstr(&sb, "unnest(");
-	for (int a = 0; a < 3; a++) {
-		strbuf_addf(&sb, "%sARRAY[", a ? ", " : "");
-		for (int k = 1; k <= OL_MAX; k++)
-			strbuf_addf(&sb, "%s:%s%d::int", k > 1 ? "," : "", arr[a], k);
-		strbuf_addch(&sb, ']');
-	}
-	strbuf_addch(&sb, ')');
-	return strbuf_detach(&sb, NULL);
-}
-
-static char *tpcc_new_order_sql(void)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char *un = tpcc_unnest();
-	strbuf_addf(&sb,
-		"BEGIN;\n"
-		"SELECT c_discount, c_credit, w_tax FROM tpcc_customer, tpcc_warehouse "
-		"WHERE w_id = :w_id AND c_w_id = w_id AND c_d_id = :d_id AND c_id = :c_id;\n"
-		"UPDATE tpcc_district SET d_next_o_id = d_next_o_id + 1 "
-		"WHERE d_w_id = :w_id AND d_id = :d_id RETURNING d_next_o_id - 1 AS o_id, d_tax;\n"
-		"\\gset\n"
-		"INSERT INTO tpcc_orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) "
-		"VALUES (:o_id, :d_id, :w_id, :c_id, now(), :ol_cnt, :all_local);\n"
-		"INSERT INTO tpcc_new_order (no_o_id, no_d_id, no_w_id) VALUES (:o_id, :d_id, :w_id);\n"
-		"SELECT count(*) FROM (SELECT 1 FROM tpcc_stock WHERE (s_w_id, s_i_id) IN "
-		"(SELECT x.s, x.i FROM %s AS x(i, s, q) WHERE x.i IS NOT NULL) "
-		"ORDER BY s_w_id, s_i_id FOR UPDATE) AS locked;\n"
-		"UPDATE tpcc_stock SET s_quantity = CASE WHEN s_quantity >= x.q + 10 "
-		"THEN s_quantity - x.q ELSE s_quantity - x.q + 91 END, "
-		"s_ytd = s_ytd + x.q, s_order_cnt = s_order_cnt + 1, "
-		"s_remote_cnt = s_remote_cnt + (x.s <> :w_id)::int "
-		"FROM %s AS x(i, s, q) WHERE x.i IS NOT NULL AND s_i_id = x.i AND s_w_id = x.s;\n"
-		"INSERT INTO tpcc_order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, "
-		"ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) "
-		"SELECT :o_id, :d_id, :w_id, x.n, x.i, x.s, x.q, x.q * i_price, 'dist-info' "
-		"FROM %s WITH ORDINALITY AS x(i, s, q, n) JOIN tpcc_item ON i_id = x.i "
-		"WHERE x.i IS NOT NULL;\n"
-		"COMMIT;\n", un, un, un);
-	free(un);
-	return strbuf_detach(&sb, NULL);
-}
-
-static const char tpcc_payment_sql[] =
-	"BEGIN;\n"
-	"UPDATE tpcc_warehouse SET w_ytd = w_ytd + :h_amount WHERE w_id = :w_id;\n"
-	"UPDATE tpcc_district SET d_ytd = d_ytd + :h_amount WHERE d_w_id = :w_id AND d_id = :d_id;\n"
-	"UPDATE tpcc_customer SET c_balance = c_balance - :h_amount, "
-	"c_ytd_payment = c_ytd_payment + :h_amount, c_payment_cnt = c_payment_cnt + 1 "
-	"WHERE c_w_id = :c_w_id AND c_d_id = :c_d_id AND c_id = :c_id;\n"
-	"INSERT INTO tpcc_history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, "
-	"h_amount, h_data) VALUES (:c_id, :c_d_id, :c_w_id, :d_id, :w_id, now(), :h_amount, "
-	"'payment');\n"
-	"COMMIT;\n";
 
 /* TPC-C NURand(A, x, y) with a fixed C. */
 static int64_t nurand(struct bench_prng *r, int64_t a, int64_t x, int64_t y, int64_t c)
@@ -231,92 +139,112 @@ static int add_script(struct bench_workload *w, const char *name, int weight,
 	return 0;
 }
 
-/* The built-in workloads of one script. */
+/* tpcc-lite's variables: the ones tpcc_gen fills, in gen_vars[] order */
+static void tpcc_setup(struct bench_workload *w)
+{
+	static const char *const names[] = { "w_id", "d_id", "c_id", "c_w_id",
+					     "c_d_id", "ol_cnt", "all_local", "h_amount" };
+	for (int k = 0; k < G_I1; k++)
+		w->gen_vars[k] = bench_var_index(&w->vars, names[k], 1);
+	for (int k = 0; k < OL_MAX; k++) {
+		char nm[8];
+		snprintf(nm, sizeof(nm), "i%d", k + 1);
+		w->gen_vars[G_I1 + k] = bench_var_index(&w->vars, nm, 1);
+		snprintf(nm, sizeof(nm), "s%d", k + 1);
+		w->gen_vars[G_S1 + k] = bench_var_index(&w->vars, nm, 1);
+		snprintf(nm, sizeof(nm), "q%d", k + 1);
+		w->gen_vars[G_Q1 + k] = bench_var_index(&w->vars, nm, 1);
+	}
+	w->gen = tpcc_gen;
+}
+
+/* The C generators a row may name (its gen). */
 static const struct {
-	const char *name;          /* --workload value, also the script's name */
-	enum bench_dataset data;   /* what must be loaded */
-	int read_only;             /* the script writes nothing */
-	const char *sql;           /* the script */
-	const char *file;          /* how errors name it */
-} one_script[] = {
-	{ "select-only", DATA_PGBENCH, 1, select_only_sql, "<select-only>" },
-	{ "tpcb", DATA_PGBENCH, 0, tpcb_sql, "<tpcb>" },
-	{ "select1", DATA_NONE, 1, select1_sql, "<select1>" },
-	{ "point-select", DATA_TEST01, 1, point_select_sql, "<point-select>" },
-	{ "mixed", DATA_PGBENCH, 0, mixed_sql, "<mixed>" },
+	const char *name;                       /* the row's gen */
+	void (*setup)(struct bench_workload *w); /* sets w->gen and its variables */
+} generators[] = {
+	{ "tpcc", tpcc_setup },
 };
+
+/* The script the caller gives (a row without built-in scripts: sql). */
+static int caller_script(struct bench_workload *w, const char *file)
+{
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+	const char *base;
+	char *what;
+	long got;
+	int r;
+
+	if (!file)
+		return error("--workload %s needs a script: --workload %s FILE, --file FILE or "
+			     "%s:FILE", w->name, w->name, w->name);
+	what = xasprintf("script \"%s\"", file);
+	got = sfs_read_as(AT_FDCWD, file, what, SFS_IN_TEXT, 0, &sb, &err);
+	free(what);
+	if (got < 0) {
+		r = error("%s", err.buf);
+		strbuf_release(&sb);
+		strbuf_release(&err);
+		return r;
+	}
+	/* the pgbench tables only for a script that uses them: one that
+	 * does not must run on any --connect server, and gets no data loaded
+	 * on a private cluster */
+	if (strcasestr(sb.buf, "pgbench_")) {
+		w->data = workloads_data("pgbench");
+		w->checks = WLC_PGBENCH_STEP;
+	}
+	base = strrchr(file, '/');
+	r = add_script(w, base ? base + 1 : file, 1, sb.buf, file);
+	strbuf_release(&sb);
+	return r;
+}
 
 int bench_workload_init(struct bench_workload *w, const char *name, const char *file)
 {
+	const struct workload_row *row = workloads_find(name);
+
 	memset(w, 0, sizeof(*w));
 	w->name = name;
 	w->var_scale = bench_var_index(&w->vars, "scale", 1);
 	w->var_client_id = bench_var_index(&w->vars, "client_id", 1);
-	for (size_t i = 0; i < sizeof(one_script) / sizeof(one_script[0]); i++) {
-		if (!strcmp(name, one_script[i].name)) {
-			w->data = one_script[i].data;
-			w->read_only = one_script[i].read_only;
-			return add_script(w, name, 1, one_script[i].sql, one_script[i].file);
-		}
-	}
-	if (!strcmp(name, "tpcc-lite")) {
-		static const char *const names[] = { "w_id", "d_id", "c_id", "c_w_id",
-						     "c_d_id", "ol_cnt", "all_local", "h_amount" };
-		char *no;
-		int r;
-		w->data = DATA_TPCC;
-		for (int k = 0; k < G_I1; k++)
-			w->gen_vars[k] = bench_var_index(&w->vars, names[k], 1);
-		for (int k = 0; k < OL_MAX; k++) {
-			char nm[8];
-			snprintf(nm, sizeof(nm), "i%d", k + 1);
-			w->gen_vars[G_I1 + k] = bench_var_index(&w->vars, nm, 1);
-			snprintf(nm, sizeof(nm), "s%d", k + 1);
-			w->gen_vars[G_S1 + k] = bench_var_index(&w->vars, nm, 1);
-			snprintf(nm, sizeof(nm), "q%d", k + 1);
-			w->gen_vars[G_Q1 + k] = bench_var_index(&w->vars, nm, 1);
-		}
-		w->gen = tpcc_gen;
-		no = tpcc_new_order_sql();
-		r = add_script(w, "new-order", 45, no, "<tpcc-lite new-order>");
-		free(no);
-		if (r < 0)
-			return -1;
-		return add_script(w, "payment", 43, tpcc_payment_sql, "<tpcc-lite payment>");
-	}
-	if (!strcmp(name, "sql")) {
-		struct strbuf sb = STRBUF_INIT;
-		const char *base;
-		int r;
-		if (!file)
-			return error("--workload sql needs a script: --workload sql FILE, "
-				     "--file FILE or sql:FILE");
-		struct strbuf err = STRBUF_INIT;
-		char *name = xasprintf("script \"%s\"", file);
-		long got = sfs_read_as(AT_FDCWD, file, name, SFS_IN_TEXT, 0, &sb, &err);
-		free(name);
-		if (got < 0) {
-			r = error("%s", err.buf);
-			strbuf_release(&sb);
-			strbuf_release(&err);
-			return r;
-		}
-		/* the pgbench tables only for a script that uses them: one
-		 * that does not must run on any --connect server, and gets
-		 * no data loaded on a private cluster */
-		w->data = strcasestr(sb.buf, "pgbench_") ? DATA_PGBENCH : DATA_NONE;
-		base = strrchr(file, '/');
-		r = add_script(w, base ? base + 1 : file, 1, sb.buf, file);
-		strbuf_release(&sb);
-		return r;
-	}
-	{
+	if (!row || !(row->flags & WL_BENCH)) {
 		const char *near = suggest_word(name, bench_workload_names);
 		if (near)
 			return error("unknown workload \"%s\" (did you mean \"%s\"?): expected %s",
 				     name, near, BENCH_WORKLOAD_NAMES);
+		return error("unknown workload \"%s\" (%s)", name, BENCH_WORKLOAD_NAMES);
 	}
-	return error("unknown workload \"%s\" (%s)", name, BENCH_WORKLOAD_NAMES);
+	w->row = row;
+	w->data = workloads_data(row->data ? row->data : "none");
+	w->checks = row->checks;
+	if (!w->data)
+		return error("workload \"%s\": its data set \"%s\" is not in metric/datasets.c",
+			     name, row->data);
+	if (!(row->flags & WL_BUILTIN))
+		return caller_script(w, file);
+	if (row->gen) {
+		size_t i;
+		for (i = 0; i < sizeof(generators) / sizeof(generators[0]); i++)
+			if (!strcmp(generators[i].name, row->gen))
+				break;
+		if (i == sizeof(generators) / sizeof(generators[0]))
+			return error("workload \"%s\": no C generator \"%s\" in bench/workload.c",
+				     name, row->gen);
+		generators[i].setup(w);
+	}
+	for (int k = 0; k < WL_MAX_SCRIPTS && row->bench[k].text; k++) {
+		char *where = xasprintf("<%s%s%s>", name, row->bench[1].text ? " " : "",
+					row->bench[1].text ? row->bench[k].name : "");
+		int r = add_script(w, row->bench[k].name, row->bench[k].weight, row->bench[k].text,
+				   where);
+		free(where);
+		if (r < 0)
+			return -1;
+	}
+	if (!w->nscripts)
+		return error("workload \"%s\" has no bench script", name);
+	return 0;
 }
 
 void bench_workload_release(struct bench_workload *w)
@@ -338,15 +266,13 @@ int bench_workload_check(const char *spec)
 	return r < 0 ? -1 : 0;
 }
 
-const char *bench_dataset_name(enum bench_dataset d)
+int bench_workload_scale(const struct bench_workload *w, int asked)
 {
-	switch (d) {
-	case DATA_NONE: return "none";
-	case DATA_PGBENCH: return "pgbench";
-	case DATA_TEST01: return "test01";
-	case DATA_TPCC: return "tpcc";
-	}
-	return "?";
+	long sc = w->row ? workloads_scale(w->row, asked) : asked ? asked : 1;
+	if (sc < 0)
+		return bench_error("--scale %d: workload \"%s\" runs at scale %ld (the size is "
+				   "part of it); leave --scale out", asked, w->name, w->row->scale);
+	return (int)sc;
 }
 
 /* ---------------- checks ---------------- */
@@ -395,42 +321,53 @@ static int snapshot_query(PGconn *conn, const char *sql, struct bench_snapshot *
 	return 0;
 }
 
-/* pgbench: 0 accounts 1 tellers 2 branches 3 history rows; sums 4 a 5 t 6 b 7 h */
-static const char pgbench_snap_sql[] =
-	"SELECT (SELECT count(*) FROM pgbench_accounts), (SELECT count(*) FROM pgbench_tellers),"
-	" (SELECT count(*) FROM pgbench_branches), (SELECT count(*) FROM pgbench_history),"
-	" (SELECT sum(abalance::bigint) FROM pgbench_accounts),"
-	" (SELECT sum(tbalance::bigint) FROM pgbench_tellers),"
-	" (SELECT sum(bbalance::bigint) FROM pgbench_branches),"
-	" (SELECT sum(delta::bigint) FROM pgbench_history)";
-
-static const char test01_snap_sql[] =
-	"SELECT count(*), sum(id::bigint) FROM test01";
-
-/* tpcc: 0 orders 1 new_order 2 order_line 3 history 4 customers 5 stock 6 items
- * 7 sum w_ytd 8 sum h_amount */
-static const char tpcc_snap_sql[] =
-	"SELECT (SELECT count(*) FROM tpcc_orders), (SELECT count(*) FROM tpcc_new_order),"
-	" (SELECT count(*) FROM tpcc_order_line), (SELECT count(*) FROM tpcc_history),"
-	" (SELECT count(*) FROM tpcc_customer), (SELECT count(*) FROM tpcc_stock),"
-	" (SELECT count(*) FROM tpcc_item), (SELECT sum(w_ytd) FROM tpcc_warehouse),"
-	" (SELECT sum(h_amount) FROM tpcc_history)";
-
-int bench_snapshot_take(PGconn *conn, enum bench_dataset d, struct bench_snapshot *s)
+int bench_snapshot_take(PGconn *conn, const struct workload_data *d, struct bench_snapshot *s)
 {
 	memset(s, 0, sizeof(*s));
-	switch (d) {
-	case DATA_NONE:
+	if (!d->snapshot) {
 		s->ok = 1;
 		return 0;
-	case DATA_PGBENCH:
-		return snapshot_query(conn, pgbench_snap_sql, s);
-	case DATA_TEST01:
-		return snapshot_query(conn, test01_snap_sql, s);
-	case DATA_TPCC:
-		return snapshot_query(conn, tpcc_snap_sql, s);
 	}
-	return -1;
+	return snapshot_query(conn, d->snapshot, s);
+}
+
+/* The name of figure i of d's snapshot ("test01 rows") into buf. */
+static const char *figure_name(const struct workload_data *d, int i, char *buf, size_t len)
+{
+	const char *p = d->figures ? d->figures : "";
+	const char *e;
+	for (; i > 0 && (p = strchr(p, ',')); i--)
+		p++;
+	if (!p) {
+		snprintf(buf, len, "figure %d", i);
+		return buf;
+	}
+	e = strchr(p, ',');
+	snprintf(buf, len, "%.*s", (int)(e ? e - p : (long)strlen(p)), p);
+	return buf;
+}
+
+/* WLC_UNCHANGED and WLC_COUNTED: the data set's snapshot figures, each
+ * unchanged, but for WLC_COUNTED's first, which grew by the commits. */
+static void snapshot_checks(const struct bench_workload *w, const struct bench_snapshot *b,
+			    const struct bench_snapshot *a, const int64_t *commits,
+			    struct bench_checks *cs)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int counted = !!(w->checks & WLC_COUNTED), ok = a->nr == b->nr && a->nr > 0;
+	char name[64];
+
+	for (int i = 0; i < a->nr && i < b->nr; i++) {
+		int64_t want = b->v[i] + (counted && i == 0 ? commits[0] : 0);
+		ok &= a->v[i] == want;
+		strbuf_addf(&sb, "%s%s %lld -> %lld", i ? ", " : "",
+			    figure_name(w->data, i, name, sizeof(name)), (long long)b->v[i],
+			    (long long)a->v[i]);
+		if (counted && i == 0)
+			strbuf_addf(&sb, " (transactions committed %lld)", (long long)commits[0]);
+	}
+	bench_check_add(cs, counted ? "counted" : "row_counts", ok, "%s", sb.buf);
+	strbuf_release(&sb);
 }
 
 /* Run a query that counts violations; adds a check named name. */
@@ -500,25 +437,16 @@ void bench_snapshot_compare(PGconn *conn, const struct bench_workload *w,
 		bench_check_add(cs, "snapshot", 0, "could not read the data before and after");
 		return;
 	}
-	switch (w->data) {
-	case DATA_NONE:
-		return;
-	case DATA_TEST01:
-		bench_check_add(cs, "row_counts", a->v[0] == b->v[0] && a->v[1] == b->v[1],
-				"test01 rows %lld -> %lld", (long long)b->v[0], (long long)a->v[0]);
-		return;
-	case DATA_TPCC:
+	if (w->checks & (WLC_UNCHANGED | WLC_COUNTED))
+		snapshot_checks(w, b, a, commits, cs);
+	if (w->checks & WLC_TPCC)
 		tpcc_checks(conn, b, a, commits, cs);
-		return;
-	case DATA_PGBENCH:
-		break;
-	}
-	{
+	if (w->checks & (WLC_PGBENCH_READ | WLC_TPCB | WLC_PGBENCH_STEP)) {
 		int64_t da = a->v[4] - b->v[4], dt = a->v[5] - b->v[5];
 		int64_t db = a->v[6] - b->v[6], dh = a->v[7] - b->v[7];
 		int64_t dn = a->v[3] - b->v[3];
 		int same_rows = a->v[0] == b->v[0] && a->v[1] == b->v[1] && a->v[2] == b->v[2];
-		if (w->read_only) {
+		if (w->checks & WLC_PGBENCH_READ) {
 			bench_check_add(cs, "row_counts", same_rows && dn == 0,
 					"accounts %lld -> %lld, history %lld -> %lld",
 					(long long)b->v[0], (long long)a->v[0],
@@ -532,7 +460,7 @@ void bench_snapshot_compare(PGconn *conn, const struct bench_workload *w,
 				"%lld -> %lld, branches %lld -> %lld",
 				(long long)b->v[0], (long long)a->v[0], (long long)b->v[1],
 				(long long)a->v[1], (long long)b->v[2], (long long)a->v[2]);
-		if (!strcmp(w->name, "tpcb")) {
+		if (w->checks & WLC_TPCB) {
 			bench_check_add(cs, "balances", da == dh && dt == dh && db == dh,
 					"change of sum(abalance) %lld, sum(tbalance) %lld, "
 					"sum(bbalance) %lld, sum(history.delta) %lld",
@@ -541,8 +469,8 @@ void bench_snapshot_compare(PGconn *conn, const struct bench_workload *w,
 					"transactions committed %lld, history rows added %lld",
 					(long long)commits[0], (long long)dn);
 		} else {
-			/* custom scripts: account changes must be recorded in the
-			 * history; tellers and branches either untouched or in step */
+			/* account changes must be recorded in the history;
+			 * tellers and branches either untouched or in step */
 			bench_check_add(cs, "balances", da == dh && (dt == 0 || dt == dh) &&
 					(db == 0 || db == dh),
 					"change of sum(abalance) %lld, sum(tbalance) %lld, "

@@ -32,13 +32,14 @@ static void bench_usage(FILE *fp)
 "  --keep                 keep the private cluster and print where it is\n"
 "  --datadir-template DIR reuse loaded data directories kept in DIR (made once)\n"
 "Workload:\n"
-"  -W, --workload NAME    one of select-only (default), tpcb, select1, point-select,\n"
-"                         tpcc-lite, sql FILE (or sql:FILE, or sql --file FILE)\n"
+"  -W, --workload NAME    one of the workloads below (default select-only), or\n"
+"                         sql FILE (or sql:FILE, or sql --file FILE)\n"
 "  -f, --file FILE        pgbench-style script for the sql workload; the pgbench\n"
 "                         tables are loaded (private cluster) or required\n"
 "                         (--connect) only if it names a pgbench_ table\n"
 "  -M, --protocol P       simple, extended or prepared (default)\n"
-"  -s, --scale N          pgbench scale / tpcc-lite warehouses (default 1)\n"
+"  -s, --scale N          the data set's scale: pgbench scale, tpcc-lite warehouses\n"
+"                         (default 1; a workload named -sN runs at N only)\n"
 "Load:\n"
 "  -c, --clients N        concurrent clients (default 1)\n"
 "      --threads N        client threads (default min(cores, clients); -j is\n"
@@ -77,7 +78,14 @@ static void bench_usage(FILE *fp)
 "\n"
 "Exit: 0 ok, 1 a correctness check failed, 2 could not run, clients aborted\n"
 "or no transaction completed, 128+N killed by signal N (the cluster is\n"
-"stopped and removed first).\n");
+"stopped and removed first).\n"
+"\n"
+"Workloads (kind, what it runs; * the broad held-out suite, on which nothing\n"
+"was chosen):\n");
+	for (const struct workload_row *w = workloads; w->name; w++)
+		if (w->flags & WL_BENCH)
+			fprintf(fp, "  %-17s %c %-9s %s\n", w->name, w->flags & WL_BROAD ? '*' : ' ',
+				workloads_kind_name(w->kind), w->desc);
 }
 
 static const struct option bench_options[] = {

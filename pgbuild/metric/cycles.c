@@ -212,7 +212,7 @@ static int count_once(const struct cycles_paths *fp, const struct single_dirs *d
 			     note) < 0)
 		goto out;
 	r = single_run_logged(vg_argv, u, script, log);
-	if (single_valgrind_status(r, log, note) < 0)
+	if (single_valgrind_status(r, log, note) < 0 || single_log_errors(log, note) < 0)
 		goto out;
 	strbuf_reset(&sb);
 	if (single_read_out(d, out_rel, &sb, note) < 0)
@@ -305,7 +305,7 @@ int cycles_measure(const char *prefix, const char *workload, const char *workdir
 	fp.arch = un.machine;
 	if (cluster_user_get(&u, NULL, NULL, note) < 0)
 		goto out;
-	if (single_prepare(prefix, workdir, "cycles", &u, &d, note) < 0)
+	if (single_prepare(prefix, workdir, "cycles", workload, &u, &d, note) < 0)
 		goto out;
 	fp.top = xasprintf("%s/cycles", workdir);
 	fp.data = xasprintf("%s/data", fp.top);

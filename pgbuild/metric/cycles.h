@@ -55,6 +55,7 @@
 #define CYCLES_I1 "--I1=32768,8,64"
 #define CYCLES_D1 "--D1=32768,8,64"
 #define CYCLES_LL "--LL=33554432,16,64"
+#define CYCLES_LL_MIB 32     /* CYCLES_LL's size, for what is set against it */
 
 /* One sentence for every output that shows the metric. */
 #define CYCLES_SIMULATION "a simulation: callgrind's cache and branch simulator " \

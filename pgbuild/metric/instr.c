@@ -218,6 +218,8 @@ static double count_once(const char *prefix, const struct single_dirs *d,
 			single_log_tail(log, note);
 			goto out;
 		}
+		if (single_log_errors(log, note) < 0)
+			goto out;
 		if (single_read_out(d, out_rel, &sb, &why) < 0 ||
 		    (total = instr_parse_perf(sb.buf, &reason)) < 0) {
 			strbuf_addf(note, "no instructions count in %s (%s)", outfile,
@@ -226,7 +228,7 @@ static double count_once(const char *prefix, const struct single_dirs *d,
 		}
 		goto out;
 	}
-	if (single_valgrind_status(rc, log, note) < 0)
+	if (single_valgrind_status(rc, log, note) < 0 || single_log_errors(log, note) < 0)
 		goto out;
 	if (single_read_out(d, out_rel, &sb, &why) < 0 || (total = instr_parse_callgrind(sb.buf)) < 0) {
 		strbuf_addf(note, "no instruction total in %s%s%s", outfile, why.len ? ": " : "",
@@ -275,7 +277,7 @@ int instr_measure(const char *prefix, const char *workload, const char *workdir,
 	if (cluster_user_get(&u, NULL, NULL, note) < 0)
 		goto out;
 
-	if (single_prepare(prefix, workdir, "instr", &u, &d, note) < 0 ||
+	if (single_prepare(prefix, workdir, "instr", workload, &u, &d, note) < 0 ||
 	    single_frozen_clock(d.basefd, d.base, &preload, note) < 0)
 		goto out;
 

@@ -16,18 +16,6 @@
 #include "pgbuild/pgbuild.h"
 #include "wrapper/common/safefs.h"
 
-/* The data every script needs: pgbench's tables at scale 1. */
-static const char load_sql[] =
-	"CREATE TABLE pgbench_branches (bid int NOT NULL PRIMARY KEY, bbalance int, filler char(88)) WITH (fillfactor=100);\n"
-	"CREATE TABLE pgbench_tellers (tid int NOT NULL PRIMARY KEY, bid int, tbalance int, filler char(84)) WITH (fillfactor=100);\n"
-	"CREATE TABLE pgbench_accounts (aid int NOT NULL PRIMARY KEY, bid int, abalance int, filler char(84)) WITH (fillfactor=100);\n"
-	"CREATE TABLE pgbench_history (tid int, bid int, aid int, delta int, mtime timestamp, filler char(22));\n"
-	"INSERT INTO pgbench_branches SELECT 1, 0, NULL;\n"
-	"INSERT INTO pgbench_tellers SELECT g, 1, 0, NULL FROM generate_series(1, 10) g;\n"
-	"INSERT INTO pgbench_accounts SELECT g, 1, 0, '' FROM generate_series(1, 100000) g;\n"
-	"VACUUM ANALYZE;\n"
-	"CHECKPOINT;\n";
-
 /* Which workloads have a script and their counts: metric/workloads.c. */
 int single_supported(const char *workload)
 {
@@ -46,42 +34,52 @@ static unsigned long lcg(unsigned long *s)
 	return *s >> 33;
 }
 
-/* One transaction of mixed, the held-out workload: what pgo and bolt do
- * not train on by default (bench/workload.c's mixed is the same script). */
-static void single_mixed_line(struct strbuf *sb, unsigned long aid, unsigned long tid)
+int single_make_script(const char *workload, long n, struct strbuf *sb)
 {
-	strbuf_addf(sb, "SELECT count(*), sum(abalance) FROM pgbench_accounts "
-		    "WHERE aid BETWEEN %lu AND %lu;\n", aid, aid + 50);
-	strbuf_addf(sb, "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime, filler) "
-		    "VALUES (%lu, 1, %lu, 0, CURRENT_TIMESTAMP, left(md5(CAST(%lu AS text)), 22));\n",
-		    tid, aid, aid);
-	strbuf_addstr(sb, "SELECT string_agg(relname, ',' ORDER BY relname) FROM pg_class;\n");
+	const struct workload_row *w = workloads_find(workload);
+	struct single_tx t = { { 0, 0, 0 }, 0, 0 };
+	unsigned long seed = 12345;
+
+	if (!w || !(w->flags & WL_SINGLE) || !w->single)
+		return error("no single-user script for workload \"%s\" (expected %s)", workload,
+			     SINGLE_WORKLOADS);
+	t.scale = workloads_scale(w, 0);
+	for (t.i = 0; t.i < n; t.i++) {
+		for (int k = 0; k < 3; k++)
+			t.r[k] = lcg(&seed);
+		w->single(sb, &t);
+	}
+	return 0;
 }
 
-void single_make_script(const char *workload, long n, struct strbuf *sb)
+int single_load_sql(const char *workload, struct strbuf *sb)
 {
-	unsigned long seed = 12345;
-	for (long i = 0; i < n; i++) {
-		unsigned long aid = lcg(&seed) % 100000 + 1;
-		unsigned long tid = lcg(&seed) % 10 + 1;
-		long delta = (long)(lcg(&seed) % 10001) - 5000;
-		if (!strcmp(workload, "select-only")) {
-			strbuf_addf(sb, "SELECT abalance FROM pgbench_accounts WHERE aid = %lu;\n", aid);
-		} else if (!strcmp(workload, "select1")) {
-			strbuf_addstr(sb, "SELECT 1;\n");
-		} else if (!strcmp(workload, "mixed")) {
-			single_mixed_line(sb, aid % (100000 - 50) + 1, tid);
-		} else {
-			strbuf_addstr(sb, "BEGIN;\n");
-			strbuf_addf(sb, "UPDATE pgbench_accounts SET abalance = abalance + %ld WHERE aid = %lu;\n", delta, aid);
-			strbuf_addf(sb, "SELECT abalance FROM pgbench_accounts WHERE aid = %lu;\n", aid);
-			strbuf_addf(sb, "UPDATE pgbench_tellers SET tbalance = tbalance + %ld WHERE tid = %lu;\n", delta, tid);
-			strbuf_addf(sb, "UPDATE pgbench_branches SET bbalance = bbalance + %ld WHERE bid = 1;\n", delta);
-			strbuf_addf(sb, "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (%lu, 1, %lu, %ld, CURRENT_TIMESTAMP);\n",
-				    tid, aid, delta);
-			strbuf_addstr(sb, "END;\n");
-		}
-	}
+	const struct workload_row *w = workloads_find(workload);
+	const struct workload_data *d = w && w->data ? workloads_data(w->data) : NULL;
+	long scale;
+
+	if (!d || d->copy)
+		return error("workload \"%s\" has no data set the single-user server can load%s",
+			     workload, d ? " (bench fills it by COPY)" : "");
+	scale = workloads_scale(w, 0);
+	if (d->ddl)
+		strbuf_addstr(sb, d->ddl);
+	if (d->fill)
+		workloads_expand(sb, d->fill, scale);
+	if (d->keys)
+		workloads_expand(sb, d->keys, scale);
+	strbuf_addstr(sb, "VACUUM ANALYZE;\nCHECKPOINT;\n");
+	return 0;
+}
+
+char *single_template_name(const char *workload)
+{
+	const struct workload_row *w = workloads_find(workload);
+	const struct workload_data *d = w && w->data ? workloads_data(w->data) : NULL;
+	if (!d)
+		return NULL;
+	return d->scale_sql ? xasprintf("template-%s-s%ld", d->name, workloads_scale(w, 0)) :
+		xasprintf("template-%s", d->name);
 }
 
 /* Run a command (optionally as the server user) with stdin from a file. */
@@ -150,8 +148,9 @@ int single_fresh_run(const struct single_dirs *d, int parentfd, const char *data
 	}
 	close(fd);
 	sfs_remove(d->basefd, base_name(log), NULL);
-	single_make_script(workload, n, &sb);
-	if (sfs_write_atomic(d->basefd, base_name(script), sb.buf, sb.len, 0644, &err) < 0) {
+	if (single_make_script(workload, n, &sb) < 0) {
+		strbuf_addf(note, "no single-user script for workload \"%s\"", workload);
+	} else if (sfs_write_atomic(d->basefd, base_name(script), sb.buf, sb.len, 0644, &err) < 0) {
 		strbuf_addf(note, "cannot write %s: %s", script, err.buf);
 	} else if (single_run_logged((const char *const *)cp_args.v, u, NULL, log) != 0) {
 		strbuf_addf(note, "cannot copy the data directory %s", d->tmpl);
@@ -226,30 +225,68 @@ int single_valgrind_status(int rc, const char *log, struct strbuf *note)
 	return 0;
 }
 
-/* initdb + load into d->tmpl (the server user's, made empty here), once
- * per install. */
-static int prepare_template(const char *prefix, const struct single_dirs *d,
-			    const struct cluster_user *u, struct strbuf *note)
+/* Does log (ours) hold a server ERROR line?  Then say which in note: a
+ * statement that failed is not the statement measured. */
+static int log_has_error(const char *log, const char *what, struct strbuf *note)
 {
+	struct strbuf sb = STRBUF_INIT;
+	const char *e;
+	int found = 0;
+	if (sfs_read(AT_FDCWD, log, SFS_IN_LOG, 0, &sb, NULL) >= 0 &&
+	    (e = !strncmp(sb.buf, "ERROR:", 6) ? sb.buf : strstr(sb.buf, "\nERROR:"))) {
+		const char *eol;
+		e += *e == '\n';
+		eol = strchr(e, '\n');
+		strbuf_addf(note, "%s: the server said \"%.*s\" (log %s)", what,
+			    (int)(eol ? eol - e : (long)strlen(e)), e, log);
+		found = 1;
+	}
+	strbuf_release(&sb);
+	return found;
+}
+
+int single_log_errors(const char *log, struct strbuf *note)
+{
+	return log_has_error(log, "a statement of the script failed", note) ? -1 : 0;
+}
+
+/*
+ * initdb + the workload's data set loaded into d->tmpl (the server user's),
+ * once per install and data set: made as NAME.tmp and renamed, so a
+ * template that exists is a whole one.
+ */
+static int prepare_template(const char *prefix, const char *workload, const char *name,
+			    const struct single_dirs *d, const struct cluster_user *u,
+			    struct strbuf *note)
+{
+	char *tmp_name = xasprintf("%s.tmp", name);
+	char *tmp = xasprintf("%s/%s", d->base, tmp_name);
 	char *initdb = xasprintf("%s/bin/initdb", prefix);
 	char *postgres = xasprintf("%s/bin/postgres", prefix);
-	char *log = xasprintf("%s/prepare.log", d->base);
-	char *load = xasprintf("%s/load.sql", d->base);
-	const char *initdb_argv[] = { initdb, "-D", d->tmpl, "-U", "postgres", "-A", "trust",
+	char *log_name = xasprintf("prepare-%s.log", name);
+	char *log = xasprintf("%s/%s", d->base, log_name);
+	char *load_name = xasprintf("load-%s.sql", name);
+	char *load = xasprintf("%s/%s", d->base, load_name);
+	const char *initdb_argv[] = { initdb, "-D", tmp, "-U", "postgres", "-A", "trust",
 				      "-E", "UTF8", "--locale=C", "--no-sync", NULL };
-	const char *load_argv[] = { postgres, "--single", "-D", d->tmpl, "-c", "fsync=off",
+	const char *load_argv[] = { postgres, "--single", "-D", tmp, "-c", "fsync=off",
 				    "postgres", NULL };
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, sql = STRBUF_INIT;
 	int rc = -1, fd;
 
-	if (sfs_remove(d->basefd, "template", &err) < 0 ||
-	    (fd = sfs_mkdir(d->basefd, "template", 0700, u->switch_user ? u->uid : (uid_t)-1,
+	if (single_load_sql(workload, &sql) < 0) {
+		strbuf_addf(note, "no data set to load for workload \"%s\"", workload);
+		goto out;
+	}
+	if (sfs_remove(d->basefd, tmp_name, &err) < 0 || sfs_remove(d->basefd, name, &err) < 0 ||
+	    (fd = sfs_mkdir(d->basefd, tmp_name, 0700, u->switch_user ? u->uid : (uid_t)-1,
 			    u->gid, 0, &err)) < 0) {
 		strbuf_addf(note, "cannot prepare the template: %s", err.buf);
 		goto out;
 	}
 	close(fd);
-	if (sfs_write_atomic(d->basefd, "load.sql", load_sql, sizeof(load_sql) - 1, 0644, &err) < 0) {
+	sfs_remove(d->basefd, log_name, NULL);
+	if (sfs_write_atomic(d->basefd, load_name, sql.buf, sql.len, 0644, &err) < 0) {
 		strbuf_addf(note, "cannot write %s: %s", load, err.buf);
 		goto out;
 	}
@@ -263,15 +300,26 @@ static int prepare_template(const char *prefix, const struct single_dirs *d,
 		single_log_tail(log, note);
 		goto out;
 	}
+	if (log_has_error(log, "loading the data in single-user mode failed", note))
+		goto out;
+	if (renameat(d->basefd, tmp_name, d->basefd, name) < 0) {
+		strbuf_addf(note, "cannot rename %s to %s: %s", tmp, name, strerror(errno));
+		goto out;
+	}
 	rc = 0;
 out:
 	/* a half-made template is never taken for a prepared one */
 	if (rc < 0)
-		sfs_remove(d->basefd, "template", NULL);
+		sfs_remove(d->basefd, tmp_name, NULL);
 	strbuf_release(&err);
+	strbuf_release(&sql);
+	free(tmp_name);
+	free(tmp);
 	free(initdb);
 	free(postgres);
+	free(log_name);
 	free(log);
+	free(load_name);
 	free(load);
 	return rc;
 }
@@ -302,18 +350,25 @@ char *single_base(const char *prefix, const char *workdir, const char *tag)
 }
 
 int single_prepare(const char *prefix, const char *workdir, const char *tag,
-		   const struct cluster_user *u, struct single_dirs *d, struct strbuf *note)
+		   const char *workload, const struct cluster_user *u, struct single_dirs *d,
+		   struct strbuf *note)
 {
 	struct strbuf err = STRBUF_INIT;
 	uid_t uid = u->switch_user ? u->uid : (uid_t)-1;
-	char *name;
+	char *name, *tmpl_name = single_template_name(workload);
 	struct stat st;
 	int wfd = -1, fd, rc = -1;
 
 	/* one directory per install, named after the prefix */
 	d->base = single_base(prefix, workdir, tag);
 	name = xstrdup(strrchr(d->base, '/') + 1);
-	d->tmpl = xasprintf("%s/template", d->base);
+	if (!tmpl_name) {
+		strbuf_addf(note, "workload \"%s\" has no data set", workload);
+		d->tmpl = xasprintf("%s/template", d->base);
+		d->out = xasprintf("%s/out", d->base);
+		goto out;
+	}
+	d->tmpl = xasprintf("%s/%s", d->base, tmpl_name);
 	d->out = xasprintf("%s/out", d->base);
 	/* workdir is pgbuild's (gate's private directory, or the caller's):
 	 * base below its descriptor, ours; out below base's, the server's */
@@ -327,7 +382,7 @@ int single_prepare(const char *prefix, const char *workdir, const char *tag,
 		strbuf_addf(note, "in %s: %s", workdir, err.buf);
 		goto out;
 	}
-	if ((fd = sfs_open_dir(d->basefd, "template", NULL)) >= 0 && fstat(fd, &st) == 0 &&
+	if ((fd = sfs_open_dir(d->basefd, tmpl_name, NULL)) >= 0 && fstat(fd, &st) == 0 &&
 	    (uid == (uid_t)-1 || st.st_uid == uid)) {
 		close(fd);
 		rc = 0;         /* prepared by an earlier measurement */
@@ -335,11 +390,12 @@ int single_prepare(const char *prefix, const char *workdir, const char *tag,
 	}
 	if (fd >= 0)
 		close(fd);
-	rc = prepare_template(prefix, d, u, note);
+	rc = prepare_template(prefix, workload, tmpl_name, d, u, note);
 out:
 	if (wfd >= 0)
 		close(wfd);
 	free(name);
+	free(tmpl_name);
 	strbuf_release(&err);
 	return rc;
 }

@@ -4,15 +4,17 @@
  * transactions (instr.c counts its instructions, cycles.c simulates its
  * caches and branch predictor).
  *
- * Once per install, below a work directory: initdb (trust, UTF8, C locale)
- * and pgbench-shaped tables at scale 1 loaded in single-user mode, kept as
- * a template.  Each counted run copies the template and feeds the server a
- * script generated here: the same statements (a fixed LCG) for every
- * build, so A and B execute the same transactions.  mixed, the held-out
- * workload (what pgo and bolt do not train on by default), is per
- * transaction a 51-row range count and sum on pgbench_accounts, an INSERT
- * into pgbench_history with md5() (delta 0), and a string_agg ... ORDER BY
- * over pg_class.
+ * Once per install and data set, below a work directory: initdb (trust,
+ * UTF8, C locale) and the workload's data set (metric/datasets.c: its
+ * DDL, rows and keys at the row's scale, then VACUUM ANALYZE and a
+ * CHECKPOINT) loaded in single-user mode, kept as a template
+ * (template-pgbench-s1, template-docs-s1, template-none ...).  Each
+ * counted run copies the template and feeds the server the workload's
+ * single-user script (its row's writer, metric/workloads.c): the same
+ * statements (a fixed LCG) for every build, so A and B execute the same
+ * transactions.  A statement that fails (an ERROR line in the server's
+ * log) fails the load or the run: a failed statement is not the one
+ * measured.
  */
 #ifndef PGBUILD_SINGLE_H
 #define PGBUILD_SINGLE_H
@@ -28,8 +30,19 @@ long single_default_n(const char *workload);
 /* The workloads that have one, as one line of text (workloads.h). */
 #define SINGLE_WORKLOADS WORKLOADS_SINGLE
 
-/* The script of n transactions of workload, appended to sb. */
-void single_make_script(const char *workload, long n, struct strbuf *sb);
+/* The script of n transactions of workload, appended to sb; -1 with an
+ * error printed for a workload without one (never another's script). */
+int single_make_script(const char *workload, long n, struct strbuf *sb);
+/* The statements that load workload's data set into a fresh template,
+ * appended to sb; -1 with an error printed when it has none the
+ * single-user server can load. */
+int single_load_sql(const char *workload, struct strbuf *sb);
+/* The template directory's name of workload's data set: "template-NAME-sS"
+ * ("template-NAME" for an unscaled set); malloced, NULL without one. */
+char *single_template_name(const char *workload);
+/* After a counted run logged to log: 0, or -1 when the server reported an
+ * ERROR (which, in note). */
+int single_log_errors(const char *log, struct strbuf *note);
 
 /*
  * The directories of one install's runs below a work directory, and the
@@ -43,7 +56,7 @@ void single_make_script(const char *workload, long n, struct strbuf *sb);
  */
 struct single_dirs {
 	char *base;     /* workdir/TAG + prefix with '/' as '_' */
-	char *tmpl;     /* base/template: the prepared data directory */
+	char *tmpl;     /* base/template-DATA: the prepared data directory */
 	char *out;      /* base/out: valgrind's and perf's output files */
 	int basefd;     /* base, or -1 */
 	int outfd;      /* base/out, or -1 */
@@ -113,11 +126,13 @@ char *single_base(const char *prefix, const char *workdir, const char *tag);
 /*
  * The directories of prefix's runs below workdir (a directory of ours: a
  * link in base's place is refused, as is a base another user owns), and
- * its template data directory, prepared when missing.  0 with d filled
- * (single_dirs_release), or -1 with the reason in note.
+ * the template data directory of workload's data set, prepared when
+ * missing.  0 with d filled (single_dirs_release), or -1 with the reason
+ * in note.
  */
 int single_prepare(const char *prefix, const char *workdir, const char *tag,
-		   const struct cluster_user *u, struct single_dirs *d, struct strbuf *note);
+		   const char *workload, const struct cluster_user *u, struct single_dirs *d,
+		   struct strbuf *note);
 void single_dirs_release(struct single_dirs *d);
 
 #endif

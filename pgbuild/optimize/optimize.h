@@ -70,8 +70,9 @@
  * The defaults of the workload sets: train (--train) empty becomes
  * OPTIMIZE_DEFAULT_TRAIN; eval (-W) empty becomes train's single-user
  * workloads (the WL_TRAIN ones when it has none: training on the suite
- * alone) plus OPTIMIZE_HELD_OUT (when they do not hold it).  An eval given is
- * kept as given.
+ * alone) plus OPTIMIZE_HELD_OUT (when they do not hold it) plus the broad
+ * suite's single-user workloads (WL_BROAD | WL_SINGLE: nothing was chosen on
+ * them).  An eval given is kept as given.
  */
 void optimize_default_workloads(struct strvec *train, struct strvec *eval);
 
@@ -216,10 +217,12 @@ int optimize_keep(const struct gate_verdict *v, const struct optimize_measure *s
 const char *optimize_evidence(const struct optimize_measure *s, const struct strvec *trained_on);
 
 /* The rule, in the document and the renderings. */
-#define OPTIMIZE_KEEP_RULE "a stage is kept when its cycles estimate beats the build it " \
-	"stacks on by more than the resolution on every workload it was not trained on " \
-	"(held-out; pgo, tuned and bolt train on --train, stock and lto on nothing); " \
-	"only when no evaluation workload is held out do the in-sample ones decide"
+#define OPTIMIZE_KEEP_RULE "a stage is kept when, on the workloads it was neither " \
+	"trained on nor chosen on (held out), none is significantly slower than the build " \
+	"it stacks on and the geometric mean of what it added to their cycles estimate is " \
+	"beyond the mean of their resolutions (each 1.96 x the two builds' layout spreads); " \
+	"only when no evaluation workload is held out do the in-sample ones decide, each " \
+	"beyond its resolution"
 
 /* The cycles gain of a stage on one side of the sample: the geometric
  * means over its held-out (held_out 1) or in-sample (0) workloads of its

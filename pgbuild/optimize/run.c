@@ -376,6 +376,12 @@ const struct strvec *optimize_in_sample(struct orun *r, int s)
 	strvec_clear(in);
 	for (size_t i = 0; t && i < t->nr; i++)
 		strvec_push(in, t->v[i]);
+	/* a workload a default, flag or stage of this tool was chosen on
+	 * (WL_CHOSEN) is in-sample for every stage but stock */
+	for (size_t i = 0; s != OS_STOCK && i < r->o->workloads.nr; i++)
+		if (workloads_has(r->o->workloads.v[i], WL_CHOSEN) &&
+		    strvec_find(in, r->o->workloads.v[i]) < 0)
+			strvec_push(in, r->o->workloads.v[i]);
 	if (s == OS_TUNED) {
 		const struct strvec *c = r->tune_chosen_unknown ? &r->o->workloads : &r->tune_chosen;
 		for (size_t i = 0; i < c->nr; i++)

@@ -34,6 +34,11 @@ void optimize_default_workloads(struct strvec *train, struct strvec *eval)
 		has |= !strcmp(eval->v[i], OPTIMIZE_HELD_OUT);
 	if (!has)
 		strvec_push(eval, OPTIMIZE_HELD_OUT);
+	/* and the broad suite's single-user workloads: nothing was chosen on
+	 * them, so they are the held-out evidence the keep rule decides on */
+	for (const char *const *n = workloads_names(WL_BROAD | WL_SINGLE); *n; n++)
+		if (strvec_find(eval, *n) < 0 && strvec_find(train, *n) < 0)
+			strvec_push(eval, *n);
 }
 
 int optimize_parse_stages(const char *arg, unsigned *mask)

@@ -189,6 +189,67 @@ static int decide_workload(const struct optimize_measure *s, size_t i,
 	return 1;
 }
 
+/*
+ * The suite rule on the held-out workloads (see OPTIMIZE_KEEP_RULE): no
+ * workload significantly slower than parent (added below 1 - its
+ * resolution), and the geometric mean of what the stage added beyond the
+ * mean of their resolutions.  The mean of the resolutions, not the
+ * resolution of a mean of independent workloads: the layout noise of one
+ * relink moves every workload of a build together, so the workloads'
+ * noises are not independent, and with them perfectly correlated the mean
+ * moves as much as one workload does (tests/unit/test-optimize.c
+ * simulates both).  1 kept, 0 with the reason.
+ */
+static int decide_suite(const struct optimize_measure *s, const struct optimize_measure *parent,
+			const char *parent_name, const struct strvec *in_sample,
+			struct strbuf *reason)
+{
+	double logsum = 0, ressum = 0, gm, rm;
+	size_t n = 0, last = 0;
+
+	for (size_t i = 0; i < s->nr; i++)
+		if (optimize_held_out(in_sample, s->wl[i].name)) {
+			n++;
+			last = i;
+		}
+	if (n == 1)
+		/* one workload: the rule is that workload's, beyond its resolution */
+		return decide_workload(s, last, parent, parent_name, "held-out", reason);
+	n = 0;
+	for (size_t i = 0; i < s->nr; i++) {
+		const char *wl = s->wl[i].name;
+		const struct optimize_figure *p = parent ?
+			optimize_measure_get(parent, wl, OM_CYCLES) : NULL;
+		double res = optimize_resolution(s, wl, OM_CYCLES);
+		double added = optimize_added(&s->wl[i].f[OM_CYCLES], p);
+		if (!optimize_held_out(in_sample, wl))
+			continue;
+		if (!isfinite(res) || !isfinite(added)) {
+			strbuf_addf(reason, "%s (held-out): no cycles estimate decided at a layout "
+				    "floor", wl);
+			return 0;
+		}
+		if (added < 1.0 - res) {
+			strbuf_addf(reason, "%s (held-out): cycles estimate %.4fx of %s, significantly "
+				    "slower (beyond the %.2f%% resolution)", wl, added, parent_name,
+				    res * 100);
+			return 0;
+		}
+		logsum += log(added);
+		ressum += res;
+		n++;
+	}
+	gm = exp(logsum / (double)n);
+	rm = ressum / (double)n;
+	if (gm <= 1.0 + rm) {
+		strbuf_addf(reason, "held out: cycles estimate %.4fx of %s as the geometric mean of "
+			    "%zu workload%s, not beyond their mean resolution %.2f%%", gm, parent_name,
+			    n, n == 1 ? "" : "s", rm * 100);
+		return 0;
+	}
+	return 1;
+}
+
 int optimize_decide(const struct optimize_measure *s, const struct optimize_measure *parent,
 		    const char *parent_name, const struct strvec *trained_on,
 		    struct strbuf *reason)
@@ -199,15 +260,12 @@ int optimize_decide(const struct optimize_measure *s, const struct optimize_meas
 		strbuf_addstr(reason, "its gate measured no workload");
 		return 0;
 	}
-	/* every workload needs an estimate; the held-out ones decide (the
-	 * in-sample ones only when nothing was held out) */
-	for (size_t i = 0; i < s->nr; i++) {
-		int out = optimize_held_out(trained_on, s->wl[i].name);
-		const char *sample = out ? "held-out" : held ? NULL : "in-sample";
-		if (!decide_workload(s, i, parent, parent_name, sample, reason))
+	/* every workload needs an estimate; the in-sample ones decide, each
+	 * on its own, only when nothing was held out */
+	for (size_t i = 0; i < s->nr; i++)
+		if (!decide_workload(s, i, parent, parent_name, held ? NULL : "in-sample", reason))
 			return 0;
-	}
-	return 1;
+	return held ? decide_suite(s, parent, parent_name, trained_on, reason) : 1;
 }
 
 int optimize_keep(const struct gate_verdict *v, const struct optimize_measure *s,

@@ -64,7 +64,7 @@ $GATE --metric tps,cycels|2|invalid value "tps,cycels" for --metric: item "cycel
 $GATE --metric ''|2|invalid value "" for --metric
 $GATE --gate 'select-only.cycles>=1.05'|2|threshold "select-only.cycles>=1.05" needs --metric cycles \(alone or in a list: --metric tps,cycles\)
 $GATE --metric tps,instructions --gate 'cycles>=1.05'|2|threshold "cycles>=1.05" needs --metric cycles
-$GATE --metric cycles --gate 'point-select.cycles>=1.05'|2|threshold "point-select.cycles>=1.05": workload "point-select" has no single-user script, which the cycles metric runs \(select-only, tpcb, select1, mixed\)
+$GATE --metric cycles --gate 'point-select.cycles>=1.05'|2|threshold "point-select.cycles>=1.05": workload "point-select" has no single-user script, which the cycles metric runs \(select-only, tpcb, select1, mixed, agg-join, bulk-index, json-text, plpgsql, select-only-s10, tpcb-s10\)
 $GATE --metric cycles -W tpcc-lite --gate 'cycles>=1'|2|threshold "cycles>=1" applies to workload "tpcc-lite", which has no single-user script
 $GATE --metric cycles -W tpcc-lite|2|threshold "cycles>=1" applies to workload "tpcc-lite"
 $GATE --metric cycles --gate 'select-only.cycles<=1.05'|2|cycles is a speed ratio, bound it from below with >=
@@ -115,12 +115,12 @@ tune --candidates cands --workdir w --weaken pie,relr0|2|invalid value "pie,relr
 run --policy none --weaken all|2|invalid value "all" for --weaken: unknown hardening class "all"
 pgo --prefix o --weaken nopie|2|invalid value "nopie" for --weaken: unknown hardening class "nopie": .*\(did you mean "pie"\?\)
 tune --candidates cands --workdir w --metric instruction|2|invalid value "instruction" for --metric: expected instructions, tps or cycles \(did you mean "instructions"\?\)
-tune --candidates cands --workdir w --metric cycles -W tpcc-lite|2|--metric cycles supports select-only, tpcb, select1, mixed, not "tpcc-lite"
+tune --candidates cands --workdir w --metric cycles -W tpcc-lite|2|--metric cycles supports select-only, tpcb, select1, mixed, agg-join, bulk-index, json-text, plpgsql, select-only-s10, tpcb-s10, not "tpcc-lite"
 tune --candidates cands --workdir w -W select-only,tpcb|2|tune searches flags for one workload
 tune --candidates cands --workdir w -W selectonly|2|unknown workload "selectonly" \(did you mean "select-only"\?\)
 tune --candidates cands --workdir w --held-out select-only|2|--held-out select-only: "select-only" is the workload the search trains on \(--train\)
 tune --candidates cands --workdir w --train tpcb --held-out mixd|2|unknown workload "mixd" \(did you mean "mixed"\?\)
-tune --candidates cands --workdir w --metric cycles --held-out mixed,tpcc-lite|2|--held-out mixed,tpcc-lite: --metric cycles supports select-only, tpcb, select1, mixed, not "tpcc-lite"
+tune --candidates cands --workdir w --metric cycles --held-out mixed,tpcc-lite|2|--held-out mixed,tpcc-lite: --metric cycles supports select-only, tpcb, select1, mixed, agg-join, bulk-index, json-text, plpgsql, select-only-s10, tpcb-s10, not "tpcc-lite"
 tune --candidates cands --workdir w --metric tps --pairs 3|2|--pairs 3: a 95% interval needs at least 6 pairs
 tune --candidates cands --workdir w --metric tps --budget 10m|2|--budget needs --pairs auto
 tune --candidates cands --workdir w --metric tps --pairs auto --budget 0.5s|2|invalid value "0.5s" for --budget: at least 1 second, e.g. 90s, 10m or 1h
@@ -164,7 +164,7 @@ bolt --prefix $TMP --out o|2|--prefix $TMP: no bin/postgres
 bolt --prefix $PG --out $PG|2|is --prefix itself: BOLT's output goes into a new prefix, never in place
 optimize --train nosuch --workdir w|2|unknown workload "nosuch"
 optimize --train selectonly --workdir w|2|did you mean "select-only"
-optimize --train select-only -W tpcc-lite --workdir w|2|workload "tpcc-lite", which has no single-user script for the cycles metric \(select-only, tpcb, select1, mixed\)
+optimize --train select-only -W tpcc-lite --workdir w|2|workload "tpcc-lite", which has no single-user script for the cycles metric \(select-only, tpcb, select1, mixed, agg-join, bulk-index, json-text, plpgsql, select-only-s10, tpcb-s10\)
 optimize --train mixed --baseline $TMP --workdir w|2|warning: every -W workload is one --train trains on: pgo, tuned and bolt are judged in-sample \(add one that is not, e.g. -W mixed\)
 optimize --train select-only,tpcb -W select-only --baseline $TMP --workdir w|2|warning: every -W workload is one --train trains on
 optimize --baseline $TMP --workdir w|2|^pgbuild: error: --baseline $TMP: no bin/postgres
@@ -249,7 +249,7 @@ bench --prefix $PG -t 1 --datadir-template $TMP/nodir.keep|2|--datadir-template 
 noise|2|^pgbuild: error: --prefix is required \(the build's install\)$
 noise --prefix $PG --variants 4|2|invalid value "4" for --variants: expected an integer from 5 to 99
 noise --prefix $PG --seed -1|2|invalid value "-1" for --seed
-noise --prefix $PG -W tpcc-lite|2|-W tpcc-lite: no single-user script \(expected select-only, tpcb, select1, mixed\)
+noise --prefix $PG -W tpcc-lite|2|-W tpcc-lite: no single-user script \(expected select-only, tpcb, select1, mixed, agg-join, bulk-index, json-text, plpgsql, select-only-s10, tpcb-s10\)
 noise --prefix $PG --metric tps|2|--metric tps: the noise floor is of the deterministic metrics
 noise --prefix $PG --json $TMP/nodir/n.json|2|--json "$TMP/nodir/n.json": directory $TMP/nodir does not exist
 noise --prefix $PG|2|records no builddir: give --builddir DIR

@@ -226,7 +226,7 @@ top=\$(dirname "\$d")
 PLANT_TARGET=\$(cat "$FP/plant-target")
 rm -f "\$top/server.log" 2>/dev/null
 ln -s "\$PLANT_TARGET" "\$top/server.log" 2>/dev/null
-for f in prepare.log load.sql out template.tmp; do
+for f in prepare.log load.sql out template.tmp prepare-template-none.log load-template-none.sql; do
 	rm -rf "\$top/\$f" 2>/dev/null
 	ln -s "\$PLANT_TARGET-\$f" "\$top/\$f" 2>/dev/null
 done
@@ -270,7 +270,7 @@ SQL
 		base=$(ls -d "$TMP"/gw/instr_*)
 		is "gate: the single-user base directory is root's" "$(stat -c %U "$base")" root
 		is "gate: ... its template and out/ the server user's" \
-			"$(stat -c %U "$base/template" "$base/out" | sort -u)" "$SRV_USER"
+			"$(stat -c %U "$base/template-none" "$base/out" | sort -u)" "$SRV_USER"
 		is "gate: ... its logs and scripts root's regular files" \
 			"$(find "$base" -maxdepth 1 \( -name '*.log' -o -name '*.sql' \) ! \( -type f -user root \) | head -1)" ""
 	else

@@ -285,6 +285,106 @@ static void test_resolution_floor(void **state)
 	free(text);
 }
 
+/* A stage of nwl workloads, each cycles total exp(g[i]) at resolution res. */
+static void suite_stage(struct optimize_measure *m, size_t nwl, const double *g, double res)
+{
+	m->nr = nwl;
+	m->wl = xcalloc(nwl, sizeof(*m->wl));
+	for (size_t i = 0; i < nwl; i++) {
+		m->wl[i].name = xasprintf("w%zu", i);
+		for (int k = 0; k < OM_NR; k++) {
+			m->wl[i].f[k].stock = m->wl[i].f[k].build = NAN;
+			m->wl[i].f[k].total = m->wl[i].f[k].lo = m->wl[i].f[k].hi = NAN;
+		}
+		m->wl[i].f[OM_CYCLES].total = exp(g[i]);
+		m->wl[i].f[OM_CYCLES].floor = res;
+	}
+}
+
+/* a normal deviate from a fixed sequence (xorshift64, Box-Muller) */
+static double normal(uint64_t *x)
+{
+	double u1, u2;
+	*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+	u1 = ((double)(*x >> 11) + 0.5) / 9007199254740992.0;
+	*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+	u2 = ((double)(*x >> 11) + 0.5) / 9007199254740992.0;
+	return sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+/* How often the suite rule keeps a stage of true gain exp(gain) on every
+ * one of 4 held-out workloads, each measured with layout noise of SD
+ * res/1.96 (res being the two-build floor, a 1.96 SD bound): independent
+ * noises (corr 0) or one relink moving all together (corr 1). */
+static double suite_keep_rate(double gain, double res, int corr, int trials)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	int kept = 0;
+	for (int t = 0; t < trials; t++) {
+		struct optimize_measure m;
+		struct strbuf why = STRBUF_INIT;
+		double g[4], z = normal(&x);
+		for (int i = 0; i < 4; i++)
+			g[i] = gain + res / 1.96 * (corr ? z : normal(&x));
+		suite_stage(&m, 4, g, res);
+		kept += optimize_decide(&m, NULL, "stock", NULL, &why);
+		optimize_measure_clear(&m);
+		strbuf_release(&why);
+	}
+	return (double)kept / trials;
+}
+
+/* The suite rule's error rates, simulated: a stage that changes nothing
+ * (A/A) is kept at most 2.5% of the time whether the workloads' noises are
+ * independent or perfectly correlated (the rule uses the mean of their
+ * resolutions, not a mean's smaller one); a real gain of twice the
+ * resolution is kept most of the time; one workload significantly slower
+ * drops a stage however fast the others are. */
+static void test_suite_rule(void **state)
+{
+	const double res = 0.014; /* the two-build floor measured on select-only */
+	struct optimize_measure m;
+	struct strbuf why = STRBUF_INIT;
+	double aa0 = suite_keep_rate(0, res, 0, 20000);
+	double aa1 = suite_keep_rate(0, res, 1, 20000);
+	double g0 = suite_keep_rate(2 * res, res, 0, 4000);
+	double g1 = suite_keep_rate(2 * res, res, 1, 4000);
+	(void)state;
+	print_message("suite rule: A/A kept %.2f%% (independent), %.2f%% (correlated); "
+		      "a gain of 2x the resolution kept %.1f%%, %.1f%%\n",
+		      aa0 * 100, aa1 * 100, g0 * 100, g1 * 100);
+	/* 2.5% is the correlated case's exact rate; 20000 trials: SE 0.11% */
+	assert_true(aa0 <= 0.025 && aa1 <= 0.025 + 0.004);
+	assert_true(aa1 >= 0.015); /* the simulation does move them together */
+	assert_true(g0 >= 0.95 && g1 >= 0.45);
+	/* +5% on three, one 3% slower: dropped, naming the slower one */
+	{
+		double g[4] = { log(1.05), log(1.05), log(1.05), log(0.97) };
+		suite_stage(&m, 4, g, res);
+		assert_int_equal(optimize_decide(&m, NULL, "stock", NULL, &why), 0);
+		assert_non_null(strstr(why.buf, "w3 (held-out)"));
+		assert_non_null(strstr(why.buf, "significantly slower"));
+		optimize_measure_clear(&m);
+	}
+	/* +2% on each of four at 1.4%: kept, though none alone would need to be
+	 * beyond more than its own resolution; +1% on each: dropped, saying the
+	 * mean is inside the mean resolution */
+	{
+		double g[4] = { log(1.02), log(1.02), log(1.02), log(1.02) };
+		suite_stage(&m, 4, g, res);
+		strbuf_reset(&why);
+		assert_int_equal(optimize_decide(&m, NULL, "stock", NULL, &why), 1);
+		optimize_measure_clear(&m);
+		for (int i = 0; i < 4; i++)
+			g[i] = log(1.01);
+		suite_stage(&m, 4, g, res);
+		assert_int_equal(optimize_decide(&m, NULL, "stock", NULL, &why), 0);
+		assert_non_null(strstr(why.buf, "geometric mean of 4 workloads"));
+		optimize_measure_clear(&m);
+	}
+	strbuf_release(&why);
+}
+
 /* The same gate as --pairs auto's (its "sequential" object): the tps
  * threshold is decided by the confidence sequence, which 6 pairs leave
  * undecided; the figure says so and the cycles estimate still decides. */
@@ -315,53 +415,59 @@ static void test_tps_undecided(void **state)
 	free(text);
 }
 
-/* --train's and -W's defaults: the evaluation set holds a workload the
+/* --train's and -W's defaults: the evaluation set holds workloads the
  * training did not see. */
+/* e holds exactly the names of first (NULL-terminated), then the broad
+ * suite's single-user workloads, in the table's order. */
+static void assert_eval(const struct strvec *e, const char *const *first)
+{
+	const char *const *broad = workloads_names(WL_BROAD | WL_SINGLE);
+	size_t n = 0, nb = 0;
+	for (; first[n]; n++)
+		assert_string_equal(e->v[n], first[n]);
+	for (; broad[nb]; nb++)
+		assert_string_equal(e->v[n + nb], broad[nb]);
+	assert_true(nb >= 4);
+	assert_int_equal(e->nr, n + nb);
+}
+
 static void test_default_workloads(void **state)
 {
 	struct strvec t = STRVEC_INIT, e = STRVEC_INIT;
 	(void)state;
 	optimize_default_workloads(&t, &e);
-	/* the suite: every benchmark held out */
+	/* the suite: every benchmark held out from training, and the broad
+	 * suite, held out from every choice too */
 	assert_int_equal(t.nr, 1);
 	assert_string_equal(t.v[0], "regress");
-	assert_int_equal(e.nr, 3);
-	assert_string_equal(e.v[0], "select-only");
-	assert_string_equal(e.v[1], "tpcb");
-	assert_string_equal(e.v[2], "mixed");
+	assert_eval(&e, (const char *const[]){ "select-only", "tpcb", "mixed", NULL });
 	strvec_clear(&t);
 	strvec_clear(&e);
-	/* --train select1: -W select1,mixed */
+	/* --train select1: -W select1,mixed and the broad suite */
 	strvec_push(&t, "select1");
 	optimize_default_workloads(&t, &e);
-	assert_int_equal(e.nr, 2);
-	assert_string_equal(e.v[0], "select1");
-	assert_string_equal(e.v[1], "mixed");
+	assert_eval(&e, (const char *const[]){ "select1", "mixed", NULL });
 	strvec_clear(&t);
 	strvec_clear(&e);
-	/* trained on mixed: nothing is added (the run warns it is in-sample) */
+	/* trained on mixed: mixed is not added twice (the run warns it is
+	 * in-sample) */
 	strvec_pushl(&t, "mixed", "tpcb", NULL);
 	optimize_default_workloads(&t, &e);
-	assert_int_equal(e.nr, 2);
+	assert_eval(&e, (const char *const[]){ "mixed", "tpcb", NULL });
 	strvec_clear(&t);
 	strvec_clear(&e);
-	/* --train regress: judged on the default training workloads, all
-	 * held out, and mixed */
-	strvec_push(&t, "regress");
+	/* trained on a broad workload: it is not evaluated as if held out */
+	strvec_pushl(&t, "plpgsql", NULL);
 	optimize_default_workloads(&t, &e);
-	assert_int_equal(t.nr, 1);
-	assert_int_equal(e.nr, 3);
-	assert_string_equal(e.v[0], "select-only");
-	assert_string_equal(e.v[1], "tpcb");
-	assert_string_equal(e.v[2], "mixed");
+	assert_int_equal(strvec_find(&e, "plpgsql"), 0);
+	for (size_t i = 1; i < e.nr; i++)
+		assert_string_not_equal(e.v[i], "plpgsql");
 	strvec_clear(&t);
 	strvec_clear(&e);
 	/* --train regress,tpcb: tpcb in-sample, mixed held out */
 	strvec_pushl(&t, "regress", "tpcb", NULL);
 	optimize_default_workloads(&t, &e);
-	assert_int_equal(e.nr, 2);
-	assert_string_equal(e.v[0], "tpcb");
-	assert_string_equal(e.v[1], "mixed");
+	assert_eval(&e, (const char *const[]){ "tpcb", "mixed", NULL });
 	strvec_clear(&t);
 	strvec_clear(&e);
 	/* -W given: kept as given, --train defaulted */
@@ -505,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_decide_held_out),
 		cmocka_unit_test(test_resolution_floor),
+		cmocka_unit_test(test_suite_rule),
 		cmocka_unit_test(test_tps_undecided),
 		cmocka_unit_test(test_default_workloads),
 		cmocka_unit_test(test_bad_gate),
