@@ -80,7 +80,7 @@ unset PGOPT_UNCHECKED_FLAGS
 mkdir -p planted
 printf '#!/bin/sh\ntouch %s/RAN-AS\nexec as "$@"\n' "$TMP" > planted/as
 chmod 755 planted/as
-gcc -shared -fPIC -o planted/evil.so -x c - <<'C' 2>/dev/null
+gcc -shared -fPIC -o planted/evil.so -x c - <<'C'
 #include <stdio.h>
 int plugin_is_GPL_compatible;
 __attribute__((constructor)) static void ran(void) { FILE *f = fopen("RAN-PLUGIN", "w"); if (f) fclose(f); }
@@ -99,7 +99,8 @@ if [ -s planted/evil.so ]; then
 	like "... a GCC plugin, says why" "$(cat err)" "pl.policy:2: cannot add -fplugin=$TMP/planted/evil.so: it loads code \(a GCC plugin\)"
 	ok "... the planted plugin never ran" test ! -e RAN-PLUGIN
 else
-	skip "cannot build the planted plugin (no shared-object support?)" 3
+	# gcc builds shared objects on every machine this runs on: a failure
+	tap_result 1 "build the planted plugin (gcc -shared failed)"
 fi
 # -E put C source into a .o and exited 0
 printf '[global]\ncflags += -E\n' > e.policy
