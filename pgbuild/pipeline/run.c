@@ -478,8 +478,10 @@ static int floor_stage(struct run *r)
 	if (!r->floor_builddir || stat(r->floor_builddir, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		why = xasprintf("the baseline has no build tree to relink (none recorded in "
 				"%s/pgopt-build.json, or gone): the gate uses %s/%s when it is of "
-				"its postgres, else the repeat resolution; `pgbuild noise --prefix "
-				"%s --builddir DIR` measures one", r->base_prefix, r->base_prefix,
+				"its postgres, else its deterministic claims are undecided (no "
+				"layout floor; --noise none decides at the repeat resolution); "
+				"`pgbuild noise --prefix %s --builddir DIR` measures one",
+				r->base_prefix, r->base_prefix,
 				BUILDLOG_NOISE, r->base_prefix);
 		floor_skip(r, why);
 		free(why);
