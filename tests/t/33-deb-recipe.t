@@ -19,7 +19,7 @@
 # check, naming the function GCC refused.  `pgbuild deb` does the recipe
 # and the checks in one command from the plain package's .dsc (regress and
 # the gate, PostgreSQL's, and the comparison with the archive, which has no
-# such package, left out here: tests/t/36 shows those).  tests/bench/deb-package
+# such package, left out here: tests/t/37 shows those).  tests/bench/deb-package
 # does the same with Debian's postgresql-15 (about 45 min).
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ship-project.sh"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 47-deb-options.t - `pgbuild deb` checks every option its gate, policy and
+# 38-deb-options.t - `pgbuild deb` checks every option its gate, policy and
 # baseline will need before it starts a package build (which takes about
 # 25 minutes here): each bad one exits 2 within seconds, naming the option,
 # and makes nothing in --workdir.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 36-deb-archive.t - `pgbuild deb` against the archive: what a package build
+# 37-deb-archive.t - `pgbuild deb` against the archive: what a package build
 # links is compared with the archive's package of the same name and
 # version, and a build on a machine that would build something else is
 # refused before it starts.
