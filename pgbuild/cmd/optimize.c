@@ -320,8 +320,10 @@ static int check_host(const struct optimize_opts *o)
 static size_t held_out_count(const struct optimize_opts *o)
 {
 	size_t n = 0;
+	/* neither trained on nor chosen on (optimize_in_sample's rule) */
 	for (size_t i = 0; i < o->workloads.nr; i++)
-		n += optimize_held_out(&o->train, o->workloads.v[i]);
+		n += optimize_held_out(&o->train, o->workloads.v[i]) &&
+		     !workloads_has(o->workloads.v[i], WL_CHOSEN);
 	return n;
 }
 
@@ -377,8 +379,9 @@ static int check_options(struct optimize_opts *o)
 	if (check_gate(o) < 0)
 		return cli_usage();
 	if (!held_out_count(o))
-		warning("every -W workload is one --train trains on: pgo, tuned and bolt are "
-			"judged in-sample (add one that is not, e.g. -W %s)", OPTIMIZE_HELD_OUT);
+		warning("every -W workload is one --train trains on or one this tool's defaults "
+			"were chosen on: the stages are judged in-sample (add one that is not, "
+			"e.g. -W %s)", workloads_names(WL_BROAD | WL_SINGLE)[0]);
 	if ((o->stages & (1u << OS_BOLT)) &&
 	    !(o->stages & ~((1u << OS_STOCK) | (1u << OS_BOLT))))
 		return cli_usage_error("--stages bolt needs a stage to stack on: BOLT rewrites a "

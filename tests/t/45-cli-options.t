@@ -165,8 +165,9 @@ bolt --prefix $PG --out $PG|2|is --prefix itself: BOLT's output goes into a new 
 optimize --train nosuch --workdir w|2|unknown workload "nosuch"
 optimize --train selectonly --workdir w|2|did you mean "select-only"
 optimize --train select-only -W tpcc-lite --workdir w|2|workload "tpcc-lite", which has no single-user script for the cycles metric \(select-only, tpcb, select1, mixed, agg-join, bulk-index, json-text, plpgsql, select-only-s10, tpcb-s10\)
-optimize --train mixed --baseline $TMP --workdir w|2|warning: every -W workload is one --train trains on: pgo, tuned and bolt are judged in-sample \(add one that is not, e.g. -W mixed\)
+optimize --train mixed -W mixed --baseline $TMP --workdir w|2|warning: every -W workload is one --train trains on or one this tool's defaults were chosen on: the stages are judged in-sample \(add one that is not, e.g. -W agg-join\)
 optimize --train select-only,tpcb -W select-only --baseline $TMP --workdir w|2|warning: every -W workload is one --train trains on
+optimize --train plpgsql -W plpgsql,select-only --baseline $TMP --workdir w|2|warning: every -W workload is one --train trains on or one this tool's defaults were chosen on
 optimize --baseline $TMP --workdir w|2|^pgbuild: error: --baseline $TMP: no bin/postgres
 optimize -W nosuch --workdir w|2|unknown workload "nosuch"
 optimize -W selectonly --workdir w|2|did you mean "select-only"
