@@ -210,7 +210,7 @@ test: deps
 	$(MAKE) check-pg
 
 DEMO_DIR  ?= $(O)/demo
-# What the README's demo output shows: both pgbench workloads, 6 interleaved
+# What make demo runs (a run's output: examples/RESULTS.md): both pgbench workloads, 6 interleaved
 # pairs of 3 s each (tps: bounds, "not slower"), then instructions and the
 # cycles estimate per transaction (callgrind), the estimate with a claim of
 # 1% less, decided at the two-build layout floor (run's floor stage: 1.96

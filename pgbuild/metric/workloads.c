@@ -265,7 +265,7 @@ static void single_plpgsql(struct strbuf *sb, const struct single_tx *t)
 #define ONE(name, text) { { name, 1, text }, { NULL, 0, NULL } }
 
 /* What was chosen on the workloads defaults were measured on (examples/
- * README.md has every run; the commits that set the defaults say why). */
+ * RESULTS.md has every run; the commits that set the defaults say why). */
 #define CHOSEN_LEVERS "the no-pie lever of coscup-no-pie.policy (optimize's lto policy in the " \
 	"recorded runs), BOLT's default layout flags (three sets, -plt=hot and -hugify measured " \
 	"and dropped), -march=x86-64-v3 (dropped), the clang stages of optimize's default " \

@@ -19,7 +19,7 @@
  * (issue 41's read); again here, `pgbuild noise --variants 7 --seed 7 -W
  * select-only --instr-statements 40` on tests/pg's base build
  * (2026-12-06): SD 0.294%, range 0.75%, instructions within 0.0003%;
- * examples/README.md has stock at 0.13-0.74% and an LTO build at
+ * examples/RESULTS.md has stock at 0.13-0.74% and an LTO build at
  * 0.10-0.36% (cycles) and 0.005-0.033% (instructions, where LTO's
  * partitions follow the order).  An SD from 5 relinks has 4 degrees of
  * freedom: its 95% upper bound is 2.37 times it (chi-square).
@@ -52,7 +52,7 @@
  * property of the workload more than of the flags: LTO + no-pie's cycles
  * SD was 0.46-0.98 of stock's on select-only, tpcb and mixed), and for
  * instructions at least NOISE_FLOOR_INSTR_STANDIN over 5 variants (LTO +
- * no-pie select-only, examples/README.md: stock's is ~0, so the baseline's
+ * no-pie select-only, examples/RESULTS.md: stock's is ~0, so the baseline's
  * would say nothing).  What the stand-in assumes: at 5 variants the
  * false-keep rate stays at or under 2.5% while the candidate's true SD is
  * up to 2.1 times the baseline's (2.0% drawn at twice); measure the
@@ -97,7 +97,7 @@
 /* The fewest variants a floor may have (derived above). */
 #define NOISE_FLOOR_MIN_VARIANTS CLI_NOISE_VARIANTS_MIN
 /* The candidate's instruction SD when it has no floor: LTO + no-pie,
- * select-only, 5 variants (examples/README.md, 2026-12-03). */
+ * select-only, 5 variants (examples/RESULTS.md, 2026-12-03). */
 #define NOISE_FLOOR_INSTR_STANDIN 0.000333
 #define NOISE_FLOOR_INSTR_STANDIN_VARIANTS 5
 /* explain --noise's per-function band: this many SDs of a function's self

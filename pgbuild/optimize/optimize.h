@@ -60,7 +60,7 @@
 #define OPTIMIZE_HELD_OUT WORKLOADS_HELDOUT
 
 /* What pgo, tuned and bolt train on when --train is not given: the
- * regression suite, as measured (examples/README.md, 2026-12-05: PGO
+ * regression suite, as measured (examples/RESULTS.md, 2026-12-05: PGO
  * trained on it kept 1.1072x (gcc) and 1.1897x (clang) of stock held out,
  * where PGO trained on select-only and tpcb added nothing significant on a
  * workload it had not run). */

@@ -11,7 +11,7 @@
 #   - the A/A gate of our own build fails at --min-speedup 1.05;
 #   - pgbuild report over the gate, the candidate's compile log and both
 #     binaries: per-file flags and per-function changes present.
-# The figures are printed as diagnostics (examples/README.md records them).
+# The figures are printed as diagnostics (examples/RESULTS.md records them).
 . "$(dirname "$0")/lib.sh"
 P=$B/bin/pgbuild
 base=$(e2e_build base none) || { tap_result 1 "baseline build"; done_testing; }

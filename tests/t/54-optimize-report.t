@@ -8,7 +8,7 @@
 # optimize-heldout.json (--train select-only -W select-only,mixed
 # --stages lto,bolt: mixed held out, both kept on held-out evidence).
 # optimize-floor.json is the stack held out at the layout floor
-# (examples/README.md), with its stages' gate documents cut down.
+# (examples/RESULTS.md), with its stages' gate documents cut down.
 # A copy of optimize-run.json with one tps figure marked undecided (as
 # optimize writes it after a --pairs auto gate ran out of budget) shows it.
 . "$(dirname "$0")/../lib/tap.sh"

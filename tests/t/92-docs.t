@@ -1,6 +1,6 @@
 #!/bin/bash
 # 92-docs.t - the user documents (README.md, wrapper/, plugin/, pgbuild/,
-# examples/README.md, tests/RELIABILITY.md, tests/SECURITY.md) name only
+# examples/README.md, examples/RESULTS.md, tests/RELIABILITY.md, tests/SECURITY.md) name only
 # what exists: every option of a `pgbuild CMD ...` command line in them is
 # an option of that command's --help (and CMD a command), every --pgopt-
 # option is in pgoptcc --help, every PGOPT_/PGBUILD_ variable is one the code or the
@@ -9,7 +9,7 @@
 # (DESIGN.md).  The lists are read from the binaries and the tree.
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$TMP" || exit 1
-DOCS="README.md wrapper/README.md plugin/README.md pgbuild/README.md examples/README.md tests/RELIABILITY.md tests/README.md tests/SECURITY.md"
+DOCS="README.md wrapper/README.md plugin/README.md pgbuild/README.md examples/README.md examples/RESULTS.md tests/RELIABILITY.md tests/README.md tests/SECURITY.md"
 
 . "$TOP/tests/lib/help.sh"
 mkdir -p help
@@ -19,31 +19,7 @@ while read -r c; do "$B/bin/pgbuild" "$c" --help | help_opts >"help/$c"; done <c
 like "pgbuild lists its commands" "$(wc -l <commands)" '^[1-9][0-9]*$'
 
 # pgbuild command lines: in code blocks (with \ continuations) and in `code`
-(cd "$TOP" && perl -e '
-	my ($hd, @md) = @ARGV; my (%opts, $bad);
-	open my $c, "<", "$hd/../commands" or die; chomp(my @cmds = <$c>);
-	for my $cmd (@cmds) { open my $h, "<", "$hd/$cmd" or die; chomp(my @o = <$h>); $opts{$cmd} = { map { $_ => 1 } @o } }
-	for my $md (@md) {
-		open my $h, "<", $md or die "$md: $!"; my @l = <$h>; my $block = 0;
-		for (my $i = 0; $i < @l; $i++) {
-			my $ln = $i + 1; my $t = $l[$i]; my @texts;
-			if ($t =~ /^```/) { $block = !$block; next }
-			if ($block) { while ($t =~ /\\\s*$/ && $i + 1 < @l) { $t =~ s/\\\s*$/ /; $t .= $l[++$i] } push @texts, $t }
-			else { while (($t =~ tr/`//) % 2 && $i + 1 < @l) { $t .= $l[++$i] } push @texts, $1 while $t =~ /`([^`]*)`/g }
-			for my $x (@texts) {
-				while ($x =~ /(?:^|[\s;(|&\$])pgbuild\s+([a-z][a-z-]*)((?:[ \t]+[^\s;|&)#`]+)*)/g) {
-					my ($cmd, $args) = ($1, $2);
-					next if $cmd eq "help";
-					unless ($opts{$cmd}) { print "$md:$ln: pgbuild $cmd: no such command\n"; next }
-					$args =~ s/\x27[^\x27]*\x27|"[^"]*"/Q/g;
-					for (split " ", $args) {
-						next unless /^(--[a-z][a-z0-9-]*|-[A-Za-z])(?:=.*)?$/;
-						print "$md:$ln: pgbuild $cmd: no option $1\n" unless $opts{$cmd}{$1} || $1 eq "--help";
-					}
-				}
-			}
-		}
-	}' "$TMP/help" $DOCS) >bad-cmdlines
+(cd "$TOP" && perl tests/lib/doc-cmdlines.pl "$TMP/help" $DOCS) >bad-cmdlines
 is "every pgbuild command line in the docs uses real commands and options" "$(cat bad-cmdlines)" ""
 
 (cd "$TOP" && grep -onE -- '--pgopt-[a-z][a-z-]*' $DOCS) | while IFS=: read -r f l o; do
