@@ -120,6 +120,10 @@ struct policy_result {
 				 * added, or removed from the command line */
 	int lists;              /* hot/cold lists apply (a compile, plugin on) */
 	int changed;            /* anything added or removed, or lists apply */
+	char *refusal;          /* why the compile may not run so (a removal
+				 * left it without optimization, and so
+				 * without _FORTIFY_SOURCE, which the caller
+				 * did not allow), "FILE:LINE: ..."; NULL */
 };
 
 /* Flags of policy_load and policy_parse_flags: what the caller allows. */
