@@ -654,6 +654,12 @@ int policy_load(struct policy *p, const char *path, unsigned flags, struct strbu
 	}
 	r = policy_parse_flags(p, realpath(path, abspath) ? abspath : path, text.buf, text.len,
 			       flags, err);
+	if (r == 0) {
+		struct sha256 c;
+		sha256_init(&c);
+		sha256_update(&c, text.buf, text.len);
+		sha256_final_hex(&c, p->sha256);
+	}
 	/* the lists are read by the plugin in every compile: one that cannot
 	 * be read fails here, naming the line, not later in cc1 */
 	for (int i = 0; i < 2 && r == 0; i++) {

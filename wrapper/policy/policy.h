@@ -55,6 +55,7 @@
 #define PGOPT_POLICY_H
 
 #include <stddef.h>
+#include "wrapper/common/sha256.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/strvec.h"
 #include "wrapper/policy/vocab.h"
@@ -91,6 +92,11 @@ struct policy_section {
 
 struct policy {
 	char *path;                      /* absolute path of the file */
+	char sha256[SHA256_HEX_SIZE];    /* its text's SHA-256 as policy_load
+					  * read it ("" from policy_parse): the
+					  * compile log records it, and verify
+					  * reads a policy a log names only when
+					  * the file still hashes so */
 	struct policy_section *sections; /* in file order */
 	size_t nr_sections, alloc_sections;
 	enum policy_lto lto;             /* lto = ... */
