@@ -264,11 +264,6 @@ int compilelog_write_record(struct invocation *inv, struct compilelog *log, int 
 	json_key(&jw, "reason"); json_string(&jw, classify_reason_name(inv->cls.reason));
 	json_key(&jw, "tu"); json_string(&jw, inv->tu);
 	json_key(&jw, "policy"); json_string(&jw, inv->have_policy ? inv->policy.path : NULL);
-	if (inv->have_policy && inv->policy.sha256[0]) {
-		/* what the file held: verify --log reads the policy this
-		 * record names only when it still hashes so */
-		json_key(&jw, "policy_sha256"); json_string(&jw, inv->policy.sha256);
-	}
 	json_key(&jw, "changed"); json_bool(&jw, changed);
 	if (inv->have_policy) {
 		compilelog_key_strvec(&jw, "rules", &inv->res.rules);
@@ -302,6 +297,11 @@ int compilelog_write_record(struct invocation *inv, struct compilelog *log, int 
 	}
 	if (inv->failsafe_error) {
 		json_key(&jw, "failsafe"); json_string(&jw, inv->failsafe_error);
+	}
+	if (inv->have_policy && inv->policy.sha256[0]) {
+		/* what the file held: verify --log reads the policy this
+		 * record names only when it still hashes so */
+		json_key(&jw, "policy_sha256"); json_string(&jw, inv->policy.sha256);
 	}
 	/* the caller's widening of the policy: said in every record */
 	if (inv->unchecked) {
