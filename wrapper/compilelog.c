@@ -298,6 +298,11 @@ int compilelog_write_record(struct invocation *inv, struct compilelog *log, int 
 	if (inv->failsafe_error) {
 		json_key(&jw, "failsafe"); json_string(&jw, inv->failsafe_error);
 	}
+	if (inv->have_policy && inv->policy.sha256[0]) {
+		/* what the file held: verify --log reads the policy this
+		 * record names only when it still hashes so */
+		json_key(&jw, "policy_sha256"); json_string(&jw, inv->policy.sha256);
+	}
 	/* the caller's widening of the policy: said in every record */
 	if (inv->unchecked) {
 		struct strvec none = STRVEC_INIT;

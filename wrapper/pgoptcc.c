@@ -266,6 +266,8 @@ static void apply_policy(struct invocation *inv)
 	if (!inv->have_policy)
 		return;
 	policy_apply(&inv->policy, is_link ? NULL : inv->tu, &inv->final, &inv->res);
+	if (inv->res.refusal)
+		die(PGOPT_EXIT_POLICY, "%s", inv->res.refusal);
 	/* the caller's profile mode (pgbuild pgo) on top of the policy, in
 	 * the compiler's own terms */
 	if (inv->profile.mode != PROFILE_NONE) {

@@ -3,6 +3,7 @@
  * any build's compile log); see verifysrc.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,8 @@
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/build/verifysrc.h"
 #include "pgbuild/pgbuild.h"
+#include "wrapper/common/safefs.h"
+#include "wrapper/common/sha256.h"
 
 /* --policy FILE|none resolved into s->policy; 0 or -1. */
 static int given_policy(const char *policy, struct verify_src *s)
@@ -25,6 +28,37 @@ static int given_policy(const char *policy, struct verify_src *s)
 		return error("--policy \"%s\": %s", policy, strerror(errno));
 	s->policy = xstrdup(real);
 	return 0;
+}
+
+/*
+ * The policy a compile log or build record names (data): used only when
+ * the file at that path still holds what the build read, sha (hex) of
+ * its text, checked before a byte of it is parsed: a log that names
+ * another file (a root-only one, whose lines the parser's messages would
+ * show) is refused without reading it as a policy.  what: where the name
+ * comes from.  0 with s->policy set, or -1.
+ */
+static int data_policy(const char *path, const char *sha, const char *what,
+		       struct verify_src *s)
+{
+	char hex[SHA256_HEX_SIZE];
+	struct strbuf err = STRBUF_INIT;
+	int rc = 0;
+
+	if (!sha || !*sha)
+		rc = error("%s names the policy %s without the sha256 of its text: verify reads "
+			   "no file a log or record names unchecked (give --policy FILE|none)",
+			   what, path);
+	else if (path[0] != '/' || sha256_file(AT_FDCWD, path, SFS_IN_TEXT, SFS_NOFOLLOW, hex, &err) < 0)
+		rc = error("the policy %s names, %s: %s (give --policy)", what, path,
+			   path[0] != '/' ? "expected an absolute path" : err.buf);
+	else if (strcmp(hex, sha))
+		rc = error("the policy %s names, %s, is not the file the build read (its "
+			   "sha256 is not the recorded one): give --policy FILE|none", what, path);
+	else
+		s->policy = xstrdup(path);
+	strbuf_release(&err);
+	return rc;
 }
 
 /* The replay loads the policy as the build did: with the hardening
@@ -73,7 +107,17 @@ static int load_record(const struct verify_opts *o, struct verify_src *s)
 		if (given_policy(o->policy, s) < 0)
 			goto out;
 	} else if (json_get_str(json_get(rec, "policy"), "path")) {
-		s->policy = xstrdup(json_get_str(json_get(rec, "policy"), "path"));
+		/* the text the record holds is what the build read */
+		const char *text = json_get_str(json_get(rec, "policy"), "content");
+		char sha[SHA256_HEX_SIZE] = "";
+		if (text) {
+			struct sha256 c;
+			sha256_init(&c);
+			sha256_update(&c, text, strlen(text));
+			sha256_final_hex(&c, sha);
+		}
+		if (data_policy(json_get_str(json_get(rec, "policy"), "path"), sha, recpath, s) < 0)
+			goto out;
 	}
 	s->logfile = xasprintf("%s/pgopt-log/%s", s->builddir, BUILDLOG_COMPILE);
 	if (access(s->logfile, R_OK) < 0) {
@@ -113,6 +157,8 @@ struct log_scan {
 	long bad_line;            /* the first line that is no record, or 0 */
 	long compiles;            /* successful compiles in the build directory */
 	struct strvec policies;   /* the policies they ran under ("none") */
+	char *policy_sha;         /* the policy_sha256 they record ("" none) */
+	int sha_differs;          /* ... and not all the same one */
 	struct strvec links;      /* the outputs of its successful links */
 	struct verify_src *s;     /* where the weakened classes go */
 };
@@ -147,6 +193,13 @@ static int scan_record(const struct json_value *rec, long line, void *data)
 		policy = json_get_str(rec, "policy");
 		if (strvec_find(&ls->policies, policy ? policy : "none") < 0)
 			strvec_push(&ls->policies, policy ? policy : "none");
+		if (policy) {
+			const char *sha = json_get_str(rec, "policy_sha256");
+			if (!ls->policy_sha)
+				ls->policy_sha = xstrdup(sha ? sha : "");
+			else if (strcmp(ls->policy_sha, sha ? sha : ""))
+				ls->sha_differs = 1;
+		}
 	}
 	return 0;
 }
@@ -166,11 +219,10 @@ static int log_policy(const struct log_scan *ls, struct verify_src *s)
 	}
 	if (!strcmp(ls->policies.v[0], "none"))
 		return 0;
-	if (access(ls->policies.v[0], R_OK) < 0)
-		return error("the policy the compile log records, %s: %s (give --policy)",
-			     ls->policies.v[0], strerror(errno));
-	s->policy = xstrdup(ls->policies.v[0]);
-	return 0;
+	if (ls->sha_differs)
+		return error("the compile log %s records compiles under different texts of the "
+			     "policy %s: give --policy FILE|none", s->logfile, ls->policies.v[0]);
+	return data_policy(ls->policies.v[0], ls->policy_sha, s->logfile, s);
 }
 
 /* The links to check: every existing output, or --binary's; 0 or -1. */
@@ -235,6 +287,8 @@ static int load_log(const struct verify_opts *o, struct verify_src *s)
 	ls.blen = strlen(s->builddir);
 	ls.s = s;
 	strvec_init(&ls.policies);
+	ls.policy_sha = NULL;
+	ls.sha_differs = 0;
 	strvec_init(&ls.links);
 	{
 		struct strbuf why = STRBUF_INIT;
@@ -267,6 +321,7 @@ static int load_log(const struct verify_opts *o, struct verify_src *s)
 	rc = 0;
 out:
 	strvec_clear(&ls.policies);
+	free(ls.policy_sha);
 	strvec_clear(&ls.links);
 	return rc;
 }

@@ -60,7 +60,11 @@ like "... and the extra one" "$(cat v.out)" 'EXTRA +src/b.c: -O3'
 like "... verdict" "$(tail -1 v.out)" '^verify: FAILED: 2 binaries.*1 mismatches in 1 binaries$'
 cp tampered.policy built.policy
 "$P" verify --log log --builddir proj > v.out 2>&1
-is "the policy file the log names changed since the build: exit 1" "$?" 1
+is "the policy file the log names changed since the build: exit 2" "$?" 2
+like "... refused: its sha256 is not the one the log records" "$(cat v.out)" \
+	'pgbuild: error: the policy log/compile.jsonl names, .*/built.policy, is not the file the build read \(its sha256 is not the recorded one\): give --policy FILE\|none'
+"$P" verify --log log --builddir proj --policy built.policy > v.out 2>&1
+is "... checked against it with --policy: exit 1" "$?" 1
 like "... the flag named" "$(cat v.out)" 'MISSING +src/b.c: -O1'
 cp p.policy built.policy
 "$P" verify --log log --builddir proj --policy none > v.out 2>&1

@@ -11,6 +11,11 @@
 #    constructor leaves a marker), PATH (a directory whose `true` and `gcc`
 #    leave markers), PGOPT_CC (the same compiler): verify --prefix loads
 #    and runs none of them, and warns naming each key;
+#  - a compile log or build record naming another file as the build's
+#    policy (a root-only file whose line the policy parser would quote
+#    back): verify refuses it unread as a policy (its sha256 is not the
+#    one the log records, or the text the record holds), and a log whose
+#    records carry no policy_sha256 needs the caller's --policy;
 #  - as root: a log directory owned by nobody, or writable by others, is
 #    refused by verify --log, report --log, bundle check --log and pgoptcc
 #    (PGOPT_LOGDIR) with the rule and sentence of --workdir, naming its
@@ -59,9 +64,10 @@ CC1="$W --pgopt-policy=$TMP/p.policy --pgopt-logdir=$BD/pgopt-log"
 ok "(setup) the build through pgoptcc" sh -c "cd '$BD/src/backend' && $CC1 -O2 -c -o a.o a.c &&
 	$CC1 -O2 -c -o main.o main.c && $CC1 -O2 -o postgres main.o a.o"
 mkdir -p pfx/bin && cp "$BD/src/backend/postgres" pfx/bin/postgres
-record() { # ENVIRONMENT-JSON: pfx/pgopt-build.json naming the build, the policy and it
-	printf '{"builddir":"%s","policy":{"path":"%s/p.policy"},"environment":%s}\n' \
-		"$BD" "$TMP" "$1" > pfx/pgopt-build.json
+record() { # ENVIRONMENT-JSON: pfx/pgopt-build.json naming the build, the policy (with
+	# the text it held, as pgbuild build records it) and it
+	printf '{"builddir":"%s","policy":{"path":"%s/p.policy","content":%s},"environment":%s}\n' \
+		"$BD" "$TMP" "$(jq -Rs . p.policy)" "$1" > pfx/pgopt-build.json
 }
 record '{"PGOPT_POLICY":"'"$TMP"'/p.policy","PGOPT_LOGDIR":"'"$BD"'/pgopt-log"}'
 "$P" verify --prefix pfx > v.out 2>&1
@@ -103,6 +109,29 @@ record '{"PGOPT_PROFILE":"$(touch '"$M"'/shell) use"}'
 no_markers "a record whose PGOPT_PROFILE holds shell syntax"
 like "... refused as a value, named" "$(cat v.out)" \
 	'warning: pfx/pgopt-build.json: environment "PGOPT_PROFILE" ignored: '
+
+# --- a log or record naming another file as its policy: never parsed ---
+# (a root-only file with a line the policy parser would quote back)
+printf '[client]\nhots = s3cr3t-XYZZY\n' > secret.conf && chmod 600 secret.conf
+forge pol '$r->{policy} = "'"$TMP"'/secret.conf" if $r->{policy}'
+"$P" verify --log pol --builddir "$BD" > v.out 2>&1
+is "verify --log of a log naming $TMP/secret.conf as its policy: exit 2" "$?" 2
+like "... refused: not the file the build read" "$(cat v.out)" \
+	"pgbuild: error: the policy pol/compile.jsonl names, $TMP/secret.conf, is not the file the build read \\(its sha256 is not the recorded one\\): give --policy FILE\\|none"
+nok "... none of its text shown" grep -q XYZZY v.out
+forge nosha 'delete $r->{policy_sha256}'
+"$P" verify --log nosha --builddir "$BD" > v.out 2>&1
+like "a log naming its policy without policy_sha256: refused, exit 2" "$?/$(cat v.out)" \
+	"^2/pgbuild: error: nosha/compile.jsonl names the policy $TMP/p.policy without the sha256 of its text"
+"$P" verify --log nosha --builddir "$BD" --policy "$TMP/p.policy" > v.out 2>&1
+is "... the caller's --policy: verified (exit 0)" "$?" 0
+printf '{"builddir":"%s","policy":{"path":"%s/secret.conf","content":%s},"environment":{}}\n' \
+	"$BD" "$TMP" "$(jq -Rs . p.policy)" > pfx/pgopt-build.json
+"$P" verify --prefix pfx > v.out 2>&1
+is "verify --prefix of a record naming $TMP/secret.conf with another text: exit 2" "$?" 2
+like "... refused: not the file the build read" "$(cat v.out)" \
+	"the policy pfx/pgopt-build.json names, $TMP/secret.conf, is not the file the build read"
+nok "... none of its text shown" grep -q XYZZY v.out
 
 # --- root: the log directory's owner and mode, its side directories ---
 if [ "$(id -u)" != 0 ] || ! id nobody >/dev/null 2>&1; then

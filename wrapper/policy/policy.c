@@ -654,6 +654,12 @@ int policy_load(struct policy *p, const char *path, unsigned flags, struct strbu
 	}
 	r = policy_parse_flags(p, realpath(path, abspath) ? abspath : path, text.buf, text.len,
 			       flags, err);
+	if (r == 0) {
+		struct sha256 c;
+		sha256_init(&c);
+		sha256_update(&c, text.buf, text.len);
+		sha256_final_hex(&c, p->sha256);
+	}
 	/* the lists are read by the plugin in every compile: one that cannot
 	 * be read fails here, naming the line, not later in cc1 */
 	for (int i = 0; i < 2 && r == 0; i++) {
@@ -784,9 +790,26 @@ static int wants_debug_info(const struct strvec *args)
 	return on;
 }
 
+/* Does the command line optimize?  The last -O option decides, as for
+ * gcc: -O0 or none no, any other level yes. */
+static int optimizes(const struct strvec *args)
+{
+	int on = 0;
+	for (size_t i = 0; i < args->nr; i++)
+		if (!strncmp(args->v[i], "-O", 2))
+			on = strcmp(args->v[i], "-O0") != 0;
+	return on;
+}
+
 void policy_apply(const struct policy *p, const char *tu, struct strvec *args,
 		  struct policy_result *res)
 {
+	/* a compile that optimized before the policy must still: glibc's
+	 * _FORTIFY_SOURCE checks need optimization, and removing the level
+	 * (cflags -= -O2 with no level added after it) turns them off as
+	 * -O0 does; the removal that did it, for the refusal */
+	int optimized = tu != NULL && optimizes(args);
+	const struct policy_op *level_removed = NULL;
 	int link = tu == NULL;
 	/* -pie and -no-pie say what kind of executable a link makes: a link
 	 * of a shared library (-shared) does not take them (gcc would link it
@@ -804,6 +827,7 @@ void policy_apply(const struct policy *p, const char *tu, struct strvec *args,
 	strvec_init(&res->unchecked);
 	res->changed = 0;
 	res->weakened = 0;
+	res->refusal = NULL;
 
 	for (size_t i = 0; i < p->nr_sections; i++) {
 		const struct policy_section *s = &p->sections[i];
@@ -831,8 +855,23 @@ void policy_apply(const struct policy *p, const char *tu, struct strvec *args,
 				res->weakened |= op->weakens;
 			} else if (remove_all(args, op->flag, res)) {
 				res->weakened |= op->weakens;
+				if (!strncmp(op->flag, "-O", 2))
+					level_removed = op;
 			}
 		}
+	}
+	if (optimized && level_removed && !optimizes(args)) {
+		unsigned h = 1u << VOCAB_HARD_FORTIFY;
+		res->weakened |= h;
+		if (!(p->weaken & h))
+			res->refusal = xasprintf(
+				"%s:%d: cannot remove %s from %s: the compile is left without optimization, "
+				"which turns _FORTIFY_SOURCE off (it weakens the build's hardening: fortify: %s); "
+				"add the level it should have after it (cflags += -O3), or allow it with "
+				"PGOPT_WEAKEN=fortify in the environment (--pgopt-weaken=fortify in CC, "
+				"pgbuild --weaken fortify)",
+				p->path, level_removed->line, level_removed->flag, tu,
+				vocab_hardening_what(VOCAB_HARD_FORTIFY));
 	}
 	/* hot/cold lists act through the plugin, so a compile they apply to
 	 * is changed even when no flag is: the plugin must be loaded */
@@ -877,6 +916,8 @@ void policy_result_release(struct policy_result *res)
 	strvec_clear(&res->added);
 	strvec_clear(&res->removed);
 	strvec_clear(&res->unchecked);
+	free(res->refusal);
+	res->refusal = NULL;
 }
 
 int policy_profile_parse(struct policy_profile *pp, const char *value, struct strbuf *err)

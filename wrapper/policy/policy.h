@@ -55,6 +55,7 @@
 #define PGOPT_POLICY_H
 
 #include <stddef.h>
+#include "wrapper/common/sha256.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/strvec.h"
 #include "wrapper/policy/vocab.h"
@@ -91,6 +92,11 @@ struct policy_section {
 
 struct policy {
 	char *path;                      /* absolute path of the file */
+	char sha256[SHA256_HEX_SIZE];    /* its text's SHA-256 as policy_load
+					  * read it ("" from policy_parse): the
+					  * compile log records it, and verify
+					  * reads a policy a log names only when
+					  * the file still hashes so */
 	struct policy_section *sections; /* in file order */
 	size_t nr_sections, alloc_sections;
 	enum policy_lto lto;             /* lto = ... */
@@ -120,6 +126,10 @@ struct policy_result {
 				 * added, or removed from the command line */
 	int lists;              /* hot/cold lists apply (a compile, plugin on) */
 	int changed;            /* anything added or removed, or lists apply */
+	char *refusal;          /* why the compile may not run so (a removal
+				 * left it without optimization, and so
+				 * without _FORTIFY_SOURCE, which the caller
+				 * did not allow), "FILE:LINE: ..."; NULL */
 };
 
 /* Flags of policy_load and policy_parse_flags: what the caller allows. */

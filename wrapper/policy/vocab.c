@@ -1173,13 +1173,15 @@ static enum vocab_class refuse(enum vocab_class cls, const char *detail, struct 
 	return refuse_as(class_text, cls, detail, why);
 }
 
-/* A decimal integer (a '-' first when negative may be), at most 9 digits:
- * 1 with its value, else 0. */
+/* A decimal integer (a '-' first when negative may be), at most 9 digits,
+ * written as C writes it: no leading zero (so that the hardening table's
+ * -D_FORTIFY_SOURCE=0 and =1 are the only spellings of those values, not
+ * =00 and =01): 1 with its value, else 0. */
 static int decimal(const char *s, int negative, long *out)
 {
 	const char *d = s + (negative && *s == '-');
 	size_t n = strspn(d, "0123456789");
-	if (!n || d[n] || n > 9)
+	if (!n || d[n] || n > 9 || (n > 1 && d[0] == '0'))
 		return 0;
 	*out = strtol(s, NULL, 10);
 	return 1;
@@ -1524,9 +1526,13 @@ static const struct {
 	{ "-fstack-protector", 1, VOCAB_HARD_STACK_PROTECTOR },
 	{ "-fstack-protector-explicit", 1, VOCAB_HARD_STACK_PROTECTOR },
 	{ "-fstack-protector*", 0, VOCAB_HARD_STACK_PROTECTOR },
+	/* the smallest char array -fstack-protector guards (gcc's 8) */
+	{ "--param=ssp-buffer-size=*", 1, VOCAB_HARD_STACK_PROTECTOR },
 	{ "-fcf-protection=none", 1, VOCAB_HARD_CET },
 	{ "-fcf-protection=branch", 1, VOCAB_HARD_CET },
 	{ "-fcf-protection=return", 1, VOCAB_HARD_CET },
+	/* "check" instruments nothing: it only checks at an LTO link */
+	{ "-fcf-protection=check", 1, VOCAB_HARD_CET },
 	{ "-mmanual-endbr", 1, VOCAB_HARD_CET },
 	{ "-fcf-protection*", 0, VOCAB_HARD_CET },
 	{ "-fno-pie", 1, VOCAB_HARD_PIE },
@@ -1546,6 +1552,10 @@ static const struct {
 	{ "-O0", 1, VOCAB_HARD_FORTIFY },
 	{ "-D_FORTIFY_SOURCE*", 0, VOCAB_HARD_FORTIFY },
 	{ "-fno-stack-clash-protection", 1, VOCAB_HARD_STACK_CLASH },
+	/* a larger guard or probe interval than gcc's (4 KiB) leaves frames
+	 * up to that size unprobed: guard-size=30 probes none below 1 GiB */
+	{ "--param=stack-clash-protection-guard-size=*", 1, VOCAB_HARD_STACK_CLASH },
+	{ "--param=stack-clash-protection-probe-interval=*", 1, VOCAB_HARD_STACK_CLASH },
 	{ "-fstack-clash-protection", 0, VOCAB_HARD_STACK_CLASH },
 };
 

@@ -155,9 +155,11 @@ const struct vocab_param *vocab_params(size_t *n);
  *
  *   stack-protector  adds -fno-stack-protector, or -fstack-protector or
  *                    -fstack-protector-explicit (the last one wins, so
- *                    either replaces a -fstack-protector-strong); removes
- *                    any -fstack-protector*
- *   cet              adds -fcf-protection=none, =branch or =return, or
+ *                    either replaces a -fstack-protector-strong), or
+ *                    --param=ssp-buffer-size=N; removes any
+ *                    -fstack-protector*
+ *   cet              adds -fcf-protection=none, =branch, =return or =check
+ *                    (which instruments nothing), or
  *                    -mmanual-endbr; removes -fcf-protection[=...],
  *                    -Wl,-z,ibt or -Wl,-z,shstk
  *   pie              adds -fno-pie, -fno-PIE, -fno-pic, -fno-PIC or
@@ -166,9 +168,16 @@ const struct vocab_param *vocab_params(size_t *n);
  *   bind-now         adds -Wl,-z,lazy; removes -Wl,-z,now
  *   fortify          adds -U_FORTIFY_SOURCE, -D_FORTIFY_SOURCE=0 or =1
  *                    (or without a value), or -O0 (glibc's checks need
- *                    optimization); removes -D_FORTIFY_SOURCE[=N]
- *   stack-clash      adds -fno-stack-clash-protection; removes
- *                    -fstack-clash-protection
+ *                    optimization); removes -D_FORTIFY_SOURCE[=N] (and
+ *                    removing a compile's last -O level is refused by
+ *                    policy_apply, which sees the command line)
+ *   stack-clash      adds -fno-stack-clash-protection or a
+ *                    --param=stack-clash-protection-guard-size= or
+ *                    -probe-interval= (a larger one leaves frames up to
+ *                    it unprobed); removes -fstack-clash-protection
+ *
+ * Integers are written without a leading zero (vocab_check refuses
+ * -D_FORTIFY_SOURCE=00), so the table's spellings are the only ones.
  *
  * A -Wl, word is taken apart: -Wl,-z,relro,-z,now removed weakens relro
  * and bind-now.  Classes are bits (1u << VOCAB_HARD_...).
