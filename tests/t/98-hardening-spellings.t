@@ -1,5 +1,5 @@
 #!/bin/bash
-# 97-hardening-spellings.t - the hardening a policy may not weaken, in the
+# 98-hardening-spellings.t - the hardening a policy may not weaken, in the
 # spellings 96-vocabulary does not try.
 #
 # Real pgoptcc compiles with real gcc 12.  Each of these weakened the
