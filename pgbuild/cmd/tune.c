@@ -112,9 +112,10 @@ static void tune_usage(FILE *fp)
 "on a compile farm; benchmarks always run locally), CCACHE_DIR.\n"
 "Every option, the source, the baseline and (as root) the directories the\n"
 "server user must reach are checked before the first build.\n"
-"Exit: 0 done (best policy written), 1 stopped early (budget) before\n"
+"\n" CLI_EXIT_CODES_HELP
+"Here 0 is done (best policy written), 1 stopped early (budget) before\n"
 "converging, or the best set is slower than stock on a --held-out workload\n"
-"(its policy is written, but it is not one to ship), 2 error.\n");
+"(its policy is written, but it is not one to ship).\n");
 }
 
 static const struct option tune_options[] = {
