@@ -23,7 +23,7 @@
 #   DATADIR/pgoptcc/tune-candidates.txt,    (DATADIR = $(PREFIX)/share)
 #   DATADIR/pgoptcc/examples/*.policy,
 #   DATADIR/pgoptcc/examples/pgoptcc-deb.mk (the debian/rules fragment)
-#   MANDIR/man1/pgoptcc.1, pgbuild.1        (MANDIR  = $(DATADIR)/man)
+#   MANDIR/man1/pgoptcc.1, pgbuild.1, pgbuild-CMD.1 (MANDIR = $(DATADIR)/man)
 # The programs find LIBDIR/pgoptcc and DATADIR/pgoptcc through the paths
 # from BINDIR to them, compiled in relative (so a moved tree keeps working):
 # give the same variables to `make` and `make install`.  DESTDIR is only
@@ -159,7 +159,7 @@ $(O)/share/pgoptcc/examples/%: examples/%
 $(O)/share/pgoptcc/%: examples/%
 	@mkdir -p $(dir $@)
 	cp $< $@
-MAN_PAGES := wrapper/pgoptcc.1 pgbuild/pgbuild.1
+MAN_PAGES := wrapper/pgoptcc.1 $(PGBUILD_MAN)
 
 all: $(PROGRAMS) $(PLUGINS) $(UNIT_TESTS) $(TEST_HELPERS) $(MASQ_LINKS) $(BUILD_DATA)
 

@@ -54,3 +54,9 @@ $(FROZEN_CLOCK): pgbuild/metric/shim/frozen-clock.c
 	$(CC) -std=c11 -Wall -Wextra $(WERROR) -fPIC -shared $(CPPFLAGS) $(CFLAGS) \
 		-o $@ $< $(LDFLAGS)
 PLUGINS += $(FROZEN_CLOCK)
+
+# The manual: pgbuild.1 is the overview, pgbuild/man/pgbuild-CMD.1 one page
+# per command (as git's and perf's), installed into MANDIR/man1 with it
+# (the Makefile's MAN_PAGES), so `man pgbuild-gate` works.  tests/t/91
+# holds each page to its command's --help.
+PGBUILD_MAN := pgbuild/pgbuild.1 $(sort $(wildcard pgbuild/man/*.1))
