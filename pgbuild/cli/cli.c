@@ -186,7 +186,7 @@ int cli_parse_weaken(const char *arg)
 	return rc;
 }
 
-int cli_parse_budget(const char *arg, double *out)
+int cli_parse_time(const char *opt, const char *arg, double *out)
 {
 	size_t len = strlen(arg);
 	double unit = 1, v;
@@ -197,15 +197,20 @@ int cli_parse_budget(const char *arg, double *out)
 		len--;
 	}
 	num = xstrndup(arg, len);
-	rc = cli_parse_number("--budget", num, 0, 1e7, &v);
+	rc = cli_parse_number(opt, num, 0, 1e7, &v);
 	free(num);
 	if (rc < 0)
 		return -1;
 	if (v * unit < 1)
-		return error("invalid value \"%s\" for --budget: at least 1 second, e.g. 90s, "
-			     "10m or 1h", arg);
+		return error("invalid value \"%s\" for %s: at least 1 second, e.g. 90s, "
+			     "10m or 1h", arg, opt);
 	*out = v * unit;
 	return 0;
+}
+
+int cli_parse_budget(const char *arg, double *out)
+{
+	return cli_parse_time("--budget", arg, out);
 }
 
 static int parse_workloads(const char *arg, struct strvec *out, unsigned also)

@@ -118,6 +118,7 @@ enum cli_opt {
 	OPT_MAX_FILES,
 	OPT_MAX_HOT,
 	OPT_MAX_P99,
+	OPT_MAX_TIME,
 	OPT_METHOD,
 	OPT_METRIC,
 	OPT_MIN_APPLIES,
@@ -418,8 +419,10 @@ int cli_parse_duration(const char *arg, double *out); /* -T, --duration */
 int cli_parse_scale(const char *arg, int *out);       /* -s, --scale */
 int cli_parse_jobs(const char *arg, int *out);        /* -j, --jobs */
 int cli_parse_pairs(const char *arg, int *out);       /* --pairs */
-/* --budget: 90s, 10m, 1h or plain seconds, at least one second. */
-int cli_parse_budget(const char *arg, double *out);
+/* A TIME: 90s, 10m, 1h or plain seconds, at least one second (the
+ * error names opt); --budget (a sequential gate's) and tune's --max-time. */
+int cli_parse_time(const char *opt, const char *arg, double *out);
+int cli_parse_budget(const char *arg, double *out);   /* --budget TIME */
 /*
  * --metric LIST: the names of metric/metrics.c's table (tps: wall-clock
  * runs, throughput, latency, server CPU per transaction; instructions;
