@@ -6,7 +6,8 @@
 # base every part includes; the engines live in one directory per domain:
 # bench/, bolt/, build/, bundle/, cli/ (the option vocabulary the commands share),
 # cluster/, elf/, explain/, gate/, metric/ (and metric/shim/, below),
-# noise/, optimize/, pipeline/, profile/, report/, stage/, tune/.  Their order
+# noise/, optimize/, pipeline/, profile/, report/, stage/, tune/ (and man/,
+# no sources: one manual page per command, below).  Their order
 # (which may include which) is pgbuild/README.md's layer diagram, checked
 # by tests/t/94.  Every pgbuild/*.c and pgbuild/*/*.c is compiled, so a new
 # command or a new engine directory needs no edit here.
