@@ -10,10 +10,12 @@
 # codes: pgbuild --help's, word for word in each command's --help that
 # speaks of them and in every page's EXIT STATUS.  Every page renders
 # without warnings and without a request shown as text; `make install`
-# puts them where `man pgbuild-gate` finds them.
+# puts them where `man pgbuild-gate` finds them.  pgopt-policy(5)'s KEYS
+# are the policy parser's keys.
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$TMP" || exit 1
 MAN_PGOPTCC=$TOP/wrapper/pgoptcc.1 MAN_PGBUILD=$TOP/pgbuild/pgbuild.1
+MAN_POLICY=$TOP/wrapper/pgopt-policy.5
 
 . "$TOP/tests/lib/help.sh"
 # Options of the .TP entries of a man page ($1), in the .SS section named
@@ -121,12 +123,21 @@ if make -s -C "$TOP" O="$B" DESTDIR="$TMP/root" install >install.out 2>&1; then
 		like "installed: man -w pgbuild-$c" "$(MANPATH=${mandir%/man1} man -w "pgbuild-$c" 2>&1)" \
 			"/man1/pgbuild-$c\\.1"
 	done
+	like "installed: man -w pgopt-policy (section 5)" \
+		"$(MANPATH=${mandir%/man1} man -w pgopt-policy 2>&1)" "/man5/pgopt-policy\\.5"
 	is "every page is installed" "$(ls "$mandir" | grep -c '^pgbuild-.*\.1$')" "$(wc -l <cmds.help)"
 else
 	is "make install DESTDIR=... works" "$(cat install.out)" ""
 fi
 
-for f in "$MAN_PGOPTCC" "$MAN_PGBUILD" "$TOP"/pgbuild/man/*.1; do
+# pgopt-policy(5): its KEYS are the parser's keys (wrapper/policy/policy.c)
+perl -ne 'print "$_\n" for /"([a-z]+)"/g if /^\s*"cflags", "ldflags"/' "$TOP/wrapper/policy/policy.c" |
+	sort >keys.code
+sed -n '/^\.SH KEYS/,/^\.SH /{/^\.TP/{n;s/^\.B //p;}}' "$MAN_POLICY" | sort >keys.man
+like "policy.c's key table is read" "$(wc -l <keys.code)" '^[1-9][0-9]*$'
+same_sets "pgopt-policy(5) KEYS" keys.code keys.man
+
+for f in "$MAN_PGOPTCC" "$MAN_PGBUILD" "$MAN_POLICY" "$TOP"/pgbuild/man/*.1; do
 	if command -v man >/dev/null; then
 		is "man --warnings -l ${f#"$TOP/"}: no warning" \
 			"$(MANWIDTH=80 man --warnings -l "$f" 2>&1 >/dev/null)" ""
