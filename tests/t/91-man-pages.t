@@ -131,7 +131,7 @@ else
 fi
 
 # pgopt-policy(5): its KEYS are the parser's keys (wrapper/policy/policy.c)
-perl -ne 'print "$_\n" for /"([a-z]+)"/g if /^\s*"cflags", "ldflags"/' "$TOP/wrapper/policy/policy.c" |
+perl -ne 'next unless /^\s*"cflags", "ldflags"/; print "$_\n" for /"([a-z]+)"/g' "$TOP/wrapper/policy/policy.c" |
 	sort >keys.code
 sed -n '/^\.SH KEYS/,/^\.SH /{/^\.TP/{n;s/^\.B //p;}}' "$MAN_POLICY" | sort >keys.man
 like "policy.c's key table is read" "$(wc -l <keys.code)" '^[1-9][0-9]*$'
