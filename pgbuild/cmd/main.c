@@ -1,8 +1,12 @@
 /*
- * cmd/main.c - pgbuild's entry point: dispatch to a subcommand.
+ * cmd/main.c - pgbuild's entry point: dispatch to a subcommand, and
+ * pgbuild's own --help, --version and help COMMAND.
  *
  * The table of subcommands is generated from the PGBUILD_COMMAND lines of
- * the pgbuild sources (see pgbuild.mk).
+ * the pgbuild sources (see pgbuild.mk); --help lists them in the groups
+ * below, by task (a command in no group is listed with the plumbing), and
+ * ends with the one list of exit codes (CLI_EXIT_CODES_HELP, cli/cli.h).
+ * pgbuild.1's COMMANDS has the same groups (tests/t/91).
  */
 #include <limits.h>
 #include <stdio.h>
