@@ -23,7 +23,8 @@
 #   DATADIR/pgoptcc/tune-candidates.txt,    (DATADIR = $(PREFIX)/share)
 #   DATADIR/pgoptcc/examples/*.policy,
 #   DATADIR/pgoptcc/examples/pgoptcc-deb.mk (the debian/rules fragment)
-#   MANDIR/man1/pgoptcc.1, pgbuild.1        (MANDIR  = $(DATADIR)/man)
+#   MANDIR/man1/pgoptcc.1, pgbuild.1, pgbuild-CMD.1 (MANDIR = $(DATADIR)/man)
+#   MANDIR/man5/pgopt-policy.5
 # The programs find LIBDIR/pgoptcc and DATADIR/pgoptcc through the paths
 # from BINDIR to them, compiled in relative (so a moved tree keeps working):
 # give the same variables to `make` and `make install`.  DESTDIR is only
@@ -159,7 +160,8 @@ $(O)/share/pgoptcc/examples/%: examples/%
 $(O)/share/pgoptcc/%: examples/%
 	@mkdir -p $(dir $@)
 	cp $< $@
-MAN_PAGES := wrapper/pgoptcc.1 pgbuild/pgbuild.1
+MAN_PAGES := wrapper/pgoptcc.1 $(PGBUILD_MAN)
+MAN5_PAGES := wrapper/pgopt-policy.5
 
 all: $(PROGRAMS) $(PLUGINS) $(UNIT_TESTS) $(TEST_HELPERS) $(MASQ_LINKS) $(BUILD_DATA)
 
@@ -167,13 +169,15 @@ all: $(PROGRAMS) $(PLUGINS) $(UNIT_TESTS) $(TEST_HELPERS) $(MASQ_LINKS) $(BUILD_
 # needs neither cmocka nor clang.
 install: $(PROGRAMS) $(PLUGINS) $(BUILD_DATA)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pgoptcc/masq \
-		$(DESTDIR)$(DATADIR)/pgoptcc/examples $(DESTDIR)$(MANDIR)/man1
+		$(DESTDIR)$(DATADIR)/pgoptcc/examples $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man5
 	install -m 0755 $(PROGRAMS) $(DESTDIR)$(BINDIR)/
 	$(if $(PLUGINS),install -m 0755 $(PLUGINS) $(DESTDIR)$(LIBDIR)/pgoptcc/)
 	for n in $(MASQ_NAMES); do ln -sfn $(MASQ_TO_BIN)/pgoptcc $(DESTDIR)$(LIBDIR)/pgoptcc/masq/$$n; done
 	install -m 0644 $(DATA_FILES) $(DESTDIR)$(DATADIR)/pgoptcc/
 	install -m 0644 $(EXAMPLE_POLICIES) examples/pgoptcc-deb.mk $(DESTDIR)$(DATADIR)/pgoptcc/examples/
 	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(MAN5_PAGES) $(DESTDIR)$(MANDIR)/man5/
 
 # ---- make deps: the Debian packages the whole project needs ----
 # tests/lib/install-deps.sh: the list (and why each package is there), the

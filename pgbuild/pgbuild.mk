@@ -6,7 +6,8 @@
 # base every part includes; the engines live in one directory per domain:
 # bench/, bolt/, build/, bundle/, cli/ (the option vocabulary the commands share),
 # cluster/, elf/, explain/, gate/, metric/ (and metric/shim/, below),
-# noise/, optimize/, pipeline/, profile/, report/, stage/, tune/.  Their order
+# noise/, optimize/, pipeline/, profile/, report/, stage/, tune/ (and man/,
+# no sources: one manual page per command, below).  Their order
 # (which may include which) is pgbuild/README.md's layer diagram, checked
 # by tests/t/94.  Every pgbuild/*.c and pgbuild/*/*.c is compiled, so a new
 # command or a new engine directory needs no edit here.
@@ -54,3 +55,9 @@ $(FROZEN_CLOCK): pgbuild/metric/shim/frozen-clock.c
 	$(CC) -std=c11 -Wall -Wextra $(WERROR) -fPIC -shared $(CPPFLAGS) $(CFLAGS) \
 		-o $@ $< $(LDFLAGS)
 PLUGINS += $(FROZEN_CLOCK)
+
+# The manual: pgbuild.1 is the overview, pgbuild/man/pgbuild-CMD.1 one page
+# per command (as git's and perf's), installed into MANDIR/man1 with it
+# (the Makefile's MAN_PAGES), so `man pgbuild-gate` works.  tests/t/91
+# holds each page to its command's --help.
+PGBUILD_MAN := pgbuild/pgbuild.1 $(sort $(wildcard pgbuild/man/*.1))

@@ -11,6 +11,7 @@
 #include "pgbuild/cli/cli.h"
 #include "pgbuild/metric/workloads.h"
 #include "pgbuild/pgbuild.h"
+#include "wrapper/common/suggest.h"
 #include "wrapper/policy/vocab.h"
 
 static const char *command;       /* NULL: pgbuild itself */
@@ -25,21 +26,99 @@ const char *cli_command(void)
 	return command;
 }
 
+/* "--name" of the row whose code is val, else NULL. */
+static const char *long_name_of(const struct option *longopts, int val)
+{
+	for (const struct option *o = longopts; o->name; o++)
+		if (!o->flag && o->val == val)
+			return o->name;
+	return NULL;
+}
+
+int cli_option_error(const char *word, const struct option *longopts)
+{
+	const char *names[256], *near, *cmd = cli_command();
+	struct strbuf name = STRBUF_INIT, could = STRBUF_INIT;
+	size_t n = 0, nmatch = 0;
+	int rc;
+
+	/* the name as typed, without "--" and "=VALUE" */
+	strbuf_add(&name, word + 2, strcspn(word + 2, "="));
+	for (const struct option *o = longopts; o->name && n + 1 < sizeof(names) / sizeof(*names);
+	     o++) {
+		names[n++] = o->name;
+		if (name.len && !strncmp(o->name, name.buf, name.len)) {
+			strbuf_addf(&could, "%s--%s", nmatch ? ", " : "", o->name);
+			nmatch++;
+		}
+	}
+	names[n] = NULL;
+	near = suggest_word(name.buf, names);
+	if (nmatch > 1)
+		rc = error("ambiguous option \"%s\" for pgbuild%s%s (could be %s)", word,
+			   cmd ? " " : "", cmd ? cmd : "", could.buf);
+	else if (near)
+		rc = error("unknown option \"%s\" for pgbuild%s%s (did you mean \"--%s\"?)", word,
+			   cmd ? " " : "", cmd ? cmd : "", near);
+	else
+		rc = error("unknown option \"%s\" for pgbuild%s%s", word, cmd ? " " : "",
+			   cmd ? cmd : "");
+	strbuf_release(&name);
+	strbuf_release(&could);
+	return rc;
+}
+
+/* getopt's '?' or ':' in words: the one error, after which the command
+ * prints the hint (cli_usage). */
+static void bad_option(int c, char **argv, const struct option *longopts)
+{
+	const char *word = optind > 0 ? argv[optind - 1] : "";
+	const char *cmd = cli_command(), *name;
+	int is_long = !strncmp(word, "--", 2) && word[2];
+
+	if (c == ':') {
+		if (is_long)
+			error("option \"%.*s\" needs a value", (int)strcspn(word, "="), word);
+		else if ((name = long_name_of(longopts, optopt)))
+			error("option \"-%c\" (--%s) needs a value", optopt, name);
+		else
+			error("option \"-%c\" needs a value", optopt);
+	} else if (is_long && optopt) {
+		/* --quiet=x: a value for an option that takes none */
+		error("option \"%s\" takes no value", word);
+	} else if (is_long) {
+		cli_option_error(word, longopts);
+	} else {
+		error("unknown option \"-%c\" for pgbuild%s%s", optopt, cmd ? " " : "",
+		      cmd ? cmd : "");
+	}
+}
+
 int cli_getopt(int argc, char **argv, const struct option *longopts)
 {
-	/* "+"-less, as getopt_long: options and arguments may mix; a
-	 * leading ':' is not used: getopt's own messages name the option */
+	/* "+"-less, as getopt_long: options and arguments may mix; a leading
+	 * ':' and opterr = 0: getopt prints nothing, and a missing value is
+	 * told from an unknown option (':' against '?') */
 	char shorts[128];
 	size_t n = 0;
+	int c;
+
+	shorts[n++] = ':';
 	for (const struct option *o = longopts; o->name && n + 3 < sizeof(shorts); o++) {
-		if (o->flag || o->val <= 0 || o->val > 127 || memchr(shorts, o->val, n))
+		if (o->flag || o->val <= 0 || o->val > 127 || memchr(shorts + 1, o->val, n - 1))
 			continue;
 		shorts[n++] = (char)o->val;
 		if (o->has_arg == required_argument)
 			shorts[n++] = ':';
 	}
 	shorts[n] = '\0';
-	return getopt_long(argc, argv, shorts, longopts, NULL);
+	opterr = 0;
+	c = getopt_long(argc, argv, shorts, longopts, NULL);
+	if (c == '?' || c == ':') {
+		bad_option(c, argv, longopts);
+		return '?';
+	}
+	return c;
 }
 
 int cli_usage(void)
@@ -107,7 +186,7 @@ int cli_parse_weaken(const char *arg)
 	return rc;
 }
 
-int cli_parse_budget(const char *arg, double *out)
+int cli_parse_time(const char *opt, const char *arg, double *out)
 {
 	size_t len = strlen(arg);
 	double unit = 1, v;
@@ -118,15 +197,20 @@ int cli_parse_budget(const char *arg, double *out)
 		len--;
 	}
 	num = xstrndup(arg, len);
-	rc = cli_parse_number("--budget", num, 0, 1e7, &v);
+	rc = cli_parse_number(opt, num, 0, 1e7, &v);
 	free(num);
 	if (rc < 0)
 		return -1;
 	if (v * unit < 1)
-		return error("invalid value \"%s\" for --budget: at least 1 second, e.g. 90s, "
-			     "10m or 1h", arg);
+		return error("invalid value \"%s\" for %s: at least 1 second, e.g. 90s, "
+			     "10m or 1h", arg, opt);
 	*out = v * unit;
 	return 0;
+}
+
+int cli_parse_budget(const char *arg, double *out)
+{
+	return cli_parse_time("--budget", arg, out);
 }
 
 static int parse_workloads(const char *arg, struct strvec *out, unsigned also)

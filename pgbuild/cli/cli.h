@@ -118,6 +118,7 @@ enum cli_opt {
 	OPT_MAX_FILES,
 	OPT_MAX_HOT,
 	OPT_MAX_P99,
+	OPT_MAX_TIME,
 	OPT_METHOD,
 	OPT_METRIC,
 	OPT_MIN_APPLIES,
@@ -201,6 +202,17 @@ enum cli_opt {
 #define CLI_NOISE_VARIANTS_MIN 5
 #define CLI_NOISE_VARIANTS_MAX 99
 
+/*
+ * The exit codes of every pgbuild command (exitcodes.h's PGBUILD_EXIT_*),
+ * in the one wording that pgbuild --help, each command's --help (then
+ * what a code means in that command, if more) and the man pages' EXIT
+ * STATUS quote (tests/t/91 holds the pages to it).
+ */
+#define CLI_EXIT_CODES_HELP \
+	"Exit codes: 0 ok (done, or every check passed), 1 a check failed, 2 could\n" \
+	"not run (bad usage, a missing input, a build or measurement that failed),\n" \
+	"3 undecided (a gate that could not decide).\n"
+
 /* The command being run ("bench"), for the usage hint; set by main (NULL,
  * the default: pgbuild itself, "Try \"pgbuild --help\" ..."). */
 void cli_set_command(const char *name);
@@ -209,9 +221,21 @@ const char *cli_command(void);
 /*
  * getopt_long over longopts with the short-option string made from the
  * table (every row whose code is a letter).  Call with optind = 1 set
- * before the first call, as with getopt_long.
+ * before the first call, as with getopt_long.  getopt itself prints
+ * nothing (opterr = 0): an unknown, ambiguous or misused option is one
+ * error here, naming the command and the nearest option, and '?' is
+ * returned, for `default: return cli_usage();`:
+ *
+ *     pgbuild: error: unknown option "--jsn" for pgbuild gate (did you mean "--json"?)
+ *     pgbuild: error: ambiguous option "--no" for pgbuild run (could be --no-bench, ...)
+ *     pgbuild: error: option "--json" needs a value
+ *     pgbuild: error: option "--quiet=x" takes no value
+ *     pgbuild: error: unknown option "-x" for pgbuild gate
  */
 int cli_getopt(int argc, char **argv, const struct option *longopts);
+/* The error of an unknown (or ambiguous) long option word ("--jsn" or
+ * "--jsn=x") among longopts' names; -1, for the dispatcher's own. */
+int cli_option_error(const char *word, const struct option *longopts);
 
 /* The hint after a usage error, on stderr:
  * Try "pgbuild CMD --help" for more information.
@@ -395,8 +419,10 @@ int cli_parse_duration(const char *arg, double *out); /* -T, --duration */
 int cli_parse_scale(const char *arg, int *out);       /* -s, --scale */
 int cli_parse_jobs(const char *arg, int *out);        /* -j, --jobs */
 int cli_parse_pairs(const char *arg, int *out);       /* --pairs */
-/* --budget: 90s, 10m, 1h or plain seconds, at least one second. */
-int cli_parse_budget(const char *arg, double *out);
+/* A TIME: 90s, 10m, 1h or plain seconds, at least one second (the
+ * error names opt); --budget (a sequential gate's) and tune's --max-time. */
+int cli_parse_time(const char *opt, const char *arg, double *out);
+int cli_parse_budget(const char *arg, double *out);   /* --budget TIME */
 /*
  * --metric LIST: the names of metric/metrics.c's table (tps: wall-clock
  * runs, throughput, latency, server CPU per transaction; instructions;

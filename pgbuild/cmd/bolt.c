@@ -64,8 +64,10 @@ static void bolt_usage(FILE *fp)
 	      "  -q, --quiet            no progress lines\n"
 	      "\n"
 	      "Every option, BOLT, IN's readiness, OUT, the profile and the build tree are\n"
-	      "checked before the first step.  Exit: 0 rewritten and the suite passed (or\n"
-	      "--no-regress), 1 the suite failed, 2 could not instrument, train or rewrite.\n",
+	      "checked before the first step.\n\n"
+	      CLI_EXIT_CODES_HELP
+	      "Here 0 is rewritten and the suite passed (or --no-regress), 1 the suite\n"
+	      "failed, 2 could not instrument, train or rewrite.\n",
 	      fp);
 }
 

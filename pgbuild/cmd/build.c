@@ -58,9 +58,10 @@ static void build_usage(FILE *fp)
 "\n"
 "Environment: PGOPT_PREFIX (default ccache when installed), CCACHE_DIR\n"
 "(default <cache>/ccache), PGOPT_CC, PGOPT_CACHE_DIR.\n"
-"Exit: 0 built (and gate passed), 1 smoke benchmark or gate failed, or\n"
-"the bundle's profile did not apply (--min-applies),\n"
-"2 could not build, 3 the gate was undecided (--gate-args '--pairs auto').\n",
+"\n" CLI_EXIT_CODES_HELP
+"Here 0 is built (and the gate passed), 1 the smoke benchmark or the gate\n"
+"failed, or the bundle's profile did not apply (--min-applies), 2 could not\n"
+"build, 3 the gate was undecided (--gate-args '--pairs auto').\n",
 		BUILD_SOURCE_DEFAULT);
 }
 

@@ -75,8 +75,9 @@ static void bundle_usage(FILE *fp)
 		"  -q, --quiet        no summary\n"
 		"  -h, --help         this text\n"
 		"\n"
-		"Exit: 0 done (the share applies), 1 the share is below --min-applies,\n"
-		"2 error (a bundle refused by the check, bad input).\n",
+		CLI_EXIT_CODES_HELP
+		"Here 0 is done (the share applies), 1 the share is below --min-applies,\n"
+		"2 a bundle refused by the check, or bad input.\n",
 		BUNDLE_MIN_APPLIES);
 }
 

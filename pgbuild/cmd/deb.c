@@ -73,10 +73,10 @@ static void deb_usage(FILE *fp)
 		"                       and every record says what was weakened\n"
 		"  -q, --quiet          less progress output\n"
 		"\n"
-		"Exit: 0 built, verified, linked as the archive's, the suite, the modules\n"
-		"check and the gate passed; 1 a check failed; 2 could not run (a build\n"
-		"refused, or failed: the end of its log is printed); 3 the gate was\n"
-		"undecided.\n",
+		CLI_EXIT_CODES_HELP
+		"Here 0 is built, verified, linked as the archive's, and the suite, the\n"
+		"modules check and the gate passed; 2 includes a build refused or failed\n"
+		"(the end of its log is printed); 3 the gate was undecided.\n",
 		DEB_GATE_DEFAULT, DEB_WORKLOADS_DEFAULT, DEB_METRIC_DEFAULT);
 }
 

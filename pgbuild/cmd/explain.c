@@ -66,8 +66,9 @@ static void explain_usage(FILE *fp)
 "  --html FILE              one self-contained page: bar chart and table\n"
 "  -q, --quiet              no progress lines\n"
 "\n"
-"Exit: 0 explained, 2 could not (bad usage, a binary or callgrind output\n"
-"missing or unreadable, a measurement that failed).\n");
+CLI_EXIT_CODES_HELP
+"Here 0 is explained, 2 could not (a binary or callgrind output missing or\n"
+"unreadable, a measurement that failed); explain checks nothing (no 1).\n");
 }
 
 /* Options of explain alone (codes above every enum cli_opt value). */

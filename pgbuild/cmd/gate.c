@@ -119,10 +119,11 @@ static void gate_usage(FILE *fp)
 "--duration is refused.  A pair whose interval does not overlap the earlier\n"
 "ones ends the sequence as inconsistent: not significant, undecided.\n"
 "\n"
-"Exit: 0 pass, 1 fail (threshold missed, regression or correctness failure),\n"
-"2 could not measure (bench errors, too few valid pairs, bad usage),\n"
-"3 undecided (--pairs auto: the budget ended before the sequence decided, or\n"
-"it was inconsistent; instructions or cycles without a layout floor).\n");
+CLI_EXIT_CODES_HELP
+"Here 0 is pass, 1 fail (threshold missed, regression or correctness\n"
+"failure), 2 could not measure (bench errors, too few valid pairs), 3\n"
+"undecided (--pairs auto: the budget ended before the sequence decided, or it\n"
+"was inconsistent; instructions or cycles without a layout floor).\n");
 }
 
 static const struct option gate_options[] = {

@@ -31,9 +31,10 @@ static void inspect_usage(FILE *fp)
 		"                   its debug file REST.debug if that holds them (rpm's)\n"
 		"  -h, --help       this text\n"
 		"\n"
-		"Exit codes: 0 success, 1 nothing to show (a file holds no pgopt record, or\n"
-		"nothing matches --function/--tu; a sentence says which), 2 unreadable or\n"
-		"corrupt input.\n");
+		CLI_EXIT_CODES_HELP
+		"Here 1 is nothing to show (a file holds no pgopt record, or nothing\n"
+		"matches --function/--tu; a sentence says which), 2 unreadable or corrupt\n"
+		"input.\n");
 }
 
 PGBUILD_COMMAND(inspect, "show the per-unit and per-function optimization record of binaries")

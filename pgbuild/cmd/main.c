@@ -1,8 +1,12 @@
 /*
- * cmd/main.c - pgbuild's entry point: dispatch to a subcommand.
+ * cmd/main.c - pgbuild's entry point: dispatch to a subcommand, and
+ * pgbuild's own --help, --version and help COMMAND.
  *
  * The table of subcommands is generated from the PGBUILD_COMMAND lines of
- * the pgbuild sources (see pgbuild.mk).
+ * the pgbuild sources (see pgbuild.mk); --help lists them in the groups
+ * below, by task (a command in no group is listed with the plumbing), and
+ * ends with the one list of exit codes (CLI_EXIT_CODES_HELP, cli/cli.h).
+ * pgbuild.1's COMMANDS has the same groups (tests/t/91).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -30,15 +34,71 @@ static const struct command commands[] = {
 	{ NULL, NULL, NULL }
 };
 
+/*
+ * The groups of pgbuild --help, by task, as git help groups its commands:
+ * the workflows first, then what measures and inspects, then the parts
+ * they are built of.  A command in no group is listed in the last one, so
+ * a new command is never left out of the help.
+ */
+struct group {
+	const char *title;                /* the heading in --help */
+	const char *const *names;         /* its commands, in order; NULL-terminated */
+};
+
+static const char *const workflows[] = {
+	"build", "run", "gate", "optimize", "deb", "pgo", "bolt", "bundle", NULL
+};
+static const char *const measuring[] = {
+	"bench", "noise", "explain", "report", "inspect", "verify", "regress", NULL
+};
+static const char *const none[] = { NULL };
+
+static const struct group groups[] = {
+	{ "build, gate and ship a PostgreSQL", workflows },
+	{ "measure and inspect", measuring },
+	{ "plumbing (the steps the workflows are made of)", none },
+	{ NULL, NULL }
+};
+
+static int in_group(const char *const *names, const char *name)
+{
+	for (; *names; names++)
+		if (!strcmp(*names, name))
+			return 1;
+	return 0;
+}
+
+/* Is name in any group? */
+static int grouped(const char *name)
+{
+	for (const struct group *g = groups; g->title; g++)
+		if (in_group(g->names, name))
+			return 1;
+	return 0;
+}
+
+static const struct command *find_command(const char *name);
+
 static void usage(FILE *fp)
 {
 	fprintf(fp, "usage: pgbuild COMMAND [OPTIONS]\n"
 		    "       pgbuild help [COMMAND]\n"
-		    "       pgbuild --version\n\ncommands:\n");
-	for (const struct command *c = commands; c->name; c++)
-		fprintf(fp, "  %-12s %s\n", c->name, c->summary);
+		    "       pgbuild --version\n");
+	for (const struct group *g = groups; g->title; g++) {
+		fprintf(fp, "\n%s:\n", g->title);
+		for (const char *const *n = g->names; *n; n++) {
+			const struct command *c = find_command(*n);
+			if (c)
+				fprintf(fp, "  %-12s %s\n", c->name, c->summary);
+		}
+		if (g[1].title)
+			continue;
+		for (const struct command *c = commands; c->name; c++)
+			if (!grouped(c->name))
+				fprintf(fp, "  %-12s %s\n", c->name, c->summary);
+	}
 	fprintf(fp, "\nRun \"pgbuild help COMMAND\" (or \"pgbuild COMMAND --help\") for a command's\n"
-		    "options.  Exit codes: 0 success, 1 a check failed, 2 error.\n");
+		    "options, \"man pgbuild-COMMAND\" for its manual page.\n\n" CLI_EXIT_CODES_HELP);
 }
 
 static const struct command *find_command(const char *name)
@@ -110,9 +170,18 @@ int main(int argc, char **argv)
 			return unknown_command(argv[2]);
 		return run_command_named(c, 2, help_argv);
 	}
-	if (argv[1][0] == '-')
-		return cli_usage_error("unknown option \"%s\" (pgbuild's own options: --help, "
-				       "--version)", argv[1]);
+	if (argv[1][0] == '-') {
+		/* pgbuild's own options (those above) */
+		static const struct option own[] = {
+			CLI_OPT_HELP, { "version", no_argument, NULL, 'V' }, CLI_OPT_END
+		};
+		if (argv[1][1] == '-')
+			cli_option_error(argv[1], own);
+		else
+			error("unknown option \"%s\" for pgbuild (its own options: --help, --version)",
+			      argv[1]);
+		return cli_usage();
+	}
 	if (!(c = find_command(argv[1])))
 		return unknown_command(argv[1]);
 	return run_command_named(c, argc - 1, argv + 1);

@@ -48,8 +48,9 @@ static void noise_usage(FILE *fp)
 	      "                         and metric asked, over at least --variants variants\n"
 	      "  -q, --quiet            no progress lines\n"
 	      "\n"
-	      "Exit: 0 measured (or reused), 2 could not relink or measure (bad usage, no recorded\n"
-	      "link, a variant valgrind cannot run).\n", fp);
+	      CLI_EXIT_CODES_HELP
+	      "Here 0 is measured (or reused), 2 could not relink or measure (no\n"
+	      "recorded link, a variant valgrind cannot run).\n", fp);
 }
 
 static const struct option noise_options[] = {

@@ -114,10 +114,12 @@ static void optimize_usage(FILE *fp)
 	      "\n"
 	      "Every option, the policy, the source, the baseline, --prefix and the\n"
 	      "directories the server user must reach (as root) are checked before the\n"
-	      "first build.  Exit: 0 the best build beat stock and was installed at\n"
-	      "--prefix, 1 no stage beat stock (nothing installed), 2 a step could not\n"
-	      "build or measure (run again to resume); interrupted, it dies of the signal\n"
-	      "and the same command resumes.\n",
+	      "first build.\n\n"
+	      CLI_EXIT_CODES_HELP
+	      "Here 0 is the best build beat stock and was installed at --prefix, 1 no\n"
+	      "stage beat stock (nothing installed), 2 a step could not build or measure\n"
+	      "(run again to resume); interrupted, it dies of the signal and the same\n"
+	      "command resumes.\n",
 	      fp);
 }
 

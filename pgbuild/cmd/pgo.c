@@ -67,7 +67,8 @@ static void pgo_usage(FILE *fp)
 	      "Every option, --gate's thresholds, the policy, the source and the\n"
 	      "directories the server user must reach (as root) are checked before the\n"
 	      "first build.  Writes OUT/pgopt-pgo.json (stages, workloads, stale units).\n"
-	      "Exit: 0 built and checked, 1 regression suite or gate failed,\n"
+	      "\n" CLI_EXIT_CODES_HELP
+	      "Here 0 is built and checked, 1 the regression suite or the gate failed,\n"
 	      "2 could not build or train.\n",
 	      fp);
 }

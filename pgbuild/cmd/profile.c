@@ -56,7 +56,8 @@ static void profile_usage(FILE *fp)
 	      "  --cflags FLAGS         flags for the hot files (default \"" PROFILE_DEFAULT_CFLAGS "\")\n"
 	      "  -q, --quiet            no progress lines\n"
 	      "\n"
-	      "Exit: 0 profiled, 2 could not profile (no profiler, workload failed).\n",
+	      CLI_EXIT_CODES_HELP
+	      "Here 0 is profiled, 2 could not profile (no profiler, workload failed).\n",
 	      fp);
 }
 

@@ -45,7 +45,8 @@ static void regress_usage(FILE *fp)
 "  --json FILE      write the summary as JSON\n"
 "  -v, --verbose    show make's output\n"
 "\n"
-"Exit: 0 all tests passed, 1 a test failed, 2 the suite could not run.\n");
+CLI_EXIT_CODES_HELP
+"Here 0 is all tests passed, 1 a test failed, 2 the suite could not run.\n");
 }
 
 static const struct option regress_options[] = {

@@ -38,7 +38,8 @@ static void report_usage(FILE *fp)
 "\n"
 "Without --baseline/--candidate, the prefixes recorded in the gate result are used;\n"
 "without --log, the compile log named by the candidate's pgopt-build.json.\n"
-"Exit: 0 written (whatever the verdict), 2 input missing or unreadable.\n");
+"\n" CLI_EXIT_CODES_HELP
+"Here 0 is written (whatever the verdict), 2 input missing or unreadable.\n");
 }
 
 static int save(const char *path, const struct strbuf *sb)

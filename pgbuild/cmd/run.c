@@ -66,7 +66,8 @@ static void run_usage(FILE *fp)
 "directories the server user must reach (as root) are checked before the first\n"
 "build.\n"
 "\n"
-"Exit: 0 the gate passed, 1 it failed (or verification failed), 2 a stage\n"
+CLI_EXIT_CODES_HELP
+"Here 0 is the gate passed, 1 it failed (or verification failed), 2 a stage\n"
 "could not run, 3 the gate was undecided (--pairs auto: its budget ended).\n",
 	CLI_NOISE_VARIANTS_MIN, CLI_NOISE_VARIANTS_MAX, CLI_NOISE_VARIANTS);
 }

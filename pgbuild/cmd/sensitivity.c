@@ -37,7 +37,8 @@ static void sens_usage(FILE *fp)
 	      "                         and every record says what was weakened\n"
 	      "  -q, --quiet            less progress output\n"
 	      "\n"
-	      "Exit: 0 measured, 2 could not build or measure.\n",
+	      CLI_EXIT_CODES_HELP
+	      "Here 0 is measured, 2 could not build or measure.\n",
 	      fp);
 }
 

@@ -21,7 +21,7 @@ static void tune_usage(FILE *fp)
 	fprintf(fp,
 "usage: pgbuild tune [--src SRC] [--train W] [--held-out LIST]\n"
 "                    [--scope global|GLOB|@FILE]\n"
-"                    [--candidates FILE] [--max-builds N] [--time-budget H]\n"
+"                    [--candidates FILE] [--max-builds N] [--max-time TIME]\n"
 "                    [--state FILE] [--out POLICY] [options]\n"
 "\n"
 "Search compiler flags for one scope of PostgreSQL by measured elimination:\n"
@@ -53,7 +53,9 @@ static void tune_usage(FILE *fp)
 "                        DATADIR/pgoptcc/tune-candidates.txt, a copy of\n"
 "                        examples/tune-candidates.txt; --dry-run names it)\n"
 "  --max-builds N        stop before a build beyond N (default 12; 0 = no limit)\n"
-"  --time-budget H       stop when H hours of evaluations are spent\n"
+"  --max-time TIME       stop before a build once TIME of evaluations is spent\n"
+"                        (90s, 10m, 2h; --budget is a --pairs auto gate's)\n"
+"  --time-budget H       the older spelling of --max-time Hh (deprecated)\n"
 "  --workdir DIR         installs, logs, state (default ./pgbuild-tune)\n"
 "  --builddir DIR        the one build directory (default WORKDIR/build);\n"
 "                        an existing pgbuild build directory is reused as is\n"
@@ -112,9 +114,10 @@ static void tune_usage(FILE *fp)
 "on a compile farm; benchmarks always run locally), CCACHE_DIR.\n"
 "Every option, the source, the baseline and (as root) the directories the\n"
 "server user must reach are checked before the first build.\n"
-"Exit: 0 done (best policy written), 1 stopped early (budget) before\n"
+"\n" CLI_EXIT_CODES_HELP
+"Here 0 is done (best policy written), 1 stopped early (budget) before\n"
 "converging, or the best set is slower than stock on a --held-out workload\n"
-"(its policy is written, but it is not one to ship), 2 error.\n");
+"(its policy is written, but it is not one to ship).\n");
 }
 
 static const struct option tune_options[] = {
@@ -125,6 +128,7 @@ static const struct option tune_options[] = {
 	{ "scope", required_argument, NULL, OPT_SCOPE },
 	{ "candidates", required_argument, NULL, OPT_CANDIDATES },
 	{ "max-builds", required_argument, NULL, OPT_MAX_BUILDS },
+	{ "max-time", required_argument, NULL, OPT_MAX_TIME },
 	{ "time-budget", required_argument, NULL, OPT_TIME_BUDGET },
 	{ "state", required_argument, NULL, OPT_STATE },
 	{ "out", required_argument, NULL, OPT_OUT },
@@ -190,6 +194,8 @@ static int value_option(struct tune_opts *o, struct tune_params *p, int c, const
 		return cli_parse_number("--min-applies", arg, 0, 100, &o->min_applies);
 	case OPT_MAX_BUILDS:
 		return cli_parse_int("--max-builds", arg, 0, 10000, &p->max_builds);
+	case OPT_MAX_TIME:
+		return cli_parse_time("--max-time", arg, &p->time_budget);
 	case OPT_TIME_BUDGET:
 		if (cli_parse_number("--time-budget", arg, 0.001, 1000, &d) < 0)
 			return -1;

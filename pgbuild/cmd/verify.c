@@ -52,7 +52,8 @@ static void verify_usage(FILE *fp)
 "PGOPT_PROFILE and PGOPT_BUNDLE are used, checked; any other name is ignored\n"
 "with a warning.  As root, --log must be a directory only root can write.\n"
 "\n"
-"Exit: 0 verified, 1 a mismatch or an unmatched section, 2 error.\n");
+CLI_EXIT_CODES_HELP
+"Here 0 is verified, 1 a mismatch or an unmatched section.\n");
 }
 
 static const struct option verify_options[] = {

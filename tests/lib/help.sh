@@ -8,3 +8,8 @@ help_opts() {
 	perl -ne 'next unless /^ {1,8}-/; s/^\s+//; s/ {2,}.*//s;
 		print "$1\n" while /(--[a-z0-9][a-z0-9-]*|(?<![\w-])-[A-Za-z0-9](?![\w-]))/g' | sort -u
 }
+#   help_commands < HELP  the commands `pgbuild --help` lists, one a line, in
+#                       its order: the "  NAME  summary" lines of its groups
+help_commands() {
+	sed -n 's/^  \([a-z][a-z-]*\) \{1,\}[^ ].*/\1/p'
+}

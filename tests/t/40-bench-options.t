@@ -45,7 +45,7 @@ $PX --init|--init only applies to --connect
 --connect x --set fsync=off|only apply to a private cluster
 --connect x --datadir-template /tmp|only apply to a private cluster
 $PX --seed -5|invalid value "-5" for --seed
-$PX --nosuchoption|unrecognized option
+$PX --nosuchoption|^pgbuild: error: unknown option "--nosuchoption" for pgbuild bench$
 $PX extra|unexpected argument "extra"
 $PX --workload nosuch|unknown workload "nosuch"
 $PX --workload sql|--workload sql needs a script

@@ -3,8 +3,11 @@
 # option error before any work: one table of command lines, their exit
 # code and their message (after pgbench's t/002_pgbench_no_server.pl).
 # Nothing here needs PostgreSQL or builds anything: every row is refused
-# (or answered) before the first build or benchmark.  Then: usage errors
-# end with the one hint; `pgbuild help CMD` is CMD --help for every
+# (or answered) before the first build or benchmark.  An unknown,
+# ambiguous or misused option is one "pgbuild: error:" naming the command
+# and the nearest option (cli_getopt; getopt prints nothing of its own), in
+# every command.  pgbuild --help groups the commands by task.  Then: usage
+# errors end with the one hint; `pgbuild help CMD` is CMD --help for every
 # command; long pipelines (run, tune, pgo) started as root in a 0700
 # directory refuse at once, naming the directory, and leave nothing behind.
 # Numbers are decimal everywhere (0x10, inf, nan refused; 1e3 where an
@@ -46,7 +49,23 @@ while IFS='|' read -r args want re; do
 	like "message: $args" "$(cat err)" "$re"
 done <<ROWS
 |2|usage: pgbuild COMMAND
---frob|2|unknown option "--frob"
+--frob|2|^pgbuild: error: unknown option "--frob" for pgbuild
+--hepl|2|^pgbuild: error: unknown option "--hepl" for pgbuild \(did you mean "--help"\?\)
+-x|2|^pgbuild: error: unknown option "-x" for pgbuild \(its own options: --help, --version\)
+$GATE --jsn g.json|2|^pgbuild: error: unknown option "--jsn" for pgbuild gate \(did you mean "--json"\?\)
+$GATE --jsn=g.json|2|^pgbuild: error: unknown option "--jsn=g.json" for pgbuild gate \(did you mean "--json"\?\)
+run --polcy empty.policy|2|^pgbuild: error: unknown option "--polcy" for pgbuild run \(did you mean "--policy"\?\)
+build --prefx $TMP/x|2|^pgbuild: error: unknown option "--prefx" for pgbuild build \(did you mean "--prefix"\?\)
+optimize --worklaod select-only|2|^pgbuild: error: unknown option "--worklaod" for pgbuild optimize \(did you mean "--workload"\?\)
+tune --candidtes cands|2|^pgbuild: error: unknown option "--candidtes" for pgbuild tune \(did you mean "--candidates"\?\)
+bench --prefix $PG --clinets 2|2|^pgbuild: error: unknown option "--clinets" for pgbuild bench \(did you mean "--clients"\?\)
+regress --zzzz|2|^pgbuild: error: unknown option "--zzzz" for pgbuild regress$
+run --no|2|^pgbuild: error: ambiguous option "--no" for pgbuild run \(could be --noise, .*--no-verify, --no-regress\)
+$GATE --json|2|^pgbuild: error: option "--json" needs a value$
+build -j|2|^pgbuild: error: option "-j" \(--jobs\) needs a value$
+$GATE --quiet=yes|2|^pgbuild: error: option "--quiet=yes" takes no value$
+$GATE -Z|2|^pgbuild: error: unknown option "-Z" for pgbuild gate$
+$GATE -qZ|2|^pgbuild: error: unknown option "-Z" for pgbuild gate$
 benc|2|unknown command "benc" \(did you mean "bench"\?\)
 help nosuch|2|unknown command "nosuch"
 help bench extra|2|unexpected argument "extra"
@@ -114,6 +133,10 @@ run --policy empty.policy --workdir w --metric tps,cycles --baseline $PG --noise
 tune --candidates cands --workdir w --weaken pie,relr0|2|invalid value "pie,relr0" for --weaken: unknown hardening class "relr0": expected a comma-separated list of stack-protector, cet, pie, relro, bind-now, fortify or stack-clash \(did you mean "relro"\?\)
 run --policy none --weaken all|2|invalid value "all" for --weaken: unknown hardening class "all"
 pgo --prefix o --weaken nopie|2|invalid value "nopie" for --weaken: unknown hardening class "nopie": .*\(did you mean "pie"\?\)
+tune --candidates cands --workdir w --max-time 0.5s|2|^pgbuild: error: invalid value "0.5s" for --max-time: at least 1 second, e.g. 90s, 10m or 1h$
+tune --candidates cands --workdir w --max-time 2x|2|^pgbuild: error: invalid value "2x" for --max-time
+tune --candidates cands --workdir w --max-time 2h --src $TMP/nosrc|2|^pgbuild: error: --src "$TMP/nosrc": No such file or directory
+tune --candidates cands --workdir w --time-budget 2 --src $TMP/nosrc|2|^pgbuild: error: --src "$TMP/nosrc": No such file or directory
 tune --candidates cands --workdir w --metric instruction|2|invalid value "instruction" for --metric: expected instructions, tps or cycles \(did you mean "instructions"\?\)
 tune --candidates cands --workdir w --metric cycles -W tpcc-lite|2|--metric cycles supports select-only, tpcb, select1, mixed, agg-join, bulk-index, json-text, plpgsql, select-only-s10, tpcb-s10, not "tpcc-lite"
 tune --candidates cands --workdir w -W select-only,tpcb|2|tune searches flags for one workload
@@ -198,8 +221,8 @@ optimize -W select-only extra|2|unexpected argument "extra"
 report --optimize bolt-off.policy|2|--optimize "bolt-off.policy": line 1
 report --optimize x --gate y|2|--optimize takes no other input and no --json
 regress --builddir $TMP -j 0|2|invalid value "0" for --jobs
-source -s x|2|invalid option -- 's'
-source -j|2|invalid option -- 'j'
+source -s x|2|^pgbuild: error: unknown option "-s" for pgbuild source$
+source -j|2|^pgbuild: error: unknown option "-j" for pgbuild source$
 verify --prefix $TMP --top -1|2|invalid value "-1" for --top
 inspect|2|no FILE given
 report|2|nothing to report: give --gate
@@ -386,10 +409,15 @@ else
 	skip "clang-15 and lld-15 are not installed (make deps installs them)" 1
 fi
 
-# every usage error ends with the one hint, naming the command
-for c in bench bolt build gate inspect optimize pgo profile regress report run sensitivity source tune verify; do
+# every usage error ends with the one hint, naming the command; an
+# unknown option is one pgbuild: error naming the command (getopt prints
+# nothing of its own)
+for c in bench bolt build bundle deb explain gate inspect noise optimize pgo profile regress report run sensitivity source tune verify; do
 	"$P" $c --no-such-option >out 2>err
 	is "$c: unknown option exits 2" "$?" 2
+	is "$c: unknown option: one error naming the command, then the hint" "$(cat err)" \
+		"pgbuild: error: unknown option \"--no-such-option\" for pgbuild $c
+Try \"pgbuild $c --help\" for more information."
 	is "$c: the hint is the last line" "$(tail -n 1 err)" "Try \"pgbuild $c --help\" for more information."
 	"$P" help $c >help.out 2>&1
 	is "help $c: exit 0" "$?" 0
@@ -401,6 +429,19 @@ for v in --version -V; do
 	like "pgbuild $v" "$("$P" $v)" '^pgbuild \(pgoptcc\) [0-9]+\.[0-9]+\.[0-9]+$'
 done
 like "pgbuild help lists the commands" "$("$P" help)" "  tune +search compiler flags"
+# grouped by task, as git help groups its commands: the workflows first
+. "$TOP/tests/lib/help.sh"
+"$P" --help >groups.out
+is "pgbuild --help: the workflows, then measure and inspect, then plumbing" \
+	"$(sed -n 's/^\([a-z][^:]*\):$/\1/p' groups.out | grep -v '^usage' | sed 's/ .*//' | tr '\n' ' ')" \
+	"build, measure plumbing "
+is "... the workflows' commands first, in their order" "$(help_commands <groups.out | head -n 8 | tr '\n' ' ')" \
+	"build run gate optimize deb pgo bolt bundle "
+is "... then what measures and inspects" "$(help_commands <groups.out | sed -n 9,15p | tr '\n' ' ')" \
+	"bench noise explain report inspect verify regress "
+is "... every command once (those of no group with the plumbing)" \
+	"$(help_commands <groups.out | sort | uniq -d)$(help_commands <groups.out | wc -l)" \
+	"$(grep -h '^PGBUILD_COMMAND(' "$TOP"/pgbuild/cmd/*.c | wc -l)"
 is "pgbuild --help and help agree" "$("$P" --help)" "$("$P" help)"
 
 # the shared options mean the same in every command that has them

@@ -2,13 +2,20 @@
 # 91-man-pages.t - the man pages say what the programs say: every option
 # `pgoptcc --help` prints is an entry of pgoptcc(1) and every option entry
 # of pgoptcc(1) is in that help; the same for each command `pgbuild --help`
-# lists, against its section of pgbuild(1); every command has a section and
-# every section is a command.  The lists are read from the binaries, so a
-# new command or option without its man entry (or a man entry left behind)
-# fails here.  Also: both pages render without warnings.
+# lists, against its own page pgbuild-CMD.1 (pgbuild/man/), whose NAME is
+# the command's summary; every command has a page and every page is a
+# command; pgbuild(1)'s COMMANDS lists them in --help's groups and order.
+# The lists are read from the binaries, so a new command or option without
+# its man entry (or a man entry left behind) fails here.  One list of exit
+# codes: pgbuild --help's, word for word in each command's --help that
+# speaks of them and in every page's EXIT STATUS.  Every page renders
+# without warnings and without a request shown as text; `make install`
+# puts them where `man pgbuild-gate` finds them.  pgopt-policy(5)'s KEYS
+# are the policy parser's keys.
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$TMP" || exit 1
 MAN_PGOPTCC=$TOP/wrapper/pgoptcc.1 MAN_PGBUILD=$TOP/pgbuild/pgbuild.1
+MAN_POLICY=$TOP/wrapper/pgopt-policy.5
 
 . "$TOP/tests/lib/help.sh"
 # Options of the .TP entries of a man page ($1), in the .SS section named
@@ -46,16 +53,30 @@ same_sets "pgoptcc(1)" help.pgoptcc man.pgoptcc
 is "pgoptcc --pgopt-help is --help" "$("$B/bin/pgoptcc" --pgopt-help)" "$(cat pgoptcc.help)"
 
 "$B/bin/pgbuild" --help >pgbuild.help 2>&1
-sed -n '/^commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p' pgbuild.help | sort -u >cmds.help
+help_commands <pgbuild.help >cmds.help
 like "pgbuild --help lists commands" "$(wc -l <cmds.help)" '^[1-9][0-9]*$'
-sed -n 's/^\.SS "pgbuild \([a-z-]*\)".*/\1/p' "$MAN_PGBUILD" | sort -u >cmds.man
-same_sets "pgbuild(1) commands" cmds.help cmds.man
+# one page per command, one command per page
+(cd "$TOP/pgbuild/man" && ls pgbuild-*.1) | sed 's/^pgbuild-\(.*\)\.1$/\1/' | sort >cmds.pages
+sort cmds.help >cmds.sorted
+same_sets "pgbuild-CMD.1 pages" cmds.sorted cmds.pages
+# pgbuild(1)'s COMMANDS: what --help lists, in its groups and its order
+sed -n '/^\.SH COMMANDS/,/^\.SH /s/^\.BR pgbuild\\-\([a-z-]*\) (1)$/\1/p' "$MAN_PGBUILD" >cmds.man
+is "pgbuild(1) COMMANDS lists the commands in pgbuild --help's order" \
+	"$(tr '\n' ' ' <cmds.man)" "$(tr '\n' ' ' <cmds.help)"
+is "pgbuild(1) COMMANDS has pgbuild --help's groups" \
+	"$(sed -n '/^\.SH COMMANDS/,/^\.SH /s/^\.SS "\(.*\)"$/\1/p' "$MAN_PGBUILD" | tr '[:upper:]' '[:lower:]')" \
+	"$(sed -n 's/^\([a-z][^:]*\):$/\1/p' pgbuild.help | grep -v '^usage' | tr '[:upper:]' '[:lower:]')"
 while read -r c; do
+	page=$TOP/pgbuild/man/pgbuild-$c.1
+	[ -f "$page" ] || continue      # said above
 	"$B/bin/pgbuild" "$c" --help >"h.$c" 2>&1
 	help_opts <"h.$c" >"help.$c"
-	man_opts "$MAN_PGBUILD" "pgbuild $c" >"man.$c"
+	man_opts "$page" >"man.$c"
 	like "pgbuild $c --help lists options" "$(wc -l <"help.$c")" '^[1-9][0-9]*$'
-	same_sets "pgbuild(1) $c" "help.$c" "man.$c"
+	same_sets "pgbuild-$c(1)" "help.$c" "man.$c"
+	summary=$(sed -n "s/^  $c  *//p" pgbuild.help)
+	is "pgbuild-$c(1) NAME is its --help summary" \
+		"$(sed -n '/^\.SH NAME/{n;p;}' "$page" | sed 's/\\-/-/g')" "pgbuild-$c - $summary"
 done <cmds.help
 # the page's own options are pgbuild's
 man_opts "$MAN_PGBUILD" "" OPTIONS >man.global
@@ -64,9 +85,66 @@ while read -r o; do
 	ok "pgbuild $o (from pgbuild(1) OPTIONS) works" "$B/bin/pgbuild" "$o"
 done <man.global
 
-for f in "$MAN_PGOPTCC" "$MAN_PGBUILD"; do
+# one list of exit codes: pgbuild --help's, word for word in every
+# command's --help that speaks of exit codes, and (rendered) in the EXIT
+# STATUS of every page
+sed -n '/^Exit codes:/,/^$/p' pgbuild.help | sed '/^$/d' >exit.help
+like "pgbuild --help lists the exit codes 0 to 3" "$(tr '\n' ' ' <exit.help)" \
+	'^Exit codes: 0 .*, 1 .*, 2 .*, 3 .*\.'
+while read -r c; do
+	grep -qi 'exit' "h.$c" || continue
+	if [ "$c" = bench ] && ! grep -q '^Exit codes:' "h.$c"; then
+		# bench.c's help is being rewritten on another branch (issue 42,
+		# item 6: pgbench's options); it quotes CLI_EXIT_CODES_HELP there
+		skip "bench --help: its usage text (pgbuild/cmd/bench.c) is not yet the shared list"
+		continue
+	fi
+	is "pgbuild $c --help quotes pgbuild --help's exit codes word for word" "$(grep -A$(($(wc -l <exit.help) - 1)) '^Exit codes:' "h.$c")" "$(cat exit.help)"
+done <cmds.help
+# "0 ok (...)", "1 a check failed", ...: the items, one a line
+tr '\n' ' ' <exit.help | sed 's/^Exit codes: //; s/\. *$//' |
+	perl -ne 'print "$_\n" for split /, (?=[0-9] )/' >exit.items
+is "four exit codes" "$(wc -l <exit.items)" 4
+for f in "$MAN_PGBUILD" "$TOP"/pgbuild/man/pgbuild-*.1; do
+	status=$(MANWIDTH=200 man -l "$f" 2>/dev/null | sed -n '/^EXIT STATUS/,/^[A-Z]/p' | tr -s ' \n' '  ')
+	while read -r item; do
+		case "$status" in
+		*" $item "*) ;;
+		*) is "${f##*/} EXIT STATUS has \"$item\"" "$status" "... $item ..."; continue 2 ;;
+		esac
+	done <exit.items
+	tap_result 0 "${f##*/}: EXIT STATUS is the one list"
+done
+
+# installed, man finds them: make install into a staging root
+if make -s -C "$TOP" O="$B" DESTDIR="$TMP/root" install >install.out 2>&1; then
+	mandir=$(find "$TMP/root" -type d -name man1 | head -n 1)
+	for c in gate run optimize; do
+		like "installed: man -w pgbuild-$c" "$(MANPATH=${mandir%/man1} man -w "pgbuild-$c" 2>&1)" \
+			"/man1/pgbuild-$c\\.1"
+	done
+	like "installed: man -w pgopt-policy (section 5)" \
+		"$(MANPATH=${mandir%/man1} man -w pgopt-policy 2>&1)" "/man5/pgopt-policy\\.5"
+	is "every page is installed" "$(ls "$mandir" | grep -c '^pgbuild-.*\.1$')" "$(wc -l <cmds.help)"
+else
+	is "make install DESTDIR=... works" "$(cat install.out)" ""
+fi
+
+# pgopt-policy(5): its KEYS are the parser's keys (wrapper/policy/policy.c)
+perl -ne 'next unless /^\s*"cflags", "ldflags"/; print "$_\n" for /"([a-z]+)"/g' "$TOP/wrapper/policy/policy.c" |
+	sort >keys.code
+sed -n '/^\.SH KEYS/,/^\.SH /{/^\.TP/{n;s/^\.B //p;}}' "$MAN_POLICY" | sort >keys.man
+like "policy.c's key table is read" "$(wc -l <keys.code)" '^[1-9][0-9]*$'
+same_sets "pgopt-policy(5) KEYS" keys.code keys.man
+
+for f in "$MAN_PGOPTCC" "$MAN_PGBUILD" "$MAN_POLICY" "$TOP"/pgbuild/man/*.1; do
 	if command -v man >/dev/null; then
-		is "man --warnings -l ${f#"$TOP/"}: no warning" "$(man --warnings -l "$f" 2>&1 >/dev/null)" ""
+		is "man --warnings -l ${f#"$TOP/"}: no warning" \
+			"$(MANWIDTH=80 man --warnings -l "$f" 2>&1 >/dev/null)" ""
+		# a request glued to the text before it shows as text ("nothing
+		# to report.TP 3")
+		is "${f#"$TOP/"}: no request rendered as text" \
+			"$(MANWIDTH=80 man -l "$f" 2>/dev/null | grep -E '\.(TP|PP|SH|SS|B|BR|RS|RE|nf|fi)( |$)')" ""
 	else
 		skip "man is not installed (man-db; make deps): ${f#"$TOP/"} not rendered"
 	fi

@@ -13,7 +13,7 @@ DOCS="README.md wrapper/README.md plugin/README.md pgbuild/README.md examples/RE
 
 . "$TOP/tests/lib/help.sh"
 mkdir -p help
-"$B/bin/pgbuild" --help | sed -n '/^commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p' >commands
+"$B/bin/pgbuild" --help | help_commands >commands
 while read -r c; do "$B/bin/pgbuild" "$c" --help | help_opts >"help/$c"; done <commands
 "$B/bin/pgoptcc" --help | help_opts >pgoptcc.opts
 like "pgbuild lists its commands" "$(wc -l <commands)" '^[1-9][0-9]*$'

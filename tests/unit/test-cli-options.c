@@ -868,7 +868,9 @@ static void test_getopt_table(void **state)
 	fclose(stderr);
 	stderr = saved;
 	assert_int_equal(seen[0] + seen[1] + seen[2] + seen[3], 4);
-	assert_non_null(strstr(err, "invalid option -- 'T'"));
+	/* one error of ours, getopt silent (opterr is cleared) */
+	assert_non_null(strstr(err, "error: unknown option \"-T\" for pgbuild\n"));
+	assert_null(strstr(err, "invalid option"));
 	free(err);
 	/* the rows of the vocabulary */
 	assert_string_equal(((struct option)CLI_OPT_WORKLOAD).name, "workload");
