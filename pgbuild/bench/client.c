@@ -392,7 +392,10 @@ void bench_client_run(struct run *run, struct thread *t, struct client *c)
 				}
 				if (cmd->kind == BCMD_SLEEP) {
 					c->wait_start = clock_us();
-					c->wake_us = c->wait_start + (v > 0 ? v * cmd->sleep_unit : 0);
+					/* no overflow: a sleep past 2^63 us is forever */
+					c->wake_us = v <= 0 ? c->wait_start :
+						v > (INT64_MAX - c->wait_start) / cmd->sleep_unit ?
+						INT64_MAX : c->wait_start + v * cmd->sleep_unit;
 					c->state = CS_SLEEP;
 					break;
 				}
