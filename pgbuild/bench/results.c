@@ -253,11 +253,18 @@ void bench_merge_results(struct run *run, struct results *R)
 	}
 }
 
-/* A command as -r shows it: its SQL (with $n for the variables), or the
- * meta-command's name. */
-static const char *command_words(const struct bench_command *c)
+/* A command as -r shows it, into sb: its SQL as written (:var for each
+ * variable), or the meta-command's name. */
+static const char *command_words(const struct bench_workload *w, const struct bench_command *c,
+				 struct strbuf *sb)
 {
-	return c->kind == BCMD_SQL ? c->sql : c->kind == BCMD_SLEEP ? "\\sleep" : "\\set";
+	strbuf_reset(sb);
+	if (c->kind != BCMD_SQL)
+		return c->kind == BCMD_SLEEP ? "\\sleep" : "\\set";
+	for (int i = 0; i < c->nparams; i++)
+		strbuf_addf(sb, "%s:%s", c->pieces[i], w->vars.names[c->param_var[i]]);
+	strbuf_addstr(sb, c->pieces[c->nparams]);
+	return sb->buf;
 }
 
 static void json_ms(struct json_writer *jw, const char *key, double us)
@@ -273,6 +280,7 @@ void bench_write_json(struct strbuf *out, struct run *run, struct results *R,
 	struct json_writer jw = JSON_WRITER_INIT(out);
 	struct bench_opts *o = run->o;
 	double tps = R->elapsed > 0 ? R->count / R->elapsed : 0;
+	struct strbuf words = STRBUF_INIT;     /* -r: a command's text */
 
 	json_object_begin(&jw);
 	json_key(&jw, "tool"); json_string(&jw, "pgbuild bench");
@@ -339,9 +347,15 @@ void bench_write_json(struct strbuf *out, struct run *run, struct results *R,
 				int64_t n = R->cmd_n[run->cmd_base[s] + k];
 				json_object_begin(&jw);
 				json_key(&jw, "line"); json_int(&jw, sc->cmds[k].line);
-				json_key(&jw, "command"); json_string(&jw, command_words(&sc->cmds[k]));
+				json_key(&jw, "command");
+				json_string(&jw, command_words(run->w, &sc->cmds[k], &words));
 				json_key(&jw, "count"); json_int(&jw, n);
-				json_ms(&jw, "latency_ms", n ? (double)R->cmd_us[run->cmd_base[s] + k] / n : 0);
+				if (sc->cmds[k].kind == BCMD_SET) {     /* not timed */
+					json_key(&jw, "latency_ms");
+					json_null(&jw);
+				} else {
+					json_ms(&jw, "latency_ms", n ? (double)R->cmd_us[run->cmd_base[s] + k] / n : 0);
+				}
 				json_object_end(&jw);
 			}
 			json_array_end(&jw);
@@ -396,6 +410,7 @@ void bench_write_json(struct strbuf *out, struct run *run, struct results *R,
 	json_key(&jw, "error"); json_string(&jw, bench_json.error[0] ? bench_json.error : NULL);
 	json_object_end(&jw);
 	strbuf_addch(out, '\n');
+	strbuf_release(&words);
 }
 
 void bench_print_summary(struct run *run, struct results *R, const struct bench_checks *cs,
@@ -404,6 +419,7 @@ void bench_print_summary(struct run *run, struct results *R, const struct bench_
 {
 	struct bench_opts *o = run->o;
 	double tps = R->elapsed > 0 ? R->count / R->elapsed : 0;
+	struct strbuf words = STRBUF_INIT;     /* -r: a command's text */
 	printf("workload: %s (%s protocol), scale %d, %d client%s, %d thread%s\n",
 	       run->w->name, bench_protocol_names[o->protocol], run->scale, o->clients,
 	       o->clients == 1 ? "" : "s", run->nthreads, run->nthreads == 1 ? "" : "s");
@@ -443,12 +459,17 @@ void bench_print_summary(struct run *run, struct results *R, const struct bench_
 		printf("statement latencies in milliseconds of %s:\n", sc->name);
 		for (int k = 0; k < sc->ncmds; k++) {
 			int64_t n = R->cmd_n[run->cmd_base[s] + k];
-			printf("  %10.3f  %s\n", n ? R->cmd_us[run->cmd_base[s] + k] / 1000.0 / n : 0.0,
-			       command_words(&sc->cmds[k]));
+			if (sc->cmds[k].kind == BCMD_SET)       /* not timed */
+				printf("  %10s  %s\n", "-", command_words(run->w, &sc->cmds[k], &words));
+			else
+				printf("  %10.3f  %s\n",
+				       n ? R->cmd_us[run->cmd_base[s] + k] / 1000.0 / n : 0.0,
+				       command_words(run->w, &sc->cmds[k], &words));
 		}
 	}
 	for (int i = 0; i < cs->nr; i++)
 		printf("check %-22s %-4s %s\n", cs->c[i].name,
 		       cs->c[i].ok < 0 ? "n/a" : cs->c[i].ok ? "ok" : "FAIL", cs->c[i].detail);
 	printf("result: %s\n", valid ? "valid" : "INVALID");
+	strbuf_release(&words);
 }
