@@ -47,7 +47,8 @@ static void bench_usage(FILE *fp)
 "  -S, --select-only      pgbench's select-only: -W select-only\n"
 "  -N, --skip-some-updates  pgbench's simple-update: -W simple-update\n"
 "  -b, --builtin NAME[@W] a built-in workload of one script (pgbench's\n"
-"                         tpcb-like, simple-update, select-only; any of ours)\n"
+"                         tpcb-like, simple-update, select-only or a prefix;\n"
+"                         any of ours)\n"
 "  -f, --file FILE[@W]    pgbench-style script (the sql workload); the pgbench\n"
 "                         tables are loaded (private cluster) or required\n"
 "                         (--connect) only if it names a pgbench_ table.\n"
@@ -169,10 +170,28 @@ struct bench_cli {
 	char **spec_names;      /* the NAME/FILE parts of NAME@W (owned) */
 };
 
-/* pgbench's built-in script names, and ours for them. */
+/* -b NAME: a workload of ours by its name, else pgbench's built-ins by
+ * theirs or, as pgbench, a prefix of one of them ("-b si"); returned as
+ * ours (tpcb-like is tpcb).  Anything else is left for the workload's
+ * error (unknown, did you mean). */
 static const char *builtin_name(const char *name)
 {
-	return !strcmp(name, "tpcb-like") ? "tpcb" : name;
+	static const char *const pgbench[][2] = {
+		{ "tpcb-like", "tpcb" }, { "simple-update", "simple-update" },
+		{ "select-only", "select-only" },
+	};
+	const char *found = NULL;
+	size_t n = strlen(name);
+
+	if (workloads_has(name, WL_BUILTIN))
+		return name;
+	for (size_t i = 0; n && i < sizeof(pgbench) / sizeof(pgbench[0]); i++)
+		if (!strncmp(pgbench[i][0], name, n)) {
+			if (found)
+				return name;    /* ambiguous, as pgbench says */
+			found = pgbench[i][1];
+		}
+	return found ? found : name;
 }
 
 /* -S, -N, -b NAME[@W], -f FILE[@W]: one more script.  0, or -1 after the

@@ -54,6 +54,7 @@ done <<ROWS
 select-only|-S -c 2 -j 2|1
 simple-update|-N -c 2 -j 2 -M prepared -n|1
 builtin-mix|-b select-only@9 -b tpcb-like@1 -c 2 -M extended -r|1
+prefix|-b si -c 2 -n|0
 script-mix|-f $TMP/shaped.sql@3 -b select-only@1 -c 2 -P 1|1
 rate|-S -c 2 -R 200 --latency-limit 50|1
 threads-clamped|-S -c 1 -j 2 -n|0
@@ -63,6 +64,7 @@ ROWS
 is "default protocol is pgbench's (simple)" "$(json_get "$TMP/select-only.json" '$d->{protocol}')" simple
 is "-M prepared is kept" "$(json_get "$TMP/simple-update.json" '$d->{protocol}')" prepared
 is "-N runs pgbench's simple-update" "$(json_get "$TMP/simple-update.json" '$d->{workload}')" simple-update
+is "-b si: a prefix of pgbench's simple-update, as pgbench" "$(json_get "$TMP/prefix.json" '$d->{workload}')" simple-update
 is "-j 2 is two client threads" "$(json_get "$TMP/select-only.json" '$d->{threads}')" 2
 is "-j 2 with one client: one thread (as pgbench)" "$(json_get "$TMP/threads-clamped.json" '$d->{threads}')" 1
 is "-b NAME@W: both scripts with their weights" \
