@@ -269,21 +269,21 @@ int bench_workload_init_mix(struct bench_workload *w, const struct bench_script_
 		const struct workload_row *row;
 		const struct workload_data *d;
 		if (mix[i].file) {
-			struct bench_workload one;
-			int r;
-			if (bench_workload_init(&one, "sql", mix[i].file) < 0)
+			/* caller_script sets w->data when the script needs pgbench's */
+			w->data = workloads_data("none");
+			if (caller_script(w, mix[i].file, mix[i].weight) < 0)
 				return -1;
-			d = strcmp(one.data->name, "none") ? one.data : NULL;
-			bench_workload_release(&one);
-			r = caller_script(w, mix[i].file, mix[i].weight);
-			if (r < 0)
-				return -1;
+			d = strcmp(w->data->name, "none") ? w->data : NULL;
 		} else {
 			row = workloads_find(mix[i].builtin);
 			if (!row || !(row->flags & WL_BUILTIN) || row->gen || row->bench[1].text)
 				return error("-b %s: expected a built-in workload of one script "
 					     "(select-only, tpcb or tpcb-like, simple-update, ...)",
 					     mix[i].builtin);
+			if (row->scale)
+				return error("-b %s: its scale (%ld) is part of it, so it runs alone; "
+					     "in a mix give its script's workload and --scale", row->name,
+					     row->scale);
 			{
 				char *where = xasprintf("<%s>", row->name);
 				int r = add_script(w, row->name, mix[i].weight, row->bench[0].text, where);
@@ -299,8 +299,7 @@ int bench_workload_init_mix(struct bench_workload *w, const struct bench_script_
 		if (d)
 			data = d;
 	}
-	if (data)
-		w->data = data;
+	w->data = data ? data : workloads_data("none");
 	w->checks = 0;
 	w->unchecked = "not checked: a mix of scripts (each workload's data invariants assume "
 		       "it runs alone; the commit count and the server log are checked)";

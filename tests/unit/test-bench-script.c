@@ -248,6 +248,34 @@ static void test_builtin_workloads_parse(void **state)
 	}
 }
 
+/* -b NAME@W mixes: weights, one data set, no single workload's checks;
+ * a two-script or fixed-scale workload refused. */
+static void test_mix(void **state)
+{
+	const struct bench_script_spec ok[] = {
+		{ "select-only", NULL, 9 }, { "tpcb", NULL, 1 }, { "simple-update", NULL, 2 },
+	};
+	const struct bench_script_spec two[] = { { "select-only", NULL, 1 }, { "tpcc-lite", NULL, 1 } };
+	const struct bench_script_spec fixed[] = { { "select-only-s10", NULL, 1 }, { "tpcb", NULL, 1 } };
+	struct bench_workload w;
+
+	assert_int_equal(bench_workload_init_mix(&w, ok, 3), 0);
+	assert_int_equal(w.nscripts, 3);
+	assert_int_equal(w.total_weight, 12);
+	assert_int_equal(w.scripts[0].weight, 9);
+	assert_string_equal(w.scripts[1].name, "tpcb");
+	assert_string_equal(w.scripts[1].file, "<tpcb>");
+	assert_string_equal(w.data->name, "pgbench");
+	assert_int_equal(w.checks, 0);
+	assert_non_null(strstr(w.unchecked, "a mix of scripts"));
+	bench_workload_release(&w);
+	error_set_program("test", 2);
+	assert_int_equal(bench_workload_init_mix(&w, two, 2), -1);
+	bench_workload_release(&w);
+	assert_int_equal(bench_workload_init_mix(&w, fixed, 2), -1);
+	bench_workload_release(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_random_functions),
 		cmocka_unit_test(test_prng_bounds),
 		cmocka_unit_test(test_builtin_workloads_parse),
+		cmocka_unit_test(test_mix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
