@@ -7,11 +7,18 @@
  *
  *     \set aid random(1, 100000 * :scale)     integer expressions: + - * / %,
  *                                             parentheses, random(lo, hi),
+ *                                             random_exponential(lo, hi, p),
+ *                                             random_gaussian(lo, hi, p),
+ *                                             random_zipfian(lo, hi, s) (p, s
+ *                                             numeric constants, pgbench's
+ *                                             ranges and algorithms),
  *                                             abs(x), :var or var
  *     SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
  *     \gset                                   store the previous command's
  *                                             first row into variables named
  *                                             after its columns
+ *     \sleep 10 ms                            wait (N or :var; us, ms or s,
+ *                                             default s)
  *
  * An SQL command may span lines and ends at a line ending in ';'.  :name
  * becomes a parameter ($1, $2 ...) for the extended and prepared protocols,
@@ -41,6 +48,13 @@ void bench_prng_seed(struct bench_prng *r, uint64_t seed);
 uint64_t bench_prng_next(struct bench_prng *r);
 /* Uniform in [lo, hi] (lo <= hi), without modulo bias worth mentioning. */
 int64_t bench_random(struct bench_prng *r, int64_t lo, int64_t hi);
+/* Uniform in [0, 1). */
+double bench_random_double(struct bench_prng *r);
+/* pgbench's random_exponential, random_gaussian and random_zipfian
+ * (src/bin/pgbench/pgbench.c): in [lo, hi], shaped by param. */
+int64_t bench_random_exponential(struct bench_prng *r, int64_t lo, int64_t hi, double param);
+int64_t bench_random_gaussian(struct bench_prng *r, int64_t lo, int64_t hi, double param);
+int64_t bench_random_zipfian(struct bench_prng *r, int64_t lo, int64_t hi, double s);
 
 /* ---------------- scripts ---------------- */
 
@@ -53,6 +67,9 @@ enum bench_expr_kind {
 	BEXPR_CONST,    /* value */
 	BEXPR_VAR,      /* var */
 	BEXPR_RANDOM,   /* random(left, right) */
+	BEXPR_RANDOM_EXP,   /* random_exponential(left, right, param) */
+	BEXPR_RANDOM_GAUSS, /* random_gaussian(left, right, param) */
+	BEXPR_RANDOM_ZIPF,  /* random_zipfian(left, right, param) */
 	BEXPR_ABS,      /* abs(left) */
 	BEXPR_BINOP,    /* left op right */
 	BEXPR_NEG,      /* -left */
@@ -63,12 +80,14 @@ struct bench_expr {
 	int64_t value;          /* BEXPR_CONST */
 	int var;                /* BEXPR_VAR: variable index */
 	char op;                /* BEXPR_BINOP: + - * / % */
+	double param;           /* BEXPR_RANDOM_EXP/GAUSS/ZIPF: the shape */
 	struct bench_expr *left, *right;
 };
 
 enum bench_cmd_kind {
 	BCMD_SQL,       /* send sql, wait for its result */
 	BCMD_SET,       /* \set var expr */
+	BCMD_SLEEP,     /* \sleep expr [unit] */
 };
 
 struct bench_command {
@@ -83,11 +102,15 @@ struct bench_command {
 	char stmt_name[24];     /* prepared statement name */
 	/* BCMD_SET */
 	int set_var;            /* target variable */
-	struct bench_expr *expr; /* its value */
+	struct bench_expr *expr; /* its value (BCMD_SLEEP: the duration) */
+	/* BCMD_SLEEP */
+	int64_t sleep_unit;     /* microseconds per unit of expr */
 };
 
 struct bench_script {
 	char *name;             /* e.g. "tpcb", "new-order", or the file name */
+	char *file;             /* where its lines are: the file as given, or
+				 * "<tpcb>" for a built-in (messages: file:line) */
 	int weight;             /* relative frequency among the workload's scripts */
 	struct bench_command *cmds;
 	int ncmds;
@@ -143,6 +166,9 @@ struct bench_workload {
 	struct bench_vars vars;         /* variable names */
 	int var_scale, var_client_id;   /* indexes of :scale and :client_id */
 	bench_gen_fn gen;               /* or NULL */
+	const char *unchecked;          /* why no data invariant applies (a
+					 * script of the caller's, a mix,
+					 * --no-checks), or NULL */
 	int gen_vars[64];               /* variables gen fills (workload.c) */
 };
 
@@ -157,6 +183,12 @@ struct bench_workload {
  * unknown name is an error naming the nearest known one ("did you mean"),
  * never another workload. */
 int bench_workload_init(struct bench_workload *w, const char *name, const char *file);
+struct bench_script_spec;
+/* Set up a mix of scripts (-b NAME@W, -f FILE@W) as workload "sql": one
+ * data set (pgbench's when any needs it); the data invariants of no single
+ * workload apply.  -1 with an error printed. */
+int bench_workload_init_mix(struct bench_workload *w, const struct bench_script_spec *mix,
+			    int n);
 /* Free what bench_workload_init allocated. */
 void bench_workload_release(struct bench_workload *w);
 /* Is SPEC (a --workload value: a name, or sql:FILE) usable?  0, or -1 with
@@ -219,6 +251,13 @@ int bench_query_int(PGconn *conn, const char *sql, int64_t *out);
 
 enum bench_protocol { PROTO_SIMPLE, PROTO_EXTENDED, PROTO_PREPARED };
 
+/* One -b NAME[@W] or -f FILE[@W] of a mix of scripts. */
+struct bench_script_spec {
+	const char *builtin;    /* -b: a built-in workload of one script, or NULL */
+	const char *file;       /* -f: a script file, or NULL */
+	int weight;             /* @W (default 1) */
+};
+
 /* The configuration of one run (one block, like pgbench's; bench's options). */
 struct bench_opts {
 	const char *prefix;     /* --prefix: private cluster from this install */
@@ -242,6 +281,16 @@ struct bench_opts {
 	double stmt_timeout;    /* --statement-timeout seconds (0: none) */
 	int quiet;              /* --quiet: no progress bar, no load messages */
 	const char *cpus;       /* --cpus LIST: client threads and server pinned apart */
+	struct bench_script_spec *mix; /* several -b/-f or a weight: the scripts
+				 * run (workload "sql"), or NULL */
+	int nmix;
+	int no_vacuum;          /* -n: no VACUUM of the pgbench tables before
+				 * a --connect run (pgbench's default does one) */
+	int per_command;        /* -r: report each command's mean latency */
+	double rate;            /* -R: transactions per second, all clients
+				 * (0: as fast as possible) */
+	int64_t latency_limit;  /* --latency-limit in us (0: none) */
+	int no_checks;          /* --no-checks: no data invariants */
 };
 
 /*

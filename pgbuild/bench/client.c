@@ -9,9 +9,18 @@
  * transaction to the last result.  A transaction that fails with a
  * serialization failure or deadlock (SQLSTATE class 40) is rolled back,
  * counted under its SQLSTATE and the client goes on; any other error, or
- * a lost connection, aborts the client (exit 2, like pgbench).
+ * a lost connection, aborts the client (exit 2, like pgbench), naming
+ * the script's file and line.
+ *
+ * --rate schedules each client's transactions as a Poisson process (as
+ * pgbench does: exponential gaps of mean clients/rate seconds); a
+ * transaction's latency then counts from its scheduled start, and with
+ * --latency-limit one already that late when its turn comes is skipped.
+ * \sleep and the wait for a scheduled start are states of their own: the
+ * thread wakes the client when its time comes (threads.c).
  */
 
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +98,42 @@ static void tx_done(struct run *run, struct thread *t, struct client *c, int64_t
 	}
 	hist_record(&t->hist, lat);
 	t->count++;
+	if (run->o->latency_limit && lat > run->o->latency_limit)
+		t->late++;
 	c->txs++;
+}
+
+/* -r: the time command cmd of c's script took, in the timed run. */
+static void cmd_done(struct run *run, struct thread *t, struct client *c, int64_t since)
+{
+	int64_t now;
+	if (!t->cmd_us)
+		return;
+	now = clock_us();
+	if (now < run->warm_end_us)
+		return;
+	t->cmd_us[run->cmd_base[c->script] + c->cmd] += now - since;
+	t->cmd_n[run->cmd_base[c->script] + c->cmd]++;
+}
+
+static int choose_script(struct run *run, struct client *c);
+
+/* --rate: the next gap of c's Poisson schedule, in us. */
+static int64_t throttle_gap(struct run *run, struct client *c)
+{
+	double u = 1.0 - bench_random_double(&c->rng);     /* (0, 1] */
+	return (int64_t)(-log(u) * 1e6 * run->o->clients / run->o->rate);
+}
+
+/* Start a transaction at start (us): its script and generated values. */
+static void start_tx(struct run *run, struct client *c, int64_t start)
+{
+	c->script = choose_script(run, c);
+	if (run->w->gen)
+		run->w->gen(run->w, c->script, c->vars, &c->rng, run->scale);
+	c->tx_start = start;
+	c->cmd = 0;
+	c->state = CS_COMMAND;
 }
 
 static int choose_script(struct run *run, struct client *c)
@@ -174,11 +218,11 @@ static int client_failed(struct run *run, struct thread *t, struct client *c)
 {
 	count_error(run, t, c->sqlstate);
 	if (strncmp(c->sqlstate, "40", 2) != 0) {
-		char why[400];
-		snprintf(why, sizeof(why), "%s (SQLSTATE %s) in %s line %d",
-			 c->errmsg ? c->errmsg : "error", c->sqlstate,
-			 run->w->scripts[c->script].name,
-			 run->w->scripts[c->script].cmds[c->cmd].line);
+		char why[600];
+		snprintf(why, sizeof(why), "%s:%d: %s (SQLSTATE %s)",
+			 run->w->scripts[c->script].file,
+			 run->w->scripts[c->script].cmds[c->cmd].line,
+			 c->errmsg ? c->errmsg : "error", c->sqlstate);
 		bench_client_abort(t, c, why);
 		return 0;
 	}
@@ -252,6 +296,7 @@ static int client_results(struct run *run, struct thread *t, struct client *c)
 		c->state = CS_START;
 		return 1;
 	}
+	cmd_done(run, t, c, c->wait_start);
 	if (c->failed)
 		return client_failed(run, t, c);
 	/* a command ending outside a transaction block committed */
@@ -283,11 +328,48 @@ void bench_client_run(struct run *run, struct thread *t, struct client *c)
 				c->state = CS_DONE;
 				return;
 			}
-			c->script = choose_script(run, c);
-			if (run->w->gen)
-				run->w->gen(run->w, c->script, c->vars, &c->rng, run->scale);
-			c->tx_start = now;
-			c->cmd = 0;
+			if (run->o->rate > 0) {
+				c->sched_us = (c->sched_us ? c->sched_us : now) + throttle_gap(run, c);
+				if (run->o->latency_limit && now > c->sched_us + run->o->latency_limit) {
+					/* already too late: skipped, as pgbench does */
+					if (c->sched_us >= run->warm_end_us)
+						t->skipped++;
+					c->txs += c->sched_us >= run->warm_end_us;
+					break;
+				}
+				if (now < c->sched_us) {
+					c->wake_us = c->sched_us;
+					c->state = CS_THROTTLE;
+					return;
+				}
+				start_tx(run, c, c->sched_us);
+				break;
+			}
+			start_tx(run, c, now);
+			break;
+
+		case CS_THROTTLE:
+			now = clock_us();
+			if (run->end_us && now >= run->end_us) {
+				c->state = CS_DONE;
+				return;
+			}
+			if (now < c->wake_us)
+				return;
+			start_tx(run, c, c->sched_us);
+			break;
+
+		case CS_SLEEP:
+			now = clock_us();
+			if (now < c->wake_us) {
+				/* the run's end stops a sleep outside a transaction */
+				if (run->end_us && now >= run->end_us &&
+				    PQtransactionStatus(c->conn) == PQTRANS_IDLE)
+					c->state = CS_DONE;
+				return;
+			}
+			cmd_done(run, t, c, c->wait_start);
+			c->cmd++;
 			c->state = CS_COMMAND;
 			break;
 
@@ -299,15 +381,23 @@ void bench_client_run(struct run *run, struct thread *t, struct client *c)
 				break;
 			}
 			cmd = &s->cmds[c->cmd];
-			if (cmd->kind == BCMD_SET) {
+			if (cmd->kind == BCMD_SET || cmd->kind == BCMD_SLEEP) {
 				const char *msg = NULL;
 				int64_t v;
 				if (bench_expr_eval(cmd->expr, c->vars, &c->rng, &v, &msg) < 0) {
-					char why[200];
-					snprintf(why, sizeof(why), "%s line %d: %s", s->name,
-						 cmd->line, msg);
+					char why[600];
+					snprintf(why, sizeof(why), "%s:%d: %s", s->file, cmd->line, msg);
 					bench_client_abort(t, c, why);
 					return;
+				}
+				if (cmd->kind == BCMD_SLEEP) {
+					c->wait_start = clock_us();
+					/* no overflow: a sleep past 2^63 us is forever */
+					c->wake_us = v <= 0 ? c->wait_start :
+						v > (INT64_MAX - c->wait_start) / cmd->sleep_unit ?
+						INT64_MAX : c->wait_start + v * cmd->sleep_unit;
+					c->state = CS_SLEEP;
+					break;
 				}
 				c->vars[cmd->set_var].i = v;
 				c->vars[cmd->set_var].isnull = 0;

@@ -59,6 +59,8 @@ enum cstate {
 	CS_COMMAND,     /* run the current command (or finish the transaction) */
 	CS_WAIT,        /* command sent, waiting for its results */
 	CS_ROLLBACK,    /* ROLLBACK sent after a retryable error */
+	CS_SLEEP,       /* in \sleep until wake_us, then the next command */
+	CS_THROTTLE,    /* --rate: waiting for the transaction's scheduled start */
 	CS_DONE,        /* finished normally */
 	CS_ABORTED,     /* connection lost or a non-retryable error */
 };
@@ -71,6 +73,9 @@ struct client {
 	int cmd;                /* current command of it */
 	int64_t tx_start;       /* us, start of the current transaction */
 	int64_t wait_start;     /* us, when the awaited command was sent */
+	int64_t wake_us;        /* CS_SLEEP, CS_THROTTLE: when to go on */
+	int64_t sched_us;       /* --rate: the next transaction's scheduled start
+				 * (0: not scheduled yet) */
 	int64_t txs;            /* timed transactions done (for --transactions) */
 	struct bench_value *vars; /* its variables */
 	struct bench_prng rng;  /* its random numbers */
@@ -110,9 +115,13 @@ struct thread {
 	struct err_count errs[ERR_KINDS];
 	int nerrs;
 	int64_t errors;         /* all failed transactions */
+	int64_t late;           /* timed transactions over --latency-limit */
+	int64_t skipped;        /* --rate --latency-limit: not started, too late */
+	int64_t *cmd_us, *cmd_n; /* -r: time and count of each command (all
+				  * scripts', at w's cmd_base), timed run */
 	int aborted;            /* clients aborted */
 	int stalled;            /* a client got no answer within --statement-timeout */
-	int connect_failed;     /* a client could not connect or prepare */
+	int connect_failed;     /* a client could not connect (1) or prepare (2) */
 	int connected;          /* clients connected at the end (for the commit check) */
 	struct strbuf text;     /* scratch: simple-protocol query text */
 	int64_t all_count, all_sum, all_errors; /* warm-up included, for progress */
@@ -148,6 +157,8 @@ struct run {
 	pthread_t sampler;      /* takes cpu0 when the warm-up ends */
 	int sampler_on;         /* sampler was started */
 	pthread_barrier_t b_done, b_snap; /* every client done; cpu1 taken */
+	int *cmd_base;          /* -r: index of script i's first command */
+	int ncmds;              /* -r: commands of all scripts */
 };
 
 /* What is known of the environment so far; NULL fields are not known yet. */
@@ -165,7 +176,9 @@ struct bench_env {
 struct results {
 	struct histogram hist;
 	int64_t count, warm_count, commits, errors;
+	int64_t late, skipped;  /* over --latency-limit; skipped (--rate) */
 	int64_t *script_commits;
+	int64_t *cmd_us, *cmd_n; /* -r: per command of every script */
 	struct err_count errs[ERR_KINDS];
 	int nerrs;
 	int aborted, connected;

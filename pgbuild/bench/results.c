@@ -193,6 +193,10 @@ void bench_merge_results(struct run *run, struct results *R)
 	memset(R, 0, sizeof(*R));
 	hist_init(&R->hist);
 	R->script_commits = xcalloc((size_t)run->w->nscripts, sizeof(int64_t));
+	if (run->o->per_command) {
+		R->cmd_us = xcalloc((size_t)run->ncmds + 1, sizeof(int64_t));
+		R->cmd_n = xcalloc((size_t)run->ncmds + 1, sizeof(int64_t));
+	}
 	for (int i = 0; i < run->nthreads; i++) {
 		struct thread *t = &run->threads[i];
 		hist_merge(&R->hist, &t->hist);
@@ -204,6 +208,12 @@ void bench_merge_results(struct run *run, struct results *R)
 		R->connected += t->connected;
 		for (int s = 0; s < run->w->nscripts; s++)
 			R->script_commits[s] += t->script_commits[s];
+		R->late += t->late;
+		R->skipped += t->skipped;
+		for (int k = 0; t->cmd_us && k < run->ncmds; k++) {
+			R->cmd_us[k] += t->cmd_us[k];
+			R->cmd_n[k] += t->cmd_n[k];
+		}
 		for (int e = 0; e < t->nerrs; e++) {
 			int k;
 			for (k = 0; k < R->nerrs; k++)
@@ -243,6 +253,20 @@ void bench_merge_results(struct run *run, struct results *R)
 	}
 }
 
+/* A command as -r shows it, into sb: its SQL as written (:var for each
+ * variable), or the meta-command's name. */
+static const char *command_words(const struct bench_workload *w, const struct bench_command *c,
+				 struct strbuf *sb)
+{
+	strbuf_reset(sb);
+	if (c->kind != BCMD_SQL)
+		return c->kind == BCMD_SLEEP ? "\\sleep" : "\\set";
+	for (int i = 0; i < c->nparams; i++)
+		strbuf_addf(sb, "%s:%s", c->pieces[i], w->vars.names[c->param_var[i]]);
+	strbuf_addstr(sb, c->pieces[c->nparams]);
+	return sb->buf;
+}
+
 static void json_ms(struct json_writer *jw, const char *key, double us)
 {
 	json_key(jw, key);
@@ -256,6 +280,7 @@ void bench_write_json(struct strbuf *out, struct run *run, struct results *R,
 	struct json_writer jw = JSON_WRITER_INIT(out);
 	struct bench_opts *o = run->o;
 	double tps = R->elapsed > 0 ? R->count / R->elapsed : 0;
+	struct strbuf words = STRBUF_INIT;     /* -r: a command's text */
 
 	json_object_begin(&jw);
 	json_key(&jw, "tool"); json_string(&jw, "pgbuild bench");
@@ -278,6 +303,16 @@ void bench_write_json(struct strbuf *out, struct run *run, struct results *R,
 	json_key(&jw, "warmup_transactions"); json_int(&jw, R->warm_count);
 	json_key(&jw, "elapsed_s"); json_double(&jw, round(R->elapsed * 1e6) / 1e6);
 	json_key(&jw, "aborted_clients"); json_int(&jw, R->aborted);
+	json_key(&jw, "rate");
+	if (o->rate > 0) json_double(&jw, o->rate); else json_null(&jw);
+	json_key(&jw, "latency_limit_ms");
+	if (o->latency_limit) {
+		json_double(&jw, (double)o->latency_limit / 1000);
+		json_key(&jw, "late_transactions"); json_int(&jw, R->late);
+		json_key(&jw, "skipped_transactions"); json_int(&jw, R->skipped);
+	} else {
+		json_null(&jw);
+	}
 	json_key(&jw, "errors_total"); json_int(&jw, R->errors);
 	json_key(&jw, "errors");
 	json_object_begin(&jw);
@@ -304,6 +339,27 @@ void bench_write_json(struct strbuf *out, struct run *run, struct results *R,
 		json_key(&jw, "name"); json_string(&jw, run->w->scripts[s].name);
 		json_key(&jw, "weight"); json_int(&jw, run->w->scripts[s].weight);
 		json_key(&jw, "commits"); json_int(&jw, R->script_commits[s]);
+		if (R->cmd_us) {        /* -r */
+			const struct bench_script *sc = &run->w->scripts[s];
+			json_key(&jw, "commands");
+			json_array_begin(&jw);
+			for (int k = 0; k < sc->ncmds; k++) {
+				int64_t n = R->cmd_n[run->cmd_base[s] + k];
+				json_object_begin(&jw);
+				json_key(&jw, "line"); json_int(&jw, sc->cmds[k].line);
+				json_key(&jw, "command");
+				json_string(&jw, command_words(run->w, &sc->cmds[k], &words));
+				json_key(&jw, "count"); json_int(&jw, n);
+				if (sc->cmds[k].kind == BCMD_SET) {     /* not timed */
+					json_key(&jw, "latency_ms");
+					json_null(&jw);
+				} else {
+					json_ms(&jw, "latency_ms", n ? (double)R->cmd_us[run->cmd_base[s] + k] / n : 0);
+				}
+				json_object_end(&jw);
+			}
+			json_array_end(&jw);
+		}
 		json_object_end(&jw);
 	}
 	json_array_end(&jw);
@@ -354,6 +410,7 @@ void bench_write_json(struct strbuf *out, struct run *run, struct results *R,
 	json_key(&jw, "error"); json_string(&jw, bench_json.error[0] ? bench_json.error : NULL);
 	json_object_end(&jw);
 	strbuf_addch(out, '\n');
+	strbuf_release(&words);
 }
 
 void bench_print_summary(struct run *run, struct results *R, const struct bench_checks *cs,
@@ -362,6 +419,7 @@ void bench_print_summary(struct run *run, struct results *R, const struct bench_
 {
 	struct bench_opts *o = run->o;
 	double tps = R->elapsed > 0 ? R->count / R->elapsed : 0;
+	struct strbuf words = STRBUF_INIT;     /* -r: a command's text */
 	printf("workload: %s (%s protocol), scale %d, %d client%s, %d thread%s\n",
 	       run->w->name, bench_protocol_names[o->protocol], run->scale, o->clients,
 	       o->clients == 1 ? "" : "s", run->nthreads, run->nthreads == 1 ? "" : "s");
@@ -390,8 +448,28 @@ void bench_print_summary(struct run *run, struct results *R, const struct bench_
 	       R->hist.max / 1000.0);
 	printf("client CPU: %.2f s (%.3f s per 10k transactions)\n", R->cpu_s,
 	       R->count + R->warm_count ? R->cpu_s * 10000 / (R->count + R->warm_count) : 0);
+	if (o->latency_limit)
+		printf("over the %.3f ms latency limit: %lld (%.1f%%)%s", o->latency_limit / 1000.0,
+		       (long long)R->late, R->count ? 100.0 * R->late / R->count : 0,
+		       o->rate > 0 ? "" : "\n");
+	if (o->latency_limit && o->rate > 0)
+		printf(", skipped (too late to start): %lld\n", (long long)R->skipped);
+	for (int s = 0; R->cmd_us && s < run->w->nscripts; s++) {
+		const struct bench_script *sc = &run->w->scripts[s];
+		printf("statement latencies in milliseconds of %s:\n", sc->name);
+		for (int k = 0; k < sc->ncmds; k++) {
+			int64_t n = R->cmd_n[run->cmd_base[s] + k];
+			if (sc->cmds[k].kind == BCMD_SET)       /* not timed */
+				printf("  %10s  %s\n", "-", command_words(run->w, &sc->cmds[k], &words));
+			else
+				printf("  %10.3f  %s\n",
+				       n ? R->cmd_us[run->cmd_base[s] + k] / 1000.0 / n : 0.0,
+				       command_words(run->w, &sc->cmds[k], &words));
+		}
+	}
 	for (int i = 0; i < cs->nr; i++)
 		printf("check %-22s %-4s %s\n", cs->c[i].name,
 		       cs->c[i].ok < 0 ? "n/a" : cs->c[i].ok ? "ok" : "FAIL", cs->c[i].detail);
 	printf("result: %s\n", valid ? "valid" : "INVALID");
+	strbuf_release(&words);
 }

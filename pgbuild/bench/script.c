@@ -5,6 +5,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,45 @@ int64_t bench_random(struct bench_prng *r, int64_t lo, int64_t hi)
 	if (range == 0)         /* the whole int64 range */
 		return (int64_t)bench_prng_next(r);
 	return lo + (int64_t)(((unsigned __int128)bench_prng_next(r) * range) >> 64);
+}
+
+double bench_random_double(struct bench_prng *r)
+{
+	return (double)(bench_prng_next(r) >> 11) * 0x1.0p-53;
+}
+
+/* The three below are pgbench's (PostgreSQL 15, src/bin/pgbench/pgbench.c),
+ * so a script shapes its keys as it does under pgbench. */
+int64_t bench_random_exponential(struct bench_prng *r, int64_t lo, int64_t hi, double param)
+{
+	double cut = exp(-param), uniform = 1.0 - bench_random_double(r);
+	double rand = -log(cut + (1.0 - cut) * uniform) / param;
+	return lo + (int64_t)((double)(hi - lo + 1) * rand);
+}
+
+int64_t bench_random_gaussian(struct bench_prng *r, int64_t lo, int64_t hi, double param)
+{
+	double stdev;
+	do {    /* Box-Muller, redrawn outside [-param, param) */
+		double rand1 = 1.0 - bench_random_double(r), rand2 = bench_random_double(r);
+		stdev = sqrt(-2.0 * log(rand1)) * sin(2.0 * M_PI * rand2);
+	} while (stdev < -param || stdev >= param);
+	return lo + (int64_t)((double)(hi - lo + 1) * ((stdev + param) / (param * 2.0)));
+}
+
+int64_t bench_random_zipfian(struct bench_prng *r, int64_t lo, int64_t hi, double s)
+{
+	double n = (double)(hi - lo + 1), b = pow(2.0, s - 1.0), x;
+	if (n <= 1)
+		return lo;
+	for (;;) {      /* Devroye's rejection method, as pgbench */
+		double u = bench_random_double(r), v = bench_random_double(r), t;
+		x = floor(pow(u, -1.0 / (s - 1.0)));
+		t = pow(1.0 + 1.0 / x, s - 1.0);
+		if (v * x * (t - 1.0) / (b - 1.0) <= t / b && x <= n)
+			break;
+	}
+	return lo + (int64_t)x - 1;
 }
 
 /* ---------------- variables ---------------- */
@@ -116,6 +156,92 @@ static void skip_ws(struct parser *ps)
 
 static struct bench_expr *parse_sum(struct parser *ps);
 
+/* The functions of the script language: pgbench's names, arity and
+ * ranges of the shape parameter (a numeric constant here). */
+static const struct {
+	const char *name;
+	enum bench_expr_kind kind;
+	int nargs;              /* integer arguments */
+	int shaped;             /* a third argument: the shape parameter */
+	double min, max;        /* its range */
+	const char *range;      /* the range in words, for the message */
+} functions[] = {
+	{ "abs", BEXPR_ABS, 1, 0, 0, 0, NULL },
+	{ "random", BEXPR_RANDOM, 2, 0, 0, 0, NULL },
+	{ "random_exponential", BEXPR_RANDOM_EXP, 2, 1, 0, INFINITY, "greater than 0" },
+	{ "random_gaussian", BEXPR_RANDOM_GAUSS, 2, 1, 2.0, INFINITY, "at least 2.0" },
+	{ "random_zipfian", BEXPR_RANDOM_ZIPF, 2, 1, 1.001, 1000.0, "from 1.001 to 1000" },
+};
+#define FUNCTIONS_KNOWN "abs, random, random_exponential, random_gaussian, random_zipfian"
+
+/* name( ... ): its arguments, after the '(' */
+static struct bench_expr *parse_call(struct parser *ps, const char *name)
+{
+	struct bench_expr *e;
+	size_t f;
+
+	for (f = 0; f < sizeof(functions) / sizeof(functions[0]); f++)
+		if (!strcmp(functions[f].name, name))
+			break;
+	if (f == sizeof(functions) / sizeof(functions[0])) {
+		snprintf(ps->err, sizeof(ps->err), "unknown function \"%s\" (known: "
+			 FUNCTIONS_KNOWN ")", name);
+		return NULL;
+	}
+	ps->p++;
+	e = new_expr(functions[f].kind);
+	e->left = parse_sum(ps);
+	if (!e->left)
+		goto bad;
+	skip_ws(ps);
+	if (functions[f].nargs == 2) {
+		if (*ps->p != ',') {
+			snprintf(ps->err, sizeof(ps->err), "%s() takes %d arguments", name,
+				 2 + functions[f].shaped);
+			goto bad;
+		}
+		ps->p++;
+		e->right = parse_sum(ps);
+		if (!e->right)
+			goto bad;
+		skip_ws(ps);
+	}
+	if (functions[f].shaped) {
+		char *end;
+		if (*ps->p != ',') {
+			snprintf(ps->err, sizeof(ps->err), "%s() takes 3 arguments", name);
+			goto bad;
+		}
+		ps->p++;
+		skip_ws(ps);
+		errno = 0;
+		e->param = strtod(ps->p, &end);
+		if (end == ps->p || errno || !isfinite(e->param)) {
+			snprintf(ps->err, sizeof(ps->err), "%s(): its third argument must be a "
+				 "number (a constant such as 2.5)", name);
+			goto bad;
+		}
+		ps->p = end;
+		if (!(e->param > functions[f].min || (e->param == functions[f].min &&
+						       functions[f].kind != BEXPR_RANDOM_EXP)) ||
+		    e->param > functions[f].max) {
+			snprintf(ps->err, sizeof(ps->err), "%s(): parameter %g out of range: "
+				 "expected %s", name, e->param, functions[f].range);
+			goto bad;
+		}
+		skip_ws(ps);
+	}
+	if (*ps->p != ')') {
+		snprintf(ps->err, sizeof(ps->err), "expected \")\" after %s arguments", name);
+		goto bad;
+	}
+	ps->p++;
+	return e;
+bad:
+	free_expr(e);
+	return NULL;
+}
+
 static struct bench_expr *parse_primary(struct parser *ps)
 {
 	struct bench_expr *e;
@@ -175,42 +301,8 @@ static struct bench_expr *parse_primary(struct parser *ps)
 		memcpy(name, s, n);
 		name[n] = '\0';
 		skip_ws(ps);
-		if (!colon && *ps->p == '(') {
-			int nargs = !strcmp(name, "random") ? 2 : !strcmp(name, "abs") ? 1 : 0;
-			if (!nargs) {
-				snprintf(ps->err, sizeof(ps->err),
-					 "unknown function \"%s\" (known: random, abs)", name);
-				return NULL;
-			}
-			ps->p++;
-			e = new_expr(nargs == 2 ? BEXPR_RANDOM : BEXPR_ABS);
-			e->left = parse_sum(ps);
-			if (!e->left)
-				goto bad;
-			skip_ws(ps);
-			if (nargs == 2) {
-				if (*ps->p != ',') {
-					snprintf(ps->err, sizeof(ps->err),
-						 "random() takes two arguments");
-					goto bad;
-				}
-				ps->p++;
-				e->right = parse_sum(ps);
-				if (!e->right)
-					goto bad;
-				skip_ws(ps);
-			}
-			if (*ps->p != ')') {
-				snprintf(ps->err, sizeof(ps->err), "expected \")\" after %s arguments",
-					 name);
-				goto bad;
-			}
-			ps->p++;
-			return e;
-bad:
-			free_expr(e);
-			return NULL;
-		}
+		if (!colon && *ps->p == '(')
+			return parse_call(ps, name);
 		e = new_expr(BEXPR_VAR);
 		e->var = bench_var_index(ps->vars, name, 0);
 		if (e->var < 0) {
@@ -303,6 +395,20 @@ int bench_expr_eval(const struct bench_expr *e, struct bench_value *vars,
 			return -1;
 		}
 		*out = bench_random(r, a, b);
+		return 0;
+	case BEXPR_RANDOM_EXP:
+	case BEXPR_RANDOM_GAUSS:
+	case BEXPR_RANDOM_ZIPF:
+		if (bench_expr_eval(e->left, vars, r, &a, msg) < 0 ||
+		    bench_expr_eval(e->right, vars, r, &b, msg) < 0)
+			return -1;
+		if (a > b) {
+			*msg = "random function: lower bound above upper bound";
+			return -1;
+		}
+		*out = e->kind == BEXPR_RANDOM_EXP ? bench_random_exponential(r, a, b, e->param) :
+		       e->kind == BEXPR_RANDOM_GAUSS ? bench_random_gaussian(r, a, b, e->param) :
+		       bench_random_zipfian(r, a, b, e->param);
 		return 0;
 	case BEXPR_BINOP:
 		if (bench_expr_eval(e->left, vars, r, &a, msg) < 0 ||
@@ -433,6 +539,42 @@ static int blank_line(const char *l)
 
 static void free_commands(struct bench_script *s);
 
+/* \sleep N [us|ms|s], N an integer or :var (pgbench's), after "\sleep". */
+static int sleep_command(struct parser *ps, struct bench_command *c, const char *l, int lineno)
+{
+	static const struct { const char *unit; int64_t us; } units[] = {
+		{ "us", 1 }, { "ms", 1000 }, { "s", 1000000 },
+	};
+	const char *u;
+	size_t k;
+
+	c->kind = BCMD_SLEEP;
+	c->line = lineno;
+	c->sleep_unit = 1000000;
+	while (*l == ' ' || *l == '\t')
+		l++;
+	if (*l != ':' && !isdigit((unsigned char)*l)) {
+		snprintf(ps->err, sizeof(ps->err), "\\sleep needs a duration: N or :var, then us, "
+			 "ms or s (default s)");
+		return -1;
+	}
+	ps->p = l;
+	c->expr = parse_primary(ps);
+	if (!c->expr)
+		return -1;
+	skip_ws(ps);
+	u = ps->p;
+	if (!*u)
+		return 0;
+	for (k = 0; k < sizeof(units) / sizeof(units[0]); k++)
+		if (!strcmp(u, units[k].unit)) {
+			c->sleep_unit = units[k].us;
+			return 0;
+		}
+	snprintf(ps->err, sizeof(ps->err), "\\sleep: unknown unit \"%s\" (expected us, ms or s)", u);
+	return -1;
+}
+
 int bench_script_parse(struct bench_script *s, const char *text, const char *file,
 		       struct bench_vars *vars, int script_no)
 {
@@ -510,10 +652,12 @@ int bench_script_parse(struct bench_script *s, const char *text, const char *fil
 					goto fail;
 				}
 				s->cmds[s->ncmds - 1].gset = 1;
+			} else if (!strcmp(word, "sleep")) {
+				if (sleep_command(&ps, new_command(s, &alloc), l, lineno) < 0)
+					goto fail;
 			} else {
-				snprintf(ps.err, sizeof(ps.err),
-					 "unsupported meta-command \"\\%s\" (supported: \\set, \\gset)",
-					 word);
+				snprintf(ps.err, sizeof(ps.err), "unsupported meta-command \"\\%s\" "
+					 "(supported: \\set, \\sleep, \\gset)", word);
 				goto fail;
 			}
 			continue;
@@ -581,5 +725,7 @@ void bench_script_free(struct bench_script *s)
 {
 	free_commands(s);
 	free(s->name);
+	free(s->file);
 	s->name = NULL;
+	s->file = NULL;
 }

@@ -285,11 +285,16 @@ static void session_release(struct session *s)
 		}
 		free(t->clients);
 		free(t->script_commits);
+		free(t->cmd_us);
+		free(t->cmd_n);
 		free(t->timeline);
 		strbuf_release(&t->text);
 	}
 	free(run->threads);
 	free(s->R.script_commits);
+	free(s->R.cmd_us);
+	free(s->R.cmd_n);
+	free(run->cmd_base);
 	free(s->R.timeline);
 	free(s->conninfo);
 	free(s->server_version);
@@ -314,12 +319,18 @@ int bench_run(struct bench_opts *o)
 	strbuf_init(&s.note, 0);
 	arm_outputs(&s);
 	s.exit_code = PGBUILD_EXIT_ERROR;
-	if (bench_workload_init(&s.w, o->workload, o->file) < 0) {
+	if ((o->mix ? bench_workload_init_mix(&s.w, o->mix, o->nmix) :
+	     bench_workload_init(&s.w, o->workload, o->file)) < 0) {
 		char *m = xasprintf("cannot set up workload \"%s\"%s%s", o->workload,
 				    o->file ? " from " : "", o->file ? o->file : "");
 		bench_note_error(m);
 		free(m);
 		goto out_early;
+	}
+	if (o->no_checks) {
+		s.w.checks = 0;
+		s.w.unchecked = "not checked: --no-checks (the commit count and the server log are "
+				"checked)";
 	}
 	if (open_server(&s) < 0)
 		goto out;

@@ -70,7 +70,7 @@ static int prepare_client(struct run *run, struct client *c)
 					sc->cmds[i].nparams, NULL);
 			if (PQresultStatus(res) != PGRES_COMMAND_OK) {
 				char *m = bench_first_line(PQerrorMessage(c->conn));
-				error("client %d: cannot prepare %s line %d: %s", c->id, sc->name,
+				error("client %d: cannot prepare %s:%d: %s", c->id, sc->file,
 				      sc->cmds[i].line, m);
 				free(m);
 				PQclear(res);
@@ -225,7 +225,7 @@ static void *thread_body(void *arg)
 		}
 		PQsetNoticeProcessor(c->conn, notice_processor, NULL);
 		if (run->o->protocol == PROTO_PREPARED && prepare_client(run, c) < 0) {
-			t->connect_failed = 1;
+			t->connect_failed = 2;
 			break;
 		}
 		bench_flush_stats(run, c->conn);
@@ -245,10 +245,15 @@ static void *thread_body(void *arg)
 		progress_report(run, run->start_us, &last_t, &last_c, &last_s, &last_s2, &last_e, bar);
 	for (;;) {
 		int nwait = 0, active = 0, timeout = 1000, r;
+		int64_t wake = 0;       /* the first sleeping client's time, us */
 		for (int i = 0; i < t->nclients; i++) {
 			struct client *c = &t->clients[i];
-			if (c->state == CS_START || c->state == CS_COMMAND)
+			if (c->state == CS_START || c->state == CS_COMMAND ||
+			    c->state == CS_SLEEP || c->state == CS_THROTTLE)
 				bench_client_run(run, t, c);
+			if ((c->state == CS_SLEEP || c->state == CS_THROTTLE) &&
+			    (!wake || c->wake_us < wake))
+				wake = c->wake_us;
 			if (c->state == CS_WAIT || c->state == CS_ROLLBACK) {
 				pfd[nwait].fd = PQsocket(c->conn);
 				pfd[nwait].events = POLLIN;
@@ -277,7 +282,14 @@ static void *thread_body(void *arg)
 			if (left >= 0 && left < timeout)
 				timeout = (int)left;
 		}
-		if (!nwait) {
+		if (wake) {
+			int64_t left = (wake - clock_us() + 999) / 1000;
+			if (left < timeout)
+				timeout = left < 0 ? 0 : (int)left;
+		}
+		if (!nwait) {   /* only sleeping clients: sleep until the first wakes */
+			if (timeout > 0)
+				poll(NULL, 0, timeout);
 			continue;
 		}
 		if (run->o->stmt_timeout > 0) {
@@ -347,6 +359,10 @@ static void setup_threads(struct session *s)
 	run->ctrl = s->ctrl;
 	run->nthreads = o->threads;
 	run->threads = xcalloc_lines((size_t)o->threads, sizeof(*run->threads));
+	run->cmd_base = xcalloc((size_t)w->nscripts + 1, sizeof(int));
+	for (int i = 0; i < w->nscripts; i++)
+		run->cmd_base[i + 1] = run->cmd_base[i] + w->scripts[i].ncmds;
+	run->ncmds = run->cmd_base[w->nscripts];
 	the_run = run;
 	for (int i = 0, next = 0; i < o->threads; i++) {
 		struct thread *t = &run->threads[i];
@@ -355,6 +371,10 @@ static void setup_threads(struct session *s)
 		t->nclients = o->clients / o->threads + (i < o->clients % o->threads);
 		t->clients = xcalloc_lines((size_t)t->nclients, sizeof(*t->clients));
 		t->script_commits = xcalloc_lines((size_t)w->nscripts, sizeof(int64_t));
+		if (o->per_command) {
+			t->cmd_us = xcalloc_lines((size_t)run->ncmds + 1, sizeof(int64_t));
+			t->cmd_n = xcalloc_lines((size_t)run->ncmds + 1, sizeof(int64_t));
+		}
 		hist_init(&t->hist);
 		strbuf_init(&t->text, 256);
 		for (int k = 0; k < t->nclients; k++) {
@@ -395,8 +415,14 @@ int bench_run_clients(struct session *s)
 	thread_body(&run->threads[0]);
 	for (int i = 1; i < n; i++)
 		pthread_join(run->threads[i].tid, NULL);
-	if (run->abort_run)
+	if (run->abort_run) {
+		for (int i = 0; i < n; i++)
+			if (run->threads[i].connect_failed == 2)
+				return bench_error("a statement of the script could not be prepared "
+						   "(-M prepared; the error above names its line); "
+						   "nothing was run");
 		return bench_error("not every client could connect; nothing was run");
+	}
 	bench_merge_results(run, &s->R);
 	if (run->postmaster && run->cpu0_ok && !run->cpu1_ok && !s->env.cpu_why)
 		s->env.cpu_why = "the server's postmaster was gone when the run ended";

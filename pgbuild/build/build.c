@@ -368,7 +368,7 @@ static void run_bench(struct build *b)
 		if (!b->quiet)
 			fprintf(stderr, "pgbuild: smoke benchmark %s (3 s) ...\n", *w);
 		strvec_pushl(&cp.args, pgbuild_self(), "bench", "--prefix", b->prefix,
-			     "--workload", *w, "--duration", "3", "--json", json, NULL);
+			     "--workload", *w, "--protocol=prepared", "--duration", "3", "--json", json, NULL);
 		cp.no_stdin = 1;
 		cp.out = fd >= 0 ? fd : 0;
 		cp.err = fd >= 0 ? fd : 0;

@@ -1,6 +1,11 @@
 /*
  * cmd/bench.c - `pgbuild bench`: its options and their checks (conflicts
  * checked after the loop, like pgbench); the run is bench/bench.h's.
+ *
+ * pgbench's options mean what they mean in pgbench (-S, -N, -b NAME[@W],
+ * -f FILE[@W], -M with pgbench's default simple, -j threads, -n, -r, -P,
+ * -R, --latency-limit): a pgbench command line runs here with pgbuild's
+ * server options (--prefix or --connect) in place of its connection ones.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +27,11 @@ static void bench_usage(FILE *fp)
 "from an installed PostgreSQL (--prefix), or on an existing server\n"
 "(--connect), and check the data afterwards.\n"
 "\n"
+"pgbench's options mean what they mean in pgbench (-S, -N, -b, -f, -M, -j,\n"
+"-n, -r, -P, -R, --latency-limit, -c, -T, -t, -s): a pgbench command line runs\n"
+"with --prefix or --connect in place of its connection options.  Only the\n"
+"default workload differs: select-only here, tpcb-like in pgbench.\n"
+"\n"
 "Server:\n"
 "  --prefix DIR           installed PostgreSQL (DIR/bin/initdb, DIR/bin/postgres)\n"
 "  --connect CONNSTR      use this server instead (nothing is loaded without --init)\n"
@@ -34,18 +44,33 @@ static void bench_usage(FILE *fp)
 "Workload:\n"
 "  -W, --workload NAME    one of the workloads below (default select-only), or\n"
 "                         sql FILE (or sql:FILE, or sql --file FILE)\n"
-"  -f, --file FILE        pgbench-style script for the sql workload; the pgbench\n"
+"  -S, --select-only      pgbench's select-only: -W select-only\n"
+"  -N, --skip-some-updates  pgbench's simple-update: -W simple-update\n"
+"  -b, --builtin NAME[@W] a built-in workload of one script (pgbench's\n"
+"                         tpcb-like, simple-update, select-only or a prefix;\n"
+"                         any of ours)\n"
+"  -f, --file FILE[@W]    pgbench-style script (the sql workload); the pgbench\n"
 "                         tables are loaded (private cluster) or required\n"
-"                         (--connect) only if it names a pgbench_ table\n"
-"  -M, --protocol P       simple, extended or prepared (default)\n"
+"                         (--connect) only if it names a pgbench_ table.\n"
+"                         Several -b/-f, or a weight @W, run as a mix: each\n"
+"                         transaction picks a script by weight (default 1)\n"
+"  -M, --protocol P       simple (default, as pgbench), extended or prepared\n"
 "  -s, --scale N          the data set's scale: pgbench scale, tpcc-lite warehouses\n"
 "                         (default 1; a workload named -sN runs at N only)\n"
+"  -n, --no-vacuum        accepted: bench never vacuums before a run (a private\n"
+"                         cluster is vacuumed after its load)\n"
+"      --no-checks        no data invariants after the run (balances, row\n"
+"                         counts ...); the commit count and server log stay\n"
 "Load:\n"
 "  -c, --clients N        concurrent clients (default 1)\n"
-"      --threads N        client threads (default min(cores, clients); -j is\n"
-"                         make's --jobs in every pgbuild command)\n"
+"  -j, --jobs N           client threads, as pgbench (at most --clients)\n"
+"      --threads N        the same (default min(cores, clients))\n"
 "  -T, --duration S       timed run in seconds (default 10)\n"
 "  -t, --transactions N   transactions per client instead of a duration\n"
+"  -R, --rate TPS         schedule transactions at TPS in all (Poisson, as\n"
+"                         pgbench; latency counts from the scheduled start)\n"
+"      --latency-limit MS count transactions over MS; with --rate, skip those\n"
+"                         already that late when their turn comes\n"
 "      --warmup S         seconds run before timing starts (default 0)\n"
 "      --seed N           random seed (default: from the clock)\n"
 "      --cpus LIST        CPUs to use, e.g. 0-1: the client threads get the last\n"
@@ -55,6 +80,8 @@ static void bench_usage(FILE *fp)
 "                         the run is invalid, exit 2 (default 60; 0: wait forever)\n"
 "Output:\n"
 "  -P, --progress S       a progress line on stderr every S seconds\n"
+"  -r, --report-per-command  each SQL command's and \\sleep's mean latency\n"
+"                         (summary, JSON; \\set is not timed)\n"
 "      --json FILE        write all results as JSON\n"
 "  -q, --quiet            no progress bar, load messages or server-user notice\n"
 "\n"
@@ -72,13 +99,19 @@ static void bench_usage(FILE *fp)
 "postgres, which must exist); that user must be able to enter $TMPDIR (or /tmp),\n"
 "where the cluster's private directory is made.\n"
 "\n"
+"Script errors: an SQL error other than a serialization failure or deadlock\n"
+"aborts the client with FILE:LINE of the statement and the server's message.\n"
+"Checks: a built-in workload's data invariants run after it; a script of\n"
+"yours or a mix gets the commit count and server log checks only.\n"
+"\n"
 "Measured: elapsed time and tps are those of the timed run as it happened (a\n"
 "run cut short reports its own length); a run in which no transaction\n"
 "completed is invalid.  Output paths are checked before the cluster is made.\n"
 "\n"
-"Exit: 0 ok, 1 a correctness check failed, 2 could not run, clients aborted\n"
-"or no transaction completed, 128+N killed by signal N (the cluster is\n"
-"stopped and removed first).\n"
+CLI_EXIT_CODES_HELP
+"Here 1 is a correctness check that failed, 2 also clients that aborted or\n"
+"no transaction completed; 128+N killed by signal N (the cluster is stopped\n"
+"and removed first).\n"
 "\n"
 "Workloads (kind, what it runs; * the broad held-out suite, on which nothing\n"
 "was chosen):\n");
@@ -93,15 +126,24 @@ static const struct option bench_options[] = {
 	{ "connect", required_argument, NULL, OPT_CONNECT },
 	{ "init", no_argument, NULL, OPT_INIT },
 	CLI_OPT_WORKLOAD,
+	{ "select-only", no_argument, NULL, 'S' },
+	{ "skip-some-updates", no_argument, NULL, 'N' },
+	{ "builtin", required_argument, NULL, 'b' },
 	{ "file", required_argument, NULL, 'f' },
 	{ "protocol", required_argument, NULL, 'M' },
+	{ "no-vacuum", no_argument, NULL, 'n' },
+	{ "no-checks", no_argument, NULL, OPT_NO_CHECKS },
 	CLI_OPT_CLIENTS,
 	{ "threads", required_argument, NULL, OPT_THREADS },
-	CLI_OPT_JOBS,           /* refused with a pointer to --threads */
+	CLI_OPT_JOBS,           /* pgbench's -j: client threads */
 	{ "warmup", required_argument, NULL, OPT_WARMUP },
 	CLI_OPT_DURATION,
 	{ "transactions", required_argument, NULL, 't' },
+	{ "rate", required_argument, NULL, 'R' },
+	{ "latency-limit", required_argument, NULL, OPT_LATENCY_LIMIT },
 	{ "progress", required_argument, NULL, 'P' },
+	{ "report-per-command", no_argument, NULL, 'r' },
+	{ "report-latencies", no_argument, NULL, 'r' },  /* pgbench's older name */
 	CLI_OPT_SCALE,
 	{ "set", required_argument, NULL, OPT_SET },
 	{ "keep", no_argument, NULL, OPT_KEEP },
@@ -121,7 +163,67 @@ struct bench_cli {
 	int have_duration;      /* --duration given */
 	int seed_set;           /* --seed given */
 	char *sqlfile;          /* the FILE of --workload sql:FILE (owned) */
+	int have_workload;      /* --workload given */
+	int jobs;               /* -j/--jobs given (pgbench's threads), or 0 */
+	struct bench_script_spec *specs; /* -S, -N, -b, -f in order (owned) */
+	int nspecs, alloc_specs;
+	int weighted;           /* a spec had @W */
+	char **spec_names;      /* the NAME/FILE parts of NAME@W (owned) */
 };
+
+/* -b NAME: a workload of ours by its name, else pgbench's built-ins by
+ * theirs or, as pgbench, a prefix of one of them ("-b si"); returned as
+ * ours (tpcb-like is tpcb).  Anything else is left for the workload's
+ * error (unknown, did you mean). */
+static const char *builtin_name(const char *name)
+{
+	static const char *const pgbench[][2] = {
+		{ "tpcb-like", "tpcb" }, { "simple-update", "simple-update" },
+		{ "select-only", "select-only" },
+	};
+	const char *found = NULL;
+	size_t n = strlen(name);
+
+	if (workloads_has(name, WL_BUILTIN))
+		return name;
+	for (size_t i = 0; n && i < sizeof(pgbench) / sizeof(pgbench[0]); i++)
+		if (!strncmp(pgbench[i][0], name, n)) {
+			if (found)
+				return name;    /* ambiguous, as pgbench says */
+			found = pgbench[i][1];
+		}
+	return found ? found : name;
+}
+
+/* -S, -N, -b NAME[@W], -f FILE[@W]: one more script.  0, or -1 after the
+ * error. */
+static int add_spec(struct bench_cli *b, const char *opt, const char *builtin,
+		    const char *file)
+{
+	const char *arg = builtin ? builtin : file;
+	const char *at = strrchr(arg, '@');
+	struct bench_script_spec *sp;
+	char *name;
+	int weight = 1;
+
+	if (at && at > arg && at[1]) {
+		if (cli_parse_int(opt, at + 1, 0, 1000000, &weight) < 0)
+			return -1;
+		b->weighted = 1;
+		name = xstrndup(arg, (size_t)(at - arg));
+	} else {
+		name = xstrdup(arg);
+	}
+	b->spec_names = xrealloc(b->spec_names, sizeof(char *) * (size_t)(b->nspecs + 1));
+	b->spec_names[b->nspecs] = name;
+	ALLOC_GROW(b->specs, b->nspecs + 1, b->alloc_specs);
+	sp = &b->specs[b->nspecs++];
+	sp->builtin = builtin ? builtin_name(name) : NULL;
+	sp->file = file ? name : NULL;
+	sp->weight = weight;
+	return 0;
+}
+
 
 static const char *const protocol_choices[] = { "simple", "extended", "prepared", NULL };
 
@@ -143,8 +245,25 @@ static int value_option(struct bench_cli *b, int c, const char *arg)
 	case OPT_THREADS:
 		return cli_parse_int("--threads", arg, 1, 1000, &o->threads);
 	case 'j':
-		return error("-j/--jobs is make's parallel jobs in pgbuild, and bench makes "
-			     "nothing: its client threads are --threads %s", arg);
+		return cli_parse_int("--jobs", arg, 1, 1000, &b->jobs);
+	case 'b':
+		return add_spec(b, "--builtin", arg, NULL);
+	case 'f':
+		return add_spec(b, "--file", NULL, arg);
+	case 'R': {
+		double r;
+		if (cli_parse_number("--rate", arg, 0.001, 1e9, &r) < 0)
+			return -1;
+		o->rate = r;
+		return 0;
+	}
+	case OPT_LATENCY_LIMIT: {
+		double ms;
+		if (cli_parse_number("--latency-limit", arg, 0.001, 1e9, &ms) < 0)
+			return -1;
+		o->latency_limit = (int64_t)(ms * 1000);
+		return 0;
+	}
 	case OPT_WARMUP:
 		return cli_parse_seconds("--warmup", arg, 1, &o->warmup);
 	case 'T':
@@ -191,8 +310,18 @@ static int parse_options(struct bench_cli *b, int argc, char **argv)
 		case OPT_PREFIX: o->prefix = optarg; break;
 		case OPT_CONNECT: o->connect = optarg; break;
 		case OPT_INIT: o->init = 1; break;
-		case 'W': o->workload = optarg; break;
-		case 'f': o->file = optarg; break;
+		case 'W': o->workload = optarg; b->have_workload = 1; break;
+		case 'S':
+			if (add_spec(b, "--select-only", "select-only", NULL) < 0)
+				return cli_usage();
+			break;
+		case 'N':
+			if (add_spec(b, "--skip-some-updates", "simple-update", NULL) < 0)
+				return cli_usage();
+			break;
+		case 'n': o->no_vacuum = 1; break;
+		case 'r': o->per_command = 1; break;
+		case OPT_NO_CHECKS: o->no_checks = 1; break;
 		case OPT_KEEP: o->keep = 1; break;
 		case OPT_JSON: o->json = optarg; break;
 		case OPT_DATADIR_TEMPLATE: o->template_dir = optarg; break;
@@ -232,6 +361,38 @@ static int check_host(const struct bench_opts *o)
 	       PGBUILD_EXIT_ERROR : 0;
 }
 
+/* -S, -N, -b, -f: one built-in is --workload NAME, one file --file FILE
+ * (as before); several, or a weight, a mix (o->mix).  0, or -1 after the
+ * error. */
+static int scripts_from_specs(struct bench_cli *b)
+{
+	struct bench_opts *o = &b->o;
+	int total = 0;
+
+	if (b->have_workload && strcmp(o->workload, "sql") &&
+	    (b->nspecs > 1 || b->specs[0].builtin))
+		return error("--workload %s and -S/-N/-b/-f name different scripts: give one "
+			     "(several -b/-f run as a mix)", o->workload);
+	if (b->nspecs == 1 && !b->weighted) {
+		if (b->specs[0].builtin) {
+			o->workload = b->specs[0].builtin;
+		} else {
+			o->file = b->specs[0].file;
+			if (!b->have_workload)
+				o->workload = "sql";
+		}
+		return 0;
+	}
+	for (int i = 0; i < b->nspecs; i++)
+		total += b->specs[i].weight;
+	if (!total)
+		return error("every script has weight 0: nothing would run");
+	o->mix = b->specs;
+	o->nmix = b->nspecs;
+	o->workload = "sql";
+	return 0;
+}
+
 /* Conflicts, after the loop (like pgbench), and the defaults that depend
  * on other options. */
 static int check_options(struct bench_cli *b)
@@ -251,8 +412,15 @@ static int check_options(struct bench_cli *b)
 	if (strchr(o->workload, ',') && strncmp(o->workload, "sql:", 4))
 		return cli_usage_error("--workload \"%s\": bench runs one workload; several are "
 				       "compared by pgbuild gate or run (-W a,b)", o->workload);
+	if (b->jobs && o->threads && b->jobs != o->threads)
+		return cli_usage_error("-j %d and --threads %d say different things: give one",
+				       b->jobs, o->threads);
+	if (b->jobs)    /* pgbench's -j: at most one thread per client */
+		o->threads = b->jobs < o->clients ? b->jobs : o->clients;
 	if (o->threads > o->clients)
 		return cli_usage_error("--threads %d is more than --clients %d", o->threads, o->clients);
+	if (b->nspecs && scripts_from_specs(b) < 0)
+		return cli_usage();
 	if (!strncmp(o->workload, "sql:", 4)) {
 		if (o->file)
 			return cli_usage_error("give the script either as --workload sql:FILE or --file FILE");
@@ -282,7 +450,7 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 
 	memset(&b, 0, sizeof(b));
 	b.o.workload = WORKLOADS_DEFAULT;
-	b.o.protocol = PROTO_PREPARED;
+	b.o.protocol = PROTO_SIMPLE;    /* pgbench's default */
 	b.o.clients = 1;
 	b.o.duration = 10;
 	b.o.stmt_timeout = 60;
@@ -292,5 +460,9 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 		rc = bench_run(&b.o);
 	strvec_clear(&b.o.settings);
 	free(b.sqlfile);
+	for (int i = 0; i < b.nspecs; i++)
+		free(b.spec_names[i]);
+	free(b.spec_names);
+	free(b.specs);
 	return rc;
 }

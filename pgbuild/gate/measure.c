@@ -121,7 +121,7 @@ static int bench_once(const struct gate_opts *o, const char *dir, int dirfd,
 	fd = sfs_remove(dirfd, lname, NULL) < 0 ? -1 :
 	     sfs_create(dirfd, lname, O_WRONLY, 0644, NULL);
 	strvec_pushl(&cp.args, pgbuild_self(), "bench", "--prefix",
-		     build == 'A' ? o->baseline : o->candidate, "--workload", workload, NULL);
+		     build == 'A' ? o->baseline : o->candidate, "--workload", workload, "--protocol=prepared", NULL);
 	strvec_pushf(&cp.args, "--clients=%d", o->clients);
 	if (o->threads)
 		strvec_pushf(&cp.args, "--threads=%d", o->threads);

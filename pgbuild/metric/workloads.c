@@ -53,6 +53,20 @@ static const char tpcb_sql[] =
 	"VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);\n"
 	"END;\n";
 
+/* pgbench's simple-update (-N): TPC-B without the teller and branch
+ * updates (bench only) */
+static const char simple_update_sql[] =
+	"\\set aid random(1, 100000 * :scale)\n"
+	"\\set bid random(1, 1 * :scale)\n"
+	"\\set tid random(1, 10 * :scale)\n"
+	"\\set delta random(-5000, 5000)\n"
+	"BEGIN;\n"
+	"UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n"
+	"SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"
+	"INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) "
+	"VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);\n"
+	"END;\n";
+
 /* TPC-B: the third draw gives delta and (above scale 1) the branch */
 static void single_tpcb(struct strbuf *sb, const struct single_tx *t)
 {
@@ -350,6 +364,10 @@ const struct workload_row workloads[] = {
 	  NULL, 0, 0, NULL,
 	  "bench only: its single-user template would be 1.5 GB per install and metric; "
 	  "tpcb-s10 is its single-user size" },
+	{ "simple-update", "pgbench's simple-update (-N): tpcb without tellers and branches",
+	  WK_OLTP, WL_BENCH | WL_BUILTIN, "pgbench", 0,
+	  ONE("simple-update", simple_update_sql), NULL, WLC_PGBENCH_STEP,
+	  NULL, 0, 0, NULL, "bench only: pgbench's built-in of that name (pgbench -N)" },
 	{ "sql", "a script in pgbench's subset (-f FILE, sql:FILE)", WK_SCRIPT,
 	  WL_BENCH, NULL, 0,
 	  { { NULL, 0, NULL } }, NULL, 0,

@@ -204,10 +204,10 @@ const char *workloads_size_note(const char *name);
  */
 #define WORKLOADS_BENCH   "select-only, tpcb, select1, point-select, tpcc-lite, mixed, " \
 			  "agg-join, bulk-index, json-text, plpgsql, select-only-s10, tpcb-s10, " \
-			  "select-only-s100, tpcb-s100, sql"
+			  "select-only-s100, tpcb-s100, simple-update, sql"
 #define WORKLOADS_BUILTIN "select-only, tpcb, select1, point-select, tpcc-lite, mixed, " \
 			  "agg-join, bulk-index, json-text, plpgsql, select-only-s10, tpcb-s10, " \
-			  "select-only-s100, tpcb-s100"
+			  "select-only-s100, tpcb-s100, simple-update"
 #define WORKLOADS_SINGLE  "select-only, tpcb, select1, mixed, agg-join, bulk-index, " \
 			  "json-text, plpgsql, select-only-s10, tpcb-s10"
 #define WORKLOADS_BROAD   "agg-join, bulk-index, json-text, plpgsql, select-only-s10, " \

@@ -58,7 +58,7 @@ static int run_bench(const char *conn, const char *workload, const struct strvec
 	struct child_process cp = CHILD_PROCESS_INIT;
 	struct strbuf buf = STRBUF_INIT;
 	strvec_pushl(&cp.args, pgbuild_self(), "bench", "--connect", conn, "--workload",
-		     workload, "--quiet", NULL);
+		     workload, "--protocol=prepared", "--quiet", NULL);
 	strvec_pushv(&cp.args, (const char *const *)extra->v);
 	int code = capture_command(&cp, &buf, 1);
 	if (code != 0)

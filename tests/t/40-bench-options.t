@@ -9,7 +9,7 @@ P=$B/bin/pgbuild
 PX="--prefix $PGPREFIX"
 
 printf '\\set aid random(1, 10\nSELECT 1;\n' > "$TMP/paren.sql"
-printf '\\sleep 1\nSELECT 1;\n' > "$TMP/meta.sql"
+printf '\\shell ls\nSELECT 1;\n' > "$TMP/meta.sql"
 printf '\\set x :nosuch + 1\nSELECT :x;\n' > "$TMP/undef.sql"
 printf '\\gset\n' > "$TMP/gset.sql"
 printf -- '-- nothing\n\n' > "$TMP/empty.sql"
@@ -54,7 +54,7 @@ $PX --workload tpcb --file x.sql|--file only applies to --workload sql
 $PX --workload sql:a.sql --file b.sql|either as --workload sql:FILE or --file FILE
 $PX -f $TMP/nosuch.sql|cannot read script ".*nosuch.sql"
 $PX -f $TMP/paren.sql|paren.sql:1: expected "\)" after random arguments
-$PX -f $TMP/meta.sql|meta.sql:1: unsupported meta-command "\\\\sleep"
+$PX -f $TMP/meta.sql|meta.sql:1: unsupported meta-command "\\\\shell"
 $PX -f $TMP/undef.sql|undef.sql:1: undefined variable "nosuch"
 $PX -f $TMP/gset.sql|gset.sql:1: \\\\gset must follow an SQL command
 $PX -f $TMP/empty.sql|empty.sql: script has no commands

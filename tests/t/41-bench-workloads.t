@@ -34,7 +34,7 @@ while IFS='|' read -r name args; do
 	ok "$name runs" "$P" bench --prefix "$PGPREFIX" -q --set fsync=off --json "$TMP/$name.json" "$@"
 	check_run "$name" "$TMP/$name.json"
 done <<ROWS
-select-only-prepared|--workload select-only -c 2 --threads 2 -T 1 --progress 1
+select-only-prepared|--workload select-only -M prepared -c 2 --threads 2 -T 1 --progress 1
 select-only-simple|--workload select-only -M simple -c 2 --threads 1 -t 300
 tpcb-extended|--workload tpcb -M extended -c 2 -T 1 --warmup 1
 select1|--workload select1 -c 1 -t 500
@@ -76,7 +76,7 @@ INSERT INTO pgbench_history (tid, bid, aid, delta, mtime)
 END;
 SQL
 ok "sql script runs (prepared)" "$P" bench --prefix "$PGPREFIX" -q --set fsync=off \
-	-f "$TMP/custom.sql" -c 2 -t 100 --json "$TMP/sql.json"
+	-f "$TMP/custom.sql" -M prepared -c 2 -t 100 --json "$TMP/sql.json"
 check_run sql "$TMP/sql.json"
 ok "sql script runs (simple)" "$P" bench --prefix "$PGPREFIX" -q --set fsync=off \
 	--workload "sql:$TMP/custom.sql" -M simple -c 1 -t 100

@@ -69,8 +69,8 @@ $GATE -qZ|2|^pgbuild: error: unknown option "-Z" for pgbuild gate$
 benc|2|unknown command "benc" \(did you mean "bench"\?\)
 help nosuch|2|unknown command "nosuch"
 help bench extra|2|unexpected argument "extra"
-bench --prefix $PG -j 2|2|-j/--jobs is make's parallel jobs in pgbuild, .*--threads 2
-bench --prefix $PG --jobs 2|2|-j/--jobs is make's .*--threads
+bench --prefix $PG -c 2 -j 2 --threads 1|2|-j 2 and --threads 1 say different things: give one
+bench --prefix $PG --jobs 0|2|invalid value "0" for --jobs: expected an integer from 1 to 1000
 bench --prefix $PG -W select-only,tpcb|2|bench runs one workload; several are compared by pgbuild gate or run
 bench --prefix $PG -W selct-only|2|unknown workload "selct-only" \(did you mean "select-only"\?\)
 bench --prefix $PG -M prepard|2|invalid value "prepard" for --protocol: expected simple, extended or prepared \(did you mean "prepared"\?\)

@@ -40,13 +40,13 @@ while IFS='|' read -r name wl args checks; do
 			"$(json_get "$j" '$d->{invariants}{'"${c%%=*}"'}{ok}')" "${c#*=}"
 	done
 done <<ROWS
-agg-join|agg-join|-c 2 -T 2|row_counts=1 xact_commits=1
+agg-join|agg-join|-c 2 -T 2 -M prepared|row_counts=1 xact_commits=1
 agg-join extended|agg-join|-c 1 -T 1 -M extended|row_counts=1
-bulk-index|bulk-index|-c 2 -T 2|counted=1 xact_commits=1
+bulk-index|bulk-index|-c 2 -T 2 -M prepared|counted=1 xact_commits=1
 bulk-index simple|bulk-index|-c 2 -T 1 -M simple|counted=1
-json-text|json-text|-c 2 -T 2|counted=1 xact_commits=1
+json-text|json-text|-c 2 -T 2 -M prepared|counted=1 xact_commits=1
 json-text simple|json-text|-c 1 -T 1 -M simple|counted=1
-plpgsql|plpgsql|-c 2 -T 2|row_counts=1 xact_commits=1
+plpgsql|plpgsql|-c 2 -T 2 -M prepared|row_counts=1 xact_commits=1
 select-only-s10|select-only-s10|-c 2 -T 2|balances=1
 tpcb-s10|tpcb-s10|-c 2 -T 2|balances=1 history=1
 select-only-s100|select-only-s100|-c 2 -T 2|balances=1

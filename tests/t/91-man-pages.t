@@ -93,12 +93,6 @@ like "pgbuild --help lists the exit codes 0 to 3" "$(tr '\n' ' ' <exit.help)" \
 	'^Exit codes: 0 .*, 1 .*, 2 .*, 3 .*\.'
 while read -r c; do
 	grep -qi 'exit' "h.$c" || continue
-	if [ "$c" = bench ] && ! grep -q '^Exit codes:' "h.$c"; then
-		# bench.c's help is being rewritten on another branch (issue 42,
-		# item 6: pgbench's options); it quotes CLI_EXIT_CODES_HELP there
-		skip "bench --help: its usage text (pgbuild/cmd/bench.c) is not yet the shared list"
-		continue
-	fi
 	is "pgbuild $c --help quotes pgbuild --help's exit codes word for word" "$(grep -A$(($(wc -l <exit.help) - 1)) '^Exit codes:' "h.$c")" "$(cat exit.help)"
 done <cmds.help
 # "0 ok (...)", "1 a check failed", ...: the items, one a line

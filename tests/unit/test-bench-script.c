@@ -1,8 +1,9 @@
 /*
  * test-bench-script.c - unit tests of pgbuild bench's pgbench-subset
  * scripts (bench-script.c): parsing into commands, :var to $n and to
- * literal text, \gset, expression evaluation and its errors, the PRNG's
- * bounds, and the built-in workloads all parse.
+ * literal text, \gset, \sleep, expression evaluation and its errors,
+ * pgbench's random functions (ranges, shapes, parameter checks), the
+ * PRNG's bounds, and the built-in workloads all parse.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -101,6 +102,71 @@ static void test_expressions(void **state)
 	}
 }
 
+static void test_sleep(void **state)
+{
+	struct bench_vars vars = { 0 };
+	struct bench_script s = { 0 };
+	struct bench_value v[4] = { { 0, 0 } };
+	struct bench_prng r;
+	int64_t out;
+	const char *msg = NULL;
+
+	bench_var_index(&vars, "scale", 1);
+	assert_int_equal(bench_script_parse(&s, "\\sleep 5 ms\n\\sleep :scale us\n"
+					    "\\sleep 2\nSELECT 1;\n", "s.sql", &vars, 0), 0);
+	assert_int_equal(s.ncmds, 4);
+	assert_int_equal(s.cmds[0].kind, BCMD_SLEEP);
+	assert_int_equal(s.cmds[0].sleep_unit, 1000);
+	assert_int_equal(s.cmds[1].sleep_unit, 1);
+	assert_int_equal(s.cmds[2].sleep_unit, 1000000);
+	assert_int_equal(s.cmds[2].line, 3);
+	v[0].i = 42;
+	bench_prng_seed(&r, 1);
+	assert_int_equal(bench_expr_eval(s.cmds[1].expr, v, &r, &out, &msg), 0);
+	assert_int_equal(out, 42);
+	bench_script_free(&s);
+	bench_vars_free(&vars);
+}
+
+/* pgbench's shapes: in range, and where the mass should be. */
+static void test_random_functions(void **state)
+{
+	struct bench_prng r;
+	const char *msg;
+	int64_t n = 200000, ones = 0, low = 0, mid = 0;
+	double sum = 0;
+
+	bench_prng_seed(&r, 3);
+	for (int64_t i = 0; i < n; i++) {       /* gaussian 2.5 on 1..100: mean 50.5 */
+		int64_t x = bench_random_gaussian(&r, 1, 100, 2.5);
+		assert_true(x >= 1 && x <= 100);
+		sum += (double)x;
+		mid += x > 30 && x <= 70;       /* within +-1 sd (0.4 of 2.5 each side) */
+	}
+	assert_true(sum / n > 50 && sum / n < 51);
+	assert_true(mid > 0.65 * n && mid < 0.71 * n);
+	for (int64_t i = 0; i < n; i++) {       /* exponential 3: P(x <= 23) = 1 - e^-0.69 */
+		int64_t x = bench_random_exponential(&r, 1, 100, 3.0);
+		assert_true(x >= 1 && x <= 100);
+		low += x <= 23;
+	}
+	assert_true(low > 0.49 * n && low < 0.53 * n);
+	for (int64_t i = 0; i < n; i++) {       /* zipfian 1.5 on 1..1000: P(1) = 1/H = 0.39 */
+		int64_t x = bench_random_zipfian(&r, 1, 1000, 1.5);
+		assert_true(x >= 1 && x <= 1000);
+		ones += x == 1;
+	}
+	assert_true(ones > 0.37 * n && ones < 0.41 * n);
+	assert_int_equal(eval("random_gaussian(7, 7, 2.0)", &msg), 7);
+	assert_int_equal(eval("random_zipfian(3, 3, 1.001)", &msg), 3);
+	assert_int_equal(eval("random_exponential(5, 1, 1.5)", &msg), -999);
+	assert_non_null(strstr(msg, "lower bound"));
+	for (int i = 0; i < 20; i++) {
+		int64_t x = eval("random_exponential(10, 20, 0.5)", &msg);
+		assert_true(x >= 10 && x <= 20);
+	}
+}
+
 static void test_parse_errors(void **state)
 {
 	static const char *const bad[] = {
@@ -112,7 +178,16 @@ static void test_parse_errors(void **state)
 		"\\set x :y\nSELECT 1;\n",
 		"\\set x nosuch(1)\nSELECT 1;\n",
 		"\\set x 99999999999999999999\nSELECT 1;\n",
-		"\\sleep 1\n",
+		"\\sleep 1 hours\nSELECT 1;\n",
+		"\\sleep\nSELECT 1;\n",
+		"\\sleep x\nSELECT 1;\n",
+		"\\set x random_gaussian(1, 10, 1.5)\nSELECT 1;\n",
+		"\\set x random_gaussian(1, 10)\nSELECT 1;\n",
+		"\\set x random_gaussian(1, 10, :scale)\nSELECT 1;\n",
+		"\\set x random_exponential(1, 10, 0)\nSELECT 1;\n",
+		"\\set x random_zipfian(1, 10, 1.0)\nSELECT 1;\n",
+		"\\set x random_zipfian(1, 10, 1001)\nSELECT 1;\n",
+		"\\set x random_uniform(1, 10)\nSELECT 1;\n",
 		"\\gset\n",
 		"SELECT 1\n\\set x 1\nSELECT 2;\n",
 		"-- only a comment\n",
@@ -161,7 +236,7 @@ static void test_prng_bounds(void **state)
 static void test_builtin_workloads_parse(void **state)
 {
 	static const char *const names[] = { "select-only", "tpcb", "select1", "point-select",
-					     "tpcc-lite", NULL };
+					     "tpcc-lite", "simple-update", NULL };
 	for (int i = 0; names[i]; i++) {
 		struct bench_workload w;
 		assert_int_equal(bench_workload_init(&w, names[i], NULL), 0);
@@ -173,14 +248,45 @@ static void test_builtin_workloads_parse(void **state)
 	}
 }
 
+/* -b NAME@W mixes: weights, one data set, no single workload's checks;
+ * a two-script or fixed-scale workload refused. */
+static void test_mix(void **state)
+{
+	const struct bench_script_spec ok[] = {
+		{ "select-only", NULL, 9 }, { "tpcb", NULL, 1 }, { "simple-update", NULL, 2 },
+	};
+	const struct bench_script_spec two[] = { { "select-only", NULL, 1 }, { "tpcc-lite", NULL, 1 } };
+	const struct bench_script_spec fixed[] = { { "select-only-s10", NULL, 1 }, { "tpcb", NULL, 1 } };
+	struct bench_workload w;
+
+	assert_int_equal(bench_workload_init_mix(&w, ok, 3), 0);
+	assert_int_equal(w.nscripts, 3);
+	assert_int_equal(w.total_weight, 12);
+	assert_int_equal(w.scripts[0].weight, 9);
+	assert_string_equal(w.scripts[1].name, "tpcb");
+	assert_string_equal(w.scripts[1].file, "<tpcb>");
+	assert_string_equal(w.data->name, "pgbench");
+	assert_int_equal(w.checks, 0);
+	assert_non_null(strstr(w.unchecked, "a mix of scripts"));
+	bench_workload_release(&w);
+	error_set_program("test", 2);
+	assert_int_equal(bench_workload_init_mix(&w, two, 2), -1);
+	bench_workload_release(&w);
+	assert_int_equal(bench_workload_init_mix(&w, fixed, 2), -1);
+	bench_workload_release(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_sql_and_set),
 		cmocka_unit_test(test_expressions),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_sleep),
+		cmocka_unit_test(test_random_functions),
 		cmocka_unit_test(test_prng_bounds),
 		cmocka_unit_test(test_builtin_workloads_parse),
+		cmocka_unit_test(test_mix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
