@@ -35,6 +35,22 @@ static int claims_shown(const struct gate *g)
 	return g->nr_res > 0;
 }
 
+/* Does every bound of g (a threshold that asks "not slower than X") that
+ * passed have its whole interval on its good side, so that "not slower"
+ * is shown and not merely "not shown slower"? */
+static int bounds_shown(const struct gate *g)
+{
+	for (size_t i = 0; i < g->nr_res; i++) {
+		const struct gate_result *r = &g->res[i];
+		if (gate_is_claim(r->th))
+			continue;
+		if (r->th->kind == GATE_LATENCY ? !(r->hi <= r->th->value) :
+		    !(r->lo >= r->th->value))
+			return 0;
+	}
+	return 1;
+}
+
 void gate_verdict_of(const struct gate *g, struct gate_verdict *v)
 {
 	struct strbuf why = STRBUF_INIT;
@@ -65,6 +81,7 @@ void gate_verdict_of(const struct gate *g, struct gate_verdict *v)
 		strbuf_addstr(&why, g->verdict_reason ? g->verdict_reason : "");
 	}
 	v->claims_shown = !v->ruled_out && claims_shown(g);
+	v->bounds_shown = !v->ruled_out && bounds_shown(g);
 	v->why = strbuf_detach(&why, NULL);
 }
 
@@ -102,7 +119,7 @@ const char *gate_verdict_word(const struct gate_verdict *v)
 		return "undecided";
 	if (v->status == GATE_FAIL)
 		return "not shown faster";
-	return v->claims_shown ? "faster" : "not slower";
+	return v->claims_shown ? "faster" : v->bounds_shown ? "not slower" : "not shown slower";
 }
 
 int gate_verdict_say(const char *path, FILE *fp)
@@ -125,6 +142,7 @@ const char *gate_verdict_headline(const struct gate_verdict *v)
 {
 	static const char *const words[][2] = {
 		{ "faster", "FASTER" }, { "not slower", "NOT SLOWER" },
+		{ "not shown slower", "NOT SHOWN SLOWER" },
 		{ "not shown faster", "NOT SHOWN FASTER" }, { "slower", "SLOWER" },
 		{ "failed", "FAILED" }, { "undecided", "UNDECIDED" },
 		{ "error", "COULD NOT MEASURE" },
@@ -144,7 +162,7 @@ void gate_verdict_clear(struct gate_verdict *v)
 	v->ruled_out = 1;
 	v->broken = v->slower = 0;
 	v->unmeasured = 1;
-	v->claims_shown = 0;
+	v->claims_shown = v->bounds_shown = 0;
 }
 
 int gate_speedup(const struct gate *g, const char *wl, enum gate_kind kind, double *est,

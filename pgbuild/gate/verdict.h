@@ -41,13 +41,20 @@ struct gate_verdict {
 	int unmeasured;           /*   the gate could not measure (error) */
 	int claims_shown;         /* every threshold was a claim of
 				     improvement, and each passed: "faster";
-				     0 with status pass means "not slower"
-				     (some threshold asked only that) */
+				     0 with status pass: some threshold was
+				     a bound ("not slower than X"), and: */
+	int bounds_shown;         /*   each bound's whole interval lies on
+				     its good side (lower end >= X; latency:
+				     upper end <= X): "not slower", shown;
+				     0: some bound passed only because its
+				     interval reaches both sides, i.e. a
+				     loss was not shown, nor excluded: "not
+				     shown slower" */
 	char *why;                /* one sentence (owned): why it is ruled
 				     out, else the gate's own reason */
 };
 
-#define GATE_VERDICT_INIT { GATE_ERROR, 1, 0, 0, 1, 0, NULL }
+#define GATE_VERDICT_INIT { GATE_ERROR, 1, 0, 0, 1, 0, 0, NULL }
 
 /* The verdict of a decided (or stopped) gate g. */
 void gate_verdict_of(const struct gate *g, struct gate_verdict *v);
@@ -61,15 +68,18 @@ void gate_verdict_of(const struct gate *g, struct gate_verdict *v);
 int gate_load(const char *path, struct gate *g, struct gate_verdict *v, struct strbuf *err);
 
 /* What the verdict says, in a few words for tables: "faster" (every claim
- * of improvement shown), "not slower" (only bounds asked, and met), "not
- * shown faster" (a claim missed, nothing worse shown), "slower" (a bound
- * failed), "failed" (suite or correctness), "undecided", "error". */
+ * of improvement shown), "not slower" (a bound asked, and every bound's
+ * whole interval on its good side), "not shown slower" (a bound passed
+ * with an interval reaching below it: no loss shown, none excluded
+ * either), "not shown faster" (a claim missed, nothing worse shown),
+ * "slower" (a bound failed), "failed" (suite or correctness),
+ * "undecided", "error". */
 const char *gate_verdict_word(const struct gate_verdict *v);
 
 void gate_verdict_clear(struct gate_verdict *v);
 
 /* The verdict's headline, upper case, for the first line of a report:
- * "FASTER", "NOT SLOWER", "NOT SHOWN FASTER", "SLOWER", "FAILED",
+ * "FASTER", "NOT SLOWER", "NOT SHOWN SLOWER", "NOT SHOWN FASTER", "SLOWER", "FAILED",
  * "UNDECIDED", "COULD NOT MEASURE" (static). */
 const char *gate_verdict_headline(const struct gate_verdict *v);
 

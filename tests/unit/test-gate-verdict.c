@@ -83,6 +83,16 @@ static void test_rule(void **state)
 	assert_false(v.claims_shown);
 	assert_string_equal(gate_verdict_word(&v), "not slower");
 
+	/* a bound met only because its interval reaches both sides (an A/A
+	 * gate, 10% noise): the gate passes, but no loss is excluded: "not
+	 * shown slower", never "not slower" */
+	verdict_of("select-only>=1.00", 1.00, 0.10, NULL, &v);
+	assert_int_equal(v.status, GATE_PASS);
+	assert_false(v.ruled_out);
+	assert_false(v.bounds_shown);
+	assert_string_equal(gate_verdict_word(&v), "not shown slower");
+	assert_string_equal(gate_verdict_headline(&v), "NOT SHOWN SLOWER");
+
 	/* a claim missed: a fail that rules nothing out */
 	verdict_of("select-only>=1.05", 1.00, 0.01, NULL, &v);
 	assert_int_equal(v.status, GATE_FAIL);
