@@ -169,6 +169,7 @@ int gate_speedup(const struct gate *g, const char *wl, enum gate_kind kind, doub
 		 double *lo, double *hi, const char **note)
 {
 	const struct gate_workload *w = NULL;
+	struct stats_ratio ratio;
 	const struct stats_ratio *r = NULL;
 
 	*est = *lo = *hi = NAN;
@@ -179,10 +180,12 @@ int gate_speedup(const struct gate *g, const char *wl, enum gate_kind kind, doub
 			w = &g->wl[i];
 	if (!w)
 		return -1;
-	if (kind == GATE_TPS)
-		r = &w->tps;
-	else if (kind == GATE_SERVER_CPU)
-		r = &w->cpu;
+	if (kind == GATE_TPS || kind == GATE_SERVER_CPU) {
+		/* the interval the verdict is decided on (--pairs auto: the
+		 * confidence sequence) */
+		gate_ratio_of(g, w, kind, &ratio);
+		r = &ratio;
+	}
 	if (r) {
 		*est = r->estimate;
 		*lo = r->ok ? r->lo : NAN;
@@ -204,7 +207,8 @@ static void find_ratio(struct strbuf *out, const char *what, const char *better,
 		       const char *worse, const struct stats_ratio *r)
 {
 	strbuf_addf(out, "%s ", what);
-	if (!r->ok || !isfinite(r->lo) || !isfinite(r->hi)) {
+	/* an end may be infinite: a confidence sequence unbounded on that side */
+	if (!r->ok || isnan(r->lo) || isnan(r->hi)) {
 		strbuf_addf(out, "%.3f (no interval)", r->estimate);
 		return;
 	}
@@ -246,13 +250,17 @@ void gate_findings(const struct gate *g, struct strbuf *out)
 	for (size_t i = 0; i < g->nr_wl; i++) {
 		const struct gate_workload *w = &g->wl[i];
 		size_t start = out->len;
+		struct stats_ratio r;
 		strbuf_addf(out, "%s: ", w->name);
 		if (w->valid_pairs) {
-			find_ratio(out, "tps", "faster", "slower", &w->tps);
+			/* the interval the verdict reads: with --pairs auto the
+			 * confidence sequence, not the fixed interval */
+			gate_ratio_of(g, w, GATE_TPS, &r);
+			find_ratio(out, "tps", "faster", "slower", &r);
 			if (w->cpu.n) {
 				strbuf_addstr(out, "; ");
-				find_ratio(out, "server CPU per transaction", "lower", "higher",
-					   &w->cpu);
+				gate_ratio_of(g, w, GATE_SERVER_CPU, &r);
+				find_ratio(out, "server CPU per transaction", "lower", "higher", &r);
 			}
 		}
 		if (w->cycles == INSTR_OK && w->cyc_a.estimate > 0 && w->cyc_b.estimate > 0) {

@@ -90,7 +90,8 @@ int gate_verdict_say(const char *path, FILE *fp);
 
 /*
  * What g found, one sentence per workload, each on its own line (appended
- * to out), then the regression suite's:
+ * to out), then the regression suite's (speed ratios on gate_ratio_of's
+ * interval: with --pairs auto the confidence sequence):
  *   "select-only: tps no significant difference, 1.046 [0.880, 1.838];
  *    server CPU per transaction 4.1% lower [1.2%, 7.0%]; cycles estimate
  *    2.8% lower, beyond the 0.62% layout floor"
@@ -104,7 +105,8 @@ void gate_findings(const struct gate *g, struct strbuf *out);
 
 /*
  * The speedup of B over A that g measured for workload wl, of a kind of
- * figure (GATE_TPS: B/A, GATE_SERVER_CPU: A/B, with their interval;
+ * figure (GATE_TPS: B/A, GATE_SERVER_CPU: A/B, with the interval the
+ * verdict reads, gate_ratio_of: --pairs auto's confidence sequence;
  * GATE_INSTRUCTIONS, GATE_CYCLES: A/B, lo = hi = the estimate: one number
  * per build; GATE_LATENCY has none here).  0, or -1 when g has no such
  * figure (*note, when not NULL, then says why if the gate recorded it).

@@ -40,10 +40,12 @@ static void paired_figure(struct optimize_figure *f, double stock, double build,
 	f->hi = r->ok ? r->hi : NAN;
 }
 
-/* The five figures of one gate workload. */
-static void fill_workload(struct optimize_wl *o, const struct gate_workload *w)
+/* The five figures of one gate workload of g (tps and server CPU on the
+ * interval the verdict reads: --pairs auto's confidence sequence). */
+static void fill_workload(struct optimize_wl *o, const struct gate *g, const struct gate_workload *w)
 {
 	int cyc = w->cycles == INSTR_OK;
+	struct stats_ratio r;
 
 	for (int k = 0; k < OM_NR; k++)
 		cost_figure(&o->f[k], NAN, NAN);
@@ -59,10 +61,14 @@ static void fill_workload(struct optimize_wl *o, const struct gate_workload *w)
 	/* the resolution the gate decided at: stock's layout floor, if any */
 	o->f[OM_CYCLES].floor = cyc ? w->cycles_res.value : 0;
 	o->f[OM_INSTRUCTIONS].floor = w->instr == INSTR_OK ? w->instr_res.value : 0;
-	if (w->valid_pairs > 0)
-		paired_figure(&o->f[OM_TPS], w->tps_a_median, w->tps_b_median, &w->tps);
-	if (w->cpu.n > 0)
-		paired_figure(&o->f[OM_CPU], w->cpu_a_median, w->cpu_b_median, &w->cpu);
+	if (w->valid_pairs > 0) {
+		gate_ratio_of(g, w, GATE_TPS, &r);
+		paired_figure(&o->f[OM_TPS], w->tps_a_median, w->tps_b_median, &r);
+	}
+	if (w->cpu.n > 0) {
+		gate_ratio_of(g, w, GATE_SERVER_CPU, &r);
+		paired_figure(&o->f[OM_CPU], w->cpu_a_median, w->cpu_b_median, &r);
+	}
 }
 
 void optimize_measure_of(struct optimize_measure *m, const struct gate *g)
@@ -71,7 +77,7 @@ void optimize_measure_of(struct optimize_measure *m, const struct gate *g)
 	m->wl = xcalloc(g->nr_wl ? g->nr_wl : 1, sizeof(*m->wl));
 	for (size_t i = 0; i < g->nr_wl; i++) {
 		m->wl[i].name = xstrdup(g->wl[i].name);
-		fill_workload(&m->wl[i], &g->wl[i]);
+		fill_workload(&m->wl[i], g, &g->wl[i]);
 		for (size_t k = 0; k < g->nr_res; k++)
 			if (g->res[k].th->kind == GATE_TPS && g->res[k].status == GATE_UNDECIDED &&
 			    !strcmp(g->res[k].workload, g->wl[i].name))

@@ -245,6 +245,51 @@ static void test_best_across_compilers(void **state)
 	strbuf_release(&why);
 }
 
+/*
+ * --pairs auto: 8 pairs 5% faster at 1% noise.  The fixed-sample interval
+ * of those pairs excludes 1, but pairs added until an interval says
+ * something make that interval invalid; the confidence sequence the
+ * verdict reads is unbounded before 10 pairs, so the gate is undecided.
+ * The findings, the speedup tune and sensitivity read, and optimize's tps
+ * figure must say what the verdict says: no significant difference, a
+ * lower end below 1 (they read the fixed interval and said "faster").
+ */
+static void test_sequential_figures(void **state)
+{
+	struct gate g;
+	struct gate_verdict v = GATE_VERDICT_INIT;
+	struct strbuf f = STRBUF_INIT;
+	struct optimize_measure m;
+	double est, lo, hi;
+	(void)state;
+
+	synth_gate(&g, "select-only>=1.02");
+	synth_rng = 42;
+	synth_pairs(&g, "select-only", 8, 1.05, 0.01, 1);
+	g.sequential = 1;
+	gate_analyse(&g);
+	assert_true(g.wl[0].tps.ok && g.wl[0].tps.lo > 1);   /* the fixed interval */
+	gate_decide(&g);
+	gate_verdict_of(&g, &v);
+	assert_int_equal(v.status, GATE_UNDECIDED);
+	gate_findings(&g, &f);
+	assert_null(strstr(f.buf, "tps faster"));
+	assert_non_null(strstr(f.buf, "tps no significant difference"));
+	assert_int_equal(gate_speedup(&g, "select-only", GATE_TPS, &est, &lo, &hi, NULL), 0);
+	assert_true(est > 1.03 && lo < 1 && hi > 1);
+	optimize_measure_of(&m, &g);
+	assert_true(optimize_measure_get(&m, "select-only", OM_TPS)->lo < 1);
+	optimize_measure_clear(&m);
+	/* the same pairs in a fixed-pairs gate: decided on the fixed interval */
+	g.sequential = 0;
+	strbuf_reset(&f);
+	gate_findings(&g, &f);
+	assert_non_null(strstr(f.buf, "tps faster"));
+	strbuf_release(&f);
+	gate_verdict_clear(&v);
+	gate_clear(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_optimize_drops_ruled_out),
 		cmocka_unit_test(test_best_across_compilers),
+		cmocka_unit_test(test_sequential_figures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
