@@ -26,6 +26,7 @@
 #include "pgbuild/gate/verdict.h"
 #include "pgbuild/optimize/optimize.h"
 #include "pgbuild/pgbuild.h"
+#include "pgbuild/report/report.h"
 
 #include "tests/unit/fixture.h"
 #include "tests/unit/gate-synth.h"
@@ -280,6 +281,19 @@ static void test_sequential_figures(void **state)
 	optimize_measure_of(&m, &g);
 	assert_true(optimize_measure_get(&m, "select-only", OM_TPS)->lo < 1);
 	optimize_measure_clear(&m);
+	/* the report's table shows the sequence, not the fixed interval */
+	{
+		char fixed[64], *text = NULL;
+		size_t len = 0;
+		FILE *fp = open_memstream(&text, &len);
+		assert_non_null(fp);
+		snprintf(fixed, sizeof(fixed), "[%.4f, %.4f]", g.wl[0].tps.lo, g.wl[0].tps.hi);
+		report_gate_terminal(&g, NULL, NULL, fp);
+		fclose(fp);
+		assert_null(strstr(text, fixed));
+		assert_non_null(strstr(text, "[0.0000, inf]"));
+		free(text);
+	}
 	/* the same pairs in a fixed-pairs gate: decided on the fixed interval */
 	g.sequential = 0;
 	strbuf_reset(&f);
