@@ -186,7 +186,9 @@ static int decide_workload(const struct optimize_measure *s, size_t i,
 		return 0;
 	}
 	added = optimize_added(f, p);
-	if (sample && added <= 1.0 + res) {
+	/* the gate's relative interval (gate/expr.c decide_point): beyond 1
+	 * when added x (1 - res) > 1 */
+	if (sample && added * (1 - res) <= 1.0) {
 		strbuf_addf(reason, "%s (%s): cycles estimate %.4fx of stock, %.4fx of %s "
 			    "(not faster than %s at the resolution, %.1f%%)", wl, sample, f->total,
 			    added, parent_name, parent_name, res * 100);
@@ -235,7 +237,7 @@ static int decide_suite(const struct optimize_measure *s, const struct optimize_
 				    "floor", wl);
 			return 0;
 		}
-		if (added < 1.0 - res) {
+		if (added * (1 + res) < 1.0) {
 			strbuf_addf(reason, "%s (held-out): cycles estimate %.4fx of %s, significantly "
 				    "slower (beyond the %.2f%% resolution)", wl, added, parent_name,
 				    res * 100);
@@ -247,7 +249,7 @@ static int decide_suite(const struct optimize_measure *s, const struct optimize_
 	}
 	gm = exp(logsum / (double)n);
 	rm = ressum / (double)n;
-	if (gm <= 1.0 + rm) {
+	if (gm * (1 - rm) <= 1.0) {
 		strbuf_addf(reason, "held out: cycles estimate %.4fx of %s as the geometric mean of "
 			    "%zu workload%s, not beyond their mean resolution %.2f%%", gm, parent_name,
 			    n, n == 1 ? "" : "s", rm * 100);
@@ -358,5 +360,5 @@ int optimize_beats(const struct optimize_measure *a, const struct strvec *a_in,
 	ratio = exp(sum / (double)n);
 	strbuf_addf(why, "%.4fx on %zu workload%s held out for both (resolution %.2f%%)", ratio, n,
 		    n == 1 ? "" : "s", res * 100);
-	return ratio > 1.0 + res;
+	return ratio * (1 - res) > 1.0;
 }
