@@ -26,7 +26,8 @@
  * (gate_resolution, set by the command from noise/floor.h's rule:
  * max(repeat, 1.96 x sqrt(a^2 + b^2)), a and b the 95% chi-square upper
  * bounds of the baseline's and the candidate's layout SDs, built for a
- * one-sided false-keep rate of 2.5%; the repeat resolution,
+ * one-sided false-keep rate of 2.5% (z the quantile of (1 + conf) / 2 at
+ * another --confidence, as the tps claims'); the repeat resolution,
  * GATE_INSTR_RESOLUTION 0.01% and CYCLES_RESOLUTION 0.1%, only with
  * --noise none), each result carrying its own:
  *   - a claim (the item asks for an improvement: ratio > 1 for speed, < 1 for
