@@ -473,6 +473,8 @@ static int apply_noise_floor(const struct gate_opts *o, struct gate *g, const ch
 		*why = "the --noise floor cannot be used";
 		return PGBUILD_EXIT_ERROR;
 	}
+	/* the rule at the gate's confidence, as its tps claims */
+	f.z = noise_floor_z_at(g->conf);
 	g->noise_state = xstrdup(noise_floor_state_name(f.state));
 	g->noise_note = xstrdup(f.note);
 	for (size_t i = 0; i < g->nr_wl; i++) {

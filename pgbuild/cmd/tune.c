@@ -2,6 +2,7 @@
  * cmd/tune.c - `pgbuild tune`: its options and their checks; the search
  * and its evaluations are tune/tuner.h's.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -436,10 +437,16 @@ static int apply_noise_floor(struct tune_opts *o, struct tune_params *p)
 				"no layout floor (no --baseline: tune builds stock itself)");
 	p->resolution = tune_resolution(&f, o->workload, metric, &o->resolution_source);
 	/* the held-out workloads' own resolutions (mixed's floor is several
-	 * times select-only's) */
+	 * times select-only's); without a floor NAN: their verdict is
+	 * undecided, never decided at the repeat resolution (the search
+	 * above still needs a number, said in its source) */
 	o->held_res = xcalloc(o->held_out.nr + 1, sizeof(*o->held_res));
-	for (size_t i = 0; i < o->held_out.nr; i++)
-		o->held_res[i] = tune_resolution(&f, o->held_out.v[i], metric, NULL);
+	for (size_t i = 0; i < o->held_out.nr; i++) {
+		char *src = NULL;
+		if (noise_floors_resolution(&f, o->held_out.v[i], metric, &o->held_res[i], &src) < 0)
+			o->held_res[i] = NAN;
+		free(src);
+	}
 	noise_floors_release(&f);
 	return 0;
 }

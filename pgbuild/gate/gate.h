@@ -26,7 +26,8 @@
  * (gate_resolution, set by the command from noise/floor.h's rule:
  * max(repeat, 1.96 x sqrt(a^2 + b^2)), a and b the 95% chi-square upper
  * bounds of the baseline's and the candidate's layout SDs, built for a
- * one-sided false-keep rate of 2.5%; the repeat resolution,
+ * one-sided false-keep rate of 2.5% (z the quantile of (1 + conf) / 2 at
+ * another --confidence, as the tps claims'); the repeat resolution,
  * GATE_INSTR_RESOLUTION 0.01% and CYCLES_RESOLUTION 0.1%, only with
  * --noise none), each result carrying its own:
  *   - a claim (the item asks for an improvement: ratio > 1 for speed, < 1 for
@@ -318,6 +319,17 @@ void gate_cycles_describe(const struct gate_workload *w, struct strbuf *sb);
  */
 void gate_decide_sequential(const struct gate *g, struct gate_result *res,
 			    const struct gate_workload *w);
+/*
+ * The interval of w's speed ratio of kind (GATE_TPS: B/A, GATE_SERVER_CPU:
+ * A/B) that the gate's verdict is decided on, into out: the fixed-sample
+ * one (w->tps, w->cpu), or with --pairs auto the confidence sequence
+ * (seqgate.c), since the fixed interval of pairs added until it said
+ * something is not valid (the peeking the sequence exists to avoid); a
+ * sequence that ended inconsistent has no interval ([0, inf]).  What every
+ * figure that says faster or slower reads: findings, gate_speedup.
+ */
+void gate_ratio_of(const struct gate *g, const struct gate_workload *w, enum gate_kind kind,
+		   struct stats_ratio *out);
 /* Is any result of the last gate_decide() undecided? */
 int gate_any_undecided(const struct gate *g);
 /* Apply thresholds and the regress/correctness rules; returns the exit code. */

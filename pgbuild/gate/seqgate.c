@@ -144,6 +144,33 @@ void gate_decide_sequential(const struct gate *g, struct gate_result *res,
 	res->message = describe(g, t, res, &cs, dec, short_of_estimate);
 }
 
+void gate_ratio_of(const struct gate *g, const struct gate_workload *w, enum gate_kind kind,
+		   struct stats_ratio *out)
+{
+	const struct stats_ratio *fixed = kind == GATE_SERVER_CPU ? &w->cpu : &w->tps;
+	struct gate_threshold t = { .kind = kind == GATE_SERVER_CPU ? GATE_SERVER_CPU : GATE_TPS };
+	struct seq_cs cs;
+	size_t n;
+	double *d;
+
+	*out = *fixed;
+	if (!g->sequential)
+		return;
+	d = log_ratios(w, &t, &n);
+	if (seq_cs_compute(d, n, 1 - g->conf, SEQ_RHO, &cs) == 0 && cs.n) {
+		out->n = cs.n;
+		out->estimate = exp(cs.mean);
+		out->lo = cs.inconsistent ? 0 : exp(cs.lo);
+		out->hi = cs.inconsistent ? INFINITY : exp(cs.hi);
+		out->conf = g->conf;
+		out->ok = 1;
+	} else {
+		out->ok = 0;
+		out->lo = out->hi = NAN;
+	}
+	free(d);
+}
+
 int gate_any_undecided(const struct gate *g)
 {
 	for (size_t i = 0; i < g->nr_res; i++)

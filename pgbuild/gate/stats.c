@@ -251,13 +251,34 @@ static uint64_t rng_next(uint64_t *s)
 	return *s * UINT64_C(2685821657736338717);
 }
 
+/*
+ * The sign test's distribution-free interval for the median of n values:
+ * [x_(k), x_(n+1-k)] with k the largest such that P(Bin(n, 1/2) <= k - 1)
+ * <= (1 - conf) / 2.  Returns k, 0 when n is too small for any.
+ */
+static size_t sign_interval_rank(size_t n, double conf)
+{
+	double tail = (1 - conf) / 2, c = 0;
+	size_t k = 0;
+	for (size_t j = 0; j <= n; j++) {
+		double p = exp(lgamma((double)n + 1) - lgamma((double)j + 1) -
+			       lgamma((double)(n - j) + 1) - (double)n * M_LN2);
+		if (c + p > tail + 1e-12)
+			break;
+		c += p;
+		k = j + 1;
+	}
+	return k;
+}
+
 int stats_bootstrap_median(const double *d, size_t n, double conf,
 			   unsigned rounds, uint64_t seed,
 			   double *est, double *lo, double *hi)
 {
-	double *meds, *sample;
+	double *meds, *sample, *sorted;
 	uint64_t s = seed ? seed : UINT64_C(0x9e3779b97f4a7c15);
-	if (n < 2 || rounds < 10)
+	size_t k = sign_interval_rank(n, conf);
+	if (n < 2 || rounds < 10 || k == 0)
 		return -1;
 	meds = xmalloc(sizeof(*meds) * rounds);
 	sample = xmalloc(sizeof(*sample) * n);
@@ -270,6 +291,13 @@ int stats_bootstrap_median(const double *d, size_t n, double conf,
 	*est = stats_median(d, n);
 	*lo = stats_quantile(meds, rounds, (1 - conf) / 2);
 	*hi = stats_quantile(meds, rounds, 1 - (1 - conf) / 2);
+	/* never narrower than the sign test's exact interval: the percentile
+	 * bootstrap of a median undercovers with few pairs (one-sided 6.5%
+	 * instead of 2.5% at 7 pairs, 3-3.7% up to 30; test-gate-stats) */
+	sorted = sorted_copy(d, n);
+	*lo = fmin(*lo, sorted[k - 1]);
+	*hi = fmax(*hi, sorted[n - k]);
+	free(sorted);
 	free(sample);
 	free(meds);
 	return 0;

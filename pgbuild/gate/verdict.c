@@ -35,6 +35,22 @@ static int claims_shown(const struct gate *g)
 	return g->nr_res > 0;
 }
 
+/* Does every bound of g (a threshold that asks "not slower than X") that
+ * passed have its whole interval on its good side, so that "not slower"
+ * is shown and not merely "not shown slower"? */
+static int bounds_shown(const struct gate *g)
+{
+	for (size_t i = 0; i < g->nr_res; i++) {
+		const struct gate_result *r = &g->res[i];
+		if (gate_is_claim(r->th))
+			continue;
+		if (r->th->kind == GATE_LATENCY ? !(r->hi <= r->th->value) :
+		    !(r->lo >= r->th->value))
+			return 0;
+	}
+	return 1;
+}
+
 void gate_verdict_of(const struct gate *g, struct gate_verdict *v)
 {
 	struct strbuf why = STRBUF_INIT;
@@ -65,6 +81,7 @@ void gate_verdict_of(const struct gate *g, struct gate_verdict *v)
 		strbuf_addstr(&why, g->verdict_reason ? g->verdict_reason : "");
 	}
 	v->claims_shown = !v->ruled_out && claims_shown(g);
+	v->bounds_shown = !v->ruled_out && bounds_shown(g);
 	v->why = strbuf_detach(&why, NULL);
 }
 
@@ -102,7 +119,7 @@ const char *gate_verdict_word(const struct gate_verdict *v)
 		return "undecided";
 	if (v->status == GATE_FAIL)
 		return "not shown faster";
-	return v->claims_shown ? "faster" : "not slower";
+	return v->claims_shown ? "faster" : v->bounds_shown ? "not slower" : "not shown slower";
 }
 
 int gate_verdict_say(const char *path, FILE *fp)
@@ -125,6 +142,7 @@ const char *gate_verdict_headline(const struct gate_verdict *v)
 {
 	static const char *const words[][2] = {
 		{ "faster", "FASTER" }, { "not slower", "NOT SLOWER" },
+		{ "not shown slower", "NOT SHOWN SLOWER" },
 		{ "not shown faster", "NOT SHOWN FASTER" }, { "slower", "SLOWER" },
 		{ "failed", "FAILED" }, { "undecided", "UNDECIDED" },
 		{ "error", "COULD NOT MEASURE" },
@@ -144,13 +162,14 @@ void gate_verdict_clear(struct gate_verdict *v)
 	v->ruled_out = 1;
 	v->broken = v->slower = 0;
 	v->unmeasured = 1;
-	v->claims_shown = 0;
+	v->claims_shown = v->bounds_shown = 0;
 }
 
 int gate_speedup(const struct gate *g, const char *wl, enum gate_kind kind, double *est,
 		 double *lo, double *hi, const char **note)
 {
 	const struct gate_workload *w = NULL;
+	struct stats_ratio ratio;
 	const struct stats_ratio *r = NULL;
 
 	*est = *lo = *hi = NAN;
@@ -161,10 +180,12 @@ int gate_speedup(const struct gate *g, const char *wl, enum gate_kind kind, doub
 			w = &g->wl[i];
 	if (!w)
 		return -1;
-	if (kind == GATE_TPS)
-		r = &w->tps;
-	else if (kind == GATE_SERVER_CPU)
-		r = &w->cpu;
+	if (kind == GATE_TPS || kind == GATE_SERVER_CPU) {
+		/* the interval the verdict is decided on (--pairs auto: the
+		 * confidence sequence) */
+		gate_ratio_of(g, w, kind, &ratio);
+		r = &ratio;
+	}
 	if (r) {
 		*est = r->estimate;
 		*lo = r->ok ? r->lo : NAN;
@@ -186,7 +207,8 @@ static void find_ratio(struct strbuf *out, const char *what, const char *better,
 		       const char *worse, const struct stats_ratio *r)
 {
 	strbuf_addf(out, "%s ", what);
-	if (!r->ok || !isfinite(r->lo) || !isfinite(r->hi)) {
+	/* an end may be infinite: a confidence sequence unbounded on that side */
+	if (!r->ok || isnan(r->lo) || isnan(r->hi)) {
 		strbuf_addf(out, "%.3f (no interval)", r->estimate);
 		return;
 	}
@@ -228,13 +250,17 @@ void gate_findings(const struct gate *g, struct strbuf *out)
 	for (size_t i = 0; i < g->nr_wl; i++) {
 		const struct gate_workload *w = &g->wl[i];
 		size_t start = out->len;
+		struct stats_ratio r;
 		strbuf_addf(out, "%s: ", w->name);
 		if (w->valid_pairs) {
-			find_ratio(out, "tps", "faster", "slower", &w->tps);
+			/* the interval the verdict reads: with --pairs auto the
+			 * confidence sequence, not the fixed interval */
+			gate_ratio_of(g, w, GATE_TPS, &r);
+			find_ratio(out, "tps", "faster", "slower", &r);
 			if (w->cpu.n) {
 				strbuf_addstr(out, "; ");
-				find_ratio(out, "server CPU per transaction", "lower", "higher",
-					   &w->cpu);
+				gate_ratio_of(g, w, GATE_SERVER_CPU, &r);
+				find_ratio(out, "server CPU per transaction", "lower", "higher", &r);
 			}
 		}
 		if (w->cycles == INSTR_OK && w->cyc_a.estimate > 0 && w->cyc_b.estimate > 0) {

@@ -41,13 +41,20 @@ struct gate_verdict {
 	int unmeasured;           /*   the gate could not measure (error) */
 	int claims_shown;         /* every threshold was a claim of
 				     improvement, and each passed: "faster";
-				     0 with status pass means "not slower"
-				     (some threshold asked only that) */
+				     0 with status pass: some threshold was
+				     a bound ("not slower than X"), and: */
+	int bounds_shown;         /*   each bound's whole interval lies on
+				     its good side (lower end >= X; latency:
+				     upper end <= X): "not slower", shown;
+				     0: some bound passed only because its
+				     interval reaches both sides, i.e. a
+				     loss was not shown, nor excluded: "not
+				     shown slower" */
 	char *why;                /* one sentence (owned): why it is ruled
 				     out, else the gate's own reason */
 };
 
-#define GATE_VERDICT_INIT { GATE_ERROR, 1, 0, 0, 1, 0, NULL }
+#define GATE_VERDICT_INIT { GATE_ERROR, 1, 0, 0, 1, 0, 0, NULL }
 
 /* The verdict of a decided (or stopped) gate g. */
 void gate_verdict_of(const struct gate *g, struct gate_verdict *v);
@@ -61,15 +68,18 @@ void gate_verdict_of(const struct gate *g, struct gate_verdict *v);
 int gate_load(const char *path, struct gate *g, struct gate_verdict *v, struct strbuf *err);
 
 /* What the verdict says, in a few words for tables: "faster" (every claim
- * of improvement shown), "not slower" (only bounds asked, and met), "not
- * shown faster" (a claim missed, nothing worse shown), "slower" (a bound
- * failed), "failed" (suite or correctness), "undecided", "error". */
+ * of improvement shown), "not slower" (a bound asked, and every bound's
+ * whole interval on its good side), "not shown slower" (a bound passed
+ * with an interval reaching below it: no loss shown, none excluded
+ * either), "not shown faster" (a claim missed, nothing worse shown),
+ * "slower" (a bound failed), "failed" (suite or correctness),
+ * "undecided", "error". */
 const char *gate_verdict_word(const struct gate_verdict *v);
 
 void gate_verdict_clear(struct gate_verdict *v);
 
 /* The verdict's headline, upper case, for the first line of a report:
- * "FASTER", "NOT SLOWER", "NOT SHOWN FASTER", "SLOWER", "FAILED",
+ * "FASTER", "NOT SLOWER", "NOT SHOWN SLOWER", "NOT SHOWN FASTER", "SLOWER", "FAILED",
  * "UNDECIDED", "COULD NOT MEASURE" (static). */
 const char *gate_verdict_headline(const struct gate_verdict *v);
 
@@ -80,7 +90,8 @@ int gate_verdict_say(const char *path, FILE *fp);
 
 /*
  * What g found, one sentence per workload, each on its own line (appended
- * to out), then the regression suite's:
+ * to out), then the regression suite's (speed ratios on gate_ratio_of's
+ * interval: with --pairs auto the confidence sequence):
  *   "select-only: tps no significant difference, 1.046 [0.880, 1.838];
  *    server CPU per transaction 4.1% lower [1.2%, 7.0%]; cycles estimate
  *    2.8% lower, beyond the 0.62% layout floor"
@@ -94,7 +105,8 @@ void gate_findings(const struct gate *g, struct strbuf *out);
 
 /*
  * The speedup of B over A that g measured for workload wl, of a kind of
- * figure (GATE_TPS: B/A, GATE_SERVER_CPU: A/B, with their interval;
+ * figure (GATE_TPS: B/A, GATE_SERVER_CPU: A/B, with the interval the
+ * verdict reads, gate_ratio_of: --pairs auto's confidence sequence;
  * GATE_INSTRUCTIONS, GATE_CYCLES: A/B, lo = hi = the estimate: one number
  * per build; GATE_LATENCY has none here).  0, or -1 when g has no such
  * figure (*note, when not NULL, then says why if the gate recorded it).

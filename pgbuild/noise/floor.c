@@ -194,11 +194,22 @@ double noise_floor_z(void)
 	return stats_norm_quantile(1 - NOISE_FLOOR_FALSE_KEEP);
 }
 
-double noise_floor_rule(double repeat, double sd_a, int n_a, double sd_b, int n_b)
+double noise_floor_z_at(double conf)
+{
+	return stats_norm_quantile((1 + conf) / 2);
+}
+
+/* The rule at z. */
+static double rule_at(double z, double repeat, double sd_a, int n_a, double sd_b, int n_b)
 {
 	double ua = noise_floor_sd_bound(sd_a, n_a), ub = noise_floor_sd_bound(sd_b, n_b);
-	double r = noise_floor_z() * sqrt(ua * ua + ub * ub);
+	double r = z * sqrt(ua * ua + ub * ub);
 	return r > repeat ? r : repeat;
+}
+
+double noise_floor_rule(double repeat, double sd_a, int n_a, double sd_b, int n_b)
+{
+	return rule_at(noise_floor_z(), repeat, sd_a, n_a, sd_b, n_b);
 }
 
 /* ---------------- the floors of one comparison ---------------- */
@@ -288,6 +299,7 @@ int noise_floors_find(struct noise_floors *f, const char *spec, const char *base
 	int st;
 
 	memset(f, 0, sizeof(*f));
+	f->z = noise_floor_z();
 	f->baseline = baseline ? xstrdup(baseline) : NULL;
 	if (spec && !strcmp(spec, "none")) {
 		f->state = NOISE_FLOOR_NONE;
@@ -405,8 +417,9 @@ int noise_floors_resolution(const struct noise_floors *f, const char *workload,
 		return -1;
 	}
 	side_b(f, workload, metric, sd_a, &sd_b, &n_b, &b);
-	r = noise_floor_rule(repeat, sd_a, f->a.variants, sd_b, n_b);
-	strbuf_addf(&sb, "layout floor: %.2f x sqrt(a^2 + b^2), a = ", noise_floor_z());
+	r = rule_at(f->z > 0 ? f->z : noise_floor_z(), repeat, sd_a, f->a.variants, sd_b, n_b);
+	strbuf_addf(&sb, "layout floor: %.2f x sqrt(a^2 + b^2), a = ",
+		    f->z > 0 ? f->z : noise_floor_z());
 	describe_side(&sb, sd_a, f->a.variants);
 	strbuf_addf(&sb, " (%s), b = %s", f->a.file, b.buf);
 	if (r > repeat) {

@@ -162,6 +162,10 @@ double noise_floor_repeat(unsigned metric);
 double noise_floor_sd_bound(double sd, int variants);
 /* z: the normal quantile of 1 - NOISE_FLOOR_FALSE_KEEP (1.960). */
 double noise_floor_z(void);
+/* z for a gate at confidence conf: the quantile of (1 + conf) / 2, so a
+ * deterministic claim passes at the one-sided level of a tps claim at
+ * that confidence (2.576 at 99%: 0.5%, not 2.5%). */
+double noise_floor_z_at(double conf);
 /*
  * The resolution of a comparison whose builds' layout SDs are sd_a over
  * n_a variants and sd_b over n_b: max(repeat, z x sqrt(uA^2 + uB^2)), u
@@ -188,6 +192,10 @@ struct noise_floors {
 	int has_b;                    /* b is the candidate's own floor */
 	struct noise_floor b;
 	char *baseline;               /* its prefix, for the hint (owned; NULL: none given) */
+	double z;                     /* the rule's z: noise_floor_z() (a 95%
+					 gate's 1.960) unless the caller sets
+					 it for its confidence:
+					 noise_floor_z_at(conf) */
 	char *note;                   /* one line: which floors, or why none (owned) */
 };
 

@@ -401,7 +401,10 @@ extern const char *const optimize_role_names[]; /* "held-out" "trained" "chosen"
 enum optimize_role optimize_role_of(struct orun *r, int s, const char *wl);
 /* The workloads of stage s that are not held out (trained on or used to
  * choose), the set the decision's held-out test reads; the whole
- * evaluation set when what the stage was chosen on is unknown. */
+ * evaluation set when what the stage was chosen on is unknown.  What tune
+ * searched on is in-sample for the tuned stage and for every stage
+ * stacked on it (its parents: bolt on a tuned best build), whose figures
+ * of stock include the tuned policy's. */
 const struct strvec *optimize_in_sample(struct orun *r, int s);
 
 /* The measure of the stage s stacks on (NULL: stock). */

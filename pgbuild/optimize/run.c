@@ -368,6 +368,15 @@ enum optimize_role optimize_role_of(struct orun *r, int s, const char *wl)
 	return optimize_held_out(optimize_in_sample(r, s), wl) ? OR_HELD_OUT : OR_CHOSEN;
 }
 
+/* Does stage s stack (itself, or through its parents) on the tuned stage? */
+static int on_tuned(const struct orun *r, int s)
+{
+	for (int p = s, n = 0; p > OS_STOCK && p < OS_NR && n < OS_NR; p = r->s[p].parent, n++)
+		if (p == OS_TUNED)
+			return 1;
+	return 0;
+}
+
 const struct strvec *optimize_in_sample(struct orun *r, int s)
 {
 	const struct strvec *t = optimize_trained_on(r, s);
@@ -382,7 +391,9 @@ const struct strvec *optimize_in_sample(struct orun *r, int s)
 		if (workloads_has(r->o->workloads.v[i], WL_CHOSEN) &&
 		    strvec_find(in, r->o->workloads.v[i]) < 0)
 			strvec_push(in, r->o->workloads.v[i]);
-	if (s == OS_TUNED) {
+	/* the tuned policy was chosen on them, and a stage stacked on it
+	 * (bolt on the best build) carries that choice in its total */
+	if (on_tuned(r, s)) {
 		const struct strvec *c = r->tune_chosen_unknown ? &r->o->workloads : &r->tune_chosen;
 		for (size_t i = 0; i < c->nr; i++)
 			if (strvec_find(in, c->v[i]) < 0)

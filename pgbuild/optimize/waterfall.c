@@ -40,10 +40,12 @@ static void paired_figure(struct optimize_figure *f, double stock, double build,
 	f->hi = r->ok ? r->hi : NAN;
 }
 
-/* The five figures of one gate workload. */
-static void fill_workload(struct optimize_wl *o, const struct gate_workload *w)
+/* The five figures of one gate workload of g (tps and server CPU on the
+ * interval the verdict reads: --pairs auto's confidence sequence). */
+static void fill_workload(struct optimize_wl *o, const struct gate *g, const struct gate_workload *w)
 {
 	int cyc = w->cycles == INSTR_OK;
+	struct stats_ratio r;
 
 	for (int k = 0; k < OM_NR; k++)
 		cost_figure(&o->f[k], NAN, NAN);
@@ -59,10 +61,14 @@ static void fill_workload(struct optimize_wl *o, const struct gate_workload *w)
 	/* the resolution the gate decided at: stock's layout floor, if any */
 	o->f[OM_CYCLES].floor = cyc ? w->cycles_res.value : 0;
 	o->f[OM_INSTRUCTIONS].floor = w->instr == INSTR_OK ? w->instr_res.value : 0;
-	if (w->valid_pairs > 0)
-		paired_figure(&o->f[OM_TPS], w->tps_a_median, w->tps_b_median, &w->tps);
-	if (w->cpu.n > 0)
-		paired_figure(&o->f[OM_CPU], w->cpu_a_median, w->cpu_b_median, &w->cpu);
+	if (w->valid_pairs > 0) {
+		gate_ratio_of(g, w, GATE_TPS, &r);
+		paired_figure(&o->f[OM_TPS], w->tps_a_median, w->tps_b_median, &r);
+	}
+	if (w->cpu.n > 0) {
+		gate_ratio_of(g, w, GATE_SERVER_CPU, &r);
+		paired_figure(&o->f[OM_CPU], w->cpu_a_median, w->cpu_b_median, &r);
+	}
 }
 
 void optimize_measure_of(struct optimize_measure *m, const struct gate *g)
@@ -71,7 +77,7 @@ void optimize_measure_of(struct optimize_measure *m, const struct gate *g)
 	m->wl = xcalloc(g->nr_wl ? g->nr_wl : 1, sizeof(*m->wl));
 	for (size_t i = 0; i < g->nr_wl; i++) {
 		m->wl[i].name = xstrdup(g->wl[i].name);
-		fill_workload(&m->wl[i], &g->wl[i]);
+		fill_workload(&m->wl[i], g, &g->wl[i]);
 		for (size_t k = 0; k < g->nr_res; k++)
 			if (g->res[k].th->kind == GATE_TPS && g->res[k].status == GATE_UNDECIDED &&
 			    !strcmp(g->res[k].workload, g->wl[i].name))
@@ -180,7 +186,9 @@ static int decide_workload(const struct optimize_measure *s, size_t i,
 		return 0;
 	}
 	added = optimize_added(f, p);
-	if (sample && added <= 1.0 + res) {
+	/* the gate's relative interval (gate/expr.c decide_point): beyond 1
+	 * when added x (1 - res) > 1 */
+	if (sample && added * (1 - res) <= 1.0) {
 		strbuf_addf(reason, "%s (%s): cycles estimate %.4fx of stock, %.4fx of %s "
 			    "(not faster than %s at the resolution, %.1f%%)", wl, sample, f->total,
 			    added, parent_name, parent_name, res * 100);
@@ -229,7 +237,7 @@ static int decide_suite(const struct optimize_measure *s, const struct optimize_
 				    "floor", wl);
 			return 0;
 		}
-		if (added < 1.0 - res) {
+		if (added * (1 + res) < 1.0) {
 			strbuf_addf(reason, "%s (held-out): cycles estimate %.4fx of %s, significantly "
 				    "slower (beyond the %.2f%% resolution)", wl, added, parent_name,
 				    res * 100);
@@ -241,7 +249,7 @@ static int decide_suite(const struct optimize_measure *s, const struct optimize_
 	}
 	gm = exp(logsum / (double)n);
 	rm = ressum / (double)n;
-	if (gm <= 1.0 + rm) {
+	if (gm * (1 - rm) <= 1.0) {
 		strbuf_addf(reason, "held out: cycles estimate %.4fx of %s as the geometric mean of "
 			    "%zu workload%s, not beyond their mean resolution %.2f%%", gm, parent_name,
 			    n, n == 1 ? "" : "s", rm * 100);
@@ -352,5 +360,5 @@ int optimize_beats(const struct optimize_measure *a, const struct strvec *a_in,
 	ratio = exp(sum / (double)n);
 	strbuf_addf(why, "%.4fx on %zu workload%s held out for both (resolution %.2f%%)", ratio, n,
 		    n == 1 ? "" : "s", res * 100);
-	return ratio > 1.0 + res;
+	return ratio * (1 - res) > 1.0;
 }

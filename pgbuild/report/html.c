@@ -251,17 +251,23 @@ static void plot_ratios(struct strbuf *o, const struct gate *g, const struct gat
 	size_t n = pair_ratios(w, -1, r, pairs);
 	double lo = 1, hi = 1;
 	struct plot p;
+	struct stats_ratio iv;
+	int band;
 	char title[160], tip[64], lab[64];
 
 	if (!n)
 		goto out;
+	/* the interval the verdict reads (--pairs auto: the sequence, drawn
+	 * only once bounded on both sides) */
+	gate_ratio_of(g, w, GATE_TPS, &iv);
+	band = iv.ok && isfinite(iv.lo) && isfinite(iv.hi) && iv.lo > 0;
 	for (size_t i = 0; i < n; i++) {
 		lo = r[i] < lo ? r[i] : lo;
 		hi = r[i] > hi ? r[i] : hi;
 	}
-	if (w->tps.ok) {
-		lo = w->tps.lo < lo ? w->tps.lo : lo;
-		hi = w->tps.hi > hi ? w->tps.hi : hi;
+	if (band) {
+		lo = iv.lo < lo ? iv.lo : lo;
+		hi = iv.hi > hi ? iv.hi : hi;
 	}
 	for (size_t i = 0; i < g->th.nr; i++) {
 		const struct gate_threshold *t = &g->th.v[i];
@@ -279,8 +285,8 @@ static void plot_ratios(struct strbuf *o, const struct gate *g, const struct gat
 	p.y1 = hi;
 	plot_pad_range(&p.y0, &p.y1, 0.1);
 	plot_begin(&p, title, "pair", "B/A", 1);
-	if (w->tps.ok) {
-		plot_band(&p, w->tps.lo, w->tps.hi, COLOR_B);
+	if (band) {
+		plot_band(&p, iv.lo, iv.hi, COLOR_B);
 		snprintf(lab, sizeof(lab), "estimate %.4f", w->tps.estimate);
 		plot_hline(&p, w->tps.estimate, "est", lab, 2);
 	}
@@ -560,6 +566,7 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 	for (size_t i = 0; i < g->nr_wl; i++) {
 		const struct gate_workload *w = &g->wl[i];
 		char ci[64] = "";
+		struct stats_ratio iv;
 		any_instr |= w->instr != INSTR_NOT_MEASURED;
 		if (!w->nr_runs)
 			continue;
@@ -570,8 +577,10 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 		cell_num(o, w->tps_b_median, "%.0f");
 		cell_num(o, w->tps.median, "%.4f");
 		cell_num(o, w->tps.estimate, "%.4f");
-		if (w->tps.ok)
-			snprintf(ci, sizeof(ci), "[%.4f, %.4f]", w->tps.lo, w->tps.hi);
+		/* the interval the verdict reads (--pairs auto: the sequence) */
+		gate_ratio_of(g, w, GATE_TPS, &iv);
+		if (iv.ok)
+			snprintf(ci, sizeof(ci), "[%.4f, %.4f]", iv.lo, iv.hi);
 		cell_text(o, ci, "n");
 		cell_num(o, w->tps.p_two_sided, "%.3g");
 		cell_num(o, w->tps.noise_floor_pct, "%.1f%%");
@@ -582,8 +591,9 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 		cell_num(o, w->cpu_b_median, "%.2f");
 		cell_num(o, w->cpu.estimate, "%.4f");
 		ci[0] = '\0';
-		if (w->cpu.ok)
-			snprintf(ci, sizeof(ci), "[%.4f, %.4f]", w->cpu.lo, w->cpu.hi);
+		gate_ratio_of(g, w, GATE_SERVER_CPU, &iv);
+		if (iv.ok)
+			snprintf(ci, sizeof(ci), "[%.4f, %.4f]", iv.lo, iv.hi);
 		cell_text(o, ci, "n");
 		cell_text(o, w->correctness_failed ? "FAILED" : "ok", w->correctness_failed ? "fail" : "pass");
 		strbuf_addstr(o, "</tr>\n");

@@ -37,6 +37,7 @@ static void fmt_num(char *buf, size_t n, double v, const char *fmt)
 static void report_server_cpu(const struct gate *g, FILE *fp)
 {
 	char s1[32], s2[32], s3[32], s4[64], s5[32];
+	struct stats_ratio iv;
 	int any = 0;
 	for (size_t i = 0; i < g->nr_wl; i++)
 		any |= g->wl[i].cpu.n > 0;
@@ -53,8 +54,10 @@ static void report_server_cpu(const struct gate *g, FILE *fp)
 		fmt_num(s1, sizeof(s1), w->cpu_a_median, "%.2f");
 		fmt_num(s2, sizeof(s2), w->cpu_b_median, "%.2f");
 		fmt_num(s3, sizeof(s3), w->cpu.estimate, "%.4f");
-		if (w->cpu.ok)
-			snprintf(s4, sizeof(s4), "[%.4f, %.4f]", w->cpu.lo, w->cpu.hi);
+		/* the interval the verdict reads (--pairs auto: the sequence) */
+		gate_ratio_of(g, w, GATE_SERVER_CPU, &iv);
+		if (iv.ok)
+			snprintf(s4, sizeof(s4), "[%.4f, %.4f]", iv.lo, iv.hi);
 		else
 			snprintf(s4, sizeof(s4), w->cpu.n ? "(too few pairs)" : "(not measured)");
 		fmt_num(s5, sizeof(s5), w->cpu.noise_floor_pct, "%.1f%%");
@@ -172,6 +175,7 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 	int any_instr = 0, any_runs = 0;
 	char ci_head[48];
 	char s1[32], s2[32], s3[32], s4[64], s5[32], s6[32], s7[32], s8[32], s9[32];
+	struct stats_ratio iv;
 
 	{
 		/* what was found first: the verdict in words, one sentence per
@@ -217,8 +221,10 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 		fmt_num(s2, sizeof(s2), w->tps_b_median, "%.0f");
 		fmt_num(s9, sizeof(s9), w->tps.median, "%.4f");
 		fmt_num(s3, sizeof(s3), w->tps.estimate, "%.4f");
-		if (w->tps.ok)
-			snprintf(s4, sizeof(s4), "[%.4f, %.4f]", w->tps.lo, w->tps.hi);
+		/* the interval the verdict reads (--pairs auto: the sequence) */
+		gate_ratio_of(g, w, GATE_TPS, &iv);
+		if (iv.ok)
+			snprintf(s4, sizeof(s4), "[%.4f, %.4f]", iv.lo, iv.hi);
 		else
 			snprintf(s4, sizeof(s4), "(too few pairs)");
 		fmt_num(s5, sizeof(s5), w->lat_a_median[p99], "%.3f");

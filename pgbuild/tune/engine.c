@@ -258,12 +258,13 @@ static int evaluate(struct tune_engine *t, enum tune_phase phase, tune_set cand,
  * metric (p.resolution, 0 for tps). */
 static int hurts(const struct tune_engine *t, const struct tune_eval *e)
 {
-	return e->hi + t->p.resolution < 1.0 - t->p.tolerance;
+	/* the gate's relative interval (gate/expr.c decide_point) */
+	return e->hi * (1 + t->p.resolution) < 1.0 - t->p.tolerance;
 }
 
 static int helps(const struct tune_engine *t, const struct tune_eval *e)
 {
-	return e->lo - t->p.resolution > 1.0 && e->ratio >= 1.0 + t->p.min_gain;
+	return e->lo * (1 - t->p.resolution) > 1.0 && e->ratio >= 1.0 + t->p.min_gain;
 }
 
 static enum tune_verdict failure_verdict(const struct tune_eval *e)

@@ -15,7 +15,8 @@
  *   2. elimination: drop each flag of the current best in turn; keep the
  *      drop when it does not hurt (the interval does not lie entirely below
  *      1 - tolerance); repeat passes until a whole pass drops nothing.
- *      A deterministic metric's interval is ratio +- p.resolution.
+ *      A deterministic metric's interval is the gate's relative one,
+ *      [ratio x (1 - p.resolution), ratio x (1 + p.resolution)].
  *   3. greedy re-add: add each flag not in the best; keep it when it helps
  *      (the interval lies above 1 and the estimate reaches 1 + min_gain).
  *   4. final: the best against stock (no build: both exist); if the best is
@@ -111,9 +112,10 @@ struct tune_params {
 	double min_gain;       /* an add is kept when lo > 1 and ratio >= 1 + min_gain */
 	double resolution;     /* a deterministic metric's (instructions, cycles:
 				  lo = hi = ratio) resolution: the interval is
-				  widened to ratio +- resolution before either
-				  rule (noise/floor.h: max(repeat, 3 x layout
-				  SD)); 0 for tps, whose interval is measured */
+				  widened to [lo x (1 - r), hi x (1 + r)]
+				  before either rule, as the gate's
+				  (noise/floor.h's rule); 0 for tps, whose
+				  interval is measured */
 	int max_builds;        /* 0: unlimited */
 	double time_budget;    /* seconds, 0: unlimited */
 	int readd;             /* run the greedy re-add pass */

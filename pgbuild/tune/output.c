@@ -87,6 +87,8 @@ void tuner_print_report(struct tuner *tu, FILE *fp, const char *out_path)
 			fputs("-", fp);
 		if (h->resolution > 0)
 			fprintf(fp, " +- %.2g%%", h->resolution * 100);
+		else if (isnan(h->resolution))
+			fputs(" (no layout floor)", fp);
 		fprintf(fp, " (%s, never measured by the search): %s\n", tu->o.metric, h->verdict);
 		if (h->e.outcome != TUNE_OK && h->e.note)
 			fprintf(fp, "     %s\n", h->e.note);

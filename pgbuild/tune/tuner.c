@@ -556,16 +556,22 @@ const char *tuner_held_verdict(const struct tune_eval *e, double resolution)
 {
 	if (e->outcome != TUNE_OK || !isfinite(e->ratio))
 		return "unmeasured";
-	if (e->lo - resolution > 1)
+	/* no layout floor: a deterministic ratio is not decided at the
+	 * repeat resolution (noise/floor.h), whatever it says */
+	if (isnan(resolution))
+		return "undecided";
+	/* the gate's interval (gate/expr.c decide_point): a relative error */
+	if (e->lo * (1 - resolution) > 1)
 		return "faster";
-	if (e->hi + resolution < 1)
+	if (e->hi * (1 + resolution) < 1)
 		return "slower";
 	return "not significant";
 }
 
 const char *tuner_held_overall(const struct tune_held *h, size_t n)
 {
-	static const char *const order[] = { "slower", "unmeasured", "not significant" };
+	static const char *const order[] = { "slower", "unmeasured", "undecided",
+					     "not significant" };
 	if (!n)
 		return "not judged";
 	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)

@@ -47,8 +47,9 @@ struct tune_opts {
 	int held_out_given;       /* --held-out was given (not the default) */
 	struct strvec held_out;   /* its workloads, judged after the search */
 	double *held_res;         /* their resolutions (deterministic
-				     metrics: the repeat or layout floor's,
-				     as p.resolution for the search; tps 0) */
+				     metrics: the layout floor's, the repeat
+				     one with --noise none, NAN without a
+				     floor: undecided; tps 0) */
 	const char *scope;        /* --scope global|GLOB|@FILE */
 	const char *candidates;   /* --candidates FILE */
 	const char *state;        /* --state FILE */
@@ -83,7 +84,8 @@ struct tune_held {
 	double resolution;         /* o.held_res's */
 	struct tune_eval e;        /* the gate's ratio best/stock */
 	const char *verdict;       /* "faster", "not significant", "slower",
-				      "unmeasured" (tuner_held_verdict) */
+				      "undecided", "unmeasured"
+				      (tuner_held_verdict) */
 };
 
 /* One tune run. */
@@ -150,11 +152,13 @@ void tuner_print_report(struct tuner *tu, FILE *fp, const char *out_path);
 int tuner_write_json(struct tuner *tu, const char *path, const char *out_path);
 
 /*
- * A held-out ratio's verdict: "faster" when the ratio beats 1 by more than
- * the resolution (deterministic metrics: ratio - resolution > 1; tps: the
- * interval's lower end above 1), "slower" the mirror, else "not
- * significant"; "unmeasured" without a ratio.  The one threshold rule of
- * the gate with the claim 1.
+ * A held-out ratio's verdict: "faster" when the ratio beats 1 beyond the
+ * resolution (deterministic metrics: the gate's relative interval,
+ * ratio x (1 - resolution) > 1; tps, resolution 0: the interval's lower
+ * end above 1), "slower" the mirror (ratio x (1 + resolution) < 1), else
+ * "not significant"; "undecided" when the resolution is NAN (no layout
+ * floor: nothing is decided at the repeat resolution); "unmeasured"
+ * without a ratio.  The gate's threshold rule with the claim 1.
  */
 const char *tuner_held_verdict(const struct tune_eval *e, double resolution);
 

@@ -1,7 +1,8 @@
 /*
  * test-gate-stats.c - unit tests of pgbuild/gate/stats.c: medians, the exact
- * signed-rank distribution, Hodges-Lehmann and bootstrap intervals, and the
- * paired-ratio analysis the gate uses.
+ * signed-rank distribution, Hodges-Lehmann and bootstrap intervals (their
+ * one-sided A/A error by simulation), and the paired-ratio analysis the
+ * gate uses.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -110,6 +111,57 @@ static void test_bootstrap(void **state)
 	assert_int_equal(stats_bootstrap_median(d, 1, 0.95, 2000, 7, &e1, &l1, &h1), -1);
 }
 
+/* a normal deviate from a fixed sequence (xorshift64, Box-Muller) */
+static double normal(uint64_t *x)
+{
+	double u1, u2;
+	*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+	u1 = ((double)(*x >> 11) + 0.5) / 9007199254740992.0;
+	*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+	u2 = ((double)(*x >> 11) + 0.5) / 9007199254740992.0;
+	return sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+/*
+ * A/A gates simulated: per-pair log ratios of 2% normal noise around 0,
+ * and how often the lower end of the 95% interval lies above 0 (a claim
+ * of any gain passes: the gate's rule, lower end >= X).  Each interval
+ * must keep that one-sided rate at or under 2.5% (2000 trials: SE 0.35%,
+ * allowed 3 SE).  The percentile bootstrap of the median alone passed
+ * 6.5% at 7 pairs and 3.5% at 15; widened to the sign test's interval it
+ * is at most that interval's exact rate (0.8% at 7 pairs).
+ */
+static void test_aa_claim_rate(void **state)
+{
+	static const size_t sizes[] = { 7, 6, 15 };
+	const int trials = 2000;
+	(void)state;
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		uint64_t x = 0x9e3779b97f4a7c15ull + sizes[s];
+		int boot = 0, hl = 0;
+		for (int t = 0; t < trials; t++) {
+			double d[16], est, lo, hi, ach;
+			for (size_t i = 0; i < sizes[s]; i++)
+				d[i] = 0.02 * normal(&x);
+			assert_int_equal(stats_bootstrap_median(d, sizes[s], 0.95, 1000, (uint64_t)t + 1,
+								&est, &lo, &hi), 0);
+			boot += lo > 0;
+			assert_int_equal(stats_hodges_lehmann(d, sizes[s], 0.95, &est, &lo, &hi, &ach), 0);
+			hl += lo > 0;
+		}
+		print_message("A/A, %zu pairs: a claim passed %.2f%% (bootstrap), %.2f%% "
+			      "(Hodges-Lehmann)\n", sizes[s], 100.0 * boot / trials,
+			      100.0 * hl / trials);
+		assert_true(boot <= 0.025 * trials + 3 * 0.0035 * trials);
+		assert_true(hl <= 0.025 * trials + 3 * 0.0035 * trials);
+	}
+	/* too few pairs for a 95% interval: none, as for Hodges-Lehmann */
+	{
+		double d[] = { 0.01, 0.02, 0.03, 0.04, 0.05 }, est, lo, hi;
+		assert_int_equal(stats_bootstrap_median(d, 5, 0.95, 1000, 7, &est, &lo, &hi), -1);
+	}
+}
+
 static void test_ratio_ci(void **state)
 {
 	double a[] = { 100, 102, 98, 101, 99, 100, 103, 97, 100 };
@@ -147,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_wilcoxon),
 		cmocka_unit_test(test_hodges_lehmann),
 		cmocka_unit_test(test_bootstrap),
+		cmocka_unit_test(test_aa_claim_rate),
 		cmocka_unit_test(test_ratio_ci),
 	};
 	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);

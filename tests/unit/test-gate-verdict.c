@@ -26,6 +26,7 @@
 #include "pgbuild/gate/verdict.h"
 #include "pgbuild/optimize/optimize.h"
 #include "pgbuild/pgbuild.h"
+#include "pgbuild/report/report.h"
 
 #include "tests/unit/fixture.h"
 #include "tests/unit/gate-synth.h"
@@ -82,6 +83,16 @@ static void test_rule(void **state)
 	assert_int_equal(v.status, GATE_PASS);
 	assert_false(v.claims_shown);
 	assert_string_equal(gate_verdict_word(&v), "not slower");
+
+	/* a bound met only because its interval reaches both sides (an A/A
+	 * gate, 10% noise): the gate passes, but no loss is excluded: "not
+	 * shown slower", never "not slower" */
+	verdict_of("select-only>=1.00", 1.00, 0.10, NULL, &v);
+	assert_int_equal(v.status, GATE_PASS);
+	assert_false(v.ruled_out);
+	assert_false(v.bounds_shown);
+	assert_string_equal(gate_verdict_word(&v), "not shown slower");
+	assert_string_equal(gate_verdict_headline(&v), "NOT SHOWN SLOWER");
 
 	/* a claim missed: a fail that rules nothing out */
 	verdict_of("select-only>=1.05", 1.00, 0.01, NULL, &v);
@@ -235,6 +246,64 @@ static void test_best_across_compilers(void **state)
 	strbuf_release(&why);
 }
 
+/*
+ * --pairs auto: 8 pairs 5% faster at 1% noise.  The fixed-sample interval
+ * of those pairs excludes 1, but pairs added until an interval says
+ * something make that interval invalid; the confidence sequence the
+ * verdict reads is unbounded before 10 pairs, so the gate is undecided.
+ * The findings, the speedup tune and sensitivity read, and optimize's tps
+ * figure must say what the verdict says: no significant difference, a
+ * lower end below 1 (they read the fixed interval and said "faster").
+ */
+static void test_sequential_figures(void **state)
+{
+	struct gate g;
+	struct gate_verdict v = GATE_VERDICT_INIT;
+	struct strbuf f = STRBUF_INIT;
+	struct optimize_measure m;
+	double est, lo, hi;
+	(void)state;
+
+	synth_gate(&g, "select-only>=1.02");
+	synth_rng = 42;
+	synth_pairs(&g, "select-only", 8, 1.05, 0.01, 1);
+	g.sequential = 1;
+	gate_analyse(&g);
+	assert_true(g.wl[0].tps.ok && g.wl[0].tps.lo > 1);   /* the fixed interval */
+	gate_decide(&g);
+	gate_verdict_of(&g, &v);
+	assert_int_equal(v.status, GATE_UNDECIDED);
+	gate_findings(&g, &f);
+	assert_null(strstr(f.buf, "tps faster"));
+	assert_non_null(strstr(f.buf, "tps no significant difference"));
+	assert_int_equal(gate_speedup(&g, "select-only", GATE_TPS, &est, &lo, &hi, NULL), 0);
+	assert_true(est > 1.03 && lo < 1 && hi > 1);
+	optimize_measure_of(&m, &g);
+	assert_true(optimize_measure_get(&m, "select-only", OM_TPS)->lo < 1);
+	optimize_measure_clear(&m);
+	/* the report's table shows the sequence, not the fixed interval */
+	{
+		char fixed[64], *text = NULL;
+		size_t len = 0;
+		FILE *fp = open_memstream(&text, &len);
+		assert_non_null(fp);
+		snprintf(fixed, sizeof(fixed), "[%.4f, %.4f]", g.wl[0].tps.lo, g.wl[0].tps.hi);
+		report_gate_terminal(&g, NULL, NULL, fp);
+		fclose(fp);
+		assert_null(strstr(text, fixed));
+		assert_non_null(strstr(text, "[0.0000, inf]"));
+		free(text);
+	}
+	/* the same pairs in a fixed-pairs gate: decided on the fixed interval */
+	g.sequential = 0;
+	strbuf_reset(&f);
+	gate_findings(&g, &f);
+	assert_non_null(strstr(f.buf, "tps faster"));
+	strbuf_release(&f);
+	gate_verdict_clear(&v);
+	gate_clear(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_optimize_drops_ruled_out),
 		cmocka_unit_test(test_best_across_compilers),
+		cmocka_unit_test(test_sequential_figures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -430,6 +430,16 @@ static void test_floor_good(void **state)
 	assert_string_equal(src, want);
 	free(src);
 	free(want);
+	/* a gate at 99% (its tps claims one-sided at 0.5%) decides at 2.576,
+	 * not at 95%'s 1.960: the floor's rule follows the gate's confidence */
+	fl.z = noise_floor_z_at(0.99);
+	assert_true(fabs(fl.z - 2.5758) < 1e-3);
+	assert_int_equal(noise_floors_resolution(&fl, "select-only", METRIC_CYCLES, &res, &src), 1);
+	assert_true(fabs(res - fl.z * sqrt(2 * u * u)) < 1e-12);
+	assert_non_null(strstr(src, "layout floor: 2.58 x sqrt"));
+	free(src);
+	fl.z = noise_floor_z_at(0.95);
+	assert_true(fabs(fl.z - noise_floor_z()) < 1e-12);
 	/* instructions: stock's 0.00001% says nothing of an LTO candidate's */
 	assert_int_equal(noise_floors_resolution(&fl, "select-only", METRIC_INSTR, &res, &src), 1);
 	u = bound_factor(5) * NOISE_FLOOR_INSTR_STANDIN;

@@ -456,8 +456,9 @@ static void test_flags(void **state)
 	tune_engine_release(&t);
 }
 
-/* The held-out verdict: the gate's one rule with the claim 1, both ways,
- * at the edge, for an exact ratio (lo = hi) and for an interval. */
+/* The held-out verdict: the gate's one rule with the claim 1 (its relative
+ * interval), both ways, at the edge, for an exact ratio (lo = hi) and for
+ * an interval; undecided without a layout floor. */
 static void test_held_verdict(void **state)
 {
 	struct tune_eval e = { .outcome = TUNE_OK };
@@ -466,9 +467,17 @@ static void test_held_verdict(void **state)
 	assert_string_equal(tuner_held_verdict(&e, 0.022), "faster");
 	assert_string_equal(tuner_held_verdict(&e, 0.03), "not significant"); /* 1.03 - 0.03 = 1 */
 	assert_string_equal(tuner_held_verdict(&e, 0.031), "not significant");
+	/* the gate's interval is relative: 1.0302 x (1 - 0.03) < 1, so not
+	 * faster (ratio - resolution called it faster) */
+	e.ratio = e.lo = e.hi = 1.0302;
+	assert_string_equal(tuner_held_verdict(&e, 0.03), "not significant");
+	/* no layout floor (NAN): undecided, however large the ratio */
+	e.ratio = e.lo = e.hi = 1.5;
+	assert_string_equal(tuner_held_verdict(&e, NAN), "undecided");
 	e.ratio = e.lo = e.hi = 0.97;
 	assert_string_equal(tuner_held_verdict(&e, 0.022), "slower");
-	assert_string_equal(tuner_held_verdict(&e, 0.03), "not significant");
+	assert_string_equal(tuner_held_verdict(&e, 0.03), "slower"); /* 0.97 x 1.03 < 1 */
+	assert_string_equal(tuner_held_verdict(&e, 0.031), "not significant");
 	/* tps: the interval decides (resolution 0) */
 	e.ratio = 1.10; e.lo = 1.01; e.hi = 1.20;
 	assert_string_equal(tuner_held_verdict(&e, 0), "faster");
@@ -483,8 +492,8 @@ static void test_held_verdict(void **state)
 	assert_string_equal(tuner_held_verdict(&e, 0), "unmeasured");
 }
 
-/* The held-out workloads together: slower wins, then unmeasured, then not
- * significant; faster only when every one is. */
+/* The held-out workloads together: slower wins, then unmeasured, then
+ * undecided, then not significant; faster only when every one is. */
 static void test_held_overall(void **state)
 {
 	struct tune_held h[3] = {
@@ -498,6 +507,9 @@ static void test_held_overall(void **state)
 	h[1].verdict = "not significant";
 	assert_string_equal(tuner_held_overall(h, 3), "not significant");
 	assert_string_equal(tuner_held_overall(h, 1), "faster");
+	h[2].verdict = "undecided";
+	assert_string_equal(tuner_held_overall(h, 3), "undecided");
+	assert_string_equal(tuner_held_overall(h + 2, 1), "undecided");
 	h[2].verdict = "unmeasured";
 	assert_string_equal(tuner_held_overall(h, 3), "unmeasured");
 	h[0].verdict = "slower";
