@@ -21,9 +21,12 @@ json() { perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die; my $d =
 
 # one gate measures every metric (tps with server CPU, instructions, the
 # cycles estimate), both workloads, so the estimate meets the server CPU it
-# claims to predict in the same runs
+# claims to predict in the same runs; its bounds on the deterministic
+# metrics at the repeat resolution (--noise none: this suite measures, the
+# layout floor is tests/pg/51's and 55's, and without one a deterministic
+# threshold is undecided)
 e2e_heavy "$P" gate --baseline "$base" --candidate "$cand" --metric tps,instructions,cycles \
-	--workload select-only --workload tpcb --pairs 6 --duration 2 --warmup 1 \
+	--workload select-only --workload tpcb --pairs 6 --duration 2 --warmup 1 --noise none \
 	--gate 'select-only>=1.00,tpcb>=1.00,select-only.instructions>=1.00,tpcb.instructions>=1.00' \
 	--gate 'select-only.cycles>=1.00,tpcb.cycles>=1.00' \
 	--json "$TMP/g.json" --junit "$TMP/g.xml" --quiet >"$TMP/g.out" 2>&1
@@ -43,14 +46,14 @@ for w in 0 1; do
 	like "$name: I1 misses of B" "$(json "$TMP/g.json" "int \$d->{workloads}[$w]{cycles}{b}{i1_misses}")" '^[0-9]{3,6}$'
 	like "$name: the estimate next to the server CPU, agreeing or not" \
 		"$(json "$TMP/g.json" "my \$e = \$d->{workloads}[$w]{estimate_vs_server_cpu}; \$e->{estimate} > 0 && \$e->{server_cpu_low} <= \$e->{server_cpu_high} ? \$e->{verdict} : 'missing'")" \
-		'^(agree|estimate above the machine|estimate below the machine)$'
+		'^(agree|estimate above the machine|estimate below the machine|not tested \(the machine.s interval is too wide\))$'
 	like "$name: LTO's candidate is not more expensive in the estimate (its bound met)" \
 		"$(cat "$TMP/g.out")" "^ +pass +$name\.cycles>=1\.00 "
 done
 ok "junit validates" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" "$TMP/g.xml"
 is "junit: a testcase per threshold" "$(grep -cF '<testcase classname="pgbuild.gate.' "$TMP/g.xml")" 6
 like "terminal: the simulation next to the machine" "$(cat "$TMP/g.out")" \
-	'select-only +[0-9.]+ +[0-9.]+ \[[0-9.]+, [0-9.]+\] (agree|estimate (above|below) the machine)'
+	'select-only +[0-9.]+ +[0-9.]+ \[[0-9.]+, [0-9.]+\] (agree|estimate (above|below) the machine|not tested)'
 
 e2e_heavy "$P" gate --baseline "$base" --candidate "$base" --pairs 6 --duration 2 --warmup 0.5 \
 	--min-speedup 1.05 --json "$TMP/aa.json" --quiet >"$TMP/aa.out" 2>&1
