@@ -21,6 +21,7 @@
 #include "pgbuild/gate/junit.h"
 #include "wrapper/common/exitcodes.h"
 #include "wrapper/common/xalloc.h"
+#include "tests/unit/gate-synth.h"
 
 /* ---- expressions ---- */
 
@@ -123,58 +124,7 @@ static void test_expr_bad(void **state)
 	}
 }
 
-/* ---- synthetic runs ---- */
-
-static uint64_t rng = 88172645463325252ULL;
-static double uniform(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (double)(rng >> 11) / 9007199254740992.0;
-}
-/* approximately normal, by the sum of 12 uniforms */
-static double gauss(void)
-{
-	double s = 0;
-	for (int i = 0; i < 12; i++)
-		s += uniform();
-	return s - 6;
-}
-
-static void add_run(struct gate_workload *w, int pair, char build, double tps, double p99, int exit)
-{
-	struct gate_run *r = gate_workload_add_run(w);
-	r->pair = pair;
-	r->build = build;
-	r->tps = tps;
-	r->exit = exit;
-	r->lat[gate_lat_index("p99")] = p99;
-	r->lat[gate_lat_index("avg")] = 1000 * 2 / tps;
-}
-
-/* n pairs; B = A * speed * noise; relative noise sd */
-static void synth(struct gate *g, const char *wl, int n, double speed, double noise, double p99ratio)
-{
-	struct gate_workload *w = gate_workload_get(g, wl, 1);
-	for (int p = 0; p < n; p++) {
-		double drift = 50000 * (1 + 0.05 * sin(p));
-		double a = drift * exp(noise * gauss()), b = drift * speed * exp(noise * gauss());
-		add_run(w, p, p % 2 ? 'B' : 'A', p % 2 ? b : a, p % 2 ? 0.2 * p99ratio : 0.2, 0);
-		add_run(w, p, p % 2 ? 'A' : 'B', p % 2 ? a : b, p % 2 ? 0.2 : 0.2 * p99ratio, 0);
-	}
-}
-
-static void gate_init(struct gate *g, const char *expr)
-{
-	struct strbuf err = STRBUF_INIT;
-	memset(g, 0, sizeof(*g));
-	g->method = STATS_CI_HL;
-	g->conf = 0.95;
-	g->min_pairs = 6;
-	assert_int_equal(gate_expr_parse(&g->th, expr, &err), 0);
-	strbuf_release(&err);
-}
+/* ---- synthetic runs: tests/unit/gate-synth.h ---- */
 
 static int decide(struct gate *g)
 {
@@ -185,8 +135,8 @@ static int decide(struct gate *g)
 static void test_clear_win(void **state)
 {
 	struct gate g;
-	gate_init(&g, "select-only>=1.05,p99<=+10%");
-	synth(&g, "select-only", 9, 1.12, 0.02, 0.9);
+	synth_gate(&g, "select-only>=1.05,p99<=+10%");
+	synth_pairs(&g, "select-only", 9, 1.12, 0.02, 0.9);
 	assert_int_equal(decide(&g), 0);
 	assert_int_equal(g.verdict, GATE_PASS);
 	assert_int_equal(g.nr_res, 2);
@@ -200,22 +150,22 @@ static void test_clear_win(void **state)
 static void test_clear_loss(void **state)
 {
 	struct gate g;
-	gate_init(&g, "select-only>=1.05");
-	synth(&g, "select-only", 9, 0.90, 0.02, 1);
+	synth_gate(&g, "select-only>=1.05");
+	synth_pairs(&g, "select-only", 9, 0.90, 0.02, 1);
 	assert_int_equal(decide(&g), 1);
 	assert_int_equal(g.res[0].status, GATE_FAIL);
 	assert_non_null(strstr(g.res[0].message, "misses"));
 	gate_clear(&g);
 
 	/* a bound: 10% slower is a significant breach of tpcb>=1.00 */
-	gate_init(&g, "tpcb>=1.00");
-	synth(&g, "tpcb", 9, 0.90, 0.02, 1);
+	synth_gate(&g, "tpcb>=1.00");
+	synth_pairs(&g, "tpcb", 9, 0.90, 0.02, 1);
 	assert_int_equal(decide(&g), 1);
 	gate_clear(&g);
 
 	/* p99 30% worse breaks p99<=+10% even when throughput is fine */
-	gate_init(&g, "select-only>=1.00,p99<=+10%");
-	synth(&g, "select-only", 9, 1.0, 0.01, 1.3);
+	synth_gate(&g, "select-only>=1.00,p99<=+10%");
+	synth_pairs(&g, "select-only", 9, 1.0, 0.01, 1.3);
 	assert_int_equal(decide(&g), 1);
 	assert_int_equal(g.res[0].status, GATE_PASS);
 	assert_int_equal(g.res[1].status, GATE_FAIL);
@@ -226,9 +176,9 @@ static void test_noise(void **state)
 {
 	struct gate g;
 	/* 6% better on average, but 15% noise: not significant -> fail, says why */
-	gate_init(&g, "select-only>=1.05");
-	rng = 1234567;
-	synth(&g, "select-only", 9, 1.06, 0.15, 1);
+	synth_gate(&g, "select-only>=1.05");
+	synth_rng = 1234567;
+	synth_pairs(&g, "select-only", 9, 1.06, 0.15, 1);
 	decide(&g);
 	assert_int_equal(g.verdict, GATE_FAIL);
 	assert_true(g.wl[0].tps.lo < 1.0);
@@ -237,9 +187,9 @@ static void test_noise(void **state)
 	gate_clear(&g);
 
 	/* a bound under noise is not a significant breach: pass */
-	gate_init(&g, "tpcb>=1.00");
-	rng = 1234567;
-	synth(&g, "tpcb", 9, 0.99, 0.15, 1);
+	synth_gate(&g, "tpcb>=1.00");
+	synth_rng = 1234567;
+	synth_pairs(&g, "tpcb", 9, 0.99, 0.15, 1);
 	assert_int_equal(decide(&g), 0);
 	gate_clear(&g);
 }
@@ -251,9 +201,9 @@ static void test_noise(void **state)
 static void test_claim_one_sided(void **state)
 {
 	struct gate g;
-	gate_init(&g, "select-only>=1.05");
-	rng = 777;
-	synth(&g, "select-only", 9, 1.06, 0.02, 1);
+	synth_gate(&g, "select-only>=1.05");
+	synth_rng = 777;
+	synth_pairs(&g, "select-only", 9, 1.06, 0.02, 1);
 	decide(&g);
 	assert_true(g.wl[0].tps.estimate >= 1.05);
 	assert_true(g.wl[0].tps.lo > 1.0 && g.wl[0].tps.lo < 1.05);
@@ -263,18 +213,18 @@ static void test_claim_one_sided(void **state)
 	gate_clear(&g);
 
 	/* the same data clears a claim it meets with confidence */
-	gate_init(&g, "select-only>=1.01");
-	rng = 777;
-	synth(&g, "select-only", 9, 1.06, 0.02, 1);
+	synth_gate(&g, "select-only>=1.01");
+	synth_rng = 777;
+	synth_pairs(&g, "select-only", 9, 1.06, 0.02, 1);
 	assert_int_equal(decide(&g), 0);
 	assert_non_null(strstr(g.res[0].message, "the lower end"));
 	assert_non_null(strstr(g.res[0].message, ">= 1.01 at 96.1% confidence"));
 	gate_clear(&g);
 
 	/* latency claims look at the upper end: p99 -8% is not confidently <= -5% */
-	gate_init(&g, "p99<=-5%");
-	rng = 777;
-	synth(&g, "select-only", 9, 1.0, 0.01, 1);
+	synth_gate(&g, "p99<=-5%");
+	synth_rng = 777;
+	synth_pairs(&g, "select-only", 9, 1.0, 0.01, 1);
 	for (size_t i = 0; i < g.wl[0].nr_runs; i++) {
 		static const double r99[9] = { 0.85, 0.99, 0.90, 0.97, 0.88, 1.0, 0.93, 0.96, 0.91 };
 		struct gate_run *r = &g.wl[0].runs[i];
@@ -288,9 +238,9 @@ static void test_claim_one_sided(void **state)
 	gate_clear(&g);
 
 	/* a bound is unchanged: 3% slower but not significantly below 1 passes */
-	gate_init(&g, "select-only>=1.00");
-	rng = 777;
-	synth(&g, "select-only", 9, 0.99, 0.05, 1);
+	synth_gate(&g, "select-only>=1.00");
+	synth_rng = 777;
+	synth_pairs(&g, "select-only", 9, 0.99, 0.05, 1);
 	decide(&g);
 	assert_true(g.wl[0].tps.lo < 1.0 && g.wl[0].tps.hi > 1.0);
 	assert_int_equal(g.verdict, GATE_PASS);
@@ -301,8 +251,8 @@ static void test_claim_one_sided(void **state)
 static void test_too_few_pairs(void **state)
 {
 	struct gate g;
-	gate_init(&g, "select-only>=1.05");
-	synth(&g, "select-only", 5, 1.5, 0.01, 1);
+	synth_gate(&g, "select-only>=1.05");
+	synth_pairs(&g, "select-only", 5, 1.5, 0.01, 1);
 	assert_int_equal(decide(&g), 2);
 	assert_int_equal(g.verdict, GATE_ERROR);
 	assert_int_equal(g.res[0].status, GATE_ERROR);
@@ -310,8 +260,8 @@ static void test_too_few_pairs(void **state)
 	gate_clear(&g);
 
 	/* 9 pairs measured, 4 of them broken (bench errors) -> 5 valid -> error */
-	gate_init(&g, "select-only>=1.05");
-	synth(&g, "select-only", 9, 1.5, 0.01, 1);
+	synth_gate(&g, "select-only>=1.05");
+	synth_pairs(&g, "select-only", 9, 1.5, 0.01, 1);
 	for (int i = 0; i < 4; i++)
 		g.wl[0].runs[2 * i].exit = 2;
 	assert_int_equal(decide(&g), 2);
@@ -320,8 +270,8 @@ static void test_too_few_pairs(void **state)
 	gate_clear(&g);
 
 	/* a workload named by a threshold but never measured */
-	gate_init(&g, "tpcb>=1.0");
-	synth(&g, "select-only", 9, 1.5, 0.01, 1);
+	synth_gate(&g, "tpcb>=1.0");
+	synth_pairs(&g, "select-only", 9, 1.5, 0.01, 1);
 	assert_int_equal(decide(&g), 2);
 	assert_non_null(strstr(g.res[0].message, "not measured"));
 	gate_clear(&g);
@@ -333,8 +283,8 @@ static void test_run_errors(void **state)
 	struct gate g;
 	struct gate_run *r;
 	/* 9 pairs, a clear win, one candidate run exited 2 (a crashed backend) */
-	gate_init(&g, "select-only>=1.05");
-	synth(&g, "select-only", 9, 1.3, 0.01, 1);
+	synth_gate(&g, "select-only>=1.05");
+	synth_pairs(&g, "select-only", 9, 1.3, 0.01, 1);
 	r = &g.wl[0].runs[2 * 4 + 1];           /* pair 5, second run: B */
 	assert_int_equal(r->build, 'B');
 	r->exit = 2;
@@ -347,8 +297,8 @@ static void test_run_errors(void **state)
 	gate_clear(&g);
 
 	/* the audit's case: 3 of 9 candidate runs at exit 2 -> not PASS on 6/9 */
-	gate_init(&g, "select-only>=1.05");
-	synth(&g, "select-only", 9, 1.3, 0.01, 1);
+	synth_gate(&g, "select-only>=1.05");
+	synth_pairs(&g, "select-only", 9, 1.3, 0.01, 1);
 	for (int p = 0; p < 3; p++)
 		g.wl[0].runs[2 * p + (p % 2 ? 0 : 1)].exit = 2;
 	assert_int_equal(decide(&g), 2);
@@ -358,8 +308,8 @@ static void test_run_errors(void **state)
 	gate_clear(&g);
 
 	/* more than six failed runs: six are named, the rest said to exist */
-	gate_init(&g, "select-only>=1.05");
-	synth(&g, "select-only", 9, 1.3, 0.01, 1);
+	synth_gate(&g, "select-only>=1.05");
+	synth_pairs(&g, "select-only", 9, 1.3, 0.01, 1);
 	for (int p = 0; p < 8; p++)
 		g.wl[0].runs[2 * p].exit = 2;
 	assert_int_equal(decide(&g), 2);
@@ -370,16 +320,16 @@ static void test_run_errors(void **state)
 	gate_clear(&g);
 
 	/* a baseline run that gave no number (exit 0, no tps) counts too */
-	gate_init(&g, "select-only>=1.00");
-	synth(&g, "select-only", 9, 1.0, 0.01, 1);
+	synth_gate(&g, "select-only>=1.00");
+	synth_pairs(&g, "select-only", 9, 1.0, 0.01, 1);
 	g.wl[0].runs[0].tps = NAN;
 	assert_int_equal(decide(&g), 2);
 	assert_non_null(strstr(g.verdict_reason, "select-only pair 1 A (no number)"));
 	gate_clear(&g);
 
 	/* a run with no completed transaction (bench's tps 0): errored, named */
-	gate_init(&g, "select-only>=1.00");
-	synth(&g, "select-only", 9, 1.0, 0.01, 1);
+	synth_gate(&g, "select-only>=1.00");
+	synth_pairs(&g, "select-only", 9, 1.0, 0.01, 1);
 	g.wl[0].runs[5].tps = 0;                /* pair 3, B */
 	assert_int_equal(g.wl[0].runs[5].build, 'B');
 	assert_int_equal(decide(&g), 2);
@@ -389,15 +339,15 @@ static void test_run_errors(void **state)
 	gate_clear(&g);
 
 	/* a missed threshold with an errored run: could not measure either */
-	gate_init(&g, "select-only>=1.05");
-	synth(&g, "select-only", 9, 0.8, 0.01, 1);
+	synth_gate(&g, "select-only>=1.05");
+	synth_pairs(&g, "select-only", 9, 0.8, 0.01, 1);
 	g.wl[0].runs[3].exit = 2;
 	assert_int_equal(decide(&g), 2);
 	gate_clear(&g);
 
 	/* but a correctness failure of the candidate stays a FAIL */
-	gate_init(&g, "select-only>=1.05");
-	synth(&g, "select-only", 9, 1.3, 0.01, 1);
+	synth_gate(&g, "select-only>=1.05");
+	synth_pairs(&g, "select-only", 9, 1.3, 0.01, 1);
 	g.wl[0].runs[1].exit = 1;               /* pair 1 B */
 	g.wl[0].runs[3].exit = 2;
 	assert_int_equal(decide(&g), 1);
@@ -405,8 +355,8 @@ static void test_run_errors(void **state)
 	gate_clear(&g);
 
 	/* and so does a failed regression suite */
-	gate_init(&g, "select-only>=1.05");
-	synth(&g, "select-only", 9, 1.3, 0.01, 1);
+	synth_gate(&g, "select-only>=1.05");
+	synth_pairs(&g, "select-only", 9, 1.3, 0.01, 1);
 	g.wl[0].runs[3].exit = 2;
 	g.regress = REGRESS_FAILED;
 	assert_int_equal(decide(&g), 1);
@@ -417,16 +367,16 @@ static void test_regress_and_correctness(void **state)
 {
 	struct gate g;
 	/* a clear win with a failed regression suite never passes */
-	gate_init(&g, "select-only>=1.05");
-	synth(&g, "select-only", 9, 1.3, 0.01, 1);
+	synth_gate(&g, "select-only>=1.05");
+	synth_pairs(&g, "select-only", 9, 1.3, 0.01, 1);
 	g.regress = REGRESS_FAILED;
 	assert_int_equal(decide(&g), 1);
 	assert_non_null(strstr(g.verdict_reason, "regression suite"));
 	gate_clear(&g);
 
 	/* nor with one correctness failure of the candidate */
-	gate_init(&g, "select-only>=1.05");
-	synth(&g, "select-only", 9, 1.3, 0.01, 1);
+	synth_gate(&g, "select-only>=1.05");
+	synth_pairs(&g, "select-only", 9, 1.3, 0.01, 1);
 	for (size_t i = 0; i < g.wl[0].nr_runs; i++)
 		if (g.wl[0].runs[i].build == 'B') {
 			g.wl[0].runs[i].exit = 1;
@@ -438,8 +388,8 @@ static void test_regress_and_correctness(void **state)
 	gate_clear(&g);
 
 	/* correctness failure wins over could-not-measure */
-	gate_init(&g, "select-only>=1.05");
-	synth(&g, "select-only", 3, 1.3, 0.01, 1);
+	synth_gate(&g, "select-only>=1.05");
+	synth_pairs(&g, "select-only", 3, 1.3, 0.01, 1);
 	g.wl[0].runs[1].exit = 1;
 	g.wl[0].runs[1].build = 'B';
 	assert_int_equal(decide(&g), 1);
@@ -450,7 +400,7 @@ static void test_instructions(void **state)
 {
 	struct gate g;
 	struct gate_workload *w;
-	gate_init(&g, "select-only.instructions>=1.02");
+	synth_gate(&g, "select-only.instructions>=1.02");
 	w = gate_workload_get(&g, "select-only", 1);
 	w->instr = INSTR_OK;
 	w->instr_a = 92057;
@@ -460,7 +410,7 @@ static void test_instructions(void **state)
 	gate_clear(&g);
 
 	/* repeat-run noise of 0.002% does not fail an A/A ">= 1" */
-	gate_init(&g, "instructions>=1");
+	synth_gate(&g, "instructions>=1");
 	w = gate_workload_get(&g, "select-only", 1);
 	w->instr = INSTR_OK;
 	w->instr_a = 37276.04;
@@ -468,7 +418,7 @@ static void test_instructions(void **state)
 	assert_int_equal(decide(&g), 0);
 	gate_clear(&g);
 
-	gate_init(&g, "instructions>=1.03");
+	synth_gate(&g, "instructions>=1.03");
 	w = gate_workload_get(&g, "select-only", 1);
 	w->instr = INSTR_OK;
 	w->instr_a = 92057;
@@ -477,7 +427,7 @@ static void test_instructions(void **state)
 	gate_clear(&g);
 
 	/* unavailable (SIGILL under valgrind) is "could not measure", never a number */
-	gate_init(&g, "instructions>=1.01");
+	synth_gate(&g, "instructions>=1.01");
 	w = gate_workload_get(&g, "select-only", 1);
 	w->instr = INSTR_UNAVAILABLE;
 	w->instr_note = xstrdup("the server died of SIGILL under valgrind");
@@ -502,7 +452,7 @@ static void test_cycles(void **state)
 	struct gate g;
 	struct gate_workload *w;
 	(void)state;
-	gate_init(&g, "select-only.cycles>=1.05");
+	synth_gate(&g, "select-only.cycles>=1.05");
 	assert_int_equal(g.th.v[0].kind, GATE_CYCLES);
 	w = gate_workload_get(&g, "select-only", 1);
 	set_cycles(w, 151636, 141010);
@@ -518,7 +468,7 @@ static void test_cycles(void **state)
 	gate_clear(&g);
 
 	/* a claim's lower end must reach it: 1.0492 x (1 - 0.1%) misses >= 1.05 (test_one_rule) */
-	gate_init(&g, "cycles>=1.05");
+	synth_gate(&g, "cycles>=1.05");
 	w = gate_workload_get(&g, "tpcb", 1);
 	set_cycles(w, 104920, 100000);
 	assert_int_equal(decide(&g), 1);
@@ -528,14 +478,14 @@ static void test_cycles(void **state)
 	gate_clear(&g);
 
 	/* A/A within the measured spread (0.07%) passes the bound >= 1 */
-	gate_init(&g, "cycles>=1");
+	synth_gate(&g, "cycles>=1");
 	w = gate_workload_get(&g, "tpcb", 1);
 	set_cycles(w, 952552, 953219);
 	assert_int_equal(decide(&g), 0);
 	gate_clear(&g);
 
 	/* unavailable is "could not measure", never a number */
-	gate_init(&g, "cycles>=1");
+	synth_gate(&g, "cycles>=1");
 	w = gate_workload_get(&g, "select-only", 1);
 	w->cycles = INSTR_UNAVAILABLE;
 	w->cycles_note = xstrdup("the server died of SIGILL under valgrind");
@@ -562,7 +512,7 @@ static void test_resolution_floor(void **state)
 	(void)state;
 
 	/* 1.0060 x 0.999 = 1.00499 < 1.005; 1.0061 x 0.999 = 1.00509 >= 1.005 */
-	gate_init(&g, "cycles>=1.005");
+	synth_gate(&g, "cycles>=1.005");
 	w = gate_workload_get(&g, "select-only", 1);
 	set_cycles(w, 100610, 100000);
 	assert_int_equal(decide(&g), 0);
@@ -603,7 +553,7 @@ static void test_resolution_floor(void **state)
 
 	/* relative, not subtracted: 1.2 x (1 - 0.53%) = 1.19364 misses
 	 * >= 1.1937, which 1.2 - 0.0053 = 1.1947 passed */
-	gate_init(&g, "cycles>=1.1937");
+	synth_gate(&g, "cycles>=1.1937");
 	w = gate_workload_get(&g, "select-only", 1);
 	set_cycles(w, 120000, 100000);
 	gate_set_resolution(w, GATE_CYCLES, 0.0053, src);
@@ -641,7 +591,7 @@ static void test_no_floor_undecided(void **state)
 	const char *s;
 	(void)state;
 
-	gate_init(&g, "select-only.cycles>=1.05,select-only.instructions>=1");
+	synth_gate(&g, "select-only.cycles>=1.05,select-only.instructions>=1");
 	w = gate_workload_get(&g, "select-only", 1);
 	set_cycles(w, 120000, 100000);
 	w->instr = INSTR_OK;
@@ -687,8 +637,8 @@ static const uint64_t edge_seed = 0x9e3779b97f4a7c15ULL;
 
 static void fill_tps(struct gate *g, double speed)
 {
-	rng = edge_seed;
-	synth(g, "select-only", 9, speed, 0.02, 1);
+	synth_rng = edge_seed;
+	synth_pairs(g, "select-only", 9, speed, 0.02, 1);
 }
 static void fill_tps_win(struct gate *g) { fill_tps(g, 1.10); }
 static void fill_tps_loss(struct gate *g) { fill_tps(g, 0.90); }
@@ -698,12 +648,12 @@ static void fill_lat(struct gate *g, double ratio)
 {
 	struct gate_workload *w;
 	int k = gate_lat_index("p99");
-	rng = edge_seed;
-	synth(g, "select-only", 9, 1.0, 0.02, ratio);
+	synth_rng = edge_seed;
+	synth_pairs(g, "select-only", 9, 1.0, 0.02, ratio);
 	w = &g->wl[0];
 	for (size_t i = 0; i < w->nr_runs; i++)
 		if (w->runs[i].build == 'B')
-			w->runs[i].lat[k] *= exp(0.02 * gauss());
+			w->runs[i].lat[k] *= exp(0.02 * synth_gauss());
 }
 static void fill_lat_win(struct gate *g) { fill_lat(g, 0.8); }
 static void fill_lat_loss(struct gate *g) { fill_lat(g, 1.2); }
@@ -716,7 +666,7 @@ static void fill_cpu(struct gate *g, double b_us)
 	w = &g->wl[0];
 	for (size_t i = 0; i < w->nr_runs; i++)
 		w->runs[i].server_cpu_us = (w->runs[i].build == 'A' ? 40.0 : b_us) *
-					   exp(0.01 * gauss());
+					   exp(0.01 * synth_gauss());
 }
 static void fill_cpu_win(struct gate *g) { fill_cpu(g, 32.0); }
 static void fill_cpu_loss(struct gate *g) { fill_cpu(g, 50.0); }
@@ -747,7 +697,7 @@ static enum gate_status edge_status(const struct edge_case *c, double value, dou
 	char text[64];
 	enum gate_status st;
 	snprintf(text, sizeof(text), "%s%.6f", c->key, value);
-	gate_init(&g, text);
+	synth_gate(&g, text);
 	assert_int_equal(gate_is_claim(&g.th.v[0]), c->claim);
 	c->fill(&g);
 	decide(&g);
@@ -799,15 +749,15 @@ static void test_server_cpu(void **state)
 	struct gate g;
 	struct gate_workload *w;
 	(void)state;
-	gate_init(&g, "cpu>=1.05,select-only.server-cpu>=1.00");
+	synth_gate(&g, "cpu>=1.05,select-only.server-cpu>=1.00");
 	assert_int_equal(g.th.v[0].kind, GATE_SERVER_CPU);
 	assert_int_equal(g.th.v[1].kind, GATE_SERVER_CPU);
-	synth(&g, "select-only", 9, 1.0, 0.02, 1.0);
+	synth_pairs(&g, "select-only", 9, 1.0, 0.02, 1.0);
 	w = &g.wl[0];
 	/* B needs 20% less server CPU per transaction, +-1% noise */
 	for (size_t i = 0; i < w->nr_runs; i++)
 		w->runs[i].server_cpu_us = (w->runs[i].build == 'A' ? 40.0 : 32.0) *
-					   exp(0.01 * gauss());
+					   exp(0.01 * synth_gauss());
 	assert_int_equal(decide(&g), 0);
 	assert_int_equal(w->cpu.n, 9);
 	assert_true(w->cpu.estimate > 1.2 && w->cpu.estimate < 1.3);
@@ -816,8 +766,8 @@ static void test_server_cpu(void **state)
 	gate_clear(&g);
 
 	/* runs without the figure (a remote server): too few pairs, an error */
-	gate_init(&g, "cpu>=1.00");
-	synth(&g, "select-only", 9, 1.0, 0.02, 1.0);
+	synth_gate(&g, "cpu>=1.00");
+	synth_pairs(&g, "select-only", 9, 1.0, 0.02, 1.0);
 	assert_int_equal(decide(&g), 2);
 	assert_int_equal(g.wl[0].cpu.n, 0);
 	assert_non_null(strstr(g.res[0].message, "server CPU per transaction: only 0 valid pairs"));
@@ -833,12 +783,12 @@ static void test_agreement(void **state)
 	struct gate_workload *w;
 	double est;
 	(void)state;
-	gate_init(&g, "cpu>=1.00");
-	synth(&g, "select-only", 9, 1.0, 0.02, 1.0);
+	synth_gate(&g, "cpu>=1.00");
+	synth_pairs(&g, "select-only", 9, 1.0, 0.02, 1.0);
 	w = &g.wl[0];
 	for (size_t i = 0; i < w->nr_runs; i++)
 		w->runs[i].server_cpu_us = (w->runs[i].build == 'A' ? 40.0 : 32.0) *
-					   exp(0.01 * gauss());
+					   exp(0.01 * synth_gauss());
 	assert_int_equal(gate_agreement(w, &est), GATE_AGREE_NA); /* no estimate */
 	assert_true(isnan(est));
 	decide(&g);
@@ -902,12 +852,12 @@ static void test_agreement_untested(void **state)
 	assert_true(fabs(gate_agree_needed(0.9) - gate_agree_needed(1 / 0.9)) < 1e-12);
 
 	/* through the gate: a wide server CPU interval (20% noise) */
-	gate_init(&g, "cpu>=1.00");
-	synth(&g, "select-only", 9, 1.0, 0.02, 1.0);
+	synth_gate(&g, "cpu>=1.00");
+	synth_pairs(&g, "select-only", 9, 1.0, 0.02, 1.0);
 	w = &g.wl[0];
 	for (size_t i = 0; i < w->nr_runs; i++)
 		w->runs[i].server_cpu_us = (w->runs[i].build == 'A' ? 40.0 : 38.0) *
-					   exp(0.2 * gauss());
+					   exp(0.2 * synth_gauss());
 	decide(&g);
 	assert_true(w->cpu.ok);
 	set_cycles(w, 105000, 100000);
@@ -935,13 +885,13 @@ static void test_sequential_stale(void **state)
 	struct gate_workload *w;
 	(void)state;
 	for (int n = 50; n <= 60; n += 10) {
-		gate_init(&g, "select-only>=1.20");
+		synth_gate(&g, "select-only>=1.20");
 		g.sequential = 1;
 		w = gate_workload_get(&g, "select-only", 1);
 		for (int p = 0; p < n; p++) {
 			double b = 1000 * (p < 40 ? 1.22 : 1.00) * (1 + 0.0005 * (p % 5 - 2));
-			add_run(w, p, 'A', 1000, 0.2, 0);
-			add_run(w, p, 'B', b, 0.2, 0);
+			synth_run(w, p, 'A', 1000, 0.2, 0);
+			synth_run(w, p, 'B', b, 0.2, 0);
 		}
 		assert_int_equal(decide(&g), PGBUILD_EXIT_UNDECIDED);
 		assert_int_equal(g.res[0].status, GATE_UNDECIDED);
@@ -980,18 +930,18 @@ static void test_metric_list(void **state)
 	assert_int_equal(cli_metrics_mask("tps,cycle", &m), -1);
 	assert_int_equal(cli_metrics_mask("", &m), -1);
 
-	gate_init(&g, "select-only.cycles>=1.05,cpu>=1");
+	synth_gate(&g, "select-only.cycles>=1.05,cpu>=1");
 	assert_int_equal(gate_thresholds_check(&g.th, METRIC_TPS | METRIC_CYCLES, NULL), 0);
 	assert_int_equal(gate_thresholds_check(&g.th, METRIC_TPS, NULL), -1);
 	assert_int_equal(gate_thresholds_check(&g.th, METRIC_CYCLES, NULL), -1);
 	gate_clear(&g);
-	gate_init(&g, "cycles>=1");
+	synth_gate(&g, "cycles>=1");
 	strvec_push(&wl, "select-only");
 	assert_int_equal(gate_thresholds_check(&g.th, METRIC_CYCLES, &wl), 0);
 	strvec_push(&wl, "point-select");
 	assert_int_equal(gate_thresholds_check(&g.th, METRIC_CYCLES, &wl), -1);
 	gate_clear(&g);
-	gate_init(&g, "tpcc-lite.cycles>=1");
+	synth_gate(&g, "tpcc-lite.cycles>=1");
 	assert_int_equal(gate_thresholds_check(&g.th, METRIC_CYCLES, NULL), -1);
 	gate_clear(&g);
 	strvec_clear(&wl);
@@ -1030,11 +980,11 @@ static void test_perf_parse(void **state)
 static void test_aa_false_pass_rate(void **state)
 {
 	int passes = 0, trials = 2000;
-	rng = 42;
+	synth_rng = 42;
 	for (int t = 0; t < trials; t++) {
 		struct gate g;
-		gate_init(&g, "select-only>=1.05");
-		synth(&g, "select-only", 9, 1.0, 0.10, 1);
+		synth_gate(&g, "select-only>=1.05");
+		synth_pairs(&g, "select-only", 9, 1.0, 0.10, 1);
 		passes += decide(&g) == 0;
 		gate_clear(&g);
 	}
@@ -1052,8 +1002,8 @@ static void test_json_roundtrip(void **state)
 {
 	struct gate g, h;
 	struct strbuf js = STRBUF_INIT, err = STRBUF_INIT, x1 = STRBUF_INIT, x2 = STRBUF_INIT;
-	gate_init(&g, "select-only>=1.05,p99<=+10%");
-	synth(&g, "select-only", 9, 1.12, 0.02, 0.9);
+	synth_gate(&g, "select-only>=1.05,p99<=+10%");
+	synth_pairs(&g, "select-only", 9, 1.12, 0.02, 0.9);
 	g.wl[0].runs[0].json = xstrdup("{\"tps\":1,\"timeline\":[1,2,3],\"s\":\"<&>\"}");
 	g.regress = REGRESS_PASSED;
 	g.regress_note = xstrdup("217 of 217 tests passed");
@@ -1147,8 +1097,8 @@ static void test_junit_failure(void **state)
 {
 	struct gate g;
 	struct strbuf x = STRBUF_INIT;
-	gate_init(&g, "select-only>=1.05,tpcb>=1");
-	synth(&g, "select-only", 9, 0.9, 0.02, 1);
+	synth_gate(&g, "select-only>=1.05,tpcb>=1");
+	synth_pairs(&g, "select-only", 9, 0.9, 0.02, 1);
 	decide(&g);
 	junit_write(&g, &x, "pgbuild gate");
 	assert_non_null(strstr(x.buf, "<failure message="));
