@@ -11,7 +11,7 @@
 cd "$TMP" || exit 1
 
 mkdir -p help
-"$B/bin/pgbuild" --help | sed -n '/^commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p' >commands
+"$B/bin/pgbuild" --help | help_commands >commands
 while read -r c; do "$B/bin/pgbuild" "$c" --help | help_opts >"help/$c"; done <commands
 "$B/bin/pgoptcc" --help | help_opts >pgoptcc.opts
 like "pgbuild lists its commands" "$(wc -l <commands)" '^[1-9][0-9]*$'
