@@ -69,7 +69,7 @@ static void pgo_usage(FILE *fp)
 	      "first build.  Writes OUT/pgopt-pgo.json (stages, workloads, stale units).\n"
 	      "\n" CLI_EXIT_CODES_HELP
 	      "Here 0 is built and checked, 1 the regression suite or the gate failed,\n"
-	      "2 could not build or train.\n",
+	      "2 could not build or train, 3 the gate was undecided.\n",
 	      fp);
 }
 

@@ -640,8 +640,11 @@ static int checks(struct pgo *p)
 		if (p->gate_code != PGBUILD_EXIT_ERROR)
 			gate_verdict_say(json, stdout);
 		free(json);
+		/* fail and undecided are the gate's verdicts, passed on as
+		 * they are (exitcodes.h); anything else could not run */
 		if (p->gate_code != 0)
-			ret = p->gate_code == 1 ? PGBUILD_EXIT_FAIL : PGBUILD_EXIT_ERROR;
+			ret = p->gate_code == PGBUILD_EXIT_FAIL || p->gate_code == PGBUILD_EXIT_UNDECIDED
+				      ? p->gate_code : PGBUILD_EXIT_ERROR;
 	}
 	return ret;
 }
