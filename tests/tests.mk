@@ -25,7 +25,7 @@ TAP_TESTS ?= $(sort $(wildcard tests/t/*.t))
 # check-pg runs every PostgreSQL suite; PG_TESTS picks some (each suite
 # builds what it needs through tests/pg/lib.sh, shared builds made once).
 PG_TESTS ?= $(sort $(wildcard tests/pg/*.t))
-# The long suites (tests/pg/lib.sh's e2e_extra: recipe, incremental, clang, bolt,
+# The long suites (tests/pg/lib.sh's e2e_extra: recipe, incremental, clang,
 # tune, optimize) are visible skips unless named here, as PostgreSQL's
 # PG_TEST_EXTRA: make check-pg PGOPT_TEST_EXTRA=all runs them too (about
 # 45 min more).

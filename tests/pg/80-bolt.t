@@ -19,7 +19,6 @@
 #      with SIGSEGV, as BOLT 15's call instrumentation makes them die)
 #      fails naming the server log's line, leaving no server behind.
 . "$(dirname "$0")/lib.sh"
-e2e_extra bolt "pgbuild bolt on the shared LTO build end to end (instrumented, trained, rewritten, core and contrib installcheck, three runs; tests/t/62 rewrites small programs with BOLT in make check)"
 P=$B/bin/pgbuild
 unset PGOPT_POLICY PGOPT_LOGDIR PGOPT_PREFIX PGBUILD_BOLT
 [ -x /usr/lib/llvm-15/bin/llvm-bolt ] ||
