@@ -53,8 +53,19 @@ check-unit: $(UNIT_TESTS)
 	[ $$bare = 0 ] || { echo "check-unit: a test skipped without a reason (use skip_because)"; fail=1; }; \
 	exit $$fail
 
+# Two at a time (the machine's cores; each suite works in its own temporary
+# directory), except the suites whose checks time something (tps, server
+# CPU, a budget, a timeout): a line "# tap: alone" in their header runs
+# them one by one after the others, with the machine to themselves.
+# TAP_JOBS=1 runs everything one by one.
+TAP_JOBS ?= 2
+TAP_ALONE = $(filter $(shell grep -l '^\# tap: alone' tests/t/*.t),$(TAP_TESTS))
+TAP_PAR = $(filter-out $(TAP_ALONE),$(TAP_TESTS))
 check-tap: all
-	PGOPT_BUILD=$(abspath $(O)) $(PROVE_HARNESS) $(PROVE_FLAGS) $(TAP_TESTS)
+	@rc=0; \
+	$(if $(TAP_PAR),PGOPT_BUILD=$(abspath $(O)) $(PROVE_HARNESS) $(PROVE_FLAGS) -j$(TAP_JOBS) $(TAP_PAR) || rc=1;) \
+	$(if $(TAP_ALONE),PGOPT_BUILD=$(abspath $(O)) $(PROVE_HARNESS) $(PROVE_FLAGS) $(TAP_ALONE) || rc=1;) \
+	exit $$rc
 
 # PostgreSQL builds its generated headers only when its own make is at
 # MAKELEVEL 0: the suites run outside this make's environment.

@@ -5,6 +5,7 @@
 # build record, the compile log, incremental rebuilds after a policy change
 # (exactly the changed objects are recompiled), verify against the policy
 # and against a tampered one, and tarball sources.
+# tap: alone (it times something: make check runs it by itself, tests/tests.mk)
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/heavy.sh"
 P=$B/bin/pgbuild

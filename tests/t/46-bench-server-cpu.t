@@ -10,6 +10,7 @@
 #     (checked on the live server's processes through /proc), and says so;
 #     --cpus 0 says they could not be separated.
 # Runs under the machine-wide heavy lock.
+# tap: alone (it times something: make check runs it by itself, tests/tests.mk)
 . "$(dirname "$0")/../lib/tap.sh"
 PG=/usr/lib/postgresql/15
 [ -x $PG/bin/postgres ] || skip_all "Debian's postgresql-15 is not installed ($PG)"

@@ -10,6 +10,7 @@
 # every client could connect"; a script of the caller's that changes
 # balances is not judged by the TPC-B check; --no-checks switches off a
 # built-in's; -r reports each statement; -R paces the run.
+# tap: alone (it times something: make check runs it by itself, tests/tests.mk)
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/bench.sh"
 P=$B/bin/pgbuild

@@ -13,6 +13,7 @@
 #   - pgbuild report --html renders in headless Chromium with no console
 #     messages, and the screenshot shows the plots (their colours).
 # Benchmarks run under the machine-wide heavy lock (short runs, few pairs).
+# tap: alone (it times something: make check runs it by itself, tests/tests.mk)
 . "$(dirname "$0")/../lib/tap.sh"
 PG=/usr/lib/postgresql/15
 [ -x $PG/bin/postgres ] || skip_all "Debian's postgresql-15 is not installed ($PG)"

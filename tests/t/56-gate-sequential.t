@@ -15,6 +15,7 @@
 #     second, --pairs auto without --metric tps.
 # Benchmarks run under the machine-wide heavy lock (1 s runs, a budget of
 # minutes).
+# tap: alone (it times something: make check runs it by itself, tests/tests.mk)
 . "$(dirname "$0")/../lib/tap.sh"
 PG=/usr/lib/postgresql/15
 [ -x $PG/bin/postgres ] || skip_all "Debian's postgresql-15 is not installed ($PG)"

@@ -5,6 +5,7 @@
 # instrumented build), a real perf profile of Debian's installed server on
 # select-only (when perf works here), and policies/lists re-emitted from a
 # saved profile, checked by the real wrapper on a real compile.
+# tap: alone (it times something: make check runs it by itself, tests/tests.mk)
 . "$(dirname "$0")/../lib/tap.sh"
 P=$B/bin/pgbuild
 unset PGOPT_POLICY PGOPT_LOGDIR PGOPT_PREFIX

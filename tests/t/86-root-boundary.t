@@ -16,6 +16,7 @@
 # COPY ... TO PROGRAM), and no descriptor of root's but 0-2: the suite
 # runs with a marker token, SSH_AUTH_SOCK, LD_LIBRARY_PATH, PGPASSWORD in
 # its environment and fd 7 open on a root-only file.
+# tap: alone (it times something: make check runs it by itself, tests/tests.mk)
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/heavy.sh"
 P=$B/bin/pgbuild
