@@ -131,6 +131,20 @@ int sfs_walk_tree(int fd, const char *top,
 	return rc;
 }
 
+/* Open the tree rel below dirfd (sfs_open_dir) and fstat it into st. */
+static int open_tree(int dirfd, const char *rel, struct stat *st, struct strbuf *err)
+{
+	int fd = sfs_open_dir(dirfd, rel, err), e;
+
+	if (fd >= 0 && fstat(fd, st) < 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return sfs_fail(err, "inspect", rel, NULL);
+	}
+	return fd;
+}
+
 /* The walk of sfs_chown_tree. */
 struct chown_walk {
 	uid_t uid;
@@ -158,14 +172,10 @@ long sfs_chown_tree(int dirfd, const char *rel, uid_t uid, gid_t gid, struct str
 {
 	struct chown_walk w = { uid, gid, 0, 0 };
 	struct stat st;
-	int fd = sfs_open_dir(dirfd, rel, err), rc;
+	int fd = open_tree(dirfd, rel, &st, err), rc;
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return sfs_fail(err, "inspect", rel, NULL);
-	}
 	if (st.st_uid != uid || st.st_gid != gid) {
 		if (fchown(fd, uid, gid) < 0) {
 			int e = errno;
@@ -231,14 +241,10 @@ int sfs_tree_foreign(int dirfd, const char *rel, uid_t uid, gid_t gid,
 {
 	struct foreign_walk w = { uid, gid, 0, skip, bad, owner };
 	struct stat st;
-	int fd = sfs_open_dir(dirfd, rel, err), rc;
+	int fd = open_tree(dirfd, rel, &st, err), rc;
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return sfs_fail(err, "inspect", rel, NULL);
-	}
 	if (entry_foreign(&st, uid, gid)) {
 		*owner = st.st_uid;
 		close(fd);
@@ -335,6 +341,16 @@ static int escaping_target(int sfd, const char *target, int depth, char *out, si
 	return snprintf(out, outsz, "%s/%s", dir, target) < (int)outsz;
 }
 
+/* The copy's directory dfd, its entries made, becomes the user's with its
+ * source's (st) mode plus u+rwx and times. */
+static int hand_over(int dfd, const struct stat *st, const struct link_walk *w)
+{
+	struct timespec times[2] = { st->st_atim, st->st_mtim };
+
+	return fchown(dfd, w->uid, w->gid) < 0 || fchmod(dfd, (st->st_mode & 0777) | 0700) < 0 ||
+	       futimens(dfd, times) < 0 ? -1 : 0;
+}
+
 /* Make e in the copy (in e->parent_out, the copy's directory it is in). */
 static enum sfs_walk_next link_entry(struct sfs_entry *e, void *ctx)
 {
@@ -345,13 +361,9 @@ static enum sfs_walk_next link_entry(struct sfs_entry *e, void *ctx)
 
 	if (e->depth == 0 && listed(w->skip, e->name))
 		return SFS_WALK_SKIP;
-	if (e->after) {
-		/* its entries are made: now the user's */
-		if (fchown(e->out, w->uid, w->gid) < 0 ||
-		    fchmod(e->out, (st->st_mode & 0777) | 0700) < 0 || futimens(e->out, times) < 0)
-			return sfs_fail(e->err, "copy", e->path, NULL);
-		return SFS_WALK_NEXT;
-	}
+	if (e->after)
+		return hand_over(e->out, st, w) < 0 ? sfs_fail(e->err, "copy", e->path, NULL)
+						    : SFS_WALK_NEXT;
 	if (S_ISDIR(st->st_mode)) {
 		if (st->st_dev != w->dev)
 			return SFS_WALK_SKIP;   /* a mount point: not part of the tree */
@@ -389,14 +401,10 @@ long sfs_link_tree(int srcfd, const char *src_rel, int dstfd, const char *dst_re
 	struct stat st;
 	char *copy;
 	const char *last;
-	int sfd = sfs_open_dir(srcfd, src_rel, err), pfd, dfd, e;
+	int sfd = open_tree(srcfd, src_rel, &st, err), pfd, dfd, e;
 
 	if (sfd < 0)
 		return -1;
-	if (fstat(sfd, &st) < 0) {
-		close(sfd);
-		return sfs_fail(err, "inspect", src_rel, NULL);
-	}
 	w.dev = st.st_dev;
 	pfd = sfs_walk(dstfd, dst_rel, &copy, &last);
 	if (pfd < 0) {
@@ -417,13 +425,9 @@ long sfs_link_tree(int srcfd, const char *src_rel, int dstfd, const char *dst_re
 	w.dfd = dfd;
 	if (sfs_walk_tree(sfd, src_rel, link_entry, &w, err) < 0)
 		goto failed;
-	{
-		struct timespec times[2] = { st.st_atim, st.st_mtim };
-		if (fchown(dfd, uid, gid) < 0 || fchmod(dfd, (st.st_mode & 0777) | 0700) < 0 ||
-		    futimens(dfd, times) < 0) {
-			sfs_fail(err, "hand over the copy", dst_rel, NULL);
-			goto failed;
-		}
+	if (hand_over(dfd, &st, &w) < 0) {
+		sfs_fail(err, "hand over the copy", dst_rel, NULL);
+		goto failed;
 	}
 	close(dfd);
 	close(pfd);
