@@ -2,7 +2,6 @@
  * bundle-verify.c - a profile bundle checked against its manifest; see
  * bundle-verify.h.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -12,8 +11,6 @@
 
 #include "wrapper/common/bundle-verify.h"
 #include "wrapper/common/xalloc.h"
-
-#define WALK_MAX_DEPTH 64     /* directories a bundle may nest */
 
 /* See bundle-verify.h. */
 int bundle_path_ok(const char *rel)
@@ -224,107 +221,61 @@ out:
 	return rc;
 }
 
-/* One regular file of the walk: listed, one name, the manifest's sha256. */
-static int check_file(const struct bundle_verified *bv, int fd, const char *name,
-		      const struct stat *st, const char *rel, unsigned char *seen,
-		      struct strbuf *err)
+/* The walk of bundle_verify. */
+struct bundle_walk {
+	const struct bundle_verified *bv;
+	unsigned char *seen;          /* per listed file: found in the tree */
+};
+
+/* One entry of the tree: a directory, the manifest, or a regular file that
+ * is listed, has one name and the manifest's sha256. */
+static enum sfs_walk_next check_entry(struct sfs_entry *e, void *ctx)
 {
-	const struct bundle_file *f = bundle_verified_find(bv, rel);
+	const struct bundle_walk *w = ctx;
+	const struct bundle_file *f;
 	char hex[SHA256_HEX_SIZE];
-	struct strbuf e = STRBUF_INIT;
+	struct strbuf why = STRBUF_INIT;
+	enum sfs_walk_next next = SFS_WALK_ERROR;
 
-	if (!f) {
-		strbuf_addf(err, "%s/%s is not listed in the manifest (a bundle holds only the files "
-			    "%s lists)", bv->dir, rel, BUNDLE_MANIFEST_NAME);
-		return -1;
+	if (S_ISDIR(e->st.st_mode))
+		return SFS_WALK_NEXT;
+	if (!S_ISREG(e->st.st_mode)) {
+		strbuf_addf(e->err, "%s is %s: a bundle holds regular files and directories only",
+			    e->path, sfs_kind(e->st.st_mode));
+		return SFS_WALK_ERROR;
 	}
-	if (st->st_nlink > 1) {
-		strbuf_addf(err, "%s/%s has %lu names (a hard link: a bundle's files have one)",
-			    bv->dir, rel, (unsigned long)st->st_nlink);
-		return -1;
+	if (e->depth == 0 && !strcmp(e->name, BUNDLE_MANIFEST_NAME))
+		return SFS_WALK_NEXT;
+	if (!(f = bundle_verified_find(w->bv, e->rel)))
+		strbuf_addf(e->err, "%s is not listed in the manifest (a bundle holds only the files "
+			    "%s lists)", e->path, BUNDLE_MANIFEST_NAME);
+	else if (e->st.st_nlink > 1)
+		strbuf_addf(e->err, "%s has %lu names (a hard link: a bundle's files have one)",
+			    e->path, (unsigned long)e->st.st_nlink);
+	else if (sha256_file(e->fd, e->name, bundle_file_kind(e->rel), SFS_NOFOLLOW, hex, &why) < 0)
+		strbuf_addf(e->err, "%s: %s", e->path, why.buf);
+	else if (strcmp(hex, f->sha256))
+		strbuf_addf(e->err, "%s: its sha256 is %s, the manifest says %s: the bundle was "
+			    "changed after it was made", e->path, hex, f->sha256);
+	else {
+		w->seen[f - w->bv->files] = 1;
+		next = SFS_WALK_NEXT;
 	}
-	if (sha256_file(fd, name, bundle_file_kind(rel), SFS_NOFOLLOW, hex, &e) < 0) {
-		strbuf_addf(err, "%s/%s: %s", bv->dir, rel, e.buf);
-		strbuf_release(&e);
-		return -1;
-	}
-	if (strcmp(hex, f->sha256)) {
-		strbuf_addf(err, "%s/%s: its sha256 is %s, the manifest says %s: the bundle was "
-			    "changed after it was made", bv->dir, rel, hex, f->sha256);
-		return -1;
-	}
-	seen[f - bv->files] = 1;
-	return 0;
-}
-
-/* Every entry below the directory fd (rel: its path in the bundle). */
-static int walk(const struct bundle_verified *bv, int fd, struct strbuf *rel, int depth,
-		unsigned char *seen, struct strbuf *err)
-{
-	int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0), rc = 0;
-	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
-	struct dirent *de;
-
-	if (!d) {
-		if (dfd >= 0)
-			close(dfd);
-		strbuf_addf(err, "cannot read the directory %s/%s: %s", bv->dir, rel->buf,
-			    strerror(errno));
-		return -1;
-	}
-	while (rc == 0 && (errno = 0, de = readdir(d))) {
-		const char *name = de->d_name;
-		size_t len = rel->len;
-		struct stat st;
-
-		if (!strcmp(name, ".") || !strcmp(name, ".."))
-			continue;
-		strbuf_addf(rel, "%s%s", len ? "/" : "", name);
-		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			strbuf_addf(err, "cannot inspect %s/%s: %s", bv->dir, rel->buf, strerror(errno));
-			rc = -1;
-		} else if (S_ISDIR(st.st_mode)) {
-			int sub = depth < WALK_MAX_DEPTH ?
-				openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-			if (sub < 0) {
-				strbuf_addf(err, "cannot open the directory %s/%s: %s", bv->dir, rel->buf,
-					    depth < WALK_MAX_DEPTH ? strerror(errno)
-								   : "directories nested too deep");
-				rc = -1;
-			} else {
-				rc = walk(bv, sub, rel, depth + 1, seen, err);
-				close(sub);
-			}
-		} else if (!S_ISREG(st.st_mode)) {
-			strbuf_addf(err, "%s/%s is %s: a bundle holds regular files and directories "
-				    "only", bv->dir, rel->buf, sfs_kind(st.st_mode));
-			rc = -1;
-		} else if (depth > 0 || strcmp(name, BUNDLE_MANIFEST_NAME)) {
-			rc = check_file(bv, fd, name, &st, rel->buf, seen, err);
-		}
-		strbuf_setlen(rel, len);
-	}
-	if (rc == 0 && errno) {
-		strbuf_addf(err, "cannot read the directory %s/%s: %s", bv->dir, rel->buf,
-			    strerror(errno));
-		rc = -1;
-	}
-	closedir(d);
-	return rc;
+	strbuf_release(&why);
+	return next;
 }
 
 /* See bundle-verify.h. */
 int bundle_verify(const char *dir, struct bundle_verified *bv, struct strbuf *err)
 {
-	struct strbuf rel = STRBUF_INIT;
 	unsigned char *seen = NULL;
 	int rc = bundle_verified_open(dir, bv, err);
 
 	if (rc == 0)
 		rc = read_manifest(bv, err);
 	if (rc == 0) {
-		seen = xcalloc(bv->nr + 1, 1);
-		rc = walk(bv, bv->dirfd, &rel, 0, seen, err);
+		struct bundle_walk w = { bv, seen = xcalloc(bv->nr + 1, 1) };
+		rc = sfs_walk_tree(bv->dirfd, dir, check_entry, &w, err);
 	}
 	for (size_t i = 0; rc == 0 && i < bv->nr; i++)
 		if (!seen[i]) {
@@ -335,7 +286,6 @@ int bundle_verify(const char *dir, struct bundle_verified *bv, struct strbuf *er
 	if (rc < 0 && bv->dir)
 		bundle_verified_release(bv);
 	free(seen);
-	strbuf_release(&rel);
 	return rc;
 }
 

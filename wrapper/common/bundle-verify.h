@@ -12,9 +12,10 @@
  *
  *   - every path the manifest lists is relative, with no ".", ".." or
  *     empty component and no control character, and is listed once;
- *   - the tree, walked through descriptors (every directory opened
- *     O_NOFOLLOW below its parent's), holds directories and regular files
- *     only: a symbolic link, FIFO, socket or device anywhere is refused;
+ *   - the tree, walked through descriptors (sfs_walk_tree: every directory
+ *     opened O_NOFOLLOW below its parent's), holds directories and regular
+ *     files only: a symbolic link, FIFO, socket or device anywhere is
+ *     refused;
  *   - every regular file but the manifest is listed, has one name (a hard
  *     link may be another file's, a root-only one), and its sha256
  *     (sha256_file, the limit of its kind: bundle_file_kind) is the

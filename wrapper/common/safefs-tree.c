@@ -1,8 +1,9 @@
 /*
  * common/safefs-tree.c - whole trees below verified directory descriptors:
- * handed over (sfs_chown_tree), checked before root works in them
- * (sfs_tree_foreign), and copied in and out as hard links or copies
- * (sfs_link_tree, sfs_copy_back); see safefs.h for the rules.
+ * the one walk of a tree (sfs_walk_tree), and on it the trees handed over
+ * (sfs_chown_tree), checked before root works in them (sfs_tree_foreign),
+ * and copied in and out as hard links or copies (sfs_link_tree,
+ * sfs_copy_back); see safefs.h for the rules.
  *
  * Every directory is entered with openat(O_NOFOLLOW | O_DIRECTORY) below
  * the one before (safefs-walk.h), never by a path.
@@ -24,80 +25,157 @@
 #include "wrapper/common/safefs-walk.h"
 #include "wrapper/common/xalloc.h"
 
-/* chown -R -P of the directory open as fd (its entries; fd itself is the
- * caller's); adds to *changed; dev is the file system not to leave. */
-static int chown_entries(int fd, uid_t uid, gid_t gid, dev_t dev, int depth,
-			 long *changed, const char *top, struct strbuf *err)
+/* The state of one sfs_walk_tree. */
+struct tree_walk {
+	enum sfs_walk_next (*visit)(struct sfs_entry *e, void *ctx);
+	void *ctx;
+	struct strbuf path;      /* "TOP/REL" of the directory or entry at hand */
+	size_t top_len;          /* where REL starts in path */
+	const char *top;         /* the top, for the depth message */
+	struct strbuf *err;
+};
+
+static int walk_dir(struct tree_walk *w, int fd, int depth, int parent_out);
+
+/* Hand e to the visitor (its strings pointing at w->path): its answer, and
+ * what the walk does then: 0 go on, 1 stop (found), -1 stop (error). */
+static int visit(struct tree_walk *w, struct sfs_entry *e, enum sfs_walk_next *next)
 {
-	int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	e->path = w->path.buf;
+	e->rel = w->path.buf + w->top_len;
+	*next = w->visit(e, w->ctx);
+	return *next < 0 ? -1 : *next == SFS_WALK_STOP;
+}
+
+/* Into the directory e (its visit said so); 0, 1 (stopped) or -1. */
+static int enter(struct tree_walk *w, const struct sfs_entry *e)
+{
+	char why[64];
+	int sub, rc;
+
+	if (e->depth + 1 > SFS_MAX_DEPTH) {
+		snprintf(why, sizeof(why), "directories nested too deep (more than %d levels)",
+			 SFS_MAX_DEPTH);
+		errno = ELOOP;
+		return sfs_fail(w->err, "walk", *w->top ? w->top : ".", why);
+	}
+	sub = sfs_open_subdir(e->fd, e->name);
+	if (sub < 0)          /* vanished: empty; replaced by a link or a file: refused */
+		return errno == ENOENT ? 0 : sfs_fail(w->err, "open the directory", w->path.buf, NULL);
+	rc = walk_dir(w, sub, e->depth + 1, e->out);
+	close(sub);
+	return rc;
+}
+
+/* One entry of a directory: visited, and entered when a directory;
+ * 0 (go on), 1 (stopped) or -1. */
+static int walk_entry(struct tree_walk *w, struct sfs_entry *e)
+{
+	enum sfs_walk_next next, again;
+	int rc;
+
+	if (fstatat(e->fd, e->name, &e->st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : sfs_fail(w->err, "inspect", w->path.buf, NULL);
+	rc = visit(w, e, &next);
+	if (rc == 0 && next != SFS_WALK_SKIP && S_ISDIR(e->st.st_mode))
+		rc = enter(w, e);
+	if (rc == 0 && next == SFS_WALK_AFTER && S_ISDIR(e->st.st_mode)) {
+		e->after = 1;
+		rc = visit(w, e, &again);
+	}
+	if (e->out >= 0)
+		close(e->out);
+	return rc;
+}
+
+/* Every entry of the directory fd (w->path), depth levels below the top. */
+static int walk_dir(struct tree_walk *w, int fd, int depth, int parent_out)
+{
+	int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0), rc = 0;
 	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
 	struct dirent *de;
-	int rc = 0;
 
 	if (!d) {
 		if (dfd >= 0)
 			close(dfd);
-		return sfs_fail(err, "read the directory below", top, NULL);
+		return sfs_fail(w->err, "read the directory", w->path.buf, NULL);
 	}
-	if (depth > SFS_MAX_DEPTH) {
-		closedir(d);
-		errno = ELOOP;
-		return sfs_fail(err, "walk", top, "directories nested too deep");
-	}
+	rewinddir(d);         /* the offset is fd's: the caller's may have been read */
 	while (rc == 0 && (errno = 0, de = readdir(d))) {
-		struct stat st;
-		const char *name = de->d_name;
-		if (!strcmp(name, ".") || !strcmp(name, ".."))
+		struct sfs_entry e = { fd, de->d_name, NULL, NULL, { 0 }, depth, 0, parent_out, -1,
+				       w->err };
+		size_t len = w->path.len;
+		if (!strcmp(e.name, ".") || !strcmp(e.name, ".."))
 			continue;
-		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			if (errno == ENOENT)
-				continue;
-			rc = sfs_fail(err, "inspect an entry below", top, NULL);
-			break;
-		}
-		if (st.st_dev != dev)
-			continue;     /* a mount point: not ours to hand over */
-		if (st.st_uid != uid || st.st_gid != gid) {
-			if (fchownat(fd, name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0) {
-				if (errno == ENOENT)
-					continue;
-				rc = sfs_fail(err, "change the owner of an entry below", top, NULL);
-				break;
-			}
-			(*changed)++;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			int sub = sfs_open_subdir(fd, name);
-			if (sub < 0) {
-				if (errno == ENOENT)
-					continue;
-				/* replaced by a link or a file since fstatat */
-				rc = sfs_fail(err, "enter a directory below", top, NULL);
-				break;
-			}
-			rc = chown_entries(sub, uid, gid, dev, depth + 1, changed, top, err);
-			close(sub);
-		}
+		strbuf_addf(&w->path, "%s%s", len ? "/" : "", e.name);
+		rc = walk_entry(w, &e);
+		strbuf_setlen(&w->path, len);
 	}
-	if (rc == 0 && errno) {
-		rc = sfs_fail(err, "read the directory below", top, NULL);
-	}
+	if (rc == 0 && errno)
+		rc = sfs_fail(w->err, "read the directory", w->path.buf, NULL);
 	closedir(d);
 	return rc;
 }
 
+int sfs_walk_tree(int fd, const char *top,
+		  enum sfs_walk_next (*visit_fn)(struct sfs_entry *e, void *ctx), void *ctx,
+		  struct strbuf *err)
+{
+	struct tree_walk w = { visit_fn, ctx, STRBUF_INIT, 0, top, err };
+	int rc;
+
+	strbuf_addstr(&w.path, top);
+	w.top_len = w.path.len + (w.path.len > 0);
+	rc = walk_dir(&w, fd, 0, -1);
+	strbuf_release(&w.path);
+	return rc;
+}
+
+/* Open the tree rel below dirfd (sfs_open_dir) and fstat it into st. */
+static int open_tree(int dirfd, const char *rel, struct stat *st, struct strbuf *err)
+{
+	int fd = sfs_open_dir(dirfd, rel, err), e;
+
+	if (fd >= 0 && fstat(fd, st) < 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return sfs_fail(err, "inspect", rel, NULL);
+	}
+	return fd;
+}
+
+/* The walk of sfs_chown_tree. */
+struct chown_walk {
+	uid_t uid;
+	gid_t gid;
+	dev_t dev;               /* the file system not to leave */
+	long changed;            /* entries given to uid:gid */
+};
+
+static enum sfs_walk_next chown_entry(struct sfs_entry *e, void *ctx)
+{
+	struct chown_walk *w = ctx;
+
+	if (e->st.st_dev != w->dev)
+		return SFS_WALK_SKIP;     /* a mount point: not ours to hand over */
+	if (e->st.st_uid == w->uid && e->st.st_gid == w->gid)
+		return SFS_WALK_NEXT;
+	if (fchownat(e->fd, e->name, w->uid, w->gid, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? SFS_WALK_SKIP
+				       : sfs_fail(e->err, "change the owner of", e->path, NULL);
+	w->changed++;
+	return SFS_WALK_NEXT;
+}
+
 long sfs_chown_tree(int dirfd, const char *rel, uid_t uid, gid_t gid, struct strbuf *err)
 {
+	struct chown_walk w = { uid, gid, 0, 0 };
 	struct stat st;
-	long changed = 0;
-	int fd = sfs_open_dir(dirfd, rel, err), rc;
+	int fd = open_tree(dirfd, rel, &st, err), rc;
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return sfs_fail(err, "inspect", rel, NULL);
-	}
 	if (st.st_uid != uid || st.st_gid != gid) {
 		if (fchown(fd, uid, gid) < 0) {
 			int e = errno;
@@ -105,11 +183,12 @@ long sfs_chown_tree(int dirfd, const char *rel, uid_t uid, gid_t gid, struct str
 			errno = e;
 			return sfs_fail(err, "change the owner of", rel, NULL);
 		}
-		changed++;
+		w.changed++;
 	}
-	rc = chown_entries(fd, uid, gid, st.st_dev, 0, &changed, rel, err);
+	w.dev = st.st_dev;
+	rc = sfs_walk_tree(fd, rel, chown_entry, &w, err);
 	close(fd);
-	return rc < 0 ? -1 : changed;
+	return rc < 0 ? -1 : w.changed;
 }
 
 /* Could someone other than uid (and group gid) change this entry? */
@@ -139,93 +218,40 @@ struct foreign_walk {
 	gid_t gid;
 	dev_t dev;               /* the file system not to leave */
 	const char *const *skip; /* top-level names not looked at */
-	struct strbuf path;      /* of the directory being read, relative */
-	struct strbuf *bad;
-	uid_t *owner;
-	struct strbuf *err;
-	const char *top;         /* rel, for messages */
+	struct strbuf *bad;      /* the entry found, relative */
+	uid_t *owner;            /* ... and its owner */
 };
 
-/* 1: found (in w->bad), 0: none below fd, -1: error. */
-static int foreign_entries(int fd, struct foreign_walk *w, int depth)
+static enum sfs_walk_next foreign_entry(struct sfs_entry *e, void *ctx)
 {
-	int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0), rc = 0;
-	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
-	struct dirent *de;
+	struct foreign_walk *w = ctx;
 
-	if (!d) {
-		if (dfd >= 0)
-			close(dfd);
-		return sfs_fail(w->err, "read the directory below", w->top, NULL);
-	}
-	if (depth > SFS_MAX_DEPTH) {
-		closedir(d);
-		errno = ELOOP;
-		return sfs_fail(w->err, "walk", w->top, "directories nested too deep");
-	}
-	while (rc == 0 && (errno = 0, de = readdir(d))) {
-		struct stat st;
-		size_t len = w->path.len;
-		const char *name = de->d_name;
-		if (!strcmp(name, ".") || !strcmp(name, ".."))
-			continue;
-		if (depth == 0 && listed(w->skip, name))
-			continue;
-		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			if (errno == ENOENT)
-				continue;
-			rc = sfs_fail(w->err, "inspect an entry below", w->top, NULL);
-			break;
-		}
-		if (st.st_dev != w->dev)
-			continue;
-		strbuf_addf(&w->path, "%s%s", len ? "/" : "", name);
-		if (entry_foreign(&st, w->uid, w->gid)) {
-			strbuf_add(w->bad, w->path.buf, w->path.len);
-			*w->owner = st.st_uid;
-			rc = 1;
-			break;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			int sub = sfs_open_subdir(fd, name);
-			if (sub < 0) {
-				if (errno != ENOENT)
-					rc = sfs_fail(w->err, "enter a directory below", w->top, NULL);
-			} else {
-				rc = foreign_entries(sub, w, depth + 1);
-				close(sub);
-			}
-		}
-		strbuf_setlen(&w->path, len);
-	}
-	if (rc == 0 && errno)
-		rc = sfs_fail(w->err, "read the directory below", w->top, NULL);
-	closedir(d);
-	return rc;
+	if ((e->depth == 0 && listed(w->skip, e->name)) || e->st.st_dev != w->dev)
+		return SFS_WALK_SKIP;
+	if (!entry_foreign(&e->st, w->uid, w->gid))
+		return SFS_WALK_NEXT;
+	strbuf_addstr(w->bad, e->rel);
+	*w->owner = e->st.st_uid;
+	return SFS_WALK_STOP;
 }
 
 int sfs_tree_foreign(int dirfd, const char *rel, uid_t uid, gid_t gid,
 		     const char *const *skip, struct strbuf *bad, uid_t *owner,
 		     struct strbuf *err)
 {
-	struct foreign_walk w = { uid, gid, 0, skip, STRBUF_INIT, bad, owner, err, rel };
+	struct foreign_walk w = { uid, gid, 0, skip, bad, owner };
 	struct stat st;
-	int fd = sfs_open_dir(dirfd, rel, err), rc;
+	int fd = open_tree(dirfd, rel, &st, err), rc;
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return sfs_fail(err, "inspect", rel, NULL);
-	}
 	if (entry_foreign(&st, uid, gid)) {
 		*owner = st.st_uid;
 		close(fd);
 		return 1;       /* rel itself: nothing appended */
 	}
 	w.dev = st.st_dev;
-	rc = foreign_entries(fd, &w, 0);
-	strbuf_release(&w.path);
+	rc = sfs_walk_tree(fd, rel, foreign_entry, &w, err);
 	close(fd);
 	return rc;
 }
@@ -236,9 +262,8 @@ struct link_walk {
 	gid_t gid;
 	dev_t dev;               /* the source's file system */
 	const char *const *skip; /* top-level names left out */
+	int dfd;                 /* the copy's top directory */
 	long made;
-	struct strbuf *err;
-	const char *top;         /* src_rel, for messages */
 };
 
 /* Copy the regular file name (sfd) to a new file of uid's (dfd). */
@@ -316,107 +341,70 @@ static int escaping_target(int sfd, const char *target, int depth, char *out, si
 	return snprintf(out, outsz, "%s/%s", dir, target) < (int)outsz;
 }
 
-/* Make the entries of the directory sfd in dfd; 0 or -1. */
-static int link_entries(int sfd, int dfd, struct link_walk *w, int depth)
+/* The copy's directory dfd, its entries made, becomes the user's with its
+ * source's (st) mode plus u+rwx and times. */
+static int hand_over(int dfd, const struct stat *st, const struct link_walk *w)
 {
-	int dup_fd = fcntl(sfd, F_DUPFD_CLOEXEC, 0), rc = 0;
-	DIR *d = dup_fd < 0 ? NULL : fdopendir(dup_fd);
-	struct dirent *de;
+	struct timespec times[2] = { st->st_atim, st->st_mtim };
 
-	if (!d) {
-		if (dup_fd >= 0)
-			close(dup_fd);
-		return sfs_fail(w->err, "read the directory below", w->top, NULL);
+	return fchown(dfd, w->uid, w->gid) < 0 || fchmod(dfd, (st->st_mode & 0777) | 0700) < 0 ||
+	       futimens(dfd, times) < 0 ? -1 : 0;
+}
+
+/* Make e in the copy (in e->parent_out, the copy's directory it is in). */
+static enum sfs_walk_next link_entry(struct sfs_entry *e, void *ctx)
+{
+	struct link_walk *w = ctx;
+	const struct stat *st = &e->st;
+	struct timespec times[2] = { st->st_atim, st->st_mtim };
+	int dfd = e->depth ? e->parent_out : w->dfd;
+
+	if (e->depth == 0 && listed(w->skip, e->name))
+		return SFS_WALK_SKIP;
+	if (e->after)
+		return hand_over(e->out, st, w) < 0 ? sfs_fail(e->err, "copy", e->path, NULL)
+						    : SFS_WALK_NEXT;
+	if (S_ISDIR(st->st_mode)) {
+		if (st->st_dev != w->dev)
+			return SFS_WALK_SKIP;   /* a mount point: not part of the tree */
+		if (mkdirat(dfd, e->name, 0700) < 0 || (e->out = sfs_open_subdir(dfd, e->name)) < 0)
+			return sfs_fail(e->err, "copy", e->path, NULL);
+		w->made++;
+		return SFS_WALK_AFTER;
+	} else if (S_ISREG(st->st_mode)) {
+		int shared = !(st->st_mode & (S_IWGRP | S_IWOTH | S_ISUID | S_ISGID));
+		if (shared ? linkat(e->fd, e->name, dfd, e->name, 0) < 0
+			   : copy_file_at(e->fd, dfd, e->name, st, w) < 0)
+			return sfs_fail(e->err, "copy", e->path,
+					errno == EXDEV ? "the tree spans file systems" : NULL);
+	} else if (S_ISLNK(st->st_mode)) {
+		char target[PATH_MAX], abs[PATH_MAX];
+		ssize_t n = readlinkat(e->fd, e->name, target, sizeof(target) - 1);
+		if (n >= 0 && (target[n] = '\0',
+			       escaping_target(e->fd, target, e->depth, abs, sizeof(abs))))
+			memcpy(target, abs, strlen(abs) + 1);
+		if (n < 0 || symlinkat(target, dfd, e->name) < 0 ||
+		    fchownat(dfd, e->name, w->uid, w->gid, AT_SYMLINK_NOFOLLOW) < 0)
+			return sfs_fail(e->err, "copy", e->path, NULL);
+		utimensat(dfd, e->name, times, AT_SYMLINK_NOFOLLOW);
+	} else {
+		return SFS_WALK_NEXT;   /* FIFOs, sockets, devices: not part of a build */
 	}
-	if (depth > SFS_MAX_DEPTH) {
-		closedir(d);
-		errno = ELOOP;
-		return sfs_fail(w->err, "copy", w->top, "directories nested too deep");
-	}
-	while (rc == 0 && (errno = 0, de = readdir(d))) {
-		struct stat st;
-		const char *name = de->d_name;
-		struct timespec times[2];
-		char what[NAME_MAX + 32];
-		if (!strcmp(name, ".") || !strcmp(name, ".."))
-			continue;
-		if (depth == 0 && listed(w->skip, name))
-			continue;
-		if (fstatat(sfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			if (errno == ENOENT)
-				continue;
-			rc = sfs_fail(w->err, "inspect an entry below", w->top, NULL);
-			break;
-		}
-		times[0] = st.st_atim;
-		times[1] = st.st_mtim;
-		snprintf(what, sizeof(what), "copy \"%.*s\" of", NAME_MAX, name);
-		if (S_ISDIR(st.st_mode)) {
-			int ssub, dsub;
-			if (st.st_dev != w->dev)
-				continue;       /* a mount point: not part of the tree */
-			if (mkdirat(dfd, name, 0700) < 0) {
-				rc = sfs_fail(w->err, what, w->top, NULL);
-				break;
-			}
-			ssub = sfs_open_subdir(sfd, name);
-			dsub = ssub < 0 ? -1 : sfs_open_subdir(dfd, name);
-			if (ssub < 0 || dsub < 0) {
-				rc = sfs_fail(w->err, what, w->top, NULL);
-				if (ssub >= 0)
-					close(ssub);
-				break;
-			}
-			rc = link_entries(ssub, dsub, w, depth + 1);
-			if (rc == 0 && (fchown(dsub, w->uid, w->gid) < 0 ||
-					fchmod(dsub, (st.st_mode & 0777) | 0700) < 0 ||
-					futimens(dsub, times) < 0))
-				rc = sfs_fail(w->err, what, w->top, NULL);
-			close(ssub);
-			close(dsub);
-		} else if (S_ISREG(st.st_mode)) {
-			int shared = !(st.st_mode & (S_IWGRP | S_IWOTH | S_ISUID | S_ISGID));
-			if (shared ? linkat(sfd, name, dfd, name, 0) < 0
-				   : copy_file_at(sfd, dfd, name, &st, w) < 0)
-				rc = sfs_fail(w->err, what, w->top,
-					  errno == EXDEV ? "the tree spans file systems" : NULL);
-		} else if (S_ISLNK(st.st_mode)) {
-			char target[PATH_MAX], abs[PATH_MAX];
-			ssize_t n = readlinkat(sfd, name, target, sizeof(target) - 1);
-			if (n >= 0 && (target[n] = '\0', escaping_target(sfd, target, depth, abs, sizeof(abs))))
-				memcpy(target, abs, strlen(abs) + 1);
-			if (n < 0 || symlinkat(target, dfd, name) < 0 ||
-			    fchownat(dfd, name, w->uid, w->gid, AT_SYMLINK_NOFOLLOW) < 0)
-				rc = sfs_fail(w->err, what, w->top, NULL);
-			else
-				utimensat(dfd, name, times, AT_SYMLINK_NOFOLLOW);
-		} else {
-			continue;       /* FIFOs, sockets, devices: not part of a build */
-		}
-		if (rc == 0)
-			w->made++;
-	}
-	if (rc == 0 && errno)
-		rc = sfs_fail(w->err, "read the directory below", w->top, NULL);
-	closedir(d);
-	return rc;
+	w->made++;
+	return SFS_WALK_NEXT;
 }
 
 long sfs_link_tree(int srcfd, const char *src_rel, int dstfd, const char *dst_rel,
 		   uid_t uid, gid_t gid, const char *const *skip, struct strbuf *err)
 {
-	struct link_walk w = { uid, gid, 0, skip, 0, err, src_rel };
+	struct link_walk w = { uid, gid, 0, skip, -1, 0 };
 	struct stat st;
 	char *copy;
 	const char *last;
-	int sfd = sfs_open_dir(srcfd, src_rel, err), pfd, dfd, e;
+	int sfd = open_tree(srcfd, src_rel, &st, err), pfd, dfd, e;
 
 	if (sfd < 0)
 		return -1;
-	if (fstat(sfd, &st) < 0) {
-		close(sfd);
-		return sfs_fail(err, "inspect", src_rel, NULL);
-	}
 	w.dev = st.st_dev;
 	pfd = sfs_walk(dstfd, dst_rel, &copy, &last);
 	if (pfd < 0) {
@@ -434,15 +422,12 @@ long sfs_link_tree(int srcfd, const char *src_rel, int dstfd, const char *dst_re
 		errno = e;
 		return sfs_fail(err, "make the copy", dst_rel, NULL);
 	}
-	if (link_entries(sfd, dfd, &w, 0) < 0)
+	w.dfd = dfd;
+	if (sfs_walk_tree(sfd, src_rel, link_entry, &w, err) < 0)
 		goto failed;
-	{
-		struct timespec times[2] = { st.st_atim, st.st_mtim };
-		if (fchown(dfd, uid, gid) < 0 || fchmod(dfd, (st.st_mode & 0777) | 0700) < 0 ||
-		    futimens(dfd, times) < 0) {
-			sfs_fail(err, "hand over the copy", dst_rel, NULL);
-			goto failed;
-		}
+	if (hand_over(dfd, &st, &w) < 0) {
+		sfs_fail(err, "hand over the copy", dst_rel, NULL);
+		goto failed;
 	}
 	close(dfd);
 	close(pfd);

@@ -1,14 +1,12 @@
 /*
- * common/safefs-walk.h - the walker below a directory descriptor that
- * safefs.c (single paths) and safefs-tree.c (whole trees) share.  Not for
- * callers: they include safefs.h.
+ * common/safefs-walk.h - the steps below a directory descriptor that
+ * safefs.c (single paths) and safefs-tree.c (whole trees: sfs_walk_tree)
+ * share.  Not for callers: they include safefs.h.
  */
 #ifndef PGOPT_SAFEFS_WALK_H
 #define PGOPT_SAFEFS_WALK_H
 
 #include "wrapper/common/strbuf.h"
-
-#define SFS_MAX_DEPTH 256     /* levels the tree walks go down */
 
 /* openat(fd, name) of a directory, never through a link (ELOOP for one). */
 int sfs_open_subdir(int fd, const char *name);

@@ -236,6 +236,58 @@ long sfs_copy_back(int srcfd, const char *src_rel, int dstfd, const char *dst_re
 		   enum sfs_input kind, mode_t mode, struct strbuf *err);
 
 /*
+ * The one walk of a tree below the directory open as fd (the caller's, left
+ * open), for every tree walk below a descriptor (the three above, and
+ * bundle_verify's).  Every entry but "." and ".." is fstatat'ed
+ * (AT_SYMLINK_NOFOLLOW) and handed to visit, a directory before its
+ * entries, in readdir's order; a directory is then entered with
+ * openat(O_NOFOLLOW | O_DIRECTORY) below its parent's descriptor, never
+ * through a link (a link is visited as a link), at most SFS_MAX_DEPTH
+ * levels down.  An entry that vanishes before it is looked at (ENOENT) is
+ * skipped; a directory that vanishes before it is entered is walked as
+ * empty.  top names the tree in messages, as the caller knows it ("": the
+ * paths are REL alone).  Returns 0 when every entry was visited, 1 when
+ * the visitor stopped the walk (SFS_WALK_STOP), -1 on error with one
+ * sentence in err: the visitor's, or the walker's ("cannot read the
+ * directory TOP/REL: R", "cannot inspect TOP/REL: R", "cannot open the
+ * directory TOP/REL: R", "cannot walk TOP: directories nested too deep
+ * (more than 256 levels)").
+ */
+#define SFS_MAX_DEPTH 256     /* levels below the top a walk goes down */
+
+/* What visit returns. */
+enum sfs_walk_next {
+	SFS_WALK_ERROR = -1,  /* stop; the visitor wrote err (return sfs_fail(e->err,
+			       * ...) does): the walk returns -1 */
+	SFS_WALK_NEXT = 0,    /* go on (into it, for a directory) */
+	SFS_WALK_SKIP = 1,    /* go on, but not into this directory */
+	SFS_WALK_AFTER = 2,   /* into this directory, and visit it again after its
+			       * entries went well (post-order: e->after set) */
+	SFS_WALK_STOP = 3     /* stop: found what the walk was for; it returns 1 */
+};
+
+/* One entry, as visit sees it; the strings are the walker's, valid during
+ * the call. */
+struct sfs_entry {
+	int fd;               /* the directory it is in (the walker's descriptor) */
+	const char *name;     /* its name there */
+	const char *rel;      /* its path below the top ("a/b/name") */
+	const char *path;     /* "TOP/REL", for messages */
+	struct stat st;       /* fstatat(fd, name, AT_SYMLINK_NOFOLLOW) */
+	int depth;            /* directories between the top and it: 0 in the top */
+	int after;            /* 1: a directory's second visit (SFS_WALK_AFTER) */
+	int parent_out;       /* the out of the directory it is in (-1 in the top) */
+	int out;              /* a directory's descriptor of the visitor's own (a copy's
+			       * directory), set by its first visit, seen by its
+			       * entries as parent_out, closed by the walker; -1 */
+	struct strbuf *err;   /* where a visitor's sentence goes (may be NULL) */
+};
+
+int sfs_walk_tree(int fd, const char *top,
+		  enum sfs_walk_next (*visit)(struct sfs_entry *e, void *ctx), void *ctx,
+		  struct strbuf *err);
+
+/*
  * What a file is, for messages: "a regular file", "a directory", "a FIFO",
  * "a symbolic link", "a character device", "a block device", "a socket".
  */
