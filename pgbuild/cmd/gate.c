@@ -119,6 +119,16 @@ static void gate_usage(FILE *fp)
 "--duration is refused.  A pair whose interval does not overlap the earlier\n"
 "ones ends the sequence as inconsistent: not significant, undecided.\n"
 "\n"
+"Several tests (every workload x threshold; m of them) are decided together,\n"
+"so that any wrong one has at most the chance one test alone has (2.5%%\n"
+"one-sided at 95%%): by Holm's step-down procedure on their one-sided p-values\n"
+"(the k-th smallest on its interval at 1 - (1 - confidence) / (m - k + 1),\n"
+"until the first that is not shown; a layout floor's r scaled by the level's\n"
+"normal quantile), with --pairs auto each sequence at 1 - (1 - confidence) / m\n"
+"(Bonferroni).  The interval shown is the one at --confidence; each result\n"
+"says the level it was decided at.  Its first step needs more pairs (8 for 4\n"
+"tests at 95%%), printed before the first pair.\n"
+"\n"
 CLI_EXIT_CODES_HELP
 "Here 0 is pass, 1 fail (threshold missed, regression or correctness\n"
 "failure), 2 could not measure (bench errors, too few valid pairs), 3\n"
@@ -481,12 +491,17 @@ static int apply_noise_floor(const struct gate_opts *o, struct gate *g, const ch
 		for (int m = 0; m < 2; m++) {
 			char *source;
 			double r;
+			int from;
 			if (!(o->metrics & bits[m]))
 				continue;
-			if (noise_floors_resolution(&f, g->wl[i].name, bits[m], &r, &source) < 0 &&
-			    !missing)
+			from = noise_floors_resolution(&f, g->wl[i].name, bits[m], &r, &source);
+			if (from < 0 && !missing)
 				missing = xstrdup(source);
 			gate_set_resolution(&g->wl[i], kinds[m], r, source);
+			/* from the floors: built at f.z, which the family
+			 * correction rescales (gate.h) */
+			if (from > 0)
+				gate_set_resolution_z(&g->wl[i], kinds[m], f.z);
 			free(source);
 		}
 	}

@@ -83,8 +83,11 @@ static void tune_usage(FILE *fp)
 "                        pgbuild gate --help; the sets tune builds have no\n"
 "                        floor: a stand-in) in both rules; default: BASELINE/\n"
 "                        pgopt-noise.json when it is of BASELINE/bin/postgres\n"
-"                        (FILE needs --baseline); none, or no floor: the\n"
-"                        repeat resolution, said in the output\n"
+"                        (FILE needs --baseline); without a floor of the\n"
+"                        --train workload (or without --baseline) tune\n"
+"                        refuses to run, as the gate leaves such thresholds\n"
+"                        undecided; none: decide at the repeat resolution\n"
+"                        (0.01%%, 0.1%%), said in the output\n"
 "  --bundle DIR          tune on PGO without training per set: every set is\n"
 "                        the policy of the profile bundle DIR (pgbuild bundle\n"
 "                        create) plus its flags, built with the bundle's\n"
@@ -389,42 +392,30 @@ static int check_options(struct tune_opts *o)
 }
 
 /*
- * The resolution of metric on workload from the floors (noise/floor.h's
- * noise_floors_resolution, the one place it is computed); without a
- * floor tune still needs a number: the repeat resolution, the source
- * saying so.  Returns it, the source into *source (malloced) when asked.
- */
-static double tune_resolution(const struct noise_floors *f, const char *workload,
-			      unsigned metric, char **source)
-{
-	char *src;
-	double r;
-	if (noise_floors_resolution(f, workload, metric, &r, &src) < 0) {
-		char *why = src;
-		r = noise_floor_repeat(metric);
-		src = xasprintf("repeat %g%% (%s)", r * 100, why);
-		free(why);
-	}
-	if (source)
-		*source = src;
-	else
-		free(src);
-	return r;
-}
-
-/*
- * --noise: the resolution of a deterministic metric from the stock build's
- * layout floor (noise/floor.h; every set tune compares is a build without
- * a floor of its own: the stand-in), into p.  0, or the exit code after
- * the error (a malformed floor, a named one of another binary or without
- * --baseline).
+ * --noise: the resolution a deterministic metric's search decides at,
+ * from the stock build's layout floor by the gate's rule
+ * (noise/floor.h's noise_floors_resolution, the one place it is
+ * computed; every set tune compares is a build without a floor of its
+ * own: the stand-in), into p.  As the gate, never the repeat resolution
+ * unasked: without a floor of the training workload (none given or
+ * found, of another binary, too few variants, or no --baseline: tune
+ * builds stock itself) p->resolution is NAN and resolution_source says
+ * why, naming what gives one (--baseline PREFIX with its floor, found as
+ * PREFIX/pgopt-noise.json or given as --noise FILE, measured by `pgbuild
+ * noise`) and --noise none, which decides at the repeat resolution, said:
+ * tuner_run refuses to run with it, before its first build (--dry-run
+ * says so and goes on).  The held-out workloads without a floor are
+ * undecided after the search, as the gate's thresholds.  0, or the exit
+ * code after the error (a malformed floor, a named one of another binary
+ * or without --baseline).
  */
 static int apply_noise_floor(struct tune_opts *o, struct tune_params *p)
 {
-	unsigned metric = metrics_find(o->metric)->bit;
+	const struct metric_desc *d = metrics_find(o->metric);
 	struct noise_floors f;
+	char *src = NULL;
 
-	if (!(metric & metrics_deterministic()))
+	if (!(d->bit & metrics_deterministic()))
 		return 0;
 	if (!o->baseline && o->noise && strcmp(o->noise, "none"))
 		return cli_usage_error("--noise %s needs --baseline PREFIX, the stock build "
@@ -435,17 +426,39 @@ static int apply_noise_floor(struct tune_opts *o, struct tune_params *p)
 		fprintf(stderr, "pgbuild: note: %s\n", f.note);
 	o->noise_note = xstrdup(o->baseline || f.state == NOISE_FLOOR_NONE ? f.note :
 				"no layout floor (no --baseline: tune builds stock itself)");
-	p->resolution = tune_resolution(&f, o->workload, metric, &o->resolution_source);
+	if (noise_floors_resolution(&f, o->workload, d->bit, &p->resolution, &src) < 0) {
+		/* no floor: the search would decide at the repeat resolution,
+		 * inside every layout spread measured */
+		struct strbuf why = STRBUF_INIT;
+		strbuf_addf(&why, "--metric %s: %s; tune never decides %s at the repeat "
+			    "resolution (%g%%, inside every layout spread measured) unasked: ",
+			    o->metric, o->baseline ? src : o->noise_note, o->workload,
+			    noise_floor_repeat(d->bit) * 100);
+		if (o->baseline)
+			strbuf_addf(&why, "give its floor (%s/%s, or --noise FILE) or --noise none",
+				    o->baseline, NOISE_FLOOR_FILE);
+		else
+			strbuf_addf(&why, "give --baseline PREFIX with its floor (`pgbuild noise "
+				    "--prefix PREFIX -W %s` measures one; PREFIX/%s, or --noise "
+				    "FILE) or --noise none", o->workload, NOISE_FLOOR_FILE);
+		free(src);
+		noise_floors_release(&f);
+		/* p->resolution NAN: tuner_run refuses with it, after the
+		 * candidates and the scope are checked, before its first build */
+		o->resolution_source = strbuf_detach(&why, NULL);
+		return 0;
+	}
+	o->resolution_source = src;
 	/* the held-out workloads' own resolutions (mixed's floor is several
 	 * times select-only's); without a floor NAN: their verdict is
-	 * undecided, never decided at the repeat resolution (the search
-	 * above still needs a number, said in its source) */
+	 * undecided, never decided at the repeat resolution */
 	o->held_res = xcalloc(o->held_out.nr + 1, sizeof(*o->held_res));
 	for (size_t i = 0; i < o->held_out.nr; i++) {
-		char *src = NULL;
-		if (noise_floors_resolution(&f, o->held_out.v[i], metric, &o->held_res[i], &src) < 0)
+		char *hsrc = NULL;
+		if (noise_floors_resolution(&f, o->held_out.v[i], d->bit, &o->held_res[i],
+					    &hsrc) < 0)
 			o->held_res[i] = NAN;
-		free(src);
+		free(hsrc);
 	}
 	noise_floors_release(&f);
 	return 0;

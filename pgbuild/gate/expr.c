@@ -1,8 +1,10 @@
 /*
  * gate/expr.c - the pure part of the gate: per-pair analysis and the
- * verdict on the threshold expressions threshold.c parses (see gate.h for
- * the rules).  Nothing here runs a process or touches a file, so unit
- * tests drive it with synthetic runs.
+ * verdict on the threshold expressions threshold.c parses, with the
+ * family correction over one gate run's tests (Holm's step-down; see
+ * gate.h for the rules).  Nothing here runs a process or touches a file,
+ * so unit tests drive it with synthetic runs (test-gate.c,
+ * test-gate-family.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -72,68 +74,105 @@ static int run_usable(const struct gate_run *r)
 	return r && r->exit == 0 && isfinite(r->tps) && r->tps > 0;
 }
 
-static void analyse_workload(struct gate *g, struct gate_workload *w)
+/* The highest pair number of w's runs, -1 without runs. */
+static int last_pair(const struct gate_workload *w)
 {
 	int max_pair = -1;
-	double *ta, *tb, *la[GATE_NLAT], *lb[GATE_NLAT], *ca, *cb;
-	size_t n = 0, na = 0, nb = 0, nc = 0;
-	double *all_a, *all_b;
+	for (size_t i = 0; i < w->nr_runs; i++)
+		if (w->runs[i].pair > max_pair)
+			max_pair = w->runs[i].pair;
+	return max_pair;
+}
+
+/*
+ * The pairs a ratio of kind reads, as stats_ratio_ci's a and b (room for
+ * last_pair() + 1 each): throughput and latency lat, B/A, over the pairs
+ * whose two runs are usable; server CPU per transaction, A/B (so a is B's
+ * figure, b A's), over those of them with both figures.  The one place a
+ * ratio's pairs are taken, at whatever level they are analysed.  Returns
+ * how many.
+ */
+static size_t ratio_pairs(const struct gate_workload *w, enum gate_kind kind, int lat,
+			  double *a, double *b)
+{
+	int max_pair = last_pair(w);
+	size_t n = 0;
+
+	for (int p = 0; p <= max_pair; p++) {
+		const struct gate_run *ra = NULL, *rb = NULL;
+		for (size_t i = 0; i < w->nr_runs; i++) {
+			if (w->runs[i].pair != p)
+				continue;
+			if (w->runs[i].build == 'A')
+				ra = &w->runs[i];
+			else
+				rb = &w->runs[i];
+		}
+		if (!run_usable(ra) || !run_usable(rb))
+			continue;
+		if (kind == GATE_SERVER_CPU) {
+			if (!(ra->server_cpu_us > 0 && rb->server_cpu_us > 0 &&
+			      isfinite(ra->server_cpu_us) && isfinite(rb->server_cpu_us)))
+				continue;
+			a[n] = rb->server_cpu_us;
+			b[n++] = ra->server_cpu_us;
+		} else if (kind == GATE_LATENCY) {
+			a[n] = ra->lat[lat];
+			b[n++] = rb->lat[lat];
+		} else {
+			a[n] = ra->tps;
+			b[n++] = rb->tps;
+		}
+	}
+	return n;
+}
+
+/* The ratio of kind (and latency lat) of w at confidence conf, into out;
+ * returns the pairs it is over. */
+static size_t ratio_at(const struct gate *g, const struct gate_workload *w, enum gate_kind kind,
+		       int lat, double conf, struct stats_ratio *out)
+{
+	size_t room = (size_t)last_pair(w) + 2, n;
+	double *a = xcalloc(room, sizeof(double)), *b = xcalloc(room, sizeof(double));
+
+	n = ratio_pairs(w, kind, lat, a, b);
+	stats_ratio_ci(a, b, n, g->method, conf, out);
+	free(a);
+	free(b);
+	return n;
+}
+
+static void analyse_workload(struct gate *g, struct gate_workload *w)
+{
+	size_t room = (size_t)last_pair(w) + 2, n, nc, na = 0, nb = 0;
+	double *x = xcalloc(room, sizeof(double)), *y = xcalloc(room, sizeof(double));
+	double *all_a = xcalloc(w->nr_runs + 1, sizeof(double));
+	double *all_b = xcalloc(w->nr_runs + 1, sizeof(double));
 
 	w->valid_pairs = 0;
 	w->correctness_failed = 0;
 	w->run_errors = 0;
 	for (size_t i = 0; i < w->nr_runs; i++) {
 		const struct gate_run *r = &w->runs[i];
-		if (r->pair > max_pair)
-			max_pair = r->pair;
 		if (r->exit == 1 && r->build == 'B')
 			w->correctness_failed = 1;
 		else if (!run_usable(r))
 			w->run_errors++;
 	}
-	ta = xcalloc((size_t)max_pair + 2, sizeof(double));
-	tb = xcalloc((size_t)max_pair + 2, sizeof(double));
-	ca = xcalloc((size_t)max_pair + 2, sizeof(double));
-	cb = xcalloc((size_t)max_pair + 2, sizeof(double));
-	all_a = xcalloc(w->nr_runs + 1, sizeof(double));
-	all_b = xcalloc(w->nr_runs + 1, sizeof(double));
+	/* A/B: B's figures as a, A's as b (ratio_pairs); > 1 = B cheaper */
+	nc = ratio_pairs(w, GATE_SERVER_CPU, 0, x, y);
+	stats_ratio_ci(x, y, nc, g->method, g->conf, &w->cpu);
+	w->cpu_a_median = stats_median(y, nc);
+	w->cpu_b_median = stats_median(x, nc);
 	for (int k = 0; k < GATE_NLAT; k++) {
-		la[k] = xcalloc((size_t)max_pair + 2, sizeof(double));
-		lb[k] = xcalloc((size_t)max_pair + 2, sizeof(double));
+		n = ratio_pairs(w, GATE_LATENCY, k, x, y);
+		stats_ratio_ci(x, y, n, g->method, g->conf, &w->lat[k]);
+		w->lat_a_median[k] = stats_median(x, n);
+		w->lat_b_median[k] = stats_median(y, n);
 	}
-	for (int p = 0; p <= max_pair; p++) {
-		const struct gate_run *a = NULL, *b = NULL;
-		for (size_t i = 0; i < w->nr_runs; i++) {
-			if (w->runs[i].pair != p)
-				continue;
-			if (w->runs[i].build == 'A')
-				a = &w->runs[i];
-			else
-				b = &w->runs[i];
-		}
-		if (!run_usable(a) || !run_usable(b))
-			continue;
-		ta[n] = a->tps;
-		tb[n] = b->tps;
-		for (int k = 0; k < GATE_NLAT; k++) {
-			la[k][n] = a->lat[k];
-			lb[k][n] = b->lat[k];
-		}
-		n++;
-		if (a->server_cpu_us > 0 && b->server_cpu_us > 0 &&
-		    isfinite(a->server_cpu_us) && isfinite(b->server_cpu_us)) {
-			ca[nc] = a->server_cpu_us;
-			cb[nc++] = b->server_cpu_us;
-		}
-	}
+	n = ratio_pairs(w, GATE_TPS, 0, x, y);
 	w->valid_pairs = n;
-	/* A/B: the ratio of B's to A's with the arguments swapped; > 1 = B cheaper */
-	stats_ratio_ci(cb, ca, nc, g->method, g->conf, &w->cpu);
-	w->cpu_a_median = stats_median(ca, nc);
-	w->cpu_b_median = stats_median(cb, nc);
-	stats_ratio_ci(ta, tb, n, g->method, g->conf, &w->tps);
-	for (int k = 0; k < GATE_NLAT; k++)
-		stats_ratio_ci(la[k], lb[k], n, g->method, g->conf, &w->lat[k]);
+	stats_ratio_ci(x, y, n, g->method, g->conf, &w->tps);
 
 	/* per-build medians over every usable run */
 	for (size_t i = 0; i < w->nr_runs; i++) {
@@ -146,21 +185,11 @@ static void analyse_workload(struct gate *g, struct gate_workload *w)
 	}
 	w->tps_a_median = stats_median(all_a, na);
 	w->tps_b_median = stats_median(all_b, nb);
-	for (int k = 0; k < GATE_NLAT; k++) {
-		w->lat_a_median[k] = stats_median(la[k], n);
-		w->lat_b_median[k] = stats_median(lb[k], n);
-	}
 
-	free(ta);
-	free(tb);
-	free(ca);
-	free(cb);
+	free(x);
+	free(y);
 	free(all_a);
 	free(all_b);
-	for (int k = 0; k < GATE_NLAT; k++) {
-		free(la[k]);
-		free(lb[k]);
-	}
 }
 
 void gate_analyse(struct gate *g)
@@ -181,6 +210,7 @@ static struct gate_result *add_result(struct gate *g, const struct gate_threshol
 	r->th = t;
 	r->workload = workload;
 	r->observed = r->lo = r->hi = r->resolution = NAN;
+	r->p_value = r->alpha = r->alpha_adjusted = r->conf_adjusted = r->dlo = r->dhi = NAN;
 	return r;
 }
 
@@ -260,20 +290,62 @@ void gate_set_resolution(struct gate_workload *w, enum gate_kind kind, double va
 	free(r->source);
 	r->value = source && (value > 0 || isnan(value)) ? value : 0;
 	r->source = r->value != 0 ? xstrdup(source) : NULL;
+	r->z = 0;
+}
+
+void gate_set_resolution_z(struct gate_workload *w, enum gate_kind kind, double z)
+{
+	struct gate_resolution *r = kind == GATE_CYCLES ? &w->cycles_res : &w->instr_res;
+	r->z = z > 0 && isfinite(z) && r->value > 0 ? z : 0;
+}
+
+/*
+ * The resolution of w's deterministic kind at confidence conf, when the
+ * family correction decides at another level than the gate's (conf !=
+ * g->conf): r x z(conf) / z, z the quantile it was built at, never below
+ * the repeat resolution.  For the rule's max(repeat, z x s) that is exact
+ * below z and conservative above it (the repeat part scaled too).  A
+ * resolution that is no statistic (z 0: --noise none, a default) is the
+ * same at every level; so is NAN (no floor).
+ */
+static double resolution_at(const struct gate *g, const struct gate_workload *w,
+			    enum gate_kind kind, double conf, const char **source)
+{
+	const struct gate_resolution *rr = kind == GATE_CYCLES ? &w->cycles_res : &w->instr_res;
+	double r = gate_resolution_of(w, kind, source);
+	double repeat = metrics_of(gate_kind_metric(kind))->resolution;
+
+	if (conf == g->conf || !(rr->z > 0) || !(r > 0))
+		return r;
+	return fmax(repeat, r * stats_norm_quantile((1 + conf) / 2) / rr->z);
 }
 
 /*
  * A ratio with an interval (throughput, latency: B/A; server CPU: A/B, as
- * dir says) over pairs valid pairs.
+ * dir says) over pairs valid pairs.  At a level the family correction
+ * asks for (r's confidence not the gate's), too few pairs for an interval
+ * there is no error (there is one at the gate's level): nothing is
+ * excluded, so a claim is not shown and a bound not breached.
  */
 static void decide_ratio(struct gate *g, struct gate_result *res, size_t pairs,
-			 const struct stats_ratio *r, const char *what, const char *dir)
+			 const struct stats_ratio *r, const char *what, const char *dir,
+			 double conf)
 {
 	const struct gate_threshold *t = res->th;
 	int lower_better = t->kind == GATE_LATENCY;
 	int claim = gate_is_claim(t);
 	const char *rel = lower_better ? "<=" : ">=";
 
+	if (pairs >= g->min_pairs && !r->ok && conf != g->conf) {
+		res->observed = r->estimate;
+		res->lo = 0;
+		res->hi = INFINITY;
+		res->status = interval_verdict(t, res->lo, res->hi);
+		res->message = xasprintf("%s %s %.4f: %zu pairs give no %.4g%% interval, so %s",
+					 what, dir, r->estimate, pairs, conf * 100, claim ?
+					 "the claim is not shown" : "the bound is not breached");
+		return;
+	}
 	if (pairs < g->min_pairs || !r->ok) {
 		res->status = GATE_ERROR;
 		res->observed = r->n ? r->estimate : NAN;
@@ -350,8 +422,10 @@ void gate_cycles_describe(const struct gate_workload *w, struct strbuf *sb)
 }
 
 /* The cycles estimate: one number per build, compared at its resolution
- * (gate_resolution_of: CYCLES_RESOLUTION, or the layout floor's). */
-static void decide_cycles(struct gate_result *res, const struct gate_workload *w)
+ * (gate_resolution_of: CYCLES_RESOLUTION, or the layout floor's) at conf
+ * (resolution_at). */
+static void decide_cycles(const struct gate *g, struct gate_result *res,
+			  const struct gate_workload *w, double conf)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *source;
@@ -363,7 +437,7 @@ static void decide_cycles(struct gate_result *res, const struct gate_workload *w
 					 w->cycles_note ? ": " : "", w->cycles_note ? w->cycles_note : "");
 		return;
 	}
-	res_value = gate_resolution_of(w, GATE_CYCLES, &source);
+	res_value = resolution_at(g, w, GATE_CYCLES, conf, &source);
 	decide_point(res, w->cyc_a.estimate / w->cyc_b.estimate, res_value, source);
 	strbuf_addf(&sb, "%s %s %.0f/%.0f = ", metrics_of(METRIC_CYCLES)->title,
 		    metrics_of(METRIC_CYCLES)->ratio, w->cyc_a.estimate, w->cyc_b.estimate);
@@ -375,8 +449,9 @@ static void decide_cycles(struct gate_result *res, const struct gate_workload *w
 }
 
 /* Instructions per transaction A/B, compared at their resolution
- * (GATE_INSTR_RESOLUTION, or the layout floor's). */
-static void decide_instructions(struct gate_result *res, const struct gate_workload *w)
+ * (GATE_INSTR_RESOLUTION, or the layout floor's) at conf (resolution_at). */
+static void decide_instructions(const struct gate *g, struct gate_result *res,
+				const struct gate_workload *w, double conf)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *source;
@@ -388,7 +463,7 @@ static void decide_instructions(struct gate_result *res, const struct gate_workl
 					 w->instr_note ? ": " : "", w->instr_note ? w->instr_note : "");
 		return;
 	}
-	res_value = gate_resolution_of(w, GATE_INSTRUCTIONS, &source);
+	res_value = resolution_at(g, w, GATE_INSTRUCTIONS, conf, &source);
 	decide_point(res, w->instr_a / w->instr_b, res_value, source);
 	strbuf_addf(&sb, "%s %s %.0f/%.0f = ", metrics_of(METRIC_INSTR)->title,
 		    metrics_of(METRIC_INSTR)->ratio, w->instr_a, w->instr_b);
@@ -396,9 +471,19 @@ static void decide_instructions(struct gate_result *res, const struct gate_workl
 	res->message = strbuf_detach(&sb, NULL);
 }
 
-static void decide_one(struct gate *g, struct gate_result *res, const struct gate_workload *w)
+/*
+ * Decide res on w at confidence conf: the gate's own (g->conf: the
+ * figures computed by gate_analyse) or a level the family correction
+ * asks for (the ratio taken again at it, the resolution rescaled).
+ */
+static void decide_one(struct gate *g, struct gate_result *res, const struct gate_workload *w,
+		       double conf)
 {
 	const struct gate_threshold *t = res->th;
+	struct stats_ratio at;
+	const struct stats_ratio *r;
+	size_t pairs;
+
 	if (!w) {
 		res->status = GATE_ERROR;
 		res->message = xasprintf("workload \"%s\" was not measured", res->workload);
@@ -406,34 +491,37 @@ static void decide_one(struct gate *g, struct gate_result *res, const struct gat
 	}
 	if (g->sequential && (t->kind == GATE_TPS || t->kind == GATE_LATENCY ||
 			      t->kind == GATE_SERVER_CPU)) {
-		gate_decide_sequential(g, res, w);
+		gate_decide_sequential(g, res, w, conf);
 		return;
 	}
-	switch (t->kind) {
-	case GATE_TPS:
-		decide_ratio(g, res, w->valid_pairs, &w->tps, gate_kind_name(GATE_TPS),
-			     metrics_of(METRIC_TPS)->ratio);
-		break;
-	case GATE_LATENCY: {
+	if (t->kind == GATE_CYCLES) {
+		decide_cycles(g, res, w, conf);
+		return;
+	}
+	if (t->kind == GATE_INSTRUCTIONS) {
+		decide_instructions(g, res, w, conf);
+		return;
+	}
+	/* the ratio kinds: analysed at the gate's level, else again at conf */
+	r = t->kind == GATE_TPS ? &w->tps : t->kind == GATE_LATENCY ? &w->lat[t->lat] : &w->cpu;
+	pairs = t->kind == GATE_SERVER_CPU ? w->cpu.n : w->valid_pairs;
+	if (conf != g->conf) {
+		pairs = ratio_at(g, w, t->kind, t->lat, conf, &at);
+		r = &at;
+	}
+	if (t->kind == GATE_TPS) {
+		decide_ratio(g, res, pairs, r, gate_kind_name(GATE_TPS),
+			     metrics_of(METRIC_TPS)->ratio, conf);
+	} else if (t->kind == GATE_LATENCY) {
 		char what[32];
 		snprintf(what, sizeof(what), "%s latency", gate_lat_keys[t->lat]);
-		decide_ratio(g, res, w->valid_pairs, &w->lat[t->lat], what,
-			     metrics_figure(METRIC_TPS, METRIC_TPS_LATENCY)->ratio);
-		break;
-	}
-	case GATE_SERVER_CPU: {
+		decide_ratio(g, res, pairs, r, what,
+			     metrics_figure(METRIC_TPS, METRIC_TPS_LATENCY)->ratio, conf);
+	} else {
 		const struct metric_figure *f = metrics_figure(METRIC_TPS, METRIC_TPS_CPU);
 		char what[64];
 		snprintf(what, sizeof(what), "%s per transaction", f->name);
-		decide_ratio(g, res, w->cpu.n, &w->cpu, what, f->ratio);
-		break;
-	}
-	case GATE_CYCLES:
-		decide_cycles(res, w);
-		break;
-	case GATE_INSTRUCTIONS:
-		decide_instructions(res, w);
-		break;
+		decide_ratio(g, res, pairs, r, what, f->ratio, conf);
 	}
 }
 
@@ -502,6 +590,237 @@ static void describe_undecided(const struct gate *g, struct strbuf *why)
 		    "confidence sequence (%s)", g->seq_stop ? g->seq_stop : "stopped");
 }
 
+/* ---------------- the family (gate.h) ---------------- */
+
+/* w of g by name (NULL: not measured). */
+static const struct gate_workload *find_workload(const struct gate *g, const char *name)
+{
+	for (size_t i = 0; i < g->nr_wl; i++)
+		if (!strcmp(g->wl[i].name, name))
+			return &g->wl[i];
+	return NULL;
+}
+
+/* Is threshold t on workload w (NULL: not measured) a test of the
+ * family, one that can decide at some level?  Not without a layout floor,
+ * nor on a workload not measured: known before the data. */
+static int in_family(const struct gate_threshold *t, const struct gate_workload *w)
+{
+	const char *src;
+	if (!w)
+		return 0;
+	if (t->kind == GATE_INSTRUCTIONS || t->kind == GATE_CYCLES)
+		return !isnan(gate_resolution_of(w, t->kind, &src));
+	return 1;
+}
+
+size_t gate_family_size(const struct gate *g)
+{
+	size_t m = 0;
+	/* the results gate_decide makes, in its order */
+	for (size_t i = 0; i < g->th.nr; i++) {
+		const struct gate_threshold *t = &g->th.v[i];
+		if (t->workload) {
+			m += (size_t)in_family(t, find_workload(g, t->workload));
+			continue;
+		}
+		for (size_t k = 0; k < g->nr_wl; k++)
+			m += (size_t)in_family(t, &g->wl[k]);
+	}
+	return m;
+}
+
+double gate_seq_conf(const struct gate *g)
+{
+	size_t m = g->uncorrected ? 1 : gate_family_size(g);
+	return m > 1 ? 1 - (1 - g->conf) / (double)m : g->conf;
+}
+
+size_t gate_family_min_pairs(const struct gate *g)
+{
+	size_t m = g->uncorrected ? 1 : gate_family_size(g), n = 1;
+	if (m <= 1)
+		return g->min_pairs;
+	while (ldexp(1.0, -(int)n) > (1 - g->conf) / 2 / (double)m + 1e-12)
+		n++;
+	return n > g->min_pairs ? n : g->min_pairs;
+}
+
+/* Does r show what it tests: a claim passed, a bound failed (shown worse)? */
+static int shown(const struct gate_result *r)
+{
+	return gate_is_claim(r->th) ? r->status == GATE_PASS : r->status == GATE_FAIL;
+}
+
+/* Would res, decided on w at confidence conf, show it?  res untouched. */
+static int shown_at(struct gate *g, const struct gate_result *res, const struct gate_workload *w,
+		    double conf)
+{
+	struct gate_result at = *res;
+	int yes;
+	at.message = NULL;
+	decide_one(g, &at, w, conf);
+	yes = shown(&at);
+	free(at.message);
+	return yes;
+}
+
+/* The p-value's search stops at this level: a result that shows at
+ * every level (a resolution that is no statistic) has it. */
+#define P_VALUE_FLOOR 1e-15
+
+/*
+ * res's one-sided p-value when it is at most alpha, i.e. when res shows
+ * at the gate's own level (its status: decided there): the smallest level
+ * a at which the rule, decided on its interval at confidence 1 - 2a, shows
+ * it (for the Hodges-Lehmann interval the exact signed-rank test's p),
+ * whatever the method and the metric, so the order Holm takes is the order
+ * its decisions take.  By bisection on log a, the rule being monotone in
+ * a; P_VALUE_FLOOR when it shows at every level.  NAN above alpha: no
+ * level of the family (each at most alpha) decides it, so its place among
+ * the others does not matter and it is not searched.
+ */
+static double p_value_of(struct gate *g, const struct gate_result *res,
+			 const struct gate_workload *w)
+{
+	double lo = log(P_VALUE_FLOOR), hi = log((1 - g->conf) / 2);
+	if (!shown(res))
+		return NAN;
+	if (shown_at(g, res, w, 1 - 2 * P_VALUE_FLOOR))
+		return P_VALUE_FLOOR;
+	for (int i = 0; i < 40; i++) {
+		double mid = (lo + hi) / 2;
+		if (shown_at(g, res, w, 1 - 2 * exp(mid)))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return exp(hi);
+}
+
+/*
+ * Decide res again at conf, the level the family gives it: its status,
+ * the interval it was decided on (dlo, dhi) and the message from there;
+ * the interval shown (lo, hi: at the gate's level) stays.  A result in
+ * error at the gate's level stays so.
+ */
+static void decide_adjusted(struct gate *g, struct gate_result *res,
+			    const struct gate_workload *w, double conf, double alpha_adjusted,
+			    const char *how)
+{
+	struct gate_result at = *res;
+
+	res->alpha_adjusted = alpha_adjusted;
+	res->conf_adjusted = conf;
+	if (res->status == GATE_ERROR)
+		return;
+	at.message = NULL;
+	decide_one(g, &at, w, conf);
+	res->status = at.status;
+	res->dlo = at.lo;
+	res->dhi = at.hi;
+	res->seq_inconsistent = at.seq_inconsistent;
+	free(res->message);
+	res->message = xasprintf("%s; %s: decided at %.4g%%, the %.4g%% interval alone "
+				 "[%.4f, %.4f]", at.message ? at.message : "", how, conf * 100,
+				 g->conf * 100, res->lo, res->hi);
+	free(at.message);
+}
+
+/* Holm's order: by p-value, ties in the results' order. */
+struct family_rank {
+	double p;
+	size_t i;
+};
+
+static int cmp_rank(const void *pa, const void *pb)
+{
+	const struct family_rank *a = pa, *b = pb;
+	if (a->p != b->p)
+		return a->p < b->p ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+/*
+ * The family correction of the results just decided at the gate's level
+ * (gate.h): every test records m and its levels; with m > 1 (and not
+ * g->uncorrected) the fixed-sample tests are decided by Holm's step-down
+ * procedure on their p-values, the --pairs auto ones at 1 - (1 - conf) / m.
+ */
+static void decide_family(struct gate *g)
+{
+	size_t m = gate_family_size(g), nr = 0;
+	int correct = m > 1 && !g->uncorrected, stopped = 0;
+	struct family_rank *rank = xcalloc(g->nr_res + 1, sizeof(*rank));
+	double level = NAN;
+
+	for (size_t i = 0; i < g->nr_res; i++) {
+		struct gate_result *r = &g->res[i];
+		const struct gate_workload *w = find_workload(g, r->workload);
+		int seq = g->sequential && r->th->kind != GATE_INSTRUCTIONS &&
+			  r->th->kind != GATE_CYCLES;
+		r->dlo = r->lo;
+		r->dhi = r->hi;
+		if (!in_family(r->th, w))
+			continue;
+		r->family = m;
+		r->alpha = seq ? 1 - g->conf : (1 - g->conf) / 2;
+		r->alpha_adjusted = r->alpha;
+		r->conf_adjusted = g->conf;
+		if (g->sequential) {
+			/*
+			 * Bonferroni, not Holm: a confidence sequence decides
+			 * at one level, fixed before the first pair (the
+			 * running intersection, where it ends inconsistent and
+			 * seq_min_pairs all depend on it), and --pairs auto
+			 * stops when every test is decided, so the level each
+			 * test runs at must not depend on how the others came
+			 * out.  Holm would need an anytime-valid p-value per
+			 * test (the whole sequence recomputed at every level,
+			 * after every pair) and gains little here: the
+			 * sequences are conservative, and the budget, not the
+			 * level, is what usually leaves a test undecided.
+			 * Bonferroni holds under any stopping rule and any
+			 * dependence between the workloads.
+			 */
+			if (correct) {
+				char *how = xasprintf("Bonferroni over %zu tests", m);
+				decide_adjusted(g, r, w, gate_seq_conf(g), r->alpha / (double)m, how);
+				free(how);
+			}
+			continue;
+		}
+		r->p_value = p_value_of(g, r, w);
+		rank[nr].p = isnan(r->p_value) ? 1 : r->p_value;
+		rank[nr++].i = i;
+	}
+	if (nr == 1 || !correct)
+		for (size_t k = 0; k < nr; k++)
+			g->res[rank[k].i].step = nr == 1 ? 1 : 0;
+	if (correct && !g->sequential) {
+		qsort(rank, nr, sizeof(*rank), cmp_rank);
+		for (size_t k = 0; k < nr; k++) {
+			struct gate_result *r = &g->res[rank[k].i];
+			char *how;
+			/* the k-th smallest at alpha / (m - k + 1) until the
+			 * first that is not shown; the rest at its level */
+			if (!stopped)
+				level = r->alpha / (double)(m - k);
+			if (isnan(r->p_value))
+				how = xasprintf("Holm step %zu of %zu (one-sided p above %.3g)", k + 1, m,
+						r->alpha);
+			else
+				how = xasprintf("Holm step %zu of %zu (one-sided p %.2g)", k + 1, m,
+						r->p_value);
+			decide_adjusted(g, r, find_workload(g, r->workload), 1 - 2 * level, level, how);
+			free(how);
+			r->step = k + 1;
+			stopped |= !shown(r);
+		}
+	}
+	free(rank);
+}
+
 int gate_decide(struct gate *g)
 {
 	int any_fail = 0, any_error = 0;
@@ -515,12 +834,13 @@ int gate_decide(struct gate *g)
 		const struct gate_threshold *t = &g->th.v[i];
 		if (t->workload) {
 			struct gate_result *r = add_result(g, t, t->workload);
-			decide_one(g, r, gate_workload_get(g, t->workload, 0));
+			decide_one(g, r, gate_workload_get(g, t->workload, 0), g->conf);
 			continue;
 		}
 		for (size_t k = 0; k < g->nr_wl; k++)
-			decide_one(g, add_result(g, t, g->wl[k].name), &g->wl[k]);
+			decide_one(g, add_result(g, t, g->wl[k].name), &g->wl[k], g->conf);
 	}
+	decide_family(g);
 	for (size_t i = 0; i < g->nr_res; i++) {
 		any_fail |= g->res[i].status == GATE_FAIL;
 		any_error |= g->res[i].status == GATE_ERROR;

@@ -54,6 +54,31 @@
  * before the first pair; a budget too short for them is refused.  A pair
  * whose interval misses the running one ends the sequence inconsistent:
  * not significant, undecided, never the stale interval kept.
+ * The family (issue 41): one gate run decides m tests, every workload x
+ * threshold (a claim tested for "shown better", a bound for "shown
+ * worse"), and each alone at the level above would let the chance of any
+ * wrong one grow with m (an A/A gate of tps>=1.00 was "significantly
+ * slower" on some workload 3.0% / 5.6% / 10.6% of the time with 1 / 2 / 4
+ * workloads).  So the tests are decided by Holm's step-down procedure
+ * (Holm 1979): each test's one-sided p-value is the smallest level at which
+ * the rule above decides it (the exact signed-rank's for tps, latency and
+ * server CPU; the resolution's normal quantile for a deterministic
+ * metric); sorted, the k-th smallest is decided on its interval at the
+ * one-sided level alpha / (m - k + 1), alpha = (1 - conf) / 2 (the
+ * interval's confidence 1 - (1 - conf) / (m - k + 1)), until the first
+ * that is not shown; it and every later one are decided at that level
+ * (none of them is shown).  A deterministic metric's resolution is scaled
+ * by the level's normal quantile (gate_resolution.z).  The chance of any
+ * wrong result of a gate run is then at most alpha, as one test's was.
+ * With --pairs auto the sequences are decided at 1 - (1 - conf) / m
+ * (Bonferroni: a confidence sequence decides at one level, not by a
+ * p-value, and the family's level must be fixed before the first pair;
+ * seqgate.c), every other test of the run at the same level.  m counts
+ * every result except those that cannot decide at any level for a reason
+ * known before the data (no layout floor, a workload not measured); m = 1
+ * decides exactly as before.  The results' interval (ci_low, ci_high, the
+ * figures) stays the unadjusted one at conf; each result records the
+ * level it was decided at and the interval there (gate_result).
  * Whatever the thresholds say, a candidate that failed its regression suite
  * or a correctness check of the benchmark fails the gate (exit 1); a gate
  * that could not measure (bench errors, too few valid pairs, metric
@@ -90,6 +115,12 @@ struct gate_resolution {
 	double value;
 	char *source;   /* owned: "layout floor: 1.96 x sqrt(a^2 + b^2), a =
 			   ...", "no layout floor: ..."; NULL with value 0 */
+	double z;       /* the normal quantile value was built at (the rule's
+			   max(repeat, z x s)), so that a level the family
+			   correction asks for rescales it by z' / z (the
+			   repeat part too: conservative); 0: not a
+			   statistical resolution (the repeat one: --noise
+			   none, a library default), the same at every level */
 };
 
 /* Latency keys as in the bench JSON's latency_ms object. */
@@ -221,6 +252,33 @@ struct gate_result {
 				     inconsistent (sequential.h); status
 				     undecided, and more pairs cannot decide */
 	char *message;            /* one line explaining the decision (owned) */
+
+	/* the family correction (header comment) */
+	size_t family;            /* m: the tests of this gate run; 0: this
+				     result is none (no floor, not measured) */
+	size_t step;              /* Holm: its rank by p_value (1: the
+				     smallest); 0 with --pairs auto
+				     (Bonferroni) or when it is no test */
+	double p_value;           /* one-sided: the smallest level at which the
+				     rule decides it (a claim shown, a bound
+				     shown worse), when at most alpha; NAN
+				     above alpha (no step of the family can
+				     decide it), with --pairs auto, or when it
+				     is no test */
+	double alpha;             /* the one-sided level of a test alone:
+				     (1 - conf) / 2; --pairs auto 1 - conf (the
+				     sequence's two-sided level bounds each
+				     side) */
+	double alpha_adjusted;    /* the level it was decided at: alpha / (m -
+				     k + 1) at the Holm step k that decided it,
+				     alpha / m with --pairs auto; = alpha when
+				     m <= 1; NAN when it is no test */
+	double conf_adjusted;     /* the confidence of the interval decided on:
+				     1 - 2 alpha_adjusted (--pairs auto: 1 -
+				     alpha_adjusted) */
+	double dlo, dhi;          /* that interval: what status says; lo and hi
+				     are the unadjusted one at conf, shown
+				     (equal when m <= 1) */
 };
 
 /* Regression suite outcome fed into the verdict. */
@@ -234,6 +292,10 @@ struct gate {
 	int sequential;           /* --pairs auto: tps, latency and server CPU
 				     are decided by the confidence sequence of
 				     gate/sequential.h, not the fixed interval */
+	int uncorrected;          /* tests only: decide every result at the
+				     level alone, without the family
+				     correction (the rule before issue 41),
+				     to show what the correction corrects */
 	double budget;            /* --budget seconds of --pairs auto */
 	char *seq_stop;           /* why --pairs auto stopped adding pairs
 				     ("decided", "budget", ...), or NULL */
@@ -273,9 +335,13 @@ struct gate_workload *gate_workload_get(struct gate *g, const char *name, int cr
 double gate_resolution_of(const struct gate_workload *w, enum gate_kind kind,
 			  const char **source);
 /* Set it (source copied): value > 0, or NAN with the reason in source (no
- * floor: undecided); anything else goes back to the repeat one. */
+ * floor: undecided); anything else goes back to the repeat one.  Its z is
+ * 0 (the same at every level) until gate_set_resolution_z. */
 void gate_set_resolution(struct gate_workload *w, enum gate_kind kind, double value,
 			 const char *source);
+/* The normal quantile the resolution set was built at (the floor rule's
+ * z, gate_resolution.z), so the family correction rescales it. */
+void gate_set_resolution_z(struct gate_workload *w, enum gate_kind kind, double z);
 struct gate_run *gate_workload_add_run(struct gate_workload *w);
 /* Compute per-pair ratios and intervals for every workload. */
 void gate_analyse(struct gate *g);
@@ -313,12 +379,25 @@ double gate_agree_needed(double estimate);
 void gate_cycles_describe(const struct gate_workload *w, struct strbuf *sb);
 /*
  * --pairs auto (seqgate.c): decide the ratio threshold of res on w's pairs
- * by the confidence sequence: pass when its lower end reaches the value
- * (latency: upper end), fail when its upper end is below it, else
- * undecided.
+ * by the confidence sequence at confidence conf (gate_seq_conf: the
+ * family's level): pass when its lower end reaches the value (latency:
+ * upper end), fail when its upper end is below it, else undecided.
  */
 void gate_decide_sequential(const struct gate *g, struct gate_result *res,
-			    const struct gate_workload *w);
+			    const struct gate_workload *w, double conf);
+/*
+ * The family of the next gate_decide() (header comment): m, the results
+ * its thresholds and workloads make that are tests; known before the
+ * first pair (the layout floors are set first).
+ */
+size_t gate_family_size(const struct gate *g);
+/* --pairs auto: the confidence each sequence is decided at, 1 - (1 -
+ * conf) / m (Bonferroni; conf when m <= 1). */
+double gate_seq_conf(const struct gate *g);
+/* Fixed pairs: the fewest with which the first Holm step can decide
+ * anything (the exact signed-rank's smallest p, 2^-n, at most (1 -
+ * conf) / 2m); min_pairs when m <= 1. */
+size_t gate_family_min_pairs(const struct gate *g);
 /*
  * The interval of w's speed ratio of kind (GATE_TPS: B/A, GATE_SERVER_CPU:
  * A/B) that the gate's verdict is decided on, into out: the fixed-sample

@@ -70,15 +70,19 @@ static void write_cycles_tx(struct json_writer *jw, const struct cycles_tx *t, i
  * A deterministic metric's "resolution" (the relative half-width it is
  * decided at: noise/floor.h's rule; null without a floor, when its
  * thresholds are undecided), "resolution_source" (where it came from, or
- * why there is none) and "repeat_resolution".
+ * why there is none), "resolution_z" (the normal quantile it was built
+ * at, which the family correction rescales; null: no statistic, the same
+ * at every level) and "repeat_resolution".
  */
 static void write_resolution(struct json_writer *jw, const struct gate_workload *w,
 			     enum gate_kind kind)
 {
 	const char *source;
 	double r = gate_resolution_of(w, kind, &source);
+	const struct gate_resolution *rr = kind == GATE_CYCLES ? &w->cycles_res : &w->instr_res;
 	json_key(jw, "resolution"); json_double(jw, r);
 	json_key(jw, "resolution_source"); json_string(jw, source);
+	json_key(jw, "resolution_z"); json_double(jw, rr->z > 0 ? rr->z : NAN);
 	json_key(jw, "repeat_resolution"); json_double(jw, desc_of(kind)->resolution);
 }
 
@@ -105,6 +109,9 @@ static int read_resolution(const struct json_value *in, struct gate_workload *w,
 	if (!source && v->u.number == desc_of(kind)->resolution)
 		return 0;       /* a result of before the floor: the repeat one */
 	gate_set_resolution(w, kind, v->u.number, source ? source : "as read back (no source)");
+	/* absent (a result of before the family correction) or null: the
+	 * same at every level */
+	gate_set_resolution_z(w, kind, json_get_num(in, "resolution_z", 0));
 	return 0;
 }
 
@@ -178,6 +185,26 @@ static void read_cycles_tx(const struct json_value *o, struct cycles_tx *t)
 	cycles_tx_set(t, v);
 }
 
+/* "family": the tests of this gate run and how they were corrected
+ * together (gate.h); each result says its own level. */
+static void write_family(struct json_writer *jw, const struct gate *g)
+{
+	size_t m = gate_family_size(g);
+	json_key(jw, "family");
+	json_object_begin(jw);
+	json_key(jw, "tests"); json_int(jw, (int64_t)m);
+	json_key(jw, "correction");
+	json_string(jw, m <= 1 || g->uncorrected ? "none" : g->sequential ?
+		    "Bonferroni: every test at 1 - (1 - confidence) / tests" :
+		    "Holm step-down: the k-th smallest one-sided p-value at alpha / (tests - k + 1), "
+		    "alpha = (1 - confidence) / 2, until the first that is not shown");
+	/* the fewest pairs with which its first step can decide anything */
+	json_key(jw, "min_pairs");
+	json_int(jw, (int64_t)(g->sequential ? seq_min_pairs(1 - gate_seq_conf(g)) :
+			       gate_family_min_pairs(g)));
+	json_object_end(jw);
+}
+
 /* "sequential": how --pairs auto decided, or null with a fixed --pairs. */
 static void write_sequential(struct json_writer *jw, const struct gate *g)
 {
@@ -192,8 +219,9 @@ static void write_sequential(struct json_writer *jw, const struct gate *g)
 	json_key(jw, "sign_test_share"); json_double(jw, SEQ_SIGN_SHARE);
 	json_key(jw, "budget_s"); json_double(jw, g->budget);
 	json_key(jw, "stopped"); json_string(jw, g->seq_stop);
-	/* the fewest pairs at which it can be bounded (sequential.h) */
-	json_key(jw, "min_pairs"); json_int(jw, (int64_t)seq_min_pairs(1 - g->conf));
+	/* the fewest pairs at which it can be bounded (sequential.h), at the
+	 * family's level */
+	json_key(jw, "min_pairs"); json_int(jw, (int64_t)seq_min_pairs(1 - gate_seq_conf(g)));
 	json_key(jw, "rule"); json_string(jw, "pass when the lower end of the confidence "
 			"sequence reaches the value (latency: the upper end) and the estimate does "
 			"too, fail when the upper end is below it, else undecided (exit 3); a pair "
@@ -221,6 +249,7 @@ void gate_write_json(const struct gate *g, struct strbuf *out,
 	json_key(&jw, "method"); json_string(&jw, stats_method_name(g->method));
 	json_key(&jw, "confidence"); json_double(&jw, g->conf);
 	json_key(&jw, "min_pairs"); json_int(&jw, (int64_t)g->min_pairs);
+	write_family(&jw, g);
 	write_sequential(&jw, g);
 	json_key(&jw, "thresholds");
 	json_array_begin(&jw);
@@ -334,6 +363,19 @@ void gate_write_json(const struct gate *g, struct strbuf *out,
 		json_key(&jw, "limit"); json_double(&jw, r->th->value);
 		json_key(&jw, "resolution"); json_double(&jw, r->resolution);
 		json_key(&jw, "resolution_source"); json_string(&jw, r->resolution_source);
+		/* the family correction (gate.h): null where it is no test */
+		json_key(&jw, "family"); json_int(&jw, (int64_t)r->family);
+		json_key(&jw, "holm_step");
+		if (r->step)
+			json_int(&jw, (int64_t)r->step);
+		else
+			json_null(&jw);
+		json_key(&jw, "p_value"); json_double(&jw, r->p_value);
+		json_key(&jw, "alpha"); json_double(&jw, r->alpha);
+		json_key(&jw, "alpha_adjusted"); json_double(&jw, r->alpha_adjusted);
+		json_key(&jw, "confidence_adjusted"); json_double(&jw, r->conf_adjusted);
+		json_key(&jw, "decision_low"); json_double(&jw, r->family ? r->dlo : NAN);
+		json_key(&jw, "decision_high"); json_double(&jw, r->family ? r->dhi : NAN);
 		json_key(&jw, "message"); json_string(&jw, r->message);
 		json_object_end(&jw);
 	}

@@ -406,31 +406,58 @@ static double pair_seconds_least(const struct gate_opts *o, const struct gate *g
 
 /*
  * --pairs auto, before anything runs: the pairs the sequence needs before
- * it can decide anything (sequential.h, seq_min_pairs), said; a --budget
- * that cannot hold that many pairs even without the servers' start and
- * stop is refused (-1 after the error, *why set).
+ * it can decide anything (sequential.h, seq_min_pairs, at the family's
+ * level: gate_seq_conf), said; a --budget that cannot hold that many
+ * pairs even without the servers' start and stop is refused (-1 after the
+ * error, *why set).
  */
 static int check_budget(const struct gate_opts *o, struct gate *g, const char **why)
 {
-	size_t least = seq_min_pairs(1 - g->conf);
+	double conf = gate_seq_conf(g);
+	size_t least = seq_min_pairs(1 - conf), m = gate_family_size(g);
 	double pair = pair_seconds_least(o, g), need = (double)least * pair;
 
 	if (o->budget < need) {
-		error("--budget %gs: the %g%% confidence sequence is unbounded before %zu pairs, and "
-		      "%zu pairs of %zu workload%s x 2 runs of %g s (--warmup %g + --duration %g) take "
-		      "at least %g s: give --budget %.0fs or more (the sequence could not decide "
-		      "anything)", o->budget, g->conf * 100, least, least, g->nr_wl,
+		error("--budget %gs: the %.4g%% confidence sequence%s is unbounded before %zu pairs, "
+		      "and %zu pairs of %zu workload%s x 2 runs of %g s (--warmup %g + --duration %g) "
+		      "take at least %g s: give --budget %.0fs or more (the sequence could not decide "
+		      "anything)", o->budget, conf * 100, m > 1 ? " (the level of each of the "
+		      "family's tests)" : "", least, least, g->nr_wl,
 		      g->nr_wl == 1 ? "" : "s", o->warmup + o->duration, o->warmup, o->duration,
 		      need, ceil(need * 1.5));
 		*why = "--budget is too short for --pairs auto to decide anything";
 		return -1;
 	}
+	if (!o->quiet && m > 1)
+		fprintf(stderr, "gate: %zu tests in this gate: each sequence is decided at %.4g%% "
+			"(Bonferroni, so that any wrong one has at most %g%%)\n", m, conf * 100,
+			(1 - g->conf) * 100);
 	if (!o->quiet)
-		fprintf(stderr, "gate: --pairs auto: the %g%% confidence sequence can decide from "
+		fprintf(stderr, "gate: --pairs auto: the %.4g%% confidence sequence can decide from "
 			"pair %zu on (it is unbounded before); the %.0f s budget holds at most %.0f "
-			"pairs of at least %g s\n", g->conf * 100, least, o->budget,
+			"pairs of at least %g s\n", conf * 100, least, o->budget,
 			floor(o->budget / pair), pair);
 	return 0;
+}
+
+/*
+ * Fixed --pairs, before anything runs: with more than one test the first
+ * Holm step is decided at (1 - conf) / 2m, which fewer pairs than
+ * gate_family_min_pairs cannot reach: said (no claim could pass, no bound
+ * fail), not refused (a bound that cannot fail is "not shown slower").
+ */
+static void say_family(const struct gate_opts *o, const struct gate *g)
+{
+	size_t m = gate_family_size(g), least = gate_family_min_pairs(g);
+	if (o->quiet || m <= 1 || !(o->metrics & METRIC_TPS))
+		return;
+	fprintf(stderr, "gate: %zu tests in this gate: decided by Holm's step-down procedure, the "
+		"first at %.4g%% one-sided, so that any wrong one has at most %g%%\n", m,
+		(1 - g->conf) / 2 / (double)m * 100, (1 - g->conf) / 2 * 100);
+	if ((size_t)o->pairs < least)
+		fprintf(stderr, "gate: note: %d pairs cannot reach that level (%zu can): tps, latency "
+			"and server CPU tests can decide only once others have (give --pairs %zu)\n",
+			o->pairs, least, least);
 }
 
 /*
@@ -441,7 +468,7 @@ static int check_budget(const struct gate_opts *o, struct gate *g, const char **
 static void measure_auto(struct gate_opts *o, struct gate *g, const char *dir, int dirfd)
 {
 	double start = now_s(), longest = 0;
-	double least = (double)seq_min_pairs(1 - g->conf);
+	double least = (double)seq_min_pairs(1 - gate_seq_conf(g));
 	const char *why = "interrupted";
 	int p, d;
 	for (p = 0; !gate_interrupted; p++) {
@@ -640,6 +667,8 @@ int gate_measure(struct gate_opts *o, struct gate *g, const char **stop_reason)
 
 	if (o->auto_pairs && check_budget(o, g, stop_reason) < 0)
 		return -1;
+	if (!o->auto_pairs)
+		say_family(o, g);
 	if ((o->metrics & METRIC_INSTR) && pick_counter(o, g, stop_reason) < 0)
 		return -1;
 	if (o->cpus && pin_cpus(o->cpus) < 0) {

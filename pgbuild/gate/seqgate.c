@@ -5,7 +5,9 @@
  * it passes only when the lower end reaches the value (latency: the upper
  * end) and the estimate does too, fails when the upper end is below it,
  * and is undecided otherwise; a sequence that ended inconsistent is
- * undecided for good ("not significant", with both intervals).
+ * undecided for good ("not significant", with both intervals).  The
+ * level is the family's (gate_seq_conf: Bonferroni over the gate run's
+ * tests, gate.h); the sequence shown (gate_ratio_of) is at --confidence.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -79,18 +81,18 @@ static void add_interval(struct strbuf *sb, double lo, double hi)
 }
 
 /* "throughput B/A 1.0123, 95% confidence sequence [0.98, 1.04] after 12
- * pairs: undecided: ..." */
-static char *describe(const struct gate *g, const struct gate_threshold *t,
+ * pairs: undecided: ..." (conf: the sequence's) */
+static char *describe(double conf, const struct gate_threshold *t,
 		      const struct gate_result *res, const struct seq_cs *cs,
 		      enum seq_decision dec, int short_of_estimate)
 {
 	struct strbuf sb = STRBUF_INIT;
-	size_t least = seq_min_pairs(1 - g->conf);
+	size_t least = seq_min_pairs(1 - conf);
 	if (t->kind == GATE_LATENCY)
 		strbuf_addf(&sb, "%s latency B/A", gate_lat_keys[t->lat]);
 	else
 		strbuf_addstr(&sb, what_of(t));
-	strbuf_addf(&sb, " %.4f, %.0f%% confidence sequence ", res->observed, g->conf * 100);
+	strbuf_addf(&sb, " %.4f, %.4g%% confidence sequence ", res->observed, conf * 100);
 	add_interval(&sb, res->lo, res->hi);
 	strbuf_addf(&sb, " after %zu pair%s: ", cs->n, cs->n == 1 ? "" : "s");
 	if (dec == SEQ_INCONSISTENT) {
@@ -118,7 +120,7 @@ static char *describe(const struct gate *g, const struct gate_threshold *t,
 }
 
 void gate_decide_sequential(const struct gate *g, struct gate_result *res,
-			    const struct gate_workload *w)
+			    const struct gate_workload *w, double conf)
 {
 	const struct gate_threshold *t = res->th;
 	int lower_better = t->kind == GATE_LATENCY, short_of_estimate = 0;
@@ -127,7 +129,7 @@ void gate_decide_sequential(const struct gate *g, struct gate_result *res,
 	double *d = log_ratios(w, t, &n);
 	enum seq_decision dec;
 
-	seq_cs_compute(d, n, 1 - g->conf, SEQ_RHO, &cs);
+	seq_cs_compute(d, n, 1 - conf, SEQ_RHO, &cs);
 	free(d);
 	res->observed = exp(cs.mean);
 	res->lo = exp(cs.lo);
@@ -141,7 +143,7 @@ void gate_decide_sequential(const struct gate *g, struct gate_result *res,
 	}
 	res->seq_inconsistent = dec == SEQ_INCONSISTENT;
 	res->status = dec == SEQ_PASS ? GATE_PASS : dec == SEQ_FAIL ? GATE_FAIL : GATE_UNDECIDED;
-	res->message = describe(g, t, res, &cs, dec, short_of_estimate);
+	res->message = describe(conf, t, res, &cs, dec, short_of_estimate);
 }
 
 void gate_ratio_of(const struct gate *g, const struct gate_workload *w, enum gate_kind kind,

@@ -37,15 +37,16 @@ static int claims_shown(const struct gate *g)
 
 /* Does every bound of g (a threshold that asks "not slower than X") that
  * passed have its whole interval on its good side, so that "not slower"
- * is shown and not merely "not shown slower"? */
+ * is shown and not merely "not shown slower"?  The interval the bound was
+ * decided on (dlo, dhi: at the family's level, gate.h). */
 static int bounds_shown(const struct gate *g)
 {
 	for (size_t i = 0; i < g->nr_res; i++) {
 		const struct gate_result *r = &g->res[i];
 		if (gate_is_claim(r->th))
 			continue;
-		if (r->th->kind == GATE_LATENCY ? !(r->hi <= r->th->value) :
-		    !(r->lo >= r->th->value))
+		if (r->th->kind == GATE_LATENCY ? !(r->dhi <= r->th->value) :
+		    !(r->dlo >= r->th->value))
 			return 0;
 	}
 	return 1;

@@ -320,6 +320,14 @@ int tune_engine_run(struct tune_engine *t)
 	t->nr_steps = 0;
 	t->final_record = -1;
 	t->stop_reason = "converged";
+	if (isnan(t->p.resolution)) {
+		/* a deterministic metric without a layout floor: nothing is
+		 * decided at the repeat resolution unasked (cmd/tune.c refuses
+		 * first; this is the engine's own guard) */
+		t->best = 0;
+		t->stop_reason = "no resolution to decide at (no layout floor)";
+		return -1;
+	}
 	if (!t->flags.nr) {
 		t->best = 0;
 		t->stop_reason = "no candidates";

@@ -115,7 +115,8 @@ struct tune_params {
 				  widened to [lo x (1 - r), hi x (1 + r)]
 				  before either rule, as the gate's
 				  (noise/floor.h's rule); 0 for tps, whose
-				  interval is measured */
+				  interval is measured; NAN (no layout
+				  floor): tune_engine_run refuses to search */
 	int max_builds;        /* 0: unlimited */
 	double time_budget;    /* seconds, 0: unlimited */
 	int readd;             /* run the greedy re-add pass */
@@ -151,8 +152,9 @@ int tune_engine_add_flag(struct tune_engine *t, const char *flag);
 
 /*
  * Run the search.  Returns 0 when it ended normally (converged or budget
- * spent: see stop_reason), -1 when the evaluator aborted or the state could
- * not be saved.
+ * spent: see stop_reason), -1 when the evaluator aborted, the state could
+ * not be saved, or there is no resolution to decide at (p.resolution NAN:
+ * nothing is evaluated).
  */
 int tune_engine_run(struct tune_engine *t);
 

@@ -665,6 +665,13 @@ static void print_dry_run(const struct tuner *tu, const char *text)
 	if (tu->o.bundle)
 		printf("bundle: %s (its PGO profile in every set's build; a set is refused below "
 		       "%g%% of its weight)\n", tu->o.bundle, tu->o.min_applies);
+	/* a deterministic metric's: the floor's, --noise none's, or none
+	 * (a run refuses: cmd/tune.c) */
+	if (tu->o.resolution_source && isnan(tu->t.p.resolution))
+		printf("resolution: none: %s\n", tu->o.resolution_source);
+	else if (tu->o.resolution_source)
+		printf("resolution: %.2g%% (%s)\n", tu->t.p.resolution * 100,
+		       tu->o.resolution_source);
 	printf("start policy:\n%s", text);
 }
 
@@ -762,8 +769,19 @@ int tuner_run(struct tuner *tu, const struct tune_params *p)
 	if (!text)
 		goto out;
 	if (tu->o.dry_run) {
+		if (isnan(p->resolution))
+			fprintf(stderr, "pgbuild: note: a run would stop here: %s\n",
+				tu->o.resolution_source);
 		print_dry_run(tu, text);
 		rc = 0;
+		goto out;
+	}
+	if (isnan(p->resolution)) {
+		/* a deterministic metric without a layout floor (cmd/tune.c
+		 * says why): never decided at the repeat resolution unasked,
+		 * as the gate's thresholds; refused before anything is made */
+		error("%s", tu->o.resolution_source ? tu->o.resolution_source :
+		      "no layout floor to decide at");
 		goto out;
 	}
 	if (prepare_dirs(tu) < 0 || prepare_engine(tu, state_path) < 0)

@@ -67,7 +67,8 @@ struct tune_opts {
 	double min_applies;       /* --min-applies PCT: the share of the
 				     profile's weight a set must keep */
 	char *resolution_source;  /* where p.resolution came from (owned;
-				     NULL for tps) */
+				     NULL for tps); with p.resolution NAN (no
+				     layout floor) why tuner_run refuses */
 	char *noise_note;         /* which floor, or why none (owned) */
 	struct gate_step gate;    /* --pairs, --duration, --clients (tps) */
 	int jobs;                 /* --jobs for make */
@@ -108,9 +109,11 @@ void tuner_init(struct tuner *tu, struct tune_params *p);
 
 /*
  * The whole tune: scope and candidates (refusing unsafe flags), the start
- * policy checked by pgoptcc's parser (printed with --dry-run), the state of
- * an earlier run, the search, the best policy, the report and --json.
- * Returns the exit code (0 converged, 1 stopped by the budget, 2 error).
+ * policy checked by pgoptcc's parser (printed with --dry-run), a refusal
+ * when a deterministic metric has no resolution (p->resolution NAN: no
+ * layout floor; before anything is made), the state of an earlier run,
+ * the search, the best policy, the report and --json.  Returns the exit
+ * code (0 converged, 1 stopped by the budget, 2 error).
  */
 int tuner_run(struct tuner *tu, const struct tune_params *p);
 
