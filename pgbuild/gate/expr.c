@@ -636,6 +636,20 @@ double gate_seq_conf(const struct gate *g)
 	return m > 1 ? 1 - (1 - g->conf) / (double)m : g->conf;
 }
 
+void gate_ratio_found(const struct gate *g, const struct gate_workload *w, enum gate_kind kind,
+		      struct stats_ratio *out)
+{
+	size_t m = g->uncorrected ? 1 : gate_family_size(g);
+
+	if (g->sequential || m <= 1 || !(kind == GATE_TPS || kind == GATE_SERVER_CPU)) {
+		gate_ratio_of(g, w, kind, out);
+		return;
+	}
+	/* Bonferroni: the level of Holm's first step, so a finding never
+	 * says faster or slower where no step of the family could */
+	ratio_at(g, w, kind, -1, 1 - (1 - g->conf) / (double)m, out);
+}
+
 size_t gate_family_min_pairs(const struct gate *g)
 {
 	size_t m = g->uncorrected ? 1 : gate_family_size(g), n = 1;

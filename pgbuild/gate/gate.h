@@ -398,6 +398,12 @@ double gate_seq_conf(const struct gate *g);
  * anything (the exact signed-rank's smallest p, 2^-n, at most (1 -
  * conf) / 2m); min_pairs when m <= 1. */
 size_t gate_family_min_pairs(const struct gate *g);
+/* The interval the findings (gate_findings) name for tps or server CPU:
+ * with a family of m > 1 tests (fixed pairs), at Holm's first-step level
+ * 1 - (1 - conf) / m, so "faster" or "slower" is never said where no
+ * decision of the family could say it; else gate_ratio_of's. */
+void gate_ratio_found(const struct gate *g, const struct gate_workload *w, enum gate_kind kind,
+		      struct stats_ratio *out);
 /*
  * The interval of w's speed ratio of kind (GATE_TPS: B/A, GATE_SERVER_CPU:
  * A/B) that the gate's verdict is decided on, into out: the fixed-sample

@@ -205,7 +205,7 @@ int gate_speedup(const struct gate *g, const char *wl, enum gate_kind kind, doub
 /* A speed ratio with its interval (tps B/A, server CPU A/B: > 1 better):
  * faster / slower when the whole interval says so. */
 static void find_ratio(struct strbuf *out, const char *what, const char *better,
-		       const char *worse, const struct stats_ratio *r)
+		       const char *worse, const struct stats_ratio *r, double conf, size_t m)
 {
 	strbuf_addf(out, "%s ", what);
 	/* an end may be infinite: a confidence sequence unbounded on that side */
@@ -220,6 +220,8 @@ static void find_ratio(struct strbuf *out, const char *what, const char *better,
 	else
 		strbuf_addstr(out, "no significant difference");
 	strbuf_addf(out, ", %.3f [%.3f, %.3f]", r->estimate, r->lo, r->hi);
+	if (m > 1)      /* the family's first-step level (gate_ratio_found) */
+		strbuf_addf(out, " (at %.4g%%: %zu tests)", (1 - (1 - conf) / (double)m) * 100, m);
 }
 
 /* A per-transaction cost, A and B (a deterministic metric): the change of
@@ -248,20 +250,24 @@ static void find_cost(struct strbuf *out, const char *what, const char *less,
 
 void gate_findings(const struct gate *g, struct strbuf *out)
 {
+	size_t m = g->uncorrected ? 1 : gate_family_size(g);
+
 	for (size_t i = 0; i < g->nr_wl; i++) {
 		const struct gate_workload *w = &g->wl[i];
 		size_t start = out->len;
 		struct stats_ratio r;
 		strbuf_addf(out, "%s: ", w->name);
 		if (w->valid_pairs) {
-			/* the interval the verdict reads: with --pairs auto the
+			/* the interval at the level the family decides
+			 * (gate_ratio_found): with --pairs auto the
 			 * confidence sequence, not the fixed interval */
-			gate_ratio_of(g, w, GATE_TPS, &r);
-			find_ratio(out, "tps", "faster", "slower", &r);
+			gate_ratio_found(g, w, GATE_TPS, &r);
+			find_ratio(out, "tps", "faster", "slower", &r, g->conf, g->sequential ? 1 : m);
 			if (w->cpu.n) {
 				strbuf_addstr(out, "; ");
-				gate_ratio_of(g, w, GATE_SERVER_CPU, &r);
-				find_ratio(out, "server CPU per transaction", "lower", "higher", &r);
+				gate_ratio_found(g, w, GATE_SERVER_CPU, &r);
+				find_ratio(out, "server CPU per transaction", "lower", "higher", &r,
+					   g->conf, g->sequential ? 1 : m);
 			}
 		}
 		if (w->cycles == INSTR_OK && w->cyc_a.estimate > 0 && w->cyc_b.estimate > 0) {
