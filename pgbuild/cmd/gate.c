@@ -181,7 +181,7 @@ static void gate_opts_init(struct gate_opts *o, struct gate *g)
 	o->budget = -1;         /* not given: GATE_BUDGET with --pairs auto */
 	g->method = STATS_CI_HL;
 	g->conf = 0.95;
-	g->min_pairs = 6;
+	g->min_pairs = GATE_MIN_PAIRS;
 }
 
 /* --min-speedup, --max-p99-regression and --gate: thresholds. */
@@ -421,12 +421,8 @@ static int check_options(struct gate_opts *o, struct gate *g, int argc, char **a
 		return cli_usage_error("--require-regress and --regress-result exclude each other");
 	if (preflight_threshold_workloads(&g->th) < 0)
 		return cli_usage();
-	/* the fewest pairs with an interval at this level: 2^-n <= (1-conf)/2 */
-	g->min_pairs = 1;
-	while (ldexp(1.0, -(int)g->min_pairs) > (1 - g->conf) / 2 + 1e-12)
-		g->min_pairs++;
-	if (g->min_pairs < 6)
-		g->min_pairs = 6;
+	/* the fewest pairs with an interval at this level */
+	g->min_pairs = gate_pairs_needed(g->conf, 1);
 	if (o->budget >= 0 && !o->auto_pairs)
 		return cli_usage_error("--budget needs --pairs auto");
 	if (o->auto_pairs && !want_tps)

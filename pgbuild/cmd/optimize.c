@@ -98,7 +98,8 @@ static void optimize_usage(FILE *fp)
 	      "  --noise-variants N     relinked variants of that measurement, 2 to 99\n"
 	      "                         (default 5)\n"
 	      "  --pairs N -T, --duration S -c, --clients N --cpus LIST\n"
-	      "                         the gate's benchmark (default 6 pairs)\n"
+	      "                         the gate's benchmark (default: the fewest pairs its\n"
+	      "                         family of tests can decide with, 8 for 2 workloads)\n"
 	      "  --pairs auto [--budget TIME]  the sequential tps gate (pgbuild gate);\n"
 	      "                         tps undecided in the budget is shown as such, the\n"
 	      "                         cycles estimate still decides each stage\n"
@@ -229,6 +230,11 @@ static int parse_options(struct optimize_opts *o, int argc, char **argv)
 	if (!o->clang)
 		o->clang = OPTIMIZE_DEFAULT_CLANG;
 	optimize_default_workloads(&o->train, &o->workloads);
+	/* default: enough pairs that the gate's family (its two thresholds
+	 * on every workload, gate.h) can decide a significantly slower tps
+	 * at its first step: 8 for two workloads, 9 for up to 6 */
+	if (!o->pairs && !o->auto_pairs)
+		o->pairs = (int)gate_pairs_needed(0.95, 2 * o->workloads.nr);
 	return -1;
 }
 
@@ -281,7 +287,7 @@ static int check_gate(const struct optimize_opts *o)
 	metrics = metrics_all();
 	if (gate_expr_parse(&th, OPT_GATE_EXPR, &err) < 0 ||
 	    gate_thresholds_check(&th, metrics, &o->workloads) < 0 ||
-	    preflight_pairs(o->pairs ? o->pairs : 6, cli_metrics_text(metrics), 0.95) < 0)
+	    preflight_pairs(o->pairs, cli_metrics_text(metrics), 0.95) < 0)
 		rc = -1;
 	gate_thresholds_clear(&th);
 	strbuf_release(&err);

@@ -650,13 +650,22 @@ void gate_ratio_found(const struct gate *g, const struct gate_workload *w, enum 
 	ratio_at(g, w, kind, -1, 1 - (1 - g->conf) / (double)m, out);
 }
 
+size_t gate_pairs_needed(double conf, size_t m)
+{
+	size_t n = 1;
+	if (m < 1)
+		m = 1;
+	while (ldexp(1.0, -(int)n) > (1 - conf) / 2 / (double)m + 1e-12)
+		n++;
+	return n < GATE_MIN_PAIRS ? GATE_MIN_PAIRS : n;
+}
+
 size_t gate_family_min_pairs(const struct gate *g)
 {
-	size_t m = g->uncorrected ? 1 : gate_family_size(g), n = 1;
+	size_t m = g->uncorrected ? 1 : gate_family_size(g), n;
 	if (m <= 1)
 		return g->min_pairs;
-	while (ldexp(1.0, -(int)n) > (1 - g->conf) / 2 / (double)m + 1e-12)
-		n++;
+	n = gate_pairs_needed(g->conf, m);
 	return n > g->min_pairs ? n : g->min_pairs;
 }
 

@@ -398,6 +398,13 @@ double gate_seq_conf(const struct gate *g);
  * anything (the exact signed-rank's smallest p, 2^-n, at most (1 -
  * conf) / 2m); min_pairs when m <= 1. */
 size_t gate_family_min_pairs(const struct gate *g);
+/* The fewest pairs below which no interval is given, whatever the level. */
+#define GATE_MIN_PAIRS 6
+/* The fewest pairs with which a family of m tests at confidence conf can
+ * decide its first step: 2^-n (the exact signed-rank test's smallest
+ * one-sided p over n pairs) <= (1 - conf) / 2 / m; at least
+ * GATE_MIN_PAIRS.  The one rule for gate, optimize, run, deb and tune. */
+size_t gate_pairs_needed(double conf, size_t m);
 /* The interval the findings (gate_findings) name for tps or server CPU:
  * with a family of m > 1 tests (fixed pairs), at Holm's first-step level
  * 1 - (1 - conf) / m, so "faster" or "slower" is never said where no

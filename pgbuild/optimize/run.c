@@ -289,7 +289,7 @@ static int st_gate(struct pipeline *p, int id)
 	if (o->auto_pairs)
 		strvec_push(&a, "--pairs=auto");
 	else
-		strvec_pushf(&a, "--pairs=%d", o->pairs ? o->pairs : 6);
+		strvec_pushf(&a, "--pairs=%d", o->pairs);     /* cmd/optimize.c's default */
 	if (o->budget > 0)
 		strvec_pushf(&a, "--budget=%gs", o->budget);
 	if (o->duration > 0)

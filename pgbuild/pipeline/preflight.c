@@ -68,18 +68,13 @@ out:
 
 int preflight_pairs(int pairs, const char *metric, double conf)
 {
-	size_t need = 1;
+	size_t need = gate_pairs_needed(conf, 1);
 	unsigned mask = 0;
 
 	if (metric && cli_metrics_mask(metric, &mask) == 0 && mask && !(mask & METRIC_TPS))
 		return 0;       /* no pairs: instructions and cycles are counted once */
 	if (!pairs)
 		return 0;
-	/* the fewest pairs with an interval at this level: 2^-n <= (1-conf)/2 */
-	while (ldexp(1.0, -(int)need) > (1 - conf) / 2 + 1e-12)
-		need++;
-	if (need < 6)
-		need = 6;
 	if ((size_t)pairs < need)
 		return error("--pairs %d: a %g%% interval needs at least %zu pairs", pairs,
 			     conf * 100, need);

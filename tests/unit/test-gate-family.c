@@ -499,6 +499,23 @@ static void test_findings_follow_family(void **state)
 	assert_true(said <= 40);        /* about alpha: 2.5% of 1,000 */
 }
 
+/* The one rule for the pairs a family needs (gate_pairs_needed): 2^-n <=
+ * (1 - conf) / 2 / m, at least GATE_MIN_PAIRS; optimize's default (two
+ * thresholds on two workloads: m = 4) is 8, where 6 pairs could show a
+ * slower tps only after the three other tests had shown theirs. */
+static void test_pairs_needed(void **state)
+{
+	(void)state;
+	assert_int_equal(gate_pairs_needed(0.95, 1), GATE_MIN_PAIRS);
+	assert_int_equal(gate_pairs_needed(0.95, 0), GATE_MIN_PAIRS);
+	assert_int_equal(gate_pairs_needed(0.95, 2), 7);
+	assert_int_equal(gate_pairs_needed(0.95, 4), 8);
+	assert_int_equal(gate_pairs_needed(0.95, 12), 9);
+	assert_int_equal(gate_pairs_needed(0.99, 1), 8);
+	/* the first step of 4 tests at 8 pairs can reject: 2^-8 <= 0.025/4 */
+	assert_true(ldexp(1.0, -8) <= 0.025 / 4 && ldexp(1.0, -7) > 0.025 / 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -511,6 +528,7 @@ int main(void)
 		cmocka_unit_test(test_family_members),
 		cmocka_unit_test(test_sequential_bonferroni),
 		cmocka_unit_test(test_findings_follow_family),
+		cmocka_unit_test(test_pairs_needed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
