@@ -648,7 +648,7 @@ static int write_json(const struct regress *r, int rc)
 		regress_suite_json(&jw, &r->suites[i]);
 	json_object_end(&jw);
 	strbuf_addch(&sb, '\n');
-	ret = write_file_atomic(r->o->json, sb.buf, sb.len);
+	ret = write_result(r->o->json, sb.buf, sb.len);
 	strbuf_release(&sb);
 	return ret;
 }

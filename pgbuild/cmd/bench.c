@@ -147,7 +147,7 @@ static const struct option bench_options[] = {
 	CLI_OPT_SCALE,
 	{ "set", required_argument, NULL, OPT_SET },
 	{ "keep", no_argument, NULL, OPT_KEEP },
-	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_JSON,
 	{ "datadir-template", required_argument, NULL, OPT_DATADIR_TEMPLATE },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "statement-timeout", required_argument, NULL, OPT_STATEMENT_TIMEOUT },
@@ -350,7 +350,7 @@ static int parse_options(struct bench_cli *b, int argc, char **argv)
 static int check_host(const struct bench_opts *o)
 {
 	const struct cli_output outs[] = {
-		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_JSON(o->json),
 		CLI_OUT_DIR("--datadir-template", o->template_dir),
 		CLI_OUT_END
 	};

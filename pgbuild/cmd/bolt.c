@@ -89,7 +89,7 @@ static const struct option bolt_options[] = {
 	{ "bolt", required_argument, NULL, OPT_BOLT },
 	{ "bolt-flags", required_argument, NULL, OPT_BOLT_FLAGS },
 	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_JSON,
 	CLI_OPT_JOBS,
 	CLI_OPT_QUIET,
 	CLI_OPT_HELP,
@@ -156,7 +156,7 @@ static int parse_options(struct bolt_opts *o, int argc, char **argv)
 static int check_host(const struct bolt_opts *o)
 {
 	const struct cli_output outs[] = {
-		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_JSON(o->json),
 		CLI_OUT_DIR("--out", o->out),
 		CLI_OUT_DIR("--workdir", o->workdir),
 		CLI_OUT_END

@@ -62,7 +62,7 @@ static const struct option noise_options[] = {
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "instr-statements", required_argument, NULL, OPT_INSTR_STATEMENTS },
 	{ "workdir", required_argument, NULL, OPT_WORKDIR },
-	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_JSON,
 	{ "reuse", no_argument, NULL, OPT_REUSE },
 	CLI_OPT_QUIET,
 	CLI_OPT_HELP,
@@ -127,12 +127,15 @@ static int parse_options(struct noise_opts *o, int argc, char **argv)
 static int check_options(struct noise_opts *o)
 {
 	const struct cli_output outs[] = {
-		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_JSON(o->json),
 		CLI_OUT_DIR("--workdir", o->workdir),
 		CLI_OUT_END
 	};
 	if (!o->prefix)
 		return cli_usage_error("--prefix is required (the build's install)");
+	if (o->reuse && result_is_stdout(o->json))
+		return cli_usage_error("--reuse reads the floor back from the --json file: not "
+				       "with --json - (the standard output)");
 	if (!o->metrics)
 		o->metrics = metrics_deterministic();
 	if (o->metrics & ~metrics_deterministic())

@@ -146,7 +146,7 @@ static const struct option optimize_options[] = {
 	CLI_OPT_JOBS,
 	{ "restart", no_argument, NULL, OPT_RESTART },
 	{ "html", required_argument, NULL, OPT_HTML },
-	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_JSON,
 	CLI_OPT_QUIET,
 	CLI_OPT_WEAKEN,
 	CLI_OPT_HELP,
@@ -313,7 +313,7 @@ static int check_host(const struct optimize_opts *o)
 {
 	const struct cli_output outs[] = {
 		CLI_OUT_FILE("--html", o->html),
-		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_JSON(o->json),
 		CLI_OUT_DIR("--prefix", o->prefix),
 		CLI_OUT_DIR("--workdir", o->workdir),
 		CLI_OUT_END

@@ -83,7 +83,7 @@ static const struct option profile_options[] = {
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "no-run", no_argument, NULL, OPT_NO_RUN },
 	{ "top", required_argument, NULL, OPT_TOP },
-	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_JSON,
 	{ "emit-hotlist", required_argument, NULL, OPT_EMIT_HOTLIST },
 	{ "emit-coldlist", required_argument, NULL, OPT_EMIT_COLDLIST },
 	{ "emit-policy", required_argument, NULL, OPT_EMIT_POLICY },
@@ -186,7 +186,7 @@ static int check_options(struct profile_opts *o, struct prof_run *run)
 static int check_host(const struct profile_opts *o)
 {
 	const struct cli_output outs[] = {
-		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_JSON(o->json),
 		CLI_OUT_FILE("--emit-hotlist", o->hotlist),
 		CLI_OUT_FILE("--emit-coldlist", o->coldlist),
 		CLI_OUT_FILE("--emit-policy", o->policy),

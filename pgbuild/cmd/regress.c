@@ -56,7 +56,7 @@ static const struct option regress_options[] = {
 	{ "no-core", no_argument, NULL, OPT_NO_CORE },
 	{ "user", required_argument, NULL, OPT_USER },
 	CLI_OPT_JOBS,
-	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_JSON,
 	{ "tests", required_argument, NULL, OPT_TESTS },
 	{ "temp-config", required_argument, NULL, OPT_TEMP_CONFIG },
 	{ "set", required_argument, NULL, OPT_SET },
@@ -119,7 +119,7 @@ static int parse_options(struct regress_opts *o, struct strvec *settings, int ar
 static int check_host(const struct regress_opts *o)
 {
 	const struct cli_output outs[] = {
-		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_JSON(o->json),
 		CLI_OUT_END
 	};
 	return cli_check_outputs(outs) < 0 || cli_guc_check_env() < 0 ? PGBUILD_EXIT_ERROR : 0;

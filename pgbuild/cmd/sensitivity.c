@@ -58,7 +58,7 @@ static const struct option sens_options[] = {
 	{ "pairs", required_argument, NULL, OPT_PAIRS },
 	CLI_OPT_DURATION,
 	CLI_OPT_CLIENTS,
-	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_JSON,
 	CLI_OPT_JOBS,
 	CLI_OPT_QUIET,
 	CLI_OPT_WEAKEN,
@@ -135,7 +135,7 @@ static int parse_options(struct sens_opts *o, int argc, char **argv)
 static int check_host(const struct sens_opts *o)
 {
 	const struct cli_output outs[] = {
-		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_JSON(o->json),
 		CLI_OUT_DIR("--workdir", o->workdir),
 		CLI_OUT_END
 	};

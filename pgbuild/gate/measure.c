@@ -241,7 +241,7 @@ int gate_write_outputs(const struct gate_opts *o, const struct gate *g)
 	int rc = 0;
 	if (o->json) {
 		gate_write_json(g, &out, o->baseline, o->candidate, settings);
-		rc |= write_file(o->json, &out);
+		rc |= write_result(o->json, out.buf, out.len);
 	}
 	if (o->junit) {
 		strbuf_reset(&out);

@@ -848,7 +848,7 @@ static void finish(struct orun *r, int rc)
 	optimize_write_doc(r, &doc, rc);
 	write_file_atomic(path, doc.buf, doc.len);
 	if (r->o->json)
-		write_file_atomic(r->o->json, doc.buf, doc.len);
+		write_result(r->o->json, doc.buf, doc.len);
 	v = json_parse(doc.buf, doc.len, NULL);
 	if (v) {
 		optimize_render_html(v, &html);

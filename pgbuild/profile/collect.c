@@ -250,7 +250,7 @@ int profile_emit(struct profile_opts *o, struct profile *p)
 		struct json_writer jw = JSON_WRITER_INIT(&sb);
 		prof_write_json(p, 0, &jw);
 		strbuf_addch(&sb, '\n');
-		ret |= write_file(o->json, &sb);
+		ret |= write_result(o->json, sb.buf, sb.len);
 		strbuf_setlen(&sb, 0);
 	}
 	if (o->hotlist) {

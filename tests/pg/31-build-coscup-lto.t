@@ -40,7 +40,7 @@ diag "links (total, without -flto): $links"
 
 # link-time records (pgopt.so in the LTO link) in a client program and in a
 # contrib module, not only in postgres
-ltrans_units() { "$P" inspect --json "$1" | perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>);
+ltrans_units() { "$P" inspect --json - "$1" | perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>);
 	print scalar grep { ($_->{stage} // "") =~ /^(ltrans|wpa|lto)$/ } @{$j->{units}}'; }
 like "inspect: bin/psql holds link-time (LTO) records" "$(ltrans_units "$cand/bin/psql")" '^[1-9][0-9]*$'
 so=$(find "$cand/lib" -name hstore.so | head -1)
@@ -64,12 +64,12 @@ is "verify against policy none fails too" "$?" 1
 
 # the hot list (tests/pg/candidate-hot.txt) in the LTO binary
 for f in hash_search_with_hash_value AllocSetAlloc; do
-	j=$("$P" inspect --json --function "$f" "$cand/bin/postgres" 2>&1)
+	j=$("$P" inspect --json - --function "$f" "$cand/bin/postgres" 2>&1)
 	like "hot list: $f marked hot by the plugin" "$j" '"marked":"hot"'
 	like "... and GCC placed it in .text.hot" "$j" '"section":".text.hot'
 done
 nok "... a function not in the list is not marked" sh -c \
-	"'$P' inspect --json --function _bt_compare '$cand/bin/postgres' | grep -q '\"marked\":'"
+	"'$P' inspect --json - --function _bt_compare '$cand/bin/postgres' | grep -q '\"marked\":'"
 
 base=$(e2e_build base none)
 out=$("$P" verify --prefix "$cand" --baseline "$base" 2>&1)

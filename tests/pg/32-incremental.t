@@ -95,7 +95,7 @@ is "the next build in that directory finishes" "$(cat "$IB/second.rc")" 0 ||
 	diag "$(tail -n 20 "$IB/second.log")"
 ok "every object of its postgres carries its policy's flags" "$P" verify --prefix "$IB/prefix"
 ok "... -O3 on the 20 files, also on those compiled before the interruption" sh -c \
-	"'$P' inspect --json '$IB/prefix/bin/postgres' | perl -MJSON::PP -e '
+	"'$P' inspect --json - '$IB/prefix/bin/postgres' | perl -MJSON::PP -e '
 		local \$/; my \$j = decode_json(<STDIN>); my \$n = 0;
 		for my \$u (@{\$j->{units}}) { \$n++ if grep { \$_ eq \"-O3\" } @{\$u->{flags} || []} }
 		exit(\$n == 20 ? 0 : 1)'"

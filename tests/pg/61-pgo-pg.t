@@ -122,7 +122,7 @@ like "the use stage gets the profile flags for the scoped files from PGOPT_PROFI
 ok "... and names no profile flag itself (the vocabulary refuses them)" \
 	sh -c "! grep -q '^cflags.*-fprofile' '$dir/build/pgo-use.policy'"
 like "dynahash.c was compiled with -fprofile-use (its record in the binary)" \
-	"$("$P" inspect --json --tu src/backend/utils/hash/dynahash.c "$dir/prefix/bin/postgres")" \
+	"$("$P" inspect --json - --tu src/backend/utils/hash/dynahash.c "$dir/prefix/bin/postgres")" \
 	'"added":\[[^]]*"-fprofile-use"'
 # verify replays the compiles with the profile mode the build recorded
 # (its environment), so the profile flags are expected, not EXTRA
@@ -133,7 +133,7 @@ s=$?
 is "verify of the -fprofile-use build: exit 0" "$s" 0
 [ $s = 0 ] || diag "$(grep -v '^ok' verify.out | head -20)"
 like "... with the profile flags expected" "$(cat verify.out)" 'verify: OK'
-j=$("$P" inspect --json --function hash_search_with_hash_value "$dir/prefix/bin/postgres")
+j=$("$P" inspect --json - --function hash_search_with_hash_value "$dir/prefix/bin/postgres")
 # (in the linked executable .text.hot is merged into .text: the record says where GCC put it)
 like "the profile made GCC place hash_search_with_hash_value in .text.hot" "$j" '"section":".text.hot'
 # outside --files nothing is added: tcop/postgres.c's last compile went

@@ -321,7 +321,7 @@ cp -r fakepg-99.1 inplace && touch inplace/config.status
 is "a source tree configured in place is refused" "$?" 2
 like "... with a reason" "$(cat err.out)" 'configured in place'
 tar czf fakepg-99.1.tar.gz fakepg-99.1
-out=$("$P" source --src fakepg-99.1.tar.gz --json 2>/dev/null)
+out=$("$P" source --src fakepg-99.1.tar.gz --json - 2>/dev/null)
 like "a tarball is unpacked into the cache" "$out" "\"dir\":\"$TMP/cache/tarball/fakepg-99.1-[0-9a-f]+/fakepg-99.1\""
 like "... and its version read" "$out" '"version":"99.1"'
 ok "... once: the second call reuses it" sh -c "'$P' source --src fakepg-99.1.tar.gz 2>&1 | grep -v unpacking | grep -q fakepg-99.1"

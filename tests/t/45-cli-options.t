@@ -469,6 +469,46 @@ is "report of one build only: exit 0" "$?" 0
 like "... nothing to compare, said in words" "$(cat out)" 'functions: A 1; B has none .*nothing to compare'
 nok "... and no \"A 0\" or \"B 0\"" grep -Eq '(A|B) 0[,;]' out
 
+# --json FILE writes FILE in every command, inspect and source too (they
+# print their text without it); "-" is the standard output.  A FILE that
+# looks like an option (an older `inspect --json --units ...`) or is an
+# object (an older `inspect --json a.o b.o`) is refused, nothing written.
+. "$TOP/tests/lib/plugin.sh"
+printf 'static int sq(int x) { return x * x; }\nint jone(int x) { return sq(x) + 1; }\n' > jone.c
+if gcc -O2 -c jone.c $(plugin_flags src/jone.c) 2>err; then
+	"$P" inspect --json - jone.o >out 2>err
+	is "inspect --json -: exit 0, nothing on stderr" "$?/$(cat err)" "0/"
+	like "... the document on stdout" "$(cat out)" '^\{"units":\[\{"file":"jone.o","tu":"src/jone.c",.*"functions":\[.*"name":"jone"'
+	"$P" inspect --json ij.json jone.o >out 2>err
+	is "inspect --json FILE: exit 0, prints nothing" "$?/$(cat out)$(cat err)" "0/"
+	is "... FILE holds the same document" "$(cat ij.json)" "$("$P" inspect --json - jone.o)"
+	cp jone.o jtwo.o
+	"$P" inspect --json jone.o jtwo.o >out 2>err
+	like "inspect --json OBJECT OBJECT (the old spelling): refused, exit 2" "$?/$(head -n 1 err)" \
+		'^2/pgbuild: error: --json "jone.o": an object or archive, not the file the document replaces \(--json - prints it\)$'
+	ok "... the object left as it was" cmp -s jone.o jtwo.o
+	"$P" inspect --json --units jone.o >out 2>err
+	is "inspect --json --units: refused, exit 2, no file made" "$?/$(cat err)/$(ls -- --units 2>/dev/null)" \
+		'2/pgbuild: error: --json "--units": an option where a file name was expected (./--units for one of that name)/'
+else
+	skip "the plugin does not load: $(head -n 1 err)" 8
+fi
+mkdir -p srcv && printf "#!/bin/sh\nPACKAGE_VERSION='15.9'\n" > srcv/configure
+"$P" source --src srcv --json sj.json >out 2>err
+is "source --json FILE: exit 0, prints nothing" "$?/$(cat out)$(cat err)" "0/"
+is "... FILE holds the tree and its version" "$(cat sj.json)" \
+	"{\"spec\":\"srcv\",\"dir\":\"$TMP/srcv\",\"version\":\"15.9\",\"pkg_version\":null}"
+is "source --json -: the same on stdout" "$("$P" source --src srcv --json -)" "$(cat sj.json)"
+is "source without --json: the directory" "$("$P" source --src srcv)" "$TMP/srcv"
+"$P" report --inspect-baseline jone.o --json - >out 2>err
+is "report --json -: exit 0" "$?" 0
+ok "... stdout is one JSON document" perl -MJSON::PP -e 'local $/; decode_json(<STDIN>); 1' <out
+like "... the terminal summary went to stderr" "$(cat err)" 'functions: A '
+"$P" report --inspect-baseline jone.o --html - >out 2>err
+is "report --html -: refused (- is --json's), exit 2" "$?/$(cat err)" \
+	'2/pgbuild: error: --html "-": the standard output is an output of --json only: expected a file name (./- for one named -)'
+ok "... no file named -" test ! -e ./-
+
 # as root: a 0700 directory (what mktemp -d makes) is refused before any build
 if [ "$(id -u)" != 0 ] || ! id postgres >/dev/null 2>&1; then
 	skip "needs root and the postgres user (the server user)" 9

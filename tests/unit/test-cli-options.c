@@ -728,6 +728,21 @@ static void test_output_paths(void **state)
 	capture_begin();
 	assert_int_equal(cli_check_output_dir("--workdir", under_file), -1);
 	check_outcome(-1, -1, "--workdir", under_file, NULL);
+	/* "-" is --json's alone (CLI_OUT_JSON); a value that starts with "-"
+	 * is the next option getopt took as the path */
+	capture_begin();
+	assert_int_equal(cli_check_output_file("--html", "-"), -1);
+	check_outcome(-1, -1, "--html", "-", "pgbuild: error: --html \"-\": the standard output "
+		      "is an output of --json only: expected a file name (./- for one named -)\n");
+	capture_begin();
+	assert_int_equal(cli_check_output_file("--json", "--units"), -1);
+	check_outcome(-1, -1, "--json", "--units", "pgbuild: error: --json \"--units\": an "
+		      "option where a file name was expected (./--units for one of that name)\n");
+	capture_begin();
+	assert_int_equal(cli_check_output_dir("--prefix", "-x"), -1);
+	check_outcome(-1, -1, "--prefix", "-x", "pgbuild: error: --prefix \"-x\": an option "
+		      "where a directory name was expected (./-x for one of that name)\n");
+	assert_false(path_exists("-") || path_exists("--units") || path_exists("-x"));
 	/* a directory that takes no file: /proc's top level refuses one (even root) */
 	capture_begin();
 	assert_int_equal(cli_check_output_file("--json", "/proc/r.json"), -1);
