@@ -21,6 +21,17 @@
  *   -s, --scale N        pgbench scale / tpcc-lite warehouses, 1 to 100000
  *   -j, --jobs N         parallel make jobs, 1 to 1024 (bench: an error
  *                        pointing at --threads, its client threads)
+ *   --install DIR        an installed PostgreSQL the command reads: its
+ *                        bin/, lib/ and share/ (bench, verify, noise,
+ *                        profile, regress, bolt's input); never written
+ *   --prefix DIR         where the command installs, as configure's
+ *                        --prefix (build, pgo, optimize, bolt's output);
+ *                        never an input: in a command that reads an install
+ *                        --prefix is refused, pointing at --install (and
+ *                        bolt's older --out at --prefix, sensitivity's
+ *                        --low-prefix at --low-install): an older command
+ *                        line fails at once, never runs with its input
+ *                        taken for an output
  *   --json FILE          the command's result as a JSON document, written
  *                        to FILE (replaced whole), or with "-" to the
  *                        standard output (then the command's other output
@@ -103,12 +114,13 @@ enum cli_opt {
 	OPT_GATE_ARGS,
 	OPT_HELD_OUT,
 	OPT_HIGH,
-	OPT_HIGH_PREFIX,
+	OPT_HIGH_INSTALL,
 	OPT_HOT_COVERAGE,
 	OPT_HTML,
 	OPT_INIT,
 	OPT_INSPECT,
 	OPT_INSPECT_BASELINE,
+	OPT_INSTALL,
 	OPT_INSTR_STATEMENTS,
 	OPT_INSTRUMENT_ONLY,
 	OPT_JSON,
@@ -118,7 +130,7 @@ enum cli_opt {
 	OPT_LOCK,
 	OPT_LOG,
 	OPT_LOW,
-	OPT_LOW_PREFIX,
+	OPT_LOW_INSTALL,
 	OPT_MAX_BUILDS,
 	OPT_MAX_FILES,
 	OPT_MAX_HOT,
@@ -189,6 +201,8 @@ enum cli_opt {
 #define CLI_OPT_SCALE    { "scale", required_argument, NULL, 's' }
 #define CLI_OPT_JOBS     { "jobs", required_argument, NULL, 'j' }
 #define CLI_OPT_JSON     { "json", required_argument, NULL, OPT_JSON }
+#define CLI_OPT_INSTALL  { "install", required_argument, NULL, OPT_INSTALL }
+#define CLI_OPT_PREFIX   { "prefix", required_argument, NULL, OPT_PREFIX }
 #define CLI_OPT_QUIET    { "quiet", no_argument, NULL, 'q' }
 #define CLI_OPT_VERBOSE  { "verbose", no_argument, NULL, 'v' }
 #define CLI_OPT_HELP     { "help", no_argument, NULL, 'h' }
@@ -238,6 +252,12 @@ const char *cli_command(void);
  *     pgbuild: error: option "--json" needs a value
  *     pgbuild: error: option "--quiet=x" takes no value
  *     pgbuild: error: unknown option "-x" for pgbuild gate
+ *     pgbuild: error: --prefix names where a command installs; the installed PostgreSQL to use is --install DIR
+ *
+ * The last: a spelling whose meaning moved to another option (cli.c's
+ * table: --prefix of a command that reads an install, bolt's --out,
+ * sensitivity's --low-prefix and --high-prefix) is named with the one to
+ * write, where the command has that one and not the old.
  */
 int cli_getopt(int argc, char **argv, const struct option *longopts);
 /* The error of an unknown (or ambiguous) long option word ("--jsn" or

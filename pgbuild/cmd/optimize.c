@@ -126,7 +126,7 @@ static void optimize_usage(FILE *fp)
 static const struct option optimize_options[] = {
 	CLI_OPT_WORKLOAD,
 	CLI_OPT_TRAIN,
-	{ "prefix", required_argument, NULL, OPT_PREFIX },
+	CLI_OPT_PREFIX,
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "workdir", required_argument, NULL, OPT_WORKDIR },
 	{ "src", required_argument, NULL, OPT_SRC },

@@ -120,7 +120,7 @@ static int bench_once(const struct gate_opts *o, const char *dir, int dirfd,
 	sfs_remove(dirfd, jname, NULL);
 	fd = sfs_remove(dirfd, lname, NULL) < 0 ? -1 :
 	     sfs_create(dirfd, lname, O_WRONLY, 0644, NULL);
-	strvec_pushl(&cp.args, pgbuild_self(), "bench", "--prefix",
+	strvec_pushl(&cp.args, pgbuild_self(), "bench", "--install",
 		     build == 'A' ? o->baseline : o->candidate, "--workload", workload, "--protocol=prepared", NULL);
 	strvec_pushf(&cp.args, "--clients=%d", o->clients);
 	if (o->threads)

@@ -65,7 +65,7 @@ static int noise_setup(struct noise_result *r, struct relink *rl, int *wfd)
 
 	r->prefix = path_real(o->prefix);
 	if (!r->prefix)
-		return error("--prefix %s: %s", o->prefix, strerror(errno));
+		return error("--install %s: %s", o->prefix, strerror(errno));
 	if (!(r->builddir = find_builddir(o, r->prefix)))
 		return -1;
 	if (geteuid() == 0 && build_tree_ours(r->builddir, skip) < 0)

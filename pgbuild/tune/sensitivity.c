@@ -13,7 +13,7 @@
  * two: how much of the range stock already takes.
  *
  * Builds live in WORKDIR/low and WORKDIR/high and are reused (pgbuild
- * build is incremental) - or are given as --low-prefix/--high-prefix.
+ * build is incremental) - or are given as --low-install/--high-install.
  */
 #include <errno.h>
 #include <math.h>
