@@ -26,7 +26,7 @@ static void bolt_usage(FILE *fp)
 	      "line saying why.  OUT/pgopt-build.json gets a \"bolt\" object (profile,\n"
 	      "coverage, BOLT's dyno-stats, times, the suite's result).\n"
 	      "\n"
-	      "  --install IN           the BOLT-ready installed PostgreSQL: its bin/, lib/\n"
+	      "  --install IN           an installed PostgreSQL, BOLT-ready: its bin/, lib/\n"
 	      "                         and share/ (required; never written)\n"
 	      "  --prefix OUT           where the result is installed (required); an OUT\n"
 	      "                         that exists must be an earlier output of pgbuild\n"

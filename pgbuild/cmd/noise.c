@@ -30,7 +30,7 @@ static void noise_usage(FILE *fp)
 	      "this build (--noise): instructions and cycles compared at max(repeat\n"
 	      "resolution, 3 x the layout SD).\n"
 	      "\n"
-	      "  --install DIR          the build's installed PostgreSQL: its bin/, lib/\n"
+	      "  --install DIR          an installed PostgreSQL, the build's: its bin/, lib/\n"
 	      "                         and share/, never written but for the result\n"
 	      "                         below (required)\n"
 	      "  --builddir DIR         its build tree (default: the one the install's\n"

@@ -47,7 +47,7 @@ so=$(find "$cand/lib" -name hstore.so | head -1)
 ok "contrib's hstore.so is installed" test -n "$so"
 like "inspect: hstore.so holds link-time (LTO) records" "$(ltrans_units "$so")" '^[1-9][0-9]*$'
 
-out=$("$P" verify --prefix "$cand" 2>&1)
+out=$("$P" verify --install "$cand" 2>&1)
 is "verify passes on the candidate" "$?" 0
 like "verify checked the objects of postgres" "$out" 'verify: OK: [0-9]{3,} objects of postgres'
 like "verify saw the link-time records" "$out" '[1-9][0-9]* link-time \(LTO\) records'
@@ -55,11 +55,11 @@ diag "$(printf '%s\n' "$out" | tail -1)"
 
 # (its hot list made absolute: the copy lives in another directory)
 sed -e 's/-finline-functions/-finline-small-functions/' -e "s|^hot = |hot = $(dirname "$POLICY")/|" "$POLICY" > "$TMP/tampered.policy"
-out=$("$P" verify --prefix "$cand" --policy "$TMP/tampered.policy" 2>&1)
+out=$("$P" verify --install "$cand" --policy "$TMP/tampered.policy" 2>&1)
 is "verify fails on a tampered expectation" "$?" 1
 like "... naming the flag the binary lacks" "$out" 'MISSING +src/backend/[^ ]+: -finline-small-functions'
 like "... and the flag it has extra" "$out" 'EXTRA +src/backend/[^ ]+: -finline-functions'
-out=$("$P" verify --prefix "$cand" --policy none 2>&1)
+out=$("$P" verify --install "$cand" --policy none 2>&1)
 is "verify against policy none fails too" "$?" 1
 
 # the hot list (tests/pg/candidate-hot.txt) in the LTO binary
@@ -72,7 +72,7 @@ nok "... a function not in the list is not marked" sh -c \
 	"'$P' inspect --json - --function _bt_compare '$cand/bin/postgres' | grep -q '\"marked\":'"
 
 base=$(e2e_build base none)
-out=$("$P" verify --prefix "$cand" --baseline "$base" 2>&1)
+out=$("$P" verify --install "$cand" --baseline "$base" 2>&1)
 is "verify --baseline passes" "$?" 0
 like "size diff: total text" "$out" 'size: text [0-9]+ -> [0-9]+ bytes'
 like "size diff: top growth" "$out" 'size: top growth:'

@@ -19,7 +19,7 @@ base=$(e2e_build base none) || { ok "baseline build" false; done_testing; }
 src=$(e2e_src)
 cd "$TMP" || exit 1
 
-out=$(e2e_heavy "$P" profile --prefix "$base" --workload select-only --clients 2 --duration 10 \
+out=$(e2e_heavy "$P" profile --install "$base" --workload select-only --clients 2 --duration 10 \
 	--top 30 --json prof.json --emit-hotlist hot.txt --emit-policy hot.policy -q 2>err.txt)
 s=$?
 is "profile of select-only on the baseline: exit 0" "$s" 0

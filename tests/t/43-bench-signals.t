@@ -50,7 +50,7 @@ while read -r sig stage wl; do
 	[ -z "$sig" ] && continue
 	name="SIG$sig at $stage ($wl)"
 	echo "$stale" >"$TMP/r.json"
-	"$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W "$wl" -c 2 -T 30 \
+	"$P" bench --install "$PGPREFIX" -q --set fsync=off -W "$wl" -c 2 -T 30 \
 		--json "$TMP/r.json" >"$TMP/out" 2>"$TMP/err" &
 	pid=$!
 	wait_stage "$pid" "$stage"
@@ -82,7 +82,7 @@ ROWS
 # SIGPIPE: the reader of our stderr goes away (`... -P 1 2>&1 | head -1`):
 # the cleanup handler takes it like SIGTERM, so nothing is left running
 echo "$stale" >"$TMP/r.json"
-( "$P" bench --prefix "$PGPREFIX" --set fsync=off -P 1 -T 30 --json "$TMP/r.json" 2>&1 |
+( "$P" bench --install "$PGPREFIX" --set fsync=off -P 1 -T 30 --json "$TMP/r.json" 2>&1 |
 	head -n 1 >/dev/null
   echo "${PIPESTATUS[0]}" >"$TMP/pipe.rc" )
 is "SIGPIPE (2>&1 | head -1): exit 141" "$(cat "$TMP/pipe.rc")" 141
