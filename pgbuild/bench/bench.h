@@ -260,7 +260,7 @@ struct bench_script_spec {
 
 /* The configuration of one run (one block, like pgbench's; bench's options). */
 struct bench_opts {
-	const char *prefix;     /* --prefix: private cluster from this install */
+	const char *prefix;     /* --install: private cluster from this install */
 	const char *connect;    /* --connect: existing server */
 	int init;               /* --init: load data on --connect server */
 	const char *workload;   /* --workload */

@@ -44,8 +44,9 @@ extern const char *const bench_protocol_names[];
  * in advance (json_arm) with async-signal-safe calls only.
  */
 struct bench_json_state {
-	const char *path;       /* --json FILE, or NULL */
-	char *sigtmp;           /* FILE.sig.PID: the signal handler writes here */
+	const char *path;       /* --json FILE ("-": the standard output), or NULL */
+	char *sigtmp;           /* FILE.sig.PID: the signal handler writes here
+				 * (NULL for "-": it writes to the output) */
 	char *doc;              /* the interrupt document without its final '}' */
 	size_t len;
 	volatile sig_atomic_t done; /* final document written: the handler keeps it */

@@ -65,8 +65,10 @@ void bench_interrupted(int sig, const char *what)
 	const char *name = signal_name(sig);
 	if (bench_json.path && bench_json.doc && !bench_json.done) {
 		/* O_EXCL | O_NOFOLLOW: a link planted at the temporary name
-		 * (its pid is predictable) is never written through */
-		int fd = open(bench_json.sigtmp, SIGTMP_FLAGS, 0644);
+		 * (its pid is predictable) is never written through; "-":
+		 * the standard output the result was given */
+		int out = !bench_json.sigtmp;
+		int fd = out ? result_stdout_fd() : open(bench_json.sigtmp, SIGTMP_FLAGS, 0644);
 		if (fd < 0 && errno == EEXIST && unlink(bench_json.sigtmp) == 0)
 			fd = open(bench_json.sigtmp, SIGTMP_FLAGS, 0644);
 		if (fd >= 0) {
@@ -77,9 +79,9 @@ void bench_interrupted(int sig, const char *what)
 			      write_all(fd, ",\"error\":\"interrupted by ", 25) < 0 ||
 			      write_all(fd, name, strlen(name)) < 0 ||
 			      write_all(fd, "\"}\n", 3) < 0;
-			if (close(fd) < 0)
+			if (!out && close(fd) < 0)
 				bad = 1;
-			if (bad || rename(bench_json.sigtmp, bench_json.path) < 0)
+			if (!out && (bad || rename(bench_json.sigtmp, bench_json.path) < 0))
 				unlink(bench_json.sigtmp);
 		}
 	}
@@ -100,10 +102,13 @@ void bench_interrupted(int sig, const char *what)
 	}
 }
 
-/* Write buf to --json FILE atomically.  0 or -1 with the error printed. */
+/* Write buf to --json FILE atomically (or to the standard output, "-").
+ * 0 or -1 with the error printed. */
 int bench_json_publish(const char *buf, size_t len)
 {
 	int e;
+	if (result_is_stdout(bench_json.path))
+		return write_result(bench_json.path, buf, len);
 	if (write_file_atomic_quiet(bench_json.path, buf, len) == 0)
 		return 0;
 	e = errno;

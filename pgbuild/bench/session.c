@@ -46,7 +46,8 @@ static void arm_outputs(struct session *s)
 
 	if (o->json) {
 		bench_json.path = o->json;
-		bench_json.sigtmp = xasprintf("%s.sig.%d", o->json, (int)getpid());
+		if (!result_is_stdout(o->json))
+			bench_json.sigtmp = xasprintf("%s.sig.%d", o->json, (int)getpid());
 	}
 	cluster_on_interrupt(bench_interrupted);
 	cluster_install_handlers();

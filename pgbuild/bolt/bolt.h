@@ -172,8 +172,8 @@ int bolt_file_sha256(const char *path, char hex[65]);
 
 /* What to do (the options of `pgbuild bolt`). */
 struct bolt_opts {
-	const char *prefix;       /* --prefix IN: the BOLT-ready install */
-	const char *out;          /* --out OUT: the new prefix */
+	const char *install;      /* --install IN: the BOLT-ready install */
+	const char *prefix;       /* --prefix OUT: the new install */
 	const char *workdir;      /* --workdir (NULL: OUT.bolt) */
 	const char *profile;      /* --profile FILE: use it, no training */
 	const char *builddir;     /* --builddir (NULL: from IN's record) */

@@ -151,23 +151,23 @@ static int prepare_paths(struct bolt_run *b)
 {
 	const struct bolt_opts *o = b->o;
 
-	if (!(b->in = path_real(o->prefix)))
+	if (!(b->in = path_real(o->install)))
 		return -1;
 	b->in_binary = xasprintf("%s/bin/postgres", b->in);
-	b->out = resolve(o->out);
+	b->out = resolve(o->prefix);
 	b->workdir = o->workdir ? resolve(o->workdir) : xasprintf("%s.bolt", b->out);
 	if (!strcmp(b->out, b->in))
-		return error("--out %s is --prefix itself: BOLT's output goes into a new prefix, "
-			     "never in place", o->out);
+		return error("--prefix %s is --install itself: BOLT's output goes into a new prefix, "
+			     "never in place", o->prefix);
 	if (is_below(b->out, b->in))
-		return error("--out %s is inside --prefix %s: give a directory outside it",
+		return error("--prefix %s is inside --install %s: give a directory outside it",
 			     b->out, b->in);
 	if (is_below(b->in, b->out))
-		return error("--prefix %s is inside --out %s, which is replaced: give another --out",
-			     b->in, b->out);
+		return error("--install %s is inside --prefix %s, which is replaced: give another "
+			     "--prefix", b->in, b->out);
 	if (!strcmp(b->workdir, b->out) || is_below(b->workdir, b->out) ||
 	    !strcmp(b->workdir, b->in) || is_below(b->workdir, b->in))
-		return error("--workdir %s is inside --prefix or --out: give a directory of its own",
+		return error("--workdir %s is inside --install or --prefix: give a directory of its own",
 			     b->workdir);
 	return 0;
 }
@@ -219,7 +219,7 @@ static int check_training(const struct bolt_run *b)
 		      "beside itself (the llvm-bolt-15 name on PATH does not: use --bolt %s)",
 		      rt, BOLT_DEFAULT_DIR);
 	else if (!(ok = is_executable(initdb)))
-		error("--prefix %s has no bin/initdb, which training needs: give an installed "
+		error("--install %s has no bin/initdb, which training needs: give an installed "
 		      "PostgreSQL (or a trained --profile)", b->in);
 	free(initdb);
 	free(rt);
@@ -284,10 +284,10 @@ static int prepare_out(struct bolt_run *b)
 	if (is_bolt || (b->o->force && installed))
 		return 0;
 	if (installed)
-		return error("--out %s exists and is not the output of pgbuild bolt (its %s has no "
+		return error("--prefix %s exists and is not the output of pgbuild bolt (its %s has no "
 			     "\"bolt\"): choose another directory, or give --force to replace the "
 			     "PostgreSQL installed there", b->out, BUILDLOG_RECORD);
-	return error("--out %s exists and is neither an installed PostgreSQL nor the output of "
+	return error("--prefix %s exists and is neither an installed PostgreSQL nor the output of "
 		     "pgbuild bolt: choose another directory (it is not replaced, even with --force)",
 		     b->out);
 }

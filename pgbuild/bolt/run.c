@@ -209,7 +209,7 @@ int bolt_write_record(struct bolt_run *b)
 	rc = write_file_atomic(path, sb.buf, sb.len);
 	if (rc == 0 && b->o->json) {
 		strbuf_addch(&bolt, '\n');
-		rc = write_file_atomic(b->o->json, bolt.buf, bolt.len);
+		rc = write_result(b->o->json, bolt.buf, bolt.len);
 	}
 	json_free(bolt_v);
 	strbuf_release(&sb);

@@ -367,7 +367,7 @@ static void run_bench(struct build *b)
 		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (!b->quiet)
 			fprintf(stderr, "pgbuild: smoke benchmark %s (3 s) ...\n", *w);
-		strvec_pushl(&cp.args, pgbuild_self(), "bench", "--prefix", b->prefix,
+		strvec_pushl(&cp.args, pgbuild_self(), "bench", "--install", b->prefix,
 			     "--workload", *w, "--protocol=prepared", "--duration", "3", "--json", json, NULL);
 		cp.no_stdin = 1;
 		cp.out = fd >= 0 ? fd : 0;

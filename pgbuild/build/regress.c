@@ -137,7 +137,7 @@ static int prepare_tree(struct regress *r)
 	r->workdir = r->builddir;
 	if (o->prefix) {
 		if (!realpath(o->prefix, r->prefix))
-			return error("--prefix \"%s\": %s", o->prefix, strerror(errno));
+			return error("--install \"%s\": %s", o->prefix, strerror(errno));
 		/* pg_regress runs the clients of --bindir, which make takes from
 		 * the build's configured bindir: the install's own instead */
 		r->bindir = xasprintf("bindir=%s/bin", r->prefix);
@@ -648,7 +648,7 @@ static int write_json(const struct regress *r, int rc)
 		regress_suite_json(&jw, &r->suites[i]);
 	json_object_end(&jw);
 	strbuf_addch(&sb, '\n');
-	ret = write_file_atomic(r->o->json, sb.buf, sb.len);
+	ret = write_result(r->o->json, sb.buf, sb.len);
 	strbuf_release(&sb);
 	return ret;
 }

@@ -71,7 +71,7 @@ struct cluster;
 /* What to run (the options of `pgbuild regress`). */
 struct regress_opts {
 	const char *builddir;     /* --builddir: a configured build tree */
-	const char *prefix;       /* --prefix: installcheck against a server
+	const char *prefix;       /* --install: installcheck against a server
 				   * from this install; NULL: make check */
 	const char *user;         /* --user: who runs make as root (NULL: the
 				   * server user, $PGBUILD_SERVER_USER or postgres) */

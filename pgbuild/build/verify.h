@@ -4,7 +4,7 @@
  * (with --baseline) show what the policy did to code size (`pgbuild
  * verify`).
  *
- * The build: an install made by `pgbuild build` (--prefix: its record
+ * The build: an install made by `pgbuild build` (--install: its record
  * names the build directory, policy and compile log; the binary checked is
  * PREFIX/bin/postgres), or any build through pgoptcc (--log DIR --builddir
  * DIR: a package build; every program and shared library its links made,
@@ -61,9 +61,9 @@
 
 /* What to verify (the options of `pgbuild verify`). */
 struct verify_opts {
-	const char *prefix;    /* --prefix: an install made by pgbuild build */
+	const char *prefix;    /* --install: an install made by pgbuild build */
 	const char *logdir;    /* --log: pgoptcc's log directory of any build
-				* (instead of --prefix; needs --builddir) */
+				* (instead of --install; needs --builddir) */
 	const char *binary;    /* --binary: with --log, only this link output */
 	const char *policy;    /* --policy FILE|none, NULL: the one it was built with */
 	const char *builddir;  /* --builddir, NULL: from the build record */

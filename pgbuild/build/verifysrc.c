@@ -94,7 +94,7 @@ static int load_record(const struct verify_opts *o, struct verify_src *s)
 	int rc = -1;
 
 	if (access(recpath, F_OK) < 0) {
-		error("--prefix \"%s\" has no %s: verify needs an install made by pgbuild build "
+		error("--install \"%s\" has no %s: verify needs an install made by pgbuild build "
 		      "(for any other build through pgoptcc: --log DIR --builddir DIR)",
 		      o->prefix, BUILDLOG_RECORD);
 		goto out;

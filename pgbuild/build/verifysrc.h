@@ -4,7 +4,7 @@
  * binaries to check with the link that made each.
  *
  * Two sources:
- *  - a build record (--prefix PREFIX of `pgbuild build`): PREFIX/
+ *  - a build record (--install PREFIX, an install of `pgbuild build`): PREFIX/
  *    pgopt-build.json names the build directory, the policy and the
  *    compiler environment (of which only the checked names of
  *    buildlog_env are taken: data, never exported as a whole); the binary

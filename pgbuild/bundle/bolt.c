@@ -283,7 +283,7 @@ int bundle_bolt(const struct bundle_bolt_opts *o)
 		bolt_stats_json(&jw, &st);
 		json_object_end(&jw);
 		strbuf_addch(&sb2, '\n');
-		if (write_file_atomic(o->json, sb2.buf, sb2.len) < 0)
+		if (write_result(o->json, sb2.buf, sb2.len) < 0)
 			rc = PGBUILD_EXIT_ERROR;
 		strbuf_release(&sb2);
 	}

@@ -286,7 +286,7 @@ static int write_json(const struct bundle_check_opts *o, const struct bundle_wei
 	json_array_end(&jw);
 	json_object_end(&jw);
 	strbuf_addch(&sb, '\n');
-	rc = write_file_atomic(o->json, sb.buf, sb.len);
+	rc = write_result(o->json, sb.buf, sb.len);
 	strbuf_release(&sb);
 	return rc;
 }

@@ -131,7 +131,7 @@ static int from_bolt(struct pack *k, const char *prefix)
 	int rc = 0;
 
 	if (!p)
-		rc = error("--bolt %s: %s has no \"bolt\" record with a profile (expected the --out of pgbuild bolt)",
+		rc = error("--bolt %s: %s has no \"bolt\" record with a profile (expected the --prefix of pgbuild bolt)",
 			   prefix, rec);
 	else
 		k->bolt_profile = xstrdup(p);

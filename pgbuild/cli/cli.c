@@ -35,6 +35,42 @@ static const char *long_name_of(const struct option *longopts, int val)
 	return NULL;
 }
 
+/* Has the table an option named name? */
+static int has_option(const struct option *longopts, const char *name)
+{
+	for (const struct option *o = longopts; o->name; o++)
+		if (!strcmp(o->name, name))
+			return 1;
+	return 0;
+}
+
+/*
+ * Spellings whose meaning moved: an input install is --install DIR, and
+ * --prefix DIR is only ever where a command installs.  A command that has
+ * `now` (and `also`, when set) but not `old` refuses `old` with why, so
+ * that an older command line fails at once instead of running with an
+ * input taken for an output (`bolt --prefix IN --out OUT`).
+ */
+static const struct {
+	const char *old;        /* the name as typed, without "--" */
+	const char *now;        /* the option the command has instead */
+	const char *also;       /* and this one too (NULL: no condition) */
+	const char *why;        /* the error */
+} moved[] = {
+	{ "prefix", "install", NULL,
+	  "--prefix names where a command installs; the installed PostgreSQL to use is "
+	  "--install DIR" },
+	{ "out", "prefix", "install",
+	  "--out is now --prefix DIR, where a command installs (and the installed "
+	  "PostgreSQL it reads is --install DIR)" },
+	{ "low-prefix", "low-install", NULL,
+	  "--low-prefix names an installed PostgreSQL, which is --low-install DIR (a "
+	  "prefix is where a command installs)" },
+	{ "high-prefix", "high-install", NULL,
+	  "--high-prefix names an installed PostgreSQL, which is --high-install DIR (a "
+	  "prefix is where a command installs)" },
+};
+
 int cli_option_error(const char *word, const struct option *longopts)
 {
 	const char *names[256], *near, *cmd = cli_command();
@@ -54,6 +90,13 @@ int cli_option_error(const char *word, const struct option *longopts)
 	}
 	names[n] = NULL;
 	near = suggest_word(name.buf, names);
+	for (size_t i = 0; i < sizeof(moved) / sizeof(*moved); i++)
+		if (!strcmp(name.buf, moved[i].old) && has_option(longopts, moved[i].now) &&
+		    (!moved[i].also || has_option(longopts, moved[i].also)) &&
+		    !has_option(longopts, moved[i].old)) {
+			rc = error("%s", moved[i].why);
+			goto out;
+		}
 	if (nmatch > 1)
 		rc = error("ambiguous option \"%s\" for pgbuild%s%s (could be %s)", word,
 			   cmd ? " " : "", cmd ? cmd : "", could.buf);
@@ -63,6 +106,7 @@ int cli_option_error(const char *word, const struct option *longopts)
 	else
 		rc = error("unknown option \"%s\" for pgbuild%s%s", word, cmd ? " " : "",
 			   cmd ? cmd : "");
+out:
 	strbuf_release(&name);
 	strbuf_release(&could);
 	return rc;

@@ -21,6 +21,21 @@
  *   -s, --scale N        pgbench scale / tpcc-lite warehouses, 1 to 100000
  *   -j, --jobs N         parallel make jobs, 1 to 1024 (bench: an error
  *                        pointing at --threads, its client threads)
+ *   --install DIR        an installed PostgreSQL the command reads: its
+ *                        bin/, lib/ and share/ (bench, verify, noise,
+ *                        profile, regress, bolt's input); never written
+ *   --prefix DIR         where the command installs, as configure's
+ *                        --prefix (build, pgo, optimize, bolt's output);
+ *                        never an input: in a command that reads an install
+ *                        --prefix is refused, pointing at --install (and
+ *                        bolt's older --out at --prefix, sensitivity's
+ *                        --low-prefix at --low-install): an older command
+ *                        line fails at once, never runs with its input
+ *                        taken for an output
+ *   --json FILE          the command's result as a JSON document, written
+ *                        to FILE (replaced whole), or with "-" to the
+ *                        standard output (then the command's other output
+ *                        goes to stderr; cli_check_outputs, CLI_OUT_JSON)
  *   -q, --quiet          no progress output
  *   -v, --verbose        more output
  *   -h, --help           the command's help on stdout, exit 0
@@ -99,12 +114,13 @@ enum cli_opt {
 	OPT_GATE_ARGS,
 	OPT_HELD_OUT,
 	OPT_HIGH,
-	OPT_HIGH_PREFIX,
+	OPT_HIGH_INSTALL,
 	OPT_HOT_COVERAGE,
 	OPT_HTML,
 	OPT_INIT,
 	OPT_INSPECT,
 	OPT_INSPECT_BASELINE,
+	OPT_INSTALL,
 	OPT_INSTR_STATEMENTS,
 	OPT_INSTRUMENT_ONLY,
 	OPT_JSON,
@@ -114,7 +130,7 @@ enum cli_opt {
 	OPT_LOCK,
 	OPT_LOG,
 	OPT_LOW,
-	OPT_LOW_PREFIX,
+	OPT_LOW_INSTALL,
 	OPT_MAX_BUILDS,
 	OPT_MAX_FILES,
 	OPT_MAX_HOT,
@@ -184,6 +200,9 @@ enum cli_opt {
 #define CLI_OPT_DURATION { "duration", required_argument, NULL, 'T' }
 #define CLI_OPT_SCALE    { "scale", required_argument, NULL, 's' }
 #define CLI_OPT_JOBS     { "jobs", required_argument, NULL, 'j' }
+#define CLI_OPT_JSON     { "json", required_argument, NULL, OPT_JSON }
+#define CLI_OPT_INSTALL  { "install", required_argument, NULL, OPT_INSTALL }
+#define CLI_OPT_PREFIX   { "prefix", required_argument, NULL, OPT_PREFIX }
 #define CLI_OPT_QUIET    { "quiet", no_argument, NULL, 'q' }
 #define CLI_OPT_VERBOSE  { "verbose", no_argument, NULL, 'v' }
 #define CLI_OPT_HELP     { "help", no_argument, NULL, 'h' }
@@ -233,6 +252,12 @@ const char *cli_command(void);
  *     pgbuild: error: option "--json" needs a value
  *     pgbuild: error: option "--quiet=x" takes no value
  *     pgbuild: error: unknown option "-x" for pgbuild gate
+ *     pgbuild: error: --prefix names where a command installs; the installed PostgreSQL to use is --install DIR
+ *
+ * The last: a spelling whose meaning moved to another option (cli.c's
+ * table: --prefix of a command that reads an install, bolt's --out,
+ * sensitivity's --low-prefix and --high-prefix) is named with the one to
+ * write, where the command has that one and not the old.
  */
 int cli_getopt(int argc, char **argv, const struct option *longopts);
 /* The error of an unknown (or ambiguous) long option word ("--jsn" or
@@ -294,12 +319,19 @@ int cli_parse_choice(const char *opt, const char *arg, const char *const *choice
 /*
  * Before a command measures or builds anything, every output path it was
  * given is checked, so that a result is never lost at the end of the work:
- *   file (--json FILE): not a directory; its directory exists and a file
+ *   file (--html FILE): not a directory; its directory exists and a file
  *        can be created there (a probe file is created O_EXCL|O_NOFOLLOW
  *        and removed: access(2) says yes to root, and knows nothing of a
  *        read-only file system);
+ *   result (--json FILE): a file as above, or "-", the standard output
+ *        (write_result in wrapper/common/fdio.h writes both): the check
+ *        then gives the standard output to the result alone
+ *        (result_stdout_claim: what the command prints goes to stderr);
  *   dir (--prefix, --workdir): not an existing non-directory; it, or the
  *        nearest ancestor that exists, is a directory that takes a file.
+ * A value that starts with "-" is refused (getopt took the next option
+ * for it: `--json --units`; ./-x names such a file), and so is "-" for
+ * any output but a result.
  * 0, or -1 after one error naming the option, the path and why:
  *   --json "/no/such/r.json": directory /no/such does not exist
  * The commands call cli_check_outputs right after their options and exit
@@ -308,14 +340,20 @@ int cli_parse_choice(const char *opt, const char *arg, const char *const *choice
 int cli_check_output_file(const char *opt, const char *path);
 int cli_check_output_dir(const char *opt, const char *path);
 
+enum cli_out_kind {
+	CLI_OUT_KIND_FILE,      /* a file */
+	CLI_OUT_KIND_RESULT,    /* a file, or "-": the standard output */
+	CLI_OUT_KIND_DIR,       /* a directory */
+};
 struct cli_output {
 	const char *opt;        /* "--json"; NULL ends the list */
 	const char *path;       /* NULL: not given, skipped */
-	int dir;                /* a directory output */
+	enum cli_out_kind kind; /* what path names */
 };
-#define CLI_OUT_FILE(opt, path) { opt, path, 0 }
-#define CLI_OUT_DIR(opt, path)  { opt, path, 1 }
-#define CLI_OUT_END             { NULL, NULL, 0 }
+#define CLI_OUT_FILE(opt, path) { opt, path, CLI_OUT_KIND_FILE }
+#define CLI_OUT_DIR(opt, path)  { opt, path, CLI_OUT_KIND_DIR }
+#define CLI_OUT_JSON(path)      { "--json", path, CLI_OUT_KIND_RESULT }
+#define CLI_OUT_END             { NULL, NULL, CLI_OUT_KIND_FILE }
 int cli_check_outputs(const struct cli_output *outs);
 
 /* ---------------- server settings (cli/guc.c) ---------------- */

@@ -17,6 +17,11 @@
  * exist (then it must be a directory, and writable) or not (then the
  * nearest existing ancestor must be a writable directory: the command
  * makes the rest).  Nothing is left behind either way.
+ *
+ * A result (--json) may be "-", the standard output: nothing to check on
+ * disk, and the standard output is the result's from then on
+ * (result_stdout_claim).  A path that starts with "-" is the next option
+ * getopt took as the value (`inspect --json --units`), refused.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -81,6 +86,19 @@ static int check_writable_dir(const char *opt, const char *path, const char *dir
 	return 0;
 }
 
+/* A value getopt took although it is an option, or "-" where the
+ * standard output is no output: one error; else 0. */
+static int check_dash(const char *opt, const char *path, const char *what)
+{
+	if (!strcmp(path, "-"))
+		return error("%s \"-\": the standard output is an output of --json only: "
+			     "expected a %s name (./- for one named -)", opt, what);
+	if (path[0] == '-')
+		return error("%s \"%s\": an option where a %s name was expected (./%s for "
+			     "one of that name)", opt, path, what, path);
+	return 0;
+}
+
 int cli_check_output_file(const char *opt, const char *path)
 {
 	struct stat st;
@@ -90,6 +108,8 @@ int cli_check_output_file(const char *opt, const char *path)
 
 	if (!len)
 		return error("%s \"\": expected a file name", opt);
+	if (check_dash(opt, path, "file") < 0)
+		return -1;
 	if (path[len - 1] == '/')
 		return error("%s \"%s\": names a directory (ends in /), expected a file name",
 			     opt, path);
@@ -109,6 +129,8 @@ int cli_check_output_dir(const char *opt, const char *path)
 
 	if (!*path)
 		return error("%s \"\": expected a directory name", opt);
+	if (check_dash(opt, path, "directory") < 0)
+		return -1;
 	if (stat(path, &st) == 0) {
 		if (!S_ISDIR(st.st_mode))
 			return error("%s \"%s\": exists and is not a directory", opt, path);
@@ -145,14 +167,19 @@ int cli_check_outputs(const struct cli_output *outs)
 	for (const struct cli_output *o = outs; o->opt; o++) {
 		if (!o->path)
 			continue;
-		if ((o->dir ? cli_check_output_dir(o->opt, o->path) :
+		if (o->kind == CLI_OUT_KIND_RESULT && result_is_stdout(o->path)) {
+			if (result_stdout_claim() < 0)
+				return error("%s -: the standard output: %s", o->opt, strerror(errno));
+			continue;
+		}
+		if ((o->kind == CLI_OUT_KIND_DIR ? cli_check_output_dir(o->opt, o->path) :
 		     cli_check_output_file(o->opt, o->path)) < 0)
 			return -1;
 		/* two results into one file: the second would replace the first */
-		for (const struct cli_output *p = outs; p < o && !o->dir; p++) {
+		for (const struct cli_output *p = outs; p < o && o->kind != CLI_OUT_KIND_DIR; p++) {
 			char *a, *b;
 			int same;
-			if (!p->path || p->dir)
+			if (!p->path || p->kind == CLI_OUT_KIND_DIR || result_is_stdout(p->path))
 				continue;
 			a = file_identity(p->path);
 			b = file_identity(o->path);

@@ -5,7 +5,7 @@
  * pgbench's options mean what they mean in pgbench (-S, -N, -b NAME[@W],
  * -f FILE[@W], -M with pgbench's default simple, -j threads, -n, -r, -P,
  * -R, --latency-limit): a pgbench command line runs here with pgbuild's
- * server options (--prefix or --connect) in place of its connection ones.
+ * server options (--install or --connect) in place of its connection ones.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,19 +21,20 @@
 static void bench_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: pgbuild bench (--prefix DIR | --connect CONNSTR [--init]) [OPTIONS]\n"
+"usage: pgbuild bench (--install DIR | --connect CONNSTR [--init]) [OPTIONS]\n"
 "\n"
 "Run a multi-threaded libpq benchmark on a private throw-away cluster made\n"
-"from an installed PostgreSQL (--prefix), or on an existing server\n"
+"from an installed PostgreSQL (--install), or on an existing server\n"
 "(--connect), and check the data afterwards.\n"
 "\n"
 "pgbench's options mean what they mean in pgbench (-S, -N, -b, -f, -M, -j,\n"
 "-n, -r, -P, -R, --latency-limit, -c, -T, -t, -s): a pgbench command line runs\n"
-"with --prefix or --connect in place of its connection options.  Only the\n"
+"with --install or --connect in place of its connection options.  Only the\n"
 "default workload differs: select-only here, tpcb-like in pgbench.\n"
 "\n"
 "Server:\n"
-"  --prefix DIR           installed PostgreSQL (DIR/bin/initdb, DIR/bin/postgres)\n"
+"  --install DIR          an installed PostgreSQL: its bin/ (initdb, postgres),\n"
+"                         lib/ and share/; the private cluster is made from it\n"
 "  --connect CONNSTR      use this server instead (nothing is loaded without --init)\n"
 "  --init                 with --connect: (re)load the workload's tables\n"
 "  --set NAME=VALUE       server setting for the private cluster (repeatable;\n"
@@ -122,7 +123,7 @@ CLI_EXIT_CODES_HELP
 }
 
 static const struct option bench_options[] = {
-	{ "prefix", required_argument, NULL, OPT_PREFIX },
+	CLI_OPT_INSTALL,
 	{ "connect", required_argument, NULL, OPT_CONNECT },
 	{ "init", no_argument, NULL, OPT_INIT },
 	CLI_OPT_WORKLOAD,
@@ -147,7 +148,7 @@ static const struct option bench_options[] = {
 	CLI_OPT_SCALE,
 	{ "set", required_argument, NULL, OPT_SET },
 	{ "keep", no_argument, NULL, OPT_KEEP },
-	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_JSON,
 	{ "datadir-template", required_argument, NULL, OPT_DATADIR_TEMPLATE },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "statement-timeout", required_argument, NULL, OPT_STATEMENT_TIMEOUT },
@@ -307,7 +308,7 @@ static int parse_options(struct bench_cli *b, int argc, char **argv)
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, bench_options)) != -1) {
 		switch (c) {
-		case OPT_PREFIX: o->prefix = optarg; break;
+		case OPT_INSTALL: o->prefix = optarg; break;
 		case OPT_CONNECT: o->connect = optarg; break;
 		case OPT_INIT: o->init = 1; break;
 		case 'W': o->workload = optarg; b->have_workload = 1; break;
@@ -350,7 +351,7 @@ static int parse_options(struct bench_cli *b, int argc, char **argv)
 static int check_host(const struct bench_opts *o)
 {
 	const struct cli_output outs[] = {
-		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_JSON(o->json),
 		CLI_OUT_DIR("--datadir-template", o->template_dir),
 		CLI_OUT_END
 	};
@@ -400,13 +401,13 @@ static int check_options(struct bench_cli *b)
 	struct bench_opts *o = &b->o;
 
 	if (!o->prefix == !o->connect)
-		return cli_usage_error(o->prefix ? "--prefix and --connect cannot be used together"
-					 : "one of --prefix DIR or --connect CONNSTR is required");
+		return cli_usage_error(o->prefix ? "--install and --connect cannot be used together"
+					 : "one of --install DIR or --connect CONNSTR is required");
 	if (o->init && !o->connect)
 		return cli_usage_error("--init only applies to --connect (a private cluster is always loaded)");
 	if (o->connect && (o->keep || o->settings.nr || o->template_dir))
 		return cli_usage_error("--keep, --set and --datadir-template only apply to a private "
-				       "cluster (--prefix)");
+				       "cluster (--install)");
 	if (b->have_duration && o->transactions)
 		return cli_usage_error("--duration and --transactions cannot be used together");
 	if (strchr(o->workload, ',') && strncmp(o->workload, "sql:", 4))

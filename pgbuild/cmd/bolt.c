@@ -13,7 +13,7 @@
 
 static void bolt_usage(FILE *fp)
 {
-	fputs("usage: pgbuild bolt --prefix IN --out OUT [options]\n"
+	fputs("usage: pgbuild bolt --install IN --prefix OUT [options]\n"
 	      "\n"
 	      "Post-link layout optimization of an installed build with LLVM BOLT 15:\n"
 	      "instrument IN/bin/postgres, train it on the workloads on a private cluster,\n"
@@ -26,9 +26,11 @@ static void bolt_usage(FILE *fp)
 	      "line saying why.  OUT/pgopt-build.json gets a \"bolt\" object (profile,\n"
 	      "coverage, BOLT's dyno-stats, times, the suite's result).\n"
 	      "\n"
-	      "  --prefix IN            the BOLT-ready install (required)\n"
-	      "  --out OUT              the new prefix (required); an OUT that exists must\n"
-	      "                         be an earlier output of pgbuild bolt (replaced)\n"
+	      "  --install IN           an installed PostgreSQL, BOLT-ready: its bin/, lib/\n"
+	      "                         and share/ (required; never written)\n"
+	      "  --prefix OUT           where the result is installed (required); an OUT\n"
+	      "                         that exists must be an earlier output of pgbuild\n"
+	      "                         bolt (replaced)\n"
 	      "  --workdir DIR          profile, manifest and logs (default OUT.bolt)\n"
 	      "  --profile FILE         use this profile (.fdata) instead of training;\n"
 	      "                         refused when its manifest FILE.json says it was\n"
@@ -72,8 +74,8 @@ static void bolt_usage(FILE *fp)
 }
 
 static const struct option bolt_options[] = {
-	{ "prefix", required_argument, NULL, OPT_PREFIX },
-	{ "out", required_argument, NULL, OPT_OUT },
+	CLI_OPT_INSTALL,
+	CLI_OPT_PREFIX,
 	{ "workdir", required_argument, NULL, OPT_WORKDIR },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "retrain", no_argument, NULL, OPT_RETRAIN },
@@ -89,7 +91,7 @@ static const struct option bolt_options[] = {
 	{ "bolt", required_argument, NULL, OPT_BOLT },
 	{ "bolt-flags", required_argument, NULL, OPT_BOLT_FLAGS },
 	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_JSON,
 	CLI_OPT_JOBS,
 	CLI_OPT_QUIET,
 	CLI_OPT_HELP,
@@ -125,8 +127,8 @@ static int parse_options(struct bolt_opts *o, int argc, char **argv)
 		if (r > 0)
 			continue;
 		switch (c) {
+		case OPT_INSTALL: o->install = optarg; break;
 		case OPT_PREFIX: o->prefix = optarg; break;
-		case OPT_OUT: o->out = optarg; break;
 		case OPT_WORKDIR: o->workdir = optarg; break;
 		case OPT_PROFILE: o->profile = optarg; break;
 		case OPT_RETRAIN: o->retrain = 1; break;
@@ -156,8 +158,8 @@ static int parse_options(struct bolt_opts *o, int argc, char **argv)
 static int check_host(const struct bolt_opts *o)
 {
 	const struct cli_output outs[] = {
-		CLI_OUT_FILE("--json", o->json),
-		CLI_OUT_DIR("--out", o->out),
+		CLI_OUT_JSON(o->json),
+		CLI_OUT_DIR("--prefix", o->prefix),
 		CLI_OUT_DIR("--workdir", o->workdir),
 		CLI_OUT_END
 	};
@@ -167,10 +169,10 @@ static int check_host(const struct bolt_opts *o)
 /* The options together (the rest is bolt_prepare's). */
 static int check_options(struct bolt_opts *o)
 {
+	if (!o->install)
+		return cli_usage_error("--install is required (the BOLT-ready install)");
 	if (!o->prefix)
-		return cli_usage_error("--prefix is required (the BOLT-ready install)");
-	if (!o->out)
-		return cli_usage_error("--out is required (the new prefix BOLT's output goes into)");
+		return cli_usage_error("--prefix is required (the new prefix BOLT's output goes into)");
 	if (o->profile && o->retrain)
 		return cli_usage_error("--profile and --retrain exclude each other: a given "
 				       "profile is never trained");
@@ -178,7 +180,7 @@ static int check_options(struct bolt_opts *o)
 		return cli_usage_error("--contrib and --no-regress exclude each other");
 	if (!o->workloads.nr)
 		workloads_push(&o->workloads, WL_TRAIN);
-	if (preflight_install("--prefix", o->prefix) < 0)
+	if (preflight_install("--install", o->install) < 0)
 		return PGBUILD_EXIT_ERROR;
 	return 0;
 }

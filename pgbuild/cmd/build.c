@@ -68,7 +68,7 @@ static void build_usage(FILE *fp)
 static const struct option build_options[] = {
 	{ "src", required_argument, NULL, OPT_SRC },
 	{ "policy", required_argument, NULL, OPT_POLICY },
-	{ "prefix", required_argument, NULL, OPT_PREFIX },
+	CLI_OPT_PREFIX,
 	{ "builddir", required_argument, NULL, OPT_BUILDDIR },
 	CLI_OPT_JOBS,
 	{ "configure-args", required_argument, NULL, OPT_CONFIGURE_ARGS },

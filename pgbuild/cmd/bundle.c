@@ -97,7 +97,7 @@ PGBUILD_COMMAND(bundle, "pack a training's profiles for builds that cannot train
 		{ "bolt-profile", required_argument, NULL, OPT_BOLT_PROFILE },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "min-applies", required_argument, NULL, OPT_MIN_APPLIES },
-		{ "json", required_argument, NULL, OPT_JSON },
+		CLI_OPT_JSON,
 		CLI_OPT_QUIET,
 		CLI_OPT_HELP,
 		CLI_OPT_END
@@ -195,6 +195,11 @@ PGBUILD_COMMAND(bundle, "pack a training's profiles for builds that cannot train
 		if (nargs > 1 || log || bolt || min_given || json)
 			return cli_usage_error("show takes DIR alone");
 		return bundle_show(args[0]);
+	}
+	{
+		const struct cli_output outs[] = { CLI_OUT_JSON(json), CLI_OUT_END };
+		if (cli_check_outputs(outs) < 0)
+			return PGBUILD_EXIT_ERROR;
 	}
 	if (!strcmp(verb, "check")) {
 		struct bundle_check_opts o = { args[0], log, json, min, quiet };

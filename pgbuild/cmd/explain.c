@@ -89,7 +89,7 @@ static const struct option explain_options[] = {
 	{ "noise", required_argument, NULL, OPT_NOISE },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "top", required_argument, NULL, OPT_TOP },
-	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_JSON,
 	{ "html", required_argument, NULL, OPT_HTML },
 	CLI_OPT_QUIET,
 	CLI_OPT_HELP,
@@ -360,7 +360,7 @@ static int outputs(const struct explain_opts *o, const struct strbuf *doc_text)
 		goto out;
 	}
 	explain_render_text(doc, o->top ? (size_t)o->top : 20, stdout);
-	if (o->json && write_file_atomic(o->json, doc_text->buf, doc_text->len) < 0)
+	if (o->json && write_result(o->json, doc_text->buf, doc_text->len) < 0)
 		rc = PGBUILD_EXIT_ERROR;
 	if (o->html) {
 		strbuf_addstr(&page, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -463,7 +463,7 @@ PGBUILD_COMMAND(explain, "where a cycles-estimate change comes from, function by
 	{
 		/* where the results go, checked before a measurement */
 		const struct cli_output outs[] = {
-			CLI_OUT_FILE("--json", o.json),
+			CLI_OUT_JSON(o.json),
 			CLI_OUT_FILE("--html", o.html),
 			CLI_OUT_END
 		};

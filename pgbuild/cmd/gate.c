@@ -160,7 +160,7 @@ static const struct option gate_options[] = {
 	{ "require-regress", required_argument, NULL, OPT_REQUIRE_REGRESS },
 	{ "regress-result", required_argument, NULL, OPT_REGRESS_RESULT },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
-	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_JSON,
 	{ "junit", required_argument, NULL, OPT_JUNIT },
 	{ "workdir", required_argument, NULL, OPT_WORKDIR },
 	CLI_OPT_QUIET,
@@ -358,7 +358,7 @@ static int parse_options(struct gate_opts *o, struct gate *g, int argc, char **a
 static int check_host(const struct gate_opts *o)
 {
 	const struct cli_output outs[] = {
-		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_JSON(o->json),
 		CLI_OUT_FILE("--junit", o->junit),
 		CLI_OUT_DIR("--workdir", o->workdir),
 		CLI_OUT_END

@@ -2,7 +2,10 @@
  * cmd/inspect.c - `pgbuild inspect`: its options and their checks; the
  * records are printed by report/inspect.h.
  */
+#include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "pgbuild/cmd/cmd.h"
 #include "pgbuild/elf/elfrec.h"
@@ -17,8 +20,9 @@ static void inspect_usage(FILE *fp)
 		"(.pgopt.log, .GCC.command.line) of objects, static archives,\n"
 		"executables and shared libraries.\n"
 		"\n"
-		"  --json           one JSON document {\"units\":[{\"tu\":...,\"flags\":[...],\n"
-		"                   \"functions\":[...]}],\"files\":[...]}\n"
+		"  --json FILE      one JSON document {\"units\":[{\"tu\":...,\"flags\":[...],\n"
+		"                   \"functions\":[...]}],\"files\":[...]} into FILE instead\n"
+		"                   of the text (-: on standard output)\n"
 		"  --units          one line per translation unit, no function table\n"
 		"  --sites          one line per inlined call site:\n"
 		"                   TU FUNCTION FILE:LINE:COL CALLEE STAGE (tab separated)\n"
@@ -37,10 +41,28 @@ static void inspect_usage(FILE *fp)
 		"input.\n");
 }
 
+/*
+ * Is path an object, program, library or archive?  --json once took no
+ * value, so `inspect --json a.o b.o` of an older script names a.o as the
+ * FILE the document replaces: refused, never written over.
+ */
+static int is_binary(const char *path)
+{
+	unsigned char magic[8];
+	int fd = sfs_open_input(AT_FDCWD, path, SFS_IN_BINARY, 0, NULL, NULL), bin = 0;
+	if (fd >= 0) {
+		ssize_t n = read(fd, magic, sizeof(magic));
+		bin = (n >= 4 && !memcmp(magic, "\177ELF", 4)) ||
+		      (n == 8 && !memcmp(magic, "!<arch>\n", 8));
+		close(fd);
+	}
+	return bin;
+}
+
 PGBUILD_COMMAND(inspect, "show the per-unit and per-function optimization record of binaries")
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, OPT_JSON },
+		CLI_OPT_JSON,
 		{ "sites", no_argument, NULL, OPT_SITES },
 		{ "units", no_argument, NULL, OPT_UNITS },
 		{ "function", required_argument, NULL, OPT_FUNCTION },
@@ -51,6 +73,7 @@ PGBUILD_COMMAND(inspect, "show the per-unit and per-function optimization record
 		CLI_OPT_END
 	};
 	struct inspect_opts o = { 0 };
+	const char *json = NULL;
 	struct inspect_totals t = { 0 };
 	struct strbuf out = STRBUF_INIT, files = STRBUF_INIT;
 	struct json_writer jw, fw;
@@ -59,7 +82,7 @@ PGBUILD_COMMAND(inspect, "show the per-unit and per-function optimization record
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, opts)) != -1) {
 		switch (c) {
-		case OPT_JSON: o.json = 1; break;
+		case OPT_JSON: json = optarg; o.json = 1; break;
 		case OPT_SITES: o.sites = 1; break;
 		case OPT_UNITS: o.units_only = 1; break;
 		case OPT_FUNCTION: o.function = optarg; break;
@@ -75,6 +98,14 @@ PGBUILD_COMMAND(inspect, "show the per-unit and per-function optimization record
 		return cli_usage_error("--json, --sites and --units exclude each other");
 	if (optind >= argc)
 		return cli_usage_error("no FILE given");
+	if (json && is_binary(json))
+		return cli_usage_error("--json \"%s\": an object or archive, not the file the "
+				       "document replaces (--json - prints it)", json);
+	{
+		const struct cli_output outs[] = { CLI_OUT_JSON(json), CLI_OUT_END };
+		if (cli_check_outputs(outs) < 0)
+			return PGBUILD_EXIT_ERROR;
+	}
 	json_writer_init(&jw, &out);
 	json_writer_init(&fw, &files);
 	if (o.json) {
@@ -94,8 +125,9 @@ PGBUILD_COMMAND(inspect, "show the per-unit and per-function optimization record
 		json_key(&jw, "files");
 		json_raw(&jw, files.buf);
 		json_object_end(&jw);
-		fwrite(out.buf, 1, out.len, stdout);
-		putchar('\n');
+		strbuf_addch(&out, '\n');
+		if (write_result(json, out.buf, out.len) < 0 && rc < PGBUILD_EXIT_ERROR)
+			rc = PGBUILD_EXIT_ERROR;
 	} else if (!o.sites && t.units) {
 		printf("%ld units, %ld functions, %ld inlined call sites "
 		       "(%ld at link time, %ld cross-file), %ld calls not inlined\n",

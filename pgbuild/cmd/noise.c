@@ -15,7 +15,7 @@
 
 static void noise_usage(FILE *fp)
 {
-	fputs("usage: pgbuild noise --prefix PREFIX [options]\n"
+	fputs("usage: pgbuild noise --install DIR [options]\n"
 	      "\n"
 	      "The layout noise floor of one build: N variants of its postgres, relinked\n"
 	      "(not recompiled) from the link its build tree's compile log recorded with\n"
@@ -26,13 +26,15 @@ static void noise_usage(FILE *fp)
 	      "mean, the standard deviation and the range over the variants, the last two\n"
 	      "also in percent of the mean: a table on stdout and a JSON document.  With\n"
 	      "LTO every relink is a full LTO link (minutes per variant).  `pgbuild gate`\n"
-	      "and `pgbuild tune` take PREFIX/pgopt-noise.json as the floor of this\n"
-	      "build (--noise): instructions and cycles compared at max(repeat\n"
+	      "and `pgbuild tune` take the install's pgopt-noise.json as the floor of\n"
+	      "this build (--noise): instructions and cycles compared at max(repeat\n"
 	      "resolution, 3 x the layout SD).\n"
 	      "\n"
-	      "  --prefix PREFIX        the build's install (required)\n"
-	      "  --builddir DIR         its build tree (default: the one\n"
-	      "                         PREFIX/pgopt-build.json records)\n"
+	      "  --install DIR          an installed PostgreSQL, the build's: its bin/, lib/\n"
+	      "                         and share/, never written but for the result\n"
+	      "                         below (required)\n"
+	      "  --builddir DIR         its build tree (default: the one the install's\n"
+	      "                         pgopt-build.json records)\n"
 	      "  --variants N           relinked variants, 2 to 99 (default 5)\n"
 	      "  --seed S               seed of the object orders (default 1)\n"
 	      "  -W, --workload LIST    workloads, comma-separated and repeatable (default\n"
@@ -41,10 +43,11 @@ static void noise_usage(FILE *fp)
 	      "                         (default instructions,cycles)\n"
 	      "  --instr-statements N   transactions N of the short run (10N in the long\n"
 	      "                         one; default per workload)\n"
-	      "  --workdir DIR          the variants and their runs (default PREFIX.noise)\n"
-	      "  --json FILE            the result (default PREFIX/pgopt-noise.json)\n"
+	      "  --workdir DIR          the variants and their runs (default: the install's\n"
+	      "                         directory with .noise added)\n"
+	      "  --json FILE            the result (default: pgopt-noise.json in the install)\n"
 	      "  --reuse                measure nothing when the --json file already is a\n"
-	      "                         floor of PREFIX/bin/postgres with every workload\n"
+	      "                         floor of the install's bin/postgres with every workload\n"
 	      "                         and metric asked, over at least --variants variants\n"
 	      "  -q, --quiet            no progress lines\n"
 	      "\n"
@@ -54,7 +57,7 @@ static void noise_usage(FILE *fp)
 }
 
 static const struct option noise_options[] = {
-	{ "prefix", required_argument, NULL, OPT_PREFIX },
+	CLI_OPT_INSTALL,
 	{ "builddir", required_argument, NULL, OPT_BUILDDIR },
 	{ "variants", required_argument, NULL, OPT_VARIANTS },
 	{ "seed", required_argument, NULL, OPT_SEED },
@@ -62,7 +65,7 @@ static const struct option noise_options[] = {
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "instr-statements", required_argument, NULL, OPT_INSTR_STATEMENTS },
 	{ "workdir", required_argument, NULL, OPT_WORKDIR },
-	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_JSON,
 	{ "reuse", no_argument, NULL, OPT_REUSE },
 	CLI_OPT_QUIET,
 	CLI_OPT_HELP,
@@ -108,7 +111,7 @@ static int parse_options(struct noise_opts *o, int argc, char **argv)
 		if (r > 0)
 			continue;
 		switch (c) {
-		case OPT_PREFIX: o->prefix = optarg; break;
+		case OPT_INSTALL: o->prefix = optarg; break;
 		case OPT_BUILDDIR: o->builddir = optarg; break;
 		case OPT_WORKDIR: o->workdir = optarg; break;
 		case OPT_JSON: o->json = optarg; break;
@@ -127,12 +130,15 @@ static int parse_options(struct noise_opts *o, int argc, char **argv)
 static int check_options(struct noise_opts *o)
 {
 	const struct cli_output outs[] = {
-		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_JSON(o->json),
 		CLI_OUT_DIR("--workdir", o->workdir),
 		CLI_OUT_END
 	};
 	if (!o->prefix)
-		return cli_usage_error("--prefix is required (the build's install)");
+		return cli_usage_error("--install is required (the build's installed PostgreSQL)");
+	if (o->reuse && result_is_stdout(o->json))
+		return cli_usage_error("--reuse reads the floor back from the --json file: not "
+				       "with --json - (the standard output)");
 	if (!o->metrics)
 		o->metrics = metrics_deterministic();
 	if (o->metrics & ~metrics_deterministic())
@@ -144,7 +150,7 @@ static int check_options(struct noise_opts *o)
 		if (!single_supported(o->workloads.v[i]))
 			return cli_usage_error("-W %s: no single-user script (expected %s)",
 					       o->workloads.v[i], SINGLE_WORKLOADS);
-	if (cli_check_outputs(outs) < 0 || preflight_install("--prefix", o->prefix) < 0)
+	if (cli_check_outputs(outs) < 0 || preflight_install("--install", o->prefix) < 0)
 		return PGBUILD_EXIT_ERROR;
 	return 0;
 }

@@ -127,7 +127,7 @@ static void optimize_usage(FILE *fp)
 static const struct option optimize_options[] = {
 	CLI_OPT_WORKLOAD,
 	CLI_OPT_TRAIN,
-	{ "prefix", required_argument, NULL, OPT_PREFIX },
+	CLI_OPT_PREFIX,
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "workdir", required_argument, NULL, OPT_WORKDIR },
 	{ "src", required_argument, NULL, OPT_SRC },
@@ -147,7 +147,7 @@ static const struct option optimize_options[] = {
 	CLI_OPT_JOBS,
 	{ "restart", no_argument, NULL, OPT_RESTART },
 	{ "html", required_argument, NULL, OPT_HTML },
-	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_JSON,
 	CLI_OPT_QUIET,
 	CLI_OPT_WEAKEN,
 	CLI_OPT_HELP,
@@ -319,7 +319,7 @@ static int check_host(const struct optimize_opts *o)
 {
 	const struct cli_output outs[] = {
 		CLI_OUT_FILE("--html", o->html),
-		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_JSON(o->json),
 		CLI_OUT_DIR("--prefix", o->prefix),
 		CLI_OUT_DIR("--workdir", o->workdir),
 		CLI_OUT_END

@@ -75,7 +75,7 @@ static void pgo_usage(FILE *fp)
 
 static const struct option pgo_options[] = {
 	{ "src", required_argument, NULL, OPT_SRC },
-	{ "prefix", required_argument, NULL, OPT_PREFIX },
+	CLI_OPT_PREFIX,
 	{ "builddir", required_argument, NULL, OPT_BUILDDIR },
 	{ "policy", required_argument, NULL, OPT_POLICY },
 	{ "files", required_argument, NULL, OPT_FILES },

@@ -14,7 +14,7 @@
 
 static void profile_usage(FILE *fp)
 {
-	fputs("usage: pgbuild profile --prefix PREFIX [--workload W] [options]\n"
+	fputs("usage: pgbuild profile --install DIR [--workload W] [options]\n"
 	      "       pgbuild profile --from PROFILE.json [--emit-... FILE]\n"
 	      "\n"
 	      "Run a workload on a private cluster of an installed PostgreSQL, find\n"
@@ -22,8 +22,9 @@ static void profile_usage(FILE *fp)
 	      "plugin's hot/cold lists and a policy that optimizes only the hot files.\n"
 	      "\n"
 	      "Run:\n"
-	      "  --prefix PREFIX        installed PostgreSQL (from pgbuild build: its\n"
-	      "                         build directory maps functions to files)\n"
+	      "  --install DIR          an installed PostgreSQL: its bin/, lib/ and share/\n"
+	      "                         (from pgbuild build: its build directory maps\n"
+	      "                         functions to files)\n"
 	      "  --builddir DIR         the build directory (default: from the record)\n"
 	      "  -W, --workload LIST    bench workloads, comma-separated and repeatable, or\n"
 	      "                         regress: PostgreSQL's core regression suite from\n"
@@ -71,7 +72,7 @@ static int parse_pct(const char *opt, const char *v, double *out)
 }
 
 static const struct option profile_options[] = {
-	{ "prefix", required_argument, NULL, OPT_PREFIX },
+	CLI_OPT_INSTALL,
 	{ "builddir", required_argument, NULL, OPT_BUILDDIR },
 	CLI_OPT_WORKLOAD,
 	CLI_OPT_CLIENTS,
@@ -83,7 +84,7 @@ static const struct option profile_options[] = {
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "no-run", no_argument, NULL, OPT_NO_RUN },
 	{ "top", required_argument, NULL, OPT_TOP },
-	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_JSON,
 	{ "emit-hotlist", required_argument, NULL, OPT_EMIT_HOTLIST },
 	{ "emit-coldlist", required_argument, NULL, OPT_EMIT_COLDLIST },
 	{ "emit-policy", required_argument, NULL, OPT_EMIT_POLICY },
@@ -127,7 +128,7 @@ static int parse_options(struct profile_opts *o, struct prof_run *run, int argc,
 		if (r > 0)
 			continue;
 		switch (c) {
-		case OPT_PREFIX: o->prefix = optarg; break;
+		case OPT_INSTALL: o->prefix = optarg; break;
 		case OPT_BUILDDIR: o->builddir = optarg; break;
 		case OPT_SET:
 			if (cli_parse_setting("--set", optarg, &run->settings) < 0)
@@ -170,8 +171,8 @@ static int parse_options(struct profile_opts *o, struct prof_run *run, int argc,
 static int check_options(struct profile_opts *o, struct prof_run *run)
 {
 	if (!o->prefix == !o->from)
-		return cli_usage_error(o->from ? "--from and --prefix exclude each other"
-					 : "--prefix (or --from) is required");
+		return cli_usage_error(o->from ? "--from and --install exclude each other"
+					 : "--install (or --from) is required");
 	if (o->no_run && !strcmp(o->method, "auto"))
 		return cli_usage_error("--no-run needs --method perf or gcov");
 	if (!*o->cflags)
@@ -186,7 +187,7 @@ static int check_options(struct profile_opts *o, struct prof_run *run)
 static int check_host(const struct profile_opts *o)
 {
 	const struct cli_output outs[] = {
-		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_JSON(o->json),
 		CLI_OUT_FILE("--emit-hotlist", o->hotlist),
 		CLI_OUT_FILE("--emit-coldlist", o->coldlist),
 		CLI_OUT_FILE("--emit-policy", o->policy),

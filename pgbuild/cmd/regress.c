@@ -1,6 +1,6 @@
 /*
  * cmd/regress.c - `pgbuild regress`: its options and their checks; the
- * suites (make check, or installcheck against an installed --prefix) are
+ * suites (make check, or installcheck against an installed --install) are
  * build/regress.h's.
  */
 #include <stdio.h>
@@ -13,7 +13,7 @@
 static void regress_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: pgbuild regress --builddir DIR [--prefix PREFIX [--set NAME=VALUE]] [--contrib]\n"
+"usage: pgbuild regress --builddir DIR [--install DIR [--set NAME=VALUE]] [--contrib]\n"
 "                       [--tests \"A B\"] [--user NAME] [--json FILE]\n"
 "\n"
 "Run PostgreSQL's regression suite (make check) in a build directory made\n"
@@ -24,10 +24,11 @@ static void regress_usage(FILE *fp)
 "server's log fails the run.\n"
 "\n"
 "  --builddir DIR   the build directory (required)\n"
-"  --prefix PREFIX  installcheck: run the suites (make installcheck) against a\n"
-"                   private server started from this installed PostgreSQL of the\n"
-"                   same source (e.g. pgbuild bolt's output), not make check's\n"
-"                   temporary install; with its own clients (PREFIX/bin/psql)\n"
+"  --install DIR    an installed PostgreSQL of the same source (its bin/, lib/\n"
+"                   and share/; e.g. pgbuild bolt's output): installcheck, the\n"
+"                   suites (make installcheck) against a private server started\n"
+"                   from it, not make check's temporary install; with its own\n"
+"                   clients (DIR/bin/psql)\n"
 "  --contrib        also run make -C contrib check\n"
 "  --tests \"A B\"    run only these core tests (make check-tests; PostgreSQL 15\n"
 "                   needs test_setup first)\n"
@@ -35,7 +36,7 @@ static void regress_usage(FILE *fp)
 "                   settings bench's --set refuses are refused in F too, read\n"
 "                   as the server reads it; a NUL byte or a line it could not\n"
 "                   read is refused)\n"
-"  --set NAME=VALUE with --prefix: a setting of the server started for the\n"
+"  --set NAME=VALUE with --install: a setting of the server started for the\n"
 "                   suites (repeatable; as bench's --set), e.g. jit=on\n"
 "                   jit_above_cost=0 to JIT-compile every query\n"
 "  --no-core        skip the core suite (with --contrib)\n"
@@ -51,12 +52,12 @@ CLI_EXIT_CODES_HELP
 
 static const struct option regress_options[] = {
 	{ "builddir", required_argument, NULL, OPT_BUILDDIR },
-	{ "prefix", required_argument, NULL, OPT_PREFIX },
+	CLI_OPT_INSTALL,
 	{ "contrib", no_argument, NULL, OPT_CONTRIB },
 	{ "no-core", no_argument, NULL, OPT_NO_CORE },
 	{ "user", required_argument, NULL, OPT_USER },
 	CLI_OPT_JOBS,
-	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_JSON,
 	{ "tests", required_argument, NULL, OPT_TESTS },
 	{ "temp-config", required_argument, NULL, OPT_TEMP_CONFIG },
 	{ "set", required_argument, NULL, OPT_SET },
@@ -75,7 +76,7 @@ static int parse_options(struct regress_opts *o, struct strvec *settings, int ar
 	while ((c = cli_getopt(argc, argv, regress_options)) != -1) {
 		switch (c) {
 		case OPT_BUILDDIR: o->builddir = optarg; break;
-		case OPT_PREFIX: o->prefix = optarg; break;
+		case OPT_INSTALL: o->prefix = optarg; break;
 		case OPT_CONTRIB: o->contrib = 1; break;
 		case OPT_NO_CORE: o->core = 0; break;
 		case OPT_USER: o->user = optarg; break;
@@ -103,11 +104,11 @@ static int parse_options(struct regress_opts *o, struct strvec *settings, int ar
 	if (!o->core && !o->contrib)
 		return cli_usage_error("--no-core without --contrib leaves nothing to run");
 	if (o->settings && !o->prefix)
-		return cli_usage_error("--set configures installcheck's server (--prefix); make "
+		return cli_usage_error("--set configures installcheck's server (--install); make "
 				       "check's temporary server takes --temp-config");
 	if (o->prefix && o->temp_config)
 		return cli_usage_error("--temp-config configures make check's temporary server; "
-				       "--prefix runs installcheck against a server of its own");
+				       "--install runs installcheck against a server of its own");
 	/* the settings --set refuses, refused in the file too */
 	if (o->temp_config && cli_guc_check_file("--temp-config", o->temp_config) < 0)
 		return PGBUILD_EXIT_ERROR;
@@ -119,7 +120,7 @@ static int parse_options(struct regress_opts *o, struct strvec *settings, int ar
 static int check_host(const struct regress_opts *o)
 {
 	const struct cli_output outs[] = {
-		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_JSON(o->json),
 		CLI_OUT_END
 	};
 	return cli_check_outputs(outs) < 0 || cli_guc_check_env() < 0 ? PGBUILD_EXIT_ERROR : 0;
@@ -138,7 +139,7 @@ PGBUILD_COMMAND(regress, "run PostgreSQL's regression suite (make check) on a bu
 		return rc;
 	}
 	if (o.prefix) {
-		if (preflight_install("--prefix", o.prefix) < 0) {
+		if (preflight_install("--install", o.prefix) < 0) {
 			strvec_clear(&settings);
 			return PGBUILD_EXIT_ERROR;
 		}

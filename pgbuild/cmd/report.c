@@ -55,7 +55,7 @@ static const struct option report_options[] = {
 	{ "inspect-baseline", required_argument, NULL, OPT_INSPECT_BASELINE },
 	{ "inspect", required_argument, NULL, OPT_INSPECT },
 	{ "html", required_argument, NULL, OPT_HTML },
-	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_JSON,
 	{ "optimize", required_argument, NULL, OPT_OPTIMIZE },
 	CLI_OPT_HELP,
 	CLI_OPT_END
@@ -117,7 +117,7 @@ static int write_outputs(const struct report_data *rd, const char *html, const c
 	}
 	if (json) {
 		report_write_json(rd, &sb);
-		if (save(json, &sb) < 0)
+		if (write_result(json, sb.buf, sb.len) < 0)
 			rc = PGBUILD_EXIT_ERROR;
 	}
 	strbuf_release(&sb);
@@ -169,7 +169,7 @@ PGBUILD_COMMAND(report, "summarise a gate result, compile log and builds (termin
 	{
 		/* where the pages go, checked before anything is read */
 		const struct cli_output outs[] = {
-			CLI_OUT_FILE("--html", html), CLI_OUT_FILE("--json", json), CLI_OUT_END
+			CLI_OUT_FILE("--html", html), CLI_OUT_JSON(json), CLI_OUT_END
 		};
 		if (cli_check_outputs(outs) < 0)
 			return PGBUILD_EXIT_ERROR;

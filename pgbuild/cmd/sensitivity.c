@@ -23,8 +23,9 @@ static void sens_usage(FILE *fp)
 	      "                         (default " WORKLOADS_DEFAULT ")\n"
 	      "  --low FLAGS            low watermark flags (default -O0)\n"
 	      "  --high FLAGS           high watermark flags (default -O3)\n"
-	      "  --low-prefix P --high-prefix P\n"
-	      "                         use these installs instead of building\n"
+	      "  --low-install DIR --high-install DIR\n"
+	      "                         use these installed PostgreSQLs (their bin/, lib/\n"
+	      "                         and share/) instead of building\n"
 	      "  --baseline PREFIX      also place this (stock) build between them\n"
 	      "  --metric LIST          what pgbuild gate measures: tps, instructions,\n"
 	      "                         cycles (a list; both = tps,instructions; default tps)\n"
@@ -51,14 +52,14 @@ static const struct option sens_options[] = {
 	CLI_OPT_WORKLOAD,
 	{ "low", required_argument, NULL, OPT_LOW },
 	{ "high", required_argument, NULL, OPT_HIGH },
-	{ "low-prefix", required_argument, NULL, OPT_LOW_PREFIX },
-	{ "high-prefix", required_argument, NULL, OPT_HIGH_PREFIX },
+	{ "low-install", required_argument, NULL, OPT_LOW_INSTALL },
+	{ "high-install", required_argument, NULL, OPT_HIGH_INSTALL },
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "pairs", required_argument, NULL, OPT_PAIRS },
 	CLI_OPT_DURATION,
 	CLI_OPT_CLIENTS,
-	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_JSON,
 	CLI_OPT_JOBS,
 	CLI_OPT_QUIET,
 	CLI_OPT_WEAKEN,
@@ -95,8 +96,8 @@ static int parse_options(struct sens_opts *o, int argc, char **argv)
 		case OPT_WORKDIR: o->workdir = optarg; break;
 		case OPT_LOW: o->low = optarg; break;
 		case OPT_HIGH: o->high = optarg; break;
-		case OPT_LOW_PREFIX: o->low_prefix = optarg; break;
-		case OPT_HIGH_PREFIX: o->high_prefix = optarg; break;
+		case OPT_LOW_INSTALL: o->low_prefix = optarg; break;
+		case OPT_HIGH_INSTALL: o->high_prefix = optarg; break;
 		case OPT_BASELINE: o->baseline = optarg; break;
 		case OPT_METRIC:
 			if (cli_parse_metrics(optarg, &o->metrics) < 0)
@@ -135,7 +136,7 @@ static int parse_options(struct sens_opts *o, int argc, char **argv)
 static int check_host(const struct sens_opts *o)
 {
 	const struct cli_output outs[] = {
-		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_JSON(o->json),
 		CLI_OUT_DIR("--workdir", o->workdir),
 		CLI_OUT_END
 	};

@@ -1,7 +1,8 @@
 /*
  * cmd/source.c - `pgbuild source`: fetch and unpack PostgreSQL's source
- * once (build/source.h) and print the tree a --src would build from (the
- * end-to-end tests use it to share one unpacked tree).
+ * once (build/source.h) and print the tree a --src would build from, or
+ * write it with its versions as JSON (--json FILE; the end-to-end tests
+ * use it to share one unpacked tree).
  */
 #include <stdio.h>
 
@@ -11,15 +12,17 @@
 static void source_usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: pgbuild source [--src SRC] [--json]\n"
+		"usage: pgbuild source [--src SRC] [--json FILE]\n"
 		"\n"
 		"Fetch and unpack a PostgreSQL source tree (once; later calls reuse it)\n"
-		"and print its directory.\n"
+		"and print its directory (or write it as JSON).\n"
 		"\n"
-		"  --src SRC   directory, tarball, or debian:PACKAGE[=VERSION]\n"
-		"              (default %s)\n"
-		"  --json      print {\"dir\", \"version\", \"pkg_version\", \"spec\"}\n"
-		"  -q, --quiet no progress messages\n"
+		"  --src SRC     directory, tarball, or debian:PACKAGE[=VERSION]\n"
+		"                (default %s)\n"
+		"  --json FILE   write {\"dir\", \"version\", \"pkg_version\", \"spec\"} into\n"
+		"                FILE instead of printing the directory (-: on\n"
+		"                standard output)\n"
+		"  -q, --quiet   no progress messages\n"
 		"\n"
 		"Cache: $PGOPT_CACHE_DIR, else /var/cache/pgoptcc (root) or\n"
 		"$XDG_CACHE_HOME/pgoptcc.\n", BUILD_SOURCE_DEFAULT);
@@ -29,20 +32,20 @@ PGBUILD_COMMAND(source, "fetch/unpack a PostgreSQL source tree and print its dir
 {
 	static const struct option opts[] = {
 		{ "src", required_argument, NULL, OPT_SRC },
-		{ "json", no_argument, NULL, OPT_JSON },
+		CLI_OPT_JSON,
 		CLI_OPT_QUIET,
 		CLI_OPT_HELP,
 		CLI_OPT_END
 	};
 	struct build_source src;
-	const char *spec = NULL;
-	int json = 0, quiet = 0, c;
+	const char *spec = NULL, *json = NULL;
+	int quiet = 0, rc = 0, c;
 
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, opts)) != -1) {
 		switch (c) {
 		case OPT_SRC: spec = optarg; break;
-		case OPT_JSON: json = 1; break;
+		case OPT_JSON: json = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'h': source_usage(stdout); return 0;
 		default:
@@ -51,6 +54,11 @@ PGBUILD_COMMAND(source, "fetch/unpack a PostgreSQL source tree and print its dir
 	}
 	if (optind < argc)
 		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
+	{
+		const struct cli_output outs[] = { CLI_OUT_JSON(json), CLI_OUT_END };
+		if (cli_check_outputs(outs) < 0)
+			return PGBUILD_EXIT_ERROR;
+	}
 	if (build_source_resolve(spec, &src, quiet) < 0)
 		return PGBUILD_EXIT_ERROR;
 	if (json) {
@@ -62,11 +70,13 @@ PGBUILD_COMMAND(source, "fetch/unpack a PostgreSQL source tree and print its dir
 		json_key(&jw, "version"); json_string(&jw, src.version);
 		json_key(&jw, "pkg_version"); json_string(&jw, src.pkg_version);
 		json_object_end(&jw);
-		printf("%s\n", sb.buf);
+		strbuf_addch(&sb, '\n');
+		if (write_result(json, sb.buf, sb.len) < 0)
+			rc = PGBUILD_EXIT_ERROR;
 		strbuf_release(&sb);
 	} else {
 		printf("%s\n", src.dir);
 	}
 	build_source_release(&src);
-	return 0;
+	return rc;
 }

@@ -150,7 +150,7 @@ static const struct option tune_options[] = {
 	{ "no-readd", no_argument, NULL, OPT_NO_READD },
 	{ "no-regress", no_argument, NULL, OPT_NO_REGRESS },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-	{ "json", required_argument, NULL, OPT_JSON },
+	CLI_OPT_JSON,
 	{ "lock", required_argument, NULL, OPT_LOCK },
 	{ "noise", required_argument, NULL, OPT_NOISE },
 	{ "plugin", required_argument, NULL, OPT_PLUGIN },
@@ -291,7 +291,7 @@ static int parse_options(struct tune_opts *o, struct tune_params *p, int argc, c
 static int check_host(const struct tune_opts *o)
 {
 	const struct cli_output outs[] = {
-		CLI_OUT_FILE("--json", o->json),
+		CLI_OUT_JSON(o->json),
 		CLI_OUT_FILE("--out", o->out),
 		CLI_OUT_FILE("--state", o->state),
 		CLI_OUT_DIR("--workdir", o->workdir),

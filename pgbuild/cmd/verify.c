@@ -11,28 +11,30 @@
 static void verify_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: pgbuild verify --prefix OUT [--policy FILE|none] [--baseline PREFIX]\n"
+"usage: pgbuild verify --install DIR [--policy FILE|none] [--baseline PREFIX]\n"
 "                      [--allow-unmatched]\n"
 "       pgbuild verify --log DIR --builddir DIR [--binary PATH] [--policy FILE|none]\n"
 "                      [--allow-unmatched]\n"
 "\n"
-"Check that every object in OUT/bin/postgres carries exactly the flags its\n"
-"policy assigns (from the pgopt.so records inside the binary, which survive\n"
-"LTO), and with --baseline show per-function size changes.  With --log, the\n"
-"same for any build through pgoptcc (a package build): every program and\n"
-"shared library linked in --builddir.  A policy section that matched no\n"
-"translation unit the build compiled fails it too (UNMATCHED FILE:LINE).\n"
+"Check that every object in the install's bin/postgres carries exactly the\n"
+"flags its policy assigns (from the pgopt.so records inside the binary, which\n"
+"survive LTO), and with --baseline show per-function size changes.  With\n"
+"--log, the same for any build through pgoptcc (a package build): every\n"
+"program and shared library linked in --builddir.  A policy section that\n"
+"matched no translation unit the build compiled fails it too (UNMATCHED\n"
+"FILE:LINE).\n"
 "\n"
-"  --prefix OUT       an install made by `pgbuild build`\n"
+"  --install DIR      an installed PostgreSQL made by `pgbuild build`: its\n"
+"                     bin/postgres, and the record pgopt-build.json\n"
 "  --log DIR          instead: the log directory pgoptcc wrote (its\n"
 "                     --pgopt-logdir or PGOPT_LOGDIR) during any build\n"
-"  --builddir DIR     the build directory (with --prefix, default: from\n"
+"  --builddir DIR     the build directory (with --install, default: from\n"
 "                     pgopt-build.json; required with --log)\n"
 "  --binary PATH      with --log: check only this link output (relative to\n"
 "                     --builddir or absolute)\n"
 "  --policy FILE|none the policy to check against (default: the one the build\n"
-"                     used: OUT/pgopt-build.json's, or the one the log's\n"
-"                     compiles record, only while the file still holds the\n"
+"                     used: the install's pgopt-build.json's, or the one the\n"
+"                     log's compiles record, only while the file still holds the\n"
 "                     text the build read: its sha256 the one recorded)\n"
 "  --baseline PREFIX  compare function and text sizes with PREFIX/bin/postgres\n"
 "                     (with --log: PREFIX/bin/NAME for each binary NAME)\n"
@@ -57,7 +59,7 @@ CLI_EXIT_CODES_HELP
 }
 
 static const struct option verify_options[] = {
-	{ "prefix", required_argument, NULL, OPT_PREFIX },
+	CLI_OPT_INSTALL,
 	{ "log", required_argument, NULL, OPT_LOG },
 	{ "binary", required_argument, NULL, OPT_BINARY },
 	{ "policy", required_argument, NULL, OPT_POLICY },
@@ -79,7 +81,7 @@ static int parse_options(struct verify_opts *o, int argc, char **argv)
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, verify_options)) != -1) {
 		switch (c) {
-		case OPT_PREFIX: o->prefix = optarg; break;
+		case OPT_INSTALL: o->prefix = optarg; break;
 		case OPT_LOG: o->logdir = optarg; break;
 		case OPT_BINARY: o->binary = optarg; break;
 		case OPT_POLICY: o->policy = optarg; break;
@@ -99,9 +101,9 @@ static int parse_options(struct verify_opts *o, int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
 	if (!o->prefix && !o->logdir)
-		return cli_usage_error("--prefix OUT or --log DIR is required");
+		return cli_usage_error("--install DIR or --log DIR is required");
 	if (o->prefix && o->logdir)
-		return cli_usage_error("--prefix and --log exclude each other (--log checks the "
+		return cli_usage_error("--install and --log exclude each other (--log checks the "
 				       "binaries of the build tree)");
 	if (o->logdir && !o->builddir)
 		return cli_usage_error("--log needs --builddir DIR (the build tree of the build "

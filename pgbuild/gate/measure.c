@@ -120,7 +120,7 @@ static int bench_once(const struct gate_opts *o, const char *dir, int dirfd,
 	sfs_remove(dirfd, jname, NULL);
 	fd = sfs_remove(dirfd, lname, NULL) < 0 ? -1 :
 	     sfs_create(dirfd, lname, O_WRONLY, 0644, NULL);
-	strvec_pushl(&cp.args, pgbuild_self(), "bench", "--prefix",
+	strvec_pushl(&cp.args, pgbuild_self(), "bench", "--install",
 		     build == 'A' ? o->baseline : o->candidate, "--workload", workload, "--protocol=prepared", NULL);
 	strvec_pushf(&cp.args, "--clients=%d", o->clients);
 	if (o->threads)
@@ -241,7 +241,7 @@ int gate_write_outputs(const struct gate_opts *o, const struct gate *g)
 	int rc = 0;
 	if (o->json) {
 		gate_write_json(g, &out, o->baseline, o->candidate, settings);
-		rc |= write_file(o->json, &out);
+		rc |= write_result(o->json, out.buf, out.len);
 	}
 	if (o->junit) {
 		strbuf_reset(&out);

@@ -323,7 +323,7 @@ int noise_floors_find(struct noise_floors *f, const char *spec, const char *base
 		goto fail;
 	f->state = st;
 	if (st != NOISE_FLOOR_USED) {
-		f->note = xasprintf("no layout floor: %s; `pgbuild noise --prefix %s` measures one "
+		f->note = xasprintf("no layout floor: %s; `pgbuild noise --install %s` measures one "
 				    "(--noise none: the repeat resolution decides)", why.buf, baseline);
 		strbuf_release(&why);
 		return 0;
@@ -410,7 +410,7 @@ int noise_floors_resolution(const struct noise_floors *f, const char *workload,
 		return -1;
 	}
 	if (noise_floor_sd(&f->a, workload, metric, &sd_a, &why) < 0) {
-		*source = xasprintf("no layout floor: %s; `pgbuild noise --prefix %s -W %s` measures "
+		*source = xasprintf("no layout floor: %s; `pgbuild noise --install %s -W %s` measures "
 				    "one (--noise none: the repeat resolution decides)", why.buf,
 				    f->baseline, workload);
 		strbuf_release(&why);

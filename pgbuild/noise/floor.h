@@ -56,7 +56,7 @@
  * would say nothing).  What the stand-in assumes: at 5 variants the
  * false-keep rate stays at or under 2.5% while the candidate's true SD is
  * up to 2.1 times the baseline's (2.0% drawn at twice); measure the
- * candidate's own floor (`pgbuild noise --prefix CANDIDATE`) when it may
+ * candidate's own floor (`pgbuild noise --install CANDIDATE`) when it may
  * be noisier.
  *
  * The minimum (NOISE_FLOOR_MIN_VARIANTS = 5).  The bound's factor is 15.9
@@ -226,7 +226,7 @@ void noise_floors_release(struct noise_floors *f);
  * the command that measures one: "layout floor: 1.96 x sqrt(a^2 + b^2),
  * a = 95% bound of SD 0.209% over 5 variants = 0.496% (FILE), b = ...",
  * "repeat 0.1% (--noise none: no layout floor)", "no layout floor: ...;
- * `pgbuild noise --prefix BASELINE -W select1` measures one".
+ * `pgbuild noise --install BASELINE -W select1` measures one".
  */
 int noise_floors_resolution(const struct noise_floors *f, const char *workload,
 			    unsigned metric, double *res, char **source);

@@ -76,7 +76,7 @@ const char *noise_metric_name(int m);
 
 /* What `pgbuild noise` was asked to do (its options). */
 struct noise_opts {
-	const char *prefix;      /* --prefix: the build's install */
+	const char *prefix;      /* --install: the build's installed PostgreSQL */
 	const char *builddir;    /* --builddir, NULL: PREFIX/pgopt-build.json's */
 	const char *workdir;     /* --workdir, NULL: PREFIX.noise */
 	const char *json;        /* --json, NULL: PREFIX/pgopt-noise.json */

@@ -65,7 +65,7 @@ static int noise_setup(struct noise_result *r, struct relink *rl, int *wfd)
 
 	r->prefix = path_real(o->prefix);
 	if (!r->prefix)
-		return error("--prefix %s: %s", o->prefix, strerror(errno));
+		return error("--install %s: %s", o->prefix, strerror(errno));
 	if (!(r->builddir = find_builddir(o, r->prefix)))
 		return -1;
 	if (geteuid() == 0 && build_tree_ours(r->builddir, skip) < 0)
@@ -240,14 +240,14 @@ out:
 }
 
 /* The document, atomically, where --json (or the default) says. */
-static int write_result(const struct noise_result *r)
+static int write_document(const struct noise_result *r)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *path = result_path(r->o, r->prefix);
 	int rc;
 	noise_json(r, &sb);
-	rc = write_file_atomic(path, sb.buf, sb.len);
-	if (rc == 0 && !r->o->quiet)
+	rc = write_result(path, sb.buf, sb.len);
+	if (rc == 0 && !r->o->quiet && !result_is_stdout(path))
 		fprintf(stderr, "noise: wrote %s\n", path);
 	strbuf_release(&sb);
 	free(path);
@@ -313,7 +313,7 @@ int noise_run(const struct noise_opts *o)
 		goto out;
 	r.seconds = clock_seconds() - t0;
 	noise_print_table(&r, stdout);
-	if (write_result(&r) == 0)
+	if (write_document(&r) == 0)
 		rc = PGBUILD_EXIT_OK;
 out:
 	if (wfd >= 0)

@@ -68,7 +68,7 @@ static int st_floor(struct pipeline *p, int id)
 	char *wd = xasprintf("%s/stock/noise", r->workdir);
 	int rc;
 
-	strvec_pushl(&a, "noise", "--prefix", r->s[OS_STOCK].prefix, "--workdir", wd, "--json",
+	strvec_pushl(&a, "noise", "--install", r->s[OS_STOCK].prefix, "--workdir", wd, "--json",
 		     r->floor, NULL);
 	if (!o->baseline)
 		strvec_pushl(&a, "--builddir", r->s[OS_STOCK].builddir, NULL);
@@ -149,7 +149,7 @@ int optimize_floor(struct orun *r)
 		set_state(r, OF_UNAVAILABLE, NULL,
 			  xasprintf("%s; and stock has no build tree to relink (none recorded in "
 				    "%s/pgopt-build.json, or gone): no layout floor to decide at; "
-				    "`pgbuild noise --prefix %s --builddir DIR` measures one (or "
+				    "`pgbuild noise --install %s --builddir DIR` measures one (or "
 				    "--noise FILE, or --noise none to decide at the repeat "
 				    "resolution)", note ? note : "no floor of stock", st->prefix,
 				    st->prefix));
@@ -169,7 +169,7 @@ int optimize_floor(struct orun *r)
 		key = strbuf_detach(&k, NULL);
 	}
 	r->cur = OS_STOCK;
-	rc = stage_run(&r->p, id, key, "pgbuild noise --prefix STOCK (the layout floor)", st_floor);
+	rc = stage_run(&r->p, id, key, "pgbuild noise --install STOCK (the layout floor)", st_floor);
 	free(key);
 	if (rc != 0 || floor_covers(r, r->floor, &note) <= 0) {
 		if (rc == 0)

@@ -375,7 +375,7 @@ struct orun {
  * The layout floor of stock, resolved once before the first gate (floor.c):
  * --noise FILE or none as given; else STOCK/pgopt-noise.json when it is of
  * stock's postgres and has both deterministic metrics of every -W workload;
- * else measured by a step of the run (stock-floor: pgbuild noise --prefix
+ * else measured by a step of the run (stock-floor: pgbuild noise --install
  * STOCK -W the -W workloads, --noise-variants variants) into
  * WORKDIR/gates/stock-noise.json; else, when stock has no build tree to
  * relink (a --baseline not made by pgbuild build), unavailable: the run

@@ -233,7 +233,7 @@ static int st_bolt(struct pipeline *p, int id)
 	char *wd = xasprintf("%s/bolt/work", r->workdir);
 	int rc;
 
-	strvec_pushl(&a, "bolt", "--prefix", r->s[s->parent].prefix, "--out", s->prefix,
+	strvec_pushl(&a, "bolt", "--install", r->s[s->parent].prefix, "--prefix", s->prefix,
 		     "--workdir", wd, NULL);
 	if (r->o->bolt_flags)
 		strvec_pushl(&a, "--bolt-flags", r->o->bolt_flags, NULL);
@@ -249,7 +249,7 @@ static int st_verify(struct pipeline *p, int id)
 	struct orun *r = p->ctx;
 	struct strvec a = STRVEC_INIT;
 	int rc;
-	strvec_pushl(&a, "verify", "--prefix", r->s[r->cur].prefix, NULL);
+	strvec_pushl(&a, "verify", "--install", r->s[r->cur].prefix, NULL);
 	rc = run_pgbuild(p, id, &a, 0);
 	strvec_clear(&a);
 	return rc;
@@ -528,7 +528,7 @@ static int run_stage(struct orun *r, int s)
 	free(st->key);
 	st->key = stage_key(r, s);
 	if (s == OS_BOLT)
-		strbuf_addf(&what, "pgbuild bolt --prefix %s (on %s)", r->s[st->parent].prefix,
+		strbuf_addf(&what, "pgbuild bolt --install %s (on %s)", r->s[st->parent].prefix,
 			    optimize_stage_names[st->parent]);
 	else if (s == OS_TUNED && r->tune_bundle)
 		strbuf_addf(&what, "pgbuild build --policy %s --bundle %s", st->policy,
@@ -848,7 +848,7 @@ static void finish(struct orun *r, int rc)
 	optimize_write_doc(r, &doc, rc);
 	write_file_atomic(path, doc.buf, doc.len);
 	if (r->o->json)
-		write_file_atomic(r->o->json, doc.buf, doc.len);
+		write_result(r->o->json, doc.buf, doc.len);
 	v = json_parse(doc.buf, doc.len, NULL);
 	if (v) {
 		optimize_render_html(v, &html);

@@ -416,7 +416,7 @@ static int st_regress(struct pipeline *p, int id)
 	struct strvec a = STRVEC_INIT;
 	char *json = xasprintf("%s/regress.json", d->workdir);
 	int rc;
-	strvec_pushl(&a, "regress", "--builddir", d->builddir, "--prefix", d->server, "--json",
+	strvec_pushl(&a, "regress", "--builddir", d->builddir, "--install", d->server, "--json",
 		     json, NULL);
 	/* every query JIT-compiled: a JIT provider that cannot load fails */
 	for (int i = 0; debcheck_jit[i]; i++)
@@ -721,7 +721,7 @@ int deb_pipeline(const struct deb_opts *o)
 		skip(&d, DS_REGRESS, "no package holds a PostgreSQL server (usr/lib/postgresql/N/bin/postgres)");
 	else
 		checks = worse(checks, stage_run(&d.p, DS_REGRESS, d.build_key,
-						 "pgbuild regress --prefix (installcheck), JIT forced "
+						 "pgbuild regress --install (installcheck), JIT forced "
 						 "on every query", st_regress));
 	if (o->no_modules)
 		skip(&d, DS_MODULES, "--no-modules");

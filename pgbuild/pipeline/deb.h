@@ -27,7 +27,7 @@
  *              or --archive DIR): needed libraries, symbols left undefined
  *              that nothing defines, exports; sizes per package
  *              (debcheck.h; WORKDIR/compare.json)
- *   5 regress  pgbuild regress --builddir src/BUILDDIR --prefix SERVER
+ *   5 regress  pgbuild regress --builddir src/BUILDDIR --install SERVER
  *              --set jit=on --set jit_above_cost=0 ...: installcheck
  *              against the packaged server (SERVER: the directory of
  *              WORKDIR/root/usr/lib/postgresql/ that holds bin/postgres)

@@ -3,9 +3,9 @@
  *
  *   1 baseline   pgbuild build --policy none     (reused when present)
  *   2 candidate  pgbuild build --policy FILE     (reused when present)
- *   3 verify     pgbuild verify --prefix CAND
+ *   3 verify     pgbuild verify --install CAND
  *   4 regress    pgbuild regress --builddir CAND.build
- *   5 floor      pgbuild noise --prefix BASE --reuse (the layout floor)
+ *   5 floor      pgbuild noise --install BASE --reuse (the layout floor)
  *   6 gate       pgbuild gate --baseline BASE --candidate CAND --gate EXPR
  *                --noise FLOOR
  *   7 report     pgbuild report --gate ... --html FILE
@@ -187,7 +187,7 @@ static int st_verify(struct pipeline *p, int id)
 	struct run *r = p->ctx;
 	struct strvec a = STRVEC_INIT;
 	int rc;
-	strvec_pushl(&a, "verify", "--prefix", r->cand_prefix, "--policy", r->policy_abs, NULL);
+	strvec_pushl(&a, "verify", "--install", r->cand_prefix, "--policy", r->policy_abs, NULL);
 	rc = stage_run_pgbuild(p, id, &a, 0);
 	strvec_clear(&a);
 	return rc;
@@ -214,7 +214,7 @@ static int st_floor(struct pipeline *p, int id)
 	int rc;
 
 	/* -W takes the comma-separated list as it is */
-	strvec_pushl(&a, "noise", "--prefix", r->base_prefix, "--builddir", r->floor_builddir,
+	strvec_pushl(&a, "noise", "--install", r->base_prefix, "--builddir", r->floor_builddir,
 		     "--json", r->floor, "--workdir", wd, "--metric", r->floor_metric,
 		     "--workload", r->floor_wl, "--reuse", NULL);
 	strvec_pushf(&a, "--variants=%d", r->o->noise_variants);
@@ -480,7 +480,7 @@ static int floor_stage(struct run *r)
 				"%s/pgopt-build.json, or gone): the gate uses %s/%s when it is of "
 				"its postgres, else its deterministic claims are undecided (no "
 				"layout floor; --noise none decides at the repeat resolution); "
-				"`pgbuild noise --prefix %s --builddir DIR` measures one",
+				"`pgbuild noise --install %s --builddir DIR` measures one",
 				r->base_prefix, r->base_prefix,
 				BUILDLOG_NOISE, r->base_prefix);
 		floor_skip(r, why);
@@ -498,7 +498,7 @@ static int floor_stage(struct run *r)
 				      : xasprintf("%s/%s", r->base_prefix, BUILDLOG_NOISE);
 	r->floor_key = xasprintf("floor {%s} variants=%d wl=%s metric=%s", r->base_key,
 				 o->noise_variants, r->floor_wl, r->floor_metric);
-	why = xasprintf("pgbuild noise --prefix BASELINE --variants %d (the layout floor)",
+	why = xasprintf("pgbuild noise --install BASELINE --variants %d (the layout floor)",
 			o->noise_variants);
 	rc = stage_run(&r->p, ST_FLOOR, r->floor_key, why, st_floor);
 	free(why);

@@ -4,9 +4,9 @@
  *
  *   1 baseline   pgbuild build --policy none     (reused when present)
  *   2 candidate  pgbuild build --policy FILE     (reused when present)
- *   3 verify     pgbuild verify --prefix CAND
+ *   3 verify     pgbuild verify --install CAND
  *   4 regress    pgbuild regress --builddir CAND.build
- *   5 floor      pgbuild noise --prefix BASE --reuse (the layout floor)
+ *   5 floor      pgbuild noise --install BASE --reuse (the layout floor)
  *   6 gate       pgbuild gate --baseline BASE --candidate CAND --gate EXPR
  *                --noise FLOOR
  *   7 report     pgbuild report --gate ... --html FILE

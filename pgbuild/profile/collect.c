@@ -3,7 +3,7 @@
  * function and translation unit by translation unit, and what policy
  * follows from it (`pgbuild profile`); see collect.h.
  *
- *   install (--prefix) -> private cluster -> workload(s) through pgbuild bench
+ *   install (--install) -> private cluster -> workload(s) through pgbuild bench
  *     perf:  `perf record -e cpu-clock -p <postmaster>` (follows every
  *            backend); samples per symbol from `perf report`
  *     gcov:  an instrumented install (built with PROF_INSTRUMENT_CFLAGS,
@@ -124,7 +124,7 @@ int profile_collect(struct profile_opts *o, struct prof_run *run, struct profile
 	char *perf_data = NULL;
 
 	if (access(binary, X_OK) < 0) {
-		error("--prefix %s: no executable %s", o->prefix, binary);
+		error("--install %s: no executable %s", o->prefix, binary);
 		goto out;
 	}
 	if (!builddir && rec)
@@ -250,7 +250,7 @@ int profile_emit(struct profile_opts *o, struct profile *p)
 		struct json_writer jw = JSON_WRITER_INIT(&sb);
 		prof_write_json(p, 0, &jw);
 		strbuf_addch(&sb, '\n');
-		ret |= write_file(o->json, &sb);
+		ret |= write_result(o->json, sb.buf, sb.len);
 		strbuf_setlen(&sb, 0);
 	}
 	if (o->hotlist) {
@@ -265,7 +265,7 @@ int profile_emit(struct profile_opts *o, struct profile *p)
 		struct json_value *rec = o->prefix ? prof_build_record(o->prefix) : NULL;
 		const char *bd = o->builddir ? o->builddir : json_get_str(rec, "builddir");
 		if (!bd && !binary) {
-			ret |= error("--emit-coldlist needs the build (--prefix or --builddir) "
+			ret |= error("--emit-coldlist needs the build (--install or --builddir) "
 				     "to know the functions the profile did not see");
 		} else {
 			prof_map_build(&map, bd, binary);

@@ -4,7 +4,7 @@
  * follows from it (`pgbuild profile`): collect a profile, print it, emit
  * the lists and the policy.
  *
- *   install (--prefix) -> private cluster -> workload(s) through pgbuild bench
+ *   install (--install) -> private cluster -> workload(s) through pgbuild bench
  *     perf:  `perf record -e cpu-clock -p <postmaster>` (follows every
  *            backend); samples per symbol from `perf report`
  *     gcov:  an instrumented install (built with PROF_INSTRUMENT_CFLAGS,
@@ -31,7 +31,7 @@
 
 /* What to profile and what to emit (the options of `pgbuild profile`). */
 struct profile_opts {
-	const char *prefix;        /* --prefix: the install profiled */
+	const char *prefix;        /* --install: the install profiled */
 	const char *builddir;      /* --builddir, NULL: from its build record */
 	const char *method;        /* auto, perf, gcov */
 	const char *from;          /* --from FILE */

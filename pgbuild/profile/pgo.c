@@ -737,7 +737,7 @@ int pgo_run(struct pgo_opts *o)
 			goto out;
 		if (o->instrument_only) {
 			printf("pgo: instrumented install in %s (build %.0f s); profile it with "
-			       "pgbuild profile --prefix %s --method gcov\n", o->prefix, p.t_instr,
+			       "pgbuild profile --install %s --method gcov\n", o->prefix, p.t_instr,
 			       o->prefix);
 			ret = PGBUILD_EXIT_OK;
 			goto out;

@@ -73,7 +73,7 @@ int prof_run_option(struct prof_run *r, int c, const char *arg);
  * and run every workload (under perf when r->perf_data), stop the server
  * cleanly and remove the cluster.  The workload "regress" is PostgreSQL's
  * core regression suite (`make installcheck` from r->builddir, as pgbuild
- * regress --prefix runs it) against this same server, so one server
+ * regress --install runs it) against this same server, so one server
  * process tree counts it (gcov, BOLT's postmaster profile, perf); a test
  * that fails fails the run, and the server log is then judged by crashes
  * only (the suite makes workers exit with code 1 on purpose).  The stop waits for the postmaster

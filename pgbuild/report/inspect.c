@@ -11,7 +11,7 @@
  *
  *   pgbuild inspect aset.o                 table per unit and function
  *   pgbuild inspect --units postgres       one line per unit
- *   pgbuild inspect --json postgres        one JSON document
+ *   pgbuild inspect --json - postgres      one JSON document (on stdout)
  *   pgbuild inspect --sites aset.o         one line per inlined call site
  *
  * Exit: 0 printed, 1 a file holds no pgopt record, or nothing matched

@@ -11,7 +11,7 @@
 
 /* What to print (the options of `pgbuild inspect`). */
 struct inspect_opts {
-	int json;             /* --json */
+	int json;             /* --json FILE given: the records as one document */
 	int sites;            /* --sites */
 	int units_only;       /* --units */
 	int require;          /* --require: accepted; no record is always a failure */

@@ -211,7 +211,7 @@ int tuner_write_json(struct tuner *tu, const char *path, const char *out_path)
 	json_key(&jw, "stop_reason"); json_string(&jw, t->stop_reason);
 	json_object_end(&jw);
 	strbuf_addch(&sb, '\n');
-	rc = write_file_atomic(path, sb.buf, sb.len);
+	rc = write_result(path, sb.buf, sb.len);
 	strbuf_release(&sb);
 	return rc;
 }

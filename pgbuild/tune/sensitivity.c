@@ -13,7 +13,7 @@
  * two: how much of the range stock already takes.
  *
  * Builds live in WORKDIR/low and WORKDIR/high and are reused (pgbuild
- * build is incremental) - or are given as --low-prefix/--high-prefix.
+ * build is incremental) - or are given as --low-install/--high-install.
  */
 #include <errno.h>
 #include <math.h>
@@ -210,7 +210,7 @@ static int report(const struct sens_opts *o, const struct sens_gates *gs)
 	json_array_end(&jw);
 	json_object_end(&jw);
 	strbuf_addch(&sb, '\n');
-	if (o->json && write_file_atomic(o->json, sb.buf, sb.len) < 0)
+	if (o->json && write_result(o->json, sb.buf, sb.len) < 0)
 		ret = PGBUILD_EXIT_ERROR;
 	strbuf_release(&sb);
 	return ret;

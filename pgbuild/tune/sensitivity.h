@@ -13,7 +13,7 @@
  * two: how much of the range stock already takes.
  *
  * Builds live in WORKDIR/low and WORKDIR/high and are reused (pgbuild
- * build is incremental) - or are given as --low-prefix/--high-prefix.
+ * build is incremental) - or are given as --low-install/--high-install.
  */
 #ifndef PGBUILD_SENSITIVITY_H
 #define PGBUILD_SENSITIVITY_H
@@ -26,8 +26,8 @@ struct sens_opts {
 	const char *src;                 /* --src, NULL: the default source */
 	const char *workdir;             /* --workdir: builds and results */
 	const char *low, *high;          /* --low, --high: the watermarks' flags */
-	const char *low_prefix;          /* --low-prefix: an install instead of building */
-	const char *high_prefix;         /* --high-prefix: likewise */
+	const char *low_prefix;          /* --low-install: an install instead of building */
+	const char *high_prefix;         /* --high-install: likewise */
 	const char *baseline;            /* stock build, optional */
 	const char *metric;              /* --metric for pgbuild gate, or NULL */
 	unsigned metrics;                /* its METRIC_* bits (0: tps) */

@@ -4,7 +4,7 @@
 #
 #   plugin-oracle.pl INSPECT_JSON STAGE_RE OPTINFO [IPA_INLINE_DUMP]
 #
-# INSPECT_JSON is `pgbuild inspect --json` of the object or executable; only
+# INSPECT_JSON is `pgbuild inspect --json -` of the object or executable; only
 # units whose stage matches STAGE_RE count (e.g. ^compile$, ^ltrans$).
 # GCC's side is a list of decisions:
 #   - every "optimized: Inlin(ing|ed) X/N into Y/M" line of

@@ -34,7 +34,7 @@ plugin_sites() {
 # picks the units of OBJ whose sites count (^ltrans$ at an LTO link).
 oracle_check() { # title obj optinfo-file [ipa-inline-dump]
 	local out rc
-	"$PGBUILD" inspect --json "$2" > "$2.oracle.json" &&
+	"$PGBUILD" inspect --json - "$2" > "$2.oracle.json" &&
 		out=$(perl "$TOP/tests/lib/plugin-oracle.pl" "$2.oracle.json" \
 			"${ORACLE_STAGE:-^compile\$}" "$3" ${4:+"$4"} 2>&1)
 	rc=$?

@@ -26,7 +26,7 @@ is "the compile log: every object's latest compile is policy-free" "$(perl -MJSO
 	next unless ($r->{kind} // "") eq "compile" && $r->{output};
 	$last{$r->{output} =~ m{^/} ? $r->{output} : "$r->{cwd}/$r->{output}"} = $r->{changed} ? 1 : 0;
 	END { print scalar grep { $_ } values %last }' "$(e2e_builddir base)/pgopt-log/compile.jsonl")" 0
-ok "verify of the baseline passes" "$P" verify --prefix "$base"
+ok "verify of the baseline passes" "$P" verify --install "$base"
 
 out=$(e2e_heavy "$P" regress --builddir "$(e2e_builddir base)" --tests "test_setup boolean" 2>&1)
 s=$?

@@ -40,14 +40,14 @@ diag "links (total, without -flto): $links"
 
 # link-time records (pgopt.so in the LTO link) in a client program and in a
 # contrib module, not only in postgres
-ltrans_units() { "$P" inspect --json "$1" | perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>);
+ltrans_units() { "$P" inspect --json - "$1" | perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>);
 	print scalar grep { ($_->{stage} // "") =~ /^(ltrans|wpa|lto)$/ } @{$j->{units}}'; }
 like "inspect: bin/psql holds link-time (LTO) records" "$(ltrans_units "$cand/bin/psql")" '^[1-9][0-9]*$'
 so=$(find "$cand/lib" -name hstore.so | head -1)
 ok "contrib's hstore.so is installed" test -n "$so"
 like "inspect: hstore.so holds link-time (LTO) records" "$(ltrans_units "$so")" '^[1-9][0-9]*$'
 
-out=$("$P" verify --prefix "$cand" 2>&1)
+out=$("$P" verify --install "$cand" 2>&1)
 is "verify passes on the candidate" "$?" 0
 like "verify checked the objects of postgres" "$out" 'verify: OK: [0-9]{3,} objects of postgres'
 like "verify saw the link-time records" "$out" '[1-9][0-9]* link-time \(LTO\) records'
@@ -55,24 +55,24 @@ diag "$(printf '%s\n' "$out" | tail -1)"
 
 # (its hot list made absolute: the copy lives in another directory)
 sed -e 's/-finline-functions/-finline-small-functions/' -e "s|^hot = |hot = $(dirname "$POLICY")/|" "$POLICY" > "$TMP/tampered.policy"
-out=$("$P" verify --prefix "$cand" --policy "$TMP/tampered.policy" 2>&1)
+out=$("$P" verify --install "$cand" --policy "$TMP/tampered.policy" 2>&1)
 is "verify fails on a tampered expectation" "$?" 1
 like "... naming the flag the binary lacks" "$out" 'MISSING +src/backend/[^ ]+: -finline-small-functions'
 like "... and the flag it has extra" "$out" 'EXTRA +src/backend/[^ ]+: -finline-functions'
-out=$("$P" verify --prefix "$cand" --policy none 2>&1)
+out=$("$P" verify --install "$cand" --policy none 2>&1)
 is "verify against policy none fails too" "$?" 1
 
 # the hot list (tests/pg/candidate-hot.txt) in the LTO binary
 for f in hash_search_with_hash_value AllocSetAlloc; do
-	j=$("$P" inspect --json --function "$f" "$cand/bin/postgres" 2>&1)
+	j=$("$P" inspect --json - --function "$f" "$cand/bin/postgres" 2>&1)
 	like "hot list: $f marked hot by the plugin" "$j" '"marked":"hot"'
 	like "... and GCC placed it in .text.hot" "$j" '"section":".text.hot'
 done
 nok "... a function not in the list is not marked" sh -c \
-	"'$P' inspect --json --function _bt_compare '$cand/bin/postgres' | grep -q '\"marked\":'"
+	"'$P' inspect --json - --function _bt_compare '$cand/bin/postgres' | grep -q '\"marked\":'"
 
 base=$(e2e_build base none)
-out=$("$P" verify --prefix "$cand" --baseline "$base" 2>&1)
+out=$("$P" verify --install "$cand" --baseline "$base" 2>&1)
 is "verify --baseline passes" "$?" 0
 like "size diff: total text" "$out" 'size: text [0-9]+ -> [0-9]+ bytes'
 like "size diff: top growth" "$out" 'size: top growth:'

@@ -55,7 +55,7 @@ flock 9
 	echo "none " > "$(e2e_dir base)/.done"
 }
 exec 9>&-
-ok "the baseline still verifies" "$P" verify --prefix "$base"
+ok "the baseline still verifies" "$P" verify --install "$base"
 
 # ---- an interrupted build resumes: Ctrl-C during make, then the next
 # `pgbuild build` in that directory (with another policy) finishes it, and
@@ -93,9 +93,9 @@ like "... and did not finish (exit $(cat "$IB/first.rc"))" "$(cat "$IB/first.rc"
 is "... leaving no process behind" "$(cat "$IB/left")" ""
 is "the next build in that directory finishes" "$(cat "$IB/second.rc")" 0 ||
 	diag "$(tail -n 20 "$IB/second.log")"
-ok "every object of its postgres carries its policy's flags" "$P" verify --prefix "$IB/prefix"
+ok "every object of its postgres carries its policy's flags" "$P" verify --install "$IB/prefix"
 ok "... -O3 on the 20 files, also on those compiled before the interruption" sh -c \
-	"'$P' inspect --json '$IB/prefix/bin/postgres' | perl -MJSON::PP -e '
+	"'$P' inspect --json - '$IB/prefix/bin/postgres' | perl -MJSON::PP -e '
 		local \$/; my \$j = decode_json(<STDIN>); my \$n = 0;
 		for my \$u (@{\$j->{units}}) { \$n++ if grep { \$_ eq \"-O3\" } @{\$u->{flags} || []} }
 		exit(\$n == 20 ? 0 : 1)'"

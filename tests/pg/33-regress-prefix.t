@@ -1,5 +1,5 @@
 #!/bin/bash
-# 33-regress-prefix.t - pgbuild regress --prefix (installcheck) on an install
+# 33-regress-prefix.t - pgbuild regress --install (installcheck) on an install
 # pgbuild did not make: a copy of the baseline's prefix in another place,
 # whose psql logs that it ran.  The suites must run the prefix's own clients
 # (not the build's configured bindir, nor a psql on PATH), and as root only
@@ -36,7 +36,7 @@ mkdir -p "$TMP/path"
 printf '#!/bin/sh\necho "ran PATH psql" >>"%s"\nexit 1\n' "$TMP/psql.log" >"$TMP/path/psql"
 chmod 755 "$TMP/path/psql"
 
-out=$(PATH=$TMP/path:$PATH e2e_heavy "$P" regress --builddir "$bd" --prefix "$pfx" \
+out=$(PATH=$TMP/path:$PATH e2e_heavy "$P" regress --builddir "$bd" --install "$pfx" \
 	--tests "test_setup boolean" 2>&1)
 is "installcheck of a subset against the copied prefix exits 0" "$?" 0
 like "... 2 tests passed" "$out" 'core: 2 tests, 2 passed, 0 failed'

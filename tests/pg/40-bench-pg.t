@@ -13,7 +13,7 @@ prefix=$(e2e_build base none) || { tap_result 1 "the base build (tests/pg/lib.sh
 export TMPDIR=$TMP
 
 for wl in select-only tpcb select1 point-select tpcc-lite; do
-	ok "$wl on the project's build" e2e_heavy "$P" bench --prefix "$prefix" -q \
+	ok "$wl on the project's build" e2e_heavy "$P" bench --install "$prefix" -q \
 		--set fsync=off -W "$wl" -c 2 -T 2 --datadir-template "$TMP/tmpl" \
 		--json "$TMP/$wl.json"
 	like "$wl: valid with transactions" \
@@ -24,7 +24,7 @@ done
 like "pg_config --cflags of the install reported" \
 	"$(perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0]; print decode_json(<$f>)->{environment}{pg_config_cflags}' "$TMP/tpcb.json")" \
 	'-fno-strict-aliasing'
-ok "second select-only run reuses the template" e2e_heavy "$P" bench --prefix "$prefix" -q \
+ok "second select-only run reuses the template" e2e_heavy "$P" bench --install "$prefix" -q \
 	--set fsync=off -W select-only -t 100 --datadir-template "$TMP/tmpl" --json "$TMP/again.json"
 like "template used" "$(perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0]; print decode_json(<$f>)->{environment}{dataset}' "$TMP/again.json")" \
 	'from template'

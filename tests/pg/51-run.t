@@ -72,7 +72,7 @@ like "... which decided the estimate's resolution (the rule on it, or the repeat
 	"$(jf "$W/gate.json" '$d->{workloads}[0]{cycles}{resolution_source}')" "^(repeat 0.1% \(above the )?layout floor: 1.96 x sqrt\(a\^2 \+ b\^2\), a = 95% bound of SD .* over 5 variants = .* \($floor\), b = "
 like "... and the report says so" "$(cat "$TMP/2.out")" "resolution of .*: layout floor $floor \(5 variants of "
 m0=$(stat -c %Y "$floor")
-"$P" noise --prefix "$base" --json "$floor" --workdir "$TMP/nw" --variants 5 -W select-only --metric cycles --reuse >"$TMP/n.out" 2>"$TMP/n.err"
+"$P" noise --install "$base" --json "$floor" --workdir "$TMP/nw" --variants 5 -W select-only --metric cycles --reuse >"$TMP/n.out" 2>"$TMP/n.err"
 is "pgbuild noise --reuse on the same floor: exit 0" "$?" 0
 like "... reused, nothing measured" "$(cat "$TMP/n.err")" "^noise: $floor is a floor of .* reused \(--reuse\), nothing measured"
 is "... the file untouched" "$(stat -c %Y "$floor")" "$m0"

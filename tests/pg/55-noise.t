@@ -28,7 +28,7 @@ json() { perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die; my $d =
 	my $r = eval $ARGV[1]; die $@ if $@; print defined $r ? $r : "undef"' "$1" "$2"; }
 N=40
 
-e2e_heavy "$P" noise --prefix "$base" --builddir "$builddir" --variants 5 --seed 7 \
+e2e_heavy "$P" noise --install "$base" --builddir "$builddir" --variants 5 --seed 7 \
 	-W select-only --instr-statements $N --workdir "$TMP/w" --json "$TMP/n.json" \
 	>"$TMP/n.out" 2>"$TMP/n.err"
 is "pgbuild noise, 5 variants (exit 0)" "$?" 0 || tail -n 20 "$TMP/n.err" | sed 's/^/# /' >&2
@@ -114,7 +114,7 @@ is "... its explain section has the floor's per-function spread, for over 100 ro
 nok "... (no \"not measured\" spread line)" grep -q 'per-function layout spread: not measured' "$TMP/g.out"
 
 # the same seed, the same order: variant 1 relinked again is the same binary
-e2e_heavy "$P" noise --prefix "$base" --builddir "$builddir" --variants 5 --seed 7 \
+e2e_heavy "$P" noise --install "$base" --builddir "$builddir" --variants 5 --seed 7 \
 	-W select-only --metric instructions --instr-statements 5 --workdir "$TMP/w2" \
 	--json "$TMP/n2.json" --quiet >/dev/null 2>"$TMP/n2.err"
 is "a second run (exit 0)" "$?" 0 || tail -n 5 "$TMP/n2.err" | sed 's/^/# /' >&2
@@ -123,11 +123,11 @@ is "the same seed relinks the same binary" \
 	"$(json "$TMP/n.json" '$d->{variants}[0]{postgres_sha256}')"
 
 mkdir -p "$TMP/empty"
-"$P" noise --prefix "$base" --builddir "$TMP/empty" --workdir "$TMP/w3" --json "$TMP/n3.json" \
+"$P" noise --install "$base" --builddir "$TMP/empty" --workdir "$TMP/w3" --json "$TMP/n3.json" \
 	>/dev/null 2>"$TMP/e.err"
 is "no compile log: exit 2" "$?" 2
 like "no compile log: said" "$(cat "$TMP/e.err")" 'cannot read .*/empty/pgopt-log/compile.jsonl: No such file or directory \(was the build made by pgbuild build\?\)'
-"$P" noise --prefix "$base" -W tpcc-lite >/dev/null 2>"$TMP/e2.err"
+"$P" noise --install "$base" -W tpcc-lite >/dev/null 2>"$TMP/e2.err"
 is "-W tpcc-lite: exit 2" "$?" 2
 like "-W tpcc-lite: said" "$(cat "$TMP/e2.err")" 'no single-user script'
 done_testing

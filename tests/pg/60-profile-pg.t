@@ -19,7 +19,7 @@ base=$(e2e_build base none) || { ok "baseline build" false; done_testing; }
 src=$(e2e_src)
 cd "$TMP" || exit 1
 
-out=$(e2e_heavy "$P" profile --prefix "$base" --workload select-only --clients 2 --duration 10 \
+out=$(e2e_heavy "$P" profile --install "$base" --workload select-only --clients 2 --duration 10 \
 	--top 30 --json prof.json --emit-hotlist hot.txt --emit-policy hot.policy -q 2>err.txt)
 s=$?
 is "profile of select-only on the baseline: exit 0" "$s" 0
@@ -74,12 +74,12 @@ mapfile -d '' -t argv < argv.bin
 	"$B/bin/pgoptcc" "${argv[@]:1}") 2>cc.err
 is "pgoptcc compiles $hot with the generated policy" "$?" 0
 like "it got the policy's flags" "$(cat log/compile.jsonl)" '"added":\["-O3","-finline-functions"\]'
-marked=$("$P" inspect --json hot.o | grep -o '"marked":"hot"' | wc -l)
+marked=$("$P" inspect --json - hot.o | grep -o '"marked":"hot"' | wc -l)
 ok "the plugin marked hot functions of $hot ($marked)" test "$marked" -ge 1
-hotfn=$("$P" inspect --json hot.o | perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>);
+hotfn=$("$P" inspect --json - hot.o | perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>);
 	for my $u (@{$j->{units}}) { for my $f (@{$u->{functions}}) {
 		if (($f->{marked} // "") eq "hot") { print $f->{name}, "\n"; exit } } }')
 like "... and it is on the hot list" "$(cat hot.txt)" "(^|$(printf '\n'))${hotfn}($(printf '\n')|$)"
 like "pgbuild inspect: $hotfn is in .text.hot" \
-	"$("$P" inspect --json --function "$hotfn" hot.o)" '"elf_section":".text.hot'
+	"$("$P" inspect --json - --function "$hotfn" hot.o)" '"elf_section":".text.hot'
 done_testing

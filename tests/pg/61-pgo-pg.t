@@ -57,13 +57,13 @@ s=$?
 is "pgo --instrument-only: exit 0" "$s" 0
 [ $s = 0 ] || diag "$(tail -30 pgo1.err)"
 diag "instrumented build: $(($(date +%s) - t0)) s"
-like "it says how to profile it" "$(cat pgo1.out)" 'pgbuild profile --prefix .* --method gcov'
+like "it says how to profile it" "$(cat pgo1.out)" 'pgbuild profile --install .* --method gcov'
 like "the record says instrumented" "$(cat "$dir/prefix/pgopt-build.json")" '-fprofile-generate -ftest-coverage'
 ok "the scoped units have coverage notes" test -f "$dir/build/src/backend/utils/hash/dynahash.gcno"
 ok "... the others not" test ! -e "$dir/build/src/backend/tcop/postgres.gcno"
 
 # 2. gcov profile, perf absent
-out=$(e2e_heavy env PATH="$NOPERF" "$P" profile --prefix "$dir/prefix" --workload select-only \
+out=$(e2e_heavy env PATH="$NOPERF" "$P" profile --install "$dir/prefix" --workload select-only \
 	--duration 5 --top 15 --emit-policy gcov.policy --json gcov.json -q 2>prof.err)
 s=$?
 is "profile without perf picks gcov and works: exit 0" "$s" 0
@@ -82,7 +82,7 @@ ok "the gcov policy names real files" sh -c "for f in \$(sed -nE 's/^\\[(src\\/[
 # 2b. the regression suite as a workload (training breadth, issue 25): its
 # installcheck runs against the profiled server itself, so its counts are
 # this server's; it reaches functions select-only never calls
-out=$(e2e_heavy env PATH="$NOPERF" "$P" profile --prefix "$dir/prefix" --workload regress \
+out=$(e2e_heavy env PATH="$NOPERF" "$P" profile --install "$dir/prefix" --workload regress \
 	--top 15 --json gcov-regress.json -q 2>prof-regress.err)
 s=$?
 is "profile --workload regress (the core suite as the workload): exit 0" "$s" 0
@@ -100,7 +100,7 @@ only=$(perl -MJSON::PP -e 'sub names { open my $f, "<", $_[0] or die "$_[0]: $!\
 diag "functions with counts: regress has $only (only in regress, select-only's, regress's)"
 ok "the suite's profile has functions select-only's lacks (${only%% *}, at least 20)" \
 	test "${only%% *}" -ge 20
-err=$("$P" profile --prefix "$dir/prefix" --workload regres 2>&1)
+err=$("$P" profile --install "$dir/prefix" --workload regres 2>&1)
 is "a misspelt workload is refused before anything runs: exit 2" "$?" 2
 like "... naming it" "$err" 'unknown workload "regres"'
 
@@ -122,18 +122,18 @@ like "the use stage gets the profile flags for the scoped files from PGOPT_PROFI
 ok "... and names no profile flag itself (the vocabulary refuses them)" \
 	sh -c "! grep -q '^cflags.*-fprofile' '$dir/build/pgo-use.policy'"
 like "dynahash.c was compiled with -fprofile-use (its record in the binary)" \
-	"$("$P" inspect --json --tu src/backend/utils/hash/dynahash.c "$dir/prefix/bin/postgres")" \
+	"$("$P" inspect --json - --tu src/backend/utils/hash/dynahash.c "$dir/prefix/bin/postgres")" \
 	'"added":\[[^]]*"-fprofile-use"'
 # verify replays the compiles with the profile mode the build recorded
 # (its environment), so the profile flags are expected, not EXTRA
 like "the build record keeps PGOPT_PROFILE" "$(cat "$dir/prefix/pgopt-build.json")" \
 	'"PGOPT_PROFILE":"use src/backend/utils/'
-"$P" verify --prefix "$dir/prefix" >verify.out 2>&1
+"$P" verify --install "$dir/prefix" >verify.out 2>&1
 s=$?
 is "verify of the -fprofile-use build: exit 0" "$s" 0
 [ $s = 0 ] || diag "$(grep -v '^ok' verify.out | head -20)"
 like "... with the profile flags expected" "$(cat verify.out)" 'verify: OK'
-j=$("$P" inspect --json --function hash_search_with_hash_value "$dir/prefix/bin/postgres")
+j=$("$P" inspect --json - --function hash_search_with_hash_value "$dir/prefix/bin/postgres")
 # (in the linked executable .text.hot is merged into .text: the record says where GCC put it)
 like "the profile made GCC place hash_search_with_hash_value in .text.hot" "$j" '"section":".text.hot'
 # outside --files nothing is added: tcop/postgres.c's last compile went

@@ -72,7 +72,7 @@ done
 like "postgres is linked by clang-15's LLD" "$(readelf -p .comment "$dir/prefix/bin/postgres")" \
 	'Linker: .*LLD 15'
 like "... and keeps its relocations (bolt = ready)" "$(readelf -SW "$dir/prefix/bin/postgres")" '\.rela\.text '
-"$P" verify --prefix "$dir/prefix" >verify.out 2>&1
+"$P" verify --install "$dir/prefix" >verify.out 2>&1
 s=$?
 is "verify of the clang build: exit 0" "$s" 0
 [ $s = 0 ] || diag "$(grep -v '^ok' verify.out | head -20)"

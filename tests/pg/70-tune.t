@@ -125,5 +125,5 @@ flock 9
 	echo "none " > "$(e2e_dir base)/.done"
 }
 exec 9>&-
-ok "the baseline still verifies" "$P" verify --prefix "$base"
+ok "the baseline still verifies" "$P" verify --install "$base"
 done_testing

@@ -41,7 +41,7 @@ json() { # FILE PERL-EXPR: print the expression over the decoded file ($j)
 }
 
 # 1. the baseline is not BOLT-ready
-"$P" bolt --prefix "$base" --out "$dir/base-out" >out 2>err
+"$P" bolt --install "$base" --prefix "$dir/base-out" >out 2>err
 is "the baseline build is refused: exit 2" "$?" 2
 like "... it has no relocations and .cold fragments" "$(cat err)" "is not BOLT-ready: it has no code relocations .* and gcc split [0-9]+ functions into \.cold fragments"
 like "... naming the policy line" "$(cat err)" 'build it with a policy that has "bolt = ready" in \[global\]'
@@ -49,7 +49,7 @@ ok "... and nothing is made" test ! -e "$dir/base-out" -a ! -e "$dir/base-out.bo
 
 # 2. the whole run
 t0=$(date +%s)
-e2e_heavy "$P" bolt --prefix "$ready" --out "$out" --workdir "$wd" -T 5 --contrib \
+e2e_heavy "$P" bolt --install "$ready" --prefix "$out" --workdir "$wd" -T 5 --contrib \
 	--json "$dir/bolt.json" >run1.out 2>run1.err
 s=$?
 t1=$(date +%s)
@@ -102,7 +102,7 @@ ok "no training copy is left" test ! -e "$wd/train-prefix" -a ! -e "$wd/postgres
 is "inspect reads the rewritten binary: exit 0" "$?" 0
 ok "... the same units as the input's" cmp -s in.units out.units
 like "... backend units among them" "$(cat out.units)" 'src/backend/access/nbtree/nbtree.c'
-"$P" verify --prefix "$out" >verify.out 2>&1
+"$P" verify --install "$out" >verify.out 2>&1
 is "verify of OUT: exit 0" "$?" 0
 like "... every object checked" "$(cat verify.out)" 'verify: OK: [0-9]+ objects of postgres checked'
 
@@ -112,7 +112,7 @@ is "the record names the default layout flags" "$(json "$R" '$j->{bolt}{optimize
 # 4. a rerun reuses the profile, with other layout flags (the profile does
 #    not depend on them)
 flags="-reorder-blocks=ext-tsp -reorder-functions=none -split-functions"
-"$P" bolt --prefix "$ready" --out "$out" --workdir "$wd" -T 5 --no-regress \
+"$P" bolt --install "$ready" --prefix "$out" --workdir "$wd" -T 5 --no-regress \
 	--bolt-flags "$flags" >run2.out 2>run2.err
 is "rerun: exit 0" "$?" 0
 like "... reuses the profile, saying so" "$(cat run2.err)" "reusing the profile $wd/profile.fdata"
@@ -128,11 +128,11 @@ like "... its dyno-stats still parsed" "$(json "$R" '$j->{bolt}{dyno_stats}{afte
 # 5. a changed input: stale
 cp -a "$ready" "$dir/changed"
 printf 'x' >>"$dir/changed/bin/postgres"   # same code, another sha256
-"$P" bolt --prefix "$dir/changed" --out "$dir/out2" --profile "$wd/profile.fdata" --no-regress >run3.out 2>run3.err
+"$P" bolt --install "$dir/changed" --prefix "$dir/out2" --profile "$wd/profile.fdata" --no-regress >run3.out 2>run3.err
 is "a --profile of the old binary: exit 2" "$?" 2
 like "... refused as stale" "$(cat run3.err)" "--profile $wd/profile.fdata is stale: the input binary changed"
 # without --profile: trained again; kill a backend of the training server
-"$P" bolt --prefix "$dir/changed" --out "$dir/out2" --workdir "$wd" -T 5 --no-regress >run4.out 2>run4.err &
+"$P" bolt --install "$dir/changed" --prefix "$dir/out2" --workdir "$wd" -T 5 --no-regress >run4.out 2>run4.err &
 bp=$!
 killed=$(e2e_segv_backend "$wd/train-prefix/bin/postgres -D" '\[local\]' $bp)
 wait $bp

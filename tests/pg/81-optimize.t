@@ -92,9 +92,9 @@ diag "run 1 (lto reused, verified, regress, gated; bolt interrupted): $((t1 - t0
 is "interrupted: died of SIGTERM, like run (exit 143)" "$s" 143
 [ $s = 143 ] || diag "$(tail -20 run1.err)"
 like "the seeded lto build was reused" "$(cat "$wd/logs/lto.log")" "^reused $wd/lto/prefix"
-like "the bolt stage had started" "$(cat run1.err)" '\[[0-9]+/[0-9]+\] bolt +pgbuild bolt --prefix .*/lto/prefix \(on lto\)'
+like "the bolt stage had started" "$(cat run1.err)" '\[[0-9]+/[0-9]+\] bolt +pgbuild bolt --install .*/lto/prefix \(on lto\)'
 sleep 2
-nok "no pgbuild bolt of the run is left" pgrep -f "pgbuild bolt --prefix $wd/lto/[p]refix"
+nok "no pgbuild bolt of the run is left" pgrep -f "pgbuild bolt --install $wd/lto/[p]refix"
 nok "... and no server of its training or suite" pgrep -f "$wd/bolt/(prefix|work)/.*[p]ostgres"
 for st in stock-floor lto lto-verify lto-regress lto-gate; do
 	is "state: $st finished" "$(json "$wd/run-state.json" "\$j->{stages}{'$st'}{exit} // 'none'")" 0
@@ -154,7 +154,7 @@ is "... into WORKDIR/gates/stock-noise.json" "$(json "$J" '$j->{noise_floor}{fil
 is "... over 5 relinked variants of stock" "$(json "$F" 'scalar @{$j->{variants}}') $(json "$J" '$j->{noise_floor}{variants}')" "5 5"
 is "... of stock's postgres" "$(json "$F" '$j->{postgres_sha256}')" "$(sha256sum "$base/bin/postgres" | cut -c1-64)"
 is "... both workloads" "$(json "$F" 'join ",", sort keys %{$j->{workloads}}')" "select-only,tpcb"
-like "... before lto's gate" "$(tr '\n' ' ' <run1.err)" '\] stock-floor +pgbuild noise --prefix STOCK .*\] lto-gate '
+like "... before lto's gate" "$(tr '\n' ' ' <run1.err)" '\] stock-floor +pgbuild noise --install STOCK .*\] lto-gate '
 for g in lto bolt; do
 	is "$g's gate used that floor" "$(json "$wd/gates/$g.json" '$j->{noise_floor}{state}')" used
 	like "... naming it" "$(json "$wd/gates/$g.json" '$j->{noise_floor}{note}')" "$F"

@@ -53,7 +53,7 @@ sec=$(readelf -SW known.o | grep ' .pgopt.log ')
 like "record is a .pgopt.log PROGBITS section" "$sec" "PROGBITS"
 nok "record section is not allocated" sh -c "readelf -SW known.o | grep ' .pgopt.log ' | grep -q ' A'"
 
-json=$("$PGBUILD" inspect --json known.o)
+json=$("$PGBUILD" inspect --json - known.o)
 like "unit: tu" "$json" '"tu":"src/known.c"'
 like "unit: stage compile" "$json" '"stage":"compile"'
 like "unit: rules" "$json" '"rules":\["/p/x.policy:3","/p/x.policy:7"\]'
@@ -72,9 +72,9 @@ t=$("$PGBUILD" inspect --function use_refused known.o)
 like "noinline callee refused with GCC's reason" "$t" "function not inlinable"
 t=$("$PGBUILD" inspect --function big1 known.o)
 like "too-large callee refused with GCC's reason" "$t" "max-inline-insns-auto limit reached"
-like "noinline attribute recorded" "$("$PGBUILD" inspect --json --function refused known.o)" '"attributes":\["noinline"\]'
+like "noinline attribute recorded" "$("$PGBUILD" inspect --json - --function refused known.o)" '"attributes":\["noinline"\]'
 like "per-function opt level and flags" "$json" '"O":"-O2","flags":\["inline-functions"'
-like "estimated and ELF sizes" "$("$PGBUILD" inspect --json --function big1 known.o)" '"size":[1-9][0-9]*,"size_est":[1-9]'
+like "estimated and ELF sizes" "$("$PGBUILD" inspect --json - --function big1 known.o)" '"size":[1-9][0-9]*,"size_est":[1-9]'
 like "text section recorded" "$json" '"section":".text"'
 nok "huge itself was not inlined anywhere" sh -c "printf '%s' \"\$1\" | grep -q 'huge'" _ "$sites"
 
@@ -97,7 +97,7 @@ int bi(unsigned x, char *d, const char *s, size_t n) {
 C
 for o in -O0 -O2; do
 	gcc $o -c bi.c -o bi.o $(plugin_flags bi.c)
-	t=$("$PGBUILD" inspect --json --function bi bi.o)
+	t=$("$PGBUILD" inspect --json - --function bi bi.o)
 	like "builtins $o: real external calls still refused" "$t" '"not_inlined":\[\{"callee":"fail".*\{"callee":"ext_call","reason":"function body not available"'
 	unlike "builtins $o: no __builtin_* in the refusals" "$t" '"callee":"__builtin'
 	unlike "builtins $o: no library builtins (memcpy, strlen) in the refusals" "$t" '"callee":"(memcpy|strlen)"'
@@ -149,11 +149,11 @@ for k in constprop:cp isra:sra part:part; do
 	kind=${k%%:*} of=${k#*:}
 	like "GCC made a .$kind clone of $of" "$syms" " t $of\\.$kind\\.[0-9]+$"
 	like ".$kind clone recorded with clone_of and clone_kind" \
-		"$("$PGBUILD" inspect --json --function "$of.$kind.0" clones.o)" \
+		"$("$PGBUILD" inspect --json - --function "$of.$kind.0" clones.o)" \
 		"\"name\":\"$of\\.$kind\\.0\".*\"clone_of\":\"$of\",\"clone_kind\":\"$kind\""
 done
 like ".part clone: the cheap test was inlined into the callers" "$("$PGBUILD" inspect --sites clones.o)" $'part1\tclones.c:[0-9]+:[0-9]+\tpart\t(early|ipa)'
-unlike "callers are not clones" "$("$PGBUILD" inspect --json --function cp1 clones.o)" '"clone_of":"'
+unlike "callers are not clones" "$("$PGBUILD" inspect --json - --function cp1 clones.o)" '"clone_of":"'
 
 # cross-file: only -flto inlines across objects, at link time
 cat > x1.c <<'C'

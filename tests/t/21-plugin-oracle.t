@@ -75,7 +75,7 @@ done
 # without the called-once decisions of the dump, the record has sites GCC
 # did not report: the oracle would fail (it is not a superset check)
 gcc -O1 -c prog.c -o prog.o $(plugin_flags prog.c) -fopt-info-inline-optimized=$TMP/opt.txt
-out=$(perl "$TOP/tests/lib/plugin-oracle.pl" <("$PGBUILD" inspect --json prog.o) '^compile$' opt.txt)
+out=$(perl "$TOP/tests/lib/plugin-oracle.pl" <("$PGBUILD" inspect --json - prog.o) '^compile$' opt.txt)
 is "the oracle fails on a record with unreported sites" "$?" "1"
 like "and names the unreported site" "$out" "recorded, but no GCC decision: prog.c:36:[0-9]+ once in only"
 

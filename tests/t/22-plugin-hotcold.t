@@ -26,7 +26,7 @@ ok "compiles with hot and cold lists" test -s hc.o
 is "silent (no attribute conflict warnings either)" "$(cat err.txt)" ""
 
 elf_section() { # obj function -> section from the ELF symbol table
-	"$PGBUILD" inspect --json --function "$2" "$1" |
+	"$PGBUILD" inspect --json - --function "$2" "$1" |
 		sed -nE 's/.*"elf_section":"([^"]*)".*/\1/p'
 }
 is "hot list: work in .text.hot (ELF)" "$(elf_section hc.o work)" ".text.hot"
@@ -34,13 +34,13 @@ is "hot list: static local_hot in .text.hot (ELF)" "$(elf_section hc.o local_hot
 is "cold list: report in .text.unlikely (ELF)" "$(elf_section hc.o report)" ".text.unlikely"
 is "unlisted: plain stays in .text (ELF)" "$(elf_section hc.o plain)" ".text"
 is "declared cold wins over the hot list" "$(elf_section hc.o already_cold)" ".text.unlikely"
-j=$("$PGBUILD" inspect --json --function work hc.o)
+j=$("$PGBUILD" inspect --json - --function work hc.o)
 like "record: work marked hot by the plugin" "$j" '"marked":"hot"'
 like "record: work has the hot attribute" "$j" '"attributes":\["hot","noinline"\]'
 like "record: section .text.hot" "$j" '"section":".text.hot"'
-like "record: report marked cold" "$("$PGBUILD" inspect --json --function report hc.o)" '"marked":"cold".*"section":".text.unlikely"'
-nok "record: plain not marked" sh -c "\"$PGBUILD\" inspect --json --function plain hc.o | grep -q '\"marked\":'"
-like "unit counts marked functions" "$("$PGBUILD" inspect --json hc.o)" '"marked_hot":2,"marked_cold":1'
+like "record: report marked cold" "$("$PGBUILD" inspect --json - --function report hc.o)" '"marked":"cold".*"section":".text.unlikely"'
+nok "record: plain not marked" sh -c "\"$PGBUILD\" inspect --json - --function plain hc.o | grep -q '\"marked\":'"
+like "unit counts marked functions" "$("$PGBUILD" inspect --json - hc.o)" '"marked_hot":2,"marked_cold":1'
 like "text section sizes (libelf)" "$(readelf -SW hc.o | grep -c 'text.hot\|text.unlikely')" "^[2-9]"
 
 # verbose explains the conflict
@@ -60,6 +60,6 @@ gcc -O2 -flto -c main.c -o lmain.o $(plugin_flags main.c)
 gcc -O2 -flto lhc.o lmain.o -o lprog $(plugin_flags lprog) \
 	-fplugin-arg-pgopt-hot=$TMP/hot.txt -fplugin-arg-pgopt-cold=$TMP/cold.txt
 ok "LTO program links" test -x lprog
-like "LTO: link-time record puts work in .text.hot" "$("$PGBUILD" inspect --json --tu lprog --function work lprog)" '"section":".text.hot"'
-like "LTO: link-time record puts report in .text.unlikely" "$("$PGBUILD" inspect --json --tu lprog --function report lprog)" '"section":".text.unlikely"'
+like "LTO: link-time record puts work in .text.hot" "$("$PGBUILD" inspect --json - --tu lprog --function work lprog)" '"section":".text.hot"'
+like "LTO: link-time record puts report in .text.unlikely" "$("$PGBUILD" inspect --json - --tu lprog --function report lprog)" '"section":".text.unlikely"'
 done_testing

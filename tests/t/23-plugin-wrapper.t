@@ -37,13 +37,13 @@ cd proj
 "$W" -O2 -g -c src/backend/utils/mmgr/aset.c -o aset.o 2>err.txt
 ok "compile through pgoptcc with the plugin" test -s aset.o
 is "silent" "$(cat err.txt)" ""
-j=$("$PGBUILD" inspect --json aset.o)
+j=$("$PGBUILD" inspect --json - aset.o)
 like "record: TU relative to the source root" "$j" '"tu":"src/backend/utils/mmgr/aset.c"'
 like "record: the matching rules (file:line)" "$j" "\"rules\":\\[\"$TMP/p.policy:1\",\"$TMP/p.policy:4\"\\]"
 like "record: flags added" "$j" '"added":\["-O3"\]'
 like "record: flags removed" "$j" '"removed":\["-g"\]'
 like "record: the function runs at -O3" "$j" '"name":"aset_alloc".*"O":"-O3"'
-j=$("$PGBUILD" inspect --json --function aset_alloc aset.o)
+j=$("$PGBUILD" inspect --json - --function aset_alloc aset.o)
 like "record: hot list applied" "$j" '"marked":"hot"'
 like "hot function in .text.hot (ELF symbol)" "$j" '"elf_section":".text.hot"'
 like "human table lists the functions" "$("$PGBUILD" inspect aset.o)" "aset_alloc +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +.text.hot"
@@ -55,9 +55,9 @@ PGOPT_POLICY=$TMP/hotonly.policy PGOPT_LOGDIR=$TMP/hlog "$W" -O2 -c src/common/u
 ok "hot list only: compiles" test -s util.o
 is "hot list only: silent" "$(cat err.txt)" ""
 like "hot list only: listed function in .text.hot" \
-	"$("$PGBUILD" inspect --json --function util_twice util.o)" '"elf_section":".text.hot"'
+	"$("$PGBUILD" inspect --json - --function util_twice util.o)" '"elf_section":".text.hot"'
 like "hot list only: unlisted function stays in .text" \
-	"$("$PGBUILD" inspect --json --function util_main_helper util.o)" '"elf_section":".text"'
+	"$("$PGBUILD" inspect --json - --function util_main_helper util.o)" '"elf_section":".text"'
 like "hot list only: the compile counts as changed" "$(tail -n 1 $TMP/hlog/compile.jsonl)" \
 	'"changed":true,.*"argv_out":\[.*"-frecord-gcc-switches","-fplugin='
 ok "hot list only: -frecord-gcc-switches" readelf -p .GCC.command.line util.o
@@ -66,13 +66,13 @@ ok "hot list only: -frecord-gcc-switches" readelf -p .GCC.command.line util.o
 if command -v ccache >/dev/null; then
 	export CCACHE_DIR=$TMP/ccache CCACHE_NOHASHDIR=1 CCACHE_BASEDIR=$TMP
 	PGOPT_PREFIX=ccache "$W" -O2 -g -c src/backend/utils/mmgr/aset.c -o c1.o
-	first=$("$PGBUILD" inspect --json c1.o)
+	first=$("$PGBUILD" inspect --json - c1.o)
 	ccache -z >/dev/null
 	rm -f c1.o
 	PGOPT_PREFIX=ccache "$W" -O2 -g -c src/backend/utils/mmgr/aset.c -o c1.o
 	stats=$(ccache --print-stats)
 	like "ccache: second compile is a cache hit" "$(printf '%s\n' "$stats" | grep -E '^(direct|preprocessed)_cache_hit' | awk '{s+=$2} END {print s}')" "^[1-9]"
-	is "ccache hit: inspect shows the full record" "$("$PGBUILD" inspect --json c1.o)" "$first"
+	is "ccache hit: inspect shows the full record" "$("$PGBUILD" inspect --json - c1.o)" "$first"
 	like "ccache hit: record has the functions" "$("$PGBUILD" inspect --units c1.o)" "src/backend/utils/mmgr/aset.c +compile +2 fn"
 	# the lists' contents are on the command line (as a digest): a list
 	# edited in place is a cache miss, not a stale object
@@ -81,15 +81,15 @@ if command -v ccache >/dev/null; then
 	PGOPT_POLICY=$TMP/lists.policy PGOPT_PREFIX=ccache PGOPT_LOGDIR=$TMP/llog "$W" -O2 -c src/common/util.c -o l1.o
 	like "list digest: on the command line" "$(tail -n 1 $TMP/llog/compile.jsonl)" \
 		"\"-fplugin-arg-pgopt-list-digest=$(printf 'hot %s\n' "$(stat -c %s $TMP/hot3.txt)" | cat - $TMP/hot3.txt | sha256sum | cut -c1-64)\""
-	like "list digest: listed function hot" "$("$PGBUILD" inspect --json --function util_twice l1.o)" '"elf_section":".text.hot"'
+	like "list digest: listed function hot" "$("$PGBUILD" inspect --json - --function util_twice l1.o)" '"elf_section":".text.hot"'
 	ccache -z >/dev/null
 	echo util_main_helper > $TMP/hot3.txt
 	PGOPT_POLICY=$TMP/lists.policy PGOPT_PREFIX=ccache "$W" -O2 -c src/common/util.c -o l1.o
 	stats=$(ccache --print-stats)
 	is "edited list: not a cache hit" "$(printf '%s\n' "$stats" | grep -E '^(direct|preprocessed)_cache_hit' | awk '{s+=$2} END {print s+0}')" 0
 	is "edited list: a cache miss" "$(printf '%s\n' "$stats" | awk '$1=="cache_miss"{print $2}')" 1
-	like "edited list: the function left .text.hot" "$("$PGBUILD" inspect --json --function util_twice l1.o)" '"elf_section":".text"'
-	like "edited list: the newly listed one is in .text.hot" "$("$PGBUILD" inspect --json --function util_main_helper l1.o)" '"elf_section":".text.hot"'
+	like "edited list: the function left .text.hot" "$("$PGBUILD" inspect --json - --function util_twice l1.o)" '"elf_section":".text"'
+	like "edited list: the newly listed one is in .text.hot" "$("$PGBUILD" inspect --json - --function util_main_helper l1.o)" '"elf_section":".text.hot"'
 	unset CCACHE_DIR CCACHE_NOHASHDIR CCACHE_BASEDIR
 else
 	skip "ccache is not installed: no cache-hit or list-digest cases" 9

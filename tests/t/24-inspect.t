@@ -39,7 +39,7 @@ like "archive: each member" "$out" "lib.a\(one.o\): src/one.c"
 like "archive: second member" "$out" "lib.a\(two.o\): src/two.c"
 like "executable: both units" "$("$PGBUILD" inspect --units prog)" "src/one.c .*"$'\n'"src/two.c "
 
-"$PGBUILD" inspect --json one.o lib.a prog > all.json
+"$PGBUILD" inspect --json - one.o lib.a prog > all.json
 ok "--json over several files is valid JSON" json_ok < all.json
 j=$(cat all.json)
 like "--json shape: units with tu, flags, functions" "$j" '^\{"units":\[\{"file":"one.o","tu":"src/one.c",.*"flags":\[.*"functions":\[\{"name":"one","size":[0-9]+'
@@ -55,7 +55,7 @@ is "no record: exit 1 (nothing to show is no success)" "$rc" "1"
 like "no record: one sentence on stderr" "$(cat err.txt)" "^pgbuild: error: noplug.o: no pgopt record \(.pgopt.log\): was it compiled through pgoptcc with the plugin\?$"
 "$PGBUILD" inspect --require noplug.o >/dev/null 2>&1; rc=$?
 is "no record with --require: exit 1" "$rc" "1"
-for mode in --units --sites --json; do
+for mode in --units --sites "--json -"; do
 	"$PGBUILD" inspect $mode noplug.o >/dev/null 2>err.txt; rc=$?
 	is "no record $mode: exit 1" "$rc" "1"
 	like "no record $mode: says so" "$(cat err.txt)" "noplug.o: no pgopt record"
@@ -72,7 +72,7 @@ is "--tu nosuch: exit 1" "$rc" "1"
 like "--tu nosuch: says so" "$(cat err.txt)" 'no translation unit "src/nosuch.c"'
 "$PGBUILD" inspect --function one prog >/dev/null 2>&1; rc=$?
 is "--function that exists: exit 0" "$rc" "0"
-like "no record --json: symbols and sections" "$("$PGBUILD" inspect --json noplug.o 2>/dev/null)" '"tu":null,"object":null,"flags":\[\],"functions":\[\{"name":"two","size":[0-9]+,"section":".text"'
+like "no record --json: symbols and sections" "$("$PGBUILD" inspect --json - noplug.o 2>/dev/null)" '"tu":null,"object":null,"flags":\[\],"functions":\[\{"name":"two","size":[0-9]+,"section":".text"'
 
 # filters
 like "--function" "$("$PGBUILD" inspect --sites --function one prog)" $'^src/one.c\tone\tone.c:2:[0-9]+\tsq\tearly$'
@@ -121,7 +121,7 @@ gcc -o stprog st1.o st2.o
 sz1=$(readelf -sW st1.o | awk '$8 == "dupfn" { print $3 }')
 sz2=$(readelf -sW st2.o | awk '$8 == "dupfn" { print $3 }')
 ok "statics: two sizes differ" test "$sz1" != "$sz2"
-size_of() { "$PGBUILD" inspect --json stprog | perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>);
+size_of() { "$PGBUILD" inspect --json - stprog | perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>);
 	for my $u (@{$j->{units}}) { next unless ($u->{tu} // "") eq $ARGV[0];
 		for (@{$u->{functions}}) { print $_->{size} // "null" if $_->{name} eq "dupfn" } }' "$1"; }
 is "statics: dup.c's dupfn has its own size in the executable" "$(size_of src/one/dup.c)" "$sz1"
@@ -135,18 +135,18 @@ out=$("$PGBUILD" inspect libone.so); rc=$?
 is "shared library: exit 0" "$rc" "0"
 like "shared library: unit header" "$out" "^== libone.so: src/one.c \(compile, gcc"
 like "shared library: function row with its size" "$out" "one +$(readelf -sW libone.so | awk '$8 == "one" { print $3; exit }') +[0-9]+ +1 +0 +.text"
-"$PGBUILD" inspect --json libone.so > so.json
+"$PGBUILD" inspect --json - libone.so > so.json
 ok "shared library --json: valid" json_ok < so.json
 like "shared library --json: the unit and its functions" "$(cat so.json)" '"file":"libone.so","tu":"src/one.c",.*"functions":\[\{"name":"one","size":[1-9][0-9]*'
 strip libone.so -o libone-stripped.so
 nok "stripped: no .symtab left" sh -c "readelf -SW libone-stripped.so | grep -q '\.symtab'"
-like "stripped: the record survives, sizes from .dynsym" "$("$PGBUILD" inspect --json libone-stripped.so)" '"tu":"src/one.c",.*"functions":\[\{"name":"one","size":[1-9][0-9]*'
+like "stripped: the record survives, sizes from .dynsym" "$("$PGBUILD" inspect --json - libone-stripped.so)" '"tu":"src/one.c",.*"functions":\[\{"name":"one","size":[1-9][0-9]*'
 
 # usage
 nok "no file: error" "$PGBUILD" inspect
 like "--help" "$("$PGBUILD" inspect --help)" "usage: pgbuild inspect"
 "$PGBUILD" inspect --bogus one.o >/dev/null 2>err.txt; rc=$?
 is "unknown option: exit 2" "$rc" "2"
-"$PGBUILD" inspect --json --sites one.o >/dev/null 2>err.txt; rc=$?
+"$PGBUILD" inspect --json - --sites one.o >/dev/null 2>err.txt; rc=$?
 is "conflicting modes: exit 2" "$rc" "2"
 done_testing

@@ -108,8 +108,8 @@ ok "the configure probe was passed through untouched" \
 ok "compiles were logged with the policy's flags" \
 	grep -q '"tu":"src/backend/b.c".*"added":\["-fno-plt"\]' out.build/pgopt-log/compile.jsonl
 
-ok "verify passes against the build's policy" "$P" verify --prefix "$TMP/out"
-like "verify says OK" "$("$P" verify --prefix "$TMP/out" 2>&1 | tail -1)" '^verify: OK: 3 objects'
+ok "verify passes against the build's policy" "$P" verify --install "$TMP/out"
+like "verify says OK" "$("$P" verify --install "$TMP/out" 2>&1 | tail -1)" '^verify: OK: 3 objects'
 
 ok "rebuild with the same policy" build --policy p1.policy
 is "same policy: nothing recompiled" "$(json log.compiles < "$R")" 0
@@ -120,18 +120,18 @@ is "only the changed file was invalidated" "$(json incremental.invalidated_tus <
 is "only the changed file was recompiled (compile log)" "$(compiles_since "$first")" 1
 ok "the recompile got -O3" sh -c "tail -n +$first out.build/pgopt-log/compile.jsonl | grep -q '\"tu\":\"src/backend/b.c\".*\"added\":\\[\"-fno-plt\",\"-O3\"\\]'"
 is "postgres relinked once" "$(tail -n +"$first" out.build/pgopt-log/compile.jsonl | grep -c '"kind":"link"')" 1
-ok "verify passes against p2" "$P" verify --prefix "$TMP/out"
-"$P" verify --prefix "$TMP/out" --policy tampered.policy > verify.out 2>&1
+ok "verify passes against p2" "$P" verify --install "$TMP/out"
+"$P" verify --install "$TMP/out" --policy tampered.policy > verify.out 2>&1
 is "verify against a tampered expectation exits 1" "$?" 1
 like "verify names the missing flag" "$(cat verify.out)" 'MISSING +src/backend/b.c: -O1'
 like "verify names the extra flag" "$(cat verify.out)" 'EXTRA +src/backend/b.c: -O3'
-"$P" verify --prefix "$TMP/out" --policy none > verify.out 2>&1
+"$P" verify --install "$TMP/out" --policy none > verify.out 2>&1
 is "verify against policy none exits 1" "$?" 1
 
 first=$(( $(wc -l < out.build/pgopt-log/compile.jsonl) + 1 ))
 ok "back to the baseline (policy none)" build --policy none
 is "policy none: all three objects change" "$(compiles_since "$first")" 3
-ok "verify of the baseline passes" "$P" verify --prefix "$TMP/out"
+ok "verify of the baseline passes" "$P" verify --install "$TMP/out"
 like "the baseline record has no policy" "$(json policy.path < "$R")" '^null$'
 ok "other configure arguments" build --policy none --configure-args "--with-x --enable-cassert"
 is "... reconfigure" "$(json incremental.reconfigured < "$R")" 1
@@ -175,7 +175,7 @@ nok "hot list: the policy hash covers the list" test "$sha1" = "$(sha256sum < ho
 # verify --baseline: hot and unlikely code per function (ld merges the
 # sections into .text: by section name a linked binary always shows 0)
 symsize() { readelf -sW "$1" | awk -v n="$2" '$8 == n { print $3 }'; }
-out=$("$P" verify --prefix "$TMP/lk" --baseline "$TMP/out" | grep '^size: .text.hot')
+out=$("$P" verify --install "$TMP/lk" --baseline "$TMP/out" | grep '^size: .text.hot')
 is "verify --baseline: .text.hot per function (a is listed hot)" \
 	"$(printf '%s' "$out" | sed -E 's/^size: .text.hot ([0-9]+) -> ([0-9]+) bytes.*/\1 \2/')" \
 	"0 $(symsize "$TMP/lk/bin/postgres" a)"
@@ -194,17 +194,17 @@ is "hot list: the record holds the new list" "$(json policy.files.0.content < "$
 is "hot list: every object the list applies to is recompiled (pgoptcc passes the list's digest)" \
 	"$(json incremental.invalidated < "$LR")" 3
 like "hot list: b is now hot (verify --baseline)" \
-	"$("$P" verify --prefix "$TMP/lk" --baseline "$TMP/out" | grep '^size: .text.hot')" 'hot 0 -> 2 functions'
+	"$("$P" verify --install "$TMP/lk" --baseline "$TMP/out" | grep '^size: .text.hot')" 'hot 0 -> 2 functions'
 
 # --- a record in the binary that no object on the link line accounts for ---
 cp -r "$TMP/lk" "$TMP/lkx"
 objcopy -O binary --only-section=.pgopt.log "$TMP/lkx/bin/postgres" rec.bin
 printf '{"kind":"unit","tu":"src/backend/zzz.c","stage":"compile","added":[],"removed":[]}\n' >> rec.bin
 objcopy --update-section .pgopt.log=rec.bin "$TMP/lkx/bin/postgres"
-"$P" verify --prefix "$TMP/lkx" > verify.out 2>&1
+"$P" verify --install "$TMP/lkx" > verify.out 2>&1
 is "verify: a record of a unit not on the link line exits 1" "$?" 1
 like "... and is named EXTRA" "$(cat verify.out)" '^EXTRA +src/backend/zzz.c: recorded in postgres, but no object on its link line'
-ok "... while the untouched install verifies" "$P" verify --prefix "$TMP/lk"
+ok "... while the untouched install verifies" "$P" verify --install "$TMP/lk"
 
 # --- progress: on a terminal one line rewritten in place; in a log (CI)
 # plain lines every 10% or 30 s; both count translation units ---
@@ -232,19 +232,19 @@ for o in a b c; do
 	ok "empty policy: $o.o is the policy-none object byte for byte" \
 		cmp emp.build/src/backend/$o.o ntty.build/src/backend/$o.o
 done
-ok "empty policy: verify passes" "$P" verify --prefix "$TMP/emp"
+ok "empty policy: verify passes" "$P" verify --install "$TMP/emp"
 
 # --- LTO: the objects' own sections are gone, the plugin records remain ---
 ok "LTO build (coscup policy) into a second prefix" \
 	"$P" build --src "$SRC" --prefix "$TMP/lto" --no-bench --policy "$TOP/examples/coscup-2017.policy"
 is "record: LTO on" "$(json policy.lto < "$TMP/lto/pgopt-build.json")" on
 ok "the LTO postgres runs" "$TMP/lto/bin/postgres"
-out=$("$P" verify --prefix "$TMP/lto" 2>&1)
+out=$("$P" verify --install "$TMP/lto" 2>&1)
 is "verify passes on the LTO build" "$?" 0
 like "... from the records, including the link-time one" "$out" 'verify: OK: 3 objects.*3 with policy flags.*[1-9][0-9]* link-time \(LTO\) records'
-"$P" verify --prefix "$TMP/lto" --policy p1.policy > verify.out 2>&1
+"$P" verify --install "$TMP/lto" --policy p1.policy > verify.out 2>&1
 is "verify of the LTO build against another policy exits 1" "$?" 1
-ok "verify --baseline prints a size diff" sh -c "'$P' verify --prefix '$TMP/lto' --baseline '$TMP/out' | grep -q '^size: text'"
+ok "verify --baseline prints a size diff" sh -c "'$P' verify --install '$TMP/lto' --baseline '$TMP/out' | grep -q '^size: text'"
 
 # --- clang-15: ThinLTO by its own lld, no plugin: verify reads the command lines ---
 if command -v clang-15 >/dev/null && [ -x "$(dirname "$(readlink -f "$(command -v clang-15)")")/ld.lld" ]; then
@@ -256,16 +256,16 @@ if command -v clang-15 >/dev/null && [ -x "$(dirname "$(readlink -f "$(command -
 	ok "the clang postgres runs" "$TMP/cl/bin/postgres"
 	like "... linked by LLD" "$(readelf -p .comment "$TMP/cl/bin/postgres")" 'Linker: .*LLD 15'
 	# the replay asks the caller's compiler, never the one the record names
-	out=$("$P" verify --prefix "$TMP/cl" 2>&1)
+	out=$("$P" verify --install "$TMP/cl" 2>&1)
 	like "verify without PGOPT_CC: the record's compiler is compared, not run" "$out" \
 		'warning: the build record .*/cl/pgopt-build.json names the compiler clang-15, replaying with /[^ ]*gcc'
-	out=$(PGOPT_CC=clang-15 "$P" verify --prefix "$TMP/cl" 2>&1); s=$?
+	out=$(PGOPT_CC=clang-15 "$P" verify --install "$TMP/cl" 2>&1); s=$?
 	is "verify with PGOPT_CC=clang-15 passes on the clang build" "$s" 0
 	[ $s = 0 ] || diag "$out"
 	like "... against the command lines the binary records, saying no plugin ran" "$out" \
 		'verify: no pgopt.so ran \(a compiler it cannot load into\): 3 objects checked against the command lines postgres records instead; no per-function records'
 	printf '[global]\ncflags += -O3\n' > o3.policy
-	PGOPT_CC=clang-15 "$P" verify --prefix "$TMP/cl" --policy o3.policy > verify.out 2>&1
+	PGOPT_CC=clang-15 "$P" verify --install "$TMP/cl" --policy o3.policy > verify.out 2>&1
 	is "verify of the clang build against another policy exits 1" "$?" 1
 	like "... naming a flag its command line lacks" "$(cat verify.out)" '^NOTAPPLIED src/backend/b\.c: -O3 \(absent from its recorded command line\)'
 else
@@ -309,7 +309,7 @@ wait $rp
 is "regress killed with SIGTERM dies of it (143)" "$?" 143
 for _ in $(seq 50); do pgrep -f '^sleep 301[12]$' >/dev/null || break; sleep 0.1; done
 is "... and nothing it started is left" "$(pgrep -f '^sleep 301[12]$' | wc -l)" 0
-"$P" verify --prefix "$TMP" >err.out 2>&1
+"$P" verify --install "$TMP" >err.out 2>&1
 is "verify on a prefix without a build record exits 2" "$?" 2
 
 # --- sources ---
@@ -322,7 +322,7 @@ cp -r fakepg-99.1 inplace && touch inplace/config.status
 is "a source tree configured in place is refused" "$?" 2
 like "... with a reason" "$(cat err.out)" 'configured in place'
 tar czf fakepg-99.1.tar.gz fakepg-99.1
-out=$("$P" source --src fakepg-99.1.tar.gz --json 2>/dev/null)
+out=$("$P" source --src fakepg-99.1.tar.gz --json - 2>/dev/null)
 like "a tarball is unpacked into the cache" "$out" "\"dir\":\"$TMP/cache/tarball/fakepg-99.1-[0-9a-f]+/fakepg-99.1\""
 like "... and its version read" "$out" '"version":"99.1"'
 ok "... once: the second call reuses it" sh -c "'$P' source --src fakepg-99.1.tar.gz 2>&1 | grep -v unpacking | grep -q fakepg-99.1"
@@ -393,7 +393,7 @@ is "... the record keeps PGOPT_BUNDLE (verify replays with it)" \
 	"$(json environment.PGOPT_BUNDLE < "$TMP/bo/pgopt-build.json")" "$TMP/B"
 ok "... c.c was compiled with the bundle's profile" \
 	grep -q '"tu":"src/backend/c.c".*"bundle":{[^}]*"profile":' "$TMP/bo.build/pgopt-log/compile.jsonl"
-ok "... verify passes (the profile flags expected)" "$P" verify --prefix "$TMP/bo"
+ok "... verify passes (the profile flags expected)" "$P" verify --install "$TMP/bo"
 ok "... and the profile-guided postgres runs" "$TMP/bo/bin/postgres"
 # a source changed since the training: GCC refuses chk's profile
 cp -r "$SRC" "$TMP/fakepg-changed"

@@ -95,10 +95,10 @@ like "... says the log records no compile there" "$(cat e.out)" \
 	"records no successful compile in --builddir $TMP/other .*is it this build's log"
 is "--log without --builddir: a usage error" "$(err --log log)" 2
 like "... says what is missing" "$(cat e.out)" '--log needs --builddir'
-is "--prefix and --log together: a usage error" "$(err --log log --builddir proj --prefix proj)" 2
+is "--install and --log together: a usage error" "$(err --log log --builddir proj --install proj)" 2
 is "--binary that no link made: exit 2" "$(err --log log --builddir proj --binary src/a.o)" 2
 like "... named" "$(cat e.out)" "records no link of --binary $TMP/proj/src/a.o"
-is "--prefix without a build record: exit 2" "$(err --prefix proj)" 2
+is "--install without a build record: exit 2" "$(err --install proj)" 2
 like "... points at --log" "$(cat e.out)" 'no pgopt-build.json.*--log DIR --builddir DIR'
 # two policies in one log: --policy must choose
 cp -r log two

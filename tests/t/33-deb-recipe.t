@@ -105,7 +105,7 @@ like "the static library keeps its code" "$(nm --defined-only "$A/root/usr/lib/p
 out=$("$PGB" inspect --units --debug-dir "$A/dbg/usr/lib/debug" "$A/root/usr/bin/ship" 2>&1)
 like "inspect --debug-dir reads the shipped program's records: both its units" \
 	"$(printf '%s\n' "$out" | awk '/^src/ {print $1}' | sort | tr '\n' ' ')" '^src/lib\.c src/main\.c $'
-is "... src/lib.c with the policy's flags" "$("$PGB" inspect --json --debug-dir "$A/dbg/usr/lib/debug" \
+is "... src/lib.c with the policy's flags" "$("$PGB" inspect --json - --debug-dir "$A/dbg/usr/lib/debug" \
 	"$A/root/usr/bin/ship" | jq -r '.units[] | select(.tu == "src/lib.c") | .flags | map(select(. == "-O3" or . == "-fno-plt")) | sort | join(" ")')" "-O3 -fno-plt"
 nok "without --debug-dir, inspect finds no records in the shipped program" \
 	"$PGB" inspect --units "$A/root/usr/bin/ship"

@@ -64,7 +64,7 @@ is "find-debuginfo took the records out of the shipped program and module" "$nre
 nok "without --debug-dir, inspect finds no records in the shipped program" \
 	"$PGB" inspect --units root/usr/bin/ship
 is "inspect --debug-dir reads them from the -debuginfo package's .debug file: src/lib.c with the policy's flags" \
-	"$("$PGB" inspect --json --debug-dir debug/usr/lib/debug root/usr/bin/ship 2>/dev/null |
+	"$("$PGB" inspect --json - --debug-dir debug/usr/lib/debug root/usr/bin/ship 2>/dev/null |
 		jq -r '.units[] | select(.tu == "src/lib.c") | .flags | map(select(. == "-O3" or . == "-fno-plt")) | sort | join(" ")')" \
 	"-O3 -fno-plt"
 like "... and the module's (mode 755: rpm strips only executable files)" "$("$PGB" inspect --units --debug-dir debug/usr/lib/debug \

@@ -73,7 +73,7 @@ is "... two warnings, [global] not among them" "$(grep -c 'warning: .*matched no
 like "... at the end, after the build's summary line" "$(tail -n 3 build.err | tr '\n' '|')" \
 	"^pgbuild: built in [^|]*\|pgbuild: warning: [^|]*miss.policy:3: [^|]*\|pgbuild: warning: [^|]*miss.policy:5: [^|]*\|\$"
 
-"$P" verify --prefix "$TMP/out" > verify.out 2>&1; s=$?
+"$P" verify --install "$TMP/out" > verify.out 2>&1; s=$?
 is "verify fails on it: exit 1" "$s" 1
 like "... an UNMATCHED line naming the section's line" "$(cat verify.out)" \
 	"UNMATCHED $TMP/miss.policy:3: section \[src/core/hto.c\] matched none of the 2 translation units compiled"
@@ -82,7 +82,7 @@ like "... and the brace pattern's" "$(cat verify.out)" \
 like "... the objects themselves carry what the policy assigns" "$(cat verify.out)" "verify: OK: 2 objects of postgres"
 like "... the last line says why it failed" "$(tail -n 1 verify.out)" \
 	"^verify: FAILED: 2 section globs of policy $TMP/miss.policy matched no translation unit of the build \(UNMATCHED above; --allow-unmatched if that is expected\)\$"
-"$P" verify --prefix "$TMP/out" --allow-unmatched > verify.out 2> verify.err; s=$?
+"$P" verify --install "$TMP/out" --allow-unmatched > verify.out 2> verify.err; s=$?
 is "verify --allow-unmatched: exit 0" "$s" 0
 like "... the sections still named, as warnings" "$(cat verify.err)" \
 	"pgbuild: warning: $TMP/miss.policy:3: section \[src/core/hto.c\] matched none .* \(allowed: --allow-unmatched\)"
@@ -94,14 +94,14 @@ printf '[global]\ncflags += -fno-plt\n[src/backend/a.c]\ncflags += -O1\n[src/bac
 build fine fine.policy > build.out 2> build.err; s=$?
 is "a policy whose sections all match: builds" "$s" 0
 nok "... no warning about sections" grep -q 'matched none' build.err
-"$P" verify --prefix "$TMP/fine" > verify.out 2>&1; s=$?
+"$P" verify --install "$TMP/fine" > verify.out 2>&1; s=$?
 like "... verify: exit 0" "$s/$(tail -n 1 verify.out)" "^0/verify: OK: 2 objects"
 # [global] alone never counts, even with nothing else
 printf '[global]\ncflags += -fno-plt\n' > global.policy
-"$P" verify --prefix "$TMP/fine" --policy global.policy > verify.out 2>&1
+"$P" verify --install "$TMP/fine" --policy global.policy > verify.out 2>&1
 nok "[global]: never an unmatched section" grep -q UNMATCHED verify.out
 # checking the build against a policy with a section it never compiled
-"$P" verify --prefix "$TMP/fine" --policy miss.policy > verify.out 2>&1; s=$?
+"$P" verify --install "$TMP/fine" --policy miss.policy > verify.out 2>&1; s=$?
 is "verify --policy with an unmatched section: exit 1" "$s" 1
 like "... naming it" "$(cat verify.out)" "UNMATCHED $TMP/miss.policy:3: section \[src/core/hto.c\]"
 

@@ -24,7 +24,7 @@
 #     provider that leaves an LLVM symbol undefined (the issue's
 #     llvmjit.so) it fails (exit 1) naming the module, the symbol, JIT
 #     unavailable and the extensions whose scripts JIT compiles.
-#   - pgbuild regress --set: refused without --prefix, and a setting
+#   - pgbuild regress --set: refused without --install, and a setting
 #     every pgbuild server refuses is refused here too.
 # The chroot build (--chroot, mmdebstrap, minutes and the network) and the
 # suite with JIT forced on Debian's package are tests/bench/deb-package's.
@@ -224,9 +224,9 @@ fi
 # regress --set: installcheck's server only, and the settings every
 # pgbuild server refuses
 mkdir -p "$TMP/bd"
-nok "regress --set without --prefix is refused" "$PGB" regress --builddir "$TMP/bd" --set jit=on
-like "... saying what takes settings there" "$(cat "$TMP/.out")" "--set configures installcheck's server \(--prefix\)"
+nok "regress --set without --install is refused" "$PGB" regress --builddir "$TMP/bd" --set jit=on
+like "... saying what takes settings there" "$(cat "$TMP/.out")" "--set configures installcheck's server \(--install\)"
 nok "regress --set listen_addresses is refused" "$PGB" regress --builddir "$TMP/bd" \
-	--prefix /usr/lib/postgresql/15 --set 'listen_addresses=*'
+	--install /usr/lib/postgresql/15 --set 'listen_addresses=*'
 like "... with the reason" "$(cat "$TMP/.out")" 'listen_addresses opens the cluster to other users'
 done_testing

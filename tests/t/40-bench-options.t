@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/bench.sh"
 P=$B/bin/pgbuild
-PX="--prefix $PGPREFIX"
+PX="--install $PGPREFIX"
 
 printf '\\set aid random(1, 10\nSELECT 1;\n' > "$TMP/paren.sql"
 printf '\\shell ls\nSELECT 1;\n' > "$TMP/meta.sql"
@@ -25,8 +25,8 @@ while IFS='|' read -r args want; do
 	is "exit 2: $args" "$rc" 2
 	like "message: $args" "$(cat "$TMP/err")" "$want"
 done <<ROWS
-|one of --prefix DIR or --connect CONNSTR is required
-$PX --connect x|--prefix and --connect cannot be used together
+|one of --install DIR or --connect CONNSTR is required
+$PX --connect x|--install and --connect cannot be used together
 $PX --clients 0|invalid value "0" for --clients
 $PX --clients abc|invalid value "abc" for --clients
 $PX -c 2 --threads 3|--threads 3 is more than --clients 2
@@ -59,7 +59,7 @@ $PX -f $TMP/undef.sql|undef.sql:1: undefined variable "nosuch"
 $PX -f $TMP/gset.sql|gset.sql:1: \\\\gset must follow an SQL command
 $PX -f $TMP/empty.sql|empty.sql: script has no commands
 $PX -f $TMP/func.sql|func.sql:1: unknown function "frob"
---prefix $TMP/nowhere|"$TMP/nowhere" is not an installed PostgreSQL
+--install $TMP/nowhere|"$TMP/nowhere" is not an installed PostgreSQL
 --connect 'host=$TMP/nosock port=1 user=postgres connect_timeout=2'|cannot connect to "host=$TMP/nosock port=1 user=postgres connect_timeout=2": .*(No such file|could not connect)
 --connect 'nosuchkey=1'|cannot connect to "nosuchkey=1": .*invalid connection option
 ROWS

@@ -31,7 +31,7 @@ check_run() { # name json
 while IFS='|' read -r name args; do
 	[ -z "$name" ] && continue
 	eval "set -- $args"
-	ok "$name runs" "$P" bench --prefix "$PGPREFIX" -q --set fsync=off --json "$TMP/$name.json" "$@"
+	ok "$name runs" "$P" bench --install "$PGPREFIX" -q --set fsync=off --json "$TMP/$name.json" "$@"
 	check_run "$name" "$TMP/$name.json"
 done <<ROWS
 select-only-prepared|--workload select-only -M prepared -c 2 --threads 2 -T 1 --progress 1
@@ -75,14 +75,14 @@ INSERT INTO pgbench_history (tid, bid, aid, delta, mtime)
  VALUES (1, 1, :aid, :delta, CURRENT_TIMESTAMP);
 END;
 SQL
-ok "sql script runs (prepared)" "$P" bench --prefix "$PGPREFIX" -q --set fsync=off \
+ok "sql script runs (prepared)" "$P" bench --install "$PGPREFIX" -q --set fsync=off \
 	-f "$TMP/custom.sql" -M prepared -c 2 -t 100 --json "$TMP/sql.json"
 check_run sql "$TMP/sql.json"
-ok "sql script runs (simple)" "$P" bench --prefix "$PGPREFIX" -q --set fsync=off \
+ok "sql script runs (simple)" "$P" bench --install "$PGPREFIX" -q --set fsync=off \
 	--workload "sql:$TMP/custom.sql" -M simple -c 1 -t 100
-like "progress lines on stderr" "$("$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W select1 -T 2 -P 1 2>&1 >/dev/null)" \
+like "progress lines on stderr" "$("$P" bench --install "$PGPREFIX" -q --set fsync=off -W select1 -T 2 -P 1 2>&1 >/dev/null)" \
 	'progress: 1\.[0-9] s, [0-9.]+ tps, lat [0-9.]+ ms stddev [0-9.]+, 0 failed'
-like "human summary on stdout" "$("$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W select1 -t 10 2>/dev/null | tr '\n' ' ')" \
+like "human summary on stdout" "$("$P" bench --install "$PGPREFIX" -q --set fsync=off -W select1 -t 10 2>/dev/null | tr '\n' ' ')" \
 	'transactions: 10, tps: [0-9.]+.*result: valid'
 
 # --workload sql FILE (the script as the argument after sql), besides
@@ -93,14 +93,14 @@ cat > "$TMP/plain.sql" <<'SQL'
 SELECT CAST(:n AS int) + CAST(:client_id AS int) AS x;
 \gset
 SQL
-ok "--workload sql FILE runs" "$P" bench --prefix "$PGPREFIX" -q --set fsync=off \
+ok "--workload sql FILE runs" "$P" bench --install "$PGPREFIX" -q --set fsync=off \
 	--workload sql "$TMP/custom.sql" -c 2 -t 50 --json "$TMP/sqlarg.json"
 is "--workload sql FILE: the script ran" \
 	"$(json_get "$TMP/sqlarg.json" '$d->{script} . " " . $d->{transactions} . " " . $d->{valid}')" "$TMP/custom.sql 100 1"
-ok "-W sql FILE before other options" "$P" bench --prefix "$PGPREFIX" -q --set fsync=off \
+ok "-W sql FILE before other options" "$P" bench --install "$PGPREFIX" -q --set fsync=off \
 	-W sql "$TMP/plain.sql" -t 20 --json "$TMP/plain.json"
 is "a script without pgbench tables: nothing loaded" "$(json_get "$TMP/plain.json" '$d->{environment}{dataset} . " " . $d->{valid}')" "none 1"
-"$P" bench --prefix "$PGPREFIX" -q -W sql a.sql b.sql >/dev/null 2>"$TMP/err2"
+"$P" bench --install "$PGPREFIX" -q -W sql a.sql b.sql >/dev/null 2>"$TMP/err2"
 like "-W sql with two files: unexpected argument" "$?:$(cat "$TMP/err2")" '^2:.*unexpected argument "b.sql"'
 S=$TMP/srv
 if srv_start "$S"; then
@@ -123,30 +123,30 @@ fi
 
 # the progress bar: drawn (time done, or transactions done with -t) only
 # when stderr is a terminal
-bar_out=$(script -qec "'$P' bench --prefix '$PGPREFIX' --set fsync=off -W select1 -c 2 -T 2 >/dev/null" /dev/null | tr '\r' '\n')
+bar_out=$(script -qec "'$P' bench --install '$PGPREFIX' --set fsync=off -W select1 -c 2 -T 2 >/dev/null" /dev/null | tr '\r' '\n')
 like "progress bar on a terminal (duration)" "$bar_out" '^\[#+\.*\] +[0-9.]+/2 s +[0-9.]+ tps  0 failed'
-bar_out=$(script -qec "'$P' bench --prefix '$PGPREFIX' --set fsync=off -W select1 -c 2 -t 20000 >/dev/null" /dev/null | tr '\r' '\n')
+bar_out=$(script -qec "'$P' bench --install '$PGPREFIX' --set fsync=off -W select1 -c 2 -t 20000 >/dev/null" /dev/null | tr '\r' '\n')
 # drawn at once, so a run faster than the first redraw still shows it (the
 # other client thread may have run a few transactions by then: CI saw 4)
 like "progress bar on a terminal (--transactions)" "$bar_out" '^\[[#.]{30}\] [0-9]+/40000 tx +[0-9.]+ tps  0 failed'
-bar_out=$(script -qec "'$P' bench --prefix '$PGPREFIX' -q --set fsync=off -W select1 -c 2 -T 2 >/dev/null" /dev/null | tr '\r' '\n')
+bar_out=$(script -qec "'$P' bench --install '$PGPREFIX' -q --set fsync=off -W select1 -c 2 -T 2 >/dev/null" /dev/null | tr '\r' '\n')
 is "no progress bar with --quiet" "$(printf '%s\n' "$bar_out" | grep -c '^\[')" 0
-"$P" bench --prefix "$PGPREFIX" --set fsync=off -W select1 -c 2 -T 2 >/dev/null 2>"$TMP/notty.err"
+"$P" bench --install "$PGPREFIX" --set fsync=off -W select1 -c 2 -T 2 >/dev/null 2>"$TMP/notty.err"
 is "no progress bar when stderr is not a terminal" "$(grep -c $'\r\|\[#' "$TMP/notty.err")" 0
 
 # as root: one line says who runs the server, and the JSON records it
 if [ "$(id -u)" = 0 ]; then
 	like "root: the server user is named on stderr" "$(cat "$TMP/notty.err")" \
 		"^pgbuild: running the server as user $SRV_USER \(pgbuild runs as root\)\$"
-	is "root: --quiet does not say it" "$("$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W select1 -t 10 2>&1 >/dev/null)" ""
+	is "root: --quiet does not say it" "$("$P" bench --install "$PGPREFIX" -q --set fsync=off -W select1 -t 10 2>&1 >/dev/null)" ""
 else
 	is "not root: nothing said about the server user" "$(cat "$TMP/notty.err")" ""
 fi
 is "environment.server_user" "$(json_get "$TMP/select1.json" '$d->{environment}{server_user}')" \
 	"$( [ "$(id -u)" = 0 ] && echo "$SRV_USER" || id -un)"
-# a relative --prefix (initdb and the server run in the cluster's directory)
+# a relative --install (initdb and the server run in the cluster's directory)
 rel=$(realpath --relative-to="$TMP" "$PGPREFIX")
-ok "a relative --prefix ($rel) works" sh -c "cd '$TMP' && '$P' bench --prefix '$rel' -q --set fsync=off -W select1 -t 10 --json rel.json"
+ok "a relative --install ($rel) works" sh -c "cd '$TMP' && '$P' bench --install '$rel' -q --set fsync=off -W select1 -t 10 --json rel.json"
 is "... and runs that build" "$(json_get "$TMP/rel.json" '$d->{valid}')" 1
 rm -f "$TMP/rel.json"
 is "no cluster directory left behind" "$(ls "$TMP" | grep -c pgbuild-)" 0

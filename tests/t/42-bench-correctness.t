@@ -87,14 +87,14 @@ like "corrupted balance: summary says INVALID" "$(cat "$TMP/corrupt.out")" 'resu
 # --- a script of the caller's is not held to a built-in's invariants: one
 # that updates accounts without a history row is its author's business ---
 printf '\\set aid random(1, 100000)\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;\n' >"$TMP/bad.sql"
-"$P" bench --prefix "$PGPREFIX" -q --set fsync=off -f "$TMP/bad.sql" -t 20 --json "$TMP/bad.json" >/dev/null 2>&1
+"$P" bench --install "$PGPREFIX" -q --set fsync=off -f "$TMP/bad.sql" -t 20 --json "$TMP/bad.json" >/dev/null 2>&1
 is "a caller's script updating balances: exit 0" "$?" 0
 is "... valid, no balance check, commits still counted" "$(json_get "$TMP/bad.json" '$d->{valid} . "/" . (exists $d->{invariants}{balances} ? "balances" : "none") . "/" . $d->{invariants}{xact_commits}{ok} . "/" . $d->{exit_code}')" "1/none/1/0"
 
 # --- every transaction fails with a serialization failure: the client
 # goes on (retryable), none completes, so nothing was measured: exit 2 ---
 printf "DO \$\$ BEGIN RAISE EXCEPTION 'always' USING ERRCODE = '40001'; END \$\$;\n" >"$TMP/fail.sql"
-"$P" bench --prefix "$PGPREFIX" -q --set fsync=off -f "$TMP/fail.sql" -M simple -T 1 \
+"$P" bench --install "$PGPREFIX" -q --set fsync=off -f "$TMP/fail.sql" -M simple -T 1 \
 	--json "$TMP/fail.json" >"$TMP/fail.out" 2>"$TMP/fail.err"
 is "no transaction completed: exit 2" "$?" 2
 is "... no client aborted, transactions 0, errors counted, invalid" \
@@ -104,7 +104,7 @@ like "... the error says so" "$(cat "$TMP/fail.err")" \
 like "... the summary too" "$(tr '\n' ' ' <"$TMP/fail.out")" 'transactions: 0, tps: 0.0, errors: [1-9][0-9]*, .*result: INVALID'
 
 # --- a crashed backend: clients abort (exit 2), the log scan reports it ---
-"$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W select1 -c 2 -T 6 --json "$TMP/crash.json" >/dev/null 2>"$TMP/crash.err" &
+"$P" bench --install "$PGPREFIX" -q --set fsync=off -W select1 -c 2 -T 6 --json "$TMP/crash.json" >/dev/null 2>"$TMP/crash.err" &
 bp=$!
 pm=
 for _ in $(seq 50); do
@@ -122,12 +122,12 @@ like "crash: log line quoted" "$(json_get "$TMP/crash.json" '$d->{invariants}{se
 # --- on a private cluster with autovacuum off nobody else commits: the
 # server must count exactly what the clients committed; one extra commit
 # from outside during the run fails the check (exit 1) ---
-"$P" bench --prefix "$PGPREFIX" -q --set fsync=off --set autovacuum=off -W tpcb -c 2 -T 1 \
+"$P" bench --install "$PGPREFIX" -q --set fsync=off --set autovacuum=off -W tpcb -c 2 -T 1 \
 	--json "$TMP/exact.json" >/dev/null 2>&1
 is "private cluster: exit 0" "$?" 0
 like "private cluster: commits counted exactly" "$(json_get "$TMP/exact.json" '$d->{invariants}{xact_commits}{ok} . " " . $d->{invariants}{xact_commits}{detail}')" \
 	'^1 clients committed ([0-9]+), server counted \1 \(exact\) \(private cluster, autovacuum off: must be equal\)$'
-"$P" bench --prefix "$PGPREFIX" -q --set fsync=off --set autovacuum=off -W select1 -c 2 -T 4 \
+"$P" bench --install "$PGPREFIX" -q --set fsync=off --set autovacuum=off -W select1 -c 2 -T 4 \
 	--json "$TMP/extra.json" >/dev/null 2>"$TMP/extra.err" &
 bp=$!
 pm=
@@ -146,15 +146,15 @@ like "private cluster with autovacuum on: more is allowed, and why" \
 	"$(json_get "$TMP/bad.json" '$d->{invariants}{xact_commits}{detail}')" '\(autovacuum on: its workers commit too\)$'
 
 # --- --keep and --datadir-template ---
-ok "--keep" "$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W select1 -t 5 --keep
+ok "--keep" "$P" bench --install "$PGPREFIX" -q --set fsync=off -W select1 -t 5 --keep
 kept=$(ls -d "$TMP"/pgbuild-* 2>/dev/null | head -1)
 like "--keep left the data directory" "$kept" "pgbuild-"
 ok "kept cluster holds a data directory" test -f "$kept/data/PG_VERSION"
 is "kept cluster is stopped" "$(test -f "$kept/data/postmaster.pid" && echo running || echo stopped)" stopped
 rm -rf "$kept"
 
-ok "--datadir-template: first run makes it" "$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W tpcb -t 20 --datadir-template "$TMP/tmpl" --json "$TMP/t1.json"
-ok "--datadir-template: second run reuses it" "$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W tpcb -t 20 --datadir-template "$TMP/tmpl" --json "$TMP/t2.json"
+ok "--datadir-template: first run makes it" "$P" bench --install "$PGPREFIX" -q --set fsync=off -W tpcb -t 20 --datadir-template "$TMP/tmpl" --json "$TMP/t1.json"
+ok "--datadir-template: second run reuses it" "$P" bench --install "$PGPREFIX" -q --set fsync=off -W tpcb -t 20 --datadir-template "$TMP/tmpl" --json "$TMP/t2.json"
 like "first run saved the template" "$(json_get "$TMP/t1.json" '$d->{environment}{dataset}')" 'loaded \(saved as template'
 like "second run started from it" "$(json_get "$TMP/t2.json" '$d->{environment}{dataset}')" 'from template'
 is "second run: its own history check" \

@@ -4,7 +4,8 @@
 # of the signal (exit 128+N) like any well-behaved tool after saying in one
 # line what it stopped, and --json FILE is replaced by a result marked
 # invalid (an old valid one must not survive); so does SIGPIPE when the
-# reader of its output goes away.
+# reader of its output goes away.  With --json - the document goes to the
+# standard output.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/bench.sh"
 P=$B/bin/pgbuild
@@ -50,7 +51,7 @@ while read -r sig stage wl; do
 	[ -z "$sig" ] && continue
 	name="SIG$sig at $stage ($wl)"
 	echo "$stale" >"$TMP/r.json"
-	"$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W "$wl" -c 2 -T 30 \
+	"$P" bench --install "$PGPREFIX" -q --set fsync=off -W "$wl" -c 2 -T 30 \
 		--json "$TMP/r.json" >"$TMP/out" 2>"$TMP/err" &
 	pid=$!
 	wait_stage "$pid" "$stage"
@@ -79,10 +80,25 @@ INT run select-only
 TERM run tpcb
 ROWS
 
+# --json -: the interrupt document goes to the standard output (its
+# message to stderr), one document, and no FILE.sig.PID is made
+"$P" bench --install "$PGPREFIX" -q --set fsync=off -W select-only -c 2 -T 30 \
+	--json - >"$TMP/stdout.json" 2>"$TMP/err" &
+pid=$!
+wait_stage "$pid" run
+kill -TERM $pid
+wait $pid
+is "--json -, SIGTERM in the run: exit 143" "$?" 143
+is "... stdout is the document: invalid, exit code, error" \
+	"$(json_get "$TMP/stdout.json" 'join "/", $d->{valid}, $d->{exit_code}, $d->{error}')" \
+	"0/143/interrupted by SIGTERM"
+like "... the message on stderr" "$(cat "$TMP/err")" "^pgbuild: interrupted by SIGTERM: server stopped"
+is "... no file named - or -.sig.PID, no directory left" "$(ls -A "$TMP" | grep -c '^-')/$(leftover_dirs)" 0/0
+
 # SIGPIPE: the reader of our stderr goes away (`... -P 1 2>&1 | head -1`):
 # the cleanup handler takes it like SIGTERM, so nothing is left running
 echo "$stale" >"$TMP/r.json"
-( "$P" bench --prefix "$PGPREFIX" --set fsync=off -P 1 -T 30 --json "$TMP/r.json" 2>&1 |
+( "$P" bench --install "$PGPREFIX" --set fsync=off -P 1 -T 30 --json "$TMP/r.json" 2>&1 |
 	head -n 1 >/dev/null
   echo "${PIPESTATUS[0]}" >"$TMP/pipe.rc" )
 is "SIGPIPE (2>&1 | head -1): exit 141" "$(cat "$TMP/pipe.rc")" 141

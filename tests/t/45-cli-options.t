@@ -58,8 +58,19 @@ run --polcy empty.policy|2|^pgbuild: error: unknown option "--polcy" for pgbuild
 build --prefx $TMP/x|2|^pgbuild: error: unknown option "--prefx" for pgbuild build \(did you mean "--prefix"\?\)
 optimize --worklaod select-only|2|^pgbuild: error: unknown option "--worklaod" for pgbuild optimize \(did you mean "--workload"\?\)
 tune --candidtes cands|2|^pgbuild: error: unknown option "--candidtes" for pgbuild tune \(did you mean "--candidates"\?\)
-bench --prefix $PG --clinets 2|2|^pgbuild: error: unknown option "--clinets" for pgbuild bench \(did you mean "--clients"\?\)
+bench --install $PG --clinets 2|2|^pgbuild: error: unknown option "--clinets" for pgbuild bench \(did you mean "--clients"\?\)
 regress --zzzz|2|^pgbuild: error: unknown option "--zzzz" for pgbuild regress$
+bench --prefix $PG|2|^pgbuild: error: --prefix names where a command installs; the installed PostgreSQL to use is --install DIR$
+bench --prefix=$PG -t 1|2|^pgbuild: error: --prefix names where a command installs; the installed PostgreSQL to use is --install DIR$
+verify --prefix $PG|2|^pgbuild: error: --prefix names where a command installs; the installed PostgreSQL to use is --install DIR$
+noise --prefix $PG|2|^pgbuild: error: --prefix names where a command installs; the installed PostgreSQL to use is --install DIR$
+profile --prefix $PG|2|^pgbuild: error: --prefix names where a command installs; the installed PostgreSQL to use is --install DIR$
+regress --builddir $TMP --prefix $PG|2|^pgbuild: error: --prefix names where a command installs; the installed PostgreSQL to use is --install DIR$
+bolt --prefix $PG --out o|2|^pgbuild: error: --out is now --prefix DIR, where a command installs \(and the installed PostgreSQL it reads is --install DIR\)$
+bolt --out o --install $PG|2|^pgbuild: error: --out is now --prefix DIR, where a command installs
+sensitivity --low-prefix $PG|2|^pgbuild: error: --low-prefix names an installed PostgreSQL, which is --low-install DIR \(a prefix is where a command installs\)$
+sensitivity --high-prefix $PG|2|^pgbuild: error: --high-prefix names an installed PostgreSQL, which is --high-install DIR
+build --install $PG|2|^pgbuild: error: unknown option "--install" for pgbuild build$
 run --no|2|^pgbuild: error: ambiguous option "--no" for pgbuild run \(could be --noise, .*--no-verify, --no-regress\)
 $GATE --json|2|^pgbuild: error: option "--json" needs a value$
 build -j|2|^pgbuild: error: option "-j" \(--jobs\) needs a value$
@@ -69,13 +80,13 @@ $GATE -qZ|2|^pgbuild: error: unknown option "-Z" for pgbuild gate$
 benc|2|unknown command "benc" \(did you mean "bench"\?\)
 help nosuch|2|unknown command "nosuch"
 help bench extra|2|unexpected argument "extra"
-bench --prefix $PG -c 2 -j 2 --threads 1|2|-j 2 and --threads 1 say different things: give one
-bench --prefix $PG --jobs 0|2|invalid value "0" for --jobs: expected an integer from 1 to 1000
-bench --prefix $PG -W select-only,tpcb|2|bench runs one workload; several are compared by pgbuild gate or run
-bench --prefix $PG -W selct-only|2|unknown workload "selct-only" \(did you mean "select-only"\?\)
-bench --prefix $PG -M prepard|2|invalid value "prepard" for --protocol: expected simple, extended or prepared \(did you mean "prepared"\?\)
-bench --prefix $PG --threads 0|2|invalid value "0" for --threads
-bench --prefix $PG -c 0|2|invalid value "0" for --clients: expected an integer from 1 to 10000
+bench --install $PG -c 2 -j 2 --threads 1|2|-j 2 and --threads 1 say different things: give one
+bench --install $PG --jobs 0|2|invalid value "0" for --jobs: expected an integer from 1 to 1000
+bench --install $PG -W select-only,tpcb|2|bench runs one workload; several are compared by pgbuild gate or run
+bench --install $PG -W selct-only|2|unknown workload "selct-only" \(did you mean "select-only"\?\)
+bench --install $PG -M prepard|2|invalid value "prepard" for --protocol: expected simple, extended or prepared \(did you mean "prepared"\?\)
+bench --install $PG --threads 0|2|invalid value "0" for --threads
+bench --install $PG -c 0|2|invalid value "0" for --clients: expected an integer from 1 to 10000
 $GATE -W select-onyl|2|unknown workload "select-onyl" \(did you mean "select-only"\?\)
 $GATE -W select-only -W ,|2|invalid value "," for --workload
 $GATE --metric instruction|2|invalid value "instruction" for --metric: expected tps, instructions, cycles or both \(did you mean "instructions"\?\)
@@ -93,8 +104,8 @@ $GATE --metric cycles --gate 'tpcb>=1'|2|threshold "tpcb>=1" needs --metric tps 
 $GATE --metric instructions --gate 'cpu>=1.02'|2|threshold "cpu>=1.02" needs --metric tps or both
 $GATE --gate 'select-only.server-cpu<=1.02'|2|server CPU is a speed ratio, bound it from below with >=
 $GATE --cpus 0-x|2|invalid value "0-x" for --cpus: expected a list like 0-1,3
-bench --prefix $PG --cpus 2-1|2|invalid value "2-1" for --cpus: expected a list like 0-1,3
-bench --prefix $PG --cpus ''|2|invalid value "" for --cpus: expected a list like 0-1,3
+bench --install $PG --cpus 2-1|2|invalid value "2-1" for --cpus: expected a list like 0-1,3
+bench --install $PG --cpus ''|2|invalid value "" for --cpus: expected a list like 0-1,3
 $GATE --counter callgrin|2|invalid value "callgrin" for --counter: expected auto, perf or callgrind \(did you mean "callgrind"\?\)
 $GATE -c 0|2|invalid value "0" for --clients: expected an integer from 1 to 10000
 $GATE -T 0|2|invalid value "0" for --duration: expected a number of seconds > 0
@@ -157,34 +168,34 @@ pgo --prefix $TMP/p --baseline $PG --gate 'selectonly>=1'|2|did you mean "select
 pgo --prefix $TMP/p --baseline $TMP --gate 'select-only>=1'|2|--baseline $TMP: no bin/postgres
 pgo --prefix $TMP/p --policy $TMP/nosuch.policy|2|--policy "$TMP/nosuch.policy": No such file or directory
 pgo --prefix $TMP/p -j 0|2|invalid value "0" for --jobs
-profile --prefix $PG --method perff|2|invalid value "perff" for --method: expected auto, perf or gcov \(did you mean "perf"\?\)
-profile --prefix $PG -W tpbc|2|unknown workload "tpbc" \(did you mean "tpcb"\?\)
-profile --prefix $PG --set fsync|2|invalid value "fsync" for --set: expected NAME=VALUE
+profile --install $PG --method perff|2|invalid value "perff" for --method: expected auto, perf or gcov \(did you mean "perf"\?\)
+profile --install $PG -W tpbc|2|unknown workload "tpbc" \(did you mean "tpcb"\?\)
+profile --install $PG --set fsync|2|invalid value "fsync" for --set: expected NAME=VALUE
 sensitivity --metric tsp|2|did you mean "tps"
 sensitivity -T 0|2|invalid value "0" for --duration
 sensitivity -W a,b|2|unknown workload "a"
 build --policy none --prefix $TMP/x -j 0|2|invalid value "0" for --jobs: expected an integer from 1 to 1024
 build --policy lto-yes.policy --src src --prefix $TMP/x|2|^pgbuild: error: $TMP/lto-yes.policy:2: expected lto = on, off, fat or slim, got "yes"$
-bolt|2|--prefix is required \(the BOLT-ready install\)
-bolt --prefix $PG|2|--out is required
-bolt --prefix $PG --out o -W nosuch|2|unknown workload "nosuch"
-bolt --prefix $PG --out o -W selectonly|2|did you mean "select-only"
-bolt --prefix $PG --out o --train nosuch|2|unknown workload "nosuch"
-bolt --prefix $PG --out o -T 0|2|invalid value "0" for --duration: expected a number of seconds > 0
-bolt --prefix $PG --out o -c 0|2|invalid value "0" for --clients: expected an integer from 1 to 10000
-bolt --prefix $PG --out o -s 0|2|invalid value "0" for --scale
-bolt --prefix $PG --out o -j 0|2|invalid value "0" for --jobs
-bolt --prefix $PG --out o --set fsync|2|invalid value "fsync" for --set: expected NAME=VALUE
-bolt --prefix $PG --out o --profile p.fdata --retrain|2|--profile and --retrain exclude each other
-bolt --prefix $PG --out o --bolt-flags reorder|2|--bolt-flags: "reorder" is not an option: every word is one of llvm-bolt's options \(-name or -name=value\)
-bolt --prefix $PG --out o --bolt-flags -o|2|--bolt-flags: "-o" is not a layout flag
-bolt --prefix $PG --out o --bolt-flags --instrumentation-file=x|2|--bolt-flags: "--instrumentation-file=x" is not a layout flag
-bolt --prefix $PG --out o --bolt-flags -print-cfg|2|--bolt-flags: "-print-cfg" is not a layout flag: it prints or writes files
-bolt --prefix $PG --out o --bolt-flags -help-hidden|2|--bolt-flags: "-help-hidden" is not a layout flag
-bolt --prefix $PG --out o --contrib --no-regress|2|--contrib and --no-regress exclude each other
-bolt --prefix $PG --out o extra|2|unexpected argument "extra"
-bolt --prefix $TMP --out o|2|--prefix $TMP: no bin/postgres
-bolt --prefix $PG --out $PG|2|is --prefix itself: BOLT's output goes into a new prefix, never in place
+bolt|2|--install is required \(the BOLT-ready install\)
+bolt --install $PG|2|--prefix is required
+bolt --install $PG --prefix o -W nosuch|2|unknown workload "nosuch"
+bolt --install $PG --prefix o -W selectonly|2|did you mean "select-only"
+bolt --install $PG --prefix o --train nosuch|2|unknown workload "nosuch"
+bolt --install $PG --prefix o -T 0|2|invalid value "0" for --duration: expected a number of seconds > 0
+bolt --install $PG --prefix o -c 0|2|invalid value "0" for --clients: expected an integer from 1 to 10000
+bolt --install $PG --prefix o -s 0|2|invalid value "0" for --scale
+bolt --install $PG --prefix o -j 0|2|invalid value "0" for --jobs
+bolt --install $PG --prefix o --set fsync|2|invalid value "fsync" for --set: expected NAME=VALUE
+bolt --install $PG --prefix o --profile p.fdata --retrain|2|--profile and --retrain exclude each other
+bolt --install $PG --prefix o --bolt-flags reorder|2|--bolt-flags: "reorder" is not an option: every word is one of llvm-bolt's options \(-name or -name=value\)
+bolt --install $PG --prefix o --bolt-flags -o|2|--bolt-flags: "-o" is not a layout flag
+bolt --install $PG --prefix o --bolt-flags --instrumentation-file=x|2|--bolt-flags: "--instrumentation-file=x" is not a layout flag
+bolt --install $PG --prefix o --bolt-flags -print-cfg|2|--bolt-flags: "-print-cfg" is not a layout flag: it prints or writes files
+bolt --install $PG --prefix o --bolt-flags -help-hidden|2|--bolt-flags: "-help-hidden" is not a layout flag
+bolt --install $PG --prefix o --contrib --no-regress|2|--contrib and --no-regress exclude each other
+bolt --install $PG --prefix o extra|2|unexpected argument "extra"
+bolt --install $TMP --prefix o|2|--install $TMP: no bin/postgres
+bolt --install $PG --prefix $PG|2|is --install itself: BOLT's output goes into a new prefix, never in place
 optimize --train nosuch --workdir w|2|unknown workload "nosuch"
 optimize --train selectonly --workdir w|2|did you mean "select-only"
 optimize --train select-only -W tpcc-lite --workdir w|2|workload "tpcc-lite", which has no single-user script for the cycles metric \(select-only, tpcb, select1, mixed, agg-join, bulk-index, json-text, plpgsql, select-only-s10, tpcb-s10\)
@@ -223,17 +234,17 @@ report --optimize x --gate y|2|--optimize takes no other input and no --json
 regress --builddir $TMP -j 0|2|invalid value "0" for --jobs
 source -s x|2|^pgbuild: error: unknown option "-s" for pgbuild source$
 source -j|2|^pgbuild: error: unknown option "-j" for pgbuild source$
-verify --prefix $TMP --top -1|2|invalid value "-1" for --top
+verify --install $TMP --top -1|2|invalid value "-1" for --top
 inspect|2|no FILE given
 report|2|nothing to report: give --gate
-bench --prefix $PG -T 0x10|2|invalid value "0x10" for --duration: expected a decimal number of seconds > 0
-bench --prefix $PG -T inf|2|invalid value "inf" for --duration: expected a decimal number of seconds > 0
-bench --prefix $PG -c 0x10|2|invalid value "0x10" for --clients: expected a decimal integer from 1 to 10000
-bench --prefix $PG -c ' 2'|2|invalid value " 2" for --clients: expected a decimal integer
-bench --prefix $PG -t 1e3|2|invalid value "1e3" for --transactions: expected an integer from 1 to
-bench --prefix $PG --seed 0x10|2|invalid value "0x10" for --seed: expected a decimal integer
-bench --prefix $PG --warmup nan|2|invalid value "nan" for --warmup: expected a decimal number of seconds >= 0
-bench --prefix $PG --statement-timeout 0x1p3|2|invalid value "0x1p3" for --statement-timeout: expected a decimal number
+bench --install $PG -T 0x10|2|invalid value "0x10" for --duration: expected a decimal number of seconds > 0
+bench --install $PG -T inf|2|invalid value "inf" for --duration: expected a decimal number of seconds > 0
+bench --install $PG -c 0x10|2|invalid value "0x10" for --clients: expected a decimal integer from 1 to 10000
+bench --install $PG -c ' 2'|2|invalid value " 2" for --clients: expected a decimal integer
+bench --install $PG -t 1e3|2|invalid value "1e3" for --transactions: expected an integer from 1 to
+bench --install $PG --seed 0x10|2|invalid value "0x10" for --seed: expected a decimal integer
+bench --install $PG --warmup nan|2|invalid value "nan" for --warmup: expected a decimal number of seconds >= 0
+bench --install $PG --statement-timeout 0x1p3|2|invalid value "0x1p3" for --statement-timeout: expected a decimal number
 $GATE --pairs 0x10|2|invalid value "0x10" for --pairs: expected a decimal integer from 1 to 1000
 $GATE --pairs 1e1|2|invalid value "1e1" for --pairs: expected an integer from 1 to 1000
 $GATE --min-speedup 0x1.1|2|invalid value "0x1.1" for --min-speedup: expected a decimal number >= 0.01
@@ -248,35 +259,35 @@ run --policy empty.policy --workdir w --pairs 0x10|2|invalid value "0x10" for --
 run --policy empty.policy --workdir w --gate 'tps>=0x1'|2|expected a decimal number
 tune --candidates cands --workdir w --tolerance 0x1|2|invalid value "0x1" for --tolerance: expected a decimal number from 0 to 50
 tune --candidates cands --workdir w --max-builds 1e2|2|invalid value "1e2" for --max-builds: expected an integer
-profile --prefix $PG --coverage 0x10|2|--coverage: expected a percentage in \(0, 100\], got "0x10"
-profile --prefix $PG --top 0x10|2|invalid value "0x10" for --top: expected a decimal integer
+profile --install $PG --coverage 0x10|2|--coverage: expected a percentage in \(0, 100\], got "0x10"
+profile --install $PG --top 0x10|2|invalid value "0x10" for --top: expected a decimal integer
 optimize -W select-only --workdir w -T 1e999|2|invalid value "1e999" for --duration
-verify --prefix $TMP --top 0x10|2|invalid value "0x10" for --top: expected a decimal integer
-bench --prefix $PG --set listen_addresses=127.0.0.1|2|^pgbuild: error: invalid value "listen_addresses=127.0.0.1" for --set: listen_addresses opens the cluster to other users \(a private cluster takes connections only on its own socket, in a 0700 directory\)$
-bench --prefix $PG --set port=5999|2|invalid value "port=5999" for --set: port opens the cluster to other users
-bench --prefix $PG --set 'Listen-Addresses=*'|2|invalid value "Listen-Addresses=\*" for --set: listen_addresses opens the cluster
-bench --prefix $PG --set 'bad name=1'|2|invalid value "bad name=1" for --set: expected NAME=VALUE, NAME made of letters
+verify --install $TMP --top 0x10|2|invalid value "0x10" for --top: expected a decimal integer
+bench --install $PG --set listen_addresses=127.0.0.1|2|^pgbuild: error: invalid value "listen_addresses=127.0.0.1" for --set: listen_addresses opens the cluster to other users \(a private cluster takes connections only on its own socket, in a 0700 directory\)$
+bench --install $PG --set port=5999|2|invalid value "port=5999" for --set: port opens the cluster to other users
+bench --install $PG --set 'Listen-Addresses=*'|2|invalid value "Listen-Addresses=\*" for --set: listen_addresses opens the cluster
+bench --install $PG --set 'bad name=1'|2|invalid value "bad name=1" for --set: expected NAME=VALUE, NAME made of letters
 $GATE --set unix_socket_directories=/tmp|2|unix_socket_directories opens the cluster to other users
 $GATE --set shared_preload_libraries=pg_stat_statements|2|^pgbuild: error: invalid value "shared_preload_libraries=pg_stat_statements" for --set: shared_preload_libraries loads code into the server$
-profile --prefix $PG --set ssl=on|2|invalid value "ssl=on" for --set: ssl opens the cluster to other users
-bolt --prefix $PG --out o --set data_directory=/tmp|2|^pgbuild: error: invalid value "data_directory=/tmp" for --set: data_directory moves the server's files out of its private directory$
-bolt --prefix $PG --out o --set archive_command=/bin/true|2|archive_command runs commands as the server user
+profile --install $PG --set ssl=on|2|invalid value "ssl=on" for --set: ssl opens the cluster to other users
+bolt --install $PG --prefix o --set data_directory=/tmp|2|^pgbuild: error: invalid value "data_directory=/tmp" for --set: data_directory moves the server's files out of its private directory$
+bolt --install $PG --prefix o --set archive_command=/bin/true|2|archive_command runs commands as the server user
 build --policy none --prefix $TMP/x --baseline $PG --gate 'tps>=1' --gate-args '--pairs 6 --set listen_addresses=*'|2|invalid value "listen_addresses=\*" for --gate-args --set: listen_addresses opens the cluster
 regress --builddir $TMP --temp-config listen.conf|2|^pgbuild: error: --temp-config "listen.conf", line 2: listen_addresses opens the cluster to other users
 regress --builddir $TMP --temp-config nul.conf|2|^pgbuild: error: --temp-config "nul.conf", line 1: a NUL byte \(the server reads NAME = VALUE, one a line, and would not start\)$
 regress --builddir $TMP --temp-config unreadable.conf|2|^pgbuild: error: --temp-config "unreadable.conf", line 2: work_mem: "8MB" after its value
 regress --builddir $TMP --temp-config include.conf|2|^pgbuild: error: --temp-config "include.conf", line 2: include reads settings from another file$
 regress --builddir $TMP --temp-config nosuch.conf|2|--temp-config: cannot read nosuch.conf: No such file or directory
-bench --prefix $PG -t 1 --json $TMP/nodir/r.json|2|^pgbuild: error: --json "$TMP/nodir/r.json": directory $TMP/nodir does not exist$
-bench --prefix $PG -t 1 --json $TMP|2|--json "$TMP": is a directory, expected a file name
-bench --prefix $PG -t 1 --datadir-template $TMP/nodir.keep|2|--datadir-template "$TMP/nodir.keep": exists and is not a directory
-noise|2|^pgbuild: error: --prefix is required \(the build's install\)$
-noise --prefix $PG --variants 4|2|invalid value "4" for --variants: expected an integer from 5 to 99
-noise --prefix $PG --seed -1|2|invalid value "-1" for --seed
-noise --prefix $PG -W tpcc-lite|2|-W tpcc-lite: no single-user script \(expected select-only, tpcb, select1, mixed, agg-join, bulk-index, json-text, plpgsql, select-only-s10, tpcb-s10\)
-noise --prefix $PG --metric tps|2|--metric tps: the noise floor is of the deterministic metrics
-noise --prefix $PG --json $TMP/nodir/n.json|2|--json "$TMP/nodir/n.json": directory $TMP/nodir does not exist
-noise --prefix $PG|2|records no builddir: give --builddir DIR
+bench --install $PG -t 1 --json $TMP/nodir/r.json|2|^pgbuild: error: --json "$TMP/nodir/r.json": directory $TMP/nodir does not exist$
+bench --install $PG -t 1 --json $TMP|2|--json "$TMP": is a directory, expected a file name
+bench --install $PG -t 1 --datadir-template $TMP/nodir.keep|2|--datadir-template "$TMP/nodir.keep": exists and is not a directory
+noise|2|^pgbuild: error: --install is required \(the build's installed PostgreSQL\)$
+noise --install $PG --variants 4|2|invalid value "4" for --variants: expected an integer from 5 to 99
+noise --install $PG --seed -1|2|invalid value "-1" for --seed
+noise --install $PG -W tpcc-lite|2|-W tpcc-lite: no single-user script \(expected select-only, tpcb, select1, mixed, agg-join, bulk-index, json-text, plpgsql, select-only-s10, tpcb-s10\)
+noise --install $PG --metric tps|2|--metric tps: the noise floor is of the deterministic metrics
+noise --install $PG --json $TMP/nodir/n.json|2|--json "$TMP/nodir/n.json": directory $TMP/nodir does not exist
+noise --install $PG|2|records no builddir: give --builddir DIR
 $GATE --json $TMP/nodir/g.json|2|^pgbuild: error: --json "$TMP/nodir/g.json": directory $TMP/nodir does not exist$
 $GATE --junit $TMP/nodir/g.xml|2|--junit "$TMP/nodir/g.xml": directory $TMP/nodir does not exist
 $GATE --json g.out --junit ./g.out|2|--junit "./g.out": the same file as --json "g.out"
@@ -286,16 +297,16 @@ run --policy empty.policy --workdir $TMP/nodir.keep/w|2|--workdir "$TMP/nodir.ke
 regress --builddir $TMP --json $TMP/nodir/r.json|2|--json "$TMP/nodir/r.json": directory $TMP/nodir does not exist
 build --policy none --prefix $TMP/nodir.keep/p|2|--prefix "$TMP/nodir.keep/p": .*Not a directory
 build --policy none --prefix $TMP/x --builddir $TMP/nodir.keep/b|2|--builddir "$TMP/nodir.keep/b": .*Not a directory
-profile --prefix $PG --json $TMP/nodir/p.json|2|--json "$TMP/nodir/p.json": directory $TMP/nodir does not exist
-profile --prefix $PG --emit-policy $TMP/nodir/p.policy|2|--emit-policy "$TMP/nodir/p.policy": directory $TMP/nodir does not exist
+profile --install $PG --json $TMP/nodir/p.json|2|--json "$TMP/nodir/p.json": directory $TMP/nodir does not exist
+profile --install $PG --emit-policy $TMP/nodir/p.policy|2|--emit-policy "$TMP/nodir/p.policy": directory $TMP/nodir does not exist
 pgo --prefix $TMP/nodir.keep/p -W select-only|2|--prefix "$TMP/nodir.keep/p": .*Not a directory
 tune --candidates cands --workdir w --json $TMP/nodir/t.json|2|--json "$TMP/nodir/t.json": directory $TMP/nodir does not exist
 explain --baseline $TMP --candidate $TMP -W select-only --json $TMP/nodir/e.json|2|--json "$TMP/nodir/e.json": directory $TMP/nodir does not exist
 explain --baseline $TMP --candidate $TMP -W select-only --html $TMP/nodir/e.html|2|--html "$TMP/nodir/e.html": directory $TMP/nodir does not exist
 tune --candidates cands --workdir w --out $TMP/nodir/best.policy|2|--out "$TMP/nodir/best.policy": directory $TMP/nodir does not exist
 sensitivity --workdir w --json $TMP/nodir/s.json|2|--json "$TMP/nodir/s.json": directory $TMP/nodir does not exist
-bolt --prefix $PG --out o --json $TMP/nodir/b.json|2|--json "$TMP/nodir/b.json": directory $TMP/nodir does not exist
-bolt --prefix $PG --out $TMP/nodir.keep/o|2|--out "$TMP/nodir.keep/o": .*Not a directory
+bolt --install $PG --prefix o --json $TMP/nodir/b.json|2|--json "$TMP/nodir/b.json": directory $TMP/nodir does not exist
+bolt --install $PG --prefix $TMP/nodir.keep/o|2|--prefix "$TMP/nodir.keep/o": .*Not a directory
 optimize -W select-only --workdir w --html $TMP/nodir/o.html|2|--html "$TMP/nodir/o.html": directory $TMP/nodir does not exist
 optimize -W select-only --workdir w --json $TMP/nodir/o.json|2|--json "$TMP/nodir/o.json": directory $TMP/nodir does not exist
 report --gate x --html $TMP/nodir/r.html|2|--html "$TMP/nodir/r.html": directory $TMP/nodir does not exist
@@ -313,7 +324,7 @@ names=$(sed -n '/^| refused `--set` |/,/^$/p' "$TOP/pgbuild/README.md" | grep '^
 	grep -o '`[a-z_*]*`' | tr -d '`' | sed 's/_\*$/_x/')
 like "pgbuild/README.md lists the refused settings" "$(echo $names)" "listen_addresses .*port .*shared_preload_libraries .*data_directory"
 for name in $names; do
-	for c in "bench --prefix $PG" "$GATE" "profile --prefix $PG" "bolt --prefix $PG --out o"; do
+	for c in "bench --install $PG" "$GATE" "profile --install $PG" "bolt --install $PG --prefix o"; do
 		# shellcheck disable=SC2086
 		"$P" $c --set "$name=x" >out 2>err
 		rc=$?
@@ -326,11 +337,11 @@ done
 # PGOPTIONS reaches every server pgbuild starts (libpq sends it): each
 # command that starts one refuses a refused setting in it, before its work
 # (each command line would fail at its next check if this one let it by)
-for c in "bench --prefix $TMP" "gate --baseline $TMP --candidate $TMP" \
+for c in "bench --install $TMP" "gate --baseline $TMP --candidate $TMP" \
 	"run --policy empty.policy --workdir w --src $TMP/nosrc" "regress --builddir $TMP/nosuch" \
-	"build --policy none --prefix $TMP/x --src $TMP/nosrc" "profile --prefix $TMP" \
+	"build --policy none --prefix $TMP/x --src $TMP/nosrc" "profile --install $TMP" \
 	"pgo --prefix $TMP/p --src $TMP/nosrc" "tune --candidates cands --workdir w --src $TMP/nosrc" \
-	"sensitivity --workdir w --src $TMP/nosrc" "bolt --prefix $TMP --out o" \
+	"sensitivity --workdir w --src $TMP/nosrc" "bolt --install $TMP --prefix o" \
 	"optimize -W select-only --workdir w --src $TMP/nosrc"; do
 	# shellcheck disable=SC2086
 	PGOPTIONS="-c work_mem=4MB -c session_preload_libraries=x" "$P" $c >out 2>err
@@ -343,7 +354,7 @@ ok "... and nothing was made" test ! -e w -a ! -e p -a ! -e o -a ! -e x
 # either spelling, the switches that set a refused setting, and what the
 # backend could not read (here -B takes "c" as its argument)
 while IFS='|' read -r opts name; do
-	PGOPTIONS=$opts "$P" bench --prefix "$TMP" >out 2>err
+	PGOPTIONS=$opts "$P" bench --install "$TMP" >out 2>err
 	rc=$?
 	if [ -n "$name" ]; then
 		is "PGOPTIONS=\"$opts\": refused (exit 2) as $name" "$rc $(cat err)" \
@@ -366,7 +377,7 @@ done <<'OPTS'
 -Bc shared_preload_libraries=x|
 -c shared_preload_libraries|
 OPTS
-PGOPTIONS='-c work_mem=4MB -Fc application_name=a\ b' "$P" bench --prefix "$TMP" >out 2>err
+PGOPTIONS='-c work_mem=4MB -Fc application_name=a\ b' "$P" bench --install "$TMP" >out 2>err
 like "PGOPTIONS with grouped switches and an escaped blank: accepted (the prefix fails next)" \
 	"$(cat err)" 'is not an installed PostgreSQL'
 PGOPTIONS="-c session_preload_libraries=x" "$P" bench --connect "host=$TMP/nosock" -t 1 >out 2>err
@@ -374,7 +385,7 @@ like "--connect: the server and its PGOPTIONS are the user's" "$(cat err)" 'cann
 
 # a read-only file system: the probe file, not access(2), finds it
 if [ "$(id -u)" = 0 ] && mkdir -p ro && mount -t tmpfs -o ro,size=64k tmpfs ro; then
-	"$P" bench --prefix "$PG" -t 1 --json ro/r.json >out 2>err
+	"$P" bench --install "$PG" -t 1 --json ro/r.json >out 2>err
 	is "--json on a read-only file system: exit 2" "$?" 2
 	is "... one line naming the option, the path and why" "$(cat err)" \
 		'pgbuild: error: --json "ro/r.json": cannot create a file in ro: Read-only file system'
@@ -383,8 +394,8 @@ if [ "$(id -u)" = 0 ] && mkdir -p ro && mount -t tmpfs -o ro,size=64k tmpfs ro; 
 	umount ro
 	# root may write a 0555 directory (access(2) says so too): it passes
 	mkdir -p r555 && chmod 555 r555
-	"$P" bench --prefix "$PG" --connect x --json r555/r.json >out 2>err
-	like "as root a 0555 directory takes the file: the check passes on to the next one" "$(cat err)" '--prefix and --connect cannot be used together'
+	"$P" bench --install "$PG" --connect x --json r555/r.json >out 2>err
+	like "as root a 0555 directory takes the file: the check passes on to the next one" "$(cat err)" '--install and --connect cannot be used together'
 	is "... and leaves no probe file" "$(ls -A r555)" ""
 else
 	skip "a read-only tmpfs needs root" 4
@@ -452,6 +463,24 @@ for c in bolt build optimize pgo regress run sensitivity tune; do
 	like "$c --help: -j is make's jobs" "$("$P" $c --help)" "-j, --jobs N"
 done
 like "bench --help: --threads, not -j" "$("$P" bench --help)" "      --threads N  "
+# an installed PostgreSQL a command reads is --install in every command
+# that reads one, --prefix only ever where a command installs; refused
+# above in its old input role, with the one to write
+for c in bench verify noise profile regress bolt; do
+	like "$c --help: --install, an installed PostgreSQL" "$("$P" $c --help)" \
+		$'\n  --install (DIR|IN) +an installed PostgreSQL'
+	"$P" $c --install "$TMP" --no-such-option >out 2>err
+	is "... $c --install DIR: accepted (the next option is the error)" "$?/$(head -n 1 err)" \
+		"2/pgbuild: error: unknown option \"--no-such-option\" for pgbuild $c"
+done
+for c in bench verify noise profile regress sensitivity; do
+	nok "$c --help: no --prefix (it installs nothing)" sh -c "'$P' $c --help | grep -q -- '--prefix\\|--out '"
+done
+for c in build pgo optimize bolt; do
+	like "$c --help: --prefix is where it installs" "$("$P" $c --help)" $'\n  --prefix OUT +(install|where)'
+done
+like "sensitivity --help: --low-install and --high-install" "$("$P" sensitivity --help)" \
+	'--low-install DIR --high-install DIR'
 
 # report with nothing to show: exit 2 and a sentence, never "A 0"
 mkdir -p emptylog && touch emptylog/compile.jsonl
@@ -468,6 +497,46 @@ gcc -O2 -c one.c
 is "report of one build only: exit 0" "$?" 0
 like "... nothing to compare, said in words" "$(cat out)" 'functions: A 1; B has none .*nothing to compare'
 nok "... and no \"A 0\" or \"B 0\"" grep -Eq '(A|B) 0[,;]' out
+
+# --json FILE writes FILE in every command, inspect and source too (they
+# print their text without it); "-" is the standard output.  A FILE that
+# looks like an option (an older `inspect --json --units ...`) or is an
+# object (an older `inspect --json a.o b.o`) is refused, nothing written.
+. "$TOP/tests/lib/plugin.sh"
+printf 'static int sq(int x) { return x * x; }\nint jone(int x) { return sq(x) + 1; }\n' > jone.c
+if gcc -O2 -c jone.c $(plugin_flags src/jone.c) 2>err; then
+	"$P" inspect --json - jone.o >out 2>err
+	is "inspect --json -: exit 0, nothing on stderr" "$?/$(cat err)" "0/"
+	like "... the document on stdout" "$(cat out)" '^\{"units":\[\{"file":"jone.o","tu":"src/jone.c",.*"functions":\[.*"name":"jone"'
+	"$P" inspect --json ij.json jone.o >out 2>err
+	is "inspect --json FILE: exit 0, prints nothing" "$?/$(cat out)$(cat err)" "0/"
+	is "... FILE holds the same document" "$(cat ij.json)" "$("$P" inspect --json - jone.o)"
+	cp jone.o jtwo.o
+	"$P" inspect --json jone.o jtwo.o >out 2>err
+	like "inspect --json OBJECT OBJECT (the old spelling): refused, exit 2" "$?/$(head -n 1 err)" \
+		'^2/pgbuild: error: --json "jone.o": an object or archive, not the file the document replaces \(--json - prints it\)$'
+	ok "... the object left as it was" cmp -s jone.o jtwo.o
+	"$P" inspect --json --units jone.o >out 2>err
+	is "inspect --json --units: refused, exit 2, no file made" "$?/$(cat err)/$(ls -- --units 2>/dev/null)" \
+		'2/pgbuild: error: --json "--units": an option where a file name was expected (./--units for one of that name)/'
+else
+	skip "the plugin does not load: $(head -n 1 err)" 8
+fi
+mkdir -p srcv && printf "#!/bin/sh\nPACKAGE_VERSION='15.9'\n" > srcv/configure
+"$P" source --src srcv --json sj.json >out 2>err
+is "source --json FILE: exit 0, prints nothing" "$?/$(cat out)$(cat err)" "0/"
+is "... FILE holds the tree and its version" "$(cat sj.json)" \
+	"{\"spec\":\"srcv\",\"dir\":\"$TMP/srcv\",\"version\":\"15.9\",\"pkg_version\":null}"
+is "source --json -: the same on stdout" "$("$P" source --src srcv --json -)" "$(cat sj.json)"
+is "source without --json: the directory" "$("$P" source --src srcv)" "$TMP/srcv"
+"$P" report --inspect-baseline jone.o --json - >out 2>err
+is "report --json -: exit 0" "$?" 0
+ok "... stdout is one JSON document" perl -MJSON::PP -e 'local $/; decode_json(<STDIN>); 1' <out
+like "... the terminal summary went to stderr" "$(cat err)" 'functions: A '
+"$P" report --inspect-baseline jone.o --html - >out 2>err
+is "report --html -: refused (- is --json's), exit 2" "$?/$(cat err)" \
+	'2/pgbuild: error: --html "-": the standard output is an output of --json only: expected a file name (./- for one named -)'
+ok "... no file named -" test ! -e ./-
 
 # as root: a 0700 directory (what mktemp -d makes) is refused before any build
 if [ "$(id -u)" != 0 ] || ! id postgres >/dev/null 2>&1; then

@@ -22,7 +22,7 @@ json() { # FILE PERL-EXPRESSION-ON-$d
 chmod 755 "$TMP"
 
 for w in select-only tpcb; do
-	heavy "$B/bin/pgbuild" bench --prefix $PG -W $w -c 2 -T 2 --json "$TMP/$w.json" >"$TMP/$w.out" 2>&1
+	heavy "$B/bin/pgbuild" bench --install $PG -W $w -c 2 -T 2 --json "$TMP/$w.json" >"$TMP/$w.out" 2>&1
 	is "$w: bench ran" "$?" 0
 	like "$w: the summary shows server CPU per transaction" "$(cat "$TMP/$w.out")" \
 		'^server CPU: [0-9.]+ us per transaction \([0-9.]+ s user\+system, postmaster and [0-9]+ other processes\)'
@@ -36,7 +36,7 @@ for w in select-only tpcb; do
 	like "$w: json: postmaster + backends + auxiliary processes" "$(json "$TMP/$w.json" '$d->{server_cpu}{processes}')" '^([4-9]|[1-9][0-9])$'
 done
 
-heavy "$B/bin/pgbuild" bench --prefix $PG -W select-only -c 2 -T 1 --warmup 1 --json "$TMP/warm.json" >"$TMP/warm.out" 2>&1
+heavy "$B/bin/pgbuild" bench --install $PG -W select-only -c 2 -T 1 --warmup 1 --json "$TMP/warm.json" >"$TMP/warm.out" 2>&1
 is "with a warm-up: bench ran" "$?" 0
 is "with a warm-up: server CPU per transaction positive" "$(json "$TMP/warm.json" '$d->{server_cpu}{us_per_tx} > 0 ? "yes" : "no"')" yes
 
@@ -44,7 +44,7 @@ is "with a warm-up: server CPU per transaction positive" "$(json "$TMP/warm.json
 pinned_run() { # CPUS OUT: bench in the background, the server's allowed CPUs
 	local cpus=$1 out=$2 pid pm="" i
 	mkdir -p "$TMP/tmpd" && chmod 755 "$TMP/tmpd"
-	TMPDIR=$TMP/tmpd "$B/bin/pgbuild" bench --prefix $PG -W select-only -c 2 -T 4 --cpus "$cpus" \
+	TMPDIR=$TMP/tmpd "$B/bin/pgbuild" bench --install $PG -W select-only -c 2 -T 4 --cpus "$cpus" \
 		--json "$out.json" >"$out.out" 2>&1 &
 	pid=$!
 	# the postmaster once the clients' backends exist (5 auxiliary processes,
@@ -73,7 +73,7 @@ if [ "$(nproc)" -ge 2 ]; then
 else
 	skip "one CPU: client and server cannot be pinned apart" 5
 fi
-heavy "$B/bin/pgbuild" bench --prefix $PG -W select1 -c 1 -T 1 --cpus 0 --json "$TMP/one.json" >"$TMP/one.out" 2>&1
+heavy "$B/bin/pgbuild" bench --install $PG -W select1 -c 1 -T 1 --cpus 0 --json "$TMP/one.json" >"$TMP/one.out" 2>&1
 is "--cpus 0: bench ran" "$?" 0
 like "--cpus 0: says they could not be separated" "$(cat "$TMP/one.out")" '^pinning: client and server share CPU 0: --cpus gives one CPU, so they could not be separated'
 done_testing

@@ -25,7 +25,7 @@ while IFS='|' read -r name wl args checks; do
 	[ -z "$name" ] && continue
 	eval "set -- $args"
 	j=$TMP/$name.json
-	"$P" bench --prefix "$PGPREFIX" -q --set fsync=off --json "$j" -W "$wl" "$@" >"$TMP/$name.out" 2>&1
+	"$P" bench --install "$PGPREFIX" -q --set fsync=off --json "$j" -W "$wl" "$@" >"$TMP/$name.out" 2>&1
 	rc=$?
 	is "$name: runs (exit 0)" "$rc" 0
 	[ $rc = 0 ] || diag "$(tail -n 20 "$TMP/$name.out")"
@@ -66,13 +66,13 @@ done
 like "tpcb-s100: 10M accounts loaded" "$(json_get "$TMP/tpcb-s100.json" '$d->{invariants}{row_counts}{detail}')" \
 	'^accounts 10000000 -> 10000000, tellers 1000 -> 1000, branches 100 -> 100$'
 
-"$P" bench --prefix "$PGPREFIX" -q -W select-only-s10 -s 2 -t 1 --json "$TMP/sc.json" >/dev/null 2>"$TMP/sc.err"
+"$P" bench --install "$PGPREFIX" -q -W select-only-s10 -s 2 -t 1 --json "$TMP/sc.json" >/dev/null 2>"$TMP/sc.err"
 like "a size that is part of the workload: another --scale is refused" "$?:$(cat "$TMP/sc.err")" \
 	'^2:.*--scale 2: workload "select-only-s10" runs at scale 10 \(the size is part of it\); leave --scale out'
 like "... and the JSON says why" "$(json_get "$TMP/sc.json" '$d->{valid} . " " . $d->{error}')" \
 	'^0 --scale 2: workload "select-only-s10" runs at scale 10'
 
-"$P" bench --prefix "$PGPREFIX" -q -W agg-joins -t 1 >/dev/null 2>"$TMP/un.err"
+"$P" bench --install "$PGPREFIX" -q -W agg-joins -t 1 >/dev/null 2>"$TMP/un.err"
 like "an unknown workload is refused by name, with the nearest" "$?:$(cat "$TMP/un.err")" \
 	'^2:.*unknown workload "agg-joins" \(did you mean "agg-join"\?\)'
 

@@ -82,13 +82,13 @@ rc=$?
 is "no floor of the baseline: the threshold is undecided (exit 3)" "$rc" 3
 [ $rc = 3 ] || diag "$(cat "$TMP/mismatch.out" "$TMP/mismatch.err")"
 like "a note on stderr says why, before anything runs" "$(head -1 "$TMP/mismatch.err")" \
-	"^pgbuild: note: no layout floor: $BASE/pgopt-noise.json was measured on another postgres \(sha256 aaaaaaaaaaaa\.\.\.\), not $BASE/bin/postgres \(sha256 ${SHA:0:12}\.\.\.\); \`pgbuild noise --prefix $BASE\` measures one \(--noise none: the repeat resolution decides\): thresholds on instructions or the cycles estimate without one are undecided \(exit 3\)$"
+	"^pgbuild: note: no layout floor: $BASE/pgopt-noise.json was measured on another postgres \(sha256 aaaaaaaaaaaa\.\.\.\), not $BASE/bin/postgres \(sha256 ${SHA:0:12}\.\.\.\); \`pgbuild noise --install $BASE\` measures one \(--noise none: the repeat resolution decides\): thresholds on instructions or the cycles estimate without one are undecided \(exit 3\)$"
 is "json: the floor's state is mismatch" "$(json "$TMP/mismatch.json" '$d->{noise_floor}{state}')" mismatch
 is "json: verdict undecided" "$(json "$TMP/mismatch.json" '$d->{verdict}')" undecided
 is "json: the result undecided" "$(res mismatch status)" undecided
 is "json: no resolution" "$(res mismatch resolution)" undef
 like "json: the reason names the command that measures one" "$(json "$TMP/mismatch.json" '$d->{reason}')" \
-	"^undecided: select1.instructions>=1.001 on select1: no layout floor: .*\`pgbuild noise --prefix $BASE\` measures one"
+	"^undecided: select1.instructions>=1.001 on select1: no layout floor: .*\`pgbuild noise --install $BASE\` measures one"
 like "junit: a skipped case" "$(grep -A1 'name="select1.instructions&gt;=1.001"' "$TMP/mismatch.xml")" '<skipped message="'
 like "terminal: the instructions line says they were not decided, and why" "$(cat "$TMP/mismatch.out")" \
 	"A/B not decided -: no layout floor: $BASE/pgopt-noise.json was measured on another postgres"

@@ -27,16 +27,16 @@ err_is() { # title expected-regex command...
 	is "$t: exit 2" "$s" 2
 	like "$t: message" "$out" "$re"
 }
-err_is "profile without --prefix" '--prefix \(or --from\) is required' "$P" profile
+err_is "profile without --install" '--install \(or --from\) is required' "$P" profile
 err_is "profile --method bogus" 'invalid value "bogus" for --method: expected auto, perf or gcov' \
-	"$P" profile --prefix "$DEB" --method bogus
-err_is "profile --coverage 0" '--coverage: expected a percentage' "$P" profile --prefix x --coverage 0
-err_is "profile --coverage 150" '--coverage: expected a percentage.*"150"' "$P" profile --prefix x --coverage 150
-err_is "profile --clients x" '--clients: expected an integer' "$P" profile --prefix x --clients x
-err_is "profile --from and --prefix" '--from and --prefix exclude each other' \
-	"$P" profile --prefix x --from y
-err_is "profile --set without =" '--set: expected NAME=VALUE' "$P" profile --prefix x --set foo
-err_is "profile of a missing install" 'no executable' "$P" profile --prefix "$TMP/none" --method perf
+	"$P" profile --install "$DEB" --method bogus
+err_is "profile --coverage 0" '--coverage: expected a percentage' "$P" profile --install x --coverage 0
+err_is "profile --coverage 150" '--coverage: expected a percentage.*"150"' "$P" profile --install x --coverage 150
+err_is "profile --clients x" '--clients: expected an integer' "$P" profile --install x --clients x
+err_is "profile --from and --install" '--from and --install exclude each other' \
+	"$P" profile --install x --from y
+err_is "profile --set without =" '--set: expected NAME=VALUE' "$P" profile --install x --set foo
+err_is "profile of a missing install" 'no executable' "$P" profile --install "$TMP/none" --method perf
 err_is "profile --from a missing file" 'nofile.json' "$P" profile --from "$TMP/nofile.json"
 echo '{"method":"perf"}' > bad.json
 err_is "profile --from a non-profile" 'not a pgbuild profile' "$P" profile --from bad.json
@@ -51,7 +51,7 @@ err_is "pgo with a misspelt workload, before any build" 'unknown workload "selec
 	"$P" pgo --prefix "$TMP/w/prefix" --workload tpcb,selectonly
 ok "... and nothing was created" test ! -e "$TMP/w"
 err_is "profile --workload sql:FILE of a missing file" 'cannot read script "nofile.sql"' \
-	"$P" profile --prefix x -W sql:nofile.sql
+	"$P" profile --install x -W sql:nofile.sql
 err_is "sensitivity --metric bogus" '--metric: expected tps, instructions, cycles or both' \
 	"$P" sensitivity --metric bogus
 err_is "sensitivity --pairs x" 'invalid value "x" for --pairs: expected an integer from 1 to 1000' \
@@ -60,13 +60,13 @@ err_is "sensitivity --pairs x" 'invalid value "x" for --pairs: expected an integ
 # ---- the profiler choice ----
 if [ -x "$DEB/bin/postgres" ]; then
 	err_is "gcov on a build that is not instrumented" 'not an instrumented build' \
-		"$P" profile --prefix "$DEB" --method gcov
+		"$P" profile --install "$DEB" --method gcov
 	# no perf on PATH and no instrumented build: say what to do
 	err_is "auto without perf and without instrumentation" \
 		'no profiler: perf is not installed.*pgbuild pgo' \
-		env PATH=/nonexistent "$P" profile --prefix "$DEB"
+		env PATH=/nonexistent "$P" profile --install "$DEB"
 	err_is "--method perf without perf" '--method perf: perf is not installed' \
-		env PATH=/nonexistent "$P" profile --prefix "$DEB" --method perf
+		env PATH=/nonexistent "$P" profile --install "$DEB" --method perf
 else
 	skip "Debian's PostgreSQL ($DEB) is not installed: no errors about a real install" 6
 fi
@@ -77,7 +77,7 @@ if command -v perf >/dev/null && perf record -q -e cpu-clock -o "$TMP/p.data" --
 	perf_ok=1
 fi
 if [ $perf_ok = 1 ] && [ -x "$DEB/bin/postgres" ] && id postgres >/dev/null 2>&1; then
-	out=$("$P" profile --prefix "$DEB" --workload select-only --duration 5 --top 25 \
+	out=$("$P" profile --install "$DEB" --workload select-only --duration 5 --top 25 \
 		--json deb.json --emit-hotlist deb.hot -q 2>err.txt)
 	s=$?
 	is "perf profile of select-only: exit 0" "$s" 0
@@ -151,7 +151,7 @@ like "the file outside the policy is untouched" \
 # ---- sensitivity: the watermark arithmetic on given installs (A/A) ----
 . "$TOP/tests/lib/heavy.sh"
 if [ -x "$DEB/bin/postgres" ] && command -v valgrind >/dev/null; then
-	out=$(heavy "$P" sensitivity --workdir sens --low-prefix "$DEB" --high-prefix "$DEB" \
+	out=$(heavy "$P" sensitivity --workdir sens --low-install "$DEB" --high-install "$DEB" \
 		--metric instructions --workload select1 --json sens.json -q 2>sens.err)
 	s=$?
 	is "sensitivity on given installs: exit 0" "$s" 0

@@ -59,7 +59,7 @@ J
 prefix/bin/postgres
 ok "counts were written next to the objects" test -f build/src/backend/utils/hash/dynahash.gcda
 
-out=$("$P" profile --prefix "$TMP/prefix" --method gcov --no-run --top 5 --json g.json \
+out=$("$P" profile --install "$TMP/prefix" --method gcov --no-run --top 5 --json g.json \
 	--emit-policy g.policy --emit-hotlist g.hot --emit-coldlist g.cold 2>err.txt)
 s=$?
 is "gcov --no-run: exit 0" "$s" 0
@@ -78,9 +78,9 @@ nok "the executed ones are not" grep -qx hash_search_with_hash_value g.cold
 # --no-run does not touch the counts
 ok "the counts are still there" test -f build/src/backend/utils/hash/dynahash.gcda
 
-err=$("$P" profile --prefix "$TMP/prefix" --no-run 2>&1 >/dev/null)
+err=$("$P" profile --install "$TMP/prefix" --no-run 2>&1 >/dev/null)
 like "--no-run needs a method" "$err" '--no-run needs --method perf or gcov'
-err=$("$P" profile --prefix "$TMP/prefix" --method perf --no-run 2>&1 >/dev/null)
+err=$("$P" profile --install "$TMP/prefix" --method perf --no-run 2>&1 >/dev/null)
 if command -v perf >/dev/null; then
 	like "--no-run perf needs --perf-data" "$err" '--no-run with --method perf needs --perf-data'
 else
@@ -90,7 +90,7 @@ fi
 # perf samples of the same program, attributed through the objects
 if command -v perf >/dev/null && perf record -q -e cpu-clock -o p.data -- true 2>/dev/null; then
 	perf record -q -e cpu-clock -F 2000 -o p.data -- prefix/bin/postgres long 2>/dev/null
-	out=$("$P" profile --prefix "$TMP/prefix" --method perf --no-run --perf-data p.data --top 3 2>err.txt)
+	out=$("$P" profile --install "$TMP/prefix" --method perf --no-run --perf-data p.data --top 3 2>err.txt)
 	is "perf --no-run: exit 0" "$?" 0
 	first=$(printf '%s\n' "$out" | awk '/^rank/{n++; next} n==1 && NF>=5 {print $4, $5; exit}')
 	is "perf: the hottest function, in its unit" "$first" \

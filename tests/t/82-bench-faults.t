@@ -32,7 +32,7 @@ json_invalid() {
 start_bench() {
 	local name=$1; shift
 	echo "$stale" >"$TMP/$name.json"
-	setsid "$P" bench --prefix "$PGPREFIX" -q --set fsync=off -c 2 --json "$TMP/$name.json" \
+	setsid "$P" bench --install "$PGPREFIX" -q --set fsync=off -c 2 --json "$TMP/$name.json" \
 		"$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
 	bp=$!
 	pm=
@@ -106,7 +106,7 @@ finish ctrlc 130 10 interrupted '^interrupted by SIGINT$'
 
 # --- the cluster's disk full (the server log lives there too) ---
 if [ "$(id -u)" = 0 ] && mkdir -p "$TMP/tpl" "$TMP/full" &&
-   "$P" bench --prefix "$PGPREFIX" -q -W tpcb -t 1 --set fsync=off --datadir-template "$TMP/tpl" >/dev/null 2>&1 &&
+   "$P" bench --install "$PGPREFIX" -q -W tpcb -t 1 --set fsync=off --datadir-template "$TMP/tpl" >/dev/null 2>&1 &&
    mount -t tmpfs -o size=$(( $(du -sm "$TMP/tpl" | cut -f1) + 10 ))m tmpfs "$TMP/full"; then
 	chmod 755 "$TMP/full"
 	# room for the copied data directory but not for one more WAL segment
@@ -118,7 +118,7 @@ if [ "$(id -u)" = 0 ] && mkdir -p "$TMP/tpl" "$TMP/full" &&
 	# initdb on a full disk
 	mount -t tmpfs -o size=256k tmpfs "$TMP/full" && chmod 755 "$TMP/full"
 	echo "$stale" >"$TMP/tiny.json"
-	TMPDIR=$TMP/full "$P" bench --prefix "$PGPREFIX" -q -T 2 --json "$TMP/tiny.json" 2> tiny.err; s=$?
+	TMPDIR=$TMP/full "$P" bench --install "$PGPREFIX" -q -T 2 --json "$TMP/tiny.json" 2> tiny.err; s=$?
 	is "tiny disk: exit 2" "$s" 2
 	like "tiny disk: says initdb failed" "$(head -n1 tiny.err)" '^pgbuild: error: initdb failed'
 	is "tiny disk: nothing left" "$(ls -A "$TMP/full")" ""
@@ -128,7 +128,7 @@ if [ "$(id -u)" = 0 ] && mkdir -p "$TMP/tpl" "$TMP/full" &&
 	# no old result left to pass for this run's
 	mount -t tmpfs -o size=4k tmpfs "$TMP/full" && echo "$stale" >"$TMP/full/r.json" &&
 		head -c 4096 /dev/zero > "$TMP/full/fill" 2>/dev/null
-	"$P" bench --prefix "$PGPREFIX" -q -t 5 --json "$TMP/full/r.json" > /dev/null 2> jfull.err; s=$?
+	"$P" bench --install "$PGPREFIX" -q -t 5 --json "$TMP/full/r.json" > /dev/null 2> jfull.err; s=$?
 	is "full disk for --json: exit 2" "$s" 2
 	like "full disk for --json: says so" "$(cat jfull.err)" "cannot write $TMP/full/r.json: No space left on device \(the old $TMP/full/r.json was removed\)"
 	is "full disk for --json: no stale result, no temporary file" "$(ls "$TMP/full" | grep -c json)" 0
@@ -140,7 +140,7 @@ fi
 # --- no socket directory can be made: read-only parent ---
 if [ "$(id -u)" = 0 ] && mkdir -p "$TMP/ro" && mount -t tmpfs -o ro,size=64k tmpfs "$TMP/ro"; then
 	echo "$stale" >"$TMP/ro.json"
-	TMPDIR=$TMP/ro timeout 30 "$P" bench --prefix "$PGPREFIX" -q -T 2 --json "$TMP/ro.json" 2> ro.err; s=$?
+	TMPDIR=$TMP/ro timeout 30 "$P" bench --install "$PGPREFIX" -q -T 2 --json "$TMP/ro.json" 2> ro.err; s=$?
 	is "read-only socket parent: exit 2" "$s" 2
 	like "read-only socket parent: one clear line" "$(cat ro.err)" "^pgbuild: error: cannot create a directory in $TMP/ro: Read-only file system$"
 	json_invalid "read-only socket parent" "$TMP/ro.json" 2 "^cannot create a directory in $TMP/ro: Read-only file system\$"
@@ -152,7 +152,7 @@ fi
 # refused before anything is made (it used to reach the server)
 mkdir -p "$TMP/nosock" && chmod 755 "$TMP/nosock"
 echo "$stale" >"$TMP/nosock.json"
-timeout 60 "$P" bench --prefix "$PGPREFIX" -q -T 2 --set "unix_socket_directories=$TMP/nosock" \
+timeout 60 "$P" bench --install "$PGPREFIX" -q -T 2 --set "unix_socket_directories=$TMP/nosock" \
 	--json "$TMP/nosock.json" 2> nosock.err; s=$?
 is "--set unix_socket_directories: exit 2" "$s" 2
 like "--set unix_socket_directories: refused with the reason" "$(head -n 1 nosock.err)" \
@@ -160,7 +160,7 @@ like "--set unix_socket_directories: refused with the reason" "$(head -n 1 nosoc
 is "--set unix_socket_directories: nothing made, nothing started" "$(leftover_dirs)$(ls -A "$TMP/nosock")" 0
 # a server that cannot start (a bad value): its reason, an invalid result
 echo "$stale" >"$TMP/badset.json"
-timeout 60 "$P" bench --prefix "$PGPREFIX" -q -T 2 --set shared_buffers=lots \
+timeout 60 "$P" bench --install "$PGPREFIX" -q -T 2 --set shared_buffers=lots \
 	--json "$TMP/badset.json" 2> badset.err; s=$?
 is "a server that cannot start: exit 2" "$s" 2
 like "a server that cannot start: the server's reason" "$(cat badset.err)" 'invalid value for parameter "shared_buffers": "lots"'
@@ -169,7 +169,7 @@ json_invalid "a server that cannot start" "$TMP/badset.json" 2 "exited during st
 
 # --- no transaction completed: -T 0.0001 ends before the first one ---
 echo "$stale" >"$TMP/short.json"
-timeout 60 "$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W select1 -T 0.0001 \
+timeout 60 "$P" bench --install "$PGPREFIX" -q --set fsync=off -W select1 -T 0.0001 \
 	--json "$TMP/short.json" >short.out 2>short.err; s=$?
 is "-T 0.0001: exit 2 (nothing was measured)" "$s" 2
 like "-T 0.0001: result INVALID" "$(tr '\n' ' ' <short.out)" 'transactions: 0, .*result: INVALID'
@@ -183,7 +183,7 @@ is "-T 0.0001: nothing left" "$(leftover_dirs)" 0
 if [ "$(id -u)" = 0 ] && id "$SRV_USER" >/dev/null 2>&1; then
 	mkdir -p "$TMP/priv" && chmod 700 "$TMP/priv"
 	echo "$stale" >"$TMP/priv.json"
-	TMPDIR=$TMP/priv timeout 60 "$P" bench --prefix "$PGPREFIX" -q -T 2 --json "$TMP/priv.json" 2> priv.err; s=$?
+	TMPDIR=$TMP/priv timeout 60 "$P" bench --install "$PGPREFIX" -q -T 2 --json "$TMP/priv.json" 2> priv.err; s=$?
 	is "0700 TMPDIR: exit 2" "$s" 2
 	like "0700 TMPDIR: one line naming TMPDIR, the user and the fix" "$(cat priv.err)" \
 		"^pgbuild: error: TMPDIR=$TMP/priv: the server user $SRV_USER \(pgbuild runs as root\) cannot enter $TMP/priv \(mode 0700, owner root\): make it searchable by $SRV_USER \(chmod o\+x $TMP/priv\) or set TMPDIR to a directory $SRV_USER can reach\$"
@@ -191,7 +191,7 @@ if [ "$(id -u)" = 0 ] && id "$SRV_USER" >/dev/null 2>&1; then
 	json_invalid "0700 TMPDIR" "$TMP/priv.json" 2 "^TMPDIR=$TMP/priv: the server user"
 	# a directory deeper down: the one it cannot enter is named
 	mkdir -p "$TMP/priv/sub" && chmod 755 "$TMP/priv/sub"
-	TMPDIR=$TMP/priv/sub timeout 60 "$P" bench --prefix "$PGPREFIX" -q -T 2 2> priv2.err; s=$?
+	TMPDIR=$TMP/priv/sub timeout 60 "$P" bench --install "$PGPREFIX" -q -T 2 2> priv2.err; s=$?
 	like "0700 parent of TMPDIR: names the parent" "$s $(cat priv2.err)" \
 		"^2 pgbuild: error: TMPDIR=$TMP/priv/sub: the server user $SRV_USER \(pgbuild runs as root\) cannot enter $TMP/priv \("
 else

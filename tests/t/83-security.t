@@ -16,7 +16,7 @@ cd "$TMP" || exit 1
 # root's environment and no descriptor of ours but 0-2 in the server ---
 printf 'root only\n' > fd7.secret
 chmod 600 fd7.secret
-PGOPT_SECRET_TOKEN=tok-$$ "$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W select1 -c 1 -T 6 \
+PGOPT_SECRET_TOKEN=tok-$$ "$P" bench --install "$PGPREFIX" -q --set fsync=off -W select1 -c 1 -T 6 \
 	>/dev/null 2>bench.err 7<fd7.secret &
 bp=$!
 pm=

@@ -9,7 +9,7 @@
 # nothing appears or changes in the root-only directory, nothing changes
 # owner, no content of it reaches pgbuild's output, root never runs what
 # the server user wrote, and a build tree an earlier pgbuild handed over
-# is refused with a sentence.  Installcheck (regress --prefix): the suite
+# is refused with a sentence.  Installcheck (regress --install): the suite
 # may write in src/test/regress of its test tree and nowhere else there.  A caller's --workdir is never chmodded.
 # Nothing of root's environment but the fixed list (serveruser.h) reaches
 # the server user's processes (make check, the server and what it runs:
@@ -173,7 +173,7 @@ is "regress: the build tree holds no link the server user planted" "$(find "$BD"
 # user's; the rest of the test tree stays root's (make gets the install's
 # bindir)
 if [ -x "$PGREAL/bin/postgres" ] && [ -x "$PGREAL/bin/initdb" ]; then
-	timeout 300 "$P" regress --builddir "$BD" --prefix "$PGREAL" >ic.out 2>&1
+	timeout 300 "$P" regress --builddir "$BD" --install "$PGREAL" >ic.out 2>&1
 	is "installcheck: the fake suite passes (exit 0)" "$?" 0
 	like "installcheck: the test tree hands over only src/test/regress" "$(cat ic.out)" \
 		"its directories root's but where the suites write \(src/test/regress: [0-9]+ entries, their directories owned by $SRV_USER\)"
@@ -236,7 +236,7 @@ EOF
 	chmod 755 "$FP/bin/initdb"
 	for target in "$R/newfile" "$R/secret"; do
 		echo "$target" > "$FP/plant-target"
-		heavy timeout 300 "$P" bench --prefix "$FP" -q --set fsync=off -W select1 -c 1 -T 1 \
+		heavy timeout 300 "$P" bench --install "$FP" -q --set fsync=off -W select1 -c 1 -T 1 \
 			--datadir-template "$TMP/tmpl-${target##*/}" --json "$TMP/b.json" >bench.out 2>&1
 		is "bench, server.log planted as ${target##*/}: runs (exit 0)" "$?" 0
 		unchanged "bench (${target##*/})"
@@ -251,7 +251,7 @@ EOF
 	cat > view.sql <<SQL
 COPY (SELECT 1) TO PROGRAM 'exec >$TMP/seen/view.txt 2>&1; env | sort; for p in \$PPID \$(cut -d" " -f4 /proc/\$PPID/stat); do for f in /proc/\$p/fd/*; do echo "fd \$p \$(readlink \$f)"; done; done';
 SQL
-	heavy timeout 300 "$P" bench --prefix "$PGREAL" -q -W sql -f view.sql -c 1 -t 1 >view.out 2>&1
+	heavy timeout 300 "$P" bench --install "$PGREAL" -q -W sql -f view.sql -c 1 -t 1 >view.out 2>&1
 	is "bench, a script that shows the server's view: runs (exit 0)" "$?" 0
 	like "... the view shows the postmaster's descriptors" "$(cat "$TMP/seen/view.txt")" \
 		"fd [0-9]+ .*/server.log"

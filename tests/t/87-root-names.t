@@ -20,7 +20,7 @@ echo "root's" >"$TMP/secret/file" && chmod 600 "$TMP/secret/file"
 mkdir -p "$TMP/shared" && chmod 1777 "$TMP/shared"
 
 # 1. bench's interrupt document: nobody links FILE.sig.PID to the secret
-"$P" bench --prefix "$PGPREFIX" -q --set fsync=off -W select-only -c 2 -T 30 \
+"$P" bench --install "$PGPREFIX" -q --set fsync=off -W select-only -c 2 -T 30 \
 	--json "$TMP/shared/r.json" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 runuser -u nobody -- ln -s "$TMP/secret/file" "$TMP/shared/r.json.sig.$pid"
@@ -53,18 +53,18 @@ is "explain --workdir 0700: mode kept (never chmodded)" "$(stat -c %a "$TMP/priv
 # 3. --datadir-template: a directory anyone can write is refused before a
 # cluster is made (a template planted there would be the server's
 # postgresql.conf); so is a template below a trusted one that nobody owns
-"$P" bench --prefix "$PGPREFIX" -q -W select-only -c 1 -T 1 \
+"$P" bench --install "$PGPREFIX" -q -W select-only -c 1 -T 1 \
 	--datadir-template "$TMP/shared" >"$TMP/out" 2>"$TMP/err"
 is "--datadir-template 1777: exit 2" "$?" 2
 like "--datadir-template 1777: says why" "$(cat "$TMP/err")" "another user could change what the server runs"
 mkdir -p "$TMP/tmpl" && chmod 755 "$TMP/tmpl"
-"$P" bench --prefix "$PGPREFIX" -q -W select-only -c 1 -T 1 --datadir-template "$TMP/tmpl" \
+"$P" bench --install "$PGPREFIX" -q -W select-only -c 1 -T 1 --datadir-template "$TMP/tmpl" \
 	>"$TMP/out" 2>"$TMP/err"
 is "a template directory of root's: bench runs" "$?" 0
 t=$(find "$TMP/tmpl" -mindepth 1 -maxdepth 1 -type d | head -n 1)
 ok "the template was saved" test -n "$t"
 chown -R nobody "$t"
-"$P" bench --prefix "$PGPREFIX" -q -W select-only -c 1 -T 1 --datadir-template "$TMP/tmpl" \
+"$P" bench --install "$PGPREFIX" -q -W select-only -c 1 -T 1 --datadir-template "$TMP/tmpl" \
 	>"$TMP/out" 2>"$TMP/err"
 isnt_zero=$?
 ok "a template nobody owns is refused" test "$isnt_zero" != 0

@@ -9,7 +9,7 @@
 #    another, and the marker never appears;
 #  - a build record whose environment carries LD_PRELOAD (a library whose
 #    constructor leaves a marker), PATH (a directory whose `true` and `gcc`
-#    leave markers), PGOPT_CC (the same compiler): verify --prefix loads
+#    leave markers), PGOPT_CC (the same compiler): verify --install loads
 #    and runs none of them, and warns naming each key;
 #  - a compile log or build record naming another file as the build's
 #    policy (a root-only file whose line the policy parser would quote
@@ -70,8 +70,8 @@ record() { # ENVIRONMENT-JSON: pfx/pgopt-build.json naming the build, the policy
 		"$BD" "$TMP" "$(jq -Rs . p.policy)" "$1" > pfx/pgopt-build.json
 }
 record '{"PGOPT_POLICY":"'"$TMP"'/p.policy","PGOPT_LOGDIR":"'"$BD"'/pgopt-log"}'
-"$P" verify --prefix pfx > v.out 2>&1
-is "(setup) verify --prefix of the honest record: exit 0" "$?" 0 || diag "$(cat v.out)"
+"$P" verify --install pfx > v.out 2>&1
+is "(setup) verify --install of the honest record: exit 0" "$?" 0 || diag "$(cat v.out)"
 no_markers "the honest record"
 
 # --- a compile log naming another compiler ---
@@ -95,9 +95,9 @@ rm -f "$M"/*
 
 # --- a build record carrying LD_PRELOAD, PATH and PGOPT_CC ---
 record '{"PGOPT_POLICY":"'"$TMP"'/p.policy","LD_PRELOAD":"'"$TMP"'/evil.so","PATH":"'"$TMP"'/evilbin:/usr/bin:/bin","PGOPT_CC":"'"$TMP"'/evil-cc","BASH_ENV":"'"$TMP"'/evil.sh"}'
-"$P" verify --prefix pfx > v.out 2>&1
-is "verify --prefix of a record carrying LD_PRELOAD, PATH, PGOPT_CC: verified (exit 0)" "$?" 0
-no_markers "verify --prefix of that record"
+"$P" verify --install pfx > v.out 2>&1
+is "verify --install of a record carrying LD_PRELOAD, PATH, PGOPT_CC: verified (exit 0)" "$?" 0
+no_markers "verify --install of that record"
 for k in LD_PRELOAD PATH BASH_ENV; do
 	like "... warns naming $k" "$(cat v.out)" \
 		"warning: pfx/pgopt-build.json: environment \"$k\" ignored: a build record may only carry"
@@ -105,7 +105,7 @@ done
 like "... and says the record's compiler is not the one replayed with" "$(cat v.out)" \
 	"warning: the build record pfx/pgopt-build.json names the compiler $TMP/evil-cc, replaying with /[^ ]*gcc"
 record '{"PGOPT_PROFILE":"$(touch '"$M"'/shell) use"}'
-"$P" verify --prefix pfx > v.out 2>&1
+"$P" verify --install pfx > v.out 2>&1
 no_markers "a record whose PGOPT_PROFILE holds shell syntax"
 like "... refused as a value, named" "$(cat v.out)" \
 	'warning: pfx/pgopt-build.json: environment "PGOPT_PROFILE" ignored: '
@@ -127,8 +127,8 @@ like "a log naming its policy without policy_sha256: refused, exit 2" "$?/$(cat 
 is "... the caller's --policy: verified (exit 0)" "$?" 0
 printf '{"builddir":"%s","policy":{"path":"%s/secret.conf","content":%s},"environment":{}}\n' \
 	"$BD" "$TMP" "$(jq -Rs . p.policy)" > pfx/pgopt-build.json
-"$P" verify --prefix pfx > v.out 2>&1
-is "verify --prefix of a record naming $TMP/secret.conf with another text: exit 2" "$?" 2
+"$P" verify --install pfx > v.out 2>&1
+is "verify --install of a record naming $TMP/secret.conf with another text: exit 2" "$?" 2
 like "... refused: not the file the build read" "$(cat v.out)" \
 	"the policy pfx/pgopt-build.json names, $TMP/secret.conf, is not the file the build read"
 nok "... none of its text shown" grep -q XYZZY v.out

@@ -174,7 +174,7 @@ L=$TMP/pg.build/pgopt-log/compile.jsonl
 is "every compile and link record of the build names pie" \
 	"$(jq -c 'select(.kind == "compile" or .kind == "link") | .weakened' "$L" | sort -u)" '["pie"]'
 like "postgres is position-dependent" "$(readelf -h "$TMP/pg/bin/postgres" | grep Type:)" 'EXEC'
-"$P" verify --prefix "$TMP/pg" >o.txt 2>&1
+"$P" verify --install "$TMP/pg" >o.txt 2>&1
 like "verify: passes and names the weakened class" "$?/$(cat o.txt)" \
 	"^0/verify: the policy weakens the build's hardening, as its caller allowed \\(PGOPT_WEAKEN\\): pie"
 "$P" verify --log "$TMP/pg.build/pgopt-log" --builddir "$TMP/pg.build" --binary src/backend/postgres >o.txt 2>&1
@@ -199,7 +199,7 @@ bolt_words="-runtime-instrumentation-lib=$TMP/evil.a|it loads code
 -v=1|it prints or writes files
 -output-y|it is none of llvm-bolt's layout and optimization options"
 while IFS='|' read -r word why; do
-	"$P" bolt --prefix "$TMP/pfx" --out "$TMP/bo" --workdir "$TMP/bw" \
+	"$P" bolt --install "$TMP/pfx" --prefix "$TMP/bo" --workdir "$TMP/bw" \
 		--bolt-flags "-reorder-blocks=ext-tsp $word" >o.txt 2>err
 	like "bolt --bolt-flags $word: refused, exit 2, naming it" "$?/$(head -n 1 err)" \
 		"^2/pgbuild: error: --bolt-flags: \"$(printf '%s' "$word" | sed 's/[.[]/\\&/g')\" is not a layout flag: $why"
@@ -209,7 +209,7 @@ done <<<"$bolt_words"
 nok "... no output, work directory, function order or assembly written" \
 	sh -c "ls -d '$TMP/bo' '$TMP/bw' '$TMP/ow' '$TMP/gen.txt' '$TMP/asm' 2>/dev/null | grep -q ."
 ok "pgbuild's default flags and the docs' pass (the refusal comes later, on the prefix)" \
-	sh -c "! '$P' bolt --prefix '$TMP/pfx' --out '$TMP/bo' --bolt-flags '-reorder-blocks=ext-tsp -reorder-functions=hfsort+ -split-functions -split-all-cold -split-eh -icf=1 -use-gnu-stack -dyno-stats -plt=hot -hugify -peepholes=all' 2>&1 | grep -q 'is not a layout flag'"
+	sh -c "! '$P' bolt --install '$TMP/pfx' --prefix '$TMP/bo' --bolt-flags '-reorder-blocks=ext-tsp -reorder-functions=hfsort+ -split-functions -split-all-cold -split-eh -icf=1 -use-gnu-stack -dyno-stats -plt=hot -hugify -peepholes=all' 2>&1 | grep -q 'is not a layout flag'"
 
 # a bundle's manifest: made by `bundle create --bolt PREFIX` from a bolt
 # record carrying the flags, then `bundle bolt` refuses them

@@ -728,6 +728,21 @@ static void test_output_paths(void **state)
 	capture_begin();
 	assert_int_equal(cli_check_output_dir("--workdir", under_file), -1);
 	check_outcome(-1, -1, "--workdir", under_file, NULL);
+	/* "-" is --json's alone (CLI_OUT_JSON); a value that starts with "-"
+	 * is the next option getopt took as the path */
+	capture_begin();
+	assert_int_equal(cli_check_output_file("--html", "-"), -1);
+	check_outcome(-1, -1, "--html", "-", "pgbuild: error: --html \"-\": the standard output "
+		      "is an output of --json only: expected a file name (./- for one named -)\n");
+	capture_begin();
+	assert_int_equal(cli_check_output_file("--json", "--units"), -1);
+	check_outcome(-1, -1, "--json", "--units", "pgbuild: error: --json \"--units\": an "
+		      "option where a file name was expected (./--units for one of that name)\n");
+	capture_begin();
+	assert_int_equal(cli_check_output_dir("--prefix", "-x"), -1);
+	check_outcome(-1, -1, "--prefix", "-x", "pgbuild: error: --prefix \"-x\": an option "
+		      "where a directory name was expected (./-x for one of that name)\n");
+	assert_false(path_exists("-") || path_exists("--units") || path_exists("-x"));
 	/* a directory that takes no file: /proc's top level refuses one (even root) */
 	capture_begin();
 	assert_int_equal(cli_check_output_file("--json", "/proc/r.json"), -1);
@@ -880,6 +895,51 @@ static void test_getopt_table(void **state)
 	assert_int_equal(((struct option)CLI_OPT_JOBS).val, 'j');
 }
 
+/* A spelling whose meaning moved is refused with the one to write, where
+ * the table has that one and not the old; elsewhere it is unknown. */
+static void test_moved_spellings(void **state)
+{
+	static const struct option reads[] = { CLI_OPT_INSTALL, CLI_OPT_END };
+	static const struct option installs[] = { CLI_OPT_PREFIX, CLI_OPT_END };
+	static const struct option both[] = { CLI_OPT_INSTALL, CLI_OPT_PREFIX, CLI_OPT_END };
+	static const struct option sens[] = {
+		{ "low-install", required_argument, NULL, OPT_LOW_INSTALL },
+		{ "high-install", required_argument, NULL, OPT_HIGH_INSTALL }, CLI_OPT_END
+	};
+	static const struct {
+		const char *word;
+		const struct option *table;
+		const char *want;
+	} cases[] = {
+		{ "--prefix", reads, "--prefix names where a command installs; the installed "
+		  "PostgreSQL to use is --install DIR" },
+		{ "--prefix=/x", reads, "the installed PostgreSQL to use is --install DIR" },
+		{ "--out", both, "--out is now --prefix DIR, where a command installs (and the "
+		  "installed PostgreSQL it reads is --install DIR)" },
+		{ "--out", installs, "unknown option \"--out\"" },
+		{ "--low-prefix", sens, "--low-prefix names an installed PostgreSQL, which is "
+		  "--low-install DIR" },
+		{ "--high-prefix", sens, "--high-prefix names an installed PostgreSQL, which is "
+		  "--high-install DIR" },
+		{ "--prefx", installs, "unknown option \"--prefx\" for pgbuild (did you mean "
+		  "\"--prefix\"?)" },
+	};
+	(void)state;
+	error_set_program("pgbuild", 2);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		FILE *saved = stderr;
+		char *err = NULL;
+		size_t errlen = 0;
+		stderr = open_memstream(&err, &errlen);
+		assert_int_equal(cli_option_error(cases[i].word, cases[i].table), -1);
+		fclose(stderr);
+		stderr = saved;
+		assert_non_null(strstr(err, cases[i].want));
+		assert_ptr_equal(strchr(err, '\n'), err + strlen(err) - 1);
+		free(err);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -899,6 +959,7 @@ int main(void)
 		cmocka_unit_test(test_choice_and_setting),
 		cmocka_unit_test(test_vocabulary),
 		cmocka_unit_test(test_getopt_table),
+		cmocka_unit_test(test_moved_spellings),
 	};
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }

@@ -583,7 +583,7 @@ static void test_resolution_floor(void **state)
  */
 static void test_no_floor_undecided(void **state)
 {
-	const char *why = "no layout floor: no /b/pgopt-noise.json; `pgbuild noise --prefix /b` "
+	const char *why = "no layout floor: no /b/pgopt-noise.json; `pgbuild noise --install /b` "
 			  "measures one (--noise none: the repeat resolution decides)";
 	struct strbuf js = STRBUF_INIT, err = STRBUF_INIT;
 	struct gate g, h;
@@ -610,7 +610,7 @@ static void test_no_floor_undecided(void **state)
 		assert_non_null(strstr(g.res[i].message, why));
 	}
 	assert_string_equal(g.verdict_reason, "undecided: select-only.cycles>=1.05 on select-only: "
-			    "no layout floor: no /b/pgopt-noise.json; `pgbuild noise --prefix /b` "
+			    "no layout floor: no /b/pgopt-noise.json; `pgbuild noise --install /b` "
 			    "measures one (--noise none: the repeat resolution decides)");
 	/* a failure elsewhere still fails the gate */
 	gate_write_json(&g, &js, "/a", "/b", NULL);

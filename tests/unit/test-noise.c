@@ -542,7 +542,7 @@ static void test_floor_mismatch(void **state)
 	assert_int_equal(noise_floors_resolution(&fl, "select-only", METRIC_CYCLES, &res, &src), -1);
 	assert_true(isnan(res));
 	assert_true(!strncmp(src, "no layout floor: ", 17));
-	want = xasprintf("; `pgbuild noise --prefix %s` measures one (--noise none: the repeat "
+	want = xasprintf("; `pgbuild noise --install %s` measures one (--noise none: the repeat "
 			 "resolution decides)", prefix);
 	assert_non_null(strstr(src, want));
 	free(want);
@@ -631,7 +631,7 @@ static void test_floor_missing(void **state)
 	assert_int_equal(noise_floors_find(&fl, NULL, prefix, NULL), 0);
 	assert_int_equal(noise_floors_resolution(&fl, "select1", METRIC_CYCLES, &res, &src), -1);
 	assert_true(isnan(res));
-	want = xasprintf("no layout floor: %s has no workload select1; `pgbuild noise --prefix %s "
+	want = xasprintf("no layout floor: %s has no workload select1; `pgbuild noise --install %s "
 			 "-W select1` measures one (--noise none: the repeat resolution decides)",
 			 file, prefix);
 	assert_string_equal(src, want);

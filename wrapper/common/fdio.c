@@ -90,3 +90,49 @@ int write_file_atomic(const char *path, const void *buf, size_t len)
 	free(tmp);
 	return rc;
 }
+
+/* Where "-" writes: the standard output, or its copy once claimed. */
+static int result_fd = STDOUT_FILENO;
+
+int result_is_stdout(const char *path)
+{
+	return path && !strcmp(path, "-");
+}
+
+int result_stdout_fd(void)
+{
+	return result_fd;
+}
+
+int result_stdout_claim(void)
+{
+	int fd;
+
+	if (result_fd != STDOUT_FILENO)
+		return 0;
+	fflush(stdout);
+	/* close-on-exec: a child never gets the result's descriptor */
+	if ((fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)) < 0)
+		return -1;
+	if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	/* stdout is the standard error now: line by line, as a terminal's */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	result_fd = fd;
+	return 0;
+}
+
+int write_result(const char *path, const void *buf, size_t len)
+{
+	if (!result_is_stdout(path))
+		return write_file_atomic(path, buf, len);
+	fflush(stdout);
+	if (write_all(result_fd, buf, len) < 0 ||
+	    (len && ((const char *)buf)[len - 1] != '\n' && write_all(result_fd, "\n", 1) < 0))
+		return error("cannot write the result to the standard output: %s", strerror(errno));
+	return 0;
+}

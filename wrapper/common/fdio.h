@@ -33,4 +33,28 @@ int write_file_atomic(const char *path, const void *buf, size_t len);
  */
 int write_file_atomic_quiet(const char *path, const void *buf, size_t len);
 
+/*
+ * A result a caller asked for by name (pgbuild's --json FILE): path
+ * replaced as write_file_atomic replaces it, or, when path is "-", buf
+ * written to the standard output (with a final newline if it has none).
+ * Returns 0, or -1 with the error reported.
+ */
+int write_result(const char *path, const void *buf, size_t len);
+
+/* Is path "-", the standard output? */
+int result_is_stdout(const char *path);
+
+/*
+ * Give the standard output to the result alone: write_result("-") writes
+ * to the standard output as it is now, and from here on everything else
+ * the program and its children print there goes to the standard error, so
+ * that `--json - | jq` reads one document.  Once (later calls do nothing);
+ * 0, or -1 with errno set.
+ */
+int result_stdout_claim(void);
+
+/* The descriptor write_result("-") writes to (1, or the claimed copy);
+ * async-signal-safe, for a handler that writes an interrupted result. */
+int result_stdout_fd(void);
+
 #endif
