@@ -439,7 +439,7 @@ static int apply_noise_floor(struct tune_opts *o, struct tune_params *p)
 				    o->baseline, NOISE_FLOOR_FILE);
 		else
 			strbuf_addf(&why, "give --baseline PREFIX with its floor (`pgbuild noise "
-				    "--prefix PREFIX -W %s` measures one; PREFIX/%s, or --noise "
+				    "--install PREFIX -W %s` measures one; PREFIX/%s, or --noise "
 				    "FILE) or --noise none", o->workload, NOISE_FLOOR_FILE);
 		free(src);
 		noise_floors_release(&f);

@@ -44,7 +44,7 @@ for m in instructions cycles; do
 	tune "none-$m" --baseline $PG --metric $m
 	is "--metric $m, no floor in the baseline: exit 2" "$?" 2
 	like "... refused: there is none, and why" "$(cat "$TMP/none-$m.err")" \
-		"^pgbuild: error: --metric $m: no layout floor: no $PG/pgopt-noise.json; \`pgbuild noise --prefix $PG\` measures one "
+		"^pgbuild: error: --metric $m: no layout floor: no $PG/pgopt-noise.json; \`pgbuild noise --install $PG\` measures one "
 	like "... never the repeat resolution unasked: names the floor's file, --noise FILE and none" \
 		"$(cat "$TMP/none-$m.err")" \
 		"; tune never decides select-only at the repeat resolution \([0-9.]+%, inside every layout spread measured\) unasked: give its floor \($PG/pgopt-noise.json, or --noise FILE\) or --noise none\$"
@@ -55,7 +55,7 @@ like "the repeat resolution it would have decided at is named (instructions)" \
 tune nobase --metric instructions
 is "no --baseline (tune builds stock itself): exit 2" "$?" 2
 like "... refused: no floor without a baseline, and what gives one" "$(cat "$TMP/nobase.err")" \
-	"^pgbuild: error: --metric instructions: no layout floor \(no --baseline: tune builds stock itself\); tune never decides select-only at the repeat resolution \(0.01%, inside every layout spread measured\) unasked: give --baseline PREFIX with its floor \(\`pgbuild noise --prefix PREFIX -W select-only\` measures one; PREFIX/pgopt-noise.json, or --noise FILE\) or --noise none\$"
+	"^pgbuild: error: --metric instructions: no layout floor \(no --baseline: tune builds stock itself\); tune never decides select-only at the repeat resolution \(0.01%, inside every layout spread measured\) unasked: give --baseline PREFIX with its floor \(\`pgbuild noise --install PREFIX -W select-only\` measures one; PREFIX/pgopt-noise.json, or --noise FILE\) or --noise none\$"
 ok "... nothing made" test ! -e "$TMP/w-nobase"
 # a floor of the baseline's postgres without the --train workload
 SHA=$(sha256sum $PG/bin/postgres | cut -d' ' -f1)
@@ -67,7 +67,7 @@ floor "$TMP/tpcb-floor.json" tpcb 0.1
 tune other --baseline $PG --noise "$TMP/tpcb-floor.json"
 is "a floor without the --train workload: exit 2" "$?" 2
 like "... refused: the floor has no select-only" "$(cat "$TMP/other.err")" \
-	"^pgbuild: error: --metric instructions: no layout floor: .*select-only.*\`pgbuild noise --prefix $PG -W select-only\` measures one"
+	"^pgbuild: error: --metric instructions: no layout floor: .*select-only.*\`pgbuild noise --install $PG -W select-only\` measures one"
 # tps needs none: its interval is measured (the refusal is the floor's
 # alone: --dry-run shows the run would go on)
 "$P" tune --candidates "$TMP/cands" --metric tps --dry-run >"$TMP/tps.out" 2>"$TMP/tps.err"
