@@ -13,8 +13,9 @@
  *                        (-W select-only,tpcb -W select1); bench and tune
  *                        take one
  *   --train LIST         the workloads a profile (pgo, bolt) trains on, the
- *                        same list syntax; in pgo and bolt -W is its older
- *                        spelling (they evaluate nothing), in optimize -W is
+ *                        same list syntax; pgo, bolt and tune refuse -W,
+ *                        naming --train (they measure nothing with it: the
+ *                        moved-spelling table of cli.c), in optimize -W is
  *                        the evaluation set and --train the training set
  *   -c, --clients N      client connections, 1 to 10000
  *   -T, --duration S     seconds per run (fractions allowed), > 0
