@@ -223,6 +223,12 @@ enum cli_opt {
 #define CLI_NOISE_VARIANTS     5
 #define CLI_NOISE_VARIANTS_MIN 5
 #define CLI_NOISE_VARIANTS_MAX 99
+/* "5 to 99 (default 5)": the above as the helps' text (fputs strings) */
+#define CLI_STR_(x) #x
+#define CLI_STR(x)  CLI_STR_(x)
+#define CLI_NOISE_VARIANTS_RANGE \
+	CLI_STR(CLI_NOISE_VARIANTS_MIN) " to " CLI_STR(CLI_NOISE_VARIANTS_MAX) \
+	" (default " CLI_STR(CLI_NOISE_VARIANTS) ")"
 
 /*
  * The exit codes of every pgbuild command (exitcodes.h's PGBUILD_EXIT_*),

@@ -35,7 +35,7 @@ static void noise_usage(FILE *fp)
 	      "                         below (required)\n"
 	      "  --builddir DIR         its build tree (default: the one the install's\n"
 	      "                         pgopt-build.json records)\n"
-	      "  --variants N           relinked variants, 2 to 99 (default 5)\n"
+	      "  --variants N           relinked variants, " CLI_NOISE_VARIANTS_RANGE "\n"
 	      "  --seed S               seed of the object orders (default 1)\n"
 	      "  -W, --workload LIST    workloads, comma-separated and repeatable (default\n"
 	      "                         select-only; " SINGLE_WORKLOADS ")\n"
