@@ -290,7 +290,8 @@ noise|2|^pgbuild: error: --install is required \(the build's installed PostgreSQ
 noise --install $PG --variants 4|2|invalid value "4" for --variants: expected an integer from 5 to 99
 noise --install $PG --seed -1|2|invalid value "-1" for --seed
 noise --install $PG -W tpcc-lite|2|-W tpcc-lite: no single-user script \(expected select-only, tpcb, select1, mixed, agg-join, bulk-index, json-text, plpgsql, select-only-s10, tpcb-s10\)
-noise --install $PG --metric tps|2|--metric tps: the noise floor is of the deterministic metrics
+noise --install $PG --metric tps|2|--metric tps: the noise floor is of the deterministic metrics \(expected instructions, cycles or instructions,cycles\)$
+noise --install $PG --metric both|2|^pgbuild: error: --metric both: the noise floor is of the deterministic metrics \(expected instructions, cycles or instructions,cycles\); both is gate's tps,instructions$
 noise --install $PG --json $TMP/nodir/n.json|2|--json "$TMP/nodir/n.json": directory $TMP/nodir does not exist
 noise --install $PG|2|records no builddir: give --builddir DIR
 $GATE --json $TMP/nodir/g.json|2|^pgbuild: error: --json "$TMP/nodir/g.json": directory $TMP/nodir does not exist$
