@@ -180,6 +180,10 @@ profile --install $PG --set fsync|2|invalid value "fsync" for --set: expected NA
 sensitivity --metric tsp|2|did you mean "tps"
 sensitivity -T 0|2|invalid value "0" for --duration
 sensitivity -W a,b|2|unknown workload "a"
+sensitivity --workdir w --low-install $TMP/nosuch --high-install $PG|2|^pgbuild: error: --low-install $TMP/nosuch: no bin/postgres: not an installed PostgreSQL$
+sensitivity --workdir w --high-install $TMP/nosuch|2|^pgbuild: error: --high-install $TMP/nosuch: no bin/postgres: not an installed PostgreSQL$
+sensitivity --workdir w --low-install $PG --high-install $PG --baseline $TMP/nosuch|2|^pgbuild: error: --baseline $TMP/nosuch: no bin/postgres
+sensitivity --workdir w --src $TMP/nosrc|2|^pgbuild: error: --src "$TMP/nosrc": No such file or directory$
 build --policy none --prefix $TMP/x -j 0|2|invalid value "0" for --jobs: expected an integer from 1 to 1024
 build --policy lto-yes.policy --src src --prefix $TMP/x|2|^pgbuild: error: $TMP/lto-yes.policy:2: expected lto = on, off, fat or slim, got "yes"$
 bolt|2|--install is required \(the BOLT-ready install\)
@@ -318,7 +322,13 @@ optimize -W select-only --workdir w --json $TMP/nodir/o.json|2|--json "$TMP/nodi
 report --gate x --html $TMP/nodir/r.html|2|--html "$TMP/nodir/r.html": directory $TMP/nodir does not exist
 report --gate x --json $TMP|2|--json "$TMP": is a directory
 ROWS
-ok "no work directory was made by any refused run, tune or optimize" test ! -e w
+# sensitivity checks its options before it starts a gate (which refused
+# --pairs 4 itself, its error printed twice, after the work directory)
+"$P" sensitivity --workdir w --low-install "$PG" --high-install "$PG" --pairs 4 >out 2>err
+is "sensitivity --pairs 4: refused at once, one error" "$?|$(cat err)" \
+	"2|pgbuild: error: --pairs 4: a 95% interval needs at least 6 pairs
+Try \"pgbuild sensitivity --help\" for more information."
+ok "no work directory was made by any refused run, tune, optimize or sensitivity" test ! -e w
 ok "no prefix was made by a refused pgo" test ! -e p
 ok "no output or work directory was made by a refused bolt" test ! -e o -a ! -e o.bolt
 is "no command got as far as a cluster or a server" "$(ls -A tmpdir)$(pgrep -f "postgres -D $TMP/" | wc -l)" 0
