@@ -71,8 +71,9 @@ static void optimize_usage(FILE *fp)
 	      "  --src SRC              PostgreSQL source: directory, tarball or\n"
 	      "                         debian:PACKAGE[=VERSION] (default debian:postgresql-15)\n"
 	      "  --baseline PREFIX      the stock build, instead of building one\n"
-	      "  --policy FILE          the lto stage's policy (\"bolt = ready\" added when it\n"
-	      "                         has no bolt line; \"bolt = off\" is refused)\n"
+	      "  --policy FILE|none     the lto stage's policy (\"bolt = ready\" added when it\n"
+	      "                         has no bolt line; \"bolt = off\" is refused; none:\n"
+	      "                         the empty policy, as pgbuild build's)\n"
 	      "  --stages LIST          lto, pgo, tuned, clang, clang-pgo, bolt (default all,\n"
 	      "                         the clang ones skipped when no clang is installed;\n"
 	      "                         stock always), comma-separated\n"
@@ -302,8 +303,10 @@ static int check_policy(const struct optimize_opts *o)
 
 	if (!o->policy)
 		return 0;
+	/* none: the empty policy, as pgbuild build's (the text stays empty) */
 	if (preflight_policy("--policy", o->policy, NULL) < 0 ||
-	    sfs_read(AT_FDCWD, o->policy, SFS_IN_TEXT, 0, &text, &err) < 0)
+	    (strcmp(o->policy, "none") &&
+	     sfs_read(AT_FDCWD, o->policy, SFS_IN_TEXT, 0, &text, &err) < 0))
 		rc = err.len ? error("--policy: %s", err.buf) : -1;
 	else if (optimize_policy_text(text.buf, o->policy, 0, &out, &err) < 0)
 		rc = error("--policy \"%s\": %s", o->policy, err.buf);

@@ -229,6 +229,7 @@ optimize -W select-only -c 0 --workdir w|2|invalid value "0" for --clients
 optimize -W select-only -j 0 --workdir w|2|invalid value "0" for --jobs
 optimize -W select-only --cpus x --workdir w|2|invalid value "x" for --cpus
 optimize -W select-only --policy nosuch.policy --workdir w|2|--policy "nosuch.policy": No such file
+optimize -W select-only --policy none --src $TMP/nosrc --workdir w|2|^pgbuild: error: --src "$TMP/nosrc": No such file or directory$
 optimize -W select-only --policy bolt-off.policy --workdir w|2|--policy "bolt-off.policy": its \[global\] says "bolt = off": every stage BOLT may stack on is built with "bolt = ready"
 optimize -W select-only,mixed --noise other-floor.json --workdir w|2|^pgbuild: error: --noise other-floor.json needs --baseline: a floor is of one postgres, and stock is built by this run \(leave --noise out: optimize measures stock's floor\)
 optimize -W select-only,mixed --noise-variants 4 --workdir w|2|invalid value "4" for --noise-variants: expected an integer from 5 to 99
