@@ -466,6 +466,13 @@ int cli_parse_duration(const char *arg, double *out); /* -T, --duration */
 int cli_parse_scale(const char *arg, int *out);       /* -s, --scale */
 int cli_parse_jobs(const char *arg, int *out);        /* -j, --jobs */
 int cli_parse_pairs(const char *arg, int *out);       /* --pairs */
+/* --pairs N|auto (gate): "auto" sets *is_auto, else N as cli_parse_pairs
+ * reads it (1 to 1000: fewer than an interval needs are refused after the
+ * options, naming the interval) into *out.  The error says what is
+ * accepted in the end: "expected an integer from MIN to 1000, or auto",
+ * MIN the caller's (gate.h's GATE_MIN_PAIRS, which this layer cannot
+ * include).  0, or -1 after the error. */
+int cli_parse_pairs_auto(const char *arg, int min, int *out, int *is_auto);
 /* A TIME: 90s, 10m, 1h or plain seconds, at least one second (the
  * error names opt); --budget (a sequential gate's) and tune's --max-time. */
 int cli_parse_time(const char *opt, const char *arg, double *out);

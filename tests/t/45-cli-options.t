@@ -255,8 +255,12 @@ bench --install $PG -t 1e3|2|invalid value "1e3" for --transactions: expected an
 bench --install $PG --seed 0x10|2|invalid value "0x10" for --seed: expected a decimal integer
 bench --install $PG --warmup nan|2|invalid value "nan" for --warmup: expected a decimal number of seconds >= 0
 bench --install $PG --statement-timeout 0x1p3|2|invalid value "0x1p3" for --statement-timeout: expected a decimal number
-$GATE --pairs 0x10|2|invalid value "0x10" for --pairs: expected a decimal integer from 1 to 1000
-$GATE --pairs 1e1|2|invalid value "1e1" for --pairs: expected an integer from 1 to 1000
+$GATE --pairs 0x10|2|invalid value "0x10" for --pairs: expected a decimal integer from 6 to 1000, or auto$
+$GATE --pairs 1e1|2|invalid value "1e1" for --pairs: expected an integer from 6 to 1000, or auto$
+$GATE --pairs 0|2|^pgbuild: error: invalid value "0" for --pairs: expected an integer from 6 to 1000, or auto$
+$GATE --pairs=six|2|^pgbuild: error: invalid value "six" for --pairs: expected an integer from 6 to 1000, or auto$
+run --policy empty.policy --workdir w --pairs 0|2|^pgbuild: error: invalid value "0" for --pairs: expected an integer from 6 to 1000, or auto$
+optimize -W select-only --pairs six --workdir w|2|^pgbuild: error: invalid value "six" for --pairs: expected an integer from 6 to 1000, or auto$
 $GATE --min-speedup 0x1.1|2|invalid value "0x1.1" for --min-speedup: expected a decimal number >= 0.01
 $GATE --max-p99-regression inf%|2|invalid value "inf" for --max-p99-regression: expected a decimal number >= 0
 $GATE --confidence nan|2|invalid value "nan" for --confidence: expected a decimal number >= 0.5
