@@ -49,7 +49,8 @@ static int has_option(const struct option *longopts, const char *name)
  * --prefix DIR is only ever where a command installs.  A command that has
  * `now` (and `also`, when set) but not `old` refuses `old` with why, so
  * that an older command line fails at once instead of running with an
- * input taken for an output (`bolt --prefix IN --out OUT`).
+ * input taken for an output (`bolt --prefix IN --out OUT`).  An `old` of
+ * one letter is the short option -old.
  */
 static const struct {
 	const char *old;        /* the name as typed, without "--" */
@@ -69,7 +70,29 @@ static const struct {
 	{ "high-prefix", "high-install", NULL,
 	  "--high-prefix names an installed PostgreSQL, which is --high-install DIR (a "
 	  "prefix is where a command installs)" },
+	{ "W", "train", NULL,
+	  "-W (--workload) names what a command measures, and this one measures nothing: "
+	  "its training workloads are --train LIST" },
+	{ "workload", "train", NULL,
+	  "--workload (-W) names what a command measures, and this one measures nothing: "
+	  "its training workloads are --train LIST" },
+	{ "time-budget", "max-time", NULL,
+	  "--time-budget H is now --max-time TIME (90s, 10m, 2h)" },
 };
+
+/* The row of moved[] that refuses name (without "--") in the command of
+ * longopts: its error, 1; else 0. */
+static int moved_error(const char *name, const struct option *longopts)
+{
+	for (size_t i = 0; i < sizeof(moved) / sizeof(*moved); i++)
+		if (!strcmp(name, moved[i].old) && has_option(longopts, moved[i].now) &&
+		    (!moved[i].also || has_option(longopts, moved[i].also)) &&
+		    !has_option(longopts, moved[i].old)) {
+			error("%s", moved[i].why);
+			return 1;
+		}
+	return 0;
+}
 
 int cli_option_error(const char *word, const struct option *longopts)
 {
@@ -90,14 +113,9 @@ int cli_option_error(const char *word, const struct option *longopts)
 	}
 	names[n] = NULL;
 	near = suggest_word(name.buf, names);
-	for (size_t i = 0; i < sizeof(moved) / sizeof(*moved); i++)
-		if (!strcmp(name.buf, moved[i].old) && has_option(longopts, moved[i].now) &&
-		    (!moved[i].also || has_option(longopts, moved[i].also)) &&
-		    !has_option(longopts, moved[i].old)) {
-			rc = error("%s", moved[i].why);
-			goto out;
-		}
-	if (nmatch > 1)
+	if (moved_error(name.buf, longopts))
+		rc = -1;
+	else if (nmatch > 1)
 		rc = error("ambiguous option \"%s\" for pgbuild%s%s (could be %s)", word,
 			   cmd ? " " : "", cmd ? cmd : "", could.buf);
 	else if (near)
@@ -106,7 +124,6 @@ int cli_option_error(const char *word, const struct option *longopts)
 	else
 		rc = error("unknown option \"%s\" for pgbuild%s%s", word, cmd ? " " : "",
 			   cmd ? cmd : "");
-out:
 	strbuf_release(&name);
 	strbuf_release(&could);
 	return rc;
@@ -132,7 +149,7 @@ static void bad_option(int c, char **argv, const struct option *longopts)
 		error("option \"%s\" takes no value", word);
 	} else if (is_long) {
 		cli_option_error(word, longopts);
-	} else {
+	} else if (!moved_error((char[]){ (char)optopt, '\0' }, longopts)) {
 		error("unknown option \"-%c\" for pgbuild%s%s", optopt, cmd ? " " : "",
 		      cmd ? cmd : "");
 	}

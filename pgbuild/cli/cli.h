@@ -13,8 +13,9 @@
  *                        (-W select-only,tpcb -W select1); bench and tune
  *                        take one
  *   --train LIST         the workloads a profile (pgo, bolt) trains on, the
- *                        same list syntax; in pgo and bolt -W is its older
- *                        spelling (they evaluate nothing), in optimize -W is
+ *                        same list syntax; pgo, bolt and tune refuse -W,
+ *                        naming --train (they measure nothing with it: the
+ *                        moved-spelling table of cli.c), in optimize -W is
  *                        the evaluation set and --train the training set
  *   -c, --clients N      client connections, 1 to 10000
  *   -T, --duration S     seconds per run (fractions allowed), > 0
@@ -222,6 +223,12 @@ enum cli_opt {
 #define CLI_NOISE_VARIANTS     5
 #define CLI_NOISE_VARIANTS_MIN 5
 #define CLI_NOISE_VARIANTS_MAX 99
+/* "5 to 99 (default 5)": the above as the helps' text (fputs strings) */
+#define CLI_STR_(x) #x
+#define CLI_STR(x)  CLI_STR_(x)
+#define CLI_NOISE_VARIANTS_RANGE \
+	CLI_STR(CLI_NOISE_VARIANTS_MIN) " to " CLI_STR(CLI_NOISE_VARIANTS_MAX) \
+	" (default " CLI_STR(CLI_NOISE_VARIANTS) ")"
 
 /*
  * The exit codes of every pgbuild command (exitcodes.h's PGBUILD_EXIT_*),
@@ -459,6 +466,13 @@ int cli_parse_duration(const char *arg, double *out); /* -T, --duration */
 int cli_parse_scale(const char *arg, int *out);       /* -s, --scale */
 int cli_parse_jobs(const char *arg, int *out);        /* -j, --jobs */
 int cli_parse_pairs(const char *arg, int *out);       /* --pairs */
+/* --pairs N|auto (gate): "auto" sets *is_auto, else N as cli_parse_pairs
+ * reads it (1 to 1000: fewer than an interval needs are refused after the
+ * options, naming the interval) into *out.  The error says what is
+ * accepted in the end: "expected an integer from MIN to 1000, or auto",
+ * MIN the caller's (gate.h's GATE_MIN_PAIRS, which this layer cannot
+ * include).  0, or -1 after the error. */
+int cli_parse_pairs_auto(const char *arg, int min, int *out, int *is_auto);
 /* A TIME: 90s, 10m, 1h or plain seconds, at least one second (the
  * error names opt); --budget (a sequential gate's) and tune's --max-time. */
 int cli_parse_time(const char *opt, const char *arg, double *out);

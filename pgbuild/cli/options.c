@@ -131,6 +131,22 @@ int cli_parse_int(const char *opt, const char *arg, int min, int max, int *out)
 	return 0;
 }
 
+int cli_parse_pairs_auto(const char *arg, int min, int *out, int *is_auto)
+{
+	long long n;
+
+	if (!strcmp(arg, "auto")) {
+		*is_auto = 1;
+		return 0;
+	}
+	if (parse_long(arg, 1, CLI_PAIRS_MAX, &n) < 0)
+		return error("invalid value \"%s\" for --pairs: expected %s from %d to %d, or auto",
+			     arg, an_integer(arg), min, CLI_PAIRS_MAX);
+	*is_auto = 0;
+	*out = (int)n;
+	return 0;
+}
+
 int cli_parse_int64(const char *opt, const char *arg, int64_t min, int64_t max,
 		       int64_t *out)
 {

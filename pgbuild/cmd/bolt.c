@@ -40,9 +40,6 @@ static void bolt_usage(FILE *fp)
 	      "                         (default " WORKLOADS_TRAIN "), run in one server session;\n"
 	      "                         regress: PostgreSQL's core regression suite, which\n"
 	      "                         needs IN's build tree (--builddir or its record)\n"
-	      "  -W, --workload LIST    the same as --train, comma-separated and repeatable\n"
-	      "                         (its older spelling; both add to one list): bolt\n"
-	      "                         evaluates nothing itself\n"
 	      "  -T, --duration S       seconds per training workload (default 5)\n"
 	      "  -c, --clients N        training clients (default 2)\n"
 	      "  -s, --scale N          pgbench scale of the training data (default 1)\n"
@@ -79,7 +76,6 @@ static const struct option bolt_options[] = {
 	{ "workdir", required_argument, NULL, OPT_WORKDIR },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "retrain", no_argument, NULL, OPT_RETRAIN },
-	CLI_OPT_WORKLOAD,
 	CLI_OPT_TRAIN,
 	CLI_OPT_DURATION,
 	CLI_OPT_CLIENTS,
@@ -102,7 +98,6 @@ static const struct option bolt_options[] = {
 static int parse_shared(struct bolt_opts *o, int c, const char *arg)
 {
 	switch (c) {
-	case 'W':
 	case OPT_TRAIN:
 		o->workloads_given = 1;
 		return cli_parse_training(arg, &o->workloads) < 0 ? -1 : 1;

@@ -288,12 +288,7 @@ static int run_option(struct gate_opts *o, int c, const char *arg)
 	case OPT_TIME_BUDGET:
 		return cli_parse_budget(arg, &o->budget);
 	default: /* OPT_PAIRS */
-		if (!strcmp(arg, "auto")) {
-			o->auto_pairs = 1;
-			return 0;
-		}
-		o->auto_pairs = 0;
-		return cli_parse_pairs(arg, &o->pairs);
+		return cli_parse_pairs_auto(arg, GATE_MIN_PAIRS, &o->pairs, &o->auto_pairs);
 	}
 }
 

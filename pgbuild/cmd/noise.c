@@ -35,11 +35,11 @@ static void noise_usage(FILE *fp)
 	      "                         below (required)\n"
 	      "  --builddir DIR         its build tree (default: the one the install's\n"
 	      "                         pgopt-build.json records)\n"
-	      "  --variants N           relinked variants, 2 to 99 (default 5)\n"
+	      "  --variants N           relinked variants, " CLI_NOISE_VARIANTS_RANGE "\n"
 	      "  --seed S               seed of the object orders (default 1)\n"
 	      "  -W, --workload LIST    workloads, comma-separated and repeatable (default\n"
 	      "                         select-only; " SINGLE_WORKLOADS ")\n"
-	      "  --metric LIST          instructions, cycles or both, comma-separated\n"
+	      "  --metric LIST          instructions, cycles or instructions,cycles\n"
 	      "                         (default instructions,cycles)\n"
 	      "  --instr-statements N   transactions N of the short run (10N in the long\n"
 	      "                         one; default per workload)\n"
@@ -93,7 +93,19 @@ static int parse_value(struct noise_opts *o, int c, const char *arg)
 			return -1;
 		o->statements = n;
 		return 1;
-	case OPT_METRIC: return cli_parse_metrics(arg, &o->metrics) < 0 ? -1 : 1;
+	case OPT_METRIC: {
+		/* the deterministic metrics only: gate's "both" is tps,instructions */
+		unsigned m = 0;
+		if (cli_parse_metrics(arg, &m) < 0)
+			return -1;
+		if (m & ~metrics_deterministic())
+			return error("--metric %s: the noise floor is of the deterministic metrics "
+				     "(expected instructions, cycles or instructions,cycles)%s", arg,
+				     strstr(arg, METRICS_BOTH) ? "; " METRICS_BOTH " is gate's "
+				     "tps,instructions" : "");
+		o->metrics |= m;
+		return 1;
+	}
 	case 'W': return cli_parse_workloads(arg, &o->workloads) < 0 ? -1 : 1;
 	default: return 0;
 	}
@@ -141,9 +153,6 @@ static int check_options(struct noise_opts *o)
 				       "with --json - (the standard output)");
 	if (!o->metrics)
 		o->metrics = metrics_deterministic();
-	if (o->metrics & ~metrics_deterministic())
-		return cli_usage_error("--metric tps: the noise floor is of the deterministic "
-				       "metrics (expected instructions or cycles)");
 	if (!o->workloads.nr)
 		workloads_push(&o->workloads, WL_DEFAULT);
 	for (size_t i = 0; i < o->workloads.nr; i++)

@@ -71,8 +71,9 @@ static void optimize_usage(FILE *fp)
 	      "  --src SRC              PostgreSQL source: directory, tarball or\n"
 	      "                         debian:PACKAGE[=VERSION] (default debian:postgresql-15)\n"
 	      "  --baseline PREFIX      the stock build, instead of building one\n"
-	      "  --policy FILE          the lto stage's policy (\"bolt = ready\" added when it\n"
-	      "                         has no bolt line; \"bolt = off\" is refused)\n"
+	      "  --policy FILE|none     the lto stage's policy (\"bolt = ready\" added when it\n"
+	      "                         has no bolt line; \"bolt = off\" is refused; none:\n"
+	      "                         the empty policy, as pgbuild build's)\n"
 	      "  --stages LIST          lto, pgo, tuned, clang, clang-pgo, bolt (default all,\n"
 	      "                         the clang ones skipped when no clang is installed;\n"
 	      "                         stock always), comma-separated\n"
@@ -95,8 +96,8 @@ static void optimize_usage(FILE *fp)
 	      "                         noise on stock, -W's workloads; needs stock's build\n"
 	      "                         tree, else the repeat resolution with a note); FILE\n"
 	      "                         needs --baseline; none: the repeat resolution\n"
-	      "  --noise-variants N     relinked variants of that measurement, 2 to 99\n"
-	      "                         (default 5)\n"
+	      "  --noise-variants N     relinked variants of that measurement,\n"
+	      "                         " CLI_NOISE_VARIANTS_RANGE "\n"
 	      "  --pairs N -T, --duration S -c, --clients N --cpus LIST\n"
 	      "                         the gate's benchmark (default: the fewest pairs its\n"
 	      "                         family of tests can decide with, 8 for 2 workloads)\n"
@@ -162,8 +163,8 @@ static int parse_value(struct optimize_opts *o, unsigned *stages, int c, const c
 	case 'W': return cli_parse_workloads(arg, &o->workloads) < 0 ? -1 : 1;
 	case OPT_TRAIN: return cli_parse_training(arg, &o->train) < 0 ? -1 : 1;
 	case OPT_PAIRS:
-		o->auto_pairs = !strcmp(arg, "auto");
-		return o->auto_pairs || cli_parse_pairs(arg, &o->pairs) == 0 ? 1 : -1;
+		return cli_parse_pairs_auto(arg, GATE_MIN_PAIRS, &o->pairs, &o->auto_pairs) == 0 ?
+		       1 : -1;
 	case OPT_BUDGET: return cli_parse_budget(arg, &o->budget) < 0 ? -1 : 1;
 	case 'T': return cli_parse_duration(arg, &o->duration) < 0 ? -1 : 1;
 	case 'c': return cli_parse_clients(arg, &o->clients) < 0 ? -1 : 1;
@@ -302,8 +303,10 @@ static int check_policy(const struct optimize_opts *o)
 
 	if (!o->policy)
 		return 0;
+	/* none: the empty policy, as pgbuild build's (the text stays empty) */
 	if (preflight_policy("--policy", o->policy, NULL) < 0 ||
-	    sfs_read(AT_FDCWD, o->policy, SFS_IN_TEXT, 0, &text, &err) < 0)
+	    (strcmp(o->policy, "none") &&
+	     sfs_read(AT_FDCWD, o->policy, SFS_IN_TEXT, 0, &text, &err) < 0))
 		rc = err.len ? error("--policy: %s", err.buf) : -1;
 	else if (optimize_policy_text(text.buf, o->policy, 0, &out, &err) < 0)
 		rc = error("--policy \"%s\": %s", o->policy, err.buf);

@@ -40,10 +40,6 @@ static void pgo_usage(FILE *fp)
 	      "                         (default " WORKLOADS_TRAIN "); regress: PostgreSQL's\n"
 	      "                         core regression suite, installcheck against the\n"
 	      "                         training server\n"
-	      "  -W, --workload LIST    the same as --train, comma-separated and repeatable\n"
-	      "                         (its older spelling; both add to one list): pgo\n"
-	      "                         evaluates nothing itself (--gate runs pgbuild\n"
-	      "                         gate's default workloads)\n"
 	      "  -c, --clients N        training clients (default 2)\n"
 	      "  -T, --duration S       seconds per training workload (default 20)\n"
 	      "  -s, --scale N          pgbench scale of the training data\n"
@@ -80,7 +76,6 @@ static const struct option pgo_options[] = {
 	{ "policy", required_argument, NULL, OPT_POLICY },
 	{ "files", required_argument, NULL, OPT_FILES },
 	{ "configure-args", required_argument, NULL, OPT_CONFIGURE_ARGS },
-	CLI_OPT_WORKLOAD,
 	CLI_OPT_TRAIN,
 	CLI_OPT_CLIENTS,
 	CLI_OPT_DURATION,

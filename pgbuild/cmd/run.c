@@ -147,7 +147,10 @@ static int pass_on_option(struct run_cli *r, int c, const char *arg)
 		return cli_parse_workloads(arg, &r->workloads);
 	case OPT_PAIRS:
 		o->pairs = arg;
-		return strcmp(arg, "auto") ? cli_parse_pairs(arg, &n) : 0;
+		{
+			int is_auto;
+			return cli_parse_pairs_auto(arg, GATE_MIN_PAIRS, &n, &is_auto);
+		}
 	case OPT_BUDGET:
 		o->budget = arg;
 		return cli_parse_budget(arg, &d);

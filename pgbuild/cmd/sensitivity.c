@@ -7,6 +7,7 @@
 
 #include "pgbuild/cmd/cmd.h"
 #include "pgbuild/metric/workloads.h"
+#include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/tune/sensitivity.h"
 
 static void sens_usage(FILE *fp)
@@ -39,7 +40,8 @@ static void sens_usage(FILE *fp)
 	      "  -q, --quiet            less progress output\n"
 	      "\n"
 	      CLI_EXIT_CODES_HELP
-	      "Here 0 is measured, 2 could not build or measure.\n",
+	      "Here 0 is measured, 2 could not build or measure.\n"
+	      "Every option, the installs and the source are checked before the first build.\n",
 	      fp);
 }
 
@@ -143,13 +145,29 @@ static int check_host(const struct sens_opts *o)
 	return cli_check_outputs(outs) < 0 || cli_guc_check_env() < 0 ? PGBUILD_EXIT_ERROR : 0;
 }
 
+/* Every check before the first build (preflight.h's, as run and tune):
+ * the gate's pairs, the installs given, and the source when a watermark
+ * is built.  0, or the exit code after the error. */
+static int check_options(const struct sens_opts *o)
+{
+	if (preflight_pairs(o->gate.pairs, o->metric, 0.95) < 0)
+		return cli_usage();
+	if ((o->low_prefix && preflight_install("--low-install", o->low_prefix) < 0) ||
+	    (o->high_prefix && preflight_install("--high-install", o->high_prefix) < 0) ||
+	    (o->baseline && preflight_install("--baseline", o->baseline) < 0) ||
+	    ((!o->low_prefix || !o->high_prefix) && preflight_source(o->src) < 0))
+		return PGBUILD_EXIT_ERROR;
+	return 0;
+}
+
 PGBUILD_COMMAND(sensitivity, "how much compiler flags can matter for a workload (-O0 vs -O3 watermarks)")
 {
 	struct sens_opts o = { .workdir = "pgbuild-sensitivity", .low = "-O0", .high = "-O3" };
 	int rc;
 
 	strvec_init(&o.workloads);
-	if ((rc = parse_options(&o, argc, argv)) < 0 && (rc = check_host(&o)) == 0)
+	if ((rc = parse_options(&o, argc, argv)) < 0 && (rc = check_host(&o)) == 0 &&
+	    (rc = check_options(&o)) == 0)
 		rc = sens_run(&o);
 	strvec_clear(&o.workloads);
 	return rc;

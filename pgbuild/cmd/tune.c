@@ -42,7 +42,6 @@ static void tune_usage(FILE *fp)
 "                        debian:postgresql-15)\n"
 "  --train W             the one workload the search measures (default\n"
 "                        " WORKLOADS_DEFAULT ")\n"
-"  -W, --workload W      the same as --train (its older spelling)\n"
 "  --held-out LIST|none  workloads the search never measures, comma-separated:\n"
 "                        the best set is gated against stock on each and\n"
 "                        judged faster, slower or not significant at the\n"
@@ -56,7 +55,6 @@ static void tune_usage(FILE *fp)
 "  --max-builds N        stop before a build beyond N (default 12; 0 = no limit)\n"
 "  --max-time TIME       stop before a build once TIME of evaluations is spent\n"
 "                        (90s, 10m, 2h; --budget is a --pairs auto gate's)\n"
-"  --time-budget H       the older spelling of --max-time Hh (deprecated)\n"
 "  --workdir DIR         installs, logs, state (default ./pgbuild-tune)\n"
 "  --builddir DIR        the one build directory (default WORKDIR/build);\n"
 "                        an existing pgbuild build directory is reused as is\n"
@@ -64,7 +62,8 @@ static void tune_usage(FILE *fp)
 "                        source; else tune builds it first\n"
 "  --state FILE          resumable state, JSON lines (default WORKDIR/state.jsonl)\n"
 "  --out POLICY          the best policy (default WORKDIR/best.policy)\n"
-"  --json FILE           every step and the result as JSON\n"
+"  --json FILE           every step and the result as JSON (with --dry-run:\n"
+"                        the plan; FILE - is the standard output)\n"
 "  --metric M            instructions (default: callgrind, exact), cycles (the\n"
 "                        cycles estimate of callgrind's cache and branch\n"
 "                        simulation, at 0.1%% resolution or --noise's) or tps\n"
@@ -126,14 +125,12 @@ static void tune_usage(FILE *fp)
 
 static const struct option tune_options[] = {
 	{ "src", required_argument, NULL, OPT_SRC },
-	{ "workload", required_argument, NULL, 'W' },
 	CLI_OPT_TRAIN,
 	{ "held-out", required_argument, NULL, OPT_HELD_OUT },
 	{ "scope", required_argument, NULL, OPT_SCOPE },
 	{ "candidates", required_argument, NULL, OPT_CANDIDATES },
 	{ "max-builds", required_argument, NULL, OPT_MAX_BUILDS },
 	{ "max-time", required_argument, NULL, OPT_MAX_TIME },
-	{ "time-budget", required_argument, NULL, OPT_TIME_BUDGET },
 	{ "state", required_argument, NULL, OPT_STATE },
 	{ "out", required_argument, NULL, OPT_OUT },
 	{ "workdir", required_argument, NULL, OPT_WORKDIR },
@@ -200,11 +197,6 @@ static int value_option(struct tune_opts *o, struct tune_params *p, int c, const
 		return cli_parse_int("--max-builds", arg, 0, 10000, &p->max_builds);
 	case OPT_MAX_TIME:
 		return cli_parse_time("--max-time", arg, &p->time_budget);
-	case OPT_TIME_BUDGET:
-		if (cli_parse_number("--time-budget", arg, 0.001, 1000, &d) < 0)
-			return -1;
-		p->time_budget = d * 3600;
-		return 0;
 	case OPT_METRIC: {
 		const char *const *words = tune_metric_words();
 		int k;
@@ -242,7 +234,6 @@ static int parse_options(struct tune_opts *o, struct tune_params *p, int argc, c
 	while ((c = cli_getopt(argc, argv, tune_options)) != -1) {
 		switch (c) {
 		case OPT_SRC: o->src = optarg; break;
-		case 'W':
 		case OPT_TRAIN: o->workload = optarg; break;
 		case OPT_HELD_OUT:
 			o->held_out_arg = optarg;
@@ -351,12 +342,15 @@ static int check_bundle_dir(const char *dir)
 static int check_options(struct tune_opts *o)
 {
 	if (strchr(o->workload, ','))
-		return cli_usage_error("--workload \"%s\": tune searches flags for one workload",
+		return cli_usage_error("--train \"%s\": tune searches flags for one workload",
 				       o->workload);
 	if (bench_workload_check(o->workload) < 0 || check_held_out(o) < 0)
 		return cli_usage();
 	if (preflight_pairs(o->gate.pairs, o->metric, 0.95) < 0)
 		return cli_usage();
+	if (o->gate.budget > 0 && !o->gate.auto_pairs)
+		return cli_usage_error("--budget is the sequential gate's (--pairs auto); the "
+				       "search's time limit is --max-time");
 	if (stage_gate_check(&o->gate))
 		return PGBUILD_EXIT_ERROR;
 	if (o->gate.auto_pairs && metrics_find(o->metric)->bit != METRIC_TPS)

@@ -649,7 +649,7 @@ static void tune_chosen_on(struct orun *r, const char *best)
 		v = json_parse(text.buf, text.len, NULL);
 	wl = json_get_str(v, "workload");
 	if (wl) {
-		/* a comma-separated list, as tune's --workload takes it */
+		/* a comma-separated list, as tune's --train takes it */
 		char *copy = xstrdup(wl), *save = NULL;
 		for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save))
 			strvec_push(&r->tune_chosen, w);

@@ -109,8 +109,8 @@ int pgo_policy_base(const char *path, int drop_lto, struct strbuf *out)
 	struct strbuf text = STRBUF_INIT;
 	char real[PATH_MAX];
 	int r;
-	if (!path)
-		return 0;
+	if (!path || !strcmp(path, "none"))
+		return 0;       /* the empty policy, as pgbuild build's --policy none */
 	{
 		struct strbuf err = STRBUF_INIT;
 		if (sfs_read(AT_FDCWD, path, SFS_IN_TEXT, 0, &text, &err) < 0 || !realpath(path, real)) {

@@ -76,7 +76,7 @@ struct pgo_opts {
  * against the policy's own directory; lto lines commented out when
  * drop_lto (the instrumented stage); the rest as written, after a
  * "# from PATH" line.  Appends to out; 0, or -1 after an error naming the
- * policy.
+ * policy.  A NULL path or "none" (build's --policy none) appends nothing.
  */
 struct strbuf;
 int pgo_policy_base(const char *path, int drop_lto, struct strbuf *out);

@@ -33,7 +33,7 @@
  * the next run.
  *
  * Budget: --max-builds counts evaluations that had to build their
- * candidate (across resumes); --time-budget the evaluation seconds recorded
+ * candidate (across resumes); --max-time the evaluation seconds recorded
  * (across resumes).  The budget is checked before each new build.
  */
 #ifndef PGBUILD_TUNE_ENGINE_H

@@ -1,6 +1,6 @@
 /*
  * tune/output.c - what `pgbuild tune` reports: the step table on stdout
- * and the --json document; see tuner.h.
+ * and the --json document (and --dry-run's plan); see tuner.h.
  */
 #include <math.h>
 #include <stdio.h>
@@ -209,6 +209,40 @@ int tuner_write_json(struct tuner *tu, const char *path, const char *out_path)
 	json_key(&jw, "new_evaluations"); json_int(&jw, t->new_evaluations);
 	json_key(&jw, "wall_seconds"); json_double(&jw, clock_seconds() - tu->t0);
 	json_key(&jw, "stop_reason"); json_string(&jw, t->stop_reason);
+	json_object_end(&jw);
+	strbuf_addch(&sb, '\n');
+	rc = write_result(path, sb.buf, sb.len);
+	strbuf_release(&sb);
+	return rc;
+}
+
+int tuner_write_plan_json(const struct tuner *tu, const char *path, const char *policy_text)
+{
+	const struct tune_engine *t = &tu->t;
+	struct strbuf sb = STRBUF_INIT;
+	struct json_writer jw;
+	int rc;
+
+	json_writer_init(&jw, &sb);
+	json_object_begin(&jw);
+	json_key(&jw, "kind"); json_string(&jw, "pgbuild-tune-plan");
+	json_key(&jw, "version"); json_int(&jw, 1);
+	json_key(&jw, "train"); json_string(&jw, tu->o.workload);
+	json_key(&jw, "held_out"); json_strvec(&jw, &tu->o.held_out);
+	json_key(&jw, "metric"); json_string(&jw, tu->o.metric);
+	json_key(&jw, "scope"); json_string(&jw, tu->o.scope);
+	json_key(&jw, "bundle"); json_string(&jw, tu->o.bundle);
+	json_key(&jw, "resolution");
+	/* NAN: no floor, a run would refuse (resolution_source says why) */
+	if (tu->o.resolution_source && !isnan(t->p.resolution))
+		json_double(&jw, t->p.resolution);
+	else
+		json_null(&jw);
+	json_key(&jw, "resolution_source"); json_string(&jw, tu->o.resolution_source);
+	json_key(&jw, "candidates_file"); json_string(&jw, tu->o.candidates);
+	json_key(&jw, "candidates"); json_strvec(&jw, &t->flags);
+	json_key(&jw, "refused"); json_strvec(&jw, &tu->refused);
+	json_key(&jw, "start_policy"); json_string(&jw, policy_text);
 	json_object_end(&jw);
 	strbuf_addch(&sb, '\n');
 	rc = write_result(path, sb.buf, sb.len);

@@ -772,8 +772,11 @@ int tuner_run(struct tuner *tu, const struct tune_params *p)
 		if (isnan(p->resolution))
 			fprintf(stderr, "pgbuild: note: a run would stop here: %s\n",
 				tu->o.resolution_source);
+		/* the plan on stdout; with --json also as a document (with
+		 * "-" the text goes to stderr: cli_check_outputs) */
 		print_dry_run(tu, text);
-		rc = 0;
+		rc = tu->o.json && tuner_write_plan_json(tu, tu->o.json, text) < 0 ?
+		     PGBUILD_EXIT_ERROR : 0;
 		goto out;
 	}
 	if (isnan(p->resolution)) {

@@ -154,6 +154,13 @@ void tuner_print_report(struct tuner *tu, FILE *fp, const char *out_path);
 #define TUNE_BEST_JSON "best.json"
 int tuner_write_json(struct tuner *tu, const char *path, const char *out_path);
 
+/* --dry-run --json: the plan as a document (kind "pgbuild-tune-plan": the
+ * training and held-out workloads, the metric and its resolution, the
+ * candidates kept and refused, and the start policy's text), written to
+ * path ("-": the standard output) as write_result does.  0, or -1 after
+ * the error. */
+int tuner_write_plan_json(const struct tuner *tu, const char *path, const char *policy_text);
+
 /*
  * A held-out ratio's verdict: "faster" when the ratio beats 1 beyond the
  * resolution (deterministic metrics: the gate's relative interval,

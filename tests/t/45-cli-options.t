@@ -70,6 +70,14 @@ bolt --prefix $PG --out o|2|^pgbuild: error: --out is now --prefix DIR, where a 
 bolt --out o --install $PG|2|^pgbuild: error: --out is now --prefix DIR, where a command installs
 sensitivity --low-prefix $PG|2|^pgbuild: error: --low-prefix names an installed PostgreSQL, which is --low-install DIR \(a prefix is where a command installs\)$
 sensitivity --high-prefix $PG|2|^pgbuild: error: --high-prefix names an installed PostgreSQL, which is --high-install DIR
+pgo --prefix $TMP/p -W select-only|2|^pgbuild: error: -W \(--workload\) names what a command measures, and this one measures nothing: its training workloads are --train LIST$
+pgo --prefix $TMP/p --workload=select-only|2|^pgbuild: error: --workload \(-W\) names what a command measures, and this one measures nothing: its training workloads are --train LIST$
+bolt --install $PG --prefix o -W select-only|2|^pgbuild: error: -W \(--workload\) names what a command measures, and this one measures nothing: its training workloads are --train LIST$
+bolt --install $PG --prefix o --workload select-only|2|^pgbuild: error: --workload \(-W\) names what a command measures
+tune --candidates cands --workdir w -W select-only --train tpcb|2|^pgbuild: error: -W \(--workload\) names what a command measures, and this one measures nothing: its training workloads are --train LIST$
+tune --candidates cands --workdir w --workload select-only|2|^pgbuild: error: --workload \(-W\) names what a command measures
+tune --candidates cands --workdir w --time-budget 2|2|^pgbuild: error: --time-budget H is now --max-time TIME \(90s, 10m, 2h\)$
+tune --candidates cands --workdir w --max-time 2h --time-budget 1|2|^pgbuild: error: --time-budget H is now --max-time TIME
 build --install $PG|2|^pgbuild: error: unknown option "--install" for pgbuild build$
 run --no|2|^pgbuild: error: ambiguous option "--no" for pgbuild run \(could be --noise, .*--no-verify, --no-regress\)
 $GATE --json|2|^pgbuild: error: option "--json" needs a value$
@@ -147,21 +155,19 @@ pgo --prefix o --weaken nopie|2|invalid value "nopie" for --weaken: unknown hard
 tune --candidates cands --workdir w --max-time 0.5s|2|^pgbuild: error: invalid value "0.5s" for --max-time: at least 1 second, e.g. 90s, 10m or 1h$
 tune --candidates cands --workdir w --max-time 2x|2|^pgbuild: error: invalid value "2x" for --max-time
 tune --candidates cands --workdir w --max-time 2h --src $TMP/nosrc|2|^pgbuild: error: --src "$TMP/nosrc": No such file or directory
-tune --candidates cands --workdir w --time-budget 2 --src $TMP/nosrc|2|^pgbuild: error: --src "$TMP/nosrc": No such file or directory
 tune --candidates cands --workdir w --metric instruction|2|invalid value "instruction" for --metric: expected instructions, tps or cycles \(did you mean "instructions"\?\)
-tune --candidates cands --workdir w --metric cycles -W tpcc-lite|2|--metric cycles supports select-only, tpcb, select1, mixed, agg-join, bulk-index, json-text, plpgsql, select-only-s10, tpcb-s10, not "tpcc-lite"
-tune --candidates cands --workdir w -W select-only,tpcb|2|tune searches flags for one workload
-tune --candidates cands --workdir w -W selectonly|2|unknown workload "selectonly" \(did you mean "select-only"\?\)
+tune --candidates cands --workdir w --metric cycles --train tpcc-lite|2|--metric cycles supports select-only, tpcb, select1, mixed, agg-join, bulk-index, json-text, plpgsql, select-only-s10, tpcb-s10, not "tpcc-lite"
+tune --candidates cands --workdir w --train select-only,tpcb|2|^pgbuild: error: --train "select-only,tpcb": tune searches flags for one workload$
+tune --candidates cands --workdir w --train selectonly|2|unknown workload "selectonly" \(did you mean "select-only"\?\)
 tune --candidates cands --workdir w --held-out select-only|2|--held-out select-only: "select-only" is the workload the search trains on \(--train\)
 tune --candidates cands --workdir w --train tpcb --held-out mixd|2|unknown workload "mixd" \(did you mean "mixed"\?\)
 tune --candidates cands --workdir w --metric cycles --held-out mixed,tpcc-lite|2|--held-out mixed,tpcc-lite: --metric cycles supports select-only, tpcb, select1, mixed, agg-join, bulk-index, json-text, plpgsql, select-only-s10, tpcb-s10, not "tpcc-lite"
 tune --candidates cands --workdir w --metric tps --pairs 3|2|--pairs 3: a 95% interval needs at least 6 pairs
-tune --candidates cands --workdir w --metric tps --budget 10m|2|--budget needs --pairs auto
+tune --candidates cands --workdir w --metric tps --budget 10m|2|^pgbuild: error: --budget is the sequential gate's \(--pairs auto\); the search's time limit is --max-time$
 tune --candidates cands --workdir w --metric tps --pairs auto --budget 0.5s|2|invalid value "0.5s" for --budget: at least 1 second, e.g. 90s, 10m or 1h
 tune --candidates cands --workdir w --pairs auto|2|--pairs auto needs --metric tps
 tune --candidates cands --workdir w -c 0|2|invalid value "0" for --clients
 tune --candidates cands --workdir w --src $TMP/nosrc|2|--src "$TMP/nosrc"
-pgo --prefix $TMP/p -W nosuch|2|unknown workload "nosuch"
 pgo --prefix $TMP/p --train nosuch|2|unknown workload "nosuch"
 pgo --prefix $TMP/p --train selectonly|2|did you mean "select-only"
 pgo --prefix $TMP/p --baseline $PG --gate 'selectonly>=1'|2|did you mean "select-only"
@@ -174,12 +180,15 @@ profile --install $PG --set fsync|2|invalid value "fsync" for --set: expected NA
 sensitivity --metric tsp|2|did you mean "tps"
 sensitivity -T 0|2|invalid value "0" for --duration
 sensitivity -W a,b|2|unknown workload "a"
+sensitivity --workdir w --low-install $TMP/nosuch --high-install $PG|2|^pgbuild: error: --low-install $TMP/nosuch: no bin/postgres: not an installed PostgreSQL$
+sensitivity --workdir w --high-install $TMP/nosuch|2|^pgbuild: error: --high-install $TMP/nosuch: no bin/postgres: not an installed PostgreSQL$
+sensitivity --workdir w --low-install $PG --high-install $PG --baseline $TMP/nosuch|2|^pgbuild: error: --baseline $TMP/nosuch: no bin/postgres
+sensitivity --workdir w --src $TMP/nosrc|2|^pgbuild: error: --src "$TMP/nosrc": No such file or directory$
 build --policy none --prefix $TMP/x -j 0|2|invalid value "0" for --jobs: expected an integer from 1 to 1024
 build --policy lto-yes.policy --src src --prefix $TMP/x|2|^pgbuild: error: $TMP/lto-yes.policy:2: expected lto = on, off, fat or slim, got "yes"$
 bolt|2|--install is required \(the BOLT-ready install\)
 bolt --install $PG|2|--prefix is required
-bolt --install $PG --prefix o -W nosuch|2|unknown workload "nosuch"
-bolt --install $PG --prefix o -W selectonly|2|did you mean "select-only"
+bolt --install $PG --prefix o --train selectonly|2|did you mean "select-only"
 bolt --install $PG --prefix o --train nosuch|2|unknown workload "nosuch"
 bolt --install $PG --prefix o -T 0|2|invalid value "0" for --duration: expected a number of seconds > 0
 bolt --install $PG --prefix o -c 0|2|invalid value "0" for --clients: expected an integer from 1 to 10000
@@ -220,6 +229,7 @@ optimize -W select-only -c 0 --workdir w|2|invalid value "0" for --clients
 optimize -W select-only -j 0 --workdir w|2|invalid value "0" for --jobs
 optimize -W select-only --cpus x --workdir w|2|invalid value "x" for --cpus
 optimize -W select-only --policy nosuch.policy --workdir w|2|--policy "nosuch.policy": No such file
+optimize -W select-only --policy none --src $TMP/nosrc --workdir w|2|^pgbuild: error: --src "$TMP/nosrc": No such file or directory$
 optimize -W select-only --policy bolt-off.policy --workdir w|2|--policy "bolt-off.policy": its \[global\] says "bolt = off": every stage BOLT may stack on is built with "bolt = ready"
 optimize -W select-only,mixed --noise other-floor.json --workdir w|2|^pgbuild: error: --noise other-floor.json needs --baseline: a floor is of one postgres, and stock is built by this run \(leave --noise out: optimize measures stock's floor\)
 optimize -W select-only,mixed --noise-variants 4 --workdir w|2|invalid value "4" for --noise-variants: expected an integer from 5 to 99
@@ -245,8 +255,12 @@ bench --install $PG -t 1e3|2|invalid value "1e3" for --transactions: expected an
 bench --install $PG --seed 0x10|2|invalid value "0x10" for --seed: expected a decimal integer
 bench --install $PG --warmup nan|2|invalid value "nan" for --warmup: expected a decimal number of seconds >= 0
 bench --install $PG --statement-timeout 0x1p3|2|invalid value "0x1p3" for --statement-timeout: expected a decimal number
-$GATE --pairs 0x10|2|invalid value "0x10" for --pairs: expected a decimal integer from 1 to 1000
-$GATE --pairs 1e1|2|invalid value "1e1" for --pairs: expected an integer from 1 to 1000
+$GATE --pairs 0x10|2|invalid value "0x10" for --pairs: expected a decimal integer from 6 to 1000, or auto$
+$GATE --pairs 1e1|2|invalid value "1e1" for --pairs: expected an integer from 6 to 1000, or auto$
+$GATE --pairs 0|2|^pgbuild: error: invalid value "0" for --pairs: expected an integer from 6 to 1000, or auto$
+$GATE --pairs=six|2|^pgbuild: error: invalid value "six" for --pairs: expected an integer from 6 to 1000, or auto$
+run --policy empty.policy --workdir w --pairs 0|2|^pgbuild: error: invalid value "0" for --pairs: expected an integer from 6 to 1000, or auto$
+optimize -W select-only --pairs six --workdir w|2|^pgbuild: error: invalid value "six" for --pairs: expected an integer from 6 to 1000, or auto$
 $GATE --min-speedup 0x1.1|2|invalid value "0x1.1" for --min-speedup: expected a decimal number >= 0.01
 $GATE --max-p99-regression inf%|2|invalid value "inf" for --max-p99-regression: expected a decimal number >= 0
 $GATE --confidence nan|2|invalid value "nan" for --confidence: expected a decimal number >= 0.5
@@ -285,7 +299,8 @@ noise|2|^pgbuild: error: --install is required \(the build's installed PostgreSQ
 noise --install $PG --variants 4|2|invalid value "4" for --variants: expected an integer from 5 to 99
 noise --install $PG --seed -1|2|invalid value "-1" for --seed
 noise --install $PG -W tpcc-lite|2|-W tpcc-lite: no single-user script \(expected select-only, tpcb, select1, mixed, agg-join, bulk-index, json-text, plpgsql, select-only-s10, tpcb-s10\)
-noise --install $PG --metric tps|2|--metric tps: the noise floor is of the deterministic metrics
+noise --install $PG --metric tps|2|--metric tps: the noise floor is of the deterministic metrics \(expected instructions, cycles or instructions,cycles\)$
+noise --install $PG --metric both|2|^pgbuild: error: --metric both: the noise floor is of the deterministic metrics \(expected instructions, cycles or instructions,cycles\); both is gate's tps,instructions$
 noise --install $PG --json $TMP/nodir/n.json|2|--json "$TMP/nodir/n.json": directory $TMP/nodir does not exist
 noise --install $PG|2|records no builddir: give --builddir DIR
 $GATE --json $TMP/nodir/g.json|2|^pgbuild: error: --json "$TMP/nodir/g.json": directory $TMP/nodir does not exist$
@@ -299,7 +314,7 @@ build --policy none --prefix $TMP/nodir.keep/p|2|--prefix "$TMP/nodir.keep/p": .
 build --policy none --prefix $TMP/x --builddir $TMP/nodir.keep/b|2|--builddir "$TMP/nodir.keep/b": .*Not a directory
 profile --install $PG --json $TMP/nodir/p.json|2|--json "$TMP/nodir/p.json": directory $TMP/nodir does not exist
 profile --install $PG --emit-policy $TMP/nodir/p.policy|2|--emit-policy "$TMP/nodir/p.policy": directory $TMP/nodir does not exist
-pgo --prefix $TMP/nodir.keep/p -W select-only|2|--prefix "$TMP/nodir.keep/p": .*Not a directory
+pgo --prefix $TMP/nodir.keep/p --train select-only|2|--prefix "$TMP/nodir.keep/p": .*Not a directory
 tune --candidates cands --workdir w --json $TMP/nodir/t.json|2|--json "$TMP/nodir/t.json": directory $TMP/nodir does not exist
 explain --baseline $TMP --candidate $TMP -W select-only --json $TMP/nodir/e.json|2|--json "$TMP/nodir/e.json": directory $TMP/nodir does not exist
 explain --baseline $TMP --candidate $TMP -W select-only --html $TMP/nodir/e.html|2|--html "$TMP/nodir/e.html": directory $TMP/nodir does not exist
@@ -312,7 +327,13 @@ optimize -W select-only --workdir w --json $TMP/nodir/o.json|2|--json "$TMP/nodi
 report --gate x --html $TMP/nodir/r.html|2|--html "$TMP/nodir/r.html": directory $TMP/nodir does not exist
 report --gate x --json $TMP|2|--json "$TMP": is a directory
 ROWS
-ok "no work directory was made by any refused run, tune or optimize" test ! -e w
+# sensitivity checks its options before it starts a gate (which refused
+# --pairs 4 itself, its error printed twice, after the work directory)
+"$P" sensitivity --workdir w --low-install "$PG" --high-install "$PG" --pairs 4 >out 2>err
+is "sensitivity --pairs 4: refused at once, one error" "$?|$(cat err)" \
+	"2|pgbuild: error: --pairs 4: a 95% interval needs at least 6 pairs
+Try \"pgbuild sensitivity --help\" for more information."
+ok "no work directory was made by any refused run, tune, optimize or sensitivity" test ! -e w
 ok "no prefix was made by a refused pgo" test ! -e p
 ok "no output or work directory was made by a refused bolt" test ! -e o -a ! -e o.bolt
 is "no command got as far as a cluster or a server" "$(ls -A tmpdir)$(pgrep -f "postgres -D $TMP/" | wc -l)" 0
@@ -456,8 +477,14 @@ is "... every command once (those of no group with the plumbing)" \
 is "pgbuild --help and help agree" "$("$P" --help)" "$("$P" help)"
 
 # the shared options mean the same in every command that has them
-for c in bolt gate optimize pgo profile run sensitivity; do
+for c in gate optimize profile run sensitivity; do
 	like "$c --help: -W is a list" "$("$P" $c --help)" "-W, --workload LIST .*comma-separated and repeatable"
+done
+# ... and what is measured: the commands that measure nothing with it
+# (their workloads are training ones, --train) have no -W in their help
+for c in bolt pgo tune; do
+	is "$c --help: no -W, --train is its training set" \
+		"$("$P" $c --help | grep -E -- '-W[ ,]|--workload')" ""
 done
 for c in bolt build optimize pgo regress run sensitivity tune; do
 	like "$c --help: -j is make's jobs" "$("$P" $c --help)" "-j, --jobs N"

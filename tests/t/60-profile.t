@@ -48,7 +48,7 @@ err_is "pgo --duration 0" 'invalid value "0" for --duration: expected a number o
 err_is "pgo --files with a bracket" '--files: expected a policy glob' "$P" pgo --prefix x --files 'a]'
 err_is "pgo --policy missing" '--policy "nope.policy": No such file or directory' "$P" pgo --prefix x --policy nope.policy
 err_is "pgo with a misspelt workload, before any build" 'unknown workload "selectonly"' \
-	"$P" pgo --prefix "$TMP/w/prefix" --workload tpcb,selectonly
+	"$P" pgo --prefix "$TMP/w/prefix" --train tpcb,selectonly
 ok "... and nothing was created" test ! -e "$TMP/w"
 err_is "profile --workload sql:FILE of a missing file" 'cannot read script "nofile.sql"' \
 	"$P" profile --install x -W sql:nofile.sql

@@ -2,8 +2,8 @@
 # 71-tune-options.t - `pgbuild tune` without PostgreSQL: every option error
 # names the option and exits 2 before anything is built; unsafe candidates
 # are refused with the wrapper's reasons; the generated start policies
-# (--dry-run) are what pgoptcc accepts; a state file of another tune is
-# refused.
+# (--dry-run, and its plan as --json) are what pgoptcc accepts; a state
+# file of another tune is refused.
 . "$(dirname "$0")/../lib/tap.sh"
 P=$B/bin/pgbuild
 
@@ -18,10 +18,10 @@ while IFS='|' read -r args msg; do
 done <<'EOF'
 --max-builds x|invalid value "x" for --max-builds
 --max-builds -1|invalid value "-1" for --max-builds
---time-budget 0|invalid value "0" for --time-budget
+--time-budget 1|--time-budget H is now --max-time TIME
 --metric cycle|invalid value "cycle" for --metric
 --pairs 0|invalid value "0" for --pairs
---budget 90s --metric tps|--budget needs --pairs auto
+--budget 90s --metric tps|--budget is the sequential gate's \(--pairs auto\); the search's time limit is --max-time
 --pairs auto --budget 0.5s --metric tps|invalid value "0.5s" for --budget: at least 1 second
 --pairs auto|--pairs auto needs --metric tps
 --tolerance 80|invalid value "80" for --tolerance
@@ -29,7 +29,8 @@ done <<'EOF'
 --plugin maybe|invalid value "maybe" for --plugin
 --scope a]b|invalid value "a]b" for --scope
 --scope @/nonexistent/hot.txt|cannot read --scope file
---workload tpcc-lite|--metric instructions supports
+--train tpcc-lite|--metric instructions supports
+--workload select-only|--workload \(-W\) names what a command measures, and this one measures nothing: its training workloads are --train LIST
 --candidates /nonexistent|cannot read --candidates /nonexistent
 --baseline /nonexistent|--baseline /nonexistent: no bin/postgres
 --noise /nonexistent/floor.json|--noise /nonexistent/floor.json needs --baseline PREFIX, the stock build the floor was measured on
@@ -150,5 +151,19 @@ echo '[global]' >>"$TMP/bundle2/pgopt.policy"
 "$P" tune --dry-run --candidates "$TMP/c2" --bundle "$TMP/bundle2" >"$TMP/o" 2>"$TMP/e"
 is "a bundle whose policy changed after it was packed: exit 2" "$?" 2
 like "... named" "$(cat "$TMP/e")" 'pgopt.policy'
+# --dry-run --json: the plan as a document (it wrote nothing before), and
+# with "-" the document alone on stdout, the text on stderr
+"$P" tune --dry-run --candidates "$TMP/c2" --train tpcb --json "$TMP/plan.json" >"$TMP/o" 2>"$TMP/e"
+is "--dry-run --json FILE: exit 0" "$?" 0
+is "... FILE is the plan" "$(perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
+	print join " ", $d->{kind}, $d->{train}, join(",", @{$d->{candidates}}),
+		$d->{start_policy} =~ /cflags \+= -O3 -fno-plt/ ? "policy" : "nopolicy"' <"$TMP/plan.json")" \
+	"pgbuild-tune-plan tpcb -O3,-fno-plt policy"
+like "... and the text on stdout as before" "$(cat "$TMP/o")" '^train: tpcb; held out: mixed'
+"$P" tune --dry-run --candidates "$TMP/c2" --json - >"$TMP/o" 2>"$TMP/e"
+is "--dry-run --json -: exit 0" "$?" 0
+is "... stdout is the document alone" "$(perl -MJSON::PP -e 'local $/; print decode_json(<STDIN>)->{kind}' <"$TMP/o")" \
+	pgbuild-tune-plan
+like "... the text on stderr" "$(cat "$TMP/e")" 'start policy:'
 ok "help" "$P" tune --help
 done_testing

@@ -6,7 +6,9 @@
 # the command's summary; every command has a page and every page is a
 # command; pgbuild(1)'s COMMANDS lists them in --help's groups and order.
 # The lists are read from the binaries, so a new command or option without
-# its man entry (or a man entry left behind) fails here.  One list of exit
+# its man entry (or a man entry left behind) fails here, and so do the
+# numeric ranges ("5 to 99") of a command's --help and of its page when
+# they differ.  One list of exit
 # codes: pgbuild --help's, word for word in each command's --help that
 # speaks of them and in every page's EXIT STATUS.  Every page renders
 # without warnings and without a request shown as text; `make install`
@@ -36,6 +38,9 @@ man_opts() {
 			print "$1\n" while /(--[a-z0-9][a-z0-9-]*|(?<![\w-])-[A-Za-z0-9](?![\w-]))/g;
 		}' "$1" "${2:-}" "${3:-}" | sort -u
 }
+# The integer ranges "A to B" of a text on stdin (an option's bounds; not
+# measured spreads such as "0.46 to 0.98"), one a line, sorted.
+ranges() { grep -oE '(^|[^0-9.])[0-9]+ to [0-9]+(\.[0-9]+)?' | sed 's/^[^0-9]*//' | grep -v '\.' | sort -u; }
 # Both ways: what $2 has and $3 lacks, and the reverse.
 same_sets() { # title help-list man-list
 	local missing extra
@@ -74,6 +79,11 @@ while read -r c; do
 	man_opts "$page" >"man.$c"
 	like "pgbuild $c --help lists options" "$(wc -l <"help.$c")" '^[1-9][0-9]*$'
 	same_sets "pgbuild-$c(1)" "help.$c" "man.$c"
+	# the ranges ("5 to 99") either says: the same set (an option's bounds
+	# changed in one and not the other: noise --variants' help said 2 to 99)
+	tr -s ' \n' '  ' <"h.$c" | ranges >"help-ranges.$c"
+	sed 's/\\-/-/g; s/\\f[BIRP]//g; s/\\(en/-/g' "$page" | tr -s ' \n' '  ' | ranges >"man-ranges.$c"
+	same_sets "pgbuild-$c(1) ranges" "help-ranges.$c" "man-ranges.$c"
 	summary=$(sed -n "s/^  $c  *//p" pgbuild.help)
 	is "pgbuild-$c(1) NAME is its --help summary" \
 		"$(sed -n '/^\.SH NAME/{n;p;}' "$page" | sed 's/\\-/-/g')" "pgbuild-$c - $summary"

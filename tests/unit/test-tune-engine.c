@@ -3,7 +3,7 @@
  * evaluator: every flag multiplies the speed by a known factor, some flags
  * "crash the compiler" or "fail the regression suite", and every call is
  * counted.  Checks: the known best set is found, failed sets are remembered
- * and never retried (nor their supersets), --max-builds and --time-budget
+ * and never retried (nor their supersets), --max-builds and --max-time
  * are honoured, a search killed half-way resumes from its state file
  * without redoing any evaluation, and without a resolution (no layout
  * floor) nothing is searched.
