@@ -1,6 +1,6 @@
 /*
  * json.c - the gate result as JSON (`pgbuild gate --json`) and back
- * (`pgbuild report --gate`, junit).  Every run's numbers are kept, with the
+ * (`pgbuild report --gate-result`, junit).  Every run's numbers are kept, with the
  * bench's own JSON document embedded under "bench", so the report can plot
  * timelines and a later reader can redo the analysis; the reader does exactly
  * that (re-analyses and re-decides), which keeps one source of truth.

@@ -158,7 +158,7 @@ static void report_explain(const struct gate *g, FILE *fp)
 		if (doc && explain_doc_check(doc, &why) == 0) {
 			fputc('\n', fp);
 			explain_render_text(doc, EXPLAIN_SECTION_ROWS, fp);
-			fprintf(fp, "  (the top %d rows; all of them: pgbuild explain --gate GATE.json, "
+			fprintf(fp, "  (the top %d rows; all of them: pgbuild explain --gate-result GATE.json, "
 				"with the gate's --workdir)\n", EXPLAIN_SECTION_ROWS);
 		} else {
 			fprintf(fp, "\n  explain %s: unreadable section: %s\n", w->name, why.buf);

@@ -71,7 +71,7 @@ else
 		like "instructions: ... and recorded" "$(json "$TMP/i.json" '$d->{instructions_counter}{choice}')" 'counting with callgrind instead'
 	fi
 	like "instructions: the counter is named per workload" "$(json "$TMP/i.json" '$d->{workloads}[0]{instructions}{note}')" "^(perf stat|callgrind), single-user mode"
-	pgb report --gate "$TMP/i.json" --html "$TMP/i.html" >"$TMP/i.rep" 2>&1
+	pgb report --gate-result "$TMP/i.json" --html "$TMP/i.html" >"$TMP/i.rep" 2>&1
 	like "instructions: the report names the counter" "$(cat "$TMP/i.rep")" "instructions per transaction \(counted by (callgrind|perf stat, hardware counters);"
 	like "instructions: so does the HTML" "$(cat "$TMP/i.html")" "Counted by (callgrind|perf stat \(hardware counters\)) on the server"
 	ok "instructions junit validates" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" "$TMP/i.xml"
@@ -101,7 +101,7 @@ else
 fi
 
 # ---- HTML report in headless Chromium ----
-pgb report --gate "$TMP/aa.json" --html "$TMP/report.html" --json "$TMP/report.json" >"$TMP/rep.out" 2>&1
+pgb report --gate-result "$TMP/aa.json" --html "$TMP/report.html" --json "$TMP/report.json" >"$TMP/rep.out" 2>&1
 is "report exits 0 on a failed gate" "$?" 0
 like "report: terminal summary" "$(cat "$TMP/rep.out")" "select-only +8/8"
 is "report: five SVG plots (the thresholds', then four of the runs)" \
