@@ -85,6 +85,10 @@ explain --install $PG|2|the installs compared are --baseline DIR and --candidate
 report --prefix $PG|2|the installs compared are --baseline DIR and --candidate DIR$
 report --install=$PG|2|the installs compared are --baseline DIR and --candidate DIR$
 run --prefix $TMP/x|2|^pgbuild: error: --prefix: where run installs the candidate is --candidate-prefix DIR \(the baseline is --baseline DIR\)$
+bundle create --out $TMP/nob --bundle $TMP/nosuchb --bolt $TMP/x|2|^pgbuild: error: create: --bolt is where llvm-bolt is \(bundle bolt\); the pgbuild bolt output to take the profile of is --bolt-install DIR$
+bundle create --out $TMP/nob --bundle $TMP/nosuchb --bolt-install $TMP/x|2|^pgbuild: error: $TMP/nosuchb is no profile bundle
+bundle create --out $TMP/nob --bundle $TMP/nosuchb|2|^pgbuild: error: create --bundle: add --bolt-install or --bolt-profile
+bundle show $TMP/nosuchb --bolt-install $TMP/x|2|^pgbuild: error: show: --out, .*--bolt-install, --bolt-profile and --force go with create$
 run --no|2|^pgbuild: error: ambiguous option "--no" for pgbuild run \(could be --noise, .*--no-verify, --no-regress\)
 $GATE --json|2|^pgbuild: error: option "--json" needs a value$
 build -j|2|^pgbuild: error: option "-j" \(--jobs\) needs a value$
