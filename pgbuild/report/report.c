@@ -433,6 +433,15 @@ void report_write_json(const struct report_data *rd, struct strbuf *out)
 		json_string(&jw, gate_status_name(rd->gate.verdict));
 	else
 		json_null(&jw);
+	json_key(&jw, "verdict_word");  /* the words the terminal uses, lower case */
+	if (rd->have_gate) {
+		struct gate_verdict v = GATE_VERDICT_INIT;
+		gate_verdict_of(&rd->gate, &v);
+		json_string(&jw, gate_verdict_word(&v));
+		gate_verdict_clear(&v);
+	} else {
+		json_null(&jw);
+	}
 	json_key(&jw, "translation_units_total"); json_int(&jw, (int64_t)rd->tus_total);
 	json_key(&jw, "translation_units");
 	json_array_begin(&jw);
