@@ -109,7 +109,7 @@ fi
 pgb report --gate-result "$TMP/aa.json" --html "$TMP/report.html" --json "$TMP/report.json" >"$TMP/rep.out" 2>&1
 is "report exits 0 on a failed gate" "$?" 0
 is "report json: verdict_word is the word printed" "$(json "$TMP/report.json" '$d->{verdict_word}')" \
-	"$(head -1 "$TMP/rep.out" | sed -n 's/^gate: \([A-Z ]*\) - .*/\1/p' | tr 'A-Z' 'a-z')"
+	"$(sed -n 's/^gate: \([A-Z ]*\) - .*/\1/p' "$TMP/rep.out" | head -1 | tr 'A-Z' 'a-z')"
 like "report: terminal summary" "$(cat "$TMP/rep.out")" "select-only +8/8"
 is "report: five SVG plots (the thresholds', then four of the runs)" \
 	"$(grep -o '<svg ' "$TMP/report.html" | wc -l)" 5
