@@ -89,7 +89,7 @@ struct bundle_create_opts {
 	const char *log;          /* --log LOGDIR: its compile log (default
 				   * BUILDDIR/pgopt-log) */
 	const char *policy;       /* --policy FILE: the policy (with --builddir) */
-	const char *bolt;         /* --bolt PREFIX: a `pgbuild bolt` output */
+	const char *bolt;         /* --bolt-install DIR: a `pgbuild bolt` output */
 	const char *bolt_profile; /* --bolt-profile FILE: an .fdata (its manifest
 				   * FILE.json beside it, when there is one) */
 	int force;                /* --force: replace an existing bundle */
@@ -132,8 +132,11 @@ int bundle_check(const struct bundle_check_opts *o);
 struct bundle_bolt_opts {
 	const char *dir;          /* the bundle */
 	const char *binary;       /* the file, rewritten in place */
-	const char *log;          /* LOGDIR (records = side: its side file is
-				   * renamed after BOLT's new build-id), or NULL */
+	const char *log;          /* --log LOGDIR: the compile log directory of
+				   * the build that made the binary (records =
+				   * side: its side file is renamed after BOLT's
+				   * new build-id; BOLT's log is written there),
+				   * or NULL */
 	const char *bolt_dir;     /* --bolt DIR, or NULL */
 	const char *json;         /* --json FILE */
 	double min_applies;       /* percent */

@@ -18,7 +18,7 @@
  *   --bundle DIR        an existing bundle: its policy and PGO profiles
  *                       (with a BOLT profile added: what a BOLT training
  *                       on a package build's own server gives);
- *   --bolt PREFIX       a `pgbuild bolt` output (its record names the
+ *   --bolt-install DIR  a `pgbuild bolt` output (its record names the
  *                       profile), or --bolt-profile FILE.
  * The bundle is assembled in OUT.tmp-PID and renamed to OUT whole, so OUT
  * is never half-written; an existing OUT is replaced only with --force,
@@ -131,7 +131,7 @@ static int from_bolt(struct pack *k, const char *prefix)
 	int rc = 0;
 
 	if (!p)
-		rc = error("--bolt %s: %s has no \"bolt\" record with a profile (expected the --prefix of pgbuild bolt)",
+		rc = error("--bolt-install %s: %s has no \"bolt\" record with a profile (expected the --prefix of pgbuild bolt)",
 			   prefix, rec);
 	else
 		k->bolt_profile = xstrdup(p);

@@ -46,11 +46,15 @@ static int has_option(const struct option *longopts, const char *name)
 
 /*
  * Spellings whose meaning moved: an input install is --install DIR, and
- * --prefix DIR is only ever where a command installs.  A command that has
- * `now` (and `also`, when set) but not `old` refuses `old` with why, so
- * that an older command line fails at once instead of running with an
- * input taken for an output (`bolt --prefix IN --out OUT`).  An `old` of
- * one letter is the short option -old.
+ * --prefix DIR is only ever where a command installs; a file a command
+ * wrote and another reads is --X-result FILE (--gate is the threshold
+ * everywhere, --gate-result FILE the gate's result); a command's inputs
+ * are named by role (--inspect-baseline, --inspect-candidate).  A command
+ * that has `now` (and `also`, when set) but not `old` refuses `old` with
+ * why, so that an older command line fails at once instead of running
+ * with an input taken for an output (`bolt --prefix IN --out OUT`) or
+ * with `old` taken as the abbreviation of a longer option (`--gate` of
+ * `--gate-result`).  An `old` of one letter is the short option -old.
  */
 static const struct {
 	const char *old;        /* the name as typed, without "--" */
@@ -58,6 +62,20 @@ static const struct {
 	const char *also;       /* and this one too (NULL: no condition) */
 	const char *why;        /* the error */
 } moved[] = {
+	{ "gate", "gate-result", NULL,
+	  "--gate is a threshold expression (gate, build, run, pgo, deb); the gate's "
+	  "result file is --gate-result FILE" },
+	{ "inspect", "inspect-candidate", NULL,
+	  "--inspect is now --inspect-candidate FILE (B's, as --inspect-baseline FILE is A's)" },
+	{ "prefix", "candidate", "baseline",
+	  "--prefix names where a command installs; the installs compared are --baseline DIR "
+	  "and --candidate DIR" },
+	{ "install", "candidate", "baseline",
+	  "--install names one installed PostgreSQL; the installs compared are --baseline DIR "
+	  "and --candidate DIR" },
+	{ "prefix", "candidate-prefix", NULL,
+	  "--prefix: where run installs the candidate is --candidate-prefix DIR (the baseline "
+	  "is --baseline DIR)" },
 	{ "prefix", "install", NULL,
 	  "--prefix names where a command installs; the installed PostgreSQL to use is "
 	  "--install DIR" },
@@ -80,23 +98,20 @@ static const struct {
 	  "--time-budget H is now --max-time TIME (90s, 10m, 2h)" },
 };
 
-/* The row of moved[] that refuses name (without "--") in the command of
- * longopts: its error, 1; else 0. */
-static int moved_error(const char *name, const struct option *longopts)
+/* The error of a moved spelling name (without "--") in this table, else NULL. */
+static const char *moved_why(const char *name, const struct option *longopts)
 {
 	for (size_t i = 0; i < sizeof(moved) / sizeof(*moved); i++)
 		if (!strcmp(name, moved[i].old) && has_option(longopts, moved[i].now) &&
 		    (!moved[i].also || has_option(longopts, moved[i].also)) &&
-		    !has_option(longopts, moved[i].old)) {
-			error("%s", moved[i].why);
-			return 1;
-		}
-	return 0;
+		    !has_option(longopts, moved[i].old))
+			return moved[i].why;
+	return NULL;
 }
 
 int cli_option_error(const char *word, const struct option *longopts)
 {
-	const char *names[256], *near, *cmd = cli_command();
+	const char *names[256], *near, *why, *cmd = cli_command();
 	struct strbuf name = STRBUF_INIT, could = STRBUF_INIT;
 	size_t n = 0, nmatch = 0;
 	int rc;
@@ -113,9 +128,11 @@ int cli_option_error(const char *word, const struct option *longopts)
 	}
 	names[n] = NULL;
 	near = suggest_word(name.buf, names);
-	if (moved_error(name.buf, longopts))
-		rc = -1;
-	else if (nmatch > 1)
+	if ((why = moved_why(name.buf, longopts))) {
+		rc = error("%s", why);
+		goto out;
+	}
+	if (nmatch > 1)
 		rc = error("ambiguous option \"%s\" for pgbuild%s%s (could be %s)", word,
 			   cmd ? " " : "", cmd ? cmd : "", could.buf);
 	else if (near)
@@ -149,7 +166,9 @@ static void bad_option(int c, char **argv, const struct option *longopts)
 		error("option \"%s\" takes no value", word);
 	} else if (is_long) {
 		cli_option_error(word, longopts);
-	} else if (!moved_error((char[]){ (char)optopt, '\0' }, longopts)) {
+	} else if ((name = moved_why((char[]){ (char)optopt, '\0' }, longopts))) {
+		error("%s", name);
+	} else {
 		error("unknown option \"-%c\" for pgbuild%s%s", optopt, cmd ? " " : "",
 		      cmd ? cmd : "");
 	}
@@ -162,7 +181,7 @@ int cli_getopt(int argc, char **argv, const struct option *longopts)
 	 * told from an unknown option (':' against '?') */
 	char shorts[128];
 	size_t n = 0;
-	int c;
+	int c, idx = -1;
 
 	shorts[n++] = ':';
 	for (const struct option *o = longopts; o->name && n + 3 < sizeof(shorts); o++) {
@@ -174,10 +193,26 @@ int cli_getopt(int argc, char **argv, const struct option *longopts)
 	}
 	shorts[n] = '\0';
 	opterr = 0;
-	c = getopt_long(argc, argv, shorts, longopts, NULL);
+	c = getopt_long(argc, argv, shorts, longopts, &idx);
 	if (c == '?' || c == ':') {
 		bad_option(c, argv, longopts);
 		return '?';
+	}
+	if (idx >= 0) {
+		/* the word as typed: before its value when that was the next word */
+		const char *word = argv[optind - (optarg && optind >= 2 && optarg == argv[optind - 1]
+						  ? 2 : 1)];
+		size_t len = strcspn(word + 2, "=");
+		if (!strncmp(word, "--", 2) && strlen(longopts[idx].name) != len) {
+			/* an abbreviation: of a moved spelling, that spelling's error */
+			char *name = xstrndup(word + 2, len);
+			const char *why = moved_why(name, longopts);
+			free(name);
+			if (why) {
+				error("%s", why);
+				return '?';
+			}
+		}
 	}
 	return c;
 }

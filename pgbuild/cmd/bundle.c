@@ -16,7 +16,7 @@ static void bundle_usage(FILE *fp)
 		"usage: pgbuild bundle create --out DIR (--pgo PREFIX | --optimize WORKDIR |\n"
 		"                             --builddir DIR --policy FILE [--log LOGDIR] |\n"
 		"                             --bundle DIR)\n"
-		"                             [--bolt PREFIX | --bolt-profile FILE] [--force]\n"
+		"                             [--bolt-install DIR | --bolt-profile FILE] [--force]\n"
 		"       pgbuild bundle show DIR\n"
 		"       pgbuild bundle check DIR --log LOGDIR [--min-applies PCT] [--json FILE]\n"
 		"       pgbuild bundle bolt DIR BINARY [--log LOGDIR] [--min-applies PCT]\n"
@@ -51,7 +51,7 @@ static void bundle_usage(FILE *fp)
 		"    --policy FILE      with --builddir: the policy it was trained with\n"
 		"    --bundle DIR       an existing bundle's policy and PGO profiles (to add\n"
 		"                       a BOLT profile trained on a package build's server)\n"
-		"    --bolt PREFIX      the profile of a pgbuild bolt output\n"
+		"    --bolt-install DIR the profile of a pgbuild bolt output (its --prefix)\n"
 		"    --bolt-profile FILE a BOLT profile (.fdata; its manifest FILE.json)\n"
 		"    --force            replace an existing bundle at --out\n"
 		"  show               what the bundle holds and was trained on (after\n"
@@ -64,9 +64,11 @@ static void bundle_usage(FILE *fp)
 		"                     enough of its samples still apply (BOLT's stale count);\n"
 		"                     llvm-bolt reads a checked copy of the profile in a new\n"
 		"                     private directory, $TMPDIR/pgbuild-bundle-bolt-XXXXXX\n"
-		"    --log LOGDIR       BOLT's log goes there (default: that directory,\n"
-		"                       kept for it); records = side: move BINARY's side\n"
-		"                       file to BOLT's new build-id\n"
+		"    --log LOGDIR       the compile log directory (PGOPT_LOGDIR) of the build\n"
+		"                       that made BINARY: its records/ side file of BINARY\n"
+		"                       (records = side) is moved to BOLT's new build-id,\n"
+		"                       and BOLT's log is written there as bolt-BINARY.log\n"
+		"                       (without it: into that private directory, kept)\n"
 		"    --bolt DIR         where llvm-bolt is (default $PGBUILD_BOLT, else\n"
 		"                       /usr/lib/llvm-15/bin)\n"
 		"  --min-applies PCT  the share that must apply (default %.0f): below it\n"
@@ -94,6 +96,7 @@ PGBUILD_COMMAND(bundle, "pack a training's profiles for builds that cannot train
 		{ "policy", required_argument, NULL, OPT_POLICY },
 		{ "log", required_argument, NULL, OPT_LOG },
 		{ "bolt", required_argument, NULL, OPT_BOLT },
+		{ "bolt-install", required_argument, NULL, OPT_BOLT_INSTALL },
 		{ "bolt-profile", required_argument, NULL, OPT_BOLT_PROFILE },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "min-applies", required_argument, NULL, OPT_MIN_APPLIES },
@@ -103,7 +106,7 @@ PGBUILD_COMMAND(bundle, "pack a training's profiles for builds that cannot train
 		CLI_OPT_END
 	};
 	struct bundle_create_opts co = { 0 };
-	const char *verb = NULL, *log = NULL, *bolt = NULL, *json = NULL;
+	const char *verb = NULL, *log = NULL, *bolt = NULL, *bolt_install = NULL, *json = NULL;
 	double min = BUNDLE_MIN_APPLIES;
 	int c, quiet = 0, min_given = 0;
 	char *args[3] = { NULL, NULL, NULL };
@@ -120,6 +123,7 @@ PGBUILD_COMMAND(bundle, "pack a training's profiles for builds that cannot train
 		case OPT_POLICY: co.policy = optarg; break;
 		case OPT_LOG: log = optarg; break;
 		case OPT_BOLT: bolt = optarg; break;
+		case OPT_BOLT_INSTALL: bolt_install = optarg; break;
 		case OPT_BOLT_PROFILE: co.bolt_profile = optarg; break;
 		case OPT_FORCE: co.force = 1; break;
 		case OPT_MIN_APPLIES:
@@ -172,23 +176,31 @@ PGBUILD_COMMAND(bundle, "pack a training's profiles for builds that cannot train
 			return cli_usage_error("--policy goes with --builddir (--pgo and --optimize bring their own)");
 		if (log && !co.builddir)
 			return cli_usage_error("create: --log goes with --builddir");
-		if (bolt && co.bolt_profile)
-			return cli_usage_error("--bolt and --bolt-profile exclude each other");
-		if (co.bundle && !bolt && !co.bolt_profile)
-			return cli_usage_error("create --bundle: add --bolt or --bolt-profile (else it is a copy)");
-		if (co.optimize && (bolt || co.bolt_profile))
-			return cli_usage_error("--optimize brings its own BOLT profile: no --bolt or --bolt-profile");
+		/* --bolt is where llvm-bolt is (bundle bolt, pgbuild bolt): the
+		 * install create reads was --bolt PREFIX before */
+		if (bolt)
+			return cli_usage_error("create: --bolt is where llvm-bolt is (bundle bolt); the "
+					       "pgbuild bolt output to take the profile of is "
+					       "--bolt-install DIR");
+		if (bolt_install && co.bolt_profile)
+			return cli_usage_error("--bolt-install and --bolt-profile exclude each other");
+		if (co.bundle && !bolt_install && !co.bolt_profile)
+			return cli_usage_error("create --bundle: add --bolt-install or --bolt-profile (else "
+					       "it is a copy)");
+		if (co.optimize && (bolt_install || co.bolt_profile))
+			return cli_usage_error("--optimize brings its own BOLT profile: no --bolt-install "
+					       "or --bolt-profile");
 		if (json || min_given)
 			return cli_usage_error("create: --json and --min-applies go with show, check and bolt");
 		co.log = log;
-		co.bolt = bolt;
+		co.bolt = bolt_install;
 		co.quiet = quiet;
 		return bundle_create(&co);
 	}
 	if (co.out || co.pgo || co.optimize || co.builddir || co.bundle || co.policy ||
-	    co.bolt_profile || co.force)
+	    bolt_install || co.bolt_profile || co.force)
 		return cli_usage_error("%s: --out, --pgo, --optimize, --builddir, --bundle, --policy, "
-				       "--bolt-profile and --force go with create", verb);
+				       "--bolt-install, --bolt-profile and --force go with create", verb);
 	if (!nargs)
 		return cli_usage_error("%s needs the bundle's directory", verb);
 	if (!strcmp(verb, "show")) {

@@ -27,7 +27,7 @@ static void explain_usage(FILE *fp)
 	fprintf(fp,
 "usage: pgbuild explain --baseline PATH --candidate PATH -W WORKLOAD [--workdir DIR]\n"
 "                       [--instr-statements N] [options]\n"
-"       pgbuild explain --gate FILE [-W WORKLOAD] [options]\n"
+"       pgbuild explain --gate-result FILE [-W WORKLOAD] [options]\n"
 "       pgbuild explain --baseline PATH --candidate PATH --callgrind-baseline N_FILE,10N_FILE\n"
 "                       --callgrind-candidate N_FILE,10N_FILE --instr-statements N [options]\n"
 "\n"
@@ -42,14 +42,15 @@ static void explain_usage(FILE *fp)
 "                           executable\n"
 "  --candidate PATH         B: likewise\n"
 "  -W, --workload NAME      the workload (" WORKLOADS_SINGLE ";\n"
-"                           with --gate: one of the gate's, default its first)\n"
+"                           with --gate-result: one of the gate's, default its\n"
+"                           first)\n"
 "  --workdir DIR            where the callgrind runs are kept: the outputs of an\n"
 "                           earlier run there (a gate's --workdir) are used when\n"
 "                           newer than both binaries, else both are measured\n"
 "                           there (default: a temporary directory, removed)\n"
 "  --instr-statements N     transactions N of the short run (10N in the long one;\n"
 "                           default per workload, as the gate's)\n"
-"  --gate FILE              a finished gate's --json: its builds and the callgrind\n"
+"  --gate-result FILE       a finished gate's --json: its builds and the callgrind\n"
 "                           outputs it kept (gate --workdir); nothing is measured\n"
 "  --callgrind-baseline N_FILE,10N_FILE   A's callgrind outputs of N and 10N\n"
 "                           statements (any program; nothing is measured)\n"
@@ -83,7 +84,7 @@ static const struct option explain_options[] = {
 	CLI_OPT_WORKLOAD,
 	{ "workdir", required_argument, NULL, OPT_WORKDIR },
 	{ "instr-statements", required_argument, NULL, OPT_INSTR_STATEMENTS },
-	{ "gate", required_argument, NULL, OPT_GATE },
+	{ "gate-result", required_argument, NULL, OPT_GATE_RESULT },
 	{ "callgrind-baseline", required_argument, NULL, OPT_CALLGRIND_BASELINE },
 	{ "callgrind-candidate", required_argument, NULL, OPT_CALLGRIND_CANDIDATE },
 	{ "noise", required_argument, NULL, OPT_NOISE },
@@ -102,7 +103,7 @@ struct explain_opts {
 	struct strvec workloads;           /* -W */
 	const char *workdir;               /* --workdir */
 	int statements;                    /* --instr-statements (0: default) */
-	const char *gate;                  /* --gate FILE */
+	const char *gate;                  /* --gate-result FILE */
 	struct strvec cg[2];               /* --callgrind-baseline, --callgrind-candidate */
 	const char *noise;                 /* --noise */
 	int top;                           /* --top */
@@ -138,7 +139,7 @@ static int one_option(struct explain_opts *o, int c)
 		if (cli_parse_int("--instr-statements", optarg, 1, 100000000, &o->statements) < 0)
 			return cli_usage();
 		break;
-	case OPT_GATE: o->gate = optarg; break;
+	case OPT_GATE_RESULT: o->gate = optarg; break;
 	case OPT_CALLGRIND_BASELINE:
 		if (parse_pair("--callgrind-baseline", optarg, &o->cg[0]) < 0)
 			return PGBUILD_EXIT_ERROR;
@@ -170,13 +171,13 @@ static int check_options(const struct explain_opts *o)
 {
 	int files = o->cg[0].nr || o->cg[1].nr;
 	if (o->gate && (o->baseline || o->candidate || files || o->workdir || o->statements))
-		return cli_usage_error("--gate takes its builds, workload settings and callgrind "
+		return cli_usage_error("--gate-result takes its builds, workload settings and callgrind "
 				       "outputs from the gate result: no --baseline, --candidate, "
 				       "--workdir, --instr-statements or --callgrind-*");
 	if (o->gate)
 		return o->workloads.nr > 1 ? cli_usage_error("-W: one workload") : -1;
 	if (!o->baseline || !o->candidate)
-		return cli_usage_error("give --baseline and --candidate (or --gate FILE)");
+		return cli_usage_error("give --baseline and --candidate (or --gate-result FILE)");
 	if (files && (!o->cg[0].nr || !o->cg[1].nr))
 		return cli_usage_error("give both --callgrind-baseline and --callgrind-candidate");
 	if (files && !o->statements)
@@ -276,7 +277,7 @@ static int gate_files_exist(const struct json_value *cg)
 	return 1;
 }
 
-/* --gate FILE: its builds and the outputs it kept for the workload. */
+/* --gate-result FILE: its builds and the outputs it kept for the workload. */
 static int from_gate(const struct explain_opts *o, struct explain_inputs *in,
 		     struct strvec *keep, struct strbuf *section)
 {
@@ -286,13 +287,13 @@ static int from_gate(const struct explain_opts *o, struct explain_inputs *in,
 	int rc = -1;
 
 	if (sfs_read(AT_FDCWD, o->gate, SFS_IN_JSON, 0, &sb, &err) < 0) {
-		rc = error("--gate: %s", err.buf);
+		rc = error("--gate-result: %s", err.buf);
 		strbuf_release(&err);
 		return rc;
 	}
 	if (!(root = json_parse(sb.buf, sb.len, &err)) ||
 	    strcmp(json_get_str(root, "kind") ? json_get_str(root, "kind") : "", "pgbuild-gate")) {
-		error("--gate \"%s\": not a pgbuild gate result%s%s", o->gate, err.len ? ": " : "",
+		error("--gate-result \"%s\": not a pgbuild gate result%s%s", o->gate, err.len ? ": " : "",
 		      err.buf);
 		goto out;
 	}
@@ -305,7 +306,7 @@ static int from_gate(const struct explain_opts *o, struct explain_inputs *in,
 			w = x;
 	}
 	if (!w) {
-		error("--gate \"%s\": %s", o->gate, o->workloads.nr ? "the gate did not measure "
+		error("--gate-result \"%s\": %s", o->gate, o->workloads.nr ? "the gate did not measure "
 		      "that workload" : "no workload's cycles estimate was measured (--metric cycles)");
 		goto out;
 	}
@@ -321,7 +322,7 @@ static int from_gate(const struct explain_opts *o, struct explain_inputs *in,
 			free(t);
 			rc = 0;
 		} else {
-			error("--gate \"%s\": %s's callgrind outputs were not kept (the gate ran "
+			error("--gate-result \"%s\": %s's callgrind outputs were not kept (the gate ran "
 			      "without --workdir) and it holds no explain section", o->gate, in->workload);
 		}
 		goto out;
@@ -337,7 +338,7 @@ static int from_gate(const struct explain_opts *o, struct explain_inputs *in,
 	in->baseline = keep->v[keep->nr - 1];
 	strvec_push(keep, json_get_str(root, "candidate") ? json_get_str(root, "candidate") : "");
 	in->candidate = keep->v[keep->nr - 1];
-	rc = in->statements > 0 ? 0 : error("--gate \"%s\": no statement count", o->gate);
+	rc = in->statements > 0 ? 0 : error("--gate-result \"%s\": no statement count", o->gate);
 out:
 	json_free(root);
 	strbuf_release(&sb);

@@ -87,6 +87,8 @@ static void gate_usage(FILE *fp)
 "                            client threads to the last quarter (at least one)\n"
 "                            and the server to the rest (one CPU: both on it)\n"
 "  --json FILE               every run's numbers, the analysis and the verdict\n"
+"                            (\"verdict\": pass/fail...; \"verdict_word\": the words\n"
+"                            printed, lower case)\n"
 "  --junit FILE              JUnit XML, one testcase per threshold\n"
 "  --workdir DIR             keep bench outputs here (default: a temporary\n"
 "                            directory, removed at the end)\n"

@@ -16,8 +16,9 @@
 static void report_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: pgbuild report [--gate FILE] [--log DIR] [--baseline PREFIX] [--candidate PREFIX]\n"
-"                      [--inspect-baseline FILE] [--inspect FILE] [--html FILE] [--json FILE]\n"
+"usage: pgbuild report [--gate-result FILE] [--log DIR] [--baseline PREFIX] [--candidate PREFIX]\n"
+"                      [--inspect-baseline FILE] [--inspect-candidate FILE] [--html FILE]\n"
+"                      [--json FILE]\n"
 "       pgbuild report --optimize FILE [--html FILE]\n"
 "\n"
 "Summarise a gate result, a compile log and the two builds; or re-render the\n"
@@ -26,13 +27,13 @@ static void report_usage(FILE *fp)
 "  --optimize FILE          a pgbuild optimize result (WORKDIR/optimize.json): its\n"
 "                           waterfall on stdout, the page with --html (alone:\n"
 "                           no other input, no --json)\n"
-"  --gate FILE              result of `pgbuild gate --json FILE`\n"
+"  --gate-result FILE       result of `pgbuild gate --json FILE`\n"
 "  --log DIR                compile log directory (PGOPT_LOGDIR) of the candidate:\n"
 "                           per-file flags\n"
 "  --baseline PREFIX        install of A: per-function sizes from PREFIX/bin/postgres\n"
 "  --candidate PREFIX       install of B (likewise)\n"
 "  --inspect-baseline FILE  A's postgres binary or its `pgbuild inspect --json` output\n"
-"  --inspect FILE           B's (inlining records come from the plugin's sections)\n"
+"  --inspect-candidate FILE B's (inlining records come from the plugin's sections)\n"
 "  --html FILE              write one self-contained HTML page with SVG plots\n"
 "  --json FILE              write the per-file and per-function tables as JSON\n"
 "\n"
@@ -48,12 +49,12 @@ static int save(const char *path, const struct strbuf *sb)
 }
 
 static const struct option report_options[] = {
-	{ "gate", required_argument, NULL, OPT_GATE },
+	{ "gate-result", required_argument, NULL, OPT_GATE_RESULT },
 	{ "log", required_argument, NULL, OPT_LOG },
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "candidate", required_argument, NULL, OPT_CANDIDATE },
 	{ "inspect-baseline", required_argument, NULL, OPT_INSPECT_BASELINE },
-	{ "inspect", required_argument, NULL, OPT_INSPECT },
+	{ "inspect-candidate", required_argument, NULL, OPT_INSPECT_CANDIDATE },
 	{ "html", required_argument, NULL, OPT_HTML },
 	CLI_OPT_JSON,
 	{ "optimize", required_argument, NULL, OPT_OPTIMIZE },
@@ -70,12 +71,12 @@ static int parse_options(struct report_inputs *in, const char **html, const char
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, report_options)) != -1) {
 		switch (c) {
-		case OPT_GATE: in->gate = optarg; break;
+		case OPT_GATE_RESULT: in->gate = optarg; break;
 		case OPT_LOG: in->log = optarg; break;
 		case OPT_BASELINE: in->baseline = optarg; break;
 		case OPT_CANDIDATE: in->candidate = optarg; break;
 		case OPT_INSPECT_BASELINE: in->inspect_a = optarg; break;
-		case OPT_INSPECT: in->inspect_b = optarg; break;
+		case OPT_INSPECT_CANDIDATE: in->inspect_b = optarg; break;
 		case OPT_HTML: *html = optarg; break;
 		case OPT_JSON: *json = optarg; break;
 		case OPT_OPTIMIZE: *optimize = optarg; break;
@@ -96,8 +97,8 @@ static int parse_options(struct report_inputs *in, const char **html, const char
 		return -1;
 	if (!in->gate && !in->log && !in->baseline && !in->candidate && !in->inspect_a &&
 	    !in->inspect_b)
-		return cli_usage_error("nothing to report: give --gate, --log, --baseline/--candidate "
-				       "or --inspect");
+		return cli_usage_error("nothing to report: give --gate-result, --log, "
+				       "--baseline/--candidate or --inspect-baseline/--inspect-candidate");
 	return -1;
 }
 

@@ -1,6 +1,6 @@
 /*
  * json.c - the gate result as JSON (`pgbuild gate --json`) and back
- * (`pgbuild report --gate`, junit).  Every run's numbers are kept, with the
+ * (`pgbuild report --gate-result`, junit).  Every run's numbers are kept, with the
  * bench's own JSON document embedded under "bench", so the report can plot
  * timelines and a later reader can redo the analysis; the reader does exactly
  * that (re-analyses and re-decides), which keeps one source of truth.
@@ -13,6 +13,7 @@
 #include "wrapper/common/error.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/gate/sequential.h"
+#include "pgbuild/gate/verdict.h"
 #include "pgbuild/metric/metrics.h"
 #include "wrapper/common/json.h"
 #include "wrapper/common/xalloc.h"
@@ -380,6 +381,14 @@ void gate_write_json(const struct gate *g, struct strbuf *out,
 		json_object_end(&jw);
 	}
 	json_array_end(&jw);
+	{
+		/* the verdict in the words the terminal and README use (lower
+		 * case), then "verdict" as it was: pass/fail, as programs read it */
+		struct gate_verdict v = GATE_VERDICT_INIT;
+		gate_verdict_of(g, &v);
+		json_key(&jw, "verdict_word"); json_string(&jw, gate_verdict_word(&v));
+		gate_verdict_clear(&v);
+	}
 	json_key(&jw, "verdict");
 	json_string(&jw, g->interrupted ? "interrupted" : gate_status_name(g->verdict));
 	json_key(&jw, "reason"); json_string(&jw, g->verdict_reason);

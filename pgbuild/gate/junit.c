@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pgbuild/gate/junit.h"
+#include "pgbuild/gate/verdict.h"
 
 void junit_escape(struct strbuf *out, const char *s)
 {
@@ -134,6 +135,14 @@ void junit_write(const struct gate *g, struct strbuf *out, const char *suite_nam
 		    n, failures, errors, skipped);
 	strbuf_addstr(out, "    <properties>\n");
 	strbuf_addf(out, "      <property name=\"verdict\" value=\"%s\"/>\n", gate_status_name(g->verdict));
+	{
+		/* the verdict in words (gate_verdict_word), beside pass/fail */
+		struct gate_verdict v = GATE_VERDICT_INIT;
+		gate_verdict_of(g, &v);
+		strbuf_addf(out, "      <property name=\"verdict_word\" value=\"%s\"/>\n",
+			    gate_verdict_word(&v));
+		gate_verdict_clear(&v);
+	}
 	strbuf_addstr(out, "      <property name=\"method\" value=\"");
 	junit_escape(out, stats_method_name(g->method));
 	strbuf_addstr(out, "\"/>\n    </properties>\n");

@@ -508,7 +508,7 @@ static int st_report(struct pipeline *p, int id)
 	int rc;
 	strvec_pushl(&a, "report", "--log", d->logdir, "--html", html, NULL);
 	if (access(json, R_OK) == 0)
-		strvec_pushl(&a, "--gate", json, NULL);
+		strvec_pushl(&a, "--gate-result", json, NULL);
 	rc = stage_run_pgbuild(p, id, &a, 0);
 	strvec_clear(&a);
 	free(json);

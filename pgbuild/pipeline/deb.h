@@ -36,7 +36,7 @@
  *              created, JIT forced (debcheck.h)
  *   7 gate     pgbuild gate --baseline ARCHIVE --candidate SERVER (ARCHIVE:
  *              the distribution's installed package, /usr/lib/postgresql/N)
- *   8 report   pgbuild report --gate WORKDIR/gate.json --log
+ *   8 report   pgbuild report --gate-result WORKDIR/gate.json --log
  *              src/debian/pgopt-log --html WORKDIR/report.html, printed
  *
  * Why a command and not only the fragment: the fragment is what a build

@@ -8,7 +8,7 @@
  *   5 floor      pgbuild noise --install BASE --reuse (the layout floor)
  *   6 gate       pgbuild gate --baseline BASE --candidate CAND --gate EXPR
  *                --noise FLOOR
- *   7 report     pgbuild report --gate ... --html FILE
+ *   7 report     pgbuild report --gate-result ... --html FILE
  *
  * Each stage is a child pgbuild process, so the stages stay decoupled and
  * a crash in one cannot corrupt the others' records.  WORKDIR/run-state.json
@@ -232,7 +232,7 @@ static int st_gate(struct pipeline *p, int id)
 	struct strvec a = STRVEC_INIT;
 	char *json = xasprintf("%s/gate.json", r->workdir);
 	char *junit = xasprintf("%s/gate.junit.xml", r->workdir);
-	/* kept: the cycles runs' callgrind outputs, for pgbuild explain --gate */
+	/* kept: the cycles runs' callgrind outputs, for pgbuild explain --gate-result */
 	char *gwd = xasprintf("%s/gate", r->workdir);
 	int rc;
 	strvec_pushl(&a, "gate", "--baseline", r->base_prefix, "--candidate", r->cand_prefix,
@@ -287,7 +287,7 @@ static int st_report(struct pipeline *p, int id)
 	char *json = xasprintf("%s/gate.json", r->workdir);
 	char *logdir = build_record_str(r->cand_prefix, "log", "dir");
 	int rc;
-	strvec_pushl(&a, "report", "--gate", json, "--html", r->html, NULL);
+	strvec_pushl(&a, "report", "--gate-result", json, "--html", r->html, NULL);
 	if (logdir)
 		strvec_pushl(&a, "--log", logdir, NULL);
 	rc = stage_run_pgbuild(p, id, &a, 0);

@@ -9,7 +9,7 @@
  *   5 floor      pgbuild noise --install BASE --reuse (the layout floor)
  *   6 gate       pgbuild gate --baseline BASE --candidate CAND --gate EXPR
  *                --noise FLOOR
- *   7 report     pgbuild report --gate ... --html FILE
+ *   7 report     pgbuild report --gate-result ... --html FILE
  *
  * Each stage is a child pgbuild process, so the stages stay decoupled and
  * a crash in one cannot corrupt the others' records.  WORKDIR/run-state.json

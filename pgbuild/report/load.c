@@ -14,11 +14,14 @@
 #include "pgbuild/report/report.h"
 #include "wrapper/common/json.h"
 
-static char *read_text(const char *path, size_t *len)
+/* The JSON document path given for opt, malloced; NULL after the error,
+ * which names opt (a threshold given for --gate-result: "cannot read
+ * select-only>=1.0" alone says nothing of what was meant). */
+static char *read_text(const char *opt, const char *path, size_t *len)
 {
 	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
 	if (sfs_read(AT_FDCWD, path, SFS_IN_JSON, 0, &sb, &err) < 0) {
-		error("%s", err.buf);
+		error("%s: %s", opt, err.buf);
 		strbuf_release(&sb);
 		strbuf_release(&err);
 		return NULL;
@@ -30,7 +33,7 @@ static char *read_text(const char *path, size_t *len)
 int report_load_gate(struct report_data *rd, const char *path)
 {
 	size_t len;
-	char *text = read_text(path, &len);
+	char *text = read_text("--gate-result", path, &len);
 	struct strbuf err = STRBUF_INIT;
 	struct json_value *root;
 	const struct json_value *set;
@@ -39,7 +42,7 @@ int report_load_gate(struct report_data *rd, const char *path)
 	if (!text)
 		return -1;
 	if (gate_read_json(&rd->gate, text, len, &err) < 0) {
-		error("%s: %s", path, err.buf);
+		error("--gate-result %s: %s", path, err.buf);
 		strbuf_release(&err);
 		free(text);
 		return -1;

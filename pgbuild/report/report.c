@@ -158,7 +158,7 @@ static void report_explain(const struct gate *g, FILE *fp)
 		if (doc && explain_doc_check(doc, &why) == 0) {
 			fputc('\n', fp);
 			explain_render_text(doc, EXPLAIN_SECTION_ROWS, fp);
-			fprintf(fp, "  (the top %d rows; all of them: pgbuild explain --gate GATE.json, "
+			fprintf(fp, "  (the top %d rows; all of them: pgbuild explain --gate-result GATE.json, "
 				"with the gate's --workdir)\n", EXPLAIN_SECTION_ROWS);
 		} else {
 			fprintf(fp, "\n  explain %s: unreadable section: %s\n", w->name, why.buf);
@@ -433,6 +433,15 @@ void report_write_json(const struct report_data *rd, struct strbuf *out)
 		json_string(&jw, gate_status_name(rd->gate.verdict));
 	else
 		json_null(&jw);
+	json_key(&jw, "verdict_word");  /* the words the terminal uses, lower case */
+	if (rd->have_gate) {
+		struct gate_verdict v = GATE_VERDICT_INIT;
+		gate_verdict_of(&rd->gate, &v);
+		json_string(&jw, gate_verdict_word(&v));
+		gate_verdict_clear(&v);
+	} else {
+		json_null(&jw);
+	}
 	json_key(&jw, "translation_units_total"); json_int(&jw, (int64_t)rd->tus_total);
 	json_key(&jw, "translation_units");
 	json_array_begin(&jw);

@@ -84,12 +84,12 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 
 /* What `pgbuild report` was given (any may be NULL). */
 struct report_inputs {
-	const char *gate;        /* --gate FILE: a gate result */
+	const char *gate;        /* --gate-result FILE: a gate result */
 	const char *log;         /* --log DIR; NULL: the candidate's, from its record */
 	const char *baseline;    /* --baseline PREFIX; NULL: the gate's */
 	const char *candidate;   /* --candidate PREFIX; NULL: the gate's */
 	const char *inspect_a;   /* --inspect-baseline FILE; NULL: A's postgres */
-	const char *inspect_b;   /* --inspect FILE; NULL: B's postgres */
+	const char *inspect_b;   /* --inspect-candidate FILE; NULL: B's postgres */
 };
 
 /* Load everything in names (and what it leads to: the gate's prefixes,

@@ -3,7 +3,7 @@
  * (pgbuild/report/report.c, gate/json.c) and what report does with what they read.
  *
  * Every input is used as each file report reads, in cmd_report()'s order:
- *   - a gate result: loaded with report_load_gate(), as `report --gate
+ *   - a gate result: loaded with report_load_gate(), as `report --gate-result
  *     FILE` does (gate_read_json(), then the prefixes and settings);
  *   - a candidate's pgopt-build.json: the log directory is looked up the way
  *     cmd_report() does it (those lines are inline there, so they are
@@ -145,7 +145,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ftruncate(memfd, 0) < 0 || (size && pwrite(memfd, data, size, 0) != (ssize_t)size))
 		abort();
 
-	/* in cmd_report's order: --gate FILE, pgopt-build.json, the log */
+	/* in cmd_report's order: --gate-result FILE, pgopt-build.json, the log */
 	(void)report_load_gate(&rd, gate_path);
 	rd.build_b = xstrndup((const char *)data, size);
 	{

@@ -59,7 +59,7 @@ e2e_heavy "$P" gate --baseline "$base" --candidate "$base" --pairs 6 --duration 
 	--min-speedup 1.05 --json "$TMP/aa.json" --quiet >"$TMP/aa.out" 2>&1
 is "A/A of our build at 1.05: fails" "$?" 1
 
-"$P" report --gate "$TMP/g.json" --log "$(e2e_builddir coscup)/pgopt-log" \
+"$P" report --gate-result "$TMP/g.json" --log "$(e2e_builddir coscup)/pgopt-log" \
 	--html "$TMP/r.html" --json "$TMP/r.json" >"$TMP/r.out" 2>&1
 is "report exits 0" "$?" 0
 like "report: per-file flags" "$(cat "$TMP/r.out")" "translation units changed by the policy"

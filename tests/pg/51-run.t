@@ -7,7 +7,7 @@
 # third run only rewrites the report.  The gate measures the cycles
 # estimate too (--metric tps,cycles): the report has its explain section
 # (where the estimate changed, function by function), and the callgrind
-# outputs stay in WORKDIR/gate, so `pgbuild explain --gate` reads them.
+# outputs stay in WORKDIR/gate, so `pgbuild explain --gate-result` reads them.
 # Before the gate, run measures the given baseline's layout floor (5
 # relinked variants, select-only, the cycles estimate) into
 # WORKDIR/baseline-noise.json, and the gate compares the estimate at it;
@@ -79,8 +79,8 @@ is "... the file untouched" "$(stat -c %Y "$floor")" "$m0"
 nok "... no variant made" test -e "$TMP/nw"
 like "the report explains it, function by function" "$(cat "$TMP/2.out")" 'explain select-only: where the cycles estimate changed'
 like "... in the HTML report too (the bar chart)" "$(cat "$W/report.html")" '<svg .*change of the estimate per function'
-"$P" explain --gate "$W/gate.json" --json "$TMP/e.json" >"$TMP/e.out" 2>"$TMP/e.err"
-is "pgbuild explain --gate on run's gate: exit 0" "$?" 0
+"$P" explain --gate-result "$W/gate.json" --json "$TMP/e.json" >"$TMP/e.out" 2>"$TMP/e.err"
+is "pgbuild explain --gate-result on run's gate: exit 0" "$?" 0
 like "... run kept the callgrind outputs in WORKDIR/gate" \
 	"$(perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die; print decode_json(<$f>)->{workloads}[0]{cycles}{callgrind}{a}[0]' "$W/gate.json")" "^$W/gate/"
 nok "... which explain read, measuring nothing again" grep -Eq 'were not kept|cache and branch simulation' "$TMP/e.err"

@@ -3,7 +3,7 @@
 # shared PostgreSQL builds (the baseline, policy none, against coscup's
 # flags with LTO), select-only, one cycles gate at a small statement count:
 #   - the gate keeps its callgrind outputs (--workdir) and shows the explain
-#     section; pgbuild explain --gate reads them without measuring;
+#     section; pgbuild explain --gate-result reads them without measuring;
 #   - the rows add up to the gate's own totals at the metric's resolution,
 #     every row's change to the total change;
 #   - LTO's known change appears: a callee of another file inlined in B
@@ -39,9 +39,9 @@ is "gate json: the callgrind outputs kept" \
 	"$(json "$TMP/g.json" 'my $c = $d->{workloads}[0]{cycles}{callgrind}; join ",", $c->{statements}, scalar(grep { -s } @{$c->{a}}, @{$c->{b}})')" \
 	"$N,4"
 
-"$P" explain --gate "$TMP/g.json" --top 15 --json "$TMP/e.json" --html "$TMP/e.html" \
+"$P" explain --gate-result "$TMP/g.json" --top 15 --json "$TMP/e.json" --html "$TMP/e.html" \
 	>"$TMP/e.out" 2>"$TMP/e.err"
-is "explain --gate: exit 0" "$?" 0
+is "explain --gate-result: exit 0" "$?" 0
 diag "$(cat "$TMP/e.out")"
 w=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$TMP/e.out")
 ok "the table fits 100 columns (widest line $w)" test "$w" -le 100
@@ -83,7 +83,7 @@ like "... reuses the outputs" "$(cat "$TMP/m.err")" 'using the callgrind outputs
 is "... the same totals" "$(json "$TMP/m.json" 'sprintf "%.1f %.1f", $d->{totals}{a}{estimate}, $d->{totals}{b}{estimate}')" \
 	"$(json "$TMP/e.json" 'sprintf "%.1f %.1f", $d->{totals}{a}{estimate}, $d->{totals}{b}{estimate}')"
 
-"$P" report --gate "$TMP/g.json" --html "$TMP/r.html" --json "$TMP/r.json" >"$TMP/r.out" 2>&1
+"$P" report --gate-result "$TMP/g.json" --html "$TMP/r.html" --json "$TMP/r.json" >"$TMP/r.out" 2>&1
 is "report exits 0" "$?" 0
 like "report: the explain section" "$(cat "$TMP/r.out")" 'explain select-only: where the cycles estimate changed'
 is "report: no function under an LTO, clone or cold name" \

@@ -16,7 +16,7 @@
 # bundle-built program rewrites a copy of it in place (records = side:
 # its side file follows the new build-id and inspect --debug-dir reads it;
 # DWARF 4 debug information is kept), the layout flags a bundle carries
-# are used and checked (create --bolt PREFIX copies them from a bolt
+# are used and checked (create --bolt-install DIR copies them from a bolt
 # output's record), a changed program is refused and left byte for byte
 # as it was, and a DWARF 5 program is refused before BOLT runs.
 . "$(dirname "$0")/../lib/tap.sh"
@@ -233,21 +233,21 @@ like "flags that would write elsewhere: refused, exit 2, naming the manifest" \
 	"$(oneline "$PGB" bundle bolt "$TMP/Bflags" "$TMP/prog.flags2")" \
 	'Bflags/pgopt-bundle.json: bolt.optimize_flags: "-o" is not a layout flag.*exit 2$'
 ok "... the program left as it was" cmp -s "$BO/src/prog" "$TMP/prog.flags2"
-# create --bolt PREFIX: the profile and the layout flags a pgbuild bolt
+# create --bolt-install DIR: the profile and the layout flags a pgbuild bolt
 # output's record names (OUT/pgopt-build.json; tests/pg/80 checks that
 # bolt writes them there), and the default flags when it names none
 mkdir -p "$TMP/boltout"
 jq -n --arg p "$TMP/prog.fdata" '{bolt: {profile: {path: $p}, optimize_flags: "-reorder-blocks=ext-tsp -split-functions"}}' \
 	>"$TMP/boltout/pgopt-build.json"
-"$PGB" bundle create --builddir "$T" --log "$T/log" --policy use.policy --bolt "$TMP/boltout" --out "$TMP/B5" >/dev/null
-is "create --bolt PREFIX: the record's layout flags in the manifest" \
+"$PGB" bundle create --builddir "$T" --log "$T/log" --policy use.policy --bolt-install "$TMP/boltout" --out "$TMP/B5" >/dev/null
+is "create --bolt-install DIR: the record's layout flags in the manifest" \
 	"$(jq -r .bolt.optimize_flags "$TMP/B5/pgopt-bundle.json")" "-reorder-blocks=ext-tsp -split-functions"
 cp "$BO/src/prog" "$TMP/prog.flags3" && mkdir -p "$BO/logf3"
 "$PGB" bundle bolt "$TMP/B5" "$TMP/prog.flags3" --log "$BO/logf3" >/dev/null 2>&1
 is "... bundle bolt with that bundle: exit 0" "$?" 0
 like "... BOLT ran with the record's flags" "$(cat "$BO"/logf3/bolt-prog.flags3.log)" ' -reorder-blocks=ext-tsp -split-functions -dyno-stats'
 jq -n --arg p "$TMP/prog.fdata" '{bolt: {profile: {path: $p}}}' >"$TMP/boltout/pgopt-build.json"
-"$PGB" bundle create --builddir "$T" --log "$T/log" --policy use.policy --bolt "$TMP/boltout" --out "$TMP/B5" --force >/dev/null
+"$PGB" bundle create --builddir "$T" --log "$T/log" --policy use.policy --bolt-install "$TMP/boltout" --out "$TMP/B5" --force >/dev/null
 like "... a record without flags: the default ones in the manifest" \
 	"$(jq -r .bolt.optimize_flags "$TMP/B5/pgopt-bundle.json")" '^-reorder-blocks=ext-tsp -reorder-functions=hfsort\+ .*-use-gnu-stack -dyno-stats$'
 # a changed program: stale

@@ -79,6 +79,24 @@ tune --candidates cands --workdir w --workload select-only|2|^pgbuild: error: --
 tune --candidates cands --workdir w --time-budget 2|2|^pgbuild: error: --time-budget H is now --max-time TIME \(90s, 10m, 2h\)$
 tune --candidates cands --workdir w --max-time 2h --time-budget 1|2|^pgbuild: error: --time-budget H is now --max-time TIME
 build --install $PG|2|^pgbuild: error: unknown option "--install" for pgbuild build$
+report --gate 'select-only>=1.0'|2|^pgbuild: error: --gate is a threshold expression \(gate, build, run, pgo, deb\); the gate's result file is --gate-result FILE$
+report --gate=none.json|2|^pgbuild: error: --gate is a threshold expression .*; the gate's result file is --gate-result FILE$
+explain --gate none.json|2|^pgbuild: error: --gate is a threshold expression .*; the gate's result file is --gate-result FILE$
+report --gate-result 'select-only>=1.0'|2|^pgbuild: error: --gate-result: cannot read select-only>=1.0: No such file
+explain --gate-result none.json|2|^pgbuild: error: --gate-result: cannot read none.json: No such file
+report --inspect none|2|^pgbuild: error: --inspect is now --inspect-candidate FILE \(B's, as --inspect-baseline FILE is A's\)$
+report --inspect-candidate none|2|^pgbuild: error: none: No such file or directory$
+gate --prefix $PG|2|^pgbuild: error: --prefix names where a command installs; the installs compared are --baseline DIR and --candidate DIR$
+gate --install $PG|2|^pgbuild: error: --install names one installed PostgreSQL; the installs compared are --baseline DIR and --candidate DIR$
+explain --prefix $PG|2|the installs compared are --baseline DIR and --candidate DIR$
+explain --install $PG|2|the installs compared are --baseline DIR and --candidate DIR$
+report --prefix $PG|2|the installs compared are --baseline DIR and --candidate DIR$
+report --install=$PG|2|the installs compared are --baseline DIR and --candidate DIR$
+run --prefix $TMP/x|2|^pgbuild: error: --prefix: where run installs the candidate is --candidate-prefix DIR \(the baseline is --baseline DIR\)$
+bundle create --out $TMP/nob --bundle $TMP/nosuchb --bolt $TMP/x|2|^pgbuild: error: create: --bolt is where llvm-bolt is \(bundle bolt\); the pgbuild bolt output to take the profile of is --bolt-install DIR$
+bundle create --out $TMP/nob --bundle $TMP/nosuchb --bolt-install $TMP/x|2|^pgbuild: error: $TMP/nosuchb is no profile bundle
+bundle create --out $TMP/nob --bundle $TMP/nosuchb|2|^pgbuild: error: create --bundle: add --bolt-install or --bolt-profile
+bundle show $TMP/nosuchb --bolt-install $TMP/x|2|^pgbuild: error: show: --out, .*--bolt-install, --bolt-profile and --force go with create$
 run --no|2|^pgbuild: error: ambiguous option "--no" for pgbuild run \(could be --noise, .*--no-verify, --no-regress\)
 $GATE --json|2|^pgbuild: error: option "--json" needs a value$
 build -j|2|^pgbuild: error: option "-j" \(--jobs\) needs a value$
@@ -240,13 +258,13 @@ optimize -W select-only --src $TMP/nosrc --workdir w|2|--src "$TMP/nosrc": No su
 optimize -W select-only --src $TMP/src --prefix notours --workdir w|2|--prefix "notours": exists and is not an earlier pgbuild optimize output \(no pgopt-optimize.json\); remove it or add --force
 optimize -W select-only extra|2|unexpected argument "extra"
 report --optimize bolt-off.policy|2|--optimize "bolt-off.policy": line 1
-report --optimize x --gate y|2|--optimize takes no other input and no --json
+report --optimize x --gate-result y|2|--optimize takes no other input and no --json
 regress --builddir $TMP -j 0|2|invalid value "0" for --jobs
 source -s x|2|^pgbuild: error: unknown option "-s" for pgbuild source$
 source -j|2|^pgbuild: error: unknown option "-j" for pgbuild source$
 verify --install $TMP --top -1|2|invalid value "-1" for --top
 inspect|2|no FILE given
-report|2|nothing to report: give --gate
+report|2|nothing to report: give --gate-result
 bench --install $PG -T 0x10|2|invalid value "0x10" for --duration: expected a decimal number of seconds > 0
 bench --install $PG -T inf|2|invalid value "inf" for --duration: expected a decimal number of seconds > 0
 bench --install $PG -c 0x10|2|invalid value "0x10" for --clients: expected a decimal integer from 1 to 10000
@@ -324,8 +342,8 @@ bolt --install $PG --prefix o --json $TMP/nodir/b.json|2|--json "$TMP/nodir/b.js
 bolt --install $PG --prefix $TMP/nodir.keep/o|2|--prefix "$TMP/nodir.keep/o": .*Not a directory
 optimize -W select-only --workdir w --html $TMP/nodir/o.html|2|--html "$TMP/nodir/o.html": directory $TMP/nodir does not exist
 optimize -W select-only --workdir w --json $TMP/nodir/o.json|2|--json "$TMP/nodir/o.json": directory $TMP/nodir does not exist
-report --gate x --html $TMP/nodir/r.html|2|--html "$TMP/nodir/r.html": directory $TMP/nodir does not exist
-report --gate x --json $TMP|2|--json "$TMP": is a directory
+report --gate-result x --html $TMP/nodir/r.html|2|--html "$TMP/nodir/r.html": directory $TMP/nodir does not exist
+report --gate-result x --json $TMP|2|--json "$TMP": is a directory
 ROWS
 # sensitivity checks its options before it starts a gate (which refused
 # --pairs 4 itself, its error printed twice, after the work directory)
@@ -515,7 +533,7 @@ mkdir -p emptylog && touch emptylog/compile.jsonl
 is "report on an empty compile log: exit 2" "$?" 2
 like "... says there is nothing" "$(cat err)" 'nothing to report: the compile log records no compile'
 echo '{"units":[],"files":[]}' > none.json
-"$P" report --inspect-baseline none.json --inspect none.json >out 2>err
+"$P" report --inspect-baseline none.json --inspect-candidate none.json >out 2>err
 is "report of two builds without functions: exit 2" "$?" 2
 like "... says so" "$(cat err)" 'nothing to report: no function symbols'
 printf 'int one(int x) { return x + 1; }\n' > one.c

@@ -53,11 +53,11 @@ check_err "gate bad --regress-result" 'invalid value "maybe" for --regress-resul
 	gate --baseline $PG --candidate $PG --regress-result maybe
 check_err "gate stray argument" 'unexpected argument "extra"' gate --baseline $PG --candidate $PG extra
 check_err "report nothing" "nothing to report" report
-check_err "report missing gate file" "cannot read $TMP/none.json" report --gate "$TMP/none.json"
+check_err "report missing gate file" "cannot read $TMP/none.json" report --gate-result "$TMP/none.json"
 echo '{"kind":"something-else"}' >"$TMP/other.json"
-check_err "report not a gate result" "not a pgbuild gate result" report --gate "$TMP/other.json"
+check_err "report not a gate result" "not a pgbuild gate result" report --gate-result "$TMP/other.json"
 echo '{"kind":"pgbuild-gate",' >"$TMP/trunc.json"
-check_err "report truncated gate result" "trunc.json: line" report --gate "$TMP/trunc.json"
+check_err "report truncated gate result" "trunc.json: line" report --gate-result "$TMP/trunc.json"
 check_err "run without policy" "--policy is required" run
 check_err "run missing policy" '--policy "/nonexistent.policy"' run --policy /nonexistent.policy
 touch "$TMP/empty.policy"

@@ -34,6 +34,11 @@ is "A/A at --min-speedup 1.05 fails (exit 1)" "$rc" 1
 like "terminal summary names the verdict" "$(head -1 "$TMP/aa.out")" "^gate: NOT SHOWN FASTER"
 like "terminal summary names the method" "$(cat "$TMP/aa.out")" "Hodges-Lehmann estimate with Wilcoxon signed-rank interval, 99%"
 is "json: verdict" "$(json "$TMP/aa.json" '$d->{verdict}')" fail
+# the verdict in words: the one the terminal printed, lower case
+printed=$(head -1 "$TMP/aa.out" | sed -n 's/^gate: \([A-Z ]*\) - .*/\1/p' | tr 'A-Z' 'a-z')
+is "json: verdict_word is the word printed" "$(json "$TMP/aa.json" '$d->{verdict_word}')" "${printed:-none printed}"
+like "junit: a verdict_word property, the word printed" "$(cat "$TMP/aa.xml")" \
+	"<property name=\"verdict_word\" value=\"${printed:-none printed}\"/>"
 is "json: 16 runs kept" "$(json "$TMP/aa.json" 'scalar @{$d->{workloads}[0]{runs}}')" 16
 is "json: every run embeds its bench document" \
 	"$(json "$TMP/aa.json" 'scalar grep { $_->{bench}{tool} eq "pgbuild bench" } @{$d->{workloads}[0]{runs}}')" 16
@@ -71,7 +76,7 @@ else
 		like "instructions: ... and recorded" "$(json "$TMP/i.json" '$d->{instructions_counter}{choice}')" 'counting with callgrind instead'
 	fi
 	like "instructions: the counter is named per workload" "$(json "$TMP/i.json" '$d->{workloads}[0]{instructions}{note}')" "^(perf stat|callgrind), single-user mode"
-	pgb report --gate "$TMP/i.json" --html "$TMP/i.html" >"$TMP/i.rep" 2>&1
+	pgb report --gate-result "$TMP/i.json" --html "$TMP/i.html" >"$TMP/i.rep" 2>&1
 	like "instructions: the report names the counter" "$(cat "$TMP/i.rep")" "instructions per transaction \(counted by (callgrind|perf stat, hardware counters);"
 	like "instructions: so does the HTML" "$(cat "$TMP/i.html")" "Counted by (callgrind|perf stat \(hardware counters\)) on the server"
 	ok "instructions junit validates" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" "$TMP/i.xml"
@@ -101,8 +106,10 @@ else
 fi
 
 # ---- HTML report in headless Chromium ----
-pgb report --gate "$TMP/aa.json" --html "$TMP/report.html" --json "$TMP/report.json" >"$TMP/rep.out" 2>&1
+pgb report --gate-result "$TMP/aa.json" --html "$TMP/report.html" --json "$TMP/report.json" >"$TMP/rep.out" 2>&1
 is "report exits 0 on a failed gate" "$?" 0
+is "report json: verdict_word is the word printed" "$(json "$TMP/report.json" '$d->{verdict_word}')" \
+	"$(sed -n 's/^gate: \([A-Z ]*\) - .*/\1/p' "$TMP/rep.out" | head -1 | tr 'A-Z' 'a-z')"
 like "report: terminal summary" "$(cat "$TMP/rep.out")" "select-only +8/8"
 is "report: five SVG plots (the thresholds', then four of the runs)" \
 	"$(grep -o '<svg ' "$TMP/report.html" | wc -l)" 5

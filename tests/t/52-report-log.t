@@ -43,7 +43,7 @@ PGOPT_POLICY=$TMP/hot.policy PGOPT_LOGDIR=$TMP/b/log PGOPT_ROOT=$TMP \
 	"$B/bin/pgoptcc" gcc -c conftest.c -o conftest.o
 like "the probe is logged with its tu" "$(tail -n1 b/log/compile.jsonl)" '"reason":"conftest".*"tu":"conftest.c"|"tu":"conftest.c".*"reason":"conftest"'
 
-"$B/bin/pgbuild" report --log b/log --inspect-baseline a/prog --inspect b/prog \
+"$B/bin/pgbuild" report --log b/log --inspect-baseline a/prog --inspect-candidate b/prog \
 	--json report.json --html report.html >out 2>err
 is "report exits 0" "$?" 0
 [ -s err ] && diag "$(cat err)"

@@ -95,7 +95,7 @@ is "slowed A/A: the same instructions as the first A/A, within 0.01%" \
 	"$(perl -MJSON::PP -e 'local $/; my @v = map { open my $f, "<", $_ or die; decode_json(<$f>)->{workloads}[0]{cycles}{a}{instructions} } @ARGV; print abs($v[0] / $v[1] - 1) < 1e-4 ? "agree" : "$v[0] vs $v[1]"' "$TMP/c.json" "$TMP/s.json")" agree
 
 # the report reads it back
-"$B/bin/pgbuild" report --gate "$TMP/c.json" --html "$TMP/c.html" >"$TMP/r.out" 2>&1
+"$B/bin/pgbuild" report --gate-result "$TMP/c.json" --html "$TMP/c.html" >"$TMP/r.out" 2>&1
 like "report: the same figures on the terminal" "$(cat "$TMP/r.out")" 'branch mispredictions +[0-9]+ +[0-9]+'
 like "report --html: the cycles table" "$(cat "$TMP/c.html")" '<h2>Cycles estimate per transaction</h2>'
 like "report --html: says it is a simulation" "$(cat "$TMP/c.html")" "a simulation: callgrind&#39;s cache and branch simulator|a simulation: callgrind's cache and branch simulator"

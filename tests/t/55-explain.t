@@ -145,8 +145,8 @@ like "... said" "$(cat bad.err)" 'junk.out: no "events:" line: not a callgrind o
 "$B/bin/pgbuild" explain --baseline a/prog --candidate b/prog >bad.out 2>bad.err
 is "no workload and nothing to read: exit 2" "$?" 2
 like "... said" "$(head -n1 bad.err)" '-W: give the one workload to measure'
-"$B/bin/pgbuild" explain --gate noise.json >bad.out 2>bad.err
-is "--gate of something else: exit 2" "$?" 2
+"$B/bin/pgbuild" explain --gate-result noise.json >bad.out 2>bad.err
+is "--gate-result of something else: exit 2" "$?" 2
 like "... said" "$(cat bad.err)" 'not a pgbuild gate result'
 "$B/bin/pgbuild" explain --baseline a/prog --candidate b/prog --callgrind-baseline "$(cg a)" \
 	--callgrind-candidate "$(cg b)" --instr-statements 1000 --noise ab.json >bad.out 2>bad.err

@@ -10,7 +10,7 @@
 #   - a budget that holds them on paper but not on the machine ends
 #     undecided: the pairs needed said before the first, exit 3,
 #     "undecided" in the JSON, a skipped JUnit case saying so, and
-#     `pgbuild report --gate` reads it back as UNDECIDED;
+#     `pgbuild report --gate-result` reads it back as UNDECIDED;
 #   - option errors: --budget without --pairs auto, a budget under a
 #     second, --pairs auto without --metric tps.
 # Benchmarks run under the machine-wide heavy lock (1 s runs, a budget of
@@ -104,6 +104,6 @@ ok "junit validates" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" "$TMP/u
 like "junit: the threshold is a skipped case saying undecided" "$(grep -A1 'name="tps&gt;=1.00"' "$TMP/u.xml")" \
 	'<skipped message="undecided: throughput B/A'
 nok "junit: no failure" grep -q '<failure' "$TMP/u.xml"
-"$B/bin/pgbuild" report --gate "$TMP/u.json" >"$TMP/u.rep" 2>&1
-like "report --gate reads it back undecided" "$(head -1 "$TMP/u.rep")" '^gate: UNDECIDED - '
+"$B/bin/pgbuild" report --gate-result "$TMP/u.json" >"$TMP/u.rep" 2>&1
+like "report --gate-result reads it back undecided" "$(head -1 "$TMP/u.rep")" '^gate: UNDECIDED - '
 done_testing

@@ -92,7 +92,7 @@ like "json: the reason names the command that measures one" "$(json "$TMP/mismat
 like "junit: a skipped case" "$(grep -A1 'name="select1.instructions&gt;=1.001"' "$TMP/mismatch.xml")" '<skipped message="'
 like "terminal: the instructions line says they were not decided, and why" "$(cat "$TMP/mismatch.out")" \
 	"A/B not decided -: no layout floor: $BASE/pgopt-noise.json was measured on another postgres"
-"$B/bin/pgbuild" report --gate "$TMP/mismatch.json" >"$TMP/report-m.out" 2>&1
+"$B/bin/pgbuild" report --gate-result "$TMP/mismatch.json" >"$TMP/report-m.out" 2>&1
 like "report: reads it back undecided" "$(head -1 "$TMP/report-m.out")" '^gate: UNDECIDED - '
 gain=$(json "$TMP/mismatch.json" '$d->{workloads}[0]{instructions}{speedup} - 1')
 ok "the baseline's logging costs instructions: a gain above 1% ($gain)" \
@@ -146,7 +146,7 @@ is "json: the workload's instructions carry it, and the repeat one" \
 like "the message gives the resolution and its source" "$(res own message)" \
 	"lower end [0-9.]+ < 1.001 \(a claim passes when its lower end reaches it, at the [0-9.]+% resolution, relative: layout floor: 1.96 x sqrt"
 like "junit: the failure says it" "$(grep -A1 '<failure' "$TMP/own.xml")" "resolution, relative: layout floor: 1.96 x sqrt"
-"$B/bin/pgbuild" report --gate "$TMP/own.json" >"$TMP/report.out" 2>&1
+"$B/bin/pgbuild" report --gate-result "$TMP/own.json" >"$TMP/report.out" 2>&1
 like "report: reads it back to the same verdict, at the same resolution" "$(cat "$TMP/report.out")" \
 	"FAIL +select1.instructions>=1.001 .*resolution, relative: layout floor: 1.96 x sqrt"
 

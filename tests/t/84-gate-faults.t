@@ -84,7 +84,7 @@ is "gate Ctrl-C JSON: exit 130" "$(json_get i.json '$d->{exit}')" 130
 is "gate Ctrl-C JSON: nothing decided" "$(json_get i.json '$d->{decided} ? 1 : 0')" 0
 ok "gate Ctrl-C JUnit: valid" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" i.xml
 like "gate Ctrl-C JUnit: an error says interrupted" "$(cat i.xml)" '<error message="interrupted by signal 2'
-"$P" report --gate i.json >i.rep 2>&1
+"$P" report --gate-result i.json >i.rep 2>&1
 like "gate Ctrl-C: report says could not measure" "$(cat i.rep)" 'COULD NOT MEASURE - interrupted by signal 2'
 is "gate Ctrl-C: no temporary output file left" "$(ls "$TMP" | grep -c '\.tmp[0-9]')" 0
 is "gate Ctrl-C: no server process left" "$(pgrep -f "postgres -D $TMPDIR/pgbuild-" | wc -l)" 0

@@ -58,16 +58,16 @@ refuses() { # title want-regex cmd...
 	is "$t: exit 2 (got $s)" "$s" 2
 	like "$t: names the file and why" "$(cat cmd.out)" "$want"
 }
-refuses "report --gate FIFO" "cannot read fifo: it is a FIFO, expected a regular file" \
-	"$PGBUILD" report --gate fifo
-refuses "report --gate /dev/zero" "cannot read /dev/zero: it is a character device" \
-	"$PGBUILD" report --gate /dev/zero
-refuses "report --gate a link" "cannot read link.json: it is a symbolic link \(refused\)" \
-	"$PGBUILD" report --gate link.json
-refuses "report --gate over 64 MiB" "cannot read big.json: it is larger than 64 MiB, the limit for a JSON result" \
-	"$PGBUILD" report --gate big.json
-refuses "report --inspect FIFO" "fifo: it is a FIFO" \
-	"$PGBUILD" report --inspect fifo
+refuses "report --gate-result FIFO" "cannot read fifo: it is a FIFO, expected a regular file" \
+	"$PGBUILD" report --gate-result fifo
+refuses "report --gate-result /dev/zero" "cannot read /dev/zero: it is a character device" \
+	"$PGBUILD" report --gate-result /dev/zero
+refuses "report --gate-result a link" "cannot read link.json: it is a symbolic link \(refused\)" \
+	"$PGBUILD" report --gate-result link.json
+refuses "report --gate-result over 64 MiB" "cannot read big.json: it is larger than 64 MiB, the limit for a JSON result" \
+	"$PGBUILD" report --gate-result big.json
+refuses "report --inspect-candidate FIFO" "fifo: it is a FIFO" \
+	"$PGBUILD" report --inspect-candidate fifo
 refuses "report --log with a FIFO compile log" "cannot read logfifo/compile.jsonl: it is a FIFO" \
 	"$PGBUILD" report --log logfifo
 refuses "report --log with a link to /dev/zero" "cannot read logzero/compile.jsonl: it is a symbolic link" \
@@ -79,8 +79,8 @@ refuses "verify --log with a linked compile log" "cannot read loglink/compile.js
 refuses "gate --noise FIFO" "cannot read fifo: it is a FIFO" \
 	"$PGBUILD" gate --noise fifo --metric instructions --workload select-only \
 	--baseline /usr/lib/postgresql/15 --candidate /usr/lib/postgresql/15
-refuses "explain --gate /dev/zero" "cannot read /dev/zero: it is a character device" \
-	"$PGBUILD" explain --gate /dev/zero
+refuses "explain --gate-result /dev/zero" "cannot read /dev/zero: it is a character device" \
+	"$PGBUILD" explain --gate-result /dev/zero
 refuses "report --optimize FIFO" "cannot read fifo: it is a FIFO" \
 	"$PGBUILD" report --optimize fifo
 

@@ -211,7 +211,7 @@ nok "... no output, work directory, function order or assembly written" \
 ok "pgbuild's default flags and the docs' pass (the refusal comes later, on the prefix)" \
 	sh -c "! '$P' bolt --install '$TMP/pfx' --prefix '$TMP/bo' --bolt-flags '-reorder-blocks=ext-tsp -reorder-functions=hfsort+ -split-functions -split-all-cold -split-eh -icf=1 -use-gnu-stack -dyno-stats -plt=hot -hugify -peepholes=all' 2>&1 | grep -q 'is not a layout flag'"
 
-# a bundle's manifest: made by `bundle create --bolt PREFIX` from a bolt
+# a bundle's manifest: made by `bundle create --bolt-install DIR` from a bolt
 # record carrying the flags, then `bundle bolt` refuses them
 T=$TMP/train && mkdir -p "$T/src"
 printf 'int hot(int x) { int s = 0; for (int i = 0; i < x; i++) s += i %% 7; return s; }\n' > "$T/src/hot.c"
@@ -229,7 +229,7 @@ while IFS='|' read -r word why; do
 	n=$((n + 1))
 	jq -n --arg p "$TMP/prog.fdata" --arg f "-reorder-blocks=ext-tsp $word" \
 		'{bolt: {profile: {path: $p}, optimize_flags: $f}}' > boltout/pgopt-build.json
-	"$P" bundle create --builddir "$T" --log "$T/log" --policy use.policy --bolt "$TMP/boltout" \
+	"$P" bundle create --builddir "$T" --log "$T/log" --policy use.policy --bolt-install "$TMP/boltout" \
 		--out "$TMP/B$n" >o.txt 2>err || { diag "$(cat err)"; }
 	cp prog.orig prog$n
 	"$P" bundle bolt "$TMP/B$n" "$TMP/prog$n" --log "$TMP/blog$n" >o.txt 2>err
