@@ -141,6 +141,7 @@ int cli_option_error(const char *word, const struct option *longopts)
 	else
 		rc = error("unknown option \"%s\" for pgbuild%s%s", word, cmd ? " " : "",
 			   cmd ? cmd : "");
+out:
 	strbuf_release(&name);
 	strbuf_release(&could);
 	return rc;
