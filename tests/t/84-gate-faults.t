@@ -11,6 +11,7 @@
 # --require-regress BUILDDIR on a fake build tree whose `make check` prints a
 # failing pg_regress summary: the gate fails (exit 1) with the regression
 # reason; one whose check cannot run at all: exit 2 before any benchmark.
+# tap: alone (it times something: make check runs it by itself, tests/tests.mk)
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/bench.sh"
 P=$B/bin/pgbuild
