@@ -6,6 +6,7 @@
 # invalid (an old valid one must not survive); so does SIGPIPE when the
 # reader of its output goes away.  With --json - the document goes to the
 # standard output.
+# tap: alone (it times something: make check runs it by itself, tests/tests.mk)
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/bench.sh"
 P=$B/bin/pgbuild

@@ -14,6 +14,7 @@
 # socket out of the private directory is refused before anything starts.
 # (SIGSEGV of a backend: 42-bench-correctness.t; SIGINT/SIGTERM to pgbuild
 # alone at every stage: 43-bench-signals.t.)
+# tap: alone (it times something: make check runs it by itself, tests/tests.mk)
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/bench.sh"
 P=$B/bin/pgbuild
