@@ -324,8 +324,10 @@ static double resolution_at(const struct gate *g, const struct gate_workload *w,
  * A ratio with an interval (throughput, latency: B/A; server CPU: A/B, as
  * dir says) over pairs valid pairs.  At a level the family correction
  * asks for (r's confidence not the gate's), too few pairs for an interval
- * there is no error (there is one at the gate's level): nothing is
- * excluded, so a claim is not shown and a bound not breached.
+ * there is no error (there is one at the gate's level) but no test
+ * either: undecided (exit 3), never a pass, so a bound is not "not
+ * slower" where nothing could have shown it slower (cmd/gate.c and
+ * preflight_pairs refuse such --pairs before the first build).
  */
 static void decide_ratio(struct gate *g, struct gate_result *res, size_t pairs,
 			 const struct stats_ratio *r, const char *what, const char *dir,
@@ -340,10 +342,11 @@ static void decide_ratio(struct gate *g, struct gate_result *res, size_t pairs,
 		res->observed = r->estimate;
 		res->lo = 0;
 		res->hi = INFINITY;
-		res->status = interval_verdict(t, res->lo, res->hi);
-		res->message = xasprintf("%s %s %.4f: %zu pairs give no %.4g%% interval, so %s",
-					 what, dir, r->estimate, pairs, conf * 100, claim ?
-					 "the claim is not shown" : "the bound is not breached");
+		res->status = GATE_UNDECIDED;
+		res->message = xasprintf("%s %s %.4f: %zu pairs give no %.4g%% interval, so the "
+					 "%s is untested (undecided; %zu pairs needed)", what, dir,
+					 r->estimate, pairs, conf * 100, claim ? "claim" : "bound",
+					 gate_pairs_needed(conf, 1));
 		return;
 	}
 	if (pairs < g->min_pairs || !r->ok) {
@@ -579,6 +582,11 @@ static void describe_undecided(const struct gate *g, struct strbuf *why)
 				    r->resolution_source ? r->resolution_source : "no layout floor");
 			return;
 		}
+		if (!g->sequential) {
+			strbuf_addf(why, "undecided: %s on %s: %s", r->th->text, r->workload,
+				    r->message ? r->message : "no interval at its level");
+			return;
+		}
 		if (r->seq_inconsistent) {
 			strbuf_addf(why, "undecided: %s on %s: not significant, the confidence "
 				    "sequence is inconsistent (%s)", r->th->text, r->workload,
@@ -658,6 +666,32 @@ size_t gate_pairs_needed(double conf, size_t m)
 	while (ldexp(1.0, -(int)n) > (1 - conf) / 2 / (double)m + 1e-12)
 		n++;
 	return n < GATE_MIN_PAIRS ? GATE_MIN_PAIRS : n;
+}
+
+size_t gate_family_bound(const struct gate_thresholds *th, const struct strvec *workloads,
+			 int noise_none)
+{
+	size_t m = 0, unnamed = 0;
+
+	/* no workload given: those the thresholds name, else the default one */
+	for (size_t i = 0; workloads && !workloads->nr && i < th->nr; i++) {
+		int seen = 0;
+		if (!th->v[i].workload)
+			continue;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = th->v[k].workload && !strcmp(th->v[k].workload, th->v[i].workload);
+		unnamed += !seen;
+	}
+	for (size_t i = 0; i < th->nr; i++) {
+		const struct gate_threshold *t = &th->v[i];
+		if (noise_none && (t->kind == GATE_INSTRUCTIONS || t->kind == GATE_CYCLES))
+			continue;       /* the repeat resolution: no statistic */
+		if (t->workload)
+			m++;
+		else
+			m += workloads && workloads->nr ? workloads->nr : unnamed ? unnamed : 1;
+	}
+	return m;
 }
 
 size_t gate_family_min_pairs(const struct gate *g)

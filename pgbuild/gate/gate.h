@@ -405,6 +405,15 @@ size_t gate_family_min_pairs(const struct gate *g);
  * one-sided p over n pairs) <= (1 - conf) / 2 / m; at least
  * GATE_MIN_PAIRS.  The one rule for gate, optimize, run, deb and tune. */
 size_t gate_pairs_needed(double conf, size_t m);
+/* The family's size as far as it is known before the data, from the
+ * thresholds th and the workloads they apply to (none given: those th
+ * names, else one): every threshold x workload, the deterministic ones
+ * left out with --noise none (noise_none: the repeat resolution is no
+ * statistic and joins no family); an upper bound of gate_family_size, so
+ * gate_pairs_needed(conf, it) pairs are never too few.  What gate, run,
+ * deb and optimize check --pairs against before anything runs. */
+size_t gate_family_bound(const struct gate_thresholds *th, const struct strvec *workloads,
+			 int noise_none);
 /* The interval the findings (gate_findings) name for tps or server CPU:
  * with a family of m > 1 tests (fixed pairs), at Holm's first-step level
  * 1 - (1 - conf) / m, so "faster" or "slower" is never said where no
@@ -463,6 +472,8 @@ struct gate_opts {
 	int scale;                /* --scale (0: bench's) */
 	int pairs;                /* --pairs; with --pairs auto the pairs run */
 	int auto_pairs;           /* --pairs auto: until decided or --budget */
+	int pairs_given;          /* --pairs N given (else 9, or the family's
+				     gate_pairs_needed when more) */
 	double budget;            /* --budget seconds (default GATE_BUDGET) */
 	unsigned metrics;         /* --metric: METRIC_* bits (metric/metric.h) */
 	long instr_statements;    /* --instr-statements (0: per workload) */
