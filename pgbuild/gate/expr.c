@@ -299,6 +299,25 @@ void gate_set_resolution_z(struct gate_workload *w, enum gate_kind kind, double 
 	r->z = z > 0 && isfinite(z) && r->value > 0 ? z : 0;
 }
 
+/* Is w's resolution of kind a statistic (a layout floor's, built at
+ * some z), so its thresholds are tests of the family?  Not the repeat
+ * one (--noise none, a library default: z 0), nor none (NAN). */
+static int resolution_statistic(const struct gate_workload *w, enum gate_kind kind)
+{
+	const struct gate_resolution *rr = kind == GATE_CYCLES ? &w->cycles_res : &w->instr_res;
+	return rr->z > 0 && rr->value > 0;
+}
+
+/* What a deterministic decision at a resolution that is no statistic
+ * adds to its message. */
+static void describe_no_statistic(struct strbuf *sb, const struct gate_result *res,
+				  const struct gate_workload *w, enum gate_kind kind)
+{
+	if (res->status != GATE_UNDECIDED && !resolution_statistic(w, kind))
+		strbuf_addstr(sb, "; decided at the repeat resolution: no statistic, so no test "
+			      "of the family and not corrected");
+}
+
 /*
  * The resolution of w's deterministic kind at confidence conf, when the
  * family correction decides at another level than the gate's (conf !=
@@ -445,6 +464,7 @@ static void decide_cycles(const struct gate *g, struct gate_result *res,
 	strbuf_addf(&sb, "%s %s %.0f/%.0f = ", metrics_of(METRIC_CYCLES)->title,
 		    metrics_of(METRIC_CYCLES)->ratio, w->cyc_a.estimate, w->cyc_b.estimate);
 	describe_point(&sb, res);
+	describe_no_statistic(&sb, res, w, GATE_CYCLES);
 	strbuf_addstr(&sb, "; ");
 	gate_cycles_describe(w, &sb);
 	strbuf_addf(&sb, "; %s", metrics_of(METRIC_CYCLES)->method);
@@ -471,6 +491,7 @@ static void decide_instructions(const struct gate *g, struct gate_result *res,
 	strbuf_addf(&sb, "%s %s %.0f/%.0f = ", metrics_of(METRIC_INSTR)->title,
 		    metrics_of(METRIC_INSTR)->ratio, w->instr_a, w->instr_b);
 	describe_point(&sb, res);
+	describe_no_statistic(&sb, res, w, GATE_INSTRUCTIONS);
 	res->message = strbuf_detach(&sb, NULL);
 }
 
@@ -611,14 +632,15 @@ static const struct gate_workload *find_workload(const struct gate *g, const cha
 
 /* Is threshold t on workload w (NULL: not measured) a test of the
  * family, one that can decide at some level?  Not without a layout floor,
- * nor on a workload not measured: known before the data. */
+ * nor at a resolution that is no statistic (the repeat one: --noise none;
+ * decided as it is, at every level), nor on a workload not measured:
+ * known before the data. */
 static int in_family(const struct gate_threshold *t, const struct gate_workload *w)
 {
-	const char *src;
 	if (!w)
 		return 0;
 	if (t->kind == GATE_INSTRUCTIONS || t->kind == GATE_CYCLES)
-		return !isnan(gate_resolution_of(w, t->kind, &src));
+		return resolution_statistic(w, t->kind);
 	return 1;
 }
 

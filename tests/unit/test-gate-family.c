@@ -368,6 +368,89 @@ static void test_floor_rescaled(void **state)
 }
 
 /*
+ * A resolution that is no statistic (the repeat one: --noise none, z 0)
+ * joins no family: with tps>=1.00 and cycles>=1.02 on 2 workloads the
+ * family is the 2 tps tests; the cycles results have family 0, no
+ * p-value nor adjusted level (null in the JSON), are decided as they are
+ * and say so.  (Before: m = 4, each cycles result had a Holm step and a
+ * p-value of 1e-15.)
+ */
+static void test_repeat_resolution_no_member(void **state)
+{
+	struct strbuf js = STRBUF_INIT;
+	struct gate g;
+	(void)state;
+	synth_gate(&g, "tps>=1.00,cycles>=1.02");
+	synth_rng = 13;
+	for (int k = 0; k < 2; k++) {
+		synth_pairs(&g, names[k], 9, 1.0, 0.02, 1);
+		floor_cycles(&g, names[k], 1.031, 0.001, 0);
+	}
+	assert_int_equal(gate_family_size(&g), 2);
+	gate_analyse(&g);
+	gate_decide(&g);
+	assert_int_equal(g.nr_res, 4);
+	for (size_t i = 0; i < 4; i++) {
+		const struct gate_result *r = &g.res[i];
+		if (r->th->kind == GATE_TPS) {
+			assert_int_equal(r->family, 2);
+			continue;
+		}
+		assert_int_equal(r->family, 0);
+		assert_int_equal(r->step, 0);
+		assert_true(isnan(r->p_value) && isnan(r->alpha_adjusted));
+		assert_int_equal(r->status, GATE_PASS);
+		assert_non_null(strstr(r->message, "decided at the repeat resolution: no statistic, "
+				       "so no test of the family and not corrected"));
+	}
+	gate_write_json(&g, &js, "/a", "/b", NULL);
+	assert_non_null(strstr(js.buf, "\"family\":0,\"holm_step\":null,\"p_value\":null"));
+	assert_non_null(strstr(js.buf, "\"alpha_adjusted\":null"));
+	strbuf_release(&js);
+	gate_clear(&g);
+}
+
+/*
+ * A document of before "resolution_z" whose resolution is a layout
+ * floor's is read with the z the gate built it at (the quantile of (1 +
+ * conf) / 2), so report decides it again as the gate did: the floor
+ * example of test_floor_rescaled (both fail at Holm's first step) with
+ * the key removed still fails, and its z is 1.96.  (Before: read as no
+ * statistic, 0, it passed.)
+ */
+static void test_old_json_floor_z(void **state)
+{
+	double z = stats_norm_quantile(1 - ALPHA);
+	struct strbuf js = STRBUF_INIT, err = STRBUF_INIT;
+	struct gate g, h;
+	char *at;
+	(void)state;
+	synth_gate(&g, "cycles>=1.02");
+	floor_cycles(&g, "w1", 1.031, 0.01, z);
+	floor_cycles(&g, "w2", 1.031, 0.01, z);
+	gate_analyse(&g);
+	assert_int_equal(gate_decide(&g), 1);
+	gate_write_json(&g, &js, "/a", "/b", NULL);
+	/* an old document: no "resolution_z":1.9599..., key */
+	while ((at = strstr(js.buf, "\"resolution_z\":"))) {
+		char *end = strchr(at, ',');
+		assert_non_null(end);
+		memmove(at, end + 1, strlen(end + 1) + 1);
+	}
+	js.len = strlen(js.buf);
+	memset(&h, 0, sizeof(h));
+	assert_int_equal(gate_read_json(&h, js.buf, js.len, &err), 0);
+	assert_true(fabs(h.wl[0].cycles_res.z - z) < 1e-9);
+	gate_decide(&h);
+	assert_int_equal(h.verdict, GATE_FAIL);
+	assert_int_equal(h.res[0].family, 2);
+	gate_clear(&h);
+	gate_clear(&g);
+	strbuf_release(&js);
+	strbuf_release(&err);
+}
+
+/*
  * What is no test is no member: a deterministic threshold without a
  * layout floor (undecided, known before the data) and a workload not
  * measured leave m at the tests that can decide; with one left it is
@@ -580,6 +663,8 @@ int main(void)
 		cmocka_unit_test(test_findings_follow_family),
 		cmocka_unit_test(test_pairs_needed),
 		cmocka_unit_test(test_too_few_pairs_undecided),
+		cmocka_unit_test(test_repeat_resolution_no_member),
+		cmocka_unit_test(test_old_json_floor_z),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
