@@ -508,7 +508,9 @@ static int apply_noise_floor(const struct gate_opts *o, struct gate *g, const ch
 			/* from the floors: built at f.z, which the family
 			 * correction rescales (gate.h) */
 			if (from > 0)
-				gate_set_resolution_z(&g->wl[i], kinds[m], f.z);
+				gate_set_resolution_z(&g->wl[i], kinds[m], f.z,
+						      (f.has_b && f.b.variants < f.a.variants ?
+						       f.b.variants : f.a.variants) - 1);
 			free(source);
 		}
 	}

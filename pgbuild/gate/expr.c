@@ -293,10 +293,11 @@ void gate_set_resolution(struct gate_workload *w, enum gate_kind kind, double va
 	r->z = 0;
 }
 
-void gate_set_resolution_z(struct gate_workload *w, enum gate_kind kind, double z)
+void gate_set_resolution_z(struct gate_workload *w, enum gate_kind kind, double z, double df)
 {
 	struct gate_resolution *r = kind == GATE_CYCLES ? &w->cycles_res : &w->instr_res;
 	r->z = z > 0 && isfinite(z) && r->value > 0 ? z : 0;
+	r->df = !(r->z > 0) ? 0 : df > 0 && isfinite(df) ? df : GATE_RESOLUTION_DF;
 }
 
 /* Is w's resolution of kind a statistic (a layout floor's, built at
@@ -321,11 +322,14 @@ static void describe_no_statistic(struct strbuf *sb, const struct gate_result *r
 /*
  * The resolution of w's deterministic kind at confidence conf, when the
  * family correction decides at another level than the gate's (conf !=
- * g->conf): r x z(conf) / z, z the quantile it was built at, never below
- * the repeat resolution.  For the rule's max(repeat, z x s) that is exact
- * below z and conservative above it (the repeat part scaled too).  A
- * resolution that is no statistic (z 0: --noise none, a default) is the
- * same at every level; so is NAN (no floor).
+ * g->conf): r x t_df((1 + conf) / 2) / t_df(Phi(z)), z the quantile it
+ * was built at and df its SDs' degrees of freedom (Student's t: the SD
+ * is a sample SD of df + 1 variants, so the normal ratio z(conf) / z
+ * widened too little at a smaller level), never below the repeat
+ * resolution.  For the rule's max(repeat, z x s) that is exact below z
+ * and conservative above it (the repeat part scaled too).  A resolution
+ * that is no statistic (z 0: --noise none, a default) is the same at
+ * every level; so is NAN (no floor).
  */
 static double resolution_at(const struct gate *g, const struct gate_workload *w,
 			    enum gate_kind kind, double conf, const char **source)
@@ -336,7 +340,8 @@ static double resolution_at(const struct gate *g, const struct gate_workload *w,
 
 	if (conf == g->conf || !(rr->z > 0) || !(r > 0))
 		return r;
-	return fmax(repeat, r * stats_norm_quantile((1 + conf) / 2) / rr->z);
+	return fmax(repeat, r * stats_t_quantile((1 + conf) / 2, rr->df) /
+		    stats_t_quantile(0.5 * erfc(-rr->z / M_SQRT2), rr->df));
 }
 
 /*

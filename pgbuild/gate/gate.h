@@ -68,7 +68,11 @@
  * interval's confidence 1 - (1 - conf) / (m - k + 1)), until the first
  * that is not shown; it and every later one are decided at that level
  * (none of them is shown).  A deterministic metric's resolution is scaled
- * by the level's normal quantile (gate_resolution.z).  The chance of any
+ * by the ratio of the level's Student t quantile to the one it was built
+ * at (z's level), over the floors' degrees of freedom (gate_resolution.z,
+ * df): the floor's SD is a sample SD of a few variants, and the normal
+ * ratio under-covered (A/A with a candidate SD twice the baseline's, 5
+ * variants: 4.8% at 6 tests, against 1.9% with t).  The chance of any
  * wrong result of a gate run is then at most alpha, as one test's was.
  * With --pairs auto the sequences are decided at 1 - (1 - conf) / m
  * (Bonferroni: a confidence sequence decides at one level, not by a
@@ -121,7 +125,15 @@ struct gate_resolution {
 			   repeat part too: conservative); 0: not a
 			   statistical resolution (the repeat one: --noise
 			   none, a library default), the same at every level */
+	double df;      /* the degrees of freedom of the floors' SDs (the
+			   fewest variants less one): the rescaling is by
+			   Student's t quantiles of df, t'/t, not z'/z (an SD
+			   of few variants has heavier tails); 0 with z 0 */
 };
+/* The degrees of freedom a statistical resolution is assumed to have
+ * when none is known (a document of before "resolution_df"): the fewest
+ * noise/floor.h allows, 5 variants, so the rescaling errs wide. */
+#define GATE_RESOLUTION_DF 4
 
 /* Latency keys as in the bench JSON's latency_ms object. */
 #define GATE_NLAT 6
@@ -340,8 +352,9 @@ double gate_resolution_of(const struct gate_workload *w, enum gate_kind kind,
 void gate_set_resolution(struct gate_workload *w, enum gate_kind kind, double value,
 			 const char *source);
 /* The normal quantile the resolution set was built at (the floor rule's
- * z, gate_resolution.z), so the family correction rescales it. */
-void gate_set_resolution_z(struct gate_workload *w, enum gate_kind kind, double z);
+ * z, gate_resolution.z) and its SDs' degrees of freedom (df <= 0:
+ * GATE_RESOLUTION_DF), so the family correction rescales it. */
+void gate_set_resolution_z(struct gate_workload *w, enum gate_kind kind, double z, double df);
 struct gate_run *gate_workload_add_run(struct gate_workload *w);
 /* Compute per-pair ratios and intervals for every workload. */
 void gate_analyse(struct gate *g);

@@ -72,7 +72,9 @@ static void write_cycles_tx(struct json_writer *jw, const struct cycles_tx *t, i
  * thresholds are undecided), "resolution_source" (where it came from, or
  * why there is none), "resolution_z" (the normal quantile it was built
  * at, which the family correction rescales; null: no statistic, the same
- * at every level) and "repeat_resolution".
+ * at every level), "resolution_df" (its SDs' degrees of freedom, the t
+ * quantiles it is rescaled by; absent: GATE_RESOLUTION_DF) and
+ * "repeat_resolution".
  */
 static void write_resolution(struct json_writer *jw, const struct gate_workload *w,
 			     enum gate_kind kind)
@@ -83,6 +85,7 @@ static void write_resolution(struct json_writer *jw, const struct gate_workload 
 	json_key(jw, "resolution"); json_double(jw, r);
 	json_key(jw, "resolution_source"); json_string(jw, source);
 	json_key(jw, "resolution_z"); json_double(jw, rr->z > 0 ? rr->z : NAN);
+	json_key(jw, "resolution_df"); json_double(jw, rr->z > 0 ? rr->df : NAN);
 	json_key(jw, "repeat_resolution"); json_double(jw, desc_of(kind)->resolution);
 }
 
@@ -115,9 +118,10 @@ static int read_resolution(const struct json_value *in, struct gate_workload *w,
 	 * so report decides it again as the gate did; any other the same
 	 * at every level */
 	if (!json_get(in, "resolution_z") && source && !strncmp(source, "layout floor:", 13))
-		gate_set_resolution_z(w, kind, stats_norm_quantile((1 + conf) / 2));
+		gate_set_resolution_z(w, kind, stats_norm_quantile((1 + conf) / 2), 0);
 	else
-		gate_set_resolution_z(w, kind, json_get_num(in, "resolution_z", 0));
+		gate_set_resolution_z(w, kind, json_get_num(in, "resolution_z", 0),
+				      json_get_num(in, "resolution_df", 0));
 	return 0;
 }
 
