@@ -671,18 +671,46 @@ double gate_seq_conf(const struct gate *g)
 	return m > 1 ? 1 - (1 - g->conf) / (double)m : g->conf;
 }
 
+size_t gate_findings_size(const struct gate *g)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < g->nr_wl; i++) {
+		const struct gate_workload *w = &g->wl[i];
+		m += w->valid_pairs > 0;
+		m += w->valid_pairs > 0 && w->cpu.n > 0;
+		m += w->cycles == INSTR_OK && resolution_statistic(w, GATE_CYCLES);
+		m += w->instr == INSTR_OK && resolution_statistic(w, GATE_INSTRUCTIONS);
+	}
+	return m;
+}
+
+double gate_findings_conf(const struct gate *g)
+{
+	size_t m = g->uncorrected ? 1 : gate_findings_size(g);
+	return m > 1 ? 1 - (1 - g->conf) / (double)m : g->conf;
+}
+
 void gate_ratio_found(const struct gate *g, const struct gate_workload *w, enum gate_kind kind,
 		      struct stats_ratio *out)
 {
-	size_t m = g->uncorrected ? 1 : gate_family_size(g);
+	double conf = gate_findings_conf(g);
 
-	if (g->sequential || m <= 1 || !(kind == GATE_TPS || kind == GATE_SERVER_CPU)) {
+	if (conf == g->conf) {
 		gate_ratio_of(g, w, kind, out);
 		return;
 	}
-	/* Bonferroni: the level of Holm's first step, so a finding never
-	 * says faster or slower where no step of the family could */
-	ratio_at(g, w, kind, -1, 1 - (1 - g->conf) / (double)m, out);
+	if (g->sequential) {
+		*out = kind == GATE_SERVER_CPU ? w->cpu : w->tps;
+		gate_seq_ratio(w, kind, conf, out);
+		return;
+	}
+	ratio_at(g, w, kind, -1, conf, out);
+}
+
+double gate_resolution_at(const struct gate *g, const struct gate_workload *w,
+			  enum gate_kind kind, double conf, const char **source)
+{
+	return resolution_at(g, w, kind, conf, source);
 }
 
 size_t gate_pairs_needed(double conf, size_t m)

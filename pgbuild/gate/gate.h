@@ -427,12 +427,34 @@ size_t gate_pairs_needed(double conf, size_t m);
  * deb and optimize check --pairs against before anything runs. */
 size_t gate_family_bound(const struct gate_thresholds *th, const struct strvec *workloads,
 			 int noise_none);
-/* The interval the findings (gate_findings) name for tps or server CPU:
- * with a family of m > 1 tests (fixed pairs), at Holm's first-step level
- * 1 - (1 - conf) / m, so "faster" or "slower" is never said where no
- * decision of the family could say it; else gate_ratio_of's. */
+/*
+ * The findings' own family (gate_findings): everything they can call
+ * faster, slower, lower or higher, every figure x workload: tps and
+ * server CPU per transaction of each workload with pairs, the cycles
+ * estimate and instructions of each with a statistical resolution (not
+ * the repeat one).  They are read at its Bonferroni level,
+ * gate_findings_conf = 1 - (1 - conf) / m (conf when m <= 1 or
+ * uncorrected), whatever the thresholds asked (a "faster" is no test of
+ * the gate's family, nor a server CPU the thresholds do not name), so
+ * the chance that any finding of a run names a difference that is not
+ * there is at most 1 - conf.
+ */
+size_t gate_findings_size(const struct gate *g);
+double gate_findings_conf(const struct gate *g);
+/* The interval the findings name for tps or server CPU: at
+ * gate_findings_conf, the fixed pairs' or, with --pairs auto, the
+ * confidence sequence's at that level. */
 void gate_ratio_found(const struct gate *g, const struct gate_workload *w, enum gate_kind kind,
 		      struct stats_ratio *out);
+/* The confidence sequence's interval of w's speed ratio of kind at conf
+ * into out (its n, estimate, lo, hi, conf, ok; the rest untouched). */
+void gate_seq_ratio(const struct gate_workload *w, enum gate_kind kind, double conf,
+		    struct stats_ratio *out);
+/* The resolution of w's deterministic kind at confidence conf (the
+ * family's rescaling: Student's t ratio for a layout floor, the same at
+ * every level for the repeat one; NAN without a floor). */
+double gate_resolution_at(const struct gate *g, const struct gate_workload *w,
+			  enum gate_kind kind, double conf, const char **source);
 /*
  * The interval of w's speed ratio of kind (GATE_TPS: B/A, GATE_SERVER_CPU:
  * A/B) that the gate's verdict is decided on, into out: the fixed-sample

@@ -638,12 +638,97 @@ static void test_findings_follow_family(void **state)
 			unbacked += !any;
 		}
 		if (t == 0)
-			assert_non_null(strstr(f.buf, "(at 98.75%: 4 tests)"));
+			assert_non_null(strstr(f.buf, "(at 98.75%: 4 findings)"));
 		strbuf_release(&f);
 		gate_clear(&g);
 	}
 	assert_int_equal(unbacked, 0);
 	assert_true(said <= 40);        /* about alpha: 2.5% of 1,000 */
+}
+
+/* Server CPU per transaction of every run of w: A/A, relative noise. */
+static void synth_cpu(struct gate *g, const char *wl, double noise)
+{
+	struct gate_workload *w = gate_workload_get(g, wl, 1);
+	for (size_t i = 0; i < w->nr_runs; i++)
+		w->runs[i].server_cpu_us = 300 * exp(noise * synth_gauss());
+}
+
+/*
+ * The findings' own family (review item 4): A/A, 4 workloads, tps and
+ * server CPU each (8 findings), a scoped threshold (a family of 1): some
+ * finding says faster, slower, lower or higher at most 1 - conf = 5% of
+ * the time (each read two-sided at 1 - 5% / 8); before, every figure at
+ * 95% and the faster and CPU sides outside any family: about 8 x 5%.
+ * Under --pairs auto the sequence at that level; a layout floor's
+ * resolution rescaled to it ("beyond the floor" only beyond the rescaled
+ * one).
+ */
+static void test_findings_own_family(void **state)
+{
+	int said = 0;
+	(void)state;
+	synth_rng = 977;
+	for (int t = 0; t < 1000; t++) {
+		struct gate g;
+		struct strbuf f = STRBUF_INIT;
+		synth_gate(&g, "w1.tps>=1.00");
+		for (int k = 0; k < 4; k++) {
+			synth_pairs(&g, names[k], 12, 1.0, 0.02, 1);
+			synth_cpu(&g, names[k], 0.02);
+		}
+		gate_analyse(&g);
+		gate_decide(&g);
+		assert_int_equal(gate_findings_size(&g), 8);
+		gate_findings(&g, &f);
+		said += strstr(f.buf, "tps faster") || strstr(f.buf, "tps slower") ||
+			strstr(f.buf, "transaction lower") || strstr(f.buf, "transaction higher");
+		if (t == 0)
+			assert_non_null(strstr(f.buf, "(at 99.38%: 8 findings)"));
+		strbuf_release(&f);
+		gate_clear(&g);
+	}
+	fprintf(stderr, "A/A, 4 workloads, tps and server CPU: some finding said a difference "
+		"in %d of 1000 gates\n", said);
+	assert_true(said <= 50 + 3 * sqrt(0.05 * 0.95 * 1000));
+
+	/* --pairs auto: the sequence at the findings' level */
+	{
+		struct gate g;
+		struct strbuf f = STRBUF_INIT;
+		struct stats_ratio r, want;
+		synth_gate(&g, "tps>=1.00");
+		g.sequential = 1;
+		for (int k = 0; k < 2; k++)
+			synth_pairs(&g, names[k], 14, 1.0, 0.004, 1);
+		gate_analyse(&g);
+		gate_decide(&g);
+		gate_ratio_found(&g, &g.wl[0], GATE_TPS, &r);
+		want = g.wl[0].tps;
+		gate_seq_ratio(&g.wl[0], GATE_TPS, 0.975, &want);
+		assert_true(r.lo == want.lo && r.hi == want.hi && r.conf == 0.975);
+		gate_findings(&g, &f);
+		assert_non_null(strstr(f.buf, "(at 97.5%: 2 findings)"));
+		strbuf_release(&f);
+		gate_clear(&g);
+	}
+	/* a 1.2% lower cycles estimate on each of 2 workloads at a 1% floor
+	 * (z 1.96, 4 df): within the floor at the findings' 97.5% (1.26%) */
+	{
+		struct gate g;
+		struct strbuf f = STRBUF_INIT;
+		synth_gate(&g, "cycles>=1");
+		floor_cycles(&g, "w1", 1 / 0.988, 0.01, stats_norm_quantile(1 - ALPHA));
+		floor_cycles(&g, "w2", 1 / 0.988, 0.01, stats_norm_quantile(1 - ALPHA));
+		gate_analyse(&g);
+		gate_decide(&g);
+		gate_findings(&g, &f);
+		assert_null(strstr(f.buf, "beyond"));
+		assert_non_null(strstr(f.buf, "cycles estimate 1.2% lower, within the 1.3% layout "
+				       "floor (at 97.5%: 2 findings)"));
+		strbuf_release(&f);
+		gate_clear(&g);
+	}
 }
 
 /* The one rule for the pairs a family needs (gate_pairs_needed): 2^-n <=
@@ -725,6 +810,7 @@ int main(void)
 		cmocka_unit_test(test_family_members),
 		cmocka_unit_test(test_sequential_bonferroni),
 		cmocka_unit_test(test_findings_follow_family),
+		cmocka_unit_test(test_findings_own_family),
 		cmocka_unit_test(test_pairs_needed),
 		cmocka_unit_test(test_too_few_pairs_undecided),
 		cmocka_unit_test(test_repeat_resolution_no_member),
