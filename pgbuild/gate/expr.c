@@ -785,7 +785,9 @@ static int shown_at(struct gate *g, const struct gate_result *res, const struct 
  * res's one-sided p-value when it is at most alpha, i.e. when res shows
  * at the gate's own level (its status: decided there): the smallest level
  * a at which the rule, decided on its interval at confidence 1 - 2a, shows
- * it (for the Hodges-Lehmann interval the exact signed-rank test's p),
+ * it (for the Hodges-Lehmann interval the signed-rank test's p: exact up
+ * to STATS_EXACT_MAX pairs, its normal approximation above; for the
+ * bootstrap the level this search finds),
  * whatever the method and the metric, so the order Holm takes is the order
  * its decisions take.  By bisection on log a, the rule being monotone in
  * a; P_VALUE_FLOOR when it shows at every level.  NAN above alpha: no

@@ -61,9 +61,10 @@
  * slower" on some workload 3.0% / 5.6% / 10.6% of the time with 1 / 2 / 4
  * workloads).  So the tests are decided by Holm's step-down procedure
  * (Holm 1979): each test's one-sided p-value is the smallest level at which
- * the rule above decides it (the exact signed-rank's for tps, latency and
- * server CPU; the resolution's normal quantile for a deterministic
- * metric); sorted, the k-th smallest is decided on its interval at the
+ * the rule above decides it (the signed-rank test's for tps, latency and
+ * server CPU: exact up to 60 pairs, its normal approximation above, the
+ * bootstrap's level found by search; the resolution's for a
+ * deterministic metric); sorted, the k-th smallest is decided on its interval at the
  * one-sided level alpha / (m - k + 1), alpha = (1 - conf) / 2 (the
  * interval's confidence 1 - (1 - conf) / (m - k + 1)), until the first
  * that is not shown; it and every later one are decided at that level
