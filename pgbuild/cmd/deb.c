@@ -188,7 +188,8 @@ PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it
 	 * now: a bad option must not cost a 25-minute package build first */
 	if (!o.no_gate &&
 	    (preflight_gate_expr(o.gate, o.metric, NULL) < 0 ||
-	     preflight_pairs(o.pairs ? atoi(o.pairs) : 0, o.metric, 0.95) < 0 ||
+	     preflight_pairs(o.pairs ? atoi(o.pairs) : 0, o.metric, 0.95,
+			     preflight_family(o.gate, &wl, DEB_WORKLOADS_DEFAULT, NULL)) < 0 ||
 	     (o.baseline && preflight_install("--baseline", o.baseline) < 0)))
 		return PGBUILD_EXIT_ERROR;
 	if ((o.policy && preflight_policy("--policy", o.policy, NULL) < 0) ||

@@ -37,8 +37,10 @@ static void gate_usage(FILE *fp)
 "  -s, --scale N             pgbench scale of the data (default: bench's)\n"
 "  --set NAME=VALUE          server setting for every run (repeatable; those\n"
 "                            bench refuses are refused here, at once)\n"
-"  --pairs N|auto            A/B pairs (default 9; 6 is the fewest that give\n"
-"                            a 95%% interval); auto: add pairs until an\n"
+"  --pairs N|auto            A/B pairs (default 9, or more when the family\n"
+"                            of tests needs them; 6 is the fewest that give a\n"
+"                            95%% interval, m tests need 2^-N <= 2.5%% / m:\n"
+"                            fewer are refused); auto: add pairs until an\n"
 "                            anytime-valid confidence sequence decides every\n"
 "                            tps, latency and server CPU threshold, or the\n"
 "                            budget ends (verdict undecided, exit 3)\n"
@@ -290,7 +292,10 @@ static int run_option(struct gate_opts *o, int c, const char *arg)
 	case OPT_TIME_BUDGET:
 		return cli_parse_budget(arg, &o->budget);
 	default: /* OPT_PAIRS */
-		return cli_parse_pairs_auto(arg, GATE_MIN_PAIRS, &o->pairs, &o->auto_pairs);
+		if (cli_parse_pairs_auto(arg, GATE_MIN_PAIRS, &o->pairs, &o->auto_pairs) < 0)
+			return -1;
+		o->pairs_given = !o->auto_pairs;
+		return 0;
 	}
 }
 
@@ -428,9 +433,6 @@ static int check_options(struct gate_opts *o, struct gate *g, int argc, char **a
 	if (o->auto_pairs && o->budget < 0)
 		o->budget = GATE_BUDGET;
 	g->budget = o->auto_pairs ? o->budget : 0;
-	if (want_tps && !o->auto_pairs && (size_t)o->pairs < g->min_pairs)
-		return cli_usage_error("--pairs %d: a %g%% interval needs at least %zu pairs", o->pairs,
-				       g->conf * 100, g->min_pairs);
 	/* workloads: given, else named by thresholds, else select-only */
 	if (!o->workloads.nr) {
 		for (size_t i = 0; i < g->th.nr; i++)
@@ -444,6 +446,17 @@ static int check_options(struct gate_opts *o, struct gate *g, int argc, char **a
 		return cli_usage();
 	if (gate_thresholds_check(&g->th, o->metrics, &o->workloads) < 0)
 		return cli_usage();
+	/* enough pairs for the family's first Holm step (gate.h), known
+	 * now: a bound without an interval at its level is untested */
+	if (want_tps && !o->auto_pairs) {
+		size_t m = gate_family_bound(&g->th, &o->workloads,
+					     o->noise && !strcmp(o->noise, "none"));
+		size_t need = gate_pairs_needed(g->conf, m);
+		if (!o->pairs_given && (size_t)o->pairs < need)
+			o->pairs = (int)need;   /* the default: the family's need */
+		if (preflight_pairs(o->pairs, NULL, g->conf, m) < 0)
+			return cli_usage();
+	}
 	for (size_t i = 0; i < o->workloads.nr; i++)
 		gate_workload_get(g, o->workloads.v[i], 1);
 	for (size_t i = 0; i < g->th.nr; i++)
@@ -494,7 +507,9 @@ static int apply_noise_floor(const struct gate_opts *o, struct gate *g, const ch
 			/* from the floors: built at f.z, which the family
 			 * correction rescales (gate.h) */
 			if (from > 0)
-				gate_set_resolution_z(&g->wl[i], kinds[m], f.z);
+				gate_set_resolution_z(&g->wl[i], kinds[m], f.z,
+						      (f.has_b && f.b.variants < f.a.variants ?
+						       f.b.variants : f.a.variants) - 1);
 			free(source);
 		}
 	}

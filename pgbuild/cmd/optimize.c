@@ -288,7 +288,9 @@ static int check_gate(const struct optimize_opts *o)
 	metrics = metrics_all();
 	if (gate_expr_parse(&th, OPT_GATE_EXPR, &err) < 0 ||
 	    gate_thresholds_check(&th, metrics, &o->workloads) < 0 ||
-	    preflight_pairs(o->pairs, cli_metrics_text(metrics), 0.95) < 0)
+	    preflight_pairs(o->pairs, cli_metrics_text(metrics), 0.95,
+			    gate_family_bound(&th, &o->workloads,
+					      o->noise && !strcmp(o->noise, "none"))) < 0)
 		rc = -1;
 	gate_thresholds_clear(&th);
 	strbuf_release(&err);

@@ -281,7 +281,8 @@ static int check_options(const struct run_opts *o)
 		return cli_usage_error("--pairs auto needs --metric tps (alone or in a list)");
 	/* the gate expression now, not after an hour of building */
 	if (preflight_gate_expr(o->gate, o->metric, NULL) < 0 ||
-	    preflight_pairs(o->pairs ? atoi(o->pairs) : 0, o->metric, 0.95) < 0)
+	    preflight_pairs(o->pairs ? atoi(o->pairs) : 0, o->metric, 0.95,
+			    preflight_family(o->gate, NULL, o->workloads_csv, o->noise)) < 0)
 		return cli_usage();
 	if (preflight_policy("--policy", o->policy, NULL) < 0 || preflight_source(o->src) < 0 ||
 	    (o->baseline_prefix && preflight_install("--baseline", o->baseline_prefix) < 0))

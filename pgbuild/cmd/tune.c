@@ -346,7 +346,8 @@ static int check_options(struct tune_opts *o)
 				       o->workload);
 	if (bench_workload_check(o->workload) < 0 || check_held_out(o) < 0)
 		return cli_usage();
-	if (preflight_pairs(o->gate.pairs, o->metric, 0.95) < 0)
+	/* each of tune's gates decides one threshold on one workload */
+	if (preflight_pairs(o->gate.pairs, o->metric, 0.95, 1) < 0)
 		return cli_usage();
 	if (o->gate.budget > 0 && !o->gate.auto_pairs)
 		return cli_usage_error("--budget is the sequential gate's (--pairs auto); the "

@@ -293,20 +293,43 @@ void gate_set_resolution(struct gate_workload *w, enum gate_kind kind, double va
 	r->z = 0;
 }
 
-void gate_set_resolution_z(struct gate_workload *w, enum gate_kind kind, double z)
+void gate_set_resolution_z(struct gate_workload *w, enum gate_kind kind, double z, double df)
 {
 	struct gate_resolution *r = kind == GATE_CYCLES ? &w->cycles_res : &w->instr_res;
 	r->z = z > 0 && isfinite(z) && r->value > 0 ? z : 0;
+	r->df = !(r->z > 0) ? 0 : df > 0 && isfinite(df) ? df : GATE_RESOLUTION_DF;
+}
+
+/* Is w's resolution of kind a statistic (a layout floor's, built at
+ * some z), so its thresholds are tests of the family?  Not the repeat
+ * one (--noise none, a library default: z 0), nor none (NAN). */
+static int resolution_statistic(const struct gate_workload *w, enum gate_kind kind)
+{
+	const struct gate_resolution *rr = kind == GATE_CYCLES ? &w->cycles_res : &w->instr_res;
+	return rr->z > 0 && rr->value > 0;
+}
+
+/* What a deterministic decision at a resolution that is no statistic
+ * adds to its message. */
+static void describe_no_statistic(struct strbuf *sb, const struct gate_result *res,
+				  const struct gate_workload *w, enum gate_kind kind)
+{
+	if (res->status != GATE_UNDECIDED && !resolution_statistic(w, kind))
+		strbuf_addstr(sb, "; decided at the repeat resolution: no statistic, so no test "
+			      "of the family and not corrected");
 }
 
 /*
  * The resolution of w's deterministic kind at confidence conf, when the
  * family correction decides at another level than the gate's (conf !=
- * g->conf): r x z(conf) / z, z the quantile it was built at, never below
- * the repeat resolution.  For the rule's max(repeat, z x s) that is exact
- * below z and conservative above it (the repeat part scaled too).  A
- * resolution that is no statistic (z 0: --noise none, a default) is the
- * same at every level; so is NAN (no floor).
+ * g->conf): r x t_df((1 + conf) / 2) / t_df(Phi(z)), z the quantile it
+ * was built at and df its SDs' degrees of freedom (Student's t: the SD
+ * is a sample SD of df + 1 variants, so the normal ratio z(conf) / z
+ * widened too little at a smaller level), never below the repeat
+ * resolution.  For the rule's max(repeat, z x s) that is exact below z
+ * and conservative above it (the repeat part scaled too).  A resolution
+ * that is no statistic (z 0: --noise none, a default) is the same at
+ * every level; so is NAN (no floor).
  */
 static double resolution_at(const struct gate *g, const struct gate_workload *w,
 			    enum gate_kind kind, double conf, const char **source)
@@ -317,15 +340,18 @@ static double resolution_at(const struct gate *g, const struct gate_workload *w,
 
 	if (conf == g->conf || !(rr->z > 0) || !(r > 0))
 		return r;
-	return fmax(repeat, r * stats_norm_quantile((1 + conf) / 2) / rr->z);
+	return fmax(repeat, r * stats_t_quantile((1 + conf) / 2, rr->df) /
+		    stats_t_quantile(0.5 * erfc(-rr->z / M_SQRT2), rr->df));
 }
 
 /*
  * A ratio with an interval (throughput, latency: B/A; server CPU: A/B, as
  * dir says) over pairs valid pairs.  At a level the family correction
  * asks for (r's confidence not the gate's), too few pairs for an interval
- * there is no error (there is one at the gate's level): nothing is
- * excluded, so a claim is not shown and a bound not breached.
+ * there is no error (there is one at the gate's level) but no test
+ * either: undecided (exit 3), never a pass, so a bound is not "not
+ * slower" where nothing could have shown it slower (cmd/gate.c and
+ * preflight_pairs refuse such --pairs before the first build).
  */
 static void decide_ratio(struct gate *g, struct gate_result *res, size_t pairs,
 			 const struct stats_ratio *r, const char *what, const char *dir,
@@ -340,10 +366,11 @@ static void decide_ratio(struct gate *g, struct gate_result *res, size_t pairs,
 		res->observed = r->estimate;
 		res->lo = 0;
 		res->hi = INFINITY;
-		res->status = interval_verdict(t, res->lo, res->hi);
-		res->message = xasprintf("%s %s %.4f: %zu pairs give no %.4g%% interval, so %s",
-					 what, dir, r->estimate, pairs, conf * 100, claim ?
-					 "the claim is not shown" : "the bound is not breached");
+		res->status = GATE_UNDECIDED;
+		res->message = xasprintf("%s %s %.4f: %zu pairs give no %.4g%% interval, so the "
+					 "%s is untested (undecided; %zu pairs needed)", what, dir,
+					 r->estimate, pairs, conf * 100, claim ? "claim" : "bound",
+					 gate_pairs_needed(conf, 1));
 		return;
 	}
 	if (pairs < g->min_pairs || !r->ok) {
@@ -442,6 +469,7 @@ static void decide_cycles(const struct gate *g, struct gate_result *res,
 	strbuf_addf(&sb, "%s %s %.0f/%.0f = ", metrics_of(METRIC_CYCLES)->title,
 		    metrics_of(METRIC_CYCLES)->ratio, w->cyc_a.estimate, w->cyc_b.estimate);
 	describe_point(&sb, res);
+	describe_no_statistic(&sb, res, w, GATE_CYCLES);
 	strbuf_addstr(&sb, "; ");
 	gate_cycles_describe(w, &sb);
 	strbuf_addf(&sb, "; %s", metrics_of(METRIC_CYCLES)->method);
@@ -468,6 +496,7 @@ static void decide_instructions(const struct gate *g, struct gate_result *res,
 	strbuf_addf(&sb, "%s %s %.0f/%.0f = ", metrics_of(METRIC_INSTR)->title,
 		    metrics_of(METRIC_INSTR)->ratio, w->instr_a, w->instr_b);
 	describe_point(&sb, res);
+	describe_no_statistic(&sb, res, w, GATE_INSTRUCTIONS);
 	res->message = strbuf_detach(&sb, NULL);
 }
 
@@ -579,6 +608,11 @@ static void describe_undecided(const struct gate *g, struct strbuf *why)
 				    r->resolution_source ? r->resolution_source : "no layout floor");
 			return;
 		}
+		if (!g->sequential) {
+			strbuf_addf(why, "undecided: %s on %s: %s", r->th->text, r->workload,
+				    r->message ? r->message : "no interval at its level");
+			return;
+		}
 		if (r->seq_inconsistent) {
 			strbuf_addf(why, "undecided: %s on %s: not significant, the confidence "
 				    "sequence is inconsistent (%s)", r->th->text, r->workload,
@@ -603,14 +637,15 @@ static const struct gate_workload *find_workload(const struct gate *g, const cha
 
 /* Is threshold t on workload w (NULL: not measured) a test of the
  * family, one that can decide at some level?  Not without a layout floor,
- * nor on a workload not measured: known before the data. */
+ * nor at a resolution that is no statistic (the repeat one: --noise none;
+ * decided as it is, at every level), nor on a workload not measured:
+ * known before the data. */
 static int in_family(const struct gate_threshold *t, const struct gate_workload *w)
 {
-	const char *src;
 	if (!w)
 		return 0;
 	if (t->kind == GATE_INSTRUCTIONS || t->kind == GATE_CYCLES)
-		return !isnan(gate_resolution_of(w, t->kind, &src));
+		return resolution_statistic(w, t->kind);
 	return 1;
 }
 
@@ -636,18 +671,46 @@ double gate_seq_conf(const struct gate *g)
 	return m > 1 ? 1 - (1 - g->conf) / (double)m : g->conf;
 }
 
+size_t gate_findings_size(const struct gate *g)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < g->nr_wl; i++) {
+		const struct gate_workload *w = &g->wl[i];
+		m += w->valid_pairs > 0;
+		m += w->valid_pairs > 0 && w->cpu.n > 0;
+		m += w->cycles == INSTR_OK && resolution_statistic(w, GATE_CYCLES);
+		m += w->instr == INSTR_OK && resolution_statistic(w, GATE_INSTRUCTIONS);
+	}
+	return m;
+}
+
+double gate_findings_conf(const struct gate *g)
+{
+	size_t m = g->uncorrected ? 1 : gate_findings_size(g);
+	return m > 1 ? 1 - (1 - g->conf) / (double)m : g->conf;
+}
+
 void gate_ratio_found(const struct gate *g, const struct gate_workload *w, enum gate_kind kind,
 		      struct stats_ratio *out)
 {
-	size_t m = g->uncorrected ? 1 : gate_family_size(g);
+	double conf = gate_findings_conf(g);
 
-	if (g->sequential || m <= 1 || !(kind == GATE_TPS || kind == GATE_SERVER_CPU)) {
+	if (conf == g->conf) {
 		gate_ratio_of(g, w, kind, out);
 		return;
 	}
-	/* Bonferroni: the level of Holm's first step, so a finding never
-	 * says faster or slower where no step of the family could */
-	ratio_at(g, w, kind, -1, 1 - (1 - g->conf) / (double)m, out);
+	if (g->sequential) {
+		*out = kind == GATE_SERVER_CPU ? w->cpu : w->tps;
+		gate_seq_ratio(w, kind, conf, out);
+		return;
+	}
+	ratio_at(g, w, kind, -1, conf, out);
+}
+
+double gate_resolution_at(const struct gate *g, const struct gate_workload *w,
+			  enum gate_kind kind, double conf, const char **source)
+{
+	return resolution_at(g, w, kind, conf, source);
 }
 
 size_t gate_pairs_needed(double conf, size_t m)
@@ -658,6 +721,32 @@ size_t gate_pairs_needed(double conf, size_t m)
 	while (ldexp(1.0, -(int)n) > (1 - conf) / 2 / (double)m + 1e-12)
 		n++;
 	return n < GATE_MIN_PAIRS ? GATE_MIN_PAIRS : n;
+}
+
+size_t gate_family_bound(const struct gate_thresholds *th, const struct strvec *workloads,
+			 int noise_none)
+{
+	size_t m = 0, unnamed = 0;
+
+	/* no workload given: those the thresholds name, else the default one */
+	for (size_t i = 0; workloads && !workloads->nr && i < th->nr; i++) {
+		int seen = 0;
+		if (!th->v[i].workload)
+			continue;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = th->v[k].workload && !strcmp(th->v[k].workload, th->v[i].workload);
+		unnamed += !seen;
+	}
+	for (size_t i = 0; i < th->nr; i++) {
+		const struct gate_threshold *t = &th->v[i];
+		if (noise_none && (t->kind == GATE_INSTRUCTIONS || t->kind == GATE_CYCLES))
+			continue;       /* the repeat resolution: no statistic */
+		if (t->workload)
+			m++;
+		else
+			m += workloads && workloads->nr ? workloads->nr : unnamed ? unnamed : 1;
+	}
+	return m;
 }
 
 size_t gate_family_min_pairs(const struct gate *g)
@@ -696,7 +785,9 @@ static int shown_at(struct gate *g, const struct gate_result *res, const struct 
  * res's one-sided p-value when it is at most alpha, i.e. when res shows
  * at the gate's own level (its status: decided there): the smallest level
  * a at which the rule, decided on its interval at confidence 1 - 2a, shows
- * it (for the Hodges-Lehmann interval the exact signed-rank test's p),
+ * it (for the Hodges-Lehmann interval the signed-rank test's p: exact up
+ * to STATS_EXACT_MAX pairs, its normal approximation above; for the
+ * bootstrap the level this search finds),
  * whatever the method and the metric, so the order Holm takes is the order
  * its decisions take.  By bisection on log a, the rule being monotone in
  * a; P_VALUE_FLOOR when it shows at every level.  NAN above alpha: no

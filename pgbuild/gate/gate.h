@@ -61,14 +61,19 @@
  * slower" on some workload 3.0% / 5.6% / 10.6% of the time with 1 / 2 / 4
  * workloads).  So the tests are decided by Holm's step-down procedure
  * (Holm 1979): each test's one-sided p-value is the smallest level at which
- * the rule above decides it (the exact signed-rank's for tps, latency and
- * server CPU; the resolution's normal quantile for a deterministic
- * metric); sorted, the k-th smallest is decided on its interval at the
+ * the rule above decides it (the signed-rank test's for tps, latency and
+ * server CPU: exact up to 60 pairs, its normal approximation above, the
+ * bootstrap's level found by search; the resolution's for a
+ * deterministic metric); sorted, the k-th smallest is decided on its interval at the
  * one-sided level alpha / (m - k + 1), alpha = (1 - conf) / 2 (the
  * interval's confidence 1 - (1 - conf) / (m - k + 1)), until the first
  * that is not shown; it and every later one are decided at that level
  * (none of them is shown).  A deterministic metric's resolution is scaled
- * by the level's normal quantile (gate_resolution.z).  The chance of any
+ * by the ratio of the level's Student t quantile to the one it was built
+ * at (z's level), over the floors' degrees of freedom (gate_resolution.z,
+ * df): the floor's SD is a sample SD of a few variants, and the normal
+ * ratio under-covered (A/A with a candidate SD twice the baseline's, 5
+ * variants: 4.8% at 6 tests, against 1.9% with t).  The chance of any
  * wrong result of a gate run is then at most alpha, as one test's was.
  * With --pairs auto the sequences are decided at 1 - (1 - conf) / m
  * (Bonferroni: a confidence sequence decides at one level, not by a
@@ -121,7 +126,15 @@ struct gate_resolution {
 			   repeat part too: conservative); 0: not a
 			   statistical resolution (the repeat one: --noise
 			   none, a library default), the same at every level */
+	double df;      /* the degrees of freedom of the floors' SDs (the
+			   fewest variants less one): the rescaling is by
+			   Student's t quantiles of df, t'/t, not z'/z (an SD
+			   of few variants has heavier tails); 0 with z 0 */
 };
+/* The degrees of freedom a statistical resolution is assumed to have
+ * when none is known (a document of before "resolution_df"): the fewest
+ * noise/floor.h allows, 5 variants, so the rescaling errs wide. */
+#define GATE_RESOLUTION_DF 4
 
 /* Latency keys as in the bench JSON's latency_ms object. */
 #define GATE_NLAT 6
@@ -340,8 +353,9 @@ double gate_resolution_of(const struct gate_workload *w, enum gate_kind kind,
 void gate_set_resolution(struct gate_workload *w, enum gate_kind kind, double value,
 			 const char *source);
 /* The normal quantile the resolution set was built at (the floor rule's
- * z, gate_resolution.z), so the family correction rescales it. */
-void gate_set_resolution_z(struct gate_workload *w, enum gate_kind kind, double z);
+ * z, gate_resolution.z) and its SDs' degrees of freedom (df <= 0:
+ * GATE_RESOLUTION_DF), so the family correction rescales it. */
+void gate_set_resolution_z(struct gate_workload *w, enum gate_kind kind, double z, double df);
 struct gate_run *gate_workload_add_run(struct gate_workload *w);
 /* Compute per-pair ratios and intervals for every workload. */
 void gate_analyse(struct gate *g);
@@ -405,12 +419,43 @@ size_t gate_family_min_pairs(const struct gate *g);
  * one-sided p over n pairs) <= (1 - conf) / 2 / m; at least
  * GATE_MIN_PAIRS.  The one rule for gate, optimize, run, deb and tune. */
 size_t gate_pairs_needed(double conf, size_t m);
-/* The interval the findings (gate_findings) name for tps or server CPU:
- * with a family of m > 1 tests (fixed pairs), at Holm's first-step level
- * 1 - (1 - conf) / m, so "faster" or "slower" is never said where no
- * decision of the family could say it; else gate_ratio_of's. */
+/* The family's size as far as it is known before the data, from the
+ * thresholds th and the workloads they apply to (none given: those th
+ * names, else one): every threshold x workload, the deterministic ones
+ * left out with --noise none (noise_none: the repeat resolution is no
+ * statistic and joins no family); an upper bound of gate_family_size, so
+ * gate_pairs_needed(conf, it) pairs are never too few.  What gate, run,
+ * deb and optimize check --pairs against before anything runs. */
+size_t gate_family_bound(const struct gate_thresholds *th, const struct strvec *workloads,
+			 int noise_none);
+/*
+ * The findings' own family (gate_findings): everything they can call
+ * faster, slower, lower or higher, every figure x workload: tps and
+ * server CPU per transaction of each workload with pairs, the cycles
+ * estimate and instructions of each with a statistical resolution (not
+ * the repeat one).  They are read at its Bonferroni level,
+ * gate_findings_conf = 1 - (1 - conf) / m (conf when m <= 1 or
+ * uncorrected), whatever the thresholds asked (a "faster" is no test of
+ * the gate's family, nor a server CPU the thresholds do not name), so
+ * the chance that any finding of a run names a difference that is not
+ * there is at most 1 - conf.
+ */
+size_t gate_findings_size(const struct gate *g);
+double gate_findings_conf(const struct gate *g);
+/* The interval the findings name for tps or server CPU: at
+ * gate_findings_conf, the fixed pairs' or, with --pairs auto, the
+ * confidence sequence's at that level. */
 void gate_ratio_found(const struct gate *g, const struct gate_workload *w, enum gate_kind kind,
 		      struct stats_ratio *out);
+/* The confidence sequence's interval of w's speed ratio of kind at conf
+ * into out (its n, estimate, lo, hi, conf, ok; the rest untouched). */
+void gate_seq_ratio(const struct gate_workload *w, enum gate_kind kind, double conf,
+		    struct stats_ratio *out);
+/* The resolution of w's deterministic kind at confidence conf (the
+ * family's rescaling: Student's t ratio for a layout floor, the same at
+ * every level for the repeat one; NAN without a floor). */
+double gate_resolution_at(const struct gate *g, const struct gate_workload *w,
+			  enum gate_kind kind, double conf, const char **source);
 /*
  * The interval of w's speed ratio of kind (GATE_TPS: B/A, GATE_SERVER_CPU:
  * A/B) that the gate's verdict is decided on, into out: the fixed-sample
@@ -463,6 +508,8 @@ struct gate_opts {
 	int scale;                /* --scale (0: bench's) */
 	int pairs;                /* --pairs; with --pairs auto the pairs run */
 	int auto_pairs;           /* --pairs auto: until decided or --budget */
+	int pairs_given;          /* --pairs N given (else 9, or the family's
+				     gate_pairs_needed when more) */
 	double budget;            /* --budget seconds (default GATE_BUDGET) */
 	unsigned metrics;         /* --metric: METRIC_* bits (metric/metric.h) */
 	long instr_statements;    /* --instr-statements (0: per workload) */

@@ -73,7 +73,9 @@ static void write_cycles_tx(struct json_writer *jw, const struct cycles_tx *t, i
  * thresholds are undecided), "resolution_source" (where it came from, or
  * why there is none), "resolution_z" (the normal quantile it was built
  * at, which the family correction rescales; null: no statistic, the same
- * at every level) and "repeat_resolution".
+ * at every level), "resolution_df" (its SDs' degrees of freedom, the t
+ * quantiles it is rescaled by; absent: GATE_RESOLUTION_DF) and
+ * "repeat_resolution".
  */
 static void write_resolution(struct json_writer *jw, const struct gate_workload *w,
 			     enum gate_kind kind)
@@ -84,6 +86,7 @@ static void write_resolution(struct json_writer *jw, const struct gate_workload 
 	json_key(jw, "resolution"); json_double(jw, r);
 	json_key(jw, "resolution_source"); json_string(jw, source);
 	json_key(jw, "resolution_z"); json_double(jw, rr->z > 0 ? rr->z : NAN);
+	json_key(jw, "resolution_df"); json_double(jw, rr->z > 0 ? rr->df : NAN);
 	json_key(jw, "repeat_resolution"); json_double(jw, desc_of(kind)->resolution);
 }
 
@@ -92,7 +95,7 @@ static void write_resolution(struct json_writer *jw, const struct gate_workload 
  * the floor); -1 with err when it is not a resolution (a hand-edited
  * result must not decide). */
 static int read_resolution(const struct json_value *in, struct gate_workload *w,
-			   enum gate_kind kind, struct strbuf *err)
+			   enum gate_kind kind, double conf, struct strbuf *err)
 {
 	const struct json_value *v = json_get(in, "resolution");
 	const char *source = json_get_str(in, "resolution_source");
@@ -110,9 +113,16 @@ static int read_resolution(const struct json_value *in, struct gate_workload *w,
 	if (!source && v->u.number == desc_of(kind)->resolution)
 		return 0;       /* a result of before the floor: the repeat one */
 	gate_set_resolution(w, kind, v->u.number, source ? source : "as read back (no source)");
-	/* absent (a result of before the family correction) or null: the
-	 * same at every level */
-	gate_set_resolution_z(w, kind, json_get_num(in, "resolution_z", 0));
+	/* null: no statistic, the same at every level; absent (a result of
+	 * before the family correction): a layout floor's was built at the
+	 * gate's confidence (noise_floor_z_at's quantile of (1 + conf) / 2),
+	 * so report decides it again as the gate did; any other the same
+	 * at every level */
+	if (!json_get(in, "resolution_z") && source && !strncmp(source, "layout floor:", 13))
+		gate_set_resolution_z(w, kind, stats_norm_quantile((1 + conf) / 2), 0);
+	else
+		gate_set_resolution_z(w, kind, json_get_num(in, "resolution_z", 0),
+				      json_get_num(in, "resolution_df", 0));
 	return 0;
 }
 
@@ -522,7 +532,7 @@ int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *
 		w->instr_b = num_or_nan(in, "b");
 		s = json_get_str(in, "note");
 		w->instr_note = s ? xstrdup(s) : NULL;
-		if (read_resolution(in, w, GATE_INSTRUCTIONS, err) < 0)
+		if (read_resolution(in, w, GATE_INSTRUCTIONS, g->conf, err) < 0)
 			goto out;
 		in = json_get(wv, metrics_of(METRIC_CYCLES)->name);
 		s = json_get_str(in, "state");
@@ -532,7 +542,7 @@ int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *
 		read_cycles_tx(json_get(in, "b"), &w->cyc_b);
 		s = json_get_str(in, "note");
 		w->cycles_note = s ? xstrdup(s) : NULL;
-		if (read_resolution(in, w, GATE_CYCLES, err) < 0)
+		if (read_resolution(in, w, GATE_CYCLES, g->conf, err) < 0)
 			goto out;
 		if (json_get(in, "callgrind") && json_get(in, "callgrind")->type == JSON_OBJECT)
 			w->cycles_callgrind = gate_json_text(json_get(in, "callgrind"));

@@ -150,21 +150,27 @@ void gate_ratio_of(const struct gate *g, const struct gate_workload *w, enum gat
 		   struct stats_ratio *out)
 {
 	const struct stats_ratio *fixed = kind == GATE_SERVER_CPU ? &w->cpu : &w->tps;
+
+	*out = *fixed;
+	if (g->sequential)
+		gate_seq_ratio(w, kind, g->conf, out);
+}
+
+void gate_seq_ratio(const struct gate_workload *w, enum gate_kind kind, double conf,
+		    struct stats_ratio *out)
+{
 	struct gate_threshold t = { .kind = kind == GATE_SERVER_CPU ? GATE_SERVER_CPU : GATE_TPS };
 	struct seq_cs cs;
 	size_t n;
 	double *d;
 
-	*out = *fixed;
-	if (!g->sequential)
-		return;
 	d = log_ratios(w, &t, &n);
-	if (seq_cs_compute(d, n, 1 - g->conf, SEQ_RHO, &cs) == 0 && cs.n) {
+	if (seq_cs_compute(d, n, 1 - conf, SEQ_RHO, &cs) == 0 && cs.n) {
 		out->n = cs.n;
 		out->estimate = exp(cs.mean);
 		out->lo = cs.inconsistent ? 0 : exp(cs.lo);
 		out->hi = cs.inconsistent ? INFINITY : exp(cs.hi);
-		out->conf = g->conf;
+		out->conf = conf;
 		out->ok = 1;
 	} else {
 		out->ok = 0;

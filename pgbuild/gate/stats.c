@@ -403,6 +403,81 @@ double stats_chi2_quantile(double p, double df)
 	return (lo + hi) / 2;
 }
 
+/*
+ * The regularized incomplete beta function I_x(a, b): the continued
+ * fraction (Numerical Recipes' betacf, Lentz's method) on the side where
+ * it converges fast, by I_x(a, b) = 1 - I_{1-x}(b, a) on the other.
+ */
+static double beta_cf(double a, double b, double x)
+{
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+	if (fabs(d) < 1e-300)
+		d = 1e-300;
+	d = 1 / d;
+	h = d;
+	for (int m = 1; m < 1000; m++) {
+		double aa = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)), del;
+		d = 1 + aa * d;
+		d = fabs(d) < 1e-300 ? 1e300 : 1 / d;
+		c = 1 + aa / c;
+		if (fabs(c) < 1e-300)
+			c = 1e-300;
+		h *= d * c;
+		aa = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
+		d = 1 + aa * d;
+		d = fabs(d) < 1e-300 ? 1e300 : 1 / d;
+		c = 1 + aa / c;
+		if (fabs(c) < 1e-300)
+			c = 1e-300;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-16)
+			break;
+	}
+	return h;
+}
+
+static double beta_inc(double a, double b, double x)
+{
+	double front;
+	if (!(x > 0))
+		return 0;
+	if (!(x < 1))
+		return 1;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * beta_cf(a, b, x) / a;
+	return 1 - front * beta_cf(b, a, 1 - x) / b;
+}
+
+double stats_t_cdf(double t, double df)
+{
+	double tail;
+	if (!(df > 0) || isnan(t))
+		return NAN;
+	tail = 0.5 * beta_inc(df / 2, 0.5, df / (df + t * t));
+	return t >= 0 ? 1 - tail : tail;
+}
+
+double stats_t_quantile(double p, double df)
+{
+	double lo = -1, hi = 1;
+	if (!(p > 0 && p < 1 && df > 0))
+		return NAN;
+	while (stats_t_cdf(lo, df) > p)
+		lo *= 2;
+	while (stats_t_cdf(hi, df) < p)
+		hi *= 2;
+	for (int i = 0; i < 200; i++) {
+		double mid = (lo + hi) / 2;
+		if (stats_t_cdf(mid, df) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
 double stats_sd_upper_factor(double df, double level)
 {
 	if (!(df >= 1) || !(level > 0 && level < 1))

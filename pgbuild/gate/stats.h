@@ -120,6 +120,13 @@ double stats_chi2_quantile(double p, double df);
  * for n values; 5 values at 95%: 2.372).
  */
 double stats_sd_upper_factor(double df, double level);
+/*
+ * Student's t distribution with df degrees of freedom: P(T <= t) (the
+ * regularized incomplete beta), and the t with P(T <= t) = p (bisection;
+ * NAN when p is not in (0, 1)): t_4(0.975) = 2.776.
+ */
+double stats_t_cdf(double t, double df);
+double stats_t_quantile(double p, double df);
 /* The standard normal quantile: z with P(Z <= z) = p (0.975: 1.960). */
 double stats_norm_quantile(double p);
 

@@ -220,18 +220,20 @@ static void find_ratio(struct strbuf *out, const char *what, const char *better,
 	else
 		strbuf_addstr(out, "no significant difference");
 	strbuf_addf(out, ", %.3f [%.3f, %.3f]", r->estimate, r->lo, r->hi);
-	if (m > 1)      /* the family's first-step level (gate_ratio_found) */
-		strbuf_addf(out, " (at %.4g%%: %zu tests)", (1 - (1 - conf) / (double)m) * 100, m);
+	if (m > 1)      /* the findings' level (gate_findings_conf) */
+		strbuf_addf(out, " (at %.4g%%: %zu findings)", conf * 100, m);
 }
 
 /* A per-transaction cost, A and B (a deterministic metric): the change of
- * B against A, beyond the resolution or within it. */
+ * B against A, beyond the resolution at the findings' level
+ * (gate_resolution_at) or within it. */
 static void find_cost(struct strbuf *out, const char *what, const char *less,
-		      const char *more, double a, double b, const struct gate_workload *w,
-		      enum gate_kind kind)
+		      const char *more, double a, double b, const struct gate *g,
+		      const struct gate_workload *w, enum gate_kind kind, size_t m)
 {
 	const char *src;
-	double res = gate_resolution_of(w, kind, &src), change = b / a - 1;
+	double conf = gate_findings_conf(g);
+	double res = gate_resolution_at(g, w, kind, conf, &src), change = b / a - 1;
 	const char *what_res = !src ? "resolution" :
 			       !strncmp(src, "layout floor", 12) ? "layout floor" :
 			       strstr(src, "above the layout floor") ?
@@ -246,11 +248,14 @@ static void find_cost(struct strbuf *out, const char *what, const char *less,
 	}
 	strbuf_addf(out, "%s the %.2g%% %s", fabs(change) > res ? "beyond" : "within",
 		    res * 100, what_res);
+	if (m > 1 && conf != g->conf)   /* rescaled to the findings' level */
+		strbuf_addf(out, " (at %.4g%%: %zu findings)", conf * 100, m);
 }
 
 void gate_findings(const struct gate *g, struct strbuf *out)
 {
-	size_t m = g->uncorrected ? 1 : gate_family_size(g);
+	size_t m = g->uncorrected ? 1 : gate_findings_size(g);
+	double conf = gate_findings_conf(g);
 
 	for (size_t i = 0; i < g->nr_wl; i++) {
 		const struct gate_workload *w = &g->wl[i];
@@ -258,27 +263,27 @@ void gate_findings(const struct gate *g, struct strbuf *out)
 		struct stats_ratio r;
 		strbuf_addf(out, "%s: ", w->name);
 		if (w->valid_pairs) {
-			/* the interval at the level the family decides
+			/* the interval at the findings' level
 			 * (gate_ratio_found): with --pairs auto the
 			 * confidence sequence, not the fixed interval */
 			gate_ratio_found(g, w, GATE_TPS, &r);
-			find_ratio(out, "tps", "faster", "slower", &r, g->conf, g->sequential ? 1 : m);
+			find_ratio(out, "tps", "faster", "slower", &r, conf, m);
 			if (w->cpu.n) {
 				strbuf_addstr(out, "; ");
 				gate_ratio_found(g, w, GATE_SERVER_CPU, &r);
 				find_ratio(out, "server CPU per transaction", "lower", "higher", &r,
-					   g->conf, g->sequential ? 1 : m);
+					   conf, m);
 			}
 		}
 		if (w->cycles == INSTR_OK && w->cyc_a.estimate > 0 && w->cyc_b.estimate > 0) {
 			strbuf_addstr(out, out->len > start + strlen(w->name) + 2 ? "; " : "");
 			find_cost(out, "cycles estimate", "lower", "higher", w->cyc_a.estimate,
-				  w->cyc_b.estimate, w, GATE_CYCLES);
+				  w->cyc_b.estimate, g, w, GATE_CYCLES, m);
 		}
 		if (w->instr == INSTR_OK && w->instr_a > 0 && w->instr_b > 0) {
 			strbuf_addstr(out, out->len > start + strlen(w->name) + 2 ? "; " : "");
-			find_cost(out, "instructions", "fewer", "more", w->instr_a, w->instr_b, w,
-				  GATE_INSTRUCTIONS);
+			find_cost(out, "instructions", "fewer", "more", w->instr_a, w->instr_b, g, w,
+				  GATE_INSTRUCTIONS, m);
 		}
 		if (w->correctness_failed)
 			strbuf_addstr(out, "; a correctness check FAILED on the candidate");

@@ -90,7 +90,7 @@ int gate_verdict_say(const char *path, FILE *fp);
 
 /*
  * What g found, one sentence per workload, each on its own line (appended
- * to out), then the regression suite's (speed ratios on gate_ratio_of's
+ * to out), then the regression suite's (speed ratios on gate_ratio_found's
  * interval: with --pairs auto the confidence sequence):
  *   "select-only: tps no significant difference, 1.046 [0.880, 1.838];
  *    server CPU per transaction 4.1% lower [1.2%, 7.0%]; cycles estimate
@@ -99,7 +99,13 @@ int gate_verdict_say(const char *path, FILE *fp);
  * A speed figure is called faster or slower only when its whole interval
  * says so (the gate's rule), else "no significant difference"; a
  * deterministic one "lower"/"higher" only beyond its resolution, else
- * "within the resolution".  What the report, run and deb show first.
+ * "within the resolution".  The findings are a family of their own
+ * (gate_findings_size: every figure x workload they can name), each
+ * interval and resolution at gate_findings_conf (Bonferroni, the level
+ * said: "(at 99.38%: 8 findings)"; --pairs auto: the sequence at it), so
+ * that some finding names a difference that is not there at most 1 -
+ * conf of the time, whatever the thresholds asked.  What the report, run
+ * and deb show first.
  */
 void gate_findings(const struct gate *g, struct strbuf *out);
 

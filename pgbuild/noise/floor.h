@@ -54,8 +54,11 @@
  * instructions at least NOISE_FLOOR_INSTR_STANDIN over 5 variants (LTO +
  * no-pie select-only, examples/RESULTS.md: stock's is ~0, so the baseline's
  * would say nothing).  What the stand-in assumes: at 5 variants the
- * false-keep rate stays at or under 2.5% while the candidate's true SD is
- * up to 2.1 times the baseline's (2.0% drawn at twice); measure the
+ * false-keep rate of one test alone (one workload, one threshold) stays
+ * at or under 2.5% while the candidate's true SD is up to 2.1 times the
+ * baseline's (2.0% drawn at twice); a gate's family of m such tests is
+ * rescaled by Student's t quantiles over the floor's variants less one
+ * (gate.h: 2.1% drawn at twice over 6 workloads); measure the
  * candidate's own floor (`pgbuild noise --install CANDIDATE`) when it may
  * be noisier.
  *

@@ -66,19 +66,42 @@ out:
 	return rc;
 }
 
-int preflight_pairs(int pairs, const char *metric, double conf)
+int preflight_pairs(int pairs, const char *metric, double conf, size_t m)
 {
-	size_t need = gate_pairs_needed(conf, 1);
+	size_t need = gate_pairs_needed(conf, m);
 	unsigned mask = 0;
 
 	if (metric && cli_metrics_mask(metric, &mask) == 0 && mask && !(mask & METRIC_TPS))
 		return 0;       /* no pairs: instructions and cycles are counted once */
-	if (!pairs)
+	if (!pairs || (size_t)pairs >= need)
 		return 0;
-	if ((size_t)pairs < need)
+	if (m <= 1)
 		return error("--pairs %d: a %g%% interval needs at least %zu pairs", pairs,
 			     conf * 100, need);
-	return 0;
+	return error("--pairs %d: %zu tests (the thresholds x the workloads they apply to) need "
+		     "at least %zu pairs (Holm's first step at %.3g%%); give --pairs %zu or "
+		     "--pairs auto", pairs, m, need, (1 - conf) / 2 / (double)m * 100, need);
+}
+
+size_t preflight_family(const char *expr, const struct strvec *workloads,
+			const char *workloads_csv, const char *noise)
+{
+	struct gate_thresholds th = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	struct strvec wl = STRVEC_INIT;
+	size_t m = 1;
+
+	if (workloads && workloads->nr)
+		for (size_t i = 0; i < workloads->nr; i++)
+			strvec_push(&wl, workloads->v[i]);
+	else if (workloads_csv && *workloads_csv && cli_parse_workloads(workloads_csv, &wl) < 0)
+		strvec_clear(&wl);
+	if (gate_expr_parse(&th, expr, &err) == 0)
+		m = gate_family_bound(&th, &wl, noise && !strcmp(noise, "none"));
+	gate_thresholds_clear(&th);
+	strvec_clear(&wl);
+	strbuf_release(&err);
+	return m;
 }
 
 int preflight_readable(const char *opt, const char *path)

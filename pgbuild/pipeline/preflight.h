@@ -10,7 +10,8 @@
  *
  *   preflight_gate_expr     thresholds parse, name known workloads (did you
  *                           mean ...?) and fit the metric measured
- *   preflight_pairs         enough pairs for the gate's interval
+ *   preflight_pairs         enough pairs for the gate's family of tests
+ *                           (preflight_family: its size before the data)
  *   preflight_readable      a file the pipeline will read
  *   preflight_policy        a policy pgoptcc accepts (its hash, as build
  *                           records it)
@@ -38,9 +39,17 @@ int preflight_gate_expr(const char *expr, const char *metric, struct gate_thresh
 /* The workloads named by th are known (did you mean ...?).  0 or -1. */
 int preflight_threshold_workloads(const struct gate_thresholds *th);
 
-/* pairs (0: the gate's default) give a conf interval when tps is
- * measured.  0 or -1. */
-int preflight_pairs(int pairs, const char *metric, double conf);
+/* pairs (0: the gate's default) decide a family of m tests at conf
+ * (gate_pairs_needed: the first Holm step has an interval; m from
+ * gate_family_bound, or an upper bound) when tps is measured.  0 or -1. */
+int preflight_pairs(int pairs, const char *metric, double conf, size_t m);
+
+/* The family's size bound (gate_family_bound) of the gate expression
+ * expr over workloads (NULL or none: workloads_csv, comma-separated;
+ * NULL or "": those expr names, else one) with --noise noise (NULL: not
+ * given); 1 when expr does not parse (preflight_gate_expr says why). */
+size_t preflight_family(const char *expr, const struct strvec *workloads,
+			const char *workloads_csv, const char *noise);
 
 /* path can be read; opt names the option in the error.  0 or -1. */
 int preflight_readable(const char *opt, const char *path);

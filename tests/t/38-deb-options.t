@@ -18,7 +18,7 @@ refused() { # title want-regex args...
 	ok "$t: within seconds" test $(( $(date +%s) - t0 )) -le 10
 	ok "$t: nothing made in --workdir" test ! -e "$TMP/w"
 }
-refused "too few pairs" "--pairs 4: a 95% interval needs at least 6 pairs" \
+refused "too few pairs" "--pairs 4: 4 tests \\(the thresholds x the workloads they apply to\\) need at least 8 pairs" \
 	--policy "$POL" --pairs 4 -T 3
 refused "a gate threshold of no workload" "select-onyl.*did you mean" \
 	--policy "$POL" --gate 'select-onyl>=1.00'

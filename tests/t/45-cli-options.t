@@ -239,7 +239,7 @@ optimize -W select-only --stages lto --bolt-flags -reorder-functions=none --work
 optimize -W select-only --bolt-flags -data=x --workdir w|2|--bolt-flags: "-data=x" is not a layout flag: pgbuild gives the input, output, profile and instrumentation itself
 optimize -W select-only --stages bolt --workdir w|2|--stages bolt needs a stage to stack on: BOLT rewrites a BOLT-ready build \(lto, pgo, tuned, clang or clang-pgo\), never stock
 optimize -W select-only --stages , --workdir w|2|invalid value "," for --stages: expected a comma-separated list
-optimize -W select-only --pairs 3 --workdir w|2|--pairs 3: a 95% interval needs at least 6 pairs
+optimize -W select-only --pairs 3 --workdir w|2|--pairs 3: 2 tests \(the thresholds x the workloads they apply to\) need at least 7 pairs
 optimize -W select-only --budget 10m --workdir w|2|--budget needs --pairs auto
 optimize -W select-only --pairs auto --budget 0.5s --workdir w|2|invalid value "0.5s" for --budget: at least 1 second, e.g. 90s, 10m or 1h
 optimize -W select-only -T 0 --workdir w|2|invalid value "0" for --duration

@@ -17,6 +17,18 @@ check_err() {
 
 check_err "gate without prefixes" "--baseline and --candidate are required" gate
 check_err "gate bad --pairs" 'invalid value "0" for --pairs' gate --baseline $PG --candidate $PG --pairs 0
+# --pairs below the family's need (gate.h: Holm's first step has no interval, every bound
+# would be untested): refused before anything runs, in seconds
+start=$SECONDS
+check_err "gate --pairs 6 for 4 tests" \
+	"--pairs 6: 4 tests \\(the thresholds x the workloads they apply to\\) need at least 8 pairs \\(Holm's first step at 0.625%\\); give --pairs 8 or --pairs auto" \
+	gate --baseline $PG --candidate $PG -W select-only,tpcb --gate 'tps>=1.00,p99<=1.2' --pairs 6
+ok "... refused at once ($((SECONDS - start)) s)" test $((SECONDS - start)) -le 5
+is "... nothing measured" "$(cat "$TMP/out")" ""
+check_err "gate --pairs 6 for 2 workloads" "--pairs 6: 2 tests .* need at least 7 pairs" \
+	gate --baseline $PG --candidate $PG -W select-only,tpcb --pairs 6
+check_err "run --pairs 6 for 2 workloads" "--pairs 6: 2 tests .* need at least 7 pairs" \
+	run --policy none --src /nonexistent --gate tps\>=1.00 -W select-only,tpcb --pairs 6
 check_err "gate bad --duration" 'invalid value "x" for --duration' gate --baseline $PG --candidate $PG --duration x
 check_err "gate bad --clients" 'invalid value "-1" for --clients' gate --baseline $PG --candidate $PG --clients -1
 check_err "gate bad --metric" 'invalid value "cycle" for --metric' gate --baseline $PG --candidate $PG --metric cycle

@@ -25,7 +25,7 @@ json() { # FILE PYTHON-EXPRESSION-ON-d  (perl: JSON::PP is core)
 }
 
 # ---- A/A throughput gate ----
-heavy "$B/bin/pgbuild" gate --baseline $PG --candidate $PG --pairs 8 --confidence 0.99 \
+heavy "$B/bin/pgbuild" gate --baseline $PG --candidate $PG --pairs 9 --confidence 0.99 \
 	--duration 2 --warmup 0.5 --min-speedup 1.05 --max-p99-regression 50 \
 	--json "$TMP/aa.json" --junit "$TMP/aa.xml" --quiet >"$TMP/aa.out" 2>"$TMP/aa.err"
 rc=$?
@@ -44,7 +44,7 @@ is "json: every run embeds its bench document" \
 	"$(json "$TMP/aa.json" 'scalar grep { $_->{bench}{tool} eq "pgbuild bench" } @{$d->{workloads}[0]{runs}}')" 16
 is "json: runs alternate A B / B A" \
 	"$(json "$TMP/aa.json" 'join "", map { $_->{build} } @{$d->{workloads}[0]{runs}}[0..5]')" ABBAAB
-is "json: 8 valid pairs" "$(json "$TMP/aa.json" '$d->{workloads}[0]{valid_pairs}')" 8
+is "json: 9 valid pairs" "$(json "$TMP/aa.json" '$d->{workloads}[0]{valid_pairs}')" 9
 like "json: interval around the estimate" \
 	"$(json "$TMP/aa.json" 'my $r = $d->{workloads}[0]{tps}{ratio}; $r->{ci_low} <= $r->{estimate} && $r->{estimate} <= $r->{ci_high} ? "ok" : "bad"')" '^ok$'
 is "json: the speed threshold failed" "$(json "$TMP/aa.json" '$d->{results}[0]{status}')" fail
@@ -110,7 +110,7 @@ pgb report --gate-result "$TMP/aa.json" --html "$TMP/report.html" --json "$TMP/r
 is "report exits 0 on a failed gate" "$?" 0
 is "report json: verdict_word is the word printed" "$(json "$TMP/report.json" '$d->{verdict_word}')" \
 	"$(sed -n 's/^gate: \([A-Z ]*\) - .*/\1/p' "$TMP/rep.out" | head -1 | tr 'A-Z' 'a-z')"
-like "report: terminal summary" "$(cat "$TMP/rep.out")" "select-only +8/8"
+like "report: terminal summary" "$(cat "$TMP/rep.out")" "select-only +9/9"
 is "report: five SVG plots (the thresholds', then four of the runs)" \
 	"$(grep -o '<svg ' "$TMP/report.html" | wc -l)" 5
 like "report: the first thing is the verdict in words" \

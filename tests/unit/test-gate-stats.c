@@ -190,6 +190,32 @@ static void test_ratio_ci(void **state)
 	NEAR(r.conf, 0.95, 0);
 }
 
+/* Student's t quantile: tables (t_4(0.975) = 2.7764, t_10(0.95) =
+ * 1.8125, t_30(0.975) = 2.0423, t_4(0.995) = 4.6041, t_4(0.9975) =
+ * 5.5976), the closed forms of 1, 2 and 4 degrees of freedom (4: F(t) =
+ * 1/2 + t (t^2 + 6) / (2 (t^2 + 4)^1.5), so t_4(0.99875) = 6.7583, the
+ * first Holm step of 20 tests), and the normal limit. */
+static void test_t_quantile(void **state)
+{
+	(void)state;
+	assert_true(fabs(stats_t_quantile(0.975, 4) - 2.776445) < 1e-5);
+	assert_true(fabs(stats_t_quantile(0.95, 10) - 1.812461) < 1e-5);
+	assert_true(fabs(stats_t_quantile(0.975, 30) - 2.042272) < 1e-5);
+	assert_true(fabs(stats_t_quantile(0.995, 4) - 4.604095) < 1e-5);
+	assert_true(fabs(stats_t_quantile(0.9975, 4) - 5.597568) < 1e-5);
+	{
+		double t = stats_t_quantile(0.99875, 4);
+		assert_true(fabs(0.5 + t * (t * t + 6) / (2 * pow(t * t + 4, 1.5)) - 0.99875) < 1e-9);
+		assert_true(fabs(t - 6.7583) < 1e-3);
+	}
+	assert_true(fabs(stats_t_quantile(0.9, 1) - tan(M_PI * 0.4)) < 1e-9);
+	assert_true(fabs(stats_t_quantile(0.99, 2) - 0.98 / sqrt(2 * 0.99 * 0.01)) < 1e-9);
+	assert_true(fabs(stats_t_quantile(0.025, 4) + 2.776445) < 1e-5);
+	assert_true(fabs(stats_t_cdf(2.776445, 4) - 0.975) < 1e-7);
+	assert_true(fabs(stats_t_quantile(0.975, 1e6) - 1.959966) < 1e-5);
+	assert_true(isnan(stats_t_quantile(1, 4)) && isnan(stats_t_quantile(0.5, 0)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,6 +227,7 @@ int main(void)
 		cmocka_unit_test(test_bootstrap),
 		cmocka_unit_test(test_aa_claim_rate),
 		cmocka_unit_test(test_ratio_ci),
+		cmocka_unit_test(test_t_quantile),
 	};
 	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
 }

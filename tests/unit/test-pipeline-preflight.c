@@ -85,17 +85,46 @@ static void test_pairs(void **state)
 {
 	(void)state;
 	capture_begin();
-	assert_int_equal(preflight_pairs(6, "tps", 0.95), 0);
-	assert_int_equal(preflight_pairs(0, NULL, 0.95), 0);           /* the default */
-	assert_int_equal(preflight_pairs(3, "instructions", 0.95), 0); /* no pairs run */
+	assert_int_equal(preflight_pairs(6, "tps", 0.95, 1), 0);
+	assert_int_equal(preflight_pairs(0, NULL, 0.95, 4), 0);           /* the default */
+	assert_int_equal(preflight_pairs(3, "instructions", 0.95, 4), 0); /* no pairs run */
 	assert_string_equal(capture_end(), "");
 	capture_begin();
-	assert_int_equal(preflight_pairs(5, "both", 0.95), -1);
+	assert_int_equal(preflight_pairs(5, "both", 0.95, 1), -1);
 	assert_string_equal(capture_end(),
 			    "pgbuild: error: --pairs 5: a 95% interval needs at least 6 pairs\n");
 	capture_begin();
-	assert_int_equal(preflight_pairs(7, "tps", 0.99), -1);   /* 2^-7 > 0.005 */
+	assert_int_equal(preflight_pairs(7, "tps", 0.99, 1), -1);   /* 2^-7 > 0.005 */
 	assert_non_null(strstr(capture_end(), "at least 8 pairs"));
+	/* a family of 4 tests: Holm's first step at 0.625% needs 2^-8 */
+	capture_begin();
+	assert_int_equal(preflight_pairs(6, "tps", 0.95, 4), -1);
+	assert_string_equal(capture_end(),
+			    "pgbuild: error: --pairs 6: 4 tests (the thresholds x the workloads "
+			    "they apply to) need at least 8 pairs (Holm's first step at 0.625%); "
+			    "give --pairs 8 or --pairs auto\n");
+	capture_begin();
+	assert_int_equal(preflight_pairs(8, "tps", 0.95, 4), 0);
+	assert_string_equal(capture_end(), "");
+}
+
+/* The family's size before the data: thresholds x the workloads they
+ * apply to, the deterministic ones out with --noise none. */
+static void test_family(void **state)
+{
+	struct strvec wl = STRVEC_INIT;
+	(void)state;
+	assert_int_equal(preflight_family("tps>=1.00", NULL, "select-only,tpcb", NULL), 2);
+	assert_int_equal(preflight_family("tps>=1.00,p99<=1.1", NULL, "select-only,tpcb", NULL), 4);
+	assert_int_equal(preflight_family("tps>=1,instructions>=1", NULL, "select-only,tpcb",
+					  "none"), 2);
+	assert_int_equal(preflight_family("tps>=1,instructions>=1", NULL, "select-only,tpcb",
+					  NULL), 4);
+	assert_int_equal(preflight_family("tpcb>=1,select-only>=1", NULL, NULL, NULL), 2);
+	assert_int_equal(preflight_family("tps>=1", NULL, NULL, NULL), 1);
+	strvec_push(&wl, "tpcb");
+	assert_int_equal(preflight_family("tps>=1", &wl, "select-only,tpcb", NULL), 1);
+	strvec_clear(&wl);
 }
 
 /* The gate settings tune and sensitivity pass on: --pairs N|auto and
@@ -289,6 +318,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gate_expr),
 		cmocka_unit_test(test_pairs),
+		cmocka_unit_test(test_family),
 		cmocka_unit_test(test_gate_step),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_server_dirs),
