@@ -150,7 +150,9 @@ static int check_host(const struct sens_opts *o)
  * is built.  0, or the exit code after the error. */
 static int check_options(const struct sens_opts *o)
 {
-	if (preflight_pairs(o->gate.pairs, o->metric, 0.95) < 0)
+	/* the gate's default threshold (tps not slower) on each workload */
+	if (preflight_pairs(o->gate.pairs, o->metric, 0.95,
+			    preflight_family("tps>=1", &o->workloads, NULL, NULL)) < 0)
 		return cli_usage();
 	if ((o->low_prefix && preflight_install("--low-install", o->low_prefix) < 0) ||
 	    (o->high_prefix && preflight_install("--high-install", o->high_prefix) < 0) ||
