@@ -26,7 +26,7 @@ json() { perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die; my $d =
 # layout floor is tests/pg/51's and 55's, and without one a deterministic
 # threshold is undecided)
 e2e_heavy "$P" gate --baseline "$base" --candidate "$cand" --metric tps,instructions,cycles \
-	--workload select-only --workload tpcb --pairs 6 --duration 2 --warmup 1 --noise none \
+	--workload select-only --workload tpcb --pairs 7 --duration 2 --warmup 1 --noise none \
 	--gate 'select-only>=1.00,tpcb>=1.00,select-only.instructions>=1.00,tpcb.instructions>=1.00' \
 	--gate 'select-only.cycles>=1.00,tpcb.cycles>=1.00' \
 	--json "$TMP/g.json" --junit "$TMP/g.xml" --quiet >"$TMP/g.out" 2>&1
@@ -35,7 +35,7 @@ ok "gate base vs coscup measured (exit 0 or 1, not 2: $rc)" test "$rc" -le 1
 diag "$(cat "$TMP/g.out")"
 for w in 0 1; do
 	name=$(json "$TMP/g.json" "\$d->{workloads}[$w]{name}")
-	is "$name: 6 valid pairs" "$(json "$TMP/g.json" "\$d->{workloads}[$w]{valid_pairs}")" 6
+	is "$name: 7 valid pairs" "$(json "$TMP/g.json" "\$d->{workloads}[$w]{valid_pairs}")" 7
 	is "$name: instructions measured" "$(json "$TMP/g.json" "\$d->{workloads}[$w]{instructions}{state}")" ok
 	like "$name: instructions per transaction of A" "$(json "$TMP/g.json" "int \$d->{workloads}[$w]{instructions}{a}")" '^[0-9]{4,7}$'
 	like "$name: speedup in instructions is a ratio" "$(json "$TMP/g.json" "sprintf '%.3f', \$d->{workloads}[$w]{instructions}{speedup}")" '^[01]\.[0-9]{3}$'

@@ -22,7 +22,7 @@ src=$(e2e_src)
 W=$TMP/run
 args=(run --policy "$POLICY" --src "$src" --workdir "$W" --baseline "$base"
 	--candidate-prefix "$cand" --candidate-builddir "$(e2e_builddir coscup)"
-	--gate 'select-only>=1.00,p99<=+25%' --pairs 6 --duration 2 --metric tps,cycles --noise-variants 5)
+	--gate 'select-only>=1.00,p99<=+25%' --pairs 7 --duration 2 --metric tps,cycles --noise-variants 5)
 stamp=$(stat -c %Y "$cand/bin/postgres")
 
 # 1: interrupted while the gate runs

@@ -3,7 +3,7 @@
 # builds and no new build: --baseline the shared base build, --stages
 # lto,bolt with WORKDIR/lto a symlink to the shared candidate build (an LTO
 # build that is BOLT-ready: tests/pg/candidate.policy, given as --policy,
-# so it is reused), short gates (6 pairs of 1 s), trained on select-only
+# so it is reused), short gates (7 or 8 pairs of 1 s: the family's need), trained on select-only
 # (--train) and judged on select-only and tpcb (-W): tpcb is held out;
 # stock's layout floor measured by the run (5 relinked variants, the fewest
 # a floor may have).  (mixed,
@@ -71,7 +71,7 @@ stage() { # FILE NAME FIELD: the field of the named stage
 	json "$1" "my (\$s) = grep { \$_->{name} eq '$2' } @{\$j->{stages}}; \$s ? \$s->{$3} : 'none'"
 }
 args=(optimize --train select-only -W select-only,tpcb --src "$src" --baseline "$base" --policy "$E2E_CANDIDATE_POLICY" --stages lto,bolt
-	--workdir "$wd" --prefix "$out" --pairs 6 -T 1 --noise-variants 5 --json "$dir/opt.json"
+	--workdir "$wd" --prefix "$out" --pairs 8 -T 1 --noise-variants 5 --json "$dir/opt.json"
 	--html "$dir/opt.html")
 
 # 1. interrupted during the bolt stage
@@ -205,7 +205,7 @@ like "bolt kept or dropped again" "$(stage "$J" bolt state)" '^(kept|dropped)$'
 wd3=$(seeded_workdir aa)
 t0=$(date +%s)
 "$P" optimize --train select-only -W select-only --src "$src" --baseline "$ready" --policy "$E2E_CANDIDATE_POLICY" --stages lto,bolt --workdir "$wd3" \
-	--prefix "$dir/aa-out" --pairs 6 -T 1 --noise none >aa.out 2>aa.err
+	--prefix "$dir/aa-out" --pairs 7 -T 1 --noise none >aa.out 2>aa.err
 s=$?
 diag "A/A run: $(($(date +%s) - t0)) s"
 is "A/A: exit 1 (no stage beat stock)" "$s" 1
@@ -226,7 +226,7 @@ nok "... not run" grep -q '\] bolt +pgbuild bolt' aa.err
 wd4=$(seeded_workdir crash)
 t0=$(date +%s)
 "$P" optimize -W select-only --src "$src" --baseline "$base" --policy "$E2E_CANDIDATE_POLICY" --stages lto --workdir "$wd4" \
-	--prefix "$dir/crash-out" --pairs 6 -T 1 >crash.out 2>crash.err &
+	--prefix "$dir/crash-out" --pairs 7 -T 1 >crash.out 2>crash.err &
 op=$!
 # a backend of a test (connected to "regression"), not the CREATE DATABASE
 # before the first one
