@@ -6,6 +6,13 @@
 # most 220 lines; and every `pgbuild CMD --opt` and `pgoptcc --pgopt-opt`
 # it spells is one the command's --help lists.  Then the same checks on a
 # deliberately broken copy of README.md must fail, each naming what broke.
+# And every `pgbuild ...` command line of the ```sh blocks of examples/*.md
+# (the commands that reproduce RESULTS.md's figures) parses with today's
+# pgbuild: each is run with its inputs missing (tests/lib/doc-cmdlines.pl
+# --run: no install, source, compiler or network to do work with), and none
+# may end in a usage error (a refused option or spelling, or --pairs below
+# what the gate's family of tests needs); a broken copy with such lines
+# must report each of them.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$TOP/tests/lib/help.sh"
 cd "$TMP" || exit 1
@@ -81,5 +88,44 @@ is "the broken copy: nothing else" "$(grep -vcE 'lines \(at most|3\.1416x|97\.53
 printf 'tps 1.04x\n' >short.md
 printf 'tps 1.048x\n' >results-long.md
 like "a figure found only inside a longer one is missing" "$(check_readme short.md results-long.md)" "1\.04x is not in"
+
+# the command lines of examples/*.md's sh blocks, run with today's pgbuild
+mkdir -p run
+(cd "$TOP" && perl tests/lib/doc-cmdlines.pl --run "$B/bin/pgbuild" "$TMP/run" examples/*.md) >ran
+like "examples/*.md: the sh blocks hold pgbuild command lines (the check has something to check)" \
+	"$(tail -n 1 ran)" '^ran [1-9][0-9]*$'
+is "examples/*.md: every pgbuild command line of their sh blocks parses with today's pgbuild" \
+	"$(sed '$d' ran)" ""
+
+# a broken copy: spellings and pair counts of before 2026-12-07, beside
+# lines that parse and a line outside an sh block, which is not run
+cat >old.md <<'EOF'
+```sh
+pgbuild gate --baseline STOCK --candidate OUT -W select-only,tpcb --pairs 6 -T 3
+pgbuild optimize --train regress -W select-only,tpcb,mixed --pairs 6 -T 3 --workdir W
+pgbuild pgo --prefix OUT -W select-only,tpcb
+pgbuild tune --train select-only --time-budget 2h
+pgbuild report --gate g.json
+pgbuild gate --baseline STOCK --candidate OUT --frob
+pgbuild gate --baseline STOCK --candidate OUT -W select-only,tpcb --pairs 7 -T 3 # parses
+pgbuild report --gate-result g.json   # parses: g.json is only missing
+```
+
+```
+pgbuild gate --baseline STOCK --candidate OUT --not-run-here
+```
+EOF
+mkdir -p run-old
+perl "$TOP/tests/lib/doc-cmdlines.pl" --run "$B/bin/pgbuild" "$TMP/run-old" old.md >old.out
+like "the broken copy: a two-workload gate at 6 pairs (the family needs 7)" "$(cat old.out)" \
+	'old\.md:2: pgbuild gate: pgbuild: error: --pairs 6: 2 tests .* need at least 7 pairs'
+like "the broken copy: optimize at 6 pairs on three workloads" "$(cat old.out)" \
+	'old\.md:3: pgbuild optimize: pgbuild: error: --pairs 6: 6 tests .* need at least 8 pairs'
+like "the broken copy: pgo's training workloads spelled -W" "$(cat old.out)" 'old\.md:4: pgbuild pgo: .*--train'
+like "the broken copy: tune's --time-budget" "$(cat old.out)" 'old\.md:5: pgbuild tune: .*--time-budget'
+like "the broken copy: report --gate" "$(cat old.out)" 'old\.md:6: pgbuild report: .*--gate'
+like "the broken copy: an option gate does not have" "$(cat old.out)" 'old\.md:7: pgbuild gate: .*--frob'
+is "the broken copy: nothing else" "$(grep -vcE '^old\.md:[2-7]: ' old.out)" 1
+is "the broken copy: its eight sh lines run, the plain block's not" "$(tail -n 1 old.out)" "ran 8"
 
 done_testing
