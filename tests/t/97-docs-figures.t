@@ -89,13 +89,15 @@ printf 'tps 1.04x\n' >short.md
 printf 'tps 1.048x\n' >results-long.md
 like "a figure found only inside a longer one is missing" "$(check_readme short.md results-long.md)" "1\.04x is not in"
 
-# the command lines of examples/*.md's sh blocks, run with today's pgbuild
-mkdir -p run
-(cd "$TOP" && perl tests/lib/doc-cmdlines.pl --run "$B/bin/pgbuild" "$TMP/run" examples/*.md) >ran
-like "examples/*.md: the sh blocks hold pgbuild command lines (the check has something to check)" \
-	"$(tail -n 1 ran)" '^ran [1-9][0-9]*$'
-is "examples/*.md: every pgbuild command line of their sh blocks parses with today's pgbuild" \
-	"$(sed '$d' ran)" ""
+# the command lines of the user docs' sh blocks, run with today's pgbuild
+for docs in "examples/*.md" "README.md pgbuild/README.md wrapper/README.md"; do
+	rm -rf run && mkdir -p run
+	(cd "$TOP" && perl tests/lib/doc-cmdlines.pl --run "$B/bin/pgbuild" "$TMP/run" $docs) >ran
+	like "$docs: the sh blocks hold pgbuild command lines (the check has something to check)" \
+		"$(tail -n 1 ran)" '^ran [1-9][0-9]*$'
+	is "$docs: every pgbuild command line of their sh blocks parses with today's pgbuild" \
+		"$(sed '$d' ran)" ""
+done
 
 # a broken copy: spellings and pair counts of before 2026-12-07, beside
 # lines that parse and a line outside an sh block, which is not run
