@@ -39,9 +39,9 @@ printed=$(head -1 "$TMP/aa.out" | sed -n 's/^gate: \([A-Z ]*\) - .*/\1/p' | tr '
 is "json: verdict_word is the word printed" "$(json "$TMP/aa.json" '$d->{verdict_word}')" "${printed:-none printed}"
 like "junit: a verdict_word property, the word printed" "$(cat "$TMP/aa.xml")" \
 	"<property name=\"verdict_word\" value=\"${printed:-none printed}\"/>"
-is "json: 16 runs kept" "$(json "$TMP/aa.json" 'scalar @{$d->{workloads}[0]{runs}}')" 16
+is "json: 18 runs kept (9 pairs)" "$(json "$TMP/aa.json" 'scalar @{$d->{workloads}[0]{runs}}')" 18
 is "json: every run embeds its bench document" \
-	"$(json "$TMP/aa.json" 'scalar grep { $_->{bench}{tool} eq "pgbuild bench" } @{$d->{workloads}[0]{runs}}')" 16
+	"$(json "$TMP/aa.json" 'scalar grep { $_->{bench}{tool} eq "pgbuild bench" } @{$d->{workloads}[0]{runs}}')" 18
 is "json: runs alternate A B / B A" \
 	"$(json "$TMP/aa.json" 'join "", map { $_->{build} } @{$d->{workloads}[0]{runs}}[0..5]')" ABBAAB
 is "json: 9 valid pairs" "$(json "$TMP/aa.json" '$d->{workloads}[0]{valid_pairs}')" 9
