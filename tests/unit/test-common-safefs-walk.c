@@ -6,7 +6,8 @@
  * visitor's skip, stop and error, the second visit after a directory with
  * its own descriptor, and the one depth limit with its one message in
  * every walk built on it (sfs_chown_tree, sfs_tree_foreign,
- * sfs_link_tree, bundle_verify).
+ * sfs_link_tree, bundle_verify), and in remove_tree (rmtree.h), which
+ * cannot be built on it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +23,7 @@
 
 #include "wrapper/common/bundle-verify.h"
 #include "wrapper/common/fdio.h"
+#include "wrapper/common/rmtree.h"
 #include "wrapper/common/safefs.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/xalloc.h"
@@ -350,8 +352,9 @@ static void test_after(void **state)
 	strbuf_release(&err);
 }
 
-/* A chain of n directories "d" in top/rel (made). */
-static void chain(const char *rel, int n)
+/* A chain of n directories "d" in top/rel (made), and a file "f" in the
+ * last one when leaf is set. */
+static void chain_leaf(const char *rel, int n, int leaf)
 {
 	int fd = open_rel(rel);
 	for (int i = 0; i < n; i++) {
@@ -362,7 +365,23 @@ static void chain(const char *rel, int n)
 		close(fd);
 		fd = sub;
 	}
+	if (leaf) {
+		int f = openat(fd, "f", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		assert_true(f >= 0);
+		close(f);
+	}
 	close(fd);
+}
+
+static void chain(const char *rel, int n)
+{
+	chain_leaf(rel, n, 0);
+}
+
+/* Is top/rel there (not followed)? */
+static int exists(const char *rel)
+{
+	return faccessat(topfd, rel, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 /* SFS_MAX_DEPTH levels are walked, one more is refused with one message
@@ -403,7 +422,7 @@ static void test_depth(void **state)
 	assert_int_equal(sfs_link_tree(topfd, "deep", topfd, "copy", geteuid(), getegid(), NULL,
 				       &err), -1);
 	assert_string_equal(err.buf, msg);
-	rm_rel("copy");       /* the copy is removed to 64 levels only: rmtree's limit */
+	assert_false(exists("copy"));     /* removed whole: rmtree goes as deep */
 	strbuf_reset(&err);
 	assert_int_equal(bundle_verify(b, &bv, &err), -1);
 	want = xasprintf("cannot walk %s: directories nested too deep (more than 256 levels)", b);
@@ -416,6 +435,42 @@ static void test_depth(void **state)
 	strbuf_release(&bad);
 }
 
+/* The same limit in remove_tree (it had 64 levels): a tree of 100 levels,
+ * beyond the old limit, is walked and removed; one of SFS_MAX_DEPTH levels
+ * with a file at the bottom too; one level more is refused by both, at the
+ * same directory. */
+static void test_depth_remove(void **state)
+{
+	struct seen s = { .log = STRBUF_INIT };
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	mk("mid");
+	chain_leaf("mid", 100, 1);
+	assert_int_equal(walk("mid", &s, &err), 0);
+	assert_int_equal(s.visits, 101);
+	assert_int_equal(remove_tree_at(topfd, "mid"), 0);
+	assert_false(exists("mid"));
+
+	mk("max");
+	chain_leaf("max", SFS_MAX_DEPTH, 1);
+	assert_int_equal(walk("max", &s, &err), 0);
+	assert_int_equal(s.visits, SFS_MAX_DEPTH + 1);
+	assert_int_equal(remove_tree_at(topfd, "max"), 0);
+	assert_false(exists("max"));
+
+	mk("over");
+	chain_leaf("over", SFS_MAX_DEPTH + 1, 1);
+	assert_int_equal(walk("over", &s, &err), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_int_equal(remove_tree_at(topfd, "over"), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_true(exists("over"));
+	rm_rel("over");
+	strbuf_release(&s.log);
+	strbuf_release(&err);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_paths),
 	cmocka_unit_test(test_links),
@@ -423,6 +478,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_answers),
 	cmocka_unit_test(test_after),
 	cmocka_unit_test(test_depth),
+	cmocka_unit_test(test_depth_remove),
 };
 
 int main(void)
