@@ -27,7 +27,6 @@
 #include "pgbuild/build/build.h"
 #include "pgbuild/profile/run.h"
 #include "wrapper/common/dir.h"
-#include "wrapper/common/fdio.h"
 #include "wrapper/common/safefs.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/xalloc.h"
@@ -342,25 +341,14 @@ static void test_many_entries(void **state)
 	prof_release(&p);
 }
 
-/* Write text to the file DIR/REL (its directory made). */
+/* Write text to the file DIR/REL, its directory made. */
 static void put_in(const char *dir, const char *rel, const char *text)
 {
-	char *p = xasprintf("%s/%s", dir, rel), *slash = strrchr(p, '/');
-	*slash = '\0';
-	assert_int_equal(mkdir_p(p), 0);
-	*slash = '/';
-	assert_int_equal(write_file_atomic_quiet(p, text, strlen(text)), 0);
-	free(p);
-}
-
-/* Is DIR/REL there (not followed)? */
-static int there(const char *dir, const char *rel)
-{
 	char *p = xasprintf("%s/%s", dir, rel);
-	struct stat st;
-	int rc = lstat(p, &st) == 0;
+	*strrchr(p, '/') = '\0';
+	assert_int_equal(mkdir_p(p), 0);
 	free(p);
-	return rc;
+	scratch_put(dir, rel, text);
 }
 
 /*
@@ -386,7 +374,7 @@ static void test_gcda_walks(void **state)
 	put_in(build, "sub/c.gcno", "notes c");
 	put_in(elsewhere, "c.gcda", "counts c");
 	assert_int_equal(prof_gcda_begin(&g, build), 0);
-	assert_false(there(build, "obj/a.gcda"));
+	assert_false(scratch_exists(build, "obj/a.gcda"));
 
 	theirs = xasprintf("%s%s", g.dir, g.builddir);
 	put_in(theirs, "obj/a.gcda", "counts a");
@@ -401,8 +389,8 @@ static void test_gcda_walks(void **state)
 	assert_string_equal(sb.buf, "counts a");
 	free(text);
 	strbuf_release(&sb);
-	assert_false(there(build, "obj/b.gcda"));
-	assert_false(there(build, "sub/c.gcda"));
+	assert_false(scratch_exists(build, "obj/b.gcda"));
+	assert_false(scratch_exists(build, "sub/c.gcda"));
 	prof_gcda_end(&g);
 
 	put_in(build, BUILD_CHECK_TREE "/x.gcda", "regress's");
@@ -411,9 +399,9 @@ static void test_gcda_walks(void **state)
 	free(text);
 	assert_int_equal(prof_count_gcda(build), 1);
 	assert_int_equal(prof_remove_gcda(build), 1);
-	assert_false(there(build, "obj/a.gcda"));
-	assert_true(there(build, BUILD_CHECK_TREE "/x.gcda"));
-	assert_true(there(elsewhere, "c.gcda"));
+	assert_false(scratch_exists(build, "obj/a.gcda"));
+	assert_true(scratch_exists(build, BUILD_CHECK_TREE "/x.gcda"));
+	assert_true(scratch_exists(elsewhere, "c.gcda"));
 	assert_int_equal(prof_count_gcda(build), 0);
 	free(theirs);
 	free(elsewhere);
@@ -442,15 +430,15 @@ static void test_force_relink(void **state)
 	assert_int_equal(symlink(elsewhere, text), 0);
 	free(text);
 	assert_int_equal(pgo_force_relink(build), 4);
-	assert_false(there(build, "src/backend/objfiles.txt"));
-	assert_false(there(build, "src/interfaces/libpq/libpq.so.5"));
-	assert_false(there(build, "src/port/libpgport.a"));
-	assert_false(there(build, "contrib/hstore/hstore.so"));
-	assert_true(there(build, "src/backend/x.o"));
-	assert_true(there(build, "src/test/tmp_install/lib/kept.so"));
-	assert_true(there(build, "config.a"));
-	assert_true(there(build, "src/ln"));
-	assert_true(there(elsewhere, "objfiles.txt"));
+	assert_false(scratch_exists(build, "src/backend/objfiles.txt"));
+	assert_false(scratch_exists(build, "src/interfaces/libpq/libpq.so.5"));
+	assert_false(scratch_exists(build, "src/port/libpgport.a"));
+	assert_false(scratch_exists(build, "contrib/hstore/hstore.so"));
+	assert_true(scratch_exists(build, "src/backend/x.o"));
+	assert_true(scratch_exists(build, "src/test/tmp_install/lib/kept.so"));
+	assert_true(scratch_exists(build, "config.a"));
+	assert_true(scratch_exists(build, "src/ln"));
+	assert_true(scratch_exists(elsewhere, "objfiles.txt"));
 	free(elsewhere);
 	free(build);
 	assert_int_equal(scratch_dir_remove(top), 0);
