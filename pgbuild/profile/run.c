@@ -467,9 +467,9 @@ out:
 
 /* The walk of prof_gcda_collect. */
 struct gcda_walk {
-	struct prof_gcda *g;
+	struct prof_gcda *g;  /* the training (its skipped counted here) */
 	int buildfd;          /* the build tree */
-	long copied;
+	long copied;          /* .gcda files taken back */
 };
 
 /* Take back the .gcda file e (g->dir/REL/NAME stands for /REL/NAME). */
