@@ -305,162 +305,210 @@ static int read_symbols(Elf *elf, Elf_Scn *symscn, const GElf_Shdr *symsh,
 	return 0;
 }
 
-/* Read one ELF image into obj (what flags ask for).  Returns 0 or -1 with
- * *why set. */
-static int read_image(Elf *elf, unsigned flags, struct elfrec_object *obj, const char **why)
+/* One ELF image being read (read_image). */
+struct image {
+	Elf *elf;
+	unsigned flags;          /* elfrec_open_flags' */
+	size_t image_size;       /* its bytes */
+	size_t shnum, shstrndx;  /* its sections, and the one of their names */
+	char **secnames;         /* each section's name (shnum of them; [0] NULL) */
+	Elf_Scn *symtab, *dynsym; /* .symtab and .dynsym, or NULL */
+	GElf_Shdr symsh, dynsh;  /* their headers */
+};
+
+/*
+ * The image's header, checked against its size before libelf is asked for
+ * sections (libelf quietly reports none when the table lies past the end).
+ * 0, 1 when there is nothing to read (LLVM bitcode), or -1 with *why set.
+ */
+static int read_header(struct image *im, struct elfrec_object *obj, const char **why)
 {
 	GElf_Ehdr eh;
-	size_t shnum, shstrndx, image_size;
-	char **secnames = NULL;
-	Elf_Scn *symtab = NULL, *dynsym = NULL;
-	GElf_Shdr symsh, dynsh;
-	int rc = -1;
 
-	if (elf_kind(elf) != ELF_K_ELF) {
+	if (elf_kind(im->elf) != ELF_K_ELF) {
 		size_t n = 0;
-		const char *raw = elf_rawfile(elf, &n);
+		const char *raw = elf_rawfile(im->elf, &n);
 		/* LLVM bitcode (clang's -flto objects in an archive): no
 		 * sections, nothing recorded; the linker reads it, not us */
 		if (raw && n >= 4 && !memcmp(raw, "BC\xc0\xde", 4))
-			return 0;
+			return 1;
 		*why = "not an ELF file";
 		return -1;
 	}
-	if (!elf_rawfile(elf, &image_size) || !gelf_getehdr(elf, &eh)) {
+	if (!elf_rawfile(im->elf, &im->image_size) || !gelf_getehdr(im->elf, &eh)) {
 		*why = "truncated or corrupt ELF header";
 		return -1;
 	}
 	obj->elf_type = eh.e_type;
-	/* libelf quietly reports no sections when the table lies past the
-	 * end: check the header's own numbers against the image size first */
 	if (eh.e_shoff || eh.e_shnum) {
 		uint64_t entsize = eh.e_shentsize, count = eh.e_shnum ? eh.e_shnum : 1;
-		if (!entsize || eh.e_shoff > image_size ||
-		    count > (image_size - eh.e_shoff) / entsize) {
+		if (!entsize || eh.e_shoff > im->image_size ||
+		    count > (im->image_size - eh.e_shoff) / entsize) {
 			*why = "section header table extends past the end of the file (truncated?)";
 			return -1;
 		}
 	}
 	if (eh.e_phoff && eh.e_phnum &&
-	    (eh.e_phoff > image_size || !eh.e_phentsize ||
-	     eh.e_phnum > (image_size - eh.e_phoff) / eh.e_phentsize)) {
+	    (eh.e_phoff > im->image_size || !eh.e_phentsize ||
+	     eh.e_phnum > (im->image_size - eh.e_phoff) / eh.e_phentsize)) {
 		*why = "program header table extends past the end of the file (truncated?)";
 		return -1;
 	}
-	if (elf_getshdrnum(elf, &shnum) || elf_getshdrstrndx(elf, &shstrndx) ||
-	    (shnum && eh.e_shoff > image_size) ||
-	    (shnum && (image_size - eh.e_shoff) / (eh.e_shentsize ? eh.e_shentsize : 1) < shnum)) {
+	if (elf_getshdrnum(im->elf, &im->shnum) || elf_getshdrstrndx(im->elf, &im->shstrndx) ||
+	    (im->shnum && eh.e_shoff > im->image_size) ||
+	    (im->shnum && (im->image_size - eh.e_shoff) / (eh.e_shentsize ? eh.e_shentsize : 1) <
+	     im->shnum)) {
 		*why = "truncated or corrupt section header table";
 		return -1;
 	}
-	if (shnum > 1000000) {
+	if (im->shnum > 1000000) {
 		*why = "implausible number of sections";
 		return -1;
 	}
-	secnames = xcalloc(shnum ? shnum : 1, sizeof(*secnames));
-	for (size_t i = 1; i < shnum; i++) {
-		Elf_Scn *scn = elf_getscn(elf, i);
-		GElf_Shdr sh;
-		const char *name;
-		if (!scn || !gelf_getshdr(scn, &sh)) {
-			*why = "corrupt section header";
-			goto out;
-		}
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!name) {
-			*why = "corrupt section name table";
-			goto out;
-		}
-		secnames[i] = xstrdup(name);
-		if (sh.sh_type != SHT_NOBITS &&
-		    (sh.sh_offset > image_size || sh.sh_size > image_size - sh.sh_offset)) {
-			*why = "section extends past the end of the file (truncated?)";
-			goto out;
-		}
-		if (!strncmp(name, ".gnu.lto_", 9))
-			obj->is_lto = 1;
-		if (sh.sh_type == SHT_SYMTAB) {
-			symtab = scn;
-			symsh = sh;
-			obj->has_symtab = 1;
-		} else if (sh.sh_type == SHT_DYNSYM) {
-			dynsym = scn;
-			dynsh = sh;
-			obj->has_dynsym = 1;
-		}
-		if ((sh.sh_flags & SHF_ALLOC) && !(sh.sh_flags & SHF_WRITE) &&
-		    sh.sh_type != SHT_NOBITS)
-			obj->readonly_size += sh.sh_size;
-		if (!strcmp(name, ".text"))
-			obj->dot_text_size = sh.sh_size;
-		if (!strcmp(name, ".rela.text"))
-			obj->rela_text_size = sh.sh_size;
-		if (!strcmp(name, ".note.bolt_info"))
-			obj->bolt_rewritten = 1;
-		if (!strcmp(name, ".debug_info"))
-			read_dwarf_version(scn, &sh, image_size, obj);
-		if (sh.sh_type == SHT_DYNAMIC)
-			read_bind_now(scn, &sh, image_size, obj);
-		if (sh.sh_type == SHT_DYNAMIC && (flags & ELFREC_DYNAMIC) &&
-		    read_dynamic(elf, scn, &sh, image_size, obj) < 0) {
-			*why = "corrupt dynamic section";
-			goto out;
-		}
-		if (sh.sh_type == SHT_NOTE && !obj->build_id[0])
-			read_build_id(scn, &sh, image_size, obj);
-		if ((sh.sh_flags & SHF_EXECINSTR) && sh.sh_type != SHT_NOBITS) {
-			obj->text_size += sh.sh_size;
-			if (elfrec_section_is(name, ".text.hot"))
-				obj->text_hot_size += sh.sh_size;
-			else if (elfrec_section_is(name, ".text.unlikely"))
-				obj->text_unlikely_size += sh.sh_size;
-			else if (elfrec_section_is(name, ".text.startup"))
-				obj->text_startup_size += sh.sh_size;
-		}
-		if (!(flags & ELFREC_SIZES_ONLY) &&
-		    (!strcmp(name, ".GCC.command.line") || !strcmp(name, ".pgopt.log"))) {
-			Elf_Data *d = section_data(scn, &sh, image_size);
-			if (!d && sh.sh_size) {
-				*why = "cannot read section data";
-				goto out;
-			}
-			if (d && d->d_buf && d->d_size) {
-				if (name[1] == 'G')
-					split_strings(d->d_buf, d->d_size, &obj->cmdlines,
-						      &obj->ncmdlines);
-				else
-					split_lines(d->d_buf, d->d_size, &obj->log,
-						    &obj->nlog);
-			}
-		}
+	return 0;
+}
+
+/* The sizes and marks a section adds to obj (name: its name). */
+static void note_section(struct image *im, Elf_Scn *scn, const GElf_Shdr *sh, const char *name,
+			 struct elfrec_object *obj)
+{
+	if (!strncmp(name, ".gnu.lto_", 9))
+		obj->is_lto = 1;
+	if (sh->sh_type == SHT_SYMTAB) {
+		im->symtab = scn;
+		im->symsh = *sh;
+		obj->has_symtab = 1;
+	} else if (sh->sh_type == SHT_DYNSYM) {
+		im->dynsym = scn;
+		im->dynsh = *sh;
+		obj->has_dynsym = 1;
 	}
-	if (flags & ELFREC_DYNAMIC) {
-		obj->is_program = has_interp(elf);
-		if (dynsym && read_dynsyms(elf, dynsym, &dynsh, image_size, obj) < 0) {
+	if ((sh->sh_flags & SHF_ALLOC) && !(sh->sh_flags & SHF_WRITE) && sh->sh_type != SHT_NOBITS)
+		obj->readonly_size += sh->sh_size;
+	if (!strcmp(name, ".text"))
+		obj->dot_text_size = sh->sh_size;
+	if (!strcmp(name, ".rela.text"))
+		obj->rela_text_size = sh->sh_size;
+	if (!strcmp(name, ".note.bolt_info"))
+		obj->bolt_rewritten = 1;
+	if ((sh->sh_flags & SHF_EXECINSTR) && sh->sh_type != SHT_NOBITS) {
+		obj->text_size += sh->sh_size;
+		if (elfrec_section_is(name, ".text.hot"))
+			obj->text_hot_size += sh->sh_size;
+		else if (elfrec_section_is(name, ".text.unlikely"))
+			obj->text_unlikely_size += sh->sh_size;
+		else if (elfrec_section_is(name, ".text.startup"))
+			obj->text_startup_size += sh->sh_size;
+	}
+}
+
+/* The records of .GCC.command.line (the strings) and .pgopt.log (the
+ * lines) into obj.  0, or -1 with *why set. */
+static int read_records(struct image *im, Elf_Scn *scn, const GElf_Shdr *sh, const char *name,
+			struct elfrec_object *obj, const char **why)
+{
+	Elf_Data *d = section_data(scn, sh, im->image_size);
+
+	if (!d && sh->sh_size) {
+		*why = "cannot read section data";
+		return -1;
+	}
+	if (d && d->d_buf && d->d_size) {
+		if (name[1] == 'G')
+			split_strings(d->d_buf, d->d_size, &obj->cmdlines, &obj->ncmdlines);
+		else
+			split_lines(d->d_buf, d->d_size, &obj->log, &obj->nlog);
+	}
+	return 0;
+}
+
+/* Section i: its name kept in im->secnames, its bounds checked, and what
+ * it tells read into obj.  0, or -1 with *why set. */
+static int read_section(struct image *im, size_t i, struct elfrec_object *obj, const char **why)
+{
+	Elf_Scn *scn = elf_getscn(im->elf, i);
+	GElf_Shdr sh;
+	const char *name;
+
+	if (!scn || !gelf_getshdr(scn, &sh)) {
+		*why = "corrupt section header";
+		return -1;
+	}
+	name = elf_strptr(im->elf, im->shstrndx, sh.sh_name);
+	if (!name) {
+		*why = "corrupt section name table";
+		return -1;
+	}
+	im->secnames[i] = xstrdup(name);
+	if (sh.sh_type != SHT_NOBITS &&
+	    (sh.sh_offset > im->image_size || sh.sh_size > im->image_size - sh.sh_offset)) {
+		*why = "section extends past the end of the file (truncated?)";
+		return -1;
+	}
+	note_section(im, scn, &sh, name, obj);
+	if (!strcmp(name, ".debug_info"))
+		read_dwarf_version(scn, &sh, im->image_size, obj);
+	if (sh.sh_type == SHT_DYNAMIC)
+		read_bind_now(scn, &sh, im->image_size, obj);
+	if (sh.sh_type == SHT_DYNAMIC && (im->flags & ELFREC_DYNAMIC) &&
+	    read_dynamic(im->elf, scn, &sh, im->image_size, obj) < 0) {
+		*why = "corrupt dynamic section";
+		return -1;
+	}
+	if (sh.sh_type == SHT_NOTE && !obj->build_id[0])
+		read_build_id(scn, &sh, im->image_size, obj);
+	if (!(im->flags & ELFREC_SIZES_ONLY) &&
+	    (!strcmp(name, ".GCC.command.line") || !strcmp(name, ".pgopt.log")))
+		return read_records(im, scn, &sh, name, obj, why);
+	return 0;
+}
+
+/* After the sections: the dynamic view and the function symbols (of
+ * .symtab, else of .dynsym), as the flags ask.  0, or -1 with *why set. */
+static int read_image_symbols(struct image *im, struct elfrec_object *obj, const char **why)
+{
+	Elf_Scn *symtab = im->flags & ELFREC_DYNSYM ? NULL : im->symtab;
+
+	if (im->flags & ELFREC_DYNAMIC) {
+		obj->is_program = has_interp(im->elf);
+		if (im->dynsym &&
+		    read_dynsyms(im->elf, im->dynsym, &im->dynsh, im->image_size, obj) < 0) {
 			*why = "corrupt dynamic symbol table";
-			goto out;
+			return -1;
 		}
 	}
-	if (flags & ELFREC_SIZES_ONLY) {
-		rc = 0;
-		goto out;
-	}
-	if (flags & ELFREC_DYNSYM)
-		symtab = NULL;
-	if (symtab && read_symbols(elf, symtab, &symsh, image_size, shnum, secnames, obj)) {
+	if (im->flags & ELFREC_SIZES_ONLY)
+		return 0;
+	if (symtab && read_symbols(im->elf, symtab, &im->symsh, im->image_size, im->shnum,
+				   im->secnames, obj)) {
 		*why = "corrupt symbol table";
-		goto out;
+		return -1;
 	}
-	if (!symtab && dynsym &&
-	    read_symbols(elf, dynsym, &dynsh, image_size, shnum, secnames, obj)) {
+	if (!symtab && im->dynsym && read_symbols(im->elf, im->dynsym, &im->dynsh, im->image_size,
+						  im->shnum, im->secnames, obj)) {
 		*why = "corrupt dynamic symbol table";
-		goto out;
+		return -1;
 	}
-	rc = 0;
-out:
-	for (size_t i = 0; i < shnum; i++)
-		free(secnames[i]);
-	free(secnames);
+	return 0;
+}
+
+/* Read one ELF image into obj (what flags ask for).  Returns 0 or -1 with
+ * *why set. */
+static int read_image(Elf *elf, unsigned flags, struct elfrec_object *obj, const char **why)
+{
+	struct image im = { .elf = elf, .flags = flags };
+	int rc = read_header(&im, obj, why);
+
+	if (rc)
+		return rc > 0 ? 0 : -1;
+	im.secnames = xcalloc(im.shnum ? im.shnum : 1, sizeof(*im.secnames));
+	for (size_t i = 1; rc == 0 && i < im.shnum; i++)
+		rc = read_section(&im, i, obj, why);
+	if (rc == 0)
+		rc = read_image_symbols(&im, obj, why);
+	for (size_t i = 0; i < im.shnum; i++)
+		free(im.secnames[i]);
+	free(im.secnames);
 	return rc;
 }
 

@@ -126,7 +126,6 @@ static int read_resolution(const struct json_value *in, struct gate_workload *w,
 	return 0;
 }
 
-/* "cycles": state, A, B, A/B of each figure, how it was measured. */
 /* The cycles estimate's A/B next to the server CPU's (gate_agreement). */
 static void write_agreement(struct json_writer *jw, const struct gate_workload *w)
 {
@@ -151,6 +150,17 @@ static void write_agreement(struct json_writer *jw, const struct gate_workload *
 	json_object_end(jw);
 }
 
+/* text as it is (a JSON document), or null. */
+static void write_raw_or_null(struct json_writer *jw, const char *text)
+{
+	if (text)
+		json_raw(jw, text);
+	else
+		json_null(jw);
+}
+
+/* "cycles": state, A, B, A/B of each figure, how it was measured; then
+ * "explain". */
 static void write_cycles(struct json_writer *jw, const struct gate_workload *w)
 {
 	int ok = w->cycles == INSTR_OK;
@@ -173,17 +183,9 @@ static void write_cycles(struct json_writer *jw, const struct gate_workload *w)
 	write_resolution(jw, w, GATE_CYCLES);
 	json_key(jw, "note"); json_string(jw, w->cycles_note);
 	json_key(jw, "simulation"); json_string(jw, metrics_of(METRIC_CYCLES)->method);
-	json_key(jw, "callgrind");
-	if (w->cycles_callgrind)
-		json_raw(jw, w->cycles_callgrind);
-	else
-		json_null(jw);
+	json_key(jw, "callgrind"); write_raw_or_null(jw, w->cycles_callgrind);
 	json_object_end(jw);
-	json_key(jw, "explain");
-	if (w->explain_json)
-		json_raw(jw, w->explain_json);
-	else
-		json_null(jw);
+	json_key(jw, "explain"); write_raw_or_null(jw, w->explain_json);
 }
 
 /* Read back what write_cycles_tx wrote. */
@@ -240,174 +242,211 @@ static void write_sequential(struct json_writer *jw, const struct gate *g)
 	json_object_end(jw);
 }
 
+/* key: an object of two strings. */
+static void write_two(struct json_writer *jw, const char *key, const char *k1, const char *v1,
+		      const char *k2, const char *v2)
+{
+	json_key(jw, key);
+	json_object_begin(jw);
+	json_key(jw, k1); json_string(jw, v1);
+	json_key(jw, k2); json_string(jw, v2);
+	json_object_end(jw);
+}
+
+/* What was compared and how the gate decides: the builds, the settings,
+ * the interval, the family, the thresholds, and the state of the counter,
+ * the noise floor and the regression suite. */
+static void write_head(struct json_writer *jw, const struct gate *g, const char *baseline,
+		       const char *candidate, const char *extra_settings_json)
+{
+	json_key(jw, "kind"); json_string(jw, "pgbuild-gate");
+	json_key(jw, "version"); json_int(jw, 1);
+	json_key(jw, "baseline"); json_string(jw, baseline);
+	json_key(jw, "candidate"); json_string(jw, candidate);
+	json_key(jw, "settings"); write_raw_or_null(jw, extra_settings_json);
+	json_key(jw, "ci"); json_string(jw, g->method == STATS_CI_BOOTSTRAP ? "bootstrap" : "hl");
+	json_key(jw, "method"); json_string(jw, stats_method_name(g->method));
+	json_key(jw, "confidence"); json_double(jw, g->conf);
+	json_key(jw, "min_pairs"); json_int(jw, (int64_t)g->min_pairs);
+	write_family(jw, g);
+	write_sequential(jw, g);
+	json_key(jw, "thresholds");
+	json_array_begin(jw);
+	for (size_t i = 0; i < g->th.nr; i++)
+		json_string(jw, g->th.v[i].text);
+	json_array_end(jw);
+	write_two(jw, "instructions_counter", "counter", g->counter, "choice", g->counter_note);
+	write_two(jw, "noise_floor", "state", g->noise_state, "note", g->noise_note);
+	write_two(jw, "regress", "state", regress_name(g->regress), "note", g->regress_note);
+}
+
+/* A figure's medians of A and B and their ratio (under ratio_key), in
+ * the object open. */
+static void write_medians(struct json_writer *jw, double a, double b, const char *ratio_key,
+			  const struct stats_ratio *r)
+{
+	json_key(jw, "a_median"); json_double(jw, a);
+	json_key(jw, "b_median"); json_double(jw, b);
+	json_key(jw, ratio_key); write_ratio(jw, r);
+}
+
+/* The latency figures: each percentile's medians and ratio. */
+static void write_latency(struct json_writer *jw, const struct gate_workload *w)
+{
+	json_key(jw, LAT_KEY);
+	json_object_begin(jw);
+	for (int k = 0; k < GATE_NLAT; k++) {
+		json_key(jw, gate_lat_keys[k]);
+		json_object_begin(jw);
+		write_medians(jw, w->lat_a_median[k], w->lat_b_median[k], "ratio", &w->lat[k]);
+		json_object_end(jw);
+	}
+	json_object_end(jw);
+}
+
+/* The instructions measured on A and B, and how. */
+static void write_instructions(struct json_writer *jw, const struct gate *g,
+			       const struct gate_workload *w)
+{
+	int ok = w->instr == INSTR_OK;
+
+	json_key(jw, metrics_of(METRIC_INSTR)->name);
+	json_object_begin(jw);
+	json_key(jw, "state"); json_string(jw, instr_name(w->instr));
+	json_key(jw, "a"); json_double(jw, ok ? w->instr_a : NAN);
+	json_key(jw, "b"); json_double(jw, ok ? w->instr_b : NAN);
+	json_key(jw, "speedup");
+	json_double(jw, ok && w->instr_b > 0 ? w->instr_a / w->instr_b : NAN);
+	write_resolution(jw, w, GATE_INSTRUCTIONS);
+	json_key(jw, "note"); json_string(jw, w->instr_note);
+	json_key(jw, "counter"); json_string(jw, w->instr == INSTR_NOT_MEASURED ? NULL : g->counter);
+	json_key(jw, "proxy"); json_string(jw, metrics_of(METRIC_INSTR)->method);
+	json_object_end(jw);
+}
+
+/* One run of a pair: its figures and the bench's own document. */
+static void write_run(struct json_writer *jw, const struct gate_run *r)
+{
+	char b[2] = { r->build, 0 };
+
+	json_object_begin(jw);
+	json_key(jw, "pair"); json_int(jw, r->pair);
+	json_key(jw, "build"); json_string(jw, b);
+	json_key(jw, "exit"); json_int(jw, r->exit);
+	json_key(jw, TPS_KEY); json_double(jw, r->tps);
+	json_key(jw, CPU_FIG->json_key); json_double(jw, r->server_cpu_us);
+	json_key(jw, LAT_KEY);
+	json_object_begin(jw);
+	for (int l = 0; l < GATE_NLAT; l++) {
+		json_key(jw, gate_lat_keys[l]);
+		json_double(jw, r->lat[l]);
+	}
+	json_object_end(jw);
+	json_key(jw, "bench"); write_raw_or_null(jw, r->json);
+	json_object_end(jw);
+}
+
+/* One workload: every figure, then every run. */
+static void write_workload(struct json_writer *jw, const struct gate *g,
+			   const struct gate_workload *w)
+{
+	json_object_begin(jw);
+	json_key(jw, "name"); json_string(jw, w->name);
+	json_key(jw, "valid_pairs"); json_int(jw, (int64_t)w->valid_pairs);
+	json_key(jw, "run_errors"); json_int(jw, w->run_errors);
+	json_key(jw, "correctness_failed"); json_bool(jw, w->correctness_failed);
+	json_key(jw, TPS_KEY);
+	json_object_begin(jw);
+	write_medians(jw, w->tps_a_median, w->tps_b_median, "ratio", &w->tps);
+	json_object_end(jw);
+	write_latency(jw, w);
+	write_instructions(jw, g, w);
+	write_cycles(jw, w);
+	json_key(jw, CPU_FIG->json_key);
+	json_object_begin(jw);
+	write_medians(jw, w->cpu_a_median, w->cpu_b_median, "ratio_a_over_b", &w->cpu);
+	json_key(jw, "method"); json_string(jw, CPU_FIG->method);
+	json_object_end(jw);
+	write_agreement(jw, w);
+	json_key(jw, "runs");
+	json_array_begin(jw);
+	for (size_t k = 0; k < w->nr_runs; k++)
+		write_run(jw, &w->runs[k]);
+	json_array_end(jw);
+	json_object_end(jw);
+}
+
+/* One threshold's result on one workload, with its family correction. */
+static void write_result(struct json_writer *jw, const struct gate_result *r)
+{
+	json_object_begin(jw);
+	json_key(jw, "threshold"); json_string(jw, r->th->text);
+	json_key(jw, "workload"); json_string(jw, r->workload);
+	json_key(jw, "status"); json_string(jw, gate_status_name(r->status));
+	json_key(jw, "observed"); json_double(jw, r->observed);
+	json_key(jw, "ci_low"); json_double(jw, r->lo);
+	json_key(jw, "ci_high"); json_double(jw, r->hi);
+	json_key(jw, "limit"); json_double(jw, r->th->value);
+	json_key(jw, "resolution"); json_double(jw, r->resolution);
+	json_key(jw, "resolution_source"); json_string(jw, r->resolution_source);
+	/* the family correction (gate.h): null where it is no test */
+	json_key(jw, "family"); json_int(jw, (int64_t)r->family);
+	json_key(jw, "holm_step");
+	if (r->step)
+		json_int(jw, (int64_t)r->step);
+	else
+		json_null(jw);
+	json_key(jw, "p_value"); json_double(jw, r->p_value);
+	json_key(jw, "alpha"); json_double(jw, r->alpha);
+	json_key(jw, "alpha_adjusted"); json_double(jw, r->alpha_adjusted);
+	json_key(jw, "confidence_adjusted"); json_double(jw, r->conf_adjusted);
+	json_key(jw, "decision_low"); json_double(jw, r->family ? r->dlo : NAN);
+	json_key(jw, "decision_high"); json_double(jw, r->family ? r->dhi : NAN);
+	json_key(jw, "message"); json_string(jw, r->message);
+	json_object_end(jw);
+}
+
+/* The verdict in the words the terminal and README use (lower case),
+ * then "verdict" as it was: pass/fail, as programs read it; the reason,
+ * the exit code, and whether the gate decided. */
+static void write_verdict(struct json_writer *jw, const struct gate *g)
+{
+	struct gate_verdict v = GATE_VERDICT_INIT;
+
+	gate_verdict_of(g, &v);
+	json_key(jw, "verdict_word"); json_string(jw, gate_verdict_word(&v));
+	gate_verdict_clear(&v);
+	json_key(jw, "verdict");
+	json_string(jw, g->interrupted ? "interrupted" : gate_status_name(g->verdict));
+	json_key(jw, "reason"); json_string(jw, g->verdict_reason);
+	json_key(jw, "exit");
+	json_int(jw, g->interrupted ? 128 + g->interrupted : gate_exit_code(g->verdict));
+	if (g->interrupted) {
+		json_key(jw, "signal"); json_int(jw, g->interrupted);
+	}
+	json_key(jw, "decided"); json_bool(jw, !g->stopped);
+}
+
 void gate_write_json(const struct gate *g, struct strbuf *out,
 		     const char *baseline, const char *candidate,
 		     const char *extra_settings_json)
 {
 	struct json_writer jw;
+
 	json_writer_init(&jw, out);
 	json_object_begin(&jw);
-	json_key(&jw, "kind"); json_string(&jw, "pgbuild-gate");
-	json_key(&jw, "version"); json_int(&jw, 1);
-	json_key(&jw, "baseline"); json_string(&jw, baseline);
-	json_key(&jw, "candidate"); json_string(&jw, candidate);
-	json_key(&jw, "settings");
-	if (extra_settings_json)
-		json_raw(&jw, extra_settings_json);
-	else
-		json_null(&jw);
-	json_key(&jw, "ci"); json_string(&jw, g->method == STATS_CI_BOOTSTRAP ? "bootstrap" : "hl");
-	json_key(&jw, "method"); json_string(&jw, stats_method_name(g->method));
-	json_key(&jw, "confidence"); json_double(&jw, g->conf);
-	json_key(&jw, "min_pairs"); json_int(&jw, (int64_t)g->min_pairs);
-	write_family(&jw, g);
-	write_sequential(&jw, g);
-	json_key(&jw, "thresholds");
-	json_array_begin(&jw);
-	for (size_t i = 0; i < g->th.nr; i++)
-		json_string(&jw, g->th.v[i].text);
-	json_array_end(&jw);
-	json_key(&jw, "instructions_counter");
-	json_object_begin(&jw);
-	json_key(&jw, "counter"); json_string(&jw, g->counter);
-	json_key(&jw, "choice"); json_string(&jw, g->counter_note);
-	json_object_end(&jw);
-	json_key(&jw, "noise_floor");
-	json_object_begin(&jw);
-	json_key(&jw, "state"); json_string(&jw, g->noise_state);
-	json_key(&jw, "note"); json_string(&jw, g->noise_note);
-	json_object_end(&jw);
-	json_key(&jw, "regress");
-	json_object_begin(&jw);
-	json_key(&jw, "state"); json_string(&jw, regress_name(g->regress));
-	json_key(&jw, "note"); json_string(&jw, g->regress_note);
-	json_object_end(&jw);
-
+	write_head(&jw, g, baseline, candidate, extra_settings_json);
 	json_key(&jw, "workloads");
 	json_array_begin(&jw);
-	for (size_t i = 0; i < g->nr_wl; i++) {
-		const struct gate_workload *w = &g->wl[i];
-		json_object_begin(&jw);
-		json_key(&jw, "name"); json_string(&jw, w->name);
-		json_key(&jw, "valid_pairs"); json_int(&jw, (int64_t)w->valid_pairs);
-		json_key(&jw, "run_errors"); json_int(&jw, w->run_errors);
-		json_key(&jw, "correctness_failed"); json_bool(&jw, w->correctness_failed);
-		json_key(&jw, TPS_KEY);
-		json_object_begin(&jw);
-		json_key(&jw, "a_median"); json_double(&jw, w->tps_a_median);
-		json_key(&jw, "b_median"); json_double(&jw, w->tps_b_median);
-		json_key(&jw, "ratio"); write_ratio(&jw, &w->tps);
-		json_object_end(&jw);
-		json_key(&jw, LAT_KEY);
-		json_object_begin(&jw);
-		for (int k = 0; k < GATE_NLAT; k++) {
-			json_key(&jw, gate_lat_keys[k]);
-			json_object_begin(&jw);
-			json_key(&jw, "a_median"); json_double(&jw, w->lat_a_median[k]);
-			json_key(&jw, "b_median"); json_double(&jw, w->lat_b_median[k]);
-			json_key(&jw, "ratio"); write_ratio(&jw, &w->lat[k]);
-			json_object_end(&jw);
-		}
-		json_object_end(&jw);
-		json_key(&jw, metrics_of(METRIC_INSTR)->name);
-		json_object_begin(&jw);
-		json_key(&jw, "state"); json_string(&jw, instr_name(w->instr));
-		json_key(&jw, "a"); json_double(&jw, w->instr == INSTR_OK ? w->instr_a : NAN);
-		json_key(&jw, "b"); json_double(&jw, w->instr == INSTR_OK ? w->instr_b : NAN);
-		json_key(&jw, "speedup");
-		json_double(&jw, w->instr == INSTR_OK && w->instr_b > 0 ? w->instr_a / w->instr_b : NAN);
-		write_resolution(&jw, w, GATE_INSTRUCTIONS);
-		json_key(&jw, "note"); json_string(&jw, w->instr_note);
-		json_key(&jw, "counter"); json_string(&jw, w->instr == INSTR_NOT_MEASURED ? NULL : g->counter);
-		json_key(&jw, "proxy"); json_string(&jw, metrics_of(METRIC_INSTR)->method);
-		json_object_end(&jw);
-		write_cycles(&jw, w);
-		json_key(&jw, CPU_FIG->json_key);
-		json_object_begin(&jw);
-		json_key(&jw, "a_median"); json_double(&jw, w->cpu_a_median);
-		json_key(&jw, "b_median"); json_double(&jw, w->cpu_b_median);
-		json_key(&jw, "ratio_a_over_b"); write_ratio(&jw, &w->cpu);
-		json_key(&jw, "method"); json_string(&jw, CPU_FIG->method);
-		json_object_end(&jw);
-		write_agreement(&jw, w);
-		json_key(&jw, "runs");
-		json_array_begin(&jw);
-		for (size_t k = 0; k < w->nr_runs; k++) {
-			const struct gate_run *r = &w->runs[k];
-			char b[2] = { r->build, 0 };
-			json_object_begin(&jw);
-			json_key(&jw, "pair"); json_int(&jw, r->pair);
-			json_key(&jw, "build"); json_string(&jw, b);
-			json_key(&jw, "exit"); json_int(&jw, r->exit);
-			json_key(&jw, TPS_KEY); json_double(&jw, r->tps);
-			json_key(&jw, CPU_FIG->json_key); json_double(&jw, r->server_cpu_us);
-			json_key(&jw, LAT_KEY);
-			json_object_begin(&jw);
-			for (int l = 0; l < GATE_NLAT; l++) {
-				json_key(&jw, gate_lat_keys[l]);
-				json_double(&jw, r->lat[l]);
-			}
-			json_object_end(&jw);
-			json_key(&jw, "bench");
-			if (r->json)
-				json_raw(&jw, r->json);
-			else
-				json_null(&jw);
-			json_object_end(&jw);
-		}
-		json_array_end(&jw);
-		json_object_end(&jw);
-	}
+	for (size_t i = 0; i < g->nr_wl; i++)
+		write_workload(&jw, g, &g->wl[i]);
 	json_array_end(&jw);
-
 	json_key(&jw, "results");
 	json_array_begin(&jw);
-	for (size_t i = 0; i < g->nr_res; i++) {
-		const struct gate_result *r = &g->res[i];
-		json_object_begin(&jw);
-		json_key(&jw, "threshold"); json_string(&jw, r->th->text);
-		json_key(&jw, "workload"); json_string(&jw, r->workload);
-		json_key(&jw, "status"); json_string(&jw, gate_status_name(r->status));
-		json_key(&jw, "observed"); json_double(&jw, r->observed);
-		json_key(&jw, "ci_low"); json_double(&jw, r->lo);
-		json_key(&jw, "ci_high"); json_double(&jw, r->hi);
-		json_key(&jw, "limit"); json_double(&jw, r->th->value);
-		json_key(&jw, "resolution"); json_double(&jw, r->resolution);
-		json_key(&jw, "resolution_source"); json_string(&jw, r->resolution_source);
-		/* the family correction (gate.h): null where it is no test */
-		json_key(&jw, "family"); json_int(&jw, (int64_t)r->family);
-		json_key(&jw, "holm_step");
-		if (r->step)
-			json_int(&jw, (int64_t)r->step);
-		else
-			json_null(&jw);
-		json_key(&jw, "p_value"); json_double(&jw, r->p_value);
-		json_key(&jw, "alpha"); json_double(&jw, r->alpha);
-		json_key(&jw, "alpha_adjusted"); json_double(&jw, r->alpha_adjusted);
-		json_key(&jw, "confidence_adjusted"); json_double(&jw, r->conf_adjusted);
-		json_key(&jw, "decision_low"); json_double(&jw, r->family ? r->dlo : NAN);
-		json_key(&jw, "decision_high"); json_double(&jw, r->family ? r->dhi : NAN);
-		json_key(&jw, "message"); json_string(&jw, r->message);
-		json_object_end(&jw);
-	}
+	for (size_t i = 0; i < g->nr_res; i++)
+		write_result(&jw, &g->res[i]);
 	json_array_end(&jw);
-	{
-		/* the verdict in the words the terminal and README use (lower
-		 * case), then "verdict" as it was: pass/fail, as programs read it */
-		struct gate_verdict v = GATE_VERDICT_INIT;
-		gate_verdict_of(g, &v);
-		json_key(&jw, "verdict_word"); json_string(&jw, gate_verdict_word(&v));
-		gate_verdict_clear(&v);
-	}
-	json_key(&jw, "verdict");
-	json_string(&jw, g->interrupted ? "interrupted" : gate_status_name(g->verdict));
-	json_key(&jw, "reason"); json_string(&jw, g->verdict_reason);
-	json_key(&jw, "exit");
-	json_int(&jw, g->interrupted ? 128 + g->interrupted : gate_exit_code(g->verdict));
-	if (g->interrupted) {
-		json_key(&jw, "signal"); json_int(&jw, g->interrupted);
-	}
-	json_key(&jw, "decided"); json_bool(&jw, !g->stopped);
+	write_verdict(&jw, g);
 	json_object_end(&jw);
 	strbuf_addch(out, '\n');
 }

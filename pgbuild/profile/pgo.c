@@ -36,7 +36,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,6 +176,25 @@ static int write_text(const char *path, const char *text)
 	return write_file_atomic(path, text, strlen(text));
 }
 
+/* One entry below src/ or contrib/ for pgo_force_relink: a link target is
+ * removed (tmp_install, an installed copy, is not looked in); ctx counts
+ * them. */
+static enum sfs_walk_next relink_entry(struct sfs_entry *e, void *ctx)
+{
+	long *removed = ctx;
+	const char *base = e->name;
+	size_t n = strlen(base);
+
+	if (S_ISDIR(e->st.st_mode))
+		return strcmp(base, "tmp_install") ? SFS_WALK_NEXT : SFS_WALK_SKIP;
+	if (!strcmp(base, "objfiles.txt") || (n > 3 && !strcmp(base + n - 3, ".so")) ||
+	    strstr(base, ".so.") || (n > 2 && !strcmp(base + n - 2, ".a"))) {
+		if (unlinkat(e->fd, base, 0) == 0)
+			(*removed)++;
+	}
+	return SFS_WALK_NEXT;
+}
+
 /*
  * PostgreSQL's Makefile.global declares `.SECONDARY:` with no prerequisites,
  * so make treats every object as an intermediate file: an object deleted
@@ -188,36 +206,26 @@ static int write_text(const char *path, const char *text)
  * and the libraries below src/ and contrib/ (relinked from their objects).
  * Unchanged objects are not recompiled.
  */
-static long relink_removed;
-
-static int relink_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	const char *base = path + ftw->base;
-	size_t n = strlen(base);
-	if (flag == FTW_D && !strcmp(base, "tmp_install"))
-		return FTW_SKIP_SUBTREE;
-	if (flag != FTW_F && flag != FTW_SL)
-		return FTW_CONTINUE;
-	if (!strcmp(base, "objfiles.txt") || (n > 3 && !strcmp(base + n - 3, ".so")) ||
-	    strstr(base, ".so.") || (n > 2 && !strcmp(base + n - 2, ".a"))) {
-		if (unlink(path) == 0)
-			relink_removed++;
-	}
-	return FTW_CONTINUE;
-}
-
-static void force_relink(const char *builddir)
+long pgo_force_relink(const char *builddir)
 {
 	static const char *const tops[] = { "src", "contrib", NULL };
-	relink_removed = 0;
+	struct strbuf err = STRBUF_INIT;
+	long removed = 0;
+
 	for (int i = 0; tops[i]; i++) {
 		char *d = xasprintf("%s/%s", builddir, tops[i]);
-		if (access(d, F_OK) == 0)
-			nftw(d, relink_one, 32, FTW_PHYS | FTW_ACTIONRETVAL);
+		int fd = open(d, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 && sfs_walk_tree(fd, d, relink_entry, &removed, &err) < 0) {
+			warning("%s", err.buf);
+			strbuf_reset(&err);
+		}
+		if (fd >= 0)
+			close(fd);
 		free(d);
 	}
-	verbose("pgo: removed %ld link targets so make relinks them", relink_removed);
+	strbuf_release(&err);
+	verbose("pgo: removed %ld link targets so make relinks them", removed);
+	return removed;
 }
 
 static int run_build(const struct pgo_opts *o, const char *builddir, const char *policy,
@@ -225,7 +233,7 @@ static int run_build(const struct pgo_opts *o, const char *builddir, const char 
 {
 	char *cs = xasprintf("%s/config.status", builddir);
 	if (access(cs, F_OK) == 0)
-		force_relink(builddir);
+		pgo_force_relink(builddir);
 	free(cs);
 	struct child_process cp = CHILD_PROCESS_INIT;
 	struct build_step b = {

@@ -87,6 +87,14 @@ int pgo_policy_base(const char *path, int drop_lto, struct strbuf *out);
  * path:line when the text is no valid policy. */
 int pgo_policy_text(const char *text, const char *path, int drop_lto, struct strbuf *out);
 
+/*
+ * Before a stage's build in builddir: remove the targets make would not
+ * relink from changed objects (objfiles.txt, *.so, *.so.*, *.a below
+ * builddir/src and builddir/contrib, none below a tmp_install; a link is
+ * removed by its name, never followed).  Returns how many were removed.
+ */
+long pgo_force_relink(const char *builddir);
+
 /* Defaults: select-only,tpcb for 20 s each (set when no -W), regress on. */
 void pgo_opts_init(struct pgo_opts *o);
 void pgo_opts_release(struct pgo_opts *o);

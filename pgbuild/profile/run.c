@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@
 #include "pgbuild/elf/elfrec.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/profile/run.h"
+#include "wrapper/common/safefs.h"
 
 void prof_run_init(struct prof_run *r)
 {
@@ -467,35 +467,33 @@ out:
 
 /* The walk of prof_gcda_collect. */
 struct gcda_walk {
-	struct prof_gcda *g;
+	struct prof_gcda *g;  /* the training (its skipped counted here) */
 	int buildfd;          /* the build tree */
-	struct strbuf rel;    /* of the directory read, below g->dir */
-	long copied;
+	long copied;          /* .gcda files taken back */
 };
 
-/* Take back the file name (in the directory open as fd, rel w->rel). */
-static int gcda_take(struct gcda_walk *w, int fd, const char *name)
+/* Take back the .gcda file e (g->dir/REL/NAME stands for /REL/NAME). */
+static void gcda_take(struct gcda_walk *w, const struct sfs_entry *e)
 {
 	struct strbuf target = STRBUF_INIT, err = STRBUF_INIT;
 	size_t n = strlen(w->g->builddir);
 	char real[PATH_MAX], *gcno = NULL;
 	const char *in_tree;
-	int rc = 0;
 
-	/* DIR/REL/NAME stands for /REL/NAME: in the build tree, and an
-	 * object of the instrumented build (its .gcno beside it)? */
-	strbuf_addf(&target, "/%s", w->rel.buf);
+	/* /REL: in the build tree, and NAME an object of the instrumented
+	 * build (its .gcno beside it)? */
+	strbuf_addf(&target, "/%.*s", (int)(strlen(e->rel) - strlen(e->name)), e->rel);
 	if (!realpath(target.buf, real) || strncmp(real, w->g->builddir, n) ||
 	    (real[n] && real[n] != '/'))
 		goto skip;
 	in_tree = real[n] ? real + n + 1 : "";
 	strbuf_reset(&target);
-	strbuf_addf(&target, "%s%s%s", in_tree, *in_tree ? "/" : "", name);
+	strbuf_addf(&target, "%s%s%s", in_tree, *in_tree ? "/" : "", e->name);
 	gcno = xasprintf("%.*s.gcno", (int)(target.len - 5), target.buf);
 	if (faccessat(w->buildfd, gcno, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
 		goto skip;
-	if (sfs_copy_back(fd, name, w->buildfd, target.buf, SFS_IN_COUNTS, 0644, &err) < 0) {
-		warning("profile data %s/%s/%s not taken: %s", w->g->dir, w->rel.buf, name, err.buf);
+	if (sfs_copy_back(e->fd, e->name, w->buildfd, target.buf, SFS_IN_COUNTS, 0644, &err) < 0) {
+		warning("profile data %s not taken: %s", e->path, err.buf);
 		goto skip;
 	}
 	w->copied++;
@@ -506,50 +504,29 @@ out:
 	free(gcno);
 	strbuf_release(&target);
 	strbuf_release(&err);
-	return rc;
 }
 
-/* Every .gcda below the directory open as fd (the server user's). */
-static int gcda_walk_at(struct gcda_walk *w, int fd, int depth)
+/* One entry below g->dir (the server user's): a .gcda is taken back,
+ * a directory entered, anything else (a link too) skipped. */
+static enum sfs_walk_next gcda_entry(struct sfs_entry *e, void *ctx)
 {
-	int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
-	struct dirent *e;
+	struct gcda_walk *w = ctx;
+	size_t n = strlen(e->name);
 
-	if (!d) {
-		if (dfd >= 0)
-			close(dfd);
-		return error("cannot read %s/%s: %s", w->g->dir, w->rel.buf, strerror(errno));
-	}
-	while ((e = readdir(d))) {
-		const char *name = e->d_name;
-		size_t n = strlen(name), len = w->rel.len;
-		struct stat st;
-		if (!strcmp(name, ".") || !strcmp(name, "..") ||
-		    fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		if (S_ISDIR(st.st_mode) && depth < 64) {
-			int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sub < 0)
-				continue;
-			strbuf_addf(&w->rel, "%s%s", len ? "/" : "", name);
-			gcda_walk_at(w, sub, depth + 1);
-			strbuf_setlen(&w->rel, len);
-			close(sub);
-		} else if (S_ISREG(st.st_mode) && n > 5 && !strcmp(name + n - 5, ".gcda")) {
-			gcda_take(w, fd, name);
-		} else {
-			w->g->skipped++;
-		}
-	}
-	closedir(d);
-	return 0;
+	if (S_ISDIR(e->st.st_mode))
+		return SFS_WALK_NEXT;
+	if (S_ISREG(e->st.st_mode) && n > 5 && !strcmp(e->name + n - 5, ".gcda"))
+		gcda_take(w, e);
+	else
+		w->g->skipped++;
+	return SFS_WALK_NEXT;
 }
 
 long prof_gcda_collect(struct prof_gcda *g)
 {
-	struct gcda_walk w = { g, -1, STRBUF_INIT, 0 };
-	int fd;
+	struct gcda_walk w = { g, -1, 0 };
+	struct strbuf err = STRBUF_INIT;
+	int fd, rc;
 
 	w.buildfd = open(g->builddir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	fd = open(g->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -561,14 +538,16 @@ long prof_gcda_collect(struct prof_gcda *g)
 			close(fd);
 		return -1;
 	}
-	gcda_walk_at(&w, fd, 0);
+	rc = sfs_walk_tree(fd, g->dir, gcda_entry, &w, &err);
+	if (rc < 0)
+		error("%s", err.buf);
 	close(fd);
 	close(w.buildfd);
-	strbuf_release(&w.rel);
+	strbuf_release(&err);
 	if (g->skipped)
 		verbose("profile: %ld files of the training not taken (no object of %s)",
 			g->skipped, g->builddir);
-	return w.copied;
+	return rc < 0 ? -1 : w.copied;
 }
 
 long prof_profraw_merge(struct prof_gcda *g, const char *tool, const char *out)
@@ -655,34 +634,45 @@ void prof_gcda_end(struct prof_gcda *g)
 	memset(g, 0, sizeof(*g));
 }
 
-static long gcda_count;
-static int gcda_remove;
+/* The walk of prof_remove_gcda and prof_count_gcda. */
+struct gcda_sweep {
+	int remove;           /* unlink each .gcda found */
+	long count;           /* .gcda files found (removed) */
+};
 
-static int gcda_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+static enum sfs_walk_next gcda_sweep_entry(struct sfs_entry *e, void *ctx)
 {
-	(void)st;
-	size_t n = strlen(path);
-	/* regress's test tree is the server user's: never walked by path */
-	if (flag == FTW_D && ftw->level == 1 && !strcmp(path + ftw->base, BUILD_CHECK_TREE))
-		return FTW_SKIP_SUBTREE;
-	if (flag != FTW_F || n < 5 || strcmp(path + n - 5, ".gcda"))
-		return FTW_CONTINUE;
-	if (gcda_remove && unlink(path) < 0) {
-		error("cannot remove \"%s\": %s", path, strerror(errno));
-		return FTW_STOP;
+	struct gcda_sweep *s = ctx;
+	size_t n = strlen(e->name);
+
+	/* regress's test tree is the server user's: not walked */
+	if (e->depth == 0 && S_ISDIR(e->st.st_mode) && !strcmp(e->name, BUILD_CHECK_TREE))
+		return SFS_WALK_SKIP;
+	if (!S_ISREG(e->st.st_mode) || n < 5 || strcmp(e->name + n - 5, ".gcda"))
+		return SFS_WALK_NEXT;
+	if (s->remove && unlinkat(e->fd, e->name, 0) < 0) {
+		strbuf_addf(e->err, "cannot remove \"%s\": %s", e->path, strerror(errno));
+		return SFS_WALK_ERROR;
 	}
-	gcda_count++;
-	return FTW_CONTINUE;
+	s->count++;
+	return SFS_WALK_NEXT;
 }
 
 /* Count the .gcda files below dir, removing them when unlink_them is set. */
 static long gcda_walk(const char *dir, int unlink_them)
 {
-	gcda_count = 0;
-	gcda_remove = unlink_them;
-	if (nftw(dir, gcda_one, 32, FTW_PHYS | FTW_ACTIONRETVAL) != 0)
-		return -1;
-	return gcda_count;
+	struct gcda_sweep s = { unlink_them, 0 };
+	struct strbuf err = STRBUF_INIT;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return error("cannot open %s: %s", dir, strerror(errno));
+	rc = sfs_walk_tree(fd, dir, gcda_sweep_entry, &s, &err);
+	close(fd);
+	if (rc < 0)
+		error("%s", err.buf);
+	strbuf_release(&err);
+	return rc < 0 ? -1 : s.count;
 }
 
 long prof_remove_gcda(const char *dir)

@@ -125,8 +125,11 @@ int prof_gcda_begin(struct prof_gcda *g, const char *builddir);
 /*
  * After training: every DIR/ABSPATH.gcda the server wrote is copied to
  * ABSPATH.gcda when ABSPATH's directory is in the build tree and holds
- * ABSPATH.gcno (an object of the instrumented build); anything else is
- * counted in g->skipped.  Returns the files copied, or -1.
+ * ABSPATH.gcno (an object of the instrumented build); anything else (a
+ * link too: never followed) is counted in g->skipped.  The walk is
+ * sfs_walk_tree's.  Returns the files copied, or -1 after the error (the
+ * walk's: a directory replaced by a link while walked, or nested deeper
+ * than SFS_MAX_DEPTH).
  */
 long prof_gcda_collect(struct prof_gcda *g);
 
@@ -149,10 +152,11 @@ long prof_profraw_merge(struct prof_gcda *g, const char *tool, const char *out);
 /* Remove the training directory (idempotent). */
 void prof_gcda_end(struct prof_gcda *g);
 
-/* Remove every .gcda below dir; returns how many (or -1). */
+/* Remove every .gcda below dir (not below its BUILD_CHECK_TREE, none
+ * behind a link: sfs_walk_tree); returns how many, or -1 after the error. */
 long prof_remove_gcda(const char *dir);
 
-/* Count .gcda files below dir. */
+/* Count them, the same way. */
 long prof_count_gcda(const char *dir);
 
 /*

@@ -484,15 +484,23 @@ static void settings_rows(struct strbuf *o, const char *settings_json)
 	json_free(v);
 }
 
-static void section_gate(struct strbuf *o, const struct report_data *rd)
+/* An interval's cell: "[lo, hi]", or empty when there is none. */
+static void cell_interval(struct strbuf *o, int ok, double lo, double hi)
 {
-	const struct gate *g = &rd->gate;
-	int p99 = gate_lat_index("p99"), any_instr = 0;
+	char ci[64] = "";
+
+	if (ok)
+		snprintf(ci, sizeof(ci), "[%.4f, %.4f]", lo, hi);
+	cell_text(o, ci, "n");
+}
+
+/* The first screen: the verdict, why, the findings, the thresholds plotted. */
+static void section_gate_verdict(struct strbuf *o, const struct gate *g)
+{
 	struct gate_verdict v = GATE_VERDICT_INIT;
 	struct strbuf f = STRBUF_INIT;
 	const char *word;
 
-	/* the first screen: what was found */
 	gate_verdict_of(g, &v);
 	gate_findings(g, &f);
 	word = gate_verdict_word(&v);
@@ -515,6 +523,12 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 	plot_thresholds(o, g);
 	gate_verdict_clear(&v);
 	strbuf_release(&f);
+}
+
+/* The builds compared and the gate's settings, folded. */
+static void section_gate_builds(struct strbuf *o, const struct report_data *rd)
+{
+	const struct gate *g = &rd->gate;
 
 	strbuf_addstr(o, "<details><summary>Builds and settings</summary>\n"
 		      "<table class=\"kv\"><tr><th>A (baseline)</th><td>");
@@ -534,25 +548,62 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 	if (rd->settings_json)
 		settings_rows(o, rd->settings_json);
 	strbuf_addstr(o, "</table>\n</details>\n");
+}
 
+/* Every threshold's result, a row each. */
+static void section_gate_thresholds(struct strbuf *o, const struct gate *g)
+{
 	strbuf_addstr(o, "<details open><summary>Thresholds</summary>\n<table><tr><th>status</th><th>threshold</th>"
 		      "<th>workload</th><th>observed</th><th>interval</th><th>why</th></tr>\n");
 	for (size_t i = 0; i < g->nr_res; i++) {
 		const struct gate_result *r = &g->res[i];
-		char ci[64] = "";
 		strbuf_addstr(o, "<tr>");
 		cell_text(o, gate_status_name(r->status), gate_status_name(r->status));
 		cell_text(o, r->th->text, NULL);
 		cell_text(o, r->workload, NULL);
 		cell_num(o, r->observed, "%.4f");
-		if (isfinite(r->lo))
-			snprintf(ci, sizeof(ci), "[%.4f, %.4f]", r->lo, r->hi);
-		cell_text(o, ci, "n");
+		cell_interval(o, isfinite(r->lo), r->lo, r->hi);
 		cell_text(o, r->message, NULL);
 		strbuf_addstr(o, "</tr>\n");
 	}
 	strbuf_addstr(o, "</table>\n</details>\n");
+}
 
+/* One workload's row of the figures table. */
+static void section_gate_row(struct strbuf *o, const struct gate *g,
+			     const struct gate_workload *w)
+{
+	int p99 = gate_lat_index("p99");
+	struct stats_ratio iv;
+
+	strbuf_addstr(o, "<tr>");
+	cell_text(o, w->name, NULL);
+	cell_num(o, (double)w->valid_pairs, "%.0f");
+	cell_num(o, w->tps_a_median, "%.0f");
+	cell_num(o, w->tps_b_median, "%.0f");
+	cell_num(o, w->tps.median, "%.4f");
+	cell_num(o, w->tps.estimate, "%.4f");
+	/* the interval the verdict reads (--pairs auto: the sequence) */
+	gate_ratio_of(g, w, GATE_TPS, &iv);
+	cell_interval(o, iv.ok, iv.lo, iv.hi);
+	cell_num(o, w->tps.p_two_sided, "%.3g");
+	cell_num(o, w->tps.noise_floor_pct, "%.1f%%");
+	cell_num(o, w->lat_a_median[p99], "%.3f");
+	cell_num(o, w->lat_b_median[p99], "%.3f");
+	cell_num(o, w->lat[p99].estimate, "%.4f");
+	cell_num(o, w->cpu_a_median, "%.2f");
+	cell_num(o, w->cpu_b_median, "%.2f");
+	cell_num(o, w->cpu.estimate, "%.4f");
+	gate_ratio_of(g, w, GATE_SERVER_CPU, &iv);
+	cell_interval(o, iv.ok, iv.lo, iv.hi);
+	cell_text(o, w->correctness_failed ? "FAILED" : "ok", w->correctness_failed ? "fail" : "pass");
+	strbuf_addstr(o, "</tr>\n");
+}
+
+/* Every figure of the paired runs, a row per workload that ran, folded;
+ * then each such workload's runs plotted. */
+static void section_gate_workloads(struct strbuf *o, const struct gate *g)
+{
 	strbuf_addstr(o, "<details><summary>Workloads: every figure of the paired runs</summary>\n"
 		      "<div class=\"wide\"><table><tr><th>workload</th><th>valid pairs</th>"
 		      "<th>tps A</th><th>tps B</th><th title=\"median of the per-pair ratios\">median "
@@ -563,44 +614,11 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 		      "server CPU A &micro;s/tx</th><th>server CPU B &micro;s/tx</th>"
 		      "<th title=\"&gt; 1: B cheaper\">server CPU A/B</th><th>interval</th>"
 		      "<th>correctness</th></tr>\n");
-	for (size_t i = 0; i < g->nr_wl; i++) {
-		const struct gate_workload *w = &g->wl[i];
-		char ci[64] = "";
-		struct stats_ratio iv;
-		any_instr |= w->instr != INSTR_NOT_MEASURED;
-		if (!w->nr_runs)
-			continue;
-		strbuf_addstr(o, "<tr>");
-		cell_text(o, w->name, NULL);
-		cell_num(o, (double)w->valid_pairs, "%.0f");
-		cell_num(o, w->tps_a_median, "%.0f");
-		cell_num(o, w->tps_b_median, "%.0f");
-		cell_num(o, w->tps.median, "%.4f");
-		cell_num(o, w->tps.estimate, "%.4f");
-		/* the interval the verdict reads (--pairs auto: the sequence) */
-		gate_ratio_of(g, w, GATE_TPS, &iv);
-		if (iv.ok)
-			snprintf(ci, sizeof(ci), "[%.4f, %.4f]", iv.lo, iv.hi);
-		cell_text(o, ci, "n");
-		cell_num(o, w->tps.p_two_sided, "%.3g");
-		cell_num(o, w->tps.noise_floor_pct, "%.1f%%");
-		cell_num(o, w->lat_a_median[p99], "%.3f");
-		cell_num(o, w->lat_b_median[p99], "%.3f");
-		cell_num(o, w->lat[p99].estimate, "%.4f");
-		cell_num(o, w->cpu_a_median, "%.2f");
-		cell_num(o, w->cpu_b_median, "%.2f");
-		cell_num(o, w->cpu.estimate, "%.4f");
-		ci[0] = '\0';
-		gate_ratio_of(g, w, GATE_SERVER_CPU, &iv);
-		if (iv.ok)
-			snprintf(ci, sizeof(ci), "[%.4f, %.4f]", iv.lo, iv.hi);
-		cell_text(o, ci, "n");
-		cell_text(o, w->correctness_failed ? "FAILED" : "ok", w->correctness_failed ? "fail" : "pass");
-		strbuf_addstr(o, "</tr>\n");
-	}
+	for (size_t i = 0; i < g->nr_wl; i++)
+		if (g->wl[i].nr_runs)
+			section_gate_row(o, g, &g->wl[i]);
 	strbuf_addstr(o, "</table></div>\n</details>\n");
 
-	/* the paired runs of each workload, plotted */
 	for (size_t i = 0; i < g->nr_wl; i++) {
 		const struct gate_workload *w = &g->wl[i];
 		if (!w->nr_runs)
@@ -614,43 +632,63 @@ static void section_gate(struct strbuf *o, const struct report_data *rd)
 		plot_runs(o, w);
 		strbuf_addstr(o, "</div>\n");
 	}
+}
 
+/* The instructions of A and B per workload, when any were counted. */
+static void section_gate_instructions(struct strbuf *o, const struct gate *g)
+{
+	int any = 0;
+
+	for (size_t i = 0; i < g->nr_wl; i++)
+		any |= g->wl[i].instr != INSTR_NOT_MEASURED;
+	if (!any)
+		return;
+	heading(o, metrics_of(METRIC_INSTR)->title);
+	strbuf_addstr(o, "<p class=\"note\">Counted by ");
+	strbuf_addstr_html(o, !g->counter ? "callgrind" : !strcmp(g->counter, "perf") ?
+		    "perf stat (hardware counters)" : g->counter);
+	strbuf_addstr(o, " on the server in single-user mode");
+	if (g->counter_note) {
+		strbuf_addstr(o, " (");
+		strbuf_addstr_html(o, g->counter_note);
+		strbuf_addstr(o, ")");
+	}
+	strbuf_addstr(o, ". Instructions are a proxy: "
+		      "deterministic, but blind to cache misses, branch mispredictions and "
+		      "memory stalls.</p>\n<table><tr><th>workload</th><th>A</th><th>B</th>"
+		      "<th>speedup A/B</th><th>how</th></tr>\n");
+	for (size_t i = 0; i < g->nr_wl; i++) {
+		const struct gate_workload *w = &g->wl[i];
+		if (w->instr == INSTR_NOT_MEASURED)
+			continue;
+		strbuf_addstr(o, "<tr>");
+		cell_text(o, w->name, NULL);
+		if (w->instr == INSTR_OK) {
+			cell_num(o, w->instr_a, "%.0f");
+			cell_num(o, w->instr_b, "%.0f");
+			cell_num(o, w->instr_a / w->instr_b, "%.4f");
+		} else {
+			strbuf_addstr(o, "<td colspan=\"3\" class=\"fail\">unavailable</td>");
+		}
+		cell_text(o, w->instr_note ? w->instr_note : "", NULL);
+		strbuf_addstr(o, "</tr>\n");
+	}
+	strbuf_addstr(o, "</table>\n");
+}
+
+/* The gate's section: what was found first, then the builds, the
+ * thresholds, the workloads and the deterministic metrics. */
+static void section_gate(struct strbuf *o, const struct report_data *rd)
+{
+	const struct gate *g = &rd->gate;
+
+	section_gate_verdict(o, g);
+	section_gate_builds(o, rd);
+	section_gate_thresholds(o, g);
+	section_gate_workloads(o, g);
 	strbuf_addstr(o, "<details><summary>Instructions, the cycles estimate and where it "
 		      "changed</summary>\n");
-	if (any_instr) {
-		heading(o, metrics_of(METRIC_INSTR)->title);
-		strbuf_addstr(o, "<p class=\"note\">Counted by ");
-		strbuf_addstr_html(o, !g->counter ? "callgrind" : !strcmp(g->counter, "perf") ?
-			    "perf stat (hardware counters)" : g->counter);
-		strbuf_addstr(o, " on the server in single-user mode");
-		if (g->counter_note) {
-			strbuf_addstr(o, " (");
-			strbuf_addstr_html(o, g->counter_note);
-			strbuf_addstr(o, ")");
-		}
-		strbuf_addstr(o, ". Instructions are a proxy: "
-			      "deterministic, but blind to cache misses, branch mispredictions and "
-			      "memory stalls.</p>\n<table><tr><th>workload</th><th>A</th><th>B</th>"
-			      "<th>speedup A/B</th><th>how</th></tr>\n");
-		for (size_t i = 0; i < g->nr_wl; i++) {
-			const struct gate_workload *w = &g->wl[i];
-			if (w->instr == INSTR_NOT_MEASURED)
-				continue;
-			strbuf_addstr(o, "<tr>");
-			cell_text(o, w->name, NULL);
-			if (w->instr == INSTR_OK) {
-				cell_num(o, w->instr_a, "%.0f");
-				cell_num(o, w->instr_b, "%.0f");
-				cell_num(o, w->instr_a / w->instr_b, "%.4f");
-			} else {
-				strbuf_addstr(o, "<td colspan=\"3\" class=\"fail\">unavailable</td>");
-			}
-			cell_text(o, w->instr_note ? w->instr_note : "", NULL);
-			strbuf_addstr(o, "</tr>\n");
-		}
-		strbuf_addstr(o, "</table>\n");
-	}
-
+	section_gate_instructions(o, g);
 	section_cycles(o, g);
 	section_explain(o, g);
 	strbuf_addstr(o, "</details>\n");

@@ -104,7 +104,8 @@ void tuner_print_report(struct tuner *tu, FILE *fp, const char *out_path)
 		fprintf(fp, "policy: %s\n", out_path);
 }
 
-static void set_json_flags(struct tune_engine *t, tune_set s, struct json_writer *jw)
+/* The flags of set s, an array. */
+static void set_json_flags(const struct tune_engine *t, tune_set s, struct json_writer *jw)
 {
 	json_array_begin(jw);
 	for (size_t i = 0; i < t->flags.nr; i++)
@@ -113,95 +114,135 @@ static void set_json_flags(struct tune_engine *t, tune_set s, struct json_writer
 	json_array_end(jw);
 }
 
+/* A ratio under key, and its interval as "ci_low" and "ci_high". */
+static void write_ratio(struct json_writer *jw, const char *key, double ratio, double lo,
+			double hi)
+{
+	json_key(jw, key); json_double(jw, ratio);
+	json_key(jw, "ci_low"); json_double(jw, lo);
+	json_key(jw, "ci_high"); json_double(jw, hi);
+}
+
+/* A document begun with json_writer_init on sb: closed, then written to
+ * path as write_result writes (sb released).  0, or -1 after the error. */
+static int write_document(struct json_writer *jw, struct strbuf *sb, const char *path)
+{
+	int rc;
+
+	json_object_end(jw);
+	strbuf_addch(sb, '\n');
+	rc = write_result(path, sb->buf, sb->len);
+	strbuf_release(sb);
+	return rc;
+}
+
+/* What the search was asked: the workload, metric, scope, its
+ * parameters, and the candidates kept and refused. */
+static void write_search(struct json_writer *jw, const struct tuner *tu)
+{
+	const struct tune_engine *t = &tu->t;
+
+	json_key(jw, "workload"); json_string(jw, tu->o.workload);
+	json_key(jw, "train"); json_string(jw, tu->o.workload);
+	json_key(jw, "metric"); json_string(jw, tu->o.metric);
+	json_key(jw, "scope"); json_string(jw, tu->o.scope);
+	json_key(jw, "bundle"); json_string(jw, tu->o.bundle);
+	if (tu->o.bundle) {
+		json_key(jw, "min_applies"); json_double(jw, tu->o.min_applies);
+	}
+	json_key(jw, "tolerance"); json_double(jw, t->p.tolerance);
+	json_key(jw, "min_gain"); json_double(jw, t->p.min_gain);
+	json_key(jw, "resolution");
+	if (tu->o.resolution_source)
+		json_double(jw, t->p.resolution);
+	else
+		json_null(jw);
+	json_key(jw, "resolution_source"); json_string(jw, tu->o.resolution_source);
+	json_key(jw, "noise_floor"); json_string(jw, tu->o.noise_note);
+	json_key(jw, "candidates"); set_json_flags(t, ~(tune_set)0, jw);
+	json_key(jw, "refused"); json_strvec(jw, &tu->refused);
+}
+
+/* Step i of the search: the sets compared, the verdict, the evaluation. */
+static void write_step(struct json_writer *jw, const struct tune_engine *t, size_t i)
+{
+	const struct tune_step *s = &t->steps[i];
+	const struct tune_record *r = s->record >= 0 ? &t->records[s->record] : NULL;
+
+	json_object_begin(jw);
+	json_key(jw, "step"); json_int(jw, (int64_t)i + 1);
+	json_key(jw, "phase"); json_string(jw, tune_phase_name(s->phase));
+	json_key(jw, "flag"); json_string(jw, s->flag >= 0 ? t->flags.v[s->flag] : NULL);
+	json_key(jw, "cand"); set_json_flags(t, s->cand, jw);
+	json_key(jw, "ref"); set_json_flags(t, s->ref, jw);
+	json_key(jw, "verdict"); json_string(jw, tune_verdict_name(s->verdict));
+	json_key(jw, "cached"); json_bool(jw, s->cached);
+	json_key(jw, "outcome"); json_string(jw, r ? tune_outcome_name(r->e.outcome) : NULL);
+	write_ratio(jw, "ratio", r ? r->e.ratio : NAN, r ? r->e.lo : NAN, r ? r->e.hi : NAN);
+	json_key(jw, "builds"); json_int(jw, r ? r->e.builds : 0);
+	json_key(jw, "build_seconds"); json_double(jw, r ? r->e.build_seconds : NAN);
+	json_key(jw, "seconds"); json_double(jw, r ? r->e.seconds : NAN);
+	json_key(jw, "note"); json_string(jw, r ? r->e.note : NULL);
+	json_object_end(jw);
+}
+
+/* "best": its flags, policy, id and prefix, and how it did against stock. */
+static void write_best(struct json_writer *jw, struct tuner *tu, const char *out_path)
+{
+	const struct tune_engine *t = &tu->t;
+	char *id = tune_set_id(t, t->best), *pfx = tuner_set_prefix(tu, t->best);
+
+	json_key(jw, "best");
+	json_object_begin(jw);
+	json_key(jw, "flags"); set_json_flags(t, t->best, jw);
+	json_key(jw, "policy"); json_string(jw, out_path);
+	json_key(jw, "id"); json_string(jw, id);
+	json_key(jw, "prefix"); json_string(jw, pfx);
+	if (t->final_record >= 0 && t->best) {
+		const struct tune_record *r = &t->records[t->final_record];
+		write_ratio(jw, "vs_stock", r->e.ratio, r->e.lo, r->e.hi);
+	} else {
+		json_key(jw, "vs_stock"); json_double(jw, t->best ? NAN : 1.0);
+	}
+	json_object_end(jw);
+	free(id);
+	free(pfx);
+}
+
+/* The best set against stock on one held-out workload. */
+static void write_held(struct json_writer *jw, const struct tune_held *h)
+{
+	json_object_begin(jw);
+	json_key(jw, "workload"); json_string(jw, h->workload);
+	write_ratio(jw, "vs_stock", h->e.ratio, h->e.lo, h->e.hi);
+	json_key(jw, "resolution"); json_double(jw, h->resolution);
+	json_key(jw, "verdict"); json_string(jw, h->verdict);
+	json_key(jw, "seconds"); json_double(jw, h->e.seconds);
+	json_key(jw, "note"); json_string(jw, h->e.note);
+	json_object_end(jw);
+}
+
 int tuner_write_json(struct tuner *tu, const char *path, const char *out_path)
 {
 	struct tune_engine *t = &tu->t;
 	struct strbuf sb = STRBUF_INIT;
 	struct json_writer jw;
-	int rc;
+
 	json_writer_init(&jw, &sb);
 	json_object_begin(&jw);
 	json_key(&jw, "kind"); json_string(&jw, "pgbuild-tune");
 	json_key(&jw, "version"); json_int(&jw, 1);
-	json_key(&jw, "workload"); json_string(&jw, tu->o.workload);
-	json_key(&jw, "train"); json_string(&jw, tu->o.workload);
-	json_key(&jw, "metric"); json_string(&jw, tu->o.metric);
-	json_key(&jw, "scope"); json_string(&jw, tu->o.scope);
-	json_key(&jw, "bundle"); json_string(&jw, tu->o.bundle);
-	if (tu->o.bundle) {
-		json_key(&jw, "min_applies"); json_double(&jw, tu->o.min_applies);
-	}
-	json_key(&jw, "tolerance"); json_double(&jw, t->p.tolerance);
-	json_key(&jw, "min_gain"); json_double(&jw, t->p.min_gain);
-	json_key(&jw, "resolution");
-	if (tu->o.resolution_source)
-		json_double(&jw, t->p.resolution);
-	else
-		json_null(&jw);
-	json_key(&jw, "resolution_source"); json_string(&jw, tu->o.resolution_source);
-	json_key(&jw, "noise_floor"); json_string(&jw, tu->o.noise_note);
-	json_key(&jw, "candidates"); set_json_flags(t, ~(tune_set)0, &jw);
-	json_key(&jw, "refused");
-	json_strvec(&jw, &tu->refused);
+	write_search(&jw, tu);
 	json_key(&jw, "steps");
 	json_array_begin(&jw);
-	for (size_t i = 0; i < t->nr_steps; i++) {
-		const struct tune_step *s = &t->steps[i];
-		const struct tune_record *r = s->record >= 0 ? &t->records[s->record] : NULL;
-		json_object_begin(&jw);
-		json_key(&jw, "step"); json_int(&jw, (int64_t)i + 1);
-		json_key(&jw, "phase"); json_string(&jw, tune_phase_name(s->phase));
-		json_key(&jw, "flag"); json_string(&jw, s->flag >= 0 ? t->flags.v[s->flag] : NULL);
-		json_key(&jw, "cand"); set_json_flags(t, s->cand, &jw);
-		json_key(&jw, "ref"); set_json_flags(t, s->ref, &jw);
-		json_key(&jw, "verdict"); json_string(&jw, tune_verdict_name(s->verdict));
-		json_key(&jw, "cached"); json_bool(&jw, s->cached);
-		json_key(&jw, "outcome"); json_string(&jw, r ? tune_outcome_name(r->e.outcome) : NULL);
-		json_key(&jw, "ratio"); json_double(&jw, r ? r->e.ratio : NAN);
-		json_key(&jw, "ci_low"); json_double(&jw, r ? r->e.lo : NAN);
-		json_key(&jw, "ci_high"); json_double(&jw, r ? r->e.hi : NAN);
-		json_key(&jw, "builds"); json_int(&jw, r ? r->e.builds : 0);
-		json_key(&jw, "build_seconds"); json_double(&jw, r ? r->e.build_seconds : NAN);
-		json_key(&jw, "seconds"); json_double(&jw, r ? r->e.seconds : NAN);
-		json_key(&jw, "note"); json_string(&jw, r ? r->e.note : NULL);
-		json_object_end(&jw);
-	}
+	for (size_t i = 0; i < t->nr_steps; i++)
+		write_step(&jw, t, i);
 	json_array_end(&jw);
-	json_key(&jw, "best");
-	json_object_begin(&jw);
-	json_key(&jw, "flags"); set_json_flags(t, t->best, &jw);
-	json_key(&jw, "policy"); json_string(&jw, out_path);
-	{
-		char *id = tune_set_id(t, t->best), *pfx = tuner_set_prefix(tu, t->best);
-		json_key(&jw, "id"); json_string(&jw, id);
-		json_key(&jw, "prefix"); json_string(&jw, pfx);
-		free(id);
-		free(pfx);
-	}
-	if (t->final_record >= 0 && t->best) {
-		const struct tune_record *r = &t->records[t->final_record];
-		json_key(&jw, "vs_stock"); json_double(&jw, r->e.ratio);
-		json_key(&jw, "ci_low"); json_double(&jw, r->e.lo);
-		json_key(&jw, "ci_high"); json_double(&jw, r->e.hi);
-	} else {
-		json_key(&jw, "vs_stock"); json_double(&jw, t->best ? NAN : 1.0);
-	}
-	json_object_end(&jw);
+	write_best(&jw, tu, out_path);
 	json_key(&jw, "held_out");
 	json_array_begin(&jw);
-	for (size_t i = 0; i < tu->nr_held; i++) {
-		const struct tune_held *h = &tu->held[i];
-		json_object_begin(&jw);
-		json_key(&jw, "workload"); json_string(&jw, h->workload);
-		json_key(&jw, "vs_stock"); json_double(&jw, h->e.ratio);
-		json_key(&jw, "ci_low"); json_double(&jw, h->e.lo);
-		json_key(&jw, "ci_high"); json_double(&jw, h->e.hi);
-		json_key(&jw, "resolution"); json_double(&jw, h->resolution);
-		json_key(&jw, "verdict"); json_string(&jw, h->verdict);
-		json_key(&jw, "seconds"); json_double(&jw, h->e.seconds);
-		json_key(&jw, "note"); json_string(&jw, h->e.note);
-		json_object_end(&jw);
-	}
+	for (size_t i = 0; i < tu->nr_held; i++)
+		write_held(&jw, &tu->held[i]);
 	json_array_end(&jw);
 	json_key(&jw, "held_out_verdict"); json_string(&jw, tuner_held_overall(tu->held, tu->nr_held));
 	json_key(&jw, "builds"); json_int(&jw, t->builds);
@@ -209,11 +250,7 @@ int tuner_write_json(struct tuner *tu, const char *path, const char *out_path)
 	json_key(&jw, "new_evaluations"); json_int(&jw, t->new_evaluations);
 	json_key(&jw, "wall_seconds"); json_double(&jw, clock_seconds() - tu->t0);
 	json_key(&jw, "stop_reason"); json_string(&jw, t->stop_reason);
-	json_object_end(&jw);
-	strbuf_addch(&sb, '\n');
-	rc = write_result(path, sb.buf, sb.len);
-	strbuf_release(&sb);
-	return rc;
+	return write_document(&jw, &sb, path);
 }
 
 int tuner_write_plan_json(const struct tuner *tu, const char *path, const char *policy_text)
@@ -221,7 +258,6 @@ int tuner_write_plan_json(const struct tuner *tu, const char *path, const char *
 	const struct tune_engine *t = &tu->t;
 	struct strbuf sb = STRBUF_INIT;
 	struct json_writer jw;
-	int rc;
 
 	json_writer_init(&jw, &sb);
 	json_object_begin(&jw);
@@ -243,9 +279,5 @@ int tuner_write_plan_json(const struct tuner *tu, const char *path, const char *
 	json_key(&jw, "candidates"); json_strvec(&jw, &t->flags);
 	json_key(&jw, "refused"); json_strvec(&jw, &tu->refused);
 	json_key(&jw, "start_policy"); json_string(&jw, policy_text);
-	json_object_end(&jw);
-	strbuf_addch(&sb, '\n');
-	rc = write_result(path, sb.buf, sb.len);
-	strbuf_release(&sb);
-	return rc;
+	return write_document(&jw, &sb, path);
 }

@@ -2,7 +2,9 @@
  * fixture.h - what the unit tests share: fixture(NAME) is the text of
  * their recorded input tests/unit/data/NAME (malloced; the test fails when
  * it is missing or empty); scratch_dir_make and scratch_dir_remove give a
- * test (or a group's setup and teardown) a private scratch directory;
+ * test (or a group's setup and teardown) a private scratch directory, and
+ * scratch_mkdir, scratch_put, scratch_symlink and scratch_exists make and
+ * look at what is in it (DIR/REL; the test fails when one cannot);
  * skip_because(REASON) skips the rest of a test that cannot run here,
  * saying why: `make check-unit` lists every skip with its reason at the
  * end, and fails on a skip that gave none (cmocka's bare skip()).
@@ -15,7 +17,10 @@
 #include <string.h>
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "wrapper/common/fdio.h"
 #include "wrapper/common/rmtree.h"
 #include "wrapper/common/safefs.h"
 #include "wrapper/common/strbuf.h"
@@ -56,6 +61,41 @@ static inline char *scratch_dir_make(const char *name)
 		return NULL;
 	}
 	return dir;
+}
+
+/* Make the directory DIR/REL (0755 before the umask). */
+static inline void scratch_mkdir(const char *dir, const char *rel)
+{
+	char *p = xasprintf("%s/%s", dir, rel);
+	assert_int_equal(mkdir(p, 0755), 0);
+	free(p);
+}
+
+/* Write text to the file DIR/REL (write_file_atomic: its directory must
+ * be there). */
+static inline void scratch_put(const char *dir, const char *rel, const char *text)
+{
+	char *p = xasprintf("%s/%s", dir, rel);
+	assert_int_equal(write_file_atomic_quiet(p, text, strlen(text)), 0);
+	free(p);
+}
+
+/* Make DIR/REL a symbolic link to target. */
+static inline void scratch_symlink(const char *dir, const char *target, const char *rel)
+{
+	char *p = xasprintf("%s/%s", dir, rel);
+	assert_int_equal(symlink(target, p), 0);
+	free(p);
+}
+
+/* Is DIR/REL there (a link is not followed)? */
+static inline int scratch_exists(const char *dir, const char *rel)
+{
+	struct stat st;
+	char *p = xasprintf("%s/%s", dir, rel);
+	int there = lstat(p, &st) == 0;
+	free(p);
+	return there;
 }
 
 /* Remove dir and everything below it (rm -rf, no process), then free the

@@ -6,7 +6,8 @@
  * visitor's skip, stop and error, the second visit after a directory with
  * its own descriptor, and the one depth limit with its one message in
  * every walk built on it (sfs_chown_tree, sfs_tree_foreign,
- * sfs_link_tree, bundle_verify).
+ * sfs_link_tree, bundle_verify), and in remove_tree (rmtree.h), which
+ * cannot be built on it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,7 +22,7 @@
 #include <cmocka.h>
 
 #include "wrapper/common/bundle-verify.h"
-#include "wrapper/common/fdio.h"
+#include "wrapper/common/rmtree.h"
 #include "wrapper/common/safefs.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/xalloc.h"
@@ -44,27 +45,6 @@ static int teardown(void **state)
 	(void)state;
 	close(topfd);
 	return scratch_dir_remove(top);
-}
-
-static void mk(const char *rel)
-{
-	char *p = xasprintf("%s/%s", top, rel);
-	assert_int_equal(mkdir(p, 0755), 0);
-	free(p);
-}
-
-static void put(const char *rel, const char *text)
-{
-	char *p = xasprintf("%s/%s", top, rel);
-	assert_int_equal(write_file_atomic_quiet(p, text, strlen(text)), 0);
-	free(p);
-}
-
-static void ln(const char *target, const char *rel)
-{
-	char *p = xasprintf("%s/%s", top, rel);
-	assert_int_equal(symlink(target, p), 0);
-	free(p);
 }
 
 static int open_rel(const char *rel)
@@ -195,11 +175,11 @@ static void test_paths(void **state)
 	int fd;
 	(void)state;
 
-	mk("p");
-	mk("p/a");
-	mk("p/a/b");
-	mk("p/a/b/c");
-	put("p/a/b/c/f", "f");
+	scratch_mkdir(top, "p");
+	scratch_mkdir(top, "p/a");
+	scratch_mkdir(top, "p/a/b");
+	scratch_mkdir(top, "p/a/b/c");
+	scratch_put(top, "p/a/b/c/f", "f");
 	assert_int_equal(walk("p", &s, &err), 0);
 	assert_int_equal(err.len, 0);
 	assert_string_equal(s.log.buf, "a:dir\na/b:dir\na/b/c:dir\na/b/c/f:file\n");
@@ -225,11 +205,11 @@ static void test_links(void **state)
 	struct strbuf err = STRBUF_INIT;
 	(void)state;
 
-	mk("l");
-	mk("l/real");
-	put("l/real/f", "f");
-	ln("real", "l/tolink");
-	ln("/etc", "l/etc");
+	scratch_mkdir(top, "l");
+	scratch_mkdir(top, "l/real");
+	scratch_put(top, "l/real/f", "f");
+	scratch_symlink(top, "real", "l/tolink");
+	scratch_symlink(top, "/etc", "l/etc");
 	assert_int_equal(walk("l", &s, &err), 0);
 	assert_true(logged(&s, "tolink:link"));
 	assert_true(logged(&s, "etc:link"));
@@ -258,10 +238,10 @@ static void test_vanished(void **state)
 	(void)state;
 
 	/* readdir still returns the names the first visit removed */
-	mk("v");
+	scratch_mkdir(top, "v");
 	for (char c = 'a'; c <= 'e'; c++) {
 		char rel[] = { 'v', '/', c, 0 };
-		put(rel, "x");
+		scratch_put(top, rel, "x");
 	}
 	s.sweep = 1;
 	assert_int_equal(walk("v", &s, &err), 0);
@@ -270,8 +250,8 @@ static void test_vanished(void **state)
 	s.sweep = 0;
 
 	/* a directory gone before it is entered: empty, its second visit made */
-	mk("v/gone");
-	put("v/gone/f", "f");
+	scratch_mkdir(top, "v/gone");
+	scratch_put(top, "v/gone/f", "f");
 	s.gone = s.after = "gone";
 	assert_int_equal(walk("v", &s, &err), 0);
 	assert_int_equal(err.len, 0);
@@ -288,12 +268,12 @@ static void test_answers(void **state)
 	struct strbuf err = STRBUF_INIT;
 	(void)state;
 
-	mk("s");
-	mk("s/a");
-	mk("s/b");
-	put("s/a/x", "x");
-	put("s/b/y", "y");
-	put("s/c", "c");
+	scratch_mkdir(top, "s");
+	scratch_mkdir(top, "s/a");
+	scratch_mkdir(top, "s/b");
+	scratch_put(top, "s/a/x", "x");
+	scratch_put(top, "s/b/y", "y");
+	scratch_put(top, "s/c", "c");
 	s.skip = "a";
 	assert_int_equal(walk("s", &s, &err), 0);
 	assert_true(logged(&s, "a:dir"));
@@ -327,11 +307,11 @@ static void test_after(void **state)
 	struct strbuf err = STRBUF_INIT;
 	(void)state;
 
-	mk("o");
-	mk("o/a");
-	mk("o/a/y");
-	put("o/a/x", "x");
-	put("o/a/y/z", "z");
+	scratch_mkdir(top, "o");
+	scratch_mkdir(top, "o/a");
+	scratch_mkdir(top, "o/a/y");
+	scratch_put(top, "o/a/x", "x");
+	scratch_put(top, "o/a/y/z", "z");
 	s.after = "a";
 	assert_int_equal(walk("o", &s, &err), 0);
 	assert_true(log_at(&s, "a:dir") < log_at(&s, "a/x:file"));
@@ -350,8 +330,9 @@ static void test_after(void **state)
 	strbuf_release(&err);
 }
 
-/* A chain of n directories "d" in top/rel (made). */
-static void chain(const char *rel, int n)
+/* A chain of n directories "d" in top/rel (made), and a file "f" in the
+ * last one when leaf is set. */
+static void chain_leaf(const char *rel, int n, int leaf)
 {
 	int fd = open_rel(rel);
 	for (int i = 0; i < n; i++) {
@@ -362,8 +343,19 @@ static void chain(const char *rel, int n)
 		close(fd);
 		fd = sub;
 	}
+	if (leaf) {
+		int f = openat(fd, "f", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		assert_true(f >= 0);
+		close(f);
+	}
 	close(fd);
 }
+
+static void chain(const char *rel, int n)
+{
+	chain_leaf(rel, n, 0);
+}
+
 
 /* SFS_MAX_DEPTH levels are walked, one more is refused with one message
  * by every walk (the four had three limits and four messages). */
@@ -378,12 +370,12 @@ static void test_depth(void **state)
 	(void)state;
 
 	assert_int_equal(SFS_MAX_DEPTH, 256);
-	mk("deep");
+	scratch_mkdir(top, "deep");
 	chain("deep", SFS_MAX_DEPTH);
 	assert_int_equal(walk("deep", &s, &err), 0);
 	assert_int_equal(err.len, 0);
 	b = xasprintf("%s/deep", top);
-	put("deep/" BUNDLE_MANIFEST_NAME, "{\"kind\":\"pgopt-bundle\",\"version\":1,\"files\":{}}");
+	scratch_put(top, "deep/" BUNDLE_MANIFEST_NAME, "{\"kind\":\"pgopt-bundle\",\"version\":1,\"files\":{}}");
 	assert_int_equal(bundle_verify(b, &bv, &err), 0);
 	bundle_verified_release(&bv);
 
@@ -403,7 +395,7 @@ static void test_depth(void **state)
 	assert_int_equal(sfs_link_tree(topfd, "deep", topfd, "copy", geteuid(), getegid(), NULL,
 				       &err), -1);
 	assert_string_equal(err.buf, msg);
-	rm_rel("copy");       /* the copy is removed to 64 levels only: rmtree's limit */
+	assert_false(scratch_exists(top, "copy"));     /* removed whole: rmtree goes as deep */
 	strbuf_reset(&err);
 	assert_int_equal(bundle_verify(b, &bv, &err), -1);
 	want = xasprintf("cannot walk %s: directories nested too deep (more than 256 levels)", b);
@@ -416,6 +408,42 @@ static void test_depth(void **state)
 	strbuf_release(&bad);
 }
 
+/* The same limit in remove_tree (it had 64 levels): a tree of 100 levels,
+ * beyond the old limit, is walked and removed; one of SFS_MAX_DEPTH levels
+ * with a file at the bottom too; one level more is refused by both, at the
+ * same directory. */
+static void test_depth_remove(void **state)
+{
+	struct seen s = { .log = STRBUF_INIT };
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	scratch_mkdir(top, "mid");
+	chain_leaf("mid", 100, 1);
+	assert_int_equal(walk("mid", &s, &err), 0);
+	assert_int_equal(s.visits, 101);
+	assert_int_equal(remove_tree_at(topfd, "mid"), 0);
+	assert_false(scratch_exists(top, "mid"));
+
+	scratch_mkdir(top, "max");
+	chain_leaf("max", SFS_MAX_DEPTH, 1);
+	assert_int_equal(walk("max", &s, &err), 0);
+	assert_int_equal(s.visits, SFS_MAX_DEPTH + 1);
+	assert_int_equal(remove_tree_at(topfd, "max"), 0);
+	assert_false(scratch_exists(top, "max"));
+
+	scratch_mkdir(top, "over");
+	chain_leaf("over", SFS_MAX_DEPTH + 1, 1);
+	assert_int_equal(walk("over", &s, &err), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_int_equal(remove_tree_at(topfd, "over"), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_true(scratch_exists(top, "over"));
+	rm_rel("over");
+	strbuf_release(&s.log);
+	strbuf_release(&err);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_paths),
 	cmocka_unit_test(test_links),
@@ -423,6 +451,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_answers),
 	cmocka_unit_test(test_after),
 	cmocka_unit_test(test_depth),
+	cmocka_unit_test(test_depth_remove),
 };
 
 int main(void)

@@ -17,7 +17,6 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "wrapper/common/fdio.h"
 #include "wrapper/common/safefs.h"
 #include "wrapper/common/sha256.h"
 #include "wrapper/common/strbuf.h"
@@ -45,28 +44,6 @@ static int teardown(void **state)
 	close(topfd);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
 	return system(cmd) == 0 ? 0 : -1;
-}
-
-/* write text to top/rel */
-static void put(const char *rel, const char *text)
-{
-	char *p = xasprintf("%s/%s", top, rel);
-	assert_int_equal(write_file_atomic_quiet(p, text, strlen(text)), 0);
-	free(p);
-}
-
-static void mk(const char *rel)
-{
-	char *p = xasprintf("%s/%s", top, rel);
-	assert_int_equal(mkdir(p, 0755), 0);
-	free(p);
-}
-
-static void ln(const char *target, const char *rel)
-{
-	char *p = xasprintf("%s/%s", top, rel);
-	assert_int_equal(symlink(target, p), 0);
-	free(p);
 }
 
 static char *slurp(const char *rel)
@@ -98,8 +75,8 @@ static void test_read_bounded(void **state)
 	char *fifo = xasprintf("%s/fifo", top);
 	(void)state;
 
-	mk("r");
-	put("r/ok", "hello\n");
+	scratch_mkdir(top, "r");
+	scratch_put(top, "r/ok", "hello\n");
 	assert_int_equal(sfs_read(topfd, "r/ok", SFS_IN_TEXT, SFS_NOFOLLOW, &out, &err), 6);
 	assert_string_equal(out.buf, "hello\n");
 
@@ -150,8 +127,8 @@ static void test_read_bounded(void **state)
 
 	/* links: the last component never (with or without SFS_NOFOLLOW);
 	 * a directory on the way only without it */
-	ln("ok", "r/link");
-	ln("r", "rdir");
+	scratch_symlink(top, "ok", "r/link");
+	scratch_symlink(top, "r", "rdir");
 	strbuf_setlen(&out, 0);
 	strbuf_setlen(&err, 0);
 	assert_int_equal(sfs_read(topfd, "r/link", SFS_IN_TEXT, 0, &out, &err), -1);
@@ -211,8 +188,8 @@ static void test_create_and_write(void **state)
 	int fd;
 	(void)state;
 
-	mk("w");
-	put("victim", "root's file\n");
+	scratch_mkdir(top, "w");
+	scratch_put(top, "victim", "root's file\n");
 	victim = xasprintf("%s/victim", top);
 
 	/* a new file */
@@ -225,7 +202,7 @@ static void test_create_and_write(void **state)
 	assert_int_equal(errno, EEXIST);
 
 	/* a planted link where the file goes: refused, its target untouched */
-	ln(victim, "w/log");
+	scratch_symlink(top, victim, "w/log");
 	strbuf_setlen(&err, 0);
 	assert_int_equal(sfs_create(topfd, "w/log", O_WRONLY | O_TRUNC, 0644, &err), -1);
 	assert_int_equal(errno, EEXIST);
@@ -253,7 +230,7 @@ static void test_create_and_write(void **state)
 	}
 
 	/* a linked directory on the way: refused */
-	ln("w", "wlink");
+	scratch_symlink(top, "w", "wlink");
 	assert_int_equal(sfs_create(topfd, "wlink/x", O_WRONLY, 0644, NULL), -1);
 	assert_int_equal(errno, ELOOP);
 	assert_int_equal(sfs_write_atomic(topfd, "wlink/x", "x", 1, 0644, NULL), -1);
@@ -279,7 +256,7 @@ static void test_root_only(void **state)
 	int fd;
 	(void)state;
 
-	mk("ro");
+	scratch_mkdir(top, "ro");
 	fd = sfs_open_dir(topfd, "ro", NULL);
 	assert_true(fd >= 0);
 	assert_int_equal(fchmod(fd, 0755), 0);
@@ -328,10 +305,10 @@ static void test_mkdir_and_anchor(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	/* a link to another directory in its place: refused, the target's mode kept */
-	mk("other");
+	scratch_mkdir(top, "other");
 	p = xasprintf("%s/other", top);
 	assert_int_equal(chmod(p, 0755), 0);
-	ln(p, "dl");
+	scratch_symlink(top, p, "dl");
 	strbuf_setlen(&err, 0);
 	assert_int_equal(sfs_mkdir(topfd, "dl", 0700, (uid_t)-1, (gid_t)-1, 1, &err), -1);
 	assert_non_null(strstr(err.buf, "something other than a directory"));
@@ -383,13 +360,13 @@ static void test_chown_tree(void **state)
 	long n;
 	(void)state;
 
-	mk("t");
-	mk("t/sub");
-	put("t/sub/f", "x");
-	put("outside", "keep");
+	scratch_mkdir(top, "t");
+	scratch_mkdir(top, "t/sub");
+	scratch_put(top, "t/sub/f", "x");
+	scratch_put(top, "outside", "keep");
 	outside = xasprintf("%s/outside", top);
-	ln(outside, "t/sub/link");
-	ln(top, "t/uplink");
+	scratch_symlink(top, outside, "t/sub/link");
+	scratch_symlink(top, top, "t/uplink");
 
 	/* as ourselves: nothing changes owner */
 	n = sfs_chown_tree(topfd, "t", geteuid(), getegid(), NULL);
@@ -419,12 +396,12 @@ static void test_remove(void **state)
 {
 	char *t;
 	(void)state;
-	mk("x");
-	mk("x/y");
-	put("x/y/f", "x");
-	put("keep", "kept");
-	ln("../../keep", "x/y/l");
-	ln(top, "x/top");
+	scratch_mkdir(top, "x");
+	scratch_mkdir(top, "x/y");
+	scratch_put(top, "x/y/f", "x");
+	scratch_put(top, "keep", "kept");
+	scratch_symlink(top, "../../keep", "x/y/l");
+	scratch_symlink(top, top, "x/top");
 	assert_int_equal(sfs_remove(topfd, "x", NULL), 0);
 	t = slurp("keep");
 	assert_string_equal(t, "kept");
@@ -434,9 +411,9 @@ static void test_remove(void **state)
 	free(t);
 	/* missing: success; a link on the way: refused */
 	assert_int_equal(sfs_remove(topfd, "x", NULL), 0);
-	mk("z");
-	put("z/f", "z");
-	ln("z", "zl");
+	scratch_mkdir(top, "z");
+	scratch_put(top, "z/f", "z");
+	scratch_symlink(top, "z", "zl");
 	assert_int_equal(sfs_remove(topfd, "zl/f", NULL), -1);
 	assert_int_equal(errno, ELOOP);
 	t = slurp("z/f");
@@ -458,11 +435,11 @@ static void test_tree_foreign(void **state)
 	char *p;
 	(void)state;
 
-	mk("ft");
-	mk("ft/a");
-	mk("ft/ignored");
-	put("ft/a/Makefile", "all:\n");
-	ln("/etc", "ft/a/link");
+	scratch_mkdir(top, "ft");
+	scratch_mkdir(top, "ft/a");
+	scratch_mkdir(top, "ft/ignored");
+	scratch_put(top, "ft/a/Makefile", "all:\n");
+	scratch_symlink(top, "/etc", "ft/a/link");
 	/* all ours, links and a skipped entry aside */
 	assert_int_equal(sfs_tree_foreign(topfd, "ft", geteuid(), getegid(), skip, &bad, &owner,
 					  NULL), 0);
@@ -514,14 +491,14 @@ static void test_link_tree(void **state)
 	char *p, *q, *t;
 	(void)state;
 
-	mk("src");
-	mk("src/d");
-	mk("src/skipped");
-	put("src/d/Makefile", "all:\n");
-	put("src/open", "anyone may write me");
-	put("src/skipped/x", "x");
-	ln("d/Makefile", "src/rel");
-	ln("/etc/passwd", "src/abs");
+	scratch_mkdir(top, "src");
+	scratch_mkdir(top, "src/d");
+	scratch_mkdir(top, "src/skipped");
+	scratch_put(top, "src/d/Makefile", "all:\n");
+	scratch_put(top, "src/open", "anyone may write me");
+	scratch_put(top, "src/skipped/x", "x");
+	scratch_symlink(top, "d/Makefile", "src/rel");
+	scratch_symlink(top, "/etc/passwd", "src/abs");
 	p = xasprintf("%s/src/open", top);
 	assert_int_equal(chmod(p, 0666), 0);
 	free(p);
@@ -596,13 +573,13 @@ static void test_link_tree_escaping(void **state)
 	ssize_t n;
 	(void)state;
 
-	mk("b");
-	mk("b/d");
-	put("beside", "beside the tree\n");
-	put("b/d/in", "inside\n");
-	ln("../../beside", "b/d/up");
-	ln("in", "b/d/rel");
-	mk("deeper");
+	scratch_mkdir(top, "b");
+	scratch_mkdir(top, "b/d");
+	scratch_put(top, "beside", "beside the tree\n");
+	scratch_put(top, "b/d/in", "inside\n");
+	scratch_symlink(top, "../../beside", "b/d/up");
+	scratch_symlink(top, "in", "b/d/rel");
+	scratch_mkdir(top, "deeper");
 	assert_int_equal(sfs_link_tree(topfd, "b", topfd, "deeper/copy", geteuid(), getegid(),
 				       NULL, NULL), 5);
 	t = slurp("deeper/copy/d/up");
@@ -625,10 +602,10 @@ static void test_copy_back(void **state)
 	char *t;
 	(void)state;
 
-	mk("cb");
-	put("cb/data.gcda", "counts");
-	put("secret", "root only");
-	ln("../secret", "cb/planted.gcda");
+	scratch_mkdir(top, "cb");
+	scratch_put(top, "cb/data.gcda", "counts");
+	scratch_put(top, "secret", "root only");
+	scratch_symlink(top, "../secret", "cb/planted.gcda");
 	assert_int_equal(sfs_copy_back(topfd, "cb/data.gcda", topfd, "back.gcda", SFS_IN_COUNTS, 0644,
 				       &err), 6);
 	t = slurp("back.gcda");

@@ -4,8 +4,9 @@
  * the name -> unit map (globals win, statics may be ambiguous), ranking,
  * coverage cut-offs, hot/cold lists, the emitted policy (parsed back with
  * the wrapper's own policy parser), the JSON round trip, and the user's
- * policy as pgo copies it into its generated policies (profile/pgo.c), and
- * the training workloads' options (--train, and -W its older spelling).
+ * policy as pgo copies it into its generated policies (profile/pgo.c), the
+ * training workloads' options (--train, and -W its older spelling), and the
+ * walks of .gcda trees (a training's, a build tree's) and of pgo's relink.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -21,9 +24,14 @@
 #include "pgbuild/profile/data.h"
 #include "pgbuild/profile/pgo.h"
 #include "pgbuild/cli/cli.h"
+#include "pgbuild/build/build.h"
 #include "pgbuild/profile/run.h"
+#include "wrapper/common/dir.h"
+#include "wrapper/common/safefs.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/xalloc.h"
+
+#include "tests/unit/fixture.h"
 
 /* What `perf report --stdio --no-children -n --sort dso,sym -g none -t TAB` prints. */
 static const char perf_text[] =
@@ -333,6 +341,109 @@ static void test_many_entries(void **state)
 	prof_release(&p);
 }
 
+/* Write text to the file DIR/REL, its directory made. */
+static void put_in(const char *dir, const char *rel, const char *text)
+{
+	char *p = xasprintf("%s/%s", dir, rel);
+	*strrchr(p, '/') = '\0';
+	assert_int_equal(mkdir_p(p), 0);
+	free(p);
+	scratch_put(dir, rel, text);
+}
+
+/*
+ * The .gcda walks (sfs_walk_tree): prof_gcda_begin removes a build tree's
+ * old counts; prof_gcda_collect takes a training's .gcda back beside its
+ * object (one without a .gcno is not), and a directory of the training
+ * tree that is a symbolic link is not followed, though the build tree has
+ * a directory of that name with an object; prof_count_gcda and
+ * prof_remove_gcda count and remove the build tree's, not regress's test
+ * tree's nor those behind a link.
+ */
+static void test_gcda_walks(void **state)
+{
+	char *top = scratch_dir_make("pgopt-gcda"), *build, *theirs, *elsewhere, *text;
+	struct prof_gcda g = PROF_GCDA_INIT;
+	struct strbuf sb = STRBUF_INIT;
+
+	assert_non_null(top);
+	build = xasprintf("%s/build", top);
+	elsewhere = xasprintf("%s/elsewhere", top);
+	put_in(build, "obj/a.gcno", "notes a");
+	put_in(build, "obj/a.gcda", "old counts");
+	put_in(build, "sub/c.gcno", "notes c");
+	put_in(elsewhere, "c.gcda", "counts c");
+	assert_int_equal(prof_gcda_begin(&g, build), 0);
+	assert_false(scratch_exists(build, "obj/a.gcda"));
+
+	theirs = xasprintf("%s%s", g.dir, g.builddir);
+	put_in(theirs, "obj/a.gcda", "counts a");
+	put_in(theirs, "obj/b.gcda", "counts b");      /* no b.gcno */
+	text = xasprintf("%s/sub", theirs);
+	assert_int_equal(symlink(elsewhere, text), 0);
+	free(text);
+	assert_int_equal(prof_gcda_collect(&g), 1);
+	assert_int_equal(g.skipped, 2);                /* b.gcda, the link */
+	text = xasprintf("%s/obj/a.gcda", build);
+	assert_int_equal(sfs_read(AT_FDCWD, text, SFS_IN_COUNTS, 0, &sb, NULL), 8);
+	assert_string_equal(sb.buf, "counts a");
+	free(text);
+	strbuf_release(&sb);
+	assert_false(scratch_exists(build, "obj/b.gcda"));
+	assert_false(scratch_exists(build, "sub/c.gcda"));
+	prof_gcda_end(&g);
+
+	put_in(build, BUILD_CHECK_TREE "/x.gcda", "regress's");
+	text = xasprintf("%s/ln", build);
+	assert_int_equal(symlink(elsewhere, text), 0);
+	free(text);
+	assert_int_equal(prof_count_gcda(build), 1);
+	assert_int_equal(prof_remove_gcda(build), 1);
+	assert_false(scratch_exists(build, "obj/a.gcda"));
+	assert_true(scratch_exists(build, BUILD_CHECK_TREE "/x.gcda"));
+	assert_true(scratch_exists(elsewhere, "c.gcda"));
+	assert_int_equal(prof_count_gcda(build), 0);
+	free(theirs);
+	free(elsewhere);
+	free(build);
+	assert_int_equal(scratch_dir_remove(top), 0);
+}
+
+/* pgo_force_relink: the link targets below src/ and contrib/ are removed,
+ * none in tmp_install, none behind a link to a directory. */
+static void test_force_relink(void **state)
+{
+	char *top = scratch_dir_make("pgopt-relink"), *build, *elsewhere, *text;
+
+	assert_non_null(top);
+	build = xasprintf("%s/build", top);
+	elsewhere = xasprintf("%s/elsewhere", top);
+	put_in(build, "src/backend/objfiles.txt", "x");
+	put_in(build, "src/backend/x.o", "x");
+	put_in(build, "src/interfaces/libpq/libpq.so.5", "x");
+	put_in(build, "src/port/libpgport.a", "x");
+	put_in(build, "src/test/tmp_install/lib/kept.so", "x");
+	put_in(build, "contrib/hstore/hstore.so", "x");
+	put_in(build, "config.a", "x");                /* not below src/ or contrib/ */
+	put_in(elsewhere, "objfiles.txt", "x");
+	text = xasprintf("%s/src/ln", build);
+	assert_int_equal(symlink(elsewhere, text), 0);
+	free(text);
+	assert_int_equal(pgo_force_relink(build), 4);
+	assert_false(scratch_exists(build, "src/backend/objfiles.txt"));
+	assert_false(scratch_exists(build, "src/interfaces/libpq/libpq.so.5"));
+	assert_false(scratch_exists(build, "src/port/libpgport.a"));
+	assert_false(scratch_exists(build, "contrib/hstore/hstore.so"));
+	assert_true(scratch_exists(build, "src/backend/x.o"));
+	assert_true(scratch_exists(build, "src/test/tmp_install/lib/kept.so"));
+	assert_true(scratch_exists(build, "config.a"));
+	assert_true(scratch_exists(build, "src/ln"));
+	assert_true(scratch_exists(elsewhere, "objfiles.txt"));
+	free(elsewhere);
+	free(build);
+	assert_int_equal(scratch_dir_remove(top), 0);
+}
+
 /* pgo's generated policies live in the build tree: the user's relative
  * list paths must still name the user's files, and the instrumented stage
  * drops lto. */
@@ -428,6 +539,8 @@ int main(void)
 		cmocka_unit_test(test_pgo_policy_base),
 		cmocka_unit_test(test_pgo_policy_text),
 		cmocka_unit_test(test_train_option),
+		cmocka_unit_test(test_gcda_walks),
+		cmocka_unit_test(test_force_relink),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,7 +6,8 @@
  * and never retried (nor their supersets), --max-builds and --max-time
  * are honoured, a search killed half-way resumes from its state file
  * without redoing any evaluation, and without a resolution (no layout
- * floor) nothing is searched.
+ * floor) nothing is searched; the --json documents of a finished search
+ * and of --dry-run, byte for byte (tune/output.c).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -21,7 +22,10 @@
 
 #include "pgbuild/tune/engine.h"
 #include "pgbuild/tune/tuner.h"
+#include "wrapper/common/safefs.h"
 #include "wrapper/common/xalloc.h"
+
+#include "tests/unit/fixture.h"
 
 /* ---------------- the synthetic evaluator ---------------- */
 
@@ -545,6 +549,96 @@ static void test_held_overall(void **state)
 	assert_string_equal(tuner_held_overall(h, 1), "slower");
 }
 
+/* The document written at path, its one figure of the clock
+ * ("wall_seconds") blanked; to free. */
+static char *document(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT, out = STRBUF_INIT;
+	const char *key = "\"wall_seconds\":", *at;
+
+	assert_true(sfs_read(AT_FDCWD, path, SFS_IN_JSON, 0, &sb, NULL) > 0);
+	at = strstr(sb.buf, key);
+	if (!at)
+		return strbuf_detach(&sb, NULL);
+	at += strlen(key);
+	strbuf_add(&out, sb.buf, (size_t)(at - sb.buf));
+	strbuf_addf(&out, "0%s", at + strcspn(at, ",}"));
+	strbuf_release(&sb);
+	return strbuf_detach(&out, NULL);
+}
+
+/* Does the document written at path read as the fixture name? */
+static void document_is(const char *path, const char *name)
+{
+	char *got = document(path), *want = fixture(name);
+
+	assert_string_equal(got, want);
+	free(got);
+	free(want);
+}
+
+/*
+ * tuner_write_json and tuner_write_plan_json on finished synthetic
+ * searches, byte for byte as recorded in tests/unit/data: tune-best.json
+ * and tune-plan.json (a flag that fails to build, one refused, two
+ * held-out workloads, one unmeasured), tune-best-stock.json (on a bundle,
+ * no flag pays off, no resolution, nothing held out).
+ */
+static void test_json_documents(void **state)
+{
+	static const double none[] = { 0.99, 1.0, 0.98, 1.0 };
+	struct tuner tu;
+	struct tune_params p, q = defaults;
+	struct synth s;
+	char *dir = scratch_dir_make("pgopt-tune-json"), *best, *plan;
+	(void)state;
+
+	assert_non_null(dir);
+	best = xasprintf("%s/best.json", dir);
+	plan = xasprintf("%s/plan.json", dir);
+	tuner_init(&tu, &p);
+	synth_init(&s, F4, G4);
+	s.crash = (tune_set)1 << 2;
+	q.resolution = 0.003;
+	engine_setup(&tu.t, &q, F4, 4, &s);
+	assert_int_equal(tune_engine_run(&tu.t), 0);
+	tu.workdir = xstrdup("/w");
+	tu.o.resolution_source = xstrdup("layout floor: unit");
+	tu.o.noise_note = xstrdup("stock's floor, 5 variants");
+	tu.o.candidates = "candidates.txt";
+	strvec_push(&tu.refused, "-ffast-math: it changes PostgreSQL's arithmetic");
+	strvec_push(&tu.o.held_out, "select-only");
+	strvec_push(&tu.o.held_out, "mixed");
+	tu.held = xcalloc(2, sizeof(*tu.held));
+	tu.nr_held = 2;
+	tu.held[0] = (struct tune_held){ "select-only", 0.003,
+					 { .outcome = TUNE_OK, .ratio = 1.05, .lo = 1.04, .hi = 1.06,
+					   .seconds = 30 }, "faster" };
+	tu.held[1] = (struct tune_held){ "mixed", NAN,
+					 { .outcome = TUNE_UNMEASURED, .ratio = NAN, .lo = NAN,
+					   .hi = NAN, .note = xstrdup("no server CPU") }, "unmeasured" };
+	assert_int_equal(tuner_write_json(&tu, best, "/w/best.policy"), 0);
+	document_is(best, "tune-best.json");
+	assert_int_equal(tuner_write_plan_json(&tu, plan, "[global]\ncflags += -O3\n"), 0);
+	document_is(plan, "tune-plan.json");
+	tuner_release(&tu);
+
+	tuner_init(&tu, &p);
+	synth_init(&s, F4, none);
+	engine_setup(&tu.t, &defaults, F4, 4, &s);
+	assert_int_equal(tune_engine_run(&tu.t), 0);
+	assert_true(tu.t.best == 0);
+	tu.workdir = xstrdup("/w");
+	tu.o.metric = "tps";
+	tu.o.bundle = xstrdup("/b/bundle");
+	assert_int_equal(tuner_write_json(&tu, best, NULL), 0);
+	document_is(best, "tune-best-stock.json");
+	tuner_release(&tu);
+	free(best);
+	free(plan);
+	assert_int_equal(scratch_dir_remove(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -561,6 +655,7 @@ int main(void)
 		cmocka_unit_test(test_flags),
 		cmocka_unit_test(test_held_verdict),
 		cmocka_unit_test(test_held_overall),
+		cmocka_unit_test(test_json_documents),
 	};
 	return cmocka_run_group_tests_name("tune", tests, NULL, NULL);
 }

@@ -3,8 +3,11 @@
  * see rmtree.h.
  *
  * No malloc, no stdio, no opendir (which allocates): the directory is read
- * with getdents64 into a buffer on the stack, one buffer per level, so the
- * depth is bounded (RMTREE_MAX_DEPTH).
+ * with getdents64 into a buffer on the stack, one buffer per level (4 KiB),
+ * so the depth is bounded, by the one limit of every walk of a tree
+ * (SFS_MAX_DEPTH, safefs.h: 256 levels, 1 MiB of stack at most).  This is
+ * why rmtree is not built on sfs_walk_tree, which allocates: a signal
+ * handler calls it (cluster/cleanup.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,8 +18,7 @@
 #include <dirent.h>
 
 #include "wrapper/common/rmtree.h"
-
-#define RMTREE_MAX_DEPTH 64     /* levels below path; 4 KiB of stack each */
+#include "wrapper/common/safefs.h"
 
 struct linux_dirent64 {
 	ino64_t d_ino;          /* inode number */
@@ -33,13 +35,14 @@ static void note_error(int *first)
 		*first = errno ? errno : EIO;
 }
 
-/* Remove everything inside the directory open as fd. */
+/* Remove everything inside the directory open as fd, depth levels below
+ * the top (read at most SFS_MAX_DEPTH levels down, as sfs_walk_tree). */
 static void empty_dir(int fd, int depth, int *first)
 {
 	char buf[4096] __attribute__((aligned(8)));
 	int removed;
 
-	if (depth > RMTREE_MAX_DEPTH) {
+	if (depth > SFS_MAX_DEPTH) {
 		errno = ELOOP;
 		note_error(first);
 		return;

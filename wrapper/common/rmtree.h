@@ -9,8 +9,11 @@
  * is emptied depth-first and removed, a file or a symbolic link (never
  * followed) is unlinked, a missing path is success.  Uses only
  * async-signal-safe system calls (open, getdents64, unlinkat, rmdir,
- * close), so a signal handler may call it.  Silent: returns 0, or -1 with
- * errno set to the first failure (what could be removed is removed).
+ * close), so a signal handler may call it.  At most SFS_MAX_DEPTH
+ * (safefs.h) levels of directories below path are read, as sfs_walk_tree
+ * reads them; a directory deeper down is not read (-1, ELOOP).  Silent:
+ * returns 0, or -1 with errno set to the first failure (what could be
+ * removed is removed).
  */
 int remove_tree(const char *path);
 

@@ -253,7 +253,8 @@ long sfs_copy_back(int srcfd, const char *src_rel, int dstfd, const char *dst_re
  * directory TOP/REL: R", "cannot walk TOP: directories nested too deep
  * (more than 256 levels)").
  */
-#define SFS_MAX_DEPTH 256     /* levels below the top a walk goes down */
+#define SFS_MAX_DEPTH 256     /* levels below the top a walk (and remove_tree,
+			       * rmtree.h) goes down */
 
 /* What visit returns. */
 enum sfs_walk_next {

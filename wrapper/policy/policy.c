@@ -307,129 +307,136 @@ static int unknown_key(struct policy *p, int lineno, const char *key, int add,
 		    key, hint, op, *val ? " " : "", val);
 }
 
-/* One "key op value" line inside section s. */
-static int parse_setting(struct policy *p, struct policy_section *s, char *line,
-			 int lineno, struct strbuf *err)
+/* Split the line "key op value" (written over): *key, *add (1: "+=",
+ * 0: "-=", -1: "=") and *val (trimmed).  0, or -1 with err set. */
+static int split_setting(struct policy *p, char *line, int lineno, char **key, int *add,
+			 char **val, struct strbuf *err)
 {
-	char *key = line, *op, *val;
-	int add = -1;
 	size_t klen = strcspn(line, " \t+-=");
+	char *op = line + klen;
 
-	op = line + klen;
+	*key = line;
+	*add = -1;
 	while (isspace((unsigned char)*op))
 		*op++ = '\0';
 	if (op[0] == '+' && op[1] == '=') {
-		add = 1;
-		val = op + 2;
+		*add = 1;
+		*val = op + 2;
 	} else if (op[0] == '-' && op[1] == '=') {
-		add = 0;
-		val = op + 2;
+		*add = 0;
+		*val = op + 2;
 	} else if (op[0] == '=') {
-		val = op + 1;
+		*val = op + 1;
 	} else {
 		return perr(err, p->path, lineno,
 			    "expected \"key += value\", \"key -= value\" or \"key = value\"");
 	}
 	*op = '\0';
-	key[klen] = '\0';
-	val = trim(val);
+	line[klen] = '\0';
+	*val = trim(*val);
+	return 0;
+}
 
-	if (!is_key(key))
-		return unknown_key(p, lineno, key, add, val, err);
-	if (!strcmp(key, "cflags") || !strcmp(key, "ldflags")) {
-		int link = key[0] == 'l';
-		unsigned weakens;
-		const char *weakening;
-		struct strvec words = STRVEC_INIT;
-		if (add < 0)
-			return perr(err, p->path, lineno,
-				    "expected \"%s += FLAGS\" or \"%s -= FLAGS\"", key, key);
-		if (link && !s->global)
-			return perr(err, p->path, lineno,
-				    "expected ldflags only in [global] (links have no translation unit)");
-		respfile_split(val, strlen(val), &words);
-		if (!words.nr) {
-			strvec_clear(&words);
-			return perr(err, p->path, lineno, "expected at least one flag after %s",
-				    add ? "+=" : "-=");
-		}
-		for (size_t i = 0; i < words.nr; i++) {
-			const char *why = add ? semantic_add(words.v[i]) : semantic_remove(words.v[i]);
-			if (why) {
-				perr(err, p->path, lineno, "cannot %s %s: %s",
-				     add ? "add" : "remove", words.v[i], why);
-				strvec_clear(&words);
-				return -1;
-			}
-			if (words.v[i][0] != '-') {
-				perr(err, p->path, lineno,
-				     "expected flags starting with '-', got \"%s\"", words.v[i]);
-				strvec_clear(&words);
-				return -1;
-			}
-			why = vocab_refusal(words.v[i], link);
-			if ((why && !p->unchecked) || (weakening = weaken_refusal(words.v[i], add, p->weaken))) {
-				perr(err, p->path, lineno, "cannot %s %s: %s",
-				     add ? "add" : "remove", words.v[i], why && !p->unchecked ? why : weakening);
-				strvec_clear(&words);
-				return -1;
-			}
-			if (why)
-				strvec_pushf(&p->warnings,
-					     "%s:%d: %s %s %s is outside the policy vocabulary (%s): used because the caller set PGOPT_UNCHECKED_FLAGS=1",
-					     p->path, lineno, key, add ? "+=" : "-=", words.v[i], why);
-			weakens = vocab_weakens(words.v[i], add);
-			if (weakens) {
-				struct strbuf names = STRBUF_INIT, what = STRBUF_INIT;
-				vocab_weaken_text(weakens, &names);
-				hardening_text(weakens, &what);
-				strvec_pushf(&p->warnings,
-					     "%s:%d: %s %s %s weakens the build's hardening (%s): used because the caller set PGOPT_WEAKEN=%s",
-					     p->path, lineno, key, add ? "+=" : "-=", words.v[i], what.buf,
-					     names.buf);
-				strbuf_release(&names);
-				strbuf_release(&what);
-			}
-			add_op(s, add, link, words.v[i], lineno, why, weakens);
-		}
-		strvec_clear(&words);
-		return 0;
+/* One flag of a "key += FLAGS" or "key -= FLAGS" line (link: ldflags):
+ * refused, or added to s as an op, with the warnings it earns.  0, or -1
+ * with err set. */
+static int parse_flag(struct policy *p, struct policy_section *s, const char *key, int add,
+		      int link, const char *flag, int lineno, struct strbuf *err)
+{
+	const char *why = add ? semantic_add(flag) : semantic_remove(flag), *weakening;
+	unsigned weakens;
+
+	if (why)
+		return perr(err, p->path, lineno, "cannot %s %s: %s", add ? "add" : "remove",
+			    flag, why);
+	if (flag[0] != '-')
+		return perr(err, p->path, lineno, "expected flags starting with '-', got \"%s\"",
+			    flag);
+	why = vocab_refusal(flag, link);
+	if ((why && !p->unchecked) || (weakening = weaken_refusal(flag, add, p->weaken)))
+		return perr(err, p->path, lineno, "cannot %s %s: %s", add ? "add" : "remove",
+			    flag, why && !p->unchecked ? why : weakening);
+	if (why)
+		strvec_pushf(&p->warnings,
+			     "%s:%d: %s %s %s is outside the policy vocabulary (%s): used because the caller set PGOPT_UNCHECKED_FLAGS=1",
+			     p->path, lineno, key, add ? "+=" : "-=", flag, why);
+	weakens = vocab_weakens(flag, add);
+	if (weakens) {
+		struct strbuf names = STRBUF_INIT, what = STRBUF_INIT;
+		vocab_weaken_text(weakens, &names);
+		hardening_text(weakens, &what);
+		strvec_pushf(&p->warnings,
+			     "%s:%d: %s %s %s weakens the build's hardening (%s): used because the caller set PGOPT_WEAKEN=%s",
+			     p->path, lineno, key, add ? "+=" : "-=", flag, what.buf, names.buf);
+		strbuf_release(&names);
+		strbuf_release(&what);
 	}
-	if (add >= 0)
-		return perr(err, p->path, lineno, "expected \"%s = VALUE\" (no += or -=)", key);
-	if (!strcmp(key, "march")) {
-		char *flag;
-		const char *why;
-		if (!*val || strchr(val, ' '))
-			return perr(err, p->path, lineno, "expected one CPU name after march =");
-		if (s->march_line)
-			return perr(err, p->path, lineno,
-				    "expected march once in [%s] (line %d sets it already)", s->glob,
-				    s->march_line);
-		s->march_line = lineno;
-		flag = xasprintf("-march=%s", val);
-		why = vocab_refusal(flag, 0);
-		if (why) {
-			perr(err, p->path, lineno, "cannot add %s: %s", flag, why);
-			free(flag);
-			return -1;
-		}
-		add_op(s, 1, 0, flag, lineno, NULL, 0);
+	add_op(s, add, link, flag, lineno, why, weakens);
+	return 0;
+}
+
+/* "cflags += FLAGS", "ldflags -= FLAGS" (add: 1, 0, or -1 for "="). */
+static int parse_flags(struct policy *p, struct policy_section *s, const char *key, int add,
+		       const char *val, int lineno, struct strbuf *err)
+{
+	int link = key[0] == 'l', rc = 0;
+	struct strvec words = STRVEC_INIT;
+
+	if (add < 0)
+		return perr(err, p->path, lineno,
+			    "expected \"%s += FLAGS\" or \"%s -= FLAGS\"", key, key);
+	if (link && !s->global)
+		return perr(err, p->path, lineno,
+			    "expected ldflags only in [global] (links have no translation unit)");
+	respfile_split(val, strlen(val), &words);
+	if (!words.nr)
+		rc = perr(err, p->path, lineno, "expected at least one flag after %s",
+			  add ? "+=" : "-=");
+	for (size_t i = 0; rc == 0 && i < words.nr; i++)
+		rc = parse_flag(p, s, key, add, link, words.v[i], lineno, err);
+	strvec_clear(&words);
+	return rc;
+}
+
+/* "march = CPU": -march=CPU added, once a section. */
+static int parse_march(struct policy *p, struct policy_section *s, const char *val,
+		       int lineno, struct strbuf *err)
+{
+	char *flag;
+	const char *why;
+
+	if (!*val || strchr(val, ' '))
+		return perr(err, p->path, lineno, "expected one CPU name after march =");
+	if (s->march_line)
+		return perr(err, p->path, lineno,
+			    "expected march once in [%s] (line %d sets it already)", s->glob,
+			    s->march_line);
+	s->march_line = lineno;
+	flag = xasprintf("-march=%s", val);
+	why = vocab_refusal(flag, 0);
+	if (why) {
+		perr(err, p->path, lineno, "cannot add %s: %s", flag, why);
 		free(flag);
-		return 0;
+		return -1;
 	}
-	if (!s->global)
-		return perr(err, p->path, lineno, "expected \"%s\" only in [global]", key);
-	/* the keys of [global] set the one value of the whole policy */
-	{
-		int *seen = !strcmp(key, "lto") ? &p->lto_line
-			    : !strcmp(key, "plugin") ? &p->plugin_line
-			    : !strcmp(key, "bolt") ? &p->bolt_line
-			    : !strcmp(key, "hot") ? &p->hot_line : &p->cold_line;
-		if (*seen)
-			return perr(err, p->path, lineno, "expected %s once (line %d sets it already)",
-				    key, *seen);
-	}
+	add_op(s, 1, 0, flag, lineno, NULL, 0);
+	free(flag);
+	return 0;
+}
+
+/* "lto", "plugin", "bolt", "hot" or "cold" = val: the keys of [global],
+ * each setting the one value of the whole policy, once. */
+static int parse_global_key(struct policy *p, const char *key, const char *val, int lineno,
+			    struct strbuf *err)
+{
+	int *seen = !strcmp(key, "lto") ? &p->lto_line
+		    : !strcmp(key, "plugin") ? &p->plugin_line
+		    : !strcmp(key, "bolt") ? &p->bolt_line
+		    : !strcmp(key, "hot") ? &p->hot_line : &p->cold_line;
+
+	if (*seen)
+		return perr(err, p->path, lineno, "expected %s once (line %d sets it already)",
+			    key, *seen);
 	if (!strcmp(key, "lto")) {
 		if (!strcmp(val, "fat"))
 			p->lto = LTO_FAT;
@@ -439,33 +446,45 @@ static int parse_setting(struct policy *p, struct policy_section *s, char *line,
 			p->lto = parse_onoff(val) ? LTO_ON : LTO_OFF;
 		else
 			return perr(err, p->path, lineno, "expected lto = on, off, fat or slim, got \"%s\"", val);
-		p->lto_line = lineno;
-		return 0;
-	}
-	if (!strcmp(key, "plugin")) {
+	} else if (!strcmp(key, "plugin")) {
 		if (parse_onoff(val) < 0)
 			return perr(err, p->path, lineno, "expected plugin = on or off, got \"%s\"", val);
 		p->plugin = parse_onoff(val);
-		p->plugin_line = lineno;
-		return 0;
-	}
-	if (!strcmp(key, "bolt")) {
+	} else if (!strcmp(key, "bolt")) {
 		if (strcmp(val, "ready") && strcmp(val, "off"))
 			return perr(err, p->path, lineno, "expected bolt = ready or off, got \"%s\"", val);
 		p->bolt = !strcmp(val, "ready");
-		p->bolt_line = lineno;
-		return 0;
-	}
-	/* hot, cold */
-	{
+	} else {
 		char **dst = key[0] == 'h' ? &p->hot : &p->cold;
 		if (!*val)
 			return perr(err, p->path, lineno, "expected a file name after %s =", key);
 		free(*dst);
 		*dst = resolve_relative(p->path, val);
-		*(key[0] == 'h' ? &p->hot_line : &p->cold_line) = lineno;
-		return 0;
 	}
+	*seen = lineno;
+	return 0;
+}
+
+/* One "key op value" line inside section s. */
+static int parse_setting(struct policy *p, struct policy_section *s, char *line,
+			 int lineno, struct strbuf *err)
+{
+	char *key, *val = NULL;
+	int add;
+
+	if (split_setting(p, line, lineno, &key, &add, &val, err) < 0)
+		return -1;
+	if (!is_key(key))
+		return unknown_key(p, lineno, key, add, val, err);
+	if (!strcmp(key, "cflags") || !strcmp(key, "ldflags"))
+		return parse_flags(p, s, key, add, val, lineno, err);
+	if (add >= 0)
+		return perr(err, p->path, lineno, "expected \"%s = VALUE\" (no += or -=)", key);
+	if (!strcmp(key, "march"))
+		return parse_march(p, s, val, lineno, err);
+	if (!s->global)
+		return perr(err, p->path, lineno, "expected \"%s\" only in [global]", key);
+	return parse_global_key(p, key, val, lineno, err);
 }
 
 /*
