@@ -61,21 +61,35 @@ is "every file the policy names exists in the source tree" "$missing" 0
 like "the policy carries the hot list" "$(cat hot.policy)" $'\nhot = hot.txt\n'
 ok "the hot list is not empty" test -s hot.txt
 
-# replay the real compile of the hottest file through pgoptcc with the policy
-hot=$(printf '%s\n' "$files" | head -1)
-rec=$(grep -F "\"tu\":\"$hot\"" "$(e2e_builddir base)/pgopt-log/compile.jsonl" | grep '"kind":"compile"' | tail -1)
-ok "the baseline's compile log has $hot" test -n "$rec"
-mkdir -p log
-perl -MJSON::PP -e 'my $r = decode_json($ARGV[0]); my @a = @{$r->{argv_in}};
-	for (my $i = 0; $i < @a; $i++) { $a[$i + 1] = $ARGV[1] if $a[$i] eq "-o" }
-	print join("\0", $r->{cwd}, @a)' "$rec" "$TMP/hot.o" > argv.bin
-mapfile -d '' -t argv < argv.bin
-(cd "${argv[0]}" && PGOPT_POLICY=$TMP/hot.policy PGOPT_LOGDIR=$TMP/log PGOPT_PREFIX= \
-	"$B/bin/pgoptcc" "${argv[@]:1}") 2>cc.err
-is "pgoptcc compiles $hot with the generated policy" "$?" 0
-like "it got the policy's flags" "$(cat log/compile.jsonl)" '"added":\["-O3","-finline-functions"\]'
-marked=$("$P" inspect --json - hot.o | grep -o '"marked":"hot"' | wc -l)
-ok "the plugin marked hot functions of $hot ($marked)" test "$marked" -ge 1
+# replay the real compile of the hottest files through pgoptcc with the
+# policy, the hottest first, until one has a function the plugin marked:
+# what the profile ranks first depends on the machine's load (lwlock.c under
+# load), and a file's listed functions may all be inlined into their callers
+replay() { # TU: compile it as make did, into $TMP/hot.o; 0 when it compiled
+	local rec
+	rec=$(grep -F "\"tu\":\"$1\"" "$(e2e_builddir base)/pgopt-log/compile.jsonl" | grep '"kind":"compile"' | tail -1)
+	[ -n "$rec" ] || { diag "the baseline's compile log has no $1"; return 1; }
+	rm -rf log && mkdir -p log
+	perl -MJSON::PP -e 'my $r = decode_json($ARGV[0]); my @a = @{$r->{argv_in}};
+		for (my $i = 0; $i < @a; $i++) { $a[$i + 1] = $ARGV[1] if $a[$i] eq "-o" }
+		print join("\0", $r->{cwd}, @a)' "$rec" "$TMP/hot.o" > argv.bin
+	mapfile -d '' -t argv < argv.bin
+	(cd "${argv[0]}" && PGOPT_POLICY=$TMP/hot.policy PGOPT_LOGDIR=$TMP/log PGOPT_PREFIX= \
+		"$B/bin/pgoptcc" "${argv[@]:1}") 2>cc.err
+}
+hot= marked=0 compiled=0 tried=
+for f in $(printf '%s\n' "$files" | head -3); do
+	tried="$tried $f"
+	replay "$f" || { diag "$f: $(tail -3 cc.err)"; continue; }
+	grep -q '"added":\["-O3","-finline-functions"\]' log/compile.jsonl || { diag "$f: not the policy's flags"; continue; }
+	compiled=$((compiled + 1))
+	marked=$("$P" inspect --json - hot.o | grep -o '"marked":"hot"' | wc -l)
+	[ "$marked" -ge 1 ] && { hot=$f; break; }
+	diag "$f: the plugin marked none of its functions hot (the listed ones inlined?)"
+done
+is "pgoptcc compiles the hottest files with the generated policy and its flags:$tried" \
+	"$compiled" "$(printf '%s\n' $tried | grep -c .)"
+ok "the plugin marked hot functions of one of them (${hot:-none}: $marked)" test -n "$hot"
 hotfn=$("$P" inspect --json - hot.o | perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>);
 	for my $u (@{$j->{units}}) { for my $f (@{$u->{functions}}) {
 		if (($f->{marked} // "") eq "hot") { print $f->{name}, "\n"; exit } } }')
