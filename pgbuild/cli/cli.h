@@ -71,6 +71,7 @@
 #include <stdint.h>
 
 #include "pgbuild/metric/metrics.h"
+#include "wrapper/common/exitcodes.h"
 #include "wrapper/common/strvec.h"
 #include "wrapper/common/strbuf.h"
 
@@ -233,15 +234,15 @@ enum cli_opt {
 	" (default " CLI_STR(CLI_NOISE_VARIANTS) ")"
 
 /*
- * The exit codes of every pgbuild command (exitcodes.h's PGBUILD_EXIT_*),
- * in the one wording that pgbuild --help, each command's --help (then
- * what a code means in that command, if more) and the man pages' EXIT
- * STATUS quote (tests/t/91 holds the pages to it).
+ * The exit codes of every pgbuild command, made from exitcodes.h's
+ * PGBUILD_EXIT_TABLE (the one list: a code and its meaning are written
+ * there only), one "  CODE  meaning" line each after "Exit codes:".
+ * pgbuild --help and each command's --help print it (then what a code
+ * means in that command, if more); the man pages' EXIT STATUS quote it
+ * (tests/t/91 holds helps and pages to the table).
  */
-#define CLI_EXIT_CODES_HELP \
-	"Exit codes: 0 ok (done, or every check passed), 1 a check failed, 2 could\n" \
-	"not run (bad usage, a missing input, a build or measurement that failed),\n" \
-	"3 undecided (a gate that could not decide).\n"
+#define CLI_EXIT_CODE_LINE_(name, code, text) "  " #code "  " text "\n"
+#define CLI_EXIT_CODES_HELP "Exit codes:\n" PGBUILD_EXIT_TABLE(CLI_EXIT_CODE_LINE_)
 
 /* The command being run ("bench"), for the usage hint; set by main (NULL,
  * the default: pgbuild itself, "Try \"pgbuild --help\" ..."). */
