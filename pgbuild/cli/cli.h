@@ -22,6 +22,11 @@
  *   -s, --scale N        pgbench scale / tpcc-lite warehouses, 1 to 100000
  *   -j, --jobs N         parallel make jobs, 1 to 1024 (bench: an error
  *                        pointing at --threads, its client threads)
+ *   --pairs N|auto       the gate's A/B pairs, one parser (cli_parse_pairs)
+ *                        and one message in every command that runs a gate:
+ *                        6 to 1000 (fewer than the family of tests needs
+ *                        refused before any work), or auto, the sequential
+ *                        gate (sensitivity: a fixed number only)
  *   --install DIR        an installed PostgreSQL the command reads: its
  *                        bin/, lib/ and share/ (bench, verify, noise,
  *                        profile, regress, bolt's input); never written
@@ -57,8 +62,8 @@
  * saying what was expected (error.h's "pgbuild: error: ..."), then one hint
  * written in one place, cli_usage():
  *
- *     pgbuild: error: invalid value "0" for --pairs: expected an integer from 1 to 1000
- *     Try "pgbuild gate --help" for more information.
+ *     pgbuild: error: invalid value "0" for --jobs: expected an integer from 1 to 1024
+ *     Try "pgbuild build --help" for more information.
  *
  * The value parsers return 0, or -1 after the error (like error() itself)
  * and leave *out untouched then.
@@ -217,6 +222,11 @@ enum cli_opt {
 #define CLI_CLIENTS_MAX 10000
 #define CLI_SCALE_MAX   100000
 #define CLI_JOBS_MAX    1024
+/* --pairs: the fewest pairs below which no interval is given, whatever the
+ * level (the exact signed-rank test's smallest one-sided p over 6 pairs,
+ * 2^-6, is the first below 2.5%; gate.h's GATE_MIN_PAIRS is this), and the
+ * most. */
+#define CLI_PAIRS_MIN   6
 #define CLI_PAIRS_MAX   1000
 #define CLI_SECONDS_MAX (86400.0 * 365)
 /* Relinked variants of a layout noise floor (pgbuild noise --variants, the
@@ -286,7 +296,7 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
  * Numbers: the whole string, range-checked; on a bad value one error
  * naming the option, the value and the range:
- *   cli_parse_int     invalid value "0" for --pairs: expected an integer from 1 to 1000
+ *   cli_parse_int     invalid value "0" for --jobs: expected an integer from 1 to 1024
  *   cli_parse_int64   the same for 64-bit values (--transactions, --seed)
  *   cli_parse_number  a finite number from min to max (max INFINITY: no
  *                        upper bound): expected a number >= 0.1
@@ -468,14 +478,21 @@ int cli_parse_clients(const char *arg, int *out);     /* -c, --clients */
 int cli_parse_duration(const char *arg, double *out); /* -T, --duration */
 int cli_parse_scale(const char *arg, int *out);       /* -s, --scale */
 int cli_parse_jobs(const char *arg, int *out);        /* -j, --jobs */
-int cli_parse_pairs(const char *arg, int *out);       /* --pairs */
-/* --pairs N|auto (gate): "auto" sets *is_auto, else N as cli_parse_pairs
- * reads it (1 to 1000: fewer than an interval needs are refused after the
- * options, naming the interval) into *out.  The error says what is
- * accepted in the end: "expected an integer from MIN to 1000, or auto",
- * MIN the caller's (gate.h's GATE_MIN_PAIRS, which this layer cannot
- * include).  0, or -1 after the error. */
-int cli_parse_pairs_auto(const char *arg, int min, int *out, int *is_auto);
+/*
+ * --pairs N|auto, the one parser of every command that takes it (gate,
+ * run, deb, optimize, tune, pgo, sensitivity; build's --gate-args through
+ * the gate's own options): "auto" (the sequential gate) sets *is_auto,
+ * else N from 1 to CLI_PAIRS_MAX goes to *out and *is_auto is 0; is_auto
+ * NULL: a command that measures a fixed number of pairs, "auto" refused.
+ * Fewer pairs than the family of tests needs (at least CLI_PAIRS_MIN when
+ * tps is measured) are refused after the options by preflight_pairs,
+ * naming the interval; the error here says what is accepted in the end:
+ *
+ *     invalid value "0" for --pairs: expected an integer from 6 to 1000, or auto
+ *
+ * (without ", or auto" when is_auto is NULL).  0, or -1 after the error.
+ */
+int cli_parse_pairs(const char *arg, int *out, int *is_auto);
 /* A TIME: 90s, 10m, 1h or plain seconds, at least one second (the
  * error names opt); --budget (a sequential gate's) and tune's --max-time. */
 int cli_parse_time(const char *opt, const char *arg, double *out);

@@ -292,7 +292,7 @@ static int run_option(struct gate_opts *o, int c, const char *arg)
 	case OPT_TIME_BUDGET:
 		return cli_parse_budget(arg, &o->budget);
 	default: /* OPT_PAIRS */
-		if (cli_parse_pairs_auto(arg, GATE_MIN_PAIRS, &o->pairs, &o->auto_pairs) < 0)
+		if (cli_parse_pairs(arg, &o->pairs, &o->auto_pairs) < 0)
 			return -1;
 		o->pairs_given = !o->auto_pairs;
 		return 0;

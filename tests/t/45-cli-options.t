@@ -279,6 +279,11 @@ $GATE --pairs 0|2|^pgbuild: error: invalid value "0" for --pairs: expected an in
 $GATE --pairs=six|2|^pgbuild: error: invalid value "six" for --pairs: expected an integer from 6 to 1000, or auto$
 run --policy empty.policy --workdir w --pairs 0|2|^pgbuild: error: invalid value "0" for --pairs: expected an integer from 6 to 1000, or auto$
 optimize -W select-only --pairs six --workdir w|2|^pgbuild: error: invalid value "six" for --pairs: expected an integer from 6 to 1000, or auto$
+tune --candidates cands --workdir w --pairs 0|2|^pgbuild: error: invalid value "0" for --pairs: expected an integer from 6 to 1000, or auto$
+deb --workdir w --policy empty.policy --pairs 0|2|^pgbuild: error: invalid value "0" for --pairs: expected an integer from 6 to 1000, or auto$
+deb --pairs auto|2|^pgbuild: error: --workdir DIR is required$
+sensitivity --pairs 0|2|^pgbuild: error: invalid value "0" for --pairs: expected an integer from 6 to 1000$
+sensitivity --pairs auto|2|^pgbuild: error: invalid value "auto" for --pairs: expected an integer from 6 to 1000$
 $GATE --min-speedup 0x1.1|2|invalid value "0x1.1" for --min-speedup: expected a decimal number >= 0.01
 $GATE --max-p99-regression inf%|2|invalid value "inf" for --max-p99-regression: expected a decimal number >= 0
 $GATE --confidence nan|2|invalid value "nan" for --confidence: expected a decimal number >= 0.5
