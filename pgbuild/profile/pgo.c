@@ -633,6 +633,7 @@ static int checks(struct pgo *p)
 			     "--candidate", o->prefix, "--gate", o->gate, "--json", json, NULL);
 		if (p->regress_code == 0)
 			strvec_pushl(&cp.args, "--regress-result", "passed", NULL);
+		stage_gate_argv(&cp.args, &o->gate_step);
 		cp.no_stdin = 1;
 		p->gate_code = run_command(&cp);
 		child_process_clear(&cp);
@@ -690,7 +691,8 @@ static int write_record(const struct pgo *p)
 	if (p->gate_code < 0)
 		json_null(&jw);
 	else
-		json_string(&jw, p->gate_code == 0 ? "passed" : p->gate_code == 1 ? "failed" : "error");
+		json_string(&jw, p->gate_code == 0 ? "passed" : p->gate_code == 1 ? "failed" :
+			    p->gate_code == PGBUILD_EXIT_UNDECIDED ? "undecided" : "error");
 	json_object_end(&jw);
 	strbuf_addch(&sb, '\n');
 	rc = write_text(path, sb.buf);

@@ -177,6 +177,11 @@ int stage_gate_option(struct gate_step *g, int c, const char *arg)
 		return cli_parse_duration(arg, &g->duration) < 0 ? -1 : 1;
 	case 'c':
 		return cli_parse_clients(arg, &g->clients) < 0 ? -1 : 1;
+	case OPT_GATE_DURATION:
+		return cli_parse_seconds("--gate-duration", arg, 0, &g->duration) < 0 ? -1 : 1;
+	case OPT_GATE_CLIENTS:
+		return cli_parse_int("--gate-clients", arg, 1, CLI_CLIENTS_MAX, &g->clients) < 0 ?
+		       -1 : 1;
 	default:
 		return 0;
 	}

@@ -192,6 +192,14 @@ pgo --prefix $TMP/p --baseline $PG --gate 'selectonly>=1'|2|did you mean "select
 pgo --prefix $TMP/p --baseline $TMP --gate 'select-only>=1'|2|--baseline $TMP: no bin/postgres
 pgo --prefix $TMP/p --policy $TMP/nosuch.policy|2|--policy "$TMP/nosuch.policy": No such file or directory
 pgo --prefix $TMP/p -j 0|2|invalid value "0" for --jobs
+pgo --prefix $TMP/p --pairs 0|2|^pgbuild: error: invalid value "0" for --pairs: expected an integer from 6 to 1000, or auto$
+pgo --prefix $TMP/p --baseline $PG --gate 'select-only>=1' --pairs 3|2|^pgbuild: error: --pairs 3: a 95% interval needs at least 6 pairs$
+pgo --prefix $TMP/p --baseline $PG --gate 'select-only>=1,tpcb>=1,mixed>=1' --pairs 6|2|^pgbuild: error: --pairs 6: 3 tests \(the thresholds x the workloads they apply to\) need at least 7 pairs
+pgo --prefix $TMP/p --baseline $PG --gate 'select-only>=1' --budget 10m|2|^pgbuild: error: --budget needs --pairs auto$
+pgo --prefix $TMP/p --baseline $PG --gate 'select-only>=1' --pairs auto --budget 0.5s|2|invalid value "0.5s" for --budget: at least 1 second
+pgo --prefix $TMP/p --pairs 9|2|^pgbuild: error: --pairs, --budget, --gate-duration and --gate-clients are the gate's: add --baseline PREFIX --gate EXPR$
+pgo --prefix $TMP/p --baseline $PG --gate 'select-only>=1' --gate-duration 0|2|^pgbuild: error: invalid value "0" for --gate-duration: expected a number of seconds > 0
+pgo --prefix $TMP/p --baseline $PG --gate 'select-only>=1' --gate-clients 0|2|^pgbuild: error: invalid value "0" for --gate-clients: expected an integer from 1 to 10000$
 profile --install $PG --method perff|2|invalid value "perff" for --method: expected auto, perf or gcov \(did you mean "perf"\?\)
 profile --install $PG -W tpbc|2|unknown workload "tpbc" \(did you mean "tpcb"\?\)
 profile --install $PG --set fsync|2|invalid value "fsync" for --set: expected NAME=VALUE
