@@ -523,6 +523,27 @@ static int apply_noise_floor(const struct gate_opts *o, struct gate *g, const ch
 	return 0;
 }
 
+int cmd_gate_check(int argc, char **argv)
+{
+	const char *command = cli_command(), *why;
+	struct gate_opts o;
+	struct gate g;
+	int rc;
+
+	cli_set_command("gate");
+	gate_opts_init(&o, &g);
+	rc = parse_options(&o, &g, argc, argv);
+	if (rc == 0)            /* --help: printed, and no option to pass on */
+		rc = cli_usage_error("--help is not an option to pass on to pgbuild gate");
+	else if (rc < 0)
+		rc = check_options(&o, &g, argc, argv, &why);
+	cli_set_command(command);
+	strvec_clear(&o.workloads);
+	strvec_clear(&o.settings);
+	gate_clear(&g);
+	return rc;
+}
+
 PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide against thresholds")
 {
 	struct gate_opts o;

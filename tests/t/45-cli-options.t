@@ -317,7 +317,14 @@ $GATE --set shared_preload_libraries=pg_stat_statements|2|^pgbuild: error: inval
 profile --install $PG --set ssl=on|2|invalid value "ssl=on" for --set: ssl opens the cluster to other users
 bolt --install $PG --prefix o --set data_directory=/tmp|2|^pgbuild: error: invalid value "data_directory=/tmp" for --set: data_directory moves the server's files out of its private directory$
 bolt --install $PG --prefix o --set archive_command=/bin/true|2|archive_command runs commands as the server user
-build --policy none --prefix $TMP/x --baseline $PG --gate 'tps>=1' --gate-args '--pairs 6 --set listen_addresses=*'|2|invalid value "listen_addresses=\*" for --gate-args --set: listen_addresses opens the cluster
+build --policy none --prefix $TMP/x --baseline $PG --gate 'tps>=1' --gate-args '--pairs 6 --set listen_addresses=*'|2|invalid value "listen_addresses=\*" for --set: listen_addresses opens the cluster
+build --policy none --prefix $TMP/x --src $TMP/nosrc --baseline $PG --gate 'tps>=1' --gate-args '--pairs 3'|2|^pgbuild: error: --pairs 3: a 95% interval needs at least 6 pairs$
+build --policy none --prefix $TMP/x --src $TMP/nosrc --baseline $PG --gate 'tps>=1' --gate-args '--pairs 3'|2|^Try "pgbuild gate --help" for more information\.$
+build --policy none --prefix $TMP/x --src $TMP/nosrc --baseline $PG --gate 'tps>=1' --gate-args '--pairs 6 -W select-only,tpcb'|2|^pgbuild: error: --pairs 6: 2 tests \(the thresholds x the workloads they apply to\) need at least 7 pairs
+build --policy none --prefix $TMP/x --src $TMP/nosrc --baseline $PG --gate 'tps>=1' --gate-args '--pairs 0'|2|^pgbuild: error: invalid value "0" for --pairs: expected an integer from 6 to 1000, or auto
+build --policy none --prefix $TMP/x --src $TMP/nosrc --baseline $PG --gate 'tps>=1' --gate-args '--duratoin 5'|2|^pgbuild: error: unknown option "--duratoin" for pgbuild gate \(did you mean "--duration"\?\)
+build --policy none --prefix $TMP/x --src $TMP/nosrc --baseline $PG --gate 'tps>=1' --gate-args '--budget 10m'|2|^pgbuild: error: --budget needs --pairs auto
+build --policy none --prefix $TMP/x --src $TMP/nosrc --baseline $PG --gate 'tps>=1' --gate-args '--regress-result passed'|2|^pgbuild: error: --require-regress and --regress-result exclude each other
 regress --builddir $TMP --temp-config listen.conf|2|^pgbuild: error: --temp-config "listen.conf", line 2: listen_addresses opens the cluster to other users
 regress --builddir $TMP --temp-config nul.conf|2|^pgbuild: error: --temp-config "nul.conf", line 1: a NUL byte \(the server reads NAME = VALUE, one a line, and would not start\)$
 regress --builddir $TMP --temp-config unreadable.conf|2|^pgbuild: error: --temp-config "unreadable.conf", line 2: work_mem: "8MB" after its value
