@@ -619,6 +619,8 @@ static int checks(struct pgo *p)
 		struct child_process cp = CHILD_PROCESS_INIT;
 		double t0 = clock_seconds();
 		strvec_pushl(&cp.args, pgbuild_self(), "regress", "--builddir", p->builddir, NULL);
+		if (o->quiet)
+			strvec_push(&cp.args, "--quiet");
 		cp.no_stdin = 1;
 		p->regress_code = run_command(&cp);
 		p->t_regress = clock_seconds() - t0;
