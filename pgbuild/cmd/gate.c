@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pgbuild/bench/servercpu.h"
 #include "pgbuild/cmd/cmd.h"
 #include "pgbuild/metric/workloads.h"
 #include "pgbuild/gate/gate.h"
@@ -87,7 +88,8 @@ static void gate_usage(FILE *fp)
 "                            go into the verdict: \"217/217 tests passed\")\n"
 "  --cpus LIST               CPUs for the benchmark, e.g. 0-1: bench pins its\n"
 "                            client threads to the last quarter (at least one)\n"
-"                            and the server to the rest (one CPU: both on it)\n"
+"                            and the server to the rest (one CPU: both on it);\n"
+"                            a CPU this machine does not give is refused\n"
 "  --json FILE               every run's numbers, the analysis and the verdict\n"
 "                            (\"verdict\": pass/fail...; \"verdict_word\": the words\n"
 "                            printed, lower case)\n"
@@ -310,7 +312,15 @@ static int parse_options(struct gate_opts *o, struct gate *g, int argc, char **a
 		case OPT_BASELINE: o->baseline = optarg; continue;
 		case OPT_CANDIDATE: o->candidate = optarg; continue;
 		case OPT_REQUIRE_REGRESS: o->require_regress = optarg; continue;
-		case OPT_CPUS: o->cpus = optarg; continue;
+		case OPT_CPUS: {
+			/* checked now (with the CPUs there are), not when the
+			 * first pair is pinned */
+			cpu_set_t set;
+			if (servercpu_parse_cpus(optarg, &set) < 0)
+				return cli_usage();
+			o->cpus = optarg;
+			continue;
+		}
 		case OPT_JSON: o->json = optarg; continue;
 		case OPT_JUNIT: o->junit = optarg; continue;
 		case OPT_WORKDIR: o->workdir = optarg; continue;

@@ -132,6 +132,10 @@ $GATE --gate 'select-only.server-cpu<=1.02'|2|server CPU is a speed ratio, bound
 $GATE --cpus 0-x|2|invalid value "0-x" for --cpus: expected a list like 0-1,3
 bench --install $PG --cpus 2-1|2|invalid value "2-1" for --cpus: expected a list like 0-1,3
 bench --install $PG --cpus ''|2|invalid value "" for --cpus: expected a list like 0-1,3
+bench --install $TMP/nowhere --cpus 0,1023|2|^pgbuild: error: invalid value "0,1023" for --cpus: no CPU 1023 here: the CPUs pgbuild may use are [0-9][-0-9,]*$
+$GATE --cpus 1023|2|^pgbuild: error: invalid value "1023" for --cpus: no CPU 1023 here: the CPUs pgbuild may use are [0-9][-0-9,]*$
+run --policy empty.policy --workdir w --src $TMP/nosrc --cpus 0,1023|2|^pgbuild: error: invalid value "0,1023" for --cpus: no CPU 1023 here
+optimize -W select-only --src $TMP/nosrc --workdir w --cpus 1023|2|^pgbuild: error: invalid value "1023" for --cpus: no CPU 1023 here
 $GATE --counter callgrin|2|invalid value "callgrin" for --counter: expected auto, perf or callgrind \(did you mean "callgrind"\?\)
 $GATE -c 0|2|invalid value "0" for --clients: expected an integer from 1 to 10000
 $GATE -T 0|2|invalid value "0" for --duration: expected a number of seconds > 0
