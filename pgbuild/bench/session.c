@@ -268,6 +268,7 @@ static void session_release(struct session *s)
 		}
 		free(t->clients);
 		free(t->script_commits);
+		free(t->script_count);
 		free(t->cmd_us);
 		free(t->cmd_n);
 		free(t->timeline);
@@ -275,6 +276,7 @@ static void session_release(struct session *s)
 	}
 	free(run->threads);
 	free(s->R.script_commits);
+	free(s->R.script_count);
 	free(s->R.cmd_us);
 	free(s->R.cmd_n);
 	free(run->cmd_base);
