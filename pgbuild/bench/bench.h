@@ -191,6 +191,11 @@ int bench_workload_init_mix(struct bench_workload *w, const struct bench_script_
 			    int n);
 /* Free what bench_workload_init allocated. */
 void bench_workload_release(struct bench_workload *w);
+/* What its transactions are called, as pgbench's "transaction type:": the
+ * workload's name, a script's own name (-f FILE: the file's, -b NAME:
+ * the built-in's) when the "sql" workload runs one, "multiple scripts"
+ * for a mix of them. */
+const char *bench_workload_label(const struct bench_workload *w);
 /* Is SPEC (a --workload value: a name, or sql:FILE) usable?  0, or -1 with
  * the error printed. */
 int bench_workload_check(const char *spec);

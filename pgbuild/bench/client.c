@@ -98,6 +98,7 @@ static void tx_done(struct run *run, struct thread *t, struct client *c, int64_t
 	}
 	hist_record(&t->hist, lat);
 	t->count++;
+	t->script_count[c->script]++;
 	if (run->o->latency_limit && lat > run->o->latency_limit)
 		t->late++;
 	c->txs++;

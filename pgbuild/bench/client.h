@@ -109,6 +109,7 @@ struct thread {
 	int64_t warm_count;     /* warm-up transactions */
 	int64_t commits;        /* commits the server reported (warm-up included) */
 	int64_t *script_commits; /* per script */
+	int64_t *script_count;  /* timed transactions per script */
 	int64_t last_end;       /* us, end of its last transaction */
 	int64_t stop_us;        /* us, when its clients had all stopped */
 	struct timeline_sec *timeline; /* per second of the timed run */
@@ -179,6 +180,7 @@ struct results {
 	int64_t count, warm_count, commits, errors;
 	int64_t late, skipped;  /* over --latency-limit; skipped (--rate) */
 	int64_t *script_commits;
+	int64_t *script_count;  /* timed transactions per script */
 	int64_t *cmd_us, *cmd_n; /* -r: per command of every script */
 	struct err_count errs[ERR_KINDS];
 	int nerrs;

@@ -198,6 +198,7 @@ void bench_merge_results(struct run *run, struct results *R)
 	memset(R, 0, sizeof(*R));
 	hist_init(&R->hist);
 	R->script_commits = xcalloc((size_t)run->w->nscripts, sizeof(int64_t));
+	R->script_count = xcalloc((size_t)run->w->nscripts, sizeof(int64_t));
 	if (run->o->per_command) {
 		R->cmd_us = xcalloc((size_t)run->ncmds + 1, sizeof(int64_t));
 		R->cmd_n = xcalloc((size_t)run->ncmds + 1, sizeof(int64_t));
@@ -211,8 +212,10 @@ void bench_merge_results(struct run *run, struct results *R)
 		R->errors += t->errors;
 		R->aborted += t->aborted;
 		R->connected += t->connected;
-		for (int s = 0; s < run->w->nscripts; s++)
+		for (int s = 0; s < run->w->nscripts; s++) {
 			R->script_commits[s] += t->script_commits[s];
+			R->script_count[s] += t->script_count[s];
+		}
 		R->late += t->late;
 		R->skipped += t->skipped;
 		for (int k = 0; t->cmd_us && k < run->ncmds; k++) {
@@ -291,6 +294,7 @@ void bench_write_json(struct strbuf *out, struct run *run, struct results *R,
 	json_key(&jw, "tool"); json_string(&jw, "pgbuild bench");
 	json_key(&jw, "version"); json_string(&jw, PGOPT_VERSION);
 	json_key(&jw, "workload"); json_string(&jw, run->w->name);
+	json_key(&jw, "transaction_type"); json_string(&jw, bench_workload_label(run->w));
 	if (o->file) {
 		json_key(&jw, "script"); json_string(&jw, o->file);
 	}
@@ -344,6 +348,7 @@ void bench_write_json(struct strbuf *out, struct run *run, struct results *R,
 		json_key(&jw, "name"); json_string(&jw, run->w->scripts[s].name);
 		json_key(&jw, "weight"); json_int(&jw, run->w->scripts[s].weight);
 		json_key(&jw, "commits"); json_int(&jw, R->script_commits[s]);
+		json_key(&jw, "transactions"); json_int(&jw, R->script_count[s]);
 		if (R->cmd_us) {        /* -r */
 			const struct bench_script *sc = &run->w->scripts[s];
 			json_key(&jw, "commands");
@@ -426,7 +431,8 @@ void bench_print_summary(struct run *run, struct results *R, const struct bench_
 	double tps = R->elapsed > 0 ? R->count / R->elapsed : 0;
 	struct strbuf words = STRBUF_INIT;     /* -r: a command's text */
 	printf("workload: %s (%s protocol), scale %d, %d client%s, %d thread%s\n",
-	       run->w->name, bench_protocol_names[o->protocol], run->scale, o->clients,
+	       bench_workload_label(run->w), bench_protocol_names[o->protocol], run->scale,
+	       o->clients,
 	       o->clients == 1 ? "" : "s", run->nthreads, run->nthreads == 1 ? "" : "s");
 	printf("server: %s\n", server_version ? server_version : "?");
 	printf("duration: %.3f s", R->elapsed);
@@ -459,6 +465,18 @@ void bench_print_summary(struct run *run, struct results *R, const struct bench_
 		       o->rate > 0 ? "" : "\n");
 	if (o->latency_limit && o->rate > 0)
 		printf(", skipped (too late to start): %lld\n", (long long)R->skipped);
+	/* several scripts: each by its name, as pgbench's "SQL script N:" */
+	for (int s = 0; run->w->nscripts > 1 && s < run->w->nscripts; s++) {
+		const struct bench_script *sc = &run->w->scripts[s];
+		printf("SQL script %d: %s\n"
+		       " - weight: %d (targets %.1f%% of total)\n"
+		       " - %lld transactions (%.1f%% of total, tps = %.1f)\n",
+		       s + 1, sc->name, sc->weight,
+		       run->w->total_weight ? 100.0 * sc->weight / run->w->total_weight : 0,
+		       (long long)R->script_count[s],
+		       R->count ? 100.0 * (double)R->script_count[s] / (double)R->count : 0,
+		       R->elapsed > 0 ? (double)R->script_count[s] / R->elapsed : 0);
+	}
 	for (int s = 0; R->cmd_us && s < run->w->nscripts; s++) {
 		const struct bench_script *sc = &run->w->scripts[s];
 		printf("statement latencies in milliseconds of %s:\n", sc->name);

@@ -203,6 +203,52 @@ static int cpu_number(const char *p, char **end, long *out)
 	return *out < CPU_SETSIZE ? 0 : -1;
 }
 
+void servercpu_cpu_list(const cpu_set_t *set, char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (int c = 0; c < CPU_SETSIZE && len + 16 < n; c++) {
+		int e = c;
+		if (!CPU_ISSET(c, set))
+			continue;
+		while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, set))
+			e++;
+		len += (size_t)snprintf(buf + len, n - len, len ? ",%d" : "%d", c);
+		if (e > c)
+			len += (size_t)snprintf(buf + len, n - len, "-%d", e);
+		c = e;
+	}
+}
+
+/* The CPUs this process may run on: its affinity, else the online ones. */
+static void cpus_here(cpu_set_t *have)
+{
+	long n;
+
+	if (sched_getaffinity(0, sizeof(*have), have) == 0 && CPU_COUNT(have) > 0)
+		return;
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	CPU_ZERO(have);
+	for (long c = 0; c < (n > 0 ? n : 1) && c < CPU_SETSIZE; c++)
+		CPU_SET(c, have);
+}
+
+/* Every CPU of set is one here; -1 after the error naming those there are. */
+static int cpus_exist(const char *list, const cpu_set_t *set)
+{
+	cpu_set_t have;
+	char text[256];
+
+	cpus_here(&have);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, set) && !CPU_ISSET(c, &have)) {
+			servercpu_cpu_list(&have, text, sizeof(text));
+			return error("invalid value \"%s\" for --cpus: no CPU %d here: the CPUs "
+				     "pgbuild may use are %s", list, c, text);
+		}
+	return 0;
+}
+
 int servercpu_parse_cpus(const char *list, cpu_set_t *set)
 {
 	const char *p = list;
@@ -228,5 +274,5 @@ int servercpu_parse_cpus(const char *list, cpu_set_t *set)
 			return error("invalid value \"%s\" for --cpus: expected a list like 0-1,3", list);
 		p = end;
 	}
-	return 0;
+	return cpus_exist(list, set);
 }

@@ -83,7 +83,18 @@ int servercpu_pin(const char *proc_root, pid_t postmaster, const cpu_set_t *set)
  */
 int servercpu_split(const cpu_set_t *all, cpu_set_t *client, cpu_set_t *server);
 
-/* --cpus LIST ("0-1,3") into set; -1 with the error printed. */
+/*
+ * --cpus LIST ("0-1,3") into set, the one parser of every command that
+ * takes it (bench, gate, run, optimize); -1 with the error printed.  Every
+ * CPU must be one this machine lets pgbuild run on (sched_getaffinity;
+ * the online CPUs, sysconf, when that fails): pinning to another fails or
+ * runs elsewhere, so it is refused with the CPUs there are:
+ *
+ *     invalid value "2-3" for --cpus: no CPU 2 here: the CPUs pgbuild may use are 0-1
+ */
 int servercpu_parse_cpus(const char *list, cpu_set_t *set);
+
+/* The CPUs of set as a list ("0-1,3") in buf, at most n bytes. */
+void servercpu_cpu_list(const cpu_set_t *set, char *buf, size_t n);
 
 #endif

@@ -20,24 +20,6 @@
 #include "pgbuild/bench/client.h"
 #include "pgbuild/pgbuild.h"
 
-/* "0-1,3" of set into buf. */
-static void cpu_list(const cpu_set_t *set, char *buf, size_t n)
-{
-	size_t len = 0;
-	buf[0] = '\0';
-	for (int c = 0; c < CPU_SETSIZE && len + 16 < n; c++) {
-		int e = c;
-		if (!CPU_ISSET(c, set))
-			continue;
-		while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, set))
-			e++;
-		len += (size_t)snprintf(buf + len, n - len, len ? ",%d" : "%d", c);
-		if (e > c)
-			len += (size_t)snprintf(buf + len, n - len, "-%d", e);
-		c = e;
-	}
-}
-
 /* From here on every exit writes --json (valid: false unless a run
  * completed), and a signal says in one line what it stopped. */
 static void arm_outputs(struct session *s)
@@ -153,8 +135,8 @@ static void server_side(struct session *s)
 		return;
 	} else {
 		char c[64], v[64];
-		cpu_list(&client, c, sizeof(c));
-		cpu_list(&server, v, sizeof(v));
+		servercpu_cpu_list(&client, c, sizeof(c));
+		servercpu_cpu_list(&server, v, sizeof(v));
 		snprintf(s->pinning, sizeof(s->pinning), "client threads on CPU %s, server on CPU %s",
 			 c, v);
 	}
@@ -286,6 +268,7 @@ static void session_release(struct session *s)
 		}
 		free(t->clients);
 		free(t->script_commits);
+		free(t->script_count);
 		free(t->cmd_us);
 		free(t->cmd_n);
 		free(t->timeline);
@@ -293,6 +276,7 @@ static void session_release(struct session *s)
 	}
 	free(run->threads);
 	free(s->R.script_commits);
+	free(s->R.script_count);
 	free(s->R.cmd_us);
 	free(s->R.cmd_n);
 	free(run->cmd_base);

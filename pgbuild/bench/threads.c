@@ -371,6 +371,7 @@ static void setup_threads(struct session *s)
 		t->nclients = o->clients / o->threads + (i < o->clients % o->threads);
 		t->clients = xcalloc_lines((size_t)t->nclients, sizeof(*t->clients));
 		t->script_commits = xcalloc_lines((size_t)w->nscripts, sizeof(int64_t));
+		t->script_count = xcalloc_lines((size_t)w->nscripts, sizeof(int64_t));
 		if (o->per_command) {
 			t->cmd_us = xcalloc_lines((size_t)run->ncmds + 1, sizeof(int64_t));
 			t->cmd_n = xcalloc_lines((size_t)run->ncmds + 1, sizeof(int64_t));

@@ -316,6 +316,13 @@ void bench_workload_release(struct bench_workload *w)
 	bench_vars_free(&w->vars);
 }
 
+const char *bench_workload_label(const struct bench_workload *w)
+{
+	if (strcmp(w->name, "sql"))
+		return w->name;
+	return w->nscripts == 1 ? w->scripts[0].name : "multiple scripts";
+}
+
 int bench_workload_check(const char *spec)
 {
 	struct bench_workload w;

@@ -68,6 +68,7 @@ int bolt_regress(struct bolt_run *b)
 	ro.builddir = b->builddir;
 	ro.prefix = b->out;
 	ro.contrib = b->o->contrib;
+	ro.quiet = b->o->quiet;
 	if (b->o->jobs)
 		ro.jobs = b->o->jobs;
 	free(b->regress_json);

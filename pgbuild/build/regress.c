@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,20 @@ struct regress {
 
 static void take_back_diffs(struct regress *r, struct regress_suite *s);
 
+/* A progress line on stderr, "regress: ...", unless --quiet. */
+__attribute__((format(printf, 2, 3)))
+static void progress(const struct regress *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->o->quiet)
+		return;
+	fputs("regress: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
 static int run_suite(struct regress *r, struct regress_suite *s, const char *const *make_args,
 		     int verbose_out)
 {
@@ -91,7 +106,7 @@ static int run_suite(struct regress *r, struct regress_suite *s, const char *con
 		struct strbuf line = STRBUF_INIT;
 		for (const char *const *a = make_args; *a; a++)
 			strbuf_addf(&line, "%s%s", a == make_args ? "" : " ", *a);
-		fprintf(stderr, "regress: %s: %s ...\n", s->name, line.buf);
+		progress(r, "%s: %s ...\n", s->name, line.buf);
 		strbuf_release(&line);
 	}
 	/* make, pg_regress and its temporary server in a group of their own,
@@ -194,7 +209,7 @@ static int take_lock(struct regress *r)
 			     r->lockfd < 0 ? strerror(errno) : "not a regular file");
 	if (flock(r->lockfd, LOCK_EX | LOCK_NB) == 0)
 		return 0;
-	fprintf(stderr, "regress: waiting for another pgbuild regress in %s\n", r->builddir);
+	progress(r, "waiting for another pgbuild regress in %s\n", r->builddir);
 	while (flock(r->lockfd, LOCK_EX) < 0)
 		if (errno != EINTR)
 			return error("cannot lock %s/pgopt-regress.lock: %s", r->builddir,
@@ -272,14 +287,14 @@ static int make_farm(struct regress *r)
 	strbuf_release(&err);
 	r->workdir = r->farm;
 	if (installcheck)
-		fprintf(stderr, "regress: test tree %s: %ld hard links and directories of the build "
+		progress(r, "test tree %s: %ld hard links and directories of the build "
 			"tree (%.1f s), its directories root's but where the suites write (%s: "
 			"%ld entries, their directories owned by %s); the build tree stays ours\n",
 			r->farm, n, clock_seconds() - t0,
 			r->o->contrib ? "src/test/regress, contrib" : "src/test/regress", given,
 			r->pw->name);
 	else
-		fprintf(stderr, "regress: test tree %s: %ld hard links and directories of the build "
+		progress(r, "test tree %s: %ld hard links and directories of the build "
 			"tree, its directories owned by %s (%.1f s); the build tree stays ours\n",
 			r->farm, n, r->pw->name, clock_seconds() - t0);
 	return 0;
@@ -360,7 +375,7 @@ static int prepare_user(struct regress *r)
 	forget_taken_back(r);
 	if (make_farm(r) < 0)
 		return -1;
-	fprintf(stderr, "regress: running as user %s: PostgreSQL's test server refuses "
+	progress(r, "running as user %s: PostgreSQL's test server refuses "
 		"to run as root; the suites run in %s\n", user, r->farm);
 	{
 		char *w = xasprintf("%s%s", r->farm, r->o->prefix ? "/src/test/regress" : "");
@@ -474,7 +489,7 @@ static int start_server(struct regress *r)
 		strvec_pushf(&r->env, "PGUSER=%s", cl->superuser);
 		if (r->o->env)
 			strvec_pushv(&r->env, (const char *const *)r->o->env->v);
-		fprintf(stderr, "regress: installcheck against the running server from %s (pid %ld)\n",
+		progress(r, "installcheck against the running server from %s (pid %ld)\n",
 			r->prefix, (long)cl->pid);
 		return 0;
 	}
@@ -493,7 +508,7 @@ static int start_server(struct regress *r)
 	strvec_pushf(&r->env, "PGHOST=%s", r->cl.dir);
 	strvec_pushf(&r->env, "PGPORT=%d", r->cl.port);
 	strvec_pushf(&r->env, "PGUSER=%s", r->cl.superuser);
-	fprintf(stderr, "regress: installcheck against a server from %s (pid %ld, socket in %s), "
+	progress(r, "installcheck against a server from %s (pid %ld, socket in %s), "
 		"with its clients (%s/bin/psql)\n", r->prefix, (long)r->cl.pid, r->cl.dir, r->prefix);
 	return 0;
 }

@@ -85,6 +85,8 @@ struct regress_opts {
 	int contrib;              /* --contrib: make -C contrib check too */
 	int jobs;                 /* --jobs for contrib */
 	int verbose;              /* --verbose: show make's output */
+	int quiet;                /* --quiet: no "regress: ..." progress lines
+				   * (the suites' summary and errors only) */
 	/* Installcheck against this running server of prefix instead of one
 	 * started here (the `regress` training workload: pgbuild pgo and
 	 * bolt train on the suite in their own cluster); neither started nor

@@ -653,8 +653,11 @@ static void extra_records(struct verify *v)
 		}
 }
 
+/* The binary's verdict line (with --quiet only a FAILED one) and notes. */
 static void print_verdict(const struct verify *v)
 {
+	if (v->o->quiet && !v->problems)
+		return;
 	printf("verify: %s: %ld objects of %s checked against policy %s: %ld with "
 	       "policy flags, %ld mismatches; %zu unit records%s",
 	       v->problems ? "FAILED" : "OK", v->checked, v->name,
@@ -662,7 +665,7 @@ static void print_verdict(const struct verify *v)
 	       v->with_flags, v->problems, v->nrefs, v->ltrans ? "" : "\n");
 	if (v->ltrans)
 		printf(", %ld link-time (LTO) records\n", v->ltrans);
-	if (v->cmdline_only)
+	if (v->cmdline_only && !v->o->quiet)
 		printf("verify: no pgopt.so ran (a compiler it cannot load into): %ld objects "
 		       "checked against the command lines %s records instead; no per-function "
 		       "records\n", v->gcc_checked, v->name);
@@ -841,7 +844,7 @@ int verify_run(const struct verify_opts *o)
 		verifysrc_release(&v.src);
 		return PGBUILD_EXIT_ERROR;
 	}
-	if (v.src.weakened.nr) {
+	if (v.src.weakened.nr && !o->quiet) {
 		printf("verify: the policy weakens the build's hardening, as its caller allowed "
 		       "(PGOPT_WEAKEN): ");
 		for (size_t i = 0; i < v.src.weakened.nr; i++)
@@ -860,7 +863,7 @@ int verify_run(const struct verify_opts *o)
 			rc = r;
 		reset_binary(&v);
 	}
-	if (rc != PGBUILD_EXIT_ERROR && v.src.links.nr > 1)
+	if (rc != PGBUILD_EXIT_ERROR && v.src.links.nr > 1 && (problems || !o->quiet))
 		printf("verify: %s: %zu binaries of %s, %ld objects checked against policy %s: "
 		       "%ld mismatches in %ld binaries\n", problems ? "FAILED" : "OK",
 		       v.src.links.nr, v.src.builddir, checked,

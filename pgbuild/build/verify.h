@@ -70,6 +70,8 @@ struct verify_opts {
 	const char *baseline;  /* --baseline PREFIX: compare sizes, or NULL */
 	int top;               /* --top N functions of growth and shrink */
 	int verbose;           /* --verbose: list every object checked */
+	int quiet;             /* --quiet: the findings and FAILED verdicts
+				* only (an OK verify prints nothing) */
 	int allow_unmatched;   /* --allow-unmatched: a section that matched no
 				* unit is a warning, not a failure */
 };

@@ -258,11 +258,6 @@ int cli_parse_jobs(const char *arg, int *out)
 	return cli_parse_int("--jobs", arg, 1, CLI_JOBS_MAX, out);
 }
 
-int cli_parse_pairs(const char *arg, int *out)
-{
-	return cli_parse_int("--pairs", arg, 1, CLI_PAIRS_MAX, out);
-}
-
 int cli_parse_weaken(const char *arg)
 {
 	const char *env = getenv("PGOPT_WEAKEN");

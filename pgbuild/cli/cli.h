@@ -22,6 +22,11 @@
  *   -s, --scale N        pgbench scale / tpcc-lite warehouses, 1 to 100000
  *   -j, --jobs N         parallel make jobs, 1 to 1024 (bench: an error
  *                        pointing at --threads, its client threads)
+ *   --pairs N|auto       the gate's A/B pairs, one parser (cli_parse_pairs)
+ *                        and one message in every command that runs a gate:
+ *                        6 to 1000 (fewer than the family of tests needs
+ *                        refused before any work), or auto, the sequential
+ *                        gate (sensitivity: a fixed number only)
  *   --install DIR        an installed PostgreSQL the command reads: its
  *                        bin/, lib/ and share/ (bench, verify, noise,
  *                        profile, regress, bolt's input); never written
@@ -57,8 +62,8 @@
  * saying what was expected (error.h's "pgbuild: error: ..."), then one hint
  * written in one place, cli_usage():
  *
- *     pgbuild: error: invalid value "0" for --pairs: expected an integer from 1 to 1000
- *     Try "pgbuild gate --help" for more information.
+ *     pgbuild: error: invalid value "0" for --jobs: expected an integer from 1 to 1024
+ *     Try "pgbuild build --help" for more information.
  *
  * The value parsers return 0, or -1 after the error (like error() itself)
  * and leave *out untouched then.
@@ -71,6 +76,7 @@
 #include <stdint.h>
 
 #include "pgbuild/metric/metrics.h"
+#include "wrapper/common/exitcodes.h"
 #include "wrapper/common/strvec.h"
 #include "wrapper/common/strbuf.h"
 
@@ -114,6 +120,8 @@ enum cli_opt {
 	OPT_FUNCTION,
 	OPT_GATE,
 	OPT_GATE_ARGS,
+	OPT_GATE_CLIENTS,
+	OPT_GATE_DURATION,
 	OPT_GATE_RESULT,
 	OPT_HELD_OUT,
 	OPT_HIGH,
@@ -216,6 +224,11 @@ enum cli_opt {
 #define CLI_CLIENTS_MAX 10000
 #define CLI_SCALE_MAX   100000
 #define CLI_JOBS_MAX    1024
+/* --pairs: the fewest pairs below which no interval is given, whatever the
+ * level (the exact signed-rank test's smallest one-sided p over 6 pairs,
+ * 2^-6, is the first below 2.5%; gate.h's GATE_MIN_PAIRS is this), and the
+ * most. */
+#define CLI_PAIRS_MIN   6
 #define CLI_PAIRS_MAX   1000
 #define CLI_SECONDS_MAX (86400.0 * 365)
 /* Relinked variants of a layout noise floor (pgbuild noise --variants, the
@@ -233,15 +246,15 @@ enum cli_opt {
 	" (default " CLI_STR(CLI_NOISE_VARIANTS) ")"
 
 /*
- * The exit codes of every pgbuild command (exitcodes.h's PGBUILD_EXIT_*),
- * in the one wording that pgbuild --help, each command's --help (then
- * what a code means in that command, if more) and the man pages' EXIT
- * STATUS quote (tests/t/91 holds the pages to it).
+ * The exit codes of every pgbuild command, made from exitcodes.h's
+ * PGBUILD_EXIT_TABLE (the one list: a code and its meaning are written
+ * there only), one "  CODE  meaning" line each after "Exit codes:".
+ * pgbuild --help and each command's --help print it (then what a code
+ * means in that command, if more); the man pages' EXIT STATUS quote it
+ * (tests/t/91 holds helps and pages to the table).
  */
-#define CLI_EXIT_CODES_HELP \
-	"Exit codes: 0 ok (done, or every check passed), 1 a check failed, 2 could\n" \
-	"not run (bad usage, a missing input, a build or measurement that failed),\n" \
-	"3 undecided (a gate that could not decide).\n"
+#define CLI_EXIT_CODE_LINE_(name, code, text) "  " #code "  " text "\n"
+#define CLI_EXIT_CODES_HELP "Exit codes:\n" PGBUILD_EXIT_TABLE(CLI_EXIT_CODE_LINE_)
 
 /* The command being run ("bench"), for the usage hint; set by main (NULL,
  * the default: pgbuild itself, "Try \"pgbuild --help\" ..."). */
@@ -285,7 +298,7 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
  * Numbers: the whole string, range-checked; on a bad value one error
  * naming the option, the value and the range:
- *   cli_parse_int     invalid value "0" for --pairs: expected an integer from 1 to 1000
+ *   cli_parse_int     invalid value "0" for --jobs: expected an integer from 1 to 1024
  *   cli_parse_int64   the same for 64-bit values (--transactions, --seed)
  *   cli_parse_number  a finite number from min to max (max INFINITY: no
  *                        upper bound): expected a number >= 0.1
@@ -467,14 +480,21 @@ int cli_parse_clients(const char *arg, int *out);     /* -c, --clients */
 int cli_parse_duration(const char *arg, double *out); /* -T, --duration */
 int cli_parse_scale(const char *arg, int *out);       /* -s, --scale */
 int cli_parse_jobs(const char *arg, int *out);        /* -j, --jobs */
-int cli_parse_pairs(const char *arg, int *out);       /* --pairs */
-/* --pairs N|auto (gate): "auto" sets *is_auto, else N as cli_parse_pairs
- * reads it (1 to 1000: fewer than an interval needs are refused after the
- * options, naming the interval) into *out.  The error says what is
- * accepted in the end: "expected an integer from MIN to 1000, or auto",
- * MIN the caller's (gate.h's GATE_MIN_PAIRS, which this layer cannot
- * include).  0, or -1 after the error. */
-int cli_parse_pairs_auto(const char *arg, int min, int *out, int *is_auto);
+/*
+ * --pairs N|auto, the one parser of every command that takes it (gate,
+ * run, deb, optimize, tune, pgo, sensitivity; build's --gate-args through
+ * the gate's own options): "auto" (the sequential gate) sets *is_auto,
+ * else N from 1 to CLI_PAIRS_MAX goes to *out and *is_auto is 0; is_auto
+ * NULL: a command that measures a fixed number of pairs, "auto" refused.
+ * Fewer pairs than the family of tests needs (at least CLI_PAIRS_MIN when
+ * tps is measured) are refused after the options by preflight_pairs,
+ * naming the interval; the error here says what is accepted in the end:
+ *
+ *     invalid value "0" for --pairs: expected an integer from 6 to 1000, or auto
+ *
+ * (without ", or auto" when is_auto is NULL).  0, or -1 after the error.
+ */
+int cli_parse_pairs(const char *arg, int *out, int *is_auto);
 /* A TIME: 90s, 10m, 1h or plain seconds, at least one second (the
  * error names opt); --budget (a sequential gate's) and tune's --max-time. */
 int cli_parse_time(const char *opt, const char *arg, double *out);

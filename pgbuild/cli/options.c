@@ -9,11 +9,11 @@
  * value, prints one error that names the option, the value and what was
  * expected:
  *
- *     case OPT_PAIRS:
- *             if (cli_parse_int("--pairs", optarg, 1, 1000, &o.pairs) < 0)
+ *     case 'j':
+ *             if (cli_parse_int("--jobs", optarg, 1, 1024, &o.jobs) < 0)
  *                     return cli_usage();
  *
- *     pgbuild: error: invalid value "0" for --pairs: expected an integer from 1 to 1000
+ *     pgbuild: error: invalid value "0" for --jobs: expected an integer from 1 to 1024
  *
  * They return 0, or -1 after the error (like error() itself) and leave
  * *out untouched then.
@@ -131,18 +131,20 @@ int cli_parse_int(const char *opt, const char *arg, int min, int max, int *out)
 	return 0;
 }
 
-int cli_parse_pairs_auto(const char *arg, int min, int *out, int *is_auto)
+int cli_parse_pairs(const char *arg, int *out, int *is_auto)
 {
 	long long n;
 
-	if (!strcmp(arg, "auto")) {
+	if (is_auto && !strcmp(arg, "auto")) {
 		*is_auto = 1;
 		return 0;
 	}
 	if (parse_long(arg, 1, CLI_PAIRS_MAX, &n) < 0)
-		return error("invalid value \"%s\" for --pairs: expected %s from %d to %d, or auto",
-			     arg, an_integer(arg), min, CLI_PAIRS_MAX);
-	*is_auto = 0;
+		return error("invalid value \"%s\" for --pairs: expected %s from %d to %d%s",
+			     arg, an_integer(arg), CLI_PAIRS_MIN, CLI_PAIRS_MAX,
+			     is_auto ? ", or auto" : "");
+	if (is_auto)
+		*is_auto = 0;
 	*out = (int)n;
 	return 0;
 }

@@ -49,7 +49,8 @@ static void build_usage(FILE *fp)
 "                         gate the fresh install against PREFIX with\n"
 "                         `pgbuild gate` (regression suite included)\n"
 "  --gate-args ARGS       more `pgbuild gate` options (split on blanks),\n"
-"                         e.g. \"--pairs 6 --duration 5\"\n"
+"                         e.g. \"--pairs 6 --duration 5\"; checked by the\n"
+"                         gate's own parser before the build\n"
 "  --weaken LIST          the policy may weaken these hardening classes\n"
 "                         (stack-protector, cet, pie, relro, bind-now,\n"
 "                         fortify, stack-clash): PGOPT_WEAKEN of its builds\n"
@@ -138,28 +139,35 @@ static int parse_options(struct build_opts *o, struct strbuf *gate, int argc, ch
 	return -1;
 }
 
-/* The --set items of --gate-args, checked now as the gate will check
- * them: a refused setting is an error before the build, not after it. */
-static int check_gate_args(const char *args)
+/*
+ * The gate's options, --gate-args among them, checked now by the gate's
+ * own parser and checks (cmd_gate_check) as build/build.c's run_gate will
+ * give them: a bad value (--pairs 3, a --set that opens the cluster), an
+ * unknown option or too few pairs for the thresholds is the gate's error
+ * before the build, not after it.  The candidate is not built yet: the
+ * baseline stands in for it; --require-regress's directory is not made
+ * yet either (only its presence counts here).  0, or the exit code.
+ */
+static int check_gate(const struct build_opts *o)
 {
-	struct strvec v = STRVEC_INIT, scratch = STRVEC_INIT;
-	int rc = 0;
+	struct strvec args = STRVEC_INIT;
+	int rc;
 
-	strvec_split(&v, args);
-	for (size_t i = 0; i < v.nr && !rc; i++) {
-		if (!strcmp(v.v[i], "--set") && i + 1 < v.nr)
-			rc = cli_parse_setting("--gate-args --set", v.v[++i], &scratch);
-		else if (!strncmp(v.v[i], "--set=", 6))
-			rc = cli_parse_setting("--gate-args --set", v.v[i] + 6, &scratch);
-	}
-	strvec_clear(&v);
-	strvec_clear(&scratch);
+	strvec_pushl(&args, "gate", "--baseline", o->baseline, "--candidate", o->baseline,
+		     "--gate", o->gate, "--require-regress", o->builddir ? o->builddir : o->prefix,
+		     NULL);
+	if (o->gate_args)
+		strvec_split(&args, o->gate_args);
+	rc = cmd_gate_check((int)args.nr, args.v);
+	strvec_clear(&args);
 	return rc;
 }
 
 /* The options that need each other or exclude each other. */
 static int check_options(struct build_opts *o)
 {
+	int rc;
+
 	if (!o->policy)
 		return cli_usage_error("--policy is required (a policy file, or \"none\" for the baseline)");
 	if (!o->prefix || !*o->prefix)
@@ -168,10 +176,10 @@ static int check_options(struct build_opts *o)
 		return cli_usage_error("--baseline and --gate go together");
 	if (o->gate_args && !o->gate)
 		return cli_usage_error("--gate-args needs --baseline and --gate");
-	if (o->gate_args && check_gate_args(o->gate_args) < 0)
-		return cli_usage();
 	if (o->gate && !o->install)
 		return cli_usage_error("--gate needs an install: it cannot be combined with --no-install");
+	if (o->gate && (rc = check_gate(o)) != 0)
+		return rc;
 	if (!o->install)
 		o->bench = 0;
 	if (o->bundle) {

@@ -20,4 +20,15 @@
 
 #define PGBUILD_COMMAND(name, summary) int cmd_##name(int argc, char **argv)
 
+/*
+ * cmd/gate.c: the options another command will pass to `pgbuild gate`
+ * (argv[0] "gate", then the gate's options as that command will give them,
+ * its candidate not built yet: the baseline stands in), checked now by the
+ * gate's own parser and its checks of the options together, so that build
+ * --gate-args "--pairs 3" or an unknown option fails before the build with
+ * the gate's message (and the hint to pgbuild gate --help).  Nothing is
+ * measured or written.  0, or the gate's exit code after its error.
+ */
+int cmd_gate_check(int argc, char **argv);
+
 #endif

@@ -60,8 +60,9 @@ static void deb_usage(FILE *fp)
 		"  --gate EXPR          the gate's thresholds (default %s)\n"
 		"  -W, --workload LIST  the gate's workloads (default %s)\n"
 		"  --metric LIST        the gate's metrics (default %s)\n"
-		"  --pairs N, -T, --duration S\n"
-		"                       the gate's pairs and seconds per run\n"
+		"  --pairs N|auto, -T, --duration S\n"
+		"                       the gate's pairs (auto: the sequential gate, its\n"
+		"                       default budget) and seconds per run\n"
 		"  --no-regress         skip the regression suite\n"
 		"  --no-modules         skip the modules check\n"
 		"  --no-gate            skip the gate (the report has the build alone)\n"
@@ -111,7 +112,7 @@ PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it
 	struct strvec wl = STRVEC_INIT;
 	unsigned metrics;
 	double secs;
-	int c, n;
+	int c, n, is_auto;
 
 	o.builddir = "build";
 	o.gate = DEB_GATE_DEFAULT;
@@ -143,7 +144,7 @@ PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it
 			o.metric = optarg;
 			break;
 		case OPT_PAIRS:
-			if (cli_parse_pairs(optarg, &n) < 0)
+			if (cli_parse_pairs(optarg, &n, &is_auto) < 0)
 				return cli_usage();
 			o.pairs = optarg;
 			break;

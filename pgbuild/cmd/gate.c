@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pgbuild/bench/servercpu.h"
 #include "pgbuild/cmd/cmd.h"
 #include "pgbuild/metric/workloads.h"
 #include "pgbuild/gate/gate.h"
@@ -87,7 +88,8 @@ static void gate_usage(FILE *fp)
 "                            go into the verdict: \"217/217 tests passed\")\n"
 "  --cpus LIST               CPUs for the benchmark, e.g. 0-1: bench pins its\n"
 "                            client threads to the last quarter (at least one)\n"
-"                            and the server to the rest (one CPU: both on it)\n"
+"                            and the server to the rest (one CPU: both on it);\n"
+"                            a CPU this machine does not give is refused\n"
 "  --json FILE               every run's numbers, the analysis and the verdict\n"
 "                            (\"verdict\": pass/fail...; \"verdict_word\": the words\n"
 "                            printed, lower case)\n"
@@ -292,7 +294,7 @@ static int run_option(struct gate_opts *o, int c, const char *arg)
 	case OPT_TIME_BUDGET:
 		return cli_parse_budget(arg, &o->budget);
 	default: /* OPT_PAIRS */
-		if (cli_parse_pairs_auto(arg, GATE_MIN_PAIRS, &o->pairs, &o->auto_pairs) < 0)
+		if (cli_parse_pairs(arg, &o->pairs, &o->auto_pairs) < 0)
 			return -1;
 		o->pairs_given = !o->auto_pairs;
 		return 0;
@@ -310,7 +312,15 @@ static int parse_options(struct gate_opts *o, struct gate *g, int argc, char **a
 		case OPT_BASELINE: o->baseline = optarg; continue;
 		case OPT_CANDIDATE: o->candidate = optarg; continue;
 		case OPT_REQUIRE_REGRESS: o->require_regress = optarg; continue;
-		case OPT_CPUS: o->cpus = optarg; continue;
+		case OPT_CPUS: {
+			/* checked now (with the CPUs there are), not when the
+			 * first pair is pinned */
+			cpu_set_t set;
+			if (servercpu_parse_cpus(optarg, &set) < 0)
+				return cli_usage();
+			o->cpus = optarg;
+			continue;
+		}
 		case OPT_JSON: o->json = optarg; continue;
 		case OPT_JUNIT: o->junit = optarg; continue;
 		case OPT_WORKDIR: o->workdir = optarg; continue;
@@ -521,6 +531,27 @@ static int apply_noise_floor(const struct gate_opts *o, struct gate *g, const ch
 		g->noise_file = xstrdup(f.a.file);
 	noise_floors_release(&f);
 	return 0;
+}
+
+int cmd_gate_check(int argc, char **argv)
+{
+	const char *command = cli_command(), *why;
+	struct gate_opts o;
+	struct gate g;
+	int rc;
+
+	cli_set_command("gate");
+	gate_opts_init(&o, &g);
+	rc = parse_options(&o, &g, argc, argv);
+	if (rc == 0)            /* --help: printed, and no option to pass on */
+		rc = cli_usage_error("--help is not an option to pass on to pgbuild gate");
+	else if (rc < 0)
+		rc = check_options(&o, &g, argc, argv, &why);
+	cli_set_command(command);
+	strvec_clear(&o.workloads);
+	strvec_clear(&o.settings);
+	gate_clear(&g);
+	return rc;
 }
 
 PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide against thresholds")

@@ -33,6 +33,7 @@ static void inspect_usage(FILE *fp)
 		"  --debug-dir DIR  read the records of a binary that holds none from its\n"
 		"                   side file DIR/.build-id/XX/REST.pgopt (its build-id), else\n"
 		"                   its debug file REST.debug if that holds them (rpm's)\n"
+		"  -q, --quiet      no totals line after the text: the records only\n"
 		"  -h, --help       this text\n"
 		"\n"
 		CLI_EXIT_CODES_HELP
@@ -69,6 +70,7 @@ PGBUILD_COMMAND(inspect, "show the per-unit and per-function optimization record
 		{ "tu", required_argument, NULL, OPT_TU },
 		{ "require", no_argument, NULL, OPT_REQUIRE },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+		CLI_OPT_QUIET,
 		CLI_OPT_HELP,
 		CLI_OPT_END
 	};
@@ -77,7 +79,7 @@ PGBUILD_COMMAND(inspect, "show the per-unit and per-function optimization record
 	struct inspect_totals t = { 0 };
 	struct strbuf out = STRBUF_INIT, files = STRBUF_INIT;
 	struct json_writer jw, fw;
-	int c, rc = 0;
+	int c, rc = 0, quiet = 0;
 
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, opts)) != -1) {
@@ -89,6 +91,7 @@ PGBUILD_COMMAND(inspect, "show the per-unit and per-function optimization record
 		case OPT_TU: o.tu = optarg; break;
 		case OPT_REQUIRE: o.require = 1; break;
 		case OPT_DEBUG_DIR: elfrec_set_debug_dir(optarg); break;
+		case 'q': quiet = 1; break;
 		case 'h': inspect_usage(stdout); return 0;
 		default:
 			return cli_usage();
@@ -128,7 +131,7 @@ PGBUILD_COMMAND(inspect, "show the per-unit and per-function optimization record
 		strbuf_addch(&out, '\n');
 		if (write_result(json, out.buf, out.len) < 0 && rc < PGBUILD_EXIT_ERROR)
 			rc = PGBUILD_EXIT_ERROR;
-	} else if (!o.sites && t.units) {
+	} else if (!o.sites && t.units && !quiet) {
 		printf("%ld units, %ld functions, %ld inlined call sites "
 		       "(%ld at link time, %ld cross-file), %ld calls not inlined\n",
 		       t.units, t.functions, t.sites, t.link_sites, t.cross_sites,

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "pgbuild/cmd/cmd.h"
+#include "wrapper/common/boolean.h"
 #include "wrapper/common/suggest.h"
 
 #define PGBUILD_CMD(name, summary) int cmd_##name(int argc, char **argv);
@@ -134,10 +135,15 @@ static int run_command_named(const struct command *c, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	const struct command *c;
+	const char *v;
 
 	error_set_program("pgbuild", PGBUILD_EXIT_ERROR);
-	if (getenv("PGOPT_VERBOSE") && !strcmp(getenv("PGOPT_VERBOSE"), "1"))
-		error_verbose = 1;
+	/* a boolean as pgoptcc reads it (git's words, boolean.h): "yes"
+	 * must not be silently no here and yes in the compiles */
+	if ((v = getenv("PGOPT_VERBOSE")) && (error_verbose = boolean_parse(v)) < 0) {
+		error("PGOPT_VERBOSE=%s: expected a boolean: " BOOLEAN_WORDS, v);
+		return PGBUILD_EXIT_ERROR;
+	}
 	pgbuild_find_self();
 	/*
 	 * Every PostgreSQL make that pgbuild runs (build, regress, pgo, tune)

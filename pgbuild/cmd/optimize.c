@@ -163,7 +163,7 @@ static int parse_value(struct optimize_opts *o, unsigned *stages, int c, const c
 	case 'W': return cli_parse_workloads(arg, &o->workloads) < 0 ? -1 : 1;
 	case OPT_TRAIN: return cli_parse_training(arg, &o->train) < 0 ? -1 : 1;
 	case OPT_PAIRS:
-		return cli_parse_pairs_auto(arg, GATE_MIN_PAIRS, &o->pairs, &o->auto_pairs) == 0 ?
+		return cli_parse_pairs(arg, &o->pairs, &o->auto_pairs) == 0 ?
 		       1 : -1;
 	case OPT_BUDGET: return cli_parse_budget(arg, &o->budget) < 0 ? -1 : 1;
 	case 'T': return cli_parse_duration(arg, &o->duration) < 0 ? -1 : 1;

@@ -51,6 +51,12 @@ static void pgo_usage(FILE *fp)
 	      "  --baseline PREFIX --gate EXPR\n"
 	      "                         gate the result against PREFIX (pgbuild gate;\n"
 	      "                         --gate comma-separated and repeatable)\n"
+	      "  --pairs N|auto [--budget TIME] --gate-duration S --gate-clients N\n"
+	      "                         the gate's pairs (default: the fewest its family\n"
+	      "                         of tests can decide with; auto: the sequential\n"
+	      "                         gate in --budget), seconds per run and clients\n"
+	      "                         (pgbuild gate's --pairs, --budget, -T, -c; here\n"
+	      "                         -T and -c are the training's)\n"
 	      "  --configure-args ARGS  extra configure arguments of both builds (split on\n"
 	      "                         blanks): train on the configuration you ship\n"
 	      "  -j, --jobs N           make jobs\n"
@@ -85,6 +91,10 @@ static const struct option pgo_options[] = {
 	{ "no-regress", no_argument, NULL, OPT_NO_REGRESS },
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "gate", required_argument, NULL, OPT_GATE },
+	{ "pairs", required_argument, NULL, OPT_PAIRS },
+	{ "budget", required_argument, NULL, OPT_BUDGET },
+	{ "gate-duration", required_argument, NULL, OPT_GATE_DURATION },
+	{ "gate-clients", required_argument, NULL, OPT_GATE_CLIENTS },
 	CLI_OPT_JOBS,
 	CLI_OPT_QUIET,
 	CLI_OPT_WEAKEN,
@@ -99,7 +109,10 @@ static int parse_options(struct pgo_opts *o, struct strbuf *gate, int argc, char
 
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, pgo_options)) != -1) {
+		/* -T and -c are the training's, the gate's are --gate-* */
 		int r = prof_run_option(&o->run, c, optarg);
+		if (!r && c != 'T' && c != 'c')
+			r = stage_gate_option(&o->gate_step, c, optarg);
 		if (r < 0)
 			return cli_usage();
 		if (r > 0)
@@ -158,11 +171,12 @@ static int check_host(const struct pgo_opts *o)
 }
 
 /* Every check before the first build: the options together, the gate's
- * thresholds, the policy (through pgoptcc), the source, the baseline, and
+ * thresholds and pairs, the policy (through pgoptcc), the source, the baseline, and
  * the directories the server user works in (as root: training writes its
  * profiles into the build tree). */
 static int check_options(const struct pgo_opts *o)
 {
+	const struct gate_step *g = &o->gate_step;
 	char *prefix, *builddir;
 	int r;
 
@@ -170,7 +184,17 @@ static int check_options(const struct pgo_opts *o)
 		return cli_usage_error("--prefix is required");
 	if (!o->baseline != !o->gate)
 		return cli_usage_error("--baseline and --gate go together");
-	if (o->gate && preflight_gate_expr(o->gate, NULL, NULL) < 0)
+	if ((g->pairs || g->auto_pairs || g->budget > 0 || g->duration > 0 || g->clients) &&
+	    !o->gate)
+		return cli_usage_error("--pairs, --budget, --gate-duration and --gate-clients are "
+				       "the gate's: add --baseline PREFIX --gate EXPR");
+	if (stage_gate_check(g))
+		return PGBUILD_EXIT_ERROR;
+	/* the gate's thresholds, and enough pairs for their family, now:
+	 * not after two builds and the training */
+	if (o->gate && (preflight_gate_expr(o->gate, NULL, NULL) < 0 ||
+			preflight_pairs(g->pairs, NULL, 0.95,
+					preflight_family(o->gate, NULL, NULL, NULL)) < 0))
 		return cli_usage();
 	if ((o->policy && preflight_policy("--policy", o->policy, NULL) < 0) ||
 	    preflight_source(o->src) < 0 ||

@@ -45,6 +45,8 @@ static void regress_usage(FILE *fp)
 "  -j, --jobs N     parallel make jobs for contrib (default: CPUs)\n"
 "  --json FILE      write the summary as JSON\n"
 "  -v, --verbose    show make's output\n"
+"  -q, --quiet      no progress lines (the test tree, the server, each\n"
+"                   suite's make): the summary and errors only\n"
 "\n"
 CLI_EXIT_CODES_HELP
 "Here 0 is all tests passed, 1 a test failed, 2 the suite could not run.\n");
@@ -62,6 +64,7 @@ static const struct option regress_options[] = {
 	{ "temp-config", required_argument, NULL, OPT_TEMP_CONFIG },
 	{ "set", required_argument, NULL, OPT_SET },
 	CLI_OPT_VERBOSE,
+	CLI_OPT_QUIET,
 	CLI_OPT_HELP,
 	CLI_OPT_END
 };
@@ -93,6 +96,7 @@ static int parse_options(struct regress_opts *o, struct strvec *settings, int ar
 				return cli_usage();
 			break;
 		case 'v': o->verbose = 1; break;
+		case 'q': o->quiet = 1; break;
 		case 'h': regress_usage(stdout); return 0;
 		default: return cli_usage();
 		}
@@ -103,6 +107,8 @@ static int parse_options(struct regress_opts *o, struct strvec *settings, int ar
 		return cli_usage_error("--builddir is required");
 	if (!o->core && !o->contrib)
 		return cli_usage_error("--no-core without --contrib leaves nothing to run");
+	if (o->quiet && o->verbose)
+		return cli_usage_error("--quiet and --verbose exclude each other");
 	if (o->settings && !o->prefix)
 		return cli_usage_error("--set configures installcheck's server (--install); make "
 				       "check's temporary server takes --temp-config");

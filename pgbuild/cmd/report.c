@@ -36,6 +36,8 @@ static void report_usage(FILE *fp)
 "  --inspect-candidate FILE B's (inlining records come from the plugin's sections)\n"
 "  --html FILE              write one self-contained HTML page with SVG plots\n"
 "  --json FILE              write the per-file and per-function tables as JSON\n"
+"  -q, --quiet              no \"wrote FILE\" lines: errors, warnings and the\n"
+"                           report itself only\n"
 "\n"
 "Without --baseline/--candidate, the prefixes recorded in the gate result are used;\n"
 "without --log, the compile log named by the candidate's pgopt-build.json.\n"
@@ -58,13 +60,14 @@ static const struct option report_options[] = {
 	{ "html", required_argument, NULL, OPT_HTML },
 	CLI_OPT_JSON,
 	{ "optimize", required_argument, NULL, OPT_OPTIMIZE },
+	CLI_OPT_QUIET,
 	CLI_OPT_HELP,
 	CLI_OPT_END
 };
 
 /* Read the options.  -1 to go on, else the exit code (0 after --help). */
 static int parse_options(struct report_inputs *in, const char **html, const char **json,
-			 const char **optimize, int argc, char **argv)
+			 const char **optimize, int *quiet, int argc, char **argv)
 {
 	int c;
 
@@ -80,6 +83,7 @@ static int parse_options(struct report_inputs *in, const char **html, const char
 		case OPT_HTML: *html = optarg; break;
 		case OPT_JSON: *json = optarg; break;
 		case OPT_OPTIMIZE: *optimize = optarg; break;
+		case 'q': *quiet = 1; break;
 		case 'h':
 			report_usage(stdout);
 			return 0;
@@ -102,8 +106,10 @@ static int parse_options(struct report_inputs *in, const char **html, const char
 	return -1;
 }
 
-/* --html and --json; 0 or the exit code. */
-static int write_outputs(const struct report_data *rd, const char *html, const char *json)
+/* --html and --json (each named on stderr once written, unless quiet); 0
+ * or the exit code. */
+static int write_outputs(const struct report_data *rd, const char *html, const char *json,
+			 int quiet)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int rc = 0;
@@ -112,7 +118,7 @@ static int write_outputs(const struct report_data *rd, const char *html, const c
 		html_write(rd, &sb);
 		if (save(html, &sb) < 0)
 			rc = PGBUILD_EXIT_ERROR;
-		else
+		else if (!quiet)
 			fprintf(stderr, "report: wrote %s\n", html);
 		strbuf_reset(&sb);
 	}
@@ -126,7 +132,7 @@ static int write_outputs(const struct report_data *rd, const char *html, const c
 }
 
 /* --optimize FILE: the waterfall of a finished optimize, and its page. */
-static int report_optimize(const char *path, const char *html)
+static int report_optimize(const char *path, const char *html, int quiet)
 {
 	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT, page = STRBUF_INIT;
 	struct json_value *doc = NULL;
@@ -147,7 +153,7 @@ static int report_optimize(const char *path, const char *html)
 		optimize_render_html(doc, &page);
 		if (save(html, &page) < 0)
 			rc = PGBUILD_EXIT_ERROR;
-		else
+		else if (!quiet)
 			fprintf(stderr, "report: wrote %s\n", html);
 	}
 out:
@@ -163,9 +169,9 @@ PGBUILD_COMMAND(report, "summarise a gate result, compile log and builds (termin
 	struct report_inputs in = { 0 };
 	struct report_data rd = { 0 };
 	const char *html = NULL, *json = NULL, *optimize = NULL;
-	int rc;
+	int rc, quiet = 0;
 
-	if ((rc = parse_options(&in, &html, &json, &optimize, argc, argv)) >= 0)
+	if ((rc = parse_options(&in, &html, &json, &optimize, &quiet, argc, argv)) >= 0)
 		return rc;
 	{
 		/* where the pages go, checked before anything is read */
@@ -176,11 +182,11 @@ PGBUILD_COMMAND(report, "summarise a gate result, compile log and builds (termin
 			return PGBUILD_EXIT_ERROR;
 	}
 	if (optimize)
-		return report_optimize(optimize, html);
+		return report_optimize(optimize, html, quiet);
 	rc = PGBUILD_EXIT_ERROR;
 	if (report_load(&rd, &in) == 0) {
 		report_terminal(&rd, stdout);
-		rc = write_outputs(&rd, html, json);
+		rc = write_outputs(&rd, html, json, quiet);
 	}
 	report_data_clear(&rd);
 	return rc;

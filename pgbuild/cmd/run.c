@@ -149,7 +149,7 @@ static int pass_on_option(struct run_cli *r, int c, const char *arg)
 		o->pairs = arg;
 		{
 			int is_auto;
-			return cli_parse_pairs_auto(arg, GATE_MIN_PAIRS, &n, &is_auto);
+			return cli_parse_pairs(arg, &n, &is_auto);
 		}
 	case OPT_BUDGET:
 		o->budget = arg;

@@ -72,10 +72,11 @@ static const struct option sens_options[] = {
 /* The options with a number: 0, or -1 after the error. */
 static int number_option(struct sens_opts *o, int c, const char *arg)
 {
-	int r = stage_gate_option(&o->gate, c, arg);
+	int r;
 
-	if (r > 0 && o->gate.auto_pairs)   /* a fixed number of pairs here */
-		return cli_parse_pairs(arg, &o->gate.pairs);
+	if (c == OPT_PAIRS)     /* a fixed number of pairs here: no auto */
+		return cli_parse_pairs(arg, &o->gate.pairs, NULL);
+	r = stage_gate_option(&o->gate, c, arg);
 	if (r)
 		return r < 0 ? -1 : 0;
 	switch (c) {

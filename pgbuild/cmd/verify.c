@@ -48,6 +48,9 @@ static void verify_usage(FILE *fp)
 "                     translation unit of the build is a warning, not a\n"
 "                     failure (a policy shared between source versions)\n"
 "  -v, --verbose      also list every object checked\n"
+"  -q, --quiet        only the findings (MISSING, EXTRA, UNMATCHED ...) and a\n"
+"                     FAILED verdict: a verified build prints nothing (with\n"
+"                     --baseline, the size lines still)\n"
 "\n"
 "The replays ask the caller's compiler: PGOPT_CC, default gcc on PATH; the one\n"
 "the log or record names is only compared.  Of the record's environment only\n"
@@ -69,6 +72,7 @@ static const struct option verify_options[] = {
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "allow-unmatched", no_argument, NULL, OPT_ALLOW_UNMATCHED },
 	CLI_OPT_VERBOSE,
+	CLI_OPT_QUIET,
 	CLI_OPT_HELP,
 	CLI_OPT_END
 };
@@ -94,6 +98,7 @@ static int parse_options(struct verify_opts *o, int argc, char **argv)
 				return cli_usage();
 			break;
 		case 'v': o->verbose = 1; break;
+		case 'q': o->quiet = 1; break;
 		case 'h': verify_usage(stdout); return 0;
 		default: return cli_usage();
 		}
@@ -110,6 +115,8 @@ static int parse_options(struct verify_opts *o, int argc, char **argv)
 				       "that logged there)");
 	if (o->binary && !o->logdir)
 		return cli_usage_error("--binary goes with --log");
+	if (o->quiet && o->verbose)
+		return cli_usage_error("--quiet and --verbose exclude each other");
 	return -1;
 }
 

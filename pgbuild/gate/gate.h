@@ -96,6 +96,7 @@
 #include <signal.h>
 #include <stddef.h>
 
+#include "pgbuild/cli/cli.h"
 #include "pgbuild/gate/stats.h"
 #include "pgbuild/metric/cycles.h"
 #include "pgbuild/metric/instr.h"
@@ -412,8 +413,9 @@ double gate_seq_conf(const struct gate *g);
  * anything (the exact signed-rank's smallest p, 2^-n, at most (1 -
  * conf) / 2m); min_pairs when m <= 1. */
 size_t gate_family_min_pairs(const struct gate *g);
-/* The fewest pairs below which no interval is given, whatever the level. */
-#define GATE_MIN_PAIRS 6
+/* The fewest pairs below which no interval is given, whatever the level:
+ * cli.h's CLI_PAIRS_MIN, which every --pairs error names. */
+#define GATE_MIN_PAIRS CLI_PAIRS_MIN
 /* The fewest pairs with which a family of m tests at confidence conf can
  * decide its first step: 2^-n (the exact signed-rank test's smallest
  * one-sided p over n pairs) <= (1 - conf) / 2 / m; at least

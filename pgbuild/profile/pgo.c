@@ -627,6 +627,8 @@ static int checks(struct pgo *p)
 		struct child_process cp = CHILD_PROCESS_INIT;
 		double t0 = clock_seconds();
 		strvec_pushl(&cp.args, pgbuild_self(), "regress", "--builddir", p->builddir, NULL);
+		if (o->quiet)
+			strvec_push(&cp.args, "--quiet");
 		cp.no_stdin = 1;
 		p->regress_code = run_command(&cp);
 		p->t_regress = clock_seconds() - t0;
@@ -641,6 +643,7 @@ static int checks(struct pgo *p)
 			     "--candidate", o->prefix, "--gate", o->gate, "--json", json, NULL);
 		if (p->regress_code == 0)
 			strvec_pushl(&cp.args, "--regress-result", "passed", NULL);
+		stage_gate_argv(&cp.args, &o->gate_step);
 		cp.no_stdin = 1;
 		p->gate_code = run_command(&cp);
 		child_process_clear(&cp);
@@ -698,7 +701,8 @@ static int write_record(const struct pgo *p)
 	if (p->gate_code < 0)
 		json_null(&jw);
 	else
-		json_string(&jw, p->gate_code == 0 ? "passed" : p->gate_code == 1 ? "failed" : "error");
+		json_string(&jw, p->gate_code == 0 ? "passed" : p->gate_code == 1 ? "failed" :
+			    p->gate_code == PGBUILD_EXIT_UNDECIDED ? "undecided" : "error");
 	json_object_end(&jw);
 	strbuf_addch(&sb, '\n');
 	rc = write_text(path, sb.buf);

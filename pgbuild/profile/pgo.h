@@ -46,6 +46,7 @@
 #define PGBUILD_PGO_H
 
 #include "pgbuild/profile/run.h"
+#include "pgbuild/stage/stage.h"
 #include "wrapper/common/strvec.h"
 
 #define PGO_MANIFEST "pgopt-pgo.json"
@@ -62,6 +63,8 @@ struct pgo_opts {
 	struct strvec files;     /* --files globs; empty: every file */
 	const char *baseline;    /* --baseline PREFIX (with --gate) */
 	const char *gate;        /* --gate EXPR */
+	struct gate_step gate_step; /* the gate's --pairs, --budget,
+				     * --gate-duration, --gate-clients */
 	int jobs;                /* --jobs for make (0: build's default) */
 	int retrain;             /* --retrain: train even when profiles are current */
 	int instrument_only;     /* stop after the instrumented build */

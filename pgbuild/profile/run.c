@@ -93,6 +93,7 @@ static int run_regress(const struct prof_run *r, const struct cluster *cl)
 	ro.prefix = r->prefix;
 	ro.server = cl;
 	ro.to_stderr = 1;
+	ro.quiet = r->quiet;
 	/* psql and pg_regress of a clang build carry the profile runtime too */
 	profile_env(r, &env);
 	ro.env = &env;

@@ -166,18 +166,22 @@ int stage_gate_option(struct gate_step *g, int c, const char *arg)
 {
 	switch (c) {
 	case OPT_PAIRS:
-		g->auto_pairs = !strcmp(arg, "auto");
-		if (g->auto_pairs) {
+		if (cli_parse_pairs(arg, &g->pairs, &g->auto_pairs) < 0)
+			return -1;
+		if (g->auto_pairs)
 			g->pairs = 0;
-			return 1;
-		}
-		return cli_parse_pairs(arg, &g->pairs) < 0 ? -1 : 1;
+		return 1;
 	case OPT_BUDGET:
 		return cli_parse_budget(arg, &g->budget) < 0 ? -1 : 1;
 	case 'T':
 		return cli_parse_duration(arg, &g->duration) < 0 ? -1 : 1;
 	case 'c':
 		return cli_parse_clients(arg, &g->clients) < 0 ? -1 : 1;
+	case OPT_GATE_DURATION:
+		return cli_parse_seconds("--gate-duration", arg, 0, &g->duration) < 0 ? -1 : 1;
+	case OPT_GATE_CLIENTS:
+		return cli_parse_int("--gate-clients", arg, 1, CLI_CLIENTS_MAX, &g->clients) < 0 ?
+		       -1 : 1;
 	default:
 		return 0;
 	}

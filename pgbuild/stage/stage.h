@@ -101,7 +101,7 @@ struct build_step {
 void stage_build_argv(struct strvec *args, const struct build_step *b);
 
 /* The benchmark settings a pipeline passes on to its `pgbuild gate` steps
- * (tune, sensitivity); 0: the gate's default. */
+ * (tune, sensitivity, pgo); 0: the gate's default. */
 struct gate_step {
 	int pairs;          /* --pairs N */
 	int auto_pairs;     /* --pairs auto: the sequential gate */
@@ -110,9 +110,12 @@ struct gate_step {
 	int clients;        /* -c, --clients */
 };
 
-/* --pairs N|auto, --budget (OPT_BUDGET), -T/--duration, -c/--clients
- * (cli.h's ranges) into g: 1 when c was one of them, 0 when not, -1 after
- * the error. */
+/* --pairs N|auto (cli_parse_pairs), --budget (OPT_BUDGET), -T/--duration,
+ * -c/--clients (cli.h's ranges) into g: 1 when c was one of them, 0 when
+ * not, -1 after the error.  A command whose -T and -c are its training's
+ * (pgo) gives the gate's as --gate-duration S and --gate-clients N
+ * (OPT_GATE_DURATION, OPT_GATE_CLIENTS: the same ranges, the error naming
+ * the option given). */
 int stage_gate_option(struct gate_step *g, int c, const char *arg);
 
 /* After the options: gate's usage error when --budget came without --pairs

@@ -33,6 +33,9 @@ like "object: recorded command line" "$out" "flags: .*-O2"
 like "object: function row" "$out" "one +[0-9]+ +[0-9]+ +1 +0 +.text"
 like "object: refusal column" "$out" "calls_ext .* function body not available \(2\)"
 like "object: summary line" "$out" "1 units, 2 functions, 1 inlined call sites"
+# -q/--quiet (gate's spelling): the records only, no totals line
+quiet=$("$PGBUILD" inspect -q one.o 2>&1); rc=$?
+is "inspect -q: exit 0, the text without its totals line" "$rc|$quiet" "0|$(printf '%s\n' "$out" | sed '$d')"
 
 out=$("$PGBUILD" inspect lib.a)
 like "archive: each member" "$out" "lib.a\(one.o\): src/one.c"

@@ -309,6 +309,20 @@ wait $rp
 is "regress killed with SIGTERM dies of it (143)" "$?" 143
 for _ in $(seq 50); do pgrep -f '^sleep 301[12]$' >/dev/null || break; sleep 0.1; done
 is "... and nothing it started is left" "$(pgrep -f '^sleep 301[12]$' | wc -l)" 0
+# -q/--quiet (gate's spelling): the summary on stdout and errors only, no
+# "regress: ..." progress lines (the test tree, the user, each make)
+mkdir fasttree
+touch fasttree/config.status
+printf 'check:\n\t@echo "test tablespace                   ... ok          318 ms"\n\t@echo " All 1 tests passed. "\n' \
+	> fasttree/GNUmakefile
+"$P" regress --builddir "$TMP/fasttree" >reg.out 2>reg.err
+is "regress: passes, its summary on stdout" "$?|$(tail -n 1 reg.out)" "0|regress: PASSED (1 tests$( [ "$(id -u)" = 0 ] && echo ", run as user ${PGBUILD_SERVER_USER:-postgres}"))"
+like "... with progress lines on stderr" "$(cat reg.err)" '^regress: core: make check'
+cp reg.out reg.loud
+"$P" regress --builddir "$TMP/fasttree" --quiet >reg.out 2>reg.err
+is "regress --quiet: the same summary, and nothing on stderr" "$?|$(cat reg.out)|$(cat reg.err)" "0|$(cat reg.loud)|"
+"$P" regress --builddir "$TMP/fasttree" -q -v >reg.out 2>reg.err
+is "regress -q -v: refused" "$?|$(head -n 1 reg.err)" "2|pgbuild: error: --quiet and --verbose exclude each other"
 "$P" verify --install "$TMP" >err.out 2>&1
 is "verify on a prefix without a build record exits 2" "$?" 2
 

@@ -51,6 +51,11 @@ like "... the last line over both" "$(tail -1 v.out)" \
 is "--binary prog: exit 0" "$?" 0
 ok "... every object listed with -v" grep -q '^ok  *src/b.c$' v.out
 nok "... and only prog" grep -q 'libs.so' v.out
+# -q/--quiet (gate's spelling): a verified build prints nothing
+"$P" verify --log log --builddir proj -q > v.out 2>&1
+is "verify -q of a verified build: exit 0, nothing printed" "$?|$(cat v.out)" "0|"
+"$P" verify --log log --builddir proj -q -v > v.out 2>&1
+is "verify -q -v: refused" "$?|$(head -n 1 v.out)" "2|pgbuild: error: --quiet and --verbose exclude each other"
 
 # --- a tampered policy: the flag is named ---
 "$P" verify --log log --builddir proj --policy tampered.policy > v.out 2>&1
@@ -58,6 +63,10 @@ is "verify against a tampered policy exits 1" "$?" 1
 like "... names the missing flag" "$(cat v.out)" 'MISSING +src/b.c: -O1'
 like "... and the extra one" "$(cat v.out)" 'EXTRA +src/b.c: -O3'
 like "... verdict" "$(tail -1 v.out)" '^verify: FAILED: 2 binaries.*1 mismatches in 1 binaries$'
+"$P" verify --log log --builddir proj --policy tampered.policy --quiet > v.out 2>&1
+is "verify --quiet of a mismatch: exit 1, the findings and the FAILED verdicts only" \
+	"$?|$(sed 's/ .*//' v.out | tr '\n' ' ')" "1|MISSING EXTRA NOTAPPLIED verify: verify: "
+like "... the last the FAILED one" "$(tail -1 v.out)" '^verify: FAILED: 2 binaries.*1 mismatches in 1 binaries$'
 cp tampered.policy built.policy
 "$P" verify --log log --builddir proj > v.out 2>&1
 is "the policy file the log names changed since the build: exit 2" "$?" 2

@@ -68,5 +68,18 @@ ok "--help exits 0" "$P" bench --help
 like "--help lists the workloads" "$("$P" bench --help)" "tpcc-lite"
 like "--help says who runs the server when pgbuild runs as root" "$("$P" bench --help | tr '\n' ' ')" \
 	'runs as root .*PGBUILD_SERVER_USER.*postgres'
+# PGOPT_VERBOSE is a boolean as pgoptcc reads it (git's words, boolean.h):
+# pgbuild read only "1" (yes was silently no), and refuses another word
+for v in yes true 1; do
+	PGOPT_VERBOSE=$v "$P" bench $PX -T 1 -q >"$TMP/out" 2>"$TMP/err"
+	is "PGOPT_VERBOSE=$v: verbose (exit 0, the cluster's lines)" \
+		"$?|$(grep -c '^pgbuild: cluster: created' "$TMP/err")" "0|1"
+done
+PGOPT_VERBOSE=no "$P" bench $PX -T 1 -q >"$TMP/out" 2>"$TMP/err"
+is "PGOPT_VERBOSE=no: quiet" "$?|$(cat "$TMP/err")" "0|"
+PGOPT_VERBOSE=maybe "$P" bench $PX -T 1 -q >"$TMP/out" 2>"$TMP/err"
+is "PGOPT_VERBOSE=maybe: refused before anything, naming the variable and the words" \
+	"$?|$(cat "$TMP/err")" \
+	"2|pgbuild: error: PGOPT_VERBOSE=maybe: expected a boolean: yes, no, true, false, on, off, 1 or 0 (empty is no)"
 is "no cluster directory left behind" "$(ls "$TMP" | grep -c pgbuild-)" 0
 done_testing

@@ -132,6 +132,10 @@ $GATE --gate 'select-only.server-cpu<=1.02'|2|server CPU is a speed ratio, bound
 $GATE --cpus 0-x|2|invalid value "0-x" for --cpus: expected a list like 0-1,3
 bench --install $PG --cpus 2-1|2|invalid value "2-1" for --cpus: expected a list like 0-1,3
 bench --install $PG --cpus ''|2|invalid value "" for --cpus: expected a list like 0-1,3
+bench --install $TMP/nowhere --cpus 0,1023|2|^pgbuild: error: invalid value "0,1023" for --cpus: no CPU 1023 here: the CPUs pgbuild may use are [0-9][-0-9,]*$
+$GATE --cpus 1023|2|^pgbuild: error: invalid value "1023" for --cpus: no CPU 1023 here: the CPUs pgbuild may use are [0-9][-0-9,]*$
+run --policy empty.policy --workdir w --src $TMP/nosrc --cpus 0,1023|2|^pgbuild: error: invalid value "0,1023" for --cpus: no CPU 1023 here
+optimize -W select-only --src $TMP/nosrc --workdir w --cpus 1023|2|^pgbuild: error: invalid value "1023" for --cpus: no CPU 1023 here
 $GATE --counter callgrin|2|invalid value "callgrin" for --counter: expected auto, perf or callgrind \(did you mean "callgrind"\?\)
 $GATE -c 0|2|invalid value "0" for --clients: expected an integer from 1 to 10000
 $GATE -T 0|2|invalid value "0" for --duration: expected a number of seconds > 0
@@ -192,6 +196,14 @@ pgo --prefix $TMP/p --baseline $PG --gate 'selectonly>=1'|2|did you mean "select
 pgo --prefix $TMP/p --baseline $TMP --gate 'select-only>=1'|2|--baseline $TMP: no bin/postgres
 pgo --prefix $TMP/p --policy $TMP/nosuch.policy|2|--policy "$TMP/nosuch.policy": No such file or directory
 pgo --prefix $TMP/p -j 0|2|invalid value "0" for --jobs
+pgo --prefix $TMP/p --pairs 0|2|^pgbuild: error: invalid value "0" for --pairs: expected an integer from 6 to 1000, or auto$
+pgo --prefix $TMP/p --baseline $PG --gate 'select-only>=1' --pairs 3|2|^pgbuild: error: --pairs 3: a 95% interval needs at least 6 pairs$
+pgo --prefix $TMP/p --baseline $PG --gate 'select-only>=1,tpcb>=1,mixed>=1' --pairs 6|2|^pgbuild: error: --pairs 6: 3 tests \(the thresholds x the workloads they apply to\) need at least 7 pairs
+pgo --prefix $TMP/p --baseline $PG --gate 'select-only>=1' --budget 10m|2|^pgbuild: error: --budget needs --pairs auto$
+pgo --prefix $TMP/p --baseline $PG --gate 'select-only>=1' --pairs auto --budget 0.5s|2|invalid value "0.5s" for --budget: at least 1 second
+pgo --prefix $TMP/p --pairs 9|2|^pgbuild: error: --pairs, --budget, --gate-duration and --gate-clients are the gate's: add --baseline PREFIX --gate EXPR$
+pgo --prefix $TMP/p --baseline $PG --gate 'select-only>=1' --gate-duration 0|2|^pgbuild: error: invalid value "0" for --gate-duration: expected a number of seconds > 0
+pgo --prefix $TMP/p --baseline $PG --gate 'select-only>=1' --gate-clients 0|2|^pgbuild: error: invalid value "0" for --gate-clients: expected an integer from 1 to 10000$
 profile --install $PG --method perff|2|invalid value "perff" for --method: expected auto, perf or gcov \(did you mean "perf"\?\)
 profile --install $PG -W tpbc|2|unknown workload "tpbc" \(did you mean "tpcb"\?\)
 profile --install $PG --set fsync|2|invalid value "fsync" for --set: expected NAME=VALUE
@@ -279,6 +291,11 @@ $GATE --pairs 0|2|^pgbuild: error: invalid value "0" for --pairs: expected an in
 $GATE --pairs=six|2|^pgbuild: error: invalid value "six" for --pairs: expected an integer from 6 to 1000, or auto$
 run --policy empty.policy --workdir w --pairs 0|2|^pgbuild: error: invalid value "0" for --pairs: expected an integer from 6 to 1000, or auto$
 optimize -W select-only --pairs six --workdir w|2|^pgbuild: error: invalid value "six" for --pairs: expected an integer from 6 to 1000, or auto$
+tune --candidates cands --workdir w --pairs 0|2|^pgbuild: error: invalid value "0" for --pairs: expected an integer from 6 to 1000, or auto$
+deb --workdir w --policy empty.policy --pairs 0|2|^pgbuild: error: invalid value "0" for --pairs: expected an integer from 6 to 1000, or auto$
+deb --pairs auto|2|^pgbuild: error: --workdir DIR is required$
+sensitivity --pairs 0|2|^pgbuild: error: invalid value "0" for --pairs: expected an integer from 6 to 1000$
+sensitivity --pairs auto|2|^pgbuild: error: invalid value "auto" for --pairs: expected an integer from 6 to 1000$
 $GATE --min-speedup 0x1.1|2|invalid value "0x1.1" for --min-speedup: expected a decimal number >= 0.01
 $GATE --max-p99-regression inf%|2|invalid value "inf" for --max-p99-regression: expected a decimal number >= 0
 $GATE --confidence nan|2|invalid value "nan" for --confidence: expected a decimal number >= 0.5
@@ -304,7 +321,14 @@ $GATE --set shared_preload_libraries=pg_stat_statements|2|^pgbuild: error: inval
 profile --install $PG --set ssl=on|2|invalid value "ssl=on" for --set: ssl opens the cluster to other users
 bolt --install $PG --prefix o --set data_directory=/tmp|2|^pgbuild: error: invalid value "data_directory=/tmp" for --set: data_directory moves the server's files out of its private directory$
 bolt --install $PG --prefix o --set archive_command=/bin/true|2|archive_command runs commands as the server user
-build --policy none --prefix $TMP/x --baseline $PG --gate 'tps>=1' --gate-args '--pairs 6 --set listen_addresses=*'|2|invalid value "listen_addresses=\*" for --gate-args --set: listen_addresses opens the cluster
+build --policy none --prefix $TMP/x --baseline $PG --gate 'tps>=1' --gate-args '--pairs 6 --set listen_addresses=*'|2|invalid value "listen_addresses=\*" for --set: listen_addresses opens the cluster
+build --policy none --prefix $TMP/x --src $TMP/nosrc --baseline $PG --gate 'tps>=1' --gate-args '--pairs 3'|2|^pgbuild: error: --pairs 3: a 95% interval needs at least 6 pairs$
+build --policy none --prefix $TMP/x --src $TMP/nosrc --baseline $PG --gate 'tps>=1' --gate-args '--pairs 3'|2|^Try "pgbuild gate --help" for more information\.$
+build --policy none --prefix $TMP/x --src $TMP/nosrc --baseline $PG --gate 'tps>=1' --gate-args '--pairs 6 -W select-only,tpcb'|2|^pgbuild: error: --pairs 6: 2 tests \(the thresholds x the workloads they apply to\) need at least 7 pairs
+build --policy none --prefix $TMP/x --src $TMP/nosrc --baseline $PG --gate 'tps>=1' --gate-args '--pairs 0'|2|^pgbuild: error: invalid value "0" for --pairs: expected an integer from 6 to 1000, or auto
+build --policy none --prefix $TMP/x --src $TMP/nosrc --baseline $PG --gate 'tps>=1' --gate-args '--duratoin 5'|2|^pgbuild: error: unknown option "--duratoin" for pgbuild gate \(did you mean "--duration"\?\)
+build --policy none --prefix $TMP/x --src $TMP/nosrc --baseline $PG --gate 'tps>=1' --gate-args '--budget 10m'|2|^pgbuild: error: --budget needs --pairs auto
+build --policy none --prefix $TMP/x --src $TMP/nosrc --baseline $PG --gate 'tps>=1' --gate-args '--regress-result passed'|2|^pgbuild: error: --require-regress and --regress-result exclude each other
 regress --builddir $TMP --temp-config listen.conf|2|^pgbuild: error: --temp-config "listen.conf", line 2: listen_addresses opens the cluster to other users
 regress --builddir $TMP --temp-config nul.conf|2|^pgbuild: error: --temp-config "nul.conf", line 1: a NUL byte \(the server reads NAME = VALUE, one a line, and would not start\)$
 regress --builddir $TMP --temp-config unreadable.conf|2|^pgbuild: error: --temp-config "unreadable.conf", line 2: work_mem: "8MB" after its value

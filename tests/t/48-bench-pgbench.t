@@ -59,6 +59,7 @@ prefix|-b si -c 2 -n|0
 script-mix|-f $TMP/shaped.sql@3 -b select-only@1 -c 2 -P 1|1
 rate|-S -c 2 -R 200 --latency-limit 50|1
 threads-clamped|-S -c 1 -j 2 -n|0
+one-script|-f $TMP/shaped.sql -c 2 -n|0
 ROWS
 
 # --- what each run says ---
@@ -77,6 +78,21 @@ is "-r: every command of tpcb timed" \
 	"$(json_get "$TMP/builtin-mix.json" 'scalar grep { $_->{count} > 0 } @{$d->{scripts}[1]{commands}}')" 7
 like "-r: the summary lists statement latencies" "$(cat "$TMP/builtin-mix.out")" \
 	'statement latencies in milliseconds of tpcb:'
+# the transactions named as pgbench names them ("transaction type:"): a
+# script by its name, never "sql"; a mix "multiple scripts", then each
+# script with its weight and its share, pgbench's "SQL script N:" lines
+like "pgbench names a mix \"multiple scripts\"" "$(cat "$TMP/builtin-mix.pgbench")" '^transaction type: multiple scripts$'
+like "... and so does bench" "$(cat "$TMP/builtin-mix.out")" '^workload: multiple scripts \(extended protocol\)'
+is "... each script's weight line is pgbench's" "$(grep '^ - weight:' "$TMP/builtin-mix.out")" \
+	"$(grep '^ - weight:' "$TMP/builtin-mix.pgbench")"
+like "... each script by its name" "$(grep '^SQL script' "$TMP/builtin-mix.out" | tr '\n' ' ')" \
+	'^SQL script 1: select-only SQL script 2: tpcb $'
+is "... json: transaction_type, and the scripts' transactions add up" \
+	"$(json_get "$TMP/builtin-mix.json" '$d->{transaction_type} . "|" . ($d->{scripts}[0]{transactions} + $d->{scripts}[1]{transactions} == $d->{transactions} ? "sum" : "not")')" \
+	"multiple scripts|sum"
+like "pgbench names one script by its file" "$(cat "$TMP/one-script.pgbench")" '^transaction type: .*shaped\.sql$'
+like "... and so does bench (not \"sql\")" "$(cat "$TMP/one-script.out")" '^workload: shaped\.sql \(simple protocol\)'
+is "... json: its transaction_type" "$(json_get "$TMP/one-script.json" '$d->{transaction_type}')" shaped.sql
 is "-f FILE@W with \\sleep and random_gaussian/exponential/zipfian: ran, valid" \
 	"$(json_get "$TMP/script-mix.json" '$d->{valid} . " " . ($d->{scripts}[0]{commits} > 0 ? "ran" : "idle")')" "1 ran"
 t=$(json_get "$TMP/rate.json" '$d->{transactions}')

@@ -47,6 +47,12 @@ like "the probe is logged with its tu" "$(tail -n1 b/log/compile.jsonl)" '"reaso
 	--json report.json --html report.html >out 2>err
 is "report exits 0" "$?" 0
 [ -s err ] && diag "$(cat err)"
+like "... says where the page went" "$(cat err)" "^report: wrote report.html$"
+# -q/--quiet (gate's spelling): the same report, no "wrote" line
+"$B/bin/pgbuild" report --log b/log --inspect-baseline a/prog --inspect-candidate b/prog \
+	--json report.json --html report.html -q >out.q 2>err.q
+is "report -q: exit 0, the same report on stdout" "$?|$(cat out.q)" "0|$(cat out)"
+is "... and no \"report: wrote\" line" "$(grep -c '^report: wrote' err.q)" 0
 like "one of two units changed" "$(cat out)" "per-file flags: 1 of 2 translation units changed"
 like "the changed unit and its flags" "$(grep 'src/hot/loop.c' out)" "src/hot/loop.c +\+ -O3 --param=max-inline-insns-auto=60"
 ok "the unchanged unit is not listed" bash -c "! grep -q 'src/cold/main.c' out"

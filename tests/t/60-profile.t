@@ -54,7 +54,7 @@ err_is "profile --workload sql:FILE of a missing file" 'cannot read script "nofi
 	"$P" profile --install x -W sql:nofile.sql
 err_is "sensitivity --metric bogus" '--metric: expected tps, instructions, cycles or both' \
 	"$P" sensitivity --metric bogus
-err_is "sensitivity --pairs x" 'invalid value "x" for --pairs: expected an integer from 1 to 1000' \
+err_is "sensitivity --pairs x" 'invalid value "x" for --pairs: expected an integer from 6 to 1000' \
 	"$P" sensitivity --pairs x
 
 # ---- the profiler choice ----

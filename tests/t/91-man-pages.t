@@ -9,8 +9,9 @@
 # its man entry (or a man entry left behind) fails here, and so do the
 # numeric ranges ("5 to 99") of a command's --help and of its page when
 # they differ.  One list of exit
-# codes: pgbuild --help's, word for word in each command's --help that
-# speaks of them and in every page's EXIT STATUS.  Every page renders
+# codes, exitcodes.h's PGBUILD_EXIT_TABLE: pgbuild --help's, word for word
+# in each command's --help that speaks of them and in every page's EXIT
+# STATUS.  Every page renders
 # without warnings and without a request shown as text; `make install`
 # puts them where `man pgbuild-gate` finds them.  pgopt-policy(5)'s KEYS
 # are the policy parser's keys.
@@ -95,29 +96,30 @@ while read -r o; do
 	ok "pgbuild $o (from pgbuild(1) OPTIONS) works" "$B/bin/pgbuild" "$o"
 done <man.global
 
-# one list of exit codes: pgbuild --help's, word for word in every
-# command's --help that speaks of exit codes, and (rendered) in the EXIT
-# STATUS of every page
+# one list of exit codes: the rows of exitcodes.h's PGBUILD_EXIT_TABLE
+# ("N meaning", one a line) are what pgbuild --help prints, word for word
+# in every command's --help that speaks of exit codes, and (rendered) in
+# the EXIT STATUS of every page
+perl -ne 'print "$1 $2\n" if /^\s*X\(PGBUILD_EXIT_\w+,\s*(\d+),\s*"([^"]*)"\)/' \
+	"$TOP/wrapper/common/exitcodes.h" >exit.items
+is "exitcodes.h's PGBUILD_EXIT_TABLE has the codes 0 to 3" "$(cut -d' ' -f1 exit.items | tr '\n' ' ')" "0 1 2 3 "
+{ echo "Exit codes:"; sed 's/^\([0-9]*\) /  \1  /' exit.items; } >exit.table
 sed -n '/^Exit codes:/,/^$/p' pgbuild.help | sed '/^$/d' >exit.help
-like "pgbuild --help lists the exit codes 0 to 3" "$(tr '\n' ' ' <exit.help)" \
-	'^Exit codes: 0 .*, 1 .*, 2 .*, 3 .*\.'
+is "pgbuild --help's exit codes are exitcodes.h's table" "$(cat exit.help)" "$(cat exit.table)"
 while read -r c; do
 	grep -qi 'exit' "h.$c" || continue
-	is "pgbuild $c --help quotes pgbuild --help's exit codes word for word" "$(grep -A$(($(wc -l <exit.help) - 1)) '^Exit codes:' "h.$c")" "$(cat exit.help)"
+	is "pgbuild $c --help quotes exitcodes.h's table word for word" \
+		"$(grep -A$(($(wc -l <exit.table) - 1)) '^Exit codes:' "h.$c")" "$(cat exit.table)"
 done <cmds.help
-# "0 ok (...)", "1 a check failed", ...: the items, one a line
-tr '\n' ' ' <exit.help | sed 's/^Exit codes: //; s/\. *$//' |
-	perl -ne 'print "$_\n" for split /, (?=[0-9] )/' >exit.items
-is "four exit codes" "$(wc -l <exit.items)" 4
 for f in "$MAN_PGBUILD" "$TOP"/pgbuild/man/pgbuild-*.1; do
 	status=$(MANWIDTH=200 man -l "$f" 2>/dev/null | sed -n '/^EXIT STATUS/,/^[A-Z]/p' | tr -s ' \n' '  ')
 	while read -r item; do
 		case "$status" in
 		*" $item "*) ;;
-		*) is "${f##*/} EXIT STATUS has \"$item\"" "$status" "... $item ..."; continue 2 ;;
+		*) is "${f##*/} EXIT STATUS has \"$item\" (exitcodes.h)" "$status" "... $item ..."; continue 2 ;;
 		esac
 	done <exit.items
-	tap_result 0 "${f##*/}: EXIT STATUS is the one list"
+	tap_result 0 "${f##*/}: EXIT STATUS is exitcodes.h's table"
 done
 
 # installed, man finds them: make install into a staging root

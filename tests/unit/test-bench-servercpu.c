@@ -4,7 +4,8 @@
  * lines), a snapshot summed over a directory laid out like /proc (the
  * postmaster with its reaped children's time, live children, processes of
  * other parents left out), the difference of two snapshots, the postmaster
- * found from a backend, and the split of --cpus between client and server.
+ * found from a backend, the split of --cpus between client and server,
+ * and --cpus refused when it names a CPU this process may not run on.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -187,6 +188,56 @@ static void test_split(void **state)
 	assert_int_equal(CPU_COUNT(&all), 0);
 }
 
+/* stderr while fn(list, set) runs; its return value in *rc. */
+static char *parse_err(const char *list, cpu_set_t *set, int *rc)
+{
+	FILE *saved = stderr;
+	char *err = NULL;
+	size_t len = 0;
+	stderr = open_memstream(&err, &len);
+	*rc = servercpu_parse_cpus(list, set);
+	fclose(stderr);
+	stderr = saved;
+	return err;
+}
+
+static void test_parse_cpus_here(void **state)
+{
+	cpu_set_t have, set;
+	char list[256], want[512], one[16];
+	char *err;
+	int rc, first = -1;
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(have), &have), 0);
+	for (int c = 0; c < CPU_SETSIZE && first < 0; c++)
+		if (CPU_ISSET(c, &have))
+			first = c;
+	assert_true(first >= 0);
+	servercpu_cpu_list(&have, list, sizeof(list));
+	/* the CPUs there are: taken */
+	err = parse_err(list, &set, &rc);
+	assert_int_equal(rc, 0);
+	assert_string_equal(err, "");
+	assert_true(CPU_EQUAL(&set, &have));
+	free(err);
+	/* one there is not (the last a cpu_set_t holds): refused, naming it
+	 * and the CPUs there are */
+	snprintf(one, sizeof(one), "%d,%d", first, CPU_SETSIZE - 1);
+	if (CPU_ISSET(CPU_SETSIZE - 1, &have))
+		skip();
+	err = parse_err(one, &set, &rc);
+	assert_int_equal(rc, -1);
+	snprintf(want, sizeof(want), "invalid value \"%s\" for --cpus: no CPU %d here: the CPUs "
+		 "pgbuild may use are %s\n", one, CPU_SETSIZE - 1, list);
+	assert_non_null(strstr(err, want));
+	free(err);
+	/* the syntax first */
+	err = parse_err("1-0", &set, &rc);
+	assert_int_equal(rc, -1);
+	assert_non_null(strstr(err, "expected a list like 0-1,3"));
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_and_difference),
 		cmocka_unit_test(test_postmaster_of),
 		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_parse_cpus_here),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

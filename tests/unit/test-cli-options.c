@@ -818,9 +818,38 @@ static void test_vocabulary(void **state)
 	assert_int_equal(cli_parse_duration("0.25", &d), 0);
 	check_outcome(0, 0, "--duration", "", NULL);
 	assert_true(d == 0.25);
-	capture_begin();
-	assert_int_equal(cli_parse_pairs("0", &n), -1);
-	check_outcome(-1, -1, "--pairs", "0", NULL);
+	/* --pairs: one parser, one message, with or without auto */
+	{
+		static const struct {
+			const char *arg;
+			int with_auto;  /* the command takes auto */
+			int ret, value, is_auto;
+			const char *err;
+		} t[] = {
+			{ "9", 1, 0, 9, 0, NULL },
+			{ "3", 1, 0, 3, 0, NULL },      /* refused later by preflight_pairs */
+			{ "auto", 1, 0, -1, 1, NULL },
+			{ "1000", 0, 0, 1000, -1, NULL },
+			{ "0", 1, -1, -1, -1, "pgbuild: error: invalid value \"0\" for --pairs: "
+			  "expected an integer from 6 to 1000, or auto\n" },
+			{ "1001", 1, -1, -1, -1, "pgbuild: error: invalid value \"1001\" for --pairs: "
+			  "expected an integer from 6 to 1000, or auto\n" },
+			{ "0x10", 1, -1, -1, -1, "pgbuild: error: invalid value \"0x10\" for --pairs: "
+			  "expected a decimal integer from 6 to 1000, or auto\n" },
+			{ "auto", 0, -1, -1, -1, "pgbuild: error: invalid value \"auto\" for --pairs: "
+			  "expected an integer from 6 to 1000\n" },
+			{ "0", 0, -1, -1, -1, "pgbuild: error: invalid value \"0\" for --pairs: "
+			  "expected an integer from 6 to 1000\n" },
+		};
+		for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+			int v = -1, a = -1;
+			capture_begin();
+			int ret = cli_parse_pairs(t[i].arg, &v, t[i].with_auto ? &a : NULL);
+			check_outcome(ret, t[i].ret, "--pairs", t[i].arg, t[i].err);
+			assert_int_equal(v, t[i].value);
+			assert_int_equal(a, t[i].is_auto);
+		}
+	}
 	/* -W: comma-separated and repeatable, every item checked */
 	capture_begin();
 	assert_int_equal(cli_parse_workloads("select-only,tpcb", &wl), 0);

@@ -163,6 +163,29 @@ static void test_gate_step(void **state)
 	stage_gate_argv(&a, &g);
 	assert_string_equal(a.v[0], "--pairs=9");
 	strvec_clear(&a);
+	/* pgo's --gate-duration and --gate-clients (its -T and -c are the
+	 * training's): the gate's -T and -c, the errors naming them */
+	{
+		struct gate_step p = { 0 };
+		capture_begin();
+		assert_int_equal(stage_gate_option(&p, OPT_GATE_DURATION, "5"), 1);
+		assert_int_equal(stage_gate_option(&p, OPT_GATE_CLIENTS, "4"), 1);
+		assert_int_equal(stage_gate_option(&p, OPT_PAIRS, "12"), 1);
+		assert_string_equal(capture_end(), "");
+		stage_gate_argv(&a, &p);
+		assert_int_equal(a.nr, 3);
+		assert_string_equal(a.v[0], "--pairs=12");
+		assert_string_equal(a.v[1], "--duration=5");
+		assert_string_equal(a.v[2], "--clients=4");
+		strvec_clear(&a);
+		capture_begin();
+		assert_int_equal(stage_gate_option(&p, OPT_GATE_DURATION, "0"), -1);
+		assert_non_null(strstr(capture_end(), "invalid value \"0\" for --gate-duration"));
+		capture_begin();
+		assert_int_equal(stage_gate_option(&p, OPT_GATE_CLIENTS, "0"), -1);
+		assert_non_null(strstr(capture_end(), "invalid value \"0\" for --gate-clients: "
+					"expected an integer from 1 to 10000"));
+	}
 }
 
 static void test_files(void **state)

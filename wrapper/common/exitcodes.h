@@ -6,7 +6,8 @@
  * a build log tells at once whether the compiler or the wrapper failed.
  * pgbuild follows pgbench and CI conventions: 0 success, 1 a check failed
  * (gate missed, regression failed, verification mismatch, bad data), 2 could
- * not do the work (bad usage, server would not start, clients aborted).
+ * not do the work (bad usage, server would not start, clients aborted), 3 a
+ * gate that could not decide; PGBUILD_EXIT_TABLE below is the one list.
  */
 #ifndef PGOPT_EXITCODES_H
 #define PGOPT_EXITCODES_H
@@ -63,11 +64,23 @@
 				     * probe could not write pgoptcc.conf (make
 				     * would lose configure's settings) */
 
-/* pgbuild */
-#define PGBUILD_EXIT_OK       0   /* success, gate passed */
-#define PGBUILD_EXIT_FAIL     1   /* a check failed: gate, regress, verify, invariants */
-#define PGBUILD_EXIT_ERROR    2   /* could not measure / bad usage / clients aborted */
-#define PGBUILD_EXIT_UNDECIDED 3  /* gate --pairs auto: the budget ended before
-				     the confidence sequence decided */
+/*
+ * pgbuild: the one table of its codes, each with the one-line meaning that
+ * every --help (cli.h's CLI_EXIT_CODES_HELP, made from these rows) and
+ * every man page's EXIT STATUS quote; tests/t/91 reads the rows here and
+ * holds the helps and the pages to them.  A row is X(NAME, CODE, "meaning"):
+ * CODE a literal (it is quoted into the help), the meaning short enough for
+ * "  CODE  meaning" to fit 80 columns, with no '%' (helps are formats).
+ * What a code means in one command, if more, that command's help says.
+ */
+#define PGBUILD_EXIT_TABLE(X) \
+	X(PGBUILD_EXIT_OK,        0, "ok (done, or every check passed)") \
+	X(PGBUILD_EXIT_FAIL,      1, "a check failed") \
+	X(PGBUILD_EXIT_ERROR,     2, "could not run (bad usage, a missing input, a failed build or measurement)") \
+	X(PGBUILD_EXIT_UNDECIDED, 3, "undecided (a gate that could not decide)")
+
+#define PGBUILD_EXIT_ENUM_(name, code, text) name = code,
+enum pgbuild_exit { PGBUILD_EXIT_TABLE(PGBUILD_EXIT_ENUM_) };
+#undef PGBUILD_EXIT_ENUM_
 
 #endif
