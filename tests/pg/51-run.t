@@ -29,7 +29,7 @@ stamp=$(stat -c %Y "$cand/bin/postgres")
 e2e_heavy setsid "$P" "${args[@]}" >"$TMP/1.out" 2>"$TMP/1.err" &
 pid=$!
 for i in $(seq 1 1800); do
-	grep -q '"regress"' "$W/run-state.json" 2>/dev/null && grep -q 'pair 1/6' "$TMP/1.err" && break
+	grep -q '"regress"' "$W/run-state.json" 2>/dev/null && grep -q 'pair 1/7' "$TMP/1.err" && break
 	kill -0 $pid 2>/dev/null || break
 	sleep 1
 done
