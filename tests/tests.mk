@@ -26,9 +26,11 @@ TAP_TESTS ?= $(sort $(wildcard tests/t/*.t))
 # builds what it needs through tests/pg/lib.sh, shared builds made once).
 PG_TESTS ?= $(sort $(wildcard tests/pg/*.t))
 # The long suites (tests/pg/lib.sh's e2e_extra: recipe, incremental, clang,
-# tune, optimize) are visible skips unless named here, as PostgreSQL's
+# tune, optimize) and three whose property a CI suite also checks
+# (plugin-identical: t/25; bench-pg: t/41-43 on Debian's PostgreSQL; noise:
+# pg/51's floor) are visible skips unless named here, as PostgreSQL's
 # PG_TEST_EXTRA: make check-pg PGOPT_TEST_EXTRA=all runs them too (about
-# 45 min more).
+# 50 min more).
 PGOPT_TEST_EXTRA ?=
 export PGOPT_TEST_EXTRA
 

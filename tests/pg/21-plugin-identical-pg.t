@@ -8,6 +8,7 @@
 # relocations (same_code, tests/lib/plugin.sh).  The fixtures of the plugin
 # suites: tests/t/25.
 . "$(dirname "$0")/lib.sh"
+e2e_extra plugin-identical "the plugin in record-only mode leaves 20 PostgreSQL units' code unchanged (tests/t/25 checks the same on small programs in the fast suites; about 1 min)"
 . "$TOP/tests/lib/plugin.sh"
 [ -f "$PLUGIN" ] || skip_all "plugin not built"
 t0=$(date +%s)

@@ -7,6 +7,7 @@
 # signals) pass against that install too (tests/lib/bench.sh takes its
 # PostgreSQL from PGOPT_TEST_PGPREFIX).
 . "$(dirname "$0")/lib.sh"
+e2e_extra bench-pg "the bench suites t/41, t/42, t/43 against this project's own PostgreSQL build (they run against Debian's PostgreSQL 15 in the fast suites, and pg/50 and pg/51 bench the project's builds; about 2 min)"
 P=$B/bin/pgbuild
 # a failed build fails the suite: it is a result of this project, not a missing tool
 prefix=$(e2e_build base none) || { tap_result 1 "the base build (tests/pg/lib.sh e2e_build)"; done_testing; }

@@ -20,6 +20,7 @@
 #     workload without a single-user script.
 # The figures are printed as diagnostics.
 . "$(dirname "$0")/lib.sh"
+e2e_extra noise "pgbuild noise's variants on PostgreSQL checked one by one (pg/51 measures a 5-variant floor of the same build with pgbuild noise and decides with it; about 2 min)"
 P=$B/bin/pgbuild
 base=$(e2e_build base none) || { tap_result 1 "baseline build"; done_testing; }
 builddir=$(e2e_builddir base)
