@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "pgbuild/bench/bench.h"
 #include "pgbuild/bench/servercpu.h"
 #include "pgbuild/cli/cli.h"
 #include "pgbuild/metric/workloads.h"
@@ -981,6 +982,47 @@ static void test_moved_spellings(void **state)
 	}
 }
 
+/* pgbench's letters (cli/pgbench.c), the one parser bench and gate share */
+static void test_pgbench_letters(void **state)
+{
+	struct cli_pgbench p = CLI_PGBENCH_INIT;
+	int threads = -1;
+	(void)state;
+	capture_begin();
+	assert_int_equal(cli_pgbench_option(&p, 'S', NULL), 1);
+	assert_int_equal(cli_pgbench_option(&p, 'b', "si"), 1);          /* pgbench's prefix */
+	assert_int_equal(cli_pgbench_option(&p, 'b', "tpcb-like@3"), 1);
+	assert_int_equal(cli_pgbench_option(&p, 'f', "x.sql"), 1);
+	assert_int_equal(cli_pgbench_option(&p, 'M', "extended"), 1);
+	assert_int_equal(cli_pgbench_option(&p, 'j', "4"), 1);
+	assert_int_equal(cli_pgbench_option(&p, 'W', "tpcb"), 0);        /* not one of them */
+	check_outcome(0, 0, "", "", NULL);
+	assert_int_equal(p.nspecs, 4);
+	assert_string_equal(p.specs[0].builtin, "select-only");
+	assert_string_equal(p.specs[1].builtin, "simple-update");
+	assert_string_equal(p.specs[2].builtin, "tpcb");
+	assert_int_equal(p.specs[2].weight, 3);
+	assert_string_equal(p.specs[3].file, "x.sql");
+	assert_int_equal(p.weighted, 1);
+	assert_int_equal(p.protocol, PROTO_EXTENDED);
+	/* -j: at most one thread a client, as pgbench */
+	assert_int_equal(cli_pgbench_threads(&p, 2, &threads), 0);
+	assert_int_equal(threads, 2);
+	capture_begin();
+	assert_int_equal(cli_pgbench_option(&p, 'M', "binary"), -1);
+	check_outcome(-1, -1, "--protocol", "binary", "pgbuild: error: invalid value \"binary\" for "
+		      "--protocol: expected simple, extended or prepared\n");
+	assert_int_equal(cli_pgbench_option(&p, OPT_THREADS, "3"), 1);
+	capture_begin();
+	assert_int_equal(cli_pgbench_threads(&p, 8, &threads), PGBUILD_EXIT_ERROR);
+	fclose(stderr);
+	stderr = saved_stderr;
+	assert_non_null(strstr(err_buf, "-j 4 and --threads 3 say different things: give one"));
+	free(err_buf);
+	err_buf = NULL;
+	cli_pgbench_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1001,6 +1043,7 @@ int main(void)
 		cmocka_unit_test(test_vocabulary),
 		cmocka_unit_test(test_getopt_table),
 		cmocka_unit_test(test_moved_spellings),
+		cmocka_unit_test(test_pgbench_letters),
 	};
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }
