@@ -529,4 +529,52 @@ int cli_parse_workloads(const char *arg, struct strvec *out);
  * (WL_SUITE). */
 int cli_parse_training(const char *arg, struct strvec *out);
 
+/* ---------------- pgbench's letters (cli/pgbench.c) ---------------- */
+
+/*
+ * The options pgbench has and every command that runs bench takes with
+ * pgbench's meanings, one parser (bench and gate; CLI_OPT_PGBENCH their
+ * rows):
+ *
+ *   -S, --select-only        the select-only script (pgbench's -b select-only)
+ *   -N, --skip-some-updates  the simple-update script
+ *   -b, --builtin NAME[@W]   a built-in workload: ours by its name, pgbench's
+ *                            by theirs or a prefix of one (tpcb-like is tpcb)
+ *   -f, --file FILE[@W]      a script in pgbench's language
+ *   -M, --protocol P         simple, extended or prepared
+ *   -j, --jobs N             client threads, as pgbench: at most one a client
+ *       --threads N          the same
+ *
+ * Each of -S, -N, -b and -f adds a script in order (a weight @W marks a
+ * mix, which only bench runs).  The command keeps a struct cli_pgbench
+ * (CLI_PGBENCH_INIT) and first offers each option to cli_pgbench_option:
+ * 1 when it was one of these (read), 0 when not, -1 after the error.
+ */
+struct bench_script_spec;
+struct cli_pgbench {
+	struct bench_script_spec *specs; /* -S, -N, -b, -f in order */
+	int nspecs, alloc_specs;
+	char **names;           /* the NAME/FILE parts of NAME@W (owned) */
+	int weighted;           /* a script had @W */
+	int protocol;           /* -M: enum bench_protocol, -1 not given */
+	int jobs;               /* -j: pgbench's client threads, 0 not given */
+	int threads;            /* --threads, 0 not given */
+};
+#define CLI_PGBENCH_INIT { .protocol = -1 }
+#define CLI_OPT_PGBENCH \
+	{ "select-only", no_argument, NULL, 'S' }, \
+	{ "skip-some-updates", no_argument, NULL, 'N' }, \
+	{ "builtin", required_argument, NULL, 'b' }, \
+	{ "file", required_argument, NULL, 'f' }, \
+	{ "protocol", required_argument, NULL, 'M' }, \
+	{ "threads", required_argument, NULL, OPT_THREADS }, \
+	CLI_OPT_JOBS
+int cli_pgbench_option(struct cli_pgbench *p, int c, const char *arg);
+/* The client threads for clients: -j at most one a client (as pgbench),
+ * else --threads (0: not given, the command's default); -j and --threads
+ * that differ, or more threads than clients, are one usage error (the
+ * exit code; else 0). */
+int cli_pgbench_threads(const struct cli_pgbench *p, int clients, int *threads);
+void cli_pgbench_release(struct cli_pgbench *p);
+
 #endif

@@ -130,16 +130,10 @@ static const struct option bench_options[] = {
 	{ "connect", required_argument, NULL, OPT_CONNECT },
 	{ "init", no_argument, NULL, OPT_INIT },
 	CLI_OPT_WORKLOAD,
-	{ "select-only", no_argument, NULL, 'S' },
-	{ "skip-some-updates", no_argument, NULL, 'N' },
-	{ "builtin", required_argument, NULL, 'b' },
-	{ "file", required_argument, NULL, 'f' },
-	{ "protocol", required_argument, NULL, 'M' },
+	CLI_OPT_PGBENCH,        /* -S -N -b -f -M, -j and --threads: client threads */
 	{ "no-vacuum", no_argument, NULL, 'n' },
 	{ "no-checks", no_argument, NULL, OPT_NO_CHECKS },
 	CLI_OPT_CLIENTS,
-	{ "threads", required_argument, NULL, OPT_THREADS },
-	CLI_OPT_JOBS,           /* pgbench's -j: client threads */
 	{ "warmup", required_argument, NULL, OPT_WARMUP },
 	CLI_OPT_DURATION,
 	{ "transactions", required_argument, NULL, 't' },
@@ -168,92 +162,18 @@ struct bench_cli {
 	int seed_set;           /* --seed given */
 	char *sqlfile;          /* the FILE of --workload sql:FILE (owned) */
 	int have_workload;      /* --workload given */
-	int jobs;               /* -j/--jobs given (pgbench's threads), or 0 */
-	struct bench_script_spec *specs; /* -S, -N, -b, -f in order (owned) */
-	int nspecs, alloc_specs;
-	int weighted;           /* a spec had @W */
-	char **spec_names;      /* the NAME/FILE parts of NAME@W (owned) */
+	struct cli_pgbench pg;  /* pgbench's letters: the scripts, -M, -j */
 };
-
-/* -b NAME: a workload of ours by its name, else pgbench's built-ins by
- * theirs or, as pgbench, a prefix of one of them ("-b si"); returned as
- * ours (tpcb-like is tpcb).  Anything else is left for the workload's
- * error (unknown, did you mean). */
-static const char *builtin_name(const char *name)
-{
-	static const char *const pgbench[][2] = {
-		{ "tpcb-like", "tpcb" }, { "simple-update", "simple-update" },
-		{ "select-only", "select-only" },
-	};
-	const char *found = NULL;
-	size_t n = strlen(name);
-
-	if (workloads_has(name, WL_BUILTIN))
-		return name;
-	for (size_t i = 0; n && i < sizeof(pgbench) / sizeof(pgbench[0]); i++)
-		if (!strncmp(pgbench[i][0], name, n)) {
-			if (found)
-				return name;    /* ambiguous, as pgbench says */
-			found = pgbench[i][1];
-		}
-	return found ? found : name;
-}
-
-/* -S, -N, -b NAME[@W], -f FILE[@W]: one more script.  0, or -1 after the
- * error. */
-static int add_spec(struct bench_cli *b, const char *opt, const char *builtin,
-		    const char *file)
-{
-	const char *arg = builtin ? builtin : file;
-	const char *at = strrchr(arg, '@');
-	struct bench_script_spec *sp;
-	char *name;
-	int weight = 1;
-
-	if (at && at > arg && at[1]) {
-		if (cli_parse_int(opt, at + 1, 0, 1000000, &weight) < 0)
-			return -1;
-		b->weighted = 1;
-		name = xstrndup(arg, (size_t)(at - arg));
-	} else {
-		name = xstrdup(arg);
-	}
-	b->spec_names = xrealloc(b->spec_names, sizeof(char *) * (size_t)(b->nspecs + 1));
-	b->spec_names[b->nspecs] = name;
-	ALLOC_GROW(b->specs, b->nspecs + 1, b->alloc_specs);
-	sp = &b->specs[b->nspecs++];
-	sp->builtin = builtin ? builtin_name(name) : NULL;
-	sp->file = file ? name : NULL;
-	sp->weight = weight;
-	return 0;
-}
-
-
-static const char *const protocol_choices[] = { "simple", "extended", "prepared", NULL };
 
 /* The options with a value to check: 0, or -1 after the error. */
 static int value_option(struct bench_cli *b, int c, const char *arg)
 {
 	struct bench_opts *o = &b->o;
 	int64_t v;
-	int k;
 
 	switch (c) {
-	case 'M':
-		if (cli_parse_choice("--protocol", arg, protocol_choices, &k) < 0)
-			return -1;
-		o->protocol = (enum bench_protocol)k;
-		return 0;
 	case 'c':
 		return cli_parse_clients(arg, &o->clients);
-	case OPT_THREADS:
-		return cli_parse_int("--threads", arg, 1, 1000, &o->threads);
-	case 'j':
-		return cli_parse_int("--jobs", arg, 1, 1000, &b->jobs);
-	case 'b':
-		return add_spec(b, "--builtin", arg, NULL);
-	case 'f':
-		return add_spec(b, "--file", NULL, arg);
 	case 'R': {
 		double r;
 		if (cli_parse_number("--rate", arg, 0.001, 1e9, &r) < 0)
@@ -310,19 +230,16 @@ static int parse_options(struct bench_cli *b, int argc, char **argv)
 
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, bench_options)) != -1) {
+		int r = cli_pgbench_option(&b->pg, c, optarg);
+		if (r < 0)
+			return cli_usage();
+		if (r > 0)
+			continue;
 		switch (c) {
 		case OPT_INSTALL: o->prefix = optarg; break;
 		case OPT_CONNECT: o->connect = optarg; break;
 		case OPT_INIT: o->init = 1; break;
 		case 'W': o->workload = optarg; b->have_workload = 1; break;
-		case 'S':
-			if (add_spec(b, "--select-only", "select-only", NULL) < 0)
-				return cli_usage();
-			break;
-		case 'N':
-			if (add_spec(b, "--skip-some-updates", "simple-update", NULL) < 0)
-				return cli_usage();
-			break;
 		case 'n': o->no_vacuum = 1; break;
 		case 'r': o->per_command = 1; break;
 		case OPT_NO_CHECKS: o->no_checks = 1; break;
@@ -374,25 +291,25 @@ static int scripts_from_specs(struct bench_cli *b)
 	int total = 0;
 
 	if (b->have_workload && strcmp(o->workload, "sql") &&
-	    (b->nspecs > 1 || b->specs[0].builtin))
+	    (b->pg.nspecs > 1 || b->pg.specs[0].builtin))
 		return error("--workload %s and -S/-N/-b/-f name different scripts: give one "
 			     "(several -b/-f run as a mix)", o->workload);
-	if (b->nspecs == 1 && !b->weighted) {
-		if (b->specs[0].builtin) {
-			o->workload = b->specs[0].builtin;
+	if (b->pg.nspecs == 1 && !b->pg.weighted) {
+		if (b->pg.specs[0].builtin) {
+			o->workload = b->pg.specs[0].builtin;
 		} else {
-			o->file = b->specs[0].file;
+			o->file = b->pg.specs[0].file;
 			if (!b->have_workload)
 				o->workload = "sql";
 		}
 		return 0;
 	}
-	for (int i = 0; i < b->nspecs; i++)
-		total += b->specs[i].weight;
+	for (int i = 0; i < b->pg.nspecs; i++)
+		total += b->pg.specs[i].weight;
 	if (!total)
 		return error("every script has weight 0: nothing would run");
-	o->mix = b->specs;
-	o->nmix = b->nspecs;
+	o->mix = b->pg.specs;
+	o->nmix = b->pg.nspecs;
 	o->workload = "sql";
 	return 0;
 }
@@ -416,14 +333,11 @@ static int check_options(struct bench_cli *b)
 	if (strchr(o->workload, ',') && strncmp(o->workload, "sql:", 4))
 		return cli_usage_error("--workload \"%s\": bench runs one workload; several are "
 				       "compared by pgbuild gate or run (-W a,b)", o->workload);
-	if (b->jobs && o->threads && b->jobs != o->threads)
-		return cli_usage_error("-j %d and --threads %d say different things: give one",
-				       b->jobs, o->threads);
-	if (b->jobs)    /* pgbench's -j: at most one thread per client */
-		o->threads = b->jobs < o->clients ? b->jobs : o->clients;
-	if (o->threads > o->clients)
-		return cli_usage_error("--threads %d is more than --clients %d", o->threads, o->clients);
-	if (b->nspecs && scripts_from_specs(b) < 0)
+	if (cli_pgbench_threads(&b->pg, o->clients, &o->threads))
+		return PGBUILD_EXIT_ERROR;
+	if (b->pg.protocol >= 0)
+		o->protocol = (enum bench_protocol)b->pg.protocol;
+	if (b->pg.nspecs && scripts_from_specs(b) < 0)
 		return cli_usage();
 	if (!strncmp(o->workload, "sql:", 4)) {
 		if (o->file)
@@ -453,6 +367,7 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 	int rc;
 
 	memset(&b, 0, sizeof(b));
+	b.pg = (struct cli_pgbench)CLI_PGBENCH_INIT;
 	b.o.workload = WORKLOADS_DEFAULT;
 	b.o.protocol = PROTO_SIMPLE;    /* pgbench's default */
 	b.o.clients = 1;
@@ -464,9 +379,6 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 		rc = bench_run(&b.o);
 	strvec_clear(&b.o.settings);
 	free(b.sqlfile);
-	for (int i = 0; i < b.nspecs; i++)
-		free(b.spec_names[i]);
-	free(b.spec_names);
-	free(b.specs);
+	cli_pgbench_release(&b.pg);
 	return rc;
 }

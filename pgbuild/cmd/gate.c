@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pgbuild/bench/client.h"
 #include "pgbuild/bench/servercpu.h"
 #include "pgbuild/cmd/cmd.h"
 #include "pgbuild/metric/workloads.h"
@@ -32,7 +33,15 @@ static void gate_usage(FILE *fp)
 "                            (-W select-only,tpcb -W select1; default: those the\n"
 "                            thresholds name, else " WORKLOADS_DEFAULT ")\n"
 "  -c, --clients N           client connections (default 2)\n"
-"      --threads N           client threads (default: bench's)\n"
+"  -S, --select-only         pgbench's select-only: -W select-only\n"
+"  -N, --skip-some-updates   pgbench's simple-update: -W simple-update\n"
+"  -b, --builtin NAME        a built-in by pgbench's name or a prefix of one\n"
+"                            (tpcb-like is tpcb) or by ours: -W NAME; each\n"
+"                            script is one workload (NAME@W, a mix, is bench's)\n"
+"  -f, --file FILE           a script in pgbench's language: -W sql:FILE\n"
+"  -M, --protocol P          simple, extended or prepared (default prepared)\n"
+"  -j, --jobs N, --threads N client threads, as pgbench's -j: at most one a\n"
+"                            client (default: bench's)\n"
 "  -T, --duration S          seconds per run (default 10)\n"
 "      --warmup S            seconds of warm-up per run (default 2)\n"
 "  -s, --scale N             pgbench scale of the data (default: bench's)\n"
@@ -147,7 +156,7 @@ static const struct option gate_options[] = {
 	{ "candidate", required_argument, NULL, OPT_CANDIDATE },
 	CLI_OPT_WORKLOAD,
 	CLI_OPT_CLIENTS,
-	{ "threads", required_argument, NULL, OPT_THREADS },
+	CLI_OPT_PGBENCH,        /* -S -N -b -f -M, -j and --threads, as bench */
 	CLI_OPT_DURATION,
 	{ "warmup", required_argument, NULL, OPT_WARMUP },
 	CLI_OPT_SCALE,
@@ -181,6 +190,7 @@ static void gate_opts_init(struct gate_opts *o, struct gate *g)
 	strvec_init(&o->workloads);
 	strvec_init(&o->settings);
 	o->clients = 2;
+	o->protocol = "prepared";
 	o->duration = 10;
 	o->warmup = 2;
 	o->pairs = 9;
@@ -272,8 +282,8 @@ static int method_option(struct gate_opts *o, struct gate *g, int c, const char 
 	}
 }
 
-/* The runs: --workload, --clients, --threads, --duration, --warmup, --scale,
- * --set, --pairs. */
+/* The runs: --workload, --clients, --duration, --warmup, --scale, --set,
+ * --pairs (pgbench's letters, --threads among them: cli_pgbench_option). */
 static int run_option(struct gate_opts *o, int c, const char *arg)
 {
 	switch (c) {
@@ -281,8 +291,6 @@ static int run_option(struct gate_opts *o, int c, const char *arg)
 		return cli_parse_workloads(arg, &o->workloads);
 	case 'c':
 		return cli_parse_clients(arg, &o->clients);
-	case OPT_THREADS:
-		return cli_parse_int("--threads", arg, 1, 1000, &o->threads);
 	case 'T':
 		return cli_parse_duration(arg, &o->duration);
 	case OPT_WARMUP:
@@ -301,13 +309,48 @@ static int run_option(struct gate_opts *o, int c, const char *arg)
 	}
 }
 
-/* Read the options.  -1 to go on, else the exit code (0 after --help). */
-static int parse_options(struct gate_opts *o, struct gate *g, int argc, char **argv)
+/*
+ * pgbench's letters (read by cli_pgbench_option, as bench reads them) as
+ * the gate's runs: each script one more workload measured on its own (-S
+ * is -W select-only, -b NAME -W NAME, -f FILE -W sql:FILE; a weight @W
+ * would make a mix, which only bench runs), -M the runs' protocol, -j and
+ * --threads their client threads.  0, or the usage error's exit code.
+ */
+static int pgbench_letters(struct gate_opts *o, const struct cli_pgbench *pg)
+{
+	if (pg->weighted)
+		return cli_usage_error("-b/-f NAME@W: a weight makes a mix of scripts, which "
+				       "pgbuild bench runs; the gate measures each workload on its "
+				       "own (-W a,b)");
+	for (int i = 0; i < pg->nspecs; i++) {
+		const struct bench_script_spec *sp = &pg->specs[i];
+		char *w = sp->builtin ? xstrdup(sp->builtin) : xasprintf("sql:%s", sp->file);
+		int r = cli_parse_workloads(w, &o->workloads);
+		free(w);
+		if (r < 0)
+			return cli_usage();
+		/* -N -b simple-update: one workload, measured once */
+		if (strvec_find(&o->workloads, o->workloads.v[o->workloads.nr - 1]) <
+		    (long)o->workloads.nr - 1)
+			strvec_remove(&o->workloads, o->workloads.nr - 1);
+	}
+	if (pg->protocol >= 0)
+		o->protocol = bench_protocol_names[pg->protocol];
+	return cli_pgbench_threads(pg, o->clients, &o->threads);
+}
+
+/* The option loop of parse_options, pgbench's letters into pg. */
+static int parse_loop(struct gate_opts *o, struct gate *g, struct cli_pgbench *pg,
+		      int argc, char **argv)
 {
 	int c, r;
 
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, gate_options)) != -1) {
+		if ((r = cli_pgbench_option(pg, c, optarg)) < 0)
+			return cli_usage();
+		if (r > 0)
+			continue;
 		switch (c) {
 		case OPT_BASELINE: o->baseline = optarg; continue;
 		case OPT_CANDIDATE: o->candidate = optarg; continue;
@@ -348,7 +391,7 @@ static int parse_options(struct gate_opts *o, struct gate *g, int argc, char **a
 		case OPT_CONFIDENCE:
 			r = method_option(o, g, c, optarg);
 			break;
-		case 'W': case 'c': case OPT_THREADS: case 'T': case OPT_WARMUP:
+		case 'W': case 'c': case 'T': case OPT_WARMUP:
 		case 's': case OPT_SET: case OPT_PAIRS: case OPT_TIME_BUDGET:
 			r = run_option(o, c, optarg);
 			break;
@@ -362,6 +405,18 @@ static int parse_options(struct gate_opts *o, struct gate *g, int argc, char **a
 			return cli_usage();
 	}
 	return -1;
+}
+
+/* Read the options.  -1 to go on, else the exit code (0 after --help). */
+static int parse_options(struct gate_opts *o, struct gate *g, int argc, char **argv)
+{
+	struct cli_pgbench pg = CLI_PGBENCH_INIT;
+	int rc = parse_loop(o, g, &pg, argc, argv);
+
+	if (rc < 0 && (rc = pgbench_letters(o, &pg)) == 0)
+		rc = -1;
+	cli_pgbench_release(&pg);
+	return rc;
 }
 
 /* What the host gives: where the results go, and an environment that

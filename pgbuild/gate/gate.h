@@ -505,7 +505,8 @@ struct gate_opts {
 	const char *candidate;    /* --candidate PREFIX (B) */
 	struct strvec workloads;  /* --workload: bench workloads, in order */
 	struct strvec settings;   /* --set name=value, passed to bench */
-	int clients, threads;     /* --clients, --threads (0: bench's) */
+	int clients, threads;     /* --clients, --threads or -j (0: bench's) */
+	const char *protocol;     /* -M, --protocol: bench's (default prepared) */
 	double duration, warmup;  /* --duration, --warmup seconds per run */
 	int scale;                /* --scale (0: bench's) */
 	int pairs;                /* --pairs; with --pairs auto the pairs run */

@@ -121,7 +121,8 @@ static int bench_once(const struct gate_opts *o, const char *dir, int dirfd,
 	fd = sfs_remove(dirfd, lname, NULL) < 0 ? -1 :
 	     sfs_create(dirfd, lname, O_WRONLY, 0644, NULL);
 	strvec_pushl(&cp.args, pgbuild_self(), "bench", "--install",
-		     build == 'A' ? o->baseline : o->candidate, "--workload", workload, "--protocol=prepared", NULL);
+		     build == 'A' ? o->baseline : o->candidate, "--workload", workload, NULL);
+	strvec_pushf(&cp.args, "--protocol=%s", o->protocol);
 	strvec_pushf(&cp.args, "--clients=%d", o->clients);
 	if (o->threads)
 		strvec_pushf(&cp.args, "--threads=%d", o->threads);
@@ -265,6 +266,7 @@ static char *settings_json(const struct gate_opts *o)
 	json_double(&jw, o->auto_pairs ? o->budget : NAN);
 	json_key(&jw, "clients"); json_int(&jw, o->clients);
 	json_key(&jw, "threads"); json_int(&jw, o->threads);
+	json_key(&jw, "protocol"); json_string(&jw, o->protocol);
 	json_key(&jw, "duration"); json_double(&jw, o->duration);
 	json_key(&jw, "warmup"); json_double(&jw, o->warmup);
 	json_key(&jw, "scale"); json_int(&jw, o->scale);

@@ -141,6 +141,15 @@ $GATE -c 0|2|invalid value "0" for --clients: expected an integer from 1 to 1000
 $GATE -T 0|2|invalid value "0" for --duration: expected a number of seconds > 0
 $GATE -s 0|2|invalid value "0" for --scale: expected an integer from 1 to 100000
 $GATE --pairs 3|2|--pairs 3: a 95% interval needs at least 6 pairs
+$GATE -S -b tpcb-like --pairs 6|2|^pgbuild: error: --pairs 6: 2 tests \(the thresholds x the workloads they apply to\) need at least 7 pairs
+$GATE -N -b si --pairs 5|2|^pgbuild: error: --pairs 5: a 95% interval needs at least 6 pairs$
+$GATE -b si@2|2|^pgbuild: error: -b/-f NAME@W: a weight makes a mix of scripts, which pgbuild bench runs; the gate measures each workload on its own \(-W a,b\)$
+$GATE -b tpcc|2|^pgbuild: error: unknown workload "tpcc" \(did you mean "tpcb"\?\)
+$GATE -f $TMP/nosuch.sql|2|^pgbuild: error: cannot read script "$TMP/nosuch.sql"
+$GATE -M binary|2|^pgbuild: error: invalid value "binary" for --protocol: expected simple, extended or prepared$
+$GATE -j 0|2|^pgbuild: error: invalid value "0" for --jobs: expected an integer from 1 to 1000$
+$GATE -c 2 -j 3 --threads 2|2|^pgbuild: error: -j 3 and --threads 2 say different things: give one$
+$GATE -c 2 --threads 3|2|^pgbuild: error: --threads 3 is more than --clients 2$
 $GATE --set =on|2|invalid value "=on" for --set: expected NAME=VALUE
 $GATE --gate 'select-only>=105%'|2|105% is ambiguous: as the ratio 1.05 write \+5% or 1.05; as 105% more write \+105% or 2.05
 $GATE --gate 'selectonly>=1.05'|2|threshold "selectonly>=1.05": unknown workload "selectonly" \(did you mean "select-only"\?\)

@@ -3,6 +3,9 @@
 # baseline and candidate (A/A).
 #   - A/A must not pass --min-speedup 1.05 (exit 1, not 0 and not 2);
 #   - --json keeps every run's numbers and the bench documents;
+#   - pgbench's letters mean there what they mean in bench (the one
+#     parser): -S the select-only workload, -M the runs' protocol, -j
+#     their client threads;
 #   - --junit validates against the common JUnit schema (xmllint), one
 #     testcase per threshold;
 #   - --metric instructions: callgrind on single-user mode gives identical
@@ -26,7 +29,7 @@ json() { # FILE PYTHON-EXPRESSION-ON-d  (perl: JSON::PP is core)
 
 # ---- A/A throughput gate ----
 heavy "$B/bin/pgbuild" gate --baseline $PG --candidate $PG --pairs 9 --confidence 0.99 \
-	--duration 2 --warmup 0.5 --min-speedup 1.05 --max-p99-regression 50 \
+	--duration 2 --warmup 0.5 --min-speedup 1.05 --max-p99-regression 50 -S -M simple -j 1 \
 	--json "$TMP/aa.json" --junit "$TMP/aa.xml" --quiet >"$TMP/aa.out" 2>"$TMP/aa.err"
 rc=$?
 is "A/A at --min-speedup 1.05 fails (exit 1)" "$rc" 1
@@ -45,6 +48,11 @@ is "json: every run embeds its bench document" \
 is "json: runs alternate A B / B A" \
 	"$(json "$TMP/aa.json" 'join "", map { $_->{build} } @{$d->{workloads}[0]{runs}}[0..5]')" ABBAAB
 is "json: 9 valid pairs" "$(json "$TMP/aa.json" '$d->{workloads}[0]{valid_pairs}')" 9
+is "-S -M simple -j 1: the select-only workload, its settings" \
+	"$(json "$TMP/aa.json" 'join " ", scalar @{$d->{workloads}}, $d->{workloads}[0]{name}, $d->{settings}{protocol}, $d->{settings}{threads}')" \
+	"1 select-only simple 1"
+is "... every run's bench: simple protocol, one client thread" \
+	"$(json "$TMP/aa.json" 'scalar grep { $_->{bench}{protocol} eq "simple" && $_->{bench}{threads} == 1 } @{$d->{workloads}[0]{runs}}')" 18
 like "json: interval around the estimate" \
 	"$(json "$TMP/aa.json" 'my $r = $d->{workloads}[0]{tps}{ratio}; $r->{ci_low} <= $r->{estimate} && $r->{estimate} <= $r->{ci_high} ? "ok" : "bad"')" '^ok$'
 is "json: the speed threshold failed" "$(json "$TMP/aa.json" '$d->{results}[0]{status}')" fail

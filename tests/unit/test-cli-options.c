@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "pgbuild/bench/bench.h"
 #include "pgbuild/bench/servercpu.h"
 #include "pgbuild/cli/cli.h"
 #include "pgbuild/metric/workloads.h"
@@ -306,21 +307,33 @@ static void test_choice_and_setting(void **state)
 
 static void test_cpus(void **state)
 {
-	static const struct { const char *list; int ret, count; } t[] = {
-		{ "0", 0, 1 }, { "0-1,3", 0, 3 }, { "2-2", 0, 1 }, { "0,0", 0, 1 },
-		{ "", -1, 0 }, { " 1", -1, 0 }, { "+1", -1, 0 }, { "-1", -1, 0 }, { "0-1,", -1, 0 },
-		{ "1-", -1, 0 }, { "2-1", -1, 0 }, { "0x1", -1, 0 }, { "1e0", -1, 0 },
-		{ "99999999999", -1, 0 }, { "0-1 ", -1, 0 },
+	/* cpus: the CPUs a valid list names, one bit each (such a list is
+	 * refused on a machine that does not let pgbuild run on all of them:
+	 * "no CPU N here") */
+	static const struct { const char *list; int ret, count; unsigned cpus; } t[] = {
+		{ "0", 0, 1, 0x1 }, { "0-1,3", 0, 3, 0xb }, { "2-2", 0, 1, 0x4 }, { "0,0", 0, 1, 0x1 },
+		{ "", -1, 0, 0 }, { " 1", -1, 0, 0 }, { "+1", -1, 0, 0 }, { "-1", -1, 0, 0 },
+		{ "0-1,", -1, 0, 0 }, { "1-", -1, 0, 0 }, { "2-1", -1, 0, 0 }, { "0x1", -1, 0, 0 },
+		{ "1e0", -1, 0, 0 }, { "99999999999", -1, 0, 0 }, { "0-1 ", -1, 0, 0 },
 	};
+	cpu_set_t here;
 	(void)state;
 	error_set_program("pgbuild", 2);
+	assert_int_equal(sched_getaffinity(0, sizeof(here), &here), 0);
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		cpu_set_t set;
+		int want = t[i].ret;
+		for (int c = 0; c < 32; c++)
+			if ((t[i].cpus >> c & 1) && !CPU_ISSET(c, &here))
+				want = -1;
 		capture_begin();
 		int ret = servercpu_parse_cpus(t[i].list, &set);
-		check_outcome(ret, t[i].ret, "--cpus", t[i].list, NULL);
+		check_outcome(ret, want, "--cpus", t[i].list, NULL);
 		if (ret == 0)
 			assert_int_equal(CPU_COUNT(&set), t[i].count);
+		else if (t[i].ret == 0)
+			print_message("--cpus %s: refused here (not every CPU of it is this "
+				      "machine's)\n", t[i].list);
 	}
 }
 
@@ -969,6 +982,47 @@ static void test_moved_spellings(void **state)
 	}
 }
 
+/* pgbench's letters (cli/pgbench.c), the one parser bench and gate share */
+static void test_pgbench_letters(void **state)
+{
+	struct cli_pgbench p = CLI_PGBENCH_INIT;
+	int threads = -1;
+	(void)state;
+	capture_begin();
+	assert_int_equal(cli_pgbench_option(&p, 'S', NULL), 1);
+	assert_int_equal(cli_pgbench_option(&p, 'b', "si"), 1);          /* pgbench's prefix */
+	assert_int_equal(cli_pgbench_option(&p, 'b', "tpcb-like@3"), 1);
+	assert_int_equal(cli_pgbench_option(&p, 'f', "x.sql"), 1);
+	assert_int_equal(cli_pgbench_option(&p, 'M', "extended"), 1);
+	assert_int_equal(cli_pgbench_option(&p, 'j', "4"), 1);
+	assert_int_equal(cli_pgbench_option(&p, 'W', "tpcb"), 0);        /* not one of them */
+	check_outcome(0, 0, "", "", NULL);
+	assert_int_equal(p.nspecs, 4);
+	assert_string_equal(p.specs[0].builtin, "select-only");
+	assert_string_equal(p.specs[1].builtin, "simple-update");
+	assert_string_equal(p.specs[2].builtin, "tpcb");
+	assert_int_equal(p.specs[2].weight, 3);
+	assert_string_equal(p.specs[3].file, "x.sql");
+	assert_int_equal(p.weighted, 1);
+	assert_int_equal(p.protocol, PROTO_EXTENDED);
+	/* -j: at most one thread a client, as pgbench */
+	assert_int_equal(cli_pgbench_threads(&p, 2, &threads), 0);
+	assert_int_equal(threads, 2);
+	capture_begin();
+	assert_int_equal(cli_pgbench_option(&p, 'M', "binary"), -1);
+	check_outcome(-1, -1, "--protocol", "binary", "pgbuild: error: invalid value \"binary\" for "
+		      "--protocol: expected simple, extended or prepared\n");
+	assert_int_equal(cli_pgbench_option(&p, OPT_THREADS, "3"), 1);
+	capture_begin();
+	assert_int_equal(cli_pgbench_threads(&p, 8, &threads), PGBUILD_EXIT_ERROR);
+	fclose(stderr);
+	stderr = saved_stderr;
+	assert_non_null(strstr(err_buf, "-j 4 and --threads 3 say different things: give one"));
+	free(err_buf);
+	err_buf = NULL;
+	cli_pgbench_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -989,6 +1043,7 @@ int main(void)
 		cmocka_unit_test(test_vocabulary),
 		cmocka_unit_test(test_getopt_table),
 		cmocka_unit_test(test_moved_spellings),
+		cmocka_unit_test(test_pgbench_letters),
 	};
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }
