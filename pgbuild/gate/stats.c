@@ -388,19 +388,26 @@ double stats_chi2_cdf(double x, double df)
 	return gamma_p(df / 2, x / 2);
 }
 
-double stats_chi2_quantile(double p, double df)
+/* The x in [lo, hi] where the increasing cdf(x, df) reaches p, by
+ * bisection (the bracket must hold it). */
+static double bisect_quantile(double (*cdf)(double, double), double p, double df,
+			      double lo, double hi, int steps)
 {
-	double lo = 0, hi = df + 10 * sqrt(2 * df) + 100;
-	if (!(p > 0 && p < 1 && df > 0))
-		return NAN;
-	for (int i = 0; i < 300; i++) {
+	for (int i = 0; i < steps; i++) {
 		double mid = (lo + hi) / 2;
-		if (stats_chi2_cdf(mid, df) < p)
+		if (cdf(mid, df) < p)
 			lo = mid;
 		else
 			hi = mid;
 	}
 	return (lo + hi) / 2;
+}
+
+double stats_chi2_quantile(double p, double df)
+{
+	if (!(p > 0 && p < 1 && df > 0))
+		return NAN;
+	return bisect_quantile(stats_chi2_cdf, p, df, 0, df + 10 * sqrt(2 * df) + 100, 300);
 }
 
 /*
@@ -468,14 +475,7 @@ double stats_t_quantile(double p, double df)
 		lo *= 2;
 	while (stats_t_cdf(hi, df) < p)
 		hi *= 2;
-	for (int i = 0; i < 200; i++) {
-		double mid = (lo + hi) / 2;
-		if (stats_t_cdf(mid, df) < p)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (lo + hi) / 2;
+	return bisect_quantile(stats_t_cdf, p, df, lo, hi, 200);
 }
 
 double stats_sd_upper_factor(double df, double level)
