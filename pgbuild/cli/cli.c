@@ -89,11 +89,11 @@ static const struct {
 	  "--high-prefix names an installed PostgreSQL, which is --high-install DIR (a "
 	  "prefix is where a command installs)" },
 	{ "W", "train", NULL,
-	  "-W (--workload) names what a command measures, and this one measures nothing: "
-	  "its training workloads are --train LIST" },
+	  "-W (--workload) names the workloads a command judges a build on; this command's "
+	  "workloads are what it trains or searches on: --train LIST" },
 	{ "workload", "train", NULL,
-	  "--workload (-W) names what a command measures, and this one measures nothing: "
-	  "its training workloads are --train LIST" },
+	  "--workload (-W) names the workloads a command judges a build on; this command's "
+	  "workloads are what it trains or searches on: --train LIST" },
 	{ "time-budget", "max-time", NULL,
 	  "--time-budget H is now --max-time TIME (90s, 10m, 2h)" },
 };

@@ -29,8 +29,10 @@ static void bench_usage(FILE *fp)
 "\n"
 "pgbench's options mean what they mean in pgbench (-S, -N, -b, -f, -M, -j,\n"
 "-n, -r, -P, -R, --latency-limit, -c, -T, -t, -s): a pgbench command line runs\n"
-"with --install or --connect in place of its connection options.  Only the\n"
-"default workload differs: select-only here, tpcb-like in pgbench.  The\n"
+"with --install or --connect in place of its connection options.  Defaults\n"
+"differ: the workload is select-only (pgbench: tpcb-like), a run is timed,\n"
+"-T 10 (pgbench: -t 10 transactions), and -j is min(cores, clients)\n"
+"(pgbench: 1).  The\n"
 "summary names the transactions as pgbench does: the workload, a script by\n"
 "its name, a mix \"multiple scripts\" with each script's weight and share.\n"
 "\n"
@@ -68,7 +70,7 @@ static void bench_usage(FILE *fp)
 "  -c, --clients N        concurrent clients (default 1)\n"
 "  -j, --jobs N           client threads, as pgbench (at most --clients)\n"
 "      --threads N        the same (default min(cores, clients))\n"
-"  -T, --duration S       timed run in seconds (default 10)\n"
+"  -T, --duration S       timed run in seconds (default 10; pgbench's --time)\n"
 "  -t, --transactions N   transactions per client instead of a duration\n"
 "  -R, --rate TPS         schedule transactions at TPS in all (Poisson, as\n"
 "                         pgbench; latency counts from the scheduled start)\n"
@@ -136,6 +138,7 @@ static const struct option bench_options[] = {
 	CLI_OPT_CLIENTS,
 	{ "warmup", required_argument, NULL, OPT_WARMUP },
 	CLI_OPT_DURATION,
+	{ "time", required_argument, NULL, 'T' },        /* pgbench's name for -T */
 	{ "transactions", required_argument, NULL, 't' },
 	{ "rate", required_argument, NULL, 'R' },
 	{ "latency-limit", required_argument, NULL, OPT_LATENCY_LIMIT },

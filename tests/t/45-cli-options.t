@@ -70,12 +70,12 @@ bolt --prefix $PG --out o|2|^pgbuild: error: --out is now --prefix DIR, where a 
 bolt --out o --install $PG|2|^pgbuild: error: --out is now --prefix DIR, where a command installs
 sensitivity --low-prefix $PG|2|^pgbuild: error: --low-prefix names an installed PostgreSQL, which is --low-install DIR \(a prefix is where a command installs\)$
 sensitivity --high-prefix $PG|2|^pgbuild: error: --high-prefix names an installed PostgreSQL, which is --high-install DIR
-pgo --prefix $TMP/p -W select-only|2|^pgbuild: error: -W \(--workload\) names what a command measures, and this one measures nothing: its training workloads are --train LIST$
-pgo --prefix $TMP/p --workload=select-only|2|^pgbuild: error: --workload \(-W\) names what a command measures, and this one measures nothing: its training workloads are --train LIST$
-bolt --install $PG --prefix o -W select-only|2|^pgbuild: error: -W \(--workload\) names what a command measures, and this one measures nothing: its training workloads are --train LIST$
-bolt --install $PG --prefix o --workload select-only|2|^pgbuild: error: --workload \(-W\) names what a command measures
-tune --candidates cands --workdir w -W select-only --train tpcb|2|^pgbuild: error: -W \(--workload\) names what a command measures, and this one measures nothing: its training workloads are --train LIST$
-tune --candidates cands --workdir w --workload select-only|2|^pgbuild: error: --workload \(-W\) names what a command measures
+pgo --prefix $TMP/p -W select-only|2|^pgbuild: error: -W \(--workload\) names the workloads a command judges a build on; this command's workloads are what it trains or searches on: --train LIST$
+pgo --prefix $TMP/p --workload=select-only|2|^pgbuild: error: --workload \(-W\) names the workloads a command judges a build on; this command's workloads are what it trains or searches on: --train LIST$
+bolt --install $PG --prefix o -W select-only|2|^pgbuild: error: -W \(--workload\) names the workloads a command judges a build on; this command's workloads are what it trains or searches on: --train LIST$
+bolt --install $PG --prefix o --workload select-only|2|^pgbuild: error: --workload \(-W\) names the workloads a command judges a build on
+tune --candidates cands --workdir w -W select-only --train tpcb|2|^pgbuild: error: -W \(--workload\) names the workloads a command judges a build on; this command's workloads are what it trains or searches on: --train LIST$
+tune --candidates cands --workdir w --workload select-only|2|^pgbuild: error: --workload \(-W\) names the workloads a command judges a build on
 tune --candidates cands --workdir w --time-budget 2|2|^pgbuild: error: --time-budget H is now --max-time TIME \(90s, 10m, 2h\)$
 tune --candidates cands --workdir w --max-time 2h --time-budget 1|2|^pgbuild: error: --time-budget H is now --max-time TIME
 build --install $PG|2|^pgbuild: error: unknown option "--install" for pgbuild build$
@@ -288,6 +288,7 @@ inspect|2|no FILE given
 report|2|nothing to report: give --gate-result
 bench --install $PG -T 0x10|2|invalid value "0x10" for --duration: expected a decimal number of seconds > 0
 bench --install $PG -T inf|2|invalid value "inf" for --duration: expected a decimal number of seconds > 0
+bench --install $PG --time 0x10|2|invalid value "0x10" for --duration: expected a decimal number of seconds > 0
 bench --install $PG -c 0x10|2|invalid value "0x10" for --clients: expected a decimal integer from 1 to 10000
 bench --install $PG -c ' 2'|2|invalid value " 2" for --clients: expected a decimal integer
 bench --install $PG -t 1e3|2|invalid value "1e3" for --transactions: expected an integer from 1 to

@@ -30,7 +30,7 @@ done <<'EOF'
 --scope a]b|invalid value "a]b" for --scope
 --scope @/nonexistent/hot.txt|cannot read --scope file
 --train tpcc-lite|--metric instructions supports
---workload select-only|--workload \(-W\) names what a command measures, and this one measures nothing: its training workloads are --train LIST
+--workload select-only|--workload \(-W\) names the workloads a command judges a build on; this command's workloads are what it trains or searches on: --train LIST
 --candidates /nonexistent|cannot read --candidates /nonexistent
 --baseline /nonexistent|--baseline /nonexistent: no bin/postgres
 --noise /nonexistent/floor.json|--noise /nonexistent/floor.json needs --baseline PREFIX, the stock build the floor was measured on
