@@ -207,7 +207,7 @@ is "... or --pgopt-unchecked-flags=1 in CC" "$s/$(cat err)" "0/"
 out=$(PGOPT_UNCHECKED_FLAGS=1 "$W" --pgopt-check-policy expert.policy 2> err); s=$?
 is "check-policy under the switch: exit 0" "$s" 0
 like "... warns for each unchecked flag" "$(cat err)" \
-	"^pgoptcc: warning: $TMP/expert.policy:2: cflags \+= -DPGOPT_EXPERT=1 is outside the policy vocabulary \(it is not an optimization option \(a macro definition changes the program, not how it is optimized\)\): used because the caller set PGOPT_UNCHECKED_FLAGS=1\$"
+	"^pgoptcc: warning: $TMP/expert.policy:2: cflags \+= -DPGOPT_EXPERT=1 is outside the policy vocabulary \(it is not an optimization option \(a macro definition changes the program, not how it is optimized\)\): used because the caller allowed unchecked flags \(unchecked-flags: --pgopt-unchecked-flags or PGOPT_UNCHECKED_FLAGS\)\$"
 like "... and says it in the JSON" "$out" '"unchecked_flags":true'
 PGOPT_UNCHECKED_FLAGS=1 "$W" --pgopt-check-policy abi.policy > /dev/null 2> err; s=$?
 is "the switch never lets an ABI flag through" "$s" 101

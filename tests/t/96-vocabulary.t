@@ -114,7 +114,7 @@ like "--pgopt-check-policy: refused without the caller's consent" "$?/$(cat err)
 PGOPT_WEAKEN=pie "$W" --pgopt-check-policy np.policy >o.txt 2>err
 like "... with it: the policy's weakened classes" "$?/$(cat o.txt)" '^0/.*"weakened":\["pie"\]'
 like "... and a warning per flag" "$(cat err)" \
-	"^pgoptcc: warning: $TMP/np.policy:2: cflags \\+= -fno-pie weakens the build's hardening \\(pie: .*\\): used because the caller set PGOPT_WEAKEN=pie"
+	"^pgoptcc: warning: $TMP/np.policy:2: cflags \\+= -fno-pie weakens the build's hardening \\(pie: .*\\): used because the caller allowed weakening pie \\(weaken: pgbuild --weaken, --pgopt-weaken or PGOPT_WEAKEN\\)"
 
 # --- the allow-list: an option it does not know, a value a row does not take ---
 for l in 'cflags += -fcall-graph|it is not an optimization option the vocabulary knows' \

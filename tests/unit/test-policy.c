@@ -703,7 +703,8 @@ static void test_hardening(void **state)
 		assert_int_equal(policy_weakens(&p), mask);
 		assert_int_equal(p.warnings.nr, 1);
 		strbuf_reset(&want);
-		strbuf_addf(&want, "used because the caller set PGOPT_WEAKEN=%s", name);
+		strbuf_addf(&want, "used because the caller allowed weakening %s (weaken: pgbuild --weaken, "
+			      "--pgopt-weaken or PGOPT_WEAKEN)", name);
 		assert_non_null(strstr(p.warnings.v[0], want.buf));
 		/* applied: a link for ldflags, a compile for cflags */
 		strvec_pushl(&args, "-O2", link ? "-o" : "-c", link ? "prog" : "a.c", NULL);
@@ -778,7 +779,7 @@ static void test_unchecked(void **state)
 	assert_int_equal(policy_parse_flags(&p, "/p/x.policy", text, strlen(text), POLICY_UNCHECKED_FLAGS, &err), 0);
 	assert_int_equal(p.warnings.nr, 2);
 	assert_string_equal(p.warnings.v[0],
-			    "/p/x.policy:2: cflags += -DX=a b is outside the policy vocabulary (it is not an optimization option (a macro definition changes the program, not how it is optimized)): used because the caller set PGOPT_UNCHECKED_FLAGS=1");
+			    "/p/x.policy:2: cflags += -DX=a b is outside the policy vocabulary (it is not an optimization option (a macro definition changes the program, not how it is optimized)): used because the caller allowed unchecked flags (unchecked-flags: --pgopt-unchecked-flags or PGOPT_UNCHECKED_FLAGS)");
 	assert_null(p.sections[0].ops[0].unchecked);
 	assert_non_null(p.sections[0].ops[1].unchecked);
 	strvec_pushl(&args, "-c", "a.c", NULL);

@@ -358,7 +358,7 @@ static int parse_flag(struct policy *p, struct policy_section *s, const char *ke
 			    flag, why && !p->unchecked ? why : weakening);
 	if (why)
 		strvec_pushf(&p->warnings,
-			     "%s:%d: %s %s %s is outside the policy vocabulary (%s): used because the caller set PGOPT_UNCHECKED_FLAGS=1",
+			     "%s:%d: %s %s %s is outside the policy vocabulary (%s): used because the caller allowed unchecked flags (unchecked-flags: --pgopt-unchecked-flags or PGOPT_UNCHECKED_FLAGS)",
 			     p->path, lineno, key, add ? "+=" : "-=", flag, why);
 	weakens = vocab_weakens(flag, add);
 	if (weakens) {
@@ -366,7 +366,7 @@ static int parse_flag(struct policy *p, struct policy_section *s, const char *ke
 		vocab_weaken_text(weakens, &names);
 		hardening_text(weakens, &what);
 		strvec_pushf(&p->warnings,
-			     "%s:%d: %s %s %s weakens the build's hardening (%s): used because the caller set PGOPT_WEAKEN=%s",
+			     "%s:%d: %s %s %s weakens the build's hardening (%s): used because the caller allowed weakening %s (weaken: pgbuild --weaken, --pgopt-weaken or PGOPT_WEAKEN)",
 			     p->path, lineno, key, add ? "+=" : "-=", flag, what.buf, names.buf);
 		strbuf_release(&names);
 		strbuf_release(&what);
