@@ -43,7 +43,12 @@
  *   - a deterministic threshold without a layout floor (none given or
  *     found, one of another binary or of too few variants, none of the
  *     workload) is undecided (exit 3), with the reason and the command that
- *     measures one: never decided at the repeat resolution unasked.
+ *     measures one: never decided at the repeat resolution unasked;
+ *   - a deterministic claim at a resolution that is no statistic (z 0:
+ *     the repeat one, --noise none, or a library default) is undecided
+ *     (exit 3) too: relinking alone moves the cycles estimate by 0.3-0.7%,
+ *     so a no-change candidate passed "cycles>=1.01" there 15-43% of the
+ *     time (simulated); only a bound is decided at the repeat resolution.
  * The results' ci_low/ci_high are that interval for every metric.
  * With --pairs auto, pairs are added until every tps, latency and server
  * CPU threshold is decided by an anytime-valid confidence sequence

@@ -75,7 +75,8 @@
  * postgres_sha256 is the sha256 of the binary of the build it is used for.
  * Without a floor a deterministic threshold of `pgbuild gate` is
  * undecided, with the reason and the command that measures one, unless
- * the caller said `--noise none` (then the repeat resolution decides and
+ * the caller said `--noise none` (then the repeat resolution decides a
+ * bound, a claim stays undecided: gate/gate.h, and
  * the result says so).
  *
  * Who uses it: `pgbuild gate --noise FILE|none` and `pgbuild tune --noise
