@@ -23,8 +23,9 @@ static void gate_usage(FILE *fp)
 	fprintf(fp,
 "usage: pgbuild gate --baseline PREFIX --candidate PREFIX [options]\n"
 "\n"
-"Benchmark A (baseline) and B (candidate) interleaved, in pairs of alternating\n"
-"order, and decide whether B meets the thresholds with statistical confidence.\n"
+"Benchmark A (baseline) and B (candidate) interleaved, in pairs whose order (A B\n"
+"or B A) is a seeded coin flip, and decide whether B meets the thresholds with\n"
+"statistical confidence.\n"
 "\n"
 "  --baseline PREFIX         installed PostgreSQL to compare against (A)\n"
 "  --candidate PREFIX        installed PostgreSQL under test (B)\n"
@@ -88,6 +89,10 @@ static void gate_usage(FILE *fp)
 "  --regress-result passed|failed|FILE  regression outcome already known; FILE:\n"
 "                            the `pgbuild regress --json` document (its counts\n"
 "                            go into the verdict: \"217/217 tests passed\")\n"
+"  --seed N                  seed of the pairs' order (each pair A B or B A by\n"
+"                            a coin flip of it; default: drawn, printed and\n"
+"                            recorded in the JSON as pair_order_seed): the same\n"
+"                            seed repeats the order\n"
 "  --cpus LIST               CPUs for the benchmark, e.g. 0-1: bench pins its\n"
 "                            client threads to the last quarter (at least one)\n"
 "                            and the server to the rest (one CPU: both on it);\n"
@@ -162,6 +167,7 @@ static const struct option gate_options[] = {
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "instr-statements", required_argument, NULL, OPT_INSTR_STATEMENTS },
 	{ "noise", required_argument, NULL, OPT_NOISE },
+	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "counter", required_argument, NULL, OPT_COUNTER },
 	{ "ci", required_argument, NULL, OPT_CI },
 	{ "confidence", required_argument, NULL, OPT_CONFIDENCE },
@@ -187,6 +193,8 @@ static void gate_opts_init(struct gate_opts *o, struct gate *g)
 	o->warmup = 2;
 	o->pairs = 9;
 	o->budget = -1;         /* not given: GATE_BUDGET with --pairs auto */
+	o->seed = -1;           /* not given: drawn */
+	g->order_seed = -1;
 	g->method = STATS_CI_HL;
 	g->conf = 0.95;
 	g->min_pairs = GATE_MIN_PAIRS;
@@ -327,6 +335,10 @@ static int parse_options(struct gate_opts *o, struct gate *g, int argc, char **a
 		case OPT_JUNIT: o->junit = optarg; continue;
 		case OPT_WORKDIR: o->workdir = optarg; continue;
 		case OPT_NOISE: o->noise = optarg; continue;
+		case OPT_SEED:
+			if (cli_parse_int64("--seed", optarg, 0, GATE_SEED_MAX, &o->seed) < 0)
+				return cli_usage();
+			continue;
 		case 'q': o->quiet = 1; continue;
 		case OPT_REGRESS_RESULT: {
 			/* passed, failed, or the run's `pgbuild regress --json`

@@ -316,6 +316,9 @@ struct gate {
 				     correction (the rule before issue 41),
 				     to show what the correction corrects */
 	double budget;            /* --budget seconds of --pairs auto */
+	int64_t order_seed;       /* the seed of the pairs' order
+				     (gate_pair_b_first); -1: none (no tps
+				     pairs, or a document of before it) */
 	char *seq_stop;           /* why --pairs auto stopped adding pairs
 				     ("decided", "budget", ...), or NULL */
 
@@ -531,7 +534,22 @@ struct gate_opts {
 				     pgopt-noise.json when it is of its postgres
 				     (resolved by cmd/gate.c, noise/floor.h) */
 	int quiet;                /* --quiet */
+	int64_t seed;             /* --seed: the pair order's seed, 0 to
+				     GATE_SEED_MAX; -1: drawn (getrandom) */
 };
+
+/* The largest pair-order seed (exact in a JSON number). */
+#define GATE_SEED_MAX ((INT64_C(1) << 53) - 1)
+
+/*
+ * The order of pair `pair` of the workload at index `workload`: 1 when B
+ * runs first, from a coin flip seeded by seed (splitmix64 of the three),
+ * so machine drift (an AR(1) over runs) neither correlates consecutive
+ * pairs' ratios, as the old A B / B A alternation by parity did (an A/A
+ * wrong call ~3% against 2.5%), nor always puts A first after the load.
+ * The same seed gives the same order (--seed, recorded in the JSON).
+ */
+int gate_pair_b_first(uint64_t seed, int pair, size_t workload);
 
 
 /* SIGINT, SIGTERM, SIGHUP: stop after the bench child in flight; the

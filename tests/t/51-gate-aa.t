@@ -42,8 +42,19 @@ like "junit: a verdict_word property, the word printed" "$(cat "$TMP/aa.xml")" \
 is "json: 18 runs kept (9 pairs)" "$(json "$TMP/aa.json" 'scalar @{$d->{workloads}[0]{runs}}')" 18
 is "json: every run embeds its bench document" \
 	"$(json "$TMP/aa.json" 'scalar grep { $_->{bench}{tool} eq "pgbuild bench" } @{$d->{workloads}[0]{runs}}')" 18
-is "json: runs alternate A B / B A" \
-	"$(json "$TMP/aa.json" 'join "", map { $_->{build} } @{$d->{workloads}[0]{runs}}[0..5]')" ABBAAB
+# each pair runs A once and B once, in the order the seed gives
+# (gate_pair_b_first: splitmix64 of seed, pair, workload; here in perl)
+seed=$(json "$TMP/aa.json" '$d->{pair_order_seed}')
+like "json: the pair order's seed is recorded" "$seed" '^[0-9]+$'
+is "json: each pair runs A once and B once, in the order the seed gives" \
+	"$(json "$TMP/aa.json" 'use bigint; my $m = 0xFFFFFFFFFFFFFFFF;
+		my $mix = sub { my $x = ($_[0] + 0x9e3779b97f4a7c15) & $m;
+			$x = (($x ^ ($x >> 30)) * 0xbf58476d1ce4e5b9) & $m;
+			$x = (($x ^ ($x >> 27)) * 0x94d049bb133111eb) & $m; $x ^ ($x >> 31) };
+		my $want = join "", map { ($mix->($mix->($mix->($d->{pair_order_seed}) ^ $_) ^ 0) >> 63) ? "BA" : "AB" } 0 .. 8;
+		my @r = @{$d->{workloads}[0]{runs}};
+		my $got = join "", map { $_->{build} } @r; my $pairs = join "", map { $_->{pair} } @r;
+		$pairs eq "001122334455667788" && $got eq $want ? "in order" : "$got (pairs $pairs) vs $want"')" "in order" : "$got (pairs $pairs) vs $want"')" "in order"
 is "json: 9 valid pairs" "$(json "$TMP/aa.json" '$d->{workloads}[0]{valid_pairs}')" 9
 like "json: interval around the estimate" \
 	"$(json "$TMP/aa.json" 'my $r = $d->{workloads}[0]{tps}{ratio}; $r->{ci_low} <= $r->{estimate} && $r->{estimate} <= $r->{ci_high} ? "ok" : "bad"')" '^ok$'

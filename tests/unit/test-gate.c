@@ -462,6 +462,53 @@ static void test_claim_needs_floor(void **state)
 	gate_clear(&g);
 }
 
+/*
+ * Each pair's order is a seeded coin flip (gate_pair_b_first), not the
+ * parity of its index: the same seed gives the same order; over 20,000
+ * pairs B runs first about half the time, consecutive pairs' orders agree
+ * about half the time (parity: never, so drift correlated their ratios),
+ * pair 0 is not always A first across seeds, workloads of one pair flip
+ * on their own; the seed is recorded in the JSON and read back.
+ */
+static void test_pair_order(void **state)
+{
+	struct strbuf js = STRBUF_INIT, err = STRBUF_INIT;
+	struct gate g, h;
+	size_t bfirst = 0, same = 0, first0 = 0, wl_differ = 0;
+	const int n = 20000;
+	(void)state;
+	for (int p = 0; p < n; p++) {
+		int b = gate_pair_b_first(12345, p, 0);
+		assert_int_equal(b, gate_pair_b_first(12345, p, 0));
+		bfirst += (size_t)b;
+		if (p > 0)
+			same += (size_t)(b == gate_pair_b_first(12345, p - 1, 0));
+		wl_differ += (size_t)(b != gate_pair_b_first(12345, p, 1));
+		first0 += (size_t)gate_pair_b_first((uint64_t)p, 0, 0);
+	}
+	print_message("B first %zu, consecutive alike %zu, pair 0 B first over seeds %zu, "
+		      "workloads differ %zu, of %d\n", bfirst, same, first0, wl_differ, n);
+	/* binomial(20000, 1/2): SD 71; 5 SDs */
+	assert_true(bfirst > 9645 && bfirst < 10355);
+	assert_true(same > 9645 && same < 10355);
+	assert_true(first0 > 9645 && first0 < 10355);
+	assert_true(wl_differ > 9645 && wl_differ < 10355);
+
+	synth_gate(&g, "select-only>=1.00");
+	synth_pairs(&g, "select-only", 9, 1.0, 0.01, 1);
+	g.order_seed = GATE_SEED_MAX;
+	decide(&g);
+	gate_write_json(&g, &js, "/a", "/b", NULL);
+	assert_non_null(strstr(js.buf, "\"pair_order_seed\":9007199254740991,"));
+	memset(&h, 0, sizeof(h));
+	assert_int_equal(gate_read_json(&h, js.buf, js.len, &err), 0);
+	assert_true(h.order_seed == GATE_SEED_MAX);
+	gate_clear(&h);
+	gate_clear(&g);
+	strbuf_release(&js);
+	strbuf_release(&err);
+}
+
 static void test_instructions(void **state)
 {
 	struct gate g;
@@ -1214,6 +1261,7 @@ int main(void)
 		cmocka_unit_test(test_run_errors),
 		cmocka_unit_test(test_regress_and_correctness),
 		cmocka_unit_test(test_claim_needs_floor),
+		cmocka_unit_test(test_pair_order),
 		cmocka_unit_test(test_instructions),
 		cmocka_unit_test(test_cycles),
 		cmocka_unit_test(test_resolution_floor),
