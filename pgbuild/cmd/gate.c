@@ -532,8 +532,8 @@ static int apply_noise_floor(const struct gate_opts *o, struct gate *g, const ch
 			 * correction rescales (gate.h) */
 			if (from > 0)
 				gate_set_resolution_z(&g->wl[i], kinds[m], f.z,
-						      (f.has_b && f.b.variants < f.a.variants ?
-						       f.b.variants : f.a.variants) - 1);
+						      noise_floors_variants(&f, g->wl[i].name,
+									    bits[m]) - 1);
 			free(source);
 		}
 	}
