@@ -740,16 +740,19 @@ size_t gate_pairs_needed(double conf, size_t m)
 size_t gate_family_bound(const struct gate_thresholds *th, const struct strvec *workloads,
 			 int noise_none)
 {
-	size_t m = 0, unnamed = 0;
+	size_t m = 0, measured = workloads ? workloads->nr : 0;
 
-	/* no workload given: those the thresholds name, else the default one */
-	for (size_t i = 0; workloads && !workloads->nr && i < th->nr; i++) {
+	/* the workloads measured: those given and every one a threshold
+	 * names (the gate measures both), else the default one */
+	for (size_t i = 0; i < th->nr; i++) {
 		int seen = 0;
 		if (!th->v[i].workload)
 			continue;
+		for (size_t k = 0; workloads && k < workloads->nr && !seen; k++)
+			seen = !strcmp(workloads->v[k], th->v[i].workload);
 		for (size_t k = 0; k < i && !seen; k++)
 			seen = th->v[k].workload && !strcmp(th->v[k].workload, th->v[i].workload);
-		unnamed += !seen;
+		measured += !seen;
 	}
 	for (size_t i = 0; i < th->nr; i++) {
 		const struct gate_threshold *t = &th->v[i];
@@ -758,7 +761,7 @@ size_t gate_family_bound(const struct gate_thresholds *th, const struct strvec *
 		if (t->workload)
 			m++;
 		else
-			m += workloads && workloads->nr ? workloads->nr : unnamed ? unnamed : 1;
+			m += measured ? measured : 1;
 	}
 	return m;
 }

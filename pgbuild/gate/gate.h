@@ -430,8 +430,9 @@ size_t gate_family_min_pairs(const struct gate *g);
  * GATE_MIN_PAIRS.  The one rule for gate, optimize, run, deb and tune. */
 size_t gate_pairs_needed(double conf, size_t m);
 /* The family's size as far as it is known before the data, from the
- * thresholds th and the workloads they apply to (none given: those th
- * names, else one): every threshold x workload, the deterministic ones
+ * thresholds th and the workloads measured (those given and every one th
+ * names, as the gate measures both; none: one): every threshold x
+ * workload (an unqualified threshold applies to each), the deterministic ones
  * left out with --noise none (noise_none: the repeat resolution is no
  * statistic and joins no family); an upper bound of gate_family_size, so
  * gate_pairs_needed(conf, it) pairs are never too few.  What gate, run,

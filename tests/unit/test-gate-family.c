@@ -375,6 +375,36 @@ static void test_floor_rescaled(void **state)
 }
 
 /*
+ * The family's bound before the data counts every workload the gate
+ * measures: those given with -W and those a threshold names.  -W
+ * select-only,tpcb with tps>=1.00,select1>=1.00: tps on select-only,
+ * tpcb and select1 (measured, being named) plus select1's own, 4 (was
+ * 3: the named workload left out of the unqualified threshold's count).
+ */
+static void test_family_bound_union(void **state)
+{
+	struct gate g;
+	struct strvec wl = STRVEC_INIT;
+	(void)state;
+	synth_gate(&g, "tps>=1.00,select1>=1.00");
+	strvec_pushl(&wl, "select-only", "tpcb", NULL);
+	assert_int_equal(gate_family_bound(&g.th, &wl, 0), 4);
+	/* a named workload also given: counted once */
+	strvec_push(&wl, "select1");
+	assert_int_equal(gate_family_bound(&g.th, &wl, 0), 4);
+	/* none given: the named ones */
+	strvec_clear(&wl);
+	assert_int_equal(gate_family_bound(&g.th, &wl, 0), 2);
+	gate_clear(&g);
+	/* nothing named, nothing given: the default one */
+	synth_gate(&g, "tps>=1.00,cycles>=1.00");
+	assert_int_equal(gate_family_bound(&g.th, &wl, 0), 2);
+	assert_int_equal(gate_family_bound(&g.th, &wl, 1), 1);
+	gate_clear(&g);
+	strvec_clear(&wl);
+}
+
+/*
  * A resolution that is no statistic (the repeat one: --noise none, z 0)
  * joins no family: with tps>=1.00 and cycles>=1.00 on 2 workloads the
  * family is the 2 tps tests; the cycles results (bounds: a claim is
@@ -809,6 +839,7 @@ int main(void)
 		cmocka_unit_test(test_holm_steps),
 		cmocka_unit_test(test_floor_rescaled),
 		cmocka_unit_test(test_family_members),
+		cmocka_unit_test(test_family_bound_union),
 		cmocka_unit_test(test_sequential_bonferroni),
 		cmocka_unit_test(test_findings_follow_family),
 		cmocka_unit_test(test_findings_own_family),
