@@ -54,7 +54,7 @@ is "json: each pair runs A once and B once, in the order the seed gives" \
 		my $want = join "", map { ($mix->($mix->($mix->($d->{pair_order_seed}) ^ $_) ^ 0) >> 63) ? "BA" : "AB" } 0 .. 8;
 		my @r = @{$d->{workloads}[0]{runs}};
 		my $got = join "", map { $_->{build} } @r; my $pairs = join "", map { $_->{pair} } @r;
-		$pairs eq "001122334455667788" && $got eq $want ? "in order" : "$got (pairs $pairs) vs $want"')" "in order" : "$got (pairs $pairs) vs $want"')" "in order"
+		$pairs eq "001122334455667788" && $got eq $want ? "in order" : "$got (pairs $pairs) vs $want"')" "in order"
 is "json: 9 valid pairs" "$(json "$TMP/aa.json" '$d->{workloads}[0]{valid_pairs}')" 9
 like "json: interval around the estimate" \
 	"$(json "$TMP/aa.json" 'my $r = $d->{workloads}[0]{tps}{ratio}; $r->{ci_low} <= $r->{estimate} && $r->{estimate} <= $r->{ci_high} ? "ok" : "bad"')" '^ok$'
