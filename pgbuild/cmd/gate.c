@@ -24,8 +24,9 @@ static void gate_usage(FILE *fp)
 	fprintf(fp,
 "usage: pgbuild gate --baseline PREFIX --candidate PREFIX [options]\n"
 "\n"
-"Benchmark A (baseline) and B (candidate) interleaved, in pairs of alternating\n"
-"order, and decide whether B meets the thresholds with statistical confidence.\n"
+"Benchmark A (baseline) and B (candidate) interleaved, in pairs whose order (A B\n"
+"or B A) is a seeded coin flip, and decide whether B meets the thresholds with\n"
+"statistical confidence.\n"
 "\n"
 "  --baseline PREFIX         installed PostgreSQL to compare against (A)\n"
 "  --candidate PREFIX        installed PostgreSQL under test (B)\n"
@@ -82,9 +83,11 @@ static void gate_usage(FILE *fp)
 "                            cycles are decided at its resolution (below);\n"
 "                            default: BASELINE/pgopt-noise.json when it is of\n"
 "                            BASELINE/bin/postgres; without a floor their\n"
-"                            thresholds are undecided (exit 3); none: decide at\n"
-"                            the repeat resolution (0.01%%, 0.1%%), said in the\n"
-"                            result.  The candidate's side is\n"
+"                            thresholds are undecided (exit 3); none: decide a\n"
+"                            bound at the repeat resolution (0.01%%, 0.1%%),\n"
+"                            said in the result; a claim (X > 1) is undecided\n"
+"                            there (exit 3): it needs a layout floor.  The\n"
+"                            candidate's side is\n"
 "                            CANDIDATE/pgopt-noise.json when it is of its\n"
 "                            postgres, else a stand-in\n"
 "  --ci hl|bootstrap         interval: Hodges-Lehmann + Wilcoxon signed-rank\n"
@@ -95,6 +98,10 @@ static void gate_usage(FILE *fp)
 "  --regress-result passed|failed|FILE  regression outcome already known; FILE:\n"
 "                            the `pgbuild regress --json` document (its counts\n"
 "                            go into the verdict: \"217/217 tests passed\")\n"
+"  --seed N                  seed of the pairs' order (each pair A B or B A by\n"
+"                            a coin flip of it; default: drawn, printed and\n"
+"                            recorded in the JSON as pair_order_seed): the same\n"
+"                            seed repeats the order\n"
 "  --cpus LIST               CPUs for the benchmark, e.g. 0-1: bench pins its\n"
 "                            client threads to the last quarter (at least one)\n"
 "                            and the server to the rest (one CPU: both on it);\n"
@@ -169,6 +176,7 @@ static const struct option gate_options[] = {
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "instr-statements", required_argument, NULL, OPT_INSTR_STATEMENTS },
 	{ "noise", required_argument, NULL, OPT_NOISE },
+	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "counter", required_argument, NULL, OPT_COUNTER },
 	{ "ci", required_argument, NULL, OPT_CI },
 	{ "confidence", required_argument, NULL, OPT_CONFIDENCE },
@@ -195,6 +203,8 @@ static void gate_opts_init(struct gate_opts *o, struct gate *g)
 	o->warmup = 2;
 	o->pairs = 9;
 	o->budget = -1;         /* not given: GATE_BUDGET with --pairs auto */
+	o->seed = -1;           /* not given: drawn */
+	g->order_seed = -1;
 	g->method = STATS_CI_HL;
 	g->conf = 0.95;
 	g->min_pairs = GATE_MIN_PAIRS;
@@ -368,6 +378,10 @@ static int parse_loop(struct gate_opts *o, struct gate *g, struct cli_pgbench *p
 		case OPT_JUNIT: o->junit = optarg; continue;
 		case OPT_WORKDIR: o->workdir = optarg; continue;
 		case OPT_NOISE: o->noise = optarg; continue;
+		case OPT_SEED:
+			if (cli_parse_int64("--seed", optarg, 0, GATE_SEED_MAX, &o->seed) < 0)
+				return cli_usage();
+			continue;
 		case 'q': o->quiet = 1; continue;
 		case OPT_REGRESS_RESULT: {
 			/* passed, failed, or the run's `pgbuild regress --json`
@@ -573,8 +587,8 @@ static int apply_noise_floor(const struct gate_opts *o, struct gate *g, const ch
 			 * correction rescales (gate.h) */
 			if (from > 0)
 				gate_set_resolution_z(&g->wl[i], kinds[m], f.z,
-						      (f.has_b && f.b.variants < f.a.variants ?
-						       f.b.variants : f.a.variants) - 1);
+						      noise_floors_variants(&f, g->wl[i].name,
+									    bits[m]) - 1);
 			free(source);
 		}
 	}

@@ -234,16 +234,21 @@ static enum gate_status interval_verdict(const struct gate_threshold *t, double 
  * one number per build) decided by interval_verdict on its relative
  * interval [observed x (1 - r), observed x (1 + r)], r the resolution
  * (noise/floor.h's rule): a relative error, so a 1.2x ratio is as wide as
- * 1.0x in percent.  No floor (r NAN): undecided.  Fills observed, lo, hi
- * and status.
+ * 1.0x in percent.  No floor (r NAN): undecided.  A claim at a resolution
+ * that is no statistic (statistic 0: the repeat one, --noise none or a
+ * default) is undecided too: relinking alone moves the cycles estimate by
+ * 0.3-0.7%, far beyond the repeat resolution, so a no-change candidate
+ * would pass a claim of 1% 15-43% of the time; a bound still decides
+ * there (it fails only on a loss beyond the repeat resolution, which a
+ * floor would only widen).  Fills observed, lo, hi and status.
  */
 static void decide_point(struct gate_result *res, double observed, double resolution,
-			 const char *source)
+			 const char *source, int statistic)
 {
 	res->observed = observed;
 	res->resolution = resolution;
 	res->resolution_source = source;
-	if (isnan(resolution)) {
+	if (isnan(resolution) || (!statistic && gate_is_claim(res->th))) {
 		res->lo = res->hi = NAN;
 		res->status = GATE_UNDECIDED;
 		return;
@@ -258,6 +263,13 @@ static void decide_point(struct gate_result *res, double observed, double resolu
 static void describe_point(struct strbuf *sb, const struct gate_result *res)
 {
 	int claim = gate_is_claim(res->th);
+	if (res->status == GATE_UNDECIDED && !isnan(res->resolution)) {
+		strbuf_addf(sb, "%.4f: undecided against %g: a claim needs a layout floor "
+			    "(`pgbuild noise`, or --noise-variants in run/optimize); the repeat "
+			    "resolution (%s) can only check a bound", res->observed,
+			    res->th->value, res->resolution_source);
+		return;
+	}
 	if (res->status == GATE_UNDECIDED) {
 		strbuf_addf(sb, "%.4f: undecided against %g: %s", res->observed, res->th->value,
 			    res->resolution_source);
@@ -465,7 +477,8 @@ static void decide_cycles(const struct gate *g, struct gate_result *res,
 		return;
 	}
 	res_value = resolution_at(g, w, GATE_CYCLES, conf, &source);
-	decide_point(res, w->cyc_a.estimate / w->cyc_b.estimate, res_value, source);
+	decide_point(res, w->cyc_a.estimate / w->cyc_b.estimate, res_value, source,
+		     resolution_statistic(w, GATE_CYCLES));
 	strbuf_addf(&sb, "%s %s %.0f/%.0f = ", metrics_of(METRIC_CYCLES)->title,
 		    metrics_of(METRIC_CYCLES)->ratio, w->cyc_a.estimate, w->cyc_b.estimate);
 	describe_point(&sb, res);
@@ -492,7 +505,8 @@ static void decide_instructions(const struct gate *g, struct gate_result *res,
 		return;
 	}
 	res_value = resolution_at(g, w, GATE_INSTRUCTIONS, conf, &source);
-	decide_point(res, w->instr_a / w->instr_b, res_value, source);
+	decide_point(res, w->instr_a / w->instr_b, res_value, source,
+		     resolution_statistic(w, GATE_INSTRUCTIONS));
 	strbuf_addf(&sb, "%s %s %.0f/%.0f = ", metrics_of(METRIC_INSTR)->title,
 		    metrics_of(METRIC_INSTR)->ratio, w->instr_a, w->instr_b);
 	describe_point(&sb, res);
@@ -726,16 +740,19 @@ size_t gate_pairs_needed(double conf, size_t m)
 size_t gate_family_bound(const struct gate_thresholds *th, const struct strvec *workloads,
 			 int noise_none)
 {
-	size_t m = 0, unnamed = 0;
+	size_t m = 0, measured = workloads ? workloads->nr : 0;
 
-	/* no workload given: those the thresholds name, else the default one */
-	for (size_t i = 0; workloads && !workloads->nr && i < th->nr; i++) {
+	/* the workloads measured: those given and every one a threshold
+	 * names (the gate measures both), else the default one */
+	for (size_t i = 0; i < th->nr; i++) {
 		int seen = 0;
 		if (!th->v[i].workload)
 			continue;
+		for (size_t k = 0; workloads && k < workloads->nr && !seen; k++)
+			seen = !strcmp(workloads->v[k], th->v[i].workload);
 		for (size_t k = 0; k < i && !seen; k++)
 			seen = th->v[k].workload && !strcmp(th->v[k].workload, th->v[i].workload);
-		unnamed += !seen;
+		measured += !seen;
 	}
 	for (size_t i = 0; i < th->nr; i++) {
 		const struct gate_threshold *t = &th->v[i];
@@ -744,7 +761,7 @@ size_t gate_family_bound(const struct gate_thresholds *th, const struct strvec *
 		if (t->workload)
 			m++;
 		else
-			m += workloads && workloads->nr ? workloads->nr : unnamed ? unnamed : 1;
+			m += measured ? measured : 1;
 	}
 	return m;
 }

@@ -43,7 +43,12 @@
  *   - a deterministic threshold without a layout floor (none given or
  *     found, one of another binary or of too few variants, none of the
  *     workload) is undecided (exit 3), with the reason and the command that
- *     measures one: never decided at the repeat resolution unasked.
+ *     measures one: never decided at the repeat resolution unasked;
+ *   - a deterministic claim at a resolution that is no statistic (z 0:
+ *     the repeat one, --noise none, or a library default) is undecided
+ *     (exit 3) too: relinking alone moves the cycles estimate by 0.3-0.7%,
+ *     so a no-change candidate passed "cycles>=1.01" there 15-43% of the
+ *     time (simulated); only a bound is decided at the repeat resolution.
  * The results' ci_low/ci_high are that interval for every metric.
  * With --pairs auto, pairs are added until every tps, latency and server
  * CPU threshold is decided by an anytime-valid confidence sequence
@@ -311,6 +316,9 @@ struct gate {
 				     correction (the rule before issue 41),
 				     to show what the correction corrects */
 	double budget;            /* --budget seconds of --pairs auto */
+	int64_t order_seed;       /* the seed of the pairs' order
+				     (gate_pair_b_first); -1: none (no tps
+				     pairs, or a document of before it) */
 	char *seq_stop;           /* why --pairs auto stopped adding pairs
 				     ("decided", "budget", ...), or NULL */
 
@@ -422,8 +430,9 @@ size_t gate_family_min_pairs(const struct gate *g);
  * GATE_MIN_PAIRS.  The one rule for gate, optimize, run, deb and tune. */
 size_t gate_pairs_needed(double conf, size_t m);
 /* The family's size as far as it is known before the data, from the
- * thresholds th and the workloads they apply to (none given: those th
- * names, else one): every threshold x workload, the deterministic ones
+ * thresholds th and the workloads measured (those given and every one th
+ * names, as the gate measures both; none: one): every threshold x
+ * workload (an unqualified threshold applies to each), the deterministic ones
  * left out with --noise none (noise_none: the repeat resolution is no
  * statistic and joins no family); an upper bound of gate_family_size, so
  * gate_pairs_needed(conf, it) pairs are never too few.  What gate, run,
@@ -527,7 +536,22 @@ struct gate_opts {
 				     pgopt-noise.json when it is of its postgres
 				     (resolved by cmd/gate.c, noise/floor.h) */
 	int quiet;                /* --quiet */
+	int64_t seed;             /* --seed: the pair order's seed, 0 to
+				     GATE_SEED_MAX; -1: drawn (getrandom) */
 };
+
+/* The largest pair-order seed (exact in a JSON number). */
+#define GATE_SEED_MAX ((INT64_C(1) << 53) - 1)
+
+/*
+ * The order of pair `pair` of the workload at index `workload`: 1 when B
+ * runs first, from a coin flip seeded by seed (splitmix64 of the three),
+ * so machine drift (an AR(1) over runs) neither correlates consecutive
+ * pairs' ratios, as the old A B / B A alternation by parity did (an A/A
+ * wrong call ~3% against 2.5%), nor always puts A first after the load.
+ * The same seed gives the same order (--seed, recorded in the JSON).
+ */
+int gate_pair_b_first(uint64_t seed, int pair, size_t workload);
 
 
 /* SIGINT, SIGTERM, SIGHUP: stop after the bench child in flight; the

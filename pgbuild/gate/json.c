@@ -270,6 +270,12 @@ static void write_head(struct json_writer *jw, const struct gate *g, const char 
 	json_key(jw, "min_pairs"); json_int(jw, (int64_t)g->min_pairs);
 	write_family(jw, g);
 	write_sequential(jw, g);
+	/* the seed of the pairs' order (gate_pair_b_first); null: none */
+	json_key(jw, "pair_order_seed");
+	if (g->order_seed >= 0)
+		json_int(jw, g->order_seed);
+	else
+		json_null(jw);
 	json_key(jw, "thresholds");
 	json_array_begin(jw);
 	for (size_t i = 0; i < g->th.nr; i++)
@@ -513,6 +519,10 @@ int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *
 	if (get_int(root, "min_pairs", 1, 1000, 6, &num, "", err) < 0)
 		goto out;
 	g->min_pairs = (size_t)num;
+	{
+		double sd = json_get_num(root, "pair_order_seed", -1);
+		g->order_seed = sd >= 0 && sd <= (double)GATE_SEED_MAX ? (int64_t)sd : -1;
+	}
 	{
 		const struct json_value *sq = json_get(root, "sequential");
 		if (sq && sq->type == JSON_OBJECT) {

@@ -6,9 +6,11 @@
  *
  * Each measurement is one `pgbuild bench` child (a fresh private cluster:
  * the server is restarted between runs, data and settings identical), so a
- * crashing candidate cannot take the gate down with it.  Pairs alternate
- * their order (A B, B A, A B, ...) so slow drift of the machine cancels
- * out, and every workload is measured within each pair.  The analysis and
+ * crashing candidate cannot take the gate down with it.  Each pair's
+ * order (A B or B A) is a seeded coin flip (gate_pair_b_first: the seed
+ * --seed, else drawn, printed and recorded), so slow drift of the machine
+ * cancels out without correlating consecutive pairs, and every workload
+ * is measured within each pair.  The analysis and
  * the verdict are in expr.c (pure, unit-tested); instructions per
  * transaction come from metric/instr.h (perf stat or callgrind).
  */
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -339,15 +342,47 @@ static char *make_workdir(const struct gate_opts *o, int *tmp, int *dirfd, const
 	return dir;
 }
 
-/* Every workload in pair p, in alternating order. */
+/* splitmix64's finaliser: a well-mixed 64-bit function of x. */
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+int gate_pair_b_first(uint64_t seed, int pair, size_t workload)
+{
+	return (int)(mix64(mix64(mix64(seed) ^ (uint64_t)pair) ^ (uint64_t)workload) >> 63);
+}
+
+/* The pairs' seed: --seed, else drawn (getrandom; the clock and pid if it
+ * cannot), said once. */
+static void pick_seed(const struct gate_opts *o, struct gate *g)
+{
+	uint64_t s;
+	if (o->seed >= 0) {
+		g->order_seed = o->seed;
+	} else {
+		if (getrandom(&s, sizeof(s), 0) != (ssize_t)sizeof(s))
+			s = mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
+		g->order_seed = (int64_t)(s & (uint64_t)GATE_SEED_MAX);
+	}
+	if (!o->quiet)
+		fprintf(stderr, "gate: pair order: a coin flip per pair and workload, seed %lld "
+			"(--seed %lld repeats it)\n", (long long)g->order_seed,
+			(long long)g->order_seed);
+}
+
+/* Every workload in pair p, each in the order its coin flip gives. */
 static void measure_pair(const struct gate_opts *o, struct gate *g, const char *dir, int dirfd,
 			 int p)
 {
 	for (size_t k = 0; k < g->nr_wl && !gate_interrupted; k++) {
 		struct gate_workload *w = &g->wl[k];
+		int b_first = gate_pair_b_first((uint64_t)g->order_seed, p, k);
 		for (int half = 0; half < 2 && !gate_interrupted; half++) {
-			/* even pairs A then B, odd pairs B then A */
-			char build = (half == 0) == (p % 2 == 0) ? 'A' : 'B';
+			char build = (half == 0) != b_first ? 'A' : 'B';
 			struct gate_run *r = gate_workload_add_run(w);
 			bench_once(o, dir, dirfd, w->name, p, build, r);
 			if (!o->quiet && o->auto_pairs)
@@ -504,9 +539,10 @@ static void measure_auto(struct gate_opts *o, struct gate *g, const char *dir, i
 		fprintf(stderr, "gate: --pairs auto stopped: %s\n", g->seq_stop);
 }
 
-/* Every pair, every workload, in alternating order. */
+/* Every pair, every workload, each pair's order a seeded coin flip. */
 static void measure_tps(struct gate_opts *o, struct gate *g, const char *dir, int dirfd)
 {
+	pick_seed(o, g);
 	if (o->auto_pairs) {
 		measure_auto(o, g, dir, dirfd);
 		return;

@@ -376,8 +376,11 @@ static void side_b(const struct noise_floors *f, const char *workload, unsigned 
 	}
 	if (!f->has_b)
 		strbuf_addstr(&err, "the candidate has no floor of its own");
+	/* the stand-in is bounded as an SD over NOISE_FLOOR_STANDIN_VARIANTS
+	 * whatever the baseline's count: its margin is what covers a
+	 * candidate noisier than the baseline (floor.h) */
 	*sd = sd_a;
-	*n = f->a.variants;
+	*n = NOISE_FLOOR_STANDIN_VARIANTS;
 	if (metric == METRIC_INSTR &&
 	    noise_floor_sd_bound(NOISE_FLOOR_INSTR_STANDIN, NOISE_FLOOR_INSTR_STANDIN_VARIANTS) >
 	    noise_floor_sd_bound(sd_a, f->a.variants)) {
@@ -385,11 +388,28 @@ static void side_b(const struct noise_floors *f, const char *workload, unsigned 
 		*n = NOISE_FLOOR_INSTR_STANDIN_VARIANTS;
 		strbuf_addstr(desc, "a stand-in, an LTO build's ");
 		describe_side(desc, *sd, *n);
-	} else {
+	} else if (f->a.variants == *n) {
 		strbuf_addstr(desc, "a stand-in, a");
+	} else {
+		strbuf_addstr(desc, "a stand-in, a's SD bounded over as few variants: ");
+		describe_side(desc, *sd, *n);
 	}
 	strbuf_addf(desc, " (%s)", err.buf);
 	strbuf_release(&err);
+}
+
+int noise_floors_variants(const struct noise_floors *f, const char *workload, unsigned metric)
+{
+	struct strbuf desc = STRBUF_INIT;
+	double sd_a, sd_b;
+	int n_b;
+	if (f->state != NOISE_FLOOR_USED || noise_floor_sd(&f->a, workload, metric, &sd_a, &desc) < 0) {
+		strbuf_release(&desc);
+		return 0;
+	}
+	side_b(f, workload, metric, sd_a, &sd_b, &n_b, &desc);
+	strbuf_release(&desc);
+	return n_b < f->a.variants ? n_b : f->a.variants;
 }
 
 int noise_floors_resolution(const struct noise_floors *f, const char *workload,

@@ -53,7 +53,9 @@
  * SD was 0.46-0.98 of stock's on select-only, tpcb and mixed), and for
  * instructions at least NOISE_FLOOR_INSTR_STANDIN over 5 variants (LTO +
  * no-pie select-only, examples/RESULTS.md: stock's is ~0, so the baseline's
- * would say nothing).  What the stand-in assumes: at 5 variants the
+ * would say nothing); the stand-in is bounded as an SD over
+ * NOISE_FLOOR_STANDIN_VARIANTS (5) whatever the baseline's count.  What
+ * the stand-in assumes: at 5 variants the
  * false-keep rate of one test alone (one workload, one threshold) stays
  * at or under 2.5% while the candidate's true SD is up to 2.1 times the
  * baseline's (2.0% drawn at twice); a gate's family of m such tests is
@@ -75,7 +77,8 @@
  * postgres_sha256 is the sha256 of the binary of the build it is used for.
  * Without a floor a deterministic threshold of `pgbuild gate` is
  * undecided, with the reason and the command that measures one, unless
- * the caller said `--noise none` (then the repeat resolution decides and
+ * the caller said `--noise none` (then the repeat resolution decides a
+ * bound, a claim stays undecided: gate/gate.h, and
  * the result says so).
  *
  * Who uses it: `pgbuild gate --noise FILE|none` and `pgbuild tune --noise
@@ -103,6 +106,12 @@
  * select-only, 5 variants (examples/RESULTS.md, 2026-12-03). */
 #define NOISE_FLOOR_INSTR_STANDIN 0.000333
 #define NOISE_FLOOR_INSTR_STANDIN_VARIANTS 5
+/* The variants the candidate's stand-in SD is bounded over, whatever the
+ * baseline's count: its margin (2.37 x at 5) is what keeps the false-keep
+ * rate at or under 2.5% with a candidate up to ~2 times noisier; bounded
+ * over the baseline's count it shrank (candidate SD 2x: 1.93% at 5
+ * variants, 3.46% at 10, 4.87% at 20, simulated). */
+#define NOISE_FLOOR_STANDIN_VARIANTS NOISE_FLOOR_MIN_VARIANTS
 /* explain --noise's per-function band: this many SDs of a function's self
  * estimate over the variants (functions.c). */
 #define NOISE_FUNCTION_SDS 3
@@ -233,6 +242,11 @@ void noise_floors_release(struct noise_floors *f);
  */
 int noise_floors_resolution(const struct noise_floors *f, const char *workload,
 			    unsigned metric, double *res, char **source);
+/* The fewest variants of the two sides noise_floors_resolution uses for
+ * metric on workload (the candidate's own floor or the stand-in's
+ * NOISE_FLOOR_STANDIN_VARIANTS): less one, the degrees of freedom the
+ * family correction rescales by.  0: no floor. */
+int noise_floors_variants(const struct noise_floors *f, const char *workload, unsigned metric);
 
 /*
  * A command's `--noise SPEC`, checked before its first build: NULL and

@@ -121,7 +121,8 @@ int optimize_floor(struct orun *r)
 		return 0;
 	if (o->noise && !strcmp(o->noise, "none")) {
 		set_state(r, OF_NONE, xstrdup("none"),
-			  xstrdup("--noise none: the repeat resolution (0.1%)"));
+			  xstrdup("--noise none: the repeat resolution (0.1%), on which no "
+				  "stage can show a gain: nothing will be kept"));
 		return 0;
 	}
 	if (o->noise) {

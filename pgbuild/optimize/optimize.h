@@ -32,7 +32,14 @@
  * by more than optimize_resolution on every workload it was not trained
  * on (pgo, tuned and bolt train on --train; stock and lto on nothing),
  * else dropped with the reason; the in-sample gain is shown beside it;
- * the next stage stacks on the best kept build.  The best kept build is copied
+ * the next stage stacks on the best kept build.  The resolution must be a
+ * statistic (stock's layout floor's): at the repeat resolution (--noise
+ * none) no gain can be shown (relinking alone moves the estimate
+ * 0.3-0.7%), so every stage is dropped ("no layout floor: ...") and the
+ * run keeps nothing.  The false-keep rate is per stage: a run of k stages
+ * can keep a no-change stage with up to about k times it (simulated: 0.07%
+ * a run with stage SDs equal to stock's, 1.5-8% when they are 2-3 times
+ * noisier than the stand-in assumes).  The best kept build is copied
  * to --prefix (a temporary sibling, then rename).
  *
  * The run is stage/stage.h's, so it resumes after an interrupt; a stage
@@ -126,6 +133,12 @@ struct optimize_figure {
 	double floor;         /* deterministic metrics: the resolution the stage's
 				 gate decided at from stock's layout floor
 				 (pgbuild noise); 0: none, the repeat one */
+	int statistic;        /* deterministic metrics: floor is a statistic
+				 (a layout floor's, built at some z:
+				 gate_resolution.z > 0); 0: the repeat
+				 resolution (--noise none) or none, on which
+				 no gain can be shown (optimize_decide drops
+				 the stage) */
 	int undecided;        /* tps: --pairs auto's budget ended with the
 				 gate's threshold undecided (informational:
 				 the cycles estimate decides a stage) */

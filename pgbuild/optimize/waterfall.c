@@ -61,6 +61,11 @@ static void fill_workload(struct optimize_wl *o, const struct gate *g, const str
 	/* the resolution the gate decided at: stock's layout floor, if any */
 	o->f[OM_CYCLES].floor = cyc ? w->cycles_res.value : 0;
 	o->f[OM_INSTRUCTIONS].floor = w->instr == INSTR_OK ? w->instr_res.value : 0;
+	/* a statistic only when built from a floor at some z (gate.h): the
+	 * repeat resolution (--noise none) shows no gain */
+	o->f[OM_CYCLES].statistic = cyc && w->cycles_res.z > 0 && w->cycles_res.value > 0;
+	o->f[OM_INSTRUCTIONS].statistic = w->instr == INSTR_OK && w->instr_res.z > 0 &&
+					  w->instr_res.value > 0;
 	if (w->valid_pairs > 0) {
 		gate_ratio_of(g, w, GATE_TPS, &r);
 		paired_figure(&o->f[OM_TPS], w->tps_a_median, w->tps_b_median, &r);
@@ -166,8 +171,21 @@ static int has_held_out(const struct optimize_measure *s, const struct strvec *t
 	return 0;
 }
 
+/* "no layout floor: ..." of workload wl (evidence: "held-out",
+ * "in-sample"), whose cycles estimate was decided at a resolution that is
+ * no statistic. */
+static void no_floor(struct strbuf *reason, const char *wl, const char *evidence, double added,
+		     const char *parent_name, double res)
+{
+	strbuf_addf(reason, "%s (%s): no layout floor: the cycles estimate (%.4fx of %s) was "
+		    "decided at the repeat resolution (%.1f%%, --noise none), which cannot show "
+		    "a gain (relinking alone moves it 0.3-0.7%%; stock's floor, `pgbuild noise` "
+		    "or --noise-variants, can)", wl, evidence, added, parent_name, res * 100);
+}
+
 /* Workload i of s against parent: 1 faster by more than the resolution,
- * else 0 with the reason. */
+ * else 0 with the reason.  On a resolution that is no statistic (the
+ * repeat one: --noise none) nothing is faster: no evidence. */
 static int decide_workload(const struct optimize_measure *s, size_t i,
 			   const struct optimize_measure *parent, const char *parent_name,
 			   const char *sample, struct strbuf *reason)
@@ -186,6 +204,10 @@ static int decide_workload(const struct optimize_measure *s, size_t i,
 		return 0;
 	}
 	added = optimize_added(f, p);
+	if (sample && !f->statistic) {
+		no_floor(reason, wl, sample, added, parent_name, res);
+		return 0;
+	}
 	/* the gate's relative interval (gate/expr.c decide_point): beyond 1
 	 * when added x (1 - res) > 1 */
 	if (sample && added * (1 - res) <= 1.0) {
@@ -235,6 +257,10 @@ static int decide_suite(const struct optimize_measure *s, const struct optimize_
 		if (!isfinite(res) || !isfinite(added)) {
 			strbuf_addf(reason, "%s (held-out): no cycles estimate decided at a layout "
 				    "floor", wl);
+			return 0;
+		}
+		if (!s->wl[i].f[OM_CYCLES].statistic) {
+			no_floor(reason, wl, "held-out", added, parent_name, res);
 			return 0;
 		}
 		if (added * (1 + res) < 1.0) {

@@ -14,10 +14,12 @@
 #   - every figure (instructions, I1/L1/LL misses, mispredictions, the
 #     estimate) is there, positive where it must be, and the estimate is
 #     Ir + 10*Bm + 10*L1m + 100*LLm of them;
-#   - a threshold A/A meets (cycles>=1) passes, one it cannot (>=1.05)
-#     fails, exit 1, decided at the repeat resolution (--noise none: these
-#     gates check the measurement; without a floor they are undecided,
-#     t/57); the terminal, JSON, JUnit and HTML say it is a simulation;
+#   - a bound A/A meets (cycles>=1) passes at the repeat resolution
+#     (--noise none: these gates check the measurement; without a floor
+#     they are undecided, t/57), and a claim (>=1.05) is undecided there,
+#     exit 3: a claim needs a layout floor (relinking alone moves the
+#     estimate 0.3-0.7%); the terminal, JSON, JUnit and HTML say it is a
+#     simulation;
 #   - the report reads the JSON back and shows the same figures;
 #   - mixed, the held-out workload optimize judges on (a range count, an
 #     INSERT with md5(), a string_agg over pg_class per transaction): both
@@ -38,8 +40,8 @@ heavy "$B/bin/pgbuild" gate --baseline $PG --candidate $PG --metric cycles -W se
 	--gate 'select1.cycles>=1,select1.cycles>=1.05' --noise none \
 	--workdir "$TMP/w" --json "$TMP/c.json" --junit "$TMP/c.xml" >"$TMP/c.out" 2>"$TMP/c.err"
 rc=$?
-is "A/A meets cycles>=1 but not >=1.05 (exit 1)" "$rc" 1
-[ $rc = 1 ] || diag "$(cat "$TMP/c.out" "$TMP/c.err")"
+is "A/A meets cycles>=1; >=1.05 is undecided at the repeat resolution (exit 3)" "$rc" 3
+[ $rc = 3 ] || diag "$(cat "$TMP/c.out" "$TMP/c.err")"
 is "json: cycles measured" "$(json "$TMP/c.json" '$d->{workloads}[0]{cycles}{state}')" ok
 aa_agree() { # JSON FIELD: A and B within 0.01%
 	json "$1" 'my $c = $d->{workloads}[0]{cycles}; abs($c->{a}{'"$2"'} / $c->{b}{'"$2"'} - 1) < 1e-4 ? "agree" : "$c->{a}{'"$2"'} vs $c->{b}{'"$2"'}"'
@@ -60,7 +62,7 @@ is "json: >=1 passes" "$(json "$TMP/c.json" '$d->{results}[0]{status}')" pass
 is "json: no tps runs, so the estimate is not set beside the server CPU" \
 	"$(json "$TMP/c.json" 'my $e = $d->{workloads}[0]{estimate_vs_server_cpu}; join ",", $e->{verdict}, $e->{agree} // "null", abs($e->{estimate} - 1) < 1e-3 ? "1" : $e->{estimate}')" \
 	"not both measured,null,1"
-is "json: >=1.05 fails" "$(json "$TMP/c.json" '$d->{results}[1]{status}')" fail
+is "json: >=1.05 undecided" "$(json "$TMP/c.json" '$d->{results}[1]{status}')" undecided
 like "json: says it is a simulation" "$(json "$TMP/c.json" '$d->{workloads}[0]{cycles}{simulation}')" "simulation: callgrind's cache and branch simulator .*not the CPU"
 like "json: the geometry is pinned" "$(json "$TMP/c.json" '$d->{workloads}[0]{cycles}{note}')" '--I1=32768,8,64 --D1=32768,8,64 --LL=33554432,16,64, setarch -R'
 like "terminal: the table of figures" "$(cat "$TMP/c.out")" 'select1 +instructions +[0-9]+ +[0-9]+ +[01]\.[0-9]{4}'
@@ -69,8 +71,8 @@ for row in "I1 misses" "L1 misses" "LL misses" "branch mispredictions" "estimate
 done
 like "terminal: says it is a simulation" "$(cat "$TMP/c.out")" "cycles estimate per transaction - a simulation"
 ok "junit validates against the JUnit schema" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" "$TMP/c.xml"
-like "junit: the missed threshold is a failure with every figure" \
-	"$(grep -A1 'name="select1.cycles&gt;=1.05"' "$TMP/c.xml")" '<failure message="cycles estimate per transaction A/B [0-9]+/[0-9]+ = [0-9.]+, lower end [0-9.]+ &lt; 1.05.*instructions [0-9]+/[0-9]+/[0-9.]+, I1 misses .*, L1 misses .*, LL misses .*, branch mispredictions .*, estimate .*a simulation'
+like "junit: the undecided claim is skipped, saying it needs a floor, with every figure" \
+	"$(grep -A1 'name="select1.cycles&gt;=1.05"' "$TMP/c.xml")" '<skipped message="undecided: cycles estimate per transaction A/B [0-9]+/[0-9]+ = [0-9.]+: undecided against 1.05: a claim needs a layout floor .*can only check a bound.*instructions [0-9]+/[0-9]+/[0-9.]+, I1 misses .*, L1 misses .*, LL misses .*, branch mispredictions .*, estimate .*a simulation'
 # the fixed paths are left clean: no data directory, no link
 ok "no data directory or link left behind" test ! -e "$TMP/w/cycles/data" -a ! -e "$TMP/w/cycles/bin/postgres"
 

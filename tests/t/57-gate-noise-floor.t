@@ -16,7 +16,9 @@
 #     measures one, a note on stderr before anything runs, "mismatch" and a
 #     null resolution in the JSON, and the report reads it back undecided;
 #   - --noise none: the repeat resolution (0.01%), said, and the claim
-#     instructions>=1.001 passes;
+#     instructions>=1.001 is undecided (exit 3) however large the gain: a
+#     claim needs a layout floor, the repeat resolution only checks a
+#     bound (instructions>=1 passes there);
 #   - both builds' own floors, tiny: the repeat resolution again, passes,
 #     the source naming both files;
 #   - the baseline's floor with an SD of half the gain: the gain is inside
@@ -98,18 +100,29 @@ gain=$(json "$TMP/mismatch.json" '$d->{workloads}[0]{instructions}{speedup} - 1'
 ok "the baseline's logging costs instructions: a gain above 1% ($gain)" \
 	perl -e "exit !($gain > 0.01)"
 
-# ---- --noise none: the repeat resolution, said; the claim passes ----
+# ---- --noise none: the repeat resolution, said; the claim is undecided ----
 gate none --noise none
 rc=$?
-is "--noise none: the same gain passes the claim (exit 0)" "$rc" 0
-[ $rc = 0 ] || diag "$(cat "$TMP/none.out" "$TMP/none.err")"
+is "--noise none: the same gain leaves the claim undecided (exit 3)" "$rc" 3
+[ $rc = 3 ] || diag "$(cat "$TMP/none.out" "$TMP/none.err")"
+is "json: the claim is undecided" "$(res none status)" undecided
+like "json: ... a claim needs a layout floor, the repeat resolution only checks a bound" "$(res none message)" \
+	'undecided against 1.001: a claim needs a layout floor \(`pgbuild noise`, or --noise-variants in run/optimize\); the repeat resolution \(repeat 0.01% \(--noise none: no layout floor\)\) can only check a bound'
+is "json: no interval decided a claim" "$(res none ci_low) $(res none ci_high)" "undef undef"
 like "terminal: --noise none says so" "$(cat "$TMP/none.out")" \
 	"resolution of instructions and cycles: no layout floor \(--noise none\): the repeat resolution decides"
 is "json: the floor's state is none" "$(json "$TMP/none.json" '$d->{noise_floor}{state}')" none
 is "json: the repeat resolution" "$(res none resolution)" 0.0001
 is "json: ... and says why" "$(res none resolution_source)" "repeat 0.01% (--noise none: no layout floor)"
+# the bound at --noise none: decided, passes, on the relative interval
+heavy "$B/bin/pgbuild" gate --baseline $BASE --candidate $CAND --metric instructions -W select1 \
+	--instr-statements 40 --gate 'select1.instructions>=1' --workdir "$TMP/w-nb" \
+	--json "$TMP/nb.json" --noise none >"$TMP/nb.out" 2>"$TMP/nb.err"
+rc=$?
+is "--noise none: the bound instructions>=1 is decided there and passes (exit 0)" "$rc" 0
+[ $rc = 0 ] || diag "$(cat "$TMP/nb.out" "$TMP/nb.err")"
 is "json: the interval is relative: observed x (1 -+ 0.01%)" \
-	"$(json "$TMP/none.json" 'my $r = $d->{results}[0]; abs($r->{ci_low} - $r->{observed} * 0.9999) < 1e-12 && abs($r->{ci_high} - $r->{observed} * 1.0001) < 1e-12 ? "relative" : "$r->{ci_low} $r->{ci_high}"')" relative
+	"$(json "$TMP/nb.json" 'my $r = $d->{results}[0]; abs($r->{ci_low} - $r->{observed} * 0.9999) < 1e-12 && abs($r->{ci_high} - $r->{observed} * 1.0001) < 1e-12 ? "relative" : "$r->{ci_low} $r->{ci_high}"')" relative
 
 # ---- both builds' own floors, tiny: the repeat resolution decides ----
 floor $BASE/pgopt-noise.json $SHA 0.000001

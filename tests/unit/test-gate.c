@@ -396,6 +396,119 @@ static void test_regress_and_correctness(void **state)
 	gate_clear(&g);
 }
 
+static void fill_instr(struct gate *g, double a, double b);
+static void set_cycles(struct gate_workload *w, double est_a, double est_b);
+
+/* A statistical resolution r of kind on w, as a layout floor gives one
+ * (built at z 1.96 over 5 variants): what a claim is decided at. */
+static void floor_at(struct gate_workload *w, enum gate_kind kind, double r)
+{
+	gate_set_resolution(w, kind, r, "layout floor: 1.96 x sqrt(a^2 + b^2), a = ... (test)");
+	gate_set_resolution_z(w, kind, 1.959964, 4);
+}
+
+/*
+ * A claim on a deterministic metric at a resolution that is no statistic
+ * (the repeat one: --noise none, a default; z 0) is undecided (exit 3),
+ * saying it needs a layout floor: relinking alone moves the cycles
+ * estimate 0.3-0.7%, so 1.0754 at the 0.1% repeat resolution shows no
+ * gain.  A bound is still decided there, passing and failing; with a
+ * floor (z > 0) the same claim is decided.
+ */
+static void test_claim_needs_floor(void **state)
+{
+	struct gate g;
+	struct gate_workload *w;
+	(void)state;
+	synth_gate(&g, "select-only.cycles>=1.01,select-only.instructions>=1.001");
+	w = gate_workload_get(&g, "select-only", 1);
+	set_cycles(w, 151636, 141010);
+	fill_instr(&g, 105000, 100000);
+	assert_int_equal(decide(&g), 3);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(g.res[i].status, GATE_UNDECIDED);
+		assert_non_null(strstr(g.res[i].message, "undecided against"));
+		assert_non_null(strstr(g.res[i].message, "a claim needs a layout floor (`pgbuild "
+				       "noise`, or --noise-variants in run/optimize); the repeat "
+				       "resolution (repeat 0."));
+		assert_non_null(strstr(g.res[i].message, ") can only check a bound"));
+	}
+	/* --noise none's source: the same */
+	gate_set_resolution(w, GATE_CYCLES, CYCLES_RESOLUTION, "repeat 0.1% (--noise none: no "
+			    "layout floor)");
+	assert_int_equal(decide(&g), 3);
+	assert_int_equal(g.res[0].status, GATE_UNDECIDED);
+	/* with a floor: decided (1.0754 x 0.999 >= 1.01; 1.05 x 0.9999 >= 1.001) */
+	floor_at(w, GATE_CYCLES, CYCLES_RESOLUTION);
+	floor_at(w, GATE_INSTRUCTIONS, GATE_INSTR_RESOLUTION);
+	assert_int_equal(decide(&g), 0);
+	assert_int_equal(g.res[0].status, GATE_PASS);
+	assert_int_equal(g.res[1].status, GATE_PASS);
+	gate_clear(&g);
+
+	/* bounds keep deciding at the repeat resolution: pass and fail */
+	synth_gate(&g, "cycles>=1.00,instructions>=1");
+	w = gate_workload_get(&g, "select-only", 1);
+	set_cycles(w, 952552, 953219);
+	fill_instr(&g, 37276.04, 37276.7);
+	assert_int_equal(decide(&g), 0);
+	assert_non_null(strstr(g.res[0].message, "decided at the repeat resolution"));
+	gate_clear(&g);
+	synth_gate(&g, "cycles>=1.00");
+	w = gate_workload_get(&g, "select-only", 1);
+	set_cycles(w, 98500, 100000);
+	assert_int_equal(decide(&g), 1);
+	assert_int_equal(g.res[0].status, GATE_FAIL);
+	gate_clear(&g);
+}
+
+/*
+ * Each pair's order is a seeded coin flip (gate_pair_b_first), not the
+ * parity of its index: the same seed gives the same order; over 20,000
+ * pairs B runs first about half the time, consecutive pairs' orders agree
+ * about half the time (parity: never, so drift correlated their ratios),
+ * pair 0 is not always A first across seeds, workloads of one pair flip
+ * on their own; the seed is recorded in the JSON and read back.
+ */
+static void test_pair_order(void **state)
+{
+	struct strbuf js = STRBUF_INIT, err = STRBUF_INIT;
+	struct gate g, h;
+	size_t bfirst = 0, same = 0, first0 = 0, wl_differ = 0;
+	const int n = 20000;
+	(void)state;
+	for (int p = 0; p < n; p++) {
+		int b = gate_pair_b_first(12345, p, 0);
+		assert_int_equal(b, gate_pair_b_first(12345, p, 0));
+		bfirst += (size_t)b;
+		if (p > 0)
+			same += (size_t)(b == gate_pair_b_first(12345, p - 1, 0));
+		wl_differ += (size_t)(b != gate_pair_b_first(12345, p, 1));
+		first0 += (size_t)gate_pair_b_first((uint64_t)p, 0, 0);
+	}
+	print_message("B first %zu, consecutive alike %zu, pair 0 B first over seeds %zu, "
+		      "workloads differ %zu, of %d\n", bfirst, same, first0, wl_differ, n);
+	/* binomial(20000, 1/2): SD 71; 5 SDs */
+	assert_true(bfirst > 9645 && bfirst < 10355);
+	assert_true(same > 9645 && same < 10355);
+	assert_true(first0 > 9645 && first0 < 10355);
+	assert_true(wl_differ > 9645 && wl_differ < 10355);
+
+	synth_gate(&g, "select-only>=1.00");
+	synth_pairs(&g, "select-only", 9, 1.0, 0.01, 1);
+	g.order_seed = GATE_SEED_MAX;
+	decide(&g);
+	gate_write_json(&g, &js, "/a", "/b", NULL);
+	assert_non_null(strstr(js.buf, "\"pair_order_seed\":9007199254740991,"));
+	memset(&h, 0, sizeof(h));
+	assert_int_equal(gate_read_json(&h, js.buf, js.len, &err), 0);
+	assert_true(h.order_seed == GATE_SEED_MAX);
+	gate_clear(&h);
+	gate_clear(&g);
+	strbuf_release(&js);
+	strbuf_release(&err);
+}
+
 static void test_instructions(void **state)
 {
 	struct gate g;
@@ -405,6 +518,8 @@ static void test_instructions(void **state)
 	w->instr = INSTR_OK;
 	w->instr_a = 92057;
 	w->instr_b = 89537;
+	assert_int_equal(decide(&g), 3);        /* a claim: no floor, no decision */
+	floor_at(w, GATE_INSTRUCTIONS, GATE_INSTR_RESOLUTION);
 	assert_int_equal(decide(&g), 0);
 	assert_true(fabs(g.res[0].observed - 92057.0 / 89537) < 1e-9);
 	gate_clear(&g);
@@ -423,6 +538,7 @@ static void test_instructions(void **state)
 	w->instr = INSTR_OK;
 	w->instr_a = 92057;
 	w->instr_b = 89537;
+	floor_at(w, GATE_INSTRUCTIONS, GATE_INSTR_RESOLUTION);
 	assert_int_equal(decide(&g), 1);
 	gate_clear(&g);
 
@@ -456,6 +572,7 @@ static void test_cycles(void **state)
 	assert_int_equal(g.th.v[0].kind, GATE_CYCLES);
 	w = gate_workload_get(&g, "select-only", 1);
 	set_cycles(w, 151636, 141010);
+	floor_at(w, GATE_CYCLES, CYCLES_RESOLUTION);
 	assert_int_equal(decide(&g), 0);
 	assert_true(fabs(g.res[0].observed - 151636.0 / 141010) < 1e-9);
 	/* the resolution is a relative error: observed x (1 - 0.1%) */
@@ -471,6 +588,7 @@ static void test_cycles(void **state)
 	synth_gate(&g, "cycles>=1.05");
 	w = gate_workload_get(&g, "tpcb", 1);
 	set_cycles(w, 104920, 100000);
+	floor_at(w, GATE_CYCLES, CYCLES_RESOLUTION);
 	assert_int_equal(decide(&g), 1);
 	assert_non_null(strstr(g.res[0].message, "= 1.0492, lower end 1.0482 < 1.05"));
 	assert_true(fabs(g.res[0].lo - 1.0492 * 0.999) < 1e-9 &&
@@ -515,12 +633,17 @@ static void test_resolution_floor(void **state)
 	synth_gate(&g, "cycles>=1.005");
 	w = gate_workload_get(&g, "select-only", 1);
 	set_cycles(w, 100610, 100000);
-	assert_int_equal(decide(&g), 0);
+	/* a claim at the repeat resolution: undecided (test_claim_needs_floor) */
+	assert_int_equal(decide(&g), 3);
 	assert_true(g.res[0].resolution == CYCLES_RESOLUTION);
 	assert_string_equal(g.res[0].resolution_source, "repeat 0.1%");
-	assert_non_null(strstr(g.res[0].message, "at the 0.1% resolution, relative: repeat 0.1%)"));
+	/* a floor that comes out at the repeat 0.1% decides it */
+	floor_at(w, GATE_CYCLES, CYCLES_RESOLUTION);
+	assert_int_equal(decide(&g), 0);
+	assert_non_null(strstr(g.res[0].message, "at the 0.1% resolution, relative: layout floor"));
 	/* 1.18%: 1.0061 x (1 - 0.0118) = 0.9942 < 1.005 */
 	gate_set_resolution(w, GATE_CYCLES, 0.0118, src);
+	gate_set_resolution_z(w, GATE_CYCLES, 1.959964, 4);
 	assert_true(gate_resolution_of(w, GATE_CYCLES, &s) == 0.0118);
 	assert_string_equal(s, src);
 	assert_int_equal(decide(&g), 1);
@@ -546,9 +669,9 @@ static void test_resolution_floor(void **state)
 	gate_clear(&h);
 	strbuf_release(&js);
 
-	/* back to the repeat resolution */
+	/* back to the repeat resolution: the claim is undecided again */
 	gate_set_resolution(w, GATE_CYCLES, 0, NULL);
-	assert_int_equal(decide(&g), 0);
+	assert_int_equal(decide(&g), 3);
 	gate_clear(&g);
 
 	/* relative, not subtracted: 1.2 x (1 - 0.53%) = 1.19364 misses
@@ -557,6 +680,7 @@ static void test_resolution_floor(void **state)
 	w = gate_workload_get(&g, "select-only", 1);
 	set_cycles(w, 120000, 100000);
 	gate_set_resolution(w, GATE_CYCLES, 0.0053, src);
+	gate_set_resolution_z(w, GATE_CYCLES, 1.959964, 4);
 	assert_int_equal(decide(&g), 1);
 	assert_true(fabs(g.res[0].lo - 1.2 * (1 - 0.0053)) < 1e-12);
 	assert_true(fabs(g.res[0].hi - 1.2 * (1 + 0.0053)) < 1e-12);
@@ -678,10 +802,22 @@ static void fill_instr(struct gate *g, double a, double b)
 	w->instr_a = a;
 	w->instr_b = b;
 }
-static void fill_instr_win(struct gate *g) { fill_instr(g, 105000, 100000); }
-static void fill_instr_loss(struct gate *g) { fill_instr(g, 99000, 100000); }
-static void fill_cycles_win(struct gate *g) { set_cycles(gate_workload_get(g, "select-only", 1), 104920, 100000); }
-static void fill_cycles_loss(struct gate *g) { set_cycles(gate_workload_get(g, "select-only", 1), 98500, 100000); }
+/* the deterministic ones at a floor of the repeat resolution's width (a
+ * claim needs one: test_claim_needs_floor) */
+static void fill_instr_floor(struct gate *g, double a, double b)
+{
+	fill_instr(g, a, b);
+	floor_at(gate_workload_get(g, "select-only", 1), GATE_INSTRUCTIONS, GATE_INSTR_RESOLUTION);
+}
+static void fill_cycles_floor(struct gate *g, double a, double b)
+{
+	set_cycles(gate_workload_get(g, "select-only", 1), a, b);
+	floor_at(gate_workload_get(g, "select-only", 1), GATE_CYCLES, CYCLES_RESOLUTION);
+}
+static void fill_instr_win(struct gate *g) { fill_instr_floor(g, 105000, 100000); }
+static void fill_instr_loss(struct gate *g) { fill_instr_floor(g, 99000, 100000); }
+static void fill_cycles_win(struct gate *g) { fill_cycles_floor(g, 104920, 100000); }
+static void fill_cycles_loss(struct gate *g) { fill_cycles_floor(g, 98500, 100000); }
 
 struct edge_case {
 	const char *key;               /* the threshold's metric: "select-only>=", "p99<=" */
@@ -1124,6 +1260,8 @@ int main(void)
 		cmocka_unit_test(test_too_few_pairs),
 		cmocka_unit_test(test_run_errors),
 		cmocka_unit_test(test_regress_and_correctness),
+		cmocka_unit_test(test_claim_needs_floor),
+		cmocka_unit_test(test_pair_order),
 		cmocka_unit_test(test_instructions),
 		cmocka_unit_test(test_cycles),
 		cmocka_unit_test(test_resolution_floor),

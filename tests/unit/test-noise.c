@@ -457,6 +457,43 @@ static void test_floor_good(void **state)
 	free(cand);
 }
 
+/*
+ * The stand-in keeps its margin whatever the baseline's count: a baseline
+ * floor over 20 variants, the candidate without one: the candidate's side
+ * is the baseline's SD bounded as over 5 variants (2.37x), not over 20
+ * (1.37x: a candidate twice as noisy then kept 4.87% of A/A claims, not
+ * under 2.5%), and the degrees of freedom the family correction rescales
+ * by are the stand-in's 4, not 19 (noise_floors_variants).
+ */
+static void test_standin_margin(void **state)
+{
+	char *file = floor_path("prefix/pgopt-noise.json");
+	char *prefix = floor_path("prefix"), *cand = floor_path("cand"), *src = NULL;
+	struct noise_floors fl;
+	double res, ua, ub;
+	(void)state;
+
+	write_floor_n(file, pg_sha, 20, 0.00001, 0.180);
+	assert_int_equal(noise_floors_find(&fl, NULL, prefix, cand), 0);
+	assert_int_equal(fl.state, NOISE_FLOOR_USED);
+	assert_int_equal(fl.has_b, 0);
+	assert_int_equal(noise_floors_resolution(&fl, "select-only", METRIC_CYCLES, &res, &src), 1);
+	ua = bound_factor(20) * 0.0018;
+	ub = bound_factor(5) * 0.0018;
+	assert_true(fabs(res - noise_floor_z() * sqrt(ua * ua + ub * ub)) < 1e-12);
+	assert_non_null(strstr(src, "b = a stand-in, a's SD bounded over as few variants: 95% "
+			       "bound of SD 0.18% over 5 variants = 0.427%"));
+	assert_int_equal(noise_floors_variants(&fl, "select-only", METRIC_CYCLES), 5);
+	assert_int_equal(noise_floors_variants(&fl, "select-only", METRIC_INSTR), 5);
+	assert_int_equal(noise_floors_variants(&fl, "tpcb", METRIC_CYCLES), 0);
+	free(src);
+	noise_floors_release(&fl);
+	unlink(file);
+	free(file);
+	free(prefix);
+	free(cand);
+}
+
 /* The candidate's own floor is its side; one of another binary, or over
  * too few variants, is not (the stand-in, said). */
 static void test_floor_candidate(void **state)
@@ -807,6 +844,7 @@ int main(void)
 		cmocka_unit_test(test_objects),
 		cmocka_unit_test(test_floor_constants),
 		cmocka_unit_test(test_floor_good),
+		cmocka_unit_test(test_standin_margin),
 		cmocka_unit_test(test_floor_candidate),
 		cmocka_unit_test(test_floor_mismatch),
 		cmocka_unit_test(test_floor_few),

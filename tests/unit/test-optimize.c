@@ -33,13 +33,77 @@
 
 #include "tests/unit/fixture.h"
 
+/* The fixtures are gate results at the repeat resolution (of before the
+ * floor: no statistic, on which no stage is kept, test_no_floor_keeps_nothing);
+ * the keep rule's arithmetic is tested on them as at a layout floor of the
+ * same width. */
+static void as_floor(struct optimize_measure *m)
+{
+	for (size_t i = 0; i < m->nr; i++) {
+		m->wl[i].f[OM_CYCLES].statistic = 1;
+		m->wl[i].f[OM_INSTRUCTIONS].statistic = 1;
+	}
+}
+
 static void load(struct optimize_measure *m, const char *name)
 {
 	struct strbuf err = STRBUF_INIT;
 	char *text = fixture(name);
 	assert_int_equal(optimize_measure_read(m, text, strlen(text), &err), 0);
+	as_floor(m);
 	free(text);
 	strbuf_release(&err);
+}
+
+/*
+ * A stage's gate decided at the repeat resolution (--noise none: z 0, no
+ * statistic) is no evidence: LTO's 1.0251x over stock, kept at a floor of
+ * the same 0.1%, is dropped with "no layout floor: ... cannot show a
+ * gain", in-sample and held-out alike, so optimize --noise none keeps
+ * nothing.
+ */
+static void test_no_floor_keeps_nothing(void **state)
+{
+	struct optimize_measure m, s;
+	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
+	struct strvec train = STRVEC_INIT;
+	char *text = fixture("optimize-gate-lto.json");
+	(void)state;
+	assert_int_equal(optimize_measure_read(&m, text, strlen(text), &err), 0);
+	assert_int_equal(optimize_measure_get(&m, "select-only", OM_CYCLES)->statistic, 0);
+	assert_true(optimize_resolution(&m, "select-only", OM_CYCLES) == CYCLES_RESOLUTION);
+	assert_int_equal(optimize_decide(&m, NULL, "stock", NULL, &why), 0);
+	assert_non_null(strstr(why.buf, "select-only (held-out): no layout floor: the cycles "
+			       "estimate (1.0251x of stock) was decided at the repeat resolution "
+			       "(0.1%, --noise none), which cannot show a gain"));
+	/* two workloads, trained on select-only: mixed held out */
+	s.nr = 2;
+	s.wl = xcalloc(2, sizeof(*s.wl));
+	s.wl[0].name = xstrdup("select-only");
+	s.wl[1].name = xstrdup("mixed");
+	memcpy(s.wl[0].f, m.wl[0].f, sizeof(s.wl[0].f));
+	memcpy(s.wl[1].f, m.wl[0].f, sizeof(s.wl[1].f));
+	strvec_push(&train, "select-only");
+	strbuf_reset(&why);
+	assert_int_equal(optimize_decide(&s, NULL, "stock", &train, &why), 0);
+	assert_non_null(strstr(why.buf, "mixed (held-out): no layout floor"));
+	/* trained on both: in-sample only, the same */
+	strvec_push(&train, "mixed");
+	strbuf_reset(&why);
+	assert_int_equal(optimize_decide(&s, NULL, "stock", &train, &why), 0);
+	assert_non_null(strstr(why.buf, "select-only (in-sample): no layout floor"));
+	strvec_clear(&train);
+	strvec_push(&train, "select-only");
+	/* the same figures at a floor: kept */
+	as_floor(&s);
+	strbuf_reset(&why);
+	assert_int_equal(optimize_decide(&s, NULL, "stock", &train, &why), 1);
+	optimize_measure_clear(&s);
+	optimize_measure_clear(&m);
+	strvec_clear(&train);
+	strbuf_release(&err);
+	strbuf_release(&why);
+	free(text);
 }
 
 static void test_stages(void **state)
@@ -298,6 +362,7 @@ static void suite_stage(struct optimize_measure *m, size_t nwl, const double *g,
 		}
 		m->wl[i].f[OM_CYCLES].total = exp(g[i]);
 		m->wl[i].f[OM_CYCLES].floor = res;
+		m->wl[i].f[OM_CYCLES].statistic = 1;
 	}
 }
 
@@ -409,6 +474,7 @@ static void test_tps_undecided(void **state)
 	strbuf_addstr(&seq, "\"sequential\":{\"budget_s\":60,\"stopped\":\"the budget after 6 pairs\"},");
 	strbuf_addstr(&seq, at);
 	assert_int_equal(optimize_measure_read(&m, seq.buf, seq.len, &err), 0);
+	as_floor(&m);
 	assert_int_equal(optimize_measure_get(&m, "select-only", OM_TPS)->undecided, 1);
 	assert_int_equal(optimize_measure_get(&m, "select-only", OM_CYCLES)->undecided, 0);
 	/* the fixed-pairs gate of the same runs: decided, not undecided */
@@ -658,6 +724,7 @@ int main(void)
 		cmocka_unit_test(test_policy_same),
 		cmocka_unit_test(test_measure),
 		cmocka_unit_test(test_decide),
+		cmocka_unit_test(test_no_floor_keeps_nothing),
 		cmocka_unit_test(test_decide_held_out),
 		cmocka_unit_test(test_resolution_floor),
 		cmocka_unit_test(test_suite_rule),
