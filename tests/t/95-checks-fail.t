@@ -75,9 +75,9 @@ printf '#!/bin/sh\necho 1..1\necho not ok 1\n' >bad.t; chmod +x bad.t
 mk check-tap TAP_TESTS="$TMP/bad.t $TMP/planted.t" >ct.out 2>&1; s=$?
 ok "a failing file still fails check-tap (exit $s)" isnt_zero "$s"
 
-# ---- tests/pg/40: a failed build fails the suite ----
+# ---- tests/pg/40 (an extra suite: named in PGOPT_TEST_EXTRA): a failed build fails the suite ----
 mkdir -p e2e
-PGOPT_E2E=$TMP/e2e PGOPT_E2E_SRC=$TMP/no-such-source bash "$TOP/tests/pg/40-bench-pg.t" >pg40.out 2>&1; s=$?
+PGOPT_TEST_EXTRA=bench-pg PGOPT_E2E=$TMP/e2e PGOPT_E2E_SRC=$TMP/no-such-source bash "$TOP/tests/pg/40-bench-pg.t" >pg40.out 2>&1; s=$?
 ok "tests/pg/40 with a build that fails exits non-zero ($s)" isnt_zero "$s"
 like "... with a failed check, not a skip" "$(cat pg40.out)" '^not ok 1 - the base build'
 nok "... and no skip" grep -q 'SKIP' pg40.out
