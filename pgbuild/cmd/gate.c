@@ -15,6 +15,7 @@
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/instr.h"
 #include "pgbuild/metric/metrics.h"
+#include "pgbuild/gate/verdict.h"
 #include "pgbuild/noise/floor.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/report/report.h"
@@ -98,10 +99,10 @@ static void gate_usage(FILE *fp)
 "  --regress-result passed|failed|FILE  regression outcome already known; FILE:\n"
 "                            the `pgbuild regress --json` document (its counts\n"
 "                            go into the verdict: \"217/217 tests passed\")\n"
-"  --seed N                  seed of the pairs' order (each pair A B or B A by\n"
-"                            a coin flip of it; default: drawn, printed and\n"
-"                            recorded in the JSON as pair_order_seed): the same\n"
-"                            seed repeats the order\n"
+"  --seed N                  seed of the pairs' order, 0 to 2^53-1 (each pair\n"
+"                            A B or B A by a coin flip of it; default: drawn,\n"
+"                            printed and recorded in the JSON as\n"
+"                            pair_order_seed): the same seed repeats the order\n"
 "  --cpus LIST               CPUs for the benchmark, e.g. 0-1: bench pins its\n"
 "                            client threads to the last quarter (at least one)\n"
 "                            and the server to the rest (one CPU: both on it);\n"
@@ -145,17 +146,17 @@ static void gate_usage(FILE *fp)
 "so that any wrong one has at most the chance one test alone has (2.5%%\n"
 "one-sided at 95%%): by Holm's step-down procedure on their one-sided p-values\n"
 "(the k-th smallest on its interval at 1 - (1 - confidence) / (m - k + 1),\n"
-"until the first that is not shown; a layout floor's r scaled by the level's\n"
-"normal quantile), with --pairs auto each sequence at 1 - (1 - confidence) / m\n"
+"until the first that is not shown; a layout floor's r scaled by Student's t\n"
+"at that level), with --pairs auto each sequence at 1 - (1 - confidence) / m\n"
 "(Bonferroni).  The interval shown is the one at --confidence; each result\n"
 "says the level it was decided at.  Its first step needs more pairs (8 for 4\n"
 "tests at 95%%), printed before the first pair.\n"
 "\n"
 CLI_EXIT_CODES_HELP
-"Here 0 is pass, 1 fail (threshold missed, regression or correctness\n"
-"failure), 2 could not measure (bench errors, too few valid pairs), 3\n"
-"undecided (--pairs auto: the budget ended before the sequence decided, or it\n"
-"was inconsistent; instructions or cycles without a layout floor).\n");
+"\n"
+"Verdicts (the gate's verdict line, its headline; the JSON's verdict_word in\n"
+"lower case):\n");
+	gate_verdicts_help(fp);
 }
 
 static const struct option gate_options[] = {

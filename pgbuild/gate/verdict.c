@@ -7,8 +7,44 @@
 #include <string.h>
 
 #include "pgbuild/gate/verdict.h"
+#include "wrapper/common/exitcodes.h"
 #include "wrapper/common/safefs.h"
+#include "wrapper/common/textfile.h"
 #include "wrapper/common/xalloc.h"
+
+const struct gate_verdict_desc gate_verdicts[] = {
+	{ "faster", "FASTER",
+	  "every threshold is a claim of improvement, and every one was shown", PGBUILD_EXIT_OK },
+	{ "not slower", "NOT SLOWER",
+	  "passed; some threshold asked only \"not slower\" (a bound), and every bound's "
+	  "interval lies wholly on its good side; any claims among the thresholds were shown "
+	  "too, but the word claims no overall speedup", PGBUILD_EXIT_OK },
+	{ "not shown slower", "NOT SHOWN SLOWER",
+	  "passed, but a bound's interval reaches both sides of it: the runs do not show it "
+	  "slower, nor that it is not", PGBUILD_EXIT_OK },
+	{ "not shown faster", "NOT SHOWN FASTER",
+	  "a claimed improvement was not reached (it may still be there, smaller)",
+	  PGBUILD_EXIT_FAIL },
+	{ "slower", "SLOWER", "significantly worse than the baseline on a bound",
+	  PGBUILD_EXIT_FAIL },
+	{ "failed", "FAILED",
+	  "the candidate failed its regression suite or a correctness check", PGBUILD_EXIT_FAIL },
+	{ "undecided", "UNDECIDED",
+	  "the interval neither reaches nor rules out a claim (more pairs, or a smaller "
+	  "claim), or a claim on instructions or cycles has no layout floor",
+	  PGBUILD_EXIT_UNDECIDED },
+	{ "error", "COULD NOT MEASURE", "the runs could not be made or judged",
+	  PGBUILD_EXIT_ERROR },
+	{ NULL, NULL, NULL, 0 },
+};
+
+void gate_verdicts_help(FILE *fp)
+{
+	for (const struct gate_verdict_desc *d = gate_verdicts; d->word; d++) {
+		fprintf(fp, "  %s (exit %d)\n", d->headline, d->exit);
+		text_wrap(fp, 80, 6, 6, d->meaning);
+	}
+}
 
 /* The first bound of g that failed, described, or 0. */
 static int failed_bound(const struct gate *g, struct strbuf *why)
@@ -141,17 +177,10 @@ int gate_verdict_say(const char *path, FILE *fp)
 
 const char *gate_verdict_headline(const struct gate_verdict *v)
 {
-	static const char *const words[][2] = {
-		{ "faster", "FASTER" }, { "not slower", "NOT SLOWER" },
-		{ "not shown slower", "NOT SHOWN SLOWER" },
-		{ "not shown faster", "NOT SHOWN FASTER" }, { "slower", "SLOWER" },
-		{ "failed", "FAILED" }, { "undecided", "UNDECIDED" },
-		{ "error", "COULD NOT MEASURE" },
-	};
 	const char *w = gate_verdict_word(v);
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (!strcmp(words[i][0], w))
-			return words[i][1];
+	for (const struct gate_verdict_desc *d = gate_verdicts; d->word; d++)
+		if (!strcmp(d->word, w))
+			return d->headline;
 	return "COULD NOT MEASURE";
 }
 

@@ -83,6 +83,22 @@ void gate_verdict_clear(struct gate_verdict *v);
  * "UNDECIDED", "COULD NOT MEASURE" (static). */
 const char *gate_verdict_headline(const struct gate_verdict *v);
 
+/* Every verdict the gate gives, in the order a reader meets them: the one
+ * table of their words, headlines, meanings and exit codes, which gate
+ * --help prints (gate_verdicts_help), and pgbuild-gate(1) and README.md
+ * quote (tests/t/92 holds both to it).  Ends with a NULL word. */
+struct gate_verdict_desc {
+	const char *word;      /* gate_verdict_word's, the JSON's verdict_word */
+	const char *headline;  /* gate_verdict_headline's */
+	const char *meaning;   /* what it says, one sentence */
+	int exit;              /* the gate's exit code with it */
+};
+extern const struct gate_verdict_desc gate_verdicts[];
+
+/* The table on fp as --help shows it: each headline and its exit code,
+ * then its meaning wrapped at 80 columns. */
+void gate_verdicts_help(FILE *fp);
+
 /* "verdict: WORD: WHY" for the gate document at path, one line on fp
  * (the end of run, deb and pgo's output); "verdict: error: no gate
  * result: ..." when it cannot be read.  Returns the verdict's exit code. */

@@ -122,6 +122,28 @@ for f in "$MAN_PGBUILD" "$TOP"/pgbuild/man/pgbuild-*.1; do
 	tap_result 0 "${f##*/}: EXIT STATUS is exitcodes.h's table"
 done
 
+# one list of verdicts: gate_verdicts (pgbuild/gate/verdict.c) as gate
+# --help prints it ("  HEADLINE (exit N)", then the meaning wrapped) is,
+# joined a verdict a line, what pgbuild-gate(1)'s VERDICTS says (rendered)
+verdicts() { # --help text on stdin: "HEADLINE|N|meaning" a line
+	perl -ne 'next unless /^lower case\):/ ... /^\S/;
+		if (/^  ([A-Z][A-Z ]+) \(exit (\d)\)$/) { push @v, "$1|$2|" }
+		elsif (/^      (.*)$/ and @v) { my $t = $1; $v[-1] .= ($v[-1] =~ /\|$/ ? "" : " ") . $t }
+		END { print "$_\n" for @v }'
+}
+verdicts <h.gate >verdicts.help
+is "gate --help lists eight verdicts" "$(wc -l <verdicts.help)" 8
+if command -v man >/dev/null 2>&1; then
+	MANWIDTH=2000 man -l "$TOP/pgbuild/man/pgbuild-gate.1" 2>/dev/null |
+		sed -n '/^VERDICTS/,/^EXIT STATUS/p' | perl -ne '
+		if (/^ {7}([A-Z]+(?: [A-Z]+)*)(?: +(\S.*))?$/) { push @v, [$1, $2 // ""] }
+		elsif (/^ {14}(\S.*)$/ and @v) { my $t = $1; $v[-1][1] .= ($v[-1][1] eq "" ? "" : " ") . $t }
+		END { for (@v) { my ($h, $t) = @$_; $t =~ s/ \(exit (\d)\)$//; print "$h|$1|$t\n" } }' >verdicts.man
+	is "pgbuild-gate(1) VERDICTS is gate --help's list (gate_verdicts)" "$(cat verdicts.man)" "$(cat verdicts.help)"
+else
+	skip "man is not installed (man-db; make deps): pgbuild-gate(1)'s VERDICTS not rendered"
+fi
+
 # installed, man finds them: make install into a staging root
 if make -s -C "$TOP" O="$B" DESTDIR="$TMP/root" install >install.out 2>&1; then
 	mandir=$(find "$TMP/root" -type d -name man1 | head -n 1)

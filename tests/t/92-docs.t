@@ -67,4 +67,15 @@ is "every relative link in the docs resolves" "$(cat bad-links)" ""
 is "no document cites DESIGN.md (users do not have it)" \
 	"$(cd "$TOP" && grep -n 'DESIGN\.md' $DOCS)" ""
 
+# README.md's table of verdicts is gate_verdicts (pgbuild/gate/verdict.c)
+# as gate --help prints it: each headline, meaning and exit code
+"$B/bin/pgbuild" gate --help | perl -ne 'next unless /^lower case\):/ ... /^\S/;
+	if (/^  ([A-Z][A-Z ]+) \(exit (\d)\)$/) { push @v, [$1, $2, ""] }
+	elsif (/^      (.*)$/ and @v) { my $t = $1; $v[-1][2] .= ($v[-1][2] eq "" ? "" : " ") . $t }
+	END { print "$$_[0]|$$_[2]|$$_[1]\n" for @v }' >verdicts.help
+perl -ne 'print "$1|$2|$3\n" if /^\| ([A-Z][A-Z ]+) \| (.*) \| (\d) \|$/' "$TOP/README.md" >verdicts.readme
+is "README.md's verdict table has the gate's eight" "$(wc -l <verdicts.readme)" 8
+is "README.md's verdict table is gate --help's (gate_verdicts), word for word" \
+	"$(cat verdicts.readme)" "$(cat verdicts.help)"
+
 done_testing
