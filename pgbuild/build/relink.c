@@ -12,6 +12,7 @@
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/build/relink.h"
 #include "pgbuild/pgbuild.h"
+#include "wrapper/common/textfile.h"
 
 /* The plugin's sidecar log directory: dropped, the tree is not written. */
 #define RELINK_PLUGIN_LOG "-fplugin-arg-pgopt-log="
@@ -125,11 +126,7 @@ int relink_run(const struct relink *r, const size_t *perm, const char *out, cons
 	child_process_clear(&cp);
 	if (code != 0) {
 		strbuf_addf(note, "the relink of postgres exited %d", code);
-		{
-			char *last = textfile_last_line(log, NULL);
-			strbuf_addf(note, " (%s; log %s)", last ? last : "", log);
-			free(last);
-		}
+		textfile_note_tail(log, note);
 		return -1;
 	}
 	return 0;

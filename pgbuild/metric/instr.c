@@ -14,6 +14,7 @@
 #include "pgbuild/metric/instr.h"
 #include "pgbuild/metric/single.h"
 #include "pgbuild/pgbuild.h"
+#include "wrapper/common/textfile.h"
 
 int instr_supported(const char *workload)
 {
@@ -215,7 +216,7 @@ static double count_once(const char *prefix, const struct single_dirs *d,
 		const char *reason;
 		if (rc != 0) {
 			strbuf_addf(note, "perf stat/postgres --single exited %d", rc);
-			single_log_tail(log, note);
+			textfile_note_tail(log, note);
 			goto out;
 		}
 		if (single_log_errors(log, note) < 0)

@@ -15,6 +15,7 @@
 #include "pgbuild/metric/workloads.h"
 #include "pgbuild/pgbuild.h"
 #include "wrapper/common/safefs.h"
+#include "wrapper/common/textfile.h"
 
 /* Which workloads have a script and their counts: metric/workloads.c. */
 int single_supported(const char *workload)
@@ -115,12 +116,6 @@ int single_run_logged(const char *const *argv, const struct cluster_user *u,
 	return rc;
 }
 
-void single_log_tail(const char *log, struct strbuf *note)
-{
-	char *last = textfile_last_line(log, NULL);
-	strbuf_addf(note, " (%s; log %s)", last ? last : "", log);
-	free(last);
-}
 
 /* The last component of a path. */
 static const char *base_name(const char *path)
@@ -154,7 +149,7 @@ int single_fresh_run(const struct single_dirs *d, int parentfd, const char *data
 		strbuf_addf(note, "cannot write %s: %s", script, err.buf);
 	} else if (single_run_logged((const char *const *)cp_args.v, u, NULL, log) != 0) {
 		strbuf_addf(note, "cannot copy the data directory %s", d->tmpl);
-		single_log_tail(log, note);
+		textfile_note_tail(log, note);
 	} else {
 		rc = 0;
 	}
@@ -219,7 +214,7 @@ int single_valgrind_status(int rc, const char *log, struct strbuf *note)
 	}
 	if (rc != 0) {
 		strbuf_addf(note, "valgrind/postgres --single exited %d", rc);
-		single_log_tail(log, note);
+		textfile_note_tail(log, note);
 		return -1;
 	}
 	return 0;
@@ -292,12 +287,12 @@ static int prepare_template(const char *prefix, const char *workload, const char
 	}
 	if (single_run_logged(initdb_argv, u, NULL, log) != 0) {
 		strbuf_addf(note, "initdb failed");
-		single_log_tail(log, note);
+		textfile_note_tail(log, note);
 		goto out;
 	}
 	if (single_run_logged(load_argv, u, load, log) != 0) {
 		strbuf_addf(note, "loading the data in single-user mode failed");
-		single_log_tail(log, note);
+		textfile_note_tail(log, note);
 		goto out;
 	}
 	if (log_has_error(log, "loading the data in single-user mode failed", note))

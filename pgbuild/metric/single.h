@@ -73,9 +73,6 @@ struct single_dirs {
 int single_run_logged(const char *const *argv, const struct cluster_user *u,
 		      const char *stdin_path, const char *log);
 
-/* Append " (LAST LINE OF LOG; log LOG)" to note. */
-void single_log_tail(const char *log, struct strbuf *note);
-
 /*
  * Before a counted run: the data directory data_rel below parentfd (its
  * full path data) made empty and the server user's, the output out_rel of

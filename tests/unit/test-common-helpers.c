@@ -255,6 +255,23 @@ static void test_textfile(void **state)
 	fclose(fp);
 	assert_string_equal(out, "two error here\nthree\n");
 	free(out);
+	{
+		/* a failed command's log in an error: its last line, or says it has none */
+		struct strbuf note = STRBUF_INIT;
+		char *empty = xasprintf("%s/empty", top), *want;
+		put(empty, "\n  \n");
+		textfile_note_tail(f, &note);
+		want = xasprintf(" (three; log %s)", f);
+		assert_string_equal(note.buf, want);
+		free(want);
+		strbuf_reset(&note);
+		textfile_note_tail(empty, &note);
+		want = xasprintf(" (log %s: no line to show)", empty);
+		assert_string_equal(note.buf, want);
+		free(want);
+		strbuf_release(&note);
+		free(empty);
+	}
 	assert_int_equal(remove_tree(top), 0);
 	free(f);
 	free(top);

@@ -99,3 +99,13 @@ void textfile_print_tail(const char *path, int lines, FILE *fp)
 	fprintf(fp, "%s\n", p);
 	strbuf_release(&sb);
 }
+
+void textfile_note_tail(const char *path, struct strbuf *note)
+{
+	char *last = textfile_last_line(path, NULL);
+	if (last && *last)
+		strbuf_addf(note, " (%s; log %s)", last, path);
+	else
+		strbuf_addf(note, " (log %s: no line to show)", path);
+	free(last);
+}

@@ -18,6 +18,11 @@
  */
 char *textfile_last_line(const char *path, const char *want);
 
+/* " (LAST LINE; log PATH)" on note for the log of a command that failed,
+ * or " (log PATH: no line to show)" when it has none (or cannot be read). */
+struct strbuf;
+void textfile_note_tail(const char *path, struct strbuf *note);
+
 /*
  * Where the last `lines` lines of text[0..len) begin (trailing newlines
  * and blanks not counted): a pointer into text.
