@@ -226,6 +226,15 @@ int report_load(struct report_data *rd, const struct report_inputs *in)
 			ins_b = pb = xasprintf("%s/bin/postgres", cand);
 	}
 	strvec_init(&rd->hot_tus);
+	/* the postgres of the gate's installs, not given: a bonus, gone is no error */
+	for (int s = 0; s < 2; s++) {
+		const char *p = s ? pb : pa;
+		if (p && access(p, R_OK) != 0) {
+			warning("per-function changes left out: %s: %s", p, strerror(errno));
+			ins_a = ins_b = NULL;
+			break;
+		}
+	}
 	if (!log)
 		log = logdir = candidate_logdir(rd);
 	if (log && (buildlog_dir_check(in->log ? "--log" : "the candidate's log directory", log) < 0 ||

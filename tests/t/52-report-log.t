@@ -77,4 +77,13 @@ like "html: the same note" "$(cat report.html)" "The baseline has no plugin reco
 like "html: the flags table" "$(cat report.html)" "<td class=\"mono\">src/hot/loop.c</td><td class=\"mono\">-O3 --param=max-inline-insns-auto=60</td>"
 like "html: the function table" "$(cat report.html)" "<td class=\"mono\">hot_loop</td>"
 ok "html: well-formed XML-ish (xmllint --html)" xmllint --html --noout report.html
+
+# a gate result whose installs are gone (a document kept from another
+# machine): the per-function part is left out with a warning, not an error
+"$B/bin/pgbuild" report --gate-result "$TOP/tests/unit/data/optimize-gate-pgo-scoped.json" \
+	>gone.out 2>gone.err
+is "report of a gate whose installs are gone: exit 0" "$?" 0
+like "... warns that the per-function changes are left out, naming the file" "$(cat gone.err)" \
+	'^pgbuild: warning: per-function changes left out: .*/bin/postgres: No such file or directory'
+nok "... and prints no error" grep -q 'error:' gone.err
 done_testing
