@@ -121,14 +121,23 @@ static void free_fields(struct cluster *c)
 char *cluster_server_version(const char *prefix)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
+	struct cluster_user u = CLUSTER_USER_INIT;
 	struct strbuf out = STRBUF_INIT;
 	char *nl;
 	int r;
 
+	/* the tested install's postgres runs as the server user, never as root */
+	if (cluster_user_get(&u, NULL, NULL, &out) < 0) {
+		cluster_error("%s", out.buf);
+		strbuf_release(&out);
+		return NULL;
+	}
 	strvec_pushf(&cp.args, "%s/bin/postgres", prefix);
 	strvec_push(&cp.args, "--version");
+	cluster_user_apply(&u, &cp);
 	cp.no_stdin = 1;
 	r = capture_command(&cp, &out, 1);
+	cluster_user_release(&u);
 	if (r != 0) {
 		if (cp.exec_errno)
 			cluster_error("cannot run %s: %s", cp.args.v[0], strerror(cp.exec_errno));

@@ -10,6 +10,7 @@
 
 #include "pgbuild/bench/client.h"
 #include "pgbuild/bench/servercpu.h"
+#include "pgbuild/cluster/cluster.h"
 #include "pgbuild/cmd/cmd.h"
 #include "pgbuild/metric/workloads.h"
 #include "pgbuild/gate/gate.h"
@@ -493,11 +494,18 @@ static int check_options(struct gate_opts *o, struct gate *g, int argc, char **a
 		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
 	if (!o->baseline || !o->candidate)
 		return cli_usage_error("--baseline and --candidate are required");
-	if (!is_dir_with_postgres(o->baseline) || !is_dir_with_postgres(o->candidate)) {
-		error("%s: no bin/postgres: not an installed PostgreSQL",
-		      is_dir_with_postgres(o->baseline) ? o->candidate : o->baseline);
-		*why = "baseline or candidate is not an installed PostgreSQL";
-		return PGBUILD_EXIT_ERROR;
+	/* both installs run, before any pair (bench asks the same of each run) */
+	for (int s = 0; s < 2; s++) {
+		const char *p = s ? o->candidate : o->baseline;
+		char *version = is_dir_with_postgres(p) ? cluster_server_version(p) : NULL;
+		if (!version) {
+			error("%s %s: %s", s ? "--candidate" : "--baseline", p,
+			      is_dir_with_postgres(p) ? "its postgres does not run: not a working "
+			      "PostgreSQL install" : "no bin/postgres: not an installed PostgreSQL");
+			*why = "baseline or candidate is not a working PostgreSQL install";
+			return PGBUILD_EXIT_ERROR;
+		}
+		free(version);
 	}
 	if (o->require_regress && o->regress_result)
 		return cli_usage_error("--require-regress and --regress-result exclude each other");

@@ -99,9 +99,30 @@ echo '<testsuites/>' >"$TMP/stale.xml"
 check_err "gate error with an old --json" "$TMP: no bin/postgres" gate --baseline $PG --candidate "$TMP" \
 	--json "$TMP/stale.json" --junit "$TMP/stale.xml"
 like "the old pass is replaced by an error" "$(cat "$TMP/stale.json")" \
-	'"verdict":"error","reason":"baseline or candidate is not an installed PostgreSQL; nothing decided","exit":2,"decided":false'
-like "the JUnit says error too" "$(cat "$TMP/stale.xml")" '<error message="baseline or candidate is not an installed'
+	'"verdict":"error","reason":"baseline or candidate is not a working PostgreSQL install; nothing decided","exit":2,"decided":false'
+like "the JUnit says error too" "$(cat "$TMP/stale.xml")" '<error message="baseline or candidate is not a working PostgreSQL install'
 ok "that JUnit is valid" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" "$TMP/stale.xml"
+# a candidate whose postgres does not run: refused before the first pair
+mkdir -p "$TMP/broken/bin" && printf '#!/bin/sh\nexit 1\n' >"$TMP/broken/bin/postgres" && chmod +x "$TMP/broken/bin/postgres"
+t0=$(date +%s)
+check_err "gate with a candidate whose postgres does not run" \
+	"--candidate $TMP/broken: its postgres does not run: not a working PostgreSQL install" \
+	gate --baseline $PG --candidate "$TMP/broken" --pairs 6
+ok "... at once, not after the baseline's pairs ($(($(date +%s) - t0)) s)" test $(($(date +%s) - t0)) -le 10
+# that postgres --version runs as the server user, never as root: the
+# tested install is trusted for nothing (tests/SECURITY.md)
+if [ "$(id -u)" = 0 ]; then
+	who=$(mktemp -d /tmp/pgopt-who.XXXXXX) && chmod 755 "$who" && mkdir -m 755 "$who/bin" &&
+		mkdir -m 1777 "$who/out" &&
+		printf '#!/bin/sh\nid -un >%s/out/who\nexit 1\n' "$who" >"$who/bin/postgres" &&
+		chmod 755 "$who/bin/postgres"
+	"$B/bin/pgbuild" gate --baseline "$who" --candidate $PG --pairs 6 >/dev/null 2>&1
+	is "the install's postgres --version ran as the server user" "$(cat "$who/out/who" 2>/dev/null)" \
+		"${PGBUILD_SERVER_USER:-postgres}"
+	rm -rf "$who"
+else
+	skip "not root: every server runs as ourselves"
+fi
 check_err "gate usage error with an old --json" 'invalid value "0" for --pairs' gate --json "$TMP/stale2.json" \
 	--baseline $PG --candidate $PG --pairs 0
 like "a usage error writes an error document" "$(cat "$TMP/stale2.json")" '"verdict":"error","reason":"usage error; nothing decided"'
