@@ -83,7 +83,7 @@ ok "the gcov policy names real files" sh -c "for f in \$(sed -nE 's/^\\[(src\\/[
 # installcheck runs against the profiled server itself, so its counts are
 # this server's; it reaches functions select-only never calls
 out=$(e2e_heavy env PATH="$NOPERF" "$P" profile --install "$dir/prefix" --workload regress \
-	--top 15 --json gcov-regress.json -q 2>prof-regress.err)
+	--top 15 --json gcov-regress.json 2>prof-regress.err)
 s=$?
 is "profile --workload regress (the core suite as the workload): exit 0" "$s" 0
 [ $s = 0 ] || diag "$(tail -20 prof-regress.err)"
