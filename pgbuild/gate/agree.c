@@ -45,26 +45,30 @@ double gate_agree_needed(double estimate)
 
 enum gate_agree gate_agree_ratio(double estimate, double lo, double hi)
 {
-	if (!isfinite(estimate) || !isfinite(lo) || !isfinite(hi) || !(estimate > 0) ||
-	    !(lo > 0) || !(hi >= lo))
+	if (!isfinite(estimate) || !(estimate > 0) || !(lo >= 0) || !(hi >= lo))
 		return GATE_AGREE_NA;
 	if (estimate > hi)
 		return GATE_AGREE_OVER;
 	if (estimate < lo)
 		return GATE_AGREE_UNDER;
-	/* the tolerance only absorbs the rounding of an interval just at it */
-	if ((log(hi) - log(lo)) / 2 > needed_log(estimate) * (1 + 1e-12))
+	/* an unbounded interval (a confidence sequence before it can decide,
+	 * or one that ended inconsistent: [0, inf]) tests nothing; the
+	 * tolerance only absorbs the rounding of an interval just at it */
+	if (!(lo > 0) || !isfinite(hi) ||
+	    (log(hi) - log(lo)) / 2 > needed_log(estimate) * (1 + 1e-12))
 		return GATE_AGREE_UNTESTED;
 	return GATE_AGREE_YES;
 }
 
-enum gate_agree gate_agreement(const struct gate_workload *w, double *estimate)
+enum gate_agree gate_agreement(const struct gate *g, const struct gate_workload *w,
+			       double *estimate, struct stats_ratio *cpu)
 {
 	*estimate = NAN;
+	gate_ratio_of(g, w, GATE_SERVER_CPU, cpu);
 	if (w->cycles != INSTR_OK || !(w->cyc_b.estimate > 0))
 		return GATE_AGREE_NA;
 	*estimate = w->cyc_a.estimate / w->cyc_b.estimate;
-	if (!w->cpu.ok)
+	if (!cpu->ok)
 		return GATE_AGREE_NA;
-	return gate_agree_ratio(*estimate, w->cpu.lo, w->cpu.hi);
+	return gate_agree_ratio(*estimate, cpu->lo, cpu->hi);
 }

@@ -384,14 +384,18 @@ void gate_cycles_rows(const struct gate_workload *w, double *a, double *b);
  * UNTESTED: inside an interval wider than that, which cannot contradict
  * it; OVER/UNDER: the estimate claims more/less than the machine measured
  * (whatever the width); NA: one of them was not measured (or has no
- * interval).  *estimate is the estimate's A/B, NAN when not measured.
+ * interval).  *estimate is the estimate's A/B, NAN when not measured;
+ * *cpu the server CPU's interval it was compared with: gate_ratio_of's,
+ * so with --pairs auto the confidence sequence's, never the fixed
+ * interval of pairs added until it said something.
  */
 #define GATE_AGREE_SHARE 0.5
 #define GATE_AGREE_MIN_EFFECT 0.02
 enum gate_agree { GATE_AGREE_NA, GATE_AGREE_YES, GATE_AGREE_OVER, GATE_AGREE_UNDER,
 		  GATE_AGREE_UNTESTED };
 extern const char *const gate_agree_names[]; /* "agree", ... */
-enum gate_agree gate_agreement(const struct gate_workload *w, double *estimate);
+enum gate_agree gate_agreement(const struct gate *g, const struct gate_workload *w,
+			       double *estimate, struct stats_ratio *cpu);
 /* The same rule on two figures already taken (optimize's stages): an
  * estimate's speedup against the server CPU's interval [lo, hi] (NAN: NA). */
 enum gate_agree gate_agree_ratio(double estimate, double lo, double hi);

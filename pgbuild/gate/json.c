@@ -127,16 +127,18 @@ static int read_resolution(const struct json_value *in, struct gate_workload *w,
 }
 
 /* The cycles estimate's A/B next to the server CPU's (gate_agreement). */
-static void write_agreement(struct json_writer *jw, const struct gate_workload *w)
+static void write_agreement(struct json_writer *jw, const struct gate *g,
+			    const struct gate_workload *w)
 {
 	double est;
-	enum gate_agree a = gate_agreement(w, &est);
+	struct stats_ratio cpu;
+	enum gate_agree a = gate_agreement(g, w, &est, &cpu);
 	json_key(jw, "estimate_vs_server_cpu");
 	json_object_begin(jw);
 	json_key(jw, "estimate"); json_double(jw, est);
-	json_key(jw, "server_cpu"); json_double(jw, a == GATE_AGREE_NA ? NAN : w->cpu.estimate);
-	json_key(jw, "server_cpu_low"); json_double(jw, a == GATE_AGREE_NA ? NAN : w->cpu.lo);
-	json_key(jw, "server_cpu_high"); json_double(jw, a == GATE_AGREE_NA ? NAN : w->cpu.hi);
+	json_key(jw, "server_cpu"); json_double(jw, a == GATE_AGREE_NA ? NAN : cpu.estimate);
+	json_key(jw, "server_cpu_low"); json_double(jw, a == GATE_AGREE_NA ? NAN : cpu.lo);
+	json_key(jw, "server_cpu_high"); json_double(jw, a == GATE_AGREE_NA ? NAN : cpu.hi);
 	/* true, false (the estimate outside), null (not both measured, or
 	 * not tested: the interval too wide to contradict it) */
 	json_key(jw, "agree");
@@ -373,7 +375,7 @@ static void write_workload(struct json_writer *jw, const struct gate *g,
 	write_medians(jw, w->cpu_a_median, w->cpu_b_median, "ratio_a_over_b", &w->cpu);
 	json_key(jw, "method"); json_string(jw, CPU_FIG->method);
 	json_object_end(jw);
-	write_agreement(jw, w);
+	write_agreement(jw, g, w);
 	json_key(jw, "runs");
 	json_array_begin(jw);
 	for (size_t k = 0; k < w->nr_runs; k++)

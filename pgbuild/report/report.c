@@ -76,7 +76,8 @@ static void report_agreement(const struct gate *g, FILE *fp)
 	for (size_t i = 0; i < g->nr_wl; i++) {
 		const struct gate_workload *w = &g->wl[i];
 		double est;
-		enum gate_agree a = gate_agreement(w, &est);
+		struct stats_ratio cpu;
+		enum gate_agree a = gate_agreement(g, w, &est, &cpu);
 		if (a == GATE_AGREE_NA)
 			continue;
 		if (!head++)
@@ -84,8 +85,8 @@ static void report_agreement(const struct gate *g, FILE *fp)
 				"when the estimate is inside the server CPU's interval)\n"
 				"  %-12s %10s %10s %-19s %s\n", "workload", "estimate", "server CPU",
 				"interval", "");
-		fprintf(fp, "  %-12s %10.4f %10.4f [%.4f, %.4f] %s\n", w->name, est, w->cpu.estimate,
-			w->cpu.lo, w->cpu.hi, gate_agree_names[a]);
+		fprintf(fp, "  %-12s %10.4f %10.4f [%.4f, %.4f] %s\n", w->name, est, cpu.estimate,
+			cpu.lo, cpu.hi, gate_agree_names[a]);
 	}
 }
 

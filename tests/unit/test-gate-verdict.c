@@ -307,6 +307,58 @@ static void test_sequential_figures(void **state)
 	gate_clear(&g);
 }
 
+/*
+ * --pairs auto: the simulation next to the machine reads the server CPU's
+ * confidence sequence, as the verdict does, not the fixed interval of
+ * pairs added until it said something.  8 pairs 5% cheaper at 1% noise
+ * with an estimate of 1.05: the fixed interval is narrow and holds it
+ * ("agree"), the sequence is unbounded before 10 pairs ("not tested");
+ * the JSON and the report name the sequence's interval.  Fails on the old
+ * gate_agreement, which read w->cpu.
+ */
+static void test_sequential_agreement(void **state)
+{
+	struct gate g;
+	struct gate_workload *w;
+	struct stats_ratio cpu;
+	struct strbuf js = STRBUF_INIT;
+	double est;
+	(void)state;
+
+	synth_gate(&g, "cpu>=1.00");
+	synth_rng = 7;
+	synth_pairs(&g, "select-only", 8, 1.0, 0.01, 1);
+	w = &g.wl[0];
+	for (size_t i = 0; i < w->nr_runs; i++)
+		w->runs[i].server_cpu_us = (w->runs[i].build == 'A' ? 42.0 : 40.0) *
+					   exp(0.005 * synth_gauss());
+	w->cycles = INSTR_OK;                   /* the estimate: 1.05 */
+	w->cyc_a.estimate = 105000;
+	w->cyc_b.estimate = 100000;
+	gate_analyse(&g);
+	assert_true(w->cpu.ok && w->cpu.lo < 1.05 && w->cpu.hi > 1.05 && w->cpu.lo > 1.02);
+	assert_int_equal(gate_agreement(&g, w, &est, &cpu), GATE_AGREE_YES);
+	g.sequential = 1;
+	assert_int_equal(gate_agreement(&g, w, &est, &cpu), GATE_AGREE_UNTESTED);
+	assert_true(cpu.ok && !isfinite(cpu.hi));
+	gate_decide(&g);
+	gate_write_json(&g, &js, "/a", "/b", NULL);
+	assert_non_null(strstr(js.buf, "\"agree\":null,\"verdict\":\"not tested"));
+	strbuf_release(&js);
+	{
+		char *text = NULL;
+		size_t len = 0;
+		FILE *fp = open_memstream(&text, &len);
+		assert_non_null(fp);
+		report_gate_terminal(&g, NULL, NULL, fp);
+		fclose(fp);
+		assert_non_null(strstr(text, "1.0500     1.0"));
+		assert_non_null(strstr(text, "[0.0000, inf] not tested"));
+		free(text);
+	}
+	gate_clear(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_optimize_drops_ruled_out),
 		cmocka_unit_test(test_best_across_compilers),
 		cmocka_unit_test(test_sequential_figures),
+		cmocka_unit_test(test_sequential_agreement),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

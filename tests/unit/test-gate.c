@@ -918,6 +918,7 @@ static void test_agreement(void **state)
 	struct gate g;
 	struct gate_workload *w;
 	double est;
+	struct stats_ratio cpu;
 	(void)state;
 	synth_gate(&g, "cpu>=1.00");
 	synth_pairs(&g, "select-only", 9, 1.0, 0.02, 1.0);
@@ -925,20 +926,20 @@ static void test_agreement(void **state)
 	for (size_t i = 0; i < w->nr_runs; i++)
 		w->runs[i].server_cpu_us = (w->runs[i].build == 'A' ? 40.0 : 32.0) *
 					   exp(0.01 * synth_gauss());
-	assert_int_equal(gate_agreement(w, &est), GATE_AGREE_NA); /* no estimate */
+	assert_int_equal(gate_agreement(&g, w, &est, &cpu), GATE_AGREE_NA); /* no estimate */
 	assert_true(isnan(est));
 	decide(&g);
 	assert_true(w->cpu.ok && w->cpu.lo > 1.2 && w->cpu.hi < 1.3);
 	set_cycles(w, 125000, 100000);          /* 1.25: inside a narrow interval */
-	assert_int_equal(gate_agreement(w, &est), GATE_AGREE_YES);
+	assert_int_equal(gate_agreement(&g, w, &est, &cpu), GATE_AGREE_YES);
 	assert_true(fabs(est - 1.25) < 1e-12);
 	set_cycles(w, 103000, 100000);          /* 1.03: claims less than measured */
-	assert_int_equal(gate_agreement(w, &est), GATE_AGREE_UNDER);
+	assert_int_equal(gate_agreement(&g, w, &est, &cpu), GATE_AGREE_UNDER);
 	set_cycles(w, 150000, 100000);          /* 1.50: claims more */
-	assert_int_equal(gate_agreement(w, &est), GATE_AGREE_OVER);
+	assert_int_equal(gate_agreement(&g, w, &est, &cpu), GATE_AGREE_OVER);
 	assert_string_equal(gate_agree_names[GATE_AGREE_OVER], "estimate above the machine");
 	w->cpu.ok = 0;                          /* no interval: not compared */
-	assert_int_equal(gate_agreement(w, &est), GATE_AGREE_NA);
+	assert_int_equal(gate_agreement(&g, w, &est, &cpu), GATE_AGREE_NA);
 	gate_clear(&g);
 	/* the same rule on figures already taken (optimize's stages): the
 	 * interval's ends are inside, a missing figure is not compared */
@@ -965,6 +966,7 @@ static void test_agreement_untested(void **state)
 	struct gate_workload *w;
 	struct strbuf js = STRBUF_INIT;
 	double est, need, lo, hi;
+	struct stats_ratio cpu;
 	(void)state;
 	assert_int_equal(gate_agree_ratio(1.05, 0.83, 1.18), GATE_AGREE_UNTESTED);
 	assert_int_equal(gate_agree_ratio(1.10, 1.00, 1.20), GATE_AGREE_UNTESTED);
@@ -999,7 +1001,7 @@ static void test_agreement_untested(void **state)
 	set_cycles(w, 105000, 100000);
 	if (!(w->cpu.lo < 1.05 && w->cpu.hi > 1.05))
 		fail_msg("the simulated interval [%f, %f] should hold 1.05", w->cpu.lo, w->cpu.hi);
-	assert_int_equal(gate_agreement(w, &est), GATE_AGREE_UNTESTED);
+	assert_int_equal(gate_agreement(&g, w, &est, &cpu), GATE_AGREE_UNTESTED);
 	gate_write_json(&g, &js, "/a", "/b", NULL);
 	assert_non_null(strstr(js.buf, "\"agree\":null,\"verdict\":\"not tested (the machine's "
 			       "interval is too wide)\",\"half_width_needed\":0.0246"));
