@@ -552,7 +552,7 @@ out:
 
 /* ---------------- held out ---------------- */
 
-const char *tuner_held_verdict(const struct tune_eval *e, double resolution)
+const char *tuner_held_verdict(const struct tune_eval *e, double resolution, int repeat_only)
 {
 	if (e->outcome != TUNE_OK || !isfinite(e->ratio))
 		return "unmeasured";
@@ -562,7 +562,7 @@ const char *tuner_held_verdict(const struct tune_eval *e, double resolution)
 		return "undecided";
 	/* the gate's interval (gate/expr.c decide_point): a relative error */
 	if (e->lo * (1 - resolution) > 1)
-		return "faster";
+		return repeat_only ? "undecided" : "faster";
 	if (e->hi * (1 + resolution) < 1)
 		return "slower";
 	return "not significant";
@@ -610,7 +610,7 @@ static void judge_held_out(struct tuner *tu)
 		h->e.ratio = h->e.lo = h->e.hi = NAN;
 		gate_ratio(tu, stock, best, h->workload, json, log, &h->e);
 		h->e.seconds = clock_seconds() - t0;
-		h->verdict = tuner_held_verdict(&h->e, h->resolution);
+		h->verdict = tuner_held_verdict(&h->e, h->resolution, tu->t.p.repeat_only);
 		if (!tu->o.quiet)
 			fprintf(stderr, "tune: held out %s: %s\n", h->workload, h->verdict);
 		free(json);

@@ -83,7 +83,12 @@ like "... and shows no resolution" "$(cat "$TMP/dry.out")" '^resolution: none: -
 "$P" tune --candidates "$TMP/cands" --dry-run --noise none >"$TMP/dry-none.out" 2>&1
 is "--noise none: exit 0" "$?" 0
 like "... the repeat resolution, said" "$(cat "$TMP/dry-none.out")" \
-	'^resolution: 0.01% \(repeat 0.01% \(--noise none: no layout floor\)\)$'
+	'^resolution: 0.01% \(repeat 0.01% \(--noise none: no layout floor\); no statistic: a drop decides at it, no flag is added, no held-out gain shown\)$'
+# no statistic at the repeat resolution: from stock nothing could be added
+"$P" tune --candidates "$TMP/cands" --dry-run --noise none --start stock >"$TMP/dry-stock.out" 2>&1
+is "--noise none --start stock: exit 2" "$?" 2
+like "... says why, and what to give" "$(cat "$TMP/dry-stock.out")" \
+	'^pgbuild: error: --noise none with --start stock: at the repeat resolution no flag is added .*give a layout floor \(`pgbuild noise`\) or --start full'
 # the gate's rule on this floor: 1.96 x sqrt(2) x 2.3723557 x 0.1% = 0.658%
 floor "$TMP/floor.json" select-only 0.1
 "$P" tune --candidates "$TMP/cands" --dry-run --baseline $PG --noise "$TMP/floor.json" \
