@@ -496,43 +496,53 @@ static int get_int(const struct json_value *obj, const char *key, long lo, long 
 	return 0;
 }
 
-int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *err)
+/* A copy of the string member key of obj, or NULL when it has none. */
+static char *dup_str(const struct json_value *obj, const char *key)
 {
-	long num;
-	struct json_value *root = json_parse(text, len, err);
-	const struct json_value *th, *wls, *reg, *decided;
-	const char *s;
-	int rc = -1;
+	const char *s = json_get_str(obj, key);
+	return s ? xstrdup(s) : NULL;
+}
 
-	if (!root)
-		return -1;
-	s = json_get_str(root, "kind");
+/* A metric's "state" as written by instr_name (anything else: not measured). */
+static enum instr_state instr_state_of(const struct json_value *in)
+{
+	const char *s = json_get_str(in, "state");
+	return s && !strcmp(s, "ok") ? INSTR_OK :
+	       s && !strcmp(s, "unavailable") ? INSTR_UNAVAILABLE : INSTR_NOT_MEASURED;
+}
+
+/*
+ * The head: that it is a gate result, its method, confidence, pairs,
+ * order seed, sequential budget and thresholds.  0, or -1 with err.
+ */
+static int read_head(struct gate *g, const struct json_value *root, struct strbuf *err)
+{
+	const struct json_value *th, *sq;
+	const char *s = json_get_str(root, "kind");
+	double sd;
+	long num;
+
 	if (!s || strcmp(s, "pgbuild-gate")) {
 		strbuf_addstr(err, "not a pgbuild gate result (no \"kind\":\"pgbuild-gate\")");
-		goto out;
+		return -1;
 	}
 	s = json_get_str(root, "ci");
 	g->method = s && !strcmp(s, "bootstrap") ? STATS_CI_BOOTSTRAP : STATS_CI_HL;
 	g->conf = json_get_num(root, "confidence", 0.95);
 	if (!(g->conf >= 0.5 && g->conf < 1)) {
 		strbuf_addstr(err, "\"confidence\" must be a level from 0.5 to below 1");
-		goto out;
+		return -1;
 	}
 	if (get_int(root, "min_pairs", 1, 1000, 6, &num, "", err) < 0)
-		goto out;
+		return -1;
 	g->min_pairs = (size_t)num;
-	{
-		double sd = json_get_num(root, "pair_order_seed", -1);
-		g->order_seed = sd >= 0 && sd <= (double)GATE_SEED_MAX ? (int64_t)sd : -1;
-	}
-	{
-		const struct json_value *sq = json_get(root, "sequential");
-		if (sq && sq->type == JSON_OBJECT) {
-			g->sequential = 1;
-			g->budget = json_get_num(sq, "budget_s", 0);
-			s = json_get_str(sq, "stopped");
-			g->seq_stop = s ? xstrdup(s) : NULL;
-		}
+	sd = json_get_num(root, "pair_order_seed", -1);
+	g->order_seed = sd >= 0 && sd <= (double)GATE_SEED_MAX ? (int64_t)sd : -1;
+	sq = json_get(root, "sequential");
+	if (sq && sq->type == JSON_OBJECT) {
+		g->sequential = 1;
+		g->budget = json_get_num(sq, "budget_s", 0);
+		g->seq_stop = dup_str(sq, "stopped");
 	}
 	th = json_get(root, "thresholds");
 	for (size_t i = 0; i < json_len(th); i++) {
@@ -540,96 +550,124 @@ int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *
 		if (t->type != JSON_STRING)
 			continue;
 		if (gate_expr_parse(&g->th, t->u.str.s, err) < 0)
-			goto out;
+			return -1;
 	}
-	{
-		const struct json_value *ic = json_get(root, "instructions_counter");
-		s = json_get_str(ic, "counter");
-		g->counter = s ? xstrdup(s) : NULL;
-		s = json_get_str(ic, "choice");
-		g->counter_note = s ? xstrdup(s) : NULL;
-	}
-	{
-		const struct json_value *nf = json_get(root, "noise_floor");
-		s = json_get_str(nf, "state");
-		g->noise_state = s ? xstrdup(s) : NULL;
-		s = json_get_str(nf, "note");
-		g->noise_note = s ? xstrdup(s) : NULL;
-	}
-	reg = json_get(root, "regress");
+	return 0;
+}
+
+/* The notes beside the measurements: the instructions counter, the noise
+ * floor and the regression suite's state. */
+static void read_notes(struct gate *g, const struct json_value *root)
+{
+	const struct json_value *ic = json_get(root, "instructions_counter");
+	const struct json_value *nf = json_get(root, "noise_floor");
+	const struct json_value *reg = json_get(root, "regress");
+	const char *s;
+
+	g->counter = dup_str(ic, "counter");
+	g->counter_note = dup_str(ic, "choice");
+	g->noise_state = dup_str(nf, "state");
+	g->noise_note = dup_str(nf, "note");
 	s = json_get_str(reg, "state");
 	g->regress = s && !strcmp(s, "passed") ? REGRESS_PASSED :
 		     s && !strcmp(s, "failed") ? REGRESS_FAILED : REGRESS_NOT_RUN;
-	s = json_get_str(reg, "note");
-	g->regress_note = s ? xstrdup(s) : NULL;
+	g->regress_note = dup_str(reg, "note");
+}
 
-	wls = json_get(root, "workloads");
-	for (size_t i = 0; i < json_len(wls); i++) {
-		const struct json_value *wv = json_at(wls, i), *runs, *in;
-		const char *name = json_get_str(wv, "name");
-		struct gate_workload *w;
-		if (!name)
-			continue;
-		if (gate_workload_get(g, name, 0)) {
-			strbuf_addf(err, "workload \"%s\" appears twice", name);
-			goto out;
-		}
-		w = gate_workload_get(g, name, 1);
-		in = json_get(wv, metrics_of(METRIC_INSTR)->name);
-		s = json_get_str(in, "state");
-		w->instr = s && !strcmp(s, "ok") ? INSTR_OK :
-			   s && !strcmp(s, "unavailable") ? INSTR_UNAVAILABLE : INSTR_NOT_MEASURED;
-		w->instr_a = num_or_nan(in, "a");
-		w->instr_b = num_or_nan(in, "b");
-		s = json_get_str(in, "note");
-		w->instr_note = s ? xstrdup(s) : NULL;
-		if (read_resolution(in, w, GATE_INSTRUCTIONS, g->conf, err) < 0)
-			goto out;
-		in = json_get(wv, metrics_of(METRIC_CYCLES)->name);
-		s = json_get_str(in, "state");
-		w->cycles = s && !strcmp(s, "ok") ? INSTR_OK :
-			    s && !strcmp(s, "unavailable") ? INSTR_UNAVAILABLE : INSTR_NOT_MEASURED;
-		read_cycles_tx(json_get(in, "a"), &w->cyc_a);
-		read_cycles_tx(json_get(in, "b"), &w->cyc_b);
-		s = json_get_str(in, "note");
-		w->cycles_note = s ? xstrdup(s) : NULL;
-		if (read_resolution(in, w, GATE_CYCLES, g->conf, err) < 0)
-			goto out;
-		if (json_get(in, "callgrind") && json_get(in, "callgrind")->type == JSON_OBJECT)
-			w->cycles_callgrind = gate_json_text(json_get(in, "callgrind"));
-		if (json_get(wv, "explain") && json_get(wv, "explain")->type == JSON_OBJECT)
-			w->explain_json = gate_json_text(json_get(wv, "explain"));
-		runs = json_get(wv, "runs");
-		for (size_t k = 0; k < json_len(runs); k++) {
-			const struct json_value *rv = json_at(runs, k), *lat, *bench;
-			struct gate_run *r = gate_workload_add_run(w);
-			const char *b = json_get_str(rv, "build");
-			char where[160];
-			snprintf(where, sizeof(where), "workload \"%.100s\" run %zu: ", name, k + 1);
-			/* gate --pairs is at most 1000 */
-			if (get_int(rv, "pair", 0, 999, 0, &num, where, err) < 0)
-				goto out;
-			r->pair = (int)num;
-			r->build = b && *b == 'B' ? 'B' : 'A';
-			if (get_int(rv, "exit", 0, 255, 2, &num, where, err) < 0)
-				goto out;
-			r->exit = (int)num;
-			r->tps = num_or_nan(rv, TPS_KEY);
-			r->server_cpu_us = num_or_nan(rv, CPU_FIG->json_key);
-			lat = json_get(rv, LAT_KEY);
-			for (int l = 0; l < GATE_NLAT; l++)
-				r->lat[l] = num_or_nan(lat, gate_lat_keys[l]);
-			bench = json_get(rv, "bench");
-			if (bench && bench->type == JSON_OBJECT)
-				r->json = gate_json_text(bench);
-		}
+/* A workload's instructions and cycles estimate: their states, A and B,
+ * notes and resolutions, the callgrind and explain documents.  0, or -1
+ * with err. */
+static int read_metrics(const struct gate *g, const struct json_value *wv,
+			struct gate_workload *w, struct strbuf *err)
+{
+	const struct json_value *in = json_get(wv, metrics_of(METRIC_INSTR)->name);
+
+	w->instr = instr_state_of(in);
+	w->instr_a = num_or_nan(in, "a");
+	w->instr_b = num_or_nan(in, "b");
+	w->instr_note = dup_str(in, "note");
+	if (read_resolution(in, w, GATE_INSTRUCTIONS, g->conf, err) < 0)
+		return -1;
+	in = json_get(wv, metrics_of(METRIC_CYCLES)->name);
+	w->cycles = instr_state_of(in);
+	read_cycles_tx(json_get(in, "a"), &w->cyc_a);
+	read_cycles_tx(json_get(in, "b"), &w->cyc_b);
+	w->cycles_note = dup_str(in, "note");
+	if (read_resolution(in, w, GATE_CYCLES, g->conf, err) < 0)
+		return -1;
+	if (json_get(in, "callgrind") && json_get(in, "callgrind")->type == JSON_OBJECT)
+		w->cycles_callgrind = gate_json_text(json_get(in, "callgrind"));
+	if (json_get(wv, "explain") && json_get(wv, "explain")->type == JSON_OBJECT)
+		w->explain_json = gate_json_text(json_get(wv, "explain"));
+	return 0;
+}
+
+/* Run k (from 0) of workload name: its pair, build, exit, tps, server CPU,
+ * latencies and the bench's own document.  0, or -1 with err. */
+static int read_run(struct gate_workload *w, const char *name, size_t k,
+		    const struct json_value *rv, struct strbuf *err)
+{
+	const struct json_value *lat, *bench;
+	struct gate_run *r = gate_workload_add_run(w);
+	const char *b = json_get_str(rv, "build");
+	char where[160];
+	long num;
+
+	snprintf(where, sizeof(where), "workload \"%.100s\" run %zu: ", name, k + 1);
+	/* gate --pairs is at most 1000 */
+	if (get_int(rv, "pair", 0, 999, 0, &num, where, err) < 0)
+		return -1;
+	r->pair = (int)num;
+	r->build = b && *b == 'B' ? 'B' : 'A';
+	if (get_int(rv, "exit", 0, 255, 2, &num, where, err) < 0)
+		return -1;
+	r->exit = (int)num;
+	r->tps = num_or_nan(rv, TPS_KEY);
+	r->server_cpu_us = num_or_nan(rv, CPU_FIG->json_key);
+	lat = json_get(rv, LAT_KEY);
+	for (int l = 0; l < GATE_NLAT; l++)
+		r->lat[l] = num_or_nan(lat, gate_lat_keys[l]);
+	bench = json_get(rv, "bench");
+	if (bench && bench->type == JSON_OBJECT)
+		r->json = gate_json_text(bench);
+	return 0;
+}
+
+/* One element of "workloads" (one without a name is skipped; a name seen
+ * before is an error): its metrics and runs.  0, or -1 with err. */
+static int read_workload(struct gate *g, const struct json_value *wv, struct strbuf *err)
+{
+	const char *name = json_get_str(wv, "name");
+	const struct json_value *runs;
+	struct gate_workload *w;
+
+	if (!name)
+		return 0;
+	if (gate_workload_get(g, name, 0)) {
+		strbuf_addf(err, "workload \"%s\" appears twice", name);
+		return -1;
 	}
-	s = json_get_str(root, "verdict");
-	decided = json_get(root, "decided");
+	w = gate_workload_get(g, name, 1);
+	if (read_metrics(g, wv, w, err) < 0)
+		return -1;
+	runs = json_get(wv, "runs");
+	for (size_t k = 0; k < json_len(runs); k++)
+		if (read_run(w, name, k, json_at(runs, k), err) < 0)
+			return -1;
+	return 0;
+}
+
+/* The decision: a gate that stopped before deciding (interrupted, or an
+ * error with "decided": false) keeps its reason and decides nothing; any
+ * other is analysed and decided again from its runs. */
+static void read_decision(struct gate *g, const struct json_value *root)
+{
+	const char *s = json_get_str(root, "verdict");
+	const struct json_value *decided = json_get(root, "decided");
+
 	if (s && (!strcmp(s, "interrupted") ||
 		  (!strcmp(s, "error") && decided && decided->type == JSON_BOOL &&
 		   !decided->u.boolean))) {
-		/* a gate that stopped before deciding: keep its reason, decide nothing */
 		const char *why = json_get_str(root, "reason");
 		gate_stop(g, why ? why : "the gate stopped before deciding",
 			  !strcmp(s, "interrupted") ? (int)json_get_num(root, "signal", 2) : 0);
@@ -637,6 +675,24 @@ int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *
 		gate_analyse(g);
 		gate_decide(g);
 	}
+}
+
+int gate_read_json(struct gate *g, const char *text, size_t len, struct strbuf *err)
+{
+	struct json_value *root = json_parse(text, len, err);
+	const struct json_value *wls;
+	int rc = -1;
+
+	if (!root)
+		return -1;
+	if (read_head(g, root, err) < 0)
+		goto out;
+	read_notes(g, root);
+	wls = json_get(root, "workloads");
+	for (size_t i = 0; i < json_len(wls); i++)
+		if (read_workload(g, json_at(wls, i), err) < 0)
+			goto out;
+	read_decision(g, root);
 	rc = 0;
 out:
 	json_free(root);
