@@ -12,10 +12,12 @@
 
 /* ---------------- output ---------------- */
 
-void tuner_print_report(struct tuner *tu, FILE *fp, const char *out_path)
+/* The lines before the table: what is searched, the resolution a verdict
+ * allows for, the bundle, the candidates refused; then the column heads. */
+static void print_head(const struct tuner *tu, FILE *fp)
 {
-	struct tune_engine *t = &tu->t;
-	char b1[32], b2[32];
+	const struct tune_engine *t = &tu->t;
+
 	fprintf(fp, "pgbuild tune: %s, metric %s, scope %s, %zu candidates\n",
 		tu->o.workload, tu->o.metric, tu->o.scope, t->flags.nr);
 	if (tu->o.resolution_source)
@@ -31,46 +33,56 @@ void tuner_print_report(struct tuner *tu, FILE *fp, const char *out_path)
 		fprintf(fp, "  refused: %s\n", tu->refused.v[i]);
 	fprintf(fp, "%-4s %-6s %-28s %-8s %-26s %-12s %8s %8s\n", "step", "phase", "flag", "outcome",
 		"ratio [interval]", "verdict", "build", "total");
-	for (size_t i = 0; i < t->nr_steps; i++) {
-		const struct tune_step *s = &t->steps[i];
-		const struct tune_record *r = s->record >= 0 ? &t->records[s->record] : NULL;
-		char ratio[64] = "-";
-		char flag[64];
-		if (s->flag >= 0)
-			snprintf(flag, sizeof(flag), "%s", t->flags.v[s->flag]);
-		else {
-			char *txt = tune_set_text(t, s->cand);
-			snprintf(flag, sizeof(flag), "%s", *txt ? txt : "stock");
-			free(txt);
-		}
-		if (r && isfinite(r->e.ratio))
-			snprintf(ratio, sizeof(ratio), "%.4f [%.4f, %.4f]", r->e.ratio, r->e.lo, r->e.hi);
-		size_t same = 0;
-		for (size_t k = 0; k < i && !same; k++)
-			if (s->record >= 0 && t->steps[k].record == s->record)
-				same = k + 1;
-		if (same) {
-			/* the same comparison again (e.g. final = start): no new work */
-			fprintf(fp, "%-4zu %-6s %-28s %-8s %-26s %-12s %8s %8s  (as step %zu)\n", i + 1,
-				tune_phase_name(s->phase), flag, tune_outcome_name(r->e.outcome), ratio,
-				tune_verdict_name(s->verdict), "-", "-", same);
-			continue;
-		}
-		fprintf(fp, "%-4zu %-6s %-28s %-8s %-26s %-12s %8s %8s%s\n", i + 1,
-			tune_phase_name(s->phase), flag,
-			r ? tune_outcome_name(r->e.outcome) : "-", ratio,
-			tune_verdict_name(s->verdict),
-			r && r->e.builds ? fmt_duration(r->e.build_seconds, 0, b1, sizeof(b1)) : "cached",
-			r ? fmt_duration(r->e.seconds, 0, b2, sizeof(b2)) : "-",
-			s->cached ? "  (from state)" : "");
-		if (r && r->e.note && r->e.outcome != TUNE_OK)
-			fprintf(fp, "     %s\n", r->e.note);
+}
+
+/* Step i's row: its flag (or set, "stock" when empty), the outcome, ratio
+ * and interval, verdict, build and total time; a comparison made at an
+ * earlier step says which (no new work), a failed one its note. */
+static void print_step(const struct tune_engine *t, size_t i, FILE *fp)
+{
+	const struct tune_step *s = &t->steps[i];
+	const struct tune_record *r = s->record >= 0 ? &t->records[s->record] : NULL;
+	char ratio[64] = "-", flag[64], b1[32], b2[32];
+	size_t same = 0;
+
+	if (s->flag >= 0)
+		snprintf(flag, sizeof(flag), "%s", t->flags.v[s->flag]);
+	else {
+		char *txt = tune_set_text(t, s->cand);
+		snprintf(flag, sizeof(flag), "%s", *txt ? txt : "stock");
+		free(txt);
 	}
-	{
-		char *best = tune_set_text(t, t->best);
-		fprintf(fp, "best: %s\n", *best ? best : "stock (no flag paid off)");
-		free(best);
+	if (r && isfinite(r->e.ratio))
+		snprintf(ratio, sizeof(ratio), "%.4f [%.4f, %.4f]", r->e.ratio, r->e.lo, r->e.hi);
+	for (size_t k = 0; k < i && !same; k++)
+		if (s->record >= 0 && t->steps[k].record == s->record)
+			same = k + 1;
+	if (same) {
+		/* the same comparison again (e.g. final = start): no new work */
+		fprintf(fp, "%-4zu %-6s %-28s %-8s %-26s %-12s %8s %8s  (as step %zu)\n", i + 1,
+			tune_phase_name(s->phase), flag, tune_outcome_name(r->e.outcome), ratio,
+			tune_verdict_name(s->verdict), "-", "-", same);
+		return;
 	}
+	fprintf(fp, "%-4zu %-6s %-28s %-8s %-26s %-12s %8s %8s%s\n", i + 1,
+		tune_phase_name(s->phase), flag,
+		r ? tune_outcome_name(r->e.outcome) : "-", ratio,
+		tune_verdict_name(s->verdict),
+		r && r->e.builds ? fmt_duration(r->e.build_seconds, 0, b1, sizeof(b1)) : "cached",
+		r ? fmt_duration(r->e.seconds, 0, b2, sizeof(b2)) : "-",
+		s->cached ? "  (from state)" : "");
+	if (r && r->e.note && r->e.outcome != TUNE_OK)
+		fprintf(fp, "     %s\n", r->e.note);
+}
+
+/* The best set, and its final comparison with stock (in-sample). */
+static void print_best(const struct tuner *tu, FILE *fp)
+{
+	const struct tune_engine *t = &tu->t;
+	char *best = tune_set_text(t, t->best);
+
+	fprintf(fp, "best: %s\n", *best ? best : "stock (no flag paid off)");
+	free(best);
 	if (t->final_record >= 0 && t->best) {
 		const struct tune_record *r = &t->records[t->final_record];
 		if (r->e.outcome == TUNE_OK)
@@ -78,6 +90,12 @@ void tuner_print_report(struct tuner *tu, FILE *fp, const char *out_path)
 				"trained on it)\n", r->e.ratio, r->e.lo, r->e.hi, tu->o.metric,
 				tu->o.workload);
 	}
+}
+
+/* The best set against stock on each held-out workload, then all of them
+ * together (or that they were not judged). */
+static void print_held(const struct tuner *tu, FILE *fp)
+{
 	for (size_t i = 0; i < tu->nr_held; i++) {
 		const struct tune_held *h = &tu->held[i];
 		fprintf(fp, "held out %s: ", h->workload);
@@ -93,15 +111,34 @@ void tuner_print_report(struct tuner *tu, FILE *fp, const char *out_path)
 		if (h->e.outcome != TUNE_OK && h->e.note)
 			fprintf(fp, "     %s\n", h->e.note);
 	}
-	if (!tu->nr_held && tu->o.held_out.nr && t->best)
+	if (!tu->nr_held && tu->o.held_out.nr && tu->t.best)
 		fprintf(fp, "held out: not judged\n");
 	else if (tu->nr_held)
 		fprintf(fp, "held out, all together: %s\n", tuner_held_overall(tu->held, tu->nr_held));
+}
+
+/* The totals: builds, evaluation and wall time, why the search stopped,
+ * and the policy written (out_path, or NULL). */
+static void print_totals(const struct tuner *tu, FILE *fp, const char *out_path)
+{
+	const struct tune_engine *t = &tu->t;
+	char b1[32], b2[32];
+
 	fprintf(fp, "builds: %d; evaluation time %s (this run: %d new evaluations, %s wall); stop: %s\n",
 		t->builds, fmt_duration(t->seconds, 0, b1, sizeof(b1)), t->new_evaluations,
 		fmt_duration(clock_seconds() - tu->t0, 0, b2, sizeof(b2)), t->stop_reason);
 	if (out_path)
 		fprintf(fp, "policy: %s\n", out_path);
+}
+
+void tuner_print_report(struct tuner *tu, FILE *fp, const char *out_path)
+{
+	print_head(tu, fp);
+	for (size_t i = 0; i < tu->t.nr_steps; i++)
+		print_step(&tu->t, i, fp);
+	print_best(tu, fp);
+	print_held(tu, fp);
+	print_totals(tu, fp, out_path);
 }
 
 /* The flags of set s, an array. */
