@@ -625,83 +625,112 @@ int elfrec_open(const char *path, struct elfrec_file *f, struct strbuf *err)
 	return elfrec_open_flags(path, 0, f, err);
 }
 
-int elfrec_open_flags(const char *path, unsigned flags, struct elfrec_file *f,
-		      struct strbuf *err)
+/* libelf's version handshake, once per process.  0, or -1 with err set
+ * (naming path, the file that needed it). */
+static int libelf_ready(const char *path, struct strbuf *err)
 {
 	static int initialized;
-	struct stat st;
-	Elf *elf = NULL;
-	size_t alloc = 0;
-	int fd;
 
-	memset(f, 0, sizeof(*f));
 	if (!initialized) {
 		if (elf_version(EV_CURRENT) == EV_NONE)
 			return elfrec_fail(err, path, NULL, "libelf is out of date");
 		initialized = 1;
 	}
-	{
-		/* "PATH: REASON", as every message of this file */
-		struct strbuf why = STRBUF_INIT;
-		fd = sfs_open_input_as(AT_FDCWD, path, "", SFS_IN_BINARY, 0, &st, &why);
-		if (fd < 0) {
-			int rc = elfrec_fail(err, path, NULL, why.buf + strlen("cannot read : "));
-			strbuf_release(&why);
-			return rc;
+	return 0;
+}
+
+/* path opened through the bounded reader (a regular file, no link
+ * followed at its end): the descriptor, or -1 with err set to "PATH:
+ * REASON", as every message of this file. */
+static int open_elf_input(const char *path, struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT;
+	struct stat st;
+	int fd = sfs_open_input_as(AT_FDCWD, path, "", SFS_IN_BINARY, 0, &st, &why);
+
+	if (fd < 0)
+		fd = elfrec_fail(err, path, NULL, why.buf + strlen("cannot read : "));
+	strbuf_release(&why);
+	return fd;
+}
+
+/* Every member of the archive elf (fd its descriptor) with a name of its
+ * own (not the symbol or name table) into f->objs.  0, or -1 with err set
+ * naming the member. */
+static int read_archive(Elf *elf, int fd, unsigned flags, struct elfrec_file *f,
+			struct strbuf *err)
+{
+	Elf *member;
+	Elf_Cmd cmd = ELF_C_READ_MMAP;
+	size_t alloc = 0;
+
+	f->is_archive = 1;
+	while ((member = elf_begin(fd, cmd, elf)) != NULL) {
+		Elf_Arhdr *ah = elf_getarhdr(member);
+		const char *why = NULL;
+		if (ah && ah->ar_name && ah->ar_name[0] != '/') {
+			struct elfrec_object *obj;
+			ALLOC_GROW(f->objs, f->nr + 1, alloc);
+			obj = &f->objs[f->nr++];
+			memset(obj, 0, sizeof(*obj));
+			obj->member = xstrdup(ah->ar_name);
+			if (read_image(member, flags, obj, &why)) {
+				elfrec_fail(err, f->path, ah->ar_name, why);
+				elf_end(member);
+				return -1;
+			}
 		}
-		strbuf_release(&why);
+		cmd = elf_next(member);
+		elf_end(member);
 	}
+	if (elf_errno() && !f->nr)
+		return elfrec_fail(err, f->path, NULL, "corrupt archive");
+	return 0;
+}
+
+/* The one image elf into f->objs[0], and its records from the debug
+ * directory when it carries none (not with ELFREC_SIZES_ONLY).  0, or -1
+ * with err set. */
+static int read_single(Elf *elf, unsigned flags, struct elfrec_file *f, struct strbuf *err)
+{
+	const char *why = NULL;
+
+	f->objs = xcalloc(1, sizeof(*f->objs));
+	f->nr = 1;
+	if (read_image(elf, flags, &f->objs[0], &why))
+		return elfrec_fail(err, f->path, NULL, why);
+	if (!(flags & ELFREC_SIZES_ONLY) && read_side_file(f->path, &f->objs[0], err) < 0)
+		return -1;
+	return 0;
+}
+
+int elfrec_open_flags(const char *path, unsigned flags, struct elfrec_file *f,
+		      struct strbuf *err)
+{
+	Elf *elf;
+	int fd, rc;
+
+	memset(f, 0, sizeof(*f));
+	if (libelf_ready(path, err) < 0)
+		return -1;
+	fd = open_elf_input(path, err);
+	if (fd < 0)
+		return -1;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf) {
 		close(fd);
 		return elfrec_fail(err, path, NULL, "not an ELF file or archive");
 	}
 	f->path = xstrdup(path);
-	if (elf_kind(elf) == ELF_K_AR) {
-		Elf *member;
-		Elf_Cmd cmd = ELF_C_READ_MMAP;
-		f->is_archive = 1;
-		while ((member = elf_begin(fd, cmd, elf)) != NULL) {
-			Elf_Arhdr *ah = elf_getarhdr(member);
-			const char *why = NULL;
-			if (ah && ah->ar_name && ah->ar_name[0] != '/') {
-				struct elfrec_object *obj;
-				ALLOC_GROW(f->objs, f->nr + 1, alloc);
-				obj = &f->objs[f->nr++];
-				memset(obj, 0, sizeof(*obj));
-				obj->member = xstrdup(ah->ar_name);
-				if (read_image(member, flags, obj, &why)) {
-					elfrec_fail(err, path, ah->ar_name, why);
-					elf_end(member);
-					goto fail;
-				}
-			}
-			cmd = elf_next(member);
-			elf_end(member);
-		}
-		if (elf_errno() && !f->nr) {
-			elfrec_fail(err, path, NULL, "corrupt archive");
-			goto fail;
-		}
-	} else {
-		const char *why = NULL;
-		f->objs = xcalloc(1, sizeof(*f->objs));
-		f->nr = 1;
-		if (read_image(elf, flags, &f->objs[0], &why)) {
-			elfrec_fail(err, path, NULL, why);
-			goto fail;
-		}
-		if (!(flags & ELFREC_SIZES_ONLY) && read_side_file(path, &f->objs[0], err) < 0)
-			goto fail;
-	}
+	if (elf_kind(elf) == ELF_K_AR)
+		rc = read_archive(elf, fd, flags, f, err);
+	else
+		rc = read_single(elf, flags, f, err);
 	elf_end(elf);
 	close(fd);
-	return 0;
-fail:
-	elf_end(elf);
-	close(fd);
-	elfrec_release(f);
-	return -1;
+	if (rc < 0)
+		elfrec_release(f);
+	return rc;
 }
 
 long elfrec_units(const struct elfrec_object *obj, struct elfrec_unit **units,
