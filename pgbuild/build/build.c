@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -283,16 +282,33 @@ static char *progress_file(struct build *b, const char *phase)
 	return f;
 }
 
-static long nftw_count;
-
-static int count_c_file(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* One entry below the source tree: a regular file NAME.c is counted
+ * (ctx: the count), anything else passed (a link is not followed). */
+static enum sfs_walk_next count_c_file(struct sfs_entry *e, void *ctx)
 {
-	size_t n = strlen(path);
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_F && n > 2 && !strcmp(path + n - 2, ".c"))
-		nftw_count++;
-	return 0;
+	size_t n = strlen(e->name);
+
+	if (S_ISREG(e->st.st_mode) && n > 2 && !strcmp(e->name + n - 2, ".c"))
+		++*(long *)ctx;
+	return SFS_WALK_NEXT;
+}
+
+/* The C files below dir, through the one tree walk (sfs_walk_tree): a
+ * guess, so a walk that fails keeps what it counted (said with -v). */
+static long count_c_files(const char *dir)
+{
+	struct strbuf err = STRBUF_INIT;
+	long count = 0;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		verbose("progress: cannot open %s: %s", dir, strerror(errno));
+	else if (sfs_walk_tree(fd, dir, count_c_file, &count, &err) < 0)
+		verbose("progress: %s", err.buf);
+	if (fd >= 0)
+		close(fd);
+	strbuf_release(&err);
+	return count;
 }
 
 /*
@@ -310,9 +326,7 @@ static long progress_total(struct build *b, const char *phase)
 	if (total <= 0) {
 		char *dir = xasprintf("%s/%s", b->src.dir,
 				      !strcmp(phase, "contrib") ? "contrib" : "src");
-		nftw_count = 0;
-		nftw(dir, count_c_file, 16, FTW_PHYS);
-		total = nftw_count;
+		total = count_c_files(dir);
 		free(dir);
 	}
 	strbuf_release(&sb);

@@ -1,9 +1,10 @@
 #!/bin/bash
 # 88-readers.t - every file another party may have written is read through
 # the one bounded reader (wrapper/common/safefs.h: sfs_read,
-# sfs_open_input): tests/lib/readers.pl finds no other call that opens or
-# reads a file in wrapper/, pgbuild/ or plugin/, and names each one planted
-# in a copy of the tree; then the commands that read such files are given a
+# sfs_open_input), and every tree walked by the one walker (sfs_walk_tree):
+# tests/lib/readers.pl finds no other call that opens or reads a file in
+# wrapper/, pgbuild/ or plugin/, nor an nftw or fts_open in wrapper/ or
+# pgbuild/, and names each one planted in a copy of the tree; then the commands that read such files are given a
 # FIFO, a device, a symbolic link and a file over its kind's limit, and each
 # refuses at once (exit 2) naming the file and the reason, without reading
 # it (a FIFO with no writer, /dev/zero: before the reader, these hung or
@@ -26,10 +27,14 @@ op=$(plant pgbuild/gate/expr.c 'static int p2(void) { return open("x", O_RDONLY 
 oa=$(plant wrapper/tu.c 'static int p3(int d) { return openat(d, "x", O_RDWR); }')
 gl=$(plant pgbuild/tune/output.c 'static int p4(struct strbuf *s, FILE *f) { return strbuf_getline(s, f); }')
 fr=$(plant pgbuild/bench/dataset.c 'static size_t p5(char *b, FILE *f) { return fread(b, 1, 1, f); }')
+# ... and a second tree walker of each kind (only sfs_walk_tree walks a tree)
+nw=$(plant pgbuild/build/build.c 'static int p8(const char *d) { return nftw(d, NULL, 16, FTW_PHYS); }')
+ft=$(plant wrapper/common/dir.c 'static void *p9(char **d) { return fts_open(d, FTS_PHYSICAL, NULL); }')
 # ... and calls that are no readers
 plant pgbuild/report/svg.c 'static int p6(void) { return open("x", O_WRONLY | O_CREAT, 0644); }' >/dev/null
 plant pgbuild/report/html.c 'static void p7(void) { FILE *f = fopen("x", "w"); (void)f; }' >/dev/null
 plant pgbuild/gate/junit.c '/* fopen("x", "r") in a comment */' >/dev/null
+plant pgbuild/gate/junit.c '/* nftw(dir, visit, 16, FTW_PHYS) in a comment */' >/dev/null
 perl "$R" tree >out 2>&1; s=$?
 is "a planted reader fails the check (exit $s)" "$s" 1
 like "fopen for reading is named" "$(cat out)" "^$fo: fopen\(\"x\", \"r\"\)$"
@@ -37,7 +42,10 @@ like "open O_RDONLY is named" "$(cat out)" "^$op: open\(\"x\", O_RDONLY \| O_CLO
 like "openat O_RDWR is named" "$(cat out)" "^$oa: openat\(d, \"x\", O_RDWR\)$"
 like "strbuf_getline is named" "$(cat out)" "^$gl: strbuf_getline\(s, f\)$"
 like "fread is named" "$(cat out)" "^$fr: fread\(b, 1, 1, f\)$"
-is "nothing else is named (writes, comments)" "$(wc -l <out)" 5
+walker='walk trees with the one walker, sfs_walk_tree \(wrapper/common/safefs.h\), bounded by SFS_MAX_DEPTH'
+like "nftw is named, with the one walker" "$(cat out)" "^$nw: nftw\(d, NULL, 16, FTW_PHYS\): $walker\$"
+like "fts_open is named, with the one walker" "$(cat out)" "^$ft: fts_open\(d, FTS_PHYSICAL, NULL\): $walker\$"
+is "nothing else is named (writes, comments)" "$(wc -l <out)" 7
 
 # ---- the commands, given what no reader may read ----
 mkfifo fifo
