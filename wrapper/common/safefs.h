@@ -237,8 +237,9 @@ long sfs_copy_back(int srcfd, const char *src_rel, int dstfd, const char *dst_re
 
 /*
  * The one walk of a tree below the directory open as fd (the caller's, left
- * open), for every tree walk below a descriptor (the three above, and
- * bundle_verify's).  Every entry but "." and ".." is fstatat'ed
+ * open), for every tree walk (the three above; bundle_verify's,
+ * the profile's gcda walks, build's count of C files; tests/lib/readers.pl
+ * refuses nftw, ftw and fts_open).  Every entry but "." and ".." is fstatat'ed
  * (AT_SYMLINK_NOFOLLOW) and handed to visit, a directory before its
  * entries, in readdir's order; a directory is then entered with
  * openat(O_NOFOLLOW | O_DIRECTORY) below its parent's descriptor, never
