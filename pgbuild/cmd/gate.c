@@ -481,6 +481,29 @@ static int default_thresholds(const struct gate_opts *o, struct gate *g)
 	return rc;
 }
 
+/*
+ * Both installs' postgres runs (`postgres --version`, as the server user:
+ * cluster_server_version), before any pair (bench asks the same of each
+ * run), after every option is checked: a usage error is said without
+ * running anything.  0, or the exit code after the error.
+ */
+static int check_installs_run(const struct gate_opts *o, const char **why)
+{
+	for (int s = 0; s < 2; s++) {
+		const char *p = s ? o->candidate : o->baseline;
+		char *version = cluster_server_version(p);
+		if (!version) {
+			error("%s %s: its postgres does not run: not a working PostgreSQL install",
+			      s ? "--candidate" : "--baseline", p);
+			*why = "baseline or candidate is not a working PostgreSQL install";
+			return PGBUILD_EXIT_ERROR;
+		}
+		free(version);
+	}
+	*why = NULL;
+	return 0;
+}
+
 static int check_options(struct gate_opts *o, struct gate *g, int argc, char **argv,
 			 const char **why)
 {
@@ -494,19 +517,14 @@ static int check_options(struct gate_opts *o, struct gate *g, int argc, char **a
 		return cli_usage_error("unexpected argument \"%s\"", argv[optind]);
 	if (!o->baseline || !o->candidate)
 		return cli_usage_error("--baseline and --candidate are required");
-	/* both installs run, before any pair (bench asks the same of each run) */
-	for (int s = 0; s < 2; s++) {
-		const char *p = s ? o->candidate : o->baseline;
-		char *version = is_dir_with_postgres(p) ? cluster_server_version(p) : NULL;
-		if (!version) {
-			error("%s %s: %s", s ? "--candidate" : "--baseline", p,
-			      is_dir_with_postgres(p) ? "its postgres does not run: not a working "
-			      "PostgreSQL install" : "no bin/postgres: not an installed PostgreSQL");
+	/* an install that is none is an input missing, said first */
+	for (int s = 0; s < 2; s++)
+		if (!is_dir_with_postgres(s ? o->candidate : o->baseline)) {
+			error("%s %s: no bin/postgres: not an installed PostgreSQL",
+			      s ? "--candidate" : "--baseline", s ? o->candidate : o->baseline);
 			*why = "baseline or candidate is not a working PostgreSQL install";
 			return PGBUILD_EXIT_ERROR;
 		}
-		free(version);
-	}
 	if (o->require_regress && o->regress_result)
 		return cli_usage_error("--require-regress and --regress-result exclude each other");
 	if (preflight_threshold_workloads(&g->th) < 0)
@@ -550,8 +568,7 @@ static int check_options(struct gate_opts *o, struct gate *g, int argc, char **a
 	for (size_t i = 0; i < g->th.nr; i++)
 		if (g->th.v[i].workload)
 			gate_workload_get(g, g->th.v[i].workload, 1);
-	*why = NULL;
-	return 0;
+	return check_installs_run(o, why);
 }
 
 /*
