@@ -74,6 +74,7 @@
 #include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "pgbuild/metric/metrics.h"
 #include "wrapper/common/exitcodes.h"
@@ -548,7 +549,10 @@ int cli_parse_training(const char *arg, struct strvec *out);
  * Each of -S, -N, -b and -f adds a script in order (a weight @W marks a
  * mix, which only bench runs).  The command keeps a struct cli_pgbench
  * (CLI_PGBENCH_INIT) and first offers each option to cli_pgbench_option:
- * 1 when it was one of these (read), 0 when not, -1 after the error.
+ * 1 when it was one of these (read), 0 when not, -1 after the error,
+ * CLI_PGBENCH_LISTED for pgbench's `-b list`: the built-in workloads were
+ * printed on stdout (cli_pgbench_list), and the command stops with exit 0
+ * as after --help.
  */
 struct bench_script_spec;
 struct cli_pgbench {
@@ -569,7 +573,12 @@ struct cli_pgbench {
 	{ "protocol", required_argument, NULL, 'M' }, \
 	{ "threads", required_argument, NULL, OPT_THREADS }, \
 	CLI_OPT_JOBS
+#define CLI_PGBENCH_LISTED 2
 int cli_pgbench_option(struct cli_pgbench *p, int c, const char *arg);
+/* The built-in workloads bench runs, one line each (name, * when of the
+ * broad held-out suite, kind, what it runs), and pgbench's names for
+ * them: bench's --help and `-b list`. */
+void cli_pgbench_list(FILE *fp);
 /* The client threads for clients: -j at most one a client (as pgbench),
  * else --threads (0: not given, the command's default); -j and --threads
  * that differ, or more threads than clients, are one usage error (the

@@ -5,6 +5,7 @@
  * command does with the scripts (bench: one workload or a mix; gate: one
  * workload each) is the command's.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,18 @@ static int add_spec(struct cli_pgbench *p, const char *opt, const char *builtin,
 	return 0;
 }
 
+void cli_pgbench_list(FILE *fp)
+{
+	fprintf(fp, "Workloads (kind, what it runs; * the broad held-out suite, on which "
+		"nothing\nwas chosen):\n");
+	for (const struct workload_row *w = workloads; w->name; w++)
+		if (w->flags & WL_BENCH)
+			fprintf(fp, "  %-17s %c %-9s %s\n", w->name, w->flags & WL_BROAD ? '*' : ' ',
+				workloads_kind_name(w->kind), w->desc);
+	fprintf(fp, "pgbench's built-in names (-b): tpcb-like is tpcb, simple-update and "
+		"select-only\nare themselves, a prefix of one is that one (-b si).\n");
+}
+
 int cli_pgbench_option(struct cli_pgbench *p, int c, const char *arg)
 {
 	int k;
@@ -78,6 +91,10 @@ int cli_pgbench_option(struct cli_pgbench *p, int c, const char *arg)
 	case 'N':
 		return add_spec(p, "--skip-some-updates", "simple-update", NULL) < 0 ? -1 : 1;
 	case 'b':
+		if (!strcmp(arg, "list")) {     /* as pgbench: the list, then stop */
+			cli_pgbench_list(stdout);
+			return CLI_PGBENCH_LISTED;
+		}
 		return add_spec(p, "--builtin", arg, NULL) < 0 ? -1 : 1;
 	case 'f':
 		return add_spec(p, "--file", NULL, arg) < 0 ? -1 : 1;

@@ -53,7 +53,7 @@ static void bench_usage(FILE *fp)
 "  -N, --skip-some-updates  pgbench's simple-update: -W simple-update\n"
 "  -b, --builtin NAME[@W] a built-in workload of one script (pgbench's\n"
 "                         tpcb-like, simple-update, select-only or a prefix;\n"
-"                         any of ours)\n"
+"                         any of ours); -b list: the list, as pgbench\n"
 "  -f, --file FILE[@W]    pgbench-style script (the sql workload); the pgbench\n"
 "                         tables are loaded (private cluster) or required\n"
 "                         (--connect) only if it names a pgbench_ table.\n"
@@ -118,13 +118,8 @@ CLI_EXIT_CODES_HELP
 "Here 1 is a correctness check that failed, 2 also clients that aborted or\n"
 "no transaction completed; 128+N killed by signal N (the cluster is stopped\n"
 "and removed first).\n"
-"\n"
-"Workloads (kind, what it runs; * the broad held-out suite, on which nothing\n"
-"was chosen):\n");
-	for (const struct workload_row *w = workloads; w->name; w++)
-		if (w->flags & WL_BENCH)
-			fprintf(fp, "  %-17s %c %-9s %s\n", w->name, w->flags & WL_BROAD ? '*' : ' ',
-				workloads_kind_name(w->kind), w->desc);
+"\n");
+	cli_pgbench_list(fp);
 }
 
 static const struct option bench_options[] = {
@@ -236,6 +231,8 @@ static int parse_options(struct bench_cli *b, int argc, char **argv)
 		int r = cli_pgbench_option(&b->pg, c, optarg);
 		if (r < 0)
 			return cli_usage();
+		if (r == CLI_PGBENCH_LISTED)
+			return 0;
 		if (r > 0)
 			continue;
 		switch (c) {

@@ -41,7 +41,8 @@ static void gate_usage(FILE *fp)
 "  -N, --skip-some-updates   pgbench's simple-update: -W simple-update\n"
 "  -b, --builtin NAME        a built-in by pgbench's name or a prefix of one\n"
 "                            (tpcb-like is tpcb) or by ours: -W NAME; each\n"
-"                            script is one workload (NAME@W, a mix, is bench's)\n"
+"                            script is one workload (NAME@W, a mix, is bench's);\n"
+"                            -b list: the workloads, as pgbench\n"
 "  -f, --file FILE           a script in pgbench's language: -W sql:FILE\n"
 "  -M, --protocol P          simple, extended or prepared (default prepared;\n"
 "                            pgbench's and bench's simple: parsing and\n"
@@ -365,6 +366,8 @@ static int parse_loop(struct gate_opts *o, struct gate *g, struct cli_pgbench *p
 	while ((c = cli_getopt(argc, argv, gate_options)) != -1) {
 		if ((r = cli_pgbench_option(pg, c, optarg)) < 0)
 			return cli_usage();
+		if (r == CLI_PGBENCH_LISTED)
+			return 0;
 		if (r > 0)
 			continue;
 		switch (c) {

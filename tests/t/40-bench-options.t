@@ -65,6 +65,16 @@ $PX -f $TMP/func.sql|func.sql:1: unknown function "frob"
 ROWS
 
 ok "--help exits 0" "$P" bench --help
+# pgbench's -b list: the built-in workloads, then stop (exit 0, nothing run),
+# in bench and in gate from the one list bench's --help prints too
+"$P" bench -b list >"$TMP/list" 2>"$TMP/err"
+is "-b list: exit 0, nothing on stderr, no cluster" "$?|$(cat "$TMP/err")|$(ls "$TMP" | grep -c pgbuild-)" "0||0"
+for w in select-only tpcb tpcc-lite mixed agg-join simple-update sql; do
+	like "-b list names $w" "$(cat "$TMP/list")" "^  $w "
+done
+like "-b list says pgbench's names" "$(cat "$TMP/list")" "tpcb-like is tpcb"
+is "gate -b list: the same list, exit 0" "$("$P" gate -b list; echo "rc=$?")" "$(cat "$TMP/list"; echo rc=0)"
+like "--help ends with the same list" "$("$P" bench --help | tail -n "$(wc -l <"$TMP/list")")" "^$(head -n 1 "$TMP/list" | sed 's/[()*;]/./g')"
 like "--help lists the workloads" "$("$P" bench --help)" "tpcc-lite"
 like "--help says who runs the server when pgbuild runs as root" "$("$P" bench --help | tr '\n' ' ')" \
 	'runs as root .*PGBUILD_SERVER_USER.*postgres'
