@@ -216,6 +216,12 @@ static int check_policy(struct invocation *inv, const char *path)
 #define OWN_OPTIONS "--pgopt-help, --pgopt-version, --pgopt-check-policy FILE, " \
 	"--pgopt-tu SOURCE, --pgopt-show-config"
 
+/* pgoptcc's own exit codes, "  CODE  meaning" a line, made from
+ * exitcodes.h's PGOPT_EXIT_TABLE (the one list; pgoptcc(1)'s EXIT STATUS
+ * quotes it, tests/t/91 holds both to it). */
+#define OWN_EXIT_CODE_LINE_(name, code, text) "  " #code "  " text "\n"
+#define OWN_EXIT_CODES_HELP PGOPT_EXIT_TABLE(OWN_EXIT_CODE_LINE_)
+
 /* --pgopt-help, and --help as pgoptcc's only argument (as ccache does; the
  * compiler's own: pgoptcc gcc --help).  The settings come from their table. */
 int ownopts_help(void)
@@ -258,8 +264,10 @@ int ownopts_help(void)
 	       "Environment only, booleans: PGOPT_PASSTHROUGH=yes (change nothing, still\n"
 	       "logged), PGOPT_VERBOSE=yes (say what was decided, on stderr).\n"
 	       "\n"
-	       "Exit: the compiler's; pgoptcc's own errors 100-108 (see pgoptcc(1)).\n"
-	       "The compiler's own help and version: pgoptcc gcc --help, pgoptcc gcc --version.\n");
+	       "The compiler's own help and version: pgoptcc gcc --help, pgoptcc gcc --version.\n"
+	       "\n"
+	       "Exit codes: the compiler's, or pgoptcc's own (one line \"pgoptcc: error: ...\"):\n");
+	fputs(OWN_EXIT_CODES_HELP, stdout);
 	return 0;
 }
 
