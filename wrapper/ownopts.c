@@ -216,6 +216,12 @@ static int check_policy(struct invocation *inv, const char *path)
 #define OWN_OPTIONS "--pgopt-help, --pgopt-version, --pgopt-check-policy FILE, " \
 	"--pgopt-tu SOURCE, --pgopt-show-config"
 
+/* pgoptcc's own exit codes, "  CODE  meaning" a line, made from
+ * exitcodes.h's PGOPT_EXIT_TABLE (the one list; pgoptcc(1)'s EXIT STATUS
+ * quotes it, tests/t/91 holds both to it). */
+#define OWN_EXIT_CODE_LINE_(name, code, text) "  " #code "  " text "\n"
+#define OWN_EXIT_CODES_HELP PGOPT_EXIT_TABLE(OWN_EXIT_CODE_LINE_)
+
 /* --pgopt-help, and --help as pgoptcc's only argument (as ccache does; the
  * compiler's own: pgoptcc gcc --help).  The settings come from their table. */
 int ownopts_help(void)
@@ -228,7 +234,8 @@ int ownopts_help(void)
 	       "the flags a policy assigns to each C translation unit, adds\n"
 	       "-frecord-gcc-switches and loads the pgopt.so plugin, which records in the\n"
 	       "object what the optimizer did.  Configure probes, preprocessing and what\n"
-	       "it does not understand run unchanged.  Silent unless PGOPT_VERBOSE=yes.\n"
+	       "it does not understand run unchanged.  Silent unless PGOPT_VERBOSE=yes,\n"
+	       "but for a warning on each compile whose policy failsafe ignored.\n"
 	       "\n"
 	       "Settings, strongest first as git's and ccache's: --pgopt-KEY=VALUE options\n"
 	       "before everything else (the command line, in CC), PGOPT_KEY in the\n"
@@ -258,8 +265,10 @@ int ownopts_help(void)
 	       "Environment only, booleans: PGOPT_PASSTHROUGH=yes (change nothing, still\n"
 	       "logged), PGOPT_VERBOSE=yes (say what was decided, on stderr).\n"
 	       "\n"
-	       "Exit: the compiler's; pgoptcc's own errors 100-108 (see pgoptcc(1)).\n"
-	       "The compiler's own help and version: pgoptcc gcc --help, pgoptcc gcc --version.\n");
+	       "The compiler's own help and version: pgoptcc gcc --help, pgoptcc gcc --version.\n"
+	       "\n"
+	       "Exit codes: the compiler's, or pgoptcc's own (one line \"pgoptcc: error: ...\"):\n");
+	fputs(OWN_EXIT_CODES_HELP, stdout);
 	return 0;
 }
 

@@ -28,7 +28,9 @@
  * the flow.
  *
  * It prints nothing of its own unless PGOPT_VERBOSE=yes (autoconf treats any
- * stderr output as a failed probe).  Its own errors are one line,
+ * stderr output as a failed probe), but for one warning line on a compile
+ * (never a probe) whose policy failsafe = passthrough ignored.  Its own
+ * errors are one line,
  * "pgoptcc: error: ...", with an exit code from exitcodes.h (100-119).
  */
 #include <errno.h>
@@ -103,7 +105,6 @@ static void drop_flag(struct strvec *sv, const char *f)
 		strvec_remove(sv, (size_t)i);
 }
 
-/* Load the policy the settings name; 0 when none is in force. */
 /* Does the command line map its paths (-ffile-prefix-map=, as Debian's
  * dpkg-buildflags passes, -fdebug-prefix-map=, -fmacro-prefix-map=)? */
 static int has_prefix_map(const struct strvec *sv)
@@ -116,6 +117,15 @@ static int has_prefix_map(const struct strvec *sv)
 	return 0;
 }
 
+/*
+ * Load the policy the settings name; 0 when none is in force.  One that
+ * cannot be used fails the call (exit 101); under failsafe = passthrough
+ * the call runs unchanged and, for a compile of a translation unit, says
+ * so in one warning line: the build is not silently a stock one.  Only
+ * compiles and links get here, never a configure or meson probe (those are
+ * passthrough calls, classify.c), so no probe's result changes; links stay
+ * quiet (the log records them), their compiles have said it already.
+ */
 static int load_policy(struct invocation *inv)
 {
 	const char *path = invocation_setting(inv, SETTING_POLICY);
@@ -126,7 +136,11 @@ static int load_policy(struct invocation *inv)
 			POLICY_WEAKEN(inv->weaken), &err) < 0) {
 		if (!invocation_failsafe(inv))
 			die(PGOPT_EXIT_POLICY, "%s", err.buf);
-		verbose("ignoring the policy (failsafe = passthrough): %s", err.buf);
+		if (inv->cls.kind == KIND_COMPILE)
+			warning("policy %s unusable (%s); compiled with the caller's flags (failsafe passthrough)",
+				path, err.buf);
+		else
+			verbose("ignoring the policy (failsafe = passthrough): %s", err.buf);
 		inv->failsafe_error = "policy invalid";
 		policy_release(&inv->policy);
 		strbuf_release(&err);

@@ -37,7 +37,7 @@ const struct setting_def settings_table[SETTING_NR] = {
 	[SETTING_PLUGIN] = { "plugin", "PGOPT_PLUGIN", SETTING_KIND_PATH, "off", NULL,
 			     "the plugin file; off: never load it" },
 	[SETTING_FAILSAFE] = { "failsafe", "PGOPT_FAILSAFE", SETTING_KIND_SWITCH, "passthrough", "",
-			       "passthrough: build unchanged instead of failing" },
+			       "passthrough: build unchanged instead of failing (a compile warns of a bad policy)" },
 	[SETTING_UNCHECKED] = { "unchecked-flags", "PGOPT_UNCHECKED_FLAGS", SETTING_KIND_BOOL, NULL, "false",
 				"a boolean; true: policies may use flags outside the vocabulary (caller only, logged)",
 				1 },

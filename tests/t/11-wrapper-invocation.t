@@ -2,7 +2,9 @@
 # 11-wrapper-invocation.t - the three ways to call pgoptcc, the recursion
 # guard, and each of the wrapper's own errors: one line, its own exit code;
 # the per-run switches' boolean words, and --version (pgoptcc's own, the
-# compiler's only where it is named or configure runs).
+# compiler's only where it is named or configure runs).  Under failsafe =
+# passthrough a bad policy builds unchanged with one warning line a
+# compile, none on a link or a configure probe.
 . "$(dirname "$0")/../lib/tap.sh"
 W=$B/bin/pgoptcc
 export PGOPT_PLUGIN=off
@@ -84,6 +86,24 @@ is "failsafe: bad policy still builds" "$s" 0
 gcc -c a.c -o plain.o
 ok "failsafe: object is plain gcc's" cmp plain.o fs.o
 like "failsafe: logged" "$(tail -n1 log/compile.jsonl)" '"failsafe":"policy invalid"'
+# ... and not silently: one warning line a compile, naming the policy and
+# why (the build is a stock one), on stderr only
+is "failsafe: an invalid policy is one warning line on the compile" "$(cat err)" \
+	"pgoptcc: warning: policy $TMP/bad.policy unusable ($TMP/bad.policy:3: cannot remove -fwrapv: PostgreSQL requires it); compiled with the caller's flags (failsafe passthrough)"
+PGOPT_FAILSAFE=passthrough PGOPT_POLICY=$TMP/nonexistent.policy "$W" -c a.c -o fs2.o >out 2>err; s=$?
+like "failsafe: an unreadable policy: builds, the warning says why" "$s/$(cat err)" \
+	"^0/pgoptcc: warning: policy $TMP/nonexistent.policy unusable \(.*nonexistent.policy: cannot read policy: No such file or directory\); compiled with the caller's flags \(failsafe passthrough\)\$"
+is "failsafe: ... one line, nothing on stdout" "$(wc -l <err)/$(wc -c <out)" "1/0"
+ok "failsafe: ... plain gcc's object" cmp plain.o fs2.o
+PGOPT_FAILSAFE=passthrough PGOPT_POLICY=$TMP/bad.policy "$W" -shared fs.o -o fs.so 2>err; s=$?
+is "failsafe: a link is quiet (its compiles said it)" "$s/$(cat err)" "0/"
+like "failsafe: ... and logged" "$(tail -n1 log/compile.jsonl)" '"kind":"link".*"failsafe":"policy invalid"'
+# a configure probe (conftest.c beside confdefs.h) is never told: its
+# compile and link print nothing, as without the policy
+mkdir -p fsprobe && printf 'int main(void) { return 0; }\n' > fsprobe/conftest.c && echo '/* confdefs.h */' > fsprobe/confdefs.h
+(cd fsprobe && PGOPT_FAILSAFE=passthrough PGOPT_POLICY=$TMP/bad.policy "$W" -c conftest.c &&
+	PGOPT_FAILSAFE=passthrough PGOPT_POLICY=$TMP/bad.policy "$W" conftest.c -o conftest) 2> err; s=$?
+is "failsafe: a configure probe's compile and link print nothing" "$s/$(cat err)" "0/"
 # (in a directory of its own: a probe leaves pgoptcc.conf behind, which
 # would give the bad policy to every later compile here)
 mkdir -p probe && cp a.c probe/conftest.c && echo '/* confdefs.h */' > probe/confdefs.h

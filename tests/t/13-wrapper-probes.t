@@ -1,8 +1,11 @@
 #!/bin/bash
 # 13-wrapper-probes.t - configure and meson probes come out unchanged:
 # a real autoconf configure gives a byte-identical config.h with plain gcc
-# and with CC=pgoptcc under every example policy; meson setup works with
-# CC=pgoptcc, its probes are passed through and the real compiles are not.
+# and with CC=pgoptcc under every example policy, and under failsafe =
+# passthrough with a policy it cannot use (no warning in configure's
+# output or config.log; the compiles after it warn); meson setup works
+# with CC=pgoptcc, its probes are passed through and the real compiles
+# are not.
 . "$(dirname "$0")/../lib/tap.sh"
 W=$B/bin/pgoptcc
 export PGOPT_PLUGIN=off
@@ -42,6 +45,22 @@ for pol in "$TOP"/examples/*.policy; do
 	probes=$(grep -c '"reason":"conftest"' "$TMP/log-$name/compile.jsonl")
 	like "$name: probes were seen and passed through ($probes)" "$probes" "^[1-9][0-9]*$"
 done
+# failsafe = passthrough with a policy it cannot use: configure's results
+# are plain gcc's and nothing of pgoptcc's reaches its output or
+# config.log; the build's compiles after it (settings from the pgoptcc.conf
+# the probes wrote) each say in one warning line that the policy was not used
+printf '[global]\ncflags += -fomit-frame-pointr\n' > "$TMP/typo.policy"
+rm -f config.h config.log pgoptcc.conf
+PGOPT_FAILSAFE=passthrough PGOPT_POLICY=$TMP/typo.policy PGOPT_LOGDIR=$TMP/log-fs ./configure CC="$W" >configure.out 2>&1
+ok "failsafe, unusable policy: config.h identical to plain gcc's" cmp ../config.h.gcc config.h
+is "failsafe, unusable policy: no pgoptcc warning in configure's output or config.log" \
+	"$(cat configure.out config.log | grep -c 'pgoptcc: warning')" 0
+like "failsafe, unusable policy: the probes were logged as such" \
+	"$(grep -c '"reason":"conftest"' "$TMP/log-fs/compile.jsonl")" "^[1-9][0-9]*$"
+printf 'int main(void) { return 0; }\n' > main.c
+"$W" -c main.c -o main.o 2>err; s=$?
+is "failsafe, unusable policy: make's compile after configure warns, one line" "$s/$(cat err)" \
+	"0/pgoptcc: warning: policy $TMP/typo.policy unusable ($TMP/typo.policy:2: cannot add -fomit-frame-pointr: it is not an optimization option the vocabulary knows (did you mean -fomit-frame-pointer?)); compiled with the caller's flags (failsafe passthrough)"
 cd "$TMP" || exit 1
 
 # --- meson ---

@@ -11,7 +11,9 @@
 # they differ.  One list of exit
 # codes, exitcodes.h's PGBUILD_EXIT_TABLE: pgbuild --help's, word for word
 # in each command's --help that speaks of them and in every page's EXIT
-# STATUS.  Every page renders
+# STATUS; and one of pgoptcc's, PGOPT_EXIT_TABLE: pgoptcc --help's, the
+# first line of each code in pgoptcc(1)'s EXIT STATUS and of its row in
+# wrapper/README.md.  Every page renders
 # without warnings and without a request shown as text; `make install`
 # puts them where `man pgbuild-gate` finds them.  pgopt-policy(5)'s KEYS
 # are the policy parser's keys.
@@ -121,6 +123,35 @@ for f in "$MAN_PGBUILD" "$TOP"/pgbuild/man/pgbuild-*.1; do
 	done <exit.items
 	tap_result 0 "${f##*/}: EXIT STATUS is exitcodes.h's table"
 done
+
+# ... and pgoptcc's own: the rows of exitcodes.h's PGOPT_EXIT_TABLE are
+# the lines pgoptcc --help prints after "Exit codes", each the start of its
+# entry in pgoptcc(1)'s EXIT STATUS (word for word, then more), and of its
+# row of wrapper/README.md's table
+perl -ne 'print "$1 $2\n" if /^\s*X\(PGOPT_EXIT_\w+,\s*(\d+),\s*"([^"]*)"\)/' \
+	"$TOP/wrapper/common/exitcodes.h" >pexit.items
+is "exitcodes.h's PGOPT_EXIT_TABLE has the codes 100 to 108" "$(cut -d' ' -f1 pexit.items | tr '\n' ' ')" \
+	"100 101 102 103 104 105 106 107 108 "
+sed 's/^\([0-9]*\) /  \1  /' pexit.items >pexit.table
+sed -n '/^Exit codes/,/^$/p' pgoptcc.help | grep -E '^  [0-9]+  ' >pexit.help
+is "pgoptcc --help's exit codes are exitcodes.h's table" "$(cat pexit.help)" "$(cat pexit.table)"
+is "pgoptcc --help's exit codes fit 80 columns" "$(awk 'length > 80' pexit.help)" ""
+if command -v man >/dev/null 2>&1; then
+	# each entry: the code, its meaning, then the end of the entry or more
+	MANWIDTH=200 man -l "$MAN_PGOPTCC" 2>/dev/null | sed -n '/^EXIT STATUS/,/^[A-Z]/p' |
+		perl -ne 'if (/^ {7}(\d{3}) +(\S.*?)\s*$/) { print "$1 $2\n" }' >pexit.man
+	is "pgoptcc(1) EXIT STATUS: each code's first line is exitcodes.h's meaning" \
+		"$(cat pexit.man)" "$(cat pexit.items)"
+else
+	skip "man is not installed (man-db; make deps): pgoptcc(1)'s EXIT STATUS not rendered"
+fi
+while read -r code meaning; do
+	row=$(grep "^| $code | " "$TOP/wrapper/README.md")
+	case "$row" in
+	"| $code | $meaning |"* | "| $code | $meaning. "*) tap_result 0 "wrapper/README.md's row $code starts with exitcodes.h's meaning" ;;
+	*) is "wrapper/README.md's row $code starts with exitcodes.h's meaning" "$row" "| $code | $meaning ..." ;;
+	esac
+done <pexit.items
 
 # one list of verdicts: gate_verdicts (pgbuild/gate/verdict.c) as gate
 # --help prints it ("  HEADLINE (exit N)", then the meaning wrapped) is,

@@ -16,7 +16,8 @@
 # optimize, and a bundle's manifest (made by `pgbuild bundle create --bolt`
 # from a bolt record), that take a runtime library, write or read a file,
 # or print are refused before llvm-bolt starts, naming the flag, and no
-# file is made.
+# file is made.  A misspelt option (added, removed, or its -fno- spelling)
+# is refused naming the nearest one the vocabulary knows.
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$TMP" || exit 1
 W=$B/bin/pgoptcc P=$B/bin/pgbuild
@@ -125,6 +126,21 @@ for l in 'cflags += -fcall-graph|it is not an optimization option the vocabulary
 	PGOPT_POLICY=$TMP/u.policy "$W" -O2 -c h.c -o u.o 2>err; s=$?
 	flag=${l%%|*}; flag=${flag##* }
 	like "refused: $flag (${l#*|})" "$s/$(cat err)" "^101/pgoptcc: error: $TMP/u.policy:2: cannot add $flag: ${l#*|}"
+done
+# a misspelt option: the nearest one the vocabulary knows, for += and -=,
+# a -fno- spelling and in --pgopt-check-policy alike
+for l in 'cflags += -fomit-frame-pointr|add|-fomit-frame-pointer' \
+	 'cflags -= -fomit-frame-pointr|remove|-fomit-frame-pointer' \
+	 'cflags += -fno-omit-frame-pointr|add|-fno-omit-frame-pointer' \
+	 'cflags -= -fno-omit-frame-pointr|remove|-fno-omit-frame-pointer'; do
+	IFS='|' read -r line verb near <<<"$l"
+	printf '[global]\n%s\n' "$line" > u.policy
+	flag=${line##* }
+	want="pgoptcc: error: $TMP/u.policy:2: cannot $verb $flag: it is not an optimization option the vocabulary knows (did you mean $near?)"
+	PGOPT_POLICY=$TMP/u.policy "$W" -O2 -c h.c -o u.o 2>err; s=$?
+	is "misspelt: $line names $near" "$s/$(cat err)" "101/$want"
+	"$W" --pgopt-check-policy u.policy >/dev/null 2>err; s=$?
+	is "misspelt: --pgopt-check-policy on $line names $near" "$s/$(cat err)" "101/$want"
 done
 
 # --- pgbuild: refused before the build; with --weaken the build records it ---

@@ -173,6 +173,14 @@ static const struct bad bad_policies[] = {
 	{ "[global]\ncflags += -O2 -O9\n", "/p/x.policy:2: cannot add -O9: it is not an optimization option the vocabulary knows" },
 	{ "[global]\ncflags += -pipe\n", "/p/x.policy:2: cannot add -pipe: it is not an optimization option the vocabulary knows" },
 	{ "[global]\ncflags += -fvisibility=hidden\n", "/p/x.policy:2: cannot add -fvisibility=hidden: it is not an optimization option the vocabulary knows" },
+	/* ... and a misspelt one names the nearest it knows: with -=, a -fno-
+	 * spelling (its "no-" kept) and a value (kept) alike */
+	{ "[global]\ncflags += -fomit-frame-pointr\n", "/p/x.policy:2: cannot add -fomit-frame-pointr: it is not an optimization option the vocabulary knows (did you mean -fomit-frame-pointer?)" },
+	{ "[global]\ncflags -= -fomit-frame-pointr\n", "/p/x.policy:2: cannot remove -fomit-frame-pointr: it is not an optimization option the vocabulary knows (did you mean -fomit-frame-pointer?)" },
+	{ "[a.c]\ncflags += -fno-omit-frame-pointr\n", "/p/x.policy:2: cannot add -fno-omit-frame-pointr: it is not an optimization option the vocabulary knows (did you mean -fno-omit-frame-pointer?)" },
+	{ "[a.c]\ncflags -= -fno-omit-frame-pointr\n", "/p/x.policy:2: cannot remove -fno-omit-frame-pointr: it is not an optimization option the vocabulary knows (did you mean -fno-omit-frame-pointer?)" },
+	{ "[global]\ncflags += -falign-functons=32\n", "/p/x.policy:2: cannot add -falign-functons=32: it is not an optimization option the vocabulary knows (did you mean -falign-functions=32?)" },
+	{ "[global]\nldflags += -Wl,-O1 -fltoo\n", "/p/x.policy:2: cannot add -fltoo: it is not an optimization option the vocabulary knows (did you mean -flto?)" },
 	{ "[global]\ncflags += -flto=bogus\n", "/p/x.policy:2: cannot add -flto=bogus: its value is not one the vocabulary allows (expected -flto=auto, jobserver, thin, full or N)" },
 	{ "[global]\ncflags += -flifetime-dse=3\n", "/p/x.policy:2: cannot add -flifetime-dse=3: its value is not one the vocabulary allows (expected -flifetime-dse=N, N a decimal integer from 0 to 2)" },
 	{ "[global]\ncflags += -falign-loops=x\n", "/p/x.policy:2: cannot add -falign-loops=x: its value is not one the vocabulary allows (expected -falign-loops=N[:M[:N2[:M2]]])" },
@@ -425,7 +433,19 @@ static void test_vocab_table(void **state)
 	assert_int_equal(vocab_check("-Wpedantic", 0, &why), VOCAB_OK);  /* not -Wp, */
 	assert_int_equal(vocab_check("-Wlogical-op", 1, &why), VOCAB_OK); /* not -Wl, */
 	assert_int_equal(vocab_check("-pg", 0, &why), VOCAB_OUTPUT);
+	strbuf_reset(&why);
 	assert_int_equal(vocab_check("-pipe", 0, &why), VOCAB_UNKNOWN);
+	/* no suggestion of another kind (-fpie), a refused row (-fprofile-use)
+	 * or a link option in cflags (-pie: in ldflags it is one) */
+	assert_string_equal(why.buf, "it is not an optimization option the vocabulary knows");
+	strbuf_reset(&why);
+	assert_int_equal(vocab_check("-pipe", 1, &why), VOCAB_UNKNOWN);
+	assert_string_equal(why.buf,
+			    "it is not an optimization option the vocabulary knows (did you mean -pie?)");
+	strbuf_reset(&why);
+	assert_int_equal(vocab_check("-fprofle-use", 0, &why), VOCAB_UNKNOWN);
+	assert_string_equal(why.buf, "it is not an optimization option the vocabulary knows");
+	strbuf_reset(&why);
 	assert_int_equal(vocab_check("-Wl,--hash-style=/x", 1, &why), VOCAB_PATH);
 	{
 		/* -fno- of any length is normalised (no fixed buffer to slip past) */

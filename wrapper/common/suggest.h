@@ -2,6 +2,7 @@
  * suggest.h - "did you mean ...?" for a misspelt key or option name.
  *
  * Used by the policy parser (cflag -> cflags, CFLAGS -> cflags), the
+ * policy vocabulary (-fomit-frame-pointr -> -fomit-frame-pointer), the
  * pgoptcc.conf parser and pgoptcc's own options.
  */
 #ifndef PGOPT_SUGGEST_H

@@ -1413,12 +1413,69 @@ static int negation(const char *flag)
 	return flag[0] == '-' && flag[1] && strchr("fmg", flag[1]) && !strncmp(flag + 2, "no-", 3);
 }
 
+/* May row's option be suggested for word, a flag in cflags (link 0) or
+ * ldflags?  Not a refused row, nor the -W and --param= prefixes (any name
+ * after them is theirs), nor a link option in cflags; and only one of
+ * word's kind, its first two characters (-f, -m, -O, --): a misspelt name
+ * is the mistake to help with, and "-pipe" is no "-fpie". */
+static int suggestable(const struct vocab_row *r, const char *word, int link)
+{
+	return r->type != VOCAB_FAMILY && r->type != VOCAB_REFUSED && r->type != VOCAB_WARNING &&
+	       r->type != VOCAB_PARAM && (link || !(r->flags & VOCAB_LINK_ONLY)) &&
+	       !strncmp(r->name, word, 2);
+}
+
+/*
+ * "did you mean X?" for a compiler flag the table does not know, or NULL
+ * when no row is close (suggest.h's measure, the one every "did you mean"
+ * uses).  A valued flag ("-falign-functons=32") is matched by its name
+ * and '=' against the valued rows and keeps its value; a negation
+ * ("-fno-omit-frame-pointr") against the booleans and keeps its "no-".
+ * Malloced.
+ */
+static char *did_you_mean(const char *flag, int link)
+{
+	const char **names = xmalloc((NR(rows) + 1) * sizeof(*names));
+	const char *eq = strchr(flag, '='), *hint = NULL;
+	char *word, *out = NULL;
+	size_t nr = 0;
+
+	if (!eq && negation(flag)) {
+		/* -fno-X: the boolean -fX nearest to it */
+		word = xasprintf("-%c%s", flag[1], flag + 5);
+		for (size_t i = 0; i < NR(rows); i++)
+			if (rows[i].type == VOCAB_BOOL && suggestable(&rows[i], word, link))
+				names[nr++] = rows[i].name;
+		names[nr] = NULL;
+		hint = suggest_word(word, names);
+		if (hint)
+			out = xasprintf("did you mean -%cno-%s?", hint[1], hint + 2);
+		free(word);
+	}
+	if (!out) {
+		nr = 0;
+		word = eq ? xstrndup(flag, (size_t)(eq - flag) + 1) : xstrdup(flag);
+		for (size_t i = 0; i < NR(rows); i++)
+			if (suggestable(&rows[i], word, link) && !valued(&rows[i]) == !eq)
+				names[nr++] = rows[i].name;
+		names[nr] = NULL;
+		hint = suggest_word(word, names);
+		if (hint)
+			out = xasprintf("did you mean %s%s?", hint, eq ? eq + 1 : "");
+		free(word);
+	}
+	free(names);
+	return out;
+}
+
 /*
  * Check word (a compiler flag, or with bolt an llvm-bolt option's name and
  * value, dashes taken off) against table t.  texts: the classes' words.
+ * link: the flag is for ldflags (a compiler flag's suggestion).
  */
 static enum vocab_class check_word(const struct vocab_row *t, size_t n, const char *word,
-				   int bolt, const char *const *texts, struct strbuf *why)
+				   int bolt, int link, const char *const *texts,
+				   struct strbuf *why)
 {
 	const struct vocab_row *row = find_row(t, n, word, bolt);
 	const char *value;
@@ -1436,7 +1493,10 @@ static enum vocab_class check_word(const struct vocab_row *t, size_t n, const ch
 			word = pos;
 	}
 	if (!row) {
-		cls = refuse_as(texts, VOCAB_UNKNOWN, NULL, why);
+		/* not in the table: the nearest option that is, when one is close */
+		char *hint = bolt ? NULL : did_you_mean(word, link);
+		cls = refuse_as(texts, VOCAB_UNKNOWN, hint, why);
+		free(hint);
 		goto out;
 	}
 	if (row->type == VOCAB_FAMILY || row->type == VOCAB_REFUSED) {
@@ -1482,7 +1542,7 @@ enum vocab_class vocab_check(const char *flag, int link, struct strbuf *why)
 		}
 		return check_wl(flag, why);
 	}
-	cls = check_word(rows, NR(rows), flag, 0, class_text, why);
+	cls = check_word(rows, NR(rows), flag, 0, link, class_text, why);
 	if (cls == VOCAB_OK && !link && (row = find_row(rows, NR(rows), flag, 0)) &&
 	    (row->flags & VOCAB_LINK_ONLY)) {
 		strbuf_addf(why, "it is a link option: write it as ldflags += %s", flag);
@@ -1497,7 +1557,7 @@ enum vocab_class vocab_bolt_check(const char *word, struct strbuf *why)
 
 	if (word[0] != '-' || !*name || *name == '=' || *name == '-')
 		return refuse_as(bolt_class_text, VOCAB_UNKNOWN, NULL, why);
-	return check_word(bolt_rows, NR(bolt_rows), name, 1, bolt_class_text, why);
+	return check_word(bolt_rows, NR(bolt_rows), name, 1, 0, bolt_class_text, why);
 }
 
 /* ---------------- hardening ---------------- */

@@ -22,7 +22,9 @@
  *                 llvm-bolt's -print-*, -generate-*, -asm-dump);
  *   VOCAB_OTHER   no optimization option (-D, -U, -std=), or a value the
  *                 row does not take;
- *   VOCAB_UNKNOWN not in the table.
+ *   VOCAB_UNKNOWN not in the table; the reason names the nearest row a
+ *                 policy may use when one is close (suggest.h), keeping a
+ *                 value and a "no-": "(did you mean -fomit-frame-pointer?)".
  *
  * Compiler options (vocab.c's first table, from gcc 12's --help=optimizers,
  * --help=common and --help=target, the clang-15/19 spellings pgoptcc and
