@@ -88,7 +88,7 @@ static void bench_usage(FILE *fp)
 "  -P, --progress S       a progress line on stderr every S seconds\n"
 "  -r, --report-per-command  each SQL command's and \\sleep's mean latency\n"
 "                         (summary, JSON; \\set is not timed)\n"
-"      --json FILE        write all results as JSON\n"
+"      --json FILE|-      write all results as JSON\n"
 "  -q, --quiet            no progress bar, load messages or server-user notice\n"
 "\n"
 "Server CPU: user+system CPU time of the server's processes (the postmaster\n"

@@ -58,7 +58,7 @@ static void bolt_usage(FILE *fp)
 	      "                         writes a file, prints or takes a library; -plt=hot\n"
 	      "                         needs IN linked with -z now\n"
 	      "  --force                replace an OUT that is an installed PostgreSQL\n"
-	      "  --json FILE            also write the \"bolt\" object to FILE\n"
+	      "  --json FILE|-          also write the \"bolt\" object to FILE\n"
 	      "  -j, --jobs N           make jobs of the suite\n"
 	      "  -q, --quiet            no progress lines\n"
 	      "\n"

@@ -76,7 +76,7 @@ static void bundle_usage(FILE *fp)
 		"                       /usr/lib/llvm-15/bin)\n"
 		"  --min-applies PCT  the share that must apply (default %.0f): below it\n"
 		"                     check exits 1, and bolt leaves BINARY as it was\n"
-		"  --json FILE        check's or bolt's result as a JSON document\n"
+		"  --json FILE|-      check's or bolt's result as a JSON document\n"
 		"  -q, --quiet        no summary\n"
 		"  -h, --help         this text\n"
 		"\n"

@@ -63,7 +63,7 @@ static void explain_usage(FILE *fp)
 "                           side file DIR/.build-id/XX/REST.pgopt (its build-id),\n"
 "                           else its debug file REST.debug if that holds them\n"
 "  --top N                  rows on the terminal (default 20)\n"
-"  --json FILE              the whole document (every row) as JSON\n"
+"  --json FILE|-            the whole document (every row) as JSON\n"
 "  --html FILE              one self-contained page: bar chart and table\n"
 "  -q, --quiet              no progress lines\n"
 "\n"

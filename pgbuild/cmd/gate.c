@@ -113,7 +113,7 @@ static void gate_usage(FILE *fp)
 "                            client threads to the last quarter (at least one)\n"
 "                            and the server to the rest (one CPU: both on it);\n"
 "                            a CPU this machine does not give is refused\n"
-"  --json FILE               every run's numbers, the analysis and the verdict\n"
+"  --json FILE|-             every run's numbers, the analysis and the verdict\n"
 "                            (\"verdict\": pass/fail...; \"verdict_word\": the words\n"
 "                            printed, lower case)\n"
 "  --junit FILE              JUnit XML, one testcase per threshold\n"

@@ -20,7 +20,7 @@ static void inspect_usage(FILE *fp)
 		"(.pgopt.log, .GCC.command.line) of objects, static archives,\n"
 		"executables and shared libraries.\n"
 		"\n"
-		"  --json FILE      one JSON document {\"units\":[{\"tu\":...,\"flags\":[...],\n"
+		"  --json FILE|-    one JSON document {\"units\":[{\"tu\":...,\"flags\":[...],\n"
 		"                   \"functions\":[...]}],\"files\":[...]} into FILE instead\n"
 		"                   of the text (-: on standard output)\n"
 		"  --units          one line per translation unit, no function table\n"

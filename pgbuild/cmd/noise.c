@@ -45,7 +45,7 @@ static void noise_usage(FILE *fp)
 	      "                         one; default per workload)\n"
 	      "  --workdir DIR          the variants and their runs (default: the install's\n"
 	      "                         directory with .noise added)\n"
-	      "  --json FILE            the result (default: pgopt-noise.json in the install)\n"
+	      "  --json FILE|-          the result (default: pgopt-noise.json in the install)\n"
 	      "  --reuse                measure nothing when the --json file already is a\n"
 	      "                         floor of the install's bin/postgres with every workload\n"
 	      "                         and metric asked, over at least --variants variants\n"

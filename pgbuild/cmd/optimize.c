@@ -108,7 +108,7 @@ static void optimize_usage(FILE *fp)
 	      "  -j, --jobs N           make jobs\n"
 	      "  --restart              ignore the state of an earlier run\n"
 	      "  --html FILE            the waterfall page (default WORKDIR/optimize.html)\n"
-	      "  --json FILE            also write the result (WORKDIR/optimize.json) here\n"
+	      "  --json FILE|-          also write the result (WORKDIR/optimize.json) here\n"
 	      "  --weaken LIST          the policy may weaken these hardening classes\n"
 	      "                         (stack-protector, cet, pie, relro, bind-now,\n"
 	      "                         fortify, stack-clash): PGOPT_WEAKEN of its builds\n"

@@ -44,7 +44,7 @@ static void profile_usage(FILE *fp)
 	      "  --from FILE            read a profile saved with --json instead\n"
 	      "Output:\n"
 	      "  --top N                functions and files listed (default 20)\n"
-	      "  --json FILE            the whole profile as JSON\n"
+	      "  --json FILE|-          the whole profile as JSON\n"
 	      "  --emit-hotlist FILE    hot functions (covering --hot-coverage)\n"
 	      "  --emit-coldlist FILE   never-seen functions of the policy's files\n"
 	      "  --emit-policy FILE     a policy: the files covering --coverage get\n"

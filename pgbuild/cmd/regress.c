@@ -43,7 +43,7 @@ static void regress_usage(FILE *fp)
 "  --user NAME      unprivileged user when running as root (default: the server\n"
 "                   user of every command, $PGBUILD_SERVER_USER, else postgres)\n"
 "  -j, --jobs N     parallel make jobs for contrib (default: CPUs)\n"
-"  --json FILE      write the summary as JSON\n"
+"  --json FILE|-    write the summary as JSON\n"
 "  -v, --verbose    show make's output\n"
 "  -q, --quiet      no progress lines (the test tree, the server, each\n"
 "                   suite's make): the summary and errors only\n"

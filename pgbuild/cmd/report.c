@@ -35,7 +35,7 @@ static void report_usage(FILE *fp)
 "  --inspect-baseline FILE  A's postgres binary or its `pgbuild inspect --json` output\n"
 "  --inspect-candidate FILE B's (inlining records come from the plugin's sections)\n"
 "  --html FILE              write one self-contained HTML page with SVG plots\n"
-"  --json FILE              write the per-file and per-function tables as JSON\n"
+"  --json FILE|-            write the per-file and per-function tables as JSON\n"
 "  -q, --quiet              no \"wrote FILE\" lines: errors, warnings and the\n"
 "                           report itself only\n"
 "\n"

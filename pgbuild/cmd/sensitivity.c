@@ -31,7 +31,7 @@ static void sens_usage(FILE *fp)
 	      "  --metric LIST          what pgbuild gate measures: tps, instructions,\n"
 	      "                         cycles (a list; both = tps,instructions; default tps)\n"
 	      "  --pairs N -T, --duration S -c, --clients N   passed to pgbuild gate\n"
-	      "  --json FILE            the watermarks as JSON\n"
+	      "  --json FILE|-          the watermarks as JSON\n"
 	      "  -j, --jobs N           make jobs for the builds\n"
 	      "  --weaken LIST          the policy may weaken these hardening classes\n"
 	      "                         (stack-protector, cet, pie, relro, bind-now,\n"

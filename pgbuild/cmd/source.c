@@ -19,7 +19,7 @@ static void source_usage(FILE *fp)
 		"\n"
 		"  --src SRC     directory, tarball, or debian:PACKAGE[=VERSION]\n"
 		"                (default %s)\n"
-		"  --json FILE   write {\"dir\", \"version\", \"pkg_version\", \"spec\"} into\n"
+		"  --json FILE|- write {\"dir\", \"version\", \"pkg_version\", \"spec\"} into\n"
 		"                FILE instead of printing the directory (-: on\n"
 		"                standard output)\n"
 		"  -q, --quiet   no progress messages\n"

@@ -62,7 +62,7 @@ static void tune_usage(FILE *fp)
 "                        source; else tune builds it first\n"
 "  --state FILE          resumable state, JSON lines (default WORKDIR/state.jsonl)\n"
 "  --out POLICY          the best policy (default WORKDIR/best.policy)\n"
-"  --json FILE           every step and the result as JSON (with --dry-run:\n"
+"  --json FILE|-         every step and the result as JSON (with --dry-run:\n"
 "                        the plan; FILE - is the standard output)\n"
 "  --metric M            instructions (default: callgrind, exact), cycles (the\n"
 "                        cycles estimate of callgrind's cache and branch\n"

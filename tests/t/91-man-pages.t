@@ -87,6 +87,14 @@ while read -r c; do
 	tr -s ' \n' '  ' <"h.$c" | ranges >"help-ranges.$c"
 	sed 's/\\-/-/g; s/\\f[BIRP]//g; s/\\(en/-/g' "$page" | tr -s ' \n' '  ' | ranges >"man-ranges.$c"
 	same_sets "pgbuild-$c(1) ranges" "help-ranges.$c" "man-ranges.$c"
+	# --json takes "-" (the standard output) in every command that has it
+	# (cli.h, CLI_OUT_JSON): the help and the page say so
+	if grep -q -- '--json' "help.$c"; then
+		like "pgbuild $c --help: --json FILE|-" "$(grep -E '^ +--json' "h.$c")" '^ +--json FILE\|- '
+		like "pgbuild-$c(1): --json FILE|-, - the standard output" \
+			"$(sed -n '/^\\fB\\-\\-json\\fR/,/^\.TP/p' "$page" | tr '\n' ' ')" \
+			'^\\fB\\-\\-json\\fR \\fIFILE\\fR\|\\fB\\-\\fR .*standard output'
+	fi
 	summary=$(sed -n "s/^  $c  *//p" pgbuild.help)
 	is "pgbuild-$c(1) NAME is its --help summary" \
 		"$(sed -n '/^\.SH NAME/{n;p;}' "$page" | sed 's/\\-/-/g')" "pgbuild-$c - $summary"
