@@ -537,7 +537,14 @@ static void section_gate_builds(struct strbuf *o, const struct report_data *rd)
 	strbuf_addstr_html(o, rd->candidate);
 	strbuf_addstr(o, "</td></tr><tr><th>interval</th><td>");
 	strbuf_addstr_html(o, stats_method_name(g->method));
-	strbuf_addf(o, ", %.0f%%</td></tr><tr><th>regression suite</th><td>%s", g->conf * 100,
+	strbuf_addf(o, ", %.0f%%", g->conf * 100);
+	{
+		struct strbuf lv = STRBUF_INIT;
+		report_levels_note(g, &lv);
+		strbuf_addstr_html(o, lv.buf);
+		strbuf_release(&lv);
+	}
+	strbuf_addf(o, "</td></tr><tr><th>regression suite</th><td>%s",
 		    g->regress == REGRESS_PASSED ? "passed" : g->regress == REGRESS_FAILED ?
 		    "<b class=\"fail\">FAILED</b>" : "not run");
 	if (g->regress_note) {

@@ -169,6 +169,14 @@ static void report_explain(const struct gate *g, FILE *fp)
 	}
 }
 
+void report_levels_note(const struct gate *g, struct strbuf *sb)
+{
+	if (gate_findings_conf(g) > g->conf * (1 + 1e-12))
+		strbuf_addf(sb, " each, in the tables below; the findings above at %.4g%%, the "
+			    "level of their family of %zu figures", gate_findings_conf(g) * 100,
+			    gate_findings_size(g));
+}
+
 void report_gate_terminal(const struct gate *g, const char *baseline,
 			  const char *candidate, FILE *fp)
 {
@@ -197,7 +205,13 @@ void report_gate_terminal(const struct gate *g, const char *baseline,
 	if (baseline || candidate)
 		fprintf(fp, "  A (baseline)  %s\n  B (candidate) %s\n",
 			baseline ? baseline : "?", candidate ? candidate : "?");
-	fprintf(fp, "  interval: %s, %g%%\n", stats_method_name(g->method), g->conf * 100);
+	{
+		struct strbuf lv = STRBUF_INIT;
+		report_levels_note(g, &lv);
+		fprintf(fp, "  interval: %s, %g%%%s\n", stats_method_name(g->method),
+			g->conf * 100, lv.buf);
+		strbuf_release(&lv);
+	}
 	if (g->sequential)
 		fprintf(fp, "  --pairs auto: %s; %s\n", SEQ_METHOD,
 			g->seq_stop ? g->seq_stop : "no pairs");

@@ -79,6 +79,10 @@ int report_tu_is_hot(const struct report_data *rd, const char *tu);
 
 /* Terminal summary of a gate: per workload tps A/B, ratio with CI, p99,
  * instructions, regress, thresholds and the verdict. */
+/* The levels a reader must tell apart, appended to sb (nothing when they
+ * are one): the tables' intervals are each at the gate's confidence, the
+ * findings of the summary at their family's (gate_findings_conf). */
+void report_levels_note(const struct gate *g, struct strbuf *sb);
 void report_gate_terminal(const struct gate *g, const char *baseline,
 			  const char *candidate, FILE *fp);
 

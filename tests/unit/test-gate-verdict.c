@@ -354,6 +354,10 @@ static void test_sequential_agreement(void **state)
 		fclose(fp);
 		assert_non_null(strstr(text, "1.0500     1.0"));
 		assert_non_null(strstr(text, "[0.0000, inf] not tested"));
+		/* the tables' level and the findings' (the family's) both named */
+		if (!strstr(text, "95% each, in the tables below; the findings above at 97.5%, "
+			    "the level of their family of 2 figures"))
+			fail_msg("the levels are not said:\n%s", text);
 		free(text);
 	}
 	gate_clear(&g);
