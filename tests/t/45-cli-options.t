@@ -98,6 +98,7 @@ bundle create --out $TMP/nob --bundle $TMP/nosuchb --bolt-install $TMP/x|2|^pgbu
 bundle create --out $TMP/nob --bundle $TMP/nosuchb|2|^pgbuild: error: create --bundle: add --bolt-install or --bolt-profile
 bundle show $TMP/nosuchb --bolt-install $TMP/x|2|^pgbuild: error: show: --out, .*--bolt-install, --bolt-profile and --force go with create$
 run --no|2|^pgbuild: error: ambiguous option "--no" for pgbuild run \(could be --noise, .*--no-verify, --no-regress\)
+source --jso /no/such/x.json|2|^pgbuild: error: --json "/no/such/x.json": directory /no/such does not exist$
 $GATE --json|2|^pgbuild: error: option "--json" needs a value$
 build -j|2|^pgbuild: error: option "-j" \(--jobs\) needs a value$
 $GATE --quiet=yes|2|^pgbuild: error: option "--quiet=yes" takes no value$
