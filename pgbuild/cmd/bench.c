@@ -4,7 +4,7 @@
  *
  * pgbench's options mean what they mean in pgbench (-S, -N, -b NAME[@W],
  * -f FILE[@W], -M with pgbench's default simple, -j threads, -n, -r, -P,
- * -R, --latency-limit): a pgbench command line runs here with pgbuild's
+ * -R, -L): a pgbench command line runs here with pgbuild's
  * server options (--install or --connect) in place of its connection ones.
  */
 #include <stdio.h>
@@ -28,7 +28,7 @@ static void bench_usage(FILE *fp)
 "(--connect), and check the data afterwards.\n"
 "\n"
 "pgbench's options mean what they mean in pgbench (-S, -N, -b, -f, -M, -j,\n"
-"-n, -r, -P, -R, --latency-limit, -c, -T, -t, -s): a pgbench command line runs\n"
+"-n, -r, -P, -R, -L, -c, -T, -t, -s): a pgbench command line runs\n"
 "with --install or --connect in place of its connection options.  Defaults\n"
 "differ: the workload is select-only (pgbench: tpcb-like), a run is timed,\n"
 "-T 10 (pgbench: -t 10 transactions), and -j is min(cores, clients)\n"
@@ -74,7 +74,7 @@ static void bench_usage(FILE *fp)
 "  -t, --transactions N   transactions per client instead of a duration\n"
 "  -R, --rate TPS         schedule transactions at TPS in all (Poisson, as\n"
 "                         pgbench; latency counts from the scheduled start)\n"
-"      --latency-limit MS count transactions over MS; with --rate, skip those\n"
+"  -L, --latency-limit MS count transactions over MS; with --rate, skip those\n"
 "                         already that late when their turn comes\n"
 "      --warmup S         seconds run before timing starts (default 0)\n"
 "      --seed N           random seed (default: from the clock)\n"
@@ -136,7 +136,7 @@ static const struct option bench_options[] = {
 	{ "time", required_argument, NULL, 'T' },        /* pgbench's name for -T */
 	{ "transactions", required_argument, NULL, 't' },
 	{ "rate", required_argument, NULL, 'R' },
-	{ "latency-limit", required_argument, NULL, OPT_LATENCY_LIMIT },
+	{ "latency-limit", required_argument, NULL, 'L' },
 	{ "progress", required_argument, NULL, 'P' },
 	{ "report-per-command", no_argument, NULL, 'r' },
 	{ "report-latencies", no_argument, NULL, 'r' },  /* pgbench's older name */
@@ -179,7 +179,7 @@ static int value_option(struct bench_cli *b, int c, const char *arg)
 		o->rate = r;
 		return 0;
 	}
-	case OPT_LATENCY_LIMIT: {
+	case 'L': {
 		double ms;
 		if (cli_parse_number("--latency-limit", arg, 0.001, 1e9, &ms) < 0)
 			return -1;

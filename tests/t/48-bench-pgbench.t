@@ -1,6 +1,6 @@
 #!/bin/bash
 # 48-bench-pgbench.t - pgbuild bench speaks pgbench: the same command lines
-# (-S, -N, -b NAME@W, -f FILE@W, -M, -j, -n, -r, -P, -R, --latency-limit,
+# (-S, -N, -b NAME@W, -f FILE@W, -M, -j, -n, -r, -P, -R, -L,
 # a script with \sleep and the random functions) run through the real
 # pgbench of PostgreSQL 15 and through `pgbuild bench --connect` on one
 # server: both accept each set, and where the work is the same their tps
@@ -57,7 +57,7 @@ simple-update|-N -c 2 -j 2 -M prepared -n|1
 builtin-mix|-b select-only@9 -b tpcb-like@1 -c 2 -M extended -r|1
 prefix|-b si -c 2 -n|0
 script-mix|-f $TMP/shaped.sql@3 -b select-only@1 -c 2 -P 1|1
-rate|-S -c 2 -R 200 --latency-limit 50|1
+rate|-S -c 2 -R 200 -L 50|1
 threads-clamped|-S -c 1 -j 2 -n|0
 one-script|-f $TMP/shaped.sql -c 2 -n|0
 ROWS
