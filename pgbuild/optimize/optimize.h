@@ -167,9 +167,20 @@ struct optimize_measure {
 	size_t nr;
 };
 
-/* The measurements of a gate (read by gate_load, gate/verdict.h) into m. */
+/*
+ * The measurements of a gate (read by gate_load, gate/verdict.h) into m.
+ * stages: the candidate stages the run asked for, k (optimize_family):
+ * each stage is kept or dropped at 1 - (1 - conf) / k (Bonferroni), so
+ * the chance that a run keeps any stage that changed nothing is at most
+ * one stage's at conf; a layout floor's resolution is rescaled to that
+ * level (gate_resolution_at), the repeat one is no statistic either way.
+ * 1 for a gate on its own.
+ */
 struct gate;
-void optimize_measure_of(struct optimize_measure *m, const struct gate *g);
+void optimize_measure_of(struct optimize_measure *m, const struct gate *g, size_t stages);
+/* k of optimize_measure_of: the candidate stages in the mask of stages
+ * asked for (stock is none), at least 1. */
+size_t optimize_family(unsigned stages);
 /* Read a gate JSON document (pgbuild gate --json) into m.  0, or -1 with
  * the reason in err. */
 int optimize_measure_read(struct optimize_measure *m, const char *text, size_t len,
@@ -233,7 +244,8 @@ const char *optimize_evidence(const struct optimize_measure *s, const struct str
 #define OPTIMIZE_KEEP_RULE "a stage is kept when, on the workloads it was neither " \
 	"trained on nor chosen on (held out), none is significantly slower than the build " \
 	"it stacks on and the geometric mean of what it added to their cycles estimate is " \
-	"beyond the mean of their resolutions (each 1.96 x the two builds' layout spreads); " \
+	"beyond the mean of their resolutions (each from the two builds' layout spreads, " \
+	"at 1 - (1 - confidence) / k for the k candidate stages the run asked for); " \
 	"only when no evaluation workload is held out do the in-sample ones decide, each " \
 	"beyond its resolution"
 
@@ -419,6 +431,9 @@ enum optimize_role optimize_role_of(struct orun *r, int s, const char *wl);
  * stacked on it (its parents: bolt on a tuned best build), whose figures
  * of stock include the tuned policy's. */
 const struct strvec *optimize_in_sample(struct orun *r, int s);
+/* The candidate stages r can keep, known before any gate (run.c): k of
+ * optimize_measure_of, "stage_family" in optimize.json. */
+size_t optimize_run_family(const struct orun *r);
 
 /* The measure of the stage s stacks on (NULL: stock). */
 const struct optimize_measure *optimize_parent_measure(const struct orun *r, int s);

@@ -425,6 +425,23 @@ static void say_kept(struct orun *r, int s)
 	fputc('\n', stderr);
 }
 
+/*
+ * optimize.h: the candidate stages the run can keep, known before any gate: those
+ * asked for less the ones that cannot run here (tuned without a tune
+ * state, the clang stages without clang); bolt counts, though whether it
+ * runs depends on what was kept.  Each stage is decided at the
+ * Bonferroni level over them (optimize_measure_of).
+ */
+size_t optimize_run_family(const struct orun *r)
+{
+	unsigned mask = r->o->stages;
+	if (!r->s[OS_TUNED].policy)
+		mask &= ~(1u << OS_TUNED);
+	if (r->o->clang_skip)
+		mask &= ~((1u << OS_CLANG) | (1u << OS_CLANG_PGO));
+	return optimize_family(mask);
+}
+
 /* The gate's measurements of stage s, and the decision against its parent. */
 static int decide(struct orun *r, int s)
 {
@@ -437,7 +454,7 @@ static int decide(struct orun *r, int s)
 	optimize_measure_clear(&st->m);
 	loaded = gate_load(st->gate_json, &g, &v, &err) == 0;
 	if (loaded)
-		optimize_measure_of(&st->m, &g);
+		optimize_measure_of(&st->m, &g, optimize_run_family(r));
 	gate_clear(&g);
 	if (!loaded) {
 		error("%s: cannot read its gate result: %s", optimize_stage_names[s], err.buf);

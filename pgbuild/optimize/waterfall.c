@@ -42,9 +42,12 @@ static void paired_figure(struct optimize_figure *f, double stock, double build,
 
 /* The five figures of one gate workload of g (tps and server CPU on the
  * interval the verdict reads: --pairs auto's confidence sequence). */
-static void fill_workload(struct optimize_wl *o, const struct gate *g, const struct gate_workload *w)
+static void fill_workload(struct optimize_wl *o, const struct gate *g, const struct gate_workload *w,
+			  size_t stages)
 {
 	int cyc = w->cycles == INSTR_OK;
+	double conf = 1 - (1 - g->conf) / (double)(stages ? stages : 1);
+	const char *src;
 	struct stats_ratio r;
 
 	for (int k = 0; k < OM_NR; k++)
@@ -58,9 +61,11 @@ static void fill_workload(struct optimize_wl *o, const struct gate *g, const str
 		cost_figure(&o->f[OM_INSTRUCTIONS], w->instr_a, w->instr_b);
 	else if (cyc)
 		cost_figure(&o->f[OM_INSTRUCTIONS], w->cyc_a.ir, w->cyc_b.ir);
-	/* the resolution the gate decided at: stock's layout floor, if any */
-	o->f[OM_CYCLES].floor = cyc ? w->cycles_res.value : 0;
-	o->f[OM_INSTRUCTIONS].floor = w->instr == INSTR_OK ? w->instr_res.value : 0;
+	/* the resolution the gate decided at (stock's layout floor, if any),
+	 * at the run's Bonferroni level over its stages */
+	o->f[OM_CYCLES].floor = cyc ? gate_resolution_at(g, w, GATE_CYCLES, conf, &src) : 0;
+	o->f[OM_INSTRUCTIONS].floor = w->instr == INSTR_OK ?
+				      gate_resolution_at(g, w, GATE_INSTRUCTIONS, conf, &src) : 0;
 	/* a statistic only when built from a floor at some z (gate.h): the
 	 * repeat resolution (--noise none) shows no gain */
 	o->f[OM_CYCLES].statistic = cyc && w->cycles_res.z > 0 && w->cycles_res.value > 0;
@@ -76,13 +81,19 @@ static void fill_workload(struct optimize_wl *o, const struct gate *g, const str
 	}
 }
 
-void optimize_measure_of(struct optimize_measure *m, const struct gate *g)
+size_t optimize_family(unsigned stages)
+{
+	size_t k = (size_t)__builtin_popcount(stages & ~(1u << OS_STOCK));
+	return k ? k : 1;
+}
+
+void optimize_measure_of(struct optimize_measure *m, const struct gate *g, size_t stages)
 {
 	memset(m, 0, sizeof(*m));
 	m->wl = xcalloc(g->nr_wl ? g->nr_wl : 1, sizeof(*m->wl));
 	for (size_t i = 0; i < g->nr_wl; i++) {
 		m->wl[i].name = xstrdup(g->wl[i].name);
-		fill_workload(&m->wl[i], g, &g->wl[i]);
+		fill_workload(&m->wl[i], g, &g->wl[i], stages);
 		for (size_t k = 0; k < g->nr_res; k++)
 			if (g->res[k].th->kind == GATE_TPS && g->res[k].status == GATE_UNDECIDED &&
 			    !strcmp(g->res[k].workload, g->wl[i].name))
@@ -102,7 +113,7 @@ int optimize_measure_read(struct optimize_measure *m, const char *text, size_t l
 		gate_clear(&g);
 		return -1;
 	}
-	optimize_measure_of(m, &g);
+	optimize_measure_of(m, &g, 1);
 	gate_clear(&g);
 	return 0;
 }

@@ -172,7 +172,7 @@ static void test_optimize_drops_ruled_out(void **state)
 	memset(&g, 0, sizeof(g));
 	assert_int_equal(gate_read_json(&g, text, strlen(text), &err), 0);
 	gate_verdict_of(&g, &v);
-	optimize_measure_of(&m, &g);
+	optimize_measure_of(&m, &g, 1);
 	/* the fixture is at the repeat resolution (no statistic, on which
 	 * nothing is kept: test-optimize.c); read as at a floor of its width */
 	m.wl[0].f[OM_CYCLES].statistic = 1;
@@ -281,7 +281,7 @@ static void test_sequential_figures(void **state)
 	assert_non_null(strstr(f.buf, "tps no significant difference"));
 	assert_int_equal(gate_speedup(&g, "select-only", GATE_TPS, &est, &lo, &hi, NULL), 0);
 	assert_true(est > 1.03 && lo < 1 && hi > 1);
-	optimize_measure_of(&m, &g);
+	optimize_measure_of(&m, &g, 1);
 	assert_true(optimize_measure_get(&m, "select-only", OM_TPS)->lo < 1);
 	optimize_measure_clear(&m);
 	/* the report's table shows the sequence, not the fixed interval */
