@@ -32,6 +32,9 @@ struct invocation {
 	int have_policy;            /* a policy is in force */
 	struct policy_result res;   /* what the policy did */
 	const char *failsafe_error; /* error ignored by failsafe = passthrough, or NULL */
+	struct strbuf failsafe_note; /* why this call falls back to the caller's
+				      * flags (invocation_fall_back), said on
+				      * stderr after a compile that succeeded */
 	char *plugin;               /* the -fplugin= path added, or NULL */
 	char *plugin_skipped;       /* "skipped: why" when the compiler cannot
 				     * load the plugin, or NULL */
@@ -64,6 +67,19 @@ static inline int invocation_failsafe(const struct invocation *inv)
 	const char *v = invocation_setting(inv, SETTING_FAILSAFE);
 	return v && !strcmp(v, "passthrough");
 }
+
+/*
+ * Under failsafe = passthrough: this call runs with the caller's flags
+ * because of what fmt says (the first reason is kept), logged as tag
+ * ("policy invalid", "plugin missing", ...).  For a compile of a
+ * translation unit the reason is one warning line after the compile, and
+ * only when it succeeded (a failing compile fails exactly as plain gcc's):
+ * "pgoptcc: warning: REASON; compiled with the caller's flags (failsafe
+ * passthrough)", so a build is never silently a stock one.  Links and
+ * configure's probes stay quiet (the log has them; probes never get here).
+ */
+void invocation_fall_back(struct invocation *inv, const char *tag, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* The plugin setting says "off". */
 static inline int invocation_plugin_off(const struct invocation *inv)

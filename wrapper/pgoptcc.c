@@ -121,10 +121,10 @@ static int has_prefix_map(const struct strvec *sv)
  * Load the policy the settings name; 0 when none is in force.  One that
  * cannot be used fails the call (exit 101); under failsafe = passthrough
  * the call runs unchanged and, for a compile of a translation unit, says
- * so in one warning line: the build is not silently a stock one.  Only
- * compiles and links get here, never a configure or meson probe (those are
- * passthrough calls, classify.c), so no probe's result changes; links stay
- * quiet (the log records them), their compiles have said it already.
+ * so in one warning line after it (invocation_fall_back): the build is not
+ * silently a stock one.  Only compiles and links get here, never a
+ * configure or meson probe (those are passthrough calls, classify.c), so
+ * no probe's result changes.
  */
 static int load_policy(struct invocation *inv)
 {
@@ -136,12 +136,7 @@ static int load_policy(struct invocation *inv)
 			POLICY_WEAKEN(inv->weaken), &err) < 0) {
 		if (!invocation_failsafe(inv))
 			die(PGOPT_EXIT_POLICY, "%s", err.buf);
-		if (inv->cls.kind == KIND_COMPILE)
-			warning("policy %s unusable (%s); compiled with the caller's flags (failsafe passthrough)",
-				path, err.buf);
-		else
-			verbose("ignoring the policy (failsafe = passthrough): %s", err.buf);
-		inv->failsafe_error = "policy invalid";
+		invocation_fall_back(inv, "policy invalid", "policy %s unusable (%s)", path, err.buf);
 		policy_release(&inv->policy);
 		strbuf_release(&err);
 		return 0;
@@ -504,6 +499,7 @@ static void invocation_init(struct invocation *inv)
 	strvec_init(&inv->final);
 	strvec_init(&inv->cls_argv);
 	strbuf_init(&inv->child_path, 0);
+	strbuf_init(&inv->failsafe_note, 0);
 	settings_layer_init(&inv->env_layer);
 	settings_layer_init(&inv->cc_layer);
 	settings_layer_init(&inv->conf_layer);
@@ -635,8 +631,7 @@ static void open_log(struct invocation *inv, struct compilelog *log)
 		if (!invocation_failsafe(inv))
 			die(PGOPT_EXIT_LOG, "%s (set PGOPT_FAILSAFE=passthrough to build without a log)",
 			    err.buf);
-		verbose("building unchanged (failsafe = passthrough): %s", err.buf);
-		inv->failsafe_error = "log unwritable";
+		invocation_fall_back(inv, "log unwritable", "no compile log (%s)", err.buf);
 		compilelog_close(log);
 		log->fd = -1;
 	}
@@ -697,9 +692,8 @@ static int compile(struct invocation *inv, int changed, int retry)
 		if (inv->have_bundle)
 			bundle_scan_diagnostics(&inv->bundle, cerr.buf, cerr.len);
 		if (retry && code != 0 && pluginargs_load_failed(cerr.buf, inv->plugin)) {
-			verbose("the plugin %s failed to load; building unchanged (failsafe = passthrough)",
-				inv->plugin);
-			inv->failsafe_error = "plugin failed to load";
+			invocation_fall_back(inv, "plugin failed to load",
+					     "the plugin %s failed to load", inv->plugin);
 			inv->res.changed = 0;
 			if (inv->have_bundle) {
 				bundle_use_release(&inv->bundle);
@@ -747,7 +741,7 @@ int main(int argc, char **argv)
 	struct compilelog log = { -1, NULL, -1 };
 	struct compilelog_guard guard = { NULL, -1, NULL, 0, { 0 } };
 	const char *cc_name = NULL;
-	int first_arg, code, changed, retry, masquerade = 0;
+	int first_arg, code, changed, retry, wrote, masquerade = 0;
 	double t0;
 
 	invocation_init(&inv);
@@ -773,7 +767,7 @@ int main(int argc, char **argv)
 	setenv("PGOPT_RECURSION", "1", 1);
 	if (inv.child_path.len)
 		setenv("PATH", inv.child_path.buf, 1);
-	if (log.fd < 0 && !retry && !(changed && inv.have_bundle)) {
+	if (log.fd < 0 && !retry && !(changed && inv.have_bundle) && !inv.failsafe_note.len) {
 		/* no log: become the compiler */
 		struct child_process cp;
 		child_process_init(&cp);
@@ -789,7 +783,14 @@ int main(int argc, char **argv)
 	code = compile(&inv, changed, retry);
 	if (code == 0 && log.fd >= 0)
 		move_records(&inv, &log, &guard);
-	if (log.fd >= 0 && compilelog_write_record(&inv, &log, code, clock_ms() - t0) < 0 && !invocation_failsafe(&inv)) {
+	wrote = log.fd < 0 ? 0 : compilelog_write_record(&inv, &log, code, clock_ms() - t0);
+	if (wrote < 0 && invocation_failsafe(&inv)) {
+		/* built, with no record of what the policy did: said */
+		if (code == 0 && inv.cls.kind == KIND_COMPILE)
+			warning("cannot write the compile log %s: %s; %s built without its record "
+				"(failsafe passthrough)", log.path, strerror(errno),
+				inv.tu ? inv.tu : "the unit");
+	} else if (wrote < 0) {
 		/* no record, no object: the next make compiles it again */
 		int e = errno, removed = compilelog_guard_remove(&guard);
 		if (removed > 0)
@@ -804,6 +805,11 @@ int main(int argc, char **argv)
 	}
 	compilelog_guard_end(&guard);
 	compilelog_close(&log);
+	/* failsafe: say that this unit got the caller's flags, after a
+	 * compile that succeeded (a failing one fails as plain gcc's) */
+	if (code == 0 && inv.failsafe_note.len && inv.cls.kind == KIND_COMPILE)
+		warning("%s; compiled with the caller's flags (failsafe passthrough)",
+			inv.failsafe_note.buf);
 	if (code > 128 && code < 128 + 65) {
 		/* the compiler died by a signal: die the same way */
 		signal(code - 128, SIG_DFL);

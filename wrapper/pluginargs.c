@@ -122,7 +122,8 @@ void pluginargs_add(struct invocation *inv, const char *tu, int is_link)
 			    plugin, strerror(errno));
 		/* build on unchanged, as the README promises: no policy
 		 * without the record that proves what it did */
-		inv->failsafe_error = "plugin missing";
+		invocation_fall_back(inv, "plugin missing", "cannot load the plugin %s: %s", plugin,
+				     strerror(errno));
 		inv->res.changed = 0;
 		free(def);
 		return;

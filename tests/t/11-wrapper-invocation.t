@@ -132,7 +132,8 @@ is "unwritable log + failsafe: builds" "$s" 0
 # failsafe means "build unchanged": without a log, no policy either
 PGOPT_FAILSAFE=passthrough PGOPT_LOGDIR=$LOGBAD PGOPT_POLICY=$TMP/p.policy "$W" -c a.c -o lp.o 2> err; s=$?
 is "unwritable log + failsafe + policy: builds" "$s" 0
-is "unwritable log + failsafe + policy: silent" "$(cat err)" ""
+is "unwritable log + failsafe + policy: one line says why, after the compile" "$(cat err)" \
+	"pgoptcc: warning: no compile log (cannot create log directory $LOGBAD: Not a directory); compiled with the caller's flags (failsafe passthrough)"
 ok "unwritable log + failsafe + policy: plain gcc's object" cmp plain.o lp.o
 PGOPT_VERBOSE=1 PGOPT_FAILSAFE=passthrough PGOPT_LOGDIR=$LOGBAD PGOPT_POLICY=$TMP/p.policy "$W" -c a.c -o lp.o 2> err; s=$?
 like "unwritable log + failsafe + PGOPT_VERBOSE=1: says so" "$(cat err)" "^pgoptcc: building unchanged \(failsafe = passthrough\): "

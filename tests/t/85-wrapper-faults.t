@@ -31,13 +31,15 @@ is "PGOPT_PLUGIN=off builds with the policy regardless" "$s" 0
 gcc -c a.c -o plain.o
 PGOPT_FAILSAFE=passthrough PGOPT_LOGDIR=$TMP/fvlog PGOPT_PLUGIN=$TMP/other/pgopt.so "$W" -c a.c -o fv.o 2> err; s=$?
 is "plugin for another GCC + failsafe: builds" "$s" 0
-is "plugin for another GCC + failsafe: silent" "$(cat err)" ""
+# not silently stock: one line after the compile says why (issue 42)
+like "plugin for another GCC + failsafe: one warning line, after the compile" "$(cat err)" \
+	"^pgoptcc: warning: the plugin .*/other/pgopt.so failed to load; compiled with the caller's flags \(failsafe passthrough\)\$"
 ok "plugin for another GCC + failsafe: plain gcc's object" cmp plain.o fv.o
 like "plugin for another GCC + failsafe: logged unchanged" "$(tail -n 1 fvlog/compile.jsonl)" \
 	'"changed":false.*"argv_out":\["-c","a.c","-o","fv.o"\].*"failsafe":"plugin failed to load"'
 PGOPT_VERBOSE=1 PGOPT_FAILSAFE=passthrough PGOPT_PLUGIN=$TMP/other/pgopt.so "$W" -c a.c -o fv.o 2> err; s=$?
 like "plugin for another GCC + failsafe + PGOPT_VERBOSE=1: says so" "$(cat err)" \
-	"pgoptcc: the plugin $TMP/other/pgopt.so failed to load; building unchanged"
+	"pgoptcc: building unchanged \(failsafe = passthrough\): the plugin .*/other/pgopt.so failed to load"
 ok "plugin for another GCC + failsafe, no log: plain gcc's object" cmp plain.o fv.o
 # a real compile error comes out as plain gcc's, with or without a
 # plugin that loads
@@ -68,7 +70,11 @@ is "policy is a directory: one line" "$(cat err)" "pgoptcc: error: $TMP/pdir: ca
 # failsafe builds on without the plugin, but cannot invent a compiler
 PGOPT_FAILSAFE=passthrough PGOPT_PLUGIN=$TMP/none.so PGOPT_LOGDIR=$TMP/fslog "$W" -c a.c -o fs.o 2> err; s=$?
 is "failsafe + missing plugin: builds" "$s" 0
-is "failsafe + missing plugin: silent" "$(cat err)" ""
+is "failsafe + missing plugin: one warning line, after the compile" "$(cat err)" \
+	"pgoptcc: warning: cannot load the plugin $TMP/none.so: No such file or directory; compiled with the caller's flags (failsafe passthrough)"
+PGOPT_FAILSAFE=passthrough PGOPT_PLUGIN=$TMP/none.so "$W" -c bad.c -o fs.o 2> err; s=$?
+is "failsafe + missing plugin + a compile error: exactly gcc's status and stderr" \
+	"$s/$(cat err)" "$gs/$(cat gcc.err)"
 like "failsafe + missing plugin: logged as such" "$(tail -n 1 fslog/compile.jsonl)" '"failsafe":"plugin missing"'
 PGOPT_FAILSAFE=passthrough PGOPT_CC=no-such-cc-xyz "$W" -c a.c 2> err; s=$?
 is "failsafe + missing compiler: still 102" "$s" 102
@@ -105,8 +111,11 @@ if [ "$(id -u)" = 0 ] && mkdir -p full && mount -t tmpfs -o size=16k tmpfs full;
 	PGOPT_PLUGIN=off PGOPT_LOGDIR=$TMP/full/log4 "$W" -c no-such.c -o keep.o 2> err; s=$?
 	is "a failed compile with a full log: 104" "$s" 104
 	ok "... keep.o, which it did not write, is still there" cmp m.o keep.o
-	PGOPT_FAILSAFE=passthrough PGOPT_PLUGIN=off PGOPT_LOGDIR=$TMP/full/log2 "$W" -c a.c -o l.o 2> err; s=$?
+	# a new log whose first record finds no room (log2's has a page now)
+	PGOPT_FAILSAFE=passthrough PGOPT_PLUGIN=off PGOPT_LOGDIR=$TMP/full/log5 "$W" -c a.c -o l.o 2> err; s=$?
 	is "full log filesystem + failsafe: builds" "$s" 0
+	like "full log filesystem + failsafe: one warning line says the unit has no record" "$(cat err)" \
+		"^pgoptcc: warning: cannot write the compile log .*: No space left on device; a.c built without its record \(failsafe passthrough\)\$"
 	# the plugin's sidecar cannot be written either: one line from each tool
 	PGOPT_PLUGIN= PGOPT_LOGDIR=$TMP/full/log3 "$W" -c a.c -o l.o 2> err; s=$?
 	is "full sidecar filesystem: fails (104)" "$s" 104
