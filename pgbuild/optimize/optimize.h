@@ -132,7 +132,13 @@ struct optimize_figure {
 	double lo, hi;        /* interval of total, NAN when the metric has none */
 	double floor;         /* deterministic metrics: the resolution the stage's
 				 gate decided at from stock's layout floor
-				 (pgbuild noise); 0: none, the repeat one */
+				 (pgbuild noise), rescaled to the run's
+				 Bonferroni level over its stages: what a
+				 "faster" (a keep) is decided at; 0: none,
+				 the repeat one */
+	double veto_floor;    /* the same at the gate's own level: what a
+				 "significantly slower" (a drop) is decided
+				 at, a guard that widening would weaken */
 	int statistic;        /* deterministic metrics: floor is a statistic
 				 (a layout floor's, built at some z:
 				 gate_resolution.z > 0); 0: the repeat
@@ -206,6 +212,10 @@ double optimize_added(const struct optimize_figure *f, const struct optimize_fig
  */
 double optimize_resolution(const struct optimize_measure *m, const char *wl,
 			   enum optimize_metric k);
+/* The same at the stage's gate's own level, unadjusted for the stages'
+ * family (veto_floor): what "significantly slower" is decided at. */
+double optimize_veto_resolution(const struct optimize_measure *m, const char *wl,
+				enum optimize_metric k);
 
 /* Is workload wl held out, i.e. not one of trained_on (NULL or empty:
  * nothing trained, every workload held out)? */

@@ -66,6 +66,8 @@ static void fill_workload(struct optimize_wl *o, const struct gate *g, const str
 	o->f[OM_CYCLES].floor = cyc ? gate_resolution_at(g, w, GATE_CYCLES, conf, &src) : 0;
 	o->f[OM_INSTRUCTIONS].floor = w->instr == INSTR_OK ?
 				      gate_resolution_at(g, w, GATE_INSTRUCTIONS, conf, &src) : 0;
+	o->f[OM_CYCLES].veto_floor = cyc ? w->cycles_res.value : 0;
+	o->f[OM_INSTRUCTIONS].veto_floor = w->instr == INSTR_OK ? w->instr_res.value : 0;
 	/* a statistic only when built from a floor at some z (gate.h): the
 	 * repeat resolution (--noise none) shows no gain */
 	o->f[OM_CYCLES].statistic = cyc && w->cycles_res.z > 0 && w->cycles_res.value > 0;
@@ -143,16 +145,15 @@ double optimize_added(const struct optimize_figure *f, const struct optimize_fig
 	return f->total / base;
 }
 
-double optimize_resolution(const struct optimize_measure *m, const char *workload,
-			   enum optimize_metric k)
+/* optimize_resolution of f's floor (veto: its veto_floor). */
+static double resolution_of(const struct optimize_figure *f, enum optimize_metric k, int veto)
 {
 	/* the figures that are a deterministic metric of metric/metrics.h */
 	static const unsigned metric_of[OM_NR] = {
 		[OM_CYCLES] = METRIC_CYCLES, [OM_INSTRUCTIONS] = METRIC_INSTR,
 	};
-	const struct optimize_figure *f = optimize_measure_get(m, workload, k);
 	const struct metric_desc *d = metrics_of(metric_of[k]);
-	double repeat;
+	double repeat, floor = f ? (veto ? f->veto_floor : f->floor) : 0;
 	if (!d || !(d->resolution > 0))
 		return NAN;
 	repeat = d->resolution;
@@ -160,9 +161,21 @@ double optimize_resolution(const struct optimize_measure *m, const char *workloa
 	 * floor and the stage's stand-in, or the repeat one with --noise
 	 * none); a gate without a floor decided nothing: infinite, so nothing
 	 * is kept on it (optimize_floor stops the run before that can happen) */
-	if (f && isnan(f->floor))
+	if (isnan(floor))
 		return INFINITY;
-	return f && f->floor > repeat ? f->floor : repeat;
+	return floor > repeat ? floor : repeat;
+}
+
+double optimize_resolution(const struct optimize_measure *m, const char *workload,
+			   enum optimize_metric k)
+{
+	return resolution_of(optimize_measure_get(m, workload, k), k, 0);
+}
+
+double optimize_veto_resolution(const struct optimize_measure *m, const char *workload,
+				enum optimize_metric k)
+{
+	return resolution_of(optimize_measure_get(m, workload, k), k, 1);
 }
 
 int optimize_held_out(const struct strvec *trained_on, const char *workload)
@@ -262,6 +275,7 @@ static int decide_suite(const struct optimize_measure *s, const struct optimize_
 		const struct optimize_figure *p = parent ?
 			optimize_measure_get(parent, wl, OM_CYCLES) : NULL;
 		double res = optimize_resolution(s, wl, OM_CYCLES);
+		double veto = optimize_veto_resolution(s, wl, OM_CYCLES);
 		double added = optimize_added(&s->wl[i].f[OM_CYCLES], p);
 		if (!optimize_held_out(in_sample, wl))
 			continue;
@@ -274,10 +288,12 @@ static int decide_suite(const struct optimize_measure *s, const struct optimize_
 			no_floor(reason, wl, "held-out", added, parent_name, res);
 			return 0;
 		}
-		if (added * (1 + res) < 1.0) {
+		/* a guard against harm: at the gate's own level, never
+		 * widened by the stages' family */
+		if (added * (1 + veto) < 1.0) {
 			strbuf_addf(reason, "%s (held-out): cycles estimate %.4fx of %s, significantly "
 				    "slower (beyond the %.2f%% resolution)", wl, added, parent_name,
-				    res * 100);
+				    veto * 100);
 			return 0;
 		}
 		logsum += log(added);

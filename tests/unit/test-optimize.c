@@ -363,7 +363,7 @@ static void suite_stage(struct optimize_measure *m, size_t nwl, const double *g,
 			m->wl[i].f[k].total = m->wl[i].f[k].lo = m->wl[i].f[k].hi = NAN;
 		}
 		m->wl[i].f[OM_CYCLES].total = exp(g[i]);
-		m->wl[i].f[OM_CYCLES].floor = res;
+		m->wl[i].f[OM_CYCLES].floor = m->wl[i].f[OM_CYCLES].veto_floor = res;
 		m->wl[i].f[OM_CYCLES].statistic = 1;
 	}
 }
@@ -513,6 +513,36 @@ static void test_stage_family(void **state)
 	assert_int_equal(optimize_decide(&m, NULL, "stock", NULL, &why), 0);
 	optimize_measure_clear(&m);
 	gate_clear(&g);
+
+	/* the guard against harm is not widened by the family: four held-out
+	 * workloads at +6%, +6%, +6% and -2.2% against a floor of 1.8%: the
+	 * last is significantly slower at the gate's level, so the stage is
+	 * dropped among six stages as alone (the widened 2.72% kept it) */
+	{
+		static const char *const names[] = { "w0", "w1", "w2", "w3" };
+		static const double est_b[] = { 100000 / 1.06, 100000 / 1.06, 100000 / 1.06,
+						 100000 / 0.978 };
+		memset(&g, 0, sizeof(g));
+		g.conf = 0.95;
+		for (int i = 0; i < 4; i++) {
+			struct gate_workload *w = gate_workload_get(&g, names[i], 1);
+			w->cycles = INSTR_OK;
+			w->cyc_a.estimate = 100000;
+			w->cyc_b.estimate = est_b[i];
+			gate_set_resolution(w, GATE_CYCLES, 0.018, "layout floor: test");
+			gate_set_resolution_z(w, GATE_CYCLES, 1.959963984540054, 8);
+		}
+		for (size_t k = 1; k <= 6; k += 5) {
+			optimize_measure_of(&m, &g, k);
+			strbuf_reset(&why);
+			assert_int_equal(optimize_decide(&m, NULL, "stock", NULL, &why), 0);
+			if (!strstr(why.buf, "w3 (held-out)") || !strstr(why.buf, "significantly slower") ||
+			    !strstr(why.buf, "1.80% resolution"))
+				fail_msg("k = %zu: %s", k, why.buf);
+			optimize_measure_clear(&m);
+		}
+		gate_clear(&g);
+	}
 
 	/* the run's false-keep rate, 5 stages, the floor's df large */
 	floored_gate(&g, 1, 1, 0.014, 100000);
