@@ -105,4 +105,16 @@ PGOPT_POLICY=$TMP/o3.policy bounded "$W" -c a.c -o rz.o @/dev/zero 2> err; s=$?
 ok "@/dev/zero: no hang (timeout 20 s) and no memory blow-up in pgoptcc" test "$s" != 124 -a "$s" != 106
 like "@/dev/zero: logged as too_hard" "$(tail -n1 log/compile.jsonl)" '"reason":"too_hard"'
 
+# a policy written to take over the terminal: its tokens in an error or the
+# failsafe warning come out with every control byte but newline and tab as
+# '?' (no title set, no line overwritten or hidden, no colour)
+printf '[*]\ncflags += "-fx\r\033]0;PWNED\007\033[2J\033[8mhidden\177"\n' >esc.policy
+PGOPT_POLICY=$TMP/esc.policy bounded "$W" -c a.c -o e.o 2> err; s=$?
+is "a policy with terminal controls: exit 101" "$s" 101
+is "... no control byte reaches stderr" "$(tr -d '\n\t' <err | LC_ALL=C tr -d '[:print:]' | wc -c)" 0
+like "... each written as ?" "$(cat err)" 'cannot add -fx\?\?\]0;PWNED\?\?\[2J\?\[8mhidden\?'
+PGOPT_FAILSAFE=passthrough PGOPT_POLICY=$TMP/esc.policy bounded "$W" -c a.c -o e.o 2> err; s=$?
+is "... under failsafe: builds, and the warning is as clean" \
+	"$s/$(tr -d '\n\t' <err | LC_ALL=C tr -d '[:print:]' | wc -c)" "0/0"
+
 done_testing

@@ -28,7 +28,14 @@ int error_oom_exit_code(void)
 	return oom_code;
 }
 
-/* Format the whole line first so it reaches stderr in one write. */
+/*
+ * Format the whole line first so it reaches stderr in one write.  What it
+ * quotes may come from a file another party wrote (a policy's token, a
+ * file name, a server's log): every control byte but newline and tab
+ * (ESC, carriage return, backspace, DEL ...) is written as '?', so a
+ * message cannot set the terminal's title, move the cursor, recolour,
+ * hide or overwrite what pgoptcc or pgbuild says.
+ */
 static void report(const char *kind, const char *fmt, va_list ap)
 {
 	char msg[4096];
@@ -43,6 +50,10 @@ static void report(const char *kind, const char *fmt, va_list ap)
 		memcpy(msg + len, "...", 3);
 		len += 3;
 	}
+	for (size_t i = 0; i < len; i++)
+		if (((unsigned char)msg[i] < 0x20 && msg[i] != '\n' && msg[i] != '\t') ||
+		    msg[i] == 0x7f)
+			msg[i] = '?';
 	msg[len++] = '\n';
 	msg[len] = '\0';
 	fputs(msg, stderr);
