@@ -85,11 +85,9 @@ static void tune_usage(FILE *fp)
 "                        (FILE needs --baseline); without a floor of the\n"
 "                        --train workload (or without --baseline) tune\n"
 "                        refuses to run, as the gate leaves such thresholds\n"
-"                        undecided; none: the repeat resolution (0.01%%,\n"
-"                        0.1%%), said in the output, which is no statistic:\n"
-"                        a drop decides at it (as the gate's bounds), no\n"
-"                        flag is added and no held-out gain shown (as the\n"
-"                        gate's claims); so not with --start stock\n"
+"                        undecided; none: refused as without a floor: the\n"
+"                        repeat resolution is no statistic, and every flag\n"
+"                        kept or added is a claim\n"
 "  --bundle DIR          tune on PGO without training per set: every set is\n"
 "                        the policy of the profile bundle DIR (pgbuild bundle\n"
 "                        create) plus its flags, built with the bundle's\n"
@@ -447,23 +445,23 @@ static int apply_noise_floor(struct tune_opts *o, struct tune_params *p)
 		return 0;
 	}
 	if (f.state == NOISE_FLOOR_NONE) {
-		/* no statistic: a gain is not shown at it (the gate's claims) */
-		if (p->start_stock) {
-			free(src);
-			noise_floors_release(&f);
-			return cli_usage_error("--noise none with --start stock: at the repeat "
-					       "resolution no flag is added (a gain inside every "
-					       "layout spread is not shown), so the search could "
-					       "only end at stock; give a layout floor (`pgbuild "
-					       "noise`) or --start full");
-		}
-		p->repeat_only = 1;
-		o->resolution_source = xasprintf("%s; no statistic: a drop decides at it, no flag "
-						 "is added, no held-out gain shown", src);
+		/* no statistic: every decision of the search is a claim (a
+		 * flag kept says dropping it costs, one added that it gains),
+		 * and the gate's claims need a floor: refused as without one */
+		o->resolution_source = xasprintf("--metric %s --noise none: the repeat resolution "
+						 "(%g%%) is no statistic, inside every layout spread "
+						 "measured; each flag tune keeps or adds claims a "
+						 "gain or a loss it cannot show there: give a layout "
+						 "floor (`pgbuild noise --install PREFIX -W %s`, "
+						 "PREFIX/%s or --noise FILE with --baseline PREFIX)",
+						 o->metric, noise_floor_repeat(d->bit) * 100,
+						 o->workload, NOISE_FLOOR_FILE);
+		p->resolution = NAN;
 		free(src);
-	} else {
-		o->resolution_source = src;
+		noise_floors_release(&f);
+		return 0;
 	}
+	o->resolution_source = src;
 	/* the held-out workloads' own resolutions (mixed's floor is several
 	 * times select-only's); without a floor NAN: their verdict is
 	 * undecided, never decided at the repeat resolution */

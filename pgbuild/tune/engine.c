@@ -264,8 +264,6 @@ static int hurts(const struct tune_engine *t, const struct tune_eval *e)
 
 static int helps(const struct tune_engine *t, const struct tune_eval *e)
 {
-	if (t->p.repeat_only)
-		return 0;
 	return e->lo * (1 - t->p.resolution) > 1.0 && e->ratio >= 1.0 + t->p.min_gain;
 }
 

@@ -117,11 +117,6 @@ struct tune_params {
 				  (noise/floor.h's rule); 0 for tps, whose
 				  interval is measured; NAN (no layout
 				  floor): tune_engine_run refuses to search */
-	int repeat_only;       /* resolution is the repeat one (--noise none,
-				  no layout floor): no statistic, so a drop
-				  decides at it (as the gate's bounds) but no
-				  add does (as the gate's claims: a gain
-				  inside every layout spread is not shown) */
 	int max_builds;        /* 0: unlimited */
 	double time_budget;    /* seconds, 0: unlimited */
 	int readd;             /* run the greedy re-add pass */

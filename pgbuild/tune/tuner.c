@@ -551,7 +551,7 @@ out:
 
 /* ---------------- held out ---------------- */
 
-const char *tuner_held_verdict(const struct tune_eval *e, double resolution, int repeat_only)
+const char *tuner_held_verdict(const struct tune_eval *e, double resolution)
 {
 	if (e->outcome != TUNE_OK || !isfinite(e->ratio))
 		return "unmeasured";
@@ -561,7 +561,7 @@ const char *tuner_held_verdict(const struct tune_eval *e, double resolution, int
 		return "undecided";
 	/* the gate's interval (gate/expr.c decide_point): a relative error */
 	if (e->lo * (1 - resolution) > 1)
-		return repeat_only ? "undecided" : "faster";
+		return "faster";
 	if (e->hi * (1 + resolution) < 1)
 		return "slower";
 	return "not significant";
@@ -609,7 +609,7 @@ static void judge_held_out(struct tuner *tu)
 		h->e.ratio = h->e.lo = h->e.hi = NAN;
 		gate_ratio(tu, stock, best, h->workload, json, log, &h->e);
 		h->e.seconds = clock_seconds() - t0;
-		h->verdict = tuner_held_verdict(&h->e, h->resolution, tu->t.p.repeat_only);
+		h->verdict = tuner_held_verdict(&h->e, h->resolution);
 		if (!tu->o.quiet)
 			fprintf(stderr, "tune: held out %s: %s\n", h->workload, h->verdict);
 		free(json);

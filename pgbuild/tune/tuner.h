@@ -167,12 +167,10 @@ int tuner_write_plan_json(const struct tuner *tu, const char *path, const char *
  * ratio x (1 - resolution) > 1; tps, resolution 0: the interval's lower
  * end above 1), "slower" the mirror (ratio x (1 + resolution) < 1), else
  * "not significant"; "undecided" when the resolution is NAN (no layout
- * floor: nothing is decided at the repeat resolution), and for a
- * "faster" at the repeat resolution (repeat_only: --noise none, no
- * statistic; a "slower" still decides, as the gate's bounds); "unmeasured"
+ * floor: nothing is decided at the repeat resolution); "unmeasured"
  * without a ratio.  The gate's threshold rule with the claim 1.
  */
-const char *tuner_held_verdict(const struct tune_eval *e, double resolution, int repeat_only);
+const char *tuner_held_verdict(const struct tune_eval *e, double resolution);
 
 /*
  * What the held-out workloads say of the best set together: "slower" when

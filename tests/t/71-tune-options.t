@@ -95,12 +95,13 @@ printf -- '-ffast-math\n-Ofast\n' >"$TMP/bad"
 is "only unsafe candidates: exit 2" "$?" 2
 like "... nothing left to tune" "$(cat "$TMP/e")" 'no candidate flags left'
 
-# a state file that belongs to another tune (--noise none: the baseline has
-# no layout floor, without which tune refuses first: tests/t/72)
+# a state file that belongs to another tune (--metric tps: the baseline has
+# no layout floor, without which tune refuses the deterministic metrics
+# first: tests/t/72)
 mkdir -p "$TMP/w2"
 printf '{"kind":"pgbuild-tune-state","version":1,"key":"workload=tpcb metric=tps","candidates":["-O3"]}\n' >"$TMP/w2/state.jsonl"
 "$P" tune --candidates "$TMP/c2" --workdir "$TMP/w2" --baseline /usr/lib/postgresql/15 \
-	--noise none >"$TMP/o" 2>"$TMP/e"
+	--metric tps >"$TMP/o" 2>"$TMP/e"
 is "foreign state: exit 2" "$?" 2
 like "foreign state: refused" "$(cat "$TMP/e")" 'belongs to another tune'
 # a layout floor that cannot be read, and one of another postgres

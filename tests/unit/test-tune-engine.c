@@ -177,39 +177,6 @@ static void test_known_best(void **state)
 	tune_engine_release(&t);
 }
 
-/*
- * --noise none (repeat_only): the resolution is the repeat one, no
- * statistic.  As the gate's claims, a gain is not shown at it: no flag is
- * added, however large its ratio (from stock the best stays stock, where
- * the rule before added -O3 and -march=native); as the gate's bounds, a
- * drop still decides (from the full set the flags that hurt when dropped
- * are kept, the others dropped).
- */
-static void test_repeat_only(void **state)
-{
-	struct tune_engine t;
-	struct synth s;
-	struct tune_params p = defaults;
-	(void)state;
-	p.resolution = 0.0001;
-	p.repeat_only = 1;
-	p.start_stock = 1;
-	synth_init(&s, F4, G4);
-	engine_setup(&t, &p, F4, 4, &s);
-	assert_int_equal(tune_engine_run(&t), 0);
-	assert_true(t.best == 0);
-	for (size_t i = 0; i < t.nr_steps; i++)
-		assert_int_not_equal(t.steps[i].verdict, TV_ADDED);
-	tune_engine_release(&t);
-
-	p.start_stock = 0;
-	synth_init(&s, F4, G4);
-	engine_setup(&t, &p, F4, 4, &s);
-	assert_int_equal(tune_engine_run(&t), 0);
-	assert_true(t.best == set_of(&t, "-O3,-march=native"));
-	tune_engine_release(&t);
-}
-
 /* Nothing pays off: the best is stock, whatever the start. */
 static void test_nothing_helps(void **state)
 {
@@ -529,38 +496,32 @@ static void test_held_verdict(void **state)
 	struct tune_eval e = { .outcome = TUNE_OK };
 	(void)state;
 	e.ratio = e.lo = e.hi = 1.03;
-	assert_string_equal(tuner_held_verdict(&e, 0.022, 0), "faster");
-	assert_string_equal(tuner_held_verdict(&e, 0.03, 0), "not significant"); /* 1.03 - 0.03 = 1 */
-	assert_string_equal(tuner_held_verdict(&e, 0.031, 0), "not significant");
+	assert_string_equal(tuner_held_verdict(&e, 0.022), "faster");
+	assert_string_equal(tuner_held_verdict(&e, 0.03), "not significant"); /* 1.03 - 0.03 = 1 */
+	assert_string_equal(tuner_held_verdict(&e, 0.031), "not significant");
 	/* the gate's interval is relative: 1.0302 x (1 - 0.03) < 1, so not
 	 * faster (ratio - resolution called it faster) */
 	e.ratio = e.lo = e.hi = 1.0302;
-	assert_string_equal(tuner_held_verdict(&e, 0.03, 0), "not significant");
+	assert_string_equal(tuner_held_verdict(&e, 0.03), "not significant");
 	/* no layout floor (NAN): undecided, however large the ratio */
 	e.ratio = e.lo = e.hi = 1.5;
-	assert_string_equal(tuner_held_verdict(&e, NAN, 0), "undecided");
+	assert_string_equal(tuner_held_verdict(&e, NAN), "undecided");
 	e.ratio = e.lo = e.hi = 0.97;
-	assert_string_equal(tuner_held_verdict(&e, 0.022, 0), "slower");
-	assert_string_equal(tuner_held_verdict(&e, 0.03, 0), "slower"); /* 0.97 x 1.03 < 1 */
-	assert_string_equal(tuner_held_verdict(&e, 0.031, 0), "not significant");
+	assert_string_equal(tuner_held_verdict(&e, 0.022), "slower");
+	assert_string_equal(tuner_held_verdict(&e, 0.03), "slower"); /* 0.97 x 1.03 < 1 */
+	assert_string_equal(tuner_held_verdict(&e, 0.031), "not significant");
 	/* tps: the interval decides (resolution 0) */
 	e.ratio = 1.10; e.lo = 1.01; e.hi = 1.20;
-	assert_string_equal(tuner_held_verdict(&e, 0, 0), "faster");
-	/* at the repeat resolution (--noise none: no statistic) a gain is
-	 * not shown, as the gate's claims; a loss still decides */
-	e.ratio = e.lo = e.hi = 1.03;
-	assert_string_equal(tuner_held_verdict(&e, 0.0001, 1), "undecided");
-	e.ratio = e.lo = e.hi = 0.97;
-	assert_string_equal(tuner_held_verdict(&e, 0.0001, 1), "slower");
-	e.ratio = 1.10; e.lo = 0.99; e.hi = 1.20;
-	assert_string_equal(tuner_held_verdict(&e, 0, 0), "not significant");
+	assert_string_equal(tuner_held_verdict(&e, 0), "faster");
+	e.lo = 0.99;
+	assert_string_equal(tuner_held_verdict(&e, 0), "not significant");
 	e.ratio = 0.9; e.lo = 0.8; e.hi = 0.99;
-	assert_string_equal(tuner_held_verdict(&e, 0, 0), "slower");
+	assert_string_equal(tuner_held_verdict(&e, 0), "slower");
 	e.outcome = TUNE_UNMEASURED;
-	assert_string_equal(tuner_held_verdict(&e, 0, 0), "unmeasured");
+	assert_string_equal(tuner_held_verdict(&e, 0), "unmeasured");
 	e.outcome = TUNE_OK;
 	e.ratio = NAN;
-	assert_string_equal(tuner_held_verdict(&e, 0, 0), "unmeasured");
+	assert_string_equal(tuner_held_verdict(&e, 0), "unmeasured");
 }
 
 /* The held-out workloads together: slower wins, then unmeasured, then
@@ -683,7 +644,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_best),
 		cmocka_unit_test(test_nothing_helps),
-		cmocka_unit_test(test_repeat_only),
 		cmocka_unit_test(test_resolution),
 		cmocka_unit_test(test_no_floor_refused),
 		cmocka_unit_test(test_crash_remembered),
