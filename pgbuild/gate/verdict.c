@@ -255,7 +255,10 @@ static void find_ratio(struct strbuf *out, const char *what, const char *better,
 
 /* A per-transaction cost, A and B (a deterministic metric): the change of
  * B against A, beyond the resolution at the findings' level
- * (gate_resolution_at) or within it. */
+ * (gate_resolution_at) or within it.  The repeat resolution without a
+ * floor under it (--noise none) is no statistic and has no level: a
+ * change beyond it is not called a finding (relinking alone moves more),
+ * as a claim at it is undecided. */
 static void find_cost(struct strbuf *out, const char *what, const char *less,
 		      const char *more, double a, double b, const struct gate *g,
 		      const struct gate_workload *w, enum gate_kind kind, size_t m)
@@ -273,6 +276,14 @@ static void find_cost(struct strbuf *out, const char *what, const char *less,
 	if (isnan(res)) {
 		/* no layout floor: nothing is decided at the repeat resolution */
 		strbuf_addstr(out, "not resolved: no layout floor");
+		return;
+	}
+	if (!((kind == GATE_CYCLES ? &w->cycles_res : &w->instr_res)->z > 0)) {
+		strbuf_addf(out, "%s the %.2g%% %s", fabs(change) > res ? "beyond" : "within",
+			    res * 100, what_res);
+		if (fabs(change) > res)
+			strbuf_addstr(out, ", which is no statistic: whether that is more than "
+				      "relinking alone moves it, a layout floor says");
 		return;
 	}
 	strbuf_addf(out, "%s the %.2g%% %s", fabs(change) > res ? "beyond" : "within",

@@ -354,6 +354,11 @@ static void test_sequential_agreement(void **state)
 		fclose(fp);
 		assert_non_null(strstr(text, "1.0500     1.0"));
 		assert_non_null(strstr(text, "[0.0000, inf] not tested"));
+		/* a cost beyond the repeat resolution is no finding: no level */
+		if (!strstr(text, "cycles estimate 4.8% lower, beyond the 0.1% repeat resolution "
+			    "(no layout floor: --noise none), which is no statistic: whether that "
+			    "is more than relinking alone moves it, a layout floor says\n"))
+			fail_msg("the repeat resolution's finding:\n%s", text);
 		/* the tables' level and the findings' (the family's) both named */
 		if (!strstr(text, "95% each, in the tables below; the findings above at 97.5%, "
 			    "the level of their family of 2 figures"))
