@@ -251,6 +251,11 @@ static struct agree_row *agreement_rows(const struct json_value *doc, size_t *nr
 			r->cpu = json_get_num(cpu, "total", NAN);
 			r->lo = json_get_num(cpu, "lo", NAN);
 			r->hi = json_get_num(cpu, "hi", NAN);
+			/* JSON has no infinity: an unbounded end (a confidence
+			 * sequence that cannot decide yet) is null beside a
+			 * finite one, and tests nothing ("not tested") */
+			if (isnan(r->hi) && isfinite(r->lo) && isfinite(r->cpu))
+				r->hi = INFINITY;
 			r->verdict = gate_agree_ratio(r->est, r->lo, r->hi);
 			if (r->verdict == GATE_AGREE_NA)
 				continue;
@@ -368,14 +373,35 @@ static void stage_explains(const struct json_value *doc, size_t rows, FILE *fp,
 	}
 }
 
+/* What the stages were decided at, one phrase (static): the repeat
+ * resolution at least, each stage its workloads' resolution (their layout
+ * floor's at the level of the run's family of stages, stage_family). */
+static const char *resolution_phrase(const struct json_value *doc)
+{
+	static char buf[256];
+	double k = json_get_num(doc, "stage_family", NAN);
+	if (isnan(k)) {
+		snprintf(buf, sizeof(buf), "each stage's own resolution (at least the %.1f%% "
+			 "repeat one; its layout floor's at its gate's level: a document from "
+			 "before the stages were one family)",
+			 json_get_num(doc, "resolution", metrics_of(METRIC_CYCLES)->resolution) * 100);
+		return buf;
+	}
+	snprintf(buf, sizeof(buf), "each stage's own resolution (at least the %.1f%% repeat "
+		 "one; its layout floor's at 1 - (1 - confidence) / %.0f, the run's %.0f "
+		 "candidate stage%s)",
+		 json_get_num(doc, "resolution", metrics_of(METRIC_CYCLES)->resolution) * 100,
+		 k, k, k == 1 ? "" : "s");
+	return buf;
+}
+
 void optimize_render_text(const struct json_value *doc, FILE *fp)
 {
 	const struct json_value *wls = doc_workloads(doc);
 	const char *best = json_get_str(doc, "best"), *inst = json_get_str(doc, "installed");
 
 	fprintf(fp, "pgbuild optimize: deciding metric: %s per transaction, "
-		"at %.1f%% resolution\n  (%s)\n", metrics_of(METRIC_CYCLES)->figure,
-		json_get_num(doc, "resolution", metrics_of(METRIC_CYCLES)->resolution) * 100,
+		"at %s\n  (%s)\n", metrics_of(METRIC_CYCLES)->figure, resolution_phrase(doc),
 		str_or(json_get_str(doc, "cycles_note"), metrics_of(METRIC_CYCLES)->method));
 	{
 		struct strbuf sb = STRBUF_INIT;
@@ -603,9 +629,10 @@ void optimize_render_html(const struct json_value *doc, struct strbuf *out)
 	strbuf_addstr(out, " per transaction (");
 	strbuf_addstr_html(out, str_or(json_get_str(doc, "cycles_note"),
 				       metrics_of(METRIC_CYCLES)->method));
-	strbuf_addf(out, "), at %.1f%% resolution. Each cell: speedup over stock; in "
-		    "parentheses what the stage added over the build it stacks on.</p>\n",
-		    json_get_num(doc, "resolution", metrics_of(METRIC_CYCLES)->resolution) * 100);
+	strbuf_addstr(out, "), at ");
+	strbuf_addstr_html(out, resolution_phrase(doc));
+	strbuf_addstr(out, ". Each cell: speedup over stock; in parentheses what the stage "
+		      "added over the build it stacks on.</p>\n");
 	for (size_t i = 0; i < json_len(wls); i++) {
 		if (json_at(wls, i)->type != JSON_STRING)
 			continue;

@@ -18,7 +18,7 @@ cd "$TMP" || exit 1
 
 "$P" report --optimize "$D/optimize-run.json" --html run.html >out 2>err
 is "report --optimize: exit 0" "$?" 0
-like "the deciding metric, said to be a simulation" "$(cat out)" '^pgbuild optimize: deciding metric: the cycles estimate per transaction, at 0\.1% resolution'
+like "the deciding metric, said to be a simulation" "$(cat out)" '^pgbuild optimize: deciding metric: the cycles estimate per transaction, at each stage.s own resolution \(at least the 0\.1% repeat one; '
 like "... a simulation" "$(cat out)" 'a simulation: callgrind.s cache and branch simulator'
 like "one table per workload" "$(cat out)" '^select-only: speedup over stock \(what the stage added over the build it stacks on\)'
 like "the metrics' columns" "$(cat out)" 'stage +state +sample +cycles estimate +instructions +I1 misses +tps +server CPU/tx'
