@@ -28,9 +28,10 @@
  * the flow.
  *
  * It prints nothing of its own unless PGOPT_VERBOSE=yes (autoconf treats any
- * stderr output as a failed probe), but for one warning line on a compile
- * (never a probe) whose policy failsafe = passthrough ignored.  Its own
- * errors are one line,
+ * stderr output as a failed probe), but for one warning line after a
+ * compile that succeeded (never a probe) that failsafe = passthrough built
+ * with the caller's flags or without its record (invocation_fall_back).
+ * Its own errors are one line,
  * "pgoptcc: error: ...", with an exit code from exitcodes.h (100-119).
  */
 #include <errno.h>
