@@ -82,12 +82,14 @@ static void tune_usage(FILE *fp)
 "                        pgbuild gate --help; the sets tune builds have no\n"
 "                        floor: a stand-in) in both rules; default: BASELINE/\n"
 "                        pgopt-noise.json when it is of BASELINE/bin/postgres\n"
-"                        (FILE needs --baseline); without a floor of the\n"
-"                        --train workload (or without --baseline) tune\n"
-"                        refuses to run, as the gate leaves such thresholds\n"
-"                        undecided; none: refused as without a floor: the\n"
-"                        repeat resolution is no statistic, and every flag\n"
-"                        kept or added is a claim\n"
+"                        (FILE needs --baseline); without --baseline tune\n"
+"                        measures stock's right after building it (`pgbuild\n"
+"                        noise`, the --train and held-out workloads:\n"
+"                        WORKDIR/stock-noise.json); a --baseline without a\n"
+"                        floor of the --train workload is refused, as the\n"
+"                        gate leaves such thresholds undecided; none: refused\n"
+"                        as without a floor: the repeat resolution is no\n"
+"                        statistic, and every flag kept or added is a claim\n"
 "  --bundle DIR          tune on PGO without training per set: every set is\n"
 "                        the policy of the profile bundle DIR (pgbuild bundle\n"
 "                        create) plus its flags, built with the bundle's\n"
@@ -388,90 +390,145 @@ static int check_options(struct tune_opts *o)
 }
 
 /*
+ * The resolutions of the search from the floors f (noise_floors_resolution,
+ * the one rule; every set tune compares is a build without a floor of its
+ * own: the stand-in): the --train workload's into *res, each held-out
+ * workload's into o->held_res (NAN without a floor: undecided after the
+ * search, as the gate's thresholds).  As noise_floors_resolution: 1 from
+ * the floor, 0 the repeat resolution (--noise none), -1 no floor of the
+ * --train workload (*res NAN); *src (malloced) says where from, or why not.
+ */
+static int floor_resolutions(struct tune_opts *o, const struct noise_floors *f, double *res,
+			     char **src)
+{
+	unsigned bit = metrics_find(o->metric)->bit;
+	int rc = noise_floors_resolution(f, o->workload, bit, res, src);
+
+	if (rc < 0)
+		return rc;
+	free(o->held_res);
+	o->held_res = xcalloc(o->held_out.nr + 1, sizeof(*o->held_res));
+	for (size_t i = 0; i < o->held_out.nr; i++) {
+		char *hsrc = NULL;
+		if (noise_floors_resolution(f, o->held_out.v[i], bit, &o->held_res[i], &hsrc) < 0)
+			o->held_res[i] = NAN;
+		free(hsrc);
+	}
+	return rc;
+}
+
+/* tuner's read_floor: the floor it measured of stock (tuner.c). */
+static int read_measured_floor(struct tuner *tu, const char *file)
+{
+	struct noise_floors f;
+	double res;
+	char *src = NULL;
+	int rc = 0;
+
+	if (noise_floors_find(&f, file, tu->stock_prefix, NULL) < 0)
+		return -1;
+	if (floor_resolutions(&tu->o, &f, &res, &src) < 1) {
+		rc = error("%s: %s", file, src ? src : "no floor of the --train workload");
+	} else {
+		tu->t.p.resolution = res;
+		free(tu->o.resolution_source);
+		tu->o.resolution_source = src;
+		src = NULL;
+		free(tu->o.noise_note);
+		tu->o.noise_note = xstrdup(f.note);
+	}
+	free(src);
+	noise_floors_release(&f);
+	return rc;
+}
+
+/*
  * --noise: the resolution a deterministic metric's search decides at,
  * from the stock build's layout floor by the gate's rule
- * (noise/floor.h's noise_floors_resolution, the one place it is
- * computed; every set tune compares is a build without a floor of its
- * own: the stand-in), into p.  As the gate, never the repeat resolution
- * unasked: without a floor of the training workload (none given or
- * found, of another binary, too few variants, or no --baseline: tune
- * builds stock itself) p->resolution is NAN and resolution_source says
- * why, naming what gives one (--baseline PREFIX with its floor, found as
- * PREFIX/pgopt-noise.json or given as --noise FILE, measured by `pgbuild
- * noise`) and --noise none, which decides at the repeat resolution, said:
- * tuner_run refuses to run with it, before its first build (--dry-run
- * says so and goes on).  The held-out workloads without a floor are
- * undecided after the search, as the gate's thresholds.  0, or the exit
- * code after the error (a malformed floor, a named one of another binary
- * or without --baseline).
+ * (floor_resolutions), into p.  As the gate, never the repeat resolution
+ * unasked.  Without --baseline and --noise tune builds stock itself and
+ * measures its floor right after that build (o->measure_floor: tuner.c,
+ * tu->read_floor).  With --baseline, without a floor of the training
+ * workload (none found, of another binary, too few variants) p->resolution
+ * is NAN and resolution_source says why, naming what gives one (its floor,
+ * found as PREFIX/pgopt-noise.json or given as --noise FILE, measured by
+ * `pgbuild noise`); --noise none is refused alike (the repeat resolution
+ * is no statistic): tuner_run refuses before its first build (--dry-run
+ * says so and goes on).  0, or the exit code after the error (a malformed
+ * floor, a named one of another binary or without --baseline).
  */
-static int apply_noise_floor(struct tune_opts *o, struct tune_params *p)
+static int apply_noise_floor(struct tuner *tu, struct tune_params *p)
 {
+	struct tune_opts *o = &tu->o;
 	const struct metric_desc *d = metrics_find(o->metric);
 	struct noise_floors f;
-	char *src = NULL;
+	char *src = NULL, *cut;
 
 	if (!(d->bit & metrics_deterministic()))
 		return 0;
 	if (!o->baseline && o->noise && strcmp(o->noise, "none"))
 		return cli_usage_error("--noise %s needs --baseline PREFIX, the stock build "
 				       "the floor was measured on", o->noise);
+	if (!o->baseline && !o->noise) {
+		/* tune builds stock: its floor is measured right after */
+		struct strbuf wl = STRBUF_INIT;
+		strbuf_addstr(&wl, o->workload);
+		for (size_t i = 0; i < o->held_out.nr; i++)
+			strbuf_addf(&wl, ",%s", o->held_out.v[i]);
+		o->measure_floor = 1;
+		p->resolution = NAN;    /* until it is measured */
+		tu->read_floor = read_measured_floor;
+		o->noise_note = xstrdup("stock's layout floor, measured by tune after stock's build");
+		o->resolution_source = xasprintf("stock's layout floor, measured after stock's "
+						 "build (`pgbuild noise` on it, -W %s: WORKDIR/%s), "
+						 "by the gate's rule", wl.buf, TUNE_STOCK_FLOOR);
+		strbuf_release(&wl);
+		return 0;
+	}
 	if (noise_floors_find(&f, o->noise, o->baseline, NULL) < 0)
 		return PGBUILD_EXIT_ERROR;
 	if (f.state == NOISE_FLOOR_MISMATCH || f.state == NOISE_FLOOR_FEW)
 		fprintf(stderr, "pgbuild: note: %s\n", f.note);
-	o->noise_note = xstrdup(o->baseline || f.state == NOISE_FLOOR_NONE ? f.note :
-				"no layout floor (no --baseline: tune builds stock itself)");
-	if (noise_floors_resolution(&f, o->workload, d->bit, &p->resolution, &src) < 0) {
-		/* no floor: the search would decide at the repeat resolution,
-		 * inside every layout spread measured */
-		struct strbuf why = STRBUF_INIT;
-		strbuf_addf(&why, "--metric %s: %s; tune never decides %s at the repeat "
-			    "resolution (%g%%, inside every layout spread measured) unasked: ",
-			    o->metric, o->baseline ? src : o->noise_note, o->workload,
-			    noise_floor_repeat(d->bit) * 100);
-		if (o->baseline)
-			strbuf_addf(&why, "give its floor (%s/%s, or --noise FILE) or --noise none",
-				    o->baseline, NOISE_FLOOR_FILE);
-		else
-			strbuf_addf(&why, "give --baseline PREFIX with its floor (`pgbuild noise "
-				    "--install PREFIX -W %s` measures one; PREFIX/%s, or --noise "
-				    "FILE) or --noise none", o->workload, NOISE_FLOOR_FILE);
+	o->noise_note = xstrdup(f.note);
+	switch (floor_resolutions(o, &f, &p->resolution, &src)) {
+	case 1:
+		o->resolution_source = src;
+		break;
+	case 0:
+		/* --noise none: no statistic: every decision of the search is a
+		 * claim (a flag kept says dropping it costs, one added that it
+		 * gains), and the gate's claims need a floor: refused as
+		 * without one */
 		free(src);
-		noise_floors_release(&f);
-		/* p->resolution NAN: tuner_run refuses with it, after the
-		 * candidates and the scope are checked, before its first build */
-		o->resolution_source = strbuf_detach(&why, NULL);
-		return 0;
-	}
-	if (f.state == NOISE_FLOOR_NONE) {
-		/* no statistic: every decision of the search is a claim (a
-		 * flag kept says dropping it costs, one added that it gains),
-		 * and the gate's claims need a floor: refused as without one */
+		p->resolution = NAN;
 		o->resolution_source = xasprintf("--metric %s --noise none: the repeat resolution "
 						 "(%g%%) is no statistic, inside every layout spread "
 						 "measured; each flag tune keeps or adds claims a "
 						 "gain or a loss it cannot show there: give a layout "
 						 "floor (`pgbuild noise --install PREFIX -W %s`, "
-						 "PREFIX/%s or --noise FILE with --baseline PREFIX)",
+						 "PREFIX/%s or --noise FILE with --baseline PREFIX), "
+						 "or neither --baseline nor --noise: tune measures "
+						 "stock's floor after building it",
 						 o->metric, noise_floor_repeat(d->bit) * 100,
 						 o->workload, NOISE_FLOOR_FILE);
-		p->resolution = NAN;
+		break;
+	default:
+		/* no floor: the search would decide at the repeat resolution,
+		 * inside every layout spread measured; src's last words offer
+		 * the gate's --noise none, which tune refuses */
+		if ((cut = strstr(src, " (--noise none:")))
+			*cut = '\0';
+		o->resolution_source = xasprintf("--metric %s: %s; tune never decides %s at the "
+						 "repeat resolution (%g%%, inside every layout spread "
+						 "measured) unasked: give its floor (%s/%s, or --noise "
+						 "FILE), or no --baseline: tune measures stock's floor "
+						 "after building it", o->metric, src, o->workload,
+						 noise_floor_repeat(d->bit) * 100, o->baseline,
+						 NOISE_FLOOR_FILE);
 		free(src);
-		noise_floors_release(&f);
-		return 0;
-	}
-	o->resolution_source = src;
-	/* the held-out workloads' own resolutions (mixed's floor is several
-	 * times select-only's); without a floor NAN: their verdict is
-	 * undecided, never decided at the repeat resolution */
-	o->held_res = xcalloc(o->held_out.nr + 1, sizeof(*o->held_res));
-	for (size_t i = 0; i < o->held_out.nr; i++) {
-		char *hsrc = NULL;
-		if (noise_floors_resolution(&f, o->held_out.v[i], d->bit, &o->held_res[i],
-					    &hsrc) < 0)
-			o->held_res[i] = NAN;
-		free(hsrc);
+		/* p->resolution NAN: tuner_run refuses with it, after the
+		 * candidates and the scope are checked, before its first build */
+		break;
 	}
 	noise_floors_release(&f);
 	return 0;
@@ -485,7 +542,7 @@ PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (
 
 	tuner_init(&tu, &p);
 	if ((rc = parse_options(&tu.o, &p, argc, argv)) < 0 && (rc = check_host(&tu.o)) == 0 &&
-	    (rc = check_options(&tu.o)) == 0 && (rc = apply_noise_floor(&tu.o, &p)) == 0)
+	    (rc = check_options(&tu.o)) == 0 && (rc = apply_noise_floor(&tu, &p)) == 0)
 		rc = tuner_run(&tu, &p);
 	tuner_release(&tu);
 	return rc;

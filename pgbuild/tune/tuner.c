@@ -666,7 +666,9 @@ static void print_dry_run(const struct tuner *tu, const char *text)
 		       "%g%% of its weight)\n", tu->o.bundle, tu->o.min_applies);
 	/* a deterministic metric's: the floor's, --noise none's, or none
 	 * (a run refuses: cmd/tune.c) */
-	if (tu->o.resolution_source && isnan(tu->t.p.resolution))
+	if (tu->o.measure_floor)
+		printf("resolution: %s\n", tu->o.resolution_source);
+	else if (tu->o.resolution_source && isnan(tu->t.p.resolution))
 		printf("resolution: none: %s\n", tu->o.resolution_source);
 	else if (tu->o.resolution_source)
 		printf("resolution: %.2g%% (%s)\n", tu->t.p.resolution * 100,
@@ -699,6 +701,65 @@ static int prepare_dirs(struct tuner *tu)
 	if (!tu->o.baseline)
 		tu->stock_prefix = tuner_set_prefix(tu, 0);
 	return 0;
+}
+
+/*
+ * o.measure_floor: stock built (the first set, into the one build
+ * directory), then `pgbuild noise` on it over the --train and held-out
+ * workloads while that directory still holds stock's objects (its
+ * variants are relinks of them), then the floor read into the search's
+ * resolutions (tu->read_floor).  --reuse: a resumed tune measures nothing
+ * again.  A resumed tune whose floor is missing after its search began is
+ * refused: the build directory holds another set by then.  0, or -1 after
+ * the error.
+ */
+static int measure_stock_floor(struct tuner *tu)
+{
+	char *file = xasprintf("%s/" TUNE_STOCK_FLOOR, tu->workdir);
+	char *wd = xasprintf("%s/stock-noise", tu->workdir);
+	char *log = xasprintf("%s/stock-noise.log", tu->workdir);
+	char *note = NULL;
+	struct strvec args = STRVEC_INIT;
+	double secs = 0;
+	int builds = 0, rc = -1, code;
+
+	if (!path_exists(file) && tu->t.nr_records) {
+		error("stock's layout floor %s is missing, but the search has begun (%zu "
+		      "evaluations in its state): the build directory %s holds another set, "
+		      "not stock's objects to relink; give --baseline PREFIX with its floor, "
+		      "or start again in a new --workdir", file, tu->t.nr_records, tu->builddir);
+		goto out;
+	}
+	if (ensure_installed(tu, 0, &builds, &secs, &note) != BUILT_OK) {
+		error("stock cannot be built: %s", note ? note : "?");
+		goto out;
+	}
+	if (!tu->o.quiet)
+		fprintf(stderr, "tune: stock's layout floor: pgbuild noise (log %s) ...\n", log);
+	strvec_pushl(&args, pgbuild_self(), "noise", "--install", tu->stock_prefix,
+		     "--builddir", tu->builddir, "--workdir", wd, "--json", file, "--reuse",
+		     "--metric", tu->o.metric, "--workload", tu->o.workload, NULL);
+	for (size_t i = 0; i < tu->o.held_out.nr; i++)
+		strvec_pushl(&args, "--workload", tu->o.held_out.v[i], NULL);
+	code = run_logged(&args, log, NULL);
+	if (code != 0) {
+		char *l = textfile_last_line(log, "error");
+		error("pgbuild noise on stock exited %d: %s (log %s)", code,
+		      l ? l : "no error line", log);
+		free(l);
+		goto out;
+	}
+	rc = tu->read_floor(tu, file);
+	if (rc == 0 && !tu->o.quiet)
+		fprintf(stderr, "tune: resolution %.2g%% (%s)\n", tu->t.p.resolution * 100,
+			tu->o.resolution_source);
+out:
+	strvec_clear(&args);
+	free(note);
+	free(file);
+	free(wd);
+	free(log);
+	return rc;
 }
 
 /* The state of an earlier run of the same tune, and the evaluator. */
@@ -768,7 +829,7 @@ int tuner_run(struct tuner *tu, const struct tune_params *p)
 	if (!text)
 		goto out;
 	if (tu->o.dry_run) {
-		if (isnan(p->resolution))
+		if (isnan(p->resolution) && !tu->o.measure_floor)
 			fprintf(stderr, "pgbuild: note: a run would stop here: %s\n",
 				tu->o.resolution_source);
 		/* the plan on stdout; with --json also as a document (with
@@ -778,7 +839,7 @@ int tuner_run(struct tuner *tu, const struct tune_params *p)
 		     PGBUILD_EXIT_ERROR : 0;
 		goto out;
 	}
-	if (isnan(p->resolution)) {
+	if (isnan(p->resolution) && !tu->o.measure_floor) {
 		/* a deterministic metric without a layout floor (cmd/tune.c
 		 * says why): never decided at the repeat resolution unasked,
 		 * as the gate's thresholds; refused before anything is made */
@@ -786,7 +847,8 @@ int tuner_run(struct tuner *tu, const struct tune_params *p)
 		      "no layout floor to decide at");
 		goto out;
 	}
-	if (prepare_dirs(tu) < 0 || prepare_engine(tu, state_path) < 0)
+	if (prepare_dirs(tu) < 0 || prepare_engine(tu, state_path) < 0 ||
+	    (tu->o.measure_floor && measure_stock_floor(tu) < 0))
 		goto out;
 	if (tune_engine_run(&tu->t) < 0) {
 		tuner_print_report(tu, stdout, NULL);

@@ -70,6 +70,9 @@ struct tune_opts {
 				     NULL for tps); with p.resolution NAN (no
 				     layout floor) why tuner_run refuses */
 	char *noise_note;         /* which floor, or why none (owned) */
+	int measure_floor;        /* no --baseline and no --noise: tune
+				     measures stock's layout floor right
+				     after building stock (tuner.c) */
 	struct gate_step gate;    /* --pairs, --duration, --clients (tps) */
 	int jobs;                 /* --jobs for make */
 	int regress;              /* 0 with --no-regress */
@@ -102,7 +105,18 @@ struct tuner {
 	double t0;                  /* start (monotonic seconds) */
 	struct tune_held *held;     /* one per o.held_out, after the search */
 	size_t nr_held;             /* 0: not judged (best is stock, or none) */
+	/* o.measure_floor: reads the floor tune measured of stock (file,
+	 * `pgbuild noise`'s document) into t.p.resolution, o.held_res,
+	 * o.resolution_source and o.noise_note, by the rule the gate uses
+	 * (cmd/tune.c: the floors are above this layer); 0, or -1 after the
+	 * error */
+	int (*read_floor)(struct tuner *tu, const char *file);
 };
+
+/* WORKDIR/STOCK_FLOOR_FILE: stock's layout floor when tune measures it
+ * (o.measure_floor), `pgbuild noise`'s document; its variants and runs in
+ * WORKDIR/stock-noise, its log WORKDIR/stock-noise.log. */
+#define TUNE_STOCK_FLOOR "stock-noise.json"
 
 /* Defaults of every option and of the search parameters p. */
 void tuner_init(struct tuner *tu, struct tune_params *p);
@@ -111,8 +125,10 @@ void tuner_init(struct tuner *tu, struct tune_params *p);
  * The whole tune: scope and candidates (refusing unsafe flags), the start
  * policy checked by pgoptcc's parser (printed with --dry-run), a refusal
  * when a deterministic metric has no resolution (p->resolution NAN: no
- * layout floor; before anything is made), the state of an earlier run,
- * the search, the best policy, the report and --json.  Returns the exit
+ * layout floor; before anything is made) unless tune measures stock's
+ * (o.measure_floor: stock built, then `pgbuild noise` on it, before the
+ * first gate), the state of an earlier run, the search, the best policy,
+ * the report and --json.  Returns the exit
  * code (0 converged, 1 stopped by the budget, 2 error).
  */
 int tuner_run(struct tuner *tu, const struct tune_params *p);

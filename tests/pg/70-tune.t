@@ -107,7 +107,27 @@ flock 9
 	is "rerun: exit 0" "$?" 0
 	is "rerun: no new evaluation" "$(json new_evaluations "$W/tune.json")" 0
 
-	# 4. the shared baseline's build directory back to policy none.  pgbuild
+	# 4. no --baseline and no --noise: tune builds stock in the same build
+	# directory and measures its floor (pgbuild noise, 5 relinked
+	# variants) before the first gate; the search then decides at it
+	W2=$TMP/tune-bare
+	mkdir -p "$W2"
+	chmod 755 "$W2"
+	e2e_heavy "$P" tune --src "$src" --builddir "$bd" --workdir "$W2" --scope "$SCOPE" \
+		--candidates "$TMP/cands" --held-out none --max-builds 1 --json "$W2/tune.json" \
+		${PGOPT_E2E_JOBS:+--jobs "$PGOPT_E2E_JOBS"} >"$TMP/out4" 2>"$TMP/err4"
+	is "bare tune: stopped by the budget after its first evaluation (exit 1)" "$?" 1
+	like "... stock built first, then its floor measured" "$(grep -E '^tune: (build|stock)' "$TMP/err4" | head -2 | tr '\n' '|')" \
+		'^tune: build stock \(.*\|tune: stock.s layout floor: pgbuild noise '
+	is "... the floor: 5 variants of stock's postgres" \
+		"$(json variants "$W2/stock-noise.json" | wc -w)|$(json postgres_sha256 "$W2/stock-noise.json")" \
+		"5|$(sha256sum "$W2/sets/stock/prefix/bin/postgres" | cut -d' ' -f1)"
+	like "... the search decided at its resolution (the gate's rule on it)" \
+		"$(json resolution_source "$W2/tune.json")" "^layout floor: 1.96 x sqrt\(a\^2 \+ b\^2\), a = 95% bound of SD .* \($W2/stock-noise.json\), b = a stand-in"
+	ok "... a resolution above the repeat one" perl -e 'exit !($ARGV[0] > 0.0001)' "$(json resolution "$W2/tune.json")"
+	diag "bare tune: resolution $(json resolution "$W2/tune.json"); $(grep -E '^tune: resolution' "$TMP/err4")"
+
+	# 5. the shared baseline's build directory back to policy none.  pgbuild
 	# build deletes the objects a policy change invalidates, and PostgreSQL's
 	# `.SECONDARY:` keeps make from rebuilding missing objects: put old stubs
 	# in their place (as tune does) and build again, so make recompiles them.

@@ -1,17 +1,19 @@
 #!/bin/bash
 # 72-tune-floor.t - `pgbuild tune` decides a deterministic metric
 # (instructions, the cycles estimate) at the layout floor the gate uses
-# (noise/floor.h's rule), never at the repeat resolution unasked: without
-# a floor of the --train workload (none in the --baseline prefix, or no
-# --baseline: tune builds stock itself) it refuses to run before its first
-# build, naming what gives one (--baseline with its floor, --noise FILE,
-# `pgbuild noise`) and --noise none; so no change inside the layout spread
-# (a 0.5% gain against a repeat resolution of 0.01%) can be accepted.  The
-# old tune went on at the repeat resolution (here: it starts building, cut
-# off after 20 s, and the checks fail).  --dry-run says the resolution
-# a run would decide at: a floor's (Debian's PostgreSQL 15 as the
-# baseline, a floor of its postgres written here), --noise none's, or none
-# with the reason.  Seconds: nothing is built.
+# (noise/floor.h's rule), never at the repeat resolution unasked: with a
+# --baseline that has no floor of the --train workload it refuses to run
+# before its first build, naming what gives one (its floor, --noise FILE,
+# `pgbuild noise`, or no --baseline), and --noise none is refused alike;
+# so no change inside the layout spread (a 0.5% gain against a repeat
+# resolution of 0.01%) can be accepted.  The old tune went on at the
+# repeat resolution (here: it starts building, cut off after 20 s, and the
+# checks fail).  Without --baseline and --noise tune builds stock itself
+# and measures its floor right after (tests/pg/70 runs it): --dry-run says
+# so, and a run starts building stock.  --dry-run says the resolution a
+# run would decide at: a floor's (Debian's PostgreSQL 15 as the baseline, a
+# floor of its postgres written here), stock's to be measured, or none with
+# the reason.  Seconds: nothing is built.
 . "$(dirname "$0")/../lib/tap.sh"
 P=$B/bin/pgbuild
 PG=/usr/lib/postgresql/15
@@ -33,7 +35,7 @@ tune() {
 	done
 	if kill -0 $pid 2>/dev/null; then
 		kill -KILL -- -$pid 2>/dev/null
-		wait $pid
+		{ wait $pid; } 2>/dev/null
 		return 124
 	fi
 	wait $pid
@@ -44,19 +46,14 @@ for m in instructions cycles; do
 	tune "none-$m" --baseline $PG --metric $m
 	is "--metric $m, no floor in the baseline: exit 2" "$?" 2
 	like "... refused: there is none, and why" "$(cat "$TMP/none-$m.err")" \
-		"^pgbuild: error: --metric $m: no layout floor: no $PG/pgopt-noise.json; \`pgbuild noise --install $PG\` measures one "
-	like "... never the repeat resolution unasked: names the floor's file, --noise FILE and none" \
+		"^pgbuild: error: --metric $m: no layout floor: no $PG/pgopt-noise.json; \`pgbuild noise --install $PG\` measures one; "
+	like "... never the repeat resolution unasked: names the floor's file, --noise FILE and no --baseline, never --noise none" \
 		"$(cat "$TMP/none-$m.err")" \
-		"; tune never decides select-only at the repeat resolution \([0-9.]+%, inside every layout spread measured\) unasked: give its floor \($PG/pgopt-noise.json, or --noise FILE\) or --noise none\$"
+		"; tune never decides select-only at the repeat resolution \([0-9.]+%, inside every layout spread measured\) unasked: give its floor \($PG/pgopt-noise.json, or --noise FILE\), or no --baseline: tune measures stock's floor after building it\$"
 	ok "... before anything is made" test ! -e "$TMP/w-none-$m"
 done
 like "the repeat resolution it would have decided at is named (instructions)" \
 	"$(cat "$TMP/none-instructions.err")" 'at the repeat resolution \(0.01%,'
-tune nobase --metric instructions
-is "no --baseline (tune builds stock itself): exit 2" "$?" 2
-like "... refused: no floor without a baseline, and what gives one" "$(cat "$TMP/nobase.err")" \
-	"^pgbuild: error: --metric instructions: no layout floor \(no --baseline: tune builds stock itself\); tune never decides select-only at the repeat resolution \(0.01%, inside every layout spread measured\) unasked: give --baseline PREFIX with its floor \(\`pgbuild noise --install PREFIX -W select-only\` measures one; PREFIX/pgopt-noise.json, or --noise FILE\) or --noise none\$"
-ok "... nothing made" test ! -e "$TMP/w-nobase"
 # a floor of the baseline's postgres without the --train workload
 SHA=$(sha256sum $PG/bin/postgres | cut -d' ' -f1)
 floor() { # FILE WORKLOAD SD_PCT: a pgbuild noise document of $PG's postgres, 5 variants
@@ -75,18 +72,26 @@ is "--metric tps: no floor needed (dry run exit 0)" "$?" 0
 nok "... and no resolution line" grep -q '^resolution:' "$TMP/tps.out"
 
 # ---- --dry-run: the resolution a run decides at, or why it would stop ----
-"$P" tune --candidates "$TMP/cands" --dry-run >"$TMP/dry.out" 2>"$TMP/dry.err"
-is "dry run without a floor: exit 0" "$?" 0
-like "... says a run would stop, and why" "$(cat "$TMP/dry.err")" \
-	'^pgbuild: note: a run would stop here: --metric instructions: no layout floor \(no --baseline'
-like "... and shows no resolution" "$(cat "$TMP/dry.out")" '^resolution: none: --metric instructions: no layout floor'
+"$P" tune --candidates "$TMP/cands" --dry-run --json "$TMP/dry.json" >"$TMP/dry.out" 2>"$TMP/dry.err"
+is "dry run without --baseline and --noise: exit 0" "$?" 0
+nok "... a run would not stop: tune measures stock's floor" grep -q 'a run would stop' "$TMP/dry.err"
+like "... the plan says the floor is measured after stock's build, on the --train and held-out workloads" \
+	"$(cat "$TMP/dry.out")" \
+	"^resolution: stock's layout floor, measured after stock's build \(\`pgbuild noise\` on it, -W select-only,mixed: WORKDIR/stock-noise.json\), by the gate's rule\$"
+is "... the JSON plan: no resolution yet, and where it will come from" \
+	"$(perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); print defined $d->{resolution} ? "a number" : "null", "|", $d->{resolution_source} =~ /^stock.s layout floor, measured after/ ? "measured" : $d->{resolution_source}' <"$TMP/dry.json")" "null|measured"
+# a run gets past the floor: it starts building stock (cut off after 20 s)
+tune nobase --metric instructions --held-out none
+is "no --baseline: a run is not refused, it builds stock (stopped after 20 s)" "$?" 124
+like "... its first step is stock's build" "$(cat "$TMP/nobase.err")" '^tune: build stock \('
+nok "... and no refusal" grep -q 'error' "$TMP/nobase.err"
 "$P" tune --candidates "$TMP/cands" --dry-run --noise none >"$TMP/dry-none.out" 2>"$TMP/dry-none.err"
 is "--noise none: a dry run still shows the plan (exit 0)" "$?" 0
 # the repeat resolution is no statistic, and every flag tune keeps or adds
 # is a claim (of a loss without it, of a gain with it): refused as without
 # a floor (a flag kept on layout noise was the best set, exit 0)
 like "... and says a run would stop, and why" "$(cat "$TMP/dry-none.err")" \
-	'^pgbuild: note: a run would stop here: --metric instructions --noise none: the repeat resolution \(0.01%\) is no statistic, inside every layout spread measured; each flag tune keeps or adds claims a gain or a loss it cannot show there: give a layout floor'
+	'^pgbuild: note: a run would stop here: --metric instructions --noise none: the repeat resolution \(0.01%\) is no statistic, inside every layout spread measured; each flag tune keeps or adds claims a gain or a loss it cannot show there: give a layout floor .*, or neither --baseline nor --noise: tune measures stock.s floor after building it$'
 like "... no resolution in the plan" "$(cat "$TMP/dry-none.out")" '^resolution: none: --metric instructions --noise none'
 mkdir -p "$TMP/wn"
 "$P" tune --candidates "$TMP/cands" --workdir "$TMP/wn" --baseline $PG --noise none >"$TMP/none.out" 2>"$TMP/none.err"
