@@ -64,6 +64,12 @@ static int add_spec(struct cli_pgbench *p, const char *opt, const char *builtin,
 	ALLOC_GROW(p->specs, p->nspecs + 1, p->alloc_specs);
 	sp = &p->specs[p->nspecs++];
 	sp->builtin = builtin ? builtin_name(name) : NULL;
+	/* known before anything runs; a prefix of "list" is -b list cut short */
+	if (sp->builtin && *sp->builtin && !strncmp("list", sp->builtin, strlen(sp->builtin)))
+		return error("%s %s: no workload of that name (did you mean -b list, which lists "
+			     "them?)", opt, sp->builtin);
+	if (sp->builtin && bench_workload_check(sp->builtin) < 0)
+		return -1;
 	sp->file = file ? name : NULL;
 	sp->weight = weight;
 	return 0;
@@ -72,11 +78,13 @@ static int add_spec(struct cli_pgbench *p, const char *opt, const char *builtin,
 void cli_pgbench_list(FILE *fp)
 {
 	fprintf(fp, "Workloads (kind, what it runs; * the broad held-out suite, on which "
-		"nothing\nwas chosen):\n");
+		"nothing\nwas chosen; c: a single-user script, which instructions and the "
+		"cycles\nestimate measure):\n");
 	for (const struct workload_row *w = workloads; w->name; w++)
 		if (w->flags & WL_BENCH)
-			fprintf(fp, "  %-17s %c %-9s %s\n", w->name, w->flags & WL_BROAD ? '*' : ' ',
-				workloads_kind_name(w->kind), w->desc);
+			fprintf(fp, "  %-17s%c%c %-9s %s\n", w->name, w->flags & WL_BROAD ? '*' : ' ',
+				w->flags & WL_SINGLE ? 'c' : ' ', workloads_kind_name(w->kind),
+				w->desc);
 	fprintf(fp, "pgbench's built-in names (-b): tpcb-like is tpcb, simple-update and "
 		"select-only\nare themselves, a prefix of one is that one (-b si).\n");
 }

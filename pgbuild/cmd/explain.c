@@ -41,7 +41,7 @@ static void explain_usage(FILE *fp)
 "  --baseline PATH          A: an installed PostgreSQL (PATH/bin/postgres) or an\n"
 "                           executable\n"
 "  --candidate PATH         B: likewise\n"
-"  -W, --workload NAME      the workload (" WORKLOADS_SINGLE ";\n"
+"  -W, --workload NAME      the workload (one `pgbuild bench -b list` marks c;\n"
 "                           with --gate-result: one of the gate's, default its\n"
 "                           first)\n"
 "  --workdir DIR            where the callgrind runs are kept: the outputs of an\n"

@@ -134,7 +134,7 @@ static void gate_usage(FILE *fp)
 "<= X), so a claim above what was observed never passes.  A bound (speed\n"
 "X <= 1, latency X >= 1) fails only when the whole interval breaches it.\n"
 "Thresholds: WORKLOAD>=X (tps), tps>=X, p99<=+10%%,\n"
-"instructions>=X, cycles>=X (" WORKLOADS_SINGLE " only), cpu>=X (server\n"
+"instructions>=X, cycles>=X (the workloads -b list marks c), cpu>=X (server\n"
 "CPU per transaction A/B, from the tps runs), any of them as WORKLOAD.KEY.\n"
 "\n"
 "With --pairs auto every tps, latency and server CPU threshold follows one\n"

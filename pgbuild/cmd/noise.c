@@ -38,7 +38,7 @@ static void noise_usage(FILE *fp)
 	      "  --variants N           relinked variants, " CLI_NOISE_VARIANTS_RANGE "\n"
 	      "  --seed S               seed of the object orders (default 1)\n"
 	      "  -W, --workload LIST    workloads, comma-separated and repeatable (default\n"
-	      "                         select-only; " SINGLE_WORKLOADS ")\n"
+	      "                         select-only; those `pgbuild bench -b list` marks c)\n"
 	      "  --metric LIST          instructions, cycles or instructions,cycles\n"
 	      "                         (default instructions,cycles)\n"
 	      "  --instr-statements N   transactions N of the short run (10N in the long\n"

@@ -364,7 +364,7 @@ const struct workload_row workloads[] = {
 	  NULL, 0, 0, NULL,
 	  "bench only: its single-user template would be 1.5 GB per install and metric; "
 	  "tpcb-s10 is its single-user size" },
-	{ "simple-update", "pgbench's simple-update (-N): tpcb without tellers and branches",
+	{ "simple-update", "pgbench's -N: tpcb without teller/branch updates",
 	  WK_OLTP, WL_BENCH | WL_BUILTIN, "pgbench", 0,
 	  ONE("simple-update", simple_update_sql), NULL, WLC_PGBENCH_STEP,
 	  NULL, 0, 0, NULL, "bench only: pgbench's built-in of that name (pgbench -N)" },

@@ -72,8 +72,21 @@ is "-b list: exit 0, nothing on stderr, no cluster" "$?|$(cat "$TMP/err")|$(ls "
 for w in select-only tpcb tpcc-lite mixed agg-join simple-update sql; do
 	like "-b list names $w" "$(cat "$TMP/list")" "^  $w "
 done
+is "pgbuild-bench(1)'s workload list is -b list's rows (the one table)" \
+	"$(sed -n '/^\\fBWorkloads\\fR/,/^\.fi/p' "$TOP/pgbuild/man/pgbuild-bench.1" | grep '^  ' | sed 's/\\-/-/g')" \
+	"$(grep '^  ' "$TMP/list")"
 like "-b list says pgbench's names" "$(cat "$TMP/list")" "tpcb-like is tpcb"
 is "gate -b list: the same list, exit 0" "$("$P" gate -b list; echo "rc=$?")" "$(cat "$TMP/list"; echo rc=0)"
+# a misspelt -b is refused while the options are read, before a cluster:
+# a prefix of list points to -b list, another name to the nearest workload
+for a in lis l; do
+	"$P" bench $PX -b $a >"$TMP/out" 2>"$TMP/err"
+	is "-b $a: exit 2, pointed to -b list, no cluster" "$?|$(head -n 1 "$TMP/err")|$(ls "$TMP" | grep -c pgbuild-)" \
+		"2|pgbuild: error: --builtin $a: no workload of that name (did you mean -b list, which lists them?)|0"
+done
+"$P" gate --baseline $PGPREFIX --candidate $PGPREFIX -b selct-only >"$TMP/out" 2>"$TMP/err"
+is "gate -b selct-only: exit 2, the nearest workload named before anything runs" "$?|$(head -n 1 "$TMP/err")" \
+	"2|pgbuild: error: unknown workload \"selct-only\" (did you mean \"select-only\"?): expected $(workloads="$("$P" bench -b list | awk '/^  /{printf "%s%s", n++ ? ", " : "", $1}')"; echo "$workloads")"
 like "--help ends with the same list" "$("$P" bench --help | tail -n "$(wc -l <"$TMP/list")")" "^$(head -n 1 "$TMP/list" | sed 's/[()*;]/./g')"
 like "--help lists the workloads" "$("$P" bench --help)" "tpcc-lite"
 like "--help says who runs the server when pgbuild runs as root" "$("$P" bench --help | tr '\n' ' ')" \
