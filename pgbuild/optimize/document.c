@@ -210,6 +210,8 @@ void optimize_write_doc(struct orun *r, struct strbuf *out, int rc)
 	json_key(&jw, "keep_rule"); json_string(&jw, OPTIMIZE_KEEP_RULE);
 	/* the Bonferroni family of the keep rule (optimize_measure_of) */
 	json_key(&jw, "stage_family"); json_int(&jw, (int64_t)optimize_run_family(r));
+	/* this run's own, when an earlier run of the workdir decided at more */
+	json_key(&jw, "stage_family_asked"); json_int(&jw, (int64_t)optimize_asked_family(r));
 	json_key(&jw, "deciding_metric"); json_string(&jw, metrics_of(METRIC_CYCLES)->name);
 	json_key(&jw, "resolution"); json_double(&jw, metrics_of(METRIC_CYCLES)->resolution);
 	json_key(&jw, "cycles_note"); json_string(&jw, metrics_of(METRIC_CYCLES)->method);

@@ -404,6 +404,11 @@ struct orun {
 	enum optimize_floor_state floor_state;
 	char *floor;                 /* the gates' --noise (a file, "none"), NULL: none */
 	char *floor_note;            /* where it came from, in words */
+	size_t family_seen;          /* the family an earlier run of this
+				      * workdir decided at (its optimize.json's
+				      * stage_family; 0: none):
+				      * its gates are never decided again at a
+				      * smaller one (optimize_run_family) */
 };
 
 /*
@@ -441,9 +446,17 @@ enum optimize_role optimize_role_of(struct orun *r, int s, const char *wl);
  * stacked on it (its parents: bolt on a tuned best build), whose figures
  * of stock include the tuned policy's. */
 const struct strvec *optimize_in_sample(struct orun *r, int s);
-/* The candidate stages r can keep, known before any gate (run.c): k of
- * optimize_measure_of, "stage_family" in optimize.json. */
+/* The candidate stages r can keep, known before any gate (run.c), or the
+ * family an earlier run of the workdir decided at when that is larger:
+ * fewer --stages over the same gates would otherwise pass a stage the
+ * first run's level did not (choosing the family after seeing the
+ * result); k of optimize_measure_of, "stage_family" in optimize.json. */
 size_t optimize_run_family(const struct orun *r);
+size_t optimize_asked_family(const struct orun *r);
+/* r->family_seen from WORKDIR/optimize.json's stage_family (this tool's own
+ * document in root's directory; 1 to OS_NR, else 0), with --restart too:
+ * its builds and gates measure the same again. */
+void optimize_read_family_seen(struct orun *r);
 
 /* The measure of the stage s stacks on (NULL: stock). */
 const struct optimize_measure *optimize_parent_measure(const struct orun *r, int s);

@@ -378,13 +378,22 @@ static void stage_explains(const struct json_value *doc, size_t rows, FILE *fp,
  * floor's at the level of the run's family of stages, stage_family). */
 static const char *resolution_phrase(const struct json_value *doc)
 {
-	static char buf[256];
+	static char buf[384];
 	double k = json_get_num(doc, "stage_family", NAN);
 	if (isnan(k)) {
 		snprintf(buf, sizeof(buf), "each stage's own resolution (at least the %.1f%% "
 			 "repeat one; its layout floor's at its gate's level: a document from "
 			 "before the stages were one family)",
 			 json_get_num(doc, "resolution", metrics_of(METRIC_CYCLES)->resolution) * 100);
+		return buf;
+	}
+	if (json_get_num(doc, "stage_family_asked", k) < k) {
+		snprintf(buf, sizeof(buf), "each stage's own resolution (at least the %.1f%% "
+			 "repeat one; its layout floor's at 1 - (1 - confidence) / %.0f: an "
+			 "earlier run of this workdir decided the same gates over %.0f candidate "
+			 "stages, this one asks for %.0f, and fewer never loosen its level)",
+			 json_get_num(doc, "resolution", metrics_of(METRIC_CYCLES)->resolution) * 100,
+			 k, k, json_get_num(doc, "stage_family_asked", k));
 		return buf;
 	}
 	snprintf(buf, sizeof(buf), "each stage's own resolution (at least the %.1f%% repeat "

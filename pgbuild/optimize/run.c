@@ -434,12 +434,39 @@ static void say_kept(struct orun *r, int s)
  */
 size_t optimize_run_family(const struct orun *r)
 {
+	size_t k = optimize_asked_family(r);
+	return r->family_seen > k ? r->family_seen : k;
+}
+
+/* This run's own family: the stages it asks for that can run here. */
+size_t optimize_asked_family(const struct orun *r)
+{
 	unsigned mask = r->o->stages;
 	if (!r->s[OS_TUNED].policy)
 		mask &= ~(1u << OS_TUNED);
 	if (r->o->clang_skip)
 		mask &= ~((1u << OS_CLANG) | (1u << OS_CLANG_PGO));
 	return optimize_family(mask);
+}
+
+/* See optimize.h. */
+void optimize_read_family_seen(struct orun *r)
+{
+	char *path = xasprintf("%s/optimize.json", r->workdir);
+	struct strbuf text = STRBUF_INIT;
+	struct json_value *v = NULL;
+	double k;
+
+	/* --restart too: its builds and gates measure the same (the cycles
+	 * estimate is deterministic, the floor's variants seeded) */
+	if (sfs_read(AT_FDCWD, path, SFS_IN_JSON, 0, &text, NULL) >= 0)
+		v = json_parse(text.buf, text.len, NULL);
+	k = json_get_num(v, "stage_family", 0);
+	if (k >= 1 && k <= OS_NR)
+		r->family_seen = (size_t)k;
+	json_free(v);
+	strbuf_release(&text);
+	free(path);
 }
 
 /* The gate's measurements of stage s, and the decision against its parent. */
@@ -766,6 +793,12 @@ static int prepare(struct orun *r)
 	}
 	if (prepare_policies(r) < 0)
 		return -1;
+	optimize_read_family_seen(r);
+	if (r->family_seen > optimize_asked_family(r))
+		fprintf(stderr, "optimize: note: an earlier run of %s decided its gates over %zu "
+			"candidate stages; this one asks for %zu and decides at the %zu: fewer "
+			"stages never loosen the level of the same gates\n", r->workdir, r->family_seen,
+			optimize_asked_family(r), r->family_seen);
 	stage_init(&r->p, "pgbuild-optimize", step_names, NSTEPS, r->workdir, o->restart);
 	r->p.quiet = o->quiet;
 	r->p.ctx = r;

@@ -87,6 +87,19 @@ is "report --optimize, tps undecided: exit 0" "$?" 0
 like "lto's tps figure says undecided" "$(cat out)" '  lto +kept .*1\.2138 \[0\.795, 1\.854\] \(\+21\.38%\) undecided'
 nok "bolt's does not" grep -q '^  bolt .*undecided' out
 
+# what the stages were decided at: the run's family of candidate stages,
+# or an earlier run's of the same workdir when that was larger (a rerun
+# asking for fewer stages never loosens the level of the same gates)
+perl -MJSON::PP -e 'local $/; my $d = decode_json(<>); $d->{stage_family} = 3; $d->{stage_family_asked} = 3;
+	print JSON::PP->new->canonical->encode($d)' "$D/optimize-run.json" >family.json
+"$P" report --optimize family.json >out 2>err
+like "the family's level is said" "$(cat out)" "at 1 - \(1 - confidence\) / 3, the run's 3 candidate stages\)"
+perl -MJSON::PP -e 'local $/; my $d = decode_json(<>); $d->{stage_family} = 5; $d->{stage_family_asked} = 2;
+	print JSON::PP->new->canonical->encode($d)' "$D/optimize-run.json" >family2.json
+"$P" report --optimize family2.json >out 2>err
+like "an earlier run's larger family is said, and why it holds" "$(cat out)" \
+	"at 1 - \(1 - confidence\) / 5: an earlier run of this workdir decided the same gates over 5 candidate stages, this one asks for 2, and fewer never loosen its level\)"
+
 # the simulation next to the machine: each stage's cycles estimate beside
 # its server CPU per transaction's interval (recorded: lto 1.0273 in
 # [0.843, 1.365], bolt 1.0941 in [0.971, 1.214]: both inside intervals too

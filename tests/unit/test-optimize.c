@@ -738,6 +738,56 @@ static void test_in_sample_stacked(void **state)
 	strvec_clear(&o.workloads);
 }
 
+/*
+ * The family of a workdir's earlier decisions: a rerun asking for fewer
+ * stages decides its gates at the earlier, larger family (choosing the
+ * family after seeing the result would loosen the level of the same
+ * data); a larger one asked now is used as asked; a document without a
+ * valid stage_family (absent, 0, above the stages there are) is none.
+ */
+static void test_family_seen(void **state)
+{
+	char *dir = scratch_dir_make("test-optimize-family");
+	char *doc;
+	struct optimize_opts o = { .workloads = STRVEC_INIT, .train = STRVEC_INIT };
+	struct orun r;
+	(void)state;
+
+	assert_non_null(dir);
+	doc = xasprintf("%s/optimize.json", dir);
+	memset(&r, 0, sizeof(r));
+	r.o = &o;
+	r.workdir = dir;
+	o.stages = (1u << OS_STOCK) | (1u << OS_LTO) | (1u << OS_BOLT);
+	optimize_read_family_seen(&r);
+	assert_int_equal(r.family_seen, 0);
+	assert_int_equal(optimize_run_family(&r), 2);
+	assert_int_equal(write_file_atomic(doc, "{\"stage_family\": 5}\n", 20), 0);
+	optimize_read_family_seen(&r);
+	assert_int_equal(r.family_seen, 5);
+	assert_int_equal(optimize_asked_family(&r), 2);
+	assert_int_equal(optimize_run_family(&r), 5);
+	/* --restart measures the same again: still the earlier family */
+	o.restart = 1;
+	r.family_seen = 0;
+	optimize_read_family_seen(&r);
+	assert_int_equal(optimize_run_family(&r), 5);
+	/* more stages asked than before: as asked */
+	r.family_seen = 1;
+	assert_int_equal(optimize_run_family(&r), 2);
+	/* not a family: none */
+	assert_int_equal(write_file_atomic(doc, "{\"stage_family\": 99}\n", 21), 0);
+	r.family_seen = 0;
+	optimize_read_family_seen(&r);
+	assert_int_equal(r.family_seen, 0);
+	assert_int_equal(write_file_atomic(doc, "not json\n", 9), 0);
+	optimize_read_family_seen(&r);
+	assert_int_equal(r.family_seen, 0);
+	remove_tree(dir);
+	free(doc);
+	free(dir);
+}
+
 /* optimize_floor from scratch: r's state back to pending. */
 static int floor_again(struct orun *r)
 {
@@ -853,6 +903,7 @@ int main(void)
 		cmocka_unit_test(test_bad_gate),
 		cmocka_unit_test(test_floor_states),
 		cmocka_unit_test(test_in_sample_stacked),
+		cmocka_unit_test(test_family_seen),
 	};
 	error_set_program("pgbuild", 2);
 	return cmocka_run_group_tests(tests, NULL, NULL);
