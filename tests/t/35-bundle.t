@@ -20,6 +20,9 @@
 # output's record), a changed program is refused and left byte for byte
 # as it was, and a DWARF 5 program is refused before BOLT runs.
 . "$(dirname "$0")/../lib/tap.sh"
+# bundle bolt without --log keeps its log in a new private directory of
+# TMPDIR: here, so a run leaves nothing in /tmp
+export TMPDIR=$TMP
 cd "$TMP" || exit 1
 PGOPTCC=$B/bin/pgoptcc PGB=$B/bin/pgbuild
 unset CC CFLAGS CCACHE_DIR $(env | sed -n 's/^\(PGOPT_[A-Z_]*\)=.*/\1/p' | grep -vx PGOPT_KEEP_TMP)
