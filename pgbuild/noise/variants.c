@@ -54,6 +54,33 @@ static char *find_builddir(const struct noise_opts *o, const char *prefix)
 	return dir;
 }
 
+/*
+ * The build tree's linked postgres (the recorded link's -o) is the
+ * install's: else every variant would be a relink of another build's
+ * objects (a tree rebuilt with other flags since, as tune's one build
+ * directory is), and the floor, named by the install's sha256, would be of
+ * a binary nobody measured.  0, or -1 after the error.
+ */
+static int tree_is_install(const struct noise_result *r, const struct relink *rl)
+{
+	const char *out = rl->argv.v[rl->out_at];
+	char *bin = out[0] == '/' ? xstrdup(out) : xasprintf("%s/%s", rl->cwd, out);
+	char sha[65];
+	int rc = 0;
+
+	if (bolt_file_sha256(bin, sha) < 0)
+		rc = error("--builddir %s: cannot read its postgres %s (the link its compile log "
+			   "records): %s", r->builddir, bin, strerror(errno));
+	else if (strcmp(sha, r->sha256))
+		rc = error("--builddir %s: its postgres %s is not %s/bin/postgres (sha256 %.12s... "
+			   "against %.12s...): the tree was built again since, or is another "
+			   "build's; the variants would relink other objects.  Rebuild the tree "
+			   "as the install was built, or give the tree it was installed from",
+			   r->builddir, bin, r->prefix, sha, r->sha256);
+	free(bin);
+	return rc;
+}
+
 /* Everything before the first variant: paths, the tree's owner, the link. */
 static int noise_setup(struct noise_result *r, struct relink *rl, int *wfd)
 {
@@ -84,7 +111,7 @@ static int noise_setup(struct noise_result *r, struct relink *rl, int *wfd)
 	if (bolt_file_sha256(pg, r->sha256) < 0)
 		error("cannot read %s: %s", pg, strerror(errno));
 	else
-		rc = 0;
+		rc = tree_is_install(r, rl);
 	free(pg);
 out:
 	strbuf_release(&note);

@@ -77,6 +77,14 @@ is "pgbuild noise --reuse on the same floor: exit 0" "$?" 0
 like "... reused, nothing measured" "$(cat "$TMP/n.err")" "^noise: $floor is a floor of .* reused \(--reuse\), nothing measured"
 is "... the file untouched" "$(stat -c %Y "$floor")" "$m0"
 nok "... no variant made" test -e "$TMP/nw"
+# a build tree that is not the install's (here the candidate's): refused
+# before any relink, as its variants would be another binary's floor
+"$P" noise --install "$base" --builddir "$(e2e_builddir coscup)" --json "$TMP/nx.json" --workdir "$TMP/nx" \
+	--variants 5 -W select-only --metric cycles >"$TMP/nx.out" 2>"$TMP/nx.err"
+is "pgbuild noise with another build's tree: exit 2" "$?" 2
+like "... saying its postgres is not the install's" "$(cat "$TMP/nx.err")" \
+	"^pgbuild: error: --builddir .*: its postgres .*/src/backend/postgres is not $base/bin/postgres \(sha256 [0-9a-f]{12}\.\.\. against [0-9a-f]{12}\.\.\.\): "
+nok "... nothing relinked, no floor written" sh -c "ls '$TMP/nx' 2>/dev/null | grep -q . || test -e '$TMP/nx.json'"
 like "the report explains it, function by function" "$(cat "$TMP/2.out")" 'explain select-only: where the cycles estimate changed'
 like "... in the HTML report too (the bar chart)" "$(cat "$W/report.html")" '<svg .*change of the estimate per function'
 "$P" explain --gate-result "$W/gate.json" --json "$TMP/e.json" >"$TMP/e.out" 2>"$TMP/e.err"
