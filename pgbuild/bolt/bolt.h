@@ -257,6 +257,14 @@ void bolt_release(struct bolt_run *b);
  * directory, into b->llvm_bolt, and its version into b->bolt_version.  0,
  * or -1 after one error (BOLT not installed: how to install it). */
 int bolt_prepare_tools(struct bolt_run *b);
+/*
+ * Where llvm-bolt is: given (--bolt DIR), else $PGBUILD_BOLT, else
+ * BOLT_DEFAULT_DIR; *origin says which ("--bolt", "$PGBUILD_BOLT", "the
+ * default").  bolt_check_dir: 0 when DIR/llvm-bolt is a program, else -1
+ * after the error naming DIR, origin and the package.
+ */
+const char *bolt_dir_of(const char *given, const char **origin);
+int bolt_check_dir(const char *dir, const char *origin);
 
 /* The word of llvm-bolt's FLAGS that rewrites PLT calls (-plt=hot,
  * -plt=all; allocated), or NULL. */

@@ -173,22 +173,48 @@ static int prepare_paths(struct bolt_run *b)
 }
 
 /* See bolt.h. */
+const char *bolt_dir_of(const char *given, const char **origin)
+{
+	const char *env = getenv(BOLT_DIR_ENV);
+
+	if (given) {
+		*origin = "--bolt";
+		return given;
+	}
+	if (env && *env) {
+		*origin = "$" BOLT_DIR_ENV;
+		return env;
+	}
+	*origin = "the default";
+	return BOLT_DEFAULT_DIR;
+}
+
+/* See bolt.h. */
+int bolt_check_dir(const char *dir, const char *origin)
+{
+	char *prog = xasprintf("%s/llvm-bolt", dir);
+	int ok = is_executable(prog);
+
+	free(prog);
+	if (ok)
+		return 0;
+	return error("BOLT is not installed: no llvm-bolt in %s (%s); install BOLT 15, "
+		     "Debian's %s package (apt-get install %s, or `make deps` in "
+		     "pgoptcc's source tree), or another LLVM's (bolt-19: --bolt "
+		     "/usr/lib/llvm-19/bin)", dir, origin, BOLT_PACKAGE, BOLT_PACKAGE);
+}
+
+/* See bolt.h. */
 int bolt_prepare_tools(struct bolt_run *b)
 {
-	const char *dir = b->o->bolt_dir, *origin = "--bolt";
+	const char *origin, *dir = bolt_dir_of(b->o->bolt_dir, &origin);
 	struct child_process cp = CHILD_PROCESS_INIT;
 	struct strbuf out = STRBUF_INIT;
 	const char *v;
 
-	if (!dir && (dir = getenv(BOLT_DIR_ENV)) && *dir)
-		origin = "$" BOLT_DIR_ENV;
-	else if (!b->o->bolt_dir)
-		dir = BOLT_DEFAULT_DIR, origin = "the default";
+	if (bolt_check_dir(dir, origin) < 0)
+		return -1;
 	b->llvm_bolt = xasprintf("%s/llvm-bolt", dir);
-	if (!is_executable(b->llvm_bolt))
-		return error("BOLT is not installed: no llvm-bolt in %s (%s); install BOLT 15, "
-			     "Debian's %s package (apt-get install %s, or `make deps` in "
-			     "pgoptcc's source tree)", dir, origin, BOLT_PACKAGE, BOLT_PACKAGE);
 	strvec_pushl(&cp.args, b->llvm_bolt, "--version", NULL);
 	cp.no_stdin = 1;
 	if (capture_command(&cp, &out, 1) != 0) {

@@ -141,6 +141,7 @@ static const struct option optimize_options[] = {
 	{ "tune-state", required_argument, NULL, OPT_TUNE_STATE },
 	{ "clang", required_argument, NULL, OPT_CLANG },
 	{ "bolt-flags", required_argument, NULL, OPT_BOLT_FLAGS },
+	{ "bolt", required_argument, NULL, OPT_BOLT },
 	{ "noise", required_argument, NULL, OPT_NOISE },
 	{ "noise-variants", required_argument, NULL, OPT_VARIANTS },
 	{ "pairs", required_argument, NULL, OPT_PAIRS },
@@ -209,6 +210,7 @@ static int parse_options(struct optimize_opts *o, int argc, char **argv)
 				return cli_usage();
 			o->bolt_flags = optarg;
 			break;
+		case OPT_BOLT: o->bolt_dir = optarg; break;
 		case OPT_NOISE: o->noise = optarg; break;
 		case OPT_RESTART: o->restart = 1; break;
 		case OPT_HTML: o->html = optarg; break;
@@ -231,6 +233,9 @@ static int parse_options(struct optimize_opts *o, int argc, char **argv)
 				       "--stages ...,clang,clang-pgo");
 	if (o->bolt_flags && !(o->stages & (1u << OS_BOLT)))
 		return cli_usage_error("--bolt-flags are the bolt stage's: add --stages ...,bolt");
+	if (o->bolt_dir && !(o->stages & (1u << OS_BOLT)))
+		return cli_usage_error("--bolt is where the bolt stage's llvm-bolt is: add "
+				       "--stages ...,bolt");
 	if (!o->clang)
 		o->clang = OPTIMIZE_DEFAULT_CLANG;
 	optimize_default_workloads(&o->train, &o->workloads);
@@ -389,6 +394,37 @@ static int check_clang(struct optimize_opts *o, int stages_given)
 	return 0;
 }
 
+/*
+ * The bolt stage's llvm-bolt: --bolt DIR (checked), else $PGBUILD_BOLT
+ * (pgbuild bolt reads it), else the BOLT of the --clang compiler's LLVM
+ * when the clang stages run and it has one (clang-19: /usr/lib/llvm-19/bin,
+ * a BOLT of the LLVM that built the binary it may rewrite), else pgbuild
+ * bolt's default.  0, or -1 after the error.
+ */
+static int check_bolt(struct optimize_opts *o)
+{
+	const char *origin, *dir, *env = getenv(BOLT_DIR_ENV);
+	char *tool;
+
+	if (!(o->stages & (1u << OS_BOLT)))
+		return 0;
+	if (o->bolt_dir) {
+		dir = bolt_dir_of(o->bolt_dir, &origin);
+		return bolt_check_dir(dir, origin);
+	}
+	if ((env && *env) || o->clang_skip ||
+	    !(o->stages & ((1u << OS_CLANG) | (1u << OS_CLANG_PGO))) ||
+	    !(tool = build_compiler_tool(o->clang, "bolt")))
+		return 0;
+	*strrchr(tool, '/') = '\0';
+	/* the default itself is left unnamed: earlier runs' keys stay valid */
+	if (strcmp(tool, BOLT_DEFAULT_DIR))
+		o->bolt_dir_auto = tool;
+	else
+		free(tool);
+	return 0;
+}
+
 /* Every check before the first build. */
 static int check_options(struct optimize_opts *o)
 {
@@ -413,7 +449,7 @@ static int check_options(struct optimize_opts *o)
 		if (rc < 0)
 			return PGBUILD_EXIT_ERROR;
 	}
-	if (check_policy(o) < 0 || check_clang(o, o->stages_given) < 0 ||
+	if (check_policy(o) < 0 || check_clang(o, o->stages_given) < 0 || check_bolt(o) < 0 ||
 	    preflight_source(o->src) < 0 ||
 	    (o->baseline && preflight_install("--baseline", o->baseline) < 0) ||
 	    check_prefix(o) < 0)
@@ -444,5 +480,6 @@ PGBUILD_COMMAND(optimize, "the fastest build it can prove: stock, LTO, PGO, tune
 	strvec_clear(&o.workloads);
 	strvec_clear(&o.train);
 	free(o.clang_skip);
+	free(o.bolt_dir_auto);
 	return rc;
 }

@@ -312,6 +312,13 @@ struct optimize_opts {
 	const char *tune_state;    /* --tune-state DIR, NULL: look in ./pgbuild-tune */
 	const char *clang;         /* --clang CC: the clang stages' compiler */
 	const char *bolt_flags;    /* --bolt-flags: the bolt stage's layout flags, or NULL */
+	const char *bolt_dir;      /* --bolt DIR: where the bolt stage's llvm-bolt is;
+				      NULL: $PGBUILD_BOLT, else the --clang
+				      compiler's LLVM's when the clang stages
+				      run and it has one (bolt_dir_auto), else
+				      pgbuild bolt's default */
+	char *bolt_dir_auto;       /* that LLVM's bin directory (owned), or NULL
+				      (none, or pgbuild bolt's default itself) */
 	char *clang_skip;          /* why the default stages' clang ones are
 				      skipped (no usable clang), or NULL */
 	int stages_given;          /* --stages (or --clang) was given */
@@ -453,6 +460,9 @@ const struct strvec *optimize_in_sample(struct orun *r, int s);
  * result); k of optimize_measure_of, "stage_family" in optimize.json. */
 size_t optimize_run_family(const struct orun *r);
 size_t optimize_asked_family(const struct orun *r);
+/* The bolt stage's --bolt DIR: o->bolt_dir, else o->bolt_dir_auto, else
+ * NULL (pgbuild bolt's own: $PGBUILD_BOLT or its default). */
+const char *optimize_bolt_dir(const struct optimize_opts *o);
 /* r->family_seen from WORKDIR/optimize.json's stage_family (this tool's own
  * document in root's directory; 1 to OS_NR, else 0), with --restart too:
  * its builds and gates measure the same again. */

@@ -237,6 +237,8 @@ static int st_bolt(struct pipeline *p, int id)
 		     "--workdir", wd, NULL);
 	if (r->o->bolt_flags)
 		strvec_pushl(&a, "--bolt-flags", r->o->bolt_flags, NULL);
+	if (optimize_bolt_dir(r->o))
+		strvec_pushl(&a, "--bolt", optimize_bolt_dir(r->o), NULL);
 	push_training(&a, r->o);
 	rc = stage_run_pgbuild(p, id, &a, 1);
 	strvec_clear(&a);
@@ -450,6 +452,12 @@ size_t optimize_asked_family(const struct orun *r)
 }
 
 /* See optimize.h. */
+const char *optimize_bolt_dir(const struct optimize_opts *o)
+{
+	return o->bolt_dir ? o->bolt_dir : o->bolt_dir_auto;
+}
+
+/* See optimize.h. */
 void optimize_read_family_seen(struct orun *r)
 {
 	char *path = xasprintf("%s/optimize.json", r->workdir);
@@ -537,6 +545,8 @@ static char *stage_key(struct orun *r, int s)
 	/* only when given, so the keys of earlier runs stay valid */
 	if (s == OS_BOLT && o->bolt_flags)
 		strbuf_addf(&k, " bolt-flags={%s}", o->bolt_flags);
+	if (s == OS_BOLT && optimize_bolt_dir(o))
+		strbuf_addf(&k, " bolt-dir={%s}", optimize_bolt_dir(o));
 	free(sha);
 	return strbuf_detach(&k, NULL);
 }
@@ -572,7 +582,9 @@ static int run_stage(struct orun *r, int s)
 	free(st->key);
 	st->key = stage_key(r, s);
 	if (s == OS_BOLT)
-		strbuf_addf(&what, "pgbuild bolt --install %s (on %s)", r->s[st->parent].prefix,
+		strbuf_addf(&what, "pgbuild bolt --install %s%s%s (on %s)", r->s[st->parent].prefix,
+			    optimize_bolt_dir(r->o) ? " --bolt " : "",
+			    optimize_bolt_dir(r->o) ? optimize_bolt_dir(r->o) : "",
 			    optimize_stage_names[st->parent]);
 	else if (s == OS_TUNED && r->tune_bundle)
 		strbuf_addf(&what, "pgbuild build --policy %s --bundle %s", st->policy,

@@ -258,6 +258,8 @@ optimize -W select-only --stages lto,blot --workdir w|2|invalid stage "blot" in 
 optimize -W select-only --stages clang --clang gcc --workdir w|2|--clang gcc is no clang \(its --version does not say clang; the clang stages need one: apt-get install clang-15 lld-15 llvm-15\)
 optimize -W select-only --clang clang-15 --stages lto --workdir w|2|--clang names the compiler of the clang stages: add --stages ...,clang,clang-pgo
 optimize -W select-only --stages lto --bolt-flags -reorder-functions=none --workdir w|2|--bolt-flags are the bolt stage's: add --stages ...,bolt
+optimize -W select-only --stages lto --bolt /usr/lib/llvm-19/bin --workdir w|2|--bolt is where the bolt stage's llvm-bolt is: add --stages ...,bolt
+optimize -W select-only --stages lto,bolt --bolt $TMP --workdir w|2|pgbuild: error: BOLT is not installed: no llvm-bolt in $TMP \(--bolt\); install BOLT 15
 optimize -W select-only --bolt-flags -data=x --workdir w|2|--bolt-flags: "-data=x" is not a layout flag: pgbuild gives the input, output, profile and instrumentation itself
 optimize -W select-only --stages bolt --workdir w|2|--stages bolt needs a stage to stack on: BOLT rewrites a BOLT-ready build \(lto, pgo, tuned, clang or clang-pgo\), never stock
 optimize -W select-only --stages , --workdir w|2|invalid value "," for --stages: expected a comma-separated list
