@@ -24,6 +24,7 @@
 #include "wrapper/settings.h"
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/suggest.h"
+#include "wrapper/common/textfile.h"
 #include "wrapper/tu.h"
 #include "wrapper/common/xalloc.h"
 
@@ -223,7 +224,8 @@ static int check_policy(struct invocation *inv, const char *path)
 #define OWN_EXIT_CODES_HELP PGOPT_EXIT_TABLE(OWN_EXIT_CODE_LINE_)
 
 /* --pgopt-help, and --help as pgoptcc's only argument (as ccache does; the
- * compiler's own: pgoptcc gcc --help).  The settings come from their table. */
+ * compiler's own: pgoptcc gcc --help).  The settings come from their table,
+ * each description wrapped at 80 columns (text_wrap). */
 int ownopts_help(void)
 {
 	printf("usage: pgoptcc [--pgopt-KEY=VALUE...] [COMPILER] ARGS...\n"
@@ -244,8 +246,8 @@ int ownopts_help(void)
 	       "no, true, false, on, off, 1 or 0 (any case; empty is no):\n");
 	for (int i = 0; i < SETTING_NR; i++) {
 		const struct setting_def *d = &settings_table[i];
-		printf("  --pgopt-%s=VALUE, %s\n                            %s\n", d->key, d->env,
-		       d->help);
+		printf("  --pgopt-%s=VALUE, %s\n", d->key, d->env);
+		text_wrap(stdout, 80, 28, 28, d->help);
 	}
 	printf("\n"
 	       "Own options (after the settings, never passed to the compiler):\n"

@@ -10,6 +10,7 @@
 #include "pgbuild/cmd/cmd.h"
 #include "pgbuild/metric/workloads.h"
 #include "pgbuild/pipeline/preflight.h"
+#include "wrapper/common/textfile.h"
 
 static void bolt_usage(FILE *fp)
 {
@@ -51,13 +52,16 @@ static void bolt_usage(FILE *fp)
 	      "  --no-regress           skip the suite (the result is then not checked)\n"
 	      "  --bolt DIR             where llvm-bolt is (default $PGBUILD_BOLT, else\n"
 	      "                         " BOLT_DEFAULT_DIR ", Debian's " BOLT_PACKAGE ")\n"
-	      "  --bolt-flags FLAGS     llvm-bolt's layout flags of the rewrite, one\n"
-	      "                         argument (default \"" BOLT_OPTIMIZE_FLAGS "\");\n"
-	      "                         the profile does not depend on them (it is reused);\n"
-	      "                         an allow-list of layout options: none that reads or\n"
-	      "                         writes a file, prints or takes a library; -plt=hot\n"
-	      "                         needs IN linked with -z now\n"
-	      "  --force                replace an OUT that is an installed PostgreSQL\n"
+	      "  --bolt-flags FLAGS     llvm-bolt's layout flags of the rewrite, one\n",
+	      fp);
+	/* the default flags are longer than a line: the rest is wrapped under
+	 * the column */
+	text_wrap(fp, 80, 25, 25,
+		  "argument (default \"" BOLT_OPTIMIZE_FLAGS "\"); the profile does not "
+		  "depend on them (it is reused); an allow-list of layout options: none "
+		  "that reads or writes a file, prints or takes a library; -plt=hot needs "
+		  "IN linked with -z now");
+	fputs("  --force                replace an OUT that is an installed PostgreSQL\n"
 	      "  --json FILE|-          also write the \"bolt\" object to FILE\n"
 	      "  -j, --jobs N           make jobs of the suite\n"
 	      "  -q, --quiet            no progress lines\n"
@@ -180,7 +184,7 @@ static int check_options(struct bolt_opts *o)
 	return 0;
 }
 
-PGBUILD_COMMAND(bolt, "LLVM BOLT layout optimization: instrument, train, rewrite into a new prefix, regress")
+PGBUILD_COMMAND(bolt, "LLVM BOLT: instrument, train, rewrite into a new prefix, regress")
 {
 	struct bolt_opts o;
 	struct bolt_run b;

@@ -22,7 +22,8 @@ static void build_usage(FILE *fp)
 "compiled (FILE:LINE and its glob): `pgbuild verify` fails on those.\n"
 "\n"
 "  --src SRC              source directory, tarball, or debian:PACKAGE[=VERSION]\n"
-"                         (default %s; fetched once into the cache)\n"
+"                         (default %s;\n"
+"                         fetched once into the cache)\n"
 "  --policy FILE|none     the policy (required)\n"
 "  --prefix OUT           install prefix (required)\n"
 "  --builddir DIR         build directory (default OUT.build); reusing it makes\n"
@@ -228,7 +229,7 @@ static int check_host(const struct build_opts *o)
 	return cli_check_outputs(outs) < 0 || cli_guc_check_env() < 0 ? PGBUILD_EXIT_ERROR : 0;
 }
 
-PGBUILD_COMMAND(build, "configure, build and install PostgreSQL through pgoptcc with a policy")
+PGBUILD_COMMAND(build, "configure, build, install PostgreSQL via pgoptcc with a policy")
 {
 	struct build b;
 	struct strbuf gate = STRBUF_INIT;

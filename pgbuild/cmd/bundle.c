@@ -16,7 +16,8 @@ static void bundle_usage(FILE *fp)
 		"usage: pgbuild bundle create --out DIR (--pgo PREFIX | --optimize WORKDIR |\n"
 		"                             --builddir DIR --policy FILE [--log LOGDIR] |\n"
 		"                             --bundle DIR)\n"
-		"                             [--bolt-install DIR | --bolt-profile FILE] [--force]\n"
+		"                             [--bolt-install DIR | --bolt-profile FILE]\n"
+		"                             [--force]\n"
 		"       pgbuild bundle show DIR\n"
 		"       pgbuild bundle check DIR --log LOGDIR [--min-applies PCT] [--json FILE]\n"
 		"       pgbuild bundle bolt DIR BINARY [--log LOGDIR] [--min-applies PCT]\n"
@@ -88,7 +89,7 @@ static void bundle_usage(FILE *fp)
 
 static const char *const verbs[] = { "create", "show", "check", "bolt", NULL };
 
-PGBUILD_COMMAND(bundle, "pack a training's profiles for builds that cannot train; check what applied")
+PGBUILD_COMMAND(bundle, "pack profiles for builds that cannot train; check what applied")
 {
 	static const struct option opts[] = {
 		{ "out", required_argument, NULL, OPT_OUT },

@@ -17,7 +17,8 @@ enum { DEB_OPT_CHROOT = 0x10000, DEB_OPT_ARCHIVE, DEB_OPT_NO_COMPARE, DEB_OPT_NO
 static void deb_usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: pgbuild deb --workdir DIR (--policy FILE | --bundle DIR) [--dsc FILE] [options]\n"
+		"usage: pgbuild deb --workdir DIR (--policy FILE | --bundle DIR) [--dsc FILE]\n"
+		"                   [options]\n"
 		"\n"
 		"Build a Debian source package through pgoptcc, as a packager would, and\n"
 		"check what it made: unpack it (dpkg-source -x) and add the recipe (the\n"
@@ -81,7 +82,7 @@ static void deb_usage(FILE *fp)
 		DEB_GATE_DEFAULT, DEB_WORKLOADS_DEFAULT, DEB_METRIC_DEFAULT);
 }
 
-PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it (verify, compare, regress, modules, gate, report)")
+PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it")
 {
 	static const struct option opts[] = {
 		{ "workdir", required_argument, NULL, OPT_WORKDIR },

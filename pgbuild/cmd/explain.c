@@ -25,11 +25,13 @@
 static void explain_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: pgbuild explain --baseline PATH --candidate PATH -W WORKLOAD [--workdir DIR]\n"
-"                       [--instr-statements N] [options]\n"
+"usage: pgbuild explain --baseline PATH --candidate PATH -W WORKLOAD\n"
+"                       [--workdir DIR] [--instr-statements N] [options]\n"
 "       pgbuild explain --gate-result FILE [-W WORKLOAD] [options]\n"
-"       pgbuild explain --baseline PATH --candidate PATH --callgrind-baseline N_FILE,10N_FILE\n"
-"                       --callgrind-candidate N_FILE,10N_FILE --instr-statements N [options]\n"
+"       pgbuild explain --baseline PATH --candidate PATH\n"
+"                       --callgrind-baseline N_FILE,10N_FILE\n"
+"                       --callgrind-candidate N_FILE,10N_FILE\n"
+"                       --instr-statements N [options]\n"
 "\n"
 "Where the cycles estimate of B differs from A's, function by function: the\n"
 "per-function costs of the callgrind runs of the cycles metric (N and 10N\n"
@@ -50,15 +52,16 @@ static void explain_usage(FILE *fp)
 "                           there (default: a temporary directory, removed)\n"
 "  --instr-statements N     transactions N of the short run (10N in the long one;\n"
 "                           default per workload, as the gate's)\n"
-"  --gate-result FILE       a finished gate's --json: its builds and the callgrind\n"
-"                           outputs it kept (gate --workdir); nothing is measured\n"
+"  --gate-result FILE       a finished gate's --json: its builds and the\n"
+"                           callgrind outputs it kept (gate --workdir); nothing\n"
+"                           is measured\n"
 "  --callgrind-baseline N_FILE,10N_FILE   A's callgrind outputs of N and 10N\n"
 "                           statements (any program; nothing is measured)\n"
 "  --callgrind-candidate N_FILE,10N_FILE  B's\n"
 "  --noise FILE             per-function layout spread (a pgbuild-noise document,\n"
-"                           e.g. PREFIX/pgopt-noise.json of pgbuild noise, for -W):\n"
-"                           rows inside it are counted; without it the output\n"
-"                           says the spread is not measured\n"
+"                           e.g. PREFIX/pgopt-noise.json of pgbuild noise, for\n"
+"                           -W): rows inside it are counted; without it the\n"
+"                           output says the spread is not measured\n"
 "  --debug-dir DIR          read the records of a binary that holds none from its\n"
 "                           side file DIR/.build-id/XX/REST.pgopt (its build-id),\n"
 "                           else its debug file REST.debug if that holds them\n"
@@ -444,7 +447,7 @@ static int gather(struct explain_opts *o, struct explain_inputs *in, struct strv
 	return measured(o, o->workdir ? o->workdir : *tmpdir, in, keep);
 }
 
-PGBUILD_COMMAND(explain, "where a cycles-estimate change comes from, function by function, and the compiler decisions behind it")
+PGBUILD_COMMAND(explain, "a cycles-estimate change by function and the decisions behind it")
 {
 	struct explain_opts o;
 	struct explain_inputs in;

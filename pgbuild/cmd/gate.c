@@ -656,7 +656,7 @@ int cmd_gate_check(int argc, char **argv)
 	return rc;
 }
 
-PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved and decide against thresholds")
+PGBUILD_COMMAND(gate, "benchmark baseline and candidate interleaved; judge by thresholds")
 {
 	struct gate_opts o;
 	struct gate g;

@@ -60,7 +60,7 @@ static int is_binary(const char *path)
 	return bin;
 }
 
-PGBUILD_COMMAND(inspect, "show the per-unit and per-function optimization record of binaries")
+PGBUILD_COMMAND(inspect, "show per-unit and per-function optimization records of binaries")
 {
 	static const struct option opts[] = {
 		CLI_OPT_JSON,

@@ -164,7 +164,7 @@ static int check_options(struct noise_opts *o)
 	return 0;
 }
 
-PGBUILD_COMMAND(noise, "the layout noise floor: relinked variants of one build measured, spread per metric")
+PGBUILD_COMMAND(noise, "the layout noise floor: per-metric spread over relinked variants")
 {
 	struct noise_opts o;
 	int rc;

@@ -23,9 +23,9 @@
 
 static void optimize_usage(FILE *fp)
 {
-	fputs("usage: pgbuild optimize [--train W[,W...]] [-W W[,W...]] [--prefix OUT] [--workdir DIR]\n"
-	      "                        [--src SRC] [--baseline PREFIX] [--policy FILE] [--stages LIST]\n"
-	      "                        [options]\n"
+	fputs("usage: pgbuild optimize [--train W[,W...]] [-W W[,W...]] [--prefix OUT]\n"
+	      "                        [--workdir DIR] [--src SRC] [--baseline PREFIX]\n"
+	      "                        [--policy FILE] [--stages LIST] [options]\n"
 	      "\n"
 	      "The fastest build this tool can prove, stage by stage, each measured against\n"
 	      "stock: stock (--policy none, or --baseline), lto (--policy, default\n"
@@ -66,10 +66,10 @@ static void optimize_usage(FILE *fp)
 	      "                         place); an OUT that exists must be an earlier\n"
 	      "                         optimize output (pgopt-optimize.json) or empty\n"
 	      "  --force                replace any existing OUT\n"
-	      "  --workdir DIR          builds, gates, logs, state (default ./pgbuild-optimize);\n"
-	      "                         DIR/STAGE may be a symlink to an existing build\n"
-	      "                         (prefix/ and build/ inside) of the same source and\n"
-	      "                         policy: it is reused\n"
+	      "  --workdir DIR          builds, gates, logs, state (default\n"
+	      "                         ./pgbuild-optimize); DIR/STAGE may be a symlink to\n"
+	      "                         an existing build (prefix/ and build/ inside) of the\n"
+	      "                         same source and policy: it is reused\n"
 	      "  --src SRC              PostgreSQL source: directory, tarball or\n"
 	      "                         debian:PACKAGE[=VERSION] (default debian:postgresql-15)\n"
 	      "  --baseline PREFIX      the stock build, instead of building one\n"
@@ -466,7 +466,7 @@ static int check_options(struct optimize_opts *o)
 	return rc;
 }
 
-PGBUILD_COMMAND(optimize, "the fastest build it can prove: stock, LTO, PGO, tuned, BOLT, each gated (resumable)")
+PGBUILD_COMMAND(optimize, "fastest proven build: stock, LTO, PGO, tuned, BOLT (resumable)")
 {
 	struct optimize_opts o = {
 		.workloads = STRVEC_INIT, .train = STRVEC_INIT, .workdir = "pgbuild-optimize",

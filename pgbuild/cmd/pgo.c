@@ -16,7 +16,8 @@
 
 static void pgo_usage(FILE *fp)
 {
-	fputs("usage: pgbuild pgo [--train W[,W...]] --prefix OUT [--src SRC] [--policy FILE] [options]\n"
+	fputs("usage: pgbuild pgo [--train W[,W...]] --prefix OUT [--src SRC] [--policy FILE]\n"
+	      "                   [options]\n"
 	      "\n"
 	      "Profile-guided build: an instrumented build, training runs of the\n"
 	      "workloads on a private cluster, then a -fprofile-use\n"
@@ -211,7 +212,7 @@ static int check_options(const struct pgo_opts *o)
 	return r < 0 ? PGBUILD_EXIT_ERROR : 0;
 }
 
-PGBUILD_COMMAND(pgo, "profile-guided build: instrument, train on workloads, -fprofile-use, regress")
+PGBUILD_COMMAND(pgo, "profile-guided build: instrument, train, -fprofile-use, regress")
 {
 	struct pgo_opts o;
 	struct strbuf gate = STRBUF_INIT;

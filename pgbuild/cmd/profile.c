@@ -54,7 +54,8 @@ static void profile_usage(FILE *fp)
 	      "  --max-files N          at most N files in the policy (default 15)\n"
 	      "  --hot-coverage PCT     share the hot list covers (default 60)\n"
 	      "  --max-hot N            at most N hot functions (default 40)\n"
-	      "  --cflags FLAGS         flags for the hot files (default \"" PROFILE_DEFAULT_CFLAGS "\")\n"
+	      "  --cflags FLAGS         flags for the hot files\n"
+	      "                         (default \"" PROFILE_DEFAULT_CFLAGS "\")\n"
 	      "  -q, --quiet            no progress lines\n"
 	      "\n"
 	      CLI_EXIT_CODES_HELP
@@ -228,7 +229,7 @@ static int collect(struct profile_opts *o, struct prof_run *run, struct profile 
 	return 0;
 }
 
-PGBUILD_COMMAND(profile, "find a workload's hot functions and files; emit hot lists and a policy")
+PGBUILD_COMMAND(profile, "a workload's hot functions and files; emit hot lists and a policy")
 {
 	struct profile_opts o = {
 		.method = "auto", .cflags = PROFILE_DEFAULT_CFLAGS, .coverage = 80,

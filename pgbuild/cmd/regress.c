@@ -13,8 +13,8 @@
 static void regress_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: pgbuild regress --builddir DIR [--install DIR [--set NAME=VALUE]] [--contrib]\n"
-"                       [--tests \"A B\"] [--user NAME] [--json FILE]\n"
+"usage: pgbuild regress --builddir DIR [--install DIR [--set NAME=VALUE]]\n"
+"                       [--contrib] [--tests \"A B\"] [--user NAME] [--json FILE]\n"
 "\n"
 "Run PostgreSQL's regression suite (make check) in a build directory made\n"
 "by `pgbuild build`, and print a summary.  As root, make runs as --user\n"

@@ -16,31 +16,34 @@
 static void report_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: pgbuild report [--gate-result FILE] [--log DIR] [--baseline PREFIX] [--candidate PREFIX]\n"
-"                      [--inspect-baseline FILE] [--inspect-candidate FILE] [--html FILE]\n"
-"                      [--json FILE]\n"
+"usage: pgbuild report [--gate-result FILE] [--log DIR] [--baseline PREFIX]\n"
+"                      [--candidate PREFIX] [--inspect-baseline FILE]\n"
+"                      [--inspect-candidate FILE] [--html FILE] [--json FILE]\n"
 "       pgbuild report --optimize FILE [--html FILE]\n"
 "\n"
 "Summarise a gate result, a compile log and the two builds; or re-render the\n"
 "waterfall of a finished pgbuild optimize.\n"
 "\n"
-"  --optimize FILE          a pgbuild optimize result (WORKDIR/optimize.json): its\n"
-"                           waterfall on stdout, the page with --html (alone:\n"
-"                           no other input, no --json)\n"
+"  --optimize FILE          a pgbuild optimize result (WORKDIR/optimize.json):\n"
+"                           its waterfall on stdout, the page with --html\n"
+"                           (alone: no other input, no --json)\n"
 "  --gate-result FILE       result of `pgbuild gate --json FILE`\n"
-"  --log DIR                compile log directory (PGOPT_LOGDIR) of the candidate:\n"
-"                           per-file flags\n"
-"  --baseline PREFIX        install of A: per-function sizes from PREFIX/bin/postgres\n"
+"  --log DIR                compile log directory (PGOPT_LOGDIR) of the\n"
+"                           candidate: per-file flags\n"
+"  --baseline PREFIX        install of A: per-function sizes from\n"
+"                           PREFIX/bin/postgres\n"
 "  --candidate PREFIX       install of B (likewise)\n"
-"  --inspect-baseline FILE  A's postgres binary or its `pgbuild inspect --json` output\n"
-"  --inspect-candidate FILE B's (inlining records come from the plugin's sections)\n"
+"  --inspect-baseline FILE  A's postgres binary or its `pgbuild inspect --json`\n"
+"                           output\n"
+"  --inspect-candidate FILE B's (inlining records come from the plugin's\n"
+"                           sections)\n"
 "  --html FILE              write one self-contained HTML page with SVG plots\n"
 "  --json FILE|-            write the per-file and per-function tables as JSON\n"
 "  -q, --quiet              no \"wrote FILE\" lines: errors, warnings and the\n"
 "                           report itself only\n"
 "\n"
-"Without --baseline/--candidate, the prefixes recorded in the gate result are used;\n"
-"without --log, the compile log named by the candidate's pgopt-build.json.\n"
+"Without --baseline/--candidate, the prefixes recorded in the gate result are\n"
+"used; without --log, the compile log named by the candidate's pgopt-build.json.\n"
 "\n" CLI_EXIT_CODES_HELP
 "Here 0 is written (whatever the verdict), 2 input missing or unreadable.\n");
 }
@@ -164,7 +167,7 @@ out:
 	return rc;
 }
 
-PGBUILD_COMMAND(report, "summarise a gate result, compile log and builds (terminal, --json, --html)")
+PGBUILD_COMMAND(report, "summarise a gate result, compile log, builds (text, JSON, HTML)")
 {
 	struct report_inputs in = { 0 };
 	struct report_data rd = { 0 };

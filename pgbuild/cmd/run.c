@@ -19,7 +19,8 @@
 static void run_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: pgbuild run --policy FILE [--src SRC] [--workdir DIR] [--gate EXPR] [--html FILE]\n"
+"usage: pgbuild run --policy FILE [--src SRC] [--workdir DIR] [--gate EXPR]\n"
+"                   [--html FILE]\n"
 "\n"
 "The whole pipeline: baseline build (reused when present), candidate build,\n"
 "verify, regression suite, the baseline's layout floor, gate, report - one\n"
@@ -31,11 +32,15 @@ static void run_usage(FILE *fp)
 "                         debian:PACKAGE[=VERSION] (default debian:postgresql-15)\n"
 "  --workdir DIR          builds, logs and results (default ./pgbuild-run)\n"
 "  --gate EXPR            thresholds, comma-separated and repeatable (default\n"
-"                         '" WORKLOADS_DEFAULT ">=1.00'), e.g. 'select-only>=1.05,tpcb>=1.00'\n"
+"                         '" WORKLOADS_DEFAULT ">=1.00'), e.g.\n"
+"                         'select-only>=1.05,tpcb>=1.00'\n"
 "  --html FILE            the HTML report (default WORKDIR/report.html)\n"
-"  --baseline PREFIX      use this install as the baseline instead of building one\n"
-"  --candidate-prefix DIR     install the candidate here (default WORKDIR/candidate/prefix)\n"
-"  --candidate-builddir DIR   build it here (default WORKDIR/candidate/build)\n"
+"  --baseline PREFIX      use this install as the baseline (none is built)\n"
+"  --candidate-prefix DIR\n"
+"                         install the candidate here\n"
+"                         (default WORKDIR/candidate/prefix)\n"
+"  --candidate-builddir DIR\n"
+"                         build it here (default WORKDIR/candidate/build)\n"
 "  -W, --workload LIST    bench workloads, comma-separated and repeatable\n"
 "                         (default: those --gate names)\n"
 "  --pairs N|auto --budget TIME -T, --duration S -c, --clients N\n"
@@ -54,7 +59,7 @@ static void run_usage(FILE *fp)
 "  -j, --jobs N           make jobs for the builds\n"
 "  --configure-args ARGS  extra configure arguments for both builds\n"
 "  --no-verify            skip pgbuild verify\n"
-"  --no-regress           skip the regression suite (the gate then says \"not run\")\n"
+"  --no-regress           skip the regression suite (the gate says \"not run\")\n"
 "  --restart              ignore the state of an earlier run\n"
 "  --weaken LIST          the policy may weaken these hardening classes\n"
 "                         (stack-protector, cet, pie, relro, bind-now,\n"
@@ -305,7 +310,7 @@ static int check_options(const struct run_opts *o)
 	return rc;
 }
 
-PGBUILD_COMMAND(run, "the whole pipeline: builds, verify, regress, gate, report (resumable)")
+PGBUILD_COMMAND(run, "whole pipeline: builds, verify, regress, gate, report (resumable)")
 {
 	struct run_cli r = {
 		.o = { .src = "debian:postgresql-15", .workdir = "pgbuild-run",

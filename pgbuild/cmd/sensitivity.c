@@ -12,7 +12,8 @@
 
 static void sens_usage(FILE *fp)
 {
-	fputs("usage: pgbuild sensitivity --workload W[,W...] [--src SRC] [--workdir DIR] [options]\n"
+	fputs("usage: pgbuild sensitivity --workload W[,W...] [--src SRC] [--workdir DIR]\n"
+	      "                           [options]\n"
 	      "\n"
 	      "Build the source at a low (-O0) and a high (-O3) optimization level\n"
 	      "and measure the high build against the low one on the workload(s):\n"
@@ -163,7 +164,7 @@ static int check_options(const struct sens_opts *o)
 	return 0;
 }
 
-PGBUILD_COMMAND(sensitivity, "how much compiler flags can matter for a workload (-O0 vs -O3 watermarks)")
+PGBUILD_COMMAND(sensitivity, "how much flags can matter for a workload (-O0 vs -O3 watermarks)")
 {
 	struct sens_opts o = { .workdir = "pgbuild-sensitivity", .low = "-O0", .high = "-O3" };
 	int rc;

@@ -60,7 +60,8 @@ static void tune_usage(FILE *fp)
 "                        an existing pgbuild build directory is reused as is\n"
 "  --baseline PREFIX     an installed stock build (policy none) of the same\n"
 "                        source; else tune builds it first\n"
-"  --state FILE          resumable state, JSON lines (default WORKDIR/state.jsonl)\n"
+"  --state FILE          resumable state, JSON lines\n"
+"                        (default WORKDIR/state.jsonl)\n"
 "  --out POLICY          the best policy (default WORKDIR/best.policy)\n"
 "  --json FILE|-         every step and the result as JSON (with --dry-run:\n"
 "                        the plan; FILE - is the standard output)\n"
@@ -534,7 +535,7 @@ static int apply_noise_floor(struct tuner *tu, struct tune_params *p)
 	return 0;
 }
 
-PGBUILD_COMMAND(tune, "search compiler flags per scope by measured elimination (resumable)")
+PGBUILD_COMMAND(tune, "search compiler flags per scope: measured elimination (resumable)")
 {
 	struct tune_params p;
 	struct tuner tu;

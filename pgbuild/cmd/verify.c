@@ -13,8 +13,8 @@ static void verify_usage(FILE *fp)
 	fprintf(fp,
 "usage: pgbuild verify --install DIR [--policy FILE|none] [--baseline PREFIX]\n"
 "                      [--allow-unmatched]\n"
-"       pgbuild verify --log DIR --builddir DIR [--binary PATH] [--policy FILE|none]\n"
-"                      [--allow-unmatched]\n"
+"       pgbuild verify --log DIR --builddir DIR [--binary PATH]\n"
+"                      [--policy FILE|none] [--allow-unmatched]\n"
 "\n"
 "Check that every object in the install's bin/postgres carries exactly the\n"
 "flags its policy assigns (from the pgopt.so records inside the binary, which\n"

@@ -4,7 +4,8 @@
 # of pgoptcc(1) is in that help; the same for each command `pgbuild --help`
 # lists, against its own page pgbuild-CMD.1 (pgbuild/man/), whose NAME is
 # the command's summary; every command has a page and every page is a
-# command; pgbuild(1)'s COMMANDS lists them in --help's groups and order.
+# command; pgbuild(1)'s COMMANDS lists them in --help's groups and order,
+# each with its --help summary.
 # The lists are read from the binaries, so a new command or option without
 # its man entry (or a man entry left behind) fails here, and so do the
 # numeric ranges ("5 to 99") of a command's --help and of its page when
@@ -13,7 +14,8 @@
 # in each command's --help that speaks of them and in every page's EXIT
 # STATUS; and one of pgoptcc's, PGOPT_EXIT_TABLE: pgoptcc --help's, the
 # first line of each code in pgoptcc(1)'s EXIT STATUS and of its row in
-# wrapper/README.md.  Every page renders
+# wrapper/README.md.  Every line of every --help (pgoptcc's, pgbuild's,
+# each command's, each bundle verb's) fits 80 columns.  Every page renders
 # without warnings and without a request shown as text; `make install`
 # puts them where `man pgbuild-gate` finds them.  pgopt-policy(5)'s KEYS
 # are the policy parser's keys.
@@ -98,7 +100,24 @@ while read -r c; do
 	summary=$(sed -n "s/^  $c  *//p" pgbuild.help)
 	is "pgbuild-$c(1) NAME is its --help summary" \
 		"$(sed -n '/^\.SH NAME/{n;p;}' "$page" | sed 's/\\-/-/g')" "pgbuild-$c - $summary"
+	is "pgbuild(1) COMMANDS: $c's line is its --help summary" \
+		"$(sed -n "/^\.BR pgbuild\\\\-$c (1)\$/{n;p;}" "$MAN_PGBUILD" | sed 's/\\-/-/g')" "$summary"
 done <cmds.help
+# every line of every --help fits 80 columns, as git's, ccache's and
+# pgbench's do: pgoptcc's, pgbuild's, each command's and each bundle verb's
+# (usage synopses wrap under the command, descriptions under their column)
+wide() { awk 'length > 80 { print length ": " $0 }' "$1"; }
+for v in create show check bolt; do
+	"$B/bin/pgbuild" bundle "$v" --help >"h.bundle-$v" 2>&1
+done
+for f in pgoptcc.help pgbuild.help h.*; do
+	case $f in
+	pgoptcc.help) what="pgoptcc --help" ;;
+	pgbuild.help) what="pgbuild --help" ;;
+	*) what="pgbuild $(echo "${f#h.}" | tr - ' ') --help" ;;
+	esac
+	is "$what: every line fits 80 columns" "$(wide "$f")" ""
+done
 # the page's own options are pgbuild's
 man_opts "$MAN_PGBUILD" "" OPTIONS >man.global
 like "pgbuild(1) OPTIONS has --version and --help" "$(tr '\n' ' ' <man.global)" '--help.*--version'
