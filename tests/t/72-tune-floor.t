@@ -10,7 +10,8 @@
 # repeat resolution (here: it starts building, cut off after 20 s, and the
 # checks fail).  Without --baseline and --noise tune builds stock itself
 # and measures its floor right after (tests/pg/70 runs it): --dry-run says
-# so, and a run starts building stock.  --dry-run says the resolution a
+# so, and a run goes on to build stock (of a source whose configure fails
+# here).  --dry-run says the resolution a
 # run would decide at: a floor's (Debian's PostgreSQL 15 as the baseline, a
 # floor of its postgres written here), stock's to be measured, or none with
 # the reason.  Seconds: nothing is built.
@@ -80,11 +81,16 @@ like "... the plan says the floor is measured after stock's build, on the --trai
 	"^resolution: stock's layout floor, measured after stock's build \(\`pgbuild noise\` on it, -W select-only,mixed: WORKDIR/stock-noise.json\), by the gate's rule\$"
 is "... the JSON plan: no resolution yet, and where it will come from" \
 	"$(perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); print defined $d->{resolution} ? "a number" : "null", "|", $d->{resolution_source} =~ /^stock.s layout floor, measured after/ ? "measured" : $d->{resolution_source}' <"$TMP/dry.json")" "null|measured"
-# a run gets past the floor: it starts building stock (cut off after 20 s)
-tune nobase --metric instructions --held-out none
-is "no --baseline: a run is not refused, it builds stock (stopped after 20 s)" "$?" 124
-like "... its first step is stock's build" "$(cat "$TMP/nobase.err")" '^tune: build stock \('
-nok "... and no refusal" grep -q 'error' "$TMP/nobase.err"
+# a run gets past the floor to stock's build: here of a source whose
+# configure fails at once (no PostgreSQL is built, nothing fetched)
+mkdir -p "$TMP/nosrc"
+printf '#!/bin/sh\necho "not PostgreSQL: this configure fails" >&2\nexit 1\n' >"$TMP/nosrc/configure"
+chmod 755 "$TMP/nosrc/configure"
+tune nobase --metric instructions --held-out none --src "$TMP/nosrc"
+is "no --baseline: a run is not refused for a floor; stock's build fails here (exit 2)" "$?" 2
+like "... its first step was stock's build" "$(cat "$TMP/nobase.err")" '^tune: build stock \('
+like "... and it stopped there, saying so" "$(cat "$TMP/nobase.err")" '^pgbuild: error: stock cannot be built: pgbuild build exited'
+nok "... never for want of a floor" grep -q 'layout floor' "$TMP/nobase.err"
 "$P" tune --candidates "$TMP/cands" --dry-run --noise none >"$TMP/dry-none.out" 2>"$TMP/dry-none.err"
 is "--noise none: a dry run still shows the plan (exit 0)" "$?" 0
 # the repeat resolution is no statistic, and every flag tune keeps or adds
