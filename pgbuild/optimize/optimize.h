@@ -411,6 +411,8 @@ struct orun {
 	enum optimize_floor_state floor_state;
 	char *floor;                 /* the gates' --noise (a file, "none"), NULL: none */
 	char *floor_note;            /* where it came from, in words */
+	unsigned stages_seen;        /* the stages earlier runs of this workdir
+				      * asked for (WORKDIR/stage-family) */
 	size_t family_seen;          /* the family an earlier run of this
 				      * workdir decided at (its optimize.json's
 				      * stage_family; 0: none):
@@ -453,20 +455,30 @@ enum optimize_role optimize_role_of(struct orun *r, int s, const char *wl);
  * stacked on it (its parents: bolt on a tuned best build), whose figures
  * of stock include the tuned policy's. */
 const struct strvec *optimize_in_sample(struct orun *r, int s);
-/* The candidate stages r can keep, known before any gate (run.c), or the
- * family an earlier run of the workdir decided at when that is larger:
- * fewer --stages over the same gates would otherwise pass a stage the
- * first run's level did not (choosing the family after seeing the
- * result); k of optimize_measure_of, "stage_family" in optimize.json. */
+/*
+ * The family every stage of r is decided in (k of optimize_measure_of,
+ * "stage_family" in optimize.json): the union of the candidate stages this
+ * run asks for (optimize_asked_stages: known before any gate) and those
+ * earlier runs of the workdir asked for (WORKDIR/stage-family, written
+ * before any gate is decided; an older run's recorded k at least): asking
+ * for fewer or other stages after seeing a verdict would loosen the level
+ * of the same data.  A new --workdir starts afresh.
+ */
 size_t optimize_run_family(const struct orun *r);
 size_t optimize_asked_family(const struct orun *r);
+unsigned optimize_asked_stages(const struct orun *r);
+#define OPTIMIZE_FAMILY_FILE "stage-family"
+/* r->stages_seen from WORKDIR/stage-family and r->family_seen from
+ * WORKDIR/optimize.json's stage_family (this tool's own files in root's
+ * directory), with --restart too: its builds and gates measure the same
+ * again.  0, or -1 after the error (a stage-family that is not a list of
+ * stages, or unreadable). */
+int optimize_read_family_seen(struct orun *r);
+/* WORKDIR/stage-family: the union, written atomically.  0 or -1. */
+int optimize_write_family(struct orun *r);
 /* The bolt stage's --bolt DIR: o->bolt_dir, else o->bolt_dir_auto, else
  * NULL (pgbuild bolt's own: $PGBUILD_BOLT or its default). */
 const char *optimize_bolt_dir(const struct optimize_opts *o);
-/* r->family_seen from WORKDIR/optimize.json's stage_family (this tool's own
- * document in root's directory; 1 to OS_NR, else 0), with --restart too:
- * its builds and gates measure the same again. */
-void optimize_read_family_seen(struct orun *r);
 
 /* The measure of the stage s stacks on (NULL: stock). */
 const struct optimize_measure *optimize_parent_measure(const struct orun *r, int s);

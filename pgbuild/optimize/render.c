@@ -389,9 +389,9 @@ static const char *resolution_phrase(const struct json_value *doc)
 	}
 	if (json_get_num(doc, "stage_family_asked", k) < k) {
 		snprintf(buf, sizeof(buf), "each stage's own resolution (at least the %.1f%% "
-			 "repeat one; its layout floor's at 1 - (1 - confidence) / %.0f: an "
-			 "earlier run of this workdir decided the same gates over %.0f candidate "
-			 "stages, this one asks for %.0f, and fewer never loosen its level)",
+			 "repeat one; its layout floor's at 1 - (1 - confidence) / %.0f: the "
+			 "%.0f candidate stages every run of this workdir asked for, this one "
+			 "%.0f; stages chosen after a verdict never loosen its level)",
 			 json_get_num(doc, "resolution", metrics_of(METRIC_CYCLES)->resolution) * 100,
 			 k, k, json_get_num(doc, "stage_family_asked", k));
 		return buf;

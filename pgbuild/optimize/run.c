@@ -427,28 +427,36 @@ static void say_kept(struct orun *r, int s)
 	fputc('\n', stderr);
 }
 
-/*
- * optimize.h: the candidate stages the run can keep, known before any gate: those
- * asked for less the ones that cannot run here (tuned without a tune
- * state, the clang stages without clang); bolt counts, though whether it
- * runs depends on what was kept.  Each stage is decided at the
- * Bonferroni level over them (optimize_measure_of).
- */
-size_t optimize_run_family(const struct orun *r)
-{
-	size_t k = optimize_asked_family(r);
-	return r->family_seen > k ? r->family_seen : k;
-}
-
-/* This run's own family: the stages it asks for that can run here. */
-size_t optimize_asked_family(const struct orun *r)
+/* The candidate stages this run asks for that can run here: those
+ * --stages names less tuned without a tune state and the clang stages
+ * without clang; bolt counts, though whether it runs depends on what was
+ * kept. */
+unsigned optimize_asked_stages(const struct orun *r)
 {
 	unsigned mask = r->o->stages;
 	if (!r->s[OS_TUNED].policy)
 		mask &= ~(1u << OS_TUNED);
 	if (r->o->clang_skip)
 		mask &= ~((1u << OS_CLANG) | (1u << OS_CLANG_PGO));
-	return optimize_family(mask);
+	return mask;
+}
+
+/*
+ * optimize.h: the family every stage is decided in (Bonferroni over it,
+ * optimize_measure_of): the union of the stages asked for by every run of
+ * the workdir (this one's and WORKDIR/stage-family's), at least the k an
+ * older run's optimize.json recorded.
+ */
+size_t optimize_run_family(const struct orun *r)
+{
+	size_t k = optimize_family(r->stages_seen | optimize_asked_stages(r));
+	return r->family_seen > k ? r->family_seen : k;
+}
+
+/* This run's own family. */
+size_t optimize_asked_family(const struct orun *r)
+{
+	return optimize_family(optimize_asked_stages(r));
 }
 
 /* See optimize.h. */
@@ -458,23 +466,59 @@ const char *optimize_bolt_dir(const struct optimize_opts *o)
 }
 
 /* See optimize.h. */
-void optimize_read_family_seen(struct orun *r)
+int optimize_read_family_seen(struct orun *r)
 {
-	char *path = xasprintf("%s/optimize.json", r->workdir);
-	struct strbuf text = STRBUF_INIT;
+	char *path = xasprintf("%s/" OPTIMIZE_FAMILY_FILE, r->workdir);
+	char *doc = xasprintf("%s/optimize.json", r->workdir);
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
 	struct json_value *v = NULL;
+	int rc = 0;
 	double k;
 
 	/* --restart too: its builds and gates measure the same (the cycles
 	 * estimate is deterministic, the floor's variants seeded) */
-	if (sfs_read(AT_FDCWD, path, SFS_IN_JSON, 0, &text, NULL) >= 0)
+	if (access(path, F_OK) < 0) {
+		/* no earlier run wrote one */
+	} else if (sfs_read(AT_FDCWD, path, SFS_IN_TEXT, 0, &text, &err) < 0) {
+		rc = error("%s", err.buf);
+	} else {
+		strbuf_trim(&text);
+		if (optimize_parse_stages(text.buf, &r->stages_seen) < 0)
+			rc = error("%s: expected the stages earlier runs of this workdir asked "
+				   "for, comma-separated (as --stages), written by optimize", path);
+	}
+	/* a run before that file: its optimize.json's k */
+	strbuf_reset(&text);
+	if (!rc && sfs_read(AT_FDCWD, doc, SFS_IN_JSON, 0, &text, NULL) >= 0)
 		v = json_parse(text.buf, text.len, NULL);
 	k = json_get_num(v, "stage_family", 0);
 	if (k >= 1 && k <= OS_NR)
 		r->family_seen = (size_t)k;
 	json_free(v);
 	strbuf_release(&text);
+	strbuf_release(&err);
 	free(path);
+	free(doc);
+	return rc;
+}
+
+/* See optimize.h. */
+int optimize_write_family(struct orun *r)
+{
+	char *path = xasprintf("%s/" OPTIMIZE_FAMILY_FILE, r->workdir);
+	unsigned all = r->stages_seen | optimize_asked_stages(r);
+	struct strbuf sb = STRBUF_INIT;
+	int rc;
+
+	for (int s = 0; s < OS_NR; s++)
+		if (all & (1u << s))
+			strbuf_addf(&sb, "%s%s", sb.len ? "," : "", optimize_stage_names[s]);
+	strbuf_addch(&sb, '\n');
+	rc = write_file_atomic(path, sb.buf, sb.len) < 0 ?
+	     error("cannot write %s: %s", path, strerror(errno)) : 0;
+	strbuf_release(&sb);
+	free(path);
+	return rc;
 }
 
 /* The gate's measurements of stage s, and the decision against its parent. */
@@ -805,12 +849,16 @@ static int prepare(struct orun *r)
 	}
 	if (prepare_policies(r) < 0)
 		return -1;
-	optimize_read_family_seen(r);
-	if (r->family_seen > optimize_asked_family(r))
-		fprintf(stderr, "optimize: note: an earlier run of %s decided its gates over %zu "
-			"candidate stages; this one asks for %zu and decides at the %zu: fewer "
-			"stages never loosen the level of the same gates\n", r->workdir, r->family_seen,
-			optimize_asked_family(r), r->family_seen);
+	/* the family, before any gate is decided: a run stopped after a
+	 * verdict it printed still binds the next one */
+	if (optimize_read_family_seen(r) < 0 || optimize_write_family(r) < 0)
+		return -1;
+	if (optimize_run_family(r) > optimize_asked_family(r))
+		fprintf(stderr, "optimize: note: earlier runs of %s asked for other stages; every "
+			"stage is decided over all of them, %zu candidate stages (this run asks for "
+			"%zu): choosing the stages after seeing a verdict never loosens the level "
+			"of the same gates\n", r->workdir, optimize_run_family(r),
+			optimize_asked_family(r));
 	stage_init(&r->p, "pgbuild-optimize", step_names, NSTEPS, r->workdir, o->restart);
 	r->p.quiet = o->quiet;
 	r->p.ctx = r;

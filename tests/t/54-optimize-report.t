@@ -97,8 +97,8 @@ like "the family's level is said" "$(cat out)" "at 1 - \(1 - confidence\) / 3, t
 perl -MJSON::PP -e 'local $/; my $d = decode_json(<>); $d->{stage_family} = 5; $d->{stage_family_asked} = 2;
 	print JSON::PP->new->canonical->encode($d)' "$D/optimize-run.json" >family2.json
 "$P" report --optimize family2.json >out 2>err
-like "an earlier run's larger family is said, and why it holds" "$(cat out)" \
-	"at 1 - \(1 - confidence\) / 5: an earlier run of this workdir decided the same gates over 5 candidate stages, this one asks for 2, and fewer never loosen its level\)"
+like "the workdir's larger family is said, and why it holds" "$(cat out)" \
+	"at 1 - \(1 - confidence\) / 5: the 5 candidate stages every run of this workdir asked for, this one 2; stages chosen after a verdict never loosen its level\)"
 
 # the simulation next to the machine: each stage's cycles estimate beside
 # its server CPU per transaction's interval (recorded: lto 1.0273 in

@@ -16,6 +16,7 @@
  * relink, which stops the run before its first gate, as a malformed floor
  * does).
  */
+#include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +27,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "wrapper/common/safefs.h"
 #include "wrapper/common/sha256.h"
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/gate/stats.h"
@@ -739,52 +741,64 @@ static void test_in_sample_stacked(void **state)
 }
 
 /*
- * The family of a workdir's earlier decisions: a rerun asking for fewer
- * stages decides its gates at the earlier, larger family (choosing the
- * family after seeing the result would loosen the level of the same
- * data); a larger one asked now is used as asked; a document without a
- * valid stage_family (absent, 0, above the stages there are) is none.
+ * The family of a workdir's runs: the union of the stages each run asked
+ * for (WORKDIR/stage-family, written before any gate), so a rerun asking
+ * for fewer or other stages after seeing a verdict decides over all of
+ * them; an older run's optimize.json k at least; a stage-family that is no
+ * list of stages is an error, never none.
  */
 static void test_family_seen(void **state)
 {
 	char *dir = scratch_dir_make("test-optimize-family");
-	char *doc;
+	char *doc, *fam;
 	struct optimize_opts o = { .workloads = STRVEC_INIT, .train = STRVEC_INIT };
 	struct orun r;
+	struct strbuf sb = STRBUF_INIT;
 	(void)state;
 
 	assert_non_null(dir);
 	doc = xasprintf("%s/optimize.json", dir);
+	fam = xasprintf("%s/" OPTIMIZE_FAMILY_FILE, dir);
+	memset(&r, 0, sizeof(r));
+	r.o = &o;
+	r.workdir = dir;
+	r.s[OS_TUNED].policy = NULL;
+	/* run 1: lto,pgo; nothing before */
+	o.stages = (1u << OS_STOCK) | (1u << OS_LTO) | (1u << OS_PGO);
+	assert_int_equal(optimize_read_family_seen(&r), 0);
+	assert_int_equal(optimize_run_family(&r), 2);
+	assert_int_equal(optimize_write_family(&r), 0);
+	assert_int_equal(sfs_read(AT_FDCWD, fam, SFS_IN_TEXT, 0, &sb, NULL) >= 0, 1);
+	assert_string_equal(sb.buf, "stock,lto,pgo\n");
+	/* run 2: lto,bolt after it: decided over lto, pgo and bolt */
 	memset(&r, 0, sizeof(r));
 	r.o = &o;
 	r.workdir = dir;
 	o.stages = (1u << OS_STOCK) | (1u << OS_LTO) | (1u << OS_BOLT);
-	optimize_read_family_seen(&r);
-	assert_int_equal(r.family_seen, 0);
-	assert_int_equal(optimize_run_family(&r), 2);
-	assert_int_equal(write_file_atomic(doc, "{\"stage_family\": 5}\n", 20), 0);
-	optimize_read_family_seen(&r);
-	assert_int_equal(r.family_seen, 5);
+	assert_int_equal(optimize_read_family_seen(&r), 0);
 	assert_int_equal(optimize_asked_family(&r), 2);
-	assert_int_equal(optimize_run_family(&r), 5);
-	/* --restart measures the same again: still the earlier family */
+	assert_int_equal(optimize_run_family(&r), 3);
+	assert_int_equal(optimize_write_family(&r), 0);
+	/* run 3, fewer: lto alone, still 3 (and --restart alike: read the same) */
+	memset(&r, 0, sizeof(r));
+	r.o = &o;
+	r.workdir = dir;
+	o.stages = (1u << OS_STOCK) | (1u << OS_LTO);
 	o.restart = 1;
-	r.family_seen = 0;
-	optimize_read_family_seen(&r);
+	assert_int_equal(optimize_read_family_seen(&r), 0);
+	assert_int_equal(optimize_run_family(&r), 3);
+	/* an older run's optimize.json k above the union: at least that */
+	assert_int_equal(write_file_atomic(doc, "{\"stage_family\": 5}\n", 20), 0);
+	assert_int_equal(optimize_read_family_seen(&r), 0);
 	assert_int_equal(optimize_run_family(&r), 5);
-	/* more stages asked than before: as asked */
-	r.family_seen = 1;
-	assert_int_equal(optimize_run_family(&r), 2);
-	/* not a family: none */
-	assert_int_equal(write_file_atomic(doc, "{\"stage_family\": 99}\n", 21), 0);
-	r.family_seen = 0;
-	optimize_read_family_seen(&r);
-	assert_int_equal(r.family_seen, 0);
-	assert_int_equal(write_file_atomic(doc, "not json\n", 9), 0);
-	optimize_read_family_seen(&r);
-	assert_int_equal(r.family_seen, 0);
+	/* a stage-family that is no list of stages: an error */
+	assert_int_equal(write_file_atomic(fam, "lto,frob\n", 9), 0);
+	r.stages_seen = 0;
+	assert_int_equal(optimize_read_family_seen(&r), -1);
+	strbuf_release(&sb);
 	remove_tree(dir);
 	free(doc);
+	free(fam);
 	free(dir);
 }
 
