@@ -265,6 +265,8 @@ int bolt_prepare_tools(struct bolt_run *b);
  */
 const char *bolt_dir_of(const char *given, const char **origin);
 int bolt_check_dir(const char *dir, const char *origin);
+/* The same check, silent: 0 when DIR/llvm-bolt is a program, else -1. */
+int bolt_check_dir_quiet(const char *dir);
 
 /* The word of llvm-bolt's FLAGS that rewrites PLT calls (-plt=hot,
  * -plt=all; allocated), or NULL. */

@@ -190,13 +190,19 @@ const char *bolt_dir_of(const char *given, const char **origin)
 }
 
 /* See bolt.h. */
-int bolt_check_dir(const char *dir, const char *origin)
+int bolt_check_dir_quiet(const char *dir)
 {
 	char *prog = xasprintf("%s/llvm-bolt", dir);
 	int ok = is_executable(prog);
 
 	free(prog);
-	if (ok)
+	return ok ? 0 : -1;
+}
+
+/* See bolt.h. */
+int bolt_check_dir(const char *dir, const char *origin)
+{
+	if (bolt_check_dir_quiet(dir) == 0)
 		return 0;
 	return error("BOLT is not installed: no llvm-bolt in %s (%s); install BOLT 15, "
 		     "Debian's %s package (apt-get install %s, or `make deps` in "

@@ -412,20 +412,28 @@ static int check_bolt(struct optimize_opts *o)
 
 	if (!(o->stages & (1u << OS_BOLT)))
 		return 0;
-	if (o->bolt_dir) {
-		dir = bolt_dir_of(o->bolt_dir, &origin);
-		return bolt_check_dir(dir, origin);
+	if (!o->bolt_dir && !(env && *env) && !o->clang_skip &&
+	    (o->stages & ((1u << OS_CLANG) | (1u << OS_CLANG_PGO))) &&
+	    (tool = build_compiler_tool(o->clang, "bolt"))) {
+		*strrchr(tool, '/') = '\0';
+		/* the default itself is left unnamed: earlier runs' keys stay valid */
+		if (strcmp(tool, BOLT_DEFAULT_DIR))
+			o->bolt_dir_auto = tool;
+		else
+			free(tool);
 	}
-	if ((env && *env) || o->clang_skip ||
-	    !(o->stages & ((1u << OS_CLANG) | (1u << OS_CLANG_PGO))) ||
-	    !(tool = build_compiler_tool(o->clang, "bolt")))
+	/* whichever it is, there before the first build: asked for, a missing
+	 * one is an error; only the default stages', bolt is skipped, said */
+	dir = optimize_bolt_dir(o) ? optimize_bolt_dir(o) : bolt_dir_of(NULL, &origin);
+	if (optimize_bolt_dir(o))
+		origin = o->bolt_dir ? "--bolt" : "the --clang compiler's LLVM";
+	if (o->stages_given || o->bolt_dir)
+		return bolt_check_dir(dir, origin);
+	if (bolt_check_dir_quiet(dir) == 0)
 		return 0;
-	*strrchr(tool, '/') = '\0';
-	/* the default itself is left unnamed: earlier runs' keys stay valid */
-	if (strcmp(tool, BOLT_DEFAULT_DIR))
-		o->bolt_dir_auto = tool;
-	else
-		free(tool);
+	warning("the bolt stage will be skipped: no llvm-bolt in %s (%s; apt-get install %s, "
+		"or --bolt DIR)", dir, origin, BOLT_PACKAGE);
+	o->stages &= ~(1u << OS_BOLT);
 	return 0;
 }
 

@@ -479,10 +479,16 @@ static int apply_noise_floor(struct tuner *tu, struct tune_params *p)
 		o->measure_floor = 1;
 		p->resolution = NAN;    /* until it is measured */
 		tu->read_floor = read_measured_floor;
-		o->noise_note = xstrdup("stock's layout floor, measured by tune after stock's build");
-		o->resolution_source = xasprintf("stock's layout floor, measured after stock's "
-						 "build (`pgbuild noise` on it, -W %s: WORKDIR/%s), "
-						 "by the gate's rule", wl.buf, TUNE_STOCK_FLOOR);
+		/* with --bundle the start, which every set is compared with, is
+		 * the bundle's own build */
+		o->noise_note = xasprintf("%s layout floor, measured by tune after its build",
+					  o->bundle ? "the start build's (the bundle's)" : "stock's");
+		o->resolution_source = xasprintf("%s layout floor, measured after %s build "
+						 "(`pgbuild noise` on it, -W %s: WORKDIR/%s), "
+						 "by the gate's rule",
+						 o->bundle ? "the start build's (the bundle's)" :
+						 "stock's", o->bundle ? "its" : "stock's", wl.buf,
+						 TUNE_STOCK_FLOOR);
 		strbuf_release(&wl);
 		return 0;
 	}

@@ -54,6 +54,36 @@ static char *find_builddir(const struct noise_opts *o, const char *prefix)
 	return dir;
 }
 
+/* No object of the link is newer than the tree's postgres: a build that
+ * recompiled objects and stopped before its link leaves the old postgres
+ * beside new objects (the review).  0, or -1 after the error. */
+static int objects_not_newer(const struct noise_result *r, const struct relink *rl,
+			     const char *bin)
+{
+	struct stat b, o;
+
+	if (stat(bin, &b) < 0)
+		return error("cannot stat %s: %s", bin, strerror(errno));
+	for (size_t i = 0; i < rl->nobj; i++) {
+		const char *obj = rl->argv.v[rl->obj_at[i]];
+		char *path = obj[0] == '/' ? xstrdup(obj) : xasprintf("%s/%s", rl->cwd, obj);
+		int newer = stat(path, &o) == 0 &&
+			    (o.st_mtim.tv_sec > b.st_mtim.tv_sec ||
+			     (o.st_mtim.tv_sec == b.st_mtim.tv_sec &&
+			      o.st_mtim.tv_nsec > b.st_mtim.tv_nsec));
+		if (newer) {
+			error("--builddir %s: %s is newer than the tree's postgres %s: the tree "
+			      "was rebuilt since and not linked again, so its objects are not "
+			      "%s/bin/postgres's; rebuild the tree as the install was built",
+			      r->builddir, path, bin, r->prefix);
+			free(path);
+			return -1;
+		}
+		free(path);
+	}
+	return 0;
+}
+
 /*
  * The build tree's linked postgres (the recorded link's -o) is the
  * install's: else every variant would be a relink of another build's
@@ -77,6 +107,8 @@ static int tree_is_install(const struct noise_result *r, const struct relink *rl
 			   "build's; the variants would relink other objects.  Rebuild the tree "
 			   "as the install was built, or give the tree it was installed from",
 			   r->builddir, bin, r->prefix, sha, r->sha256);
+	else
+		rc = objects_not_newer(r, rl, bin);
 	free(bin);
 	return rc;
 }

@@ -721,21 +721,27 @@ static int measure_stock_floor(struct tuner *tu)
 	char *note = NULL;
 	struct strvec args = STRVEC_INIT;
 	double secs = 0;
-	int builds = 0, rc = -1, code;
+	int builds = 0, rc = -1, code, lockfd = -1;
 
 	if (!path_exists(file) && tu->t.nr_records) {
-		error("stock's layout floor %s is missing, but the search has begun (%zu "
+		error("%s's layout floor %s is missing, but the search has begun (%zu "
 		      "evaluations in its state): the build directory %s holds another set, "
-		      "not stock's objects to relink; give --baseline PREFIX with its floor, "
-		      "or start again in a new --workdir", file, tu->t.nr_records, tu->builddir);
+		      "not its objects to relink; restore that file, or start again in a new "
+		      "--workdir (and --state)", tu->o.bundle ? "the start build" : "stock",
+		      file, tu->t.nr_records, tu->builddir);
 		goto out;
 	}
+	/* the build and the relinks under --lock, as every evaluation: another
+	 * tune on the same build directory waits */
+	if (take_lock(tu->o.lock, &lockfd) < 0)
+		goto out;
 	if (ensure_installed(tu, 0, &builds, &secs, &note) != BUILT_OK) {
 		error("stock cannot be built: %s", note ? note : "?");
 		goto out;
 	}
 	if (!tu->o.quiet)
-		fprintf(stderr, "tune: stock's layout floor: pgbuild noise (log %s) ...\n", log);
+		fprintf(stderr, "tune: %s layout floor: pgbuild noise (log %s) ...\n",
+			tu->o.bundle ? "the start build's" : "stock's", log);
 	strvec_pushl(&args, pgbuild_self(), "noise", "--install", tu->stock_prefix,
 		     "--builddir", tu->builddir, "--workdir", wd, "--json", file, "--reuse",
 		     "--metric", tu->o.metric, "--workload", tu->o.workload, NULL);
@@ -744,8 +750,8 @@ static int measure_stock_floor(struct tuner *tu)
 	code = run_logged(&args, log, NULL);
 	if (code != 0) {
 		char *l = textfile_last_line(log, "error");
-		error("pgbuild noise on stock exited %d: %s (log %s)", code,
-		      l ? l : "no error line", log);
+		error("pgbuild noise on %s exited %d: %s (log %s)",
+		      tu->o.bundle ? "the start build" : "stock", code, l ? l : "no error line", log);
 		free(l);
 		goto out;
 	}
@@ -754,6 +760,8 @@ static int measure_stock_floor(struct tuner *tu)
 		fprintf(stderr, "tune: resolution %.2g%% (%s)\n", tu->t.p.resolution * 100,
 			tu->o.resolution_source);
 out:
+	if (lockfd >= 0)
+		close(lockfd);
 	strvec_clear(&args);
 	free(note);
 	free(file);

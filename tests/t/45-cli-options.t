@@ -640,4 +640,15 @@ else
 	like "a TMPDIR the server user cannot enter is named too" "$(cat err)" "TMPDIR $priv is out of the server user's reach"
 	rm -rf "$priv"
 fi
+# optimize's BOLT is there before the first build, wherever it comes from
+# ($PGBUILD_BOLT here): asked for, a missing one is an error; only in the
+# default stages, bolt is skipped, said (the review: it failed hours later)
+PGBUILD_BOLT=$TMP/nobolt "$P" optimize -W select-only --stages lto,bolt --workdir "$TMP/wb" >out 2>err
+is "optimize --stages lto,bolt, \$PGBUILD_BOLT without llvm-bolt: exit 2, nothing made" \
+	"$?|$(ls "$TMP/wb" 2>/dev/null | wc -l)" "2|0"
+like "... naming the directory and where it came from" "$(cat err)" \
+	"pgbuild: error: BOLT is not installed: no llvm-bolt in $TMP/nobolt \(\\\$PGBUILD_BOLT\)"
+PGBUILD_BOLT=$TMP/nobolt "$P" optimize -W select-only --src "$TMP/nosrc" --workdir "$TMP/wb" >out 2>err
+like "the default stages: bolt skipped at once, said" "$(cat err)" \
+	"pgbuild: warning: the bolt stage will be skipped: no llvm-bolt in $TMP/nobolt \(\\\$PGBUILD_BOLT"
 done_testing
