@@ -7,9 +7,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgbuild/gate/gate.h"
+#include "pgbuild/metric/metrics.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/cmd/cmd.h"
 #include "pgbuild/pipeline/deb.h"
+
+/* Without --baseline the gate compares with the distribution's package,
+ * which has no layout floor: a claim on instructions or the estimate
+ * (X > 1) is certain to be undecided there.  0, or -1 after the error. */
+static int refuse_claims(const struct gate_thresholds *th)
+{
+	for (size_t i = 0; i < th->nr; i++)
+		if ((gate_kind_metric(th->v[i].kind) & metrics_deterministic()) &&
+		    gate_is_claim(&th->v[i]))
+			return error("--gate %s: a claim on %s, which the gate against the "
+				     "distribution's package cannot decide (its binary has no build "
+				     "tree to relink for a layout floor: --noise none, where only a "
+				     "bound, X <= 1, is decided); give a bound, or --baseline PREFIX "
+				     "with its floor", th->v[i].text,
+				     metrics_of(gate_kind_metric(th->v[i].kind))->name);
+	return 0;
+}
 
 /* The options only `pgbuild deb` has (codes past cli.h's, long only). */
 enum { DEB_OPT_CHROOT = 0x10000, DEB_OPT_ARCHIVE, DEB_OPT_NO_COMPARE, DEB_OPT_NO_MODULES };
@@ -86,6 +105,7 @@ static void deb_usage(FILE *fp)
 
 PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it")
 {
+	struct gate_thresholds th = { 0 };
 	static const struct option opts[] = {
 		{ "workdir", required_argument, NULL, OPT_WORKDIR },
 		{ "dsc", required_argument, NULL, OPT_DSC },
@@ -189,13 +209,21 @@ PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it
 			  o.duration || strcmp(o.metric, DEB_METRIC_DEFAULT)))
 		return cli_usage_error("--no-gate and the gate's options exclude each other");
 	/* everything the gate, the policy and the baseline will need, checked
-	 * now: a bad option must not cost a 25-minute package build first */
+	 * now: a bad option must not cost a 25-minute package build first.
+	 * Against the distribution's package the gate runs with --noise none
+	 * (pipeline/deb.c): its family is counted so, and a claim on the
+	 * estimate or instructions, which that leaves undecided, is refused */
 	if (!o.no_gate &&
-	    (preflight_gate_expr(o.gate, o.metric, NULL) < 0 ||
+	    (preflight_gate_expr(o.gate, o.metric, &th) < 0 ||
 	     preflight_pairs(o.pairs ? atoi(o.pairs) : 0, o.metric, 0.95,
-			     preflight_family(o.gate, &wl, DEB_WORKLOADS_DEFAULT, NULL)) < 0 ||
-	     (o.baseline && preflight_install("--baseline", o.baseline) < 0)))
+			     preflight_family(o.gate, &wl, DEB_WORKLOADS_DEFAULT,
+					      o.baseline ? NULL : "none")) < 0 ||
+	     (!o.baseline && refuse_claims(&th) < 0) ||
+	     (o.baseline && preflight_install("--baseline", o.baseline) < 0))) {
+		gate_thresholds_clear(&th);
 		return PGBUILD_EXIT_ERROR;
+	}
+	gate_thresholds_clear(&th);
 	if ((o.policy && preflight_policy("--policy", o.policy, NULL) < 0) ||
 	    (o.dsc && preflight_readable("--dsc", o.dsc) < 0))
 		return PGBUILD_EXIT_ERROR;

@@ -18,8 +18,17 @@ refused() { # title want-regex args...
 	ok "$t: within seconds" test $(( $(date +%s) - t0 )) -le 10
 	ok "$t: nothing made in --workdir" test ! -e "$TMP/w"
 }
-refused "too few pairs" "--pairs 4: 4 tests \\(the thresholds x the workloads they apply to\\) need at least 8 pairs" \
+# against the distribution's package the gate runs with --noise none: its
+# estimate bounds are no statistical tests, its family the two tps bounds
+refused "too few pairs" "--pairs 4: 2 tests \\(the thresholds x the workloads they apply to\\) need at least 7 pairs" \
 	--policy "$POL" --pairs 4 -T 3
+refused "a claim on the estimate against the distribution's package" \
+	"--gate cycles>=1.05: a claim on cycles, which the gate against the distribution's package cannot decide" \
+	--policy "$POL" --gate 'cycles>=1.05'
+refused "... on instructions too" "a claim on instructions" \
+	--policy "$POL" --gate 'instructions>=1.01'
+refused "... and \"not slower\" is no family of 4 tests there: --pairs 6 is too few for its 2" \
+	"--pairs 6: 2 tests .* need at least 7 pairs" --policy "$POL" --pairs 6 -T 3
 refused "a gate threshold of no workload" "select-onyl.*did you mean" \
 	--policy "$POL" --gate 'select-onyl>=1.00'
 refused "a threshold of a metric not measured" "cycles" \
