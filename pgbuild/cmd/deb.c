@@ -9,23 +9,24 @@
 
 #include "pgbuild/gate/gate.h"
 #include "pgbuild/metric/metrics.h"
+#include "pgbuild/noise/floor.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/cmd/cmd.h"
 #include "pgbuild/pipeline/deb.h"
 
-/* Without --baseline the gate compares with the distribution's package,
- * which has no layout floor: a claim on instructions or the estimate
- * (X > 1) is certain to be undecided there.  0, or -1 after the error. */
+/* Against a baseline without a layout floor (the distribution's package,
+ * or a --baseline without one) a claim on instructions or the estimate
+ * (X > 1) is certain to be undecided.  0, or -1 after the error. */
 static int refuse_claims(const struct gate_thresholds *th)
 {
 	for (size_t i = 0; i < th->nr; i++)
 		if ((gate_kind_metric(th->v[i].kind) & metrics_deterministic()) &&
 		    gate_is_claim(&th->v[i]))
-			return error("--gate %s: a claim on %s, which the gate against the "
-				     "distribution's package cannot decide (its binary has no build "
-				     "tree to relink for a layout floor: --noise none, where only a "
-				     "bound, X <= 1, is decided); give a bound, or --baseline PREFIX "
-				     "with its floor", th->v[i].text,
+			return error("--gate %s: a claim on %s, which the gate cannot decide "
+				     "against a baseline without a layout floor (the distribution's "
+				     "package has none: no build tree to relink; --noise none, where "
+				     "only a bound, X <= 1, is decided); give a bound, or --baseline "
+				     "PREFIX with its floor (PREFIX/pgopt-noise.json)", th->v[i].text,
 				     metrics_of(gate_kind_metric(th->v[i].kind))->name);
 	return 0;
 }
@@ -208,6 +209,20 @@ PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it
 	if (o.no_gate && (o.baseline || strcmp(o.gate, DEB_GATE_DEFAULT) || wl.nr || o.pairs ||
 			  o.duration || strcmp(o.metric, DEB_METRIC_DEFAULT)))
 		return cli_usage_error("--no-gate and the gate's options exclude each other");
+	/* the distribution's package has no layout floor (no build tree to
+	 * relink); a --baseline has one when PREFIX/pgopt-noise.json is of its
+	 * postgres (the gate's own lookup) */
+	if (!o.no_gate) {
+		struct noise_floors f;
+		if (!o.baseline)
+			o.gate_no_floor = 1;
+		else if (noise_floors_find(&f, NULL, o.baseline, NULL) < 0)
+			return PGBUILD_EXIT_ERROR;
+		else {
+			o.gate_no_floor = f.state != NOISE_FLOOR_USED;
+			noise_floors_release(&f);
+		}
+	}
 	/* everything the gate, the policy and the baseline will need, checked
 	 * now: a bad option must not cost a 25-minute package build first.
 	 * Against the distribution's package the gate runs with --noise none
@@ -217,8 +232,8 @@ PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it
 	    (preflight_gate_expr(o.gate, o.metric, &th) < 0 ||
 	     preflight_pairs(o.pairs ? atoi(o.pairs) : 0, o.metric, 0.95,
 			     preflight_family(o.gate, &wl, DEB_WORKLOADS_DEFAULT,
-					      o.baseline ? NULL : "none")) < 0 ||
-	     (!o.baseline && refuse_claims(&th) < 0) ||
+					      o.gate_no_floor ? "none" : NULL)) < 0 ||
+	     (o.gate_no_floor && refuse_claims(&th) < 0) ||
 	     (o.baseline && preflight_install("--baseline", o.baseline) < 0))) {
 		gate_thresholds_clear(&th);
 		return PGBUILD_EXIT_ERROR;

@@ -489,7 +489,7 @@ static int st_gate(struct pipeline *p, int id)
 		strvec_pushl(&a, "--pairs", o->pairs, NULL);
 	if (o->duration)
 		strvec_pushl(&a, "--duration", o->duration, NULL);
-	if (!o->baseline)
+	if (o->gate_no_floor)
 		/* the distribution's package has no build tree to relink, so no
 		 * layout floor: its side is compared at the repeat resolution,
 		 * said; a bound (cycles>=1.00: not more expensive) is decided
@@ -757,11 +757,11 @@ int deb_pipeline(const struct deb_opts *o)
 		strbuf_addf(&key, "%s base=%s gate=%s wl=%s metric=%s pairs=%s dur=%s regress=%s%s",
 			    d.build_key, d.baseline, o->gate, o->workloads, o->metric,
 			    o->pairs ? o->pairs : "", o->duration ? o->duration : "", rr ? rr : "-",
-			    o->baseline ? "" : " noise=none");
+			    o->gate_no_floor ? " noise=none" : "");
 		free(rr);
 		strbuf_reset(&what);
 		strbuf_addf(&what, "pgbuild gate --baseline %s --gate '%s'%s", d.baseline, o->gate,
-			    o->baseline ? "" : " --noise none");
+			    o->gate_no_floor ? " --noise none" : "");
 		checks = worse(checks, stage_run(&d.p, DS_GATE, key.buf, what.buf, st_gate));
 	}
 	rc = checks;

@@ -63,6 +63,11 @@ struct deb_opts {
 	const char *builddir;     /* --builddir NAME: the package's build tree
 				   * inside its source (default "build") */
 	const char *baseline;     /* --baseline PREFIX, NULL: /usr/lib/postgresql/N */
+	int gate_no_floor;        /* the baseline has no layout floor of its own
+				     (the distribution's package, or a --baseline
+				     without PREFIX/pgopt-noise.json of its
+				     postgres): the gate runs with --noise none
+				     (cmd/deb.c decides, noise/floor.h's lookup) */
 	const char *gate;         /* --gate EXPR */
 	const char *workloads;    /* -W LIST, comma-separated */
 	const char *metric;       /* --metric LIST */

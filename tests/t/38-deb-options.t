@@ -23,10 +23,12 @@ refused() { # title want-regex args...
 refused "too few pairs" "--pairs 4: 2 tests \\(the thresholds x the workloads they apply to\\) need at least 7 pairs" \
 	--policy "$POL" --pairs 4 -T 3
 refused "a claim on the estimate against the distribution's package" \
-	"--gate cycles>=1.05: a claim on cycles, which the gate against the distribution's package cannot decide" \
+	"--gate cycles>=1.05: a claim on cycles, which the gate cannot decide against a baseline without a layout floor" \
 	--policy "$POL" --gate 'cycles>=1.05'
 refused "... on instructions too" "a claim on instructions" \
 	--policy "$POL" --gate 'instructions>=1.01'
+refused "... and against that package named as --baseline (it has no floor either)" "a claim on cycles" \
+	--policy "$POL" --gate 'cycles>=1.05' --baseline /usr/lib/postgresql/15
 refused "... and \"not slower\" is no family of 4 tests there: --pairs 6 is too few for its 2" \
 	"--pairs 6: 2 tests .* need at least 7 pairs" --policy "$POL" --pairs 6 -T 3
 refused "a gate threshold of no workload" "select-onyl.*did you mean" \
