@@ -14,6 +14,7 @@
 #include "pgbuild/cmd/cmd.h"
 #include "pgbuild/metric/metrics.h"
 #include "pgbuild/noise/floor.h"
+#include "pgbuild/noise/noise.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/tune/tuner.h"
 
@@ -418,14 +419,34 @@ static int floor_resolutions(struct tune_opts *o, const struct noise_floors *f, 
 	return rc;
 }
 
-/* tuner's read_floor: the floor it measured of stock (tuner.c). */
-static int read_measured_floor(struct tuner *tu, const char *file)
+/* tuner's measure_floor: stock's layout floor by noise's engine (a
+ * library call: the relinks and the single-user runs, --reuse), then its
+ * resolutions by the gate's rule. */
+static int measure_floor(struct tuner *tu, const char *file, const char *workdir)
 {
+	struct noise_opts no;
 	struct noise_floors f;
 	double res;
 	char *src = NULL;
 	int rc = 0;
 
+	noise_opts_init(&no);
+	no.prefix = tu->stock_prefix;
+	no.builddir = tu->builddir;
+	no.workdir = workdir;
+	no.json = file;
+	no.reuse = 1;
+	no.no_table = 1;
+	no.quiet = tu->o.quiet;
+	no.metrics = metrics_find(tu->o.metric)->bit;
+	strvec_push(&no.workloads, tu->o.workload);
+	for (size_t i = 0; i < tu->o.held_out.nr; i++)
+		strvec_push(&no.workloads, tu->o.held_out.v[i]);
+	rc = noise_run(&no);
+	noise_opts_release(&no);
+	if (rc != PGBUILD_EXIT_OK)
+		return error("the layout floor of %s could not be measured (above)",
+			     tu->stock_prefix);
 	if (noise_floors_find(&f, file, tu->stock_prefix, NULL) < 0)
 		return -1;
 	if (floor_resolutions(&tu->o, &f, &res, &src) < 1) {
@@ -449,7 +470,7 @@ static int read_measured_floor(struct tuner *tu, const char *file)
  * (floor_resolutions), into p.  As the gate, never the repeat resolution
  * unasked.  Without --baseline and --noise tune builds stock itself and
  * measures its floor right after that build (o->measure_floor: tuner.c,
- * tu->read_floor).  With --baseline, without a floor of the training
+ * tu->measure_floor).  With --baseline, without a floor of the training
  * workload (none found, of another binary, too few variants) p->resolution
  * is NAN and resolution_source says why, naming what gives one (its floor,
  * found as PREFIX/pgopt-noise.json or given as --noise FILE, measured by
@@ -478,7 +499,7 @@ static int apply_noise_floor(struct tuner *tu, struct tune_params *p)
 			strbuf_addf(&wl, ",%s", o->held_out.v[i]);
 		o->measure_floor = 1;
 		p->resolution = NAN;    /* until it is measured */
-		tu->read_floor = read_measured_floor;
+		tu->measure_floor = measure_floor;
 		/* with --bundle the start, which every set is compared with, is
 		 * the bundle's own build */
 		o->noise_note = xasprintf("%s layout floor, measured by tune after its build",

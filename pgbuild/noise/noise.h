@@ -87,6 +87,8 @@ struct noise_opts {
 	struct strvec workloads; /* -W */
 	int quiet;               /* -q */
 	int reuse;               /* --reuse: keep a --json file that already answers */
+	int no_table;            /* no table on stdout (a caller that reads the
+				    document: tune, whose stdout is its report) */
 };
 
 /* Every option's default (5 variants, seed 1, instructions and cycles). */

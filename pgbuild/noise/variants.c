@@ -371,7 +371,8 @@ int noise_run(const struct noise_opts *o)
 	if (measure_functions(&r) < 0)
 		goto out;
 	r.seconds = clock_seconds() - t0;
-	noise_print_table(&r, stdout);
+	if (!o->no_table)
+		noise_print_table(&r, stdout);
 	if (write_document(&r) == 0)
 		rc = PGBUILD_EXIT_OK;
 out:

@@ -705,10 +705,11 @@ static int prepare_dirs(struct tuner *tu)
 
 /*
  * o.measure_floor: stock built (the first set, into the one build
- * directory), then `pgbuild noise` on it over the --train and held-out
+ * directory), then its layout floor over the --train and held-out
  * workloads while that directory still holds stock's objects (its
- * variants are relinks of them), then the floor read into the search's
- * resolutions (tu->read_floor).  --reuse: a resumed tune measures nothing
+ * variants are relinks of them) and the search's resolutions from it
+ * (tu->measure_floor: noise's engine, called as a library by cmd/tune.c,
+ * which may use noise/).  --reuse: a resumed tune measures nothing
  * again.  A resumed tune whose floor is missing after its search began is
  * refused: the build directory holds another set by then.  0, or -1 after
  * the error.
@@ -717,11 +718,9 @@ static int measure_stock_floor(struct tuner *tu)
 {
 	char *file = xasprintf("%s/" TUNE_STOCK_FLOOR, tu->workdir);
 	char *wd = xasprintf("%s/stock-noise", tu->workdir);
-	char *log = xasprintf("%s/stock-noise.log", tu->workdir);
 	char *note = NULL;
-	struct strvec args = STRVEC_INIT;
 	double secs = 0;
-	int builds = 0, rc = -1, code, lockfd = -1;
+	int builds = 0, rc = -1, lockfd = -1;
 
 	if (!path_exists(file) && tu->t.nr_records) {
 		error("%s's layout floor %s is missing, but the search has begun (%zu "
@@ -740,33 +739,18 @@ static int measure_stock_floor(struct tuner *tu)
 		goto out;
 	}
 	if (!tu->o.quiet)
-		fprintf(stderr, "tune: %s layout floor: pgbuild noise (log %s) ...\n",
-			tu->o.bundle ? "the start build's" : "stock's", log);
-	strvec_pushl(&args, pgbuild_self(), "noise", "--install", tu->stock_prefix,
-		     "--builddir", tu->builddir, "--workdir", wd, "--json", file, "--reuse",
-		     "--metric", tu->o.metric, "--workload", tu->o.workload, NULL);
-	for (size_t i = 0; i < tu->o.held_out.nr; i++)
-		strvec_pushl(&args, "--workload", tu->o.held_out.v[i], NULL);
-	code = run_logged(&args, log, NULL);
-	if (code != 0) {
-		char *l = textfile_last_line(log, "error");
-		error("pgbuild noise on %s exited %d: %s (log %s)",
-		      tu->o.bundle ? "the start build" : "stock", code, l ? l : "no error line", log);
-		free(l);
-		goto out;
-	}
-	rc = tu->read_floor(tu, file);
+		fprintf(stderr, "tune: %s layout floor: pgbuild noise (its engine; %s) ...\n",
+			tu->o.bundle ? "the start build's" : "stock's", wd);
+	rc = tu->measure_floor(tu, file, wd);
 	if (rc == 0 && !tu->o.quiet)
 		fprintf(stderr, "tune: resolution %.2g%% (%s)\n", tu->t.p.resolution * 100,
 			tu->o.resolution_source);
 out:
 	if (lockfd >= 0)
 		close(lockfd);
-	strvec_clear(&args);
 	free(note);
 	free(file);
 	free(wd);
-	free(log);
 	return rc;
 }
 

@@ -105,17 +105,19 @@ struct tuner {
 	double t0;                  /* start (monotonic seconds) */
 	struct tune_held *held;     /* one per o.held_out, after the search */
 	size_t nr_held;             /* 0: not judged (best is stock, or none) */
-	/* o.measure_floor: reads the floor tune measured of stock (file,
-	 * `pgbuild noise`'s document) into t.p.resolution, o.held_res,
-	 * o.resolution_source and o.noise_note, by the rule the gate uses
-	 * (cmd/tune.c: the floors are above this layer); 0, or -1 after the
-	 * error */
-	int (*read_floor)(struct tuner *tu, const char *file);
+	/* o.measure_floor: measures the layout floor of the installed stock
+	 * (tu->stock_prefix, its tree tu->builddir) into file, its variants
+	 * in workdir (noise's engine, called as a library; --reuse: a floor
+	 * already there answers), and reads it into t.p.resolution,
+	 * o.held_res, o.resolution_source and o.noise_note by the rule the
+	 * gate uses (cmd/tune.c: noise/ is above this layer); 0, or -1 after
+	 * the error */
+	int (*measure_floor)(struct tuner *tu, const char *file, const char *workdir);
 };
 
 /* WORKDIR/STOCK_FLOOR_FILE: stock's layout floor when tune measures it
  * (o.measure_floor), `pgbuild noise`'s document; its variants and runs in
- * WORKDIR/stock-noise, its log WORKDIR/stock-noise.log. */
+ * WORKDIR/stock-noise. */
 #define TUNE_STOCK_FLOOR "stock-noise.json"
 
 /* Defaults of every option and of the search parameters p. */
