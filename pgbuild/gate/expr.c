@@ -238,9 +238,13 @@ static enum gate_status interval_verdict(const struct gate_threshold *t, double 
  * that is no statistic (statistic 0: the repeat one, --noise none or a
  * default) is undecided too: relinking alone moves the cycles estimate by
  * 0.3-0.7%, far beyond the repeat resolution, so a no-change candidate
- * would pass a claim of 1% 15-43% of the time; a bound still decides
- * there (it fails only on a loss beyond the repeat resolution, which a
- * floor would only widen).  Fills observed, lo, hi and status.
+ * would pass a claim of 1% 15-43% of the time.  A bound there passes
+ * when its interval reaches its good side (a floor would only widen the
+ * interval: it passes with one too), but it is never shown (no_statistic:
+ * "not shown slower", verdict.c), and a loss beyond the repeat resolution
+ * is undecided, not a failure: it may be no more than relinking moves the
+ * binary, which only a layout floor tells.  Fills observed, lo, hi and
+ * status.
  */
 static void decide_point(struct gate_result *res, double observed, double resolution,
 			 const char *source, int statistic)
@@ -256,13 +260,29 @@ static void decide_point(struct gate_result *res, double observed, double resolu
 	res->lo = observed * (1 - resolution);
 	res->hi = observed * (1 + resolution);
 	res->status = interval_verdict(res->th, res->lo, res->hi);
+	res->no_statistic = !statistic;
+	if (!statistic && res->status == GATE_FAIL)
+		res->status = GATE_UNDECIDED;
 }
+
+/* Why a bound missed at the repeat resolution is undecided (decide_point). */
+static const char bound_no_floor[] =
+	"worse only beyond the repeat resolution, which is no statistic: relinking "
+	"alone moves the binary by more (the cycles estimate 0.3-0.7%), so whether it "
+	"is slower needs a layout floor (`pgbuild noise`, or --noise-variants in "
+	"run/optimize)";
 
 /* How a deterministic decision reads: "1.0492, lower end 1.0387 < 1.05 (...,
  * at the 1% resolution: layout floor: ...)", or undecided without a floor. */
 static void describe_point(struct strbuf *sb, const struct gate_result *res)
 {
 	int claim = gate_is_claim(res->th);
+	if (res->status == GATE_UNDECIDED && !claim && !isnan(res->lo)) {
+		strbuf_addf(sb, "%.4f, upper end %.4f < %g at the %.2g%% resolution (%s): "
+			    "undecided, %s", res->observed, res->hi, res->th->value,
+			    res->resolution * 100, res->resolution_source, bound_no_floor);
+		return;
+	}
 	if (res->status == GATE_UNDECIDED && !isnan(res->resolution)) {
 		strbuf_addf(sb, "%.4f: undecided against %g: a claim needs a layout floor "
 			    "(`pgbuild noise`, or --noise-variants in run/optimize); the repeat "
@@ -328,7 +348,8 @@ static void describe_no_statistic(struct strbuf *sb, const struct gate_result *r
 {
 	if (res->status != GATE_UNDECIDED && !resolution_statistic(w, kind))
 		strbuf_addstr(sb, "; decided at the repeat resolution: no statistic, so no test "
-			      "of the family and not corrected");
+			      "of the family, not corrected, and not shown (\"not shown slower\" "
+			      "at best)");
 }
 
 /*
@@ -619,6 +640,7 @@ static void describe_undecided(const struct gate *g, struct strbuf *why)
 			continue;
 		if (r->th->kind == GATE_INSTRUCTIONS || r->th->kind == GATE_CYCLES) {
 			strbuf_addf(why, "undecided: %s on %s: %s", r->th->text, r->workload,
+				    !gate_is_claim(r->th) && !isnan(r->lo) ? bound_no_floor :
 				    r->resolution_source ? r->resolution_source : "no layout floor");
 			return;
 		}

@@ -267,6 +267,10 @@ struct gate_result {
 				     decided at; NAN for the others */
 	const char *resolution_source; /* where it came from (the workload's
 				     gate_resolution, or a static text) */
+	int no_statistic;         /* deterministic metrics: decided at a
+				     resolution that is no statistic (the repeat
+				     one): a bound passed there is not shown,
+				     one missed is undecided (expr.c) */
 	int seq_inconsistent;     /* --pairs auto: the confidence sequence ended
 				     inconsistent (sequential.h); status
 				     undecided, and more pairs cannot decide */

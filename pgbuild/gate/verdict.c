@@ -20,8 +20,9 @@ const struct gate_verdict_desc gate_verdicts[] = {
 	  "interval lies wholly on its good side; any claims among the thresholds were shown "
 	  "too, but the word claims no overall speedup", PGBUILD_EXIT_OK },
 	{ "not shown slower", "NOT SHOWN SLOWER",
-	  "passed, but a bound's interval reaches both sides of it: the runs do not show it "
-	  "slower, nor that it is not", PGBUILD_EXIT_OK },
+	  "passed, but a bound's interval reaches both sides of it, or a bound on "
+	  "instructions or cycles was decided at the repeat resolution (no statistic): the "
+	  "runs do not show it slower, nor that it is not", PGBUILD_EXIT_OK },
 	{ "not shown faster", "NOT SHOWN FASTER",
 	  "a claimed improvement was not reached (it may still be there, smaller)",
 	  PGBUILD_EXIT_FAIL },
@@ -31,7 +32,9 @@ const struct gate_verdict_desc gate_verdicts[] = {
 	  "the candidate failed its regression suite or a correctness check", PGBUILD_EXIT_FAIL },
 	{ "undecided", "UNDECIDED",
 	  "the interval neither reaches nor rules out a claim (more pairs, or a smaller "
-	  "claim), or a claim on instructions or cycles has no layout floor",
+	  "claim), or a claim on instructions or cycles has no layout floor, or a bound on "
+	  "them is missed only at the repeat resolution (--noise none), which relinking "
+	  "alone can move",
 	  PGBUILD_EXIT_UNDECIDED },
 	{ "error", "COULD NOT MEASURE", "the runs could not be made or judged",
 	  PGBUILD_EXIT_ERROR },
@@ -81,6 +84,8 @@ static int bounds_shown(const struct gate *g)
 		const struct gate_result *r = &g->res[i];
 		if (gate_is_claim(r->th))
 			continue;
+		if (r->no_statistic)
+			return 0;       /* the repeat resolution shows nothing */
 		if (r->th->kind == GATE_LATENCY ? !(r->dhi <= r->th->value) :
 		    !(r->dlo >= r->th->value))
 			return 0;

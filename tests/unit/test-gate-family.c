@@ -437,8 +437,9 @@ static void test_repeat_resolution_no_member(void **state)
 		assert_int_equal(r->step, 0);
 		assert_true(isnan(r->p_value) && isnan(r->alpha_adjusted));
 		assert_int_equal(r->status, GATE_PASS);
+		assert_int_equal(r->no_statistic, 1);
 		assert_non_null(strstr(r->message, "decided at the repeat resolution: no statistic, "
-				       "so no test of the family and not corrected"));
+				       "so no test of the family, not corrected, and not shown"));
 	}
 	gate_write_json(&g, &js, "/a", "/b", NULL);
 	assert_non_null(strstr(js.buf, "\"family\":0,\"holm_step\":null,\"p_value\":null"));

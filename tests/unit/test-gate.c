@@ -17,6 +17,7 @@
 
 #include "pgbuild/cli/cli.h"
 #include "pgbuild/gate/gate.h"
+#include "pgbuild/gate/verdict.h"
 #include "pgbuild/metric/instr.h"
 #include "pgbuild/gate/junit.h"
 #include "wrapper/common/exitcodes.h"
@@ -412,8 +413,11 @@ static void floor_at(struct gate_workload *w, enum gate_kind kind, double r)
  * (the repeat one: --noise none, a default; z 0) is undecided (exit 3),
  * saying it needs a layout floor: relinking alone moves the cycles
  * estimate 0.3-0.7%, so 1.0754 at the 0.1% repeat resolution shows no
- * gain.  A bound is still decided there, passing and failing; with a
- * floor (z > 0) the same claim is decided.
+ * gain.  A bound passes there but is not shown ("not shown slower",
+ * however far its interval lies above 1), and a loss beyond the repeat
+ * resolution (1.5%: within what relinking alone moves) is undecided, not
+ * "significantly worse"; with a floor (z > 0) the same claim is decided,
+ * and the same loss fails.
  */
 static void test_claim_needs_floor(void **state)
 {
@@ -446,7 +450,7 @@ static void test_claim_needs_floor(void **state)
 	assert_int_equal(g.res[1].status, GATE_PASS);
 	gate_clear(&g);
 
-	/* bounds keep deciding at the repeat resolution: pass and fail */
+	/* bounds at the repeat resolution: a pass not shown, a loss undecided */
 	synth_gate(&g, "cycles>=1.00,instructions>=1");
 	w = gate_workload_get(&g, "select-only", 1);
 	set_cycles(w, 952552, 953219);
@@ -456,7 +460,33 @@ static void test_claim_needs_floor(void **state)
 	gate_clear(&g);
 	synth_gate(&g, "cycles>=1.00");
 	w = gate_workload_get(&g, "select-only", 1);
+	set_cycles(w, 103000, 100000);
+	assert_int_equal(decide(&g), 0);
+	assert_int_equal(g.res[0].status, GATE_PASS);
+	{
+		struct gate_verdict v = GATE_VERDICT_INIT;
+		gate_verdict_of(&g, &v);
+		assert_string_equal(gate_verdict_word(&v), "not shown slower");
+		gate_verdict_clear(&v);
+	}
+	gate_clear(&g);
+	synth_gate(&g, "cycles>=1.00");
+	w = gate_workload_get(&g, "select-only", 1);
 	set_cycles(w, 98500, 100000);
+	assert_int_equal(decide(&g), 3);
+	assert_int_equal(g.res[0].status, GATE_UNDECIDED);
+	assert_non_null(strstr(g.res[0].message, "0.9850, upper end 0.9860 < 1 at the 0.1% "
+			       "resolution"));
+	assert_non_null(strstr(g.res[0].message, "whether it is slower needs a layout floor"));
+	assert_non_null(strstr(g.verdict_reason, "undecided: cycles>=1.00 on select-only: "
+			       "worse only beyond the repeat resolution"));
+	{
+		struct gate_verdict v = GATE_VERDICT_INIT;
+		gate_verdict_of(&g, &v);
+		assert_int_equal(v.slower, 0);
+		gate_verdict_clear(&v);
+	}
+	floor_at(w, GATE_CYCLES, CYCLES_RESOLUTION);
 	assert_int_equal(decide(&g), 1);
 	assert_int_equal(g.res[0].status, GATE_FAIL);
 	gate_clear(&g);
