@@ -703,9 +703,7 @@ int deb_pipeline(const struct deb_opts *o)
 	if (stage_run(&d.p, DS_BUILD, d.build_key, what.buf, st_build) != 0)
 		goto out;
 	d.server = find_server(d.workdir);
-	d.baseline = o->baseline ? path_absolute(o->baseline)
-		     : d.server ? xasprintf("/usr/lib/postgresql/%s", strrchr(d.server, '/') + 1)
-				: NULL;
+	d.baseline = o->baseline ? path_absolute(o->baseline) : NULL;
 	v = stage_run(&d.p, DS_VERIFY, d.build_key, "pgbuild verify --log --builddir", st_verify);
 	if (v != 0) {
 		rc = v;
@@ -742,17 +740,31 @@ int deb_pipeline(const struct deb_opts *o)
 	} else if (!d.server) {
 		skip(&d, DS_GATE, "no package holds a PostgreSQL server");
 	} else {
-		char *pg = xasprintf("%s/bin/postgres", d.baseline);
-		int have = access(pg, X_OK) == 0;
-		free(pg);
-		if (!have) {
-			error("the baseline %s has no bin/postgres: install the distribution's package "
-			      "(apt-get install postgresql-%s) or give --baseline PREFIX, or --no-gate",
-			      d.baseline, strrchr(d.server, '/') + 1);
+		struct strbuf whose = STRBUF_INIT, err = STRBUF_INIT;
+		char *rr, *pg;
+		int have;
+		if (!d.baseline && !(d.baseline = debcheck_baseline(d.workdir, d.archive, d.server,
+								    !o->no_compare, &whose, &err))) {
+			error("%s", err.buf);
+			strbuf_release(&err);
 			rc = PGBUILD_EXIT_ERROR;
 			goto out;
 		}
-		char *rr = regress_result(&d.p, &d);
+		strbuf_release(&err);
+		pg = xasprintf("%s/bin/postgres", d.baseline);
+		have = access(pg, X_OK) == 0;
+		free(pg);
+		if (!have) {
+			error("the baseline %s has no bin/postgres: give --baseline PREFIX, or --no-gate",
+			      d.baseline);
+			strbuf_release(&whose);
+			rc = PGBUILD_EXIT_ERROR;
+			goto out;
+		}
+		if (whose.len && !o->quiet)
+			printf("gate: the baseline is %s\n", whose.buf);
+		strbuf_release(&whose);
+		rr = regress_result(&d.p, &d);
 		strbuf_reset(&key);
 		strbuf_addf(&key, "%s base=%s gate=%s wl=%s metric=%s pairs=%s dur=%s regress=%s%s",
 			    d.build_key, d.baseline, o->gate, o->workloads, o->metric,

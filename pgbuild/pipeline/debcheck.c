@@ -424,6 +424,110 @@ out:
 	return rc;
 }
 
+/* ---------------- the gate's baseline ---------------- */
+
+/* The package of debs that ships rel (a regular file), or NULL. */
+static const struct debpkg *shipping(const struct debpkgs *debs, const char *rel)
+{
+	for (size_t i = 0; i < debs->nr; i++)
+		for (size_t k = 0; k < debs->v[i].files.nr; k++)
+			if (!strcmp(debs->v[i].files.v[k], rel))
+				return &debs->v[i];
+	return NULL;
+}
+
+/* The installed package name at version, untouched: dpkg-query's version
+ * and dpkg --verify's silence; 0, or -1 with why in err. */
+static int installed_untouched(const char *name, const char *version, struct strbuf *err)
+{
+	struct strvec a = STRVEC_INIT;
+	struct strbuf out = STRBUF_INIT;
+	int rc;
+
+	strvec_pushl(&a, "dpkg-query", "-W", "-f", "${db:Status-Status} ${Version}", name, NULL);
+	rc = capture(&a, NULL, &out, 0);
+	strvec_clear(&a);
+	strbuf_trim(&out);
+	if (rc != 0 || strncmp(out.buf, "installed ", 10)) {
+		strbuf_addf(err, "%s is not installed", name);
+		goto fail;
+	}
+	if (strcmp(out.buf + 10, version)) {
+		strbuf_addf(err, "the installed %s is %s, not the built %s", name, out.buf + 10,
+			    version);
+		goto fail;
+	}
+	strbuf_reset(&out);
+	strvec_pushl(&a, "dpkg", "--verify", name, NULL);
+	rc = capture(&a, NULL, &out, 1);
+	strvec_clear(&a);
+	if (rc != 0 || out.len) {
+		strbuf_addf(err, "the installed %s %s is not as its package shipped it (dpkg "
+			    "--verify %s: %.*s)", name, version, name,
+			    (int)strcspn(out.len ? out.buf : "exit status", "\n"),
+			    out.len ? out.buf : "exit status");
+		goto fail;
+	}
+	strbuf_release(&out);
+	return 0;
+fail:
+	strbuf_release(&out);
+	return -1;
+}
+
+char *debcheck_baseline(const char *workdir, const char *archive, const char *server,
+			int compared, struct strbuf *what, struct strbuf *err)
+{
+	struct debpkgs ours = { NULL, 0, 0 }, arch = { NULL, 0, 0 };
+	const char *major = strrchr(server, '/') + 1;
+	char *rel = xasprintf("usr/lib/postgresql/%s/bin/postgres", major), *found = NULL;
+	char *adir = archive ? xstrdup(archive) : xasprintf("%s/archive", workdir);
+	const struct debpkg *p, *a = NULL;
+	struct strbuf why = STRBUF_INIT;
+
+	if (list_debs(workdir, &ours, err) < 0)
+		goto out;
+	if (!(p = shipping(&ours, rel))) {
+		strbuf_addf(err, "no package of %s ships %s", workdir, rel);
+		goto out;
+	}
+	if (compared && list_debs(adir, &arch, &why) == 0)
+		a = find_pkg(&arch, p->name);
+	if (a && !strcmp(a->version, p->version)) {
+		char *prefix = xasprintf("%s/archive/root/usr/lib/postgresql/%s", workdir, major);
+		char *pg = xasprintf("%s/bin/postgres", prefix);
+		if (access(pg, X_OK) == 0) {
+			strbuf_addf(what, "the archive's %s %s (%s, extracted by compare)", p->name,
+				    p->version, adir);
+			found = prefix;
+			prefix = NULL;
+		}
+		free(pg);
+		free(prefix);
+		if (found)
+			goto out;
+	}
+	if (installed_untouched(p->name, p->version, &why) == 0) {
+		found = xasprintf("/usr/lib/postgresql/%s", major);
+		strbuf_addf(what, "the installed %s %s (dpkg --verify: as shipped)", p->name,
+			    p->version);
+		goto out;
+	}
+	strbuf_addf(err, "the gate compares with the distribution's build of the same version, "
+		    "%s %s: %s%s; %s", p->name, p->version,
+		    !compared ? "not downloaded (--no-compare), and " :
+		    !a ? "not in the archive's packages, and " : "the archive's is another version, and ",
+		    why.buf, !compared ? "drop --no-compare (compare downloads it), or give "
+		    "--baseline PREFIX" : "give --archive DIR with it, or --baseline PREFIX");
+out:
+	debpkgs_release(&ours);
+	debpkgs_release(&arch);
+	strbuf_release(&why);
+	free(rel);
+	free(adir);
+	return found;
+}
+
 /* ---------------- modules ---------------- */
 
 /* pg_config --KEY of the packaged server; malloced or NULL. */

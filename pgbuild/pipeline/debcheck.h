@@ -37,6 +37,8 @@
 
 #include <stdio.h>
 
+struct strbuf;
+
 /* The server settings that JIT-compile every query, NULL-terminated (the
  * regress stage's --set, the modules stage's server). */
 extern const char *const debcheck_jit[];
@@ -44,6 +46,17 @@ extern const char *const debcheck_jit[];
 /* compare: workdir's .debs (extracted in WORKDIR/root) against the
  * archive's (archive: a directory of them, or NULL: apt-get download). */
 int debcheck_compare(const char *workdir, const char *archive, FILE *log);
+
+/* The gate's default baseline for the packaged server at server
+ * (WORKDIR/root/usr/lib/postgresql/N): the distribution's build of the
+ * same package and version, never another.  With compared (the compare
+ * stage ran) the archive's, extracted in WORKDIR/archive/root, when the
+ * archive had that package at that version; else the installed
+ * /usr/lib/postgresql/N when dpkg-query says its package is installed at
+ * that version and dpkg --verify finds nothing changed.  Its prefix
+ * (malloced) and what it is in what; NULL with why and the fix in err. */
+char *debcheck_baseline(const char *workdir, const char *archive, const char *server,
+			int compared, struct strbuf *what, struct strbuf *err);
 
 /* modules: the packaged server at server (WORKDIR/root/usr/lib/postgresql/N). */
 int debcheck_modules(const char *server, FILE *log);

@@ -206,6 +206,32 @@ if [ -x "$PGDIR/bin/postgres" ] && [ -f "$PGDIR/lib/llvmjit.so" ] && id postgres
 		'\[6/8\] modules +done .*modules: OK: [0-9]+ modules loaded, [0-9]+ extensions created \(CASCADE\), JIT forced on every query: a test query JIT-compiled [1-9][0-9]* functions'
 	like "... the package's own server and files, not the system's" "$(cat "$TMP/wg/logs/modules.log")" \
 		"modules: [0-9]+ modules in $TMP/wg/root/usr/lib/postgresql/15/lib, [0-9]+ extensions in $TMP/wg/root/usr/share/postgresql/15/extension"
+	# the gate's baseline: the archive's build of the same package and
+	# version (here the same source built by dpkg-buildpackage), never
+	# whatever is installed; without a layout floor (an archive's binary
+	# cannot be relinked): --noise none, and a bound is no more than
+	# "not shown slower"
+	mkdir -p "$TMP/garchive" &&
+		(cd "$G/pgopt-server" && dpkg-buildpackage -b -uc -us) > "$TMP/garchive.log" 2>&1 &&
+		mv "$G"/pgopt-server_1.0_*.deb "$TMP/garchive/"
+	is "... the archive's build of it is made" "$?" 0 || diag "$(tail -20 "$TMP/garchive.log")"
+	"$PGB" deb --dsc "$G/pgopt-server_1.0.dsc" --policy "$TMP/p.policy" --workdir "$TMP/wg" \
+		--builddir . --no-regress --archive "$TMP/garchive" --gate 'cycles>=1.00' \
+		--metric cycles -W select-only > "$TMP/wg.out" 2>&1
+	is "... with the gate against the archive's: exit 0" "$?" 0 || diag "$(tail -20 "$TMP/wg.out")"
+	like "... the baseline is the archive's package of the same version" "$(cat "$TMP/wg.out")" \
+		"gate: the baseline is the archive's pgopt-server 1.0 \($TMP/garchive, extracted by compare\)"
+	like "... the gate runs at the repeat resolution, saying so" "$(cat "$TMP/wg.out")" \
+		"\[7/8\] gate +pgbuild gate --baseline $TMP/wg/archive/root/usr/lib/postgresql/15 --gate 'cycles>=1.00' --noise none"
+	is "... its JSON: decided at the repeat resolution, not shown slower" \
+		"$(jq -r '"\(.verdict_word) \(.results[0].status) \(.results[0].family)"' "$TMP/wg/gate.json")" \
+		"not shown slower pass 0"
+	"$PGB" deb --dsc "$G/pgopt-server_1.0.dsc" --policy "$TMP/p.policy" --workdir "$TMP/wg" \
+		--builddir . --no-regress --no-compare --gate 'cycles>=1.00' --metric cycles \
+		-W select-only > "$TMP/wg2.out" 2>&1
+	is "... without the archive's (--no-compare) and not installed: refused (exit 2)" "$?" 2
+	like "... naming the package, the version and the fix" "$(cat "$TMP/wg2.out")" \
+		"error: the gate compares with the distribution's build of the same version, pgopt-server 1.0: not downloaded \(--no-compare\), and pgopt-server is not installed; drop --no-compare \(compare downloads it\), or give --baseline PREFIX"
 	Z=$TMP/broken
 	make_server "$Z" 1
 	"$PGB" deb --dsc "$Z/pgopt-server_1.0.dsc" --policy "$TMP/p.policy" --workdir "$TMP/wz" \
@@ -218,7 +244,7 @@ if [ -x "$PGDIR/bin/postgres" ] && [ -f "$PGDIR/lib/llvmjit.so" ] && id postgres
 		'FAIL CREATE EXTENSION cube: could not load library .*llvmjit\.so'
 	like "... the stage fails" "$(cat "$TMP/wz.out")" '\[6/8\] modules +FAILED .*modules: FAILED: [0-9]+ problems'
 else
-	skip "no $PGDIR with llvmjit.so, or no postgres user (make deps installs postgresql-15)" 7
+	skip "no $PGDIR with llvmjit.so, or no postgres user (make deps installs postgresql-15)" 14
 fi
 
 # regress --set: installcheck's server only, and the settings every
