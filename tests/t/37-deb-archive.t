@@ -24,6 +24,13 @@
 #     provider that leaves an LLVM symbol undefined (the issue's
 #     llvmjit.so) it fails (exit 1) naming the module, the symbol, JIT
 #     unavailable and the extensions whose scripts JIT compiles.
+#   - The gate stage of that package: its baseline is the archive's build
+#     of the same package and version (the same source built by
+#     dpkg-buildpackage, --archive), extracted by compare, never the
+#     installed server; run with --noise none (no layout floor: it cannot
+#     be relinked), said on its step line, its cycles bound "not shown
+#     slower"; with --no-compare and the package not installed the stage
+#     is refused (exit 2), naming the package, its version and the fix.
 #   - pgbuild regress --set: refused without --install, and a setting
 #     every pgbuild server refuses is refused here too.
 # The chroot build (--chroot, mmdebstrap, minutes and the network) and the
