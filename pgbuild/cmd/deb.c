@@ -25,7 +25,7 @@ static int refuse_claims(const struct gate_thresholds *th)
 			return error("--gate %s: a claim on %s, which the gate cannot decide "
 				     "against a baseline without a layout floor (the distribution's "
 				     "package has none: no build tree to relink; --noise none, where "
-				     "only a bound, X <= 1, is decided); give a bound, or --baseline "
+				     "only a bound, as cycles>=1.00, is decided); give a bound, or --baseline "
 				     "PREFIX with its floor (PREFIX/pgopt-noise.json)", th->v[i].text,
 				     metrics_of(gate_kind_metric(th->v[i].kind))->name);
 	return 0;
@@ -65,9 +65,10 @@ static void deb_usage(FILE *fp)
 		"  --chroot             build in a clean chroot made for the build by\n"
 		"                       mmdebstrap (--variant=buildd, this machine's suite)\n"
 		"                       with only the Build-Depends and pgoptcc's libraries,\n"
-		"                       without network, as Debian's build daemons do\n"
-		"                       (WORKDIR/chroot, ~1.4 GB, removed after the build;\n"
-		"                       root).  Without it the build runs here, with a build\n"
+		"                       without network (WORKDIR/chroot, ~1.4 GB, removed\n"
+		"                       after a build that succeeded; root, and the build\n"
+		"                       runs as root in it: build sources you trust).\n"
+		"                       Without it the build runs here, with a build\n"
 		"                       daemon's PATH, and is refused before it starts when\n"
 		"                       it would find programs the Build-Depends do not\n"
 		"                       provide (another LLVM's llvm-config, clang-N)\n"

@@ -157,38 +157,37 @@ static int remove_debs(const char *dir)
 	return rc;
 }
 
-/* Every .deb of WORKDIR extracted into root/ or dbg/; the count. */
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every .deb of WORKDIR extracted into root/ or dbg/ (debcheck_extract);
+ * the count, or -1 with why in err. */
 static int extract_debs(struct deb *d, struct strbuf *err)
 {
 	char *root = xasprintf("%s/root", d->workdir), *dbg = xasprintf("%s/dbg", d->workdir);
+	struct strvec pkgs = STRVEC_INIT, dbgs = STRVEC_INIT;
 	DIR *dh = opendir(d->workdir);
 	struct dirent *e;
-	int n = 0;
+	int n = -1;
 
-	remove_tree(root);
-	remove_tree(dbg);
-	mkdir(root, 0755);
-	mkdir(dbg, 0755);
-	while (dh && (e = readdir(dh))) {
-		struct child_process cp = CHILD_PROCESS_INIT;
-		struct strbuf out = STRBUF_INIT;
-		if (!is_deb(e->d_name))
-			continue;
-		strvec_pushl(&cp.args, "dpkg-deb", "-x", e->d_name,
-			     strstr(e->d_name, "-dbgsym_") ? dbg : root, NULL);
-		cp.dir = d->workdir;
-		cp.no_stdin = 1;
-		if (capture_command(&cp, &out, 1) != 0) {
-			strbuf_addf(err, "dpkg-deb -x %s failed: %s", e->d_name, out.buf);
-			n = -1;
-		} else if (n >= 0) {
-			n++;
-		}
-		child_process_clear(&cp);
-		strbuf_release(&out);
-	}
+	while (dh && (e = readdir(dh)))
+		if (is_deb(e->d_name))
+			strvec_pushf(strstr(e->d_name, "-dbgsym_") ? &dbgs : &pkgs, "%s/%s",
+				     d->workdir, e->d_name);
 	if (dh)
 		closedir(dh);
+	/* readdir's order is no order: the same tree on every run */
+	if (pkgs.nr)
+		qsort(pkgs.v, pkgs.nr, sizeof(*pkgs.v), cmp_str);
+	if (dbgs.nr)
+		qsort(dbgs.v, dbgs.nr, sizeof(*dbgs.v), cmp_str);
+	if (debcheck_extract((const char *const *)pkgs.v, pkgs.nr, root, err) == 0 &&
+	    debcheck_extract((const char *const *)dbgs.v, dbgs.nr, dbg, err) == 0)
+		n = (int)(pkgs.nr + dbgs.nr);
+	strvec_clear(&pkgs);
+	strvec_clear(&dbgs);
 	free(root);
 	free(dbg);
 	return n;
@@ -305,9 +304,8 @@ static int st_build(struct pipeline *p, int id)
 		return PGBUILD_EXIT_ERROR;
 	}
 	log = stage_log(p, id);
-	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = stage_log_open(p, id);
 	if (fd < 0) {
-		error("cannot write %s: %s", log, strerror(errno));
 		free(log);
 		return PGBUILD_EXIT_ERROR;
 	}
@@ -385,15 +383,13 @@ static int st_verify(struct pipeline *p, int id)
 /* An in-process check with its report in the stage's log. */
 static int run_check(struct pipeline *p, int id, int (*check)(struct deb *d, FILE *log))
 {
-	char *log = stage_log(p, id);
-	FILE *fp = fopen(log, "w");
-	int rc;
+	int fd = stage_log_open(p, id), rc;
+	FILE *fp = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!fp) {
-		error("cannot write %s: %s", log, strerror(errno));
-		free(log);
+		if (fd >= 0)
+			close(fd);
 		return PGBUILD_EXIT_ERROR;
 	}
-	free(log);
 	rc = check(p->ctx, fp);
 	if (fclose(fp) != 0)
 		rc = PGBUILD_EXIT_ERROR;
@@ -688,7 +684,7 @@ int deb_pipeline(const struct deb_opts *o)
 {
 	struct deb d;
 	struct strbuf what = STRBUF_INIT, key = STRBUF_INIT;
-	int rc = PGBUILD_EXIT_ERROR, v, checks = 0;
+	int rc = PGBUILD_EXIT_ERROR, v, checks = 0, compared = 0;
 
 	memset(&d, 0, sizeof(d));
 	d.o = o;
@@ -717,7 +713,9 @@ int deb_pipeline(const struct deb_opts *o)
 		strbuf_reset(&what);
 		strbuf_addf(&what, "every ELF file against the archive's package (%s)",
 			    d.archive ? d.archive : "apt-get download");
-		checks = worse(checks, stage_run(&d.p, DS_COMPARE, key.buf, what.buf, st_compare));
+		v = stage_run(&d.p, DS_COMPARE, key.buf, what.buf, st_compare);
+		compared = v == 0 || v == PGBUILD_EXIT_FAIL;
+		checks = worse(checks, v);
 	}
 	if (o->no_regress)
 		skip(&d, DS_REGRESS, "--no-regress");
@@ -740,15 +738,19 @@ int deb_pipeline(const struct deb_opts *o)
 	} else if (!d.server) {
 		skip(&d, DS_GATE, "no package holds a PostgreSQL server");
 	} else {
-		struct strbuf whose = STRBUF_INIT, err = STRBUF_INIT;
+		struct strbuf whose = STRBUF_INIT, err = STRBUF_INIT, ident = STRBUF_INIT;
 		char *rr, *pg;
 		int have;
+		/* the archive's extracted tree is this run's only when compare ran
+		 * to the end now or earlier (exit 0 or 1: it extracted) */
 		if (!d.baseline && !(d.baseline = debcheck_baseline(d.workdir, d.archive, d.server,
-								    !o->no_compare, &whose, &err))) {
+								    compared, &whose, &ident, &err))) {
 			error("%s", err.buf);
 			strbuf_release(&err);
+			strbuf_release(&ident);
+			strbuf_release(&whose);
 			rc = PGBUILD_EXIT_ERROR;
-			goto out;
+			goto report;
 		}
 		strbuf_release(&err);
 		pg = xasprintf("%s/bin/postgres", d.baseline);
@@ -758,16 +760,20 @@ int deb_pipeline(const struct deb_opts *o)
 			error("the baseline %s has no bin/postgres: give --baseline PREFIX, or --no-gate",
 			      d.baseline);
 			strbuf_release(&whose);
+			strbuf_release(&ident);
 			rc = PGBUILD_EXIT_ERROR;
-			goto out;
+			goto report;
 		}
-		if (whose.len && !o->quiet)
+		if (whose.len && !o->quiet) {
 			printf("gate: the baseline is %s\n", whose.buf);
+			fflush(stdout);   /* before the stage's line */
+		}
 		strbuf_release(&whose);
 		rr = regress_result(&d.p, &d);
 		strbuf_reset(&key);
-		strbuf_addf(&key, "%s base=%s gate=%s wl=%s metric=%s pairs=%s dur=%s regress=%s%s",
-			    d.build_key, d.baseline, o->gate, o->workloads, o->metric,
+		strbuf_addf(&key, "%s base=%s%s%s gate=%s wl=%s metric=%s pairs=%s dur=%s regress=%s%s",
+			    d.build_key, d.baseline, ident.len ? " " : "", ident.buf, o->gate,
+			    o->workloads, o->metric,
 			    o->pairs ? o->pairs : "", o->duration ? o->duration : "", rr ? rr : "-",
 			    o->gate_no_floor ? " noise=none" : "");
 		free(rr);
@@ -775,6 +781,7 @@ int deb_pipeline(const struct deb_opts *o)
 		strbuf_addf(&what, "pgbuild gate --baseline %s --gate '%s'%s", d.baseline, o->gate,
 			    o->gate_no_floor ? " --noise none" : "");
 		checks = worse(checks, stage_run(&d.p, DS_GATE, key.buf, what.buf, st_gate));
+		strbuf_release(&ident);
 	}
 	rc = checks;
 report:

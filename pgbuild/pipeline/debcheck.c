@@ -17,9 +17,11 @@
 
 #include "pgbuild/build/pkgcompare.h"
 #include "pgbuild/cluster/cluster.h"
+#include "pgbuild/cluster/serveruser.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/debcheck.h"
 #include "pgbuild/pipeline/debenv.h"
+#include "wrapper/common/sha256.h"
 
 const char *const debcheck_jit[] = {
 	"jit=on", "jit_above_cost=0", "jit_inline_above_cost=0", "jit_optimize_above_cost=0",
@@ -223,27 +225,148 @@ static void download(const struct debpkgs *ours, const char *dir, FILE *log,
 	strbuf_release(&err);
 }
 
-/* Every .deb of debs extracted into root (made afresh). */
-static int extract(const struct debpkgs *debs, const char *root, struct strbuf *err)
+/* The path of a member of dpkg-deb -c's listing line, without "./" and
+ * what follows it on a link's line; NULL for "./" itself. */
+static char *member_path(char *line)
 {
+	char *p = line, *end;
+	for (int f = 0; f < 5 && p; f++) {
+		p = strchr(p, ' ');
+		if (p)
+			p += strspn(p, " ");
+	}
+	if (!p || strncmp(p, "./", 2) || !p[2])
+		return NULL;
+	p += 2;
+	if (line[0] == 'l' && (end = strstr(p, " -> ")))
+		*end = '\0';
+	if (line[0] == 'h' && (end = strstr(p, " link to ")))
+		*end = '\0';
+	end = p + strlen(p);
+	while (end > p && end[-1] == '/')
+		*--end = '\0';
+	return p;
+}
+
+/* Does any member of deb pass through (or land on) a symbolic link that
+ * is already in root, one an earlier package made?  dpkg-deb -x of one
+ * package guards its own links (tar), not a link another left in the
+ * same tree: 1 with the member and the link in err, 0, or -1. */
+static int through_link(const char *deb, const char *root, struct strbuf *err)
+{
+	struct strvec a = STRVEC_INIT;
+	struct strbuf out = STRBUF_INIT;
+	char *line, *save = NULL;
+	int rc, found = 0;
+
+	strvec_pushl(&a, "dpkg-deb", "-c", deb, NULL);
+	rc = capture(&a, NULL, &out, 0);
+	strvec_clear(&a);
+	if (rc != 0) {
+		strbuf_addf(err, "dpkg-deb -c %s failed (exit %d)", deb, rc);
+		strbuf_release(&out);
+		return -1;
+	}
+	for (line = strtok_r(out.buf, "\n", &save); line && !found;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *m = member_path(line);
+		for (char *s = m; s && !found; s = strchr(s + 1, '/')) {
+			char *prefix = xasprintf("%s/%.*s", root, (int)(s - m), m);
+			struct stat st;
+			if (s == m) {       /* the whole path, at the end */
+				free(prefix);
+				continue;
+			}
+			if (lstat(prefix, &st) == 0 && S_ISLNK(st.st_mode)) {
+				strbuf_addf(err, "%s: its member %s passes through %s, a symbolic "
+					    "link another package left there: refused (each package "
+					    "writes below its own paths)", deb, m, prefix);
+				found = 1;
+			}
+			free(prefix);
+		}
+		if (m && !found) {
+			char *full = xasprintf("%s/%s", root, m);
+			struct stat st;
+			if (lstat(full, &st) == 0 && S_ISLNK(st.st_mode) && line[0] != 'l') {
+				strbuf_addf(err, "%s: its member %s lands on %s, a symbolic link another "
+					    "package left there: refused", deb, m, full);
+				found = 1;
+			}
+			free(full);
+		}
+	}
+	strbuf_release(&out);
+	return found;
+}
+
+/* Every entry below the top root's, and no set-id bit: what a package
+ * said of owners and modes is not taken as root (dpkg-deb -x as root
+ * keeps both). */
+static enum sfs_walk_next own_entry(struct sfs_entry *e, void *ctx)
+{
+	(void)ctx;
+	if ((e->st.st_uid != 0 || e->st.st_gid != 0) &&
+	    fchownat(e->fd, e->name, 0, 0, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (e->err)
+			strbuf_addf(e->err, "cannot chown %s: %s", e->path, strerror(errno));
+		return SFS_WALK_ERROR;
+	}
+	if (!S_ISLNK(e->st.st_mode)) {
+		mode_t mode = e->st.st_mode & 07777;
+		mode_t keep = mode & ~(mode_t)(S_ISUID | S_ISGID | S_IWOTH);
+		if (keep != mode && fchmodat(e->fd, e->name, keep, 0) < 0) {
+			if (e->err)
+				strbuf_addf(e->err, "cannot chmod %s: %s", e->path, strerror(errno));
+			return SFS_WALK_ERROR;
+		}
+	}
+	return SFS_WALK_NEXT;
+}
+
+int debcheck_extract(const char *const *debs, size_t nr, const char *root, struct strbuf *err)
+{
+	int fd;
 	if (remove_tree(root) < 0 || mkdir(root, 0755) < 0) {
 		strbuf_addf(err, "cannot make %s: %s", root, strerror(errno));
 		return -1;
 	}
-	for (size_t i = 0; i < debs->nr; i++) {
+	for (size_t i = 0; i < nr; i++) {
 		struct strvec a = STRVEC_INIT;
 		struct strbuf out = STRBUF_INIT;
 		int rc;
-		strvec_pushl(&a, "dpkg-deb", "-x", debs->v[i].deb, root, NULL);
+		if (through_link(debs[i], root, err) != 0)
+			return -1;
+		strvec_pushl(&a, "dpkg-deb", "-x", debs[i], root, NULL);
 		rc = capture(&a, NULL, &out, 1);
 		strvec_clear(&a);
 		if (rc != 0)
-			strbuf_addf(err, "dpkg-deb -x %s failed: %s", debs->v[i].deb, out.buf);
+			strbuf_addf(err, "dpkg-deb -x %s failed: %s", debs[i], out.buf);
 		strbuf_release(&out);
 		if (rc != 0)
 			return -1;
 	}
+	fd = sfs_open_dir(AT_FDCWD, root, err);
+	if (fd < 0)
+		return -1;
+	if (sfs_walk_tree(fd, root, own_entry, NULL, err) < 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
 	return 0;
+}
+
+/* Every .deb of debs extracted into root (made afresh). */
+static int extract(const struct debpkgs *debs, const char *root, struct strbuf *err)
+{
+	struct strvec v = STRVEC_INIT;
+	int rc;
+	for (size_t i = 0; i < debs->nr; i++)
+		strvec_push(&v, debs->v[i].deb);
+	rc = debcheck_extract((const char *const *)v.v, v.nr, root, err);
+	strvec_clear(&v);
+	return rc;
 }
 
 /* The side's file list for pkgcompare (pointing into debs). */
@@ -309,6 +432,56 @@ static void sizes(const struct debpkgs *ours, const struct debpkgs *arch, FILE *
 		*inst_ratio, td, tad, *deb_ratio);
 }
 
+/* The .debs of --archive DIR copied into adir (ours, made by the caller),
+ * those there before removed: what is listed, extracted and hashed is
+ * then one copy nobody else can change (DIR may be anyone's), each read
+ * once through the bounded reader, never through a link. */
+static int import_archive(const char *archive, const char *adir, FILE *log, struct strbuf *err)
+{
+	char *real = realpath(archive, NULL);
+	int from = -1, to = -1, rc = -1, n = 0;
+	DIR *dh = NULL;
+	struct dirent *e;
+
+	if (!real) {
+		strbuf_addf(err, "--archive %s: %s", archive, strerror(errno));
+		goto out;
+	}
+	if ((to = sfs_open_dir(AT_FDCWD, adir, err)) < 0 ||
+	    (from = sfs_open_dir(AT_FDCWD, real, err)) < 0)
+		goto out;
+	if (!(dh = fdopendir(dup(to))))
+		goto out;
+	while ((e = readdir(dh)))
+		if (is_deb(e->d_name) && unlinkat(to, e->d_name, 0) < 0) {
+			strbuf_addf(err, "cannot remove %s/%s: %s", adir, e->d_name, strerror(errno));
+			goto out;
+		}
+	closedir(dh);
+	if (!(dh = fdopendir(dup(from)))) {
+		strbuf_addf(err, "cannot read %s: %s", real, strerror(errno));
+		goto out;
+	}
+	while ((e = readdir(dh))) {
+		if (!is_deb(e->d_name))
+			continue;
+		if (sfs_copy_back(from, e->d_name, to, e->d_name, SFS_IN_BINARY, 0644, err) < 0)
+			goto out;
+		n++;
+	}
+	fprintf(log, "--archive %s: %d .deb%s copied into %s\n", real, n, n == 1 ? "" : "s", adir);
+	rc = 0;
+out:
+	if (dh)
+		closedir(dh);
+	if (from >= 0)
+		close(from);
+	if (to >= 0)
+		close(to);
+	free(real);
+	return rc;
+}
+
 int debcheck_compare(const char *workdir, const char *archive, FILE *log)
 {
 	struct debpkgs ours = { NULL, 0, 0 }, arch = { NULL, 0, 0 };
@@ -317,7 +490,7 @@ int debcheck_compare(const char *workdir, const char *archive, FILE *log)
 	struct json_writer jw = JSON_WRITER_INIT(&json);
 	struct pkgcmp_result r = PKGCMP_RESULT_INIT;
 	struct pkgcmp_opts o;
-	char *adir = archive ? xstrdup(archive) : xasprintf("%s/archive", workdir);
+	char *adir = xasprintf("%s/archive", workdir);
 	char *aroot = xasprintf("%s/archive/root", workdir), *croot = xasprintf("%s/root", workdir);
 	char *jpath = xasprintf("%s/compare.json", workdir);
 	double ir = 0, dr = 0;
@@ -341,6 +514,10 @@ int debcheck_compare(const char *workdir, const char *archive, FILE *log)
 	}
 	if (!archive)
 		download(&ours, adir, log, &missing);
+	else if (import_archive(archive, adir, log, &err) < 0) {
+		error("compare: %s", err.buf);
+		goto out;
+	}
 	if (list_debs(adir, &arch, &err) < 0) {
 		error("compare: %s", err.buf);
 		goto out;
@@ -476,12 +653,12 @@ fail:
 }
 
 char *debcheck_baseline(const char *workdir, const char *archive, const char *server,
-			int compared, struct strbuf *what, struct strbuf *err)
+			int compared, struct strbuf *what, struct strbuf *ident, struct strbuf *err)
 {
 	struct debpkgs ours = { NULL, 0, 0 }, arch = { NULL, 0, 0 };
 	const char *major = strrchr(server, '/') + 1;
 	char *rel = xasprintf("usr/lib/postgresql/%s/bin/postgres", major), *found = NULL;
-	char *adir = archive ? xstrdup(archive) : xasprintf("%s/archive", workdir);
+	char *adir = xasprintf("%s/archive", workdir);
 	const struct debpkg *p, *a = NULL;
 	struct strbuf why = STRBUF_INIT;
 
@@ -496,21 +673,25 @@ char *debcheck_baseline(const char *workdir, const char *archive, const char *se
 	if (a && !strcmp(a->version, p->version)) {
 		char *prefix = xasprintf("%s/archive/root/usr/lib/postgresql/%s", workdir, major);
 		char *pg = xasprintf("%s/bin/postgres", prefix);
-		if (access(pg, X_OK) == 0) {
+		char hex[65];
+		if (access(pg, X_OK) == 0 &&
+		    sha256_file(AT_FDCWD, a->deb, SFS_IN_BINARY, 0, hex, err) == 0) {
 			strbuf_addf(what, "the archive's %s %s (%s, extracted by compare)", p->name,
-				    p->version, adir);
+				    p->version, archive ? archive : "apt-get download");
+			strbuf_addf(ident, "archive:%s=%s:sha256=%s", p->name, p->version, hex);
 			found = prefix;
 			prefix = NULL;
 		}
 		free(pg);
 		free(prefix);
-		if (found)
+		if (found || err->len)
 			goto out;
 	}
 	if (installed_untouched(p->name, p->version, &why) == 0) {
 		found = xasprintf("/usr/lib/postgresql/%s", major);
 		strbuf_addf(what, "the installed %s %s (dpkg --verify: as shipped)", p->name,
 			    p->version);
+		strbuf_addf(ident, "installed:%s=%s", p->name, p->version);
 		goto out;
 	}
 	strbuf_addf(err, "the gate compares with the distribution's build of the same version, "
@@ -533,13 +714,24 @@ out:
 /* pg_config --KEY of the packaged server; malloced or NULL. */
 static char *pg_config(const char *server, const char *key)
 {
-	struct strvec a = STRVEC_INIT;
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct cluster_user u = CLUSTER_USER_INIT;
 	struct strbuf out = STRBUF_INIT;
 	int rc;
-	strvec_pushf(&a, "%s/bin/pg_config", server);
-	strvec_push(&a, key);
-	rc = capture(&a, NULL, &out, 0);
-	strvec_clear(&a);
+	/* the package's program runs as the server user, never as root */
+	if (cluster_user_get(&u, NULL, NULL, &out) < 0) {
+		error("%s", out.buf);
+		strbuf_release(&out);
+		return NULL;
+	}
+	strvec_pushf(&cp.args, "%s/bin/pg_config", server);
+	strvec_push(&cp.args, key);
+	cluster_user_apply(&u, &cp);
+	cp.no_stdin = 1;
+	cp.no_stderr = 1;
+	rc = capture_command(&cp, &out, 0);
+	child_process_clear(&cp);
+	cluster_user_release(&u);
 	strbuf_trim(&out);
 	if (rc != 0 || !out.len) {
 		strbuf_release(&out);

@@ -47,6 +47,16 @@ extern const char *const debcheck_jit[];
  * archive's (archive: a directory of them, or NULL: apt-get download). */
 int debcheck_compare(const char *workdir, const char *archive, FILE *log);
 
+/* The .debs (nr paths) extracted into root, made afresh, as data: a
+ * member that would pass through or land on a symbolic link an earlier
+ * package left in root is refused before its package is extracted (tar
+ * guards one archive's own links, not another's), and afterwards every
+ * entry is root's and no file keeps a set-id bit or others' write (what a
+ * package says of owners and modes is not taken as root).  The one
+ * extraction of pgbuild deb (its packages into WORKDIR/root and dbg, the
+ * archive's into WORKDIR/archive/root).  0, or -1 with one sentence in err. */
+int debcheck_extract(const char *const *debs, size_t nr, const char *root, struct strbuf *err);
+
 /* The gate's default baseline for the packaged server at server
  * (WORKDIR/root/usr/lib/postgresql/N): the distribution's build of the
  * same package and version, never another.  With compared (the compare
@@ -54,9 +64,12 @@ int debcheck_compare(const char *workdir, const char *archive, FILE *log);
  * archive had that package at that version; else the installed
  * /usr/lib/postgresql/N when dpkg-query says its package is installed at
  * that version and dpkg --verify finds nothing changed.  Its prefix
- * (malloced) and what it is in what; NULL with why and the fix in err. */
+ * (malloced), what it is in what (for people) and in ident (for the gate
+ * stage's key: the package, its version and, the archive's, its .deb's
+ * sha256); NULL with why and the fix in err. */
 char *debcheck_baseline(const char *workdir, const char *archive, const char *server,
-			int compared, struct strbuf *what, struct strbuf *err);
+			int compared, struct strbuf *what, struct strbuf *ident,
+			struct strbuf *err);
 
 /* modules: the packaged server at server (WORKDIR/root/usr/lib/postgresql/N). */
 int debcheck_modules(const char *server, FILE *log);

@@ -1,6 +1,7 @@
 /*
  * stage/stage.c - a resumable pipeline of pgbuild stages; see stage.h.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,13 @@ void stage_init(struct pipeline *p, const char *kind, const char *const *names, 
 	p->names = names;
 	p->nr = nr;
 	p->st = xcalloc((size_t)nr, sizeof(*p->st));
-	p->logdir = xasprintf("%s/logs", workdir);
+	{
+		/* the caller's own path, resolved once: the logs below it are
+		 * then opened without following any link (stage_log_open) */
+		char *real = realpath(workdir, NULL);
+		p->logdir = xasprintf("%s/logs", real ? real : workdir);
+		free(real);
+	}
 	mkdir(p->logdir, 0755);
 	p->state_path = xasprintf("%s/run-state.json", workdir);
 	if (!restart)
@@ -117,12 +124,26 @@ int stage_run_pgbuild(struct pipeline *p, int id, struct strvec *args, int show_
 	return rc;
 }
 
+int stage_log_open(const struct pipeline *p, int id)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *log = stage_log(p, id);
+	int fd = -1;
+	if ((unlink(log) == 0 || errno == ENOENT) &&
+	    (fd = sfs_create(AT_FDCWD, log, O_WRONLY | O_CLOEXEC, 0644, &err)) < 0)
+		error("%s", err.buf);
+	else if (fd < 0)
+		error("cannot remove %s: %s", log, strerror(errno));
+	strbuf_release(&err);
+	free(log);
+	return fd;
+}
+
 int stage_run_command(struct pipeline *p, int id, const struct strvec *args, const char *dir,
 		      const struct strvec *env, int show_stderr)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
-	char *log = stage_log(p, id);
-	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), rc;
+	int fd = stage_log_open(p, id), rc;
 
 	strvec_pushv(&cp.args, (const char *const *)args->v);
 	if (env)
@@ -138,7 +159,6 @@ int stage_run_command(struct pipeline *p, int id, const struct strvec *args, con
 	if (fd >= 0)
 		close(fd);
 	child_process_clear(&cp);
-	free(log);
 	return rc < 0 ? PGBUILD_EXIT_ERROR : rc;
 }
 

@@ -70,6 +70,12 @@ int stage_finished(const struct pipeline *p, int id);
 /* WORKDIR/logs/STAGE.log, malloced. */
 char *stage_log(const struct pipeline *p, int id);
 
+/* The stage's log made afresh for writing (the one way a stage's log is
+ * opened: what was there, a file or a link someone left, is removed, the
+ * new one created O_EXCL, never through a link: safefs.h); its descriptor
+ * (O_CLOEXEC), or -1 with error() said. */
+int stage_log_open(const struct pipeline *p, int id);
+
 /*
  * Run `pgbuild ARGS...` for stage id: stdout and stderr into the stage's
  * log, or stderr passed through (a build's progress line) when show_stderr

@@ -138,6 +138,39 @@ is "... compare.json lists both failures of the module" \
 like "... verify alone passed it" "$(cat "$TMP/wl.out")" '\[3/8\] verify +done'
 deb "$TMP/wl" "$L/pgopt-link_1.0.dsc" --no-compare
 is "... --no-compare: the same build passes" "$?" 0 || diag "$(tail -20 "$TMP/wl.out")"
+# a hostile archive: its .debs are data.  One package leaves a symbolic
+# link to a directory outside; another's member goes through it (a
+# hand-made data.tar without the directory: tar guards only one archive's
+# own links); a third ships a set-uid program owned by another user
+H=$TMP/hostile
+mkdir -p "$H/a/DEBIAN" "$H/a/usr/share" "$H/c/usr/share/link" "$H/s/DEBIAN" "$H/s/usr/bin" \
+	"$TMP/victim" "$H/arch" && chmod 755 "$H/a" "$H/s" &&
+	ln -s "$TMP/victim" "$H/a/usr/share/link" &&
+	printf 'Package: pgopt-a\nVersion: 1.0\nArchitecture: all\nMaintainer: t <t@example.org>\nDescription: a link\n' > "$H/a/DEBIAN/control" &&
+	dpkg-deb --root-owner-group -b "$H/a" "$H/arch/pgopt-a_1.0_all.deb" > /dev/null &&
+	echo owned > "$H/c/usr/share/link/owned" &&
+	printf '2.0\n' > "$H/debian-binary" &&
+	printf 'Package: pgopt-c\nVersion: 1.0\nArchitecture: all\nMaintainer: t <t@example.org>\nDescription: through it\n' > "$H/control" &&
+	tar -C "$H" -czf "$H/control.tar.gz" ./control &&
+	tar -C "$H/c" -czf "$H/data.tar.gz" --no-recursion ./usr/share/link/owned &&
+	(cd "$H" && ar rc arch/pgopt-c_1.0_all.deb debian-binary control.tar.gz data.tar.gz) &&
+	cp /bin/true "$H/s/usr/bin/su-x" && chown nobody "$H/s/usr/bin/su-x" && chmod 4755 "$H/s/usr/bin/su-x" &&
+	printf 'Package: pgopt-s\nVersion: 1.0\nArchitecture: all\nMaintainer: t <t@example.org>\nDescription: set-uid\n' > "$H/s/DEBIAN/control" &&
+	dpkg-deb -b "$H/s" "$H/arch/pgopt-s_1.0_all.deb" > /dev/null
+is "a hostile archive is made" "$?" 0
+deb "$TMP/wh" "$S/pgopt-link_1.0.dsc" --archive "$H/arch"
+is "... a member through another package's link: compare cannot run (exit 2)" "$?" 2 || diag "$(tail -20 "$TMP/wh.out")"
+like "... naming the package, the member and the link" "$(cat "$TMP/wh.out")" \
+	"pgopt-c_1.0_all\.deb: its member usr/share/link/owned passes through $TMP/wh/archive/root/usr/share/link, a symbolic link another package left there: refused"
+is "... nothing was written through it" "$(ls -A "$TMP/victim")" ""
+rm "$H/arch/pgopt-c_1.0_all.deb"
+deb "$TMP/wh" "$S/pgopt-link_1.0.dsc" --archive "$H/arch"
+like "... without it, compare runs (the archive has no pgopt-link: none compared)" "$(cat "$TMP/wh.out")" '\[4/8\] compare'
+is "... the set-uid program of another user extracted as root's, without its set-uid bit" \
+	"$(stat -c '%U %A' "$TMP/wh/archive/root/usr/bin/su-x")" "root -rwxr-xr-x"
+is "... the archive's .debs were copied into the work directory, not read where they lie" \
+	"$(cd "$TMP/wh/archive" && ls *.deb | tr '\n' ' ')" "pgopt-a_1.0_all.deb pgopt-s_1.0_all.deb "
+
 nok "--no-compare and --archive exclude each other" "$PGB" deb --dsc "$L/pgopt-link_1.0.dsc" \
 	--policy "$TMP/p.policy" --workdir "$TMP/wx" --no-compare --archive "$TMP/archive"
 like "... saying so" "$(cat "$TMP/.out")" 'no-compare and --archive exclude each other'
@@ -177,9 +210,11 @@ fi
 # compiled through pgoptcc); once as it is, once with a JIT provider that
 # lost its library (its llvmjit.so leaves an LLVM symbol undefined)
 PGDIR=/usr/lib/postgresql/15 PGSHARE=/usr/share/postgresql/15
-make_server() { # DIR BROKEN(0|1): the source package in DIR/pgopt-server, its .dsc
+SPY=/tmp/pgopt-t37-spy.$$
+make_server() { # DIR BROKEN(0|1|2: pg_config a spy): the source package in DIR/pgopt-server, its .dsc
 	local s=$1/pgopt-server
 	mkdir -p "$s/src" "$s/debian/source" || return 1
+	printf '#!/bin/sh\nid -u >> %s\nexec "$(dirname "$0")/pg_config.real" "$@"\n' "$SPY" > "$s/src/pg_config.sh"
 	printf 'extern void _ZN4llvm9ErrorList2IDE(void);\nvoid _PG_jit_provider_init(void *cb) { (void)cb; _ZN4llvm9ErrorList2IDE(); }\n' > "$s/src/jit.c"
 	cat > "$s/Makefile" <<MK
 all: llvmjit.so
@@ -192,6 +227,7 @@ install: all
 	cp -a $PGDIR \$(DESTDIR)/usr/lib/postgresql/
 	cp -a $PGSHARE \$(DESTDIR)/usr/share/postgresql/
 	if [ $2 = 1 ]; then install -m 644 llvmjit.so \$(DESTDIR)/usr/lib/postgresql/15/lib/llvmjit.so; fi
+	if [ $2 = 2 ]; then mv \$(DESTDIR)/usr/lib/postgresql/15/bin/pg_config \$(DESTDIR)/usr/lib/postgresql/15/bin/pg_config.real; install -m 755 src/pg_config.sh \$(DESTDIR)/usr/lib/postgresql/15/bin/pg_config; fi
 clean:
 	rm -f llvmjit.so src/*.o
 MK
@@ -239,6 +275,27 @@ if [ -x "$PGDIR/bin/postgres" ] && [ -f "$PGDIR/lib/llvmjit.so" ] && id postgres
 	is "... without the archive's (--no-compare) and not installed: refused (exit 2)" "$?" 2
 	like "... naming the package, the version and the fix" "$(cat "$TMP/wg2.out")" \
 		"error: the gate compares with the distribution's build of the same version, pgopt-server 1.0: not downloaded \(--no-compare\), and pgopt-server is not installed; drop --no-compare \(compare downloads it\), or give --baseline PREFIX"
+	# the archive's package changed (the same version repacked: other
+	# bytes): the gate runs again, not the verdict against the old one
+	mkdir -p "$TMP/garchive2/x" && dpkg-deb -R "$TMP"/garchive/pgopt-server_1.0_*.deb "$TMP/garchive2/x" &&
+		dpkg-deb -Zxz -b "$TMP/garchive2/x" "$TMP/garchive2/pgopt-server_1.0_amd64.deb" > /dev/null &&
+		rm -rf "$TMP/garchive2/x"
+	"$PGB" deb --dsc "$G/pgopt-server_1.0.dsc" --policy "$TMP/p.policy" --workdir "$TMP/wg" \
+		--builddir . --no-regress --archive "$TMP/garchive2" --gate 'cycles>=1.00' \
+		--metric cycles -W select-only > "$TMP/wg3.out" 2>&1
+	is "... another archive's package of the same version: exit 0" "$?" 0 || diag "$(tail -20 "$TMP/wg3.out")"
+	like "... its gate runs again (its .deb's sha256 in the stage's key)" "$(cat "$TMP/wg3.out")" \
+		"\[7/8\] gate +done"
+	# the package's pg_config (the modules stage asks it where the modules
+	# are) runs as the server user, never as root
+	: > "$SPY" && chmod 666 "$SPY"
+	Y=$TMP/spy
+	make_server "$Y" 2
+	"$PGB" deb --dsc "$Y/pgopt-server_1.0.dsc" --policy "$TMP/p.policy" --workdir "$TMP/wy" \
+		--builddir . --no-compare --no-regress --no-gate > "$TMP/wy.out" 2>&1
+	is "a package whose pg_config says who runs it: pgbuild deb exits 0" "$?" 0 || diag "$(tail -20 "$TMP/wy.out")"
+	is "... it ran as the server user (postgres), never as root" "$(sort -u "$SPY")" "$(id -u postgres)"
+	rm -f "$SPY"
 	Z=$TMP/broken
 	make_server "$Z" 1
 	"$PGB" deb --dsc "$Z/pgopt-server_1.0.dsc" --policy "$TMP/p.policy" --workdir "$TMP/wz" \
@@ -251,7 +308,7 @@ if [ -x "$PGDIR/bin/postgres" ] && [ -f "$PGDIR/lib/llvmjit.so" ] && id postgres
 		'FAIL CREATE EXTENSION cube: could not load library .*llvmjit\.so'
 	like "... the stage fails" "$(cat "$TMP/wz.out")" '\[6/8\] modules +FAILED .*modules: FAILED: [0-9]+ problems'
 else
-	skip "no $PGDIR with llvmjit.so, or no postgres user (make deps installs postgresql-15)" 14
+	skip "no $PGDIR with llvmjit.so, or no postgres user (make deps installs postgresql-15)" 18
 fi
 
 # regress --set: installcheck's server only, and the settings every
