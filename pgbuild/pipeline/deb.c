@@ -548,6 +548,51 @@ static char *default_dsc(void)
 	return dsc;
 }
 
+/*
+ * Without compare (--no-compare) the gate's default baseline can only be
+ * the installed package (debcheck_baseline): refused before the build when
+ * the .dsc's Source is not installed at its Version as shipped (the binary
+ * package that ships the server is named as its source: postgresql-N;
+ * debcheck_baseline checks the one that does after the build).
+ */
+static int installed_preflight(const char *dsc)
+{
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	const char *body;
+	char *source = NULL, *version = NULL;
+	int rc = -1;
+
+	if (sfs_read(AT_FDCWD, dsc, SFS_IN_TEXT, 0, &text, &err) < 0) {
+		error("--dsc %s", err.buf);
+		goto out;
+	}
+	body = text.buf;
+	if (!strncmp(body, "-----BEGIN PGP SIGNED MESSAGE-----", 34)) {
+		/* the armor's header lines end at the first empty line */
+		const char *blank = strstr(body, "\n\n");
+		body = blank ? blank + 2 : "";
+	}
+	source = debenv_control_field(body, "Source");
+	version = debenv_control_field(body, "Version");
+	if (!source || !version) {
+		error("--dsc %s: no Source or Version field (a Debian source control file?)", dsc);
+		goto out;
+	}
+	if (debcheck_installed(source, version, &err) < 0) {
+		error("--no-compare: the gate's baseline would be the installed %s %s (the "
+		      "archive's is downloaded by compare), but %s: drop --no-compare, give "
+		      "--baseline PREFIX, or --no-gate", source, version, err.buf);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(source);
+	free(version);
+	strbuf_release(&text);
+	strbuf_release(&err);
+	return rc;
+}
+
 /* Paths, the fragment and the masquerade of this install, the keys. */
 static int prepare(struct deb *d)
 {
@@ -560,6 +605,8 @@ static int prepare(struct deb *d)
 		return -1;
 	if (access(d->dsc, R_OK) < 0)
 		return error("--dsc %s: %s", d->dsc, strerror(errno));
+	if (!o->no_gate && !o->baseline && o->no_compare && installed_preflight(d->dsc) < 0)
+		return -1;
 	if (o->policy) {
 		d->policy = path_absolute(o->policy);
 		if (!(psha = file_sha256(d->policy)))

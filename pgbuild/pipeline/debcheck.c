@@ -613,9 +613,7 @@ static const struct debpkg *shipping(const struct debpkgs *debs, const char *rel
 	return NULL;
 }
 
-/* The installed package name at version, untouched: dpkg-query's version
- * and dpkg --verify's silence; 0, or -1 with why in err. */
-static int installed_untouched(const char *name, const char *version, struct strbuf *err)
+int debcheck_installed(const char *name, const char *version, struct strbuf *err)
 {
 	struct strvec a = STRVEC_INIT;
 	struct strbuf out = STRBUF_INIT;
@@ -687,7 +685,7 @@ char *debcheck_baseline(const char *workdir, const char *archive, const char *se
 		if (found || err->len)
 			goto out;
 	}
-	if (installed_untouched(p->name, p->version, &why) == 0) {
+	if (debcheck_installed(p->name, p->version, &why) == 0) {
 		found = xasprintf("/usr/lib/postgresql/%s", major);
 		strbuf_addf(what, "the installed %s %s (dpkg --verify: as shipped)", p->name,
 			    p->version);

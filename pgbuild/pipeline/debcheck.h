@@ -57,6 +57,10 @@ int debcheck_compare(const char *workdir, const char *archive, FILE *log);
  * archive's into WORKDIR/archive/root).  0, or -1 with one sentence in err. */
 int debcheck_extract(const char *const *debs, size_t nr, const char *root, struct strbuf *err);
 
+/* Is package name installed at version, as shipped (dpkg-query's status
+ * and version, dpkg --verify's silence)?  0, or -1 with why in err. */
+int debcheck_installed(const char *name, const char *version, struct strbuf *err);
+
 /* The gate's default baseline for the packaged server at server
  * (WORKDIR/root/usr/lib/postgresql/N): the distribution's build of the
  * same package and version, never another.  With compared (the compare

@@ -273,8 +273,9 @@ if [ -x "$PGDIR/bin/postgres" ] && [ -f "$PGDIR/lib/llvmjit.so" ] && id postgres
 		--builddir . --no-regress --no-compare --gate 'cycles>=1.00' --metric cycles \
 		-W select-only > "$TMP/wg2.out" 2>&1
 	is "... without the archive's (--no-compare) and not installed: refused (exit 2)" "$?" 2
-	like "... naming the package, the version and the fix" "$(cat "$TMP/wg2.out")" \
-		"error: the gate compares with the distribution's build of the same version, pgopt-server 1.0: not downloaded \(--no-compare\), and pgopt-server is not installed; drop --no-compare \(compare downloads it\), or give --baseline PREFIX"
+	like "... before the build, naming the package, the version and the fix" "$(cat "$TMP/wg2.out")" \
+		"error: --no-compare: the gate's baseline would be the installed pgopt-server 1.0 \(the archive's is downloaded by compare\), but pgopt-server is not installed: drop --no-compare, give --baseline PREFIX, or --no-gate"
+	is "... no stage ran" "$(grep -c '\[1/8\]' "$TMP/wg2.out")" 0
 	# the archive's package changed (the same version repacked: other
 	# bytes): the gate runs again, not the verdict against the old one
 	mkdir -p "$TMP/garchive2/x" && dpkg-deb -R "$TMP"/garchive/pgopt-server_1.0_*.deb "$TMP/garchive2/x" &&
@@ -308,7 +309,7 @@ if [ -x "$PGDIR/bin/postgres" ] && [ -f "$PGDIR/lib/llvmjit.so" ] && id postgres
 		'FAIL CREATE EXTENSION cube: could not load library .*llvmjit\.so'
 	like "... the stage fails" "$(cat "$TMP/wz.out")" '\[6/8\] modules +FAILED .*modules: FAILED: [0-9]+ problems'
 else
-	skip "no $PGDIR with llvmjit.so, or no postgres user (make deps installs postgresql-15)" 18
+	skip "no $PGDIR with llvmjit.so, or no postgres user (make deps installs postgresql-15)" 19
 fi
 
 # regress --set: installcheck's server only, and the settings every
