@@ -108,18 +108,6 @@ static int build_reusable(const char *prefix, const char *src, const char *polic
 	return yes;
 }
 
-/* Write one line into step id's log (a reused build says so). */
-static void log_line(struct pipeline *p, int id, const char *line)
-{
-	char *log = stage_log(p, id);
-	FILE *fp = fopen(log, "w");
-	if (fp) {
-		fprintf(fp, "%s\n", line);
-		fclose(fp);
-	}
-	free(log);
-}
-
 /* Did build step id reuse a build (its log says so)? */
 static int was_reused(struct orun *r, int id)
 {
@@ -188,7 +176,7 @@ static int st_build(struct pipeline *p, int id)
 	    build_reusable(s->prefix, r->o->src, text, stage_compiler(r, r->cur))) {
 		char *line = xasprintf("reused %s (pgopt-build.json: same source, policy and "
 				       "compiler)", s->prefix);
-		log_line(p, id, line);
+		stage_log_line(p, id, line);
 		free(line);
 		free(text);
 		return 0;

@@ -593,6 +593,50 @@ out:
 	return rc;
 }
 
+/* One sha256 of what the .debs of dir hold: each one's name and sha256, in
+ * name order (read through the bounded reader); malloced, or NULL after
+ * the error. */
+static char *archive_digest(const char *dir)
+{
+	struct strvec names = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct sha256 c;
+	char hex[SHA256_HEX_SIZE], *out = NULL, *real = realpath(dir, NULL);
+	DIR *dh = real ? opendir(real) : NULL;
+	struct dirent *e;
+
+	if (!dh) {
+		error("--archive %s: %s", dir, strerror(errno));
+		free(real);
+		return NULL;
+	}
+	while ((e = readdir(dh)))
+		if (is_deb(e->d_name))
+			strvec_push(&names, e->d_name);
+	closedir(dh);
+	if (names.nr)
+		qsort(names.v, names.nr, sizeof(*names.v), cmp_str);
+	sha256_init(&c);
+	for (size_t i = 0; i < names.nr; i++) {
+		char *path = xasprintf("%s/%s", real, names.v[i]);
+		int rc = sha256_file(AT_FDCWD, path, SFS_IN_BINARY, 0, hex, &err);
+		free(path);
+		if (rc < 0) {
+			error("--archive: %s", err.buf);
+			goto done;
+		}
+		sha256_update(&c, names.v[i], strlen(names.v[i]) + 1);
+		sha256_update(&c, hex, strlen(hex) + 1);
+	}
+	sha256_final_hex(&c, hex);
+	out = xstrdup(hex);
+done:
+	strvec_clear(&names);
+	strbuf_release(&err);
+	free(real);
+	return out;
+}
+
 /* Paths, the fragment and the masquerade of this install, the keys. */
 static int prepare(struct deb *d)
 {
@@ -756,7 +800,15 @@ int deb_pipeline(const struct deb_opts *o)
 		skip(&d, DS_COMPARE, "--no-compare");
 	} else {
 		strbuf_reset(&key);
-		strbuf_addf(&key, "%s archive=%s", d.build_key, d.archive ? d.archive : "apt");
+		char *digest = d.archive ? archive_digest(d.archive) : NULL;
+		if (d.archive && !digest) {
+			rc = PGBUILD_EXIT_ERROR;
+			goto out;
+		}
+		/* what --archive holds, not its name: a repacked one compares again */
+		strbuf_addf(&key, "%s archive=%s%s%s", d.build_key, d.archive ? d.archive : "apt",
+			    digest ? " sha256=" : "", digest ? digest : "");
+		free(digest);
 		strbuf_reset(&what);
 		strbuf_addf(&what, "every ELF file against the archive's package (%s)",
 			    d.archive ? d.archive : "apt-get download");

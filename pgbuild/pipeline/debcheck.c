@@ -75,9 +75,36 @@ static char *field_of(const char *text, const char *name)
 	return NULL;
 }
 
-/* The regular files dpkg-deb -c lists ("-rw-r--r-- root/root SIZE DATE
- * TIME ./PATH"), without the "./". */
-static int deb_files(const char *deb, struct strvec *files, struct strbuf *err)
+/* The path of a member of dpkg-deb -c's listing line, without "./" and
+ * what follows it on a link's line; NULL for "./" itself. */
+static char *member_path(char *line)
+{
+	char *p = line, *end;
+	for (int f = 0; f < 5 && p; f++) {
+		p = strchr(p, ' ');
+		if (p)
+			p += strspn(p, " ");
+	}
+	if (!p || strncmp(p, "./", 2) || !p[2])
+		return NULL;
+	p += 2;
+	if (line[0] == 'l' && (end = strstr(p, " -> ")))
+		*end = '\0';
+	if (line[0] == 'h' && (end = strstr(p, " link to ")))
+		*end = '\0';
+	end = p + strlen(p);
+	while (end > p && end[-1] == '/')
+		*--end = '\0';
+	return p;
+}
+
+/* Every member of deb as dpkg-deb -c lists it ("-rw-r--r-- root/root SIZE
+ * DATE TIME ./PATH", "l... ./PATH -> TARGET"): its path (member_path)
+ * into paths and its type letter ('-', 'd', 'l', 'h', ...) into types, in
+ * the same order.  The one reader of a package's listing (what it is
+ * made of: extraction is debcheck_extract's, never from this listing). */
+static int deb_list(const char *deb, struct strvec *paths, struct strbuf *types,
+		    struct strbuf *err)
 {
 	struct strvec a = STRVEC_INIT;
 	struct strbuf out = STRBUF_INIT;
@@ -93,24 +120,35 @@ static int deb_files(const char *deb, struct strvec *files, struct strbuf *err)
 		return -1;
 	}
 	for (line = strtok_r(out.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *p = line;
-		if (*p != '-')
-			continue;  /* directories, links */
-		for (int f = 0; f < 5 && p; f++) {
-			p = strchr(p, ' ');
-			if (p)
-				p += strspn(p, " ");
-		}
-		if (p && !strncmp(p, "./", 2) && p[2])
-			strvec_push(files, p + 2);
+		char *m = member_path(line);
+		if (!m)
+			continue;
+		strvec_push(paths, m);
+		strbuf_addch(types, line[0]);
 	}
 	strbuf_release(&out);
 	return 0;
 }
 
+/* The regular files of deb (deb_list), without the "./". */
+static int deb_files(const char *deb, struct strvec *files, struct strbuf *err)
+{
+	struct strvec all = STRVEC_INIT;
+	struct strbuf types = STRBUF_INIT;
+	int rc = deb_list(deb, &all, &types, err);
+	for (size_t i = 0; rc == 0 && i < all.nr; i++)
+		if (types.buf[i] == '-')
+			strvec_push(files, all.v[i]);
+	strvec_clear(&all);
+	strbuf_release(&types);
+	return rc;
+}
+
 static int cmp_pkg(const void *a, const void *b)
 {
-	return strcmp(((const struct debpkg *)a)->name, ((const struct debpkg *)b)->name);
+	const struct debpkg *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : strcmp(x->deb, y->deb);
 }
 
 /* The .debs of dir (but -dbgsym ones), with their fields and files, in
@@ -195,6 +233,41 @@ static const struct debpkg *find_pkg(const struct debpkgs *d, const char *name)
 	return NULL;
 }
 
+/* Only the archive's packages of our names at our versions kept in arch
+ * (the rest said in log, when not NULL): what is compared, extracted and
+ * gated against is the archive's build of what we built, one each (two
+ * .debs of one package and version: -1, named in err; arch is in name
+ * order, list_debs). */
+static int keep_ours(struct debpkgs *arch, const struct debpkgs *ours, FILE *log,
+		     struct strbuf *err)
+{
+	size_t k = 0;
+	int rc = 0;
+	for (size_t i = 0; i < arch->nr; i++) {
+		struct debpkg *a = &arch->v[i];
+		const struct debpkg *p = find_pkg(ours, a->name);
+		if (p && !strcmp(p->version, a->version)) {
+			if (k && !strcmp(arch->v[k - 1].name, a->name) && !rc) {
+				strbuf_addf(err, "the archive has two .debs of %s %s: %s and %s",
+					    a->name, a->version, arch->v[k - 1].deb, a->deb);
+				rc = -1;
+			}
+			arch->v[k++] = *a;
+			continue;
+		}
+		if (log)
+			fprintf(log, "note: %s (%s %s) is not a package of ours at our version: "
+				"left out\n", a->deb, a->name, a->version);
+		free(a->name);
+		free(a->version);
+		free(a->arch);
+		free(a->deb);
+		strvec_clear(&a->files);
+	}
+	arch->nr = k;
+	return rc;
+}
+
 /* The archive's .debs of our packages' names and versions, downloaded
  * into dir (those already there kept); what the archive has not is
  * named in missing. */
@@ -225,81 +298,6 @@ static void download(const struct debpkgs *ours, const char *dir, FILE *log,
 	strbuf_release(&err);
 }
 
-/* The path of a member of dpkg-deb -c's listing line, without "./" and
- * what follows it on a link's line; NULL for "./" itself. */
-static char *member_path(char *line)
-{
-	char *p = line, *end;
-	for (int f = 0; f < 5 && p; f++) {
-		p = strchr(p, ' ');
-		if (p)
-			p += strspn(p, " ");
-	}
-	if (!p || strncmp(p, "./", 2) || !p[2])
-		return NULL;
-	p += 2;
-	if (line[0] == 'l' && (end = strstr(p, " -> ")))
-		*end = '\0';
-	if (line[0] == 'h' && (end = strstr(p, " link to ")))
-		*end = '\0';
-	end = p + strlen(p);
-	while (end > p && end[-1] == '/')
-		*--end = '\0';
-	return p;
-}
-
-/* Does any member of deb pass through (or land on) a symbolic link that
- * is already in root, one an earlier package made?  dpkg-deb -x of one
- * package guards its own links (tar), not a link another left in the
- * same tree: 1 with the member and the link in err, 0, or -1. */
-static int through_link(const char *deb, const char *root, struct strbuf *err)
-{
-	struct strvec a = STRVEC_INIT;
-	struct strbuf out = STRBUF_INIT;
-	char *line, *save = NULL;
-	int rc, found = 0;
-
-	strvec_pushl(&a, "dpkg-deb", "-c", deb, NULL);
-	rc = capture(&a, NULL, &out, 0);
-	strvec_clear(&a);
-	if (rc != 0) {
-		strbuf_addf(err, "dpkg-deb -c %s failed (exit %d)", deb, rc);
-		strbuf_release(&out);
-		return -1;
-	}
-	for (line = strtok_r(out.buf, "\n", &save); line && !found;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *m = member_path(line);
-		for (char *s = m; s && !found; s = strchr(s + 1, '/')) {
-			char *prefix = xasprintf("%s/%.*s", root, (int)(s - m), m);
-			struct stat st;
-			if (s == m) {       /* the whole path, at the end */
-				free(prefix);
-				continue;
-			}
-			if (lstat(prefix, &st) == 0 && S_ISLNK(st.st_mode)) {
-				strbuf_addf(err, "%s: its member %s passes through %s, a symbolic "
-					    "link another package left there: refused (each package "
-					    "writes below its own paths)", deb, m, prefix);
-				found = 1;
-			}
-			free(prefix);
-		}
-		if (m && !found) {
-			char *full = xasprintf("%s/%s", root, m);
-			struct stat st;
-			if (lstat(full, &st) == 0 && S_ISLNK(st.st_mode) && line[0] != 'l') {
-				strbuf_addf(err, "%s: its member %s lands on %s, a symbolic link another "
-					    "package left there: refused", deb, m, full);
-				found = 1;
-			}
-			free(full);
-		}
-	}
-	strbuf_release(&out);
-	return found;
-}
-
 /* Every entry below the top root's, and no set-id bit: what a package
  * said of owners and modes is not taken as root (dpkg-deb -x as root
  * keeps both). */
@@ -324,37 +322,120 @@ static enum sfs_walk_next own_entry(struct sfs_entry *e, void *ctx)
 	return SFS_WALK_NEXT;
 }
 
+/* What merge_entry needs: the tree's top and the package it merges. */
+struct merge_ctx {
+	int rootfd;           /* root, the merged tree */
+	const char *root;     /* its path, for messages */
+	const char *deb;      /* the package being merged */
+};
+
+/*
+ * One entry of a package's own extraction merged into root, never through
+ * a link: a directory is root's directory of that name (made when there is
+ * none; a link or a file there is refused), anything else is linked in
+ * (linkat: the same inode, a symbolic link as itself) where nothing is:
+ * a path two packages ship is refused, as dpkg refuses it.  Devices and
+ * FIFOs are refused.
+ */
+static enum sfs_walk_next merge_entry(struct sfs_entry *e, void *ctx)
+{
+	const struct merge_ctx *m = ctx;
+	int dst = e->parent_out >= 0 ? e->parent_out : m->rootfd;
+	struct stat st;
+
+	if (S_ISDIR(e->st.st_mode)) {
+		int fd = openat(dst, e->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT && mkdirat(dst, e->name, 0755) == 0)
+			fd = openat(dst, e->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			if (e->err)
+				strbuf_addf(e->err, "%s: its directory %s is %s in %s, which another "
+					    "package made: refused", m->deb, e->rel,
+					    errno == ELOOP || errno == ENOTDIR ? "no directory" :
+					    strerror(errno), m->root);
+			return SFS_WALK_ERROR;
+		}
+		e->out = fd;
+		return SFS_WALK_NEXT;
+	}
+	if (!S_ISREG(e->st.st_mode) && !S_ISLNK(e->st.st_mode)) {
+		if (e->err)
+			strbuf_addf(e->err, "%s: its %s is %s: refused", m->deb, e->rel,
+				    sfs_kind(e->st.st_mode));
+		return SFS_WALK_ERROR;
+	}
+	if (fstatat(dst, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (e->err)
+			strbuf_addf(e->err, "%s: ships %s, which another package in %s ships too: "
+				    "refused (dpkg refuses it too)", m->deb, e->rel, m->root);
+		return SFS_WALK_ERROR;
+	}
+	if (linkat(e->fd, e->name, dst, e->name, 0) < 0) {
+		if (e->err)
+			strbuf_addf(e->err, "cannot link %s into %s: %s", e->path, m->root,
+				    strerror(errno));
+		return SFS_WALK_ERROR;
+	}
+	return SFS_WALK_NEXT;
+}
+
+/* deb extracted into stage (made afresh, 0700: nobody else reaches what it
+ * holds before own_entry is done with it), owned, then merged into rootfd. */
+static int extract_one(const char *deb, const char *stage, const struct merge_ctx *m,
+		       struct strbuf *err)
+{
+	struct strvec a = STRVEC_INIT;
+	struct strbuf out = STRBUF_INIT;
+	int rc, fd = -1;
+
+	if (remove_tree(stage) < 0 || mkdir(stage, 0700) < 0) {
+		strbuf_addf(err, "cannot make %s: %s", stage, strerror(errno));
+		return -1;
+	}
+	/* one archive alone: tar keeps its members below stage (a link that
+	 * leaves it is made last, as a placeholder until then) */
+	strvec_pushl(&a, "dpkg-deb", "-x", deb, stage, NULL);
+	rc = capture(&a, NULL, &out, 1);
+	strvec_clear(&a);
+	if (rc != 0)
+		strbuf_addf(err, "dpkg-deb -x %s failed: %s", deb, out.buf);
+	strbuf_release(&out);
+	if (rc != 0)
+		return -1;
+	if ((fd = sfs_open_dir(AT_FDCWD, stage, err)) < 0)
+		return -1;
+	rc = sfs_walk_tree(fd, stage, own_entry, NULL, err) == 0 &&
+	     sfs_walk_tree(fd, stage, merge_entry, (void *)m, err) == 0 ? 0 : -1;
+	close(fd);
+	return rc;
+}
+
 int debcheck_extract(const char *const *debs, size_t nr, const char *root, struct strbuf *err)
 {
-	int fd;
+	char *stage = xasprintf("%s.x", root);
+	struct merge_ctx m = { -1, root, NULL };
+	int rc = -1;
+
 	if (remove_tree(root) < 0 || mkdir(root, 0755) < 0) {
 		strbuf_addf(err, "cannot make %s: %s", root, strerror(errno));
-		return -1;
+		goto out;
 	}
+	if ((m.rootfd = sfs_open_dir(AT_FDCWD, root, err)) < 0)
+		goto out;
 	for (size_t i = 0; i < nr; i++) {
-		struct strvec a = STRVEC_INIT;
-		struct strbuf out = STRBUF_INIT;
-		int rc;
-		if (through_link(debs[i], root, err) != 0)
-			return -1;
-		strvec_pushl(&a, "dpkg-deb", "-x", debs[i], root, NULL);
-		rc = capture(&a, NULL, &out, 1);
-		strvec_clear(&a);
-		if (rc != 0)
-			strbuf_addf(err, "dpkg-deb -x %s failed: %s", debs[i], out.buf);
-		strbuf_release(&out);
-		if (rc != 0)
-			return -1;
+		m.deb = debs[i];
+		if (extract_one(debs[i], stage, &m, err) < 0)
+			goto out;
 	}
-	fd = sfs_open_dir(AT_FDCWD, root, err);
-	if (fd < 0)
-		return -1;
-	if (sfs_walk_tree(fd, root, own_entry, NULL, err) < 0) {
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
+	rc = 0;
+out:
+	if (m.rootfd >= 0)
+		close(m.rootfd);
+	remove_tree(stage);
+	if (rc < 0)
+		remove_tree(root);  /* nothing half-made is left, nor what it held */
+	free(stage);
+	return rc;
 }
 
 /* Every .deb of debs extracted into root (made afresh). */
@@ -432,6 +513,20 @@ static void sizes(const struct debpkgs *ours, const struct debpkgs *arch, FILE *
 		*inst_ratio, td, tad, *deb_ratio);
 }
 
+/* A directory stream of a copy of fd (the caller keeps fd), or NULL with
+ * why in err. */
+static DIR *dir_of(int fd, const char *path, struct strbuf *err)
+{
+	int d = dup(fd);
+	DIR *dh = d < 0 ? NULL : fdopendir(d);
+	if (!dh) {
+		strbuf_addf(err, "cannot read %s: %s", path, strerror(errno));
+		if (d >= 0)
+			close(d);
+	}
+	return dh;
+}
+
 /* The .debs of --archive DIR copied into adir (ours, made by the caller),
  * those there before removed: what is listed, extracted and hashed is
  * then one copy nobody else can change (DIR may be anyone's), each read
@@ -450,7 +545,7 @@ static int import_archive(const char *archive, const char *adir, FILE *log, stru
 	if ((to = sfs_open_dir(AT_FDCWD, adir, err)) < 0 ||
 	    (from = sfs_open_dir(AT_FDCWD, real, err)) < 0)
 		goto out;
-	if (!(dh = fdopendir(dup(to))))
+	if (!(dh = dir_of(to, adir, err)))
 		goto out;
 	while ((e = readdir(dh)))
 		if (is_deb(e->d_name) && unlinkat(to, e->d_name, 0) < 0) {
@@ -458,10 +553,8 @@ static int import_archive(const char *archive, const char *adir, FILE *log, stru
 			goto out;
 		}
 	closedir(dh);
-	if (!(dh = fdopendir(dup(from)))) {
-		strbuf_addf(err, "cannot read %s: %s", real, strerror(errno));
+	if (!(dh = dir_of(from, real, err)))
 		goto out;
-	}
 	while ((e = readdir(dh))) {
 		if (!is_deb(e->d_name))
 			continue;
@@ -519,6 +612,10 @@ int debcheck_compare(const char *workdir, const char *archive, FILE *log)
 		goto out;
 	}
 	if (list_debs(adir, &arch, &err) < 0) {
+		error("compare: %s", err.buf);
+		goto out;
+	}
+	if (keep_ours(&arch, &ours, log, &err) < 0) {
 		error("compare: %s", err.buf);
 		goto out;
 	}
@@ -666,7 +763,8 @@ char *debcheck_baseline(const char *workdir, const char *archive, const char *se
 		strbuf_addf(err, "no package of %s ships %s", workdir, rel);
 		goto out;
 	}
-	if (compared && list_debs(adir, &arch, &why) == 0)
+	if (compared && list_debs(adir, &arch, &why) == 0 &&
+	    keep_ours(&arch, &ours, NULL, &why) == 0)
 		a = find_pkg(&arch, p->name);
 	if (a && !strcmp(a->version, p->version)) {
 		char *prefix = xasprintf("%s/archive/root/usr/lib/postgresql/%s", workdir, major);
@@ -836,6 +934,20 @@ int debcheck_modules(const char *server, FILE *log)
 	if (!pkglib || !share) {
 		error("modules: %s/bin/pg_config --pkglibdir/--sharedir failed", server);
 		goto out;
+	}
+	{
+		/* the package's own tree: what its pg_config says is data, and a
+		 * directory outside it would check another install's modules */
+		const char *tail = strstr(server, "/usr/lib/postgresql/");
+		size_t n = tail ? (size_t)(tail - server) : 0;
+		const char *bad = !tail ? server :
+				  strncmp(pkglib, server, n) || pkglib[n] != '/' || strstr(pkglib, "/../") ? pkglib :
+				  strncmp(share, server, n) || share[n] != '/' || strstr(share, "/../") ? share : NULL;
+		if (bad) {
+			error("modules: %s/bin/pg_config says %s, outside the package's tree %.*s",
+			      server, bad, (int)n, server);
+			goto out;
+		}
 	}
 	extdir = xasprintf("%s/extension", share);
 	names_in(pkglib, ".so", &mods);

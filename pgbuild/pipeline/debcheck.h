@@ -47,14 +47,16 @@ extern const char *const debcheck_jit[];
  * archive's (archive: a directory of them, or NULL: apt-get download). */
 int debcheck_compare(const char *workdir, const char *archive, FILE *log);
 
-/* The .debs (nr paths) extracted into root, made afresh, as data: a
- * member that would pass through or land on a symbolic link an earlier
- * package left in root is refused before its package is extracted (tar
- * guards one archive's own links, not another's), and afterwards every
- * entry is root's and no file keeps a set-id bit or others' write (what a
- * package says of owners and modes is not taken as root).  The one
- * extraction of pgbuild deb (its packages into WORKDIR/root and dbg, the
- * archive's into WORKDIR/archive/root).  0, or -1 with one sentence in err. */
+/* The .debs (nr paths) extracted into root, made afresh, as data: each
+ * alone into a directory of its own (ROOT.x, 0700: tar keeps one
+ * archive's members below it), every entry there made root's without a
+ * set-id bit or others' write (what a package says of owners and modes is
+ * not taken as root), then merged into root without following any link:
+ * a directory that is a link or a file in root, a path two packages ship
+ * (dpkg refuses it too), a device or FIFO are refused.  On any error root
+ * is removed: nothing half-made stays.  The one extraction of pgbuild deb
+ * (its packages into WORKDIR/root and dbg, the archive's into
+ * WORKDIR/archive/root).  0, or -1 with one sentence in err. */
 int debcheck_extract(const char *const *debs, size_t nr, const char *root, struct strbuf *err);
 
 /* Is package name installed at version, as shipped (dpkg-query's status

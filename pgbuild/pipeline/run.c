@@ -148,13 +148,9 @@ static int do_build(struct pipeline *p, int id, const char *policy, const char *
 	struct strvec a = STRVEC_INIT;
 	int rc;
 	if (build_reusable(prefix, r->o->src, sha, r->o->configure_args)) {
-		char *log = stage_log(p, id);
-		FILE *fp = fopen(log, "w");
-		if (fp) {
-			fprintf(fp, "reused %s (pgopt-build.json: same source and policy)\n", prefix);
-			fclose(fp);
-		}
-		free(log);
+		char *line = xasprintf("reused %s (pgopt-build.json: same source and policy)", prefix);
+		stage_log_line(p, id, line);
+		free(line);
 		return 0;
 	}
 	{

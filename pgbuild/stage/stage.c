@@ -12,6 +12,7 @@
 #include "pgbuild/cli/cli.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/stage/stage.h"
+#include "wrapper/common/fdio.h"
 
 static void state_load(struct pipeline *p)
 {
@@ -139,25 +140,35 @@ int stage_log_open(const struct pipeline *p, int id)
 	return fd;
 }
 
+void stage_log_line(const struct pipeline *p, int id, const char *line)
+{
+	int fd = stage_log_open(p, id);
+	if (fd < 0)
+		return;
+	if (write_all(fd, line, strlen(line)) < 0 || write_all(fd, "\n", 1) < 0)
+		error("cannot write the log of %s: %s", p->names[id], strerror(errno));
+	close(fd);
+}
+
 int stage_run_command(struct pipeline *p, int id, const struct strvec *args, const char *dir,
 		      const struct strvec *env, int show_stderr)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
 	int fd = stage_log_open(p, id), rc;
 
+	if (fd < 0)
+		return PGBUILD_EXIT_ERROR;  /* said; nothing runs without its log */
+
 	strvec_pushv(&cp.args, (const char *const *)args->v);
 	if (env)
 		strvec_pushv(&cp.env, (const char *const *)env->v);
 	cp.dir = dir;
 	cp.no_stdin = 1;
-	if (fd >= 0) {
-		cp.out = fd;
-		if (!show_stderr || p->quiet)
-			cp.err = fd;
-	}
+	cp.out = fd;
+	if (!show_stderr || p->quiet)
+		cp.err = fd;
 	rc = run_command_forwarding(&cp);
-	if (fd >= 0)
-		close(fd);
+	close(fd);
 	child_process_clear(&cp);
 	return rc < 0 ? PGBUILD_EXIT_ERROR : rc;
 }

@@ -76,6 +76,10 @@ char *stage_log(const struct pipeline *p, int id);
  * (O_CLOEXEC), or -1 with error() said. */
 int stage_log_open(const struct pipeline *p, int id);
 
+/* The stage's log made afresh holding line (and a newline): a step that
+ * reused an earlier result says so there. */
+void stage_log_line(const struct pipeline *p, int id, const char *line);
+
 /*
  * Run `pgbuild ARGS...` for stage id: stdout and stderr into the stage's
  * log, or stderr passed through (a build's progress line) when show_stderr

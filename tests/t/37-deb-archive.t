@@ -138,6 +138,20 @@ is "... compare.json lists both failures of the module" \
 like "... verify alone passed it" "$(cat "$TMP/wl.out")" '\[3/8\] verify +done'
 deb "$TMP/wl" "$L/pgopt-link_1.0.dsc" --no-compare
 is "... --no-compare: the same build passes" "$?" 0 || diag "$(tail -20 "$TMP/wl.out")"
+# a source of six empty binary packages, pgopt-a ... pgopt-t: the names a
+# hostile archive's .debs take (only the archive's packages of our names
+# and version are read)
+M=$TMP/multi
+mkdir -p "$M/pgopt-multi/debian/source" &&
+	printf 'int main(void) { return 0; }\n' > "$M/pgopt-multi/x.c" &&
+	printf 'all: x\nx: x.o\n\t$(CC) $(CFLAGS) $(LDFLAGS) -o x x.o\nx.o: x.c\n\t$(CC) $(CPPFLAGS) $(CFLAGS) -c -o x.o x.c\ninstall:\nclean:\n\trm -f x x.o\n' > "$M/pgopt-multi/Makefile" &&
+	printf 'pgopt-multi (1.0) unstable; urgency=medium\n\n  * Six packages.\n\n -- pgoptcc tests <tests@example.org>  Thu, 03 Dec 2026 12:00:00 +0000\n' > "$M/pgopt-multi/debian/changelog" &&
+	{ printf 'Source: pgopt-multi\nMaintainer: pgoptcc tests <tests@example.org>\nBuild-Depends: debhelper-compat (= 13)\nStandards-Version: 4.6.2\nRules-Requires-Root: no\n'
+	  for x in a c h k s t; do printf '\nPackage: pgopt-%s\nArchitecture: any\nDescription: empty\n empty\n' $x; done; } > "$M/pgopt-multi/debian/control" &&
+	echo '3.0 (native)' > "$M/pgopt-multi/debian/source/format" &&
+	printf '#!/usr/bin/make -f\n%%:\n\tdh $@\n' > "$M/pgopt-multi/debian/rules" && chmod +x "$M/pgopt-multi/debian/rules" &&
+	(cd "$M" && dpkg-source -b pgopt-multi > /dev/null 2>&1)
+is "a source of six packages is made" "$?" 0
 # a hostile archive: its .debs are data.  One package leaves a symbolic
 # link to a directory outside; another's member goes through it (a
 # hand-made data.tar without the directory: tar guards only one archive's
@@ -158,16 +172,60 @@ mkdir -p "$H/a/DEBIAN" "$H/a/usr/share" "$H/c/usr/share/link" "$H/s/DEBIAN" "$H/
 	printf 'Package: pgopt-s\nVersion: 1.0\nArchitecture: all\nMaintainer: t <t@example.org>\nDescription: set-uid\n' > "$H/s/DEBIAN/control" &&
 	dpkg-deb -b "$H/s" "$H/arch/pgopt-s_1.0_all.deb" > /dev/null
 is "a hostile archive is made" "$?" 0
-deb "$TMP/wh" "$S/pgopt-link_1.0.dsc" --archive "$H/arch"
+deb "$TMP/wh" "$M/pgopt-multi_1.0.dsc" --archive "$H/arch"
 is "... a member through another package's link: compare cannot run (exit 2)" "$?" 2 || diag "$(tail -20 "$TMP/wh.out")"
 like "... naming the package, the member and the link" "$(cat "$TMP/wh.out")" \
-	"pgopt-c_1.0_all\.deb: its member usr/share/link/owned passes through $TMP/wh/archive/root/usr/share/link, a symbolic link another package left there: refused"
+	"pgopt-c_1.0_all\.deb: its directory usr/share/link is no directory in $TMP/wh/archive/root, which another package made: refused"
 is "... nothing was written through it" "$(ls -A "$TMP/victim")" ""
 rm "$H/arch/pgopt-c_1.0_all.deb"
-deb "$TMP/wh" "$S/pgopt-link_1.0.dsc" --archive "$H/arch"
-like "... without it, compare runs (the archive has no pgopt-link: none compared)" "$(cat "$TMP/wh.out")" '\[4/8\] compare'
+# a hard link whose target goes through that link (its target member
+# deleted from the archive, so only the link entry is left): it would
+# link a file outside into the tree, which is then made root's
+mkdir -p "$H/h/usr/share/link" && echo secret > "$H/h/usr/share/link/secret" &&
+	ln "$H/h/usr/share/link/secret" "$H/h/usr/hl" &&
+	echo secret > "$TMP/victim/secret" && chown nobody "$TMP/victim/secret" &&
+	tar -C "$H/h" -cf "$H/data.tar" --no-recursion ./usr/share/link/secret ./usr/hl &&
+	tar --delete -f "$H/data.tar" ./usr/share/link/secret && gzip -f "$H/data.tar" &&
+	sed -i 's/pgopt-c/pgopt-h/' "$H/control" && tar -C "$H" -czf "$H/control.tar.gz" ./control &&
+	(cd "$H" && ar rc arch/pgopt-h_1.0_all.deb debian-binary control.tar.gz data.tar.gz)
+is "... a hard link through it is made" "$?" 0
+deb "$TMP/wh" "$M/pgopt-multi_1.0.dsc" --archive "$H/arch"
+like "... refused too: extracted alone, its target is nowhere" "$(cat "$TMP/wh.out")" \
+	"dpkg-deb -x $TMP/wh/archive/pgopt-h_1.0_all\.deb failed: .*usr/hl.*"
+is "... and nothing of the archive is left behind" "$(ls "$TMP/wh/archive" | grep -c root)" 0
+is "... the file outside is still its owner's" "$(stat -c '%U %h' "$TMP/victim/secret")" "nobody 1"
+rm "$H/arch/pgopt-h_1.0_all.deb" "$TMP/victim/secret"
+# a chain: another package's own new link to the first one's (b -> link),
+# then a member through it
+mkdir -p "$H/x/usr/share" "$H/y/usr/share/b" && ln -s link "$H/x/usr/share/b" &&
+	echo evil > "$H/y/usr/share/b/evil" &&
+	tar -C "$H/x" -cf "$H/data.tar" --no-recursion ./usr/share/b &&
+	tar -C "$H/y" -rf "$H/data.tar" --no-recursion ./usr/share/b/evil && gzip -f "$H/data.tar" &&
+	sed -i 's/pgopt-h/pgopt-k/' "$H/control" && tar -C "$H" -czf "$H/control.tar.gz" ./control &&
+	(cd "$H" && ar rc arch/pgopt-k_1.0_all.deb debian-binary control.tar.gz data.tar.gz)
+is "... a chain of links is made" "$?" 0
+deb "$TMP/wh" "$M/pgopt-multi_1.0.dsc" --archive "$H/arch"
+is "... refused (exit 2)" "$?" 2
+is "... nothing was written through it" "$(ls -A "$TMP/victim")" ""
+rm "$H/arch/pgopt-k_1.0_all.deb"
+# two packages that ship the same path (the second could replace the
+# first's postgres): refused, as dpkg refuses it
+mkdir -p "$H/d/DEBIAN" "$H/d/usr/bin" && chmod 755 "$H/d" && cp /bin/false "$H/d/usr/bin/su-x" &&
+	printf 'Package: pgopt-t\nVersion: 1.0\nArchitecture: all\nMaintainer: t <t@example.org>\nDescription: the same path\n' > "$H/d/DEBIAN/control" &&
+	dpkg-deb --root-owner-group -b "$H/d" "$H/arch/pgopt-t_1.0_all.deb" > /dev/null
+deb "$TMP/wh" "$M/pgopt-multi_1.0.dsc" --archive "$H/arch"
+like "... a path two packages ship: refused, naming it" "$(cat "$TMP/wh.out")" \
+	"pgopt-t_1.0_all\.deb: ships usr/bin/su-x, which another package in $TMP/wh/archive/root ships too: refused"
+rm "$H/arch/pgopt-t_1.0_all.deb"
+deb "$TMP/wh" "$M/pgopt-multi_1.0.dsc" --archive "$H/arch"
+like "... without them, compare runs" "$(cat "$TMP/wh.out")" '\[4/8\] compare'
 is "... the set-uid program of another user extracted as root's, without its set-uid bit" \
 	"$(stat -c '%U %A' "$TMP/wh/archive/root/usr/bin/su-x")" "root -rwxr-xr-x"
+cp "$H/arch/pgopt-a_1.0_all.deb" "$H/arch/pgopt-a-again.deb"
+deb "$TMP/wh2" "$M/pgopt-multi_1.0.dsc" --archive "$H/arch"
+like "... two .debs of one package and version: refused, naming both" "$(cat "$TMP/wh2.out")" \
+	"compare: the archive has two \.debs of pgopt-a 1\.0: $TMP/wh2/archive/pgopt-a-again\.deb and $TMP/wh2/archive/pgopt-a_1\.0_all\.deb"
+rm "$H/arch/pgopt-a-again.deb"
 is "... the archive's .debs were copied into the work directory, not read where they lie" \
 	"$(cd "$TMP/wh/archive" && ls *.deb | tr '\n' ' ')" "pgopt-a_1.0_all.deb pgopt-s_1.0_all.deb "
 
@@ -210,11 +268,15 @@ fi
 # compiled through pgoptcc); once as it is, once with a JIT provider that
 # lost its library (its llvmjit.so leaves an LLVM symbol undefined)
 PGDIR=/usr/lib/postgresql/15 PGSHARE=/usr/share/postgresql/15
-SPY=/tmp/pgopt-t37-spy.$$
-make_server() { # DIR BROKEN(0|1|2: pg_config a spy): the source package in DIR/pgopt-server, its .dsc
+SPY=$(mktemp /tmp/pgopt-t37-spy.XXXXXX)
+make_server() { # DIR BROKEN(0|1|2: pg_config a spy, 3: it names the system's modules): the source package in DIR/pgopt-server, its .dsc
 	local s=$1/pgopt-server
 	mkdir -p "$s/src" "$s/debian/source" || return 1
-	printf '#!/bin/sh\nid -u >> %s\nexec "$(dirname "$0")/pg_config.real" "$@"\n' "$SPY" > "$s/src/pg_config.sh"
+	if [ "$2" = 3 ]; then
+		printf '#!/bin/sh\necho %s/lib\n' "$PGDIR" > "$s/src/pg_config.sh"
+	else
+		printf '#!/bin/sh\nid -u >> %s\nexec "$(dirname "$0")/pg_config.real" "$@"\n' "$SPY" > "$s/src/pg_config.sh"
+	fi
 	printf 'extern void _ZN4llvm9ErrorList2IDE(void);\nvoid _PG_jit_provider_init(void *cb) { (void)cb; _ZN4llvm9ErrorList2IDE(); }\n' > "$s/src/jit.c"
 	cat > "$s/Makefile" <<MK
 all: llvmjit.so
@@ -227,7 +289,7 @@ install: all
 	cp -a $PGDIR \$(DESTDIR)/usr/lib/postgresql/
 	cp -a $PGSHARE \$(DESTDIR)/usr/share/postgresql/
 	if [ $2 = 1 ]; then install -m 644 llvmjit.so \$(DESTDIR)/usr/lib/postgresql/15/lib/llvmjit.so; fi
-	if [ $2 = 2 ]; then mv \$(DESTDIR)/usr/lib/postgresql/15/bin/pg_config \$(DESTDIR)/usr/lib/postgresql/15/bin/pg_config.real; install -m 755 src/pg_config.sh \$(DESTDIR)/usr/lib/postgresql/15/bin/pg_config; fi
+	if [ $2 -ge 2 ]; then mv \$(DESTDIR)/usr/lib/postgresql/15/bin/pg_config \$(DESTDIR)/usr/lib/postgresql/15/bin/pg_config.real; install -m 755 src/pg_config.sh \$(DESTDIR)/usr/lib/postgresql/15/bin/pg_config; fi
 clean:
 	rm -f llvmjit.so src/*.o
 MK
@@ -297,6 +359,14 @@ if [ -x "$PGDIR/bin/postgres" ] && [ -f "$PGDIR/lib/llvmjit.so" ] && id postgres
 	is "a package whose pg_config says who runs it: pgbuild deb exits 0" "$?" 0 || diag "$(tail -20 "$TMP/wy.out")"
 	is "... it ran as the server user (postgres), never as root" "$(sort -u "$SPY")" "$(id -u postgres)"
 	rm -f "$SPY"
+	# a pg_config that names another install's modules: refused, not
+	# an OK about files that are not the package's
+	make_server "$TMP/elsewhere" 3
+	"$PGB" deb --dsc "$TMP/elsewhere/pgopt-server_1.0.dsc" --policy "$TMP/p.policy" \
+		--workdir "$TMP/we" --builddir . --no-compare --no-regress --no-gate > "$TMP/we.out" 2>&1
+	is "a package whose pg_config names the system's modules: modules cannot run (exit 2)" "$?" 2
+	like "... saying so" "$(cat "$TMP/we.out")" \
+		"pg_config says $PGDIR/lib, outside the package's tree $TMP/we/root"
 	Z=$TMP/broken
 	make_server "$Z" 1
 	"$PGB" deb --dsc "$Z/pgopt-server_1.0.dsc" --policy "$TMP/p.policy" --workdir "$TMP/wz" \
@@ -309,7 +379,7 @@ if [ -x "$PGDIR/bin/postgres" ] && [ -f "$PGDIR/lib/llvmjit.so" ] && id postgres
 		'FAIL CREATE EXTENSION cube: could not load library .*llvmjit\.so'
 	like "... the stage fails" "$(cat "$TMP/wz.out")" '\[6/8\] modules +FAILED .*modules: FAILED: [0-9]+ problems'
 else
-	skip "no $PGDIR with llvmjit.so, or no postgres user (make deps installs postgresql-15)" 19
+	skip "no $PGDIR with llvmjit.so, or no postgres user (make deps installs postgresql-15)" 21
 fi
 
 # regress --set: installcheck's server only, and the settings every
@@ -320,4 +390,5 @@ like "... saying what takes settings there" "$(cat "$TMP/.out")" "--set configur
 nok "regress --set listen_addresses is refused" "$PGB" regress --builddir "$TMP/bd" \
 	--install /usr/lib/postgresql/15 --set 'listen_addresses=*'
 like "... with the reason" "$(cat "$TMP/.out")" 'listen_addresses opens the cluster to other users'
+rm -f "$SPY"
 done_testing
