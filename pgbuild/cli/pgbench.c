@@ -68,6 +68,14 @@ static int add_spec(struct cli_pgbench *p, const char *opt, const char *builtin,
 	if (sp->builtin && *sp->builtin && !strncmp("list", sp->builtin, strlen(sp->builtin)))
 		return error("%s %s: no workload of that name (did you mean -b list, which lists "
 			     "them?)", opt, sp->builtin);
+	{
+		/* -b names a built-in script, as pgbench's; a workload that
+		 * takes the caller's script (sql) is -f FILE */
+		const struct workload_row *row = sp->builtin ? workloads_find(sp->builtin) : NULL;
+		if (row && row->kind == WK_SCRIPT && !strcmp(opt, "--builtin"))
+			return error("-b %s: no built-in script: a script of yours is -f FILE, as "
+				     "pgbench's (or -W %s:FILE)", sp->builtin, sp->builtin);
+	}
 	if (sp->builtin && bench_workload_check(sp->builtin) < 0)
 		return -1;
 	sp->file = file ? name : NULL;

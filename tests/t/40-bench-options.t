@@ -49,6 +49,7 @@ $PX --nosuchoption|^pgbuild: error: unknown option "--nosuchoption" for pgbuild 
 $PX extra|unexpected argument "extra"
 $PX --workload nosuch|unknown workload "nosuch"
 $PX --workload sql|--workload sql needs a script
+$PX -b sql|-b sql: no built-in script: a script of yours is -f FILE, as pgbench.s
 $PX --workload sql a.sql b.sql|unexpected argument "b.sql"
 $PX --workload tpcb --file x.sql|--file only applies to --workload sql
 $PX --workload sql:a.sql --file b.sql|either as --workload sql:FILE or --file FILE
