@@ -433,6 +433,7 @@ static int measure_floor(struct tuner *tu, const char *file, const char *workdir
 	noise_opts_init(&no);
 	no.prefix = tu->stock_prefix;
 	no.builddir = tu->builddir;
+	no.builddir_as = "tune's build directory (--builddir, default WORKDIR/build)";
 	no.workdir = workdir;
 	no.json = file;
 	no.reuse = 1;

@@ -78,6 +78,8 @@ const char *noise_metric_name(int m);
 struct noise_opts {
 	const char *prefix;      /* --install: the build's installed PostgreSQL */
 	const char *builddir;    /* --builddir, NULL: PREFIX/pgopt-build.json's */
+	const char *builddir_as; /* what messages call builddir (a caller's own
+				    option: "tune's --builddir"), NULL: --builddir */
 	const char *workdir;     /* --workdir, NULL: PREFIX.noise */
 	const char *json;        /* --json, NULL: PREFIX/pgopt-noise.json */
 	int variants;            /* --variants N */

@@ -35,6 +35,12 @@
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/metric/metric.h"
 
+/* What messages call the build tree: the option that named it. */
+static const char *tree_opt(const struct noise_opts *o)
+{
+	return o->builddir_as ? o->builddir_as : o->builddir ? "--builddir" : "the recorded builddir";
+}
+
 /* The build tree: --builddir, else the one PREFIX/pgopt-build.json records. */
 static char *find_builddir(const struct noise_opts *o, const char *prefix)
 {
@@ -48,7 +54,7 @@ static char *find_builddir(const struct noise_opts *o, const char *prefix)
 		error("%s records no builddir: give --builddir DIR (the build tree %s was "
 		      "installed from)", rec, prefix);
 	else if (!(dir = path_real(given)))
-		error("--builddir %s: %s", given, strerror(errno));
+		error("%s %s: %s", tree_opt(o), given, strerror(errno));
 	json_free(v);
 	free(rec);
 	return dir;
@@ -72,10 +78,10 @@ static int objects_not_newer(const struct noise_result *r, const struct relink *
 			     (o.st_mtim.tv_sec == b.st_mtim.tv_sec &&
 			      o.st_mtim.tv_nsec > b.st_mtim.tv_nsec));
 		if (newer) {
-			error("--builddir %s: %s is newer than the tree's postgres %s: the tree "
+			error("%s %s: %s is newer than the tree's postgres %s: the tree "
 			      "was rebuilt since and not linked again, so its objects are not "
 			      "%s/bin/postgres's; rebuild the tree as the install was built",
-			      r->builddir, path, bin, r->prefix);
+			      tree_opt(r->o), r->builddir, path, bin, r->prefix);
 			free(path);
 			return -1;
 		}
@@ -99,14 +105,14 @@ static int tree_is_install(const struct noise_result *r, const struct relink *rl
 	int rc = 0;
 
 	if (bolt_file_sha256(bin, sha) < 0)
-		rc = error("--builddir %s: cannot read its postgres %s (the link its compile log "
-			   "records): %s", r->builddir, bin, strerror(errno));
+		rc = error("%s %s: cannot read its postgres %s (the link its compile log "
+			   "records): %s", tree_opt(r->o), r->builddir, bin, strerror(errno));
 	else if (strcmp(sha, r->sha256))
-		rc = error("--builddir %s: its postgres %s is not %s/bin/postgres (sha256 %.12s... "
+		rc = error("%s %s: its postgres %s is not %s/bin/postgres (sha256 %.12s... "
 			   "against %.12s...): the tree was built again since, or is another "
 			   "build's; the variants would relink other objects.  Rebuild the tree "
 			   "as the install was built, or give the tree it was installed from",
-			   r->builddir, bin, r->prefix, sha, r->sha256);
+			   tree_opt(r->o), r->builddir, bin, r->prefix, sha, r->sha256);
 	else
 		rc = objects_not_newer(r, rl, bin);
 	free(bin);
