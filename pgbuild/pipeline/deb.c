@@ -688,6 +688,15 @@ static int prepare(struct deb *d)
 	if ((fd = workdir_open("--workdir", d->workdir)) < 0)
 		return -1;
 	close(fd);
+	{
+		/* resolved once: below it every path is opened without following
+		 * a link (debcheck_extract, the stage logs) */
+		char *real = realpath(d->workdir, NULL);
+		if (real) {
+			free(d->workdir);
+			d->workdir = real;
+		}
+	}
 	if (o->archive) {
 		struct stat st;
 		d->archive = path_absolute(o->archive);

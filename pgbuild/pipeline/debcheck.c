@@ -388,10 +388,9 @@ static int extract_one(const char *deb, const char *stage, const struct merge_ct
 	struct strbuf out = STRBUF_INIT;
 	int rc, fd = -1;
 
-	if (remove_tree(stage) < 0 || mkdir(stage, 0700) < 0) {
-		strbuf_addf(err, "cannot make %s: %s", stage, strerror(errno));
+	if (sfs_remove(AT_FDCWD, stage, err) < 0 ||
+	    (fd = sfs_mkdir(AT_FDCWD, stage, 0700, (uid_t)-1, (gid_t)-1, 0, err)) < 0)
 		return -1;
-	}
 	/* one archive alone: tar keeps its members below stage (a link that
 	 * leaves it is made last, as a placeholder until then) */
 	strvec_pushl(&a, "dpkg-deb", "-x", deb, stage, NULL);
@@ -400,10 +399,10 @@ static int extract_one(const char *deb, const char *stage, const struct merge_ct
 	if (rc != 0)
 		strbuf_addf(err, "dpkg-deb -x %s failed: %s", deb, out.buf);
 	strbuf_release(&out);
-	if (rc != 0)
+	if (rc != 0) {
+		close(fd);
 		return -1;
-	if ((fd = sfs_open_dir(AT_FDCWD, stage, err)) < 0)
-		return -1;
+	}
 	rc = sfs_walk_tree(fd, stage, own_entry, NULL, err) == 0 &&
 	     sfs_walk_tree(fd, stage, merge_entry, (void *)m, err) == 0 ? 0 : -1;
 	close(fd);
@@ -416,11 +415,8 @@ int debcheck_extract(const char *const *debs, size_t nr, const char *root, struc
 	struct merge_ctx m = { -1, root, NULL };
 	int rc = -1;
 
-	if (remove_tree(root) < 0 || mkdir(root, 0755) < 0) {
-		strbuf_addf(err, "cannot make %s: %s", root, strerror(errno));
-		goto out;
-	}
-	if ((m.rootfd = sfs_open_dir(AT_FDCWD, root, err)) < 0)
+	if (sfs_remove(AT_FDCWD, root, err) < 0 ||
+	    (m.rootfd = sfs_mkdir(AT_FDCWD, root, 0755, (uid_t)-1, (gid_t)-1, 0, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < nr; i++) {
 		m.deb = debs[i];
@@ -431,9 +427,9 @@ int debcheck_extract(const char *const *debs, size_t nr, const char *root, struc
 out:
 	if (m.rootfd >= 0)
 		close(m.rootfd);
-	remove_tree(stage);
+	sfs_remove(AT_FDCWD, stage, NULL);
 	if (rc < 0)
-		remove_tree(root);  /* nothing half-made is left, nor what it held */
+		sfs_remove(AT_FDCWD, root, NULL);  /* nothing half-made is left, nor what it held */
 	free(stage);
 	return rc;
 }
@@ -807,6 +803,22 @@ out:
 
 /* ---------------- modules ---------------- */
 
+/* Are the directories the package's pg_config named (pkglib, share) in
+ * the package's own tree?  What it says is data, and a directory outside
+ * would check another install's modules.  0, or -1 after the error. */
+static int package_dirs(const char *server, const char *pkglib, const char *share)
+{
+	const char *tail = strstr(server, "/usr/lib/postgresql/");
+	size_t n = tail ? (size_t)(tail - server) : 0;
+	const char *bad = !tail ? server :
+			  strncmp(pkglib, server, n) || pkglib[n] != '/' || strstr(pkglib, "/../") ? pkglib :
+			  strncmp(share, server, n) || share[n] != '/' || strstr(share, "/../") ? share : NULL;
+	if (bad)
+		return error("modules: %s/bin/pg_config says %s, outside the package's tree %.*s",
+			     server, bad, (int)n, server);
+	return 0;
+}
+
 /* pg_config --KEY of the packaged server; malloced or NULL. */
 static char *pg_config(const char *server, const char *key)
 {
@@ -935,20 +947,8 @@ int debcheck_modules(const char *server, FILE *log)
 		error("modules: %s/bin/pg_config --pkglibdir/--sharedir failed", server);
 		goto out;
 	}
-	{
-		/* the package's own tree: what its pg_config says is data, and a
-		 * directory outside it would check another install's modules */
-		const char *tail = strstr(server, "/usr/lib/postgresql/");
-		size_t n = tail ? (size_t)(tail - server) : 0;
-		const char *bad = !tail ? server :
-				  strncmp(pkglib, server, n) || pkglib[n] != '/' || strstr(pkglib, "/../") ? pkglib :
-				  strncmp(share, server, n) || share[n] != '/' || strstr(share, "/../") ? share : NULL;
-		if (bad) {
-			error("modules: %s/bin/pg_config says %s, outside the package's tree %.*s",
-			      server, bad, (int)n, server);
-			goto out;
-		}
-	}
+	if (package_dirs(server, pkglib, share) < 0)
+		goto out;
 	extdir = xasprintf("%s/extension", share);
 	names_in(pkglib, ".so", &mods);
 	names_in(extdir, ".control", &exts);

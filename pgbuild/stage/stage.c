@@ -130,11 +130,9 @@ int stage_log_open(const struct pipeline *p, int id)
 	struct strbuf err = STRBUF_INIT;
 	char *log = stage_log(p, id);
 	int fd = -1;
-	if ((unlink(log) == 0 || errno == ENOENT) &&
+	if (sfs_remove(AT_FDCWD, log, &err) < 0 ||
 	    (fd = sfs_create(AT_FDCWD, log, O_WRONLY | O_CLOEXEC, 0644, &err)) < 0)
 		error("%s", err.buf);
-	else if (fd < 0)
-		error("cannot remove %s: %s", log, strerror(errno));
 	strbuf_release(&err);
 	free(log);
 	return fd;
