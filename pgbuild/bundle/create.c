@@ -81,8 +81,8 @@ static struct json_value *read_json(const char *path)
 
 static int from_builddir(struct pack *k, const char *builddir, const char *log)
 {
-	if (!(k->builddir = path_real(builddir)))
-		return error("--builddir %s: %s", builddir, strerror(errno));
+	if (!(k->builddir = path_real_as("--builddir", builddir)))
+		return -1;
 	k->log = log ? xasprintf("%s/%s", log, BUILDLOG_COMPILE)
 		     : xasprintf("%s/pgopt-log/%s", k->builddir, BUILDLOG_COMPILE);
 	if (access(k->log, R_OK) != 0)

@@ -53,8 +53,8 @@ static char *find_builddir(const struct noise_opts *o, const char *prefix)
 	if (!given)
 		error("%s records no builddir: give --builddir DIR (the build tree %s was "
 		      "installed from)", rec, prefix);
-	else if (!(dir = path_real(given)))
-		error("%s %s: %s", tree_opt(o), given, strerror(errno));
+	else
+		dir = path_real_as(tree_opt(o), given);
 	json_free(v);
 	free(rec);
 	return dir;
@@ -128,9 +128,8 @@ static int noise_setup(struct noise_result *r, struct relink *rl, int *wfd)
 	char *pg;
 	int rc = -1;
 
-	r->prefix = path_real(o->prefix);
-	if (!r->prefix)
-		return error("--install %s: %s", o->prefix, strerror(errno));
+	if (!(r->prefix = path_real_as("--install", o->prefix)))
+		return -1;
 	if (!(r->builddir = find_builddir(o, r->prefix)))
 		return -1;
 	if (geteuid() == 0 && build_tree_ours(r->builddir, skip) < 0)
@@ -142,15 +141,18 @@ static int noise_setup(struct noise_result *r, struct relink *rl, int *wfd)
 	r->lto = rl->lto;
 	r->link_line = rl->line;
 	r->objects = rl->nobj;
-	r->workdir = o->workdir ? path_absolute(o->workdir) : xasprintf("%s.noise", r->prefix);
-	if ((*wfd = workdir_open("--workdir", r->workdir)) < 0)
-		goto out;
+	/* the tree before the work directory: a refused tree makes nothing */
 	pg = xasprintf("%s/bin/postgres", r->prefix);
 	if (bolt_file_sha256(pg, r->sha256) < 0)
 		error("cannot read %s: %s", pg, strerror(errno));
 	else
 		rc = tree_is_install(r, rl);
 	free(pg);
+	if (rc < 0)
+		goto out;
+	r->workdir = o->workdir ? path_absolute(o->workdir) : xasprintf("%s.noise", r->prefix);
+	if ((*wfd = workdir_open("--workdir", r->workdir)) < 0)
+		rc = -1;
 out:
 	strbuf_release(&note);
 	return rc;

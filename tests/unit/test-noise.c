@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,6 +34,7 @@
 #include "pgbuild/noise/floor.h"
 #include "pgbuild/noise/noise.h"
 #include "pgbuild/pgbuild.h"
+#include "tests/unit/fixture.h"
 #include "wrapper/common/rmtree.h"
 #include "wrapper/common/xalloc.h"
 
@@ -834,6 +836,103 @@ static void test_false_keep_rate(void **state)
 	assert_true(r.kept <= level + tol);
 }
 
+/* ---------------- a refusal of the tree names its option (issue 42 F8) ---------------- */
+
+/* noise_run's error output for PREFIX TMP/prefix, tree TMP/<tree>, the
+ * caller's name for the tree as (NULL: noise's own --builddir), its work
+ * directory never reached; malloced. */
+static char *tree_refusal(const char *tree, const char *as)
+{
+	struct noise_opts o;
+	char *prefix = floor_path("prefix"), *dir = floor_path(tree), *wd = floor_path("nw");
+	char *errf = floor_path("noise.err"), *text, *at;
+	int fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0600), saved = dup(2), rc;
+	size_t n;
+	FILE *fp;
+
+	assert_true(fd >= 0 && saved >= 0);
+	noise_opts_init(&o);
+	o.prefix = prefix;
+	o.builddir = dir;
+	o.builddir_as = as;
+	o.workdir = wd;
+	strvec_push(&o.workloads, "select-only");
+	fflush(stderr);
+	dup2(fd, 2);
+	rc = noise_run(&o);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(fd);
+	noise_opts_release(&o);
+	assert_int_equal(rc, PGBUILD_EXIT_ERROR);
+	assert_int_equal(scratch_exists(tmpdir, "nw"), 0);
+	text = xcalloc(4096, 1);  /* after the program's name: "error: ..." */
+	fp = fopen(errf, "r");
+	assert_non_null(fp);
+	n = fread(text, 1, 4095, fp);
+	text[n] = '\0';
+	fclose(fp);
+	at = strstr(text, ": error: ");
+	assert_non_null(at);
+	memmove(text, at + 2, strlen(at + 2) + 1);
+	free(prefix);
+	free(dir);
+	free(wd);
+	free(errf);
+	return text;
+}
+
+/*
+ * A tree the install was not built from, or none, is refused in the words
+ * of the option that named it: tune's user never gave noise's --builddir
+ * (tune measures stock's floor through the engine as a library call, with
+ * its own build directory).  The tree: a compile log whose postgres link
+ * is fine, but whose postgres is not PREFIX/bin/postgres.  Without the
+ * caller's name, noise's own --builddir.
+ */
+static void test_tree_refusal(void **state)
+{
+	static const char tune_dir[] = "tune's build directory (--builddir, default WORKDIR/build)";
+	char *e, *want, *log;
+	(void)state;
+
+	scratch_mkdir(tmpdir, "tree");
+	scratch_mkdir(tmpdir, "tree/src");
+	scratch_mkdir(tmpdir, "tree/src/backend");
+	scratch_mkdir(tmpdir, "tree/pgopt-log");
+	scratch_put(tmpdir, "tree/src/backend/postgres", "a postgres of another build\n");
+	log = xasprintf("{\"kind\":\"link\",\"compiler\":\"/usr/bin/gcc\",\"cwd\":\"%s/tree/src/"
+			"backend\",\"argv_in\":[\"a.o\",\"b.o\",\"-o\",\"postgres\"],\"argv_out\":"
+			"[\"a.o\",\"b.o\",\"-o\",\"postgres\"],\"exit\":0,\"output\":\"postgres\"}\n",
+			tmpdir);
+	scratch_put(tmpdir, "tree/pgopt-log/compile.jsonl", log);
+	free(log);
+
+	e = tree_refusal("tree", tune_dir);
+	want = xasprintf("error: %s %s/tree: its postgres %s/tree/src/backend/postgres "
+			 "is not %s/prefix/bin/postgres (sha256 ", tune_dir, tmpdir, tmpdir, tmpdir);
+	if (strncmp(e, want, strlen(want)))
+		fail_msg("got: %s\nwanted: %s...", e, want);
+	free(want);
+	free(e);
+
+	e = tree_refusal("gone", tune_dir);
+	want = xasprintf("error: %s %s/gone: No such file or directory\n", tune_dir,
+			 tmpdir);
+	assert_string_equal(e, want);
+	free(want);
+	free(e);
+
+	/* noise's own command: its --builddir */
+	e = tree_refusal("tree", NULL);
+	want = xasprintf("error: --builddir %s/tree: its postgres ", tmpdir);
+	if (strncmp(e, want, strlen(want)))
+		fail_msg("got: %s\nwanted: %s...", e, want);
+	free(want);
+	free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -854,6 +953,7 @@ int main(void)
 		cmocka_unit_test(test_false_keep_rate),
 		cmocka_unit_test(test_floor_covers),
 		cmocka_unit_test(test_functions),
+		cmocka_unit_test(test_tree_refusal),
 	};
 	return cmocka_run_group_tests(tests, floor_setup, floor_teardown);
 }

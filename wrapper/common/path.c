@@ -22,14 +22,22 @@ char *path_absolute(const char *path)
 	return xasprintf("%s/%s", cwd, path);
 }
 
-char *path_real(const char *path)
+char *path_real_as(const char *what, const char *path)
 {
 	char real[PATH_MAX];
 	if (!realpath(path, real)) {
-		error("\"%s\": %s", path, strerror(errno));
+		if (what)
+			error("%s %s: %s", what, path, strerror(errno));
+		else
+			error("\"%s\": %s", path, strerror(errno));
 		return NULL;
 	}
 	return xstrdup(real);
+}
+
+char *path_real(const char *path)
+{
+	return path_real_as(NULL, path);
 }
 
 int path_exists(const char *path)

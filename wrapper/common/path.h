@@ -22,6 +22,10 @@ char *path_absolute(const char *path);
  */
 char *path_real(const char *path);
 
+/* The same, its error naming what gave the path first (an option: "--builddir
+ * PATH: No such file or directory"). */
+char *path_real_as(const char *what, const char *path);
+
 /* Does path name something (stat(2) succeeds, links followed)? */
 int path_exists(const char *path);
 
