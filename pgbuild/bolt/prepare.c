@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "pgbuild/bolt/bolt.h"
+#include "pgbuild/cli/cli.h"
 #include "pgbuild/build/buildlog.h"
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/pgbuild.h"
-#include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/profile/run.h"
 #include "wrapper/policy/vocab.h"
 
@@ -340,7 +340,7 @@ static int given_profile(struct bolt_run *b, const struct bolt_train_key *k)
 	unsigned what = BOLT_CHECK_INPUT | (b->o->workloads_given ? BOLT_CHECK_WORKLOADS : 0);
 	int ok = 1;
 
-	if (preflight_readable("--profile", b->o->profile) < 0 || !(b->profile = path_real(b->o->profile)))
+	if (cli_check_input("--profile", b->o->profile) < 0 || !(b->profile = path_real(b->o->profile)))
 		return -1;
 	b->reuse = 1;
 	b->manifest = read_manifest(b->profile);

@@ -378,6 +378,11 @@ struct cli_output {
 #define CLI_OUT_END             { NULL, NULL, CLI_OUT_KIND_FILE }
 int cli_check_outputs(const struct cli_output *outs);
 
+/* An input file the command will read (--policy, --profile, --src): it can
+ * be read and is not a directory; opt names the option in the error
+ * ("--policy \"x\": No such file or directory").  0, or -1 after it. */
+int cli_check_input(const char *opt, const char *path);
+
 /* ---------------- server settings (cli/guc.c) ---------------- */
 
 /*

@@ -193,3 +193,13 @@ int cli_check_outputs(const struct cli_output *outs)
 	}
 	return 0;
 }
+
+int cli_check_input(const char *opt, const char *path)
+{
+	struct stat st;
+	if (access(path, R_OK) < 0)
+		return error("%s \"%s\": %s", opt, path, strerror(errno));
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return error("%s \"%s\": is a directory, not a file", opt, path);
+	return 0;
+}

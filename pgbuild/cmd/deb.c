@@ -243,7 +243,7 @@ PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it
 	}
 	gate_thresholds_clear(&th);
 	if ((o.policy && preflight_policy("--policy", o.policy, NULL) < 0) ||
-	    (o.dsc && preflight_readable("--dsc", o.dsc) < 0))
+	    (o.dsc && cli_check_input("--dsc", o.dsc) < 0))
 		return PGBUILD_EXIT_ERROR;
 	{
 		struct strbuf sb = STRBUF_INIT;

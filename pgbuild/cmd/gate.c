@@ -398,7 +398,7 @@ static int parse_loop(struct gate_opts *o, struct gate *g, struct cli_pgbench *p
 			 * document (read when the gate starts) */
 			int k;
 			if (strchr(optarg, '/') || strchr(optarg, '.')) {
-				if (preflight_readable("--regress-result", optarg) < 0)
+				if (cli_check_input("--regress-result", optarg) < 0)
 					return cli_usage();
 				o->regress_result = optarg;
 				continue;

@@ -456,7 +456,7 @@ static int check_options(struct optimize_opts *o)
 				       "never stock");
 	if (o->tune_state) {
 		char *best = xasprintf("%s/best.policy", o->tune_state);
-		rc = preflight_readable("--tune-state", best);
+		rc = cli_check_input("--tune-state", best);
 		free(best);
 		if (rc < 0)
 			return PGBUILD_EXIT_ERROR;

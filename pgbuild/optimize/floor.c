@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "pgbuild/metric/metric.h"
+#include "pgbuild/metric/metrics.h"
 #include "pgbuild/noise/floor.h"
+#include "pgbuild/noise/noise.h"
 #include "pgbuild/optimize/optimize.h"
 #include "pgbuild/profile/run.h"
 #include "pgbuild/stage/stage.h"
@@ -59,28 +61,38 @@ static int floor_covers(struct orun *r, const char *spec, char **note)
 	return 1;
 }
 
-/* The noise step: pgbuild noise on stock over the -W workloads. */
-static int st_floor(struct pipeline *p, int id)
+/* The noise step: noise's engine on stock over the -W workloads, called
+ * as a library (in the step's own process, its output into its log). */
+static int floor_noise(void *data)
 {
-	struct orun *r = p->ctx;
+	struct orun *r = data;
 	const struct optimize_opts *o = r->o;
-	struct strvec a = STRVEC_INIT;
+	struct noise_opts no;
 	char *wd = xasprintf("%s/stock/noise", r->workdir);
 	int rc;
 
-	strvec_pushl(&a, "noise", "--install", r->s[OS_STOCK].prefix, "--workdir", wd, "--json",
-		     r->floor, NULL);
-	if (!o->baseline)
-		strvec_pushl(&a, "--builddir", r->s[OS_STOCK].builddir, NULL);
-	strvec_pushf(&a, "--variants=%d", o->noise_variants);
-	for (size_t i = 0; i < o->workloads.nr; i++)
-		strvec_pushl(&a, "--workload", o->workloads.v[i], NULL);
-	if (o->quiet)
-		strvec_push(&a, "--quiet");
-	rc = stage_run_pgbuild(p, id, &a, 1);
-	strvec_clear(&a);
+	noise_opts_init(&no);
+	no.prefix = r->s[OS_STOCK].prefix;
+	no.workdir = wd;
+	no.json = r->floor;
+	if (!o->baseline) {
+		no.builddir = r->s[OS_STOCK].builddir;
+		no.builddir_as = "optimize's stock build tree (WORKDIR/stock/build)";
+	} else
+		no.builddir_as = "the build tree --baseline's pgopt-build.json records";
+	no.variants = o->noise_variants;
+	no.metrics = metrics_deterministic();
+	strvec_pushv(&no.workloads, (const char *const *)o->workloads.v);
+	no.quiet = o->quiet;
+	rc = noise_run(&no);
+	noise_opts_release(&no);
 	free(wd);
 	return rc;
+}
+
+static int st_floor(struct pipeline *p, int id)
+{
+	return stage_run_fn(p, id, "pgbuild noise", floor_noise, p->ctx, 1);
 }
 
 /* Can stock be relinked: built here, or a pgbuild build whose record

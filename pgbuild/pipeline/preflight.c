@@ -104,16 +104,6 @@ size_t preflight_family(const char *expr, const struct strvec *workloads,
 	return m;
 }
 
-int preflight_readable(const char *opt, const char *path)
-{
-	struct stat st;
-	if (access(path, R_OK) < 0)
-		return error("%s \"%s\": %s", opt, path, strerror(errno));
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return error("%s \"%s\": is a directory, not a file", opt, path);
-	return 0;
-}
-
 int preflight_install(const char *opt, const char *prefix)
 {
 	char *pg = xasprintf("%s/bin/postgres", prefix);
@@ -128,7 +118,7 @@ int preflight_policy(const char *opt, const char *policy, char **sha)
 {
 	char *h;
 
-	if (strcmp(policy, "none") && preflight_readable(opt, policy) < 0)
+	if (strcmp(policy, "none") && cli_check_input(opt, policy) < 0)
 		return -1;
 	/* pgoptcc's own check (errors name file:line), as the build will */
 	h = build_policy_sha(policy);
@@ -152,7 +142,7 @@ int preflight_source(const char *src)
 	if (stat(src, &st) < 0)
 		return error("--src \"%s\": %s", src, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return preflight_readable("--src", src);
+		return cli_check_input("--src", src);
 	cfg = xasprintf("%s/configure", src);
 	ok = access(cfg, R_OK) == 0;
 	free(cfg);

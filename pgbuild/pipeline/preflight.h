@@ -12,7 +12,6 @@
  *                           mean ...?) and fit the metric measured
  *   preflight_pairs         enough pairs for the gate's family of tests
  *                           (preflight_family: its size before the data)
- *   preflight_readable      a file the pipeline will read
  *   preflight_policy        a policy pgoptcc accepts (its hash, as build
  *                           records it)
  *   preflight_install       an installed PostgreSQL (bin/postgres)
@@ -50,9 +49,6 @@ int preflight_pairs(int pairs, const char *metric, double conf, size_t m);
  * given); 1 when expr does not parse (preflight_gate_expr says why). */
 size_t preflight_family(const char *expr, const struct strvec *workloads,
 			const char *workloads_csv, const char *noise);
-
-/* path can be read; opt names the option in the error.  0 or -1. */
-int preflight_readable(const char *opt, const char *path);
 
 /* An installed PostgreSQL: prefix/bin/postgres.  0 or -1. */
 int preflight_install(const char *opt, const char *prefix);

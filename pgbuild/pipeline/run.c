@@ -43,6 +43,7 @@
 #include "pgbuild/metric/metric.h"
 #include "pgbuild/metric/single.h"
 #include "pgbuild/metric/workloads.h"
+#include "pgbuild/noise/noise.h"
 #include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/run.h"
@@ -63,6 +64,7 @@ struct run {
 	char *floor;                   /* the gate's --noise, NULL: the gate's default */
 	char *floor_builddir;          /* the baseline's build tree to relink */
 	char *floor_wl, *floor_metric; /* its -W and --metric (comma-separated) */
+	unsigned floor_metrics;        /* the same as metrics.h's bits */
 	char *floor_key;               /* the floor stage's key, NULL: no stage */
 	char *base_key;                /* what the baseline is: its stage key, or given */
 };
@@ -202,24 +204,38 @@ static int st_regress(struct pipeline *p, int id)
 	return rc;
 }
 
-static int st_floor(struct pipeline *p, int id)
+/* The floor stage's engine: noise's, called as a library (in the stage's
+ * own process, its output into the stage's log). */
+static int floor_noise(void *data)
 {
-	struct run *r = p->ctx;
-	struct strvec a = STRVEC_INIT;
+	struct run *r = data;
+	struct noise_opts no;
 	char *wd = xasprintf("%s/baseline-noise", r->workdir);
 	int rc;
 
-	/* -W takes the comma-separated list as it is */
-	strvec_pushl(&a, "noise", "--install", r->base_prefix, "--builddir", r->floor_builddir,
-		     "--json", r->floor, "--workdir", wd, "--metric", r->floor_metric,
-		     "--workload", r->floor_wl, "--reuse", NULL);
-	strvec_pushf(&a, "--variants=%d", r->o->noise_variants);
-	if (r->o->quiet)
-		strvec_push(&a, "--quiet");
-	rc = stage_run_pgbuild(p, id, &a, 1);
-	strvec_clear(&a);
+	noise_opts_init(&no);
+	no.prefix = r->base_prefix;
+	no.builddir = r->floor_builddir;
+	no.builddir_as = r->o->baseline_prefix
+		? "the build tree --baseline's pgopt-build.json records"
+		: "run's baseline build tree (WORKDIR/baseline/build)";
+	no.json = r->floor;
+	no.workdir = wd;
+	no.metrics = r->floor_metrics;
+	cli_parse_workloads(r->floor_wl, &no.workloads);
+	no.variants = r->o->noise_variants;
+	no.reuse = 1;
+	no.quiet = r->o->quiet;
+	rc = noise_run(&no);
+	noise_opts_release(&no);
 	free(wd);
-	return rc == 0 ? 0 : PGBUILD_EXIT_ERROR;
+	return rc;
+}
+
+static int st_floor(struct pipeline *p, int id)
+{
+	return stage_run_fn(p, id, "pgbuild noise", floor_noise, p->ctx, 1) == 0
+		? 0 : PGBUILD_EXIT_ERROR;
 }
 
 static int st_gate(struct pipeline *p, int id)
@@ -489,6 +505,7 @@ static int floor_stage(struct run *r)
 		return 0;
 	}
 	r->floor_metric = xstrdup(cli_metrics_text(det));
+	r->floor_metrics = det;
 	/* measured with the build run made; beside the one it was given */
 	r->floor = o->baseline_prefix ? xasprintf("%s/baseline-noise.json", r->workdir)
 				      : xasprintf("%s/%s", r->base_prefix, BUILDLOG_NOISE);

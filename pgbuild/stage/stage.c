@@ -148,27 +148,46 @@ void stage_log_line(const struct pipeline *p, int id, const char *line)
 	close(fd);
 }
 
+/* cp for stage id: stdout (and stderr unless shown) into its log made
+ * afresh; cp cleared.  Its exit code, 2 when it could not run. */
+static int run_logged(struct pipeline *p, int id, struct child_process *cp, int show_stderr)
+{
+	int fd = stage_log_open(p, id), rc = PGBUILD_EXIT_ERROR;
+
+	if (fd >= 0) {  /* else said; nothing runs without its log */
+		cp->no_stdin = 1;
+		cp->out = fd;
+		if (!show_stderr || p->quiet)
+			cp->err = fd;
+		rc = run_command_forwarding(cp);
+		close(fd);
+		rc = rc < 0 ? PGBUILD_EXIT_ERROR : rc;
+	}
+	child_process_clear(cp);
+	return rc;
+}
+
 int stage_run_command(struct pipeline *p, int id, const struct strvec *args, const char *dir,
 		      const struct strvec *env, int show_stderr)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
-	int fd = stage_log_open(p, id), rc;
-
-	if (fd < 0)
-		return PGBUILD_EXIT_ERROR;  /* said; nothing runs without its log */
 
 	strvec_pushv(&cp.args, (const char *const *)args->v);
 	if (env)
 		strvec_pushv(&cp.env, (const char *const *)env->v);
 	cp.dir = dir;
-	cp.no_stdin = 1;
-	cp.out = fd;
-	if (!show_stderr || p->quiet)
-		cp.err = fd;
-	rc = run_command_forwarding(&cp);
-	close(fd);
-	child_process_clear(&cp);
-	return rc < 0 ? PGBUILD_EXIT_ERROR : rc;
+	return run_logged(p, id, &cp, show_stderr);
+}
+
+int stage_run_fn(struct pipeline *p, int id, const char *name, int (*fn)(void *), void *data,
+		 int show_stderr)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+
+	strvec_push(&cp.args, name);
+	cp.fn = fn;
+	cp.fn_data = data;
+	return run_logged(p, id, &cp, show_stderr);
 }
 
 void stage_build_argv(struct strvec *args, const struct build_step *b)

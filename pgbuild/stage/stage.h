@@ -91,6 +91,10 @@ int stage_run_pgbuild(struct pipeline *p, int id, struct strvec *args, int show_
  * ("NAME=value", "NAME" to unset; NULL: none) added. */
 int stage_run_command(struct pipeline *p, int id, const struct strvec *args, const char *dir,
 		      const struct strvec *env, int show_stderr);
+/* The same for an engine called as a library: fn(data) in a process of
+ * its own (name: what messages call it), its exit code fn's return. */
+int stage_run_fn(struct pipeline *p, int id, const char *name, int (*fn)(void *), void *data,
+		 int show_stderr);
 
 /* A `pgbuild build` step of a pipeline (run, pgo, sensitivity, tune). */
 struct build_step {

@@ -107,4 +107,31 @@ static inline int scratch_dir_remove(char *dir)
 	return rc;
 }
 
+/*
+ * stderr while the code under test runs, so its error lines can be
+ * compared: capture_begin() points stderr at memory, capture_end() puts it
+ * back and returns what was written (valid until the next capture_end).
+ */
+static char *capture_buf;
+static size_t capture_len;
+static FILE *capture_saved;
+
+static inline void capture_begin(void)
+{
+	capture_saved = stderr;
+	stderr = open_memstream(&capture_buf, &capture_len);
+	assert_non_null(stderr);
+}
+
+static inline const char *capture_end(void)
+{
+	static char *last;
+	fclose(stderr);
+	stderr = capture_saved;
+	free(last);
+	last = capture_buf;
+	capture_buf = NULL;
+	return last;
+}
+
 #endif

@@ -31,18 +31,6 @@
 #include "pgbuild/pgbuild.h"
 #include "tests/unit/fixture.h"
 
-/* stderr while a parse runs, so its error line can be compared */
-static char *err_buf;
-static size_t err_len;
-static FILE *saved_stderr;
-
-static void capture_begin(void)
-{
-	saved_stderr = stderr;
-	stderr = open_memstream(&err_buf, &err_len);
-	assert_non_null(stderr);
-}
-
 /*
  * End the capture and check one parse: its return value, and no output on
  * success, else one error line naming the option and the value (the whole
@@ -51,8 +39,7 @@ static void capture_begin(void)
 static void check_outcome(int ret, int want_ret, const char *opt, const char *arg,
 			  const char *want_err)
 {
-	fclose(stderr);
-	stderr = saved_stderr;
+	const char *err_buf = capture_end();
 	assert_int_equal(ret, want_ret);
 	if (ret == 0) {
 		assert_string_equal(err_buf, "");
@@ -63,8 +50,6 @@ static void check_outcome(int ret, int want_ret, const char *opt, const char *ar
 		if (want_err)
 			assert_string_equal(err_buf, want_err);
 	}
-	free(err_buf);
-	err_buf = NULL;
 }
 
 static void test_int_option(void **state)
@@ -575,7 +560,8 @@ static void test_pgoptions(void **state)
 		assert_int_equal(setenv("PGOPTIONS", unread[i], 1), 0);
 		capture_begin();
 		assert_int_equal(cli_guc_check_env(), -1);
-		assert_non_null(strstr(err_buf, "the server would refuse every connection"));
+		fflush(stderr);
+		assert_non_null(strstr(capture_buf, "the server would refuse every connection"));
 		check_outcome(-1, -1, "PGOPTIONS", unread[i], NULL);
 	}
 	assert_int_equal(unsetenv("PGOPTIONS"), 0);
@@ -1015,11 +1001,7 @@ static void test_pgbench_letters(void **state)
 	assert_int_equal(cli_pgbench_option(&p, OPT_THREADS, "3"), 1);
 	capture_begin();
 	assert_int_equal(cli_pgbench_threads(&p, 8, &threads), PGBUILD_EXIT_ERROR);
-	fclose(stderr);
-	stderr = saved_stderr;
-	assert_non_null(strstr(err_buf, "-j 4 and --threads 3 say different things: give one"));
-	free(err_buf);
-	err_buf = NULL;
+	assert_non_null(strstr(capture_end(), "-j 4 and --threads 3 say different things: give one"));
 	cli_pgbench_release(&p);
 }
 

@@ -27,29 +27,6 @@
 #include "pgbuild/stage/stage.h"
 #include "wrapper/common/strvec.h"
 
-static char *err_buf;
-static size_t err_len;
-static FILE *saved_stderr;
-
-static void capture_begin(void)
-{
-	saved_stderr = stderr;
-	stderr = open_memstream(&err_buf, &err_len);
-	assert_non_null(stderr);
-}
-
-/* End the capture; returns the text (freed by the next capture_end). */
-static const char *capture_end(void)
-{
-	static char *last;
-	fclose(stderr);
-	stderr = saved_stderr;
-	free(last);
-	last = err_buf;
-	err_buf = NULL;
-	return last;
-}
-
 static void test_gate_expr(void **state)
 {
 	struct gate_thresholds th = { 0 };
@@ -205,10 +182,10 @@ static void test_files(void **state)
 	fclose(fopen(p, "w"));
 	capture_begin();
 	assert_int_equal(preflight_source(dir), 0);
-	assert_int_equal(preflight_readable("--policy", p), 0);
+	assert_int_equal(cli_check_input("--policy", p), 0);
 	assert_string_equal(capture_end(), "");
 	capture_begin();
-	assert_int_equal(preflight_readable("--policy", dir), -1);
+	assert_int_equal(cli_check_input("--policy", dir), -1);
 	assert_non_null(strstr(capture_end(), "is a directory"));
 	capture_begin();
 	assert_int_equal(preflight_install("--baseline", dir), -1);

@@ -11,6 +11,8 @@
  *     int status = finish_command(&cp);
  *
  * Nothing goes through a shell: argv[0] is looked up on PATH like execvp.
+ * A child may also be a function of ours (fn): an engine called as a
+ * library in a process of its own, its output where in/out/err say.
  *
  * File descriptors: in/out/err = 0 inherit ours; -1 create a pipe and store
  * our end in the field after start_command (caller closes it); > 0 use that
@@ -56,9 +58,14 @@ struct child_process {
 	volatile pid_t *pid_watch; /* or NULL: holds pid from the fork until
 				    * finish_command reaped the child (for a
 				    * signal handler that must stop it) */
+	int (*fn)(void *);    /* or NULL: the child calls fn(fn_data) instead of
+			       * exec, and exits with what it returns (0-255;
+			       * no atexit handler of ours runs); args.v[0] is
+			       * then only its name in messages */
+	void *fn_data;
 };
 
-#define CHILD_PROCESS_INIT { STRVEC_INIT, STRVEC_INIT, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL }
+#define CHILD_PROCESS_INIT { STRVEC_INIT, STRVEC_INIT, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL }
 
 void child_process_init(struct child_process *cp);
 void child_process_clear(struct child_process *cp);
