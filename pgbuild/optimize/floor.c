@@ -92,7 +92,7 @@ static int floor_noise(void *data)
 
 static int st_floor(struct pipeline *p, int id)
 {
-	return stage_run_fn(p, id, "pgbuild noise", floor_noise, p->ctx, 1);
+	return stage_run_fn(p, id, "pgbuild noise", floor_noise, p->ctx, NULL, 1);
 }
 
 /* Can stock be relinked: built here, or a pgbuild build whose record

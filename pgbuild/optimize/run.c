@@ -22,6 +22,8 @@
 #include "pgbuild/cli/cli.h"
 #include "pgbuild/metric/metrics.h"
 #include "pgbuild/build/build.h"
+#include "pgbuild/build/regress.h"
+#include "pgbuild/build/verify.h"
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/bundle/bundle.h"
 #include "pgbuild/optimize/optimize.h"
@@ -144,20 +146,27 @@ static const char *stage_compiler(const struct orun *r, int s)
 	return OPTIMIZE_IS_CLANG(s) ? r->o->clang : build_compiler();
 }
 
-/* `pgbuild ARGS` for the step id of the current stage: with the clang
- * stages' compiler in PGOPT_CC (pgoptcc's real compiler in their builds). */
+/* The environment of the current stage's steps: a clang stage's compiler
+ * in PGOPT_CC (pgoptcc's real compiler in their builds) in *env, returned;
+ * NULL for a gcc stage. */
+static const struct strvec *stage_env(const struct orun *r, struct strvec *env)
+{
+	if (!OPTIMIZE_IS_CLANG(r->cur))
+		return NULL;
+	strvec_pushf(env, "PGOPT_CC=%s", r->o->clang);
+	return env;
+}
+
+/* `pgbuild ARGS` for the step id of the current stage, in its environment. */
 static int run_pgbuild(struct pipeline *p, int id, struct strvec *args, int show_stderr)
 {
 	struct orun *r = p->ctx;
 	struct strvec a = STRVEC_INIT, env = STRVEC_INIT;
 	int rc;
 
-	if (!OPTIMIZE_IS_CLANG(r->cur))
-		return stage_run_pgbuild(p, id, args, show_stderr);
 	strvec_push(&a, pgbuild_self());
 	strvec_pushv(&a, (const char *const *)args->v);
-	strvec_pushf(&env, "PGOPT_CC=%s", r->o->clang);
-	rc = stage_run_command(p, id, &a, NULL, &env, show_stderr);
+	rc = stage_run_command(p, id, &a, NULL, stage_env(r, &env), show_stderr);
 	strvec_clear(&a);
 	strvec_clear(&env);
 	return rc;
@@ -237,25 +246,28 @@ static int st_bolt(struct pipeline *p, int id)
 static int st_verify(struct pipeline *p, int id)
 {
 	struct orun *r = p->ctx;
-	struct strvec a = STRVEC_INIT;
-	int rc;
-	strvec_pushl(&a, "verify", "--install", r->s[r->cur].prefix, NULL);
-	rc = run_pgbuild(p, id, &a, 0);
-	strvec_clear(&a);
+	struct verify_opts vo = { .prefix = r->s[r->cur].prefix, .top = 10 };
+	struct strvec env = STRVEC_INIT;
+	int rc = stage_run_verify(p, id, &vo, stage_env(r, &env));
+	strvec_clear(&env);
 	return rc;
 }
 
 static int st_regress(struct pipeline *p, int id)
 {
 	struct orun *r = p->ctx;
-	struct strvec a = STRVEC_INIT;
+	struct regress_opts ro;
+	struct strvec env = STRVEC_INIT;
 	char *json = xasprintf("%s/gates/%s-regress.json", r->workdir, optimize_stage_names[r->cur]);
 	int rc;
-	strvec_pushl(&a, "regress", "--builddir", r->s[r->cur].builddir, "--json", json, NULL);
+
+	regress_opts_init(&ro);
+	ro.builddir = r->s[r->cur].builddir;
+	ro.json = json;
 	if (r->o->jobs)
-		strvec_pushf(&a, "--jobs=%d", r->o->jobs);
-	rc = run_pgbuild(p, id, &a, 0);
-	strvec_clear(&a);
+		ro.jobs = r->o->jobs;
+	rc = stage_run_regress(p, id, &ro, stage_env(r, &env));
+	strvec_clear(&env);
 	free(json);
 	return rc;
 }

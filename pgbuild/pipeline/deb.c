@@ -13,7 +13,9 @@
 
 #include "pgbuild/gate/verdict.h"
 #include "pgbuild/build/buildlog.h"
+#include "pgbuild/build/regress.h"
 #include "pgbuild/build/source.h"
+#include "pgbuild/cli/cli.h"
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/pipeline/deb.h"
@@ -409,16 +411,22 @@ static int st_compare(struct pipeline *p, int id)
 static int st_regress(struct pipeline *p, int id)
 {
 	struct deb *d = p->ctx;
-	struct strvec a = STRVEC_INIT;
+	struct regress_opts ro;
+	struct strvec settings = STRVEC_INIT;
 	char *json = xasprintf("%s/regress.json", d->workdir);
 	int rc;
-	strvec_pushl(&a, "regress", "--builddir", d->builddir, "--install", d->server, "--json",
-		     json, NULL);
+
+	regress_opts_init(&ro);
+	ro.builddir = d->builddir;
+	ro.prefix = d->server;
+	ro.json = json;
 	/* every query JIT-compiled: a JIT provider that cannot load fails */
 	for (int i = 0; debcheck_jit[i]; i++)
-		strvec_pushl(&a, "--set", debcheck_jit[i], NULL);
-	rc = stage_run_pgbuild(p, id, &a, 0);
-	strvec_clear(&a);
+		if (cli_parse_setting("--set", debcheck_jit[i], &settings) < 0)
+			BUG("debcheck_jit: %s", debcheck_jit[i]);
+	ro.settings = &settings;
+	rc = stage_run_regress(p, id, &ro, NULL);
+	strvec_clear(&settings);
 	free(json);
 	return rc;
 }

@@ -38,6 +38,8 @@
 #include "pgbuild/gate/verdict.h"
 #include "pgbuild/build/build.h"
 #include "pgbuild/build/buildlog.h"
+#include "pgbuild/build/regress.h"
+#include "pgbuild/build/verify.h"
 #include "pgbuild/cli/cli.h"
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/metric/metric.h"
@@ -183,23 +185,20 @@ static int st_candidate(struct pipeline *p, int id)
 static int st_verify(struct pipeline *p, int id)
 {
 	struct run *r = p->ctx;
-	struct strvec a = STRVEC_INIT;
-	int rc;
-	strvec_pushl(&a, "verify", "--install", r->cand_prefix, "--policy", r->policy_abs, NULL);
-	rc = stage_run_pgbuild(p, id, &a, 0);
-	strvec_clear(&a);
-	return rc;
+	struct verify_opts vo = { .prefix = r->cand_prefix, .policy = r->policy_abs, .top = 10 };
+	return stage_run_verify(p, id, &vo, NULL);
 }
 
 static int st_regress(struct pipeline *p, int id)
 {
 	struct run *r = p->ctx;
-	struct strvec a = STRVEC_INIT;
+	struct regress_opts ro;
 	char *json = xasprintf("%s/regress.json", r->workdir);
 	int rc;
-	strvec_pushl(&a, "regress", "--builddir", r->cand_builddir, "--json", json, NULL);
-	rc = stage_run_pgbuild(p, id, &a, 0);
-	strvec_clear(&a);
+	regress_opts_init(&ro);
+	ro.builddir = r->cand_builddir;
+	ro.json = json;
+	rc = stage_run_regress(p, id, &ro, NULL);
 	free(json);
 	return rc;
 }
@@ -234,7 +233,7 @@ static int floor_noise(void *data)
 
 static int st_floor(struct pipeline *p, int id)
 {
-	return stage_run_fn(p, id, "pgbuild noise", floor_noise, p->ctx, 1) == 0
+	return stage_run_fn(p, id, "pgbuild noise", floor_noise, p->ctx, NULL, 1) == 0
 		? 0 : PGBUILD_EXIT_ERROR;
 }
 

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pgbuild/build/regress.h"
+#include "pgbuild/build/verify.h"
 #include "pgbuild/cli/cli.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/stage/stage.h"
@@ -180,14 +182,38 @@ int stage_run_command(struct pipeline *p, int id, const struct strvec *args, con
 }
 
 int stage_run_fn(struct pipeline *p, int id, const char *name, int (*fn)(void *), void *data,
-		 int show_stderr)
+		 const struct strvec *env, int show_stderr)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
 
 	strvec_push(&cp.args, name);
+	if (env)
+		strvec_pushv(&cp.env, (const char *const *)env->v);
 	cp.fn = fn;
 	cp.fn_data = data;
 	return run_logged(p, id, &cp, show_stderr);
+}
+
+static int verify_fn(void *o)
+{
+	return verify_run(o);
+}
+
+static int regress_fn(void *o)
+{
+	return regress_run(o);
+}
+
+int stage_run_verify(struct pipeline *p, int id, const struct verify_opts *o,
+		     const struct strvec *env)
+{
+	return stage_run_fn(p, id, "pgbuild verify", verify_fn, (void *)o, env, 0);
+}
+
+int stage_run_regress(struct pipeline *p, int id, const struct regress_opts *o,
+		      const struct strvec *env)
+{
+	return stage_run_fn(p, id, "pgbuild regress", regress_fn, (void *)o, env, 0);
 }
 
 void stage_build_argv(struct strvec *args, const struct build_step *b)

@@ -92,9 +92,19 @@ int stage_run_pgbuild(struct pipeline *p, int id, struct strvec *args, int show_
 int stage_run_command(struct pipeline *p, int id, const struct strvec *args, const char *dir,
 		      const struct strvec *env, int show_stderr);
 /* The same for an engine called as a library: fn(data) in a process of
- * its own (name: what messages call it), its exit code fn's return. */
+ * its own (name: what messages call it; env as above), its exit code fn's
+ * return. */
 int stage_run_fn(struct pipeline *p, int id, const char *name, int (*fn)(void *), void *data,
-		 int show_stderr);
+		 const struct strvec *env, int show_stderr);
+/* The engines a pipeline's stages call that way: verify's and the
+ * regression suite's (their options as their commands take them; the
+ * checks of the command line are the caller's). */
+struct verify_opts;
+struct regress_opts;
+int stage_run_verify(struct pipeline *p, int id, const struct verify_opts *o,
+		     const struct strvec *env);
+int stage_run_regress(struct pipeline *p, int id, const struct regress_opts *o,
+		      const struct strvec *env);
 
 /* A `pgbuild build` step of a pipeline (run, pgo, sensitivity, tune). */
 struct build_step {

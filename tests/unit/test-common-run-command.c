@@ -1,7 +1,7 @@
 /*
  * test-common-run-command.c - child processes
  * (wrapper/common/run-command.c): running and capturing them, the signals
- * relayed to a child, and a child that gets only the environment it is
+ * relayed to a child, a child that is a function of ours, and a child that gets only the environment it is
  * given (env_clear) and only descriptors 0-2 (close_fds).
  */
 #include <setjmp.h>
@@ -56,6 +56,50 @@ static void test_run_command(void **state)
 	cp.dir = "/";
 	assert_int_equal(capture_command(&cp, &out, 0), 0);
 	assert_string_equal(out.buf, "v a l\n/\n");
+	child_process_clear(&cp);
+	strbuf_release(&out);
+}
+
+/* A child that is a function of ours (cp.fn): its output where out says,
+ * its environment and directory as an exec's, its exit code its return
+ * value; a buffered line reaches the pipe (flushed before _exit), and the
+ * parent is not held until it ends (start_command returns at once). */
+static int child_fn(void *data)
+{
+	char cwd[64];
+	printf("%s %s %s\n", (const char *)data, getenv("PGOPT_T"),
+	       getcwd(cwd, sizeof(cwd)) ? cwd : "?");
+	return 5;
+}
+
+static int sleeping_fn(void *data)
+{
+	(void)data;
+	pause();
+	return 0;
+}
+
+static void test_fn_child(void **state)
+{
+	struct child_process cp;
+	struct strbuf out = STRBUF_INIT;
+	(void)state;
+	child_process_init(&cp);
+	strvec_push(&cp.args, "child_fn");
+	strvec_push(&cp.env, "PGOPT_T=v");
+	cp.dir = "/";
+	cp.fn = child_fn;
+	cp.fn_data = "called";
+	assert_int_equal(capture_command(&cp, &out, 0), 5);
+	assert_string_equal(out.buf, "called v /\n");
+	child_process_clear(&cp);
+
+	child_process_init(&cp);
+	strvec_push(&cp.args, "sleeping_fn");
+	cp.fn = sleeping_fn;
+	assert_int_equal(start_command(&cp), 0);
+	assert_int_equal(kill(cp.pid, SIGTERM), 0);
+	assert_int_equal(finish_command(&cp), 128 + SIGTERM);
 	child_process_clear(&cp);
 	strbuf_release(&out);
 }
@@ -169,6 +213,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_command),
+		cmocka_unit_test(test_fn_child),
 		cmocka_unit_test(test_signal_relay),
 		cmocka_unit_test(test_env_clear),
 		cmocka_unit_test(test_close_fds),
