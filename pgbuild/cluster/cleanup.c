@@ -31,7 +31,7 @@ volatile sig_atomic_t cluster_interrupted;
 
 struct cluster_slot cluster_slots[CLUSTER_MAX];
 volatile pid_t cluster_helper_pid;
-static int handlers_installed;
+static int handlers_installed, atexit_registered;
 
 /* SIGPIPE too: `pgbuild bench -P 1 | head -1` must not leave a server behind */
 static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
@@ -176,18 +176,31 @@ void cluster_on_interrupt(cluster_interrupt_fn fn)
 	interrupt_hook = fn;
 }
 
+void cluster_forget_inherited(void)
+{
+	for (int i = 0; i < CLUSTER_MAX; i++)
+		cluster_slots[i].used = 0;
+	cluster_helper_pid = 0;
+	interrupt_hook = NULL;
+	cluster_interrupted = 0;
+	handlers_installed = 0;  /* the atexit handler stays: it cleans our slots */
+}
+
 void cluster_install_handlers(void)
 {
 	struct sigaction sa;
 	if (handlers_installed)
 		return;
-	handlers_installed = 1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = cleanup_handler;
 	sigfillset(&sa.sa_mask);        /* no nested cleanup */
 	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(*cleanup_signals); i++)
 		sigaction(cleanup_signals[i], &sa, NULL);
-	atexit(cleanup_atexit);
+	handlers_installed = 1;
+	if (!atexit_registered) {
+		atexit_registered = 1;
+		atexit(cleanup_atexit);
+	}
 }
 
 /* ---------------- the registry ---------------- */

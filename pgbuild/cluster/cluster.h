@@ -217,6 +217,12 @@ void cluster_install_handlers(void);
 typedef void (*cluster_interrupt_fn)(int sig, const char *what);
 void cluster_on_interrupt(cluster_interrupt_fn fn);
 
+/* In a forked child that runs an engine of ours (run-command's fn): the
+ * clusters, handlers and interrupt hook it inherited are its parent's, and
+ * its exit or a signal must not stop or remove them: forgotten here (never
+ * cleaned), so the child's own clusters get handlers of their own. */
+void cluster_forget_inherited(void);
+
 /* The last error message this module printed (without the prefix); "" if
  * none.  For callers that record why they failed (bench's --json). */
 const char *cluster_last_error(void);
