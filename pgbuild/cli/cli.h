@@ -47,8 +47,7 @@
  *   -h, --help           the command's help on stdout, exit 0
  *   --gate EXPR          thresholds, comma-separated and repeatable
  *   --metric LIST        what a gate measures: tps, instructions, cycles,
- *                        comma-separated and repeatable; "both" is
- *                        tps,instructions
+ *                        comma-separated and repeatable
  *   --weaken LIST        the hardening classes the policy may weaken
  *                        (vocab.h: pie, relro, ...), comma-separated and
  *                        repeatable: PGOPT_WEAKEN of every build the
@@ -507,9 +506,9 @@ int cli_parse_budget(const char *arg, double *out);   /* --budget TIME */
 /*
  * --metric LIST: the names of metric/metrics.c's table (tps: wall-clock
  * runs, throughput, latency, server CPU per transaction; instructions;
- * cycles), comma-separated, repeatable (the bits are or-ed into *mask),
- * "both" = tps,instructions.  An unknown item is named with the nearest
- * word.  cli_metrics_mask is the same without messages (0, or -1 on a bad
+ * cycles), comma-separated, repeatable (the bits are or-ed into *mask).
+ * An unknown item is named with the nearest word; "both", the word for
+ * tps,instructions until 2026-12-07, is refused with that spelling.  cli_metrics_mask is the same without messages (0, or -1 on a bad
  * item); cli_metrics_text the canonical list of mask in table order
  * ("tps,cycles"; static buffer).
  */

@@ -287,7 +287,10 @@ int cli_parse_metrics(const char *arg, unsigned *mask)
 
 	if (metrics_scan(arg, mask, &bad) == 0)
 		return 0;
-	if (!strcmp(bad, arg)) {
+	if (!strcmp(bad, "both")) {
+		rc = error("invalid value \"%s\" for --metric: \"both\" is spelled "
+			   "tps,instructions", arg);
+	} else if (!strcmp(bad, arg)) {
 		/* one word: the one message of a bad choice, did-you-mean included */
 		rc = cli_parse_choice("--metric", arg, metric_words, &k);
 	} else {

@@ -71,7 +71,7 @@ static void gate_usage(FILE *fp)
 "                            'select-only>=1.05,tpcb>=1.00,p99<=+10%%' (a value of\n"
 "                            100%% or more needs its sign: +5%% or 1.05, not 105%%)\n"
 "  --metric LIST             what to measure, comma-separated and repeatable\n"
-"                            (default tps; both = tps,instructions):\n"
+"                            (default tps):\n"
 "                            tps: the interleaved wall-clock runs (throughput,\n"
 "                            latency, server CPU per transaction);\n"
 "                            instructions: per transaction of the server in\n"

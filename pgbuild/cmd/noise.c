@@ -97,15 +97,13 @@ static int parse_value(struct noise_opts *o, int c, const char *arg)
 		o->statements = n;
 		return 1;
 	case OPT_METRIC: {
-		/* the deterministic metrics only: gate's "both" is tps,instructions */
+		/* the deterministic metrics only */
 		unsigned m = 0;
 		if (cli_parse_metrics(arg, &m) < 0)
 			return -1;
 		if (m & ~metrics_deterministic())
 			return error("--metric %s: the noise floor is of the deterministic metrics "
-				     "(expected instructions, cycles or instructions,cycles)%s", arg,
-				     strstr(arg, METRICS_BOTH) ? "; " METRICS_BOTH " is gate's "
-				     "tps,instructions" : "");
+				     "(expected instructions, cycles or instructions,cycles)", arg);
 		o->metrics |= m;
 		return 1;
 	}

@@ -30,7 +30,7 @@ static void sens_usage(FILE *fp)
 	      "                         and share/) instead of building\n"
 	      "  --baseline PREFIX      also place this (stock) build between them\n"
 	      "  --metric LIST          what pgbuild gate measures: tps, instructions,\n"
-	      "                         cycles (a list; both = tps,instructions; default tps)\n"
+	      "                         cycles (a list; default tps)\n"
 	      "  --pairs N -T, --duration S -c, --clients N   passed to pgbuild gate\n"
 	      "  --json FILE|-          the watermarks as JSON\n"
 	      "  -j, --jobs N           make jobs for the builds\n"

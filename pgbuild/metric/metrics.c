@@ -58,7 +58,7 @@ const struct metric_desc metrics[] = {
 		.dir = METRIC_HIGHER_IS_BETTER, .ratio = "B/A",
 		.run = METRIC_RUN_BENCH,
 		.method = "interleaved A/B pairs of wall-clock bench runs",
-		.needs = "tps or both",
+		.needs = "tps (alone or in a list: --metric tps,instructions)",
 		.rows = tps_rows, .nrows = NROWS(tps_rows), .decides = 0,
 		.figures = tps_figures,
 	},
@@ -71,7 +71,8 @@ const struct metric_desc metrics[] = {
 		.run = METRIC_RUN_COUNT,
 		.method = "instructions per transaction of the server (user space); "
 			  "a proxy that does not see cache or memory effects",
-		.needs = "instructions or both", .default_unless = METRIC_TPS,
+		.needs = "instructions (alone or in a list: --metric tps,instructions)",
+		.default_unless = METRIC_TPS,
 		.rows = instr_rows, .nrows = NROWS(instr_rows), .decides = 0,
 		.figures = no_figures,
 	},
@@ -189,7 +190,7 @@ const char *const *metrics_words(void)
 		return words;
 	for (const struct metric_desc *m = metrics; m->name && n < METRICS_MAX; m++)
 		words[n++] = m->name;
-	words[n] = METRICS_BOTH;
+	words[n] = NULL;
 	return words;
 }
 
@@ -199,7 +200,7 @@ unsigned metrics_word_bits(size_t i)
 	for (size_t k = 0; k < i; k++)
 		if (!w[k])
 			return 0;
-	return !w[i] ? 0 : !strcmp(w[i], METRICS_BOTH) ? METRICS_BOTH_BITS : metrics[i].bit;
+	return !w[i] ? 0 : metrics[i].bit;
 }
 
 /* The i-th column's metric and row, or -1 past the last. */

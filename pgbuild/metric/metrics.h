@@ -97,7 +97,7 @@ struct metric_desc {
 	const char *resolution_text; /* "repeat 0.01%", NULL with resolution 0 */
 	enum metric_run run;
 	const char *method;         /* how it is measured, one sentence */
-	const char *needs;          /* the --metric it takes: "tps or both" */
+	const char *needs;          /* the --metric it takes */
 	unsigned default_unless;    /* with no --gate, NAME>=1 bounds it unless one
 				       of these bits is measured too (which then
 				       decides: instructions next to tps are shown) */
@@ -131,12 +131,10 @@ unsigned metrics_deterministic(void);
 const char *metrics_list(unsigned bits);
 
 /*
- * The --metric words: every name in table order, then "both" (which is
- * tps,instructions), NULL-terminated; metrics_word_bits(i) the bits of
- * the i-th.
+ * The --metric words: every name in table order, NULL-terminated;
+ * metrics_word_bits(i) the bits of the i-th.  ("both", the old word for
+ * tps,instructions, is no longer one: cli_parse_metrics says so.)
  */
-#define METRICS_BOTH "both"
-#define METRICS_BOTH_BITS (METRIC_TPS | METRIC_INSTR)
 const char *const *metrics_words(void);
 unsigned metrics_word_bits(size_t i);
 

@@ -116,8 +116,8 @@ bench --install $PG --threads 0|2|invalid value "0" for --threads
 bench --install $PG -c 0|2|invalid value "0" for --clients: expected an integer from 1 to 10000
 $GATE -W select-onyl|2|unknown workload "select-onyl" \(did you mean "select-only"\?\)
 $GATE -W select-only -W ,|2|invalid value "," for --workload
-$GATE --metric instruction|2|invalid value "instruction" for --metric: expected tps, instructions, cycles or both \(did you mean "instructions"\?\)
-$GATE --metric tps,cycels|2|invalid value "tps,cycels" for --metric: item "cycels" is not tps, instructions, cycles or both \(did you mean "cycles"\?\)
+$GATE --metric instruction|2|invalid value "instruction" for --metric: expected tps, instructions or cycles \(did you mean "instructions"\?\)
+$GATE --metric tps,cycels|2|invalid value "tps,cycels" for --metric: item "cycels" is not tps, instructions or cycles \(did you mean "cycles"\?\)
 $GATE --metric ''|2|invalid value "" for --metric
 $GATE --gate 'select-only.cycles>=1.05'|2|threshold "select-only.cycles>=1.05" needs --metric cycles \(alone or in a list: --metric tps,cycles\)
 $GATE --metric tps,instructions --gate 'cycles>=1.05'|2|threshold "cycles>=1.05" needs --metric cycles
@@ -127,8 +127,8 @@ $GATE --metric cycles -W tpcc-lite|2|threshold "cycles>=1" applies to workload "
 $GATE --metric cycles --gate 'select-only.cycles<=1.05'|2|cycles is a speed ratio, bound it from below with >=
 $GATE --metric cycles --gate 'select-only.cycle>=1.05'|2|unknown metric "cycle" \(tps, instructions, cycles, cpu,
 $GATE --metric cycles --gate 'select-only.cycles>=105%'|2|105% is ambiguous
-$GATE --metric cycles --gate 'tpcb>=1'|2|threshold "tpcb>=1" needs --metric tps or both
-$GATE --metric instructions --gate 'cpu>=1.02'|2|threshold "cpu>=1.02" needs --metric tps or both
+$GATE --metric cycles --gate 'tpcb>=1'|2|threshold "tpcb>=1" needs --metric tps \(alone or in a list: --metric tps,instructions\)
+$GATE --metric instructions --gate 'cpu>=1.02'|2|threshold "cpu>=1.02" needs --metric tps \(alone or in a list: --metric tps,instructions\)
 $GATE --gate 'select-only.server-cpu<=1.02'|2|server CPU is a speed ratio, bound it from below with >=
 $GATE --cpus 0-x|2|invalid value "0-x" for --cpus: expected a list like 0-1,3
 bench --install $PG --cpus 2-1|2|invalid value "2-1" for --cpus: expected a list like 0-1,3
@@ -157,12 +157,12 @@ $GATE --gate 'selectonly>=1.05'|2|threshold "selectonly>=1.05": unknown workload
 $GATE --gate 'tpcb>=1' --gate 'p99<=110%'|2|110% is ambiguous
 run --policy empty.policy --workdir w --gate 'selectonly>=1.05'|2|unknown workload "selectonly" \(did you mean "select-only"\?\)
 run --policy empty.policy --workdir w --gate 'select-only>=105%'|2|105% is ambiguous
-run --policy empty.policy --workdir w --gate 'tpcb>=1' --gate 'p99<=+10%' --gate 'instructions>=1.01'|2|threshold "instructions>=1.01" needs --metric instructions or both
+run --policy empty.policy --workdir w --gate 'tpcb>=1' --gate 'p99<=+10%' --gate 'instructions>=1.01'|2|threshold "instructions>=1.01" needs --metric instructions \(alone or in a list: --metric tps,instructions\)
 run --policy empty.policy --workdir w --metric instruction|2|did you mean "instructions"
 run --policy empty.policy --workdir w --gate 'select-only.cycles>=1.05'|2|threshold "select-only.cycles>=1.05" needs --metric cycles
 run --policy empty.policy --workdir w --metric tps,cycles --gate 'point-select.cycles>=1.05'|2|workload "point-select" has no single-user script
 run --policy empty.policy --workdir w --metric cycles,tps --gate 'tpcb.cycles>=1' --pairs 3|2|--pairs 3: a 95% interval needs at least 6 pairs
-run --policy empty.policy --workdir w --metric cycles --pairs 3 --gate 'cycles>=2,instructions>=1'|2|threshold "instructions>=1" needs --metric instructions or both
+run --policy empty.policy --workdir w --metric cycles --pairs 3 --gate 'cycles>=2,instructions>=1'|2|threshold "instructions>=1" needs --metric instructions \(alone or in a list: --metric tps,instructions\)
 run --policy empty.policy --workdir w --pairs 3|2|--pairs 3: a 95% interval needs at least 6 pairs
 run --policy empty.policy --workdir w --budget 10m|2|--budget needs --pairs auto
 run --policy empty.policy --workdir w --pairs auto --budget 0.5s|2|invalid value "0.5s" for --budget: at least 1 second, e.g. 90s, 10m or 1h
@@ -355,7 +355,7 @@ noise --install $PG --variants 4|2|invalid value "4" for --variants: expected an
 noise --install $PG --seed -1|2|invalid value "-1" for --seed
 noise --install $PG -W tpcc-lite|2|-W tpcc-lite: no single-user script \(expected select-only, tpcb, select1, mixed, agg-join, bulk-index, json-text, plpgsql, select-only-s10, tpcb-s10\)
 noise --install $PG --metric tps|2|--metric tps: the noise floor is of the deterministic metrics \(expected instructions, cycles or instructions,cycles\)$
-noise --install $PG --metric both|2|^pgbuild: error: --metric both: the noise floor is of the deterministic metrics \(expected instructions, cycles or instructions,cycles\); both is gate's tps,instructions$
+noise --install $PG --metric both|2|^pgbuild: error: invalid value "both" for --metric: "both" is spelled tps,instructions$
 noise --install $PG --json $TMP/nodir/n.json|2|--json "$TMP/nodir/n.json": directory $TMP/nodir does not exist
 noise --install $PG|2|records no builddir: give --builddir DIR
 $GATE --json $TMP/nodir/g.json|2|^pgbuild: error: --json "$TMP/nodir/g.json": directory $TMP/nodir does not exist$

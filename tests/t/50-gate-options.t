@@ -54,9 +54,9 @@ check_err "gate --gate latency direction" 'item 2 "p99>=\+10%": p99 is a latency
 	gate --baseline $PG --candidate $PG --gate 'tpcb>=1,p99>=+10%'
 check_err "gate --gate empty item" 'item 2 is empty' gate --baseline $PG --candidate $PG --gate 'tpcb>=1,'
 check_err "gate --gate value" 'value "\+1.05": a signed value needs %' gate --baseline $PG --candidate $PG --gate 'tpcb>=+1.05'
-check_err "gate instructions need the metric" 'threshold "instructions>=1.01" needs --metric instructions or both' \
+check_err "gate instructions need the metric" 'threshold "instructions>=1.01" needs --metric instructions \(alone or in a list: --metric tps,instructions\)' \
 	gate --baseline $PG --candidate $PG --gate 'instructions>=1.01'
-check_err "gate tps needs the metric" 'threshold "tpcb>=1" needs --metric tps or both' \
+check_err "gate tps needs the metric" 'threshold "tpcb>=1" needs --metric tps \(alone or in a list: --metric tps,instructions\)' \
 	gate --baseline $PG --candidate $PG --gate 'tpcb>=1' --metric instructions
 check_err "gate not an install" "$TMP: no bin/postgres" gate --baseline $PG --candidate "$TMP"
 check_err "gate regress options exclude each other" "exclude each other" \

@@ -52,7 +52,7 @@ err_is "pgo with a misspelt workload, before any build" 'unknown workload "selec
 ok "... and nothing was created" test ! -e "$TMP/w"
 err_is "profile --workload sql:FILE of a missing file" 'cannot read script "nofile.sql"' \
 	"$P" profile --install x -W sql:nofile.sql
-err_is "sensitivity --metric bogus" '--metric: expected tps, instructions, cycles or both' \
+err_is "sensitivity --metric bogus" '--metric: expected tps, instructions or cycles' \
 	"$P" sensitivity --metric bogus
 err_is "sensitivity --pairs x" 'invalid value "x" for --pairs: expected an integer from 6 to 1000' \
 	"$P" sensitivity --pairs x
