@@ -116,7 +116,7 @@ static void gate_usage(FILE *fp)
 "                            a CPU this machine does not give is refused\n"
 "  --json FILE|-             every run's numbers, the analysis and the verdict\n"
 "                            (\"verdict\": pass/fail...; \"verdict_word\": the words\n"
-"                            printed, lower case)\n"
+"                            printed, lower case; COULD NOT MEASURE is error)\n"
 "  --junit FILE              JUnit XML, one testcase per threshold\n"
 "  --workdir DIR             keep bench outputs here (default: a temporary\n"
 "                            directory, removed at the end)\n"

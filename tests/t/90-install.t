@@ -6,7 +6,7 @@
 # link (make -n) and the binaries (BIND_NOW, RELRO, fortified and
 # stack-protected calls), with warnings still errors and none printed; that
 # the installed pgoptcc loads its plugin from LIBDIR (directly and through
-# the masquerade links), pgbuild finds pgoptcc and tune's default candidate
+# the masquerade links; wrapper/README.md's table names each), pgbuild finds pgoptcc and tune's default candidate
 # list in DATADIR, the man pages are in MANDIR and render without warnings,
 # and that all of it still works after the staged tree is moved.
 . "$(dirname "$0")/../lib/tap.sh"
@@ -31,6 +31,20 @@ is "make install DESTDIR PREFIX=/usr LIBDIR=$LIB with the flags from the environ
 is "no compiler warning (warnings are errors, and none printed)" \
 	"$(grep -c 'warning:' make.out)" 0
 like "warnings stay errors by default (WERROR)" "$(grep -m1 ' -c -o ' make.out)" ' -Werror '
+
+# wrapper/README.md's table of installed files names every file in
+# LIBDIR/pgoptcc (the masquerade links by their names) and every section
+table=$(sed -n '/^| file | installed as |/,/^$/p' "$TOP/wrapper/README.md")
+(cd "$ROOT$LIB/pgoptcc" && find . -mindepth 1 ! -type d | sed 's|^\./||') | while read -r f; do
+	case "$f" in
+	masq/*) n=${f#masq/}; case "$table" in *"masq/{"*"$n"[,}]*) ;; *) echo "$f" ;; esac ;;
+	*) case "$table" in *"LIBDIR/pgoptcc/$f"*) ;; *) echo "$f" ;; esac ;;
+	esac
+done >unlisted
+ls "$ROOT/usr/share/man" | sed 's|^|MANDIR/|' | while read -r m; do
+	case "$table" in *"$m/"*) ;; *) echo "$m" ;; esac
+done >>unlisted
+is "wrapper/README.md's table lists every installed library file and man section" "$(cat unlisted)" ""
 
 # every compile and link of the install targets gets the user's flags
 mk -n -B install DESTDIR="$ROOT" >trace.out 2>&1

@@ -11,8 +11,8 @@
 # numeric ranges ("5 to 99") of a command's --help and of its page when
 # they differ.  One list of exit
 # codes, exitcodes.h's PGBUILD_EXIT_TABLE: pgbuild --help's, word for word
-# in each command's --help that speaks of them and in every page's EXIT
-# STATUS; and one of pgoptcc's, PGOPT_EXIT_TABLE: pgoptcc --help's, the
+# in each command's --help that speaks of them, in every page's EXIT
+# STATUS and in README.md's list; and one of pgoptcc's, PGOPT_EXIT_TABLE: pgoptcc --help's, the
 # first line of each code in pgoptcc(1)'s EXIT STATUS and of its row in
 # wrapper/README.md.  Every line of every --help (pgoptcc's, pgbuild's,
 # each command's, each bundle verb's) fits 80 columns.  Every page renders
@@ -150,6 +150,14 @@ for f in "$MAN_PGBUILD" "$TOP"/pgbuild/man/pgbuild-*.1; do
 	done <exit.items
 	tap_result 0 "${f##*/}: EXIT STATUS is exitcodes.h's table"
 done
+# ... and README.md's list quotes each row as `N` meaning
+readme=$(tr -s ' \n' '  ' <"$TOP/README.md")
+while read -r n item; do
+	case "$readme" in
+	*"\`$n\` $item"*) tap_result 0 "README.md's exit codes have \`$n\` $item (exitcodes.h)" ;;
+	*) tap_result 1 "README.md's exit codes have \`$n\` $item (exitcodes.h)" ;;
+	esac
+done <exit.items
 
 # ... and pgoptcc's own: the rows of exitcodes.h's PGOPT_EXIT_TABLE are
 # the lines pgoptcc --help prints after "Exit codes", each the start of its
