@@ -96,6 +96,19 @@ static const struct {
 	  "workloads are what it trains or searches on: --train LIST" },
 	{ "time-budget", "max-time", NULL,
 	  "--time-budget H is now --max-time TIME (90s, 10m, 2h)" },
+	/* pgbench's connection options, in bench (which has --connect) */
+	{ "h", "connect", NULL,
+	  "-h HOST is pgbench's host: bench starts a server of its own (--install DIR), or "
+	  "runs against yours with --connect 'host=HOST port=PORT user=USER dbname=DB' "
+	  "(help: --help)" },
+	{ "p", "connect", NULL,
+	  "-p PORT is pgbench's port: give it in --connect 'host=HOST port=PORT ...', or let "
+	  "bench start a server of its own (--install DIR)" },
+	{ "U", "connect", NULL,
+	  "-U USER is pgbench's user: give it in --connect 'host=HOST user=USER ...', or let "
+	  "bench start a server of its own (--install DIR)" },
+	{ "random-seed", "seed", NULL,
+	  "--random-seed is --seed N here (the random functions' seed)" },
 };
 
 /* The error of a moved spelling name (without "--") in this table, else NULL. */

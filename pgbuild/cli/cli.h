@@ -90,6 +90,7 @@ enum cli_opt {
 	OPT_BOLT_INSTALL,
 	OPT_BOLT_PROFILE,
 	OPT_BUDGET,
+	OPT_HELP_LONG,          /* --help alone (bench: pgbench's -h is the host) */
 	OPT_BUILDDIR,
 	OPT_BUNDLE,
 	OPT_CANDIDATE,

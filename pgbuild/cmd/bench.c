@@ -151,7 +151,9 @@ static const struct option bench_options[] = {
 	{ "statement-timeout", required_argument, NULL, OPT_STATEMENT_TIMEOUT },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	CLI_OPT_QUIET,
-	CLI_OPT_HELP,
+	/* --help alone: -h, -p and -U are pgbench's host, port and user, which
+	 * cli.c's moved table answers with --connect */
+	{ "help", no_argument, NULL, OPT_HELP_LONG },
 	CLI_OPT_END
 };
 
@@ -249,7 +251,7 @@ static int parse_options(struct bench_cli *b, int argc, char **argv)
 		case OPT_JSON: o->json = optarg; break;
 		case OPT_DATADIR_TEMPLATE: o->template_dir = optarg; break;
 		case 'q': o->quiet = 1; break;
-		case 'h':
+		case OPT_HELP_LONG:
 			bench_usage(stdout);
 			return 0;
 		case '?':

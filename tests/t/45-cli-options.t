@@ -60,6 +60,10 @@ optimize --worklaod select-only|2|^pgbuild: error: unknown option "--worklaod" f
 tune --candidtes cands|2|^pgbuild: error: unknown option "--candidtes" for pgbuild tune \(did you mean "--candidates"\?\)
 bench --install $PG --clinets 2|2|^pgbuild: error: unknown option "--clinets" for pgbuild bench \(did you mean "--clients"\?\)
 regress --zzzz|2|^pgbuild: error: unknown option "--zzzz" for pgbuild regress$
+bench -h localhost -S|2|^pgbuild: error: -h HOST is pgbench's host: bench starts a server of its own \(--install DIR\), or runs against yours with --connect 'host=HOST port=PORT user=USER dbname=DB' \(help: --help\)$
+bench --install $PG -p 5432|2|^pgbuild: error: -p PORT is pgbench's port: give it in --connect
+bench --install $PG -U me|2|^pgbuild: error: -U USER is pgbench's user: give it in --connect
+bench --install $PG --random-seed 3|2|^pgbuild: error: --random-seed is --seed N here
 bench --prefix $PG|2|^pgbuild: error: --prefix names where a command installs; the installed PostgreSQL to use is --install DIR$
 bench --prefix=$PG -t 1|2|^pgbuild: error: --prefix names where a command installs; the installed PostgreSQL to use is --install DIR$
 verify --prefix $PG|2|^pgbuild: error: --prefix names where a command installs; the installed PostgreSQL to use is --install DIR$
