@@ -16,6 +16,7 @@
 #include "pgbuild/bench/servercpu.h"
 #include "pgbuild/cluster/workdir.h"
 #include "pgbuild/metric/workloads.h"
+#include "pgbuild/pipeline/preflight.h"
 #include "pgbuild/cmd/cmd.h"
 
 static void bench_usage(FILE *fp)
@@ -279,8 +280,10 @@ static int check_host(const struct bench_opts *o)
 		CLI_OUT_DIR("--datadir-template", o->template_dir),
 		CLI_OUT_END
 	};
-	/* --connect: the server and its PGOPTIONS are the user's */
+	/* --connect: the server and its PGOPTIONS are the user's; --install
+	 * checked as every command checks an install (preflight.h) */
 	return cli_check_outputs(outs) < 0 || (o->prefix && cli_guc_check_env() < 0) ||
+	       (o->prefix && preflight_install("--install", o->prefix) < 0) ||
 	       (o->prefix && o->template_dir &&
 		workdir_trusted("--datadir-template", o->template_dir) < 0) ?
 	       PGBUILD_EXIT_ERROR : 0;

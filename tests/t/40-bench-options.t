@@ -60,7 +60,7 @@ $PX -f $TMP/undef.sql|undef.sql:1: undefined variable "nosuch"
 $PX -f $TMP/gset.sql|gset.sql:1: \\\\gset must follow an SQL command
 $PX -f $TMP/empty.sql|empty.sql: script has no commands
 $PX -f $TMP/func.sql|func.sql:1: unknown function "frob"
---install $TMP/nowhere|"$TMP/nowhere" is not an installed PostgreSQL
+--install $TMP/nowhere|--install $TMP/nowhere: no bin/postgres: not an installed PostgreSQL
 --connect 'host=$TMP/nosock port=1 user=postgres connect_timeout=2'|cannot connect to "host=$TMP/nosock port=1 user=postgres connect_timeout=2": .*(No such file|could not connect)
 --connect 'nosuchkey=1'|cannot connect to "nosuchkey=1": .*invalid connection option
 ROWS

@@ -459,7 +459,7 @@ done <<'OPTS'
 OPTS
 PGOPTIONS='-c work_mem=4MB -Fc application_name=a\ b' "$P" bench --install "$TMP" >out 2>err
 like "PGOPTIONS with grouped switches and an escaped blank: accepted (the prefix fails next)" \
-	"$(cat err)" 'is not an installed PostgreSQL'
+	"$(cat err)" 'no bin/postgres: not an installed PostgreSQL'
 PGOPTIONS="-c session_preload_libraries=x" "$P" bench --connect "host=$TMP/nosock" -t 1 >out 2>err
 like "--connect: the server and its PGOPTIONS are the user's" "$(cat err)" 'cannot connect to "host='
 
