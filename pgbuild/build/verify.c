@@ -310,6 +310,8 @@ struct verify {
 	size_t nrefs;
 	char *drydir;                /* scratch for the replay */
 	long problems;               /* mismatches printed */
+	long unmatched;              /* policy sections that matched no unit: the
+				      * run fails, so no binary's line says OK */
 	long checked;                /* objects compared with their record */
 	long with_flags;             /* ... of which the policy gives flags */
 	long unlinked;               /* archive members the linker left out */
@@ -660,7 +662,8 @@ static void print_verdict(const struct verify *v)
 		return;
 	printf("verify: %s: %ld objects of %s checked against policy %s: %ld with "
 	       "policy flags, %ld mismatches; %zu unit records%s",
-	       v->problems ? "FAILED" : "OK", v->checked, v->name,
+	       v->problems ? "FAILED" : v->unmatched > 0 ? "flags as the policy says" : "OK",
+	       v->checked, v->name,
 	       v->src.policy ? v->src.policy : "none",
 	       v->with_flags, v->problems, v->nrefs, v->ltrans ? "" : "\n");
 	if (v->ltrans)
@@ -854,6 +857,7 @@ int verify_run(const struct verify_opts *o)
 	buildlog_objs_read(&v.compiles, v.src.logfile, NULL, NULL, 0);
 	if ((unmatched = check_unmatched(&v)) < 0 || replay_compiler(&v) < 0)
 		rc = PGBUILD_EXIT_ERROR;
+	v.unmatched = unmatched;
 	for (size_t i = 0; i < v.src.links.nr && rc != PGBUILD_EXIT_ERROR; i++) {
 		int r = verify_binary(&v, v.src.links.v[i], v.src.binaries.v[i]);
 		checked += v.checked;
@@ -865,7 +869,8 @@ int verify_run(const struct verify_opts *o)
 	}
 	if (rc != PGBUILD_EXIT_ERROR && v.src.links.nr > 1 && (problems || !o->quiet))
 		printf("verify: %s: %zu binaries of %s, %ld objects checked against policy %s: "
-		       "%ld mismatches in %ld binaries\n", problems ? "FAILED" : "OK",
+		       "%ld mismatches in %ld binaries\n",
+		       problems ? "FAILED" : unmatched > 0 ? "flags as the policy says" : "OK",
 		       v.src.links.nr, v.src.builddir, checked,
 		       v.src.policy ? v.src.policy : "none", problems, failed);
 	if (rc != PGBUILD_EXIT_ERROR && unmatched > 0) {

@@ -79,7 +79,9 @@ like "... an UNMATCHED line naming the section's line" "$(cat verify.out)" \
 	"UNMATCHED $TMP/miss.policy:3: section \[src/core/hto.c\] matched none of the 2 translation units compiled"
 like "... and the brace pattern's" "$(cat verify.out)" \
 	"UNMATCHED $TMP/miss.policy:5: section \[src/backend/\{a,bb\}.c\]: its pattern src/backend/bb.c matched none"
-like "... the objects themselves carry what the policy assigns" "$(cat verify.out)" "verify: OK: 2 objects of postgres"
+like "... the objects themselves carry what the policy assigns" "$(cat verify.out)" \
+	"verify: flags as the policy says: 2 objects of postgres"
+nok "... and no line says OK: one verdict, the last line's" grep -q "^verify: OK" verify.out
 like "... the last line says why it failed" "$(tail -n 1 verify.out)" \
 	"^verify: FAILED: 2 section globs of policy $TMP/miss.policy matched no translation unit of the build \(UNMATCHED above; --allow-unmatched if that is expected\)\$"
 "$P" verify --install "$TMP/out" --allow-unmatched > verify.out 2> verify.err; s=$?
