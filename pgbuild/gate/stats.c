@@ -219,8 +219,6 @@ int stats_hodges_lehmann(const double *d, size_t n, double conf,
 			k = t + 1;
 		}
 		free(p);
-		if (k == 0)
-			return -1;
 		*achieved = 1 - 2 * c;
 	} else {
 		double z = norm_isf(alpha / 2);
@@ -236,10 +234,12 @@ int stats_hodges_lehmann(const double *d, size_t n, double conf,
 			walsh[w++] = (d[i] + d[j]) / 2;
 	qsort(walsh, m, sizeof(*walsh), cmp_double);
 	*est = median_sorted(walsh, m);
-	*lo = walsh[k - 1];
-	*hi = walsh[m - k];
+	if (k > 0) {
+		*lo = walsh[k - 1];
+		*hi = walsh[m - k];
+	}
 	free(walsh);
-	return 0;
+	return k > 0 ? 0 : -1;
 }
 
 /* xorshift64*: small, fast, and identical everywhere. */
@@ -335,7 +335,10 @@ void stats_ratio_ci(const double *a, const double *b, size_t n,
 		out->conf = achieved;
 		out->noise_floor_pct = 100.0 * (exp((hi - lo) / 2) - 1);
 	} else {
-		out->estimate = out->median;
+		/* no interval at this level: the Hodges-Lehmann estimate still
+		 * (the tables' figure), the median only for the bootstrap */
+		out->estimate = method != STATS_CI_BOOTSTRAP && isfinite(est) ? exp(est)
+									  : out->median;
 		out->lo = out->hi = NAN;
 		out->conf = 0;
 		out->noise_floor_pct = NAN;

@@ -81,7 +81,8 @@ double stats_wilcoxon_p(const double *d, size_t n);
 /*
  * Hodges-Lehmann estimate and signed-rank confidence interval of the centre
  * of d[0..n), at confidence level conf (e.g. 0.95).  Returns 0 and fills
- * est/lo/hi/achieved, or -1 when n is too small for that level.
+ * est/lo/hi/achieved, or -1 when n is too small for that level (est still
+ * the estimate when n > 0: it does not depend on the level).
  */
 int stats_hodges_lehmann(const double *d, size_t n, double conf,
 			 double *est, double *lo, double *hi, double *achieved);

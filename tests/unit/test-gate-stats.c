@@ -185,6 +185,21 @@ static void test_ratio_ci(void **state)
 	assert_false(r.ok);
 	NEAR(r.estimate, 1.1, 1e-12);
 
+	/* no interval at the level (3 pairs at 99%), the estimate is still the
+	 * Hodges-Lehmann one the tables print beside their interval, not the
+	 * median: logs 0, .0953, .4055; Walsh averages 0, .0477, .0953, .2027,
+	 * .2504, .4055, whose median is .1490 */
+	{
+		double a3[] = { 100, 100, 100 }, b3[] = { 100, 110, 150 };
+		stats_ratio_ci(a3, b3, 3, STATS_CI_HL, 0.99, &r);
+		assert_false(r.ok);
+		NEAR(r.median, 1.1, 1e-12);
+		NEAR(r.estimate, exp(log(1.1) / 2 + log(1.5) / 4), 1e-12);
+		stats_ratio_ci(a3, b3, 3, STATS_CI_HL, 0.5, &r);
+		assert_true(r.ok);
+		NEAR(r.estimate, exp(log(1.1) / 2 + log(1.5) / 4), 1e-12);
+	}
+
 	stats_ratio_ci(a, b, 9, STATS_CI_BOOTSTRAP, 0.95, &r);
 	assert_true(r.ok && r.lo <= r.estimate && r.estimate <= r.hi);
 	NEAR(r.conf, 0.95, 0);

@@ -46,10 +46,10 @@ static void test_gate_expr(void **state)
 	assert_non_null(strstr(capture_end(), "unknown workload \"sql\""));
 	capture_begin();
 	assert_int_equal(preflight_gate_expr("instructions>=1.01", "tps", NULL), -1);
-	assert_non_null(strstr(capture_end(), "needs --metric instructions or both"));
+	assert_non_null(strstr(capture_end(), "needs --metric instructions (alone or in a list"));
 	capture_begin();
 	assert_int_equal(preflight_gate_expr("tpcb>=1", "instructions", NULL), -1);
-	assert_non_null(strstr(capture_end(), "needs --metric tps or both"));
+	assert_non_null(strstr(capture_end(), "needs --metric tps (alone or in a list"));
 	capture_begin();
 	assert_int_equal(preflight_gate_expr("instructions>=1.01,tpcb>=1", "both", NULL), 0);
 	assert_string_equal(capture_end(), "");
