@@ -244,7 +244,12 @@ static void find_ratio(struct strbuf *out, const char *what, const char *better,
 	strbuf_addf(out, "%s ", what);
 	/* an end may be infinite: a confidence sequence unbounded on that side */
 	if (!r->ok || isnan(r->lo) || isnan(r->hi)) {
-		strbuf_addf(out, "%.3f (no interval)", r->estimate);
+		if (m > 1)
+			strbuf_addf(out, "%.3f (no interval at %.4g%%, the level of %zu findings: "
+				    "%zu pairs are too few)", r->estimate, conf * 100, m, r->n);
+		else
+			strbuf_addf(out, "%.3f (no interval: %zu pairs are too few)", r->estimate,
+				    r->n);
 		return;
 	}
 	if (r->lo > 1)

@@ -744,6 +744,28 @@ static void test_findings_own_family(void **state)
 		strbuf_release(&f);
 		gate_clear(&g);
 	}
+	/* 8 pairs at the level of 8 findings (99.38%): no interval, said with
+	 * why, beside the Hodges-Lehmann estimate the tables print */
+	{
+		struct gate g;
+		struct strbuf f = STRBUF_INIT;
+		char *want;
+		synth_gate(&g, "w1.tps>=1.00");
+		for (int k = 0; k < 4; k++) {
+			synth_pairs(&g, names[k], 8, 1.0, 0.02, 1);
+			synth_cpu(&g, names[k], 0.02);
+		}
+		gate_analyse(&g);
+		gate_decide(&g);
+		gate_findings(&g, &f);
+		want = xasprintf("w1: tps %.3f (no interval at 99.38%%, the level of 8 findings: "
+				 "8 pairs are too few)", g.wl[0].tps.estimate);
+		if (!strstr(f.buf, want))
+			fail_msg("findings: %s\nwanted: %s", f.buf, want);
+		free(want);
+		strbuf_release(&f);
+		gate_clear(&g);
+	}
 	/* a 1.2% lower cycles estimate on each of 2 workloads at a 1% floor
 	 * (z 1.96, 4 df): within the floor at the findings' 97.5% (1.26%) */
 	{
