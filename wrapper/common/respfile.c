@@ -13,10 +13,11 @@
 #include "wrapper/common/strbuf.h"
 #include "wrapper/common/xalloc.h"
 
-void respfile_split(const char *text, size_t len, struct strvec *out)
+int respfile_split(const char *text, size_t len, struct strvec *out)
 {
 	struct strbuf word = STRBUF_INIT;
 	size_t i = 0;
+	int unclosed = 0;
 
 	while (i < len) {
 		int squote = 0, dquote = 0, bsquote = 0, have = 0;
@@ -55,8 +56,10 @@ void respfile_split(const char *text, size_t len, struct strvec *out)
 		}
 		if (have)
 			strvec_push(out, word.buf);
+		unclosed |= squote || dquote;
 	}
 	strbuf_release(&word);
+	return unclosed;
 }
 
 static int expand(int argc, const char *const *argv, struct strvec *out, int depth,

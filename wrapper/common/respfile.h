@@ -30,7 +30,9 @@
  */
 int respfile_expand(int argc, const char *const *argv, struct strvec *out);
 
-/* Split text into words by gcc's quoting rules; appends to out. */
-void respfile_split(const char *text, size_t len, struct strvec *out);
+/* Split text into words by gcc's quoting rules; appends to out.  1 when a
+ * quote was left open (gcc takes the word to the end; a policy refuses
+ * it), else 0. */
+int respfile_split(const char *text, size_t len, struct strvec *out);
 
 #endif

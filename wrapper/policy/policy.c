@@ -388,8 +388,9 @@ static int parse_flags(struct policy *p, struct policy_section *s, const char *k
 	if (link && !s->global)
 		return perr(err, p->path, lineno,
 			    "expected ldflags only in [global] (links have no translation unit)");
-	respfile_split(val, strlen(val), &words);
-	if (!words.nr)
+	if (respfile_split(val, strlen(val), &words))
+		rc = perr(err, p->path, lineno, "expected a closing quote: %s", val);
+	else if (!words.nr)
 		rc = perr(err, p->path, lineno, "expected at least one flag after %s",
 			  add ? "+=" : "-=");
 	for (size_t i = 0; rc == 0 && i < words.nr; i++)
@@ -499,9 +500,12 @@ static void check_section(struct policy *p, const struct policy_section *s, cons
 	int can = 0;
 
 	if (glob[0] == '/') {
+		const char *src = strstr(glob + 1, "/src/");
+		/* read as the rest; a tree's units are src/..., contrib/... */
 		strvec_pushf(&p->warnings,
-			     "%s:%d: section [%s] is an absolute path, but translation units are named relative to the source root (e.g. src/backend/utils/mmgr/aset.c): the leading '/' is ignored",
-			     p->path, s->line, glob);
+			     "%s:%d: section [%s] is an absolute path, but translation units are named relative to the source root (e.g. src/backend/utils/mmgr/aset.c): it is read as [%s], which matches a unit only at that path under the root%s%s%s",
+			     p->path, s->line, glob, glob + 1, src ? "; did you mean [" : "",
+			     src ? src + 1 : "", src ? "]?" : "");
 	}
 	for (size_t i = 0; i < s->patterns.nr; i++)
 		can |= glob_can_match_suffix(s->patterns.v[i], ".c");
