@@ -13,10 +13,13 @@
  *                                             numeric constants, pgbench's
  *                                             ranges and algorithms),
  *                                             abs(x), :var or var
- *     SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
- *     \gset                                   store the previous command's
- *                                             first row into variables named
- *                                             after its columns
+ *     SELECT abalance FROM pgbench_accounts WHERE aid = :aid \gset
+ *                                             store the command's first row
+ *                                             into variables named after its
+ *                                             columns (\gset PREFIX: PREFIX
+ *                                             before each name); \gset ends
+ *                                             the command in place of ';',
+ *                                             or follows it on its own line
  *     \sleep 10 ms                            wait (N or :var; us, ms or s,
  *                                             default s)
  *
@@ -99,6 +102,7 @@ struct bench_command {
 	int nparams;            /* $1..$nparams */
 	int *param_var;         /* variable of each parameter */
 	int gset;               /* store the first row's columns (\gset) */
+	char *gset_prefix;      /* ... into PREFIX<column> (\gset PREFIX), or NULL */
 	char stmt_name[24];     /* prepared statement name */
 	/* BCMD_SET */
 	int set_var;            /* target variable */

@@ -151,12 +151,16 @@ static int choose_script(struct run *run, struct client *c)
 	return run->w->nscripts - 1;
 }
 
-static void store_gset(struct run *run, struct client *c, PGresult *res)
+static void store_gset(struct run *run, struct client *c, PGresult *res, const char *prefix)
 {
+	char name[256];
+
 	if (PQntuples(res) < 1)
 		return;
 	for (int f = 0; f < PQnfields(res); f++) {
-		int v = bench_var_index(&run->w->vars, PQfname(res, f), 0);
+		int v;
+		snprintf(name, sizeof(name), "%s%s", prefix ? prefix : "", PQfname(res, f));
+		v = bench_var_index(&run->w->vars, name, 0);
 		if (v < 0)
 			continue;
 		c->vars[v].isnull = PQgetisnull(res, 0, f);
@@ -267,7 +271,8 @@ static int client_results(struct run *run, struct thread *t, struct client *c)
 		case PGRES_TUPLES_OK:
 			c->rollback = 0;
 			if (c->state == CS_WAIT && run->w->scripts[c->script].cmds[c->cmd].gset)
-				store_gset(run, c, res);
+				store_gset(run, c, res,
+					   run->w->scripts[c->script].cmds[c->cmd].gset_prefix);
 			break;
 		case PGRES_EMPTY_QUERY:
 			break;

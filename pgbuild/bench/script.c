@@ -575,6 +575,66 @@ static int sleep_command(struct parser *ps, struct bench_command *c, const char 
 	return -1;
 }
 
+/* "\gset [PREFIX]" after its word at l: the prefix (malloced, NULL for
+ * none) in *prefix.  0, or -1 with ps->err. */
+static int gset_args(struct parser *ps, const char *l, char **prefix)
+{
+	const char *nm;
+
+	*prefix = NULL;
+	while (*l == ' ' || *l == '\t')
+		l++;
+	nm = l;
+	while (is_ident((unsigned char)*l))
+		l++;
+	if (l > nm)
+		*prefix = xstrndup(nm, (size_t)(l - nm));
+	while (*l == ' ' || *l == '\t')
+		l++;
+	if (*l) {
+		snprintf(ps->err, sizeof(ps->err), "unexpected \"%s\" after \\gset (expected "
+			 "\\gset or \\gset PREFIX)", l);
+		free(*prefix);
+		*prefix = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Where a line's SQL ends in "\gset [PREFIX]" (pgbench: the meta-command
+ * in place of the terminating ';'): the backslash, or NULL. */
+static const char *inline_gset(const char *l)
+{
+	const char *at = NULL;
+
+	for (const char *q = strstr(l, "\\gset"); q; q = strstr(q + 1, "\\gset"))
+		if (!is_ident((unsigned char)q[5]))
+			at = q;
+	return at;
+}
+
+/* The SQL text in sql as the script's next command, gset (with prefix,
+ * taken over) when it ended in \gset.  0, or -1 with ps->err. */
+static int end_sql(struct parser *ps, struct bench_script *s, int *alloc, struct strbuf *sql,
+		   int sql_line, int script_no, int gset, char *prefix)
+{
+	struct bench_command *c;
+
+	strbuf_rtrim(sql);
+	if (sql->len && sql->buf[sql->len - 1] == ';')
+		strbuf_setlen(sql, sql->len - 1);
+	strbuf_rtrim(sql);
+	c = new_command(s, alloc);
+	c->line = sql_line;
+	c->gset = gset;
+	c->gset_prefix = prefix;
+	ps->line = sql_line;
+	if (sql_command(ps, c, sql->buf, script_no, s->ncmds - 1) < 0)
+		return -1;
+	strbuf_reset(sql);
+	return 0;
+}
+
 int bench_script_parse(struct bench_script *s, const char *text, const char *file,
 		       struct bench_vars *vars, int script_no)
 {
@@ -598,19 +658,25 @@ int bench_script_parse(struct bench_script *s, const char *text, const char *fil
 		while (isspace((unsigned char)*l))
 			l++;
 		if (*l == '\\') {
-			char word[16];
+			char word[16], *prefix;
 			int wl = 0;
-			if (sql.len) {
-				snprintf(ps.err, sizeof(ps.err),
-					 "meta-command inside an SQL command (missing \";\"?)");
-				ps.line = lineno;
-				goto fail;
-			}
 			l++;
 			while (isalpha((unsigned char)*l) && wl < 15)
 				word[wl++] = *l++;
 			word[wl] = '\0';
 			ps.line = lineno;
+			if (sql.len && !strcmp(word, "gset")) {
+				/* SQL lines, then \gset: it ends them, as ';' would */
+				if (gset_args(&ps, l, &prefix) < 0 ||
+				    end_sql(&ps, s, &alloc, &sql, sql_line, script_no, 1, prefix) < 0)
+					goto fail;
+				continue;
+			}
+			if (sql.len) {
+				snprintf(ps.err, sizeof(ps.err),
+					 "meta-command inside an SQL command (missing \";\"?)");
+				goto fail;
+			}
 			if (!strcmp(word, "set")) {
 				struct bench_command *c;
 				const char *nm;
@@ -647,11 +713,14 @@ int bench_script_parse(struct bench_script *s, const char *text, const char *fil
 					goto fail;
 				}
 			} else if (!strcmp(word, "gset")) {
-				if (!s->ncmds || s->cmds[s->ncmds - 1].kind != BCMD_SQL) {
+				struct bench_command *prev = s->ncmds ? &s->cmds[s->ncmds - 1] : NULL;
+				if (!prev || prev->kind != BCMD_SQL || prev->gset) {
 					snprintf(ps.err, sizeof(ps.err), "\\gset must follow an SQL command");
 					goto fail;
 				}
-				s->cmds[s->ncmds - 1].gset = 1;
+				if (gset_args(&ps, l, &prev->gset_prefix) < 0)
+					goto fail;
+				prev->gset = 1;
 			} else if (!strcmp(word, "sleep")) {
 				if (sleep_command(&ps, new_command(s, &alloc), l, lineno) < 0)
 					goto fail;
@@ -668,18 +737,22 @@ int bench_script_parse(struct bench_script *s, const char *text, const char *fil
 			sql_line = lineno;
 		else
 			strbuf_addch(&sql, '\n');
-		strbuf_addstr(&sql, l);
-		if (sql.len && sql.buf[sql.len - 1] == ';') {
-			struct bench_command *c;
-			strbuf_setlen(&sql, sql.len - 1);
-			strbuf_rtrim(&sql);
-			c = new_command(s, &alloc);
-			c->line = sql_line;
-			ps.line = sql_line;
-			if (sql_command(&ps, c, sql.buf, script_no, s->ncmds - 1) < 0)
-				goto fail;
-			strbuf_reset(&sql);
+		{
+			/* "SELECT ... \gset [PREFIX]": the meta-command ends it */
+			const char *g = inline_gset(l);
+			char *prefix;
+			strbuf_add(&sql, l, g ? (size_t)(g - l) : strlen(l));
+			if (g) {
+				ps.line = lineno;
+				if (gset_args(&ps, g + 5, &prefix) < 0 ||
+				    end_sql(&ps, s, &alloc, &sql, sql_line, script_no, 1, prefix) < 0)
+					goto fail;
+				continue;
+			}
 		}
+		if (sql.len && sql.buf[sql.len - 1] == ';' &&
+		    end_sql(&ps, s, &alloc, &sql, sql_line, script_no, 0, NULL) < 0)
+			goto fail;
 	}
 	if (sql.len) {
 		struct bench_command *c = new_command(s, &alloc);
@@ -713,6 +786,7 @@ static void free_commands(struct bench_script *s)
 			free(c->pieces);
 			free(c->param_var);
 			free(c->sql);
+			free(c->gset_prefix);
 		}
 		free_expr(c->expr);
 	}

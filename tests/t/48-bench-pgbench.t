@@ -32,6 +32,14 @@ cat >"$TMP/shaped.sql" <<'SQL'
 SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
 SELECT tbalance FROM pgbench_tellers WHERE tid = :tid AND bid = :bid;
 SQL
+# pgbench's \gset forms: in place of ';', with a prefix, on its own line
+cat >"$TMP/gset.sql" <<'SQL'
+SELECT 1 AS v \gset
+SELECT :v + 1 AS w \gset p_
+SELECT :p_w * 2 AS x
+\gset
+SELECT abalance FROM pgbench_accounts WHERE aid = :x;
+SQL
 
 pgbench_tps() { sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$1" | head -1; }
 within() { awk -v a="$1" -v b="$2" 'BEGIN { r = b > 0 ? a / b : 0; exit !(r >= 0.5 && r <= 2) }'; }
@@ -60,7 +68,10 @@ script-mix|-f $TMP/shaped.sql@3 -b select-only@1 -c 2 -P 1|1
 rate|-S -c 2 -R 200 -L 50|1
 threads-clamped|-S -c 1 -j 2 -n|0
 one-script|-f $TMP/shaped.sql -c 2 -n|0
+gset|-f $TMP/gset.sql -c 2 -n|0
 ROWS
+is "pgbench's \\gset forms (in place of ';', PREFIX, own line): every transaction ran, valid" \
+	"$(json_get "$TMP/gset.json" '$d->{valid} . " " . ($d->{transactions} > 0 ? "ran" : "none")')" "1 ran"
 
 # --- what each run says ---
 is "default protocol is pgbench's (simple)" "$(json_get "$TMP/select-only.json" '$d->{protocol}')" simple

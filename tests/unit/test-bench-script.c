@@ -15,6 +15,8 @@
 
 #include "pgbuild/bench/bench.h"
 #include "wrapper/common/error.h"
+#include "wrapper/common/xalloc.h"
+#include "tests/unit/fixture.h"
 
 static void test_parse_sql_and_set(void **state)
 {
@@ -58,6 +60,63 @@ static void test_parse_sql_and_set(void **state)
 	strbuf_release(&sb);
 	bench_script_free(&s);
 	bench_vars_free(&vars);
+}
+
+/* pgbench's \gset: in place of ';' at the end of the SQL (the next line is
+ * a command of its own), on its own line after SQL lines without ';', and
+ * with a prefix before the column names; anything else after it refused. */
+static void test_gset_forms(void **state)
+{
+	static const struct {
+		const char *text;
+		int ncmds, gset_at;        /* commands, the one with \gset */
+		const char *sql, *prefix;  /* its text and prefix */
+		const char *err;           /* or the error */
+	} t[] = {
+		{ "SELECT 1 AS v \\gset\n\\sleep 1 ms\n", 2, 0, "SELECT 1 AS v", NULL, NULL },
+		{ "SELECT :r AS v \\gset\nSELECT :v;\n", 2, 0, "SELECT $1 AS v", NULL, NULL },
+		{ "SELECT 1 AS v\\gset p_\nSELECT :p_v;\n", 2, 0, "SELECT 1 AS v", "p_", NULL },
+		{ "SELECT 1 AS v;\n\\gset p_\n", 1, 0, "SELECT 1 AS v", "p_", NULL },
+		{ "SELECT 1\n  AS v\n\\gset\nSELECT :v;\n", 2, 0, "SELECT 1\nAS v", NULL, NULL },
+		{ "SELECT 1 AS v \\gset p_ x\n", 0, 0, NULL, NULL,
+		  "g.sql:1: unexpected \"x\" after \\gset (expected \\gset or \\gset PREFIX)" },
+		{ "SELECT 1;\n\\gset\n\\gset\n", 0, 0, NULL, NULL,
+		  "g.sql:3: \\gset must follow an SQL command" },
+		{ "SELECT 1\n\\sleep 1\n", 0, 0, NULL, NULL,
+		  "g.sql:2: meta-command inside an SQL command (missing \";\"?)" },
+	};
+	(void)state;
+	error_set_program("pgbuild", 2);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct bench_vars vars = { 0 };
+		struct bench_script s = { 0 };
+		int rc;
+		bench_var_index(&vars, "r", 1);
+		capture_begin();
+		rc = bench_script_parse(&s, t[i].text, "g.sql", &vars, 0);
+		if (t[i].err) {
+			char *want = xasprintf("pgbuild: error: %s\n", t[i].err);
+			assert_int_equal(rc, -1);
+			assert_string_equal(capture_end(), want);
+			free(want);
+		} else {
+			assert_string_equal(capture_end(), "");
+			if (rc != 0)
+				fail_msg("case %zu: %s", i, t[i].text);
+			assert_int_equal(s.ncmds, t[i].ncmds);
+			assert_true(s.cmds[t[i].gset_at].gset);
+			assert_string_equal(s.cmds[t[i].gset_at].sql, t[i].sql);
+			if (t[i].prefix)
+				assert_string_equal(s.cmds[t[i].gset_at].gset_prefix, t[i].prefix);
+			else
+				assert_null(s.cmds[t[i].gset_at].gset_prefix);
+			for (int k = 0; k < s.ncmds; k++)
+				if (k != t[i].gset_at)
+					assert_false(s.cmds[k].gset);
+			bench_script_free(&s);
+		}
+		bench_vars_free(&vars);
+	}
 }
 
 static int64_t eval(const char *expr, const char **msg)
@@ -280,6 +339,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_sql_and_set),
+		cmocka_unit_test(test_gset_forms),
 		cmocka_unit_test(test_expressions),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_sleep),
