@@ -51,7 +51,7 @@ static void test_gate_expr(void **state)
 	assert_int_equal(preflight_gate_expr("tpcb>=1", "instructions", NULL), -1);
 	assert_non_null(strstr(capture_end(), "needs --metric tps (alone or in a list"));
 	capture_begin();
-	assert_int_equal(preflight_gate_expr("instructions>=1.01,tpcb>=1", "both", NULL), 0);
+	assert_int_equal(preflight_gate_expr("instructions>=1.01,tpcb>=1", "tps,instructions", NULL), 0);
 	assert_string_equal(capture_end(), "");
 	capture_begin();
 	assert_int_equal(preflight_gate_expr("tpcb>=105%", NULL, NULL), -1);
@@ -67,7 +67,7 @@ static void test_pairs(void **state)
 	assert_int_equal(preflight_pairs(3, "instructions", 0.95, 4), 0); /* no pairs run */
 	assert_string_equal(capture_end(), "");
 	capture_begin();
-	assert_int_equal(preflight_pairs(5, "both", 0.95, 1), -1);
+	assert_int_equal(preflight_pairs(5, "tps,instructions", 0.95, 1), -1);
 	assert_string_equal(capture_end(),
 			    "pgbuild: error: --pairs 5: a 95% interval needs at least 6 pairs\n");
 	capture_begin();
