@@ -103,6 +103,7 @@ struct bench_command {
 	int *param_var;         /* variable of each parameter */
 	int gset;               /* store the first row's columns (\gset) */
 	char *gset_prefix;      /* ... into PREFIX<column> (\gset PREFIX), or NULL */
+#define BENCH_GSET_PREFIX_MAX 63   /* a prefix's length, as an identifier's */
 	char stmt_name[24];     /* prepared statement name */
 	/* BCMD_SET */
 	int set_var;            /* target variable */

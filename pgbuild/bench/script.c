@@ -582,11 +582,22 @@ static int gset_args(struct parser *ps, const char *l, char **prefix)
 	const char *nm;
 
 	*prefix = NULL;
+	if (*l && *l != ' ' && *l != '\t') {
+		/* \gset_p, \gset1: another word, as pgbench says */
+		snprintf(ps->err, sizeof(ps->err), "unsupported meta-command \"\\gset%.32s\" "
+			 "(supported: \\set, \\sleep, \\gset)", l);
+		return -1;
+	}
 	while (*l == ' ' || *l == '\t')
 		l++;
 	nm = l;
 	while (is_ident((unsigned char)*l))
 		l++;
+	if (l - nm > BENCH_GSET_PREFIX_MAX) {
+		snprintf(ps->err, sizeof(ps->err), "\\gset: a prefix of at most %d characters",
+			 BENCH_GSET_PREFIX_MAX);
+		return -1;
+	}
 	if (l > nm)
 		*prefix = xstrndup(nm, (size_t)(l - nm));
 	while (*l == ' ' || *l == '\t')
@@ -602,14 +613,44 @@ static int gset_args(struct parser *ps, const char *l, char **prefix)
 }
 
 /* Where a line's SQL ends in "\gset [PREFIX]" (pgbench: the meta-command
- * in place of the terminating ';'): the backslash, or NULL. */
+ * in place of the terminating ';'): the backslash, or NULL.  Not inside a
+ * string ('...', E'...'), a quoted name or a dollar quote that opens on
+ * this line, nor after "--" (a comment); a string opened on an earlier
+ * line of the command is not followed. */
 static const char *inline_gset(const char *l)
 {
-	const char *at = NULL;
+	const char *at = NULL, *dq = NULL;
+	size_t dqn = 0;
+	char q = 0;
 
-	for (const char *q = strstr(l, "\\gset"); q; q = strstr(q + 1, "\\gset"))
-		if (!is_ident((unsigned char)q[5]))
-			at = q;
+	for (const char *p = l; *p; p++) {
+		if (dq) {                       /* inside $tag$ ... $tag$ */
+			if (!strncmp(p, dq, dqn)) {
+				p += dqn - 1;
+				dq = NULL;
+			}
+		} else if (q) {                 /* inside '...', E'...' or "..." */
+			if (*p == '\\' && q == 'E' && p[1])
+				p++;
+			else if (*p == (q == 'E' ? '\'' : q))
+				q = 0;
+		} else if (*p == '-' && p[1] == '-') {
+			break;
+		} else if (*p == '\'' || *p == '"') {
+			q = *p == '\'' && p > l && (p[-1] == 'E' || p[-1] == 'e') ? 'E' : *p;
+		} else if (*p == '$') {
+			const char *e = p + 1;
+			while (is_ident((unsigned char)*e) && !isdigit((unsigned char)*e))
+				e++;
+			if (*e == '$' && (p == l || !is_ident((unsigned char)p[-1]))) {
+				dq = p;
+				dqn = (size_t)(e - p) + 1;
+				p = e;
+			}
+		} else if (!strncmp(p, "\\gset", 5) && !is_ident((unsigned char)p[5])) {
+			at = p;
+		}
+	}
 	return at;
 }
 

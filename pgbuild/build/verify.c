@@ -296,6 +296,9 @@ struct verify {
 	struct verify_src src;       /* build directory, policy, log, binaries */
 	char *cc;                    /* the compiler the replays ask: the caller's */
 	struct buildlog_objs compiles; /* every object's last compile */
+	long unmatched;              /* policy sections that matched no unit: the
+				      * run fails, so no binary's line says OK
+				      * (before link: reset_binary keeps it) */
 	const char *link;            /* the link output being checked */
 	const char *binary;          /* the file read for it */
 	const char *name;            /* its base name, for messages */
@@ -310,8 +313,6 @@ struct verify {
 	size_t nrefs;
 	char *drydir;                /* scratch for the replay */
 	long problems;               /* mismatches printed */
-	long unmatched;              /* policy sections that matched no unit: the
-				      * run fails, so no binary's line says OK */
 	long checked;                /* objects compared with their record */
 	long with_flags;             /* ... of which the policy gives flags */
 	long unlinked;               /* archive members the linker left out */

@@ -107,7 +107,7 @@ static const struct {
 	{ "U", "connect", NULL,
 	  "-U USER is pgbench's user: give it in --connect 'host=HOST user=USER ...', or let "
 	  "bench start a server of its own (--install DIR)" },
-	{ "random-seed", "seed", NULL,
+	{ "random-seed", "seed", "connect",
 	  "--random-seed is --seed N here (the random functions' seed)" },
 };
 

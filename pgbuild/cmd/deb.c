@@ -242,8 +242,10 @@ PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it
 		return PGBUILD_EXIT_ERROR;
 	}
 	gate_thresholds_clear(&th);
+	/* the regression suite's server gets PGOPTIONS from here: checked as
+	 * every command that starts a server checks it (cli_guc_check_env) */
 	if ((o.policy && preflight_policy("--policy", o.policy, NULL) < 0) ||
-	    (o.dsc && cli_check_input("--dsc", o.dsc) < 0))
+	    (o.dsc && cli_check_input("--dsc", o.dsc) < 0) || cli_guc_check_env() < 0)
 		return PGBUILD_EXIT_ERROR;
 	{
 		struct strbuf sb = STRBUF_INIT;

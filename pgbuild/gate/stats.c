@@ -219,7 +219,7 @@ int stats_hodges_lehmann(const double *d, size_t n, double conf,
 			k = t + 1;
 		}
 		free(p);
-		*achieved = 1 - 2 * c;
+		*achieved = k > 0 ? 1 - 2 * c : 0;
 	} else {
 		double z = norm_isf(alpha / 2);
 		double sd = sqrt((double)n * (n + 1) * (2 * n + 1) / 24);

@@ -111,10 +111,13 @@ like "... naming it" "$(cat verify.out)" "UNMATCHED $TMP/miss.policy:3: section 
 mkdir -p pkg && cp fakepg-99.1/src/backend/a.c fakepg-99.1/src/backend/b.c pkg/
 (cd pkg && for u in a b; do
 	"$B/bin/pgoptcc" --pgopt-policy="$TMP/miss.policy" --pgopt-logdir="$TMP/pkglog" --pgopt-root="$TMP/pkg" -O2 -c $u.c -o $u.o
-done && "$B/bin/pgoptcc" --pgopt-policy="$TMP/miss.policy" --pgopt-logdir="$TMP/pkglog" --pgopt-root="$TMP/pkg" -O2 -o prog a.o b.o)
-ok "(setup) a build through pgoptcc with the policy" test -x pkg/prog
+done && "$B/bin/pgoptcc" --pgopt-policy="$TMP/miss.policy" --pgopt-logdir="$TMP/pkglog" --pgopt-root="$TMP/pkg" -O2 -o prog a.o b.o && \
+	"$B/bin/pgoptcc" --pgopt-policy="$TMP/miss.policy" --pgopt-logdir="$TMP/pkglog" --pgopt-root="$TMP/pkg" -O2 -o prog2 a.o b.o)
+ok "(setup) a build through pgoptcc with the policy, two binaries" test -x pkg/prog -a -x pkg/prog2
 "$P" verify --log "$TMP/pkglog" --builddir "$TMP/pkg" > verify.out 2>&1; s=$?
 is "verify --log: exit 1 on the unmatched section" "$s" 1
 like "... naming it against that build's units" "$(cat verify.out)" \
 	"UNMATCHED $TMP/miss.policy:3: section \[src/core/hto.c\] matched none of the 2 translation units compiled"
+is "... no line says OK: both binaries and their summary say flags as the policy says (one verdict: FAILED)" \
+	"$(grep -c '^verify: flags as the policy says: ' verify.out)/$(grep -c '^verify: OK' verify.out)" "3/0" || diag "$(cat verify.out)"
 done_testing

@@ -64,6 +64,7 @@ bench -h localhost -S|2|^pgbuild: error: -h HOST is pgbench's host: bench starts
 bench --install $PG -p 5432|2|^pgbuild: error: -p PORT is pgbench's port: give it in --connect
 bench --install $PG -U me|2|^pgbuild: error: -U USER is pgbench's user: give it in --connect
 bench --install $PG --random-seed 3|2|^pgbuild: error: --random-seed is --seed N here
+noise --install $PG --random-seed 3|2|^pgbuild: error: unknown option "--random-seed" for pgbuild noise$
 bench --prefix $PG|2|^pgbuild: error: --prefix names where a command installs; the installed PostgreSQL to use is --install DIR$
 bench --prefix=$PG -t 1|2|^pgbuild: error: --prefix names where a command installs; the installed PostgreSQL to use is --install DIR$
 verify --prefix $PG|2|^pgbuild: error: --prefix names where a command installs; the installed PostgreSQL to use is --install DIR$
@@ -460,6 +461,10 @@ OPTS
 PGOPTIONS='-c work_mem=4MB -Fc application_name=a\ b' "$P" bench --install "$TMP" >out 2>err
 like "PGOPTIONS with grouped switches and an escaped blank: accepted (the prefix fails next)" \
 	"$(cat err)" 'no bin/postgres: not an installed PostgreSQL'
+# deb starts the suite's server itself (a library call since 2026-12-07): checked before any build
+PGOPTIONS="-c session_preload_libraries=x" "$P" deb --policy empty.policy --workdir debw --no-compare >out 2>err
+is "deb: PGOPTIONS loading code refused before anything is made: exit 2" "$?/$(test -e debw && echo made)" "2/"
+like "... naming the setting" "$(cat err)" 'PGOPTIONS=.*session_preload_libraries loads code into the server'
 PGOPTIONS="-c session_preload_libraries=x" "$P" bench --connect "host=$TMP/nosock" -t 1 >out 2>err
 like "--connect: the server and its PGOPTIONS are the user's" "$(cat err)" 'cannot connect to "host='
 

@@ -78,6 +78,15 @@ static void test_gset_forms(void **state)
 		{ "SELECT 1 AS v\\gset p_\nSELECT :p_v;\n", 2, 0, "SELECT 1 AS v", "p_", NULL },
 		{ "SELECT 1 AS v;\n\\gset p_\n", 1, 0, "SELECT 1 AS v", "p_", NULL },
 		{ "SELECT 1\n  AS v\n\\gset\nSELECT :v;\n", 2, 0, "SELECT 1\nAS v", NULL, NULL },
+		/* not a meta-command: in a string, a dollar quote, a comment */
+		{ "SELECT '\\gset' AS v;\n", 1, -1, "SELECT '\\gset' AS v", NULL, NULL },
+		{ "SELECT E'\\'\\gset' AS v;\n", 1, -1, "SELECT E'\\'\\gset' AS v", NULL, NULL },
+		{ "SELECT $q$ \\gset $q$ AS v;\n", 1, -1, "SELECT $q$ \\gset $q$ AS v", NULL, NULL },
+		{ "SELECT 1 AS v -- \\gset\n;\n", 1, -1, "SELECT 1 AS v -- \\gset", NULL, NULL },
+		{ "SELECT 1;\n\\gset_p\n", 0, 0, NULL, NULL,
+		  "g.sql:2: unsupported meta-command \"\\gset_p\" (supported: \\set, \\sleep, \\gset)" },
+		{ "SELECT 1 AS v \\gset p234567890123456789012345678901234567890123456789012345678901234\n",
+		  0, 0, NULL, NULL, "g.sql:1: \\gset: a prefix of at most 63 characters" },
 		{ "SELECT 1 AS v \\gset p_ x\n", 0, 0, NULL, NULL,
 		  "g.sql:1: unexpected \"x\" after \\gset (expected \\gset or \\gset PREFIX)" },
 		{ "SELECT 1;\n\\gset\n\\gset\n", 0, 0, NULL, NULL,
@@ -104,6 +113,13 @@ static void test_gset_forms(void **state)
 			if (rc != 0)
 				fail_msg("case %zu: %s", i, t[i].text);
 			assert_int_equal(s.ncmds, t[i].ncmds);
+			if (t[i].gset_at < 0) {     /* no \gset: the one command's text */
+				assert_false(s.cmds[0].gset);
+				assert_string_equal(s.cmds[0].sql, t[i].sql);
+				bench_script_free(&s);
+				bench_vars_free(&vars);
+				continue;
+			}
 			assert_true(s.cmds[t[i].gset_at].gset);
 			assert_string_equal(s.cmds[t[i].gset_at].sql, t[i].sql);
 			if (t[i].prefix)

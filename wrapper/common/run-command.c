@@ -151,6 +151,7 @@ static void child_close_fds(void)
 int start_command(struct child_process *cp)
 {
 	struct strvec envp = STRVEC_INIT;
+	sigset_t all, old_mask;
 	int pin[2] = { -1, -1 }, pout[2] = { -1, -1 }, perr[2] = { -1, -1 };
 	int pexec[2];
 	int e;
@@ -173,7 +174,14 @@ int start_command(struct child_process *cp)
 		return error("cannot create pipe: %s", strerror(errno));
 
 	fflush(NULL);
+	/* no handler of ours may run in the child before it resets them (the
+	 * cluster cleanup would stop the parent's servers): signals blocked
+	 * across the fork, the child unblocks after the reset */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old_mask);
 	cp->pid = fork();
+	if (cp->pid != 0)
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	if (cp->pid < 0) {
 		e = errno;
 		close(pexec[0]);
