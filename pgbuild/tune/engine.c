@@ -241,10 +241,10 @@ static int evaluate(struct tune_engine *t, enum tune_phase phase, tune_set cand,
 		t->stop_reason = "evaluation error";
 		return EV_ABORT;
 	}
-	if (e.outcome == TUNE_OK && !isfinite(e.ratio))
+	/* no estimate, or no interval (a deterministic metric's interval is its
+	 * one figure, lo = hi = ratio): unmeasured, never decided on a point */
+	if (e.outcome == TUNE_OK && !(isfinite(e.ratio) && isfinite(e.lo) && isfinite(e.hi)))
 		e.outcome = TUNE_UNMEASURED;
-	if (e.outcome == TUNE_OK && !(isfinite(e.lo) && isfinite(e.hi)))
-		e.lo = e.hi = e.ratio;
 	t->new_evaluations++;
 	*rec = add_record(t, phase, cand, ref, &e, iso_now(), 0);
 	if (t->state_path && tune_state_save(t, t->state_path) < 0) {

@@ -44,6 +44,7 @@ struct synth {
 	int unmeasured_once;        /* first call of this many returns unmeasured */
 	double seconds;             /* per evaluation */
 	double noise;               /* half-width of the interval */
+	int no_interval;            /* the gate gave an estimate without one */
 };
 
 static double speed(const struct synth *s, tune_set set)
@@ -95,8 +96,8 @@ static int synth_eval(struct tune_engine *t, tune_set cand, tune_set ref,
 	}
 	out->outcome = TUNE_OK;
 	out->ratio = speed(s, cand) / speed(s, ref);
-	out->lo = out->ratio - s->noise;
-	out->hi = out->ratio + s->noise;
+	out->lo = s->no_interval ? NAN : out->ratio - s->noise;
+	out->hi = s->no_interval ? NAN : out->ratio + s->noise;
 	return 0;
 }
 
@@ -458,6 +459,17 @@ static void test_state_key_and_unmeasured(void **state)
 	assert_int_equal(tune_engine_run(&t), 0);
 	assert_true(s.calls > 0 && s.cand[0] == 0xf);
 	assert_true(t.best == set_of(&t, "-O3,-march=native"));
+	tune_engine_release(&t);
+
+	/* an estimate without an interval (tps with too few pairs) decides
+	 * nothing: unmeasured, where it was taken as a point and the best
+	 * chosen on it */
+	synth_init(&s, F4, G4);
+	s.no_interval = 1;
+	engine_setup(&t, &defaults, F4, 4, &s);
+	assert_int_equal(tune_engine_run(&t), 0);
+	assert_string_equal(t.stop_reason, "start set could not be measured");
+	assert_true(t.best == 0);
 	tune_engine_release(&t);
 
 	/* another key */
