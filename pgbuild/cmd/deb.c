@@ -107,9 +107,47 @@ static void deb_usage(FILE *fp)
 		DEB_GATE_DEFAULT, DEB_WORKLOADS_DEFAULT, DEB_METRIC_DEFAULT);
 }
 
-PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it")
+/*
+ * The gate's options, checked before the build (a bad option must not cost
+ * a 25-minute package build first): its baseline's layout floor, its
+ * thresholds, pairs and family, the baseline install.  0, or the exit code.
+ */
+static int check_gate(struct deb_opts *o, const struct strvec *wl)
 {
 	struct gate_thresholds th = { 0 };
+
+	if (o->no_gate)
+		return 0;
+	/* the distribution's package has no layout floor (no build tree to
+	 * relink); a --baseline has one when PREFIX/pgopt-noise.json is of its
+	 * postgres (the gate's own lookup) */
+	if (!o->baseline) {
+		o->gate_no_floor = 1;
+	} else {
+		struct noise_floors f;
+		if (noise_floors_find(&f, NULL, o->baseline, NULL) < 0)
+			return PGBUILD_EXIT_ERROR;
+		o->gate_no_floor = f.state != NOISE_FLOOR_USED;
+		noise_floors_release(&f);
+	}
+	/* against the distribution's package the gate runs with --noise none
+	 * (pipeline/deb.c): its family is counted so, and a claim on the
+	 * estimate or instructions, which that leaves undecided, is refused */
+	if (preflight_gate_expr(o->gate, o->metric, &th) < 0 ||
+	    preflight_pairs(o->pairs ? atoi(o->pairs) : 0, o->metric, 0.95,
+			    preflight_family(o->gate, wl, DEB_WORKLOADS_DEFAULT,
+					     o->gate_no_floor ? "none" : NULL)) < 0 ||
+	    (o->gate_no_floor && refuse_claims(&th) < 0) ||
+	    (o->baseline && preflight_install("--baseline", o->baseline) < 0)) {
+		gate_thresholds_clear(&th);
+		return PGBUILD_EXIT_ERROR;
+	}
+	gate_thresholds_clear(&th);
+	return 0;
+}
+
+PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it")
+{
 	static const struct option opts[] = {
 		{ "workdir", required_argument, NULL, OPT_WORKDIR },
 		{ "dsc", required_argument, NULL, OPT_DSC },
@@ -212,36 +250,8 @@ PGBUILD_COMMAND(deb, "build a Debian source package through pgoptcc and check it
 	if (o.no_gate && (o.baseline || strcmp(o.gate, DEB_GATE_DEFAULT) || wl.nr || o.pairs ||
 			  o.duration || strcmp(o.metric, DEB_METRIC_DEFAULT)))
 		return cli_usage_error("--no-gate and the gate's options exclude each other");
-	/* the distribution's package has no layout floor (no build tree to
-	 * relink); a --baseline has one when PREFIX/pgopt-noise.json is of its
-	 * postgres (the gate's own lookup) */
-	if (!o.no_gate) {
-		struct noise_floors f;
-		if (!o.baseline)
-			o.gate_no_floor = 1;
-		else if (noise_floors_find(&f, NULL, o.baseline, NULL) < 0)
-			return PGBUILD_EXIT_ERROR;
-		else {
-			o.gate_no_floor = f.state != NOISE_FLOOR_USED;
-			noise_floors_release(&f);
-		}
-	}
-	/* everything the gate, the policy and the baseline will need, checked
-	 * now: a bad option must not cost a 25-minute package build first.
-	 * Against the distribution's package the gate runs with --noise none
-	 * (pipeline/deb.c): its family is counted so, and a claim on the
-	 * estimate or instructions, which that leaves undecided, is refused */
-	if (!o.no_gate &&
-	    (preflight_gate_expr(o.gate, o.metric, &th) < 0 ||
-	     preflight_pairs(o.pairs ? atoi(o.pairs) : 0, o.metric, 0.95,
-			     preflight_family(o.gate, &wl, DEB_WORKLOADS_DEFAULT,
-					      o.gate_no_floor ? "none" : NULL)) < 0 ||
-	     (o.gate_no_floor && refuse_claims(&th) < 0) ||
-	     (o.baseline && preflight_install("--baseline", o.baseline) < 0))) {
-		gate_thresholds_clear(&th);
-		return PGBUILD_EXIT_ERROR;
-	}
-	gate_thresholds_clear(&th);
+	if ((c = check_gate(&o, &wl)) != 0)
+		return c;
 	/* the regression suite's server gets PGOPTIONS from here: checked as
 	 * every command that starts a server checks it (cli_guc_check_env) */
 	if ((o.policy && preflight_policy("--policy", o.policy, NULL) < 0) ||

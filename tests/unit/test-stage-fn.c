@@ -83,7 +83,7 @@ static void test_stage_fn(void **state)
 	scratch_mkdir(top, "cluster");
 	c.dir = xasprintf("%s/cluster", top);
 	c.name = xstrdup("cluster");
-	c.parentfd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	c.parentfd = open(top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	assert_true(c.parentfd >= 0);
 	cluster_install_handlers();
 	assert_int_equal(cluster_register_slot(&c) < 0, 0);
