@@ -76,6 +76,9 @@ struct verify_opts {
 				* unit is a warning, not a failure */
 };
 
+/* Every option's default, as `pgbuild verify` has it (--top 10). */
+#define VERIFY_OPTS_INIT { .top = 10 }
+
 /* Check, print the problems and the verdict; returns the exit code (0
  * verified, 1 a mismatch, 2 error). */
 int verify_run(const struct verify_opts *o);

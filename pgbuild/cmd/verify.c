@@ -122,7 +122,7 @@ static int parse_options(struct verify_opts *o, int argc, char **argv)
 
 PGBUILD_COMMAND(verify, "check that postgres carries exactly the policy's flags; size diff")
 {
-	struct verify_opts o = { .top = 10 };
+	struct verify_opts o = VERIFY_OPTS_INIT;
 	int rc;
 
 	if ((rc = parse_options(&o, argc, argv)) >= 0)

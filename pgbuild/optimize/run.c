@@ -246,9 +246,12 @@ static int st_bolt(struct pipeline *p, int id)
 static int st_verify(struct pipeline *p, int id)
 {
 	struct orun *r = p->ctx;
-	struct verify_opts vo = { .prefix = r->s[r->cur].prefix, .top = 10 };
+	struct verify_opts vo = VERIFY_OPTS_INIT;
 	struct strvec env = STRVEC_INIT;
-	int rc = stage_run_verify(p, id, &vo, stage_env(r, &env));
+	int rc;
+
+	vo.prefix = r->s[r->cur].prefix;
+	rc = stage_run_verify(p, id, &vo, stage_env(r, &env));
 	strvec_clear(&env);
 	return rc;
 }

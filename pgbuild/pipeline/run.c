@@ -185,7 +185,9 @@ static int st_candidate(struct pipeline *p, int id)
 static int st_verify(struct pipeline *p, int id)
 {
 	struct run *r = p->ctx;
-	struct verify_opts vo = { .prefix = r->cand_prefix, .policy = r->policy_abs, .top = 10 };
+	struct verify_opts vo = VERIFY_OPTS_INIT;
+	vo.prefix = r->cand_prefix;
+	vo.policy = r->policy_abs;
 	return stage_run_verify(p, id, &vo, NULL);
 }
 
