@@ -27,6 +27,7 @@
 #include "pgbuild/cluster/cluster.h"
 #include "pgbuild/cluster/serveruser.h"
 #include "pgbuild/pgbuild.h"
+#include "wrapper/common/run-command.h"
 
 /* abs_top_srcdir from the build tree's src/Makefile.global, malloced. */
 static char *top_srcdir(const char *builddir)
@@ -718,4 +719,27 @@ out:
 	free(r.srcdir);
 	free(r.bindir);
 	return rc;
+}
+
+static int regress_fn(void *o)
+{
+	return regress_run(o);
+}
+
+int regress_run_child(const struct regress_opts *o, int fd)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct cluster_engine_call call = { regress_fn, (void *)o };
+	int rc;
+
+	strvec_push(&cp.args, "pgbuild regress");
+	cluster_engine_child(&cp, &call);
+	cp.no_stdin = 1;
+	if (fd >= 0) {
+		cp.out = fd;
+		cp.err = fd;
+	}
+	rc = run_command(&cp);
+	child_process_clear(&cp);
+	return rc < 0 || rc > PGBUILD_EXIT_UNDECIDED ? PGBUILD_EXIT_ERROR : rc;
 }

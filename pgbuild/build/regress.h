@@ -107,6 +107,14 @@ void regress_opts_init(struct regress_opts *o);
  * 1 a test failed, 2 could not run). */
 int regress_run(const struct regress_opts *o);
 
+/* regress_run in a function child of this process (cluster_engine_child):
+ * its servers, signal handlers and a crash apart from the caller's.  Its
+ * output (the summary on stdout, progress and errors on stderr) goes to fd,
+ * or stays the caller's when fd < 0.  regress_run's exit code, 2 when the
+ * child could not run.  The one way an engine runs the suite (the gate,
+ * tune, pgo; a stage: stage_run_regress). */
+int regress_run_child(const struct regress_opts *o, int fd);
+
 /* ---------------- one suite's summary (regsummary.c) ---------------- */
 
 /* What one `make ... check` run reported. */

@@ -26,6 +26,7 @@
 #include "pgbuild/cluster/private.h"
 #include "wrapper/common/error.h"
 #include "wrapper/common/rmtree.h"
+#include "wrapper/common/run-command.h"
 
 volatile sig_atomic_t cluster_interrupted;
 
@@ -184,6 +185,19 @@ void cluster_forget_inherited(void)
 	interrupt_hook = NULL;
 	cluster_interrupted = 0;
 	handlers_installed = 0;  /* the atexit handler stays: it cleans our slots */
+}
+
+static int engine_child(void *data)
+{
+	const struct cluster_engine_call *c = data;
+	cluster_forget_inherited();
+	return c->fn(c->data);
+}
+
+void cluster_engine_child(struct child_process *cp, struct cluster_engine_call *call)
+{
+	cp->fn = engine_child;
+	cp->fn_data = call;
 }
 
 void cluster_install_handlers(void)

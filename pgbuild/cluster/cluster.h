@@ -223,6 +223,18 @@ void cluster_on_interrupt(cluster_interrupt_fn fn);
  * cleaned), so the child's own clusters get handlers of their own. */
 void cluster_forget_inherited(void);
 
+/* An engine of ours as a function child of this process: cp (its args.v[0]
+ * the engine's name in messages) will run fn(data) in the fork, once the
+ * clusters it inherited are forgotten (above).  call holds fn and data and
+ * must outlive the start of cp.  The one way an engine calls another in a
+ * process of its own (stage_run_fn, regress_run_child). */
+struct child_process;
+struct cluster_engine_call {
+	int (*fn)(void *);
+	void *data;
+};
+void cluster_engine_child(struct child_process *cp, struct cluster_engine_call *call);
+
 /* The last error message this module printed (without the prefix); "" if
  * none.  For callers that record why they failed (bench's --json). */
 const char *cluster_last_error(void);

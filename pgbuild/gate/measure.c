@@ -170,11 +170,72 @@ static int bench_once(const struct gate_opts *o, const char *dir, int dirfd,
 	return r->exit;
 }
 
-static int run_regress(const struct gate_opts *o, struct gate *g)
+/* The verdict's suite row from a document regress wrote (`regress --json`,
+ * read by its one reader): 0, or -1 with the reason said, naming what. */
+static int regress_from_json(struct gate *g, const char *path, const char *what)
 {
-	struct child_process cp = CHILD_PROCESS_INIT;
-	struct strbuf out = STRBUF_INIT;
-	int rc;
+	struct regress_result rr;
+	struct strbuf err = STRBUF_INIT;
+	int rc = 0;
+
+	if (regress_result_read(path, &rr, &err) < 0) {
+		rc = error("%s: %s", what, err.buf);
+		strbuf_release(&err);
+		return rc;
+	}
+	g->regress = rr.ok ? REGRESS_PASSED : REGRESS_FAILED;
+	g->regress_note = xasprintf("regression suite%s%s: %ld/%ld tests passed",
+				    rr.mode ? " " : "", rr.mode ? rr.mode : "",
+				    rr.tests - rr.failed, rr.tests);
+	regress_result_clear(&rr);
+	strbuf_release(&err);
+	return 0;
+}
+
+/* --require-regress's suite, run here by the regress engine (a function
+ * child: its servers apart from ours), its output in DIR/regress.log, its
+ * counts from DIR/regress.json. */
+static int run_regress(const struct gate_opts *o, struct gate *g, const char *dir, int dirfd)
+{
+	struct regress_opts ro;
+	char *json = xasprintf("%s/regress.json", dir), *log = xasprintf("%s/regress.log", dir);
+	int fd, rc;
+
+	regress_opts_init(&ro);
+	ro.builddir = o->require_regress;
+	ro.json = json;
+	ro.quiet = o->quiet;
+	if (!o->quiet)
+		fprintf(stderr, "gate: regression suite of %s ...\n", o->require_regress);
+	sfs_remove(dirfd, "regress.json", NULL);
+	fd = sfs_remove(dirfd, "regress.log", NULL) < 0 ? -1 :
+	     sfs_create(dirfd, "regress.log", O_WRONLY, 0644, NULL);
+	if (fd < 0) {
+		rc = error("cannot write %s: %s", log, strerror(errno));
+		goto out;
+	}
+	rc = regress_run_child(&ro, fd);
+	close(fd);
+	if (rc == PGBUILD_EXIT_OK || rc == PGBUILD_EXIT_FAIL) {
+		rc = regress_from_json(g, json, "the regression suite's result");
+	} else {
+		/* the log is named only where it stays (--workdir) */
+		char *last = textfile_last_line(log, "error:");
+		rc = error("the regression suite of %s could not run (exit %d): %s%s%s%s",
+			   o->require_regress, rc, last ? last : "no error line",
+			   o->workdir ? " (log: " : "", o->workdir ? log : "", o->workdir ? ")" : "");
+		free(last);
+	}
+out:
+	free(json);
+	free(log);
+	return rc;
+}
+
+/* The suite's row of the verdict: given (--regress-result passed|failed or
+ * a regress --json document), run here (--require-regress), or not run. */
+static int regress_row(const struct gate_opts *o, struct gate *g, const char *dir, int dirfd)
+{
 	if (o->regress_result && (!strcmp(o->regress_result, "passed") ||
 				  !strcmp(o->regress_result, "failed"))) {
 		g->regress = !strcmp(o->regress_result, "passed") ? REGRESS_PASSED : REGRESS_FAILED;
@@ -182,48 +243,13 @@ static int run_regress(const struct gate_opts *o, struct gate *g)
 					    "no counts)", o->regress_result);
 		return 0;
 	}
-	if (o->regress_result) {
-		/* the run's own document: its counts go into the verdict */
-		struct regress_result rr;
-		struct strbuf err = STRBUF_INIT;
-		if (regress_result_read(o->regress_result, &rr, &err) < 0) {
-			rc = error("--regress-result: %s", err.buf);
-			strbuf_release(&err);
-			return rc;
-		}
-		g->regress = rr.ok ? REGRESS_PASSED : REGRESS_FAILED;
-		g->regress_note = xasprintf("regression suite%s%s: %ld/%ld tests passed",
-					    rr.mode ? " " : "", rr.mode ? rr.mode : "",
-					    rr.tests - rr.failed, rr.tests);
-		regress_result_clear(&rr);
-		strbuf_release(&err);
-		return 0;
-	}
+	if (o->regress_result)
+		return regress_from_json(g, o->regress_result, "--regress-result");
 	if (!o->require_regress) {
 		g->regress = REGRESS_NOT_RUN;
 		return 0;
 	}
-	if (!o->quiet)
-		fprintf(stderr, "gate: regression suite of %s ...\n", o->require_regress);
-	strvec_pushl(&cp.args, pgbuild_self(), "regress", "--builddir", o->require_regress, NULL);
-	cp.no_stdin = 1;
-	rc = capture_command(&cp, &out, 1);
-	child_process_clear(&cp);
-	strbuf_rtrim(&out);
-	{
-		const char *last = strrchr(out.buf, '\n');
-		g->regress_note = xstrdup(last ? last + 1 : out.buf);
-	}
-	strbuf_release(&out);
-	if (rc == 0) {
-		g->regress = REGRESS_PASSED;
-	} else if (rc == 1) {
-		g->regress = REGRESS_FAILED;
-	} else {
-		return error("pgbuild regress --builddir %s could not run (exit %d): %s",
-			     o->require_regress, rc, g->regress_note);
-	}
-	return 0;
+	return run_regress(o, g, dir, dirfd);
 }
 
 static char *settings_json(const struct gate_opts *o);
@@ -715,7 +741,7 @@ int gate_measure(struct gate_opts *o, struct gate *g, const char **stop_reason)
 	}
 	if (!(dir = make_workdir(o, &tmpdir, &dirfd, stop_reason)))
 		return -1;
-	if (run_regress(o, g) < 0) {
+	if (regress_row(o, g, dir, dirfd) < 0) {
 		*stop_reason = "the candidate's regression suite could not run";
 		goto out;
 	}

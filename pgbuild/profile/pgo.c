@@ -47,6 +47,7 @@
 #include "pgbuild/gate/verdict.h"
 #include "pgbuild/build/build.h"
 #include "pgbuild/build/buildlog.h"
+#include "pgbuild/build/regress.h"
 #include "pgbuild/metric/workloads.h"
 #include "pgbuild/pgbuild.h"
 #include "pgbuild/stage/stage.h"
@@ -624,15 +625,13 @@ static int checks(struct pgo *p)
 	int ret = PGBUILD_EXIT_OK;
 
 	if (o->regress) {
-		struct child_process cp = CHILD_PROCESS_INIT;
+		struct regress_opts ro;
 		double t0 = clock_seconds();
-		strvec_pushl(&cp.args, pgbuild_self(), "regress", "--builddir", p->builddir, NULL);
-		if (o->quiet)
-			strvec_push(&cp.args, "--quiet");
-		cp.no_stdin = 1;
-		p->regress_code = run_command(&cp);
+		regress_opts_init(&ro);
+		ro.builddir = p->builddir;
+		ro.quiet = o->quiet;
+		p->regress_code = regress_run_child(&ro, -1);
 		p->t_regress = clock_seconds() - t0;
-		child_process_clear(&cp);
 		if (p->regress_code != 0)
 			ret = p->regress_code == 1 ? PGBUILD_EXIT_FAIL : PGBUILD_EXIT_ERROR;
 	}

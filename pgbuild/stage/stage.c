@@ -182,31 +182,16 @@ int stage_run_command(struct pipeline *p, int id, const struct strvec *args, con
 	return run_logged(p, id, &cp, show_stderr);
 }
 
-/* What a function child runs: the engine, once its parent's clusters are
- * forgotten (cluster_forget_inherited: its exit must not stop them). */
-struct fn_call {
-	int (*fn)(void *);
-	void *data;
-};
-
-static int fn_child(void *data)
-{
-	const struct fn_call *c = data;
-	cluster_forget_inherited();
-	return c->fn(c->data);
-}
-
 int stage_run_fn(struct pipeline *p, int id, const char *name, int (*fn)(void *), void *data,
 		 const struct strvec *env, int show_stderr)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
-	struct fn_call call = { fn, data };
+	struct cluster_engine_call call = { fn, data };
 
 	strvec_push(&cp.args, name);
 	if (env)
 		strvec_pushv(&cp.env, (const char *const *)env->v);
-	cp.fn = fn_child;
-	cp.fn_data = &call;
+	cluster_engine_child(&cp, &call);
 	return run_logged(p, id, &cp, show_stderr);
 }
 

@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "pgbuild/build/buildlog.h"
+#include "pgbuild/build/regress.h"
 #include "pgbuild/gate/verdict.h"
 #include "pgbuild/metric/metrics.h"
 #include "pgbuild/cluster/workdir.h"
@@ -95,7 +96,7 @@ static int installed(const char *prefix)
 static int run_logged(struct strvec *args, const char *log, struct strvec *env)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
-	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644), rc;
+	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644), rc;
 	if (fd < 0)
 		return error("cannot write %s: %s", log, strerror(errno));
 	strvec_pushv(&cp.args, (const char *const *)args->v);
@@ -107,6 +108,17 @@ static int run_logged(struct strvec *args, const char *log, struct strvec *env)
 	rc = run_command_forwarding(&cp);
 	close(fd);
 	child_process_clear(&cp);
+	return rc;
+}
+
+/* The regress engine (regress_run_child) with its output appended to log. */
+static int regress_in_log(const struct regress_opts *o, const char *log)
+{
+	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644), rc;
+	if (fd < 0)
+		return error("cannot write %s: %s", log, strerror(errno));
+	rc = regress_run_child(o, fd);
+	close(fd);
 	return rc;
 }
 
@@ -334,12 +346,13 @@ static int ensure_installed(struct tuner *tu, tune_set s, int *builds, double *s
 	 * suite passed */
 	if (tu->o.regress) {
 		char *rj = xasprintf("%s/regress.json", dir);
-		strvec_clear(&args);
-		strvec_pushl(&args, pgbuild_self(), "regress", "--builddir", tu->builddir,
-			     "--json", rj, NULL);
+		struct regress_opts ro;
+		regress_opts_init(&ro);
+		ro.builddir = tu->builddir;
+		ro.json = rj;
 		if (!tu->o.quiet)
 			fprintf(stderr, "tune: regression suite ...\n");
-		code = run_logged(&args, log, NULL);
+		code = regress_in_log(&ro, log);
 		free(rj);
 		if (code == 1) {
 			*note = xasprintf("regression suite failed (log %s)", log);

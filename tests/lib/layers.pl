@@ -88,6 +88,29 @@ for my $f (sort @files) {
 		$bad++;
 	}
 }
+# the engines README.md calls libraries ("Called as a library, never
+# spawned:" and their names in backquotes): no command line of theirs built
+# outside cmd/
+my @libs;
+{
+	open my $h, '<', 'pgbuild/README.md' or die "pgbuild/README.md: $!\n";
+	local $/;
+	my $t = <$h>;
+	if ($t =~ /Called as a library, never spawned:([^.]*)\./) { @libs = $1 =~ /`pgbuild ([a-z-]+)`/g }
+}
+unless (@libs) { print "pgbuild/README.md: no \"Called as a library, never spawned:\" list\n"; $bad++ }
+for my $f (sort grep { m{^pgbuild/} && !m{^pgbuild/cmd/} && /\.c$/ } @files) {
+	open my $h, '<', $f or die "$f: $!\n";
+	local $/;
+	my $t = <$h>;
+	while ($t =~ /pgbuild_self\(\)\s*,\s*"([a-z-]+)"/g) {
+		my $cmd = $1;
+		next unless grep { $_ eq $cmd } @libs;
+		my $line = 1 + (() = substr($t, 0, pos($t)) =~ /\n/g);
+		print "$f:$line: spawns `pgbuild $cmd`, which is called as a library (regress_run_child, stage_run_fn)\n";
+		$bad++;
+	}
+}
 my %has = map { node($_) => 1 } @files;
 for (sort grep { !$has{$_} } keys %$level) { print "pgbuild/README.md: $_ is in the layer diagram but holds no sources\n"; $bad++ }
 for (sort keys %missing) { print "$missing{$_}: directory $_ is not in pgbuild/README.md's layer diagram\n"; $bad++ }

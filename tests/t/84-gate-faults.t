@@ -120,7 +120,7 @@ fake_tree "$TMP/failtree" 2 \
 is "gate --require-regress, a test fails: exit 1" "$?" 1
 like "... the verdict says why" "$(cat r.out)" 'FAILED - the candidate failed its regression suite'
 is "... JSON: regress failed" "$(json_get r.json '$d->{regress}{state}')" failed
-like "... JSON: with pgbuild regress's verdict line" "$(json_get r.json '$d->{regress}{note}')" 'FAILED'
+is "... JSON: the suite's counts, from regress's own result" "$(json_get r.json '$d->{regress}{note}')" 'regression suite check: 2/3 tests passed'
 is "... JSON: verdict fail" "$(json_get r.json '$d->{verdict}')" fail
 like "... JUnit: the regression suite is a failure" "$(grep -A1 'name="regression suite"' r.xml)" '<failure message='
 ok "... JUnit valid" xmllint --noout --schema "$TOP/tests/lib/junit.xsd" r.xml
@@ -129,9 +129,14 @@ fake_tree "$TMP/brokentree" 2 "make: *** No rule to make target 'check'.  Stop."
 "$P" gate --baseline "$PGPREFIX" --candidate "$PGPREFIX" --pairs 6 --duration 0.5 --warmup 0 \
 	--require-regress "$TMP/brokentree" --json "$TMP/rb.json" >rb.out 2>rb.err
 is "gate --require-regress, the suite cannot run: exit 2" "$?" 2
-like "... says so" "$(cat rb.err)" 'pgbuild regress --builddir .*brokentree could not run \(exit 2\)'
+like "... says so, with the suite's error" "$(cat rb.err)" 'the regression suite of .*brokentree could not run \(exit 2\): pgbuild: error: core suite did not run to the end'
+ok "... naming no log that is gone (a temporary work directory)" bash -c "! grep -q 'regress.log' rb.err"
 ok "... before any benchmark" bash -c "! grep -q 'pair 1/6' rb.err"
 is "... JSON: verdict error" "$(json_get rb.json '$d->{verdict}')" error
+"$P" gate --baseline "$PGPREFIX" --candidate "$PGPREFIX" --pairs 6 --duration 0.5 --warmup 0 \
+	--require-regress "$TMP/brokentree" --workdir "$TMP/rbw" >rbw.out 2>rbw.err
+is "... with --workdir: exit 2, the log it names kept there" \
+	"$?|$(grep -c "(log: $TMP/rbw/regress.log)" rbw.err)|$(grep -c 'No rule to make target' "$TMP/rbw/regress.log")" "2|1|1"
 like "... JSON: reason" "$(json_get rb.json '$d->{reason}')" 'regression suite could not run'
 is "no server process left" "$(pgrep -f "postgres -D $TMPDIR/pgbuild-" | wc -l)" 0
 done_testing

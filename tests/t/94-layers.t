@@ -54,6 +54,20 @@ like "a directory missing from the diagram is named" "$(cat out)" \
 	"^pgbuild/newdir/x.c: directory pgbuild/newdir is not in pgbuild/README.md's layer diagram$"
 is "nothing else is named" "$(wc -l <out)" 7
 
+# an engine README.md calls a library, spawned as a program: named
+rm -rf tree && mkdir tree
+(cd "$TOP" && tar -cf - Makefile wrapper pgbuild tests/tests.mk tests/fuzz/fuzz.mk plugin/plugin.mk) | tar -xf - -C tree
+printf 'static void f(struct strvec *a)\n{\n\tstrvec_pushl(a, pgbuild_self(),\n\t\t     "regress", NULL);\n}\n' >>tree/pgbuild/profile/pgo.c
+n=$(($(wc -l <tree/pgbuild/profile/pgo.c) - 1))
+printf 'static void g(struct strvec *a)\n{\n\tstrvec_pushl(a, pgbuild_self(), "regress", NULL);\n}\n' >>tree/pgbuild/cmd/regress.c
+perl "$L" tree >out 2>&1; s=$?
+is "a spawned pgbuild regress fails the check (exit $s)" "$s" 1
+is "... named with its line, the one in cmd/ not" "$(cat out)" \
+	"pgbuild/profile/pgo.c:$n: spawns \`pgbuild regress\`, which is called as a library (regress_run_child, stage_run_fn)"
+perl -0pi -e 's{Called as a library, never spawned:}{Called as a library:}' tree/pgbuild/README.md
+perl "$L" tree >out 2>&1; s=$?
+like "no such list in README.md: named (exit $s)" "$s|$(cat out)" '^1\|pgbuild/README.md: no "Called as a library, never spawned:" list$'
+
 # the order is the README's: with report drawn below gate, report's
 # includes of gate go up
 rm -rf tree && mkdir tree
