@@ -311,4 +311,29 @@ struct bench_opts {
  */
 int bench_run(struct bench_opts *o);
 
+/* bench's defaults, the command's and every caller's: the default
+ * workload, pgbench's simple protocol, 1 client, 10 s, a 60 s statement
+ * timeout, nothing else set (settings empty: bench_opts_release). */
+void bench_opts_init(struct bench_opts *o);
+void bench_opts_release(struct bench_opts *o);
+
+/* o's client threads when none were asked for: as many as clients, at most
+ * one a core (pgbench's -j is the caller's to give). */
+void bench_opts_default_threads(struct bench_opts *o);
+
+/* The workload as --workload (and -W) spell it: a name, or sql:FILE (the
+ * sql workload of FILE). */
+void bench_opts_set_workload(struct bench_opts *o, const char *spec);
+
+/* "simple", "extended" or "prepared" as the protocol; -1 for another. */
+int bench_protocol_parse(const char *name);
+
+/* bench_run as a function child of this process (cluster_engine_child: its
+ * cluster and its handlers apart from the caller's), o checked as the
+ * command checks it; its output (summary and errors) captured into out
+ * when out is not NULL, else to fd, or the caller's when fd < 0 too.
+ * bench_run's exit code, 2 when it could not run.  How an engine
+ * benchmarks (the gate's pairs, profile's runs). */
+int bench_run_child(struct bench_opts *o, int fd, struct strbuf *out);
+
 #endif

@@ -18,7 +18,10 @@
 #include <unistd.h>
 
 #include "pgbuild/bench/client.h"
+#include "pgbuild/cluster/cluster.h"
 #include "pgbuild/pgbuild.h"
+#include "pgbuild/metric/workloads.h"
+#include "wrapper/common/run-command.h"
 
 /* From here on every exit writes --json (valid: false unless a run
  * completed), and a signal says in one line what it stopped. */
@@ -339,4 +342,68 @@ out_early:
 		bench_json_fail(o, o->threads, &s.env, s.exit_code);
 	session_release(&s);
 	return s.exit_code;
+}
+
+void bench_opts_init(struct bench_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->workload = WORKLOADS_DEFAULT;
+	o->protocol = PROTO_SIMPLE;     /* pgbench's default */
+	o->clients = 1;
+	o->duration = 10;
+	o->stmt_timeout = 60;
+	strvec_init(&o->settings);
+}
+
+void bench_opts_release(struct bench_opts *o)
+{
+	strvec_clear(&o->settings);
+}
+
+void bench_opts_default_threads(struct bench_opts *o)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	if (!o->threads)
+		o->threads = cores < 1 ? 1 : cores < o->clients ? (int)cores : o->clients;
+}
+
+void bench_opts_set_workload(struct bench_opts *o, const char *spec)
+{
+	if (!strncmp(spec, "sql:", 4)) {
+		o->file = spec + 4;
+		o->workload = "sql";
+	} else {
+		o->workload = spec;
+	}
+}
+
+int bench_protocol_parse(const char *name)
+{
+	for (int i = PROTO_SIMPLE; i <= PROTO_PREPARED; i++)
+		if (!strcmp(name, bench_protocol_names[i]))
+			return i;
+	return -1;
+}
+
+static int bench_fn(void *o)
+{
+	return bench_run(o);
+}
+
+int bench_run_child(struct bench_opts *o, int fd, struct strbuf *out)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct cluster_engine_call call = { bench_fn, o };
+	int rc;
+
+	strvec_push(&cp.args, "pgbuild bench");
+	cluster_engine_child(&cp, &call);
+	cp.no_stdin = 1;
+	if (fd >= 0 && !out) {
+		cp.out = fd;
+		cp.err = fd;
+	}
+	rc = out ? capture_command(&cp, out, 1) : run_command(&cp);
+	child_process_clear(&cp);
+	return rc < 0 || rc > PGBUILD_EXIT_UNDECIDED ? PGBUILD_EXIT_ERROR : rc;
 }

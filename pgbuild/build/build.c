@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pgbuild/bench/bench.h"
 #include "pgbuild/build/build.h"
 #include "pgbuild/build/verify.h"
 #include "pgbuild/build/buildlog.h"
@@ -364,30 +365,29 @@ static void run_bench(struct build *b)
 	struct json_writer jw = JSON_WRITER_INIT(&b->bench);
 	double t = clock_seconds();
 
-	if (!have_command("bench")) {
-		b->bench_note = xstrdup("pgbuild bench is not available");
-		warning("smoke benchmark skipped: %s", b->bench_note);
-		return;
-	}
 	json_object_begin(&jw);
 	for (const char *const *w = workloads; *w; w++) {
-		struct child_process cp = CHILD_PROCESS_INIT;
+		struct bench_opts o;
 		char *json = xasprintf("%s/pgopt-bench-%s.json", b->builddir, *w);
 		char *log = xasprintf("%s/pgopt-bench-%s.log", b->builddir, *w);
 		struct json_value *v = NULL;
 		int fd, code;
 
 		unlink(json);
-		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (!b->quiet)
 			fprintf(stderr, "pgbuild: smoke benchmark %s (3 s) ...\n", *w);
-		strvec_pushl(&cp.args, pgbuild_self(), "bench", "--install", b->prefix,
-			     "--workload", *w, "--protocol=prepared", "--duration", "3", "--json", json, NULL);
-		cp.no_stdin = 1;
-		cp.out = fd >= 0 ? fd : 0;
-		cp.err = fd >= 0 ? fd : 0;
-		code = run_command(&cp);
-		child_process_clear(&cp);
+		/* bench's defaults, and what the smoke run asks: 3 s, prepared */
+		bench_opts_init(&o);
+		o.prefix = b->prefix;
+		bench_opts_set_workload(&o, *w);
+		o.protocol = PROTO_PREPARED;
+		o.duration = 3;
+		o.json = json;
+		bench_opts_default_threads(&o);
+		o.seed = (uint64_t)clock_us() ^ ((uint64_t)getpid() << 32);
+		code = bench_run_child(&o, fd, NULL);
+		bench_opts_release(&o);
 		if (fd >= 0)
 			close(fd);
 		if (path_exists(json))

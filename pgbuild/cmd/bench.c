@@ -349,9 +349,8 @@ static int check_options(struct bench_cli *b)
 	if (!strncmp(o->workload, "sql:", 4)) {
 		if (o->file)
 			return cli_usage_error("give the script either as --workload sql:FILE or --file FILE");
-		b->sqlfile = xstrdup(o->workload + 4);
-		o->file = b->sqlfile;
-		o->workload = "sql";
+		b->sqlfile = xstrdup(o->workload);
+		bench_opts_set_workload(o, b->sqlfile);
 	} else if (o->file && !strcmp(o->workload, WORKLOADS_DEFAULT)) {
 		o->workload = "sql";
 	} else if (o->file && strcmp(o->workload, "sql")) {
@@ -359,10 +358,7 @@ static int check_options(struct bench_cli *b)
 	}
 	if (o->transactions)
 		o->duration = 0;
-	if (!o->threads) {
-		long cores = sysconf(_SC_NPROCESSORS_ONLN);
-		o->threads = cores < 1 ? 1 : cores < o->clients ? (int)cores : o->clients;
-	}
+	bench_opts_default_threads(o);
 	if (!b->seed_set)
 		o->seed = (uint64_t)clock_us() ^ ((uint64_t)getpid() << 32);
 	return 0;
@@ -375,16 +371,11 @@ PGBUILD_COMMAND(bench, "run the embedded benchmark on a private cluster")
 
 	memset(&b, 0, sizeof(b));
 	b.pg = (struct cli_pgbench)CLI_PGBENCH_INIT;
-	b.o.workload = WORKLOADS_DEFAULT;
-	b.o.protocol = PROTO_SIMPLE;    /* pgbench's default */
-	b.o.clients = 1;
-	b.o.duration = 10;
-	b.o.stmt_timeout = 60;
-	strvec_init(&b.o.settings);
+	bench_opts_init(&b.o);
 	if ((rc = parse_options(&b, argc, argv)) < 0 && (rc = check_host(&b.o)) == 0 &&
 	    (rc = check_options(&b)) == 0)
 		rc = bench_run(&b.o);
-	strvec_clear(&b.o.settings);
+	bench_opts_release(&b.o);
 	free(b.sqlfile);
 	cli_pgbench_release(&b.pg);
 	return rc;

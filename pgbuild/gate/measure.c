@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pgbuild/bench/bench.h"
 #include "pgbuild/build/regress.h"
 #include "pgbuild/bench/servercpu.h"
 #include "pgbuild/cli/cli.h"
@@ -111,7 +112,8 @@ out:
 static int bench_once(const struct gate_opts *o, const char *dir, int dirfd,
 		      const char *workload, int pair, char build, struct gate_run *r)
 {
-	struct child_process cp = CHILD_PROCESS_INIT;
+	struct bench_opts bo;
+	char *templates = xasprintf("%s/templates", dir);
 	char *jname = xasprintf("%s-%02d-%c.json", workload, pair, build);
 	char *lname = xasprintf("%s-%02d-%c.log", workload, pair, build);
 	char *json = xasprintf("%s/%s", dir, jname);
@@ -123,34 +125,30 @@ static int bench_once(const struct gate_opts *o, const char *dir, int dirfd,
 	sfs_remove(dirfd, jname, NULL);
 	fd = sfs_remove(dirfd, lname, NULL) < 0 ? -1 :
 	     sfs_create(dirfd, lname, O_WRONLY, 0644, NULL);
-	strvec_pushl(&cp.args, pgbuild_self(), "bench", "--install",
-		     build == 'A' ? o->baseline : o->candidate, "--workload", workload, NULL);
-	strvec_pushf(&cp.args, "--protocol=%s", o->protocol);
-	strvec_pushf(&cp.args, "--clients=%d", o->clients);
-	if (o->threads)
-		strvec_pushf(&cp.args, "--threads=%d", o->threads);
-	strvec_pushf(&cp.args, "--duration=%g", o->duration);
-	strvec_pushf(&cp.args, "--warmup=%g", o->warmup);
-	if (o->scale)
-		strvec_pushf(&cp.args, "--scale=%d", o->scale);
-	for (size_t i = 0; i < o->settings.nr; i++)
-		strvec_pushl(&cp.args, "--set", o->settings.v[i], NULL);
+	bench_opts_init(&bo);
+	bo.prefix = build == 'A' ? o->baseline : o->candidate;
+	bench_opts_set_workload(&bo, workload);
+	bo.protocol = (enum bench_protocol)bench_protocol_parse(o->protocol);
+	bo.clients = o->clients;
+	bo.threads = o->threads;
+	bench_opts_default_threads(&bo);
+	bo.duration = o->duration;
+	bo.warmup = o->warmup;
+	bo.scale = o->scale;
+	strvec_pushv(&bo.settings, (const char *const *)o->settings.v);
 	/* bench splits the CPUs between its client threads and the server */
-	if (o->cpus)
-		strvec_pushl(&cp.args, "--cpus", o->cpus, NULL);
-	strvec_pushl(&cp.args, "--datadir-template", NULL);
-	strvec_pushf(&cp.args, "%s/templates", dir);
+	bo.cpus = o->cpus;
+	bo.template_dir = templates;
 	/* the same keys for A and B within a pair */
-	strvec_pushf(&cp.args, "--seed=%d", 1000 + pair);
-	strvec_pushl(&cp.args, "--quiet", "--json", json, NULL);
-	cp.no_stdin = 1;
-	if (fd >= 0) {
-		cp.out = fd;
-		cp.err = fd;
-	}
+	bo.seed = (uint64_t)(1000 + pair);
+	bo.quiet = 1;
+	bo.json = json;
 	r->pair = pair;
 	r->build = build;
-	r->exit = run_command(&cp);
+	/* the templates' directory as bench's --datadir-template is checked */
+	r->exit = workdir_trusted("the gate's templates", templates) < 0 ? PGBUILD_EXIT_ERROR :
+		  bench_run_child(&bo, fd, NULL);
+	bench_opts_release(&bo);
 	if (fd >= 0)
 		close(fd);
 	if (r->exit < 0 || r->exit > 2)
@@ -162,7 +160,7 @@ static int bench_once(const struct gate_opts *o, const char *dir, int dirfd,
 			pair + 1, r->exit, last ? last : "", log);
 		free(last);
 	}
-	child_process_clear(&cp);
+	free(templates);
 	free(jname);
 	free(lname);
 	free(json);

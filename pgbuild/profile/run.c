@@ -51,22 +51,39 @@ static void sleep_ms(long ms)
 		;
 }
 
-/* `pgbuild bench --connect CONN ...`; extra: more arguments. */
-static int run_bench(const char *conn, const char *workload, const struct strvec *extra,
+/* The bench engine on the running server conn (bench_run_child), the
+ * workload's data loaded (load: one transaction of one client, --init) or
+ * run (clients, duration); its summary into out (NULL: dropped). */
+static int run_bench(const struct prof_run *r, const char *conn, const char *workload, int load,
 		     struct strbuf *out)
 {
-	struct child_process cp = CHILD_PROCESS_INIT;
+	struct bench_opts o;
 	struct strbuf buf = STRBUF_INIT;
-	strvec_pushl(&cp.args, pgbuild_self(), "bench", "--connect", conn, "--workload",
-		     workload, "--protocol=prepared", "--quiet", NULL);
-	strvec_pushv(&cp.args, (const char *const *)extra->v);
-	int code = capture_command(&cp, &buf, 1);
+	int code;
+
+	bench_opts_init(&o);
+	o.connect = conn;
+	bench_opts_set_workload(&o, workload);
+	o.protocol = PROTO_PREPARED;
+	o.quiet = 1;
+	o.scale = r->scale > 0 ? r->scale : 0;
+	if (load) {
+		o.init = 1;
+		o.transactions = 1;
+		o.duration = 0;
+	} else {
+		o.clients = r->clients;
+		o.duration = r->duration;
+	}
+	bench_opts_default_threads(&o);
+	o.seed = (uint64_t)clock_us() ^ ((uint64_t)getpid() << 32);
+	code = bench_run_child(&o, -1, &buf);
 	if (code != 0)
 		error("pgbuild bench --workload %s failed (exit %d):\n%s", workload, code, buf.buf);
 	else if (out)
 		strbuf_add(out, buf.buf, buf.len);
 	strbuf_release(&buf);
-	child_process_clear(&cp);
+	bench_opts_release(&o);
 	return code == 0 ? 0 : -1;
 }
 
@@ -164,16 +181,11 @@ int prof_run_workloads(struct prof_run *r)
 
 	/* load every workload's data before anything is recorded */
 	for (size_t i = 0; i < r->workloads.nr; i++) {
-		struct strvec extra = STRVEC_INIT;
 		if (!strcmp(r->workloads.v[i], PROF_WORKLOAD_REGRESS))
 			continue;   /* the suite makes its own database */
-		strvec_pushl(&extra, "--init", "--transactions", "1", "--clients", "1", NULL);
-		if (r->scale > 0)
-			strvec_pushf(&extra, "--scale=%d", r->scale);
 		if (!r->quiet)
 			fprintf(stderr, "profile: loading %s data\n", r->workloads.v[i]);
-		int rc = run_bench(conn, r->workloads.v[i], &extra, NULL);
-		strvec_clear(&extra);
+		int rc = run_bench(r, conn, r->workloads.v[i], 1, NULL);
 		if (rc < 0)
 			goto out;
 	}
@@ -195,7 +207,6 @@ int prof_run_workloads(struct prof_run *r)
 	}
 
 	for (size_t i = 0; i < r->workloads.nr; i++) {
-		struct strvec extra = STRVEC_INIT;
 		struct strbuf out = STRBUF_INIT;
 		if (!strcmp(r->workloads.v[i], PROF_WORKLOAD_REGRESS)) {
 			double t0 = clock_seconds();
@@ -207,14 +218,10 @@ int prof_run_workloads(struct prof_run *r)
 				    PROF_WORKLOAD_REGRESS, clock_seconds() - t0);
 			continue;
 		}
-		strvec_pushf(&extra, "--clients=%d", r->clients);
-		strvec_pushf(&extra, "--duration=%g", r->duration);
-		if (r->scale > 0)
-			strvec_pushf(&extra, "--scale=%d", r->scale);
 		if (!r->quiet)
 			fprintf(stderr, "profile: running %s, %d clients, %g s\n",
 				r->workloads.v[i], r->clients, r->duration);
-		int rc = run_bench(conn, r->workloads.v[i], &extra, &out);
+		int rc = run_bench(r, conn, r->workloads.v[i], 0, &out);
 		double tps = bench_tps(out.buf);
 		if (rc == 0) {
 			if (tps >= 0)
@@ -223,7 +230,6 @@ int prof_run_workloads(struct prof_run *r)
 				strbuf_addf(&r->summary, "%s: done\n", r->workloads.v[i]);
 		}
 		strbuf_release(&out);
-		strvec_clear(&extra);
 		if (rc < 0)
 			goto out;
 	}
