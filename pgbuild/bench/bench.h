@@ -329,11 +329,15 @@ void bench_opts_set_workload(struct bench_opts *o, const char *spec);
 int bench_protocol_parse(const char *name);
 
 /* bench_run as a function child of this process (cluster_engine_child: its
- * cluster and its handlers apart from the caller's), o checked as the
- * command checks it; its output (summary and errors) captured into out
- * when out is not NULL, else to fd, or the caller's when fd < 0 too.
- * bench_run's exit code, 2 when it could not run.  How an engine
- * benchmarks (the gate's pairs, profile's runs). */
+ * cluster and its handlers apart from the caller's); its output (summary
+ * and errors) captured into out when out is not NULL, else to fd, or the
+ * caller's when fd < 0 too.  The caller checks o's values as the command
+ * does (its settings through cli_parse_setting, its install, PGOPTIONS);
+ * here only what would crash the child: a protocol, clients, threads and
+ * a length of run out of range are refused (exit 2, said).  bench_run's
+ * exit code (128+N when the child died of signal N), 2 when it could not
+ * run.  How an engine benchmarks (the gate's pairs, profile's runs,
+ * build's smoke benchmark). */
 int bench_run_child(struct bench_opts *o, int fd, struct strbuf *out);
 
 #endif

@@ -396,6 +396,12 @@ int bench_run_child(struct bench_opts *o, int fd, struct strbuf *out)
 	struct cluster_engine_call call = { bench_fn, o };
 	int rc;
 
+	if ((int)o->protocol < PROTO_SIMPLE || (int)o->protocol > PROTO_PREPARED ||
+	    o->clients < 1 || o->threads < 1 || o->threads > o->clients ||
+	    (o->duration <= 0 && o->transactions <= 0))
+		return error("bench: a run of protocol %d, %d clients, %d threads, %g s, %lld "
+			     "transactions cannot run", (int)o->protocol, o->clients, o->threads,
+			     o->duration, (long long)o->transactions) < 0 ? PGBUILD_EXIT_ERROR : 0;
 	strvec_push(&cp.args, "pgbuild bench");
 	cluster_engine_child(&cp, &call);
 	cp.no_stdin = 1;
@@ -405,5 +411,5 @@ int bench_run_child(struct bench_opts *o, int fd, struct strbuf *out)
 	}
 	rc = out ? capture_command(&cp, out, 1) : run_command(&cp);
 	child_process_clear(&cp);
-	return rc < 0 || rc > PGBUILD_EXIT_UNDECIDED ? PGBUILD_EXIT_ERROR : rc;
+	return rc < 0 ? PGBUILD_EXIT_ERROR : rc;
 }

@@ -726,7 +726,7 @@ static int regress_fn(void *o)
 	return regress_run(o);
 }
 
-int regress_run_child(const struct regress_opts *o, int fd)
+int regress_run_child(const struct regress_opts *o, int fd, int forward)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
 	struct cluster_engine_call call = { regress_fn, (void *)o };
@@ -739,7 +739,7 @@ int regress_run_child(const struct regress_opts *o, int fd)
 		cp.out = fd;
 		cp.err = fd;
 	}
-	rc = run_command(&cp);
+	rc = forward ? run_command_forwarding(&cp) : run_command(&cp);
 	child_process_clear(&cp);
-	return rc < 0 || rc > PGBUILD_EXIT_UNDECIDED ? PGBUILD_EXIT_ERROR : rc;
+	return rc < 0 ? PGBUILD_EXIT_ERROR : rc;
 }

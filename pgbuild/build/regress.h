@@ -108,12 +108,15 @@ void regress_opts_init(struct regress_opts *o);
 int regress_run(const struct regress_opts *o);
 
 /* regress_run in a function child of this process (cluster_engine_child):
- * its servers, signal handlers and a crash apart from the caller's.  Its
- * output (the summary on stdout, progress and errors on stderr) goes to fd,
- * or stays the caller's when fd < 0.  regress_run's exit code, 2 when the
- * child could not run.  The one way an engine runs the suite (the gate,
- * tune, pgo; a stage: stage_run_regress). */
-int regress_run_child(const struct regress_opts *o, int fd);
+ * its servers and signal handlers apart from the caller's.  Its output (the
+ * summary on stdout, progress and errors on stderr) goes to fd, or stays
+ * the caller's when fd < 0.  forward: SIGTERM, SIGHUP and SIGQUIT to the
+ * caller go on to the suite, and the caller dies of them after it
+ * (run_command_forwarding), for a caller without handlers of its own.
+ * regress_run's exit code (128+N when the child died of signal N), 2 when
+ * the child could not run.  The one way an engine runs the suite (the
+ * gate, tune, pgo; a stage: stage_run_regress). */
+int regress_run_child(const struct regress_opts *o, int fd, int forward);
 
 /* ---------------- one suite's summary (regsummary.c) ---------------- */
 
@@ -146,6 +149,8 @@ struct regress_result {
 	long tests;    /* tests run */
 	long failed;   /* tests that failed */
 	char *mode;    /* "check" or "installcheck" (owned) */
+	char *problems; /* what the server's log showed (a crash, a PANIC), or
+			 * NULL (owned) */
 };
 
 /* Read the document `pgbuild regress --json` wrote at path (the bounded

@@ -124,6 +124,10 @@ int regress_result_read(const char *path, struct regress_result *r, struct strbu
 	r->tests = (long)json_get_num(v, "tests", 0);
 	r->failed = (long)json_get_num(v, "failed", 0);
 	r->mode = json_get_str(v, "mode") ? xstrdup(json_get_str(v, "mode")) : NULL;
+	{
+		const char *pr = json_get_str(v, "server_problems");
+		r->problems = pr && *pr ? xstrdup(pr) : NULL;
+	}
 	rc = 0;
 out:
 	json_free(v);
@@ -134,5 +138,6 @@ out:
 void regress_result_clear(struct regress_result *r)
 {
 	free(r->mode);
+	free(r->problems);
 	memset(r, 0, sizeof(*r));
 }

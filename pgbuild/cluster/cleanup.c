@@ -185,6 +185,7 @@ void cluster_forget_inherited(void)
 	interrupt_hook = NULL;
 	cluster_interrupted = 0;
 	handlers_installed = 0;  /* the atexit handler stays: it cleans our slots */
+	last_error[0] = '\0';   /* the parent's, not this process's */
 }
 
 static int engine_child(void *data)

@@ -182,9 +182,13 @@ static int regress_from_json(struct gate *g, const char *path, const char *what)
 		return rc;
 	}
 	g->regress = rr.ok ? REGRESS_PASSED : REGRESS_FAILED;
-	g->regress_note = xasprintf("regression suite%s%s: %ld/%ld tests passed",
+	/* a crash the server's log showed fails the suite with every test
+	 * passed: the note says so */
+	g->regress_note = xasprintf("regression suite%s%s: %ld/%ld tests passed%s%s",
 				    rr.mode ? " " : "", rr.mode ? rr.mode : "",
-				    rr.tests - rr.failed, rr.tests);
+				    rr.tests - rr.failed, rr.tests,
+				    rr.problems ? "; the server's log: " : "",
+				    rr.problems ? rr.problems : "");
 	regress_result_clear(&rr);
 	strbuf_release(&err);
 	return 0;
@@ -212,7 +216,7 @@ static int run_regress(const struct gate_opts *o, struct gate *g, const char *di
 		rc = error("cannot write %s: %s", log, strerror(errno));
 		goto out;
 	}
-	rc = regress_run_child(&ro, fd);
+	rc = regress_run_child(&ro, fd, 0);
 	close(fd);
 	if (rc == PGBUILD_EXIT_OK || rc == PGBUILD_EXIT_FAIL) {
 		rc = regress_from_json(g, json, "the regression suite's result");

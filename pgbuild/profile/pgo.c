@@ -630,7 +630,7 @@ static int checks(struct pgo *p)
 		regress_opts_init(&ro);
 		ro.builddir = p->builddir;
 		ro.quiet = o->quiet;
-		p->regress_code = regress_run_child(&ro, -1);
+		p->regress_code = regress_run_child(&ro, -1, 1);
 		p->t_regress = clock_seconds() - t0;
 		if (p->regress_code != 0)
 			ret = p->regress_code == 1 ? PGBUILD_EXIT_FAIL : PGBUILD_EXIT_ERROR;

@@ -117,7 +117,7 @@ static int regress_in_log(const struct regress_opts *o, const char *log)
 	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644), rc;
 	if (fd < 0)
 		return error("cannot write %s: %s", log, strerror(errno));
-	rc = regress_run_child(o, fd);
+	rc = regress_run_child(o, fd, 1);
 	close(fd);
 	return rc;
 }

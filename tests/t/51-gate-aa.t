@@ -119,6 +119,15 @@ else
 	is "--regress-result FILE: a failed suite fails the gate (exit 1)" "$?" 1
 	like "--regress-result FILE: the counts in the report" "$(cat "$TMP/r2.out")" \
 		"regression suite check: 214/217 tests passed"
+	# every test passed, but the server's log showed a crash: the suite
+	# failed, and the note says why (not only "217/217")
+	printf '{"builddir":"/b","mode":"check","ok":false,"tests":217,"failed":0,"server_problems":"server process (PID 42) was terminated by signal 11"}\n' >"$TMP/reg-crash.json"
+	heavy "$B/bin/pgbuild" gate --baseline $PG --candidate $PG --metric instructions --workload select1 \
+		--instr-statements 20 --gate 'select1.instructions>=1' --workdir "$TMP/iw" \
+		--regress-result "$TMP/reg-crash.json" --json "$TMP/r4.json" >"$TMP/r4.out" 2>&1
+	is "a crash with every test passed: the gate fails (exit 1)" "$?" 1
+	like "... the note names the crash" "$(json "$TMP/r4.json" '$d->{regress}{note}')" \
+		"^regression suite check: 217/217 tests passed; the server's log: server process \\(PID 42\\) was terminated by signal 11$"
 	printf 'not json\n' >"$TMP/reg-bad.json"
 	"$B/bin/pgbuild" gate --baseline $PG --candidate $PG --metric instructions --workload select1 \
 		--gate 'select1.instructions>=1' --regress-result "$TMP/reg-bad.json" >"$TMP/r3.out" 2>&1
