@@ -111,17 +111,6 @@ static int run_logged(struct strvec *args, const char *log, struct strvec *env)
 	return rc;
 }
 
-/* The regress engine (regress_run_child) with its output appended to log. */
-static int regress_in_log(const struct regress_opts *o, const char *log)
-{
-	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644), rc;
-	if (fd < 0)
-		return error("cannot write %s: %s", log, strerror(errno));
-	rc = regress_run_child(o, fd, 1);
-	close(fd);
-	return rc;
-}
-
 /* The --prefix= the build directory was configured with, or NULL. */
 static char *configured_prefix(const char *builddir)
 {
@@ -242,6 +231,42 @@ out:
 	return rc;
 }
 
+/* The suite on the set just built (the regress engine, its output appended
+ * to log, forwarding our signals): BUILT_OK, BUILT_REGRESS_FAILED (status
+ * says so), or BUILT_ERROR with *note saying why. */
+static int set_regress(struct tuner *tu, const char *dir, const char *log, const char *status,
+		       char **note)
+{
+	char *rj = xasprintf("%s/regress.json", dir);
+	struct regress_opts ro;
+	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644), code;
+
+	regress_opts_init(&ro);
+	ro.builddir = tu->builddir;
+	ro.json = rj;
+	if (!tu->o.quiet)
+		fprintf(stderr, "tune: regression suite ...\n");
+	code = fd < 0 ? error("cannot write %s: %s", log, strerror(errno)) :
+	       regress_run_child(&ro, fd, 1);
+	if (fd >= 0)
+		close(fd);
+	free(rj);
+	if (code == 1) {
+		*note = xasprintf("regression suite failed (log %s)", log);
+		write_text(status, "regress\n");
+		return BUILT_REGRESS_FAILED;
+	}
+	if (code != 0) {
+		/* the reason, not only the log's name */
+		char *l = textfile_last_line(log, "error:");
+		*note = xasprintf("regression suite could not run (exit %d): %s (log %s)", code,
+				  l ? l : "no error line", log);
+		free(l);
+		return BUILT_ERROR;
+	}
+	return BUILT_OK;
+}
+
 /*
  * Make sure set s is installed; returns BUILT_*.  *builds is incremented
  * when it had to be built, *secs gets the build time.
@@ -344,31 +369,12 @@ static int ensure_installed(struct tuner *tu, tune_set s, int *builds, double *s
 	 * set that changes every unit's flags), and the test tree the server
 	 * user runs in can remake nothing; the set is installed only when the
 	 * suite passed */
-	if (tu->o.regress) {
-		char *rj = xasprintf("%s/regress.json", dir);
-		struct regress_opts ro;
-		regress_opts_init(&ro);
-		ro.builddir = tu->builddir;
-		ro.json = rj;
-		if (!tu->o.quiet)
-			fprintf(stderr, "tune: regression suite ...\n");
-		code = regress_in_log(&ro, log);
-		free(rj);
-		if (code == 1) {
-			*note = xasprintf("regression suite failed (log %s)", log);
-			write_text(status, "regress\n");
-			rc = BUILT_REGRESS_FAILED;
-			goto out;
-		}
-		if (code != 0) {
-			/* the reason, not only the log's name */
-			char *l = textfile_last_line(log, "error:");
-			*note = xasprintf("regression suite could not run (exit %d): %s (log %s)", code,
-					  l ? l : "no error line", log);
-			free(l);
-			goto out;
-		}
+	if (tu->o.regress && (rc = set_regress(tu, dir, log, status, note)) != BUILT_OK) {
+		if (rc != BUILT_REGRESS_FAILED)
+			rc = BUILT_ERROR;
+		goto out;
 	}
+	rc = BUILT_ERROR;
 	{
 		char *from = xasprintf("%s%s", stage, tu->build_prefix);
 		remove_tree(prefix);
